@@ -1,0 +1,219 @@
+//! The command line, as clap sees it: definitions only. Validation that needs
+//! more than one option at a time lives in `config`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::units::{parse_duration, parse_size};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "stripebench",
+    version,
+    about = "Storage throughput for disks and striped volumes: one pinned worker per target, O_DIRECT or page-cache I/O, per-worker and total MB/s, IOPS and latency",
+    after_help = "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, 130 interrupted.\nUnits: MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; sizes take binary suffixes (4k = 4096)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Drive every target at once for a fixed time and report per-worker and total figures.
+    ///
+    /// With no TARGET, runs on a built-in test bed: one 256 MiB scratch file per CPU
+    /// (at least 2), fully written, in a temporary directory that is removed afterwards.
+    Run(RunArgs),
+}
+
+/// What each I/O does, and in which order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwMode {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes (destroys data on the target).
+    Write,
+    /// Random reads.
+    Randread,
+    /// Random writes (destroys data on the target).
+    Randwrite,
+    /// Random reads and writes; --mix sets the read share.
+    Randrw,
+}
+
+impl RwMode {
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::Randread | RwMode::Randwrite | RwMode::Randrw)
+    }
+
+    pub fn writes(self) -> bool {
+        matches!(self, RwMode::Write | RwMode::Randwrite | RwMode::Randrw)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::Randread => "randread",
+            RwMode::Randwrite => "randwrite",
+            RwMode::Randrw => "randrw",
+        }
+    }
+}
+
+/// `--bs`: a size, or `lbs` for each target's logical block size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockSizeArg {
+    Bytes(u64),
+    Logical,
+}
+
+fn parse_bs(text: &str) -> Result<BlockSizeArg, String> {
+    if text.trim().eq_ignore_ascii_case("lbs") {
+        return Ok(BlockSizeArg::Logical);
+    }
+    match parse_size(text)? {
+        0 => Err("the block size must be larger than 0: try 4k, 1m, or lbs for the device's logical block size".into()),
+        n => Ok(BlockSizeArg::Bytes(n)),
+    }
+}
+
+fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d.is_zero() {
+        return Err("the duration must be longer than 0: try 10s".into());
+    }
+    Ok(d)
+}
+
+fn parse_pct(text: &str) -> Result<u8, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= 100 => Ok(n as u8),
+        _ => Err(format!(
+            "'{text}' is not a percentage: give a whole number from 0 to 100"
+        )),
+    }
+}
+
+fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a count: give a whole number from 1 to 4096"
+        )),
+    }
+}
+
+/// `--cpus`: a parsed CPU list (a newtype, so clap takes it as one value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+fn parse_cpus(text: &str) -> Result<CpuList, String> {
+    crate::cpus::parse_cpu_list(text).map(CpuList)
+}
+
+fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("'{text}' is not a seed: give a whole number from 0 to 2^64-1"))
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Block devices or regular files to drive, one worker each (times --jobs).
+    /// None: the built-in test bed of scratch files.
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<PathBuf>,
+
+    /// I/O pattern.
+    #[arg(long, value_enum, default_value_t = RwMode::Read)]
+    pub rw: RwMode,
+
+    /// Read share in percent for --rw randrw.
+    #[arg(long, value_name = "PCT", default_value = "50", value_parser = parse_pct)]
+    pub mix: u8,
+
+    /// Request size (k, m, g are binary), or `lbs` for the target's logical block size.
+    /// Default: 1m for sequential patterns, 4k for random ones.
+    #[arg(long, value_name = "SIZE|lbs", value_parser = parse_bs)]
+    pub bs: Option<BlockSizeArg>,
+
+    /// Bypass the page cache with O_DIRECT (the default).
+    #[arg(long, conflicts_with = "buffered")]
+    pub direct: bool,
+
+    /// Go through the page cache instead of O_DIRECT. Buffered writes end with a
+    /// timed fsync, reported apart.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Length of the measured window.
+    #[arg(short = 't', long, value_name = "TIME", default_value = "10s", value_parser = parse_positive_duration)]
+    pub duration: Duration,
+
+    /// Warm-up before the window opens; I/O in it is not counted.
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
+    pub ramp: Duration,
+
+    /// Bytes of each target to use, from --offset (default: to the end).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<u64>,
+
+    /// Where on each target the region starts.
+    #[arg(long, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
+    pub offset: u64,
+
+    /// Workers per target, each on its own disjoint slice of the region.
+    #[arg(short = 'j', long, value_name = "N", default_value = "1", value_parser = parse_count)]
+    pub jobs: usize,
+
+    /// CPUs to pin workers to, round-robin, e.g. 0-3,6 (default: all online CPUs).
+    #[arg(long, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
+    pub cpus: Option<CpuList>,
+
+    /// Do not pin workers to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+
+    /// Seed for random offsets and write data (default: drawn from the clock; always reported).
+    #[arg(long, value_name = "N", value_parser = parse_seed)]
+    pub seed: Option<u64>,
+
+    /// Allow writes that destroy data: to block devices, and to existing files
+    /// that stripebench did not create.
+    #[arg(long)]
+    pub allow_destructive: bool,
+
+    /// Write the JSON document (schema in docs/json.md) to PATH; `-` for stdout
+    /// (the table then goes to stderr).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Write one CSV row per worker, per target and the total to PATH; `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+
+    /// Print each target's latency distribution as text.
+    #[arg(long)]
+    pub histogram: bool,
+
+    /// No live progress line on stderr (it is only shown on a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
+
+    /// Directory for the built-in test bed (default: $TMPDIR, else /tmp).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// Size of each built-in test-bed file.
+    #[arg(long, value_name = "SIZE", default_value = "256m", value_parser = parse_size)]
+    pub testbed_size: u64,
+
+    /// Number of built-in test-bed files (default: one per CPU, at least 2).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub testbed_files: Option<usize>,
+}

@@ -1,0 +1,299 @@
+//! `RunArgs` (what clap parsed) → a validated [`RunConfig`]: defaults
+//! resolved, combinations checked. No I/O happens here; checks that need the
+//! targets (block size against the device, region against its size) are made
+//! by `plan`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::cli::{BlockSizeArg, RunArgs, RwMode};
+use crate::cpus;
+use crate::error::UsageError;
+
+/// Smallest built-in test-bed file: enough for a few 1 MiB requests.
+pub const MIN_TESTBED_SIZE: u64 = 1 << 20;
+
+/// Where a report goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputPath {
+    Stdout,
+    File(PathBuf),
+}
+
+impl OutputPath {
+    fn from_arg(p: &std::path::Path) -> Self {
+        if p.as_os_str() == "-" {
+            OutputPath::Stdout
+        } else {
+            OutputPath::File(p.to_path_buf())
+        }
+    }
+}
+
+/// The built-in test bed used when no target is named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestbedConfig {
+    pub dir: PathBuf,
+    pub files: usize,
+    pub file_size: u64,
+}
+
+/// A validated run configuration.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Targets named by the user; empty means the built-in test bed.
+    pub targets: Vec<PathBuf>,
+    pub testbed: Option<TestbedConfig>,
+    pub rw: RwMode,
+    /// Read share in percent (only used by randrw).
+    pub read_pct: u8,
+    pub bs: BlockSizeArg,
+    pub direct: bool,
+    pub duration: Duration,
+    pub ramp: Duration,
+    pub size: Option<u64>,
+    pub offset: u64,
+    pub jobs: usize,
+    /// CPUs to pin to, round-robin; `None` = not pinned.
+    pub cpus: Option<Vec<usize>>,
+    pub seed: u64,
+    pub allow_destructive: bool,
+    pub json: Option<OutputPath>,
+    pub csv: Option<OutputPath>,
+    pub histogram: bool,
+    pub progress: bool,
+}
+
+/// The effective options as recorded in the JSON document.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct ConfigDoc {
+    pub rw: RwMode,
+    pub read_pct: u8,
+    /// The requested size in bytes, or "lbs"; each target records the size it used.
+    pub bs: String,
+    pub direct: bool,
+    pub engine: String,
+    pub iodepth: u32,
+    pub duration_sec: f64,
+    pub ramp_sec: f64,
+    pub size: Option<u64>,
+    pub offset: u64,
+    pub jobs: usize,
+    pub cpus: Option<Vec<usize>>,
+    pub pin: bool,
+    pub seed: u64,
+    pub allow_destructive: bool,
+    pub targets: Vec<String>,
+    pub testbed: bool,
+}
+
+impl RunConfig {
+    /// Validates the parsed arguments. `available` is the list of CPUs this
+    /// process may use; `default_tmp` the directory for the test bed when
+    /// neither --dir nor $TMPDIR says otherwise.
+    pub fn from_args(
+        args: &RunArgs,
+        available: &[usize],
+        tmpdir: Option<PathBuf>,
+    ) -> Result<RunConfig, UsageError> {
+        let cpus = if args.no_pin {
+            None
+        } else if let Some(list) = &args.cpus {
+            cpus::check_cpus(&list.0, available)?;
+            Some(list.0.clone())
+        } else {
+            Some(available.to_vec())
+        };
+        if args.rw != RwMode::Randrw && args.mix != 50 {
+            return Err(UsageError(format!(
+                "--mix only applies to --rw randrw (got --rw {}): drop --mix or use --rw randrw",
+                args.rw.name()
+            )));
+        }
+        if let Some(0) = args.size {
+            return Err(UsageError(
+                "--size 0 leaves nothing to test: give a size such as 1g, or leave it out to use the whole target".into(),
+            ));
+        }
+        let testbed = if args.targets.is_empty() {
+            if args.testbed_size < MIN_TESTBED_SIZE {
+                return Err(UsageError(format!(
+                    "--testbed-size {} is too small: give at least 1m",
+                    args.testbed_size
+                )));
+            }
+            let dir = args
+                .dir
+                .clone()
+                .or(tmpdir)
+                .unwrap_or_else(|| PathBuf::from("/tmp"));
+            Some(TestbedConfig {
+                dir,
+                files: args.testbed_files.unwrap_or(available.len().max(2)),
+                file_size: args.testbed_size,
+            })
+        } else {
+            if args.dir.is_some() || args.testbed_files.is_some() {
+                return Err(UsageError(
+                    "--dir and --testbed-files are for the built-in test bed: leave them out when naming targets".into(),
+                ));
+            }
+            None
+        };
+        let bs = args.bs.unwrap_or(if args.rw.is_random() {
+            BlockSizeArg::Bytes(4096)
+        } else {
+            BlockSizeArg::Bytes(1 << 20)
+        });
+        let seed = args.seed.unwrap_or_else(clock_seed);
+        Ok(RunConfig {
+            targets: args.targets.clone(),
+            testbed,
+            rw: args.rw,
+            read_pct: match args.rw {
+                RwMode::Read | RwMode::Randread => 100,
+                RwMode::Write | RwMode::Randwrite => 0,
+                RwMode::Randrw => args.mix,
+            },
+            bs,
+            direct: !args.buffered,
+            duration: args.duration,
+            ramp: args.ramp,
+            size: args.size,
+            offset: args.offset,
+            jobs: args.jobs,
+            cpus,
+            seed,
+            allow_destructive: args.allow_destructive,
+            json: args.json.as_deref().map(OutputPath::from_arg),
+            csv: args.csv.as_deref().map(OutputPath::from_arg),
+            histogram: args.histogram,
+            progress: !args.no_progress,
+        })
+    }
+
+    /// Whether the table must go to stderr because stdout carries a document.
+    pub fn stdout_taken(&self) -> bool {
+        self.json == Some(OutputPath::Stdout) || self.csv == Some(OutputPath::Stdout)
+    }
+
+    pub fn doc(&self, targets: &[String]) -> ConfigDoc {
+        ConfigDoc {
+            rw: self.rw,
+            read_pct: self.read_pct,
+            bs: match self.bs {
+                BlockSizeArg::Bytes(n) => n.to_string(),
+                BlockSizeArg::Logical => "lbs".into(),
+            },
+            direct: self.direct,
+            engine: "sync".into(),
+            iodepth: 1,
+            duration_sec: self.duration.as_secs_f64(),
+            ramp_sec: self.ramp.as_secs_f64(),
+            size: self.size,
+            offset: self.offset,
+            jobs: self.jobs,
+            cpus: self.cpus.clone(),
+            pin: self.cpus.is_some(),
+            seed: self.seed,
+            allow_destructive: self.allow_destructive,
+            targets: targets.to_vec(),
+            testbed: self.testbed.is_some(),
+        }
+    }
+}
+
+/// A seed drawn from the clock, for runs that did not fix one.
+fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    crate::workload::splitmix64(nanos ^ u64::from(std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn cfg(argv: &[&str]) -> Result<RunConfig, UsageError> {
+        let mut full = vec!["stripebench", "run"];
+        full.extend_from_slice(argv);
+        let Command::Run(args) = Cli::try_parse_from(full).expect("parses").command;
+        RunConfig::from_args(&args, &[0, 1], Some(PathBuf::from("/scratch")))
+    }
+
+    #[test]
+    fn defaults() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.rw, RwMode::Read);
+        assert_eq!(c.bs, BlockSizeArg::Bytes(1 << 20));
+        assert!(c.direct);
+        assert_eq!(c.duration, Duration::from_secs(10));
+        assert_eq!(c.ramp, Duration::from_secs(1));
+        assert_eq!(c.cpus, Some(vec![0, 1]));
+        let tb = c.testbed.unwrap();
+        assert_eq!(tb.dir, PathBuf::from("/scratch"));
+        assert_eq!(tb.files, 2);
+        assert_eq!(tb.file_size, 256 << 20);
+        assert_eq!(
+            cfg(&["--rw", "randread"]).unwrap().bs,
+            BlockSizeArg::Bytes(4096)
+        );
+    }
+
+    #[test]
+    fn options_resolve() {
+        let c = cfg(&[
+            "--rw",
+            "randrw",
+            "--mix",
+            "70",
+            "--bs",
+            "lbs",
+            "--buffered",
+            "--no-pin",
+            "--seed",
+            "7",
+            "x",
+        ])
+        .unwrap();
+        assert_eq!(c.read_pct, 70);
+        assert_eq!(c.bs, BlockSizeArg::Logical);
+        assert!(!c.direct);
+        assert_eq!(c.cpus, None);
+        assert_eq!(c.seed, 7);
+        assert!(c.testbed.is_none());
+        assert_eq!(cfg(&["--cpus", "1"]).unwrap().cpus, Some(vec![1]));
+    }
+
+    #[test]
+    fn bad_combinations_are_refused() {
+        assert!(cfg(&["--cpus", "0-5"])
+            .unwrap_err()
+            .0
+            .contains("not online"));
+        assert!(cfg(&["--mix", "30"]).unwrap_err().0.contains("randrw"));
+        assert!(cfg(&["--size", "0", "x"])
+            .unwrap_err()
+            .0
+            .contains("--size 0"));
+        assert!(cfg(&["--dir", "/d", "x"])
+            .unwrap_err()
+            .0
+            .contains("test bed"));
+        assert!(cfg(&["--testbed-size", "4k"])
+            .unwrap_err()
+            .0
+            .contains("too small"));
+    }
+
+    #[test]
+    fn stdout_document_moves_the_table() {
+        assert!(cfg(&["--json", "-"]).unwrap().stdout_taken());
+        assert!(!cfg(&["--json", "out.json"]).unwrap().stdout_taken());
+    }
+}

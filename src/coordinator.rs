@@ -1,0 +1,218 @@
+//! The coordinator: starts one thread per planned worker, waits until every
+//! one is pinned and has its buffer, releases them all on one barrier, shows
+//! progress, collects their outcomes over a channel, flushes buffered writes
+//! (timed apart) and reads the device counters around it all.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{bail, Result};
+use crossbeam_channel::{bounded, RecvTimeoutError};
+use crossbeam_utils::CachePadded;
+use rayon::prelude::*;
+
+use crate::config::RunConfig;
+use crate::engine::SyncEngine;
+use crate::plan::Plan;
+use crate::progress::Progress;
+use crate::signals::{self, RunControl};
+use crate::target::devstat::{self, DevProbe, DeviceCounters};
+use crate::worker::{self, WorkerOutcome};
+
+/// What a run produced, before it is shaped into a document.
+#[derive(Debug)]
+pub struct Execution {
+    /// Outcomes indexed by worker id.
+    pub outcomes: Vec<WorkerOutcome>,
+    pub window_sec: f64,
+    pub start_unix_sec: f64,
+    pub end_unix_sec: f64,
+    pub interrupted: bool,
+    /// Per target: the final fsync's duration, or its error.
+    pub flush: Vec<Option<std::result::Result<f64, String>>>,
+    /// Per target: its device's counters over the run.
+    pub devices: Vec<Option<DeviceCounters>>,
+}
+
+/// Runs the plan to completion (or interruption).
+pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
+    let ramp_ns = cfg.ramp.as_nanos() as u64;
+    let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
+    let n = plan.workers.len();
+    let control = Arc::new(RunControl::new(full_end_ns));
+    let barrier = Barrier::new(n + 1);
+    let live: Vec<CachePadded<AtomicU64>> = (0..n)
+        .map(|_| CachePadded::new(AtomicU64::new(0)))
+        .collect();
+    let (ready_tx, ready_rx) = bounded::<Result<(), String>>(n);
+    let (done_tx, done_rx) = bounded::<WorkerOutcome>(n);
+    let progress = Progress::new(cfg.progress);
+    signals::set_active(Some(control.clone()));
+
+    let result = std::thread::scope(|scope| -> Result<Execution> {
+        for spec in &plan.workers {
+            let file = plan.targets[spec.target_index].file.clone();
+            let (control, barrier, ready_tx, done_tx, live) = (
+                &control,
+                &barrier,
+                ready_tx.clone(),
+                done_tx.clone(),
+                &live[spec.id],
+            );
+            std::thread::Builder::new()
+                .name(format!("sb-worker-{}", spec.id))
+                .spawn_scoped(scope, move || {
+                    let out = worker::run(
+                        spec,
+                        SyncEngine::new(file),
+                        control,
+                        barrier,
+                        &ready_tx,
+                        live,
+                    );
+                    let _ = done_tx.send(out);
+                })?;
+        }
+        drop(ready_tx);
+        drop(done_tx);
+
+        let mut setup_errors = Vec::new();
+        for _ in 0..n {
+            match ready_rx.recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => setup_errors.push(e),
+                Err(_) => setup_errors.push("a worker thread died during setup".into()),
+            }
+        }
+        if !setup_errors.is_empty() || signals::interrupted() {
+            // Release the workers without an epoch: they return at once.
+            barrier.wait();
+            if setup_errors.is_empty() {
+                bail!("interrupted before the run started");
+            }
+            bail!("{}", setup_errors.join("; "));
+        }
+
+        let probes = start_probes(plan);
+        let epoch = control.start();
+        let epoch_wall = SystemTime::now();
+        barrier.wait();
+
+        let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
+        let mut received = 0;
+        let ramp = cfg.ramp.as_secs_f64();
+        let total = (full_end_ns as f64) / 1e9;
+        while received < n {
+            match done_rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(out) => {
+                    let id = out.id;
+                    outcomes[id] = Some(out);
+                    received += 1;
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let bytes: u64 = live.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+                    let el = epoch.elapsed().as_secs_f64();
+                    progress.update(bytes, el, ramp, (total - el).max(0.0));
+                }
+                Err(RecvTimeoutError::Disconnected) => bail!("a worker thread died during the run"),
+            }
+        }
+        let end_ns = control.end_ns().min(full_end_ns);
+        let window_ns = end_ns.saturating_sub(ramp_ns);
+        let interrupted = control.interrupted();
+
+        let flush = if !cfg.direct && cfg.rw.writes() && !interrupted {
+            progress.message("flushing: fsync of every target (timed apart from the window)");
+            flush_all(plan)
+        } else {
+            vec![None; plan.targets.len()]
+        };
+        progress.finish();
+        let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
+        let devices = finish_probes(plan, &probes, &outcomes);
+        let unix = |t: SystemTime| {
+            t.duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64())
+        };
+        Ok(Execution {
+            window_sec: window_ns as f64 / 1e9,
+            start_unix_sec: unix(epoch_wall + Duration::from_nanos(ramp_ns)),
+            end_unix_sec: unix(epoch_wall + Duration::from_nanos(end_ns)),
+            interrupted,
+            outcomes,
+            flush,
+            devices,
+        })
+    });
+    signals::set_active(None);
+    result
+}
+
+/// One probe per distinct device, keyed by (major, minor).
+fn start_probes(plan: &Plan) -> HashMap<(u64, u64), DevProbe> {
+    let mut probes = HashMap::new();
+    for t in &plan.targets {
+        if let (Some(dev), Some(name)) = (t.device, &t.device_name) {
+            probes.entry(dev).or_insert_with_key(|&(ma, mi)| {
+                DevProbe::start(
+                    name.clone(),
+                    devstat::stat_path(std::path::Path::new("/sys"), ma, mi),
+                )
+            });
+        }
+    }
+    probes
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v?)))
+        .collect()
+}
+
+fn finish_probes(
+    plan: &Plan,
+    probes: &HashMap<(u64, u64), DevProbe>,
+    outcomes: &[WorkerOutcome],
+) -> Vec<Option<DeviceCounters>> {
+    // Application bytes per device, over the same span as the counters.
+    let mut app: HashMap<(u64, u64), (u64, u64, usize)> = HashMap::new();
+    for t in &plan.targets {
+        if let Some(dev) = t.device {
+            app.entry(dev).or_default().2 += 1;
+        }
+    }
+    for (spec, out) in plan.workers.iter().zip(outcomes) {
+        if let Some(dev) = plan.targets[spec.target_index].device {
+            let e = app.entry(dev).or_default();
+            e.0 += out.span_read_bytes;
+            e.1 += out.span_write_bytes;
+        }
+    }
+    let finished: HashMap<(u64, u64), DeviceCounters> = probes
+        .iter()
+        .filter_map(|(dev, p)| {
+            let (r, w, users) = app.get(dev).copied().unwrap_or_default();
+            Some((*dev, p.finish(r, w, users > 1)?))
+        })
+        .collect();
+    plan.targets
+        .iter()
+        .map(|t| t.device.and_then(|d| finished.get(&d).cloned()))
+        .collect()
+}
+
+/// fsync every target at once; each one timed.
+fn flush_all(plan: &Plan) -> Vec<Option<std::result::Result<f64, String>>> {
+    plan.targets
+        .par_iter()
+        .map(|t| {
+            let t0 = Instant::now();
+            Some(
+                t.file
+                    .sync_all()
+                    .map(|()| t0.elapsed().as_secs_f64())
+                    .map_err(|e| format!("fsync of {} failed: {e}", t.path.display())),
+            )
+        })
+        .collect()
+}

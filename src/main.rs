@@ -1,0 +1,48 @@
+//! The `stripebench` binary: parse, run, map the outcome to an exit code.
+
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+
+use stripebench::cli::Cli;
+use stripebench::error::{exit_code_for, EXIT_FAILURE, EXIT_USAGE};
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("stripebench: internal error: {info}; please report it");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
+    match std::panic::catch_unwind(|| stripebench::app::main(cli)) {
+        Ok(Ok(code)) => ExitCode::from(code),
+        Ok(Err(e)) => {
+            eprintln!("stripebench: error: {e:#}");
+            ExitCode::from(exit_code_for(&e))
+        }
+        Err(_) => ExitCode::from(EXIT_FAILURE),
+    }
+}
+
+/// Help and version print in full; a mistake prints one line and exits 2.
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            ExitCode::from(EXIT_USAGE)
+        }
+        _ => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("stripebench: error: {first} (see stripebench run --help)");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}

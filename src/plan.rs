@@ -1,0 +1,223 @@
+//! Plan: a validated configuration plus opened targets → the list of workers
+//! to start. Checks everything that needs the targets (request size against
+//! the O_DIRECT alignment, the region against the size) before any I/O.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Result;
+
+use crate::cli::BlockSizeArg;
+use crate::config::RunConfig;
+use crate::error::usage;
+use crate::target::{Target, TargetKind};
+use crate::units::{fmt_bytes, fmt_size_arg};
+use crate::worker::WorkerSpec;
+use crate::workload::{split_region, splitmix64, Region};
+
+/// A target as the run will use it.
+#[derive(Debug)]
+pub struct PlannedTarget {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    pub file: Arc<File>,
+    pub size: u64,
+    pub logical_block_size: u64,
+    pub device: Option<(u64, u64)>,
+    pub device_name: Option<String>,
+    pub bs: u64,
+    pub region: Region,
+}
+
+/// Every target and every worker of one run.
+#[derive(Debug)]
+pub struct Plan {
+    pub targets: Vec<PlannedTarget>,
+    pub workers: Vec<WorkerSpec>,
+}
+
+/// Builds the plan; every refusal is a usage error (exit 2).
+pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
+    let mut planned = Vec::with_capacity(targets.len());
+    let mut workers = Vec::new();
+    let ramp_ns = cfg.ramp.as_nanos() as u64;
+    let window_secs = cfg.duration.as_secs() as usize + 1;
+    for (ti, t) in targets.into_iter().enumerate() {
+        let p = t.path.display().to_string();
+        let lbs = t.logical_block_size;
+        let bs = match cfg.bs {
+            BlockSizeArg::Bytes(n) => n,
+            BlockSizeArg::Logical => lbs,
+        };
+        if cfg.direct && bs % lbs != 0 {
+            let up = bs.div_ceil(lbs) * lbs;
+            return usage(format!(
+                "--bs {bs} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires: use --bs {} or --bs lbs",
+                fmt_size_arg(up)
+            ));
+        }
+        if cfg.direct && cfg.offset % lbs != 0 {
+            return usage(format!(
+                "--offset {} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires",
+                cfg.offset
+            ));
+        }
+        if cfg.offset >= t.size {
+            return usage(format!(
+                "--offset {} is beyond the end of {p} ({} bytes): choose a smaller offset",
+                cfg.offset, t.size
+            ));
+        }
+        let length = match cfg.size {
+            Some(s) if cfg.offset.checked_add(s).is_none_or(|end| end > t.size) => {
+                return usage(format!(
+                    "--offset {} plus --size {s} runs past the end of {p} ({} bytes): choose a smaller --size",
+                    cfg.offset, t.size
+                ))
+            }
+            Some(s) => s,
+            None => t.size - cfg.offset,
+        };
+        let region = Region {
+            offset: cfg.offset,
+            length,
+        };
+        if bs > length {
+            return usage(format!(
+                "--bs {} is larger than the region of {p} ({}): use a smaller --bs or a larger --size",
+                fmt_size_arg(bs),
+                fmt_bytes(length)
+            ));
+        }
+        let Some(slices) = split_region(region, cfg.jobs, bs) else {
+            return usage(format!(
+                "{p}'s region ({}) cannot give each of --jobs {} its own block of --bs {}: use fewer jobs or a smaller --bs",
+                fmt_bytes(length),
+                cfg.jobs,
+                fmt_size_arg(bs)
+            ));
+        };
+        for (job, slice) in slices.into_iter().enumerate() {
+            let id = workers.len();
+            workers.push(WorkerSpec {
+                id,
+                target_index: ti,
+                job,
+                region: slice,
+                bs,
+                random: cfg.rw.is_random(),
+                read_pct: cfg.read_pct,
+                seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
+                cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
+                align: lbs.max(4096) as usize,
+                ramp_ns,
+                window_secs,
+            });
+        }
+        planned.push(PlannedTarget {
+            path: t.path,
+            kind: t.kind,
+            file: Arc::new(t.file),
+            size: t.size,
+            logical_block_size: lbs,
+            device: t.device,
+            device_name: t.device_name,
+            bs,
+            region,
+        });
+    }
+    Ok(Plan {
+        targets: planned,
+        workers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::error::UsageError;
+    use crate::target::{open, Access};
+    use clap::Parser;
+
+    fn setup(argv: &[&str], size: usize) -> (tempfile::TempDir, Result<Plan>) {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t");
+        std::fs::write(&f, vec![7u8; size]).unwrap();
+        let mut full = vec!["stripebench", "run"];
+        full.extend_from_slice(argv);
+        full.push(f.to_str().unwrap());
+        let Command::Run(args) = Cli::try_parse_from(full).unwrap().command;
+        let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
+        let t = open(
+            &f,
+            Access {
+                direct: false,
+                write: false,
+                allow_destructive: false,
+                owned: false,
+            },
+        )
+        .unwrap();
+        let plan = build(&cfg, vec![t]);
+        (dir, plan)
+    }
+
+    fn err(r: Result<Plan>) -> String {
+        r.unwrap_err().downcast::<UsageError>().unwrap().0
+    }
+
+    #[test]
+    fn jobs_get_disjoint_slices_and_round_robin_cpus() {
+        let (_d, plan) = setup(&["--jobs", "3", "--bs", "64k"], 1 << 20);
+        let plan = plan.unwrap();
+        assert_eq!(plan.workers.len(), 3);
+        let cpus: Vec<_> = plan.workers.iter().map(|w| w.cpu).collect();
+        assert_eq!(cpus, vec![Some(0), Some(1), Some(0)]);
+        for w in plan.workers.windows(2) {
+            assert!(w[0].region.end() <= w[1].region.offset);
+        }
+        assert_ne!(plan.workers[0].seed, plan.workers[1].seed);
+    }
+
+    #[test]
+    fn direct_bs_must_fit_the_block_size() {
+        let (_d, plan) = setup(&["--bs", "1000"], 1 << 20);
+        let e = err(plan);
+        assert!(
+            e.contains("not a multiple") && e.contains("--bs lbs"),
+            "{e}"
+        );
+        let (_d, plan) = setup(&["--bs", "lbs"], 1 << 20);
+        let p = plan.unwrap();
+        assert_eq!(p.workers[0].bs, p.targets[0].logical_block_size);
+        // Buffered I/O takes any size.
+        let (_d, plan) = setup(&["--bs", "1000", "--buffered"], 1 << 20);
+        assert_eq!(plan.unwrap().workers[0].bs, 1000);
+    }
+
+    #[test]
+    fn regions_must_fit() {
+        let (_d, p) = setup(&["--bs", "2m"], 1 << 20);
+        assert!(err(p).contains("larger than the region"));
+        let (_d, p) = setup(&["--offset", "2m"], 1 << 20);
+        assert!(err(p).contains("beyond the end"));
+        let (_d, p) = setup(&["--offset", "512k", "--size", "1m"], 1 << 20);
+        assert!(err(p).contains("runs past the end"));
+        let (_d, p) = setup(&["--jobs", "3", "--bs", "512k"], 1 << 20);
+        assert!(err(p).contains("--jobs 3"));
+        let (_d, p) = setup(
+            &["--offset", "256k", "--size", "512k", "--bs", "4k"],
+            1 << 20,
+        );
+        let p = p.unwrap();
+        assert_eq!(
+            p.targets[0].region,
+            Region {
+                offset: 256 << 10,
+                length: 512 << 10
+            }
+        );
+    }
+}

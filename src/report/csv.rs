@@ -1,0 +1,158 @@
+//! CSV: one row per worker, per target and the total, with units in the headers.
+
+use crate::results::RunDocument;
+use crate::stats::LatencySummary;
+
+const HEADER: [&str; 20] = [
+    "scope",
+    "id",
+    "target",
+    "cpu",
+    "bytes",
+    "ios",
+    "seconds",
+    "bytes_per_sec",
+    "mb_per_sec",
+    "iops",
+    "lat_mean_ns",
+    "lat_p50_ns",
+    "lat_p99_ns",
+    "lat_p99_9_ns",
+    "lat_max_ns",
+    "cpu_usr_sec",
+    "cpu_sys_sec",
+    "errors",
+    "short_ios",
+    "interrupted",
+];
+
+pub fn render(doc: &RunDocument) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(HEADER)
+        .expect("writing to memory does not fail");
+    let lat = |l: &Option<LatencySummary>| -> [String; 5] {
+        match l {
+            Some(l) => [
+                format!("{:.0}", l.mean),
+                l.p50.to_string(),
+                l.p99.to_string(),
+                l.p99_9.to_string(),
+                l.max.to_string(),
+            ],
+            None => Default::default(),
+        }
+    };
+    let mut row = |scope: &str,
+                   id: String,
+                   target: &str,
+                   cpu: String,
+                   bytes: u64,
+                   ios: u64,
+                   bps: f64,
+                   iops: f64,
+                   l: &Option<LatencySummary>,
+                   usr: f64,
+                   sys: f64,
+                   errors: u64,
+                   short: u64| {
+        let mut r = vec![
+            scope.to_string(),
+            id,
+            target.to_string(),
+            cpu,
+            bytes.to_string(),
+            ios.to_string(),
+            format!("{:.6}", doc.window.seconds),
+            format!("{bps:.1}"),
+            format!("{:.3}", bps / 1e6),
+            format!("{iops:.1}"),
+        ];
+        r.extend(lat(l));
+        r.extend([
+            format!("{usr:.6}"),
+            format!("{sys:.6}"),
+            errors.to_string(),
+            short.to_string(),
+            doc.interrupted.to_string(),
+        ]);
+        w.write_record(&r).expect("writing to memory does not fail");
+    };
+    for wk in &doc.workers {
+        row(
+            "worker",
+            wk.id.to_string(),
+            &wk.target,
+            wk.cpu.map(|c| c.to_string()).unwrap_or_default(),
+            wk.bytes,
+            wk.ios,
+            wk.bytes_per_sec,
+            wk.iops,
+            &wk.latency_ns,
+            wk.cpu_usr_sec,
+            wk.cpu_sys_sec,
+            wk.errors,
+            wk.short_ios,
+        );
+    }
+    for t in &doc.targets {
+        row(
+            "target",
+            t.index.to_string(),
+            &t.path,
+            String::new(),
+            t.bytes,
+            t.ios,
+            t.bytes_per_sec,
+            t.iops,
+            &t.latency_ns,
+            t.cpu_usr_sec,
+            t.cpu_sys_sec,
+            t.errors,
+            t.short_ios,
+        );
+    }
+    let t = &doc.total;
+    row(
+        "total",
+        String::new(),
+        "",
+        String::new(),
+        t.bytes,
+        t.ios,
+        t.bytes_per_sec,
+        t.iops,
+        &t.latency_ns,
+        t.cpu_usr_sec,
+        t.cpu_sys_sec,
+        t.errors,
+        t.short_ios,
+    );
+    w.into_inner().expect("flushing to memory does not fail")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::table::tests::sample_doc;
+
+    #[test]
+    fn parses_back_with_one_row_per_worker_target_and_total() {
+        let doc = sample_doc();
+        let bytes = render(&doc);
+        let mut r = csv::Reader::from_reader(bytes.as_slice());
+        assert_eq!(r.headers().unwrap().len(), HEADER.len());
+        let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+        assert_eq!(rows.len(), doc.workers.len() + doc.targets.len() + 1);
+        let total = rows.last().unwrap();
+        assert_eq!(&total[0], "total");
+        assert_eq!(total[4].parse::<u64>().unwrap(), doc.total.bytes);
+        let sum: u64 = rows
+            .iter()
+            .filter(|r| &r[0] == "worker")
+            .map(|r| r[4].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(sum, doc.total.bytes);
+        // A target path with a comma survives quoting.
+        assert!(rows.iter().any(|r| r[2].contains(',')));
+    }
+}

@@ -1,0 +1,347 @@
+//! The human table: a header that says what ran, a row per worker, a row per
+//! target when targets have several workers, a TOTAL row; then the device
+//! counters, the flush of buffered writes, errors and warnings.
+
+use std::fmt::Write;
+
+use crate::results::{FlushDoc, RunDocument};
+use crate::stats::LatencySummary;
+use crate::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec, mib_per_sec};
+
+const COLUMNS: [&str; 14] = [
+    "", "target", "cpu", "MB/s", "MiB/s", "IOPS", "mean", "p50", "p99", "p99.9", "max", "usr%",
+    "sys%", "errors",
+];
+
+#[allow(clippy::too_many_arguments)]
+fn row(
+    label: String,
+    target: &str,
+    cpu: String,
+    bps: f64,
+    iops: f64,
+    lat: &Option<LatencySummary>,
+    usr: f64,
+    sys: f64,
+    secs: f64,
+    errors: u64,
+) -> Vec<String> {
+    let pct = |s: f64| {
+        if secs > 0.0 {
+            format!("{:.1}", s / secs * 100.0)
+        } else {
+            "-".into()
+        }
+    };
+    let l =
+        |f: fn(&LatencySummary) -> f64| lat.as_ref().map_or("-".into(), |x| fmt_latency_ns(f(x)));
+    vec![
+        label,
+        target.to_string(),
+        cpu,
+        format!("{:.1}", mb_per_sec(bps)),
+        format!("{:.1}", mib_per_sec(bps)),
+        format!("{iops:.0}"),
+        l(|x| x.mean),
+        l(|x| x.p50 as f64),
+        l(|x| x.p99 as f64),
+        l(|x| x.p99_9 as f64),
+        l(|x| x.max as f64),
+        pct(usr),
+        pct(sys),
+        errors.to_string(),
+    ]
+}
+
+fn layout(rows: &[Vec<String>]) -> String {
+    let mut widths = [0usize; COLUMNS.len()];
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            // Labels and paths left-aligned, figures right-aligned.
+            if i < 2 {
+                let _ = write!(line, "{c:<w$}  ", w = widths[i]);
+            } else {
+                let _ = write!(line, "{c:>w$}  ", w = widths[i]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn flush_line(label: &str, bytes_per_sec: f64, f: &FlushDoc) -> String {
+    format!(
+        "  {label}: written to cache {:.1} MB/s; durable {:.1} MB/s (including the final fsync, {:.3}s)\n",
+        mb_per_sec(bytes_per_sec),
+        mb_per_sec(f.durable_bytes_per_sec),
+        f.seconds
+    )
+}
+
+pub fn render(doc: &RunDocument) -> String {
+    let c = &doc.config;
+    let mut out = String::new();
+    let bs = if c.bs == "lbs" {
+        "lbs".to_string()
+    } else {
+        c.bs.parse::<u64>().map_or(c.bs.clone(), fmt_size_arg)
+    };
+    let _ = writeln!(
+        out,
+        "stripebench {}: {}{}, bs {bs}, {}, engine {} (iodepth {}), {} target(s) x {} job(s), seed {}",
+        doc.tool.version,
+        c.rw.name(),
+        if c.rw.name() == "randrw" { format!(" ({}% reads)", c.read_pct) } else { String::new() },
+        if c.direct { "O_DIRECT" } else { "buffered (page cache)" },
+        c.engine,
+        c.iodepth,
+        doc.targets.len(),
+        c.jobs,
+        c.seed
+    );
+    let _ = writeln!(
+        out,
+        "window {:.2}s after a {:.2}s ramp{}; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; latency per I/O, issue to completion",
+        doc.window.seconds,
+        doc.window.ramp_sec,
+        if c.pin { "; workers pinned" } else { "; workers not pinned" }
+    );
+    if doc.interrupted {
+        let _ = writeln!(
+            out,
+            "INTERRUPTED: the window was closed early; figures cover the {:.2}s measured",
+            doc.window.seconds
+        );
+    }
+    let secs = doc.window.seconds;
+    let mut rows = vec![COLUMNS.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    let multi_job = doc.targets.iter().any(|t| t.workers > 1);
+    for t in &doc.targets {
+        for w in doc.workers.iter().filter(|w| w.target_index == t.index) {
+            rows.push(row(
+                format!("w{}", w.id),
+                &w.target,
+                w.cpu.map_or("-".into(), |c| c.to_string()),
+                w.bytes_per_sec,
+                w.iops,
+                &w.latency_ns,
+                w.cpu_usr_sec,
+                w.cpu_sys_sec,
+                secs,
+                w.errors,
+            ));
+        }
+        if multi_job {
+            rows.push(row(
+                "target".into(),
+                &t.path,
+                "".into(),
+                t.bytes_per_sec,
+                t.iops,
+                &t.latency_ns,
+                t.cpu_usr_sec,
+                t.cpu_sys_sec,
+                secs,
+                t.errors,
+            ));
+        }
+    }
+    let tot = &doc.total;
+    rows.push(row(
+        "TOTAL".into(),
+        "",
+        "".into(),
+        tot.bytes_per_sec,
+        tot.iops,
+        &tot.latency_ns,
+        tot.cpu_usr_sec,
+        tot.cpu_sys_sec,
+        secs,
+        tot.errors,
+    ));
+    out.push_str(&layout(&rows));
+    let cpu_total = tot.cpu_usr_sec + tot.cpu_sys_sec;
+    if tot.bytes > 0 {
+        let _ = writeln!(
+            out,
+            "moved {} in the window; CPU {:.3}s user + {:.3}s system = {:.2} CPU-seconds per GB (10^9 B)",
+            fmt_bytes(tot.bytes),
+            tot.cpu_usr_sec,
+            tot.cpu_sys_sec,
+            cpu_total / (tot.bytes as f64 / 1e9)
+        );
+    }
+
+    if doc.targets.iter().any(|t| t.flush.is_some()) {
+        out.push_str("buffered writes (the window counts writes into the page cache):\n");
+        for t in &doc.targets {
+            if let Some(f) = &t.flush {
+                out.push_str(&flush_line(&t.path, t.bytes_per_sec, f));
+            }
+        }
+        if let Some(f) = &tot.flush {
+            out.push_str(&flush_line("TOTAL", tot.bytes_per_sec, f));
+        }
+    }
+
+    let devs: Vec<_> = doc
+        .targets
+        .iter()
+        .filter_map(|t| t.device.as_ref().map(|d| (t, d)))
+        .collect();
+    if !devs.is_empty() {
+        out.push_str("device counters (/sys/block/*/stat, whole run: ramp, window and flush), against this run's own bytes:\n");
+        let mut seen = Vec::new();
+        for (t, d) in devs {
+            if seen.contains(&d.name) {
+                continue;
+            }
+            seen.push(d.name.clone());
+            let ratio = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.3}"));
+            let _ = writeln!(
+                out,
+                "  {:<8} read {} (app {}, ratio {}), written {} (app {}, ratio {}), {} I/Os, util {:.0}%{}",
+                d.name,
+                fmt_bytes(d.read_bytes),
+                fmt_bytes(d.app_read_bytes),
+                ratio(d.read_ratio),
+                fmt_bytes(d.write_bytes),
+                fmt_bytes(d.app_write_bytes),
+                ratio(d.write_ratio),
+                d.ios,
+                d.util_pct,
+                if d.shared { format!(" (shared by several targets, e.g. {})", t.path) } else { String::new() }
+            );
+        }
+    }
+    for w in &doc.workers {
+        if let Some(e) = &w.first_error {
+            let _ = writeln!(
+                out,
+                "ERROR: worker w{} on {}: {} at offset {} ({}, errno {}); the worker stopped, the others went on",
+                w.id, w.target, e.op, e.offset, e.message, e.errno
+            );
+        }
+    }
+    for warn in &doc.warnings {
+        let _ = writeln!(out, "warning: {warn}");
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::config::RunConfig;
+    use crate::coordinator::Execution;
+    use crate::target::{open, Access};
+    use crate::worker::{Interval, IoErrorRecord, WorkerOutcome};
+    use clap::Parser;
+
+    /// A document assembled from synthetic outcomes on a real (temporary) file
+    /// whose name holds a comma.
+    pub(crate) fn sample_doc() -> RunDocument {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a,b");
+        std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
+        let Command::Run(args) = Cli::try_parse_from([
+            "sb",
+            "run",
+            "--jobs",
+            "2",
+            "--bs",
+            "4k",
+            "--duration",
+            "2s",
+            "--seed",
+            "1",
+            f.to_str().unwrap(),
+        ])
+        .unwrap()
+        .command;
+        let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
+        let t = open(
+            &f,
+            Access {
+                direct: false,
+                write: false,
+                allow_destructive: false,
+                owned: false,
+            },
+        )
+        .unwrap();
+        let plan = crate::plan::build(&cfg, vec![t]).unwrap();
+        let mut outcomes = Vec::new();
+        for id in 0..2 {
+            let mut o = WorkerOutcome {
+                id,
+                cpu: Some(id),
+                read_bytes: 4096 * 1000 * (id as u64 + 1),
+                read_ios: 1000 * (id as u64 + 1),
+                ..Default::default()
+            };
+            for i in 0..o.read_ios {
+                o.hist.record(1000 + i * 10);
+            }
+            o.intervals = vec![
+                Interval {
+                    t: 0,
+                    bytes: o.read_bytes / 2,
+                    ios: o.read_ios / 2,
+                },
+                Interval {
+                    t: 1,
+                    bytes: o.read_bytes / 2,
+                    ios: o.read_ios / 2,
+                },
+            ];
+            o.cpu_usr_sec = 0.1;
+            o.cpu_sys_sec = 0.5;
+            if id == 1 {
+                o.errors = 1;
+                o.first_error = Some(IoErrorRecord {
+                    errno: 5,
+                    message: "Input/output error".into(),
+                    op: "read".into(),
+                    offset: 8192,
+                });
+            }
+            outcomes.push(o);
+        }
+        let exec = Execution {
+            outcomes,
+            window_sec: 2.0,
+            start_unix_sec: 1e9,
+            end_unix_sec: 1e9 + 2.0,
+            interrupted: false,
+            flush: vec![None],
+            devices: vec![None],
+        };
+        RunDocument::assemble(&cfg, &plan, &exec, vec![])
+    }
+
+    #[test]
+    fn table_has_worker_target_and_total_rows() {
+        let doc = sample_doc();
+        assert_eq!(doc.total.bytes, 4096 * 3000);
+        assert!((doc.total.bytes_per_sec - 4096.0 * 3000.0 / 2.0).abs() < 1e-6);
+        let text = render(&doc);
+        assert!(text.contains("\nw0 "), "{text}");
+        assert!(text.contains("\nw1 "));
+        assert!(text.contains("\ntarget "));
+        assert!(text.contains("\nTOTAL "));
+        assert!(text.contains("ERROR: worker w1"));
+        assert!(text.contains("MB/s = 10^6 B/s"));
+        // 3000 IOs * 4096 B over 2 s = 6.1 MB/s.
+        assert!(text.contains("6.1"), "{text}");
+    }
+}

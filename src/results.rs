@@ -1,0 +1,375 @@
+//! Results: the run document (the JSON contract in `docs/json.md`) and how
+//! worker outcomes are merged into per-target and total figures, once, after
+//! the run. Every report is a pure function of a [`RunDocument`].
+
+use std::ops::AddAssign;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::ConfigDoc;
+use crate::stats::{LatencyHistogram, LatencySummary};
+use crate::target::devstat::DeviceCounters;
+use crate::target::TargetKind;
+use crate::worker::{Interval, IoErrorRecord, WorkerOutcome};
+use crate::workload::Region;
+
+/// Version of the JSON document; raised on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub kernel: String,
+    /// Online CPUs this process could use.
+    pub cpus: usize,
+    pub cpu_model: Option<String>,
+    pub peak_rss_bytes: u64,
+}
+
+/// The common measured window.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WindowDoc {
+    pub ramp_sec: f64,
+    /// Length of the window every rate is computed over.
+    pub seconds: f64,
+    /// Wall-clock instants the window opened and closed (Unix seconds).
+    pub start_unix_sec: f64,
+    pub end_unix_sec: f64,
+    /// How latency is timed and which window an I/O counts in.
+    pub rule: String,
+}
+
+/// The fsync that ends a buffered write run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FlushDoc {
+    pub seconds: f64,
+    /// Window bytes over (window + flush): what reached stable storage per second.
+    pub durable_bytes_per_sec: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WorkerDoc {
+    pub id: usize,
+    pub target: String,
+    pub target_index: usize,
+    pub job: usize,
+    /// CPU the worker ran on (observed at its end).
+    pub cpu: Option<usize>,
+    /// CPU it was pinned to, or null when not pinned.
+    pub pinned_cpu: Option<usize>,
+    pub region: Region,
+    pub bs: u64,
+    pub bytes: u64,
+    pub ios: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub errors: u64,
+    pub short_ios: u64,
+    pub first_error: Option<IoErrorRecord>,
+    pub seconds: f64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub intervals: Vec<Interval>,
+    pub histogram: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TargetDoc {
+    pub index: usize,
+    pub path: String,
+    pub kind: TargetKind,
+    pub logical_block_size: u64,
+    pub size: u64,
+    pub bs: u64,
+    pub region: Region,
+    pub workers: usize,
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    pub short_ios: u64,
+    pub seconds: f64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub flush: Option<FlushDoc>,
+    /// The block device's own counters, when the target has one.
+    pub device: Option<DeviceCounters>,
+    pub histogram: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TotalDoc {
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    pub short_ios: u64,
+    pub seconds: f64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub flush: Option<FlushDoc>,
+    pub histogram: String,
+}
+
+/// One run, as written to JSON.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunDocument {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub host: HostInfo,
+    pub config: ConfigDoc,
+    pub interrupted: bool,
+    pub window: WindowDoc,
+    pub workers: Vec<WorkerDoc>,
+    pub targets: Vec<TargetDoc>,
+    pub total: TotalDoc,
+    pub warnings: Vec<String>,
+}
+
+/// Counters summed over any set of workers.
+#[derive(Debug, Clone, Default)]
+pub struct Aggregate {
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    pub short_ios: u64,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub hist: LatencyHistogram,
+}
+
+impl AddAssign<&WorkerOutcome> for Aggregate {
+    fn add_assign(&mut self, w: &WorkerOutcome) {
+        self.bytes += w.bytes();
+        self.ios += w.ios();
+        self.errors += w.errors;
+        self.short_ios += w.short_ios;
+        self.cpu_usr_sec += w.cpu_usr_sec;
+        self.cpu_sys_sec += w.cpu_sys_sec;
+        self.hist.merge(&w.hist);
+    }
+}
+
+/// `count / seconds`, or 0 for an empty window.
+pub fn rate(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+impl Aggregate {
+    pub fn bytes_per_sec(&self, seconds: f64) -> f64 {
+        rate(self.bytes, seconds)
+    }
+
+    pub fn iops(&self, seconds: f64) -> f64 {
+        rate(self.ios, seconds)
+    }
+
+    pub fn flush(&self, window: f64, flush_sec: Option<f64>) -> Option<FlushDoc> {
+        flush_sec.map(|f| FlushDoc {
+            seconds: f,
+            durable_bytes_per_sec: rate(self.bytes, window + f),
+        })
+    }
+}
+
+impl RunDocument {
+    /// Whether any worker met an I/O error.
+    pub fn has_errors(&self) -> bool {
+        self.total.errors > 0
+    }
+
+    /// Whether the workload wrote through the page cache (so a flush was timed).
+    pub fn is_buffered_write(&self) -> bool {
+        !self.config.direct && self.config.rw.writes()
+    }
+}
+
+/// How latency is timed and which window an I/O counts in (also in the README).
+pub const WINDOW_RULE: &str = "one monotonic timestamp before each I/O is issued and one when it completes; \
+an I/O counts in the window in which it completed; every worker shares one window that opens after the ramp \
+and closes at one deadline";
+
+impl HostInfo {
+    pub fn current() -> HostInfo {
+        let uname = nix::sys::utsname::uname().ok();
+        HostInfo {
+            hostname: nix::unistd::gethostname()
+                .ok()
+                .and_then(|h| h.into_string().ok())
+                .unwrap_or_default(),
+            kernel: uname
+                .map(|u| u.release().to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            cpus: crate::cpus::available_cpus().len(),
+            cpu_model: std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            }),
+            peak_rss_bytes: crate::stats::peak_rss_bytes(),
+        }
+    }
+}
+
+impl RunDocument {
+    /// Shapes what a run measured into the document.
+    pub fn assemble(
+        cfg: &crate::config::RunConfig,
+        plan: &crate::plan::Plan,
+        exec: &crate::coordinator::Execution,
+        mut warnings: Vec<String>,
+    ) -> RunDocument {
+        let secs = exec.window_sec;
+        let mut total = Aggregate::default();
+        let mut per_target: Vec<Aggregate> = vec![Aggregate::default(); plan.targets.len()];
+        let mut workers = Vec::with_capacity(plan.workers.len());
+        for (spec, out) in plan.workers.iter().zip(&exec.outcomes) {
+            per_target[spec.target_index] += out;
+            total += out;
+            workers.push(WorkerDoc {
+                id: spec.id,
+                target: plan.targets[spec.target_index].path.display().to_string(),
+                target_index: spec.target_index,
+                job: spec.job,
+                cpu: out.cpu,
+                pinned_cpu: spec.cpu,
+                region: spec.region,
+                bs: spec.bs,
+                bytes: out.bytes(),
+                ios: out.ios(),
+                read_bytes: out.read_bytes,
+                write_bytes: out.write_bytes,
+                read_ios: out.read_ios,
+                write_ios: out.write_ios,
+                errors: out.errors,
+                short_ios: out.short_ios,
+                first_error: out.first_error.clone(),
+                seconds: secs,
+                bytes_per_sec: rate(out.bytes(), secs),
+                iops: rate(out.ios(), secs),
+                latency_ns: out.hist.summary(),
+                cpu_usr_sec: out.cpu_usr_sec,
+                cpu_sys_sec: out.cpu_sys_sec,
+                intervals: out.intervals.clone(),
+                histogram: out.hist.to_base64(),
+            });
+        }
+        let mut max_flush: Option<f64> = None;
+        let targets = plan
+            .targets
+            .iter()
+            .zip(per_target)
+            .enumerate()
+            .map(|(i, (t, agg))| {
+                let flush_sec = match &exec.flush[i] {
+                    Some(Ok(s)) => Some(*s),
+                    Some(Err(e)) => {
+                        warnings.push(e.clone());
+                        None
+                    }
+                    None => None,
+                };
+                if let Some(f) = flush_sec {
+                    max_flush = Some(max_flush.map_or(f, |m: f64| m.max(f)));
+                }
+                TargetDoc {
+                    index: i,
+                    path: t.path.display().to_string(),
+                    kind: t.kind,
+                    logical_block_size: t.logical_block_size,
+                    size: t.size,
+                    bs: t.bs,
+                    region: t.region,
+                    workers: plan.workers.iter().filter(|w| w.target_index == i).count(),
+                    bytes: agg.bytes,
+                    ios: agg.ios,
+                    errors: agg.errors,
+                    short_ios: agg.short_ios,
+                    seconds: secs,
+                    bytes_per_sec: agg.bytes_per_sec(secs),
+                    iops: agg.iops(secs),
+                    latency_ns: agg.hist.summary(),
+                    cpu_usr_sec: agg.cpu_usr_sec,
+                    cpu_sys_sec: agg.cpu_sys_sec,
+                    flush: agg.flush(secs, flush_sec),
+                    device: exec.devices[i].clone(),
+                    histogram: agg.hist.to_base64(),
+                }
+            })
+            .collect();
+        if exec.interrupted && secs == 0.0 {
+            warnings.push("interrupted before the window opened: nothing was measured".into());
+        }
+        if total.short_ios > 0 {
+            warnings.push(format!(
+                "{} short I/Os (fewer bytes than requested); their bytes are counted as moved",
+                total.short_ios
+            ));
+        }
+        if total.hist.clamped > 0 {
+            warnings.push(format!(
+                "{} latencies above one hour were recorded as one hour",
+                total.hist.clamped
+            ));
+        }
+        let paths: Vec<String> = plan
+            .targets
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
+        RunDocument {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo {
+                name: "stripebench".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            host: HostInfo::current(),
+            config: cfg.doc(&paths),
+            interrupted: exec.interrupted,
+            window: WindowDoc {
+                ramp_sec: cfg.ramp.as_secs_f64(),
+                seconds: secs,
+                start_unix_sec: exec.start_unix_sec,
+                end_unix_sec: exec.end_unix_sec,
+                rule: WINDOW_RULE.into(),
+            },
+            workers,
+            targets,
+            total: TotalDoc {
+                bytes: total.bytes,
+                ios: total.ios,
+                errors: total.errors,
+                short_ios: total.short_ios,
+                seconds: secs,
+                bytes_per_sec: total.bytes_per_sec(secs),
+                iops: total.iops(secs),
+                latency_ns: total.hist.summary(),
+                cpu_usr_sec: total.cpu_usr_sec,
+                cpu_sys_sec: total.cpu_sys_sec,
+                flush: total.flush(secs, max_flush),
+                histogram: total.hist.to_base64(),
+            },
+            warnings,
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Signals: the first SIGINT/SIGTERM/SIGHUP closes the measured window at
+//! once (the workers stop within one I/O and the report is written, marked
+//! interrupted); a second one removes what the run created and exits at once.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+/// Shared between the coordinator, its workers and the signal thread: when the
+/// run started and when its window closes.
+#[derive(Debug, Default)]
+pub struct RunControl {
+    /// Set by the coordinator just before the start barrier.
+    epoch: OnceLock<Instant>,
+    /// Window end in ns since the epoch; lowered by an interrupt.
+    end_ns: AtomicU64,
+    /// The run was interrupted.
+    interrupted: AtomicBool,
+}
+
+impl RunControl {
+    pub fn new(end_ns: u64) -> RunControl {
+        RunControl {
+            epoch: OnceLock::new(),
+            end_ns: AtomicU64::new(end_ns),
+            interrupted: AtomicBool::new(false),
+        }
+    }
+
+    /// Fixes time zero of the run. Called once, by the coordinator.
+    pub fn start(&self) -> Instant {
+        *self.epoch.get_or_init(Instant::now)
+    }
+
+    pub fn epoch(&self) -> Option<Instant> {
+        self.epoch.get().copied()
+    }
+
+    /// The window end, in ns since the epoch. One relaxed load: cheap enough per I/O.
+    #[inline]
+    pub fn end_ns(&self) -> u64 {
+        self.end_ns.load(Ordering::Relaxed)
+    }
+
+    pub fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
+    }
+
+    /// Closes the window now.
+    pub fn interrupt(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+        let now = self.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64);
+        self.end_ns.fetch_min(now, Ordering::SeqCst);
+    }
+}
+
+static INTERRUPTS: AtomicU64 = AtomicU64::new(0);
+static ACTIVE: Mutex<Option<Arc<RunControl>>> = Mutex::new(None);
+static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Starts the signal thread. Safe to call more than once; only the first call acts.
+pub fn install() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                for _ in signals.forever() {
+                    let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
+                    if n == 1 {
+                        eprintln!("\nstripebench: interrupted; closing the window and writing what was measured (again to quit at once)");
+                        if let Some(c) = ACTIVE.lock().ok().and_then(|g| g.clone()) {
+                            c.interrupt();
+                        }
+                    } else {
+                        remove_registered();
+                        eprintln!("stripebench: interrupted twice; quitting");
+                        std::process::exit(i32::from(crate::error::EXIT_INTERRUPTED));
+                    }
+                }
+            })
+            .ok();
+    });
+}
+
+/// Whether any interrupt has arrived.
+pub fn interrupted() -> bool {
+    INTERRUPTS.load(Ordering::SeqCst) > 0
+}
+
+/// Makes `control` the run that the next interrupt closes; `None` when it ends.
+/// If an interrupt already arrived, the run is closed at once.
+pub fn set_active(control: Option<Arc<RunControl>>) {
+    if let (Some(c), true) = (&control, interrupted()) {
+        c.interrupt();
+    }
+    if let Ok(mut g) = ACTIVE.lock() {
+        *g = control;
+    }
+}
+
+/// Registers a path to remove if the process is made to quit at once.
+pub fn register_cleanup(path: PathBuf) {
+    if let Ok(mut g) = CLEANUP.lock() {
+        g.push(path);
+    }
+}
+
+/// Forgets a path that its owner removed itself.
+pub fn unregister_cleanup(path: &std::path::Path) {
+    if let Ok(mut g) = CLEANUP.lock() {
+        g.retain(|p| p != path);
+    }
+}
+
+fn remove_registered() {
+    if let Ok(g) = CLEANUP.lock() {
+        for p in g.iter() {
+            let _ = std::fs::remove_dir_all(p).or_else(|_| std::fs::remove_file(p));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interrupt_closes_the_window_early() {
+        let c = RunControl::new(u64::MAX);
+        c.start();
+        assert!(!c.interrupted());
+        c.interrupt();
+        assert!(c.interrupted());
+        assert!(c.end_ns() < 1_000_000_000);
+    }
+
+    #[test]
+    fn interrupt_before_start_closes_at_zero() {
+        let c = RunControl::new(5);
+        c.interrupt();
+        assert_eq!(c.end_ns(), 0);
+    }
+}

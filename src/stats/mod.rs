@@ -1,0 +1,218 @@
+//! Statistics: the latency histogram every worker fills, its summary, its
+//! exact merge and its wire form; per-thread CPU time.
+//!
+//! Histograms cover 1 ns to one hour at 3 significant digits (fio clamps at
+//! 17 s); a longer latency is recorded as one hour and counted in `clamped`.
+
+use anyhow::{Context, Result};
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Highest latency a histogram holds: one hour, in nanoseconds.
+pub const HIGHEST_NS: u64 = 3_600 * 1_000_000_000;
+/// Significant digits kept.
+pub const SIGFIG: u8 = 3;
+
+/// A latency histogram in nanoseconds.
+#[derive(Clone, Debug)]
+pub struct LatencyHistogram {
+    h: Histogram<u64>,
+    /// Samples above [`HIGHEST_NS`], recorded as HIGHEST_NS.
+    pub clamped: u64,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        LatencyHistogram::new()
+    }
+}
+
+impl LatencyHistogram {
+    pub fn new() -> LatencyHistogram {
+        LatencyHistogram {
+            // The bounds are constants that hdrhistogram accepts (1 ≤ low, high ≥ 2·low, sigfig ≤ 5).
+            h: Histogram::new_with_bounds(1, HIGHEST_NS, SIGFIG)
+                .expect("constant bounds are valid"),
+            clamped: 0,
+        }
+    }
+
+    /// Records one latency. No allocation: the histogram's counts are sized up front.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        if ns > HIGHEST_NS {
+            self.clamped += 1;
+        }
+        self.h.saturating_record(ns.clamp(1, HIGHEST_NS));
+    }
+
+    pub fn len(&self) -> u64 {
+        self.h.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.h.is_empty()
+    }
+
+    /// Adds every sample of `other` (exact: counts are added bucket by bucket).
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        // Same bounds on both sides, so addition cannot fail.
+        self.h.add(&other.h).expect("histograms share bounds");
+        self.clamped += other.clamped;
+    }
+
+    pub fn inner(&self) -> &Histogram<u64> {
+        &self.h
+    }
+
+    pub fn summary(&self) -> Option<LatencySummary> {
+        if self.h.is_empty() {
+            return None;
+        }
+        let q = |p: f64| self.h.value_at_quantile(p);
+        Some(LatencySummary {
+            min: self.h.min(),
+            mean: self.h.mean(),
+            p50: q(0.50),
+            p90: q(0.90),
+            p99: q(0.99),
+            p99_9: q(0.999),
+            p99_99: q(0.9999),
+            max: self.h.max(),
+        })
+    }
+
+    /// HdrHistogram V2 encoding (compressed form, cookie 0x1c849304), base64:
+    /// the form in the JSON document. Any HdrHistogram library decodes it.
+    pub fn to_base64(&self) -> String {
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&self.h, &mut bytes)
+            .expect("serializing to memory does not fail");
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
+    pub fn from_base64(text: &str) -> Result<LatencyHistogram> {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .context("histogram is not valid base64")?;
+        let h: Histogram<u64> = Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .context("histogram is not a valid HdrHistogram V2 encoding")?;
+        let mut out = LatencyHistogram::new();
+        out.h.add(&h).context("histogram range exceeds one hour")?;
+        Ok(out)
+    }
+}
+
+/// Latency figures in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub min: u64,
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p99_9: u64,
+    pub p99_99: u64,
+    pub max: u64,
+}
+
+/// User and system CPU seconds used by the calling thread so far.
+pub fn thread_cpu_seconds() -> (f64, f64) {
+    use nix::sys::resource::{getrusage, UsageWho};
+    match getrusage(UsageWho::RUSAGE_THREAD) {
+        Ok(u) => {
+            let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+            (s(u.user_time()), s(u.system_time()))
+        }
+        Err(_) => (0.0, 0.0),
+    }
+}
+
+/// Peak resident memory of this process, in bytes.
+pub fn peak_rss_bytes() -> u64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_SELF).map_or(0, |u| u.max_rss().max(0) as u64 * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_is_exact() {
+        let mut a = LatencyHistogram::new();
+        let mut b = LatencyHistogram::new();
+        let mut all = LatencyHistogram::new();
+        for i in 1..=10_000u64 {
+            let v = i * 997 % 5_000_000 + 1;
+            if i % 3 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
+            all.record(v);
+        }
+        let mut m = a.clone();
+        m.merge(&b);
+        assert_eq!(m.len(), 10_000);
+        assert_eq!(m.summary(), all.summary());
+    }
+
+    #[test]
+    fn covers_one_ns_to_one_hour() {
+        let mut h = LatencyHistogram::new();
+        h.record(0);
+        h.record(1);
+        h.record(HIGHEST_NS);
+        h.record(HIGHEST_NS * 2);
+        let s = h.summary().unwrap();
+        assert_eq!(s.min, 1);
+        assert!(s.max >= HIGHEST_NS && s.max <= HIGHEST_NS + HIGHEST_NS / 500);
+        assert_eq!(h.clamped, 1);
+    }
+
+    #[test]
+    fn percentiles_are_ordered_and_precise() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=100_000u64 {
+            h.record(v * 10);
+        }
+        let s = h.summary().unwrap();
+        assert!(s.min <= s.p50 && s.p50 <= s.p90 && s.p90 <= s.p99);
+        assert!(s.p99 <= s.p99_9 && s.p99_9 <= s.p99_99 && s.p99_99 <= s.max);
+        assert!(
+            (s.p50 as f64 - 500_000.0).abs() / 500_000.0 < 0.002,
+            "{}",
+            s.p50
+        );
+    }
+
+    #[test]
+    fn base64_round_trip() {
+        let mut h = LatencyHistogram::new();
+        for v in [5, 50, 500, 5_000, 5_000_000] {
+            h.record(v);
+        }
+        let back = LatencyHistogram::from_base64(&h.to_base64()).unwrap();
+        assert_eq!(back.summary(), h.summary());
+        assert!(LatencyHistogram::from_base64("not base64!").is_err());
+        assert!(LatencyHistogram::from_base64("AAAA").is_err());
+    }
+
+    #[test]
+    fn thread_cpu_time_moves() {
+        let (u0, s0) = thread_cpu_seconds();
+        let mut x = 0u64;
+        for i in 0..20_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        let (u1, s1) = thread_cpu_seconds();
+        assert!(u1 + s1 > u0 + s0);
+        assert!(peak_rss_bytes() > 0);
+    }
+}

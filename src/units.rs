@@ -1,0 +1,193 @@
+//! Units: parsing sizes and durations from the command line, and formatting
+//! byte rates and latencies for people.
+//!
+//! Sizes use binary suffixes (`4k` = 4096 bytes); rates are printed in MB/s
+//! (10^6 bytes per second, as `dd` prints) *and* MiB/s, always labelled.
+
+use std::time::Duration;
+
+/// Parses a size such as `4096`, `4k`, `1m`, `3M`, `2g`, `1t`, `64KiB`.
+/// Suffixes are binary (k = 1024). Fractions and negative numbers are refused.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty size: give a number such as 4096, 4k, 1m or 2g".into());
+    }
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, suffix) = t.split_at(digits_end);
+    if num.is_empty() {
+        return Err(format!(
+            "'{text}' is not a size: give a whole number with an optional suffix k, m, g or t (binary), such as 4k"
+        ));
+    }
+    let mult: u64 = match suffix.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return Err(format!(
+            "'{text}' has an unknown suffix '{suffix}': use k, m, g or t (binary: 1k = 1024 bytes)"
+        )),
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("'{text}' is too large to be a size in bytes"))?;
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("'{text}' is too large to be a size in bytes"))
+}
+
+/// Parses a duration such as `10s`, `500ms`, `1.5s`, `2m`, `1h`, `250us`, or a
+/// bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("empty duration: give a time such as 10s, 500ms or 2m".into());
+    }
+    let num_end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(num_end);
+    let value: f64 = num.parse().map_err(|_| {
+        format!(
+            "'{text}' is not a duration: give a number with a unit s, ms, us, m or h, such as 10s"
+        )
+    })?;
+    let secs_per_unit = match unit {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => {
+            return Err(format!(
+                "'{text}' has an unknown unit '{unit}': use ns, us, ms, s, m or h"
+            ))
+        }
+    };
+    let secs = value * secs_per_unit;
+    // A benchmark longer than a year is a typo, and keeps the arithmetic in range.
+    if !secs.is_finite() || secs > 365.0 * 86400.0 {
+        return Err(format!("'{text}' is too long: give at most a year"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Formats a latency given in nanoseconds with a unit chosen for readability.
+pub fn fmt_latency_ns(ns: f64) -> String {
+    if ns < 1_000.0 {
+        format!("{ns:.0}ns")
+    } else if ns < 1_000_000.0 {
+        format!("{:.1}us", ns / 1e3)
+    } else if ns < 1_000_000_000.0 {
+        format!("{:.2}ms", ns / 1e6)
+    } else {
+        format!("{:.3}s", ns / 1e9)
+    }
+}
+
+/// Formats a byte count with a binary unit, for messages.
+pub fn fmt_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[i])
+    }
+}
+
+/// Formats a size the way `--bs` accepts it back (`4k`, `1m`, or bytes).
+pub fn fmt_size_arg(bytes: u64) -> String {
+    for (shift, s) in [(40, "t"), (30, "g"), (20, "m"), (10, "k")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{s}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
+}
+
+/// Bytes per second → MB/s (10^6).
+pub fn mb_per_sec(bytes_per_sec: f64) -> f64 {
+    bytes_per_sec / 1e6
+}
+
+/// Bytes per second → MiB/s (2^20).
+pub fn mib_per_sec(bytes_per_sec: f64) -> f64 {
+    bytes_per_sec / (1u64 << 20) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("4K").unwrap(), 4096);
+        assert_eq!(parse_size("64KiB").unwrap(), 65536);
+        assert_eq!(parse_size("3M").unwrap(), 3 << 20);
+        assert_eq!(parse_size("2g").unwrap(), 2 << 30);
+        assert_eq!(parse_size("1t").unwrap(), 1 << 40);
+        assert_eq!(parse_size(" 8k ").unwrap(), 8192);
+    }
+
+    #[test]
+    fn bad_sizes_are_refused_with_a_reason() {
+        for bad in [
+            "",
+            "k",
+            "-4k",
+            "1.5m",
+            "4x",
+            "abc",
+            "99999999999999999999",
+            "16777216t",
+        ] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(!e.is_empty(), "{bad}");
+        }
+        assert!(parse_size("4x").unwrap_err().contains("suffix"));
+        assert!(parse_size("16777216t").unwrap_err().contains("too large"));
+    }
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+    }
+
+    #[test]
+    fn bad_durations_are_refused() {
+        for bad in ["", "s", "-1s", "10x", "1..2s", "9999999999h", "nan"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(fmt_latency_ns(512.0), "512ns");
+        assert_eq!(fmt_latency_ns(4_560.0), "4.6us");
+        assert_eq!(fmt_latency_ns(1_234_000.0), "1.23ms");
+        assert_eq!(fmt_latency_ns(2_500_000_000.0), "2.500s");
+        assert_eq!(fmt_size_arg(4096), "4k");
+        assert_eq!(fmt_size_arg(3 << 20), "3m");
+        assert_eq!(fmt_size_arg(1536), "1536");
+        assert_eq!(fmt_bytes(1536), "1.5 KiB");
+        assert!((mb_per_sec(2e6) - 2.0).abs() < 1e-12);
+        assert!((mib_per_sec(1048576.0) - 1.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,256 @@
+//! One worker: a thread pinned to one CPU that drives one slice of one target
+//! through an engine. The hot loop holds only the I/O, two clock reads, a
+//! histogram record and a few counters: no allocation, no lock, no syscall
+//! beyond the I/O and the (vDSO) clock.
+//!
+//! Timing rule: one monotonic timestamp just before the I/O is issued and one
+//! just after it completes. An I/O counts in the window in which it
+//! *completed*: from the end of the ramp up to the common deadline. The I/O
+//! that completes after the deadline is not counted and ends the loop.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Barrier;
+use std::time::Instant;
+
+use crossbeam_channel::Sender;
+use serde::{Deserialize, Serialize};
+
+use crate::buffer::AlignedBuf;
+use crate::cpus;
+use crate::engine::Engine;
+use crate::signals::RunControl;
+use crate::stats::{thread_cpu_seconds, LatencyHistogram};
+use crate::workload::{OffsetGen, Op, Region, Rng};
+
+/// What one worker does.
+#[derive(Debug, Clone)]
+pub struct WorkerSpec {
+    pub id: usize,
+    pub target_index: usize,
+    /// Index of this worker among its target's workers.
+    pub job: usize,
+    pub region: Region,
+    pub bs: u64,
+    pub random: bool,
+    pub read_pct: u8,
+    pub seed: u64,
+    /// CPU to pin to, if pinning.
+    pub cpu: Option<usize>,
+    /// Buffer alignment (at least the target's O_DIRECT alignment).
+    pub align: usize,
+    pub ramp_ns: u64,
+    /// Expected number of one-second intervals, to size the series up front.
+    pub window_secs: usize,
+}
+
+/// One second of a worker's window (the last one may be shorter).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Seconds since the window opened.
+    pub t: u64,
+    pub bytes: u64,
+    pub ios: u64,
+}
+
+/// The first I/O error a worker met.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IoErrorRecord {
+    /// errno, or 0 for an unexpected end of file.
+    pub errno: i32,
+    pub message: String,
+    pub op: String,
+    pub offset: u64,
+}
+
+/// Everything a worker measured; merged by the coordinator once, at the end.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerOutcome {
+    pub id: usize,
+    /// The CPU the thread was on when it finished.
+    pub cpu: Option<usize>,
+    /// In-window figures.
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub short_ios: u64,
+    pub errors: u64,
+    pub first_error: Option<IoErrorRecord>,
+    /// Bytes moved over the whole run (ramp, window, and the I/O after the
+    /// deadline): what the device counters are compared with.
+    pub span_read_bytes: u64,
+    pub span_write_bytes: u64,
+    pub hist: LatencyHistogram,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub intervals: Vec<Interval>,
+}
+
+impl WorkerOutcome {
+    pub fn bytes(&self) -> u64 {
+        self.read_bytes + self.write_bytes
+    }
+
+    pub fn ios(&self) -> u64 {
+        self.read_ios + self.write_ios
+    }
+}
+
+/// Runs one worker to completion. `ready` receives `Ok` once the thread is
+/// pinned and its buffer allocated (or the reason it could not be); then the
+/// worker waits on `barrier` with every other worker and the coordinator.
+pub fn run<E: Engine>(
+    spec: &WorkerSpec,
+    mut engine: E,
+    control: &RunControl,
+    barrier: &Barrier,
+    ready: &Sender<Result<(), String>>,
+    live_bytes: &AtomicU64,
+) -> WorkerOutcome {
+    let mut out = WorkerOutcome {
+        id: spec.id,
+        ..Default::default()
+    };
+    let setup = prepare(spec);
+    let mut buf = match setup {
+        Ok(b) => {
+            let _ = ready.send(Ok(()));
+            b
+        }
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            barrier.wait();
+            return out;
+        }
+    };
+    out.intervals.reserve(spec.window_secs + 2);
+    barrier.wait();
+    // No epoch after the barrier means the coordinator called the run off.
+    let Some(epoch) = control.epoch() else {
+        return out;
+    };
+
+    let buf = buf.as_mut_slice();
+    let bs = spec.bs;
+    let ramp_ns = spec.ramp_ns;
+    let mut gen = OffsetGen::new(spec.region, bs, spec.random, spec.read_pct, spec.seed);
+    let mut in_window = ramp_ns == 0;
+    let mut cpu0 = if in_window {
+        thread_cpu_seconds()
+    } else {
+        (0.0, 0.0)
+    };
+    let mut cur_sec = 0u64;
+    let (mut cur_bytes, mut cur_ios) = (0u64, 0u64);
+
+    loop {
+        let (op, offset) = gen.next_io();
+        let t0 = Instant::now();
+        let res = engine.io(op, buf, offset);
+        let t1 = Instant::now();
+        let tn = t1.duration_since(epoch).as_nanos() as u64;
+        let n = match res {
+            Ok(0) => {
+                out.errors += 1;
+                out.first_error.get_or_insert(IoErrorRecord {
+                    errno: 0,
+                    message: "unexpected end of file (the target shrank?)".into(),
+                    op: op.to_string(),
+                    offset,
+                });
+                break;
+            }
+            Ok(n) => n as u64,
+            Err(e) => {
+                out.errors += 1;
+                out.first_error.get_or_insert(IoErrorRecord {
+                    errno: e.raw_os_error().unwrap_or(0),
+                    message: e.to_string(),
+                    op: op.to_string(),
+                    offset,
+                });
+                break;
+            }
+        };
+        match op {
+            Op::Read => out.span_read_bytes += n,
+            Op::Write => out.span_write_bytes += n,
+        }
+        if tn >= control.end_ns() {
+            break;
+        }
+        if tn < ramp_ns {
+            continue;
+        }
+        if !in_window {
+            in_window = true;
+            cpu0 = thread_cpu_seconds();
+        }
+        out.hist.record(t1.duration_since(t0).as_nanos() as u64);
+        if n < bs {
+            out.short_ios += 1;
+        }
+        match op {
+            Op::Read => {
+                out.read_bytes += n;
+                out.read_ios += 1;
+            }
+            Op::Write => {
+                out.write_bytes += n;
+                out.write_ios += 1;
+            }
+        }
+        let sec = (tn - ramp_ns) / 1_000_000_000;
+        while cur_sec < sec {
+            out.intervals.push(Interval {
+                t: cur_sec,
+                bytes: cur_bytes,
+                ios: cur_ios,
+            });
+            (cur_bytes, cur_ios) = (0, 0);
+            cur_sec += 1;
+        }
+        cur_bytes += n;
+        cur_ios += 1;
+        live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
+    }
+
+    if in_window {
+        let (u1, s1) = thread_cpu_seconds();
+        out.cpu_usr_sec = (u1 - cpu0.0).max(0.0);
+        out.cpu_sys_sec = (s1 - cpu0.1).max(0.0);
+        if cur_bytes > 0 || cur_ios > 0 || out.intervals.is_empty() {
+            out.intervals.push(Interval {
+                t: cur_sec,
+                bytes: cur_bytes,
+                ios: cur_ios,
+            });
+        }
+    }
+    out.cpu = cpus::current_cpu();
+    out
+}
+
+/// Pins the thread and allocates (and, for writes, fills) the buffer.
+fn prepare(spec: &WorkerSpec) -> Result<AlignedBuf, String> {
+    if let Some(cpu) = spec.cpu {
+        if !cpus::pin_current_thread(cpu) {
+            return Err(format!(
+                "worker {} could not be pinned to CPU {cpu}",
+                spec.id
+            ));
+        }
+    }
+    let len = usize::try_from(spec.bs).map_err(|_| format!("--bs {} is too large", spec.bs))?;
+    let mut buf = AlignedBuf::new(len, spec.align).ok_or_else(|| {
+        format!(
+            "could not allocate a {len}-byte buffer for worker {}: try a smaller --bs",
+            spec.id
+        )
+    })?;
+    if spec.read_pct < 100 {
+        // Incompressible data, different for every worker and reproducible from the seed.
+        Rng::new(spec.seed ^ 0xD1B5_4A32_D192_ED03).fill(buf.as_mut_slice());
+    }
+    Ok(buf)
+}

@@ -1,0 +1,255 @@
+//! Workload: which bytes each worker touches. Splits a target's region into
+//! disjoint per-worker slices, and generates each worker's offsets
+//! (sequential, or uniformly random with a fixed, reported seed).
+
+use std::fmt;
+
+/// A byte range of a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Region {
+    pub offset: u64,
+    pub length: u64,
+}
+
+impl Region {
+    pub fn end(&self) -> u64 {
+        self.offset + self.length
+    }
+}
+
+/// Splits `region` into `jobs` disjoint slices whose starts and lengths are
+/// multiples of `unit` (the request size), so that sequential streams never
+/// read the same blocks. Returns `None` when a slice would be smaller than one
+/// unit.
+pub fn split_region(region: Region, jobs: usize, unit: u64) -> Option<Vec<Region>> {
+    if jobs == 0 || unit == 0 {
+        return None;
+    }
+    let units_total = region.length / unit;
+    let per_job = units_total / jobs as u64;
+    if per_job == 0 {
+        return None;
+    }
+    Some(
+        (0..jobs as u64)
+            .map(|j| Region {
+                offset: region.offset + j * per_job * unit,
+                length: per_job * unit,
+            })
+            .collect(),
+    )
+}
+
+/// SplitMix64: one step. Used to derive independent seeds and to seed the RNG.
+pub fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// xoshiro256+-style fast generator (xoshiro256**): a few cycles per number,
+/// good enough for offsets and fill data, reproducible from a seed.
+#[derive(Clone)]
+pub struct Rng {
+    s: [u64; 4],
+}
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        let mut x = seed;
+        let mut s = [0u64; 4];
+        for w in &mut s {
+            x = splitmix64(x);
+            *w = x;
+        }
+        Rng { s }
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = self.s[1] << 17;
+        self.s[2] ^= self.s[0];
+        self.s[3] ^= self.s[1];
+        self.s[1] ^= self.s[2];
+        self.s[0] ^= self.s[3];
+        self.s[2] ^= t;
+        self.s[3] = self.s[3].rotate_left(45);
+        result
+    }
+
+    /// A number in `0..n` (Lemire's multiply-shift; bias below 2^-64 * n).
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    /// Fills a buffer with pseudo-random bytes (incompressible data, so that
+    /// compressing devices such as zram are not flattered).
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        let mut chunks = buf.chunks_exact_mut(8);
+        for c in &mut chunks {
+            c.copy_from_slice(&self.next_u64().to_le_bytes());
+        }
+        let rest = chunks.into_remainder();
+        let last = self.next_u64().to_le_bytes();
+        rest.copy_from_slice(&last[..rest.len()]);
+    }
+}
+
+/// The direction of one I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Op::Read => "read",
+            Op::Write => "write",
+        })
+    }
+}
+
+/// Generates one worker's sequence of (operation, offset).
+pub struct OffsetGen {
+    base: u64,
+    bs: u64,
+    blocks: u64,
+    random: bool,
+    next_block: u64,
+    /// Read share in percent: 100 = reads only, 0 = writes only.
+    read_pct: u8,
+    rng: Rng,
+}
+
+impl OffsetGen {
+    /// `region` must hold at least one block of `bs` bytes.
+    pub fn new(region: Region, bs: u64, random: bool, read_pct: u8, seed: u64) -> OffsetGen {
+        OffsetGen {
+            base: region.offset,
+            bs,
+            blocks: (region.length / bs).max(1),
+            random,
+            next_block: 0,
+            read_pct,
+            rng: Rng::new(seed),
+        }
+    }
+
+    #[inline]
+    pub fn next_io(&mut self) -> (Op, u64) {
+        let block = if self.random {
+            self.rng.below(self.blocks)
+        } else {
+            let b = self.next_block;
+            self.next_block += 1;
+            if self.next_block == self.blocks {
+                self.next_block = 0;
+            }
+            b
+        };
+        let op = match self.read_pct {
+            100 => Op::Read,
+            0 => Op::Write,
+            p => {
+                if self.rng.below(100) < u64::from(p) {
+                    Op::Read
+                } else {
+                    Op::Write
+                }
+            }
+        };
+        (op, self.base + block * self.bs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_are_disjoint_aligned_and_inside() {
+        let r = Region {
+            offset: 4096,
+            length: 10 * 65536 + 123,
+        };
+        let parts = split_region(r, 3, 65536).unwrap();
+        assert_eq!(parts.len(), 3);
+        for (i, p) in parts.iter().enumerate() {
+            assert_eq!(p.length % 65536, 0);
+            assert_eq!((p.offset - r.offset) % 65536, 0);
+            assert!(p.end() <= r.end());
+            if i > 0 {
+                assert!(parts[i - 1].end() <= p.offset, "overlap");
+            }
+        }
+        assert_eq!(parts[0].length, 3 * 65536);
+    }
+
+    #[test]
+    fn too_small_regions_are_refused() {
+        let r = Region {
+            offset: 0,
+            length: 65536,
+        };
+        assert!(split_region(r, 2, 65536).is_none());
+        assert!(split_region(r, 1, 65536).is_some());
+        assert!(split_region(r, 0, 4096).is_none());
+    }
+
+    #[test]
+    fn sequential_offsets_wrap_within_region() {
+        let r = Region {
+            offset: 8192,
+            length: 3 * 4096 + 100,
+        };
+        let mut g = OffsetGen::new(r, 4096, false, 100, 1);
+        let offs: Vec<u64> = (0..5).map(|_| g.next_io().1).collect();
+        assert_eq!(offs, vec![8192, 12288, 16384, 8192, 12288]);
+    }
+
+    #[test]
+    fn random_offsets_are_aligned_inside_and_reproducible() {
+        let r = Region {
+            offset: 1 << 20,
+            length: 1 << 30,
+        };
+        let mut a = OffsetGen::new(r, 4096, true, 100, 42);
+        let mut b = OffsetGen::new(r, 4096, true, 100, 42);
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..10_000 {
+            let (op, off) = a.next_io();
+            assert_eq!(op, Op::Read);
+            assert_eq!(b.next_io().1, off);
+            assert_eq!(off % 4096, 0);
+            assert!(off >= r.offset && off + 4096 <= r.end());
+            seen.insert(off);
+        }
+        assert!(seen.len() > 9000, "random offsets should rarely repeat");
+    }
+
+    #[test]
+    fn mix_gives_the_read_share() {
+        let r = Region {
+            offset: 0,
+            length: 1 << 30,
+        };
+        let mut g = OffsetGen::new(r, 4096, true, 70, 9);
+        let reads = (0..100_000).filter(|_| g.next_io().0 == Op::Read).count();
+        assert!((68_000..72_000).contains(&reads), "{reads}");
+        let mut w = OffsetGen::new(r, 4096, true, 0, 9);
+        assert!((0..1000).all(|_| w.next_io().0 == Op::Write));
+    }
+
+    #[test]
+    fn fill_covers_odd_lengths() {
+        let mut rng = Rng::new(3);
+        let mut buf = vec![0u8; 13];
+        rng.fill(&mut buf);
+        assert!(buf.iter().filter(|&&b| b != 0).count() > 8);
+    }
+}
