@@ -37,15 +37,7 @@ fn run(args: &RunArgs) -> Result<u8> {
     check_outputs(&cfg)?;
 
     let testbed = match &cfg.testbed {
-        Some(tb) => {
-            eprintln!(
-                "stripebench: no target named; creating the built-in test bed: {} files of {} in {}",
-                tb.files,
-                crate::units::fmt_bytes(tb.file_size),
-                tb.dir.display()
-            );
-            Some(Testbed::create(tb, cfg.seed)?)
-        }
+        Some(tb) => Some(Testbed::create(tb, cfg.seed)?),
         None => None,
     };
     let paths: Vec<PathBuf> = testbed
@@ -57,7 +49,7 @@ fn run(args: &RunArgs) -> Result<u8> {
             if !seen.insert(c) {
                 return usage(format!(
                     "target {} is named twice: use --jobs for several workers on one target",
-                    p.display()
+                    crate::error::show_path(p)
                 ));
             }
         }

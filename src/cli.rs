@@ -134,12 +134,12 @@ pub struct RunArgs {
     pub rw: RwMode,
 
     /// Read share in percent for --rw randrw.
-    #[arg(long, value_name = "PCT", default_value = "50", value_parser = parse_pct)]
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "50", value_parser = parse_pct)]
     pub mix: u8,
 
     /// Request size (k, m, g are binary), or `lbs` for the target's logical block size.
     /// Default: 1m for sequential patterns, 4k for random ones.
-    #[arg(long, value_name = "SIZE|lbs", value_parser = parse_bs)]
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE|lbs", value_parser = parse_bs)]
     pub bs: Option<BlockSizeArg>,
 
     /// Bypass the page cache with O_DIRECT (the default).
@@ -152,27 +152,27 @@ pub struct RunArgs {
     pub buffered: bool,
 
     /// Length of the measured window.
-    #[arg(short = 't', long, value_name = "TIME", default_value = "10s", value_parser = parse_positive_duration)]
+    #[arg(short = 't', long, allow_hyphen_values = true, value_name = "TIME", default_value = "10s", value_parser = parse_positive_duration)]
     pub duration: Duration,
 
     /// Warm-up before the window opens; I/O in it is not counted.
-    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, allow_hyphen_values = true, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
     pub ramp: Duration,
 
     /// Bytes of each target to use, from --offset (default: to the end).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(allow_hyphen_values = true, long, value_name = "SIZE", value_parser = parse_size)]
     pub size: Option<u64>,
 
     /// Where on each target the region starts.
-    #[arg(long, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub offset: u64,
 
     /// Workers per target, each on its own disjoint slice of the region.
-    #[arg(short = 'j', long, value_name = "N", default_value = "1", value_parser = parse_count)]
+    #[arg(short = 'j', long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_count)]
     pub jobs: usize,
 
     /// CPUs to pin workers to, round-robin, e.g. 0-3,6 (default: all online CPUs).
-    #[arg(long, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
     pub cpus: Option<CpuList>,
 
     /// Do not pin workers to CPUs.
@@ -180,7 +180,7 @@ pub struct RunArgs {
     pub no_pin: bool,
 
     /// Seed for random offsets and write data (default: drawn from the clock; always reported).
-    #[arg(long, value_name = "N", value_parser = parse_seed)]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
     pub seed: Option<u64>,
 
     /// Allow writes that destroy data: to block devices, and to existing files
@@ -210,10 +210,10 @@ pub struct RunArgs {
     pub dir: Option<PathBuf>,
 
     /// Size of each built-in test-bed file.
-    #[arg(long, value_name = "SIZE", default_value = "256m", value_parser = parse_size)]
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "256m", value_parser = parse_size)]
     pub testbed_size: u64,
 
     /// Number of built-in test-bed files (default: one per CPU, at least 2).
-    #[arg(long, value_name = "N", value_parser = parse_count)]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_count)]
     pub testbed_files: Option<usize>,
 }

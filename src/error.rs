@@ -47,3 +47,14 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
         EXIT_FAILURE
     }
 }
+
+/// A path as shown in messages: as is, or quoted and escaped when it holds
+/// control characters (a newline must not split a one-line error).
+pub fn show_path(path: &std::path::Path) -> String {
+    let s = path.to_string_lossy();
+    if s.chars().any(char::is_control) {
+        format!("{s:?}")
+    } else {
+        s.into_owned()
+    }
+}

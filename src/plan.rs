@@ -44,7 +44,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let window_secs = cfg.duration.as_secs() as usize + 1;
     for (ti, t) in targets.into_iter().enumerate() {
-        let p = t.path.display().to_string();
+        let p = crate::error::show_path(&t.path);
         let lbs = t.logical_block_size;
         let bs = match cfg.bs {
             BlockSizeArg::Bytes(n) => n,

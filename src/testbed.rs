@@ -32,6 +32,12 @@ impl Testbed {
                 cfg.dir.display()
             ));
         }
+        eprintln!(
+            "stripebench: no target named; creating the built-in test bed: {} files of {} in {}",
+            cfg.files,
+            crate::units::fmt_bytes(cfg.file_size),
+            cfg.dir.display()
+        );
         let dir = cfg.dir.join(format!(
             "stripebench-testbed-{}-{:08x}",
             std::process::id(),

@@ -26,9 +26,11 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "'{text}' has an unknown suffix '{suffix}': use k, m, g or t (binary: 1k = 1024 bytes)"
-        )),
+        ))
+        }
     };
     let n: u64 = num
         .parse()

@@ -1,0 +1,125 @@
+//! Bad input: every case exits 2 with one readable line on stderr, before any
+//! I/O, and never panics.
+
+mod common;
+
+use common::{data_file, sb};
+
+fn refused(args: &[&str], expect: &str) {
+    let out = sb().arg("run").args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?} should exit 2; stderr: {err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{args:?} panicked: {err}"
+    );
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{args:?}: one line expected, got: {err}");
+    assert!(lines[0].starts_with("stripebench: error: "), "{err}");
+    assert!(
+        err.contains(expect),
+        "{args:?}: expected '{expect}' in: {err}"
+    );
+    assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+}
+
+#[test]
+fn targets_that_cannot_be_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    refused(&[&format!("{d}/missing")], "does not exist");
+    refused(&[&format!("{d}/we ird\n'name\"")], "does not exist");
+    refused(&[d], "is a directory");
+    refused(&["/dev/null"], "neither a block device nor a regular file");
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, b"").unwrap();
+    refused(&[empty.to_str().unwrap()], "is empty");
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    refused(&[t, t], "named twice");
+}
+
+#[test]
+fn sizes_durations_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    refused(&["--bs", "0", t], "larger than 0");
+    refused(&["--bs", "abc", t], "not a size");
+    refused(&["--bs", "4q", t], "unknown suffix");
+    refused(&["--bs", "-4k", t], "not a size");
+    refused(&["--bs", "", t], "empty size");
+    refused(&["--bs", "99999999999999999999", t], "too large");
+    refused(&["--bs", "2m", t], "larger than the region");
+    refused(
+        &["--bs", "1000", t],
+        "not a multiple of the logical block size",
+    );
+    refused(&["--bs", "1000", t], "--bs lbs");
+    refused(&["--duration", "0", t], "longer than 0");
+    refused(&["--duration", "abc", t], "not a duration");
+    refused(&["--duration", "10parsecs", t], "unknown unit");
+    refused(&["--ramp", "-1s", t], "not a duration");
+    refused(&["--jobs", "0", t], "not a count");
+    refused(&["--jobs", "lots", t], "not a count");
+    refused(&["--jobs", "300", "--bs", "64k", t], "--jobs 300");
+    refused(&["--offset", "2m", t], "beyond the end");
+    refused(&["--offset", "100", t], "--offset 100 is not a multiple");
+    refused(&["--size", "0", t], "--size 0");
+    refused(&["--size", "4m", t], "runs past the end");
+    refused(&["--testbed-size", "1k"], "too small");
+}
+
+#[test]
+fn cpus_mix_and_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    refused(&["--cpus", "4096", t], "not online");
+    refused(&["--cpus", "3-1", t], "runs backwards");
+    refused(&["--cpus", "", t], "empty CPU list");
+    refused(&["--cpus", "0,x", t], "not a CPU list");
+    refused(&["--cpus", "0,0", t], "appears twice");
+    refused(&["--cpus", "0", "--no-pin", t], "cannot be used with");
+    refused(&["--rw", "randrw", "--mix", "101", t], "not a percentage");
+    refused(&["--rw", "randrw", "--mix", "-1", t], "not a percentage");
+    refused(&["--mix", "30", t], "only applies to --rw randrw");
+    refused(&["--rw", "sideways", t], "invalid value");
+    refused(&["--direct", "--buffered", t], "cannot be used with");
+    refused(&["--frobnicate", t], "unexpected argument");
+    refused(&["--dir", "/tmp", t], "built-in test bed");
+    refused(&["--json", "-", "--csv", "-", t], "both want stdout");
+    refused(
+        &["--json", "/nonexistent/dir/out.json", t],
+        "does not exist",
+    );
+    refused(&["--dir", "/nonexistent/dir"], "does not exist");
+}
+
+#[test]
+fn writes_need_consent() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let before = std::fs::read(&t).unwrap();
+    for rw in ["write", "randwrite", "randrw"] {
+        refused(&["--rw", rw, t.to_str().unwrap()], "--allow-destructive");
+    }
+    assert_eq!(
+        std::fs::read(&t).unwrap(),
+        before,
+        "refused writes changed nothing"
+    );
+}
+
+#[test]
+fn no_subcommand_shows_help_and_exits_2() {
+    let out = sb().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage"));
+    sb().args(["run", "--help"]).assert().success();
+    sb().arg("--version").assert().success();
+}

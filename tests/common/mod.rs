@@ -1,0 +1,90 @@
+//! Helpers shared by the integration tests: the binary, temporary targets,
+//! loop devices (root only, removed on every exit path through Drop).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+pub fn sb() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("stripebench").expect("binary built")
+}
+
+/// A file of `size` bytes of non-zero data.
+pub fn data_file(dir: &Path, name: &str, size: usize) -> PathBuf {
+    let p = dir.join(name);
+    let data: Vec<u8> = (0..size).map(|i| (i % 251) as u8 + 1).collect();
+    std::fs::write(&p, data).unwrap();
+    p
+}
+
+pub fn json(out: &[u8]) -> Value {
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(out)))
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Loop devices made by scripts/testbed.sh; detached when dropped.
+pub struct LoopBed {
+    dir: tempfile::TempDir,
+    pub devices: Vec<String>,
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/testbed.sh")
+}
+
+impl LoopBed {
+    /// `None` (with the reason printed) when not root or loop devices are unavailable.
+    pub fn new(n: usize, size_mb: usize) -> Option<LoopBed> {
+        if !is_root() {
+            println!("skipped: needs root");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new("bash")
+            .arg(script())
+            .args([
+                "up",
+                dir.path().to_str().unwrap(),
+                &n.to_string(),
+                &size_mb.to_string(),
+            ])
+            .output()
+            .unwrap();
+        let bed = LoopBed {
+            devices: String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect(),
+            dir,
+        };
+        if !out.status.success() || bed.devices.len() != n {
+            println!(
+                "skipped: loop devices unavailable: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return None;
+        }
+        Some(bed)
+    }
+
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for LoopBed {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(script())
+            .args(["down", self.dir.path().to_str().unwrap()])
+            .status();
+    }
+}

@@ -1,0 +1,305 @@
+//! End-to-end tests of `stripebench run` on temporary files: every --rw mode,
+//! disjoint regions, the JSON and CSV contracts, the built-in test bed, and
+//! interruption. Short windows: these assert correctness, never speed.
+
+mod common;
+
+use common::{data_file, json, sb};
+use predicates::prelude::*;
+use serde_json::Value;
+
+const QUICK: [&str; 4] = ["--duration", "400ms", "--ramp", "100ms"];
+
+fn run_json(args: &[&str]) -> Value {
+    let out = sb()
+        .arg("run")
+        .args(QUICK)
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// The document's internal consistency: sums, rates, ordered percentiles.
+fn check_doc(doc: &Value) {
+    assert_eq!(doc["schema_version"], 1);
+    let secs = f(&doc["total"]["seconds"]);
+    assert!(secs > 0.0);
+    let workers = doc["workers"].as_array().unwrap();
+    let sum: u64 = workers.iter().map(|w| u(&w["bytes"])).sum();
+    assert_eq!(
+        sum,
+        u(&doc["total"]["bytes"]),
+        "sum of worker bytes = total bytes"
+    );
+    let ios: u64 = workers.iter().map(|w| u(&w["ios"])).sum();
+    assert_eq!(ios, u(&doc["total"]["ios"]));
+    let tsum: u64 = doc["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| u(&t["bytes"]))
+        .sum();
+    assert_eq!(tsum, sum);
+    let bps = f(&doc["total"]["bytes_per_sec"]);
+    assert!(
+        (bps - sum as f64 / secs).abs() <= 1e-6 * bps.max(1.0),
+        "bytes_per_sec = bytes / seconds"
+    );
+    for scope in workers.iter().chain(std::iter::once(&doc["total"])) {
+        if u(&scope["ios"]) == 0 {
+            continue;
+        }
+        let l = &scope["latency_ns"];
+        let order = ["min", "p50", "p90", "p99", "p99_9", "p99_99", "max"].map(|k| u(&l[k]));
+        assert!(
+            order.windows(2).all(|w| w[0] <= w[1]),
+            "percentiles ordered: {order:?}"
+        );
+        let interval_bytes: u64 = scope["intervals"]
+            .as_array()
+            .map_or(u(&scope["bytes"]), |iv| {
+                iv.iter().map(|i| u(&i["bytes"])).sum()
+            });
+        assert_eq!(
+            interval_bytes,
+            u(&scope["bytes"]),
+            "intervals add up to the worker's bytes"
+        );
+    }
+}
+
+#[test]
+fn every_rw_mode_moves_data_in_the_right_direction() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    for (rw, reads, writes) in [
+        ("read", true, false),
+        ("write", false, true),
+        ("randread", true, false),
+        ("randwrite", false, true),
+        ("randrw", true, true),
+    ] {
+        let mut args = vec![
+            "--rw",
+            rw,
+            "--bs",
+            "4k",
+            "--allow-destructive",
+            t.to_str().unwrap(),
+        ];
+        if rw == "randrw" {
+            args.extend(["--mix", "60"]);
+        }
+        let doc = run_json(&args);
+        check_doc(&doc);
+        let w = &doc["workers"][0];
+        assert_eq!(u(&w["read_ios"]) > 0, reads, "{rw}: reads");
+        assert_eq!(u(&w["write_ios"]) > 0, writes, "{rw}: writes");
+        assert_eq!(doc["config"]["rw"], rw);
+        assert_eq!(u(&w["bytes"]), u(&w["ios"]) * 4096, "{rw}: full 4k I/Os");
+    }
+}
+
+#[test]
+fn jobs_get_disjoint_regions_and_distinct_cpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 8 << 20);
+    let doc = run_json(&["--jobs", "2", "--bs", "64k", t.to_str().unwrap()]);
+    check_doc(&doc);
+    let w = doc["workers"].as_array().unwrap();
+    assert_eq!(w.len(), 2);
+    let (a, b) = (&w[0]["region"], &w[1]["region"]);
+    assert!(
+        u(&a["offset"]) + u(&a["length"]) <= u(&b["offset"]),
+        "regions overlap: {a} {b}"
+    );
+    assert!(u(&b["offset"]) + u(&b["length"]) <= 8 << 20);
+    assert_eq!(u(&doc["targets"][0]["workers"]), 2);
+    let cpus = stripebench::cpus::available_cpus();
+    if cpus.len() >= 2 {
+        assert_ne!(w[0]["pinned_cpu"], w[1]["pinned_cpu"]);
+        for wk in w {
+            assert_eq!(wk["cpu"], wk["pinned_cpu"], "ran where it was pinned");
+        }
+    } else {
+        println!("skipped distinct-CPU check: one CPU available");
+    }
+}
+
+#[test]
+fn several_targets_add_up_and_csv_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 2 << 20);
+    let b = data_file(dir.path(), "b", 2 << 20);
+    let csv_path = dir.path().join("out.csv");
+    let json_path = dir.path().join("out.json");
+    sb().arg("run")
+        .args(QUICK)
+        .args(["--bs", "16k", "--no-pin", "--histogram"])
+        .arg("--csv")
+        .arg(&csv_path)
+        .arg("--json")
+        .arg(&json_path)
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .success()
+        .stdout(
+            predicates::str::contains("TOTAL").and(predicates::str::contains("latency histogram")),
+        );
+    let doc = json(&std::fs::read(&json_path).unwrap());
+    check_doc(&doc);
+    assert_eq!(doc["targets"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["config"]["pin"], false);
+    let mut r = csv::Reader::from_path(&csv_path).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.iter().filter(|r| &r[0] == "worker").count(), 2);
+    assert_eq!(rows.iter().filter(|r| &r[0] == "target").count(), 2);
+    let total = rows.iter().find(|r| &r[0] == "total").unwrap();
+    assert_eq!(total[4].parse::<u64>().unwrap(), u(&doc["total"]["bytes"]));
+}
+
+#[test]
+fn json_on_stdout_moves_the_table_to_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let out = sb()
+        .arg("run")
+        .args(QUICK)
+        .args(["--bs", "4k", "--json", "-"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    json(&out.stdout);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TOTAL"));
+}
+
+#[test]
+fn the_seed_is_reported_and_reproduces_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let doc = run_json(&["--rw", "randread", "--seed", "1234", t.to_str().unwrap()]);
+    assert_eq!(u(&doc["config"]["seed"]), 1234);
+    let doc = run_json(&["--rw", "randread", t.to_str().unwrap()]);
+    assert!(
+        doc["config"]["seed"].is_u64(),
+        "a drawn seed is reported too"
+    );
+}
+
+#[test]
+fn buffered_writes_report_the_flush_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let doc = run_json(&[
+        "--rw",
+        "write",
+        "--buffered",
+        "--bs",
+        "64k",
+        "--allow-destructive",
+        t.to_str().unwrap(),
+    ]);
+    check_doc(&doc);
+    let flush = &doc["total"]["flush"];
+    assert!(f(&flush["seconds"]) >= 0.0);
+    let durable = f(&flush["durable_bytes_per_sec"]);
+    assert!(
+        durable > 0.0 && durable <= f(&doc["total"]["bytes_per_sec"]),
+        "durable rate includes the flush time"
+    );
+    assert_eq!(doc["config"]["direct"], false);
+    // O_DIRECT writes and buffered reads have no flush.
+    let doc = run_json(&["--rw", "read", "--buffered", t.to_str().unwrap()]);
+    assert!(doc["total"]["flush"].is_null());
+}
+
+#[test]
+fn built_in_test_bed_runs_and_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sb()
+        .arg("run")
+        .args(QUICK)
+        .args([
+            "--testbed-size",
+            "8m",
+            "--testbed-files",
+            "2",
+            "--json",
+            "-",
+            "--dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out.stdout);
+    check_doc(&doc);
+    assert_eq!(doc["config"]["testbed"], true);
+    assert_eq!(doc["targets"].as_array().unwrap().len(), 2);
+    assert_eq!(u(&doc["targets"][0]["size"]), 8 << 20);
+    assert!(u(&doc["total"]["ios"]) > 0);
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "test bed removed"
+    );
+}
+
+#[test]
+fn interrupt_reports_what_was_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let jpath = dir.path().join("out.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .args([
+            "run",
+            "--duration",
+            "60s",
+            "--ramp",
+            "0",
+            "--bs",
+            "4k",
+            "--json",
+        ])
+        .arg(&jpath)
+        .arg(&t)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: sending a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let start = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    println!("stopped {:?} after SIGINT", start.elapsed());
+    assert_eq!(out.status.code(), Some(130));
+    let doc = json(&std::fs::read(&jpath).unwrap());
+    assert_eq!(doc["interrupted"], true);
+    check_doc(&doc);
+    assert!(f(&doc["total"]["seconds"]) < 60.0);
+    assert!(u(&doc["total"]["ios"]) > 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("INTERRUPTED"));
+}
