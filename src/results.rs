@@ -275,7 +275,7 @@ impl RunDocument {
             });
         }
         let mut max_flush: Option<f64> = None;
-        let targets = plan
+        let targets: Vec<TargetDoc> = plan
             .targets
             .iter()
             .zip(per_target)
@@ -317,6 +317,23 @@ impl RunDocument {
                 }
             })
             .collect();
+        if !cfg.direct {
+            for t in &targets {
+                let t: &TargetDoc = t;
+                if let Some(r) = t
+                    .device
+                    .as_ref()
+                    .and_then(|d| d.read_ratio)
+                    .filter(|&r| r < 0.5)
+                {
+                    warnings.push(format!(
+                        "{}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
+                        t.path,
+                        r * 100.0
+                    ));
+                }
+            }
+        }
         if exec.interrupted && secs == 0.0 {
             warnings.push("interrupted before the window opened: nothing was measured".into());
         }

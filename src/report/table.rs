@@ -218,7 +218,7 @@ pub fn render(doc: &RunDocument) -> String {
                 ratio(d.write_ratio),
                 d.ios,
                 d.util_pct,
-                if d.shared { format!(" (shared by several targets, e.g. {})", t.path) } else { String::new() }
+                if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", t.path) } else { String::new() }
             );
         }
     }
