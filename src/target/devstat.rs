@@ -1,0 +1,168 @@
+//! Block-device counters from `/sys/dev/block/MAJ:MIN/stat`, read before and
+//! after a run, so the device's own bytes stand beside the application's:
+//! far fewer device bytes mean cache hits, far more mean read-ahead.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes per sector in the stat file: always 512, whatever the device's block size.
+const SECTOR: u64 = 512;
+
+/// One reading of a stat file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DevStat {
+    pub read_ios: u64,
+    pub read_sectors: u64,
+    pub write_ios: u64,
+    pub write_sectors: u64,
+    /// Milliseconds the device had I/O in flight (field 10).
+    pub io_ticks_ms: u64,
+}
+
+impl DevStat {
+    /// Parses the fields of `Documentation/block/stat.rst`.
+    pub fn parse(text: &str) -> Option<DevStat> {
+        let f: Vec<u64> = text
+            .split_whitespace()
+            .map(|w| w.parse().ok())
+            .collect::<Option<Vec<u64>>>()?;
+        if f.len() < 11 {
+            return None;
+        }
+        Some(DevStat {
+            read_ios: f[0],
+            read_sectors: f[2],
+            write_ios: f[4],
+            write_sectors: f[6],
+            io_ticks_ms: f[9],
+        })
+    }
+
+    pub fn read(path: &Path) -> Option<DevStat> {
+        DevStat::parse(&fs::read_to_string(path).ok()?)
+    }
+}
+
+/// The sysfs stat file of device `major:minor` under `sysfs` (normally `/sys`).
+pub fn stat_path(sysfs: &Path, major: u64, minor: u64) -> PathBuf {
+    sysfs.join(format!("dev/block/{major}:{minor}/stat"))
+}
+
+/// A device's counters over a span, next to the application's bytes in the same span.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceCounters {
+    /// Kernel name of the device (`loop0`, `sda1`).
+    pub name: String,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub ios: u64,
+    /// Share of the span during which the device had I/O in flight.
+    pub util_pct: f64,
+    /// The span the counters cover: from just before the workers start to
+    /// after the last I/O (ramp, window and any final fsync).
+    pub span_seconds: f64,
+    /// Bytes this run's workers read and wrote on the target in the same span.
+    pub app_read_bytes: u64,
+    pub app_write_bytes: u64,
+    /// device read bytes ÷ application read bytes: ≪ 1 cache hits, ≫ 1 read-ahead.
+    pub read_ratio: Option<f64>,
+    pub write_ratio: Option<f64>,
+    /// Other targets of this run sit on the same device; its counters hold their I/O too.
+    pub shared: bool,
+}
+
+/// A started measurement of one device.
+#[derive(Debug, Clone)]
+pub struct DevProbe {
+    pub name: String,
+    path: PathBuf,
+    before: DevStat,
+    at: Instant,
+}
+
+impl DevProbe {
+    pub fn start(name: String, path: PathBuf) -> Option<DevProbe> {
+        let before = DevStat::read(&path)?;
+        Some(DevProbe {
+            name,
+            path,
+            before,
+            at: Instant::now(),
+        })
+    }
+
+    /// Reads the counters again and computes the deltas.
+    pub fn finish(
+        &self,
+        app_read_bytes: u64,
+        app_write_bytes: u64,
+        shared: bool,
+    ) -> Option<DeviceCounters> {
+        let after = DevStat::read(&self.path)?;
+        let span = self.at.elapsed().as_secs_f64();
+        let d = |a: u64, b: u64| a.saturating_sub(b);
+        let read_bytes = d(after.read_sectors, self.before.read_sectors) * SECTOR;
+        let write_bytes = d(after.write_sectors, self.before.write_sectors) * SECTOR;
+        let read_ios = d(after.read_ios, self.before.read_ios);
+        let write_ios = d(after.write_ios, self.before.write_ios);
+        let ticks = d(after.io_ticks_ms, self.before.io_ticks_ms) as f64 / 1e3;
+        let ratio = |dev: u64, app: u64| (app > 0).then(|| dev as f64 / app as f64);
+        Some(DeviceCounters {
+            name: self.name.clone(),
+            read_bytes,
+            write_bytes,
+            read_ios,
+            write_ios,
+            ios: read_ios + write_ios,
+            util_pct: if span > 0.0 {
+                (ticks / span * 100.0).min(100.0)
+            } else {
+                0.0
+            },
+            span_seconds: span,
+            app_read_bytes,
+            app_write_bytes,
+            read_ratio: ratio(read_bytes, app_read_bytes),
+            write_ratio: ratio(write_bytes, app_write_bytes),
+            shared,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_kernel_format() {
+        let s = "    4533     2486   761666     2516      406     3350   253320     1490        0     1288     4188     3005       37    37616      180        6        0\n";
+        let d = DevStat::parse(s).unwrap();
+        assert_eq!(d.read_ios, 4533);
+        assert_eq!(d.read_sectors, 761666);
+        assert_eq!(d.write_ios, 406);
+        assert_eq!(d.write_sectors, 253320);
+        assert_eq!(d.io_ticks_ms, 1288);
+        assert!(DevStat::parse("1 2 3").is_none());
+        assert!(DevStat::parse("a b c d e f g h i j k").is_none());
+    }
+
+    #[test]
+    fn deltas_and_ratios_on_a_fixture() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("stat");
+        fs::write(&p, "10 0 100 5 20 0 200 5 0 50 10\n").unwrap();
+        let probe = DevProbe::start("fake0".into(), p.clone()).unwrap();
+        fs::write(&p, "30 0 2148 5 20 0 200 5 0 60 10\n").unwrap();
+        let c = probe.finish(1024 * 1024, 0, false).unwrap();
+        assert_eq!(c.read_bytes, 2048 * 512);
+        assert_eq!(c.read_ios, 20);
+        assert_eq!(c.write_bytes, 0);
+        assert_eq!(c.read_ratio, Some(1.0));
+        assert_eq!(c.write_ratio, None);
+    }
+}

@@ -1,0 +1,295 @@
+//! Targets: what is tested. Checks that a path is a block device or a regular
+//! file, refuses destructive writes that were not asked for, opens it with the
+//! right flags (O_DIRECT, O_EXCL for block-device writes), and learns its size,
+//! its O_DIRECT alignment and the block device whose counters tell what the
+//! hardware really did.
+
+pub mod devstat;
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::error::usage;
+
+/// What kind of thing a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    Block,
+    File,
+}
+
+/// How a target will be used.
+#[derive(Debug, Clone, Copy)]
+pub struct Access {
+    pub direct: bool,
+    pub write: bool,
+    pub allow_destructive: bool,
+    /// The file was created by stripebench for this run (the built-in test bed).
+    pub owned: bool,
+}
+
+/// An opened target and what was learned about it.
+#[derive(Debug)]
+pub struct Target {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    pub file: File,
+    pub size: u64,
+    /// The alignment O_DIRECT needs for offsets and lengths: the logical block
+    /// size of a device, or the file system's direct-I/O alignment for a file.
+    pub logical_block_size: u64,
+    /// The block device holding the data (`major`, `minor`), when there is one.
+    pub device: Option<(u64, u64)>,
+    /// Its kernel name (`loop0`, `vda`), when sysfs knows it.
+    pub device_name: Option<String>,
+}
+
+nix::ioctl_read!(blkgetsize64, 0x12, 114, u64);
+nix::ioctl_read_bad!(blksszget, 0x1268, libc::c_int);
+
+/// Checks, guards and opens one target.
+pub fn open(path: &Path, access: Access) -> Result<Target> {
+    let shown = crate::error::show_path(path);
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return usage(format!(
+                "target {shown} does not exist: name an existing block device or file"
+            ))
+        }
+        Err(e) => return usage(format!("cannot inspect target {shown}: {e}")),
+    };
+    let ft = meta.file_type();
+    let kind = if ft.is_block_device() {
+        TargetKind::Block
+    } else if ft.is_file() {
+        TargetKind::File
+    } else if ft.is_dir() {
+        return usage(format!(
+            "target {shown} is a directory: name a block device or a file inside it"
+        ));
+    } else {
+        return usage(format!(
+            "target {shown} is neither a block device nor a regular file"
+        ));
+    };
+
+    if access.write && !access.allow_destructive {
+        match kind {
+            TargetKind::Block => {
+                return usage(format!(
+                    "refusing to write to block device {shown}: it destroys the data on it; pass --allow-destructive if that is what you want"
+                ))
+            }
+            TargetKind::File if !access.owned => {
+                return usage(format!(
+                    "refusing to overwrite {shown}, a file stripebench did not create: pass --allow-destructive if its contents may be destroyed"
+                ))
+            }
+            TargetKind::File => {}
+        }
+    }
+
+    let mut opts = OpenOptions::new();
+    opts.read(true).write(access.write);
+    let mut flags = 0;
+    if access.direct {
+        flags |= libc::O_DIRECT;
+    }
+    if access.write && kind == TargetKind::Block {
+        // O_EXCL on a block device: the kernel refuses (EBUSY) when it is
+        // mounted or claimed by md, dm, btrfs or another exclusive opener.
+        flags |= libc::O_EXCL;
+    }
+    opts.custom_flags(flags);
+    let file = opts.open(path).map_err(|e| open_error(path, &e, access))?;
+
+    let (size, lbs, device) = match kind {
+        TargetKind::Block => {
+            let mut size = 0u64;
+            let mut lbs: libc::c_int = 0;
+            // SAFETY: the fd is open for the whole call; each ioctl writes one
+            // value of the declared type into memory we own.
+            unsafe {
+                blkgetsize64(file.as_raw_fd(), &mut size)
+                    .map_err(|e| anyhow::anyhow!("cannot read the size of {shown}: {e}"))?;
+                blksszget(file.as_raw_fd(), &mut lbs).map_err(|e| {
+                    anyhow::anyhow!("cannot read the logical block size of {shown}: {e}")
+                })?;
+            }
+            let rdev = meta.rdev();
+            (size, lbs.max(512) as u64, Some(dev_numbers(rdev)))
+        }
+        TargetKind::File => {
+            let dev = dev_numbers(meta.dev());
+            let lbs = dio_offset_align(&file)
+                .or_else(|| sysfs_lbs(Path::new("/sys"), dev))
+                .unwrap_or(512);
+            (meta.len(), lbs, Some(dev))
+        }
+    };
+    if size == 0 {
+        return usage(format!(
+            "target {shown} is empty: a file target must already hold data (write it first, e.g. with dd)"
+        ));
+    }
+    let device_name = device.and_then(|(ma, mi)| sysfs_name(Path::new("/sys"), ma, mi));
+    Ok(Target {
+        path: path.to_path_buf(),
+        kind,
+        file,
+        size,
+        logical_block_size: lbs,
+        device: device.filter(|_| device_name.is_some()),
+        device_name,
+    })
+}
+
+fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
+    let shown = crate::error::show_path(path);
+    let msg = match e.raw_os_error() {
+        Some(libc::EINVAL) if access.direct => format!(
+            "the file system under {shown} refuses O_DIRECT: use --buffered to go through the page cache"
+        ),
+        Some(libc::EBUSY) => format!(
+            "{shown} is in use (mounted, or held by md, dm, btrfs or another program): refusing to write to it"
+        ),
+        Some(libc::EACCES) => format!(
+            "cannot open {shown}: permission denied; run as root or choose a target you may {}",
+            if access.write { "write" } else { "read" }
+        ),
+        Some(libc::EPERM) => format!(
+            "cannot open {shown}: operation not permitted (EPERM); the system protects it, choose another target"
+        ),
+        Some(libc::EROFS) => format!("cannot write to {shown}: it is read-only; use a read workload"),
+        _ => format!("cannot open {shown}: {e}"),
+    };
+    crate::error::UsageError(msg).into()
+}
+
+/// Splits a `dev_t` into (major, minor).
+pub fn dev_numbers(dev: u64) -> (u64, u64) {
+    (
+        u64::from(libc::major(dev as libc::dev_t)),
+        u64::from(libc::minor(dev as libc::dev_t)),
+    )
+}
+
+/// The file system's O_DIRECT offset alignment (`statx` STATX_DIOALIGN, Linux 6.1+).
+fn dio_offset_align(file: &File) -> Option<u64> {
+    // SAFETY: statx fills the zeroed struct we pass; the empty path with
+    // AT_EMPTY_PATH refers to the open fd itself.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    let rc = unsafe {
+        libc::statx(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        )
+    };
+    if rc == 0 && stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align > 0 {
+        Some(u64::from(stx.stx_dio_offset_align))
+    } else {
+        None
+    }
+}
+
+/// The logical block size of device `major:minor` from sysfs (a partition's
+/// queue is its parent's).
+pub fn sysfs_lbs(sysfs: &Path, (major, minor): (u64, u64)) -> Option<u64> {
+    let dev = sysfs.join(format!("dev/block/{major}:{minor}"));
+    [
+        dev.join("queue/logical_block_size"),
+        dev.join("../queue/logical_block_size"),
+    ]
+    .iter()
+    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
+}
+
+/// The kernel name of device `major:minor` (`loop0`, `sda1`).
+pub fn sysfs_name(sysfs: &Path, major: u64, minor: u64) -> Option<String> {
+    let link = fs::read_link(sysfs.join(format!("dev/block/{major}:{minor}"))).ok()?;
+    link.file_name().map(|n| n.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::UsageError;
+
+    fn read_access() -> Access {
+        Access {
+            direct: false,
+            write: false,
+            allow_destructive: false,
+            owned: false,
+        }
+    }
+
+    fn msg(r: Result<Target>) -> String {
+        r.unwrap_err()
+            .downcast::<UsageError>()
+            .expect("a usage error")
+            .0
+    }
+
+    #[test]
+    fn missing_directory_and_empty_targets_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(msg(open(&dir.path().join("nope"), read_access())).contains("does not exist"));
+        assert!(msg(open(dir.path(), read_access())).contains("is a directory"));
+        let empty = dir.path().join("empty");
+        fs::write(&empty, b"").unwrap();
+        assert!(msg(open(&empty, read_access())).contains("is empty"));
+        assert!(msg(open(Path::new("/dev/null"), read_access())).contains("neither"));
+    }
+
+    #[test]
+    fn writes_to_foreign_files_need_consent() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("data");
+        fs::write(&f, vec![1u8; 8192]).unwrap();
+        let mut a = read_access();
+        a.write = true;
+        assert!(msg(open(&f, a)).contains("--allow-destructive"));
+        a.owned = true;
+        assert!(open(&f, a).is_ok());
+        a.owned = false;
+        a.allow_destructive = true;
+        let t = open(&f, a).unwrap();
+        assert_eq!(t.size, 8192);
+        assert_eq!(t.kind, TargetKind::File);
+        assert!(t.logical_block_size >= 512);
+    }
+
+    #[test]
+    fn sysfs_fixture_lookups() {
+        let dir = tempfile::tempdir().unwrap();
+        let sys = dir.path();
+        fs::create_dir_all(sys.join("devices/virtual/block/sdz/sdz1")).unwrap();
+        fs::create_dir_all(sys.join("devices/virtual/block/sdz/queue")).unwrap();
+        fs::write(
+            sys.join("devices/virtual/block/sdz/queue/logical_block_size"),
+            "4096\n",
+        )
+        .unwrap();
+        fs::create_dir_all(sys.join("dev/block")).unwrap();
+        std::os::unix::fs::symlink(
+            "../../devices/virtual/block/sdz/sdz1",
+            sys.join("dev/block/8:1"),
+        )
+        .unwrap();
+        assert_eq!(sysfs_name(sys, 8, 1).as_deref(), Some("sdz1"));
+        assert_eq!(sysfs_lbs(sys, (8, 1)), Some(4096));
+        assert_eq!(sysfs_name(sys, 8, 2), None);
+    }
+}
