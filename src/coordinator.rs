@@ -90,7 +90,10 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             // Release the workers without an epoch: they return at once.
             barrier.wait();
             if setup_errors.is_empty() {
-                bail!("interrupted before the run started");
+                return Err(crate::error::Interrupted(
+                    "before the run started: nothing was measured",
+                )
+                .into());
             }
             bail!("{}", setup_errors.join("; "));
         }

@@ -39,10 +39,24 @@ pub fn usage<T>(msg: impl Into<String>) -> anyhow::Result<T> {
     Err(UsageError(msg.into()).into())
 }
 
+/// A run stopped by a signal before anything was measured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interrupted(pub &'static str);
+
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "interrupted {}", self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 /// The exit code for an error that reached `main`.
 pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     if err.downcast_ref::<UsageError>().is_some() {
         EXIT_USAGE
+    } else if err.downcast_ref::<Interrupted>().is_some() {
+        EXIT_INTERRUPTED
     } else {
         EXIT_FAILURE
     }

@@ -68,7 +68,10 @@ impl Testbed {
             .enumerate()
             .try_for_each(|(i, p)| fill_file(p, cfg.file_size, splitmix64(seed ^ i as u64)))?;
         if signals::interrupted() {
-            bail!("interrupted while creating the test bed");
+            return Err(crate::error::Interrupted(
+                "while creating the test bed (nothing was measured; it was removed)",
+            )
+            .into());
         }
         Ok(bed)
     }
