@@ -10,6 +10,7 @@ use crate::cli::{Cli, Command, RunArgs};
 use crate::config::{OutputPath, RunConfig};
 use crate::coordinator;
 use crate::cpus;
+use crate::engine::EngineKind;
 use crate::error::{usage, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::plan;
 use crate::report;
@@ -35,6 +36,9 @@ fn run(args: &RunArgs) -> Result<u8> {
         std::env::var_os("TMPDIR").map(PathBuf::from),
     )?;
     check_outputs(&cfg)?;
+    if cfg.engine == EngineKind::Uring {
+        crate::engine::uring::probe().map_err(crate::error::UsageError)?;
+    }
 
     let testbed = match &cfg.testbed {
         Some(tb) => Some(Testbed::create(tb, cfg.seed)?),

@@ -65,6 +65,17 @@ impl RwMode {
     }
 }
 
+/// `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// uring when --iodepth > 1, sync otherwise.
+    Auto,
+    /// pread/pwrite, one I/O in flight per worker.
+    Sync,
+    /// io_uring, --iodepth I/Os in flight per worker, submitted and reaped in batches.
+    Uring,
+}
+
 /// `--bs`: a size, or `lbs` for each target's logical block size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockSizeArg {
@@ -116,6 +127,22 @@ fn parse_cpus(text: &str) -> Result<CpuList, String> {
     crate::cpus::parse_cpu_list(text).map(CpuList)
 }
 
+fn parse_depth(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a queue depth: give a whole number from 1 to 4096"
+        )),
+    }
+}
+
+fn parse_nonzero_size(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err("the size must be larger than 0".into()),
+        n => Ok(n),
+    }
+}
+
 fn parse_seed(text: &str) -> Result<u64, String> {
     text.trim()
         .parse::<u64>()
@@ -155,9 +182,27 @@ pub struct RunArgs {
     #[arg(short = 't', long, allow_hyphen_values = true, value_name = "TIME", default_value = "10s", value_parser = parse_positive_duration)]
     pub duration: Duration,
 
-    /// Warm-up before the window opens; I/O in it is not counted.
-    #[arg(long, allow_hyphen_values = true, value_name = "TIME", default_value = "1s", value_parser = parse_duration)]
-    pub ramp: Duration,
+    /// Warm-up before the window opens; I/O in it is not counted
+    /// (default 1s; 0 with --io-limit).
+    #[arg(long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_duration)]
+    pub ramp: Option<Duration>,
+
+    /// How I/O is issued.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// I/Os in flight per worker (io_uring).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_depth)]
+    pub iodepth: usize,
+
+    /// io_uring: do not register buffers and the file (plain READ/WRITE, as fio's defaults).
+    #[arg(long)]
+    pub no_register: bool,
+
+    /// Each worker stops after this many bytes: a size-bounded run whose byte
+    /// and I/O counts are exact (the window then counts every I/O: no ramp).
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
+    pub io_limit: Option<u64>,
 
     /// Bytes of each target to use, from --offset (default: to the end).
     #[arg(allow_hyphen_values = true, long, value_name = "SIZE", value_parser = parse_size)]

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::cli::{BlockSizeArg, RunArgs, RwMode};
+use crate::cli::{BlockSizeArg, EngineArg, RunArgs, RwMode};
 use crate::cpus;
+use crate::engine::EngineKind;
 use crate::error::UsageError;
 
 /// Smallest built-in test-bed file: enough for a few 1 MiB requests.
@@ -53,6 +54,10 @@ pub struct RunConfig {
     pub direct: bool,
     pub duration: Duration,
     pub ramp: Duration,
+    pub engine: EngineKind,
+    pub iodepth: usize,
+    pub register: bool,
+    pub io_limit: Option<u64>,
     pub size: Option<u64>,
     pub offset: u64,
     pub jobs: usize,
@@ -74,8 +79,12 @@ pub struct ConfigDoc {
     /// The requested size in bytes, or "lbs"; each target records the size it used.
     pub bs: String,
     pub direct: bool,
-    pub engine: String,
-    pub iodepth: u32,
+    pub engine: EngineKind,
+    pub iodepth: usize,
+    /// io_uring: whether buffers and the file were to be registered.
+    pub register: bool,
+    /// Bytes each worker stopped after, when size-bounded.
+    pub io_limit: Option<u64>,
     pub duration_sec: f64,
     pub ramp_sec: f64,
     pub size: Option<u64>,
@@ -147,6 +156,29 @@ impl RunConfig {
         } else {
             BlockSizeArg::Bytes(1 << 20)
         });
+        let engine = match (args.engine, args.iodepth) {
+            (EngineArg::Auto, 1) | (EngineArg::Sync, 1) => EngineKind::Sync,
+            (EngineArg::Sync, d) => {
+                return Err(UsageError(format!(
+                    "--iodepth {d} needs an engine that keeps several I/Os in flight: use --engine uring (or --engine auto), or --iodepth 1"
+                )))
+            }
+            (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
+        };
+        if args.no_register && engine != EngineKind::Uring {
+            return Err(UsageError(
+                "--no-register only applies to --engine uring".into(),
+            ));
+        }
+        let ramp = match (args.ramp, args.io_limit) {
+            (Some(r), Some(_)) if !r.is_zero() => return Err(UsageError(
+                "--io-limit counts every I/O from the start, so it takes no --ramp: drop --ramp"
+                    .into(),
+            )),
+            (Some(r), _) => r,
+            (None, Some(_)) => Duration::ZERO,
+            (None, None) => Duration::from_secs(1),
+        };
         let seed = args.seed.unwrap_or_else(clock_seed);
         Ok(RunConfig {
             targets: args.targets.clone(),
@@ -160,7 +192,11 @@ impl RunConfig {
             bs,
             direct: !args.buffered,
             duration: args.duration,
-            ramp: args.ramp,
+            ramp,
+            engine,
+            iodepth: args.iodepth,
+            register: !args.no_register,
+            io_limit: args.io_limit,
             size: args.size,
             offset: args.offset,
             jobs: args.jobs,
@@ -188,8 +224,10 @@ impl RunConfig {
                 BlockSizeArg::Logical => "lbs".into(),
             },
             direct: self.direct,
-            engine: "sync".into(),
-            iodepth: 1,
+            engine: self.engine,
+            iodepth: self.iodepth,
+            register: self.engine == EngineKind::Uring && self.register,
+            io_limit: self.io_limit,
             duration_sec: self.duration.as_secs_f64(),
             ramp_sec: self.ramp.as_secs_f64(),
             size: self.size,

@@ -14,7 +14,7 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
 use crate::config::RunConfig;
-use crate::engine::SyncEngine;
+use crate::engine::{EngineKind, EngineSpec, SyncEngine, UringEngine};
 use crate::plan::Plan;
 use crate::progress::Progress;
 use crate::signals::{self, RunControl};
@@ -53,7 +53,15 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
         for spec in &plan.workers {
-            let file = plan.targets[spec.target_index].file.clone();
+            let engine_spec = EngineSpec {
+                file: plan.targets[spec.target_index].file.clone(),
+                bs: spec.bs as usize,
+                depth: cfg.iodepth,
+                align: spec.align,
+                fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
+                register: cfg.register,
+            };
+            let kind = cfg.engine;
             let (control, barrier, ready_tx, done_tx, live) = (
                 &control,
                 &barrier,
@@ -64,14 +72,24 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             std::thread::Builder::new()
                 .name(format!("sb-worker-{}", spec.id))
                 .spawn_scoped(scope, move || {
-                    let out = worker::run(
-                        spec,
-                        SyncEngine::new(file),
-                        control,
-                        barrier,
-                        &ready_tx,
-                        live,
-                    );
+                    let out = match kind {
+                        EngineKind::Sync => worker::run::<SyncEngine>(
+                            spec,
+                            &engine_spec,
+                            control,
+                            barrier,
+                            &ready_tx,
+                            live,
+                        ),
+                        EngineKind::Uring => worker::run::<UringEngine>(
+                            spec,
+                            &engine_spec,
+                            control,
+                            barrier,
+                            &ready_tx,
+                            live,
+                        ),
+                    };
                     let _ = done_tx.send(out);
                 })?;
         }
@@ -122,7 +140,17 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 Err(RecvTimeoutError::Disconnected) => bail!("a worker thread died during the run"),
             }
         }
-        let end_ns = control.end_ns().min(full_end_ns);
+        let mut end_ns = control.end_ns().min(full_end_ns);
+        if cfg.io_limit.is_some() {
+            // A size-bounded run ends when its last worker is done.
+            let last = outcomes
+                .iter()
+                .flatten()
+                .map(|o| o.last_completion_ns)
+                .max()
+                .unwrap_or(0);
+            end_ns = end_ns.min(last.max(ramp_ns));
+        }
         let window_ns = end_ns.saturating_sub(ramp_ns);
         let interrupted = control.interrupted();
 

@@ -57,6 +57,12 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 fmt_size_arg(up)
             ));
         }
+        if bs > u64::from(u32::MAX) {
+            return usage(format!(
+                "--bs {} is too large: one request can move at most 4 GiB - 1",
+                fmt_size_arg(bs)
+            ));
+        }
         if cfg.direct && cfg.offset % lbs != 0 {
             return usage(format!(
                 "--offset {} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires",
@@ -111,6 +117,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
                 cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
                 align: lbs.max(4096) as usize,
+                io_limit: cfg.io_limit,
                 ramp_ns,
                 window_secs,
             });

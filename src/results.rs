@@ -81,6 +81,8 @@ pub struct WorkerDoc {
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
+    /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
+    pub engine_path: String,
     pub histogram: String,
 }
 
@@ -271,6 +273,7 @@ impl RunDocument {
                 cpu_usr_sec: out.cpu_usr_sec,
                 cpu_sys_sec: out.cpu_sys_sec,
                 intervals: out.intervals.clone(),
+                engine_path: out.engine_path.clone(),
                 histogram: out.hist.to_base64(),
             });
         }

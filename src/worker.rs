@@ -3,10 +3,14 @@
 //! histogram record and a few counters: no allocation, no lock, no syscall
 //! beyond the I/O and the (vDSO) clock.
 //!
-//! Timing rule: one monotonic timestamp just before the I/O is issued and one
-//! just after it completes. An I/O counts in the window in which it
-//! *completed*: from the end of the ramp up to the common deadline. The I/O
-//! that completes after the deadline is not counted and ends the loop.
+//! Timing rule: one monotonic timestamp when the I/O is queued (with the sync
+//! engine that is just before the pread/pwrite; with io_uring, just before it
+//! goes into the submission ring, which is entered once per batch) and one
+//! when its completion is reaped, taken for each completion on its own. An
+//! I/O counts in the window in which it *completed*: from the end of the ramp
+//! up to the common deadline. An I/O that completes after the deadline is not
+//! counted and stops the worker, which then waits for whatever is still in
+//! flight.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Barrier;
@@ -15,12 +19,11 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 
-use crate::buffer::AlignedBuf;
 use crate::cpus;
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineSpec};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
-use crate::workload::{OffsetGen, Op, Region, Rng};
+use crate::workload::{OffsetGen, Op, Region};
 
 /// What one worker does.
 #[derive(Debug, Clone)]
@@ -38,6 +41,8 @@ pub struct WorkerSpec {
     pub cpu: Option<usize>,
     /// Buffer alignment (at least the target's O_DIRECT alignment).
     pub align: usize,
+    /// Stop after issuing this many bytes (`--io-limit`).
+    pub io_limit: Option<u64>,
     pub ramp_ns: u64,
     /// Expected number of one-second intervals, to size the series up front.
     pub window_secs: usize,
@@ -84,6 +89,10 @@ pub struct WorkerOutcome {
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
+    /// ns since the epoch of the last I/O counted in the window.
+    pub last_completion_ns: u64,
+    /// How the engine issued I/O.
+    pub engine_path: String,
 }
 
 impl WorkerOutcome {
@@ -96,12 +105,21 @@ impl WorkerOutcome {
     }
 }
 
+/// One I/O slot's state while its I/O is in flight.
+#[derive(Clone, Copy)]
+struct Slot {
+    op: Op,
+    offset: u64,
+    issued: Instant,
+}
+
 /// Runs one worker to completion. `ready` receives `Ok` once the thread is
-/// pinned and its buffer allocated (or the reason it could not be); then the
-/// worker waits on `barrier` with every other worker and the coordinator.
+/// pinned and its engine (with its buffers) built, or the reason it could
+/// not be; then the worker waits on `barrier` with every other worker and the
+/// coordinator.
 pub fn run<E: Engine>(
     spec: &WorkerSpec,
-    mut engine: E,
+    engine_spec: &EngineSpec,
     control: &RunControl,
     barrier: &Barrier,
     ready: &Sender<Result<(), String>>,
@@ -111,11 +129,10 @@ pub fn run<E: Engine>(
         id: spec.id,
         ..Default::default()
     };
-    let setup = prepare(spec);
-    let mut buf = match setup {
-        Ok(b) => {
+    let mut engine = match prepare::<E>(spec, engine_spec) {
+        Ok(e) => {
             let _ = ready.send(Ok(()));
-            b
+            e
         }
         Err(e) => {
             let _ = ready.send(Err(e));
@@ -123,16 +140,27 @@ pub fn run<E: Engine>(
             return out;
         }
     };
+    out.engine_path = engine.path();
     out.intervals.reserve(spec.window_secs + 2);
+    let depth = engine.depth();
+    let mut slots = vec![
+        Slot {
+            op: Op::Read,
+            offset: 0,
+            issued: Instant::now()
+        };
+        depth
+    ];
+    let mut completed: Vec<usize> = Vec::with_capacity(depth);
     barrier.wait();
     // No epoch after the barrier means the coordinator called the run off.
     let Some(epoch) = control.epoch() else {
         return out;
     };
 
-    let buf = buf.as_mut_slice();
     let bs = spec.bs;
     let ramp_ns = spec.ramp_ns;
+    let limit = spec.io_limit.unwrap_or(u64::MAX);
     let mut gen = OffsetGen::new(spec.region, bs, spec.random, spec.read_pct, spec.seed);
     let mut in_window = ramp_ns == 0;
     let mut cpu0 = if in_window {
@@ -142,77 +170,121 @@ pub fn run<E: Engine>(
     };
     let mut cur_sec = 0u64;
     let (mut cur_bytes, mut cur_ios) = (0u64, 0u64);
+    let mut issued_bytes = 0u64;
+    let mut in_flight = 0usize;
+    let mut stopping = false;
 
+    // Fill every slot, then keep them full: each completion frees a slot that
+    // is queued again right after the reap that returned it.
+    completed.extend(0..depth);
     loop {
-        let (op, offset) = gen.next_io();
-        let t0 = Instant::now();
-        let res = engine.io(op, buf, offset);
-        let t1 = Instant::now();
-        let tn = t1.duration_since(epoch).as_nanos() as u64;
-        let n = match res {
-            Ok(0) => {
-                out.errors += 1;
-                out.first_error.get_or_insert(IoErrorRecord {
-                    errno: 0,
-                    message: "unexpected end of file (the target shrank?)".into(),
-                    op: op.to_string(),
+        if !stopping {
+            for &s in &completed {
+                if issued_bytes >= limit {
+                    break;
+                }
+                let (op, offset) = gen.next_io();
+                slots[s] = Slot {
+                    op,
                     offset,
-                });
-                break;
+                    issued: Instant::now(),
+                };
+                engine.queue(s, op, offset);
+                issued_bytes += bs;
+                in_flight += 1;
             }
-            Ok(n) => n as u64,
-            Err(e) => {
-                out.errors += 1;
-                out.first_error.get_or_insert(IoErrorRecord {
-                    errno: e.raw_os_error().unwrap_or(0),
-                    message: e.to_string(),
-                    op: op.to_string(),
-                    offset,
-                });
-                break;
-            }
-        };
-        match op {
-            Op::Read => out.span_read_bytes += n,
-            Op::Write => out.span_write_bytes += n,
         }
-        if tn >= control.end_ns() {
+        completed.clear();
+        if in_flight == 0 {
             break;
         }
-        if tn < ramp_ns {
-            continue;
-        }
-        if !in_window {
-            in_window = true;
-            cpu0 = thread_cpu_seconds();
-        }
-        out.hist.record(t1.duration_since(t0).as_nanos() as u64);
-        if n < bs {
-            out.short_ios += 1;
-        }
-        match op {
-            Op::Read => {
-                out.read_bytes += n;
-                out.read_ios += 1;
+        let reaped = engine.reap(|s, res| {
+            let t1 = Instant::now();
+            in_flight -= 1;
+            let slot = slots[s];
+            let tn = t1.duration_since(epoch).as_nanos() as u64;
+            let n = match res {
+                Ok(0) => {
+                    out.errors += 1;
+                    out.first_error.get_or_insert(IoErrorRecord {
+                        errno: 0,
+                        message: "unexpected end of file (the target shrank?)".into(),
+                        op: slot.op.to_string(),
+                        offset: slot.offset,
+                    });
+                    stopping = true;
+                    return;
+                }
+                Ok(n) => n as u64,
+                Err(e) => {
+                    out.errors += 1;
+                    out.first_error.get_or_insert(IoErrorRecord {
+                        errno: e.raw_os_error().unwrap_or(0),
+                        message: e.to_string(),
+                        op: slot.op.to_string(),
+                        offset: slot.offset,
+                    });
+                    stopping = true;
+                    return;
+                }
+            };
+            match slot.op {
+                Op::Read => out.span_read_bytes += n,
+                Op::Write => out.span_write_bytes += n,
             }
-            Op::Write => {
-                out.write_bytes += n;
-                out.write_ios += 1;
+            completed.push(s);
+            if tn >= control.end_ns() {
+                // Completed after the window closed: not counted, and no more I/O.
+                stopping = true;
+                return;
             }
-        }
-        let sec = (tn - ramp_ns) / 1_000_000_000;
-        while cur_sec < sec {
-            out.intervals.push(Interval {
-                t: cur_sec,
-                bytes: cur_bytes,
-                ios: cur_ios,
+            if tn < ramp_ns {
+                return;
+            }
+            if !in_window {
+                in_window = true;
+                cpu0 = thread_cpu_seconds();
+            }
+            out.hist
+                .record(t1.duration_since(slot.issued).as_nanos() as u64);
+            if n < bs {
+                out.short_ios += 1;
+            }
+            match slot.op {
+                Op::Read => {
+                    out.read_bytes += n;
+                    out.read_ios += 1;
+                }
+                Op::Write => {
+                    out.write_bytes += n;
+                    out.write_ios += 1;
+                }
+            }
+            out.last_completion_ns = tn;
+            let sec = (tn - ramp_ns) / 1_000_000_000;
+            while cur_sec < sec {
+                out.intervals.push(Interval {
+                    t: cur_sec,
+                    bytes: cur_bytes,
+                    ios: cur_ios,
+                });
+                (cur_bytes, cur_ios) = (0, 0);
+                cur_sec += 1;
+            }
+            cur_bytes += n;
+            cur_ios += 1;
+            live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
+        });
+        if let Err(e) = reaped {
+            out.errors += 1;
+            out.first_error.get_or_insert(IoErrorRecord {
+                errno: e.raw_os_error().unwrap_or(0),
+                message: format!("the engine failed: {e}"),
+                op: "reap".into(),
+                offset: 0,
             });
-            (cur_bytes, cur_ios) = (0, 0);
-            cur_sec += 1;
+            break;
         }
-        cur_bytes += n;
-        cur_ios += 1;
-        live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
     }
 
     if in_window {
@@ -228,11 +300,14 @@ pub fn run<E: Engine>(
         }
     }
     out.cpu = cpus::current_cpu();
+    // Dropping the engine waits for anything still in flight.
+    drop(engine);
     out
 }
 
-/// Pins the thread and allocates (and, for writes, fills) the buffer.
-fn prepare(spec: &WorkerSpec) -> Result<AlignedBuf, String> {
+/// Pins the thread, then builds the engine and its buffers (so the memory is
+/// allocated by, and near, the CPU that uses it).
+fn prepare<E: Engine>(spec: &WorkerSpec, engine: &EngineSpec) -> Result<E, String> {
     if let Some(cpu) = spec.cpu {
         if !cpus::pin_current_thread(cpu) {
             return Err(format!(
@@ -241,16 +316,5 @@ fn prepare(spec: &WorkerSpec) -> Result<AlignedBuf, String> {
             ));
         }
     }
-    let len = usize::try_from(spec.bs).map_err(|_| format!("--bs {} is too large", spec.bs))?;
-    let mut buf = AlignedBuf::new(len, spec.align).ok_or_else(|| {
-        format!(
-            "could not allocate a {len}-byte buffer for worker {}: try a smaller --bs",
-            spec.id
-        )
-    })?;
-    if spec.read_pct < 100 {
-        // Incompressible data, different for every worker and reproducible from the seed.
-        Rng::new(spec.seed ^ 0xD1B5_4A32_D192_ED03).fill(buf.as_mut_slice());
-    }
-    Ok(buf)
+    E::create(engine).map_err(|e| format!("worker {}: {e}", spec.id))
 }

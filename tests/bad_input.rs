@@ -72,6 +72,13 @@ fn sizes_durations_and_counts() {
     refused(&["--size", "0", t], "--size 0");
     refused(&["--size", "4m", t], "runs past the end");
     refused(&["--testbed-size", "1k"], "too small");
+    refused(&["--iodepth", "0", t], "not a queue depth");
+    refused(&["--iodepth", "5000", t], "not a queue depth");
+    refused(&["--engine", "sync", "--iodepth", "8", t], "--engine uring");
+    refused(&["--no-register", t], "only applies to --engine uring");
+    refused(&["--io-limit", "0", t], "larger than 0");
+    refused(&["--io-limit", "1m", "--ramp", "1s", t], "drop --ramp");
+    refused(&["--engine", "fast", t], "invalid value");
 }
 
 #[test]

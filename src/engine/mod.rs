@@ -1,19 +1,101 @@
-//! Engines: how an I/O is issued. A worker owns one engine and asks it to move
-//! one request at a time; the engine knows nothing of timing or statistics.
+//! Engines: how I/O is issued. A worker owns one engine; the engine owns the
+//! worker's aligned buffers (one per slot, allocated once) and knows nothing
+//! of timing or statistics.
 //!
-//! `sync` issues pread/pwrite with one I/O in flight.
+//! The interface is the same for one I/O in flight and for many: the worker
+//! `queue`s an I/O on a free slot, then `reap` issues what was queued and
+//! hands back every completion that is ready, at least one.
+//!
+//! - `sync`: pread/pwrite, one slot; `reap` performs the queued I/O.
+//! - `uring`: io_uring with `--iodepth` slots, submitted and reaped in batches,
+//!   with registered buffers and file when the kernel and memlock allow.
 
 pub mod sync;
+pub mod uring;
 
+use std::fs::File;
 use std::io;
+use std::sync::Arc;
 
-use crate::workload::Op;
+use serde::{Deserialize, Serialize};
 
-/// Issues I/O against one open target.
-pub trait Engine {
-    /// Moves `buf.len()` bytes at `offset` in direction `op`; returns the bytes
-    /// transferred (fewer than asked is a short I/O, not an error).
-    fn io(&mut self, op: Op, buf: &mut [u8], offset: u64) -> io::Result<usize>;
-}
+use crate::buffer::AlignedBuf;
+use crate::workload::{Op, Rng};
 
 pub use sync::SyncEngine;
+pub use uring::UringEngine;
+
+/// Which engine a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    Sync,
+    Uring,
+}
+
+impl EngineKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Uring => "uring",
+        }
+    }
+}
+
+/// What an engine is built from, inside the worker's (pinned) thread.
+#[derive(Debug, Clone)]
+pub struct EngineSpec {
+    pub file: Arc<File>,
+    pub bs: usize,
+    pub depth: usize,
+    pub align: usize,
+    /// Fill the buffers with data from this seed (for writes).
+    pub fill_seed: Option<u64>,
+    /// Try registered buffers and files (io_uring).
+    pub register: bool,
+}
+
+impl EngineSpec {
+    /// One aligned buffer per slot, filled for writes.
+    pub fn buffers(&self) -> Result<Vec<AlignedBuf>, String> {
+        (0..self.depth)
+            .map(|_| {
+                let mut b = AlignedBuf::new(self.bs, self.align).ok_or_else(|| {
+                    format!(
+                        "could not allocate a {}-byte I/O buffer: try a smaller --bs or --iodepth",
+                        self.bs
+                    )
+                })?;
+                if let Some(seed) = self.fill_seed {
+                    // Incompressible data, reproducible from the seed, and the
+                    // same in every slot: what lands at an offset does not
+                    // depend on the engine or on which slot carried it.
+                    Rng::new(seed).fill(b.as_mut_slice());
+                }
+                Ok(b)
+            })
+            .collect()
+    }
+}
+
+/// Issues I/O against one open target.
+pub trait Engine: Sized {
+    /// Builds the engine and its buffers. Runs in the worker's thread, after pinning.
+    fn create(spec: &EngineSpec) -> Result<Self, String>;
+
+    /// Slots: how many I/Os can be in flight at once.
+    fn depth(&self) -> usize;
+
+    /// Queues one I/O on `slot`'s buffer. It is issued by the next `reap`.
+    /// `slot` must be free (its previous I/O completed).
+    fn queue(&mut self, slot: usize, op: Op, offset: u64);
+
+    /// Issues what was queued, waits for at least one completion, and calls
+    /// `done(slot, result)` for every completion ready. A result is the bytes
+    /// transferred (fewer than asked is a short I/O) or the I/O's error.
+    /// An `Err` return means the engine itself failed.
+    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, done: F) -> io::Result<()>;
+
+    /// How I/O is issued, for the report (e.g. "io_uring, registered buffers and file").
+    fn path(&self) -> String;
+}

@@ -5,28 +5,56 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
-use super::Engine;
+use super::{Engine, EngineSpec};
+use crate::buffer::AlignedBuf;
 use crate::workload::Op;
 
 /// pread/pwrite on a shared file descriptor (positional I/O needs no lock).
 pub struct SyncEngine {
     file: Arc<File>,
-}
-
-impl SyncEngine {
-    pub fn new(file: Arc<File>) -> SyncEngine {
-        SyncEngine { file }
-    }
+    buf: AlignedBuf,
+    queued: Option<(Op, u64)>,
 }
 
 impl Engine for SyncEngine {
-    #[inline]
-    fn io(&mut self, op: Op, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        // One syscall per call: FileExt::read_at/write_at are plain pread/pwrite
-        // (EINTR is returned to the caller, which counts it as an error).
-        match op {
-            Op::Read => self.file.read_at(buf, offset),
-            Op::Write => self.file.write_at(buf, offset),
+    fn create(spec: &EngineSpec) -> Result<Self, String> {
+        if spec.depth != 1 {
+            return Err(
+                "the sync engine keeps one I/O in flight: use --iodepth 1 or --engine uring".into(),
+            );
         }
+        let buf = spec.buffers()?.pop().ok_or("no buffer")?;
+        Ok(SyncEngine {
+            file: spec.file.clone(),
+            buf,
+            queued: None,
+        })
+    }
+
+    fn depth(&self) -> usize {
+        1
+    }
+
+    #[inline]
+    fn queue(&mut self, _slot: usize, op: Op, offset: u64) {
+        self.queued = Some((op, offset));
+    }
+
+    #[inline]
+    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+        let Some((op, offset)) = self.queued.take() else {
+            return Ok(());
+        };
+        // One syscall: FileExt::read_at/write_at are plain pread/pwrite.
+        let res = match op {
+            Op::Read => self.file.read_at(self.buf.as_mut_slice(), offset),
+            Op::Write => self.file.write_at(self.buf.as_slice(), offset),
+        };
+        done(0, res);
+        Ok(())
+    }
+
+    fn path(&self) -> String {
+        "pread/pwrite".into()
     }
 }

@@ -86,6 +86,17 @@ fn flush_line(label: &str, bytes_per_sec: f64, f: &FlushDoc) -> String {
     )
 }
 
+/// The engine paths the workers used, once each: "; io_uring, registered buffers and file".
+fn engine_paths(doc: &RunDocument) -> String {
+    let mut paths: Vec<&str> = Vec::new();
+    for w in &doc.workers {
+        if !w.engine_path.is_empty() && !paths.contains(&w.engine_path.as_str()) {
+            paths.push(&w.engine_path);
+        }
+    }
+    paths.iter().map(|p| format!("; {p}")).collect()
+}
+
 pub fn render(doc: &RunDocument) -> String {
     let c = &doc.config;
     let mut out = String::new();
@@ -96,13 +107,14 @@ pub fn render(doc: &RunDocument) -> String {
     };
     let _ = writeln!(
         out,
-        "stripebench {}: {}{}, bs {bs}, {}, engine {} (iodepth {}), {} target(s) x {} job(s), seed {}",
+        "stripebench {}: {}{}, bs {bs}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s), seed {}",
         doc.tool.version,
         c.rw.name(),
         if c.rw.name() == "randrw" { format!(" ({}% reads)", c.read_pct) } else { String::new() },
         if c.direct { "O_DIRECT" } else { "buffered (page cache)" },
-        c.engine,
+        c.engine.name(),
         c.iodepth,
+        engine_paths(doc),
         doc.targets.len(),
         c.jobs,
         c.seed

@@ -204,6 +204,17 @@ mod tests {
     }
 
     #[test]
+    fn a_worker_keeps_its_statistics_under_one_mib() {
+        // The histogram's counts are allocated once, up front; the interval
+        // series of a 10-minute run holds 600 records of 3 u64.
+        let h = LatencyHistogram::new();
+        let hist_bytes = h.inner().distinct_values() * std::mem::size_of::<u64>();
+        let intervals_bytes = 600 * 3 * std::mem::size_of::<u64>();
+        println!("histogram {hist_bytes} B, 10-minute interval series {intervals_bytes} B");
+        assert!(hist_bytes + intervals_bytes < 1 << 20);
+    }
+
+    #[test]
     fn thread_cpu_time_moves() {
         let (u0, s0) = thread_cpu_seconds();
         let mut x = 0u64;

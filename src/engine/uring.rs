@@ -1,0 +1,219 @@
+//! The io_uring engine: `--iodepth` I/Os in flight, queued into the
+//! submission ring and issued with one `io_uring_enter` per batch, which also
+//! waits for the next completion.
+//!
+//! Registered (fixed) buffers and a registered file save the kernel from
+//! pinning pages and looking up the file on every I/O. Registration needs
+//! locked memory (bounded by `RLIMIT_MEMLOCK` without CAP_IPC_LOCK); when the
+//! kernel refuses it, the engine falls back to plain READ/WRITE and says so.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::io::AsRawFd;
+use std::sync::Arc;
+
+use io_uring::{opcode, squeue, types, IoUring};
+
+use super::{Engine, EngineSpec};
+use crate::buffer::AlignedBuf;
+use crate::workload::Op;
+
+pub struct UringEngine {
+    // Field order matters for Drop: `drop` drains in-flight I/O first, then the
+    // ring is closed, and only then the buffers it wrote into are freed.
+    ring: IoUring,
+    bufs: Vec<AlignedBuf>,
+    /// Keeps the descriptor open while the ring may use it.
+    _file: Arc<File>,
+    fd: i32,
+    fixed_file: bool,
+    fixed_bufs: bool,
+    /// Registration errors, for the report.
+    notes: Vec<String>,
+    in_flight: usize,
+    queued: usize,
+}
+
+/// Checks that this kernel lets us create a ring; the message suggests the way out.
+pub fn probe() -> Result<(), String> {
+    match IoUring::new(2) {
+        Ok(_) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => Err(format!(
+            "io_uring could not be created ({e}): the locked-memory limit is too low; raise it (ulimit -l) or use --engine sync"
+        )),
+        Err(e) => Err(format!(
+            "io_uring is not available here ({e}; disabled by kernel.io_uring_disabled, a seccomp policy, or an old kernel): use --engine sync"
+        )),
+    }
+}
+
+impl Engine for UringEngine {
+    fn create(spec: &EngineSpec) -> Result<Self, String> {
+        let entries = (spec.depth.max(1) as u32).next_power_of_two();
+        let ring = IoUring::builder().build(entries).map_err(|e| {
+            format!("cannot create an io_uring of {entries} entries: {e}: use --engine sync")
+        })?;
+        let bufs = spec.buffers()?;
+        let fd = spec.file.as_raw_fd();
+        let mut notes = Vec::new();
+        let mut fixed_file = false;
+        let mut fixed_bufs = false;
+        if spec.register {
+            match ring.submitter().register_files(&[fd]) {
+                Ok(()) => fixed_file = true,
+                Err(e) => notes.push(format!("file registration refused ({e})")),
+            }
+            let iovecs: Vec<libc::iovec> = bufs
+                .iter()
+                .map(|b| libc::iovec {
+                    iov_base: b.as_slice().as_ptr() as *mut libc::c_void,
+                    iov_len: b.len(),
+                })
+                .collect();
+            // SAFETY: every iovec points into a buffer owned by this engine;
+            // the buffers are freed only after the ring (and its registration)
+            // is gone, because `ring` is declared before `bufs`.
+            match unsafe { ring.submitter().register_buffers(&iovecs) } {
+                Ok(()) => fixed_bufs = true,
+                Err(e) => notes.push(format!(
+                    "buffer registration refused ({e}; locked memory is bounded by RLIMIT_MEMLOCK without CAP_IPC_LOCK)"
+                )),
+            }
+        }
+        Ok(UringEngine {
+            ring,
+            bufs,
+            _file: spec.file.clone(),
+            fd,
+            fixed_file,
+            fixed_bufs,
+            notes,
+            in_flight: 0,
+            queued: 0,
+        })
+    }
+
+    fn depth(&self) -> usize {
+        self.bufs.len()
+    }
+
+    #[inline]
+    fn queue(&mut self, slot: usize, op: Op, offset: u64) {
+        let buf = &mut self.bufs[slot];
+        let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
+        let entry = match (op, self.fixed_bufs, self.fixed_file) {
+            (Op::Read, true, true) => {
+                opcode::ReadFixed::new(types::Fixed(0), ptr, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (Op::Read, true, false) => {
+                opcode::ReadFixed::new(types::Fd(self.fd), ptr, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (Op::Read, false, true) => opcode::Read::new(types::Fixed(0), ptr, len)
+                .offset(offset)
+                .build(),
+            (Op::Read, false, false) => opcode::Read::new(types::Fd(self.fd), ptr, len)
+                .offset(offset)
+                .build(),
+            (Op::Write, true, true) => {
+                opcode::WriteFixed::new(types::Fixed(0), ptr, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (Op::Write, true, false) => {
+                opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, slot as u16)
+                    .offset(offset)
+                    .build()
+            }
+            (Op::Write, false, true) => opcode::Write::new(types::Fixed(0), ptr, len)
+                .offset(offset)
+                .build(),
+            (Op::Write, false, false) => opcode::Write::new(types::Fd(self.fd), ptr, len)
+                .offset(offset)
+                .build(),
+        }
+        .user_data(slot as u64);
+        self.push(&entry);
+    }
+
+    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+        if self.in_flight + self.queued == 0 {
+            return Ok(());
+        }
+        loop {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => break,
+                // A signal: the queued entries may or may not have been taken;
+                // the kernel keeps whatever it consumed, so simply enter again.
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        self.in_flight += self.queued;
+        self.queued = 0;
+        for cqe in self.ring.completion() {
+            self.in_flight -= 1;
+            let res = cqe.result();
+            let r = if res < 0 {
+                Err(io::Error::from_raw_os_error(-res))
+            } else {
+                Ok(res as usize)
+            };
+            done(cqe.user_data() as usize, r);
+        }
+        Ok(())
+    }
+
+    fn path(&self) -> String {
+        let mut p = match (self.fixed_bufs, self.fixed_file) {
+            (true, true) => "io_uring, registered buffers and file".to_string(),
+            (true, false) => "io_uring, registered buffers".to_string(),
+            (false, true) => "io_uring, plain read/write, registered file".to_string(),
+            (false, false) => "io_uring, plain read/write".to_string(),
+        };
+        if !self.notes.is_empty() {
+            p.push_str(&format!(" ({})", self.notes.join("; ")));
+        }
+        p
+    }
+}
+
+impl UringEngine {
+    fn push(&mut self, entry: &squeue::Entry) {
+        // The ring has at least `depth` entries and at most `depth` I/Os are
+        // queued or in flight, so the queue has room; if it ever had not,
+        // submitting frees it.
+        loop {
+            // SAFETY: the entry's buffer belongs to `self.bufs`, which outlives
+            // the I/O: completions are drained in `drop` before the buffers go.
+            let pushed = unsafe { self.ring.submission().push(entry) };
+            if pushed.is_ok() {
+                self.queued += 1;
+                return;
+            }
+            if self.ring.submit().is_ok() {
+                self.in_flight += self.queued;
+                self.queued = 0;
+            }
+        }
+    }
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        // Wait for every I/O still in flight: the kernel may write into our
+        // buffers until it completes, and the buffers are freed after this.
+        while self.in_flight + self.queued > 0 {
+            if self.reap(|_, _| {}).is_err() {
+                // The ring failed with I/O possibly still in flight: leak the
+                // buffers rather than free memory the kernel may write into.
+                std::mem::forget(std::mem::take(&mut self.bufs));
+                break;
+            }
+        }
+    }
+}
