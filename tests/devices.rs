@@ -9,12 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{is_root, json, sb, LoopBed};
-use serde_json::Value;
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
-}
+use common::{is_root, json, sb, u, LoopBed};
 
 /// Unmounts on drop.
 struct Mounted(PathBuf);

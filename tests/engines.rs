@@ -6,12 +6,8 @@ mod common;
 
 use std::process::Command;
 
-use common::{data_file, json, sb};
+use common::{data_file, json, sb, u};
 use serde_json::Value;
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
-}
 
 fn uring_available() -> bool {
     let ok = stripebench::engine::uring::probe().is_ok();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{data_file, json, sb};
+use common::{data_file, f, json, sb, u};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -25,14 +25,6 @@ fn run_json(args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     json(&out.stdout)
-}
-
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
 /// The document's internal consistency: sums, rates, ordered percentiles.

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Benchmark, not a test: stripebench against fio on the same RAM-backed block
+# devices, same workload, one worker per device, alternating fio / stripebench
+# (A B A B ...) --pairs times per workload, and the median of the per-pair
+# ratios stripebench / fio. Prints figures, ratios and each tool's peak RSS.
+#
+#   sudo scripts/bench-vs-fio.sh [--pairs N] [--seconds S] [--size-mb MB]
+#
+# Devices: two zram devices (hot_add, filled with random data so reads are
+# not of never-written pages); if zram is unavailable, two loop devices over
+# tmpfs with --direct-io=on. Every device and file it creates is removed on
+# every exit path; devices it did not create are never touched.
+#
+# Workloads (issue #3): (a) 4k random read, O_DIRECT, one in flight (fio
+# psync vs stripebench sync): IOPS and CPU seconds per I/O; (b) 4k random
+# read, O_DIRECT, io_uring depth 32: IOPS (also with stripebench's buffer
+# registration off, which is fio's default); (c) 1M sequential read,
+# O_DIRECT: MB/s; (d) 1M sequential write, O_DIRECT: MB/s; (e) 32k
+# sequential buffered read of a cached file: MB/s, with dd bs=32k beside.
+# fio runs with --norandommap --randrepeat=0 so that both tools draw random
+# offsets uniformly with replacement, and --invalidate=0 for (e) so that the
+# cached file stays cached.
+set -euo pipefail
+
+PAIRS=3
+SECS=5
+SIZE_MB=1024
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pairs) PAIRS=$2; shift 2 ;;
+    --seconds) SECS=$2; shift 2 ;;
+    --size-mb) SIZE_MB=$2; shift 2 ;;
+    *) echo "usage: $0 [--pairs N] [--seconds S] [--size-mb MB]" >&2; exit 2 ;;
+  esac
+done
+[ "$PAIRS" -ge 1 ] && [ "$SECS" -ge 1 ] || { echo "--pairs and --seconds must be >= 1" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "bench-vs-fio.sh: needs root (block devices)" >&2; exit 2; }
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+if ! command -v fio >/dev/null; then
+  echo "installing fio..." >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null; }
+fi
+cargo build --release --quiet
+SB=$ROOT/target/release/stripebench
+TIME=/usr/bin/time
+[ -x $TIME ] || { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
+
+WORK=$(mktemp -d /tmp/sb-bench.XXXXXX)
+ZRAMS=()
+LOOPDIR=""
+cleanup() {
+  set +e
+  for z in "${ZRAMS[@]}"; do
+    echo 1 >"/sys/block/zram$z/reset" 2>/dev/null
+    echo "$z" >/sys/class/zram-control/hot_remove 2>/dev/null
+  done
+  [ -n "$LOOPDIR" ] && bash "$ROOT/scripts/testbed.sh" down "$LOOPDIR" && rm -rf "$LOOPDIR"
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+DEVS=()
+if [ -w /sys/class/zram-control/hot_add ]; then
+  for _ in 1 2; do
+    z=$(cat /sys/class/zram-control/hot_add)
+    ZRAMS+=("$z")
+    echo "${SIZE_MB}M" >"/sys/block/zram$z/disksize"
+    dd if=/dev/urandom of="/dev/zram$z" bs=1M count="$SIZE_MB" oflag=direct status=none
+    DEVS+=("/dev/zram$z")
+  done
+  KIND="zram (RAM-backed, compressed; filled with random data)"
+else
+  LOOPDIR=$(mktemp -d /dev/shm/sb-bench-loops.XXXXXX)
+  mapfile -t DEVS < <(bash "$ROOT/scripts/testbed.sh" up "$LOOPDIR" 2 "$SIZE_MB")
+  KIND="loop devices over tmpfs (--direct-io=on)"
+fi
+CACHED=$WORK/cached.dat
+dd if=/dev/urandom of="$CACHED" bs=1M count="$SIZE_MB" status=none
+cat "$CACHED" >/dev/null
+
+FIO_COMMON=(--output-format=json --time_based --runtime="$SECS" --ramp_time=1 --norandommap --randrepeat=0 --group_reporting=0)
+fio_jobs() { # per-device jobs, job i pinned to CPU i
+  local i=0 d
+  for d in "${DEVS[@]}"; do
+    echo "--name=dev$i --filename=$d --cpus_allowed=$i"
+    i=$((i + 1))
+  done
+}
+
+# run_fio OUT ARGS... ; run_sb OUT ARGS... : JSON to OUT.json, peak RSS (KiB) to OUT.rss
+run_fio() { local out=$1; shift; $TIME -f %M -o "$out.rss" fio "${FIO_COMMON[@]}" "$@" >"$out.json"; }
+run_sb() { local out=$1; shift; $TIME -f %M -o "$out.rss" "$SB" run --no-progress --duration "${SECS}s" --ramp 1s --json "$out.json" "$@" >/dev/null; }
+
+# metric FILE TOOL KIND -> one number
+metric() {
+  python3 - "$@" <<'PY'
+import json, sys
+path, tool, kind = sys.argv[1:4]
+d = json.load(open(path))
+if tool == "fio":
+    jobs = d["jobs"]
+    rd = sum(j["read"]["io_bytes"] for j in jobs); wr = sum(j["write"]["io_bytes"] for j in jobs)
+    ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs)
+    secs = max(j["job_runtime"] for j in jobs) / 1000.0
+    bps = sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in jobs)
+    iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs)
+    usr = sum(j["usr_cpu"] / 100.0 * j["job_runtime"] / 1000.0 for j in jobs)
+    sys_ = sum(j["sys_cpu"] / 100.0 * j["job_runtime"] / 1000.0 for j in jobs)
+else:
+    t = d["total"]
+    ios, bps, iops, usr, sys_ = t["ios"], t["bytes_per_sec"], t["iops"], t["cpu_usr_sec"], t["cpu_sys_sec"]
+v = {"iops": iops, "mbps": bps / 1e6, "usr_per_io": usr / max(ios, 1), "cpu_per_io": (usr + sys_) / max(ios, 1)}[kind]
+print(f"{v:.12g}")
+PY
+}
+
+median() { python3 -c 'import sys, statistics; v=[float(x) for x in sys.argv[1:]]; print(f"{statistics.median(v):.12g}")' "$@"; }
+ratio() { python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f"{a / b:.4f}" if b else "nan")' "$1" "$2"; }
+fmt() { python3 -c 'import sys; v=float(sys.argv[1]); print(f"{v:.3e}" if v < 0.01 else f"{v:,.1f}")' "$1"; }
+
+ROWS=$WORK/rows.txt
+: >"$ROWS"
+# compare LABEL KIND TARGET "FIO ARGS" "SB ARGS"  (ratio = stripebench / fio; for CPU, lower is better)
+compare() {
+  local label=$1 kind=$2 target=$3 fargs=$4 sargs=$5 p fv sv fr=() sr=() rr=() frss=0 srss=0
+  echo "  $label" >&2
+  for ((p = 1; p <= PAIRS; p++)); do
+    # shellcheck disable=SC2086
+    run_fio "$WORK/f$p" $fargs
+    # shellcheck disable=SC2086
+    run_sb "$WORK/s$p" $sargs
+    fv=$(metric "$WORK/f$p.json" fio "$kind"); sv=$(metric "$WORK/s$p.json" sb "$kind")
+    fr+=("$fv"); sr+=("$sv"); rr+=("$(ratio "$sv" "$fv")")
+    frss=$(( $(cat "$WORK/f$p.rss") > frss ? $(cat "$WORK/f$p.rss") : frss ))
+    srss=$(( $(cat "$WORK/s$p.rss") > srss ? $(cat "$WORK/s$p.rss") : srss ))
+  done
+  local mr verdict
+  mr=$(median "${rr[@]}")
+  verdict=$(python3 -c 'import sys; r, t, k = float(sys.argv[1]), sys.argv[2], sys.argv[3]
+if t == "-": print("-")
+elif k == "le": print("MET" if r <= float(t) else "MISSED")
+else: print("MET" if r >= float(t) else "MISSED")' "$mr" "$target" "${CMP:-ge}")
+  printf '%-52s %14s %14s %8s  %-22s %-8s %8s %8s\n' "$label" "$(fmt "$(median "${fr[@]}")")" "$(fmt "$(median "${sr[@]}")")" "$mr" \
+    "$(IFS=,; echo "${rr[*]}")" "$( [ "$target" = - ] && echo - || echo "${CMP:-ge} $target") $verdict" "$((frss / 1024))M" "$((srss / 1024))M" >>"$ROWS"
+}
+
+D0=${DEVS[0]}
+ALL_DEVS="${DEVS[*]}"
+FJOBS=$(fio_jobs)
+echo "devices: ${DEVS[*]} ($KIND)" >&2
+
+compare "(a) 4k randread O_DIRECT psync/sync, 2 dev: IOPS" iops 1.05 \
+  "--rw=randread --bs=4k --direct=1 --ioengine=psync $FJOBS" \
+  "--rw randread --bs 4k --direct --engine sync $ALL_DEVS"
+CMP=le compare "(a) same: user CPU seconds per I/O" usr_per_io 1.0 \
+  "--rw=randread --bs=4k --direct=1 --ioengine=psync $FJOBS" \
+  "--rw randread --bs 4k --direct --engine sync $ALL_DEVS"
+compare "(b) 4k randread O_DIRECT io_uring qd32: IOPS" iops 1.05 \
+  "--rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 $FJOBS" \
+  "--rw randread --bs 4k --direct --engine uring --iodepth 32 $ALL_DEVS"
+compare "(b') same, stripebench --no-register: IOPS" iops - \
+  "--rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 $FJOBS" \
+  "--rw randread --bs 4k --direct --engine uring --iodepth 32 --no-register $ALL_DEVS"
+compare "(c) 1M seq read O_DIRECT, 2 dev: MB/s" mbps 0.98 \
+  "--rw=read --bs=1M --direct=1 --ioengine=psync $FJOBS" \
+  "--rw read --bs 1m --direct --engine sync $ALL_DEVS"
+compare "(d) 1M seq write O_DIRECT, 2 dev: MB/s" mbps 0.98 \
+  "--rw=write --bs=1M --direct=1 --ioengine=psync $FJOBS" \
+  "--rw write --bs 1m --direct --engine sync --allow-destructive $ALL_DEVS"
+compare "(e) 32k seq buffered read, cached file: MB/s" mbps 0.98 \
+  "--rw=read --bs=32k --direct=0 --invalidate=0 --ioengine=psync --name=cached --filename=$CACHED --cpus_allowed=0" \
+  "--rw read --bs 32k --buffered --engine sync --cpus 0 --allow-destructive $CACHED"
+
+# dd bs=32k on the same cached file, three passes.
+DD=()
+for _ in 1 2 3; do
+  DD+=("$(dd if="$CACHED" of=/dev/null bs=32k 2>&1 | python3 -c 'import sys, re
+line = [l for l in sys.stdin if "copied" in l][-1]
+b = int(line.split()[0]); s = float(re.search(r"copied, ([0-9.e+-]+) s", line).group(1)); print(b / s / 1e6)')")
+done
+# (e) was the last workload run, so s1..sN.json hold its stripebench runs.
+E_SB=$(python3 - "$WORK" "$PAIRS" <<'PY'
+import json, sys, statistics
+work, pairs = sys.argv[1], int(sys.argv[2])
+v = [json.load(open(f"{work}/s{p}.json"))["total"]["bytes_per_sec"] / 1e6 for p in range(1, pairs + 1)]
+print(statistics.median(v))
+PY
+)
+DDM=$(median "${DD[@]}")
+
+echo
+echo "stripebench vs fio, $(date -u +%Y-%m-%d), kernel $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, $(fio --version)"
+echo "devices: ${DEVS[*]}: $KIND; ${SECS}s windows after a 1s ramp; $PAIRS A/B pairs per workload, fio first"
+echo "ratio = stripebench / fio per pair; the figure columns are medians; 'target' is issue #3's goal"
+printf '%-52s %14s %14s %8s  %-22s %-8s %8s %8s\n' workload fio stripebench ratio "per-pair ratios" "target" "fio RSS" "sb RSS"
+cat "$ROWS"
+printf '(e) dd bs=32k, same cached file, 3 passes: %s MB/s median; stripebench/dd = %s\n' "$(fmt "$DDM")" "$(ratio "$E_SB" "$DDM")"
