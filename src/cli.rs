@@ -143,6 +143,15 @@ fn parse_nonzero_size(text: &str) -> Result<u64, String> {
     }
 }
 
+fn parse_max_errors(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a count: give a whole number of at least 1"
+        )),
+    }
+}
+
 fn parse_seed(text: &str) -> Result<u64, String> {
     text.trim()
         .parse::<u64>()
@@ -227,6 +236,14 @@ pub struct RunArgs {
     /// Seed for random offsets and write data (default: drawn from the clock; always reported).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
     pub seed: Option<u64>,
+
+    /// A worker stops after this many I/O errors on its target; the others go on.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_max_errors)]
+    pub max_errors: u64,
+
+    /// Testing only: worker 0 fails every I/O from the Nth on with EIO.
+    #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
+    pub debug_fail_from: Option<u64>,
 
     /// Allow writes that destroy data: to block devices, and to existing files
     /// that stripebench did not create.

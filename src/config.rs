@@ -58,6 +58,9 @@ pub struct RunConfig {
     pub iodepth: usize,
     pub register: bool,
     pub io_limit: Option<u64>,
+    pub max_errors: u64,
+    /// Testing only: worker 0 fails every I/O from this one on.
+    pub debug_fail_from: Option<u64>,
     pub size: Option<u64>,
     pub offset: u64,
     pub jobs: usize,
@@ -85,6 +88,8 @@ pub struct ConfigDoc {
     pub register: bool,
     /// Bytes each worker stopped after, when size-bounded.
     pub io_limit: Option<u64>,
+    /// I/O errors after which a worker stops.
+    pub max_errors: u64,
     pub duration_sec: f64,
     pub ramp_sec: f64,
     pub size: Option<u64>,
@@ -197,6 +202,8 @@ impl RunConfig {
             iodepth: args.iodepth,
             register: !args.no_register,
             io_limit: args.io_limit,
+            max_errors: args.max_errors,
+            debug_fail_from: args.debug_fail_from,
             size: args.size,
             offset: args.offset,
             jobs: args.jobs,
@@ -228,6 +235,7 @@ impl RunConfig {
             iodepth: self.iodepth,
             register: self.engine == EngineKind::Uring && self.register,
             io_limit: self.io_limit,
+            max_errors: self.max_errors,
             duration_sec: self.duration.as_secs_f64(),
             ramp_sec: self.ramp.as_secs_f64(),
             size: self.size,

@@ -14,7 +14,7 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
 use crate::config::RunConfig;
-use crate::engine::{EngineKind, EngineSpec, SyncEngine, UringEngine};
+use crate::engine::{EngineKind, EngineSpec, FaultEngine, SyncEngine, UringEngine};
 use crate::plan::Plan;
 use crate::progress::Progress;
 use crate::signals::{self, RunControl};
@@ -60,8 +60,9 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 align: spec.align,
                 fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
                 register: cfg.register,
+                fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
             };
-            let kind = cfg.engine;
+            let (kind, faulty) = (cfg.engine, engine_spec.fail_from.is_some());
             let (control, barrier, ready_tx, done_tx, live) = (
                 &control,
                 &barrier,
@@ -72,23 +73,12 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             std::thread::Builder::new()
                 .name(format!("sb-worker-{}", spec.id))
                 .spawn_scoped(scope, move || {
-                    let out = match kind {
-                        EngineKind::Sync => worker::run::<SyncEngine>(
-                            spec,
-                            &engine_spec,
-                            control,
-                            barrier,
-                            &ready_tx,
-                            live,
-                        ),
-                        EngineKind::Uring => worker::run::<UringEngine>(
-                            spec,
-                            &engine_spec,
-                            control,
-                            barrier,
-                            &ready_tx,
-                            live,
-                        ),
+                    let args = (spec, &engine_spec, &**control, barrier, &ready_tx, &**live);
+                    let out = match (kind, faulty) {
+                        (EngineKind::Sync, false) => run_worker::<SyncEngine>(args),
+                        (EngineKind::Uring, false) => run_worker::<UringEngine>(args),
+                        (EngineKind::Sync, true) => run_worker::<FaultEngine<SyncEngine>>(args),
+                        (EngineKind::Uring, true) => run_worker::<FaultEngine<UringEngine>>(args),
                     };
                     let _ = done_tx.send(out);
                 })?;
@@ -179,6 +169,21 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     });
     signals::set_active(None);
     result
+}
+
+type WorkerArgs<'a> = (
+    &'a crate::worker::WorkerSpec,
+    &'a EngineSpec,
+    &'a RunControl,
+    &'a Barrier,
+    &'a crossbeam_channel::Sender<Result<(), String>>,
+    &'a AtomicU64,
+);
+
+fn run_worker<E: crate::engine::Engine>(
+    (spec, engine, control, barrier, ready, live): WorkerArgs<'_>,
+) -> WorkerOutcome {
+    worker::run::<E>(spec, engine, control, barrier, ready, live)
 }
 
 /// One probe per distinct device, keyed by (major, minor).

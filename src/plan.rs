@@ -118,6 +118,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
                 align: lbs.max(4096) as usize,
                 io_limit: cfg.io_limit,
+                max_errors: cfg.max_errors,
                 ramp_ns,
                 window_secs,
             });

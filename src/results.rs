@@ -10,7 +10,7 @@ use crate::config::ConfigDoc;
 use crate::stats::{LatencyHistogram, LatencySummary};
 use crate::target::devstat::DeviceCounters;
 use crate::target::TargetKind;
-use crate::worker::{Interval, IoErrorRecord, WorkerOutcome};
+use crate::worker::{ErrnoCount, Interval, IoErrorRecord, WorkerOutcome};
 use crate::workload::Region;
 
 /// Version of the JSON document; raised on any incompatible change.
@@ -72,8 +72,12 @@ pub struct WorkerDoc {
     pub read_ios: u64,
     pub write_ios: u64,
     pub errors: u64,
+    pub errors_by_errno: Vec<ErrnoCount>,
+    /// The first few errors with their offsets.
+    pub error_samples: Vec<IoErrorRecord>,
+    /// The worker stopped because it reached --max-errors (the others went on).
+    pub stopped_on_errors: bool,
     pub short_ios: u64,
-    pub first_error: Option<IoErrorRecord>,
     pub seconds: f64,
     pub bytes_per_sec: f64,
     pub iops: f64,
@@ -99,6 +103,8 @@ pub struct TargetDoc {
     pub bytes: u64,
     pub ios: u64,
     pub errors: u64,
+    /// A worker on this target stopped on I/O errors.
+    pub failed: bool,
     pub short_ios: u64,
     pub seconds: f64,
     pub bytes_per_sec: f64,
@@ -264,8 +270,10 @@ impl RunDocument {
                 read_ios: out.read_ios,
                 write_ios: out.write_ios,
                 errors: out.errors,
+                errors_by_errno: out.errors_by_errno.clone(),
+                error_samples: out.error_samples.clone(),
+                stopped_on_errors: out.stopped_on_errors,
                 short_ios: out.short_ios,
-                first_error: out.first_error.clone(),
                 seconds: secs,
                 bytes_per_sec: rate(out.bytes(), secs),
                 iops: rate(out.ios(), secs),
@@ -307,6 +315,11 @@ impl RunDocument {
                     bytes: agg.bytes,
                     ios: agg.ios,
                     errors: agg.errors,
+                    failed: plan
+                        .workers
+                        .iter()
+                        .zip(&exec.outcomes)
+                        .any(|(w, o)| w.target_index == i && o.stopped_on_errors),
                     short_ios: agg.short_ios,
                     seconds: secs,
                     bytes_per_sec: agg.bytes_per_sec(secs),

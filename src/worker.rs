@@ -43,6 +43,8 @@ pub struct WorkerSpec {
     pub align: usize,
     /// Stop after issuing this many bytes (`--io-limit`).
     pub io_limit: Option<u64>,
+    /// Stop after this many I/O errors (`--max-errors`).
+    pub max_errors: u64,
     pub ramp_ns: u64,
     /// Expected number of one-second intervals, to size the series up front.
     pub window_secs: usize,
@@ -57,7 +59,19 @@ pub struct Interval {
     pub ios: u64,
 }
 
-/// The first I/O error a worker met.
+/// How many errors to keep with their offsets, per worker.
+pub const ERROR_SAMPLES: usize = 8;
+
+/// Errors of one errno.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrnoCount {
+    pub errno: i32,
+    /// Symbolic name (`EIO`), or `EOF` for an unexpected end of file.
+    pub name: String,
+    pub count: u64,
+}
+
+/// One I/O error, with where it happened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IoErrorRecord {
     /// errno, or 0 for an unexpected end of file.
@@ -80,7 +94,11 @@ pub struct WorkerOutcome {
     pub write_ios: u64,
     pub short_ios: u64,
     pub errors: u64,
-    pub first_error: Option<IoErrorRecord>,
+    pub errors_by_errno: Vec<ErrnoCount>,
+    /// The first [`ERROR_SAMPLES`] errors.
+    pub error_samples: Vec<IoErrorRecord>,
+    /// The worker stopped because it reached --max-errors.
+    pub stopped_on_errors: bool,
     /// Bytes moved over the whole run (ramp, window, and the I/O after the
     /// deadline): what the device counters are compared with.
     pub span_read_bytes: u64,
@@ -96,6 +114,38 @@ pub struct WorkerOutcome {
 }
 
 impl WorkerOutcome {
+    /// Counts an error; true when the worker has reached `max_errors` and must stop.
+    fn record_error(
+        &mut self,
+        errno: i32,
+        message: String,
+        op: Op,
+        offset: u64,
+        max_errors: u64,
+    ) -> bool {
+        self.errors += 1;
+        match self.errors_by_errno.iter_mut().find(|c| c.errno == errno) {
+            Some(c) => c.count += 1,
+            None => self.errors_by_errno.push(ErrnoCount {
+                errno,
+                name: errno_name(errno),
+                count: 1,
+            }),
+        }
+        if self.error_samples.len() < ERROR_SAMPLES {
+            self.error_samples.push(IoErrorRecord {
+                errno,
+                message,
+                op: op.to_string(),
+                offset,
+            });
+        }
+        if self.errors >= max_errors {
+            self.stopped_on_errors = true;
+        }
+        self.stopped_on_errors
+    }
+
     pub fn bytes(&self) -> u64 {
         self.read_bytes + self.write_bytes
     }
@@ -161,6 +211,7 @@ pub fn run<E: Engine>(
     let bs = spec.bs;
     let ramp_ns = spec.ramp_ns;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
+    let max_errors = spec.max_errors;
     let mut gen = OffsetGen::new(spec.region, bs, spec.random, spec.read_pct, spec.seed);
     let mut in_window = ramp_ns == 0;
     let mut cpu0 = if in_window {
@@ -205,26 +256,18 @@ pub fn run<E: Engine>(
             let tn = t1.duration_since(epoch).as_nanos() as u64;
             let n = match res {
                 Ok(0) => {
-                    out.errors += 1;
-                    out.first_error.get_or_insert(IoErrorRecord {
-                        errno: 0,
-                        message: "unexpected end of file (the target shrank?)".into(),
-                        op: slot.op.to_string(),
-                        offset: slot.offset,
-                    });
-                    stopping = true;
+                    let msg = "unexpected end of file (the target shrank?)".to_string();
+                    stopping |= out.record_error(0, msg, slot.op, slot.offset, max_errors);
+                    completed.push(s);
                     return;
                 }
                 Ok(n) => n as u64,
                 Err(e) => {
-                    out.errors += 1;
-                    out.first_error.get_or_insert(IoErrorRecord {
-                        errno: e.raw_os_error().unwrap_or(0),
-                        message: e.to_string(),
-                        op: slot.op.to_string(),
-                        offset: slot.offset,
-                    });
-                    stopping = true;
+                    let errno = e.raw_os_error().unwrap_or(0);
+                    stopping |=
+                        out.record_error(errno, e.to_string(), slot.op, slot.offset, max_errors);
+                    // A failed slot is issued again (at the next offset) unless the worker stops.
+                    completed.push(s);
                     return;
                 }
             };
@@ -276,13 +319,8 @@ pub fn run<E: Engine>(
             live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
         });
         if let Err(e) = reaped {
-            out.errors += 1;
-            out.first_error.get_or_insert(IoErrorRecord {
-                errno: e.raw_os_error().unwrap_or(0),
-                message: format!("the engine failed: {e}"),
-                op: "reap".into(),
-                offset: 0,
-            });
+            let errno = e.raw_os_error().unwrap_or(0);
+            out.record_error(errno, format!("the engine failed: {e}"), Op::Read, 0, 1);
             break;
         }
     }
@@ -303,6 +341,15 @@ pub fn run<E: Engine>(
     // Dropping the engine waits for anything still in flight.
     drop(engine);
     out
+}
+
+/// The symbolic name of an errno (`EIO`); `EOF` for 0.
+pub fn errno_name(errno: i32) -> String {
+    if errno == 0 {
+        "EOF".into()
+    } else {
+        format!("{:?}", nix::errno::Errno::from_raw(errno))
+    }
 }
 
 /// Pins the thread, then builds the engine and its buffers (so the memory is

@@ -295,3 +295,68 @@ fn interrupt_reports_what_was_measured() {
     assert!(u(&doc["total"]["ios"]) > 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("INTERRUPTED"));
 }
+
+#[test]
+fn io_errors_stop_one_worker_and_the_others_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 4 << 20);
+    let b = data_file(dir.path(), "b", 4 << 20);
+    for engine in [
+        &["--engine", "sync"][..],
+        &["--engine", "uring", "--iodepth", "4"][..],
+    ] {
+        let out = sb()
+            .arg("run")
+            .args(QUICK)
+            .args(engine)
+            .args([
+                "--bs",
+                "64k",
+                "--max-errors",
+                "3",
+                "--debug-fail-from",
+                "5",
+                "--json",
+                "-",
+            ])
+            .arg(&a)
+            .arg(&b)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{engine:?}: I/O errors exit 1");
+        let doc = json(&out.stdout);
+        let (w0, w1) = (&doc["workers"][0], &doc["workers"][1]);
+        // The worker stops issuing at the 3rd error; I/Os already in flight
+        // (up to iodepth - 1) still complete and are counted.
+        let depth = u(&doc["config"]["iodepth"]);
+        let errors = u(&w0["errors"]);
+        assert!(
+            (3..=3 + depth - 1).contains(&errors),
+            "{engine:?}: {errors} errors"
+        );
+        assert_eq!(w0["stopped_on_errors"], true);
+        assert_eq!(w0["errors_by_errno"][0]["name"], "EIO");
+        assert_eq!(u(&w0["errors_by_errno"][0]["count"]), errors);
+        let offsets: Vec<u64> = w0["error_samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| u(&e["offset"]))
+            .collect();
+        assert_eq!(offsets.len() as u64, errors);
+        assert!(
+            offsets.iter().all(|o| o % 65536 == 0 && *o < 4 << 20),
+            "{offsets:?}"
+        );
+        assert_eq!(doc["targets"][0]["failed"], true);
+        assert_eq!(doc["targets"][1]["failed"], false);
+        assert_eq!(u(&w1["errors"]), 0);
+        assert!(u(&w1["ios"]) > 0, "the other worker went on");
+        assert_eq!(u(&doc["total"]["errors"]), errors);
+        let table = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            table.contains("ERROR: worker w0") && table.contains(&format!("EIO x{errors}")),
+            "{table}"
+        );
+    }
+}

@@ -10,6 +10,7 @@
 //! - `uring`: io_uring with `--iodepth` slots, submitted and reaped in batches,
 //!   with registered buffers and file when the kernel and memlock allow.
 
+pub mod fault;
 pub mod sync;
 pub mod uring;
 
@@ -22,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::buffer::AlignedBuf;
 use crate::workload::{Op, Rng};
 
+pub use fault::FaultEngine;
 pub use sync::SyncEngine;
 pub use uring::UringEngine;
 
@@ -53,6 +55,8 @@ pub struct EngineSpec {
     pub fill_seed: Option<u64>,
     /// Try registered buffers and files (io_uring).
     pub register: bool,
+    /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
+    pub fail_from: Option<u64>,
 }
 
 impl EngineSpec {

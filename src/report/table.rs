@@ -234,13 +234,36 @@ pub fn render(doc: &RunDocument) -> String {
             );
         }
     }
-    for w in &doc.workers {
-        if let Some(e) = &w.first_error {
-            let _ = writeln!(
-                out,
-                "ERROR: worker w{} on {}: {} at offset {} ({}, errno {}); the worker stopped, the others went on",
-                w.id, w.target, e.op, e.offset, e.message, e.errno
-            );
+    for w in doc.workers.iter().filter(|w| w.errors > 0) {
+        let kinds: Vec<String> = w
+            .errors_by_errno
+            .iter()
+            .map(|c| format!("{} x{}", c.name, c.count))
+            .collect();
+        let offsets: Vec<String> = w
+            .error_samples
+            .iter()
+            .map(|e| format!("{} {}", e.op, e.offset))
+            .collect();
+        let _ = writeln!(
+            out,
+            "ERROR: worker w{} on {}: {} I/O error(s) ({}); first at {}{}",
+            w.id,
+            w.target,
+            w.errors,
+            kinds.join(", "),
+            offsets.join(", "),
+            if w.stopped_on_errors {
+                format!(
+                    "; it stopped at --max-errors {}, the other workers went on",
+                    doc.config.max_errors
+                )
+            } else {
+                String::new()
+            }
+        );
+        if let Some(e) = w.error_samples.first() {
+            let _ = writeln!(out, "       {} (errno {})", e.message, e.errno);
         }
     }
     for warn in &doc.warnings {
@@ -256,7 +279,7 @@ pub(crate) mod tests {
     use crate::config::RunConfig;
     use crate::coordinator::Execution;
     use crate::target::{open, Access};
-    use crate::worker::{Interval, IoErrorRecord, WorkerOutcome};
+    use crate::worker::{ErrnoCount, Interval, IoErrorRecord, WorkerOutcome};
     use clap::Parser;
 
     /// A document assembled from synthetic outcomes on a real (temporary) file
@@ -320,12 +343,18 @@ pub(crate) mod tests {
             o.cpu_sys_sec = 0.5;
             if id == 1 {
                 o.errors = 1;
-                o.first_error = Some(IoErrorRecord {
+                o.stopped_on_errors = true;
+                o.errors_by_errno = vec![ErrnoCount {
+                    errno: 5,
+                    name: "EIO".into(),
+                    count: 1,
+                }];
+                o.error_samples = vec![IoErrorRecord {
                     errno: 5,
                     message: "Input/output error".into(),
                     op: "read".into(),
                     offset: 8192,
-                });
+                }];
             }
             outcomes.push(o);
         }

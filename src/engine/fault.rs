@@ -1,0 +1,70 @@
+//! A fault-injecting engine for tests: wraps a real engine and fails every
+//! I/O from the Nth on with EIO, so the error paths (counting, max-errors,
+//! the other workers going on, exit code 1) can be proven end to end.
+//! Reached only through the hidden `--debug-fail-from N` option.
+
+use std::io;
+
+use super::{Engine, EngineSpec};
+use crate::workload::Op;
+
+pub struct FaultEngine<E: Engine> {
+    inner: E,
+    /// 1-based number of the first I/O to fail.
+    fail_from: u64,
+    issued: u64,
+    /// Slots whose I/O was failed instead of issued, not yet reported.
+    failed: Vec<usize>,
+}
+
+impl<E: Engine> FaultEngine<E> {
+    pub fn wrap(inner: E, fail_from: u64) -> Self {
+        let depth = inner.depth();
+        FaultEngine {
+            inner,
+            fail_from,
+            issued: 0,
+            failed: Vec::with_capacity(depth),
+        }
+    }
+}
+
+impl<E: Engine> Engine for FaultEngine<E> {
+    fn create(spec: &EngineSpec) -> Result<Self, String> {
+        Ok(FaultEngine::wrap(
+            E::create(spec)?,
+            spec.fail_from.unwrap_or(u64::MAX),
+        ))
+    }
+
+    fn depth(&self) -> usize {
+        self.inner.depth()
+    }
+
+    fn queue(&mut self, slot: usize, op: Op, offset: u64) {
+        self.issued += 1;
+        if self.issued >= self.fail_from {
+            self.failed.push(slot);
+        } else {
+            self.inner.queue(slot, op, offset);
+        }
+    }
+
+    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+        if !self.failed.is_empty() {
+            for slot in self.failed.drain(..) {
+                done(slot, Err(io::Error::from_raw_os_error(libc::EIO)));
+            }
+            return Ok(());
+        }
+        self.inner.reap(done)
+    }
+
+    fn path(&self) -> String {
+        format!(
+            "{} (failing every I/O from #{} on)",
+            self.inner.path(),
+            self.fail_from
+        )
+    }
+}
