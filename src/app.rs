@@ -40,6 +40,18 @@ fn run(args: &RunArgs) -> Result<u8> {
         crate::engine::uring::probe().map_err(crate::error::UsageError)?;
     }
 
+    if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
+        println!(
+            "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done",
+            tb.files,
+            crate::units::fmt_bytes(tb.file_size),
+            tb.dir.display(),
+            cfg.rw.name(),
+            cfg.duration.as_secs_f64(),
+            cfg.ramp.as_secs_f64()
+        );
+        return Ok(EXIT_OK);
+    }
     let testbed = match &cfg.testbed {
         Some(tb) => Some(Testbed::create(tb, cfg.seed)?),
         None => None,
@@ -63,12 +75,27 @@ fn run(args: &RunArgs) -> Result<u8> {
         write: cfg.rw.writes(),
         allow_destructive: cfg.allow_destructive,
         owned: testbed.is_some(),
+        force_signature: cfg.force_signature,
+        dry_run: cfg.dry_run,
     };
     let targets = paths
         .iter()
         .map(|p| target::open(p, access))
         .collect::<Result<Vec<_>>>()?;
+    let checks: Vec<(PathBuf, Vec<crate::target::guard::Check>)> = targets
+        .iter()
+        .map(|t| (t.path.clone(), t.checks.clone()))
+        .collect();
     let plan = plan::build(&cfg, targets)?;
+    if cfg.dry_run {
+        let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
+        print!("{text}");
+        return Ok(if all_pass {
+            EXIT_OK
+        } else {
+            crate::error::EXIT_USAGE
+        });
+    }
 
     let mut warnings = Vec::new();
     if let Some(c) = &cfg.cpus {

@@ -250,6 +250,16 @@ pub struct RunArgs {
     #[arg(long)]
     pub allow_destructive: bool,
 
+    /// Write over a recognised signature (file system, RAID, LVM, swap,
+    /// partition table) on a block device; needs --allow-destructive too.
+    #[arg(long)]
+    pub force_signature: bool,
+
+    /// Check the targets and print what would run and which write-guard
+    /// checks pass, without any I/O. Exits 0 when everything passes, 2 otherwise.
+    #[arg(long)]
+    pub dry_run: bool,
+
     /// Write the JSON document (schema in docs/json.md) to PATH; `-` for stdout
     /// (the table then goes to stderr).
     #[arg(long, value_name = "PATH")]

@@ -158,16 +158,7 @@ mod tests {
         full.push(f.to_str().unwrap());
         let Command::Run(args) = Cli::try_parse_from(full).unwrap().command;
         let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
-        let t = open(
-            &f,
-            Access {
-                direct: false,
-                write: false,
-                allow_destructive: false,
-                owned: false,
-            },
-        )
-        .unwrap();
+        let t = open(&f, Access::default()).unwrap();
         let plan = build(&cfg, vec![t]);
         (dir, plan)
     }

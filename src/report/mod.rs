@@ -2,6 +2,7 @@
 //! to bytes. One file per format; `write_to` owns where the bytes go.
 
 pub mod csv;
+pub mod dry_run;
 pub mod histogram;
 pub mod json;
 pub mod table;

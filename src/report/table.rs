@@ -304,16 +304,7 @@ pub(crate) mod tests {
         .unwrap()
         .command;
         let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
-        let t = open(
-            &f,
-            Access {
-                direct: false,
-                write: false,
-                allow_destructive: false,
-                owned: false,
-            },
-        )
-        .unwrap();
+        let t = open(&f, Access::default()).unwrap();
         let plan = crate::plan::build(&cfg, vec![t]).unwrap();
         let mut outcomes = Vec::new();
         for id in 0..2 {

@@ -5,6 +5,7 @@
 //! hardware really did.
 
 pub mod devstat;
+pub mod guard;
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -26,13 +27,17 @@ pub enum TargetKind {
 }
 
 /// How a target will be used.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Access {
     pub direct: bool,
     pub write: bool,
     pub allow_destructive: bool,
     /// The file was created by stripebench for this run (the built-in test bed).
     pub owned: bool,
+    /// Write even over a recognised signature (`--force-signature`).
+    pub force_signature: bool,
+    /// Only check and report (`--dry-run`): open read-only, refuse nothing.
+    pub dry_run: bool,
 }
 
 /// An opened target and what was learned about it.
@@ -49,6 +54,8 @@ pub struct Target {
     pub device: Option<(u64, u64)>,
     /// Its kernel name (`loop0`, `vda`), when sysfs knows it.
     pub device_name: Option<String>,
+    /// The write guard's checks (empty for reads and for files).
+    pub checks: Vec<guard::Check>,
 }
 
 nix::ioctl_read!(blkgetsize64, 0x12, 114, u64);
@@ -81,29 +88,87 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
         ));
     };
 
-    if access.write && !access.allow_destructive {
-        match kind {
-            TargetKind::Block => {
-                return usage(format!(
-                    "refusing to write to block device {shown}: it destroys the data on it; pass --allow-destructive if that is what you want"
-                ))
-            }
-            TargetKind::File if !access.owned => {
-                return usage(format!(
-                    "refusing to overwrite {shown}, a file stripebench did not create: pass --allow-destructive if its contents may be destroyed"
-                ))
-            }
-            TargetKind::File => {}
+    // Symlinks such as /dev/disk/by-id/... name the device they point at.
+    let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let shown = if real != path {
+        format!("{shown} (-> {})", crate::error::show_path(&real))
+    } else {
+        shown
+    };
+    let mut checks = Vec::new();
+    if access.write {
+        let consent = access.allow_destructive || (kind == TargetKind::File && access.owned);
+        let what = match kind {
+            TargetKind::Block => format!(
+                "refusing to write to block device {shown}: it destroys the data on it; pass --allow-destructive if that is what you want"
+            ),
+            TargetKind::File => format!(
+                "refusing to overwrite {shown}, a file stripebench did not create: pass --allow-destructive if its contents may be destroyed"
+            ),
+        };
+        checks.push(guard::Check {
+            name: "consent".into(),
+            passed: consent,
+            detail: if consent {
+                "destructive writes allowed".into()
+            } else {
+                what.clone()
+            },
+        });
+        if !consent && !access.dry_run {
+            return usage(what);
         }
+        if kind == TargetKind::Block {
+            let size = File::open(path)
+                .ok()
+                .and_then(|f| {
+                    let mut size = 0u64;
+                    // SAFETY: the fd is open; the ioctl writes one u64 we own.
+                    unsafe { blkgetsize64(f.as_raw_fd(), &mut size) }
+                        .ok()
+                        .map(|_| size)
+                })
+                .unwrap_or(0);
+            let dev = dev_numbers(meta.rdev());
+            checks.extend(guard::check_device(
+                &guard::GuardEnv::default(),
+                &real,
+                &shown,
+                dev,
+                size,
+                access.force_signature,
+            ));
+            if !access.dry_run {
+                if let Some(c) = checks.iter().find(|c| !c.passed) {
+                    return usage(format!("refusing to write: {}", c.detail));
+                }
+            }
+        }
+    }
+    let write = access.write && !access.dry_run;
+    if access.write && access.dry_run && kind == TargetKind::Block {
+        // The exclusive claim the real run would take, tried and let go at once.
+        let r = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_EXCL)
+            .open(path);
+        checks.push(guard::Check {
+            name: "exclusive open".into(),
+            passed: r.is_ok(),
+            detail: match r {
+                Ok(_) => "O_EXCL open succeeds: nothing claims the device".into(),
+                Err(e) => open_error(path, &e, access).to_string(),
+            },
+        });
     }
 
     let mut opts = OpenOptions::new();
-    opts.read(true).write(access.write);
+    opts.read(true).write(write);
     let mut flags = 0;
     if access.direct {
         flags |= libc::O_DIRECT;
     }
-    if access.write && kind == TargetKind::Block {
+    if write && kind == TargetKind::Block {
         // O_EXCL on a block device: the kernel refuses (EBUSY) when it is
         // mounted or claimed by md, dm, btrfs or another exclusive opener.
         flags |= libc::O_EXCL;
@@ -149,6 +214,7 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
         logical_block_size: lbs,
         device: device.filter(|_| device_name.is_some()),
         device_name,
+        checks,
     })
 }
 
@@ -159,7 +225,7 @@ fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
             "the file system under {shown} refuses O_DIRECT: use --buffered to go through the page cache"
         ),
         Some(libc::EBUSY) => format!(
-            "{shown} is in use (mounted, or held by md, dm, btrfs or another program): refusing to write to it"
+            "refusing to write: {shown} is in use (the kernel refused an exclusive open: mounted, or claimed by md, dm, btrfs or another program)"
         ),
         Some(libc::EACCES) => format!(
             "cannot open {shown}: permission denied; run as root or choose a target you may {}",
@@ -227,12 +293,7 @@ mod tests {
     use crate::error::UsageError;
 
     fn read_access() -> Access {
-        Access {
-            direct: false,
-            write: false,
-            allow_destructive: false,
-            owned: false,
-        }
+        Access::default()
     }
 
     fn msg(r: Result<Target>) -> String {

@@ -1,0 +1,80 @@
+//! `--dry-run`: what a run would do, and which write-guard checks pass,
+//! printed before (instead of) any I/O.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+
+use crate::config::RunConfig;
+use crate::plan::Plan;
+use crate::target::guard::Check;
+use crate::units::{fmt_bytes, fmt_size_arg};
+
+/// The report, and whether every check passed.
+pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) -> (String, bool) {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "dry run: {} {}, {}, engine {} (iodepth {}), {:.2}s window after a {:.2}s ramp, seed {}; no I/O was done",
+        cfg.rw.name(),
+        if cfg.rw.writes() { "(destroys data)" } else { "(reads only)" },
+        if cfg.direct { "O_DIRECT" } else { "buffered" },
+        cfg.engine.name(),
+        cfg.iodepth,
+        cfg.duration.as_secs_f64(),
+        cfg.ramp.as_secs_f64(),
+        cfg.seed
+    );
+    let mut all_pass = true;
+    for t in &plan.targets {
+        let _ = writeln!(
+            out,
+            "target {} ({}, {}, logical block {} B, bs {}): region {}+{}",
+            t.path.display(),
+            match t.kind {
+                crate::target::TargetKind::Block => "block device",
+                crate::target::TargetKind::File => "file",
+            },
+            fmt_bytes(t.size),
+            t.logical_block_size,
+            fmt_size_arg(t.bs),
+            t.region.offset,
+            t.region.length
+        );
+        for w in plan
+            .workers
+            .iter()
+            .filter(|w| plan.targets[w.target_index].path == t.path)
+        {
+            let _ = writeln!(
+                out,
+                "  worker w{}: bytes {}..{}, CPU {}",
+                w.id,
+                w.region.offset,
+                w.region.end(),
+                w.cpu.map_or("not pinned".to_string(), |c| c.to_string())
+            );
+        }
+        if let Some((_, cs)) = checks.iter().find(|(p, _)| *p == t.path) {
+            for c in cs {
+                all_pass &= c.passed;
+                let _ = writeln!(
+                    out,
+                    "  [{}] {}: {}",
+                    if c.passed { "ok" } else { "REFUSED" },
+                    c.name,
+                    c.detail
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        if all_pass {
+            "every check passes: the run would go ahead"
+        } else {
+            "a check fails: the run would be refused (exit code 2)"
+        }
+    );
+    (out, all_pass)
+}

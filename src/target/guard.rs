@@ -1,0 +1,445 @@
+//! The write guard: before a write workload touches a block device, prove it
+//! is not in use and holds nothing recognisable.
+//!
+//! Every check compares devices by major:minor, never by path string (fio's
+//! guard compared paths and missed `/dev/sda` while `/dev/sda1` was mounted):
+//!
+//! - the device, its partitions and everything stacked on them (holders,
+//!   recursively) are looked up in `/proc/self/mountinfo`;
+//! - holders (md, dm, bcache ... members) refuse the device;
+//! - active swap (`/proc/swaps`) refuses it;
+//! - a known signature (ext2/3/4, xfs, btrfs, swap, LVM2 PV, md superblock,
+//!   GPT or MBR partition table) refuses it unless `--force-signature`;
+//! - finally the device is opened with `O_EXCL`, which the kernel refuses
+//!   while anything claims it (a mounted btrfs member, for example).
+//!
+//! The roots of sysfs and of the proc files can be pointed elsewhere, so the
+//! checks are tested on fixture trees.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::dev_numbers;
+
+/// Where the guard reads the system's state.
+#[derive(Debug, Clone)]
+pub struct GuardEnv {
+    pub sysfs: PathBuf,
+    pub mountinfo: PathBuf,
+    pub swaps: PathBuf,
+}
+
+impl Default for GuardEnv {
+    fn default() -> Self {
+        GuardEnv {
+            sysfs: PathBuf::from("/sys"),
+            mountinfo: PathBuf::from("/proc/self/mountinfo"),
+            swaps: PathBuf::from("/proc/swaps"),
+        }
+    }
+}
+
+/// One check and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    pub name: String,
+    pub passed: bool,
+    pub detail: String,
+}
+
+impl Check {
+    fn new(name: &str, passed: bool, detail: String) -> Check {
+        Check {
+            name: name.into(),
+            passed,
+            detail,
+        }
+    }
+}
+
+type Dev = (u64, u64);
+
+/// A device under `/sys/dev/block`, by its numbers.
+fn sys_dev(env: &GuardEnv, (ma, mi): Dev) -> PathBuf {
+    env.sysfs.join(format!("dev/block/{ma}:{mi}"))
+}
+
+fn read_dev_file(p: &Path) -> Option<Dev> {
+    let s = fs::read_to_string(p).ok()?;
+    let (a, b) = s.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+fn name_of(env: &GuardEnv, dev: Dev) -> String {
+    super::sysfs_name(&env.sysfs, dev.0, dev.1).unwrap_or_else(|| format!("{}:{}", dev.0, dev.1))
+}
+
+/// The device's partitions (sysfs subdirectories that hold a `partition` file).
+fn partitions(env: &GuardEnv, dev: Dev) -> Vec<Dev> {
+    let Ok(rd) = fs::read_dir(sys_dev(env, dev)) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| e.path().join("partition").exists())
+        .filter_map(|e| read_dev_file(&e.path().join("dev")))
+        .collect()
+}
+
+/// Names in `holders/` of a device.
+fn holders(env: &GuardEnv, dev: Dev) -> Vec<(String, Dev)> {
+    let Ok(rd) = fs::read_dir(sys_dev(env, dev).join("holders")) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let d = read_dev_file(&env.sysfs.join("class/block").join(&name).join("dev"))?;
+            Some((name, d))
+        })
+        .collect()
+}
+
+/// The device, its partitions, and everything stacked on any of them.
+pub fn related_devices(env: &GuardEnv, dev: Dev) -> BTreeSet<Dev> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![dev];
+    todo.extend(partitions(env, dev));
+    while let Some(d) = todo.pop() {
+        if seen.insert(d) {
+            todo.extend(holders(env, d).into_iter().map(|(_, h)| h));
+        }
+    }
+    seen
+}
+
+/// Mount points of any of `devs`, from a mountinfo file: (mount point, device).
+pub fn mounts_of(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, Dev)> {
+    let Ok(text) = fs::read_to_string(&env.mountinfo) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let (a, b) = f.get(2)?.split_once(':')?;
+            let d = (a.parse().ok()?, b.parse().ok()?);
+            let at = unescape_mount(f.get(4)?);
+            devs.contains(&d).then_some((at, d))
+        })
+        .collect()
+}
+
+/// mountinfo escapes space, tab, newline and backslash as octal.
+fn unescape_mount(s: &str) -> String {
+    s.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\")
+}
+
+/// Active swap areas on any of `devs`.
+pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
+    let Ok(text) = fs::read_to_string(&env.swaps) else {
+        return Vec::new();
+    };
+    text.lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|p| {
+            fs::metadata(p)
+                .ok()
+                .filter(|m| m.file_type().is_block_device())
+                .is_some_and(|m| devs.contains(&dev_numbers(m.rdev())))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Recognises on-disk signatures from the head and tail of a device.
+/// `head` holds at least the first 68 KiB (less only if the device is
+/// smaller); `tail_at(offset, len)` reads elsewhere; `size` is the device size.
+pub fn find_signature(
+    head: &[u8],
+    size: u64,
+    tail_at: &dyn Fn(u64, usize) -> Option<Vec<u8>>,
+) -> Option<String> {
+    let at = |off: usize, len: usize| head.get(off..off + len);
+    let le32 = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    const MD_MAGIC: u32 = 0xa92b_4efc;
+    if at(1080, 2) == Some(&[0x53, 0xEF]) {
+        return Some("an ext2/3/4 file system".into());
+    }
+    if at(0, 4) == Some(b"XFSB") {
+        return Some("an XFS file system".into());
+    }
+    if at(65536 + 64, 8) == Some(b"_BHRfS_M") {
+        return Some("a btrfs file system (or btrfs member)".into());
+    }
+    if matches!(at(4086, 10), Some(b"SWAPSPACE2") | Some(b"SWAP-SPACE")) {
+        return Some("a swap area".into());
+    }
+    for sector in 0..4 {
+        if at(sector * 512, 8) == Some(b"LABELONE") && at(sector * 512 + 24, 8) == Some(b"LVM2 001")
+        {
+            return Some("an LVM2 physical volume".into());
+        }
+    }
+    for (off, ver) in [(0usize, "1.1"), (4096, "1.2")] {
+        if at(off, 4).map(le32) == Some(MD_MAGIC) {
+            return Some(format!("an md RAID superblock (v{ver})"));
+        }
+    }
+    // v0.90 sits in the last 64 KiB-aligned 64 KiB; v1.0 8 KiB from the end, 4 KiB aligned.
+    if size >= 128 << 10 {
+        let v090 = (size & !0xFFFF) - 0x10000;
+        let v10 = (size - 8192) & !0xFFF;
+        for (off, ver) in [(v090, "0.90"), (v10, "1.0")] {
+            if tail_at(off, 4).as_deref().map(le32) == Some(MD_MAGIC) {
+                return Some(format!("an md RAID superblock (v{ver})"));
+            }
+        }
+    }
+    if at(512, 8) == Some(b"EFI PART") || at(4096, 8) == Some(b"EFI PART") {
+        return Some("a GPT partition table".into());
+    }
+    if at(510, 2) == Some(&[0x55, 0xAA]) {
+        let used = (0..4).any(|i| head.get(446 + 16 * i + 4).is_some_and(|&t| t != 0));
+        return Some(if used {
+            "an MBR partition table".into()
+        } else {
+            "an MBR boot sector".into()
+        });
+    }
+    None
+}
+
+/// Reads what `find_signature` needs from a device and looks.
+pub fn device_signature(path: &Path, size: u64) -> std::io::Result<Option<String>> {
+    let mut f = fs::File::open(path)?;
+    let want = (size.min(68 << 10)) as usize;
+    let mut head = vec![0u8; want];
+    f.read_exact(&mut head)?;
+    let tail_at = |off: u64, len: usize| {
+        let mut b = vec![0u8; len];
+        f.read_exact_at(&mut b, off).ok().map(|()| b)
+    };
+    Ok(find_signature(&head, size, &tail_at))
+}
+
+/// Runs every check but the exclusive open. `shown` names the device in messages.
+pub fn check_device(
+    env: &GuardEnv,
+    path: &Path,
+    shown: &str,
+    dev: Dev,
+    size: u64,
+    force_signature: bool,
+) -> Vec<Check> {
+    let related = related_devices(env, dev);
+    let mut checks = Vec::new();
+    let mounts = mounts_of(env, &related);
+    checks.push(match mounts.first() {
+        None => Check::new(
+            "not mounted",
+            true,
+            format!("neither {shown} nor its partitions nor anything on them is mounted"),
+        ),
+        Some((at, d)) => Check::new(
+            "not mounted",
+            false,
+            format!("{shown} is in use: {} is mounted at {at}", name_of(env, *d)),
+        ),
+    });
+    let held: Vec<String> = [dev]
+        .into_iter()
+        .chain(partitions(env, dev))
+        .flat_map(|d| holders(env, d).into_iter().map(move |(h, _)| (d, h)))
+        .map(|(d, h)| format!("{} is held by {h}", name_of(env, d)))
+        .collect();
+    checks.push(if held.is_empty() {
+        Check::new(
+            "no holders",
+            true,
+            "nothing is stacked on it (md, dm, ...)".into(),
+        )
+    } else {
+        Check::new(
+            "no holders",
+            false,
+            format!("{shown} is a member of something: {}", held.join(", ")),
+        )
+    });
+    let swaps = swaps_on(env, &related);
+    checks.push(if swaps.is_empty() {
+        Check::new("not swap", true, "no active swap on it".into())
+    } else {
+        Check::new(
+            "not swap",
+            false,
+            format!("{shown} is active swap ({})", swaps.join(", ")),
+        )
+    });
+    checks.push(match device_signature(path, size) {
+        Ok(None) => Check::new("no signature", true, "no file system, RAID, LVM, swap or partition-table signature".into()),
+        Ok(Some(sig)) if force_signature => Check::new("no signature", true, format!("carries {sig}, overridden by --force-signature")),
+        Ok(Some(sig)) => Check::new(
+            "no signature",
+            false,
+            format!("{shown} carries {sig}: writing destroys it; add --force-signature if that is intended"),
+        ),
+        Err(e) => Check::new("no signature", false, format!("cannot read {shown} to look for signatures: {e}")),
+    });
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// A fixture sysfs tree: a disk `sdz` (8:0) with partitions sdz1 (8:1) and
+    /// sdz2 (8:2); md0 (9:0) held on sdz2; dm-0 (253:0) stacked on md0.
+    fn fixture() -> (tempfile::TempDir, GuardEnv) {
+        let t = tempfile::tempdir().unwrap();
+        let s = t.path().join("sys");
+        let dev = |rel: &str, numbers: &str| {
+            let d = s.join("devices/virtual/block").join(rel);
+            fs::create_dir_all(d.join("holders")).unwrap();
+            fs::write(d.join("dev"), format!("{numbers}\n")).unwrap();
+            let name = Path::new(rel).file_name().unwrap();
+            fs::create_dir_all(s.join("class/block")).unwrap();
+            symlink(&d, s.join("class/block").join(name)).unwrap();
+            fs::create_dir_all(s.join("dev/block")).unwrap();
+            symlink(&d, s.join("dev/block").join(numbers)).unwrap();
+            d
+        };
+        dev("sdz", "8:0");
+        let p1 = dev("sdz/sdz1", "8:1");
+        let p2 = dev("sdz/sdz2", "8:2");
+        fs::write(p1.join("partition"), "1").unwrap();
+        fs::write(p2.join("partition"), "2").unwrap();
+        let md = dev("md0", "9:0");
+        dev("dm-0", "253:0");
+        symlink(&md, p2.join("holders/md0")).unwrap();
+        symlink(
+            s.join("devices/virtual/block/dm-0"),
+            md.join("holders/dm-0"),
+        )
+        .unwrap();
+        let env = GuardEnv {
+            sysfs: s,
+            mountinfo: t.path().join("mountinfo"),
+            swaps: t.path().join("swaps"),
+        };
+        fs::write(&env.mountinfo, "").unwrap();
+        fs::write(&env.swaps, "Filename Type Size Used Priority\n").unwrap();
+        (t, env)
+    }
+
+    #[test]
+    fn related_devices_cover_partitions_and_everything_stacked() {
+        let (_t, env) = fixture();
+        let r = related_devices(&env, (8, 0));
+        assert_eq!(
+            r,
+            [(8, 0), (8, 1), (8, 2), (9, 0), (253, 0)]
+                .into_iter()
+                .collect()
+        );
+        assert_eq!(
+            related_devices(&env, (8, 1)),
+            [(8, 1)].into_iter().collect()
+        );
+    }
+
+    #[test]
+    fn a_mounted_partition_refuses_the_whole_disk() {
+        let (_t, env) = fixture();
+        fs::write(
+            &env.mountinfo,
+            "36 27 8:1 / /mnt/my\\040data rw,relatime - ext4 /dev/sdz1 rw\n",
+        )
+        .unwrap();
+        let m = mounts_of(&env, &related_devices(&env, (8, 0)));
+        assert_eq!(m, vec![("/mnt/my data".to_string(), (8, 1))]);
+        // A file system on dm-0, three layers up, is found too.
+        fs::write(&env.mountinfo, "36 27 253:0 / /srv rw - xfs /dev/dm-0 rw\n").unwrap();
+        assert_eq!(mounts_of(&env, &related_devices(&env, (8, 0))).len(), 1);
+        assert!(mounts_of(&env, &related_devices(&env, (8, 1))).is_empty());
+    }
+
+    #[test]
+    fn holders_are_named() {
+        let (_t, env) = fixture();
+        let h = holders(&env, (8, 2));
+        assert_eq!(h, vec![("md0".to_string(), (9, 0))]);
+        assert!(holders(&env, (8, 1)).is_empty());
+    }
+
+    fn sig(setup: impl Fn(&mut Vec<u8>)) -> Option<String> {
+        let mut head = vec![0u8; 68 << 10];
+        setup(&mut head);
+        find_signature(&head, 1 << 30, &|_, _| None)
+    }
+
+    #[test]
+    fn signatures_are_recognised() {
+        assert_eq!(sig(|_| {}), None);
+        assert!(sig(|h| h[1080..1082].copy_from_slice(&[0x53, 0xEF]))
+            .unwrap()
+            .contains("ext2/3/4"));
+        assert!(sig(|h| h[0..4].copy_from_slice(b"XFSB"))
+            .unwrap()
+            .contains("XFS"));
+        assert!(sig(|h| h[65600..65608].copy_from_slice(b"_BHRfS_M"))
+            .unwrap()
+            .contains("btrfs"));
+        assert!(sig(|h| h[4086..4096].copy_from_slice(b"SWAPSPACE2"))
+            .unwrap()
+            .contains("swap"));
+        assert!(sig(|h| {
+            h[512..520].copy_from_slice(b"LABELONE");
+            h[536..544].copy_from_slice(b"LVM2 001");
+        })
+        .unwrap()
+        .contains("LVM2"));
+        assert!(
+            sig(|h| h[4096..4100].copy_from_slice(&0xa92b_4efcu32.to_le_bytes()))
+                .unwrap()
+                .contains("v1.2")
+        );
+        assert!(sig(|h| h[512..520].copy_from_slice(b"EFI PART"))
+            .unwrap()
+            .contains("GPT"));
+        assert!(sig(|h| {
+            h[510..512].copy_from_slice(&[0x55, 0xAA]);
+            h[446 + 4] = 0x83;
+        })
+        .unwrap()
+        .contains("MBR partition table"));
+        // md v1.0 at the end of the device.
+        let head = vec![0u8; 68 << 10];
+        let size = 1u64 << 30;
+        let v10 = (size - 8192) & !0xFFF;
+        let tail = move |off: u64, _len: usize| {
+            (off == v10).then(|| 0xa92b_4efcu32.to_le_bytes().to_vec())
+        };
+        assert!(find_signature(&head, size, &tail).unwrap().contains("v1.0"));
+    }
+
+    #[test]
+    fn swap_on_a_device_is_found_by_numbers() {
+        let (_t, env) = fixture();
+        // /dev/null is a character device: never a match.
+        fs::write(
+            &env.swaps,
+            "Filename Type Size Used Priority\n/dev/null partition 1 0 -2\n",
+        )
+        .unwrap();
+        assert!(swaps_on(&env, &related_devices(&env, (1, 3))).is_empty());
+    }
+}

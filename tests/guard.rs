@@ -1,0 +1,249 @@
+//! The write guard on real block devices (root; loop devices from
+//! scripts/testbed.sh): mounted file systems, symlinked paths, a member of a
+//! mounted btrfs RAID0, signatures, a blank device, dry runs. Refused writes
+//! must leave the device untouched; reads are never refused on these grounds.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{sb, LoopBed};
+
+/// Unmounts on drop, also when an assertion fails.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+fn sh(cmd: &str, args: &[&str]) -> bool {
+    Command::new(cmd)
+        .args(args)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+fn mount(dev: &str, at: &Path) -> Option<Mounted> {
+    if sh("mount", &[dev, at.to_str().unwrap()]) {
+        Some(Mounted(at.to_path_buf()))
+    } else {
+        println!("skipped: cannot mount {dev}");
+        None
+    }
+}
+
+/// A checksum of the whole device.
+fn digest(dev: &str) -> u64 {
+    let data = std::fs::read(dev).unwrap();
+    data.chunks(8).fold(0xcbf2_9ce4_8422_2325u64, |h, c| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        (h ^ u64::from_le_bytes(w)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+fn refused(args: &[&str], dev: &str, expect: &str) {
+    let out = sb()
+        .arg("run")
+        .args(args)
+        .args(["--duration", "200ms", "--ramp", "0"])
+        .arg(dev)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?} {dev}: {err}");
+    assert!(
+        err.contains(expect),
+        "{args:?} {dev}: expected '{expect}' in {err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+const WRITES: [&str; 3] = ["write", "randwrite", "randrw"];
+
+#[test]
+fn mounted_ext4_is_refused_by_path_and_by_symlink() {
+    let Some(bed) = LoopBed::new(1, 64) else {
+        return;
+    };
+    let dev = bed.devices[0].clone();
+    // No lazy initialisation: a quiet file system writes nothing on its own.
+    if !sh(
+        "mkfs.ext4",
+        &[
+            "-q",
+            "-F",
+            "-E",
+            "lazy_itable_init=0,lazy_journal_init=0",
+            &dev,
+        ],
+    ) {
+        println!("skipped: mkfs.ext4 unavailable");
+        return;
+    }
+    let mnt = tempfile::tempdir().unwrap();
+    let Some(_m) = mount(&dev, mnt.path()) else {
+        return;
+    };
+    let link = bed.dir().join("by-id-disk");
+    std::os::unix::fs::symlink(&dev, &link).unwrap();
+    let link = link.to_str().unwrap();
+    // Taken while mounted: mounting and unmounting write to the device themselves.
+    sh("sync", &[]);
+    let before = digest(&dev);
+    for rw in WRITES {
+        for target in [dev.as_str(), link] {
+            refused(
+                &["--rw", rw, "--allow-destructive"],
+                target,
+                "is mounted at",
+            );
+            refused(
+                &["--rw", rw, "--allow-destructive", "--force-signature"],
+                target,
+                "is mounted at",
+            );
+        }
+    }
+    refused(
+        &["--rw", "write", "--allow-destructive"],
+        link,
+        &format!("-> {dev}"),
+    );
+    // Reads are not refused.
+    sb().args(["run", "--duration", "200ms", "--ramp", "0", &dev])
+        .assert()
+        .success();
+    // A dry run shows the failing checks and exits 2.
+    let out = sb()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--dry-run",
+            link,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("[REFUSED] not mounted") && text.contains("[REFUSED] no signature"),
+        "{text}"
+    );
+    sh("sync", &[]);
+    assert_eq!(
+        digest(&dev),
+        before,
+        "refused writes left the device as it was"
+    );
+}
+
+#[test]
+fn an_unmounted_signature_needs_force_and_a_blank_device_needs_consent() {
+    let Some(bed) = LoopBed::new(2, 32) else {
+        return;
+    };
+    let (fs_dev, blank) = (bed.devices[0].clone(), bed.devices[1].clone());
+    if !sh("mkfs.ext4", &["-q", "-F", &fs_dev]) {
+        println!("skipped: mkfs.ext4 unavailable");
+        return;
+    }
+    let before = digest(&fs_dev);
+    refused(
+        &["--rw", "write", "--allow-destructive"],
+        &fs_dev,
+        "carries an ext2/3/4 file system",
+    );
+    assert_eq!(digest(&fs_dev), before);
+    sb().args([
+        "run",
+        "--rw",
+        "write",
+        "--allow-destructive",
+        "--force-signature",
+        "--duration",
+        "200ms",
+        "--ramp",
+        "0",
+        &fs_dev,
+    ])
+    .assert()
+    .success();
+    // Blank (random data from testbed.sh, no signature): consent is enough.
+    refused(&["--rw", "write"], &blank, "--allow-destructive");
+    let out = sb()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--dry-run",
+            &blank,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("every check passes"));
+    sb().args([
+        "run",
+        "--rw",
+        "randwrite",
+        "--allow-destructive",
+        "--duration",
+        "200ms",
+        "--ramp",
+        "0",
+        &blank,
+    ])
+    .assert()
+    .success();
+}
+
+#[test]
+fn a_member_of_a_mounted_btrfs_raid0_is_refused() {
+    let Some(bed) = LoopBed::new(3, 128) else {
+        return;
+    };
+    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
+    args.extend(bed.devices.iter().map(String::as_str));
+    if !sh("mkfs.btrfs", &args) {
+        println!("skipped: mkfs.btrfs unavailable");
+        return;
+    }
+    let mnt = tempfile::tempdir().unwrap();
+    let Some(_m) = mount(&bed.devices[0], mnt.path()) else {
+        return;
+    };
+    let member = &bed.devices[1];
+    sh("sync", &[]);
+    let before = digest(member);
+    for rw in WRITES {
+        refused(&["--rw", rw, "--allow-destructive"], member, "btrfs");
+        // Past the signature check, the kernel's exclusive claim still refuses.
+        refused(
+            &["--rw", rw, "--allow-destructive", "--force-signature"],
+            member,
+            "is in use",
+        );
+    }
+    sb().args(["run", "--duration", "200ms", "--ramp", "0", member])
+        .assert()
+        .success();
+    sh("sync", &[]);
+    assert_eq!(
+        digest(member),
+        before,
+        "refused writes left the member as it was"
+    );
+}
