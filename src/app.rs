@@ -12,6 +12,7 @@ use crate::coordinator;
 use crate::cpus;
 use crate::engine::EngineKind;
 use crate::error::{usage, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
+use crate::knobs::{self, KnobGuard};
 use crate::plan;
 use crate::report;
 use crate::results::RunDocument;
@@ -24,11 +25,33 @@ use crate::testbed::Testbed;
 pub fn main(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Run(args) => run(&args),
+        Command::Restore => {
+            let dir = knobs::state_dir();
+            let lines = knobs::restore_pending(&dir)?;
+            if lines.is_empty() {
+                println!(
+                    "nothing to restore: no state files from killed runs in {}",
+                    dir.display()
+                );
+            }
+            for l in lines {
+                println!("{l}");
+            }
+            Ok(EXIT_OK)
+        }
     }
 }
 
 fn run(args: &RunArgs) -> Result<u8> {
     signals::install();
+    let orphans = knobs::pending(&knobs::state_dir());
+    if !orphans.is_empty() {
+        eprintln!(
+            "stripebench: warning: a killed run left {} setting(s) changed (state in {}): run 'stripebench restore'",
+            orphans.iter().map(|(_, k)| k.len()).sum::<usize>(),
+            knobs::state_dir().display()
+        );
+    }
     let available = cpus::available_cpus();
     let cfg = RunConfig::from_args(
         args,
@@ -69,6 +92,12 @@ fn run(args: &RunArgs) -> Result<u8> {
                 ));
             }
         }
+    }
+    // Read-ahead is set before the targets are opened: a file takes its
+    // read-ahead window from the device when it is opened.
+    let mut knob_guard = KnobGuard::new(knobs::state_dir());
+    if let Some(kb) = cfg.readahead_kb {
+        set_readahead(&mut knob_guard, &paths, kb, cfg.dry_run)?;
     }
     let access = Access {
         direct: cfg.direct,
@@ -112,6 +141,7 @@ fn run(args: &RunArgs) -> Result<u8> {
     let doc = RunDocument::assemble(&cfg, &plan, &exec, warnings);
     emit(&cfg, &doc)?;
     drop(testbed);
+    drop(knob_guard);
 
     Ok(if doc.interrupted {
         EXIT_INTERRUPTED
@@ -120,6 +150,30 @@ fn run(args: &RunArgs) -> Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// Sets read_ahead_kb on the device of every target (each device once).
+fn set_readahead(guard: &mut KnobGuard, paths: &[PathBuf], kb: u64, dry_run: bool) -> Result<()> {
+    let mut seen = HashSet::new();
+    for p in paths {
+        let knob = target::device_of(p)
+            .and_then(|d| target::readahead_path(std::path::Path::new("/sys"), d));
+        let Some(knob) = knob else {
+            return usage(format!(
+                "--readahead needs a block device under {}, and it has none (tmpfs? btrfs? a missing path?)",
+                crate::error::show_path(p)
+            ));
+        };
+        if seen.insert(knob.clone()) && !dry_run {
+            guard.set(&knob, &kb.to_string()).map_err(|e| {
+                crate::error::UsageError(format!(
+                    "cannot set the read-ahead of {}: {e:#} (root is needed)",
+                    p.display()
+                ))
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Refuses outputs that would collide, before any I/O.

@@ -26,7 +26,11 @@ pub enum Command {
     ///
     /// With no TARGET, runs on a built-in test bed: one 256 MiB scratch file per CPU
     /// (at least 2), fully written, in a temporary directory that is removed afterwards.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
+
+    /// Put back system settings (read_ahead_kb, ...) that a killed run left
+    /// changed, from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
+    Restore,
 }
 
 /// What each I/O does, and in which order.
@@ -152,6 +156,15 @@ fn parse_max_errors(text: &str) -> Result<u64, String> {
     }
 }
 
+fn parse_readahead(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= 1 << 30 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a read-ahead: give a whole number of KiB, such as 128 or 4096"
+        )),
+    }
+}
+
 fn parse_seed(text: &str) -> Result<u64, String> {
     text.trim()
         .parse::<u64>()
@@ -195,6 +208,11 @@ pub struct RunArgs {
     /// (default 1s; 0 with --io-limit).
     #[arg(long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_duration)]
     pub ramp: Option<Duration>,
+
+    /// Set each target device's read-ahead (read_ahead_kb, KiB) for the run;
+    /// the old value is put back afterwards, whatever happens.
+    #[arg(long, allow_hyphen_values = true, value_name = "KB", value_parser = parse_readahead)]
+    pub readahead: Option<u64>,
 
     /// How I/O is issued.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]

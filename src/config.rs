@@ -54,6 +54,7 @@ pub struct RunConfig {
     pub direct: bool,
     pub duration: Duration,
     pub ramp: Duration,
+    pub readahead_kb: Option<u64>,
     pub engine: EngineKind,
     pub iodepth: usize,
     pub register: bool,
@@ -84,6 +85,8 @@ pub struct ConfigDoc {
     /// The requested size in bytes, or "lbs"; each target records the size it used.
     pub bs: String,
     pub direct: bool,
+    /// read_ahead_kb set on the targets' devices for the run, if any.
+    pub readahead_kb: Option<u64>,
     pub engine: EngineKind,
     pub iodepth: usize,
     /// io_uring: whether buffers and the file were to be registered.
@@ -200,6 +203,7 @@ impl RunConfig {
             direct: !args.buffered,
             duration: args.duration,
             ramp,
+            readahead_kb: args.readahead,
             engine,
             iodepth: args.iodepth,
             register: !args.no_register,
@@ -235,6 +239,7 @@ impl RunConfig {
                 BlockSizeArg::Logical => "lbs".into(),
             },
             direct: self.direct,
+            readahead_kb: self.readahead_kb,
             engine: self.engine,
             iodepth: self.iodepth,
             register: self.engine == EngineKind::Uring && self.register,
@@ -272,7 +277,9 @@ mod tests {
     fn cfg(argv: &[&str]) -> Result<RunConfig, UsageError> {
         let mut full = vec!["stripebench", "run"];
         full.extend_from_slice(argv);
-        let Command::Run(args) = Cli::try_parse_from(full).expect("parses").command;
+        let Command::Run(args) = Cli::try_parse_from(full).expect("parses").command else {
+            panic!("not a run command")
+        };
         RunConfig::from_args(&args, &[0, 1], Some(PathBuf::from("/scratch")))
     }
 

@@ -15,6 +15,7 @@ pub mod coordinator;
 pub mod cpus;
 pub mod engine;
 pub mod error;
+pub mod knobs;
 pub mod plan;
 pub mod progress;
 pub mod report;

@@ -26,6 +26,7 @@ pub struct PlannedTarget {
     pub logical_block_size: u64,
     pub device: Option<(u64, u64)>,
     pub device_name: Option<String>,
+    pub read_ahead_kb: Option<u64>,
     pub bs: u64,
     pub region: Region,
 }
@@ -131,6 +132,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             logical_block_size: lbs,
             device: t.device,
             device_name: t.device_name,
+            read_ahead_kb: t.read_ahead_kb,
             bs,
             region,
         });
@@ -156,7 +158,9 @@ mod tests {
         let mut full = vec!["stripebench", "run"];
         full.extend_from_slice(argv);
         full.push(f.to_str().unwrap());
-        let Command::Run(args) = Cli::try_parse_from(full).unwrap().command;
+        let Command::Run(args) = Cli::try_parse_from(full).unwrap().command else {
+            panic!("not a run command")
+        };
         let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
         let t = open(&f, Access::default()).unwrap();
         let plan = build(&cfg, vec![t]);

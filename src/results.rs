@@ -97,6 +97,8 @@ pub struct TargetDoc {
     pub kind: TargetKind,
     pub logical_block_size: u64,
     pub size: u64,
+    /// Read-ahead of the target's device during the run (KiB), when it has one.
+    pub read_ahead_kb: Option<u64>,
     pub bs: u64,
     pub region: Region,
     pub workers: usize,
@@ -309,6 +311,7 @@ impl RunDocument {
                     kind: t.kind,
                     logical_block_size: t.logical_block_size,
                     size: t.size,
+                    read_ahead_kb: t.read_ahead_kb,
                     bs: t.bs,
                     region: t.region,
                     workers: plan.workers.iter().filter(|w| w.target_index == i).count(),

@@ -79,6 +79,7 @@ pub fn install() {
                             c.interrupt();
                         }
                     } else {
+                        crate::knobs::restore_active();
                         remove_registered();
                         eprintln!("stripebench: interrupted twice; quitting");
                         std::process::exit(i32::from(crate::error::EXIT_INTERRUPTED));

@@ -108,6 +108,20 @@ fn cpus_mix_and_options() {
 }
 
 #[test]
+fn readahead_needs_a_block_device() {
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    refused(
+        &["--readahead", "128", "--buffered", t.to_str().unwrap()],
+        "needs a block device",
+    );
+    refused(
+        &["--readahead", "lots", t.to_str().unwrap()],
+        "not a read-ahead",
+    );
+}
+
+#[test]
 fn writes_need_consent() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);

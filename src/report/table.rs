@@ -126,6 +126,12 @@ pub fn render(doc: &RunDocument) -> String {
         doc.window.ramp_sec,
         if c.pin { "; workers pinned" } else { "; workers not pinned" }
     );
+    if let Some(kb) = c.readahead_kb {
+        let _ = writeln!(
+            out,
+            "read-ahead set to {kb} KiB on the targets' devices for the run (put back afterwards)"
+        );
+    }
     if doc.interrupted {
         let _ = writeln!(
             out,
@@ -302,7 +308,10 @@ pub(crate) mod tests {
             f.to_str().unwrap(),
         ])
         .unwrap()
-        .command;
+        .command
+        else {
+            panic!("not a run command")
+        };
         let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
         let t = open(&f, Access::default()).unwrap();
         let plan = crate::plan::build(&cfg, vec![t]).unwrap();

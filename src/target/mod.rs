@@ -56,6 +56,8 @@ pub struct Target {
     pub device_name: Option<String>,
     /// The write guard's checks (empty for reads and for files).
     pub checks: Vec<guard::Check>,
+    /// The device's read-ahead when the target was opened, in KiB.
+    pub read_ahead_kb: Option<u64>,
 }
 
 nix::ioctl_read!(blkgetsize64, 0x12, 114, u64);
@@ -213,6 +215,9 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
         size,
         logical_block_size: lbs,
         device: device.filter(|_| device_name.is_some()),
+        read_ahead_kb: device
+            .and_then(|d| readahead_path(Path::new("/sys"), d))
+            .and_then(|p| fs::read_to_string(p).ok()?.trim().parse().ok()),
         device_name,
         checks,
     })
@@ -279,6 +284,29 @@ pub fn sysfs_lbs(sysfs: &Path, (major, minor): (u64, u64)) -> Option<u64> {
     ]
     .iter()
     .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
+}
+
+/// The `read_ahead_kb` file that governs device `major:minor` (a partition's
+/// is its disk's).
+pub fn readahead_path(sysfs: &Path, (major, minor): (u64, u64)) -> Option<PathBuf> {
+    let dev = sysfs.join(format!("dev/block/{major}:{minor}"));
+    [
+        dev.join("queue/read_ahead_kb"),
+        dev.join("../queue/read_ahead_kb"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+}
+
+/// The device whose read-ahead applies to `path`: the device itself, or the
+/// one under a file's file system.
+pub fn device_of(path: &Path) -> Option<(u64, u64)> {
+    let m = fs::metadata(path).ok()?;
+    Some(dev_numbers(if m.file_type().is_block_device() {
+        m.rdev()
+    } else {
+        m.dev()
+    }))
 }
 
 /// The kernel name of device `major:minor` (`loop0`, `sda1`).
