@@ -27,8 +27,11 @@ fn sh(cmd: &str, args: &[&str]) -> bool {
         .unwrap_or(false)
 }
 
+/// Mounts read-only: a file system mounted read-write writes to its device
+/// on its own (journal commits), which would blur the check that a refused
+/// run wrote nothing. Read-only is still mounted, which is what is refused.
 fn mount(dev: &str, at: &Path) -> Option<Mounted> {
-    if sh("mount", &[dev, at.to_str().unwrap()]) {
+    if sh("mount", &["-o", "ro", dev, at.to_str().unwrap()]) {
         Some(Mounted(at.to_path_buf()))
     } else {
         println!("skipped: cannot mount {dev}");
