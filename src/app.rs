@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::cli::{Cli, Command, RunArgs};
+use crate::cli::{Cli, Command};
 use crate::config::{OutputPath, RunConfig};
 use crate::coordinator;
 use crate::cpus;
@@ -24,7 +24,14 @@ use crate::testbed::Testbed;
 /// Runs the parsed command line; returns the exit code.
 pub fn main(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Run(args) => run(&args),
+        Command::Run(args) => {
+            let cfg = RunConfig::from_args(&args, &cpus::available_cpus(), tmpdir())?;
+            run(cfg)
+        }
+        Command::Verify(args) => {
+            let cfg = RunConfig::for_verify(&args, &cpus::available_cpus(), tmpdir())?;
+            run(cfg)
+        }
         Command::Restore => {
             let dir = knobs::state_dir();
             let lines = knobs::restore_pending(&dir)?;
@@ -42,7 +49,11 @@ pub fn main(cli: Cli) -> Result<u8> {
     }
 }
 
-fn run(args: &RunArgs) -> Result<u8> {
+fn tmpdir() -> Option<PathBuf> {
+    std::env::var_os("TMPDIR").map(PathBuf::from)
+}
+
+fn run(cfg: RunConfig) -> Result<u8> {
     signals::install();
     let orphans = knobs::pending(&knobs::state_dir());
     if !orphans.is_empty() {
@@ -52,12 +63,6 @@ fn run(args: &RunArgs) -> Result<u8> {
             knobs::state_dir().display()
         );
     }
-    let available = cpus::available_cpus();
-    let cfg = RunConfig::from_args(
-        args,
-        &available,
-        std::env::var_os("TMPDIR").map(PathBuf::from),
-    )?;
     check_outputs(&cfg)?;
     if cfg.engine == EngineKind::Uring {
         crate::engine::uring::probe().map_err(crate::error::UsageError)?;

@@ -28,6 +28,13 @@ pub enum Command {
     /// (at least 2), fully written, in a temporary directory that is removed afterwards.
     Run(Box<RunArgs>),
 
+    /// Read targets written with `run --rw write --verify` once, end to end,
+    /// and report every corrupt, misplaced or stale block (exit 1 if any).
+    ///
+    /// Takes the options of `run` (the --bs, --jobs, --offset and --size the
+    /// data was written with); throughput is measured as for any read.
+    Verify(Box<RunArgs>),
+
     /// Put back system settings (read_ahead_kb, ...) that a killed run left
     /// changed, from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
     Restore,
@@ -200,9 +207,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub buffered: bool,
 
-    /// Length of the measured window.
-    #[arg(short = 't', long, allow_hyphen_values = true, value_name = "TIME", default_value = "10s", value_parser = parse_positive_duration)]
-    pub duration: Duration,
+    /// Length of the measured window (default 10s; `verify`: until one pass is done).
+    #[arg(short = 't', long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_positive_duration)]
+    pub duration: Option<Duration>,
 
     /// Warm-up before the window opens; I/O in it is not counted
     /// (default 1s; 0 with --io-limit).
@@ -254,6 +261,11 @@ pub struct RunArgs {
     /// Seed for random offsets and write data (default: drawn from the clock; always reported).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
     pub seed: Option<u64>,
+
+    /// Write self-describing, checksummed blocks (with --rw write) that
+    /// `stripebench verify` checks; with --rw read, check every block read.
+    #[arg(long)]
+    pub verify: bool,
 
     /// A worker stops after this many I/O errors on its target; the others go on.
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_max_errors)]

@@ -62,6 +62,12 @@ pub struct RunConfig {
     pub max_errors: u64,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
+    /// `--verify`: write self-describing blocks, or check them when reading.
+    pub verify: bool,
+    /// Each worker reads its slice exactly once (`stripebench verify`).
+    pub one_pass: bool,
+    /// When the run was configured (Unix ms): the base of verify generations.
+    pub start_ms: u64,
     pub size: Option<u64>,
     pub offset: u64,
     pub jobs: usize,
@@ -95,6 +101,8 @@ pub struct ConfigDoc {
     pub io_limit: Option<u64>,
     /// I/O errors after which a worker stops.
     pub max_errors: u64,
+    /// Self-describing blocks written, or checked.
+    pub verify: bool,
     pub duration_sec: f64,
     pub ramp_sec: f64,
     pub size: Option<u64>,
@@ -109,6 +117,41 @@ pub struct ConfigDoc {
 }
 
 impl RunConfig {
+    /// `stripebench verify`: the run options, reading every block once and checking it.
+    pub fn for_verify(
+        args: &RunArgs,
+        available: &[usize],
+        tmpdir: Option<PathBuf>,
+    ) -> Result<RunConfig, UsageError> {
+        if args.rw != RwMode::Read {
+            return Err(UsageError(format!(
+                "verify reads: drop --rw {} (write with 'stripebench run --rw write --verify')",
+                args.rw.name()
+            )));
+        }
+        if args.targets.is_empty() {
+            return Err(UsageError(
+                "verify needs the targets to check: name them".into(),
+            ));
+        }
+        if args.io_limit.is_some() {
+            return Err(UsageError(
+                "verify reads each slice once: drop --io-limit".into(),
+            ));
+        }
+        let mut cfg = RunConfig::from_args(args, available, tmpdir)?;
+        cfg.verify = true;
+        cfg.one_pass = true;
+        if args.ramp.is_none() {
+            cfg.ramp = Duration::ZERO;
+        }
+        if args.duration.is_none() {
+            // Until the pass is done: a year is "no limit" and keeps the arithmetic in range.
+            cfg.duration = Duration::from_secs(365 * 86400);
+        }
+        Ok(cfg)
+    }
+
     /// Validates the parsed arguments. `available` is the list of CPUs this
     /// process may use; `default_tmp` the directory for the test bed when
     /// neither --dir nor $TMPDIR says otherwise.
@@ -189,6 +232,12 @@ impl RunConfig {
             (None, Some(_)) => Duration::ZERO,
             (None, None) => Duration::from_secs(1),
         };
+        if args.verify && !matches!(args.rw, RwMode::Write | RwMode::Read) {
+            return Err(UsageError(format!(
+                "--verify writes whole sequential passes and reads them back: use --rw write (or read), not --rw {}",
+                args.rw.name()
+            )));
+        }
         let seed = args.seed.unwrap_or_else(clock_seed);
         Ok(RunConfig {
             targets: args.targets.clone(),
@@ -201,7 +250,7 @@ impl RunConfig {
             },
             bs,
             direct: !args.buffered,
-            duration: args.duration,
+            duration: args.duration.unwrap_or(Duration::from_secs(10)),
             ramp,
             readahead_kb: args.readahead,
             engine,
@@ -210,6 +259,11 @@ impl RunConfig {
             io_limit: args.io_limit,
             max_errors: args.max_errors,
             debug_fail_from: args.debug_fail_from,
+            verify: args.verify,
+            one_pass: false,
+            start_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
             size: args.size,
             offset: args.offset,
             jobs: args.jobs,
@@ -245,6 +299,7 @@ impl RunConfig {
             register: self.engine == EngineKind::Uring && self.register,
             io_limit: self.io_limit,
             max_errors: self.max_errors,
+            verify: self.verify,
             duration_sec: self.duration.as_secs_f64(),
             ramp_sec: self.ramp.as_secs_f64(),
             size: self.size,

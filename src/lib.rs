@@ -25,5 +25,6 @@ pub mod stats;
 pub mod target;
 pub mod testbed;
 pub mod units;
+pub mod verify;
 pub mod worker;
 pub mod workload;

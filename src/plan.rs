@@ -9,11 +9,12 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use crate::cli::BlockSizeArg;
+use crate::cli::RwMode;
 use crate::config::RunConfig;
 use crate::error::usage;
 use crate::target::{Target, TargetKind};
 use crate::units::{fmt_bytes, fmt_size_arg};
-use crate::worker::WorkerSpec;
+use crate::worker::{VerifyMode, WorkerSpec};
 use crate::workload::{split_region, splitmix64, Region};
 
 /// A target as the run will use it.
@@ -56,6 +57,12 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             return usage(format!(
                 "--bs {bs} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires: use --bs {} or --bs lbs",
                 fmt_size_arg(up)
+            ));
+        }
+        if cfg.verify && bs < crate::verify::HEADER as u64 {
+            return usage(format!(
+                "--verify needs blocks of at least {} bytes: use a larger --bs",
+                crate::verify::HEADER
             ));
         }
         if bs > u64::from(u32::MAX) {
@@ -118,8 +125,19 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
                 cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
                 align: lbs.max(4096) as usize,
-                io_limit: cfg.io_limit,
+                io_limit: if cfg.one_pass {
+                    Some(slice.length)
+                } else {
+                    cfg.io_limit
+                },
                 max_errors: cfg.max_errors,
+                verify: match (cfg.verify, cfg.rw) {
+                    (false, _) => VerifyMode::Off,
+                    (true, RwMode::Write) => VerifyMode::Write {
+                        start_ms: cfg.start_ms,
+                    },
+                    (true, _) => VerifyMode::Read,
+                },
                 ramp_ns,
                 window_secs,
             });

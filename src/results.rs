@@ -10,7 +10,8 @@ use crate::config::ConfigDoc;
 use crate::stats::{LatencyHistogram, LatencySummary};
 use crate::target::devstat::DeviceCounters;
 use crate::target::TargetKind;
-use crate::worker::{ErrnoCount, Interval, IoErrorRecord, WorkerOutcome};
+use crate::verify::{find_stale, BadBlock, BadKind};
+use crate::worker::{ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome};
 use crate::workload::Region;
 
 /// Version of the JSON document; raised on any incompatible change.
@@ -117,6 +118,8 @@ pub struct TargetDoc {
     pub flush: Option<FlushDoc>,
     /// The block device's own counters, when the target has one.
     pub device: Option<DeviceCounters>,
+    /// What verification found (verifying reads only).
+    pub verify: Option<VerifyDoc>,
     pub histogram: String,
 }
 
@@ -134,6 +137,73 @@ pub struct TotalDoc {
     pub cpu_sys_sec: f64,
     pub flush: Option<FlushDoc>,
     pub histogram: String,
+}
+
+/// What verification found on one target.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VerifyDoc {
+    /// Blocks read whole and checked.
+    pub blocks: u64,
+    pub good: u64,
+    pub corrupt: u64,
+    pub misplaced: u64,
+    pub stale: u64,
+    /// Blocks with no stripebench header (never written with --verify).
+    pub unwritten: u64,
+    /// The bad blocks, by offset (the first 100).
+    pub bad_blocks: Vec<BadBlock>,
+    /// "complete", or why the stale check covered only part of the target.
+    pub stale_check: String,
+}
+
+impl VerifyDoc {
+    pub fn bad(&self) -> u64 {
+        self.corrupt + self.misplaced + self.stale
+    }
+
+    fn from_tallies<'a>(tallies: impl Iterator<Item = &'a VerifyTally>) -> VerifyDoc {
+        let mut d = VerifyDoc {
+            blocks: 0,
+            good: 0,
+            corrupt: 0,
+            misplaced: 0,
+            stale: 0,
+            unwritten: 0,
+            bad_blocks: Vec::new(),
+            stale_check: "complete".into(),
+        };
+        let mut goods = Vec::new();
+        for t in tallies {
+            d.blocks += t.checked;
+            d.good += t.good;
+            d.corrupt += t.corrupt + t.other_size;
+            d.misplaced += t.misplaced;
+            d.unwritten += t.unwritten;
+            d.bad_blocks.extend(t.bad.iter().cloned());
+            goods.extend_from_slice(&t.goods);
+            if t.goods_truncated {
+                d.stale_check = format!(
+                    "partial: only the first {} good blocks of each worker were compared",
+                    crate::worker::VERIFY_TRACK_MAX
+                );
+            }
+        }
+        for (offset, g, newer) in find_stale(goods) {
+            d.stale += 1;
+            d.good -= 1;
+            d.bad_blocks.push(BadBlock {
+                offset,
+                kind: BadKind::Stale,
+                detail: format!(
+                    "generation {} (run {} ms, pass {}) is older than a block its writer wrote later ({} ms, pass {}): a lost write",
+                    g, g >> 16, g & 0xFFFF, newer >> 16, newer & 0xFFFF
+                ),
+            });
+        }
+        d.bad_blocks.sort_by_key(|b| b.offset);
+        d.bad_blocks.truncate(100);
+        d
+    }
 }
 
 /// One run, as written to JSON.
@@ -202,9 +272,18 @@ impl Aggregate {
 }
 
 impl RunDocument {
-    /// Whether any worker met an I/O error.
+    /// Whether any worker met an I/O error, or verification found a bad block.
     pub fn has_errors(&self) -> bool {
-        self.total.errors > 0
+        self.total.errors > 0 || self.bad_blocks() > 0
+    }
+
+    /// Bad blocks found by verification, over all targets.
+    pub fn bad_blocks(&self) -> u64 {
+        self.targets
+            .iter()
+            .filter_map(|t| t.verify.as_ref())
+            .map(VerifyDoc::bad)
+            .sum()
     }
 
     /// Whether the workload wrote through the page cache (so a flush was timed).
@@ -332,6 +411,19 @@ impl RunDocument {
                     cpu_sys_sec: agg.cpu_sys_sec,
                     flush: agg.flush(secs, flush_sec),
                     device: exec.devices[i].clone(),
+                    verify: plan
+                        .workers
+                        .iter()
+                        .any(|w| w.target_index == i && w.verify == VerifyMode::Read)
+                        .then(|| {
+                            VerifyDoc::from_tallies(
+                                plan.workers
+                                    .iter()
+                                    .zip(&exec.outcomes)
+                                    .filter(|(w, _)| w.target_index == i)
+                                    .map(|(_, o)| &o.verify),
+                            )
+                        }),
                     histogram: agg.hist.to_base64(),
                 }
             })
@@ -351,6 +443,14 @@ impl RunDocument {
                         r * 100.0
                     ));
                 }
+            }
+        }
+        for t in &targets {
+            if let Some(v) = t.verify.as_ref().filter(|v| v.unwritten > 0) {
+                warnings.push(format!(
+                    "{}: {} of {} blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)",
+                    t.path, v.unwritten, v.blocks
+                ));
             }
         }
         if exec.interrupted && secs == 0.0 {

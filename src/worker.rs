@@ -23,6 +23,7 @@ use crate::cpus;
 use crate::engine::{Engine, EngineSpec};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
+use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
 use crate::workload::{OffsetGen, Op, Region};
 
 /// What one worker does.
@@ -45,9 +46,95 @@ pub struct WorkerSpec {
     pub io_limit: Option<u64>,
     /// Stop after this many I/O errors (`--max-errors`).
     pub max_errors: u64,
+    /// Self-describing blocks (`--verify`).
+    pub verify: VerifyMode,
     pub ramp_ns: u64,
     /// Expected number of one-second intervals, to size the series up front.
     pub window_secs: usize,
+}
+
+/// What `--verify` asks of a worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VerifyMode {
+    #[default]
+    Off,
+    /// Write self-describing blocks; generations start from this run's start (Unix ms).
+    Write { start_ms: u64 },
+    /// Check every block read.
+    Read,
+}
+
+/// Most good blocks a worker remembers for the stale check (24 bytes each).
+pub const VERIFY_TRACK_MAX: usize = 4 << 20;
+/// Most bad blocks a worker lists one by one.
+pub const VERIFY_LIST_MAX: usize = 1000;
+
+/// What a verifying reader found.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyTally {
+    pub checked: u64,
+    pub good: u64,
+    pub corrupt: u64,
+    pub misplaced: u64,
+    pub unwritten: u64,
+    pub other_size: u64,
+    pub bad: Vec<BadBlock>,
+    /// Good blocks as (writer, offset, generation), for the stale check.
+    pub goods: Vec<(u32, u64, u64)>,
+    /// More good blocks than VERIFY_TRACK_MAX: the stale check covers the first ones.
+    pub goods_truncated: bool,
+}
+
+impl VerifyTally {
+    fn note(&mut self, block: &[u8], offset: u64) {
+        self.checked += 1;
+        let bad = |kind, detail: String| BadBlock {
+            offset,
+            kind,
+            detail,
+        };
+        let found = check_block(block, offset);
+        let entry = match found {
+            Found::Good { worker, gen } => {
+                self.good += 1;
+                if self.goods.len() < VERIFY_TRACK_MAX {
+                    self.goods.push((worker, offset, gen));
+                } else {
+                    self.goods_truncated = true;
+                }
+                None
+            }
+            Found::Corrupt => {
+                self.corrupt += 1;
+                Some(bad(BadKind::Corrupt, "checksum mismatch".into()))
+            }
+            Found::Misplaced { written_for } => {
+                self.misplaced += 1;
+                Some(bad(
+                    BadKind::Misplaced,
+                    format!("holds the block written for offset {written_for}"),
+                ))
+            }
+            Found::OtherSize { len } => {
+                self.other_size += 1;
+                Some(bad(
+                    BadKind::Corrupt,
+                    format!(
+                        "a header for a {len}-byte block: verify with the --bs it was written with"
+                    ),
+                ))
+            }
+            Found::Unwritten => {
+                self.unwritten += 1;
+                None
+            }
+        };
+        if let Some(b) = entry {
+            if self.bad.len() < VERIFY_LIST_MAX {
+                self.bad.push(b);
+            }
+        }
+    }
 }
 
 /// One second of a worker's window (the last one may be shorter).
@@ -111,6 +198,8 @@ pub struct WorkerOutcome {
     pub last_completion_ns: u64,
     /// How the engine issued I/O.
     pub engine_path: String,
+    /// What `--verify` reading found.
+    pub verify: VerifyTally,
 }
 
 impl WorkerOutcome {
@@ -161,6 +250,8 @@ struct Slot {
     op: Op,
     offset: u64,
     issued: Instant,
+    /// The I/O completed and moved the whole block.
+    full: bool,
 }
 
 /// Runs one worker to completion. `ready` receives `Ok` once the thread is
@@ -197,7 +288,8 @@ pub fn run<E: Engine>(
         Slot {
             op: Op::Read,
             offset: 0,
-            issued: Instant::now()
+            issued: Instant::now(),
+            full: false,
         };
         depth
     ];
@@ -235,10 +327,15 @@ pub fn run<E: Engine>(
                     break;
                 }
                 let (op, offset) = gen.next_io();
+                if let (VerifyMode::Write { start_ms }, Op::Write) = (spec.verify, op) {
+                    let g = generation(start_ms, gen.last_pass());
+                    fill_block(engine.buffer(s), offset, spec.id as u32, g, spec.seed);
+                }
                 slots[s] = Slot {
                     op,
                     offset,
                     issued: Instant::now(),
+                    full: false,
                 };
                 engine.queue(s, op, offset);
                 issued_bytes += bs;
@@ -261,7 +358,10 @@ pub fn run<E: Engine>(
                     completed.push(s);
                     return;
                 }
-                Ok(n) => n as u64,
+                Ok(n) => {
+                    slots[s].full = n as u64 == bs;
+                    n as u64
+                }
                 Err(e) => {
                     let errno = e.raw_os_error().unwrap_or(0);
                     stopping |=
@@ -318,6 +418,11 @@ pub fn run<E: Engine>(
             cur_ios += 1;
             live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
         });
+        if spec.verify == VerifyMode::Read {
+            for &s in completed.iter().filter(|&&s| slots[s].full) {
+                out.verify.note(engine.buffer(s), slots[s].offset);
+            }
+        }
         if let Err(e) = reaped {
             let errno = e.raw_os_error().unwrap_or(0);
             out.record_error(errno, format!("the engine failed: {e}"), Op::Read, 0, 1);

@@ -121,6 +121,10 @@ pub struct OffsetGen {
     blocks: u64,
     random: bool,
     next_block: u64,
+    /// Completed passes over the region (sequential), and the pass of the
+    /// offset returned last.
+    pass: u64,
+    last_pass: u64,
     /// Read share in percent: 100 = reads only, 0 = writes only.
     read_pct: u8,
     rng: Rng,
@@ -135,9 +139,16 @@ impl OffsetGen {
             blocks: (region.length / bs).max(1),
             random,
             next_block: 0,
+            pass: 0,
+            last_pass: 0,
             read_pct,
             rng: Rng::new(seed),
         }
+    }
+
+    /// The pass over the region of the offset `next_io` returned last (0 for random).
+    pub fn last_pass(&self) -> u64 {
+        self.last_pass
     }
 
     #[inline]
@@ -146,9 +157,11 @@ impl OffsetGen {
             self.rng.below(self.blocks)
         } else {
             let b = self.next_block;
+            self.last_pass = self.pass;
             self.next_block += 1;
             if self.next_block == self.blocks {
                 self.next_block = 0;
+                self.pass += 1;
             }
             b
         };
@@ -210,6 +223,7 @@ mod tests {
         let mut g = OffsetGen::new(r, 4096, false, 100, 1);
         let offs: Vec<u64> = (0..5).map(|_| g.next_io().1).collect();
         assert_eq!(offs, vec![8192, 12288, 16384, 8192, 12288]);
+        assert_eq!(g.last_pass(), 1);
     }
 
     #[test]

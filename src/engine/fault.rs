@@ -60,6 +60,10 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.reap(done)
     }
 
+    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.inner.buffer(slot)
+    }
+
     fn path(&self) -> String {
         format!(
             "{} (failing every I/O from #{} on)",

@@ -100,6 +100,10 @@ pub trait Engine: Sized {
     /// An `Err` return means the engine itself failed.
     fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, done: F) -> io::Result<()>;
 
+    /// The buffer of `slot`, to fill before a write is queued or to read
+    /// after its read completed (never while its I/O is in flight).
+    fn buffer(&mut self, slot: usize) -> &mut [u8];
+
     /// How I/O is issued, for the report (e.g. "io_uring, registered buffers and file").
     fn path(&self) -> String;
 }

@@ -54,6 +54,10 @@ impl Engine for SyncEngine {
         Ok(())
     }
 
+    fn buffer(&mut self, _slot: usize) -> &mut [u8] {
+        self.buf.as_mut_slice()
+    }
+
     fn path(&self) -> String {
         "pread/pwrite".into()
     }

@@ -172,6 +172,10 @@ impl Engine for UringEngine {
         Ok(())
     }
 
+    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.bufs[slot].as_mut_slice()
+    }
+
     fn path(&self) -> String {
         let mut p = match (self.fixed_bufs, self.fixed_file) {
             (true, true) => "io_uring, registered buffers and file".to_string(),

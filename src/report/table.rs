@@ -272,6 +272,40 @@ pub fn render(doc: &RunDocument) -> String {
             let _ = writeln!(out, "       {} (errno {})", e.message, e.errno);
         }
     }
+    for t in &doc.targets {
+        let Some(v) = &t.verify else { continue };
+        let _ = writeln!(
+            out,
+            "verify {}: {} blocks checked: {} good, {} corrupt, {} misplaced, {} stale, {} unwritten{}",
+            t.path,
+            v.blocks,
+            v.good,
+            v.corrupt,
+            v.misplaced,
+            v.stale,
+            v.unwritten,
+            if v.stale_check == "complete" { String::new() } else { format!(" (stale check {})", v.stale_check) }
+        );
+        for b in &v.bad_blocks {
+            let kind = match b.kind {
+                crate::verify::BadKind::Corrupt => "corrupt",
+                crate::verify::BadKind::Misplaced => "misplaced",
+                crate::verify::BadKind::Stale => "stale",
+            };
+            let _ = writeln!(
+                out,
+                "  BAD {kind} block at offset {}: {}",
+                b.offset, b.detail
+            );
+        }
+        if v.bad() as usize > v.bad_blocks.len() {
+            let _ = writeln!(
+                out,
+                "  ... {} more bad blocks (the JSON lists the first 100)",
+                v.bad() as usize - v.bad_blocks.len()
+            );
+        }
+    }
     for warn in &doc.warnings {
         let _ = writeln!(out, "warning: {warn}");
     }
