@@ -193,3 +193,37 @@ mod tests {
         assert!((mib_per_sec(1048576.0) - 1.0).abs() < 1e-12);
     }
 }
+
+#[cfg(test)]
+mod property_tests {
+    use super::*;
+    use crate::cpus::parse_cpu_list;
+    use crate::workload::Rng;
+
+    /// Random strings over the characters these parsers care about (and some
+    /// they must refuse): none may panic, every refusal must say something,
+    /// and every size accepted must round-trip through its own formatting.
+    #[test]
+    fn parsers_never_panic_on_random_input() {
+        const ALPHABET: &[u8] = b"0123456789kmgtKMGTiBb.-,: sxnuh\n\t\xc2\xb5";
+        let mut rng = Rng::new(2026);
+        for _ in 0..200_000 {
+            let len = rng.below(14) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| ALPHABET[rng.below(ALPHABET.len() as u64) as usize])
+                .collect();
+            let text = String::from_utf8_lossy(&bytes);
+            match parse_size(&text) {
+                Ok(n) => assert_eq!(parse_size(&fmt_size_arg(n)), Ok(n), "{text:?}"),
+                Err(e) => assert!(!e.is_empty(), "{text:?}"),
+            }
+            if let Err(e) = parse_duration(&text) {
+                assert!(!e.is_empty(), "{text:?}");
+            }
+            match parse_cpu_list(&text) {
+                Ok(cpus) => assert!(!cpus.is_empty(), "{text:?}"),
+                Err(e) => assert!(!e.is_empty(), "{text:?}"),
+            }
+        }
+    }
+}
