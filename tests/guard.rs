@@ -232,7 +232,11 @@ fn a_member_of_a_mounted_btrfs_raid0_is_refused() {
     sh("sync", &[]);
     let before = digest(member);
     for rw in WRITES {
-        refused(&["--rw", rw, "--allow-destructive"], member, "btrfs");
+        refused(
+            &["--rw", rw, "--allow-destructive"],
+            member,
+            "member of the mounted btrfs",
+        );
         // Past the signature check, the kernel's exclusive claim still refuses.
         refused(
             &["--rw", rw, "--allow-destructive", "--force-signature"],

@@ -141,6 +141,27 @@ fn unescape_mount(s: &str) -> String {
         .replace("\\134", "\\")
 }
 
+/// Mounted btrfs file systems that have any of `devs` as a member
+/// (`/sys/fs/btrfs/<uuid>/devices/<name>`): their mounts show an anonymous
+/// device number, so mountinfo alone does not find them.
+pub fn btrfs_memberships(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, String)> {
+    let Ok(fss) = fs::read_dir(env.sysfs.join("fs/btrfs")) else {
+        return Vec::new();
+    };
+    let names: Vec<String> = devs.iter().map(|&d| name_of(env, d)).collect();
+    fss.flatten()
+        .filter_map(|fsdir| {
+            let uuid = fsdir.file_name().to_string_lossy().into_owned();
+            let members = fs::read_dir(fsdir.path().join("devices")).ok()?;
+            let hit = members
+                .flatten()
+                .map(|m| m.file_name().to_string_lossy().into_owned())
+                .find(|m| names.contains(m))?;
+            Some((uuid, hit))
+        })
+        .collect()
+}
+
 /// Active swap areas on any of `devs`.
 pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
     let Ok(text) = fs::read_to_string(&env.swaps) else {
@@ -242,16 +263,24 @@ pub fn check_device(
     let related = related_devices(env, dev);
     let mut checks = Vec::new();
     let mounts = mounts_of(env, &related);
-    checks.push(match mounts.first() {
-        None => Check::new(
-            "not mounted",
-            true,
-            format!("neither {shown} nor its partitions nor anything on them is mounted"),
-        ),
-        Some((at, d)) => Check::new(
+    let btrfs = btrfs_memberships(env, &related);
+    checks.push(match (mounts.first(), btrfs.first()) {
+        (Some((at, d)), _) => Check::new(
             "not mounted",
             false,
             format!("{shown} is in use: {} is mounted at {at}", name_of(env, *d)),
+        ),
+        (None, Some((uuid, member))) => Check::new(
+            "not mounted",
+            false,
+            format!(
+                "{shown} is in use: {member} is a member of the mounted btrfs file system {uuid}"
+            ),
+        ),
+        (None, None) => Check::new(
+            "not mounted",
+            true,
+            format!("neither {shown} nor its partitions nor anything on them is mounted"),
         ),
     });
     let held: Vec<String> = [dev]
@@ -370,6 +399,21 @@ mod tests {
         fs::write(&env.mountinfo, "36 27 253:0 / /srv rw - xfs /dev/dm-0 rw\n").unwrap();
         assert_eq!(mounts_of(&env, &related_devices(&env, (8, 0))).len(), 1);
         assert!(mounts_of(&env, &related_devices(&env, (8, 1))).is_empty());
+    }
+
+    #[test]
+    fn btrfs_members_are_found_by_name() {
+        let (_t, env) = fixture();
+        let d = env.sysfs.join("fs/btrfs/1234-abcd/devices");
+        fs::create_dir_all(&d).unwrap();
+        symlink(
+            env.sysfs.join("devices/virtual/block/sdz/sdz1"),
+            d.join("sdz1"),
+        )
+        .unwrap();
+        let found = btrfs_memberships(&env, &related_devices(&env, (8, 0)));
+        assert_eq!(found, vec![("1234-abcd".to_string(), "sdz1".to_string())]);
+        assert!(btrfs_memberships(&env, &related_devices(&env, (8, 2))).is_empty());
     }
 
     #[test]
