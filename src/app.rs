@@ -32,6 +32,16 @@ pub fn main(cli: Cli) -> Result<u8> {
             let cfg = RunConfig::for_verify(&args, &cpus::available_cpus(), tmpdir())?;
             run(cfg)
         }
+        Command::Topology(args) => {
+            let src = crate::topology::Sources::system(args.dm_table.as_deref())?;
+            let t = crate::topology::discover(&args.target, &src)?;
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&t)?);
+            } else {
+                print!("{}", crate::topology::render(&t));
+            }
+            Ok(EXIT_OK)
+        }
         Command::Restore => {
             let dir = knobs::state_dir();
             let lines = knobs::restore_pending(&dir)?;

@@ -35,9 +35,28 @@ pub enum Command {
     /// data was written with); throughput is measured as for any read.
     Verify(Box<RunArgs>),
 
+    /// Print the storage stack under a block device, file or mount point, down
+    /// to the leaf disks: md, dm, btrfs members, chunk sizes, member order.
+    Topology(TopologyArgs),
+
     /// Put back system settings (read_ahead_kb, ...) that a killed run left
     /// changed, from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
     Restore,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TopologyArgs {
+    /// A block device, a file, or a mount point.
+    pub target: PathBuf,
+
+    /// Print the stack as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// device-mapper tables (`dmsetup table` output) to read instead of
+    /// running dmsetup.
+    #[arg(long, value_name = "FILE")]
+    pub dm_table: Option<PathBuf>,
 }
 
 /// What each I/O does, and in which order.

@@ -24,6 +24,7 @@ pub mod signals;
 pub mod stats;
 pub mod target;
 pub mod testbed;
+pub mod topology;
 pub mod units;
 pub mod verify;
 pub mod worker;
