@@ -94,11 +94,48 @@ fn run(cfg: RunConfig) -> Result<u8> {
         Some(tb) => Some(Testbed::create(tb, cfg.seed)?),
         None => None,
     };
-    let paths: Vec<PathBuf> = testbed
-        .as_ref()
-        .map_or_else(|| cfg.targets.clone(), |t| t.files.clone());
+    let paths: Vec<PathBuf> = match (&cfg.members, &testbed) {
+        (Some(volume), _) => member_paths(volume)?,
+        (None, Some(t)) => t.files.clone(),
+        (None, None) => cfg.targets.clone(),
+    };
+    let (doc, flush_failed) = match measure(&cfg, &paths, testbed.is_some())? {
+        Outcome::DryRun(text, all_pass) => {
+            print!("{text}");
+            return Ok(if all_pass {
+                EXIT_OK
+            } else {
+                crate::error::EXIT_USAGE
+            });
+        }
+        Outcome::Done(doc, flush_failed) => (*doc, flush_failed),
+    };
+    emit(&cfg, &doc)?;
+    drop(testbed);
+
+    Ok(if doc.interrupted {
+        EXIT_INTERRUPTED
+    } else if doc.has_errors() || flush_failed {
+        EXIT_FAILURE
+    } else {
+        EXIT_OK
+    })
+}
+
+/// What `measure` produced.
+pub enum Outcome {
+    /// A dry run's report, and whether every check passed.
+    DryRun(String, bool),
+    /// The run's document, and whether a final flush failed.
+    Done(Box<RunDocument>, bool),
+}
+
+/// One measured run on `paths` (`owned`: files stripebench created):
+/// guard and open the targets, plan, run, assemble. Settings changed for
+/// the run are put back before it returns.
+pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcome> {
     let mut seen = HashSet::new();
-    for p in &paths {
+    for p in paths {
         if let Ok(c) = std::fs::canonicalize(p) {
             if !seen.insert(c) {
                 return usage(format!(
@@ -112,13 +149,13 @@ fn run(cfg: RunConfig) -> Result<u8> {
     // read-ahead window from the device when it is opened.
     let mut knob_guard = KnobGuard::new(knobs::state_dir());
     if let Some(kb) = cfg.readahead_kb {
-        set_readahead(&mut knob_guard, &paths, kb, cfg.dry_run)?;
+        set_readahead(&mut knob_guard, paths, kb, cfg.dry_run)?;
     }
     let access = Access {
         direct: cfg.direct,
         write: cfg.rw.writes(),
         allow_destructive: cfg.allow_destructive,
-        owned: testbed.is_some(),
+        owned,
         force_signature: cfg.force_signature,
         dry_run: cfg.dry_run,
     };
@@ -130,15 +167,10 @@ fn run(cfg: RunConfig) -> Result<u8> {
         .iter()
         .map(|t| (t.path.clone(), t.checks.clone()))
         .collect();
-    let plan = plan::build(&cfg, targets)?;
+    let plan = plan::build(cfg, targets)?;
     if cfg.dry_run {
-        let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
-        print!("{text}");
-        return Ok(if all_pass {
-            EXIT_OK
-        } else {
-            crate::error::EXIT_USAGE
-        });
+        let (text, all_pass) = report::dry_run::render(cfg, &plan, &checks);
+        return Ok(Outcome::DryRun(text, all_pass));
     }
 
     let mut warnings = Vec::new();
@@ -151,20 +183,25 @@ fn run(cfg: RunConfig) -> Result<u8> {
             ));
         }
     }
-    let exec = coordinator::execute(&cfg, &plan)?;
+    let exec = coordinator::execute(cfg, &plan)?;
     let flush_failed = exec.flush.iter().any(|f| matches!(f, Some(Err(_))));
-    let doc = RunDocument::assemble(&cfg, &plan, &exec, warnings);
-    emit(&cfg, &doc)?;
-    drop(testbed);
+    let doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
     drop(knob_guard);
+    Ok(Outcome::Done(Box::new(doc), flush_failed))
+}
 
-    Ok(if doc.interrupted {
-        EXIT_INTERRUPTED
-    } else if doc.has_errors() || flush_failed {
-        EXIT_FAILURE
-    } else {
-        EXIT_OK
-    })
+/// The leaf members of a volume, for `--members`.
+pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
+    let src = crate::topology::Sources::system(None)?;
+    let t = crate::topology::discover(volume, &src)?;
+    if t.root.members.is_empty() {
+        return usage(format!(
+            "--members {}: {} has no members (a plain disk or partition): name it as a TARGET instead",
+            crate::error::show_path(volume),
+            t.root.name
+        ));
+    }
+    Ok(t.leaves().iter().map(|l| PathBuf::from(&l.path)).collect())
 }
 
 /// Sets read_ahead_kb on the device of every target (each device once).

@@ -204,6 +204,11 @@ pub struct RunArgs {
     #[arg(value_name = "TARGET")]
     pub targets: Vec<PathBuf>,
 
+    /// Drive every leaf member of this striped volume (md, dm, or a btrfs
+    /// mount point), one worker each, instead of naming targets.
+    #[arg(long, value_name = "VOLUME")]
+    pub members: Option<PathBuf>,
+
     /// I/O pattern.
     #[arg(long, value_enum, default_value_t = RwMode::Read)]
     pub rw: RwMode,

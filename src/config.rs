@@ -46,6 +46,8 @@ pub struct TestbedConfig {
 pub struct RunConfig {
     /// Targets named by the user; empty means the built-in test bed.
     pub targets: Vec<PathBuf>,
+    /// `--members VOLUME`: the targets are the volume's leaf members.
+    pub members: Option<PathBuf>,
     pub testbed: Option<TestbedConfig>,
     pub rw: RwMode,
     /// Read share in percent (only used by randrw).
@@ -179,7 +181,13 @@ impl RunConfig {
                 "--size 0 leaves nothing to test: give a size such as 1g, or leave it out to use the whole target".into(),
             ));
         }
-        let testbed = if args.targets.is_empty() {
+        if args.members.is_some() && !args.targets.is_empty() {
+            return Err(UsageError(
+                "--members names the volume whose members are driven: name no TARGET with it"
+                    .into(),
+            ));
+        }
+        let testbed = if args.targets.is_empty() && args.members.is_none() {
             if args.testbed_size < MIN_TESTBED_SIZE {
                 return Err(UsageError(format!(
                     "--testbed-size {} is too small: give at least 1m",
@@ -241,6 +249,7 @@ impl RunConfig {
         let seed = args.seed.unwrap_or_else(clock_seed);
         Ok(RunConfig {
             targets: args.targets.clone(),
+            members: args.members.clone(),
             testbed,
             rw: args.rw,
             read_pct: match args.rw {
