@@ -32,6 +32,7 @@ pub fn main(cli: Cli) -> Result<u8> {
             let cfg = RunConfig::for_verify(&args, &cpus::available_cpus(), tmpdir())?;
             run(cfg)
         }
+        Command::Compare(args) => crate::compare::run(&args),
         Command::Topology(args) => {
             let src = crate::topology::Sources::system(args.dm_table.as_deref())?;
             let t = crate::topology::discover(&args.target, &src)?;
@@ -91,7 +92,11 @@ fn run(cfg: RunConfig) -> Result<u8> {
         return Ok(EXIT_OK);
     }
     let testbed = match &cfg.testbed {
-        Some(tb) => Some(Testbed::create(tb, cfg.seed)?),
+        Some(tb) => Some(Testbed::create(
+            tb,
+            cfg.seed,
+            "the built-in test bed (no target named)",
+        )?),
         None => None,
     };
     let paths: Vec<PathBuf> = match (&cfg.members, &testbed) {

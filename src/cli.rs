@@ -35,6 +35,17 @@ pub enum Command {
     /// data was written with); throughput is measured as for any read.
     Verify(Box<RunArgs>),
 
+    /// Members against the assembled volume, in phases: each member alone
+    /// (--solo), all members at once, the volume with one worker and with one
+    /// per member (O_DIRECT), and buffered; then the stripe efficiency, each
+    /// member's share and the slowest member.
+    ///
+    /// VOLUME is a striped block device (md, dm) or the mount point of a
+    /// striped file system (btrfs RAID0), where the volume phases read a test
+    /// file that compare creates and removes. Takes run's options (--bs,
+    /// --duration, --engine, --json, ...); reads only.
+    Compare(Box<CompareArgs>),
+
     /// Print the storage stack under a block device, file or mount point, down
     /// to the leaf disks: md, dm, btrfs members, chunk sizes, member order.
     Topology(TopologyArgs),
@@ -42,6 +53,22 @@ pub enum Command {
     /// Put back system settings (read_ahead_kb, ...) that a killed run left
     /// changed, from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
     Restore,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Also measure each member alone (its ideal, without the others).
+    #[arg(long)]
+    pub solo: bool,
+
+    /// Size of the test file on a mounted volume (default: twice the
+    /// machine's memory, so the page cache cannot hold it, within 90% of the
+    /// free space).
+    #[arg(long, value_name = "SIZE", value_parser = parse_nonzero_size)]
+    pub file_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, Args)]

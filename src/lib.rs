@@ -10,6 +10,7 @@
 pub mod app;
 pub mod buffer;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod coordinator;
 pub mod cpus;

@@ -24,8 +24,9 @@ pub struct Testbed {
 }
 
 impl Testbed {
-    /// Creates `cfg.files` files of `cfg.file_size` bytes under `cfg.dir`.
-    pub fn create(cfg: &TestbedConfig, seed: u64) -> Result<Testbed> {
+    /// Creates `cfg.files` files of `cfg.file_size` bytes under `cfg.dir`,
+    /// saying so on stderr first with `what` ("the built-in test bed").
+    pub fn create(cfg: &TestbedConfig, seed: u64, what: &str) -> Result<Testbed> {
         if !cfg.dir.is_dir() {
             return crate::error::usage(format!(
                 "test-bed directory {} does not exist: create it or choose another with --dir",
@@ -33,7 +34,7 @@ impl Testbed {
             ));
         }
         eprintln!(
-            "stripebench: no target named; creating the built-in test bed: {} files of {} in {}",
+            "stripebench: creating {what}: {} file(s) of {} in {}",
             cfg.files,
             crate::units::fmt_bytes(cfg.file_size),
             cfg.dir.display()
@@ -132,7 +133,7 @@ mod tests {
             files: 3,
             file_size: 1 << 20,
         };
-        let bed = Testbed::create(&cfg, 5).unwrap();
+        let bed = Testbed::create(&cfg, 5, "a test bed").unwrap();
         let dir = bed.dir().to_path_buf();
         assert_eq!(bed.files.len(), 3);
         for f in &bed.files {
@@ -155,7 +156,7 @@ mod tests {
             files: 1,
             file_size: 1 << 20,
         };
-        let e = Testbed::create(&cfg, 1).unwrap_err();
+        let e = Testbed::create(&cfg, 1, "a test bed").unwrap_err();
         assert!(e.downcast_ref::<crate::error::UsageError>().is_some());
     }
 }

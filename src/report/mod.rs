@@ -1,6 +1,7 @@
 //! Reports: pure functions from a [`RunDocument`](crate::results::RunDocument)
 //! to bytes. One file per format; `write_to` owns where the bytes go.
 
+pub mod compare;
 pub mod csv;
 pub mod dry_run;
 pub mod histogram;

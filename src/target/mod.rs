@@ -62,6 +62,31 @@ pub struct Target {
 
 nix::ioctl_read!(blkgetsize64, 0x12, 114, u64);
 nix::ioctl_read_bad!(blksszget, 0x1268, libc::c_int);
+nix::ioctl_none_bad!(blkflsbuf, 0x1261);
+
+/// Drops a target's pages from the page cache, so the next buffered read
+/// reaches the device: BLKFLSBUF for a block device, fadvise(DONTNEED) for a
+/// file (after an fsync, so dirty pages can go too). Returns how long it took.
+pub fn evict_cache(path: &Path) -> Result<std::time::Duration> {
+    let t0 = std::time::Instant::now();
+    let f = File::open(path)
+        .map_err(|e| anyhow::anyhow!("cannot open {} to evict its cache: {e}", path.display()))?;
+    let meta = f.metadata()?;
+    if meta.file_type().is_block_device() {
+        // SAFETY: the fd is open; BLKFLSBUF takes no argument.
+        unsafe { blkflsbuf(f.as_raw_fd()) }.map_err(|e| {
+            anyhow::anyhow!(
+                "cannot flush the cache of {} (BLKFLSBUF needs root): {e}",
+                path.display()
+            )
+        })?;
+    } else {
+        let _ = f.sync_all();
+        // SAFETY: the fd is open; fadvise only advises the kernel.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    Ok(t0.elapsed())
+}
 
 /// Checks, guards and opens one target.
 pub fn open(path: &Path, access: Access) -> Result<Target> {
