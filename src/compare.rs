@@ -176,9 +176,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         .with_context(|| format!("cannot inspect {}", volume.display()))?;
     let mut bed: Option<Testbed> = None;
     let vol_target: PathBuf = if meta.is_dir() {
-        let free = nix::sys::statvfs::statvfs(volume.as_path())
-            .map(|s| s.blocks_available() as u64 * s.fragment_size() as u64)
-            .unwrap_or(0);
+        let free = crate::testbed::free_bytes(volume).unwrap_or(0);
         let size = args
             .file_size
             .unwrap_or_else(|| (2 * mem_total()).min(free / 10 * 9))

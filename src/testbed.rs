@@ -116,7 +116,8 @@ fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {
     Ok(())
 }
 
-fn free_bytes(dir: &Path) -> Option<u64> {
+/// Bytes free for an unprivileged writer in the file system holding `dir`.
+pub fn free_bytes(dir: &Path) -> Option<u64> {
     let s = nix::sys::statvfs::statvfs(dir).ok()?;
     Some(s.blocks_available() as u64 * s.fragment_size() as u64)
 }
