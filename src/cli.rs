@@ -236,6 +236,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "VOLUME")]
     pub members: Option<PathBuf>,
 
+    /// Model a RAID0 over the TARGETs before building it: a logical stream
+    /// (--rw, --bs) is split into CHUNK-sized pieces mapped round-robin to
+    /// the targets, each served by its own pinned worker.
+    #[arg(long, allow_hyphen_values = true, value_name = "CHUNK", value_parser = parse_nonzero_size)]
+    pub stripe: Option<u64>,
+
     /// I/O pattern.
     #[arg(long, value_enum, default_value_t = RwMode::Read)]
     pub rw: RwMode,

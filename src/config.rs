@@ -48,6 +48,8 @@ pub struct RunConfig {
     pub targets: Vec<PathBuf>,
     /// `--members VOLUME`: the targets are the volume's leaf members.
     pub members: Option<PathBuf>,
+    /// `--stripe CHUNK`: model a RAID0 over the targets.
+    pub stripe: Option<u64>,
     pub testbed: Option<TestbedConfig>,
     pub rw: RwMode,
     /// Read share in percent (only used by randrw).
@@ -105,6 +107,8 @@ pub struct ConfigDoc {
     pub max_errors: u64,
     /// Self-describing blocks written, or checked.
     pub verify: bool,
+    /// `--stripe`: the chunk of the modelled RAID0.
+    pub stripe_chunk: Option<u64>,
     pub duration_sec: f64,
     pub ramp_sec: f64,
     pub size: Option<u64>,
@@ -181,6 +185,16 @@ impl RunConfig {
                 "--size 0 leaves nothing to test: give a size such as 1g, or leave it out to use the whole target".into(),
             ));
         }
+        if args.stripe.is_some() && (args.targets.len() < 2 && args.members.is_none()) {
+            return Err(UsageError(
+                "--stripe models a RAID0 over several members: name two or more TARGETs (or --members VOLUME)".into(),
+            ));
+        }
+        if args.stripe.is_some() && args.jobs > 1 {
+            return Err(UsageError(
+                "--stripe gives each member one worker: drop --jobs".into(),
+            ));
+        }
         if args.members.is_some() && !args.targets.is_empty() {
             return Err(UsageError(
                 "--members names the volume whose members are driven: name no TARGET with it"
@@ -250,6 +264,7 @@ impl RunConfig {
         Ok(RunConfig {
             targets: args.targets.clone(),
             members: args.members.clone(),
+            stripe: args.stripe,
             testbed,
             rw: args.rw,
             read_pct: match args.rw {
@@ -309,6 +324,7 @@ impl RunConfig {
             io_limit: self.io_limit,
             max_errors: self.max_errors,
             verify: self.verify,
+            stripe_chunk: self.stripe,
             duration_sec: self.duration.as_secs_f64(),
             ramp_sec: self.ramp.as_secs_f64(),
             size: self.size,

@@ -14,7 +14,8 @@ use crate::config::RunConfig;
 use crate::error::usage;
 use crate::target::{Target, TargetKind};
 use crate::units::{fmt_bytes, fmt_size_arg};
-use crate::worker::{VerifyMode, WorkerSpec};
+use crate::worker::{StripeSpec, VerifyMode, WorkerSpec};
+use crate::workload::StripeMap;
 use crate::workload::{split_region, splitmix64, Region};
 
 /// A target as the run will use it.
@@ -44,6 +45,10 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     let mut planned = Vec::with_capacity(targets.len());
     let mut workers = Vec::new();
     let ramp_ns = cfg.ramp.as_nanos() as u64;
+    if let Some(chunk) = cfg.stripe {
+        check_stripe(cfg, &targets, chunk)?;
+    }
+    let members = targets.len() as u64;
     let window_secs = cfg.duration.as_secs() as usize + 1;
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::error::show_path(&t.path);
@@ -104,6 +109,9 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 fmt_bytes(length)
             ));
         }
+        // A modelled RAID0 member serves pieces of at most one chunk.
+        let logical_bs = bs;
+        let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
         let Some(slices) = split_region(region, cfg.jobs, bs) else {
             return usage(format!(
                 "{p}'s region ({}) cannot give each of --jobs {} its own block of --bs {}: use fewer jobs or a smaller --bs",
@@ -138,6 +146,11 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                     },
                     (true, _) => VerifyMode::Read,
                 },
+                stripe: cfg.stripe.map(|chunk| StripeSpec {
+                    map: StripeMap { chunk, members },
+                    member: ti as u64,
+                    logical_bs,
+                }),
                 ramp_ns,
                 window_secs,
             });
@@ -159,6 +172,53 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         targets: planned,
         workers,
     })
+}
+
+/// A modelled RAID0 needs equal members, a chunk the members can address,
+/// and requests that split into whole chunks (or fit in one).
+fn check_stripe(cfg: &RunConfig, targets: &[Target], chunk: u64) -> Result<()> {
+    let region_of = |t: &Target| cfg.size.unwrap_or(t.size.saturating_sub(cfg.offset));
+    if let Some(first) = targets.first() {
+        for t in &targets[1..] {
+            if region_of(t) != region_of(first) {
+                return usage(format!(
+                    "--stripe needs members of one size: {} has {} bytes to use, {} has {}; give --size to use the same amount of each",
+                    crate::error::show_path(&first.path),
+                    region_of(first),
+                    crate::error::show_path(&t.path),
+                    region_of(t)
+                ));
+            }
+        }
+    }
+    for t in targets {
+        if chunk % t.logical_block_size != 0 {
+            return usage(format!(
+                "--stripe {chunk} is not a multiple of the logical block size of {} ({} bytes): use a chunk such as 64k",
+                crate::error::show_path(&t.path),
+                t.logical_block_size
+            ));
+        }
+        if region_of(t) % chunk != 0 && region_of(t) < chunk {
+            return usage(format!(
+                "--stripe {} is larger than {}'s region",
+                fmt_size_arg(chunk),
+                crate::error::show_path(&t.path)
+            ));
+        }
+    }
+    let bs = match cfg.bs {
+        BlockSizeArg::Bytes(n) => n,
+        BlockSizeArg::Logical => targets.first().map_or(512, |t| t.logical_block_size),
+    };
+    if bs % chunk != 0 && chunk % bs != 0 {
+        return usage(format!(
+            "--bs {} and --stripe {} must divide one another (a request is split into whole chunks, or fits in one)",
+            fmt_size_arg(bs),
+            fmt_size_arg(chunk)
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

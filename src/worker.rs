@@ -24,7 +24,7 @@ use crate::engine::{Engine, EngineSpec};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
 use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
-use crate::workload::{OffsetGen, Op, Region};
+use crate::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
 
 /// What one worker does.
 #[derive(Debug, Clone)]
@@ -48,9 +48,20 @@ pub struct WorkerSpec {
     pub max_errors: u64,
     /// Self-describing blocks (`--verify`).
     pub verify: VerifyMode,
+    /// `--stripe`: this worker serves one member of a modelled RAID0.
+    pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
     /// Expected number of one-second intervals, to size the series up front.
     pub window_secs: usize,
+}
+
+/// One member's place in a modelled RAID0 (`--stripe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StripeSpec {
+    pub map: StripeMap,
+    pub member: u64,
+    /// The logical request size; the worker's own `bs` is min(logical_bs, chunk).
+    pub logical_bs: u64,
 }
 
 /// What `--verify` asks of a worker.
@@ -304,7 +315,35 @@ pub fn run<E: Engine>(
     let ramp_ns = spec.ramp_ns;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
     let max_errors = spec.max_errors;
-    let mut gen = OffsetGen::new(spec.region, bs, spec.random, spec.read_pct, spec.seed);
+    let mut gen = match spec.stripe {
+        None => Offsets::Plain(OffsetGen::new(
+            spec.region,
+            bs,
+            spec.random,
+            spec.read_pct,
+            spec.seed,
+        )),
+        Some(st) => {
+            let logical = Region {
+                offset: 0,
+                length: spec.region.length * st.map.members,
+            };
+            let g = OffsetGen::new(
+                logical,
+                st.logical_bs,
+                spec.random,
+                spec.read_pct,
+                spec.seed,
+            );
+            Offsets::Striped(StripeGen::new(
+                g,
+                st.map,
+                st.member,
+                st.logical_bs,
+                spec.region.offset,
+            ))
+        }
+    };
     let mut in_window = ramp_ns == 0;
     let mut cpu0 = if in_window {
         thread_cpu_seconds()

@@ -267,3 +267,176 @@ mod tests {
         assert!(buf.iter().filter(|&&b| b != 0).count() > 8);
     }
 }
+
+/// RAID0 geometry for `--stripe`: a logical volume made of `members` equal
+/// members, `chunk` bytes at a time, round-robin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StripeMap {
+    pub chunk: u64,
+    pub members: u64,
+}
+
+impl StripeMap {
+    /// Logical offset → (member, offset on that member).
+    #[inline]
+    pub fn map(&self, logical: u64) -> (u64, u64) {
+        let stripe_unit = logical / self.chunk;
+        (
+            stripe_unit % self.members,
+            (stripe_unit / self.members) * self.chunk + logical % self.chunk,
+        )
+    }
+}
+
+/// One member's share of a striped logical stream: draws logical requests of
+/// `bs` bytes (sequential or random, as `OffsetGen` does over the logical
+/// volume), splits each into pieces that do not cross a chunk, and yields the
+/// pieces that land on `member`, as offsets on that member.
+pub struct StripeGen {
+    logical: OffsetGen,
+    map: StripeMap,
+    member: u64,
+    bs: u64,
+    piece: u64,
+    pending: std::collections::VecDeque<u64>,
+    op: Op,
+    /// Where the member's region starts.
+    base: u64,
+}
+
+impl StripeGen {
+    /// `logical` must cover the whole logical region with requests of `bs`
+    /// bytes; `bs` and `chunk` must divide one another.
+    pub fn new(logical: OffsetGen, map: StripeMap, member: u64, bs: u64, base: u64) -> StripeGen {
+        let piece = bs.min(map.chunk);
+        StripeGen {
+            logical,
+            map,
+            member,
+            bs,
+            piece,
+            pending: std::collections::VecDeque::with_capacity((bs / piece) as usize),
+            op: Op::Read,
+            base,
+        }
+    }
+
+    /// Size of every piece: min(bs, chunk).
+    pub fn piece(&self) -> u64 {
+        self.piece
+    }
+
+    pub fn last_pass(&self) -> u64 {
+        self.logical.last_pass()
+    }
+
+    #[inline]
+    pub fn next_io(&mut self) -> (Op, u64) {
+        loop {
+            if let Some(off) = self.pending.pop_front() {
+                return (self.op, off);
+            }
+            let (op, logical) = self.logical.next_io();
+            self.op = op;
+            let mut l = logical;
+            while l < logical + self.bs {
+                let (m, off) = self.map.map(l);
+                if m == self.member {
+                    self.pending.push_back(self.base + off);
+                }
+                l += self.piece;
+            }
+        }
+    }
+}
+
+/// Where a worker's offsets come from.
+pub enum Offsets {
+    Plain(OffsetGen),
+    Striped(StripeGen),
+}
+
+impl Offsets {
+    #[inline]
+    pub fn next_io(&mut self) -> (Op, u64) {
+        match self {
+            Offsets::Plain(g) => g.next_io(),
+            Offsets::Striped(g) => g.next_io(),
+        }
+    }
+
+    pub fn last_pass(&self) -> u64 {
+        match self {
+            Offsets::Plain(g) => g.last_pass(),
+            Offsets::Striped(g) => g.last_pass(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod stripe_tests {
+    use super::*;
+
+    #[test]
+    fn logical_offsets_map_round_robin_by_chunk() {
+        let m = StripeMap {
+            chunk: 65536,
+            members: 3,
+        };
+        assert_eq!(m.map(0), (0, 0));
+        assert_eq!(m.map(65536), (1, 0));
+        assert_eq!(m.map(2 * 65536 + 100), (2, 100));
+        assert_eq!(m.map(3 * 65536), (0, 65536));
+        assert_eq!(m.map(7 * 65536 + 4096), (1, 2 * 65536 + 4096));
+    }
+
+    #[test]
+    fn members_share_a_sequential_stream_without_overlap_or_gap() {
+        // 3 members of 1 MiB, chunk 64k, logical requests of 256k: every
+        // member byte is covered exactly once per pass.
+        let map = StripeMap {
+            chunk: 65536,
+            members: 3,
+        };
+        let logical = Region {
+            offset: 0,
+            length: 3 << 20,
+        };
+        for member in 0..3 {
+            let g = OffsetGen::new(logical, 256 << 10, false, 100, 1);
+            let mut s = StripeGen::new(g, map, member, 256 << 10, 0);
+            assert_eq!(s.piece(), 65536);
+            let mut seen: Vec<u64> = (0..16).map(|_| s.next_io().1).collect();
+            seen.sort_unstable();
+            assert_eq!(
+                seen,
+                (0..16).map(|i| i * 65536).collect::<Vec<_>>(),
+                "member {member}"
+            );
+        }
+    }
+
+    #[test]
+    fn small_requests_stay_inside_one_chunk() {
+        let map = StripeMap {
+            chunk: 65536,
+            members: 2,
+        };
+        let g = OffsetGen::new(
+            Region {
+                offset: 0,
+                length: 2 << 20,
+            },
+            4096,
+            true,
+            100,
+            5,
+        );
+        let mut s = StripeGen::new(g, map, 1, 4096, 0);
+        for _ in 0..1000 {
+            let off = s.next_io().1;
+            assert_eq!(off % 4096, 0);
+            assert!(off < 1 << 20);
+        }
+    }
+}

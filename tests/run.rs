@@ -360,3 +360,84 @@ fn io_errors_stop_one_worker_and_the_others_go_on() {
         );
     }
 }
+
+#[test]
+fn a_modelled_raid0_splits_the_stream_over_its_members() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<String> = (0..3)
+        .map(|i| {
+            data_file(dir.path(), &format!("m{i}"), 3 << 20)
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let mut args = vec!["--stripe", "64k", "--bs", "256k"];
+    args.extend(files.iter().map(String::as_str));
+    let doc = run_json(&args);
+    check_doc(&doc);
+    assert_eq!(u(&doc["config"]["stripe_chunk"]), 65536);
+    for w in doc["workers"].as_array().unwrap() {
+        assert_eq!(u(&w["bs"]), 65536, "each member serves chunk-sized pieces");
+        assert!(u(&w["ios"]) > 0);
+    }
+    let sum: u64 = doc["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| u(&t["bytes"]))
+        .sum();
+    assert_eq!(
+        sum,
+        u(&doc["total"]["bytes"]),
+        "the volume moves the sum of its member rows"
+    );
+    // Refusals: unequal members, a chunk the members cannot address, sizes that do not divide.
+    let small = data_file(dir.path(), "small", 1 << 20);
+    for (extra, msg) in [
+        (
+            vec![
+                "--stripe",
+                "64k",
+                files[0].as_str(),
+                small.to_str().unwrap(),
+            ],
+            "members of one size",
+        ),
+        (
+            vec!["--stripe", "1000", files[0].as_str(), files[1].as_str()],
+            "not a multiple of the logical block size",
+        ),
+        (
+            vec![
+                "--stripe",
+                "64k",
+                "--bs",
+                "96k",
+                files[0].as_str(),
+                files[1].as_str(),
+            ],
+            "must divide one another",
+        ),
+        (vec!["--stripe", "64k", files[0].as_str()], "two or more"),
+        (
+            vec![
+                "--stripe",
+                "64k",
+                "--jobs",
+                "2",
+                files[0].as_str(),
+                files[1].as_str(),
+            ],
+            "drop --jobs",
+        ),
+    ] {
+        let out = sb().arg("run").args(QUICK).args(&extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(msg),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -126,6 +126,14 @@ pub fn render(doc: &RunDocument) -> String {
         doc.window.ramp_sec,
         if c.pin { "; workers pinned" } else { "; workers not pinned" }
     );
+    if let Some(chunk) = c.stripe_chunk {
+        let _ = writeln!(
+            out,
+            "modelled RAID0 (--stripe): a logical stream over {} members, chunk {}; each member row is its worker's share",
+            doc.targets.len(),
+            fmt_size_arg(chunk)
+        );
+    }
     if let Some(kb) = c.readahead_kb {
         let _ = writeln!(
             out,
