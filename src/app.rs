@@ -168,6 +168,8 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         .iter()
         .map(|p| target::open(p, access))
         .collect::<Result<Vec<_>>>()?;
+    let mut targets = targets;
+    stripe_geometry(&mut targets);
     let checks: Vec<(PathBuf, Vec<crate::target::guard::Check>)> = targets
         .iter()
         .map(|t| (t.path.clone(), t.checks.clone()))
@@ -178,7 +180,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         return Ok(Outcome::DryRun(text, all_pass));
     }
 
-    let mut warnings = Vec::new();
+    let mut warnings = plan.warnings.clone();
     if let Some(c) = &cfg.cpus {
         if plan.workers.len() > c.len() {
             warnings.push(format!(
@@ -193,6 +195,27 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     let doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(doc), flush_failed))
+}
+
+/// Learns the chunk and member count of every striped block-device target
+/// (md raid0, dm striped) from its topology.
+fn stripe_geometry(targets: &mut [crate::target::Target]) {
+    let Ok(src) = crate::topology::Sources::system(None) else {
+        return;
+    };
+    for t in targets
+        .iter_mut()
+        .filter(|t| t.kind == crate::target::TargetKind::Block)
+    {
+        if let Ok(topo) = crate::topology::discover(&t.path, &src) {
+            if let (true, Some(chunk)) = (topo.root.is_striped(), topo.root.chunk_size()) {
+                t.stripe = Some(crate::target::StripeGeometry {
+                    chunk,
+                    members: topo.root.members.len() as u64,
+                });
+            }
+        }
+    }
 }
 
 /// The leaf members of a volume, for `--members`.

@@ -122,6 +122,13 @@ impl RwMode {
     }
 }
 
+/// `--align`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlignArg {
+    /// Worker regions start and end on full stripes (chunk x members).
+    Stripe,
+}
+
 /// `--engine`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
@@ -241,6 +248,11 @@ pub struct RunArgs {
     /// the targets, each served by its own pinned worker.
     #[arg(long, allow_hyphen_values = true, value_name = "CHUNK", value_parser = parse_nonzero_size)]
     pub stripe: Option<u64>,
+
+    /// `stripe`: align worker regions to full stripes of a striped target
+    /// (md, dm striped) and report how requests meet its chunks.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub align: Option<AlignArg>,
 
     /// I/O pattern.
     #[arg(long, value_enum, default_value_t = RwMode::Read)]

@@ -50,6 +50,8 @@ pub struct RunConfig {
     pub members: Option<PathBuf>,
     /// `--stripe CHUNK`: model a RAID0 over the targets.
     pub stripe: Option<u64>,
+    /// `--align stripe`.
+    pub align_stripe: bool,
     pub testbed: Option<TestbedConfig>,
     pub rw: RwMode,
     /// Read share in percent (only used by randrw).
@@ -265,6 +267,7 @@ impl RunConfig {
             targets: args.targets.clone(),
             members: args.members.clone(),
             stripe: args.stripe,
+            align_stripe: args.align.is_some(),
             testbed,
             rw: args.rw,
             read_pct: match args.rw {

@@ -38,11 +38,22 @@ pub struct PlannedTarget {
 pub struct Plan {
     pub targets: Vec<PlannedTarget>,
     pub workers: Vec<WorkerSpec>,
+    /// How the requests meet the targets' stripes, when that is worth saying.
+    pub warnings: Vec<String>,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// Builds the plan; every refusal is a usage error (exit 2).
 pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     let mut planned = Vec::with_capacity(targets.len());
+    let mut warnings = Vec::new();
     let mut workers = Vec::new();
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     if let Some(chunk) = cfg.stripe {
@@ -112,7 +123,45 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         // A modelled RAID0 member serves pieces of at most one chunk.
         let logical_bs = bs;
         let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
-        let Some(slices) = split_region(region, cfg.jobs, bs) else {
+        let mut unit = bs;
+        match (t.stripe, cfg.align_stripe) {
+            (Some(g), align) => {
+                if bs % g.chunk != 0 {
+                    warnings.push(format!(
+                        "{p}: --bs {} is not a multiple of its chunk ({}): requests straddle member boundaries",
+                        fmt_size_arg(bs),
+                        fmt_size_arg(g.chunk)
+                    ));
+                } else if !cfg.rw.is_random() && bs < g.width() {
+                    warnings.push(format!(
+                        "{p}: --bs {} is smaller than a full stripe ({} members x {} = {}): each sequential request reaches only some members; --bs {} moves full stripes",
+                        fmt_size_arg(bs),
+                        g.members,
+                        fmt_size_arg(g.chunk),
+                        fmt_size_arg(g.width()),
+                        fmt_size_arg(g.width())
+                    ));
+                }
+                if align {
+                    if cfg.offset % g.width() != 0 {
+                        return usage(format!(
+                            "--align stripe: --offset {} is not on a full stripe of {p} ({} bytes)",
+                            cfg.offset,
+                            g.width()
+                        ));
+                    }
+                    // The smallest unit holding whole requests and whole stripes.
+                    unit = bs / gcd(bs, g.width()) * g.width();
+                }
+            }
+            (None, true) => {
+                return usage(format!(
+                    "--align stripe needs a striped target with a known chunk, and {p} is not one (see: stripebench topology {p})"
+                ))
+            }
+            (None, false) => {}
+        }
+        let Some(slices) = split_region(region, cfg.jobs, unit) else {
             return usage(format!(
                 "{p}'s region ({}) cannot give each of --jobs {} its own block of --bs {}: use fewer jobs or a smaller --bs",
                 fmt_bytes(length),
@@ -171,6 +220,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     Ok(Plan {
         targets: planned,
         workers,
+        warnings,
     })
 }
 
@@ -226,7 +276,7 @@ mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
     use crate::error::UsageError;
-    use crate::target::{open, Access};
+    use crate::target::{open, Access, StripeGeometry};
     use clap::Parser;
 
     fn setup(argv: &[&str], size: usize) -> (tempfile::TempDir, Result<Plan>) {
@@ -276,6 +326,51 @@ mod tests {
         // Buffered I/O takes any size.
         let (_d, plan) = setup(&["--bs", "1000", "--buffered"], 1 << 20);
         assert_eq!(plan.unwrap().workers[0].bs, 1000);
+    }
+
+    #[test]
+    fn align_stripe_uses_full_stripes_and_warns_about_partial_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t");
+        std::fs::write(&f, vec![7u8; 8 << 20]).unwrap();
+        let plan_with = |argv: &[&str], geometry: Option<StripeGeometry>| {
+            let mut full = vec!["stripebench", "run"];
+            full.extend_from_slice(argv);
+            full.push(f.to_str().unwrap());
+            let Command::Run(args) = Cli::try_parse_from(full).unwrap().command else {
+                panic!("not a run command")
+            };
+            let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
+            let mut t = open(&f, Access::default()).unwrap();
+            t.stripe = geometry;
+            build(&cfg, vec![t])
+        };
+        let g = Some(StripeGeometry {
+            chunk: 64 << 10,
+            members: 3,
+        });
+        // 192 KiB stripes, 128 KiB requests: slices are multiples of 384 KiB.
+        let p = plan_with(&["--align", "stripe", "--bs", "128k", "--jobs", "2"], g).unwrap();
+        for w in &p.workers {
+            assert_eq!(w.region.offset % (192 << 10), 0);
+            assert_eq!(w.region.length % (384 << 10), 0);
+        }
+        assert!(
+            p.warnings
+                .iter()
+                .any(|w| w.contains("smaller than a full stripe")),
+            "{:?}",
+            p.warnings
+        );
+        let p = plan_with(&["--bs", "96k"], g).unwrap();
+        assert!(
+            p.warnings.iter().any(|w| w.contains("straddle")),
+            "{:?}",
+            p.warnings
+        );
+        let p = plan_with(&["--bs", "192k"], g).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        assert!(err(plan_with(&["--align", "stripe"], None)).contains("needs a striped target"));
     }
 
     #[test]

@@ -58,6 +58,22 @@ pub struct Target {
     pub checks: Vec<guard::Check>,
     /// The device's read-ahead when the target was opened, in KiB.
     pub read_ahead_kb: Option<u64>,
+    /// Chunk and member count, when the target is a striped volume.
+    pub stripe: Option<StripeGeometry>,
+}
+
+/// How a striped volume lays data out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StripeGeometry {
+    pub chunk: u64,
+    pub members: u64,
+}
+
+impl StripeGeometry {
+    /// A full stripe: one chunk on every member.
+    pub fn width(&self) -> u64 {
+        self.chunk * self.members
+    }
 }
 
 nix::ioctl_read!(blkgetsize64, 0x12, 114, u64);
@@ -245,6 +261,7 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
             .and_then(|p| fs::read_to_string(p).ok()?.trim().parse().ok()),
         device_name,
         checks,
+        stripe: None,
     })
 }
 
