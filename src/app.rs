@@ -33,6 +33,12 @@ pub fn main(cli: Cli) -> Result<u8> {
             run(cfg)
         }
         Command::Compare(args) => crate::compare::run(&args),
+        Command::Membw => {
+            let b = crate::cache::memcpy_bandwidth();
+            println!("memory copy, one thread, 64 MiB buffers (best of 5): {:.1} MB/s (10^6 B/s), {:.1} MiB/s", b / 1e6, b / (1u64 << 20) as f64);
+            Ok(EXIT_OK)
+        }
+        Command::Sweep(args) => crate::sweep::run(&args),
         Command::Topology(args) => {
             let src = crate::topology::Sources::system(args.dm_table.as_deref())?;
             let t = crate::topology::discover(&args.target, &src)?;
@@ -116,6 +122,10 @@ fn run(cfg: RunConfig) -> Result<u8> {
         Outcome::Done(doc, flush_failed) => (*doc, flush_failed),
     };
     emit(&cfg, &doc)?;
+    if let Some(p) = &cfg.plot {
+        report::plot::run(&doc, p)?;
+        eprintln!("plot: {}", p.display());
+    }
     drop(testbed);
 
     Ok(if doc.interrupted {
@@ -190,11 +200,48 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
             ));
         }
     }
+    let cache = prepare_cache(cfg, &plan, &mut warnings)?;
     let exec = coordinator::execute(cfg, &plan)?;
     let flush_failed = exec.flush.iter().any(|f| matches!(f, Some(Err(_))));
-    let doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
+    let mut doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
+    doc.cache = Some(cache);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(doc), flush_failed))
+}
+
+/// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
+/// with --cached; untouched for O_DIRECT and writes.
+fn prepare_cache(
+    cfg: &RunConfig,
+    plan: &plan::Plan,
+    warnings: &mut Vec<String>,
+) -> Result<crate::cache::CacheDoc> {
+    if cfg.direct || cfg.rw.writes() {
+        return Ok(crate::cache::CacheDoc {
+            state: "untouched".into(),
+            method: "-".into(),
+            seconds: 0.0,
+            memcpy_bytes_per_sec: None,
+        });
+    }
+    if cfg.cached {
+        let regions: Vec<(PathBuf, crate::workload::Region)> = plan
+            .targets
+            .iter()
+            .map(|t| (t.path.clone(), t.region))
+            .collect();
+        return crate::cache::preload(&regions);
+    }
+    let working_set: u64 = plan.targets.iter().map(|t| t.region.length).sum();
+    if let Some(avail) = crate::cache::available_memory().filter(|&a| working_set < a) {
+        warnings.push(format!(
+            "the buffered working set ({}) fits in free memory ({}): once read, it can be served from the page cache; the device counters show whether it was",
+            crate::units::fmt_bytes(working_set),
+            crate::units::fmt_bytes(avail)
+        ));
+    }
+    let paths: Vec<PathBuf> = plan.targets.iter().map(|t| t.path.clone()).collect();
+    crate::cache::make_cold(&paths, cfg.drop_caches)
 }
 
 /// Learns the chunk and member count of every striped block-device target
@@ -258,6 +305,9 @@ fn set_readahead(guard: &mut KnobGuard, paths: &[PathBuf], kb: u64, dry_run: boo
 
 /// Refuses outputs that would collide, before any I/O.
 fn check_outputs(cfg: &RunConfig) -> Result<()> {
+    if let Some(p) = &cfg.plot {
+        report::plot::check_path(p)?;
+    }
     if cfg.json == Some(OutputPath::Stdout) && cfg.csv == Some(OutputPath::Stdout) {
         return usage("--json - and --csv - both want stdout: send one of them to a file");
     }

@@ -12,6 +12,7 @@ use crate::units::{parse_duration, parse_size};
 #[command(
     name = "stripebench",
     version,
+    args_override_self = true,
     about = "Storage throughput for disks and striped volumes: one pinned worker per target, O_DIRECT or page-cache I/O, per-worker and total MB/s, IOPS and latency",
     after_help = "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, 130 interrupted.\nUnits: MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; sizes take binary suffixes (4k = 4096)."
 )]
@@ -35,6 +36,11 @@ pub enum Command {
     /// data was written with); throughput is measured as for any read.
     Verify(Box<RunArgs>),
 
+    /// Run a grid of points: the cartesian product of --param values (read-ahead,
+    /// bs, jobs, iodepth, mode, rw, members), each a full run on a cold cache,
+    /// tabled as it goes and saved after every point.
+    Sweep(Box<SweepArgs>),
+
     /// Members against the assembled volume, in phases: each member alone
     /// (--solo), all members at once, the volume with one worker and with one
     /// per member (O_DIRECT), and buffered; then the stripe efficiency, each
@@ -50,9 +56,33 @@ pub enum Command {
     /// to the leaf disks: md, dm, btrfs members, chunk sizes, member order.
     Topology(TopologyArgs),
 
+    /// Print this machine's single-thread memory-copy bandwidth: the ceiling
+    /// of a page-cache read that leaves the CPU caches.
+    Membw,
+
     /// Put back system settings (read_ahead_kb, ...) that a killed run left
     /// changed, from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
     Restore,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// A parameter and its values, NAME=V1,V2,...: readahead (KiB), bs, jobs,
+    /// iodepth, mode (direct,buffered), rw, members (first k targets). Repeat
+    /// for a grid.
+    #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = crate::sweep::parse_param)]
+    pub params: Vec<crate::sweep::Param>,
+
+    /// Run each point K times; the table shows the median and the range.
+    #[arg(long, value_name = "K", default_value = "1", value_parser = parse_count)]
+    pub repeat: usize,
+
+    /// Refuse sweeps of more points than this.
+    #[arg(long, value_name = "N", default_value = "100", value_parser = parse_count)]
+    pub max_points: usize,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -129,6 +159,16 @@ pub enum AlignArg {
     Stripe,
 }
 
+/// The long option names of a subcommand (for `--config` files).
+pub fn long_options(subcommand: &str) -> Option<Vec<String>> {
+    use clap::CommandFactory;
+    Cli::command().find_subcommand(subcommand).map(|s| {
+        s.get_arguments()
+            .filter_map(|a| a.get_long().map(str::to_string))
+            .collect()
+    })
+}
+
 /// `--engine`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
@@ -147,7 +187,7 @@ pub enum BlockSizeArg {
     Logical,
 }
 
-fn parse_bs(text: &str) -> Result<BlockSizeArg, String> {
+pub fn parse_bs(text: &str) -> Result<BlockSizeArg, String> {
     if text.trim().eq_ignore_ascii_case("lbs") {
         return Ok(BlockSizeArg::Logical);
     }
@@ -253,6 +293,17 @@ pub struct RunArgs {
     /// (md, dm striped) and report how requests meet its chunks.
     #[arg(long, value_enum, value_name = "WHAT")]
     pub align: Option<AlignArg>,
+
+    /// Measure page-cache reads on purpose: read each region once first, then
+    /// measure (buffered reads). The report shows the device counters and the
+    /// machine's memory-copy bandwidth, the ceiling.
+    #[arg(long)]
+    pub cached: bool,
+
+    /// Before a buffered read, drop all caches (/proc/sys/vm/drop_caches,
+    /// root) instead of evicting only the targets' pages.
+    #[arg(long, conflicts_with = "cached")]
+    pub drop_caches: bool,
 
     /// I/O pattern.
     #[arg(long, value_enum, default_value_t = RwMode::Read)]
@@ -367,6 +418,17 @@ pub struct RunArgs {
     /// Write one CSV row per worker, per target and the total to PATH; `-` for stdout.
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,
+
+    /// Draw an SVG: for run, MB/s over time per worker and the latency
+    /// histogram per target; for sweep, throughput and p99 against the points.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    /// Read options from a TOML file (keys are the long option names, e.g.
+    /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]);
+    /// options on the command line override it.
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
 
     /// Print each target's latency distribution as text.
     #[arg(long)]

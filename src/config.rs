@@ -52,6 +52,10 @@ pub struct RunConfig {
     pub stripe: Option<u64>,
     /// `--align stripe`.
     pub align_stripe: bool,
+    /// `--cached`: pre-read, then measure the page cache.
+    pub cached: bool,
+    /// `--drop-caches` instead of per-target eviction.
+    pub drop_caches: bool,
     pub testbed: Option<TestbedConfig>,
     pub rw: RwMode,
     /// Read share in percent (only used by randrw).
@@ -87,6 +91,8 @@ pub struct RunConfig {
     pub csv: Option<OutputPath>,
     pub histogram: bool,
     pub progress: bool,
+    /// `--plot FILE.svg`.
+    pub plot: Option<PathBuf>,
 }
 
 /// The effective options as recorded in the JSON document.
@@ -262,12 +268,19 @@ impl RunConfig {
                 args.rw.name()
             )));
         }
+        if args.cached && (!args.buffered || args.rw.writes()) {
+            return Err(UsageError(
+                "--cached measures page-cache reads: use it with --buffered and a read --rw".into(),
+            ));
+        }
         let seed = args.seed.unwrap_or_else(clock_seed);
         Ok(RunConfig {
             targets: args.targets.clone(),
             members: args.members.clone(),
             stripe: args.stripe,
             align_stripe: args.align.is_some(),
+            cached: args.cached,
+            drop_caches: args.drop_caches,
             testbed,
             rw: args.rw,
             read_pct: match args.rw {
@@ -302,6 +315,7 @@ impl RunConfig {
             json: args.json.as_deref().map(OutputPath::from_arg),
             csv: args.csv.as_deref().map(OutputPath::from_arg),
             histogram: args.histogram,
+            plot: args.plot.clone(),
             progress: !args.no_progress,
         })
     }

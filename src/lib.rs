@@ -9,9 +9,11 @@
 
 pub mod app;
 pub mod buffer;
+pub mod cache;
 pub mod cli;
 pub mod compare;
 pub mod config;
+pub mod configfile;
 pub mod coordinator;
 pub mod cpus;
 pub mod engine;
@@ -23,6 +25,7 @@ pub mod report;
 pub mod results;
 pub mod signals;
 pub mod stats;
+pub mod sweep;
 pub mod target;
 pub mod testbed;
 pub mod topology;

@@ -12,7 +12,14 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("stripebench: internal error: {info}; please report it");
     }));
-    let cli = match Cli::try_parse() {
+    let argv = match expand_config() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("stripebench: error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e),
     };
@@ -24,6 +31,14 @@ fn main() -> ExitCode {
         }
         Err(_) => ExitCode::from(EXIT_FAILURE),
     }
+}
+
+/// Splices `--config FILE.toml` options in front of the command line's.
+fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::error::UsageError> {
+    stripebench::configfile::expand(
+        std::env::args_os().collect(),
+        &stripebench::cli::long_options,
+    )
 }
 
 /// Help and version print in full; a mistake prints one line and exits 2.

@@ -219,6 +219,9 @@ pub struct RunDocument {
     pub targets: Vec<TargetDoc>,
     pub total: TotalDoc,
     pub warnings: Vec<String>,
+    /// What was done to the page cache before the run.
+    #[serde(default)]
+    pub cache: Option<crate::cache::CacheDoc>,
 }
 
 /// Counters summed over any set of workers.
@@ -428,7 +431,7 @@ impl RunDocument {
                 }
             })
             .collect();
-        if !cfg.direct {
+        if !cfg.direct && !cfg.cached {
             for t in &targets {
                 let t: &TargetDoc = t;
                 if let Some(r) = t
@@ -506,6 +509,7 @@ impl RunDocument {
                 histogram: total.hist.to_base64(),
             },
             warnings,
+            cache: None,
         }
     }
 }

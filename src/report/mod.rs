@@ -6,6 +6,7 @@ pub mod csv;
 pub mod dry_run;
 pub mod histogram;
 pub mod json;
+pub mod plot;
 pub mod table;
 
 use std::io::Write;

@@ -134,6 +134,19 @@ pub fn render(doc: &RunDocument) -> String {
             fmt_size_arg(chunk)
         );
     }
+    if let Some(cache) = doc.cache.as_ref().filter(|c| c.state != "untouched") {
+        let _ = writeln!(
+            out,
+            "page cache: {} before the run ({}, {:.3}s, not counted){}",
+            cache.state,
+            cache.method,
+            cache.seconds,
+            cache
+                .memcpy_bytes_per_sec
+                .map(|b| format!("; memory-copy ceiling (one thread): {:.1} MB/s", b / 1e6))
+                .unwrap_or_default()
+        );
+    }
     if let Some(kb) = c.readahead_kb {
         let _ = writeln!(
             out,

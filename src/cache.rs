@@ -1,0 +1,124 @@
+//! The page cache around a measured run: cold by default (a buffered read
+//! measures the device, not memory), warm on purpose with `--cached`, and
+//! the memory-copy bandwidth that bounds what a cached read can reach.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::workload::Region;
+
+/// What was done to the page cache before a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheDoc {
+    /// `evicted` (the targets' pages dropped), `dropped` (/proc/sys/vm/drop_caches),
+    /// `preloaded` (--cached: the regions read once first), or `untouched` (O_DIRECT or writes).
+    pub state: String,
+    /// How: "fadvise(DONTNEED)", "BLKFLSBUF", "drop_caches", "read once".
+    pub method: String,
+    /// Time spent on it, apart from the measured window.
+    pub seconds: f64,
+    /// With --cached: the machine's single-thread memory-copy bandwidth, the ceiling of a cached read.
+    pub memcpy_bytes_per_sec: Option<f64>,
+}
+
+/// Drops every target's pages (or all caches with `drop_all`), timed.
+pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
+    let t0 = Instant::now();
+    let method = if drop_all {
+        std::fs::write("/proc/sys/vm/drop_caches", "3").map_err(|e| {
+            crate::error::UsageError(format!(
+                "--drop-caches writes /proc/sys/vm/drop_caches, which needs root: {e}"
+            ))
+        })?;
+        "drop_caches"
+    } else {
+        let mut m = "fadvise(DONTNEED)";
+        for p in paths {
+            crate::target::evict_cache(p)?;
+            if std::fs::metadata(p)
+                .is_ok_and(|md| std::os::unix::fs::FileTypeExt::is_block_device(&md.file_type()))
+            {
+                m = "BLKFLSBUF";
+            }
+        }
+        m
+    };
+    Ok(CacheDoc {
+        state: if drop_all { "dropped" } else { "evicted" }.into(),
+        method: method.into(),
+        seconds: t0.elapsed().as_secs_f64(),
+        memcpy_bytes_per_sec: None,
+    })
+}
+
+/// Reads each target's region once through the page cache (`--cached`).
+pub fn preload(targets: &[(PathBuf, Region)]) -> Result<CacheDoc> {
+    let t0 = Instant::now();
+    let mut buf = vec![0u8; 1 << 20];
+    for (p, r) in targets {
+        let mut f =
+            File::open(p).with_context(|| format!("cannot open {} to pre-read it", p.display()))?;
+        std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(r.offset))?;
+        let mut left = r.length;
+        while left > 0 {
+            let n = f.read(&mut buf[..left.min(1 << 20) as usize])?;
+            if n == 0 {
+                break;
+            }
+            left -= n as u64;
+        }
+    }
+    Ok(CacheDoc {
+        state: "preloaded".into(),
+        method: "read once".into(),
+        seconds: t0.elapsed().as_secs_f64(),
+        memcpy_bytes_per_sec: Some(memcpy_bandwidth()),
+    })
+}
+
+/// Single-thread memory-copy bandwidth in bytes per second: the best of five
+/// copies of 64 MiB (larger than the caches), after a warm-up.
+pub fn memcpy_bandwidth() -> f64 {
+    let n = 64 << 20;
+    let src = vec![1u8; n];
+    let mut dst = vec![0u8; n];
+    dst.copy_from_slice(&src);
+    let best = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            dst.copy_from_slice(std::hint::black_box(&src));
+            std::hint::black_box(&dst);
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min);
+    n as f64 / best
+}
+
+/// Free memory (MemAvailable), to warn when a buffered working set fits in it.
+pub fn available_memory() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = s
+        .lines()
+        .find(|l| l.starts_with("MemAvailable:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memcpy_bandwidth_is_plausible() {
+        let b = memcpy_bandwidth();
+        assert!(b > 1e8 && b < 1e12, "{b}");
+    }
+}

@@ -1,0 +1,280 @@
+//! SVG plots (plotters' SVG backend: no system fonts needed). For a run:
+//! MB/s over time, one line per worker, and each target's latency
+//! distribution on a log-scaled latency axis. For a sweep: throughput against
+//! the points, one line per target plus the total, and p99 latency below.
+
+use std::path::Path;
+
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+
+use crate::results::RunDocument;
+use crate::stats::LatencyHistogram;
+use crate::sweep::SweepDocument;
+
+const COLORS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+/// Refuses a plot path that cannot be written, before any I/O.
+pub fn check_path(p: &Path) -> Result<()> {
+    let parent = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return crate::error::usage(format!(
+            "cannot write plot {}: directory {} does not exist",
+            p.display(),
+            parent.display()
+        ));
+    }
+    if p.extension().is_none_or(|e| e != "svg") {
+        return crate::error::usage(format!(
+            "--plot writes SVG: name the file .svg (got {})",
+            p.display()
+        ));
+    }
+    Ok(())
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow!("drawing the plot failed: {e:?}")
+}
+
+/// MB/s over time per worker (top) and latency histograms per target (bottom).
+pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
+    let root = SVGBackend::new(path, (1000, 800)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let (top, bottom) = root.split_vertically(400);
+    let max_t = doc
+        .workers
+        .iter()
+        .flat_map(|w| w.intervals.iter().map(|i| i.t + 1))
+        .max()
+        .unwrap_or(1) as f64;
+    let max_mb = doc
+        .workers
+        .iter()
+        .flat_map(|w| w.intervals.iter().map(|i| i.bytes as f64 / 1e6))
+        .fold(1.0, f64::max);
+    let mut c = ChartBuilder::on(&top)
+        .caption("MB/s (10^6 B/s) over time, per worker", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..max_t, 0f64..max_mb * 1.1)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_desc("seconds into the window")
+        .y_desc("MB/s")
+        .draw()
+        .map_err(err)?;
+    for (i, w) in doc.workers.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let pts: Vec<(f64, f64)> = w
+            .intervals
+            .iter()
+            .map(|iv| (iv.t as f64 + 0.5, iv.bytes as f64 / 1e6))
+            .collect();
+        c.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+            .map_err(err)?
+            .label(format!("w{} {}", w.id, w.target))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    c.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+
+    // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
+    let hists: Vec<(String, LatencyHistogram)> = doc
+        .targets
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t.path.clone(),
+                LatencyHistogram::from_base64(&t.histogram).ok()?,
+            ))
+        })
+        .filter(|(_, h)| !h.is_empty())
+        .collect();
+    let lo = hists
+        .iter()
+        .map(|(_, h)| 63 - h.inner().min().max(1).leading_zeros())
+        .min()
+        .unwrap_or(0);
+    let hi = hists
+        .iter()
+        .map(|(_, h)| 64 - h.inner().max().max(1).leading_zeros())
+        .max()
+        .unwrap_or(1)
+        .max(lo + 1);
+    let mut c = ChartBuilder::on(&bottom)
+        .caption(
+            "latency distribution per target (log2 scale)",
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(f64::from(lo)..f64::from(hi), 0f64..100f64)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_desc("latency")
+        .y_desc("% of I/Os")
+        .x_label_formatter(&|v| crate::units::fmt_latency_ns(2f64.powf(*v)))
+        .draw()
+        .map_err(err)?;
+    for (i, (name, h)) in hists.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let total = h.len() as f64;
+        let pts: Vec<(f64, f64)> = (lo..hi)
+            .map(|e| {
+                let n = h.inner().count_between(1 << e, (1u64 << (e + 1)) - 1);
+                (f64::from(e) + 0.5, n as f64 * 100.0 / total)
+            })
+            .collect();
+        c.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    c.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// Throughput (top) and p99 (bottom) against the sweep's points.
+pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
+    let root = SVGBackend::new(path, (1000, 800)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let (top, bottom) = root.split_vertically(420);
+    let n = doc.points.len();
+    let labels: Vec<String> = doc
+        .points
+        .iter()
+        .map(|p| {
+            p.values
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let targets: Vec<String> = doc.points[0].runs[0]
+        .targets
+        .iter()
+        .map(|t| t.path.clone())
+        .collect();
+    let mut series: Vec<(String, Vec<(f64, f64)>)> = targets
+        .iter()
+        .map(|name| {
+            let pts = doc
+                .points
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    p.runs[0]
+                        .targets
+                        .iter()
+                        .find(|t| &t.path == name)
+                        .map(|t| (i as f64, t.bytes_per_sec / 1e6))
+                })
+                .collect();
+            (name.clone(), pts)
+        })
+        .collect();
+    series.push((
+        "total".into(),
+        doc.points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i as f64, p.bytes_per_sec_median / 1e6))
+            .collect(),
+    ));
+    let max_mb = series
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(|p| p.1))
+        .fold(1.0, f64::max);
+    let x_range = -0.5f64..(n as f64 - 0.5);
+    let fmt_x = |v: &f64| {
+        labels
+            .get(v.round() as usize)
+            .filter(|_| (v - v.round()).abs() < 1e-6)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut c = ChartBuilder::on(&top)
+        .caption(
+            "throughput per point: MB/s (10^6 B/s), per target and total",
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_range.clone(), 0f64..max_mb * 1.1)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_labels(n.max(2))
+        .x_label_formatter(&fmt_x)
+        .y_desc("MB/s")
+        .draw()
+        .map_err(err)?;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        c.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+            .map_err(err)?
+            .label(name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(err)?;
+    }
+    c.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)?;
+    let p99: Vec<(f64, f64)> = doc
+        .points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i as f64, p.runs[0].total.latency_ns?.p99 as f64 / 1e3)))
+        .collect();
+    let max_p99 = p99.iter().map(|p| p.1).fold(1.0, f64::max);
+    let mut c = ChartBuilder::on(&bottom)
+        .caption("p99 latency per point (all targets)", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_range, 0f64..max_p99 * 1.1)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_labels(n.max(2))
+        .x_label_formatter(&fmt_x)
+        .y_desc("p99 (us)")
+        .draw()
+        .map_err(err)?;
+    c.draw_series(LineSeries::new(p99.clone(), COLORS[3].stroke_width(2)))
+        .map_err(err)?;
+    c.draw_series(p99.iter().map(|&p| Circle::new(p, 3, COLORS[3].filled())))
+        .map_err(err)?;
+    root.present().map_err(err)
+}

@@ -1,0 +1,285 @@
+//! Sweeps and the page cache: points from the cartesian product, JSON/CSV
+//! written as it goes, read-ahead put back (also after an interrupt),
+//! cold-cache eviction and --cached proven by device counters, and
+//! well-formed SVG plots with a series per target.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{data_file, json, sb, u, LoopBed};
+
+fn svg_texts(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text)
+        .unwrap_or_else(|e| panic!("{} is not well-formed XML: {e}", path.display()));
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn a_readahead_by_mode_sweep_on_a_loop_device() {
+    let Some(bed) = LoopBed::new(1, 64) else {
+        return;
+    };
+    let dev = bed.devices[0].clone();
+    let ra = format!(
+        "/sys/block/{}/queue/read_ahead_kb",
+        dev.trim_start_matches("/dev/")
+    );
+    std::fs::write(&ra, "128").unwrap();
+    let (j, c, p) = (
+        bed.dir().join("s.json"),
+        bed.dir().join("s.csv"),
+        bed.dir().join("s.svg"),
+    );
+    let out = sb()
+        .args([
+            "sweep",
+            "--param",
+            "readahead=0,128,1024",
+            "--param",
+            "mode=direct,buffered",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "0",
+        ])
+        .arg("--json")
+        .arg(&j)
+        .arg("--csv")
+        .arg(&c)
+        .arg("--plot")
+        .arg(&p)
+        .arg(&dev)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&std::fs::read(&j).unwrap());
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 6);
+    for pt in points {
+        let run = &pt["runs"][0];
+        let ra_value: u64 = pt["values"][0][1].as_str().unwrap().parse().unwrap();
+        assert_eq!(
+            u(&run["targets"][0]["read_ahead_kb"]),
+            ra_value,
+            "the point ran at its read-ahead"
+        );
+        let direct = pt["values"][1][1] == "direct";
+        assert_eq!(run["config"]["direct"], direct);
+        let sum: u64 = run["workers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| u(&w["bytes"]))
+            .sum();
+        assert_eq!(sum, u(&run["total"]["bytes"]));
+        assert_eq!(
+            run["cache"]["state"],
+            if direct { "untouched" } else { "evicted" }
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&c).unwrap().lines().count(),
+        7,
+        "header + 6 rows"
+    );
+    assert!(
+        svg_texts(&p).iter().any(|t| t == &dev),
+        "a series for the target"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&ra).unwrap().trim(),
+        "128",
+        "read-ahead put back"
+    );
+
+    // Interrupted: the finished points are kept and the setting is put back.
+    let j2 = bed.dir().join("int.json");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .args([
+            "sweep",
+            "--param",
+            "readahead=512,2048",
+            "--buffered",
+            "--duration",
+            "1s",
+            "--ramp",
+            "0",
+            "--json",
+        ])
+        .arg(&j2)
+        .arg(&dev)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let doc = json(&std::fs::read(&j2).unwrap());
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(
+        doc["points"].as_array().unwrap().len(),
+        1,
+        "the finished point is kept"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&ra).unwrap().trim(),
+        "128",
+        "put back after the interrupt"
+    );
+}
+
+#[test]
+fn cold_by_default_cached_on_purpose() {
+    // A loop device's own counters see only this test's I/O. Its pages are
+    // read into the cache first; the run evicts them, so one pass reads from
+    // the device. With --cached the device stays idle.
+    let Some(bed) = LoopBed::new(1, 32) else {
+        return;
+    };
+    let dev = bed.devices[0].clone();
+    sb().args([
+        "run",
+        "--buffered",
+        "--io-limit",
+        "32m",
+        "--duration",
+        "60s",
+        "--no-progress",
+        &dev,
+    ])
+    .assert()
+    .success();
+    let one_pass = [
+        "run",
+        "--buffered",
+        "--io-limit",
+        "32m",
+        "--duration",
+        "60s",
+        "--json",
+        "-",
+    ];
+    let doc = json(&sb().args(one_pass).arg(&dev).output().unwrap().stdout);
+    assert_eq!(doc["cache"]["state"], "evicted");
+    assert_eq!(doc["cache"]["method"], "BLKFLSBUF");
+    let d = &doc["targets"][0]["device"];
+    let ratio = d["read_ratio"].as_f64().unwrap();
+    println!("cold: device/app read ratio {ratio:.3}");
+    assert!(ratio > 0.9, "a cold read reaches the device: ratio {ratio}");
+    let doc = json(
+        &sb()
+            .args([
+                "run",
+                "--buffered",
+                "--cached",
+                "--duration",
+                "300ms",
+                "--ramp",
+                "0",
+                "--json",
+                "-",
+            ])
+            .arg(&dev)
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(doc["cache"]["state"], "preloaded");
+    assert!(doc["cache"]["memcpy_bytes_per_sec"].as_f64().unwrap() > 0.0);
+    let d = &doc["targets"][0]["device"];
+    let ratio = u(&d["read_bytes"]) as f64 / u(&d["app_read_bytes"]) as f64;
+    println!("cached: device/app read ratio {ratio:.4}");
+    assert!(
+        ratio < 0.01,
+        "cached reads leave the device idle: ratio {ratio}"
+    );
+}
+
+#[test]
+fn run_plot_has_a_series_per_worker_and_per_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 4 << 20);
+    let b = data_file(dir.path(), "b", 4 << 20);
+    let p = dir.path().join("run.svg");
+    sb().args([
+        "run",
+        "--duration",
+        "1200ms",
+        "--ramp",
+        "0",
+        "--bs",
+        "64k",
+        "--plot",
+    ])
+    .arg(&p)
+    .arg(&a)
+    .arg(&b)
+    .assert()
+    .success();
+    let texts = svg_texts(&p);
+    for t in [&a, &b] {
+        let name = t.to_str().unwrap();
+        assert!(texts.iter().any(|x| x == name), "latency series for {name}");
+        assert!(
+            texts
+                .iter()
+                .any(|x| x.ends_with(name) && x.starts_with('w')),
+            "throughput series for {name}"
+        );
+    }
+}
+
+#[test]
+fn sweep_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "t", 1 << 20);
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let g = data_file(shm.path(), "t", 1 << 20);
+    for (args, msg) in [
+        (vec!["sweep", "--param", "speed=1,2"], "unknown parameter"),
+        (vec!["sweep", "--param", "bs="], "empty value"),
+        (vec!["sweep", "--param", "bs=4k,zz"], "--param bs=zz"),
+        (vec!["sweep", "--param", "jobs=0"], "--param jobs=0"),
+        (vec!["sweep"], "at least one --param"),
+        (
+            vec!["sweep", "--param", "bs=4k,8k", "--param", "bs=16k"],
+            "given twice",
+        ),
+        (
+            vec![
+                "sweep",
+                "--param",
+                "jobs=1,2,3,4,5,6,7,8,9,10,11",
+                "--param",
+                "bs=4k,8k,16k,32k,64k,128k,256k,512k,1m,2m",
+            ],
+            "more than --max-points 100",
+        ),
+        (vec!["sweep", "--param", "members=3"], "only 1 targets"),
+    ] {
+        let out = sb().args(&args).arg(&f).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+    let out = sb()
+        .args(["sweep", "--param", "readahead=0,128", "--buffered"])
+        .arg(&g)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no block device"));
+}
