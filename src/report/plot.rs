@@ -172,11 +172,17 @@ pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
         .map(|p| {
             p.values
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(_, v)| v.as_str())
                 .collect::<Vec<_>>()
-                .join(" ")
+                .join("/")
         })
         .collect();
+    let x_desc: String = doc
+        .params
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect::<Vec<_>>()
+        .join("/");
     let targets: Vec<String> = doc.points[0].runs[0]
         .targets
         .iter()
@@ -233,6 +239,7 @@ pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
     c.configure_mesh()
         .x_labels(n.max(2))
         .x_label_formatter(&fmt_x)
+        .x_desc(x_desc.as_str())
         .y_desc("MB/s")
         .draw()
         .map_err(err)?;
@@ -269,6 +276,7 @@ pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
     c.configure_mesh()
         .x_labels(n.max(2))
         .x_label_formatter(&fmt_x)
+        .x_desc(x_desc.as_str())
         .y_desc("p99 (us)")
         .draw()
         .map_err(err)?;
