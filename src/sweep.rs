@@ -409,6 +409,16 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         };
         progress.message("");
         println!("{}", row(&p));
+        if let Some(b) = p.runs[0]
+            .cache
+            .as_ref()
+            .and_then(|c| c.memcpy_bytes_per_sec)
+        {
+            println!(
+                "  page cache preloaded (--cached); memory-copy ceiling, one thread: {:.1} MB/s",
+                b / 1e6
+            );
+        }
         for w in p.runs[0]
             .warnings
             .iter()
