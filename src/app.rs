@@ -33,6 +33,54 @@ pub fn main(cli: Cli) -> Result<u8> {
             run(cfg)
         }
         Command::Compare(args) => crate::compare::run(&args),
+        Command::Plan(args) => {
+            if let Some(p) = &args.plot {
+                report::plot::check_path(p)?;
+            }
+            let (points, unit) = crate::capacity::points_from(&args.files)?;
+            let p = crate::capacity::plan(points, unit, &args.at, args.target);
+            let text = crate::capacity::render(&p);
+            let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+            if to_stdout {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
+            if let Some(j) = &args.json {
+                let dest = if to_stdout {
+                    OutputPath::Stdout
+                } else {
+                    OutputPath::File(j.clone())
+                };
+                report::write_to(&dest, &serde_json::to_vec_pretty(&p)?)?;
+            }
+            if let Some(svg) = &args.plot {
+                crate::capacity::draw(&p, svg)?;
+                eprintln!("plot: {}", svg.display());
+            }
+            Ok(EXIT_OK)
+        }
+        Command::Merge(args) => {
+            let m = crate::merge::merge(&args.files, args.force)?;
+            let text = crate::merge::render(&m);
+            let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+            if to_stdout {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
+            if let Some(p) = &args.json {
+                let mut bytes = serde_json::to_vec_pretty(&m)?;
+                bytes.push(b'\n');
+                let dest = if to_stdout {
+                    OutputPath::Stdout
+                } else {
+                    OutputPath::File(p.clone())
+                };
+                report::write_to(&dest, &bytes)?;
+            }
+            Ok(EXIT_OK)
+        }
         Command::Membw => {
             let b = crate::cache::memcpy_bandwidth();
             println!("memory copy, one thread, 64 MiB buffers (best of 5): {:.1} MB/s (10^6 B/s), {:.1} MiB/s", b / 1e6, b / (1u64 << 20) as f64);

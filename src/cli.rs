@@ -56,6 +56,16 @@ pub enum Command {
     /// to the leaf disks: md, dm, btrfs members, chunk sizes, member order.
     Topology(TopologyArgs),
 
+    /// Fit the Universal Scalability Law to a scaling curve (a sweep over
+    /// members or jobs, merged fleets, or runs) and plan: throughput at N, the
+    /// N for a target, the peak and the knee.
+    Plan(PlanArgs),
+
+    /// Merge run documents from many hosts (or earlier merges) into one: the
+    /// workers of every host, per-host totals, and fleet latency from the
+    /// exact merge of the histograms.
+    Merge(MergeArgs),
+
     /// Print this machine's single-thread memory-copy bandwidth: the ceiling
     /// of a page-cache read that leaves the CPU caches.
     Membw,
@@ -99,6 +109,51 @@ pub struct CompareArgs {
     /// free space).
     #[arg(long, value_name = "SIZE", value_parser = parse_nonzero_size)]
     pub file_size: Option<u64>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PlanArgs {
+    /// A sweep over members or jobs; or several merge / run documents, one N each.
+    #[arg(value_name = "RESULT.json", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Predict the throughput at these N (e.g. 8,16,64).
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',', value_parser = parse_positive_f64)]
+    pub at: Vec<f64>,
+
+    /// The N needed for this throughput (20GB/s, 500MB/s, 2GiB/s).
+    #[arg(long, value_name = "RATE", value_parser = crate::capacity::parse_rate)]
+    pub target: Option<f64>,
+
+    /// Draw the measured points, the fitted curve and the linear ideal.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    /// Write the fit as JSON to PATH (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+}
+
+fn parse_positive_f64(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("'{text}' is not a positive number")),
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// Run documents (`run --json`) or merged documents.
+    #[arg(value_name = "FILE.json", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Write the merged document to PATH (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Merge runs of different workloads anyway (a warning says which option differs).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -265,6 +320,18 @@ fn parse_readahead(text: &str) -> Result<u64, String> {
     }
 }
 
+fn parse_start_at(text: &str) -> Result<std::time::SystemTime, String> {
+    let t = text.trim();
+    if let Ok(secs) = t.parse::<f64>() {
+        if (0.0..1e11).contains(&secs) {
+            return Ok(std::time::UNIX_EPOCH + Duration::from_secs_f64(secs));
+        }
+    }
+    humantime::parse_rfc3339_weak(t).map_err(|_| {
+        format!("'{text}' is not a time: give Unix seconds (1795000000) or RFC 3339 (2026-11-30T17:00:00Z)")
+    })
+}
+
 fn parse_seed(text: &str) -> Result<u64, String> {
     text.trim()
         .parse::<u64>()
@@ -340,6 +407,12 @@ pub struct RunArgs {
     /// the old value is put back afterwards, whatever happens.
     #[arg(long, allow_hyphen_values = true, value_name = "KB", value_parser = parse_readahead)]
     pub readahead: Option<u64>,
+
+    /// Wait until this instant (Unix seconds, or RFC 3339 such as
+    /// 2026-11-30T17:00:00Z) before starting, so runs launched on many hosts
+    /// start together. The window's start and end instants are in the JSON.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub start_at: Option<std::time::SystemTime>,
 
     /// How I/O is issued.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]

@@ -93,6 +93,8 @@ pub struct RunConfig {
     pub progress: bool,
     /// `--plot FILE.svg`.
     pub plot: Option<PathBuf>,
+    /// `--start-at`: when the workers are released.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 /// The effective options as recorded in the JSON document.
@@ -117,6 +119,9 @@ pub struct ConfigDoc {
     pub verify: bool,
     /// `--stripe`: the chunk of the modelled RAID0.
     pub stripe_chunk: Option<u64>,
+    /// `--start-at`, Unix seconds: the instant the workers were released.
+    #[serde(default)]
+    pub start_at_unix_sec: Option<f64>,
     pub duration_sec: f64,
     pub ramp_sec: f64,
     pub size: Option<u64>,
@@ -273,6 +278,13 @@ impl RunConfig {
                 "--cached measures page-cache reads: use it with --buffered and a read --rw".into(),
             ));
         }
+        if let Some(at) = args.start_at {
+            if at < std::time::SystemTime::now() {
+                return Err(UsageError(
+                    "--start-at is in the past: give a time a little ahead, e.g. $(( $(date +%s) + 30 ))".into(),
+                ));
+            }
+        }
         let seed = args.seed.unwrap_or_else(clock_seed);
         Ok(RunConfig {
             targets: args.targets.clone(),
@@ -316,6 +328,7 @@ impl RunConfig {
             csv: args.csv.as_deref().map(OutputPath::from_arg),
             histogram: args.histogram,
             plot: args.plot.clone(),
+            start_at: args.start_at,
             progress: !args.no_progress,
         })
     }
@@ -342,6 +355,10 @@ impl RunConfig {
             max_errors: self.max_errors,
             verify: self.verify,
             stripe_chunk: self.stripe,
+            start_at_unix_sec: self
+                .start_at
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs_f64()),
             duration_sec: self.duration.as_secs_f64(),
             ramp_sec: self.ramp.as_secs_f64(),
             size: self.size,

@@ -106,6 +106,22 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             bail!("{}", setup_errors.join("; "));
         }
 
+        if let Some(at) = cfg.start_at {
+            // Every host launched with the same --start-at releases its
+            // workers at the same wall-clock instant. Sleep in short steps so
+            // an interrupt is not kept waiting.
+            progress.message("waiting for --start-at");
+            while let Ok(left) = at.duration_since(SystemTime::now()) {
+                if signals::interrupted() {
+                    barrier.wait();
+                    return Err(crate::error::Interrupted(
+                        "while waiting for --start-at: nothing was measured",
+                    )
+                    .into());
+                }
+                std::thread::sleep(left.min(Duration::from_millis(20)));
+            }
+        }
         let probes = start_probes(plan);
         let epoch = control.start();
         let epoch_wall = SystemTime::now();

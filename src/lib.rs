@@ -10,6 +10,7 @@
 pub mod app;
 pub mod buffer;
 pub mod cache;
+pub mod capacity;
 pub mod cli;
 pub mod compare;
 pub mod config;
@@ -19,6 +20,7 @@ pub mod cpus;
 pub mod engine;
 pub mod error;
 pub mod knobs;
+pub mod merge;
 pub mod plan;
 pub mod progress;
 pub mod report;

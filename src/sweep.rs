@@ -368,8 +368,17 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         }
         _ => None,
     };
-    println!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead)", pts.len(), args.repeat);
-    println!("{}", header(&args.params));
+    // With --json -, stdout carries only the document: the table goes to stderr.
+    let to_stdout = base.json.as_deref().is_some_and(|j| j.as_os_str() == "-");
+    let say = |line: &str| {
+        if to_stdout {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
+    say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead)", pts.len(), args.repeat));
+    say(&header(&args.params));
     let mut done_runs = 0;
     'points: for (pt, cfg, paths) in &plans {
         let mut runs = Vec::new();
@@ -408,23 +417,23 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             runs,
         };
         progress.message("");
-        println!("{}", row(&p));
+        say(&row(&p));
         if let Some(b) = p.runs[0]
             .cache
             .as_ref()
             .and_then(|c| c.memcpy_bytes_per_sec)
         {
-            println!(
+            say(&format!(
                 "  page cache preloaded (--cached); memory-copy ceiling, one thread: {:.1} MB/s",
                 b / 1e6
-            );
+            ));
         }
         for w in p.runs[0]
             .warnings
             .iter()
             .filter(|w| w.contains("page cache served"))
         {
-            println!("  warning: {w}");
+            say(&format!("  warning: {w}"));
         }
         if let Some(f) = csv_file.as_mut() {
             let t = &p.runs[0].total;
@@ -464,7 +473,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     if let Some(plot) = &base.plot {
         if !doc.points.is_empty() {
             crate::report::plot::sweep(&doc, plot)?;
-            println!("plot: {}", plot.display());
+            eprintln!("plot: {}", plot.display());
         }
     }
     Ok(if doc.interrupted {

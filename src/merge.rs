@@ -1,0 +1,335 @@
+//! `stripebench merge`: one document from many hosts' run documents. Workers
+//! keep their host; each host keeps its totals; the fleet's latency
+//! percentiles come from the exact merge of the hosts' serialized
+//! histograms, never from averaging percentiles. Merging is associative: a
+//! merged document can be merged again, and its hosts are taken as they are.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{show_path, UsageError};
+use crate::results::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
+use crate::stats::{LatencyHistogram, LatencySummary};
+
+/// One host's part of a fleet.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostDoc {
+    pub hostname: String,
+    /// The file it came from.
+    pub source: String,
+    pub start_unix_sec: f64,
+    pub end_unix_sec: f64,
+    pub seconds: f64,
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    pub histogram: String,
+    pub interrupted: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FleetTotal {
+    pub hosts: usize,
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    /// Sum of the hosts' rates, each over its own window.
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    /// From the exact merge of every host's histogram.
+    pub latency_ns: Option<LatencySummary>,
+    pub histogram: String,
+    /// The span every host was measuring (latest start to earliest end), and
+    /// the spread of the start instants.
+    pub overlap_sec: f64,
+    pub start_skew_sec: f64,
+}
+
+/// The merged document.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MergedDocument {
+    pub schema_version: u32,
+    /// Always "merge": tells a merged document from a run document.
+    pub kind: String,
+    pub tool: ToolInfo,
+    /// The workload (the first host's configuration; the others match it unless --force).
+    pub config: crate::config::ConfigDoc,
+    pub hosts: Vec<HostDoc>,
+    /// Every host's workers, with `target` prefixed by `hostname:`.
+    pub workers: Vec<WorkerDoc>,
+    pub total: FleetTotal,
+    pub warnings: Vec<String>,
+}
+
+/// A file to merge: a run document or an earlier merge.
+enum Input {
+    Run(Box<RunDocument>, String),
+    Merged(Box<MergedDocument>),
+}
+
+fn read(path: &Path) -> Result<Input, UsageError> {
+    let shown = show_path(path);
+    let text = std::fs::read(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+    let v: serde_json::Value = serde_json::from_slice(&text).map_err(|_| {
+        UsageError(format!(
+            "{shown} is not JSON: give run documents written with --json"
+        ))
+    })?;
+    match v.get("schema_version").and_then(|s| s.as_u64()) {
+        None => return Err(UsageError(format!("{shown} is not a stripebench document (no schema_version)"))),
+        Some(n) if n != u64::from(SCHEMA_VERSION) => {
+            return Err(UsageError(format!(
+                "{shown} has schema version {n}, this stripebench reads {SCHEMA_VERSION}: merge documents of one version"
+            )))
+        }
+        Some(_) => {}
+    }
+    if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
+        let m: MergedDocument = serde_json::from_value(v)
+            .map_err(|e| UsageError(format!("{shown} is not a valid merged document: {e}")))?;
+        return Ok(Input::Merged(Box::new(m)));
+    }
+    if v.get("points").is_some() || v.get("phases").is_some() {
+        return Err(UsageError(format!(
+            "{shown} is a sweep or compare document: merge takes run documents"
+        )));
+    }
+    let d: RunDocument = serde_json::from_value(v)
+        .map_err(|e| UsageError(format!("{shown} is not a stripebench run document: {e}")))?;
+    Ok(Input::Run(Box::new(d), shown))
+}
+
+fn host_of(d: &RunDocument, source: String) -> HostDoc {
+    HostDoc {
+        hostname: d.host.hostname.clone(),
+        source,
+        start_unix_sec: d.window.start_unix_sec,
+        end_unix_sec: d.window.end_unix_sec,
+        seconds: d.window.seconds,
+        bytes: d.total.bytes,
+        ios: d.total.ios,
+        errors: d.total.errors,
+        bytes_per_sec: d.total.bytes_per_sec,
+        iops: d.total.iops,
+        latency_ns: d.total.latency_ns,
+        histogram: d.total.histogram.clone(),
+        interrupted: d.interrupted,
+    }
+}
+
+/// The options that make two runs the same workload (not where, nor when, nor which seed).
+fn workload_differences(
+    a: &crate::config::ConfigDoc,
+    b: &crate::config::ConfigDoc,
+) -> Option<String> {
+    let strip = |c: &crate::config::ConfigDoc| {
+        let mut v = serde_json::to_value(c).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            for k in [
+                "targets",
+                "testbed",
+                "seed",
+                "cpus",
+                "pin",
+                "start_at_unix_sec",
+                "allow_destructive",
+            ] {
+                o.remove(k);
+            }
+        }
+        v
+    };
+    let (va, vb) = (strip(a), strip(b));
+    let (Some(oa), Some(ob)) = (va.as_object(), vb.as_object()) else {
+        return None;
+    };
+    oa.iter()
+        .find(|(k, v)| ob.get(*k) != Some(v))
+        .map(|(k, v)| format!("{k} ({v} vs {})", ob.get(k).cloned().unwrap_or_default()))
+}
+
+/// Merges run documents and earlier merges.
+pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
+    if paths.len() < 2 {
+        return crate::error::usage("merge needs at least two documents");
+    }
+    let mut hosts = Vec::new();
+    let mut workers = Vec::new();
+    let mut config = None;
+    let mut warnings = Vec::new();
+    for p in paths {
+        let (cfg, hs, ws, ww) = match read(p)? {
+            Input::Run(d, src) => {
+                let host = host_of(&d, src);
+                let ws: Vec<WorkerDoc> = d
+                    .workers
+                    .iter()
+                    .cloned()
+                    .map(|mut w| {
+                        w.target = format!("{}:{}", d.host.hostname, w.target);
+                        w
+                    })
+                    .collect();
+                (
+                    d.config.clone(),
+                    vec![host],
+                    ws,
+                    d.warnings
+                        .iter()
+                        .map(|w| format!("{}: {w}", d.host.hostname))
+                        .collect::<Vec<_>>(),
+                )
+            }
+            Input::Merged(m) => (m.config, m.hosts, m.workers, m.warnings),
+        };
+        match &config {
+            None => config = Some(cfg),
+            Some(first) => {
+                if let Some(diff) = workload_differences(first, &cfg) {
+                    if !force {
+                        return crate::error::usage(format!(
+                            "{} ran a different workload: {diff}; merge runs of one workload, or pass --force",
+                            show_path(p)
+                        ));
+                    }
+                    warnings.push(format!(
+                        "{}: a different workload ({diff}), merged because of --force",
+                        show_path(p)
+                    ));
+                }
+            }
+        }
+        hosts.extend(hs);
+        workers.extend(ws);
+        warnings.extend(ww);
+    }
+    let config = config.expect("at least two inputs were read");
+    // Deterministic order whatever the grouping: merge(merge(a, b), c) == merge(a, b, c).
+    hosts.sort_by(|a, b| (&a.hostname, &a.source).cmp(&(&b.hostname, &b.source)));
+    let mut hist = LatencyHistogram::new();
+    for h in &hosts {
+        hist.merge(&LatencyHistogram::from_base64(&h.histogram)?);
+    }
+    let latest_start = hosts
+        .iter()
+        .map(|h| h.start_unix_sec)
+        .fold(f64::MIN, f64::max);
+    let earliest_start = hosts
+        .iter()
+        .map(|h| h.start_unix_sec)
+        .fold(f64::MAX, f64::min);
+    let earliest_end = hosts
+        .iter()
+        .map(|h| h.end_unix_sec)
+        .fold(f64::MAX, f64::min);
+    let overlap = (earliest_end - latest_start).max(0.0);
+    let skew = latest_start - earliest_start;
+    let shortest = hosts.iter().map(|h| h.seconds).fold(f64::MAX, f64::min);
+    let mut own_warnings: Vec<String> = Vec::new();
+    if overlap <= 0.0 {
+        own_warnings.push(format!(
+            "the hosts' windows do not overlap (start skew {skew:.3}s): the fleet total adds runs that did not run together; launch them with one --start-at"
+        ));
+    } else if skew > 0.1 * shortest {
+        own_warnings.push(format!(
+            "the hosts started {skew:.3}s apart, more than a tenth of the shortest window ({shortest:.3}s): use one --start-at"
+        ));
+    }
+    // An earlier merge's own overlap verdict is recomputed over all hosts.
+    warnings
+        .retain(|w| !w.starts_with("the hosts' windows") && !w.starts_with("the hosts started"));
+    warnings.extend(own_warnings);
+    let total = FleetTotal {
+        hosts: hosts.len(),
+        bytes: hosts.iter().map(|h| h.bytes).sum(),
+        ios: hosts.iter().map(|h| h.ios).sum(),
+        errors: hosts.iter().map(|h| h.errors).sum(),
+        bytes_per_sec: hosts.iter().map(|h| h.bytes_per_sec).sum(),
+        iops: hosts.iter().map(|h| h.iops).sum(),
+        latency_ns: hist.summary(),
+        histogram: hist.to_base64(),
+        overlap_sec: overlap,
+        start_skew_sec: skew,
+    };
+    workers.sort_by(|a, b| a.target.cmp(&b.target).then(a.id.cmp(&b.id)));
+    Ok(MergedDocument {
+        schema_version: SCHEMA_VERSION,
+        kind: "merge".into(),
+        tool: ToolInfo {
+            name: "stripebench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        config,
+        hosts,
+        workers,
+        total,
+        warnings,
+    })
+}
+
+/// The merged document as a table.
+pub fn render(m: &MergedDocument) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "fleet of {} host(s): {} bs {}; MB/s = 10^6 B/s; latency from the merged histograms",
+        m.hosts.len(),
+        m.config.rw.name(),
+        m.config.bs
+    );
+    let _ = writeln!(
+        out,
+        "{:<24} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8}",
+        "host", "MB/s", "IOPS", "p50", "p99", "p99.9", "window"
+    );
+    let lat = |l: &Option<LatencySummary>, f: fn(&LatencySummary) -> u64| {
+        l.as_ref()
+            .map_or("-".into(), |l| crate::units::fmt_latency_ns(f(l) as f64))
+    };
+    let dup = |name: &str| m.hosts.iter().filter(|h| h.hostname == name).count() > 1;
+    for h in &m.hosts {
+        // Hosts of one name (several runs on one machine) are told apart by their file.
+        let label = if dup(&h.hostname) {
+            let file = Path::new(&h.source)
+                .file_stem()
+                .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
+            format!("{} ({file})", h.hostname)
+        } else {
+            h.hostname.clone()
+        };
+        let _ = writeln!(
+            out,
+            "{:<24} {:>10.1} {:>10.0} {:>9} {:>9} {:>9} {:>7.2}s",
+            label,
+            h.bytes_per_sec / 1e6,
+            h.iops,
+            lat(&h.latency_ns, |l| l.p50),
+            lat(&h.latency_ns, |l| l.p99),
+            lat(&h.latency_ns, |l| l.p99_9),
+            h.seconds
+        );
+    }
+    let t = &m.total;
+    let _ = writeln!(
+        out,
+        "{:<24} {:>10.1} {:>10.0} {:>9} {:>9} {:>9}   overlap {:.2}s, start skew {:.3}s",
+        "FLEET",
+        t.bytes_per_sec / 1e6,
+        t.iops,
+        lat(&t.latency_ns, |l| l.p50),
+        lat(&t.latency_ns, |l| l.p99),
+        lat(&t.latency_ns, |l| l.p99_9),
+        t.overlap_sec,
+        t.start_skew_sec
+    );
+    for w in &m.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}

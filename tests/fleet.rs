@@ -1,0 +1,263 @@
+//! Many hosts: merge is exact and associative, warns when windows do not
+//! overlap, refuses what it cannot merge; --start-at holds a run until its
+//! instant; scripts/fleet.sh runs two "hosts" on this machine (two processes
+//! on two sets of loop devices) and merges them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{data_file, json, sb, u, LoopBed};
+use serde_json::Value;
+use stripebench::stats::LatencyHistogram;
+
+fn run_doc(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let t = data_file(dir, &format!("{name}.dat"), 2 << 20);
+    let out = dir.join(format!("{name}.json"));
+    sb().args([
+        "run",
+        "--duration",
+        "300ms",
+        "--ramp",
+        "0",
+        "--bs",
+        "64k",
+        "--json",
+    ])
+    .arg(&out)
+    .args(extra)
+    .arg(&t)
+    .assert()
+    .success();
+    out
+}
+
+fn merge(files: &[&Path], extra: &[&str]) -> (Option<i32>, Value, String) {
+    let out = sb()
+        .arg("merge")
+        .args(files)
+        .args(["--json", "-"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let doc = if out.status.success() {
+        json(&out.stdout)
+    } else {
+        Value::Null
+    };
+    (out.status.code(), doc, err)
+}
+
+fn hist(v: &Value) -> LatencyHistogram {
+    LatencyHistogram::from_base64(v.as_str().unwrap()).unwrap()
+}
+
+#[test]
+fn merge_adds_up_exactly_and_is_associative() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        run_doc(dir.path(), "a", &[]),
+        run_doc(dir.path(), "b", &[]),
+        run_doc(dir.path(), "c", &[]),
+    );
+    let docs: Vec<Value> = [&a, &b, &c]
+        .iter()
+        .map(|p| json(&std::fs::read(p).unwrap()))
+        .collect();
+    let (code, m, _) = merge(&[&a, &b, &c], &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(m["kind"], "merge");
+    assert_eq!(u(&m["total"]["hosts"]), 3);
+    assert_eq!(
+        u(&m["total"]["bytes"]),
+        docs.iter().map(|d| u(&d["total"]["bytes"])).sum::<u64>()
+    );
+    assert_eq!(
+        u(&m["total"]["ios"]),
+        docs.iter().map(|d| u(&d["total"]["ios"])).sum::<u64>()
+    );
+    assert_eq!(m["workers"].as_array().unwrap().len(), 3);
+    // Fleet percentiles are those of one histogram holding every sample.
+    let mut all = LatencyHistogram::new();
+    for d in &docs {
+        all.merge(&hist(&d["total"]["histogram"]));
+    }
+    let fleet = &m["total"]["latency_ns"];
+    let s = all.summary().unwrap();
+    assert_eq!(
+        (u(&fleet["p50"]), u(&fleet["p99"]), u(&fleet["max"])),
+        (s.p50, s.p99, s.max)
+    );
+    assert_eq!(hist(&m["total"]["histogram"]).len(), all.len());
+    // merge(merge(a, b), c) == merge(a, b, c)
+    let ab = dir.path().join("ab.json");
+    sb().arg("merge")
+        .args([&a, &b])
+        .arg("--json")
+        .arg(&ab)
+        .assert()
+        .success();
+    let (_, nested, _) = merge(&[&ab, &c], &[]);
+    assert_eq!(nested["total"], m["total"]);
+    assert_eq!(nested["hosts"], m["hosts"]);
+    assert_eq!(nested["workers"], m["workers"]);
+    // These runs ran one after another: their windows do not overlap.
+    assert!(
+        m["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("do not overlap")),
+        "{}",
+        m["warnings"]
+    );
+}
+
+#[test]
+fn merge_refuses_what_it_cannot_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run_doc(dir.path(), "a", &[]);
+    let b = run_doc(dir.path(), "b", &["--rw", "randread"]);
+    let (code, _, err) = merge(&[&a, &b], &[]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("different workload") && err.contains("rw"),
+        "{err}"
+    );
+    let (code, m, _) = merge(&[&a, &b], &["--force"]);
+    assert_eq!(code, Some(0));
+    assert!(m["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains("--force")));
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{\"hello\": 1}").unwrap();
+    let (code, _, err) = merge(&[&a, &junk], &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("not a stripebench document"), "{err}");
+    let mut v = json(&std::fs::read(&a).unwrap());
+    v["schema_version"] = 99.into();
+    let future = dir.path().join("future.json");
+    std::fs::write(&future, serde_json::to_vec(&v).unwrap()).unwrap();
+    let (code, _, err) = merge(&[&a, &future], &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("schema version 99"), "{err}");
+    let (code, _, err) = merge(&[&a], &[]);
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn start_at_waits_for_its_instant_and_refuses_the_past() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let out = sb()
+        .args(["run", "--start-at", "1000000000"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in the past"));
+    let out = sb()
+        .args(["run", "--start-at", "yesterday"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let at = now + 2.0;
+    let out = sb()
+        .args([
+            "run",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "0",
+            "--json",
+            "-",
+            "--start-at",
+            &format!("{at:.3}"),
+        ])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = json(&out.stdout);
+    let start = d["window"]["start_unix_sec"].as_f64().unwrap();
+    println!(
+        "asked to start at {at:.3}, window opened at {start:.3}: {:+.3} s",
+        start - at
+    );
+    assert!(start >= at - 0.001, "never before the instant");
+    assert!((d["config"]["start_at_unix_sec"].as_f64().unwrap() - at).abs() < 0.01);
+    // RFC 3339 is accepted too.
+    let rfc = humantime::format_rfc3339_seconds(
+        std::time::SystemTime::now() + std::time::Duration::from_secs(1),
+    )
+    .to_string();
+    sb().args([
+        "run",
+        "--duration",
+        "200ms",
+        "--ramp",
+        "0",
+        "--start-at",
+        &rfc,
+    ])
+    .arg(&t)
+    .assert()
+    .success();
+}
+
+#[test]
+fn fleet_script_on_two_local_hosts() {
+    let Some(bed) = LoopBed::new(4, 32) else {
+        return;
+    };
+    let hosts = bed.dir().join("hosts");
+    std::fs::write(
+        &hosts,
+        format!(
+            "# two hosts on one machine\nhostA {} {}\nhostB {} {}\n",
+            bed.devices[0], bed.devices[1], bed.devices[2], bed.devices[3]
+        ),
+    )
+    .unwrap();
+    let out_dir = bed.dir().join("fleet");
+    let bin = assert_cmd::cargo::cargo_bin("stripebench");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(["--launcher", "local", "--delay", "2", "--bin"])
+        .arg(&bin)
+        .arg("--out")
+        .arg(&out_dir)
+        .arg(&hosts)
+        .args(["--", "--duration", "500ms", "--ramp", "100ms"])
+        .output()
+        .unwrap();
+    println!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success());
+    let m = json(&std::fs::read(out_dir.join("fleet.json")).unwrap());
+    assert_eq!(u(&m["total"]["hosts"]), 2);
+    assert_eq!(m["workers"].as_array().unwrap().len(), 4);
+    let skew = m["total"]["start_skew_sec"].as_f64().unwrap();
+    println!("start skew between the two local hosts: {skew:.4} s");
+    assert!(
+        m["total"]["overlap_sec"].as_f64().unwrap() > 0.0,
+        "one --start-at: the windows overlap"
+    );
+}
