@@ -39,21 +39,7 @@ pub fn main(cli: Cli) -> Result<u8> {
             }
             let (points, unit) = crate::capacity::points_from(&args.files)?;
             let p = crate::capacity::plan(points, unit, &args.at, args.target);
-            let text = crate::capacity::render(&p);
-            let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
-            if to_stdout {
-                eprint!("{text}");
-            } else {
-                print!("{text}");
-            }
-            if let Some(j) = &args.json {
-                let dest = if to_stdout {
-                    OutputPath::Stdout
-                } else {
-                    OutputPath::File(j.clone())
-                };
-                report::write_to(&dest, &serde_json::to_vec_pretty(&p)?)?;
-            }
+            report::emit(&crate::capacity::render(&p), args.json.as_deref(), &p)?;
             if let Some(svg) = &args.plot {
                 crate::capacity::draw(&p, svg)?;
                 eprintln!("plot: {}", svg.display());
@@ -62,23 +48,7 @@ pub fn main(cli: Cli) -> Result<u8> {
         }
         Command::Merge(args) => {
             let m = crate::merge::merge(&args.files, args.force)?;
-            let text = crate::merge::render(&m);
-            let to_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
-            if to_stdout {
-                eprint!("{text}");
-            } else {
-                print!("{text}");
-            }
-            if let Some(p) = &args.json {
-                let mut bytes = serde_json::to_vec_pretty(&m)?;
-                bytes.push(b'\n');
-                let dest = if to_stdout {
-                    OutputPath::Stdout
-                } else {
-                    OutputPath::File(p.clone())
-                };
-                report::write_to(&dest, &bytes)?;
-            }
+            report::emit(&crate::merge::render(&m), args.json.as_deref(), &m)?;
             Ok(EXIT_OK)
         }
         Command::Membw => {

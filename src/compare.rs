@@ -4,14 +4,14 @@
 //! volume through the page cache), then the stripe efficiency (volume ÷
 //! members together), each member's share, and the slowest member.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::app::{measure, Outcome};
 use crate::cli::{CompareArgs, RunArgs, RwMode};
-use crate::config::{OutputPath, RunConfig, TestbedConfig};
+use crate::config::{RunConfig, TestbedConfig};
 use crate::error::{show_path, usage};
 use crate::results::{RunDocument, ToolInfo};
 use crate::testbed::Testbed;
@@ -309,23 +309,11 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         members: members_out,
         notes,
     };
-    let text = crate::report::compare::render(&doc);
-    let json_to_stdout = base.json.as_deref() == Some(Path::new("-"));
-    if json_to_stdout {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-    }
-    if let Some(p) = &base.json {
-        let dest = if json_to_stdout {
-            OutputPath::Stdout
-        } else {
-            OutputPath::File(p.clone())
-        };
-        let mut bytes = serde_json::to_vec_pretty(&doc)?;
-        bytes.push(b'\n');
-        crate::report::write_to(&dest, &bytes)?;
-    }
+    crate::report::emit(
+        &crate::report::compare::render(&doc),
+        base.json.as_deref(),
+        &doc,
+    )?;
     drop(bed);
     Ok(if interrupted {
         crate::error::EXIT_INTERRUPTED

@@ -15,6 +15,33 @@ use anyhow::{Context, Result};
 
 use crate::config::OutputPath;
 
+/// Prints a command's text report and writes its JSON document: the text
+/// goes to stdout, or to stderr when `--json -` gives stdout to the document.
+pub fn emit<T: serde::Serialize>(
+    text: &str,
+    json: Option<&std::path::Path>,
+    doc: &T,
+) -> Result<()> {
+    let dest = json.map(|p| {
+        if p.as_os_str() == "-" {
+            OutputPath::Stdout
+        } else {
+            OutputPath::File(p.to_path_buf())
+        }
+    });
+    if dest == Some(OutputPath::Stdout) {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+    if let Some(dest) = dest {
+        let mut bytes = serde_json::to_vec_pretty(doc)?;
+        bytes.push(b'\n');
+        write_to(&dest, &bytes)?;
+    }
+    Ok(())
+}
+
 /// Writes `bytes` to a file or to stdout.
 pub fn write_to(dest: &OutputPath, bytes: &[u8]) -> Result<()> {
     match dest {
