@@ -214,6 +214,37 @@ pub enum AlignArg {
     Stripe,
 }
 
+impl RunArgs {
+    /// Refuses the run options a subcommand that reuses them cannot honour,
+    /// so no option on its help is silently ignored.
+    pub fn refuse_for(
+        &self,
+        command: &str,
+        unsupported: &[&str],
+    ) -> Result<(), crate::error::UsageError> {
+        let given = |name: &str| match name {
+            "dry-run" => self.dry_run,
+            "plot" => self.plot.is_some(),
+            "csv" => self.csv.is_some(),
+            "histogram" => self.histogram,
+            "stripe" => self.stripe.is_some(),
+            "start-at" => self.start_at.is_some(),
+            "verify" => self.verify,
+            "cached" => self.cached,
+            "io-limit" => self.io_limit.is_some(),
+            "members" => self.members.is_some(),
+            "align" => self.align.is_some(),
+            _ => false,
+        };
+        match unsupported.iter().find(|n| given(n)) {
+            Some(n) => Err(crate::error::UsageError(format!(
+                "{command} does not take --{n}: use it with 'stripebench run'"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The long option names of a subcommand (for `--config` files).
 pub fn long_options(subcommand: &str) -> Option<Vec<String>> {
     use clap::CommandFactory;

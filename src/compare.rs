@@ -136,6 +136,21 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
             base.rw.name()
         ));
     }
+    base.refuse_for(
+        "compare",
+        &[
+            "dry-run",
+            "plot",
+            "csv",
+            "histogram",
+            "stripe",
+            "start-at",
+            "verify",
+            "cached",
+            "io-limit",
+            "align",
+        ],
+    )?;
     if base.members.is_some() || base.buffered || base.direct {
         return usage("compare chooses the members, and direct or buffered, per phase: drop --members, --direct and --buffered");
     }

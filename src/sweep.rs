@@ -275,6 +275,7 @@ pub fn row(p: &PointDoc) -> String {
 pub fn run(args: &SweepArgs) -> Result<u8> {
     crate::signals::install();
     let base = &args.run;
+    base.refuse_for("sweep", &["dry-run", "histogram", "start-at"])?;
     if args.params.is_empty() {
         return usage("sweep needs at least one --param NAME=V1,V2,...");
     }

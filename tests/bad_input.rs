@@ -144,3 +144,36 @@ fn no_subcommand_shows_help_and_exits_2() {
     sb().args(["run", "--help"]).assert().success();
     sb().arg("--version").assert().success();
 }
+
+#[test]
+fn subcommands_refuse_run_options_they_cannot_honour() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    for (args, msg) in [
+        (
+            vec!["sweep", "--param", "bs=4k", "--dry-run", t],
+            "sweep does not take --dry-run",
+        ),
+        (
+            vec!["sweep", "--param", "bs=4k", "--histogram", t],
+            "sweep does not take --histogram",
+        ),
+        (
+            vec!["compare", "--plot", "x.svg", t],
+            "compare does not take --plot",
+        ),
+        (
+            vec!["compare", "--csv", "x.csv", t],
+            "compare does not take --csv",
+        ),
+    ] {
+        let out = sb().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(msg),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
