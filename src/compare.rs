@@ -243,72 +243,97 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
     };
     let n = members.len();
-    let mut phases = Vec::new();
-    let mut solo = Vec::new();
+    let owned = bed.is_some();
+    let together_name = "members together, O_DIRECT".to_string();
+    let voln_name = format!("volume, {n} workers, O_DIRECT");
+    let mut plan: Vec<(String, RunArgs, bool)> = Vec::new();
     if args.solo {
         for m in &members {
-            let p = run_phase(
+            plan.push((
                 format!("member {} alone", m.display()),
                 phase_args(base, vec![m.clone()], 1, false),
                 false,
-            )?;
-            solo.push(p.bytes_per_sec);
-            phases.push(p);
+            ));
         }
     }
-    let owned = bed.is_some();
-    let together = run_phase(
-        "members together, O_DIRECT".into(),
+    plan.push((
+        together_name.clone(),
         phase_args(base, members.clone(), 1, false),
         false,
-    )?;
-    let vol1 = run_phase(
+    ));
+    plan.push((
         "volume, 1 worker, O_DIRECT".into(),
         phase_args(base, vec![vol_target.clone()], 1, false),
         owned,
-    )?;
-    let voln = run_phase(
-        format!("volume, {n} workers, O_DIRECT"),
+    ));
+    plan.push((
+        voln_name.clone(),
         phase_args(base, vec![vol_target.clone()], n, false),
         owned,
-    )?;
-    let buffered = run_phase(
+    ));
+    plan.push((
         format!("volume, {n} workers, buffered"),
         phase_args(base, vec![vol_target.clone()], n, true),
         owned,
-    )?;
-
-    let rates: Vec<f64> = together
-        .document
-        .targets
+    ));
+    // Phases run in order; an interrupt ends the phase running and skips the
+    // rest, and the report covers what was measured.
+    let mut phases: Vec<Phase> = Vec::new();
+    for (name, a, owned) in plan {
+        if crate::signals::interrupted() {
+            break;
+        }
+        let p = run_phase(name, a, owned)?;
+        let stop = p.document.interrupted;
+        phases.push(p);
+        if stop {
+            break;
+        }
+    }
+    let interrupted =
+        crate::signals::interrupted() || phases.iter().any(|p| p.document.interrupted);
+    let solo: Vec<f64> = phases
         .iter()
-        .map(|t| t.bytes_per_sec)
+        .filter(|p| p.name.ends_with(" alone"))
+        .map(|p| p.bytes_per_sec)
         .collect();
+    let together = phases.iter().find(|p| p.name == together_name);
+    let voln = phases.iter().find(|p| p.name == voln_name);
+    let rates: Vec<f64> = together
+        .map(|t| t.document.targets.iter().map(|t| t.bytes_per_sec).collect())
+        .unwrap_or_default();
     let sum: f64 = rates.iter().sum();
     let slow = flag_slow(&rates);
     let members_out: Vec<MemberResult> = together
-        .document
-        .targets
-        .iter()
-        .enumerate()
-        .map(|(i, t)| MemberResult {
-            path: t.path.clone(),
-            bytes_per_sec: t.bytes_per_sec,
-            share: if sum > 0.0 {
-                t.bytes_per_sec / sum
-            } else {
-                0.0
-            },
-            solo_bytes_per_sec: solo.get(i).copied(),
-            slow: slow == Some(i),
+        .map(|t| {
+            t.document
+                .targets
+                .iter()
+                .enumerate()
+                .map(|(i, t)| MemberResult {
+                    path: t.path.clone(),
+                    bytes_per_sec: t.bytes_per_sec,
+                    share: if sum > 0.0 {
+                        t.bytes_per_sec / sum
+                    } else {
+                        0.0
+                    },
+                    solo_bytes_per_sec: solo.get(i).copied(),
+                    slow: slow == Some(i),
+                })
+                .collect()
         })
-        .collect();
-    let efficiency =
-        (together.bytes_per_sec > 0.0).then(|| voln.bytes_per_sec / together.bytes_per_sec);
-    let interrupted = [&together, &vol1, &voln, &buffered]
-        .iter()
-        .any(|p| p.document.interrupted);
-    phases.extend([together, vol1, voln, buffered]);
+        .unwrap_or_default();
+    let efficiency = match (together, voln) {
+        (Some(t), Some(v)) if t.bytes_per_sec > 0.0 => Some(v.bytes_per_sec / t.bytes_per_sec),
+        _ => None,
+    };
+    if interrupted {
+        notes.push(format!(
+            "interrupted: {} of the phases ran; the figures cover what was measured",
+            phases.len()
+        ));
+    }
     let doc = CompareDocument {
         schema_version: 1,
         tool: ToolInfo {
