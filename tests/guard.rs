@@ -254,3 +254,38 @@ fn a_member_of_a_mounted_btrfs_raid0_is_refused() {
         "refused writes left the member as it was"
     );
 }
+
+/// Turns swap off on drop.
+struct Swap(String);
+
+impl Drop for Swap {
+    fn drop(&mut self) {
+        let _ = Command::new("swapoff").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn active_swap_is_refused() {
+    let Some(bed) = LoopBed::new(1, 32) else {
+        return;
+    };
+    let dev = bed.devices[0].clone();
+    if !sh("mkswap", &[&dev]) || !sh("swapon", &[&dev]) {
+        println!("skipped: cannot make or enable swap here");
+        return;
+    }
+    let _swap = Swap(dev.clone());
+    refused(
+        &["--rw", "write", "--allow-destructive"],
+        &dev,
+        "is active swap",
+    );
+    refused(
+        &["--rw", "write", "--allow-destructive", "--force-signature"],
+        &dev,
+        "is active swap",
+    );
+    sb().args(["run", "--duration", "200ms", "--ramp", "0", &dev])
+        .assert()
+        .success();
+}
