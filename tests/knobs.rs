@@ -23,6 +23,20 @@ fn ra(dev: &str) -> String {
         .to_string()
 }
 
+/// Waits until the running child has set the read-ahead (it does so before
+/// its workers start), then a little longer so the run is under way.
+fn wait_for(dev: &str, value: &str) {
+    let t0 = std::time::Instant::now();
+    while ra(dev) != value {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "read-ahead never became {value}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+}
+
 fn spawn(args: &[&str]) -> std::process::Child {
     Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .args(args)
@@ -82,8 +96,7 @@ fn readahead_is_restored_after_a_run_and_after_sigint() {
         jpath.to_str().unwrap(),
         &dev,
     ]);
-    std::thread::sleep(Duration::from_millis(1200));
-    assert_eq!(ra(&dev), "2048", "set while running");
+    wait_for(&dev, "2048");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -115,8 +128,7 @@ fn restore_puts_back_what_a_killed_run_left() {
         "0",
         &dev,
     ]);
-    std::thread::sleep(Duration::from_millis(1200));
-    assert_eq!(ra(&dev), "1024");
+    wait_for(&dev, "1024");
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(ra(&dev), "1024", "SIGKILL leaves the setting changed");

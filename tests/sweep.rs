@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -112,7 +113,7 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
             "readahead=512,2048",
             "--buffered",
             "--duration",
-            "1s",
+            "3s",
             "--ramp",
             "0",
             "--json",
@@ -123,7 +124,23 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // Interrupt during the second point: once the first is in the file.
+    let t0 = std::time::Instant::now();
+    let finished = |p: &Path| -> usize {
+        std::fs::read(p)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|d| d["points"].as_array().map(Vec::len))
+            .unwrap_or(0)
+    };
+    while finished(&j2) == 0 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the first point never finished"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     assert_eq!(child.wait().unwrap().code(), Some(130));
