@@ -49,6 +49,31 @@ fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing the plot failed: {e:?}")
 }
 
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// One labelled line in the palette's `i`-th colour.
+fn line(c: &mut Chart<'_, '_>, pts: Vec<(f64, f64)>, i: usize, label: String) -> Result<()> {
+    let color = COLORS[i % COLORS.len()];
+    c.draw_series(LineSeries::new(pts, color.stroke_width(2)))
+        .map_err(err)?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+    Ok(())
+}
+
+/// The legend box, drawn once all lines are in.
+fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
+    c.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
+}
+
 /// MB/s over time per worker (top) and latency histograms per target (bottom).
 pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
     let root = SVGBackend::new(path, (1000, 800)).into_drawing_area();
@@ -78,24 +103,14 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
         .draw()
         .map_err(err)?;
     for (i, w) in doc.workers.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
         let pts: Vec<(f64, f64)> = w
             .intervals
             .iter()
             .map(|iv| (iv.t as f64 + 0.5, iv.bytes as f64 / 1e6))
             .collect();
-        c.draw_series(LineSeries::new(pts, color.stroke_width(2)))
-            .map_err(err)?
-            .label(format!("w{} {}", w.id, w.target))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
+        line(&mut c, pts, i, format!("w{} {}", w.id, w.target))?;
     }
-    c.configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut c)?;
 
     // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
     let hists: Vec<(String, LatencyHistogram)> = doc
@@ -137,7 +152,6 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
         .draw()
         .map_err(err)?;
     for (i, (name, h)) in hists.iter().enumerate() {
-        let color = COLORS[i % COLORS.len()];
         let total = h.len() as f64;
         let pts: Vec<(f64, f64)> = (lo..hi)
             .map(|e| {
@@ -145,18 +159,9 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
                 (f64::from(e) + 0.5, n as f64 * 100.0 / total)
             })
             .collect();
-        c.draw_series(LineSeries::new(pts, color.stroke_width(2)))
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
+        line(&mut c, pts, i, name.clone())?;
     }
-    c.configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut c)?;
     root.present().map_err(err)
 }
 
@@ -244,21 +249,12 @@ pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
         .draw()
         .map_err(err)?;
     for (i, (name, pts)) in series.iter().enumerate() {
+        line(&mut c, pts.clone(), i, name.clone())?;
         let color = COLORS[i % COLORS.len()];
-        c.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-            .map_err(err)?
-            .label(name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
         c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(err)?;
     }
-    c.configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut c)?;
     let p99: Vec<(f64, f64)> = doc
         .points
         .iter()
