@@ -88,7 +88,9 @@ fn tmpdir() -> Option<PathBuf> {
     std::env::var_os("TMPDIR").map(PathBuf::from)
 }
 
-fn run(cfg: RunConfig) -> Result<u8> {
+/// What every measuring command (run, verify, sweep, compare) does first:
+/// catch signals, and warn when a killed run left settings to restore.
+pub fn preflight() {
     signals::install();
     let orphans = knobs::pending(&knobs::state_dir());
     if !orphans.is_empty() {
@@ -98,10 +100,11 @@ fn run(cfg: RunConfig) -> Result<u8> {
             knobs::state_dir().display()
         );
     }
+}
+
+fn run(cfg: RunConfig) -> Result<u8> {
+    preflight();
     check_outputs(&cfg)?;
-    if cfg.engine == EngineKind::Uring {
-        crate::engine::uring::probe().map_err(crate::error::UsageError)?;
-    }
 
     if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
         println!(
@@ -128,7 +131,7 @@ fn run(cfg: RunConfig) -> Result<u8> {
         (None, Some(t)) => t.files.clone(),
         (None, None) => cfg.targets.clone(),
     };
-    let (doc, flush_failed) = match measure(&cfg, &paths, testbed.is_some())? {
+    let doc = match measure(&cfg, &paths, testbed.is_some())? {
         Outcome::DryRun(text, all_pass) => {
             print!("{text}");
             return Ok(if all_pass {
@@ -137,7 +140,7 @@ fn run(cfg: RunConfig) -> Result<u8> {
                 crate::error::EXIT_USAGE
             });
         }
-        Outcome::Done(doc, flush_failed) => (*doc, flush_failed),
+        Outcome::Done(doc) => *doc,
     };
     emit(&cfg, &doc)?;
     if let Some(p) = &cfg.plot {
@@ -148,7 +151,7 @@ fn run(cfg: RunConfig) -> Result<u8> {
 
     Ok(if doc.interrupted {
         EXIT_INTERRUPTED
-    } else if doc.has_errors() || flush_failed {
+    } else if doc.has_errors() {
         EXIT_FAILURE
     } else {
         EXIT_OK
@@ -159,14 +162,18 @@ fn run(cfg: RunConfig) -> Result<u8> {
 pub enum Outcome {
     /// A dry run's report, and whether every check passed.
     DryRun(String, bool),
-    /// The run's document, and whether a final flush failed.
-    Done(Box<RunDocument>, bool),
+    /// The run's document.
+    Done(Box<RunDocument>),
 }
 
 /// One measured run on `paths` (`owned`: files stripebench created):
 /// guard and open the targets, plan, run, assemble. Settings changed for
 /// the run are put back before it returns.
 pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcome> {
+    // Here, not in one command: a sweep point or compare phase may ask for io_uring too.
+    if cfg.engine == EngineKind::Uring {
+        crate::engine::uring::probe().map_err(crate::error::UsageError)?;
+    }
     let mut seen = HashSet::new();
     for p in paths {
         if let Ok(c) = std::fs::canonicalize(p) {
@@ -192,11 +199,10 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         force_signature: cfg.force_signature,
         dry_run: cfg.dry_run,
     };
-    let targets = paths
+    let mut targets = paths
         .iter()
         .map(|p| target::open(p, access))
         .collect::<Result<Vec<_>>>()?;
-    let mut targets = targets;
     stripe_geometry(&mut targets);
     let checks: Vec<(PathBuf, Vec<crate::target::guard::Check>)> = targets
         .iter()
@@ -220,11 +226,10 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     }
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
     let exec = coordinator::execute(cfg, &plan)?;
-    let flush_failed = exec.flush.iter().any(|f| matches!(f, Some(Err(_))));
     let mut doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
     doc.cache = Some(cache);
     drop(knob_guard);
-    Ok(Outcome::Done(Box::new(doc), flush_failed))
+    Ok(Outcome::Done(Box::new(doc)))
 }
 
 /// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
@@ -301,9 +306,7 @@ pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
 fn set_readahead(guard: &mut KnobGuard, paths: &[PathBuf], kb: u64, dry_run: bool) -> Result<()> {
     let mut seen = HashSet::new();
     for p in paths {
-        let knob = target::device_of(p)
-            .and_then(|d| target::readahead_path(std::path::Path::new("/sys"), d));
-        let Some(knob) = knob else {
+        let Some(knob) = target::readahead_knob(p) else {
             return usage(format!(
                 "--readahead needs a block device under {}, and it has none (tmpfs? btrfs? a missing path?)",
                 crate::error::show_path(p)

@@ -37,12 +37,10 @@ pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
         })?;
         "drop_caches"
     } else {
+        // A block device among the targets names the method (BLKFLSBUF).
         let mut m = "fadvise(DONTNEED)";
         for p in paths {
-            crate::target::evict_cache(p)?;
-            if std::fs::metadata(p)
-                .is_ok_and(|md| std::os::unix::fs::FileTypeExt::is_block_device(&md.file_type()))
-            {
+            if crate::target::evict_cache(p)? == "BLKFLSBUF" {
                 m = "BLKFLSBUF";
             }
         }

@@ -78,7 +78,6 @@ fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: bool
 
 fn summarize(name: String, doc: RunDocument) -> Phase {
     let t = &doc.total;
-    let cpu = t.cpu_usr_sec + t.cpu_sys_sec;
     Phase {
         name,
         direct: doc.config.direct,
@@ -86,7 +85,7 @@ fn summarize(name: String, doc: RunDocument) -> Phase {
         bytes_per_sec: t.bytes_per_sec,
         iops: t.iops,
         p99_ns: t.latency_ns.map(|l| l.p99),
-        cpu_sec_per_gb: (t.bytes > 0).then(|| cpu / (t.bytes as f64 / 1e9)),
+        cpu_sec_per_gb: t.cpu_sec_per_gb(),
         document: doc,
     }
 }
@@ -125,7 +124,7 @@ fn mem_total() -> u64 {
 }
 
 pub fn run(args: &CompareArgs) -> Result<u8> {
-    crate::signals::install();
+    crate::app::preflight();
     let base = &args.run;
     if base.targets.len() != 1 {
         return usage("compare takes exactly one VOLUME: a striped block device or the mount point of a striped file system");
@@ -231,14 +230,10 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
 
     let run_phase = |name: String, a: RunArgs, owned: bool| -> Result<Phase> {
         eprintln!("stripebench compare: {name}");
+        // measure() starts a buffered read cold itself.
         let cfg = cfg_of(&a)?;
-        if !cfg.direct {
-            for t in &cfg.targets {
-                crate::target::evict_cache(t)?;
-            }
-        }
         match measure(&cfg, &cfg.targets, owned)? {
-            Outcome::Done(doc, _) => Ok(summarize(name, *doc)),
+            Outcome::Done(doc) => Ok(summarize(name, *doc)),
             Outcome::DryRun(..) => unreachable!("compare never asks for a dry run"),
         }
     };
@@ -355,8 +350,11 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         &doc,
     )?;
     drop(bed);
+    let failed = doc.phases.iter().any(|p| p.document.has_errors());
     Ok(if interrupted {
         crate::error::EXIT_INTERRUPTED
+    } else if failed {
+        crate::error::EXIT_FAILURE
     } else {
         crate::error::EXIT_OK
     })

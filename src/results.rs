@@ -136,7 +136,17 @@ pub struct TotalDoc {
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub flush: Option<FlushDoc>,
+    /// Final fsyncs that failed (their errors are in `warnings`).
+    #[serde(default)]
+    pub flush_errors: u64,
     pub histogram: String,
+}
+
+impl TotalDoc {
+    /// CPU seconds (user + system) per 10^9 bytes moved in the window.
+    pub fn cpu_sec_per_gb(&self) -> Option<f64> {
+        (self.bytes > 0).then(|| (self.cpu_usr_sec + self.cpu_sys_sec) / (self.bytes as f64 / 1e9))
+    }
 }
 
 /// What verification found on one target.
@@ -275,9 +285,10 @@ impl Aggregate {
 }
 
 impl RunDocument {
-    /// Whether any worker met an I/O error, or verification found a bad block.
+    /// Whether any worker met an I/O error, a final flush failed, or
+    /// verification found a bad block.
     pub fn has_errors(&self) -> bool {
-        self.total.errors > 0 || self.bad_blocks() > 0
+        self.total.errors > 0 || self.total.flush_errors > 0 || self.bad_blocks() > 0
     }
 
     /// Bad blocks found by verification, over all targets.
@@ -287,11 +298,6 @@ impl RunDocument {
             .filter_map(|t| t.verify.as_ref())
             .map(VerifyDoc::bad)
             .sum()
-    }
-
-    /// Whether the workload wrote through the page cache (so a flush was timed).
-    pub fn is_buffered_write(&self) -> bool {
-        !self.config.direct && self.config.rw.writes()
     }
 }
 
@@ -370,6 +376,11 @@ impl RunDocument {
             });
         }
         let mut max_flush: Option<f64> = None;
+        let flush_errors = exec
+            .flush
+            .iter()
+            .filter(|f| matches!(f, Some(Err(_))))
+            .count() as u64;
         let targets: Vec<TargetDoc> = plan
             .targets
             .iter()
@@ -506,6 +517,7 @@ impl RunDocument {
                 cpu_usr_sec: total.cpu_usr_sec,
                 cpu_sys_sec: total.cpu_sys_sec,
                 flush: total.flush(secs, max_flush),
+                flush_errors,
                 histogram: total.hist.to_base64(),
             },
             warnings,

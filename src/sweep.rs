@@ -254,11 +254,7 @@ pub fn row(p: &PointDoc) -> String {
         format!("{:>10.1}", cpu / secs * 100.0),
         format!(
             "{:>10}",
-            if t.bytes > 0 {
-                format!("{:.3}", cpu / (t.bytes as f64 / 1e9))
-            } else {
-                "-".into()
-            }
+            t.cpu_sec_per_gb().map_or("-".into(), |v| format!("{v:.3}"))
         ),
         format!(
             "{:>10}",
@@ -273,7 +269,7 @@ pub fn row(p: &PointDoc) -> String {
 }
 
 pub fn run(args: &SweepArgs) -> Result<u8> {
-    crate::signals::install();
+    crate::app::preflight();
     let base = &args.run;
     base.refuse_for("sweep", &["dry-run", "histogram", "start-at"])?;
     if args.params.is_empty() {
@@ -313,10 +309,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         let cfg = RunConfig::from_args(&a, &available, None)?;
         if cfg.readahead_kb.is_some() {
             for p in &paths {
-                if crate::target::device_of(p)
-                    .and_then(|d| crate::target::readahead_path(std::path::Path::new("/sys"), d))
-                    .is_none()
-                {
+                if crate::target::readahead_knob(p).is_none() {
                     return usage(format!(
                         "--param readahead: {} has no block device under it (tmpfs? btrfs?)",
                         crate::error::show_path(p)
@@ -392,7 +385,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 label.join(" "),
                 (total_points - done_runs) as f64 * per_point
             ));
-            let Outcome::Done(run_doc, _) = measure(cfg, paths, false)? else {
+            let Outcome::Done(run_doc) = measure(cfg, paths, false)? else {
                 unreachable!("sweep never asks for a dry run")
             };
             done_runs += 1;
@@ -477,8 +470,16 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             eprintln!("plot: {}", plot.display());
         }
     }
+    // As run: I/O errors (or bad blocks, or a failed flush) in any point exit 1.
+    let failed = doc
+        .points
+        .iter()
+        .flat_map(|p| &p.runs)
+        .any(RunDocument::has_errors);
     Ok(if doc.interrupted {
         crate::error::EXIT_INTERRUPTED
+    } else if failed {
+        crate::error::EXIT_FAILURE
     } else {
         crate::error::EXIT_OK
     })

@@ -215,10 +215,12 @@ pub struct WorkerOutcome {
 
 impl WorkerOutcome {
     /// Counts an error; true when the worker has reached `max_errors` and must stop.
+    /// `message` is only formatted for the errors kept as samples, so an
+    /// error storm does not allocate per I/O.
     fn record_error(
         &mut self,
         errno: i32,
-        message: String,
+        message: impl FnOnce() -> String,
         op: Op,
         offset: u64,
         max_errors: u64,
@@ -235,7 +237,7 @@ impl WorkerOutcome {
         if self.error_samples.len() < ERROR_SAMPLES {
             self.error_samples.push(IoErrorRecord {
                 errno,
-                message,
+                message: message(),
                 op: op.to_string(),
                 offset,
             });
@@ -315,35 +317,7 @@ pub fn run<E: Engine>(
     let ramp_ns = spec.ramp_ns;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
     let max_errors = spec.max_errors;
-    let mut gen = match spec.stripe {
-        None => Offsets::Plain(OffsetGen::new(
-            spec.region,
-            bs,
-            spec.random,
-            spec.read_pct,
-            spec.seed,
-        )),
-        Some(st) => {
-            let logical = Region {
-                offset: 0,
-                length: spec.region.length * st.map.members,
-            };
-            let g = OffsetGen::new(
-                logical,
-                st.logical_bs,
-                spec.random,
-                spec.read_pct,
-                spec.seed,
-            );
-            Offsets::Striped(StripeGen::new(
-                g,
-                st.map,
-                st.member,
-                st.logical_bs,
-                spec.region.offset,
-            ))
-        }
-    };
+    let mut gen = offsets(spec);
     let mut in_window = ramp_ns == 0;
     let mut cpu0 = if in_window {
         thread_cpu_seconds()
@@ -391,20 +365,22 @@ pub fn run<E: Engine>(
             let slot = slots[s];
             let tn = t1.duration_since(epoch).as_nanos() as u64;
             let n = match res {
-                Ok(0) => {
-                    let msg = "unexpected end of file (the target shrank?)".to_string();
-                    stopping |= out.record_error(0, msg, slot.op, slot.offset, max_errors);
-                    completed.push(s);
-                    return;
-                }
-                Ok(n) => {
+                Ok(n) if n > 0 => {
                     slots[s].full = n as u64 == bs;
                     n as u64
                 }
-                Err(e) => {
-                    let errno = e.raw_os_error().unwrap_or(0);
-                    stopping |=
-                        out.record_error(errno, e.to_string(), slot.op, slot.offset, max_errors);
+                // Zero bytes inside the region is an unexpected end of file.
+                failed => {
+                    let errno = failed
+                        .as_ref()
+                        .err()
+                        .and_then(|e| e.raw_os_error())
+                        .unwrap_or(0);
+                    let message = || match &failed {
+                        Err(e) => e.to_string(),
+                        Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
+                    };
+                    stopping |= out.record_error(errno, message, slot.op, slot.offset, max_errors);
                     // A failed slot is issued again (at the next offset) unless the worker stops.
                     completed.push(s);
                     return;
@@ -464,7 +440,7 @@ pub fn run<E: Engine>(
         }
         if let Err(e) = reaped {
             let errno = e.raw_os_error().unwrap_or(0);
-            out.record_error(errno, format!("the engine failed: {e}"), Op::Read, 0, 1);
+            out.record_error(errno, || format!("the engine failed: {e}"), Op::Read, 0, 1);
             break;
         }
     }
@@ -485,6 +461,40 @@ pub fn run<E: Engine>(
     // Dropping the engine waits for anything still in flight.
     drop(engine);
     out
+}
+
+/// The worker's offsets: its own slice, or its member's share of a modelled
+/// RAID0's logical stream (`--stripe`).
+fn offsets(spec: &WorkerSpec) -> Offsets {
+    match spec.stripe {
+        None => Offsets::Plain(OffsetGen::new(
+            spec.region,
+            spec.bs,
+            spec.random,
+            spec.read_pct,
+            spec.seed,
+        )),
+        Some(st) => {
+            let logical = Region {
+                offset: 0,
+                length: spec.region.length * st.map.members,
+            };
+            let g = OffsetGen::new(
+                logical,
+                st.logical_bs,
+                spec.random,
+                spec.read_pct,
+                spec.seed,
+            );
+            Offsets::Striped(StripeGen::new(
+                g,
+                st.map,
+                st.member,
+                st.logical_bs,
+                spec.region.offset,
+            ))
+        }
+    }
 }
 
 /// The symbolic name of an errno (`EIO`); `EOF` for 0.

@@ -207,15 +207,14 @@ pub fn render(doc: &RunDocument) -> String {
         tot.errors,
     ));
     out.push_str(&layout(&rows));
-    let cpu_total = tot.cpu_usr_sec + tot.cpu_sys_sec;
-    if tot.bytes > 0 {
+    if let Some(per_gb) = tot.cpu_sec_per_gb() {
         let _ = writeln!(
             out,
             "moved {} in the window; CPU {:.3}s user + {:.3}s system = {:.2} CPU-seconds per GB (10^9 B)",
             fmt_bytes(tot.bytes),
             tot.cpu_usr_sec,
             tot.cpu_sys_sec,
-            cpu_total / (tot.bytes as f64 / 1e9)
+            per_gb
         );
     }
 

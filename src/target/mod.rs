@@ -82,9 +82,8 @@ nix::ioctl_none_bad!(blkflsbuf, 0x1261);
 
 /// Drops a target's pages from the page cache, so the next buffered read
 /// reaches the device: BLKFLSBUF for a block device, fadvise(DONTNEED) for a
-/// file (after an fsync, so dirty pages can go too). Returns how long it took.
-pub fn evict_cache(path: &Path) -> Result<std::time::Duration> {
-    let t0 = std::time::Instant::now();
+/// file (after an fsync, so dirty pages can go too). Returns the method used.
+pub fn evict_cache(path: &Path) -> Result<&'static str> {
     let f = File::open(path)
         .map_err(|e| anyhow::anyhow!("cannot open {} to evict its cache: {e}", path.display()))?;
     let meta = f.metadata()?;
@@ -96,12 +95,13 @@ pub fn evict_cache(path: &Path) -> Result<std::time::Duration> {
                 path.display()
             )
         })?;
+        Ok("BLKFLSBUF")
     } else {
         let _ = f.sync_all();
         // SAFETY: the fd is open; fadvise only advises the kernel.
         unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        Ok("fadvise(DONTNEED)")
     }
-    Ok(t0.elapsed())
 }
 
 /// Checks, guards and opens one target.
@@ -338,6 +338,12 @@ pub fn readahead_path(sysfs: &Path, (major, minor): (u64, u64)) -> Option<PathBu
     ]
     .into_iter()
     .find(|p| p.exists())
+}
+
+/// The `read_ahead_kb` file that governs reads of `path` (a device, or a
+/// file on a device-backed file system), if there is one.
+pub fn readahead_knob(path: &Path) -> Option<PathBuf> {
+    device_of(path).and_then(|d| readahead_path(Path::new("/sys"), d))
 }
 
 /// The device whose read-ahead applies to `path`: the device itself, or the
