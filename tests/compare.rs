@@ -9,16 +9,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{json, sb, u, LoopBed};
+use common::{json, mount, sb, sh, u, LoopBed, Mounted};
 use serde_json::Value;
-
-struct Mounted(PathBuf);
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
 
 /// A throttled blkio cgroup (v1), removed on drop.
 struct Throttle(PathBuf);
@@ -32,23 +24,11 @@ impl Drop for Throttle {
 fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Option<Mounted> {
     let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
     args.extend(bed.devices.iter().map(String::as_str));
-    let made = Command::new("mkfs.btrfs")
-        .args(&args)
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    let mounted = made
-        && Command::new("mount")
-            .arg(&bed.devices[0])
-            .arg(at)
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-    if !mounted {
-        println!("skipped: cannot make or mount a btrfs RAID0 (btrfs-progs missing?)");
+    if !sh("mkfs.btrfs", &args) {
+        println!("skipped: cannot make a btrfs RAID0 (btrfs-progs missing?)");
         return None;
     }
-    Some(Mounted(at.to_path_buf()))
+    mount(&[&bed.devices[0]], at)
 }
 
 fn leaves(topology: &Value) -> Vec<String> {

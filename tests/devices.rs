@@ -6,34 +6,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{is_root, json, sb, u, LoopBed};
-
-/// Unmounts on drop.
-struct Mounted(PathBuf);
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
-fn mount(args: &[&str], at: &Path) -> Option<Mounted> {
-    let ok = Command::new("mount")
-        .args(args)
-        .arg(at)
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if ok {
-        Some(Mounted(at.to_path_buf()))
-    } else {
-        println!("skipped: mount {args:?} failed");
-        None
-    }
-}
+use common::{is_root, json, mount, sb, u, LoopBed};
 
 fn head(dev: &str) -> Vec<u8> {
     let mut f = std::fs::File::open(dev).unwrap();

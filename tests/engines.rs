@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{data_file, json, sb, u};
+use common::{data_file, json, run_json, sb, u};
 use serde_json::Value;
 
 fn uring_available() -> bool {
@@ -18,18 +18,7 @@ fn uring_available() -> bool {
 }
 
 fn run(args: &[&str]) -> Value {
-    let out = sb()
-        .arg("run")
-        .args(args)
-        .args(["--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out.stdout)
+    run_json(&[&["run"], args].concat())
 }
 
 #[test]

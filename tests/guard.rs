@@ -5,38 +5,16 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::{sb, LoopBed};
-
-/// Unmounts on drop, also when an assertion fails.
-struct Mounted(PathBuf);
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
-fn sh(cmd: &str, args: &[&str]) -> bool {
-    Command::new(cmd)
-        .args(args)
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
+use common::{mount, sb, sh, LoopBed, Mounted};
 
 /// Mounts read-only: a file system mounted read-write writes to its device
 /// on its own (journal commits), which would blur the check that a refused
 /// run wrote nothing. Read-only is still mounted, which is what is refused.
-fn mount(dev: &str, at: &Path) -> Option<Mounted> {
-    if sh("mount", &["-o", "ro", dev, at.to_str().unwrap()]) {
-        Some(Mounted(at.to_path_buf()))
-    } else {
-        println!("skipped: cannot mount {dev}");
-        None
-    }
+fn mount_ro(dev: &str, at: &Path) -> Option<Mounted> {
+    mount(&["-o", "ro", dev], at)
 }
 
 /// A checksum of the whole device.
@@ -89,7 +67,7 @@ fn mounted_ext4_is_refused_by_path_and_by_symlink() {
         return;
     }
     let mnt = tempfile::tempdir().unwrap();
-    let Some(_m) = mount(&dev, mnt.path()) else {
+    let Some(_m) = mount_ro(&dev, mnt.path()) else {
         return;
     };
     let link = bed.dir().join("by-id-disk");
@@ -225,7 +203,7 @@ fn a_member_of_a_mounted_btrfs_raid0_is_refused() {
         return;
     }
     let mnt = tempfile::tempdir().unwrap();
-    let Some(_m) = mount(&bed.devices[0], mnt.path()) else {
+    let Some(_m) = mount_ro(&bed.devices[0], mnt.path()) else {
         return;
     };
     let member = &bed.devices[1];

@@ -4,10 +4,9 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{json, sb, LoopBed};
+use common::{interrupt, json, sb, spawn, LoopBed};
 
 fn ra_path(dev: &str) -> String {
     format!(
@@ -35,15 +34,6 @@ fn wait_for(dev: &str, value: &str) {
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(500));
-}
-
-fn spawn(args: &[&str]) -> std::process::Child {
-    Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
 }
 
 #[test]
@@ -97,8 +87,7 @@ fn readahead_is_restored_after_a_run_and_after_sigint() {
         &dev,
     ]);
     wait_for(&dev, "2048");
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    interrupt(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),

@@ -4,27 +4,14 @@
 
 mod common;
 
-use common::{data_file, f, json, sb, u};
+use common::{data_file, f, interrupt, json, run_json, sb, spawn, u};
 use predicates::prelude::*;
 use serde_json::Value;
 
 const QUICK: [&str; 4] = ["--duration", "400ms", "--ramp", "100ms"];
 
-fn run_json(args: &[&str]) -> Value {
-    let out = sb()
-        .arg("run")
-        .args(QUICK)
-        .args(args)
-        .args(["--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out.stdout)
+fn run_quick(args: &[&str]) -> Value {
+    run_json(&[&["run"], &QUICK[..], args].concat())
 }
 
 /// The document's internal consistency: sums, rates, ordered percentiles.
@@ -98,7 +85,7 @@ fn every_rw_mode_moves_data_in_the_right_direction() {
         if rw == "randrw" {
             args.extend(["--mix", "60"]);
         }
-        let doc = run_json(&args);
+        let doc = run_quick(&args);
         check_doc(&doc);
         let w = &doc["workers"][0];
         assert_eq!(u(&w["read_ios"]) > 0, reads, "{rw}: reads");
@@ -112,7 +99,7 @@ fn every_rw_mode_moves_data_in_the_right_direction() {
 fn jobs_get_disjoint_regions_and_distinct_cpus() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 8 << 20);
-    let doc = run_json(&["--jobs", "2", "--bs", "64k", t.to_str().unwrap()]);
+    let doc = run_quick(&["--jobs", "2", "--bs", "64k", t.to_str().unwrap()]);
     check_doc(&doc);
     let w = doc["workers"].as_array().unwrap();
     assert_eq!(w.len(), 2);
@@ -187,9 +174,9 @@ fn json_on_stdout_moves_the_table_to_stderr() {
 fn the_seed_is_reported_and_reproduces_offsets() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);
-    let doc = run_json(&["--rw", "randread", "--seed", "1234", t.to_str().unwrap()]);
+    let doc = run_quick(&["--rw", "randread", "--seed", "1234", t.to_str().unwrap()]);
     assert_eq!(u(&doc["config"]["seed"]), 1234);
-    let doc = run_json(&["--rw", "randread", t.to_str().unwrap()]);
+    let doc = run_quick(&["--rw", "randread", t.to_str().unwrap()]);
     assert!(
         doc["config"]["seed"].is_u64(),
         "a drawn seed is reported too"
@@ -200,7 +187,7 @@ fn the_seed_is_reported_and_reproduces_offsets() {
 fn buffered_writes_report_the_flush_apart() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 4 << 20);
-    let doc = run_json(&[
+    let doc = run_quick(&[
         "--rw",
         "write",
         "--buffered",
@@ -219,7 +206,7 @@ fn buffered_writes_report_the_flush_apart() {
     );
     assert_eq!(doc["config"]["direct"], false);
     // O_DIRECT writes and buffered reads have no flush.
-    let doc = run_json(&["--rw", "read", "--buffered", t.to_str().unwrap()]);
+    let doc = run_quick(&["--rw", "read", "--buffered", t.to_str().unwrap()]);
     assert!(doc["total"]["flush"].is_null());
 }
 
@@ -264,26 +251,20 @@ fn interrupt_reports_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 4 << 20);
     let jpath = dir.path().join("out.json");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
-        .args([
-            "run",
-            "--duration",
-            "60s",
-            "--ramp",
-            "0",
-            "--bs",
-            "4k",
-            "--json",
-        ])
-        .arg(&jpath)
-        .arg(&t)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn(&[
+        "run",
+        "--duration",
+        "60s",
+        "--ramp",
+        "0",
+        "--bs",
+        "4k",
+        "--json",
+        jpath.to_str().unwrap(),
+        t.to_str().unwrap(),
+    ]);
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SAFETY: sending a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    interrupt(&child);
     let start = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
     println!("stopped {:?} after SIGINT", start.elapsed());
@@ -374,7 +355,7 @@ fn a_modelled_raid0_splits_the_stream_over_its_members() {
         .collect();
     let mut args = vec!["--stripe", "64k", "--bs", "256k"];
     args.extend(files.iter().map(String::as_str));
-    let doc = run_json(&args);
+    let doc = run_quick(&args);
     check_doc(&doc);
     assert_eq!(u(&doc["config"]["stripe_chunk"]), 65536);
     for w in doc["workers"].as_array().unwrap() {

@@ -6,10 +6,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+
 use std::time::Duration;
 
-use common::{data_file, json, sb, u, LoopBed};
+use common::{data_file, interrupt, json, sb, spawn, u, LoopBed};
 
 fn svg_texts(path: &std::path::Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -106,24 +106,19 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
 
     // Interrupted: the finished points are kept and the setting is put back.
     let j2 = bed.dir().join("int.json");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
-        .args([
-            "sweep",
-            "--param",
-            "readahead=512,2048",
-            "--buffered",
-            "--duration",
-            "3s",
-            "--ramp",
-            "0",
-            "--json",
-        ])
-        .arg(&j2)
-        .arg(&dev)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn(&[
+        "sweep",
+        "--param",
+        "readahead=512,2048",
+        "--buffered",
+        "--duration",
+        "3s",
+        "--ramp",
+        "0",
+        "--json",
+        j2.to_str().unwrap(),
+        &dev,
+    ]);
     // Interrupt during the second point: once the first is in the file.
     let t0 = std::time::Instant::now();
     let finished = |p: &Path| -> usize {
@@ -141,9 +136,8 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(500));
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    interrupt(&child);
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
     let doc = json(&std::fs::read(&j2).unwrap());
     assert_eq!(doc["interrupted"], true);
     assert_eq!(

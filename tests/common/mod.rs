@@ -20,6 +20,64 @@ pub fn data_file(dir: &Path, name: &str, size: usize) -> PathBuf {
     p
 }
 
+/// `stripebench ARGS --json -`, which must succeed; its document.
+pub fn run_json(args: &[&str]) -> Value {
+    let out = sb().args(args).args(["--json", "-"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+/// `stripebench ARGS` in the background (to be signalled), output captured.
+pub fn spawn(args: &[&str]) -> std::process::Child {
+    Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Sends SIGINT to a child.
+pub fn interrupt(child: &std::process::Child) {
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+}
+
+/// Runs a system command; true when it succeeded.
+pub fn sh(cmd: &str, args: &[&str]) -> bool {
+    Command::new(cmd)
+        .args(args)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
+
+/// A mount, unmounted on drop (also when an assertion fails).
+pub struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// `mount ARGS AT`; `None`, with the reason printed, when it fails.
+pub fn mount(args: &[&str], at: &Path) -> Option<Mounted> {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push(at.to_str().unwrap());
+    if sh("mount", &all) {
+        Some(Mounted(at.to_path_buf()))
+    } else {
+        println!("skipped: mount {args:?} failed");
+        None
+    }
+}
+
 pub fn json(out: &[u8]) -> Value {
     serde_json::from_slice(out)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(out)))
