@@ -11,7 +11,7 @@ use crate::config::{OutputPath, RunConfig};
 use crate::coordinator;
 use crate::cpus;
 use crate::engine::EngineKind;
-use crate::error::{usage, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
+use crate::error::{usage, EXIT_OK};
 use crate::knobs::{self, KnobGuard};
 use crate::plan;
 use crate::report;
@@ -149,13 +149,7 @@ fn run(cfg: RunConfig) -> Result<u8> {
     }
     drop(testbed);
 
-    Ok(if doc.interrupted {
-        EXIT_INTERRUPTED
-    } else if doc.has_errors() {
-        EXIT_FAILURE
-    } else {
-        EXIT_OK
-    })
+    Ok(crate::error::exit_code(doc.interrupted, doc.has_errors()))
 }
 
 /// What `measure` produced.

@@ -351,13 +351,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     )?;
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());
-    Ok(if interrupted {
-        crate::error::EXIT_INTERRUPTED
-    } else if failed {
-        crate::error::EXIT_FAILURE
-    } else {
-        crate::error::EXIT_OK
-    })
+    Ok(crate::error::exit_code(interrupted, failed))
 }
 
 #[cfg(test)]

@@ -51,6 +51,18 @@ impl fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+/// The exit code of a measuring command that ran: 130 if interrupted (the
+/// report still covers what was measured), 1 if it saw I/O errors, else 0.
+pub fn exit_code(interrupted: bool, failed: bool) -> u8 {
+    if interrupted {
+        EXIT_INTERRUPTED
+    } else if failed {
+        EXIT_FAILURE
+    } else {
+        EXIT_OK
+    }
+}
+
 /// The exit code for an error that reached `main`.
 pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     if err.downcast_ref::<UsageError>().is_some() {

@@ -476,13 +476,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         .iter()
         .flat_map(|p| &p.runs)
         .any(RunDocument::has_errors);
-    Ok(if doc.interrupted {
-        crate::error::EXIT_INTERRUPTED
-    } else if failed {
-        crate::error::EXIT_FAILURE
-    } else {
-        crate::error::EXIT_OK
-    })
+    Ok(crate::error::exit_code(doc.interrupted, failed))
 }
 
 #[cfg(test)]
