@@ -37,6 +37,13 @@ pub fn main(cli: Cli) -> Result<u8> {
             if let Some(p) = &args.plot {
                 report::plot::check_path(p)?;
             }
+            crate::output::check(
+                &crate::output::given(&[
+                    ("--json", args.json.as_deref()),
+                    ("--plot", args.plot.as_deref()),
+                ]),
+                &args.files,
+            )?;
             let (points, unit) = crate::capacity::points_from(&args.files)?;
             let p = crate::capacity::plan(points, unit, &args.at, args.target);
             report::emit(&crate::capacity::render(&p), args.json.as_deref(), &p)?;
@@ -47,13 +54,17 @@ pub fn main(cli: Cli) -> Result<u8> {
             Ok(EXIT_OK)
         }
         Command::Merge(args) => {
+            crate::output::check(
+                &crate::output::given(&[("--json", args.json.as_deref())]),
+                &args.files,
+            )?;
             let m = crate::merge::merge(&args.files, args.force)?;
             report::emit(&crate::merge::render(&m), args.json.as_deref(), &m)?;
             Ok(EXIT_OK)
         }
         Command::Membw => {
             let b = crate::cache::memcpy_bandwidth();
-            println!("memory copy, one thread, 64 MiB buffers (best of 5): {:.1} MB/s (10^6 B/s), {:.1} MiB/s", b / 1e6, b / (1u64 << 20) as f64);
+            crate::outln!("memory copy, one thread, 64 MiB buffers (best of 5): {:.1} MB/s (10^6 B/s), {:.1} MiB/s", b / 1e6, b / (1u64 << 20) as f64);
             Ok(EXIT_OK)
         }
         Command::Sweep(args) => crate::sweep::run(&args),
@@ -61,9 +72,11 @@ pub fn main(cli: Cli) -> Result<u8> {
             let src = crate::topology::Sources::system(args.dm_table.as_deref())?;
             let t = crate::topology::discover(&args.target, &src)?;
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&t)?);
+                crate::output::stdout(
+                    format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes(),
+                );
             } else {
-                print!("{}", crate::topology::render(&t));
+                crate::output::stdout(crate::topology::render(&t).as_bytes());
             }
             Ok(EXIT_OK)
         }
@@ -71,13 +84,13 @@ pub fn main(cli: Cli) -> Result<u8> {
             let dir = knobs::state_dir();
             let lines = knobs::restore_pending(&dir)?;
             if lines.is_empty() {
-                println!(
+                crate::outln!(
                     "nothing to restore: no state files from killed runs in {}",
                     dir.display()
                 );
             }
             for l in lines {
-                println!("{l}");
+                crate::outln!("{l}");
             }
             Ok(EXIT_OK)
         }
@@ -104,10 +117,14 @@ pub fn preflight() {
 
 fn run(cfg: RunConfig) -> Result<u8> {
     preflight();
-    check_outputs(&cfg)?;
 
+    let named: Vec<PathBuf> = match &cfg.members {
+        Some(volume) => member_paths(volume)?,
+        None => cfg.targets.clone(),
+    };
+    check_outputs(&cfg, &named)?;
     if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
-        println!(
+        crate::outln!(
             "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done",
             tb.files,
             crate::units::fmt_bytes(tb.file_size),
@@ -126,14 +143,13 @@ fn run(cfg: RunConfig) -> Result<u8> {
         )?),
         None => None,
     };
-    let paths: Vec<PathBuf> = match (&cfg.members, &testbed) {
-        (Some(volume), _) => member_paths(volume)?,
-        (None, Some(t)) => t.files.clone(),
-        (None, None) => cfg.targets.clone(),
+    let paths: Vec<PathBuf> = match &testbed {
+        Some(t) => t.files.clone(),
+        None => named,
     };
     let doc = match measure(&cfg, &paths, testbed.is_some())? {
         Outcome::DryRun(text, all_pass) => {
-            print!("{text}");
+            crate::output::stdout(text.as_bytes());
             return Ok(if all_pass {
                 EXIT_OK
             } else {
@@ -168,17 +184,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     if cfg.engine == EngineKind::Uring {
         crate::engine::uring::probe().map_err(crate::error::UsageError)?;
     }
-    let mut seen = HashSet::new();
-    for p in paths {
-        if let Ok(c) = std::fs::canonicalize(p) {
-            if !seen.insert(c) {
-                return usage(format!(
-                    "target {} is named twice: use --jobs for several workers on one target",
-                    crate::error::show_path(p)
-                ));
-            }
-        }
-    }
+    let overlaps = overlapping_targets(paths, cfg.rw.writes())?;
     // Read-ahead is set before the targets are opened: a file takes its
     // read-ahead window from the device when it is opened.
     let mut knob_guard = KnobGuard::new(knobs::state_dir());
@@ -209,6 +215,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     }
 
     let mut warnings = plan.warnings.clone();
+    warnings.extend(overlaps);
     if let Some(c) = &cfg.cpus {
         if plan.workers.len() > c.len() {
             warnings.push(format!(
@@ -224,6 +231,75 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     doc.cache = Some(cache);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(doc)))
+}
+
+/// Targets that reach the same bytes (one file twice, through a symlink or
+/// a hard link; a partition and its disk; two loop devices over one image):
+/// refused when the run writes, a warning when it reads, since their
+/// figures then share one device and are not independent.
+fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
+    use crate::target::extent;
+    let sys = extent::Sys::default();
+    let shown = crate::error::show_path;
+    let extents: Vec<Option<extent::Extent>> =
+        paths.iter().map(|p| extent::of_path(&sys, p)).collect();
+    let mut warnings = Vec::new();
+    for (i, a) in paths.iter().enumerate() {
+        for (j, b) in paths.iter().enumerate().skip(i + 1) {
+            let same_name = matches!(
+                (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+                (Ok(x), Ok(y)) if x == y
+            );
+            let (Some(x), Some(y)) = (&extents[i], &extents[j]) else {
+                if same_name {
+                    return usage(format!(
+                        "target {} is named twice: use --jobs for several workers on one target",
+                        shown(b)
+                    ));
+                }
+                continue;
+            };
+            if same_name
+                || (x.base == y.base
+                    && (x.start, x.len) == (y.start, y.len)
+                    && matches!(x.base, extent::Base::File(..)))
+            {
+                return usage(format!(
+                    "target {} is named twice{}: use --jobs for several workers on one target",
+                    shown(b),
+                    if same_name {
+                        String::new()
+                    } else {
+                        format!(" (it is the same file as {})", shown(a))
+                    }
+                ));
+            }
+            if !x.overlaps(y) {
+                continue;
+            }
+            let on = match (&x.file, x.base) {
+                (Some(f), _) => shown(f),
+                (None, extent::Base::Disk((ma, mi))) => {
+                    crate::target::sysfs_name(std::path::Path::new("/sys"), ma, mi)
+                        .unwrap_or_else(|| format!("{ma}:{mi}"))
+                }
+                (None, _) => "one file".into(),
+            };
+            if writes {
+                return usage(format!(
+                    "refusing to write: targets {} and {} reach the same bytes of {on}: one would overwrite the other; name one of them",
+                    shown(a),
+                    shown(b)
+                ));
+            }
+            warnings.push(format!(
+                "targets {} and {} overlap on {on}: they share one device, so their figures are not independent and their sum is not the device's",
+                shown(a),
+                shown(b)
+            ));
+        }
+    }
+    Ok(warnings)
 }
 
 /// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
@@ -318,29 +394,24 @@ fn set_readahead(guard: &mut KnobGuard, paths: &[PathBuf], kb: u64, dry_run: boo
     Ok(())
 }
 
-/// Refuses outputs that would collide, before any I/O.
-fn check_outputs(cfg: &RunConfig) -> Result<()> {
+/// Refuses outputs that cannot be written or would destroy something, before any I/O.
+fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
     if let Some(p) = &cfg.plot {
         report::plot::check_path(p)?;
     }
-    if cfg.json == Some(OutputPath::Stdout) && cfg.csv == Some(OutputPath::Stdout) {
-        return usage("--json - and --csv - both want stdout: send one of them to a file");
-    }
-    for p in [&cfg.json, &cfg.csv].into_iter().flatten() {
-        if let OutputPath::File(f) = p {
-            let parent = f
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            if !parent.is_dir() {
-                return usage(format!(
-                    "cannot write report {}: directory {} does not exist",
-                    f.display(),
-                    parent.display()
-                ));
-            }
-        }
-    }
+    let path_of = |o: &Option<OutputPath>| -> Option<PathBuf> {
+        o.as_ref().map(|o| match o {
+            OutputPath::Stdout => PathBuf::from("-"),
+            OutputPath::File(f) => f.clone(),
+        })
+    };
+    let (json, csv) = (path_of(&cfg.json), path_of(&cfg.csv));
+    let outputs = crate::output::given(&[
+        ("--json", json.as_deref()),
+        ("--csv", csv.as_deref()),
+        ("--plot", cfg.plot.as_deref()),
+    ]);
+    crate::output::check(&outputs, &target::protected_paths(paths))?;
     Ok(())
 }
 
@@ -354,11 +425,7 @@ fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
             }
         }
     }
-    if cfg.stdout_taken() {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-    }
+    crate::output::say(&text, cfg.stdout_taken());
     if let Some(dest) = &cfg.json {
         report::write_to(dest, &report::json::render(doc))?;
     }

@@ -185,6 +185,12 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
     }
 
+    let mut protected = members.clone();
+    protected.push(volume.clone());
+    crate::output::check(
+        &crate::output::given(&[("--json", base.json.as_deref())]),
+        &crate::target::protected_paths(&protected),
+    )?;
     let mut notes = Vec::new();
     let meta = std::fs::metadata(volume)
         .with_context(|| format!("cannot inspect {}", volume.display()))?;

@@ -76,7 +76,7 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
                 l.trim_start().starts_with(key)
                     && l.trim_start()[key.len()..].trim_start().starts_with('=')
             })
-            .map_or(0, |i| i + 1)
+            .map_or(String::new(), |i| format!(" line {}", i + 1))
     };
     let mut positional = Vec::new();
     let mut out = Vec::new();
@@ -85,23 +85,29 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
         if key == "targets" {
             let toml::Value::Array(items) = value else {
                 return Err(UsageError(format!(
-                    "config {shown} line {}: targets must be a list of paths",
+                    "config {shown}{}: targets must be a list of paths",
                     line_of(key)
                 )));
             };
             for i in items {
                 positional.push(scalar(i).ok_or_else(|| {
                     UsageError(format!(
-                        "config {shown} line {}: targets must be a list of paths",
+                        "config {shown}{}: targets must be a list of paths",
                         line_of(key)
                     ))
                 })?);
             }
             continue;
         }
+        if CONSENT.contains(&flag.as_str()) {
+            return Err(UsageError(format!(
+                "config {shown}{}: '{key}' cannot come from a file: consent to destroy data must be typed on the command line (--{flag})",
+                line_of(key)
+            )));
+        }
         if !options.contains(&flag) || flag == "config" {
             return Err(UsageError(format!(
-                "config {shown} line {}: unknown key '{key}': use the long option names of the command (rw, bs, duration, ...) or targets",
+                "config {shown}{}: unknown key '{key}': use the long option names of the command (rw, bs, duration, ...) or targets",
                 line_of(key)
             )));
         }
@@ -110,14 +116,19 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
             toml::Value::Boolean(false) => {}
             toml::Value::Array(items) => {
                 for i in items {
-                    let v = scalar(i).ok_or_else(|| UsageError(format!("config {shown} line {}: '{key}' holds a value that is not text or a number", line_of(key))))?;
+                    let v = scalar(i).ok_or_else(|| {
+                        UsageError(format!(
+                            "config {shown}{}: '{key}' holds a value that is not text or a number",
+                            line_of(key)
+                        ))
+                    })?;
                     out.push(format!("--{flag}={v}"));
                 }
             }
             v => {
                 let v = scalar(v).ok_or_else(|| {
                     UsageError(format!(
-                        "config {shown} line {}: '{key}' must be text, a number or true/false",
+                        "config {shown}{}: '{key}' must be text, a number or true/false",
                         line_of(key)
                     ))
                 })?;
@@ -128,6 +139,10 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
     out.extend(positional);
     Ok(out)
 }
+
+/// Options that consent to destroying data: never taken from a file, where
+/// they could be inherited, copied or forgotten.
+const CONSENT: [&str; 2] = ["allow-destructive", "force-signature"];
 
 fn scalar(v: &toml::Value) -> Option<String> {
     match v {
@@ -168,6 +183,38 @@ mod tests {
         );
         std::fs::write(&f, "rw = \n").unwrap();
         assert!(load(&f, &opts()).unwrap_err().0.contains("line 1"));
+    }
+
+    #[test]
+    fn consent_to_destroy_is_refused_from_a_config_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.toml");
+        let mut with_consent = opts();
+        with_consent.extend([
+            "allow-destructive".to_string(),
+            "force-signature".to_string(),
+        ]);
+        for key in ["allow_destructive", "force_signature", "allow-destructive"] {
+            std::fs::write(&f, format!("rw = \"write\"\n{key} = true\n")).unwrap();
+            let e = load(&f, &with_consent).unwrap_err().0;
+            assert!(
+                e.contains("line 2") && e.contains("typed on the command line"),
+                "{key}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_whose_line_is_not_found_names_no_line_0() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.toml");
+        // A quoted key: its line is not found by name.
+        std::fs::write(&f, "\"speed\" = 3\n").unwrap();
+        let e = load(&f, &opts()).unwrap_err().0;
+        assert!(
+            !e.contains("line 0") && e.contains("unknown key 'speed'"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod engine;
 pub mod error;
 pub mod knobs;
 pub mod merge;
+pub mod output;
 pub mod plan;
 pub mod progress;
 pub mod report;

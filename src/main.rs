@@ -24,6 +24,8 @@ fn main() -> ExitCode {
         Err(e) => return clap_exit(&e),
     };
     match std::panic::catch_unwind(|| stripebench::app::main(cli)) {
+        // A report that could not reach stdout is a failure, even when the run was fine.
+        Ok(Ok(0)) if stripebench::output::stdout_failed() => ExitCode::from(EXIT_FAILURE),
         Ok(Ok(code)) => ExitCode::from(code),
         Ok(Err(e)) => {
             eprintln!("stripebench: error: {e:#}");

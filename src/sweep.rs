@@ -3,7 +3,6 @@
 //! tabled as it goes, appended to the output files at once so an interrupted
 //! sweep keeps every finished point, and plotted at the end.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -322,6 +321,14 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     if let Some(plot) = &args.run.plot {
         crate::report::plot::check_path(plot)?;
     }
+    crate::output::check(
+        &crate::output::given(&[
+            ("--json", base.json.as_deref()),
+            ("--csv", base.csv.as_deref()),
+            ("--plot", base.plot.as_deref()),
+        ]),
+        &crate::target::protected_paths(&targets),
+    )?;
 
     let progress = crate::progress::Progress::new(!base.no_progress);
     let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
@@ -336,10 +343,10 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         interrupted: false,
         points: Vec::new(),
     };
-    let mut csv_file = match &base.csv {
-        Some(p) if p.as_os_str() != "-" => {
-            let mut f = std::fs::File::create(p)
-                .map_err(|e| UsageError(format!("cannot write {}: {e}", p.display())))?;
+    // The CSV is kept whole in memory and rewritten after every point, like
+    // the JSON: an interrupted sweep keeps what it finished.
+    let mut csv_text = match &base.csv {
+        Some(_) => {
             let mut h: Vec<String> = args.params.iter().map(|p| p.name.clone()).collect();
             h.extend(
                 [
@@ -357,20 +364,16 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 ]
                 .map(String::from),
             );
-            writeln!(f, "{}", h.join(","))?;
-            Some(f)
+            Some(h.join(",") + "\n")
         }
-        _ => None,
+        None => None,
     };
     // With --json -, stdout carries only the document: the table goes to stderr.
-    let to_stdout = base.json.as_deref().is_some_and(|j| j.as_os_str() == "-");
-    let say = |line: &str| {
-        if to_stdout {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
-    };
+    let to_stdout = [&base.json, &base.csv]
+        .into_iter()
+        .flatten()
+        .any(|j| j.as_os_str() == "-");
+    let say = |line: &str| crate::output::say(&format!("{line}\n"), to_stdout);
     say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead)", pts.len(), args.repeat));
     say(&header(&args.params));
     let mut done_runs = 0;
@@ -429,7 +432,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         {
             say(&format!("  warning: {w}"));
         }
-        if let Some(f) = csv_file.as_mut() {
+        if let Some(text) = csv_text.as_mut() {
             let t = &p.runs[0].total;
             let (dev, app) = device_and_app_bytes(&p.runs[0]);
             let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
@@ -446,23 +449,24 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 dev.to_string(),
                 app.to_string(),
             ]);
-            writeln!(f, "{}", cells.join(","))?;
-            f.flush()?;
+            text.push_str(&cells.join(","));
+            text.push('\n');
+            if let Some(p) = base.csv.as_ref().filter(|p| p.as_os_str() != "-") {
+                crate::output::write_file(p, text.as_bytes())?;
+            }
         }
         doc.points.push(p);
         // Rewritten after every point: an interrupted sweep keeps what it finished.
         if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
-            std::fs::write(j, serde_json::to_vec_pretty(&doc)?)?;
+            crate::output::write_file(j, &serde_json::to_vec_pretty(&doc)?)?;
         }
     }
     progress.finish();
     if let Some(j) = &base.json {
-        let bytes = serde_json::to_vec_pretty(&doc)?;
-        if j.as_os_str() == "-" {
-            std::io::stdout().write_all(&bytes)?;
-        } else {
-            std::fs::write(j, bytes)?;
-        }
+        crate::output::write(j, &serde_json::to_vec_pretty(&doc)?)?;
+    }
+    if let (Some(c), Some(text)) = (&base.csv, &csv_text) {
+        crate::output::write(c, text.as_bytes())?;
     }
     if let Some(plot) = &base.plot {
         if !doc.points.is_empty() {

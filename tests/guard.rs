@@ -8,23 +8,13 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{mount, sb, sh, LoopBed, Mounted};
+use common::{digest, mount, sb, sh, LoopBed, Mounted};
 
 /// Mounts read-only: a file system mounted read-write writes to its device
 /// on its own (journal commits), which would blur the check that a refused
 /// run wrote nothing. Read-only is still mounted, which is what is refused.
 fn mount_ro(dev: &str, at: &Path) -> Option<Mounted> {
     mount(&["-o", "ro", dev], at)
-}
-
-/// A checksum of the whole device.
-fn digest(dev: &str) -> u64 {
-    let data = std::fs::read(dev).unwrap();
-    data.chunks(8).fold(0xcbf2_9ce4_8422_2325u64, |h, c| {
-        let mut w = [0u8; 8];
-        w[..c.len()].copy_from_slice(c);
-        (h ^ u64::from_le_bytes(w)).wrapping_mul(0x100_0000_01b3)
-    })
 }
 
 fn refused(args: &[&str], dev: &str, expect: &str) {

@@ -9,9 +9,7 @@ pub mod json;
 pub mod plot;
 pub mod table;
 
-use std::io::Write;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::config::OutputPath;
 
@@ -22,37 +20,22 @@ pub fn emit<T: serde::Serialize>(
     json: Option<&std::path::Path>,
     doc: &T,
 ) -> Result<()> {
-    let dest = json.map(|p| {
-        if p.as_os_str() == "-" {
-            OutputPath::Stdout
-        } else {
-            OutputPath::File(p.to_path_buf())
-        }
-    });
-    if dest == Some(OutputPath::Stdout) {
-        eprint!("{text}");
-    } else {
-        print!("{text}");
-    }
-    if let Some(dest) = dest {
+    crate::output::say(text, json.is_some_and(|p| p.as_os_str() == "-"));
+    if let Some(path) = json {
         let mut bytes = serde_json::to_vec_pretty(doc)?;
         bytes.push(b'\n');
-        write_to(&dest, &bytes)?;
+        crate::output::write(path, &bytes)?;
     }
     Ok(())
 }
 
-/// Writes `bytes` to a file or to stdout.
+/// Writes `bytes` to a file (whole, through a rename) or to stdout.
 pub fn write_to(dest: &OutputPath, bytes: &[u8]) -> Result<()> {
     match dest {
         OutputPath::Stdout => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(bytes)
-                .and_then(|()| out.flush())
-                .context("cannot write to stdout")
+            crate::output::stdout(bytes);
+            Ok(())
         }
-        OutputPath::File(p) => {
-            std::fs::write(p, bytes).with_context(|| format!("cannot write report {}", p.display()))
-        }
+        OutputPath::File(p) => crate::output::write_file(p, bytes),
     }
 }

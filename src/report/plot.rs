@@ -23,19 +23,24 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(23, 190, 207),
 ];
 
-/// Refuses a plot path that cannot be written, before any I/O.
-pub fn check_path(p: &Path) -> Result<()> {
-    let parent = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !parent.is_dir() {
-        return crate::error::usage(format!(
-            "cannot write plot {}: directory {} does not exist",
-            p.display(),
-            parent.display()
-        ));
+/// Draws an SVG in memory, then writes it whole (see [`crate::output`]).
+pub fn to_file(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
+) -> Result<()> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        draw(&root)?;
+        root.present().map_err(err)?;
     }
+    crate::output::write_file(path, svg.as_bytes())
+}
+
+/// Refuses a plot path that is not an SVG file name, before any I/O (the
+/// path itself is checked with the other outputs, by [`crate::output::check`]).
+pub fn check_path(p: &Path) -> Result<()> {
     if p.extension().is_none_or(|e| e != "svg") {
         return crate::error::usage(format!(
             "--plot writes SVG: name the file .svg (got {})",
@@ -76,209 +81,211 @@ fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 
 /// MB/s over time per worker (top) and latency histograms per target (bottom).
 pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
-    let root = SVGBackend::new(path, (1000, 800)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let (top, bottom) = root.split_vertically(400);
-    let max_t = doc
-        .workers
-        .iter()
-        .flat_map(|w| w.intervals.iter().map(|i| i.t + 1))
-        .max()
-        .unwrap_or(1) as f64;
-    let max_mb = doc
-        .workers
-        .iter()
-        .flat_map(|w| w.intervals.iter().map(|i| i.bytes as f64 / 1e6))
-        .fold(1.0, f64::max);
-    let mut c = ChartBuilder::on(&top)
-        .caption("MB/s (10^6 B/s) over time, per worker", ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0f64..max_t, 0f64..max_mb * 1.1)
-        .map_err(err)?;
-    c.configure_mesh()
-        .x_desc("seconds into the window")
-        .y_desc("MB/s")
-        .draw()
-        .map_err(err)?;
-    for (i, w) in doc.workers.iter().enumerate() {
-        let pts: Vec<(f64, f64)> = w
-            .intervals
+    to_file(path, (1000, 800), |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let (top, bottom) = root.split_vertically(400);
+        let max_t = doc
+            .workers
             .iter()
-            .map(|iv| (iv.t as f64 + 0.5, iv.bytes as f64 / 1e6))
-            .collect();
-        line(&mut c, pts, i, format!("w{} {}", w.id, w.target))?;
-    }
-    legend(&mut c)?;
+            .flat_map(|w| w.intervals.iter().map(|i| i.t + 1))
+            .max()
+            .unwrap_or(1) as f64;
+        let max_mb = doc
+            .workers
+            .iter()
+            .flat_map(|w| w.intervals.iter().map(|i| i.bytes as f64 / 1e6))
+            .fold(1.0, f64::max);
+        let mut c = ChartBuilder::on(&top)
+            .caption("MB/s (10^6 B/s) over time, per worker", ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..max_t, 0f64..max_mb * 1.1)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc("seconds into the window")
+            .y_desc("MB/s")
+            .draw()
+            .map_err(err)?;
+        for (i, w) in doc.workers.iter().enumerate() {
+            let pts: Vec<(f64, f64)> = w
+                .intervals
+                .iter()
+                .map(|iv| (iv.t as f64 + 0.5, iv.bytes as f64 / 1e6))
+                .collect();
+            line(&mut c, pts, i, format!("w{} {}", w.id, w.target))?;
+        }
+        legend(&mut c)?;
 
-    // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
-    let hists: Vec<(String, LatencyHistogram)> = doc
-        .targets
-        .iter()
-        .filter_map(|t| {
-            Some((
-                t.path.clone(),
-                LatencyHistogram::from_base64(&t.histogram).ok()?,
-            ))
-        })
-        .filter(|(_, h)| !h.is_empty())
-        .collect();
-    let lo = hists
-        .iter()
-        .map(|(_, h)| 63 - h.inner().min().max(1).leading_zeros())
-        .min()
-        .unwrap_or(0);
-    let hi = hists
-        .iter()
-        .map(|(_, h)| 64 - h.inner().max().max(1).leading_zeros())
-        .max()
-        .unwrap_or(1)
-        .max(lo + 1);
-    let mut c = ChartBuilder::on(&bottom)
-        .caption(
-            "latency distribution per target (log2 scale)",
-            ("sans-serif", 18),
-        )
-        .margin(10)
-        .x_label_area_size(35)
-        .y_label_area_size(60)
-        .build_cartesian_2d(f64::from(lo)..f64::from(hi), 0f64..100f64)
-        .map_err(err)?;
-    c.configure_mesh()
-        .x_desc("latency")
-        .y_desc("% of I/Os")
-        .x_label_formatter(&|v| crate::units::fmt_latency_ns(2f64.powf(*v)))
-        .draw()
-        .map_err(err)?;
-    for (i, (name, h)) in hists.iter().enumerate() {
-        let total = h.len() as f64;
-        let pts: Vec<(f64, f64)> = (lo..hi)
-            .map(|e| {
-                let n = h.inner().count_between(1 << e, (1u64 << (e + 1)) - 1);
-                (f64::from(e) + 0.5, n as f64 * 100.0 / total)
+        // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
+        let hists: Vec<(String, LatencyHistogram)> = doc
+            .targets
+            .iter()
+            .filter_map(|t| {
+                Some((
+                    t.path.clone(),
+                    LatencyHistogram::from_base64(&t.histogram).ok()?,
+                ))
             })
+            .filter(|(_, h)| !h.is_empty())
             .collect();
-        line(&mut c, pts, i, name.clone())?;
-    }
-    legend(&mut c)?;
-    root.present().map_err(err)
+        let lo = hists
+            .iter()
+            .map(|(_, h)| 63 - h.inner().min().max(1).leading_zeros())
+            .min()
+            .unwrap_or(0);
+        let hi = hists
+            .iter()
+            .map(|(_, h)| 64 - h.inner().max().max(1).leading_zeros())
+            .max()
+            .unwrap_or(1)
+            .max(lo + 1);
+        let mut c = ChartBuilder::on(&bottom)
+            .caption(
+                "latency distribution per target (log2 scale)",
+                ("sans-serif", 18),
+            )
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(f64::from(lo)..f64::from(hi), 0f64..100f64)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc("latency")
+            .y_desc("% of I/Os")
+            .x_label_formatter(&|v| crate::units::fmt_latency_ns(2f64.powf(*v)))
+            .draw()
+            .map_err(err)?;
+        for (i, (name, h)) in hists.iter().enumerate() {
+            let total = h.len() as f64;
+            let pts: Vec<(f64, f64)> = (lo..hi)
+                .map(|e| {
+                    let n = h.inner().count_between(1 << e, (1u64 << (e + 1)) - 1);
+                    (f64::from(e) + 0.5, n as f64 * 100.0 / total)
+                })
+                .collect();
+            line(&mut c, pts, i, name.clone())?;
+        }
+        legend(&mut c)?;
+        Ok(())
+    })
 }
 
 /// Throughput (top) and p99 (bottom) against the sweep's points.
 pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
-    let root = SVGBackend::new(path, (1000, 800)).into_drawing_area();
-    root.fill(&WHITE).map_err(err)?;
-    let (top, bottom) = root.split_vertically(420);
-    let n = doc.points.len();
-    let labels: Vec<String> = doc
-        .points
-        .iter()
-        .map(|p| {
-            p.values
-                .iter()
-                .map(|(_, v)| v.as_str())
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .collect();
-    let x_desc: String = doc
-        .params
-        .iter()
-        .map(|p| p.name.as_str())
-        .collect::<Vec<_>>()
-        .join("/");
-    let targets: Vec<String> = doc.points[0].runs[0]
-        .targets
-        .iter()
-        .map(|t| t.path.clone())
-        .collect();
-    let mut series: Vec<(String, Vec<(f64, f64)>)> = targets
-        .iter()
-        .map(|name| {
-            let pts = doc
-                .points
+    to_file(path, (1000, 800), |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let (top, bottom) = root.split_vertically(420);
+        let n = doc.points.len();
+        let labels: Vec<String> = doc
+            .points
+            .iter()
+            .map(|p| {
+                p.values
+                    .iter()
+                    .map(|(_, v)| v.as_str())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .collect();
+        let x_desc: String = doc
+            .params
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join("/");
+        let targets: Vec<String> = doc.points[0].runs[0]
+            .targets
+            .iter()
+            .map(|t| t.path.clone())
+            .collect();
+        let mut series: Vec<(String, Vec<(f64, f64)>)> = targets
+            .iter()
+            .map(|name| {
+                let pts = doc
+                    .points
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, p)| {
+                        p.runs[0]
+                            .targets
+                            .iter()
+                            .find(|t| &t.path == name)
+                            .map(|t| (i as f64, t.bytes_per_sec / 1e6))
+                    })
+                    .collect();
+                (name.clone(), pts)
+            })
+            .collect();
+        series.push((
+            "total".into(),
+            doc.points
                 .iter()
                 .enumerate()
-                .filter_map(|(i, p)| {
-                    p.runs[0]
-                        .targets
-                        .iter()
-                        .find(|t| &t.path == name)
-                        .map(|t| (i as f64, t.bytes_per_sec / 1e6))
-                })
-                .collect();
-            (name.clone(), pts)
-        })
-        .collect();
-    series.push((
-        "total".into(),
-        doc.points
+                .map(|(i, p)| (i as f64, p.bytes_per_sec_median / 1e6))
+                .collect(),
+        ));
+        let max_mb = series
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(|p| p.1))
+            .fold(1.0, f64::max);
+        let x_range = -0.5f64..(n as f64 - 0.5);
+        let fmt_x = |v: &f64| {
+            labels
+                .get(v.round() as usize)
+                .filter(|_| (v - v.round()).abs() < 1e-6)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut c = ChartBuilder::on(&top)
+            .caption(
+                "throughput per point: MB/s (10^6 B/s), per target and total",
+                ("sans-serif", 18),
+            )
+            .margin(10)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_range.clone(), 0f64..max_mb * 1.1)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_labels(n.max(2))
+            .x_label_formatter(&fmt_x)
+            .x_desc(x_desc.as_str())
+            .y_desc("MB/s")
+            .draw()
+            .map_err(err)?;
+        for (i, (name, pts)) in series.iter().enumerate() {
+            line(&mut c, pts.clone(), i, name.clone())?;
+            let color = COLORS[i % COLORS.len()];
+            c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
+        }
+        legend(&mut c)?;
+        let p99: Vec<(f64, f64)> = doc
+            .points
             .iter()
             .enumerate()
-            .map(|(i, p)| (i as f64, p.bytes_per_sec_median / 1e6))
-            .collect(),
-    ));
-    let max_mb = series
-        .iter()
-        .flat_map(|(_, s)| s.iter().map(|p| p.1))
-        .fold(1.0, f64::max);
-    let x_range = -0.5f64..(n as f64 - 0.5);
-    let fmt_x = |v: &f64| {
-        labels
-            .get(v.round() as usize)
-            .filter(|_| (v - v.round()).abs() < 1e-6)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let mut c = ChartBuilder::on(&top)
-        .caption(
-            "throughput per point: MB/s (10^6 B/s), per target and total",
-            ("sans-serif", 18),
-        )
-        .margin(10)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x_range.clone(), 0f64..max_mb * 1.1)
-        .map_err(err)?;
-    c.configure_mesh()
-        .x_labels(n.max(2))
-        .x_label_formatter(&fmt_x)
-        .x_desc(x_desc.as_str())
-        .y_desc("MB/s")
-        .draw()
-        .map_err(err)?;
-    for (i, (name, pts)) in series.iter().enumerate() {
-        line(&mut c, pts.clone(), i, name.clone())?;
-        let color = COLORS[i % COLORS.len()];
-        c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .filter_map(|(i, p)| Some((i as f64, p.runs[0].total.latency_ns?.p99 as f64 / 1e3)))
+            .collect();
+        let max_p99 = p99.iter().map(|p| p.1).fold(1.0, f64::max);
+        let mut c = ChartBuilder::on(&bottom)
+            .caption("p99 latency per point (all targets)", ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_range, 0f64..max_p99 * 1.1)
             .map_err(err)?;
-    }
-    legend(&mut c)?;
-    let p99: Vec<(f64, f64)> = doc
-        .points
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| Some((i as f64, p.runs[0].total.latency_ns?.p99 as f64 / 1e3)))
-        .collect();
-    let max_p99 = p99.iter().map(|p| p.1).fold(1.0, f64::max);
-    let mut c = ChartBuilder::on(&bottom)
-        .caption("p99 latency per point (all targets)", ("sans-serif", 18))
-        .margin(10)
-        .x_label_area_size(45)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x_range, 0f64..max_p99 * 1.1)
-        .map_err(err)?;
-    c.configure_mesh()
-        .x_labels(n.max(2))
-        .x_label_formatter(&fmt_x)
-        .x_desc(x_desc.as_str())
-        .y_desc("p99 (us)")
-        .draw()
-        .map_err(err)?;
-    c.draw_series(LineSeries::new(p99.clone(), COLORS[3].stroke_width(2)))
-        .map_err(err)?;
-    c.draw_series(p99.iter().map(|&p| Circle::new(p, 3, COLORS[3].filled())))
-        .map_err(err)?;
-    root.present().map_err(err)
+        c.configure_mesh()
+            .x_labels(n.max(2))
+            .x_label_formatter(&fmt_x)
+            .x_desc(x_desc.as_str())
+            .y_desc("p99 (us)")
+            .draw()
+            .map_err(err)?;
+        c.draw_series(LineSeries::new(p99.clone(), COLORS[3].stroke_width(2)))
+            .map_err(err)?;
+        c.draw_series(p99.iter().map(|&p| Circle::new(p, 3, COLORS[3].filled())))
+            .map_err(err)?;
+        Ok(())
+    })
 }

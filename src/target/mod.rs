@@ -5,6 +5,7 @@
 //! hardware really did.
 
 pub mod devstat;
+pub mod extent;
 pub mod guard;
 
 use std::fs::{self, File, OpenOptions};
@@ -173,18 +174,34 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
                 })
                 .unwrap_or(0);
             let dev = dev_numbers(meta.rdev());
+            let env = guard::GuardEnv::default();
+            checks.push(guard::check_writable(&env, &shown, dev));
             checks.extend(guard::check_device(
-                &guard::GuardEnv::default(),
+                &env,
                 &real,
                 &shown,
                 dev,
                 size,
                 access.force_signature,
             ));
-            if !access.dry_run {
-                if let Some(c) = checks.iter().find(|c| !c.passed) {
-                    return usage(format!("refusing to write: {}", c.detail));
-                }
+        }
+        // Every write, to a device or a file: no other device that reaches
+        // the same bytes (a second loop over the image, a loop over this
+        // file, the disk under a partition) may be in use.
+        let sys = extent::Sys::default();
+        if let Some(x) = extent::of_path(&sys, &real) {
+            let own = (kind == TargetKind::Block).then(|| dev_numbers(meta.rdev()));
+            checks.push(guard::check_aliases(
+                &guard::GuardEnv::default(),
+                &sys,
+                &shown,
+                &x,
+                own,
+            ));
+        }
+        if !access.dry_run {
+            if let Some(c) = checks.iter().find(|c| !c.passed) {
+                return usage(format!("refusing to write: {}", c.detail));
             }
         }
     }
@@ -285,6 +302,20 @@ fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
         _ => format!("cannot open {shown}: {e}"),
     };
     crate::error::UsageError(msg).into()
+}
+
+/// The paths a command must never write a report over: the targets and
+/// the files behind them (a loop device's image, at any depth).
+pub fn protected_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let sys = extent::Sys::default();
+    let mut out: Vec<PathBuf> = paths.to_vec();
+    out.extend(
+        paths
+            .iter()
+            .filter_map(|p| extent::of_path(&sys, p)?.file)
+            .filter(|f| f.is_file()),
+    );
+    out
 }
 
 /// Splits a `dev_t` into (major, minor).

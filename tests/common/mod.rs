@@ -156,3 +156,62 @@ impl Drop for LoopBed {
             .status();
     }
 }
+
+/// One loop device over `file` (extra `losetup` options such as `-o`,
+/// `--sizelimit`, `-r`), detached on drop while still backed by that file.
+pub struct Loop {
+    pub dev: String,
+    file: PathBuf,
+}
+
+impl Loop {
+    /// `None` (with the reason printed) when not root or losetup fails.
+    pub fn attach(file: &Path, extra: &[&str]) -> Option<Loop> {
+        if !is_root() {
+            println!("skipped: needs root");
+            return None;
+        }
+        let out = Command::new("losetup")
+            .args(["-f", "--show", "--direct-io=on"])
+            .args(extra)
+            .arg(file)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            println!("skipped: losetup: {}", String::from_utf8_lossy(&out.stderr));
+            return None;
+        }
+        Some(Loop {
+            dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            file: file.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let back = Command::new("losetup")
+            .args(["-n", "-O", "BACK-FILE", &self.dev])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        let ours = std::fs::canonicalize(&self.file).unwrap_or_else(|_| self.file.clone());
+        if Path::new(&back) == ours || Path::new(&back) == self.file {
+            let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        }
+    }
+}
+
+/// A checksum of a whole file or device (FNV-1a over 8-byte words).
+pub fn digest(path: &str) -> u64 {
+    digest_bytes(&std::fs::read(path).unwrap())
+}
+
+/// FNV-1a over 8-byte words of `data`.
+pub fn digest_bytes(data: &[u8]) -> u64 {
+    data.chunks(8).fold(0xcbf2_9ce4_8422_2325u64, |h, c| {
+        let mut w = [0u8; 8];
+        w[..c.len()].copy_from_slice(c);
+        (h ^ u64::from_le_bytes(w)).wrapping_mul(0x100_0000_01b3)
+    })
+}

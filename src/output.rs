@@ -1,0 +1,326 @@
+//! Where reports go: every output path a command will write (`--json`,
+//! `--csv`, `--plot`, ...) is checked before the first I/O, and each is
+//! written whole or not at all (a temporary file beside it, renamed into
+//! place). Standard output is written without panicking: a closed or full
+//! stdout is said once on stderr and the files are still written.
+//!
+//! The checks refuse, with exit 2 and one line:
+//! - a block or character device, a directory, a FIFO or socket;
+//! - a path that is a target, or shares an inode with one (hard links and
+//!   symlinks too), or with a file that backs a target (a loop device's image);
+//! - two outputs on one path, or two on stdout;
+//! - a path whose directory is missing or refuses a new file, or an existing
+//!   file that cannot be opened for writing (read-only, immutable).
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+
+use crate::error::{show_path, UsageError};
+
+/// (`st_dev`, `st_ino`): a file by identity, whatever its name.
+type Inode = (u64, u64);
+
+/// One output a command was asked to write: the option that named it and its path.
+#[derive(Debug, Clone, Copy)]
+pub struct Output<'a> {
+    pub option: &'static str,
+    pub path: &'a Path,
+}
+
+impl<'a> Output<'a> {
+    pub fn new(option: &'static str, path: &'a Path) -> Self {
+        Output { option, path }
+    }
+
+    fn is_stdout(&self) -> bool {
+        self.path.as_os_str() == "-"
+    }
+}
+
+/// The outputs of a command that were given, by option name.
+pub fn given<'a>(list: &[(&'static str, Option<&'a Path>)]) -> Vec<Output<'a>> {
+    list.iter()
+        .filter_map(|(o, p)| p.map(|p| Output::new(o, p)))
+        .collect()
+}
+
+/// Checks every output before any I/O. `protected` are the paths the run
+/// reads or writes (targets, files behind them, input documents): no output
+/// may land on one of them.
+pub fn check(outputs: &[Output], protected: &[PathBuf]) -> Result<(), UsageError> {
+    let stdout: Vec<&Output> = outputs.iter().filter(|o| o.is_stdout()).collect();
+    if stdout.len() > 1 {
+        return Err(UsageError(format!(
+            "{} - and {} - both want stdout: send one of them to a file",
+            stdout[0].option, stdout[1].option
+        )));
+    }
+    let protected_inodes: Vec<(PathBuf, (u64, u64))> = protected
+        .iter()
+        .filter_map(|p| {
+            let m = fs::metadata(p).ok()?;
+            Some((p.clone(), (m.dev(), m.ino())))
+        })
+        .collect();
+    let mut seen: Vec<(&Output, PathBuf, Option<Inode>)> = Vec::new();
+    for o in outputs.iter().filter(|o| !o.is_stdout()) {
+        let (place, inode) = check_one(o, &protected_inodes)?;
+        if let Some((other, _, _)) = seen
+            .iter()
+            .find(|(_, p, i)| *p == place || (inode.is_some() && *i == inode))
+        {
+            return Err(UsageError(format!(
+                "{} {} and {} {} name the same file: give each output its own path",
+                other.option,
+                show_path(other.path),
+                o.option,
+                show_path(o.path)
+            )));
+        }
+        seen.push((o, place, inode));
+    }
+    Ok(())
+}
+
+/// Checks one file output; returns where it will land and its inode if it exists.
+fn check_one(
+    o: &Output,
+    protected: &[(PathBuf, (u64, u64))],
+) -> Result<(PathBuf, Option<(u64, u64)>), UsageError> {
+    let shown = show_path(o.path);
+    let refuse = |why: String| {
+        Err(UsageError(format!(
+            "cannot write {} {shown}: {why}",
+            o.option
+        )))
+    };
+    if o.path.as_os_str().is_empty() {
+        return refuse("the path is empty; name a file, or - for stdout".into());
+    }
+    let meta = fs::metadata(o.path).ok();
+    if let Some(m) = &meta {
+        let ft = m.file_type();
+        let what = if ft.is_block_device() {
+            Some("it is a block device")
+        } else if ft.is_char_device() {
+            Some("it is a character device")
+        } else if ft.is_dir() {
+            Some("it is a directory")
+        } else if ft.is_fifo() || ft.is_socket() {
+            Some("it is not a regular file")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return refuse(format!(
+                "{what}; reports go to regular files (or - for stdout): name a file"
+            ));
+        }
+        if let Some((p, _)) = protected.iter().find(|(_, i)| *i == (m.dev(), m.ino())) {
+            let same = if fs::canonicalize(p).ok() == fs::canonicalize(o.path).ok() {
+                "it is".to_string()
+            } else {
+                format!("it is the same file as {}, which is", show_path(p))
+            };
+            return refuse(format!(
+                "{same} a target (or behind one) of this command: writing the report would replace it; name another file"
+            ));
+        }
+        if let Err(e) = OpenOptions::new().write(true).open(o.path) {
+            return refuse(format!("{e}"));
+        }
+    }
+    let place = landing(o.path);
+    let dir = place.parent().unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        let why = if dir.exists() {
+            format!("{} is not a directory", show_path(dir))
+        } else {
+            format!("directory {} does not exist", show_path(dir))
+        };
+        return refuse(why);
+    }
+    // Proof that the report can be created there: a new file, removed at once.
+    let probe = dir.join(format!(".stripebench-probe-{}", std::process::id()));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = fs::remove_file(&probe);
+        }
+        Err(e) => return refuse(format!("cannot create a file in {}: {e}", show_path(dir))),
+    }
+    Ok((place, meta.map(|m| (m.dev(), m.ino()))))
+}
+
+/// Where a report for `path` is renamed to: the file a symlink points at,
+/// or the path itself made absolute.
+fn landing(path: &Path) -> PathBuf {
+    if let Ok(real) = fs::canonicalize(path) {
+        return real;
+    }
+    let parent = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+    match path.file_name() {
+        Some(name) => dir.join(name),
+        None => path.to_path_buf(),
+    }
+}
+
+/// Writes `bytes` to `path` whole: into a temporary file beside it, flushed,
+/// then renamed into place, so a failure never leaves half a report (and
+/// never writes through into whatever the path named before).
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let place = landing(path);
+    let dir = place.parent().unwrap_or(Path::new("."));
+    let name = place
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let tmp = dir.join(format!(".{name}.stripebench-{}.tmp", std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_data()?;
+        fs::rename(&tmp, &place)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", show_path(path)))
+}
+
+/// Writes `bytes` to `path`, or to stdout when the path is `-`.
+pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path.as_os_str() == "-" {
+        stdout(bytes);
+        Ok(())
+    } else {
+        write_file(path, bytes)
+    }
+}
+
+/// `println!` that never panics: see [`stdout`].
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::output::stdout(format!("{}\n", format_args!($($t)*)).as_bytes())
+    };
+}
+
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Writes to stdout; a closed pipe or a full disk is said once on stderr
+/// (the run goes on, and its files are still written) instead of a panic.
+pub fn stdout(bytes: &[u8]) {
+    if STDOUT_FAILED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
+        STDOUT_FAILED.store(true, Ordering::Relaxed);
+        eprintln!(
+            "stripebench: error: cannot write to stdout ({e}); the report files are still written"
+        );
+    }
+}
+
+/// Text for the user: to stdout, or to stderr when stdout carries a document.
+pub fn say(text: &str, stdout_taken: bool) {
+    if stdout_taken {
+        eprint!("{text}");
+    } else {
+        stdout(text.as_bytes());
+    }
+}
+
+/// Whether writing to stdout failed at some point (the exit code says so).
+pub fn stdout_failed() -> bool {
+    STDOUT_FAILED.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out<'a>(o: &'static str, p: &'a Path) -> Output<'a> {
+        Output::new(o, p)
+    }
+
+    #[test]
+    fn output_on_a_device_is_refused() {
+        let e = check(&[out("--json", Path::new("/dev/null"))], &[]).unwrap_err();
+        assert!(e.0.contains("character device"), "{e}");
+    }
+
+    #[test]
+    fn output_on_a_target_or_its_hard_link_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let t = d.path().join("t.dat");
+        fs::write(&t, b"data").unwrap();
+        let link = d.path().join("link.dat");
+        fs::hard_link(&t, &link).unwrap();
+        let e = check(&[out("--json", &t)], std::slice::from_ref(&t)).unwrap_err();
+        assert!(e.0.contains("it is a target"), "{e}");
+        let e = check(&[out("--csv", &link)], std::slice::from_ref(&t)).unwrap_err();
+        assert!(e.0.contains("same file as"), "{e}");
+        assert_eq!(fs::read(&t).unwrap(), b"data");
+    }
+
+    #[test]
+    fn two_outputs_on_one_path_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let x = d.path().join("x");
+        let e = check(&[out("--json", &x), out("--csv", &x)], &[]).unwrap_err();
+        assert!(e.0.contains("name the same file"), "{e}");
+        let e = check(
+            &[out("--json", Path::new("-")), out("--csv", Path::new("-"))],
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.0.contains("both want stdout"), "{e}");
+        // Through a symlink to the same place.
+        fs::write(&x, b"").unwrap();
+        let l = d.path().join("l");
+        std::os::unix::fs::symlink(&x, &l).unwrap();
+        assert!(check(&[out("--json", &x), out("--csv", &l)], &[]).is_err());
+    }
+
+    #[test]
+    fn output_in_a_missing_or_unwritable_directory_is_refused() {
+        let e = check(&[out("--json", Path::new("/nonexistent-dir/x.json"))], &[]).unwrap_err();
+        assert!(e.0.contains("does not exist"), "{e}");
+        let e = check(&[out("--json", Path::new("/proc/version"))], &[]).unwrap_err();
+        assert!(e.0.contains("/proc/version"), "{e}");
+        let d = tempfile::tempdir().unwrap();
+        let e = check(&[out("--json", d.path())], &[]).unwrap_err();
+        assert!(e.0.contains("is a directory"), "{e}");
+    }
+
+    #[test]
+    fn write_file_replaces_whole_and_leaves_no_temporary() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.json");
+        fs::write(&p, b"old old old old").unwrap();
+        write_file(&p, b"new").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"new");
+        let names: Vec<_> = fs::read_dir(d.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1);
+        // Through a symlink: the file it points at is replaced, the link stays.
+        let l = d.path().join("l.json");
+        std::os::unix::fs::symlink(&p, &l).unwrap();
+        write_file(&l, b"via link").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"via link");
+        assert!(fs::symlink_metadata(&l).unwrap().file_type().is_symlink());
+    }
+}

@@ -1,0 +1,302 @@
+//! Where a target's bytes really live. Two names can reach the same bytes:
+//! a partition and its disk, two loop devices over one image (one of them
+//! with `-o OFFSET --sizelimit`), a loop device and its backing file, two
+//! hard links. Each target is resolved down to a *base* (a whole block
+//! device, or a regular file by its inode) and a byte range on it, through
+//! partitions (`start` in sysfs) and loop devices (`loop/backing_file`,
+//! `offset`, `sizelimit`, and the backing inode from `LOOP_GET_STATUS64`).
+//! Two extents on one base that overlap are the same data.
+
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+type Dev = (u64, u64);
+
+/// What the bytes are stored on, at the bottom of the stack we can see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Base {
+    /// A whole block device that is neither a partition nor a loop device.
+    Disk(Dev),
+    /// A regular file: (`st_dev`, `st_ino`).
+    File(u64, u64),
+}
+
+/// A byte range on a base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extent {
+    pub base: Base,
+    pub start: u64,
+    /// Bytes; `u64::MAX - start` when unbounded (a loop to the end of its file).
+    pub len: u64,
+    /// The regular file at the bottom, when there is one (a loop device's image).
+    pub file: Option<PathBuf>,
+}
+
+impl Extent {
+    pub fn end(&self) -> u64 {
+        self.start.saturating_add(self.len)
+    }
+
+    pub fn overlaps(&self, other: &Extent) -> bool {
+        self.base == other.base && self.start < other.end() && other.start < self.end()
+    }
+}
+
+/// Where sysfs is (fixture trees in tests) and how to learn a loop device's
+/// backing inode.
+#[derive(Debug, Clone)]
+pub struct Sys {
+    pub sysfs: PathBuf,
+    pub dev: PathBuf,
+}
+
+impl Default for Sys {
+    fn default() -> Self {
+        Sys {
+            sysfs: PathBuf::from("/sys"),
+            dev: PathBuf::from("/dev"),
+        }
+    }
+}
+
+/// The kernel's `struct loop_info64` (include/uapi/linux/loop.h).
+#[repr(C)]
+pub struct LoopInfo64 {
+    pub lo_device: u64,
+    pub lo_inode: u64,
+    pub lo_rdevice: u64,
+    pub lo_offset: u64,
+    pub lo_sizelimit: u64,
+    pub lo_number: u32,
+    pub lo_encrypt_type: u32,
+    pub lo_encrypt_key_size: u32,
+    pub lo_flags: u32,
+    pub lo_file_name: [u8; 64],
+    pub lo_crypt_name: [u8; 64],
+    pub lo_encrypt_key: [u8; 32],
+    pub lo_init: [u64; 2],
+}
+
+nix::ioctl_read_bad!(loop_get_status64, 0x4C05, LoopInfo64);
+
+fn read_u64(p: &Path) -> Option<u64> {
+    fs::read_to_string(p).ok()?.trim().parse().ok()
+}
+
+fn read_dev(p: &Path) -> Option<Dev> {
+    let s = fs::read_to_string(p).ok()?;
+    let (a, b) = s.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// The extent of a target path: a block device or a regular file.
+pub fn of_path(sys: &Sys, path: &Path) -> Option<Extent> {
+    let m = fs::metadata(path).ok()?;
+    if m.file_type().is_block_device() {
+        of_device(sys, super::dev_numbers(m.rdev()))
+    } else if m.file_type().is_file() {
+        Some(Extent {
+            base: Base::File(m.dev(), m.ino()),
+            start: 0,
+            len: m.len(),
+            file: fs::canonicalize(path).ok(),
+        })
+    } else {
+        None
+    }
+}
+
+/// The extent of block device `dev`, followed down through partitions and loops.
+pub fn of_device(sys: &Sys, dev: Dev) -> Option<Extent> {
+    let dir = sys.sysfs.join(format!("dev/block/{}:{}", dev.0, dev.1));
+    let len = read_u64(&dir.join("size"))? * 512;
+    resolve(sys, dev, 0, len, 0)
+}
+
+/// `[start, start+len)` of device `dev`, as an extent on its base.
+fn resolve(sys: &Sys, dev: Dev, start: u64, len: u64, depth: u32) -> Option<Extent> {
+    let disk = Extent {
+        base: Base::Disk(dev),
+        start,
+        len,
+        file: None,
+    };
+    if depth > 8 {
+        return Some(disk);
+    }
+    let dir = sys.sysfs.join(format!("dev/block/{}:{}", dev.0, dev.1));
+    if dir.join("partition").exists() {
+        let first = read_u64(&dir.join("start"))? * 512;
+        let real = fs::canonicalize(&dir).ok()?;
+        let parent = read_dev(&real.parent()?.join("dev"))?;
+        return resolve(sys, parent, first + start, len, depth + 1);
+    }
+    let lo = dir.join("loop");
+    if !lo.is_dir() {
+        return Some(disk);
+    }
+    let offset = read_u64(&lo.join("offset")).unwrap_or(0);
+    let backing = fs::read_to_string(lo.join("backing_file")).ok()?;
+    let backing = PathBuf::from(
+        backing
+            .trim_end_matches('\n')
+            .trim_end_matches(" (deleted)"),
+    );
+    // The backing file by inode when the kernel tells it (a renamed or
+    // replaced path still finds the right file); else by its path.
+    let name = fs::read_to_string(dir.join("uevent")).ok().and_then(|u| {
+        u.lines()
+            .find_map(|l| l.strip_prefix("DEVNAME=").map(str::to_string))
+    });
+    let info = name.and_then(|n| loop_info(&sys.dev.join(n)));
+    let bm = fs::metadata(&backing).ok();
+    if let Some(m) = bm.as_ref().filter(|m| m.file_type().is_block_device()) {
+        let under = super::dev_numbers(m.rdev());
+        return resolve(sys, under, offset + start, len, depth + 1);
+    }
+    let base = match (info, &bm) {
+        (Some(i), _) => Base::File(i.0, i.1),
+        (None, Some(m)) => Base::File(m.dev(), m.ino()),
+        (None, None) => return Some(disk),
+    };
+    Some(Extent {
+        base,
+        start: offset + start,
+        len,
+        file: Some(backing),
+    })
+}
+
+/// (`st_dev`, `st_ino`) of a loop device's backing file, from LOOP_GET_STATUS64.
+fn loop_info(node: &Path) -> Option<(u64, u64)> {
+    let f = fs::File::open(node).ok()?;
+    // SAFETY: LoopInfo64 is plain old data; all-zero is a valid value.
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    // SAFETY: the fd is open; the ioctl fills the struct we own.
+    unsafe { loop_get_status64(f.as_raw_fd(), &mut info) }.ok()?;
+    let d = info.lo_device;
+    // The kernel encodes lo_device as new_encode_dev(); st_dev uses glibc's makedev.
+    let (major, minor) = ((d & 0xfff00) >> 8, (d & 0xff) | ((d >> 12) & 0xfff00));
+    Some((libc::makedev(major as u32, minor as u32), info.lo_inode))
+}
+
+/// Every block device (disks, partitions, loops) whose bytes overlap `e`,
+/// but `except`: (name, numbers, extent).
+pub fn aliases(sys: &Sys, e: &Extent, except: Option<Dev>) -> Vec<(String, Dev, Extent)> {
+    let Ok(rd) = fs::read_dir(sys.sysfs.join("class/block")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Dev, Extent)> = rd
+        .flatten()
+        .filter_map(|d| {
+            let name = d.file_name().to_string_lossy().into_owned();
+            let dev = read_dev(&d.path().join("dev"))?;
+            if Some(dev) == except {
+                return None;
+            }
+            let x = of_device(sys, dev)?;
+            x.overlaps(e).then_some((name, dev, x))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fixture sysfs: `loop1` over `img` (whole), `loop2` over `img` from
+    /// 1 MiB for 1 MiB, `loop1p1` a partition of loop1 at 2048 sectors,
+    /// `vdb` a plain disk.
+    fn fixture() -> (tempfile::TempDir, Sys, PathBuf) {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
+        let img = root.join("img");
+        fs::write(&img, vec![0u8; 4 << 20]).unwrap();
+        let devices = root.join("sys/devices/virtual/block");
+        let mk = |rel: &str, dev: &str, size_sectors: u64| {
+            let d = devices.join(rel);
+            fs::create_dir_all(&d).unwrap();
+            fs::write(d.join("dev"), format!("{dev}\n")).unwrap();
+            fs::write(d.join("size"), format!("{size_sectors}\n")).unwrap();
+            let name = Path::new(rel).file_name().unwrap();
+            fs::write(
+                d.join("uevent"),
+                format!("DEVNAME={}\n", name.to_string_lossy()),
+            )
+            .unwrap();
+            let cls = root.join("sys/class/block");
+            fs::create_dir_all(&cls).unwrap();
+            std::os::unix::fs::symlink(&d, cls.join(name)).unwrap();
+            let db = root.join("sys/dev/block");
+            fs::create_dir_all(&db).unwrap();
+            std::os::unix::fs::symlink(&d, db.join(dev)).unwrap();
+            d
+        };
+        let l1 = mk("loop1", "7:1", 8192);
+        fs::create_dir_all(l1.join("loop")).unwrap();
+        fs::write(l1.join("loop/backing_file"), format!("{}\n", img.display())).unwrap();
+        fs::write(l1.join("loop/offset"), "0\n").unwrap();
+        let l2 = mk("loop2", "7:2", 2048);
+        fs::create_dir_all(l2.join("loop")).unwrap();
+        fs::write(l2.join("loop/backing_file"), format!("{}\n", img.display())).unwrap();
+        fs::write(l2.join("loop/offset"), "1048576\n").unwrap();
+        let p1 = mk("loop1/loop1p1", "259:0", 2048);
+        fs::write(p1.join("partition"), "1\n").unwrap();
+        fs::write(p1.join("start"), "2048\n").unwrap();
+        mk("vdb", "254:16", 1000);
+        let sys = Sys {
+            sysfs: root.join("sys"),
+            dev: root.join("no-dev"),
+        };
+        (t, sys, img)
+    }
+
+    #[test]
+    fn a_partition_of_a_loop_resolves_to_its_image_range() {
+        let (_t, sys, img) = fixture();
+        let m = fs::metadata(&img).unwrap();
+        let p = of_device(&sys, (259, 0)).unwrap();
+        assert_eq!(p.base, Base::File(m.dev(), m.ino()));
+        assert_eq!((p.start, p.len), (1 << 20, 1 << 20));
+        assert_eq!(p.file.as_deref(), Some(img.as_path()));
+    }
+
+    #[test]
+    fn an_offset_loop_over_the_same_image_is_an_alias() {
+        let (_t, sys, img) = fixture();
+        let l2 = of_device(&sys, (7, 2)).unwrap();
+        let names: Vec<String> = aliases(&sys, &l2, Some((7, 2)))
+            .into_iter()
+            .map(|a| a.0)
+            .collect();
+        assert_eq!(names, ["loop1", "loop1p1"]);
+        // The image file itself, as a file target, has both loops over it.
+        let f = of_path(&sys, &img).unwrap();
+        let names: Vec<String> = aliases(&sys, &f, None).into_iter().map(|a| a.0).collect();
+        assert_eq!(names, ["loop1", "loop1p1", "loop2"]);
+        // A plain disk aliases nothing but itself.
+        let d = of_device(&sys, (254, 16)).unwrap();
+        assert!(aliases(&sys, &d, Some((254, 16))).is_empty());
+    }
+
+    #[test]
+    fn ranges_that_only_touch_do_not_overlap() {
+        let a = Extent {
+            base: Base::Disk((8, 0)),
+            start: 0,
+            len: 10,
+            file: None,
+        };
+        let mut b = a.clone();
+        b.start = 10;
+        assert!(!a.overlaps(&b));
+        b.start = 9;
+        assert!(a.overlaps(&b));
+        b.base = Base::Disk((8, 16));
+        assert!(!a.overlaps(&b));
+    }
+}

@@ -1,0 +1,395 @@
+//! Regression tests for the ways a hostile test destroyed data around the
+//! write guard (issue "never destroy, take two", items 1-4): report paths
+//! that land on targets, devices or each other; a second loop device over the
+//! image of a mounted one; consent from a config file; overlapping targets.
+//! Every case checksums the data before and after.
+
+mod common;
+
+use std::path::Path;
+
+use common::{digest, digest_bytes, mount, sb, sh, Loop, Mounted};
+
+/// A file of `mb` MiB of non-zero data.
+fn image(dir: &Path, name: &str, mb: usize) -> std::path::PathBuf {
+    common::data_file(dir, name, mb << 20)
+}
+
+/// `stripebench ARGS` must refuse with exit 2, one line holding `expect`,
+/// before any I/O: with a 60 s duration, a refusal that came after the run
+/// would show as a run.
+fn refused(args: &[&str], expect: &str) {
+    let mut cmd = sb();
+    cmd.args(args);
+    if matches!(args[0], "run" | "sweep") {
+        cmd.args(["--duration", "60s", "--ramp", "0", "--no-progress"]);
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        err.contains(expect),
+        "{args:?}: expected '{expect}' in {err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "nothing ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// An ext4 image, mounted read-only through a loop device (read-only, so the
+/// file system itself writes nothing and the checksum only moves if we do).
+fn mounted_ext4(img: &Path, at: &Path, extra: &[&str]) -> Option<(Loop, Mounted)> {
+    let l = Loop::attach(img, extra)?;
+    if !sh("mkfs.ext4", &["-q", "-F", &l.dev]) {
+        println!("skipped: mkfs.ext4 unavailable");
+        return None;
+    }
+    let m = mount(&["-o", "ro", &l.dev], at)?;
+    Some((l, m))
+}
+
+#[test]
+fn report_output_on_the_target_file_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "f2.dat", 4);
+    let link = d.path().join("hard.dat");
+    std::fs::hard_link(&t, &link).unwrap();
+    let sym = d.path().join("sym.dat");
+    std::os::unix::fs::symlink(&t, &sym).unwrap();
+    let before = digest(t.to_str().unwrap());
+    let ts = t.to_str().unwrap();
+    for out in [ts, link.to_str().unwrap(), sym.to_str().unwrap()] {
+        for opt in ["--json", "--csv", "--plot"] {
+            let out = if opt == "--plot" {
+                // A plot must be .svg: the same file under that name.
+                let p = d.path().join("f2.svg");
+                let _ = std::fs::hard_link(&t, &p);
+                p.to_str().unwrap().to_string()
+            } else {
+                out.to_string()
+            };
+            refused(&["run", ts, opt, &out], "a target (or behind one)");
+        }
+    }
+    assert_eq!(digest(ts), before, "the target is as it was");
+}
+
+#[test]
+fn report_output_on_a_device_fifo_or_directory_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "t.dat", 2);
+    let ts = t.to_str().unwrap();
+    refused(&["run", ts, "--json", "/dev/full"], "character device");
+    refused(&["run", ts, "--csv", "/dev/null"], "character device");
+    refused(
+        &["run", ts, "--json", d.path().to_str().unwrap()],
+        "is a directory",
+    );
+    refused(&["run", ts, "--json", "/proc/version"], "/proc/version");
+    refused(
+        &["run", ts, "--json", "/no/such/dir/x.json"],
+        "does not exist",
+    );
+    let fifo = d.path().join("fifo");
+    assert!(sh("mkfifo", &[fifo.to_str().unwrap()]));
+    refused(
+        &["run", ts, "--json", fifo.to_str().unwrap()],
+        "not a regular file",
+    );
+    // Every subcommand that writes reports checks them the same way.
+    refused(
+        &[
+            "sweep",
+            "--param",
+            "bs=4k",
+            ts,
+            "--json",
+            d.path().to_str().unwrap(),
+        ],
+        "is a directory",
+    );
+    refused(&["plan", ts, "--json", "/dev/full"], "character device");
+    refused(&["merge", ts, "--json", ts], "a target (or behind one)");
+}
+
+#[test]
+fn report_output_on_a_block_device_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let img = image(d.path(), "dev.img", 8);
+    let Some(l) = Loop::attach(&img, &[]) else {
+        return;
+    };
+    let t = image(d.path(), "t.dat", 2);
+    let before = digest(&l.dev);
+    refused(
+        &["run", t.to_str().unwrap(), "--json", &l.dev],
+        "block device",
+    );
+    refused(&["run", &l.dev, "--json", &l.dev], "block device");
+    assert_eq!(digest(&l.dev), before);
+}
+
+#[test]
+fn two_reports_on_one_path_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "t.dat", 2);
+    let x = d.path().join("x");
+    let ts = t.to_str().unwrap();
+    let xs = x.to_str().unwrap();
+    refused(
+        &["run", ts, "--json", xs, "--csv", xs],
+        "name the same file",
+    );
+    refused(
+        &["run", ts, "--json", "-", "--csv", "-"],
+        "both want stdout",
+    );
+    assert!(!x.exists());
+}
+
+#[test]
+fn reports_are_written_whole_through_a_rename() {
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "t.dat", 2);
+    let j = d.path().join("r.json");
+    std::fs::write(&j, "old").unwrap();
+    let out = sb()
+        .args([
+            "run",
+            t.to_str().unwrap(),
+            "--duration",
+            "100ms",
+            "--ramp",
+            "0",
+        ])
+        .args([
+            "--json",
+            j.to_str().unwrap(),
+            "--csv",
+            d.path().join("r.csv").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::json(&std::fs::read(&j).unwrap());
+    let mut names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["r.csv", "r.json", "t.dat"],
+        "no temporary left behind"
+    );
+}
+
+#[test]
+fn a_second_loop_over_the_image_of_a_mounted_one_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let img = image(d.path(), "small.img", 32);
+    let mnt = tempfile::tempdir().unwrap();
+    let Some((_l7, _m)) = mounted_ext4(&img, mnt.path(), &[]) else {
+        return;
+    };
+    let Some(l9) = Loop::attach(&img, &[]) else {
+        return;
+    };
+    sh("sync", &[]);
+    let before = digest(img.to_str().unwrap());
+    for rw in ["write", "randwrite", "randrw"] {
+        refused(
+            &[
+                "run",
+                "--rw",
+                rw,
+                "--allow-destructive",
+                "--force-signature",
+                &l9.dev,
+            ],
+            "is in use through another device",
+        );
+    }
+    // The backing file of the mounted loop device, as a file target.
+    refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            img.to_str().unwrap(),
+        ],
+        "is in use through another device",
+    );
+    // Nor may a report land on the image behind a target.
+    refused(
+        &["run", &l9.dev, "--json", img.to_str().unwrap()],
+        "a target (or behind one)",
+    );
+    // The dry run says why, and that --force-signature does not override it.
+    let out = sb()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--force-signature",
+            "--dry-run",
+            &l9.dev,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("[REFUSED] no alias in use"), "{text}");
+    assert!(text.contains("overrides this check only"), "{text}");
+    sh("sync", &[]);
+    assert_eq!(
+        digest(img.to_str().unwrap()),
+        before,
+        "the mounted file system is as it was"
+    );
+}
+
+#[test]
+fn an_offset_loop_over_a_mounted_range_is_refused_and_one_beside_it_is_not() {
+    let d = tempfile::tempdir().unwrap();
+    let img = image(d.path(), "part.img", 48);
+    let mnt = tempfile::tempdir().unwrap();
+    // The "partition": 1 MiB in, 20 MiB long, mounted.
+    let Some((_p1, _m)) = mounted_ext4(&img, mnt.path(), &["-o", "1MiB", "--sizelimit", "20MiB"])
+    else {
+        return;
+    };
+    let Some(inside) = Loop::attach(&img, &["-o", "8MiB", "--sizelimit", "8MiB"]) else {
+        return;
+    };
+    let Some(beside) = Loop::attach(&img, &["-o", "21MiB", "--sizelimit", "20MiB"]) else {
+        return;
+    };
+    sh("sync", &[]);
+    let halves = |img: &Path| {
+        let d = std::fs::read(img).unwrap();
+        (digest_bytes(&d[..21 << 20]), digest_bytes(&d[21 << 20..]))
+    };
+    let (mounted_before, beside_before) = halves(&img);
+    refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--force-signature",
+            &inside.dev,
+        ],
+        "is in use through another device",
+    );
+    // Beside the mounted range: allowed, and it writes only its own range.
+    let out = sb()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--duration",
+            "200ms",
+            "--ramp",
+            "0",
+            &beside.dev,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sh("sync", &[]);
+    let (mounted_after, beside_after) = halves(&img);
+    assert_eq!(
+        mounted_after, mounted_before,
+        "the mounted range is untouched"
+    );
+    assert_ne!(
+        beside_after, beside_before,
+        "the range beside it was written"
+    );
+}
+
+#[test]
+fn consent_from_a_config_file_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "t.dat", 2);
+    let before = digest(t.to_str().unwrap());
+    for key in ["allow_destructive", "force_signature"] {
+        let c = d.path().join("c.toml");
+        std::fs::write(&c, format!("rw = \"write\"\n{key} = true\n")).unwrap();
+        let out = sb()
+            .args(["run", "--config", c.to_str().unwrap(), t.to_str().unwrap()])
+            .args(["--duration", "100ms", "--ramp", "0"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("typed on the command line"), "{err}");
+    }
+    assert_eq!(digest(t.to_str().unwrap()), before);
+}
+
+#[test]
+fn overlapping_targets_refuse_writes_and_warn_on_reads() {
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "t.dat", 2);
+    let link = d.path().join("hard.dat");
+    std::fs::hard_link(&t, &link).unwrap();
+    // Hard links are one target named twice, as symlinks already were.
+    refused(
+        &["run", t.to_str().unwrap(), link.to_str().unwrap()],
+        "named twice",
+    );
+    // Two loop devices over one image overlap (a disk and its partition do
+    // the same; this kernel has no partitions, the fixture test covers them).
+    let img = image(d.path(), "img", 16);
+    let Some(a) = Loop::attach(&img, &[]) else {
+        return;
+    };
+    let Some(b) = Loop::attach(&img, &["-o", "4MiB"]) else {
+        return;
+    };
+    let before = digest(img.to_str().unwrap());
+    refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            &a.dev,
+            &b.dev,
+        ],
+        "reach the same bytes",
+    );
+    refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--dry-run",
+            &a.dev,
+            &b.dev,
+        ],
+        "reach the same bytes",
+    );
+    assert_eq!(digest(img.to_str().unwrap()), before);
+    let doc = common::run_json(&["run", "--duration", "100ms", "--ramp", "0", &a.dev, &b.dev]);
+    let warnings = doc["warnings"].to_string();
+    assert!(warnings.contains("overlap on"), "{warnings}");
+}
