@@ -187,7 +187,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     let overlaps = overlapping_targets(paths, cfg.rw.writes())?;
     // Read-ahead is set before the targets are opened: a file takes its
     // read-ahead window from the device when it is opened.
-    let mut knob_guard = KnobGuard::new(knobs::state_dir());
+    let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
     if let Some(kb) = cfg.readahead_kb {
         set_readahead(&mut knob_guard, paths, kb, cfg.dry_run)?;
     }
@@ -384,10 +384,17 @@ fn set_readahead(guard: &mut KnobGuard, paths: &[PathBuf], kb: u64, dry_run: boo
         };
         if seen.insert(knob.clone()) && !dry_run {
             guard.set(&knob, &kb.to_string()).map_err(|e| {
+                // A lock held by another run, or an interrupt while waiting, says so itself.
+                if e.downcast_ref::<crate::error::UsageError>().is_some()
+                    || e.downcast_ref::<crate::error::Interrupted>().is_some()
+                {
+                    return e;
+                }
                 crate::error::UsageError(format!(
                     "cannot set the read-ahead of {}: {e:#} (root is needed)",
                     p.display()
                 ))
+                .into()
             })?;
         }
     }

@@ -439,6 +439,11 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "KB", value_parser = parse_readahead)]
     pub readahead: Option<u64>,
 
+    /// When another stripebench run is changing the same device's settings
+    /// (--readahead), wait for it to end instead of refusing.
+    #[arg(long)]
+    pub wait_lock: bool,
+
     /// Wait until this instant (Unix seconds, or RFC 3339 such as
     /// 2026-11-30T17:00:00Z) before starting, so runs launched on many hosts
     /// start together. The window's start and end instants are in the JSON.

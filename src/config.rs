@@ -95,6 +95,8 @@ pub struct RunConfig {
     pub plot: Option<PathBuf>,
     /// `--start-at`: when the workers are released.
     pub start_at: Option<std::time::SystemTime>,
+    /// `--wait-lock`: wait for a device another run is changing.
+    pub wait_lock: bool,
 }
 
 /// The effective options as recorded in the JSON document.
@@ -329,6 +331,7 @@ impl RunConfig {
             histogram: args.histogram,
             plot: args.plot.clone(),
             start_at: args.start_at,
+            wait_lock: args.wait_lock,
             progress: !args.no_progress,
         })
     }

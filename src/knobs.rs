@@ -21,6 +21,17 @@ use serde::{Deserialize, Serialize};
 pub struct Knob {
     pub path: PathBuf,
     pub old: String,
+    /// When it was changed (ns since the Unix epoch; 0 in files from before
+    /// this field): restores go newest first, so the value from before the
+    /// first change is the one left.
+    #[serde(default)]
+    pub at_ns: u64,
+}
+
+fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// What the signal thread restores if told to quit at once.
@@ -39,12 +50,18 @@ pub fn state_dir() -> PathBuf {
     }
 }
 
-/// Changes settings and puts them back when dropped.
+/// Changes settings and puts them back when dropped. While it holds a
+/// changed setting it holds the lock of that setting's device, so two runs
+/// never change one device at once (the second would record the first's
+/// value as the one to restore).
 #[derive(Debug)]
 pub struct KnobGuard {
     dir: PathBuf,
     state: PathBuf,
     changed: Vec<Knob>,
+    /// Wait for another run's lock instead of refusing (`--wait-lock`).
+    wait: bool,
+    locks: Vec<(String, fs::File)>,
 }
 
 impl KnobGuard {
@@ -54,11 +71,31 @@ impl KnobGuard {
             dir,
             state,
             changed: Vec::new(),
+            wait: false,
+            locks: Vec::new(),
         }
+    }
+
+    /// Waits for a device another run holds, instead of refusing.
+    pub fn wait_for_locks(mut self, wait: bool) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// Takes the lock of the device that `knob` belongs to, once.
+    fn lock_for(&mut self, knob: &Path) -> Result<()> {
+        let name = lock_name(knob);
+        if self.locks.iter().any(|(n, _)| *n == name) {
+            return Ok(());
+        }
+        let f = lock(&self.dir, &name, self.wait)?;
+        self.locks.push((name, f));
+        Ok(())
     }
 
     /// Sets `path` to `value`, after recording its old value in the state file.
     pub fn set(&mut self, path: &Path, value: &str) -> Result<()> {
+        self.lock_for(path)?;
         let old = fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?
             .trim()
@@ -69,6 +106,7 @@ impl KnobGuard {
             self.changed.push(Knob {
                 path: path.to_path_buf(),
                 old,
+                at_ns: now_ns(),
             });
             self.save()?;
             if let Ok(mut g) = ACTIVE.lock() {
@@ -137,6 +175,65 @@ pub fn restore_active() {
     }
 }
 
+/// The lock of the device a setting belongs to: `lock-MAJOR:MINOR`, from
+/// the `dev` file of the device that owns the setting's `queue/`.
+fn lock_name(knob: &Path) -> String {
+    let real = fs::canonicalize(knob).unwrap_or_else(|_| knob.to_path_buf());
+    real.parent()
+        .and_then(Path::parent)
+        .and_then(|d| fs::read_to_string(d.join("dev")).ok())
+        .map(|d| format!("lock-{}", d.trim()))
+        .unwrap_or_else(|| {
+            let flat: String = real
+                .to_string_lossy()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            format!("lock-{flat}")
+        })
+}
+
+/// An exclusive flock on `dir/name`, held as long as the file is open. The
+/// holder writes its PID into the file, so a refusal can name it.
+fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
+    use std::os::unix::io::AsRawFd;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(name);
+    let mut f = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("cannot open lock {}", path.display()))?;
+    let device = name.trim_start_matches("lock-");
+    let mut said = false;
+    loop {
+        // SAFETY: flock on an fd we own.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            break;
+        }
+        let holder = fs::read_to_string(&path).unwrap_or_default();
+        let holder = holder.trim();
+        if !wait {
+            return crate::error::usage(format!(
+                "device {device} is having its settings changed by another stripebench run (PID {holder}): wait for it to end, or pass --wait-lock"
+            ));
+        }
+        if !said {
+            eprintln!("stripebench: waiting for another run (PID {holder}) to finish with device {device} (--wait-lock)");
+            said = true;
+        }
+        if crate::signals::interrupted() {
+            return Err(crate::error::Interrupted("while waiting for a device lock").into());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    f.set_len(0)?;
+    f.write_all(format!("{}\n", std::process::id()).as_bytes())?;
+    Ok(f)
+}
+
 /// State files in `dir` whose process is gone: settings a killed run left changed.
 pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
     let Ok(rd) = fs::read_dir(dir) else {
@@ -163,19 +260,31 @@ pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
         .collect()
 }
 
-/// `stripebench restore`: puts back everything killed runs left changed.
+/// `stripebench restore`: puts back everything killed runs left changed,
+/// newest change first across all their state files, so that where two
+/// killed runs changed one setting, the value from before the first change
+/// is the one left.
 pub fn restore_pending(dir: &Path) -> Result<Vec<String>> {
+    let files = pending(dir);
+    let mut all: Vec<&Knob> = files.iter().flat_map(|(_, k)| k).collect();
+    all.sort_by_key(|k| std::cmp::Reverse(k.at_ns));
     let mut lines = Vec::new();
-    for (file, knobs) in pending(dir) {
-        let failed = restore_knobs(&knobs);
-        for k in &knobs {
-            lines.push(format!("restored {} to {}", k.path.display(), k.old));
+    let mut failed = Vec::new();
+    for k in all {
+        match fs::write(&k.path, &k.old) {
+            Ok(()) => lines.push(format!("restored {} to {}", k.path.display(), k.old)),
+            Err(e) => failed.push(format!(
+                "could not restore {} to {}: {e}",
+                k.path.display(),
+                k.old
+            )),
         }
-        if failed.is_empty() {
-            fs::remove_file(&file).with_context(|| format!("cannot remove {}", file.display()))?;
-        } else {
-            anyhow::bail!("{}", failed.join("; "));
-        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!("{}", failed.join("; "));
+    }
+    for (file, _) in &files {
+        fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
     }
     Ok(lines)
 }
@@ -200,12 +309,18 @@ mod tests {
                 state,
                 vec![Knob {
                     path: knob.clone(),
-                    old: "128".into()
+                    old: "128".into(),
+                    at_ns: state[0].at_ns,
                 }]
             );
         }
         assert_eq!(fs::read_to_string(&knob).unwrap(), "128");
-        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "state file removed");
+        let left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+            .collect();
+        assert!(left.is_empty(), "state file removed");
     }
 
     #[test]
@@ -222,6 +337,7 @@ mod tests {
             serde_json::to_vec(&vec![Knob {
                 path: knob.clone(),
                 old: "256".into(),
+                at_ns: 1,
             }])
             .unwrap(),
         )
@@ -232,5 +348,56 @@ mod tests {
         assert_eq!(fs::read_to_string(&knob).unwrap(), "256");
         assert!(!orphan.exists());
         assert!(pending(&dir).is_empty());
+    }
+
+    #[test]
+    fn restore_applies_the_newest_change_first() {
+        let t = tempfile::tempdir().unwrap();
+        let knob = t.path().join("read_ahead_kb");
+        // Run A changed 2560 -> 16 and was killed; run B then changed 16 -> 64
+        // and was killed. Their files sort the other way round by name.
+        fs::write(&knob, "64").unwrap();
+        let dir = t.path().join("state");
+        fs::create_dir_all(&dir).unwrap();
+        let state = |pid: u32, old: &str, at_ns: u64| {
+            let k = vec![Knob {
+                path: knob.clone(),
+                old: old.into(),
+                at_ns,
+            }];
+            fs::write(
+                dir.join(format!("knobs-{pid}.json")),
+                serde_json::to_vec(&k).unwrap(),
+            )
+            .unwrap();
+        };
+        state(4294967290, "16", 2_000);
+        state(4294967291, "2560", 1_000);
+        restore_pending(&dir).unwrap();
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "2560");
+        assert!(pending(&dir).is_empty());
+    }
+
+    #[test]
+    fn a_second_run_changing_the_same_device_is_refused_naming_the_holder() {
+        let t = tempfile::tempdir().unwrap();
+        let knob = t.path().join("read_ahead_kb");
+        fs::write(&knob, "128").unwrap();
+        let dir = t.path().join("state");
+        let mut a = KnobGuard::new(dir.clone());
+        a.set(&knob, "16").unwrap();
+        // flock locks belong to the open file: a second guard is a second holder.
+        let mut b = KnobGuard::new(dir.clone());
+        let e = b.set(&knob, "64").unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("PID {}", std::process::id())) && e.contains("--wait-lock"),
+            "{e}"
+        );
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "16");
+        drop(a);
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "128");
+        b.set(&knob, "64").unwrap();
+        drop(b);
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "128");
     }
 }

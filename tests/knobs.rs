@@ -137,3 +137,47 @@ fn restore_puts_back_what_a_killed_run_left() {
     assert!(text.contains("read_ahead_kb to 256"), "{text}");
     assert_eq!(ra(&dev), "256", "restored");
 }
+
+#[test]
+fn concurrent_runs_on_one_device_leave_its_readahead_as_it_was() {
+    let Some(bed) = LoopBed::new(1, 32) else {
+        return;
+    };
+    let dev = bed.devices[0].clone();
+    std::fs::write(ra_path(&dev), "2560").unwrap();
+    let run = |ra: &str, secs: &str, extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--buffered",
+            "--readahead",
+            ra,
+            "--duration",
+            secs,
+            "--ramp",
+            "0",
+            "--no-progress",
+        ];
+        a.extend_from_slice(extra);
+        a.push(&dev);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let a_args = run("16", "3s", &[]);
+    let a = spawn(&a_args.iter().map(String::as_str).collect::<Vec<_>>());
+    wait_for(&dev, "16");
+    // A second run that would change the same device is refused, naming A.
+    let out = sb().args(run("64", "300ms", &[])).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("PID {}", a.id())), "{err}");
+    assert_eq!(ra(&dev), "16", "the refused run changed nothing");
+    // With --wait-lock it waits for A, then runs.
+    let c_args = run("64", "300ms", &["--wait-lock"]);
+    let c = spawn(&c_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let a_out = a.wait_with_output().unwrap();
+    assert!(a_out.status.success());
+    let c_out = c.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&c_out.stderr);
+    assert!(c_out.status.success(), "{err}");
+    assert!(err.contains("waiting for another run"), "{err}");
+    assert_eq!(ra(&dev), "2560", "both runs put back the original value");
+}
