@@ -82,10 +82,11 @@ pub fn main(cli: Cli) -> Result<u8> {
         }
         Command::Restore => {
             let dir = knobs::state_dir();
-            let lines = knobs::restore_pending(&dir)?;
+            let mut lines = knobs::restore_pending(&dir)?;
+            lines.extend(crate::testbed::remove_pending(&dir));
             if lines.is_empty() {
                 crate::outln!(
-                    "nothing to restore: no state files from killed runs in {}",
+                    "nothing to restore: no settings or test beds left by killed runs in {}",
                     dir.display()
                 );
             }
@@ -105,6 +106,12 @@ fn tmpdir() -> Option<PathBuf> {
 /// catch signals, and warn when a killed run left settings to restore.
 pub fn preflight() {
     signals::install();
+    for (_, dir) in crate::testbed::pending(&knobs::state_dir()) {
+        eprintln!(
+            "stripebench: warning: a killed run left its test bed behind ({}): run 'stripebench restore' to remove it",
+            dir.display()
+        );
+    }
     let orphans = knobs::pending(&knobs::state_dir());
     if !orphans.is_empty() {
         eprintln!(
@@ -136,11 +143,17 @@ fn run(cfg: RunConfig) -> Result<u8> {
         return Ok(EXIT_OK);
     }
     let testbed = match &cfg.testbed {
-        Some(tb) => Some(Testbed::create(
-            tb,
-            cfg.seed,
-            "the built-in test bed (no target named)",
-        )?),
+        Some(tb) => {
+            match Testbed::create(tb, cfg.seed, "the built-in test bed (no target named)") {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    if e.downcast_ref::<crate::error::Interrupted>().is_some() {
+                        write_unmeasured(&cfg, "creating the built-in test bed")?;
+                    }
+                    return Err(e);
+                }
+            }
+        }
         None => None,
     };
     let paths: Vec<PathBuf> = match &testbed {
@@ -166,6 +179,33 @@ fn run(cfg: RunConfig) -> Result<u8> {
     drop(testbed);
 
     Ok(crate::error::exit_code(doc.interrupted, doc.has_errors()))
+}
+
+/// The document of a run that a signal stopped before anything was
+/// measured: it says so, so that a script reading `--json` finds an answer.
+#[derive(serde::Serialize)]
+struct Unmeasured<'a> {
+    schema_version: u32,
+    tool: crate::results::ToolInfo,
+    interrupted: bool,
+    measured: bool,
+    stage: &'a str,
+}
+
+fn write_unmeasured(cfg: &RunConfig, stage: &str) -> Result<()> {
+    let Some(OutputPath::File(p)) = &cfg.json else {
+        return Ok(());
+    };
+    let doc = Unmeasured {
+        schema_version: 1,
+        tool: crate::results::ToolInfo::this(),
+        interrupted: true,
+        measured: false,
+        stage,
+    };
+    let mut bytes = serde_json::to_vec_pretty(&doc)?;
+    bytes.push(b'\n');
+    crate::output::write_file(p, &bytes)
 }
 
 /// What `measure` produced.

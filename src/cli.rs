@@ -14,7 +14,7 @@ use crate::units::{parse_duration, parse_size};
     version,
     args_override_self = true,
     about = "Storage throughput for disks and striped volumes: one pinned worker per target, O_DIRECT or page-cache I/O, per-worker and total MB/s, IOPS and latency",
-    after_help = "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, 130 interrupted.\nUnits: MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; sizes take binary suffixes (4k = 4096)."
+    after_help = "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, 128+N interrupted by signal N (130 for Ctrl-C, 143 for SIGTERM; the report covers what was measured).\nUnits: MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; sizes take binary suffixes (4k = 4096)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -70,8 +70,9 @@ pub enum Command {
     /// of a page-cache read that leaves the CPU caches.
     Membw,
 
-    /// Put back system settings (read_ahead_kb, ...) that a killed run left
-    /// changed, from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
+    /// Put back system settings (read_ahead_kb, ...) that killed runs left
+    /// changed, newest change first, and remove the test beds they left,
+    /// from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
     Restore,
 }
 

@@ -50,6 +50,10 @@ pub struct MemberResult {
 pub struct CompareDocument {
     pub schema_version: u32,
     pub tool: ToolInfo,
+    /// A signal ended the comparison: the phase it ended is kept (its own
+    /// document says `interrupted`), the later ones did not run.
+    #[serde(default)]
+    pub interrupted: bool,
     pub volume: String,
     pub topology: Topology,
     /// The file the volume phases read, on a mounted volume.
@@ -337,10 +341,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     }
     let doc = CompareDocument {
         schema_version: 1,
-        tool: ToolInfo {
-            name: "stripebench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
+        tool: ToolInfo::this(),
+        interrupted,
         volume: show_path(volume),
         test_file: bed.as_ref().map(|_| vol_target.display().to_string()),
         topology: topo,

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{bail, Result};
 use crossbeam_channel::{bounded, RecvTimeoutError};
 use crossbeam_utils::CachePadded;
-use rayon::prelude::*;
 
 use crate::config::RunConfig;
 use crate::engine::{EngineKind, EngineSpec, FaultEngine, SyncEngine, UringEngine};
@@ -32,6 +31,9 @@ pub struct Execution {
     pub interrupted: bool,
     /// Per target: the final fsync's duration, or its error.
     pub flush: Vec<Option<std::result::Result<f64, String>>>,
+    /// An interrupt came during the final fsync, and the wait for it was
+    /// abandoned: the targets whose fsync was still running.
+    pub flush_abandoned: Vec<String>,
     /// Per target: its device's counters over the run.
     pub devices: Vec<Option<DeviceCounters>>,
 }
@@ -158,14 +160,14 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             end_ns = end_ns.min(last.max(ramp_ns));
         }
         let window_ns = end_ns.saturating_sub(ramp_ns);
-        let interrupted = control.interrupted();
 
-        let flush = if !cfg.direct && cfg.rw.writes() && !interrupted {
-            progress.message("flushing: fsync of every target (timed apart from the window)");
-            flush_all(plan)
+        let (flush, flush_abandoned) = if !cfg.direct && cfg.rw.writes() && !control.interrupted() {
+            progress.message("flushing: fsync of every target (timed apart from the window; Ctrl-C stops waiting)");
+            flush_all(plan, &control)
         } else {
-            vec![None; plan.targets.len()]
+            (vec![None; plan.targets.len()], Vec::new())
         };
+        let interrupted = control.interrupted();
         progress.finish();
         let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
         let devices = finish_probes(plan, &probes, &outcomes);
@@ -180,6 +182,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             interrupted,
             outcomes,
             flush,
+            flush_abandoned,
             devices,
         })
     });
@@ -253,18 +256,79 @@ fn finish_probes(
         .collect()
 }
 
-/// fsync every target at once; each one timed.
-fn flush_all(plan: &Plan) -> Vec<Option<std::result::Result<f64, String>>> {
-    plan.targets
-        .par_iter()
-        .map(|t| {
-            let t0 = Instant::now();
-            Some(
-                t.file
-                    .sync_all()
-                    .map(|()| t0.elapsed().as_secs_f64())
-                    .map_err(|e| format!("fsync of {} failed: {e}", t.path.display())),
-            )
-        })
-        .collect()
+/// fsync every target at once, each one timed. Each fsync runs in a child
+/// process: a thread blocked in fsync cannot be interrupted and would keep
+/// the whole process from exiting until the kernel has written everything
+/// (minutes, on a slow device with gigabytes dirty). An interrupt stops the
+/// wait at once; the children's fsyncs go on in the kernel, and the targets
+/// still being flushed are returned as abandoned.
+fn flush_all(
+    plan: &Plan,
+    control: &RunControl,
+) -> (Vec<Option<std::result::Result<f64, String>>>, Vec<String>) {
+    use std::os::unix::io::AsRawFd;
+    let t0 = Instant::now();
+    let mut flush: Vec<Option<std::result::Result<f64, String>>> = vec![None; plan.targets.len()];
+    let mut running: Vec<(usize, libc::pid_t)> = Vec::new();
+    for (i, t) in plan.targets.iter().enumerate() {
+        let fd = t.file.as_raw_fd();
+        // SAFETY: the child calls only fsync and _exit, which are
+        // async-signal-safe, so forking a multi-threaded process is sound.
+        match unsafe { libc::fork() } {
+            0 => unsafe {
+                // Let go of stdout and stderr: a pipe reader (`| tee`) must
+                // see the end of the report when the parent exits.
+                libc::close(1);
+                libc::close(2);
+                let code = if libc::fsync(fd) == 0 {
+                    0
+                } else {
+                    *libc::__errno_location() & 0xff
+                };
+                libc::_exit(code)
+            },
+            -1 => {
+                // No child to be had: fsync here, uninterruptibly.
+                let r = t.file.sync_all();
+                flush[i] = Some(
+                    r.map(|()| t0.elapsed().as_secs_f64())
+                        .map_err(|e| format!("fsync of {} failed: {e}", t.path.display())),
+                );
+            }
+            pid => running.push((i, pid)),
+        }
+    }
+    while !running.is_empty() {
+        running.retain(|&(i, pid)| {
+            let mut status = 0;
+            // SAFETY: waiting for our own child, without blocking.
+            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } != pid {
+                return true;
+            }
+            let code = if libc::WIFEXITED(status) {
+                libc::WEXITSTATUS(status)
+            } else {
+                libc::EIO
+            };
+            let path = plan.targets[i].path.display();
+            flush[i] = Some(if code == 0 {
+                Ok(t0.elapsed().as_secs_f64())
+            } else {
+                Err(format!(
+                    "fsync of {path} failed: {}",
+                    std::io::Error::from_raw_os_error(code)
+                ))
+            });
+            false
+        });
+        if running.is_empty() || control.interrupted() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let abandoned = running
+        .iter()
+        .map(|&(i, _)| plan.targets[i].path.display().to_string())
+        .collect();
+    (flush, abandoned)
 }

@@ -2,7 +2,8 @@
 //!
 //! Everything the user got wrong (bad options, a target that cannot be used, a
 //! refused write) is a [`UsageError`] and exits with code 2. Failures during a
-//! run exit with 1; an interrupted run exits with 130.
+//! run exit with 1; an interrupted run exits with 128 + the signal's number
+//! (130 for SIGINT, 143 for SIGTERM).
 
 use std::fmt;
 
@@ -55,7 +56,7 @@ impl std::error::Error for Interrupted {}
 /// report still covers what was measured), 1 if it saw I/O errors, else 0.
 pub fn exit_code(interrupted: bool, failed: bool) -> u8 {
     if interrupted {
-        EXIT_INTERRUPTED
+        crate::signals::exit_status()
     } else if failed {
         EXIT_FAILURE
     } else {
@@ -68,7 +69,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     if err.downcast_ref::<UsageError>().is_some() {
         EXIT_USAGE
     } else if err.downcast_ref::<Interrupted>().is_some() {
-        EXIT_INTERRUPTED
+        crate::signals::exit_status()
     } else {
         EXIT_FAILURE
     }

@@ -243,6 +243,10 @@ pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("knobs-"))
+        })
+        .filter(|p| {
             let pid = p
                 .file_stem()
                 .and_then(|s| s.to_str())

@@ -23,6 +23,16 @@ pub struct ToolInfo {
     pub version: String,
 }
 
+impl ToolInfo {
+    /// This build of stripebench.
+    pub fn this() -> ToolInfo {
+        ToolInfo {
+            name: "stripebench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct HostInfo {
     pub hostname: String,
@@ -139,6 +149,11 @@ pub struct TotalDoc {
     /// Final fsyncs that failed (their errors are in `warnings`).
     #[serde(default)]
     pub flush_errors: u64,
+    /// An interrupt came during the final fsync and the run stopped waiting
+    /// for it: what was written may not all be on the device yet, and no
+    /// durable figure is given.
+    #[serde(default)]
+    pub flush_incomplete: bool,
     pub histogram: String,
 }
 
@@ -375,6 +390,12 @@ impl RunDocument {
                 histogram: out.hist.to_base64(),
             });
         }
+        if !exec.flush_abandoned.is_empty() {
+            warnings.push(format!(
+                "interrupted during the final fsync: stopped waiting for {} (the fsync goes on in the kernel); the flush is incomplete and no durable figure is given",
+                exec.flush_abandoned.join(", ")
+            ));
+        }
         let mut max_flush: Option<f64> = None;
         let flush_errors = exec
             .flush
@@ -489,10 +510,7 @@ impl RunDocument {
             .collect();
         RunDocument {
             schema_version: SCHEMA_VERSION,
-            tool: ToolInfo {
-                name: "stripebench".into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-            },
+            tool: ToolInfo::this(),
             host: HostInfo::current(),
             config: cfg.doc(&paths),
             interrupted: exec.interrupted,
@@ -516,8 +534,9 @@ impl RunDocument {
                 latency_ns: total.hist.summary(),
                 cpu_usr_sec: total.cpu_usr_sec,
                 cpu_sys_sec: total.cpu_sys_sec,
-                flush: total.flush(secs, max_flush),
+                flush: total.flush(secs, max_flush.filter(|_| exec.flush_abandoned.is_empty())),
                 flush_errors,
+                flush_incomplete: !exec.flush_abandoned.is_empty(),
                 histogram: total.hist.to_base64(),
             },
             warnings,

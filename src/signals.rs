@@ -1,13 +1,42 @@
-//! Signals: the first SIGINT/SIGTERM/SIGHUP closes the measured window at
-//! once (the workers stop within one I/O and the report is written, marked
-//! interrupted); a second one removes what the run created and exits at once.
+//! Signals: the first terminating signal that can be caught (SIGINT, SIGTERM,
+//! SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM, SIGPIPE, ...; see [`CAUGHT`]) closes
+//! the measured window at once (the workers stop within one I/O, settings
+//! are restored and the report is written, marked interrupted) and the
+//! process exits with 128 + that signal's number; a second one restores the
+//! settings, removes what the run created and exits at once.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use std::sync::atomic::AtomicI32;
+
+use signal_hook::consts::signal::*;
+
+/// Every signal whose default action ends the process and that a handler
+/// may catch. Faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE), SIGTRAP and SIGSYS
+/// are left to the kernel; SIGKILL and SIGSTOP cannot be caught (after a
+/// SIGKILL, `stripebench restore` puts settings back and removes the test bed).
+pub const CAUGHT: [i32; 14] = [
+    SIGINT,
+    SIGTERM,
+    SIGHUP,
+    SIGQUIT,
+    SIGUSR1,
+    SIGUSR2,
+    SIGALRM,
+    SIGPIPE,
+    SIGXCPU,
+    SIGXFSZ,
+    SIGVTALRM,
+    SIGPROF,
+    SIGIO,
+    libc::SIGPWR,
+];
+
+/// The first signal that arrived (0: none).
+static FIRST: AtomicI32 = AtomicI32::new(0);
 
 /// Shared between the coordinator, its workers and the signal thread: when the
 /// run started and when its window closes.
@@ -65,16 +94,21 @@ static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 pub fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new(CAUGHT) else {
             return;
         };
         std::thread::Builder::new()
             .name("signals".into())
             .spawn(move || {
-                for _ in signals.forever() {
+                for sig in signals.forever() {
+                    let _ = FIRST.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
                     let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
                     if n == 1 {
-                        eprintln!("\nstripebench: interrupted; closing the window and writing what was measured (again to quit at once)");
+                        let name = signal_name(sig);
+                        match ACTIVE.lock().ok().and_then(|g| g.clone()) {
+                            Some(c) if c.epoch().is_some() => eprintln!("\nstripebench: {name}: closing the window and writing what was measured (again to quit at once)"),
+                            _ => eprintln!("\nstripebench: {name}: stopping; nothing has been measured yet (again to quit at once)"),
+                        }
                         if let Some(c) = ACTIVE.lock().ok().and_then(|g| g.clone()) {
                             c.interrupt();
                         }
@@ -82,12 +116,28 @@ pub fn install() {
                         crate::knobs::restore_active();
                         remove_registered();
                         eprintln!("stripebench: interrupted twice; quitting");
-                        std::process::exit(i32::from(crate::error::EXIT_INTERRUPTED));
+                        std::process::exit(i32::from(exit_status()));
                     }
                 }
             })
             .ok();
     });
+}
+
+/// The exit status of an interrupted process: 128 + the first signal's number
+/// (130 for SIGINT, also when the interrupt came from elsewhere).
+pub fn exit_status() -> u8 {
+    match FIRST.load(Ordering::SeqCst) {
+        0 => crate::error::EXIT_INTERRUPTED,
+        n => (128 + n).min(255) as u8,
+    }
+}
+
+/// A signal's name, for messages.
+pub fn signal_name(sig: i32) -> String {
+    nix::sys::signal::Signal::try_from(sig)
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_else(|_| format!("signal {sig}"))
 }
 
 /// Whether any interrupt has arrived.

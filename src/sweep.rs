@@ -69,6 +69,10 @@ pub struct PointDoc {
     pub bytes_per_sec_max: f64,
     /// Every repeat's full run document.
     pub runs: Vec<RunDocument>,
+    /// A signal ended this point's last run early: its figures cover what
+    /// was measured until then.
+    #[serde(default)]
+    pub partial: bool,
 }
 
 /// The sweep document (`--json`): every finished point.
@@ -334,10 +338,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
     let mut doc = SweepDocument {
         schema_version: 1,
-        tool: ToolInfo {
-            name: "stripebench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
+        tool: ToolInfo::this(),
         params: args.params.clone(),
         repeat: args.repeat,
         interrupted: false,
@@ -377,8 +378,13 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead)", pts.len(), args.repeat));
     say(&header(&args.params));
     let mut done_runs = 0;
-    'points: for (pt, cfg, paths) in &plans {
+    for (pt, cfg, paths) in &plans {
+        if crate::signals::interrupted() {
+            doc.interrupted = true;
+            break;
+        }
         let mut runs = Vec::new();
+        let mut partial = false;
         for _ in 0..args.repeat {
             let label: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
             progress.message(&format!(
@@ -392,11 +398,12 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 unreachable!("sweep never asks for a dry run")
             };
             done_runs += 1;
-            if run_doc.interrupted {
-                doc.interrupted = true;
-                break 'points;
-            }
+            // The run in progress is kept, marked partial, and the sweep ends.
+            partial = run_doc.interrupted;
             runs.push(*run_doc);
+            if partial {
+                break;
+            }
         }
         let rates: Vec<f64> = runs.iter().map(|r| r.total.bytes_per_sec).collect();
         let med = median(rates.clone());
@@ -412,9 +419,13 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             bytes_per_sec_min: rates.iter().copied().fold(f64::INFINITY, f64::min),
             bytes_per_sec_max: rates.iter().copied().fold(0.0, f64::max),
             runs,
+            partial,
         };
         progress.message("");
         say(&row(&p));
+        if p.partial {
+            say("  (partial: interrupted during this point; its figures cover what was measured)");
+        }
         if let Some(b) = p.runs[0]
             .cache
             .as_ref()
@@ -459,6 +470,10 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         // Rewritten after every point: an interrupted sweep keeps what it finished.
         if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
             crate::output::write_file(j, &serde_json::to_vec_pretty(&doc)?)?;
+        }
+        if partial {
+            doc.interrupted = true;
+            break;
         }
     }
     progress.finish();

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::config::TestbedConfig;
@@ -20,6 +20,8 @@ use crate::workload::{splitmix64, Rng};
 #[derive(Debug)]
 pub struct Testbed {
     dir: PathBuf,
+    /// The record of it in the state directory, removed with it.
+    record: Option<PathBuf>,
     pub files: Vec<PathBuf>,
 }
 
@@ -28,10 +30,17 @@ impl Testbed {
     /// saying so on stderr first with `what` ("the built-in test bed").
     pub fn create(cfg: &TestbedConfig, seed: u64, what: &str) -> Result<Testbed> {
         if !cfg.dir.is_dir() {
-            return crate::error::usage(format!(
-                "test-bed directory {} does not exist: create it or choose another with --dir",
-                cfg.dir.display()
-            ));
+            return crate::error::usage(if cfg.dir.exists() {
+                format!(
+                    "test-bed directory {} is not a directory: choose a directory with --dir",
+                    cfg.dir.display()
+                )
+            } else {
+                format!(
+                    "test-bed directory {} does not exist: create it or choose another with --dir",
+                    cfg.dir.display()
+                )
+            });
         }
         eprintln!(
             "stripebench: creating {what}: {} file(s) of {} in {}",
@@ -44,26 +53,38 @@ impl Testbed {
             std::process::id(),
             seed as u32
         ));
-        fs::create_dir(&dir)
-            .with_context(|| format!("cannot create test-bed directory {}", dir.display()))?;
+        let free = free_bytes(&cfg.dir).unwrap_or(u64::MAX);
+        let need = cfg.file_size.saturating_mul(cfg.files as u64);
+        if need > free {
+            return crate::error::usage(format!(
+                "the test bed needs {} in {} but only {} is free: use --dir elsewhere, or a smaller --testbed-size",
+                crate::units::fmt_bytes(need),
+                cfg.dir.display(),
+                crate::units::fmt_bytes(free)
+            ));
+        }
+        fs::create_dir(&dir).map_err(|e| {
+            crate::error::UsageError(format!(
+                "cannot create the test bed in {} ({e}): choose a writable directory with --dir",
+                cfg.dir.display()
+            ))
+        })?;
         signals::register_cleanup(dir.clone());
+        // Recorded where `stripebench restore` looks, so that a SIGKILL, which
+        // no handler sees, does not leave it behind unmentioned.
+        let record = crate::knobs::state_dir().join(format!("testbed-{}.path", std::process::id()));
+        let record = fs::create_dir_all(crate::knobs::state_dir())
+            .and_then(|()| fs::write(&record, dir.as_os_str().as_encoded_bytes()))
+            .ok()
+            .map(|()| record);
         let mut bed = Testbed {
             dir,
+            record,
             files: Vec::new(),
         };
         bed.files = (0..cfg.files)
             .map(|i| bed.dir.join(format!("file{i}")))
             .collect();
-        let free = free_bytes(&bed.dir).unwrap_or(u64::MAX);
-        let need = cfg.file_size.saturating_mul(cfg.files as u64);
-        if need > free {
-            bail!(
-                "the test bed needs {} in {} but only {} is free: use --dir elsewhere, or a smaller --testbed-size",
-                crate::units::fmt_bytes(need),
-                cfg.dir.display(),
-                crate::units::fmt_bytes(free)
-            );
-        }
         bed.files
             .par_iter()
             .enumerate()
@@ -86,7 +107,58 @@ impl Drop for Testbed {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.dir);
         signals::unregister_cleanup(&self.dir);
+        if let Some(r) = &self.record {
+            let _ = fs::remove_file(r);
+        }
     }
+}
+
+/// Test beds left by killed runs: (record, directory), for records whose
+/// process is gone. Only directories named like ours are ever returned.
+pub fn pending(state_dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let Ok(rd) = fs::read_dir(state_dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let pid: u32 = name
+                .strip_prefix("testbed-")?
+                .strip_suffix(".path")?
+                .parse()
+                .ok()?;
+            if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+                return None;
+            }
+            let dir = PathBuf::from(fs::read_to_string(e.path()).ok()?);
+            let ours = dir.file_name().is_some_and(|n| {
+                n.to_string_lossy()
+                    .starts_with(&format!("stripebench-testbed-{pid}-"))
+            });
+            ours.then_some((e.path(), dir))
+        })
+        .collect()
+}
+
+/// `stripebench restore`: removes the test beds killed runs left behind.
+pub fn remove_pending(state_dir: &Path) -> Vec<String> {
+    pending(state_dir)
+        .into_iter()
+        .map(|(record, dir)| {
+            let r = if dir.exists() {
+                fs::remove_dir_all(&dir)
+            } else {
+                Ok(())
+            };
+            match r {
+                Ok(()) => {
+                    let _ = fs::remove_file(&record);
+                    format!("removed the test bed a killed run left: {}", dir.display())
+                }
+                Err(e) => format!("could not remove the test bed {}: {e}", dir.display()),
+            }
+        })
+        .collect()
 }
 
 fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {

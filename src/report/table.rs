@@ -413,6 +413,7 @@ pub(crate) mod tests {
             outcomes.push(o);
         }
         let exec = Execution {
+            flush_abandoned: Vec::new(),
             outcomes,
             window_sec: 2.0,
             start_unix_sec: 1e9,
