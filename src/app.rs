@@ -144,7 +144,12 @@ fn run(cfg: RunConfig) -> Result<u8> {
     }
     let testbed = match &cfg.testbed {
         Some(tb) => {
-            match Testbed::create(tb, cfg.seed, "the built-in test bed (no target named)") {
+            match Testbed::create(
+                tb,
+                cfg.seed,
+                "the built-in test bed (no target named)",
+                "use --dir elsewhere, or a smaller --testbed-size or --testbed-files",
+            ) {
                 Ok(t) => Some(t),
                 Err(e) => {
                     if e.downcast_ref::<crate::error::Interrupted>().is_some() {
@@ -249,6 +254,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         .map(|t| (t.path.clone(), t.checks.clone()))
         .collect();
     let plan = plan::build(cfg, targets)?;
+    check_buffer_memory(cfg, &plan)?;
     if cfg.dry_run {
         let (text, all_pass) = report::dry_run::render(cfg, &plan, &checks);
         return Ok(Outcome::DryRun(text, all_pass));
@@ -271,6 +277,27 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     doc.cache = Some(cache);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(doc)))
+}
+
+/// Refuses I/O buffers that would take more than a quarter of the available
+/// memory (`--iodepth 4096 --bs 1m` on two targets is 8 GiB), before any of
+/// it is allocated, unless `--force-memory`.
+fn check_buffer_memory(cfg: &RunConfig, plan: &plan::Plan) -> Result<()> {
+    let per_io = |bs: u64| bs.saturating_mul(cfg.iodepth as u64);
+    let total: u64 = plan.workers.iter().map(|w| per_io(w.bs)).sum();
+    let Some(avail) = crate::cache::available_memory() else {
+        return Ok(());
+    };
+    if total > avail / 4 && !cfg.force_memory {
+        return usage(format!(
+            "the I/O buffers need {} ({} workers x --iodepth {} x the block size), more than a quarter of the {} of memory available: lower --iodepth, --bs or --jobs, or pass --force-memory",
+            crate::units::fmt_bytes(total),
+            plan.workers.len(),
+            cfg.iodepth,
+            crate::units::fmt_bytes(avail)
+        ));
+    }
+    Ok(())
 }
 
 /// Targets that reach the same bytes (one file twice, through a symlink or

@@ -440,6 +440,11 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "KB", value_parser = parse_readahead)]
     pub readahead: Option<u64>,
 
+    /// Run even when the I/O buffers (workers x --iodepth x --bs) would take
+    /// more than a quarter of the available memory.
+    #[arg(long = "force-memory")]
+    pub force_memory: bool,
+
     /// When another stripebench run is changing the same device's settings
     /// (--readahead), wait for it to end instead of refusing.
     #[arg(long)]

@@ -225,6 +225,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
             },
             base.seed.unwrap_or(1),
             "the volume phases' test file",
+            "give a smaller --file-size",
         )?;
         let f = tb.files[0].clone();
         bed = Some(tb);

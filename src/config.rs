@@ -97,6 +97,8 @@ pub struct RunConfig {
     pub start_at: Option<std::time::SystemTime>,
     /// `--wait-lock`: wait for a device another run is changing.
     pub wait_lock: bool,
+    /// `--force-memory`: allow buffers above half the available memory.
+    pub force_memory: bool,
 }
 
 /// The effective options as recorded in the JSON document.
@@ -132,6 +134,10 @@ pub struct ConfigDoc {
     pub cpus: Option<Vec<usize>>,
     pub pin: bool,
     pub seed: u64,
+    /// The seed as text: JSON readers that hold numbers as doubles lose
+    /// seeds above 2^53, and a seed must reproduce exactly.
+    #[serde(default)]
+    pub seed_str: String,
     pub allow_destructive: bool,
     pub targets: Vec<String>,
     pub testbed: bool,
@@ -281,9 +287,20 @@ impl RunConfig {
             ));
         }
         if let Some(at) = args.start_at {
-            if at < std::time::SystemTime::now() {
+            let now = std::time::SystemTime::now();
+            if at < now {
                 return Err(UsageError(
                     "--start-at is in the past: give a time a little ahead, e.g. $(( $(date +%s) + 30 ))".into(),
+                ));
+            }
+            // As --duration: a wait longer than a day is a typo, not a plan.
+            if at
+                .duration_since(now)
+                .is_ok_and(|d| d > Duration::from_secs(86_400))
+            {
+                return Err(UsageError(
+                    "--start-at is more than a day ahead: give a time within the next 24 hours"
+                        .into(),
                 ));
             }
         }
@@ -332,6 +349,7 @@ impl RunConfig {
             plot: args.plot.clone(),
             start_at: args.start_at,
             wait_lock: args.wait_lock,
+            force_memory: args.force_memory,
             progress: !args.no_progress,
         })
     }
@@ -370,6 +388,7 @@ impl RunConfig {
             cpus: self.cpus.clone(),
             pin: self.cpus.is_some(),
             seed: self.seed,
+            seed_str: self.seed.to_string(),
             allow_destructive: self.allow_destructive,
             targets: targets.to_vec(),
             testbed: self.testbed.is_some(),

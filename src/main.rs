@@ -21,7 +21,7 @@ fn main() -> ExitCode {
     };
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
-        Err(e) => return clap_exit(&e),
+        Err(e) => return clap_exit(&e, &subcommand()),
     };
     match std::panic::catch_unwind(|| stripebench::app::main(cli)) {
         // A report that could not reach stdout is a failure, even when the run was fine.
@@ -44,7 +44,18 @@ fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::error::UsageE
 }
 
 /// Help and version print in full; a mistake prints one line and exits 2.
-fn clap_exit(e: &clap::Error) -> ExitCode {
+/// The subcommand typed (`run` when none was), for the help hint.
+fn subcommand() -> String {
+    let names = [
+        "run", "verify", "compare", "plan", "merge", "membw", "sweep", "topology", "restore",
+    ];
+    std::env::args()
+        .skip(1)
+        .find(|a| names.contains(&a.as_str()))
+        .unwrap_or_else(|| "run".into())
+}
+
+fn clap_exit(e: &clap::Error, sub: &str) -> ExitCode {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
@@ -58,7 +69,7 @@ fn clap_exit(e: &clap::Error) -> ExitCode {
             let rendered = e.render().to_string();
             let first = rendered.lines().next().unwrap_or("invalid arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("stripebench: error: {first} (see stripebench run --help)");
+            eprintln!("stripebench: error: {first} (see stripebench {sub} --help)");
             ExitCode::from(EXIT_USAGE)
         }
     }

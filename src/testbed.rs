@@ -27,8 +27,9 @@ pub struct Testbed {
 
 impl Testbed {
     /// Creates `cfg.files` files of `cfg.file_size` bytes under `cfg.dir`,
-    /// saying so on stderr first with `what` ("the built-in test bed").
-    pub fn create(cfg: &TestbedConfig, seed: u64, what: &str) -> Result<Testbed> {
+    /// saying so on stderr first with `what` ("the built-in test bed");
+    /// `fix` is what to do when it does not fit, in the command's own options.
+    pub fn create(cfg: &TestbedConfig, seed: u64, what: &str, fix: &str) -> Result<Testbed> {
         if !cfg.dir.is_dir() {
             return crate::error::usage(if cfg.dir.exists() {
                 format!(
@@ -42,12 +43,6 @@ impl Testbed {
                 )
             });
         }
-        eprintln!(
-            "stripebench: creating {what}: {} file(s) of {} in {}",
-            cfg.files,
-            crate::units::fmt_bytes(cfg.file_size),
-            cfg.dir.display()
-        );
         let dir = cfg.dir.join(format!(
             "stripebench-testbed-{}-{:08x}",
             std::process::id(),
@@ -57,12 +52,18 @@ impl Testbed {
         let need = cfg.file_size.saturating_mul(cfg.files as u64);
         if need > free {
             return crate::error::usage(format!(
-                "the test bed needs {} in {} but only {} is free: use --dir elsewhere, or a smaller --testbed-size",
+                "{what} needs {} in {} but only {} is free: {fix}",
                 crate::units::fmt_bytes(need),
                 cfg.dir.display(),
                 crate::units::fmt_bytes(free)
             ));
         }
+        eprintln!(
+            "stripebench: creating {what}: {} file(s) of {} in {}",
+            cfg.files,
+            crate::units::fmt_bytes(cfg.file_size),
+            cfg.dir.display()
+        );
         fs::create_dir(&dir).map_err(|e| {
             crate::error::UsageError(format!(
                 "cannot create the test bed in {} ({e}): choose a writable directory with --dir",
@@ -206,7 +207,7 @@ mod tests {
             files: 3,
             file_size: 1 << 20,
         };
-        let bed = Testbed::create(&cfg, 5, "a test bed").unwrap();
+        let bed = Testbed::create(&cfg, 5, "a test bed", "-").unwrap();
         let dir = bed.dir().to_path_buf();
         assert_eq!(bed.files.len(), 3);
         for f in &bed.files {
@@ -229,7 +230,7 @@ mod tests {
             files: 1,
             file_size: 1 << 20,
         };
-        let e = Testbed::create(&cfg, 1, "a test bed").unwrap_err();
+        let e = Testbed::create(&cfg, 1, "a test bed", "-").unwrap_err();
         assert!(e.downcast_ref::<crate::error::UsageError>().is_some());
     }
 }

@@ -177,3 +177,78 @@ fn subcommands_refuse_run_options_they_cannot_honour() {
         );
     }
 }
+
+/// Issue "never destroy, take two", items 13-14: refusals that came after
+/// the run, exited 1, or said the wrong thing.
+#[test]
+fn refusals_before_any_io_exit_2_and_say_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    refused(&["--testbed-size", "900t"], "is free: use --dir elsewhere");
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    refused(&["--dir", file.to_str().unwrap()], "is not a directory");
+    refused(&["--start-at", "99999999999", t], "more than a day ahead");
+    // 4 targets x 4096 x 1 MiB = 16 GiB of buffers.
+    let more: Vec<String> = (1..4)
+        .map(|i| {
+            data_file(dir.path(), &format!("t{i}"), 1 << 20)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut args = vec!["--iodepth", "4096", "--bs", "1m", t];
+    args.extend(more.iter().map(String::as_str));
+    refused(&args, "--force-memory");
+}
+
+#[test]
+fn a_parse_error_names_the_subcommand_typed() {
+    for sub in ["merge", "plan", "topology", "sweep"] {
+        let out = sb().args([sub, "--no-such-option"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("see stripebench {sub} --help")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_full_stdout_is_one_line_on_stderr_and_the_json_is_still_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let j = dir.path().join("r.json");
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .args(["run", "--duration", "50ms", "--ramp", "0", "--json"])
+        .arg(&j)
+        .arg(&t)
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("cannot write to stdout"), "{err}");
+    common::json(&std::fs::read(&j).unwrap());
+}
+
+#[test]
+fn the_seed_is_also_written_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let doc = common::run_json(&[
+        "run",
+        "--duration",
+        "20ms",
+        "--ramp",
+        "0",
+        "--seed",
+        "18446744073709551557",
+        t.to_str().unwrap(),
+    ]);
+    assert_eq!(doc["config"]["seed_str"], "18446744073709551557");
+}

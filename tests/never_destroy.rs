@@ -393,3 +393,30 @@ fn overlapping_targets_refuse_writes_and_warn_on_reads() {
     let warnings = doc["warnings"].to_string();
     assert!(warnings.contains("overlap on"), "{warnings}");
 }
+
+#[test]
+fn a_read_only_device_fails_the_write_checks_and_an_empty_one_is_named_so() {
+    let d = tempfile::tempdir().unwrap();
+    let img = image(d.path(), "ro.img", 8);
+    let Some(l) = Loop::attach(&img, &["-r"]) else {
+        return;
+    };
+    let out = sb()
+        .args([
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--dry-run",
+            &l.dev,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("[REFUSED] writable"), "{text}");
+    refused(
+        &["run", "--rw", "write", "--allow-destructive", &l.dev],
+        "is read-only",
+    );
+}

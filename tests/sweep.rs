@@ -141,9 +141,16 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
     let doc = json(&std::fs::read(&j2).unwrap());
     assert_eq!(doc["interrupted"], true);
     let points = doc["points"].as_array().unwrap();
-    assert_eq!(points.len(), 2, "the finished point and the one in progress");
+    assert_eq!(
+        points.len(),
+        2,
+        "the finished point and the one in progress"
+    );
     assert_eq!(points[0]["partial"], false);
-    assert_eq!(points[1]["partial"], true, "the point in progress is marked");
+    assert_eq!(
+        points[1]["partial"], true,
+        "the point in progress is marked"
+    );
     assert_eq!(
         std::fs::read_to_string(&ra).unwrap().trim(),
         "128",

@@ -289,7 +289,13 @@ pub fn render(doc: &RunDocument) -> String {
             }
         );
         if let Some(e) = w.error_samples.first() {
-            let _ = writeln!(out, "       {} (errno {})", e.message, e.errno);
+            // The message usually names the error already ("Input/output
+            // error (os error 5)"); the errno is added only when it does not.
+            if e.message.contains("os error") {
+                let _ = writeln!(out, "       {}", e.message);
+            } else {
+                let _ = writeln!(out, "       {} (errno {})", e.message, e.errno);
+            }
         }
     }
     for t in &doc.targets {

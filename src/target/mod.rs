@@ -261,9 +261,14 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
         }
     };
     if size == 0 {
-        return usage(format!(
-            "target {shown} is empty: a file target must already hold data (write it first, e.g. with dd)"
-        ));
+        return usage(match kind {
+            TargetKind::File => format!(
+                "target {shown} is empty: a file target must already hold data (write it first, e.g. with dd)"
+            ),
+            TargetKind::Block => format!(
+                "target {shown} is a block device of size 0 (no medium, or a loop device with nothing attached): name a device that holds data"
+            ),
+        });
     }
     let device_name = device.and_then(|(ma, mi)| sysfs_name(Path::new("/sys"), ma, mi));
     Ok(Target {
