@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{data_file, f, interrupt, json, run_json, sb, spawn, u};
+use common::{data_file, f, interrupt, json, require, run_json, sb, spawn, u};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -96,7 +96,7 @@ fn every_rw_mode_moves_data_in_the_right_direction() {
 }
 
 #[test]
-fn jobs_get_disjoint_regions_and_distinct_cpus() {
+fn jobs_get_disjoint_regions() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 8 << 20);
     let doc = run_quick(&["--jobs", "2", "--bs", "64k", t.to_str().unwrap()]);
@@ -110,14 +110,20 @@ fn jobs_get_disjoint_regions_and_distinct_cpus() {
     );
     assert!(u(&b["offset"]) + u(&b["length"]) <= 8 << 20);
     assert_eq!(u(&doc["targets"][0]["workers"]), 2);
+}
+
+#[test]
+#[cfg_attr(not(sb_multi_cpu), ignore = "needs two or more CPUs")]
+fn jobs_get_distinct_cpus() {
     let cpus = stripebench::cpus::available_cpus();
-    if cpus.len() >= 2 {
-        assert_ne!(w[0]["pinned_cpu"], w[1]["pinned_cpu"]);
-        for wk in w {
-            assert_eq!(wk["cpu"], wk["pinned_cpu"], "ran where it was pinned");
-        }
-    } else {
-        println!("skipped distinct-CPU check: one CPU available");
+    require(cpus.len() >= 2, &format!("needs two CPUs, has {cpus:?}"));
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 8 << 20);
+    let doc = run_quick(&["--jobs", "2", "--bs", "64k", t.to_str().unwrap()]);
+    let w = doc["workers"].as_array().unwrap();
+    assert_ne!(w[0]["pinned_cpu"], w[1]["pinned_cpu"]);
+    for wk in w {
+        assert_eq!(wk["cpu"], wk["pinned_cpu"], "ran where it was pinned");
     }
 }
 

@@ -23,10 +23,9 @@ fn svg_texts(path: &std::path::Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn a_readahead_by_mode_sweep_on_a_loop_device() {
-    let Some(bed) = LoopBed::new(1, 64) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
     let ra = format!(
         "/sys/block/{}/queue/read_ahead_kb",
@@ -153,13 +152,12 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn cold_by_default_cached_on_purpose() {
     // A loop device's own counters see only this test's I/O. Its pages are
     // read into the cache first; the run evicts them, so one pass reads from
     // the device. With --cached the device stays idle.
-    let Some(bed) = LoopBed::new(1, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 32);
     let dev = bed.devices[0].clone();
     sb().args([
         "run",
