@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,6 +55,31 @@ fn hist(v: &Value) -> LatencyHistogram {
     LatencyHistogram::from_base64(v.as_str().unwrap()).unwrap()
 }
 
+/// A histogram's non-empty buckets: the highest value each stands for, and
+/// its count.
+fn buckets(h: &LatencyHistogram) -> BTreeMap<u64, u64> {
+    h.inner()
+        .iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect()
+}
+
+/// The value at quantile q of bucketed samples: the bucket holding the
+/// ceil(q x n)-th smallest sample (at least the first), as HdrHistogram
+/// defines it.
+fn quantile(buckets: &BTreeMap<u64, u64>, q: f64) -> u64 {
+    let n: u64 = buckets.values().sum();
+    let rank = ((q * n as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (&value, &count) in buckets {
+        seen += count;
+        if seen >= rank {
+            return value;
+        }
+    }
+    panic!("no sample at rank {rank} of {n}")
+}
+
 #[test]
 fn merge_adds_up_exactly_and_is_associative() {
     let dir = tempfile::tempdir().unwrap();
@@ -79,18 +105,35 @@ fn merge_adds_up_exactly_and_is_associative() {
         docs.iter().map(|d| u(&d["total"]["ios"])).sum::<u64>()
     );
     assert_eq!(m["workers"].as_array().unwrap().len(), 3);
-    // Fleet percentiles are those of one histogram holding every sample.
-    let mut all = LatencyHistogram::new();
+    // Fleet percentiles are those of every host's samples together. The
+    // expectation is computed here, from the hosts' buckets, not with the
+    // histogram merge under test.
+    let mut all: BTreeMap<u64, u64> = BTreeMap::new();
     for d in &docs {
-        all.merge(&hist(&d["total"]["histogram"]));
+        for (value, count) in buckets(&hist(&d["total"]["histogram"])) {
+            *all.entry(value).or_default() += count;
+        }
     }
-    let fleet = &m["total"]["latency_ns"];
-    let s = all.summary().unwrap();
+    let merged = hist(&m["total"]["histogram"]);
     assert_eq!(
-        (u(&fleet["p50"]), u(&fleet["p99"]), u(&fleet["max"])),
-        (s.p50, s.p99, s.max)
+        buckets(&merged),
+        all,
+        "the fleet histogram holds every host's samples, bucket by bucket"
     );
-    assert_eq!(hist(&m["total"]["histogram"]).len(), all.len());
+    let total: u64 = all.values().sum();
+    assert_eq!(
+        total,
+        u(&m["total"]["ios"]),
+        "one latency sample per I/O counted"
+    );
+    let fleet = &m["total"]["latency_ns"];
+    for (key, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)] {
+        assert_eq!(
+            u(&fleet[key]),
+            quantile(&all, q),
+            "fleet {key} from every sample"
+        );
+    }
     // merge(merge(a, b), c) == merge(a, b, c)
     let ab = dir.path().join("ab.json");
     sb().arg("merge")
