@@ -151,7 +151,8 @@ pub struct MergeArgs {
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
 
-    /// Merge runs of different workloads anyway (a warning says which option differs).
+    /// Merge runs of different workloads, or one run given twice, anyway
+    /// (a warning says which option differs, or which run repeats).
     #[arg(long)]
     pub force: bool,
 }

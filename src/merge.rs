@@ -153,6 +153,20 @@ fn workload_differences(
         .map(|(k, v)| format!("{k} ({v} vs {})", ob.get(k).cloned().unwrap_or_default()))
 }
 
+/// What makes two host entries one run given twice: the same host, the same
+/// window to the nanosecond, and the same measured bytes, I/Os and latency
+/// histogram. Two real runs never share all of these, even two processes on
+/// one machine started by one `--start-at` (their devices differ, so do their
+/// figures); a document given twice, copied, or inside an earlier merge does.
+fn same_run(a: &HostDoc, b: &HostDoc) -> bool {
+    a.hostname == b.hostname
+        && a.start_unix_sec.to_bits() == b.start_unix_sec.to_bits()
+        && a.end_unix_sec.to_bits() == b.end_unix_sec.to_bits()
+        && a.bytes == b.bytes
+        && a.ios == b.ios
+        && a.histogram == b.histogram
+}
+
 /// Merges run documents and earlier merges.
 pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     if paths.len() < 2 {
@@ -162,6 +176,8 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     let mut workers = Vec::new();
     let mut config = None;
     let mut warnings = Vec::new();
+    // Each host entry read so far, with the file it came from.
+    let mut seen: Vec<(HostDoc, String)> = Vec::new();
     for p in paths {
         let (cfg, hs, ws, ww) = match read(p)? {
             Input::Run(d, src) => {
@@ -203,6 +219,23 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
                     ));
                 }
             }
+        }
+        for h in &hs {
+            if let Some((_, first)) = seen.iter().find(|(s, _)| same_run(s, h)) {
+                let what = format!(
+                    "{} repeats the run of host {} that started at {:.6} (Unix s), already given in {first}",
+                    show_path(p),
+                    h.hostname,
+                    h.start_unix_sec
+                );
+                if !force {
+                    return crate::error::usage(format!(
+                        "{what}: merging it twice would count its bytes twice; give each run once, or pass --force"
+                    ));
+                }
+                warnings.push(format!("{what}; merged twice because of --force"));
+            }
+            seen.push((h.clone(), show_path(p)));
         }
         hosts.extend(hs);
         workers.extend(ws);

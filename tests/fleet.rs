@@ -192,6 +192,45 @@ fn merge_refuses_what_it_cannot_merge() {
     assert_eq!(code, Some(2), "{err}");
 }
 
+// Regression (issue 13, item 6): `merge a.json a.json` reported a fleet of
+// two hosts at twice the throughput.
+#[test]
+fn merge_refuses_the_same_run_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run_doc(dir.path(), "a", &[]);
+    let b = run_doc(dir.path(), "b", &[]);
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(&a, &copy).unwrap();
+    let ab = dir.path().join("ab.json");
+    sb().arg("merge")
+        .args([&a, &b])
+        .arg("--json")
+        .arg(&ab)
+        .assert()
+        .success();
+    for files in [vec![&a, &a], vec![&a, &copy], vec![&ab, &a], vec![&b, &ab]] {
+        let (code, _, err) = merge(&files.iter().map(|p| p.as_path()).collect::<Vec<_>>(), &[]);
+        assert_eq!(code, Some(2), "{files:?}: {err}");
+        assert!(
+            err.contains("repeats the run of host") && err.contains("--force"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+    let one = u(&json(&std::fs::read(&a).unwrap())["total"]["bytes"]);
+    let (code, m, _) = merge(&[&a, &a], &["--force"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(u(&m["total"]["bytes"]), 2 * one, "--force merges as asked");
+    assert!(
+        m["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("merged twice because of --force")),
+        "{}",
+        m["warnings"]
+    );
+}
+
 #[test]
 fn start_at_waits_for_its_instant_and_refuses_the_past() {
     let dir = tempfile::tempdir().unwrap();
