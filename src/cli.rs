@@ -132,6 +132,11 @@ pub struct PlanArgs {
     /// Write the fit as JSON to PATH (`-` for stdout).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+
+    /// Fit results of different workloads together anyway (a warning says
+    /// which option differs).
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn parse_positive_f64(text: &str) -> Result<f64, String> {

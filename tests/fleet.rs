@@ -231,6 +231,87 @@ fn merge_refuses_the_same_run_twice() {
     );
 }
 
+// Regression (issue 13, item 9c): merge accepted a window of 0 s, a
+// document without workers but with non-zero totals, and a rate of 1e308.
+#[test]
+fn merge_refuses_documents_whose_arithmetic_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run_doc(dir.path(), "a", &[]);
+    let b = run_doc(dir.path(), "b", &[]);
+    let good = json(&std::fs::read(&b).unwrap());
+    let damaged = |name: &str, edit: &dyn Fn(&mut Value)| -> PathBuf {
+        let mut v = good.clone();
+        edit(&mut v);
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+        p
+    };
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (
+            damaged("w0.json", &|v| v["window"]["seconds"] = 0.0.into()),
+            "window.seconds is 0",
+        ),
+        (
+            damaged("t0.json", &|v| v["total"]["seconds"] = (-1.0).into()),
+            "total.seconds is -1",
+        ),
+        (
+            damaged("noworkers.json", &|v| v["workers"] = Value::Array(vec![])),
+            "add up to 0",
+        ),
+        (
+            damaged("huge.json", &|v| v["total"]["bytes_per_sec"] = 1e308.into()),
+            "total.bytes_per_sec is 1e308",
+        ),
+        (
+            damaged("iops.json", &|v| v["total"]["iops"] = "many".into()),
+            "total.iops is missing or not a number",
+        ),
+        (
+            damaged("ends.json", &|v| {
+                let s = v["window"]["start_unix_sec"].as_f64().unwrap();
+                v["window"]["end_unix_sec"] = (s - 5.0).into();
+            }),
+            "before it starts",
+        ),
+    ];
+    for (p, expect) in &cases {
+        let (code, _, err) = merge(&[&a, p], &[]);
+        assert_eq!(code, Some(2), "{}: {err}", p.display());
+        let name = p.file_name().unwrap().to_str().unwrap();
+        assert!(
+            err.contains(name) && err.contains(expect),
+            "{expect}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+    // A merged document whose total is not the sum of its hosts.
+    let ab = dir.path().join("ab.json");
+    sb().arg("merge")
+        .args([&a, &b])
+        .arg("--json")
+        .arg(&ab)
+        .assert()
+        .success();
+    let mut m = json(&std::fs::read(&ab).unwrap());
+    m["total"]["bytes_per_sec"] = 1e308.into();
+    let bad = dir.path().join("badmerge.json");
+    std::fs::write(&bad, serde_json::to_vec(&m).unwrap()).unwrap();
+    let c = run_doc(dir.path(), "c", &[]);
+    let (code, _, err) = merge(&[&bad, &c], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("badmerge.json") && err.contains("its hosts add up to"),
+        "{err}"
+    );
+    let mut m = json(&std::fs::read(&ab).unwrap());
+    m["hosts"][0]["seconds"] = 0.0.into();
+    std::fs::write(&bad, serde_json::to_vec(&m).unwrap()).unwrap();
+    let (code, _, err) = merge(&[&bad, &c], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("hosts[0].seconds is 0"), "{err}");
+}
+
 #[test]
 fn start_at_waits_for_its_instant_and_refuses_the_past() {
     let dir = tempfile::tempdir().unwrap();
