@@ -323,7 +323,10 @@ pub fn points_from(paths: &[PathBuf], force: bool) -> Result<(Points, String, Ve
     Ok((points, unit, warnings))
 }
 
-/// Parses a target rate: "20GB/s", "500MB/s", "2GiB/s", or bytes per second.
+/// Parses a target rate: "20GB/s", "500MB/s" (decimal), "2GiB/s" (binary),
+/// or bytes per second: the units rule of `crate::units`. A unit without
+/// its B ("5G/s"), or in lower case ("5gb/s", which reads as bits), is
+/// refused rather than guessed.
 pub fn parse_rate(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let body = t.strip_suffix("/s").unwrap_or(t);
@@ -344,7 +347,7 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
         "MiB" => 1048576.0,
         "GiB" => 1073741824.0,
         "TiB" => 1099511627776.0,
-        u => return Err(format!("'{text}': unknown unit '{u}': use B, KB, MB, GB, TB (10^3) or KiB, MiB, GiB, TiB (2^10)")),
+        u => return Err(format!("'{text}': unknown unit '{u}' in a rate: write B/s, KB/s, MB/s, GB/s, TB/s (decimal: 1 MB/s = 10^6 bytes/s) or KiB/s, MiB/s, GiB/s, TiB/s (binary: 1 MiB/s = 2^20 bytes/s)")),
     };
     if v <= 0.0 || !v.is_finite() {
         return Err(format!("'{text}': the rate must be positive"));
@@ -748,5 +751,24 @@ mod tests {
         assert!(parse_rate("fast").is_err());
         assert!(parse_rate("5XB/s").is_err());
         assert!(parse_rate("-1GB/s").is_err());
+    }
+
+    // Regression (issue 13, item 8): rates are decimal in MB/s, binary in
+    // MiB/s, and a unit that could be either is refused, not guessed.
+    #[test]
+    fn rates_are_decimal_in_mb_and_binary_in_mib() {
+        assert_eq!(parse_rate("1MB/s").unwrap(), 1e6);
+        assert_eq!(parse_rate("1MiB/s").unwrap(), 1048576.0);
+        assert_eq!(parse_rate("1.5GB/s").unwrap(), 1.5e9);
+        assert_eq!(parse_rate("1KB/s").unwrap(), 1e3);
+        assert_eq!(parse_rate("1kB/s").unwrap(), 1e3);
+        assert_eq!(parse_rate("1TiB/s").unwrap(), 1099511627776.0);
+        for bad in ["5G/s", "5g/s", "5gb/s", "5Gb/s", "5m", "5GIB/s"] {
+            let e = parse_rate(bad).unwrap_err();
+            assert!(
+                e.contains("MB/s = 10^6") && e.contains("MiB/s = 2^20"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

@@ -14,7 +14,11 @@ use crate::units::{parse_duration, parse_size};
     version,
     args_override_self = true,
     about = "Storage throughput for disks and striped volumes: one pinned worker per target, O_DIRECT or page-cache I/O, per-worker and total MB/s, IOPS and latency",
-    after_help = "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, 130 interrupted.\nUnits: MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; sizes take binary suffixes (4k = 4096)."
+    after_help = concat!(
+        "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, 130 interrupted.\n",
+        "Units: rates are decimal in MB/s and GB/s (1 MB/s = 10^6 bytes/s) and binary in MiB/s and GiB/s (2^20 bytes/s); ",
+        "sizes are binary: 4k = 4KiB = 4096 bytes, 1m = 1MiB, 1g = 1GiB, 1t = 1TiB; a size in KB, MB, GB or TB is refused as ambiguous."
+    )
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -121,7 +125,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N,N,...", value_delimiter = ',', value_parser = parse_positive_f64)]
     pub at: Vec<f64>,
 
-    /// The N needed for this throughput (20GB/s, 500MB/s, 2GiB/s).
+    /// The N needed for this throughput: 20GB/s, 500MB/s (decimal: 1 MB/s =
+    /// 10^6 bytes/s), 2GiB/s (binary: 2^30 bytes/s), or bytes per second.
     #[arg(long, value_name = "RATE", value_parser = crate::capacity::parse_rate)]
     pub target: Option<f64>,
 
@@ -417,7 +422,8 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "50", value_parser = parse_pct)]
     pub mix: u8,
 
-    /// Request size (k, m, g are binary), or `lbs` for the target's logical block size.
+    /// Request size (k, m, g or KiB, MiB, GiB: binary, 4k = 4096 bytes), or
+    /// `lbs` for the target's logical block size.
     /// Default: 1m for sequential patterns, 4k for random ones.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE|lbs", value_parser = parse_bs)]
     pub bs: Option<BlockSizeArg>,
