@@ -541,8 +541,12 @@ pub struct RunArgs {
     pub plot: Option<PathBuf>,
 
     /// Read options from a TOML file (keys are the long option names, e.g.
-    /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]);
-    /// options on the command line override it.
+    /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]).
+    /// The command line wins, option by option: an option given there
+    /// replaces the file's value and the file's options it conflicts with
+    /// (--direct replaces buffered = true); --param NAME=... replaces the
+    /// file's param of that NAME (other names are kept, new ones added);
+    /// targets named there replace the file's targets.
     #[arg(long, value_name = "FILE.toml")]
     pub config: Option<PathBuf>,
 
