@@ -336,10 +336,22 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         interrupted: false,
         points: Vec::new(),
     };
-    let mut csv_file = match &base.csv {
-        Some(p) if p.as_os_str() != "-" => {
-            let mut f = std::fs::File::create(p)
-                .map_err(|e| UsageError(format!("cannot write {}: {e}", p.display())))?;
+    let is_stdout =
+        |p: &Option<std::path::PathBuf>| p.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if is_stdout(&base.json) && is_stdout(&base.csv) {
+        return usage("--json - and --csv - both want stdout: send one of them to a file");
+    }
+    // Rows go out as each point finishes, to a file or to stdout (`-`).
+    let mut csv_file: Option<Box<dyn std::io::Write>> = match &base.csv {
+        Some(p) => {
+            let mut f: Box<dyn std::io::Write> = if p.as_os_str() == "-" {
+                Box::new(std::io::stdout())
+            } else {
+                Box::new(
+                    std::fs::File::create(p)
+                        .map_err(|e| UsageError(format!("cannot write {}: {e}", p.display())))?,
+                )
+            };
             let mut h: Vec<String> = args.params.iter().map(|p| p.name.clone()).collect();
             h.extend(
                 [
@@ -358,12 +370,14 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 .map(String::from),
             );
             writeln!(f, "{}", h.join(","))?;
+            f.flush()?;
             Some(f)
         }
-        _ => None,
+        None => None,
     };
-    // With --json -, stdout carries only the document: the table goes to stderr.
-    let to_stdout = base.json.as_deref().is_some_and(|j| j.as_os_str() == "-");
+    // With --json - or --csv -, stdout carries only that document: the table
+    // goes to stderr.
+    let to_stdout = is_stdout(&base.json) || is_stdout(&base.csv);
     let say = |line: &str| {
         if to_stdout {
             eprintln!("{line}");
