@@ -44,8 +44,8 @@ pub fn main(cli: Cli) -> Result<u8> {
                 ]),
                 &args.files,
             )?;
-            let (points, unit) = crate::capacity::points_from(&args.files)?;
-            let p = crate::capacity::plan(points, unit, &args.at, args.target);
+            let (points, unit, warnings) = crate::capacity::points_from(&args.files, args.force)?;
+            let p = crate::capacity::plan(points, unit, &args.at, args.target, warnings);
             report::emit(&crate::capacity::render(&p), args.json.as_deref(), &p)?;
             if let Some(svg) = &args.plot {
                 crate::capacity::draw(&p, svg)?;

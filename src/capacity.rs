@@ -4,11 +4,14 @@
 //!   X(N) = λN / (1 + σ(N−1) + κN(N−1))
 //!
 //! by least squares to measured (N, throughput) points: λ is one unit's
-//! throughput, σ contention, κ coherency. For fixed σ and κ the best λ has a
-//! closed form, so the search is over (σ, κ) only: a coarse grid, then a
-//! shrinking local search. From the fit: the N of peak throughput
-//! √((1−σ)/κ), predictions at given N, the N needed for a target, and the
-//! knee where scaling stops being near-linear.
+//! throughput, σ contention, κ coherency, both kept in [0, 1): at σ = 1 the
+//! law's peak √((1−σ)/κ) is 0, where X is 0/0. For fixed σ and κ the best λ
+//! has a closed form, so the search is over (σ, κ) only: a coarse grid, then
+//! a shrinking local search. From the fit: the N of peak throughput
+//! √((1−σ)/κ) (at least 1), or without coherency cost the ceiling λ/σ that
+//! a saturating curve approaches (none for a linear one), predictions at
+//! given N, the N needed for a target, and the knee where scaling stops
+//! being near-linear.
 
 use std::path::{Path, PathBuf};
 
@@ -29,13 +32,23 @@ impl Usl {
         self.lambda * n / (1.0 + self.sigma * (n - 1.0) + self.kappa * n * (n - 1.0))
     }
 
-    /// The N of peak throughput (infinite without coherency cost).
+    /// The N of peak throughput (none without coherency cost). The law
+    /// holds from one unit up, so a peak below N = 1 is at N = 1.
     pub fn peak_n(&self) -> Option<f64> {
-        (self.kappa > 0.0).then(|| ((1.0 - self.sigma).max(0.0) / self.kappa).sqrt())
+        (self.kappa > 0.0).then(|| ((1.0 - self.sigma).max(0.0) / self.kappa).sqrt().max(1.0))
+    }
+
+    /// Without coherency cost and with contention, the throughput that the
+    /// curve approaches as N grows and never reaches: λ/σ.
+    pub fn ceiling(&self) -> Option<f64> {
+        (self.kappa == 0.0 && self.sigma > 0.0).then(|| self.lambda / self.sigma)
     }
 
     /// The smallest whole N with X(N) ≥ target, if the curve reaches it.
     pub fn n_for(&self, target: f64) -> Option<u64> {
+        if self.ceiling().is_some_and(|c| target >= c) {
+            return None;
+        }
         let limit = self.peak_n().map_or(1e7, |p| p.ceil().min(1e7));
         let mut n = 1u64;
         while (n as f64) <= limit {
@@ -61,13 +74,14 @@ fn best_lambda(points: &[(f64, f64)], sigma: f64, kappa: f64) -> (f64, f64) {
     (lambda, sse)
 }
 
-/// Least-squares fit of the USL to (N, X) points.
+/// Least-squares fit of the USL to (N, X) points, N ≥ 1, with σ and κ in
+/// [0, 1).
 pub fn fit(points: &[(f64, f64)]) -> Usl {
     let mut best = (f64::INFINITY, 0.0, 0.0, 0.0);
     let kappas: Vec<f64> = std::iter::once(0.0)
         .chain((0..=120).map(|i| 10f64.powf(-8.0 + i as f64 * 0.06)))
         .collect();
-    for si in 0..=100 {
+    for si in 0..100 {
         let sigma = si as f64 / 100.0;
         for &kappa in &kappas {
             let (lambda, sse) = best_lambda(points, sigma, kappa);
@@ -87,7 +101,7 @@ pub fn fit(points: &[(f64, f64)]) -> Usl {
             (sigma, kappa + dk),
             (sigma, kappa - dk),
         ] {
-            if !(0.0..=1.0).contains(&s) || k < 0.0 {
+            if !(0.0..1.0).contains(&s) || !(0.0..1.0).contains(&k) {
                 continue;
             }
             let (l, e) = best_lambda(points, s, k);
@@ -117,10 +131,15 @@ pub struct PlanDoc {
     pub rel_rmse: f64,
     pub peak_n: Option<f64>,
     pub peak_bytes_per_sec: Option<f64>,
+    /// Without a peak (kappa 0) and with contention: the rate λ/σ that the
+    /// curve approaches as N grows.
+    pub ceiling_bytes_per_sec: Option<f64>,
     /// The first measured N whose throughput is below 90% of linear (N x λ).
     pub knee_n: Option<f64>,
     pub predictions: Vec<(f64, f64)>,
     pub target: Option<TargetAnswer>,
+    /// What `--force` let through (results of different workloads).
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -130,73 +149,166 @@ pub struct TargetAnswer {
     pub note: String,
 }
 
+/// Measured (N, bytes per second) points.
+pub type Points = Vec<(f64, f64)>;
+
+/// No storage moves 10^18 bytes per second: a larger figure is damage, and
+/// its square would overflow the least-squares sums.
+const MAX_RATE: f64 = 1e18;
+
+/// N as a document gives it: a whole number, at least 1.
+fn whole_n(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, UsageError> {
+    let n = match v {
+        serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
+        other => other.as_f64(),
+    };
+    match n {
+        Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => Ok(n),
+        _ => Err(UsageError(format!(
+            "{shown}: {field} is {v}, not a whole number N of at least 1: give documents as stripebench wrote them"
+        ))),
+    }
+}
+
+/// A throughput as a document gives it: finite, not negative, below 10^18 B/s.
+fn rate_field(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, UsageError> {
+    match v.as_f64() {
+        Some(x) if x.is_finite() && (0.0..MAX_RATE).contains(&x) => Ok(x),
+        _ => Err(UsageError(format!(
+            "{shown}: {field} is {v}, not a throughput (bytes per second, 0 to 10^18): give documents as stripebench wrote them"
+        ))),
+    }
+}
+
+/// One result file's points, what N counts, and the workload that ran.
+fn points_of(p: &Path) -> Result<(Points, String, serde_json::Value), UsageError> {
+    let shown = show_path(p);
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(p).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?,
+    )
+    .map_err(|_| {
+        UsageError(format!(
+            "{shown} is not JSON: give a sweep, merge or run document"
+        ))
+    })?;
+    if v.get("schema_version").is_none() {
+        return Err(UsageError(format!("{shown} is not a stripebench document")));
+    }
+    let mut points = Vec::new();
+    if let Some(pts) = v.get("points").and_then(|p| p.as_array()) {
+        let params: Vec<String> = v["params"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p["name"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(axis) = params.iter().position(|n| n == "members" || n == "jobs") else {
+            return Err(UsageError(format!(
+                "{shown} sweeps {}: plan needs a sweep over members or jobs (N)",
+                params.join(", ")
+            )));
+        };
+        if params.len() > 1 {
+            return Err(UsageError(format!(
+                "{shown} sweeps {} at once: plan needs N ({}) to be the only parameter",
+                params.join(", "),
+                params[axis]
+            )));
+        }
+        let unit = params[axis].clone();
+        let mut config = serde_json::Value::Null;
+        for (i, pt) in pts.iter().enumerate() {
+            let n = whole_n(
+                &pt["values"][axis][1],
+                &shown,
+                &format!("points[{i}].values[{axis}] ({unit})"),
+            )?;
+            let x = rate_field(
+                &pt["bytes_per_sec_median"],
+                &shown,
+                &format!("points[{i}].bytes_per_sec_median"),
+            )?;
+            let runs = pt["runs"].as_array().map_or(&[][..], Vec::as_slice);
+            let mut rates = Vec::new();
+            for (j, run) in runs.iter().enumerate() {
+                let at = format!("points[{i}].runs[{j}].");
+                crate::merge::check_run_arithmetic(run, &shown, &at)?;
+                rates.push(run["total"]["bytes_per_sec"].as_f64().unwrap_or(0.0));
+                if config.is_null() {
+                    config = run["config"].clone();
+                }
+            }
+            let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = rates.iter().copied().fold(0.0, f64::max);
+            if !rates.is_empty() && (x < lo * (1.0 - 1e-9) || x > hi * (1.0 + 1e-9)) {
+                return Err(UsageError(format!(
+                    "{shown}: points[{i}].bytes_per_sec_median is {x}, outside its runs' {lo} to {hi}: give documents as stripebench wrote them"
+                )));
+            }
+            points.push((n, x));
+        }
+        return Ok((points, unit, config));
+    }
+    if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
+        crate::merge::check_merged_arithmetic(&v, &shown)?;
+        let n = whole_n(&v["total"]["hosts"], &shown, "total.hosts")?;
+        let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
+        return Ok((vec![(n, x)], "hosts".into(), v["config"].clone()));
+    }
+    if let Some(t) = v.get("targets").and_then(|t| t.as_array()) {
+        crate::merge::check_run_arithmetic(&v, &shown, "")?;
+        let n = whole_n(&t.len().into(), &shown, "targets (their count)")?;
+        let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
+        return Ok((vec![(n, x)], "targets".into(), v["config"].clone()));
+    }
+    Err(UsageError(format!(
+        "{shown} is neither a sweep, a merge nor a run document"
+    )))
+}
+
 /// Reads (N, X) from result files: a sweep over members or jobs gives one
 /// point per value; a merged document gives (hosts, fleet rate); a run
-/// document gives (targets, total rate).
-pub fn points_from(paths: &[PathBuf]) -> Result<(Vec<(f64, f64)>, String)> {
+/// document gives (targets, total rate). Every file must count N the same
+/// way and, unless `force`, run the same workload (as `merge` requires);
+/// with `force` the differences are returned as warnings.
+pub fn points_from(paths: &[PathBuf], force: bool) -> Result<(Points, String, Vec<String>)> {
     let mut points = Vec::new();
-    let mut unit = String::new();
+    let mut first: Option<(String, String, serde_json::Value)> = None;
+    let mut warnings = Vec::new();
     for p in paths {
         let shown = show_path(p);
-        let v: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(p).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?,
-        )
-        .map_err(|_| {
-            UsageError(format!(
-                "{shown} is not JSON: give a sweep, merge or run document"
-            ))
-        })?;
-        if v.get("schema_version").is_none() {
-            return usage(format!("{shown} is not a stripebench document"));
-        }
-        if let Some(pts) = v.get("points").and_then(|p| p.as_array()) {
-            let params: Vec<String> = v["params"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|p| p["name"].as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            let Some(axis) = params.iter().position(|n| n == "members" || n == "jobs") else {
-                return usage(format!(
-                    "{shown} sweeps {}: plan needs a sweep over members or jobs (N)",
-                    params.join(", ")
-                ));
-            };
-            if params.len() > 1 {
-                return usage(format!(
-                    "{shown} sweeps {} at once: plan needs N ({}) to be the only parameter",
-                    params.join(", "),
-                    params[axis]
-                ));
+        let (pts, unit, config) = points_of(p)?;
+        match &first {
+            None => first = Some((shown, unit, config)),
+            Some((f, u, c)) => {
+                if *u != unit {
+                    return usage(format!(
+                        "{shown} gives N as {unit}, but {f} as {u}: plan fits one kind of N; give sweeps over one parameter, or merges, or runs"
+                    ));
+                }
+                // N itself differs from file to file, as it should.
+                let ignore: &[&str] = if unit == "jobs" { &["jobs"] } else { &[] };
+                if let Some(diff) = crate::merge::config_difference(c, &config, ignore) {
+                    if !force {
+                        return usage(format!(
+                            "{shown} ran a different workload than {f}: {diff}; plan fits one workload, or pass --force"
+                        ));
+                    }
+                    warnings.push(format!(
+                        "{shown}: a different workload than {f} ({diff}), fitted together because of --force"
+                    ));
+                }
             }
-            unit = params[axis].clone();
-            for pt in pts {
-                let n: f64 = pt["values"][axis][1]
-                    .as_str()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(0.0);
-                let x = pt["bytes_per_sec_median"].as_f64().unwrap_or(0.0);
-                points.push((n, x));
-            }
-        } else if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
-            unit = "hosts".into();
-            points.push((
-                v["total"]["hosts"].as_f64().unwrap_or(0.0),
-                v["total"]["bytes_per_sec"].as_f64().unwrap_or(0.0),
-            ));
-        } else if let Some(t) = v.get("targets").and_then(|t| t.as_array()) {
-            unit = "targets".into();
-            points.push((
-                t.len() as f64,
-                v["total"]["bytes_per_sec"].as_f64().unwrap_or(0.0),
-            ));
-        } else {
-            return usage(format!(
-                "{shown} is neither a sweep, a merge nor a run document"
-            ));
         }
+        points.extend(pts);
+    }
+    let unit = first.map(|f| f.1).unwrap_or_default();
+    if points.iter().all(|p| p.1 == 0.0) {
+        return usage(
+            "every point measured 0 B/s: there is no throughput to fit; check the runs' errors",
+        );
     }
     let mut distinct: Vec<f64> = points.iter().map(|p| p.0).collect();
     distinct.sort_by(f64::total_cmp);
@@ -208,10 +320,13 @@ pub fn points_from(paths: &[PathBuf]) -> Result<(Vec<(f64, f64)>, String)> {
             distinct.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
         ));
     }
-    Ok((points, unit))
+    Ok((points, unit, warnings))
 }
 
-/// Parses a target rate: "20GB/s", "500MB/s", "2GiB/s", or bytes per second.
+/// Parses a target rate: "20GB/s", "500MB/s" (decimal), "2GiB/s" (binary),
+/// or bytes per second: the units rule of `crate::units`. A unit without
+/// its B ("5G/s"), or in lower case ("5gb/s", which reads as bits), is
+/// refused rather than guessed.
 pub fn parse_rate(text: &str) -> Result<f64, String> {
     let t = text.trim();
     let body = t.strip_suffix("/s").unwrap_or(t);
@@ -232,7 +347,7 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
         "MiB" => 1048576.0,
         "GiB" => 1073741824.0,
         "TiB" => 1099511627776.0,
-        u => return Err(format!("'{text}': unknown unit '{u}': use B, KB, MB, GB, TB (10^3) or KiB, MiB, GiB, TiB (2^10)")),
+        u => return Err(format!("'{text}': unknown unit '{u}' in a rate: write B/s, KB/s, MB/s, GB/s, TB/s (decimal: 1 MB/s = 10^6 bytes/s) or KiB/s, MiB/s, GiB/s, TiB/s (binary: 1 MiB/s = 2^20 bytes/s)")),
     };
     if v <= 0.0 || !v.is_finite() {
         return Err(format!("'{text}': the rate must be positive"));
@@ -240,7 +355,13 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
     Ok(v * m)
 }
 
-pub fn plan(points: Vec<(f64, f64)>, unit: String, at: &[f64], target: Option<f64>) -> PlanDoc {
+pub fn plan(
+    points: Vec<(f64, f64)>,
+    unit: String,
+    at: &[f64],
+    target: Option<f64>,
+    warnings: Vec<String>,
+) -> PlanDoc {
     let fit = fit(&points);
     let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64;
     let rmse = (points
@@ -265,13 +386,20 @@ pub fn plan(points: Vec<(f64, f64)>, unit: String, at: &[f64], target: Option<f6
                 fit.predict(p) / 1e6,
                 p
             ),
-            (None, None) => "not reached within 10 million".into(),
+            (None, None) => match fit.ceiling() {
+                Some(c) => format!(
+                    "beyond the fitted ceiling: throughput approaches {:.1} MB/s as {unit} are added, and never reaches it",
+                    c / 1e6
+                ),
+                None => format!("not reached within 10 million {unit}"),
+            },
         };
         TargetAnswer { bytes_per_sec: t, n, note }
     });
     PlanDoc {
         predictions: at.iter().map(|&n| (n, fit.predict(n))).collect(),
         peak_bytes_per_sec: peak_n.map(|p| fit.predict(p)),
+        ceiling_bytes_per_sec: fit.ceiling(),
         points,
         unit,
         fit,
@@ -279,6 +407,7 @@ pub fn plan(points: Vec<(f64, f64)>, unit: String, at: &[f64], target: Option<f6
         peak_n,
         knee_n,
         target,
+        warnings,
     }
 }
 
@@ -307,21 +436,36 @@ pub fn render(p: &PlanDoc) -> String {
     let mut pts = p.points.clone();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     for (n, x) in pts {
+        let linear = p.fit.lambda * n;
         let _ = writeln!(
             out,
-            "  {:>6} {:>12.1} {:>12.1} {:>9.0}%",
+            "  {:>6} {:>12.1} {:>12.1} {:>10}",
             n,
             x / 1e6,
             p.fit.predict(n) / 1e6,
-            x / (p.fit.lambda * n) * 100.0
+            if linear > 0.0 {
+                format!("{:.0}%", x / linear * 100.0)
+            } else {
+                "-".into()
+            }
         );
     }
-    match (p.peak_n, p.peak_bytes_per_sec) {
-        (Some(n), Some(x)) => {
+    match (p.peak_n, p.peak_bytes_per_sec, p.ceiling_bytes_per_sec) {
+        (Some(n), Some(x), _) => {
             let _ = writeln!(out, "  peak: {:.1} MB/s at N = {:.1}", x / 1e6, n);
         }
+        (_, _, Some(c)) => {
+            let _ = writeln!(
+                out,
+                "  no peak (kappa 0): throughput approaches lambda/sigma = {:.1} MB/s as N grows",
+                c / 1e6
+            );
+        }
         _ => {
-            let _ = writeln!(out, "  no peak: the fit has no coherency cost (kappa 0)");
+            let _ = writeln!(
+                out,
+                "  no peak: the fit scales linearly (sigma and kappa 0)"
+            );
         }
     }
     match p.knee_n {
@@ -345,6 +489,9 @@ pub fn render(p: &PlanDoc) -> String {
             t.bytes_per_sec / 1e6,
             t.note
         );
+    }
+    for w in &p.warnings {
+        let _ = writeln!(out, "warning: {w}");
     }
     out
 }
@@ -499,10 +646,101 @@ mod tests {
             "members".into(),
             &[16.0],
             Some(1e9),
+            vec![],
         );
         assert!(p.target.unwrap().note.contains("beyond the fitted peak"));
         assert_eq!(p.predictions.len(), 1);
         assert!(p.knee_n.is_some());
+    }
+
+    /// Every figure of a plan is finite and its text shows no NaN or inf.
+    fn assert_finite(p: &PlanDoc) {
+        let text = render(p);
+        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+        let json = serde_json::to_value(p).unwrap();
+        for key in [
+            "rel_rmse",
+            "peak_n",
+            "peak_bytes_per_sec",
+            "ceiling_bytes_per_sec",
+        ] {
+            assert!(
+                json[key].is_null() || json[key].as_f64().is_some_and(f64::is_finite),
+                "{key} = {}: {text}",
+                json[key]
+            );
+        }
+        for (n, x) in &p.predictions {
+            assert!(x.is_finite(), "prediction at {n}: {x}");
+        }
+    }
+
+    // Regression (issue 13, item 9c): on a real members sweep sigma reached
+    // 1.0, and the peak printed as "NaN MB/s at N = 0.0" (JSON null).
+    #[test]
+    fn saturated_and_falling_curves_fit_without_nan() {
+        for pts in [
+            vec![(1.0, 1e9), (2.0, 1e9), (3.0, 1e9), (4.0, 1e9)],
+            vec![(1.0, 1e9), (2.0, 0.9e9), (3.0, 0.8e9), (4.0, 0.7e9)],
+            vec![(1.0, 1e9), (2.0, 0.5e9), (3.0, 0.33e9), (4.0, 0.25e9)],
+            vec![(1.0, 983e6), (2.0, 1180e6), (3.0, 1290e6), (4.0, 1340e6)],
+        ] {
+            let p = plan(
+                pts.clone(),
+                "members".into(),
+                &[8.0, 64.0],
+                Some(5e9),
+                vec![],
+            );
+            assert!((0.0..1.0).contains(&p.fit.sigma), "{:?} {pts:?}", p.fit);
+            assert!((0.0..1.0).contains(&p.fit.kappa), "{:?} {pts:?}", p.fit);
+            assert!(p.fit.lambda > 0.0, "{:?}", p.fit);
+            if let Some(n) = p.peak_n {
+                assert!(n >= 1.0, "peak at N = {n}");
+            }
+            assert_finite(&p);
+            assert!(
+                p.target.unwrap().n.is_none(),
+                "5 GB/s is beyond these curves"
+            );
+        }
+    }
+
+    #[test]
+    fn a_linear_curve_has_no_peak_and_reaches_any_target() {
+        let p = plan(
+            vec![(1.0, 1e9), (2.0, 2e9), (3.0, 3e9), (4.0, 4e9)],
+            "jobs".into(),
+            &[10.0],
+            Some(5.5e9),
+            vec![],
+        );
+        assert_eq!((p.fit.sigma, p.fit.kappa), (0.0, 0.0));
+        assert_eq!((p.peak_n, p.ceiling_bytes_per_sec), (None, None));
+        assert_eq!(p.target.as_ref().unwrap().n, Some(6));
+        assert!((p.predictions[0].1 - 10e9).abs() < 1.0);
+        assert!(render(&p).contains("scales linearly"));
+        assert_finite(&p);
+    }
+
+    #[test]
+    fn a_saturating_curve_without_coherency_reports_its_ceiling() {
+        let truth = Usl {
+            lambda: 1e9,
+            sigma: 0.5,
+            kappa: 0.0,
+        };
+        let pts: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
+            .iter()
+            .map(|&n| (n, truth.predict(n)))
+            .collect();
+        let p = plan(pts, "members".into(), &[], Some(2.5e9), vec![]);
+        let c = p.ceiling_bytes_per_sec.expect("a ceiling");
+        assert!((c - 2e9).abs() / 2e9 < 0.01, "ceiling {c}");
+        let t = p.target.as_ref().unwrap();
+        assert_eq!(t.n, None);
+        assert!(t.note.contains("ceiling"), "{}", t.note);
+        assert_finite(&p);
     }
 
     #[test]
@@ -514,5 +752,24 @@ mod tests {
         assert!(parse_rate("fast").is_err());
         assert!(parse_rate("5XB/s").is_err());
         assert!(parse_rate("-1GB/s").is_err());
+    }
+
+    // Regression (issue 13, item 8): rates are decimal in MB/s, binary in
+    // MiB/s, and a unit that could be either is refused, not guessed.
+    #[test]
+    fn rates_are_decimal_in_mb_and_binary_in_mib() {
+        assert_eq!(parse_rate("1MB/s").unwrap(), 1e6);
+        assert_eq!(parse_rate("1MiB/s").unwrap(), 1048576.0);
+        assert_eq!(parse_rate("1.5GB/s").unwrap(), 1.5e9);
+        assert_eq!(parse_rate("1KB/s").unwrap(), 1e3);
+        assert_eq!(parse_rate("1kB/s").unwrap(), 1e3);
+        assert_eq!(parse_rate("1TiB/s").unwrap(), 1099511627776.0);
+        for bad in ["5G/s", "5g/s", "5gb/s", "5Gb/s", "5m", "5GIB/s"] {
+            let e = parse_rate(bad).unwrap_err();
+            assert!(
+                e.contains("MB/s = 10^6") && e.contains("MiB/s = 2^20"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

@@ -14,7 +14,12 @@ use crate::units::{parse_duration, parse_size};
     version,
     args_override_self = true,
     about = "Storage throughput for disks and striped volumes: one pinned worker per target, O_DIRECT or page-cache I/O, per-worker and total MB/s, IOPS and latency",
-    after_help = "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, 128+N interrupted by signal N (130 for Ctrl-C, 143 for SIGTERM; the report covers what was measured).\nUnits: MB/s = 10^6 bytes/s, MiB/s = 2^20 bytes/s; sizes take binary suffixes (4k = 4096)."
+    after_help = concat!(
+        "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, ",
+        "128+N interrupted by signal N (130 for Ctrl-C, 143 for SIGTERM; the report covers what was measured).\n",
+        "Units: rates are decimal in MB/s and GB/s (1 MB/s = 10^6 bytes/s) and binary in MiB/s and GiB/s (2^20 bytes/s); ",
+        "sizes are binary: 4k = 4KiB = 4096 bytes, 1m = 1MiB, 1g = 1GiB, 1t = 1TiB; a size in KB, MB, GB or TB is refused as ambiguous."
+    )
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -122,7 +127,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "N,N,...", value_delimiter = ',', value_parser = parse_positive_f64)]
     pub at: Vec<f64>,
 
-    /// The N needed for this throughput (20GB/s, 500MB/s, 2GiB/s).
+    /// The N needed for this throughput: 20GB/s, 500MB/s (decimal: 1 MB/s =
+    /// 10^6 bytes/s), 2GiB/s (binary: 2^30 bytes/s), or bytes per second.
     #[arg(long, value_name = "RATE", value_parser = crate::capacity::parse_rate)]
     pub target: Option<f64>,
 
@@ -133,6 +139,11 @@ pub struct PlanArgs {
     /// Write the fit as JSON to PATH (`-` for stdout).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+
+    /// Fit results of different workloads together anyway (a warning says
+    /// which option differs).
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn parse_positive_f64(text: &str) -> Result<f64, String> {
@@ -152,7 +163,8 @@ pub struct MergeArgs {
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
 
-    /// Merge runs of different workloads anyway (a warning says which option differs).
+    /// Merge runs of different workloads, or one run given twice, anyway
+    /// (a warning says which option differs, or which run repeats).
     #[arg(long)]
     pub force: bool,
 }
@@ -412,7 +424,8 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "50", value_parser = parse_pct)]
     pub mix: u8,
 
-    /// Request size (k, m, g are binary), or `lbs` for the target's logical block size.
+    /// Request size (k, m, g or KiB, MiB, GiB: binary, 4k = 4096 bytes), or
+    /// `lbs` for the target's logical block size.
     /// Default: 1m for sequential patterns, 4k for random ones.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE|lbs", value_parser = parse_bs)]
     pub bs: Option<BlockSizeArg>,
@@ -540,8 +553,12 @@ pub struct RunArgs {
     pub plot: Option<PathBuf>,
 
     /// Read options from a TOML file (keys are the long option names, e.g.
-    /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]);
-    /// options on the command line override it.
+    /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]).
+    /// The command line wins, option by option: an option given there
+    /// replaces the file's value and the file's options it conflicts with
+    /// (--direct replaces buffered = true); --param NAME=... replaces the
+    /// file's param of that NAME (other names are kept, new ones added);
+    /// targets named there replace the file's targets.
     #[arg(long, value_name = "FILE.toml")]
     pub config: Option<PathBuf>,
 

@@ -2,9 +2,17 @@
 //!
 //! Keys are the long option names of the subcommand (`rw = "read"`,
 //! `bs = "1m"`, `duration = "5s"`, `buffered = true`, `param = ["bs=64k,1m"]`)
-//! plus `targets = [...]`. The file's options are put in front of the
-//! command line's, and a later occurrence of an option wins, so the command
-//! line overrides the file. An unknown key is refused with its file and line.
+//! plus `targets = [...]`. An unknown key is refused with its file and line.
+//!
+//! The command line wins, option by option (see [`command_line_wins`]):
+//! - an option given on the command line replaces the file's value of it;
+//! - it also replaces the file's options it cannot be used with (`--direct`
+//!   drops the file's `buffered = true`, `--drop-caches` its `cached`);
+//! - `--param NAME=...` replaces the file's `param` entry of that NAME, and
+//!   adds the NAME when the file has none;
+//! - targets on the command line replace the file's `targets`.
+//!
+//! What remains of the file is put in front of the command line.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -51,6 +59,7 @@ pub fn expand(
         )));
     };
     let from_file = load(Path::new(&file), &options)?;
+    let from_file = command_line_wins(&strs[sub_at], from_file, &strs[sub_at + 1..]);
     let mut out: Vec<OsString> = args[..=sub_at].to_vec();
     out.extend(from_file.into_iter().map(OsString::from));
     out.extend(args[sub_at + 1..].iter().cloned());
@@ -144,6 +153,93 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
 /// they could be inherited, copied or forgotten.
 const CONSENT: [&str; 2] = ["allow-destructive", "force-signature"];
 
+/// The file's arguments (`--flag`, `--flag=value`, then targets) without
+/// those that the command line `cli` (what follows the subcommand) replaces:
+/// the options it gives, the options those cannot be used with, the `param`
+/// entries of the names it sweeps, and the targets when it names any.
+pub fn command_line_wins(subcommand: &str, file: Vec<String>, cli: &[String]) -> Vec<String> {
+    use clap::CommandFactory;
+    let root = crate::cli::Cli::command();
+    let Some(cmd) = root.find_subcommand(subcommand) else {
+        return file;
+    };
+    let by_long = |name: &str| cmd.get_arguments().find(|a| a.get_long() == Some(name));
+    let takes_value = |a: &clap::Arg| a.get_action().takes_values();
+    // What the command line gives.
+    let mut given: Vec<&clap::Arg> = Vec::new();
+    let mut params: Vec<String> = Vec::new();
+    let mut targets = false;
+    let mut i = 0;
+    while i < cli.len() {
+        let tok = cli[i].as_str();
+        i += 1;
+        if tok == "--" {
+            targets |= i < cli.len();
+            break;
+        }
+        let (arg, inline) = if let Some(long) = tok.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            (by_long(name), value)
+        } else if tok.len() >= 2 && tok.starts_with('-') && !tok.starts_with("--") {
+            let c = tok[1..].chars().next();
+            let arg = cmd.get_arguments().find(|a| a.get_short() == c);
+            let rest = &tok[1 + c.map_or(0, char::len_utf8)..];
+            (arg, (!rest.is_empty()).then(|| rest.to_string()))
+        } else {
+            targets = true;
+            continue;
+        };
+        let Some(arg) = arg else { continue };
+        let value = match inline {
+            Some(v) => Some(v),
+            None if takes_value(arg) => {
+                i += 1;
+                cli.get(i - 1).cloned()
+            }
+            None => None,
+        };
+        if arg.get_long() == Some("param") {
+            if let Some(v) = value {
+                params.push(v.split('=').next().unwrap_or("").trim().to_string());
+            }
+        } else {
+            given.push(arg);
+        }
+    }
+    let replaced = |a: &clap::Arg| {
+        given.iter().any(|g| {
+            g.get_id() == a.get_id()
+                || cmd
+                    .get_arg_conflicts_with(g)
+                    .iter()
+                    .any(|c| c.get_id() == a.get_id())
+                || cmd
+                    .get_arg_conflicts_with(a)
+                    .iter()
+                    .any(|c| c.get_id() == g.get_id())
+        })
+    };
+    file.into_iter()
+        .filter(|f| {
+            let Some(long) = f.strip_prefix("--") else {
+                return !targets;
+            };
+            let (name, value) = long.split_once('=').unwrap_or((long, ""));
+            match by_long(name) {
+                Some(a) if a.get_long() == Some("param") => {
+                    let swept = value.split('=').next().unwrap_or("").trim();
+                    !params.iter().any(|p| p == swept)
+                }
+                Some(a) => !replaced(a),
+                None => true,
+            }
+        })
+        .collect()
+}
+
 fn scalar(v: &toml::Value) -> Option<String> {
     match v {
         toml::Value::String(s) => Some(s.clone()),
@@ -221,7 +317,7 @@ mod tests {
     fn the_command_line_comes_after_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("c.toml");
-        std::fs::write(&f, "bs = \"1m\"\n").unwrap();
+        std::fs::write(&f, "bs = \"1m\"\nrw = \"randread\"\n").unwrap();
         let argv: Vec<OsString> = [
             "stripebench",
             "run",
@@ -239,8 +335,69 @@ mod tests {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        let file_at = out.iter().position(|a| a == "--bs=1m").unwrap();
+        let file_at = out.iter().position(|a| a == "--rw=randread").unwrap();
         let cli_at = out.iter().position(|a| a == "4k").unwrap();
         assert!(file_at < cli_at);
+        assert!(
+            !out.contains(&"--bs=1m".to_string()),
+            "the command line's --bs replaces the file's: {out:?}"
+        );
+    }
+
+    fn wins(sub: &str, file: &[&str], cli: &[&str]) -> Vec<String> {
+        command_line_wins(
+            sub,
+            file.iter().map(|s| s.to_string()).collect(),
+            &cli.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn the_command_line_wins_option_by_option() {
+        let file = [
+            "--buffered",
+            "--duration=5s",
+            "--jobs=4",
+            "--bs=1m",
+            "--cached",
+            "/dev/loop0",
+        ];
+        // Nothing given: the file stands.
+        assert_eq!(wins("run", &file, &[]), file);
+        // Long, long=value, short, short-joined; conflicts in both directions.
+        assert_eq!(
+            wins("run", &file, &["--direct", "-t", "1s", "-j2", "--bs=4k"]),
+            ["--cached", "/dev/loop0"]
+        );
+        assert_eq!(
+            wins("run", &file, &["--drop-caches"]),
+            [
+                "--buffered",
+                "--duration=5s",
+                "--jobs=4",
+                "--bs=1m",
+                "/dev/loop0"
+            ]
+        );
+        // Targets replace targets; an option's value is not a target.
+        assert_eq!(
+            wins("run", &file, &["--bs", "4k", "/dev/loop1"]),
+            ["--buffered", "--duration=5s", "--jobs=4", "--cached"]
+        );
+        assert_eq!(
+            wins("run", &file, &["--bs", "4k"]).last().unwrap(),
+            "/dev/loop0"
+        );
+        assert_eq!(
+            wins("run", &file, &["--", "/dev/loop1"]).last().unwrap(),
+            "--cached"
+        );
+        // param: by the name it sweeps.
+        let sweep = ["--param=bs=4k,1m", "--param=jobs=1,2", "--duration=1s"];
+        assert_eq!(
+            wins("sweep", &sweep, &["--param", "jobs=8"]),
+            ["--param=bs=4k,1m", "--duration=1s"]
+        );
+        assert_eq!(wins("sweep", &sweep, &["--param=iodepth=1,4"]), sweep);
     }
 }

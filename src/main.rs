@@ -19,9 +19,21 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    // The subcommand as typed (the first word that is not an option), for
+    // the "see ... --help" hint.
+    let sub = argv
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find(|a| !a.starts_with('-'))
+        .filter(|a| {
+            use clap::CommandFactory;
+            Cli::command().find_subcommand(a).is_some()
+        })
+        .map(str::to_string);
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
-        Err(e) => return clap_exit(&e, &subcommand()),
+        Err(e) => return clap_exit(&e, sub.as_deref()),
     };
     match std::panic::catch_unwind(|| stripebench::app::main(cli)) {
         // A report that could not reach stdout is a failure, even when the run was fine.
@@ -44,18 +56,7 @@ fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::error::UsageE
 }
 
 /// Help and version print in full; a mistake prints one line and exits 2.
-/// The subcommand typed (`run` when none was), for the help hint.
-fn subcommand() -> String {
-    let names = [
-        "run", "verify", "compare", "plan", "merge", "membw", "sweep", "topology", "restore",
-    ];
-    std::env::args()
-        .skip(1)
-        .find(|a| names.contains(&a.as_str()))
-        .unwrap_or_else(|| "run".into())
-}
-
-fn clap_exit(e: &clap::Error, sub: &str) -> ExitCode {
+fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
@@ -69,7 +70,10 @@ fn clap_exit(e: &clap::Error, sub: &str) -> ExitCode {
             let rendered = e.render().to_string();
             let first = rendered.lines().next().unwrap_or("invalid arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("stripebench: error: {first} (see stripebench {sub} --help)");
+            let help = sub.map_or("stripebench --help".to_string(), |s| {
+                format!("stripebench {s} --help")
+            });
+            eprintln!("stripebench: error: {first} (see {help})");
             ExitCode::from(EXIT_USAGE)
         }
     }

@@ -66,6 +66,214 @@ pub struct MergedDocument {
     pub warnings: Vec<String>,
 }
 
+/// A figure read from a document, for the arithmetic checks.
+fn num(v: &serde_json::Value, path: &str) -> Option<f64> {
+    path.split('.')
+        .try_fold(v, |v, k| v.get(k))
+        .and_then(serde_json::Value::as_f64)
+}
+
+/// `a` and `b` agree as two computations of one rate should (the JSON
+/// round-trips floats exactly; the slack covers summation order).
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Reads the number at `path` (dotted) of a document, which must be finite.
+fn finite(v: &serde_json::Value, shown: &str, at: &str, path: &str) -> Result<f64, UsageError> {
+    match num(v, path) {
+        Some(x) if x.is_finite() => Ok(x),
+        Some(x) => Err(UsageError(format!(
+            "{shown}: {at}{path} is {}, not a finite number: give documents as stripebench wrote them",
+            shown_num(x)
+        ))),
+        None => Err(UsageError(format!(
+            "{shown}: {at}{path} is missing or not a number: give documents as stripebench wrote them"
+        ))),
+    }
+}
+
+/// A figure for a message: plain, or in exponent form when it is huge or tiny.
+fn shown_num(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+fn damaged(shown: &str, at: &str, what: String) -> UsageError {
+    UsageError(format!(
+        "{shown}: {at}{what}: the document is damaged or was edited; give documents as stripebench wrote them"
+    ))
+}
+
+/// A run document's arithmetic: a window of positive length, totals that
+/// are the sums of the workers, and rates that are bytes (I/Os) over
+/// seconds. `at` prefixes the field names (a run inside a sweep).
+pub(crate) fn check_run_arithmetic(
+    v: &serde_json::Value,
+    shown: &str,
+    at: &str,
+) -> Result<(), UsageError> {
+    for path in ["window.seconds", "total.seconds"] {
+        let s = finite(v, shown, at, path)?;
+        if s <= 0.0 {
+            return Err(damaged(
+                shown,
+                at,
+                format!("{path} is {s}, not a window of positive length"),
+            ));
+        }
+    }
+    let secs = finite(v, shown, at, "total.seconds")?;
+    let Some(workers) = v.get("workers").and_then(|w| w.as_array()) else {
+        return Err(damaged(shown, at, "workers is missing".into()));
+    };
+    for key in ["bytes", "ios"] {
+        let total = v["total"][key].as_u64().ok_or_else(|| {
+            damaged(
+                shown,
+                at,
+                format!("total.{key} is missing or not a whole number"),
+            )
+        })?;
+        let sum = workers
+            .iter()
+            .map(|w| w[key].as_u64())
+            .try_fold(0u64, |s, x| x.and_then(|x| s.checked_add(x)));
+        match sum {
+            Some(sum) if sum == total => {}
+            Some(sum) => {
+                return Err(damaged(
+                    shown,
+                    at,
+                    format!(
+                        "total.{key} is {total}, but its {} worker(s) add up to {sum}",
+                        workers.len()
+                    ),
+                ))
+            }
+            None => {
+                return Err(damaged(
+                    shown,
+                    at,
+                    format!("a worker's {key} is missing or not a whole number"),
+                ))
+            }
+        }
+        let rate_key = if key == "bytes" {
+            "bytes_per_sec"
+        } else {
+            "iops"
+        };
+        let rate = finite(v, shown, at, &format!("total.{rate_key}"))?;
+        let expect = total as f64 / secs;
+        if !close(rate, expect) {
+            return Err(damaged(
+                shown,
+                at,
+                format!(
+                    "total.{rate_key} is {}, but total.{key} / total.seconds is {}",
+                    shown_num(rate),
+                    shown_num(expect)
+                ),
+            ));
+        }
+    }
+    let start = finite(v, shown, at, "window.start_unix_sec")?;
+    let end = finite(v, shown, at, "window.end_unix_sec")?;
+    if end < start {
+        return Err(damaged(
+            shown,
+            at,
+            format!("window ends ({end}) before it starts ({start})"),
+        ));
+    }
+    Ok(())
+}
+
+/// A merged document's arithmetic: every host's window of positive length
+/// and finite rate, and totals that are the sums of the hosts.
+pub(crate) fn check_merged_arithmetic(
+    v: &serde_json::Value,
+    shown: &str,
+) -> Result<(), UsageError> {
+    let Some(hosts) = v
+        .get("hosts")
+        .and_then(|h| h.as_array())
+        .filter(|h| !h.is_empty())
+    else {
+        return Err(damaged(shown, "", "hosts is missing or empty".into()));
+    };
+    let mut rate_sum = 0.0;
+    for (i, h) in hosts.iter().enumerate() {
+        let at = format!("hosts[{i}].");
+        let s = finite(h, shown, &at, "seconds")?;
+        if s <= 0.0 {
+            return Err(damaged(
+                shown,
+                &at,
+                format!("seconds is {s}, not a window of positive length"),
+            ));
+        }
+        let r = finite(h, shown, &at, "bytes_per_sec")?;
+        let bytes = h["bytes"].as_u64().unwrap_or(0);
+        // The host's rate was checked against its own run document's
+        // total.seconds when it was first merged; here it must at least be a
+        // rate of the bytes it holds.
+        if r < 0.0 || (bytes == 0 && r > 0.0) {
+            return Err(damaged(
+                shown,
+                &at,
+                format!("bytes_per_sec is {} for {bytes} bytes", shown_num(r)),
+            ));
+        }
+        rate_sum += r;
+    }
+    if v["total"]["hosts"].as_u64() != Some(hosts.len() as u64) {
+        return Err(damaged(
+            shown,
+            "",
+            format!(
+                "total.hosts is {}, but it lists {} host(s)",
+                v["total"]["hosts"],
+                hosts.len()
+            ),
+        ));
+    }
+    for key in ["bytes", "ios"] {
+        let sum: u64 = hosts.iter().filter_map(|h| h[key].as_u64()).sum();
+        let workers: u64 = v["workers"]
+            .as_array()
+            .map_or(0, |w| w.iter().filter_map(|w| w[key].as_u64()).sum());
+        let total = v["total"][key].as_u64();
+        if total != Some(sum) || workers != sum {
+            return Err(damaged(
+                shown,
+                "",
+                format!(
+                    "total.{key} is {}, its hosts add up to {sum} and its workers to {workers}",
+                    v["total"][key]
+                ),
+            ));
+        }
+    }
+    let rate = finite(v, shown, "", "total.bytes_per_sec")?;
+    if !close(rate, rate_sum) {
+        return Err(damaged(
+            shown,
+            "",
+            format!(
+                "total.bytes_per_sec is {}, but its hosts add up to {}",
+                shown_num(rate),
+                shown_num(rate_sum)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A file to merge: a run document or an earlier merge.
 enum Input {
     Run(Box<RunDocument>, String),
@@ -90,6 +298,7 @@ fn read(path: &Path) -> Result<Input, UsageError> {
         Some(_) => {}
     }
     if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
+        check_merged_arithmetic(&v, &shown)?;
         let m: MergedDocument = serde_json::from_value(v)
             .map_err(|e| UsageError(format!("{shown} is not a valid merged document: {e}")))?;
         return Ok(Input::Merged(Box::new(m)));
@@ -99,6 +308,7 @@ fn read(path: &Path) -> Result<Input, UsageError> {
             "{shown} is a sweep or compare document: merge takes run documents"
         )));
     }
+    check_run_arithmetic(&v, &shown, "")?;
     let d: RunDocument = serde_json::from_value(v)
         .map_err(|e| UsageError(format!("{shown} is not a stripebench run document: {e}")))?;
     Ok(Input::Run(Box::new(d), shown))
@@ -127,13 +337,32 @@ fn workload_differences(
     a: &crate::config::ConfigDoc,
     b: &crate::config::ConfigDoc,
 ) -> Option<String> {
-    let strip = |c: &crate::config::ConfigDoc| {
-        let mut v = serde_json::to_value(c).unwrap_or_default();
+    config_difference(
+        &serde_json::to_value(a).unwrap_or_default(),
+        &serde_json::to_value(b).unwrap_or_default(),
+        &[],
+    )
+}
+
+/// The first workload option in which two documents' `config` differ, as
+/// "name (a vs b)", leaving out where, when and with which seed they ran,
+/// and the keys in `ignore`. `plan` uses it too.
+pub(crate) fn config_difference(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    ignore: &[&str],
+) -> Option<String> {
+    let strip = |c: &serde_json::Value| {
+        let mut v = c.clone();
         if let Some(o) = v.as_object_mut() {
+            for k in ignore {
+                o.remove(*k);
+            }
             for k in [
                 "targets",
                 "testbed",
                 "seed",
+                "seed_str",
                 "cpus",
                 "pin",
                 "start_at_unix_sec",
@@ -153,6 +382,20 @@ fn workload_differences(
         .map(|(k, v)| format!("{k} ({v} vs {})", ob.get(k).cloned().unwrap_or_default()))
 }
 
+/// What makes two host entries one run given twice: the same host, the same
+/// window to the nanosecond, and the same measured bytes, I/Os and latency
+/// histogram. Two real runs never share all of these, even two processes on
+/// one machine started by one `--start-at` (their devices differ, so do their
+/// figures); a document given twice, copied, or inside an earlier merge does.
+fn same_run(a: &HostDoc, b: &HostDoc) -> bool {
+    a.hostname == b.hostname
+        && a.start_unix_sec.to_bits() == b.start_unix_sec.to_bits()
+        && a.end_unix_sec.to_bits() == b.end_unix_sec.to_bits()
+        && a.bytes == b.bytes
+        && a.ios == b.ios
+        && a.histogram == b.histogram
+}
+
 /// Merges run documents and earlier merges.
 pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     if paths.len() < 2 {
@@ -162,6 +405,8 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     let mut workers = Vec::new();
     let mut config = None;
     let mut warnings = Vec::new();
+    // Each host entry read so far, with the file it came from.
+    let mut seen: Vec<(HostDoc, String)> = Vec::new();
     for p in paths {
         let (cfg, hs, ws, ww) = match read(p)? {
             Input::Run(d, src) => {
@@ -203,6 +448,23 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
                     ));
                 }
             }
+        }
+        for h in &hs {
+            if let Some((_, first)) = seen.iter().find(|(s, _)| same_run(s, h)) {
+                let what = format!(
+                    "{} repeats the run of host {} that started at {:.6} (Unix s), already given in {first}",
+                    show_path(p),
+                    h.hostname,
+                    h.start_unix_sec
+                );
+                if !force {
+                    return crate::error::usage(format!(
+                        "{what}: merging it twice would count its bytes twice; give each run once, or pass --force"
+                    ));
+                }
+                warnings.push(format!("{what}; merged twice because of --force"));
+            }
+            seen.push((h.clone(), show_path(p)));
         }
         hosts.extend(hs);
         workers.extend(ws);

@@ -1,13 +1,18 @@
 //! Units: parsing sizes and durations from the command line, and formatting
 //! byte rates and latencies for people.
 //!
-//! Sizes use binary suffixes (`4k` = 4096 bytes); rates are printed in MB/s
-//! (10^6 bytes per second, as `dd` prints) *and* MiB/s, always labelled.
+//! One rule for rates and one for sizes, so that "MB" never means two
+//! things (the top-level `--help` prints it): a rate's MB/s is 10^6 bytes per second (as `dd`
+//! prints) and its MiB/s 2^20; a size's `k`, `m`, `g`, `t` and `KiB`, `MiB`,
+//! ... are binary (`4k` = 4096 bytes), and a size written `KB`, `MB`, `GB`,
+//! `TB`, which the rate rule would read as decimal, is refused as ambiguous.
+//! Rates are printed in MB/s *and* MiB/s, always labelled.
 
 use std::time::Duration;
 
 /// Parses a size such as `4096`, `4k`, `1m`, `3M`, `2g`, `1t`, `64KiB`.
-/// Suffixes are binary (k = 1024). Fractions and negative numbers are refused.
+/// Suffixes are binary (k = 1024); `KB`, `MB`, `GB`, `TB` are refused, since
+/// in a rate they are decimal. Fractions and negative numbers are refused.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     if t.is_empty() {
@@ -22,10 +27,18 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     }
     let mult: u64 = match suffix.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" | "mb" | "gb" | "tb" => {
+            let short = &suffix[..1].to_ascii_lowercase();
+            return Err(format!(
+                "'{text}' is ambiguous: {suffix} is decimal in a rate (MB/s = 10^6 bytes/s) but sizes are binary: write {num}{short} or {num}{}iB ({num} x 2^{}), or the number of bytes",
+                short.to_ascii_uppercase(),
+                match short.as_str() { "k" => 10, "m" => 20, "g" => 30, _ => 40 }
+            ));
+        }
         _ => {
             return Err(format!(
             "'{text}' has an unknown suffix '{suffix}': use k, m, g or t (binary: 1k = 1024 bytes)"
@@ -158,6 +171,23 @@ mod tests {
         }
         assert!(parse_size("4x").unwrap_err().contains("suffix"));
         assert!(parse_size("16777216t").unwrap_err().contains("too large"));
+    }
+
+    // Regression (issue 13, item 8): a size's "1MB" was 2^20 bytes while a
+    // rate's "1MB/s" is 10^6: one spelling, two meanings.
+    #[test]
+    fn sizes_written_in_decimal_units_are_refused_as_ambiguous() {
+        for bad in ["1MB", "1mb", "64KB", "64kB", "2GB", "1TB", "1Mb"] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(e.contains("ambiguous"), "{bad}: {e}");
+        }
+        let e = parse_size("64KB").unwrap_err();
+        assert!(e.contains("64k or 64KiB"), "{e}");
+        assert_eq!(parse_size("1MiB").unwrap(), 1 << 20);
+        assert_eq!(parse_size("1m").unwrap(), 1 << 20);
+        assert_eq!(parse_size("2GiB").unwrap(), 2 << 30);
+        assert_eq!(parse_size("1TiB").unwrap(), 1 << 40);
+        assert_eq!(parse_size("512B").unwrap(), 512);
     }
 
     #[test]

@@ -43,6 +43,52 @@ fn targets_that_cannot_be_used() {
     refused(&[t, t], "named twice");
 }
 
+// Regression (issue 13, item 8): "MB" meant 2^20 in a size and 10^6 in a
+// rate. Sizes now refuse it; --help states both rules.
+#[test]
+fn mb_in_a_size_is_refused_and_help_states_the_units_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    refused(&["--size", "1MB", t], "'1MB' is ambiguous");
+    refused(&["--bs", "64KB", t], "write 64k or 64KiB");
+    refused(&["--io-limit", "1GB", t], "ambiguous");
+    let out = sb()
+        .args(["plan", "--target", "5G/s", "x.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("1 MB/s = 10^6 bytes/s") && err.contains("see stripebench plan --help"),
+        "{err}"
+    );
+    let help = sb().arg("--help").output().unwrap();
+    // Words as printed, whatever the terminal's wrapping.
+    let words = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let text = words(&help.stdout);
+    for rule in [
+        "rates are decimal in MB/s and GB/s (1 MB/s = 10^6 bytes/s)",
+        "binary in MiB/s and GiB/s",
+        "sizes are binary: 4k = 4KiB = 4096 bytes",
+        "a size in KB, MB, GB or TB is refused as ambiguous",
+    ] {
+        assert!(text.contains(rule), "--help lacks '{rule}': {text}");
+    }
+    let plan_help = sb().args(["plan", "--help"]).output().unwrap();
+    let text = words(&plan_help.stdout);
+    assert!(text.contains("1 MB/s = 10^6 bytes/s"), "{text}");
+    // The same value as a binary size is accepted.
+    sb().args(["run", "--dry-run", "--size", "1MiB", t])
+        .assert()
+        .success();
+}
+
 #[test]
 fn sizes_durations_and_counts() {
     let dir = tempfile::tempdir().unwrap();

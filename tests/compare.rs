@@ -2,14 +2,15 @@
 //! three loop devices (root, btrfs-progs). Topology finds the members from
 //! the mount point and from a file inside; `run --members` drives them;
 //! `compare` runs every phase, reports an efficiency, and flags a member
-//! throttled through the blkio cgroup as the slow one.
+//! throttled through the blkio cgroup as the slow one. The refusals that need
+//! no device run without root.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{json, mount, sb, sh, u, LoopBed, Mounted};
+use common::{data_file, json, mount, require, sb, sh_required, u, LoopBed, Mounted};
 use serde_json::Value;
 
 /// A throttled blkio cgroup (v1), removed on drop.
@@ -21,13 +22,10 @@ impl Drop for Throttle {
     }
 }
 
-fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Option<Mounted> {
+fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
     let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
     args.extend(bed.devices.iter().map(String::as_str));
-    if !sh("mkfs.btrfs", &args) {
-        println!("skipped: cannot make a btrfs RAID0 (btrfs-progs missing?)");
-        return None;
-    }
+    sh_required("mkfs.btrfs", &args);
     mount(&[&bed.devices[0]], at)
 }
 
@@ -41,14 +39,14 @@ fn leaves(topology: &Value) -> Vec<String> {
 }
 
 #[test]
-fn btrfs_raid0_topology_members_and_compare_with_a_slow_member() {
-    let Some(bed) = LoopBed::new(3, 160) else {
-        return;
-    };
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs)),
+    ignore = "needs root and mkfs.btrfs (btrfs-progs)"
+)]
+fn btrfs_raid0_topology_members_and_compare() {
+    let bed = LoopBed::new(3, 160);
     let mnt = tempfile::tempdir().unwrap();
-    let Some(_m) = btrfs_raid0(&bed, mnt.path()) else {
-        return;
-    };
+    let _m = btrfs_raid0(&bed, mnt.path());
     let mut expected = bed.devices.clone();
     expected.sort();
 
@@ -104,40 +102,7 @@ fn btrfs_raid0_topology_members_and_compare_with_a_slow_member() {
         .collect();
     assert_eq!(targets, expected);
 
-    // compare, with the last member throttled to 40 MB/s for this process tree.
-    let slow = expected[2].clone();
-    let numbers = std::fs::read_to_string(format!(
-        "/sys/class/block/{}/dev",
-        slow.trim_start_matches("/dev/")
-    ))
-    .unwrap();
-    let cg = PathBuf::from(format!(
-        "/sys/fs/cgroup/blkio/stripebench-test-{}",
-        std::process::id()
-    ));
-    let throttled = std::fs::create_dir(&cg).is_ok()
-        && std::fs::write(
-            cg.join("blkio.throttle.read_bps_device"),
-            format!("{} 40000000", numbers.trim()),
-        )
-        .is_ok();
-    let _guard = Throttle(cg.clone());
-    let bin = assert_cmd::cargo::cargo_bin("stripebench");
-    let script = format!(
-        "{} exec {} compare --duration 1s --ramp 200ms --file-size 96m --json - {}",
-        if throttled {
-            format!("echo $$ > {}/cgroup.procs &&", cg.display())
-        } else {
-            String::new()
-        },
-        bin.display(),
-        mnt.path().display()
-    );
-    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stderr);
-    println!("{text}");
-    assert!(out.status.success(), "{text}");
-    let c = json(&out.stdout);
+    let (c, text) = compare_text(mnt.path(), None);
     let names: Vec<&str> = c["phases"]
         .as_array()
         .unwrap()
@@ -168,32 +133,97 @@ fn btrfs_raid0_topology_members_and_compare_with_a_slow_member() {
         1,
         "the test file was removed"
     );
-    if throttled {
-        assert_eq!(c["slowest"], slow.as_str(), "{text}");
-        assert!(text.contains("SLOW"));
-    } else {
-        println!("skipped the slow-member check: no blkio cgroup to throttle with");
-    }
 }
 
 #[test]
-fn compare_and_members_refuse_what_is_not_a_volume() {
-    let Some(bed) = LoopBed::new(1, 16) else {
-        return;
-    };
-    let dev = &bed.devices[0];
-    for (args, msg) in [
-        (vec!["compare", dev.as_str()], "not a volume with members"),
-        (vec!["run", "--members", dev.as_str()], "has no members"),
-        (
-            vec!["compare", "--rw", "write", dev.as_str()],
-            "compare measures reads",
-        ),
-        (vec!["topology", "/dev/shm"], "no block device under it"),
-    ] {
-        let out = sb().args(&args).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(msg), "{args:?}: {err}");
-    }
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs, sb_blkio)),
+    ignore = "needs root, mkfs.btrfs and a cgroup v1 blkio hierarchy"
+)]
+fn compare_flags_a_throttled_member_as_slow() {
+    let bed = LoopBed::new(3, 160);
+    let mnt = tempfile::tempdir().unwrap();
+    let _m = btrfs_raid0(&bed, mnt.path());
+    let mut members = bed.devices.clone();
+    members.sort();
+    // The last member throttled to 40 MB/s for compare's process tree.
+    let slow = members[2].clone();
+    let numbers = std::fs::read_to_string(format!(
+        "/sys/class/block/{}/dev",
+        slow.trim_start_matches("/dev/")
+    ))
+    .unwrap();
+    let cg = PathBuf::from(format!(
+        "/sys/fs/cgroup/blkio/stripebench-test-{}",
+        std::process::id()
+    ));
+    require(
+        std::fs::create_dir(&cg).is_ok(),
+        &format!("cannot create the blkio cgroup {}", cg.display()),
+    );
+    let _guard = Throttle(cg.clone());
+    require(
+        std::fs::write(
+            cg.join("blkio.throttle.read_bps_device"),
+            format!("{} 40000000", numbers.trim()),
+        )
+        .is_ok(),
+        "cannot throttle reads through blkio.throttle.read_bps_device",
+    );
+    let (c, text) = compare_text(mnt.path(), Some(&cg));
+    assert_eq!(c["slowest"], slow.as_str(), "{text}");
+    assert!(text.contains("SLOW"), "{text}");
+}
+
+/// `compare --json -` on the mount point, optionally inside a cgroup: the
+/// document and the text on stderr.
+fn compare_text(mnt: &Path, cgroup: Option<&Path>) -> (Value, String) {
+    let bin = assert_cmd::cargo::cargo_bin("stripebench");
+    let script = format!(
+        "{} exec {} compare --duration 1s --ramp 200ms --file-size 96m --json - {}",
+        match cgroup {
+            Some(cg) => format!("echo $$ > {}/cgroup.procs &&", cg.display()),
+            None => String::new(),
+        },
+        bin.display(),
+        mnt.display()
+    );
+    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).to_string();
+    println!("{text}");
+    assert!(out.status.success(), "{text}");
+    (json(&out.stdout), text)
+}
+
+fn refused(args: &[&str], msg: &str) {
+    let out = sb().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(msg), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn compare_and_members_refuse_a_plain_device() {
+    let bed = LoopBed::new(1, 16);
+    let dev = bed.devices[0].as_str();
+    refused(&["compare", dev], "not a volume with members");
+    refused(&["run", "--members", dev], "has no members");
+}
+
+// Regression (issue 13, item 17): these refusals need no device, and ran
+// only as root.
+#[test]
+fn compare_refusals_that_need_no_root_run_without_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    refused(&["compare", "--rw", "write", t], "compare measures reads");
+    refused(&["compare", "--rw", "randrw", t], "compare measures reads");
+    refused(&["topology", "/dev/shm"], "no block device under it");
+    refused(
+        &["topology", "/dev/null"],
+        "neither a block device, a file nor a directory",
+    );
 }

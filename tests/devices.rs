@@ -1,14 +1,13 @@
 //! Real block devices (loop devices over files, attached with --direct-io=on
 //! by scripts/testbed.sh): device counters against the application's bytes,
-//! the write guard, and file systems that refuse O_DIRECT. Root only; each
-//! test prints "skipped: needs root" otherwise. Every device and mount is
-//! removed by a guard's Drop, also when an assertion fails.
+//! the write guard, and file systems that refuse O_DIRECT. Root only: without
+//! root each test is listed as ignored, with its reason (build.rs; under
+//! CI=true they run and fail instead). Every device and mount is removed by a
+//! guard's Drop, also when an assertion fails.
 
 mod common;
 
-use std::process::Command;
-
-use common::{is_root, json, mount, sb, u, LoopBed};
+use common::{is_root, json, mount, require, sb, sh_required, u, LoopBed};
 
 fn head(dev: &str) -> Vec<u8> {
     let mut f = std::fs::File::open(dev).unwrap();
@@ -18,10 +17,9 @@ fn head(dev: &str) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn direct_reads_match_the_device_counters() {
-    let Some(bed) = LoopBed::new(2, 64) else {
-        return;
-    };
+    let bed = LoopBed::new(2, 64);
     let out = sb()
         .args(["run", "--duration", "1s", "--ramp", "200ms", "--json", "-"])
         .args(&bed.devices)
@@ -57,10 +55,9 @@ fn direct_reads_match_the_device_counters() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn block_device_writes_need_consent_and_then_work() {
-    let Some(bed) = LoopBed::new(1, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 32);
     let dev = &bed.devices[0];
     let before = head(dev);
     for rw in ["write", "randwrite", "randrw"] {
@@ -120,24 +117,16 @@ fn block_device_writes_need_consent_and_then_work() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
 fn a_mounted_device_is_refused_even_with_consent() {
-    let Some(bed) = LoopBed::new(1, 64) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
-    if !Command::new("mkfs.ext4")
-        .args(["-q", "-F", &dev])
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-    {
-        println!("skipped: mkfs.ext4 unavailable");
-        return;
-    }
+    sh_required("mkfs.ext4", &["-q", "-F", &dev]);
     let mnt = tempfile::tempdir().unwrap();
-    let Some(_m) = mount(&[&dev], mnt.path()) else {
-        return;
-    };
+    let _m = mount(&[&dev], mnt.path());
     let out = sb()
         .args([
             "run",
@@ -156,15 +145,11 @@ fn a_mounted_device_is_refused_even_with_consent() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: mounts a ramfs")]
 fn a_file_system_without_o_direct_is_explained() {
-    if !is_root() {
-        println!("skipped: needs root");
-        return;
-    }
+    require(is_root(), "needs root: mounts a ramfs");
     let mnt = tempfile::tempdir().unwrap();
-    let Some(_m) = mount(&["-t", "ramfs", "none"], mnt.path()) else {
-        return;
-    };
+    let _m = mount(&["-t", "ramfs", "none"], mnt.path());
     let f = mnt.path().join("t");
     std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
     let out = sb()

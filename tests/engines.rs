@@ -6,15 +6,13 @@ mod common;
 
 use std::process::Command;
 
-use common::{data_file, json, run_json, sb, u};
+use common::{data_file, json, require, run_json, sb, u};
 use serde_json::Value;
 
-fn uring_available() -> bool {
-    let ok = stripebench::engine::uring::probe().is_ok();
-    if !ok {
-        println!("skipped: io_uring unavailable here");
-    }
-    ok
+/// Fails a test marked `sb_uring` when io_uring is unavailable after all.
+fn require_uring() {
+    let probe = stripebench::engine::uring::probe();
+    require(probe.is_ok(), &format!("needs io_uring: {probe:?}"));
 }
 
 fn run(args: &[&str]) -> Value {
@@ -22,10 +20,9 @@ fn run(args: &[&str]) -> Value {
 }
 
 #[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
 fn both_engines_move_the_same_bytes_and_write_the_same_data() {
-    if !uring_available() {
-        return;
-    }
+    require_uring();
     let dir = tempfile::tempdir().unwrap();
     let a = data_file(dir.path(), "a", 4 << 20);
     let b = data_file(dir.path(), "b", 4 << 20);
@@ -85,10 +82,9 @@ fn both_engines_move_the_same_bytes_and_write_the_same_data() {
 }
 
 #[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
 fn uring_at_depth_one_works_and_sync_refuses_depth() {
-    if !uring_available() {
-        return;
-    }
+    require_uring();
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);
     let d = run(&[
@@ -145,10 +141,12 @@ fn uring_at_depth_one_works_and_sync_refuses_depth() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(sb_uring, sb_root, sb_setpriv)),
+    ignore = "needs io_uring, root, setpriv and prlimit"
+)]
 fn refused_buffer_registration_falls_back_to_plain_io() {
-    if !uring_available() {
-        return;
-    }
+    require_uring();
     // Without CAP_IPC_LOCK and with no locked memory allowed, the kernel
     // refuses to register buffers; the run must go on, and say so.
     let probe = Command::new("setpriv")
@@ -160,10 +158,10 @@ fn refused_buffer_registration_falls_back_to_plain_io() {
             "true",
         ])
         .status();
-    if !probe.map(|s| s.success()).unwrap_or(false) {
-        println!("skipped: setpriv/prlimit cannot drop CAP_IPC_LOCK here");
-        return;
-    }
+    require(
+        probe.map(|s| s.success()).unwrap_or(false),
+        "setpriv/prlimit cannot drop CAP_IPC_LOCK here",
+    );
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 4 << 20);
     let out = Command::new("setpriv")

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,6 +55,31 @@ fn hist(v: &Value) -> LatencyHistogram {
     LatencyHistogram::from_base64(v.as_str().unwrap()).unwrap()
 }
 
+/// A histogram's non-empty buckets: the highest value each stands for, and
+/// its count.
+fn buckets(h: &LatencyHistogram) -> BTreeMap<u64, u64> {
+    h.inner()
+        .iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect()
+}
+
+/// The value at quantile q of bucketed samples: the bucket holding the
+/// ceil(q x n)-th smallest sample (at least the first), as HdrHistogram
+/// defines it.
+fn quantile(buckets: &BTreeMap<u64, u64>, q: f64) -> u64 {
+    let n: u64 = buckets.values().sum();
+    let rank = ((q * n as f64).ceil() as u64).max(1);
+    let mut seen = 0;
+    for (&value, &count) in buckets {
+        seen += count;
+        if seen >= rank {
+            return value;
+        }
+    }
+    panic!("no sample at rank {rank} of {n}")
+}
+
 #[test]
 fn merge_adds_up_exactly_and_is_associative() {
     let dir = tempfile::tempdir().unwrap();
@@ -79,18 +105,35 @@ fn merge_adds_up_exactly_and_is_associative() {
         docs.iter().map(|d| u(&d["total"]["ios"])).sum::<u64>()
     );
     assert_eq!(m["workers"].as_array().unwrap().len(), 3);
-    // Fleet percentiles are those of one histogram holding every sample.
-    let mut all = LatencyHistogram::new();
+    // Fleet percentiles are those of every host's samples together. The
+    // expectation is computed here, from the hosts' buckets, not with the
+    // histogram merge under test.
+    let mut all: BTreeMap<u64, u64> = BTreeMap::new();
     for d in &docs {
-        all.merge(&hist(&d["total"]["histogram"]));
+        for (value, count) in buckets(&hist(&d["total"]["histogram"])) {
+            *all.entry(value).or_default() += count;
+        }
     }
-    let fleet = &m["total"]["latency_ns"];
-    let s = all.summary().unwrap();
+    let merged = hist(&m["total"]["histogram"]);
     assert_eq!(
-        (u(&fleet["p50"]), u(&fleet["p99"]), u(&fleet["max"])),
-        (s.p50, s.p99, s.max)
+        buckets(&merged),
+        all,
+        "the fleet histogram holds every host's samples, bucket by bucket"
     );
-    assert_eq!(hist(&m["total"]["histogram"]).len(), all.len());
+    let total: u64 = all.values().sum();
+    assert_eq!(
+        total,
+        u(&m["total"]["ios"]),
+        "one latency sample per I/O counted"
+    );
+    let fleet = &m["total"]["latency_ns"];
+    for (key, q) in [("p50", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0)] {
+        assert_eq!(
+            u(&fleet[key]),
+            quantile(&all, q),
+            "fleet {key} from every sample"
+        );
+    }
     // merge(merge(a, b), c) == merge(a, b, c)
     let ab = dir.path().join("ab.json");
     sb().arg("merge")
@@ -147,6 +190,126 @@ fn merge_refuses_what_it_cannot_merge() {
     assert!(err.contains("schema version 99"), "{err}");
     let (code, _, err) = merge(&[&a], &[]);
     assert_eq!(code, Some(2), "{err}");
+}
+
+// Regression (issue 13, item 6): `merge a.json a.json` reported a fleet of
+// two hosts at twice the throughput.
+#[test]
+fn merge_refuses_the_same_run_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run_doc(dir.path(), "a", &[]);
+    let b = run_doc(dir.path(), "b", &[]);
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(&a, &copy).unwrap();
+    let ab = dir.path().join("ab.json");
+    sb().arg("merge")
+        .args([&a, &b])
+        .arg("--json")
+        .arg(&ab)
+        .assert()
+        .success();
+    for files in [vec![&a, &a], vec![&a, &copy], vec![&ab, &a], vec![&b, &ab]] {
+        let (code, _, err) = merge(&files.iter().map(|p| p.as_path()).collect::<Vec<_>>(), &[]);
+        assert_eq!(code, Some(2), "{files:?}: {err}");
+        assert!(
+            err.contains("repeats the run of host") && err.contains("--force"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+    let one = u(&json(&std::fs::read(&a).unwrap())["total"]["bytes"]);
+    let (code, m, _) = merge(&[&a, &a], &["--force"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(u(&m["total"]["bytes"]), 2 * one, "--force merges as asked");
+    assert!(
+        m["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("merged twice because of --force")),
+        "{}",
+        m["warnings"]
+    );
+}
+
+// Regression (issue 13, item 9c): merge accepted a window of 0 s, a
+// document without workers but with non-zero totals, and a rate of 1e308.
+#[test]
+fn merge_refuses_documents_whose_arithmetic_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run_doc(dir.path(), "a", &[]);
+    let b = run_doc(dir.path(), "b", &[]);
+    let good = json(&std::fs::read(&b).unwrap());
+    let damaged = |name: &str, edit: &dyn Fn(&mut Value)| -> PathBuf {
+        let mut v = good.clone();
+        edit(&mut v);
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+        p
+    };
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (
+            damaged("w0.json", &|v| v["window"]["seconds"] = 0.0.into()),
+            "window.seconds is 0",
+        ),
+        (
+            damaged("t0.json", &|v| v["total"]["seconds"] = (-1.0).into()),
+            "total.seconds is -1",
+        ),
+        (
+            damaged("noworkers.json", &|v| v["workers"] = Value::Array(vec![])),
+            "add up to 0",
+        ),
+        (
+            damaged("huge.json", &|v| v["total"]["bytes_per_sec"] = 1e308.into()),
+            "total.bytes_per_sec is 1e308",
+        ),
+        (
+            damaged("iops.json", &|v| v["total"]["iops"] = "many".into()),
+            "total.iops is missing or not a number",
+        ),
+        (
+            damaged("ends.json", &|v| {
+                let s = v["window"]["start_unix_sec"].as_f64().unwrap();
+                v["window"]["end_unix_sec"] = (s - 5.0).into();
+            }),
+            "before it starts",
+        ),
+    ];
+    for (p, expect) in &cases {
+        let (code, _, err) = merge(&[&a, p], &[]);
+        assert_eq!(code, Some(2), "{}: {err}", p.display());
+        let name = p.file_name().unwrap().to_str().unwrap();
+        assert!(
+            err.contains(name) && err.contains(expect),
+            "{expect}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+    // A merged document whose total is not the sum of its hosts.
+    let ab = dir.path().join("ab.json");
+    sb().arg("merge")
+        .args([&a, &b])
+        .arg("--json")
+        .arg(&ab)
+        .assert()
+        .success();
+    let mut m = json(&std::fs::read(&ab).unwrap());
+    m["total"]["bytes_per_sec"] = 1e308.into();
+    let bad = dir.path().join("badmerge.json");
+    std::fs::write(&bad, serde_json::to_vec(&m).unwrap()).unwrap();
+    let c = run_doc(dir.path(), "c", &[]);
+    let (code, _, err) = merge(&[&bad, &c], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("badmerge.json") && err.contains("its hosts add up to"),
+        "{err}"
+    );
+    let mut m = json(&std::fs::read(&ab).unwrap());
+    m["hosts"][0]["seconds"] = 0.0.into();
+    std::fs::write(&bad, serde_json::to_vec(&m).unwrap()).unwrap();
+    let (code, _, err) = merge(&[&bad, &c], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("hosts[0].seconds is 0"), "{err}");
 }
 
 #[test]
@@ -219,10 +382,9 @@ fn start_at_waits_for_its_instant_and_refuses_the_past() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn fleet_script_on_two_local_hosts() {
-    let Some(bed) = LoopBed::new(4, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(4, 32);
     let hosts = bed.dir().join("hosts");
     std::fs::write(
         &hosts,

@@ -8,12 +8,12 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{digest, mount, sb, sh, LoopBed, Mounted};
+use common::{digest, mount, sb, sh, sh_required, LoopBed, Mounted};
 
 /// Mounts read-only: a file system mounted read-write writes to its device
 /// on its own (journal commits), which would blur the check that a refused
 /// run wrote nothing. Read-only is still mounted, which is what is refused.
-fn mount_ro(dev: &str, at: &Path) -> Option<Mounted> {
+fn mount_ro(dev: &str, at: &Path) -> Mounted {
     mount(&["-o", "ro", dev], at)
 }
 
@@ -37,13 +37,15 @@ fn refused(args: &[&str], dev: &str, expect: &str) {
 const WRITES: [&str; 3] = ["write", "randwrite", "randrw"];
 
 #[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
 fn mounted_ext4_is_refused_by_path_and_by_symlink() {
-    let Some(bed) = LoopBed::new(1, 64) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
     // No lazy initialisation: a quiet file system writes nothing on its own.
-    if !sh(
+    sh_required(
         "mkfs.ext4",
         &[
             "-q",
@@ -52,14 +54,9 @@ fn mounted_ext4_is_refused_by_path_and_by_symlink() {
             "lazy_itable_init=0,lazy_journal_init=0",
             &dev,
         ],
-    ) {
-        println!("skipped: mkfs.ext4 unavailable");
-        return;
-    }
+    );
     let mnt = tempfile::tempdir().unwrap();
-    let Some(_m) = mount_ro(&dev, mnt.path()) else {
-        return;
-    };
+    let _m = mount_ro(&dev, mnt.path());
     let link = bed.dir().join("by-id-disk");
     std::os::unix::fs::symlink(&dev, &link).unwrap();
     let link = link.to_str().unwrap();
@@ -116,15 +113,14 @@ fn mounted_ext4_is_refused_by_path_and_by_symlink() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
 fn an_unmounted_signature_needs_force_and_a_blank_device_needs_consent() {
-    let Some(bed) = LoopBed::new(2, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(2, 32);
     let (fs_dev, blank) = (bed.devices[0].clone(), bed.devices[1].clone());
-    if !sh("mkfs.ext4", &["-q", "-F", &fs_dev]) {
-        println!("skipped: mkfs.ext4 unavailable");
-        return;
-    }
+    sh_required("mkfs.ext4", &["-q", "-F", &fs_dev]);
     let before = digest(&fs_dev);
     refused(
         &["--rw", "write", "--allow-destructive"],
@@ -182,20 +178,17 @@ fn an_unmounted_signature_needs_force_and_a_blank_device_needs_consent() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs)),
+    ignore = "needs root and mkfs.btrfs (btrfs-progs)"
+)]
 fn a_member_of_a_mounted_btrfs_raid0_is_refused() {
-    let Some(bed) = LoopBed::new(3, 128) else {
-        return;
-    };
+    let bed = LoopBed::new(3, 128);
     let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
     args.extend(bed.devices.iter().map(String::as_str));
-    if !sh("mkfs.btrfs", &args) {
-        println!("skipped: mkfs.btrfs unavailable");
-        return;
-    }
+    sh_required("mkfs.btrfs", &args);
     let mnt = tempfile::tempdir().unwrap();
-    let Some(_m) = mount_ro(&bed.devices[0], mnt.path()) else {
-        return;
-    };
+    let _m = mount_ro(&bed.devices[0], mnt.path());
     let member = &bed.devices[1];
     sh("sync", &[]);
     let before = digest(member);
@@ -233,15 +226,12 @@ impl Drop for Swap {
 }
 
 #[test]
+#[cfg_attr(not(all(sb_root, sb_swap)), ignore = "needs root, mkswap and swapon")]
 fn active_swap_is_refused() {
-    let Some(bed) = LoopBed::new(1, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 32);
     let dev = bed.devices[0].clone();
-    if !sh("mkswap", &[&dev]) || !sh("swapon", &[&dev]) {
-        println!("skipped: cannot make or enable swap here");
-        return;
-    }
+    sh_required("mkswap", &[&dev]);
+    sh_required("swapon", &[&dev]);
     let _swap = Swap(dev.clone());
     refused(
         &["--rw", "write", "--allow-destructive"],

@@ -39,10 +39,9 @@ fn signal(child: &std::process::Child, sig: i32) {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn every_catchable_terminating_signal_restores_and_reports() {
-    let Some(bed) = LoopBed::new(1, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 32);
     let dev = bed.devices[0].clone();
     std::fs::write(ra_path(&dev), "128").unwrap();
     let d = tempfile::tempdir().unwrap();
@@ -138,16 +137,17 @@ fn children(pid: u32) -> Vec<u32> {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(sb_root, sb_blkio)),
+    ignore = "needs root and a blkio cgroup (v1) to throttle writes"
+)]
 fn ctrl_c_during_the_final_fsync_is_reported_and_ends_the_wait() {
-    let Some(bed) = LoopBed::new(1, 64) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
     // 64 MiB dirty at 1 MB/s: a flush of about a minute.
-    let Some(throttle) = WriteThrottle::new(&dev, 1_000_000) else {
-        println!("skipped: no blkio cgroup to throttle writes with");
-        return;
-    };
+    let throttle = WriteThrottle::new(&dev, 1_000_000);
+    common::require(throttle.is_some(), "a blkio cgroup to throttle writes with");
+    let throttle = throttle.unwrap();
     let d = tempfile::tempdir().unwrap();
     let j = d.path().join("flush.json");
     let bin = assert_cmd::cargo::cargo_bin("stripebench");
@@ -270,11 +270,11 @@ fn an_interrupt_while_the_test_bed_is_written_still_writes_the_json() {
 }
 
 #[test]
+#[cfg_attr(
+    not(sb_root),
+    ignore = "needs root: the state directory is /run/stripebench"
+)]
 fn a_test_bed_left_by_sigkill_is_named_and_removed_by_restore() {
-    if !common::is_root() {
-        println!("skipped: needs root (restore writes settings other runs left)");
-        return;
-    }
     let d = tempfile::tempdir().unwrap();
     let bed_dir = d.path().join("bed");
     std::fs::create_dir(&bed_dir).unwrap();

@@ -41,14 +41,11 @@ fn refused(args: &[&str], expect: &str) {
 
 /// An ext4 image, mounted read-only through a loop device (read-only, so the
 /// file system itself writes nothing and the checksum only moves if we do).
-fn mounted_ext4(img: &Path, at: &Path, extra: &[&str]) -> Option<(Loop, Mounted)> {
-    let l = Loop::attach(img, extra)?;
-    if !sh("mkfs.ext4", &["-q", "-F", &l.dev]) {
-        println!("skipped: mkfs.ext4 unavailable");
-        return None;
-    }
-    let m = mount(&["-o", "ro", &l.dev], at)?;
-    Some((l, m))
+fn mounted_ext4(img: &Path, at: &Path, extra: &[&str]) -> (Loop, Mounted) {
+    let l = Loop::attach(img, extra);
+    common::sh_required("mkfs.ext4", &["-q", "-F", &l.dev]);
+    let m = mount(&["-o", "ro", &l.dev], at);
+    (l, m)
 }
 
 #[test]
@@ -116,12 +113,11 @@ fn report_output_on_a_device_fifo_or_directory_is_refused() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn report_output_on_a_block_device_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let img = image(d.path(), "dev.img", 8);
-    let Some(l) = Loop::attach(&img, &[]) else {
-        return;
-    };
+    let l = Loop::attach(&img, &[]);
     let t = image(d.path(), "t.dat", 2);
     let before = digest(&l.dev);
     refused(
@@ -193,16 +189,16 @@ fn reports_are_written_whole_through_a_rename() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
 fn a_second_loop_over_the_image_of_a_mounted_one_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let img = image(d.path(), "small.img", 32);
     let mnt = tempfile::tempdir().unwrap();
-    let Some((_l7, _m)) = mounted_ext4(&img, mnt.path(), &[]) else {
-        return;
-    };
-    let Some(l9) = Loop::attach(&img, &[]) else {
-        return;
-    };
+    let (_l7, _m) = mounted_ext4(&img, mnt.path(), &[]);
+    let l9 = Loop::attach(&img, &[]);
     sh("sync", &[]);
     let before = digest(img.to_str().unwrap());
     for rw in ["write", "randwrite", "randrw"] {
@@ -260,21 +256,18 @@ fn a_second_loop_over_the_image_of_a_mounted_one_is_refused() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
 fn an_offset_loop_over_a_mounted_range_is_refused_and_one_beside_it_is_not() {
     let d = tempfile::tempdir().unwrap();
     let img = image(d.path(), "part.img", 48);
     let mnt = tempfile::tempdir().unwrap();
     // The "partition": 1 MiB in, 20 MiB long, mounted.
-    let Some((_p1, _m)) = mounted_ext4(&img, mnt.path(), &["-o", "1MiB", "--sizelimit", "20MiB"])
-    else {
-        return;
-    };
-    let Some(inside) = Loop::attach(&img, &["-o", "8MiB", "--sizelimit", "8MiB"]) else {
-        return;
-    };
-    let Some(beside) = Loop::attach(&img, &["-o", "21MiB", "--sizelimit", "20MiB"]) else {
-        return;
-    };
+    let (_p1, _m) = mounted_ext4(&img, mnt.path(), &["-o", "1MiB", "--sizelimit", "20MiB"]);
+    let inside = Loop::attach(&img, &["-o", "8MiB", "--sizelimit", "8MiB"]);
+    let beside = Loop::attach(&img, &["-o", "21MiB", "--sizelimit", "20MiB"]);
     sh("sync", &[]);
     let halves = |img: &Path| {
         let d = std::fs::read(img).unwrap();
@@ -345,6 +338,7 @@ fn consent_from_a_config_file_is_refused() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn overlapping_targets_refuse_writes_and_warn_on_reads() {
     let d = tempfile::tempdir().unwrap();
     let t = image(d.path(), "t.dat", 2);
@@ -358,12 +352,8 @@ fn overlapping_targets_refuse_writes_and_warn_on_reads() {
     // Two loop devices over one image overlap (a disk and its partition do
     // the same; this kernel has no partitions, the fixture test covers them).
     let img = image(d.path(), "img", 16);
-    let Some(a) = Loop::attach(&img, &[]) else {
-        return;
-    };
-    let Some(b) = Loop::attach(&img, &["-o", "4MiB"]) else {
-        return;
-    };
+    let a = Loop::attach(&img, &[]);
+    let b = Loop::attach(&img, &["-o", "4MiB"]);
     let before = digest(img.to_str().unwrap());
     refused(
         &[
@@ -395,12 +385,11 @@ fn overlapping_targets_refuse_writes_and_warn_on_reads() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn a_read_only_device_fails_the_write_checks_and_an_empty_one_is_named_so() {
     let d = tempfile::tempdir().unwrap();
     let img = image(d.path(), "ro.img", 8);
-    let Some(l) = Loop::attach(&img, &["-r"]) else {
-        return;
-    };
+    let l = Loop::attach(&img, &["-r"]);
     let out = sb()
         .args([
             "run",

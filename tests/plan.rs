@@ -3,13 +3,15 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+
 use common::{data_file, json, sb, LoopBed};
+use serde_json::{json, Value};
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn plan_fits_a_real_members_sweep() {
-    let Some(bed) = LoopBed::new(3, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(3, 32);
     let sweep = bed.dir().join("members.json");
     sb().args([
         "sweep",
@@ -101,4 +103,169 @@ fn plan_refuses_results_without_a_curve() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A jobs=1,2,3 sweep on a file, as a document to damage.
+fn jobs_sweep(dir: &Path) -> Value {
+    let t = data_file(dir, "t", 4 << 20);
+    let out = dir.join("jobs123.json");
+    sb().args([
+        "sweep",
+        "--param",
+        "jobs=1,2,3",
+        "--bs",
+        "64k",
+        "--duration",
+        "200ms",
+        "--ramp",
+        "0",
+        "--json",
+    ])
+    .arg(&out)
+    .arg(&t)
+    .assert()
+    .success();
+    json(&std::fs::read(&out).unwrap())
+}
+
+fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(v).unwrap()).unwrap();
+    p
+}
+
+/// `plan ARGS`: exit code, stdout, stderr.
+fn plan(args: &[&Path], extra: &[&str]) -> (Option<i32>, String, String) {
+    let out = sb().arg("plan").args(args).args(extra).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn refused(args: &[&Path], extra: &[&str], expect: &[&str]) {
+    let (code, _, err) = plan(args, extra);
+    assert_eq!(code, Some(2), "{args:?}: {err}");
+    for e in expect {
+        assert!(err.contains(e), "expected '{e}' in: {err}");
+    }
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+// Regression (issue 13, item 7): unparseable or missing values became 0 and
+// entered the fit, N = 0 printed inf%, N = -1 was fitted, all-zero points
+// printed NaN%.
+#[test]
+fn plan_refuses_garbage_naming_the_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = jobs_sweep(dir.path());
+    assert_eq!(good["points"].as_array().unwrap().len(), 3);
+    let g = write(dir.path(), "good.json", &good);
+    let (code, _, err) = plan(&[&g], &[]);
+    assert_eq!(code, Some(0), "{err}");
+
+    for (name, value, field) in [
+        ("abc.json", json!("abc"), "points[0].values[0] (jobs)"),
+        ("zero.json", json!("0"), "points[0].values[0] (jobs)"),
+        ("neg.json", json!("-1"), "points[0].values[0] (jobs)"),
+        ("half.json", json!("1.5"), "points[0].values[0] (jobs)"),
+        ("none.json", Value::Null, "points[0].values[0] (jobs)"),
+    ] {
+        let mut v = good.clone();
+        v["points"][0]["values"][0][1] = value;
+        let p = write(dir.path(), name, &v);
+        refused(&[&p], &[], &[name, field, "whole number"]);
+    }
+    for (name, value) in [("huge.json", json!(1e308)), ("text.json", json!("fast"))] {
+        let mut v = good.clone();
+        v["points"][1]["bytes_per_sec_median"] = value;
+        let p = write(dir.path(), name, &v);
+        refused(&[&p], &[], &[name, "points[1].bytes_per_sec_median"]);
+    }
+    let mut v = good.clone();
+    v["points"][2]
+        .as_object_mut()
+        .unwrap()
+        .remove("bytes_per_sec_median");
+    let p = write(dir.path(), "missing.json", &v);
+    refused(
+        &[&p],
+        &[],
+        &["missing.json", "points[2].bytes_per_sec_median"],
+    );
+    // A median its runs do not support.
+    let mut v = good.clone();
+    let m = v["points"][0]["bytes_per_sec_median"].as_f64().unwrap();
+    v["points"][0]["bytes_per_sec_median"] = json!(m * 10.0);
+    let p = write(dir.path(), "median.json", &v);
+    refused(&[&p], &[], &["median.json", "outside its runs'"]);
+    // A run inside the sweep whose rate is not its bytes over its window.
+    let mut v = good.clone();
+    v["points"][1]["runs"][0]["total"]["bytes_per_sec"] = json!(1e308);
+    let p = write(dir.path(), "run.json", &v);
+    refused(
+        &[&p],
+        &[],
+        &["run.json", "points[1].runs[0].total.bytes_per_sec"],
+    );
+    // Every point at 0 B/s: nothing to fit.
+    let mut v = good.clone();
+    for pt in v["points"].as_array_mut().unwrap() {
+        pt["bytes_per_sec_median"] = json!(0.0);
+        pt["runs"] = json!([]);
+    }
+    let p = write(dir.path(), "zeros.json", &v);
+    refused(&[&p], &[], &["every point measured 0 B/s"]);
+}
+
+/// A run document on `n` files, with `extra` options.
+fn run_on(dir: &Path, name: &str, n: usize, extra: &[&str]) -> PathBuf {
+    let files: Vec<PathBuf> = (0..n)
+        .map(|i| data_file(dir, &format!("{name}{i}.dat"), 1 << 20))
+        .collect();
+    let out = dir.join(format!("{name}.json"));
+    sb().args(["run", "--duration", "200ms", "--ramp", "0", "--bs", "64k"])
+        .args(extra)
+        .arg("--json")
+        .arg(&out)
+        .args(&files)
+        .assert()
+        .success();
+    out
+}
+
+// Regression (issue 13, items 7 and 9c): sweeps over jobs and runs (N =
+// targets) were fitted together, and so were runs of different workloads.
+#[test]
+fn plan_refuses_mixed_kinds_of_n_and_mixed_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write(dir.path(), "jobs.json", &jobs_sweep(dir.path()));
+    let r1 = run_on(dir.path(), "r1", 1, &[]);
+    let r2 = run_on(dir.path(), "r2", 2, &[]);
+    let r3 = run_on(dir.path(), "r3", 3, &[]);
+    let (code, out, err) = plan(&[&r1, &r2, &r3], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("N = targets"), "{out}");
+    refused(
+        &[&sweep, &r1],
+        &[],
+        &["r1.json gives N as targets", "jobs.json as jobs"],
+    );
+    let rand = run_on(dir.path(), "rand", 3, &["--rw", "randread", "--bs", "4k"]);
+    refused(
+        &[&r1, &r2, &rand],
+        &[],
+        &[
+            "rand.json ran a different workload than",
+            "r1.json",
+            "--force",
+        ],
+    );
+    let (code, out, err) = plan(&[&r1, &r2, &rand], &["--force"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("warning: ") && out.contains("fitted together because of --force"),
+        "{out}"
+    );
 }

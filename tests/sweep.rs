@@ -23,10 +23,9 @@ fn svg_texts(path: &std::path::Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn a_readahead_by_mode_sweep_on_a_loop_device() {
-    let Some(bed) = LoopBed::new(1, 64) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
     let ra = format!(
         "/sys/block/{}/queue/read_ahead_kb",
@@ -159,13 +158,12 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
 }
 
 #[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn cold_by_default_cached_on_purpose() {
     // A loop device's own counters see only this test's I/O. Its pages are
     // read into the cache first; the run evicts them, so one pass reads from
     // the device. With --cached the device stays idle.
-    let Some(bed) = LoopBed::new(1, 32) else {
-        return;
-    };
+    let bed = LoopBed::new(1, 32);
     let dev = bed.devices[0].clone();
     sb().args([
         "run",
@@ -299,4 +297,55 @@ fn sweep_bad_input() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no block device"));
+}
+
+// Regression (issue 13, item 16): `sweep --csv -` wrote nothing.
+#[test]
+fn sweep_csv_to_stdout_writes_a_row_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 2 << 20);
+    let out = sb()
+        .args([
+            "sweep",
+            "--param",
+            "bs=64k,128k",
+            "--duration",
+            "100ms",
+            "--ramp",
+            "0",
+            "--csv",
+            "-",
+        ])
+        .arg(&t)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let mut r = csv::Reader::from_reader(&out.stdout[..]);
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(header[0], "bs");
+    assert!(header.contains(&"bytes_per_sec_median".to_string()));
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let bs: Vec<&str> = rows.iter().map(|r| &r[0]).collect();
+    assert_eq!(
+        bs,
+        ["64k", "128k"],
+        "one row per point, nothing else on stdout"
+    );
+    for row in &rows {
+        let rate: f64 = row[1].parse().unwrap();
+        assert!(rate > 0.0, "{row:?}");
+    }
+    // The table moved to stderr.
+    assert!(err.contains("sweep: 2 point(s)"), "{err}");
+    // Both documents cannot have stdout.
+    let out = sb()
+        .args(["sweep", "--param", "bs=64k", "--json", "-", "--csv", "-"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("both want stdout"), "{err}");
+    assert!(out.stdout.is_empty());
 }

@@ -61,7 +61,7 @@ fn write_block(file: &Path, n: u64, data: &[u8]) {
 fn corrupt_misplaced_and_stale_blocks_are_found() {
     // target: what stripebench reads; backing: where the damage is done.
     let tmp = tempfile::tempdir().unwrap();
-    let bed = if is_root() { LoopBed::new(1, 16) } else { None };
+    let bed = is_root().then(|| LoopBed::new(1, 16));
     let (target, backing): (String, PathBuf) = match &bed {
         Some(b) => {
             let line = std::fs::read_to_string(b.dir().join("devices")).unwrap();

@@ -443,7 +443,31 @@ pub(crate) mod tests {
         assert!(text.contains("\nTOTAL "));
         assert!(text.contains("ERROR: worker w1"));
         assert!(text.contains("MB/s = 10^6 B/s"));
-        // 3000 IOs * 4096 B over 2 s = 6.1 MB/s.
-        assert!(text.contains("6.1"), "{text}");
+        // Each row's figures, counted from the right (target and cpu may be
+        // empty): MB/s, MiB/s, IOPS, 5 latencies, usr%, sys%, errors.
+        let figures = |label: &str| -> [String; 4] {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("{label} ")))
+                .unwrap_or_else(|| panic!("no {label} row: {text}"));
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let n = cols.len();
+            [n - 11, n - 10, n - 9, n - 1].map(|i| cols[i].to_string())
+        };
+        let usr_sys = |label: &str| -> (String, String) {
+            let line = text.lines().find(|l| l.starts_with(label)).unwrap();
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let n = cols.len();
+            (cols[n - 3].to_string(), cols[n - 2].to_string())
+        };
+        // w0: 1000 x 4096 B over 2 s = 2.048 MB/s = 1.95 MiB/s, 500 IOPS.
+        assert_eq!(figures("w0"), ["2.0", "2.0", "500", "0"], "{text}");
+        // w1: twice that, and its one error.
+        assert_eq!(figures("w1"), ["4.1", "3.9", "1000", "1"], "{text}");
+        // TOTAL: 3000 x 4096 B over 2 s = 6.144 MB/s = 5.86 MiB/s, 1500 IOPS.
+        assert_eq!(figures("TOTAL"), ["6.1", "5.9", "1500", "1"], "{text}");
+        // CPU: 0.1 s user and 0.5 s system per worker over 2 s; summed in TOTAL.
+        assert_eq!(usr_sys("w0"), ("5.0".into(), "25.0".into()), "{text}");
+        assert_eq!(usr_sys("TOTAL"), ("10.0".into(), "50.0".into()), "{text}");
     }
 }

@@ -1,5 +1,12 @@
 //! Helpers shared by the integration tests: the binary, temporary targets,
 //! loop devices (root only, removed on every exit path through Drop).
+//!
+//! A test that needs what this machine may lack (root, io_uring, a tool) is
+//! marked `#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]`,
+//! with the flags build.rs decides, so `cargo test` lists it as ignored with
+//! its reason. A test that runs never skips itself: when what it needs is
+//! missing after all (a stale build, or `CI=true`, which sets every flag),
+//! `require` and the helpers below fail it, saying what was missing.
 
 #![allow(dead_code)]
 
@@ -66,16 +73,37 @@ impl Drop for Mounted {
     }
 }
 
-/// `mount ARGS AT`; `None`, with the reason printed, when it fails.
-pub fn mount(args: &[&str], at: &Path) -> Option<Mounted> {
+/// Fails the running test when `ok` is false: a requirement that build.rs
+/// found (or that `CI=true` demands) is missing now. Never a silent pass.
+pub fn require(ok: bool, what: &str) {
+    assert!(
+        ok,
+        "{what}: this test was built to run here (build.rs found it, or CI=true demands it); \
+         provide it, or rebuild outside CI to have the test listed as ignored"
+    );
+}
+
+/// Runs a system command that the test needs; fails the test with the
+/// command's own error output when it does not succeed.
+pub fn sh_required(cmd: &str, args: &[&str]) {
+    let out = Command::new(cmd).args(args).output();
+    match out {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!(
+            "{cmd} {args:?} failed ({}): {}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => panic!("{cmd} {args:?} could not run: {e}"),
+    }
+}
+
+/// `mount ARGS AT`, which must succeed.
+pub fn mount(args: &[&str], at: &Path) -> Mounted {
     let mut all: Vec<&str> = args.to_vec();
     all.push(at.to_str().unwrap());
-    if sh("mount", &all) {
-        Some(Mounted(at.to_path_buf()))
-    } else {
-        println!("skipped: mount {args:?} failed");
-        None
-    }
+    sh_required("mount", &all);
+    Mounted(at.to_path_buf())
 }
 
 pub fn json(out: &[u8]) -> Value {
@@ -109,12 +137,10 @@ fn script() -> PathBuf {
 }
 
 impl LoopBed {
-    /// `None` (with the reason printed) when not root or loop devices are unavailable.
-    pub fn new(n: usize, size_mb: usize) -> Option<LoopBed> {
-        if !is_root() {
-            println!("skipped: needs root");
-            return None;
-        }
+    /// N loop devices of SIZE_MB each. Fails the test when not root or when
+    /// the devices cannot be attached (mark the test with `sb_root`).
+    pub fn new(n: usize, size_mb: usize) -> LoopBed {
+        require(is_root(), "needs root: loop devices");
         let dir = tempfile::tempdir().unwrap();
         let out = Command::new("bash")
             .arg(script())
@@ -133,14 +159,12 @@ impl LoopBed {
                 .collect(),
             dir,
         };
-        if !out.status.success() || bed.devices.len() != n {
-            println!(
-                "skipped: loop devices unavailable: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            return None;
-        }
-        Some(bed)
+        assert!(
+            out.status.success() && bed.devices.len() == n,
+            "loop devices unavailable: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        bed
     }
 
     pub fn dir(&self) -> &Path {
@@ -165,26 +189,25 @@ pub struct Loop {
 }
 
 impl Loop {
-    /// `None` (with the reason printed) when not root or losetup fails.
-    pub fn attach(file: &Path, extra: &[&str]) -> Option<Loop> {
-        if !is_root() {
-            println!("skipped: needs root");
-            return None;
-        }
+    /// Attaches a loop device, which must succeed (root; see `require`).
+    pub fn attach(file: &Path, extra: &[&str]) -> Loop {
+        require(is_root(), "needs root to attach loop devices");
         let out = Command::new("losetup")
             .args(["-f", "--show", "--direct-io=on"])
             .args(extra)
             .arg(file)
             .output()
-            .ok()?;
-        if !out.status.success() {
-            println!("skipped: losetup: {}", String::from_utf8_lossy(&out.stderr));
-            return None;
-        }
-        Some(Loop {
+            .unwrap_or_else(|e| panic!("losetup could not run: {e}"));
+        assert!(
+            out.status.success(),
+            "losetup {extra:?} {}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Loop {
             dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
             file: file.to_path_buf(),
-        })
+        }
     }
 }
 

@@ -1,0 +1,105 @@
+//! Decides, once per build, which of the machine's capabilities the
+//! integration tests may rely on, as `cfg` flags the tests read:
+//!
+//! | cfg             | set when                                              |
+//! |-----------------|-------------------------------------------------------|
+//! | `sb_root`       | the build runs as root (loop devices, mounts, sysfs)  |
+//! | `sb_uring`      | the kernel accepts `io_uring_setup`                   |
+//! | `sb_mkfs_ext4`  | `mkfs.ext4` is installed                              |
+//! | `sb_mkfs_btrfs` | `mkfs.btrfs` is installed                             |
+//! | `sb_swap`       | `mkswap` and `swapon` are installed                   |
+//! | `sb_setpriv`    | `setpriv` and `prlimit` are installed                 |
+//! | `sb_blkio`      | a cgroup v1 blkio hierarchy is mounted                |
+//! | `sb_multi_cpu`  | this process may run on two or more CPUs              |
+//!
+//! A test that needs what is missing is compiled with
+//! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
+//! reason, instead of a silent "ok". Under `CI=true` every flag is set: the
+//! tests run, and one whose requirement is missing fails (tests/common's
+//! `require` panics with the reason) rather than being skipped.
+//!
+//! Nothing here affects the library or the binary.
+
+use std::path::Path;
+
+const FLAGS: [&str; 8] = [
+    "sb_root",
+    "sb_uring",
+    "sb_mkfs_ext4",
+    "sb_mkfs_btrfs",
+    "sb_swap",
+    "sb_setpriv",
+    "sb_blkio",
+    "sb_multi_cpu",
+];
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    // Whether we are CI, and who builds: sudo and su change these.
+    for var in ["CI", "USER", "SUDO_UID", "PATH"] {
+        println!("cargo::rerun-if-env-changed={var}");
+    }
+    // Installing a tool changes these directories.
+    for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
+        if Path::new(dir).is_dir() {
+            println!("cargo::rerun-if-changed={dir}");
+        }
+    }
+    for flag in FLAGS {
+        println!("cargo::rustc-check-cfg=cfg({flag})");
+    }
+
+    let ci = std::env::var("CI")
+        .map(|v| !v.is_empty() && v != "false" && v != "0")
+        .unwrap_or(false);
+    let root = is_root();
+    let have = |flag: &str| -> bool {
+        match flag {
+            "sb_root" => root,
+            "sb_uring" => uring(),
+            "sb_mkfs_ext4" => on_path("mkfs.ext4"),
+            "sb_mkfs_btrfs" => on_path("mkfs.btrfs"),
+            "sb_swap" => on_path("mkswap") && on_path("swapon"),
+            "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
+            "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
+            "sb_multi_cpu" => std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
+            _ => false,
+        }
+    };
+    for flag in FLAGS {
+        if ci || have(flag) {
+            println!("cargo::rustc-cfg={flag}");
+        }
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// io_uring_setup(1, params) succeeds (it fails with ENOSYS on old kernels,
+/// EPERM when disabled by sysctl or a seccomp filter).
+fn uring() -> bool {
+    // struct io_uring_params is 120 bytes; zeroed asks for defaults.
+    let mut params = [0u8; 120];
+    // SAFETY: params is a writable buffer of the size the kernel expects.
+    let fd = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
+    if fd >= 0 {
+        // SAFETY: closing the descriptor we were just given.
+        unsafe { libc::close(fd as i32) };
+        true
+    } else {
+        false
+    }
+}
+
+fn on_path(tool: &str) -> bool {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let found = path
+        .split(':')
+        .chain(["/usr/sbin", "/sbin"])
+        .filter(|d| !d.is_empty())
+        .any(|d| Path::new(d).join(tool).is_file());
+    found
+}
