@@ -475,7 +475,13 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     hosts.sort_by(|a, b| (&a.hostname, &a.source).cmp(&(&b.hostname, &b.source)));
     let mut hist = LatencyHistogram::new();
     for h in &hosts {
-        hist.merge(&LatencyHistogram::from_base64(&h.histogram)?);
+        let hh = LatencyHistogram::from_base64(&h.histogram).map_err(|e| {
+            crate::error::UsageError(format!(
+                "{}: the histogram of host {} cannot be read ({e}): give the document as stripebench wrote it",
+                h.source, h.hostname
+            ))
+        })?;
+        hist.merge(&hh);
     }
     let latest_start = hosts
         .iter()

@@ -274,6 +274,10 @@ fn merge_refuses_documents_whose_arithmetic_is_wrong() {
             }),
             "before it starts",
         ),
+        (
+            damaged("hist.json", &|v| v["total"]["histogram"] = "garbage".into()),
+            "histogram of host",
+        ),
     ];
     for (p, expect) in &cases {
         let (code, _, err) = merge(&[&a, p], &[]);
