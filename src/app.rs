@@ -271,12 +271,88 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
             ));
         }
     }
+    for w in oversized_requests(cfg, &plan) {
+        eprintln!("stripebench: warning: {w}");
+        warnings.push(w);
+    }
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
     let exec = coordinator::execute(cfg, &plan)?;
     let mut doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
+    doc.warnings.extend(split_requests(cfg, &doc));
     doc.cache = Some(cache);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(doc)))
+}
+
+/// Before the run: a block size larger than one request to the target's
+/// device can carry (`max_sectors_kb`) is split by the kernel, whatever the
+/// tool does; say so before the time is spent.
+fn oversized_requests(cfg: &RunConfig, plan: &plan::Plan) -> Vec<String> {
+    use crate::target::queue::QueueLimits;
+    if !cfg.direct {
+        return Vec::new();
+    }
+    let mut seen = HashSet::new();
+    plan.targets
+        .iter()
+        .filter_map(|t| {
+            let dev = t.device?;
+            let q = QueueLimits::of_device(std::path::Path::new("/sys"), dev)?;
+            let max = q.max_request_bytes()?;
+            (t.bs > max && seen.insert(dev)).then(|| {
+                format!(
+                    "--bs {} is larger than one request to {} can carry (max_sectors_kb {}): each I/O reaches the device as {} requests",
+                    crate::units::fmt_bytes(t.bs),
+                    t.device_name.as_deref().unwrap_or("its device"),
+                    max / 1024,
+                    t.bs.div_ceil(max)
+                )
+            })
+        })
+        .collect()
+}
+
+/// After the run: O_DIRECT requests that reached the device smaller than
+/// the block size, by the device's own counters, and the queue limit that
+/// explains it (`avg request` in the table shows the size).
+fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
+    use crate::target::queue::{page_size, QueueLimits};
+    if !cfg.direct {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for t in &doc.targets {
+        let Some(d) = t.device.as_ref().filter(|d| d.stats && !d.shared) else {
+            continue;
+        };
+        if !seen.insert(d.name.clone()) {
+            continue;
+        }
+        for (what, avg) in [
+            ("reads", d.avg_read_request_bytes),
+            ("writes", d.avg_write_request_bytes),
+        ] {
+            let Some(avg) = avg.filter(|&a| a < t.bs as f64 * 0.98) else {
+                continue;
+            };
+            let class = std::path::Path::new("/sys/class/block").join(&d.name);
+            let why = QueueLimits::read(&class.join("queue"))
+                .or_else(|| QueueLimits::read(&class.join("../queue")))
+                .and_then(|q| q.split_reason(t.bs, page_size()))
+                .unwrap_or_else(|| {
+                    "no queue limit explains it (the device or a layer above it splits requests)"
+                        .into()
+                });
+            out.push(format!(
+                "O_DIRECT {what} of {} reached {} as requests of {} on average: {why}",
+                crate::units::fmt_bytes(t.bs),
+                d.name,
+                crate::units::fmt_bytes(avg as u64)
+            ));
+        }
+    }
+    out
 }
 
 /// Refuses I/O buffers that would take more than a quarter of the available

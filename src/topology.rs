@@ -111,6 +111,9 @@ pub struct Device {
     pub dm: Option<DmInfo>,
     pub btrfs: Option<BtrfsInfo>,
     pub leaf: Option<LeafInfo>,
+    /// The request-queue limits at this level of the stack.
+    #[serde(default)]
+    pub queue: Option<crate::target::queue::QueueLimits>,
     /// Members, in stripe order where it is known.
     pub members: Vec<Device>,
 }
@@ -222,6 +225,7 @@ impl Sources {
             dm: None,
             btrfs: None,
             leaf: None,
+            queue: crate::target::queue::QueueLimits::read(&queue_dir),
             members: Vec::new(),
         };
         let mut member_names: Vec<String> = Vec::new();
@@ -404,6 +408,7 @@ impl Sources {
                 stripe_len: 64 << 10,
             }),
             leaf: None,
+            queue: None,
             members: Vec::new(),
         };
         for n in &names {
@@ -557,6 +562,9 @@ pub fn render(t: &Topology) -> String {
             d.name,
             if d.dev.is_empty() { "-" } else { &d.dev }
         );
+        if let Some(q) = &d.queue {
+            let _ = writeln!(out, "{pad}  {}", q.render());
+        }
         for m in &d.members {
             line(m, depth + 1, out);
         }

@@ -243,17 +243,32 @@ pub fn render(doc: &RunDocument) -> String {
                 continue;
             }
             seen.push(d.name.clone());
+            if !d.stats {
+                let _ = writeln!(
+                    out,
+                    "  {:<8} keeps no I/O statistics (queue/iostats is 0, or its driver never counts, as brd does): no device figures, no ratios",
+                    d.name
+                );
+                continue;
+            }
             let ratio = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.3}"));
+            let req = |r: Option<f64>| {
+                r.map_or(String::new(), |r| {
+                    format!(", avg request {}", fmt_bytes(r as u64))
+                })
+            };
             let _ = writeln!(
                 out,
-                "  {:<8} read {} (app {}, ratio {}), written {} (app {}, ratio {}), {} I/Os, util {:.0}%{}",
+                "  {:<8} read {} (app {}, ratio {}{}), written {} (app {}, ratio {}{}), {} I/Os, util {:.0}%{}",
                 d.name,
                 fmt_bytes(d.read_bytes),
                 fmt_bytes(d.app_read_bytes),
                 ratio(d.read_ratio),
+                req(d.avg_read_request_bytes),
                 fmt_bytes(d.write_bytes),
                 fmt_bytes(d.app_write_bytes),
                 ratio(d.write_ratio),
+                req(d.avg_write_request_bytes),
                 d.ios,
                 d.util_pct,
                 if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", t.path) } else { String::new() }

@@ -15,8 +15,10 @@ const SECTOR: u64 = 512;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DevStat {
     pub read_ios: u64,
+    pub read_merges: u64,
     pub read_sectors: u64,
     pub write_ios: u64,
+    pub write_merges: u64,
     pub write_sectors: u64,
     /// Milliseconds the device had I/O in flight (field 10).
     pub io_ticks_ms: u64,
@@ -34,8 +36,10 @@ impl DevStat {
         }
         Some(DevStat {
             read_ios: f[0],
+            read_merges: f[1],
             read_sectors: f[2],
             write_ios: f[4],
+            write_merges: f[5],
             write_sectors: f[6],
             io_ticks_ms: f[9],
         })
@@ -74,6 +78,39 @@ pub struct DeviceCounters {
     pub write_ratio: Option<f64>,
     /// Other targets of this run sit on the same device; its counters hold their I/O too.
     pub shared: bool,
+    /// Whether the device keeps I/O statistics at all (`queue/iostats` is 1
+    /// and its counters have ever moved: brd ram disks never count). When
+    /// false, every count here is meaningless and the ratios are null.
+    #[serde(default = "yes")]
+    pub stats: bool,
+    /// Bytes per completed request, as the device saw them: smaller than
+    /// the application's block size means each I/O was split on the way.
+    #[serde(default)]
+    pub avg_read_request_bytes: Option<f64>,
+    #[serde(default)]
+    pub avg_write_request_bytes: Option<f64>,
+    /// Requests the block layer merged with a neighbour before the device.
+    #[serde(default)]
+    pub read_merges: u64,
+    #[serde(default)]
+    pub write_merges: u64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Whether the device at `stat` (its sysfs stat file) keeps statistics:
+/// `queue/iostats` is not 0 (a partition's queue is its disk's). A device
+/// whose counters are all zero after I/O never counted (brd): see `finish`.
+fn iostats_enabled(stat: &Path) -> bool {
+    let Some(dir) = stat.parent() else {
+        return true;
+    };
+    [dir.join("queue/iostats"), dir.join("../queue/iostats")]
+        .iter()
+        .find_map(|p| fs::read_to_string(p).ok())
+        .is_none_or(|v| v.trim() != "0")
 }
 
 /// A started measurement of one device.
@@ -111,7 +148,10 @@ impl DevProbe {
         let read_ios = d(after.read_ios, self.before.read_ios);
         let write_ios = d(after.write_ios, self.before.write_ios);
         let ticks = d(after.io_ticks_ms, self.before.io_ticks_ms) as f64 / 1e3;
-        let ratio = |dev: u64, app: u64| (app > 0).then(|| dev as f64 / app as f64);
+        // A device that never counted shows all zeros even after this run's I/O.
+        let stats = iostats_enabled(&self.path) && after != DevStat::default();
+        let ratio = |dev: u64, app: u64| (stats && app > 0).then(|| dev as f64 / app as f64);
+        let avg = |bytes: u64, ios: u64| (stats && ios > 0).then(|| bytes as f64 / ios as f64);
         Some(DeviceCounters {
             name: self.name.clone(),
             read_bytes,
@@ -130,6 +170,11 @@ impl DevProbe {
             read_ratio: ratio(read_bytes, app_read_bytes),
             write_ratio: ratio(write_bytes, app_write_bytes),
             shared,
+            stats,
+            avg_read_request_bytes: avg(read_bytes, read_ios),
+            avg_write_request_bytes: avg(write_bytes, write_ios),
+            read_merges: d(after.read_merges, self.before.read_merges),
+            write_merges: d(after.write_merges, self.before.write_merges),
         })
     }
 }
@@ -164,5 +209,53 @@ mod tests {
         assert_eq!(c.write_bytes, 0);
         assert_eq!(c.read_ratio, Some(1.0));
         assert_eq!(c.write_ratio, None);
+    }
+
+    #[test]
+    fn request_sizes_and_merges_come_from_the_counters() {
+        let t = tempfile::tempdir().unwrap();
+        let dev = t.path().join("loop9");
+        fs::create_dir_all(dev.join("queue")).unwrap();
+        fs::write(dev.join("queue/iostats"), "1\n").unwrap();
+        let stat = dev.join("stat");
+        // before: 10 reads of 100 sectors; after: +8 reads, +2048 sectors, +3 merges.
+        fs::write(&stat, "10 1 100 5 0 0 0 0 0 50 10\n").unwrap();
+        let p = DevProbe::start("loop9".into(), stat.clone()).unwrap();
+        fs::write(&stat, "18 4 2148 5 0 0 0 0 0 60 10\n").unwrap();
+        let c = p.finish(1 << 20, 0, false).unwrap();
+        assert!(c.stats);
+        assert_eq!(c.avg_read_request_bytes, Some(131072.0));
+        assert_eq!(c.read_merges, 3);
+        assert_eq!(c.avg_write_request_bytes, None, "no writes");
+        assert_eq!(c.read_ratio, Some(1.0));
+    }
+
+    #[test]
+    fn a_device_that_keeps_no_statistics_gives_no_ratio() {
+        let t = tempfile::tempdir().unwrap();
+        // brd: counters stay zero whatever is done.
+        let brd = t.path().join("ram0");
+        fs::create_dir_all(brd.join("queue")).unwrap();
+        fs::write(brd.join("queue/iostats"), "1\n").unwrap();
+        let stat = brd.join("stat");
+        fs::write(&stat, "0 0 0 0 0 0 0 0 0 0 0\n").unwrap();
+        let c = DevProbe::start("ram0".into(), stat)
+            .unwrap()
+            .finish(1 << 30, 0, false)
+            .unwrap();
+        assert!(!c.stats);
+        assert_eq!(c.read_ratio, None, "never a ratio of 0.000");
+        // iostats switched off: counters frozen at whatever they were.
+        let off = t.path().join("loop3");
+        fs::create_dir_all(off.join("queue")).unwrap();
+        fs::write(off.join("queue/iostats"), "0\n").unwrap();
+        let stat = off.join("stat");
+        fs::write(&stat, "5 0 40 1 0 0 0 0 0 3 1\n").unwrap();
+        let c = DevProbe::start("loop3".into(), stat)
+            .unwrap()
+            .finish(1 << 20, 0, false)
+            .unwrap();
+        assert!(!c.stats);
+        assert_eq!((c.read_ratio, c.avg_read_request_bytes), (None, None));
     }
 }

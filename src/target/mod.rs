@@ -7,6 +7,7 @@
 pub mod devstat;
 pub mod extent;
 pub mod guard;
+pub mod queue;
 
 use std::fs::{self, File, OpenOptions};
 use std::io;

@@ -1,0 +1,112 @@
+//! What the device saw of each request (issue "truth on real block
+//! stacks"): the average request size from the device's counters, the
+//! warning that names the queue limit splitting O_DIRECT requests, the queue
+//! limits in `topology`, and devices that keep no statistics. Loop devices.
+
+mod common;
+
+use common::{json, run_json, sb, LoopBed};
+
+fn queue_file(dev: &str, name: &str) -> String {
+    format!(
+        "/sys/block/{}/queue/{name}",
+        dev.trim_start_matches("/dev/")
+    )
+}
+
+/// Sets a queue attribute for the test and puts it back on drop.
+struct QueueSetting {
+    path: String,
+    old: String,
+}
+
+impl QueueSetting {
+    fn set(dev: &str, name: &str, value: &str) -> QueueSetting {
+        let path = queue_file(dev, name);
+        let old = std::fs::read_to_string(&path).unwrap().trim().to_string();
+        std::fs::write(&path, value).unwrap();
+        QueueSetting { path, old }
+    }
+}
+
+impl Drop for QueueSetting {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.path, &self.old);
+    }
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_request_limit_below_bs_is_named_and_the_average_request_shows_it() {
+    let bed = LoopBed::new(1, 64);
+    let dev = bed.devices[0].clone();
+    let _limit = QueueSetting::set(&dev, "max_sectors_kb", "128");
+    let out = sb()
+        .args(["run", "--bs", "1m", "--duration", "300ms", "--ramp", "0"])
+        .args(["--json", "-", &dev])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // Said before the run starts, and again with the evidence after it.
+    assert!(err.contains("larger than one request"), "{err}");
+    let doc = json(&out.stdout);
+    let d = &doc["targets"][0]["device"];
+    assert_eq!(d["stats"], true);
+    let avg = d["avg_read_request_bytes"].as_f64().unwrap();
+    assert!(
+        (avg - 131072.0).abs() < 131072.0 * 0.02,
+        "average request {avg}, expected 128 KiB"
+    );
+    let warnings = doc["warnings"].to_string();
+    assert!(
+        warnings.contains("requests of 128.0 KiB") && warnings.contains("max_sectors_kb is 128"),
+        "{warnings}"
+    );
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_device_without_io_statistics_gets_no_ratio() {
+    let bed = LoopBed::new(1, 32);
+    let dev = bed.devices[0].clone();
+    let _off = QueueSetting::set(&dev, "iostats", "0");
+    let out = sb()
+        .args([
+            "run",
+            "--buffered",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "0",
+            &dev,
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(text.contains("keeps no I/O statistics"), "{text}");
+    assert!(!text.contains("ratio 0.000"), "{text}");
+    assert!(!text.contains("page cache served"), "{text}");
+    let doc = run_json(&["run", "--duration", "200ms", "--ramp", "0", &dev]);
+    let d = &doc["targets"][0]["device"];
+    assert_eq!(d["stats"], false);
+    assert!(d["read_ratio"].is_null() && d["avg_read_request_bytes"].is_null());
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn topology_shows_the_queue_limits() {
+    let bed = LoopBed::new(1, 16);
+    let dev = bed.devices[0].clone();
+    let out = sb().args(["topology", &dev]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("queue: max_sectors_kb"), "{text}");
+    let out = sb().args(["topology", "--json", &dev]).output().unwrap();
+    let t = json(&out.stdout);
+    let want = std::fs::read_to_string(queue_file(&dev, "max_segments")).unwrap();
+    assert_eq!(
+        t["root"]["queue"]["max_segments"].as_u64(),
+        want.trim().parse::<u64>().ok()
+    );
+}
