@@ -486,6 +486,16 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
     pub seed: Option<u64>,
 
+    /// Compressibility of written data, as fio's buffer_compress_percentage:
+    /// each 4 KiB unit is this share zeros (default 0: incompressible).
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
+    pub buffer_compress: u8,
+
+    /// Share of written 4 KiB units that repeat one another, as fio's
+    /// dedupe_percentage (default 0: every unit written is unique).
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
+    pub dedupe: u8,
+
     /// Write self-describing, checksummed blocks (with --rw write) that
     /// `stripebench verify` checks; with --rw read, check every block read.
     #[arg(long)]

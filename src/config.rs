@@ -74,6 +74,10 @@ pub struct RunConfig {
     pub debug_fail_from: Option<u64>,
     /// `--verify`: write self-describing blocks, or check them when reading.
     pub verify: bool,
+    /// `--buffer-compress`: share of each written 4 KiB unit that is zeros.
+    pub buffer_compress: u8,
+    /// `--dedupe`: share of written 4 KiB units that repeat one another.
+    pub dedupe: u8,
     /// Each worker reads its slice exactly once (`stripebench verify`).
     pub one_pass: bool,
     /// When the run was configured (Unix ms): the base of verify generations.
@@ -117,6 +121,12 @@ pub struct ConfigDoc {
     pub max_errors: u64,
     /// Self-describing blocks written, or checked.
     pub verify: bool,
+    /// `--buffer-compress`: the share (percent) of each written 4 KiB unit that is zeros.
+    #[serde(default)]
+    pub buffer_compress_pct: u8,
+    /// `--dedupe`: the share (percent) of written 4 KiB units that repeat one another.
+    #[serde(default)]
+    pub dedupe_pct: u8,
     /// `--stripe`: the chunk of the modelled RAID0.
     pub stripe_chunk: Option<u64>,
     /// `--start-at`, Unix seconds: the instant the workers were released.
@@ -273,6 +283,11 @@ impl RunConfig {
                 args.rw.name()
             )));
         }
+        if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
+            return Err(UsageError(
+                "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe".into(),
+            ));
+        }
         if args.cached && (!args.buffered || args.rw.writes()) {
             return Err(UsageError(
                 "--cached measures page-cache reads: use it with --buffered and a read --rw".into(),
@@ -312,6 +327,8 @@ impl RunConfig {
             max_errors: args.max_errors,
             debug_fail_from: args.debug_fail_from,
             verify: args.verify,
+            buffer_compress: args.buffer_compress,
+            dedupe: args.dedupe,
             one_pass: false,
             start_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -354,6 +371,8 @@ impl RunConfig {
             io_limit: self.io_limit,
             max_errors: self.max_errors,
             verify: self.verify,
+            buffer_compress_pct: self.buffer_compress,
+            dedupe_pct: self.dedupe,
             stripe_chunk: self.stripe,
             start_at_unix_sec: self
                 .start_at

@@ -59,6 +59,8 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 depth: cfg.iodepth,
                 align: spec.align,
                 fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
+                compress_pct: cfg.buffer_compress,
+                write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
                 register: cfg.register,
                 fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
             };

@@ -35,3 +35,4 @@ pub mod units;
 pub mod verify;
 pub mod worker;
 pub mod workload;
+pub mod writedata;

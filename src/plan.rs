@@ -195,6 +195,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                     },
                     (true, _) => VerifyMode::Read,
                 },
+                dedupe_pct: cfg.dedupe,
                 stripe: cfg.stripe.map(|chunk| StripeSpec {
                     map: StripeMap { chunk, members },
                     member: ti as u64,

@@ -25,6 +25,7 @@ use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
 use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
 use crate::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
+use crate::writedata::Stamper;
 
 /// What one worker does.
 #[derive(Debug, Clone)]
@@ -48,6 +49,8 @@ pub struct WorkerSpec {
     pub max_errors: u64,
     /// Self-describing blocks (`--verify`).
     pub verify: VerifyMode,
+    /// `--dedupe`: share of written 4 KiB units that repeat one another.
+    pub dedupe_pct: u8,
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
@@ -318,6 +321,7 @@ pub fn run<E: Engine>(
     let limit = spec.io_limit.unwrap_or(u64::MAX);
     let max_errors = spec.max_errors;
     let mut gen = offsets(spec);
+    let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct);
     let mut in_window = ramp_ns == 0;
     let mut cpu0 = if in_window {
         thread_cpu_seconds()
@@ -340,9 +344,14 @@ pub fn run<E: Engine>(
                     break;
                 }
                 let (op, offset) = gen.next_io();
-                if let (VerifyMode::Write { start_ms }, Op::Write) = (spec.verify, op) {
-                    let g = generation(start_ms, gen.last_pass());
-                    fill_block(engine.buffer(s), offset, spec.id as u32, g, spec.seed);
+                match (spec.verify, op) {
+                    (VerifyMode::Write { start_ms }, Op::Write) => {
+                        let g = generation(start_ms, gen.last_pass());
+                        fill_block(engine.write_buffer(s), offset, spec.id as u32, g, spec.seed);
+                    }
+                    // Unique per block (crate::writedata): a few stores per 4 KiB.
+                    (_, Op::Write) => stamper.stamp(engine.write_buffer(s), offset),
+                    (_, Op::Read) => {}
                 }
                 slots[s] = Slot {
                     op,

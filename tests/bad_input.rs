@@ -95,6 +95,15 @@ fn cpus_mix_and_options() {
     refused(&["--rw", "randrw", "--mix", "101", t], "not a percentage");
     refused(&["--rw", "randrw", "--mix", "-1", t], "not a percentage");
     refused(&["--mix", "30", t], "only applies to --rw randrw");
+    refused(&["--rw", "write", "--dedupe", "101", t], "not a percentage");
+    refused(
+        &["--rw", "write", "--buffer-compress", "x", t],
+        "not a percentage",
+    );
+    refused(
+        &["--rw", "write", "--verify", "--dedupe", "50", t],
+        "drop --buffer-compress and --dedupe",
+    );
     refused(&["--rw", "sideways", t], "invalid value");
     refused(&["--direct", "--buffered", t], "cannot be used with");
     refused(&["--frobnicate", t], "unexpected argument");
