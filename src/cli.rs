@@ -232,6 +232,7 @@ impl RunArgs {
             "verify" => self.verify,
             "cached" => self.cached,
             "io-limit" => self.io_limit.is_some(),
+            "passes" => self.passes.is_some(),
             "members" => self.members.is_some(),
             "align" => self.align.is_some(),
             _ => false,
@@ -457,10 +458,17 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_register: bool,
 
-    /// Each worker stops after this many bytes: a size-bounded run whose byte
-    /// and I/O counts are exact (the window then counts every I/O: no ramp).
+    /// Each worker stops after this many bytes, rounded up to whole --bs
+    /// requests: a size-bounded run whose byte and I/O counts are exact (the
+    /// window then counts every I/O: no ramp).
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
     pub io_limit: Option<u64>,
+
+    /// Each worker covers its own region N times and stops (random patterns:
+    /// N x the region's bytes); the window closes at the last completion.
+    /// No ramp; --duration, if given, is a cap (default: none).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_max_errors)]
+    pub passes: Option<u64>,
 
     /// Bytes of each target to use, from --offset (default: to the end).
     #[arg(allow_hyphen_values = true, long, value_name = "SIZE", value_parser = parse_size)]

@@ -19,7 +19,7 @@ use crate::plan::Plan;
 use crate::progress::Progress;
 use crate::signals::{self, RunControl};
 use crate::target::devstat::{self, DevProbe, DeviceCounters};
-use crate::worker::{self, WorkerOutcome};
+use crate::worker::{self, Ending, WorkerOutcome};
 
 /// What a run produced, before it is shaped into a document.
 #[derive(Debug)]
@@ -30,6 +30,8 @@ pub struct Execution {
     pub start_unix_sec: f64,
     pub end_unix_sec: f64,
     pub interrupted: bool,
+    /// What closed the window: "duration", "limit", "passes", "errors" or "interrupted".
+    pub ended_by: &'static str,
     /// Per target: the final fsync's duration, or its error.
     pub flush: Vec<Option<std::result::Result<f64, String>>>,
     /// Per target: its device's counters over the run.
@@ -149,8 +151,16 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             }
         }
         let mut end_ns = control.end_ns().min(full_end_ns);
-        if cfg.io_limit.is_some() {
-            // A size-bounded run ends when its last worker is done.
+        let interrupted = control.interrupted();
+        let endings: Vec<Ending> = outcomes.iter().flatten().map(|o| o.ended_by).collect();
+        let ended_by = if interrupted {
+            "interrupted"
+        } else if endings.contains(&Ending::Deadline) {
+            "duration"
+        } else if endings.contains(&Ending::Limit) {
+            // A size-bounded run (--io-limit, --passes, verify's pass) whose
+            // workers all stopped on their own ends at its last completion,
+            // not at a deadline that may be a year away.
             let last = outcomes
                 .iter()
                 .flatten()
@@ -158,9 +168,15 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 .max()
                 .unwrap_or(0);
             end_ns = end_ns.min(last.max(ramp_ns));
-        }
+            if cfg.passes.is_some() {
+                "passes"
+            } else {
+                "limit"
+            }
+        } else {
+            "errors"
+        };
         let window_ns = end_ns.saturating_sub(ramp_ns);
-        let interrupted = control.interrupted();
 
         let flush = if !cfg.direct && cfg.rw.writes() && !interrupted {
             progress.message("flushing: fsync of every target (timed apart from the window)");
@@ -180,6 +196,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             start_unix_sec: unix(epoch_wall + Duration::from_nanos(ramp_ns)),
             end_unix_sec: unix(epoch_wall + Duration::from_nanos(end_ns)),
             interrupted,
+            ended_by,
             outcomes,
             flush,
             devices,

@@ -120,6 +120,14 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 fmt_bytes(length)
             ));
         }
+        if let Some(limit) = cfg.io_limit.filter(|l| l % bs != 0) {
+            warnings.push(format!(
+                "{p}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
+                fmt_bytes(limit),
+                fmt_size_arg(bs),
+                fmt_bytes(limit.div_ceil(bs) * bs)
+            ));
+        }
         // A modelled RAID0 member serves pieces of at most one chunk.
         let logical_bs = bs;
         let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
@@ -182,10 +190,10 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
                 cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
                 align: lbs.max(4096) as usize,
-                io_limit: if cfg.one_pass {
-                    Some(slice.length)
-                } else {
-                    cfg.io_limit
+                // A pass is every whole request of the slice once.
+                io_limit: match cfg.passes {
+                    Some(n) => Some((slice.length / bs * bs).saturating_mul(n)),
+                    None => cfg.io_limit,
                 },
                 max_errors: cfg.max_errors,
                 verify: match (cfg.verify, cfg.rw) {

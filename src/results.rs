@@ -11,7 +11,9 @@ use crate::stats::{LatencyHistogram, LatencySummary};
 use crate::target::devstat::DeviceCounters;
 use crate::target::TargetKind;
 use crate::verify::{find_stale, BadBlock, BadKind};
-use crate::worker::{ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome};
+use crate::worker::{
+    Ending, ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome,
+};
 use crate::workload::Region;
 
 /// Version of the JSON document; raised on any incompatible change.
@@ -44,6 +46,11 @@ pub struct WindowDoc {
     pub end_unix_sec: f64,
     /// How latency is timed and which window an I/O counts in.
     pub rule: String,
+    /// What closed the window: "duration" (the deadline), "limit" (every
+    /// worker reached --io-limit), "passes" (every worker finished its
+    /// passes), "errors" (every worker stopped on errors) or "interrupted".
+    #[serde(default)]
+    pub ended_by: String,
 }
 
 /// The fsync that ends a buffered write run.
@@ -78,6 +85,9 @@ pub struct WorkerDoc {
     pub error_samples: Vec<IoErrorRecord>,
     /// The worker stopped because it reached --max-errors (the others went on).
     pub stopped_on_errors: bool,
+    /// What stopped this worker: "duration", "limit" or "errors".
+    #[serde(default)]
+    pub ended_by: Ending,
     pub short_ios: u64,
     pub seconds: f64,
     pub bytes_per_sec: f64,
@@ -363,6 +373,7 @@ impl RunDocument {
                 errors_by_errno: out.errors_by_errno.clone(),
                 error_samples: out.error_samples.clone(),
                 stopped_on_errors: out.stopped_on_errors,
+                ended_by: out.ended_by,
                 short_ios: out.short_ios,
                 seconds: secs,
                 bytes_per_sec: rate(out.bytes(), secs),
@@ -467,6 +478,44 @@ impl RunDocument {
                 ));
             }
         }
+        if exec.ended_by == "duration" {
+            let most = exec
+                .outcomes
+                .iter()
+                .map(WorkerOutcome::bytes)
+                .max()
+                .unwrap_or(0);
+            let d = humantime::format_duration(cfg.duration);
+            if let Some(limit) = cfg.io_limit {
+                warnings.push(format!(
+                    "--io-limit {} was not reached: the --duration ({d}) ended the run first, after {} at most per worker; raise --duration to reach the limit",
+                    crate::units::fmt_bytes(limit),
+                    crate::units::fmt_bytes(most)
+                ));
+            } else if let Some(n) = cfg.passes {
+                let done = plan
+                    .workers
+                    .iter()
+                    .zip(&exec.outcomes)
+                    .filter_map(|(w, o)| {
+                        w.io_limit
+                            .filter(|&l| l > 0)
+                            .map(|l| o.bytes() as f64 / l as f64)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                warnings.push(if cfg.verify && !cfg.rw.writes() {
+                    format!(
+                        "verify: the --duration ({d}) ended the pass before every block was read: the slowest worker checked {:.1}% of its slice",
+                        done.min(1.0) * 100.0
+                    )
+                } else {
+                    format!(
+                        "--passes {n} were not completed: the --duration ({d}) ended the run first, with the slowest worker {:.1}% through; raise --duration (or leave it out)",
+                        done.min(1.0) * 100.0
+                    )
+                });
+            }
+        }
         if exec.interrupted && secs == 0.0 {
             warnings.push("interrupted before the window opened: nothing was measured".into());
         }
@@ -502,6 +551,7 @@ impl RunDocument {
                 start_unix_sec: exec.start_unix_sec,
                 end_unix_sec: exec.end_unix_sec,
                 rule: WINDOW_RULE.into(),
+                ended_by: exec.ended_by.into(),
             },
             workers,
             targets,

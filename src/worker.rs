@@ -160,6 +160,20 @@ pub struct Interval {
     pub ios: u64,
 }
 
+/// What stopped a worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ending {
+    /// The window's deadline (`--duration`, or an interrupt that lowered it).
+    #[default]
+    #[serde(rename = "duration")]
+    Deadline,
+    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), before the deadline.
+    Limit,
+    /// `--max-errors`, or the engine failed.
+    Errors,
+}
+
 /// How many errors to keep with their offsets, per worker.
 pub const ERROR_SAMPLES: usize = 8;
 
@@ -210,6 +224,8 @@ pub struct WorkerOutcome {
     pub intervals: Vec<Interval>,
     /// ns since the epoch of the last I/O counted in the window.
     pub last_completion_ns: u64,
+    /// What stopped the worker.
+    pub ended_by: Ending,
     /// How the engine issued I/O.
     pub engine_path: String,
     /// What `--verify` reading found.
@@ -333,6 +349,7 @@ pub fn run<E: Engine>(
     let mut issued_bytes = 0u64;
     let mut in_flight = 0usize;
     let mut stopping = false;
+    let mut past_deadline = false;
 
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it.
@@ -403,6 +420,7 @@ pub fn run<E: Engine>(
             if tn >= control.end_ns() {
                 // Completed after the window closed: not counted, and no more I/O.
                 stopping = true;
+                past_deadline = true;
                 return;
             }
             if tn < ramp_ns {
@@ -453,6 +471,13 @@ pub fn run<E: Engine>(
             break;
         }
     }
+    out.ended_by = if out.stopped_on_errors {
+        Ending::Errors
+    } else if past_deadline || issued_bytes < limit {
+        Ending::Deadline
+    } else {
+        Ending::Limit
+    };
 
     if in_window {
         let (u1, s1) = thread_cpu_seconds();

@@ -61,6 +61,13 @@ fn sizes_durations_and_counts() {
     );
     refused(&["--bs", "1000", t], "--bs lbs");
     refused(&["--duration", "0", t], "longer than 0");
+    refused(&["--duration", "1us", t], "too short to measure");
+    refused(&["--passes", "0", t], "not a count");
+    refused(&["--passes", "2", "--io-limit", "1m", t], "give one");
+    refused(
+        &["--passes", "2", "--ramp", "1s", t],
+        "--passes counts every I/O",
+    );
     refused(&["--duration", "abc", t], "not a duration");
     refused(&["--duration", "10parsecs", t], "unknown unit");
     refused(&["--ramp", "-1s", t], "not a duration");

@@ -121,9 +121,15 @@ pub fn render(doc: &RunDocument) -> String {
     );
     let _ = writeln!(
         out,
-        "window {:.2}s after a {:.2}s ramp{}; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; latency per I/O, issue to completion",
+        "window {:.2}s after a {:.2}s ramp{}{}; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; latency per I/O, issue to completion",
         doc.window.seconds,
         doc.window.ramp_sec,
+        match doc.window.ended_by.as_str() {
+            "limit" => " (closed at the last completion: every worker reached --io-limit)",
+            "passes" => " (closed at the last completion: every worker finished its passes)",
+            "errors" => " (every worker stopped on errors)",
+            _ => "",
+        },
         if c.pin { "; workers pinned" } else { "; workers not pinned" }
     );
     if let Some(chunk) = c.stripe_chunk {
@@ -418,6 +424,7 @@ pub(crate) mod tests {
             start_unix_sec: 1e9,
             end_unix_sec: 1e9 + 2.0,
             interrupted: false,
+            ended_by: "duration",
             flush: vec![None],
             devices: vec![None],
         };
