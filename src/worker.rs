@@ -338,12 +338,18 @@ pub fn run<E: Engine>(
     let max_errors = spec.max_errors;
     let mut gen = offsets(spec);
     let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct);
+    // CPU time is sampled when the window opens for this worker (the barrier
+    // with no ramp, else its first completion in the window) and when it
+    // closes (the first completion after the deadline, before the drain; or
+    // the last completion of a worker that stopped on its limit), each with
+    // its instant: (user, system, ns since the epoch).
     let mut in_window = ramp_ns == 0;
     let mut cpu0 = if in_window {
-        thread_cpu_seconds()
+        sample_cpu(epoch)
     } else {
-        (0.0, 0.0)
+        (0.0, 0.0, 0)
     };
+    let mut cpu1: Option<(f64, f64, u64)> = None;
     let mut cur_sec = 0u64;
     let (mut cur_bytes, mut cur_ios) = (0u64, 0u64);
     let mut issued_bytes = 0u64;
@@ -420,6 +426,9 @@ pub fn run<E: Engine>(
             if tn >= control.end_ns() {
                 // Completed after the window closed: not counted, and no more I/O.
                 stopping = true;
+                if !past_deadline && in_window {
+                    cpu1 = Some(sample_cpu(epoch));
+                }
                 past_deadline = true;
                 return;
             }
@@ -428,7 +437,7 @@ pub fn run<E: Engine>(
             }
             if !in_window {
                 in_window = true;
-                cpu0 = thread_cpu_seconds();
+                cpu0 = sample_cpu(epoch);
             }
             out.hist
                 .record(t1.duration_since(slot.issued).as_nanos() as u64);
@@ -480,9 +489,21 @@ pub fn run<E: Engine>(
     };
 
     if in_window {
-        let (u1, s1) = thread_cpu_seconds();
-        out.cpu_usr_sec = (u1 - cpu0.0).max(0.0);
-        out.cpu_sys_sec = (s1 - cpu0.1).max(0.0);
+        let (u1, s1, t1) = cpu1.unwrap_or_else(|| sample_cpu(epoch));
+        let (usr, sys) = ((u1 - cpu0.0).max(0.0), (s1 - cpu0.1).max(0.0));
+        // Closed by the deadline: the samples span the window give or take
+        // the I/O in progress at each edge (one I/O per slot, which with a
+        // large --bs or a short window is much of it). Scale the CPU used
+        // over the samples' span to the window's length.
+        let window_ns = control.end_ns().saturating_sub(ramp_ns);
+        let span_ns = t1.saturating_sub(cpu0.2);
+        let scale = if past_deadline && span_ns > 0 {
+            window_ns as f64 / span_ns as f64
+        } else {
+            1.0
+        };
+        out.cpu_usr_sec = usr * scale;
+        out.cpu_sys_sec = sys * scale;
         if cur_bytes > 0 || cur_ios > 0 || out.intervals.is_empty() {
             out.intervals.push(Interval {
                 t: cur_sec,
@@ -495,6 +516,12 @@ pub fn run<E: Engine>(
     // Dropping the engine waits for anything still in flight.
     drop(engine);
     out
+}
+
+/// The thread's (user, system) CPU seconds and the instant, ns since `epoch`.
+fn sample_cpu(epoch: Instant) -> (f64, f64, u64) {
+    let (u, s) = thread_cpu_seconds();
+    (u, s, epoch.elapsed().as_nanos() as u64)
 }
 
 /// The worker's offsets: its own slice, or its member's share of a modelled

@@ -171,3 +171,42 @@ fn io_limit_rounds_up_to_whole_requests_and_says_so() {
         "{w:?}"
     );
 }
+
+#[test]
+fn cpu_time_is_measured_over_the_window_only() {
+    // Buffered reads of a tmpfs file are memory copies: all CPU. With 64 MiB
+    // requests one I/O takes a good part of a 20 ms window, so CPU counted to
+    // the end of the I/O that straddles the deadline (as before) came to
+    // 150-180% of the window for one thread.
+    let dir = tempfile::tempdir_in("/dev/shm").expect("a tmpfs at /dev/shm");
+    let t = dir.path().join("t");
+    std::fs::write(&t, vec![7u8; 256 << 20]).unwrap();
+    let t = t.to_str().unwrap();
+    for _ in 0..3 {
+        let d = run_json(&[
+            "run",
+            "--buffered",
+            "--bs",
+            "64m",
+            "--duration",
+            "20ms",
+            "--ramp",
+            "0",
+            "--no-progress",
+            t,
+        ]);
+        let secs = f(&d["window"]["seconds"]);
+        let w = &d["workers"][0];
+        let cpu = f(&w["cpu_usr_sec"]) + f(&w["cpu_sys_sec"]);
+        assert!(
+            cpu <= secs * 1.05,
+            "one thread used {cpu:.4} CPU-s in a {secs:.4} s window"
+        );
+        assert!(cpu > 0.0);
+    }
+    let out = sb()
+        .args(["run", "--duration", "50ms", "--no-progress", t])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("CPU% of one core"));
+}

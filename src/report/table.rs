@@ -132,6 +132,10 @@ pub fn render(doc: &RunDocument) -> String {
         },
         if c.pin { "; workers pinned" } else { "; workers not pinned" }
     );
+    let _ = writeln!(
+        out,
+        "usr%, sys%: CPU time in the window as a percentage of one core (CPU% of one core); target and TOTAL rows sum their workers, up to 100% each"
+    );
     if let Some(chunk) = c.stripe_chunk {
         let _ = writeln!(
             out,
