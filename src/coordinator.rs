@@ -126,7 +126,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 std::thread::sleep(left.min(Duration::from_millis(20)));
             }
         }
-        let probes = start_probes(plan);
+        let mut probes = start_probes(plan);
+        // The counters at the window's opening: durable write rates count
+        // what the device wrote from there (the ramp's writes are not the window's).
+        let mut window_marked = ramp_ns == 0;
+        if window_marked {
+            probes.values_mut().for_each(DevProbe::mark_window_open);
+        }
         let epoch = control.start();
         let epoch_wall = SystemTime::now();
         barrier.wait();
@@ -136,7 +142,17 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         let ramp = cfg.ramp.as_secs_f64();
         let total = (full_end_ns as f64) / 1e9;
         while received < n {
-            match done_rx.recv_timeout(Duration::from_millis(200)) {
+            let mut wait = Duration::from_millis(200);
+            if !window_marked {
+                let left = Duration::from_nanos(ramp_ns).saturating_sub(epoch.elapsed());
+                if left.is_zero() {
+                    probes.values_mut().for_each(DevProbe::mark_window_open);
+                    window_marked = true;
+                } else {
+                    wait = wait.min(left);
+                }
+            }
+            match done_rx.recv_timeout(wait) {
                 Ok(out) => {
                     let id = out.id;
                     outcomes[id] = Some(out);

@@ -57,8 +57,17 @@ pub struct WindowDoc {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FlushDoc {
     pub seconds: f64,
-    /// Window bytes over (window + flush): what reached stable storage per second.
+    /// `durable_bytes` over (window + flush): what reached stable storage per second.
     pub durable_bytes_per_sec: f64,
+    /// Bytes counted as durable: with `durable_basis` "device", what the
+    /// device wrote from the window's opening through the flush (a device
+    /// shared by several targets is split in proportion to their bytes),
+    /// at most the window's application writes; with "application" (no
+    /// device counters: tmpfs, btrfs), the window's application bytes.
+    #[serde(default)]
+    pub durable_bytes: u64,
+    #[serde(default)]
+    pub durable_basis: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -248,6 +257,7 @@ pub struct RunDocument {
 #[derive(Debug, Clone, Default)]
 pub struct Aggregate {
     pub bytes: u64,
+    pub write_bytes: u64,
     pub ios: u64,
     pub errors: u64,
     pub short_ios: u64,
@@ -259,6 +269,7 @@ pub struct Aggregate {
 impl AddAssign<&WorkerOutcome> for Aggregate {
     fn add_assign(&mut self, w: &WorkerOutcome) {
         self.bytes += w.bytes();
+        self.write_bytes += w.write_bytes;
         self.ios += w.ios();
         self.errors += w.errors;
         self.short_ios += w.short_ios;
@@ -286,10 +297,18 @@ impl Aggregate {
         rate(self.ios, seconds)
     }
 
-    pub fn flush(&self, window: f64, flush_sec: Option<f64>) -> Option<FlushDoc> {
+    /// The flush of buffered writes: `durable` is (bytes, basis), see [`FlushDoc`].
+    pub fn flush(
+        &self,
+        window: f64,
+        flush_sec: Option<f64>,
+        durable: (u64, &str),
+    ) -> Option<FlushDoc> {
         flush_sec.map(|f| FlushDoc {
             seconds: f,
-            durable_bytes_per_sec: rate(self.bytes, window + f),
+            durable_bytes_per_sec: rate(durable.0, window + f),
+            durable_bytes: durable.0,
+            durable_basis: durable.1.into(),
         })
     }
 }
@@ -387,6 +406,43 @@ impl RunDocument {
             });
         }
         let mut max_flush: Option<f64> = None;
+        // Durable bytes of each target: from its device's counters (split
+        // between the targets sharing a device in proportion to their
+        // window writes, and never more than they wrote), else its own bytes.
+        let mut written_on: std::collections::HashMap<&str, u64> = Default::default();
+        for (i, agg) in per_target.iter().enumerate() {
+            if let Some(d) = &exec.devices[i] {
+                *written_on.entry(d.name.as_str()).or_default() += agg.write_bytes;
+            }
+        }
+        let durable: Vec<(u64, &str)> = per_target
+            .iter()
+            .enumerate()
+            .map(|(i, agg)| {
+                match exec.devices[i].as_ref().and_then(|d| {
+                    let dev = d.window_write_bytes?;
+                    let all = written_on.get(d.name.as_str()).copied().unwrap_or(0);
+                    Some(if all == 0 {
+                        0
+                    } else {
+                        (dev as f64 * agg.write_bytes as f64 / all as f64) as u64
+                    })
+                }) {
+                    Some(share) => (share.min(agg.write_bytes), "device"),
+                    None => (agg.bytes, "application"),
+                }
+            })
+            .collect();
+        let total_durable = (
+            durable.iter().map(|d| d.0).sum::<u64>(),
+            if durable.iter().all(|d| d.1 == "device") {
+                "device"
+            } else if durable.iter().all(|d| d.1 == "application") {
+                "application"
+            } else {
+                "device and application"
+            },
+        );
         let flush_errors = exec
             .flush
             .iter()
@@ -434,7 +490,7 @@ impl RunDocument {
                     latency_ns: agg.hist.summary(),
                     cpu_usr_sec: agg.cpu_usr_sec,
                     cpu_sys_sec: agg.cpu_sys_sec,
-                    flush: agg.flush(secs, flush_sec),
+                    flush: agg.flush(secs, flush_sec, durable[i]),
                     device: exec.devices[i].clone(),
                     verify: plan
                         .workers
@@ -464,6 +520,22 @@ impl RunDocument {
                 {
                     warnings.push(format!(
                         "{}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
+                        t.path,
+                        r * 100.0
+                    ));
+                }
+            }
+        }
+        if !cfg.direct && cfg.rw.writes() {
+            for t in &targets {
+                if let Some(r) = t
+                    .device
+                    .as_ref()
+                    .and_then(|d| d.write_ratio)
+                    .filter(|&r| r < 0.5)
+                {
+                    warnings.push(format!(
+                        "{}: the device received {:.1}% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
                         t.path,
                         r * 100.0
                     ));
@@ -566,7 +638,7 @@ impl RunDocument {
                 latency_ns: total.hist.summary(),
                 cpu_usr_sec: total.cpu_usr_sec,
                 cpu_sys_sec: total.cpu_sys_sec,
-                flush: total.flush(secs, max_flush),
+                flush: total.flush(secs, max_flush, total_durable),
                 flush_errors,
                 histogram: total.hist.to_base64(),
             },

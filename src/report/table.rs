@@ -79,9 +79,14 @@ fn layout(rows: &[Vec<String>]) -> String {
 
 fn flush_line(label: &str, bytes_per_sec: f64, f: &FlushDoc) -> String {
     format!(
-        "  {label}: written to cache {:.1} MB/s; durable {:.1} MB/s (including the final fsync, {:.3}s)\n",
+        "  {label}: written to cache {:.1} MB/s; durable {:.1} MB/s ({} over the window and the final fsync, {:.3}s)\n",
         mb_per_sec(bytes_per_sec),
         mb_per_sec(f.durable_bytes_per_sec),
+        match f.durable_basis.as_str() {
+            "device" => format!("{} the device wrote", fmt_bytes(f.durable_bytes)),
+            "application" => format!("{} written, no device counters", fmt_bytes(f.durable_bytes)),
+            _ => fmt_bytes(f.durable_bytes),
+        },
         f.seconds
     )
 }
