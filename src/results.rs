@@ -10,7 +10,7 @@ use crate::config::ConfigDoc;
 use crate::stats::{LatencyHistogram, LatencySummary};
 use crate::target::devstat::DeviceCounters;
 use crate::target::TargetKind;
-use crate::verify::{find_stale, BadBlock, BadKind};
+use crate::verify::{find_lost, find_stale, BadBlock, BadKind};
 use crate::worker::{
     Ending, ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome,
 };
@@ -177,8 +177,13 @@ pub struct VerifyDoc {
     pub corrupt: u64,
     pub misplaced: u64,
     pub stale: u64,
-    /// Blocks with no stripebench header (never written with --verify).
+    /// Blocks with no stripebench header (never written with --verify),
+    /// the lost ones apart.
     pub unwritten: u64,
+    /// Blocks with no header between two blocks one writer wrote in the
+    /// same run: lost writes.
+    #[serde(default)]
+    pub lost: u64,
     /// The bad blocks, by offset (the first 100).
     pub bad_blocks: Vec<BadBlock>,
     /// "complete", or why the stale check covered only part of the target.
@@ -187,7 +192,7 @@ pub struct VerifyDoc {
 
 impl VerifyDoc {
     pub fn bad(&self) -> u64 {
-        self.corrupt + self.misplaced + self.stale
+        self.corrupt + self.misplaced + self.stale + self.lost
     }
 
     fn from_tallies<'a>(tallies: impl Iterator<Item = &'a VerifyTally>) -> VerifyDoc {
@@ -198,11 +203,20 @@ impl VerifyDoc {
             misplaced: 0,
             stale: 0,
             unwritten: 0,
+            lost: 0,
             bad_blocks: Vec::new(),
             stale_check: "complete".into(),
         };
         let mut goods = Vec::new();
+        let mut unwritten = Vec::new();
         for t in tallies {
+            unwritten.extend_from_slice(&t.unwritten_runs);
+            if t.unwritten_truncated {
+                d.stale_check = format!(
+                    "partial: only the first {} runs of unwritten blocks of each worker were checked for lost writes",
+                    crate::worker::VERIFY_TRACK_MAX
+                );
+            }
             d.blocks += t.checked;
             d.good += t.good;
             d.corrupt += t.corrupt + t.other_size;
@@ -215,6 +229,21 @@ impl VerifyDoc {
                     "partial: only the first {} good blocks of each worker were compared",
                     crate::worker::VERIFY_TRACK_MAX
                 );
+            }
+        }
+        for (run, writer, before, after) in find_lost(&goods, &unwritten) {
+            d.lost += run.blocks;
+            d.unwritten -= run.blocks;
+            let bs = (run.end - run.start) / run.blocks.max(1);
+            for k in 0..run.blocks.min(100) {
+                d.bad_blocks.push(BadBlock {
+                    offset: run.start + k * bs,
+                    kind: BadKind::Lost,
+                    detail: format!(
+                        "no header, between blocks writer {writer} wrote in one run (offsets {before} and {after}; {} such block(s) from {}): a lost write",
+                        run.blocks, run.start
+                    ),
+                });
             }
         }
         for (offset, g, newer) in find_stale(goods) {

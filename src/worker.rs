@@ -23,7 +23,7 @@ use crate::cpus;
 use crate::engine::{Engine, EngineSpec};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
-use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
+use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found, Unwritten};
 use crate::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
 use crate::writedata::Stamper;
 
@@ -91,6 +91,10 @@ pub struct VerifyTally {
     pub corrupt: u64,
     pub misplaced: u64,
     pub unwritten: u64,
+    /// The unwritten blocks as runs of consecutive blocks (for the lost-write check).
+    pub unwritten_runs: Vec<Unwritten>,
+    /// More runs than VERIFY_TRACK_MAX: the lost-write check covers the first ones.
+    pub unwritten_truncated: bool,
     pub other_size: u64,
     pub bad: Vec<BadBlock>,
     /// Good blocks as (writer, offset, generation), for the stale check.
@@ -140,6 +144,20 @@ impl VerifyTally {
             }
             Found::Unwritten => {
                 self.unwritten += 1;
+                let end = offset + block.len() as u64;
+                let full = self.unwritten_runs.len() >= VERIFY_TRACK_MAX;
+                match self.unwritten_runs.last_mut() {
+                    Some(r) if r.end == offset => {
+                        r.end = end;
+                        r.blocks += 1;
+                    }
+                    _ if full => self.unwritten_truncated = true,
+                    _ => self.unwritten_runs.push(Unwritten {
+                        start: offset,
+                        end,
+                        blocks: 1,
+                    }),
+                }
                 None
             }
         };

@@ -311,13 +311,14 @@ pub fn render(doc: &RunDocument) -> String {
         let Some(v) = &t.verify else { continue };
         let _ = writeln!(
             out,
-            "verify {}: {} blocks checked: {} good, {} corrupt, {} misplaced, {} stale, {} unwritten{}",
+            "verify {}: {} blocks checked: {} good, {} corrupt, {} misplaced, {} stale, {} lost, {} unwritten{}",
             t.path,
             v.blocks,
             v.good,
             v.corrupt,
             v.misplaced,
             v.stale,
+            v.lost,
             v.unwritten,
             if v.stale_check == "complete" { String::new() } else { format!(" (stale check {})", v.stale_check) }
         );
@@ -326,6 +327,7 @@ pub fn render(doc: &RunDocument) -> String {
                 crate::verify::BadKind::Corrupt => "corrupt",
                 crate::verify::BadKind::Misplaced => "misplaced",
                 crate::verify::BadKind::Stale => "stale",
+                crate::verify::BadKind::Lost => "lost",
             };
             let _ = writeln!(
                 out,
