@@ -365,9 +365,9 @@ pub fn run<E: Engine>(
     let mut cpu0 = if in_window {
         sample_cpu(epoch)
     } else {
-        (0.0, 0.0, 0)
+        CpuSample::default()
     };
-    let mut cpu1: Option<(f64, f64, u64)> = None;
+    let mut cpu1: Option<CpuSample> = None;
     let mut cur_sec = 0u64;
     let (mut cur_bytes, mut cur_ios) = (0u64, 0u64);
     let mut issued_bytes = 0u64;
@@ -507,14 +507,15 @@ pub fn run<E: Engine>(
     };
 
     if in_window {
-        let (u1, s1, t1) = cpu1.unwrap_or_else(|| sample_cpu(epoch));
-        let (usr, sys) = ((u1 - cpu0.0).max(0.0), (s1 - cpu0.1).max(0.0));
+        let c1 = cpu1.unwrap_or_else(|| sample_cpu(epoch));
+        let (usr, sys) = c1.since(&cpu0);
+        let t1 = c1.at_ns;
         // Closed by the deadline: the samples span the window give or take
         // the I/O in progress at each edge (one I/O per slot, which with a
         // large --bs or a short window is much of it). Scale the CPU used
         // over the samples' span to the window's length.
         let window_ns = control.end_ns().saturating_sub(ramp_ns);
-        let span_ns = t1.saturating_sub(cpu0.2);
+        let span_ns = t1.saturating_sub(cpu0.at_ns);
         let scale = if past_deadline && span_ns > 0 {
             window_ns as f64 / span_ns as f64
         } else {
@@ -536,10 +537,44 @@ pub fn run<E: Engine>(
     out
 }
 
-/// The thread's (user, system) CPU seconds and the instant, ns since `epoch`.
-fn sample_cpu(epoch: Instant) -> (f64, f64, u64) {
-    let (u, s) = thread_cpu_seconds();
-    (u, s, epoch.elapsed().as_nanos() as u64)
+/// The thread's CPU time at one instant (ns since the epoch).
+#[derive(Debug, Clone, Copy, Default)]
+struct CpuSample {
+    /// getrusage's user and system seconds: charged by the tick (4 ms at
+    /// HZ=250), so only their split is used.
+    usr: f64,
+    sys: f64,
+    /// CLOCK_THREAD_CPUTIME_ID: the thread's CPU time to the nanosecond.
+    total: f64,
+    at_ns: u64,
+}
+
+impl CpuSample {
+    /// (user, system) seconds from `before` to this sample: the exact total,
+    /// split in the proportion getrusage charged (all user when it charged
+    /// nothing, as the kernel's own cputime_adjust does).
+    fn since(&self, before: &CpuSample) -> (f64, f64) {
+        let total = (self.total - before.total).max(0.0);
+        let (u, s) = (
+            (self.usr - before.usr).max(0.0),
+            (self.sys - before.sys).max(0.0),
+        );
+        if u + s > 0.0 {
+            (total * u / (u + s), total * s / (u + s))
+        } else {
+            (total, 0.0)
+        }
+    }
+}
+
+fn sample_cpu(epoch: Instant) -> CpuSample {
+    let (usr, sys) = thread_cpu_seconds();
+    CpuSample {
+        usr,
+        sys,
+        total: crate::stats::thread_cpu_clock(),
+        at_ns: epoch.elapsed().as_nanos() as u64,
+    }
 }
 
 /// The worker's offsets: its own slice, or its member's share of a modelled
