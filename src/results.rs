@@ -579,6 +579,14 @@ impl RunDocument {
                 ));
             }
         }
+        if matches!(exec.ended_by, "limit" | "passes")
+            && secs < crate::config::MIN_DURATION.as_secs_f64()
+        {
+            warnings.push(format!(
+                "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
+                crate::units::fmt_latency_ns(secs * 1e9)
+            ));
+        }
         if exec.ended_by == "duration" {
             let most = exec
                 .outcomes

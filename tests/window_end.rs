@@ -210,3 +210,25 @@ fn cpu_time_is_measured_over_the_window_only() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("CPU% of one core"));
 }
+
+#[test]
+fn a_window_too_short_to_mean_anything_is_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    let d = run_json(&["run", "--io-limit", "4k", "--bs", "4k", "--no-progress", t]);
+    assert_eq!(d["window"]["ended_by"], "limit");
+    assert!(f(&d["window"]["seconds"]) < 0.01);
+    assert!(
+        warnings(&d)
+            .iter()
+            .any(|w| w.contains("rates over a window this short are noise")),
+        "{:?}",
+        warnings(&d)
+    );
+    let out = sb()
+        .args(["run", "--duration", "1us", "--rw", "randread", t])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
