@@ -60,7 +60,6 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         check_stripe(cfg, &targets, chunk)?;
     }
     let members = targets.len() as u64;
-    let window_secs = cfg.duration.as_secs() as usize + 1;
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::error::show_path(&t.path);
         let lbs = t.logical_block_size;
@@ -210,7 +209,6 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                     logical_bs,
                 }),
                 ramp_ns,
-                window_secs,
             });
         }
         planned.push(PlannedTarget {

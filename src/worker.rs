@@ -54,8 +54,6 @@ pub struct WorkerSpec {
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
-    /// Expected number of one-second intervals, to size the series up front.
-    pub window_secs: usize,
 }
 
 /// One member's place in a modelled RAID0 (`--stripe`).
@@ -77,6 +75,9 @@ pub enum VerifyMode {
     /// Check every block read.
     Read,
 }
+
+/// One-second intervals reserved before the run (ten minutes).
+pub const INTERVALS_RESERVED: usize = 600;
 
 /// Most good blocks a worker remembers for the stale check (24 bytes each).
 pub const VERIFY_TRACK_MAX: usize = 4 << 20;
@@ -332,7 +333,10 @@ pub fn run<E: Engine>(
         }
     };
     out.engine_path = engine.path();
-    out.intervals.reserve(spec.window_secs + 2);
+    // Ten minutes of one-second intervals up front (14 KiB); a longer window
+    // grows the series as it goes (a reallocation per doubling). Never sized
+    // from the duration: verify's "until done" is a year.
+    out.intervals.reserve(INTERVALS_RESERVED);
     let depth = engine.depth();
     let mut slots = vec![
         Slot {

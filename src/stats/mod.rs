@@ -220,10 +220,11 @@ mod tests {
     #[test]
     fn a_worker_keeps_its_statistics_under_one_mib() {
         // The histogram's counts are allocated once, up front; the interval
-        // series of a 10-minute run holds 600 records of 3 u64.
+        // series reserves a fixed number of records, whatever the duration.
         let h = LatencyHistogram::new();
         let hist_bytes = h.inner().distinct_values() * std::mem::size_of::<u64>();
-        let intervals_bytes = 600 * 3 * std::mem::size_of::<u64>();
+        let intervals_bytes =
+            crate::worker::INTERVALS_RESERVED * std::mem::size_of::<crate::worker::Interval>();
         println!("histogram {hist_bytes} B, 10-minute interval series {intervals_bytes} B");
         assert!(hist_bytes + intervals_bytes < 1 << 20);
     }
