@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use stripebench::stats::LatencyHistogram;
 use stripebench::workload::{OffsetGen, Region};
+use stripebench::writedata;
 
 const N: u64 = 20_000_000;
 
@@ -77,6 +78,22 @@ fn main() {
     );
     per_op("OffsetGen::next_io, random 70% reads", |_| {
         black_box(mix.next_io());
+    });
+    // Unique write data (issue 13): the stamp each write pays before it goes out.
+    let mut block = vec![0u8; 4096];
+    writedata::fill(&mut block, 1, 0);
+    let mut stamper = writedata::Stamper::new(1, 0);
+    per_op("Stamper::stamp, 4k block (1 unit)", |i| {
+        stamper.stamp(black_box(&mut block), i * 4096);
+    });
+    let mut big = vec![0u8; 1 << 20];
+    writedata::fill(&mut big, 1, 0);
+    per_op("Stamper::stamp, 1m block (256 units)", |i| {
+        stamper.stamp(black_box(&mut big), i << 20);
+    });
+    let mut deduping = writedata::Stamper::new(1, 50);
+    per_op("Stamper::stamp, 4k block, --dedupe 50", |i| {
+        deduping.stamp(black_box(&mut block), i * 4096);
     });
     let mut h2 = LatencyHistogram::new();
     per_op("clock + record + next offset (all but the I/O)", |_| {

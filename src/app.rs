@@ -262,6 +262,19 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
 
     let mut warnings = plan.warnings.clone();
     warnings.extend(overlaps);
+    for t in &plan.targets {
+        if let Some(fs) = crate::target::memory_fs(&t.file) {
+            warnings.push(format!(
+                "{} is on {fs}: the target is memory, not a device ({}no device counters), so these figures measure memory",
+                t.path.display(),
+                if cfg.direct {
+                    format!("{fs} takes O_DIRECT but serves it from RAM like any other I/O; ")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
     if let Some(c) = &cfg.cpus {
         if plan.workers.len() > c.len() {
             warnings.push(format!(

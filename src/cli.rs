@@ -245,6 +245,7 @@ impl RunArgs {
             "verify" => self.verify,
             "cached" => self.cached,
             "io-limit" => self.io_limit.is_some(),
+            "passes" => self.passes.is_some(),
             "members" => self.members.is_some(),
             "align" => self.align.is_some(),
             _ => false,
@@ -481,10 +482,17 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_register: bool,
 
-    /// Each worker stops after this many bytes: a size-bounded run whose byte
-    /// and I/O counts are exact (the window then counts every I/O: no ramp).
+    /// Each worker stops after this many bytes, rounded up to whole --bs
+    /// requests: a size-bounded run whose byte and I/O counts are exact (the
+    /// window then counts every I/O: no ramp).
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
     pub io_limit: Option<u64>,
+
+    /// Each worker covers its own region N times and stops (random patterns:
+    /// N x the region's bytes); the window closes at the last completion.
+    /// No ramp; --duration, if given, is a cap (default: none).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_max_errors)]
+    pub passes: Option<u64>,
 
     /// Bytes of each target to use, from --offset (default: to the end).
     #[arg(allow_hyphen_values = true, long, value_name = "SIZE", value_parser = parse_size)]
@@ -509,6 +517,16 @@ pub struct RunArgs {
     /// Seed for random offsets and write data (default: drawn from the clock; always reported).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
     pub seed: Option<u64>,
+
+    /// Compressibility of written data, as fio's buffer_compress_percentage:
+    /// each 4 KiB unit is this share zeros (default 0: incompressible).
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
+    pub buffer_compress: u8,
+
+    /// Share of written 4 KiB units that repeat one another, as fio's
+    /// dedupe_percentage (default 0: every unit written is unique).
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
+    pub dedupe: u8,
 
     /// Write self-describing, checksummed blocks (with --rw write) that
     /// `stripebench verify` checks; with --rw read, check every block read.

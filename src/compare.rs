@@ -151,6 +151,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
             "verify",
             "cached",
             "io-limit",
+            "passes",
             "align",
         ],
     )?;

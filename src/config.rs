@@ -15,6 +15,12 @@ use crate::error::UsageError;
 
 /// Smallest built-in test-bed file: enough for a few 1 MiB requests.
 pub const MIN_TESTBED_SIZE: u64 = 1 << 20;
+/// The shortest --duration taken: below it a window holds a handful of I/Os
+/// and its rates (and CPU percentages) are noise.
+pub const MIN_DURATION: Duration = Duration::from_millis(10);
+/// "Until done" for `verify` and `--passes`: a year keeps the arithmetic in
+/// range, and nothing is allocated from a duration.
+pub const NO_TIME_LIMIT: Duration = Duration::from_secs(365 * 86400);
 
 /// Where a report goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,8 +80,13 @@ pub struct RunConfig {
     pub debug_fail_from: Option<u64>,
     /// `--verify`: write self-describing blocks, or check them when reading.
     pub verify: bool,
-    /// Each worker reads its slice exactly once (`stripebench verify`).
-    pub one_pass: bool,
+    /// `--buffer-compress`: share of each written 4 KiB unit that is zeros.
+    pub buffer_compress: u8,
+    /// `--dedupe`: share of written 4 KiB units that repeat one another.
+    pub dedupe: u8,
+    /// `--passes`: each worker covers its slice this many times and stops
+    /// (`stripebench verify`: once).
+    pub passes: Option<u64>,
     /// When the run was configured (Unix ms): the base of verify generations.
     pub start_ms: u64,
     pub size: Option<u64>,
@@ -117,10 +128,19 @@ pub struct ConfigDoc {
     pub register: bool,
     /// Bytes each worker stopped after, when size-bounded.
     pub io_limit: Option<u64>,
+    /// `--passes` (`verify`: 1): how many times each worker covered its slice.
+    #[serde(default)]
+    pub passes: Option<u64>,
     /// I/O errors after which a worker stops.
     pub max_errors: u64,
     /// Self-describing blocks written, or checked.
     pub verify: bool,
+    /// `--buffer-compress`: the share (percent) of each written 4 KiB unit that is zeros.
+    #[serde(default)]
+    pub buffer_compress_pct: u8,
+    /// `--dedupe`: the share (percent) of written 4 KiB units that repeat one another.
+    #[serde(default)]
+    pub dedupe_pct: u8,
     /// `--stripe`: the chunk of the modelled RAID0.
     pub stripe_chunk: Option<u64>,
     /// `--start-at`, Unix seconds: the instant the workers were released.
@@ -161,20 +181,19 @@ impl RunConfig {
                 "verify needs the targets to check: name them".into(),
             ));
         }
-        if args.io_limit.is_some() {
+        if args.io_limit.is_some() || args.passes.is_some() {
             return Err(UsageError(
-                "verify reads each slice once: drop --io-limit".into(),
+                "verify reads each slice once: drop --io-limit and --passes".into(),
             ));
         }
         let mut cfg = RunConfig::from_args(args, available, tmpdir)?;
         cfg.verify = true;
-        cfg.one_pass = true;
+        cfg.passes = Some(1);
         if args.ramp.is_none() {
             cfg.ramp = Duration::ZERO;
         }
         if args.duration.is_none() {
-            // Until the pass is done: a year is "no limit" and keeps the arithmetic in range.
-            cfg.duration = Duration::from_secs(365 * 86400);
+            cfg.duration = NO_TIME_LIMIT;
         }
         Ok(cfg)
     }
@@ -266,20 +285,43 @@ impl RunConfig {
                 "--no-register only applies to --engine uring".into(),
             ));
         }
-        let ramp = match (args.ramp, args.io_limit) {
-            (Some(r), Some(_)) if !r.is_zero() => return Err(UsageError(
-                "--io-limit counts every I/O from the start, so it takes no --ramp: drop --ramp"
-                    .into(),
-            )),
+        if args.io_limit.is_some() && args.passes.is_some() {
+            return Err(UsageError(
+                "--io-limit and --passes both bound what each worker does: give one".into(),
+            ));
+        }
+        let bound = if args.passes.is_some() {
+            Some("--passes")
+        } else {
+            args.io_limit.map(|_| "--io-limit")
+        };
+        let ramp = match (args.ramp, bound) {
+            (Some(r), Some(opt)) if !r.is_zero() => {
+                return Err(UsageError(format!(
+                    "{opt} counts every I/O from the start, so it takes no --ramp: drop --ramp"
+                )))
+            }
             (Some(r), _) => r,
             (None, Some(_)) => Duration::ZERO,
             (None, None) => Duration::from_secs(1),
         };
+        if let Some(d) = args.duration.filter(|&d| d < MIN_DURATION) {
+            return Err(UsageError(format!(
+                "--duration {} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {}ms",
+                humantime::format_duration(d),
+                MIN_DURATION.as_millis()
+            )));
+        }
         if args.verify && !matches!(args.rw, RwMode::Write | RwMode::Read) {
             return Err(UsageError(format!(
                 "--verify writes whole sequential passes and reads them back: use --rw write (or read), not --rw {}",
                 args.rw.name()
             )));
+        }
+        if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
+            return Err(UsageError(
+                "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe".into(),
+            ));
         }
         if args.cached && (!args.buffered || args.rw.writes()) {
             return Err(UsageError(
@@ -321,7 +363,13 @@ impl RunConfig {
             },
             bs,
             direct: !args.buffered,
-            duration: args.duration.unwrap_or(Duration::from_secs(10)),
+            // --passes without --duration runs until the passes are done
+            // (a year keeps the arithmetic in range; nothing is sized from it).
+            duration: args.duration.unwrap_or(if args.passes.is_some() {
+                NO_TIME_LIMIT
+            } else {
+                Duration::from_secs(10)
+            }),
             ramp,
             readahead_kb: args.readahead,
             engine,
@@ -331,7 +379,9 @@ impl RunConfig {
             max_errors: args.max_errors,
             debug_fail_from: args.debug_fail_from,
             verify: args.verify,
-            one_pass: false,
+            buffer_compress: args.buffer_compress,
+            dedupe: args.dedupe,
+            passes: args.passes,
             start_ms: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64),
@@ -373,8 +423,11 @@ impl RunConfig {
             iodepth: self.iodepth,
             register: self.engine == EngineKind::Uring && self.register,
             io_limit: self.io_limit,
+            passes: self.passes,
             max_errors: self.max_errors,
             verify: self.verify,
+            buffer_compress_pct: self.buffer_compress,
+            dedupe_pct: self.dedupe,
             stripe_chunk: self.stripe,
             start_at_unix_sec: self
                 .start_at

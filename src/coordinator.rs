@@ -18,7 +18,7 @@ use crate::plan::Plan;
 use crate::progress::Progress;
 use crate::signals::{self, RunControl};
 use crate::target::devstat::{self, DevProbe, DeviceCounters};
-use crate::worker::{self, WorkerOutcome};
+use crate::worker::{self, Ending, WorkerOutcome};
 
 /// What a run produced, before it is shaped into a document.
 #[derive(Debug)]
@@ -29,6 +29,8 @@ pub struct Execution {
     pub start_unix_sec: f64,
     pub end_unix_sec: f64,
     pub interrupted: bool,
+    /// What closed the window: "duration", "limit", "passes", "errors" or "interrupted".
+    pub ended_by: &'static str,
     /// Per target: the final fsync's duration, or its error.
     pub flush: Vec<Option<std::result::Result<f64, String>>>,
     /// An interrupt came during the final fsync, and the wait for it was
@@ -61,6 +63,8 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 depth: cfg.iodepth,
                 align: spec.align,
                 fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
+                compress_pct: cfg.buffer_compress,
+                write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
                 register: cfg.register,
                 fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
             };
@@ -124,7 +128,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 std::thread::sleep(left.min(Duration::from_millis(20)));
             }
         }
-        let probes = start_probes(plan);
+        let mut probes = start_probes(plan);
+        // The counters at the window's opening: durable write rates count
+        // what the device wrote from there (the ramp's writes are not the window's).
+        let mut window_marked = ramp_ns == 0;
+        if window_marked {
+            probes.values_mut().for_each(DevProbe::mark_window_open);
+        }
         let epoch = control.start();
         let epoch_wall = SystemTime::now();
         barrier.wait();
@@ -134,7 +144,17 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         let ramp = cfg.ramp.as_secs_f64();
         let total = (full_end_ns as f64) / 1e9;
         while received < n {
-            match done_rx.recv_timeout(Duration::from_millis(200)) {
+            let mut wait = Duration::from_millis(200);
+            if !window_marked {
+                let left = Duration::from_nanos(ramp_ns).saturating_sub(epoch.elapsed());
+                if left.is_zero() {
+                    probes.values_mut().for_each(DevProbe::mark_window_open);
+                    window_marked = true;
+                } else {
+                    wait = wait.min(left);
+                }
+            }
+            match done_rx.recv_timeout(wait) {
                 Ok(out) => {
                     let id = out.id;
                     outcomes[id] = Some(out);
@@ -149,8 +169,16 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             }
         }
         let mut end_ns = control.end_ns().min(full_end_ns);
-        if cfg.io_limit.is_some() {
-            // A size-bounded run ends when its last worker is done.
+        let interrupted = control.interrupted();
+        let endings: Vec<Ending> = outcomes.iter().flatten().map(|o| o.ended_by).collect();
+        let ended_by = if interrupted {
+            "interrupted"
+        } else if endings.contains(&Ending::Deadline) {
+            "duration"
+        } else if endings.contains(&Ending::Limit) {
+            // A size-bounded run (--io-limit, --passes, verify's pass) whose
+            // workers all stopped on their own ends at its last completion,
+            // not at a deadline that may be a year away.
             let last = outcomes
                 .iter()
                 .flatten()
@@ -158,7 +186,14 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 .max()
                 .unwrap_or(0);
             end_ns = end_ns.min(last.max(ramp_ns));
-        }
+            if cfg.passes.is_some() {
+                "passes"
+            } else {
+                "limit"
+            }
+        } else {
+            "errors"
+        };
         let window_ns = end_ns.saturating_sub(ramp_ns);
 
         let (flush, flush_abandoned) = if !cfg.direct && cfg.rw.writes() && !control.interrupted() {
@@ -180,6 +215,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             start_unix_sec: unix(epoch_wall + Duration::from_nanos(ramp_ns)),
             end_unix_sec: unix(epoch_wall + Duration::from_nanos(end_ns)),
             interrupted,
+            ended_by,
             outcomes,
             flush,
             flush_abandoned,

@@ -37,8 +37,14 @@ fn now_ns() -> u64 {
 /// What the signal thread restores if told to quit at once.
 static ACTIVE: Mutex<Vec<Knob>> = Mutex::new(Vec::new());
 
-/// Where state files go.
+/// Where state files go: `$STRIPEBENCH_STATE_DIR` when set (tests give each
+/// test program its own, so that what other runs on the machine left behind
+/// does not reach them), else `/run/stripebench` for root, else the user's
+/// runtime directory.
 pub fn state_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("STRIPEBENCH_STATE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 && Path::new("/run").is_dir() {
         return PathBuf::from("/run/stripebench");

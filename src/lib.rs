@@ -36,3 +36,4 @@ pub mod units;
 pub mod verify;
 pub mod worker;
 pub mod workload;
+pub mod writedata;

@@ -60,7 +60,6 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         check_stripe(cfg, &targets, chunk)?;
     }
     let members = targets.len() as u64;
-    let window_secs = cfg.duration.as_secs() as usize + 1;
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::error::show_path(&t.path);
         let lbs = t.logical_block_size;
@@ -118,6 +117,14 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 "--bs {} is larger than the region of {p} ({}): use a smaller --bs or a larger --size",
                 fmt_size_arg(bs),
                 fmt_bytes(length)
+            ));
+        }
+        if let Some(limit) = cfg.io_limit.filter(|l| l % bs != 0) {
+            warnings.push(format!(
+                "{p}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
+                fmt_bytes(limit),
+                fmt_size_arg(bs),
+                fmt_bytes(limit.div_ceil(bs) * bs)
             ));
         }
         // A modelled RAID0 member serves pieces of at most one chunk.
@@ -182,10 +189,10 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
                 cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
                 align: lbs.max(4096) as usize,
-                io_limit: if cfg.one_pass {
-                    Some(slice.length)
-                } else {
-                    cfg.io_limit
+                // A pass is every whole request of the slice once.
+                io_limit: match cfg.passes {
+                    Some(n) => Some((slice.length / bs * bs).saturating_mul(n)),
+                    None => cfg.io_limit,
                 },
                 max_errors: cfg.max_errors,
                 verify: match (cfg.verify, cfg.rw) {
@@ -195,13 +202,13 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                     },
                     (true, _) => VerifyMode::Read,
                 },
+                dedupe_pct: cfg.dedupe,
                 stripe: cfg.stripe.map(|chunk| StripeSpec {
                     map: StripeMap { chunk, members },
                     member: ti as u64,
                     logical_bs,
                 }),
                 ramp_ns,
-                window_secs,
             });
         }
         planned.push(PlannedTarget {

@@ -10,8 +10,10 @@ use crate::config::ConfigDoc;
 use crate::stats::{LatencyHistogram, LatencySummary};
 use crate::target::devstat::DeviceCounters;
 use crate::target::TargetKind;
-use crate::verify::{find_stale, BadBlock, BadKind};
-use crate::worker::{ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome};
+use crate::verify::{find_lost, find_stale, BadBlock, BadKind};
+use crate::worker::{
+    Ending, ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome,
+};
 use crate::workload::Region;
 
 /// Version of the JSON document; raised on any incompatible change.
@@ -54,14 +56,28 @@ pub struct WindowDoc {
     pub end_unix_sec: f64,
     /// How latency is timed and which window an I/O counts in.
     pub rule: String,
+    /// What closed the window: "duration" (the deadline), "limit" (every
+    /// worker reached --io-limit), "passes" (every worker finished its
+    /// passes), "errors" (every worker stopped on errors) or "interrupted".
+    #[serde(default)]
+    pub ended_by: String,
 }
 
 /// The fsync that ends a buffered write run.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FlushDoc {
     pub seconds: f64,
-    /// Window bytes over (window + flush): what reached stable storage per second.
+    /// `durable_bytes` over (window + flush): what reached stable storage per second.
     pub durable_bytes_per_sec: f64,
+    /// Bytes counted as durable: with `durable_basis` "device", what the
+    /// device wrote from the window's opening through the flush (a device
+    /// shared by several targets is split in proportion to their bytes),
+    /// at most the window's application writes; with "application" (no
+    /// device counters: tmpfs, btrfs), the window's application bytes.
+    #[serde(default)]
+    pub durable_bytes: u64,
+    #[serde(default)]
+    pub durable_basis: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -88,6 +104,9 @@ pub struct WorkerDoc {
     pub error_samples: Vec<IoErrorRecord>,
     /// The worker stopped because it reached --max-errors (the others went on).
     pub stopped_on_errors: bool,
+    /// What stopped this worker: "duration", "limit" or "errors".
+    #[serde(default)]
+    pub ended_by: Ending,
     pub short_ios: u64,
     pub seconds: f64,
     pub bytes_per_sec: f64,
@@ -173,8 +192,13 @@ pub struct VerifyDoc {
     pub corrupt: u64,
     pub misplaced: u64,
     pub stale: u64,
-    /// Blocks with no stripebench header (never written with --verify).
+    /// Blocks with no stripebench header (never written with --verify),
+    /// the lost ones apart.
     pub unwritten: u64,
+    /// Blocks with no header between two blocks one writer wrote in the
+    /// same run: lost writes.
+    #[serde(default)]
+    pub lost: u64,
     /// The bad blocks, by offset (the first 100).
     pub bad_blocks: Vec<BadBlock>,
     /// "complete", or why the stale check covered only part of the target.
@@ -183,7 +207,7 @@ pub struct VerifyDoc {
 
 impl VerifyDoc {
     pub fn bad(&self) -> u64 {
-        self.corrupt + self.misplaced + self.stale
+        self.corrupt + self.misplaced + self.stale + self.lost
     }
 
     fn from_tallies<'a>(tallies: impl Iterator<Item = &'a VerifyTally>) -> VerifyDoc {
@@ -194,11 +218,20 @@ impl VerifyDoc {
             misplaced: 0,
             stale: 0,
             unwritten: 0,
+            lost: 0,
             bad_blocks: Vec::new(),
             stale_check: "complete".into(),
         };
         let mut goods = Vec::new();
+        let mut unwritten = Vec::new();
         for t in tallies {
+            unwritten.extend_from_slice(&t.unwritten_runs);
+            if t.unwritten_truncated {
+                d.stale_check = format!(
+                    "partial: only the first {} runs of unwritten blocks of each worker were checked for lost writes",
+                    crate::worker::VERIFY_TRACK_MAX
+                );
+            }
             d.blocks += t.checked;
             d.good += t.good;
             d.corrupt += t.corrupt + t.other_size;
@@ -211,6 +244,21 @@ impl VerifyDoc {
                     "partial: only the first {} good blocks of each worker were compared",
                     crate::worker::VERIFY_TRACK_MAX
                 );
+            }
+        }
+        for (run, writer, before, after) in find_lost(&goods, &unwritten) {
+            d.lost += run.blocks;
+            d.unwritten -= run.blocks;
+            let bs = (run.end - run.start) / run.blocks.max(1);
+            for k in 0..run.blocks.min(100) {
+                d.bad_blocks.push(BadBlock {
+                    offset: run.start + k * bs,
+                    kind: BadKind::Lost,
+                    detail: format!(
+                        "no header, between blocks writer {writer} wrote in one run (offsets {before} and {after}; {} such block(s) from {}): a lost write",
+                        run.blocks, run.start
+                    ),
+                });
             }
         }
         for (offset, g, newer) in find_stale(goods) {
@@ -253,6 +301,7 @@ pub struct RunDocument {
 #[derive(Debug, Clone, Default)]
 pub struct Aggregate {
     pub bytes: u64,
+    pub write_bytes: u64,
     pub ios: u64,
     pub errors: u64,
     pub short_ios: u64,
@@ -264,6 +313,7 @@ pub struct Aggregate {
 impl AddAssign<&WorkerOutcome> for Aggregate {
     fn add_assign(&mut self, w: &WorkerOutcome) {
         self.bytes += w.bytes();
+        self.write_bytes += w.write_bytes;
         self.ios += w.ios();
         self.errors += w.errors;
         self.short_ios += w.short_ios;
@@ -291,10 +341,18 @@ impl Aggregate {
         rate(self.ios, seconds)
     }
 
-    pub fn flush(&self, window: f64, flush_sec: Option<f64>) -> Option<FlushDoc> {
+    /// The flush of buffered writes: `durable` is (bytes, basis), see [`FlushDoc`].
+    pub fn flush(
+        &self,
+        window: f64,
+        flush_sec: Option<f64>,
+        durable: (u64, &str),
+    ) -> Option<FlushDoc> {
         flush_sec.map(|f| FlushDoc {
             seconds: f,
-            durable_bytes_per_sec: rate(self.bytes, window + f),
+            durable_bytes_per_sec: rate(durable.0, window + f),
+            durable_bytes: durable.0,
+            durable_basis: durable.1.into(),
         })
     }
 }
@@ -378,6 +436,7 @@ impl RunDocument {
                 errors_by_errno: out.errors_by_errno.clone(),
                 error_samples: out.error_samples.clone(),
                 stopped_on_errors: out.stopped_on_errors,
+                ended_by: out.ended_by,
                 short_ios: out.short_ios,
                 seconds: secs,
                 bytes_per_sec: rate(out.bytes(), secs),
@@ -397,6 +456,43 @@ impl RunDocument {
             ));
         }
         let mut max_flush: Option<f64> = None;
+        // Durable bytes of each target: from its device's counters (split
+        // between the targets sharing a device in proportion to their
+        // window writes, and never more than they wrote), else its own bytes.
+        let mut written_on: std::collections::HashMap<&str, u64> = Default::default();
+        for (i, agg) in per_target.iter().enumerate() {
+            if let Some(d) = &exec.devices[i] {
+                *written_on.entry(d.name.as_str()).or_default() += agg.write_bytes;
+            }
+        }
+        let durable: Vec<(u64, &str)> = per_target
+            .iter()
+            .enumerate()
+            .map(|(i, agg)| {
+                match exec.devices[i].as_ref().and_then(|d| {
+                    let dev = d.window_write_bytes?;
+                    let all = written_on.get(d.name.as_str()).copied().unwrap_or(0);
+                    Some(if all == 0 {
+                        0
+                    } else {
+                        (dev as f64 * agg.write_bytes as f64 / all as f64) as u64
+                    })
+                }) {
+                    Some(share) => (share.min(agg.write_bytes), "device"),
+                    None => (agg.bytes, "application"),
+                }
+            })
+            .collect();
+        let total_durable = (
+            durable.iter().map(|d| d.0).sum::<u64>(),
+            if durable.iter().all(|d| d.1 == "device") {
+                "device"
+            } else if durable.iter().all(|d| d.1 == "application") {
+                "application"
+            } else {
+                "device and application"
+            },
+        );
         let flush_errors = exec
             .flush
             .iter()
@@ -444,7 +540,7 @@ impl RunDocument {
                     latency_ns: agg.hist.summary(),
                     cpu_usr_sec: agg.cpu_usr_sec,
                     cpu_sys_sec: agg.cpu_sys_sec,
-                    flush: agg.flush(secs, flush_sec),
+                    flush: agg.flush(secs, flush_sec, durable[i]),
                     device: exec.devices[i].clone(),
                     verify: plan
                         .workers
@@ -480,12 +576,74 @@ impl RunDocument {
                 }
             }
         }
+        if !cfg.direct && cfg.rw.writes() {
+            for t in &targets {
+                if let Some(r) = t
+                    .device
+                    .as_ref()
+                    .and_then(|d| d.write_ratio)
+                    .filter(|&r| r < 0.5)
+                {
+                    warnings.push(format!(
+                        "{}: the device received {:.1}% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
+                        t.path,
+                        r * 100.0
+                    ));
+                }
+            }
+        }
         for t in &targets {
             if let Some(v) = t.verify.as_ref().filter(|v| v.unwritten > 0) {
                 warnings.push(format!(
                     "{}: {} of {} blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)",
                     t.path, v.unwritten, v.blocks
                 ));
+            }
+        }
+        if matches!(exec.ended_by, "limit" | "passes")
+            && secs < crate::config::MIN_DURATION.as_secs_f64()
+        {
+            warnings.push(format!(
+                "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
+                crate::units::fmt_latency_ns(secs * 1e9)
+            ));
+        }
+        if exec.ended_by == "duration" {
+            let most = exec
+                .outcomes
+                .iter()
+                .map(WorkerOutcome::bytes)
+                .max()
+                .unwrap_or(0);
+            let d = humantime::format_duration(cfg.duration);
+            if let Some(limit) = cfg.io_limit {
+                warnings.push(format!(
+                    "--io-limit {} was not reached: the --duration ({d}) ended the run first, after {} at most per worker; raise --duration to reach the limit",
+                    crate::units::fmt_bytes(limit),
+                    crate::units::fmt_bytes(most)
+                ));
+            } else if let Some(n) = cfg.passes {
+                let done = plan
+                    .workers
+                    .iter()
+                    .zip(&exec.outcomes)
+                    .filter_map(|(w, o)| {
+                        w.io_limit
+                            .filter(|&l| l > 0)
+                            .map(|l| o.bytes() as f64 / l as f64)
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                warnings.push(if cfg.verify && !cfg.rw.writes() {
+                    format!(
+                        "verify: the --duration ({d}) ended the pass before every block was read: the slowest worker checked {:.1}% of its slice",
+                        done.min(1.0) * 100.0
+                    )
+                } else {
+                    format!(
+                        "--passes {n} were not completed: the --duration ({d}) ended the run first, with the slowest worker {:.1}% through; raise --duration (or leave it out)",
+                        done.min(1.0) * 100.0
+                    )
+                });
             }
         }
         if exec.interrupted && secs == 0.0 {
@@ -520,6 +678,7 @@ impl RunDocument {
                 start_unix_sec: exec.start_unix_sec,
                 end_unix_sec: exec.end_unix_sec,
                 rule: WINDOW_RULE.into(),
+                ended_by: exec.ended_by.into(),
             },
             workers,
             targets,
@@ -534,7 +693,11 @@ impl RunDocument {
                 latency_ns: total.hist.summary(),
                 cpu_usr_sec: total.cpu_usr_sec,
                 cpu_sys_sec: total.cpu_sys_sec,
-                flush: total.flush(secs, max_flush.filter(|_| exec.flush_abandoned.is_empty())),
+                flush: total.flush(
+                    secs,
+                    max_flush.filter(|_| exec.flush_abandoned.is_empty()),
+                    total_durable,
+                ),
                 flush_errors,
                 flush_incomplete: !exec.flush_abandoned.is_empty(),
                 histogram: total.hist.to_base64(),

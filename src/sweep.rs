@@ -375,7 +375,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         .flatten()
         .any(|j| j.as_os_str() == "-");
     let say = |line: &str| crate::output::say(&format!("{line}\n"), to_stdout);
-    say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead)", pts.len(), args.repeat));
+    say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead); CPU% = user + system CPU time in the window as a percentage of one core, summed over the workers", pts.len(), args.repeat));
     say(&header(&args.params));
     let mut done_runs = 0;
     for (pt, cfg, paths) in &plans {

@@ -24,7 +24,13 @@
 //!   writer wrote *after* it (sequential writing never leaves an older block
 //!   before a newer one of the same writer): a lost write.
 //!
-//! A block with no header at all is counted as **unwritten**.
+//! - **lost**: a block with no header that lies between two blocks its
+//!   writer wrote in the same run (same writer, same run start): writers go
+//!   through their slice in order from its start, so the block between them
+//!   was written too, and its write was lost (a device that drops writes and
+//!   returns zeros, or old data of another format).
+//!
+//! Any other block with no header is counted as **unwritten**.
 
 use serde::{Deserialize, Serialize};
 
@@ -110,6 +116,7 @@ pub enum BadKind {
     Corrupt,
     Misplaced,
     Stale,
+    Lost,
 }
 
 /// One bad block.
@@ -140,6 +147,39 @@ pub fn find_stale(mut good: Vec<(u32, u64, u64)>) -> Vec<(u64, u64, u64)> {
     }
     stale.reverse();
     stale
+}
+
+/// A run of consecutive blocks without a header: `[start, end)`, `blocks` of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unwritten {
+    pub start: u64,
+    pub end: u64,
+    pub blocks: u64,
+}
+
+/// The runs of `unwritten` that are lost writes, with the writer and the
+/// offsets of the good blocks around them. `good` is (writer, offset,
+/// generation) of every good block of the target, in any order; a run is
+/// lost when the nearest good block before it and the nearest after it
+/// were written by the same writer in the same run (generation >> 16).
+pub fn find_lost(
+    good: &[(u32, u64, u64)],
+    unwritten: &[Unwritten],
+) -> Vec<(Unwritten, u32, u64, u64)> {
+    let mut by_offset: Vec<(u64, u32, u64)> = good.iter().map(|&(w, o, g)| (o, w, g)).collect();
+    by_offset.sort_unstable();
+    unwritten
+        .iter()
+        .filter_map(|u| {
+            let after = by_offset.partition_point(|&(o, _, _)| o < u.end);
+            let before = by_offset.partition_point(|&(o, _, _)| o < u.start);
+            let (b, a) = (
+                by_offset.get(before.checked_sub(1)?)?,
+                by_offset.get(after)?,
+            );
+            (b.1 == a.1 && b.2 >> 16 == a.2 >> 16).then_some((*u, b.1, b.0, a.0))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -186,6 +226,30 @@ mod tests {
         fill_block(&mut c, 0, 0, 2, 7);
         assert_ne!(a[HEADER..], b[HEADER..]);
         assert_ne!(a[HEADER..], c[HEADER..]);
+    }
+
+    #[test]
+    fn a_gap_inside_one_writers_sequence_is_lost() {
+        let g = |run, pass| generation(run, pass);
+        let run = |start, end| Unwritten {
+            start,
+            end,
+            blocks: (end - start) / 10,
+        };
+        let good = [
+            (0, 0, g(5, 0)),
+            (0, 10, g(5, 0)),
+            (0, 40, g(5, 0)),
+            (1, 50, g(5, 0)),
+            (1, 60, g(5, 0)),
+            (2, 90, g(6, 0)),
+        ];
+        let lost = find_lost(&good, &[run(20, 40), run(70, 90), run(100, 200)]);
+        // 20..40 lies inside writer 0's sequence; 70..90 between writers 1
+        // and 2 (writer 1's slice may end there); 100.. after everything.
+        assert_eq!(lost, vec![(run(20, 40), 0, 10, 40)]);
+        // The same writer in two runs: not one sequence.
+        assert!(find_lost(&[(0, 0, g(5, 0)), (0, 20, g(6, 0))], &[run(10, 20)]).is_empty());
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! One worker: a thread pinned to one CPU that drives one slice of one target
 //! through an engine. The hot loop holds only the I/O, two clock reads, a
-//! histogram record and a few counters: no allocation, no lock, no syscall
-//! beyond the I/O and the (vDSO) clock.
+//! histogram record, a few counters and, before a write, a 32-byte stamp per
+//! 4 KiB of the block ([`crate::writedata`]): no allocation (past ten
+//! minutes of one-second intervals), no lock, no syscall beyond the I/O and
+//! the (vDSO) clock, except the CPU-time samples as the window opens and
+//! closes.
 //!
 //! Timing rule: one monotonic timestamp when the I/O is queued (with the sync
 //! engine that is just before the pread/pwrite; with io_uring, just before it
@@ -23,8 +26,9 @@ use crate::cpus;
 use crate::engine::{Engine, EngineSpec};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
-use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
+use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found, Unwritten};
 use crate::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
+use crate::writedata::Stamper;
 
 /// What one worker does.
 #[derive(Debug, Clone)]
@@ -48,11 +52,11 @@ pub struct WorkerSpec {
     pub max_errors: u64,
     /// Self-describing blocks (`--verify`).
     pub verify: VerifyMode,
+    /// `--dedupe`: share of written 4 KiB units that repeat one another.
+    pub dedupe_pct: u8,
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
-    /// Expected number of one-second intervals, to size the series up front.
-    pub window_secs: usize,
 }
 
 /// One member's place in a modelled RAID0 (`--stripe`).
@@ -75,6 +79,9 @@ pub enum VerifyMode {
     Read,
 }
 
+/// One-second intervals reserved before the run (ten minutes).
+pub const INTERVALS_RESERVED: usize = 600;
+
 /// Most good blocks a worker remembers for the stale check (24 bytes each).
 pub const VERIFY_TRACK_MAX: usize = 4 << 20;
 /// Most bad blocks a worker lists one by one.
@@ -88,6 +95,10 @@ pub struct VerifyTally {
     pub corrupt: u64,
     pub misplaced: u64,
     pub unwritten: u64,
+    /// The unwritten blocks as runs of consecutive blocks (for the lost-write check).
+    pub unwritten_runs: Vec<Unwritten>,
+    /// More runs than VERIFY_TRACK_MAX: the lost-write check covers the first ones.
+    pub unwritten_truncated: bool,
     pub other_size: u64,
     pub bad: Vec<BadBlock>,
     /// Good blocks as (writer, offset, generation), for the stale check.
@@ -137,6 +148,20 @@ impl VerifyTally {
             }
             Found::Unwritten => {
                 self.unwritten += 1;
+                let end = offset + block.len() as u64;
+                let full = self.unwritten_runs.len() >= VERIFY_TRACK_MAX;
+                match self.unwritten_runs.last_mut() {
+                    Some(r) if r.end == offset => {
+                        r.end = end;
+                        r.blocks += 1;
+                    }
+                    _ if full => self.unwritten_truncated = true,
+                    _ => self.unwritten_runs.push(Unwritten {
+                        start: offset,
+                        end,
+                        blocks: 1,
+                    }),
+                }
                 None
             }
         };
@@ -155,6 +180,20 @@ pub struct Interval {
     pub t: u64,
     pub bytes: u64,
     pub ios: u64,
+}
+
+/// What stopped a worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ending {
+    /// The window's deadline (`--duration`, or an interrupt that lowered it).
+    #[default]
+    #[serde(rename = "duration")]
+    Deadline,
+    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), before the deadline.
+    Limit,
+    /// `--max-errors`, or the engine failed.
+    Errors,
 }
 
 /// How many errors to keep with their offsets, per worker.
@@ -207,6 +246,8 @@ pub struct WorkerOutcome {
     pub intervals: Vec<Interval>,
     /// ns since the epoch of the last I/O counted in the window.
     pub last_completion_ns: u64,
+    /// What stopped the worker.
+    pub ended_by: Ending,
     /// How the engine issued I/O.
     pub engine_path: String,
     /// What `--verify` reading found.
@@ -295,7 +336,10 @@ pub fn run<E: Engine>(
         }
     };
     out.engine_path = engine.path();
-    out.intervals.reserve(spec.window_secs + 2);
+    // Ten minutes of one-second intervals up front (14 KiB); a longer window
+    // grows the series as it goes (a reallocation per doubling). Never sized
+    // from the duration: verify's "until done" is a year.
+    out.intervals.reserve(INTERVALS_RESERVED);
     let depth = engine.depth();
     let mut slots = vec![
         Slot {
@@ -318,17 +362,25 @@ pub fn run<E: Engine>(
     let limit = spec.io_limit.unwrap_or(u64::MAX);
     let max_errors = spec.max_errors;
     let mut gen = offsets(spec);
+    let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct);
+    // CPU time is sampled when the window opens for this worker (the barrier
+    // with no ramp, else its first completion in the window) and when it
+    // closes (the first completion after the deadline, before the drain; or
+    // the last completion of a worker that stopped on its limit), each with
+    // its instant (a CpuSample).
     let mut in_window = ramp_ns == 0;
     let mut cpu0 = if in_window {
-        thread_cpu_seconds()
+        sample_cpu(epoch)
     } else {
-        (0.0, 0.0)
+        CpuSample::default()
     };
+    let mut cpu1: Option<CpuSample> = None;
     let mut cur_sec = 0u64;
     let (mut cur_bytes, mut cur_ios) = (0u64, 0u64);
     let mut issued_bytes = 0u64;
     let mut in_flight = 0usize;
     let mut stopping = false;
+    let mut past_deadline = false;
 
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it.
@@ -340,9 +392,14 @@ pub fn run<E: Engine>(
                     break;
                 }
                 let (op, offset) = gen.next_io();
-                if let (VerifyMode::Write { start_ms }, Op::Write) = (spec.verify, op) {
-                    let g = generation(start_ms, gen.last_pass());
-                    fill_block(engine.buffer(s), offset, spec.id as u32, g, spec.seed);
+                match (spec.verify, op) {
+                    (VerifyMode::Write { start_ms }, Op::Write) => {
+                        let g = generation(start_ms, gen.last_pass());
+                        fill_block(engine.write_buffer(s), offset, spec.id as u32, g, spec.seed);
+                    }
+                    // Unique per block (crate::writedata): a few stores per 4 KiB.
+                    (_, Op::Write) => stamper.stamp(engine.write_buffer(s), offset),
+                    (_, Op::Read) => {}
                 }
                 slots[s] = Slot {
                     op,
@@ -394,6 +451,10 @@ pub fn run<E: Engine>(
             if tn >= control.end_ns() {
                 // Completed after the window closed: not counted, and no more I/O.
                 stopping = true;
+                if !past_deadline && in_window {
+                    cpu1 = Some(sample_cpu(epoch));
+                }
+                past_deadline = true;
                 return;
             }
             if tn < ramp_ns {
@@ -401,7 +462,7 @@ pub fn run<E: Engine>(
             }
             if !in_window {
                 in_window = true;
-                cpu0 = thread_cpu_seconds();
+                cpu0 = sample_cpu(epoch);
             }
             out.hist
                 .record(t1.duration_since(slot.issued).as_nanos() as u64);
@@ -444,11 +505,31 @@ pub fn run<E: Engine>(
             break;
         }
     }
+    out.ended_by = if out.stopped_on_errors {
+        Ending::Errors
+    } else if past_deadline || issued_bytes < limit {
+        Ending::Deadline
+    } else {
+        Ending::Limit
+    };
 
     if in_window {
-        let (u1, s1) = thread_cpu_seconds();
-        out.cpu_usr_sec = (u1 - cpu0.0).max(0.0);
-        out.cpu_sys_sec = (s1 - cpu0.1).max(0.0);
+        let c1 = cpu1.unwrap_or_else(|| sample_cpu(epoch));
+        let (usr, sys) = c1.since(&cpu0);
+        let t1 = c1.at_ns;
+        // Closed by the deadline: the samples span the window give or take
+        // the I/O in progress at each edge (one I/O per slot, which with a
+        // large --bs or a short window is much of it). Scale the CPU used
+        // over the samples' span to the window's length.
+        let window_ns = control.end_ns().saturating_sub(ramp_ns);
+        let span_ns = t1.saturating_sub(cpu0.at_ns);
+        let scale = if past_deadline && span_ns > 0 {
+            window_ns as f64 / span_ns as f64
+        } else {
+            1.0
+        };
+        out.cpu_usr_sec = usr * scale;
+        out.cpu_sys_sec = sys * scale;
         if cur_bytes > 0 || cur_ios > 0 || out.intervals.is_empty() {
             out.intervals.push(Interval {
                 t: cur_sec,
@@ -461,6 +542,46 @@ pub fn run<E: Engine>(
     // Dropping the engine waits for anything still in flight.
     drop(engine);
     out
+}
+
+/// The thread's CPU time at one instant (ns since the epoch).
+#[derive(Debug, Clone, Copy, Default)]
+struct CpuSample {
+    /// getrusage's user and system seconds: charged by the tick (4 ms at
+    /// HZ=250), so only their split is used.
+    usr: f64,
+    sys: f64,
+    /// CLOCK_THREAD_CPUTIME_ID: the thread's CPU time to the nanosecond.
+    total: f64,
+    at_ns: u64,
+}
+
+impl CpuSample {
+    /// (user, system) seconds from `before` to this sample: the exact total,
+    /// split in the proportion getrusage charged (all user when it charged
+    /// nothing, as the kernel's own cputime_adjust does).
+    fn since(&self, before: &CpuSample) -> (f64, f64) {
+        let total = (self.total - before.total).max(0.0);
+        let (u, s) = (
+            (self.usr - before.usr).max(0.0),
+            (self.sys - before.sys).max(0.0),
+        );
+        if u + s > 0.0 {
+            (total * u / (u + s), total * s / (u + s))
+        } else {
+            (total, 0.0)
+        }
+    }
+}
+
+fn sample_cpu(epoch: Instant) -> CpuSample {
+    let (usr, sys) = thread_cpu_seconds();
+    CpuSample {
+        usr,
+        sys,
+        total: crate::stats::thread_cpu_clock(),
+        at_ns: epoch.elapsed().as_nanos() as u64,
+    }
 }
 
 /// The worker's offsets: its own slice, or its member's share of a modelled

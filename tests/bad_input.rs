@@ -107,6 +107,13 @@ fn sizes_durations_and_counts() {
     );
     refused(&["--bs", "1000", t], "--bs lbs");
     refused(&["--duration", "0", t], "longer than 0");
+    refused(&["--duration", "1us", t], "too short to measure");
+    refused(&["--passes", "0", t], "not a count");
+    refused(&["--passes", "2", "--io-limit", "1m", t], "give one");
+    refused(
+        &["--passes", "2", "--ramp", "1s", t],
+        "--passes counts every I/O",
+    );
     refused(&["--duration", "abc", t], "not a duration");
     refused(&["--duration", "10parsecs", t], "unknown unit");
     refused(&["--ramp", "-1s", t], "not a duration");
@@ -141,6 +148,15 @@ fn cpus_mix_and_options() {
     refused(&["--rw", "randrw", "--mix", "101", t], "not a percentage");
     refused(&["--rw", "randrw", "--mix", "-1", t], "not a percentage");
     refused(&["--mix", "30", t], "only applies to --rw randrw");
+    refused(&["--rw", "write", "--dedupe", "101", t], "not a percentage");
+    refused(
+        &["--rw", "write", "--buffer-compress", "x", t],
+        "not a percentage",
+    );
+    refused(
+        &["--rw", "write", "--verify", "--dedupe", "50", t],
+        "drop --buffer-compress and --dedupe",
+    );
     refused(&["--rw", "sideways", t], "invalid value");
     refused(&["--direct", "--buffered", t], "cannot be used with");
     refused(&["--frobnicate", t], "unexpected argument");
@@ -269,6 +285,7 @@ fn a_full_stdout_is_one_line_on_stderr_and_the_json_is_still_written() {
     let j = dir.path().join("r.json");
     let full = std::fs::File::create("/dev/full").unwrap();
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
         .args(["run", "--duration", "50ms", "--ramp", "0", "--json"])
         .arg(&j)
         .arg(&t)

@@ -188,7 +188,12 @@ fn compare_text(mnt: &Path, cgroup: Option<&Path>) -> (Value, String) {
         bin.display(),
         mnt.display()
     );
-    let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let out = Command::new("sh")
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stderr).to_string();
     println!("{text}");
     assert!(out.status.success(), "{text}");

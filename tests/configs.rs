@@ -1,6 +1,8 @@
 //! Every ready-made experiment in configs/ parses and validates, as the
 //! binary would read it with --config (no I/O).
 
+mod common;
+
 use std::ffi::OsString;
 
 use clap::Parser;
@@ -65,8 +67,7 @@ fn a_bad_config_is_refused_with_its_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.toml");
     std::fs::write(&f, "rw = \"read\"\nfrobnicate = 1\n").unwrap();
-    let out = assert_cmd::Command::cargo_bin("stripebench")
-        .unwrap()
+    let out = common::sb()
         .args(["run", "--config"])
         .arg(&f)
         .output()
@@ -103,7 +104,7 @@ fn doc(args: &[&str]) -> serde_json::Value {
 }
 
 fn sb() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("stripebench").unwrap()
+    common::sb()
 }
 
 // Regression (issue 13, item 15): a file with `buffered = true` plus

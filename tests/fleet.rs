@@ -402,6 +402,7 @@ fn fleet_script_on_two_local_hosts() {
     let bin = assert_cmd::cargo::cargo_bin("stripebench");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet.sh");
     let out = Command::new("bash")
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
         .arg(&script)
         .args(["--launcher", "local", "--delay", "2", "--bin"])
         .arg(&bin)

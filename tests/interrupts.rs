@@ -159,6 +159,7 @@ fn ctrl_c_during_the_final_fsync_is_reported_and_ends_the_wait() {
         dev
     );
     let child = std::process::Command::new("sh")
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
         .args(["-c", &script])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -270,10 +271,7 @@ fn an_interrupt_while_the_test_bed_is_written_still_writes_the_json() {
 }
 
 #[test]
-#[cfg_attr(
-    not(sb_root),
-    ignore = "needs root: the state directory is /run/stripebench"
-)]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn a_test_bed_left_by_sigkill_is_named_and_removed_by_restore() {
     let d = tempfile::tempdir().unwrap();
     let bed_dir = d.path().join("bed");
@@ -289,7 +287,7 @@ fn a_test_bed_left_by_sigkill_is_named_and_removed_by_restore() {
         "--no-progress",
     ]);
     let pid = child.id();
-    let record = PathBuf::from(format!("/run/stripebench/testbed-{pid}.path"));
+    let record = common::state_dir().join(format!("testbed-{pid}.path"));
     wait_until("the test bed is recorded", || record.exists());
     child.kill().unwrap();
     child.wait().unwrap();

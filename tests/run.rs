@@ -138,12 +138,12 @@ fn jobs_get_distinct_cpus() {
 // 600 MB address-space limit with a year-long duration that the I/O limit
 // ends at once.
 #[test]
-#[ignore = "issue 13 item 11: interval storage is still sized from the duration (fixed on the worker branch)"]
 fn a_year_long_duration_does_not_allocate_a_year_of_intervals() {
     use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"));
+    cmd.env("STRIPEBENCH_STATE_DIR", common::state_dir());
     cmd.args([
         "run",
         "--duration",

@@ -178,3 +178,61 @@ fn verify_refuses_what_it_cannot_check() {
         16
     );
 }
+
+#[test]
+fn a_zeroed_block_inside_a_writers_sequence_is_a_lost_write() {
+    // A plain file target: the loss is made in the file itself.
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("t");
+    std::fs::File::create(&f)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let target = f.to_str().unwrap();
+    // Two writers, 8 MiB each (blocks 0..128 are w0's, 128..256 w1's), then
+    // only the first 4 MiB of each: the tail of each slice stays unwritten.
+    write_pass(target, "2");
+    write_block(&f, 40, &vec![0u8; B as usize]); // lost inside w0's sequence
+    write_block(&f, 200, &vec![0u8; B as usize]); // and inside w1's
+    write_block(&f, 201, &vec![0u8; B as usize]);
+    let (code, doc) = verify(target, "2");
+    let v = &doc["targets"][0]["verify"];
+    assert_eq!(code, Some(1), "lost writes exit 1: {v}");
+    assert_eq!((u(&v["lost"]), u(&v["unwritten"])), (3, 0), "{v}");
+    let lost: Vec<u64> = v["bad_blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["kind"] == "lost")
+        .map(|b| u(&b["offset"]) / B)
+        .collect();
+    assert_eq!(lost, vec![40, 200, 201]);
+
+    // A slice written only in part: its unwritten tail is not a loss.
+    let g = tmp.path().join("g");
+    std::fs::File::create(&g)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let g = g.to_str().unwrap();
+    sb().args([
+        "run",
+        "--rw",
+        "write",
+        "--verify",
+        "--allow-destructive",
+        "--bs",
+        "64k",
+        "--io-limit",
+        "4m",
+        "--jobs",
+        "2",
+        g,
+    ])
+    .assert()
+    .success();
+    let (code, doc) = verify(g, "2");
+    let v = &doc["targets"][0]["verify"];
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!((u(&v["lost"]), u(&v["unwritten"])), (0, 128), "{v}");
+}

@@ -64,6 +64,10 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.buffer(slot)
     }
 
+    fn write_buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.inner.write_buffer(slot)
+    }
+
     fn path(&self) -> String {
         format!(
             "{} (failing every I/O from #{} on)",

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::buffer::AlignedBuf;
-use crate::workload::{Op, Rng};
+use crate::workload::Op;
 
 pub use fault::FaultEngine;
 pub use sync::SyncEngine;
@@ -53,6 +53,11 @@ pub struct EngineSpec {
     pub align: usize,
     /// Fill the buffers with data from this seed (for writes).
     pub fill_seed: Option<u64>,
+    /// `--buffer-compress`: the share of each 4 KiB unit of write data that is zeros.
+    pub compress_pct: u8,
+    /// Reads and writes mixed (randrw): each slot gets a second buffer that
+    /// only writes use, so a write never sends what a read left behind.
+    pub write_buffers: bool,
     /// Try registered buffers and files (io_uring).
     pub register: bool,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
@@ -60,9 +65,15 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
-    /// One aligned buffer per slot, filled for writes.
+    /// One aligned buffer per slot, filled for writes; with `write_buffers`,
+    /// `depth` more after them, the slots' write buffers.
     pub fn buffers(&self) -> Result<Vec<AlignedBuf>, String> {
-        (0..self.depth)
+        let n = if self.write_buffers {
+            2 * self.depth
+        } else {
+            self.depth
+        };
+        (0..n)
             .map(|_| {
                 let mut b = AlignedBuf::new(self.bs, self.align).ok_or_else(|| {
                     format!(
@@ -71,10 +82,12 @@ impl EngineSpec {
                     )
                 })?;
                 if let Some(seed) = self.fill_seed {
-                    // Incompressible data, reproducible from the seed, and the
-                    // same in every slot: what lands at an offset does not
-                    // depend on the engine or on which slot carried it.
-                    Rng::new(seed).fill(b.as_mut_slice());
+                    // Data reproducible from the seed (incompressible unless
+                    // --buffer-compress asks otherwise), the same in every
+                    // slot: what lands at an offset does not depend on the
+                    // engine or on which slot carried it. The worker stamps
+                    // each block before it is written (crate::writedata).
+                    crate::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
                 }
                 Ok(b)
             })
@@ -103,6 +116,11 @@ pub trait Engine: Sized {
     /// The buffer of `slot`, to fill before a write is queued or to read
     /// after its read completed (never while its I/O is in flight).
     fn buffer(&mut self, slot: usize) -> &mut [u8];
+
+    /// The buffer a write on `slot` sends: `buffer(slot)`, or the slot's
+    /// own write buffer when the spec asked for `write_buffers`. Same rule:
+    /// never while the slot's I/O is in flight.
+    fn write_buffer(&mut self, slot: usize) -> &mut [u8];
 
     /// How I/O is issued, for the report (e.g. "io_uring, registered buffers and file").
     fn path(&self) -> String;

@@ -13,6 +13,8 @@ use crate::workload::Op;
 pub struct SyncEngine {
     file: Arc<File>,
     buf: AlignedBuf,
+    /// Writes' own buffer when reads and writes are mixed.
+    wbuf: Option<AlignedBuf>,
     queued: Option<(Op, u64)>,
 }
 
@@ -23,10 +25,13 @@ impl Engine for SyncEngine {
                 "the sync engine keeps one I/O in flight: use --iodepth 1 or --engine uring".into(),
             );
         }
-        let buf = spec.buffers()?.pop().ok_or("no buffer")?;
+        let mut bufs = spec.buffers()?;
+        let wbuf = if spec.write_buffers { bufs.pop() } else { None };
+        let buf = bufs.pop().ok_or("no buffer")?;
         Ok(SyncEngine {
             file: spec.file.clone(),
             buf,
+            wbuf,
             queued: None,
         })
     }
@@ -48,7 +53,9 @@ impl Engine for SyncEngine {
         // One syscall: FileExt::read_at/write_at are plain pread/pwrite.
         let res = match op {
             Op::Read => self.file.read_at(self.buf.as_mut_slice(), offset),
-            Op::Write => self.file.write_at(self.buf.as_slice(), offset),
+            Op::Write => self
+                .file
+                .write_at(self.wbuf.as_ref().unwrap_or(&self.buf).as_slice(), offset),
         };
         done(0, res);
         Ok(())
@@ -56,6 +63,10 @@ impl Engine for SyncEngine {
 
     fn buffer(&mut self, _slot: usize) -> &mut [u8] {
         self.buf.as_mut_slice()
+    }
+
+    fn write_buffer(&mut self, _slot: usize) -> &mut [u8] {
+        self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice()
     }
 
     fn path(&self) -> String {

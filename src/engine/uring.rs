@@ -22,7 +22,12 @@ pub struct UringEngine {
     // Field order matters for Drop: `drop` drains in-flight I/O first, then the
     // ring is closed, and only then the buffers it wrote into are freed.
     ring: IoUring,
+    /// One buffer per slot; with separate write buffers (randrw), the
+    /// slots' write buffers follow, at `slots + slot`.
     bufs: Vec<AlignedBuf>,
+    slots: usize,
+    /// Index of a slot's write buffer, past the read buffers (0 when shared).
+    write_base: usize,
     /// Keeps the descriptor open while the ring may use it.
     _file: Arc<File>,
     fd: i32,
@@ -84,9 +89,12 @@ impl Engine for UringEngine {
                 )),
             }
         }
+        let write_base = if spec.write_buffers { spec.depth } else { 0 };
         Ok(UringEngine {
             ring,
             bufs,
+            slots: spec.depth,
+            write_base,
             _file: spec.file.clone(),
             fd,
             fixed_file,
@@ -98,21 +106,25 @@ impl Engine for UringEngine {
     }
 
     fn depth(&self) -> usize {
-        self.bufs.len()
+        self.slots
     }
 
     #[inline]
     fn queue(&mut self, slot: usize, op: Op, offset: u64) {
-        let buf = &mut self.bufs[slot];
+        let index = match op {
+            Op::Read => slot,
+            Op::Write => self.write_base + slot,
+        };
+        let buf = &mut self.bufs[index];
         let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
         let entry = match (op, self.fixed_bufs, self.fixed_file) {
             (Op::Read, true, true) => {
-                opcode::ReadFixed::new(types::Fixed(0), ptr, len, slot as u16)
+                opcode::ReadFixed::new(types::Fixed(0), ptr, len, index as u16)
                     .offset(offset)
                     .build()
             }
             (Op::Read, true, false) => {
-                opcode::ReadFixed::new(types::Fd(self.fd), ptr, len, slot as u16)
+                opcode::ReadFixed::new(types::Fd(self.fd), ptr, len, index as u16)
                     .offset(offset)
                     .build()
             }
@@ -123,12 +135,12 @@ impl Engine for UringEngine {
                 .offset(offset)
                 .build(),
             (Op::Write, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(0), ptr, len, slot as u16)
+                opcode::WriteFixed::new(types::Fixed(0), ptr, len, index as u16)
                     .offset(offset)
                     .build()
             }
             (Op::Write, true, false) => {
-                opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, slot as u16)
+                opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, index as u16)
                     .offset(offset)
                     .build()
             }
@@ -174,6 +186,10 @@ impl Engine for UringEngine {
 
     fn buffer(&mut self, slot: usize) -> &mut [u8] {
         self.bufs[slot].as_mut_slice()
+    }
+
+    fn write_buffer(&mut self, slot: usize) -> &mut [u8] {
+        self.bufs[self.write_base + slot].as_mut_slice()
     }
 
     fn path(&self) -> String {

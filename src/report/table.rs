@@ -79,9 +79,14 @@ fn layout(rows: &[Vec<String>]) -> String {
 
 fn flush_line(label: &str, bytes_per_sec: f64, f: &FlushDoc) -> String {
     format!(
-        "  {label}: written to cache {:.1} MB/s; durable {:.1} MB/s (including the final fsync, {:.3}s)\n",
+        "  {label}: written to cache {:.1} MB/s; durable {:.1} MB/s ({} over the window and the final fsync, {:.3}s)\n",
         mb_per_sec(bytes_per_sec),
         mb_per_sec(f.durable_bytes_per_sec),
+        match f.durable_basis.as_str() {
+            "device" => format!("{} the device wrote", fmt_bytes(f.durable_bytes)),
+            "application" => format!("{} written, no device counters", fmt_bytes(f.durable_bytes)),
+            _ => fmt_bytes(f.durable_bytes),
+        },
         f.seconds
     )
 }
@@ -121,10 +126,20 @@ pub fn render(doc: &RunDocument) -> String {
     );
     let _ = writeln!(
         out,
-        "window {:.2}s after a {:.2}s ramp{}; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; latency per I/O, issue to completion",
+        "window {:.2}s after a {:.2}s ramp{}{}; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; latency per I/O, issue to completion",
         doc.window.seconds,
         doc.window.ramp_sec,
+        match doc.window.ended_by.as_str() {
+            "limit" => " (closed at the last completion: every worker reached --io-limit)",
+            "passes" => " (closed at the last completion: every worker finished its passes)",
+            "errors" => " (every worker stopped on errors)",
+            _ => "",
+        },
         if c.pin { "; workers pinned" } else { "; workers not pinned" }
+    );
+    let _ = writeln!(
+        out,
+        "usr%, sys%: CPU time in the window as a percentage of one core (CPU% of one core); target and TOTAL rows sum their workers, up to 100% each"
     );
     if let Some(chunk) = c.stripe_chunk {
         let _ = writeln!(
@@ -317,13 +332,14 @@ pub fn render(doc: &RunDocument) -> String {
         let Some(v) = &t.verify else { continue };
         let _ = writeln!(
             out,
-            "verify {}: {} blocks checked: {} good, {} corrupt, {} misplaced, {} stale, {} unwritten{}",
+            "verify {}: {} blocks checked: {} good, {} corrupt, {} misplaced, {} stale, {} lost, {} unwritten{}",
             t.path,
             v.blocks,
             v.good,
             v.corrupt,
             v.misplaced,
             v.stale,
+            v.lost,
             v.unwritten,
             if v.stale_check == "complete" { String::new() } else { format!(" (stale check {})", v.stale_check) }
         );
@@ -332,6 +348,7 @@ pub fn render(doc: &RunDocument) -> String {
                 crate::verify::BadKind::Corrupt => "corrupt",
                 crate::verify::BadKind::Misplaced => "misplaced",
                 crate::verify::BadKind::Stale => "stale",
+                crate::verify::BadKind::Lost => "lost",
             };
             let _ = writeln!(
                 out,
@@ -440,6 +457,7 @@ pub(crate) mod tests {
             start_unix_sec: 1e9,
             end_unix_sec: 1e9 + 2.0,
             interrupted: false,
+            ended_by: "duration",
             flush: vec![None],
             devices: vec![None],
         };

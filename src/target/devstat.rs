@@ -78,6 +78,11 @@ pub struct DeviceCounters {
     pub write_ratio: Option<f64>,
     /// Other targets of this run sit on the same device; its counters hold their I/O too.
     pub shared: bool,
+    /// Bytes the device wrote from the window's opening to the end of the
+    /// span (the window, the I/O past the deadline and the final fsync):
+    /// what a buffered write's durable rate is computed from.
+    #[serde(default)]
+    pub window_write_bytes: Option<u64>,
     /// Whether the device keeps I/O statistics at all (`queue/iostats` is 1
     /// and its counters have ever moved: brd ram disks never count). When
     /// false, every count here is meaningless and the ratios are null.
@@ -120,6 +125,8 @@ pub struct DevProbe {
     path: PathBuf,
     before: DevStat,
     at: Instant,
+    /// The counters when the window opened.
+    window: Option<DevStat>,
 }
 
 impl DevProbe {
@@ -130,7 +137,13 @@ impl DevProbe {
             path,
             before,
             at: Instant::now(),
+            window: None,
         })
+    }
+
+    /// Reads the counters as the window opens (with no ramp: the start).
+    pub fn mark_window_open(&mut self) {
+        self.window = DevStat::read(&self.path);
     }
 
     /// Reads the counters again and computes the deltas.
@@ -175,6 +188,9 @@ impl DevProbe {
             avg_write_request_bytes: avg(write_bytes, write_ios),
             read_merges: d(after.read_merges, self.before.read_merges),
             write_merges: d(after.write_merges, self.before.write_merges),
+            window_write_bytes: self
+                .window
+                .map(|w| d(after.write_sectors, w.write_sectors) * SECTOR),
         })
     }
 }
@@ -201,12 +217,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("stat");
         fs::write(&p, "10 0 100 5 20 0 200 5 0 50 10\n").unwrap();
-        let probe = DevProbe::start("fake0".into(), p.clone()).unwrap();
-        fs::write(&p, "30 0 2148 5 20 0 200 5 0 60 10\n").unwrap();
+        let mut probe = DevProbe::start("fake0".into(), p.clone()).unwrap();
+        fs::write(&p, "20 0 1000 5 30 0 300 5 0 55 10\n").unwrap();
+        probe.mark_window_open();
+        fs::write(&p, "30 0 2148 5 40 0 400 5 0 60 10\n").unwrap();
         let c = probe.finish(1024 * 1024, 0, false).unwrap();
+        assert_eq!(c.write_bytes, 200 * 512);
+        assert_eq!(c.window_write_bytes, Some(100 * 512));
         assert_eq!(c.read_bytes, 2048 * 512);
         assert_eq!(c.read_ios, 20);
-        assert_eq!(c.write_bytes, 0);
         assert_eq!(c.read_ratio, Some(1.0));
         assert_eq!(c.write_ratio, None);
     }

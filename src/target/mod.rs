@@ -325,6 +325,22 @@ pub fn protected_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Splits a `dev_t` into (major, minor).
+/// The memory file system a file lives on (`tmpfs`, `ramfs`), if it does:
+/// such a target has no device, and even O_DIRECT I/O on it is a memory copy.
+pub fn memory_fs(file: &File) -> Option<&'static str> {
+    // ramfs's magic (linux/magic.h), which nix does not name.
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let st = nix::sys::statfs::fstatfs(file).ok()?;
+    let t = st.filesystem_type();
+    if t == nix::sys::statfs::TMPFS_MAGIC {
+        Some("tmpfs")
+    } else if t.0 as i64 == RAMFS_MAGIC {
+        Some("ramfs")
+    } else {
+        None
+    }
+}
+
 pub fn dev_numbers(dev: u64) -> (u64, u64) {
     (
         u64::from(libc::major(dev as libc::dev_t)),

@@ -16,7 +16,17 @@ use std::process::Command;
 use serde_json::Value;
 
 pub fn sb() -> assert_cmd::Command {
-    assert_cmd::Command::cargo_bin("stripebench").expect("binary built")
+    let mut c = assert_cmd::Command::cargo_bin("stripebench").expect("binary built");
+    c.env("STRIPEBENCH_STATE_DIR", state_dir());
+    c
+}
+
+/// This test program's own state directory (locks, settings to restore,
+/// test-bed records), under cargo's target tmpdir: what other runs on the
+/// machine left in /run/stripebench never reaches these tests, and theirs
+/// never reaches the machine's. Every way these tests start the binary sets it.
+pub fn state_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("state-{}", std::process::id()))
 }
 
 /// A file of `size` bytes of non-zero data.
@@ -42,6 +52,7 @@ pub fn run_json(args: &[&str]) -> Value {
 /// `stripebench ARGS` in the background (to be signalled), output captured.
 pub fn spawn(args: &[&str]) -> std::process::Child {
     Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", state_dir())
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
