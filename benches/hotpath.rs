@@ -7,9 +7,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use stripebench::stats::LatencyHistogram;
-use stripebench::workload::{OffsetGen, Region};
-use stripebench::writedata;
+use stripebench::analysis::histogram::LatencyHistogram;
+use stripebench::engine::writedata;
+use stripebench::measure::workload::{OffsetGen, Region};
 
 const N: u64 = 20_000_000;
 

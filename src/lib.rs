@@ -1,39 +1,31 @@
 //! stripebench: storage throughput for disks and striped volumes.
 //!
-//! Data flows one way: [`cli`] (what was typed) → [`config`] (validated, no
-//! I/O) → [`target`] (opened, guarded) → [`plan`] (workers and regions) →
-//! [`coordinator`] and [`worker`] (the measurement) → [`results`] (the
-//! document) → [`report`] (table, JSON, CSV). [`app`] strings them together.
+//! The layers, top to bottom; a layer imports only those below it:
+//!
+//! - [`commands`]: one file per subcommand, the only place where layers meet;
+//! - [`cli`]: what was typed (clap), the `--config` file, and its validation
+//!   into a run configuration;
+//! - [`report`]: renderers (table, CSV, JSON, SVG) as functions of
+//!   documents, and where their bytes go;
+//! - [`document`]: the JSON contract (run, sweep, compare, merge) and its
+//!   assembly from a finished run;
+//! - [`measure`]: one measured run: configuration, worker layout,
+//!   coordinator, the worker's hot loop, offsets, signals, progress;
+//! - [`engine`]: how a worker does I/O (sync, io_uring, fault injection) and
+//!   its buffers;
+//! - [`device`]: targets, the write guard, device counters, the page cache,
+//!   sysfs settings and their restore, scratch files, topology;
+//! - [`analysis`]: pure math: histograms, the USL fit, block verification;
+//! - [`base`]: errors and exit codes, units, CPU lists.
 
 #![deny(clippy::dbg_macro)]
 
-pub mod app;
-pub mod buffer;
-pub mod cache;
-pub mod capacity;
+pub mod analysis;
+pub mod base;
 pub mod cli;
-pub mod compare;
-pub mod config;
-pub mod configfile;
-pub mod coordinator;
-pub mod cpus;
+pub mod commands;
+pub mod device;
+pub mod document;
 pub mod engine;
-pub mod error;
-pub mod knobs;
-pub mod merge;
-pub mod output;
-pub mod plan;
-pub mod progress;
+pub mod measure;
 pub mod report;
-pub mod results;
-pub mod signals;
-pub mod stats;
-pub mod sweep;
-pub mod target;
-pub mod testbed;
-pub mod topology;
-pub mod units;
-pub mod verify;
-pub mod worker;
-pub mod workload;
-pub mod writedata;

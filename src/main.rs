@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::Parser;
 
+use stripebench::base::error::{exit_code_for, EXIT_FAILURE, EXIT_USAGE};
 use stripebench::cli::Cli;
-use stripebench::error::{exit_code_for, EXIT_FAILURE, EXIT_USAGE};
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
@@ -35,9 +35,9 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return clap_exit(&e, sub.as_deref()),
     };
-    match std::panic::catch_unwind(|| stripebench::app::main(cli)) {
+    match std::panic::catch_unwind(|| stripebench::commands::main(cli)) {
         // A report that could not reach stdout is a failure, even when the run was fine.
-        Ok(Ok(0)) if stripebench::output::stdout_failed() => ExitCode::from(EXIT_FAILURE),
+        Ok(Ok(0)) if stripebench::report::output::stdout_failed() => ExitCode::from(EXIT_FAILURE),
         Ok(Ok(code)) => ExitCode::from(code),
         Ok(Err(e)) => {
             eprintln!("stripebench: error: {e:#}");
@@ -48,8 +48,8 @@ fn main() -> ExitCode {
 }
 
 /// Splices `--config FILE.toml` options in front of the command line's.
-fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::error::UsageError> {
-    stripebench::configfile::expand(
+fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::base::error::UsageError> {
+    stripebench::cli::configfile::expand(
         std::env::args_os().collect(),
         &stripebench::cli::long_options,
     )

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 
 use clap::Parser;
 use stripebench::cli::{Cli, Command};
-use stripebench::config::RunConfig;
+use stripebench::measure::config::RunConfig;
 
 #[test]
 fn every_config_parses_and_validates() {
@@ -40,7 +40,7 @@ fn every_config_parses_and_validates() {
         .iter()
         .map(OsString::from)
         .collect();
-        let argv = stripebench::configfile::expand(argv, &stripebench::cli::long_options)
+        let argv = stripebench::cli::configfile::expand(argv, &stripebench::cli::long_options)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let args = match cli.command {

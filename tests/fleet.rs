@@ -11,7 +11,7 @@ use std::process::Command;
 
 use common::{data_file, json, sb, u, LoopBed};
 use serde_json::Value;
-use stripebench::stats::LatencyHistogram;
+use stripebench::analysis::histogram::LatencyHistogram;
 
 fn run_doc(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
     let t = data_file(dir, &format!("{name}.dat"), 2 << 20);

@@ -120,7 +120,7 @@ fn jobs_get_disjoint_regions() {
 #[test]
 #[cfg_attr(not(sb_multi_cpu), ignore = "needs two or more CPUs")]
 fn jobs_get_distinct_cpus() {
-    let cpus = stripebench::cpus::available_cpus();
+    let cpus = stripebench::base::cpus::available_cpus();
     require(cpus.len() >= 2, &format!("needs two CPUs, has {cpus:?}"));
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 8 << 20);

@@ -6,7 +6,7 @@
 use std::io;
 
 use super::{Engine, EngineSpec};
-use crate::workload::Op;
+use crate::measure::workload::Op;
 
 pub struct FaultEngine<E: Engine> {
     inner: E,

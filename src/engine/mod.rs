@@ -10,9 +10,11 @@
 //! - `uring`: io_uring with `--iodepth` slots, submitted and reaped in batches,
 //!   with registered buffers and file when the kernel and memlock allow.
 
+pub mod buffer;
 pub mod fault;
 pub mod sync;
 pub mod uring;
+pub mod writedata;
 
 use std::fs::File;
 use std::io;
@@ -20,8 +22,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::buffer::AlignedBuf;
-use crate::workload::Op;
+use crate::engine::buffer::AlignedBuf;
+use crate::measure::workload::Op;
 
 pub use fault::FaultEngine;
 pub use sync::SyncEngine;
@@ -86,8 +88,8 @@ impl EngineSpec {
                     // --buffer-compress asks otherwise), the same in every
                     // slot: what lands at an offset does not depend on the
                     // engine or on which slot carried it. The worker stamps
-                    // each block before it is written (crate::writedata).
-                    crate::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
+                    // each block before it is written (crate::engine::writedata).
+                    crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
                 }
                 Ok(b)
             })

@@ -2,8 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::compare::CompareDocument;
-use crate::units::{fmt_latency_ns, fmt_size_arg, mb_per_sec};
+use crate::base::units::{fmt_latency_ns, fmt_size_arg, mb_per_sec};
+use crate::commands::compare::CompareDocument;
 
 pub fn render(d: &CompareDocument) -> String {
     let mut out = String::new();

@@ -1,7 +1,7 @@
 //! CSV: one row per worker, per target and the total, with units in the headers.
 
-use crate::results::RunDocument;
-use crate::stats::LatencySummary;
+use crate::analysis::histogram::LatencySummary;
+use crate::document::run::RunDocument;
 
 const HEADER: [&str; 20] = [
     "scope",

@@ -4,10 +4,10 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use crate::config::RunConfig;
-use crate::plan::Plan;
-use crate::target::guard::Check;
-use crate::units::{fmt_bytes, fmt_size_arg};
+use crate::base::units::{fmt_bytes, fmt_size_arg};
+use crate::device::guard::Check;
+use crate::measure::config::RunConfig;
+use crate::measure::layout::Plan;
 
 /// The report, and whether every check passed.
 pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) -> (String, bool) {
@@ -31,8 +31,8 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
             "target {} ({}, {}, logical block {} B, bs {}): region {}+{}",
             t.path.display(),
             match t.kind {
-                crate::target::TargetKind::Block => "block device",
-                crate::target::TargetKind::File => "file",
+                crate::device::TargetKind::Block => "block device",
+                crate::device::TargetKind::File => "file",
             },
             fmt_bytes(t.size),
             t.logical_block_size,

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::stats::LatencyHistogram;
-use crate::units::fmt_latency_ns;
+use crate::analysis::histogram::LatencyHistogram;
+use crate::base::units::fmt_latency_ns;
 
 /// Renders one histogram; empty string when it holds no sample.
 pub fn render(title: &str, h: &LatencyHistogram) -> String {

@@ -1,6 +1,6 @@
 //! The JSON document (schema: `docs/json.md`).
 
-use crate::results::RunDocument;
+use crate::document::run::RunDocument;
 
 pub fn render(doc: &RunDocument) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(doc).expect("the document serializes");

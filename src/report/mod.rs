@@ -1,4 +1,4 @@
-//! Reports: pure functions from a [`RunDocument`](crate::results::RunDocument)
+//! Reports: pure functions from a [`RunDocument`](crate::document::run::RunDocument)
 //! to bytes. One file per format; `write_to` owns where the bytes go.
 
 pub mod compare;
@@ -6,12 +6,13 @@ pub mod csv;
 pub mod dry_run;
 pub mod histogram;
 pub mod json;
+pub mod output;
 pub mod plot;
 pub mod table;
 
 use anyhow::Result;
 
-use crate::config::OutputPath;
+use crate::measure::config::OutputPath;
 
 /// Prints a command's text report and writes its JSON document: the text
 /// goes to stdout, or to stderr when `--json -` gives stdout to the document.
@@ -20,11 +21,11 @@ pub fn emit<T: serde::Serialize>(
     json: Option<&std::path::Path>,
     doc: &T,
 ) -> Result<()> {
-    crate::output::say(text, json.is_some_and(|p| p.as_os_str() == "-"));
+    crate::report::output::say(text, json.is_some_and(|p| p.as_os_str() == "-"));
     if let Some(path) = json {
         let mut bytes = serde_json::to_vec_pretty(doc)?;
         bytes.push(b'\n');
-        crate::output::write(path, &bytes)?;
+        crate::report::output::write(path, &bytes)?;
     }
     Ok(())
 }
@@ -33,9 +34,9 @@ pub fn emit<T: serde::Serialize>(
 pub fn write_to(dest: &OutputPath, bytes: &[u8]) -> Result<()> {
     match dest {
         OutputPath::Stdout => {
-            crate::output::stdout(bytes);
+            crate::report::output::stdout(bytes);
             Ok(())
         }
-        OutputPath::File(p) => crate::output::write_file(p, bytes),
+        OutputPath::File(p) => crate::report::output::write_file(p, bytes),
     }
 }

@@ -8,9 +8,9 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
-use crate::results::RunDocument;
-use crate::stats::LatencyHistogram;
-use crate::sweep::SweepDocument;
+use crate::analysis::histogram::LatencyHistogram;
+use crate::commands::sweep::SweepDocument;
+use crate::document::run::RunDocument;
 
 const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -23,7 +23,7 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(23, 190, 207),
 ];
 
-/// Draws an SVG in memory, then writes it whole (see [`crate::output`]).
+/// Draws an SVG in memory, then writes it whole (see [`crate::report::output`]).
 pub fn to_file(
     path: &Path,
     size: (u32, u32),
@@ -35,14 +35,14 @@ pub fn to_file(
         draw(&root)?;
         root.present().map_err(err)?;
     }
-    crate::output::write_file(path, svg.as_bytes())
+    crate::report::output::write_file(path, svg.as_bytes())
 }
 
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
-/// path itself is checked with the other outputs, by [`crate::output::check`]).
+/// path itself is checked with the other outputs, by [`crate::report::output::check`]).
 pub fn check_path(p: &Path) -> Result<()> {
     if p.extension().is_none_or(|e| e != "svg") {
-        return crate::error::usage(format!(
+        return crate::base::error::usage(format!(
             "--plot writes SVG: name the file .svg (got {})",
             p.display()
         ));
@@ -153,7 +153,7 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
         c.configure_mesh()
             .x_desc("latency")
             .y_desc("% of I/Os")
-            .x_label_formatter(&|v| crate::units::fmt_latency_ns(2f64.powf(*v)))
+            .x_label_formatter(&|v| crate::base::units::fmt_latency_ns(2f64.powf(*v)))
             .draw()
             .map_err(err)?;
         for (i, (name, h)) in hists.iter().enumerate() {

@@ -4,9 +4,9 @@
 
 use std::fmt::Write;
 
-use crate::results::{FlushDoc, RunDocument};
-use crate::stats::LatencySummary;
-use crate::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec, mib_per_sec};
+use crate::analysis::histogram::LatencySummary;
+use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec, mib_per_sec};
+use crate::document::run::{FlushDoc, RunDocument};
 
 const COLUMNS: [&str; 14] = [
     "", "target", "cpu", "MB/s", "MiB/s", "IOPS", "mean", "p50", "p99", "p99.9", "max", "usr%",
@@ -345,10 +345,10 @@ pub fn render(doc: &RunDocument) -> String {
         );
         for b in &v.bad_blocks {
             let kind = match b.kind {
-                crate::verify::BadKind::Corrupt => "corrupt",
-                crate::verify::BadKind::Misplaced => "misplaced",
-                crate::verify::BadKind::Stale => "stale",
-                crate::verify::BadKind::Lost => "lost",
+                crate::analysis::verify::BadKind::Corrupt => "corrupt",
+                crate::analysis::verify::BadKind::Misplaced => "misplaced",
+                crate::analysis::verify::BadKind::Stale => "stale",
+                crate::analysis::verify::BadKind::Lost => "lost",
             };
             let _ = writeln!(
                 out,
@@ -374,10 +374,10 @@ pub fn render(doc: &RunDocument) -> String {
 pub(crate) mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
-    use crate::config::RunConfig;
-    use crate::coordinator::Execution;
-    use crate::target::{open, Access};
-    use crate::worker::{ErrnoCount, Interval, IoErrorRecord, WorkerOutcome};
+    use crate::device::{open, Access};
+    use crate::measure::config::RunConfig;
+    use crate::measure::coordinator::Execution;
+    use crate::measure::worker::{ErrnoCount, Interval, IoErrorRecord, WorkerOutcome};
     use clap::Parser;
 
     /// A document assembled from synthetic outcomes on a real (temporary) file
@@ -406,7 +406,7 @@ pub(crate) mod tests {
         };
         let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
         let t = open(&f, Access::default()).unwrap();
-        let plan = crate::plan::build(&cfg, vec![t]).unwrap();
+        let plan = crate::measure::layout::build(&cfg, vec![t]).unwrap();
         let mut outcomes = Vec::new();
         for id in 0..2 {
             let mut o = WorkerOutcome {

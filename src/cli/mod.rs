@@ -1,12 +1,14 @@
 //! The command line, as clap sees it: definitions only. Validation that needs
 //! more than one option at a time lives in `config`.
 
+pub mod configfile;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::units::{parse_duration, parse_size};
+use crate::base::units::{parse_duration, parse_size};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -89,8 +91,8 @@ pub struct SweepArgs {
     /// A parameter and its values, NAME=V1,V2,...: readahead (KiB), bs, jobs,
     /// iodepth, mode (direct,buffered), rw, members (first k targets). Repeat
     /// for a grid.
-    #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = crate::sweep::parse_param)]
-    pub params: Vec<crate::sweep::Param>,
+    #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = crate::commands::sweep::parse_param)]
+    pub params: Vec<crate::commands::sweep::Param>,
 
     /// Run each point K times; the table shows the median and the range.
     #[arg(long, value_name = "K", default_value = "1", value_parser = parse_count)]
@@ -129,7 +131,7 @@ pub struct PlanArgs {
 
     /// The N needed for this throughput: 20GB/s, 500MB/s (decimal: 1 MB/s =
     /// 10^6 bytes/s), 2GiB/s (binary: 2^30 bytes/s), or bytes per second.
-    #[arg(long, value_name = "RATE", value_parser = crate::capacity::parse_rate)]
+    #[arg(long, value_name = "RATE", value_parser = crate::analysis::capacity::parse_rate)]
     pub target: Option<f64>,
 
     /// Draw the measured points, the fitted curve and the linear ideal.
@@ -234,7 +236,7 @@ impl RunArgs {
         &self,
         command: &str,
         unsupported: &[&str],
-    ) -> Result<(), crate::error::UsageError> {
+    ) -> Result<(), crate::base::error::UsageError> {
         let given = |name: &str| match name {
             "dry-run" => self.dry_run,
             "plot" => self.plot.is_some(),
@@ -251,7 +253,7 @@ impl RunArgs {
             _ => false,
         };
         match unsupported.iter().find(|n| given(n)) {
-            Some(n) => Err(crate::error::UsageError(format!(
+            Some(n) => Err(crate::base::error::UsageError(format!(
                 "{command} does not take --{n}: use it with 'stripebench run'"
             ))),
             None => Ok(()),
@@ -328,7 +330,7 @@ fn parse_count(text: &str) -> Result<usize, String> {
 pub struct CpuList(pub Vec<usize>);
 
 fn parse_cpus(text: &str) -> Result<CpuList, String> {
-    crate::cpus::parse_cpu_list(text).map(CpuList)
+    crate::base::cpus::parse_cpu_list(text).map(CpuList)
 }
 
 fn parse_depth(text: &str) -> Result<usize, String> {

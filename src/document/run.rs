@@ -6,15 +6,15 @@ use std::ops::AddAssign;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::ConfigDoc;
-use crate::stats::{LatencyHistogram, LatencySummary};
-use crate::target::devstat::DeviceCounters;
-use crate::target::TargetKind;
-use crate::verify::{find_lost, find_stale, BadBlock, BadKind};
-use crate::worker::{
+use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
+use crate::analysis::verify::{find_lost, find_stale, BadBlock, BadKind};
+use crate::device::devstat::DeviceCounters;
+use crate::device::TargetKind;
+use crate::measure::config::ConfigDoc;
+use crate::measure::worker::{
     Ending, ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome,
 };
-use crate::workload::Region;
+use crate::measure::workload::Region;
 
 /// Version of the JSON document; raised on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -229,7 +229,7 @@ impl VerifyDoc {
             if t.unwritten_truncated {
                 d.stale_check = format!(
                     "partial: only the first {} runs of unwritten blocks of each worker were checked for lost writes",
-                    crate::worker::VERIFY_TRACK_MAX
+                    crate::measure::worker::VERIFY_TRACK_MAX
                 );
             }
             d.blocks += t.checked;
@@ -242,7 +242,7 @@ impl VerifyDoc {
             if t.goods_truncated {
                 d.stale_check = format!(
                     "partial: only the first {} good blocks of each worker were compared",
-                    crate::worker::VERIFY_TRACK_MAX
+                    crate::measure::worker::VERIFY_TRACK_MAX
                 );
             }
         }
@@ -294,7 +294,7 @@ pub struct RunDocument {
     pub warnings: Vec<String>,
     /// What was done to the page cache before the run.
     #[serde(default)]
-    pub cache: Option<crate::cache::CacheDoc>,
+    pub cache: Option<crate::device::cache::CacheDoc>,
 }
 
 /// Counters summed over any set of workers.
@@ -390,14 +390,14 @@ impl HostInfo {
             kernel: uname
                 .map(|u| u.release().to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            cpus: crate::cpus::available_cpus().len(),
+            cpus: crate::base::cpus::available_cpus().len(),
             cpu_model: std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
                 s.lines()
                     .find(|l| l.starts_with("model name"))
                     .and_then(|l| l.split_once(':'))
                     .map(|(_, v)| v.trim().to_string())
             }),
-            peak_rss_bytes: crate::stats::peak_rss_bytes(),
+            peak_rss_bytes: crate::analysis::histogram::peak_rss_bytes(),
         }
     }
 }
@@ -405,9 +405,9 @@ impl HostInfo {
 impl RunDocument {
     /// Shapes what a run measured into the document.
     pub fn assemble(
-        cfg: &crate::config::RunConfig,
-        plan: &crate::plan::Plan,
-        exec: &crate::coordinator::Execution,
+        cfg: &crate::measure::config::RunConfig,
+        plan: &crate::measure::layout::Plan,
+        exec: &crate::measure::coordinator::Execution,
         mut warnings: Vec<String>,
     ) -> RunDocument {
         let secs = exec.window_sec;
@@ -601,11 +601,11 @@ impl RunDocument {
             }
         }
         if matches!(exec.ended_by, "limit" | "passes")
-            && secs < crate::config::MIN_DURATION.as_secs_f64()
+            && secs < crate::measure::config::MIN_DURATION.as_secs_f64()
         {
             warnings.push(format!(
                 "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
-                crate::units::fmt_latency_ns(secs * 1e9)
+                crate::base::units::fmt_latency_ns(secs * 1e9)
             ));
         }
         if exec.ended_by == "duration" {
@@ -619,8 +619,8 @@ impl RunDocument {
             if let Some(limit) = cfg.io_limit {
                 warnings.push(format!(
                     "--io-limit {} was not reached: the --duration ({d}) ended the run first, after {} at most per worker; raise --duration to reach the limit",
-                    crate::units::fmt_bytes(limit),
-                    crate::units::fmt_bytes(most)
+                    crate::base::units::fmt_bytes(limit),
+                    crate::base::units::fmt_bytes(most)
                 ));
             } else if let Some(n) = cfg.passes {
                 let done = plan

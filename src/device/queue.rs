@@ -81,15 +81,15 @@ impl QueueLimits {
             return Some(format!(
                 "max_sectors_kb is {} (one request carries at most {}), so each I/O becomes {} requests",
                 max / 1024,
-                crate::units::fmt_bytes(max),
+                crate::base::units::fmt_bytes(max),
                 bs.div_ceil(max)
             ));
         }
         if let Some(segs) = self.max_segments.filter(|&s| bs > s * page) {
             return Some(format!(
                 "max_segments is {segs}: a buffer of scattered {} pages needs one segment per page, so one request carries at most {} (huge-page buffers avoid this)",
-                crate::units::fmt_bytes(page),
-                crate::units::fmt_bytes(segs * page)
+                crate::base::units::fmt_bytes(page),
+                crate::base::units::fmt_bytes(segs * page)
             ));
         }
         if let Some(seg) = self.max_segment_size.filter(|&s| s < page) {

@@ -222,7 +222,7 @@ fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
         let holder = fs::read_to_string(&path).unwrap_or_default();
         let holder = holder.trim();
         if !wait {
-            return crate::error::usage(format!(
+            return crate::base::error::usage(format!(
                 "device {device} is having its settings changed by another stripebench run (PID {holder}): wait for it to end, or pass --wait-lock"
             ));
         }
@@ -230,8 +230,8 @@ fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
             eprintln!("stripebench: waiting for another run (PID {holder}) to finish with device {device} (--wait-lock)");
             said = true;
         }
-        if crate::signals::interrupted() {
-            return Err(crate::error::Interrupted("while waiting for a device lock").into());
+        if crate::measure::signals::interrupted() {
+            return Err(crate::base::error::Interrupted("while waiting for a device lock").into());
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }

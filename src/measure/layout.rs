@@ -8,15 +8,15 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
+use crate::base::error::usage;
+use crate::base::units::{fmt_bytes, fmt_size_arg};
 use crate::cli::BlockSizeArg;
 use crate::cli::RwMode;
-use crate::config::RunConfig;
-use crate::error::usage;
-use crate::target::{Target, TargetKind};
-use crate::units::{fmt_bytes, fmt_size_arg};
-use crate::worker::{StripeSpec, VerifyMode, WorkerSpec};
-use crate::workload::StripeMap;
-use crate::workload::{split_region, splitmix64, Region};
+use crate::device::{Target, TargetKind};
+use crate::measure::config::RunConfig;
+use crate::measure::worker::{StripeSpec, VerifyMode, WorkerSpec};
+use crate::measure::workload::StripeMap;
+use crate::measure::workload::{split_region, splitmix64, Region};
 
 /// A target as the run will use it.
 #[derive(Debug)]
@@ -61,7 +61,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     }
     let members = targets.len() as u64;
     for (ti, t) in targets.into_iter().enumerate() {
-        let p = crate::error::show_path(&t.path);
+        let p = crate::base::error::show_path(&t.path);
         let lbs = t.logical_block_size;
         let bs = match cfg.bs {
             BlockSizeArg::Bytes(n) => n,
@@ -74,10 +74,10 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 fmt_size_arg(up)
             ));
         }
-        if cfg.verify && bs < crate::verify::HEADER as u64 {
+        if cfg.verify && bs < crate::analysis::verify::HEADER as u64 {
             return usage(format!(
                 "--verify needs blocks of at least {} bytes: use a larger --bs",
-                crate::verify::HEADER
+                crate::analysis::verify::HEADER
             ));
         }
         if bs > u64::from(u32::MAX) {
@@ -240,9 +240,9 @@ fn check_stripe(cfg: &RunConfig, targets: &[Target], chunk: u64) -> Result<()> {
             if region_of(t) != region_of(first) {
                 return usage(format!(
                     "--stripe needs members of one size: {} has {} bytes to use, {} has {}; give --size to use the same amount of each",
-                    crate::error::show_path(&first.path),
+                    crate::base::error::show_path(&first.path),
                     region_of(first),
-                    crate::error::show_path(&t.path),
+                    crate::base::error::show_path(&t.path),
                     region_of(t)
                 ));
             }
@@ -252,7 +252,7 @@ fn check_stripe(cfg: &RunConfig, targets: &[Target], chunk: u64) -> Result<()> {
         if chunk % t.logical_block_size != 0 {
             return usage(format!(
                 "--stripe {chunk} is not a multiple of the logical block size of {} ({} bytes): use a chunk such as 64k",
-                crate::error::show_path(&t.path),
+                crate::base::error::show_path(&t.path),
                 t.logical_block_size
             ));
         }
@@ -260,7 +260,7 @@ fn check_stripe(cfg: &RunConfig, targets: &[Target], chunk: u64) -> Result<()> {
             return usage(format!(
                 "--stripe {} is larger than {}'s region",
                 fmt_size_arg(chunk),
-                crate::error::show_path(&t.path)
+                crate::base::error::show_path(&t.path)
             ));
         }
     }
@@ -281,9 +281,9 @@ fn check_stripe(cfg: &RunConfig, targets: &[Target], chunk: u64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::error::UsageError;
     use crate::cli::{Cli, Command};
-    use crate::error::UsageError;
-    use crate::target::{open, Access, StripeGeometry};
+    use crate::device::{open, Access, StripeGeometry};
     use clap::Parser;
 
     fn setup(argv: &[&str], size: usize) -> (tempfile::TempDir, Result<Plan>) {

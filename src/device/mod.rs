@@ -4,10 +4,14 @@
 //! its O_DIRECT alignment and the block device whose counters tell what the
 //! hardware really did.
 
+pub mod cache;
 pub mod devstat;
 pub mod extent;
 pub mod guard;
+pub mod knobs;
 pub mod queue;
+pub mod scratch;
+pub mod topology;
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -18,7 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::error::usage;
+use crate::base::error::usage;
 
 /// What kind of thing a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,7 +112,7 @@ pub fn evict_cache(path: &Path) -> Result<&'static str> {
 
 /// Checks, guards and opens one target.
 pub fn open(path: &Path, access: Access) -> Result<Target> {
-    let shown = crate::error::show_path(path);
+    let shown = crate::base::error::show_path(path);
     let meta = match fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -136,7 +140,7 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
     // Symlinks such as /dev/disk/by-id/... name the device they point at.
     let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let shown = if real != path {
-        format!("{shown} (-> {})", crate::error::show_path(&real))
+        format!("{shown} (-> {})", crate::base::error::show_path(&real))
     } else {
         shown
     };
@@ -289,7 +293,7 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
 }
 
 fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
-    let shown = crate::error::show_path(path);
+    let shown = crate::base::error::show_path(path);
     let msg = match e.raw_os_error() {
         Some(libc::EINVAL) if access.direct => format!(
             "the file system under {shown} refuses O_DIRECT: use --buffered to go through the page cache"
@@ -307,7 +311,7 @@ fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
         Some(libc::EROFS) => format!("cannot write to {shown}: it is read-only; use a read workload"),
         _ => format!("cannot open {shown}: {e}"),
     };
-    crate::error::UsageError(msg).into()
+    crate::base::error::UsageError(msg).into()
 }
 
 /// The paths a command must never write a report over: the targets and
@@ -419,7 +423,7 @@ pub fn sysfs_name(sysfs: &Path, major: u64, minor: u64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::UsageError;
+    use crate::base::error::UsageError;
 
     fn read_access() -> Access {
         Access::default()

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::workload::Region;
+use crate::measure::workload::Region;
 
 /// What was done to the page cache before a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,7 +31,7 @@ pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
     let t0 = Instant::now();
     let method = if drop_all {
         std::fs::write("/proc/sys/vm/drop_caches", "3").map_err(|e| {
-            crate::error::UsageError(format!(
+            crate::base::error::UsageError(format!(
                 "--drop-caches writes /proc/sys/vm/drop_caches, which needs root: {e}"
             ))
         })?;
@@ -40,7 +40,7 @@ pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
         // A block device among the targets names the method (BLKFLSBUF).
         let mut m = "fadvise(DONTNEED)";
         for p in paths {
-            if crate::target::evict_cache(p)? == "BLKFLSBUF" {
+            if crate::device::evict_cache(p)? == "BLKFLSBUF" {
                 m = "BLKFLSBUF";
             }
         }

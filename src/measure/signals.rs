@@ -113,7 +113,7 @@ pub fn install() {
                             c.interrupt();
                         }
                     } else {
-                        crate::knobs::restore_active();
+                        crate::device::knobs::restore_active();
                         remove_registered();
                         eprintln!("stripebench: interrupted twice; quitting");
                         std::process::exit(i32::from(exit_status()));
@@ -128,7 +128,7 @@ pub fn install() {
 /// (130 for SIGINT, also when the interrupt came from elsewhere).
 pub fn exit_status() -> u8 {
     match FIRST.load(Ordering::SeqCst) {
-        0 => crate::error::EXIT_INTERRUPTED,
+        0 => crate::base::error::EXIT_INTERRUPTED,
         n => (128 + n).min(255) as u8,
     }
 }

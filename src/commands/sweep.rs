@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::app::{measure, member_paths, Outcome};
+use crate::base::error::{usage, UsageError};
+use crate::base::units::{fmt_latency_ns, mb_per_sec};
 use crate::cli::{RunArgs, RwMode, SweepArgs};
-use crate::config::RunConfig;
-use crate::error::{usage, UsageError};
-use crate::results::{RunDocument, ToolInfo};
-use crate::units::{fmt_latency_ns, mb_per_sec};
+use crate::commands::{measure, member_paths, Outcome};
+use crate::document::run::{RunDocument, ToolInfo};
+use crate::measure::config::RunConfig;
 
 /// The parameters a sweep can vary.
 pub const PARAMS: [&str; 7] = [
@@ -272,7 +272,7 @@ pub fn row(p: &PointDoc) -> String {
 }
 
 pub fn run(args: &SweepArgs) -> Result<u8> {
-    crate::app::preflight();
+    crate::commands::preflight();
     let base = &args.run;
     base.refuse_for("sweep", &["dry-run", "histogram", "start-at"])?;
     if args.params.is_empty() {
@@ -305,17 +305,17 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         return usage("sweep needs targets: name them (or --members VOLUME)");
     }
     // Every point is validated before any I/O.
-    let available = crate::cpus::available_cpus();
+    let available = crate::base::cpus::available_cpus();
     let mut plans = Vec::new();
     for pt in &pts {
         let (a, paths) = apply(base, &targets, pt)?;
         let cfg = RunConfig::from_args(&a, &available, None)?;
         if cfg.readahead_kb.is_some() {
             for p in &paths {
-                if crate::target::readahead_knob(p).is_none() {
+                if crate::device::readahead_knob(p).is_none() {
                     return usage(format!(
                         "--param readahead: {} has no block device under it (tmpfs? btrfs?)",
-                        crate::error::show_path(p)
+                        crate::base::error::show_path(p)
                     ));
                 }
             }
@@ -325,16 +325,16 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     if let Some(plot) = &args.run.plot {
         crate::report::plot::check_path(plot)?;
     }
-    crate::output::check(
-        &crate::output::given(&[
+    crate::report::output::check(
+        &crate::report::output::given(&[
             ("--json", base.json.as_deref()),
             ("--csv", base.csv.as_deref()),
             ("--plot", base.plot.as_deref()),
         ]),
-        &crate::target::protected_paths(&targets),
+        &crate::device::protected_paths(&targets),
     )?;
 
-    let progress = crate::progress::Progress::new(!base.no_progress);
+    let progress = crate::measure::progress::Progress::new(!base.no_progress);
     let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
     let mut doc = SweepDocument {
         schema_version: 1,
@@ -374,12 +374,12 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         .into_iter()
         .flatten()
         .any(|j| j.as_os_str() == "-");
-    let say = |line: &str| crate::output::say(&format!("{line}\n"), to_stdout);
+    let say = |line: &str| crate::report::output::say(&format!("{line}\n"), to_stdout);
     say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead); CPU% = user + system CPU time in the window as a percentage of one core, summed over the workers", pts.len(), args.repeat));
     say(&header(&args.params));
     let mut done_runs = 0;
     for (pt, cfg, paths) in &plans {
-        if crate::signals::interrupted() {
+        if crate::measure::signals::interrupted() {
             doc.interrupted = true;
             break;
         }
@@ -463,13 +463,13 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             text.push_str(&cells.join(","));
             text.push('\n');
             if let Some(p) = base.csv.as_ref().filter(|p| p.as_os_str() != "-") {
-                crate::output::write_file(p, text.as_bytes())?;
+                crate::report::output::write_file(p, text.as_bytes())?;
             }
         }
         doc.points.push(p);
         // Rewritten after every point: an interrupted sweep keeps what it finished.
         if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
-            crate::output::write_file(j, &serde_json::to_vec_pretty(&doc)?)?;
+            crate::report::output::write_file(j, &serde_json::to_vec_pretty(&doc)?)?;
         }
         if partial {
             doc.interrupted = true;
@@ -478,10 +478,10 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     }
     progress.finish();
     if let Some(j) = &base.json {
-        crate::output::write(j, &serde_json::to_vec_pretty(&doc)?)?;
+        crate::report::output::write(j, &serde_json::to_vec_pretty(&doc)?)?;
     }
     if let (Some(c), Some(text)) = (&base.csv, &csv_text) {
-        crate::output::write(c, text.as_bytes())?;
+        crate::report::output::write(c, text.as_bytes())?;
     }
     if let Some(plot) = &base.plot {
         if !doc.points.is_empty() {
@@ -495,7 +495,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         .iter()
         .flat_map(|p| &p.runs)
         .any(RunDocument::has_errors);
-    Ok(crate::error::exit_code(doc.interrupted, failed))
+    Ok(crate::base::error::exit_code(doc.interrupted, failed))
 }
 
 #[cfg(test)]

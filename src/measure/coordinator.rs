@@ -12,13 +12,13 @@ use anyhow::{bail, Result};
 use crossbeam_channel::{bounded, RecvTimeoutError};
 use crossbeam_utils::CachePadded;
 
-use crate::config::RunConfig;
+use crate::device::devstat::{self, DevProbe, DeviceCounters};
 use crate::engine::{EngineKind, EngineSpec, FaultEngine, SyncEngine, UringEngine};
-use crate::plan::Plan;
-use crate::progress::Progress;
-use crate::signals::{self, RunControl};
-use crate::target::devstat::{self, DevProbe, DeviceCounters};
-use crate::worker::{self, Ending, WorkerOutcome};
+use crate::measure::config::RunConfig;
+use crate::measure::layout::Plan;
+use crate::measure::progress::Progress;
+use crate::measure::signals::{self, RunControl};
+use crate::measure::worker::{self, Ending, WorkerOutcome};
 
 /// What a run produced, before it is shaped into a document.
 #[derive(Debug)]
@@ -104,7 +104,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             // Release the workers without an epoch: they return at once.
             barrier.wait();
             if setup_errors.is_empty() {
-                return Err(crate::error::Interrupted(
+                return Err(crate::base::error::Interrupted(
                     "before the run started: nothing was measured",
                 )
                 .into());
@@ -120,7 +120,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             while let Ok(left) = at.duration_since(SystemTime::now()) {
                 if signals::interrupted() {
                     barrier.wait();
-                    return Err(crate::error::Interrupted(
+                    return Err(crate::base::error::Interrupted(
                         "while waiting for --start-at: nothing was measured",
                     )
                     .into());
@@ -227,7 +227,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
 }
 
 type WorkerArgs<'a> = (
-    &'a crate::worker::WorkerSpec,
+    &'a crate::measure::worker::WorkerSpec,
     &'a EngineSpec,
     &'a RunControl,
     &'a Barrier,

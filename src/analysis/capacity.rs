@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{show_path, usage, UsageError};
+use crate::base::error::{show_path, usage, UsageError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Usl {
@@ -234,7 +234,7 @@ fn points_of(p: &Path) -> Result<(Points, String, serde_json::Value), UsageError
             let mut rates = Vec::new();
             for (j, run) in runs.iter().enumerate() {
                 let at = format!("points[{i}].runs[{j}].");
-                crate::merge::check_run_arithmetic(run, &shown, &at)?;
+                crate::document::merge::check_run_arithmetic(run, &shown, &at)?;
                 rates.push(run["total"]["bytes_per_sec"].as_f64().unwrap_or(0.0));
                 if config.is_null() {
                     config = run["config"].clone();
@@ -252,13 +252,13 @@ fn points_of(p: &Path) -> Result<(Points, String, serde_json::Value), UsageError
         return Ok((points, unit, config));
     }
     if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
-        crate::merge::check_merged_arithmetic(&v, &shown)?;
+        crate::document::merge::check_merged_arithmetic(&v, &shown)?;
         let n = whole_n(&v["total"]["hosts"], &shown, "total.hosts")?;
         let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
         return Ok((vec![(n, x)], "hosts".into(), v["config"].clone()));
     }
     if let Some(t) = v.get("targets").and_then(|t| t.as_array()) {
-        crate::merge::check_run_arithmetic(&v, &shown, "")?;
+        crate::document::merge::check_run_arithmetic(&v, &shown, "")?;
         let n = whole_n(&t.len().into(), &shown, "targets (their count)")?;
         let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
         return Ok((vec![(n, x)], "targets".into(), v["config"].clone()));
@@ -290,7 +290,7 @@ pub fn points_from(paths: &[PathBuf], force: bool) -> Result<(Points, String, Ve
                 }
                 // N itself differs from file to file, as it should.
                 let ignore: &[&str] = if unit == "jobs" { &["jobs"] } else { &[] };
-                if let Some(diff) = crate::merge::config_difference(c, &config, ignore) {
+                if let Some(diff) = crate::document::merge::config_difference(c, &config, ignore) {
                     if !force {
                         return usage(format!(
                             "{shown} ran a different workload than {f}: {diff}; plan fits one workload, or pass --force"
@@ -324,7 +324,7 @@ pub fn points_from(paths: &[PathBuf], force: bool) -> Result<(Points, String, Ve
 }
 
 /// Parses a target rate: "20GB/s", "500MB/s" (decimal), "2GiB/s" (binary),
-/// or bytes per second: the units rule of `crate::units`. A unit without
+/// or bytes per second: the units rule of `crate::base::units`. A unit without
 /// its B ("5G/s"), or in lower case ("5gb/s", which reads as bits), is
 /// refused rather than guessed.
 pub fn parse_rate(text: &str) -> Result<f64, String> {

@@ -25,10 +25,10 @@
 //!   every other repeated unit at that position (with `--bs 4k`, every
 //!   repeated block is the same block).
 //!
-//! `--verify` writes its own self-describing blocks (see [`crate::verify`])
+//! `--verify` writes its own self-describing blocks (see [`crate::analysis::verify`])
 //! and takes neither knob.
 
-use crate::workload::Rng;
+use crate::measure::workload::Rng;
 
 /// Bytes stamped at the start of each unit.
 pub const STAMP: usize = 32;

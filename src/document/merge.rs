@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{show_path, UsageError};
-use crate::results::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
-use crate::stats::{LatencyHistogram, LatencySummary};
+use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
+use crate::base::error::{show_path, UsageError};
+use crate::document::run::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
 
 /// One host's part of a fleet.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -58,7 +58,7 @@ pub struct MergedDocument {
     pub kind: String,
     pub tool: ToolInfo,
     /// The workload (the first host's configuration; the others match it unless --force).
-    pub config: crate::config::ConfigDoc,
+    pub config: crate::measure::config::ConfigDoc,
     pub hosts: Vec<HostDoc>,
     /// Every host's workers, with `target` prefixed by `hostname:`.
     pub workers: Vec<WorkerDoc>,
@@ -334,8 +334,8 @@ fn host_of(d: &RunDocument, source: String) -> HostDoc {
 
 /// The options that make two runs the same workload (not where, nor when, nor which seed).
 fn workload_differences(
-    a: &crate::config::ConfigDoc,
-    b: &crate::config::ConfigDoc,
+    a: &crate::measure::config::ConfigDoc,
+    b: &crate::measure::config::ConfigDoc,
 ) -> Option<String> {
     config_difference(
         &serde_json::to_value(a).unwrap_or_default(),
@@ -399,7 +399,7 @@ fn same_run(a: &HostDoc, b: &HostDoc) -> bool {
 /// Merges run documents and earlier merges.
 pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     if paths.len() < 2 {
-        return crate::error::usage("merge needs at least two documents");
+        return crate::base::error::usage("merge needs at least two documents");
     }
     let mut hosts = Vec::new();
     let mut workers = Vec::new();
@@ -437,7 +437,7 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
             Some(first) => {
                 if let Some(diff) = workload_differences(first, &cfg) {
                     if !force {
-                        return crate::error::usage(format!(
+                        return crate::base::error::usage(format!(
                             "{} ran a different workload: {diff}; merge runs of one workload, or pass --force",
                             show_path(p)
                         ));
@@ -458,7 +458,7 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
                     h.start_unix_sec
                 );
                 if !force {
-                    return crate::error::usage(format!(
+                    return crate::base::error::usage(format!(
                         "{what}: merging it twice would count its bytes twice; give each run once, or pass --force"
                     ));
                 }
@@ -476,7 +476,7 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     let mut hist = LatencyHistogram::new();
     for h in &hosts {
         let hh = LatencyHistogram::from_base64(&h.histogram).map_err(|e| {
-            crate::error::UsageError(format!(
+            crate::base::error::UsageError(format!(
                 "{}: the histogram of host {} cannot be read ({e}): give the document as stripebench wrote it",
                 h.source, h.hostname
             ))
@@ -557,8 +557,9 @@ pub fn render(m: &MergedDocument) -> String {
         "host", "MB/s", "IOPS", "p50", "p99", "p99.9", "window"
     );
     let lat = |l: &Option<LatencySummary>, f: fn(&LatencySummary) -> u64| {
-        l.as_ref()
-            .map_or("-".into(), |l| crate::units::fmt_latency_ns(f(l) as f64))
+        l.as_ref().map_or("-".into(), |l| {
+            crate::base::units::fmt_latency_ns(f(l) as f64)
+        })
     };
     let dup = |name: &str| m.hosts.iter().filter(|h| h.hostname == name).count() > 1;
     for h in &m.hosts {

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 
-use crate::error::{show_path, UsageError};
+use crate::base::error::{show_path, UsageError};
 
 /// (`st_dev`, `st_ino`): a file by identity, whatever its name.
 type Inode = (u64, u64);
@@ -214,7 +214,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 #[macro_export]
 macro_rules! outln {
     ($($t:tt)*) => {
-        $crate::output::stdout(format!("{}\n", format_args!($($t)*)).as_bytes())
+        $crate::report::output::stdout(format!("{}\n", format_args!($($t)*)).as_bytes())
     };
 }
 

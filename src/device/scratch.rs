@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
-use crate::config::TestbedConfig;
-use crate::signals;
-use crate::workload::{splitmix64, Rng};
+use crate::measure::config::TestbedConfig;
+use crate::measure::signals;
+use crate::measure::workload::{splitmix64, Rng};
 
 /// Scratch files that exist for one run.
 #[derive(Debug)]
@@ -31,7 +31,7 @@ impl Testbed {
     /// `fix` is what to do when it does not fit, in the command's own options.
     pub fn create(cfg: &TestbedConfig, seed: u64, what: &str, fix: &str) -> Result<Testbed> {
         if !cfg.dir.is_dir() {
-            return crate::error::usage(if cfg.dir.exists() {
+            return crate::base::error::usage(if cfg.dir.exists() {
                 format!(
                     "test-bed directory {} is not a directory: choose a directory with --dir",
                     cfg.dir.display()
@@ -51,21 +51,21 @@ impl Testbed {
         let free = free_bytes(&cfg.dir).unwrap_or(u64::MAX);
         let need = cfg.file_size.saturating_mul(cfg.files as u64);
         if need > free {
-            return crate::error::usage(format!(
+            return crate::base::error::usage(format!(
                 "{what} needs {} in {} but only {} is free: {fix}",
-                crate::units::fmt_bytes(need),
+                crate::base::units::fmt_bytes(need),
                 cfg.dir.display(),
-                crate::units::fmt_bytes(free)
+                crate::base::units::fmt_bytes(free)
             ));
         }
         eprintln!(
             "stripebench: creating {what}: {} file(s) of {} in {}",
             cfg.files,
-            crate::units::fmt_bytes(cfg.file_size),
+            crate::base::units::fmt_bytes(cfg.file_size),
             cfg.dir.display()
         );
         fs::create_dir(&dir).map_err(|e| {
-            crate::error::UsageError(format!(
+            crate::base::error::UsageError(format!(
                 "cannot create the test bed in {} ({e}): choose a writable directory with --dir",
                 cfg.dir.display()
             ))
@@ -73,8 +73,9 @@ impl Testbed {
         signals::register_cleanup(dir.clone());
         // Recorded where `stripebench restore` looks, so that a SIGKILL, which
         // no handler sees, does not leave it behind unmentioned.
-        let record = crate::knobs::state_dir().join(format!("testbed-{}.path", std::process::id()));
-        let record = fs::create_dir_all(crate::knobs::state_dir())
+        let record =
+            crate::device::knobs::state_dir().join(format!("testbed-{}.path", std::process::id()));
+        let record = fs::create_dir_all(crate::device::knobs::state_dir())
             .and_then(|()| fs::write(&record, dir.as_os_str().as_encoded_bytes()))
             .ok()
             .map(|()| record);
@@ -91,7 +92,7 @@ impl Testbed {
             .enumerate()
             .try_for_each(|(i, p)| fill_file(p, cfg.file_size, splitmix64(seed ^ i as u64)))?;
         if signals::interrupted() {
-            return Err(crate::error::Interrupted(
+            return Err(crate::base::error::Interrupted(
                 "while creating the test bed (nothing was measured; it was removed)",
             )
             .into());
@@ -231,6 +232,6 @@ mod tests {
             file_size: 1 << 20,
         };
         let e = Testbed::create(&cfg, 1, "a test bed", "-").unwrap_err();
-        assert!(e.downcast_ref::<crate::error::UsageError>().is_some());
+        assert!(e.downcast_ref::<crate::base::error::UsageError>().is_some());
     }
 }

@@ -1,25 +1,28 @@
 //! The `run` command end to end: configuration → targets (or the built-in
 //! test bed) → plan → coordinator → document → reports → exit code.
 
+pub mod compare;
+pub mod sweep;
+
 use std::collections::HashSet;
 use std::path::PathBuf;
 
 use anyhow::Result;
 
+use crate::analysis::histogram::LatencyHistogram;
+use crate::base::cpus;
+use crate::base::error::{usage, EXIT_OK};
 use crate::cli::{Cli, Command};
-use crate::config::{OutputPath, RunConfig};
-use crate::coordinator;
-use crate::cpus;
+use crate::device::knobs::{self, KnobGuard};
+use crate::device::scratch::Testbed;
+use crate::device::{self, Access};
+use crate::document::run::RunDocument;
 use crate::engine::EngineKind;
-use crate::error::{usage, EXIT_OK};
-use crate::knobs::{self, KnobGuard};
-use crate::plan;
+use crate::measure::config::{OutputPath, RunConfig};
+use crate::measure::coordinator;
+use crate::measure::layout as plan;
+use crate::measure::signals;
 use crate::report;
-use crate::results::RunDocument;
-use crate::signals;
-use crate::stats::LatencyHistogram;
-use crate::target::{self, Access};
-use crate::testbed::Testbed;
 
 /// Runs the parsed command line; returns the exit code.
 pub fn main(cli: Cli) -> Result<u8> {
@@ -32,58 +35,67 @@ pub fn main(cli: Cli) -> Result<u8> {
             let cfg = RunConfig::for_verify(&args, &cpus::available_cpus(), tmpdir())?;
             run(cfg)
         }
-        Command::Compare(args) => crate::compare::run(&args),
+        Command::Compare(args) => crate::commands::compare::run(&args),
         Command::Plan(args) => {
             if let Some(p) = &args.plot {
                 report::plot::check_path(p)?;
             }
-            crate::output::check(
-                &crate::output::given(&[
+            crate::report::output::check(
+                &crate::report::output::given(&[
                     ("--json", args.json.as_deref()),
                     ("--plot", args.plot.as_deref()),
                 ]),
                 &args.files,
             )?;
-            let (points, unit, warnings) = crate::capacity::points_from(&args.files, args.force)?;
-            let p = crate::capacity::plan(points, unit, &args.at, args.target, warnings);
-            report::emit(&crate::capacity::render(&p), args.json.as_deref(), &p)?;
+            let (points, unit, warnings) =
+                crate::analysis::capacity::points_from(&args.files, args.force)?;
+            let p = crate::analysis::capacity::plan(points, unit, &args.at, args.target, warnings);
+            report::emit(
+                &crate::analysis::capacity::render(&p),
+                args.json.as_deref(),
+                &p,
+            )?;
             if let Some(svg) = &args.plot {
-                crate::capacity::draw(&p, svg)?;
+                crate::analysis::capacity::draw(&p, svg)?;
                 eprintln!("plot: {}", svg.display());
             }
             Ok(EXIT_OK)
         }
         Command::Merge(args) => {
-            crate::output::check(
-                &crate::output::given(&[("--json", args.json.as_deref())]),
+            crate::report::output::check(
+                &crate::report::output::given(&[("--json", args.json.as_deref())]),
                 &args.files,
             )?;
-            let m = crate::merge::merge(&args.files, args.force)?;
-            report::emit(&crate::merge::render(&m), args.json.as_deref(), &m)?;
+            let m = crate::document::merge::merge(&args.files, args.force)?;
+            report::emit(
+                &crate::document::merge::render(&m),
+                args.json.as_deref(),
+                &m,
+            )?;
             Ok(EXIT_OK)
         }
         Command::Membw => {
-            let b = crate::cache::memcpy_bandwidth();
+            let b = crate::device::cache::memcpy_bandwidth();
             crate::outln!("memory copy, one thread, 64 MiB buffers (best of 5): {:.1} MB/s (10^6 B/s), {:.1} MiB/s", b / 1e6, b / (1u64 << 20) as f64);
             Ok(EXIT_OK)
         }
-        Command::Sweep(args) => crate::sweep::run(&args),
+        Command::Sweep(args) => crate::commands::sweep::run(&args),
         Command::Topology(args) => {
-            let src = crate::topology::Sources::system(args.dm_table.as_deref())?;
-            let t = crate::topology::discover(&args.target, &src)?;
+            let src = crate::device::topology::Sources::system(args.dm_table.as_deref())?;
+            let t = crate::device::topology::discover(&args.target, &src)?;
             if args.json {
-                crate::output::stdout(
+                crate::report::output::stdout(
                     format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes(),
                 );
             } else {
-                crate::output::stdout(crate::topology::render(&t).as_bytes());
+                crate::report::output::stdout(crate::device::topology::render(&t).as_bytes());
             }
             Ok(EXIT_OK)
         }
         Command::Restore => {
             let dir = knobs::state_dir();
             let mut lines = knobs::restore_pending(&dir)?;
-            lines.extend(crate::testbed::remove_pending(&dir));
+            lines.extend(crate::device::scratch::remove_pending(&dir));
             if lines.is_empty() {
                 crate::outln!(
                     "nothing to restore: no settings or test beds left by killed runs in {}",
@@ -106,7 +118,7 @@ fn tmpdir() -> Option<PathBuf> {
 /// catch signals, and warn when a killed run left settings to restore.
 pub fn preflight() {
     signals::install();
-    for (_, dir) in crate::testbed::pending(&knobs::state_dir()) {
+    for (_, dir) in crate::device::scratch::pending(&knobs::state_dir()) {
         eprintln!(
             "stripebench: warning: a killed run left its test bed behind ({}): run 'stripebench restore' to remove it",
             dir.display()
@@ -134,7 +146,7 @@ fn run(cfg: RunConfig) -> Result<u8> {
         crate::outln!(
             "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done",
             tb.files,
-            crate::units::fmt_bytes(tb.file_size),
+            crate::base::units::fmt_bytes(tb.file_size),
             tb.dir.display(),
             cfg.rw.name(),
             cfg.duration.as_secs_f64(),
@@ -152,7 +164,9 @@ fn run(cfg: RunConfig) -> Result<u8> {
             ) {
                 Ok(t) => Some(t),
                 Err(e) => {
-                    if e.downcast_ref::<crate::error::Interrupted>().is_some() {
+                    if e.downcast_ref::<crate::base::error::Interrupted>()
+                        .is_some()
+                    {
                         write_unmeasured(&cfg, "creating the built-in test bed")?;
                     }
                     return Err(e);
@@ -167,11 +181,11 @@ fn run(cfg: RunConfig) -> Result<u8> {
     };
     let doc = match measure(&cfg, &paths, testbed.is_some())? {
         Outcome::DryRun(text, all_pass) => {
-            crate::output::stdout(text.as_bytes());
+            crate::report::output::stdout(text.as_bytes());
             return Ok(if all_pass {
                 EXIT_OK
             } else {
-                crate::error::EXIT_USAGE
+                crate::base::error::EXIT_USAGE
             });
         }
         Outcome::Done(doc) => *doc,
@@ -183,7 +197,10 @@ fn run(cfg: RunConfig) -> Result<u8> {
     }
     drop(testbed);
 
-    Ok(crate::error::exit_code(doc.interrupted, doc.has_errors()))
+    Ok(crate::base::error::exit_code(
+        doc.interrupted,
+        doc.has_errors(),
+    ))
 }
 
 /// The document of a run that a signal stopped before anything was
@@ -191,7 +208,7 @@ fn run(cfg: RunConfig) -> Result<u8> {
 #[derive(serde::Serialize)]
 struct Unmeasured<'a> {
     schema_version: u32,
-    tool: crate::results::ToolInfo,
+    tool: crate::document::run::ToolInfo,
     interrupted: bool,
     measured: bool,
     stage: &'a str,
@@ -203,14 +220,14 @@ fn write_unmeasured(cfg: &RunConfig, stage: &str) -> Result<()> {
     };
     let doc = Unmeasured {
         schema_version: 1,
-        tool: crate::results::ToolInfo::this(),
+        tool: crate::document::run::ToolInfo::this(),
         interrupted: true,
         measured: false,
         stage,
     };
     let mut bytes = serde_json::to_vec_pretty(&doc)?;
     bytes.push(b'\n');
-    crate::output::write_file(p, &bytes)
+    crate::report::output::write_file(p, &bytes)
 }
 
 /// What `measure` produced.
@@ -227,7 +244,7 @@ pub enum Outcome {
 pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcome> {
     // Here, not in one command: a sweep point or compare phase may ask for io_uring too.
     if cfg.engine == EngineKind::Uring {
-        crate::engine::uring::probe().map_err(crate::error::UsageError)?;
+        crate::engine::uring::probe().map_err(crate::base::error::UsageError)?;
     }
     let overlaps = overlapping_targets(paths, cfg.rw.writes())?;
     // Read-ahead is set before the targets are opened: a file takes its
@@ -246,10 +263,10 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     };
     let mut targets = paths
         .iter()
-        .map(|p| target::open(p, access))
+        .map(|p| device::open(p, access))
         .collect::<Result<Vec<_>>>()?;
     stripe_geometry(&mut targets);
-    let checks: Vec<(PathBuf, Vec<crate::target::guard::Check>)> = targets
+    let checks: Vec<(PathBuf, Vec<crate::device::guard::Check>)> = targets
         .iter()
         .map(|t| (t.path.clone(), t.checks.clone()))
         .collect();
@@ -263,7 +280,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     let mut warnings = plan.warnings.clone();
     warnings.extend(overlaps);
     for t in &plan.targets {
-        if let Some(fs) = crate::target::memory_fs(&t.file) {
+        if let Some(fs) = crate::device::memory_fs(&t.file) {
             warnings.push(format!(
                 "{} is on {fs}: the target is memory, not a device ({}no device counters), so these figures measure memory",
                 t.path.display(),
@@ -301,7 +318,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
 /// device can carry (`max_sectors_kb`) is split by the kernel, whatever the
 /// tool does; say so before the time is spent.
 fn oversized_requests(cfg: &RunConfig, plan: &plan::Plan) -> Vec<String> {
-    use crate::target::queue::QueueLimits;
+    use crate::device::queue::QueueLimits;
     if !cfg.direct {
         return Vec::new();
     }
@@ -315,7 +332,7 @@ fn oversized_requests(cfg: &RunConfig, plan: &plan::Plan) -> Vec<String> {
             (t.bs > max && seen.insert(dev)).then(|| {
                 format!(
                     "--bs {} is larger than one request to {} can carry (max_sectors_kb {}): each I/O reaches the device as {} requests",
-                    crate::units::fmt_bytes(t.bs),
+                    crate::base::units::fmt_bytes(t.bs),
                     t.device_name.as_deref().unwrap_or("its device"),
                     max / 1024,
                     t.bs.div_ceil(max)
@@ -329,7 +346,7 @@ fn oversized_requests(cfg: &RunConfig, plan: &plan::Plan) -> Vec<String> {
 /// the block size, by the device's own counters, and the queue limit that
 /// explains it (`avg request` in the table shows the size).
 fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
-    use crate::target::queue::{page_size, QueueLimits};
+    use crate::device::queue::{page_size, QueueLimits};
     if !cfg.direct {
         return Vec::new();
     }
@@ -359,9 +376,9 @@ fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
                 });
             out.push(format!(
                 "O_DIRECT {what} of {} reached {} as requests of {} on average: {why}",
-                crate::units::fmt_bytes(t.bs),
+                crate::base::units::fmt_bytes(t.bs),
                 d.name,
-                crate::units::fmt_bytes(avg as u64)
+                crate::base::units::fmt_bytes(avg as u64)
             ));
         }
     }
@@ -374,16 +391,16 @@ fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
 fn check_buffer_memory(cfg: &RunConfig, plan: &plan::Plan) -> Result<()> {
     let per_io = |bs: u64| bs.saturating_mul(cfg.iodepth as u64);
     let total: u64 = plan.workers.iter().map(|w| per_io(w.bs)).sum();
-    let Some(avail) = crate::cache::available_memory() else {
+    let Some(avail) = crate::device::cache::available_memory() else {
         return Ok(());
     };
     if total > avail / 4 && !cfg.force_memory {
         return usage(format!(
             "the I/O buffers need {} ({} workers x --iodepth {} x the block size), more than a quarter of the {} of memory available: lower --iodepth, --bs or --jobs, or pass --force-memory",
-            crate::units::fmt_bytes(total),
+            crate::base::units::fmt_bytes(total),
             plan.workers.len(),
             cfg.iodepth,
-            crate::units::fmt_bytes(avail)
+            crate::base::units::fmt_bytes(avail)
         ));
     }
     Ok(())
@@ -394,9 +411,9 @@ fn check_buffer_memory(cfg: &RunConfig, plan: &plan::Plan) -> Result<()> {
 /// refused when the run writes, a warning when it reads, since their
 /// figures then share one device and are not independent.
 fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
-    use crate::target::extent;
+    use crate::device::extent;
     let sys = extent::Sys::default();
-    let shown = crate::error::show_path;
+    let shown = crate::base::error::show_path;
     let extents: Vec<Option<extent::Extent>> =
         paths.iter().map(|p| extent::of_path(&sys, p)).collect();
     let mut warnings = Vec::new();
@@ -436,7 +453,7 @@ fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
             let on = match (&x.file, x.base) {
                 (Some(f), _) => shown(f),
                 (None, extent::Base::Disk((ma, mi))) => {
-                    crate::target::sysfs_name(std::path::Path::new("/sys"), ma, mi)
+                    crate::device::sysfs_name(std::path::Path::new("/sys"), ma, mi)
                         .unwrap_or_else(|| format!("{ma}:{mi}"))
                 }
                 (None, _) => "one file".into(),
@@ -464,9 +481,9 @@ fn prepare_cache(
     cfg: &RunConfig,
     plan: &plan::Plan,
     warnings: &mut Vec<String>,
-) -> Result<crate::cache::CacheDoc> {
+) -> Result<crate::device::cache::CacheDoc> {
     if cfg.direct || cfg.rw.writes() {
-        return Ok(crate::cache::CacheDoc {
+        return Ok(crate::device::cache::CacheDoc {
             state: "untouched".into(),
             method: "-".into(),
             seconds: 0.0,
@@ -474,38 +491,38 @@ fn prepare_cache(
         });
     }
     if cfg.cached {
-        let regions: Vec<(PathBuf, crate::workload::Region)> = plan
+        let regions: Vec<(PathBuf, crate::measure::workload::Region)> = plan
             .targets
             .iter()
             .map(|t| (t.path.clone(), t.region))
             .collect();
-        return crate::cache::preload(&regions);
+        return crate::device::cache::preload(&regions);
     }
     let working_set: u64 = plan.targets.iter().map(|t| t.region.length).sum();
-    if let Some(avail) = crate::cache::available_memory().filter(|&a| working_set < a) {
+    if let Some(avail) = crate::device::cache::available_memory().filter(|&a| working_set < a) {
         warnings.push(format!(
             "the buffered working set ({}) fits in free memory ({}): once read, it can be served from the page cache; the device counters show whether it was",
-            crate::units::fmt_bytes(working_set),
-            crate::units::fmt_bytes(avail)
+            crate::base::units::fmt_bytes(working_set),
+            crate::base::units::fmt_bytes(avail)
         ));
     }
     let paths: Vec<PathBuf> = plan.targets.iter().map(|t| t.path.clone()).collect();
-    crate::cache::make_cold(&paths, cfg.drop_caches)
+    crate::device::cache::make_cold(&paths, cfg.drop_caches)
 }
 
 /// Learns the chunk and member count of every striped block-device target
 /// (md raid0, dm striped) from its topology.
-fn stripe_geometry(targets: &mut [crate::target::Target]) {
-    let Ok(src) = crate::topology::Sources::system(None) else {
+fn stripe_geometry(targets: &mut [crate::device::Target]) {
+    let Ok(src) = crate::device::topology::Sources::system(None) else {
         return;
     };
     for t in targets
         .iter_mut()
-        .filter(|t| t.kind == crate::target::TargetKind::Block)
+        .filter(|t| t.kind == crate::device::TargetKind::Block)
     {
-        if let Ok(topo) = crate::topology::discover(&t.path, &src) {
+        if let Ok(topo) = crate::device::topology::discover(&t.path, &src) {
             if let (true, Some(chunk)) = (topo.root.is_striped(), topo.root.chunk_size()) {
-                t.stripe = Some(crate::target::StripeGeometry {
+                t.stripe = Some(crate::device::StripeGeometry {
                     chunk,
                     members: topo.root.members.len() as u64,
                 });
@@ -516,12 +533,12 @@ fn stripe_geometry(targets: &mut [crate::target::Target]) {
 
 /// The leaf members of a volume, for `--members`.
 pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
-    let src = crate::topology::Sources::system(None)?;
-    let t = crate::topology::discover(volume, &src)?;
+    let src = crate::device::topology::Sources::system(None)?;
+    let t = crate::device::topology::discover(volume, &src)?;
     if t.root.members.is_empty() {
         return usage(format!(
             "--members {}: {} has no members (a plain disk or partition): name it as a TARGET instead",
-            crate::error::show_path(volume),
+            crate::base::error::show_path(volume),
             t.root.name
         ));
     }
@@ -532,21 +549,22 @@ pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
 fn set_readahead(guard: &mut KnobGuard, paths: &[PathBuf], kb: u64, dry_run: bool) -> Result<()> {
     let mut seen = HashSet::new();
     for p in paths {
-        let Some(knob) = target::readahead_knob(p) else {
+        let Some(knob) = device::readahead_knob(p) else {
             return usage(format!(
                 "--readahead needs a block device under {}, and it has none (tmpfs? btrfs? a missing path?)",
-                crate::error::show_path(p)
+                crate::base::error::show_path(p)
             ));
         };
         if seen.insert(knob.clone()) && !dry_run {
             guard.set(&knob, &kb.to_string()).map_err(|e| {
                 // A lock held by another run, or an interrupt while waiting, says so itself.
-                if e.downcast_ref::<crate::error::UsageError>().is_some()
-                    || e.downcast_ref::<crate::error::Interrupted>().is_some()
+                if e.downcast_ref::<crate::base::error::UsageError>().is_some()
+                    || e.downcast_ref::<crate::base::error::Interrupted>()
+                        .is_some()
                 {
                     return e;
                 }
-                crate::error::UsageError(format!(
+                crate::base::error::UsageError(format!(
                     "cannot set the read-ahead of {}: {e:#} (root is needed)",
                     p.display()
                 ))
@@ -569,12 +587,12 @@ fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
         })
     };
     let (json, csv) = (path_of(&cfg.json), path_of(&cfg.csv));
-    let outputs = crate::output::given(&[
+    let outputs = crate::report::output::given(&[
         ("--json", json.as_deref()),
         ("--csv", csv.as_deref()),
         ("--plot", cfg.plot.as_deref()),
     ]);
-    crate::output::check(&outputs, &target::protected_paths(paths))?;
+    crate::report::output::check(&outputs, &device::protected_paths(paths))?;
     Ok(())
 }
 
@@ -588,7 +606,7 @@ fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
             }
         }
     }
-    crate::output::say(&text, cfg.stdout_taken());
+    crate::report::output::say(&text, cfg.stdout_taken());
     if let Some(dest) = &cfg.json {
         report::write_to(dest, &report::json::render(doc))?;
     }

@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{show_path, usage};
-use crate::target::dev_numbers;
+use crate::base::error::{show_path, usage};
+use crate::device::dev_numbers;
 
 /// Where topology is read from.
 #[derive(Debug, Clone)]
@@ -39,7 +39,10 @@ impl Sources {
     pub fn system(dm_table_file: Option<&Path>) -> Result<Sources> {
         let dm_table = match dm_table_file {
             Some(f) => Some(fs::read_to_string(f).map_err(|e| {
-                crate::error::UsageError(format!("cannot read the dm table {}: {e}", show_path(f)))
+                crate::base::error::UsageError(format!(
+                    "cannot read the dm table {}: {e}",
+                    show_path(f)
+                ))
             })?),
             None => std::process::Command::new("dmsetup")
                 .arg("table")
@@ -113,7 +116,7 @@ pub struct Device {
     pub leaf: Option<LeafInfo>,
     /// The request-queue limits at this level of the stack.
     #[serde(default)]
-    pub queue: Option<crate::target::queue::QueueLimits>,
+    pub queue: Option<crate::device::queue::QueueLimits>,
     /// Members, in stripe order where it is known.
     pub members: Vec<Device>,
 }
@@ -225,7 +228,7 @@ impl Sources {
             dm: None,
             btrfs: None,
             leaf: None,
-            queue: crate::target::queue::QueueLimits::read(&queue_dir),
+            queue: crate::device::queue::QueueLimits::read(&queue_dir),
             members: Vec::new(),
         };
         let mut member_names: Vec<String> = Vec::new();
@@ -521,7 +524,8 @@ pub fn render(t: &Topology) -> String {
                 " {} ({} disks, chunk {})",
                 m.level,
                 m.raid_disks,
-                m.chunk_size.map_or("?".into(), crate::units::fmt_size_arg)
+                m.chunk_size
+                    .map_or("?".into(), crate::base::units::fmt_size_arg)
             ));
         }
         if let Some(dm) = &d.dm {
@@ -529,7 +533,8 @@ pub fn render(t: &Topology) -> String {
                 " {} {} (chunk {}, from the {})",
                 dm.name,
                 dm.target.as_deref().unwrap_or("?"),
-                dm.chunk_size.map_or("-".into(), crate::units::fmt_size_arg),
+                dm.chunk_size
+                    .map_or("-".into(), crate::base::units::fmt_size_arg),
                 dm.source
             ));
         }
@@ -537,13 +542,13 @@ pub fn render(t: &Topology) -> String {
             desc.push_str(&format!(
                 " data {} (stripe {})",
                 b.data_profile.as_deref().unwrap_or("?"),
-                crate::units::fmt_size_arg(b.stripe_len)
+                crate::base::units::fmt_size_arg(b.stripe_len)
             ));
         }
         if let Some(l) = &d.leaf {
             desc.push_str(&format!(
                 ": {}, lbs {} pbs {}, {}, scheduler {}, read-ahead {} KiB, NUMA {}",
-                crate::units::fmt_bytes(l.size),
+                crate::base::units::fmt_bytes(l.size),
                 l.logical_block_size,
                 l.physical_block_size,
                 match l.rotational {
@@ -581,7 +586,7 @@ pub fn render(t: &Topology) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         match (t.root.is_striped(), t.root.chunk_size()) {
-            (true, Some(c)) => format!("; striped, chunk {}", crate::units::fmt_size_arg(c)),
+            (true, Some(c)) => format!("; striped, chunk {}", crate::base::units::fmt_size_arg(c)),
             _ => String::new(),
         }
     ));

@@ -9,13 +9,13 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::app::{measure, Outcome};
+use crate::base::error::{show_path, usage};
 use crate::cli::{CompareArgs, RunArgs, RwMode};
-use crate::config::{RunConfig, TestbedConfig};
-use crate::error::{show_path, usage};
-use crate::results::{RunDocument, ToolInfo};
-use crate::testbed::Testbed;
-use crate::topology::{self, Topology};
+use crate::commands::{measure, Outcome};
+use crate::device::scratch::Testbed;
+use crate::device::topology::{self, Topology};
+use crate::document::run::{RunDocument, ToolInfo};
+use crate::measure::config::{RunConfig, TestbedConfig};
 
 /// A member is flagged slow this far below the median member.
 pub const SLOW_BELOW_MEDIAN: f64 = 0.15;
@@ -128,7 +128,7 @@ fn mem_total() -> u64 {
 }
 
 pub fn run(args: &CompareArgs) -> Result<u8> {
-    crate::app::preflight();
+    crate::commands::preflight();
     let base = &args.run;
     if base.targets.len() != 1 {
         return usage("compare takes exactly one VOLUME: a striped block device or the mount point of a striped file system");
@@ -176,7 +176,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     }
     // Validate the options once, as run would, before any I/O.
     let cfg_of = |a: &RunArgs| -> Result<RunConfig> {
-        let mut c = RunConfig::from_args(a, &crate::cpus::available_cpus(), None)?;
+        let mut c = RunConfig::from_args(a, &crate::base::cpus::available_cpus(), None)?;
         c.progress = !a.no_progress;
         Ok(c)
     };
@@ -192,16 +192,16 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
 
     let mut protected = members.clone();
     protected.push(volume.clone());
-    crate::output::check(
-        &crate::output::given(&[("--json", base.json.as_deref())]),
-        &crate::target::protected_paths(&protected),
+    crate::report::output::check(
+        &crate::report::output::given(&[("--json", base.json.as_deref())]),
+        &crate::device::protected_paths(&protected),
     )?;
     let mut notes = Vec::new();
     let meta = std::fs::metadata(volume)
         .with_context(|| format!("cannot inspect {}", volume.display()))?;
     let mut bed: Option<Testbed> = None;
     let vol_target: PathBuf = if meta.is_dir() {
-        let free = crate::testbed::free_bytes(volume).unwrap_or(0);
+        let free = crate::device::scratch::free_bytes(volume).unwrap_or(0);
         let size = args
             .file_size
             .unwrap_or_else(|| (2 * mem_total()).min(free / 10 * 9))
@@ -215,7 +215,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         if size < mem_total() {
             notes.push(format!(
                 "the test file ({}) fits in memory: the buffered phase is read cold (evicted first), but a long phase may re-read cached data (see its device counters)",
-                crate::units::fmt_bytes(size)
+                crate::base::units::fmt_bytes(size)
             ));
         }
         let tb = Testbed::create(
@@ -287,7 +287,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     // rest, and the report covers what was measured.
     let mut phases: Vec<Phase> = Vec::new();
     for (name, a, owned) in plan {
-        if crate::signals::interrupted() {
+        if crate::measure::signals::interrupted() {
             break;
         }
         let p = run_phase(name, a, owned)?;
@@ -298,7 +298,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
     }
     let interrupted =
-        crate::signals::interrupted() || phases.iter().any(|p| p.document.interrupted);
+        crate::measure::signals::interrupted() || phases.iter().any(|p| p.document.interrupted);
     let solo: Vec<f64> = phases
         .iter()
         .filter(|p| p.name.ends_with(" alone"))
@@ -361,7 +361,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     )?;
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());
-    Ok(crate::error::exit_code(interrupted, failed))
+    Ok(crate::base::error::exit_code(interrupted, failed))
 }
 
 #[cfg(test)]

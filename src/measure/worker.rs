@@ -1,7 +1,7 @@
 //! One worker: a thread pinned to one CPU that drives one slice of one target
 //! through an engine. The hot loop holds only the I/O, two clock reads, a
 //! histogram record, a few counters and, before a write, a 32-byte stamp per
-//! 4 KiB of the block ([`crate::writedata`]): no allocation (past ten
+//! 4 KiB of the block ([`crate::engine::writedata`]): no allocation (past ten
 //! minutes of one-second intervals), no lock, no syscall beyond the I/O and
 //! the (vDSO) clock, except the CPU-time samples as the window opens and
 //! closes.
@@ -22,13 +22,15 @@ use std::time::Instant;
 use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 
-use crate::cpus;
+use crate::analysis::histogram::{thread_cpu_seconds, LatencyHistogram};
+use crate::analysis::verify::{
+    check_block, fill_block, generation, BadBlock, BadKind, Found, Unwritten,
+};
+use crate::base::cpus;
+use crate::engine::writedata::Stamper;
 use crate::engine::{Engine, EngineSpec};
-use crate::signals::RunControl;
-use crate::stats::{thread_cpu_seconds, LatencyHistogram};
-use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found, Unwritten};
-use crate::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
-use crate::writedata::Stamper;
+use crate::measure::signals::RunControl;
+use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
 
 /// What one worker does.
 #[derive(Debug, Clone)]
@@ -397,7 +399,7 @@ pub fn run<E: Engine>(
                         let g = generation(start_ms, gen.last_pass());
                         fill_block(engine.write_buffer(s), offset, spec.id as u32, g, spec.seed);
                     }
-                    // Unique per block (crate::writedata): a few stores per 4 KiB.
+                    // Unique per block (crate::engine::writedata): a few stores per 4 KiB.
                     (_, Op::Write) => stamper.stamp(engine.write_buffer(s), offset),
                     (_, Op::Read) => {}
                 }
@@ -579,7 +581,7 @@ fn sample_cpu(epoch: Instant) -> CpuSample {
     CpuSample {
         usr,
         sys,
-        total: crate::stats::thread_cpu_clock(),
+        total: crate::analysis::histogram::thread_cpu_clock(),
         at_ns: epoch.elapsed().as_nanos() as u64,
     }
 }

@@ -17,7 +17,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::error::UsageError;
+use crate::base::error::UsageError;
 
 /// Finds `--config FILE` (or `--config=FILE`) after the subcommand and
 /// returns the argument list with the file's options spliced in after the
@@ -68,7 +68,7 @@ pub fn expand(
 
 /// Reads a config file into command-line arguments.
 pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> {
-    let shown = crate::error::show_path(path);
+    let shown = crate::base::error::show_path(path);
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("cannot read config {shown}: {e}")))?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::base::cpus;
+use crate::base::error::UsageError;
 use crate::cli::{BlockSizeArg, EngineArg, RunArgs, RwMode};
-use crate::cpus;
 use crate::engine::EngineKind;
-use crate::error::UsageError;
 
 /// Smallest built-in test-bed file: enough for a few 1 MiB requests.
 pub const MIN_TESTBED_SIZE: u64 = 1 << 20;
@@ -454,7 +454,7 @@ fn clock_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    crate::workload::splitmix64(nanos ^ u64::from(std::process::id()))
+    crate::measure::workload::splitmix64(nanos ^ u64::from(std::process::id()))
 }
 
 #[cfg(test)]

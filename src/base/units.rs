@@ -227,8 +227,8 @@ mod tests {
 #[cfg(test)]
 mod property_tests {
     use super::*;
-    use crate::cpus::parse_cpu_list;
-    use crate::workload::Rng;
+    use crate::base::cpus::parse_cpu_list;
+    use crate::measure::workload::Rng;
 
     /// Random strings over the characters these parsers care about (and some
     /// they must refuse): none may panic, every refusal must say something,

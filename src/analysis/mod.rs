@@ -1,0 +1,6 @@
+//! Pure math over measurements: latency histograms, the capacity (USL) fit,
+//! block verification. Touches no device, thread or clock.
+
+pub mod capacity;
+pub mod histogram;
+pub mod verify;

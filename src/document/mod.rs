@@ -1,0 +1,6 @@
+//! The JSON contract (`docs/json.md`): the run document and its assembly
+//! from a finished run, and the merge of run documents. No I/O beyond
+//! reading the documents it merges.
+
+pub mod merge;
+pub mod run;
