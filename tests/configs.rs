@@ -7,7 +7,6 @@ use std::ffi::OsString;
 
 use clap::Parser;
 use stripebench::cli::{Cli, Command};
-use stripebench::measure::config::RunConfig;
 
 #[test]
 fn every_config_parses_and_validates() {
@@ -55,7 +54,7 @@ fn every_config_parses_and_validates() {
             }
             _ => panic!("{}: configs are for run and sweep", path.display()),
         };
-        RunConfig::from_args(&args, &[0, 1], None)
+        stripebench::cli::validate::run_config(&args, &[0, 1], None)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         seen += 1;
     }

@@ -3,4 +3,5 @@
 
 pub mod capacity;
 pub mod histogram;
+pub mod summary;
 pub mod verify;

@@ -34,7 +34,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::workload::{splitmix64, Rng};
+use crate::base::io::{splitmix64, Rng};
 
 pub const MAGIC: &[u8; 8] = b"SBVERIFY";
 pub const HEADER: usize = 48;

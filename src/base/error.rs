@@ -56,7 +56,7 @@ impl std::error::Error for Interrupted {}
 /// report still covers what was measured), 1 if it saw I/O errors, else 0.
 pub fn exit_code(interrupted: bool, failed: bool) -> u8 {
     if interrupted {
-        crate::measure::signals::exit_status()
+        crate::base::signals::exit_status()
     } else if failed {
         EXIT_FAILURE
     } else {
@@ -69,7 +69,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     if err.downcast_ref::<UsageError>().is_some() {
         EXIT_USAGE
     } else if err.downcast_ref::<Interrupted>().is_some() {
-        crate::measure::signals::exit_status()
+        crate::base::signals::exit_status()
     } else {
         EXIT_FAILURE
     }

@@ -138,6 +138,38 @@ pub fn mib_per_sec(bytes_per_sec: f64) -> f64 {
     bytes_per_sec / (1u64 << 20) as f64
 }
 
+/// Parses a target rate: "20GB/s", "500MB/s" (decimal), "2GiB/s" (binary),
+/// or bytes per second: the units rule of `crate::base::units`. A unit without
+/// its B ("5G/s"), or in lower case ("5gb/s", which reads as bits), is
+/// refused rather than guessed.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let body = t.strip_suffix("/s").unwrap_or(t);
+    let split = body
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(body.len());
+    let (num, unit) = body.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{text}' is not a rate: write 20GB/s, 500MB/s or 2GiB/s"))?;
+    let m = match unit.trim() {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "KiB" => 1024.0,
+        "MiB" => 1048576.0,
+        "GiB" => 1073741824.0,
+        "TiB" => 1099511627776.0,
+        u => return Err(format!("'{text}': unknown unit '{u}' in a rate: write B/s, KB/s, MB/s, GB/s, TB/s (decimal: 1 MB/s = 10^6 bytes/s) or KiB/s, MiB/s, GiB/s, TiB/s (binary: 1 MiB/s = 2^20 bytes/s)")),
+    };
+    if v <= 0.0 || !v.is_finite() {
+        return Err(format!("'{text}': the rate must be positive"));
+    }
+    Ok(v * m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,7 +260,7 @@ mod tests {
 mod property_tests {
     use super::*;
     use crate::base::cpus::parse_cpu_list;
-    use crate::measure::workload::Rng;
+    use crate::base::io::Rng;
 
     /// Random strings over the characters these parsers care about (and some
     /// they must refuse): none may panic, every refusal must say something,
@@ -254,6 +286,36 @@ mod property_tests {
                 Ok(cpus) => assert!(!cpus.is_empty(), "{text:?}"),
                 Err(e) => assert!(!e.is_empty(), "{text:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn rates_parse_with_units() {
+        assert_eq!(parse_rate("20GB/s").unwrap(), 20e9);
+        assert_eq!(parse_rate("500MB/s").unwrap(), 500e6);
+        assert_eq!(parse_rate("2GiB/s").unwrap(), 2.0 * 1073741824.0);
+        assert_eq!(parse_rate("1000").unwrap(), 1000.0);
+        assert!(parse_rate("fast").is_err());
+        assert!(parse_rate("5XB/s").is_err());
+        assert!(parse_rate("-1GB/s").is_err());
+    }
+
+    // Regression (issue 13, item 8): rates are decimal in MB/s, binary in
+    // MiB/s, and a unit that could be either is refused, not guessed.
+    #[test]
+    fn rates_are_decimal_in_mb_and_binary_in_mib() {
+        assert_eq!(parse_rate("1MB/s").unwrap(), 1e6);
+        assert_eq!(parse_rate("1MiB/s").unwrap(), 1048576.0);
+        assert_eq!(parse_rate("1.5GB/s").unwrap(), 1.5e9);
+        assert_eq!(parse_rate("1KB/s").unwrap(), 1e3);
+        assert_eq!(parse_rate("1kB/s").unwrap(), 1e3);
+        assert_eq!(parse_rate("1TiB/s").unwrap(), 1099511627776.0);
+        for bad in ["5G/s", "5g/s", "5gb/s", "5Gb/s", "5m", "5GIB/s"] {
+            let e = parse_rate(bad).unwrap_err();
+            assert!(
+                e.contains("MB/s = 10^6") && e.contains("MiB/s = 2^20"),
+                "{bad}: {e}"
+            );
         }
     }
 }

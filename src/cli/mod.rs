@@ -2,7 +2,9 @@
 //! more than one option at a time lives in `config`.
 
 pub mod configfile;
+pub mod validate;
 
+use crate::measure::config::{BlockSizeArg, RwMode};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -91,8 +93,8 @@ pub struct SweepArgs {
     /// A parameter and its values, NAME=V1,V2,...: readahead (KiB), bs, jobs,
     /// iodepth, mode (direct,buffered), rw, members (first k targets). Repeat
     /// for a grid.
-    #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = crate::commands::sweep::parse_param)]
-    pub params: Vec<crate::commands::sweep::Param>,
+    #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = crate::document::sweep::parse_param)]
+    pub params: Vec<crate::document::sweep::Param>,
 
     /// Run each point K times; the table shows the median and the range.
     #[arg(long, value_name = "K", default_value = "1", value_parser = parse_count)]
@@ -131,7 +133,7 @@ pub struct PlanArgs {
 
     /// The N needed for this throughput: 20GB/s, 500MB/s (decimal: 1 MB/s =
     /// 10^6 bytes/s), 2GiB/s (binary: 2^30 bytes/s), or bytes per second.
-    #[arg(long, value_name = "RATE", value_parser = crate::analysis::capacity::parse_rate)]
+    #[arg(long, value_name = "RATE", value_parser = crate::base::units::parse_rate)]
     pub target: Option<f64>,
 
     /// Draw the measured points, the fitted curve and the linear ideal.
@@ -184,42 +186,6 @@ pub struct TopologyArgs {
     /// running dmsetup.
     #[arg(long, value_name = "FILE")]
     pub dm_table: Option<PathBuf>,
-}
-
-/// What each I/O does, and in which order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RwMode {
-    /// Sequential reads.
-    Read,
-    /// Sequential writes (destroys data on the target).
-    Write,
-    /// Random reads.
-    Randread,
-    /// Random writes (destroys data on the target).
-    Randwrite,
-    /// Random reads and writes; --mix sets the read share.
-    Randrw,
-}
-
-impl RwMode {
-    pub fn is_random(self) -> bool {
-        matches!(self, RwMode::Randread | RwMode::Randwrite | RwMode::Randrw)
-    }
-
-    pub fn writes(self) -> bool {
-        matches!(self, RwMode::Write | RwMode::Randwrite | RwMode::Randrw)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            RwMode::Read => "read",
-            RwMode::Write => "write",
-            RwMode::Randread => "randread",
-            RwMode::Randwrite => "randwrite",
-            RwMode::Randrw => "randrw",
-        }
-    }
 }
 
 /// `--align`.
@@ -280,13 +246,6 @@ pub enum EngineArg {
     Sync,
     /// io_uring, --iodepth I/Os in flight per worker, submitted and reaped in batches.
     Uring,
-}
-
-/// `--bs`: a size, or `lbs` for each target's logical block size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlockSizeArg {
-    Bytes(u64),
-    Logical,
 }
 
 pub fn parse_bs(text: &str) -> Result<BlockSizeArg, String> {

@@ -7,65 +7,17 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
+use crate::analysis::summary::flag_slow;
 use crate::base::error::{show_path, usage};
-use crate::cli::{CompareArgs, RunArgs, RwMode};
-use crate::commands::{measure, Outcome};
+use crate::cli::{CompareArgs, RunArgs};
+use crate::commands::measured::{measure, Outcome};
 use crate::device::scratch::Testbed;
-use crate::device::topology::{self, Topology};
-use crate::document::run::{RunDocument, ToolInfo};
+use crate::device::topology;
+use crate::document::compare::{CompareDocument, MemberResult, Phase};
+use crate::document::run::ToolInfo;
+use crate::measure::config::RwMode;
 use crate::measure::config::{RunConfig, TestbedConfig};
-
-/// A member is flagged slow this far below the median member.
-pub const SLOW_BELOW_MEDIAN: f64 = 0.15;
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Phase {
-    pub name: String,
-    pub direct: bool,
-    pub workers: usize,
-    pub bytes_per_sec: f64,
-    pub iops: f64,
-    pub p99_ns: Option<u64>,
-    /// CPU seconds (user + system) per 10^9 bytes.
-    pub cpu_sec_per_gb: Option<f64>,
-    pub document: RunDocument,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MemberResult {
-    pub path: String,
-    /// In the all-members-at-once phase.
-    pub bytes_per_sec: f64,
-    /// Its share of the members' total.
-    pub share: f64,
-    /// Alone (with --solo).
-    pub solo_bytes_per_sec: Option<f64>,
-    pub slow: bool,
-}
-
-/// The compare document (`--json`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct CompareDocument {
-    pub schema_version: u32,
-    pub tool: ToolInfo,
-    /// A signal ended the comparison: the phase it ended is kept (its own
-    /// document says `interrupted`), the later ones did not run.
-    #[serde(default)]
-    pub interrupted: bool,
-    pub volume: String,
-    pub topology: Topology,
-    /// The file the volume phases read, on a mounted volume.
-    pub test_file: Option<String>,
-    pub phases: Vec<Phase>,
-    /// Volume with one worker per member (O_DIRECT) ÷ all members at once.
-    pub efficiency: Option<f64>,
-    pub members: Vec<MemberResult>,
-    /// The member flagged slow, if any.
-    pub slowest: Option<String>,
-    pub notes: Vec<String>,
-}
 
 fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: bool) -> RunArgs {
     let mut a = base.clone();
@@ -80,55 +32,8 @@ fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: bool
     a
 }
 
-fn summarize(name: String, doc: RunDocument) -> Phase {
-    let t = &doc.total;
-    Phase {
-        name,
-        direct: doc.config.direct,
-        workers: doc.workers.len(),
-        bytes_per_sec: t.bytes_per_sec,
-        iops: t.iops,
-        p99_ns: t.latency_ns.map(|l| l.p99),
-        cpu_sec_per_gb: t.cpu_sec_per_gb(),
-        document: doc,
-    }
-}
-
-/// Flags the slowest member when it is more than 15% below the median
-/// (or, with 8 members or more, also when beyond 3 standard deviations).
-pub fn flag_slow(rates: &[f64]) -> Option<usize> {
-    if rates.len() < 2 {
-        return None;
-    }
-    let mut sorted = rates.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let median = if sorted.len() % 2 == 1 {
-        sorted[sorted.len() / 2]
-    } else {
-        (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2]) / 2.0
-    };
-    let (i, &min) = rates.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1))?;
-    let below_median = min < median * (1.0 - SLOW_BELOW_MEDIAN);
-    let n = rates.len() as f64;
-    let mean = rates.iter().sum::<f64>() / n;
-    let sd = (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n).sqrt();
-    let beyond_3sd = rates.len() >= 8 && sd > 0.0 && mean - min > 3.0 * sd;
-    (below_median || beyond_3sd).then_some(i)
-}
-
-fn mem_total() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb * 1024)
-}
-
 pub fn run(args: &CompareArgs) -> Result<u8> {
-    crate::commands::preflight();
+    crate::commands::measured::preflight();
     let base = &args.run;
     if base.targets.len() != 1 {
         return usage("compare takes exactly one VOLUME: a striped block device or the mount point of a striped file system");
@@ -176,7 +81,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     }
     // Validate the options once, as run would, before any I/O.
     let cfg_of = |a: &RunArgs| -> Result<RunConfig> {
-        let mut c = RunConfig::from_args(a, &crate::base::cpus::available_cpus(), None)?;
+        let mut c =
+            crate::cli::validate::run_config(a, &crate::base::cpus::available_cpus(), None)?;
         c.progress = !a.no_progress;
         Ok(c)
     };
@@ -202,17 +108,16 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let mut bed: Option<Testbed> = None;
     let vol_target: PathBuf = if meta.is_dir() {
         let free = crate::device::scratch::free_bytes(volume).unwrap_or(0);
-        let size = args
-            .file_size
-            .unwrap_or_else(|| (2 * mem_total()).min(free / 10 * 9))
-            & !((1 << 20) - 1);
+        let size = args.file_size.unwrap_or_else(|| {
+            (2 * crate::device::cache::meminfo("MemTotal").unwrap_or(0)).min(free / 10 * 9)
+        }) & !((1 << 20) - 1);
         if size < 1 << 20 {
             return usage(format!(
                 "{} has too little free space for a test file: free some, or give --file-size",
                 show_path(volume)
             ));
         }
-        if size < mem_total() {
+        if size < crate::device::cache::meminfo("MemTotal").unwrap_or(0) {
             notes.push(format!(
                 "the test file ({}) fits in memory: the buffered phase is read cold (evicted first), but a long phase may re-read cached data (see its device counters)",
                 crate::base::units::fmt_bytes(size)
@@ -245,7 +150,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         // measure() starts a buffered read cold itself.
         let cfg = cfg_of(&a)?;
         match measure(&cfg, &cfg.targets, owned)? {
-            Outcome::Done(doc) => Ok(summarize(name, *doc)),
+            Outcome::Done(doc) => Ok(Phase::of(name, *doc)),
             Outcome::DryRun(..) => unreachable!("compare never asks for a dry run"),
         }
     };
@@ -287,7 +192,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     // rest, and the report covers what was measured.
     let mut phases: Vec<Phase> = Vec::new();
     for (name, a, owned) in plan {
-        if crate::measure::signals::interrupted() {
+        if crate::base::signals::interrupted() {
             break;
         }
         let p = run_phase(name, a, owned)?;
@@ -298,7 +203,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
     }
     let interrupted =
-        crate::measure::signals::interrupted() || phases.iter().any(|p| p.document.interrupted);
+        crate::base::signals::interrupted() || phases.iter().any(|p| p.document.interrupted);
     let solo: Vec<f64> = phases
         .iter()
         .filter(|p| p.name.ends_with(" alone"))
@@ -362,20 +267,4 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());
     Ok(crate::base::error::exit_code(interrupted, failed))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_slow_member_is_flagged_against_the_median() {
-        assert_eq!(flag_slow(&[100.0, 98.0, 60.0]), Some(2));
-        assert_eq!(flag_slow(&[100.0, 98.0, 90.0]), None, "within 15%");
-        assert_eq!(flag_slow(&[100.0]), None);
-        // Many members: 3 sigma, even when within 15% of the median.
-        let mut many = vec![100.0; 15];
-        many.push(88.0);
-        assert_eq!(flag_slow(&many), Some(15));
-    }
 }

@@ -6,85 +6,16 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
+use crate::analysis::summary::median;
 use crate::base::error::{usage, UsageError};
-use crate::base::units::{fmt_latency_ns, mb_per_sec};
-use crate::cli::{RunArgs, RwMode, SweepArgs};
-use crate::commands::{measure, member_paths, Outcome};
+use crate::base::units::mb_per_sec;
+use crate::cli::{RunArgs, SweepArgs};
+use crate::commands::measured::{measure, member_paths, Outcome};
 use crate::document::run::{RunDocument, ToolInfo};
-use crate::measure::config::RunConfig;
-
-/// The parameters a sweep can vary.
-pub const PARAMS: [&str; 7] = [
-    "readahead",
-    "bs",
-    "jobs",
-    "iodepth",
-    "mode",
-    "rw",
-    "members",
-];
-
-/// One `--param NAME=V1,V2,...`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Param {
-    pub name: String,
-    pub values: Vec<String>,
-}
-
-pub fn parse_param(text: &str) -> Result<Param, String> {
-    let Some((name, list)) = text.split_once('=') else {
-        return Err(format!(
-            "--param {text}: write NAME=V1,V2,... such as readahead=0,128,1024"
-        ));
-    };
-    let name = name.trim();
-    if !PARAMS.contains(&name) {
-        return Err(format!(
-            "--param {text}: unknown parameter '{name}': choose from {}",
-            PARAMS.join(", ")
-        ));
-    }
-    let values: Vec<String> = list.split(',').map(|v| v.trim().to_string()).collect();
-    if values.iter().any(String::is_empty) {
-        return Err(format!(
-            "--param {text}: an empty value in the list: give values such as {name}=1,2,4"
-        ));
-    }
-    Ok(Param {
-        name: name.into(),
-        values,
-    })
-}
-
-/// One point's summary over its repeats.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct PointDoc {
-    /// The swept values, in --param order.
-    pub values: Vec<(String, String)>,
-    /// Total bytes per second: median, min and max over the repeats.
-    pub bytes_per_sec_median: f64,
-    pub bytes_per_sec_min: f64,
-    pub bytes_per_sec_max: f64,
-    /// Every repeat's full run document.
-    pub runs: Vec<RunDocument>,
-    /// A signal ended this point's last run early: its figures cover what
-    /// was measured until then.
-    #[serde(default)]
-    pub partial: bool,
-}
-
-/// The sweep document (`--json`): every finished point.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SweepDocument {
-    pub schema_version: u32,
-    pub tool: ToolInfo,
-    pub params: Vec<Param>,
-    pub repeat: usize,
-    pub interrupted: bool,
-    pub points: Vec<PointDoc>,
-}
+use crate::document::sweep::{points, PointDoc, SweepDocument};
+use crate::measure::config::RwMode;
+use crate::report::sweep::{device_and_app_bytes, header, row};
 
 /// Applies one point's values to the run options; returns them and the
 /// targets the point drives.
@@ -162,117 +93,8 @@ fn apply(
     Ok((a, paths))
 }
 
-/// The cartesian product of the values, first parameter outermost.
-pub fn points(params: &[Param]) -> Vec<Vec<(String, String)>> {
-    params.iter().fold(vec![Vec::new()], |acc, p| {
-        acc.iter()
-            .flat_map(|prefix| {
-                p.values.iter().map(move |v| {
-                    let mut x = prefix.clone();
-                    x.push((p.name.clone(), v.clone()));
-                    x
-                })
-            })
-            .collect()
-    })
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// The table's header and one row per point.
-pub fn header(params: &[Param]) -> String {
-    let mut h: Vec<String> = params.iter().map(|p| format!("{:>10}", p.name)).collect();
-    h.extend(
-        [
-            "MB/s".to_string(),
-            "min-max".into(),
-            "IOPS".into(),
-            "p50".into(),
-            "p99".into(),
-            "CPU%".into(),
-            "CPU s/GB".into(),
-            "dev/app".into(),
-        ]
-        .iter()
-        .map(|s| format!("{s:>10}")),
-    );
-    h.join(" ")
-}
-
-/// Device bytes and the application's bytes over the same span, all targets.
-fn device_and_app_bytes(doc: &RunDocument) -> (u64, u64) {
-    doc.targets
-        .iter()
-        .filter_map(|t| t.device.as_ref())
-        .fold((0, 0), |(d, a), c| {
-            (
-                d + c.read_bytes + c.write_bytes,
-                a + c.app_read_bytes + c.app_write_bytes,
-            )
-        })
-}
-
-pub fn row(p: &PointDoc) -> String {
-    let doc = &p.runs[0];
-    let t = &doc.total;
-    let secs = t.seconds.max(1e-9);
-    let cpu = t.cpu_usr_sec + t.cpu_sys_sec;
-    let (dev, app) = device_and_app_bytes(doc);
-    let mut cells: Vec<String> = p.values.iter().map(|(_, v)| format!("{v:>10}")).collect();
-    cells.extend([
-        format!("{:>10.1}", mb_per_sec(p.bytes_per_sec_median)),
-        format!(
-            "{:>10}",
-            if p.runs.len() > 1 {
-                format!(
-                    "{:.0}-{:.0}",
-                    mb_per_sec(p.bytes_per_sec_min),
-                    mb_per_sec(p.bytes_per_sec_max)
-                )
-            } else {
-                "-".into()
-            }
-        ),
-        format!("{:>10.0}", t.iops),
-        format!(
-            "{:>10}",
-            t.latency_ns
-                .map_or("-".into(), |l| fmt_latency_ns(l.p50 as f64))
-        ),
-        format!(
-            "{:>10}",
-            t.latency_ns
-                .map_or("-".into(), |l| fmt_latency_ns(l.p99 as f64))
-        ),
-        format!("{:>10.1}", cpu / secs * 100.0),
-        format!(
-            "{:>10}",
-            t.cpu_sec_per_gb().map_or("-".into(), |v| format!("{v:.3}"))
-        ),
-        format!(
-            "{:>10}",
-            if app > 0 {
-                format!("{:.3}", dev as f64 / app as f64)
-            } else {
-                "-".into()
-            }
-        ),
-    ]);
-    cells.join(" ")
-}
-
 pub fn run(args: &SweepArgs) -> Result<u8> {
-    crate::commands::preflight();
+    crate::commands::measured::preflight();
     let base = &args.run;
     base.refuse_for("sweep", &["dry-run", "histogram", "start-at"])?;
     if args.params.is_empty() {
@@ -309,7 +131,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     let mut plans = Vec::new();
     for pt in &pts {
         let (a, paths) = apply(base, &targets, pt)?;
-        let cfg = RunConfig::from_args(&a, &available, None)?;
+        let cfg = crate::cli::validate::run_config(&a, &available, None)?;
         if cfg.readahead_kb.is_some() {
             for p in &paths {
                 if crate::device::readahead_knob(p).is_none() {
@@ -379,7 +201,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     say(&header(&args.params));
     let mut done_runs = 0;
     for (pt, cfg, paths) in &plans {
-        if crate::measure::signals::interrupted() {
+        if crate::base::signals::interrupted() {
             doc.interrupted = true;
             break;
         }
@@ -496,45 +318,4 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         .flat_map(|p| &p.runs)
         .any(RunDocument::has_errors);
     Ok(crate::base::error::exit_code(doc.interrupted, failed))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn params_parse_and_multiply() {
-        let a = parse_param("readahead=0,128,1024").unwrap();
-        let b = parse_param("mode=direct,buffered").unwrap();
-        let p = points(&[a, b]);
-        assert_eq!(p.len(), 6);
-        assert_eq!(
-            p[0],
-            vec![
-                ("readahead".into(), "0".into()),
-                ("mode".into(), "direct".into())
-            ]
-        );
-        assert_eq!(
-            p[5],
-            vec![
-                ("readahead".into(), "1024".into()),
-                ("mode".into(), "buffered".into())
-            ]
-        );
-        assert!(parse_param("speed=1,2")
-            .unwrap_err()
-            .contains("unknown parameter"));
-        assert!(parse_param("bs=").unwrap_err().contains("empty value"));
-        assert!(parse_param("bs=4k,,8k")
-            .unwrap_err()
-            .contains("empty value"));
-        assert!(parse_param("bs").unwrap_err().contains("NAME=V1"));
-    }
-
-    #[test]
-    fn median_of_repeats() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
-    }
 }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::measure::workload::Region;
+use crate::base::io::Region;
 
 /// What was done to the page cache before a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,10 +99,15 @@ pub fn memcpy_bandwidth() -> f64 {
 
 /// Free memory (MemAvailable), to warn when a buffered working set fits in it.
 pub fn available_memory() -> Option<u64> {
+    meminfo("MemAvailable")
+}
+
+/// A `/proc/meminfo` figure in bytes (`MemTotal`, `MemAvailable`, ...).
+pub fn meminfo(key: &str) -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb: u64 = s
         .lines()
-        .find(|l| l.starts_with("MemAvailable:"))?
+        .find(|l| l.strip_prefix(key).is_some_and(|r| r.starts_with(':')))?
         .split_whitespace()
         .nth(1)?
         .parse()

@@ -95,7 +95,7 @@ fn read_dev(p: &Path) -> Option<Dev> {
 pub fn of_path(sys: &Sys, path: &Path) -> Option<Extent> {
     let m = fs::metadata(path).ok()?;
     if m.file_type().is_block_device() {
-        of_device(sys, super::dev_numbers(m.rdev()))
+        of_device(sys, super::sysfs::dev_numbers(m.rdev()))
     } else if m.file_type().is_file() {
         Some(Extent {
             base: Base::File(m.dev(), m.ino()),
@@ -153,7 +153,7 @@ fn resolve(sys: &Sys, dev: Dev, start: u64, len: u64, depth: u32) -> Option<Exte
     let info = name.and_then(|n| loop_info(&sys.dev.join(n)));
     let bm = fs::metadata(&backing).ok();
     if let Some(m) = bm.as_ref().filter(|m| m.file_type().is_block_device()) {
-        let under = super::dev_numbers(m.rdev());
+        let under = super::sysfs::dev_numbers(m.rdev());
         return resolve(sys, under, offset + start, len, depth + 1);
     }
     let base = match (info, &bm) {

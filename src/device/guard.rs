@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::dev_numbers;
 use super::extent::{aliases, Extent, Sys};
+use super::sysfs::dev_numbers;
 
 /// Where the guard reads the system's state.
 #[derive(Debug, Clone)]
@@ -77,7 +77,8 @@ fn read_dev_file(p: &Path) -> Option<Dev> {
 }
 
 fn name_of(env: &GuardEnv, dev: Dev) -> String {
-    super::sysfs_name(&env.sysfs, dev.0, dev.1).unwrap_or_else(|| format!("{}:{}", dev.0, dev.1))
+    super::sysfs::sysfs_name(&env.sysfs, dev.0, dev.1)
+        .unwrap_or_else(|| format!("{}:{}", dev.0, dev.1))
 }
 
 /// The device's partitions (sysfs subdirectories that hold a `partition` file).

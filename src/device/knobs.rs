@@ -118,6 +118,8 @@ impl KnobGuard {
             if let Ok(mut g) = ACTIVE.lock() {
                 g.push(self.changed[self.changed.len() - 1].clone());
             }
+            // A second signal quits at once: this process's settings go back first.
+            crate::base::signals::on_quit(restore_active);
         }
         fs::write(path, value).with_context(|| format!("cannot set {} to {value}", path.display()))
     }
@@ -230,7 +232,7 @@ fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
             eprintln!("stripebench: waiting for another run (PID {holder}) to finish with device {device} (--wait-lock)");
             said = true;
         }
-        if crate::measure::signals::interrupted() {
+        if crate::base::signals::interrupted() {
             return Err(crate::base::error::Interrupted("while waiting for a device lock").into());
         }
         std::thread::sleep(std::time::Duration::from_millis(100));

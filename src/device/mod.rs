@@ -11,6 +11,7 @@ pub mod guard;
 pub mod knobs;
 pub mod queue;
 pub mod scratch;
+pub mod sysfs;
 pub mod topology;
 
 use std::fs::{self, File, OpenOptions};
@@ -18,6 +19,7 @@ use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+pub use sysfs::{dev_numbers, sysfs_name};
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -328,30 +330,6 @@ pub fn protected_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// Splits a `dev_t` into (major, minor).
-/// The memory file system a file lives on (`tmpfs`, `ramfs`), if it does:
-/// such a target has no device, and even O_DIRECT I/O on it is a memory copy.
-pub fn memory_fs(file: &File) -> Option<&'static str> {
-    // ramfs's magic (linux/magic.h), which nix does not name.
-    const RAMFS_MAGIC: i64 = 0x8584_58f6;
-    let st = nix::sys::statfs::fstatfs(file).ok()?;
-    let t = st.filesystem_type();
-    if t == nix::sys::statfs::TMPFS_MAGIC {
-        Some("tmpfs")
-    } else if t.0 as i64 == RAMFS_MAGIC {
-        Some("ramfs")
-    } else {
-        None
-    }
-}
-
-pub fn dev_numbers(dev: u64) -> (u64, u64) {
-    (
-        u64::from(libc::major(dev as libc::dev_t)),
-        u64::from(libc::minor(dev as libc::dev_t)),
-    )
-}
-
 /// The file system's O_DIRECT offset alignment (`statx` STATX_DIOALIGN, Linux 6.1+).
 fn dio_offset_align(file: &File) -> Option<u64> {
     // SAFETY: statx fills the zeroed struct we pass; the empty path with
@@ -414,10 +392,20 @@ pub fn device_of(path: &Path) -> Option<(u64, u64)> {
     }))
 }
 
-/// The kernel name of device `major:minor` (`loop0`, `sda1`).
-pub fn sysfs_name(sysfs: &Path, major: u64, minor: u64) -> Option<String> {
-    let link = fs::read_link(sysfs.join(format!("dev/block/{major}:{minor}"))).ok()?;
-    link.file_name().map(|n| n.to_string_lossy().into_owned())
+/// The memory file system a file lives on (`tmpfs`, `ramfs`), if it does:
+/// such a target has no device, and even O_DIRECT I/O on it is a memory copy.
+pub fn memory_fs(file: &File) -> Option<&'static str> {
+    // ramfs's magic (linux/magic.h), which nix does not name.
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let st = nix::sys::statfs::fstatfs(file).ok()?;
+    let t = st.filesystem_type();
+    if t == nix::sys::statfs::TMPFS_MAGIC {
+        Some("tmpfs")
+    } else if t.0 as i64 == RAMFS_MAGIC {
+        Some("ramfs")
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -12,9 +12,16 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
-use crate::measure::config::TestbedConfig;
-use crate::measure::signals;
-use crate::measure::workload::{splitmix64, Rng};
+use crate::base::io::{splitmix64, Rng};
+use crate::base::signals;
+
+/// The built-in test bed used when no target is named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestbedConfig {
+    pub dir: PathBuf,
+    pub files: usize,
+    pub file_size: u64,
+}
 
 /// Scratch files that exist for one run.
 #[derive(Debug)]

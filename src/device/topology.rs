@@ -23,7 +23,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::base::error::{show_path, usage};
-use crate::device::dev_numbers;
+use crate::device::sysfs::dev_numbers;
 
 /// Where topology is read from.
 #[derive(Debug, Clone)]

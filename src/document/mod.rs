@@ -2,5 +2,8 @@
 //! from a finished run, and the merge of run documents. No I/O beyond
 //! reading the documents it merges.
 
+pub mod compare;
 pub mod merge;
+pub mod plan;
 pub mod run;
+pub mod sweep;

@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
 use crate::analysis::verify::{find_lost, find_stale, BadBlock, BadKind};
+use crate::base::io::Region;
 use crate::device::devstat::DeviceCounters;
 use crate::device::TargetKind;
 use crate::measure::config::ConfigDoc;
 use crate::measure::worker::{
     Ending, ErrnoCount, Interval, IoErrorRecord, VerifyMode, VerifyTally, WorkerOutcome,
 };
-use crate::measure::workload::Region;
 
 /// Version of the JSON document; raised on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -6,7 +6,7 @@
 use std::io;
 
 use super::{Engine, EngineSpec};
-use crate::measure::workload::Op;
+use crate::base::io::Op;
 
 pub struct FaultEngine<E: Engine> {
     inner: E,

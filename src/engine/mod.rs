@@ -22,8 +22,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
-use crate::measure::workload::Op;
 
 pub use fault::FaultEngine;
 pub use sync::SyncEngine;

@@ -6,8 +6,8 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use super::{Engine, EngineSpec};
+use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
-use crate::measure::workload::Op;
 
 /// pread/pwrite on a shared file descriptor (positional I/O needs no lock).
 pub struct SyncEngine {

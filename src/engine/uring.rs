@@ -15,8 +15,8 @@ use std::sync::Arc;
 use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{Engine, EngineSpec};
+use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
-use crate::measure::workload::Op;
 
 pub struct UringEngine {
     // Field order matters for Drop: `drop` drains in-flight I/O first, then the

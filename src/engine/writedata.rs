@@ -28,7 +28,7 @@
 //! `--verify` writes its own self-describing blocks (see [`crate::analysis::verify`])
 //! and takes neither knob.
 
-use crate::measure::workload::Rng;
+use crate::base::io::Rng;
 
 /// Bytes stamped at the start of each unit.
 pub const STAMP: usize = 32;

@@ -12,12 +12,13 @@ use anyhow::{bail, Result};
 use crossbeam_channel::{bounded, RecvTimeoutError};
 use crossbeam_utils::CachePadded;
 
+use crate::base::signals;
 use crate::device::devstat::{self, DevProbe, DeviceCounters};
 use crate::engine::{EngineKind, EngineSpec, FaultEngine, SyncEngine, UringEngine};
 use crate::measure::config::RunConfig;
+use crate::measure::control::RunControl;
 use crate::measure::layout::Plan;
 use crate::measure::progress::Progress;
-use crate::measure::signals::{self, RunControl};
 use crate::measure::worker::{self, Ending, WorkerOutcome};
 
 /// What a run produced, before it is shaped into a document.

@@ -10,10 +10,10 @@ use anyhow::Result;
 
 use crate::base::error::usage;
 use crate::base::units::{fmt_bytes, fmt_size_arg};
-use crate::cli::BlockSizeArg;
-use crate::cli::RwMode;
 use crate::device::{Target, TargetKind};
+use crate::measure::config::BlockSizeArg;
 use crate::measure::config::RunConfig;
+use crate::measure::config::RwMode;
 use crate::measure::worker::{StripeSpec, VerifyMode, WorkerSpec};
 use crate::measure::workload::StripeMap;
 use crate::measure::workload::{split_region, splitmix64, Region};
@@ -296,7 +296,7 @@ mod tests {
         let Command::Run(args) = Cli::try_parse_from(full).unwrap().command else {
             panic!("not a run command")
         };
-        let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
+        let cfg = crate::cli::validate::run_config(&args, &[0, 1], None).unwrap();
         let t = open(&f, Access::default()).unwrap();
         let plan = build(&cfg, vec![t]);
         (dir, plan)
@@ -347,7 +347,7 @@ mod tests {
             let Command::Run(args) = Cli::try_parse_from(full).unwrap().command else {
                 panic!("not a run command")
             };
-            let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
+            let cfg = crate::cli::validate::run_config(&args, &[0, 1], None).unwrap();
             let mut t = open(&f, Access::default()).unwrap();
             t.stripe = geometry;
             build(&cfg, vec![t])

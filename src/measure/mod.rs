@@ -4,9 +4,9 @@
 //! of the command line's parsing or of reports.
 
 pub mod config;
+pub mod control;
 pub mod coordinator;
 pub mod layout;
 pub mod progress;
-pub mod signals;
 pub mod worker;
 pub mod workload;

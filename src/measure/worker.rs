@@ -29,7 +29,7 @@ use crate::analysis::verify::{
 use crate::base::cpus;
 use crate::engine::writedata::Stamper;
 use crate::engine::{Engine, EngineSpec};
-use crate::measure::signals::RunControl;
+use crate::measure::control::RunControl;
 use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
 
 /// What one worker does.

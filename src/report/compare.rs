@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use crate::base::units::{fmt_latency_ns, fmt_size_arg, mb_per_sec};
-use crate::commands::compare::CompareDocument;
+use crate::document::compare::CompareDocument;
 
 pub fn render(d: &CompareDocument) -> String {
     let mut out = String::new();

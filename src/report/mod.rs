@@ -7,7 +7,9 @@ pub mod dry_run;
 pub mod histogram;
 pub mod json;
 pub mod output;
+pub mod plan;
 pub mod plot;
+pub mod sweep;
 pub mod table;
 
 use anyhow::Result;

@@ -9,8 +9,9 @@ use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
 use crate::analysis::histogram::LatencyHistogram;
-use crate::commands::sweep::SweepDocument;
+use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
+use crate::document::sweep::SweepDocument;
 
 const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -286,6 +287,80 @@ pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
             .map_err(err)?;
         c.draw_series(p99.iter().map(|&p| Circle::new(p, 3, COLORS[3].filled())))
             .map_err(err)?;
+        Ok(())
+    })
+}
+
+/// Measured points, the fitted curve and the linear ideal.
+pub fn plan(p: &PlanDoc, path: &Path) -> Result<()> {
+    use plotters::prelude::*;
+    let e = |e: &dyn std::fmt::Debug| anyhow::anyhow!("drawing the plot failed: {e:?}");
+    let max_n = p
+        .points
+        .iter()
+        .map(|x| x.0)
+        .fold(1.0, f64::max)
+        .max(p.peak_n.unwrap_or(0.0).min(1e4))
+        * 1.2;
+    let max_x = p
+        .points
+        .iter()
+        .map(|x| x.1)
+        .fold(1.0, f64::max)
+        .max(p.peak_bytes_per_sec.unwrap_or(0.0))
+        * 1.3
+        / 1e6;
+    to_file(path, (900, 600), |root| {
+        root.fill(&WHITE).map_err(|x| e(&x))?;
+        let mut c = ChartBuilder::on(root)
+            .caption(
+                "scaling: measured, USL fit, linear ideal",
+                ("sans-serif", 18),
+            )
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..max_n, 0f64..max_x)
+            .map_err(|x| e(&x))?;
+        c.configure_mesh()
+            .x_desc(format!("N ({})", p.unit))
+            .y_desc("MB/s")
+            .draw()
+            .map_err(|x| e(&x))?;
+        let steps = 200;
+        // The law holds from one unit up.
+        let curve: Vec<(f64, f64)> = (0..=steps)
+            .map(|i| 1.0 + (max_n - 1.0) * i as f64 / steps as f64)
+            .map(|n| (n, p.fit.predict(n) / 1e6))
+            .collect();
+        let blue = RGBColor(31, 119, 180);
+        let grey = RGBColor(150, 150, 150);
+        let red = RGBColor(214, 39, 40);
+        c.draw_series(LineSeries::new(curve, blue.stroke_width(2)))
+            .map_err(|x| e(&x))?
+            .label("USL fit")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], blue));
+        let ideal = p.fit.lambda / 1e6;
+        c.draw_series(LineSeries::new(
+            vec![(0.0, 0.0), (max_x / ideal, max_x)],
+            grey.stroke_width(1),
+        ))
+        .map_err(|x| e(&x))?
+        .label("linear ideal")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], grey));
+        c.draw_series(
+            p.points
+                .iter()
+                .map(|&(n, x)| Circle::new((n, x / 1e6), 4, red.filled())),
+        )
+        .map_err(|x| e(&x))?
+        .label("measured")
+        .legend(move |(x, y)| Circle::new((x + 10, y), 4, red.filled()));
+        c.configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|x| e(&x))?;
         Ok(())
     })
 }

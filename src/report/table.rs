@@ -375,7 +375,6 @@ pub(crate) mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
     use crate::device::{open, Access};
-    use crate::measure::config::RunConfig;
     use crate::measure::coordinator::Execution;
     use crate::measure::worker::{ErrnoCount, Interval, IoErrorRecord, WorkerOutcome};
     use clap::Parser;
@@ -404,7 +403,7 @@ pub(crate) mod tests {
         else {
             panic!("not a run command")
         };
-        let cfg = RunConfig::from_args(&args, &[0, 1], None).unwrap();
+        let cfg = crate::cli::validate::run_config(&args, &[0, 1], None).unwrap();
         let t = open(&f, Access::default()).unwrap();
         let plan = crate::measure::layout::build(&cfg, vec![t]).unwrap();
         let mut outcomes = Vec::new();

@@ -6,11 +6,8 @@
 //! settings, removes what the run created and exits at once.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
-
-use std::sync::atomic::AtomicI32;
 
 use signal_hook::consts::signal::*;
 
@@ -38,56 +35,19 @@ pub const CAUGHT: [i32; 14] = [
 /// The first signal that arrived (0: none).
 static FIRST: AtomicI32 = AtomicI32::new(0);
 
-/// Shared between the coordinator, its workers and the signal thread: when the
-/// run started and when its window closes.
-#[derive(Debug, Default)]
-pub struct RunControl {
-    /// Set by the coordinator just before the start barrier.
-    epoch: OnceLock<Instant>,
-    /// Window end in ns since the epoch; lowered by an interrupt.
-    end_ns: AtomicU64,
-    /// The run was interrupted.
-    interrupted: AtomicBool,
-}
-
-impl RunControl {
-    pub fn new(end_ns: u64) -> RunControl {
-        RunControl {
-            epoch: OnceLock::new(),
-            end_ns: AtomicU64::new(end_ns),
-            interrupted: AtomicBool::new(false),
-        }
-    }
-
-    /// Fixes time zero of the run. Called once, by the coordinator.
-    pub fn start(&self) -> Instant {
-        *self.epoch.get_or_init(Instant::now)
-    }
-
-    pub fn epoch(&self) -> Option<Instant> {
-        self.epoch.get().copied()
-    }
-
-    /// The window end, in ns since the epoch. One relaxed load: cheap enough per I/O.
-    #[inline]
-    pub fn end_ns(&self) -> u64 {
-        self.end_ns.load(Ordering::Relaxed)
-    }
-
-    pub fn interrupted(&self) -> bool {
-        self.interrupted.load(Ordering::SeqCst)
-    }
-
-    /// Closes the window now.
-    pub fn interrupt(&self) {
-        self.interrupted.store(true, Ordering::SeqCst);
-        let now = self.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64);
-        self.end_ns.fetch_min(now, Ordering::SeqCst);
-    }
-}
-
 static INTERRUPTS: AtomicU64 = AtomicU64::new(0);
-static ACTIVE: Mutex<Option<Arc<RunControl>>> = Mutex::new(None);
+/// What an interrupt closes: the window of the run in progress.
+pub trait Window: Send + Sync {
+    /// Closes the window now.
+    fn close(&self);
+    /// Whether the run has started measuring.
+    fn started(&self) -> bool;
+}
+
+static ACTIVE: Mutex<Option<Arc<dyn Window>>> = Mutex::new(None);
+/// Called before the process quits at once on a second signal (settings
+/// to put back): registered by the layers that change things.
+static ON_QUIT: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
 static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Starts the signal thread. Safe to call more than once; only the first call acts.
@@ -106,14 +66,16 @@ pub fn install() {
                     if n == 1 {
                         let name = signal_name(sig);
                         match ACTIVE.lock().ok().and_then(|g| g.clone()) {
-                            Some(c) if c.epoch().is_some() => eprintln!("\nstripebench: {name}: closing the window and writing what was measured (again to quit at once)"),
+                            Some(c) if c.started() => eprintln!("\nstripebench: {name}: closing the window and writing what was measured (again to quit at once)"),
                             _ => eprintln!("\nstripebench: {name}: stopping; nothing has been measured yet (again to quit at once)"),
                         }
                         if let Some(c) = ACTIVE.lock().ok().and_then(|g| g.clone()) {
-                            c.interrupt();
+                            c.close();
                         }
                     } else {
-                        crate::device::knobs::restore_active();
+                        if let Ok(hooks) = ON_QUIT.lock() {
+                            hooks.iter().for_each(|h| h());
+                        }
                         remove_registered();
                         eprintln!("stripebench: interrupted twice; quitting");
                         std::process::exit(i32::from(exit_status()));
@@ -128,7 +90,7 @@ pub fn install() {
 /// (130 for SIGINT, also when the interrupt came from elsewhere).
 pub fn exit_status() -> u8 {
     match FIRST.load(Ordering::SeqCst) {
-        0 => crate::base::error::EXIT_INTERRUPTED,
+        0 => (128 + SIGINT) as u8,
         n => (128 + n).min(255) as u8,
     }
 }
@@ -145,11 +107,20 @@ pub fn interrupted() -> bool {
     INTERRUPTS.load(Ordering::SeqCst) > 0
 }
 
+/// Runs `hook` before the process quits at once on a second signal.
+pub fn on_quit(hook: fn()) {
+    if let Ok(mut g) = ON_QUIT.lock() {
+        if !g.contains(&hook) {
+            g.push(hook);
+        }
+    }
+}
+
 /// Makes `control` the run that the next interrupt closes; `None` when it ends.
 /// If an interrupt already arrived, the run is closed at once.
-pub fn set_active(control: Option<Arc<RunControl>>) {
+pub fn set_active(control: Option<Arc<dyn Window>>) {
     if let (Some(c), true) = (&control, interrupted()) {
-        c.interrupt();
+        c.close();
     }
     if let Ok(mut g) = ACTIVE.lock() {
         *g = control;
@@ -175,27 +146,5 @@ fn remove_registered() {
         for p in g.iter() {
             let _ = std::fs::remove_dir_all(p).or_else(|_| std::fs::remove_file(p));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn interrupt_closes_the_window_early() {
-        let c = RunControl::new(u64::MAX);
-        c.start();
-        assert!(!c.interrupted());
-        c.interrupt();
-        assert!(c.interrupted());
-        assert!(c.end_ns() < 1_000_000_000);
-    }
-
-    #[test]
-    fn interrupt_before_start_closes_at_zero() {
-        let c = RunControl::new(5);
-        c.interrupt();
-        assert_eq!(c.end_ns(), 0);
     }
 }

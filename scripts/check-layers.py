@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The layer check: prints the import graph of src/ and fails (exit 1) on
+an import that points up the layers, or on a cycle between files.
+
+    python3 scripts/check-layers.py [--files]
+
+Layers, bottom to top (a file may import its own layer and those below):
+
+    base < analysis < device < engine < measure < document < report < cli < commands < main
+
+Edges are the `crate::...`, `super::...` and `$crate::...` paths a file
+names, resolved to the file that defines that module. `#[cfg(test)]` code
+and `pub mod x;` declarations are not edges. Extra rules:
+  - report/ and analysis/ never name a thread or a clock (std::thread,
+    Instant, SystemTime): they are functions of documents;
+  - engine/ and measure/worker.rs know nothing of reports or the command line.
+"""
+import os
+import re
+import sys
+from collections import defaultdict
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+LAYERS = ["base", "analysis", "device", "engine", "measure", "document", "report", "cli", "commands", "main"]
+RANK = {name: i for i, name in enumerate(LAYERS)}
+
+
+def files():
+    out = {}
+    for d, _, names in os.walk(ROOT):
+        for n in names:
+            if n.endswith(".rs"):
+                p = os.path.join(d, n)
+                out[os.path.relpath(p, ROOT)] = p
+    return out
+
+
+def module_of(rel):
+    """src-relative file -> module path list (lib.rs/main.rs -> [])."""
+    parts = rel[:-3].split(os.sep)
+    if parts[-1] in ("mod", "lib", "main"):
+        parts = parts[:-1]
+    return parts
+
+
+def layer_of(rel):
+    if rel in ("main.rs", "lib.rs"):
+        return "main"
+    return rel.split(os.sep)[0]
+
+
+def strip_tests(text):
+    """Drops `#[cfg(test)]` items: a test module to its closing brace, or
+    the one item that follows the attribute."""
+    out, i = [], 0
+    lines = text.split("\n")
+    while i < len(lines):
+        if lines[i].strip().startswith("#[cfg(test)]"):
+            depth, started, i = 0, False, i + 1
+            while i < len(lines):
+                depth += lines[i].count("{") - lines[i].count("}")
+                started |= "{" in lines[i] or lines[i].rstrip().endswith(";")
+                i += 1
+                if started and depth <= 0:
+                    break
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
+def code_only(text):
+    text = re.sub(r"//[^\n]*", "", text)  # comments, doc comments
+    text = re.sub(r'"(\\.|[^"\\])*"', '""', text)  # string literals
+    return text
+
+
+def main():
+    show_files = "--files" in sys.argv
+    fs = files()
+    by_module = {tuple(module_of(rel)): rel for rel in fs if rel != "main.rs"}
+    edges = defaultdict(set)
+    texts = {}
+    for rel, path in fs.items():
+        text = code_only(strip_tests(open(path).read()))
+        texts[rel] = text
+        here = module_of(rel)
+        paths = []
+        for m in re.finditer(r"(?:\$?crate|stripebench)::((?:[a-z_][a-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)", text):
+            paths.append(m.group(1).split("::"))
+        # use crate::x::{a, b::c} groups
+        for m in re.finditer(r"use (?:crate|stripebench)::((?:[a-z_][a-z0-9_]*::)*)\{([^}]*)\}", text):
+            base = [p for p in m.group(1).split("::") if p]
+            for item in m.group(2).split(","):
+                item = item.strip().split(" as ")[0]
+                if item and item != "self":
+                    paths.append(base + item.split("::"))
+                elif item == "self":
+                    paths.append(base)
+        for m in re.finditer(r"\bsuper::((?:[a-z_][a-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)", text):
+            parent = here[:-1] if os.path.basename(rel) != "mod.rs" else here[:-1]
+            paths.append(parent + m.group(1).split("::"))
+        for p in paths:
+            # the longest prefix that is a file's module
+            target = None
+            for k in range(len(p), 0, -1):
+                if tuple(p[:k]) in by_module:
+                    target = by_module[tuple(p[:k])]
+                    break
+            if target and target != rel:
+                edges[rel].add(target)
+        # a mod.rs that calls into its own children: `child::` paths
+        if os.path.basename(rel) in ("mod.rs", "lib.rs"):
+            for m in re.finditer(r"(?<![:\w])([a-z_][a-z0-9_]*)::[A-Za-z_]", text):
+                child = tuple(here + [m.group(1)])
+                if child in by_module and by_module[child] != rel:
+                    edges[rel].add(by_module[child])
+
+    problems = []
+    # Upward imports.
+    for a, bs in sorted(edges.items()):
+        for b in sorted(bs):
+            la, lb = layer_of(a), layer_of(b)
+            if lb == "main":
+                continue  # lib.rs only declares the layers
+            if RANK[lb] > RANK[la]:
+                problems.append(f"upward import: {a} ({la}) -> {b} ({lb})")
+    # Extra rules.
+    for rel, text in texts.items():
+        layer = layer_of(rel)
+        if layer in ("report", "analysis"):
+            for bad in ("std::thread", "Instant", "SystemTime"):
+                if bad in text:
+                    problems.append(f"{rel}: {layer}/ must not use {bad}")
+        if layer == "engine" or rel == os.path.join("measure", "worker.rs"):
+            for bad in ("report::", "cli::"):
+                if bad in text:
+                    problems.append(f"{rel}: must know nothing of {bad.rstrip(':')}")
+    # Cycles between files (Tarjan).
+    index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(fs):
+        if v not in index:
+            strong(v)
+    for c in sccs:
+        problems.append("cycle: " + " <-> ".join(c))
+
+    # The graph between layers.
+    layer_edges = defaultdict(set)
+    for a, bs in edges.items():
+        for b in bs:
+            if layer_of(a) != layer_of(b) and layer_of(b) != "main":
+                layer_edges[layer_of(a)].add(layer_of(b))
+    print("layers, top to bottom, and what each imports:")
+    for name in reversed(LAYERS):
+        n = sum(1 for r in fs if layer_of(r) == name)
+        deps = sorted(layer_edges.get(name, ()), key=lambda x: -RANK[x])
+        print(f"  {name:<9} ({n:>2} files) -> {', '.join(deps) if deps else '-'}")
+    if show_files:
+        print("files:")
+        for a in sorted(edges):
+            print(f"  {a} -> {', '.join(sorted(edges[a]))}")
+    print(f"{len(fs)} files, {sum(len(b) for b in edges.values())} imports between files")
+    if problems:
+        for p in problems:
+            print("FAIL " + p)
+        print(f"layer check: {len(problems)} problem(s)")
+        return 1
+    print("layer check: no upward import, no cycle")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

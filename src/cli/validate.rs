@@ -1,0 +1,345 @@
+//! `RunArgs` (what clap parsed) → a validated [`RunConfig`]: defaults
+//! resolved, combinations checked, every refusal one line. No I/O happens
+//! here; checks that need the targets are made by the layout.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::base::cpus;
+use crate::base::error::UsageError;
+use crate::cli::{EngineArg, RunArgs};
+use crate::engine::EngineKind;
+use crate::measure::config::*;
+
+/// `stripebench verify`: the run options, reading every block once and checking it.
+pub fn verify_config(
+    args: &RunArgs,
+    available: &[usize],
+    tmpdir: Option<PathBuf>,
+) -> Result<RunConfig, UsageError> {
+    if args.rw != RwMode::Read {
+        return Err(UsageError(format!(
+            "verify reads: drop --rw {} (write with 'stripebench run --rw write --verify')",
+            args.rw.name()
+        )));
+    }
+    if args.targets.is_empty() {
+        return Err(UsageError(
+            "verify needs the targets to check: name them".into(),
+        ));
+    }
+    if args.io_limit.is_some() || args.passes.is_some() {
+        return Err(UsageError(
+            "verify reads each slice once: drop --io-limit and --passes".into(),
+        ));
+    }
+    let mut cfg = run_config(args, available, tmpdir)?;
+    cfg.verify = true;
+    cfg.passes = Some(1);
+    if args.ramp.is_none() {
+        cfg.ramp = Duration::ZERO;
+    }
+    if args.duration.is_none() {
+        cfg.duration = NO_TIME_LIMIT;
+    }
+    Ok(cfg)
+}
+
+/// Validates the parsed arguments. `available` is the list of CPUs this
+/// process may use; `default_tmp` the directory for the test bed when
+/// neither --dir nor $TMPDIR says otherwise.
+pub fn run_config(
+    args: &RunArgs,
+    available: &[usize],
+    tmpdir: Option<PathBuf>,
+) -> Result<RunConfig, UsageError> {
+    let cpus = if args.no_pin {
+        None
+    } else if let Some(list) = &args.cpus {
+        cpus::check_cpus(&list.0, available)?;
+        Some(list.0.clone())
+    } else {
+        Some(available.to_vec())
+    };
+    if args.rw != RwMode::Randrw && args.mix != 50 {
+        return Err(UsageError(format!(
+            "--mix only applies to --rw randrw (got --rw {}): drop --mix or use --rw randrw",
+            args.rw.name()
+        )));
+    }
+    if let Some(0) = args.size {
+        return Err(UsageError(
+            "--size 0 leaves nothing to test: give a size such as 1g, or leave it out to use the whole target".into(),
+        ));
+    }
+    if args.stripe.is_some() && (args.targets.len() < 2 && args.members.is_none()) {
+        return Err(UsageError(
+            "--stripe models a RAID0 over several members: name two or more TARGETs (or --members VOLUME)".into(),
+        ));
+    }
+    if args.stripe.is_some() && args.jobs > 1 {
+        return Err(UsageError(
+            "--stripe gives each member one worker: drop --jobs".into(),
+        ));
+    }
+    if args.members.is_some() && !args.targets.is_empty() {
+        return Err(UsageError(
+            "--members names the volume whose members are driven: name no TARGET with it".into(),
+        ));
+    }
+    let testbed = if args.targets.is_empty() && args.members.is_none() {
+        if args.testbed_size < MIN_TESTBED_SIZE {
+            return Err(UsageError(format!(
+                "--testbed-size {} is too small: give at least 1m",
+                args.testbed_size
+            )));
+        }
+        let dir = args
+            .dir
+            .clone()
+            .or(tmpdir)
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        Some(TestbedConfig {
+            dir,
+            files: args.testbed_files.unwrap_or(available.len().max(2)),
+            file_size: args.testbed_size,
+        })
+    } else {
+        if args.dir.is_some() || args.testbed_files.is_some() {
+            return Err(UsageError(
+                "--dir and --testbed-files are for the built-in test bed: leave them out when naming targets".into(),
+            ));
+        }
+        None
+    };
+    let bs = args.bs.unwrap_or(if args.rw.is_random() {
+        BlockSizeArg::Bytes(4096)
+    } else {
+        BlockSizeArg::Bytes(1 << 20)
+    });
+    let engine = match (args.engine, args.iodepth) {
+        (EngineArg::Auto, 1) | (EngineArg::Sync, 1) => EngineKind::Sync,
+        (EngineArg::Sync, d) => {
+            return Err(UsageError(format!(
+                "--iodepth {d} needs an engine that keeps several I/Os in flight: use --engine uring (or --engine auto), or --iodepth 1"
+            )))
+        }
+        (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
+    };
+    if args.no_register && engine != EngineKind::Uring {
+        return Err(UsageError(
+            "--no-register only applies to --engine uring".into(),
+        ));
+    }
+    if args.io_limit.is_some() && args.passes.is_some() {
+        return Err(UsageError(
+            "--io-limit and --passes both bound what each worker does: give one".into(),
+        ));
+    }
+    let bound = if args.passes.is_some() {
+        Some("--passes")
+    } else {
+        args.io_limit.map(|_| "--io-limit")
+    };
+    let ramp = match (args.ramp, bound) {
+        (Some(r), Some(opt)) if !r.is_zero() => {
+            return Err(UsageError(format!(
+                "{opt} counts every I/O from the start, so it takes no --ramp: drop --ramp"
+            )))
+        }
+        (Some(r), _) => r,
+        (None, Some(_)) => Duration::ZERO,
+        (None, None) => Duration::from_secs(1),
+    };
+    if let Some(d) = args.duration.filter(|&d| d < MIN_DURATION) {
+        return Err(UsageError(format!(
+            "--duration {} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {}ms",
+            humantime::format_duration(d),
+            MIN_DURATION.as_millis()
+        )));
+    }
+    if args.verify && !matches!(args.rw, RwMode::Write | RwMode::Read) {
+        return Err(UsageError(format!(
+            "--verify writes whole sequential passes and reads them back: use --rw write (or read), not --rw {}",
+            args.rw.name()
+        )));
+    }
+    if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
+        return Err(UsageError(
+            "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe".into(),
+        ));
+    }
+    if args.cached && (!args.buffered || args.rw.writes()) {
+        return Err(UsageError(
+            "--cached measures page-cache reads: use it with --buffered and a read --rw".into(),
+        ));
+    }
+    if let Some(at) = args.start_at {
+        let now = std::time::SystemTime::now();
+        if at < now {
+            return Err(UsageError(
+                "--start-at is in the past: give a time a little ahead, e.g. $(( $(date +%s) + 30 ))".into(),
+            ));
+        }
+        // As --duration: a wait longer than a day is a typo, not a plan.
+        if at
+            .duration_since(now)
+            .is_ok_and(|d| d > Duration::from_secs(86_400))
+        {
+            return Err(UsageError(
+                "--start-at is more than a day ahead: give a time within the next 24 hours".into(),
+            ));
+        }
+    }
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    Ok(RunConfig {
+        targets: args.targets.clone(),
+        members: args.members.clone(),
+        stripe: args.stripe,
+        align_stripe: args.align.is_some(),
+        cached: args.cached,
+        drop_caches: args.drop_caches,
+        testbed,
+        rw: args.rw,
+        read_pct: match args.rw {
+            RwMode::Read | RwMode::Randread => 100,
+            RwMode::Write | RwMode::Randwrite => 0,
+            RwMode::Randrw => args.mix,
+        },
+        bs,
+        direct: !args.buffered,
+        // --passes without --duration runs until the passes are done
+        // (a year keeps the arithmetic in range; nothing is sized from it).
+        duration: args.duration.unwrap_or(if args.passes.is_some() {
+            NO_TIME_LIMIT
+        } else {
+            Duration::from_secs(10)
+        }),
+        ramp,
+        readahead_kb: args.readahead,
+        engine,
+        iodepth: args.iodepth,
+        register: !args.no_register,
+        io_limit: args.io_limit,
+        max_errors: args.max_errors,
+        debug_fail_from: args.debug_fail_from,
+        verify: args.verify,
+        buffer_compress: args.buffer_compress,
+        dedupe: args.dedupe,
+        passes: args.passes,
+        start_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        size: args.size,
+        offset: args.offset,
+        jobs: args.jobs,
+        cpus,
+        seed,
+        allow_destructive: args.allow_destructive,
+        force_signature: args.force_signature,
+        dry_run: args.dry_run,
+        json: args.json.as_deref().map(OutputPath::from_arg),
+        csv: args.csv.as_deref().map(OutputPath::from_arg),
+        histogram: args.histogram,
+        plot: args.plot.clone(),
+        start_at: args.start_at,
+        wait_lock: args.wait_lock,
+        force_memory: args.force_memory,
+        progress: !args.no_progress,
+    })
+}
+
+/// A seed drawn from the clock, for runs that did not fix one.
+fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    crate::measure::workload::splitmix64(nanos ^ u64::from(std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn cfg(argv: &[&str]) -> Result<RunConfig, UsageError> {
+        let mut full = vec!["stripebench", "run"];
+        full.extend_from_slice(argv);
+        let Command::Run(args) = Cli::try_parse_from(full).expect("parses").command else {
+            panic!("not a run command")
+        };
+        crate::cli::validate::run_config(&args, &[0, 1], Some(PathBuf::from("/scratch")))
+    }
+
+    #[test]
+    fn defaults() {
+        let c = cfg(&[]).unwrap();
+        assert_eq!(c.rw, RwMode::Read);
+        assert_eq!(c.bs, BlockSizeArg::Bytes(1 << 20));
+        assert!(c.direct);
+        assert_eq!(c.duration, Duration::from_secs(10));
+        assert_eq!(c.ramp, Duration::from_secs(1));
+        assert_eq!(c.cpus, Some(vec![0, 1]));
+        let tb = c.testbed.unwrap();
+        assert_eq!(tb.dir, PathBuf::from("/scratch"));
+        assert_eq!(tb.files, 2);
+        assert_eq!(tb.file_size, 256 << 20);
+        assert_eq!(
+            cfg(&["--rw", "randread"]).unwrap().bs,
+            BlockSizeArg::Bytes(4096)
+        );
+    }
+
+    #[test]
+    fn options_resolve() {
+        let c = cfg(&[
+            "--rw",
+            "randrw",
+            "--mix",
+            "70",
+            "--bs",
+            "lbs",
+            "--buffered",
+            "--no-pin",
+            "--seed",
+            "7",
+            "x",
+        ])
+        .unwrap();
+        assert_eq!(c.read_pct, 70);
+        assert_eq!(c.bs, BlockSizeArg::Logical);
+        assert!(!c.direct);
+        assert_eq!(c.cpus, None);
+        assert_eq!(c.seed, 7);
+        assert!(c.testbed.is_none());
+        assert_eq!(cfg(&["--cpus", "1"]).unwrap().cpus, Some(vec![1]));
+    }
+
+    #[test]
+    fn bad_combinations_are_refused() {
+        assert!(cfg(&["--cpus", "0-5"])
+            .unwrap_err()
+            .0
+            .contains("not online"));
+        assert!(cfg(&["--mix", "30"]).unwrap_err().0.contains("randrw"));
+        assert!(cfg(&["--size", "0", "x"])
+            .unwrap_err()
+            .0
+            .contains("--size 0"));
+        assert!(cfg(&["--dir", "/d", "x"])
+            .unwrap_err()
+            .0
+            .contains("test bed"));
+        assert!(cfg(&["--testbed-size", "4k"])
+            .unwrap_err()
+            .0
+            .contains("too small"));
+    }
+
+    #[test]
+    fn stdout_document_moves_the_table() {
+        assert!(cfg(&["--json", "-"]).unwrap().stdout_taken());
+        assert!(!cfg(&["--json", "out.json"]).unwrap().stdout_taken());
+    }
+}

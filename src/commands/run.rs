@@ -1,0 +1,157 @@
+//! `stripebench run` and `stripebench verify`: a validated configuration →
+//! targets (or the built-in test bed) → one measured run → the table, the
+//! JSON and CSV documents, the plot → the exit code.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::analysis::histogram::LatencyHistogram;
+use crate::base::error::EXIT_OK;
+use crate::commands::measured::{measure, member_paths, preflight, Outcome};
+use crate::device::scratch::Testbed;
+use crate::document::run::RunDocument;
+use crate::measure::config::{OutputPath, RunConfig};
+use crate::report;
+
+pub fn tmpdir() -> Option<PathBuf> {
+    std::env::var_os("TMPDIR").map(PathBuf::from)
+}
+
+pub fn run(cfg: RunConfig) -> Result<u8> {
+    preflight();
+
+    let named: Vec<PathBuf> = match &cfg.members {
+        Some(volume) => member_paths(volume)?,
+        None => cfg.targets.clone(),
+    };
+    check_outputs(&cfg, &named)?;
+    if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
+        crate::outln!(
+            "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done",
+            tb.files,
+            crate::base::units::fmt_bytes(tb.file_size),
+            tb.dir.display(),
+            cfg.rw.name(),
+            cfg.duration.as_secs_f64(),
+            cfg.ramp.as_secs_f64()
+        );
+        return Ok(EXIT_OK);
+    }
+    let testbed = match &cfg.testbed {
+        Some(tb) => {
+            match Testbed::create(
+                tb,
+                cfg.seed,
+                "the built-in test bed (no target named)",
+                "use --dir elsewhere, or a smaller --testbed-size or --testbed-files",
+            ) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    if e.downcast_ref::<crate::base::error::Interrupted>()
+                        .is_some()
+                    {
+                        write_unmeasured(&cfg, "creating the built-in test bed")?;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        None => None,
+    };
+    let paths: Vec<PathBuf> = match &testbed {
+        Some(t) => t.files.clone(),
+        None => named,
+    };
+    let doc = match measure(&cfg, &paths, testbed.is_some())? {
+        Outcome::DryRun(plan, checks) => {
+            let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
+            crate::report::output::stdout(text.as_bytes());
+            return Ok(if all_pass {
+                EXIT_OK
+            } else {
+                crate::base::error::EXIT_USAGE
+            });
+        }
+        Outcome::Done(doc) => *doc,
+    };
+    emit(&cfg, &doc)?;
+    if let Some(p) = &cfg.plot {
+        report::plot::run(&doc, p)?;
+        eprintln!("plot: {}", p.display());
+    }
+    drop(testbed);
+
+    Ok(crate::base::error::exit_code(
+        doc.interrupted,
+        doc.has_errors(),
+    ))
+}
+
+/// The document of a run that a signal stopped before anything was
+/// measured: it says so, so that a script reading `--json` finds an answer.
+#[derive(serde::Serialize)]
+struct Unmeasured<'a> {
+    schema_version: u32,
+    tool: crate::document::run::ToolInfo,
+    interrupted: bool,
+    measured: bool,
+    stage: &'a str,
+}
+
+fn write_unmeasured(cfg: &RunConfig, stage: &str) -> Result<()> {
+    let Some(OutputPath::File(p)) = &cfg.json else {
+        return Ok(());
+    };
+    let doc = Unmeasured {
+        schema_version: 1,
+        tool: crate::document::run::ToolInfo::this(),
+        interrupted: true,
+        measured: false,
+        stage,
+    };
+    let mut bytes = serde_json::to_vec_pretty(&doc)?;
+    bytes.push(b'\n');
+    crate::report::output::write_file(p, &bytes)
+}
+
+/// Refuses outputs that cannot be written or would destroy something, before any I/O.
+fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
+    if let Some(p) = &cfg.plot {
+        report::plot::check_path(p)?;
+    }
+    let path_of = |o: &Option<OutputPath>| -> Option<PathBuf> {
+        o.as_ref().map(|o| match o {
+            OutputPath::Stdout => PathBuf::from("-"),
+            OutputPath::File(f) => f.clone(),
+        })
+    };
+    let (json, csv) = (path_of(&cfg.json), path_of(&cfg.csv));
+    let outputs = crate::report::output::given(&[
+        ("--json", json.as_deref()),
+        ("--csv", csv.as_deref()),
+        ("--plot", cfg.plot.as_deref()),
+    ]);
+    crate::report::output::check(&outputs, &crate::device::protected_paths(paths))?;
+    Ok(())
+}
+
+/// Prints the table (stdout, or stderr when stdout carries a document) and writes the documents.
+fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
+    let mut text = report::table::render(doc);
+    if cfg.histogram {
+        for t in &doc.targets {
+            if let Ok(h) = LatencyHistogram::from_base64(&t.histogram) {
+                text.push_str(&report::histogram::render(&t.path, &h));
+            }
+        }
+    }
+    crate::report::output::say(&text, cfg.stdout_taken());
+    if let Some(dest) = &cfg.json {
+        report::write_to(dest, &report::json::render(doc))?;
+    }
+    if let Some(dest) = &cfg.csv {
+        report::write_to(dest, &report::csv::render(doc))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,19 @@
+//! `stripebench topology`: the stack under a device, file or mount point.
+
+use anyhow::Result;
+
+use crate::base::error::EXIT_OK;
+use crate::cli::TopologyArgs;
+use crate::device::topology;
+use crate::report::output;
+
+pub fn run(args: &TopologyArgs) -> Result<u8> {
+    let src = topology::Sources::system(args.dm_table.as_deref())?;
+    let t = topology::discover(&args.target, &src)?;
+    if args.json {
+        output::stdout(format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes());
+    } else {
+        output::stdout(topology::render(&t).as_bytes());
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,391 @@
+//! The plan document (`plan --json`): a capacity plan from measured
+//! scaling points. Reads run, sweep and merge documents (refusing garbage,
+//! naming the file and field), fits the law (`analysis::capacity`), and
+//! answers peak, ceiling, knee, predictions and a target.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::capacity::{fit, Usl};
+use crate::base::error::{show_path, usage, UsageError};
+
+/// A plan's result.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PlanDoc {
+    pub points: Vec<(f64, f64)>,
+    pub unit: String,
+    pub fit: Usl,
+    /// Root mean square error of the fit, relative to the mean throughput.
+    pub rel_rmse: f64,
+    pub peak_n: Option<f64>,
+    pub peak_bytes_per_sec: Option<f64>,
+    /// Without a peak (kappa 0) and with contention: the rate λ/σ that the
+    /// curve approaches as N grows.
+    pub ceiling_bytes_per_sec: Option<f64>,
+    /// The first measured N whose throughput is below 90% of linear (N x λ).
+    pub knee_n: Option<f64>,
+    pub predictions: Vec<(f64, f64)>,
+    pub target: Option<TargetAnswer>,
+    /// What `--force` let through (results of different workloads).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TargetAnswer {
+    pub bytes_per_sec: f64,
+    pub n: Option<u64>,
+    pub note: String,
+}
+
+/// Measured (N, bytes per second) points.
+pub type Points = Vec<(f64, f64)>;
+
+/// No storage moves 10^18 bytes per second: a larger figure is damage, and
+/// its square would overflow the least-squares sums.
+const MAX_RATE: f64 = 1e18;
+
+/// N as a document gives it: a whole number, at least 1.
+fn whole_n(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, UsageError> {
+    let n = match v {
+        serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
+        other => other.as_f64(),
+    };
+    match n {
+        Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => Ok(n),
+        _ => Err(UsageError(format!(
+            "{shown}: {field} is {v}, not a whole number N of at least 1: give documents as stripebench wrote them"
+        ))),
+    }
+}
+
+/// A throughput as a document gives it: finite, not negative, below 10^18 B/s.
+fn rate_field(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, UsageError> {
+    match v.as_f64() {
+        Some(x) if x.is_finite() && (0.0..MAX_RATE).contains(&x) => Ok(x),
+        _ => Err(UsageError(format!(
+            "{shown}: {field} is {v}, not a throughput (bytes per second, 0 to 10^18): give documents as stripebench wrote them"
+        ))),
+    }
+}
+
+/// One result file's points, what N counts, and the workload that ran.
+fn points_of(p: &Path) -> Result<(Points, String, serde_json::Value), UsageError> {
+    let shown = show_path(p);
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(p).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?,
+    )
+    .map_err(|_| {
+        UsageError(format!(
+            "{shown} is not JSON: give a sweep, merge or run document"
+        ))
+    })?;
+    if v.get("schema_version").is_none() {
+        return Err(UsageError(format!("{shown} is not a stripebench document")));
+    }
+    let mut points = Vec::new();
+    if let Some(pts) = v.get("points").and_then(|p| p.as_array()) {
+        let params: Vec<String> = v["params"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p["name"].as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(axis) = params.iter().position(|n| n == "members" || n == "jobs") else {
+            return Err(UsageError(format!(
+                "{shown} sweeps {}: plan needs a sweep over members or jobs (N)",
+                params.join(", ")
+            )));
+        };
+        if params.len() > 1 {
+            return Err(UsageError(format!(
+                "{shown} sweeps {} at once: plan needs N ({}) to be the only parameter",
+                params.join(", "),
+                params[axis]
+            )));
+        }
+        let unit = params[axis].clone();
+        let mut config = serde_json::Value::Null;
+        for (i, pt) in pts.iter().enumerate() {
+            let n = whole_n(
+                &pt["values"][axis][1],
+                &shown,
+                &format!("points[{i}].values[{axis}] ({unit})"),
+            )?;
+            let x = rate_field(
+                &pt["bytes_per_sec_median"],
+                &shown,
+                &format!("points[{i}].bytes_per_sec_median"),
+            )?;
+            let runs = pt["runs"].as_array().map_or(&[][..], Vec::as_slice);
+            let mut rates = Vec::new();
+            for (j, run) in runs.iter().enumerate() {
+                let at = format!("points[{i}].runs[{j}].");
+                crate::document::merge::check_run_arithmetic(run, &shown, &at)?;
+                rates.push(run["total"]["bytes_per_sec"].as_f64().unwrap_or(0.0));
+                if config.is_null() {
+                    config = run["config"].clone();
+                }
+            }
+            let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = rates.iter().copied().fold(0.0, f64::max);
+            if !rates.is_empty() && (x < lo * (1.0 - 1e-9) || x > hi * (1.0 + 1e-9)) {
+                return Err(UsageError(format!(
+                    "{shown}: points[{i}].bytes_per_sec_median is {x}, outside its runs' {lo} to {hi}: give documents as stripebench wrote them"
+                )));
+            }
+            points.push((n, x));
+        }
+        return Ok((points, unit, config));
+    }
+    if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
+        crate::document::merge::check_merged_arithmetic(&v, &shown)?;
+        let n = whole_n(&v["total"]["hosts"], &shown, "total.hosts")?;
+        let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
+        return Ok((vec![(n, x)], "hosts".into(), v["config"].clone()));
+    }
+    if let Some(t) = v.get("targets").and_then(|t| t.as_array()) {
+        crate::document::merge::check_run_arithmetic(&v, &shown, "")?;
+        let n = whole_n(&t.len().into(), &shown, "targets (their count)")?;
+        let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
+        return Ok((vec![(n, x)], "targets".into(), v["config"].clone()));
+    }
+    Err(UsageError(format!(
+        "{shown} is neither a sweep, a merge nor a run document"
+    )))
+}
+
+/// Reads (N, X) from result files: a sweep over members or jobs gives one
+/// point per value; a merged document gives (hosts, fleet rate); a run
+/// document gives (targets, total rate). Every file must count N the same
+/// way and, unless `force`, run the same workload (as `merge` requires);
+/// with `force` the differences are returned as warnings.
+pub fn points_from(paths: &[PathBuf], force: bool) -> Result<(Points, String, Vec<String>)> {
+    let mut points = Vec::new();
+    let mut first: Option<(String, String, serde_json::Value)> = None;
+    let mut warnings = Vec::new();
+    for p in paths {
+        let shown = show_path(p);
+        let (pts, unit, config) = points_of(p)?;
+        match &first {
+            None => first = Some((shown, unit, config)),
+            Some((f, u, c)) => {
+                if *u != unit {
+                    return usage(format!(
+                        "{shown} gives N as {unit}, but {f} as {u}: plan fits one kind of N; give sweeps over one parameter, or merges, or runs"
+                    ));
+                }
+                // N itself differs from file to file, as it should.
+                let ignore: &[&str] = if unit == "jobs" { &["jobs"] } else { &[] };
+                if let Some(diff) = crate::document::merge::config_difference(c, &config, ignore) {
+                    if !force {
+                        return usage(format!(
+                            "{shown} ran a different workload than {f}: {diff}; plan fits one workload, or pass --force"
+                        ));
+                    }
+                    warnings.push(format!(
+                        "{shown}: a different workload than {f} ({diff}), fitted together because of --force"
+                    ));
+                }
+            }
+        }
+        points.extend(pts);
+    }
+    let unit = first.map(|f| f.1).unwrap_or_default();
+    if points.iter().all(|p| p.1 == 0.0) {
+        return usage(
+            "every point measured 0 B/s: there is no throughput to fit; check the runs' errors",
+        );
+    }
+    let mut distinct: Vec<f64> = points.iter().map(|p| p.0).collect();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    if distinct.len() < 3 {
+        return usage(format!(
+            "plan needs at least 3 distinct N to fit a curve, and has {} ({}): sweep members or jobs over more values",
+            distinct.len(),
+            distinct.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    Ok((points, unit, warnings))
+}
+
+pub fn plan(
+    points: Vec<(f64, f64)>,
+    unit: String,
+    at: &[f64],
+    target: Option<f64>,
+    warnings: Vec<String>,
+) -> PlanDoc {
+    let fit = fit(&points);
+    let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64;
+    let rmse = (points
+        .iter()
+        .map(|&(n, x)| (x - fit.predict(n)).powi(2))
+        .sum::<f64>()
+        / points.len() as f64)
+        .sqrt();
+    let mut sorted = points.clone();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let knee_n = sorted
+        .iter()
+        .find(|&&(n, x)| x < 0.9 * fit.lambda * n)
+        .map(|p| p.0);
+    let peak_n = fit.peak_n();
+    let target = target.map(|t| {
+        let n = fit.n_for(t);
+        let note = match (n, peak_n) {
+            (Some(n), _) => format!("{n} {unit} reach {:.1} MB/s by the fit", fit.predict(n as f64) / 1e6),
+            (None, Some(p)) => format!(
+                "beyond the fitted peak: at most {:.1} MB/s, near N = {:.0}; adding {unit} past that lowers throughput",
+                fit.predict(p) / 1e6,
+                p
+            ),
+            (None, None) => match fit.ceiling() {
+                Some(c) => format!(
+                    "beyond the fitted ceiling: throughput approaches {:.1} MB/s as {unit} are added, and never reaches it",
+                    c / 1e6
+                ),
+                None => format!("not reached within 10 million {unit}"),
+            },
+        };
+        TargetAnswer { bytes_per_sec: t, n, note }
+    });
+    PlanDoc {
+        predictions: at.iter().map(|&n| (n, fit.predict(n))).collect(),
+        peak_bytes_per_sec: peak_n.map(|p| fit.predict(p)),
+        ceiling_bytes_per_sec: fit.ceiling(),
+        points,
+        unit,
+        fit,
+        rel_rmse: if mean > 0.0 { rmse / mean } else { 0.0 },
+        peak_n,
+        knee_n,
+        target,
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::plan::render;
+
+    #[test]
+    fn predictions_peak_and_target_arithmetic() {
+        let u = Usl {
+            lambda: 100.0,
+            sigma: 0.0,
+            kappa: 0.01,
+        };
+        // X(N) = 100N / (1 + 0.01 N(N-1)); peak at sqrt(1/0.01) = 10.
+        assert!((u.peak_n().unwrap() - 10.0).abs() < 1e-9);
+        assert!((u.predict(10.0) - 1000.0 / 1.9).abs() < 1e-9);
+        assert_eq!(u.n_for(100.0), Some(1));
+        assert_eq!(u.n_for(400.0), Some(5)); // X(4) = 357.1, X(5) = 416.7
+        assert_eq!(u.n_for(10_000.0), None, "beyond the peak");
+        let p = plan(
+            vec![(1.0, 100.0), (2.0, 196.0), (4.0, 350.0), (8.0, 470.0)],
+            "members".into(),
+            &[16.0],
+            Some(1e9),
+            vec![],
+        );
+        assert!(p.target.unwrap().note.contains("beyond the fitted peak"));
+        assert_eq!(p.predictions.len(), 1);
+        assert!(p.knee_n.is_some());
+    }
+
+    /// Every figure of a plan is finite and its text shows no NaN or inf.
+    fn assert_finite(p: &PlanDoc) {
+        let text = render(p);
+        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+        let json = serde_json::to_value(p).unwrap();
+        for key in [
+            "rel_rmse",
+            "peak_n",
+            "peak_bytes_per_sec",
+            "ceiling_bytes_per_sec",
+        ] {
+            assert!(
+                json[key].is_null() || json[key].as_f64().is_some_and(f64::is_finite),
+                "{key} = {}: {text}",
+                json[key]
+            );
+        }
+        for (n, x) in &p.predictions {
+            assert!(x.is_finite(), "prediction at {n}: {x}");
+        }
+    }
+
+    // Regression (issue 13, item 9c): on a real members sweep sigma reached
+    // 1.0, and the peak printed as "NaN MB/s at N = 0.0" (JSON null).
+    #[test]
+    fn saturated_and_falling_curves_fit_without_nan() {
+        for pts in [
+            vec![(1.0, 1e9), (2.0, 1e9), (3.0, 1e9), (4.0, 1e9)],
+            vec![(1.0, 1e9), (2.0, 0.9e9), (3.0, 0.8e9), (4.0, 0.7e9)],
+            vec![(1.0, 1e9), (2.0, 0.5e9), (3.0, 0.33e9), (4.0, 0.25e9)],
+            vec![(1.0, 983e6), (2.0, 1180e6), (3.0, 1290e6), (4.0, 1340e6)],
+        ] {
+            let p = plan(
+                pts.clone(),
+                "members".into(),
+                &[8.0, 64.0],
+                Some(5e9),
+                vec![],
+            );
+            assert!((0.0..1.0).contains(&p.fit.sigma), "{:?} {pts:?}", p.fit);
+            assert!((0.0..1.0).contains(&p.fit.kappa), "{:?} {pts:?}", p.fit);
+            assert!(p.fit.lambda > 0.0, "{:?}", p.fit);
+            if let Some(n) = p.peak_n {
+                assert!(n >= 1.0, "peak at N = {n}");
+            }
+            assert_finite(&p);
+            assert!(
+                p.target.unwrap().n.is_none(),
+                "5 GB/s is beyond these curves"
+            );
+        }
+    }
+
+    #[test]
+    fn a_linear_curve_has_no_peak_and_reaches_any_target() {
+        let p = plan(
+            vec![(1.0, 1e9), (2.0, 2e9), (3.0, 3e9), (4.0, 4e9)],
+            "jobs".into(),
+            &[10.0],
+            Some(5.5e9),
+            vec![],
+        );
+        assert_eq!((p.fit.sigma, p.fit.kappa), (0.0, 0.0));
+        assert_eq!((p.peak_n, p.ceiling_bytes_per_sec), (None, None));
+        assert_eq!(p.target.as_ref().unwrap().n, Some(6));
+        assert!((p.predictions[0].1 - 10e9).abs() < 1.0);
+        assert!(render(&p).contains("scales linearly"));
+        assert_finite(&p);
+    }
+
+    #[test]
+    fn a_saturating_curve_without_coherency_reports_its_ceiling() {
+        let truth = Usl {
+            lambda: 1e9,
+            sigma: 0.5,
+            kappa: 0.0,
+        };
+        let pts: Vec<(f64, f64)> = [1.0, 2.0, 4.0, 8.0]
+            .iter()
+            .map(|&n| (n, truth.predict(n)))
+            .collect();
+        let p = plan(pts, "members".into(), &[], Some(2.5e9), vec![]);
+        let c = p.ceiling_bytes_per_sec.expect("a ceiling");
+        assert!((c - 2e9).abs() / 2e9 < 0.01, "ceiling {c}");
+        let t = p.target.as_ref().unwrap();
+        assert_eq!(t.n, None);
+        assert!(t.note.contains("ceiling"), "{}", t.note);
+        assert_finite(&p);
+    }
+}

@@ -1,0 +1,88 @@
+//! The plan's text report.
+
+use crate::document::plan::PlanDoc;
+
+pub fn render(p: &PlanDoc) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Universal Scalability Law fit over {} point(s), N = {}:",
+        p.points.len(),
+        p.unit
+    );
+    let _ = writeln!(
+        out,
+        "  lambda {:.1} MB/s per unit, sigma (contention) {:.4}, kappa (coherency) {:.6}; error {:.1}% RMS of the mean",
+        p.fit.lambda / 1e6,
+        p.fit.sigma,
+        p.fit.kappa,
+        p.rel_rmse * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "  {:>6} {:>12} {:>12} {:>10}",
+        "N", "measured", "fitted", "of linear"
+    );
+    let mut pts = p.points.clone();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (n, x) in pts {
+        let linear = p.fit.lambda * n;
+        let _ = writeln!(
+            out,
+            "  {:>6} {:>12.1} {:>12.1} {:>10}",
+            n,
+            x / 1e6,
+            p.fit.predict(n) / 1e6,
+            if linear > 0.0 {
+                format!("{:.0}%", x / linear * 100.0)
+            } else {
+                "-".into()
+            }
+        );
+    }
+    match (p.peak_n, p.peak_bytes_per_sec, p.ceiling_bytes_per_sec) {
+        (Some(n), Some(x), _) => {
+            let _ = writeln!(out, "  peak: {:.1} MB/s at N = {:.1}", x / 1e6, n);
+        }
+        (_, _, Some(c)) => {
+            let _ = writeln!(
+                out,
+                "  no peak (kappa 0): throughput approaches lambda/sigma = {:.1} MB/s as N grows",
+                c / 1e6
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "  no peak: the fit scales linearly (sigma and kappa 0)"
+            );
+        }
+    }
+    match p.knee_n {
+        Some(k) => {
+            let _ = writeln!(out, "  knee: scaling falls below 90% of linear at N = {k}");
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  no knee: every measured point is within 90% of linear"
+            );
+        }
+    }
+    for (n, x) in &p.predictions {
+        let _ = writeln!(out, "  predicted at N = {n}: {:.1} MB/s", x / 1e6);
+    }
+    if let Some(t) = &p.target {
+        let _ = writeln!(
+            out,
+            "  target {:.1} MB/s: {}",
+            t.bytes_per_sec / 1e6,
+            t.note
+        );
+    }
+    for w in &p.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}

@@ -1,0 +1,87 @@
+//! The sweep's text table: a header, and one row per point.
+
+use crate::base::units::{fmt_latency_ns, mb_per_sec};
+use crate::document::run::RunDocument;
+use crate::document::sweep::{Param, PointDoc};
+
+/// The table's header and one row per point.
+pub fn header(params: &[Param]) -> String {
+    let mut h: Vec<String> = params.iter().map(|p| format!("{:>10}", p.name)).collect();
+    h.extend(
+        [
+            "MB/s".to_string(),
+            "min-max".into(),
+            "IOPS".into(),
+            "p50".into(),
+            "p99".into(),
+            "CPU%".into(),
+            "CPU s/GB".into(),
+            "dev/app".into(),
+        ]
+        .iter()
+        .map(|s| format!("{s:>10}")),
+    );
+    h.join(" ")
+}
+
+/// Device bytes and the application's bytes over the same span, all targets.
+pub fn device_and_app_bytes(doc: &RunDocument) -> (u64, u64) {
+    doc.targets
+        .iter()
+        .filter_map(|t| t.device.as_ref())
+        .fold((0, 0), |(d, a), c| {
+            (
+                d + c.read_bytes + c.write_bytes,
+                a + c.app_read_bytes + c.app_write_bytes,
+            )
+        })
+}
+
+pub fn row(p: &PointDoc) -> String {
+    let doc = &p.runs[0];
+    let t = &doc.total;
+    let secs = t.seconds.max(1e-9);
+    let cpu = t.cpu_usr_sec + t.cpu_sys_sec;
+    let (dev, app) = device_and_app_bytes(doc);
+    let mut cells: Vec<String> = p.values.iter().map(|(_, v)| format!("{v:>10}")).collect();
+    cells.extend([
+        format!("{:>10.1}", mb_per_sec(p.bytes_per_sec_median)),
+        format!(
+            "{:>10}",
+            if p.runs.len() > 1 {
+                format!(
+                    "{:.0}-{:.0}",
+                    mb_per_sec(p.bytes_per_sec_min),
+                    mb_per_sec(p.bytes_per_sec_max)
+                )
+            } else {
+                "-".into()
+            }
+        ),
+        format!("{:>10.0}", t.iops),
+        format!(
+            "{:>10}",
+            t.latency_ns
+                .map_or("-".into(), |l| fmt_latency_ns(l.p50 as f64))
+        ),
+        format!(
+            "{:>10}",
+            t.latency_ns
+                .map_or("-".into(), |l| fmt_latency_ns(l.p99 as f64))
+        ),
+        format!("{:>10.1}", cpu / secs * 100.0),
+        format!(
+            "{:>10}",
+            t.cpu_sec_per_gb().map_or("-".into(), |v| format!("{v:.3}"))
+        ),
+        format!(
+            "{:>10}",
+            if app > 0 {
+                format!("{:.3}", dev as f64 / app as f64)
+            } else {
+                "-".into()
+            }
+        ),
+    ]);
+    cells.join(" ")
+}
