@@ -37,7 +37,14 @@ fn main() -> ExitCode {
     };
     match std::panic::catch_unwind(|| stripebench::commands::main(cli)) {
         // A report that could not reach stdout is a failure, even when the run was fine.
-        Ok(Ok(0)) if stripebench::report::output::stdout_failed() => ExitCode::from(EXIT_FAILURE),
+        Ok(Ok(0)) if stripebench::report::output::stdout_failed() => {
+            // A closed pipe (`| head`) exits as SIGPIPE would, 141; a full disk 1.
+            ExitCode::from(if stripebench::report::output::stdout_closed() {
+                128 + libc::SIGPIPE as u8
+            } else {
+                EXIT_FAILURE
+            })
+        }
         Ok(Ok(code)) => ExitCode::from(code),
         Ok(Err(e)) => {
             eprintln!("stripebench: error: {e:#}");

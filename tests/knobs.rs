@@ -129,6 +129,26 @@ fn restore_puts_back_what_a_killed_run_left() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A run that would change the same setting now would record the killed
+    // run's value as the one to restore: it is refused until restore ran.
+    let out = sb()
+        .args([
+            "run",
+            "--buffered",
+            "--readahead",
+            "64",
+            "-t",
+            "100ms",
+            "--ramp",
+            "0",
+            &dev,
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("run 'stripebench restore' first"), "{err}");
+    assert_eq!(ra(&dev), "1024");
     let out = sb().arg("restore").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);

@@ -409,3 +409,109 @@ fn a_read_only_device_fails_the_write_checks_and_an_empty_one_is_named_so() {
         "is read-only",
     );
 }
+
+#[test]
+fn a_config_target_that_is_an_option_is_refused() {
+    // Hostile test: `targets = ["--allow-destructive", FILE]` reached clap as
+    // an option and the file was overwritten without consent on the command line.
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "f.dat", 2);
+    let before = digest(t.to_str().unwrap());
+    let c = d.path().join("c1.toml");
+    std::fs::write(
+        &c,
+        format!(
+            "rw = \"write\"\ntargets = [\"--allow-destructive\", \"{}\"]\n",
+            t.display()
+        ),
+    )
+    .unwrap();
+    let out = sb()
+        .args([
+            "run",
+            "--config",
+            c.to_str().unwrap(),
+            "-t",
+            "100ms",
+            "--ramp",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("read as an option"), "{err}");
+    assert_eq!(digest(t.to_str().unwrap()), before);
+}
+
+#[test]
+fn a_report_on_this_process_standard_output_is_refused() {
+    // Hostile test: `--json /dev/stdout >> log` renamed the report over the log.
+    let d = tempfile::tempdir().unwrap();
+    let t = image(d.path(), "t.dat", 2);
+    let log = d.path().join("important.log");
+    std::fs::write(&log, "1\n2\n3\n").unwrap();
+    for (opt, path) in [("--json", "/dev/stdout"), ("--csv", "/proc/self/fd/1")] {
+        let f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+            .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+            .args(["run", "-t", "100ms", "--ramp", "0", opt, path])
+            .arg(&t)
+            .stdout(f)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("standard output"), "{err}");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "1\n2\n3\n");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
+fn a_file_under_an_overlay_is_the_same_file_as_its_upper_layer() {
+    // Hostile test: a loop over merged/o.img (mounted) and a write to
+    // upper/o.img were not seen as one file: the overlay reports its own
+    // device number for the file the upper layer holds.
+    let d = tempfile::tempdir().unwrap();
+    let (l, u, w, m) = (
+        d.path().join("L"),
+        d.path().join("U"),
+        d.path().join("W"),
+        d.path().join("M"),
+    );
+    for x in [&l, &u, &w, &m] {
+        std::fs::create_dir(x).unwrap();
+    }
+    let opts = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        l.display(),
+        u.display(),
+        w.display()
+    );
+    let _overlay = mount(&["-t", "overlay", "overlay", "-o", &opts], &m);
+    let upper = image(&u, "o.img", 32);
+    let merged = m.join("o.img");
+    let mnt = tempfile::tempdir().unwrap();
+    let (_loop, _mounted) = mounted_ext4(&merged, mnt.path(), &[]);
+    sh("sync", &[]);
+    let before = digest(upper.to_str().unwrap());
+    refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            upper.to_str().unwrap(),
+        ],
+        "is in use through another device",
+    );
+    refused(
+        &["run", merged.to_str().unwrap(), upper.to_str().unwrap()],
+        "named twice",
+    );
+    assert_eq!(digest(upper.to_str().unwrap()), before);
+}

@@ -1,5 +1,6 @@
 //! Signals: the first terminating signal that can be caught (SIGINT, SIGTERM,
-//! SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM, SIGPIPE, ...; see [`CAUGHT`]) closes
+//! SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM, SIGPIPE, the real-time signals...;
+//! see [`caught`]) closes
 //! the measured window at once (the workers stop within one I/O, settings
 //! are restored and the report is written, marked interrupted) and the
 //! process exits with 128 + that signal's number; a second one restores the
@@ -15,22 +16,28 @@ use signal_hook::consts::signal::*;
 /// may catch. Faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE), SIGTRAP and SIGSYS
 /// are left to the kernel; SIGKILL and SIGSTOP cannot be caught (after a
 /// SIGKILL, `stripebench restore` puts settings back and removes the test bed).
-pub const CAUGHT: [i32; 14] = [
-    SIGINT,
-    SIGTERM,
-    SIGHUP,
-    SIGQUIT,
-    SIGUSR1,
-    SIGUSR2,
-    SIGALRM,
-    SIGPIPE,
-    SIGXCPU,
-    SIGXFSZ,
-    SIGVTALRM,
-    SIGPROF,
-    SIGIO,
-    libc::SIGPWR,
-];
+pub fn caught() -> Vec<i32> {
+    let mut v = vec![
+        SIGINT,
+        SIGTERM,
+        SIGHUP,
+        SIGQUIT,
+        SIGUSR1,
+        SIGUSR2,
+        SIGALRM,
+        SIGPIPE,
+        SIGXCPU,
+        SIGXFSZ,
+        SIGVTALRM,
+        SIGPROF,
+        SIGIO,
+        libc::SIGPWR,
+        libc::SIGSTKFLT,
+    ];
+    // The real-time signals end the process by default too.
+    v.extend(libc::SIGRTMIN()..=libc::SIGRTMAX());
+    v
+}
 
 /// The first signal that arrived (0: none).
 static FIRST: AtomicI32 = AtomicI32::new(0);
@@ -54,7 +61,7 @@ static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 pub fn install() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
-        let Ok(mut signals) = signal_hook::iterator::Signals::new(CAUGHT) else {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new(caught()) else {
             return;
         };
         std::thread::Builder::new()
@@ -66,6 +73,8 @@ pub fn install() {
                     if n == 1 {
                         let name = signal_name(sig);
                         match ACTIVE.lock().ok().and_then(|g| g.clone()) {
+                            // A reader that went away: the writer that got EPIPE says so.
+                            None if sig == SIGPIPE => {}
                             Some(c) if c.started() => eprintln!("\nstripebench: {name}: closing the window and writing what was measured (again to quit at once)"),
                             _ => eprintln!("\nstripebench: {name}: stopping; nothing has been measured yet (again to quit at once)"),
                         }

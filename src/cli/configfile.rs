@@ -99,12 +99,21 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
                 )));
             };
             for i in items {
-                positional.push(scalar(i).ok_or_else(|| {
+                let t = scalar(i).ok_or_else(|| {
                     UsageError(format!(
                         "config {shown}{}: targets must be a list of paths",
                         line_of(key)
                     ))
-                })?);
+                })?;
+                // Targets join the command line as words: one that starts
+                // with '-' would be read as an option (--allow-destructive).
+                if t.starts_with('-') {
+                    return Err(UsageError(format!(
+                        "config {shown}{}: target '{t}' starts with '-' and would be read as an option: write a path (./{t}), and type options on the command line",
+                        line_of(key)
+                    )));
+                }
+                positional.push(t);
             }
             continue;
         }
@@ -298,6 +307,22 @@ mod tests {
                 "{key}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn a_target_that_is_an_option_is_refused_from_a_config_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.toml");
+        std::fs::write(
+            &f,
+            "rw = \"write\"\ntargets = [\"--allow-destructive\", \"/tmp/f.dat\"]\n",
+        )
+        .unwrap();
+        let e = load(&f, &opts()).unwrap_err().0;
+        assert!(
+            e.contains("line 2") && e.contains("read as an option"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::device::knobs;
 
 pub fn run() -> Result<u8> {
     let dir = knobs::state_dir();
-    let mut lines = knobs::restore_pending(&dir)?;
+    let mut lines = knobs::restore_pending(&dir, std::path::Path::new("/sys"))?;
     lines.extend(crate::device::scratch::remove_pending(&dir));
     if lines.is_empty() {
         crate::outln!(

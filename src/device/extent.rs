@@ -97,11 +97,13 @@ pub fn of_path(sys: &Sys, path: &Path) -> Option<Extent> {
     if m.file_type().is_block_device() {
         of_device(sys, super::sysfs::dev_numbers(m.rdev()))
     } else if m.file_type().is_file() {
+        let real = fs::canonicalize(path).ok();
+        let (dev, ino) = layer_file(real.as_deref().unwrap_or(path), m.dev(), m.ino());
         Some(Extent {
-            base: Base::File(m.dev(), m.ino()),
+            base: Base::File(dev, ino),
             start: 0,
             len: m.len(),
-            file: fs::canonicalize(path).ok(),
+            file: real,
         })
     } else {
         None
@@ -156,17 +158,63 @@ fn resolve(sys: &Sys, dev: Dev, start: u64, len: u64, depth: u32) -> Option<Exte
         let under = super::sysfs::dev_numbers(m.rdev());
         return resolve(sys, under, offset + start, len, depth + 1);
     }
-    let base = match (info, &bm) {
-        (Some(i), _) => Base::File(i.0, i.1),
-        (None, Some(m)) => Base::File(m.dev(), m.ino()),
+    let (dev, ino) = match (info, &bm) {
+        (Some(i), _) => i,
+        (None, Some(m)) => (m.dev(), m.ino()),
         (None, None) => return Some(disk),
     };
+    let (dev, ino) = layer_file(&backing, dev, ino);
+    let base = Base::File(dev, ino);
     Some(Extent {
         base,
         start: offset + start,
         len,
         file: Some(backing),
     })
+}
+
+/// A file seen through an overlayfs mount carries the overlay's device
+/// number, while the same bytes sit in a layer's file system under another:
+/// a loop over `merged/img` and a write to `upper/img` reach one file. Files
+/// are named by the layer file that holds them (the upper layer first), so
+/// both names resolve alike. Anything else is returned as it is.
+fn layer_file(path: &Path, dev: u64, ino: u64) -> (u64, u64) {
+    let Ok(text) = fs::read_to_string("/proc/self/mountinfo") else {
+        return (dev, ino);
+    };
+    let (major, minor) = super::sysfs::dev_numbers(dev);
+    for line in text.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let Some(sep) = f.iter().position(|x| *x == "-") else {
+            continue;
+        };
+        if f.get(sep + 1) != Some(&"overlay")
+            || f.get(2) != Some(&format!("{major}:{minor}").as_str())
+        {
+            continue;
+        }
+        let Some(rel) = f
+            .get(4)
+            .and_then(|at| path.strip_prefix(super::sysfs::unescape_mount(at)).ok())
+        else {
+            continue;
+        };
+        let opts = f.get(sep + 3).copied().unwrap_or("");
+        let mut layers: Vec<String> = Vec::new();
+        for o in opts.split(',') {
+            if let Some(u) = o.strip_prefix("upperdir=") {
+                layers.insert(0, super::sysfs::unescape_mount(u));
+            } else if let Some(l) = o.strip_prefix("lowerdir=") {
+                layers.extend(l.split(':').map(super::sysfs::unescape_mount));
+            }
+        }
+        for layer in layers {
+            if let Ok(m) = fs::metadata(Path::new(&layer).join(rel)) {
+                return (m.dev(), m.ino());
+            }
+        }
+    }
+    (dev, ino)
 }
 
 /// (`st_dev`, `st_ino`) of a loop device's backing file, from LOOP_GET_STATUS64.

@@ -129,18 +129,10 @@ pub fn mounts_of(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, Dev)> {
             let f: Vec<&str> = l.split(' ').collect();
             let (a, b) = f.get(2)?.split_once(':')?;
             let d = (a.parse().ok()?, b.parse().ok()?);
-            let at = unescape_mount(f.get(4)?);
+            let at = super::sysfs::unescape_mount(f.get(4)?);
             devs.contains(&d).then_some((at, d))
         })
         .collect()
-}
-
-/// mountinfo escapes space, tab, newline and backslash as octal.
-fn unescape_mount(s: &str) -> String {
-    s.replace("\\040", " ")
-        .replace("\\011", "\t")
-        .replace("\\012", "\n")
-        .replace("\\134", "\\")
 }
 
 /// Mounted btrfs file systems that have any of `devs` as a member
@@ -242,7 +234,12 @@ pub fn find_signature(
 
 /// Reads what `find_signature` needs from a device and looks.
 pub fn device_signature(path: &Path, size: u64) -> std::io::Result<Option<String>> {
-    let mut f = fs::File::open(path)?;
+    signature_of(&fs::File::open(path)?, size)
+}
+
+/// Looks for a signature through an open file (the one that will be written).
+pub fn signature_of(f: &fs::File, size: u64) -> std::io::Result<Option<String>> {
+    let mut f = f;
     let want = (size.min(68 << 10)) as usize;
     let mut head = vec![0u8; want];
     f.read_exact(&mut head)?;

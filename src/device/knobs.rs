@@ -51,9 +51,47 @@ pub fn state_dir() -> PathBuf {
     }
     match std::env::var_os("XDG_RUNTIME_DIR") {
         Some(d) => PathBuf::from(d).join("stripebench"),
-        // SAFETY: as above.
-        None => std::env::temp_dir().join(format!("stripebench-{}", unsafe { libc::geteuid() })),
+        None => {
+            // SAFETY: as above.
+            let uid = unsafe { libc::geteuid() };
+            let tmp = std::env::temp_dir().join(format!("stripebench-{uid}"));
+            // A directory in a shared /tmp that another user made (or can
+            // write to) could feed us state files: use it only if it is ours.
+            match fs::symlink_metadata(&tmp) {
+                Err(_) => tmp,
+                Ok(m) if ours(&m, uid) => tmp,
+                Ok(_) => std::env::var_os("HOME")
+                    .map(|h| PathBuf::from(h).join(".local/state/stripebench"))
+                    .unwrap_or_else(|| tmp.with_file_name(format!("stripebench-{uid}-private"))),
+            }
+        }
     }
+}
+
+/// A directory this user owns and nobody else may write to.
+fn ours(m: &fs::Metadata, uid: u32) -> bool {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o022 == 0
+}
+
+/// Creates the state directory, readable by its owner only.
+pub fn create_state_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// Writes a new file that must not exist (O_EXCL: a symlink planted at the
+/// name is refused, not followed).
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
 }
 
 /// Changes settings and puts them back when dropped. While it holds a
@@ -102,6 +140,19 @@ impl KnobGuard {
     /// Sets `path` to `value`, after recording its old value in the state file.
     pub fn set(&mut self, path: &Path, value: &str) -> Result<()> {
         self.lock_for(path)?;
+        // A killed run left this setting changed: its value now is not the
+        // one to put back, and recording it would make the change permanent.
+        if let Some(k) = pending(&self.dir)
+            .iter()
+            .flat_map(|(_, ks)| ks)
+            .find(|k| k.path == path)
+        {
+            return crate::base::error::usage(format!(
+                "a killed run left {} changed (it was {}): run 'stripebench restore' first",
+                path.display(),
+                k.old
+            ));
+        }
         let old = fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?
             .trim()
@@ -130,13 +181,14 @@ impl KnobGuard {
     }
 
     fn save(&self) -> Result<()> {
-        fs::create_dir_all(&self.dir)
+        create_state_dir(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
         let tmp = self.state.with_extension("tmp");
-        let mut f =
-            fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-        f.write_all(&serde_json::to_vec_pretty(&self.changed)?)?;
-        f.sync_all()?;
+        // Whatever stands at the name (a stale file, a planted link) goes;
+        // unlinking never follows a link.
+        let _ = fs::remove_file(&tmp);
+        write_new(&tmp, &serde_json::to_vec_pretty(&self.changed)?)
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
         fs::rename(&tmp, &self.state)
             .with_context(|| format!("cannot write {}", self.state.display()))
     }
@@ -204,14 +256,18 @@ fn lock_name(knob: &Path) -> String {
 /// An exclusive flock on `dir/name`, held as long as the file is open. The
 /// holder writes its PID into the file, so a refusal can name it.
 fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::io::AsRawFd;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    create_state_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(name);
+    // O_NOFOLLOW: a link planted at the lock's name is refused, never
+    // followed (the holder truncates the file to write its PID).
     let mut f = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW)
         .open(&path)
         .with_context(|| format!("cannot open lock {}", path.display()))?;
     let device = name.trim_start_matches("lock-");
@@ -276,13 +332,41 @@ pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
 /// newest change first across all their state files, so that where two
 /// killed runs changed one setting, the value from before the first change
 /// is the one left.
-pub fn restore_pending(dir: &Path) -> Result<Vec<String>> {
+/// Only settings under `under` (`/sys` outside tests) are ever written: a
+/// state file is data, and must not be able to name any other file.
+pub fn restore_pending(dir: &Path, under: &Path) -> Result<Vec<String>> {
     let files = pending(dir);
     let mut all: Vec<&Knob> = files.iter().flat_map(|(_, k)| k).collect();
     all.sort_by_key(|k| std::cmp::Reverse(k.at_ns));
     let mut lines = Vec::new();
     let mut failed = Vec::new();
+    // A device a live run is changing is left to that run: its lock is
+    // taken (without waiting) for each setting put back.
+    let mut held: Vec<(String, fs::File)> = Vec::new();
+    let mut busy: Vec<String> = Vec::new();
     for k in all {
+        if !k.path.starts_with(under)
+            || k.path
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+        {
+            failed.push(format!(
+                "refusing to write {}: a state file may only name settings under {}",
+                k.path.display(),
+                under.display()
+            ));
+            continue;
+        }
+        let name = lock_name(&k.path);
+        if !held.iter().any(|(n, _)| *n == name) {
+            match lock(dir, &name, false) {
+                Ok(f) => held.push((name.clone(), f)),
+                Err(e) => {
+                    busy.push(format!("{} not restored: {e:#}", k.path.display()));
+                    continue;
+                }
+            }
+        }
         match fs::write(&k.path, &k.old) {
             Ok(()) => lines.push(format!("restored {} to {}", k.path.display(), k.old)),
             Err(e) => failed.push(format!(
@@ -294,6 +378,11 @@ pub fn restore_pending(dir: &Path) -> Result<Vec<String>> {
     }
     if !failed.is_empty() {
         anyhow::bail!("{}", failed.join("; "));
+    }
+    if !busy.is_empty() {
+        // Keep every state file: run restore again once the device is free.
+        lines.extend(busy);
+        return Ok(lines);
     }
     for (file, _) in &files {
         fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
@@ -355,7 +444,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(pending(&dir).len(), 1);
-        let lines = restore_pending(&dir).unwrap();
+        let lines = restore_pending(&dir, t.path()).unwrap();
         assert_eq!(lines.len(), 1);
         assert_eq!(fs::read_to_string(&knob).unwrap(), "256");
         assert!(!orphan.exists());
@@ -385,7 +474,7 @@ mod tests {
         };
         state(4294967290, "16", 2_000);
         state(4294967291, "2560", 1_000);
-        restore_pending(&dir).unwrap();
+        restore_pending(&dir, t.path()).unwrap();
         assert_eq!(fs::read_to_string(&knob).unwrap(), "2560");
         assert!(pending(&dir).is_empty());
     }

@@ -242,6 +242,21 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
     }
     opts.custom_flags(flags);
     let file = opts.open(path).map_err(|e| open_error(path, &e, access))?;
+    // The path was checked, then opened: a symlink (a /dev/disk/by-* link
+    // at a hotplug, or one flipped on purpose) may name another file by now.
+    // The file opened must be the one checked.
+    let opened = file
+        .metadata()
+        .map_err(|e| anyhow::anyhow!("cannot inspect {shown} once opened: {e}"))?;
+    let same = match kind {
+        TargetKind::Block => opened.file_type().is_block_device() && opened.rdev() == meta.rdev(),
+        TargetKind::File => (opened.dev(), opened.ino()) == (meta.dev(), meta.ino()),
+    };
+    if !same {
+        return usage(format!(
+            "refusing {shown}: it changed between its checks and its opening (a symlink that moved?): name the device itself, or run again"
+        ));
+    }
 
     let (size, lbs, device) = match kind {
         TargetKind::Block => {
@@ -255,6 +270,23 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
                 blksszget(file.as_raw_fd(), &mut lbs).map_err(|e| {
                     anyhow::anyhow!("cannot read the logical block size of {shown}: {e}")
                 })?;
+            }
+            // The signature is read again through the descriptor that will be
+            // written, so what was checked is what is written.
+            if write && !access.force_signature {
+                // Through /proc/self/fd: the very file opened, without O_DIRECT
+                // (whose alignment rules a small read would break).
+                let again = File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                    .and_then(|f| guard::signature_of(&f, size));
+                match again {
+                    Ok(None) => {}
+                    Ok(Some(sig)) => return usage(format!(
+                        "refusing to write: {shown} carries {sig}: writing destroys it; add --force-signature if that is intended"
+                    )),
+                    Err(e) => return usage(format!(
+                        "refusing to write: cannot read {shown} to look for signatures: {e}"
+                    )),
+                }
             }
             let rdev = meta.rdev();
             (size, lbs.max(512) as u64, Some(dev_numbers(rdev)))

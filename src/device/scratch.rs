@@ -82,8 +82,10 @@ impl Testbed {
         // no handler sees, does not leave it behind unmentioned.
         let record =
             crate::device::knobs::state_dir().join(format!("testbed-{}.path", std::process::id()));
-        let record = fs::create_dir_all(crate::device::knobs::state_dir())
-            .and_then(|()| fs::write(&record, dir.as_os_str().as_encoded_bytes()))
+        let record = crate::device::knobs::create_state_dir(&crate::device::knobs::state_dir())
+            .and_then(|()| {
+                crate::device::knobs::write_new(&record, dir.as_os_str().as_encoded_bytes())
+            })
             .ok()
             .map(|()| record);
         let mut bed = Testbed {

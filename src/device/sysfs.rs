@@ -17,3 +17,11 @@ pub fn sysfs_name(sysfs: &Path, major: u64, minor: u64) -> Option<String> {
     let link = fs::read_link(sysfs.join(format!("dev/block/{major}:{minor}"))).ok()?;
     link.file_name().map(|n| n.to_string_lossy().into_owned())
 }
+
+/// mountinfo escapes space, tab, newline and backslash as octal.
+pub fn unescape_mount(s: &str) -> String {
+    s.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\")
+}

@@ -480,8 +480,11 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
             .filter_map(|l| {
                 let f: Vec<&str> = l.split(' ').collect();
                 let sep = f.iter().position(|&x| x == "-")?;
-                let at = unescape(f.get(4)?);
-                let (fstype, source) = (f.get(sep + 1)?.to_string(), unescape(f.get(sep + 2)?));
+                let at = super::sysfs::unescape_mount(f.get(4)?);
+                let (fstype, source) = (
+                    f.get(sep + 1)?.to_string(),
+                    super::sysfs::unescape_mount(f.get(sep + 2)?),
+                );
                 real.starts_with(&at).then_some((at, fstype, source))
             })
             .max_by_key(|(at, _, _)| at.len())
@@ -500,14 +503,6 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
         )),
         None => usage(format!("{shown} has no block device under it (device {}:{})", dev.0, dev.1)),
     }
-}
-
-/// mountinfo escapes space, tab, newline and backslash as octal.
-fn unescape(s: &str) -> String {
-    s.replace("\\040", " ")
-        .replace("\\011", "\t")
-        .replace("\\012", "\n")
-        .replace("\\134", "\\")
 }
 
 /// A text rendering of the stack, one device a line.

@@ -317,6 +317,8 @@ fn flush_all(
                 // see the end of the report when the parent exits.
                 libc::close(1);
                 libc::close(2);
+                // Named for ps (and the tests).
+                libc::prctl(libc::PR_SET_NAME, c"sb-fsync".as_ptr());
                 let code = if libc::fsync(fd) == 0 {
                     0
                 } else {

@@ -121,6 +121,11 @@ fn check_one(
                 "{what}; reports go to regular files (or - for stdout): name a file"
             ));
         }
+        if let Some(stream) = std_stream(m.dev(), m.ino()) {
+            return refuse(format!(
+                "it is this process's {stream}: replacing it would destroy what it holds; use - for stdout, or name a file"
+            ));
+        }
         if let Some((p, _)) = protected.iter().find(|(_, i)| *i == (m.dev(), m.ino())) {
             let same = if fs::canonicalize(p).ok() == fs::canonicalize(o.path).ok() {
                 "it is".to_string()
@@ -145,15 +150,32 @@ fn check_one(
         };
         return refuse(why);
     }
-    // Proof that the report can be created there: a new file, removed at once.
-    let probe = dir.join(format!(".stripebench-probe-{}", std::process::id()));
-    match OpenOptions::new().write(true).create_new(true).open(&probe) {
-        Ok(_) => {
+    // The name itself must fit (the report is renamed to it at the end).
+    if place.file_name().is_some_and(|n| n.len() > 255) {
+        return refuse("its file name is longer than 255 bytes: choose a shorter name".into());
+    }
+    // Proof that the report can be created there: a temporary file as the
+    // real write makes it, removed at once.
+    match create_temporary(dir) {
+        Ok((_, probe)) => {
             let _ = fs::remove_file(&probe);
         }
         Err(e) => return refuse(format!("cannot create a file in {}: {e}", show_path(dir))),
     }
     Ok((place, meta.map(|m| (m.dev(), m.ino()))))
+}
+
+/// Which of this process's standard streams is the file (`dev`, `ino`):
+/// `/dev/stdout`, `/proc/self/fd/1` or the log file that `>> log` opened.
+fn std_stream(dev: u64, ino: u64) -> Option<&'static str> {
+    [
+        (0, "standard input"),
+        (1, "standard output"),
+        (2, "standard error"),
+    ]
+    .into_iter()
+    .find(|&(fd, _)| nix::sys::stat::fstat(fd).is_ok_and(|st| (st.st_dev, st.st_ino) == (dev, ino)))
+    .map(|(_, name)| name)
 }
 
 /// Where a report for `path` is renamed to: the file a symlink points at,
@@ -179,17 +201,9 @@ fn landing(path: &Path) -> PathBuf {
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let place = landing(path);
     let dir = place.parent().unwrap_or(Path::new("."));
-    let name = place
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let tmp = dir.join(format!(".{name}.stripebench-{}.tmp", std::process::id()));
+    let (mut f, tmp) =
+        create_temporary(dir).with_context(|| format!("cannot write {}", show_path(path)))?;
     let result = (|| -> std::io::Result<()> {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_data()?;
         fs::rename(&tmp, &place)
@@ -198,6 +212,27 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     result.with_context(|| format!("cannot write {}", show_path(path)))
+}
+
+/// A new file in `dir` under a name nobody can have prepared: created with
+/// O_EXCL (which also refuses to follow a symlink planted at that name) and
+/// a fresh random suffix on every try.
+fn create_temporary(dir: &Path) -> std::io::Result<(fs::File, PathBuf)> {
+    let mut last = None;
+    for attempt in 0..16u64 {
+        let nanos = std::time::UNIX_EPOCH
+            .elapsed()
+            .map_or(0, |d| d.as_nanos() as u64);
+        let tag =
+            crate::base::io::splitmix64(nanos ^ (u64::from(std::process::id()) << 20) ^ attempt);
+        let tmp = dir.join(format!(".stripebench-{tag:016x}.tmp"));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no temporary name")))
 }
 
 /// Writes `bytes` to `path`, or to stdout when the path is `-`.
@@ -219,6 +254,7 @@ macro_rules! outln {
 }
 
 static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Writes to stdout; a closed pipe or a full disk is said once on stderr
 /// (the run goes on, and its files are still written) instead of a panic.
@@ -229,9 +265,12 @@ pub fn stdout(bytes: &[u8]) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
         STDOUT_FAILED.store(true, Ordering::Relaxed);
-        eprintln!(
-            "stripebench: error: cannot write to stdout ({e}); the report files are still written"
-        );
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            // `| head`: the reader has what it wanted; say nothing more.
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        } else {
+            eprintln!("stripebench: error: cannot write to stdout ({e}); files named with --json, --csv or --plot are still written");
+        }
     }
 }
 
@@ -247,6 +286,12 @@ pub fn say(text: &str, stdout_taken: bool) {
 /// Whether writing to stdout failed at some point (the exit code says so).
 pub fn stdout_failed() -> bool {
     STDOUT_FAILED.load(Ordering::Relaxed)
+}
+
+/// Whether stdout's reader went away (EPIPE): the exit status is then 141,
+/// as a process killed by SIGPIPE would report.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
