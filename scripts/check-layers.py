@@ -75,9 +75,25 @@ def code_only(text):
     return text
 
 
+def test_only(fs):
+    """Files declared `#[cfg(test)] mod x;`: test code, not part of the build."""
+    out = set()
+    for rel, path in fs.items():
+        if os.path.basename(rel) not in ("mod.rs", "lib.rs"):
+            continue
+        for m in re.finditer(r"#\[cfg\(test\)\]\s*(?:pub(?:\([a-z]+\))? )?mod ([a-z_0-9]+);", open(path).read()):
+            d = os.path.dirname(rel)
+            for cand in (os.path.join(d, m.group(1) + ".rs"), os.path.join(d, m.group(1), "mod.rs")):
+                if cand in fs:
+                    out.add(cand)
+    return out
+
+
 def main():
     show_files = "--files" in sys.argv
     fs = files()
+    for rel in test_only(fs):
+        del fs[rel]
     by_module = {tuple(module_of(rel)): rel for rel in fs if rel != "main.rs"}
     edges = defaultdict(set)
     texts = {}

@@ -247,7 +247,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         ));
     }
     let doc = CompareDocument {
-        schema_version: 1,
+        schema_version: crate::document::run::SCHEMA_VERSION,
         tool: ToolInfo::this(),
         interrupted,
         volume: show_path(volume),

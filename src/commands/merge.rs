@@ -12,10 +12,6 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
         &args.files,
     )?;
     let m = crate::document::merge::merge(&args.files, args.force)?;
-    report::emit(
-        &crate::document::merge::render(&m),
-        args.json.as_deref(),
-        &m,
-    )?;
+    report::emit(&report::merge::render(&m), args.json.as_deref(), &m)?;
     Ok(EXIT_OK)
 }

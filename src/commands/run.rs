@@ -11,7 +11,7 @@ use crate::base::error::EXIT_OK;
 use crate::commands::measured::{measure, member_paths, preflight, Outcome};
 use crate::device::scratch::Testbed;
 use crate::document::run::RunDocument;
-use crate::measure::config::{OutputPath, RunConfig};
+use crate::measure::config::RunConfig;
 use crate::report;
 
 pub fn tmpdir() -> Option<PathBuf> {
@@ -100,19 +100,17 @@ struct Unmeasured<'a> {
 }
 
 fn write_unmeasured(cfg: &RunConfig, stage: &str) -> Result<()> {
-    let Some(OutputPath::File(p)) = &cfg.json else {
+    let Some(p) = cfg.json.as_ref().filter(|p| !report::output::is_stdout(p)) else {
         return Ok(());
     };
     let doc = Unmeasured {
-        schema_version: 1,
+        schema_version: crate::document::run::SCHEMA_VERSION,
         tool: crate::document::run::ToolInfo::this(),
         interrupted: true,
         measured: false,
         stage,
     };
-    let mut bytes = serde_json::to_vec_pretty(&doc)?;
-    bytes.push(b'\n');
-    crate::report::output::write_file(p, &bytes)
+    report::output::write_file(p, &report::json::render(&doc))
 }
 
 /// Refuses outputs that cannot be written or would destroy something, before any I/O.
@@ -120,16 +118,9 @@ fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
     if let Some(p) = &cfg.plot {
         report::plot::check_path(p)?;
     }
-    let path_of = |o: &Option<OutputPath>| -> Option<PathBuf> {
-        o.as_ref().map(|o| match o {
-            OutputPath::Stdout => PathBuf::from("-"),
-            OutputPath::File(f) => f.clone(),
-        })
-    };
-    let (json, csv) = (path_of(&cfg.json), path_of(&cfg.csv));
     let outputs = crate::report::output::given(&[
-        ("--json", json.as_deref()),
-        ("--csv", csv.as_deref()),
+        ("--json", cfg.json.as_deref()),
+        ("--csv", cfg.csv.as_deref()),
         ("--plot", cfg.plot.as_deref()),
     ]);
     crate::report::output::check(&outputs, &crate::device::protected_paths(paths))?;
@@ -148,10 +139,10 @@ fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
     }
     crate::report::output::say(&text, cfg.stdout_taken());
     if let Some(dest) = &cfg.json {
-        report::write_to(dest, &report::json::render(doc))?;
+        report::output::write(dest, &report::json::render(doc))?;
     }
     if let Some(dest) = &cfg.csv {
-        report::write_to(dest, &report::csv::render(doc))?;
+        report::output::write(dest, &report::csv::render(doc))?;
     }
     Ok(())
 }

@@ -9,13 +9,12 @@ use anyhow::Result;
 
 use crate::analysis::summary::median;
 use crate::base::error::{usage, UsageError};
-use crate::base::units::mb_per_sec;
 use crate::cli::{RunArgs, SweepArgs};
 use crate::commands::measured::{measure, member_paths, Outcome};
 use crate::document::run::{RunDocument, ToolInfo};
 use crate::document::sweep::{points, PointDoc, SweepDocument};
 use crate::measure::config::RwMode;
-use crate::report::sweep::{device_and_app_bytes, header, row};
+use crate::report::sweep::{header, row};
 
 /// Applies one point's values to the run options; returns them and the
 /// targets the point drives.
@@ -159,7 +158,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     let progress = crate::measure::progress::Progress::new(!base.no_progress);
     let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
     let mut doc = SweepDocument {
-        schema_version: 1,
+        schema_version: crate::document::run::SCHEMA_VERSION,
         tool: ToolInfo::this(),
         params: args.params.clone(),
         repeat: args.repeat,
@@ -168,29 +167,6 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     };
     // The CSV is kept whole in memory and rewritten after every point, like
     // the JSON: an interrupted sweep keeps what it finished.
-    let mut csv_text = match &base.csv {
-        Some(_) => {
-            let mut h: Vec<String> = args.params.iter().map(|p| p.name.clone()).collect();
-            h.extend(
-                [
-                    "bytes_per_sec_median",
-                    "bytes_per_sec_min",
-                    "bytes_per_sec_max",
-                    "mb_per_sec",
-                    "iops",
-                    "lat_p50_ns",
-                    "lat_p99_ns",
-                    "cpu_usr_sec",
-                    "cpu_sys_sec",
-                    "device_bytes",
-                    "app_bytes",
-                ]
-                .map(String::from),
-            );
-            Some(h.join(",") + "\n")
-        }
-        None => None,
-    };
     // With --json -, stdout carries only the document: the table goes to stderr.
     let to_stdout = [&base.json, &base.csv]
         .into_iter()
@@ -265,33 +241,18 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         {
             say(&format!("  warning: {w}"));
         }
-        if let Some(text) = csv_text.as_mut() {
-            let t = &p.runs[0].total;
-            let (dev, app) = device_and_app_bytes(&p.runs[0]);
-            let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
-            cells.extend([
-                format!("{:.1}", p.bytes_per_sec_median),
-                format!("{:.1}", p.bytes_per_sec_min),
-                format!("{:.1}", p.bytes_per_sec_max),
-                format!("{:.3}", mb_per_sec(p.bytes_per_sec_median)),
-                format!("{:.1}", t.iops),
-                t.latency_ns.map_or(String::new(), |l| l.p50.to_string()),
-                t.latency_ns.map_or(String::new(), |l| l.p99.to_string()),
-                format!("{:.6}", t.cpu_usr_sec),
-                format!("{:.6}", t.cpu_sys_sec),
-                dev.to_string(),
-                app.to_string(),
-            ]);
-            text.push_str(&cells.join(","));
-            text.push('\n');
-            if let Some(p) = base.csv.as_ref().filter(|p| p.as_os_str() != "-") {
-                crate::report::output::write_file(p, text.as_bytes())?;
-            }
-        }
         doc.points.push(p);
+        // Rewritten whole after every point, like the JSON.
+        if let Some(c) = base
+            .csv
+            .as_ref()
+            .filter(|c| !crate::report::output::is_stdout(c))
+        {
+            crate::report::output::write_file(c, &crate::report::sweep::csv(&doc))?;
+        }
         // Rewritten after every point: an interrupted sweep keeps what it finished.
         if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
-            crate::report::output::write_file(j, &serde_json::to_vec_pretty(&doc)?)?;
+            crate::report::output::write_file(j, &crate::report::json::render(&doc))?;
         }
         if partial {
             doc.interrupted = true;
@@ -300,10 +261,10 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     }
     progress.finish();
     if let Some(j) = &base.json {
-        crate::report::output::write(j, &serde_json::to_vec_pretty(&doc)?)?;
+        crate::report::output::write(j, &crate::report::json::render(&doc))?;
     }
-    if let (Some(c), Some(text)) = (&base.csv, &csv_text) {
-        crate::report::output::write(c, text.as_bytes())?;
+    if let Some(c) = &base.csv {
+        crate::report::output::write(c, &crate::report::sweep::csv(&doc))?;
     }
     if let Some(plot) = &base.plot {
         if !doc.points.is_empty() {

@@ -11,9 +11,9 @@ pub fn run(args: &TopologyArgs) -> Result<u8> {
     let src = topology::Sources::system(args.dm_table.as_deref())?;
     let t = topology::discover(&args.target, &src)?;
     if args.json {
-        output::stdout(format!("{}\n", serde_json::to_string_pretty(&t)?).as_bytes());
+        output::stdout(&crate::report::json::render(&t));
     } else {
-        output::stdout(topology::render(&t).as_bytes());
+        output::stdout(crate::report::topology::render(&t).as_bytes());
     }
     Ok(EXIT_OK)
 }

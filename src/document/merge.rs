@@ -528,77 +528,11 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
     Ok(MergedDocument {
         schema_version: SCHEMA_VERSION,
         kind: "merge".into(),
-        tool: ToolInfo {
-            name: "stripebench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
+        tool: ToolInfo::this(),
         config,
         hosts,
         workers,
         total,
         warnings,
     })
-}
-
-/// The merged document as a table.
-pub fn render(m: &MergedDocument) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "fleet of {} host(s): {} bs {}; MB/s = 10^6 B/s; latency from the merged histograms",
-        m.hosts.len(),
-        m.config.rw.name(),
-        m.config.bs
-    );
-    let _ = writeln!(
-        out,
-        "{:<24} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8}",
-        "host", "MB/s", "IOPS", "p50", "p99", "p99.9", "window"
-    );
-    let lat = |l: &Option<LatencySummary>, f: fn(&LatencySummary) -> u64| {
-        l.as_ref().map_or("-".into(), |l| {
-            crate::base::units::fmt_latency_ns(f(l) as f64)
-        })
-    };
-    let dup = |name: &str| m.hosts.iter().filter(|h| h.hostname == name).count() > 1;
-    for h in &m.hosts {
-        // Hosts of one name (several runs on one machine) are told apart by their file.
-        let label = if dup(&h.hostname) {
-            let file = Path::new(&h.source)
-                .file_stem()
-                .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
-            format!("{} ({file})", h.hostname)
-        } else {
-            h.hostname.clone()
-        };
-        let _ = writeln!(
-            out,
-            "{:<24} {:>10.1} {:>10.0} {:>9} {:>9} {:>9} {:>7.2}s",
-            label,
-            h.bytes_per_sec / 1e6,
-            h.iops,
-            lat(&h.latency_ns, |l| l.p50),
-            lat(&h.latency_ns, |l| l.p99),
-            lat(&h.latency_ns, |l| l.p99_9),
-            h.seconds
-        );
-    }
-    let t = &m.total;
-    let _ = writeln!(
-        out,
-        "{:<24} {:>10.1} {:>10.0} {:>9} {:>9} {:>9}   overlap {:.2}s, start skew {:.3}s",
-        "FLEET",
-        t.bytes_per_sec / 1e6,
-        t.iops,
-        lat(&t.latency_ns, |l| l.p50),
-        lat(&t.latency_ns, |l| l.p99),
-        lat(&t.latency_ns, |l| l.p99_9),
-        t.overlap_sec,
-        t.start_skew_sec
-    );
-    for w in &m.warnings {
-        let _ = writeln!(out, "warning: {w}");
-    }
-    out
 }

@@ -22,23 +22,6 @@ pub const NO_TIME_LIMIT: Duration = Duration::from_secs(365 * 86400);
 
 pub use crate::device::scratch::TestbedConfig;
 
-/// Where a report goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OutputPath {
-    Stdout,
-    File(PathBuf),
-}
-
-impl OutputPath {
-    pub fn from_arg(p: &std::path::Path) -> Self {
-        if p.as_os_str() == "-" {
-            OutputPath::Stdout
-        } else {
-            OutputPath::File(p.to_path_buf())
-        }
-    }
-}
-
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -90,8 +73,9 @@ pub struct RunConfig {
     pub allow_destructive: bool,
     pub force_signature: bool,
     pub dry_run: bool,
-    pub json: Option<OutputPath>,
-    pub csv: Option<OutputPath>,
+    /// `--json`, `--csv`: a path, or `-` for stdout.
+    pub json: Option<PathBuf>,
+    pub csv: Option<PathBuf>,
     pub histogram: bool,
     pub progress: bool,
     /// `--plot FILE.svg`.
@@ -158,7 +142,10 @@ pub struct ConfigDoc {
 impl RunConfig {
     /// Whether the table must go to stderr because stdout carries a document.
     pub fn stdout_taken(&self) -> bool {
-        self.json == Some(OutputPath::Stdout) || self.csv == Some(OutputPath::Stdout)
+        [&self.json, &self.csv]
+            .into_iter()
+            .flatten()
+            .any(|p| p.as_os_str() == "-")
     }
 
     pub fn doc(&self, targets: &[String]) -> ConfigDoc {

@@ -133,7 +133,7 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::table::tests::sample_doc;
+    use crate::report::fixtures::sample_doc;
 
     #[test]
     fn parses_back_with_one_row_per_worker_target_and_total() {

@@ -1,9 +1,12 @@
-//! The JSON document (schema: `docs/json.md`).
+//! Every JSON document's bytes (schemas: `docs/json.md`): pretty-printed,
+//! one trailing newline. The one JSON writer of the tool.
 
-use crate::document::run::RunDocument;
+use serde::Serialize;
 
-pub fn render(doc: &RunDocument) -> Vec<u8> {
-    let mut v = serde_json::to_vec_pretty(doc).expect("the document serializes");
+pub fn render<T: Serialize>(doc: &T) -> Vec<u8> {
+    // Documents are plain data (strings, numbers, maps with string keys):
+    // serializing them cannot fail.
+    let mut v = serde_json::to_vec_pretty(doc).expect("a document serializes");
     v.push(b'\n');
     v
 }
@@ -11,7 +14,8 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::table::tests::sample_doc;
+    use crate::document::run::RunDocument;
+    use crate::report::fixtures::sample_doc;
 
     #[test]
     fn round_trips() {

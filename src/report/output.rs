@@ -38,7 +38,7 @@ impl<'a> Output<'a> {
     }
 
     fn is_stdout(&self) -> bool {
-        self.path.as_os_str() == "-"
+        is_stdout(self.path)
     }
 }
 
@@ -235,9 +235,14 @@ fn create_temporary(dir: &Path) -> std::io::Result<(fs::File, PathBuf)> {
     Err(last.unwrap_or_else(|| std::io::Error::other("no temporary name")))
 }
 
+/// `-` names stdout, for every output option.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 /// Writes `bytes` to `path`, or to stdout when the path is `-`.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    if path.as_os_str() == "-" {
+    if is_stdout(path) {
         stdout(bytes);
         Ok(())
     } else {

@@ -2,7 +2,7 @@
 
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
 use crate::document::run::RunDocument;
-use crate::document::sweep::{Param, PointDoc};
+use crate::document::sweep::{Param, PointDoc, SweepDocument};
 
 /// The table's header and one row per point.
 pub fn header(params: &[Param]) -> String {
@@ -84,4 +84,48 @@ pub fn row(p: &PointDoc) -> String {
         ),
     ]);
     cells.join(" ")
+}
+
+/// The sweep as CSV: the swept parameters, then one row per point.
+pub fn csv(doc: &SweepDocument) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = doc.params.iter().map(|p| p.name.clone()).collect();
+    header.extend(
+        [
+            "bytes_per_sec_median",
+            "bytes_per_sec_min",
+            "bytes_per_sec_max",
+            "mb_per_sec",
+            "iops",
+            "lat_p50_ns",
+            "lat_p99_ns",
+            "cpu_usr_sec",
+            "cpu_sys_sec",
+            "device_bytes",
+            "app_bytes",
+        ]
+        .map(String::from),
+    );
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(&header);
+    for p in &doc.points {
+        let t = &p.runs[0].total;
+        let (dev, app) = device_and_app_bytes(&p.runs[0]);
+        let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
+        cells.extend([
+            format!("{:.1}", p.bytes_per_sec_median),
+            format!("{:.1}", p.bytes_per_sec_min),
+            format!("{:.1}", p.bytes_per_sec_max),
+            format!("{:.3}", mb_per_sec(p.bytes_per_sec_median)),
+            format!("{:.1}", t.iops),
+            t.latency_ns.map_or(String::new(), |l| l.p50.to_string()),
+            t.latency_ns.map_or(String::new(), |l| l.p99.to_string()),
+            format!("{:.6}", t.cpu_usr_sec),
+            format!("{:.6}", t.cpu_sys_sec),
+            dev.to_string(),
+            app.to_string(),
+        ]);
+        let _ = w.write_record(&cells);
+    }
+    w.into_inner().unwrap_or_default()
 }

@@ -1,0 +1,275 @@
+//! Walking sysfs down from one device: partitions, loops, md (slot
+//! order), dm (the table's order and chunk), btrfs, and the leaves'
+//! attributes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::*;
+
+pub(super) fn read_trim(p: &Path) -> Option<String> {
+    fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+}
+
+pub(super) fn read_num<T: std::str::FromStr>(p: &Path) -> Option<T> {
+    read_trim(p)?.parse().ok()
+}
+
+pub(super) fn parse_dev(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = s.trim().split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+impl Sources {
+    pub(super) fn sys_dev(&self, (ma, mi): (u64, u64)) -> PathBuf {
+        self.sysfs.join(format!("dev/block/{ma}:{mi}"))
+    }
+
+    pub(super) fn class(&self, name: &str) -> PathBuf {
+        self.sysfs.join("class/block").join(name)
+    }
+
+    pub(super) fn name_of(&self, dev: (u64, u64)) -> Option<String> {
+        let link = fs::read_link(self.sys_dev(dev)).ok()?;
+        Some(link.file_name()?.to_string_lossy().into_owned())
+    }
+
+    /// Builds the device `name` and everything under it.
+    pub(super) fn device(&self, name: &str, depth: usize) -> Result<Device> {
+        if depth > 16 {
+            anyhow::bail!("the stack under {name} is deeper than 16 levels: a loop in sysfs?");
+        }
+        let dir = self.class(name);
+        let dev = read_trim(&dir.join("dev")).unwrap_or_default();
+        let is_partition = dir.join("partition").exists();
+        let parent = is_partition
+            .then(|| {
+                fs::canonicalize(&dir)
+                    .ok()?
+                    .parent()?
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .flatten();
+        let queue_dir = match &parent {
+            Some(p) => self.class(p).join("queue"),
+            None => dir.join("queue"),
+        };
+        let mut d = Device {
+            name: name.to_string(),
+            dev,
+            path: format!("/dev/{name}"),
+            kind: "disk".into(),
+            parent: parent.clone(),
+            md: None,
+            dm: None,
+            btrfs: None,
+            leaf: None,
+            queue: crate::device::queue::QueueLimits::read(&queue_dir),
+            members: Vec::new(),
+        };
+        let mut member_names: Vec<String> = Vec::new();
+        if is_partition {
+            d.kind = "partition".into();
+        } else if dir.join("loop").is_dir() {
+            d.kind = "loop".into();
+        } else if dir.join("md").is_dir() {
+            d.kind = "md".into();
+            let md = dir.join("md");
+            d.md = Some(MdInfo {
+                level: read_trim(&md.join("level")).unwrap_or_default(),
+                raid_disks: read_num(&md.join("raid_disks")).unwrap_or(0),
+                chunk_size: read_num(&md.join("chunk_size")).filter(|&c: &u64| c > 0),
+            });
+            // rd0, rd1, ... link to dev-<member>: the member order.
+            let mut slots: Vec<(u32, String)> = fs::read_dir(&md)
+                .map(|rd| {
+                    rd.flatten()
+                        .filter_map(|e| {
+                            let n = e.file_name().to_string_lossy().into_owned();
+                            let slot = n.strip_prefix("rd")?.parse().ok()?;
+                            let target = fs::read_link(e.path()).ok()?;
+                            let member = target
+                                .file_name()?
+                                .to_string_lossy()
+                                .strip_prefix("dev-")?
+                                .to_string();
+                            Some((slot, member))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            slots.sort();
+            member_names = slots.into_iter().map(|(_, m)| m).collect();
+        } else if dir.join("dm").is_dir() {
+            d.kind = "dm".into();
+            let dm_name = read_trim(&dir.join("dm/name")).unwrap_or_default();
+            let (info, order) = self.dm_geometry(&dm_name, &queue_dir);
+            d.dm = Some(info);
+            member_names = order
+                .into_iter()
+                .filter_map(|dv| self.name_of(dv))
+                .collect();
+        }
+        if member_names.is_empty() && !is_partition {
+            let mut slaves: Vec<String> = fs::read_dir(dir.join("slaves"))
+                .map(|rd| {
+                    rd.flatten()
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            slaves.sort();
+            member_names = slaves;
+        }
+        for m in &member_names {
+            d.members.push(self.device(m, depth + 1)?);
+        }
+        if d.members.is_empty() {
+            d.leaf = Some(LeafInfo {
+                size: read_num::<u64>(&dir.join("size")).unwrap_or(0) * 512,
+                logical_block_size: read_num(&queue_dir.join("logical_block_size")).unwrap_or(512),
+                physical_block_size: read_num(&queue_dir.join("physical_block_size"))
+                    .unwrap_or(512),
+                rotational: read_num::<u8>(&queue_dir.join("rotational")).map(|r| r == 1),
+                scheduler: read_trim(&queue_dir.join("scheduler")).map(|s| {
+                    s.split_whitespace()
+                        .find(|w| w.starts_with('['))
+                        .map_or(s.clone(), |w| {
+                            w.trim_matches(|c| c == '[' || c == ']').to_string()
+                        })
+                }),
+                read_ahead_kb: read_num(&queue_dir.join("read_ahead_kb")),
+                numa_node: read_num(
+                    &self
+                        .class(parent.as_deref().unwrap_or(name))
+                        .join("device/numa_node"),
+                ),
+            });
+        }
+        Ok(d)
+    }
+
+    /// A dm device's target, chunk and member order, from the table when there
+    /// is one, else from the queue limits.
+    pub(super) fn dm_geometry(&self, dm_name: &str, queue: &Path) -> (DmInfo, Vec<(u64, u64)>) {
+        // Every segment of the device: "name: start length target args...".
+        let segments: Vec<Vec<String>> = self
+            .dm_table
+            .as_deref()
+            .map(|t| {
+                t.lines()
+                    .filter_map(|l| {
+                        let (n, rest) = l.split_once(':')?;
+                        (n.trim() == dm_name)
+                            .then(|| rest.split_whitespace().map(str::to_string).collect())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(target) = segments.first().and_then(|f| f.get(2)).cloned() {
+            let mut chunk = None;
+            let mut order: Vec<(u64, u64)> = Vec::new();
+            for f in &segments {
+                let args = &f[3.min(f.len())..];
+                let devs: Vec<&String> = if f.get(2).map(String::as_str) == Some("striped") {
+                    chunk = chunk.or(args
+                        .get(1)
+                        .and_then(|c| c.parse::<u64>().ok())
+                        .map(|s| s * 512));
+                    args.iter().skip(2).step_by(2).collect()
+                } else {
+                    args.iter().filter(|a| a.contains(':')).collect()
+                };
+                for d in devs.into_iter().filter_map(|d| parse_dev(d)) {
+                    if !order.contains(&d) {
+                        order.push(d);
+                    }
+                }
+            }
+            return (
+                DmInfo {
+                    name: dm_name.into(),
+                    target: Some(target),
+                    chunk_size: chunk,
+                    source: "dm table".into(),
+                },
+                order,
+            );
+        }
+        let min_io: Option<u64> = read_num(&queue.join("minimum_io_size"));
+        let opt_io: Option<u64> = read_num(&queue.join("optimal_io_size"));
+        // A striped volume advertises its chunk as minimum_io_size and its
+        // full stripe as optimal_io_size (a multiple of the chunk, > it).
+        let striped =
+            matches!((min_io, opt_io), (Some(m), Some(o)) if m > 512 && o > m && o % m == 0);
+        (
+            DmInfo {
+                name: dm_name.into(),
+                target: striped.then(|| "striped".to_string()),
+                chunk_size: if striped { min_io } else { None },
+                source: "queue limits".into(),
+            },
+            Vec::new(),
+        )
+    }
+
+    /// A btrfs file system by uuid: its members and profile.
+    pub(super) fn btrfs(&self, uuid: &str) -> Result<Device> {
+        let dir = self.sysfs.join("fs/btrfs").join(uuid);
+        let mut names: Vec<String> = fs::read_dir(dir.join("devices"))
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        // By name: a btrfs chunk picks its own stripe order among the members.
+        names.sort();
+        let profile = fs::read_dir(dir.join("allocation/data"))
+            .ok()
+            .and_then(|rd| {
+                rd.flatten()
+                    .filter(|e| e.path().is_dir())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .find(|n| n.starts_with("raid") || n == "single" || n == "dup")
+            });
+        let mut d = Device {
+            name: format!("btrfs:{uuid}"),
+            dev: String::new(),
+            path: String::new(),
+            kind: "btrfs".into(),
+            parent: None,
+            md: None,
+            dm: None,
+            btrfs: Some(BtrfsInfo {
+                uuid: uuid.into(),
+                data_profile: profile,
+                stripe_len: 64 << 10,
+            }),
+            leaf: None,
+            queue: None,
+            members: Vec::new(),
+        };
+        for n in &names {
+            d.members.push(self.device(n, 1)?);
+        }
+        Ok(d)
+    }
+
+    /// The btrfs file system that has block device `name` as a member.
+    pub(super) fn btrfs_with_member(&self, name: &str) -> Option<String> {
+        fs::read_dir(self.sysfs.join("fs/btrfs"))
+            .ok()?
+            .flatten()
+            .find_map(|e| {
+                e.path()
+                    .join("devices")
+                    .join(name)
+                    .exists()
+                    .then(|| e.file_name().to_string_lossy().into_owned())
+            })
+    }
+}

@@ -1,0 +1,94 @@
+//! A run document assembled from synthetic worker outcomes on a real
+//! temporary file (whose name holds a comma), for the renderers' tests.
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+use crate::device::{open, Access};
+use crate::document::run::RunDocument;
+use crate::measure::coordinator::Execution;
+use crate::measure::worker::{ErrnoCount, Interval, IoErrorRecord, WorkerOutcome};
+
+/// A document assembled from synthetic outcomes on a real (temporary) file
+/// whose name holds a comma.
+pub fn sample_doc() -> RunDocument {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("a,b");
+    std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
+    let Command::Run(args) = Cli::try_parse_from([
+        "sb",
+        "run",
+        "--jobs",
+        "2",
+        "--bs",
+        "4k",
+        "--duration",
+        "2s",
+        "--seed",
+        "1",
+        f.to_str().unwrap(),
+    ])
+    .unwrap()
+    .command
+    else {
+        panic!("not a run command")
+    };
+    let cfg = crate::cli::validate::run_config(&args, &[0, 1], None).unwrap();
+    let t = open(&f, Access::default()).unwrap();
+    let plan = crate::measure::layout::build(&cfg, vec![t]).unwrap();
+    let mut outcomes = Vec::new();
+    for id in 0..2 {
+        let mut o = WorkerOutcome {
+            id,
+            cpu: Some(id),
+            read_bytes: 4096 * 1000 * (id as u64 + 1),
+            read_ios: 1000 * (id as u64 + 1),
+            ..Default::default()
+        };
+        for i in 0..o.read_ios {
+            o.hist.record(1000 + i * 10);
+        }
+        o.intervals = vec![
+            Interval {
+                t: 0,
+                bytes: o.read_bytes / 2,
+                ios: o.read_ios / 2,
+            },
+            Interval {
+                t: 1,
+                bytes: o.read_bytes / 2,
+                ios: o.read_ios / 2,
+            },
+        ];
+        o.cpu_usr_sec = 0.1;
+        o.cpu_sys_sec = 0.5;
+        if id == 1 {
+            o.errors = 1;
+            o.stopped_on_errors = true;
+            o.errors_by_errno = vec![ErrnoCount {
+                errno: 5,
+                name: "EIO".into(),
+                count: 1,
+            }];
+            o.error_samples = vec![IoErrorRecord {
+                errno: 5,
+                message: "Input/output error".into(),
+                op: "read".into(),
+                offset: 8192,
+            }];
+        }
+        outcomes.push(o);
+    }
+    let exec = Execution {
+        flush_abandoned: Vec::new(),
+        outcomes,
+        window_sec: 2.0,
+        start_unix_sec: 1e9,
+        end_unix_sec: 1e9 + 2.0,
+        interrupted: false,
+        ended_by: "duration",
+        flush: vec![None],
+        devices: vec![None],
+    };
+    RunDocument::assemble(&cfg, &plan, &exec, vec![])
+}
