@@ -16,15 +16,18 @@
 //! The roots of sysfs and of the proc files can be pointed elsewhere, so the
 //! checks are tested on fixture trees.
 
+mod aliases;
+mod signature;
+
+pub use aliases::check_aliases;
+pub use signature::{device_signature, find_signature, signature_of};
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Read;
-use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::extent::{aliases, Extent, Sys};
 use super::sysfs::dev_numbers;
 
 /// Where the guard reads the system's state.
@@ -63,7 +66,7 @@ impl Check {
     }
 }
 
-type Dev = (u64, u64);
+pub(crate) type Dev = (u64, u64);
 
 /// A device under `/sys/dev/block`, by its numbers.
 fn sys_dev(env: &GuardEnv, (ma, mi): Dev) -> PathBuf {
@@ -76,13 +79,13 @@ fn read_dev_file(p: &Path) -> Option<Dev> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-fn name_of(env: &GuardEnv, dev: Dev) -> String {
+pub(crate) fn name_of(env: &GuardEnv, dev: Dev) -> String {
     super::sysfs::sysfs_name(&env.sysfs, dev.0, dev.1)
         .unwrap_or_else(|| format!("{}:{}", dev.0, dev.1))
 }
 
 /// The device's partitions (sysfs subdirectories that hold a `partition` file).
-fn partitions(env: &GuardEnv, dev: Dev) -> Vec<Dev> {
+pub(crate) fn partitions(env: &GuardEnv, dev: Dev) -> Vec<Dev> {
     let Ok(rd) = fs::read_dir(sys_dev(env, dev)) else {
         return Vec::new();
     };
@@ -93,7 +96,7 @@ fn partitions(env: &GuardEnv, dev: Dev) -> Vec<Dev> {
 }
 
 /// Names in `holders/` of a device.
-fn holders(env: &GuardEnv, dev: Dev) -> Vec<(String, Dev)> {
+pub(crate) fn holders(env: &GuardEnv, dev: Dev) -> Vec<(String, Dev)> {
     let Ok(rd) = fs::read_dir(sys_dev(env, dev).join("holders")) else {
         return Vec::new();
     };
@@ -174,82 +177,6 @@ pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
         .collect()
 }
 
-/// Recognises on-disk signatures from the head and tail of a device.
-/// `head` holds at least the first 68 KiB (less only if the device is
-/// smaller); `tail_at(offset, len)` reads elsewhere; `size` is the device size.
-pub fn find_signature(
-    head: &[u8],
-    size: u64,
-    tail_at: &dyn Fn(u64, usize) -> Option<Vec<u8>>,
-) -> Option<String> {
-    let at = |off: usize, len: usize| head.get(off..off + len);
-    let le32 = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    const MD_MAGIC: u32 = 0xa92b_4efc;
-    if at(1080, 2) == Some(&[0x53, 0xEF]) {
-        return Some("an ext2/3/4 file system".into());
-    }
-    if at(0, 4) == Some(b"XFSB") {
-        return Some("an XFS file system".into());
-    }
-    if at(65536 + 64, 8) == Some(b"_BHRfS_M") {
-        return Some("a btrfs file system (or btrfs member)".into());
-    }
-    if matches!(at(4086, 10), Some(b"SWAPSPACE2") | Some(b"SWAP-SPACE")) {
-        return Some("a swap area".into());
-    }
-    for sector in 0..4 {
-        if at(sector * 512, 8) == Some(b"LABELONE") && at(sector * 512 + 24, 8) == Some(b"LVM2 001")
-        {
-            return Some("an LVM2 physical volume".into());
-        }
-    }
-    for (off, ver) in [(0usize, "1.1"), (4096, "1.2")] {
-        if at(off, 4).map(le32) == Some(MD_MAGIC) {
-            return Some(format!("an md RAID superblock (v{ver})"));
-        }
-    }
-    // v0.90 sits in the last 64 KiB-aligned 64 KiB; v1.0 8 KiB from the end, 4 KiB aligned.
-    if size >= 128 << 10 {
-        let v090 = (size & !0xFFFF) - 0x10000;
-        let v10 = (size - 8192) & !0xFFF;
-        for (off, ver) in [(v090, "0.90"), (v10, "1.0")] {
-            if tail_at(off, 4).as_deref().map(le32) == Some(MD_MAGIC) {
-                return Some(format!("an md RAID superblock (v{ver})"));
-            }
-        }
-    }
-    if at(512, 8) == Some(b"EFI PART") || at(4096, 8) == Some(b"EFI PART") {
-        return Some("a GPT partition table".into());
-    }
-    if at(510, 2) == Some(&[0x55, 0xAA]) {
-        let used = (0..4).any(|i| head.get(446 + 16 * i + 4).is_some_and(|&t| t != 0));
-        return Some(if used {
-            "an MBR partition table".into()
-        } else {
-            "an MBR boot sector".into()
-        });
-    }
-    None
-}
-
-/// Reads what `find_signature` needs from a device and looks.
-pub fn device_signature(path: &Path, size: u64) -> std::io::Result<Option<String>> {
-    signature_of(&fs::File::open(path)?, size)
-}
-
-/// Looks for a signature through an open file (the one that will be written).
-pub fn signature_of(f: &fs::File, size: u64) -> std::io::Result<Option<String>> {
-    let mut f = f;
-    let want = (size.min(68 << 10)) as usize;
-    let mut head = vec![0u8; want];
-    f.read_exact(&mut head)?;
-    let tail_at = |off: u64, len: usize| {
-        let mut b = vec![0u8; len];
-        f.read_exact_at(&mut b, off).ok().map(|()| b)
-    };
-    Ok(find_signature(&head, size, &tail_at))
-}
-
 /// Runs every check but the exclusive open. `shown` names the device in messages.
 pub fn check_device(
     env: &GuardEnv,
@@ -322,111 +249,6 @@ pub fn check_device(
         Err(e) => Check::new("no signature", false, format!("cannot read {shown} to look for signatures: {e}")),
     });
     checks
-}
-
-/// The device and everything stacked on it, but not its partitions (each
-/// partition is an alias of its own, with its own range).
-fn stacked(env: &GuardEnv, dev: Dev) -> BTreeSet<Dev> {
-    let mut seen = BTreeSet::new();
-    let mut todo = vec![dev];
-    while let Some(d) = todo.pop() {
-        if seen.insert(d) {
-            todo.extend(holders(env, d).into_iter().map(|(_, h)| h));
-        }
-    }
-    seen
-}
-
-/// Why another device that reaches the same bytes is in use, if it is.
-fn alias_in_use(env: &GuardEnv, sys: &Sys, name: &str, dev: Dev) -> Option<String> {
-    let up = stacked(env, dev);
-    if let Some((at, d)) = mounts_of(env, &up).first() {
-        return Some(format!("{} is mounted at {at}", name_of(env, *d)));
-    }
-    if let Some((uuid, _)) = btrfs_memberships(env, &up).first() {
-        return Some(format!(
-            "{name} is a member of the mounted btrfs file system {uuid}"
-        ));
-    }
-    if let Some((h, _)) = holders(env, dev).first() {
-        return Some(format!("{name} is held by {h}"));
-    }
-    if let Some(s) = swaps_on(env, &up).first() {
-        return Some(format!("{name} is active swap ({s})"));
-    }
-    // The kernel knows claims we cannot see (a program's exclusive open). A
-    // disk with partitions is claimed whenever one of them is, so only a
-    // device without partitions is asked; its partitions are aliases of
-    // their own and are asked in turn.
-    if partitions(env, dev).is_empty() {
-        let node = sys.dev.join(name);
-        if node.exists() {
-            use std::os::unix::fs::OpenOptionsExt;
-            let r = fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_EXCL)
-                .open(&node);
-            if let Err(e) = r {
-                if e.raw_os_error() == Some(libc::EBUSY) {
-                    return Some(format!(
-                        "{name} is claimed by the kernel or another program (exclusive open refused)"
-                    ));
-                }
-            }
-        }
-    }
-    None
-}
-
-/// The aliases check: no other device that reaches the target's bytes (a
-/// second loop device over the same image, an offset loop, the disk under a
-/// partition, a loop over a file target) is mounted, held, swap or claimed.
-/// `--force-signature` has no say here.
-pub fn check_aliases(
-    env: &GuardEnv,
-    sys: &Sys,
-    shown: &str,
-    target: &Extent,
-    own: Option<Dev>,
-) -> Check {
-    let all = aliases(sys, target, own);
-    let busy: Vec<String> = all
-        .iter()
-        .filter_map(|(name, dev, x)| {
-            let why = alias_in_use(env, sys, name, *dev)?;
-            let via = match &x.file {
-                Some(f) => format!(" (it reaches the same bytes of {})", f.display()),
-                None => " (it reaches the same bytes)".into(),
-            };
-            Some(format!("{why}{via}"))
-        })
-        .collect();
-    if let Some(first) = busy.first() {
-        Check::new(
-            "no alias in use",
-            false,
-            format!("{shown} is in use through another device: {first}"),
-        )
-    } else if all.is_empty() {
-        Check::new(
-            "no alias in use",
-            true,
-            "no other device reaches the same bytes".into(),
-        )
-    } else {
-        Check::new(
-            "no alias in use",
-            true,
-            format!(
-                "{} other device(s) reach the same bytes ({}), none in use",
-                all.len(),
-                all.iter()
-                    .map(|a| a.0.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )
-    }
 }
 
 /// The read-only check: a device the kernel marks read-only (`ro` in sysfs)
