@@ -381,7 +381,11 @@ pub fn run<E: Engine>(
                         Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
                     };
                     stopping |= out.record_error(errno, message, slot.op, slot.offset, max_errors);
-                    // A failed slot is issued again (at the next offset) unless the worker stops.
+                    // A failed slot is issued again (at the next offset) unless
+                    // the worker stops: at --max-errors, or at the deadline like
+                    // every other completion, so a target that fails every I/O
+                    // still ends with the window (and with an interrupt).
+                    stopping |= tn >= control.end_ns();
                     completed.push(s);
                     return;
                 }

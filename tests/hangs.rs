@@ -1,0 +1,117 @@
+//! Runs that must end: a target that fails every I/O, a worker that dies
+//! before it is ready, an I/O that never completes. Each run is given a
+//! generous bound (seconds where the run needs milliseconds): these tests
+//! assert that a run ends and what it reports, never how fast.
+
+mod common;
+
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use common::{data_file, json, u};
+
+/// Far more than any of these runs needs, even on a loaded machine.
+const BOUND: Duration = Duration::from_secs(20);
+
+/// Starts `stripebench ARGS`; `signals` are sent to it, in order, each after
+/// its delay. Returns its output, or fails the test (killing the child) when
+/// it is still running `BOUND` after the last signal.
+fn run_bounded(args: &[&str], signals: &[(Duration, i32)]) -> Output {
+    let child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    for &(after, sig) in signals {
+        if let Ok(out) = rx.recv_timeout(after) {
+            panic!(
+                "{args:?} ended before signal {sig} was sent: {:?}: {}",
+                out.as_ref().map(|o| o.status),
+                out.as_ref()
+                    .map(|o| String::from_utf8_lossy(&o.stderr).to_string())
+                    .unwrap_or_default()
+            );
+        }
+        // SAFETY: signalling our own child, which has not been reaped (its
+        // waiter has not returned).
+        unsafe { libc::kill(pid, sig) };
+    }
+    match rx.recv_timeout(BOUND) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: as above; the child is still running.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("{args:?} still running {BOUND:?} after it should have ended");
+        }
+    }
+}
+
+#[test]
+fn a_target_failing_every_io_still_ends_at_its_duration() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 1 << 20);
+    let b = data_file(dir.path(), "b", 1 << 20);
+    let jpath = dir.path().join("out.json");
+    for engine in [
+        &["--engine", "sync"][..],
+        &["--engine", "uring", "--iodepth", "4"][..],
+    ] {
+        let args = [
+            &["run", "--duration", "100ms", "--ramp", "0", "--bs", "64k"][..],
+            engine,
+            // Worker 0 fails every I/O, and may fail (nearly) forever.
+            &["--max-errors", "1000000000000", "--debug-fail-from", "1"],
+            &["--no-progress", "--json", jpath.to_str().unwrap()],
+            &[a.to_str().unwrap(), b.to_str().unwrap()],
+        ]
+        .concat();
+        let out = run_bounded(&args, &[]);
+        assert_eq!(out.status.code(), Some(1), "{engine:?}: I/O errors exit 1");
+        let doc = json(&std::fs::read(&jpath).unwrap());
+        assert_eq!(doc["interrupted"], false, "{engine:?}");
+        let w0 = &doc["workers"][0];
+        assert!(u(&w0["errors"]) > 0, "{engine:?}: {w0}");
+        assert_eq!(
+            w0["stopped_on_errors"], false,
+            "{engine:?}: it stopped at the deadline"
+        );
+        assert!(u(&doc["workers"][1]["ios"]) > 0, "{engine:?}");
+    }
+}
+
+#[test]
+fn a_target_failing_every_io_stops_at_the_first_interrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 1 << 20);
+    let jpath = dir.path().join("out.json");
+    for (sig, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let args = [
+            "run",
+            "--duration",
+            "1h",
+            "--ramp",
+            "0",
+            "--bs",
+            "64k",
+            "--max-errors",
+            "1000000000000",
+            "--debug-fail-from",
+            "1",
+            "--no-progress",
+            "--json",
+            jpath.to_str().unwrap(),
+            a.to_str().unwrap(),
+        ];
+        let out = run_bounded(&args, &[(Duration::from_millis(500), sig)]);
+        assert_eq!(out.status.code(), Some(code), "signal {sig}");
+        let doc = json(&std::fs::read(&jpath).unwrap());
+        assert_eq!(doc["interrupted"], true, "signal {sig}");
+        assert!(u(&doc["workers"][0]["errors"]) > 0, "signal {sig}");
+    }
+}
