@@ -20,7 +20,7 @@ use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 
 use crate::cpus;
-use crate::engine::{Engine, EngineSpec};
+use crate::engine::{Engine, EngineSpec, SlotToken};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
 use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
@@ -283,7 +283,7 @@ pub fn run<E: Engine>(
         id: spec.id,
         ..Default::default()
     };
-    let mut engine = match prepare::<E>(spec, engine_spec) {
+    let (mut engine, tokens) = match prepare::<E>(spec, engine_spec) {
         Ok(e) => {
             let _ = ready.send(Ok(()));
             e
@@ -306,7 +306,9 @@ pub fn run<E: Engine>(
         };
         depth
     ];
-    let mut completed: Vec<usize> = Vec::with_capacity(depth);
+    // The free slots' tokens: all of them at first, then those that the last
+    // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
+    let mut completed: Vec<SlotToken> = tokens;
     barrier.wait();
     // No epoch after the barrier means the coordinator called the run off.
     let Some(epoch) = control.epoch() else {
@@ -332,19 +334,18 @@ pub fn run<E: Engine>(
 
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it.
-    completed.extend(0..depth);
     loop {
         if !stopping {
-            for &s in &completed {
+            for s in completed.drain(..) {
                 if issued_bytes >= limit {
                     break;
                 }
                 let (op, offset) = gen.next_io();
                 if let (VerifyMode::Write { start_ms }, Op::Write) = (spec.verify, op) {
                     let g = generation(start_ms, gen.last_pass());
-                    fill_block(engine.buffer(s), offset, spec.id as u32, g, spec.seed);
+                    fill_block(engine.buffer(&s), offset, spec.id as u32, g, spec.seed);
                 }
-                slots[s] = Slot {
+                slots[s.index()] = Slot {
                     op,
                     offset,
                     issued: Instant::now(),
@@ -362,11 +363,11 @@ pub fn run<E: Engine>(
         let reaped = engine.reap(|s, res| {
             let t1 = Instant::now();
             in_flight -= 1;
-            let slot = slots[s];
+            let slot = slots[s.index()];
             let tn = t1.duration_since(epoch).as_nanos() as u64;
             let n = match res {
                 Ok(n) if n > 0 => {
-                    slots[s].full = n as u64 == bs;
+                    slots[s.index()].full = n as u64 == bs;
                     n as u64
                 }
                 // Zero bytes inside the region is an unexpected end of file.
@@ -438,8 +439,8 @@ pub fn run<E: Engine>(
             live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
         });
         if spec.verify == VerifyMode::Read {
-            for &s in completed.iter().filter(|&&s| slots[s].full) {
-                out.verify.note(engine.buffer(s), slots[s].offset);
+            for s in completed.iter().filter(|s| slots[s.index()].full) {
+                out.verify.note(engine.buffer(s), slots[s.index()].offset);
             }
         }
         if let Err(e) = reaped {
@@ -512,7 +513,10 @@ pub fn errno_name(errno: i32) -> String {
 
 /// Pins the thread, then builds the engine and its buffers (so the memory is
 /// allocated by, and near, the CPU that uses it).
-fn prepare<E: Engine>(spec: &WorkerSpec, engine: &EngineSpec) -> Result<E, String> {
+fn prepare<E: Engine>(
+    spec: &WorkerSpec,
+    engine: &EngineSpec,
+) -> Result<(E, Vec<SlotToken>), String> {
     if let Some(cpu) = spec.cpu {
         if !cpus::pin_current_thread(cpu) {
             return Err(format!(

@@ -5,7 +5,7 @@
 
 use std::io;
 
-use super::{Engine, EngineSpec};
+use super::{Engine, EngineSpec, SlotToken};
 use crate::workload::Op;
 
 pub struct FaultEngine<E: Engine> {
@@ -14,7 +14,7 @@ pub struct FaultEngine<E: Engine> {
     fail_from: u64,
     issued: u64,
     /// Slots whose I/O was failed instead of issued, not yet reported.
-    failed: Vec<usize>,
+    failed: Vec<SlotToken>,
 }
 
 impl<E: Engine> FaultEngine<E> {
@@ -30,18 +30,17 @@ impl<E: Engine> FaultEngine<E> {
 }
 
 impl<E: Engine> Engine for FaultEngine<E> {
-    fn create(spec: &EngineSpec) -> Result<Self, String> {
-        Ok(FaultEngine::wrap(
-            E::create(spec)?,
-            spec.fail_from.unwrap_or(u64::MAX),
-        ))
+    fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
+        let (inner, slots) = E::create(spec)?;
+        let engine = FaultEngine::wrap(inner, spec.fail_from.unwrap_or(u64::MAX));
+        Ok((engine, slots))
     }
 
     fn depth(&self) -> usize {
         self.inner.depth()
     }
 
-    fn queue(&mut self, slot: usize, op: Op, offset: u64) {
+    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64) {
         self.issued += 1;
         if self.issued >= self.fail_from {
             self.failed.push(slot);
@@ -50,7 +49,7 @@ impl<E: Engine> Engine for FaultEngine<E> {
         }
     }
 
-    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
         if !self.failed.is_empty() {
             for slot in self.failed.drain(..) {
                 done(slot, Err(io::Error::from_raw_os_error(libc::EIO)));
@@ -60,7 +59,7 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.reap(done)
     }
 
-    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+    fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
         self.inner.buffer(slot)
     }
 

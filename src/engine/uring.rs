@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use io_uring::{opcode, squeue, types, IoUring};
 
-use super::{Engine, EngineSpec};
+use super::{Engine, EngineId, EngineSpec, SlotToken};
 use crate::buffer::AlignedBuf;
 use crate::workload::Op;
 
@@ -28,6 +28,7 @@ pub struct UringEngine {
     fd: i32,
     fixed_file: bool,
     fixed_bufs: bool,
+    id: EngineId,
     /// Registration errors, for the report.
     notes: Vec<String>,
     in_flight: usize,
@@ -48,7 +49,7 @@ pub fn probe() -> Result<(), String> {
 }
 
 impl Engine for UringEngine {
-    fn create(spec: &EngineSpec) -> Result<Self, String> {
+    fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         let entries = (spec.depth.max(1) as u32).next_power_of_two();
         // A plain ring. SINGLE_ISSUER, COOP_TASKRUN and DEFER_TASKRUN were
         // measured slower here (zram, 4k random reads at depth 32: 192k and
@@ -84,17 +85,21 @@ impl Engine for UringEngine {
                 )),
             }
         }
-        Ok(UringEngine {
+        let id = EngineId::new();
+        let tokens = id.tokens(bufs.len());
+        let engine = UringEngine {
             ring,
             bufs,
             _file: spec.file.clone(),
             fd,
             fixed_file,
             fixed_bufs,
+            id,
             notes,
             in_flight: 0,
             queued: 0,
-        })
+        };
+        Ok((engine, tokens))
     }
 
     fn depth(&self) -> usize {
@@ -102,7 +107,11 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn queue(&mut self, slot: usize, op: Op, offset: u64) {
+    fn queue(&mut self, token: SlotToken, op: Op, offset: u64) {
+        // The token is consumed here and made again in `reap` from the
+        // completion's user_data: while the I/O is in flight, no one holds it.
+        token.check(self.id);
+        let slot = token.index();
         let buf = &mut self.bufs[slot];
         let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
         let entry = match (op, self.fixed_bufs, self.fixed_file) {
@@ -143,7 +152,7 @@ impl Engine for UringEngine {
         self.push(&entry);
     }
 
-    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
         if self.in_flight + self.queued == 0 {
             return Ok(());
         }
@@ -167,13 +176,14 @@ impl Engine for UringEngine {
             } else {
                 Ok(res as usize)
             };
-            done(cqe.user_data() as usize, r);
+            done(self.id.returned(cqe.user_data() as usize), r);
         }
         Ok(())
     }
 
-    fn buffer(&mut self, slot: usize) -> &mut [u8] {
-        self.bufs[slot].as_mut_slice()
+    fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
+        slot.check(self.id);
+        self.bufs[slot.index()].as_mut_slice()
     }
 
     fn path(&self) -> String {
@@ -197,7 +207,10 @@ impl UringEngine {
         // submitting frees it.
         loop {
             // SAFETY: the entry's buffer belongs to `self.bufs`, which outlives
-            // the I/O: completions are drained in `drop` before the buffers go.
+            // the I/O: completions are drained in `drop` before the buffers go
+            // (or the buffers are leaked). No one else touches the buffer
+            // while the kernel may: `queue` consumed the slot's token, and
+            // `buffer` needs it; `reap` gives it back only with the completion.
             let pushed = unsafe { self.ring.submission().push(entry) };
             if pushed.is_ok() {
                 self.queued += 1;
