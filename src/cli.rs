@@ -523,6 +523,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
     pub debug_fail_from: Option<u64>,
 
+    /// Testing only: worker 0 panics while it builds its engine, before it is ready.
+    #[arg(long, hide = true)]
+    pub debug_die_in_setup: bool,
+
     /// Allow writes that destroy data: to block devices, and to existing files
     /// that stripebench did not create.
     #[arg(long)]

@@ -72,6 +72,8 @@ pub struct RunConfig {
     pub max_errors: u64,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
+    /// Testing only: worker 0 panics before it is ready.
+    pub debug_die_in_setup: bool,
     /// `--verify`: write self-describing blocks, or check them when reading.
     pub verify: bool,
     /// Each worker reads its slice exactly once (`stripebench verify`).
@@ -330,6 +332,7 @@ impl RunConfig {
             io_limit: args.io_limit,
             max_errors: args.max_errors,
             debug_fail_from: args.debug_fail_from,
+            debug_die_in_setup: args.debug_die_in_setup,
             verify: args.verify,
             one_pass: false,
             start_ms: std::time::SystemTime::now()

@@ -13,7 +13,6 @@
 //! flight.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Barrier;
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
@@ -257,6 +256,44 @@ impl WorkerOutcome {
     }
 }
 
+/// How a worker tells the coordinator that it is ready, or why it cannot
+/// be: exactly once, whatever happens. A worker whose thread ends without
+/// having said (a return, or a panic caught by the coordinator's thread)
+/// says it on drop, so the coordinator never waits for a worker that is gone.
+pub struct Ready {
+    tx: Sender<Result<(), String>>,
+    id: usize,
+    sent: bool,
+}
+
+impl Ready {
+    pub fn new(tx: Sender<Result<(), String>>, id: usize) -> Ready {
+        Ready {
+            tx,
+            id,
+            sent: false,
+        }
+    }
+
+    /// Says it, unless it was said already; true when this call said it.
+    pub fn send(&mut self, what: Result<(), String>) -> bool {
+        if self.sent {
+            return false;
+        }
+        self.sent = true;
+        // The coordinator gone means there is no one left to tell.
+        let _ = self.tx.send(what);
+        true
+    }
+}
+
+impl Drop for Ready {
+    fn drop(&mut self) {
+        let id = self.id;
+        self.send(Err(format!("worker {id} ended before it was ready")));
+    }
+}
+
 /// One I/O slot's state while its I/O is in flight.
 #[derive(Clone, Copy)]
 struct Slot {
@@ -267,16 +304,14 @@ struct Slot {
     full: bool,
 }
 
-/// Runs one worker to completion. `ready` receives `Ok` once the thread is
+/// Runs one worker to completion. `ready` says `Ok` once the thread is
 /// pinned and its engine (with its buffers) built, or the reason it could
-/// not be; then the worker waits on `barrier` with every other worker and the
-/// coordinator.
+/// not be; then the worker waits at the control's start gate.
 pub fn run<E: Engine>(
     spec: &WorkerSpec,
     engine_spec: &EngineSpec,
     control: &RunControl,
-    barrier: &Barrier,
-    ready: &Sender<Result<(), String>>,
+    ready: &mut Ready,
     live_bytes: &AtomicU64,
 ) -> WorkerOutcome {
     let mut out = WorkerOutcome {
@@ -284,13 +319,9 @@ pub fn run<E: Engine>(
         ..Default::default()
     };
     let (mut engine, tokens) = match prepare::<E>(spec, engine_spec) {
-        Ok(e) => {
-            let _ = ready.send(Ok(()));
-            e
-        }
+        Ok(e) => e,
         Err(e) => {
-            let _ = ready.send(Err(e));
-            barrier.wait();
+            ready.send(Err(e));
             return out;
         }
     };
@@ -309,9 +340,9 @@ pub fn run<E: Engine>(
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
     let mut completed: Vec<SlotToken> = tokens;
-    barrier.wait();
-    // No epoch after the barrier means the coordinator called the run off.
-    let Some(epoch) = control.epoch() else {
+    ready.send(Ok(()));
+    // No epoch means the coordinator called the run off.
+    let Some(epoch) = control.wait_start() else {
         return out;
     };
 
@@ -535,4 +566,26 @@ fn prepare<E: Engine>(
     // SAFETY: unshare(CLONE_FILES) only affects the calling thread's fd table.
     unsafe { libc::unshare(libc::CLONE_FILES) };
     E::create(engine).map_err(|e| format!("worker {}: {e}", spec.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_that_ends_before_it_is_ready_still_answers() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        drop(Ready::new(tx.clone(), 3));
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            Err("worker 3 ended before it was ready".to_string())
+        );
+        // Said once, and only once.
+        let mut r = Ready::new(tx, 4);
+        assert!(r.send(Ok(())));
+        assert!(!r.send(Err("late".into())));
+        drop(r);
+        assert_eq!(rx.try_recv().unwrap(), Ok(()));
+        assert!(rx.try_recv().is_err());
+    }
 }

@@ -115,3 +115,60 @@ fn a_target_failing_every_io_stops_at_the_first_interrupt() {
         assert!(u(&doc["workers"][0]["errors"]) > 0, "signal {sig}");
     }
 }
+
+/// The lines of the run's stderr that report an error.
+fn error_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("stripebench: error:"))
+        .map(str::to_string)
+        .collect()
+}
+
+fn dies_in_setup(engine: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<String> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            data_file(dir.path(), n, 1 << 20)
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let jpath = dir.path().join("out.json");
+    let args = [
+        &["run", "--duration", "100ms", "--ramp", "0", "--bs", "64k"][..],
+        engine,
+        // Worker 0 panics while its engine is built; the two others are
+        // ready and wait for the start.
+        &["--debug-die-in-setup", "--no-progress"],
+        &["--json", jpath.to_str().unwrap()],
+        &files.iter().map(String::as_str).collect::<Vec<_>>(),
+    ]
+    .concat();
+    let out = run_bounded(&args, &[]);
+    assert_eq!(out.status.code(), Some(1), "{engine:?}");
+    let errors = error_lines(&out);
+    assert_eq!(errors.len(), 1, "{engine:?}: one error line: {errors:?}");
+    assert!(
+        errors[0].contains(&format!(
+            "worker 0 ({}) panicked before it was ready",
+            files[0]
+        )),
+        "{engine:?}: {errors:?}"
+    );
+    // Called off before any I/O: nothing measured, no document.
+    assert!(!jpath.exists(), "{engine:?}");
+}
+
+#[test]
+fn a_worker_that_dies_before_it_is_ready_does_not_hang_the_run() {
+    dies_in_setup(&["--engine", "sync"]);
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn a_worker_that_dies_before_it_is_ready_does_not_hang_the_run_uring() {
+    dies_in_setup(&["--engine", "uring", "--iodepth", "4"]);
+}

@@ -1,7 +1,9 @@
 //! A fault-injecting engine for tests: wraps a real engine and fails every
 //! I/O from the Nth on with EIO, so the error paths (counting, max-errors,
-//! the other workers going on, exit code 1) can be proven end to end.
-//! Reached only through the hidden `--debug-fail-from N` option.
+//! the other workers going on, exit code 1) can be proven end to end; or
+//! panics while it is built, before its worker is ready. Reached only
+//! through the hidden `--debug-fail-from N` and `--debug-die-in-setup`
+//! options.
 
 use std::io;
 
@@ -31,6 +33,12 @@ impl<E: Engine> FaultEngine<E> {
 
 impl<E: Engine> Engine for FaultEngine<E> {
     fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
+        // A bug in setup, as the coordinator must survive it: the worker's
+        // thread ends without saying whether it is ready.
+        assert!(
+            !spec.die_in_setup,
+            "--debug-die-in-setup: the worker dies before it is ready"
+        );
         let (inner, slots) = E::create(spec)?;
         let engine = FaultEngine::wrap(inner, spec.fail_from.unwrap_or(u64::MAX));
         Ok((engine, slots))

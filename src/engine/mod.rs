@@ -60,6 +60,8 @@ pub struct EngineSpec {
     pub register: bool,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
+    /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
+    pub die_in_setup: bool,
 }
 
 impl EngineSpec {
@@ -239,6 +241,7 @@ mod tests {
             fill_seed: None,
             register: false,
             fail_from: None,
+            die_in_setup: false,
         }
     }
 
