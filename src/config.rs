@@ -74,6 +74,11 @@ pub struct RunConfig {
     pub debug_fail_from: Option<u64>,
     /// Testing only: worker 0 panics before it is ready.
     pub debug_die_in_setup: bool,
+    /// Testing only (io_uring): worker 0's I/O never completes from this one on.
+    pub debug_hang_from: Option<u64>,
+    /// `--hang-timeout`: how long a worker waits for a completion before it
+    /// reports the I/O in flight as hung.
+    pub hang_timeout: Duration,
     /// `--verify`: write self-describing blocks, or check them when reading.
     pub verify: bool,
     /// Each worker reads its slice exactly once (`stripebench verify`).
@@ -121,6 +126,10 @@ pub struct ConfigDoc {
     pub io_limit: Option<u64>,
     /// I/O errors after which a worker stops.
     pub max_errors: u64,
+    /// `--hang-timeout`: how long an io_uring worker waits with nothing
+    /// completing before it reports its I/O in flight as hung.
+    #[serde(default)]
+    pub hang_timeout_sec: Option<f64>,
     /// Self-describing blocks written, or checked.
     pub verify: bool,
     /// `--stripe`: the chunk of the modelled RAID0.
@@ -263,6 +272,12 @@ impl RunConfig {
             }
             (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
         };
+        if args.debug_hang_from.is_some() && engine != EngineKind::Uring {
+            return Err(UsageError(
+                "--debug-hang-from needs --engine uring: a hung pread would hang the test itself"
+                    .into(),
+            ));
+        }
         if args.no_register && engine != EngineKind::Uring {
             return Err(UsageError(
                 "--no-register only applies to --engine uring".into(),
@@ -333,6 +348,8 @@ impl RunConfig {
             max_errors: args.max_errors,
             debug_fail_from: args.debug_fail_from,
             debug_die_in_setup: args.debug_die_in_setup,
+            debug_hang_from: args.debug_hang_from,
+            hang_timeout: args.hang_timeout,
             verify: args.verify,
             one_pass: false,
             start_ms: std::time::SystemTime::now()
@@ -377,6 +394,7 @@ impl RunConfig {
             register: self.engine == EngineKind::Uring && self.register,
             io_limit: self.io_limit,
             max_errors: self.max_errors,
+            hang_timeout_sec: Some(self.hang_timeout.as_secs_f64()),
             verify: self.verify,
             stripe_chunk: self.stripe,
             start_at_unix_sec: self

@@ -71,8 +71,12 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 register: cfg.register,
                 fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
                 die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
+                hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
+                hang_timeout: cfg.hang_timeout,
             };
-            let faulty = engine_spec.fail_from.is_some() || engine_spec.die_in_setup;
+            let faulty = engine_spec.fail_from.is_some()
+                || engine_spec.die_in_setup
+                || engine_spec.hang_from.is_some();
             let kind = cfg.engine;
             let (control, ready_tx, done_tx, live) =
                 (&control, ready_tx.clone(), done_tx.clone(), &live[spec.id]);

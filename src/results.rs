@@ -88,6 +88,10 @@ pub struct WorkerDoc {
     pub error_samples: Vec<IoErrorRecord>,
     /// The worker stopped because it reached --max-errors (the others went on).
     pub stopped_on_errors: bool,
+    /// I/Os that never completed: the worker gave up on them after
+    /// --hang-timeout with nothing completing.
+    #[serde(default)]
+    pub hung_ios: Vec<crate::worker::HungIo>,
     pub short_ios: u64,
     pub seconds: f64,
     pub bytes_per_sec: f64,
@@ -116,7 +120,7 @@ pub struct TargetDoc {
     pub bytes: u64,
     pub ios: u64,
     pub errors: u64,
-    /// A worker on this target stopped on I/O errors.
+    /// A worker on this target stopped on I/O errors, or had I/O that hung.
     pub failed: bool,
     pub short_ios: u64,
     pub seconds: f64,
@@ -300,10 +304,13 @@ impl Aggregate {
 }
 
 impl RunDocument {
-    /// Whether any worker met an I/O error, a final flush failed, or
-    /// verification found a bad block.
+    /// Whether any worker met an I/O error or had I/O that hung, a final
+    /// flush failed, or verification found a bad block.
     pub fn has_errors(&self) -> bool {
-        self.total.errors > 0 || self.total.flush_errors > 0 || self.bad_blocks() > 0
+        self.total.errors > 0
+            || self.total.flush_errors > 0
+            || self.bad_blocks() > 0
+            || self.workers.iter().any(|w| !w.hung_ios.is_empty())
     }
 
     /// Bad blocks found by verification, over all targets.
@@ -378,6 +385,7 @@ impl RunDocument {
                 errors_by_errno: out.errors_by_errno.clone(),
                 error_samples: out.error_samples.clone(),
                 stopped_on_errors: out.stopped_on_errors,
+                hung_ios: out.hung_ios.clone(),
                 short_ios: out.short_ios,
                 seconds: secs,
                 bytes_per_sec: rate(out.bytes(), secs),
@@ -432,11 +440,9 @@ impl RunDocument {
                     bytes: agg.bytes,
                     ios: agg.ios,
                     errors: agg.errors,
-                    failed: plan
-                        .workers
-                        .iter()
-                        .zip(&exec.outcomes)
-                        .any(|(w, o)| w.target_index == i && o.stopped_on_errors),
+                    failed: plan.workers.iter().zip(&exec.outcomes).any(|(w, o)| {
+                        w.target_index == i && (o.stopped_on_errors || !o.hung_ios.is_empty())
+                    }),
                     short_ios: agg.short_ios,
                     seconds: secs,
                     bytes_per_sec: agg.bytes_per_sec(secs),

@@ -8,9 +8,11 @@
 //! goes into the submission ring, which is entered once per batch) and one
 //! when its completion is reaped, taken for each completion on its own. An
 //! I/O counts in the window in which it *completed*: from the end of the ramp
-//! up to the common deadline. An I/O that completes after the deadline is not
-//! counted and stops the worker, which then waits for whatever is still in
-//! flight.
+//! up to the common deadline. An I/O that completes after the deadline is
+//! not counted; it (or a failure after the deadline) stops the worker, which then waits for
+//! whatever is still in flight: with io_uring, until nothing has completed
+//! for `--hang-timeout`, when the I/O left in flight is reported as hung and
+//! the engine abandoned (its buffers leaked, never freed).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -19,7 +21,7 @@ use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 
 use crate::cpus;
-use crate::engine::{Engine, EngineSpec, SlotToken};
+use crate::engine::{is_hang, Engine, EngineSpec, SlotToken};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
 use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
@@ -210,6 +212,21 @@ pub struct WorkerOutcome {
     pub engine_path: String,
     /// What `--verify` reading found.
     pub verify: VerifyTally,
+    /// I/Os in flight when nothing had completed for `--hang-timeout`: the
+    /// worker gave up on them (and left their buffers to the kernel).
+    pub hung_ios: Vec<HungIo>,
+}
+
+/// An I/O that never completed: its worker gave up on it after
+/// `--hang-timeout` with nothing completing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HungIo {
+    pub op: String,
+    pub offset: u64,
+    /// Bytes asked for.
+    pub bytes: u64,
+    /// How long it had been in flight when the worker gave up on it.
+    pub seconds_in_flight: f64,
 }
 
 impl WorkerOutcome {
@@ -302,6 +319,8 @@ struct Slot {
     issued: Instant,
     /// The I/O completed and moved the whole block.
     full: bool,
+    /// Queued and not yet reaped: what a hang leaves behind.
+    busy: bool,
 }
 
 /// Runs one worker to completion. `ready` says `Ok` once the thread is
@@ -334,6 +353,7 @@ pub fn run<E: Engine>(
             offset: 0,
             issued: Instant::now(),
             full: false,
+            busy: false,
         };
         depth
     ];
@@ -381,6 +401,7 @@ pub fn run<E: Engine>(
                     offset,
                     issued: Instant::now(),
                     full: false,
+                    busy: true,
                 };
                 engine.queue(s, op, offset);
                 issued_bytes += bs;
@@ -395,6 +416,7 @@ pub fn run<E: Engine>(
             let t1 = Instant::now();
             in_flight -= 1;
             let slot = slots[s.index()];
+            slots[s.index()].busy = false;
             let tn = t1.duration_since(epoch).as_nanos() as u64;
             let n = match res {
                 Ok(n) if n > 0 => {
@@ -475,6 +497,22 @@ pub fn run<E: Engine>(
             }
         }
         if let Err(e) = reaped {
+            if is_hang(&e) {
+                // Nothing completed for --hang-timeout: what is in flight is
+                // hung. Report each I/O, and give up on the engine below.
+                let now = Instant::now();
+                out.hung_ios = slots
+                    .iter()
+                    .filter(|s| s.busy)
+                    .map(|s| HungIo {
+                        op: s.op.to_string(),
+                        offset: s.offset,
+                        bytes: bs,
+                        seconds_in_flight: now.duration_since(s.issued).as_secs_f64(),
+                    })
+                    .collect();
+                break;
+            }
             let errno = e.raw_os_error().unwrap_or(0);
             out.record_error(errno, || format!("the engine failed: {e}"), Op::Read, 0, 1);
             break;
@@ -494,8 +532,14 @@ pub fn run<E: Engine>(
         }
     }
     out.cpu = cpus::current_cpu();
-    // Dropping the engine waits for anything still in flight.
-    drop(engine);
+    if out.hung_ios.is_empty() {
+        // Dropping the engine waits for anything still in flight (each wait
+        // bounded by the hang timeout).
+        drop(engine);
+    } else {
+        // The kernel may still write into the hung I/Os' buffers: leak them.
+        engine.abandon();
+    }
     out
 }
 

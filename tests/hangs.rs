@@ -172,3 +172,82 @@ fn a_worker_that_dies_before_it_is_ready_does_not_hang_the_run() {
 fn a_worker_that_dies_before_it_is_ready_does_not_hang_the_run_uring() {
     dies_in_setup(&["--engine", "uring", "--iodepth", "4"]);
 }
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn an_io_that_never_completes_is_reported_as_hung_and_the_run_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 1 << 20);
+    let b = data_file(dir.path(), "b", 1 << 20);
+    let jpath = dir.path().join("out.json");
+    let args = [
+        "run",
+        "--engine",
+        "uring",
+        "--iodepth",
+        "4",
+        "--bs",
+        "64k",
+        // Long enough for worker 0's first two I/Os to complete in the
+        // window on a loaded machine (at the deadline it would stop
+        // re-queueing, and fewer slots would hang).
+        "--duration",
+        "2s",
+        "--ramp",
+        "0",
+        // Worker 0's first two I/Os complete; from the third on, none does
+        // (reads from a pipe no one writes into): all 4 slots end up hung.
+        "--debug-hang-from",
+        "3",
+        "--hang-timeout",
+        "1s",
+        "--no-progress",
+        "--json",
+        jpath.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ];
+    let out = run_bounded(&args, &[]);
+    assert_eq!(out.status.code(), Some(1), "a hung I/O exits 1");
+    let doc = json(&std::fs::read(&jpath).unwrap());
+    assert_eq!(doc["config"]["hang_timeout_sec"], 1.0);
+    let (w0, w1) = (&doc["workers"][0], &doc["workers"][1]);
+    let hung = w0["hung_ios"].as_array().unwrap();
+    assert_eq!(hung.len(), 4, "{w0}");
+    let mut offsets: Vec<u64> = hung.iter().map(|h| u(&h["offset"])).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    assert_eq!(offsets.len(), 4, "four distinct offsets: {offsets:?}");
+    assert!(offsets.iter().all(|o| o % 65536 == 0 && *o < 1 << 20));
+    for h in hung {
+        assert_eq!(h["op"], "read");
+        assert_eq!(u(&h["bytes"]), 65536);
+        assert!(common::f(&h["seconds_in_flight"]) >= 1.0, "{h}");
+    }
+    // What completed before the hang is still reported, and the other
+    // worker went on.
+    assert_eq!(u(&w0["ios"]), 2);
+    assert_eq!(doc["targets"][0]["failed"], true);
+    assert_eq!(doc["targets"][1]["failed"], false);
+    assert!(w1["hung_ios"].as_array().unwrap().is_empty());
+    assert!(u(&w1["ios"]) > 0);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("HUNG: worker w0 on") && table.contains("4 I/O(s) never completed"),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_hang_timeout_is_documented_and_defaults_to_30s() {
+    let out = common::sb().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--hang-timeout <TIME>"), "{help}");
+    assert!(help.contains("[default: 30s]"), "{help}");
+    let out = common::sb()
+        .args(["run", "--engine", "sync", "--debug-hang-from", "1", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(error_lines(&out).len(), 1);
+}

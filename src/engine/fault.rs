@@ -1,9 +1,11 @@
 //! A fault-injecting engine for tests: wraps a real engine and fails every
 //! I/O from the Nth on with EIO, so the error paths (counting, max-errors,
 //! the other workers going on, exit code 1) can be proven end to end; or
-//! panics while it is built, before its worker is ready. Reached only
-//! through the hidden `--debug-fail-from N` and `--debug-die-in-setup`
-//! options.
+//! panics while it is built, before its worker is ready; or (io_uring)
+//! queues every I/O from the Nth on as one that never completes, so the
+//! hang timeout and the leak of what the kernel still holds are proven too.
+//! Reached only through the hidden `--debug-fail-from N`,
+//! `--debug-die-in-setup` and `--debug-hang-from N` options.
 
 use std::io;
 
@@ -14,17 +16,20 @@ pub struct FaultEngine<E: Engine> {
     inner: E,
     /// 1-based number of the first I/O to fail.
     fail_from: u64,
+    /// 1-based number of the first I/O that never completes.
+    hang_from: u64,
     issued: u64,
     /// Slots whose I/O was failed instead of issued, not yet reported.
     failed: Vec<SlotToken>,
 }
 
 impl<E: Engine> FaultEngine<E> {
-    pub fn wrap(inner: E, fail_from: u64) -> Self {
+    pub fn wrap(inner: E, fail_from: u64, hang_from: u64) -> Self {
         let depth = inner.depth();
         FaultEngine {
             inner,
             fail_from,
+            hang_from,
             issued: 0,
             failed: Vec::with_capacity(depth),
         }
@@ -40,7 +45,11 @@ impl<E: Engine> Engine for FaultEngine<E> {
             "--debug-die-in-setup: the worker dies before it is ready"
         );
         let (inner, slots) = E::create(spec)?;
-        let engine = FaultEngine::wrap(inner, spec.fail_from.unwrap_or(u64::MAX));
+        let engine = FaultEngine::wrap(
+            inner,
+            spec.fail_from.unwrap_or(u64::MAX),
+            spec.hang_from.unwrap_or(u64::MAX),
+        );
         Ok((engine, slots))
     }
 
@@ -52,6 +61,12 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.issued += 1;
         if self.issued >= self.fail_from {
             self.failed.push(slot);
+        } else if self.issued >= self.hang_from {
+            // An engine that cannot hang an I/O fails it instead (the
+            // configuration refuses --debug-hang-from for such engines).
+            if let Some(slot) = self.inner.queue_stuck(slot) {
+                self.failed.push(slot);
+            }
         } else {
             self.inner.queue(slot, op, offset);
         }
@@ -72,10 +87,18 @@ impl<E: Engine> Engine for FaultEngine<E> {
     }
 
     fn path(&self) -> String {
-        format!(
-            "{} (failing every I/O from #{} on)",
-            self.inner.path(),
-            self.fail_from
-        )
+        let mut p = self.inner.path();
+        if self.fail_from < u64::MAX {
+            p.push_str(&format!(" (failing every I/O from #{} on)", self.fail_from));
+        }
+        if self.hang_from < u64::MAX {
+            p.push_str(&format!(" (no I/O completes from #{} on)", self.hang_from));
+        }
+        p
+    }
+
+    fn abandon(self) {
+        // The failed slots' tokens go; the inner engine's I/O is what hangs.
+        self.inner.abandon();
     }
 }

@@ -62,6 +62,11 @@ pub struct EngineSpec {
     pub fail_from: Option<u64>,
     /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
     pub die_in_setup: bool,
+    /// Tests only (`--debug-hang-from`): every I/O from this one on never completes.
+    pub hang_from: Option<u64>,
+    /// `--hang-timeout`: how long `reap` waits with nothing completing
+    /// before it gives up (io_uring).
+    pub hang_timeout: std::time::Duration,
 }
 
 impl EngineSpec {
@@ -226,6 +231,33 @@ pub trait Engine: Sized {
 
     /// How I/O is issued, for the report (e.g. "io_uring, registered buffers and file").
     fn path(&self) -> String;
+
+    /// Gives up on the I/O still in flight (after `reap` reported a hang):
+    /// whatever the kernel may still write into, or still owns, is leaked
+    /// rather than freed. Dropping an engine instead waits for its I/O.
+    fn abandon(self);
+
+    /// Tests only (the fault engine's `--debug-hang-from`): queues on `slot`
+    /// an I/O into its buffer that never completes, as a hung device's
+    /// would. An engine that cannot (a hung pread would block the worker
+    /// itself) gives the token back.
+    fn queue_stuck(&mut self, slot: SlotToken) -> Option<SlotToken> {
+        Some(slot)
+    }
+}
+
+/// The error `reap` returns when nothing completed for the hang timeout:
+/// the I/O in flight is hung.
+pub fn hang_error(timeout: std::time::Duration) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        format!("no I/O completed for {timeout:?}"),
+    )
+}
+
+/// Whether `reap` failed because nothing completed for the hang timeout.
+pub fn is_hang(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::TimedOut
 }
 
 #[cfg(test)]
@@ -242,6 +274,8 @@ mod tests {
             register: false,
             fail_from: None,
             die_in_setup: false,
+            hang_from: None,
+            hang_timeout: std::time::Duration::from_secs(30),
         }
     }
 
@@ -285,6 +319,54 @@ mod tests {
     #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
     fn slot_tokens_come_back_from_reap_once_each_uring() {
         tokens_round_trip::<UringEngine>(8);
+    }
+
+    /// A uring engine with `stuck` I/Os that never complete, timing out fast.
+    fn hung_uring(stuck: usize) -> (tempfile::TempDir, UringEngine, Vec<SlotToken>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 4096 * 4]).unwrap();
+        let mut spec = spec(&path, 4);
+        spec.hang_timeout = std::time::Duration::from_millis(100);
+        let (mut engine, mut free) = UringEngine::create(&spec).unwrap();
+        for _ in 0..stuck {
+            let slot = free.pop().unwrap();
+            assert!(engine.queue_stuck(slot).is_none());
+        }
+        (dir, engine, free)
+    }
+
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn a_uring_reap_with_nothing_completing_reports_a_hang() {
+        let (_dir, mut engine, mut free) = hung_uring(2);
+        // One real read completes; then nothing does.
+        engine.queue(free.pop().unwrap(), Op::Read, 0);
+        let mut got = Vec::new();
+        engine
+            .reap(|slot, res| got.push((slot, res.unwrap())))
+            .unwrap();
+        assert_eq!(got.len(), 1);
+        let err = engine
+            .reap(|_, _| panic!("a stuck I/O completed"))
+            .unwrap_err();
+        assert!(is_hang(&err), "{err}");
+        engine.abandon();
+    }
+
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn dropping_a_uring_engine_with_a_hung_io_does_not_block() {
+        let (dir, engine, _free) = hung_uring(3);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            drop(engine);
+            let _ = tx.send(());
+        });
+        // Far more than the 2 x 100 ms the drop may wait.
+        let dropped = rx.recv_timeout(std::time::Duration::from_secs(20));
+        assert!(dropped.is_ok(), "drop still blocked after 20 s");
+        drop(dir);
     }
 
     #[test]

@@ -6,23 +6,40 @@
 //! pinning pages and looking up the file on every I/O. Registration needs
 //! locked memory (bounded by `RLIMIT_MEMLOCK` without CAP_IPC_LOCK); when the
 //! kernel refuses it, the engine falls back to plain READ/WRITE and says so.
+//!
+//! A wait never lasts forever: it carries `--hang-timeout` (the same
+//! `io_uring_enter`, with IORING_ENTER_EXT_ARG: no extra syscall, and a
+//! timer the kernel arms only when it really sleeps), and `reap` returns
+//! [`hang_error`] when nothing completed in it. The worker then gives up on
+//! the engine ([`Engine::abandon`]), and so does `drop` on its own: the ring
+//! and the buffers are leaked, never freed, because the kernel may still
+//! write into them. Kernels before 5.11 lack the timed wait: there a hung
+//! I/O still hangs its worker, and the engine's path says so.
 
 use std::fs::File;
 use std::io;
-use std::os::unix::io::AsRawFd;
+use std::mem::ManuallyDrop;
+use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use io_uring::{opcode, squeue, types, IoUring};
 
-use super::{Engine, EngineId, EngineSpec, SlotToken};
+use super::{hang_error, Engine, EngineId, EngineSpec, SlotToken};
 use crate::buffer::AlignedBuf;
 use crate::workload::Op;
 
 pub struct UringEngine {
-    // Field order matters for Drop: `drop` drains in-flight I/O first, then the
-    // ring is closed, and only then the buffers it wrote into are freed.
-    ring: IoUring,
-    bufs: Vec<AlignedBuf>,
+    // Dropped by hand, in `drop`: once no I/O is in flight, the ring first
+    // (its registration of the buffers with it), then the buffers; with I/O
+    // still in flight (hung), neither: both are leaked.
+    ring: ManuallyDrop<IoUring>,
+    bufs: ManuallyDrop<Vec<AlignedBuf>>,
+    /// How long a wait may last with nothing completing (`--hang-timeout`);
+    /// `None` when the kernel cannot time a wait (before 5.11).
+    wait: Option<types::Timespec>,
+    hang_timeout: std::time::Duration,
+    /// The engine gave up on its I/O in flight: `drop` leaks instead of waiting.
+    abandoned: bool,
     /// Keeps the descriptor open while the ring may use it.
     _file: Arc<File>,
     fd: i32,
@@ -33,6 +50,9 @@ pub struct UringEngine {
     notes: Vec<String>,
     in_flight: usize,
     queued: usize,
+    /// `--debug-hang-from`: a pipe no one writes into (read end, write end),
+    /// made at the first stuck I/O.
+    stuck_pipe: Option<(OwnedFd, OwnedFd)>,
 }
 
 /// Checks that this kernel lets us create a ring; the message suggests the way out.
@@ -77,7 +97,7 @@ impl Engine for UringEngine {
                 .collect();
             // SAFETY: every iovec points into a buffer owned by this engine;
             // the buffers are freed only after the ring (and its registration)
-            // is gone, because `ring` is declared before `bufs`.
+            // is gone (`drop` closes the ring first), or never (leaked).
             match unsafe { ring.submitter().register_buffers(&iovecs) } {
                 Ok(()) => fixed_bufs = true,
                 Err(e) => notes.push(format!(
@@ -87,9 +107,22 @@ impl Engine for UringEngine {
         }
         let id = EngineId::new();
         let tokens = id.tokens(bufs.len());
+        let wait = ring
+            .params()
+            .is_feature_ext_arg()
+            .then(|| types::Timespec::from(spec.hang_timeout));
+        if wait.is_none() {
+            notes.push(
+                "no hang timeout: this kernel cannot time a wait (IORING_FEAT_EXT_ARG, Linux 5.11)"
+                    .into(),
+            );
+        }
         let engine = UringEngine {
-            ring,
-            bufs,
+            ring: ManuallyDrop::new(ring),
+            bufs: ManuallyDrop::new(bufs),
+            wait,
+            hang_timeout: spec.hang_timeout,
+            abandoned: false,
             _file: spec.file.clone(),
             fd,
             fixed_file,
@@ -98,6 +131,7 @@ impl Engine for UringEngine {
             notes,
             in_flight: 0,
             queued: 0,
+            stuck_pipe: None,
         };
         Ok((engine, tokens))
     }
@@ -157,28 +191,48 @@ impl Engine for UringEngine {
             return Ok(());
         }
         loop {
-            match self.ring.submit_and_wait(1) {
-                Ok(_) => break,
+            let entered = match &self.wait {
+                Some(ts) => {
+                    let args = types::SubmitArgs::new().timespec(ts);
+                    self.ring.submitter().submit_with_args(1, &args)
+                }
+                None => self.ring.submit_and_wait(1),
+            };
+            let timed_out = match entered {
+                Ok(_) => false,
+                // Nothing completed within the timeout (the kernel says so
+                // only when the same call submitted nothing).
+                Err(e) if e.raw_os_error() == Some(libc::ETIME) => true,
                 // A signal: the queued entries may or may not have been taken;
                 // the kernel keeps whatever it consumed, so simply enter again.
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
                 Err(e) => return Err(e),
-            }
-        }
-        self.in_flight += self.queued;
-        self.queued = 0;
-        for cqe in self.ring.completion() {
-            self.in_flight -= 1;
-            let res = cqe.result();
-            let r = if res < 0 {
-                Err(io::Error::from_raw_os_error(-res))
-            } else {
-                Ok(res as usize)
             };
-            done(self.id.returned(cqe.user_data() as usize), r);
+            self.in_flight += self.queued;
+            self.queued = 0;
+            let mut reaped = false;
+            for cqe in self.ring.completion() {
+                reaped = true;
+                self.in_flight -= 1;
+                let res = cqe.result();
+                let r = if res < 0 {
+                    Err(io::Error::from_raw_os_error(-res))
+                } else {
+                    Ok(res as usize)
+                };
+                done(self.id.returned(cqe.user_data() as usize), r);
+            }
+            if reaped {
+                return Ok(());
+            }
+            if timed_out {
+                return Err(hang_error(self.hang_timeout));
+            }
+            // Woken with nothing to reap (the call that submitted timed out,
+            // or a signal came): wait again. A hang is thus declared after
+            // one to two timeouts with nothing completing.
         }
-        Ok(())
     }
 
     fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
@@ -197,6 +251,40 @@ impl Engine for UringEngine {
             p.push_str(&format!(" ({})", self.notes.join("; ")));
         }
         p
+    }
+
+    fn abandon(mut self) {
+        self.abandoned = true;
+        // `drop` leaks the ring and the buffers.
+    }
+
+    fn queue_stuck(&mut self, token: SlotToken) -> Option<SlotToken> {
+        token.check(self.id);
+        if self.stuck_pipe.is_none() {
+            let mut fds = [0; 2];
+            // SAFETY: pipe2 writes two descriptors into the array it is given.
+            if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+                return Some(token);
+            }
+            // SAFETY: both descriptors were just made, and are owned by no one else.
+            self.stuck_pipe =
+                Some(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) });
+        }
+        let read_end = self.stuck_pipe.as_ref().map_or(-1, |p| p.0.as_raw_fd());
+        let slot = token.index();
+        let buf = &mut self.bufs[slot];
+        // A read from a pipe whose write end stays open and unwritten: the
+        // kernel holds the slot's buffer and never completes it.
+        let entry = opcode::Read::new(
+            types::Fd(read_end),
+            buf.as_mut_slice().as_mut_ptr(),
+            buf.len() as u32,
+        )
+        .offset(u64::MAX)
+        .build()
+        .user_data(slot as u64);
+        self.push(&entry);
+        None
     }
 }
 
@@ -227,14 +315,35 @@ impl UringEngine {
 impl Drop for UringEngine {
     fn drop(&mut self) {
         // Wait for every I/O still in flight: the kernel may write into our
-        // buffers until it completes, and the buffers are freed after this.
-        while self.in_flight + self.queued > 0 {
+        // buffers until it completes. Each wait is bounded by the hang
+        // timeout, so this ends even when an I/O never does.
+        while !self.abandoned && self.in_flight + self.queued > 0 {
             if self.reap(|_, _| {}).is_err() {
-                // The ring failed with I/O possibly still in flight: leak the
-                // buffers rather than free memory the kernel may write into.
-                std::mem::forget(std::mem::take(&mut self.bufs));
-                break;
+                // Hung (or the ring failed) with I/O possibly in flight.
+                self.abandoned = true;
             }
+        }
+        if self.abandoned {
+            // Deliberately leaked, never freed: the kernel may still write
+            // into these buffers (a read that never completed holds its
+            // buffer's address, and registered buffers stay pinned for the
+            // ring), so freeing them would let it scribble over memory that
+            // the allocator gives to someone else. The ring is leaked too: it
+            // owns the hung requests, and closing it would make the kernel
+            // tear them down against memory that must stay valid. The pipe
+            // of a --debug-hang-from is kept open as well: closing its write
+            // end would complete the read it stands for. Everything goes
+            // when the process exits; a worker leaks this once, at its end.
+            std::mem::forget(self.stuck_pipe.take());
+            return;
+        }
+        // SAFETY: no I/O is in flight (every one queued has been reaped), so
+        // the kernel holds no reference to the buffers once the ring is
+        // closed; the ring goes first, taking its buffer registration with
+        // it, then the buffers. Neither field is used again.
+        unsafe {
+            ManuallyDrop::drop(&mut self.ring);
+            ManuallyDrop::drop(&mut self.bufs);
         }
     }
 }

@@ -260,6 +260,24 @@ pub fn render(doc: &RunDocument) -> String {
             );
         }
     }
+    for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
+        let ios: Vec<String> = w
+            .hung_ios
+            .iter()
+            .map(|h| format!("{} {} ({:.1}s)", h.op, h.offset, h.seconds_in_flight))
+            .collect();
+        let _ = writeln!(
+            out,
+            "HUNG: worker w{} on {}: {} I/O(s) never completed (no completion for --hang-timeout {}): {}; the worker gave up on them and left their buffers to the kernel, the other workers went on",
+            w.id,
+            w.target,
+            w.hung_ios.len(),
+            doc.config
+                .hang_timeout_sec
+                .map_or("?".to_string(), |s| format!("{s}s")),
+            ios.join(", ")
+        );
+    }
     for w in doc.workers.iter().filter(|w| w.errors > 0) {
         let kinds: Vec<String> = w
             .errors_by_errno
