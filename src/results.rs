@@ -251,7 +251,37 @@ pub struct RunDocument {
     /// What was done to the page cache before the run.
     #[serde(default)]
     pub cache: Option<crate::cache::CacheDoc>,
+    /// `--stripe`: what the figures of a modelled RAID0 mean (null otherwise).
+    #[serde(default)]
+    pub stripe_model: Option<StripeModelDoc>,
 }
+
+/// How far the figures of a modelled RAID0 (`--stripe`) can be trusted.
+///
+/// The members' workers run independently: each issues its own pieces of
+/// the logical stream as fast as its member allows, and no logical request
+/// waits for its slowest piece, as it must on a real RAID0. So the total's
+/// `bytes_per_sec` is an upper bound for the volume (each member at its own
+/// best pace), `iops` and `latency_ns` count pieces, not logical requests,
+/// and a logical request's latency is at least its slowest piece's.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StripeModelDoc {
+    /// Always `"per_member_upper_bound"` (what the figures are); a model
+    /// that waited for every piece would say otherwise.
+    pub figures: String,
+    pub chunk: u64,
+    /// The logical request size.
+    pub logical_bs: u64,
+    /// Pieces (member I/Os) per logical request: ceil(logical_bs / chunk).
+    pub pieces_per_request: u64,
+    /// What the figures mean, in words (also printed under the table).
+    pub note: String,
+}
+
+/// What `--stripe` figures are: [`StripeModelDoc::note`].
+pub const STRIPE_MODEL_NOTE: &str = "members run independently, so no logical request waits for its slowest piece: \
+MB/s is an upper bound for the modelled RAID0 (each member at its own best pace), IOPS and latency count pieces \
+(member I/Os), not logical requests, and a logical request larger than a chunk takes at least as long as its slowest piece";
 
 /// Counters summed over any set of workers.
 #[derive(Debug, Clone, Default)]
@@ -547,6 +577,17 @@ impl RunDocument {
             },
             warnings,
             cache: None,
+            stripe_model: plan
+                .workers
+                .iter()
+                .find_map(|w| w.stripe)
+                .map(|st| StripeModelDoc {
+                    figures: "per_member_upper_bound".into(),
+                    chunk: st.map.chunk,
+                    logical_bs: st.logical_bs,
+                    pieces_per_request: st.logical_bs.div_ceil(st.map.chunk),
+                    note: STRIPE_MODEL_NOTE.into(),
+                }),
         }
     }
 }

@@ -129,7 +129,7 @@ pub fn render(doc: &RunDocument) -> String {
     if let Some(chunk) = c.stripe_chunk {
         let _ = writeln!(
             out,
-            "modelled RAID0 (--stripe): a logical stream over {} members, chunk {}; each member row is its worker's share",
+            "modelled RAID0 (--stripe): a logical stream over {} members, chunk {}; each member row is its worker's share; figures are per-member upper bounds (TOTAL*, see below)",
             doc.targets.len(),
             fmt_size_arg(chunk)
         );
@@ -195,7 +195,14 @@ pub fn render(doc: &RunDocument) -> String {
     }
     let tot = &doc.total;
     rows.push(row(
-        "TOTAL".into(),
+        // Marked when the figures are upper bounds (--stripe), with the
+        // reason under the table.
+        if doc.stripe_model.is_some() {
+            "TOTAL*"
+        } else {
+            "TOTAL"
+        }
+        .into(),
         "",
         "".into(),
         tot.bytes_per_sec,
@@ -207,6 +214,13 @@ pub fn render(doc: &RunDocument) -> String {
         tot.errors,
     ));
     out.push_str(&layout(&rows));
+    if let Some(m) = &doc.stripe_model {
+        let _ = writeln!(
+            out,
+            "* per-member upper bounds ({} piece(s) per logical request): {}",
+            m.pieces_per_request, m.note
+        );
+    }
     if let Some(per_gb) = tot.cpu_sec_per_gb() {
         let _ = writeln!(
             out,
