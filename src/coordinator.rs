@@ -61,6 +61,10 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     signals::set_active(Some(control.clone()));
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
+        // Whatever way this closure ends (an error, a panic), the gate opens:
+        // the scope joins every worker, and one left waiting at a shut gate
+        // would hang the run. Opening it after the start changes nothing.
+        let _gate = OpenOnExit(&control);
         for spec in &plan.workers {
             let engine_spec = EngineSpec {
                 file: plan.targets[spec.target_index].file.clone(),
@@ -229,6 +233,15 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     });
     signals::set_active(None);
     result
+}
+
+/// Opens the start gate when dropped (calls the run off if it never started).
+struct OpenOnExit<'a>(&'a RunControl);
+
+impl Drop for OpenOnExit<'_> {
+    fn drop(&mut self) {
+        self.0.call_off();
+    }
 }
 
 type WorkerArgs<'a> = (

@@ -75,7 +75,8 @@ impl RunControl {
         epoch
     }
 
-    /// Opens the gate without starting the run: the workers return at once.
+    /// Opens the gate without starting the run: the workers return at once
+    /// (after `start`, it changes nothing).
     pub fn call_off(&self) {
         self.open();
     }
