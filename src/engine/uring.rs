@@ -328,12 +328,16 @@ impl Drop for UringEngine {
             // into these buffers (a read that never completed holds its
             // buffer's address, and registered buffers stay pinned for the
             // ring), so freeing them would let it scribble over memory that
-            // the allocator gives to someone else. The ring is leaked too: it
-            // owns the hung requests, and closing it would make the kernel
-            // tear them down against memory that must stay valid. The pipe
-            // of a --debug-hang-from is kept open as well: closing its write
-            // end would complete the read it stands for. Everything goes
-            // when the process exits; a worker leaks this once, at its end.
+            // the allocator gives to someone else. The ring is leaked too
+            // (not unmapped, not closed here): it owns the hung requests. Its
+            // descriptor still closes when the worker's thread ends (the
+            // thread has its own descriptor table, see worker::prepare); the
+            // kernel then cancels what it can in the background, and the
+            // memory it may write into stays allocated. The pipe of a
+            // --debug-hang-from is not closed here either, for the same
+            // reason (closing its write end completes the read it stands
+            // for). A worker leaks this once, at its end; the process's exit
+            // takes it all back.
             std::mem::forget(self.stuck_pipe.take());
             return;
         }
