@@ -251,3 +251,43 @@ fn the_hang_timeout_is_documented_and_defaults_to_30s() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(error_lines(&out).len(), 1);
 }
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn an_interrupt_with_a_hung_io_ends_the_run_and_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 1 << 20);
+    let b = data_file(dir.path(), "b", 1 << 20);
+    let jpath = dir.path().join("out.json");
+    let args = [
+        "run",
+        "--engine",
+        "uring",
+        "--iodepth",
+        "2",
+        "--bs",
+        "64k",
+        "--duration",
+        "1h",
+        "--ramp",
+        "0",
+        "--debug-hang-from",
+        "1",
+        "--hang-timeout",
+        "1s",
+        "--no-progress",
+        "--json",
+        jpath.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ];
+    // The interrupt closes the window; the hung worker gives up on its I/O
+    // within the hang timeout after it, and the run reports.
+    let out = run_bounded(&args, &[(Duration::from_millis(500), libc::SIGINT)]);
+    assert_eq!(out.status.code(), Some(130));
+    let doc = json(&std::fs::read(&jpath).unwrap());
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(doc["workers"][0]["hung_ios"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["targets"][0]["failed"], true);
+    assert!(u(&doc["workers"][1]["ios"]) > 0);
+}
