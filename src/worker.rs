@@ -9,10 +9,11 @@
 //! when its completion is reaped, taken for each completion on its own. An
 //! I/O counts in the window in which it *completed*: from the end of the ramp
 //! up to the common deadline. An I/O that completes after the deadline is
-//! not counted; it (or a failure after the deadline) stops the worker, which then waits for
-//! whatever is still in flight: with io_uring, until nothing has completed
-//! for `--hang-timeout`, when the I/O left in flight is reported as hung and
-//! the engine abandoned (its buffers leaked, never freed).
+//! not counted; it (or a failure after the deadline) stops the worker, which
+//! then waits for whatever is still in flight: with io_uring, until nothing
+//! has completed for `--hang-timeout`, when the I/O left in flight is
+//! reported as hung and the engine abandoned (its buffers leaked, never
+//! freed).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -382,6 +383,8 @@ pub fn run<E: Engine>(
     let mut issued_bytes = 0u64;
     let mut in_flight = 0usize;
     let mut stopping = false;
+    // Nothing completed for --hang-timeout: the engine is given up on.
+    let mut hung = false;
 
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it.
@@ -500,6 +503,7 @@ pub fn run<E: Engine>(
             if is_hang(&e) {
                 // Nothing completed for --hang-timeout: what is in flight is
                 // hung. Report each I/O, and give up on the engine below.
+                hung = true;
                 let now = Instant::now();
                 out.hung_ios = slots
                     .iter()
@@ -532,13 +536,13 @@ pub fn run<E: Engine>(
         }
     }
     out.cpu = cpus::current_cpu();
-    if out.hung_ios.is_empty() {
+    if hung {
+        // The kernel may still write into the hung I/Os' buffers: leak them.
+        engine.abandon();
+    } else {
         // Dropping the engine waits for anything still in flight (each wait
         // bounded by the hang timeout).
         drop(engine);
-    } else {
-        // The kernel may still write into the hung I/Os' buffers: leak them.
-        engine.abandon();
     }
     out
 }
