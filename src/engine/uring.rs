@@ -106,7 +106,8 @@ impl Engine for UringEngine {
             }
         }
         let id = EngineId::new();
-        let tokens = id.tokens(bufs.len());
+        // One token per slot (not per buffer: a slot may come to own more than one).
+        let tokens = id.tokens(spec.depth);
         let wait = ring
             .params()
             .is_feature_ext_arg()
