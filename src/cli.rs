@@ -535,10 +535,9 @@ pub struct RunArgs {
     /// io_uring: a worker that gets no completion for this long gives up on
     /// the I/O it has in flight, reports it as hung (with its offsets) and
     /// leaves its buffers to the kernel; the run reports everything else and
-    /// exits 1. A run with a hung member thus ends about this long after its
-    /// deadline (at most twice this long with nothing completing at all).
-    /// Needs Linux 5.11 (a wait with a timeout); the sync engine cannot give
-    /// up on a pread/pwrite.
+    /// exits 1. A run with a hung member thus ends at most about this long
+    /// after its deadline. Needs Linux 5.11 (a wait with a timeout); the sync
+    /// engine cannot give up on a pread/pwrite.
     #[arg(long, allow_hyphen_values = true, value_name = "TIME", default_value = "30s", value_parser = parse_positive_duration)]
     pub hang_timeout: Duration,
 

@@ -22,7 +22,7 @@ use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 
 use crate::cpus;
-use crate::engine::{is_hang, Engine, EngineSpec, SlotToken};
+use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::signals::RunControl;
 use crate::stats::{thread_cpu_seconds, LatencyHistogram};
 use crate::verify::{check_block, fill_block, generation, BadBlock, BadKind, Found};
@@ -385,6 +385,9 @@ pub fn run<E: Engine>(
     let mut stopping = false;
     // Nothing completed for --hang-timeout: the engine is given up on.
     let mut hung = false;
+    let hang_timeout = engine_spec.hang_timeout;
+    // The last completion (or the start): what the hang timeout runs from.
+    let mut last_done = epoch;
 
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it.
@@ -417,6 +420,7 @@ pub fn run<E: Engine>(
         }
         let reaped = engine.reap(|s, res| {
             let t1 = Instant::now();
+            last_done = t1;
             in_flight -= 1;
             let slot = slots[s.index()];
             slots[s.index()].busy = false;
@@ -500,11 +504,18 @@ pub fn run<E: Engine>(
             }
         }
         if let Err(e) = reaped {
-            if is_hang(&e) {
+            if is_idle(&e) {
+                // A wait ended with nothing completed (io_uring: at most a
+                // slice of --hang-timeout). The deadline holds here too: a
+                // worker waiting on slow I/O issues no more after it.
+                let now = Instant::now();
+                stopping |= now.duration_since(epoch).as_nanos() as u64 >= control.end_ns();
+                if now.duration_since(last_done) < hang_timeout {
+                    continue;
+                }
                 // Nothing completed for --hang-timeout: what is in flight is
                 // hung. Report each I/O, and give up on the engine below.
                 hung = true;
-                let now = Instant::now();
                 out.hung_ios = slots
                     .iter()
                     .filter(|s| s.busy)

@@ -7,14 +7,16 @@
 //! locked memory (bounded by `RLIMIT_MEMLOCK` without CAP_IPC_LOCK); when the
 //! kernel refuses it, the engine falls back to plain READ/WRITE and says so.
 //!
-//! A wait never lasts forever: it carries `--hang-timeout` (the same
-//! `io_uring_enter`, with IORING_ENTER_EXT_ARG: no extra syscall, and a
-//! timer the kernel arms only when it really sleeps), and `reap` returns
-//! [`hang_error`] when nothing completed in it. The worker then gives up on
-//! the engine ([`Engine::abandon`]), and so does `drop` on its own: the ring
-//! and the buffers are leaked, never freed, because the kernel may still
-//! write into them. Kernels before 5.11 lack the timed wait: there a hung
-//! I/O still hangs its worker, and the engine's path says so.
+//! A wait never lasts forever: it carries a timeout, a [`wait_slice`] of
+//! `--hang-timeout` (in the same `io_uring_enter`, with
+//! IORING_ENTER_EXT_ARG: no extra syscall, and a timer the kernel arms only
+//! when it really sleeps), and `reap` returns [`idle_error`] when nothing
+//! completed in it. When nothing has completed for `--hang-timeout`, the
+//! worker gives up on the engine ([`Engine::abandon`]), and so does `drop`
+//! on its own: the ring and the buffers are leaked, never freed, because the
+//! kernel may still write into them. Kernels before 5.11 lack the timed
+//! wait: there a hung I/O still hangs its worker, and the engine's path
+//! says so.
 
 use std::fs::File;
 use std::io;
@@ -24,7 +26,7 @@ use std::sync::Arc;
 
 use io_uring::{opcode, squeue, types, IoUring};
 
-use super::{hang_error, Engine, EngineId, EngineSpec, SlotToken};
+use super::{idle_error, is_idle, wait_slice, Engine, EngineId, EngineSpec, SlotToken};
 use crate::buffer::AlignedBuf;
 use crate::workload::Op;
 
@@ -34,9 +36,10 @@ pub struct UringEngine {
     // still in flight (hung), neither: both are leaked.
     ring: ManuallyDrop<IoUring>,
     bufs: ManuallyDrop<Vec<AlignedBuf>>,
-    /// How long a wait may last with nothing completing (`--hang-timeout`);
-    /// `None` when the kernel cannot time a wait (before 5.11).
+    /// How long one wait may last with nothing completing (a slice of
+    /// `--hang-timeout`); `None` when the kernel cannot time a wait (before 5.11).
     wait: Option<types::Timespec>,
+    /// `--hang-timeout`: how long `drop` waits with nothing completing.
     hang_timeout: std::time::Duration,
     /// The engine gave up on its I/O in flight: `drop` leaks instead of waiting.
     abandoned: bool,
@@ -111,7 +114,7 @@ impl Engine for UringEngine {
         let wait = ring
             .params()
             .is_feature_ext_arg()
-            .then(|| types::Timespec::from(spec.hang_timeout));
+            .then(|| types::Timespec::from(wait_slice(spec.hang_timeout)));
         if wait.is_none() {
             notes.push(
                 "no hang timeout: this kernel cannot time a wait (IORING_FEAT_EXT_ARG, Linux 5.11)"
@@ -199,17 +202,18 @@ impl Engine for UringEngine {
                 }
                 None => self.ring.submit_and_wait(1),
             };
-            let timed_out = match entered {
-                Ok(_) => false,
-                // Nothing completed within the timeout (the kernel says so
+            match entered {
+                // Ok: submitted, then woken by a completion, the timeout or a
+                // signal. ETIME: nothing completed within the timeout (said
                 // only when the same call submitted nothing).
-                Err(e) if e.raw_os_error() == Some(libc::ETIME) => true,
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
                 // A signal: the queued entries may or may not have been taken;
                 // the kernel keeps whatever it consumed, so simply enter again.
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
                 Err(e) => return Err(e),
-            };
+            }
             self.in_flight += self.queued;
             self.queued = 0;
             let mut reaped = false;
@@ -224,15 +228,8 @@ impl Engine for UringEngine {
                 };
                 done(self.id.returned(cqe.user_data() as usize), r);
             }
-            if reaped {
-                return Ok(());
-            }
-            if timed_out {
-                return Err(hang_error(self.hang_timeout));
-            }
-            // Woken with nothing to reap (the call that submitted timed out,
-            // or a signal came): wait again. A hang is thus declared after
-            // one to two timeouts with nothing completing.
+            // Nothing completed in this wait: the caller looks at the clock.
+            return if reaped { Ok(()) } else { Err(idle_error()) };
         }
     }
 
@@ -316,12 +313,16 @@ impl UringEngine {
 impl Drop for UringEngine {
     fn drop(&mut self) {
         // Wait for every I/O still in flight: the kernel may write into our
-        // buffers until it completes. Each wait is bounded by the hang
-        // timeout, so this ends even when an I/O never does.
+        // buffers until it completes. Each wait is bounded, and after
+        // --hang-timeout with nothing completing this gives up, so it ends
+        // even when an I/O never does.
+        let mut progress = std::time::Instant::now();
         while !self.abandoned && self.in_flight + self.queued > 0 {
-            if self.reap(|_, _| {}).is_err() {
+            match self.reap(|_, _| {}) {
+                Ok(()) => progress = std::time::Instant::now(),
+                Err(e) if is_idle(&e) && progress.elapsed() < self.hang_timeout => {}
                 // Hung (or the ring failed) with I/O possibly in flight.
-                self.abandoned = true;
+                Err(_) => self.abandoned = true,
             }
         }
         if self.abandoned {
