@@ -13,9 +13,23 @@ use common::{data_file, json, u};
 /// Far more than any of these runs needs, even on a loaded machine.
 const BOUND: Duration = Duration::from_secs(20);
 
+/// Whether process `pid` has started its workers (a thread `sb-worker-0`).
+fn has_workers(pid: i32) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|tasks| {
+            tasks.flatten().any(|t| {
+                std::fs::read_to_string(t.path().join("comm"))
+                    .is_ok_and(|c| c.trim() == "sb-worker-0")
+            })
+        })
+        .unwrap_or(false)
+}
+
 /// Starts `stripebench ARGS`; `signals` are sent to it, in order, each after
-/// its delay. Returns its output, or fails the test (killing the child) when
-/// it is still running `BOUND` after the last signal.
+/// its delay (the first counted from when its workers exist, so that a slow
+/// start on a loaded machine is not mistaken for the run). Returns its
+/// output, or fails the test (killing the child) when it is still running
+/// `BOUND` after the last signal.
 fn run_bounded(args: &[&str], signals: &[(Duration, i32)]) -> Output {
     let child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .args(args)
@@ -28,6 +42,16 @@ fn run_bounded(args: &[&str], signals: &[(Duration, i32)]) -> Output {
     std::thread::spawn(move || {
         let _ = tx.send(child.wait_with_output());
     });
+    if !signals.is_empty() {
+        let t0 = std::time::Instant::now();
+        while !has_workers(pid) {
+            assert!(
+                t0.elapsed() < BOUND,
+                "{args:?}: no worker thread after {BOUND:?}"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
     for &(after, sig) in signals {
         if let Ok(out) = rx.recv_timeout(after) {
             panic!(
