@@ -130,7 +130,7 @@ impl Drop for WriteThrottle {
     }
 }
 
-/// The children of `pid` (the fsync runs in one).
+/// The children of `pid`.
 fn children(pid: u32) -> Vec<u32> {
     std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
         .unwrap_or_default()

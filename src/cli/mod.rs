@@ -502,6 +502,24 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
     pub debug_fail_from: Option<u64>,
 
+    /// Testing only: worker 0 panics while it builds its engine, before it is ready.
+    #[arg(long, hide = true)]
+    pub debug_die_in_setup: bool,
+
+    /// Testing only (io_uring): worker 0's Nth I/O, and every one after it,
+    /// never completes (a read from a pipe no one writes), as on a hung device.
+    #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
+    pub debug_hang_from: Option<u64>,
+
+    /// io_uring: a worker that gets no completion for this long gives up on
+    /// the I/O it has in flight, reports it as hung (with its offsets) and
+    /// leaves its buffers to the kernel; the run reports everything else and
+    /// exits 1. A run with a hung member thus ends at most about this long
+    /// after its deadline. Needs Linux 5.11 (a wait with a timeout); the sync
+    /// engine cannot give up on a pread/pwrite.
+    #[arg(long, allow_hyphen_values = true, value_name = "TIME", default_value = "30s", value_parser = parse_positive_duration)]
+    pub hang_timeout: Duration,
+
     /// Allow writes that destroy data: to block devices, and to existing files
     /// that stripebench did not create.
     #[arg(long)]

@@ -126,6 +126,12 @@ pub fn run_config(
         }
         (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
     };
+    if args.debug_hang_from.is_some() && engine != EngineKind::Uring {
+        return Err(UsageError(
+            "--debug-hang-from needs --engine uring: a hung pread would hang the test itself"
+                .into(),
+        ));
+    }
     if args.no_register && engine != EngineKind::Uring {
         return Err(UsageError(
             "--no-register only applies to --engine uring".into(),
@@ -223,6 +229,9 @@ pub fn run_config(
         io_limit: args.io_limit,
         max_errors: args.max_errors,
         debug_fail_from: args.debug_fail_from,
+        debug_die_in_setup: args.debug_die_in_setup,
+        debug_hang_from: args.debug_hang_from,
+        hang_timeout: args.hang_timeout,
         verify: args.verify,
         buffer_compress: args.buffer_compress,
         dedupe: args.dedupe,

@@ -107,6 +107,10 @@ pub struct WorkerDoc {
     /// What stopped this worker: "duration", "limit" or "errors".
     #[serde(default)]
     pub ended_by: Ending,
+    /// I/Os that never completed: the worker gave up on them after
+    /// --hang-timeout with nothing completing.
+    #[serde(default)]
+    pub hung_ios: Vec<crate::measure::worker::HungIo>,
     pub short_ios: u64,
     pub seconds: f64,
     pub bytes_per_sec: f64,
@@ -135,7 +139,7 @@ pub struct TargetDoc {
     pub bytes: u64,
     pub ios: u64,
     pub errors: u64,
-    /// A worker on this target stopped on I/O errors.
+    /// A worker on this target stopped on I/O errors, or had I/O that hung.
     pub failed: bool,
     pub short_ios: u64,
     pub seconds: f64,
@@ -295,7 +299,37 @@ pub struct RunDocument {
     /// What was done to the page cache before the run.
     #[serde(default)]
     pub cache: Option<crate::device::cache::CacheDoc>,
+    /// `--stripe`: what the figures of a modelled RAID0 mean (null otherwise).
+    #[serde(default)]
+    pub stripe_model: Option<StripeModelDoc>,
 }
+
+/// How far the figures of a modelled RAID0 (`--stripe`) can be trusted.
+///
+/// The members' workers run independently: each issues its own pieces of
+/// the logical stream as fast as its member allows, and no logical request
+/// waits for its slowest piece, as it must on a real RAID0. So the total's
+/// `bytes_per_sec` is an upper bound for the volume (each member at its own
+/// best pace), `iops` and `latency_ns` count pieces, not logical requests,
+/// and a logical request's latency is at least its slowest piece's.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StripeModelDoc {
+    /// Always `"per_member_upper_bound"` (what the figures are); a model
+    /// that waited for every piece would say otherwise.
+    pub figures: String,
+    pub chunk: u64,
+    /// The logical request size.
+    pub logical_bs: u64,
+    /// Pieces (member I/Os) per logical request: ceil(logical_bs / chunk).
+    pub pieces_per_request: u64,
+    /// What the figures mean, in words (also printed under the table).
+    pub note: String,
+}
+
+/// What `--stripe` figures are: [`StripeModelDoc::note`].
+pub const STRIPE_MODEL_NOTE: &str = "members run independently, so no logical request waits for its slowest piece: \
+MB/s is an upper bound for the modelled RAID0 (each member at its own best pace), IOPS and latency count pieces \
+(member I/Os), not logical requests, and a logical request larger than a chunk takes at least as long as its slowest piece";
 
 /// Counters summed over any set of workers.
 #[derive(Debug, Clone, Default)]
@@ -358,10 +392,13 @@ impl Aggregate {
 }
 
 impl RunDocument {
-    /// Whether any worker met an I/O error, a final flush failed, or
-    /// verification found a bad block.
+    /// Whether any worker met an I/O error or had I/O that hung, a final
+    /// flush failed, or verification found a bad block.
     pub fn has_errors(&self) -> bool {
-        self.total.errors > 0 || self.total.flush_errors > 0 || self.bad_blocks() > 0
+        self.total.errors > 0
+            || self.total.flush_errors > 0
+            || self.bad_blocks() > 0
+            || self.workers.iter().any(|w| !w.hung_ios.is_empty())
     }
 
     /// Bad blocks found by verification, over all targets.
@@ -437,6 +474,7 @@ impl RunDocument {
                 error_samples: out.error_samples.clone(),
                 stopped_on_errors: out.stopped_on_errors,
                 ended_by: out.ended_by,
+                hung_ios: out.hung_ios.clone(),
                 short_ios: out.short_ios,
                 seconds: secs,
                 bytes_per_sec: rate(out.bytes(), secs),
@@ -528,11 +566,9 @@ impl RunDocument {
                     bytes: agg.bytes,
                     ios: agg.ios,
                     errors: agg.errors,
-                    failed: plan
-                        .workers
-                        .iter()
-                        .zip(&exec.outcomes)
-                        .any(|(w, o)| w.target_index == i && o.stopped_on_errors),
+                    failed: plan.workers.iter().zip(&exec.outcomes).any(|(w, o)| {
+                        w.target_index == i && (o.stopped_on_errors || !o.hung_ios.is_empty())
+                    }),
                     short_ios: agg.short_ios,
                     seconds: secs,
                     bytes_per_sec: agg.bytes_per_sec(secs),
@@ -704,6 +740,17 @@ impl RunDocument {
             },
             warnings,
             cache: None,
+            stripe_model: plan
+                .workers
+                .iter()
+                .find_map(|w| w.stripe)
+                .map(|st| StripeModelDoc {
+                    figures: "per_member_upper_bound".into(),
+                    chunk: st.map.chunk,
+                    logical_bs: st.logical_bs,
+                    pieces_per_request: st.logical_bs.div_ceil(st.map.chunk),
+                    note: STRIPE_MODEL_NOTE.into(),
+                }),
         }
     }
 }

@@ -1,28 +1,35 @@
 //! A fault-injecting engine for tests: wraps a real engine and fails every
 //! I/O from the Nth on with EIO, so the error paths (counting, max-errors,
-//! the other workers going on, exit code 1) can be proven end to end.
-//! Reached only through the hidden `--debug-fail-from N` option.
+//! the other workers going on, exit code 1) can be proven end to end; or
+//! panics while it is built, before its worker is ready; or (io_uring)
+//! queues every I/O from the Nth on as one that never completes, so the
+//! hang timeout and the leak of what the kernel still holds are proven too.
+//! Reached only through the hidden `--debug-fail-from N`,
+//! `--debug-die-in-setup` and `--debug-hang-from N` options.
 
 use std::io;
 
-use super::{Engine, EngineSpec};
+use super::{Engine, EngineSpec, SlotToken};
 use crate::base::io::Op;
 
 pub struct FaultEngine<E: Engine> {
     inner: E,
     /// 1-based number of the first I/O to fail.
     fail_from: u64,
+    /// 1-based number of the first I/O that never completes.
+    hang_from: u64,
     issued: u64,
     /// Slots whose I/O was failed instead of issued, not yet reported.
-    failed: Vec<usize>,
+    failed: Vec<SlotToken>,
 }
 
 impl<E: Engine> FaultEngine<E> {
-    pub fn wrap(inner: E, fail_from: u64) -> Self {
+    pub fn wrap(inner: E, fail_from: u64, hang_from: u64) -> Self {
         let depth = inner.depth();
         FaultEngine {
             inner,
             fail_from,
+            hang_from,
             issued: 0,
             failed: Vec::with_capacity(depth),
         }
@@ -30,27 +37,42 @@ impl<E: Engine> FaultEngine<E> {
 }
 
 impl<E: Engine> Engine for FaultEngine<E> {
-    fn create(spec: &EngineSpec) -> Result<Self, String> {
-        Ok(FaultEngine::wrap(
-            E::create(spec)?,
+    fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
+        // A bug in setup, as the coordinator must survive it: the worker's
+        // thread ends without saying whether it is ready.
+        assert!(
+            !spec.die_in_setup,
+            "--debug-die-in-setup: the worker dies before it is ready"
+        );
+        let (inner, slots) = E::create(spec)?;
+        let engine = FaultEngine::wrap(
+            inner,
             spec.fail_from.unwrap_or(u64::MAX),
-        ))
+            spec.hang_from.unwrap_or(u64::MAX),
+        );
+        Ok((engine, slots))
     }
 
     fn depth(&self) -> usize {
         self.inner.depth()
     }
 
-    fn queue(&mut self, slot: usize, op: Op, offset: u64) {
+    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64) {
         self.issued += 1;
         if self.issued >= self.fail_from {
             self.failed.push(slot);
+        } else if self.issued >= self.hang_from {
+            // An engine that cannot hang an I/O fails it instead (the
+            // configuration refuses --debug-hang-from for such engines).
+            if let Some(slot) = self.inner.queue_stuck(slot) {
+                self.failed.push(slot);
+            }
         } else {
             self.inner.queue(slot, op, offset);
         }
     }
 
-    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
         if !self.failed.is_empty() {
             for slot in self.failed.drain(..) {
                 done(slot, Err(io::Error::from_raw_os_error(libc::EIO)));
@@ -60,19 +82,27 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.reap(done)
     }
 
-    fn buffer(&mut self, slot: usize) -> &mut [u8] {
+    fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
         self.inner.buffer(slot)
     }
 
-    fn write_buffer(&mut self, slot: usize) -> &mut [u8] {
+    fn write_buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
         self.inner.write_buffer(slot)
     }
 
     fn path(&self) -> String {
-        format!(
-            "{} (failing every I/O from #{} on)",
-            self.inner.path(),
-            self.fail_from
-        )
+        let mut p = self.inner.path();
+        if self.fail_from < u64::MAX {
+            p.push_str(&format!(" (failing every I/O from #{} on)", self.fail_from));
+        }
+        if self.hang_from < u64::MAX {
+            p.push_str(&format!(" (no I/O completes from #{} on)", self.hang_from));
+        }
+        p
+    }
+
+    fn abandon(self) {
+        // The failed slots' tokens go; the inner engine's I/O is what hangs.
+        self.inner.abandon();
     }
 }

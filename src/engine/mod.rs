@@ -4,7 +4,9 @@
 //!
 //! The interface is the same for one I/O in flight and for many: the worker
 //! `queue`s an I/O on a free slot, then `reap` issues what was queued and
-//! hands back every completion that is ready, at least one.
+//! hands back every completion that is ready, at least one. A free slot is
+//! a [`SlotToken`], which `queue` takes and `reap` gives back, so a buffer
+//! cannot be reached while the kernel may write into it.
 //!
 //! - `sync`: pread/pwrite, one slot; `reap` performs the queued I/O.
 //! - `uring`: io_uring with `--iodepth` slots, submitted and reaped in batches,
@@ -18,6 +20,7 @@ pub mod writedata;
 
 use std::fs::File;
 use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -64,6 +67,13 @@ pub struct EngineSpec {
     pub register: bool,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
+    /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
+    pub die_in_setup: bool,
+    /// Tests only (`--debug-hang-from`): every I/O from this one on never completes.
+    pub hang_from: Option<u64>,
+    /// `--hang-timeout`: how long `reap` waits with nothing completing
+    /// before it gives up (io_uring).
+    pub hang_timeout: std::time::Duration,
 }
 
 impl EngineSpec {
@@ -97,33 +107,312 @@ impl EngineSpec {
     }
 }
 
+/// The right to one slot: to use its buffer, and to queue one I/O on it.
+///
+/// An engine makes one token per slot when it is created, and no one else
+/// can make one (its fields are private to this module). `queue` takes the
+/// token: from then on the slot's buffer belongs to the I/O (the kernel may
+/// write into it), and `reap` hands the token back with the I/O's
+/// completion. A token is neither `Clone` nor `Copy`, so holding one proves
+/// that its slot has no I/O in flight, and `buffer` asks for it: the rule
+/// "never touch a slot's buffer while its I/O is in flight" is kept by the
+/// type system. Each token also names the engine that made it, checked (one
+/// comparison) wherever it is used, so one engine's token cannot reach
+/// another engine's slot.
+///
+/// On the hot path a token is an 8-byte value moved into `queue` and out of
+/// `reap`'s callback: no allocation, no lock, no syscall.
+///
+/// What the rule forbids no longer compiles: a slot's buffer after its I/O
+/// was queued,
+///
+/// ```compile_fail,E0382
+/// # use stripebench::engine::{Engine, EngineSpec, SyncEngine};
+/// # use stripebench::measure::workload::Op;
+/// # fn f(spec: &EngineSpec) -> Result<(), String> {
+/// let (mut engine, mut slots) = SyncEngine::create(spec)?;
+/// let slot = slots.pop().unwrap();
+/// engine.queue(slot, Op::Read, 0);
+/// engine.buffer(&slot)[0] = 1; // the I/O owns the slot
+/// # Ok(()) }
+/// ```
+///
+/// nor a second token for a slot, made or copied,
+///
+/// ```compile_fail,E0599
+/// # use stripebench::engine::{Engine, EngineSpec, SyncEngine};
+/// # use stripebench::measure::workload::Op;
+/// # fn f(spec: &EngineSpec) -> Result<(), String> {
+/// let (mut engine, mut slots) = SyncEngine::create(spec)?;
+/// let slot = slots.pop().unwrap();
+/// engine.queue(slot.clone(), Op::Read, 0);
+/// engine.buffer(&slot)[0] = 1;
+/// # Ok(()) }
+/// ```
+///
+/// while the same steps in the right order do:
+///
+/// ```
+/// # use stripebench::engine::{Engine, EngineSpec, SyncEngine};
+/// # use stripebench::measure::workload::Op;
+/// # fn f(spec: &EngineSpec) -> Result<(), String> {
+/// let (mut engine, mut slots) = SyncEngine::create(spec)?;
+/// let slot = slots.pop().unwrap();
+/// engine.buffer(&slot)[0] = 1;
+/// engine.queue(slot, Op::Read, 0);
+/// engine.reap(|slot, _res| slots.push(slot)).map_err(|e| e.to_string())?;
+/// engine.buffer(&slots[0])[0] = 2; // back from reap: free again
+/// # Ok(()) }
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+pub struct SlotToken {
+    engine: u32,
+    index: u32,
+}
+
+impl SlotToken {
+    /// The slot's number, from 0 to the engine's depth - 1.
+    #[inline]
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+
+    /// Panics when the token is not one of `engine`'s: one engine's token
+    /// must not reach another engine's buffers, which may be in flight.
+    #[inline]
+    fn check(&self, engine: EngineId) {
+        assert!(
+            self.engine == engine.0,
+            "slot token of engine {} used with engine {}",
+            self.engine,
+            engine.0
+        );
+    }
+}
+
+/// Tells engines (and so their tokens) apart, within the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EngineId(u32);
+
+impl EngineId {
+    fn new() -> EngineId {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        EngineId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The tokens of an engine of `depth` slots: made once, at creation.
+    fn tokens(self, depth: usize) -> Vec<SlotToken> {
+        (0..depth as u32)
+            .map(|index| SlotToken {
+                engine: self.0,
+                index,
+            })
+            .collect()
+    }
+
+    /// The token of a slot whose I/O this engine queued and has just reaped
+    /// (the engine took that slot's token in `queue`, so this is its only one).
+    #[inline]
+    fn returned(self, index: usize) -> SlotToken {
+        SlotToken {
+            engine: self.0,
+            index: index as u32,
+        }
+    }
+}
+
 /// Issues I/O against one open target.
 pub trait Engine: Sized {
-    /// Builds the engine and its buffers. Runs in the worker's thread, after pinning.
-    fn create(spec: &EngineSpec) -> Result<Self, String>;
+    /// Builds the engine and its buffers, and makes its slot tokens, one
+    /// per slot. Runs in the worker's thread, after pinning.
+    fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String>;
 
     /// Slots: how many I/Os can be in flight at once.
     fn depth(&self) -> usize;
 
-    /// Queues one I/O on `slot`'s buffer. It is issued by the next `reap`.
-    /// `slot` must be free (its previous I/O completed).
-    fn queue(&mut self, slot: usize, op: Op, offset: u64);
+    /// Queues one I/O on `slot`'s buffer. It is issued by the next `reap`,
+    /// which gives the token back when the I/O completes.
+    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64);
 
     /// Issues what was queued, waits for at least one completion, and calls
     /// `done(slot, result)` for every completion ready. A result is the bytes
     /// transferred (fewer than asked is a short I/O) or the I/O's error.
-    /// An `Err` return means the engine itself failed.
-    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, done: F) -> io::Result<()>;
+    /// An `Err` return means the engine itself failed, except [`idle_error`]:
+    /// an engine whose waits are bounded (io_uring) returns it when one
+    /// wait ended with nothing completed.
+    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, done: F) -> io::Result<()>;
 
     /// The buffer of `slot`, to fill before a write is queued or to read
-    /// after its read completed (never while its I/O is in flight).
-    fn buffer(&mut self, slot: usize) -> &mut [u8];
+    /// after its read completed (the token proves no I/O is in flight on it).
+    fn buffer(&mut self, slot: &SlotToken) -> &mut [u8];
 
     /// The buffer a write on `slot` sends: `buffer(slot)`, or the slot's
-    /// own write buffer when the spec asked for `write_buffers`. Same rule:
-    /// never while the slot's I/O is in flight.
-    fn write_buffer(&mut self, slot: usize) -> &mut [u8];
+    /// own write buffer when the spec asked for `write_buffers`. The token
+    /// proves the slot's I/O is not in flight.
+    fn write_buffer(&mut self, slot: &SlotToken) -> &mut [u8];
 
     /// How I/O is issued, for the report (e.g. "io_uring, registered buffers and file").
     fn path(&self) -> String;
+
+    /// Gives up on the I/O still in flight (after `reap` reported a hang):
+    /// whatever the kernel may still write into, or still owns, is leaked
+    /// rather than freed. Dropping an engine instead waits for its I/O.
+    fn abandon(self);
+
+    /// Tests only (the fault engine's `--debug-hang-from`): queues on `slot`
+    /// an I/O into its buffer that never completes, as a hung device's
+    /// would. An engine that cannot (a hung pread would block the worker
+    /// itself) gives the token back.
+    fn queue_stuck(&mut self, slot: SlotToken) -> Option<SlotToken> {
+        Some(slot)
+    }
+}
+
+/// The longest one wait of an io_uring `reap` lasts with nothing
+/// completing: a slice of the hang timeout (a quarter, at most a second),
+/// so that the worker looks at its deadline and at how long it has waited
+/// at least that often, and declares a hang within a slice of the timeout.
+pub fn wait_slice(hang_timeout: std::time::Duration) -> std::time::Duration {
+    (hang_timeout / 4).clamp(
+        std::time::Duration::from_millis(1),
+        std::time::Duration::from_secs(1),
+    )
+}
+
+/// What `reap` returns when it waited (one [`wait_slice`], or until a
+/// signal) and nothing completed. Not a failure: the caller decides when
+/// waiting has lasted too long (`--hang-timeout`). Allocates nothing.
+pub fn idle_error() -> io::Error {
+    io::Error::from(io::ErrorKind::TimedOut)
+}
+
+/// Whether `reap` returned because nothing completed in its wait.
+pub fn is_idle(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::TimedOut
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(file: &std::path::Path, depth: usize) -> EngineSpec {
+        EngineSpec {
+            file: Arc::new(File::open(file).unwrap()),
+            bs: 4096,
+            depth,
+            align: 4096,
+            fill_seed: None,
+            compress_pct: 0,
+            write_buffers: false,
+            register: false,
+            fail_from: None,
+            die_in_setup: false,
+            hang_from: None,
+            hang_timeout: std::time::Duration::from_secs(30),
+        }
+    }
+
+    /// Queues every slot, then reaps until every token is back: each slot's
+    /// token comes back exactly once, and only from `reap`.
+    fn tokens_round_trip<E: Engine>(depth: usize) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 4096 * depth]).unwrap();
+        let (mut engine, mut free) = E::create(&spec(&path, depth)).unwrap();
+        let mut want: Vec<usize> = free.iter().map(SlotToken::index).collect();
+        want.sort_unstable();
+        assert_eq!(want, (0..depth).collect::<Vec<_>>());
+        for round in 0..3u64 {
+            for (i, slot) in free.drain(..).enumerate() {
+                engine.queue(slot, Op::Read, 4096 * i as u64);
+            }
+            while free.len() < depth {
+                engine
+                    .reap(|slot, res| {
+                        assert_eq!(res.unwrap(), 4096, "round {round}");
+                        free.push(slot);
+                    })
+                    .unwrap();
+            }
+            let mut got: Vec<usize> = free.iter().map(SlotToken::index).collect();
+            got.sort_unstable();
+            assert_eq!(got, want, "round {round}");
+            for slot in &free {
+                assert_eq!(engine.buffer(slot), &[7u8; 4096][..]);
+            }
+        }
+    }
+
+    #[test]
+    fn slot_tokens_come_back_from_reap_once_each_sync() {
+        tokens_round_trip::<SyncEngine>(1);
+    }
+
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn slot_tokens_come_back_from_reap_once_each_uring() {
+        tokens_round_trip::<UringEngine>(8);
+    }
+
+    /// A uring engine with `stuck` I/Os that never complete, timing out fast.
+    fn hung_uring(stuck: usize) -> (tempfile::TempDir, UringEngine, Vec<SlotToken>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 4096 * 4]).unwrap();
+        let mut spec = spec(&path, 4);
+        spec.hang_timeout = std::time::Duration::from_millis(100);
+        let (mut engine, mut free) = UringEngine::create(&spec).unwrap();
+        for _ in 0..stuck {
+            let slot = free.pop().unwrap();
+            assert!(engine.queue_stuck(slot).is_none());
+        }
+        (dir, engine, free)
+    }
+
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn a_uring_reap_with_nothing_completing_returns_idle() {
+        let (_dir, mut engine, mut free) = hung_uring(2);
+        // One real read completes; then nothing does.
+        engine.queue(free.pop().unwrap(), Op::Read, 0);
+        let mut got = Vec::new();
+        engine
+            .reap(|slot, res| got.push((slot, res.unwrap())))
+            .unwrap();
+        assert_eq!(got.len(), 1);
+        // Each wait ends after a slice of the hang timeout, saying so.
+        for _ in 0..3 {
+            let err = engine
+                .reap(|_, _| panic!("a stuck I/O completed"))
+                .unwrap_err();
+            assert!(is_idle(&err), "{err}");
+        }
+        engine.abandon();
+    }
+
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn dropping_a_uring_engine_with_a_hung_io_does_not_block() {
+        let (dir, engine, _free) = hung_uring(3);
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            drop(engine);
+            let _ = tx.send(());
+        });
+        // Far more than the 2 x 100 ms the drop may wait.
+        let dropped = rx.recv_timeout(std::time::Duration::from_secs(20));
+        assert!(dropped.is_ok(), "drop still blocked after 20 s");
+        drop(dir);
+    }
+
+    #[test]
+    #[should_panic(expected = "slot token of engine")]
+    fn a_slot_token_cannot_reach_another_engines_buffer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 4096]).unwrap();
+        let (_a, a_slots) = SyncEngine::create(&spec(&path, 1)).unwrap();
+        let (mut b, _b_slots) = SyncEngine::create(&spec(&path, 1)).unwrap();
+        b.buffer(&a_slots[0]);
+    }
 }

@@ -5,7 +5,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
-use super::{Engine, EngineSpec};
+use super::{Engine, EngineId, EngineSpec, SlotToken};
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
 
@@ -15,11 +15,13 @@ pub struct SyncEngine {
     buf: AlignedBuf,
     /// Writes' own buffer when reads and writes are mixed.
     wbuf: Option<AlignedBuf>,
-    queued: Option<(Op, u64)>,
+    id: EngineId,
+    /// The queued I/O, with its slot's token until `reap` performs it.
+    queued: Option<(SlotToken, Op, u64)>,
 }
 
 impl Engine for SyncEngine {
-    fn create(spec: &EngineSpec) -> Result<Self, String> {
+    fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         if spec.depth != 1 {
             return Err(
                 "the sync engine keeps one I/O in flight: use --iodepth 1 or --engine uring".into(),
@@ -28,12 +30,15 @@ impl Engine for SyncEngine {
         let mut bufs = spec.buffers()?;
         let wbuf = if spec.write_buffers { bufs.pop() } else { None };
         let buf = bufs.pop().ok_or("no buffer")?;
-        Ok(SyncEngine {
+        let id = EngineId::new();
+        let engine = SyncEngine {
             file: spec.file.clone(),
             buf,
             wbuf,
+            id,
             queued: None,
-        })
+        };
+        Ok((engine, id.tokens(1)))
     }
 
     fn depth(&self) -> usize {
@@ -41,13 +46,14 @@ impl Engine for SyncEngine {
     }
 
     #[inline]
-    fn queue(&mut self, _slot: usize, op: Op, offset: u64) {
-        self.queued = Some((op, offset));
+    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64) {
+        slot.check(self.id);
+        self.queued = Some((slot, op, offset));
     }
 
     #[inline]
-    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
-        let Some((op, offset)) = self.queued.take() else {
+    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+        let Some((slot, op, offset)) = self.queued.take() else {
             return Ok(());
         };
         // One syscall: FileExt::read_at/write_at are plain pread/pwrite.
@@ -57,19 +63,26 @@ impl Engine for SyncEngine {
                 .file
                 .write_at(self.wbuf.as_ref().unwrap_or(&self.buf).as_slice(), offset),
         };
-        done(0, res);
+        done(slot, res);
         Ok(())
     }
 
-    fn buffer(&mut self, _slot: usize) -> &mut [u8] {
+    fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
+        slot.check(self.id);
         self.buf.as_mut_slice()
     }
 
-    fn write_buffer(&mut self, _slot: usize) -> &mut [u8] {
+    fn write_buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
+        slot.check(self.id);
         self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice()
     }
 
     fn path(&self) -> String {
         "pread/pwrite".into()
+    }
+
+    fn abandon(self) {
+        // Nothing is ever in flight outside `reap`: the buffers are free.
+        drop(self);
     }
 }

@@ -6,37 +6,61 @@
 //! pinning pages and looking up the file on every I/O. Registration needs
 //! locked memory (bounded by `RLIMIT_MEMLOCK` without CAP_IPC_LOCK); when the
 //! kernel refuses it, the engine falls back to plain READ/WRITE and says so.
+//!
+//! A wait never lasts forever: it carries a timeout, a [`wait_slice`] of
+//! `--hang-timeout` (in the same `io_uring_enter`, with
+//! IORING_ENTER_EXT_ARG: no extra syscall, and a timer the kernel arms only
+//! when it really sleeps), and `reap` returns [`idle_error`] when nothing
+//! completed in it. When nothing has completed for `--hang-timeout`, the
+//! worker gives up on the engine ([`Engine::abandon`]), and so does `drop`
+//! on its own: the ring and the buffers are leaked, never freed, because the
+//! kernel may still write into them. Kernels before 5.11 lack the timed
+//! wait: there a hung I/O still hangs its worker, and the engine's path
+//! says so.
 
 use std::fs::File;
 use std::io;
-use std::os::unix::io::AsRawFd;
+use std::mem::ManuallyDrop;
+use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use io_uring::{opcode, squeue, types, IoUring};
 
-use super::{Engine, EngineSpec};
+use super::{idle_error, is_idle, wait_slice, Engine, EngineId, EngineSpec, SlotToken};
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
 
 pub struct UringEngine {
-    // Field order matters for Drop: `drop` drains in-flight I/O first, then the
-    // ring is closed, and only then the buffers it wrote into are freed.
-    ring: IoUring,
+    // Dropped by hand, in `drop`: once no I/O is in flight, the ring first
+    // (its registration of the buffers with it), then the buffers; with I/O
+    // still in flight (hung), neither: both are leaked.
+    ring: ManuallyDrop<IoUring>,
     /// One buffer per slot; with separate write buffers (randrw), the
     /// slots' write buffers follow, at `slots + slot`.
-    bufs: Vec<AlignedBuf>,
+    bufs: ManuallyDrop<Vec<AlignedBuf>>,
     slots: usize,
     /// Index of a slot's write buffer, past the read buffers (0 when shared).
     write_base: usize,
+    /// How long one wait may last with nothing completing (a slice of
+    /// `--hang-timeout`); `None` when the kernel cannot time a wait (before 5.11).
+    wait: Option<types::Timespec>,
+    /// `--hang-timeout`: how long `drop` waits with nothing completing.
+    hang_timeout: std::time::Duration,
+    /// The engine gave up on its I/O in flight: `drop` leaks instead of waiting.
+    abandoned: bool,
     /// Keeps the descriptor open while the ring may use it.
     _file: Arc<File>,
     fd: i32,
     fixed_file: bool,
     fixed_bufs: bool,
+    id: EngineId,
     /// Registration errors, for the report.
     notes: Vec<String>,
     in_flight: usize,
     queued: usize,
+    /// `--debug-hang-from`: a pipe no one writes into (read end, write end),
+    /// made at the first stuck I/O.
+    stuck_pipe: Option<(OwnedFd, OwnedFd)>,
 }
 
 /// Checks that this kernel lets us create a ring; the message suggests the way out.
@@ -53,7 +77,7 @@ pub fn probe() -> Result<(), String> {
 }
 
 impl Engine for UringEngine {
-    fn create(spec: &EngineSpec) -> Result<Self, String> {
+    fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         let entries = (spec.depth.max(1) as u32).next_power_of_two();
         // A plain ring. SINGLE_ISSUER, COOP_TASKRUN and DEFER_TASKRUN were
         // measured slower here (zram, 4k random reads at depth 32: 192k and
@@ -81,7 +105,7 @@ impl Engine for UringEngine {
                 .collect();
             // SAFETY: every iovec points into a buffer owned by this engine;
             // the buffers are freed only after the ring (and its registration)
-            // is gone, because `ring` is declared before `bufs`.
+            // is gone (`drop` closes the ring first), or never (leaked).
             match unsafe { ring.submitter().register_buffers(&iovecs) } {
                 Ok(()) => fixed_bufs = true,
                 Err(e) => notes.push(format!(
@@ -89,20 +113,38 @@ impl Engine for UringEngine {
                 )),
             }
         }
-        let write_base = if spec.write_buffers { spec.depth } else { 0 };
-        Ok(UringEngine {
-            ring,
-            bufs,
+        let id = EngineId::new();
+        // One token per slot (not per buffer: a slot may come to own more than one).
+        let tokens = id.tokens(spec.depth);
+        let wait = ring
+            .params()
+            .is_feature_ext_arg()
+            .then(|| types::Timespec::from(wait_slice(spec.hang_timeout)));
+        if wait.is_none() {
+            notes.push(
+                "no hang timeout: this kernel cannot time a wait (IORING_FEAT_EXT_ARG, Linux 5.11)"
+                    .into(),
+            );
+        }
+        let engine = UringEngine {
+            ring: ManuallyDrop::new(ring),
+            bufs: ManuallyDrop::new(bufs),
+            wait,
+            hang_timeout: spec.hang_timeout,
+            abandoned: false,
             slots: spec.depth,
-            write_base,
+            write_base: if spec.write_buffers { spec.depth } else { 0 },
             _file: spec.file.clone(),
             fd,
             fixed_file,
             fixed_bufs,
+            id,
             notes,
             in_flight: 0,
             queued: 0,
-        })
+            stuck_pipe: None,
+        };
+        Ok((engine, tokens))
     }
 
     fn depth(&self) -> usize {
@@ -110,7 +152,11 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn queue(&mut self, slot: usize, op: Op, offset: u64) {
+    fn queue(&mut self, token: SlotToken, op: Op, offset: u64) {
+        // The token is consumed here and made again in `reap` from the
+        // completion's user_data: while the I/O is in flight, no one holds it.
+        token.check(self.id);
+        let slot = token.index();
         let index = match op {
             Op::Read => slot,
             Op::Write => self.write_base + slot,
@@ -155,41 +201,57 @@ impl Engine for UringEngine {
         self.push(&entry);
     }
 
-    fn reap<F: FnMut(usize, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
+    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
         if self.in_flight + self.queued == 0 {
             return Ok(());
         }
         loop {
-            match self.ring.submit_and_wait(1) {
-                Ok(_) => break,
+            let entered = match &self.wait {
+                Some(ts) => {
+                    let args = types::SubmitArgs::new().timespec(ts);
+                    self.ring.submitter().submit_with_args(1, &args)
+                }
+                None => self.ring.submit_and_wait(1),
+            };
+            match entered {
+                // Ok: submitted, then woken by a completion, the timeout or a
+                // signal. ETIME: nothing completed within the timeout (said
+                // only when the same call submitted nothing).
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
                 // A signal: the queued entries may or may not have been taken;
                 // the kernel keeps whatever it consumed, so simply enter again.
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
                 Err(e) => return Err(e),
             }
+            self.in_flight += self.queued;
+            self.queued = 0;
+            let mut reaped = false;
+            for cqe in self.ring.completion() {
+                reaped = true;
+                self.in_flight -= 1;
+                let res = cqe.result();
+                let r = if res < 0 {
+                    Err(io::Error::from_raw_os_error(-res))
+                } else {
+                    Ok(res as usize)
+                };
+                done(self.id.returned(cqe.user_data() as usize), r);
+            }
+            // Nothing completed in this wait: the caller looks at the clock.
+            return if reaped { Ok(()) } else { Err(idle_error()) };
         }
-        self.in_flight += self.queued;
-        self.queued = 0;
-        for cqe in self.ring.completion() {
-            self.in_flight -= 1;
-            let res = cqe.result();
-            let r = if res < 0 {
-                Err(io::Error::from_raw_os_error(-res))
-            } else {
-                Ok(res as usize)
-            };
-            done(cqe.user_data() as usize, r);
-        }
-        Ok(())
     }
 
-    fn buffer(&mut self, slot: usize) -> &mut [u8] {
-        self.bufs[slot].as_mut_slice()
+    fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
+        slot.check(self.id);
+        self.bufs[slot.index()].as_mut_slice()
     }
 
-    fn write_buffer(&mut self, slot: usize) -> &mut [u8] {
-        self.bufs[self.write_base + slot].as_mut_slice()
+    fn write_buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
+        slot.check(self.id);
+        self.bufs[self.write_base + slot.index()].as_mut_slice()
     }
 
     fn path(&self) -> String {
@@ -204,6 +266,40 @@ impl Engine for UringEngine {
         }
         p
     }
+
+    fn abandon(mut self) {
+        self.abandoned = true;
+        // `drop` leaks the ring and the buffers.
+    }
+
+    fn queue_stuck(&mut self, token: SlotToken) -> Option<SlotToken> {
+        token.check(self.id);
+        if self.stuck_pipe.is_none() {
+            let mut fds = [0; 2];
+            // SAFETY: pipe2 writes two descriptors into the array it is given.
+            if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+                return Some(token);
+            }
+            // SAFETY: both descriptors were just made, and are owned by no one else.
+            self.stuck_pipe =
+                Some(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) });
+        }
+        let read_end = self.stuck_pipe.as_ref().map_or(-1, |p| p.0.as_raw_fd());
+        let slot = token.index();
+        let buf = &mut self.bufs[slot];
+        // A read from a pipe whose write end stays open and unwritten: the
+        // kernel holds the slot's buffer and never completes it.
+        let entry = opcode::Read::new(
+            types::Fd(read_end),
+            buf.as_mut_slice().as_mut_ptr(),
+            buf.len() as u32,
+        )
+        .offset(u64::MAX)
+        .build()
+        .user_data(slot as u64);
+        self.push(&entry);
+        None
+    }
 }
 
 impl UringEngine {
@@ -213,7 +309,10 @@ impl UringEngine {
         // submitting frees it.
         loop {
             // SAFETY: the entry's buffer belongs to `self.bufs`, which outlives
-            // the I/O: completions are drained in `drop` before the buffers go.
+            // the I/O: completions are drained in `drop` before the buffers go
+            // (or the buffers are leaked). No one else touches the buffer
+            // while the kernel may: `queue` consumed the slot's token, and
+            // `buffer` needs it; `reap` gives it back only with the completion.
             let pushed = unsafe { self.ring.submission().push(entry) };
             if pushed.is_ok() {
                 self.queued += 1;
@@ -230,14 +329,43 @@ impl UringEngine {
 impl Drop for UringEngine {
     fn drop(&mut self) {
         // Wait for every I/O still in flight: the kernel may write into our
-        // buffers until it completes, and the buffers are freed after this.
-        while self.in_flight + self.queued > 0 {
-            if self.reap(|_, _| {}).is_err() {
-                // The ring failed with I/O possibly still in flight: leak the
-                // buffers rather than free memory the kernel may write into.
-                std::mem::forget(std::mem::take(&mut self.bufs));
-                break;
+        // buffers until it completes. Each wait is bounded, and after
+        // --hang-timeout with nothing completing this gives up, so it ends
+        // even when an I/O never does.
+        let mut progress = std::time::Instant::now();
+        while !self.abandoned && self.in_flight + self.queued > 0 {
+            match self.reap(|_, _| {}) {
+                Ok(()) => progress = std::time::Instant::now(),
+                Err(e) if is_idle(&e) && progress.elapsed() < self.hang_timeout => {}
+                // Hung (or the ring failed) with I/O possibly in flight.
+                Err(_) => self.abandoned = true,
             }
+        }
+        if self.abandoned {
+            // Deliberately leaked, never freed: the kernel may still write
+            // into these buffers (a read that never completed holds its
+            // buffer's address, and registered buffers stay pinned for the
+            // ring), so freeing them would let it scribble over memory that
+            // the allocator gives to someone else. The ring is leaked too
+            // (not unmapped, not closed here): it owns the hung requests. Its
+            // descriptor still closes when the worker's thread ends (the
+            // thread has its own descriptor table, see worker::prepare); the
+            // kernel then cancels what it can in the background, and the
+            // memory it may write into stays allocated. The pipe of a
+            // --debug-hang-from is not closed here either, for the same
+            // reason (closing its write end completes the read it stands
+            // for). A worker leaks this once, at its end; the process's exit
+            // takes it all back.
+            std::mem::forget(self.stuck_pipe.take());
+            return;
+        }
+        // SAFETY: no I/O is in flight (every one queued has been reaped), so
+        // the kernel holds no reference to the buffers once the ring is
+        // closed; the ring goes first, taking its buffer registration with
+        // it, then the buffers. Neither field is used again.
+        unsafe {
+            ManuallyDrop::drop(&mut self.ring);
+            ManuallyDrop::drop(&mut self.bufs);
         }
     }
 }

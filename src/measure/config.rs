@@ -53,6 +53,13 @@ pub struct RunConfig {
     pub max_errors: u64,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
+    /// Testing only: worker 0 panics before it is ready.
+    pub debug_die_in_setup: bool,
+    /// Testing only (io_uring): worker 0's I/O never completes from this one on.
+    pub debug_hang_from: Option<u64>,
+    /// `--hang-timeout`: how long a worker waits for a completion before it
+    /// reports the I/O in flight as hung.
+    pub hang_timeout: Duration,
     /// `--verify`: write self-describing blocks, or check them when reading.
     pub verify: bool,
     /// `--buffer-compress`: share of each written 4 KiB unit that is zeros.
@@ -109,6 +116,10 @@ pub struct ConfigDoc {
     pub passes: Option<u64>,
     /// I/O errors after which a worker stops.
     pub max_errors: u64,
+    /// `--hang-timeout`: how long an io_uring worker waits with nothing
+    /// completing before it reports its I/O in flight as hung.
+    #[serde(default)]
+    pub hang_timeout_sec: Option<f64>,
     /// Self-describing blocks written, or checked.
     pub verify: bool,
     /// `--buffer-compress`: the share (percent) of each written 4 KiB unit that is zeros.
@@ -164,6 +175,7 @@ impl RunConfig {
             io_limit: self.io_limit,
             passes: self.passes,
             max_errors: self.max_errors,
+            hang_timeout_sec: Some(self.hang_timeout.as_secs_f64()),
             verify: self.verify,
             buffer_compress_pct: self.buffer_compress,
             dedupe_pct: self.dedupe,

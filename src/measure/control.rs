@@ -3,15 +3,24 @@
 //! interrupt (see [`crate::base::signals`]) closes it at once.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Shared between the coordinator, its workers and the signal thread: when the
 /// run started and when its window closes.
+///
+/// Workers wait for the start at a gate, not a barrier: a barrier waits for
+/// a number of threads, so a worker that died before reaching it (a panic
+/// in setup) would hold every other thread, the coordinator included, there
+/// forever. The gate counts no one: the coordinator opens it once, to start
+/// the run or to call it off, and whoever waits (or comes later) goes.
 #[derive(Debug, Default)]
 pub struct RunControl {
-    /// Set by the coordinator just before the start barrier.
+    /// Set by the coordinator when it opens the gate to start the run.
     epoch: OnceLock<Instant>,
+    /// The start gate: true once the run started or was called off.
+    opened: Mutex<bool>,
+    gate: Condvar,
     /// Window end in ns since the epoch; lowered by an interrupt.
     end_ns: AtomicU64,
     /// The run was interrupted.
@@ -21,15 +30,40 @@ pub struct RunControl {
 impl RunControl {
     pub fn new(end_ns: u64) -> RunControl {
         RunControl {
-            epoch: OnceLock::new(),
             end_ns: AtomicU64::new(end_ns),
-            interrupted: AtomicBool::new(false),
+            ..RunControl::default()
         }
     }
 
-    /// Fixes time zero of the run. Called once, by the coordinator.
+    /// Fixes time zero of the run and opens the gate: every worker waiting
+    /// in [`wait_start`](Self::wait_start) goes. Called once, by the coordinator.
     pub fn start(&self) -> Instant {
-        *self.epoch.get_or_init(Instant::now)
+        let epoch = *self.epoch.get_or_init(Instant::now);
+        self.open();
+        epoch
+    }
+
+    /// Opens the gate without starting the run: the workers return at once
+    /// (after `start`, it changes nothing).
+    pub fn call_off(&self) {
+        self.open();
+    }
+
+    fn open(&self) {
+        // A poisoned lock still holds a bool: carry on with it.
+        *self.opened.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.gate.notify_all();
+    }
+
+    /// Waits at the gate until the coordinator starts the run (its epoch) or
+    /// calls it off (`None`).
+    pub fn wait_start(&self) -> Option<Instant> {
+        let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
+        while !*opened {
+            opened = self.gate.wait(opened).unwrap_or_else(|e| e.into_inner());
+        }
+        drop(opened);
+        self.epoch()
     }
 
     pub fn epoch(&self) -> Option<Instant> {
@@ -76,6 +110,27 @@ mod tests {
         c.interrupt();
         assert!(c.interrupted());
         assert!(c.end_ns() < 1_000_000_000);
+    }
+
+    #[test]
+    fn the_start_gate_lets_every_waiter_go_however_many_arrive() {
+        // A barrier for 3 with one party gone never opens; the gate does.
+        for start in [true, false] {
+            let c = RunControl::new(u64::MAX);
+            std::thread::scope(|s| {
+                let waiters: Vec<_> = (0..2).map(|_| s.spawn(|| c.wait_start())).collect();
+                if start {
+                    c.start();
+                } else {
+                    c.call_off();
+                }
+                for w in waiters {
+                    assert_eq!(w.join().unwrap().is_some(), start);
+                }
+            });
+            // Who comes after the gate opened goes at once.
+            assert_eq!(c.wait_start().is_some(), start);
+        }
     }
 
     #[test]

@@ -1,14 +1,21 @@
 //! The coordinator: starts one thread per planned worker, waits until every
-//! one is pinned and has its buffer, releases them all on one barrier, shows
+//! one is pinned and has its buffer, releases them all at one gate, shows
 //! progress, collects their outcomes over a channel, flushes buffered writes
 //! (timed apart) and reads the device counters around it all.
+//!
+//! A worker that dies cannot hang the run: every worker thread answers the
+//! ready call exactly once (a panic is caught in its thread and becomes the
+//! answer, with its message), and the start gate waits for no count of
+//! threads (see [`RunControl`]). A setup failure calls the run off and is
+//! reported as one line, exit 1.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use crossbeam_channel::{bounded, RecvTimeoutError};
 use crossbeam_utils::CachePadded;
 
@@ -47,16 +54,20 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let n = plan.workers.len();
     let control = Arc::new(RunControl::new(full_end_ns));
-    let barrier = Barrier::new(n + 1);
     let live: Vec<CachePadded<AtomicU64>> = (0..n)
         .map(|_| CachePadded::new(AtomicU64::new(0)))
         .collect();
     let (ready_tx, ready_rx) = bounded::<Result<(), String>>(n);
-    let (done_tx, done_rx) = bounded::<WorkerOutcome>(n);
+    // A worker's outcome, or what killed it (a panic, with its message).
+    let (done_tx, done_rx) = bounded::<std::result::Result<WorkerOutcome, String>>(n);
     let progress = Progress::new(cfg.progress);
     signals::set_active(Some(control.clone()));
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
+        // Whatever way this closure ends (an error, a panic), the gate opens:
+        // the scope joins every worker, and one left waiting at a shut gate
+        // would hang the run. Opening it after the start changes nothing.
+        let _gate = OpenOnExit(&control);
         for spec in &plan.workers {
             let engine_spec = EngineSpec {
                 file: plan.targets[spec.target_index].file.clone(),
@@ -68,27 +79,54 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
                 register: cfg.register,
                 fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
+                die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
+                hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
+                hang_timeout: cfg.hang_timeout,
             };
-            let (kind, faulty) = (cfg.engine, engine_spec.fail_from.is_some());
-            let (control, barrier, ready_tx, done_tx, live) = (
-                &control,
-                &barrier,
-                ready_tx.clone(),
-                done_tx.clone(),
-                &live[spec.id],
-            );
-            std::thread::Builder::new()
+            let faulty = engine_spec.fail_from.is_some()
+                || engine_spec.die_in_setup
+                || engine_spec.hang_from.is_some();
+            let kind = cfg.engine;
+            let (control, ready_tx, done_tx, live) =
+                (&control, ready_tx.clone(), done_tx.clone(), &live[spec.id]);
+            let target = crate::base::error::show_path(&plan.targets[spec.target_index].path);
+            let spawned = std::thread::Builder::new()
                 .name(format!("sb-worker-{}", spec.id))
                 .spawn_scoped(scope, move || {
-                    let args = (spec, &engine_spec, &**control, barrier, &ready_tx, &**live);
-                    let out = match (kind, faulty) {
-                        (EngineKind::Sync, false) => run_worker::<SyncEngine>(args),
-                        (EngineKind::Uring, false) => run_worker::<UringEngine>(args),
-                        (EngineKind::Sync, true) => run_worker::<FaultEngine<SyncEngine>>(args),
-                        (EngineKind::Uring, true) => run_worker::<FaultEngine<UringEngine>>(args),
-                    };
+                    let mut ready = worker::Ready::new(ready_tx, spec.id);
+                    // A panic is a bug (the panic hook has printed where);
+                    // caught here, it becomes this worker's answer, so the
+                    // coordinator neither waits for it nor panics itself.
+                    let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let args = (spec, &engine_spec, &**control, &mut ready, &**live);
+                        match (kind, faulty) {
+                            (EngineKind::Sync, false) => run_worker::<SyncEngine>(args),
+                            (EngineKind::Uring, false) => run_worker::<UringEngine>(args),
+                            (EngineKind::Sync, true) => run_worker::<FaultEngine<SyncEngine>>(args),
+                            (EngineKind::Uring, true) => {
+                                run_worker::<FaultEngine<UringEngine>>(args)
+                            }
+                        }
+                    }));
+                    let out = run.map_err(|panic| {
+                        let what = panic_message(&*panic);
+                        let id = spec.id;
+                        let before = format!(
+                            "worker {id} ({target}) panicked before it was ready: {what}; the run was called off"
+                        );
+                        if ready.send(Err(before.clone())) {
+                            before
+                        } else {
+                            format!("worker {id} ({target}) panicked during the run: {what}")
+                        }
+                    });
                     let _ = done_tx.send(out);
-                })?;
+                });
+            if let Err(e) = spawned {
+                // The workers already started wait at the gate: let them go.
+                control.call_off();
+                return Err(e).context("cannot start a worker thread");
+            }
         }
         drop(ready_tx);
         drop(done_tx);
@@ -103,7 +141,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         }
         if !setup_errors.is_empty() || signals::interrupted() {
             // Release the workers without an epoch: they return at once.
-            barrier.wait();
+            control.call_off();
             if setup_errors.is_empty() {
                 return Err(crate::base::error::Interrupted(
                     "before the run started: nothing was measured",
@@ -120,7 +158,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             progress.message("waiting for --start-at");
             while let Ok(left) = at.duration_since(SystemTime::now()) {
                 if signals::interrupted() {
-                    barrier.wait();
+                    control.call_off();
                     return Err(crate::base::error::Interrupted(
                         "while waiting for --start-at: nothing was measured",
                     )
@@ -138,10 +176,10 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         }
         let epoch = control.start();
         let epoch_wall = SystemTime::now();
-        barrier.wait();
 
         let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
         let mut received = 0;
+        let mut died = Vec::new();
         let ramp = cfg.ramp.as_secs_f64();
         let total = (full_end_ns as f64) / 1e9;
         while received < n {
@@ -156,9 +194,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 }
             }
             match done_rx.recv_timeout(wait) {
-                Ok(out) => {
+                Ok(Ok(out)) => {
                     let id = out.id;
                     outcomes[id] = Some(out);
+                    received += 1;
+                }
+                Ok(Err(why)) => {
+                    died.push(why);
                     received += 1;
                 }
                 Err(RecvTimeoutError::Timeout) => {
@@ -168,6 +210,9 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 }
                 Err(RecvTimeoutError::Disconnected) => bail!("a worker thread died during the run"),
             }
+        }
+        if !died.is_empty() {
+            bail!("{}", died.join("; "));
         }
         let mut end_ns = control.end_ns().min(full_end_ns);
         let interrupted = control.interrupted();
@@ -227,19 +272,37 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     result
 }
 
+/// Opens the start gate when dropped (calls the run off if it never started).
+struct OpenOnExit<'a>(&'a RunControl);
+
+impl Drop for OpenOnExit<'_> {
+    fn drop(&mut self) {
+        self.0.call_off();
+    }
+}
+
 type WorkerArgs<'a> = (
     &'a crate::measure::worker::WorkerSpec,
     &'a EngineSpec,
     &'a RunControl,
-    &'a Barrier,
-    &'a crossbeam_channel::Sender<Result<(), String>>,
+    &'a mut worker::Ready,
     &'a AtomicU64,
 );
 
 fn run_worker<E: crate::engine::Engine>(
-    (spec, engine, control, barrier, ready, live): WorkerArgs<'_>,
+    (spec, engine, control, ready, live): WorkerArgs<'_>,
 ) -> WorkerOutcome {
-    worker::run::<E>(spec, engine, control, barrier, ready, live)
+    worker::run::<E>(spec, engine, control, ready, live)
+}
+
+/// What a panic said (its payload is a `&str` or a `String` when it came
+/// from `panic!` or `assert!`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// One probe per distinct device, keyed by (major, minor).

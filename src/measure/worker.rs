@@ -11,12 +11,14 @@
 //! goes into the submission ring, which is entered once per batch) and one
 //! when its completion is reaped, taken for each completion on its own. An
 //! I/O counts in the window in which it *completed*: from the end of the ramp
-//! up to the common deadline. An I/O that completes after the deadline is not
-//! counted and stops the worker, which then waits for whatever is still in
-//! flight.
+//! up to the common deadline. An I/O that completes after the deadline is
+//! not counted; it (or a failure after the deadline) stops the worker, which
+//! then waits for whatever is still in flight: with io_uring, until nothing
+//! has completed for `--hang-timeout`, when the I/O left in flight is
+//! reported as hung and the engine abandoned (its buffers leaked, never
+//! freed).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Barrier;
 use std::time::Instant;
 
 use crossbeam_channel::Sender;
@@ -28,7 +30,7 @@ use crate::analysis::verify::{
 };
 use crate::base::cpus;
 use crate::engine::writedata::Stamper;
-use crate::engine::{Engine, EngineSpec};
+use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
 use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen, StripeMap};
 
@@ -254,6 +256,21 @@ pub struct WorkerOutcome {
     pub engine_path: String,
     /// What `--verify` reading found.
     pub verify: VerifyTally,
+    /// I/Os in flight when nothing had completed for `--hang-timeout`: the
+    /// worker gave up on them (and left their buffers to the kernel).
+    pub hung_ios: Vec<HungIo>,
+}
+
+/// An I/O that never completed: its worker gave up on it after
+/// `--hang-timeout` with nothing completing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HungIo {
+    pub op: String,
+    pub offset: u64,
+    /// Bytes asked for.
+    pub bytes: u64,
+    /// How long it had been in flight when the worker gave up on it.
+    pub seconds_in_flight: f64,
 }
 
 impl WorkerOutcome {
@@ -300,6 +317,44 @@ impl WorkerOutcome {
     }
 }
 
+/// How a worker tells the coordinator that it is ready, or why it cannot
+/// be: exactly once, whatever happens. A worker whose thread ends without
+/// having said (a return, or a panic caught by the coordinator's thread)
+/// says it on drop, so the coordinator never waits for a worker that is gone.
+pub struct Ready {
+    tx: Sender<Result<(), String>>,
+    id: usize,
+    sent: bool,
+}
+
+impl Ready {
+    pub fn new(tx: Sender<Result<(), String>>, id: usize) -> Ready {
+        Ready {
+            tx,
+            id,
+            sent: false,
+        }
+    }
+
+    /// Says it, unless it was said already; true when this call said it.
+    pub fn send(&mut self, what: Result<(), String>) -> bool {
+        if self.sent {
+            return false;
+        }
+        self.sent = true;
+        // The coordinator gone means there is no one left to tell.
+        let _ = self.tx.send(what);
+        true
+    }
+}
+
+impl Drop for Ready {
+    fn drop(&mut self) {
+        let id = self.id;
+        self.send(Err(format!("worker {id} ended before it was ready")));
+    }
+}
+
 /// One I/O slot's state while its I/O is in flight.
 #[derive(Clone, Copy)]
 struct Slot {
@@ -308,32 +363,28 @@ struct Slot {
     issued: Instant,
     /// The I/O completed and moved the whole block.
     full: bool,
+    /// Queued and not yet reaped: what a hang leaves behind.
+    busy: bool,
 }
 
-/// Runs one worker to completion. `ready` receives `Ok` once the thread is
+/// Runs one worker to completion. `ready` says `Ok` once the thread is
 /// pinned and its engine (with its buffers) built, or the reason it could
-/// not be; then the worker waits on `barrier` with every other worker and the
-/// coordinator.
+/// not be; then the worker waits at the control's start gate.
 pub fn run<E: Engine>(
     spec: &WorkerSpec,
     engine_spec: &EngineSpec,
     control: &RunControl,
-    barrier: &Barrier,
-    ready: &Sender<Result<(), String>>,
+    ready: &mut Ready,
     live_bytes: &AtomicU64,
 ) -> WorkerOutcome {
     let mut out = WorkerOutcome {
         id: spec.id,
         ..Default::default()
     };
-    let mut engine = match prepare::<E>(spec, engine_spec) {
-        Ok(e) => {
-            let _ = ready.send(Ok(()));
-            e
-        }
+    let (mut engine, tokens) = match prepare::<E>(spec, engine_spec) {
+        Ok(e) => e,
         Err(e) => {
-            let _ = ready.send(Err(e));
-            barrier.wait();
+            ready.send(Err(e));
             return out;
         }
     };
@@ -349,13 +400,16 @@ pub fn run<E: Engine>(
             offset: 0,
             issued: Instant::now(),
             full: false,
+            busy: false,
         };
         depth
     ];
-    let mut completed: Vec<usize> = Vec::with_capacity(depth);
-    barrier.wait();
-    // No epoch after the barrier means the coordinator called the run off.
-    let Some(epoch) = control.epoch() else {
+    // The free slots' tokens: all of them at first, then those that the last
+    // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
+    let mut completed: Vec<SlotToken> = tokens;
+    ready.send(Ok(()));
+    // No epoch means the coordinator called the run off.
+    let Some(epoch) = control.wait_start() else {
         return out;
     };
 
@@ -383,13 +437,17 @@ pub fn run<E: Engine>(
     let mut in_flight = 0usize;
     let mut stopping = false;
     let mut past_deadline = false;
+    // Nothing completed for --hang-timeout: the engine is given up on.
+    let mut hung = false;
+    let hang_timeout = engine_spec.hang_timeout;
+    // The last completion (or the start): what the hang timeout runs from.
+    let mut last_done = epoch;
 
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it.
-    completed.extend(0..depth);
     loop {
         if !stopping {
-            for &s in &completed {
+            for s in completed.drain(..) {
                 if issued_bytes >= limit {
                     break;
                 }
@@ -397,17 +455,24 @@ pub fn run<E: Engine>(
                 match (spec.verify, op) {
                     (VerifyMode::Write { start_ms }, Op::Write) => {
                         let g = generation(start_ms, gen.last_pass());
-                        fill_block(engine.write_buffer(s), offset, spec.id as u32, g, spec.seed);
+                        fill_block(
+                            engine.write_buffer(&s),
+                            offset,
+                            spec.id as u32,
+                            g,
+                            spec.seed,
+                        );
                     }
                     // Unique per block (crate::engine::writedata): a few stores per 4 KiB.
-                    (_, Op::Write) => stamper.stamp(engine.write_buffer(s), offset),
+                    (_, Op::Write) => stamper.stamp(engine.write_buffer(&s), offset),
                     (_, Op::Read) => {}
                 }
-                slots[s] = Slot {
+                slots[s.index()] = Slot {
                     op,
                     offset,
                     issued: Instant::now(),
                     full: false,
+                    busy: true,
                 };
                 engine.queue(s, op, offset);
                 issued_bytes += bs;
@@ -420,12 +485,14 @@ pub fn run<E: Engine>(
         }
         let reaped = engine.reap(|s, res| {
             let t1 = Instant::now();
+            last_done = t1;
             in_flight -= 1;
-            let slot = slots[s];
+            let slot = slots[s.index()];
+            slots[s.index()].busy = false;
             let tn = t1.duration_since(epoch).as_nanos() as u64;
             let n = match res {
                 Ok(n) if n > 0 => {
-                    slots[s].full = n as u64 == bs;
+                    slots[s.index()].full = n as u64 == bs;
                     n as u64
                 }
                 // Zero bytes inside the region is an unexpected end of file.
@@ -440,7 +507,11 @@ pub fn run<E: Engine>(
                         Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
                     };
                     stopping |= out.record_error(errno, message, slot.op, slot.offset, max_errors);
-                    // A failed slot is issued again (at the next offset) unless the worker stops.
+                    // A failed slot is issued again (at the next offset) unless
+                    // the worker stops: at --max-errors, or at the deadline like
+                    // every other completion, so a target that fails every I/O
+                    // still ends with the window (and with an interrupt).
+                    stopping |= tn >= control.end_ns();
                     completed.push(s);
                     return;
                 }
@@ -497,11 +568,35 @@ pub fn run<E: Engine>(
             live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
         });
         if spec.verify == VerifyMode::Read {
-            for &s in completed.iter().filter(|&&s| slots[s].full) {
-                out.verify.note(engine.buffer(s), slots[s].offset);
+            for s in completed.iter().filter(|s| slots[s.index()].full) {
+                out.verify.note(engine.buffer(s), slots[s.index()].offset);
             }
         }
         if let Err(e) = reaped {
+            if is_idle(&e) {
+                // A wait ended with nothing completed (io_uring: at most a
+                // slice of --hang-timeout). The deadline holds here too: a
+                // worker waiting on slow I/O issues no more after it.
+                let now = Instant::now();
+                stopping |= now.duration_since(epoch).as_nanos() as u64 >= control.end_ns();
+                if now.duration_since(last_done) < hang_timeout {
+                    continue;
+                }
+                // Nothing completed for --hang-timeout: what is in flight is
+                // hung. Report each I/O, and give up on the engine below.
+                hung = true;
+                out.hung_ios = slots
+                    .iter()
+                    .filter(|s| s.busy)
+                    .map(|s| HungIo {
+                        op: s.op.to_string(),
+                        offset: s.offset,
+                        bytes: bs,
+                        seconds_in_flight: now.duration_since(s.issued).as_secs_f64(),
+                    })
+                    .collect();
+                break;
+            }
             let errno = e.raw_os_error().unwrap_or(0);
             out.record_error(errno, || format!("the engine failed: {e}"), Op::Read, 0, 1);
             break;
@@ -541,8 +636,14 @@ pub fn run<E: Engine>(
         }
     }
     out.cpu = cpus::current_cpu();
-    // Dropping the engine waits for anything still in flight.
-    drop(engine);
+    if hung {
+        // The kernel may still write into the hung I/Os' buffers: leak them.
+        engine.abandon();
+    } else {
+        // Dropping the engine waits for anything still in flight (each wait
+        // bounded by the hang timeout).
+        drop(engine);
+    }
     out
 }
 
@@ -631,7 +732,10 @@ pub fn errno_name(errno: i32) -> String {
 
 /// Pins the thread, then builds the engine and its buffers (so the memory is
 /// allocated by, and near, the CPU that uses it).
-fn prepare<E: Engine>(spec: &WorkerSpec, engine: &EngineSpec) -> Result<E, String> {
+fn prepare<E: Engine>(
+    spec: &WorkerSpec,
+    engine: &EngineSpec,
+) -> Result<(E, Vec<SlotToken>), String> {
     if let Some(cpu) = spec.cpu {
         if !cpus::pin_current_thread(cpu) {
             return Err(format!(
@@ -650,4 +754,26 @@ fn prepare<E: Engine>(spec: &WorkerSpec, engine: &EngineSpec) -> Result<E, Strin
     // SAFETY: unshare(CLONE_FILES) only affects the calling thread's fd table.
     unsafe { libc::unshare(libc::CLONE_FILES) };
     E::create(engine).map_err(|e| format!("worker {}: {e}", spec.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_that_ends_before_it_is_ready_still_answers() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        drop(Ready::new(tx.clone(), 3));
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            Err("worker 3 ended before it was ready".to_string())
+        );
+        // Said once, and only once.
+        let mut r = Ready::new(tx, 4);
+        assert!(r.send(Ok(())));
+        assert!(!r.send(Err("late".into())));
+        drop(r);
+        assert_eq!(rx.try_recv().unwrap(), Ok(()));
+        assert!(rx.try_recv().is_err());
+    }
 }

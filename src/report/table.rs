@@ -144,7 +144,7 @@ pub fn render(doc: &RunDocument) -> String {
     if let Some(chunk) = c.stripe_chunk {
         let _ = writeln!(
             out,
-            "modelled RAID0 (--stripe): a logical stream over {} members, chunk {}; each member row is its worker's share",
+            "modelled RAID0 (--stripe): a logical stream over {} members, chunk {}; each member row is its worker's share; figures are per-member upper bounds (TOTAL*, see below)",
             doc.targets.len(),
             fmt_size_arg(chunk)
         );
@@ -210,7 +210,14 @@ pub fn render(doc: &RunDocument) -> String {
     }
     let tot = &doc.total;
     rows.push(row(
-        "TOTAL".into(),
+        // Marked when the figures are upper bounds (--stripe), with the
+        // reason under the table.
+        if doc.stripe_model.is_some() {
+            "TOTAL*"
+        } else {
+            "TOTAL"
+        }
+        .into(),
         "",
         "".into(),
         tot.bytes_per_sec,
@@ -222,6 +229,13 @@ pub fn render(doc: &RunDocument) -> String {
         tot.errors,
     ));
     out.push_str(&layout(&rows));
+    if let Some(m) = &doc.stripe_model {
+        let _ = writeln!(
+            out,
+            "* per-member upper bounds ({} piece(s) per logical request): {}",
+            m.pieces_per_request, m.note
+        );
+    }
     if let Some(per_gb) = tot.cpu_sec_per_gb() {
         let _ = writeln!(
             out,
@@ -289,6 +303,24 @@ pub fn render(doc: &RunDocument) -> String {
                 if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", t.path) } else { String::new() }
             );
         }
+    }
+    for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
+        let ios: Vec<String> = w
+            .hung_ios
+            .iter()
+            .map(|h| format!("{} {} ({:.1}s)", h.op, h.offset, h.seconds_in_flight))
+            .collect();
+        let _ = writeln!(
+            out,
+            "HUNG: worker w{} on {}: {} I/O(s) never completed (no completion for --hang-timeout {}): {}; the worker gave up on them and left their buffers to the kernel, the other workers went on",
+            w.id,
+            w.target,
+            w.hung_ios.len(),
+            doc.config
+                .hang_timeout_sec
+                .map_or("?".to_string(), |s| format!("{s}s")),
+            ios.join(", ")
+        );
     }
     for w in doc.workers.iter().filter(|w| w.errors > 0) {
         let kinds: Vec<String> = w
