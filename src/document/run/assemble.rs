@@ -1,0 +1,428 @@
+//! A finished run shaped into its document: worker outcomes merged into
+//! per-target and total figures once, after the run; durable bytes from the
+//! device counters; and the warnings that say what the figures mean.
+
+use std::collections::HashMap;
+use std::ops::AddAssign;
+
+use super::*;
+use crate::analysis::histogram::LatencyHistogram;
+use crate::measure::config::RunConfig;
+use crate::measure::coordinator::Execution;
+use crate::measure::layout::Plan;
+use crate::measure::worker::{VerifyMode, WorkerOutcome};
+
+/// Counters summed over any set of workers.
+#[derive(Debug, Clone, Default)]
+pub struct Aggregate {
+    pub bytes: u64,
+    pub write_bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    pub short_ios: u64,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub hist: LatencyHistogram,
+}
+
+impl AddAssign<&WorkerOutcome> for Aggregate {
+    fn add_assign(&mut self, w: &WorkerOutcome) {
+        self.bytes += w.bytes();
+        self.write_bytes += w.write_bytes;
+        self.ios += w.ios();
+        self.errors += w.errors;
+        self.short_ios += w.short_ios;
+        self.cpu_usr_sec += w.cpu_usr_sec;
+        self.cpu_sys_sec += w.cpu_sys_sec;
+        self.hist.merge(&w.hist);
+    }
+}
+
+/// `count / seconds`, or 0 for an empty window.
+pub fn rate(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+impl Aggregate {
+    pub fn bytes_per_sec(&self, seconds: f64) -> f64 {
+        rate(self.bytes, seconds)
+    }
+
+    pub fn iops(&self, seconds: f64) -> f64 {
+        rate(self.ios, seconds)
+    }
+
+    /// The flush of buffered writes: `durable` is (bytes, basis), see [`FlushDoc`].
+    pub fn flush(
+        &self,
+        window: f64,
+        flush_sec: Option<f64>,
+        durable: (u64, &str),
+    ) -> Option<FlushDoc> {
+        flush_sec.map(|f| FlushDoc {
+            seconds: f,
+            durable_bytes_per_sec: rate(durable.0, window + f),
+            durable_bytes: durable.0,
+            durable_basis: durable.1.into(),
+        })
+    }
+}
+
+impl RunDocument {
+    /// Shapes what a run measured into the document.
+    pub fn assemble(
+        cfg: &RunConfig,
+        plan: &Plan,
+        exec: &Execution,
+        mut warnings: Vec<String>,
+    ) -> RunDocument {
+        let secs = exec.window_sec;
+        let mut total = Aggregate::default();
+        let mut per_target: Vec<Aggregate> = vec![Aggregate::default(); plan.targets.len()];
+        let mut workers = Vec::with_capacity(plan.workers.len());
+        for (spec, out) in plan.workers.iter().zip(&exec.outcomes) {
+            per_target[spec.target_index] += out;
+            total += out;
+            workers.push(worker_doc(plan, spec, out, secs));
+        }
+        if !exec.flush_abandoned.is_empty() {
+            warnings.push(format!(
+                "interrupted during the final fsync: stopped waiting for {} (the fsync goes on in the kernel); the flush is incomplete and no durable figure is given",
+                exec.flush_abandoned.join(", ")
+            ));
+        }
+        let durable = durable_bytes(&per_target, exec);
+        let total_durable = (
+            durable.iter().map(|d| d.0).sum::<u64>(),
+            if durable.iter().all(|d| d.1 == "device") {
+                "device"
+            } else if durable.iter().all(|d| d.1 == "application") {
+                "application"
+            } else {
+                "device and application"
+            },
+        );
+        let flush_errors = exec
+            .flush
+            .iter()
+            .filter(|f| matches!(f, Some(Err(_))))
+            .count() as u64;
+        let mut max_flush: Option<f64> = None;
+        let targets: Vec<TargetDoc> = plan
+            .targets
+            .iter()
+            .zip(per_target)
+            .enumerate()
+            .map(|(i, (_, agg))| {
+                let flush_sec = match &exec.flush[i] {
+                    Some(Ok(s)) => Some(*s),
+                    Some(Err(e)) => {
+                        warnings.push(e.clone());
+                        None
+                    }
+                    None => None,
+                };
+                if let Some(f) = flush_sec {
+                    max_flush = Some(max_flush.map_or(f, |m: f64| m.max(f)));
+                }
+                target_doc(plan, exec, i, &agg, agg.flush(secs, flush_sec, durable[i]))
+            })
+            .collect();
+        warnings.extend(what_the_figures_mean(cfg, plan, exec, &targets, &total));
+        let paths: Vec<String> = plan
+            .targets
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect();
+        RunDocument {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo::this(),
+            host: HostInfo::current(),
+            config: cfg.doc(&paths),
+            interrupted: exec.interrupted,
+            window: WindowDoc {
+                ramp_sec: cfg.ramp.as_secs_f64(),
+                seconds: secs,
+                start_unix_sec: exec.start_unix_sec,
+                end_unix_sec: exec.end_unix_sec,
+                rule: WINDOW_RULE.into(),
+                ended_by: exec.ended_by.into(),
+            },
+            workers,
+            targets,
+            total: TotalDoc {
+                bytes: total.bytes,
+                ios: total.ios,
+                errors: total.errors,
+                short_ios: total.short_ios,
+                seconds: secs,
+                bytes_per_sec: total.bytes_per_sec(secs),
+                iops: total.iops(secs),
+                latency_ns: total.hist.summary(),
+                cpu_usr_sec: total.cpu_usr_sec,
+                cpu_sys_sec: total.cpu_sys_sec,
+                flush: total.flush(
+                    secs,
+                    max_flush.filter(|_| exec.flush_abandoned.is_empty()),
+                    total_durable,
+                ),
+                flush_errors,
+                flush_incomplete: !exec.flush_abandoned.is_empty(),
+                histogram: total.hist.to_base64(),
+            },
+            warnings,
+            cache: None,
+            stripe_model: plan
+                .workers
+                .iter()
+                .find_map(|w| w.stripe)
+                .map(|st| StripeModelDoc {
+                    figures: "per_member_upper_bound".into(),
+                    chunk: st.map.chunk,
+                    logical_bs: st.logical_bs,
+                    pieces_per_request: st.logical_bs.div_ceil(st.map.chunk),
+                    note: STRIPE_MODEL_NOTE.into(),
+                }),
+        }
+    }
+}
+
+/// One worker's figures over the common window.
+fn worker_doc(
+    plan: &Plan,
+    spec: &crate::measure::worker::WorkerSpec,
+    out: &WorkerOutcome,
+    secs: f64,
+) -> WorkerDoc {
+    WorkerDoc {
+        id: spec.id,
+        target: plan.targets[spec.target_index].path.display().to_string(),
+        target_index: spec.target_index,
+        job: spec.job,
+        cpu: out.cpu,
+        pinned_cpu: spec.cpu,
+        region: spec.region,
+        bs: spec.bs,
+        bytes: out.bytes(),
+        ios: out.ios(),
+        read_bytes: out.read_bytes,
+        write_bytes: out.write_bytes,
+        read_ios: out.read_ios,
+        write_ios: out.write_ios,
+        errors: out.errors,
+        errors_by_errno: out.errors_by_errno.clone(),
+        error_samples: out.error_samples.clone(),
+        stopped_on_errors: out.stopped_on_errors,
+        ended_by: out.ended_by,
+        hung_ios: out.hung_ios.clone(),
+        short_ios: out.short_ios,
+        seconds: secs,
+        bytes_per_sec: rate(out.bytes(), secs),
+        iops: rate(out.ios(), secs),
+        latency_ns: out.hist.summary(),
+        cpu_usr_sec: out.cpu_usr_sec,
+        cpu_sys_sec: out.cpu_sys_sec,
+        intervals: out.intervals.clone(),
+        engine_path: out.engine_path.clone(),
+        histogram: out.hist.to_base64(),
+    }
+}
+
+/// Durable bytes of each target and where the figure comes from: its
+/// device's counters (split between the targets sharing a device in
+/// proportion to their window writes, and never more than they wrote), else
+/// its own bytes.
+fn durable_bytes(per_target: &[Aggregate], exec: &Execution) -> Vec<(u64, &'static str)> {
+    let mut written_on: HashMap<&str, u64> = HashMap::new();
+    for (i, agg) in per_target.iter().enumerate() {
+        if let Some(d) = &exec.devices[i] {
+            *written_on.entry(d.name.as_str()).or_default() += agg.write_bytes;
+        }
+    }
+    per_target
+        .iter()
+        .enumerate()
+        .map(|(i, agg)| {
+            match exec.devices[i].as_ref().and_then(|d| {
+                let dev = d.window_write_bytes?;
+                let all = written_on.get(d.name.as_str()).copied().unwrap_or(0);
+                Some(if all == 0 {
+                    0
+                } else {
+                    (dev as f64 * agg.write_bytes as f64 / all as f64) as u64
+                })
+            }) {
+                Some(share) => (share.min(agg.write_bytes), "device"),
+                None => (agg.bytes, "application"),
+            }
+        })
+        .collect()
+}
+
+/// One target's figures: its workers merged, its flush, its device's
+/// counters and what verification found on it.
+fn target_doc(
+    plan: &Plan,
+    exec: &Execution,
+    i: usize,
+    agg: &Aggregate,
+    flush: Option<FlushDoc>,
+) -> TargetDoc {
+    let t = &plan.targets[i];
+    let secs = exec.window_sec;
+    let on_target = || {
+        plan.workers
+            .iter()
+            .zip(&exec.outcomes)
+            .filter(move |(w, _)| w.target_index == i)
+    };
+    TargetDoc {
+        index: i,
+        path: t.path.display().to_string(),
+        kind: t.kind,
+        logical_block_size: t.logical_block_size,
+        size: t.size,
+        read_ahead_kb: t.read_ahead_kb,
+        bs: t.bs,
+        region: t.region,
+        workers: on_target().count(),
+        bytes: agg.bytes,
+        ios: agg.ios,
+        errors: agg.errors,
+        failed: on_target().any(|(_, o)| o.stopped_on_errors || !o.hung_ios.is_empty()),
+        short_ios: agg.short_ios,
+        seconds: secs,
+        bytes_per_sec: agg.bytes_per_sec(secs),
+        iops: agg.iops(secs),
+        latency_ns: agg.hist.summary(),
+        cpu_usr_sec: agg.cpu_usr_sec,
+        cpu_sys_sec: agg.cpu_sys_sec,
+        flush,
+        device: exec.devices[i].clone(),
+        verify: on_target()
+            .any(|(w, _)| w.verify == VerifyMode::Read)
+            .then(|| VerifyDoc::from_tallies(on_target().map(|(_, o)| &o.verify))),
+        histogram: agg.hist.to_base64(),
+    }
+}
+
+/// The warnings that say what the figures mean: a page cache that served
+/// the reads or kept the writes, blocks verification could not read, a
+/// window too short, a limit not reached, short I/Os, clamped latencies.
+fn what_the_figures_mean(
+    cfg: &RunConfig,
+    plan: &Plan,
+    exec: &Execution,
+    targets: &[TargetDoc],
+    total: &Aggregate,
+) -> Vec<String> {
+    let secs = exec.window_sec;
+    let mut warnings = Vec::new();
+    if !cfg.direct && !cfg.cached {
+        for t in targets {
+            let t: &TargetDoc = t;
+            if let Some(r) = t
+                .device
+                .as_ref()
+                .and_then(|d| d.read_ratio)
+                .filter(|&r| r < 0.5)
+            {
+                warnings.push(format!(
+                    "{}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
+                    t.path,
+                    r * 100.0
+                ));
+            }
+        }
+    }
+    if !cfg.direct && cfg.rw.writes() {
+        for t in targets {
+            if let Some(r) = t
+                .device
+                .as_ref()
+                .and_then(|d| d.write_ratio)
+                .filter(|&r| r < 0.5)
+            {
+                warnings.push(format!(
+                    "{}: the device received {:.1}% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
+                    t.path,
+                    r * 100.0
+                ));
+            }
+        }
+    }
+    for t in targets {
+        if let Some(v) = t.verify.as_ref().filter(|v| v.unwritten > 0) {
+            warnings.push(format!(
+                "{}: {} of {} blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)",
+                t.path, v.unwritten, v.blocks
+            ));
+        }
+    }
+    if matches!(exec.ended_by, "limit" | "passes")
+        && secs < crate::measure::config::MIN_DURATION.as_secs_f64()
+    {
+        warnings.push(format!(
+            "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
+            crate::base::units::fmt_latency_ns(secs * 1e9)
+        ));
+    }
+    if exec.ended_by == "duration" {
+        let most = exec
+            .outcomes
+            .iter()
+            .map(WorkerOutcome::bytes)
+            .max()
+            .unwrap_or(0);
+        let d = humantime::format_duration(cfg.duration);
+        if let Some(limit) = cfg.io_limit {
+            warnings.push(format!(
+                "--io-limit {} was not reached: the --duration ({d}) ended the run first, after {} at most per worker; raise --duration to reach the limit",
+                crate::base::units::fmt_bytes(limit),
+                crate::base::units::fmt_bytes(most)
+            ));
+        } else if let Some(n) = cfg.passes {
+            let done = plan
+                .workers
+                .iter()
+                .zip(&exec.outcomes)
+                .filter_map(|(w, o)| {
+                    w.io_limit
+                        .filter(|&l| l > 0)
+                        .map(|l| o.bytes() as f64 / l as f64)
+                })
+                .fold(f64::INFINITY, f64::min);
+            warnings.push(if cfg.verify && !cfg.rw.writes() {
+                format!(
+                    "verify: the --duration ({d}) ended the pass before every block was read: the slowest worker checked {:.1}% of its slice",
+                    done.min(1.0) * 100.0
+                )
+            } else {
+                format!(
+                    "--passes {n} were not completed: the --duration ({d}) ended the run first, with the slowest worker {:.1}% through; raise --duration (or leave it out)",
+                    done.min(1.0) * 100.0
+                )
+            });
+        }
+    }
+    if exec.interrupted && secs == 0.0 {
+        warnings.push("interrupted before the window opened: nothing was measured".into());
+    }
+    if total.short_ios > 0 {
+        warnings.push(format!(
+            "{} short I/Os (fewer bytes than requested); their bytes are counted as moved",
+            total.short_ios
+        ));
+    }
+    if total.hist.clamped > 0 {
+        warnings.push(format!(
+            "{} latencies above one hour were recorded as one hour",
+            total.hist.clamped
+        ));
+    }
+    warnings
+}

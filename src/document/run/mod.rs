@@ -1,0 +1,358 @@
+//! The run document (the JSON contract in `docs/json.md`): its types here,
+//! its assembly from a finished run in [`assemble`], the host it ran on in
+//! [`host`]. Every report is a pure function of a [`RunDocument`].
+
+mod assemble;
+mod host;
+
+pub use assemble::{rate, Aggregate};
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::histogram::LatencySummary;
+use crate::analysis::verify::{find_lost, find_stale, BadBlock, BadKind};
+use crate::base::io::Region;
+use crate::device::devstat::DeviceCounters;
+use crate::device::TargetKind;
+use crate::measure::config::ConfigDoc;
+use crate::measure::worker::{Ending, ErrnoCount, Interval, IoErrorRecord, VerifyTally};
+
+/// Version of the JSON document; raised on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+impl ToolInfo {
+    /// This build of stripebench.
+    pub fn this() -> ToolInfo {
+        ToolInfo {
+            name: "stripebench".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub kernel: String,
+    /// Online CPUs this process could use.
+    pub cpus: usize,
+    pub cpu_model: Option<String>,
+    pub peak_rss_bytes: u64,
+}
+
+/// The common measured window.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WindowDoc {
+    pub ramp_sec: f64,
+    /// Length of the window every rate is computed over.
+    pub seconds: f64,
+    /// Wall-clock instants the window opened and closed (Unix seconds).
+    pub start_unix_sec: f64,
+    pub end_unix_sec: f64,
+    /// How latency is timed and which window an I/O counts in.
+    pub rule: String,
+    /// What closed the window: "duration" (the deadline), "limit" (every
+    /// worker reached --io-limit), "passes" (every worker finished its
+    /// passes), "errors" (every worker stopped on errors) or "interrupted".
+    #[serde(default)]
+    pub ended_by: String,
+}
+
+/// The fsync that ends a buffered write run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FlushDoc {
+    pub seconds: f64,
+    /// `durable_bytes` over (window + flush): what reached stable storage per second.
+    pub durable_bytes_per_sec: f64,
+    /// Bytes counted as durable: with `durable_basis` "device", what the
+    /// device wrote from the window's opening through the flush (a device
+    /// shared by several targets is split in proportion to their bytes),
+    /// at most the window's application writes; with "application" (no
+    /// device counters: tmpfs, btrfs), the window's application bytes.
+    #[serde(default)]
+    pub durable_bytes: u64,
+    #[serde(default)]
+    pub durable_basis: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WorkerDoc {
+    pub id: usize,
+    pub target: String,
+    pub target_index: usize,
+    pub job: usize,
+    /// CPU the worker ran on (observed at its end).
+    pub cpu: Option<usize>,
+    /// CPU it was pinned to, or null when not pinned.
+    pub pinned_cpu: Option<usize>,
+    pub region: Region,
+    pub bs: u64,
+    pub bytes: u64,
+    pub ios: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub errors: u64,
+    pub errors_by_errno: Vec<ErrnoCount>,
+    /// The first few errors with their offsets.
+    pub error_samples: Vec<IoErrorRecord>,
+    /// The worker stopped because it reached --max-errors (the others went on).
+    pub stopped_on_errors: bool,
+    /// What stopped this worker: "duration", "limit" or "errors".
+    #[serde(default)]
+    pub ended_by: Ending,
+    /// I/Os that never completed: the worker gave up on them after
+    /// --hang-timeout with nothing completing.
+    #[serde(default)]
+    pub hung_ios: Vec<crate::measure::worker::HungIo>,
+    pub short_ios: u64,
+    pub seconds: f64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub intervals: Vec<Interval>,
+    /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
+    pub engine_path: String,
+    pub histogram: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TargetDoc {
+    pub index: usize,
+    pub path: String,
+    pub kind: TargetKind,
+    pub logical_block_size: u64,
+    pub size: u64,
+    /// Read-ahead of the target's device during the run (KiB), when it has one.
+    pub read_ahead_kb: Option<u64>,
+    pub bs: u64,
+    pub region: Region,
+    pub workers: usize,
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    /// A worker on this target stopped on I/O errors, or had I/O that hung.
+    pub failed: bool,
+    pub short_ios: u64,
+    pub seconds: f64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub flush: Option<FlushDoc>,
+    /// The block device's own counters, when the target has one.
+    pub device: Option<DeviceCounters>,
+    /// What verification found (verifying reads only).
+    pub verify: Option<VerifyDoc>,
+    pub histogram: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TotalDoc {
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    pub short_ios: u64,
+    pub seconds: f64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub flush: Option<FlushDoc>,
+    /// Final fsyncs that failed (their errors are in `warnings`).
+    #[serde(default)]
+    pub flush_errors: u64,
+    /// An interrupt came during the final fsync and the run stopped waiting
+    /// for it: what was written may not all be on the device yet, and no
+    /// durable figure is given.
+    #[serde(default)]
+    pub flush_incomplete: bool,
+    pub histogram: String,
+}
+
+impl TotalDoc {
+    /// CPU seconds (user + system) per 10^9 bytes moved in the window.
+    pub fn cpu_sec_per_gb(&self) -> Option<f64> {
+        (self.bytes > 0).then(|| (self.cpu_usr_sec + self.cpu_sys_sec) / (self.bytes as f64 / 1e9))
+    }
+}
+
+/// What verification found on one target.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct VerifyDoc {
+    /// Blocks read whole and checked.
+    pub blocks: u64,
+    pub good: u64,
+    pub corrupt: u64,
+    pub misplaced: u64,
+    pub stale: u64,
+    /// Blocks with no stripebench header (never written with --verify),
+    /// the lost ones apart.
+    pub unwritten: u64,
+    /// Blocks with no header between two blocks one writer wrote in the
+    /// same run: lost writes.
+    #[serde(default)]
+    pub lost: u64,
+    /// The bad blocks, by offset (the first 100).
+    pub bad_blocks: Vec<BadBlock>,
+    /// "complete", or why the stale check covered only part of the target.
+    pub stale_check: String,
+}
+
+impl VerifyDoc {
+    pub fn bad(&self) -> u64 {
+        self.corrupt + self.misplaced + self.stale + self.lost
+    }
+
+    pub(crate) fn from_tallies<'a>(tallies: impl Iterator<Item = &'a VerifyTally>) -> VerifyDoc {
+        let mut d = VerifyDoc {
+            blocks: 0,
+            good: 0,
+            corrupt: 0,
+            misplaced: 0,
+            stale: 0,
+            unwritten: 0,
+            lost: 0,
+            bad_blocks: Vec::new(),
+            stale_check: "complete".into(),
+        };
+        let mut goods = Vec::new();
+        let mut unwritten = Vec::new();
+        for t in tallies {
+            unwritten.extend_from_slice(&t.unwritten_runs);
+            if t.unwritten_truncated {
+                d.stale_check = format!(
+                    "partial: only the first {} runs of unwritten blocks of each worker were checked for lost writes",
+                    crate::measure::worker::VERIFY_TRACK_MAX
+                );
+            }
+            d.blocks += t.checked;
+            d.good += t.good;
+            d.corrupt += t.corrupt + t.other_size;
+            d.misplaced += t.misplaced;
+            d.unwritten += t.unwritten;
+            d.bad_blocks.extend(t.bad.iter().cloned());
+            goods.extend_from_slice(&t.goods);
+            if t.goods_truncated {
+                d.stale_check = format!(
+                    "partial: only the first {} good blocks of each worker were compared",
+                    crate::measure::worker::VERIFY_TRACK_MAX
+                );
+            }
+        }
+        for (run, writer, before, after) in find_lost(&goods, &unwritten) {
+            d.lost += run.blocks;
+            d.unwritten -= run.blocks;
+            let bs = (run.end - run.start) / run.blocks.max(1);
+            for k in 0..run.blocks.min(100) {
+                d.bad_blocks.push(BadBlock {
+                    offset: run.start + k * bs,
+                    kind: BadKind::Lost,
+                    detail: format!(
+                        "no header, between blocks writer {writer} wrote in one run (offsets {before} and {after}; {} such block(s) from {}): a lost write",
+                        run.blocks, run.start
+                    ),
+                });
+            }
+        }
+        for (offset, g, newer) in find_stale(goods) {
+            d.stale += 1;
+            d.good -= 1;
+            d.bad_blocks.push(BadBlock {
+                offset,
+                kind: BadKind::Stale,
+                detail: format!(
+                    "generation {} (run {} ms, pass {}) is older than a block its writer wrote later ({} ms, pass {}): a lost write",
+                    g, g >> 16, g & 0xFFFF, newer >> 16, newer & 0xFFFF
+                ),
+            });
+        }
+        d.bad_blocks.sort_by_key(|b| b.offset);
+        d.bad_blocks.truncate(100);
+        d
+    }
+}
+
+/// One run, as written to JSON.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunDocument {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    pub host: HostInfo,
+    pub config: ConfigDoc,
+    pub interrupted: bool,
+    pub window: WindowDoc,
+    pub workers: Vec<WorkerDoc>,
+    pub targets: Vec<TargetDoc>,
+    pub total: TotalDoc,
+    pub warnings: Vec<String>,
+    /// What was done to the page cache before the run.
+    #[serde(default)]
+    pub cache: Option<crate::device::cache::CacheDoc>,
+    /// `--stripe`: what the figures of a modelled RAID0 mean (null otherwise).
+    #[serde(default)]
+    pub stripe_model: Option<StripeModelDoc>,
+}
+
+/// How far the figures of a modelled RAID0 (`--stripe`) can be trusted.
+///
+/// The members' workers run independently: each issues its own pieces of
+/// the logical stream as fast as its member allows, and no logical request
+/// waits for its slowest piece, as it must on a real RAID0. So the total's
+/// `bytes_per_sec` is an upper bound for the volume (each member at its own
+/// best pace), `iops` and `latency_ns` count pieces, not logical requests,
+/// and a logical request's latency is at least its slowest piece's.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StripeModelDoc {
+    /// Always `"per_member_upper_bound"` (what the figures are); a model
+    /// that waited for every piece would say otherwise.
+    pub figures: String,
+    pub chunk: u64,
+    /// The logical request size.
+    pub logical_bs: u64,
+    /// Pieces (member I/Os) per logical request: ceil(logical_bs / chunk).
+    pub pieces_per_request: u64,
+    /// What the figures mean, in words (also printed under the table).
+    pub note: String,
+}
+
+/// What `--stripe` figures are: [`StripeModelDoc::note`].
+pub const STRIPE_MODEL_NOTE: &str = "members run independently, so no logical request waits for its slowest piece: \
+MB/s is an upper bound for the modelled RAID0 (each member at its own best pace), IOPS and latency count pieces \
+(member I/Os), not logical requests, and a logical request larger than a chunk takes at least as long as its slowest piece";
+
+impl RunDocument {
+    /// Whether any worker met an I/O error or had I/O that hung, a final
+    /// flush failed, or verification found a bad block.
+    pub fn has_errors(&self) -> bool {
+        self.total.errors > 0
+            || self.total.flush_errors > 0
+            || self.bad_blocks() > 0
+            || self.workers.iter().any(|w| !w.hung_ios.is_empty())
+    }
+
+    /// Bad blocks found by verification, over all targets.
+    pub fn bad_blocks(&self) -> u64 {
+        self.targets
+            .iter()
+            .filter_map(|t| t.verify.as_ref())
+            .map(VerifyDoc::bad)
+            .sum()
+    }
+}
+
+/// How latency is timed and which window an I/O counts in (also in the README).
+pub const WINDOW_RULE: &str = "one monotonic timestamp before each I/O is issued and one when it completes; \
+an I/O counts in the window in which it completed; every worker shares one window that opens after the ramp \
+and closes at one deadline";

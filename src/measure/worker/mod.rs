@@ -1,0 +1,382 @@
+//! One worker: a thread pinned to one CPU that drives one slice of one target
+//! through an engine. The hot loop holds only the I/O, two clock reads, a
+//! histogram record, a few counters and, before a write, a 32-byte stamp per
+//! 4 KiB of the block ([`crate::engine::writedata`]): no allocation (past ten
+//! minutes of one-second intervals), no lock, no syscall beyond the I/O and
+//! the (vDSO) clock, except the CPU-time samples as the window opens and
+//! closes.
+//!
+//! Timing rule: one monotonic timestamp when the I/O is queued (with the sync
+//! engine that is just before the pread/pwrite; with io_uring, just before it
+//! goes into the submission ring, which is entered once per batch) and one
+//! when its completion is reaped, taken for each completion on its own. An
+//! I/O counts in the window in which it *completed*: from the end of the ramp
+//! up to the common deadline. An I/O that completes after the deadline is
+//! not counted; it (or a failure after the deadline) stops the worker, which
+//! then waits for whatever is still in flight: with io_uring, until nothing
+//! has completed for `--hang-timeout`, when the I/O left in flight is
+//! reported as hung and the engine abandoned (its buffers leaked, never
+//! freed).
+
+mod hot;
+
+pub use hot::run;
+
+use crossbeam_channel::Sender;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::histogram::LatencyHistogram;
+use crate::analysis::verify::{check_block, BadBlock, BadKind, Found, Unwritten};
+use crate::measure::workload::{Op, Region, StripeMap};
+
+/// What one worker does.
+#[derive(Debug, Clone)]
+pub struct WorkerSpec {
+    pub id: usize,
+    pub target_index: usize,
+    /// Index of this worker among its target's workers.
+    pub job: usize,
+    pub region: Region,
+    pub bs: u64,
+    pub random: bool,
+    pub read_pct: u8,
+    pub seed: u64,
+    /// CPU to pin to, if pinning.
+    pub cpu: Option<usize>,
+    /// Buffer alignment (at least the target's O_DIRECT alignment).
+    pub align: usize,
+    /// Stop after issuing this many bytes (`--io-limit`).
+    pub io_limit: Option<u64>,
+    /// Stop after this many I/O errors (`--max-errors`).
+    pub max_errors: u64,
+    /// Self-describing blocks (`--verify`).
+    pub verify: VerifyMode,
+    /// `--dedupe`: share of written 4 KiB units that repeat one another.
+    pub dedupe_pct: u8,
+    /// `--stripe`: this worker serves one member of a modelled RAID0.
+    pub stripe: Option<StripeSpec>,
+    pub ramp_ns: u64,
+}
+
+/// One member's place in a modelled RAID0 (`--stripe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StripeSpec {
+    pub map: StripeMap,
+    pub member: u64,
+    /// The logical request size; the worker's own `bs` is min(logical_bs, chunk).
+    pub logical_bs: u64,
+}
+
+/// What `--verify` asks of a worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum VerifyMode {
+    #[default]
+    Off,
+    /// Write self-describing blocks; generations start from this run's start (Unix ms).
+    Write { start_ms: u64 },
+    /// Check every block read.
+    Read,
+}
+
+/// One-second intervals reserved before the run (ten minutes).
+pub const INTERVALS_RESERVED: usize = 600;
+
+/// Most good blocks a worker remembers for the stale check (24 bytes each).
+pub const VERIFY_TRACK_MAX: usize = 4 << 20;
+/// Most bad blocks a worker lists one by one.
+pub const VERIFY_LIST_MAX: usize = 1000;
+
+/// What a verifying reader found.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyTally {
+    pub checked: u64,
+    pub good: u64,
+    pub corrupt: u64,
+    pub misplaced: u64,
+    pub unwritten: u64,
+    /// The unwritten blocks as runs of consecutive blocks (for the lost-write check).
+    pub unwritten_runs: Vec<Unwritten>,
+    /// More runs than VERIFY_TRACK_MAX: the lost-write check covers the first ones.
+    pub unwritten_truncated: bool,
+    pub other_size: u64,
+    pub bad: Vec<BadBlock>,
+    /// Good blocks as (writer, offset, generation), for the stale check.
+    pub goods: Vec<(u32, u64, u64)>,
+    /// More good blocks than VERIFY_TRACK_MAX: the stale check covers the first ones.
+    pub goods_truncated: bool,
+}
+
+impl VerifyTally {
+    fn note(&mut self, block: &[u8], offset: u64) {
+        self.checked += 1;
+        let bad = |kind, detail: String| BadBlock {
+            offset,
+            kind,
+            detail,
+        };
+        let found = check_block(block, offset);
+        let entry = match found {
+            Found::Good { worker, gen } => {
+                self.good += 1;
+                if self.goods.len() < VERIFY_TRACK_MAX {
+                    self.goods.push((worker, offset, gen));
+                } else {
+                    self.goods_truncated = true;
+                }
+                None
+            }
+            Found::Corrupt => {
+                self.corrupt += 1;
+                Some(bad(BadKind::Corrupt, "checksum mismatch".into()))
+            }
+            Found::Misplaced { written_for } => {
+                self.misplaced += 1;
+                Some(bad(
+                    BadKind::Misplaced,
+                    format!("holds the block written for offset {written_for}"),
+                ))
+            }
+            Found::OtherSize { len } => {
+                self.other_size += 1;
+                Some(bad(
+                    BadKind::Corrupt,
+                    format!(
+                        "a header for a {len}-byte block: verify with the --bs it was written with"
+                    ),
+                ))
+            }
+            Found::Unwritten => {
+                self.unwritten += 1;
+                let end = offset + block.len() as u64;
+                let full = self.unwritten_runs.len() >= VERIFY_TRACK_MAX;
+                match self.unwritten_runs.last_mut() {
+                    Some(r) if r.end == offset => {
+                        r.end = end;
+                        r.blocks += 1;
+                    }
+                    _ if full => self.unwritten_truncated = true,
+                    _ => self.unwritten_runs.push(Unwritten {
+                        start: offset,
+                        end,
+                        blocks: 1,
+                    }),
+                }
+                None
+            }
+        };
+        if let Some(b) = entry {
+            if self.bad.len() < VERIFY_LIST_MAX {
+                self.bad.push(b);
+            }
+        }
+    }
+}
+
+/// One second of a worker's window (the last one may be shorter).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Seconds since the window opened.
+    pub t: u64,
+    pub bytes: u64,
+    pub ios: u64,
+}
+
+/// What stopped a worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ending {
+    /// The window's deadline (`--duration`, or an interrupt that lowered it).
+    #[default]
+    #[serde(rename = "duration")]
+    Deadline,
+    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), before the deadline.
+    Limit,
+    /// `--max-errors`, or the engine failed.
+    Errors,
+}
+
+/// How many errors to keep with their offsets, per worker.
+pub const ERROR_SAMPLES: usize = 8;
+
+/// Errors of one errno.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrnoCount {
+    pub errno: i32,
+    /// Symbolic name (`EIO`), or `EOF` for an unexpected end of file.
+    pub name: String,
+    pub count: u64,
+}
+
+/// One I/O error, with where it happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IoErrorRecord {
+    /// errno, or 0 for an unexpected end of file.
+    pub errno: i32,
+    pub message: String,
+    pub op: String,
+    pub offset: u64,
+}
+
+/// Everything a worker measured; merged by the coordinator once, at the end.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerOutcome {
+    pub id: usize,
+    /// The CPU the thread was on when it finished.
+    pub cpu: Option<usize>,
+    /// In-window figures.
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub short_ios: u64,
+    pub errors: u64,
+    pub errors_by_errno: Vec<ErrnoCount>,
+    /// The first [`ERROR_SAMPLES`] errors.
+    pub error_samples: Vec<IoErrorRecord>,
+    /// The worker stopped because it reached --max-errors.
+    pub stopped_on_errors: bool,
+    /// Bytes moved over the whole run (ramp, window, and the I/O after the
+    /// deadline): what the device counters are compared with.
+    pub span_read_bytes: u64,
+    pub span_write_bytes: u64,
+    pub hist: LatencyHistogram,
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+    pub intervals: Vec<Interval>,
+    /// ns since the epoch of the last I/O counted in the window.
+    pub last_completion_ns: u64,
+    /// What stopped the worker.
+    pub ended_by: Ending,
+    /// How the engine issued I/O.
+    pub engine_path: String,
+    /// What `--verify` reading found.
+    pub verify: VerifyTally,
+    /// I/Os in flight when nothing had completed for `--hang-timeout`: the
+    /// worker gave up on them (and left their buffers to the kernel).
+    pub hung_ios: Vec<HungIo>,
+}
+
+/// An I/O that never completed: its worker gave up on it after
+/// `--hang-timeout` with nothing completing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HungIo {
+    pub op: String,
+    pub offset: u64,
+    /// Bytes asked for.
+    pub bytes: u64,
+    /// How long it had been in flight when the worker gave up on it.
+    pub seconds_in_flight: f64,
+}
+
+impl WorkerOutcome {
+    /// Counts an error; true when the worker has reached `max_errors` and must stop.
+    /// `message` is only formatted for the errors kept as samples, so an
+    /// error storm does not allocate per I/O.
+    fn record_error(
+        &mut self,
+        errno: i32,
+        message: impl FnOnce() -> String,
+        op: Op,
+        offset: u64,
+        max_errors: u64,
+    ) -> bool {
+        self.errors += 1;
+        match self.errors_by_errno.iter_mut().find(|c| c.errno == errno) {
+            Some(c) => c.count += 1,
+            None => self.errors_by_errno.push(ErrnoCount {
+                errno,
+                name: errno_name(errno),
+                count: 1,
+            }),
+        }
+        if self.error_samples.len() < ERROR_SAMPLES {
+            self.error_samples.push(IoErrorRecord {
+                errno,
+                message: message(),
+                op: op.to_string(),
+                offset,
+            });
+        }
+        if self.errors >= max_errors {
+            self.stopped_on_errors = true;
+        }
+        self.stopped_on_errors
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.read_bytes + self.write_bytes
+    }
+
+    pub fn ios(&self) -> u64 {
+        self.read_ios + self.write_ios
+    }
+}
+
+/// How a worker tells the coordinator that it is ready, or why it cannot
+/// be: exactly once, whatever happens. A worker whose thread ends without
+/// having said (a return, or a panic caught by the coordinator's thread)
+/// says it on drop, so the coordinator never waits for a worker that is gone.
+pub struct Ready {
+    tx: Sender<Result<(), String>>,
+    id: usize,
+    sent: bool,
+}
+
+impl Ready {
+    pub fn new(tx: Sender<Result<(), String>>, id: usize) -> Ready {
+        Ready {
+            tx,
+            id,
+            sent: false,
+        }
+    }
+
+    /// Says it, unless it was said already; true when this call said it.
+    pub fn send(&mut self, what: Result<(), String>) -> bool {
+        if self.sent {
+            return false;
+        }
+        self.sent = true;
+        // The coordinator gone means there is no one left to tell.
+        let _ = self.tx.send(what);
+        true
+    }
+}
+
+impl Drop for Ready {
+    fn drop(&mut self) {
+        let id = self.id;
+        self.send(Err(format!("worker {id} ended before it was ready")));
+    }
+}
+
+/// The symbolic name of an errno (`EIO`); `EOF` for 0.
+pub fn errno_name(errno: i32) -> String {
+    if errno == 0 {
+        "EOF".into()
+    } else {
+        format!("{:?}", nix::errno::Errno::from_raw(errno))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_that_ends_before_it_is_ready_still_answers() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        drop(Ready::new(tx.clone(), 3));
+        assert_eq!(
+            rx.try_recv().unwrap(),
+            Err("worker 3 ended before it was ready".to_string())
+        );
+        // Said once, and only once.
+        let mut r = Ready::new(tx, 4);
+        assert!(r.send(Ok(())));
+        assert!(!r.send(Err("late".into())));
+        drop(r);
+        assert_eq!(rx.try_recv().unwrap(), Ok(()));
+        assert!(rx.try_recv().is_err());
+    }
+}
