@@ -9,11 +9,13 @@
 //! are removed once everything in them is restored.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
+
+pub use crate::device::state::{create_state_dir, state_dir, write_new};
+use crate::device::state::{lock, lock_name};
 use serde::{Deserialize, Serialize};
 
 /// One changed setting and the value to put back.
@@ -36,63 +38,6 @@ fn now_ns() -> u64 {
 
 /// What the signal thread restores if told to quit at once.
 static ACTIVE: Mutex<Vec<Knob>> = Mutex::new(Vec::new());
-
-/// Where state files go: `$STRIPEBENCH_STATE_DIR` when set (tests give each
-/// test program its own, so that what other runs on the machine left behind
-/// does not reach them), else `/run/stripebench` for root, else the user's
-/// runtime directory.
-pub fn state_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("STRIPEBENCH_STATE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 && Path::new("/run").is_dir() {
-        return PathBuf::from("/run/stripebench");
-    }
-    match std::env::var_os("XDG_RUNTIME_DIR") {
-        Some(d) => PathBuf::from(d).join("stripebench"),
-        None => {
-            // SAFETY: as above.
-            let uid = unsafe { libc::geteuid() };
-            let tmp = std::env::temp_dir().join(format!("stripebench-{uid}"));
-            // A directory in a shared /tmp that another user made (or can
-            // write to) could feed us state files: use it only if it is ours.
-            match fs::symlink_metadata(&tmp) {
-                Err(_) => tmp,
-                Ok(m) if ours(&m, uid) => tmp,
-                Ok(_) => std::env::var_os("HOME")
-                    .map(|h| PathBuf::from(h).join(".local/state/stripebench"))
-                    .unwrap_or_else(|| tmp.with_file_name(format!("stripebench-{uid}-private"))),
-            }
-        }
-    }
-}
-
-/// A directory this user owns and nobody else may write to.
-fn ours(m: &fs::Metadata, uid: u32) -> bool {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o022 == 0
-}
-
-/// Creates the state directory, readable by its owner only.
-pub fn create_state_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-/// Writes a new file that must not exist (O_EXCL: a symlink planted at the
-/// name is refused, not followed).
-pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
-}
 
 /// Changes settings and puts them back when dropped. While it holds a
 /// changed setting it holds the lock of that setting's device, so two runs
@@ -233,69 +178,6 @@ pub fn restore_active() {
     if let Ok(g) = ACTIVE.lock() {
         let _ = restore_knobs(&g);
     }
-}
-
-/// The lock of the device a setting belongs to: `lock-MAJOR:MINOR`, from
-/// the `dev` file of the device that owns the setting's `queue/`.
-fn lock_name(knob: &Path) -> String {
-    let real = fs::canonicalize(knob).unwrap_or_else(|_| knob.to_path_buf());
-    real.parent()
-        .and_then(Path::parent)
-        .and_then(|d| fs::read_to_string(d.join("dev")).ok())
-        .map(|d| format!("lock-{}", d.trim()))
-        .unwrap_or_else(|| {
-            let flat: String = real
-                .to_string_lossy()
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            format!("lock-{flat}")
-        })
-}
-
-/// An exclusive flock on `dir/name`, held as long as the file is open. The
-/// holder writes its PID into the file, so a refusal can name it.
-fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    use std::os::unix::io::AsRawFd;
-    create_state_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = dir.join(name);
-    // O_NOFOLLOW: a link planted at the lock's name is refused, never
-    // followed (the holder truncates the file to write its PID).
-    let mut f = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .with_context(|| format!("cannot open lock {}", path.display()))?;
-    let device = name.trim_start_matches("lock-");
-    let mut said = false;
-    loop {
-        // SAFETY: flock on an fd we own.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            break;
-        }
-        let holder = fs::read_to_string(&path).unwrap_or_default();
-        let holder = holder.trim();
-        if !wait {
-            return crate::base::error::usage(format!(
-                "device {device} is having its settings changed by another stripebench run (PID {holder}): wait for it to end, or pass --wait-lock"
-            ));
-        }
-        if !said {
-            eprintln!("stripebench: waiting for another run (PID {holder}) to finish with device {device} (--wait-lock)");
-            said = true;
-        }
-        if crate::base::signals::interrupted() {
-            return Err(crate::base::error::Interrupted("while waiting for a device lock").into());
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    f.set_len(0)?;
-    f.write_all(format!("{}\n", std::process::id()).as_bytes())?;
-    Ok(f)
 }
 
 /// State files in `dir` whose process is gone: settings a killed run left changed.

@@ -1,0 +1,390 @@
+//! The options every measuring command shares (`run`, `verify`, and as a
+//! base `sweep` and `compare`), and the parsers of their values.
+
+use crate::base::units::{parse_duration, parse_size};
+use crate::measure::config::{BlockSizeArg, RwMode};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Block devices or regular files to drive, one worker each (times --jobs).
+    /// None: the built-in test bed of scratch files.
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<PathBuf>,
+
+    /// Drive every leaf member of this striped volume (md, dm, or a btrfs
+    /// mount point), one worker each, instead of naming targets.
+    #[arg(long, value_name = "VOLUME")]
+    pub members: Option<PathBuf>,
+
+    /// Model a RAID0 over the TARGETs before building it: a logical stream
+    /// (--rw, --bs) is split into CHUNK-sized pieces mapped round-robin to
+    /// the targets, each served by its own pinned worker.
+    #[arg(long, allow_hyphen_values = true, value_name = "CHUNK", value_parser = parse_nonzero_size)]
+    pub stripe: Option<u64>,
+
+    /// `stripe`: align worker regions to full stripes of a striped target
+    /// (md, dm striped) and report how requests meet its chunks.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub align: Option<AlignArg>,
+
+    /// Measure page-cache reads on purpose: read each region once first, then
+    /// measure (buffered reads). The report shows the device counters and the
+    /// machine's memory-copy bandwidth, the ceiling.
+    #[arg(long)]
+    pub cached: bool,
+
+    /// Before a buffered read, drop all caches (/proc/sys/vm/drop_caches,
+    /// root) instead of evicting only the targets' pages.
+    #[arg(long, conflicts_with = "cached")]
+    pub drop_caches: bool,
+
+    /// I/O pattern.
+    #[arg(long, value_enum, default_value_t = RwMode::Read)]
+    pub rw: RwMode,
+
+    /// Read share in percent for --rw randrw.
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "50", value_parser = parse_pct)]
+    pub mix: u8,
+
+    /// Request size (k, m, g or KiB, MiB, GiB: binary, 4k = 4096 bytes), or
+    /// `lbs` for the target's logical block size.
+    /// Default: 1m for sequential patterns, 4k for random ones.
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE|lbs", value_parser = parse_bs)]
+    pub bs: Option<BlockSizeArg>,
+
+    /// Bypass the page cache with O_DIRECT (the default).
+    #[arg(long, conflicts_with = "buffered")]
+    pub direct: bool,
+
+    /// Go through the page cache instead of O_DIRECT. Buffered writes end with a
+    /// timed fsync, reported apart.
+    #[arg(long)]
+    pub buffered: bool,
+
+    /// Length of the measured window (default 10s; `verify`: until one pass is done).
+    #[arg(short = 't', long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_positive_duration)]
+    pub duration: Option<Duration>,
+
+    /// Warm-up before the window opens; I/O in it is not counted
+    /// (default 1s; 0 with --io-limit).
+    #[arg(long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_duration)]
+    pub ramp: Option<Duration>,
+
+    /// Set each target device's read-ahead (read_ahead_kb, KiB) for the run;
+    /// the old value is put back afterwards, whatever happens.
+    #[arg(long, allow_hyphen_values = true, value_name = "KB", value_parser = parse_readahead)]
+    pub readahead: Option<u64>,
+
+    /// Run even when the I/O buffers (workers x --iodepth x --bs) would take
+    /// more than a quarter of the available memory.
+    #[arg(long = "force-memory")]
+    pub force_memory: bool,
+
+    /// When another stripebench run is changing the same device's settings
+    /// (--readahead), wait for it to end instead of refusing.
+    #[arg(long)]
+    pub wait_lock: bool,
+
+    /// Wait until this instant (Unix seconds, or RFC 3339 such as
+    /// 2026-11-30T17:00:00Z) before starting, so runs launched on many hosts
+    /// start together. The window's start and end instants are in the JSON.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub start_at: Option<std::time::SystemTime>,
+
+    /// How I/O is issued.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    pub engine: EngineArg,
+
+    /// I/Os in flight per worker (io_uring).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_depth)]
+    pub iodepth: usize,
+
+    /// io_uring: do not register buffers and the file (plain READ/WRITE, as fio's defaults).
+    #[arg(long)]
+    pub no_register: bool,
+
+    /// Each worker stops after this many bytes, rounded up to whole --bs
+    /// requests: a size-bounded run whose byte and I/O counts are exact (the
+    /// window then counts every I/O: no ramp).
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
+    pub io_limit: Option<u64>,
+
+    /// Each worker covers its own region N times and stops (random patterns:
+    /// N x the region's bytes); the window closes at the last completion.
+    /// No ramp; --duration, if given, is a cap (default: none).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_max_errors)]
+    pub passes: Option<u64>,
+
+    /// Bytes of each target to use, from --offset (default: to the end).
+    #[arg(allow_hyphen_values = true, long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<u64>,
+
+    /// Where on each target the region starts.
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
+    pub offset: u64,
+
+    /// Workers per target, each on its own disjoint slice of the region.
+    #[arg(short = 'j', long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_count)]
+    pub jobs: usize,
+
+    /// CPUs to pin workers to, round-robin, e.g. 0-3,6 (default: all online CPUs).
+    #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
+    pub cpus: Option<CpuList>,
+
+    /// Do not pin workers to CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+
+    /// Seed for random offsets and write data (default: drawn from the clock; always reported).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
+    pub seed: Option<u64>,
+
+    /// Compressibility of written data, as fio's buffer_compress_percentage:
+    /// each 4 KiB unit is this share zeros (default 0: incompressible).
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
+    pub buffer_compress: u8,
+
+    /// Share of written 4 KiB units that repeat one another, as fio's
+    /// dedupe_percentage (default 0: every unit written is unique).
+    #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
+    pub dedupe: u8,
+
+    /// Write self-describing, checksummed blocks (with --rw write) that
+    /// `stripebench verify` checks; with --rw read, check every block read.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// A worker stops after this many I/O errors on its target; the others go on.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_max_errors)]
+    pub max_errors: u64,
+
+    /// Testing only: worker 0 fails every I/O from the Nth on with EIO.
+    #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
+    pub debug_fail_from: Option<u64>,
+
+    /// Testing only: worker 0 panics while it builds its engine, before it is ready.
+    #[arg(long, hide = true)]
+    pub debug_die_in_setup: bool,
+
+    /// Testing only (io_uring): worker 0's Nth I/O, and every one after it,
+    /// never completes (a read from a pipe no one writes), as on a hung device.
+    #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
+    pub debug_hang_from: Option<u64>,
+
+    /// io_uring: a worker that gets no completion for this long gives up on
+    /// the I/O it has in flight, reports it as hung (with its offsets) and
+    /// leaves its buffers to the kernel; the run reports everything else and
+    /// exits 1. A run with a hung member thus ends at most about this long
+    /// after its deadline. Needs Linux 5.11 (a wait with a timeout); the sync
+    /// engine cannot give up on a pread/pwrite.
+    #[arg(long, allow_hyphen_values = true, value_name = "TIME", default_value = "30s", value_parser = parse_positive_duration)]
+    pub hang_timeout: Duration,
+
+    /// Allow writes that destroy data: to block devices, and to existing files
+    /// that stripebench did not create.
+    #[arg(long)]
+    pub allow_destructive: bool,
+
+    /// Write over a recognised signature (file system, RAID, LVM, swap,
+    /// partition table) on a block device; needs --allow-destructive too.
+    #[arg(long)]
+    pub force_signature: bool,
+
+    /// Check the targets and print what would run and which write-guard
+    /// checks pass, without any I/O. Exits 0 when everything passes, 2 otherwise.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Write the JSON document (schema in docs/json.md) to PATH; `-` for stdout
+    /// (the table then goes to stderr).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Write one CSV row per worker, per target and the total to PATH; `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+
+    /// Draw an SVG: for run, MB/s over time per worker and the latency
+    /// histogram per target; for sweep, throughput and p99 against the points.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    /// Read options from a TOML file (keys are the long option names, e.g.
+    /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]).
+    /// The command line wins, option by option: an option given there
+    /// replaces the file's value and the file's options it conflicts with
+    /// (--direct replaces buffered = true); --param NAME=... replaces the
+    /// file's param of that NAME (other names are kept, new ones added);
+    /// targets named there replace the file's targets.
+    #[arg(long, value_name = "FILE.toml")]
+    pub config: Option<PathBuf>,
+
+    /// Print each target's latency distribution as text.
+    #[arg(long)]
+    pub histogram: bool,
+
+    /// No live progress line on stderr (it is only shown on a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
+
+    /// Directory for the built-in test bed (default: $TMPDIR, else /tmp).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// Size of each built-in test-bed file.
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "256m", value_parser = parse_size)]
+    pub testbed_size: u64,
+
+    /// Number of built-in test-bed files (default: one per CPU, at least 2).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_count)]
+    pub testbed_files: Option<usize>,
+}
+
+impl RunArgs {
+    /// Refuses the run options a subcommand that reuses them cannot honour,
+    /// so no option on its help is silently ignored.
+    pub fn refuse_for(
+        &self,
+        command: &str,
+        unsupported: &[&str],
+    ) -> Result<(), crate::base::error::UsageError> {
+        let given = |name: &str| match name {
+            "dry-run" => self.dry_run,
+            "plot" => self.plot.is_some(),
+            "csv" => self.csv.is_some(),
+            "histogram" => self.histogram,
+            "stripe" => self.stripe.is_some(),
+            "start-at" => self.start_at.is_some(),
+            "verify" => self.verify,
+            "cached" => self.cached,
+            "io-limit" => self.io_limit.is_some(),
+            "passes" => self.passes.is_some(),
+            "members" => self.members.is_some(),
+            "align" => self.align.is_some(),
+            _ => false,
+        };
+        match unsupported.iter().find(|n| given(n)) {
+            Some(n) => Err(crate::base::error::UsageError(format!(
+                "{command} does not take --{n}: use it with 'stripebench run'"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `--align`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlignArg {
+    /// Worker regions start and end on full stripes (chunk x members).
+    Stripe,
+}
+
+/// `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// uring when --iodepth > 1, sync otherwise.
+    Auto,
+    /// pread/pwrite, one I/O in flight per worker.
+    Sync,
+    /// io_uring, --iodepth I/Os in flight per worker, submitted and reaped in batches.
+    Uring,
+}
+
+/// `--cpus`: a parsed CPU list (a newtype, so clap takes it as one value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+pub(crate) fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d.is_zero() {
+        return Err("the duration must be longer than 0: try 10s".into());
+    }
+    Ok(d)
+}
+
+pub(crate) fn parse_pct(text: &str) -> Result<u8, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= 100 => Ok(n as u8),
+        _ => Err(format!(
+            "'{text}' is not a percentage: give a whole number from 0 to 100"
+        )),
+    }
+}
+
+pub(crate) fn parse_count(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a count: give a whole number from 1 to 4096"
+        )),
+    }
+}
+
+pub(crate) fn parse_cpus(text: &str) -> Result<CpuList, String> {
+    crate::base::cpus::parse_cpu_list(text).map(CpuList)
+}
+
+pub(crate) fn parse_depth(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=4096).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a queue depth: give a whole number from 1 to 4096"
+        )),
+    }
+}
+
+pub(crate) fn parse_nonzero_size(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err("the size must be larger than 0".into()),
+        n => Ok(n),
+    }
+}
+
+pub(crate) fn parse_max_errors(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a count: give a whole number of at least 1"
+        )),
+    }
+}
+
+pub(crate) fn parse_readahead(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= 1 << 30 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a read-ahead: give a whole number of KiB, such as 128 or 4096"
+        )),
+    }
+}
+
+pub(crate) fn parse_start_at(text: &str) -> Result<std::time::SystemTime, String> {
+    let t = text.trim();
+    if let Ok(secs) = t.parse::<f64>() {
+        if (0.0..1e11).contains(&secs) {
+            return Ok(std::time::UNIX_EPOCH + Duration::from_secs_f64(secs));
+        }
+    }
+    humantime::parse_rfc3339_weak(t).map_err(|_| {
+        format!("'{text}' is not a time: give Unix seconds (1795000000) or RFC 3339 (2026-11-30T17:00:00Z)")
+    })
+}
+
+pub(crate) fn parse_seed(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .map_err(|_| format!("'{text}' is not a seed: give a whole number from 0 to 2^64-1"))
+}
+
+pub fn parse_bs(text: &str) -> Result<BlockSizeArg, String> {
+    if text.trim().eq_ignore_ascii_case("lbs") {
+        return Ok(BlockSizeArg::Logical);
+    }
+    match parse_size(text)? {
+        0 => Err("the block size must be larger than 0: try 4k, 1m, or lbs for the device's logical block size".into()),
+        n => Ok(BlockSizeArg::Bytes(n)),
+    }
+}
