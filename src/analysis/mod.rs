@@ -1,5 +1,9 @@
-//! Pure math over measurements: latency histograms, the capacity (USL) fit,
-//! block verification. Touches no device, thread or clock.
+//! Layer `analysis`: pure math over measurements: latency histograms,
+//! summaries (median, the slow-member rule), the capacity (USL) fit, block
+//! verification.
+//!
+//! Imports only `base`. Touches no device, thread or clock: every function
+//! here is a function of its arguments.
 
 pub mod capacity;
 pub mod histogram;

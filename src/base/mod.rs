@@ -1,6 +1,10 @@
-//! The vocabulary every layer shares: errors and exit codes, units (sizes,
-//! durations, rates and how they print), CPU lists, what an I/O is, the process's signal state. Imports nothing of the
-//! crate.
+//! Layer `base`, the bottom: the vocabulary every layer shares: errors and
+//! exit codes, units (sizes, durations, rates and how they print), CPU
+//! lists, what an I/O is (region, direction, the seeded generator), and the
+//! process's signal state (what an interrupt closes is a trait the layers
+//! above implement; what a second signal undoes is a hook they register).
+//!
+//! Imports nothing of the crate.
 
 pub mod cpus;
 pub mod error;

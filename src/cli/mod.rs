@@ -1,5 +1,10 @@
-//! The command line, as clap sees it: definitions only. Validation that needs
-//! more than one option at a time lives in `config`.
+//! Layer `cli`: the command line as clap sees it (the command tree here,
+//! the measuring options in `run_args`), the `--config` file
+//! (`configfile`), and the validation of what was typed into a run
+//! configuration (`validate`), every refusal one line.
+//!
+//! May import `document`, `measure`, `engine`, `device`, `analysis`,
+//! `base` (the types it fills in); never `commands` or `report`.
 
 pub mod configfile;
 pub mod validate;

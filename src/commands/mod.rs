@@ -1,7 +1,10 @@
-//! One file per subcommand: the only place where the layers meet. Each
-//! takes what `cli` parsed and validated, drives `measure`/`device`, builds
-//! a `document` and hands it to `report`; [`main`] dispatches and returns
-//! the exit code. `measured` is the run they share.
+//! Layer `commands`, the top: one file per subcommand, the only place where
+//! the layers meet. Each takes what `cli` parsed and validated, drives
+//! `measure`/`device`, builds a `document` and hands it to `report`;
+//! [`main`] dispatches and returns the exit code. `measured` is the run
+//! that run, verify, sweep and compare share.
+//!
+//! May import every layer; nothing imports it but `main.rs`.
 
 pub mod compare;
 pub mod measured;

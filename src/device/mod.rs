@@ -1,8 +1,11 @@
-//! Targets: what is tested. Checks that a path is a block device or a regular
-//! file, refuses destructive writes that were not asked for, opens it with the
-//! right flags (O_DIRECT, O_EXCL for block-device writes), and learns its size,
-//! its O_DIRECT alignment and the block device whose counters tell what the
-//! hardware really did.
+//! Layer `device`: targets and the machine around them: what a path is and
+//! where its bytes live (`extent`), the write guard (`guard`), opening with
+//! the right flags (`open`), device counters and queue limits (`devstat`,
+//! `queue`), the page cache (`cache`), sysfs settings and their restore
+//! (`knobs`, `state`), scratch files (`scratch`), the stack under a target
+//! (`topology`).
+//!
+//! Imports only `base`: no engine, measurement, document or report.
 
 pub mod cache;
 pub mod devstat;

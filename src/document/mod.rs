@@ -1,6 +1,10 @@
-//! The JSON contract (`docs/json.md`): the run document and its assembly
-//! from a finished run, and the merge of run documents. No I/O beyond
-//! reading the documents it merges.
+//! Layer `document`: the JSON contract (`docs/json.md`): the run, sweep,
+//! compare, merge and plan documents, and their assembly from a finished
+//! run or from other documents. No I/O beyond reading the documents it
+//! merges or plans from.
+//!
+//! May import `measure` (what a finished run holds), `device`, `analysis`,
+//! `base`; never `report`, `cli` or `commands`.
 
 pub mod compare;
 pub mod merge;

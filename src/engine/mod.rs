@@ -1,4 +1,7 @@
-//! Engines: how I/O is issued. A worker owns one engine; the engine owns the
+//! Layer `engine`: how I/O is issued. Imports only `base`: an engine knows
+//! nothing of timing, statistics, reports or the command line.
+//!
+//! A worker owns one engine; the engine owns the
 //! worker's aligned buffers (one per slot, allocated once) and knows nothing
 //! of timing or statistics.
 //!

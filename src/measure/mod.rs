@@ -1,7 +1,10 @@
-//! One measured run: the validated configuration, the layout of workers over
-//! targets (regions, CPUs, seeds), the coordinator that starts and times
-//! them, the worker's hot loop, offsets, signals and progress. Knows nothing
-//! of the command line's parsing or of reports.
+//! Layer `measure`: one measured run: the validated configuration, the
+//! layout of workers over targets (regions, CPUs, seeds), the window's
+//! control and start gate, the coordinator that starts and times the
+//! workers, the worker's hot loop, offsets, progress.
+//!
+//! May import `engine`, `device`, `analysis`, `base`; knows nothing of the
+//! command line, documents or reports.
 
 pub mod config;
 pub mod control;

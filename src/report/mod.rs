@@ -1,5 +1,9 @@
-//! Reports: pure functions from a [`RunDocument`](crate::document::run::RunDocument)
-//! to bytes. One file per format; `write_to` owns where the bytes go.
+//! Layer `report`: renderers (table, CSV, JSON, SVG, the dry run) as pure
+//! functions of documents, and where their bytes go (`output`: checked
+//! before any I/O, written whole, stdout that never panics).
+//!
+//! May import `document` and the layers below it; never `cli` or
+//! `commands`. Names no thread or clock.
 
 pub mod compare;
 pub mod csv;
