@@ -55,161 +55,30 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     let mut planned = Vec::with_capacity(targets.len());
     let mut warnings = Vec::new();
     let mut workers = Vec::new();
-    let ramp_ns = cfg.ramp.as_nanos() as u64;
     if let Some(chunk) = cfg.stripe {
         check_stripe(cfg, &targets, chunk)?;
     }
     let members = targets.len() as u64;
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::base::error::show_path(&t.path);
-        let lbs = t.logical_block_size;
-        let bs = match cfg.bs {
-            BlockSizeArg::Bytes(n) => n,
-            BlockSizeArg::Logical => lbs,
-        };
-        if cfg.direct && bs % lbs != 0 {
-            let up = bs.div_ceil(lbs) * lbs;
-            return usage(format!(
-                "--bs {bs} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires: use --bs {} or --bs lbs",
-                fmt_size_arg(up)
-            ));
-        }
-        if cfg.verify && bs < crate::analysis::verify::HEADER as u64 {
-            return usage(format!(
-                "--verify needs blocks of at least {} bytes: use a larger --bs",
-                crate::analysis::verify::HEADER
-            ));
-        }
-        if bs > u64::from(u32::MAX) {
-            return usage(format!(
-                "--bs {} is too large: one request can move at most 4 GiB - 1",
-                fmt_size_arg(bs)
-            ));
-        }
-        if cfg.direct && cfg.offset % lbs != 0 {
-            return usage(format!(
-                "--offset {} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires",
-                cfg.offset
-            ));
-        }
-        if cfg.offset >= t.size {
-            return usage(format!(
-                "--offset {} is beyond the end of {p} ({} bytes): choose a smaller offset",
-                cfg.offset, t.size
-            ));
-        }
-        let length = match cfg.size {
-            Some(s) if cfg.offset.checked_add(s).is_none_or(|end| end > t.size) => {
-                return usage(format!(
-                    "--offset {} plus --size {s} runs past the end of {p} ({} bytes): choose a smaller --size",
-                    cfg.offset, t.size
-                ))
-            }
-            Some(s) => s,
-            None => t.size - cfg.offset,
-        };
-        let region = Region {
-            offset: cfg.offset,
-            length,
-        };
-        if bs > length {
-            return usage(format!(
-                "--bs {} is larger than the region of {p} ({}): use a smaller --bs or a larger --size",
-                fmt_size_arg(bs),
-                fmt_bytes(length)
-            ));
-        }
-        if let Some(limit) = cfg.io_limit.filter(|l| l % bs != 0) {
-            warnings.push(format!(
-                "{p}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
-                fmt_bytes(limit),
-                fmt_size_arg(bs),
-                fmt_bytes(limit.div_ceil(bs) * bs)
-            ));
-        }
+        let (bs, region, lbs) = size_and_region(cfg, &t, &mut warnings)?;
         // A modelled RAID0 member serves pieces of at most one chunk.
         let logical_bs = bs;
         let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
-        let mut unit = bs;
-        match (t.stripe, cfg.align_stripe) {
-            (Some(g), align) => {
-                if bs % g.chunk != 0 {
-                    warnings.push(format!(
-                        "{p}: --bs {} is not a multiple of its chunk ({}): requests straddle member boundaries",
-                        fmt_size_arg(bs),
-                        fmt_size_arg(g.chunk)
-                    ));
-                } else if !cfg.rw.is_random() && bs < g.width() {
-                    warnings.push(format!(
-                        "{p}: --bs {} is smaller than a full stripe ({} members x {} = {}): each sequential request reaches only some members; --bs {} moves full stripes",
-                        fmt_size_arg(bs),
-                        g.members,
-                        fmt_size_arg(g.chunk),
-                        fmt_size_arg(g.width()),
-                        fmt_size_arg(g.width())
-                    ));
-                }
-                if align {
-                    if cfg.offset % g.width() != 0 {
-                        return usage(format!(
-                            "--align stripe: --offset {} is not on a full stripe of {p} ({} bytes)",
-                            cfg.offset,
-                            g.width()
-                        ));
-                    }
-                    // The smallest unit holding whole requests and whole stripes.
-                    unit = bs / gcd(bs, g.width()) * g.width();
-                }
-            }
-            (None, true) => {
-                return usage(format!(
-                    "--align stripe needs a striped target with a known chunk, and {p} is not one (see: stripebench topology {p})"
-                ))
-            }
-            (None, false) => {}
-        }
+        let unit = stripe_unit(cfg, &t, bs, &mut warnings)?;
         let Some(slices) = split_region(region, cfg.jobs, unit) else {
             return usage(format!(
                 "{p}'s region ({}) cannot give each of --jobs {} its own block of --bs {}: use fewer jobs or a smaller --bs",
-                fmt_bytes(length),
+                fmt_bytes(region.length),
                 cfg.jobs,
                 fmt_size_arg(bs)
             ));
         };
         for (job, slice) in slices.into_iter().enumerate() {
             let id = workers.len();
-            workers.push(WorkerSpec {
-                id,
-                target_index: ti,
-                job,
-                region: slice,
-                bs,
-                random: cfg.rw.is_random(),
-                read_pct: cfg.read_pct,
-                seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
-                cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
-                align: lbs.max(4096) as usize,
-                // A pass is every whole request of the slice once.
-                io_limit: match cfg.passes {
-                    Some(n) => Some((slice.length / bs * bs).saturating_mul(n)),
-                    None => cfg.io_limit,
-                },
-                max_errors: cfg.max_errors,
-                verify: match (cfg.verify, cfg.rw) {
-                    (false, _) => VerifyMode::Off,
-                    (true, RwMode::Write) => VerifyMode::Write {
-                        start_ms: cfg.start_ms,
-                    },
-                    (true, _) => VerifyMode::Read,
-                },
-                dedupe_pct: cfg.dedupe,
-                stripe: cfg.stripe.map(|chunk| StripeSpec {
-                    map: StripeMap { chunk, members },
-                    member: ti as u64,
-                    logical_bs,
-                }),
-                ramp_ns,
-            });
+            workers.push(worker_spec(
+                cfg, id, ti, job, slice, bs, lbs, members, logical_bs,
+            ));
         }
         planned.push(PlannedTarget {
             path: t.path,
@@ -229,6 +98,177 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         workers,
         warnings,
     })
+}
+
+/// One target's block size and region, checked against the target:
+/// alignment for O_DIRECT, the offset and size within it, the block within
+/// the region. Returns (bs, region, lbs).
+fn size_and_region(
+    cfg: &RunConfig,
+    t: &Target,
+    warnings: &mut Vec<String>,
+) -> Result<(u64, Region, u64)> {
+    let p = crate::base::error::show_path(&t.path);
+    let lbs = t.logical_block_size;
+    let bs = match cfg.bs {
+        BlockSizeArg::Bytes(n) => n,
+        BlockSizeArg::Logical => lbs,
+    };
+    if cfg.direct && bs % lbs != 0 {
+        let up = bs.div_ceil(lbs) * lbs;
+        return usage(format!(
+            "--bs {bs} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires: use --bs {} or --bs lbs",
+            fmt_size_arg(up)
+        ));
+    }
+    if cfg.verify && bs < crate::analysis::verify::HEADER as u64 {
+        return usage(format!(
+            "--verify needs blocks of at least {} bytes: use a larger --bs",
+            crate::analysis::verify::HEADER
+        ));
+    }
+    if bs > u64::from(u32::MAX) {
+        return usage(format!(
+            "--bs {} is too large: one request can move at most 4 GiB - 1",
+            fmt_size_arg(bs)
+        ));
+    }
+    if cfg.direct && cfg.offset % lbs != 0 {
+        return usage(format!(
+            "--offset {} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires",
+            cfg.offset
+        ));
+    }
+    if cfg.offset >= t.size {
+        return usage(format!(
+            "--offset {} is beyond the end of {p} ({} bytes): choose a smaller offset",
+            cfg.offset, t.size
+        ));
+    }
+    let length = match cfg.size {
+        Some(s) if cfg.offset.checked_add(s).is_none_or(|end| end > t.size) => {
+            return usage(format!(
+                "--offset {} plus --size {s} runs past the end of {p} ({} bytes): choose a smaller --size",
+                cfg.offset, t.size
+            ))
+        }
+        Some(s) => s,
+        None => t.size - cfg.offset,
+    };
+    let region = Region {
+        offset: cfg.offset,
+        length,
+    };
+    if bs > length {
+        return usage(format!(
+            "--bs {} is larger than the region of {p} ({}): use a smaller --bs or a larger --size",
+            fmt_size_arg(bs),
+            fmt_bytes(length)
+        ));
+    }
+    if let Some(limit) = cfg.io_limit.filter(|l| l % bs != 0) {
+        warnings.push(format!(
+            "{p}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
+            fmt_bytes(limit),
+            fmt_size_arg(bs),
+            fmt_bytes(limit.div_ceil(bs) * bs)
+        ));
+    }
+    Ok((bs, region, lbs))
+}
+
+/// The unit a target's region is split on: the block size, or, with
+/// `--align stripe`, the smallest unit holding whole requests and whole
+/// stripes. Warns when requests straddle chunks or miss members.
+fn stripe_unit(cfg: &RunConfig, t: &Target, bs: u64, warnings: &mut Vec<String>) -> Result<u64> {
+    let p = crate::base::error::show_path(&t.path);
+    let mut unit = bs;
+    match (t.stripe, cfg.align_stripe) {
+        (Some(g), align) => {
+            if bs % g.chunk != 0 {
+                warnings.push(format!(
+                    "{p}: --bs {} is not a multiple of its chunk ({}): requests straddle member boundaries",
+                    fmt_size_arg(bs),
+                    fmt_size_arg(g.chunk)
+                ));
+            } else if !cfg.rw.is_random() && bs < g.width() {
+                warnings.push(format!(
+                    "{p}: --bs {} is smaller than a full stripe ({} members x {} = {}): each sequential request reaches only some members; --bs {} moves full stripes",
+                    fmt_size_arg(bs),
+                    g.members,
+                    fmt_size_arg(g.chunk),
+                    fmt_size_arg(g.width()),
+                    fmt_size_arg(g.width())
+                ));
+            }
+            if align {
+                if cfg.offset % g.width() != 0 {
+                    return usage(format!(
+                        "--align stripe: --offset {} is not on a full stripe of {p} ({} bytes)",
+                        cfg.offset,
+                        g.width()
+                    ));
+                }
+                // The smallest unit holding whole requests and whole stripes.
+                unit = bs / gcd(bs, g.width()) * g.width();
+            }
+        }
+        (None, true) => {
+            return usage(format!(
+                "--align stripe needs a striped target with a known chunk, and {p} is not one (see: stripebench topology {p})"
+            ))
+        }
+        (None, false) => {}
+    }
+    Ok(unit)
+}
+
+/// Worker `id`'s spec: job `job` on target `ti`, over `slice`.
+#[allow(clippy::too_many_arguments)]
+fn worker_spec(
+    cfg: &RunConfig,
+    id: usize,
+    ti: usize,
+    job: usize,
+    slice: Region,
+    bs: u64,
+    lbs: u64,
+    members: u64,
+    logical_bs: u64,
+) -> WorkerSpec {
+    let ramp_ns = cfg.ramp.as_nanos() as u64;
+    WorkerSpec {
+        id,
+        target_index: ti,
+        job,
+        region: slice,
+        bs,
+        random: cfg.rw.is_random(),
+        read_pct: cfg.read_pct,
+        seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
+        cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
+        align: lbs.max(4096) as usize,
+        // A pass is every whole request of the slice once.
+        io_limit: match cfg.passes {
+            Some(n) => Some((slice.length / bs * bs).saturating_mul(n)),
+            None => cfg.io_limit,
+        },
+        max_errors: cfg.max_errors,
+        verify: match (cfg.verify, cfg.rw) {
+            (false, _) => VerifyMode::Off,
+            (true, RwMode::Write) => VerifyMode::Write {
+                start_ms: cfg.start_ms,
+            },
+            (true, _) => VerifyMode::Read,
+        },
+        dedupe_pct: cfg.dedupe,
+        stripe: cfg.stripe.map(|chunk| StripeSpec {
+            map: StripeMap { chunk, members },
+            member: ti as u64,
+            logical_bs,
+        }),
+        ramp_ns,
+    }
 }
 
 /// A modelled RAID0 needs equal members, a chunk the members can address,
