@@ -53,7 +53,6 @@ pub fn run<E: Engine>(
     // grows the series as it goes (a reallocation per doubling). Never sized
     // from the duration: verify's "until done" is a year.
     out.intervals.reserve(INTERVALS_RESERVED);
-    let depth = engine.depth();
     let mut slots = vec![
         Slot {
             op: Op::Read,
@@ -62,7 +61,7 @@ pub fn run<E: Engine>(
             full: false,
             busy: false,
         };
-        depth
+        engine.depth()
     ];
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
@@ -74,39 +73,20 @@ pub fn run<E: Engine>(
     };
 
     let bs = spec.bs;
-    let ramp_ns = spec.ramp_ns;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
-    let max_errors = spec.max_errors;
     let mut gen = offsets(spec);
     let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct);
-    // CPU time is sampled when the window opens for this worker (the barrier
-    // with no ramp, else its first completion in the window) and when it
-    // closes (the first completion after the deadline, before the drain; or
-    // the last completion of a worker that stopped on its limit), each with
-    // its instant (a CpuSample).
-    let mut in_window = ramp_ns == 0;
-    let mut cpu0 = if in_window {
-        sample_cpu(epoch)
-    } else {
-        CpuSample::default()
-    };
-    let mut cpu1: Option<CpuSample> = None;
-    let mut cur_sec = 0u64;
-    let (mut cur_bytes, mut cur_ios) = (0u64, 0u64);
+    let mut tally = Tally::new(out, spec, control, live_bytes, epoch);
     let mut issued_bytes = 0u64;
     let mut in_flight = 0usize;
-    let mut stopping = false;
-    let mut past_deadline = false;
     // Nothing completed for --hang-timeout: the engine is given up on.
     let mut hung = false;
     let hang_timeout = engine_spec.hang_timeout;
-    // The last completion (or the start): what the hang timeout runs from.
-    let mut last_done = epoch;
 
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it.
     loop {
-        if !stopping {
+        if !tally.stopping {
             for s in completed.drain(..) {
                 if issued_bytes >= limit {
                     break;
@@ -144,92 +124,20 @@ pub fn run<E: Engine>(
             break;
         }
         let reaped = engine.reap(|s, res| {
-            let t1 = Instant::now();
-            last_done = t1;
             in_flight -= 1;
-            let slot = slots[s.index()];
-            slots[s.index()].busy = false;
-            let tn = t1.duration_since(epoch).as_nanos() as u64;
-            let n = match res {
-                Ok(n) if n > 0 => {
-                    slots[s.index()].full = n as u64 == bs;
-                    n as u64
-                }
-                // Zero bytes inside the region is an unexpected end of file.
-                failed => {
-                    let errno = failed
-                        .as_ref()
-                        .err()
-                        .and_then(|e| e.raw_os_error())
-                        .unwrap_or(0);
-                    let message = || match &failed {
-                        Err(e) => e.to_string(),
-                        Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
-                    };
-                    stopping |= out.record_error(errno, message, slot.op, slot.offset, max_errors);
-                    // A failed slot is issued again (at the next offset) unless
-                    // the worker stops: at --max-errors, or at the deadline like
-                    // every other completion, so a target that fails every I/O
-                    // still ends with the window (and with an interrupt).
-                    stopping |= tn >= control.end_ns();
-                    completed.push(s);
-                    return;
-                }
-            };
-            match slot.op {
-                Op::Read => out.span_read_bytes += n,
-                Op::Write => out.span_write_bytes += n,
+            let slot = &mut slots[s.index()];
+            slot.busy = false;
+            if let Some(full) = tally.complete(*slot, res) {
+                slot.full = full;
             }
             completed.push(s);
-            if tn >= control.end_ns() {
-                // Completed after the window closed: not counted, and no more I/O.
-                stopping = true;
-                if !past_deadline && in_window {
-                    cpu1 = Some(sample_cpu(epoch));
-                }
-                past_deadline = true;
-                return;
-            }
-            if tn < ramp_ns {
-                return;
-            }
-            if !in_window {
-                in_window = true;
-                cpu0 = sample_cpu(epoch);
-            }
-            out.hist
-                .record(t1.duration_since(slot.issued).as_nanos() as u64);
-            if n < bs {
-                out.short_ios += 1;
-            }
-            match slot.op {
-                Op::Read => {
-                    out.read_bytes += n;
-                    out.read_ios += 1;
-                }
-                Op::Write => {
-                    out.write_bytes += n;
-                    out.write_ios += 1;
-                }
-            }
-            out.last_completion_ns = tn;
-            let sec = (tn - ramp_ns) / 1_000_000_000;
-            while cur_sec < sec {
-                out.intervals.push(Interval {
-                    t: cur_sec,
-                    bytes: cur_bytes,
-                    ios: cur_ios,
-                });
-                (cur_bytes, cur_ios) = (0, 0);
-                cur_sec += 1;
-            }
-            cur_bytes += n;
-            cur_ios += 1;
-            live_bytes.store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
         });
         if spec.verify == VerifyMode::Read {
             for s in completed.iter().filter(|s| slots[s.index()].full) {
-                out.verify.note(engine.buffer(s), slots[s.index()].offset);
+                tally
+                    .out
+                    .verify
+                    .note(engine.buffer(s), slots[s.index()].offset);
             }
         }
         if let Err(e) = reaped {
@@ -238,35 +146,24 @@ pub fn run<E: Engine>(
                 // slice of --hang-timeout). The deadline holds here too: a
                 // worker waiting on slow I/O issues no more after it.
                 let now = Instant::now();
-                stopping |= now.duration_since(epoch).as_nanos() as u64 >= control.end_ns();
-                if now.duration_since(last_done) < hang_timeout {
+                tally.stopping |= now.duration_since(epoch).as_nanos() as u64 >= control.end_ns();
+                if now.duration_since(tally.last_done) < hang_timeout {
                     continue;
                 }
                 // Nothing completed for --hang-timeout: what is in flight is
                 // hung. Report each I/O, and give up on the engine below.
                 hung = true;
-                out.hung_ios = hung_ios(&slots, now, bs);
+                tally.out.hung_ios = hung_ios(&slots, now, bs);
                 break;
             }
             let errno = e.raw_os_error().unwrap_or(0);
-            out.record_error(errno, || format!("the engine failed: {e}"), Op::Read, 0, 1);
+            tally
+                .out
+                .record_error(errno, || format!("the engine failed: {e}"), Op::Read, 0, 1);
             break;
         }
     }
-    let cpu = CpuWindow {
-        in_window,
-        cpu0,
-        cpu1,
-        past_deadline,
-        window_ns: control.end_ns().saturating_sub(ramp_ns),
-    };
-    finish(
-        &mut out,
-        epoch,
-        &cpu,
-        issued_bytes < limit,
-        (cur_sec, cur_bytes, cur_ios),
-    );
+    let mut out = tally.finish(issued_bytes < limit);
     out.cpu = cpus::current_cpu();
     if hung {
         // The kernel may still write into the hung I/Os' buffers: leak them.
@@ -277,6 +174,192 @@ pub fn run<E: Engine>(
         drop(engine);
     }
     out
+}
+
+/// What the loop counts between I/Os: the outcome so far, the second in
+/// progress, the window's CPU samples, and whether to stop issuing.
+struct Tally<'a> {
+    out: WorkerOutcome,
+    control: &'a RunControl,
+    live_bytes: &'a AtomicU64,
+    epoch: Instant,
+    ramp_ns: u64,
+    bs: u64,
+    max_errors: u64,
+    /// CPU time is sampled when the window opens for this worker (the start
+    /// with no ramp, else its first completion in the window) and when it
+    /// closes (the first completion after the deadline, before the drain;
+    /// or the last completion of a worker that stopped on its limit).
+    in_window: bool,
+    cpu0: CpuSample,
+    cpu1: Option<CpuSample>,
+    cur_sec: u64,
+    cur_bytes: u64,
+    cur_ios: u64,
+    stopping: bool,
+    past_deadline: bool,
+    /// The last completion (or the start): what the hang timeout runs from.
+    last_done: Instant,
+}
+
+impl<'a> Tally<'a> {
+    fn new(
+        out: WorkerOutcome,
+        spec: &WorkerSpec,
+        control: &'a RunControl,
+        live_bytes: &'a AtomicU64,
+        epoch: Instant,
+    ) -> Tally<'a> {
+        let in_window = spec.ramp_ns == 0;
+        Tally {
+            out,
+            control,
+            live_bytes,
+            epoch,
+            ramp_ns: spec.ramp_ns,
+            bs: spec.bs,
+            max_errors: spec.max_errors,
+            in_window,
+            cpu0: if in_window {
+                sample_cpu(epoch)
+            } else {
+                CpuSample::default()
+            },
+            cpu1: None,
+            cur_sec: 0,
+            cur_bytes: 0,
+            cur_ios: 0,
+            stopping: false,
+            past_deadline: false,
+            last_done: epoch,
+        }
+    }
+
+    /// One completion of `slot`'s I/O: counted if it completed in the
+    /// window. Returns whether it moved the whole block (`None` when it
+    /// failed: the slot is issued again unless the worker stops).
+    #[inline]
+    fn complete(&mut self, slot: Slot, res: std::io::Result<usize>) -> Option<bool> {
+        let t1 = Instant::now();
+        self.last_done = t1;
+        let tn = t1.duration_since(self.epoch).as_nanos() as u64;
+        let n = match res {
+            Ok(n) if n > 0 => n as u64,
+            // Zero bytes inside the region is an unexpected end of file.
+            failed => {
+                let errno = failed
+                    .as_ref()
+                    .err()
+                    .and_then(|e| e.raw_os_error())
+                    .unwrap_or(0);
+                let message = || match &failed {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
+                };
+                self.stopping |=
+                    self.out
+                        .record_error(errno, message, slot.op, slot.offset, self.max_errors);
+                // A failed slot is issued again (at the next offset) unless
+                // the worker stops: at --max-errors, or at the deadline like
+                // every other completion, so a target that fails every I/O
+                // still ends with the window (and with an interrupt).
+                self.stopping |= tn >= self.control.end_ns();
+                return None;
+            }
+        };
+        let full = n == self.bs;
+        match slot.op {
+            Op::Read => self.out.span_read_bytes += n,
+            Op::Write => self.out.span_write_bytes += n,
+        }
+        if tn >= self.control.end_ns() {
+            // Completed after the window closed: not counted, and no more I/O.
+            self.stopping = true;
+            if !self.past_deadline && self.in_window {
+                self.cpu1 = Some(sample_cpu(self.epoch));
+            }
+            self.past_deadline = true;
+            return Some(full);
+        }
+        if tn < self.ramp_ns {
+            return Some(full);
+        }
+        if !self.in_window {
+            self.in_window = true;
+            self.cpu0 = sample_cpu(self.epoch);
+        }
+        let out = &mut self.out;
+        out.hist
+            .record(t1.duration_since(slot.issued).as_nanos() as u64);
+        if n < self.bs {
+            out.short_ios += 1;
+        }
+        match slot.op {
+            Op::Read => {
+                out.read_bytes += n;
+                out.read_ios += 1;
+            }
+            Op::Write => {
+                out.write_bytes += n;
+                out.write_ios += 1;
+            }
+        }
+        out.last_completion_ns = tn;
+        let sec = (tn - self.ramp_ns) / 1_000_000_000;
+        while self.cur_sec < sec {
+            out.intervals.push(Interval {
+                t: self.cur_sec,
+                bytes: self.cur_bytes,
+                ios: self.cur_ios,
+            });
+            (self.cur_bytes, self.cur_ios) = (0, 0);
+            self.cur_sec += 1;
+        }
+        self.cur_bytes += n;
+        self.cur_ios += 1;
+        self.live_bytes
+            .store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
+        Some(full)
+    }
+
+    /// What ended the worker, its CPU time over the window, and its last
+    /// (partial) second: after the loop, off the hot path.
+    fn finish(self, below_limit: bool) -> WorkerOutcome {
+        let mut out = self.out;
+        out.ended_by = if out.stopped_on_errors {
+            Ending::Errors
+        } else if self.past_deadline || below_limit {
+            Ending::Deadline
+        } else {
+            Ending::Limit
+        };
+        if !self.in_window {
+            return out;
+        }
+        let c1 = self.cpu1.unwrap_or_else(|| sample_cpu(self.epoch));
+        let (usr, sys) = c1.since(&self.cpu0);
+        // Closed by the deadline: the samples span the window give or take
+        // the I/O in progress at each edge (one I/O per slot, which with a
+        // large --bs or a short window is much of it). Scale the CPU used
+        // over the samples' span to the window's length.
+        let window_ns = self.control.end_ns().saturating_sub(self.ramp_ns);
+        let span_ns = c1.at_ns.saturating_sub(self.cpu0.at_ns);
+        let scale = if self.past_deadline && span_ns > 0 {
+            window_ns as f64 / span_ns as f64
+        } else {
+            1.0
+        };
+        out.cpu_usr_sec = usr * scale;
+        out.cpu_sys_sec = sys * scale;
+        if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() {
+            out.intervals.push(Interval {
+                t: self.cur_sec,
+                bytes: self.cur_bytes,
+                ios: self.cur_ios,
+            });
+        }
+        out
+    }
 }
 /// The thread's CPU time at one instant (ns since the epoch).
 #[derive(Debug, Clone, Copy, Default)]
@@ -372,57 +455,6 @@ fn prepare<E: Engine>(
     // SAFETY: unshare(CLONE_FILES) only affects the calling thread's fd table.
     unsafe { libc::unshare(libc::CLONE_FILES) };
     E::create(engine).map_err(|e| format!("worker {}: {e}", spec.id))
-}
-
-/// Where the window's CPU samples stand when the loop ends.
-struct CpuWindow {
-    in_window: bool,
-    cpu0: CpuSample,
-    cpu1: Option<CpuSample>,
-    past_deadline: bool,
-    window_ns: u64,
-}
-
-/// What ended the worker, its CPU time over the window, and its last
-/// (partial) second: after the loop, off the hot path.
-fn finish(
-    out: &mut WorkerOutcome,
-    epoch: Instant,
-    cpu: &CpuWindow,
-    below_limit: bool,
-    (cur_sec, cur_bytes, cur_ios): (u64, u64, u64),
-) {
-    out.ended_by = if out.stopped_on_errors {
-        Ending::Errors
-    } else if cpu.past_deadline || below_limit {
-        Ending::Deadline
-    } else {
-        Ending::Limit
-    };
-    if !cpu.in_window {
-        return;
-    }
-    let c1 = cpu.cpu1.unwrap_or_else(|| sample_cpu(epoch));
-    let (usr, sys) = c1.since(&cpu.cpu0);
-    // Closed by the deadline: the samples span the window give or take the
-    // I/O in progress at each edge (one I/O per slot, which with a large
-    // --bs or a short window is much of it). Scale the CPU used over the
-    // samples' span to the window's length.
-    let span_ns = c1.at_ns.saturating_sub(cpu.cpu0.at_ns);
-    let scale = if cpu.past_deadline && span_ns > 0 {
-        cpu.window_ns as f64 / span_ns as f64
-    } else {
-        1.0
-    };
-    out.cpu_usr_sec = usr * scale;
-    out.cpu_sys_sec = sys * scale;
-    if cur_bytes > 0 || cur_ios > 0 || out.intervals.is_empty() {
-        out.intervals.push(Interval {
-            t: cur_sec,
-            bytes: cur_bytes,
-            ios: cur_ios,
-        });
-    }
 }
 
 /// The I/O still in flight when the worker gave up on its engine.
