@@ -27,7 +27,8 @@
 # In the guest COMMAND runs as root under the guest's sh (its words joined by
 # spaces, as ssh does: quote '$ARRAY' on the host so that the guest expands
 # it), with stripebench, mdadm, dmsetup, lvm, mkfs.btrfs and busybox on its
-# PATH and these variables set (ARRAY and MEMBERS are also printed on stderr):
+# PATH, the repository's configs/ at /configs, and these variables set (ARRAY
+# and MEMBERS are also printed on stderr):
 #   ARRAY     the array's path (block device, or mount point for btrfs)
 #   MEMBERS   its members, in stripe order, space separated (kernel names:
 #             /dev/loop0, /dev/loop0p1, /dev/dm-3 for a member behind dm-delay)
@@ -309,6 +310,8 @@ copy_with_libs() {
 cp -L "$(path_of busybox)" "$STAGE/bin/busybox"
 copy_with_libs "$BIN" /usr/bin/stripebench
 for t in mdadm dmsetup lvm mkfs.btrfs; do copy_with_libs "$(path_of "$t")" "/usr/sbin/$t"; done
+# The seed experiments, so that `stripebench sweep --config /configs/...` runs there.
+cp -R "$ROOT/configs" "$STAGE/configs"
 for t in pvcreate vgcreate lvcreate pvs vgs lvs vgchange vgmknodes lvremove vgremove; do ln -s lvm "$STAGE/usr/sbin/$t"; done
 # libc's name service and the lvm/mdadm run directories are not needed; a
 # minimal /etc keeps tools that read it quiet.
