@@ -307,7 +307,7 @@ copy_with_libs() {
     cp -L "$lib" "$STAGE$lib"
   done
 }
-cp -L "$(path_of busybox)" "$STAGE/bin/busybox"
+copy_with_libs "$(path_of busybox)" /bin/busybox
 copy_with_libs "$BIN" /usr/bin/stripebench
 for t in mdadm dmsetup lvm mkfs.btrfs; do copy_with_libs "$(path_of "$t")" "/usr/sbin/$t"; done
 # The seed experiments, so that `stripebench sweep --config /configs/...` runs there.
