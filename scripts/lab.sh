@@ -273,6 +273,7 @@ cleanup() {
   if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
     kill -KILL "$QPID" 2>/dev/null || true
     wait "$QPID" 2>/dev/null || true
+    note "stopped (exit $rc): the guest was killed"
   fi
   if [ "$KEEP" = 1 ]; then
     note "kept the work directory $WORK (initramfs, console.log, share/)"
@@ -573,7 +574,7 @@ if ! [ -f "$SHARE/rc" ]; then
   if grep -q '^LAB-FAILED: ' "$CONSOLE" 2>/dev/null; then
     note "the guest could not build the $KIND array: $(grep -m1 '^LAB-FAILED: ' "$CONSOLE" | sed 's/^LAB-FAILED: //')"
   elif grep -q 'Kernel panic' "$CONSOLE" 2>/dev/null; then
-    note "the guest panicked ($ACCEL_SAID); its console ended with:"
+    note "the guest panicked ($ACCEL_SAID): $(grep -m1 -o 'Kernel panic.*' "$CONSOLE"); its console ended with:"
   else
     note "the guest stopped (qemu exit $qrc, $ACCEL_SAID) before the command finished; its console ended with:"
   fi

@@ -38,22 +38,28 @@ step() { n=$1; shift; "$@" > "$n.txt" 2>&1; echo $? > "$n.rc"; }
 snap() { for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(cat /sys/class/block/$d/stat)"; done > "$1.stat"; }
 "#;
 
+/// `scripts/lab.sh --bin <the binary under test> ARGS`.
+fn lab_sh(args: &[&str]) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("stripebench");
+    Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lab.sh"))
+        .args(["--bin", bin.to_str().unwrap()])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("scripts/lab.sh could not run: {e}"))
+}
+
 /// Boots a guest with `opts`, runs PRELUDE + `script` in it, and returns
 /// what it left in `$OUT`. The guest must power off cleanly and the script
 /// exit 0 (each step's own status is in its .rc file).
 fn lab(opts: &[&str], script: &str) -> Lab {
     let out = tempfile::tempdir().unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("stripebench");
     let started = std::time::Instant::now();
-    let o = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lab.sh"))
-        .args(["--bin", bin.to_str().unwrap()])
-        .args(["--out", out.path().to_str().unwrap(), "--timeout", "480"])
-        .args(opts)
-        .arg("--")
-        .arg(format!("{PRELUDE}\n{script}\nexit 0"))
-        .output()
-        .unwrap_or_else(|e| panic!("scripts/lab.sh could not run: {e}"));
+    let command = format!("{PRELUDE}\n{script}\nexit 0");
+    let mut args = vec!["--out", out.path().to_str().unwrap(), "--timeout", "480"];
+    args.extend_from_slice(opts);
+    args.extend(["--", command.as_str()]);
+    let o = lab_sh(&args);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(
         o.status.success(),
@@ -746,4 +752,109 @@ step sweep stripebench sweep --config /configs/seed-004-members.toml --param rw=
         .map(|p| p["runs"][0]["config"]["direct"].as_bool().unwrap())
         .collect();
     assert_eq!(modes, [true, false]);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2_before_anything_is_fetched() {
+    for (args, says) in [
+        (
+            &["--array", "raid7", "--", "true"][..],
+            "unknown --array 'raid7'",
+        ),
+        (
+            &["--array", "dm-stripe", "--members", "1", "--", "true"],
+            "needs at least 2 members",
+        ),
+        (
+            &["--members", "64", "--member-size", "1g", "--", "true"],
+            "does not fit",
+        ),
+        (
+            &["--memory", "600", "--", "true"],
+            "do not fit in a guest of 600 MiB",
+        ),
+        (&["--chunk", "48k", "--", "true"], "a power of two"),
+        (&["--member-size", "64MB", "--", "true"], "not a size"),
+        (&["--slow-member", "4:20", "--", "true"], "members 0 to 3"),
+        (&["--failing-member", "x", "--", "true"], "a member number"),
+        (&["--array", "md-raid0"], "no COMMAND"),
+        (&["--frobnicate", "--", "true"], "unknown option"),
+    ] {
+        let o = lab_sh(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(
+            err.starts_with("lab: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn the_commands_stdout_stderr_and_exit_status_are_the_scripts_own() {
+    let o = lab_sh(&[
+        "--array",
+        "none",
+        "--members",
+        "2",
+        "--",
+        "echo \"out $MEMBERS\"; echo err-line >&2; exit 7",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(7), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "out /dev/loop0 /dev/loop1\n"
+    );
+    assert!(err.lines().any(|l| l == "err-line"), "{err}");
+    assert!(err.contains("lab: MEMBERS=/dev/loop0 /dev/loop1"), "{err}");
+    assert!(err.contains("lab: TCG: "), "says which accelerator: {err}");
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_hung_guest_is_killed_at_the_timeout_and_its_console_shown() {
+    let started = std::time::Instant::now();
+    let o = lab_sh(&["--timeout", "15", "--", "echo before; sleep 600"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(125), "{err}");
+    assert!(started.elapsed().as_secs() < 120, "killed at the timeout");
+    assert!(
+        err.contains("did not finish within --timeout 15 s (TCG): killed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  | LAB: ARRAY=/dev/md0"),
+        "the console's last lines: {err}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_panicked_guest_is_reported_with_its_last_console_lines() {
+    let o = lab_sh(&[
+        "--timeout",
+        "120",
+        "--",
+        "echo c > /proc/sysrq-trigger; sleep 600",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(125), "{err}");
+    assert!(
+        err.contains("the guest panicked (TCG): Kernel panic - not syncing: sysrq triggered crash"),
+        "{err}"
+    );
+    assert!(err.contains("  | "), "the console's last lines: {err}");
 }
