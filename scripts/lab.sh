@@ -13,7 +13,8 @@
 #   scripts/lab.sh --array md-raid0 --slow-member 2:20 --out res -- 'stripebench compare --json $OUT/c.json $ARRAY'
 #
 # KIND (default md-raid0; N members, default 4, each a loop device over a file
-# on tmpfs inside the guest, so every member keeps I/O statistics):
+# on tmpfs inside the guest, so every member keeps I/O statistics; the files
+# are sparse: zeros until written):
 #   md-raid0, md-raid10, md-raid1   mdadm --create, chunk --chunk (raid1 has none;
 #                                   raid1/10 are created --assume-clean: no resync I/O)
 #   dm-stripe                       dmsetup "striped" table, chunk --chunk, members in order
@@ -56,8 +57,8 @@
 # panicked or timed out).
 #
 # What it needs is installed by package name with apt-get when missing
-# (qemu-system-x86, busybox-static, mdadm, dmsetup, lvm2, btrfs-progs, cpio,
-# fdisk), and the Debian kernel image is fetched with `apt-get download` and
+# (qemu-system-x86, busybox-static, mdadm, dmsetup, lvm2, btrfs-progs,
+# cpio), and the Debian kernel image is fetched with `apt-get download` and
 # unpacked with `dpkg-deb -x` into the cache directory it names
 # ($STRIPEBENCH_LAB_CACHE, else ~/.cache/stripebench-lab): nothing goes into
 # the host's /boot or /lib/modules. The initramfs is rebuilt on every run

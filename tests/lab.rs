@@ -631,6 +631,63 @@ step members stripebench run --members $ARRAY --duration 1s --ramp 0 --json memb
     not(sb_lab),
     ignore = "needs qemu and the lab's tools, or root to install them"
 )]
+fn md_raid0_over_partitions_names_each_partition_and_its_disk() {
+    let lab = lab(
+        &[
+            "--array",
+            "md-on-partitions",
+            "--members",
+            "3",
+            "--chunk",
+            "32k",
+        ],
+        r#"
+stripebench topology --json $ARRAY > topo.json
+mdadm --detail $ARRAY > mdadm.txt
+"#,
+    );
+    let members = lab.members();
+    assert_eq!(members, ["loop0p1", "loop1p1", "loop2p1"]);
+    let root = &lab.json("topo.json")["root"];
+    let (level, chunk, order) = mdadm_detail(&lab.text("mdadm.txt"));
+    assert_eq!((level.as_str(), chunk), ("raid0", Some(32 << 10)));
+    assert_eq!(root["md"]["chunk_size"].as_u64(), chunk);
+    assert_eq!(member_devs(root), order);
+    for (i, m) in root["members"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(m["kind"], "partition");
+        assert_eq!(m["name"].as_str(), Some(members[i].as_str()));
+        assert_eq!(m["parent"].as_str(), Some(format!("loop{i}").as_str()));
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn btrfs_raid0_mount_point_resolves_to_its_members() {
+    let lab = lab(
+        &["--array", "btrfs-raid0", "--members", "3"],
+        r#"
+stripebench topology --json $ARRAY > topo.json
+step members stripebench run --members $ARRAY --duration 1s --ramp 0 --json members.json
+"#,
+    );
+    let members = lab.members();
+    let topo = lab.json("topo.json");
+    let root = &topo["root"];
+    assert_eq!(root["kind"], "btrfs");
+    assert_eq!(root["btrfs"]["data_profile"], "raid0");
+    assert_eq!(root["btrfs"]["stripe_len"].as_u64(), Some(64 << 10));
+    assert_eq!(names(root), members, "btrfs members, by name");
+    check_members_run(&lab.ok_json("members"), &members);
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
 fn a_failing_member_reports_errno_and_offsets_and_the_others_finish() {
     let lab = lab(
         &[
