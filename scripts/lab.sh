@@ -400,6 +400,9 @@ PARTS=0
 case $KIND in md-on-partitions | dm-linear) PARTS=1 ;; esac
 LOOPS=
 MEMBERS=
+# Devices under a member behind dm-delay or dm-error: they carry the same
+# signatures as the member, so LVM must not look at them.
+UNDER=
 i=0
 while [ $i -lt "$N" ]; do
   f=/members/m$i
@@ -425,10 +428,13 @@ while [ $i -lt "$N" ]; do
     LAB_FAIL_END=$((b * 512))
     printf '0 %s linear %s 0\n%s %s error\n%s %s linear %s %s\n' \
       $a $dev $a $((b - a)) $b $((s - b)) $dev $b | dmsetup create fail$i || die "dmsetup create fail$i failed"
+    UNDER="$UNDER $dev"
     dev=$(dmdev fail$i)
   fi
   if [ "$SLOW_K" = "$i" ]; then
     echo "0 $(sectors $dev) delay $dev 0 $SLOW_MS" | dmsetup create slow$i || die "dmsetup create slow$i (dm-delay) failed"
+    UNDER="$UNDER $dev"
+    [ "$FAILING" = "$i" ] && UNDER="$UNDER /dev/mapper/fail$i"
     dev=$(dmdev slow$i)
   fi
   MEMBERS="$MEMBERS $dev"
@@ -478,6 +484,9 @@ case $KIND in
     ARRAY=/dev/mapper/onmd
     ;;
   lvm-stripe)
+    filter=
+    for u in $UNDER; do filter="$filter\"r|^$u\$|\", "; done
+    LVMCONF="$LVMCONF devices{global_filter=[${filter}\"a|.*|\"]}"
     run lvm pvcreate -q --config "$LVMCONF" $MEMBERS
     run lvm vgcreate -q --config "$LVMCONF" lab $MEMBERS
     run lvm lvcreate -q --config "$LVMCONF" -y -i $N -I $((CHUNK / 1024))k -l 100%FREE -n stripe lab

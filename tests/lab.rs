@@ -518,7 +518,18 @@ step guard_dm stripebench run --rw write --allow-destructive --dry-run /dev/loop
 )]
 fn lvm_striped_lv_matches_its_dm_table() {
     let lab = lab(
-        &["--array", "lvm-stripe", "--members", "3", "--chunk", "32k"],
+        // A member behind dm-delay: LVM must take the PV on it, not the
+        // same signature on the loop device under it.
+        &[
+            "--array",
+            "lvm-stripe",
+            "--members",
+            "3",
+            "--chunk",
+            "32k",
+            "--slow-member",
+            "1:5",
+        ],
         r#"
 stripebench topology --json $ARRAY > topo.json
 dmsetup table > table.txt
@@ -529,6 +540,7 @@ step members stripebench run --members $ARRAY --duration 1s --ramp 0 --json memb
     let root = &lab.json("topo.json")["root"];
     let (chunk, order) = striped(&lab.text("table.txt"), "lab-stripe");
     assert_eq!(chunk, 32 << 10);
+    assert_eq!(members, ["loop0", "dm-0", "loop2"]);
     assert_eq!(root["dm"]["name"], "lab-stripe");
     assert_eq!(root["dm"]["target"], "striped");
     assert_eq!(root["dm"]["chunk_size"].as_u64(), Some(chunk));
