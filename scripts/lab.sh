@@ -554,6 +554,12 @@ qemu-system-x86_64 "${QACCEL[@]}" -smp "$CPUS" -m "$MEMORY" -machine q35 \
   -device virtio-9p-pci,fsdev=lab,mount_tag=lab \
   </dev/null >"$WORK/qemu.log" 2>&1 &
 QPID=$!
+# Files the command wrote under $OUT, into --out DIR (also what a guest that
+# failed left there).
+bring_out() {
+  [ -n "$OUTDIR" ] || return 0
+  mkdir -p "$OUTDIR" && cp -R "$SHARE/out/." "$OUTDIR/"
+}
 deadline=$((SECONDS + TIMEOUT))
 while kill -0 "$QPID" 2>/dev/null; do
   if [ $SECONDS -ge $deadline ]; then
@@ -568,7 +574,8 @@ while kill -0 "$QPID" 2>/dev/null; do
       [ "$ACCEL" = kvm ] && hint=" (KVM hangs so on these machines: use --tcg)"
       note "the guest did not finish within --timeout $TIMEOUT s ($(echo "$ACCEL" | tr a-z A-Z)) and its console stayed empty: it never reached the kernel$hint; killed"
     fi
-    [ -f "$SHARE/stderr" ] && { note "the command's stderr so far:"; tail -n 20 "$SHARE/stderr" | sed 's/^/  | /' >&2; }
+    [ -s "$SHARE/stderr" ] && { note "the command's stderr so far:"; tail -n 20 "$SHARE/stderr" | sed 's/^/  | /' >&2; }
+    bring_out || true
     exit 125
   fi
   sleep 0.2
@@ -594,13 +601,14 @@ if ! [ -f "$SHARE/rc" ]; then
     tail -n 5 "$WORK/qemu.log" | sed 's/^/  | /' >&2
   fi
   [ -f "$SHARE/stderr" ] && cat "$SHARE/stderr" >&2
+  bring_out || true
   exit 125
 fi
 cat "$SHARE/stdout"
 cat "$SHARE/stderr" >&2
 RC=$(cat "$SHARE/rc")
 if [ -n "$OUTDIR" ]; then
-  mkdir -p "$OUTDIR" && cp -R "$SHARE/out/." "$OUTDIR/" || fail "cannot copy \$OUT into $OUTDIR"
+  bring_out || fail "cannot copy \$OUT into $OUTDIR"
 elif [ -n "$(ls -A "$SHARE/out")" ]; then
   note "the command wrote files under \$OUT: give --out DIR to keep them"
 fi
