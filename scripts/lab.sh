@@ -52,6 +52,8 @@
 # --memory MB          guest memory (default: the members' total plus 768 MiB)
 # --bin PATH           the stripebench binary (default: cargo build --release here)
 #
+# STRIPEBENCH_LAB_KERNEL=linux-image-...   another Debian kernel package
+#
 # Exit status: COMMAND's own; 2 for bad input (one line on stderr); 125 when the
 # lab itself failed (a tool missing, the guest could not build the array, hung,
 # panicked or timed out).
@@ -237,18 +239,26 @@ if [ -z "$KPKG" ]; then
 fi
 [ -n "$KPKG" ] || fail "no Debian kernel package found (apt-cache depends linux-image-amd64 names none; run apt-get update)"
 KDIR=$CACHE/$KPKG
-if ! [ -f "$KDIR/.ready" ]; then
+fetch_kernel() {
   note "fetching $KPKG into $CACHE (apt-get download; unpacked there, never installed)"
   rm -rf "$KDIR" "$CACHE"/dl && mkdir -p "$CACHE/dl" "$KDIR"
   (cd "$CACHE/dl" && apt-get download "$KPKG" >/dev/null 2>&1) ||
     { apt-get update -qq >/dev/null 2>&1 || true; (cd "$CACHE/dl" && apt-get download "$KPKG" >&2); } ||
-    fail "apt-get download $KPKG failed"
-  dpkg-deb -x "$CACHE"/dl/"$KPKG"_*.deb "$KDIR" || fail "dpkg-deb -x of $KPKG failed"
+    return 1
+  dpkg-deb -x "$CACHE"/dl/"$KPKG"_*.deb "$KDIR" || return 1
   rm -rf "$CACHE/dl"
-  kver=$(ls "$KDIR/lib/modules")
   # The package has no modules.dep (depmod runs at install): make one.
-  busybox depmod -b "$KDIR" "$kver" || fail "depmod of $KPKG failed"
+  busybox depmod -b "$KDIR" "$(ls "$KDIR/lib/modules")" || return 1
   touch "$KDIR/.ready"
+}
+if ! [ -f "$KDIR/.ready" ] && ! fetch_kernel; then
+  rm -rf "$KDIR" "$CACHE/dl"
+  # No registry (offline), or the package is gone: a kernel fetched before.
+  old=$(cd "$CACHE" && ls -d linux-image-*/.ready 2>/dev/null | sed 's,/.ready$,,' | sort -V | tail -1)
+  [ -n "$old" ] || fail "could not fetch $KPKG (apt-get download, dpkg-deb -x), and no kernel is cached in $CACHE"
+  note "could not fetch $KPKG: using $old, fetched before"
+  KPKG=$old
+  KDIR=$CACHE/$KPKG
 fi
 flock -u 9 2>/dev/null || true
 exec 9>&-
