@@ -11,6 +11,8 @@
 //! | `sb_setpriv`    | `setpriv` and `prlimit` are installed                 |
 //! | `sb_blkio`      | a cgroup v1 blkio hierarchy is mounted                |
 //! | `sb_multi_cpu`  | this process may run on two or more CPUs              |
+//! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
+//! |                 | array tools with apt), or all of them already there   |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -22,7 +24,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 8] = [
+const FLAGS: [&str; 9] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -31,6 +33,7 @@ const FLAGS: [&str; 8] = [
     "sb_setpriv",
     "sb_blkio",
     "sb_multi_cpu",
+    "sb_lab",
 ];
 
 fn main() {
@@ -63,6 +66,19 @@ fn main() {
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
             "sb_multi_cpu" => std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
+            "sb_lab" => {
+                root || [
+                    "qemu-system-x86_64",
+                    "busybox",
+                    "mdadm",
+                    "dmsetup",
+                    "lvm",
+                    "mkfs.btrfs",
+                    "cpio",
+                ]
+                .iter()
+                .all(|t| on_path(t))
+            }
             _ => false,
         }
     };

@@ -14,8 +14,10 @@ pub struct RunArgs {
     #[arg(value_name = "TARGET")]
     pub targets: Vec<PathBuf>,
 
-    /// Drive every leaf member of this striped volume (md, dm, or a btrfs
-    /// mount point), one worker each, instead of naming targets.
+    /// Drive every member of this striped volume (md, dm, or a btrfs mount
+    /// point), one worker each, instead of naming targets: the members of
+    /// its striped layer (a member behind dm-delay or dm-crypt through that
+    /// layer), or the leaf disks when nothing stripes.
     #[arg(long, value_name = "VOLUME")]
     pub members: Option<PathBuf>,
 

@@ -67,7 +67,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let src = topology::Sources::system(None)?;
     let topo = topology::discover(volume, &src)?;
     let members: Vec<PathBuf> = topo
-        .leaves()
+        .stripe_members()
         .iter()
         .map(|l| PathBuf::from(&l.path))
         .collect();

@@ -340,7 +340,8 @@ fn stripe_geometry(targets: &mut [crate::device::Target]) {
     }
 }
 
-/// The leaf members of a volume, for `--members`.
+/// The members of a volume, for `--members`: those of its striped layer,
+/// each with what stands above its disk (`Topology::stripe_members`).
 pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
     let src = crate::device::topology::Sources::system(None)?;
     let t = crate::device::topology::discover(volume, &src)?;
@@ -351,7 +352,10 @@ pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
             t.root.name
         ));
     }
-    Ok(t.leaves().iter().map(|l| PathBuf::from(&l.path)).collect())
+    Ok(t.stripe_members()
+        .iter()
+        .map(|l| PathBuf::from(&l.path))
+        .collect())
 }
 
 /// Sets read_ahead_kb on the device of every target (each device once).

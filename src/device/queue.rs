@@ -85,6 +85,19 @@ impl QueueLimits {
                 bs.div_ceil(max)
             ));
         }
+        // A striped volume (md, dm-stripe, an LVM striped LV) advertises its
+        // chunk as minimum_io_size and its full stripe as optimal_io_size,
+        // and splits an I/O at its chunks, one piece per member it reaches:
+        // dm counts each piece as a request.
+        if let (Some(min), Some(opt)) = (self.minimum_io_size, self.optimal_io_size) {
+            if min > 4096 && opt > min && opt % min == 0 && bs > min {
+                return Some(format!(
+                    "it stripes in chunks of {} (a full stripe is {}): each I/O is cut at its chunks, one request per piece",
+                    crate::units::fmt_bytes(min),
+                    crate::units::fmt_bytes(opt)
+                ));
+            }
+        }
         if let Some(segs) = self.max_segments.filter(|&s| bs > s * page) {
             return Some(format!(
                 "max_segments is {segs}: a buffer of scattered {} pages needs one segment per page, so one request carries at most {} (huge-page buffers avoid this)",
@@ -147,6 +160,20 @@ mod tests {
         assert!(r.contains("max_segments is 254"), "{r}");
         assert_eq!(limits(1280, 254).split_reason(512 << 10, 4096), None);
         assert_eq!(limits(1280, 512).split_reason(1 << 20, 4096), None);
+    }
+
+    #[test]
+    fn a_striped_volume_splits_at_its_chunks_not_at_max_segments() {
+        // Seen in the lab: 1 MiB O_DIRECT reads of a dm-stripe (chunk 64k)
+        // counted as 64 KiB requests, blamed on max_segments (512 KiB).
+        let mut q = limits(1280, 128);
+        q.minimum_io_size = Some(65536);
+        q.optimal_io_size = Some(262144);
+        let r = q.split_reason(1 << 20, 4096).unwrap();
+        assert!(r.contains("chunks of 64.0 KiB"), "{r}");
+        assert!(!r.contains("max_segments"), "{r}");
+        // A request of one chunk is not split by the striping.
+        assert_eq!(q.split_reason(65536, 4096), None);
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub fn render(d: &CompareDocument) -> String {
                 .as_ref()
                 .and_then(|b| b.data_profile.clone())
                 .map(|p| format!(" {p}")))
+            .or(root
+                .dm
+                .as_ref()
+                .and_then(|d| d.target.clone())
+                .map(|t| format!(" {t}")))
             .unwrap_or_default(),
         d.members.len(),
         root.chunk_size()
@@ -102,4 +107,57 @@ pub fn render(d: &CompareDocument) -> String {
         let _ = writeln!(out, "note: {n}");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::ToolInfo;
+    use crate::topology::{Device, DmInfo, Topology};
+
+    #[test]
+    fn the_header_names_a_dm_volumes_target() {
+        // Seen in the lab: "compare /dev/mapper/stripe: dm, 4 member(s)",
+        // where an md volume says "md raid0".
+        let root = Device {
+            name: "dm-1".into(),
+            dev: "253:1".into(),
+            path: "/dev/dm-1".into(),
+            kind: "dm".into(),
+            parent: None,
+            md: None,
+            dm: Some(DmInfo {
+                name: "stripe".into(),
+                target: Some("striped".into()),
+                chunk_size: Some(65536),
+                source: "dm table".into(),
+            }),
+            btrfs: None,
+            leaf: None,
+            queue: None,
+            members: Vec::new(),
+        };
+        let d = CompareDocument {
+            schema_version: 1,
+            tool: ToolInfo::this(),
+            interrupted: false,
+            volume: "/dev/mapper/stripe".into(),
+            topology: Topology {
+                target: "/dev/mapper/stripe".into(),
+                resolved: "block device".into(),
+                root,
+            },
+            test_file: None,
+            phases: Vec::new(),
+            efficiency: None,
+            members: Vec::new(),
+            slowest: None,
+            notes: Vec::new(),
+        };
+        let text = render(&d);
+        assert!(
+            text.starts_with("compare /dev/mapper/stripe: dm striped, 0 member(s), chunk 64k\n"),
+            "{text}"
+        );
+    }
 }

@@ -133,6 +133,25 @@ impl Device {
         }
     }
 
+    /// The devices a measurement of this volume drives as its members: those
+    /// of the first striped layer going down (through layers with a single
+    /// member, such as dm-linear over md), each taken whole, with whatever
+    /// stands between it and its disk (dm-delay, dm-crypt, a partition):
+    /// reading the disk under such a member would bypass what the volume
+    /// goes through. Without a striped layer, the leaves.
+    pub fn stripe_members(&self) -> Vec<&Device> {
+        let mut d = self;
+        loop {
+            if d.is_striped() {
+                return d.members.iter().collect();
+            }
+            match d.members.as_slice() {
+                [only] => d = only,
+                _ => return self.leaves(),
+            }
+        }
+    }
+
     /// The chunk (stripe unit) of this device, when it stripes.
     pub fn chunk_size(&self) -> Option<u64> {
         self.md
@@ -169,6 +188,11 @@ pub struct Topology {
 impl Topology {
     pub fn leaves(&self) -> Vec<&Device> {
         self.root.leaves()
+    }
+
+    /// What `compare` and `run --members` drive: see `Device::stripe_members`.
+    pub fn stripe_members(&self) -> Vec<&Device> {
+        self.root.stripe_members()
     }
 }
 
@@ -451,6 +475,36 @@ mod tests {
         assert_eq!(d.members.len(), 1);
         assert_eq!(d.members[0].kind, "md");
         assert_eq!(names(&d), vec!["sdb", "sdc", "sdd"]);
+    }
+
+    #[test]
+    fn a_member_behind_dm_delay_is_driven_through_it_not_under_it() {
+        // md RAID0 over loop0, dm-0 (dm-delay over loop1), loop2: the lab's
+        // --slow-member. Reading loop1 would bypass the delay, and compare
+        // flagged another member as slow instead.
+        let f = Fixture::new();
+        for (n, num) in [("loop0", "7:0"), ("loop1", "7:1"), ("loop2", "7:2")] {
+            f.dev(n, num, 1 << 30);
+        }
+        f.dm("dm-0", "253:0", "slow1", &["loop1"]);
+        f.md("md0", "9:0", "raid0", 64 << 10, &["loop0", "dm-0", "loop2"]);
+        f.dm("dm-1", "253:1", "onmd", &["md0"]);
+        let table = "slow1: 0 100 delay 7:1 0 20\nonmd: 0 100 linear 9:0 0\n";
+        let src = f.sources(Some(table));
+        let names = |v: Vec<&Device>| v.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+        let md = src.device("md0", 0).unwrap();
+        assert_eq!(names(md.leaves()), vec!["loop0", "loop1", "loop2"]);
+        assert_eq!(names(md.stripe_members()), vec!["loop0", "dm-0", "loop2"]);
+        // Through a single-member layer above the stripe (dm over md).
+        let onmd = src.device("dm-1", 0).unwrap();
+        assert_eq!(names(onmd.stripe_members()), vec!["loop0", "dm-0", "loop2"]);
+        // No striped layer (dm-linear over two disks): the leaves.
+        f.dm("dm-2", "253:2", "lin", &["loop0", "loop2"]);
+        let lin = f
+            .sources(Some("lin: 0 10 linear 7:0 0\nlin: 10 10 linear 7:2 0\n"))
+            .device("dm-2", 0)
+            .unwrap();
+        assert_eq!(names(lin.stripe_members()), vec!["loop0", "loop2"]);
     }
 
     #[test]

@@ -1,0 +1,627 @@
+#!/usr/bin/env bash
+# The stripe lab: a real md, dm, LVM or btrfs array in a throwaway VM, so that
+# stripebench can be tried on the arrays it exists for, on a machine whose
+# kernel has no md or dm, without touching a single host device.
+#
+#   scripts/lab.sh [--array KIND] [--members N] [--member-size SIZE] [--chunk SIZE]
+#                  [--slow-member K:MS] [--failing-member K] [--kvm|--tcg] [--keep]
+#                  [--out DIR] [--timeout SECONDS] [--memory MB] [--cpus N]
+#                  [--bin PATH] -- COMMAND...
+#
+#   scripts/lab.sh -- stripebench compare '$ARRAY'
+#   scripts/lab.sh --array dm-stripe --members 8 --chunk 32k -- stripebench topology --json '$ARRAY'
+#   scripts/lab.sh --array md-raid0 --slow-member 2:20 --out res -- 'stripebench compare --json $OUT/c.json $ARRAY'
+#
+# KIND (default md-raid0; N members, default 4, each a loop device over a file
+# on tmpfs inside the guest, so every member keeps I/O statistics; the files
+# are sparse: zeros until written):
+#   md-raid0, md-raid10, md-raid1   mdadm --create, chunk --chunk (raid1 has none;
+#                                   raid1/10 are created --assume-clean: no resync I/O)
+#   dm-stripe                       dmsetup "striped" table, chunk --chunk, members in order
+#   dm-linear                       dmsetup "linear" table over one partition per member
+#   lvm-stripe                      an LVM striped LV: lvcreate -i N -I CHUNK
+#   md-on-partitions                md RAID0 over one partition per member
+#   dm-on-md                        dm-linear over an md RAID0 of the members
+#   btrfs-raid0                     mkfs.btrfs -d raid0 -m raid0, mounted; ARRAY is the mount point
+#   none                            members only (ARRAY is empty)
+#
+# In the guest COMMAND runs as root under the guest's sh (its words joined by
+# spaces, as ssh does: quote '$ARRAY' on the host so that the guest expands
+# it), with stripebench, mdadm, dmsetup, lvm, mkfs.btrfs and busybox on its
+# PATH, the repository's configs/ at /configs, and these variables set (ARRAY
+# and MEMBERS are also printed on stderr):
+#   ARRAY     the array's path (block device, or mount point for btrfs)
+#   MEMBERS   its members, in stripe order, space separated (kernel names:
+#             /dev/loop0, /dev/loop0p1, /dev/dm-3 for a member behind dm-delay)
+#   LOOPS     the loop devices under the members
+#   OUT       a directory shared with the host: its files come back into --out DIR
+#   LAB_KIND, LAB_CHUNK (bytes), LAB_SLOW (K:MS), LAB_FAILING (K),
+#   LAB_FAIL_START, LAB_FAIL_END   the byte range of the failing member whose I/O fails
+# COMMAND's stdout, stderr and exit status come back as this script's own.
+#
+# --slow-member K:MS   member K (from 0, in MEMBERS order) is a dm-delay device
+#                      adding MS ms to each of its I/Os
+# --failing-member K   member K is a dm device whose third quarter is a dm-error
+#                      range (EIO at every offset in [LAB_FAIL_START, LAB_FAIL_END))
+#                      and the rest dm-linear over its loop device
+# --kvm | --tcg        accelerator (default --tcg: on these machines `-cpu host`
+#                      failed on an MSR under KVM); the one used is printed
+# --keep               keep the work directory (initramfs, console log) and say where
+# --timeout SECONDS    the guest is killed after this long (default 600): a hung or
+#                      panicked guest is reported with the last lines of its console
+# --memory MB          guest memory (default: the members' total plus 768 MiB)
+# --bin PATH           the stripebench binary (default: cargo build --release here)
+#
+# STRIPEBENCH_LAB_KERNEL=linux-image-...   another Debian kernel package
+#
+# Exit status: COMMAND's own; 2 for bad input (one line on stderr); 125 when the
+# lab itself failed (a tool missing, the guest could not build the array, hung,
+# panicked or timed out).
+#
+# What it needs is installed by package name with apt-get when missing
+# (qemu-system-x86, busybox-static, mdadm, dmsetup, lvm2, btrfs-progs,
+# cpio), and the Debian kernel image is fetched with `apt-get download` and
+# unpacked with `dpkg-deb -x` into the cache directory it names
+# ($STRIPEBENCH_LAB_CACHE, else ~/.cache/stripebench-lab): nothing goes into
+# the host's /boot or /lib/modules. The initramfs is rebuilt on every run
+# from the binary given. The host's devices are never opened: the arrays live
+# in guest memory.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+bad() {
+  echo "lab: $*" >&2
+  exit 2
+}
+fail() {
+  echo "lab: $*" >&2
+  exit 125
+}
+note() { echo "lab: $*" >&2; }
+
+# ---- arguments --------------------------------------------------------------
+
+KIND=md-raid0
+N=4
+SIZE_ARG=
+CHUNK_ARG=64k
+SLOW=
+FAILING=
+ACCEL=tcg
+KEEP=0
+OUTDIR=
+TIMEOUT=600
+MEMORY=
+CPUS=2
+BIN=
+
+# A size with a binary suffix (k, m, g; KiB, MiB, GiB) in bytes, or empty.
+size_bytes() {
+  local s=$1 num unit
+  if [[ $s =~ ^([0-9]+)([kKmMgG]?)(i?[bB])?$ ]]; then
+    num=${BASH_REMATCH[1]}
+    unit=${BASH_REMATCH[2],,}
+    [ -n "${BASH_REMATCH[3]}" ] && [ "${BASH_REMATCH[3]}" != iB ] && [ "${BASH_REMATCH[3]}" != ib ] && return 1
+    [ ${#num} -gt 12 ] && return 1
+    case $unit in
+      "") echo "$num" ;;
+      k) echo $((num << 10)) ;;
+      m) echo $((num << 20)) ;;
+      g) echo $((num << 30)) ;;
+    esac
+  else
+    return 1
+  fi
+}
+
+need_value() { [ $# -ge 2 ] || bad "$1 needs a value"; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --array) need_value "$@"; KIND=$2; shift 2 ;;
+    --members) need_value "$@"; N=$2; shift 2 ;;
+    --member-size) need_value "$@"; SIZE_ARG=$2; shift 2 ;;
+    --chunk) need_value "$@"; CHUNK_ARG=$2; shift 2 ;;
+    --slow-member) need_value "$@"; SLOW=$2; shift 2 ;;
+    --failing-member) need_value "$@"; FAILING=$2; shift 2 ;;
+    --kvm) ACCEL=kvm; shift ;;
+    --tcg) ACCEL=tcg; shift ;;
+    --keep) KEEP=1; shift ;;
+    --out) need_value "$@"; OUTDIR=$2; shift 2 ;;
+    --timeout) need_value "$@"; TIMEOUT=$2; shift 2 ;;
+    --memory) need_value "$@"; MEMORY=$2; shift 2 ;;
+    --cpus) need_value "$@"; CPUS=$2; shift 2 ;;
+    --bin) need_value "$@"; BIN=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --) shift; break ;;
+    *) bad "unknown option '$1' (see --help; the command goes after --)" ;;
+  esac
+done
+[ $# -gt 0 ] || bad "no COMMAND: give one after --, e.g. scripts/lab.sh -- stripebench topology '\$ARRAY'"
+
+case $KIND in
+  md-raid0 | md-raid10 | md-raid1 | dm-stripe | lvm-stripe | md-on-partitions | dm-on-md | btrfs-raid0) MIN_N=2 ;;
+  dm-linear | none) MIN_N=1 ;;
+  *) bad "unknown --array '$KIND': md-raid0, md-raid10, md-raid1, dm-stripe, dm-linear, lvm-stripe, md-on-partitions, dm-on-md, btrfs-raid0 or none" ;;
+esac
+[[ $N =~ ^[0-9]+$ ]] && [ ${#N} -le 4 ] || bad "--members '$N' is not a whole number"
+[ "$N" -ge "$MIN_N" ] || bad "--members $N: $KIND needs at least $MIN_N members"
+[ "$N" -le 128 ] || bad "--members $N: at most 128"
+# btrfs wants room for its chunks on every member.
+if [ -z "$SIZE_ARG" ]; then
+  if [ "$KIND" = btrfs-raid0 ]; then SIZE_ARG=128m; else SIZE_ARG=64m; fi
+fi
+SIZE=$(size_bytes "$SIZE_ARG") || bad "--member-size '$SIZE_ARG' is not a size (e.g. 64m; binary units k, m, g)"
+CHUNK=$(size_bytes "$CHUNK_ARG") || bad "--chunk '$CHUNK_ARG' is not a size (e.g. 64k)"
+[ "$CHUNK" -ge 4096 ] && [ $((CHUNK & (CHUNK - 1))) -eq 0 ] || bad "--chunk $CHUNK_ARG: a power of two of at least 4k"
+[ "$SIZE" -ge $((8 << 20)) ] || bad "--member-size $SIZE_ARG: at least 8m"
+[ $((SIZE % 4096)) -eq 0 ] || bad "--member-size $SIZE_ARG: a multiple of 4k"
+[ "$SIZE" -ge $((CHUNK * 4)) ] || bad "--chunk $CHUNK_ARG: too large for members of $SIZE_ARG (at most a quarter)"
+[ "$KIND" = lvm-stripe ] && { [ "$CHUNK" -le $((4 << 20)) ] || bad "--chunk $CHUNK_ARG: LVM allows at most 4m (its extent size)"; [ "$SIZE" -ge $((16 << 20)) ] || bad "--member-size $SIZE_ARG: LVM needs at least 16m per member"; }
+[ "$KIND" = btrfs-raid0 ] && { [ "$SIZE" -ge $((128 << 20)) ] || bad "--member-size $SIZE_ARG: btrfs needs at least 128m per member"; }
+SLOW_K= SLOW_MS=
+if [ -n "$SLOW" ]; then
+  [[ $SLOW =~ ^([0-9]+):([0-9]+)$ ]] || bad "--slow-member '$SLOW': K:MS, e.g. 2:20 (member 2, 20 ms per I/O)"
+  SLOW_K=$((10#${BASH_REMATCH[1]})) SLOW_MS=$((10#${BASH_REMATCH[2]}))
+  [ "$SLOW_K" -lt "$N" ] || bad "--slow-member $SLOW: there are members 0 to $((N - 1))"
+  [ "$SLOW_MS" -ge 1 ] && [ "$SLOW_MS" -le 10000 ] || bad "--slow-member $SLOW: MS from 1 to 10000"
+fi
+if [ -n "$FAILING" ]; then
+  [[ $FAILING =~ ^[0-9]+$ ]] && [ ${#FAILING} -le 4 ] || bad "--failing-member '$FAILING': a member number, from 0"
+  FAILING=$((10#$FAILING))
+  [ "$FAILING" -lt "$N" ] || bad "--failing-member $FAILING: there are members 0 to $((N - 1))"
+fi
+[[ $TIMEOUT =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -ge 10 ] && [ ${#TIMEOUT} -le 6 ] || bad "--timeout '$TIMEOUT': whole seconds, at least 10"
+[[ $CPUS =~ ^[0-9]+$ ]] && [ "$CPUS" -ge 1 ] && [ "$CPUS" -le 64 ] || bad "--cpus '$CPUS': from 1 to 64"
+MEMBERS_MB=$(((N * SIZE + (1 << 20) - 1) >> 20))
+if [ -n "$MEMORY" ]; then
+  [[ $MEMORY =~ ^[0-9]+$ ]] && [ ${#MEMORY} -le 7 ] || bad "--memory '$MEMORY': MiB, a whole number"
+  [ $((MEMBERS_MB + 512)) -le "$MEMORY" ] ||
+    bad "$N members of $SIZE_ARG ($MEMBERS_MB MiB) do not fit in a guest of $MEMORY MiB: they live in its memory, with 512 MiB for the rest; use fewer or smaller members, or more --memory"
+else
+  MEMORY=$((MEMBERS_MB + 768))
+  [ "$MEMORY" -ge 1024 ] || MEMORY=1024
+fi
+HOST_AVAIL_MB=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
+[ "$MEMORY" -le $((HOST_AVAIL_MB * 3 / 4)) ] ||
+  bad "a guest of $MEMORY MiB (the members, $MEMBERS_MB MiB, live in its memory) does not fit in three quarters of this host's available $HOST_AVAIL_MB MiB: use fewer or smaller members, or a smaller --memory"
+if [ -n "$BIN" ]; then
+  [ -f "$BIN" ] && [ -x "$BIN" ] || bad "--bin $BIN is not an executable file"
+fi
+if [ -n "$OUTDIR" ]; then
+  [ -e "$OUTDIR" ] && ! [ -d "$OUTDIR" ] && bad "--out $OUTDIR exists and is not a directory"
+fi
+COMMAND="$*"
+
+# ---- host tools -------------------------------------------------------------
+
+# tool -> Debian package
+declare -A PKG=(
+  [qemu-system-x86_64]=qemu-system-x86 [busybox]=busybox-static [mdadm]=mdadm
+  [dmsetup]=dmsetup [lvm]=lvm2 [mkfs.btrfs]=btrfs-progs [cpio]=cpio
+  [apt-get]=apt [dpkg-deb]=dpkg
+)
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
+path_of() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || echo "/sbin/$1"; }
+missing=()
+for t in "${!PKG[@]}"; do have "$t" || missing+=("${PKG[$t]}"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "$(id -u)" = 0 ] || fail "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root to have them installed"
+  note "installing ${missing[*]} (apt-get)"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+    apt-get update -qq >/dev/null 2>&1 || true
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 ||
+      fail "could not install ${missing[*]} with apt-get"
+  fi
+fi
+for t in "${!PKG[@]}"; do have "$t" || fail "$t is still missing after installing ${PKG[$t]}"; done
+
+# ---- the kernel, cached -----------------------------------------------------
+
+CACHE=${STRIPEBENCH_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stripebench-lab}
+mkdir -p "$CACHE" || fail "cannot create the cache directory $CACHE"
+# One lab at a time fetches the kernel: tests boot several guests in parallel.
+exec 9>"$CACHE/.lock"
+flock 9 2>/dev/null || true
+kernel_pkg() {
+  apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'
+}
+KPKG=${STRIPEBENCH_LAB_KERNEL:-$(kernel_pkg)}
+if [ -z "$KPKG" ]; then
+  apt-get update -qq >/dev/null 2>&1 || true
+  KPKG=$(kernel_pkg)
+fi
+if [ -z "$KPKG" ]; then
+  # Offline: the newest kernel already unpacked here.
+  KPKG=$(cd "$CACHE" && ls -d linux-image-*/ 2>/dev/null | sed 's,/$,,' | sort -V | tail -1)
+fi
+[ -n "$KPKG" ] || fail "no Debian kernel package found (apt-cache depends linux-image-amd64 names none; run apt-get update)"
+KDIR=$CACHE/$KPKG
+fetch_kernel() {
+  note "fetching $KPKG into $CACHE (apt-get download; unpacked there, never installed)"
+  rm -rf "$KDIR" "$CACHE"/dl && mkdir -p "$CACHE/dl" "$KDIR"
+  (cd "$CACHE/dl" && apt-get download "$KPKG" >/dev/null 2>&1) ||
+    { apt-get update -qq >/dev/null 2>&1 || true; (cd "$CACHE/dl" && apt-get download "$KPKG" >&2); } ||
+    return 1
+  dpkg-deb -x "$CACHE"/dl/"$KPKG"_*.deb "$KDIR" || return 1
+  rm -rf "$CACHE/dl"
+  # The package has no modules.dep (depmod runs at install): make one.
+  busybox depmod -b "$KDIR" "$(ls "$KDIR/lib/modules")" || return 1
+  touch "$KDIR/.ready"
+}
+if ! [ -f "$KDIR/.ready" ] && ! fetch_kernel; then
+  rm -rf "$KDIR" "$CACHE/dl"
+  # No registry (offline), or the package is gone: a kernel fetched before.
+  old=$(cd "$CACHE" && ls -d linux-image-*/.ready 2>/dev/null | sed 's,/.ready$,,' | sort -V | tail -1)
+  [ -n "$old" ] || fail "could not fetch $KPKG (apt-get download, dpkg-deb -x), and no kernel is cached in $CACHE"
+  note "could not fetch $KPKG: using $old, fetched before"
+  KPKG=$old
+  KDIR=$CACHE/$KPKG
+fi
+flock -u 9 2>/dev/null || true
+exec 9>&-
+KVER=$(ls "$KDIR/lib/modules")
+VMLINUZ=$KDIR/boot/vmlinuz-$KVER
+[ -f "$VMLINUZ" ] || fail "$VMLINUZ missing: remove $KDIR and run again"
+
+# ---- the stripebench binary -------------------------------------------------
+
+if [ -z "$BIN" ]; then
+  note "building stripebench (cargo build --release)"
+  (cd "$ROOT" && cargo build --release --quiet >&2) || fail "cargo build --release failed"
+  BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/stripebench
+  [ -x "$BIN" ] || fail "no binary at $BIN after cargo build"
+fi
+
+# ---- the work directory, removed on every exit path -------------------------
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/stripebench-lab.XXXXXX")
+QPID=
+cleanup() {
+  local rc=$?
+  if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
+    kill -KILL "$QPID" 2>/dev/null || true
+    wait "$QPID" 2>/dev/null || true
+    note "stopped (exit $rc): the guest was killed"
+  fi
+  if [ "$KEEP" = 1 ]; then
+    note "kept the work directory $WORK (initramfs, console.log, share/)"
+  else
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+STAGE=$WORK/root
+SHARE=$WORK/share
+mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,lib,lab,etc} "$SHARE/out"
+chmod 0777 "$SHARE/out"
+
+# A host binary and the libraries ldd names, at the same paths in the guest.
+declare -A COPIED=()
+copy_with_libs() {
+  local src=$1 dest=$2 lib
+  if [ "${src##*/}" = stripebench ] && command -v strip >/dev/null; then
+    strip -o "$STAGE$dest" "$src" 2>/dev/null || cp -L "$src" "$STAGE$dest"
+  else
+    cp -L "$src" "$STAGE$dest"
+  fi
+  for lib in $(ldd "$src" 2>/dev/null | awk '/=> \// {print $3} /^\t\/[^ ]+ \(/ {print $1}'); do
+    [ -n "${COPIED[$lib]:-}" ] && continue
+    COPIED[$lib]=1
+    mkdir -p "$STAGE$(dirname "$lib")"
+    cp -L "$lib" "$STAGE$lib"
+  done
+}
+copy_with_libs "$(path_of busybox)" /bin/busybox
+copy_with_libs "$BIN" /usr/bin/stripebench
+for t in mdadm dmsetup lvm mkfs.btrfs; do copy_with_libs "$(path_of "$t")" "/usr/sbin/$t"; done
+# The seed experiments, so that `stripebench sweep --config /configs/...` runs there.
+cp -R "$ROOT/configs" "$STAGE/configs"
+for t in pvcreate vgcreate lvcreate pvs vgs lvs vgchange vgmknodes lvremove vgremove; do ln -s lvm "$STAGE/usr/sbin/$t"; done
+# libc's name service and the lvm/mdadm run directories are not needed; a
+# minimal /etc keeps tools that read it quiet.
+echo "root:x:0:0:root:/root:/bin/sh" >"$STAGE/etc/passwd"
+echo "root:x:0:" >"$STAGE/etc/group"
+
+# Kernel modules and what modules.dep says they need.
+MODS="loop md-mod raid0 raid1 raid10 dm-mod dm-delay virtio_pci 9pnet_virtio 9p"
+[ "$KIND" = btrfs-raid0 ] && MODS="$MODS crc32c_generic btrfs"
+MDIR=lib/modules/$KVER
+mkdir -p "$STAGE/$MDIR"
+declare -A WANT=()
+add_mod() {
+  local m=$1 line dep
+  line=$(grep -E "/${m//_/[-_]}\.ko(\.[a-z]+)?:" "$KDIR/$MDIR/modules.dep" | head -1) ||
+    fail "module $m is not in $KPKG"
+  [ -n "${WANT[${line%%:*}]:-}" ] && return 0
+  WANT[${line%%:*}]=1
+  for dep in ${line#*:}; do add_mod "$(basename "${dep%%.ko*}")"; done
+}
+for m in $MODS; do add_mod "$m"; done
+for f in "${!WANT[@]}"; do
+  mkdir -p "$STAGE/$MDIR/$(dirname "$f")"
+  cp "$KDIR/$MDIR/$f" "$STAGE/$MDIR/$f"
+  grep -E "^$f:" "$KDIR/$MDIR/modules.dep" >>"$STAGE/$MDIR/modules.dep"
+done
+
+# What the guest is to build, and the command.
+{
+  echo "KIND=$KIND"
+  echo "N=$N"
+  echo "SIZE=$SIZE"
+  echo "CHUNK=$CHUNK"
+  echo "SLOW_K=$SLOW_K"
+  echo "SLOW_MS=$SLOW_MS"
+  echo "FAILING=$FAILING"
+} >"$STAGE/lab/env"
+printf '%s\n' "$COMMAND" >"$STAGE/lab/cmd"
+
+cat >"$STAGE/init" <<'GUEST'
+#!/bin/busybox sh
+# The lab guest's init: build the array, run the command, power off.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+/bin/busybox mkdir -p /proc /sys /dev /run /tmp /mnt /share /members
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mkdir -p /run/lvm /run/lock/lvm /run/mdadm /etc/lvm
+. /lab/env
+T0=$(cut -d' ' -f1 /proc/uptime)
+say() { echo "LAB: $*"; }
+# A setup failure: one marked line on the console, then power off.
+die() {
+  echo "LAB-FAILED: $*"
+  sync
+  poweroff -f
+  sleep 60
+}
+run() {
+  out=$("$@" 2>&1) || die "$* failed: $(echo "$out" | tail -3 | tr '\n' ' ')"
+}
+modprobe virtio_pci || die "modprobe virtio_pci failed"
+modprobe 9pnet_virtio && modprobe 9p || die "modprobe 9p failed"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 lab /share || die "cannot mount the host share"
+modprobe loop max_loop=$((N + 8)) || die "modprobe loop failed"
+for m in md-mod raid0 raid1 raid10 dm-mod dm-delay; do
+  modprobe "$m" || die "modprobe $m failed"
+done
+# No udev in the guest: LVM must neither wait for it nor ask it for devices.
+LVMCONF='devices{obtain_device_list_from_udev=0} activation{udev_sync=0 udev_rules=0 monitoring=0}'
+SECT=$((SIZE / 512))
+CSECT=$((CHUNK / 512))
+
+# The kernel name of a dm device (dm-N) by its dm name.
+dmdev() { echo "/dev/$(dmsetup info -c --noheadings -o blkdevname "$1" | tr -d ' ')"; }
+# The size of a block device in 512-byte sectors.
+sectors() { cat "/sys/class/block/${1#/dev/}/size"; }
+
+mount -t tmpfs -o size=$((N * SIZE / 1048576 + 16))m tmpfs /members
+PARTS=0
+case $KIND in md-on-partitions | dm-linear) PARTS=1 ;; esac
+LOOPS=
+MEMBERS=
+# Devices under a member behind dm-delay or dm-error: they carry the same
+# signatures as the member, so LVM must not look at them.
+UNDER=
+i=0
+while [ $i -lt "$N" ]; do
+  f=/members/m$i
+  truncate -s "$SIZE" $f || die "cannot create $f"
+  if [ $PARTS = 1 ]; then
+    # One partition from 1 MiB to the end (MBR), as a disk given to md or LVM.
+    printf 'o\nn\np\n1\n2048\n\nw\n' | fdisk $f >/dev/null 2>&1
+    run losetup -P /dev/loop$i $f
+    dev=/dev/loop${i}p1
+    n=0
+    while ! [ -b $dev ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    [ -b $dev ] || die "no partition $dev on /dev/loop$i"
+  else
+    run losetup /dev/loop$i $f
+    dev=/dev/loop$i
+  fi
+  LOOPS="$LOOPS /dev/loop$i"
+  if [ "$FAILING" = "$i" ]; then
+    s=$(sectors $dev)
+    a=$((s / 2 / 8 * 8))
+    b=$((s * 3 / 4 / 8 * 8))
+    LAB_FAIL_START=$((a * 512))
+    LAB_FAIL_END=$((b * 512))
+    printf '0 %s linear %s 0\n%s %s error\n%s %s linear %s %s\n' \
+      $a $dev $a $((b - a)) $b $((s - b)) $dev $b | dmsetup create fail$i || die "dmsetup create fail$i failed"
+    UNDER="$UNDER $dev"
+    dev=$(dmdev fail$i)
+  fi
+  if [ "$SLOW_K" = "$i" ]; then
+    echo "0 $(sectors $dev) delay $dev 0 $SLOW_MS" | dmsetup create slow$i || die "dmsetup create slow$i (dm-delay) failed"
+    UNDER="$UNDER $dev"
+    [ "$FAILING" = "$i" ] && UNDER="$UNDER /dev/mapper/fail$i"
+    dev=$(dmdev slow$i)
+  fi
+  MEMBERS="$MEMBERS $dev"
+  i=$((i + 1))
+done
+MEMBERS=${MEMBERS# }
+LOOPS=${LOOPS# }
+
+md() {
+  level=$1
+  shift
+  opts="--chunk=$((CHUNK / 1024))K"
+  [ "$level" = 1 ] && opts=
+  [ "$level" = 0 ] || opts="$opts --assume-clean"
+  run mdadm --create /dev/md0 --run --quiet --metadata=1.2 --homehost=lab --level=$level --raid-devices=$# $opts "$@"
+}
+case $KIND in
+  md-raid0 | md-on-partitions) md 0 $MEMBERS && ARRAY=/dev/md0 ;;
+  md-raid10) md 10 $MEMBERS && ARRAY=/dev/md0 ;;
+  md-raid1) md 1 $MEMBERS && ARRAY=/dev/md0 ;;
+  dm-stripe)
+    per=0
+    args=
+    for m in $MEMBERS; do
+      s=$(($(sectors $m) / CSECT * CSECT))
+      [ $per = 0 ] || [ $s -lt $per ] && per=$s
+    done
+    for m in $MEMBERS; do args="$args $m 0"; done
+    echo "0 $((per * N)) striped $N $CSECT$args" | dmsetup create stripe || die "dmsetup create stripe failed"
+    ARRAY=/dev/mapper/stripe
+    ;;
+  dm-linear)
+    start=0
+    table=
+    for m in $MEMBERS; do
+      s=$(sectors $m)
+      table="$table$start $s linear $m 0
+"
+      start=$((start + s))
+    done
+    printf '%s' "$table" | dmsetup create linear || die "dmsetup create linear failed"
+    ARRAY=/dev/mapper/linear
+    ;;
+  dm-on-md)
+    md 0 $MEMBERS
+    echo "0 $(sectors /dev/md0) linear /dev/md0 0" | dmsetup create onmd || die "dmsetup create onmd failed"
+    ARRAY=/dev/mapper/onmd
+    ;;
+  lvm-stripe)
+    filter=
+    for u in $UNDER; do filter="$filter\"r|^$u\$|\", "; done
+    LVMCONF="$LVMCONF devices{global_filter=[${filter}\"a|.*|\"]}"
+    run lvm pvcreate -q --config "$LVMCONF" $MEMBERS
+    run lvm vgcreate -q --config "$LVMCONF" lab $MEMBERS
+    run lvm lvcreate -q --config "$LVMCONF" -y -i $N -I $((CHUNK / 1024))k -l 100%FREE -n stripe lab
+    ARRAY=/dev/mapper/lab-stripe
+    ;;
+  btrfs-raid0)
+    modprobe crc32c_generic
+    modprobe btrfs || die "modprobe btrfs failed"
+    run mkfs.btrfs -q -f -d raid0 -m raid0 $MEMBERS
+    opts=
+    for m in $MEMBERS; do opts="$opts,device=$m"; done
+    run mount -t btrfs -o "${opts#,}" ${MEMBERS%% *} /mnt
+    ARRAY=/mnt
+    ;;
+  none) ARRAY= ;;
+esac
+dmsetup mknodes >/dev/null 2>&1
+[ -z "$ARRAY" ] || [ -e "$ARRAY" ] || die "$ARRAY did not appear"
+T1=$(cut -d' ' -f1 /proc/uptime)
+{
+  echo "ARRAY=$ARRAY"
+  echo "MEMBERS=$MEMBERS"
+  echo "LOOPS=$LOOPS"
+  [ -z "$SLOW_K" ] || echo "SLOW=member $SLOW_K ($(echo $MEMBERS | cut -d' ' -f$((SLOW_K + 1)))) behind dm-delay, $SLOW_MS ms per I/O"
+  [ -z "$FAILING" ] || echo "FAILING=member $FAILING ($(echo $MEMBERS | cut -d' ' -f$((FAILING + 1)))): I/O fails (dm-error) in bytes [$LAB_FAIL_START, $LAB_FAIL_END)"
+  echo "BOOT=$T0 $T1"
+} >/share/info
+say "ARRAY=$ARRAY MEMBERS=$MEMBERS"
+
+export ARRAY MEMBERS LOOPS OUT=/share/out LAB_KIND=$KIND LAB_CHUNK=$CHUNK
+export LAB_SLOW=${SLOW_K:+$SLOW_K:$SLOW_MS} LAB_FAILING=$FAILING
+export LAB_FAIL_START=${LAB_FAIL_START:-} LAB_FAIL_END=${LAB_FAIL_END:-}
+export HOME=/root TMPDIR=/tmp
+mkdir -p /root
+cd /root
+sh /lab/cmd >/share/stdout 2>/share/stderr </dev/null
+echo $? >/share/rc
+sync
+umount /share
+say "done"
+poweroff -f
+sleep 60
+GUEST
+chmod +x "$STAGE/init"
+
+(cd "$STAGE" && find . | cpio -o -H newc --quiet) >"$WORK/initrd.cpio" || fail "cpio failed"
+
+# ---- the guest --------------------------------------------------------------
+
+case $ACCEL in
+  tcg) QACCEL=(-accel tcg,thread=multi -cpu max) ;;
+  kvm)
+    [ -w /dev/kvm ] || fail "--kvm: /dev/kvm is missing or not writable here; use --tcg"
+    QACCEL=(-accel kvm -cpu ${LAB_KVM_CPU:-host})
+    ;;
+esac
+CONSOLE=$WORK/console.log
+note "$KIND, $N member(s) of $SIZE_ARG, chunk $CHUNK_ARG${SLOW:+, slow member $SLOW}${FAILING:+, failing member $FAILING}; kernel $KVER; $(echo "$ACCEL" | tr a-z A-Z), $CPUS vCPU(s), $MEMORY MiB"
+START=$(date +%s.%N)
+qemu-system-x86_64 "${QACCEL[@]}" -smp "$CPUS" -m "$MEMORY" -machine q35 \
+  -kernel "$VMLINUZ" -initrd "$WORK/initrd.cpio" \
+  -append "console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init" \
+  -display none -monitor none -serial "file:$CONSOLE" -nic none -no-reboot \
+  -fsdev "local,id=lab,path=$SHARE,security_model=none" \
+  -device virtio-9p-pci,fsdev=lab,mount_tag=lab \
+  </dev/null >"$WORK/qemu.log" 2>&1 &
+QPID=$!
+# Files the command wrote under $OUT, into --out DIR (also what a guest that
+# failed left there).
+bring_out() {
+  [ -n "$OUTDIR" ] || return 0
+  mkdir -p "$OUTDIR" && cp -R "$SHARE/out/." "$OUTDIR/"
+}
+deadline=$((SECONDS + TIMEOUT))
+while kill -0 "$QPID" 2>/dev/null; do
+  if [ $SECONDS -ge $deadline ]; then
+    kill -KILL "$QPID" 2>/dev/null || true
+    wait "$QPID" 2>/dev/null || true
+    QPID=
+    if [ -s "$CONSOLE" ]; then
+      note "the guest did not finish within --timeout $TIMEOUT s ($(echo "$ACCEL" | tr a-z A-Z)): killed; its console ended with:"
+      tail -n 20 "$CONSOLE" | sed 's/^/  | /' >&2
+    else
+      hint=
+      [ "$ACCEL" = kvm ] && hint=" (KVM hangs so on these machines: use --tcg)"
+      note "the guest did not finish within --timeout $TIMEOUT s ($(echo "$ACCEL" | tr a-z A-Z)) and its console stayed empty: it never reached the kernel$hint; killed"
+    fi
+    [ -s "$SHARE/stderr" ] && { note "the command's stderr so far:"; tail -n 20 "$SHARE/stderr" | sed 's/^/  | /' >&2; }
+    bring_out || true
+    exit 125
+  fi
+  sleep 0.2
+done
+wait "$QPID" && qrc=0 || qrc=$?
+QPID=
+END=$(date +%s.%N)
+ACCEL_SAID="$(echo "$ACCEL" | tr a-z A-Z)"
+if [ -f "$SHARE/info" ]; then
+  sed -n 's/^\(ARRAY\|MEMBERS\|SLOW\|FAILING\)=/lab: \1=/p' "$SHARE/info" >&2
+fi
+if ! [ -f "$SHARE/rc" ]; then
+  if grep -q '^LAB-FAILED: ' "$CONSOLE" 2>/dev/null; then
+    note "the guest could not build the $KIND array: $(grep -m1 '^LAB-FAILED: ' "$CONSOLE" | sed 's/^LAB-FAILED: //')"
+  elif grep -q 'Kernel panic' "$CONSOLE" 2>/dev/null; then
+    note "the guest panicked ($ACCEL_SAID): $(grep -m1 -o 'Kernel panic.*' "$CONSOLE"); its console ended with:"
+  else
+    note "the guest stopped (qemu exit $qrc, $ACCEL_SAID) before the command finished; its console ended with:"
+  fi
+  tail -n 20 "$CONSOLE" | sed 's/^/  | /' >&2
+  if [ -s "$WORK/qemu.log" ]; then
+    note "qemu said:"
+    tail -n 5 "$WORK/qemu.log" | sed 's/^/  | /' >&2
+  fi
+  [ -f "$SHARE/stderr" ] && cat "$SHARE/stderr" >&2
+  bring_out || true
+  exit 125
+fi
+cat "$SHARE/stdout"
+cat "$SHARE/stderr" >&2
+RC=$(cat "$SHARE/rc")
+if [ -n "$OUTDIR" ]; then
+  bring_out || fail "cannot copy \$OUT into $OUTDIR"
+elif [ -n "$(ls -A "$SHARE/out")" ]; then
+  note "the command wrote files under \$OUT: give --out DIR to keep them"
+fi
+read -r b0 b1 < <(sed -n 's/^BOOT=//p' "$SHARE/info")
+note "$ACCEL_SAID: $(awk -v s="$START" -v e="$END" 'BEGIN {printf "%.1f", e - s}') s from start to power-off (array ready $(awk -v a="$b1" 'BEGIN {printf "%.1f", a}') s after boot); exit $RC"
+exit "$RC"
