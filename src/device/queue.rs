@@ -93,8 +93,8 @@ impl QueueLimits {
             if min > 4096 && opt > min && opt % min == 0 && bs > min {
                 return Some(format!(
                     "it stripes in chunks of {} (a full stripe is {}): each I/O is cut at its chunks, one request per piece",
-                    crate::units::fmt_bytes(min),
-                    crate::units::fmt_bytes(opt)
+                    crate::base::units::fmt_bytes(min),
+                    crate::base::units::fmt_bytes(opt)
                 ));
             }
         }

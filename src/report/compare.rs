@@ -112,8 +112,8 @@ pub fn render(d: &CompareDocument) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::ToolInfo;
-    use crate::topology::{Device, DmInfo, Topology};
+    use crate::device::topology::{Device, DmInfo, Topology};
+    use crate::document::run::ToolInfo;
 
     #[test]
     fn the_header_names_a_dm_volumes_target() {
