@@ -60,3 +60,18 @@ fn a_file_on_a_disk_is_not_called_memory() {
         .iter()
         .any(|w| w.as_str().unwrap().contains("the target is memory")));
 }
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_block_device_is_not_called_memory_for_its_devtmpfs_node() {
+    // The node /dev/loopN sits on devtmpfs, whose statfs says tmpfs; the
+    // device's data does not live there.
+    let bed = common::LoopBed::new(1, 8);
+    let out = common::sb()
+        .args(["run", "-t", "100ms", "--ramp", "0", &bed.devices[0]])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("the target is memory"), "{err}");
+}

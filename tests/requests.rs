@@ -14,6 +14,15 @@ fn queue_file(dev: &str, name: &str) -> String {
     )
 }
 
+/// The tests here change and read loop devices' queue settings; run one at
+/// a time (seen: a device's max_sectors_kb of 128 from the limit test
+/// while the huge-page test measured, when both ran at once).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Sets a queue attribute for the test and puts it back on drop.
 struct QueueSetting {
     path: String,
@@ -38,6 +47,7 @@ impl Drop for QueueSetting {
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn a_request_limit_below_bs_is_named_and_the_average_request_shows_it() {
+    let _one = serial();
     let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
     let _limit = QueueSetting::set(&dev, "max_sectors_kb", "128");
@@ -68,6 +78,7 @@ fn a_request_limit_below_bs_is_named_and_the_average_request_shows_it() {
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn a_device_without_io_statistics_gets_no_ratio() {
+    let _one = serial();
     let bed = LoopBed::new(1, 32);
     let dev = bed.devices[0].clone();
     let _off = QueueSetting::set(&dev, "iostats", "0");
@@ -97,6 +108,7 @@ fn a_device_without_io_statistics_gets_no_ratio() {
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn topology_shows_the_queue_limits() {
+    let _one = serial();
     let bed = LoopBed::new(1, 16);
     let dev = bed.devices[0].clone();
     let out = sb().args(["topology", &dev]).output().unwrap();
@@ -108,5 +120,58 @@ fn topology_shows_the_queue_limits() {
     assert_eq!(
         t["root"]["queue"]["max_segments"].as_u64(),
         want.trim().parse::<u64>().ok()
+    );
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_huge_page_buffer_reaches_the_device_as_one_request() {
+    let _one = serial();
+    // A loop device's queue takes 128 segments: a 1 MiB buffer of scattered
+    // 4 KiB pages is split in two 512 KiB requests, one in a huge page is not.
+    let bed = LoopBed::new(1, 64);
+    let dev = bed.devices[0].clone();
+    let run = |hp: &str| {
+        run_json(&[
+            "run",
+            "--bs",
+            "1m",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "0",
+            "--hugepages",
+            hp,
+            &dev,
+        ])
+    };
+    let off = run("off");
+    assert_eq!(off["workers"][0]["buffer"]["method"], "pages");
+    let auto = run("auto");
+    let method = auto["workers"][0]["buffer"]["method"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let avg = auto["targets"][0]["device"]["avg_read_request_bytes"]
+        .as_f64()
+        .unwrap();
+    let thp =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    if method == "pages" {
+        // Only when the system has no huge page to give: THP off.
+        assert!(
+            thp.contains("[never]") || thp.is_empty(),
+            "THP is {thp:?}, buffer {method}"
+        );
+        assert!(
+            avg < 1048576.0 * 0.98,
+            "pages and still whole requests? {avg}"
+        );
+        return;
+    }
+    assert_eq!(auto["workers"][0]["buffer"]["page_size_bytes"], 2 << 20);
+    assert!(
+        (avg - 1048576.0).abs() <= 1048576.0 * 0.02,
+        "{method} buffer: average request {avg}, expected 1 MiB"
     );
 }

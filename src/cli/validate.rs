@@ -232,6 +232,7 @@ pub fn run_config(
         debug_die_in_setup: args.debug_die_in_setup,
         debug_hang_from: args.debug_hang_from,
         hang_timeout: args.hang_timeout,
+        hugepages: args.hugepages,
         verify: args.verify,
         buffer_compress: args.buffer_compress,
         dedupe: args.dedupe,

@@ -53,6 +53,9 @@ pub enum Outcome {
 /// the run are put back before it returns.
 pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcome> {
     // Here, not in one command: a sweep point or compare phase may ask for io_uring too.
+    if cfg.hugepages == crate::engine::buffer::HugePages::On {
+        crate::engine::buffer::probe(cfg.hugepages).map_err(crate::base::error::UsageError)?;
+    }
     if cfg.engine == EngineKind::Uring {
         crate::engine::uring::probe().map_err(crate::base::error::UsageError)?;
     }

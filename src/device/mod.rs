@@ -197,6 +197,11 @@ pub fn device_of(path: &Path) -> Option<(u64, u64)> {
 pub fn memory_fs(file: &File) -> Option<&'static str> {
     // ramfs's magic (linux/magic.h), which nix does not name.
     const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    // A block device's node lives on devtmpfs (tmpfs's magic): its data
+    // does not. Only a regular file's file system holds its bytes.
+    if !file.metadata().ok()?.file_type().is_file() {
+        return None;
+    }
     let st = nix::sys::statfs::fstatfs(file).ok()?;
     let t = st.filesystem_type();
     if t == nix::sys::statfs::TMPFS_MAGIC {

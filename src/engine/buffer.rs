@@ -1,56 +1,277 @@
-//! Aligned I/O buffers. O_DIRECT needs the memory aligned to the device's
-//! requirement; we align to at least a page, allocate once per worker, and
-//! never on the hot path.
+//! I/O buffers. A worker's slots share one region, mapped once (never on
+//! the hot path) and touched before the start, sliced into page-aligned
+//! buffers. A request whose buffer is scattered over 4 KiB pages needs one
+//! memory segment per page, and a queue that takes 128 or 254 segments
+//! splits a 1 MiB O_DIRECT read in two; a buffer inside one 2 MiB huge page
+//! is one contiguous piece. So the region is asked for in huge pages:
+//! transparent huge pages (`madvise(MADV_HUGEPAGE)` on a 2 MiB-aligned
+//! mapping), else reserved hugetlbfs pages (`MAP_HUGETLB`), else 4 KiB
+//! pages; what was obtained is checked (`AnonHugePages` of the mapping in
+//! `/proc/self/smaps`) and reported per worker.
 
-use std::alloc::{self, Layout};
 use std::ptr::NonNull;
+use std::sync::Arc;
 
-/// A heap buffer whose start is aligned to `align` bytes.
-pub struct AlignedBuf {
-    ptr: NonNull<u8>,
-    layout: Layout,
+use serde::{Deserialize, Serialize};
+
+const HUGE: usize = 2 << 20;
+const PAGE: usize = 4096;
+
+/// `--hugepages`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum HugePages {
+    /// Huge pages when the system gives them, else 4 KiB pages, silently.
+    #[default]
+    Auto,
+    /// Huge pages or refuse to run.
+    On,
+    /// 4 KiB pages.
+    Off,
 }
 
-// SAFETY: the buffer owns its memory exclusively; moving it to another thread
-// moves that ownership.
-unsafe impl Send for AlignedBuf {}
+/// What a worker's buffers were made of (`workers[].buffer` in the JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BufferDoc {
+    pub bytes: u64,
+    pub page_size_bytes: u64,
+    /// `thp`, `hugetlb` or `pages`.
+    pub method: String,
+}
+
+/// One mapping, unmapped when the last buffer cut from it goes.
+struct Region {
+    ptr: NonNull<u8>,
+    len: usize,
+    doc: BufferDoc,
+}
+
+// SAFETY: the region is plain memory owned by the Arc that holds it; the
+// buffers cut from it never overlap, and each is used by one thread at a time.
+unsafe impl Send for Region {}
+// SAFETY: as above; shared references only read the mapping's address.
+unsafe impl Sync for Region {}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len are exactly what mmap returned (or trimmed to), unmapped once.
+        unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+    }
+}
+
+fn round_up(n: usize, to: usize) -> usize {
+    n.div_ceil(to) * to
+}
+
+/// Anonymous memory of `len` bytes with `extra` mmap flags.
+fn mmap(len: usize, extra: libc::c_int) -> Option<NonNull<u8>> {
+    // SAFETY: an anonymous private mapping; no file, no fixed address.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | extra,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED)
+        .then(|| NonNull::new(p.cast()))
+        .flatten()
+}
+
+/// Faults every page in now, so the I/O never waits on a page fault.
+fn touch(ptr: NonNull<u8>, len: usize) {
+    for off in (0..len).step_by(PAGE) {
+        // SAFETY: off < len, inside the mapping we own.
+        unsafe { ptr.as_ptr().add(off).write_volatile(0) };
+    }
+}
+
+/// Bytes of the mapping at `addr` backed by transparent huge pages.
+fn thp_bytes(addr: usize) -> u64 {
+    let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else {
+        return 0;
+    };
+    let mut inside = false;
+    for line in smaps.lines() {
+        if let Some((range, _)) = line.split_once(' ') {
+            if let Some((start, _)) = range.split_once('-') {
+                if start.len() >= 8 && start.chars().all(|c| c.is_ascii_hexdigit()) {
+                    inside = usize::from_str_radix(start, 16) == Ok(addr);
+                    continue;
+                }
+            }
+        }
+        if inside {
+            if let Some(kb) = line.strip_prefix("AnonHugePages:") {
+                return kb
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .unwrap_or(0)
+                    * 1024;
+            }
+        }
+    }
+    0
+}
+
+/// A 2 MiB-aligned mapping asked for in transparent huge pages.
+fn map_thp(len: usize) -> Option<Region> {
+    let total = round_up(len, HUGE);
+    let raw = mmap(total + HUGE, 0)?;
+    // Trim to a 2 MiB-aligned start and length: THP backs aligned 2 MiB ranges.
+    let start = round_up(raw.as_ptr() as usize, HUGE);
+    let head = start - raw.as_ptr() as usize;
+    // SAFETY: trimming the unaligned head and the tail of our own mapping.
+    unsafe {
+        if head > 0 {
+            libc::munmap(raw.as_ptr().cast(), head);
+        }
+        let tail = HUGE - head;
+        if tail > 0 {
+            libc::munmap((start + total) as *mut libc::c_void, tail);
+        }
+    }
+    let ptr = NonNull::new(start as *mut u8)?;
+    // SAFETY: advice on our own mapping.
+    let advised = unsafe { libc::madvise(ptr.as_ptr().cast(), total, libc::MADV_HUGEPAGE) } == 0;
+    touch(ptr, total);
+    let got = if advised { thp_bytes(start) } else { 0 };
+    let region = Region {
+        ptr,
+        len: total,
+        doc: BufferDoc {
+            bytes: total as u64,
+            page_size_bytes: if got >= total as u64 {
+                HUGE as u64
+            } else {
+                PAGE as u64
+            },
+            method: if got >= total as u64 { "thp" } else { "pages" }.into(),
+        },
+    };
+    Some(region)
+}
+
+/// A mapping of reserved hugetlbfs pages (`vm.nr_hugepages`).
+fn map_hugetlb(len: usize) -> Option<Region> {
+    let total = round_up(len, HUGE);
+    let ptr = mmap(total, libc::MAP_HUGETLB)?;
+    touch(ptr, total);
+    Some(Region {
+        ptr,
+        len: total,
+        doc: BufferDoc {
+            bytes: total as u64,
+            page_size_bytes: HUGE as u64,
+            method: "hugetlb".into(),
+        },
+    })
+}
+
+fn map_pages(len: usize) -> Option<Region> {
+    let total = round_up(len.max(1), PAGE);
+    let ptr = mmap(total, 0)?;
+    touch(ptr, total);
+    Some(Region {
+        ptr,
+        len: total,
+        doc: BufferDoc {
+            bytes: total as u64,
+            page_size_bytes: PAGE as u64,
+            method: "pages".into(),
+        },
+    })
+}
+
+/// Maps a region of at least `len` bytes as `want` asks.
+fn map(len: usize, want: HugePages) -> Result<Region, String> {
+    let failed =
+        || format!("could not map {len} bytes of I/O buffers: try a smaller --bs or --iodepth");
+    if want == HugePages::Off {
+        return map_pages(len).ok_or_else(failed);
+    }
+    if let Some(r) = map_thp(len) {
+        if r.doc.method == "thp" {
+            return Ok(r);
+        }
+    }
+    if let Some(r) = map_hugetlb(len) {
+        return Ok(r);
+    }
+    if want == HugePages::On {
+        return Err("--hugepages on: no huge pages to be had: enable transparent huge pages (echo madvise > /sys/kernel/mm/transparent_hugepage/enabled) or reserve some (sysctl vm.nr_hugepages=N), or use --hugepages auto".into());
+    }
+    map_pages(len).ok_or_else(failed)
+}
+
+/// Whether `--hugepages on` can be honoured: a 2 MiB region is mapped the
+/// same way, before any target is touched.
+pub fn probe(want: HugePages) -> Result<(), String> {
+    map(HUGE, want).map(drop)
+}
+
+/// `n` page-aligned buffers of `len` bytes each, cut from one region.
+pub fn buffers(n: usize, len: usize, want: HugePages) -> Result<Vec<AlignedBuf>, String> {
+    if n == 0 || len == 0 {
+        return Err("no buffer to allocate".into());
+    }
+    let stride = round_up(len, PAGE);
+    let region = Arc::new(map(stride * n, want)?);
+    Ok((0..n)
+        .map(|i| AlignedBuf {
+            region: region.clone(),
+            offset: i * stride,
+            len,
+        })
+        .collect())
+}
+
+/// One slot's buffer: a page-aligned slice of its worker's region.
+pub struct AlignedBuf {
+    region: Arc<Region>,
+    offset: usize,
+    len: usize,
+}
 
 impl AlignedBuf {
-    /// Allocates `len` zeroed bytes aligned to `align` (a power of two).
-    /// Returns `None` for a zero length, a bad alignment, or when memory runs out.
+    /// One buffer of `len` bytes aligned to `align` (a power of two up to a
+    /// page), in 4 KiB pages. `None` for a zero length or a bad alignment.
     pub fn new(len: usize, align: usize) -> Option<AlignedBuf> {
-        if len == 0 || !align.is_power_of_two() {
+        if len == 0 || !align.is_power_of_two() || align > PAGE {
             return None;
         }
-        let layout = Layout::from_size_align(len, align.max(4096)).ok()?;
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc::alloc_zeroed(layout) };
-        NonNull::new(ptr).map(|ptr| AlignedBuf { ptr, layout })
+        buffers(1, len, HugePages::Off).ok()?.pop()
     }
 
     pub fn len(&self) -> usize {
-        self.layout.size()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.layout.size() == 0
+        self.len == 0
+    }
+
+    /// What the buffer's region is made of.
+    pub fn doc(&self) -> BufferDoc {
+        self.region.doc.clone()
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: ptr points to `len` initialised (zeroed) bytes owned by self.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.layout.size()) }
+        // SAFETY: offset + len lies inside the region, which lives as long
+        // as self (the Arc); the buffers of one region never overlap.
+        unsafe { std::slice::from_raw_parts(self.region.ptr.as_ptr().add(self.offset), self.len) }
     }
 
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: as above, and &mut self guarantees exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        // SAFETY: ptr was allocated with exactly this layout and is freed once.
-        unsafe { alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: as above; &mut self is the only handle to this slice.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.region.ptr.as_ptr().add(self.offset), self.len)
+        }
     }
 }
 
@@ -60,7 +281,7 @@ mod tests {
 
     #[test]
     fn buffers_are_aligned_and_zeroed() {
-        for align in [512, 4096, 65536] {
+        for align in [512, 4096] {
             let mut b = AlignedBuf::new(12288, align).unwrap();
             assert_eq!(b.as_slice().as_ptr() as usize % align, 0);
             assert_eq!(b.len(), 12288);
@@ -70,5 +291,42 @@ mod tests {
         }
         assert!(AlignedBuf::new(0, 4096).is_none());
         assert!(AlignedBuf::new(4096, 3000).is_none());
+    }
+
+    #[test]
+    fn slots_share_one_region_without_overlap() {
+        let mut bufs = buffers(4, 6000, HugePages::Off).unwrap();
+        for (i, b) in bufs.iter_mut().enumerate() {
+            assert_eq!(b.as_slice().as_ptr() as usize % PAGE, 0);
+            b.as_mut_slice().fill(i as u8 + 1);
+        }
+        for (i, b) in bufs.iter().enumerate() {
+            assert!(b.as_slice().iter().all(|&x| x == i as u8 + 1));
+        }
+        assert_eq!(bufs[0].doc().method, "pages");
+    }
+
+    #[test]
+    fn the_buffer_is_huge_page_backed_when_thp_allows_it() {
+        let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        let thp = mode.contains("[madvise]") || mode.contains("[always]");
+        let bufs = buffers(2, 1 << 20, HugePages::Auto).unwrap();
+        let doc = bufs[0].doc();
+        if thp {
+            // THP in madvise or always mode: a 2 MiB-aligned, advised, touched
+            // region is backed by huge pages (unless memory is too fragmented
+            // to give one, which the method then says).
+            assert!(
+                doc.method == "thp" || doc.method == "hugetlb",
+                "THP is {mode:?} but the buffer got {doc:?}"
+            );
+            assert_eq!(doc.page_size_bytes, 2 << 20);
+        } else {
+            assert!(
+                ["pages", "hugetlb"].contains(&doc.method.as_str()),
+                "{doc:?}"
+            );
+        }
     }
 }

@@ -90,6 +90,10 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.write_buffer(slot)
     }
 
+    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {
+        self.inner.buffer_doc()
+    }
+
     fn path(&self) -> String {
         let mut p = self.inner.path();
         if self.fail_from < u64::MAX {

@@ -77,6 +77,8 @@ pub struct EngineSpec {
     /// `--hang-timeout`: how long `reap` waits with nothing completing
     /// before it gives up (io_uring).
     pub hang_timeout: std::time::Duration,
+    /// `--hugepages`: what the slots' buffers are mapped in.
+    pub hugepages: crate::engine::buffer::HugePages,
 }
 
 impl EngineSpec {
@@ -88,25 +90,19 @@ impl EngineSpec {
         } else {
             self.depth
         };
-        (0..n)
-            .map(|_| {
-                let mut b = AlignedBuf::new(self.bs, self.align).ok_or_else(|| {
-                    format!(
-                        "could not allocate a {}-byte I/O buffer: try a smaller --bs or --iodepth",
-                        self.bs
-                    )
-                })?;
-                if let Some(seed) = self.fill_seed {
-                    // Data reproducible from the seed (incompressible unless
-                    // --buffer-compress asks otherwise), the same in every
-                    // slot: what lands at an offset does not depend on the
-                    // engine or on which slot carried it. The worker stamps
-                    // each block before it is written (crate::engine::writedata).
-                    crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
-                }
-                Ok(b)
-            })
-            .collect()
+        // One region for every slot (huge pages when --hugepages allows).
+        let mut bufs = crate::engine::buffer::buffers(n, self.bs, self.hugepages)?;
+        if let Some(seed) = self.fill_seed {
+            for b in &mut bufs {
+                // Data reproducible from the seed (incompressible unless
+                // --buffer-compress asks otherwise), the same in every
+                // slot: what lands at an offset does not depend on the
+                // engine or on which slot carried it. The worker stamps
+                // each block before it is written (crate::engine::writedata).
+                crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
+            }
+        }
+        Ok(bufs)
     }
 }
 
@@ -257,6 +253,9 @@ pub trait Engine: Sized {
     /// How I/O is issued, for the report (e.g. "io_uring, registered buffers and file").
     fn path(&self) -> String;
 
+    /// What the slots' buffers are made of (huge pages or not), for the report.
+    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc;
+
     /// Gives up on the I/O still in flight (after `reap` reported a hang):
     /// whatever the kernel may still write into, or still owns, is leaked
     /// rather than freed. Dropping an engine instead waits for its I/O.
@@ -312,6 +311,7 @@ mod tests {
             die_in_setup: false,
             hang_from: None,
             hang_timeout: std::time::Duration::from_secs(30),
+            hugepages: Default::default(),
         }
     }
 

@@ -81,6 +81,10 @@ impl Engine for SyncEngine {
         "pread/pwrite".into()
     }
 
+    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {
+        self.buf.doc()
+    }
+
     fn abandon(self) {
         // Nothing is ever in flight outside `reap`: the buffers are free.
         drop(self);

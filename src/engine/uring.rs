@@ -254,6 +254,10 @@ impl Engine for UringEngine {
         self.bufs[self.write_base + slot.index()].as_mut_slice()
     }
 
+    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {
+        self.bufs[0].doc()
+    }
+
     fn path(&self) -> String {
         let mut p = match (self.fixed_bufs, self.fixed_file) {
             (true, true) => "io_uring, registered buffers and file".to_string(),

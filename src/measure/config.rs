@@ -60,6 +60,8 @@ pub struct RunConfig {
     /// `--hang-timeout`: how long a worker waits for a completion before it
     /// reports the I/O in flight as hung.
     pub hang_timeout: Duration,
+    /// `--hugepages`: what the I/O buffers are mapped in.
+    pub hugepages: crate::engine::buffer::HugePages,
     /// `--verify`: write self-describing blocks, or check them when reading.
     pub verify: bool,
     /// `--buffer-compress`: share of each written 4 KiB unit that is zeros.

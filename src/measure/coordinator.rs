@@ -82,6 +82,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
                 hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
                 hang_timeout: cfg.hang_timeout,
+                hugepages: cfg.hugepages,
             };
             let faulty = engine_spec.fail_from.is_some()
                 || engine_spec.die_in_setup

@@ -99,7 +99,22 @@ fn engine_paths(doc: &RunDocument) -> String {
             paths.push(&w.engine_path);
         }
     }
-    paths.iter().map(|p| format!("; {p}")).collect()
+    let mut kinds: Vec<String> = Vec::new();
+    for b in doc.workers.iter().filter_map(|w| w.buffer.as_ref()) {
+        let k = match b.method.as_str() {
+            "thp" => "buffers in 2 MiB huge pages (THP)".to_string(),
+            "hugetlb" => "buffers in 2 MiB huge pages (hugetlbfs)".to_string(),
+            _ => format!("buffers in {} pages", fmt_bytes(b.page_size_bytes)),
+        };
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    paths
+        .iter()
+        .map(|p| format!("; {p}"))
+        .chain(kinds.iter().map(|k| format!("; {k}")))
+        .collect()
 }
 
 pub fn render(doc: &RunDocument) -> String {

@@ -228,6 +228,7 @@ fn worker_doc(
         cpu_sys_sec: out.cpu_sys_sec,
         intervals: out.intervals.clone(),
         engine_path: out.engine_path.clone(),
+        buffer: out.buffer.clone(),
         histogram: out.hist.to_base64(),
     }
 }

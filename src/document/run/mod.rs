@@ -122,6 +122,10 @@ pub struct WorkerDoc {
     pub intervals: Vec<Interval>,
     /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
     pub engine_path: String,
+    /// The worker's I/O buffers: `{bytes, page_size_bytes, method}`, method
+    /// `thp`, `hugetlb` or `pages` (`--hugepages`).
+    #[serde(default)]
+    pub buffer: Option<crate::engine::buffer::BufferDoc>,
     pub histogram: String,
 }
 

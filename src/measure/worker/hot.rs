@@ -49,6 +49,7 @@ pub fn run<E: Engine>(
         }
     };
     out.engine_path = engine.path();
+    out.buffer = Some(engine.buffer_doc());
     // Ten minutes of one-second intervals up front (14 KiB); a longer window
     // grows the series as it goes (a reallocation per doubling). Never sized
     // from the duration: verify's "until done" is a year.

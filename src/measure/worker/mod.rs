@@ -249,6 +249,8 @@ pub struct WorkerOutcome {
     pub ended_by: Ending,
     /// How the engine issued I/O.
     pub engine_path: String,
+    /// What the worker's I/O buffers are made of.
+    pub buffer: Option<crate::engine::buffer::BufferDoc>,
     /// What `--verify` reading found.
     pub verify: VerifyTally,
     /// I/Os in flight when nothing had completed for `--hang-timeout`: the
