@@ -16,7 +16,10 @@
 # read, O_DIRECT, io_uring depth 32: IOPS (also with stripebench's buffer
 # registration off, which is fio's default); (c) 1M sequential read,
 # O_DIRECT: MB/s; (d) 1M sequential write, O_DIRECT: MB/s; (e) 32k
-# sequential buffered read of a cached file: MB/s, with dd bs=32k beside.
+# sequential buffered read of a cached file: MB/s, with dd bs=32k beside;
+# (f) 1M sequential O_DIRECT read on a loop device over a disk file, fio
+# default and fio --iomem=shmhuge (issue 11), with stripebench's average
+# device request.
 # fio runs with --norandommap --randrepeat=0 so that both tools draw random
 # offsets uniformly with replacement, --invalidate=0 for (e) so that the
 # cached file stays cached (and stripebench --cached, since it evicts before
@@ -57,8 +60,14 @@ TIME=/usr/bin/time
 WORK=$(mktemp -d /tmp/sb-bench.XXXXXX)
 ZRAMS=()
 LOOPDIR=""
+DISKLOOP=""
+DISKFILE=""
+HUGE_OLD=""
 cleanup() {
   set +e
+  [ -n "$DISKLOOP" ] && losetup -d "$DISKLOOP"
+  [ -n "$DISKFILE" ] && rm -f "$DISKFILE"
+  [ -n "$HUGE_OLD" ] && echo "$HUGE_OLD" >/proc/sys/vm/nr_hugepages
   for z in "${ZRAMS[@]}"; do
     echo 1 >"/sys/block/zram$z/reset" 2>/dev/null
     echo "$z" >/sys/class/zram-control/hot_remove 2>/dev/null
@@ -201,6 +210,36 @@ PY
 )
 DDM=$(median "${DD[@]}")
 
+# (f) 1M sequential O_DIRECT reads on a loop device over a file on a
+# disk-backed file system (the root disk's queue takes 254 segments): where
+# a buffer's pages decide whether a read reaches the disk whole. fio with its
+# default iomem=malloc, then with --iomem=shmhuge (2 MiB pages reserved for
+# the run and given back), against stripebench's default --hugepages auto.
+DISKFILE=$(mktemp /var/tmp/sb-bench-disk.XXXXXX)
+dd if=/dev/urandom of="$DISKFILE" bs=1M count="$SIZE_MB" status=none
+sync
+DISKLOOP=$(losetup -f --show --direct-io=on "$DISKFILE")
+HUGE_OLD=$(cat /proc/sys/vm/nr_hugepages)
+echo $((HUGE_OLD + 8)) >/proc/sys/vm/nr_hugepages
+FDISK="--rw=read --bs=1M --direct=1 --ioengine=psync --name=disk --filename=$DISKLOOP --cpus_allowed=0"
+SDISK="--rw read --bs 1m --direct --engine sync --cpus 0 $DISKLOOP"
+echo "disk-backed loop device: $DISKLOOP over $DISKFILE" >&2
+compare "(f) 1M seq read O_DIRECT, loop over a disk file: MB/s" mbps 1.00 "$FDISK" "$SDISK"
+# (f) ran last: s1..sN.json hold its stripebench runs; their device request sizes.
+F_REQ=$(python3 - "$WORK" "$PAIRS" <<'PY'
+import json, sys, statistics
+work, pairs = sys.argv[1], int(sys.argv[2])
+r = []
+for p in range(1, pairs + 1):
+    d = json.load(open(f"{work}/s{p}.json"))
+    t = d["targets"][0]
+    r.append((t["device"] or {}).get("avg_read_request_bytes") or 0)
+    buf = d["workers"][0].get("buffer") or {}
+print(f"{statistics.median(r) / 1048576:.3f} MiB (buffer {buf.get('method', '?')})")
+PY
+)
+compare "(f') same, fio --iomem=shmhuge: MB/s" mbps 0.98 "$FDISK --iomem=shmhuge" "$SDISK"
+
 echo
 echo "stripebench vs fio, $(date -u +%Y-%m-%d), kernel $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, $(fio --version)"
 echo "devices: ${DEVS[*]}: $KIND; ${SECS}s windows after a 1s ramp; $PAIRS A/B pairs per workload, fio first"
@@ -208,3 +247,4 @@ echo "ratio = stripebench / fio per pair; the figure columns are medians; 'targe
 printf '%-52s %14s %14s %8s  %-22s %-8s %8s %8s\n' workload fio stripebench ratio "per-pair ratios" "target" "fio RSS" "sb RSS"
 cat "$ROWS"
 printf '(e) dd bs=32k, same cached file, 3 passes: %s MB/s median; stripebench/dd = %s\n' "$(fmt "$DDM")" "$(ratio "$E_SB" "$DDM")"
+printf '(f) stripebench average device request (median over pairs): %s, for --bs 1 MiB\n' "$F_REQ"

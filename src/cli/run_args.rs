@@ -185,8 +185,8 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "TIME", default_value = "30s", value_parser = parse_positive_duration)]
     pub hang_timeout: Duration,
 
-    /// I/O buffers in huge pages: auto (when the system gives them, else 4
-    /// KiB pages), on (or refuse to run), off. A buffer in one huge page
+    /// I/O buffers in huge pages: auto (for a --bs of 128 KiB or more, when
+    /// the system gives them; else 4 KiB pages), on (or refuse to run), off. A buffer in one huge page
     /// reaches the device as one request; one of scattered 4 KiB pages may
     /// be split by the queue's segment limit.
     #[arg(long, value_name = "auto|on|off", default_value = "auto")]

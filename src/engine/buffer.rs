@@ -16,12 +16,15 @@ use serde::{Deserialize, Serialize};
 
 const HUGE: usize = 2 << 20;
 const PAGE: usize = 4096;
+/// Below this buffer size `--hugepages auto` uses 4 KiB pages.
+pub const SMALL: usize = 128 << 10;
 
 /// `--hugepages`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum HugePages {
-    /// Huge pages when the system gives them, else 4 KiB pages, silently.
+    /// Huge pages for buffers of 128 KiB or more when the system gives
+    /// them, else 4 KiB pages, silently.
     #[default]
     Auto,
     /// Huge pages or refuse to run.
@@ -221,6 +224,14 @@ pub fn buffers(n: usize, len: usize, want: HugePages) -> Result<Vec<AlignedBuf>,
         return Err("no buffer to allocate".into());
     }
     let stride = round_up(len, PAGE);
+    // A buffer of a few pages never meets a queue's segment limit (the
+    // lowest seen take 128 KiB of 4 KiB pages): `auto` then keeps to 4 KiB
+    // pages rather than map (and touch) a 2 MiB page per worker.
+    let want = if want == HugePages::Auto && len < SMALL {
+        HugePages::Off
+    } else {
+        want
+    };
     let region = Arc::new(map(stride * n, want)?);
     Ok((0..n)
         .map(|i| AlignedBuf {
