@@ -8,21 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{interrupt, json, sb, spawn, LoopBed};
-
-fn ra_path(dev: &str) -> String {
-    format!(
-        "/sys/block/{}/queue/read_ahead_kb",
-        dev.trim_start_matches("/dev/")
-    )
-}
-
-fn ra(dev: &str) -> String {
-    std::fs::read_to_string(ra_path(dev))
-        .unwrap()
-        .trim()
-        .to_string()
-}
+use common::{interrupt, json, ra, ra_path, sb, spawn, LoopBed};
 
 /// Polls `cond` every 10 ms for up to a minute.
 fn wait_until(what: &str, cond: impl Fn() -> bool) {

@@ -6,21 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{interrupt, json, sb, spawn, LoopBed};
-
-fn ra_path(dev: &str) -> String {
-    format!(
-        "/sys/block/{}/queue/read_ahead_kb",
-        dev.trim_start_matches("/dev/")
-    )
-}
-
-fn ra(dev: &str) -> String {
-    std::fs::read_to_string(ra_path(dev))
-        .unwrap()
-        .trim()
-        .to_string()
-}
+use common::{interrupt, json, ra, ra_path, sb, spawn, LoopBed};
 
 /// Waits until the running child has set the read-ahead (it does so before
 /// its workers start), then a little longer so the run is under way.

@@ -249,3 +249,19 @@ pub fn digest_bytes(data: &[u8]) -> u64 {
         (h ^ u64::from_le_bytes(w)).wrapping_mul(0x100_0000_01b3)
     })
 }
+
+/// A loop device's `read_ahead_kb` file.
+pub fn ra_path(dev: &str) -> String {
+    format!(
+        "/sys/block/{}/queue/read_ahead_kb",
+        dev.trim_start_matches("/dev/")
+    )
+}
+
+/// A loop device's read-ahead now, in KiB.
+pub fn ra(dev: &str) -> String {
+    std::fs::read_to_string(ra_path(dev))
+        .unwrap()
+        .trim()
+        .to_string()
+}
