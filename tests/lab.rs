@@ -393,6 +393,8 @@ step compare stripebench compare --duration 2s --ramp 0 --json compare.json $ARR
 step guard_md stripebench run --rw write --allow-destructive --dry-run /dev/loop0
 step guard_dm stripebench run --rw write --allow-destructive --dry-run /dev/loop2
 step guard_md_real stripebench run --rw write --allow-destructive --bs 64k --io-limit 64k /dev/loop1
+echo 32 > /sys/block/loop1/queue/max_sectors_kb
+step leaf stripebench run --bs 1m --duration 1s --ramp 0 --json leaf.json $ARRAY
 "#
         ),
     );
@@ -428,6 +430,38 @@ step guard_md_real stripebench run --rw write --allow-destructive --bs 64k --io-
     assert_eq!(lab.rc("guard_md_real"), 2, "refused without --dry-run too");
     let t = lab.text("guard_md_real.txt");
     assert!(t.contains("loop1 is held by md0"), "{t}");
+
+    // Requests split below the volume: every leaf member's own counters,
+    // and a warning naming the member and its limit (loop1 takes 32 KiB
+    // requests, the chunk is 64 KiB).
+    let leaf = lab.ok_json("leaf");
+    let d = &leaf["targets"][0]["device"];
+    let ms: Vec<&str> = d["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(ms.len(), 4, "{ms:?}");
+    for want in ["loop0", "loop1", "loop2", "loop3"] {
+        assert!(ms.contains(&want), "{ms:?}");
+    }
+    let l1 = d["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "loop1")
+        .unwrap();
+    let avg = f(&l1["avg_read_request_bytes"]);
+    assert!(
+        (avg - 32768.0).abs() < 32768.0 * 0.05,
+        "loop1 average request {avg}"
+    );
+    let w = leaf["warnings"].to_string();
+    assert!(
+        w.contains("member loop1 of md0") && w.contains("max_sectors_kb is 32"),
+        "{w}"
+    );
 }
 
 #[test]

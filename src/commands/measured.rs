@@ -193,6 +193,35 @@ fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
                 crate::base::units::fmt_bytes(avg as u64)
             ));
         }
+        // A stacked volume's members get pieces of at most one chunk (the
+        // volume's minimum_io_size); smaller than that, a member's own
+        // queue split them.
+        let class = std::path::Path::new("/sys/class/block").join(&d.name);
+        let chunk = QueueLimits::read(&class.join("queue"))
+            .and_then(|q| q.minimum_io_size)
+            .filter(|&c| c > t.logical_block_size);
+        let piece = chunk.map_or(t.bs, |c| c.min(t.bs));
+        for m in d.members.iter().filter(|m| m.stats) {
+            let Some(avg) = m
+                .avg_read_request_bytes
+                .filter(|&a| a < piece as f64 * 0.98)
+            else {
+                continue;
+            };
+            let mclass = std::path::Path::new("/sys/class/block").join(&m.name);
+            let why = QueueLimits::read(&mclass.join("queue"))
+                .or_else(|| QueueLimits::read(&mclass.join("../queue")))
+                .and_then(|q| q.split_reason(piece, page_size()))
+                .unwrap_or_else(|| "no queue limit of the member explains it".into());
+            out.push(format!(
+                "member {} of {} received O_DIRECT reads as requests of {} on average, for pieces of {}{}: {why}",
+                m.name,
+                d.name,
+                crate::base::units::fmt_bytes(avg as u64),
+                crate::base::units::fmt_bytes(piece),
+                if chunk.is_some() { " (the chunk)" } else { "" }
+            ));
+        }
     }
     out
 }

@@ -99,6 +99,49 @@ pub struct DeviceCounters {
     pub read_merges: u64,
     #[serde(default)]
     pub write_merges: u64,
+    /// A stacked device's leaf members (md, dm): each one's own counters
+    /// over the same span, so that requests split on the way down show.
+    /// Their `app_*` bytes and ratios are empty (the application sees only
+    /// the volume).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<DeviceCounters>,
+}
+
+/// The leaf devices under a stacked device (`slaves/`, recursively), by
+/// name and number; empty for a device that stacks on nothing.
+pub fn leaves(sysfs: &Path, (major, minor): (u64, u64)) -> Vec<(String, (u64, u64))> {
+    fn walk(sysfs: &Path, dir: &Path, out: &mut Vec<(String, (u64, u64))>, depth: u32) {
+        let Ok(rd) = fs::read_dir(dir.join("slaves")) else {
+            return;
+        };
+        let mut names: Vec<String> = rd
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for n in names {
+            let d = sysfs.join("class/block").join(&n);
+            let has_slaves = fs::read_dir(d.join("slaves")).is_ok_and(|mut r| r.next().is_some());
+            if has_slaves && depth < 8 {
+                walk(sysfs, &d, out, depth + 1);
+            } else if let Some(dev) = fs::read_to_string(d.join("dev")).ok().and_then(|s| {
+                let (a, b) = s.trim().split_once(':')?;
+                Some((a.parse().ok()?, b.parse().ok()?))
+            }) {
+                if !out.iter().any(|(_, x)| *x == dev) {
+                    out.push((n, dev));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        sysfs,
+        &sysfs.join(format!("dev/block/{major}:{minor}")),
+        &mut out,
+        0,
+    );
+    out
 }
 
 fn yes() -> bool {
@@ -194,6 +237,7 @@ impl DevProbe {
             avg_write_request_bytes: avg(write_bytes, write_ios),
             read_merges: d(after.read_merges, self.before.read_merges),
             write_merges: d(after.write_merges, self.before.write_merges),
+            members: Vec::new(),
             window_write_bytes: self
                 .window
                 .map(|w| d(after.write_sectors, w.write_sectors) * SECTOR),
@@ -311,5 +355,31 @@ mod tests {
             .unwrap();
         assert!(!c.stats);
         assert_eq!(c.read_ratio, None);
+    }
+
+    #[test]
+    fn the_leaves_under_a_stacked_device_are_found_through_its_slaves() {
+        // md0 over loop0 and dm-0, dm-0 over loop1: the leaves are loop0, loop1.
+        let t = tempfile::tempdir().unwrap();
+        let sys = t.path();
+        let dev = |name: &str, num: &str, slaves: &[&str]| {
+            let d = sys.join("devices").join(name);
+            fs::create_dir_all(d.join("slaves")).unwrap();
+            fs::write(d.join("dev"), format!("{num}\n")).unwrap();
+            for s in slaves {
+                fs::write(d.join("slaves").join(s), "").unwrap();
+            }
+            fs::create_dir_all(sys.join("class/block")).unwrap();
+            std::os::unix::fs::symlink(&d, sys.join("class/block").join(name)).unwrap();
+            fs::create_dir_all(sys.join("dev/block")).unwrap();
+            std::os::unix::fs::symlink(&d, sys.join("dev/block").join(num)).unwrap();
+        };
+        dev("loop0", "7:0", &[]);
+        dev("loop1", "7:1", &[]);
+        dev("dm-0", "253:0", &["loop1"]);
+        dev("md0", "9:0", &["dm-0", "loop0"]);
+        let names: Vec<String> = leaves(sys, (9, 0)).into_iter().map(|l| l.0).collect();
+        assert_eq!(names, ["loop1", "loop0"]);
+        assert!(leaves(sys, (7, 0)).is_empty(), "a plain device has none");
     }
 }

@@ -173,7 +173,10 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         // what the device wrote from there (the ramp's writes are not the window's).
         let mut window_marked = ramp_ns == 0;
         if window_marked {
-            probes.values_mut().for_each(DevProbe::mark_window_open);
+            probes
+                .devices
+                .values_mut()
+                .for_each(DevProbe::mark_window_open);
         }
         let epoch = control.start();
         let epoch_wall = SystemTime::now();
@@ -188,7 +191,10 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             if !window_marked {
                 let left = Duration::from_nanos(ramp_ns).saturating_sub(epoch.elapsed());
                 if left.is_zero() {
-                    probes.values_mut().for_each(DevProbe::mark_window_open);
+                    probes
+                        .devices
+                        .values_mut()
+                        .for_each(DevProbe::mark_window_open);
                     window_marked = true;
                 } else {
                     wait = wait.min(left);
@@ -307,27 +313,43 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// One probe per distinct device, keyed by (major, minor).
-fn start_probes(plan: &Plan) -> HashMap<(u64, u64), DevProbe> {
-    let mut probes = HashMap::new();
+/// One probe per distinct device, keyed by (major, minor), and for a
+/// stacked device (md, dm) one per leaf member under it.
+fn start_probes(plan: &Plan) -> Probes {
+    let sysfs = std::path::Path::new("/sys");
+    let mut probes = Probes::default();
     for t in &plan.targets {
         if let (Some(dev), Some(name)) = (t.device, &t.device_name) {
-            probes.entry(dev).or_insert_with_key(|&(ma, mi)| {
-                DevProbe::start(
-                    name.clone(),
-                    devstat::stat_path(std::path::Path::new("/sys"), ma, mi),
-                )
-            });
+            if probes.devices.contains_key(&dev) {
+                continue;
+            }
+            let (ma, mi) = dev;
+            if let Some(p) = DevProbe::start(name.clone(), devstat::stat_path(sysfs, ma, mi)) {
+                probes.devices.insert(dev, p);
+            }
+            let leaves: Vec<DevProbe> = devstat::leaves(sysfs, dev)
+                .into_iter()
+                .filter_map(|(n, (a, b))| DevProbe::start(n, devstat::stat_path(sysfs, a, b)))
+                .collect();
+            if !leaves.is_empty() {
+                probes.leaves.insert(dev, leaves);
+            }
         }
     }
     probes
-        .into_iter()
-        .filter_map(|(k, v)| Some((k, v?)))
-        .collect()
+}
+
+/// The device counters read around a run.
+#[derive(Default)]
+struct Probes {
+    devices: HashMap<(u64, u64), DevProbe>,
+    /// A stacked device's leaf members.
+    leaves: HashMap<(u64, u64), Vec<DevProbe>>,
 }
 
 fn finish_probes(
     plan: &Plan,
-    probes: &HashMap<(u64, u64), DevProbe>,
+    probes: &Probes,
     outcomes: &[WorkerOutcome],
 ) -> Vec<Option<DeviceCounters>> {
     // Application bytes per device, over the same span as the counters.
@@ -345,10 +367,17 @@ fn finish_probes(
         }
     }
     let finished: HashMap<(u64, u64), DeviceCounters> = probes
+        .devices
         .iter()
         .filter_map(|(dev, p)| {
             let (r, w, users) = app.get(dev).copied().unwrap_or_default();
-            Some((*dev, p.finish(r, w, users > 1)?))
+            let mut c = p.finish(r, w, users > 1)?;
+            c.members = probes
+                .leaves
+                .get(dev)
+                .map(|ls| ls.iter().filter_map(|l| l.finish(0, 0, false)).collect())
+                .unwrap_or_default();
+            Some((*dev, c))
         })
         .collect();
     plan.targets

@@ -317,6 +317,27 @@ pub fn render(doc: &RunDocument) -> String {
                 d.util_pct,
                 if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", t.path) } else { String::new() }
             );
+            if !d.members.is_empty() {
+                let each: Vec<String> = d
+                    .members
+                    .iter()
+                    .map(|m| {
+                        match (
+                            m.stats,
+                            m.avg_read_request_bytes.or(m.avg_write_request_bytes),
+                        ) {
+                            (true, Some(a)) => format!("{} {}", m.name, fmt_bytes(a as u64)),
+                            (true, None) => format!("{} -", m.name),
+                            (false, _) => format!("{} (no statistics)", m.name),
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "           members, average request: {}",
+                    each.join(", ")
+                );
+            }
         }
     }
     for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
