@@ -179,29 +179,16 @@ fn resolve(sys: &Sys, dev: Dev, start: u64, len: u64, depth: u32) -> Option<Exte
 /// are named by the layer file that holds them (the upper layer first), so
 /// both names resolve alike. Anything else is returned as it is.
 fn layer_file(path: &Path, dev: u64, ino: u64) -> (u64, u64) {
-    let Ok(text) = fs::read_to_string("/proc/self/mountinfo") else {
-        return (dev, ino);
-    };
-    let (major, minor) = super::sysfs::dev_numbers(dev);
-    for line in text.lines() {
-        let f: Vec<&str> = line.split(' ').collect();
-        let Some(sep) = f.iter().position(|x| *x == "-") else {
-            continue;
-        };
-        if f.get(sep + 1) != Some(&"overlay")
-            || f.get(2) != Some(&format!("{major}:{minor}").as_str())
-        {
+    let numbers = super::sysfs::dev_numbers(dev);
+    for m in super::sysfs::mounts(Path::new("/proc/self/mountinfo")) {
+        if m.fstype != "overlay" || m.dev != numbers {
             continue;
         }
-        let Some(rel) = f
-            .get(4)
-            .and_then(|at| path.strip_prefix(super::sysfs::unescape_mount(at)).ok())
-        else {
+        let Ok(rel) = path.strip_prefix(&m.at) else {
             continue;
         };
-        let opts = f.get(sep + 3).copied().unwrap_or("");
         let mut layers: Vec<String> = Vec::new();
-        for o in opts.split(',') {
+        for o in m.options.split(',') {
             if let Some(u) = o.strip_prefix("upperdir=") {
                 layers.insert(0, super::sysfs::unescape_mount(u));
             } else if let Some(l) = o.strip_prefix("lowerdir=") {
@@ -209,8 +196,8 @@ fn layer_file(path: &Path, dev: u64, ino: u64) -> (u64, u64) {
             }
         }
         for layer in layers {
-            if let Ok(m) = fs::metadata(Path::new(&layer).join(rel)) {
-                return (m.dev(), m.ino());
+            if let Ok(lm) = fs::metadata(Path::new(&layer).join(rel)) {
+                return (lm.dev(), lm.ino());
             }
         }
     }

@@ -124,17 +124,10 @@ pub fn related_devices(env: &GuardEnv, dev: Dev) -> BTreeSet<Dev> {
 
 /// Mount points of any of `devs`, from a mountinfo file: (mount point, device).
 pub fn mounts_of(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, Dev)> {
-    let Ok(text) = fs::read_to_string(&env.mountinfo) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(' ').collect();
-            let (a, b) = f.get(2)?.split_once(':')?;
-            let d = (a.parse().ok()?, b.parse().ok()?);
-            let at = super::sysfs::unescape_mount(f.get(4)?);
-            devs.contains(&d).then_some((at, d))
-        })
+    super::sysfs::mounts(&env.mountinfo)
+        .into_iter()
+        .filter(|m| devs.contains(&m.dev))
+        .map(|m| (m.at, m.dev))
         .collect()
 }
 

@@ -236,20 +236,11 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
     // The mount that holds the path: the longest mount point above it (a btrfs
     // subvolume's st_dev differs from the number mountinfo shows).
     let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
-    let mount = fs::read_to_string(&src.mountinfo).ok().and_then(|t| {
-        t.lines()
-            .filter_map(|l| {
-                let f: Vec<&str> = l.split(' ').collect();
-                let sep = f.iter().position(|&x| x == "-")?;
-                let at = super::sysfs::unescape_mount(f.get(4)?);
-                let (fstype, source) = (
-                    f.get(sep + 1)?.to_string(),
-                    super::sysfs::unescape_mount(f.get(sep + 2)?),
-                );
-                real.starts_with(&at).then_some((at, fstype, source))
-            })
-            .max_by_key(|(at, _, _)| at.len())
-    });
+    let mount = super::sysfs::mounts(&src.mountinfo)
+        .into_iter()
+        .filter(|m| real.starts_with(&m.at))
+        .max_by_key(|m| m.at.len())
+        .map(|m| (m.at, m.fstype, m.source));
     match mount {
         Some((at, fstype, source)) if fstype == "btrfs" => {
             let member = fs::metadata(&source).ok().map(|m| dev_numbers(m.rdev())).and_then(|d| src.name_of(d));
