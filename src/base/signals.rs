@@ -72,13 +72,14 @@ pub fn install() {
                     let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
                     if n == 1 {
                         let name = signal_name(sig);
-                        match ACTIVE.lock().ok().and_then(|g| g.clone()) {
+                        let active = ACTIVE.lock().ok().and_then(|g| g.clone());
+                        match &active {
                             // A reader that went away: the writer that got EPIPE says so.
                             None if sig == SIGPIPE => {}
                             Some(c) if c.started() => eprintln!("\nstripebench: {name}: closing the window and writing what was measured (again to quit at once)"),
                             _ => eprintln!("\nstripebench: {name}: stopping; nothing has been measured yet (again to quit at once)"),
                         }
-                        if let Some(c) = ACTIVE.lock().ok().and_then(|g| g.clone()) {
+                        if let Some(c) = active {
                             c.close();
                         }
                     } else {

@@ -178,9 +178,7 @@ fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
             let Some(avg) = avg.filter(|&a| a < t.bs as f64 * 0.98) else {
                 continue;
             };
-            let class = std::path::Path::new("/sys/class/block").join(&d.name);
-            let why = QueueLimits::read(&class.join("queue"))
-                .or_else(|| QueueLimits::read(&class.join("../queue")))
+            let why = QueueLimits::of_name(&d.name)
                 .and_then(|q| q.split_reason(t.bs, page_size()))
                 .unwrap_or_else(|| {
                     "no queue limit explains it (the device or a layer above it splits requests)"
@@ -196,8 +194,7 @@ fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
         // A stacked volume's members get pieces of at most one chunk (the
         // volume's minimum_io_size); smaller than that, a member's own
         // queue split them.
-        let class = std::path::Path::new("/sys/class/block").join(&d.name);
-        let chunk = QueueLimits::read(&class.join("queue"))
+        let chunk = QueueLimits::of_name(&d.name)
             .and_then(|q| q.minimum_io_size)
             .filter(|&c| c > t.logical_block_size);
         let piece = chunk.map_or(t.bs, |c| c.min(t.bs));
@@ -208,9 +205,7 @@ fn split_requests(cfg: &RunConfig, doc: &RunDocument) -> Vec<String> {
             else {
                 continue;
             };
-            let mclass = std::path::Path::new("/sys/class/block").join(&m.name);
-            let why = QueueLimits::read(&mclass.join("queue"))
-                .or_else(|| QueueLimits::read(&mclass.join("../queue")))
+            let why = QueueLimits::of_name(&m.name)
                 .and_then(|q| q.split_reason(piece, page_size()))
                 .unwrap_or_else(|| "no queue limit of the member explains it".into());
             out.push(format!(

@@ -67,6 +67,14 @@ impl QueueLimits {
         QueueLimits::read(&dev.join("queue")).or_else(|| QueueLimits::read(&dev.join("../queue")))
     }
 
+    /// The queue of the device the kernel calls `name` (`loop0`, `md0`,
+    /// `sda1`: a partition's is its disk's).
+    pub fn of_name(name: &str) -> Option<QueueLimits> {
+        let class = Path::new("/sys/class/block").join(name);
+        QueueLimits::read(&class.join("queue"))
+            .or_else(|| QueueLimits::read(&class.join("../queue")))
+    }
+
     /// Largest request in bytes, when known.
     pub fn max_request_bytes(&self) -> Option<u64> {
         self.max_sectors_kb.map(|k| k * 1024)
