@@ -17,21 +17,12 @@ fn mount_ro(dev: &str, at: &Path) -> Mounted {
     mount(&["-o", "ro", dev], at)
 }
 
+/// `stripebench run ARGS DEV` is refused (see common::refused).
 fn refused(args: &[&str], dev: &str, expect: &str) {
-    let out = sb()
-        .arg("run")
-        .args(args)
-        .args(["--duration", "200ms", "--ramp", "0"])
-        .arg(dev)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?} {dev}: {err}");
-    assert!(
-        err.contains(expect),
-        "{args:?} {dev}: expected '{expect}' in {err}"
-    );
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.push(dev);
+    common::refused(&all, expect);
 }
 
 const WRITES: [&str; 3] = ["write", "randwrite", "randrw"];

@@ -8,35 +8,11 @@ mod common;
 
 use std::path::Path;
 
-use common::{digest, digest_bytes, mount, sb, sh, Loop, Mounted};
+use common::{digest, digest_bytes, mount, refused, sb, sh, Loop, Mounted};
 
 /// A file of `mb` MiB of non-zero data.
 fn image(dir: &Path, name: &str, mb: usize) -> std::path::PathBuf {
     common::data_file(dir, name, mb << 20)
-}
-
-/// `stripebench ARGS` must refuse with exit 2, one line holding `expect`,
-/// before any I/O: with a 60 s duration, a refusal that came after the run
-/// would show as a run.
-fn refused(args: &[&str], expect: &str) {
-    let mut cmd = sb();
-    cmd.args(args);
-    if matches!(args[0], "run" | "sweep") {
-        cmd.args(["--duration", "60s", "--ramp", "0", "--no-progress"]);
-    }
-    let out = cmd.output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(
-        err.contains(expect),
-        "{args:?}: expected '{expect}' in {err}"
-    );
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
-    assert!(
-        out.stdout.is_empty(),
-        "nothing ran: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
 }
 
 /// An ext4 image, mounted read-only through a loop device (read-only, so the
