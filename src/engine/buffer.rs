@@ -55,6 +55,20 @@ unsafe impl Send for Region {}
 // SAFETY: as above; shared references only read the mapping's address.
 unsafe impl Sync for Region {}
 
+impl Region {
+    fn new(ptr: NonNull<u8>, len: usize, page: usize, method: &str) -> Region {
+        Region {
+            ptr,
+            len,
+            doc: BufferDoc {
+                bytes: len as u64,
+                page_size_bytes: page as u64,
+                method: method.into(),
+            },
+        }
+    }
+}
+
 impl Drop for Region {
     fn drop(&mut self) {
         // SAFETY: ptr/len are exactly what mmap returned (or trimmed to), unmapped once.
@@ -144,20 +158,11 @@ fn map_thp(len: usize) -> Option<Region> {
     let advised = unsafe { libc::madvise(ptr.as_ptr().cast(), total, libc::MADV_HUGEPAGE) } == 0;
     touch(ptr, total);
     let got = if advised { thp_bytes(start) } else { 0 };
-    let region = Region {
-        ptr,
-        len: total,
-        doc: BufferDoc {
-            bytes: total as u64,
-            page_size_bytes: if got >= total as u64 {
-                HUGE as u64
-            } else {
-                PAGE as u64
-            },
-            method: if got >= total as u64 { "thp" } else { "pages" }.into(),
-        },
-    };
-    Some(region)
+    Some(if got >= total as u64 {
+        Region::new(ptr, total, HUGE, "thp")
+    } else {
+        Region::new(ptr, total, PAGE, "pages")
+    })
 }
 
 /// A mapping of reserved hugetlbfs pages (`vm.nr_hugepages`).
@@ -165,30 +170,14 @@ fn map_hugetlb(len: usize) -> Option<Region> {
     let total = round_up(len, HUGE);
     let ptr = mmap(total, libc::MAP_HUGETLB)?;
     touch(ptr, total);
-    Some(Region {
-        ptr,
-        len: total,
-        doc: BufferDoc {
-            bytes: total as u64,
-            page_size_bytes: HUGE as u64,
-            method: "hugetlb".into(),
-        },
-    })
+    Some(Region::new(ptr, total, HUGE, "hugetlb"))
 }
 
 fn map_pages(len: usize) -> Option<Region> {
     let total = round_up(len.max(1), PAGE);
     let ptr = mmap(total, 0)?;
     touch(ptr, total);
-    Some(Region {
-        ptr,
-        len: total,
-        doc: BufferDoc {
-            bytes: total as u64,
-            page_size_bytes: PAGE as u64,
-            method: "pages".into(),
-        },
-    })
+    Some(Region::new(ptr, total, PAGE, "pages"))
 }
 
 /// Maps a region of at least `len` bytes as `want` asks.

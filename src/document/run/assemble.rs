@@ -325,7 +325,6 @@ fn what_the_figures_mean(
     let mut warnings = Vec::new();
     if !cfg.direct && !cfg.cached {
         for t in targets {
-            let t: &TargetDoc = t;
             if let Some(r) = t
                 .device
                 .as_ref()
