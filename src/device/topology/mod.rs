@@ -46,6 +46,9 @@ impl Sources {
                     show_path(f)
                 ))
             })?),
+            // No dm device on the machine: no table to read, and no process
+            // to start (every run discovers its targets' stripe geometry).
+            None if !any_dm_device() => None,
             None => std::process::Command::new("dmsetup")
                 .arg("table")
                 .output()
@@ -59,6 +62,14 @@ impl Sources {
             dm_table,
         })
     }
+}
+
+/// Whether any device-mapper device exists (`/sys/class/block/dm-N`).
+fn any_dm_device() -> bool {
+    fs::read_dir("/sys/class/block").is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("dm-"))
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
