@@ -87,6 +87,26 @@ pub enum Command {
     /// changed, newest change first, and remove the test beds they left,
     /// from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
     Restore,
+
+    /// Print this stripebench's version, the JSON schema version it writes
+    /// and reads, and this machine's clock: what a fleet launcher checks on
+    /// every host before any of them starts I/O (scripts/fleet.sh's preflight).
+    Version(VersionArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct VersionArgs {
+    /// One JSON line: {"version", "schema_version", "clock_unix_ns"}.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print once, then again, with the clock read anew, each time a line
+    /// arrives on standard input, until it ends: a launcher that pings over
+    /// the open connection times the round trip without the connection's
+    /// setup, so the skew it derives is within half a network round trip,
+    /// not half an ssh login.
+    #[arg(long)]
+    pub on_stdin: bool,
 }
 
 #[derive(Debug, Clone, Args)]

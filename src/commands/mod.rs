@@ -15,6 +15,7 @@ pub mod restore;
 pub mod run;
 pub mod sweep;
 pub mod topology;
+pub mod version;
 
 use anyhow::Result;
 
@@ -41,5 +42,6 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Sweep(args) => sweep::run(&args),
         Command::Topology(args) => topology::run(&args),
         Command::Restore => restore::run(),
+        Command::Version(args) => version::run(&args),
     }
 }

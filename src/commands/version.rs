@@ -1,0 +1,57 @@
+//! `stripebench version`: the version, the schema version and the clock, for
+//! a fleet's preflight (scripts/fleet.sh asks every host before any starts).
+
+use std::io::BufRead;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+
+use crate::base::error::EXIT_OK;
+use crate::cli::VersionArgs;
+use crate::document::run::{ToolInfo, SCHEMA_VERSION};
+
+pub fn run(args: &VersionArgs) -> Result<u8> {
+    print(args.json);
+    if args.on_stdin {
+        // Each line is the launcher's "now": the clock is read when it arrives.
+        let mut stdin = std::io::stdin().lock();
+        let mut line = String::new();
+        while stdin
+            .read_line(&mut line)
+            .context("--on-stdin: cannot read standard input")?
+            > 0
+        {
+            print(args.json);
+            line.clear();
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn print(json: bool) {
+    // A clock before 1970 is a broken clock; it shows as 0, which any
+    // preflight refuses as skewed.
+    let clock_ns = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tool = ToolInfo::this();
+    if json {
+        let line = serde_json::json!({
+            "version": tool.version,
+            "schema_version": SCHEMA_VERSION,
+            "clock_unix_ns": clock_ns as u64,
+        });
+        crate::outln!("{line}");
+    } else {
+        crate::outln!(
+            "{} {} (JSON schema version {SCHEMA_VERSION}); clock {} ({}.{:09} Unix s)",
+            tool.name,
+            tool.version,
+            humantime::format_rfc3339_nanos(
+                UNIX_EPOCH + std::time::Duration::from_nanos(clock_ns as u64)
+            ),
+            clock_ns / 1_000_000_000,
+            clock_ns % 1_000_000_000
+        );
+    }
+}
