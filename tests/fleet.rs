@@ -9,9 +9,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{data_file, json, sb, u, LoopBed};
+use common::{buckets, data_file, hist, json, sb, u, LoopBed};
 use serde_json::Value;
-use stripebench::analysis::histogram::LatencyHistogram;
 
 fn run_doc(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
     let t = data_file(dir, &format!("{name}.dat"), 2 << 20);
@@ -49,19 +48,6 @@ fn merge(files: &[&Path], extra: &[&str]) -> (Option<i32>, Value, String) {
         Value::Null
     };
     (out.status.code(), doc, err)
-}
-
-fn hist(v: &Value) -> LatencyHistogram {
-    LatencyHistogram::from_base64(v.as_str().unwrap()).unwrap()
-}
-
-/// A histogram's non-empty buckets: the highest value each stands for, and
-/// its count.
-fn buckets(h: &LatencyHistogram) -> BTreeMap<u64, u64> {
-    h.inner()
-        .iter_recorded()
-        .map(|v| (v.value_iterated_to(), v.count_at_value()))
-        .collect()
 }
 
 /// The value at quantile q of bucketed samples: the bucket holding the
@@ -427,4 +413,78 @@ fn fleet_script_on_two_local_hosts() {
         m["total"]["overlap_sec"].as_f64().unwrap() > 0.0,
         "one --start-at: the windows overlap"
     );
+}
+
+#[test]
+fn merge_records_the_missing_hosts_and_the_preflight() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        run_doc(dir.path(), "a", &[]),
+        run_doc(dir.path(), "b", &[]),
+        run_doc(dir.path(), "c", &[]),
+    );
+    let pf = dir.path().join("preflight.json");
+    let host = |h: &str, skew: f64| {
+        serde_json::json!({"host": h, "version": "0.1.0", "schema_version": 1, "skew_sec": skew,
+            "uncertainty_sec": 0.0004, "rtt_sec": 0.0008, "method": "ping"})
+    };
+    std::fs::write(
+        &pf,
+        serde_json::json!({"launcher": "ssh", "max_skew_sec": 0.1, "connect_timeout_sec": 10.0,
+            "hosts": [host("hostA", 0.001), host("hostB", -0.003), host("hostC", 0.0)]})
+        .to_string(),
+    )
+    .unwrap();
+    let ab = dir.path().join("ab.json");
+    let out = sb()
+        .arg("merge")
+        .args([&a, &b])
+        .arg("--preflight")
+        .arg(&pf)
+        .args(["--missing", "hostC=no document (exit 255)", "--json"])
+        .arg(&ab)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8_lossy(&out.stdout);
+    println!("{table}");
+    assert!(table.contains("fleet of 2 host(s) measured, 1 missing (incomplete)"));
+    assert!(table.contains("hostC") && table.contains("missing: no document (exit 255)"));
+    assert!(table.contains(
+        "preflight (ssh): 3 host(s), stripebench 0.1.0; largest clock skew -3.0ms (hostB"
+    ));
+    let m = json(&std::fs::read(&ab).unwrap());
+    assert_eq!(
+        u(&m["total"]["hosts"]),
+        2,
+        "the missing host is not counted"
+    );
+    assert_eq!(m["missing"][0]["host"], "hostC");
+    assert_eq!(m["missing"][0]["reason"], "no document (exit 255)");
+    assert_eq!(m["preflight"]["hosts"].as_array().unwrap().len(), 3);
+    assert_eq!(m["preflight"]["hosts"][1]["skew_sec"], -0.003);
+    // Merged again, the record stays.
+    let (code, again, _) = merge(&[&ab, &c], &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(again["missing"], m["missing"]);
+    assert_eq!(again["preflight"], m["preflight"]);
+    // One document is a fleet when the others are missing; without, it is not.
+    let (code, one, err) = merge(&[&a], &["--missing", "hostB"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(one["missing"][0]["reason"], "no document");
+    // A preflight record that is not one, and a --missing without a host.
+    std::fs::write(&pf, "{\"hosts\": []}").unwrap();
+    let pfs = pf.to_str().unwrap();
+    for (args, expect) in [
+        (vec!["--preflight", pfs], "is not a preflight record"),
+        (
+            vec!["--missing", "=died"],
+            "give the host that sent no document",
+        ),
+    ] {
+        let (code, _, err) = merge(&[&a, &b], &args);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains(expect), "{err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
 }

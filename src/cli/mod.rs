@@ -195,6 +195,17 @@ pub struct MergeArgs {
     /// (a warning says which option differs, or which run repeats).
     #[arg(long)]
     pub force: bool,
+
+    /// A run of the fleet that sent no document (it died, hung or could not
+    /// start): recorded and printed as missing; the others are merged.
+    /// Repeat for each.
+    #[arg(long, value_name = "HOST[=REASON]", value_parser = crate::document::merge::parse_missing)]
+    pub missing: Vec<crate::document::merge::MissingHost>,
+
+    /// The launcher's preflight record (scripts/fleet.sh's OUT/preflight.json:
+    /// each host's version, clock skew and round trip), kept in the document.
+    #[arg(long, value_name = "FILE")]
+    pub preflight: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]

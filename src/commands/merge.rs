@@ -11,7 +11,12 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
         &report::output::given(&[("--json", args.json.as_deref())]),
         &args.files,
     )?;
-    let m = crate::document::merge::merge(&args.files, args.force)?;
+    use crate::document::merge::{read_preflight, Launch};
+    let launch = Launch {
+        preflight: args.preflight.as_deref().map(read_preflight).transpose()?,
+        missing: args.missing.clone(),
+    };
+    let m = crate::document::merge::merge(&args.files, args.force, launch)?;
     report::emit(&report::merge::render(&m), args.json.as_deref(), &m)?;
     Ok(EXIT_OK)
 }

@@ -9,9 +9,14 @@ use crate::document::merge::MergedDocument;
 pub fn render(m: &MergedDocument) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    let missing = if m.missing.is_empty() {
+        String::new()
+    } else {
+        format!(" measured, {} missing (incomplete)", m.missing.len())
+    };
     let _ = writeln!(
         out,
-        "fleet of {} host(s): {} bs {}; MB/s = 10^6 B/s; latency from the merged histograms",
+        "fleet of {} host(s){missing}: {} bs {}; MB/s = 10^6 B/s; latency from the merged histograms",
         m.hosts.len(),
         m.config.rw.name(),
         m.config.bs
@@ -62,6 +67,31 @@ pub fn render(m: &MergedDocument) -> String {
         t.overlap_sec,
         t.start_skew_sec
     );
+    for h in &m.missing {
+        let _ = writeln!(out, "{:<24} missing: {}", h.host, h.reason);
+    }
+    if let Some(p) = &m.preflight {
+        let worst = p
+            .hosts
+            .iter()
+            .max_by(|a, b| a.skew_sec.abs().total_cmp(&b.skew_sec.abs()));
+        let mut versions: Vec<&str> = p.hosts.iter().map(|h| h.version.as_str()).collect();
+        versions.sort_unstable();
+        versions.dedup();
+        if let Some(w) = worst {
+            let _ = writeln!(
+                out,
+                "preflight ({}): {} host(s), stripebench {}; largest clock skew {:+.1}ms ({}, +/- {:.1}ms), bound {:.0}ms",
+                p.launcher,
+                p.hosts.len(),
+                versions.join(", "),
+                w.skew_sec * 1e3,
+                w.host,
+                w.uncertainty_sec * 1e3,
+                p.max_skew_sec * 1e3
+            );
+        }
+    }
     for w in &m.warnings {
         let _ = writeln!(out, "warning: {w}");
     }

@@ -15,6 +15,22 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// The latency histogram a document holds (base64), decoded.
+pub fn hist(v: &Value) -> stripebench::analysis::histogram::LatencyHistogram {
+    stripebench::analysis::histogram::LatencyHistogram::from_base64(v.as_str().unwrap()).unwrap()
+}
+
+/// A histogram's non-empty buckets: the highest value each stands for, and
+/// its count.
+pub fn buckets(
+    h: &stripebench::analysis::histogram::LatencyHistogram,
+) -> std::collections::BTreeMap<u64, u64> {
+    h.inner()
+        .iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect()
+}
+
 pub fn sb() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("stripebench").expect("binary built");
     c.env("STRIPEBENCH_STATE_DIR", state_dir());

@@ -67,6 +67,108 @@ pub struct MergedDocument {
     pub workers: Vec<WorkerDoc>,
     pub total: FleetTotal,
     pub warnings: Vec<String>,
+    /// Runs the launcher started that sent no document (`--missing`): the
+    /// fleet is incomplete, and its totals are those of `hosts` alone.
+    #[serde(default)]
+    pub missing: Vec<MissingHost>,
+    /// What the launcher's preflight saw on every host before any started
+    /// (`--preflight`, written by scripts/fleet.sh); null when not given.
+    #[serde(default)]
+    pub preflight: Option<Preflight>,
+}
+
+/// A run of the fleet that sent no document, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MissingHost {
+    /// As the launcher named it (the hostfile's name, not the host's own).
+    pub host: String,
+    pub reason: String,
+}
+
+/// `--missing HOST[=REASON]`.
+pub fn parse_missing(text: &str) -> Result<MissingHost, String> {
+    let (host, reason) = text.split_once('=').unwrap_or((text, "no document"));
+    let (host, reason) = (host.trim(), reason.trim());
+    if host.is_empty() {
+        return Err("give the host that sent no document: --missing HOST or HOST=REASON".into());
+    }
+    Ok(MissingHost {
+        host: host.into(),
+        reason: if reason.is_empty() {
+            "no document"
+        } else {
+            reason
+        }
+        .into(),
+    })
+}
+
+/// The preflight of a fleet: each host's version and clock, checked by the
+/// launcher before any host started I/O.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Preflight {
+    /// ssh, pdsh, clush, local, ...
+    pub launcher: String,
+    /// The bound the launcher held every host's skew to.
+    pub max_skew_sec: f64,
+    pub connect_timeout_sec: f64,
+    pub hosts: Vec<PreflightHost>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PreflightHost {
+    pub host: String,
+    pub version: String,
+    pub schema_version: u32,
+    /// The host's clock minus the launcher's (positive: ahead).
+    pub skew_sec: f64,
+    /// The true skew is within skew_sec +/- this.
+    pub uncertainty_sec: f64,
+    /// The round trip the skew was measured over.
+    pub rtt_sec: f64,
+    /// "ping": clock read on a line sent over the open connection (the
+    /// uncertainty is rtt/2); "one-way": read before the answer arrived
+    /// (launchers that do not forward standard input, pdsh).
+    pub method: String,
+}
+
+/// Reads a preflight record (scripts/fleet.sh's OUT/preflight.json).
+pub fn read_preflight(path: &Path) -> Result<Preflight, UsageError> {
+    let shown = show_path(path);
+    let text = std::fs::read(path)
+        .map_err(|e| UsageError(format!("cannot read --preflight {shown}: {e}")))?;
+    let p: Preflight = serde_json::from_slice(&text).map_err(|e| {
+        UsageError(format!(
+            "--preflight {shown} is not a preflight record ({e}): give the preflight.json that fleet.sh wrote"
+        ))
+    })?;
+    if p.hosts.is_empty() {
+        return Err(UsageError(format!(
+            "--preflight {shown} lists no host: give the preflight.json that fleet.sh wrote"
+        )));
+    }
+    for (i, h) in p.hosts.iter().enumerate() {
+        for (name, x) in [
+            ("skew_sec", h.skew_sec),
+            ("uncertainty_sec", h.uncertainty_sec),
+            ("rtt_sec", h.rtt_sec),
+        ] {
+            if !x.is_finite() || (name != "skew_sec" && x < 0.0) {
+                return Err(UsageError(format!(
+                    "--preflight {shown}: hosts[{i}].{name} is {x}: give the preflight.json that fleet.sh wrote"
+                )));
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// What the launcher knows beyond the documents: the preflight, and the
+/// runs that sent none.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    pub preflight: Option<Preflight>,
+    pub missing: Vec<MissingHost>,
 }
 
 /// A file to merge: a run document or an earlier merge.
@@ -191,11 +293,15 @@ fn same_run(a: &HostDoc, b: &HostDoc) -> bool {
         && a.histogram == b.histogram
 }
 
-/// Merges run documents and earlier merges.
-pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
-    if paths.len() < 2 {
-        return crate::base::error::usage("merge needs at least two documents");
+/// Merges run documents and earlier merges, with what the launcher knows.
+pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDocument> {
+    if paths.is_empty() || paths.len() + launch.missing.len() < 2 {
+        return crate::base::error::usage(
+            "merge needs at least two documents (or one, and a --missing host)",
+        );
     }
+    let mut missing = launch.missing;
+    let mut preflight = launch.preflight;
     let mut hosts = Vec::new();
     let mut workers = Vec::new();
     let mut config = None;
@@ -225,7 +331,20 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
                         .collect::<Vec<_>>(),
                 )
             }
-            Input::Merged(m) => (m.config, m.hosts, m.workers, m.warnings),
+            Input::Merged(m) => {
+                // An earlier fleet's missing runs and preflight stay on record.
+                missing.extend(m.missing);
+                preflight = match (preflight, m.preflight) {
+                    (None, p) | (p, None) => p,
+                    (Some(mut a), Some(b)) => {
+                        a.max_skew_sec = a.max_skew_sec.max(b.max_skew_sec);
+                        a.connect_timeout_sec = a.connect_timeout_sec.max(b.connect_timeout_sec);
+                        a.hosts.extend(b.hosts);
+                        Some(a)
+                    }
+                };
+                (m.config, m.hosts, m.workers, m.warnings)
+            }
         };
         match &config {
             None => config = Some(cfg),
@@ -329,5 +448,7 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<MergedDocument> {
         workers,
         total,
         warnings,
+        missing,
+        preflight,
     })
 }
