@@ -13,6 +13,8 @@
 //! | `sb_multi_cpu`  | this process may run on two or more CPUs              |
 //! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
 //! |                 | array tools with apt), or all of them already there   |
+//! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
+//! |                 | (tests/fleet_ssh.rs: hosts in network namespaces)     |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -24,7 +26,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 9] = [
+const FLAGS: [&str; 10] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -34,6 +36,7 @@ const FLAGS: [&str; 9] = [
     "sb_blkio",
     "sb_multi_cpu",
     "sb_lab",
+    "sb_fleet_ssh",
 ];
 
 fn main() {
@@ -79,6 +82,18 @@ fn main() {
                 .iter()
                 .all(|t| on_path(t))
             }
+            "sb_fleet_ssh" => [
+                "sshd",
+                "ssh",
+                "ssh-keygen",
+                "pdsh",
+                "clush",
+                "faketime",
+                "ip",
+                "unshare",
+            ]
+            .iter()
+            .all(|t| on_path(t)),
             _ => false,
         }
     };

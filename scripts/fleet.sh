@@ -2,78 +2,402 @@
 # Run stripebench on many hosts at once with existing launchers (no daemon),
 # collect each host's JSON document, and merge them into one fleet document.
 #
-#   scripts/fleet.sh [--launcher auto|ssh|pdsh|clush|local] [--delay SECONDS]
-#                    [--out DIR] [--bin PATH] HOSTFILE -- RUN_OPTIONS...
+#   scripts/fleet.sh [OPTIONS] HOSTFILE -- RUN_OPTIONS...
 #
-# HOSTFILE: one host a line, "HOST TARGET...": the targets to drive on that
-# host (none: the host's built-in test bed); '#' starts a comment. Every host
-# gets the same --start-at (now + --delay, 10 s by default), so the runs start
-# together; each writes OUT/HOST.json (HOST-N.json if a host is listed twice),
-# and the script ends with `stripebench merge OUT/*.json --json OUT/fleet.json`.
+#   --launcher L         auto (pdsh, else clush, else ssh), ssh, pdsh, clush, or
+#                        local (each line on this machine: a fleet of one host
+#                        with several sets of devices)
+#   --bin PATH           stripebench on the hosts (default: stripebench on
+#                        their PATH); the merge runs it here too
+#   --ssh-config FILE    the ssh client configuration (ssh -F FILE; given to
+#                        pdsh as PDSH_SSH_ARGS_APPEND, to clush as -o)
+#   --out DIR            where the documents go (default fleet-out)
+#   --delay TIME         start this long after the preflight (default 10s)
+#   --connect-timeout T  a host that has not answered the preflight by then
+#                        is named and the fleet refused (default 10s)
+#   --max-skew TIME      refuse a host whose clock is further than this from
+#                        this machine's (default 100ms)
+#   --grace TIME         how long past its planned end (ramp + duration) a host
+#                        may take before it counts as missing (default 30s)
+#   --deadline TIME      the time from the start after which a host that has
+#                        not answered counts as missing, instead of ramp +
+#                        duration + grace (needed when the run options do not
+#                        say how long the run takes: --passes, --io-limit,
+#                        --config without --duration)
+#   --force              allow per-host run options (the merge then merges
+#                        different workloads, with a warning)
 #
-# Launchers: ssh (one ssh per host, in parallel), pdsh or clush (-w HOST),
-# auto (pdsh, else clush, else ssh), local (runs each line on this machine:
-# for trying a fleet on one host with several sets of devices). The clocks of
-# the hosts must agree (NTP/PTP) for --start-at to line them up; merge
-# reports the start skew it sees.
+# HOSTFILE: one run a line, "HOST [TARGET...] [-- RUN_OPTIONS...]": the
+# targets to drive on that host (none: the host's built-in test bed); '#'
+# starts a comment. A host may have several lines with different targets
+# (OUT/HOST.json, OUT/HOST-1.json, ...). Per-host run options make the hosts
+# run different workloads and are refused unless --force.
 #
-# Slurm:  srun -N 4 --ntasks-per-node=1 sh -c 'stripebench run --start-at $START --json - /dev/nvme0n1 > out/$(hostname).json'
-# MPI:    mpirun -np 4 --map-by node sh -c '... the same ...'
+# Preflight, before any host starts I/O: every host runs `stripebench
+# version --json` through the launcher and answers with its version, schema
+# version and clock. The fleet is refused (exit 2, naming the host) when a
+# host does not answer within --connect-timeout, when versions or schema
+# versions differ, or when a clock is further than --max-skew from this
+# machine's. With ssh, clush and local the clock is read in a ping over the
+# open connection (`version --on-stdin`): skew = remote clock - midpoint of
+# the local send and receive, within +/- rtt/2 (the best of three pings).
+# pdsh does not forward standard input: its skew is the remote clock minus the
+# arrival of its answer (a clock behind looks behind by the answer's transit
+# too). OUT/preflight.json records each host's version, skew, uncertainty and
+# rtt; the merged document carries it.
+#
+# Every host gets the same --start-at (preflight end + --delay). A host whose
+# document has not arrived by start + ramp + duration + grace (or
+# --deadline) is stopped waiting for (its launcher is killed; a process left
+# on the host is not), and is reported missing, as is a host whose run
+# failed; the others are merged: OUT/fleet.json via `stripebench merge
+# --preflight OUT/preflight.json --missing HOST=REASON ...`.
+#
+# Exit status: 0 every host measured and merged; 3 the fleet is incomplete
+# (some hosts missing, the others merged into OUT/fleet.json); 2 bad input or
+# a refused preflight, before any I/O; 1 no host measured, or the merge
+# failed.
+#
+# Slurm: scripts/fleet/slurm.sbatch; Kubernetes: scripts/fleet/k8s-job.yaml.
+# MPI:    mpirun -np 4 --map-by node sh -c 'stripebench run --start-at $START --json - /dev/nvme0n1 > out/$(hostname).json'
 # then:   stripebench merge out/*.json --json fleet.json
 set -euo pipefail
 
+EXIT_USAGE=2
+EXIT_INCOMPLETE=3
+die() { echo "fleet.sh: $*" >&2; exit "$EXIT_USAGE"; }
+USAGE="usage: fleet.sh [--launcher auto|ssh|pdsh|clush|local] [--bin PATH] [--ssh-config FILE] [--out DIR] [--delay TIME] [--connect-timeout TIME] [--max-skew TIME] [--grace TIME] [--deadline TIME] [--force] HOSTFILE -- RUN_OPTIONS..."
+
+# A duration (10, 10s, 500ms, 2m, 1.5h: stripebench's syntax) in microseconds.
+to_us() {
+  awk -v t="$1" 'BEGIN {
+    if (!match(t, /^[0-9]+(\.[0-9]+)?/)) exit 1
+    n = substr(t, 1, RLENGTH); u = substr(t, RLENGTH + 1)
+    if (u == "" || u == "s" || u == "sec") f = 1e6
+    else if (u == "ms") f = 1e3
+    else if (u == "us") f = 1
+    else if (u == "ns") f = 1e-3
+    else if (u == "m" || u == "min") f = 60e6
+    else if (u == "h") f = 3600e6
+    else exit 1
+    printf "%.0f\n", n * f
+  }'
+}
+# Microseconds as seconds with a fraction (for JSON and messages).
+us_s() { awk -v u="$1" 'BEGIN { printf "%.6f", u / 1e6 }'; }
+us_g() { awk -v u="$1" 'BEGIN { printf "%g", u / 1e6 }'; }
+us_ms() { awk -v u="$1" 'BEGIN { printf "%.1fms", u / 1e3 }'; }
+now_us() { echo "${EPOCHREALTIME/./}"; }
+opt_us() { to_us "$2" || die "$1 '$2' is not a time: give e.g. 10s, 500ms or 2m"; }
+
 LAUNCHER=auto
-DELAY=10
 OUT=fleet-out
 BIN=stripebench
+SSH_CONFIG=
+DELAY_US=10000000
+CONNECT_US=10000000
+MAX_SKEW_US=100000
+GRACE_US=30000000
+DEADLINE_US=
+FORCE=0
+HOSTFILE=
+need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --launcher) LAUNCHER=$2; shift 2 ;;
-    --delay) DELAY=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
-    --bin) BIN=$2; shift 2 ;;
+    --launcher) need "$@"; LAUNCHER=$2; shift 2 ;;
+    --delay) need "$@"; DELAY_US=$(opt_us "$1" "$2"); shift 2 ;;
+    --out) need "$@"; OUT=$2; shift 2 ;;
+    --bin) need "$@"; BIN=$2; shift 2 ;;
+    --ssh-config) need "$@"; SSH_CONFIG=$2; shift 2 ;;
+    --connect-timeout) need "$@"; CONNECT_US=$(opt_us "$1" "$2"); shift 2 ;;
+    --max-skew) need "$@"; MAX_SKEW_US=$(opt_us "$1" "$2"); shift 2 ;;
+    --grace) need "$@"; GRACE_US=$(opt_us "$1" "$2"); shift 2 ;;
+    --deadline) need "$@"; DEADLINE_US=$(opt_us "$1" "$2"); shift 2 ;;
+    --force) FORCE=1; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
-    -*) echo "fleet.sh: unknown option $1" >&2; exit 2 ;;
-    *) HOSTFILE=$1; shift ;;
+    -*) die "$1 is not a fleet.sh option: run options go after -- (fleet.sh HOSTFILE -- $1 ...)" ;;
+    *)
+      [ -z "$HOSTFILE" ] || die "'$1' after HOSTFILE $HOSTFILE: run options go after -- (fleet.sh HOSTFILE -- RUN_OPTIONS...)"
+      HOSTFILE=$1; shift ;;
   esac
 done
-[ -n "${HOSTFILE:-}" ] && [ -r "$HOSTFILE" ] || { echo "usage: $0 [--launcher L] [--delay S] [--out DIR] [--bin PATH] HOSTFILE -- RUN_OPTIONS..." >&2; exit 2; }
+RUN_OPTS=("$@")
+for a in "${RUN_OPTS[@]}"; do
+  case "$a" in
+    --json|--json=*|--start-at|--start-at=*) die "run option $a: fleet.sh sets --json and --start-at itself (the documents go to --out DIR)" ;;
+  esac
+done
+[ -n "$HOSTFILE" ] || die "no HOSTFILE: $USAGE"
+[ -r "$HOSTFILE" ] || die "cannot read HOSTFILE $HOSTFILE"
 case "$LAUNCHER" in
   auto) if command -v pdsh >/dev/null; then LAUNCHER=pdsh; elif command -v clush >/dev/null; then LAUNCHER=clush; else LAUNCHER=ssh; fi ;;
   ssh|pdsh|clush|local) ;;
-  *) echo "fleet.sh: --launcher is auto, ssh, pdsh, clush or local" >&2; exit 2 ;;
+  *) die "--launcher is auto, ssh, pdsh, clush or local, not '$LAUNCHER'" ;;
 esac
-mkdir -p "$OUT"
-START=$(( $(date +%s) + DELAY ))
-echo "fleet.sh: $LAUNCHER, all hosts start at $START ($(date -u -d "@$START" +%H:%M:%SZ 2>/dev/null || echo "+${DELAY}s"))" >&2
+[ "$LAUNCHER" = local ] || command -v "$LAUNCHER" >/dev/null || die "--launcher $LAUNCHER: $LAUNCHER is not installed"
+[ -z "$SSH_CONFIG" ] || [ -r "$SSH_CONFIG" ] || die "cannot read --ssh-config $SSH_CONFIG"
+[ "$CONNECT_US" -gt 0 ] || die "--connect-timeout must be longer than 0"
+MERGE_BIN=$BIN
+command -v "$MERGE_BIN" >/dev/null || MERGE_BIN=stripebench
+command -v "$MERGE_BIN" >/dev/null || die "no stripebench here to merge with ($BIN, or stripebench on PATH)"
 
-pids=()
-files=()
-declare -A seen=()
-while read -r host targets; do
-  [ -n "$host" ] && [ "${host:0:1}" != "#" ] || continue
-  n=${seen[$host]:-0}; seen[$host]=$((n + 1))
+# --- the hostfile: one run a line -------------------------------------------
+HOSTS=() TARGETS=() EXTRAS=() NAMES=()
+declare -A seen_run=() seen_host=()
+lineno=0
+while IFS= read -r raw || [ -n "$raw" ]; do
+  lineno=$((lineno + 1))
+  line=${raw%%#*}
+  read -r -a words <<<"$line" || true
+  [ ${#words[@]} -gt 0 ] || continue
+  host=${words[0]}
+  where="$HOSTFILE line $lineno"
+  case "$host" in
+    /*|-*) die "$where: '$host' is not a host: a line is HOST [TARGET...] [-- RUN_OPTIONS...], the host first" ;;
+  esac
+  [[ "$host" =~ ^[A-Za-z0-9@._:%-]+$ ]] || die "$where: '$host' is not a host name or address"
+  targets=() extras=() in_extras=0
+  for w in "${words[@]:1}"; do
+    if [ "$in_extras" = 0 ] && [ "$w" = -- ]; then in_extras=1
+    elif [ "$in_extras" = 1 ]; then extras+=("$w")
+    else targets+=("$w"); fi
+  done
+  [ "$in_extras" = 0 ] || [ ${#extras[@]} -gt 0 ] || die "$where: '--' with no run options after it"
+  key="$host ${targets[*]:-} -- ${extras[*]:-}"
+  [ -z "${seen_run[$key]:-}" ] || die "$where: host $host with the same targets as ${seen_run[$key]}: one run a line; list a host twice only with different targets"
+  seen_run[$key]=$where
+  if [ ${#extras[@]} -gt 0 ] && [ "$FORCE" = 0 ]; then
+    die "$where: per-host run options (${extras[*]}) make $host run another workload than the rest: give the run options once, after -- on the command line, or pass --force"
+  fi
+  n=${seen_host[$host]:-0}; seen_host[$host]=$((n + 1))
   name=$host; [ "$n" -gt 0 ] && name="$host-$n"
-  out="$OUT/$name.json"
+  HOSTS+=("$host") TARGETS+=("${targets[*]:-}") EXTRAS+=("${extras[*]:-}") NAMES+=("$name")
+done <"$HOSTFILE"
+[ ${#HOSTS[@]} -gt 0 ] || die "no hosts in $HOSTFILE: a line is HOST [TARGET...]"
+
+# --- how long a run takes: the deadline --------------------------------------
+# ramp + duration of a host's run options (the last of each wins, as in
+# stripebench), in microseconds; empty when they do not tell.
+run_us() {
+  local dur=10000000 ramp=1000000 bounded=1 has_dur=0 has_ramp=0 io_limit=0 a v
+  while [ $# -gt 0 ]; do
+    a=$1; v=
+    case "$a" in
+      -t|--duration|--ramp) v=${2:-}; shift ;;
+      --duration=*|--ramp=*) v=${a#*=}; a=${a%%=*} ;;
+      -t?*) v=${a#-t}; a=-t ;;
+      --io-limit|--io-limit=*) bounded=0 io_limit=1 ;;
+      --passes|--config|--passes=*|--config=*) bounded=0 ;;
+    esac
+    case "$a" in
+      -t|--duration) dur=$(to_us "$v") || return 1; has_dur=1 ;;
+      --ramp) ramp=$(to_us "$v") || return 1; has_ramp=1 ;;
+    esac
+    shift
+  done
+  # stripebench's defaults: no ramp with --io-limit.
+  [ "$io_limit" = 0 ] || [ "$has_ramp" = 1 ] || ramp=0
+  [ "$bounded" = 1 ] || [ "$has_dur" = 1 ] || return 1
+  echo $((dur + ramp))
+}
+LONGEST_US=0
+if [ -z "$DEADLINE_US" ]; then
+  for i in "${!HOSTS[@]}"; do
+    # shellcheck disable=SC2206
+    opts=("${RUN_OPTS[@]}" ${EXTRAS[$i]})
+    us=$(run_us "${opts[@]}") || die "cannot tell how long the run of ${NAMES[$i]} takes from its run options (--passes, --io-limit or --config without --duration, or a time that is not one): give --deadline TIME"
+    [ "$us" -le "$LONGEST_US" ] || LONGEST_US=$us
+  done
+  DEADLINE_US=$((LONGEST_US + GRACE_US))
+fi
+
+# --- launching a command on a host ---------------------------------------------
+CONNECT_S_INT=$(((CONNECT_US + 999999) / 1000000))
+SSH_OPTS=(-o BatchMode=yes -o ConnectTimeout=$CONNECT_S_INT)
+[ -z "$SSH_CONFIG" ] || SSH_OPTS=(-F "$SSH_CONFIG" "${SSH_OPTS[@]}")
+# Sets CMD to run "$@" on host $1 through the launcher.
+launch() {
+  local host=$1 q; shift
+  q=$(printf '%q ' "$@")
+  case "$LAUNCHER" in
+    local) CMD=("$@") ;;
+    ssh) CMD=(ssh "${SSH_OPTS[@]}" "$host" "$q") ;;
+    pdsh) CMD=(env "PDSH_SSH_ARGS_APPEND=${SSH_OPTS[*]}" pdsh -S -R ssh -N -t "$CONNECT_S_INT" -w "$host" "$q") ;;
+    clush) CMD=(clush -S -N -o "${SSH_OPTS[*]}" -w "$host" "$q") ;;
+  esac
+}
+
+mkdir -p "$OUT"
+PRE="$OUT/preflight"
+rm -rf "$PRE"
+mkdir -p "$PRE"
+CONNECT_S=$(us_s "$CONNECT_US")
+
+# --- preflight ---------------------------------------------------------------
+# One host: writes $PRE/N.ok ("version schema skew_us uncertainty_us rtt_us
+# method") or $PRE/N.fail (one line: why).
+json_field() { # $1 line, $2 key: a string or number field of a flat JSON line
+  local re="\"$2\":\"?([^\",}]*)"
+  [[ "$1" =~ $re ]] && echo "${BASH_REMATCH[1]}"
+}
+preflight_host() {
+  local n=$1 host=$2 f="$PRE/$1" line t0 t1 ta c rtt skew best_rtt= best_skew= k pid
+  local ping=1
+  [ "$LAUNCHER" != pdsh ] || ping=0
+  if [ "$ping" = 1 ]; then launch "$host" "$BIN" version --json --on-stdin; else launch "$host" "$BIN" version --json; fi
+  fail() {
+    local err=""
+    # A launcher that gives up at the same moment says why within a moment.
+    [ -s "$f.err" ] || sleep 0.5
+    [ ! -s "$f.err" ] || err=": $(grep -v '^$' "$f.err" | tail -n 1)"
+    echo "host $host $1$err" >"$f.fail"
+    kill "$pid" 2>/dev/null || true
+    exit 0
+  }
+  t0=$(now_us)
+  coproc REMOTE { "${CMD[@]}" 2>"$f.err"; }
+  pid=$REMOTE_PID
+  local rin=${REMOTE[0]} rout=${REMOTE[1]}
+  read -r -t "$CONNECT_S" line <&"$rin" || fail "did not answer the preflight within $(us_g "$CONNECT_US")s (--connect-timeout)"
+  ta=$(now_us)
+  c=$(json_field "$line" clock_unix_ns) || fail "answered the preflight with '$line', not stripebench version --json (is --bin an older stripebench?)"
+  if [ "$ping" = 1 ]; then
+    for k in 1 2 3; do
+      t0=$(now_us)
+      echo >&"$rout"
+      read -r -t "$CONNECT_S" line <&"$rin" || fail "stopped answering the preflight's clock pings"
+      t1=$(now_us)
+      c=$(json_field "$line" clock_unix_ns) || fail "answered a clock ping with '$line'"
+      rtt=$((t1 - t0))
+      skew=$((c / 1000 - (t0 + t1) / 2))
+      if [ -z "$best_rtt" ] || [ "$rtt" -lt "$best_rtt" ]; then best_rtt=$rtt best_skew=$skew; fi
+    done
+    eval "exec $rout>&-"
+    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $best_skew $((best_rtt / 2)) $best_rtt ping" >"$f.ok"
+  else
+    # The clock was read between the launch and the answer's arrival.
+    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $((c / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way" >"$f.ok"
+  fi
+  wait "$pid" 2>/dev/null || true
+}
+
+declare -A asked=()
+ppids=()
+for i in "${!HOSTS[@]}"; do
+  host=${HOSTS[$i]}
+  [ -z "${asked[$host]:-}" ] || continue
+  asked[$host]=$i
+  ( preflight_host "$i" "$host" ) </dev/null &
+  ppids+=($!)
+done
+for p in "${ppids[@]}"; do wait "$p" || true; done
+
+refused=0
+first_version= first_host=
+entries=()
+for i in "${!HOSTS[@]}"; do
+  host=${HOSTS[$i]}
+  [ "${asked[$host]}" = "$i" ] || continue
+  f="$PRE/$i"
+  if [ -s "$f.fail" ]; then
+    echo "fleet.sh: refused: $(cat "$f.fail"); check that it is up, reachable and has stripebench, or remove it from $HOSTFILE" >&2
+    refused=1; continue
+  fi
+  if [ ! -s "$f.ok" ]; then
+    echo "fleet.sh: refused: host $host: the preflight ended without an answer: see $f.err" >&2
+    refused=1; continue
+  fi
+  read -r version schema skew unc rtt method <"$f.ok"
+  [[ "$skew" =~ ^-?[0-9]+$ && "$schema" =~ ^[0-9]+$ ]] || { echo "fleet.sh: refused: host $host: a preflight answer that does not parse: $(cat "$f.ok")" >&2; refused=1; continue; }
+  if [ -z "$first_host" ]; then
+    first_host=$host first_version="$version $schema"
+  elif [ "$version $schema" != "$first_version" ]; then
+    echo "fleet.sh: refused: host $host runs stripebench $version (schema $schema), host $first_host runs ${first_version% *} (schema ${first_version#* }): run one version on every host" >&2
+    refused=1
+  fi
+  abs=${skew#-}
+  if [ "$abs" -gt "$MAX_SKEW_US" ]; then
+    side=ahead; [ "$skew" -ge 0 ] || side=behind
+    if [ "$method" = ping ]; then within="+/- $(us_ms "$unc")"; else within="one-way: the true skew is between that and $(us_ms "$unc") more"; fi
+    echo "fleet.sh: refused: host $host's clock is $(us_s "$abs")s $side of this machine's ($within), more than --max-skew $(us_ms "$MAX_SKEW_US"): synchronise the clocks (NTP, PTP) or raise --max-skew" >&2
+    refused=1
+  fi
+  entries+=("{\"host\": \"$host\", \"version\": \"$version\", \"schema_version\": $schema, \"skew_sec\": $(us_s "$skew"), \"uncertainty_sec\": $(us_s "$unc"), \"rtt_sec\": $(us_s "$rtt"), \"method\": \"$method\"}")
+done
+# One line for each host refused (above); no host has started.
+[ "$refused" = 0 ] || exit "$EXIT_USAGE"
+{
+  printf '{"launcher": "%s", "max_skew_sec": %s, "connect_timeout_sec": %s, "hosts": [\n' \
+    "$LAUNCHER" "$(us_s "$MAX_SKEW_US")" "$CONNECT_S"
+  sep=""
+  for e in "${entries[@]}"; do printf '%s  %s' "$sep" "$e"; sep=$',\n'; done
+  printf '\n]}\n'
+} >"$OUT/preflight.json"
+
+# --- the run -----------------------------------------------------------------
+START_US=$(($(now_us) + DELAY_US))
+START=$(us_s "$START_US")
+END_US=$((START_US + DEADLINE_US))
+echo "fleet.sh: $LAUNCHER, ${#HOSTS[@]} run(s) on ${#asked[@]} host(s), versions and clocks agree (preflight.json); all start at $START ($(date -u -d "@${START%.*}" +%H:%M:%SZ)), deadline $(us_g "$DEADLINE_US")s after it" >&2
+
+pids=() files=()
+for i in "${!HOSTS[@]}"; do
+  out="$OUT/${NAMES[$i]}.json"
+  rm -f "$out"
   files+=("$out")
   # shellcheck disable=SC2206
-  cmd=("$BIN" run --no-progress --start-at "$START" --json - "$@" $targets)
-  case "$LAUNCHER" in
-    local) "${cmd[@]}" >"$out" 2>"$OUT/$name.log" & ;;
-    ssh) ssh -o BatchMode=yes "$host" "$(printf '%q ' "${cmd[@]}")" >"$out" 2>"$OUT/$name.log" & ;;
-    pdsh) pdsh -N -w "$host" "$(printf '%q ' "${cmd[@]}")" >"$out" 2>"$OUT/$name.log" & ;;
-    clush) clush -N -w "$host" "$(printf '%q ' "${cmd[@]}")" >"$out" 2>"$OUT/$name.log" & ;;
-  esac
+  launch "${HOSTS[$i]}" "$BIN" run --no-progress --start-at "$START" --json - "${RUN_OPTS[@]}" ${EXTRAS[$i]} ${TARGETS[$i]}
+  "${CMD[@]}" >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
   pids+=($!)
-done <"$HOSTFILE"
-[ ${#pids[@]} -gt 0 ] || { echo "fleet.sh: no hosts in $HOSTFILE" >&2; exit 2; }
-
-failed=0
-for i in "${!pids[@]}"; do
-  if ! wait "${pids[$i]}"; then
-    echo "fleet.sh: ${files[$i]} failed: $(tail -n 1 "${files[$i]%.json}.log")" >&2
-    failed=1
-  fi
 done
-[ "$failed" = 0 ] || exit 1
-"$BIN" merge "${files[@]}" --json "$OUT/fleet.json"
+
+declare -A rc=() late=()
+while :; do
+  running=0
+  for i in "${!pids[@]}"; do
+    [ -z "${rc[$i]:-}" ] || continue
+    if kill -0 "${pids[$i]}" 2>/dev/null; then running=1
+    else
+      if wait "${pids[$i]}"; then rc[$i]=0; else rc[$i]=$?; fi
+    fi
+  done
+  [ "$running" = 1 ] || break
+  if [ "$(now_us)" -ge "$END_US" ]; then
+    for i in "${!pids[@]}"; do
+      [ -z "${rc[$i]:-}" ] || continue
+      late[$i]=1
+      kill -TERM "${pids[$i]}" 2>/dev/null || true
+    done
+    sleep 1
+    for i in "${!pids[@]}"; do
+      [ -n "${late[$i]:-}" ] || continue
+      kill -KILL "${pids[$i]}" 2>/dev/null || true
+      wait "${pids[$i]}" 2>/dev/null || true
+      rc[$i]=killed
+    done
+    break
+  fi
+  sleep 0.2
+done
+
+measured=() missing=()
+for i in "${!pids[@]}"; do
+  f=${files[$i]} name=${NAMES[$i]}
+  if [ -n "${late[$i]:-}" ]; then
+    why="no document $(us_g "$DEADLINE_US")s after the start (ramp + duration + grace, or --deadline): stopped waiting"
+  elif [ -s "$f" ] && [ "$(tail -c 2 "$f" | tr -d '\n')" = "}" ]; then
+    measured+=("$f"); continue
+  else
+    # The host's own last word, not the launcher's "exited with exit code".
+    why=$(grep -v -e '^$' -e '^clush: ' -e '^pdsh@' "$OUT/$name.log" | tail -n 1 || true)
+    [ -n "$why" ] || why=$(grep -v '^$' "$OUT/$name.log" | tail -n 1 || true)
+    why="no document (exit ${rc[$i]})${why:+: $why}"
+  fi
+  echo "fleet.sh: host $name is missing: $why" >&2
+  missing+=(--missing "$name=$why")
+done
+[ ${#measured[@]} -gt 0 ] || { echo "fleet.sh: no host measured: see $OUT/*.log" >&2; exit 1; }
+force=(); [ "$FORCE" = 0 ] || force=(--force)
+"$MERGE_BIN" merge "${measured[@]}" --preflight "$OUT/preflight.json" "${missing[@]}" "${force[@]}" --json "$OUT/fleet.json" || exit 1
+[ ${#missing[@]} = 0 ] || { echo "fleet.sh: the fleet is incomplete: $(( ${#missing[@]} / 2 )) of ${#HOSTS[@]} run(s) missing, the rest merged into $OUT/fleet.json (exit $EXIT_INCOMPLETE)" >&2; exit "$EXIT_INCOMPLETE"; }

@@ -488,3 +488,121 @@ fn merge_records_the_missing_hosts_and_the_preflight() {
         assert_eq!(err.lines().count(), 1, "one line: {err}");
     }
 }
+
+/// scripts/fleet.sh with these arguments, run here.
+fn fleet_sh(args: &[&str]) -> std::process::Output {
+    Command::new("bash")
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet.sh"))
+        .arg("--bin")
+        .arg(assert_cmd::cargo::cargo_bin("stripebench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn fleet_script_refuses_bad_hostfiles_and_options_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t1, t2) = (
+        data_file(dir.path(), "t1", 2 << 20),
+        data_file(dir.path(), "t2", 2 << 20),
+    );
+    let (t1, t2) = (t1.to_str().unwrap(), t2.to_str().unwrap());
+    let file = |name: &str, text: &str| -> String {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let good = file("good", &format!("hostA {t1}\nhostB {t2}\n"));
+    let no_host = file("nohost", &format!("hostA {t1}\n   {t2}\n"));
+    let twice = file(
+        "twice",
+        &format!("hostA {t1}\n# again\nhostA {t1}  # same\n"),
+    );
+    let per_host = file("perhost", &format!("hostA {t1}\nhostB {t2} -- --bs 4k\n"));
+    let empty = file("empty", "# nobody\n\n");
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--launcher", "local", &no_host, "--", "-t", "1s"],
+            "nohost line 2: '",
+        ),
+        (
+            vec!["--launcher", "local", &twice, "--", "-t", "1s"],
+            "twice line 3: host hostA with the same targets as",
+        ),
+        (
+            vec!["--launcher", "local", &good, "--duration", "1s"],
+            "--duration is not a fleet.sh option: run options go after --",
+        ),
+        (
+            vec!["--launcher", "local", &good, "1s"],
+            "'1s' after HOSTFILE",
+        ),
+        (
+            vec!["--launcher", "local", &per_host, "--", "-t", "1s"],
+            "per-host run options (--bs 4k) make hostB run another workload",
+        ),
+        (
+            vec!["--launcher", "local", &empty, "--", "-t", "1s"],
+            "no hosts in",
+        ),
+        (vec!["--launcher", "rsh", &good], "--launcher is auto, ssh"),
+        (
+            vec!["--launcher", "local", &good, "--", "--json", "x.json"],
+            "fleet.sh sets --json and --start-at itself",
+        ),
+        (
+            vec!["--launcher", "local", &good, "--", "--passes", "1"],
+            "give --deadline TIME",
+        ),
+        (
+            vec!["--launcher", "local", "--max-skew", "soon", &good],
+            "--max-skew 'soon' is not a time",
+        ),
+    ];
+    for (args, expect) in &cases {
+        let mut a = vec!["--out", out];
+        a.extend(args);
+        let o = fleet_sh(&a);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expect), "{args:?}: '{expect}' in {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+    assert!(
+        !Path::new(out).join("hostA.json").exists(),
+        "refused before any run"
+    );
+    // Per-host options with --force: run, merged with a warning.
+    let o = fleet_sh(&[
+        "--launcher",
+        "local",
+        "--delay",
+        "1s",
+        "--force",
+        "--out",
+        out,
+        &per_host,
+        "--",
+        "-t",
+        "300ms",
+        "--ramp",
+        "0",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let m = json(&std::fs::read(Path::new(out).join("fleet.json")).unwrap());
+    assert_eq!(u(&m["total"]["hosts"]), 2);
+    assert!(
+        m["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("merged because of --force")),
+        "{}",
+        m["warnings"]
+    );
+}
