@@ -15,6 +15,7 @@
 //! |                 | array tools with apt), or all of them already there   |
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
 //! |                 | (tests/fleet_ssh.rs: hosts in network namespaces)     |
+//! | `sb_kubernetes_validate` | kubernetes-validate (PyPI) is installed      |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -26,7 +27,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 10] = [
+const FLAGS: [&str; 11] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -37,6 +38,7 @@ const FLAGS: [&str; 10] = [
     "sb_multi_cpu",
     "sb_lab",
     "sb_fleet_ssh",
+    "sb_kubernetes_validate",
 ];
 
 fn main() {
@@ -94,6 +96,7 @@ fn main() {
             ]
             .iter()
             .all(|t| on_path(t)),
+            "sb_kubernetes_validate" => on_path("kubernetes-validate"),
             _ => false,
         }
     };
