@@ -79,15 +79,24 @@ pub fn render(m: &MergedDocument) -> String {
         versions.sort_unstable();
         versions.dedup();
         if let Some(w) = worst {
+            // A ping brackets the clock reading; a one-way answer only
+            // bounds it on one side (docs/json.md).
+            let within = if w.method == "one-way" {
+                format!(
+                    "one-way: true skew up to {:.1}ms more",
+                    w.uncertainty_sec * 1e3
+                )
+            } else {
+                format!("+/- {:.1}ms", w.uncertainty_sec * 1e3)
+            };
             let _ = writeln!(
                 out,
-                "preflight ({}): {} host(s), stripebench {}; largest clock skew {:+.1}ms ({}, +/- {:.1}ms), bound {:.0}ms",
+                "preflight ({}): {} host(s), stripebench {}; largest clock skew {:+.1}ms ({}, {within}), bound {:.0}ms",
                 p.launcher,
                 p.hosts.len(),
                 versions.join(", "),
                 w.skew_sec * 1e3,
                 w.host,
-                w.uncertainty_sec * 1e3,
                 p.max_skew_sec * 1e3
             );
         }
