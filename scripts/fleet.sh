@@ -87,6 +87,14 @@ to_us() {
 us_s() { awk -v u="$1" 'BEGIN { printf "%.6f", u / 1e6 }'; }
 us_g() { awk -v u="$1" 'BEGIN { printf "%g", u / 1e6 }'; }
 us_ms() { awk -v u="$1" 'BEGIN { printf "%.1fms", u / 1e3 }'; }
+# The last line of a host's stderr: its own last word (ssh's, stripebench's),
+# not the launcher's "exited with exit code", unless that is all there is.
+last_word() {
+  local w
+  w=$(grep -v -e '^$' -e '^clush: ' -e '^pdsh@' "$1" 2>/dev/null | tail -n 1 || true)
+  [ -n "$w" ] || w=$(grep -v '^$' "$1" 2>/dev/null | tail -n 1 || true)
+  printf '%s' "$w"
+}
 now_us() { echo "${EPOCHREALTIME/./}"; }
 opt_us() { to_us "$2" || die "$1 '$2' is not a time: give e.g. 10s, 500ms or 2m"; }
 
@@ -214,7 +222,7 @@ fi
 
 # --- launching a command on a host ---------------------------------------------
 CONNECT_S_INT=$(((CONNECT_US + 999999) / 1000000))
-SSH_OPTS=(-o BatchMode=yes -o ConnectTimeout=$CONNECT_S_INT)
+SSH_OPTS=(-o BatchMode=yes -o "ConnectTimeout=$CONNECT_S_INT")
 [ -z "$SSH_CONFIG" ] || SSH_OPTS=(-F "$SSH_CONFIG" "${SSH_OPTS[@]}")
 # Sets CMD to run "$@" on host $1 through the launcher.
 launch() {
@@ -242,7 +250,7 @@ json_field() { # $1 line, $2 key: a string or number field of a flat JSON line
   [[ "$1" =~ $re ]] && echo "${BASH_REMATCH[1]}"
 }
 preflight_host() {
-  local n=$1 host=$2 f="$PRE/$1" line t0 t1 ta c rtt skew best_rtt= best_skew= k pid
+  local n=$1 host=$2 f="$PRE/$1" rc line t0 t1 ta c rtt skew best_rtt="" best_skew="" pid
   local ping=1
   [ "$LAUNCHER" != pdsh ] || ping=0
   if [ "$ping" = 1 ]; then launch "$host" "$BIN" version --json --on-stdin; else launch "$host" "$BIN" version --json; fi
@@ -250,7 +258,7 @@ preflight_host() {
     local err=""
     # A launcher that gives up at the same moment says why within a moment.
     [ -s "$f.err" ] || sleep 0.5
-    [ ! -s "$f.err" ] || err=": $(grep -v '^$' "$f.err" | tail -n 1)"
+    [ ! -s "$f.err" ] || err=": $(last_word "$f.err")"
     echo "host $host $1$err" >"$f.fail"
     kill "$pid" 2>/dev/null || true
     exit 0
@@ -259,11 +267,15 @@ preflight_host() {
   coproc REMOTE { "${CMD[@]}" 2>"$f.err"; }
   pid=$REMOTE_PID
   local rin=${REMOTE[0]} rout=${REMOTE[1]}
-  read -r -t "$CONNECT_S" line <&"$rin" || fail "did not answer the preflight within $(us_g "$CONNECT_US")s (--connect-timeout)"
+  # read's status is above 128 on a timeout, 1 at the end of the answer.
+  read -r -t "$CONNECT_S" line <&"$rin" || {
+    [ $? -gt 128 ] || { wait "$pid" && rc=0 || rc=$?; fail "gave no answer to the preflight (exit $rc)"; }
+    fail "did not answer the preflight within $(us_g "$CONNECT_US")s (--connect-timeout)"
+  }
   ta=$(now_us)
   c=$(json_field "$line" clock_unix_ns) || fail "answered the preflight with '$line', not stripebench version --json (is --bin an older stripebench?)"
   if [ "$ping" = 1 ]; then
-    for k in 1 2 3; do
+    for _ in 1 2 3; do
       t0=$(now_us)
       echo >&"$rout"
       read -r -t "$CONNECT_S" line <&"$rin" || fail "stopped answering the preflight's clock pings"
@@ -294,7 +306,7 @@ done
 for p in "${ppids[@]}"; do wait "$p" || true; done
 
 refused=0
-first_version= first_host=
+first_version="" first_host=""
 entries=()
 for i in "${!HOSTS[@]}"; do
   host=${HOSTS[$i]}
@@ -389,9 +401,7 @@ for i in "${!pids[@]}"; do
   elif [ -s "$f" ] && [ "$(tail -c 2 "$f" | tr -d '\n')" = "}" ]; then
     measured+=("$f"); continue
   else
-    # The host's own last word, not the launcher's "exited with exit code".
-    why=$(grep -v -e '^$' -e '^clush: ' -e '^pdsh@' "$OUT/$name.log" | tail -n 1 || true)
-    [ -n "$why" ] || why=$(grep -v '^$' "$OUT/$name.log" | tail -n 1 || true)
+    why=$(last_word "$OUT/$name.log")
     why="no document (exit ${rc[$i]})${why:+: $why}"
   fi
   echo "fleet.sh: host $name is missing: $why" >&2

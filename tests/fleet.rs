@@ -606,3 +606,52 @@ fn fleet_script_refuses_bad_hostfiles_and_options_in_one_line() {
         m["warnings"]
     );
 }
+
+#[test]
+fn version_answers_with_version_schema_and_clock_once_per_line_on_stdin() {
+    let now_ns = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64
+    };
+    let before = now_ns();
+    let out = sb().args(["version", "--json"]).output().unwrap();
+    let after = now_ns();
+    assert!(out.status.success());
+    let v = json(&out.stdout);
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        u(&v["schema_version"]),
+        u64::from(stripebench::document::run::SCHEMA_VERSION)
+    );
+    let clock = u(&v["clock_unix_ns"]);
+    assert!(
+        (before..=after).contains(&clock),
+        "the clock read while it ran"
+    );
+    // --on-stdin: once at the start, then once for each line, until the end.
+    let out = sb()
+        .args(["version", "--json", "--on-stdin"])
+        .write_stdin("\n\nping\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| json(l.as_bytes()))
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert!(lines
+        .windows(2)
+        .all(|w| u(&w[0]["clock_unix_ns"]) <= u(&w[1]["clock_unix_ns"])));
+    let text = sb().arg("version").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.starts_with(&format!(
+            "stripebench {} (JSON schema version",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{text}"
+    );
+}
