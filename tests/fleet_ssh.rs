@@ -394,3 +394,46 @@ fn a_host_that_hangs_or_dies_mid_run_is_missing_and_the_rest_merge() {
             .status();
     }
 }
+
+#[test]
+#[cfg_attr(not(all(sb_root, sb_fleet_ssh)), ignore = "needs root, sshd")]
+fn a_test_that_panics_leaves_no_host_behind() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let crashed = std::thread::spawn(move || {
+        let net = Net::up(2);
+        let pids: Vec<String> = (1..=2)
+            .map(|i| {
+                std::fs::read_to_string(net.dir.path().join(format!("h{i}/sshd.pid")))
+                    .unwrap()
+                    .trim()
+                    .to_string()
+            })
+            .collect();
+        let mut names: Vec<String> = net.hosts.iter().map(|h| h.0.clone()).collect();
+        names.push(net.ctl.clone());
+        tx.send((net.dir.path().to_path_buf(), names, pids))
+            .unwrap();
+        panic!("a test failing with its hosts up");
+    })
+    .join();
+    assert!(crashed.is_err());
+    let (dir, names, pids) = rx.recv().unwrap();
+    let list = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    for n in &names {
+        assert!(
+            !list.contains(n.as_str()),
+            "namespace {n} left behind: {list}"
+        );
+    }
+    for p in &pids {
+        // Gone, or dead and not yet reaped by whoever adopted the daemon.
+        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().and_then(|r| r.chars().next());
+        assert!(
+            stat.is_empty() || state == Some('Z'),
+            "sshd {p} left running: {stat}"
+        );
+    }
+    assert!(!dir.exists(), "{} left behind", dir.display());
+}
