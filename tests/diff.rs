@@ -12,23 +12,34 @@ use std::path::{Path, PathBuf};
 use common::{data_file, json, refused, sb, LoopBed, Throttle};
 use serde_json::Value;
 
-/// `stripebench run ARGS --json PATH` on `target`, which must succeed.
-fn run_to(path: &Path, target: &Path, args: &[&str]) -> Value {
+/// `stripebench CMD ARGS --json PATH INPUTS`, which must succeed; the document.
+fn json_to(cmd: &str, args: &[&str], path: &Path, inputs: &[&Path]) -> Value {
     let out = sb()
-        .arg("run")
-        .args(["--no-progress", "--ramp", "0"])
+        .arg(cmd)
         .args(args)
         .arg("--json")
         .arg(path)
-        .arg(target)
+        .args(inputs)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "run {args:?}: {}",
+        "{cmd} {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     read(path)
+}
+
+/// `stripebench run ARGS` (no ramp) on `target`, its document at `path`.
+fn run_to(path: &Path, target: &Path, args: &[&str]) -> Value {
+    let all = [&["--no-progress", "--ramp", "0"], args].concat();
+    json_to("run", &all, path, &[target])
+}
+
+/// `stripebench sweep ARGS` (no ramp) on `target`, its document at `path`.
+fn sweep_to(path: &Path, target: &Path, args: &[&str]) -> Value {
+    let all = [&["--no-progress", "--ramp", "0"], args].concat();
+    json_to("sweep", &all, path, &[target])
 }
 
 fn read(path: &Path) -> Value {
@@ -269,27 +280,7 @@ fn diff_refuses_what_it_cannot_read_in_one_line() {
     );
     // A sweep against a run: two kinds.
     let sweep = dir.path().join("sweep.json");
-    let out = sb()
-        .args([
-            "sweep",
-            "--no-progress",
-            "--ramp",
-            "0",
-            "-t",
-            "1s",
-            "--param",
-            "bs=4k",
-            "--json",
-        ])
-        .arg(&sweep)
-        .arg(&t)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    sweep_to(&sweep, &t, &["-t", "1s", "--param", "bs=4k"]);
     refused(
         &["diff", g, sweep.to_str().unwrap()],
         "is a run document and",
@@ -317,24 +308,6 @@ fn diff_refuses_what_it_cannot_read_in_one_line() {
         &["diff", g, g, "--alpha", "1.5"],
         "is not a significance level",
     );
-}
-
-/// A sweep of `--param bs=...` on `target`, which must succeed.
-fn sweep_to(path: &Path, target: &Path, args: &[&str]) -> Value {
-    let out = sb()
-        .args(["sweep", "--no-progress", "--ramp", "0"])
-        .args(args)
-        .arg("--json")
-        .arg(path)
-        .arg(target)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    read(path)
 }
 
 #[test]
@@ -474,18 +447,8 @@ fn merges_are_diffed_host_by_host_and_as_a_fleet() {
             docs.push(p);
         }
         let m = dir.path().join(format!("{side}.json"));
-        let out = sb()
-            .arg("merge")
-            .args(&docs)
-            .arg("--json")
-            .arg(&m)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let inputs: Vec<&Path> = docs.iter().map(PathBuf::as_path).collect();
+        json_to("merge", &[], &m, &inputs);
         merged.push(m);
     }
     let (code, d, text) = diff(&[&merged[0], &merged[1]], &[]);
@@ -503,21 +466,12 @@ fn merges_are_diffed_host_by_host_and_as_a_fleet() {
     assert!(text.contains("FLEET"), "{text}");
     // A fleet of another size is another workload.
     let three = dir.path().join("three.json");
-    let out = sb()
-        .arg("merge")
-        .args(paths(
-            dir.path(),
-            &["base-node1.json", "base-node2.json", "new-node1.json"],
-        ))
-        .arg("--json")
-        .arg(&three)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let inputs = paths(
+        dir.path(),
+        &["base-node1.json", "base-node2.json", "new-node1.json"],
     );
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    json_to("merge", &[], &three, &inputs);
     refused(
         &["diff", merged[0].to_str().unwrap(), three.to_str().unwrap()],
         "ran different workloads: hosts (2 vs 3)",

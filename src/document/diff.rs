@@ -840,20 +840,6 @@ fn diff_compares(a: &CompareDocument, b: &CompareDocument, o: &DiffOptions) -> P
     }
 }
 
-/// A merged document's host entries, told apart by file when one hostname
-/// appears more than once.
-fn host_label(m: &MergedDocument, i: usize) -> String {
-    let h = &m.hosts[i];
-    if m.hosts.iter().filter(|x| x.hostname == h.hostname).count() > 1 {
-        let file = Path::new(&h.source)
-            .file_stem()
-            .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
-        format!("{} ({file})", h.hostname)
-    } else {
-        h.hostname.clone()
-    }
-}
-
 fn host_figures(m: &MergedDocument, i: usize) -> Figures {
     let h = &m.hosts[i];
     let mut f = Figures {
@@ -864,7 +850,7 @@ fn host_figures(m: &MergedDocument, i: usize) -> Figures {
     };
     // A host's workers carry `hostname:` in their target; two runs of one
     // host cannot be told apart there, so they get no samples.
-    if m.hosts.iter().filter(|x| x.hostname == h.hostname).count() == 1 {
+    if !m.hostname_repeats(i) {
         let prefix = format!("{}:", h.hostname);
         f.rate_samples = interval_samples(
             m.workers.iter().filter(|w| w.target.starts_with(&prefix)),
@@ -883,8 +869,8 @@ fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts
     if a.hosts.len() != b.hosts.len() {
         differences.push(format!("hosts ({} vs {})", a.hosts.len(), b.hosts.len()));
     }
-    let labels_a: Vec<String> = (0..a.hosts.len()).map(|i| host_label(a, i)).collect();
-    let labels_b: Vec<String> = (0..b.hosts.len()).map(|j| host_label(b, j)).collect();
+    let labels_a: Vec<String> = (0..a.hosts.len()).map(|i| a.host_label(i)).collect();
+    let labels_b: Vec<String> = (0..b.hosts.len()).map(|j| b.host_label(j)).collect();
     let (pairs, only_in_base, only_in_new) = match_by(&labels_a, &labels_b, String::clone);
     let mut rows: Vec<RowDiff> = pairs
         .into_iter()
