@@ -308,6 +308,12 @@ fn diff_refuses_what_it_cannot_read_in_one_line() {
         &["diff", g, g, "--alpha", "1.5"],
         "is not a significance level",
     );
+    // Regression: clap's "required arguments were not provided:" named them
+    // on the next line, which the one-line error cut off.
+    refused(
+        &["diff", g],
+        "the following required arguments were not provided: <NEW.json>",
+    );
 }
 
 #[test]

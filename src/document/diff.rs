@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::LatencySummary;
 use crate::analysis::mannwhitney::{self, Outcome};
+use crate::analysis::summary::median;
 use crate::base::error::{show_path, UsageError};
 use crate::document::compare::CompareDocument;
 use crate::document::merge::{check_merged_arithmetic, check_run_arithmetic, MergedDocument};
@@ -313,22 +314,36 @@ fn workload_of(c: &ConfigDoc, targets: usize) -> Vec<(&'static str, String)> {
 }
 
 /// The workload in words, for the report's head.
-fn workload_words(c: &ConfigDoc, targets: usize) -> String {
-    let bs =
-        c.bs.parse::<u64>()
-            .map_or(c.bs.clone(), crate::base::units::fmt_size_arg);
-    let mut s = format!(
-        "{} bs {bs}, {}, engine {} iodepth {}, {targets} target(s) x {} job(s)",
-        c.rw.name(),
-        if c.direct { "O_DIRECT" } else { "buffered" },
-        c.engine.name(),
-        c.iodepth,
-        c.jobs
-    );
-    if c.rw.name() == "randrw" {
-        s.push_str(&format!(", {}% reads", c.read_pct));
+fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
+    // A sweep's own parameters vary from point to point: left out.
+    let keep = |param: &str| !swept.iter().any(|p| p == param);
+    let mut parts = Vec::new();
+    if keep("rw") {
+        parts.push(match c.rw.name() {
+            "randrw" => format!("randrw {}% reads", c.read_pct),
+            other => other.to_string(),
+        });
     }
-    s
+    if keep("bs") {
+        let bs =
+            c.bs.parse::<u64>()
+                .map_or(c.bs.clone(), crate::base::units::fmt_size_arg);
+        parts.push(format!("bs {bs}"));
+    }
+    if keep("mode") {
+        parts.push(if c.direct { "O_DIRECT" } else { "buffered" }.to_string());
+    }
+    parts.push(format!("engine {}", c.engine.name()));
+    if keep("iodepth") {
+        parts.push(format!("iodepth {}", c.iodepth));
+    }
+    if keep("members") {
+        parts.push(format!("{targets} target(s)"));
+    }
+    if keep("jobs") {
+        parts.push(format!("{} job(s) per target", c.jobs));
+    }
+    parts.join(", ")
 }
 
 /// The workload options in which `a` and `b` differ, as "name (a vs b)";
@@ -436,7 +451,8 @@ type RateSamples = (Vec<f64>, Vec<f64>, &'static str);
 struct Figures {
     bytes_per_sec: Option<f64>,
     iops: Option<f64>,
-    latency: Option<LatencySummary>,
+    /// p50, p99 and p99.9 in ns.
+    latency: Option<[f64; 3]>,
     /// Samples of the rates (bytes/s, IOPS) and what they are.
     rate_samples: Option<RateSamples>,
     /// Per-repeat latency percentiles (p50, p99, p99.9), with enough repeats.
@@ -448,9 +464,8 @@ impl Figures {
         match metric {
             0 => self.bytes_per_sec,
             1 => self.iops,
-            2 => self.latency.map(|l| l.p50 as f64),
-            3 => self.latency.map(|l| l.p99 as f64),
-            _ => self.latency.map(|l| l.p99_9 as f64),
+            2..=4 => self.latency.map(|l| l[metric - 2]),
+            _ => None,
         }
     }
 }
@@ -468,7 +483,7 @@ fn total_figures(d: &RunDocument) -> Figures {
     Figures {
         bytes_per_sec: Some(d.total.bytes_per_sec),
         iops: Some(d.total.iops),
-        latency: d.total.latency_ns,
+        latency: pcts(&d.total.latency_ns),
         rate_samples: interval_samples(d.workers.iter(), d.window.seconds),
         latency_samples: None,
     }
@@ -647,7 +662,7 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
         let fa = Figures {
             bytes_per_sec: Some(ta.bytes_per_sec),
             iops: Some(ta.iops),
-            latency: ta.latency_ns,
+            latency: pcts(&ta.latency_ns),
             rate_samples: interval_samples(
                 a.workers.iter().filter(|w| w.target_index == ta.index),
                 a.window.seconds,
@@ -657,7 +672,7 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
         let fb = Figures {
             bytes_per_sec: Some(tb.bytes_per_sec),
             iops: Some(tb.iops),
-            latency: tb.latency_ns,
+            latency: pcts(&tb.latency_ns),
             rate_samples: interval_samples(
                 b.workers.iter().filter(|w| w.target_index == tb.index),
                 b.window.seconds,
@@ -690,32 +705,37 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
         only_in_new,
         differences: workload_differences(&wa, &wb, ""),
         notes,
-        workload: workload_words(&a.config, a.targets.len()),
+        workload: workload_words(&a.config, a.targets.len(), &[]),
     }
 }
 
-/// A sweep point's figures: the median rate, the median run's IOPS and
-/// latency; samples from the repeats when there are enough of them on both
-/// sides, else from every repeat's per-second totals.
+/// p50, p99 and p99.9 of a latency summary, in ns.
+fn pcts(l: &Option<LatencySummary>) -> Option<[f64; 3]> {
+    l.as_ref()
+        .map(|l| [l.p50 as f64, l.p99 as f64, l.p99_9 as f64])
+}
+
+/// A sweep point's figures: the median of its repeats' rates, IOPS and
+/// latency percentiles; samples from the repeats when there are enough of
+/// them on both sides, else from every repeat's per-second totals.
 fn point_figures(p: &crate::document::sweep::PointDoc, repeats_testable: bool) -> Figures {
-    let first = p.runs.first();
+    let iops: Vec<f64> = p.runs.iter().map(|r| r.total.iops).collect();
+    let lat: Vec<[f64; 3]> = p
+        .runs
+        .iter()
+        .filter_map(|r| pcts(&r.total.latency_ns))
+        .collect();
+    let lat_k = |k: usize| -> Vec<f64> { lat.iter().map(|l| l[k]).collect() };
     let mut f = Figures {
         bytes_per_sec: Some(p.bytes_per_sec_median),
-        iops: first.map(|r| r.total.iops),
-        latency: first.and_then(|r| r.total.latency_ns),
+        iops: (!iops.is_empty()).then(|| median(iops.clone())),
+        latency: (!lat.is_empty()).then(|| [0, 1, 2].map(|k| median(lat_k(k)))),
         ..Figures::default()
     };
     if repeats_testable {
         let rates = p.runs.iter().map(|r| r.total.bytes_per_sec).collect();
-        let iops = p.runs.iter().map(|r| r.total.iops).collect();
         f.rate_samples = Some((rates, iops, "repeats"));
-        let lat = |g: fn(&LatencySummary) -> u64| -> Vec<f64> {
-            p.runs
-                .iter()
-                .filter_map(|r| r.total.latency_ns.as_ref().map(|l| g(l) as f64))
-                .collect()
-        };
-        f.latency_samples = Some([lat(|l| l.p50), lat(|l| l.p99), lat(|l| l.p99_9)]);
+        f.latency_samples = Some([lat_k(0), lat_k(1), lat_k(2)]);
     } else {
         let (mut b, mut i) = (Vec::new(), Vec::new());
         for r in &p.runs {
@@ -748,6 +768,7 @@ fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
     if names(a) != names(b) {
         differences.push(format!("params ({} vs {})", names(a), names(b)));
     }
+    let swept: Vec<String> = a.params.iter().map(|p| p.name.clone()).collect();
     let mut notes = Vec::new();
     if a.repeat != b.repeat {
         notes.push(format!("repeat: {} vs {}", a.repeat, b.repeat));
@@ -761,7 +782,7 @@ fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
             continue;
         };
         if workload.is_empty() {
-            workload = workload_words(&ra.config, ra.targets.len());
+            workload = workload_words(&ra.config, ra.targets.len(), &swept);
         }
         let at = format!("{label}: ");
         for d in workload_differences(
@@ -788,7 +809,7 @@ fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
         only_in_new,
         differences,
         notes,
-        workload: format!("sweep of {} ({})", names(a), workload),
+        workload: format!("sweep of {}; every point: {workload}", names(a)),
     }
 }
 
@@ -804,7 +825,8 @@ fn diff_compares(a: &CompareDocument, b: &CompareDocument, o: &DiffOptions) -> P
     for (label, i, j) in pairs {
         let (da, db) = (&a.phases[i].document, &b.phases[j].document);
         if workload.is_empty() {
-            workload = workload_words(&da.config, da.targets.len());
+            // Phases differ in their targets and workers by design.
+            workload = workload_words(&da.config, 0, &["members".to_string(), "jobs".to_string()]);
         }
         let at = format!("{label}: ");
         differences.extend(workload_differences(
@@ -845,7 +867,7 @@ fn host_figures(m: &MergedDocument, i: usize) -> Figures {
     let mut f = Figures {
         bytes_per_sec: Some(h.bytes_per_sec),
         iops: Some(h.iops),
-        latency: h.latency_ns,
+        latency: pcts(&h.latency_ns),
         ..Figures::default()
     };
     // A host's workers carry `hostname:` in their target; two runs of one
@@ -894,7 +916,7 @@ fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts
         Figures {
             bytes_per_sec: Some(m.total.bytes_per_sec),
             iops: Some(m.total.iops),
-            latency: m.total.latency_ns,
+            latency: pcts(&m.total.latency_ns),
             rate_samples: interval_samples(m.workers.iter(), shortest),
             latency_samples: None,
         }
@@ -908,7 +930,7 @@ fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts
         notes: Vec::new(),
         workload: format!(
             "fleet, {}",
-            workload_words(&a.config, a.config.targets.len())
+            workload_words(&a.config, a.config.targets.len(), &[])
         ),
     }
 }
@@ -1037,12 +1059,10 @@ mod tests {
     }
 
     fn figures(rate: f64, p99: u64, s: &[f64]) -> Figures {
-        let mut lat = sample_doc().total.latency_ns.unwrap();
-        lat.p99 = p99;
         Figures {
             bytes_per_sec: Some(rate),
             iops: Some(rate / 4096.0),
-            latency: Some(lat),
+            latency: Some([p99 as f64 / 2.0, p99 as f64, p99 as f64 * 2.0]),
             rate_samples: samples(s),
             latency_samples: None,
         }
