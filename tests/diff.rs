@@ -482,4 +482,19 @@ fn merges_are_diffed_host_by_host_and_as_a_fleet() {
         &["diff", merged[0].to_str().unwrap(), three.to_str().unwrap()],
         "ran different workloads: hosts (2 vs 3)",
     );
+    // Two runs of one hostname: told apart by file, but their workers are
+    // not, so their rows are untested (the fleet is).
+    let (code, d, text) = diff(&[&three, &three], &[]);
+    assert_eq!(code, 0, "{text}");
+    let m = metric(row(&d, "node1 (base-node1)"), "bytes_per_sec");
+    assert_eq!(m["test"]["verdict"], "untested", "{m}");
+    assert!(
+        m["test"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("hostname repeats"),
+        "{m}"
+    );
+    let fleet = metric(row(&d, "FLEET"), "bytes_per_sec");
+    assert_eq!(fleet["test"]["verdict"], "noise", "{fleet}");
 }

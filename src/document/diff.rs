@@ -423,7 +423,7 @@ fn setup_notes(a: &RunDocument, b: &RunDocument, at: &str, notes: &mut Vec<Strin
 /// bytes and I/Os in each whole second of it (a second in which none of
 /// them completed an I/O is 0), bytes per second and I/Os per second.
 /// The window's last, partial second is left out.
-pub fn per_second<'a>(
+fn per_second<'a>(
     workers: impl Iterator<Item = &'a WorkerDoc>,
     seconds: f64,
 ) -> (Vec<f64>, Vec<f64>) {
@@ -520,7 +520,14 @@ fn test_of(metric: usize, a: &Figures, b: &Figures, alpha: f64) -> TestDoc {
                 };
                 (pick(x, metric), pick(y, metric), what)
             }
-            _ => return untested("no samples on one side".into(), 0, 0),
+            _ => {
+                return untested(
+                    "no per-second samples on one side: a merged host whose hostname repeats"
+                        .into(),
+                    0,
+                    0,
+                )
+            }
         }
     } else {
         match (&a.latency_samples, &b.latency_samples) {
