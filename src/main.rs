@@ -75,8 +75,19 @@ fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
         }
         _ => {
             let rendered = e.render().to_string();
-            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            let mut lines = rendered.lines();
+            let first = lines.next().unwrap_or("invalid arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
+            // "the following required arguments were not provided:" names
+            // them on the lines below: keep them on the one line.
+            let first = match first.strip_suffix(':') {
+                Some(head) => {
+                    let names: Vec<&str> =
+                        lines.map(str::trim).take_while(|l| !l.is_empty()).collect();
+                    format!("{head}: {}", names.join(" "))
+                }
+                None => first.to_string(),
+            };
             let help = sub.map_or("stripebench --help".to_string(), |s| {
                 format!("stripebench {s} --help")
             });

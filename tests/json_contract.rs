@@ -214,6 +214,30 @@ fn sweep_merge_and_plan_documents_keep_their_contract() {
 }
 
 #[test]
+fn diff_document_keeps_its_contract() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, _) = run_doc(d.path(), "a", &[]);
+    let (b, _) = run_doc(d.path(), "b", &[]);
+    let out = sb()
+        .arg("diff")
+        .arg(&a)
+        .arg(&b)
+        .args(["--threshold", "1000", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check(
+        "diff",
+        &json(&out.stdout),
+        &["/schema_version", "/kind", "/of", "/threshold_pct"],
+    );
+}
+
+#[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: a loop device")]
 fn topology_document_keeps_its_contract() {
     let bed = common::LoopBed::new(1, 8);

@@ -1,11 +1,12 @@
 //! Layer `analysis`: pure math over measurements: latency histograms,
 //! summaries (median, the slow-member rule), the capacity (USL) fit, block
-//! verification.
+//! verification, the two-sample test that tells a change from noise.
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
 
 pub mod capacity;
 pub mod histogram;
+pub mod mannwhitney;
 pub mod summary;
 pub mod verify;

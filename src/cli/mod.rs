@@ -79,6 +79,18 @@ pub enum Command {
     /// exact merge of the histograms.
     Merge(MergeArgs),
 
+    /// Two run, sweep, compare or merge documents side by side: per target
+    /// (point, phase, host) and total, MB/s, IOPS and p50/p99/p99.9 with the
+    /// change in percent, and whether each change is beyond the noise.
+    ///
+    /// The test is a two-sided Mann-Whitney U test on the per-second rates
+    /// of both runs (a sweep point's repeats instead, when each side has
+    /// enough of them); latency percentiles of single runs have no
+    /// per-second samples and are not tested. Refuses (exit 2) documents of
+    /// different workloads (rw, bs, direct or buffered, engine, iodepth,
+    /// jobs, target count, ...) unless --force.
+    Diff(DiffArgs),
+
     /// Print this machine's single-thread memory-copy bandwidth: the ceiling
     /// of a page-cache read that leaves the CPU caches.
     Membw,
@@ -206,6 +218,55 @@ pub struct MergeArgs {
     /// each host's version, clock skew and round trip), kept in the document.
     #[arg(long, value_name = "FILE")]
     pub preflight: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// The document to compare against (before).
+    #[arg(value_name = "BASE.json")]
+    pub base: PathBuf,
+
+    /// The document to judge (after).
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+
+    /// Exit 1 when MB/s falls, or p99 rises, by more than PCT percent in any
+    /// row (for CI); the report names the rows. A change must also be
+    /// significant (p < --alpha) to count; a change that could not be tested
+    /// (too few samples, or the p99 of single runs) counts on its size alone.
+    #[arg(long, value_name = "PCT", value_parser = parse_threshold)]
+    pub threshold: Option<f64>,
+
+    /// The significance level: a change with p below it is beyond the noise.
+    #[arg(long, value_name = "P", default_value = "0.05", value_parser = parse_alpha)]
+    pub alpha: f64,
+
+    /// Write the diff as JSON to PATH (`-` for stdout).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Diff documents of different workloads anyway: each difference is
+    /// printed as a warning.
+    #[arg(long)]
+    pub force: bool,
+}
+
+fn parse_threshold(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!(
+            "'{text}' is not a percentage above 0 (such as 10 or 10%)"
+        )),
+    }
+}
+
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(format!(
+            "'{text}' is not a significance level between 0 and 1 (such as 0.05)"
+        )),
+    }
 }
 
 #[derive(Debug, Clone, Args)]

@@ -7,6 +7,7 @@
 //! May import every layer; nothing imports it but `main.rs`.
 
 pub mod compare;
+pub mod diff;
 pub mod measured;
 pub mod membw;
 pub mod merge;
@@ -36,6 +37,7 @@ pub fn main(cli: Cli) -> Result<u8> {
             run::run(cfg)
         }
         Command::Compare(args) => compare::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Membw => membw::run(),

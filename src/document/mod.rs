@@ -1,5 +1,5 @@
 //! Layer `document`: the JSON contract (`docs/json.md`): the run, sweep,
-//! compare, merge and plan documents, and their assembly from a finished
+//! compare, merge, plan and diff documents, and their assembly from a finished
 //! run or from other documents. No I/O beyond reading the documents it
 //! merges or plans from.
 //!
@@ -7,6 +7,7 @@
 //! `base`; never `report`, `cli` or `commands`.
 
 pub mod compare;
+pub mod diff;
 pub mod merge;
 pub mod plan;
 pub mod run;

@@ -1,7 +1,4 @@
 //! The merged fleet's text report.
-
-use std::path::Path;
-
 use crate::analysis::histogram::LatencySummary;
 use crate::document::merge::MergedDocument;
 
@@ -31,17 +28,9 @@ pub fn render(m: &MergedDocument) -> String {
             crate::base::units::fmt_latency_ns(f(l) as f64)
         })
     };
-    let dup = |name: &str| m.hosts.iter().filter(|h| h.hostname == name).count() > 1;
-    for h in &m.hosts {
+    for (i, h) in m.hosts.iter().enumerate() {
         // Hosts of one name (several runs on one machine) are told apart by their file.
-        let label = if dup(&h.hostname) {
-            let file = Path::new(&h.source)
-                .file_stem()
-                .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
-            format!("{} ({file})", h.hostname)
-        } else {
-            h.hostname.clone()
-        };
+        let label = m.host_label(i);
         let _ = writeln!(
             out,
             "{:<24} {:>10.1} {:>10.0} {:>9} {:>9} {:>9} {:>7.2}s",

@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod csv;
+pub mod diff;
 pub mod dry_run;
 #[cfg(test)]
 pub mod fixtures;

@@ -305,3 +305,65 @@ pub fn refused(args: &[&str], expect: &str) {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A blkio cgroup (v1) throttling reads from some block devices, removed on
+/// drop. Processes started with [`Throttle::shell`] run inside it, so only
+/// their reads are slowed.
+pub struct Throttle(PathBuf);
+
+impl Throttle {
+    /// A new cgroup `/sys/fs/cgroup/blkio/stripebench-test-NAME-PID` that
+    /// limits reads from each device (`/dev/loopN`) to its bytes per second.
+    /// Fails the test when it cannot be made (see `require`).
+    pub fn reads(name: &str, limits: &[(&str, u64)]) -> Throttle {
+        let cg = PathBuf::from(format!(
+            "/sys/fs/cgroup/blkio/stripebench-test-{name}-{}",
+            std::process::id()
+        ));
+        require(
+            std::fs::create_dir(&cg).is_ok(),
+            &format!("cannot create the blkio cgroup {}", cg.display()),
+        );
+        let t = Throttle(cg);
+        for (dev, bps) in limits {
+            let numbers = std::fs::read_to_string(format!(
+                "/sys/class/block/{}/dev",
+                dev.trim_start_matches("/dev/")
+            ))
+            .unwrap_or_else(|e| panic!("{dev}: no major:minor ({e})"));
+            require(
+                std::fs::write(
+                    t.0.join("blkio.throttle.read_bps_device"),
+                    format!("{} {bps}", numbers.trim()),
+                )
+                .is_ok(),
+                "cannot throttle reads through blkio.throttle.read_bps_device",
+            );
+        }
+        t
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    /// `sh -c SCRIPT` with the shell moved into this cgroup first (so what
+    /// it `exec`s runs inside), the test state directory set.
+    pub fn shell(&self, script: &str) -> std::process::Output {
+        Command::new("sh")
+            .env("STRIPEBENCH_STATE_DIR", state_dir())
+            .arg("-c")
+            .arg(format!(
+                "echo $$ > {}/cgroup.procs && {script}",
+                self.0.display()
+            ))
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}

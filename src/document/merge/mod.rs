@@ -171,6 +171,29 @@ pub struct Launch {
     pub missing: Vec<MissingHost>,
 }
 
+impl MergedDocument {
+    /// Whether host entry `i` shares its hostname with another (several
+    /// runs on one machine): its workers cannot then be told apart.
+    pub fn hostname_repeats(&self, i: usize) -> bool {
+        let name = &self.hosts[i].hostname;
+        self.hosts.iter().filter(|h| &h.hostname == name).count() > 1
+    }
+
+    /// Host entry `i` as reports name it: its hostname, with its file's
+    /// stem when the hostname repeats.
+    pub fn host_label(&self, i: usize) -> String {
+        let h = &self.hosts[i];
+        if self.hostname_repeats(i) {
+            let file = Path::new(&h.source)
+                .file_stem()
+                .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
+            format!("{} ({file})", h.hostname)
+        } else {
+            h.hostname.clone()
+        }
+    }
+}
+
 /// A file to merge: a run document or an earlier merge.
 enum Input {
     Run(Box<RunDocument>, String),

@@ -1,0 +1,1253 @@
+//! The diff document (`diff --json`): two documents of one kind (run,
+//! sweep, compare or merge) side by side, row by row (targets and the total,
+//! sweep points, compare phases, hosts and the fleet), each row's MB/s,
+//! IOPS and latency percentiles with their change, whether the change is
+//! beyond the noise (`analysis::mannwhitney` on per-second rates, or on
+//! repeats), and which rows crossed `--threshold`.
+//!
+//! Reading refuses, one line each, what cannot be diffed: a missing or
+//! truncated file, JSON that is not a stripebench document, another schema
+//! version, a diff or plan document, two documents of different kinds, a
+//! document whose arithmetic does not add up, and (unless `--force`) two
+//! different workloads.
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::histogram::LatencySummary;
+use crate::analysis::mannwhitney::{self, Outcome};
+use crate::analysis::summary::median;
+use crate::base::error::{show_path, UsageError};
+use crate::document::compare::CompareDocument;
+use crate::document::merge::{check_merged_arithmetic, check_run_arithmetic, MergedDocument};
+use crate::document::run::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
+use crate::document::sweep::SweepDocument;
+use crate::measure::config::ConfigDoc;
+
+/// What a diff compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DocKind {
+    Run,
+    Sweep,
+    Compare,
+    Merge,
+}
+
+impl DocKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DocKind::Run => "run",
+            DocKind::Sweep => "sweep",
+            DocKind::Compare => "compare",
+            DocKind::Merge => "merge",
+        }
+    }
+}
+
+/// The five figures of every row, in order.
+pub const METRICS: [&str; 5] = ["bytes_per_sec", "iops", "p50_ns", "p99_ns", "p99_9_ns"];
+
+/// What the test said of one change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// p < alpha: beyond the noise.
+    Significant,
+    /// p ≥ alpha: within the noise.
+    Noise,
+    /// No test: too few samples, or none to test (see `note`).
+    Untested,
+}
+
+/// The two-sample test of one figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestDoc {
+    pub verdict: Verdict,
+    /// "mann-whitney-u" when a test ran.
+    pub test: Option<String>,
+    /// "exact" or "normal approximation".
+    pub method: Option<String>,
+    /// What was compared: "per-second intervals" or "repeats".
+    pub samples: Option<String>,
+    pub n_base: usize,
+    pub n_new: usize,
+    /// U of the base samples.
+    pub u: Option<f64>,
+    /// Two-sided p-value.
+    pub p: Option<f64>,
+    /// Why no test ran.
+    pub note: Option<String>,
+}
+
+/// One figure of one row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricDiff {
+    /// One of [`METRICS`].
+    pub metric: String,
+    pub base: Option<f64>,
+    pub new: Option<f64>,
+    /// (new - base) / base, in percent; null when base is 0 or either is missing.
+    pub change_pct: Option<f64>,
+    pub test: TestDoc,
+    /// This change crossed `--threshold`.
+    pub crossed: bool,
+}
+
+/// One row: a target, a point, a phase, a host, or the total.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowDiff {
+    /// "target", "total", "point", "phase", "host" or "fleet".
+    pub group: String,
+    pub label: String,
+    /// The row's name in the new document, when it differs (another target path).
+    pub new_label: Option<String>,
+    pub metrics: Vec<MetricDiff>,
+}
+
+/// One side of the diff.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideDoc {
+    pub path: String,
+    pub tool_version: String,
+    /// The hosts it ran on.
+    pub hosts: Vec<String>,
+    /// The measured window (the first run's, in a sweep or compare), seconds.
+    pub seconds: f64,
+}
+
+/// The diff document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiffDocument {
+    pub schema_version: u32,
+    /// Always "diff".
+    pub kind: String,
+    pub tool: ToolInfo,
+    /// The kind of the two documents.
+    pub of: DocKind,
+    pub base: SideDoc,
+    pub new: SideDoc,
+    /// The workload both ran, in words.
+    pub workload: String,
+    /// Significance level of the test.
+    pub alpha: f64,
+    pub threshold_pct: Option<f64>,
+    pub rows: Vec<RowDiff>,
+    /// Rows (points, phases, hosts) found in one document only.
+    pub only_in_base: Vec<String>,
+    pub only_in_new: Vec<String>,
+    /// Workload differences that `--force` let through.
+    pub differences: Vec<String>,
+    /// Differences of setup that do not make another workload (target
+    /// paths, duration, host, read-ahead, ...).
+    pub notes: Vec<String>,
+    /// The changes that crossed `--threshold`, as "ROW METRIC CHANGE".
+    pub crossed: Vec<String>,
+}
+
+/// What the diff was asked.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffOptions {
+    pub alpha: f64,
+    pub threshold_pct: Option<f64>,
+    pub force: bool,
+}
+
+/// A document read for a diff.
+enum Input {
+    Run(Box<RunDocument>),
+    Sweep(Box<SweepDocument>),
+    Compare(Box<CompareDocument>),
+    Merge(Box<MergedDocument>),
+}
+
+impl Input {
+    fn kind(&self) -> DocKind {
+        match self {
+            Input::Run(_) => DocKind::Run,
+            Input::Sweep(_) => DocKind::Sweep,
+            Input::Compare(_) => DocKind::Compare,
+            Input::Merge(_) => DocKind::Merge,
+        }
+    }
+}
+
+const TAKES: &str = "diff takes run, sweep, compare or merge documents written with --json";
+
+/// What kind of stripebench document `v` is, or why it is none diff takes.
+fn kind_of(v: &serde_json::Value, shown: &str) -> Result<DocKind, UsageError> {
+    let refuse = |why: String| Err(UsageError(format!("{shown} {why}: {TAKES}")));
+    let Some(o) = v.as_object() else {
+        return refuse("is not a stripebench document (not a JSON object)".into());
+    };
+    let tool = o
+        .get("tool")
+        .and_then(|t| t.get("name"))
+        .and_then(|n| n.as_str());
+    let Some(version) = o.get("schema_version") else {
+        if o.contains_key("fit") && o.contains_key("predictions") {
+            return refuse("is a plan document".into());
+        }
+        if o.contains_key("root") && o.contains_key("resolved") {
+            return refuse("is a topology document".into());
+        }
+        return refuse("is not a stripebench document (no schema_version)".into());
+    };
+    if tool != Some("stripebench") {
+        return refuse(format!(
+            "is not a stripebench document (its tool is {})",
+            o.get("tool")
+                .and_then(|t| t.get("name"))
+                .map_or("missing".into(), |n| n.to_string())
+        ));
+    }
+    match version.as_u64() {
+        Some(n) if n == u64::from(SCHEMA_VERSION) => {}
+        _ => {
+            return Err(UsageError(format!(
+                "{shown} has schema version {version}, this stripebench reads {SCHEMA_VERSION}: diff documents of version {SCHEMA_VERSION}, or use the stripebench that wrote them"
+            )))
+        }
+    }
+    match o.get("kind").and_then(|k| k.as_str()) {
+        Some("merge") => return Ok(DocKind::Merge),
+        Some("diff") => return refuse("is a diff document".into()),
+        _ => {}
+    }
+    if o.get("measured").and_then(|m| m.as_bool()) == Some(false) {
+        return Err(UsageError(format!(
+            "{shown} is a run interrupted before anything was measured: there is nothing to diff"
+        )));
+    }
+    if o.contains_key("points") {
+        Ok(DocKind::Sweep)
+    } else if o.contains_key("phases") {
+        Ok(DocKind::Compare)
+    } else if o.contains_key("workers") && o.contains_key("targets") {
+        Ok(DocKind::Run)
+    } else {
+        refuse("is a stripebench document of no kind diff knows".into())
+    }
+}
+
+/// Reads one document: JSON, stripebench's, this schema version, a kind
+/// diff takes, arithmetic that adds up.
+fn read(path: &Path) -> Result<Input, UsageError> {
+    let shown = show_path(path);
+    let bytes = std::fs::read(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        UsageError(if e.is_eof() {
+            format!("{shown} ends in the middle of its JSON (truncated?): give the whole document")
+        } else {
+            format!("{shown} is not JSON ({e}): {TAKES}")
+        })
+    })?;
+    let kind = kind_of(&v, &shown)?;
+    let invalid = |e: serde_json::Error| {
+        UsageError(format!(
+            "{shown} is not a valid {} document: {e}",
+            kind.name()
+        ))
+    };
+    Ok(match kind {
+        DocKind::Run => {
+            check_run_arithmetic(&v, &shown, "")?;
+            Input::Run(Box::new(serde_json::from_value(v).map_err(invalid)?))
+        }
+        DocKind::Sweep => {
+            if let Some(points) = v["points"].as_array() {
+                for (i, p) in points.iter().enumerate() {
+                    for (j, r) in p["runs"].as_array().into_iter().flatten().enumerate() {
+                        check_run_arithmetic(r, &shown, &format!("points[{i}].runs[{j}]."))?;
+                    }
+                }
+            }
+            Input::Sweep(Box::new(serde_json::from_value(v).map_err(invalid)?))
+        }
+        DocKind::Compare => {
+            if let Some(phases) = v["phases"].as_array() {
+                for (i, p) in phases.iter().enumerate() {
+                    check_run_arithmetic(
+                        &p["document"],
+                        &shown,
+                        &format!("phases[{i}].document."),
+                    )?;
+                }
+            }
+            Input::Compare(Box::new(serde_json::from_value(v).map_err(invalid)?))
+        }
+        DocKind::Merge => {
+            check_merged_arithmetic(&v, &shown)?;
+            Input::Merge(Box::new(serde_json::from_value(v).map_err(invalid)?))
+        }
+    })
+}
+
+/// The options that make a workload: two runs that differ in one of them
+/// measured different things. Target paths, duration, ramp, read-ahead,
+/// buffer registration, seed and CPUs are the setup, not the workload.
+fn workload_of(c: &ConfigDoc, targets: usize) -> Vec<(&'static str, String)> {
+    let opt = |v: Option<u64>| v.map_or("none".to_string(), |v| v.to_string());
+    vec![
+        ("rw", c.rw.name().to_string()),
+        ("read_pct", c.read_pct.to_string()),
+        ("bs", c.bs.clone()),
+        (
+            "direct",
+            if c.direct { "direct" } else { "buffered" }.to_string(),
+        ),
+        ("engine", c.engine.name().to_string()),
+        ("iodepth", c.iodepth.to_string()),
+        ("jobs", c.jobs.to_string()),
+        ("targets", targets.to_string()),
+        ("size", opt(c.size)),
+        ("offset", c.offset.to_string()),
+        ("io_limit", opt(c.io_limit)),
+        ("passes", opt(c.passes)),
+        ("stripe_chunk", opt(c.stripe_chunk)),
+        ("verify", c.verify.to_string()),
+        ("buffer_compress_pct", c.buffer_compress_pct.to_string()),
+        ("dedupe_pct", c.dedupe_pct.to_string()),
+    ]
+}
+
+/// The workload in words, for the report's head.
+fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
+    // A sweep's own parameters vary from point to point: left out.
+    let keep = |param: &str| !swept.iter().any(|p| p == param);
+    let mut parts = Vec::new();
+    if keep("rw") {
+        parts.push(match c.rw.name() {
+            "randrw" => format!("randrw {}% reads", c.read_pct),
+            other => other.to_string(),
+        });
+    }
+    if keep("bs") {
+        let bs =
+            c.bs.parse::<u64>()
+                .map_or(c.bs.clone(), crate::base::units::fmt_size_arg);
+        parts.push(format!("bs {bs}"));
+    }
+    if keep("mode") {
+        parts.push(if c.direct { "O_DIRECT" } else { "buffered" }.to_string());
+    }
+    parts.push(format!("engine {}", c.engine.name()));
+    if keep("iodepth") {
+        parts.push(format!("iodepth {}", c.iodepth));
+    }
+    if keep("members") {
+        parts.push(format!("{targets} target(s)"));
+    }
+    if keep("jobs") {
+        parts.push(format!("{} job(s) per target", c.jobs));
+    }
+    parts.join(", ")
+}
+
+/// The workload options in which `a` and `b` differ, as "name (a vs b)";
+/// `at` names where (a sweep point, a phase) or is empty.
+fn workload_differences(
+    a: &[(&'static str, String)],
+    b: &[(&'static str, String)],
+    at: &str,
+) -> Vec<String> {
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| x.1 != y.1)
+        .map(|(x, y)| format!("{at}{} ({} vs {})", x.0, x.1, y.1))
+        .collect()
+}
+
+/// Setup differences worth saying (not refused).
+fn setup_notes(a: &RunDocument, b: &RunDocument, at: &str, notes: &mut Vec<String>) {
+    let mut say = |what: &str, x: String, y: String| {
+        if x != y {
+            let n = format!("{at}{what}: {x} vs {y}");
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+    };
+    say(
+        "targets",
+        a.config.targets.join(","),
+        b.config.targets.join(","),
+    );
+    say(
+        "duration",
+        format!("{}s", a.config.duration_sec),
+        format!("{}s", b.config.duration_sec),
+    );
+    say(
+        "ramp",
+        format!("{}s", a.config.ramp_sec),
+        format!("{}s", b.config.ramp_sec),
+    );
+    let ra = |d: &RunDocument| {
+        d.config
+            .readahead_kb
+            .map_or("as found".into(), |k| format!("{k} KiB"))
+    };
+    say("readahead", ra(a), ra(b));
+    say(
+        "register",
+        a.config.register.to_string(),
+        b.config.register.to_string(),
+    );
+    say("host", a.host.hostname.clone(), b.host.hostname.clone());
+    say("kernel", a.host.kernel.clone(), b.host.kernel.clone());
+    say(
+        "stripebench",
+        a.tool.version.clone(),
+        b.tool.version.clone(),
+    );
+    let cache = |d: &RunDocument| {
+        d.cache
+            .as_ref()
+            .map_or("unknown".into(), |c| c.state.clone())
+    };
+    say("page cache", cache(a), cache(b));
+    let interrupted = |d: &RunDocument| {
+        if d.interrupted {
+            "interrupted".to_string()
+        } else {
+            "complete".to_string()
+        }
+    };
+    say("run", interrupted(a), interrupted(b));
+}
+
+/// Per-second rates of some workers over a window: the sum of their
+/// bytes and I/Os in each whole second of it (a second in which none of
+/// them completed an I/O is 0), bytes per second and I/Os per second.
+/// The window's last, partial second is left out.
+fn per_second<'a>(
+    workers: impl Iterator<Item = &'a WorkerDoc>,
+    seconds: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    // Whole seconds; the slack covers a deadline a hair early.
+    let whole = (seconds + 1e-3).floor().max(0.0) as usize;
+    let mut bytes = vec![0.0; whole];
+    let mut ios = vec![0.0; whole];
+    for w in workers {
+        for i in &w.intervals {
+            let t = i.t as usize;
+            if t < whole {
+                bytes[t] += i.bytes as f64;
+                ios[t] += i.ios as f64;
+            }
+        }
+    }
+    (bytes, ios)
+}
+
+/// Samples of the rates: bytes per second, I/Os per second, and what they are.
+type RateSamples = (Vec<f64>, Vec<f64>, &'static str);
+
+/// One row's figures and samples, from one side.
+#[derive(Debug, Clone, Default)]
+struct Figures {
+    bytes_per_sec: Option<f64>,
+    iops: Option<f64>,
+    /// p50, p99 and p99.9 in ns.
+    latency: Option<[f64; 3]>,
+    /// Samples of the rates (bytes/s, IOPS) and what they are.
+    rate_samples: Option<RateSamples>,
+    /// Per-repeat latency percentiles (p50, p99, p99.9), with enough repeats.
+    latency_samples: Option<[Vec<f64>; 3]>,
+}
+
+impl Figures {
+    fn get(&self, metric: usize) -> Option<f64> {
+        match metric {
+            0 => self.bytes_per_sec,
+            1 => self.iops,
+            2..=4 => self.latency.map(|l| l[metric - 2]),
+            _ => None,
+        }
+    }
+}
+
+/// Per-second samples of some workers' rates.
+fn interval_samples<'a>(
+    workers: impl Iterator<Item = &'a WorkerDoc>,
+    seconds: f64,
+) -> Option<RateSamples> {
+    let (b, i) = per_second(workers, seconds);
+    Some((b, i, "per-second intervals"))
+}
+
+fn total_figures(d: &RunDocument) -> Figures {
+    Figures {
+        bytes_per_sec: Some(d.total.bytes_per_sec),
+        iops: Some(d.total.iops),
+        latency: pcts(&d.total.latency_ns),
+        rate_samples: interval_samples(d.workers.iter(), d.window.seconds),
+        latency_samples: None,
+    }
+}
+
+/// The test of one figure, from both sides' samples.
+fn test_of(metric: usize, a: &Figures, b: &Figures, alpha: f64) -> TestDoc {
+    let untested = |note: String, na: usize, nb: usize| TestDoc {
+        verdict: Verdict::Untested,
+        test: None,
+        method: None,
+        samples: None,
+        n_base: na,
+        n_new: nb,
+        u: None,
+        p: None,
+        note: Some(note),
+    };
+    let (xs, ys, what): (&[f64], &[f64], &str) = if metric < 2 {
+        match (&a.rate_samples, &b.rate_samples) {
+            (Some(x), Some(y)) => {
+                fn pick(s: &RateSamples, metric: usize) -> &[f64] {
+                    if metric == 0 {
+                        &s.0
+                    } else {
+                        &s.1
+                    }
+                }
+                // Repeats on one side and intervals on the other are not one kind of sample.
+                let what = if x.2 == y.2 {
+                    x.2
+                } else {
+                    "per-second intervals"
+                };
+                (pick(x, metric), pick(y, metric), what)
+            }
+            _ => {
+                return untested(
+                    "no per-second samples on one side: a merged host whose hostname repeats"
+                        .into(),
+                    0,
+                    0,
+                )
+            }
+        }
+    } else {
+        match (&a.latency_samples, &b.latency_samples) {
+            (Some(x), Some(y)) => (&x[metric - 2], &y[metric - 2], "repeats"),
+            _ => {
+                return untested(
+                    "one latency histogram per side: percentiles have no per-second samples".into(),
+                    0,
+                    0,
+                )
+            }
+        }
+    };
+    match mannwhitney::test(xs, ys, alpha) {
+        Outcome::Tested(t) => TestDoc {
+            verdict: if t.p < alpha {
+                Verdict::Significant
+            } else {
+                Verdict::Noise
+            },
+            test: Some("mann-whitney-u".into()),
+            method: Some(t.method.name().into()),
+            samples: Some(what.into()),
+            n_base: t.n1,
+            n_new: t.n2,
+            u: Some(t.u),
+            p: Some(t.p),
+            note: None,
+        },
+        Outcome::TooFew { n1, n2, smallest_p } => untested(
+            format!(
+                "n too small: {n1} vs {n2} {what} cannot give a p-value below {alpha} (at best {smallest_p:.3})"
+            ),
+            n1,
+            n2,
+        ),
+    }
+}
+
+/// One row from both sides' figures, with the threshold applied.
+fn row(
+    group: &str,
+    label: String,
+    new_label: Option<String>,
+    a: &Figures,
+    b: &Figures,
+    o: &DiffOptions,
+) -> RowDiff {
+    let metrics = (0..METRICS.len())
+        .map(|m| {
+            let (base, new) = (a.get(m), b.get(m));
+            let change_pct = match (base, new) {
+                (Some(x), Some(y)) if x > 0.0 => Some((y - x) / x * 100.0),
+                (Some(x), Some(y)) if x == 0.0 && y == 0.0 => Some(0.0),
+                _ => None,
+            };
+            let test = test_of(m, a, b, o.alpha);
+            // A throughput fall (MB/s) or a p99 rise past the threshold, unless
+            // the test found it within the noise.
+            let crossed = match (o.threshold_pct, change_pct) {
+                (Some(t), Some(c)) => {
+                    let past = (m == 0 && c < -t) || (m == 3 && c > t);
+                    past && test.verdict != Verdict::Noise
+                }
+                _ => false,
+            };
+            MetricDiff {
+                metric: METRICS[m].into(),
+                base,
+                new,
+                change_pct,
+                test,
+                crossed,
+            }
+        })
+        .collect();
+    RowDiff {
+        group: group.into(),
+        label,
+        new_label,
+        metrics,
+    }
+}
+
+/// Rows matched by name: (label, base index, new index) in base order,
+/// then the names only the base has, then those only the new one has.
+type Matched = (Vec<(String, usize, usize)>, Vec<String>, Vec<String>);
+
+/// Matches rows by name (see [`Matched`]).
+fn match_by<T>(a: &[T], b: &[T], name: impl Fn(&T) -> String) -> Matched {
+    let names_a: Vec<String> = a.iter().map(&name).collect();
+    let names_b: Vec<String> = b.iter().map(&name).collect();
+    let mut used = vec![false; b.len()];
+    let mut pairs = Vec::new();
+    let mut only_a = Vec::new();
+    for (i, n) in names_a.iter().enumerate() {
+        match (0..b.len()).find(|&j| !used[j] && names_b[j] == *n) {
+            Some(j) => {
+                used[j] = true;
+                pairs.push((n.clone(), i, j));
+            }
+            None => only_a.push(n.clone()),
+        }
+    }
+    let only_b = (0..b.len())
+        .filter(|&j| !used[j])
+        .map(|j| names_b[j].clone())
+        .collect();
+    (pairs, only_a, only_b)
+}
+
+/// Everything a diff of one kind produces before the threshold list.
+struct Parts {
+    rows: Vec<RowDiff>,
+    only_in_base: Vec<String>,
+    only_in_new: Vec<String>,
+    /// Workload differences (refused unless --force).
+    differences: Vec<String>,
+    notes: Vec<String>,
+    workload: String,
+}
+
+fn side(path: &Path, tool: &ToolInfo, hosts: Vec<String>, seconds: f64) -> SideDoc {
+    SideDoc {
+        path: show_path(path),
+        tool_version: tool.version.clone(),
+        hosts,
+        seconds,
+    }
+}
+
+fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
+    let wa = workload_of(&a.config, a.targets.len());
+    let wb = workload_of(&b.config, b.targets.len());
+    let mut notes = Vec::new();
+    setup_notes(a, b, "", &mut notes);
+    let mut rows = Vec::new();
+    for (ta, tb) in a.targets.iter().zip(&b.targets) {
+        let fa = Figures {
+            bytes_per_sec: Some(ta.bytes_per_sec),
+            iops: Some(ta.iops),
+            latency: pcts(&ta.latency_ns),
+            rate_samples: interval_samples(
+                a.workers.iter().filter(|w| w.target_index == ta.index),
+                a.window.seconds,
+            ),
+            latency_samples: None,
+        };
+        let fb = Figures {
+            bytes_per_sec: Some(tb.bytes_per_sec),
+            iops: Some(tb.iops),
+            latency: pcts(&tb.latency_ns),
+            rate_samples: interval_samples(
+                b.workers.iter().filter(|w| w.target_index == tb.index),
+                b.window.seconds,
+            ),
+            latency_samples: None,
+        };
+        let new_label = (tb.path != ta.path).then(|| tb.path.clone());
+        rows.push(row("target", ta.path.clone(), new_label, &fa, &fb, o));
+    }
+    rows.push(row(
+        "total",
+        "TOTAL".into(),
+        None,
+        &total_figures(a),
+        &total_figures(b),
+        o,
+    ));
+    let (only_in_base, only_in_new) = if a.targets.len() == b.targets.len() {
+        (Vec::new(), Vec::new())
+    } else {
+        let n = a.targets.len().min(b.targets.len());
+        (
+            a.targets[n..].iter().map(|t| t.path.clone()).collect(),
+            b.targets[n..].iter().map(|t| t.path.clone()).collect(),
+        )
+    };
+    Parts {
+        rows,
+        only_in_base,
+        only_in_new,
+        differences: workload_differences(&wa, &wb, ""),
+        notes,
+        workload: workload_words(&a.config, a.targets.len(), &[]),
+    }
+}
+
+/// p50, p99 and p99.9 of a latency summary, in ns.
+fn pcts(l: &Option<LatencySummary>) -> Option<[f64; 3]> {
+    l.as_ref()
+        .map(|l| [l.p50 as f64, l.p99 as f64, l.p99_9 as f64])
+}
+
+/// A sweep point's figures: the median of its repeats' rates, IOPS and
+/// latency percentiles; samples from the repeats when there are enough of
+/// them on both sides, else from every repeat's per-second totals.
+fn point_figures(p: &crate::document::sweep::PointDoc, repeats_testable: bool) -> Figures {
+    let iops: Vec<f64> = p.runs.iter().map(|r| r.total.iops).collect();
+    let lat: Vec<[f64; 3]> = p
+        .runs
+        .iter()
+        .filter_map(|r| pcts(&r.total.latency_ns))
+        .collect();
+    let lat_k = |k: usize| -> Vec<f64> { lat.iter().map(|l| l[k]).collect() };
+    let mut f = Figures {
+        bytes_per_sec: Some(p.bytes_per_sec_median),
+        iops: (!iops.is_empty()).then(|| median(iops.clone())),
+        latency: (!lat.is_empty()).then(|| [0, 1, 2].map(|k| median(lat_k(k)))),
+        ..Figures::default()
+    };
+    if repeats_testable {
+        let rates = p.runs.iter().map(|r| r.total.bytes_per_sec).collect();
+        f.rate_samples = Some((rates, iops, "repeats"));
+        f.latency_samples = Some([lat_k(0), lat_k(1), lat_k(2)]);
+    } else {
+        let (mut b, mut i) = (Vec::new(), Vec::new());
+        for r in &p.runs {
+            let (rb, ri) = per_second(r.workers.iter(), r.window.seconds);
+            b.extend(rb);
+            i.extend(ri);
+        }
+        f.rate_samples = Some((b, i, "per-second intervals"));
+    }
+    f
+}
+
+fn point_label(p: &crate::document::sweep::PointDoc) -> String {
+    p.values
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
+    let mut differences = Vec::new();
+    let names = |d: &SweepDocument| {
+        d.params
+            .iter()
+            .map(|p| p.name.clone())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if names(a) != names(b) {
+        differences.push(format!("params ({} vs {})", names(a), names(b)));
+    }
+    let swept: Vec<String> = a.params.iter().map(|p| p.name.clone()).collect();
+    let mut notes = Vec::new();
+    if a.repeat != b.repeat {
+        notes.push(format!("repeat: {} vs {}", a.repeat, b.repeat));
+    }
+    let (pairs, only_in_base, only_in_new) = match_by(&a.points, &b.points, point_label);
+    let mut rows = Vec::new();
+    let mut workload = String::new();
+    for (label, i, j) in pairs {
+        let (pa, pb) = (&a.points[i], &b.points[j]);
+        let (Some(ra), Some(rb)) = (pa.runs.first(), pb.runs.first()) else {
+            continue;
+        };
+        if workload.is_empty() {
+            workload = workload_words(&ra.config, ra.targets.len(), &swept);
+        }
+        let at = format!("{label}: ");
+        for d in workload_differences(
+            &workload_of(&ra.config, ra.targets.len()),
+            &workload_of(&rb.config, rb.targets.len()),
+            &at,
+        ) {
+            differences.push(d);
+        }
+        setup_notes(ra, rb, &at, &mut notes);
+        let repeats = mannwhitney::smallest_p(pa.runs.len(), pb.runs.len()) < o.alpha;
+        rows.push(row(
+            "point",
+            label,
+            None,
+            &point_figures(pa, repeats),
+            &point_figures(pb, repeats),
+            o,
+        ));
+    }
+    Parts {
+        rows,
+        only_in_base,
+        only_in_new,
+        differences,
+        notes,
+        workload: format!("sweep of {}; every point: {workload}", names(a)),
+    }
+}
+
+fn diff_compares(a: &CompareDocument, b: &CompareDocument, o: &DiffOptions) -> Parts {
+    let (pairs, only_in_base, only_in_new) = match_by(&a.phases, &b.phases, |p| p.name.clone());
+    let mut differences = Vec::new();
+    let mut notes = Vec::new();
+    if a.volume != b.volume {
+        notes.push(format!("volume: {} vs {}", a.volume, b.volume));
+    }
+    let mut rows = Vec::new();
+    let mut workload = String::new();
+    for (label, i, j) in pairs {
+        let (da, db) = (&a.phases[i].document, &b.phases[j].document);
+        if workload.is_empty() {
+            // Phases differ in their targets and workers by design.
+            workload = workload_words(&da.config, 0, &["members".to_string(), "jobs".to_string()]);
+        }
+        let at = format!("{label}: ");
+        differences.extend(workload_differences(
+            &workload_of(&da.config, da.targets.len()),
+            &workload_of(&db.config, db.targets.len()),
+            &at,
+        ));
+        // The phases run on other targets by design (members, the volume):
+        // only a change of the other setup is worth a note.
+        let mut phase_notes = Vec::new();
+        setup_notes(da, db, &at, &mut phase_notes);
+        notes.extend(
+            phase_notes
+                .into_iter()
+                .filter(|n| !n.contains(": targets: ")),
+        );
+        rows.push(row(
+            "phase",
+            label,
+            None,
+            &total_figures(da),
+            &total_figures(db),
+            o,
+        ));
+    }
+    Parts {
+        rows,
+        only_in_base,
+        only_in_new,
+        differences,
+        notes,
+        workload: format!("compare of {} ({workload})", a.volume),
+    }
+}
+
+fn host_figures(m: &MergedDocument, i: usize) -> Figures {
+    let h = &m.hosts[i];
+    let mut f = Figures {
+        bytes_per_sec: Some(h.bytes_per_sec),
+        iops: Some(h.iops),
+        latency: pcts(&h.latency_ns),
+        ..Figures::default()
+    };
+    // A host's workers carry `hostname:` in their target; two runs of one
+    // host cannot be told apart there, so they get no samples.
+    if !m.hostname_repeats(i) {
+        let prefix = format!("{}:", h.hostname);
+        f.rate_samples = interval_samples(
+            m.workers.iter().filter(|w| w.target.starts_with(&prefix)),
+            h.seconds,
+        );
+    }
+    f
+}
+
+fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts {
+    let mut differences = workload_differences(
+        &workload_of(&a.config, a.config.targets.len()),
+        &workload_of(&b.config, b.config.targets.len()),
+        "",
+    );
+    if a.hosts.len() != b.hosts.len() {
+        differences.push(format!("hosts ({} vs {})", a.hosts.len(), b.hosts.len()));
+    }
+    let labels_a: Vec<String> = (0..a.hosts.len()).map(|i| a.host_label(i)).collect();
+    let labels_b: Vec<String> = (0..b.hosts.len()).map(|j| b.host_label(j)).collect();
+    let (pairs, only_in_base, only_in_new) = match_by(&labels_a, &labels_b, String::clone);
+    let mut rows: Vec<RowDiff> = pairs
+        .into_iter()
+        .map(|(label, i, j)| {
+            row(
+                "host",
+                label,
+                None,
+                &host_figures(a, i),
+                &host_figures(b, j),
+                o,
+            )
+        })
+        .collect();
+    let fleet = |m: &MergedDocument| {
+        let shortest = m
+            .hosts
+            .iter()
+            .map(|h| h.seconds)
+            .fold(f64::INFINITY, f64::min);
+        Figures {
+            bytes_per_sec: Some(m.total.bytes_per_sec),
+            iops: Some(m.total.iops),
+            latency: pcts(&m.total.latency_ns),
+            rate_samples: interval_samples(m.workers.iter(), shortest),
+            latency_samples: None,
+        }
+    };
+    rows.push(row("fleet", "FLEET".into(), None, &fleet(a), &fleet(b), o));
+    Parts {
+        rows,
+        only_in_base,
+        only_in_new,
+        differences,
+        notes: Vec::new(),
+        workload: format!(
+            "fleet, {}",
+            workload_words(&a.config, a.config.targets.len(), &[])
+        ),
+    }
+}
+
+fn side_of(path: &Path, d: &Input) -> SideDoc {
+    match d {
+        Input::Run(r) => side(
+            path,
+            &r.tool,
+            vec![r.host.hostname.clone()],
+            r.window.seconds,
+        ),
+        Input::Sweep(s) => {
+            let first = s.points.first().and_then(|p| p.runs.first());
+            side(
+                path,
+                &s.tool,
+                first
+                    .map(|r| vec![r.host.hostname.clone()])
+                    .unwrap_or_default(),
+                first.map_or(0.0, |r| r.window.seconds),
+            )
+        }
+        Input::Compare(c) => {
+            let first = c.phases.first().map(|p| &p.document);
+            side(
+                path,
+                &c.tool,
+                first
+                    .map(|r| vec![r.host.hostname.clone()])
+                    .unwrap_or_default(),
+                first.map_or(0.0, |r| r.window.seconds),
+            )
+        }
+        Input::Merge(m) => side(
+            path,
+            &m.tool,
+            m.hosts.iter().map(|h| h.hostname.clone()).collect(),
+            m.hosts.iter().map(|h| h.seconds).fold(0.0, f64::max),
+        ),
+    }
+}
+
+/// Reads both documents and diffs them: refuses (a [`UsageError`]) what
+/// cannot be diffed, and different workloads unless `o.force`.
+pub fn diff(base: &Path, new: &Path, o: &DiffOptions) -> Result<DiffDocument> {
+    let a = read(base)?;
+    let b = read(new)?;
+    if a.kind() != b.kind() {
+        return crate::base::error::usage(format!(
+            "{} is a {} document and {} a {} document: diff two documents of one kind",
+            show_path(base),
+            a.kind().name(),
+            show_path(new),
+            b.kind().name()
+        ));
+    }
+    let parts = match (&a, &b) {
+        (Input::Run(x), Input::Run(y)) => diff_runs(x, y, o),
+        (Input::Sweep(x), Input::Sweep(y)) => diff_sweeps(x, y, o),
+        (Input::Compare(x), Input::Compare(y)) => diff_compares(x, y, o),
+        (Input::Merge(x), Input::Merge(y)) => diff_merges(x, y, o),
+        _ => unreachable!("the kinds were checked equal above"),
+    };
+    if !parts.differences.is_empty() && !o.force {
+        return crate::base::error::usage(format!(
+            "{} and {} ran different workloads: {}; diff runs of one workload, or pass --force",
+            show_path(base),
+            show_path(new),
+            parts.differences.join(", ")
+        ));
+    }
+    if parts.rows.is_empty() {
+        return crate::base::error::usage(format!(
+            "{} and {} have no {} in common: nothing to diff",
+            show_path(base),
+            show_path(new),
+            match a.kind() {
+                DocKind::Sweep => "point",
+                DocKind::Compare => "phase",
+                _ => "row",
+            }
+        ));
+    }
+    let crossed = parts
+        .rows
+        .iter()
+        .flat_map(|r| {
+            r.metrics.iter().filter(|m| m.crossed).map(move |m| {
+                format!(
+                    "{} {} {:+.1}%",
+                    r.label,
+                    m.metric,
+                    m.change_pct.unwrap_or(0.0)
+                )
+            })
+        })
+        .collect();
+    Ok(DiffDocument {
+        schema_version: SCHEMA_VERSION,
+        kind: "diff".into(),
+        tool: ToolInfo::this(),
+        of: a.kind(),
+        base: side_of(base, &a),
+        new: side_of(new, &b),
+        workload: parts.workload,
+        alpha: o.alpha,
+        threshold_pct: o.threshold_pct,
+        rows: parts.rows,
+        only_in_base: parts.only_in_base,
+        only_in_new: parts.only_in_new,
+        differences: parts.differences,
+        notes: parts.notes,
+        crossed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::worker::Interval;
+    use crate::report::fixtures::sample_doc;
+
+    fn samples(v: &[f64]) -> Option<RateSamples> {
+        Some((v.to_vec(), v.to_vec(), "per-second intervals"))
+    }
+
+    fn figures(rate: f64, p99: u64, s: &[f64]) -> Figures {
+        Figures {
+            bytes_per_sec: Some(rate),
+            iops: Some(rate / 4096.0),
+            latency: Some([p99 as f64 / 2.0, p99 as f64, p99 as f64 * 2.0]),
+            rate_samples: samples(s),
+            latency_samples: None,
+        }
+    }
+
+    fn opts(threshold: Option<f64>) -> DiffOptions {
+        DiffOptions {
+            alpha: 0.05,
+            threshold_pct: threshold,
+            force: false,
+        }
+    }
+
+    #[test]
+    fn per_second_sums_workers_fills_silent_seconds_and_drops_the_partial_one() {
+        let mut d = sample_doc();
+        d.workers[0].intervals = vec![
+            Interval {
+                t: 0,
+                bytes: 10,
+                ios: 1,
+            },
+            Interval {
+                t: 2,
+                bytes: 30,
+                ios: 3,
+            },
+            Interval {
+                t: 3,
+                bytes: 99,
+                ios: 9,
+            },
+        ];
+        d.workers[1].intervals = vec![
+            Interval {
+                t: 0,
+                bytes: 5,
+                ios: 1,
+            },
+            Interval {
+                t: 1,
+                bytes: 7,
+                ios: 1,
+            },
+        ];
+        // A window of 3.4 s: seconds 0, 1 and 2 are whole; second 3 is not.
+        let (b, i) = per_second(d.workers.iter(), 3.4);
+        assert_eq!(b, vec![15.0, 7.0, 30.0]);
+        assert_eq!(i, vec![2.0, 1.0, 3.0]);
+        // A deadline a hair early still counts its last second.
+        assert_eq!(per_second(d.workers.iter(), 3.9999).0.len(), 4);
+    }
+
+    #[test]
+    fn a_significant_fall_past_the_threshold_crosses_it() {
+        let base = figures(100e6, 1_000_000, &[100.0, 101.0, 99.0, 102.0, 98.0]);
+        let new = figures(50e6, 1_000_000, &[50.0, 51.0, 49.0, 52.0, 48.0]);
+        let r = row("target", "t".into(), None, &base, &new, &opts(Some(10.0)));
+        let mbs = &r.metrics[0];
+        assert_eq!(mbs.change_pct, Some(-50.0));
+        assert_eq!(mbs.test.verdict, Verdict::Significant);
+        assert!((mbs.test.p.unwrap() - 0.007936507936507936).abs() < 1e-12);
+        assert_eq!(mbs.test.method.as_deref(), Some("exact"));
+        assert!(mbs.crossed);
+        // IOPS fell as much, but only MB/s and p99 count for the threshold.
+        assert!(!r.metrics[1].crossed);
+        // The p99 did not move: not crossed; untested (one histogram a side).
+        assert_eq!(r.metrics[3].test.verdict, Verdict::Untested);
+        assert!(!r.metrics[3].crossed);
+        // Past 60% it is not.
+        let r = row("target", "t".into(), None, &base, &new, &opts(Some(60.0)));
+        assert!(!r.metrics[0].crossed);
+        let r = row("target", "t".into(), None, &base, &new, &opts(None));
+        assert!(r.metrics.iter().all(|m| !m.crossed));
+    }
+
+    #[test]
+    fn a_fall_within_the_noise_does_not_cross_but_an_untested_p99_rise_does() {
+        let s = [100.0, 40.0, 160.0, 90.0, 110.0];
+        let base = figures(100e6, 1_000_000, &s);
+        let new = figures(80e6, 2_000_000, &[95.0, 45.0, 150.0, 60.0, 50.0]);
+        let r = row("target", "t".into(), None, &base, &new, &opts(Some(10.0)));
+        assert_eq!(r.metrics[0].test.verdict, Verdict::Noise);
+        assert!(
+            !r.metrics[0].crossed,
+            "a change within the noise does not fail"
+        );
+        assert_eq!(r.metrics[3].change_pct, Some(100.0));
+        assert!(
+            r.metrics[3].crossed,
+            "an untested p99 rise counts on its size"
+        );
+        // A p99 fall never crosses.
+        let r = row("target", "t".into(), None, &new, &base, &opts(Some(10.0)));
+        assert!(!r.metrics[3].crossed);
+    }
+
+    #[test]
+    fn too_few_seconds_are_not_tested() {
+        let base = figures(100e6, 1, &[100.0, 101.0, 99.0]);
+        let new = figures(50e6, 1, &[50.0, 51.0, 49.0]);
+        let r = row("target", "t".into(), None, &base, &new, &opts(Some(10.0)));
+        let t = &r.metrics[0].test;
+        assert_eq!(t.verdict, Verdict::Untested);
+        assert!(
+            t.note.as_deref().unwrap().starts_with("n too small"),
+            "{t:?}"
+        );
+        assert_eq!((t.n_base, t.n_new), (3, 3));
+        // Untested: the size alone decides.
+        assert!(r.metrics[0].crossed);
+    }
+
+    #[test]
+    fn workload_options_differ_but_paths_and_durations_are_setup() {
+        let a = sample_doc();
+        let mut b = a.clone();
+        b.config.bs = "8192".into();
+        b.config.jobs = 4;
+        b.config.direct = false;
+        b.config.targets = vec!["/elsewhere".into()];
+        b.config.duration_sec = 9.0;
+        let d = workload_differences(&workload_of(&a.config, 1), &workload_of(&b.config, 2), "");
+        assert_eq!(
+            d,
+            vec![
+                "bs (4096 vs 8192)",
+                "direct (direct vs buffered)",
+                "jobs (2 vs 4)",
+                "targets (1 vs 2)"
+            ]
+        );
+        let mut notes = Vec::new();
+        setup_notes(&a, &b, "", &mut notes);
+        assert!(
+            notes.iter().any(|n| n.starts_with("targets: ")),
+            "{notes:?}"
+        );
+        assert!(notes.iter().any(|n| n == "duration: 2s vs 9s"), "{notes:?}");
+    }
+
+    #[test]
+    fn kinds_are_told_apart_and_others_refused() {
+        let run = serde_json::to_value(sample_doc()).unwrap();
+        assert_eq!(kind_of(&run, "f").unwrap(), DocKind::Run);
+        let mut v = run.clone();
+        v["kind"] = "merge".into();
+        assert_eq!(kind_of(&v, "f").unwrap(), DocKind::Merge);
+        let tool = run["tool"].clone();
+        let sweep = serde_json::json!({"schema_version": 1, "tool": tool, "points": []});
+        assert_eq!(kind_of(&sweep, "f").unwrap(), DocKind::Sweep);
+        let cmp = serde_json::json!({"schema_version": 1, "tool": tool, "phases": []});
+        assert_eq!(kind_of(&cmp, "f").unwrap(), DocKind::Compare);
+        let refused = |v: serde_json::Value, want: &str| {
+            let e = kind_of(&v, "f").unwrap_err().0;
+            assert!(e.contains(want), "{e}");
+        };
+        refused(serde_json::json!([1, 2]), "not a stripebench document");
+        refused(serde_json::json!({"a": 1}), "no schema_version");
+        refused(
+            serde_json::json!({"schema_version": 1, "tool": {"name": "fio"}}),
+            "its tool is \"fio\"",
+        );
+        refused(
+            serde_json::json!({"schema_version": 2, "tool": tool, "workers": []}),
+            "schema version 2",
+        );
+        refused(
+            serde_json::json!({"schema_version": 1, "tool": tool, "kind": "diff"}),
+            "is a diff document",
+        );
+        refused(
+            serde_json::json!({"points": [], "fit": {}, "predictions": []}),
+            "is a plan document",
+        );
+        refused(
+            serde_json::json!({"schema_version": 1, "tool": tool, "interrupted": true, "measured": false}),
+            "nothing to diff",
+        );
+    }
+}
