@@ -79,6 +79,10 @@ pub enum Command {
     /// exact merge of the histograms.
     Merge(MergeArgs),
 
+    /// Render a run, sweep, compare or merge document written earlier with
+    /// --json as a one-file HTML report (as --html would have).
+    Report(ReportArgs),
+
     /// Print this machine's single-thread memory-copy bandwidth: the ceiling
     /// of a page-cache read that leaves the CPU caches.
     Membw,
@@ -175,6 +179,17 @@ pub struct MergeArgs {
     /// (a warning says which option differs, or which run repeats).
     #[arg(long)]
     pub force: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// A run, sweep, compare or merge document (`--json`).
+    #[arg(value_name = "DOC.json")]
+    pub file: PathBuf,
+
+    /// Where the HTML report goes (`-` for stdout).
+    #[arg(short = 'o', long = "output", value_name = "PATH", required = true)]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -11,6 +11,7 @@ pub mod measured;
 pub mod membw;
 pub mod merge;
 pub mod plan;
+pub mod report;
 pub mod restore;
 pub mod run;
 pub mod sweep;
@@ -37,6 +38,7 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Compare(args) => compare::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Merge(args) => merge::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Membw => membw::run(),
         Command::Sweep(args) => sweep::run(&args),
         Command::Topology(args) => topology::run(&args),

@@ -138,15 +138,8 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
         legend(&mut c)?;
 
         // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
-        let hists: Vec<(String, LatencyHistogram)> = doc
-            .targets
-            .iter()
-            .filter_map(|t| {
-                Some((
-                    t.path.clone(),
-                    LatencyHistogram::from_base64(&t.histogram).ok()?,
-                ))
-            })
+        let hists: Vec<(String, LatencyHistogram)> = target_histograms(doc)
+            .into_iter()
             .filter(|(_, h)| !h.is_empty())
             .collect();
         let lo = hists
@@ -189,6 +182,19 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
         legend(&mut c)?;
         Ok(())
     })
+}
+
+/// Each target's latency histogram, by path (one that does not decode is left out).
+pub(crate) fn target_histograms(doc: &RunDocument) -> Vec<(String, LatencyHistogram)> {
+    doc.targets
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t.path.clone(),
+                LatencyHistogram::from_base64(&t.histogram).ok()?,
+            ))
+        })
+        .collect()
 }
 
 /// Throughput (top) and p99 (bottom) against the sweep's points.
