@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{data_file, json, mount, require, sb, sh_required, u, LoopBed, Mounted};
+use common::{btrfs_raid0, data_file, json, require, sb, u, LoopBed};
 use serde_json::Value;
 
 /// A throttled blkio cgroup (v1), removed on drop.
@@ -20,13 +20,6 @@ impl Drop for Throttle {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir(&self.0);
     }
-}
-
-fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
-    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
-    args.extend(bed.devices.iter().map(String::as_str));
-    sh_required("mkfs.btrfs", &args);
-    mount(&[&bed.devices[0]], at)
 }
 
 fn leaves(topology: &Value) -> Vec<String> {

@@ -289,3 +289,11 @@ pub fn refused(args: &[&str], expect: &str) {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A btrfs RAID0 (data and metadata) over the bed's devices, mounted at `at`.
+pub fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
+    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
+    args.extend(bed.devices.iter().map(String::as_str));
+    sh_required("mkfs.btrfs", &args);
+    mount(&[&bed.devices[0]], at)
+}
