@@ -381,3 +381,56 @@ fn html_output_is_checked_before_any_io() {
         "is a directory",
     );
 }
+
+#[test]
+#[cfg_attr(not(sb_chromium), ignore = "needs chromium (apt-get install chromium)")]
+fn report_renders_a_merged_fleet() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a.dat", 4 << 20);
+    let mut docs = Vec::new();
+    for name in ["one.json", "two.json"] {
+        let doc = dir.path().join(name);
+        sb().args([
+            "run",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "0",
+            "--no-progress",
+            "--json",
+        ])
+        .arg(&doc)
+        .arg(&a)
+        .assert()
+        .success();
+        docs.push(doc);
+    }
+    let merged = dir.path().join("m.json");
+    sb().arg("merge")
+        .args(&docs)
+        .arg("--json")
+        .arg(&merged)
+        .assert()
+        .success();
+    let html = dir.path().join("m.html");
+    sb().arg("report")
+        .arg(&merged)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    stands_alone(&std::fs::read_to_string(&html).unwrap());
+    let d = json(&std::fs::read(&merged).unwrap());
+    let (ink, colours) = screenshot(&html, &dir.path().join("m.png"));
+    assert!(ink > 1280 * 2000 / 50 && colours > 50, "{ink} {colours}");
+    let text = dom_text(&html);
+    let fleet = text.split("FLEET").nth(1).expect("a FLEET row");
+    assert!(
+        fleet
+            .trim_start()
+            .starts_with(&mbs(&d["total"]["bytes_per_sec"])),
+        "{fleet:.80}"
+    );
+    // Two runs of one host are told apart by their documents.
+    assert!(text.contains("(one)") && text.contains("(two)"), "{text}");
+}

@@ -49,7 +49,7 @@ pub fn load(path: &Path) -> Result<AnyDocument, UsageError> {
             format!("{e}")
         };
         UsageError(format!(
-            "{shown} is not a JSON document ({why}): give a document written with --json"
+            "{shown} is not a JSON document: {why}; give a document written with --json"
         ))
     })?;
     let Some(version) = v.get("schema_version") else {

@@ -9,14 +9,41 @@ use plotters::prelude::*;
 use crate::analysis::histogram::LatencyHistogram;
 use crate::base::units::fmt_latency_ns;
 use crate::document::run::WorkerDoc;
-use crate::report::plot::{err, legend, line, svg};
+use crate::report::plot::{err, svg, Chart, COLORS};
+
+/// A plot and its legend, which the page writes beside it in HTML (a legend
+/// inside the plot hides the lines it lies over, and grows with the workers).
+pub struct Plot {
+    pub svg: String,
+    /// Each line's label and colour; `true` for the heavy total line.
+    pub legend: Vec<(String, RGBColor, bool)>,
+}
+
+/// Draws line `i` of a plot (a heavy black one for the total) and notes it
+/// in the legend.
+fn draw(
+    c: &mut Chart<'_, '_>,
+    legend: &mut Vec<(String, RGBColor, bool)>,
+    pts: Vec<(f64, f64)>,
+    i: Option<usize>,
+    label: String,
+) -> Result<()> {
+    let (color, width) = match i {
+        Some(i) => (COLORS[i % COLORS.len()], 2),
+        None => (BLACK, 3),
+    };
+    c.draw_series(LineSeries::new(pts, color.stroke_width(width)))
+        .map_err(err)?;
+    legend.push((label, color, i.is_none()));
+    Ok(())
+}
 
 /// MB/s in each second of the window: one line per worker and a heavier
 /// one for their sum. `None` when no worker has a whole second.
 pub fn timeseries(
     workers: &[WorkerDoc],
     label: impl Fn(&WorkerDoc) -> String,
-) -> Result<Option<String>> {
+) -> Result<Option<Plot>> {
     let max_t = workers
         .iter()
         .flat_map(|w| w.intervals.iter().map(|i| i.t + 1))
@@ -29,6 +56,7 @@ pub fn timeseries(
         }
     }
     let max_mb = total.iter().map(|&b| b as f64 / 1e6).fold(1.0, f64::max);
+    let mut legend = Vec::new();
     let chart = svg((1100, 380), |root| {
         root.fill(&WHITE).map_err(err)?;
         let mut c = ChartBuilder::on(root)
@@ -48,7 +76,7 @@ pub fn timeseries(
                 .iter()
                 .map(|iv| (iv.t as f64 + 0.5, iv.bytes as f64 / 1e6))
                 .collect();
-            line(&mut c, pts, i, label(w))?;
+            draw(&mut c, &mut legend, pts, Some(i), label(w))?;
         }
         if workers.len() > 1 {
             let pts: Vec<(f64, f64)> = total
@@ -56,16 +84,11 @@ pub fn timeseries(
                 .enumerate()
                 .map(|(t, &b)| (t as f64 + 0.5, b as f64 / 1e6))
                 .collect();
-            c.draw_series(LineSeries::new(pts, BLACK.stroke_width(3)))
-                .map_err(err)?
-                .label("total")
-                .legend(|(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(3))
-                });
+            draw(&mut c, &mut legend, pts, None, "total".into())?;
         }
-        legend(&mut c)
+        Ok(())
     })?;
-    Ok(Some(chart))
+    Ok(Some(Plot { svg: chart, legend }))
 }
 
 /// The per-second MB/s of each worker and the total, as table rows
@@ -108,7 +131,7 @@ fn nines_label(x: f64) -> String {
 /// Latency against percentile, one line per histogram: the x axis in
 /// nines (p90, p99, p99.9, ... evenly spaced), the y axis logarithmic.
 /// `None` when every histogram is empty.
-pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<String>> {
+pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<Plot>> {
     let series: Vec<&(String, LatencyHistogram)> =
         series.iter().filter(|(_, h)| !h.is_empty()).collect();
     if series.is_empty() {
@@ -119,8 +142,9 @@ pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<Strin
         .iter()
         .map(|(_, h)| (h.len() as f64).log10())
         .fold(1.0, f64::max)
-        .min(6.0)
-        .ceil();
+        .min(6.0);
+    // To the next half nine: the lines reach across the plot.
+    let max_nines = (max_nines * 2.0).ceil() / 2.0;
     let lo = series
         .iter()
         .map(|(_, h)| (h.inner().min().max(1) as f64).log10())
@@ -132,6 +156,7 @@ pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<Strin
         .fold(0.0, f64::max)
         .ceil()
         .max(lo + 1.0);
+    let mut legend = Vec::new();
     let chart = svg((1100, 420), |root| {
         root.fill(&WHITE).map_err(err)?;
         let mut c = ChartBuilder::on(root)
@@ -142,7 +167,7 @@ pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<Strin
             .build_cartesian_2d(0f64..max_nines, lo..hi)
             .map_err(err)?;
         c.configure_mesh()
-            .x_labels(max_nines as usize + 1)
+            .x_labels(max_nines.floor() as usize + 1)
             .x_label_formatter(&|x| nines_label(*x))
             // One label a decade: 10us, 100us, 1ms, ...
             .y_labels((hi - lo) as usize + 1)
@@ -162,25 +187,18 @@ pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<Strin
                     (x, v.log10())
                 })
                 .collect();
-            if name == "total" || name == "fleet" {
-                c.draw_series(LineSeries::new(pts, BLACK.stroke_width(3)))
-                    .map_err(err)?
-                    .label(name.as_str())
-                    .legend(|(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(3))
-                    });
-            } else {
-                line(&mut c, pts, i, name.clone())?;
-            }
+            let heavy = name == "total" || name == "fleet";
+            draw(
+                &mut c,
+                &mut legend,
+                pts,
+                (!heavy).then_some(i),
+                name.clone(),
+            )?;
         }
-        c.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)
+        Ok(())
     })?;
-    Ok(Some(chart))
+    Ok(Some(Plot { svg: chart, legend }))
 }
 
 /// Horizontal bars, one per (label, bytes per second, colour), with the

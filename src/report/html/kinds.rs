@@ -112,9 +112,9 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                 ))
             })
             .collect();
-        if let Some(svg) = charts::percentiles(&hists)? {
-            page.figure(
-                &svg,
+        if let Some(plot) = charts::percentiles(&hists)? {
+            page.plot(
+                &plot,
                 "latency against percentile, one line per point (all targets)",
             );
         }
@@ -286,6 +286,25 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     Ok(page.finish())
 }
 
+/// A host's name, with its document's name when another host has the same
+/// name (several runs on one machine), as the text report labels it.
+fn host_label(doc: &MergedDocument, h: &crate::document::merge::HostDoc) -> String {
+    if doc
+        .hosts
+        .iter()
+        .filter(|o| o.hostname == h.hostname)
+        .count()
+        > 1
+    {
+        let file = std::path::Path::new(&h.source)
+            .file_stem()
+            .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
+        format!("{} ({file})", h.hostname)
+    } else {
+        h.hostname.clone()
+    }
+}
+
 /// A merge: the hosts and the fleet, the fleet's latency, the workers'
 /// time series, the workload.
 pub fn merge(doc: &MergedDocument) -> Result<String> {
@@ -304,7 +323,10 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
         &format!(
             "{} bs {}; overlap {:.2}s, start skew {:.3}s; MB/s = 10^6 B/s; latency from the merged histograms",
             doc.config.rw.name(),
-            doc.config.bs,
+            doc.config
+                .bs
+                .parse::<u64>()
+                .map_or(doc.config.bs.clone(), crate::base::units::fmt_size_arg),
             t.overlap_sec,
             t.start_skew_sec
         ),
@@ -362,7 +384,7 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
         .iter()
         .filter_map(|h| {
             Some((
-                h.hostname.clone(),
+                host_label(doc, h),
                 LatencyHistogram::from_base64(&h.histogram).ok()?,
             ))
         })
@@ -370,22 +392,24 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
     if let Ok(h) = LatencyHistogram::from_base64(&t.histogram) {
         hists.push(("fleet".into(), h));
     }
-    if let Some(svg) = charts::percentiles(&hists)? {
-        page.figure(
-            &svg,
+    if let Some(plot) = charts::percentiles(&hists)? {
+        page.plot(
+            &plot,
             "latency against percentile: one line per host, the fleet in black",
         );
     }
     page.h(2, "Throughput over time");
-    if let Some(svg) = charts::timeseries(&doc.workers, |w| w.target.clone())? {
-        page.figure(
-            &svg,
+    if let Some(plot) = charts::timeseries(&doc.workers, |w| w.target.clone())? {
+        page.plot(
+            &plot,
             "MB/s in each second of each host's own window: one line per worker (host:target), their sum in black",
         );
     }
     page.h(2, "Workload");
+    page.raw("<div class=\"cols\">\n<div>\n");
     page.kv(&config_pairs(
         &serde_json::to_value(&doc.config).unwrap_or_default(),
     ));
+    page.raw("</div>\n</div>\n");
     Ok(page.finish())
 }

@@ -56,6 +56,10 @@ ul.notes li.error { border-color: #d22f27; background: #fdeeee; }
 figure { margin: 8px 0 14px; background: #fff; border: 1px solid #d5dae3; border-radius: 6px; padding: 6px; }
 figure svg { display: block; width: 100%; height: auto; }
 figcaption { color: #566176; font-size: 12.5px; padding: 2px 6px; }
+ul.legend { list-style: none; margin: 2px 6px; padding: 0; display: flex; flex-wrap: wrap; gap: 2px 18px; font-size: 13px; }
+ul.legend li { white-space: nowrap; }
+.swatch { display: inline-block; width: 22px; height: 3px; margin: 0 6px 4px 0; vertical-align: middle; }
+.swatch.heavy { height: 5px; }
 details { margin: 6px 0; }
 summary { cursor: pointer; font-weight: 600; }
 footer { margin-top: 30px; color: #6b768a; font-size: 12px; }
@@ -185,14 +189,37 @@ impl Page {
         self
     }
 
-    /// A plot (SVG from plotters or [`super::charts`]) with its caption.
+    /// A plot of [`super::charts`]: its SVG, its legend, its caption.
+    pub fn plot(&mut self, plot: &super::charts::Plot, caption: &str) -> &mut Self {
+        let mut legend = String::from("<ul class=\"legend\">");
+        for (label, c, heavy) in &plot.legend {
+            let _ = write!(
+                legend,
+                "<li><span class=\"swatch{}\" style=\"background: rgb({}, {}, {})\"></span>{}</li>",
+                if *heavy { " heavy" } else { "" },
+                c.0,
+                c.1,
+                c.2,
+                esc(label)
+            );
+        }
+        legend.push_str("</ul>");
+        self.figure_with(&plot.svg, &legend, caption)
+    }
+
+    /// An SVG (from plotters) with its caption.
     pub fn figure(&mut self, svg: &str, caption: &str) -> &mut Self {
+        self.figure_with(svg, "", caption)
+    }
+
+    /// An SVG, markup under it (a legend), and its caption.
+    fn figure_with(&mut self, svg: &str, under: &str, caption: &str) -> &mut Self {
         // Inline SVG in HTML needs no namespace; leaving it out keeps the
         // page free of any URL.
         let svg = svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1);
         let _ = writeln!(
             self.out,
-            "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>",
+            "<figure>\n{}\n{under}\n<figcaption>{}</figcaption>\n</figure>",
             svg.trim(),
             esc(caption)
         );

@@ -256,9 +256,9 @@ pub fn topology(page: &mut Page, doc: &RunDocument, level: u8) {
 pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
     page.h(level, "Throughput over time");
     match charts::timeseries(&doc.workers, |w| format!("w{} {}", w.id, w.target))? {
-        Some(svg) => {
-            page.figure(
-                &svg,
+        Some(plot) => {
+            page.plot(
+                &plot,
                 "MB/s (10^6 B/s) in each whole second of the window: one line per worker, the total in black",
             );
             let mut head = vec!["second".to_string()];
@@ -280,9 +280,9 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
         }
     }
     match charts::percentiles(&series)? {
-        Some(svg) => {
-            page.figure(
-                &svg,
+        Some(plot) => {
+            page.plot(
+                &plot,
                 "latency of each I/O, issue to completion, against its percentile, from the exact histograms: one line per target, the total in black",
             );
         }
