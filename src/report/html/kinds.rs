@@ -223,31 +223,41 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
             "MB/s: each member in the all-members-at-once phase (blue, a slow one red), their sum (grey), and the volume's phases (green)",
         );
     }
+    // The members alone only with --solo.
+    let solo = doc.members.iter().any(|m| m.solo_bytes_per_sec.is_some());
     let rows: Vec<(String, Vec<String>)> = doc
         .members
         .iter()
         .map(|m| {
-            (
-                if m.slow { "slow" } else { "" }.to_string(),
-                vec![
-                    m.path.clone(),
-                    format!("{:.1}", mb_per_sec(m.bytes_per_sec)),
-                    format!("{:.1}%", m.share * 100.0),
+            let mut cells = vec![
+                m.path.clone(),
+                format!("{:.1}", mb_per_sec(m.bytes_per_sec)),
+                format!("{:.1}%", m.share * 100.0),
+            ];
+            if solo {
+                cells.push(
                     m.solo_bytes_per_sec
                         .map_or("-".into(), |s| format!("{:.1}", mb_per_sec(s))),
-                    if m.slow {
-                        "SLOW: more than 15% below the median member"
-                    } else {
-                        ""
-                    }
-                    .into(),
-                ],
-            )
+                );
+            }
+            cells.push(
+                if m.slow {
+                    "SLOW: more than 15% below the median member"
+                } else {
+                    ""
+                }
+                .into(),
+            );
+            (if m.slow { "slow" } else { "" }.to_string(), cells)
         })
         .collect();
-    let head: Vec<String> = ["member", "MB/s (all at once)", "share", "MB/s alone", ""]
+    let mut head: Vec<String> = ["member", "MB/s (all at once)", "share"]
         .map(String::from)
         .to_vec();
+    if solo {
+        head.push("MB/s alone".into());
+    }
+    head.push(String::new());
     page.table(&head, &rows, 1);
     page.p(
         "",
