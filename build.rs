@@ -11,6 +11,7 @@
 //! | `sb_setpriv`    | `setpriv` and `prlimit` are installed                 |
 //! | `sb_blkio`      | a cgroup v1 blkio hierarchy is mounted                |
 //! | `sb_multi_cpu`  | this process may run on two or more CPUs              |
+//! | `sb_chromium`   | `chromium` is installed (the HTML report's browser test)|
 //! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
 //! |                 | array tools with apt), or all of them already there   |
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
@@ -27,7 +28,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 11] = [
+const FLAGS: [&str; 12] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -39,6 +40,7 @@ const FLAGS: [&str; 11] = [
     "sb_lab",
     "sb_fleet_ssh",
     "sb_kubernetes_validate",
+    "sb_chromium",
 ];
 
 fn main() {
@@ -71,6 +73,7 @@ fn main() {
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
             "sb_multi_cpu" => std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
+            "sb_chromium" => on_path("chromium"),
             "sb_lab" => {
                 root || [
                     "qemu-system-x86_64",

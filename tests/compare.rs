@@ -10,15 +10,8 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{data_file, json, mount, sb, sh_required, u, LoopBed, Mounted, Throttle};
+use common::{btrfs_raid0, data_file, json, sb, u, LoopBed, Throttle};
 use serde_json::Value;
-
-fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
-    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
-    args.extend(bed.devices.iter().map(String::as_str));
-    sh_required("mkfs.btrfs", &args);
-    mount(&[&bed.devices[0]], at)
-}
 
 fn leaves(topology: &Value) -> Vec<String> {
     topology["root"]["members"]

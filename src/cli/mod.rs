@@ -90,6 +90,9 @@ pub enum Command {
     /// different workloads (rw, bs, direct or buffered, engine, iodepth,
     /// jobs, target count, ...) unless --force.
     Diff(DiffArgs),
+    /// Render a run, sweep, compare or merge document written earlier with
+    /// --json as a one-file HTML report (as --html would have).
+    Report(ReportArgs),
 
     /// Print this machine's single-thread memory-copy bandwidth: the ceiling
     /// of a page-cache read that leaves the CPU caches.
@@ -267,6 +270,17 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
             "'{text}' is not a significance level between 0 and 1 (such as 0.05)"
         )),
     }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// A run, sweep, compare or merge document (`--json`).
+    #[arg(value_name = "DOC.json")]
+    pub file: PathBuf,
+
+    /// Where the HTML report goes (`-` for stdout).
+    #[arg(short = 'o', long = "output", value_name = "PATH", required = true)]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

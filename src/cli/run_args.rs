@@ -221,6 +221,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 
+    /// Write a one-file HTML report to PATH (`-` for stdout): the
+    /// configuration, the table, device counters, warnings, each target's
+    /// storage stack, throughput over time and latency percentile plots.
+    /// Self-contained: inline CSS and SVG, no script, nothing fetched.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+
     /// Read options from a TOML file (keys are the long option names, e.g.
     /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]).
     /// The command line wins, option by option: an option given there

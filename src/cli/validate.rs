@@ -252,6 +252,7 @@ pub fn run_config(
         csv: args.csv.clone(),
         histogram: args.histogram,
         plot: args.plot.clone(),
+        html: args.html.clone(),
         start_at: args.start_at,
         wait_lock: args.wait_lock,
         force_memory: args.force_memory,

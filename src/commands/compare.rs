@@ -27,6 +27,7 @@ fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: bool
     a.direct = false;
     a.json = None;
     a.csv = None;
+    a.html = None;
     a.histogram = false;
     a.members = None;
     a
@@ -99,7 +100,10 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let mut protected = members.clone();
     protected.push(volume.clone());
     crate::report::output::check(
-        &crate::report::output::given(&[("--json", base.json.as_deref())]),
+        &crate::report::output::given(&[
+            ("--json", base.json.as_deref()),
+            ("--html", base.html.as_deref()),
+        ]),
         &crate::device::protected_paths(&protected),
     )?;
     let mut notes = Vec::new();
@@ -259,11 +263,20 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         members: members_out,
         notes,
     };
-    crate::report::emit(
-        &crate::report::compare::render(&doc),
-        base.json.as_deref(),
-        &doc,
-    )?;
+    // With --html -, stdout carries the page: the text goes to stderr.
+    let html_to_stdout = base
+        .html
+        .as_deref()
+        .is_some_and(crate::report::output::is_stdout);
+    let mut text = crate::report::compare::render(&doc);
+    if html_to_stdout {
+        crate::report::output::say(&text, true);
+        text.clear();
+    }
+    crate::report::emit(&text, base.json.as_deref(), &doc)?;
+    if let Some(h) = &base.html {
+        crate::report::output::write(h, crate::report::html::compare(&doc)?.as_bytes())?;
+    }
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());
     Ok(crate::base::error::exit_code(interrupted, failed))

@@ -78,7 +78,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         .iter()
         .map(|p| device::open(p, access))
         .collect::<Result<Vec<_>>>()?;
-    stripe_geometry(&mut targets);
+    let stacks = stripe_geometry(&mut targets);
     let checks: Vec<(PathBuf, Vec<crate::device::guard::Check>)> = targets
         .iter()
         .map(|t| (t.path.clone(), t.checks.clone()))
@@ -120,6 +120,12 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
     let exec = coordinator::execute(cfg, &plan)?;
     let mut doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
+    for t in &mut doc.targets {
+        t.topology = stacks
+            .iter()
+            .find(|(p, _)| p.display().to_string() == t.path)
+            .map(|(_, s)| s.clone());
+    }
     doc.warnings.extend(split_requests(cfg, &doc));
     doc.cache = Some(cache);
     drop(knob_guard);
@@ -346,17 +352,21 @@ fn prepare_cache(
     crate::device::cache::make_cold(&paths, cfg.drop_caches)
 }
 
-/// Learns the chunk and member count of every striped block-device target
-/// (md raid0, dm striped) from its topology.
-fn stripe_geometry(targets: &mut [crate::device::Target]) {
+/// Reads every target's storage stack (for the document) and learns the
+/// chunk and member count of every striped block-device target (md raid0,
+/// dm striped) from it. A stack that cannot be read (tmpfs) is left out.
+fn stripe_geometry(
+    targets: &mut [crate::device::Target],
+) -> Vec<(PathBuf, crate::device::topology::Topology)> {
     let Ok(src) = crate::device::topology::Sources::system(None) else {
-        return;
+        return Vec::new();
     };
-    for t in targets
-        .iter_mut()
-        .filter(|t| t.kind == crate::device::TargetKind::Block)
-    {
-        if let Ok(topo) = crate::device::topology::discover(&t.path, &src) {
+    let mut stacks = Vec::new();
+    for t in targets.iter_mut() {
+        let Ok(topo) = crate::device::topology::discover(&t.path, &src) else {
+            continue;
+        };
+        if t.kind == crate::device::TargetKind::Block {
             if let (true, Some(chunk)) = (topo.root.is_striped(), topo.root.chunk_size()) {
                 t.stripe = Some(crate::device::StripeGeometry {
                     chunk,
@@ -364,7 +374,9 @@ fn stripe_geometry(targets: &mut [crate::device::Target]) {
                 });
             }
         }
+        stacks.push((t.path.clone(), topo));
     }
+    stacks
 }
 
 /// The members of a volume, for `--members`: those of its striped layer,

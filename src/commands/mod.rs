@@ -12,6 +12,7 @@ pub mod measured;
 pub mod membw;
 pub mod merge;
 pub mod plan;
+pub mod report;
 pub mod restore;
 pub mod run;
 pub mod sweep;
@@ -40,6 +41,7 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Diff(args) => diff::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Merge(args) => merge::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Membw => membw::run(),
         Command::Sweep(args) => sweep::run(&args),
         Command::Topology(args) => topology::run(&args),

@@ -122,6 +122,7 @@ fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
         ("--json", cfg.json.as_deref()),
         ("--csv", cfg.csv.as_deref()),
         ("--plot", cfg.plot.as_deref()),
+        ("--html", cfg.html.as_deref()),
     ]);
     crate::report::output::check(&outputs, &crate::device::protected_paths(paths))?;
     Ok(())
@@ -143,6 +144,9 @@ fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
     }
     if let Some(dest) = &cfg.csv {
         report::output::write(dest, &report::csv::render(doc))?;
+    }
+    if let Some(dest) = &cfg.html {
+        report::output::write(dest, report::html::run(doc)?.as_bytes())?;
     }
     Ok(())
 }

@@ -88,6 +88,7 @@ fn apply(
     a.json = None;
     a.csv = None;
     a.plot = None;
+    a.html = None;
     a.members = None;
     Ok((a, paths))
 }
@@ -151,6 +152,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             ("--json", base.json.as_deref()),
             ("--csv", base.csv.as_deref()),
             ("--plot", base.plot.as_deref()),
+            ("--html", base.html.as_deref()),
         ]),
         &crate::device::protected_paths(&targets),
     )?;
@@ -168,7 +170,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     // The CSV is kept whole in memory and rewritten after every point, like
     // the JSON: an interrupted sweep keeps what it finished.
     // With --json -, stdout carries only the document: the table goes to stderr.
-    let to_stdout = [&base.json, &base.csv]
+    let to_stdout = [&base.json, &base.csv, &base.html]
         .into_iter()
         .flatten()
         .any(|j| j.as_os_str() == "-");
@@ -271,6 +273,9 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             crate::report::plot::sweep(&doc, plot)?;
             eprintln!("plot: {}", plot.display());
         }
+    }
+    if let Some(h) = &base.html {
+        crate::report::output::write(h, crate::report::html::sweep(&doc)?.as_bytes())?;
     }
     // As run: I/O errors (or bad blocks, or a failed flush) in any point exit 1.
     let failed = doc

@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod diff;
+pub mod load;
 pub mod merge;
 pub mod plan;
 pub mod run;

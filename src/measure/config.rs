@@ -89,6 +89,8 @@ pub struct RunConfig {
     pub progress: bool,
     /// `--plot FILE.svg`.
     pub plot: Option<PathBuf>,
+    /// `--html PATH`: the one-file HTML report, or `-` for stdout.
+    pub html: Option<PathBuf>,
     /// `--start-at`: when the workers are released.
     pub start_at: Option<std::time::SystemTime>,
     /// `--wait-lock`: wait for a device another run is changing.
@@ -155,7 +157,7 @@ pub struct ConfigDoc {
 impl RunConfig {
     /// Whether the table must go to stderr because stdout carries a document.
     pub fn stdout_taken(&self) -> bool {
-        [&self.json, &self.csv]
+        [&self.json, &self.csv, &self.html]
             .into_iter()
             .flatten()
             .any(|p| p.as_os_str() == "-")

@@ -12,6 +12,7 @@ pub mod dry_run;
 #[cfg(test)]
 pub mod fixtures;
 pub mod histogram;
+pub mod html;
 pub mod json;
 pub mod merge;
 pub mod output;

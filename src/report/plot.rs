@@ -13,7 +13,7 @@ use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
 use crate::document::sweep::SweepDocument;
 
-const COLORS: [RGBColor; 8] = [
+pub(crate) const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -24,19 +24,28 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(23, 190, 207),
 ];
 
-/// Draws an SVG in memory, then writes it whole (see [`crate::report::output`]).
-pub fn to_file(
-    path: &Path,
+/// Draws an SVG in memory (plotters escapes the text it draws: target
+/// names go into the markup safely).
+pub fn svg(
     size: (u32, u32),
     draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
-) -> Result<()> {
+) -> Result<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         draw(&root)?;
         root.present().map_err(err)?;
     }
-    crate::report::output::write_file(path, svg.as_bytes())
+    Ok(svg)
+}
+
+/// Draws an SVG in memory, then writes it whole (see [`crate::report::output`]).
+pub fn to_file(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
+) -> Result<()> {
+    crate::report::output::write_file(path, svg(size, draw)?.as_bytes())
 }
 
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
@@ -51,18 +60,23 @@ pub fn check_path(p: &Path) -> Result<()> {
     Ok(())
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+pub(crate) fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing the plot failed: {e:?}")
 }
 
-type Chart<'a, 'b> = ChartContext<
+pub(crate) type Chart<'a, 'b> = ChartContext<
     'a,
     SVGBackend<'b>,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
 >;
 
 /// One labelled line in the palette's `i`-th colour.
-fn line(c: &mut Chart<'_, '_>, pts: Vec<(f64, f64)>, i: usize, label: String) -> Result<()> {
+pub(crate) fn line(
+    c: &mut Chart<'_, '_>,
+    pts: Vec<(f64, f64)>,
+    i: usize,
+    label: String,
+) -> Result<()> {
     let color = COLORS[i % COLORS.len()];
     c.draw_series(LineSeries::new(pts, color.stroke_width(2)))
         .map_err(err)?
@@ -72,7 +86,7 @@ fn line(c: &mut Chart<'_, '_>, pts: Vec<(f64, f64)>, i: usize, label: String) ->
 }
 
 /// The legend box, drawn once all lines are in.
-fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
+pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
     c.configure_series_labels()
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
@@ -82,7 +96,12 @@ fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 
 /// MB/s over time per worker (top) and latency histograms per target (bottom).
 pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
-    to_file(path, (1000, 800), |root| {
+    crate::report::output::write_file(path, run_svg(doc)?.as_bytes())
+}
+
+/// [`run`]'s drawing, in memory.
+pub fn run_svg(doc: &RunDocument) -> Result<String> {
+    svg((1000, 800), |root| {
         root.fill(&WHITE).map_err(err)?;
         let (top, bottom) = root.split_vertically(400);
         let max_t = doc
@@ -119,15 +138,8 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
         legend(&mut c)?;
 
         // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
-        let hists: Vec<(String, LatencyHistogram)> = doc
-            .targets
-            .iter()
-            .filter_map(|t| {
-                Some((
-                    t.path.clone(),
-                    LatencyHistogram::from_base64(&t.histogram).ok()?,
-                ))
-            })
+        let hists: Vec<(String, LatencyHistogram)> = target_histograms(doc)
+            .into_iter()
             .filter(|(_, h)| !h.is_empty())
             .collect();
         let lo = hists
@@ -172,9 +184,27 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
     })
 }
 
+/// Each target's latency histogram, by path (one that does not decode is left out).
+pub(crate) fn target_histograms(doc: &RunDocument) -> Vec<(String, LatencyHistogram)> {
+    doc.targets
+        .iter()
+        .filter_map(|t| {
+            Some((
+                t.path.clone(),
+                LatencyHistogram::from_base64(&t.histogram).ok()?,
+            ))
+        })
+        .collect()
+}
+
 /// Throughput (top) and p99 (bottom) against the sweep's points.
 pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
-    to_file(path, (1000, 800), |root| {
+    crate::report::output::write_file(path, sweep_svg(doc)?.as_bytes())
+}
+
+/// [`sweep`]'s drawing, in memory.
+pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
+    svg((1000, 800), |root| {
         root.fill(&WHITE).map_err(err)?;
         let (top, bottom) = root.split_vertically(420);
         let n = doc.points.len();

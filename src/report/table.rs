@@ -117,7 +117,19 @@ fn engine_paths(doc: &RunDocument) -> String {
         .collect()
 }
 
+/// The text report: [`heading`], the table of [`rows`], its [`summary`],
+/// the [`devices`] and the [`notes`] (the HTML report shows the same parts its own way).
 pub fn render(doc: &RunDocument) -> String {
+    let mut out = heading(doc);
+    out.push_str(&layout(&rows(doc)));
+    out.push_str(&summary(doc));
+    out.push_str(&devices(doc));
+    out.push_str(&notes(doc));
+    out
+}
+
+/// The lines above the table: what ran, the window, what the columns mean.
+pub fn heading(doc: &RunDocument) -> String {
     let c = &doc.config;
     let mut out = String::new();
     let bs = if c.bs == "lbs" {
@@ -190,6 +202,12 @@ pub fn render(doc: &RunDocument) -> String {
             doc.window.seconds
         );
     }
+    out
+}
+
+/// The table: the column names, a row per worker, per target (with several
+/// workers each) and the TOTAL.
+pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
     let secs = doc.window.seconds;
     let mut rows = vec![COLUMNS.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     let multi_job = doc.targets.iter().any(|t| t.workers > 1);
@@ -243,7 +261,14 @@ pub fn render(doc: &RunDocument) -> String {
         secs,
         tot.errors,
     ));
-    out.push_str(&layout(&rows));
+    rows
+}
+
+/// The lines under the table: what `--stripe` figures are, CPU per GB, the
+/// flush of buffered writes.
+pub fn summary(doc: &RunDocument) -> String {
+    let tot = &doc.total;
+    let mut out = String::new();
     if let Some(m) = &doc.stripe_model {
         let _ = writeln!(
             out,
@@ -274,6 +299,12 @@ pub fn render(doc: &RunDocument) -> String {
         }
     }
 
+    out
+}
+
+/// The device counters, one device a line.
+pub fn devices(doc: &RunDocument) -> String {
+    let mut out = String::new();
     let devs: Vec<_> = doc
         .targets
         .iter()
@@ -340,6 +371,12 @@ pub fn render(doc: &RunDocument) -> String {
             }
         }
     }
+    out
+}
+
+/// Hung I/O, I/O errors, what verification found, and the warnings.
+pub fn notes(doc: &RunDocument) -> String {
+    let mut out = String::new();
     for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
         let ios: Vec<String> = w
             .hung_ios

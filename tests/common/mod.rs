@@ -367,3 +367,11 @@ impl Drop for Throttle {
         let _ = std::fs::remove_dir(&self.0);
     }
 }
+
+/// A btrfs RAID0 (data and metadata) over the bed's devices, mounted at `at`.
+pub fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
+    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
+    args.extend(bed.devices.iter().map(String::as_str));
+    sh_required("mkfs.btrfs", &args);
+    mount(&[&bed.devices[0]], at)
+}

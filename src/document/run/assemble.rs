@@ -307,6 +307,8 @@ fn target_doc(
         verify: on_target()
             .any(|(w, _)| w.verify == VerifyMode::Read)
             .then(|| VerifyDoc::from_tallies(on_target().map(|(_, o)| &o.verify))),
+        // Read by the command before the run (the document does no I/O).
+        topology: None,
         histogram: agg.hist.to_base64(),
     }
 }

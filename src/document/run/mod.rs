@@ -158,6 +158,11 @@ pub struct TargetDoc {
     pub device: Option<DeviceCounters>,
     /// What verification found (verifying reads only).
     pub verify: Option<VerifyDoc>,
+    /// The storage stack under the target (as `stripebench topology`
+    /// prints it), read before the run; null when it could not be read
+    /// (a file on tmpfs, a device sysfs does not describe).
+    #[serde(default)]
+    pub topology: Option<crate::device::topology::Topology>,
     pub histogram: String,
 }
 

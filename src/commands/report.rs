@@ -1,0 +1,21 @@
+//! `stripebench report DOC.json -o PATH`: a document written earlier
+//! (run, sweep, compare or merge) as the one-file HTML report.
+
+use anyhow::Result;
+
+use crate::base::error::EXIT_OK;
+use crate::cli::ReportArgs;
+use crate::report;
+
+pub fn run(args: &ReportArgs) -> Result<u8> {
+    report::output::check(
+        &report::output::given(&[("--output", Some(args.output.as_path()))]),
+        std::slice::from_ref(&args.file),
+    )?;
+    let doc = crate::document::load::load(&args.file)?;
+    report::output::write(&args.output, report::html::render(&doc)?.as_bytes())?;
+    if !report::output::is_stdout(&args.output) {
+        eprintln!("report: {}", args.output.display());
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,425 @@
+//! The pages of the documents made of runs: a sweep (its points, its plot,
+//! each point's run), a compare (the phases, the members against the
+//! volume, each phase's run) and a merge (the hosts, the fleet's latency).
+
+use anyhow::Result;
+
+use super::charts;
+use super::page::{esc, Page};
+use super::run::{byline, config_pairs, configuration, plots, results, topology};
+use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
+use crate::base::units::{fmt_latency_ns, mb_per_sec};
+use crate::document::compare::CompareDocument;
+use crate::document::merge::MergedDocument;
+use crate::document::run::RunDocument;
+use crate::document::sweep::SweepDocument;
+use crate::report::plot::COLORS;
+use plotters::style::RGBColor;
+
+fn lat(l: &Option<LatencySummary>, f: fn(&LatencySummary) -> u64) -> String {
+    l.as_ref()
+        .map_or("-".into(), |l| fmt_latency_ns(f(l) as f64))
+}
+
+/// One run inside a larger document, folded: its results, plots and stacks.
+fn folded_run(page: &mut Page, title: &str, doc: &RunDocument, open: bool) -> Result<()> {
+    page.raw(&format!(
+        "<details{}>\n<summary>{}</summary>\n",
+        if open { " open" } else { "" },
+        esc(title)
+    ));
+    page.p("sub", &byline(doc));
+    results(page, doc, 3);
+    plots(page, doc, 3)?;
+    topology(page, doc, 3);
+    page.raw("</details>\n");
+    Ok(())
+}
+
+/// A sweep: the points' table and plot, the configuration, and each point's run.
+pub fn sweep(doc: &SweepDocument) -> Result<String> {
+    let names: Vec<&str> = doc.params.iter().map(|p| p.name.as_str()).collect();
+    let mut page = Page::new(&format!("stripebench sweep over {}", names.join(", ")));
+    page.h(1, "stripebench sweep");
+    let first = doc.points.first().and_then(|p| p.runs.first());
+    if let Some(r) = first {
+        page.p("sub", &byline(r));
+    }
+    page.raw("<div class=\"lead\">\n");
+    for p in &doc.params {
+        page.p("", &format!("{} = {}", p.name, p.values.join(", ")));
+    }
+    page.p(
+        "",
+        &format!(
+            "{} point(s), {} repeat(s) each; MB/s = 10^6 B/s; with repeats, the run closest to the median stands for its point{}",
+            doc.points.len(),
+            doc.repeat,
+            if doc.interrupted { "; INTERRUPTED: the points that finished" } else { "" }
+        ),
+    );
+    page.raw("</div>\n");
+    page.h(2, "Points");
+    let mut head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    head.extend(
+        [
+            "MB/s", "min", "max", "IOPS", "p50", "p99", "p99.9", "errors",
+        ]
+        .map(String::from),
+    );
+    let rows: Vec<(String, Vec<String>)> = doc
+        .points
+        .iter()
+        .map(|p| {
+            let t = &p.runs[0].total;
+            // With one repeat there is no range.
+            let range = |v: f64| {
+                if p.runs.len() > 1 {
+                    format!("{:.1}", mb_per_sec(v))
+                } else {
+                    "-".into()
+                }
+            };
+            let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
+            cells.extend([
+                format!("{:.1}", mb_per_sec(p.bytes_per_sec_median)),
+                range(p.bytes_per_sec_min),
+                range(p.bytes_per_sec_max),
+                format!("{:.0}", t.iops),
+                lat(&t.latency_ns, |l| l.p50),
+                lat(&t.latency_ns, |l| l.p99),
+                lat(&t.latency_ns, |l| l.p99_9),
+                t.errors.to_string(),
+            ]);
+            let class = if p.partial { "slow" } else { "" };
+            (class.to_string(), cells)
+        })
+        .collect();
+    page.table(&head, &rows, names.len());
+    if !doc.points.is_empty() {
+        page.figure(
+            &crate::report::plot::sweep_svg(doc)?,
+            "throughput per point (each target and the total) and p99 latency per point",
+        );
+        let hists: Vec<(String, LatencyHistogram)> = doc
+            .points
+            .iter()
+            .filter_map(|p| {
+                let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                Some((
+                    label.join(" "),
+                    LatencyHistogram::from_base64(&p.runs[0].total.histogram).ok()?,
+                ))
+            })
+            .collect();
+        if let Some(plot) = charts::percentiles(&hists)? {
+            page.plot(
+                &plot,
+                "latency against percentile, one line per point (all targets)",
+            );
+        }
+    }
+    if let Some(r) = first {
+        configuration(&mut page, r, 2);
+        page.p(
+            "sub",
+            "(the first point's options; each point changes the swept ones)",
+        );
+    }
+    page.h(2, "Each point");
+    for p in &doc.points {
+        let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        for (k, r) in p.runs.iter().enumerate() {
+            let title = if p.runs.len() > 1 {
+                format!(
+                    "{}: repeat {} ({:.1} MB/s)",
+                    label.join(" "),
+                    k + 1,
+                    mb_per_sec(r.total.bytes_per_sec)
+                )
+            } else {
+                format!(
+                    "{} ({:.1} MB/s)",
+                    label.join(" "),
+                    mb_per_sec(r.total.bytes_per_sec)
+                )
+            };
+            folded_run(&mut page, &title, r, false)?;
+        }
+    }
+    Ok(page.finish())
+}
+
+/// A compare: the volume's stack, the phases, the members against the
+/// volume, and each phase's run.
+pub fn compare(doc: &CompareDocument) -> Result<String> {
+    let mut page = Page::new(&format!("stripebench compare {}", doc.volume));
+    page.h(1, &format!("stripebench compare {}", doc.volume));
+    if let Some(r) = doc.phases.first() {
+        page.p("sub", &byline(&r.document));
+    }
+    let text = crate::report::compare::render(doc);
+    page.raw("<div class=\"lead\">\n");
+    for l in text.lines().take(2) {
+        page.p("", l);
+    }
+    page.raw("</div>\n");
+    page.h(2, "Phases");
+    let rows: Vec<(String, Vec<String>)> = doc
+        .phases
+        .iter()
+        .map(|p| {
+            (
+                String::new(),
+                vec![
+                    p.name.clone(),
+                    format!("{:.1}", mb_per_sec(p.bytes_per_sec)),
+                    format!("{:.0}", p.iops),
+                    p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64)),
+                    p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}")),
+                ],
+            )
+        })
+        .collect();
+    let head: Vec<String> = ["phase", "MB/s", "IOPS", "p99", "CPU s/GB"]
+        .map(String::from)
+        .to_vec();
+    page.table(&head, &rows, 1);
+    if let Some(e) = doc.efficiency {
+        page.p(
+            "lead",
+            &format!(
+                "stripe efficiency: the volume with one worker per member (O_DIRECT) delivers {:.1}% of what the members deliver together",
+                e * 100.0
+            ),
+        );
+    }
+    page.h(2, "Members against the volume");
+    // Members blue (a slow one red), their sum grey, the volume green.
+    let mut bars: Vec<(String, f64, RGBColor)> = doc
+        .members
+        .iter()
+        .map(|m| {
+            let color = if m.slow { COLORS[3] } else { COLORS[0] };
+            (format!("member {}", m.path), m.bytes_per_sec, color)
+        })
+        .collect();
+    if !doc.members.is_empty() {
+        bars.push((
+            "members together (sum)".into(),
+            doc.members.iter().map(|m| m.bytes_per_sec).sum(),
+            RGBColor(127, 127, 127),
+        ));
+    }
+    bars.extend(
+        doc.phases
+            .iter()
+            .filter(|p| p.name.starts_with("volume"))
+            .map(|p| (p.name.clone(), p.bytes_per_sec, COLORS[2])),
+    );
+    if !bars.is_empty() {
+        page.figure(
+            &charts::bars(&bars)?,
+            "MB/s: each member in the all-members-at-once phase (blue, a slow one red), their sum (grey), and the volume's phases (green)",
+        );
+    }
+    // The members alone only with --solo.
+    let solo = doc.members.iter().any(|m| m.solo_bytes_per_sec.is_some());
+    let rows: Vec<(String, Vec<String>)> = doc
+        .members
+        .iter()
+        .map(|m| {
+            let mut cells = vec![
+                m.path.clone(),
+                format!("{:.1}", mb_per_sec(m.bytes_per_sec)),
+                format!("{:.1}%", m.share * 100.0),
+            ];
+            if solo {
+                cells.push(
+                    m.solo_bytes_per_sec
+                        .map_or("-".into(), |s| format!("{:.1}", mb_per_sec(s))),
+                );
+            }
+            cells.push(
+                if m.slow {
+                    "SLOW: more than 15% below the median member"
+                } else {
+                    ""
+                }
+                .into(),
+            );
+            (if m.slow { "slow" } else { "" }.to_string(), cells)
+        })
+        .collect();
+    let mut head: Vec<String> = ["member", "MB/s (all at once)", "share"]
+        .map(String::from)
+        .to_vec();
+    if solo {
+        head.push("MB/s alone".into());
+    }
+    head.push(String::new());
+    page.table(&head, &rows, 1);
+    page.p(
+        "",
+        &match &doc.slowest {
+            Some(s) => format!("slowest member: {s}"),
+            None => "no member is more than 15% below the median".into(),
+        },
+    );
+    let notes: Vec<String> = doc.notes.iter().map(|n| format!("note: {n}")).collect();
+    page.notes(&notes.join("\n"));
+    page.h(2, "The volume's storage stack");
+    page.pre(&crate::report::topology::render(&doc.topology));
+    // The options as the members-together phase ran them (each phase
+    // changes its targets, jobs and direct or buffered).
+    let together = doc
+        .phases
+        .iter()
+        .find(|p| p.name.starts_with("members together"))
+        .or(doc.phases.first());
+    if let Some(p) = together {
+        configuration(&mut page, &p.document, 2);
+        page.p(
+            "sub",
+            &format!("(the options of the phase '{}'; each phase sets its own targets, workers and direct or buffered)", p.name),
+        );
+    }
+    page.h(2, "Each phase");
+    for p in &doc.phases {
+        folded_run(
+            &mut page,
+            &format!("{} ({:.1} MB/s)", p.name, mb_per_sec(p.bytes_per_sec)),
+            &p.document,
+            false,
+        )?;
+    }
+    Ok(page.finish())
+}
+
+/// A host's name, with its document's name when another host has the same
+/// name (several runs on one machine), as the text report labels it.
+fn host_label(doc: &MergedDocument, h: &crate::document::merge::HostDoc) -> String {
+    if doc
+        .hosts
+        .iter()
+        .filter(|o| o.hostname == h.hostname)
+        .count()
+        > 1
+    {
+        let file = std::path::Path::new(&h.source)
+            .file_stem()
+            .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
+        format!("{} ({file})", h.hostname)
+    } else {
+        h.hostname.clone()
+    }
+}
+
+/// A merge: the hosts and the fleet, the fleet's latency, the workers'
+/// time series, the workload.
+pub fn merge(doc: &MergedDocument) -> Result<String> {
+    let t = &doc.total;
+    let mut page = Page::new(&format!(
+        "stripebench fleet of {} host(s): {:.1} MB/s",
+        doc.hosts.len(),
+        mb_per_sec(t.bytes_per_sec)
+    ));
+    page.h(
+        1,
+        &format!("stripebench fleet of {} host(s)", doc.hosts.len()),
+    );
+    page.p(
+        "sub",
+        &format!(
+            "{} bs {}; overlap {:.2}s, start skew {:.3}s; MB/s = 10^6 B/s; latency from the merged histograms",
+            doc.config.rw.name(),
+            doc.config
+                .bs
+                .parse::<u64>()
+                .map_or(doc.config.bs.clone(), crate::base::units::fmt_size_arg),
+            t.overlap_sec,
+            t.start_skew_sec
+        ),
+    );
+    page.h(2, "Hosts");
+    let mut rows: Vec<(String, Vec<String>)> = doc
+        .hosts
+        .iter()
+        .map(|h| {
+            (
+                String::new(),
+                vec![
+                    h.hostname.clone(),
+                    h.source.clone(),
+                    format!("{:.1}", mb_per_sec(h.bytes_per_sec)),
+                    format!("{:.0}", h.iops),
+                    lat(&h.latency_ns, |l| l.p50),
+                    lat(&h.latency_ns, |l| l.p99),
+                    lat(&h.latency_ns, |l| l.p99_9),
+                    format!("{:.2}s", h.seconds),
+                    h.errors.to_string(),
+                ],
+            )
+        })
+        .collect();
+    rows.push((
+        "total".into(),
+        vec![
+            "FLEET".into(),
+            String::new(),
+            format!("{:.1}", mb_per_sec(t.bytes_per_sec)),
+            format!("{:.0}", t.iops),
+            lat(&t.latency_ns, |l| l.p50),
+            lat(&t.latency_ns, |l| l.p99),
+            lat(&t.latency_ns, |l| l.p99_9),
+            format!("{:.2}s", t.overlap_sec),
+            t.errors.to_string(),
+        ],
+    ));
+    let head: Vec<String> = [
+        "host", "document", "MB/s", "IOPS", "p50", "p99", "p99.9", "window", "errors",
+    ]
+    .map(String::from)
+    .to_vec();
+    page.table(&head, &rows, 2);
+    let warnings: Vec<String> = doc
+        .warnings
+        .iter()
+        .map(|w| format!("warning: {w}"))
+        .collect();
+    page.notes(&warnings.join("\n"));
+    page.h(2, "Latency percentiles");
+    let mut hists: Vec<(String, LatencyHistogram)> = doc
+        .hosts
+        .iter()
+        .filter_map(|h| {
+            Some((
+                host_label(doc, h),
+                LatencyHistogram::from_base64(&h.histogram).ok()?,
+            ))
+        })
+        .collect();
+    if let Ok(h) = LatencyHistogram::from_base64(&t.histogram) {
+        hists.push(("fleet".into(), h));
+    }
+    if let Some(plot) = charts::percentiles(&hists)? {
+        page.plot(
+            &plot,
+            "latency against percentile: one line per host, the fleet in black",
+        );
+    }
+    page.h(2, "Throughput over time");
+    if let Some(plot) = charts::timeseries(&doc.workers, |w| w.target.clone())? {
+        page.plot(
+            &plot,
+            "MB/s in each second of each host's own window: one line per worker (host:target), their sum in black",
+        );
+    }
+    page.h(2, "Workload");
+    page.raw("<div class=\"cols\">\n<div>\n");
+    page.kv(&config_pairs(
+        &serde_json::to_value(&doc.config).unwrap_or_default(),
+    ));
+    page.raw("</div>\n</div>\n");
+    Ok(page.finish())
+}

@@ -1,0 +1,331 @@
+//! A run's page, and its sections that the sweep, compare and merge pages
+//! reuse for each of their runs: the configuration, the results table,
+//! the device counters and notes, each target's storage stack, the time
+//! series and the latency percentiles.
+
+use anyhow::Result;
+
+use super::charts;
+use super::page::Page;
+use crate::analysis::histogram::LatencyHistogram;
+use crate::base::units::{fmt_bytes, fmt_latency_ns};
+use crate::document::run::RunDocument;
+use crate::report::table;
+
+/// The whole page of one run.
+pub fn run(doc: &RunDocument) -> Result<String> {
+    let mut page = Page::new(&format!(
+        "stripebench run on {}: {} target(s), {:.1} MB/s",
+        doc.host.hostname,
+        doc.targets.len(),
+        doc.total.bytes_per_sec / 1e6
+    ));
+    page.h(1, "stripebench run");
+    page.p("sub", &byline(doc));
+    results(&mut page, doc, 2);
+    plots(&mut page, doc, 2)?;
+    configuration(&mut page, doc, 2);
+    topology(&mut page, doc, 2);
+    Ok(page.finish())
+}
+
+/// Host, kernel, when, and whether a signal cut the run short.
+pub fn byline(doc: &RunDocument) -> String {
+    let when = humantime::format_rfc3339_seconds(
+        std::time::UNIX_EPOCH
+            + std::time::Duration::from_secs_f64(doc.window.start_unix_sec.max(0.0)),
+    );
+    format!(
+        "{} (kernel {}, {} CPUs{}), window opened {when}, stripebench {}{}",
+        doc.host.hostname,
+        doc.host.kernel,
+        doc.host.cpus,
+        doc.host
+            .cpu_model
+            .as_ref()
+            .map(|m| format!(", {m}"))
+            .unwrap_or_default(),
+        doc.tool.version,
+        if doc.interrupted {
+            "; INTERRUPTED: the figures cover what was measured"
+        } else {
+            ""
+        }
+    )
+}
+
+/// What ran (the text report's heading), the table of workers, targets and
+/// the TOTAL, what the figures mean, the device counters and the warnings.
+pub fn results(page: &mut Page, doc: &RunDocument, level: u8) {
+    page.h(level, "Results");
+    page.raw("<div class=\"lead\">\n");
+    for l in table::heading(doc).lines() {
+        page.p("", l);
+    }
+    page.raw("</div>\n");
+    let rows = table::rows(doc);
+    let mut head = rows[0].clone();
+    head[0] = String::new();
+    let body: Vec<(String, Vec<String>)> = rows[1..]
+        .iter()
+        .map(|r| {
+            let class = match r[0].as_str() {
+                "target" => "target",
+                l if l.starts_with("TOTAL") => "total",
+                _ => "",
+            };
+            (class.to_string(), r.clone())
+        })
+        .collect();
+    page.table(&head, &body, 2);
+    page.notes(&table::summary(doc));
+    devices(page, doc, level + 1);
+    let notes = table::notes(doc);
+    if !notes.trim().is_empty() {
+        page.h(level + 1, "Errors and warnings");
+        page.notes(&notes);
+    }
+}
+
+/// The block devices' own counters against the run's bytes, one row per device.
+fn devices(page: &mut Page, doc: &RunDocument, level: u8) {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut rows = Vec::new();
+    for t in &doc.targets {
+        let Some(d) = &t.device else { continue };
+        if seen.contains(&d.name.as_str()) {
+            continue;
+        }
+        seen.push(&d.name);
+        let ratio = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.3}"));
+        let req = |r: Option<f64>| r.map_or("-".into(), |r| fmt_bytes(r as u64));
+        let mut cells = vec![d.name.clone(), t.path.clone()];
+        if d.stats {
+            cells.extend([
+                fmt_bytes(d.read_bytes),
+                fmt_bytes(d.app_read_bytes),
+                ratio(d.read_ratio),
+                req(d.avg_read_request_bytes),
+                fmt_bytes(d.write_bytes),
+                fmt_bytes(d.app_write_bytes),
+                ratio(d.write_ratio),
+                req(d.avg_write_request_bytes),
+                d.ios.to_string(),
+                (d.read_merges + d.write_merges).to_string(),
+                format!("{:.0}", d.util_pct),
+                if d.shared { "yes" } else { "no" }.into(),
+            ]);
+        } else {
+            cells.push("keeps no I/O statistics".into());
+            cells.extend(std::iter::repeat_n(String::new(), 11));
+        }
+        rows.push((String::new(), cells));
+    }
+    if rows.is_empty() {
+        return;
+    }
+    page.h(level, "Device counters");
+    page.p(
+        "sub",
+        "From /sys/block/*/stat over the whole run (ramp, window and flush), against this run's own bytes: a read ratio below 1 means the page cache served reads, above 1 read-ahead; an average request smaller than the block size means each I/O was split on the way.",
+    );
+    let head: Vec<String> = [
+        "device",
+        "target",
+        "read",
+        "app read",
+        "ratio",
+        "avg req",
+        "written",
+        "app written",
+        "ratio",
+        "avg req",
+        "I/Os",
+        "merges",
+        "util %",
+        "shared",
+    ]
+    .map(String::from)
+    .to_vec();
+    page.table(&head, &rows, 2);
+}
+
+/// Every option the run used, as the document records it, with the window
+/// and the host beside it.
+pub fn configuration(page: &mut Page, doc: &RunDocument, level: u8) {
+    page.h(level, "Configuration");
+    page.raw("<div class=\"cols\">\n<div>\n");
+    page.kv(&config_pairs(
+        &serde_json::to_value(&doc.config).unwrap_or_default(),
+    ));
+    page.raw("</div>\n<div>\n");
+    let w = &doc.window;
+    let mut pairs = vec![
+        (
+            "window".to_string(),
+            format!("{:.3}s after a {:.3}s ramp", w.seconds, w.ramp_sec),
+        ),
+        ("ended by".to_string(), w.ended_by.clone()),
+        ("timing".to_string(), w.rule.clone()),
+        ("host".to_string(), doc.host.hostname.clone()),
+        ("kernel".to_string(), doc.host.kernel.clone()),
+        ("CPUs".to_string(), doc.host.cpus.to_string()),
+        ("peak RSS".to_string(), fmt_bytes(doc.host.peak_rss_bytes)),
+    ];
+    if let Some(m) = &doc.host.cpu_model {
+        pairs.push(("CPU model".into(), m.clone()));
+    }
+    if let Some(c) = &doc.cache {
+        pairs.push((
+            "page cache".into(),
+            format!("{} ({}, {:.3}s)", c.state, c.method, c.seconds),
+        ));
+    }
+    for w in &doc.workers {
+        pairs.push((
+            format!("w{}", w.id),
+            format!(
+                "{} on CPU {}{}, {}",
+                w.target,
+                w.cpu.map_or("?".into(), |c| c.to_string()),
+                if w.pinned_cpu.is_some() {
+                    " (pinned)"
+                } else {
+                    ""
+                },
+                w.engine_path
+            ),
+        ));
+    }
+    page.kv(&pairs);
+    page.raw("</div>\n</div>\n");
+}
+
+/// A JSON object's fields as names and readable values.
+pub fn config_pairs(v: &serde_json::Value) -> Vec<(String, String)> {
+    let show = |v: &serde_json::Value| -> String {
+        match v {
+            serde_json::Value::Null => "-".into(),
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .map(|x| x.as_str().map_or(x.to_string(), String::from))
+                .collect::<Vec<_>>()
+                .join(", "),
+            other => other.to_string(),
+        }
+    };
+    v.as_object()
+        .map(|o| o.iter().map(|(k, v)| (k.clone(), show(v))).collect())
+        .unwrap_or_default()
+}
+
+/// Each target's storage stack, as `stripebench topology` prints it.
+pub fn topology(page: &mut Page, doc: &RunDocument, level: u8) {
+    page.h(level, "Targets and their storage stacks");
+    for t in &doc.targets {
+        page.h(level + 1, &t.path);
+        page.p(
+            "",
+            &format!(
+                "{}, {}, logical block {} B, region {} from offset {}, {} worker(s), bs {}{}",
+                match t.kind {
+                    crate::device::TargetKind::Block => "block device",
+                    crate::device::TargetKind::File => "file",
+                },
+                fmt_bytes(t.size),
+                t.logical_block_size,
+                fmt_bytes(t.region.length),
+                t.region.offset,
+                t.workers,
+                fmt_bytes(t.bs),
+                t.read_ahead_kb
+                    .map(|r| format!(", read-ahead {r} KiB"))
+                    .unwrap_or_default()
+            ),
+        );
+        match &t.topology {
+            Some(s) => page.pre(&crate::report::topology::render(s)),
+            None => page.p("sub", "(its storage stack was not recorded)"),
+        };
+    }
+}
+
+/// The time series (per worker and total) and the latency percentiles
+/// (per target and total).
+pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
+    page.h(level, "Throughput over time");
+    match charts::timeseries(&doc.workers, |w| format!("w{} {}", w.id, w.target))? {
+        Some(plot) => {
+            page.plot(
+                &plot,
+                "MB/s (10^6 B/s) in each whole second of the window: one line per worker, the total in black",
+            );
+            let mut head = vec!["second".to_string()];
+            head.extend(doc.workers.iter().map(|w| format!("w{} MB/s", w.id)));
+            head.push("total MB/s".into());
+            page.raw("<details>\n<summary>the figures, second by second</summary>\n");
+            page.table(&head, &charts::timeseries_rows(&doc.workers), 1);
+            page.raw("</details>\n");
+        }
+        None => {
+            page.p("sub", "The window held no whole second: no time series.");
+        }
+    }
+    page.h(level, "Latency percentiles");
+    let mut series = crate::report::plot::target_histograms(doc);
+    if doc.targets.len() > 1 {
+        if let Ok(h) = LatencyHistogram::from_base64(&doc.total.histogram) {
+            series.push(("total".into(), h));
+        }
+    }
+    match charts::percentiles(&series)? {
+        Some(plot) => {
+            page.plot(
+                &plot,
+                "latency of each I/O, issue to completion, against its percentile, from the exact histograms: one line per target, the total in black",
+            );
+        }
+        None => {
+            page.p("sub", "No I/O completed: no latencies.");
+        }
+    }
+    let rows: Vec<(String, Vec<String>)> = doc
+        .targets
+        .iter()
+        .map(|t| (t.path.clone(), t.latency_ns, t.ios))
+        .chain(std::iter::once((
+            "TOTAL".to_string(),
+            doc.total.latency_ns,
+            doc.total.ios,
+        )))
+        .map(|(name, l, ios)| {
+            let f = |g: fn(&crate::analysis::histogram::LatencySummary) -> f64| {
+                l.as_ref().map_or("-".into(), |l| fmt_latency_ns(g(l)))
+            };
+            let class = if name == "TOTAL" { "total" } else { "" };
+            (
+                class.to_string(),
+                vec![
+                    name,
+                    ios.to_string(),
+                    f(|l| l.min as f64),
+                    f(|l| l.mean),
+                    f(|l| l.p50 as f64),
+                    f(|l| l.p90 as f64),
+                    f(|l| l.p99 as f64),
+                    f(|l| l.p99_9 as f64),
+                    f(|l| l.p99_99 as f64),
+                    f(|l| l.max as f64),
+                ],
+            )
+        })
+        .collect();
+    let head: Vec<String> = [
+        "", "I/Os", "min", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max",
+    ]
+    .map(String::from)
+    .to_vec();
+    page.table(&head, &rows, 1);
+    Ok(())
+}

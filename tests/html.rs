@@ -1,0 +1,436 @@
+//! The one-file HTML report, looked at in a real browser: headless Chromium
+//! renders what `run --html`, `sweep --html`, `compare --html` and
+//! `stripebench report` wrote to a PNG, which must not be blank, and dumps
+//! the DOM it built, which must hold the target
+//! names, the TOTAL row and the MB/s figures of the JSON document. The file
+//! itself must stand alone (no script, no URL, a policy under which no
+//! script runs) and escape what it quotes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{data_file, json, refused, require, sb, LoopBed};
+use serde_json::Value;
+
+/// A target name that breaks HTML unless it is escaped.
+const EVIL: &str = "t<&\">x.dat";
+
+/// `chromium --headless` with everything that could reach the network or
+/// the user's profile off, on `html`, with `args` (`--screenshot=...`,
+/// `--dump-dom`); its stdout.
+fn chromium(html: &Path, args: &[&str]) -> Vec<u8> {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new("timeout")
+        .arg("180")
+        .arg("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(format!("file://{}", html.display()))
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => {
+            require(false, &format!("chromium could not run: {e}"));
+            unreachable!()
+        }
+    };
+    assert!(
+        out.status.success(),
+        "chromium {args:?} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The page rendered to a PNG at 1280 x 2000: (non-white pixels, distinct colours).
+fn screenshot(html: &Path, png: &Path) -> (usize, usize) {
+    let pixels = render(html, png);
+    let mut colours = std::collections::HashSet::new();
+    let mut ink = 0;
+    for &rgb in &pixels {
+        colours.insert(rgb);
+        if rgb.0 < 200 || rgb.1 < 200 || rgb.2 < 200 {
+            ink += 1;
+        }
+    }
+    (ink, colours.len())
+}
+
+/// The page rendered to `png` at 1280 x 2000: its pixels.
+fn render(html: &Path, png: &Path) -> Vec<(u8, u8, u8)> {
+    let shot = format!("--screenshot={}", png.display());
+    chromium(html, &[shot.as_str(), "--window-size=1280,2000"]);
+    let file = std::io::BufReader::new(std::fs::File::open(png).unwrap());
+    let mut decoder = png::Decoder::new(file);
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (1280, 2000));
+    let channels = info.color_type.samples();
+    buf[..info.line_size * info.height as usize]
+        .chunks(channels)
+        .map(|px| (px[0], px[1], px[2]))
+        .collect()
+}
+
+/// The text of the DOM Chromium built (tags out, entities decoded).
+fn dom_text(html: &Path) -> String {
+    let dom = String::from_utf8(chromium(html, &["--dump-dom"])).unwrap();
+    assert!(dom.contains("</html>"), "no DOM dumped: {dom}");
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in dom.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                text.push(' ');
+            }
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
+/// What every report file must be: one page, nothing fetched, no script.
+fn stands_alone(html: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.to_lowercase().contains("<script"), "a script element");
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "a URL in the page"
+    );
+    for attr in ["src=", "href=", "@import", "url("] {
+        assert!(!html.contains(attr), "the page refers to something: {attr}");
+    }
+}
+
+/// The figures a report must show: the TOTAL's MB/s and each worker's, as
+/// the table rounds them.
+fn mbs(v: &Value) -> String {
+    format!("{:.1}", v.as_f64().unwrap() / 1e6)
+}
+
+#[test]
+#[cfg_attr(not(sb_chromium), ignore = "needs chromium (apt-get install chromium)")]
+fn run_report_renders_in_chromium_with_the_documents_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), EVIL, 8 << 20);
+    let b = data_file(dir.path(), "plain.dat", 8 << 20);
+    let html = dir.path().join("r.html");
+    let doc = dir.path().join("r.json");
+    sb().args([
+        "run",
+        "--duration",
+        "1500ms",
+        "--ramp",
+        "100ms",
+        "--no-progress",
+    ])
+    .arg("--html")
+    .arg(&html)
+    .arg("--json")
+    .arg(&doc)
+    .arg(&a)
+    .arg(&b)
+    .assert()
+    .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    stands_alone(&page);
+    // The hostile name is escaped wherever it appears, and never raw.
+    assert!(page.contains("t&lt;&amp;&quot;&gt;x.dat"));
+    assert!(!page.contains(EVIL));
+    let d = json(&std::fs::read(&doc).unwrap());
+
+    // `report` renders the same page from the document.
+    let again = dir.path().join("again.html");
+    sb().args(["report"])
+        .arg(&doc)
+        .arg("-o")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), page);
+
+    let (ink, colours) = screenshot(&html, &dir.path().join("r.png"));
+    // A blank or unstyled page has next to no ink and a handful of colours;
+    // this one has tables, two plots and their antialiased lines.
+    assert!(ink > 1280 * 2000 / 50, "only {ink} non-white pixels");
+    assert!(colours > 50, "only {colours} colours");
+
+    // The page runs no script even where JavaScript is on: its policy
+    // forbids it, so a script planted in a copy does not run. (Chromium's
+    // headless --screenshot and --dump-dom work through script themselves:
+    // with --blink-settings=scriptEnabled=false they write nothing.)
+    let planted = dir.path().join("planted.html");
+    std::fs::write(
+        &planted,
+        page.replace(
+            "</main>",
+            "</main><script>document.body.setAttribute('data-ran', 'y' + 'es')</script>",
+        ),
+    )
+    .unwrap();
+    let dom = String::from_utf8(chromium(&planted, &["--dump-dom"])).unwrap();
+    assert!(dom.contains("<script>"), "the planted script is in the DOM");
+    assert!(
+        !dom.contains("data-ran=\"yes\""),
+        "a script ran in the page"
+    );
+
+    let text = dom_text(&html);
+    assert!(text.contains(&format!("{}", a.display())), "{text}");
+    assert!(text.contains(&format!("{}", b.display())));
+    // The results table's TOTAL row (the first TOTAL followed by figures)
+    // starts with the document's MB/s.
+    let total = text
+        .split("TOTAL")
+        .skip(1)
+        .map(str::trim_start)
+        .find(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        .expect("a TOTAL row in the table");
+    assert!(
+        total.starts_with(&format!("{} ", mbs(&d["total"]["bytes_per_sec"]))),
+        "TOTAL row {:?} vs {}",
+        &total[..80.min(total.len())],
+        mbs(&d["total"]["bytes_per_sec"])
+    );
+    for w in d["workers"].as_array().unwrap() {
+        assert!(text.contains(&mbs(&w["bytes_per_sec"])), "worker {w}");
+    }
+    assert!(text.contains("Latency percentiles") && text.contains("Throughput over time"));
+    assert!(text.contains("Device counters") || d["targets"][0]["device"].is_null());
+}
+
+#[test]
+#[cfg_attr(not(sb_chromium), ignore = "needs chromium (apt-get install chromium)")]
+fn sweep_report_renders_its_points_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a.dat", 8 << 20);
+    let html = dir.path().join("s.html");
+    let out = sb()
+        .args([
+            "sweep",
+            "--param",
+            "bs=64k,1m",
+            "--duration",
+            "500ms",
+            "--ramp",
+            "0",
+            "--no-progress",
+        ])
+        .args(["--json", "-", "--html"])
+        .arg(&html)
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = json(&out.stdout);
+    let page = std::fs::read_to_string(&html).unwrap();
+    stands_alone(&page);
+    let (ink, colours) = screenshot(&html, &dir.path().join("s.png"));
+    assert!(ink > 1280 * 2000 / 50 && colours > 50, "{ink} {colours}");
+    let text = dom_text(&html);
+    assert!(text.contains("stripebench sweep"));
+    for p in d["points"].as_array().unwrap() {
+        assert!(text.contains(&mbs(&p["bytes_per_sec_median"])), "{p}");
+    }
+    assert!(text.contains("throughput per point"));
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs, sb_chromium)),
+    ignore = "needs root, mkfs.btrfs and chromium"
+)]
+fn compare_report_shows_members_against_the_volume() {
+    let bed = LoopBed::new(2, 160);
+    let mnt = tempfile::tempdir().unwrap();
+    let _m = common::btrfs_raid0(&bed, mnt.path());
+    let out_dir = tempfile::tempdir().unwrap();
+    let html = out_dir.path().join("c.html");
+    let doc = out_dir.path().join("c.json");
+    sb().args([
+        "compare",
+        "--duration",
+        "700ms",
+        "--ramp",
+        "100ms",
+        "--file-size",
+        "96m",
+        "--no-progress",
+    ])
+    .arg("--html")
+    .arg(&html)
+    .arg("--json")
+    .arg(&doc)
+    .arg(mnt.path())
+    .assert()
+    .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    stands_alone(&page);
+    let d = json(&std::fs::read(&doc).unwrap());
+    let (ink, colours) = screenshot(&html, &out_dir.path().join("c.png"));
+    assert!(ink > 1280 * 2000 / 50 && colours > 50, "{ink} {colours}");
+    let text = dom_text(&html);
+    assert!(text.contains("Members against the volume"));
+    for m in d["members"].as_array().unwrap() {
+        assert!(text.contains(m["path"].as_str().unwrap()));
+        assert!(text.contains(&mbs(&m["bytes_per_sec"])), "{m}");
+    }
+    for p in d["phases"].as_array().unwrap() {
+        assert!(text.contains(p["name"].as_str().unwrap()));
+    }
+    assert!(text.contains("btrfs"), "the volume's stack");
+}
+
+/// The reason the output is refused before the document is read: a
+/// missing directory, the document itself.
+#[test]
+fn report_refuses_bad_documents_and_outputs_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str, text: &str| -> PathBuf {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let out = dir.path().join("out.html");
+    let o = out.to_str().unwrap();
+    let truncated = p(
+        "trunc.json",
+        "{\"schema_version\": 1, \"workers\": [{\"id\"",
+    );
+    let foreign = p("fio.json", "{\"fio version\": \"fio-3.33\", \"jobs\": []}");
+    let future = p("v9.json", "{\"schema_version\": 9, \"workers\": []}");
+    let plan = p("plan.json", "{\"schema_version\": 1, \"fit\": {}}");
+    let s = |p: &PathBuf| p.to_str().unwrap().to_string();
+    refused(&["report", &s(&truncated), "-o", o], "truncated");
+    refused(
+        &["report", &s(&foreign), "-o", o],
+        "not a stripebench document",
+    );
+    refused(&["report", &s(&future), "-o", o], "schema version 9");
+    refused(
+        &["report", &s(&plan), "-o", o],
+        "run, sweep, compare or merge",
+    );
+    refused(
+        &["report", &s(&dir.path().join("none.json")), "-o", o],
+        "cannot read",
+    );
+    // Outputs are checked before the document is read.
+    refused(
+        &["report", &s(&foreign), "-o", "/nonexistent-dir/r.html"],
+        "does not exist",
+    );
+    refused(
+        &["report", &s(&truncated), "-o", &s(&truncated)],
+        "--output",
+    );
+    assert!(!out.exists());
+    assert_eq!(
+        std::fs::read_to_string(&truncated).unwrap(),
+        "{\"schema_version\": 1, \"workers\": [{\"id\""
+    );
+}
+
+/// `run --html` to a path that cannot be written is refused before the run.
+#[test]
+fn html_output_is_checked_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a.dat", 1 << 20);
+    let t = a.to_str().unwrap();
+    refused(&["run", t, "--html", "/nonexistent-dir/r.html"], "--html");
+    refused(&["run", t, "--html", t], "it is a target");
+    refused(
+        &["run", t, "--html", "-", "--json", "-"],
+        "both want stdout",
+    );
+    refused(
+        &[
+            "sweep",
+            "--param",
+            "bs=4k",
+            t,
+            "--html",
+            dir.path().to_str().unwrap(),
+        ],
+        "is a directory",
+    );
+}
+
+#[test]
+#[cfg_attr(not(sb_chromium), ignore = "needs chromium (apt-get install chromium)")]
+fn report_renders_a_merged_fleet() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a.dat", 4 << 20);
+    let mut docs = Vec::new();
+    for name in ["one.json", "two.json"] {
+        let doc = dir.path().join(name);
+        sb().args([
+            "run",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "0",
+            "--no-progress",
+            "--json",
+        ])
+        .arg(&doc)
+        .arg(&a)
+        .assert()
+        .success();
+        docs.push(doc);
+    }
+    let merged = dir.path().join("m.json");
+    sb().arg("merge")
+        .args(&docs)
+        .arg("--json")
+        .arg(&merged)
+        .assert()
+        .success();
+    let html = dir.path().join("m.html");
+    sb().arg("report")
+        .arg(&merged)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    stands_alone(&std::fs::read_to_string(&html).unwrap());
+    let d = json(&std::fs::read(&merged).unwrap());
+    let (ink, colours) = screenshot(&html, &dir.path().join("m.png"));
+    assert!(ink > 1280 * 2000 / 50 && colours > 50, "{ink} {colours}");
+    let text = dom_text(&html);
+    let fleet = text.split("FLEET").nth(1).expect("a FLEET row");
+    assert!(
+        fleet
+            .trim_start()
+            .starts_with(&mbs(&d["total"]["bytes_per_sec"])),
+        "{fleet:.80}"
+    );
+    // Two runs of one host are told apart by their documents.
+    assert!(text.contains("(one)") && text.contains("(two)"), "{text}");
+}
