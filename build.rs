@@ -11,6 +11,7 @@
 //! | `sb_setpriv`    | `setpriv` and `prlimit` are installed                 |
 //! | `sb_blkio`      | a cgroup v1 blkio hierarchy is mounted                |
 //! | `sb_multi_cpu`  | this process may run on two or more CPUs              |
+//! | `sb_prometheus_client` | Python's `prometheus_client` parser imports    |
 //! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
 //! |                 | array tools with apt), or all of them already there   |
 //!
@@ -24,7 +25,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 9] = [
+const FLAGS: [&str; 10] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -34,6 +35,7 @@ const FLAGS: [&str; 9] = [
     "sb_blkio",
     "sb_multi_cpu",
     "sb_lab",
+    "sb_prometheus_client",
 ];
 
 fn main() {
@@ -43,7 +45,13 @@ fn main() {
         println!("cargo::rerun-if-env-changed={var}");
     }
     // Installing a tool changes these directories.
-    for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
+    for dir in [
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/bin",
+        "/usr/lib/python3/dist-packages",
+    ] {
         if Path::new(dir).is_dir() {
             println!("cargo::rerun-if-changed={dir}");
         }
@@ -65,6 +73,13 @@ fn main() {
             "sb_swap" => on_path("mkswap") && on_path("swapon"),
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
+            // The python3 on PATH, or Debian's (where apt installs it).
+            "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
+                std::process::Command::new(py)
+                    .args(["-c", "import prometheus_client.parser"])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            }),
             "sb_multi_cpu" => std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
             "sb_lab" => {
                 root || [

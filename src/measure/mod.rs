@@ -10,6 +10,7 @@ pub mod config;
 pub mod control;
 pub mod coordinator;
 pub mod layout;
+pub mod live;
 pub mod progress;
 pub mod worker;
 pub mod workload;

@@ -12,6 +12,7 @@ pub mod dry_run;
 pub mod fixtures;
 pub mod histogram;
 pub mod json;
+pub mod live;
 pub mod merge;
 pub mod output;
 pub mod plan;
