@@ -12,6 +12,7 @@
 //! | `sb_blkio`      | a cgroup v1 blkio hierarchy is mounted                |
 //! | `sb_multi_cpu`  | this process may run on two or more CPUs              |
 //! | `sb_prometheus_client` | Python's `prometheus_client` parser imports    |
+//! | `sb_promtool`   | `promtool` (Debian package `prometheus`) is installed |
 //! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
 //! |                 | array tools with apt), or all of them already there   |
 //!
@@ -25,7 +26,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 10] = [
+const FLAGS: [&str; 11] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -36,6 +37,7 @@ const FLAGS: [&str; 10] = [
     "sb_multi_cpu",
     "sb_lab",
     "sb_prometheus_client",
+    "sb_promtool",
 ];
 
 fn main() {
@@ -73,6 +75,7 @@ fn main() {
             "sb_swap" => on_path("mkswap") && on_path("swapon"),
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
+            "sb_promtool" => on_path("promtool"),
             // The python3 on PATH, or Debian's (where apt installs it).
             "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
                 std::process::Command::new(py)

@@ -516,6 +516,41 @@ fn the_metrics_file_is_read_by_prometheus_client_during_and_after_the_run() {
     }
 }
 
+#[test]
+#[cfg_attr(not(sb_promtool), ignore = "needs promtool (apt prometheus)")]
+fn the_metrics_file_passes_promtool() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a\"b\\c.dat", 4 << 20);
+    let prom = d.path().join("m.prom");
+    sb().args([
+        "run",
+        "--buffered",
+        "--jobs",
+        "2",
+        "--duration",
+        "1.5s",
+        "--ramp",
+        "0",
+    ])
+    .arg(&a)
+    .arg("--metrics")
+    .arg(&prom)
+    .assert()
+    .success();
+    let out = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::fs::File::open(&prom).unwrap())
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // No error and no lint.
+    assert!(out.status.success() && said.trim().is_empty(), "{said}");
+}
+
 /// The file through `text_string_to_metric_families`: one line per sample,
 /// `NAME[+Inf] TARGET|WORKER VALUE` (buckets: only +Inf), after checking
 /// that each histogram's buckets never decrease.
