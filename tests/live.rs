@@ -637,3 +637,86 @@ fn bad_live_and_metrics_paths_are_refused_before_any_io() {
     // Nothing was created where the refused outputs pointed.
     assert!(!json.exists());
 }
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn a_stalled_worker_still_gets_its_lines_while_the_run_goes() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 1 << 20);
+    let b = data_file(d.path(), "b.dat", 1 << 20);
+    let live = d.path().join("live.jsonl");
+    // Worker 0's I/O never completes from its third on (reads from a pipe
+    // no one writes): a stalled device. Worker 1 goes on.
+    let child = spawn(&[
+        "run",
+        "--engine",
+        "uring",
+        "--iodepth",
+        "2",
+        "--bs",
+        "64k",
+        "--duration",
+        "4s",
+        "--ramp",
+        "0",
+        "--debug-hang-from",
+        "3",
+        // Longer than the window: worker 0 is there, stalled, to its end.
+        "--hang-timeout",
+        "6s",
+        "--no-progress",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
+    ]);
+    // Mid-window: seconds 0 and 1 are written, worker 0's second 1 as stalled zeros.
+    std::thread::sleep(Duration::from_millis(2600));
+    let during = lines(&live);
+    let w0: Vec<&Value> = during
+        .iter()
+        .filter(|l| l["kind"] == "worker" && l["id"] == "0")
+        .collect();
+    let w1 = during
+        .iter()
+        .filter(|l| l["kind"] == "worker" && l["id"] == "1")
+        .count();
+    assert!(w0.len() >= 2 && w1 >= 2, "{during:?}");
+    let stalled = &w0[1];
+    assert_eq!(stalled["stalled"], true, "{stalled}");
+    assert_eq!((u(&stalled["bytes"]), u(&stalled["ios"])), (0, 0));
+    assert!(stalled["p50_ns"].is_null());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a hung I/O exits 1");
+    // Every second of the window has its line for worker 0, stalled; and
+    // the two reads it completed in second 0 come when it gives up, late.
+    let after = lines(&live);
+    let w0: Vec<(u64, bool, bool, u64)> = after
+        .iter()
+        .filter(|l| l["kind"] == "worker" && l["id"] == "0")
+        .map(|l| {
+            (
+                u(&l["t"]),
+                l["stalled"] == true,
+                l["late"] == true,
+                u(&l["ios"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        w0,
+        [
+            (0, true, false, 0),
+            (1, true, false, 0),
+            (2, true, false, 0),
+            (3, true, false, 0),
+            (0, false, true, 2)
+        ]
+    );
+    let late_total: Vec<&Value> = after
+        .iter()
+        .filter(|l| l["kind"] == "total" && l["late"] == true)
+        .collect();
+    assert_eq!(late_total.len(), 1);
+    assert_eq!(u(&late_total[0]["ios"]), 2);
+}

@@ -281,6 +281,7 @@ impl Collector {
             pending: BTreeMap::new(),
             next_t: 0,
             done: vec![false; n],
+            done_t: vec![None; n],
             last_t: vec![None; n],
             stats: LiveStats::default(),
             target_hist: vec![LatencyHistogram::new(); self.targets.len()],
@@ -291,7 +292,12 @@ impl Collector {
             loop {
                 match self.rx.try_recv() {
                     Ok(Msg::Second(s)) => st.take(s),
-                    Ok(Msg::Done(w)) => st.done[w] = true,
+                    Ok(Msg::Done(w)) => {
+                        st.done[w] = true;
+                        // It was there, stalled or not, up to this second.
+                        let now = Instant::now().saturating_duration_since(open);
+                        st.done_t[w] = Some(now.as_secs());
+                    }
                     Err(TryRecvError::Empty) => break,
                     Err(TryRecvError::Disconnected) => {
                         gone = true;
@@ -327,7 +333,7 @@ impl Collector {
                     }
                     break;
                 }
-                st.write(t, (end_sec - t as f64).clamp(0.0, 1.0), all_done);
+                st.write(t, (end_sec - t as f64).clamp(0.0, 1.0));
                 st.next_t += 1;
             }
             if all_done {
@@ -369,6 +375,8 @@ struct State<'c> {
     pending: BTreeMap<u64, Vec<Option<Second>>>,
     next_t: u64,
     done: Vec<bool>,
+    /// The second in which each worker said it was done.
+    done_t: Vec<Option<u64>>,
     /// Each worker's last second handed off.
     last_t: Vec<Option<u64>>,
     stats: LiveStats,
@@ -397,25 +405,28 @@ impl State<'_> {
         self.pending.get(&t).is_some_and(|s| s[w].is_some()) || self.finished_before(w, t)
     }
 
-    /// The worker is done and second `t` is past its last.
+    /// The worker is done and second `t` is past its last: the last it
+    /// handed off, and the one in which it ended (a worker that ended while
+    /// stalled has lines up to then).
     fn finished_before(&self, w: usize, t: u64) -> bool {
-        self.done[w] && self.last_t[w].is_none_or(|l| l < t)
+        self.done[w] && self.last_t[w].max(self.done_t[w]).is_none_or(|l| l < t)
     }
 
     /// Writes second `t`: a line per worker that has one, per target and the total.
-    fn write(&mut self, t: u64, seconds: f64, all_done: bool) {
+    fn write(&mut self, t: u64, seconds: f64) {
         let n = self.done.len();
         let got = self
             .pending
             .remove(&t)
             .unwrap_or_else(|| (0..n).map(|_| None).collect());
         // A worker done and past its last second has no line; one not done
-        // that handed nothing off is stalled.
+        // that handed nothing off is stalled (one that ended in the second
+        // without handing it off has zeros, not stalled).
         let parts: Vec<(usize, Option<&Second>, bool)> = got
             .iter()
             .enumerate()
             .filter(|(w, s)| s.is_some() || !self.finished_before(*w, t))
-            .map(|(w, s)| (w, s.as_ref(), s.is_none() && !all_done))
+            .map(|(w, s)| (w, s.as_ref(), s.is_none() && !self.done[w]))
             .collect();
         self.stats.stalled_lines += parts.iter().filter(|p| p.2).count() as u64;
         self.emit(t, seconds, &parts, false);
