@@ -720,3 +720,111 @@ fn a_stalled_worker_still_gets_its_lines_while_the_run_goes() {
     assert_eq!(late_total.len(), 1);
     assert_eq!(u(&late_total[0]["ios"]), 2);
 }
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs)),
+    ignore = "needs root and mkfs.btrfs (btrfs-progs)"
+)]
+fn compare_streams_every_phase_on_stdout_and_its_table_on_stderr() {
+    let bed = common::LoopBed::new(2, 160);
+    let mnt = tempfile::tempdir().unwrap();
+    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
+    args.extend(bed.devices.iter().map(String::as_str));
+    common::sh_required("mkfs.btrfs", &args);
+    let _m = common::mount(&[&bed.devices[0]], mnt.path());
+    let d = tempfile::tempdir().unwrap();
+    let doc_path = d.path().join("c.json");
+    let out = sb()
+        .args([
+            "compare",
+            "--duration",
+            "1.2s",
+            "--ramp",
+            "0",
+            "--file-size",
+            "64m",
+        ])
+        .args(["--no-progress", "--live", "-", "--json"])
+        .arg(&doc_path)
+        .arg(mnt.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("stripe efficiency"), "{err}");
+    let ls: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let mut phases: Vec<&str> = ls
+        .iter()
+        .filter(|l| l["kind"] == "total")
+        .map(|l| l["phase"].as_str().unwrap())
+        .collect();
+    phases.dedup();
+    assert_eq!(
+        phases,
+        [
+            "members together, O_DIRECT",
+            "volume, 1 worker, O_DIRECT",
+            "volume, 2 workers, O_DIRECT",
+            "volume, 2 workers, buffered"
+        ]
+    );
+    // Each phase's lines add up to its own document.
+    let c = doc(&doc_path);
+    for p in c["phases"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        let sum: u64 = ls
+            .iter()
+            .filter(|l| l["kind"] == "total" && l["phase"] == name)
+            .map(|l| u(&l["bytes"]))
+            .sum();
+        assert_eq!(sum, u(&p["document"]["total"]["bytes"]), "{name}");
+        assert_eq!(p["document"]["live"]["path"], "-");
+    }
+}
+
+#[test]
+fn a_reader_that_goes_away_does_not_end_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 4 << 20);
+    let fifo = d.path().join("live.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_nonblock()
+        .open(&fifo)
+        .unwrap();
+    let out = d.path().join("run.json");
+    let mut child = sb_spawn(&[
+        "run",
+        "--buffered",
+        "--duration",
+        "3s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        a.to_str().unwrap(),
+        "--live",
+        fifo.to_str().unwrap(),
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    // The reader reads the first second, then closes its end.
+    std::thread::sleep(Duration::from_millis(1600));
+    drop(reader);
+    assert!(
+        child.wait().unwrap().success(),
+        "the run went on to its end"
+    );
+    let doc = doc(&out);
+    assert_eq!(doc["interrupted"], false);
+    assert_eq!(doc["window"]["ended_by"], "duration");
+    let warnings = doc["warnings"].to_string();
+    assert!(warnings.contains("Broken pipe"), "{warnings}");
+    let l = &doc["live"];
+    assert_eq!(u(&l["lines_written"]) + u(&l["lines_dropped"]), 9, "{l}");
+}

@@ -273,6 +273,13 @@ impl Collector {
     /// second as soon as every worker handed it off, or [`GRACE`] after it
     /// ended. `epoch`: the run's start; the window opens `ramp` later.
     pub fn run(self, control: &RunControl, epoch: Instant, ramp: Duration) -> LiveStats {
+        // The sink may write to a pipe whose reader has gone: that write
+        // fails with EPIPE (the sink says so and drops the rest) instead of
+        // raising a SIGPIPE that would end the run. Blocked in this thread
+        // only: the signal a write raises goes to the thread that wrote.
+        let mut pipe = nix::sys::signal::SigSet::empty();
+        pipe.add(nix::sys::signal::Signal::SIGPIPE);
+        let _ = pipe.thread_block();
         let n = self.worker_target.len();
         let open = epoch + ramp;
         let (w0, d0) = self.lock_counts();
