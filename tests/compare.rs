@@ -7,20 +7,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::{data_file, json, mount, require, sb, sh_required, u, LoopBed, Mounted};
+use common::{data_file, json, mount, sb, sh_required, u, LoopBed, Mounted};
 use serde_json::Value;
-
-/// A throttled blkio cgroup (v1), removed on drop.
-struct Throttle(PathBuf);
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
-    }
-}
 
 fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
     let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
@@ -148,29 +139,9 @@ fn compare_flags_a_throttled_member_as_slow() {
     members.sort();
     // The last member throttled to 40 MB/s for compare's process tree.
     let slow = members[2].clone();
-    let numbers = std::fs::read_to_string(format!(
-        "/sys/class/block/{}/dev",
-        slow.trim_start_matches("/dev/")
-    ))
-    .unwrap();
-    let cg = PathBuf::from(format!(
-        "/sys/fs/cgroup/blkio/stripebench-test-{}",
-        std::process::id()
-    ));
-    require(
-        std::fs::create_dir(&cg).is_ok(),
-        &format!("cannot create the blkio cgroup {}", cg.display()),
-    );
-    let _guard = Throttle(cg.clone());
-    require(
-        std::fs::write(
-            cg.join("blkio.throttle.read_bps_device"),
-            format!("{} 40000000", numbers.trim()),
-        )
-        .is_ok(),
-        "cannot throttle reads through blkio.throttle.read_bps_device",
-    );
-    let (c, text) = compare_text(mnt.path(), Some(&cg));
+    let th = common::Throttle::new("test", &slow);
+    th.limit(40_000_000);
+    let (c, text) = compare_text(mnt.path(), Some(&th.cg));
     assert_eq!(c["slowest"], slow.as_str(), "{text}");
     assert!(text.contains("SLOW"), "{text}");
 }

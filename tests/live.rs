@@ -9,11 +9,11 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{data_file, interrupt, json, refused, require, sb, spawn, u};
+use common::{data_file, interrupt, json, refused, sb, spawn, u};
 use serde_json::Value;
 
 fn lines(path: &Path) -> Vec<Value> {
@@ -147,48 +147,6 @@ fn lines_come_per_worker_target_and_total_and_add_up_to_the_document() {
     assert_eq!(l["format"], "jsonl");
 }
 
-/// A blkio cgroup throttling reads of one device, removed on drop.
-struct Throttle {
-    cg: PathBuf,
-    dev: String,
-}
-
-impl Throttle {
-    fn new(dev: &str) -> Throttle {
-        let numbers = std::fs::read_to_string(format!(
-            "/sys/class/block/{}/dev",
-            dev.trim_start_matches("/dev/")
-        ))
-        .unwrap();
-        let cg = PathBuf::from(format!(
-            "/sys/fs/cgroup/blkio/stripebench-live-test-{}",
-            std::process::id()
-        ));
-        require(
-            std::fs::create_dir(&cg).is_ok(),
-            &format!("cannot create the blkio cgroup {}", cg.display()),
-        );
-        Throttle {
-            cg,
-            dev: numbers.trim().to_string(),
-        }
-    }
-
-    fn limit(&self, bytes_per_sec: u64) {
-        std::fs::write(
-            self.cg.join("blkio.throttle.read_bps_device"),
-            format!("{} {bytes_per_sec}", self.dev),
-        )
-        .expect("blkio.throttle.read_bps_device takes a limit");
-    }
-}
-
-impl Drop for Throttle {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.cg);
-    }
-}
-
 #[test]
 #[cfg_attr(
     not(all(sb_root, sb_blkio)),
@@ -198,7 +156,7 @@ fn a_throttled_second_has_its_own_percentiles() {
     let d = tempfile::tempdir().unwrap();
     let img = data_file(d.path(), "img", 32 << 20);
     let lo = common::Loop::attach(&img, &[]);
-    let th = Throttle::new(&lo.dev);
+    let th = common::Throttle::new("live-test", &lo.dev);
     let live = d.path().join("live.jsonl");
     let script = format!(
         "echo $$ > {}/cgroup.procs && exec {} run --rw randread --bs 64k --engine sync --duration 6s --ramp 0 --no-progress --live {} {}",

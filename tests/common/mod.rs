@@ -289,3 +289,53 @@ pub fn refused(args: &[&str], expect: &str) {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A blkio cgroup (v1) that throttles reads of one block device for the
+/// processes put in it (`echo $$ > CG/cgroup.procs`); removed on drop.
+/// Fails the test (see `require`) when the cgroup cannot be made.
+pub struct Throttle {
+    pub cg: PathBuf,
+    /// The device's `MAJ:MIN`.
+    dev: String,
+}
+
+impl Throttle {
+    /// A cgroup named `stripebench-NAME-PID` for block device `dev` (`/dev/loop3`).
+    pub fn new(name: &str, dev: &str) -> Throttle {
+        let numbers = std::fs::read_to_string(format!(
+            "/sys/class/block/{}/dev",
+            dev.trim_start_matches("/dev/")
+        ))
+        .unwrap();
+        let cg = PathBuf::from(format!(
+            "/sys/fs/cgroup/blkio/stripebench-{name}-{}",
+            std::process::id()
+        ));
+        require(
+            std::fs::create_dir(&cg).is_ok(),
+            &format!("cannot create the blkio cgroup {}", cg.display()),
+        );
+        Throttle {
+            cg,
+            dev: numbers.trim().to_string(),
+        }
+    }
+
+    /// Reads limited to `bytes_per_sec` (0: no limit), from now on.
+    pub fn limit(&self, bytes_per_sec: u64) {
+        require(
+            std::fs::write(
+                self.cg.join("blkio.throttle.read_bps_device"),
+                format!("{} {bytes_per_sec}", self.dev),
+            )
+            .is_ok(),
+            "cannot throttle reads through blkio.throttle.read_bps_device",
+        );
+    }
+}
+
+impl Drop for Throttle {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.cg);
+    }
+}
