@@ -98,14 +98,11 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
 
     let mut protected = members.clone();
     protected.push(volume.clone());
-    let mut outputs = crate::report::output::given(&[
-        ("--json", base.json.as_deref()),
-        ("--metrics", base.metrics.as_deref()),
-    ]);
-    outputs.extend(crate::report::output::streams(&[(
-        "--live",
+    let mut outputs = crate::report::output::given(&[("--json", base.json.as_deref())]);
+    outputs.extend(crate::report::live::outputs(
         base.live.as_deref(),
-    )]));
+        base.metrics.as_deref(),
+    ));
     crate::report::output::check(&outputs, &crate::device::protected_paths(&protected))?;
     // One stream for every phase; each line says its phase.
     let hub = crate::report::live::open(

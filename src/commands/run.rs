@@ -126,12 +126,11 @@ fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
         ("--json", cfg.json.as_deref()),
         ("--csv", cfg.csv.as_deref()),
         ("--plot", cfg.plot.as_deref()),
-        ("--metrics", cfg.metrics.as_deref()),
     ]);
-    outputs.extend(crate::report::output::streams(&[(
-        "--live",
+    outputs.extend(crate::report::live::outputs(
         cfg.live.as_deref(),
-    )]));
+        cfg.metrics.as_deref(),
+    ));
     crate::report::output::check(&outputs, &crate::device::protected_paths(paths))?;
     Ok(())
 }

@@ -150,12 +150,11 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         ("--json", base.json.as_deref()),
         ("--csv", base.csv.as_deref()),
         ("--plot", base.plot.as_deref()),
-        ("--metrics", base.metrics.as_deref()),
     ]);
-    outputs.extend(crate::report::output::streams(&[(
-        "--live",
+    outputs.extend(crate::report::live::outputs(
         base.live.as_deref(),
-    )]));
+        base.metrics.as_deref(),
+    ));
     crate::report::output::check(&outputs, &crate::device::protected_paths(&targets))?;
     // One stream for the whole sweep; each line says its point.
     let hub = crate::report::live::open(

@@ -24,6 +24,7 @@ use crate::base::error::{show_path, UsageError};
 
 use crate::measure::config::LiveFormat;
 use crate::measure::live::{LiveHub, LiveLine, LiveSink};
+use crate::report::output::Output;
 
 /// The CSV header: the JSON line's fields, in order.
 pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec";
@@ -428,6 +429,17 @@ impl LiveSink for Outputs {
             (a, b) => a.or(b),
         }
     }
+}
+
+/// `--live` (a stream: a FIFO is taken) and `--metrics`, to be checked with
+/// a command's other outputs ([`crate::report::output::check`]).
+pub fn outputs<'a>(live: Option<&'a Path>, metrics: Option<&'a Path>) -> Vec<Output<'a>> {
+    let mut v: Vec<Output> = live
+        .map(|p| Output::stream("--live", p))
+        .into_iter()
+        .collect();
+    v.extend(metrics.map(|p| Output::new("--metrics", p)));
+    v
 }
 
 /// Opens `--live` and `--metrics` (checked before, with the other outputs):

@@ -65,13 +65,6 @@ pub fn given<'a>(list: &[(&'static str, Option<&'a Path>)]) -> Vec<Output<'a>> {
         .collect()
 }
 
-/// The stream outputs (`--live`) that were given, by option name.
-pub fn streams<'a>(list: &[(&'static str, Option<&'a Path>)]) -> Vec<Output<'a>> {
-    list.iter()
-        .filter_map(|(o, p)| p.map(|p| Output::stream(o, p)))
-        .collect()
-}
-
 /// Checks every output before any I/O. `protected` are the paths the run
 /// reads or writes (targets, files behind them, input documents): no output
 /// may land on one of them.
