@@ -786,3 +786,45 @@ fn a_reader_that_goes_away_does_not_end_the_run() {
     let l = &doc["live"];
     assert_eq!(u(&l["lines_written"]) + u(&l["lines_dropped"]), 9, "{l}");
 }
+
+#[test]
+fn a_size_bounded_run_rates_its_last_second_over_the_window_it_had() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 8 << 20);
+    let live = d.path().join("live.jsonl");
+    let out = d.path().join("run.json");
+    sb().args([
+        "run",
+        "--buffered",
+        "--bs",
+        "64k",
+        "--io-limit",
+        "8m",
+        "--no-progress",
+    ])
+    .arg(&a)
+    .arg("--live")
+    .arg(&live)
+    .arg("--json")
+    .arg(&out)
+    .assert()
+    .success();
+    let doc = doc(&out);
+    assert_eq!(doc["window"]["ended_by"], "limit");
+    let window = doc["window"]["seconds"].as_f64().unwrap();
+    let ls = lines(&live);
+    let last = ls.iter().rfind(|l| l["kind"] == "total").unwrap();
+    let t = u(&last["t"]) as f64;
+    // The window closed at the last completion, inside its last second.
+    let seconds = last["seconds"].as_f64().unwrap();
+    assert!(
+        (seconds - (window - t)).abs() < 1e-6,
+        "{last} vs a window of {window}s"
+    );
+    let sum: u64 = ls
+        .iter()
+        .filter(|l| l["kind"] == "total")
+        .map(|l| u(&l["bytes"]))
+        .sum();
+    assert_eq!(sum, 8 << 20);
+}

@@ -150,8 +150,20 @@ struct Second {
 
 enum Msg {
     Second(Second),
-    /// The worker's last message: it hands off nothing more.
-    Done(usize),
+    /// The worker's last message: it hands off nothing more; how it ended,
+    /// when it says.
+    Done(usize, Option<WorkerEnd>),
+}
+
+/// How a worker ended, for the length of the window's last second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerEnd {
+    /// Stopped by the deadline (or an interrupt).
+    pub deadline: bool,
+    /// Stopped by its byte limit (`--io-limit`, `--passes`, verify).
+    pub limit: bool,
+    /// Its last completion counted in the window, ns since the epoch.
+    pub last_ns: u64,
 }
 
 /// A worker's end of the hand-off. Lives in its `Tally`.
@@ -165,9 +177,16 @@ pub struct Tap {
     spare: Option<LatencyHistogram>,
     errors_before: u64,
     lost: Arc<AtomicU64>,
+    /// How the worker ended, once it said ([`Tap::ended`]).
+    end: Option<WorkerEnd>,
 }
 
 impl Tap {
+    /// Says how the worker ended (sent with its last message, on drop).
+    pub fn ended(&mut self, end: WorkerEnd) {
+        self.end = Some(end);
+    }
+
     /// Hands second `t` off (its counts, and errors up to `errors_total`).
     /// No lock, allocation or syscall: one `try_recv`, one `try_send`.
     #[inline]
@@ -215,7 +234,7 @@ impl Drop for Tap {
         // The worker's end, off the hot path: wait a little for room.
         let _ = self
             .tx
-            .send_timeout(Msg::Done(self.worker), Duration::from_secs(1));
+            .send_timeout(Msg::Done(self.worker, self.end), Duration::from_secs(1));
     }
 }
 
@@ -255,6 +274,7 @@ pub fn channels(
             spare: None,
             errors_before: 0,
             lost: lost.clone(),
+            end: None,
         });
     }
     let c = Collector {
@@ -289,6 +309,7 @@ impl Collector {
             next_t: 0,
             done: vec![false; n],
             done_t: vec![None; n],
+            ends: vec![None; n],
             last_t: vec![None; n],
             stats: LiveStats::default(),
             target_hist: vec![LatencyHistogram::new(); self.targets.len()],
@@ -299,8 +320,9 @@ impl Collector {
             loop {
                 match self.rx.try_recv() {
                     Ok(Msg::Second(s)) => st.take(s),
-                    Ok(Msg::Done(w)) => {
+                    Ok(Msg::Done(w, end)) => {
                         st.done[w] = true;
+                        st.ends[w] = end;
                         // It was there, stalled or not, up to this second.
                         let now = Instant::now().saturating_duration_since(open);
                         st.done_t[w] = Some(now.as_secs());
@@ -332,7 +354,10 @@ impl Collector {
                 }
                 // Past the window's end only the seconds handed off are
                 // written: nothing is stalled after the deadline.
-                let end_sec = control.end_ns().saturating_sub(ramp.as_nanos() as u64) as f64 / 1e9;
+                let end_sec = st
+                    .window_end_ns(control.end_ns(), all_done, ramp)
+                    .saturating_sub(ramp.as_nanos() as u64) as f64
+                    / 1e9;
                 if t as f64 >= end_sec && !st.pending.contains_key(&t) {
                     if all_done {
                         st.next_t += 1;
@@ -384,6 +409,8 @@ struct State<'c> {
     done: Vec<bool>,
     /// The second in which each worker said it was done.
     done_t: Vec<Option<u64>>,
+    /// How each worker ended.
+    ends: Vec<Option<WorkerEnd>>,
     /// Each worker's last second handed off.
     last_t: Vec<Option<u64>>,
     stats: LiveStats,
@@ -405,6 +432,18 @@ impl State<'_> {
             .entry(s.t)
             .or_insert_with(|| (0..n).map(|_| None).collect());
         slot[w] = Some(s);
+    }
+
+    /// Where the window ends (ns since the epoch), as the coordinator
+    /// reckons it: the deadline, unless every worker has ended and none by
+    /// the deadline, when a size-bounded run ends at its last completion.
+    fn window_end_ns(&self, deadline_ns: u64, all_done: bool, ramp: Duration) -> u64 {
+        let ends: Vec<&WorkerEnd> = self.ends.iter().flatten().collect();
+        if !all_done || ends.iter().any(|e| e.deadline) || !ends.iter().any(|e| e.limit) {
+            return deadline_ns;
+        }
+        let last = ends.iter().map(|e| e.last_ns).max().unwrap_or(0);
+        deadline_ns.min(last.max(ramp.as_nanos() as u64))
     }
 
     /// Whether worker `w` has handed second `t` off (or is done without it).

@@ -11,7 +11,7 @@ use crate::base::cpus;
 use crate::engine::writedata::Stamper;
 use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
-use crate::measure::live::Tap;
+use crate::measure::live::{Tap, WorkerEnd};
 use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen};
 
 use super::*;
@@ -346,6 +346,13 @@ impl<'a> Tally<'a> {
         } else {
             Ending::Limit
         };
+        if let Some(tap) = &mut self.tap {
+            tap.ended(WorkerEnd {
+                deadline: out.ended_by == Ending::Deadline,
+                limit: out.ended_by == Ending::Limit,
+                last_ns: out.last_completion_ns,
+            });
+        }
         if !self.in_window {
             return out;
         }
