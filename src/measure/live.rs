@@ -354,18 +354,22 @@ impl Collector {
                 }
                 // Past the window's end only the seconds handed off are
                 // written: nothing is stalled after the deadline.
-                let end_sec = st
+                let window_ns = st
                     .window_end_ns(control.end_ns(), all_done, ramp)
-                    .saturating_sub(ramp.as_nanos() as u64) as f64
-                    / 1e9;
-                if t as f64 >= end_sec && !st.pending.contains_key(&t) {
+                    .saturating_sub(ramp.as_nanos() as u64);
+                let t_ns = t.saturating_mul(1_000_000_000);
+                if t_ns >= window_ns && !st.pending.contains_key(&t) {
                     if all_done {
                         st.next_t += 1;
                         continue;
                     }
                     break;
                 }
-                st.write(t, (end_sec - t as f64).clamp(0.0, 1.0));
+                // In whole nanoseconds: 0.504192429, not 0.5041924290000002.
+                st.write(
+                    t,
+                    (window_ns - t_ns.min(window_ns)).min(1_000_000_000) as f64 / 1e9,
+                );
                 st.next_t += 1;
             }
             if all_done {
