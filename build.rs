@@ -12,6 +12,8 @@
 //! | `sb_blkio`      | a cgroup v1 blkio hierarchy is mounted                |
 //! | `sb_multi_cpu`  | this process may run on two or more CPUs              |
 //! | `sb_chromium`   | `chromium` is installed (the HTML report's browser test)|
+//! | `sb_prometheus_client` | Python's `prometheus_client` parser imports    |
+//! | `sb_promtool`   | `promtool` (Debian package `prometheus`) is installed |
 //! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
 //! |                 | array tools with apt), or all of them already there   |
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
@@ -28,7 +30,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 12] = [
+const FLAGS: [&str; 14] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -41,6 +43,8 @@ const FLAGS: [&str; 12] = [
     "sb_fleet_ssh",
     "sb_kubernetes_validate",
     "sb_chromium",
+    "sb_prometheus_client",
+    "sb_promtool",
 ];
 
 fn main() {
@@ -50,7 +54,13 @@ fn main() {
         println!("cargo::rerun-if-env-changed={var}");
     }
     // Installing a tool changes these directories.
-    for dir in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
+    for dir in [
+        "/usr/sbin",
+        "/usr/bin",
+        "/sbin",
+        "/bin",
+        "/usr/lib/python3/dist-packages",
+    ] {
         if Path::new(dir).is_dir() {
             println!("cargo::rerun-if-changed={dir}");
         }
@@ -72,6 +82,14 @@ fn main() {
             "sb_swap" => on_path("mkswap") && on_path("swapon"),
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
+            "sb_promtool" => on_path("promtool"),
+            // The python3 on PATH, or Debian's (where apt installs it).
+            "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
+                std::process::Command::new(py)
+                    .args(["-c", "import prometheus_client.parser"])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            }),
             "sb_multi_cpu" => std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
             "sb_chromium" => on_path("chromium"),
             "sb_lab" => {

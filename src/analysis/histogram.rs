@@ -63,6 +63,33 @@ impl LatencyHistogram {
         self.clamped += other.clamped;
     }
 
+    /// Empties the histogram, keeping its counts array (no allocation).
+    pub fn reset(&mut self) {
+        self.h.reset();
+        self.clamped = 0;
+    }
+
+    /// The latency at quantile `q` (0..=1); `None` when empty.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        (!self.h.is_empty()).then(|| self.h.value_at_quantile(q))
+    }
+
+    /// The highest latency recorded; `None` when empty.
+    pub fn max(&self) -> Option<u64> {
+        (!self.h.is_empty()).then(|| self.h.max())
+    }
+
+    /// How many samples are at most `ns` (to the histogram's resolution:
+    /// a sample counts when its bucket's lowest value is at most `ns`).
+    pub fn count_at_most(&self, ns: u64) -> u64 {
+        self.h.count_between(0, ns.min(HIGHEST_NS))
+    }
+
+    /// The sum of the samples in nanoseconds (each taken at its bucket's middle).
+    pub fn sum_ns(&self) -> f64 {
+        self.h.mean() * self.h.len() as f64
+    }
+
     pub fn inner(&self) -> &Histogram<u64> {
         &self.h
     }

@@ -2,7 +2,7 @@
 //! base `sweep` and `compare`), and the parsers of their values.
 
 use crate::base::units::{parse_duration, parse_size};
-use crate::measure::config::{BlockSizeArg, RwMode};
+use crate::measure::config::{BlockSizeArg, LiveFormat, RwMode};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -227,6 +227,22 @@ pub struct RunArgs {
     /// Self-contained: inline CSS and SVG, no script, nothing fetched.
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
+    /// Stream one line per second per worker, per target and the total
+    /// while the run goes (bytes, IOPS, that second's p50/p99/max) to PATH,
+    /// a file or a FIFO, or `-` for stdout (the table then goes to stderr).
+    /// A reader too slow for it loses lines, counted; the run never waits.
+    #[arg(long, value_name = "PATH|-")]
+    pub live: Option<PathBuf>,
+
+    /// The --live stream's format: JSON lines, or CSV with a header line.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LiveFormat::Jsonl)]
+    pub live_format: LiveFormat,
+
+    /// Rewrite an OpenMetrics/Prometheus text file every second (atomically,
+    /// for node_exporter's textfile collector): bytes, I/O and error counters
+    /// and a latency histogram per worker.
+    #[arg(long, value_name = "FILE.prom")]
+    pub metrics: Option<PathBuf>,
 
     /// Read options from a TOML file (keys are the long option names, e.g.
     /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]).

@@ -53,6 +53,15 @@ pub fn run_config(
     available: &[usize],
     tmpdir: Option<PathBuf>,
 ) -> Result<RunConfig, UsageError> {
+    if args
+        .metrics
+        .as_deref()
+        .is_some_and(|m| m.as_os_str() == "-")
+    {
+        return Err(UsageError(
+            "--metrics - : the metrics file is rewritten every second and cannot go to stdout; name a file (e.g. /var/lib/node_exporter/textfile/stripebench.prom), or use --live - for a stream".into(),
+        ));
+    }
     let cpus = if args.no_pin {
         None
     } else if let Some(list) = &args.cpus {
@@ -257,6 +266,10 @@ pub fn run_config(
         wait_lock: args.wait_lock,
         force_memory: args.force_memory,
         progress: !args.no_progress,
+        live: args.live.clone(),
+        live_format: args.live_format,
+        metrics: args.metrics.clone(),
+        live_hub: None,
     })
 }
 

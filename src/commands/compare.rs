@@ -99,12 +99,20 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
 
     let mut protected = members.clone();
     protected.push(volume.clone());
-    crate::report::output::check(
-        &crate::report::output::given(&[
-            ("--json", base.json.as_deref()),
-            ("--html", base.html.as_deref()),
-        ]),
-        &crate::device::protected_paths(&protected),
+    let mut outputs = crate::report::output::given(&[
+        ("--json", base.json.as_deref()),
+        ("--html", base.html.as_deref()),
+    ]);
+    outputs.extend(crate::report::live::outputs(
+        base.live.as_deref(),
+        base.metrics.as_deref(),
+    ));
+    crate::report::output::check(&outputs, &crate::device::protected_paths(&protected))?;
+    // One stream for every phase; each line says its phase.
+    let hub = crate::report::live::open(
+        base.live.as_deref(),
+        base.live_format,
+        base.metrics.as_deref(),
     )?;
     let mut notes = Vec::new();
     let meta = std::fs::metadata(volume)
@@ -152,7 +160,11 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let run_phase = |name: String, a: RunArgs, owned: bool| -> Result<Phase> {
         eprintln!("stripebench compare: {name}");
         // measure() starts a buffered read cold itself.
-        let cfg = cfg_of(&a)?;
+        let mut cfg = cfg_of(&a)?;
+        cfg.live_hub = hub.clone().map(|mut h| {
+            h.label = Some(("phase", name.clone()));
+            h
+        });
         match measure(&cfg, &cfg.targets, owned)? {
             Outcome::Done(doc) => Ok(Phase::of(name, *doc)),
             Outcome::DryRun(..) => unreachable!("compare never asks for a dry run"),
@@ -263,17 +275,19 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         members: members_out,
         notes,
     };
-    // With --html -, stdout carries the page: the text goes to stderr.
-    let html_to_stdout = base
-        .html
-        .as_deref()
-        .is_some_and(crate::report::output::is_stdout);
-    let mut text = crate::report::compare::render(&doc);
-    if html_to_stdout {
-        crate::report::output::say(&text, true);
-        text.clear();
+    // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
+    let stdout_taken = [
+        base.json.as_deref(),
+        base.live.as_deref(),
+        base.html.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(crate::report::output::is_stdout);
+    crate::report::output::say(&crate::report::compare::render(&doc), stdout_taken);
+    if let Some(j) = &base.json {
+        crate::report::output::write(j, &crate::report::json::render(&doc))?;
     }
-    crate::report::emit(&text, base.json.as_deref(), &doc)?;
     if let Some(h) = &base.html {
         crate::report::output::write(h, crate::report::html::compare(&doc)?.as_bytes())?;
     }

@@ -18,7 +18,7 @@ pub fn tmpdir() -> Option<PathBuf> {
     std::env::var_os("TMPDIR").map(PathBuf::from)
 }
 
-pub fn run(cfg: RunConfig) -> Result<u8> {
+pub fn run(mut cfg: RunConfig) -> Result<u8> {
     preflight();
 
     let named: Vec<PathBuf> = match &cfg.members {
@@ -26,6 +26,10 @@ pub fn run(cfg: RunConfig) -> Result<u8> {
         None => cfg.targets.clone(),
     };
     check_outputs(&cfg, &named)?;
+    if !cfg.dry_run {
+        cfg.live_hub =
+            report::live::open(cfg.live.as_deref(), cfg.live_format, cfg.metrics.as_deref())?;
+    }
     if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
         crate::outln!(
             "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done",
@@ -118,12 +122,16 @@ fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
     if let Some(p) = &cfg.plot {
         report::plot::check_path(p)?;
     }
-    let outputs = crate::report::output::given(&[
+    let mut outputs = crate::report::output::given(&[
         ("--json", cfg.json.as_deref()),
         ("--csv", cfg.csv.as_deref()),
         ("--plot", cfg.plot.as_deref()),
         ("--html", cfg.html.as_deref()),
     ]);
+    outputs.extend(crate::report::live::outputs(
+        cfg.live.as_deref(),
+        cfg.metrics.as_deref(),
+    ));
     crate::report::output::check(&outputs, &crate::device::protected_paths(paths))?;
     Ok(())
 }

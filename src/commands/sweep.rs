@@ -147,15 +147,30 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     if let Some(plot) = &args.run.plot {
         crate::report::plot::check_path(plot)?;
     }
-    crate::report::output::check(
-        &crate::report::output::given(&[
-            ("--json", base.json.as_deref()),
-            ("--csv", base.csv.as_deref()),
-            ("--plot", base.plot.as_deref()),
-            ("--html", base.html.as_deref()),
-        ]),
-        &crate::device::protected_paths(&targets),
+    let mut outputs = crate::report::output::given(&[
+        ("--json", base.json.as_deref()),
+        ("--csv", base.csv.as_deref()),
+        ("--plot", base.plot.as_deref()),
+        ("--html", base.html.as_deref()),
+    ]);
+    outputs.extend(crate::report::live::outputs(
+        base.live.as_deref(),
+        base.metrics.as_deref(),
+    ));
+    crate::report::output::check(&outputs, &crate::device::protected_paths(&targets))?;
+    // One stream for the whole sweep; each line says its point.
+    let hub = crate::report::live::open(
+        base.live.as_deref(),
+        base.live_format,
+        base.metrics.as_deref(),
     )?;
+    for (pt, cfg, _) in &mut plans {
+        cfg.live_hub = hub.clone().map(|mut h| {
+            let values: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            h.label = Some(("point", values.join(" ")));
+            h
+        });
+    }
 
     let progress = crate::measure::progress::Progress::new(!base.no_progress);
     let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
@@ -170,7 +185,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     // The CSV is kept whole in memory and rewritten after every point, like
     // the JSON: an interrupted sweep keeps what it finished.
     // With --json -, stdout carries only the document: the table goes to stderr.
-    let to_stdout = [&base.json, &base.csv, &base.html]
+    let to_stdout = [&base.json, &base.csv, &base.html, &base.live]
         .into_iter()
         .flatten()
         .any(|j| j.as_os_str() == "-");

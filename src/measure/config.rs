@@ -97,6 +97,25 @@ pub struct RunConfig {
     pub wait_lock: bool,
     /// `--force-memory`: allow buffers above half the available memory.
     pub force_memory: bool,
+    /// `--live`: the per-second stream, a path or `-` for stdout.
+    pub live: Option<PathBuf>,
+    pub live_format: LiveFormat,
+    /// `--metrics`: the OpenMetrics text file rewritten every second.
+    pub metrics: Option<PathBuf>,
+    /// Where the collector gives the lines, once the command opened the
+    /// outputs (`None` until then, and without --live or --metrics).
+    pub live_hub: Option<crate::measure::live::LiveHub>,
+}
+
+/// `--live-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LiveFormat {
+    /// One JSON object per line.
+    #[default]
+    Jsonl,
+    /// A header line, then one comma-separated line per line of JSONL.
+    Csv,
 }
 
 /// The effective options as recorded in the JSON document.
@@ -157,7 +176,7 @@ pub struct ConfigDoc {
 impl RunConfig {
     /// Whether the table must go to stderr because stdout carries a document.
     pub fn stdout_taken(&self) -> bool {
-        [&self.json, &self.csv, &self.html]
+        [&self.json, &self.csv, &self.html, &self.live]
             .into_iter()
             .flatten()
             .any(|p| p.as_os_str() == "-")

@@ -25,6 +25,7 @@ use crate::engine::{EngineKind, EngineSpec, FaultEngine, SyncEngine, UringEngine
 use crate::measure::config::RunConfig;
 use crate::measure::control::RunControl;
 use crate::measure::layout::Plan;
+use crate::measure::live::{self, LiveStats};
 use crate::measure::progress::Progress;
 use crate::measure::worker::{self, Ending, WorkerOutcome};
 
@@ -46,6 +47,8 @@ pub struct Execution {
     pub flush_abandoned: Vec<String>,
     /// Per target: its device's counters over the run.
     pub devices: Vec<Option<DeviceCounters>>,
+    /// `--live`/`--metrics`: what the stream's collector saw.
+    pub live: Option<LiveStats>,
 }
 
 /// Runs the plan to completion (or interruption).
@@ -61,6 +64,21 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     // A worker's outcome, or what killed it (a panic, with its message).
     let (done_tx, done_rx) = bounded::<std::result::Result<WorkerOutcome, String>>(n);
     let progress = Progress::new(cfg.progress);
+    // One tap per worker, handing its seconds to the collector (started with the run).
+    let (mut taps, collector) = match &cfg.live_hub {
+        Some(hub) => {
+            let (taps, c) = live::channels(
+                hub.clone(),
+                plan.workers.iter().map(|w| w.target_index).collect(),
+                plan.targets
+                    .iter()
+                    .map(|t| t.path.display().to_string())
+                    .collect(),
+            );
+            (taps.into_iter().map(Some).collect(), Some(c))
+        }
+        None => (Vec::new(), None),
+    };
     signals::set_active(Some(control.clone()));
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
@@ -90,6 +108,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             let kind = cfg.engine;
             let (control, ready_tx, done_tx, live) =
                 (&control, ready_tx.clone(), done_tx.clone(), &live[spec.id]);
+            let tap = taps.get_mut(spec.id).and_then(Option::take);
             let target = crate::base::error::show_path(&plan.targets[spec.target_index].path);
             let spawned = std::thread::Builder::new()
                 .name(format!("sb-worker-{}", spec.id))
@@ -99,7 +118,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                     // caught here, it becomes this worker's answer, so the
                     // coordinator neither waits for it nor panics itself.
                     let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        let args = (spec, &engine_spec, &**control, &mut ready, &**live);
+                        let args = (spec, &engine_spec, &**control, &mut ready, &**live, tap);
                         match (kind, faulty) {
                             (EngineKind::Sync, false) => run_worker::<SyncEngine>(args),
                             (EngineKind::Uring, false) => run_worker::<UringEngine>(args),
@@ -180,6 +199,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         }
         let epoch = control.start();
         let epoch_wall = SystemTime::now();
+        let collecting = collector.map(|c| {
+            let control = &*control;
+            let ramp = cfg.ramp;
+            std::thread::Builder::new()
+                .name("sb-live".into())
+                .spawn_scoped(scope, move || c.run(control, epoch, ramp))
+        });
 
         let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
         let mut received = 0;
@@ -221,6 +247,16 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         if !died.is_empty() {
             bail!("{}", died.join("; "));
         }
+        // Every worker has ended (its tap is gone): the collector writes
+        // what is left, the last second included, and ends.
+        let live = match collecting {
+            Some(Ok(h)) => h.join().ok(),
+            Some(Err(e)) => {
+                eprintln!("stripebench: warning: cannot start the live stream's thread: {e}");
+                None
+            }
+            None => None,
+        };
         let mut end_ns = control.end_ns().min(full_end_ns);
         let interrupted = control.interrupted();
         let endings: Vec<Ending> = outcomes.iter().flatten().map(|o| o.ended_by).collect();
@@ -273,6 +309,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             flush,
             flush_abandoned,
             devices,
+            live,
         })
     });
     signals::set_active(None);
@@ -294,12 +331,13 @@ type WorkerArgs<'a> = (
     &'a RunControl,
     &'a mut worker::Ready,
     &'a AtomicU64,
+    Option<live::Tap>,
 );
 
 fn run_worker<E: crate::engine::Engine>(
-    (spec, engine, control, ready, live): WorkerArgs<'_>,
+    (spec, engine, control, ready, live, tap): WorkerArgs<'_>,
 ) -> WorkerOutcome {
-    worker::run::<E>(spec, engine, control, ready, live)
+    worker::run::<E>(spec, engine, control, ready, live, tap)
 }
 
 /// What a panic said (its payload is a `&str` or a `String` when it came

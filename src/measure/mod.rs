@@ -1,7 +1,8 @@
 //! Layer `measure`: one measured run: the validated configuration, the
 //! layout of workers over targets (regions, CPUs, seeds), the window's
 //! control and start gate, the coordinator that starts and times the
-//! workers, the worker's hot loop, offsets, progress.
+//! workers, the worker's hot loop, offsets, progress, and the collector of
+//! the per-second live stream.
 //!
 //! May import `engine`, `device`, `analysis`, `base`; knows nothing of the
 //! command line, documents or reports.
@@ -10,6 +11,7 @@ pub mod config;
 pub mod control;
 pub mod coordinator;
 pub mod layout;
+pub mod live;
 pub mod progress;
 pub mod worker;
 pub mod workload;

@@ -89,6 +89,7 @@ pub fn sample_doc() -> RunDocument {
         ended_by: "duration",
         flush: vec![None],
         devices: vec![None],
+        live: None,
     };
     RunDocument::assemble(&cfg, &plan, &exec, vec![])
 }

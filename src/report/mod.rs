@@ -14,6 +14,7 @@ pub mod fixtures;
 pub mod histogram;
 pub mod html;
 pub mod json;
+pub mod live;
 pub mod merge;
 pub mod output;
 pub mod plan;

@@ -30,11 +30,27 @@ type Inode = (u64, u64);
 pub struct Output<'a> {
     pub option: &'static str,
     pub path: &'a Path,
+    /// A stream written as it goes (`--live`): a FIFO is taken too.
+    pub stream: bool,
 }
 
 impl<'a> Output<'a> {
     pub fn new(option: &'static str, path: &'a Path) -> Self {
-        Output { option, path }
+        Output {
+            option,
+            path,
+            stream: false,
+        }
+    }
+
+    /// A stream written as it goes (`--live`): a FIFO (a reader waiting on
+    /// it) is taken as well as a file.
+    pub fn stream(option: &'static str, path: &'a Path) -> Self {
+        Output {
+            option,
+            path,
+            stream: true,
+        }
     }
 
     fn is_stdout(&self) -> bool {
@@ -103,6 +119,12 @@ fn check_one(
         return refuse("the path is empty; name a file, or - for stdout".into());
     }
     let meta = fs::metadata(o.path).ok();
+    if let Some(m) = meta
+        .as_ref()
+        .filter(|m| o.stream && m.file_type().is_fifo())
+    {
+        return Ok((landing(o.path), Some((m.dev(), m.ino()))));
+    }
     if let Some(m) = &meta {
         let ft = m.file_type();
         let what = if ft.is_block_device() {
@@ -199,13 +221,25 @@ fn landing(path: &Path) -> PathBuf {
 /// then renamed into place, so a failure never leaves half a report (and
 /// never writes through into whatever the path named before).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, true)
+}
+
+/// [`write_file`] without the fsync: for a file rewritten every second
+/// (`--metrics`), whose readers need it whole, not durable.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], sync: bool) -> Result<()> {
     let place = landing(path);
     let dir = place.parent().unwrap_or(Path::new("."));
     let (mut f, tmp) =
         create_temporary(dir).with_context(|| format!("cannot write {}", show_path(path)))?;
     let result = (|| -> std::io::Result<()> {
         f.write_all(bytes)?;
-        f.sync_data()?;
+        if sync {
+            f.sync_data()?;
+        }
         fs::rename(&tmp, &place)
     })();
     if result.is_err() {

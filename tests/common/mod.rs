@@ -347,6 +347,24 @@ impl Throttle {
         &self.0
     }
 
+    /// Reads of `dev` (`/dev/loopN`) limited to `bytes_per_sec` (0: no
+    /// limit), from now on: for a throttle that comes and goes mid-run.
+    pub fn limit(&self, dev: &str, bytes_per_sec: u64) {
+        let numbers = std::fs::read_to_string(format!(
+            "/sys/class/block/{}/dev",
+            dev.trim_start_matches("/dev/")
+        ))
+        .unwrap_or_else(|e| panic!("{dev}: no major:minor ({e})"));
+        require(
+            std::fs::write(
+                self.0.join("blkio.throttle.read_bps_device"),
+                format!("{} {bytes_per_sec}", numbers.trim()),
+            )
+            .is_ok(),
+            "cannot throttle reads through blkio.throttle.read_bps_device",
+        );
+    }
+
     /// `sh -c SCRIPT` with the shell moved into this cgroup first (so what
     /// it `exec`s runs inside), the test state directory set.
     pub fn shell(&self, script: &str) -> std::process::Output {

@@ -133,6 +133,7 @@ impl RunDocument {
             })
             .collect();
         warnings.extend(what_the_figures_mean(cfg, plan, exec, &targets, &total));
+        let live = exec.live.as_ref().map(|l| live_doc(cfg, l, &mut warnings));
         let paths: Vec<String> = plan
             .targets
             .iter()
@@ -187,7 +188,48 @@ impl RunDocument {
                     pieces_per_request: st.logical_bs.div_ceil(st.map.chunk),
                     note: STRIPE_MODEL_NOTE.into(),
                 }),
+            live,
         }
+    }
+}
+
+/// The live stream's account, and a warning for each thing it lost.
+fn live_doc(
+    cfg: &RunConfig,
+    l: &crate::measure::live::LiveStats,
+    warnings: &mut Vec<String>,
+) -> super::LiveDoc {
+    if l.lines_dropped > 0 {
+        warnings.push(format!(
+            "the --live stream's reader fell behind: {} of {} lines were dropped (the run did not wait for it)",
+            l.lines_dropped,
+            l.lines_dropped + l.lines_written
+        ));
+    }
+    if l.seconds_lost > 0 || l.histograms_lost > 0 {
+        warnings.push(format!(
+            "the live collector fell behind the workers: {} worker second(s) lost, {} without percentiles",
+            l.seconds_lost, l.histograms_lost
+        ));
+    }
+    if let Some(t) = &l.trouble {
+        warnings.push(t.clone());
+    }
+    let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    super::LiveDoc {
+        path: shown(&cfg.live),
+        format: match cfg.live_format {
+            crate::measure::config::LiveFormat::Jsonl => "jsonl".into(),
+            crate::measure::config::LiveFormat::Csv => "csv".into(),
+        },
+        metrics: shown(&cfg.metrics),
+        seconds: l.seconds,
+        lines_written: l.lines_written,
+        lines_dropped: l.lines_dropped,
+        stalled_lines: l.stalled_lines,
+        late_lines: l.late_lines,
+        seconds_lost: l.seconds_lost,
+        histograms_lost: l.histograms_lost,
     }
 }
 

@@ -312,6 +312,34 @@ pub struct RunDocument {
     /// `--stripe`: what the figures of a modelled RAID0 mean (null otherwise).
     #[serde(default)]
     pub stripe_model: Option<StripeModelDoc>,
+    /// `--live`/`--metrics`: where the per-second lines went and how many
+    /// the reader kept up with (absent without them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live: Option<LiveDoc>,
+}
+
+/// What the live stream of a run did.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LiveDoc {
+    /// `--live`: a path, `-` for stdout, or null.
+    pub path: Option<String>,
+    /// `jsonl` or `csv`.
+    pub format: String,
+    /// `--metrics`, or null.
+    pub metrics: Option<String>,
+    /// Seconds written.
+    pub seconds: u64,
+    pub lines_written: u64,
+    /// Lines the stream's reader had no room for: dropped, never waited for.
+    pub lines_dropped: u64,
+    /// Worker lines written as zeros: nothing came by the second's end + 0.3 s.
+    pub stalled_lines: u64,
+    /// Worker lines for a second already written, marked `late`.
+    pub late_lines: u64,
+    /// Seconds a worker could not hand off (the collector was behind).
+    pub seconds_lost: u64,
+    /// Lines written without percentiles for the same reason.
+    pub histograms_lost: u64,
 }
 
 /// How far the figures of a modelled RAID0 (`--stripe`) can be trusted.

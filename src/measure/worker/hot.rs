@@ -11,6 +11,7 @@ use crate::base::cpus;
 use crate::engine::writedata::Stamper;
 use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
+use crate::measure::live::{Tap, WorkerEnd};
 use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen};
 
 use super::*;
@@ -36,6 +37,7 @@ pub fn run<E: Engine>(
     control: &RunControl,
     ready: &mut Ready,
     live_bytes: &AtomicU64,
+    tap: Option<Tap>,
 ) -> WorkerOutcome {
     let mut out = WorkerOutcome {
         id: spec.id,
@@ -78,6 +80,7 @@ pub fn run<E: Engine>(
     let mut gen = offsets(spec);
     let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct);
     let mut tally = Tally::new(out, spec, control, live_bytes, epoch);
+    tally.tap = tap;
     let mut issued_bytes = 0u64;
     let mut in_flight = 0usize;
     // Nothing completed for --hang-timeout: the engine is given up on.
@@ -201,6 +204,8 @@ struct Tally<'a> {
     past_deadline: bool,
     /// The last completion (or the start): what the hang timeout runs from.
     last_done: Instant,
+    /// `--live`/`--metrics`: where each finished second is handed off.
+    tap: Option<Tap>,
 }
 
 impl<'a> Tally<'a> {
@@ -233,6 +238,7 @@ impl<'a> Tally<'a> {
             stopping: false,
             past_deadline: false,
             last_done: epoch,
+            tap: None,
         }
     }
 
@@ -290,8 +296,8 @@ impl<'a> Tally<'a> {
             self.cpu0 = sample_cpu(self.epoch);
         }
         let out = &mut self.out;
-        out.hist
-            .record(t1.duration_since(slot.issued).as_nanos() as u64);
+        let latency = t1.duration_since(slot.issued).as_nanos() as u64;
+        out.hist.record(latency);
         if n < self.bs {
             out.short_ios += 1;
         }
@@ -313,8 +319,14 @@ impl<'a> Tally<'a> {
                 bytes: self.cur_bytes,
                 ios: self.cur_ios,
             });
+            if let Some(tap) = &mut self.tap {
+                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, out.errors);
+            }
             (self.cur_bytes, self.cur_ios) = (0, 0);
             self.cur_sec += 1;
+        }
+        if let Some(tap) = &mut self.tap {
+            tap.hist.record(latency);
         }
         self.cur_bytes += n;
         self.cur_ios += 1;
@@ -325,7 +337,7 @@ impl<'a> Tally<'a> {
 
     /// What ended the worker, its CPU time over the window, and its last
     /// (partial) second: after the loop, off the hot path.
-    fn finish(self, below_limit: bool) -> WorkerOutcome {
+    fn finish(mut self, below_limit: bool) -> WorkerOutcome {
         let mut out = self.out;
         out.ended_by = if out.stopped_on_errors {
             Ending::Errors
@@ -334,6 +346,13 @@ impl<'a> Tally<'a> {
         } else {
             Ending::Limit
         };
+        if let Some(tap) = &mut self.tap {
+            tap.ended(WorkerEnd {
+                deadline: out.ended_by == Ending::Deadline,
+                limit: out.ended_by == Ending::Limit,
+                last_ns: out.last_completion_ns,
+            });
+        }
         if !self.in_window {
             return out;
         }
@@ -358,6 +377,9 @@ impl<'a> Tally<'a> {
                 bytes: self.cur_bytes,
                 ios: self.cur_ios,
             });
+            if let Some(tap) = &mut self.tap {
+                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, out.errors);
+            }
         }
         out
     }

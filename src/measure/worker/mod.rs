@@ -4,7 +4,9 @@
 //! 4 KiB of the block ([`crate::engine::writedata`]): no allocation (past ten
 //! minutes of one-second intervals), no lock, no syscall beyond the I/O and
 //! the (vDSO) clock, except the CPU-time samples as the window opens and
-//! closes.
+//! closes. With `--live` or `--metrics`, each latency is also recorded in
+//! the second's own histogram, and once a second the worker hands that
+//! second off ([`crate::measure::live`]: one `try_recv`, one `try_send`).
 //!
 //! Timing rule: one monotonic timestamp when the I/O is queued (with the sync
 //! engine that is just before the pread/pwrite; with io_uring, just before it

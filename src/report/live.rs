@@ -1,0 +1,519 @@
+//! The live outputs (`--live`, `--metrics`): the per-second lines the
+//! collector ([`crate::measure::live`]) hands over, as JSON lines or CSV on
+//! a file, a FIFO or stdout, and an OpenMetrics/Prometheus text file
+//! rewritten whole every second.
+//!
+//! The stream never makes the run wait: on a pipe, a FIFO or a socket the
+//! descriptor is non-blocking, and a line the reader has no room for is
+//! dropped and counted (each line is one `write` of less than `PIPE_BUF`
+//! bytes, so a line is written whole or not at all). A regular file or a
+//! terminal is written as it comes.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+use crate::analysis::histogram::LatencyHistogram;
+use crate::base::error::{show_path, UsageError};
+
+use crate::measure::config::LiveFormat;
+use crate::measure::live::{LiveHub, LiveLine, LiveSink};
+use crate::report::output::Output;
+
+/// The CSV header: the JSON line's fields, in order.
+pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec";
+
+/// One line of the stream, as written (`docs/json.md`, "The live stream").
+#[derive(Debug, Serialize)]
+pub struct Line<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<&'a str>,
+    pub t: u64,
+    pub seconds: f64,
+    pub kind: &'static str,
+    pub id: &'a str,
+    pub target: Option<&'a str>,
+    pub worker: Option<usize>,
+    pub bytes: u64,
+    pub ios: u64,
+    pub errors: u64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub p50_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+    pub stalled: bool,
+    pub late: bool,
+    /// When the line was written (Unix seconds).
+    pub unix_sec: f64,
+}
+
+impl<'a> Line<'a> {
+    pub fn of(l: &'a LiveLine<'a>) -> Line<'a> {
+        let label = |k: &str| {
+            l.label
+                .filter(|(key, _)| *key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        // Rates over the second's length (shorter for the window's last second).
+        let per = |x: u64| {
+            if l.seconds > 0.0 {
+                x as f64 / l.seconds
+            } else {
+                0.0
+            }
+        };
+        Line {
+            point: label("point"),
+            phase: label("phase"),
+            t: l.t,
+            seconds: l.seconds,
+            kind: l.kind.name(),
+            id: &l.id,
+            target: l.target,
+            worker: l.worker,
+            bytes: l.bytes,
+            ios: l.ios,
+            errors: l.errors,
+            bytes_per_sec: per(l.bytes),
+            iops: per(l.ios),
+            p50_ns: l.hist.and_then(|h| h.quantile(0.5)),
+            p99_ns: l.hist.and_then(|h| h.quantile(0.99)),
+            max_ns: l.hist.and_then(|h| h.max()),
+            stalled: l.stalled,
+            late: l.late,
+            unix_sec: l.unix_sec,
+        }
+    }
+
+    pub fn jsonl(&self) -> Vec<u8> {
+        // Plain data: serializing cannot fail.
+        let mut v = serde_json::to_vec(self).expect("a line serializes");
+        v.push(b'\n');
+        v
+    }
+
+    pub fn csv(&self) -> Vec<u8> {
+        let opt = |x: Option<u64>| x.map(|v| v.to_string()).unwrap_or_default();
+        let mut w = csv::Writer::from_writer(Vec::new());
+        // Writing to memory does not fail.
+        w.write_record([
+            self.point.unwrap_or_default().to_string(),
+            self.phase.unwrap_or_default().to_string(),
+            self.t.to_string(),
+            format!("{:.3}", self.seconds),
+            self.kind.to_string(),
+            self.id.to_string(),
+            self.target.unwrap_or_default().to_string(),
+            self.worker.map(|w| w.to_string()).unwrap_or_default(),
+            self.bytes.to_string(),
+            self.ios.to_string(),
+            self.errors.to_string(),
+            format!("{:.0}", self.bytes_per_sec),
+            format!("{:.1}", self.iops),
+            opt(self.p50_ns),
+            opt(self.p99_ns),
+            opt(self.max_ns),
+            self.stalled.to_string(),
+            self.late.to_string(),
+            format!("{:.3}", self.unix_sec),
+        ])
+        .expect("writing to memory does not fail");
+        w.into_inner().unwrap_or_default()
+    }
+}
+
+/// The `--live` stream.
+pub struct Stream {
+    file: File,
+    format: LiveFormat,
+    /// Flags to put back on a descriptor we made non-blocking (stdout).
+    restore: Option<(RawFd, libc::c_int)>,
+    written: u64,
+    dropped: u64,
+    /// The stream failed (its reader closed it, a full disk): the lines are dropped.
+    trouble: Option<String>,
+    shown: String,
+}
+
+impl Stream {
+    /// Opens `path` (`-`: stdout) for the stream and writes the CSV header.
+    pub fn open(path: &Path, format: LiveFormat) -> anyhow::Result<Stream> {
+        let shown = if crate::report::output::is_stdout(path) {
+            "stdout".to_string()
+        } else {
+            show_path(path)
+        };
+        let file = if crate::report::output::is_stdout(path) {
+            // A descriptor of our own on stdout's open file.
+            let fd = std::io::stdout()
+                .as_fd()
+                .try_clone_to_owned()
+                .map_err(|e| anyhow::anyhow!("cannot write --live to stdout: {e}"))?;
+            File::from(fd)
+        } else {
+            let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+            let mut o = OpenOptions::new();
+            o.write(true);
+            if fifo {
+                o.custom_flags(libc::O_NONBLOCK);
+            } else {
+                o.create(true).truncate(true);
+            }
+            o.open(path).map_err(|e| {
+                let why = if e.raw_os_error() == Some(libc::ENXIO) {
+                    "the FIFO has no reader: start the reader first (e.g. cat it)".to_string()
+                } else {
+                    e.to_string()
+                };
+                UsageError(format!("cannot write --live {shown}: {why}"))
+            })?
+        };
+        let mut s = Stream {
+            file,
+            format,
+            restore: None,
+            written: 0,
+            dropped: 0,
+            trouble: None,
+            shown,
+        };
+        s.make_nonblocking(crate::report::output::is_stdout(path));
+        if format == LiveFormat::Csv {
+            s.put(format!("{CSV_HEADER}\n").as_bytes());
+            s.written = 0;
+            s.dropped = 0;
+        }
+        Ok(s)
+    }
+
+    /// A pipe, FIFO or socket: never block on its reader. On stdout the
+    /// open file is shared with whoever started us: its flags are put back.
+    fn make_nonblocking(&mut self, shared: bool) {
+        let fd = self.file.as_raw_fd();
+        let Ok(meta) = self.file.metadata() else {
+            return;
+        };
+        let ft = meta.file_type();
+        if !(ft.is_fifo() || ft.is_socket()) {
+            return;
+        }
+        // SAFETY: fcntl on a descriptor we own, with integer arguments.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 || flags & libc::O_NONBLOCK != 0 {
+            return;
+        }
+        // SAFETY: as above.
+        if unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } == 0 && shared {
+            self.restore = Some((fd, flags));
+        }
+    }
+
+    /// One line, with one write: whole, or dropped when the reader has no room.
+    fn put(&mut self, bytes: &[u8]) {
+        if self.trouble.is_some() {
+            self.dropped += 1;
+            return;
+        }
+        loop {
+            match (&self.file).write(bytes) {
+                Ok(n) if n == bytes.len() => {
+                    self.written += 1;
+                    return;
+                }
+                Ok(n) => {
+                    // A regular file short of room (or a line over PIPE_BUF):
+                    // the rest is written, or the stream gives up.
+                    if let Err(e) = (&self.file).write_all(&bytes[n..]) {
+                        self.fail(e);
+                    } else {
+                        self.written += 1;
+                    }
+                    return;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    self.dropped += 1;
+                    return;
+                }
+                Err(e) => {
+                    self.fail(e);
+                    self.dropped += 1;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn fail(&mut self, e: std::io::Error) {
+        self.trouble = Some(format!(
+            "the --live stream to {} failed ({e}): the lines after it were dropped",
+            self.shown
+        ));
+    }
+
+    fn lines(&mut self, lines: &[LiveLine<'_>]) {
+        for l in lines {
+            let line = Line::of(l);
+            let bytes = match self.format {
+                LiveFormat::Jsonl => line.jsonl(),
+                LiveFormat::Csv => line.csv(),
+            };
+            self.put(&bytes);
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if let Some((fd, flags)) = self.restore {
+            // SAFETY: our own descriptor, still open; the flags it had.
+            unsafe { libc::fcntl(fd, libc::F_SETFL, flags) };
+        }
+    }
+}
+
+/// Latency histogram buckets (upper bounds, seconds) of `--metrics`.
+pub const BUCKETS_SEC: [f64; 19] = [
+    10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3,
+    250e-3, 500e-3, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// One worker's figures since the command started.
+#[derive(Default)]
+struct Cumulative {
+    bytes: u64,
+    ios: u64,
+    errors: u64,
+    hist: LatencyHistogram,
+}
+
+/// The `--metrics` file.
+pub struct Metrics {
+    path: PathBuf,
+    /// (target, worker) → its counters.
+    workers: BTreeMap<(String, usize), Cumulative>,
+    /// The last second written (seconds since its run's window opened).
+    last_t: f64,
+    trouble: Option<String>,
+}
+
+impl Metrics {
+    pub fn new(path: &Path) -> Metrics {
+        Metrics {
+            path: path.to_path_buf(),
+            workers: BTreeMap::new(),
+            last_t: 0.0,
+            trouble: None,
+        }
+    }
+
+    fn lines(&mut self, lines: &[LiveLine<'_>]) {
+        for l in lines {
+            if let (Some(target), Some(w)) = (l.target, l.worker) {
+                let c = self.workers.entry((target.to_string(), w)).or_default();
+                c.bytes += l.bytes;
+                c.ios += l.ios;
+                c.errors += l.errors;
+                if let Some(h) = l.hist {
+                    c.hist.merge(h);
+                }
+                self.last_t = self.last_t.max(l.t as f64 + l.seconds);
+            }
+        }
+        // Whole or not at all: a temporary file renamed over it (not
+        // fsynced: it is rewritten every second, and the disk may be the
+        // one under test).
+        if let Err(e) = crate::report::output::replace_file(&self.path, self.render().as_bytes()) {
+            self.trouble.get_or_insert(format!("--metrics: {e:#}"));
+        }
+    }
+
+    /// The exposition text (Prometheus text format 0.0.4, which
+    /// OpenMetrics parsers read too).
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        let labels =
+            |(t, w): &(String, usize)| format!("target=\"{}\",worker=\"{w}\"", escape_label(t));
+        for (name, help, get) in [
+            (
+                "stripebench_bytes_total",
+                "Bytes moved in the measured windows.",
+                (|c: &Cumulative| c.bytes) as fn(&Cumulative) -> u64,
+            ),
+            (
+                "stripebench_ios_total",
+                "I/Os completed in the measured windows.",
+                |c| c.ios,
+            ),
+            ("stripebench_errors_total", "I/O errors.", |c| c.errors),
+        ] {
+            s.push_str(&format!("# HELP {name} {help}\n# TYPE {name} counter\n"));
+            for (k, c) in &self.workers {
+                s.push_str(&format!("{name}{{{}}} {}\n", labels(k), get(c)));
+            }
+        }
+        let name = "stripebench_latency_seconds";
+        s.push_str(&format!(
+            "# HELP {name} I/O latency, from queueing to completion.\n# TYPE {name} histogram\n"
+        ));
+        for (k, c) in &self.workers {
+            let l = labels(k);
+            for le in BUCKETS_SEC {
+                let n = c.hist.count_at_most((le * 1e9) as u64);
+                s.push_str(&format!("{name}_bucket{{{l},le=\"{le}\"}} {n}\n"));
+            }
+            let n = c.hist.len();
+            s.push_str(&format!("{name}_bucket{{{l},le=\"+Inf\"}} {n}\n"));
+            s.push_str(&format!("{name}_sum{{{l}}} {}\n", c.hist.sum_ns() / 1e9));
+            s.push_str(&format!("{name}_count{{{l}}} {n}\n"));
+        }
+        let name = "stripebench_window_seconds";
+        s.push_str(&format!(
+            "# HELP {name} How far the run in progress is into its measured window.\n# TYPE {name} gauge\n{name} {}\n",
+            self.last_t
+        ));
+        s
+    }
+}
+
+/// A label value as the text format wants it: `\`, `"` and newlines escaped.
+pub fn escape_label(v: &str) -> String {
+    let mut s = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => s.push_str("\\\\"),
+            '"' => s.push_str("\\\""),
+            '\n' => s.push_str("\\n"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+/// Both outputs, as the collector's sink.
+pub struct Outputs {
+    pub stream: Option<Stream>,
+    pub metrics: Option<Metrics>,
+}
+
+impl LiveSink for Outputs {
+    fn lines(&mut self, lines: &[LiveLine<'_>]) {
+        if let Some(s) = &mut self.stream {
+            s.lines(lines);
+        }
+        if let Some(m) = &mut self.metrics {
+            m.lines(lines);
+        }
+    }
+
+    fn counts(&self) -> (u64, u64) {
+        self.stream
+            .as_ref()
+            .map_or((0, 0), |s| (s.written, s.dropped))
+    }
+
+    fn trouble(&self) -> Option<String> {
+        let s = self.stream.as_ref().and_then(|s| s.trouble.clone());
+        let m = self.metrics.as_ref().and_then(|m| m.trouble.clone());
+        match (s, m) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// `--live` (a stream: a FIFO is taken) and `--metrics`, to be checked with
+/// a command's other outputs ([`crate::report::output::check`]).
+pub fn outputs<'a>(live: Option<&'a Path>, metrics: Option<&'a Path>) -> Vec<Output<'a>> {
+    let mut v: Vec<Output> = live
+        .map(|p| Output::stream("--live", p))
+        .into_iter()
+        .collect();
+    v.extend(metrics.map(|p| Output::new("--metrics", p)));
+    v
+}
+
+/// Opens `--live` and `--metrics` (checked before, with the other outputs):
+/// the hub every run of the command hands its seconds to.
+pub fn open(
+    live: Option<&Path>,
+    format: LiveFormat,
+    metrics: Option<&Path>,
+) -> anyhow::Result<Option<LiveHub>> {
+    if live.is_none() && metrics.is_none() {
+        return Ok(None);
+    }
+    let stream = live.map(|p| Stream::open(p, format)).transpose()?;
+    let metrics = metrics.map(Metrics::new);
+    let sink: Arc<Mutex<dyn LiveSink>> = Arc::new(Mutex::new(Outputs { stream, metrics }));
+    Ok(Some(LiveHub { sink, label: None }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::live::LiveKind;
+
+    fn line<'a>(
+        h: Option<&'a LatencyHistogram>,
+        label: Option<&'a (&'static str, String)>,
+    ) -> LiveLine<'a> {
+        LiveLine {
+            label,
+            t: 3,
+            seconds: 0.5,
+            kind: LiveKind::Worker,
+            id: "1".into(),
+            target: Some("/dev/a \"b\"\n,c"),
+            worker: Some(1),
+            bytes: 1000,
+            ios: 10,
+            errors: 0,
+            hist: h,
+            stalled: false,
+            late: false,
+            unix_sec: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_line_rates_over_its_own_length_and_carries_its_label() {
+        let mut h = LatencyHistogram::new();
+        for ns in [100, 200, 300] {
+            h.record(ns);
+        }
+        let label = ("point", "bs=4k".to_string());
+        let l = line(Some(&h), Some(&label));
+        let v: serde_json::Value = serde_json::from_slice(&Line::of(&l).jsonl()).unwrap();
+        assert_eq!(v["bytes_per_sec"], 2000.0);
+        assert_eq!(v["iops"], 20.0);
+        assert_eq!(v["point"], "bs=4k");
+        assert!(v.get("phase").is_none());
+        assert_eq!(v["p50_ns"], 200);
+        assert_eq!(v["max_ns"], 300);
+        let empty = line(None, None);
+        let v: serde_json::Value = serde_json::from_slice(&Line::of(&empty).jsonl()).unwrap();
+        assert!(v["p99_ns"].is_null());
+        // CSV: as many cells as the header, the awkward target quoted.
+        let csv = Line::of(&l).csv();
+        let text = [format!("{CSV_HEADER}\n").as_bytes(), &csv[..]].concat();
+        let mut r = csv::Reader::from_reader(&text[..]);
+        let rec = r.records().next().unwrap().unwrap();
+        assert_eq!(rec.len(), CSV_HEADER.split(',').count());
+        assert_eq!(&rec[6], "/dev/a \"b\"\n,c");
+    }
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}

@@ -1,0 +1,830 @@
+//! The live stream (`--live`, `--live-format`) and the metrics file
+//! (`--metrics`): lines per second per worker, per target and the total
+//! that add up to the run's document, percentiles of each second's own
+//! latencies, a reader that does not read losing lines and not time, the
+//! CSV form, the metrics file read by a real parser, and bad paths refused
+//! before any I/O.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{data_file, interrupt, json, refused, sb, spawn, u};
+use serde_json::Value;
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn doc(path: &Path) -> Value {
+    json(&std::fs::read(path).unwrap())
+}
+
+/// Per second (on-time lines only): (worker lines, target lines, total line).
+type Second = (Vec<Value>, Vec<Value>, Vec<Value>);
+
+fn by_second(ls: &[Value]) -> BTreeMap<u64, Second> {
+    let mut m: BTreeMap<u64, Second> = BTreeMap::new();
+    for l in ls.iter().filter(|l| l["late"] == false) {
+        let e = m.entry(u(&l["t"])).or_default();
+        match l["kind"].as_str().unwrap() {
+            "worker" => e.0.push(l.clone()),
+            "target" => e.1.push(l.clone()),
+            "total" => e.2.push(l.clone()),
+            k => panic!("kind {k}"),
+        }
+    }
+    m
+}
+
+/// p50 <= p99 <= max on every line that has latencies, none on one without I/O.
+fn percentiles_ordered(ls: &[Value]) {
+    for l in ls {
+        if u(&l["ios"]) == 0 {
+            assert!(l["p50_ns"].is_null(), "{l}");
+            continue;
+        }
+        let (p50, p99, max) = (u(&l["p50_ns"]), u(&l["p99_ns"]), u(&l["max_ns"]));
+        assert!(p50 <= p99 && p99 <= max, "{l}");
+    }
+}
+
+#[test]
+fn lines_come_per_worker_target_and_total_and_add_up_to_the_document() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 8 << 20);
+    let b = data_file(d.path(), "b.dat", 8 << 20);
+    let live = d.path().join("live.jsonl");
+    let out = d.path().join("run.json");
+    sb().args([
+        "run",
+        "--buffered",
+        "--bs",
+        "4k",
+        "--jobs",
+        "2",
+        "--no-progress",
+    ])
+    .args(["--duration", "3.5s", "--ramp", "300ms"])
+    .arg(&a)
+    .arg(&b)
+    .arg("--live")
+    .arg(&live)
+    .arg("--json")
+    .arg(&out)
+    .assert()
+    .success();
+    let doc = doc(&out);
+    let ls = lines(&live);
+    percentiles_ordered(&ls);
+    let secs = by_second(&ls);
+    // 3.5 s: seconds 0..=3, the last one half a second long.
+    assert_eq!(secs.keys().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    for (t, (workers, targets, total)) in &secs {
+        assert_eq!(workers.len(), 4, "second {t}");
+        assert_eq!(targets.len(), 2, "second {t}");
+        assert_eq!(total.len(), 1, "second {t}");
+        let sum = |v: &[Value], k: &str| v.iter().map(|l| u(&l[k])).sum::<u64>();
+        for tl in targets {
+            let mine: Vec<Value> = workers
+                .iter()
+                .filter(|w| w["target"] == tl["id"])
+                .cloned()
+                .collect();
+            assert_eq!(mine.len(), 2, "second {t}");
+            assert_eq!(sum(&mine, "bytes"), u(&tl["bytes"]), "second {t}");
+            assert_eq!(sum(&mine, "ios"), u(&tl["ios"]), "second {t}");
+        }
+        assert_eq!(sum(workers, "bytes"), u(&total[0]["bytes"]), "second {t}");
+        assert_eq!(sum(targets, "ios"), u(&total[0]["ios"]), "second {t}");
+        let want = if *t == 3 { 0.5 } else { 1.0 };
+        assert!(
+            (total[0]["seconds"].as_f64().unwrap() - want).abs() < 1e-6,
+            "{t}: {}",
+            total[0]
+        );
+        let bps = total[0]["bytes_per_sec"].as_f64().unwrap();
+        assert!(
+            (bps - u(&total[0]["bytes"]) as f64 / want).abs() < 1.0,
+            "{}",
+            total[0]
+        );
+    }
+    // Every second of every worker: the window's bytes, exactly (nothing dropped).
+    let total: u64 = secs.values().map(|s| u(&s.2[0]["bytes"])).sum();
+    assert_eq!(total, u(&doc["total"]["bytes"]));
+    for w in doc["workers"].as_array().unwrap() {
+        let id = u(&w["id"]).to_string();
+        let mine: u64 = secs
+            .values()
+            .flat_map(|s| &s.0)
+            .filter(|l| l["id"] == id.as_str())
+            .map(|l| u(&l["ios"]))
+            .sum();
+        assert_eq!(mine, u(&w["ios"]), "worker {id}");
+    }
+    // Each second's percentiles are its own: the highest per-second maximum is
+    // the run's maximum, and a second whose maximum is below it is not the
+    // running histogram (whose maximum can only grow).
+    let maxima: Vec<u64> = secs.values().map(|s| u(&s.2[0]["max_ns"])).collect();
+    let run_max = u(&doc["total"]["latency_ns"]["max"]);
+    assert_eq!(maxima.iter().copied().max(), Some(run_max));
+    assert!(
+        maxima.windows(2).any(|w| w[1] < w[0]) || maxima[0] < run_max,
+        "{maxima:?}"
+    );
+    let l = &doc["live"];
+    assert_eq!(l["lines_written"], ls.len() as u64, "{l}");
+    assert_eq!((u(&l["lines_dropped"]), u(&l["seconds"])), (0, 4), "{l}");
+    assert_eq!(l["format"], "jsonl");
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_blkio)),
+    ignore = "needs root and a cgroup v1 blkio hierarchy"
+)]
+fn a_throttled_second_has_its_own_percentiles() {
+    let d = tempfile::tempdir().unwrap();
+    let img = data_file(d.path(), "img", 32 << 20);
+    let lo = common::Loop::attach(&img, &[]);
+    let th = common::Throttle::reads("live-test", &[]);
+    let live = d.path().join("live.jsonl");
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec {} run --rw randread --bs 64k --engine sync --duration 6s --ramp 0 --no-progress --live {} {}",
+        th.path().display(),
+        assert_cmd::cargo::cargo_bin("stripebench").display(),
+        live.display(),
+        lo.dev
+    );
+    let mut child = Command::new("sh")
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .args(["-c", &script])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Unthrottled, then about two seconds at 1 MB/s (16 reads a second),
+    // then unthrottled again.
+    std::thread::sleep(Duration::from_millis(1500));
+    th.limit(&lo.dev, 1_000_000);
+    std::thread::sleep(Duration::from_millis(2200));
+    th.limit(&lo.dev, 0);
+    assert!(child.wait().unwrap().success());
+    let ls = lines(&live);
+    percentiles_ordered(&ls);
+    let totals: Vec<&Value> = ls
+        .iter()
+        .filter(|l| l["kind"] == "total" && l["late"] == false)
+        .collect();
+    let p50: Vec<u64> = totals.iter().map(|l| u(&l["p50_ns"])).collect();
+    let slow = (1..p50.len()).max_by_key(|&i| p50[i]).unwrap();
+    // A throttled second's median is its own: the thousands of fast reads
+    // of second 0 would hold a running histogram's median down.
+    assert!(p50[slow] > 10 * p50[0], "{p50:?}");
+    // And it does not carry over into the seconds after the throttle.
+    let last = p50.len() - 1;
+    assert!(slow < last && p50[last] * 10 < p50[slow], "{p50:?}");
+}
+
+#[test]
+fn a_reader_that_does_not_read_loses_lines_not_time() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 4 << 20);
+    let b = data_file(d.path(), "b.dat", 4 << 20);
+    let fifo = d.path().join("live.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    // The reader: opens the FIFO and never reads it, with the smallest pipe
+    // buffer the kernel allows (one page), so it fills within a second.
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_nonblock()
+        .open(&fifo)
+        .unwrap();
+    // SAFETY: fcntl on our own descriptor.
+    unsafe { libc::fcntl(reader.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    let out = d.path().join("run.json");
+    let start = Instant::now();
+    let mut child = sb_spawn(&[
+        "run",
+        "--buffered",
+        "--bs",
+        "4k",
+        "--jobs",
+        "4",
+        "--duration",
+        "4s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--live",
+        fifo.to_str().unwrap(),
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the run waits for the reader"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let doc = doc(&out);
+    assert_eq!(doc["window"]["ended_by"], "duration");
+    let l = &doc["live"];
+    let (written, dropped) = (u(&l["lines_written"]), u(&l["lines_dropped"]));
+    // 8 workers, 2 targets and the total, every second.
+    assert_eq!(written + dropped, 11 * u(&l["seconds"]), "{l}");
+    assert!(dropped > 0 && written > 0, "{l}");
+    let warned = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains(&format!("{dropped} of")));
+    assert!(warned, "{}", doc["warnings"]);
+    // What the pipe holds is whole lines: nothing was written by halves.
+    let mut held = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut &reader, &mut held);
+    let text = String::from_utf8(held).unwrap();
+    assert_eq!(text.lines().count() as u64, written);
+    for line in text.lines() {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+}
+
+trait NonBlock {
+    fn custom_flags_nonblock(&mut self) -> &mut Self;
+}
+
+impl NonBlock for std::fs::OpenOptions {
+    fn custom_flags_nonblock(&mut self) -> &mut Self {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_NONBLOCK)
+    }
+}
+
+fn sb_spawn(args: &[&str]) -> std::process::Child {
+    Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn csv_on_stdout_sends_the_table_to_stderr() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a,\"odd\".dat", 4 << 20);
+    let out = sb()
+        .args([
+            "run",
+            "--buffered",
+            "--duration",
+            "2.2s",
+            "--ramp",
+            "0",
+            "--no-progress",
+        ])
+        .arg(&a)
+        .args(["--live", "-", "--live-format", "csv"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TOTAL"));
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    for k in [
+        "t",
+        "kind",
+        "id",
+        "bytes",
+        "ios",
+        "errors",
+        "bytes_per_sec",
+        "iops",
+        "p50_ns",
+        "p99_ns",
+        "max_ns",
+    ] {
+        assert!(header.iter().any(|h| h == k), "{header:?}");
+    }
+    let col = |k: &str| header.iter().position(|h| h == k).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    // Seconds 0, 1 and 2 (0.2 s): a worker, a target and the total each.
+    assert_eq!(rows.len(), 9, "{text}");
+    let target: Vec<&csv::StringRecord> = rows
+        .iter()
+        .filter(|r| &r[col("kind")] == "target")
+        .collect();
+    assert_eq!(&target[0][col("id")], a.to_str().unwrap());
+    for r in &rows {
+        let p50: u64 = r[col("p50_ns")].parse().unwrap();
+        let max: u64 = r[col("max_ns")].parse().unwrap();
+        assert!(p50 <= max);
+    }
+}
+
+#[test]
+fn a_sweep_labels_each_line_with_its_point() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 4 << 20);
+    let live = d.path().join("live.jsonl");
+    sb().args([
+        "sweep",
+        "--param",
+        "bs=4k,64k",
+        "--buffered",
+        "--duration",
+        "1.5s",
+        "--ramp",
+        "0",
+        "--no-progress",
+    ])
+    .arg(&a)
+    .arg("--live")
+    .arg(&live)
+    .assert()
+    .success();
+    let ls = lines(&live);
+    let points: Vec<&str> = ls
+        .iter()
+        .filter(|l| l["kind"] == "total")
+        .map(|l| l["point"].as_str().unwrap())
+        .collect();
+    assert_eq!(points, ["bs=4k", "bs=4k", "bs=64k", "bs=64k"]);
+}
+
+#[test]
+fn an_interrupted_run_writes_its_last_second_and_a_whole_metrics_file() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 4 << 20);
+    let live = d.path().join("live.jsonl");
+    let prom = d.path().join("m.prom");
+    let out = d.path().join("run.json");
+    let child = spawn(&[
+        "run",
+        "--buffered",
+        "--duration",
+        "60s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        a.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
+        "--metrics",
+        prom.to_str().unwrap(),
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_millis(2600));
+    interrupt(&child);
+    let done = child.wait_with_output().unwrap();
+    assert_eq!(done.status.code(), Some(130));
+    let doc = doc(&out);
+    assert_eq!(doc["interrupted"], true);
+    let ls = lines(&live);
+    let totals: Vec<&Value> = ls.iter().filter(|l| l["kind"] == "total").collect();
+    let last = totals.last().unwrap();
+    // The second the interrupt cut short is written, at its own length.
+    let window = doc["window"]["seconds"].as_f64().unwrap();
+    assert_eq!(u(&last["t"]), window.floor() as u64, "{last}");
+    assert!((last["seconds"].as_f64().unwrap() - (window - window.floor())).abs() < 1e-3);
+    let sum: u64 = totals.iter().map(|l| u(&l["bytes"])).sum();
+    assert_eq!(sum, u(&doc["total"]["bytes"]));
+    let text = std::fs::read_to_string(&prom).unwrap();
+    assert!(
+        text.contains(&format!(
+            "stripebench_bytes_total{{target=\"{}\",worker=\"0\"}} {sum}\n",
+            a.display()
+        )),
+        "{text}"
+    );
+    // Only the file itself: no temporary left beside it.
+    let names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_prometheus_client),
+    ignore = "needs Python's prometheus_client (apt python3-prometheus-client)"
+)]
+fn the_metrics_file_is_read_by_prometheus_client_during_and_after_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    // A target whose name needs escaping in a label value.
+    let a = data_file(d.path(), "a\"b\\c.dat", 4 << 20);
+    let prom = d.path().join("m.prom");
+    let out = d.path().join("run.json");
+    let child = spawn(&[
+        "run",
+        "--buffered",
+        "--jobs",
+        "2",
+        "--duration",
+        "3s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        a.to_str().unwrap(),
+        "--metrics",
+        prom.to_str().unwrap(),
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_millis(1800));
+    let during = parse_metrics(&prom);
+    assert!(during.contains("stripebench_bytes_total"), "{during}");
+    assert!(child.wait_with_output().unwrap().status.success());
+    let after = parse_metrics(&prom);
+    let doc = doc(&out);
+    for w in doc["workers"].as_array().unwrap() {
+        let key = format!("{}|{}", a.display(), u(&w["id"]));
+        for (name, field) in [
+            ("stripebench_bytes_total", "bytes"),
+            ("stripebench_ios_total", "ios"),
+            ("stripebench_latency_seconds_count", "ios"),
+            ("stripebench_latency_seconds_bucket+Inf", "ios"),
+        ] {
+            let want = format!("{name} {key} {}", u(&w[field]));
+            assert!(after.lines().any(|l| l == want), "{want} in\n{after}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(not(sb_promtool), ignore = "needs promtool (apt prometheus)")]
+fn the_metrics_file_passes_promtool() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a\"b\\c.dat", 4 << 20);
+    let prom = d.path().join("m.prom");
+    sb().args([
+        "run",
+        "--buffered",
+        "--jobs",
+        "2",
+        "--duration",
+        "1.5s",
+        "--ramp",
+        "0",
+    ])
+    .arg(&a)
+    .arg("--metrics")
+    .arg(&prom)
+    .assert()
+    .success();
+    let out = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::fs::File::open(&prom).unwrap())
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // No error and no lint.
+    assert!(out.status.success() && said.trim().is_empty(), "{said}");
+}
+
+/// The file through `text_string_to_metric_families`: one line per sample,
+/// `NAME[+Inf] TARGET|WORKER VALUE` (buckets: only +Inf), after checking
+/// that each histogram's buckets never decrease.
+fn parse_metrics(path: &Path) -> String {
+    let script = r#"
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+for fam in text_string_to_metric_families(text):
+    assert fam.documentation, fam.name
+    last = {}
+    for s in fam.samples:
+        key = s.labels.get("target", "") + "|" + s.labels.get("worker", "")
+        if s.name.endswith("_bucket"):
+            assert s.value >= last.get(key, 0), (s, last)
+            last[key] = s.value
+            if s.labels["le"] != "+Inf":
+                continue
+            print(f"{s.name}+Inf {key} {int(s.value)}")
+        else:
+            print(f"{s.name} {key} {int(s.value)}")
+"#;
+    // The python3 on PATH, or Debian's (where apt installs the package).
+    let py = ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|py| {
+            Command::new(py)
+                .args(["-c", "import prometheus_client.parser"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("a python3 with prometheus_client");
+    let out = Command::new(py)
+        .args(["-c", script])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "prometheus_client refused the file: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn bad_live_and_metrics_paths_are_refused_before_any_io() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 1 << 20);
+    let t = a.to_str().unwrap();
+    let dir = d.path().to_str().unwrap();
+    let json = d.path().join("x.json");
+    let j = json.to_str().unwrap();
+    refused(
+        &["run", t, "--live", "/nonexistent-dir/x.jsonl"],
+        "does not exist",
+    );
+    refused(&["run", t, "--live", dir], "is a directory");
+    refused(&["run", t, "--live", t], "a target");
+    refused(&["run", t, "--live", "/dev/null"], "character device");
+    refused(&["run", t, "--metrics", dir], "is a directory");
+    refused(&["run", t, "--metrics", t], "a target");
+    refused(&["run", t, "--live", j, "--json", j], "name the same file");
+    refused(
+        &["run", t, "--live", j, "--metrics", j],
+        "name the same file",
+    );
+    refused(
+        &["run", t, "--live", "-", "--json", "-"],
+        "both want stdout",
+    );
+    refused(&["run", t, "--metrics", "-"], "--metrics -");
+    refused(
+        &["sweep", "--param", "bs=4k,8k", t, "--live", dir],
+        "is a directory",
+    );
+    // A FIFO that nobody reads yet: said before the run, not waited on.
+    let fifo = d.path().join("f");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    refused(
+        &["run", t, "--live", fifo.to_str().unwrap()],
+        "has no reader",
+    );
+    // Nothing was created where the refused outputs pointed.
+    assert!(!json.exists());
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn a_stalled_worker_still_gets_its_lines_while_the_run_goes() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 1 << 20);
+    let b = data_file(d.path(), "b.dat", 1 << 20);
+    let live = d.path().join("live.jsonl");
+    // Worker 0's I/O never completes from its third on (reads from a pipe
+    // no one writes): a stalled device. Worker 1 goes on.
+    let child = spawn(&[
+        "run",
+        "--engine",
+        "uring",
+        "--iodepth",
+        "2",
+        "--bs",
+        "64k",
+        "--duration",
+        "4s",
+        "--ramp",
+        "0",
+        "--debug-hang-from",
+        "3",
+        // Longer than the window: worker 0 is there, stalled, to its end.
+        "--hang-timeout",
+        "6s",
+        "--no-progress",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
+    ]);
+    // Mid-window: seconds 0 and 1 are written, worker 0's second 1 as stalled zeros.
+    std::thread::sleep(Duration::from_millis(2600));
+    let during = lines(&live);
+    let w0: Vec<&Value> = during
+        .iter()
+        .filter(|l| l["kind"] == "worker" && l["id"] == "0")
+        .collect();
+    let w1 = during
+        .iter()
+        .filter(|l| l["kind"] == "worker" && l["id"] == "1")
+        .count();
+    assert!(w0.len() >= 2 && w1 >= 2, "{during:?}");
+    let stalled = &w0[1];
+    assert_eq!(stalled["stalled"], true, "{stalled}");
+    assert_eq!((u(&stalled["bytes"]), u(&stalled["ios"])), (0, 0));
+    assert!(stalled["p50_ns"].is_null());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a hung I/O exits 1");
+    // Every second of the window has its line for worker 0, stalled; and
+    // the two reads it completed in second 0 come when it gives up, late.
+    let after = lines(&live);
+    let w0: Vec<(u64, bool, bool, u64)> = after
+        .iter()
+        .filter(|l| l["kind"] == "worker" && l["id"] == "0")
+        .map(|l| {
+            (
+                u(&l["t"]),
+                l["stalled"] == true,
+                l["late"] == true,
+                u(&l["ios"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        w0,
+        [
+            (0, true, false, 0),
+            (1, true, false, 0),
+            (2, true, false, 0),
+            (3, true, false, 0),
+            (0, false, true, 2)
+        ]
+    );
+    let late_total: Vec<&Value> = after
+        .iter()
+        .filter(|l| l["kind"] == "total" && l["late"] == true)
+        .collect();
+    assert_eq!(late_total.len(), 1);
+    assert_eq!(u(&late_total[0]["ios"]), 2);
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs)),
+    ignore = "needs root and mkfs.btrfs (btrfs-progs)"
+)]
+fn compare_streams_every_phase_on_stdout_and_its_table_on_stderr() {
+    let bed = common::LoopBed::new(2, 160);
+    let mnt = tempfile::tempdir().unwrap();
+    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
+    args.extend(bed.devices.iter().map(String::as_str));
+    common::sh_required("mkfs.btrfs", &args);
+    let _m = common::mount(&[&bed.devices[0]], mnt.path());
+    let d = tempfile::tempdir().unwrap();
+    let doc_path = d.path().join("c.json");
+    let out = sb()
+        .args([
+            "compare",
+            "--duration",
+            "1.2s",
+            "--ramp",
+            "0",
+            "--file-size",
+            "64m",
+        ])
+        .args(["--no-progress", "--live", "-", "--json"])
+        .arg(&doc_path)
+        .arg(mnt.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("stripe efficiency"), "{err}");
+    let ls: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let mut phases: Vec<&str> = ls
+        .iter()
+        .filter(|l| l["kind"] == "total")
+        .map(|l| l["phase"].as_str().unwrap())
+        .collect();
+    phases.dedup();
+    assert_eq!(
+        phases,
+        [
+            "members together, O_DIRECT",
+            "volume, 1 worker, O_DIRECT",
+            "volume, 2 workers, O_DIRECT",
+            "volume, 2 workers, buffered"
+        ]
+    );
+    // Each phase's lines add up to its own document.
+    let c = doc(&doc_path);
+    for p in c["phases"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        let sum: u64 = ls
+            .iter()
+            .filter(|l| l["kind"] == "total" && l["phase"] == name)
+            .map(|l| u(&l["bytes"]))
+            .sum();
+        assert_eq!(sum, u(&p["document"]["total"]["bytes"]), "{name}");
+        assert_eq!(p["document"]["live"]["path"], "-");
+    }
+}
+
+#[test]
+fn a_reader_that_goes_away_does_not_end_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 4 << 20);
+    let fifo = d.path().join("live.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags_nonblock()
+        .open(&fifo)
+        .unwrap();
+    let out = d.path().join("run.json");
+    let mut child = sb_spawn(&[
+        "run",
+        "--buffered",
+        "--duration",
+        "3s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        a.to_str().unwrap(),
+        "--live",
+        fifo.to_str().unwrap(),
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    // The reader reads the first second, then closes its end.
+    std::thread::sleep(Duration::from_millis(1600));
+    drop(reader);
+    assert!(
+        child.wait().unwrap().success(),
+        "the run went on to its end"
+    );
+    let doc = doc(&out);
+    assert_eq!(doc["interrupted"], false);
+    assert_eq!(doc["window"]["ended_by"], "duration");
+    let warnings = doc["warnings"].to_string();
+    assert!(warnings.contains("Broken pipe"), "{warnings}");
+    let l = &doc["live"];
+    assert_eq!(u(&l["lines_written"]) + u(&l["lines_dropped"]), 9, "{l}");
+}
+
+#[test]
+fn a_size_bounded_run_rates_its_last_second_over_the_window_it_had() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 8 << 20);
+    let live = d.path().join("live.jsonl");
+    let out = d.path().join("run.json");
+    sb().args([
+        "run",
+        "--buffered",
+        "--bs",
+        "64k",
+        "--io-limit",
+        "8m",
+        "--no-progress",
+    ])
+    .arg(&a)
+    .arg("--live")
+    .arg(&live)
+    .arg("--json")
+    .arg(&out)
+    .assert()
+    .success();
+    let doc = doc(&out);
+    assert_eq!(doc["window"]["ended_by"], "limit");
+    let window = doc["window"]["seconds"].as_f64().unwrap();
+    let ls = lines(&live);
+    let last = ls.iter().rfind(|l| l["kind"] == "total").unwrap();
+    let t = u(&last["t"]) as f64;
+    // The window closed at the last completion, inside its last second.
+    let seconds = last["seconds"].as_f64().unwrap();
+    assert!(
+        (seconds - (window - t)).abs() < 1e-6,
+        "{last} vs a window of {window}s"
+    );
+    let sum: u64 = ls
+        .iter()
+        .filter(|l| l["kind"] == "total")
+        .map(|l| u(&l["bytes"]))
+        .sum();
+    assert_eq!(sum, 8 << 20);
+}
