@@ -104,6 +104,18 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_depth)]
     pub iodepth: usize,
 
+    /// Each worker issues on a fixed schedule of this many bytes per second
+    /// (50m/s = 50 MiB/s, binary as every size; 500MB/s decimal): I/O k is
+    /// due k x bs / RATE after the start, never issued before, and its
+    /// latency runs from when it was due, so a stall is not hidden. With
+    /// --iodepth > 1, up to that many due I/Os are in flight at once.
+    #[arg(long, value_name = "SIZE/s", value_parser = crate::base::units::parse_io_rate)]
+    pub rate: Option<f64>,
+
+    /// As --rate, in I/Os per second per worker.
+    #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = parse_rate_iops)]
+    pub rate_iops: Option<f64>,
+
     /// io_uring: do not register buffers and the file (plain READ/WRITE, as fio's defaults).
     #[arg(long)]
     pub no_register: bool,
@@ -312,6 +324,24 @@ pub(crate) fn parse_positive_duration(text: &str) -> Result<Duration, String> {
         return Err("the duration must be longer than 0: try 10s".into());
     }
     Ok(d)
+}
+
+pub(crate) fn parse_rate_iops(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(0.0) => Err(format!(
+            "'{text}': a rate of 0 would never issue an I/O: give at least 1 I/O per second, or leave the rate out"
+        )),
+        Ok(n) if n.is_finite() && n > 0.0 && n < 1.0 => Err(format!(
+            "'{text}' is below one I/O per second: give at least 1"
+        )),
+        Ok(n) if n.is_finite() && n > 1e9 => Err(format!(
+            "'{text}' is more than 10^9 I/Os per second: the interval between two I/Os would be below 1 ns"
+        )),
+        Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a rate: give I/Os per second per worker, such as 200"
+        )),
+    }
 }
 
 pub(crate) fn parse_pct(text: &str) -> Result<u8, String> {
