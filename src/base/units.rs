@@ -210,6 +210,26 @@ pub fn parse_io_rate(text: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// Parses a rate in I/Os per second (`--rate-iops`): at least 1, at most
+/// 10^9 (an interval of 1 ns).
+pub fn parse_iops(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(0.0) => Err(format!(
+            "'{text}': a rate of 0 would never issue an I/O: give at least 1 I/O per second, or leave the rate out"
+        )),
+        Ok(n) if n.is_finite() && n > 0.0 && n < 1.0 => Err(format!(
+            "'{text}' is below one I/O per second: give at least 1"
+        )),
+        Ok(n) if n.is_finite() && n > 1e9 => Err(format!(
+            "'{text}' is more than 10^9 I/Os per second: the interval between two I/Os would be below 1 ns"
+        )),
+        Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a rate: give I/Os per second per worker, such as 200"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

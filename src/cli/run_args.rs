@@ -113,7 +113,7 @@ pub struct RunArgs {
     pub rate: Option<f64>,
 
     /// As --rate, in I/Os per second per worker.
-    #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = parse_rate_iops)]
+    #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = crate::base::units::parse_iops)]
     pub rate_iops: Option<f64>,
 
     /// io_uring: do not register buffers and the file (plain READ/WRITE, as fio's defaults).
@@ -324,24 +324,6 @@ pub(crate) fn parse_positive_duration(text: &str) -> Result<Duration, String> {
         return Err("the duration must be longer than 0: try 10s".into());
     }
     Ok(d)
-}
-
-pub(crate) fn parse_rate_iops(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(0.0) => Err(format!(
-            "'{text}': a rate of 0 would never issue an I/O: give at least 1 I/O per second, or leave the rate out"
-        )),
-        Ok(n) if n.is_finite() && n > 0.0 && n < 1.0 => Err(format!(
-            "'{text}' is below one I/O per second: give at least 1"
-        )),
-        Ok(n) if n.is_finite() && n > 1e9 => Err(format!(
-            "'{text}' is more than 10^9 I/Os per second: the interval between two I/Os would be below 1 ns"
-        )),
-        Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
-        _ => Err(format!(
-            "'{text}' is not a rate: give I/Os per second per worker, such as 200"
-        )),
-    }
 }
 
 pub(crate) fn parse_pct(text: &str) -> Result<u8, String> {

@@ -172,8 +172,123 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
     })
 }
 
+/// A latency curve (`--param rate=...`): p50, p99 and p99.9 against the
+/// delivered throughput, latency on a log scale, one set of lines per
+/// combination of the other parameters; each point labelled with its rate.
+pub fn curve(doc: &SweepDocument, path: &Path) -> Result<()> {
+    // (label of the other values, [(rate value, MB/s, p50, p99, p99.9 in us)]), by MB/s.
+    type Pt = (String, f64, [f64; 3]);
+    let mut groups: Vec<(String, Vec<Pt>)> = Vec::new();
+    for p in &doc.points {
+        let Some(l) = p.runs[0].total.latency_ns else {
+            continue;
+        };
+        let others: Vec<String> = p
+            .values
+            .iter()
+            .filter(|(n, _)| n != "rate")
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        let key = others.join(" ");
+        let rate = p
+            .values
+            .iter()
+            .find(|(n, _)| n == "rate")
+            .map_or(String::new(), |(_, v)| v.clone());
+        let lat = [l.p50, l.p99, l.p99_9].map(|ns| ns.max(1) as f64 / 1e3);
+        let pt = (rate, p.bytes_per_sec_median / 1e6, lat);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, pts)) => pts.push(pt),
+            None => groups.push((key, vec![pt])),
+        }
+    }
+    for (_, pts) in &mut groups {
+        pts.sort_by(|a, b| a.1.total_cmp(&b.1));
+    }
+    let all = || groups.iter().flat_map(|(_, p)| p.iter());
+    let max_mb = all().map(|p| p.1).fold(1e-3, f64::max) * 1.1;
+    let lo = all().map(|p| p.2[0]).fold(f64::INFINITY, f64::min) / 2.0;
+    let hi = all().map(|p| p.2[2]).fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+        (lo / 2.0, hi * 2.0)
+    } else {
+        (1.0, 1000.0)
+    };
+    to_file(path, (1000, 650), |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let mut c = ChartBuilder::on(root)
+            .caption(
+                "latency against delivered throughput (on a schedule: from each I/O's due time)",
+                ("sans-serif", 18),
+            )
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0f64..max_mb, (lo..hi).log_scale())
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc("delivered MB/s (10^6 B/s), all targets")
+            .y_desc("latency (log scale)")
+            .y_label_formatter(&|v| crate::base::units::fmt_latency_ns(*v * 1e3))
+            .draw()
+            .map_err(err)?;
+        for (g, (key, pts)) in groups.iter().enumerate() {
+            for (q, name) in ["p50", "p99", "p99.9"].iter().enumerate() {
+                let color = COLORS[(g * 3 + q) % COLORS.len()];
+                // The scheduled points make the curve; max (unthrottled,
+                // timed from issue) stands apart as a hollow mark.
+                let line: Vec<(f64, f64)> = pts
+                    .iter()
+                    .filter(|p| p.0 != "max")
+                    .map(|p| (p.1, p.2[q]))
+                    .collect();
+                c.draw_series(
+                    pts.iter()
+                        .filter(|p| p.0 == "max")
+                        .map(|p| Circle::new((p.1, p.2[q]), 5, color.stroke_width(2))),
+                )
+                .map_err(err)?;
+                let label = if key.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name} {key}")
+                };
+                c.draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
+                    .map_err(err)?
+                    .label(label)
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
+                c.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                    .map_err(err)?;
+            }
+            // Each point's rate (50%, 100m/s) over its p99.9 mark; max's
+            // under its p50 mark, clear of the 100% point beside it.
+            c.draw_series(pts.iter().map(|p| {
+                let (text, y) = if p.0 == "max" {
+                    ("max (unthrottled)".to_string(), p.2[0] * 0.55)
+                } else {
+                    (p.0.clone(), p.2[2] * 1.25)
+                };
+                Text::new(text, (p.1, y), ("sans-serif", 13).into_font().color(&BLACK))
+            }))
+            .map_err(err)?;
+        }
+        c.configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    })
+}
+
 /// Throughput (top) and p99 (bottom) against the sweep's points.
 pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
+    if doc.params.iter().any(|p| p.name == "rate") {
+        return curve(doc, path);
+    }
     to_file(path, (1000, 800), |root| {
         root.fill(&WHITE).map_err(err)?;
         let (top, bottom) = root.split_vertically(420);
