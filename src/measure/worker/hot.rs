@@ -333,6 +333,40 @@ impl Pace {
     }
 }
 
+#[cfg(test)]
+mod pace_tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_schedule_releases_only_what_is_due_and_stops_at_the_deadline() {
+        // One I/O per ms; the schedule began 10.5 ms ago, with a 2 ms ramp.
+        let epoch = Instant::now() - Duration::from_micros(10_500);
+        let mut p = Pace::new(1e6, 2_000_000, epoch);
+        // Due: 0, 1, ..., 10 ms: eleven, however many slots are free.
+        assert_eq!(p.ready(100, u64::MAX), (11, false));
+        assert_eq!(p.ready(4, u64::MAX), (4, false));
+        // A deadline at 5 ms: I/Os 0 to 4 only.
+        assert_eq!(p.ready(100, 5_000_000), (5, false));
+        for k in 0..5 {
+            let due = p.take(Instant::now());
+            assert_eq!(due, epoch + Duration::from_millis(k));
+        }
+        // The next is due at the deadline: nothing more to issue, ever.
+        assert_eq!(p.ready(100, 5_000_000), (0, true));
+        // Issued 10.5 to 6.5 ms late; only those due after the ramp count.
+        let t = p.tally;
+        assert_eq!(t.issued, 3);
+        assert_eq!(t.late_ios, 3);
+        assert!(t.behind_max_ns >= 8_500_000, "{t:?}");
+        // Far from due: not ready, and the wait says how long.
+        let mut later = Pace::new(1e9, 0, Instant::now());
+        later.k = 5;
+        assert_eq!(later.ready(1, u64::MAX), (0, false));
+        assert!(later.until_due().unwrap() > Duration::from_secs(4));
+    }
+}
+
 /// What the loop counts between I/Os: the outcome so far, the second in
 /// progress, the window's CPU samples, and whether to stop issuing.
 struct Tally<'a> {
