@@ -229,7 +229,8 @@ pub struct RunArgs {
     pub csv: Option<PathBuf>,
 
     /// Draw an SVG: for run, MB/s over time per worker and the latency
-    /// histogram per target; for sweep, throughput and p99 against the points.
+    /// histogram per target; for sweep, throughput and p99 against the points
+    /// (a sweep over rate: p50, p99, p99.9 against delivered MB/s).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 

@@ -120,11 +120,19 @@ pub fn render_latency(p: &LatencyPlanDoc) -> String {
                 pt.asked_iops_per_worker
                     .map_or("-".into(), |a| format!("{a:.0}")),
                 fmt_latency_ns(pt.p99_ns as f64),
-                match (pt.meets, pt.kept) {
-                    (true, _) => "yes",
-                    (false, true) => "no",
-                    (false, false) => "no, behind",
+                match (pt.rate == "max", pt.meets, pt.kept) {
+                    (true, true, _) => "(yes)",
+                    (true, false, _) => "(no)",
+                    (false, true, _) => "yes",
+                    (false, false, true) => "no",
+                    (false, false, false) => "no, behind",
                 }
+            );
+        }
+        if g.points.iter().any(|p| p.rate == "max") {
+            let _ = writeln!(
+                out,
+                "  (max: unthrottled, timed from issue with the device setting the pace, which hides queueing: never the answer)"
             );
         }
         let _ = writeln!(
