@@ -335,6 +335,50 @@ fn a_curve_runs_its_max_point_first_and_schedules_shares_of_what_it_delivered() 
 }
 
 #[test]
+fn a_share_below_one_io_per_second_is_skipped_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let out = sb()
+        .args([
+            "sweep",
+            "--param",
+            "rate=curve",
+            "--curve",
+            "0.00001,50",
+            "--rw",
+            "randread",
+            "--buffered",
+            "-t",
+            "200ms",
+            "--ramp",
+            "0",
+            "--no-progress",
+            "--json",
+            "-",
+            t.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    // One worker of buffered 4k reads delivers far less than 10^7 I/Os per
+    // second anywhere, so 0.00001% of it is below one.
+    assert!(
+        text.contains("skipped rate=0.00001%: 0.00001% of the")
+            && text.contains("below one I/O per second"),
+        "{text}"
+    );
+    let doc = json(&out.stdout);
+    let rates: Vec<&str> = doc["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["values"][0][1].as_str().unwrap())
+        .collect();
+    assert_eq!(rates, ["max", "50%"]);
+}
+
+#[test]
 fn a_rate_sweep_takes_explicit_rates() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 4 << 20);
