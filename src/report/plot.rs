@@ -176,8 +176,15 @@ pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
 /// delivered throughput, latency on a log scale, one set of lines per
 /// combination of the other parameters; each point labelled with its rate.
 pub fn curve(doc: &SweepDocument, path: &Path) -> Result<()> {
-    // (label of the other values, [(rate value, MB/s, p50, p99, p99.9 in us)]), by MB/s.
-    type Pt = (String, f64, [f64; 3]);
+    /// One point: its rate value, delivered MB/s, p50/p99/p99.9 in us, the
+    /// IOPS asked of each worker (none at max) and whether it was kept.
+    struct Pt {
+        rate: String,
+        mb: f64,
+        lat: [f64; 3],
+        asked: Option<f64>,
+        kept: bool,
+    }
     let mut groups: Vec<(String, Vec<Pt>)> = Vec::new();
     for p in &doc.points {
         let Some(l) = p.runs[0].total.latency_ns else {
@@ -190,25 +197,37 @@ pub fn curve(doc: &SweepDocument, path: &Path) -> Result<()> {
             .map(|(n, v)| format!("{n}={v}"))
             .collect();
         let key = others.join(" ");
-        let rate = p
-            .values
-            .iter()
-            .find(|(n, _)| n == "rate")
-            .map_or(String::new(), |(_, v)| v.clone());
-        let lat = [l.p50, l.p99, l.p99_9].map(|ns| ns.max(1) as f64 / 1e3);
-        let pt = (rate, p.bytes_per_sec_median / 1e6, lat);
+        let schedule = crate::report::sweep::schedule(&p.runs[0]);
+        let pt = Pt {
+            rate: p
+                .values
+                .iter()
+                .find(|(n, _)| n == "rate")
+                .map_or(String::new(), |(_, v)| v.clone()),
+            mb: p.bytes_per_sec_median / 1e6,
+            lat: [l.p50, l.p99, l.p99_9].map(|ns| ns.max(1) as f64 / 1e3),
+            asked: schedule.map(|s| s.0),
+            kept: schedule.is_none_or(|s| s.1),
+        };
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, pts)) => pts.push(pt),
             None => groups.push((key, vec![pt])),
         }
     }
+    // In the order of the rate asked: a device pushed past what it can
+    // delivers less, and the curve bends back instead of zig-zagging.
     for (_, pts) in &mut groups {
-        pts.sort_by(|a, b| a.1.total_cmp(&b.1));
+        pts.sort_by(|a, b| {
+            a.asked
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.asked.unwrap_or(f64::INFINITY))
+                .then(a.mb.total_cmp(&b.mb))
+        });
     }
     let all = || groups.iter().flat_map(|(_, p)| p.iter());
-    let max_mb = all().map(|p| p.1).fold(1e-3, f64::max) * 1.1;
-    let lo = all().map(|p| p.2[0]).fold(f64::INFINITY, f64::min) / 2.0;
-    let hi = all().map(|p| p.2[2]).fold(0.0, f64::max);
+    let max_mb = all().map(|p| p.mb).fold(1e-3, f64::max) * 1.15;
+    let lo = all().map(|p| p.lat[0]).fold(f64::INFINITY, f64::min) / 2.0;
+    let hi = all().map(|p| p.lat[2]).fold(0.0, f64::max);
     let (lo, hi) = if lo.is_finite() && hi > 0.0 {
         (lo / 2.0, hi * 2.0)
     } else {
@@ -227,7 +246,7 @@ pub fn curve(doc: &SweepDocument, path: &Path) -> Result<()> {
             .build_cartesian_2d(0f64..max_mb, (lo..hi).log_scale())
             .map_err(err)?;
         c.configure_mesh()
-            .x_desc("delivered MB/s (10^6 B/s), all targets")
+            .x_desc("delivered MB/s (10^6 B/s), all targets; points joined in the order of the rate asked; x: behind schedule")
             .y_desc("latency (log scale)")
             .y_label_formatter(&|v| crate::base::units::fmt_latency_ns(*v * 1e3))
             .draw()
@@ -236,41 +255,55 @@ pub fn curve(doc: &SweepDocument, path: &Path) -> Result<()> {
             for (q, name) in ["p50", "p99", "p99.9"].iter().enumerate() {
                 let color = COLORS[(g * 3 + q) % COLORS.len()];
                 // The scheduled points make the curve; max (unthrottled,
-                // timed from issue) stands apart as a hollow mark.
-                let line: Vec<(f64, f64)> = pts
-                    .iter()
-                    .filter(|p| p.0 != "max")
-                    .map(|p| (p.1, p.2[q]))
-                    .collect();
-                c.draw_series(
-                    pts.iter()
-                        .filter(|p| p.0 == "max")
-                        .map(|p| Circle::new((p.1, p.2[q]), 5, color.stroke_width(2))),
-                )
-                .map_err(err)?;
+                // timed from issue) stands apart as a hollow mark, and a
+                // point that fell behind its schedule is a cross.
+                let sched: Vec<&Pt> = pts.iter().filter(|p| p.asked.is_some()).collect();
+                let line: Vec<(f64, f64)> = sched.iter().map(|p| (p.mb, p.lat[q])).collect();
                 let label = if key.is_empty() {
                     name.to_string()
                 } else {
                     format!("{name} {key}")
                 };
-                c.draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
+                c.draw_series(LineSeries::new(line, color.stroke_width(2)))
                     .map_err(err)?
                     .label(label)
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
                     });
-                c.draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                    .map_err(err)?;
+                c.draw_series(
+                    sched
+                        .iter()
+                        .filter(|p| p.kept)
+                        .map(|p| Circle::new((p.mb, p.lat[q]), 3, color.filled())),
+                )
+                .map_err(err)?;
+                c.draw_series(
+                    sched
+                        .iter()
+                        .filter(|p| !p.kept)
+                        .map(|p| Cross::new((p.mb, p.lat[q]), 5, color.stroke_width(2))),
+                )
+                .map_err(err)?;
+                c.draw_series(
+                    pts.iter()
+                        .filter(|p| p.asked.is_none())
+                        .map(|p| Circle::new((p.mb, p.lat[q]), 5, color.stroke_width(2))),
+                )
+                .map_err(err)?;
             }
             // Each point's rate (50%, 100m/s) over its p99.9 mark; max's
             // under its p50 mark, clear of the 100% point beside it.
             c.draw_series(pts.iter().map(|p| {
-                let (text, y) = if p.0 == "max" {
-                    ("max (unthrottled)".to_string(), p.2[0] * 0.55)
-                } else {
-                    (p.0.clone(), p.2[2] * 1.25)
+                let (text, y) = match (p.asked, p.kept) {
+                    (None, _) => ("max (unthrottled)".to_string(), p.lat[0] * 0.55),
+                    (Some(_), true) => (p.rate.clone(), p.lat[2] * 1.25),
+                    (Some(_), false) => (format!("{} behind", p.rate), p.lat[2] * 1.25),
                 };
-                Text::new(text, (p.1, y), ("sans-serif", 13).into_font().color(&BLACK))
+                Text::new(
+                    text,
+                    (p.mb, y),
+                    ("sans-serif", 13).into_font().color(&BLACK),
+                )
             }))
             .map_err(err)?;
         }
