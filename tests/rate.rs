@@ -547,3 +547,20 @@ fn bad_rates_are_refused_in_one_line() {
     refused(&["plan", t, "--p99", "1ms"], "is not JSON");
     refused(&["plan", c, "--p99", "0"], "longer than 0");
 }
+
+#[test]
+fn a_dry_run_shows_each_workers_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let out = sb()
+        .args(["run", "--dry-run", "--rate", "50m/s", "--bs", "1m"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("on a schedule of 50.0 I/Os per second (one every 20.00ms)"),
+        "{text}"
+    );
+}
