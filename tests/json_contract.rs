@@ -252,3 +252,49 @@ fn topology_document_keeps_its_contract() {
     );
     check("topology", &json(&out.stdout), &["/root/kind"]);
 }
+
+#[test]
+fn scheduled_run_curve_and_latency_plan_documents_keep_their_contract() {
+    let d = tempfile::tempdir().unwrap();
+    // On a schedule: rate per worker, service latency and its histogram.
+    let (_, doc) = run_doc(
+        d.path(),
+        "s",
+        &["--rate-iops", "500", "--buffered", "--no-progress"],
+    );
+    check(
+        "run-scheduled",
+        &doc,
+        &[&RUN_PINS[..], &["/config/rate", "/window/latency_from"]].concat(),
+    );
+    let t = data_file(d.path(), "c.dat", 4 << 20);
+    let cj = d.path().join("curve.json");
+    sb().args(["sweep", "--param", "rate=curve", "--curve", "50"])
+        .args(["--duration", "150ms", "--ramp", "0", "--buffered"])
+        .args(["--bs", "64k", "--seed", "7", "--no-progress", "--json"])
+        .arg(&cj)
+        .arg(&t)
+        .assert()
+        .success();
+    check(
+        "sweep-curve",
+        &json(&std::fs::read(&cj).unwrap()),
+        &["/schema_version", "/params", "/repeat"],
+    );
+    let out = sb()
+        .arg("plan")
+        .arg(&cj)
+        .args(["--p99", "1h", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check(
+        "plan-latency",
+        &json(&out.stdout),
+        &["/p99_limit_ns", "/groups/0/answer/rate"],
+    );
+}

@@ -164,10 +164,70 @@ pub fn parse_rate(text: &str) -> Result<f64, String> {
         "TiB" => 1099511627776.0,
         u => return Err(format!("'{text}': unknown unit '{u}' in a rate: write B/s, KB/s, MB/s, GB/s, TB/s (decimal: 1 MB/s = 10^6 bytes/s) or KiB/s, MiB/s, GiB/s, TiB/s (binary: 1 MiB/s = 2^20 bytes/s)")),
     };
-    if v <= 0.0 || !v.is_finite() {
+    if !(v * m).is_finite() {
+        return Err(format!("'{text}' is too large a rate"));
+    }
+    if v <= 0.0 {
         return Err(format!("'{text}': the rate must be positive"));
     }
     Ok(v * m)
+}
+
+/// Parses a worker's rate limit (`--rate`): a size per second, binary as
+/// every size (`50m/s` = 50 MiB/s, `4k/s`, `1g/s`), or a rate with its
+/// byte unit as [`parse_rate`] reads it (`500MB/s` decimal, `2GiB/s`
+/// binary). Zero and rates beyond 10^18 bytes per second are refused.
+pub fn parse_io_rate(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let body = t.strip_suffix("/s").unwrap_or(t);
+    let zero = body
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .trim();
+    if !zero.is_empty() && zero.chars().all(|c| c == '0' || c == '.') {
+        return Err(format!(
+            "'{text}': a rate of 0 would never issue an I/O: give a positive rate such as 50m/s, or leave the rate out"
+        ));
+    }
+    let v = match parse_size(body) {
+        Ok(n) => n as f64,
+        Err(size_err) => match parse_rate(t) {
+            Ok(v) => v,
+            // A size's message for a size-looking text ("1.5m", "4x"), the
+            // rate's for a rate-looking one ("5XB/s").
+            Err(_) if !body.ends_with('B') => {
+                return Err(format!(
+                    "{size_err}; a rate is SIZE/s such as 50m/s (binary) or 500MB/s (decimal)"
+                ))
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    if !(v.is_finite() && v <= 1e18) {
+        return Err(format!(
+            "'{text}' is too large a rate: give at most 10^18 bytes per second"
+        ));
+    }
+    Ok(v)
+}
+
+/// Parses a rate in I/Os per second (`--rate-iops`): at least 1, at most
+/// 10^9 (an interval of 1 ns).
+pub fn parse_iops(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(0.0) => Err(format!(
+            "'{text}': a rate of 0 would never issue an I/O: give at least 1 I/O per second, or leave the rate out"
+        )),
+        Ok(n) if n.is_finite() && n > 0.0 && n < 1.0 => Err(format!(
+            "'{text}' is below one I/O per second: give at least 1"
+        )),
+        Ok(n) if n.is_finite() && n > 1e9 => Err(format!(
+            "'{text}' is more than 10^9 I/Os per second: the interval between two I/Os would be below 1 ns"
+        )),
+        Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a rate: give I/Os per second per worker, such as 200"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -305,6 +365,21 @@ mod property_tests {
     #[test]
     fn rates_are_decimal_in_mb_and_binary_in_mib() {
         assert_eq!(parse_rate("1MB/s").unwrap(), 1e6);
+        assert_eq!(parse_io_rate("50m/s").unwrap(), 50.0 * 1048576.0);
+        assert_eq!(parse_io_rate("4k/s").unwrap(), 4096.0);
+        assert_eq!(parse_io_rate("500MB/s").unwrap(), 500e6);
+        assert_eq!(parse_io_rate("2GiB/s").unwrap(), 2.0 * 1073741824.0);
+        for zero in ["0", "0/s", "0m/s", "0MB/s", "0.0MB/s"] {
+            assert!(
+                parse_io_rate(zero).unwrap_err().contains("rate of 0"),
+                "{zero}"
+            );
+        }
+        assert!(parse_io_rate("fast").is_err());
+        assert!(parse_io_rate("1.5m/s").is_err());
+        assert!(parse_io_rate(&format!("{}GB/s", "9".repeat(400)))
+            .unwrap_err()
+            .contains("too large"));
         assert_eq!(parse_rate("1MiB/s").unwrap(), 1048576.0);
         assert_eq!(parse_rate("1.5GB/s").unwrap(), 1.5e9);
         assert_eq!(parse_rate("1KB/s").unwrap(), 1e3);

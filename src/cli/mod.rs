@@ -130,10 +130,17 @@ pub struct SweepArgs {
     pub run: RunArgs,
 
     /// A parameter and its values, NAME=V1,V2,...: readahead (KiB), bs, jobs,
-    /// iodepth, mode (direct,buffered), rw, members (first k targets). Repeat
-    /// for a grid.
+    /// iodepth, mode (direct,buffered), rw, members (first k targets), rate
+    /// (each worker's schedule: max, SIZE/s as --rate, Niops, N% of the max
+    /// point's; or `curve`: max, then --curve's percentages of what each
+    /// worker delivered at max, for latency against load). Repeat for a grid.
     #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = crate::document::sweep::parse_param)]
     pub params: Vec<crate::document::sweep::Param>,
+
+    /// With --param rate=curve: the percentages of the unthrottled rate to
+    /// measure (default 10,50,70,80,90,95,100).
+    #[arg(long, value_name = "PCT,PCT,...", value_delimiter = ',', value_parser = crate::document::sweep::parse_curve_pct)]
+    pub curve: Vec<f64>,
 
     /// Run each point K times; the table shows the median and the range.
     #[arg(long, value_name = "K", default_value = "1", value_parser = parse_count)]
@@ -174,6 +181,12 @@ pub struct PlanArgs {
     /// 10^6 bytes/s), 2GiB/s (binary: 2^30 bytes/s), or bytes per second.
     #[arg(long, value_name = "RATE", value_parser = crate::base::units::parse_rate)]
     pub target: Option<f64>,
+
+    /// Read a latency curve (a sweep over rate, e.g. `sweep --param
+    /// rate=curve --json`) instead and name the highest delivered rate whose
+    /// p99 latency is within this (e.g. 2ms); exit 1 when no point meets it.
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
+    pub p99: Option<std::time::Duration>,
 
     /// Draw the measured points, the fitted curve and the linear ideal.
     #[arg(long, value_name = "FILE.svg")]

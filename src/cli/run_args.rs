@@ -104,6 +104,18 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_depth)]
     pub iodepth: usize,
 
+    /// Each worker issues on a fixed schedule of this many bytes per second
+    /// (50m/s = 50 MiB/s, binary as every size; 500MB/s decimal): I/O k is
+    /// due k x bs / RATE after the start, never issued before, and its
+    /// latency runs from when it was due, so a stall is not hidden. With
+    /// --iodepth > 1, up to that many due I/Os are in flight at once.
+    #[arg(long, value_name = "SIZE/s", value_parser = crate::base::units::parse_io_rate)]
+    pub rate: Option<f64>,
+
+    /// As --rate, in I/Os per second per worker.
+    #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = crate::base::units::parse_iops)]
+    pub rate_iops: Option<f64>,
+
     /// io_uring: do not register buffers and the file (plain READ/WRITE, as fio's defaults).
     #[arg(long)]
     pub no_register: bool,
@@ -217,7 +229,8 @@ pub struct RunArgs {
     pub csv: Option<PathBuf>,
 
     /// Draw an SVG: for run, MB/s over time per worker and the latency
-    /// histogram per target; for sweep, throughput and p99 against the points.
+    /// histogram per target; for sweep, throughput and p99 against the points
+    /// (a sweep over rate: p50, p99, p99.9 against delivered MB/s).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 

@@ -206,6 +206,21 @@ pub fn run_config(
             ));
         }
     }
+    let rate = match (args.rate, args.rate_iops) {
+        (Some(_), Some(_)) => {
+            return Err(UsageError(
+                "--rate and --rate-iops both set a schedule: give one".into(),
+            ))
+        }
+        (Some(b), None) => Some(RateLimit::BytesPerSec(b)),
+        (None, Some(n)) => Some(RateLimit::Iops(n)),
+        (None, None) => None,
+    };
+    // With a known --bs, the schedule is checked here; with lbs (or
+    // --stripe's pieces), by the layout, still before any I/O.
+    if let (Some(r), BlockSizeArg::Bytes(n)) = (rate, bs) {
+        r.period_ns(n).map_err(UsageError)?;
+    }
     let seed = args.seed.unwrap_or_else(clock_seed);
     Ok(RunConfig {
         targets: args.targets.clone(),
@@ -270,6 +285,7 @@ pub fn run_config(
         live_format: args.live_format,
         metrics: args.metrics.clone(),
         live_hub: None,
+        rate,
     })
 }
 

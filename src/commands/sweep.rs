@@ -12,8 +12,10 @@ use crate::base::error::{usage, UsageError};
 use crate::cli::{RunArgs, SweepArgs};
 use crate::commands::measured::{measure, member_paths, Outcome};
 use crate::document::run::{RunDocument, ToolInfo};
-use crate::document::sweep::{points, PointDoc, SweepDocument};
-use crate::measure::config::RwMode;
+use crate::document::sweep::{
+    curve_values, points, PointDoc, RateValue, SweepDocument, CURVE_PCTS,
+};
+use crate::measure::config::{RateLimit, RunConfig, RwMode};
 use crate::report::sweep::{header, row};
 
 /// Applies one point's values to the run options; returns them and the
@@ -78,6 +80,16 @@ fn apply(
                 }
                 paths.truncate(k);
             }
+            "rate" => {
+                (a.rate, a.rate_iops) = match RateValue::parse(v).map_err(|e| bad(n, v, e))? {
+                    RateValue::Max => (None, None),
+                    RateValue::Bytes(b) => (Some(b), None),
+                    RateValue::Iops(i) => (None, Some(i)),
+                    // A share of what the point's max delivers, known once
+                    // that point ran ([`resolve_pct`]); validated as 1 I/O/s.
+                    RateValue::Pct(_) => (None, Some(1.0)),
+                }
+            }
             _ => unreachable!("parse_param admits only known names"),
         }
     }
@@ -93,6 +105,74 @@ fn apply(
     Ok((a, paths))
 }
 
+/// The sweep's parameters with `rate=curve` spelled out (`max`, then
+/// `--curve`'s percentages); refuses `--curve` without it, and a rate
+/// swept and set at once.
+fn expand_curve(args: &SweepArgs) -> Result<Vec<crate::document::sweep::Param>, UsageError> {
+    let mut params = args.params.clone();
+    let rate = params.iter_mut().find(|p| p.name == "rate");
+    if rate.is_some() && (args.run.rate.is_some() || args.run.rate_iops.is_some()) {
+        return Err(UsageError(
+            "--param rate sweeps each worker's schedule: drop --rate/--rate-iops".into(),
+        ));
+    }
+    match rate {
+        Some(p) if p.values == ["curve"] => {
+            p.values = curve_values(if args.curve.is_empty() {
+                &CURVE_PCTS
+            } else {
+                &args.curve
+            })
+        }
+        _ if !args.curve.is_empty() => {
+            return Err(UsageError(
+                "--curve chooses the points of --param rate=curve: add --param rate=curve, or drop --curve".into(),
+            ))
+        }
+        _ => {}
+    }
+    Ok(params)
+}
+
+/// A point at a share of the unthrottled rate (`rate=N%`) gets its
+/// schedule from the point with the same other values at `rate=max`, which
+/// ran before it: N% of what each of its workers delivered (their mean), in
+/// I/Os per second. Other points are returned as they are.
+fn resolve_pct(
+    pt: &[(String, String)],
+    cfg: &RunConfig,
+    done: &[PointDoc],
+) -> Result<RunConfig, String> {
+    let Some(pct) = pt.iter().find_map(|(n, v)| match RateValue::parse(v) {
+        Ok(RateValue::Pct(p)) if n == "rate" => Some(p),
+        _ => None,
+    }) else {
+        return Ok(cfg.clone());
+    };
+    let is_max = |p: &PointDoc| {
+        p.values.len() == pt.len()
+            && p.values
+                .iter()
+                .zip(pt)
+                .all(|((n, v), (pn, pv))| n == pn && if n == "rate" { v == "max" } else { v == pv })
+    };
+    let Some(max) = done.iter().find(|p| is_max(p)) else {
+        return Err("its rate=max point did not run".into());
+    };
+    let run = &max.runs[0];
+    let per_worker = run.total.iops / run.workers.len().max(1) as f64;
+    let iops = per_worker * pct / 100.0;
+    let rate = RateLimit::Iops(iops);
+    rate.period_ns(1).map_err(|_| {
+        format!(
+            "{pct}% of the {per_worker:.1} IOPS per worker delivered at max is below one I/O per second"
+        )
+    })?;
+    let mut c = cfg.clone();
+    c.rate = Some(rate);
+    Ok(c)
+}
+
 pub fn run(args: &SweepArgs) -> Result<u8> {
     crate::commands::measured::preflight();
     let base = &args.run;
@@ -100,8 +180,9 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     if args.params.is_empty() {
         return usage("sweep needs at least one --param NAME=V1,V2,...");
     }
+    let params = expand_curve(args)?;
     let mut names: Vec<&str> = Vec::new();
-    for p in &args.params {
+    for p in &params {
         if names.contains(&p.name.as_str()) {
             return usage(format!(
                 "--param {} is given twice: put all its values in one list",
@@ -110,7 +191,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         }
         names.push(&p.name);
     }
-    let pts = points(&args.params);
+    let pts = points(&params);
     let total_points = pts.len() * args.repeat;
     if pts.len() > args.max_points {
         return usage(format!(
@@ -177,7 +258,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     let mut doc = SweepDocument {
         schema_version: crate::document::run::SCHEMA_VERSION,
         tool: ToolInfo::this(),
-        params: args.params.clone(),
+        params: params.clone(),
         repeat: args.repeat,
         interrupted: false,
         points: Vec::new(),
@@ -191,13 +272,26 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         .any(|j| j.as_os_str() == "-");
     let say = |line: &str| crate::report::output::say(&format!("{line}\n"), to_stdout);
     say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead); CPU% = user + system CPU time in the window as a percentage of one core, summed over the workers", pts.len(), args.repeat));
-    say(&header(&args.params));
+    if params.iter().any(|p| p.name == "rate") {
+        say("latency: at max, from each I/O's issue; on a schedule (rate below max), from when it was due, so waiting behind a stall counts; asked IOPS/w: each worker's schedule; schedule: kept, or BEHIND when a worker did not complete what was due");
+    }
+    say(&header(&params));
     let mut done_runs = 0;
     for (pt, cfg, paths) in &plans {
         if crate::base::signals::interrupted() {
             doc.interrupted = true;
             break;
         }
+        // A share of the unthrottled rate: from what that point delivered.
+        let cfg = &match resolve_pct(pt, cfg, &doc.points) {
+            Ok(c) => c,
+            Err(why) => {
+                let label: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                say(&format!("  skipped {}: {why}", label.join(" ")));
+                done_runs += args.repeat;
+                continue;
+            }
+        };
         let mut runs = Vec::new();
         let mut partial = false;
         for _ in 0..args.repeat {

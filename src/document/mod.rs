@@ -7,6 +7,7 @@
 //! `base`; never `report`, `cli` or `commands`.
 
 pub mod compare;
+pub mod curve;
 pub mod diff;
 pub mod load;
 pub mod merge;

@@ -70,20 +70,26 @@ fn rate_field(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, Us
     }
 }
 
-/// One result file's points, what N counts, and the workload that ran.
-fn points_of(p: &Path) -> Result<(Points, String, serde_json::Value), UsageError> {
+/// A stripebench document read as JSON, with its path as shown in
+/// messages; `wanted` says what to give instead of something else.
+pub(crate) fn read_document(
+    p: &Path,
+    wanted: &str,
+) -> Result<(String, serde_json::Value), UsageError> {
     let shown = show_path(p);
     let v: serde_json::Value = serde_json::from_slice(
         &std::fs::read(p).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?,
     )
-    .map_err(|_| {
-        UsageError(format!(
-            "{shown} is not JSON: give a sweep, merge or run document"
-        ))
-    })?;
+    .map_err(|_| UsageError(format!("{shown} is not JSON: give {wanted}")))?;
     if v.get("schema_version").is_none() {
         return Err(UsageError(format!("{shown} is not a stripebench document")));
     }
+    Ok((shown, v))
+}
+
+/// One result file's points, what N counts, and the workload that ran.
+fn points_of(p: &Path) -> Result<(Points, String, serde_json::Value), UsageError> {
+    let (shown, v) = read_document(p, "a sweep, merge or run document")?;
     let mut points = Vec::new();
     if let Some(pts) = v.get("points").and_then(|p| p.as_array()) {
         let params: Vec<String> = v["params"]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::document::run::{RunDocument, ToolInfo};
 
 /// The parameters a sweep can vary.
-pub const PARAMS: [&str; 7] = [
+pub const PARAMS: [&str; 8] = [
     "readahead",
     "bs",
     "jobs",
@@ -15,7 +15,64 @@ pub const PARAMS: [&str; 7] = [
     "mode",
     "rw",
     "members",
+    "rate",
 ];
+
+/// `--curve`'s default: the percentages of the unthrottled rate a latency
+/// curve (`--param rate=curve`) measures, as vdbench's curve does.
+pub const CURVE_PCTS: [f64; 7] = [10.0, 50.0, 70.0, 80.0, 90.0, 95.0, 100.0];
+
+/// One value of `--param rate=...`: each worker's schedule at that point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RateValue {
+    /// `max`: no schedule, as fast as the target allows.
+    Max,
+    /// `N%`: that share of what each worker delivered at the point's `max`.
+    Pct(f64),
+    /// `SIZE/s`: bytes per second per worker.
+    Bytes(f64),
+    /// `Niops`: I/Os per second per worker.
+    Iops(f64),
+}
+
+impl RateValue {
+    /// Reads one value: `max`, `50%`, `100m/s` (as `--rate`), `200iops`.
+    pub fn parse(v: &str) -> Result<RateValue, String> {
+        let v = v.trim();
+        if v == "max" {
+            return Ok(RateValue::Max);
+        }
+        if let Some(p) = v.strip_suffix('%') {
+            return match p.trim().parse::<f64>() {
+                Ok(x) if x > 0.0 && x <= 100.0 => Ok(RateValue::Pct(x)),
+                _ => Err(format!(
+                    "'{v}' is not a percentage of the unthrottled rate: give one above 0 and at most 100"
+                )),
+            };
+        }
+        if let Some(n) = v.strip_suffix("iops") {
+            return crate::base::units::parse_iops(n).map(RateValue::Iops);
+        }
+        crate::base::units::parse_io_rate(v).map(RateValue::Bytes)
+    }
+}
+
+/// Reads `--curve`'s percentages (each above 0 and at most 100).
+pub fn parse_curve_pct(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 100.0 => Ok(x),
+        _ => Err(format!(
+            "'{text}' is not a percentage of the unthrottled rate: give numbers above 0 and at most 100, such as 10,50,90"
+        )),
+    }
+}
+
+/// `rate=curve` as the values it stands for: `max`, then each percentage.
+pub fn curve_values(pcts: &[f64]) -> Vec<String> {
+    std::iter::once("max".to_string())
+        .chain(pcts.iter().map(|p| format!("{p}%")))
+        .collect()
+}
 
 /// One `--param NAME=V1,V2,...`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +99,22 @@ pub fn parse_param(text: &str) -> Result<Param, String> {
         return Err(format!(
             "--param {text}: an empty value in the list: give values such as {name}=1,2,4"
         ));
+    }
+    if name == "rate" && values != ["curve"] {
+        let mut max = false;
+        let mut pct = false;
+        for v in &values {
+            match RateValue::parse(v).map_err(|e| format!("--param {text}: {e}"))? {
+                RateValue::Max => max = true,
+                RateValue::Pct(_) => pct = true,
+                _ => {}
+            }
+        }
+        if pct && !max {
+            return Err(format!(
+                "--param {text}: a percentage is of the unthrottled rate: put max in the list (or use rate=curve)"
+            ));
+        }
     }
     Ok(Param {
         name: name.into(),

@@ -82,6 +82,17 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.reap(done)
     }
 
+    fn reap_within<F: FnMut(SlotToken, io::Result<usize>)>(
+        &mut self,
+        wait: std::time::Duration,
+        done: F,
+    ) -> io::Result<()> {
+        if !self.failed.is_empty() {
+            return self.reap(done);
+        }
+        self.inner.reap_within(wait, done)
+    }
+
     fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
         self.inner.buffer(slot)
     }

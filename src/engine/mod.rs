@@ -241,6 +241,21 @@ pub trait Engine: Sized {
     /// wait ended with nothing completed.
     fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, done: F) -> io::Result<()>;
 
+    /// As `reap`, but a wait for a completion lasts at most `wait` (and
+    /// never more than `reap`'s own): a worker on a schedule waits for a
+    /// completion or its next I/O's due time, whichever comes first, and
+    /// gets [`idle_error`] when the due time came first. An engine that
+    /// cannot bound a wait (sync: one slot, so nothing is ever due while
+    /// its I/O is in flight) waits as `reap` does.
+    fn reap_within<F: FnMut(SlotToken, io::Result<usize>)>(
+        &mut self,
+        wait: std::time::Duration,
+        done: F,
+    ) -> io::Result<()> {
+        let _ = wait;
+        self.reap(done)
+    }
+
     /// The buffer of `slot`, to fill before a write is queued or to read
     /// after its read completed (the token proves no I/O is in flight on it).
     fn buffer(&mut self, slot: &SlotToken) -> &mut [u8];

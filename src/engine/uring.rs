@@ -44,6 +44,8 @@ pub struct UringEngine {
     /// How long one wait may last with nothing completing (a slice of
     /// `--hang-timeout`); `None` when the kernel cannot time a wait (before 5.11).
     wait: Option<types::Timespec>,
+    /// The same slice as a duration (for `reap_within`).
+    wait_slice: Option<std::time::Duration>,
     /// `--hang-timeout`: how long `drop` waits with nothing completing.
     hang_timeout: std::time::Duration,
     /// The engine gave up on its I/O in flight: `drop` leaks instead of waiting.
@@ -130,6 +132,7 @@ impl Engine for UringEngine {
             ring: ManuallyDrop::new(ring),
             bufs: ManuallyDrop::new(bufs),
             wait,
+            wait_slice: wait.map(|_| wait_slice(spec.hang_timeout)),
             hang_timeout: spec.hang_timeout,
             abandoned: false,
             slots: spec.depth,
@@ -201,47 +204,21 @@ impl Engine for UringEngine {
         self.push(&entry);
     }
 
-    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
-        if self.in_flight + self.queued == 0 {
-            return Ok(());
-        }
-        loop {
-            let entered = match &self.wait {
-                Some(ts) => {
-                    let args = types::SubmitArgs::new().timespec(ts);
-                    self.ring.submitter().submit_with_args(1, &args)
-                }
-                None => self.ring.submit_and_wait(1),
-            };
-            match entered {
-                // Ok: submitted, then woken by a completion, the timeout or a
-                // signal. ETIME: nothing completed within the timeout (said
-                // only when the same call submitted nothing).
-                Ok(_) => {}
-                Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
-                // A signal: the queued entries may or may not have been taken;
-                // the kernel keeps whatever it consumed, so simply enter again.
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
-                Err(e) => return Err(e),
-            }
-            self.in_flight += self.queued;
-            self.queued = 0;
-            let mut reaped = false;
-            for cqe in self.ring.completion() {
-                reaped = true;
-                self.in_flight -= 1;
-                let res = cqe.result();
-                let r = if res < 0 {
-                    Err(io::Error::from_raw_os_error(-res))
-                } else {
-                    Ok(res as usize)
-                };
-                done(self.id.returned(cqe.user_data() as usize), r);
-            }
-            // Nothing completed in this wait: the caller looks at the clock.
-            return if reaped { Ok(()) } else { Err(idle_error()) };
-        }
+    fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, done: F) -> io::Result<()> {
+        self.reap_wait(self.wait, done)
+    }
+
+    fn reap_within<F: FnMut(SlotToken, io::Result<usize>)>(
+        &mut self,
+        wait: std::time::Duration,
+        done: F,
+    ) -> io::Result<()> {
+        // The shorter of the asked wait and the hang-timeout slice; a kernel
+        // without timed waits (before 5.11) waits for a completion.
+        let ts = self
+            .wait_slice
+            .map(|slice| types::Timespec::from(wait.min(slice)));
+        self.reap_wait(ts, done)
     }
 
     fn buffer(&mut self, slot: &SlotToken) -> &mut [u8] {
@@ -307,6 +284,55 @@ impl Engine for UringEngine {
 }
 
 impl UringEngine {
+    /// Issues what was queued and waits at most `wait` (none: until a
+    /// completion) for one; see [`Engine::reap`].
+    fn reap_wait<F: FnMut(SlotToken, io::Result<usize>)>(
+        &mut self,
+        wait: Option<types::Timespec>,
+        mut done: F,
+    ) -> io::Result<()> {
+        if self.in_flight + self.queued == 0 {
+            return Ok(());
+        }
+        loop {
+            let entered = match &wait {
+                Some(ts) => {
+                    let args = types::SubmitArgs::new().timespec(ts);
+                    self.ring.submitter().submit_with_args(1, &args)
+                }
+                None => self.ring.submit_and_wait(1),
+            };
+            match entered {
+                // Ok: submitted, then woken by a completion, the timeout or a
+                // signal. ETIME: nothing completed within the timeout (said
+                // only when the same call submitted nothing).
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
+                // A signal: the queued entries may or may not have been taken;
+                // the kernel keeps whatever it consumed, so simply enter again.
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
+                Err(e) => return Err(e),
+            }
+            self.in_flight += self.queued;
+            self.queued = 0;
+            let mut reaped = false;
+            for cqe in self.ring.completion() {
+                reaped = true;
+                self.in_flight -= 1;
+                let res = cqe.result();
+                let r = if res < 0 {
+                    Err(io::Error::from_raw_os_error(-res))
+                } else {
+                    Ok(res as usize)
+                };
+                done(self.id.returned(cqe.user_data() as usize), r);
+            }
+            // Nothing completed in this wait: the caller looks at the clock.
+            return if reaped { Ok(()) } else { Err(idle_error()) };
+        }
+    }
+
     fn push(&mut self, entry: &squeue::Entry) {
         // The ring has at least `depth` entries and at most `depth` I/Os are
         // queued or in flight, so the queue has room; if it ever had not,

@@ -105,6 +105,8 @@ pub struct RunConfig {
     /// Where the collector gives the lines, once the command opened the
     /// outputs (`None` until then, and without --live or --metrics).
     pub live_hub: Option<crate::measure::live::LiveHub>,
+    /// `--rate`, `--rate-iops`: each worker issues on a fixed schedule.
+    pub rate: Option<RateLimit>,
 }
 
 /// `--live-format`.
@@ -116,6 +118,66 @@ pub enum LiveFormat {
     Jsonl,
     /// A header line, then one comma-separated line per line of JSONL.
     Csv,
+}
+
+/// A worker's schedule (`--rate SIZE/s` or `--rate-iops N`): I/O k of a
+/// worker is due k periods after the start, and its latency runs from then.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateLimit {
+    /// `--rate`: bytes per second, per worker.
+    BytesPerSec(f64),
+    /// `--rate-iops`: I/Os per second, per worker.
+    Iops(f64),
+}
+
+impl RateLimit {
+    /// I/Os per second for a worker of block size `bs`.
+    pub fn iops(self, bs: u64) -> f64 {
+        match self {
+            RateLimit::BytesPerSec(b) => b / bs as f64,
+            RateLimit::Iops(n) => n,
+        }
+    }
+
+    /// Nanoseconds from one I/O of `bs` bytes to the next, or why that
+    /// schedule cannot be kept: below one I/O per second, or an interval
+    /// below one nanosecond (what a duration can express).
+    pub fn period_ns(self, bs: u64) -> Result<f64, String> {
+        let iops = self.iops(bs);
+        let asked = match self {
+            RateLimit::BytesPerSec(b) => format!(
+                "--rate {} with --bs {}",
+                fmt_rate(b),
+                crate::base::units::fmt_size_arg(bs)
+            ),
+            RateLimit::Iops(n) => format!("--rate-iops {n}"),
+        };
+        if iops.is_nan() || iops < 1.0 {
+            return Err(format!(
+                "{asked} is {iops:.3} I/Os per second, below one: give a rate of at least one request per second per worker"
+            ));
+        }
+        if iops > 1e9 {
+            return Err(format!(
+                "{asked} is more than 10^9 I/Os per second: the interval between two I/Os would be below 1 ns; give a lower rate, or leave the rate out to go as fast as the device allows"
+            ));
+        }
+        Ok(1e9 / iops)
+    }
+
+    /// The rate as typed back to a person: "50.0 MB/s" or "200 IOPS".
+    pub fn label(self) -> String {
+        match self {
+            RateLimit::BytesPerSec(b) => fmt_rate(b),
+            RateLimit::Iops(n) => format!("{n} IOPS"),
+        }
+    }
+}
+
+/// A byte rate with its unit: "52.4 MB/s".
+fn fmt_rate(bytes_per_sec: f64) -> String {
+    format!("{:.1} MB/s", bytes_per_sec / 1e6)
 }
 
 /// The effective options as recorded in the JSON document.
@@ -171,6 +233,10 @@ pub struct ConfigDoc {
     pub allow_destructive: bool,
     pub targets: Vec<String>,
     pub testbed: bool,
+    /// `--rate` / `--rate-iops`: each worker's schedule, `{"bytes_per_sec": B}`
+    /// or `{"iops": N}`; absent when the workers go as fast as they can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateLimit>,
 }
 
 impl RunConfig {
@@ -219,6 +285,7 @@ impl RunConfig {
             allow_destructive: self.allow_destructive,
             targets: targets.to_vec(),
             testbed: self.testbed.is_some(),
+            rate: self.rate,
         }
     }
 }

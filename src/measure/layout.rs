@@ -74,11 +74,17 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
                 fmt_size_arg(bs)
             ));
         };
+        // The schedule of each of this target's workers, from its own bs.
+        let rate_period_ns = match cfg.rate.map(|r| r.period_ns(bs)) {
+            Some(Err(e)) => return usage(format!("{p}: {e}")),
+            Some(Ok(ns)) => Some(ns),
+            None => None,
+        };
         for (job, slice) in slices.into_iter().enumerate() {
             let id = workers.len();
-            workers.push(worker_spec(
-                cfg, id, ti, job, slice, bs, lbs, members, logical_bs,
-            ));
+            let mut spec = worker_spec(cfg, id, ti, job, slice, bs, lbs, members, logical_bs);
+            spec.rate_period_ns = rate_period_ns;
+            workers.push(spec);
         }
         planned.push(PlannedTarget {
             path: t.path,
@@ -268,6 +274,7 @@ fn worker_spec(
             logical_bs,
         }),
         ramp_ns,
+        rate_period_ns: None,
     }
 }
 

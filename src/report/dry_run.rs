@@ -47,11 +47,16 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
         {
             let _ = writeln!(
                 out,
-                "  worker w{}: bytes {}..{}, CPU {}",
+                "  worker w{}: bytes {}..{}, CPU {}{}",
                 w.id,
                 w.region.offset,
                 w.region.end(),
-                w.cpu.map_or("not pinned".to_string(), |c| c.to_string())
+                w.cpu.map_or("not pinned".to_string(), |c| c.to_string()),
+                w.rate_period_ns.map_or(String::new(), |ns| format!(
+                    ", on a schedule of {:.1} I/Os per second (one every {})",
+                    1e9 / ns,
+                    crate::base::units::fmt_latency_ns(ns)
+                ))
             );
         }
         if let Some((_, cs)) = checks.iter().find(|(p, _)| *p == t.path) {

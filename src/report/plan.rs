@@ -1,5 +1,6 @@
 //! The plan's text report.
 
+use crate::document::curve::LatencyPlanDoc;
 use crate::document::plan::PlanDoc;
 
 pub fn render(p: &PlanDoc) -> String {
@@ -83,6 +84,67 @@ pub fn render(p: &PlanDoc) -> String {
     }
     for w in &p.warnings {
         let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// The latency plan (`plan --p99`): each curve's points, which meet the
+/// objective, and the answer.
+pub fn render_latency(p: &LatencyPlanDoc) -> String {
+    use crate::base::units::fmt_latency_ns;
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "latency curve {}: p99 objective {} (at max, latency from issue; on a schedule, from the due time)",
+        p.file,
+        fmt_latency_ns(p.p99_limit_ns as f64)
+    );
+    for g in &p.groups {
+        if !g.values.is_empty() {
+            let v: Vec<String> = g.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            let _ = writeln!(out, "{}:", v.join(" "));
+        }
+        let _ = writeln!(
+            out,
+            "  {:>10} {:>10} {:>10} {:>12} {:>12} {:>8}",
+            "rate", "MB/s", "IOPS", "asked IOPS/w", "p99", "meets"
+        );
+        for pt in &g.points {
+            let _ = writeln!(
+                out,
+                "  {:>10} {:>10.1} {:>10.0} {:>12} {:>12} {:>8}",
+                pt.rate,
+                pt.bytes_per_sec / 1e6,
+                pt.iops,
+                pt.asked_iops_per_worker
+                    .map_or("-".into(), |a| format!("{a:.0}")),
+                fmt_latency_ns(pt.p99_ns as f64),
+                match (pt.rate == "max", pt.meets, pt.kept) {
+                    (true, true, _) => "(yes)",
+                    (true, false, _) => "(no)",
+                    (false, true, _) => "yes",
+                    (false, false, true) => "no",
+                    (false, false, false) => "no, behind",
+                }
+            );
+        }
+        if g.points.iter().any(|p| p.rate == "max") {
+            let _ = writeln!(
+                out,
+                "  (max: unthrottled, timed from issue with the device setting the pace, which hides queueing: never the answer)"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  {}: {}",
+            if g.answer.is_some() {
+                "answer"
+            } else {
+                "NO ANSWER"
+            },
+            g.note
+        );
     }
     out
 }

@@ -197,13 +197,161 @@ pub(crate) fn target_histograms(doc: &RunDocument) -> Vec<(String, LatencyHistog
         .collect()
 }
 
+/// A latency curve (`--param rate=...`): p50, p99 and p99.9 against the
+/// delivered throughput, latency on a log scale, one set of lines per
+/// combination of the other parameters; each point labelled with its rate.
+pub fn curve_svg(doc: &SweepDocument) -> Result<String> {
+    /// One point: its rate value, delivered MB/s, p50/p99/p99.9 in us, the
+    /// IOPS asked of each worker (none at max) and whether it was kept.
+    struct Pt {
+        rate: String,
+        mb: f64,
+        lat: [f64; 3],
+        asked: Option<f64>,
+        kept: bool,
+    }
+    let mut groups: Vec<(String, Vec<Pt>)> = Vec::new();
+    for p in &doc.points {
+        let Some(l) = p.runs[0].total.latency_ns else {
+            continue;
+        };
+        let others: Vec<String> = p
+            .values
+            .iter()
+            .filter(|(n, _)| n != "rate")
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        let key = others.join(" ");
+        let schedule = crate::report::sweep::schedule(&p.runs[0]);
+        let pt = Pt {
+            rate: p
+                .values
+                .iter()
+                .find(|(n, _)| n == "rate")
+                .map_or(String::new(), |(_, v)| v.clone()),
+            mb: p.bytes_per_sec_median / 1e6,
+            lat: [l.p50, l.p99, l.p99_9].map(|ns| ns.max(1) as f64 / 1e3),
+            asked: schedule.map(|s| s.0),
+            kept: schedule.is_none_or(|s| s.1),
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, pts)) => pts.push(pt),
+            None => groups.push((key, vec![pt])),
+        }
+    }
+    // In the order of the rate asked: a device pushed past what it can
+    // delivers less, and the curve bends back instead of zig-zagging.
+    for (_, pts) in &mut groups {
+        pts.sort_by(|a, b| {
+            a.asked
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.asked.unwrap_or(f64::INFINITY))
+                .then(a.mb.total_cmp(&b.mb))
+        });
+    }
+    let all = || groups.iter().flat_map(|(_, p)| p.iter());
+    let max_mb = all().map(|p| p.mb).fold(1e-3, f64::max) * 1.15;
+    let lo = all().map(|p| p.lat[0]).fold(f64::INFINITY, f64::min) / 2.0;
+    let hi = all().map(|p| p.lat[2]).fold(0.0, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+        (lo / 2.0, hi * 2.0)
+    } else {
+        (1.0, 1000.0)
+    };
+    svg((1000, 650), |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let mut c = ChartBuilder::on(root)
+            .caption(
+                "latency against delivered throughput (on a schedule: from each I/O's due time)",
+                ("sans-serif", 18),
+            )
+            .margin(15)
+            .x_label_area_size(45)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0f64..max_mb, (lo..hi).log_scale())
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc("delivered MB/s (10^6 B/s), all targets; points joined in the order of the rate asked; x: behind schedule")
+            .y_desc("latency (log scale)")
+            .y_label_formatter(&|v| crate::base::units::fmt_latency_ns(*v * 1e3))
+            .draw()
+            .map_err(err)?;
+        for (g, (key, pts)) in groups.iter().enumerate() {
+            for (q, name) in ["p50", "p99", "p99.9"].iter().enumerate() {
+                let color = COLORS[(g * 3 + q) % COLORS.len()];
+                // The scheduled points make the curve; max (unthrottled,
+                // timed from issue) stands apart as a hollow mark, and a
+                // point that fell behind its schedule is a cross.
+                let sched: Vec<&Pt> = pts.iter().filter(|p| p.asked.is_some()).collect();
+                let line: Vec<(f64, f64)> = sched.iter().map(|p| (p.mb, p.lat[q])).collect();
+                let label = if key.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{name} {key}")
+                };
+                c.draw_series(LineSeries::new(line, color.stroke_width(2)))
+                    .map_err(err)?
+                    .label(label)
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
+                c.draw_series(
+                    sched
+                        .iter()
+                        .filter(|p| p.kept)
+                        .map(|p| Circle::new((p.mb, p.lat[q]), 3, color.filled())),
+                )
+                .map_err(err)?;
+                c.draw_series(
+                    sched
+                        .iter()
+                        .filter(|p| !p.kept)
+                        .map(|p| Cross::new((p.mb, p.lat[q]), 5, color.stroke_width(2))),
+                )
+                .map_err(err)?;
+                c.draw_series(
+                    pts.iter()
+                        .filter(|p| p.asked.is_none())
+                        .map(|p| Circle::new((p.mb, p.lat[q]), 5, color.stroke_width(2))),
+                )
+                .map_err(err)?;
+            }
+            // Each point's rate (50%, 100m/s) over its p99.9 mark; max's
+            // under its p50 mark, clear of the 100% point beside it.
+            c.draw_series(pts.iter().map(|p| {
+                let (text, y) = match (p.asked, p.kept) {
+                    (None, _) => ("max (unthrottled)".to_string(), p.lat[0] * 0.55),
+                    (Some(_), true) => (p.rate.clone(), p.lat[2] * 1.25),
+                    (Some(_), false) => (format!("{} behind", p.rate), p.lat[2] * 1.25),
+                };
+                Text::new(
+                    text,
+                    (p.mb, y),
+                    ("sans-serif", 13).into_font().color(&BLACK),
+                )
+            }))
+            .map_err(err)?;
+        }
+        c.configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    })
+}
+
 /// Throughput (top) and p99 (bottom) against the sweep's points.
 pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
     crate::report::output::write_file(path, sweep_svg(doc)?.as_bytes())
 }
 
-/// [`sweep`]'s drawing, in memory.
+/// [`sweep`]'s drawing, in memory: for a rate sweep, its latency curve.
 pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
+    if doc.params.iter().any(|p| p.name == "rate") {
+        return curve_svg(doc);
+    }
     svg((1000, 800), |root| {
         root.fill(&WHITE).map_err(err)?;
         let (top, bottom) = root.split_vertically(420);

@@ -14,6 +14,7 @@ pub fn header(params: &[Param]) -> String {
             "IOPS".into(),
             "p50".into(),
             "p99".into(),
+            "p99.9".into(),
             "CPU%".into(),
             "CPU s/GB".into(),
             "dev/app".into(),
@@ -21,7 +22,23 @@ pub fn header(params: &[Param]) -> String {
         .iter()
         .map(|s| format!("{s:>10}")),
     );
+    if params.iter().any(|p| p.name == "rate") {
+        // Each worker's schedule, and whether every worker kept it.
+        h.extend(["asked IOPS/w", "schedule"].map(|s| format!("{s:>12}")));
+    }
     h.join(" ")
+}
+
+/// A point's schedule: the IOPS asked of each worker (their mean: a
+/// `--rate` in bytes asks per worker by its own bs) and whether every
+/// worker kept it; `None` at full speed.
+pub fn schedule(doc: &RunDocument) -> Option<(f64, bool)> {
+    let rates: Vec<_> = doc.workers.iter().filter_map(|w| w.rate.as_ref()).collect();
+    if rates.is_empty() {
+        return None;
+    }
+    let asked = rates.iter().map(|r| r.target_iops).sum::<f64>() / rates.len() as f64;
+    Some((asked, rates.iter().all(|r| r.kept)))
 }
 
 /// Device bytes and the application's bytes over the same span, all targets.
@@ -69,6 +86,11 @@ pub fn row(p: &PointDoc) -> String {
             t.latency_ns
                 .map_or("-".into(), |l| fmt_latency_ns(l.p99 as f64))
         ),
+        format!(
+            "{:>10}",
+            t.latency_ns
+                .map_or("-".into(), |l| fmt_latency_ns(l.p99_9 as f64))
+        ),
         format!("{:>10.1}", cpu / secs * 100.0),
         format!(
             "{:>10}",
@@ -83,6 +105,14 @@ pub fn row(p: &PointDoc) -> String {
             }
         ),
     ]);
+    if p.values.iter().any(|(n, _)| n == "rate") {
+        let (asked, kept) = match schedule(doc) {
+            Some((a, true)) => (format!("{a:.0}"), "kept"),
+            Some((a, false)) => (format!("{a:.0}"), "BEHIND"),
+            None => ("-".into(), "unthrottled"),
+        };
+        cells.extend([format!("{asked:>12}"), format!("{kept:>12}")]);
+    }
     cells.join(" ")
 }
 
@@ -99,6 +129,7 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
             "iops",
             "lat_p50_ns",
             "lat_p99_ns",
+            "lat_p99_9_ns",
             "cpu_usr_sec",
             "cpu_sys_sec",
             "device_bytes",
@@ -120,6 +151,7 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
             format!("{:.1}", t.iops),
             t.latency_ns.map_or(String::new(), |l| l.p50.to_string()),
             t.latency_ns.map_or(String::new(), |l| l.p99.to_string()),
+            t.latency_ns.map_or(String::new(), |l| l.p99_9.to_string()),
             format!("{:.6}", t.cpu_usr_sec),
             format!("{:.6}", t.cpu_sys_sec),
             dev.to_string(),

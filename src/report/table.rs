@@ -153,7 +153,7 @@ pub fn heading(doc: &RunDocument) -> String {
     );
     let _ = writeln!(
         out,
-        "window {:.2}s after a {:.2}s ramp{}{}; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; latency per I/O, issue to completion",
+        "window {:.2}s after a {:.2}s ramp{}{}; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; latency per I/O, {}",
         doc.window.seconds,
         doc.window.ramp_sec,
         match doc.window.ended_by.as_str() {
@@ -162,7 +162,14 @@ pub fn heading(doc: &RunDocument) -> String {
             "errors" => " (every worker stopped on errors)",
             _ => "",
         },
-        if c.pin { "; workers pinned" } else { "; workers not pinned" }
+        if c.pin { "; workers pinned" } else { "; workers not pinned" },
+        match &c.rate {
+            Some(r) => format!(
+                "due time to completion (on a schedule of {} per worker; service time below)",
+                r.label()
+            ),
+            None => "issue to completion".into(),
+        }
     );
     let _ = writeln!(
         out,
@@ -374,9 +381,10 @@ pub fn devices(doc: &RunDocument) -> String {
     out
 }
 
-/// Hung I/O, I/O errors, what verification found, and the warnings.
+/// Each worker's schedule (on `--rate`), hung I/O, I/O errors, what
+/// verification found, and the warnings.
 pub fn notes(doc: &RunDocument) -> String {
-    let mut out = String::new();
+    let mut out = schedule_lines(doc);
     for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
         let ios: Vec<String> = w
             .hung_ios
@@ -472,6 +480,50 @@ pub fn notes(doc: &RunDocument) -> String {
     for warn in &doc.warnings {
         let _ = writeln!(out, "warning: {warn}");
     }
+    out
+}
+
+/// On a schedule: each worker's asked and delivered rate, how late its
+/// I/Os went, and the service time (issue to completion) beside the
+/// latency from the due time that the table shows.
+fn schedule_lines(doc: &RunDocument) -> String {
+    let mut out = String::new();
+    if !doc.workers.iter().any(|w| w.rate.is_some()) {
+        return out;
+    }
+    let lat = |l: &Option<LatencySummary>| {
+        l.map_or("-".into(), |l| {
+            format!(
+                "p50 {} p99 {} p99.9 {}",
+                fmt_latency_ns(l.p50 as f64),
+                fmt_latency_ns(l.p99 as f64),
+                fmt_latency_ns(l.p99_9 as f64)
+            )
+        })
+    };
+    out.push_str("schedule (latency above runs from each I/O's due time; service time = issue to completion):\n");
+    for w in &doc.workers {
+        let Some(r) = &w.rate else { continue };
+        let _ = writeln!(
+            out,
+            "  w{}: asked {:.0} IOPS ({:.1} MB/s), delivered {:.0} IOPS ({:.1} MB/s){}; issued at most {} late, {} I/O(s) more than 1 ms late; service {}",
+            w.id,
+            r.target_iops,
+            r.target_bytes_per_sec / 1e6,
+            r.delivered_iops,
+            r.delivered_bytes_per_sec / 1e6,
+            if r.kept { "" } else { " BEHIND SCHEDULE" },
+            fmt_latency_ns(r.behind_max_ns as f64),
+            r.late_ios,
+            lat(&w.service_latency_ns)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  TOTAL: from due time {}; service {}",
+        lat(&doc.total.latency_ns),
+        lat(&doc.total.service_latency_ns)
+    );
     out
 }
 

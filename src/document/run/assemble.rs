@@ -10,7 +10,7 @@ use crate::analysis::histogram::LatencyHistogram;
 use crate::measure::config::RunConfig;
 use crate::measure::coordinator::Execution;
 use crate::measure::layout::Plan;
-use crate::measure::worker::{VerifyMode, WorkerOutcome};
+use crate::measure::worker::{Ending, VerifyMode, WorkerOutcome};
 
 /// Counters summed over any set of workers.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +23,8 @@ pub struct Aggregate {
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub hist: LatencyHistogram,
+    /// On a schedule: issue to completion (`hist` runs from the due time).
+    pub service_hist: Option<LatencyHistogram>,
 }
 
 impl AddAssign<&WorkerOutcome> for Aggregate {
@@ -35,6 +37,11 @@ impl AddAssign<&WorkerOutcome> for Aggregate {
         self.cpu_usr_sec += w.cpu_usr_sec;
         self.cpu_sys_sec += w.cpu_sys_sec;
         self.hist.merge(&w.hist);
+        if let Some(h) = &w.service_hist {
+            self.service_hist
+                .get_or_insert_with(LatencyHistogram::new)
+                .merge(h);
+        }
     }
 }
 
@@ -87,7 +94,23 @@ impl RunDocument {
         for (spec, out) in plan.workers.iter().zip(&exec.outcomes) {
             per_target[spec.target_index] += out;
             total += out;
-            workers.push(worker_doc(plan, spec, out, secs));
+            workers.push(worker_doc(cfg, plan, spec, out, secs));
+        }
+        for w in &workers {
+            let Some(r) = w.rate.as_ref().filter(|r| !r.kept) else {
+                continue;
+            };
+            warnings.push(format!(
+                "worker w{} on {} could not keep its schedule: asked {:.0} IOPS ({:.1} MB/s), delivered {:.0} IOPS ({:.1} MB/s); I/Os went up to {} late ({} more than 1 ms late), and their latency counts from when they were due",
+                w.id,
+                w.target,
+                r.target_iops,
+                r.target_bytes_per_sec / 1e6,
+                r.delivered_iops,
+                r.delivered_bytes_per_sec / 1e6,
+                crate::base::units::fmt_latency_ns(r.behind_max_ns as f64),
+                r.late_ios
+            ));
         }
         if !exec.flush_abandoned.is_empty() {
             warnings.push(format!(
@@ -150,7 +173,13 @@ impl RunDocument {
                 seconds: secs,
                 start_unix_sec: exec.start_unix_sec,
                 end_unix_sec: exec.end_unix_sec,
-                rule: WINDOW_RULE.into(),
+                rule: if cfg.rate.is_some() {
+                    WINDOW_RULE_SCHEDULED
+                } else {
+                    WINDOW_RULE
+                }
+                .into(),
+                latency_from: if cfg.rate.is_some() { "due" } else { "issue" }.into(),
                 ended_by: exec.ended_by.into(),
             },
             workers,
@@ -164,6 +193,7 @@ impl RunDocument {
                 bytes_per_sec: total.bytes_per_sec(secs),
                 iops: total.iops(secs),
                 latency_ns: total.hist.summary(),
+                service_latency_ns: total.service_hist.as_ref().and_then(|h| h.summary()),
                 cpu_usr_sec: total.cpu_usr_sec,
                 cpu_sys_sec: total.cpu_sys_sec,
                 flush: total.flush(
@@ -174,6 +204,7 @@ impl RunDocument {
                 flush_errors,
                 flush_incomplete: !exec.flush_abandoned.is_empty(),
                 histogram: total.hist.to_base64(),
+                service_histogram: total.service_hist.as_ref().map(|h| h.to_base64()),
             },
             warnings,
             cache: None,
@@ -235,11 +266,30 @@ fn live_doc(
 
 /// One worker's figures over the common window.
 fn worker_doc(
+    cfg: &RunConfig,
     plan: &Plan,
     spec: &crate::measure::worker::WorkerSpec,
     out: &WorkerOutcome,
     secs: f64,
 ) -> WorkerDoc {
+    let rate_doc = out.schedule.map(|s| {
+        let target_iops = 1e9 / s.period_ns;
+        let delivered_iops = rate(out.ios(), secs);
+        // A worker that stopped on its own (--io-limit, errors) owed no more.
+        let expected = target_iops * secs;
+        let missing = expected - out.ios() as f64;
+        let kept = out.ended_by != Ending::Deadline
+            || missing <= (0.05 * expected).max(cfg.iodepth as f64 + 1.0);
+        ScheduleDoc {
+            target_iops,
+            target_bytes_per_sec: target_iops * spec.bs as f64,
+            delivered_iops,
+            delivered_bytes_per_sec: rate(out.bytes(), secs),
+            behind_max_ns: s.behind_max_ns,
+            late_ios: s.late_ios,
+            kept,
+        }
+    });
     WorkerDoc {
         id: spec.id,
         target: plan.targets[spec.target_index].path.display().to_string(),
@@ -266,12 +316,15 @@ fn worker_doc(
         bytes_per_sec: rate(out.bytes(), secs),
         iops: rate(out.ios(), secs),
         latency_ns: out.hist.summary(),
+        service_latency_ns: out.service_hist.as_ref().and_then(|h| h.summary()),
+        rate: rate_doc,
         cpu_usr_sec: out.cpu_usr_sec,
         cpu_sys_sec: out.cpu_sys_sec,
         intervals: out.intervals.clone(),
         engine_path: out.engine_path.clone(),
         buffer: out.buffer.clone(),
         histogram: out.hist.to_base64(),
+        service_histogram: out.service_hist.as_ref().map(|h| h.to_base64()),
     }
 }
 
@@ -342,6 +395,7 @@ fn target_doc(
         bytes_per_sec: agg.bytes_per_sec(secs),
         iops: agg.iops(secs),
         latency_ns: agg.hist.summary(),
+        service_latency_ns: agg.service_hist.as_ref().and_then(|h| h.summary()),
         cpu_usr_sec: agg.cpu_usr_sec,
         cpu_sys_sec: agg.cpu_sys_sec,
         flush,
@@ -352,6 +406,7 @@ fn target_doc(
         // Read by the command before the run (the document does no I/O).
         topology: None,
         histogram: agg.hist.to_base64(),
+        service_histogram: agg.service_hist.as_ref().map(|h| h.to_base64()),
     }
 }
 

@@ -57,6 +57,12 @@ pub struct WindowDoc {
     pub end_unix_sec: f64,
     /// How latency is timed and which window an I/O counts in.
     pub rule: String,
+    /// Where each I/O's latency starts: "issue" (the moment it was issued),
+    /// or "due" on a schedule (`--rate`, `--rate-iops`: the moment its
+    /// schedule made it due, so time waiting behind a stall counts; the
+    /// issue-to-completion time is then `service_latency_ns`).
+    #[serde(default = "latency_from_issue")]
+    pub latency_from: String,
     /// What closed the window: "duration" (the deadline), "limit" (every
     /// worker reached --io-limit), "passes" (every worker finished its
     /// passes), "errors" (every worker stopped on errors) or "interrupted".
@@ -117,6 +123,12 @@ pub struct WorkerDoc {
     pub bytes_per_sec: f64,
     pub iops: f64,
     pub latency_ns: Option<LatencySummary>,
+    /// On a schedule (`window.latency_from` "due"): issue to completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_latency_ns: Option<LatencySummary>,
+    /// On a schedule: how the worker kept it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<ScheduleDoc>,
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
@@ -127,6 +139,27 @@ pub struct WorkerDoc {
     #[serde(default)]
     pub buffer: Option<crate::engine::buffer::BufferDoc>,
     pub histogram: String,
+    /// On a schedule: the service-time histogram (as `histogram`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<String>,
+}
+
+/// How a worker on a schedule (`--rate`, `--rate-iops`) kept it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScheduleDoc {
+    /// What was asked, per worker.
+    pub target_iops: f64,
+    pub target_bytes_per_sec: f64,
+    /// What the worker delivered over the window (its `iops` and `bytes_per_sec`).
+    pub delivered_iops: f64,
+    pub delivered_bytes_per_sec: f64,
+    /// The most an I/O due in the window was issued after its due time.
+    pub behind_max_ns: u64,
+    /// I/Os due in the window issued more than 1 ms after their due time.
+    pub late_ios: u64,
+    /// The worker kept its schedule: it completed the I/Os due in the
+    /// window, give or take 5% (or its --iodepth + 1 I/Os, if more).
+    pub kept: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -151,6 +184,9 @@ pub struct TargetDoc {
     pub bytes_per_sec: f64,
     pub iops: f64,
     pub latency_ns: Option<LatencySummary>,
+    /// On a schedule (`window.latency_from` "due"): issue to completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_latency_ns: Option<LatencySummary>,
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub flush: Option<FlushDoc>,
@@ -164,6 +200,9 @@ pub struct TargetDoc {
     #[serde(default)]
     pub topology: Option<crate::device::topology::Topology>,
     pub histogram: String,
+    /// On a schedule: the service-time histogram (as `histogram`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -176,6 +215,9 @@ pub struct TotalDoc {
     pub bytes_per_sec: f64,
     pub iops: f64,
     pub latency_ns: Option<LatencySummary>,
+    /// On a schedule (`window.latency_from` "due"): issue to completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_latency_ns: Option<LatencySummary>,
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub flush: Option<FlushDoc>,
@@ -188,6 +230,9 @@ pub struct TotalDoc {
     #[serde(default)]
     pub flush_incomplete: bool,
     pub histogram: String,
+    /// On a schedule: the service-time histogram (as `histogram`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<String>,
 }
 
 impl TotalDoc {
@@ -389,7 +434,18 @@ impl RunDocument {
     }
 }
 
+/// Documents from before `window.latency_from` timed every I/O from its issue.
+fn latency_from_issue() -> String {
+    "issue".into()
+}
+
 /// How latency is timed and which window an I/O counts in (also in the README).
 pub const WINDOW_RULE: &str = "one monotonic timestamp before each I/O is issued and one when it completes; \
 an I/O counts in the window in which it completed; every worker shares one window that opens after the ramp \
 and closes at one deadline";
+
+/// [`WINDOW_RULE`] on a schedule (`--rate`, `--rate-iops`).
+pub const WINDOW_RULE_SCHEDULED: &str = "on a schedule (--rate): I/O k of a worker is due k intervals after the start and \
+never issued before; its latency runs from when it was due to when it completed (so time spent behind a stall \
+counts), its service time from its issue; an I/O counts in the window in which it completed; every worker shares \
+one window that opens after the ramp and closes at one deadline";

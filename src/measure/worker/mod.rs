@@ -58,6 +58,10 @@ pub struct WorkerSpec {
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
+    /// `--rate`, `--rate-iops`: nanoseconds from one I/O's due time to the
+    /// next (I/O k is due k periods after the start); `None`: as fast as
+    /// the target allows.
+    pub rate_period_ns: Option<f64>,
 }
 
 /// One member's place in a modelled RAID0 (`--stripe`).
@@ -258,7 +262,28 @@ pub struct WorkerOutcome {
     /// I/Os in flight when nothing had completed for `--hang-timeout`: the
     /// worker gave up on them (and left their buffers to the kernel).
     pub hung_ios: Vec<HungIo>,
+    /// On a schedule (`--rate`): `hist` runs from each I/O's due time, and
+    /// this one from its issue (the service time).
+    pub service_hist: Option<LatencyHistogram>,
+    /// On a schedule: how well the worker kept it.
+    pub schedule: Option<ScheduleTally>,
 }
+
+/// How a worker on a schedule (`--rate`) kept it, over the window.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ScheduleTally {
+    /// Nanoseconds between two due times.
+    pub period_ns: f64,
+    /// The most an I/O due in the window was issued after its due time.
+    pub behind_max_ns: u64,
+    /// I/Os due in the window issued more than [`LATE_NS`] after their due time.
+    pub late_ios: u64,
+    /// I/Os due in the window that were issued.
+    pub issued: u64,
+}
+
+/// An I/O issued this long after it was due counts as late (1 ms).
+pub const LATE_NS: u64 = 1_000_000;
 
 /// An I/O that never completed: its worker gave up on it after
 /// `--hang-timeout` with nothing completing.
