@@ -498,3 +498,42 @@ fn merges_are_diffed_host_by_host_and_as_a_fleet() {
     let fleet = metric(row(&d, "FLEET"), "bytes_per_sec");
     assert_eq!(fleet["test"]["verdict"], "noise", "{fleet}");
 }
+
+/// A run on a schedule measures latency at that load: runs at two rates are
+/// two workloads. A curve's points are matched by their share ("50%"), not
+/// by the IOPS each side worked out from its own unthrottled point.
+#[test]
+fn runs_at_different_rates_are_refused_and_curves_are_diffed_by_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 8 << 20);
+    let [a, b] = [dir.path().join("a.json"), dir.path().join("b.json")];
+    run_to(&a, &t, &["-t", "1s", "--bs", "4k", "--rate-iops", "100"]);
+    run_to(&b, &t, &["-t", "1s", "--bs", "4k", "--rate-iops", "200"]);
+    refused(
+        &["diff", a.to_str().unwrap(), b.to_str().unwrap()],
+        "ran different workloads: rate (100 IOPS vs 200 IOPS); diff runs of one workload, or pass --force",
+    );
+    let [c, d] = [dir.path().join("c.json"), dir.path().join("d.json")];
+    for p in [&c, &d] {
+        sweep_to(
+            p,
+            &t,
+            &[
+                "-t",
+                "1s",
+                "--bs",
+                "4k",
+                "--param",
+                "rate=curve",
+                "--curve",
+                "50",
+            ],
+        );
+    }
+    let (code, doc, text) = diff(&[&c, &d], &[]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(doc["differences"], serde_json::json!([]), "{text}");
+    for label in ["rate=max", "rate=50%"] {
+        row(&doc, label);
+    }
+}

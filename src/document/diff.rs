@@ -310,6 +310,9 @@ fn workload_of(c: &ConfigDoc, targets: usize) -> Vec<(&'static str, String)> {
         ("verify", c.verify.to_string()),
         ("buffer_compress_pct", c.buffer_compress_pct.to_string()),
         ("dedupe_pct", c.dedupe_pct.to_string()),
+        // A run on a schedule measures latency at that load (and from the
+        // due time): another rate is another workload.
+        ("rate", c.rate.map_or("none".to_string(), |r| r.label())),
     ]
 }
 
@@ -342,6 +345,9 @@ fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
     }
     if keep("jobs") {
         parts.push(format!("{} job(s) per target", c.jobs));
+    }
+    if let (true, Some(r)) = (keep("rate"), c.rate) {
+        parts.push(format!("rate {} per worker", r.label()));
     }
     parts.join(", ")
 }
@@ -792,11 +798,15 @@ fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
             workload = workload_words(&ra.config, ra.targets.len(), &swept);
         }
         let at = format!("{label}: ");
-        for d in workload_differences(
-            &workload_of(&ra.config, ra.targets.len()),
-            &workload_of(&rb.config, rb.targets.len()),
-            &at,
-        ) {
+        // A swept rate is matched by the point's label: a curve's "50%" is
+        // half of each side's own unthrottled point, another IOPS on
+        // each side, and still the same point of the curve.
+        let of = |r: &RunDocument| {
+            let mut w = workload_of(&r.config, r.targets.len());
+            w.retain(|(name, _)| !(*name == "rate" && swept.iter().any(|p| p == "rate")));
+            w
+        };
+        for d in workload_differences(&of(ra), &of(rb), &at) {
             differences.push(d);
         }
         setup_notes(ra, rb, &at, &mut notes);
@@ -1192,6 +1202,7 @@ mod tests {
         b.config.direct = false;
         b.config.targets = vec!["/elsewhere".into()];
         b.config.duration_sec = 9.0;
+        b.config.rate = Some(crate::measure::config::RateLimit::Iops(200.0));
         let d = workload_differences(&workload_of(&a.config, 1), &workload_of(&b.config, 2), "");
         assert_eq!(
             d,
@@ -1199,7 +1210,8 @@ mod tests {
                 "bs (4096 vs 8192)",
                 "direct (direct vs buffered)",
                 "jobs (2 vs 4)",
-                "targets (1 vs 2)"
+                "targets (1 vs 2)",
+                "rate (none vs 200 IOPS)"
             ]
         );
         let mut notes = Vec::new();
