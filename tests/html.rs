@@ -406,8 +406,10 @@ fn report_renders_a_merged_fleet() {
         docs.push(doc);
     }
     let merged = dir.path().join("m.json");
+    // A fleet with a host that sent nothing: the page says it is incomplete.
     sb().arg("merge")
         .args(&docs)
+        .args(["--missing", "ghost=unreachable"])
         .arg("--json")
         .arg(&merged)
         .assert()
@@ -433,4 +435,6 @@ fn report_renders_a_merged_fleet() {
     );
     // Two runs of one host are told apart by their documents.
     assert!(text.contains("(one)") && text.contains("(two)"), "{text}");
+    assert!(text.contains("1 missing (incomplete)"), "{text}");
+    assert!(text.contains("missing: unreachable"), "{text}");
 }

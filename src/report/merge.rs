@@ -56,6 +56,18 @@ pub fn render(m: &MergedDocument) -> String {
         t.overlap_sec,
         t.start_skew_sec
     );
+    out.push_str(&fleet_notes(m));
+    for w in &m.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// The runs that sent no document, and the launcher's preflight: what makes
+/// a fleet incomplete or its clocks doubtful, for the text and HTML reports.
+pub fn fleet_notes(m: &MergedDocument) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     for h in &m.missing {
         let _ = writeln!(out, "{:<24} missing: {}", h.host, h.reason);
     }
@@ -89,9 +101,6 @@ pub fn render(m: &MergedDocument) -> String {
                 p.max_skew_sec * 1e3
             );
         }
-    }
-    for w in &m.warnings {
-        let _ = writeln!(out, "warning: {w}");
     }
     out
 }

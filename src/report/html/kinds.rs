@@ -296,25 +296,6 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     Ok(page.finish())
 }
 
-/// A host's name, with its document's name when another host has the same
-/// name (several runs on one machine), as the text report labels it.
-fn host_label(doc: &MergedDocument, h: &crate::document::merge::HostDoc) -> String {
-    if doc
-        .hosts
-        .iter()
-        .filter(|o| o.hostname == h.hostname)
-        .count()
-        > 1
-    {
-        let file = std::path::Path::new(&h.source)
-            .file_stem()
-            .map_or(h.source.clone(), |f| f.to_string_lossy().into_owned());
-        format!("{} ({file})", h.hostname)
-    } else {
-        h.hostname.clone()
-    }
-}
-
 /// A merge: the hosts and the fleet, the fleet's latency, the workers'
 /// time series, the workload.
 pub fn merge(doc: &MergedDocument) -> Result<String> {
@@ -324,9 +305,14 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
         doc.hosts.len(),
         mb_per_sec(t.bytes_per_sec)
     ));
+    let missing = if doc.missing.is_empty() {
+        String::new()
+    } else {
+        format!(" measured, {} missing (incomplete)", doc.missing.len())
+    };
     page.h(
         1,
-        &format!("stripebench fleet of {} host(s)", doc.hosts.len()),
+        &format!("stripebench fleet of {} host(s){missing}", doc.hosts.len()),
     );
     page.p(
         "sub",
@@ -345,11 +331,12 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
     let mut rows: Vec<(String, Vec<String>)> = doc
         .hosts
         .iter()
-        .map(|h| {
+        .enumerate()
+        .map(|(i, h)| {
             (
                 String::new(),
                 vec![
-                    h.hostname.clone(),
+                    doc.host_label(i),
                     h.source.clone(),
                     format!("{:.1}", mb_per_sec(h.bytes_per_sec)),
                     format!("{:.0}", h.iops),
@@ -387,14 +374,19 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
         .iter()
         .map(|w| format!("warning: {w}"))
         .collect();
-    page.notes(&warnings.join("\n"));
+    page.notes(&format!(
+        "{}{}",
+        crate::report::merge::fleet_notes(doc),
+        warnings.join("\n")
+    ));
     page.h(2, "Latency percentiles");
     let mut hists: Vec<(String, LatencyHistogram)> = doc
         .hosts
         .iter()
-        .filter_map(|h| {
+        .enumerate()
+        .filter_map(|(i, h)| {
             Some((
-                host_label(doc, h),
+                doc.host_label(i),
                 LatencyHistogram::from_base64(&h.histogram).ok()?,
             ))
         })
