@@ -363,7 +363,7 @@ impl Metrics {
         }
         let name = "stripebench_latency_seconds";
         s.push_str(&format!(
-            "# HELP {name} I/O latency, from queueing to completion.\n# TYPE {name} histogram\n"
+            "# HELP {name} I/O latency, from the issue to completion (from the due time under --rate or --rate-iops).\n# TYPE {name} histogram\n"
         ));
         for (k, c) in &self.workers {
             let l = labels(k);

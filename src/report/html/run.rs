@@ -281,9 +281,15 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
     }
     match charts::percentiles(&series)? {
         Some(plot) => {
+            // On a schedule (--rate), latency runs from each I/O's due time.
+            let from = if doc.window.latency_from == "due" {
+                "due time to completion"
+            } else {
+                "issue to completion"
+            };
             page.plot(
                 &plot,
-                "latency of each I/O, issue to completion, against its percentile, from the exact histograms: one line per target, the total in black",
+                &format!("latency of each I/O, {from}, against its percentile, from the exact histograms: one line per target, the total in black"),
             );
         }
         None => {
