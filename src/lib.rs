@@ -5,17 +5,21 @@
 //! - [`commands`]: one file per subcommand, the only place where layers meet;
 //! - [`cli`]: what was typed (clap), the `--config` file, and its validation
 //!   into a run configuration;
-//! - [`report`]: renderers (table, CSV, JSON, SVG) as functions of
-//!   documents, and where their bytes go;
-//! - [`document`]: the JSON contract (run, sweep, compare, merge) and its
-//!   assembly from a finished run;
+//! - [`report`]: renderers (table, CSV, JSON, SVG, the one-file HTML page,
+//!   the diff) as functions of documents, where their bytes go, and the
+//!   live stream and metrics file written while a run goes;
+//! - [`document`]: the JSON contract (run, sweep, compare, merge, plan,
+//!   diff), its assembly from a finished run or from other documents, and
+//!   reading documents back (load; curve for `plan --p99`);
 //! - [`measure`]: one measured run: configuration, worker layout,
-//!   coordinator, the worker's hot loop, offsets, signals, progress;
+//!   coordinator, the worker's hot loop (and its schedule under --rate),
+//!   offsets, signals, progress, the per-second hand-off for --live;
 //! - [`engine`]: how a worker does I/O (sync, io_uring, fault injection) and
 //!   its buffers;
 //! - [`device`]: targets, the write guard, device counters, the page cache,
 //!   sysfs settings and their restore, scratch files, topology;
-//! - [`analysis`]: pure math: histograms, the USL fit, block verification;
+//! - [`analysis`]: pure math: histograms, the USL fit, block verification,
+//!   the Mann-Whitney U test;
 //! - [`base`]: errors and exit codes, units, CPU lists.
 
 #![deny(clippy::dbg_macro)]

@@ -1,6 +1,9 @@
-//! Layer `report`: renderers (table, CSV, JSON, SVG, the dry run) as pure
-//! functions of documents, and where their bytes go (`output`: checked
-//! before any I/O, written whole, stdout that never panics).
+//! Layer `report`: renderers (table, CSV, JSON, SVG, the one-file HTML page
+//! in `html/`, the diff, the dry run) as pure functions of documents, and
+//! where their bytes go (`output`: checked before any I/O, written whole,
+//! stdout that never panics). The exception is `live`: the --live stream
+//! and the --metrics file, written while a run goes (non-blocking on a
+//! pipe or FIFO, the metrics file rewritten through a rename).
 //!
 //! May import `document` and the layers below it; never `cli` or
 //! `commands`. Names no thread or clock.
