@@ -50,8 +50,9 @@ pub enum Command {
     Verify(Box<RunArgs>),
 
     /// Run a grid of points: the cartesian product of --param values (read-ahead,
-    /// bs, jobs, iodepth, mode, rw, members), each a full run on a cold cache,
-    /// tabled as it goes and saved after every point.
+    /// bs, jobs, iodepth, mode, rw, members, rate; rate=curve for latency
+    /// against load), each a full run on a cold cache, tabled as it goes and
+    /// saved after every point.
     Sweep(Box<SweepArgs>),
 
     /// Members against the assembled volume, in phases: each member alone
