@@ -21,7 +21,7 @@ use crate::analysis::mannwhitney::{self, Outcome};
 use crate::analysis::summary::median;
 use crate::base::error::{show_path, UsageError};
 use crate::document::compare::CompareDocument;
-use crate::document::merge::{check_merged_arithmetic, check_run_arithmetic, MergedDocument};
+use crate::document::merge::{check_document_arithmetic, MergedDocument};
 use crate::document::run::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
 use crate::document::sweep::SweepDocument;
 use crate::measure::config::ConfigDoc;
@@ -251,37 +251,12 @@ fn read(path: &Path) -> Result<Input, UsageError> {
             kind.name()
         ))
     };
+    check_document_arithmetic(&v, &shown, kind.name())?;
     Ok(match kind {
-        DocKind::Run => {
-            check_run_arithmetic(&v, &shown, "")?;
-            Input::Run(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
-        DocKind::Sweep => {
-            if let Some(points) = v["points"].as_array() {
-                for (i, p) in points.iter().enumerate() {
-                    for (j, r) in p["runs"].as_array().into_iter().flatten().enumerate() {
-                        check_run_arithmetic(r, &shown, &format!("points[{i}].runs[{j}]."))?;
-                    }
-                }
-            }
-            Input::Sweep(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
-        DocKind::Compare => {
-            if let Some(phases) = v["phases"].as_array() {
-                for (i, p) in phases.iter().enumerate() {
-                    check_run_arithmetic(
-                        &p["document"],
-                        &shown,
-                        &format!("phases[{i}].document."),
-                    )?;
-                }
-            }
-            Input::Compare(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
-        DocKind::Merge => {
-            check_merged_arithmetic(&v, &shown)?;
-            Input::Merge(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
+        DocKind::Run => Input::Run(Box::new(serde_json::from_value(v).map_err(invalid)?)),
+        DocKind::Sweep => Input::Sweep(Box::new(serde_json::from_value(v).map_err(invalid)?)),
+        DocKind::Compare => Input::Compare(Box::new(serde_json::from_value(v).map_err(invalid)?)),
+        DocKind::Merge => Input::Merge(Box::new(serde_json::from_value(v).map_err(invalid)?)),
     })
 }
 

@@ -191,6 +191,7 @@ mod tests {
     fn doc(scale: f64) -> RunDocument {
         let mut d = sample_doc();
         d.window.seconds = 6.0;
+        d.window.end_unix_sec = d.window.start_unix_sec + 6.0;
         for w in &mut d.workers {
             let per = w.bytes / 6;
             w.intervals = (0..6)

@@ -130,7 +130,62 @@ pub(crate) fn check_run_arithmetic(
             format!("window ends ({end}) before it starts ({start})"),
         ));
     }
+    // The window's length is its end minus its start (one clock, f64
+    // rounding of Unix seconds aside), and no run is longer than the year
+    // --duration allows plus a year of ramp: a longer one would have its
+    // per-second samples allocated by diff.
+    let seconds = finite(v, shown, at, "window.seconds")?;
+    if seconds > MAX_WINDOW_SEC {
+        return Err(damaged(
+            shown,
+            at,
+            format!(
+                "window.seconds is {}, longer than any run (two years)",
+                shown_num(seconds)
+            ),
+        ));
+    }
+    if (seconds - (end - start)).abs() > 1e-3 {
+        return Err(damaged(
+            shown,
+            at,
+            format!(
+                "window.seconds is {}, but the window runs from {start} to {end}",
+                shown_num(seconds)
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// The longest window a run can have: --duration's year, with room.
+const MAX_WINDOW_SEC: f64 = 2.0 * 365.0 * 86400.0;
+
+/// The arithmetic of a document of `kind` (run, sweep, compare or merge):
+/// every run inside it, as [`check_run_arithmetic`], or the merge's hosts.
+pub(crate) fn check_document_arithmetic(
+    v: &serde_json::Value,
+    shown: &str,
+    kind: &str,
+) -> Result<(), UsageError> {
+    match kind {
+        "run" => check_run_arithmetic(v, shown, ""),
+        "sweep" => {
+            for (i, p) in v["points"].as_array().into_iter().flatten().enumerate() {
+                for (j, r) in p["runs"].as_array().into_iter().flatten().enumerate() {
+                    check_run_arithmetic(r, shown, &format!("points[{i}].runs[{j}]."))?;
+                }
+            }
+            Ok(())
+        }
+        "compare" => {
+            for (i, p) in v["phases"].as_array().into_iter().flatten().enumerate() {
+                check_run_arithmetic(&p["document"], shown, &format!("phases[{i}].document."))?;
+            }
+            Ok(())
+        }
+        _ => check_merged_arithmetic(v, shown),
+    }
 }
 
 /// A merged document's arithmetic: every host's window of positive length
