@@ -107,3 +107,98 @@ fn report_refuses_figures_that_do_not_add_up() {
     );
     assert!(!html.exists(), "nothing written");
 }
+
+/// Regression: diff paired targets by position, so the same two files given
+/// in the other order were compared crosswise (t1's base rate against t2's
+/// new one, labelled "t1 -> t2"). A path both runs drove is now one row.
+#[test]
+fn diff_pairs_targets_by_path_before_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let t1 = data_file(dir.path(), "t1", 4 << 20);
+    let t2 = data_file(dir.path(), "t2", 4 << 20);
+    let t3 = data_file(dir.path(), "t3", 4 << 20);
+    let run = |name: &str, targets: &[&Path], extra: &[&str]| -> (String, Value) {
+        let p = dir.path().join(name);
+        let out = sb()
+            .args([
+                "run",
+                "--no-progress",
+                "--ramp",
+                "0",
+                "-t",
+                "1s",
+                "--bs",
+                "4k",
+            ])
+            .args(extra)
+            .arg("--json")
+            .arg(&p)
+            .args(targets)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        (p.to_str().unwrap().to_string(), v)
+    };
+    let (base, vb) = run("base.json", &[&t1, &t2], &[]);
+    let (swapped, vs) = run("swapped.json", &[&t2, &t1], &[]);
+    let (renamed, vr) = run("renamed.json", &[&t3, &t1], &[]);
+    let rate = |v: &Value, t: &Path| -> f64 {
+        let t = t.to_str().unwrap();
+        let target = v["targets"].as_array().unwrap().iter();
+        target.clone().find(|x| x["path"] == t).unwrap()["bytes_per_sec"]
+            .as_f64()
+            .unwrap()
+    };
+    let diffed = |new: &str| -> Value {
+        let out = sb()
+            .args(["diff", &base, new, "--json", "-"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let rows = |d: &Value| -> Vec<(String, Value, f64, f64)> {
+        d["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["group"] == "target")
+            .map(|r| {
+                let m = &r["metrics"][0];
+                assert_eq!(m["metric"], "bytes_per_sec");
+                (
+                    r["label"].as_str().unwrap().to_string(),
+                    r["new_label"].clone(),
+                    m["base"].as_f64().unwrap(),
+                    m["new"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // The same two files in the other order: each is its own row.
+    for (label, new_label, b, n) in rows(&diffed(&swapped)) {
+        let t = Path::new(&label);
+        assert!(new_label.is_null(), "{label} paired with {new_label}");
+        assert_eq!(b, rate(&vb, t));
+        assert_eq!(n, rate(&vs, t));
+    }
+    // t2 replaced by t3 (in first place): t1 still meets t1, t2 meets t3.
+    let r = rows(&diffed(&renamed));
+    let t1s = t1.to_str().unwrap();
+    let t1row = r.iter().find(|x| x.0 == t1s).unwrap();
+    assert!(t1row.1.is_null());
+    assert_eq!(t1row.3, rate(&vr, &t1));
+    let t2row = r.iter().find(|x| x.0 == t2.to_str().unwrap()).unwrap();
+    assert_eq!(t2row.1, t3.to_str().unwrap());
+    assert_eq!(t2row.3, rate(&vr, &t3));
+}
