@@ -4,15 +4,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{data_file, refused, sb};
 use serde_json::Value;
 
-/// A real one-second run on a small data file: its document's path and JSON.
-fn a_run(dir: &Path) -> (PathBuf, Value) {
-    let t = data_file(dir, "t", 4 << 20);
-    let p = dir.join("run.json");
+/// A real one-second run of 4k reads on `targets`: its document's path and JSON.
+fn run_on(dir: &Path, name: &str, targets: &[&Path]) -> (String, Value) {
+    let p = dir.join(name);
     let out = sb()
         .args([
             "run",
@@ -26,7 +25,7 @@ fn a_run(dir: &Path) -> (PathBuf, Value) {
         ])
         .arg("--json")
         .arg(&p)
-        .arg(&t)
+        .args(targets)
         .output()
         .unwrap();
     assert!(
@@ -35,7 +34,13 @@ fn a_run(dir: &Path) -> (PathBuf, Value) {
         String::from_utf8_lossy(&out.stderr)
     );
     let v = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-    (p, v)
+    (p.to_str().unwrap().to_string(), v)
+}
+
+/// A run on a small data file.
+fn a_run(dir: &Path) -> (String, Value) {
+    let t = data_file(dir, "t", 4 << 20);
+    run_on(dir, "run.json", &[&t])
 }
 
 /// `v` edited by `edit`, written next to the run as `name`.
@@ -54,7 +59,7 @@ fn edited(dir: &Path, name: &str, v: &Value, edit: impl FnOnce(&mut Value)) -> S
 fn edited_windows_are_refused_or_shown_never_panicked_on() {
     let dir = tempfile::tempdir().unwrap();
     let (good, v) = a_run(dir.path());
-    let g = good.to_str().unwrap();
+    let g = good.as_str();
     let html = dir.path().join("r.html");
     let h = html.to_str().unwrap();
     let huge = edited(dir.path(), "huge.json", &v, |v| {
@@ -117,36 +122,9 @@ fn diff_pairs_targets_by_path_before_position() {
     let t1 = data_file(dir.path(), "t1", 4 << 20);
     let t2 = data_file(dir.path(), "t2", 4 << 20);
     let t3 = data_file(dir.path(), "t3", 4 << 20);
-    let run = |name: &str, targets: &[&Path], extra: &[&str]| -> (String, Value) {
-        let p = dir.path().join(name);
-        let out = sb()
-            .args([
-                "run",
-                "--no-progress",
-                "--ramp",
-                "0",
-                "-t",
-                "1s",
-                "--bs",
-                "4k",
-            ])
-            .args(extra)
-            .arg("--json")
-            .arg(&p)
-            .args(targets)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-        (p.to_str().unwrap().to_string(), v)
-    };
-    let (base, vb) = run("base.json", &[&t1, &t2], &[]);
-    let (swapped, vs) = run("swapped.json", &[&t2, &t1], &[]);
-    let (renamed, vr) = run("renamed.json", &[&t3, &t1], &[]);
+    let (base, vb) = run_on(dir.path(), "base.json", &[&t1, &t2]);
+    let (swapped, vs) = run_on(dir.path(), "swapped.json", &[&t2, &t1]);
+    let (renamed, vr) = run_on(dir.path(), "renamed.json", &[&t3, &t1]);
     let rate = |v: &Value, t: &Path| -> f64 {
         let t = t.to_str().unwrap();
         let target = v["targets"].as_array().unwrap().iter();
