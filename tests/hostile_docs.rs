@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{data_file, refused, sb};
+use common::{data_file, interrupt, refused, sb, spawn};
 use serde_json::Value;
 
 /// A real one-second run of 4k reads on `targets`: its document's path and JSON.
@@ -179,4 +179,70 @@ fn diff_pairs_targets_by_path_before_position() {
     let t2row = r.iter().find(|x| x.0 == t2.to_str().unwrap()).unwrap();
     assert_eq!(t2row.1, t3.to_str().unwrap());
     assert_eq!(t2row.3, rate(&vr, &t3));
+}
+
+/// Regression: a sweep interrupted in a point's ramp kept that point with a
+/// run of a 0 s window that ends before it opens, drawn as 0.0 MB/s; diff
+/// (and report, which now checks the same arithmetic) refused the document
+/// stripebench had written as "damaged or edited". The point is left out.
+#[test]
+fn a_sweep_interrupted_in_a_ramp_keeps_no_empty_point() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let (json, html) = (dir.path().join("s.json"), dir.path().join("s.html"));
+    let mut child = spawn(&[
+        "sweep",
+        "--no-progress",
+        "-t",
+        "1s",
+        "--ramp",
+        "60s",
+        "--param",
+        "bs=4k",
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        t.to_str().unwrap(),
+    ]);
+    // The table's head is printed before the first point starts its ramp.
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("MB/s") || line.starts_with("sweep:") {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "the sweep ended early"
+        );
+    }
+    // Into the 60 s ramp (the point's setup on a 4 MiB file takes a moment).
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    interrupt(&child);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(rest.contains("nothing measured, no row"), "{rest}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    assert_eq!(v["points"].as_array().unwrap().len(), 0, "{v}");
+    // What stripebench wrote, report reads: the same page as --html.
+    let again = dir.path().join("again.html");
+    let out = sb()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&again)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&html).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
 }

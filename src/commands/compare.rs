@@ -213,7 +213,11 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
         let p = run_phase(name, a, owned)?;
         let stop = p.document.interrupted;
-        phases.push(p);
+        // A phase stopped in its ramp measured nothing (a window of 0 s
+        // that ends before it opens): left out, not shown as 0 MB/s.
+        if !(stop && p.document.window.seconds <= 0.0) {
+            phases.push(p);
+        }
         if stop {
             break;
         }
