@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{data_file, interrupt, refused, sb, spawn};
+use common::{btrfs_raid0, data_file, interrupt, refused, sb, spawn, LoopBed};
 use serde_json::Value;
 
 /// A real one-second run of 4k reads on `targets`: its document's path and JSON.
@@ -179,6 +179,45 @@ fn diff_pairs_targets_by_path_before_position() {
     let t2row = r.iter().find(|x| x.0 == t2.to_str().unwrap()).unwrap();
     assert_eq!(t2row.1, t3.to_str().unwrap());
     assert_eq!(t2row.3, rate(&vr, &t3));
+}
+
+/// Regression: compare sized its test file from the free space alone, so a
+/// --size larger than the file passed every check, the members phase
+/// measured, and the first volume phase refused ("--size runs past the end
+/// of .../file0"), exit 2 and nothing written. Both are refused before any I/O.
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs)),
+    ignore = "needs root and mkfs.btrfs (btrfs-progs)"
+)]
+fn compare_refuses_a_size_its_test_file_cannot_hold_before_measuring() {
+    let bed = LoopBed::new(2, 160);
+    let mnt = tempfile::tempdir().unwrap();
+    let _m = btrfs_raid0(&bed, mnt.path());
+    let m = mnt.path().to_str().unwrap();
+    refused(
+        &[
+            "compare",
+            m,
+            "-t",
+            "1s",
+            "--size",
+            "100m",
+            "--file-size",
+            "64m",
+        ],
+        "--file-size 64.0 MiB is smaller than --offset + --size (100.0 MiB)",
+    );
+    // Most of the volume taken: the default test file would be smaller than
+    // --size, which each member still holds.
+    let filler = mnt.path().join("filler");
+    std::fs::write(&filler, vec![7u8; 200 << 20]).unwrap();
+    let out = std::process::Command::new("sync").status().unwrap();
+    assert!(out.success());
+    refused(
+        &["compare", m, "-t", "1s", "--size", "140m"],
+        "give a smaller --size",
+    );
 }
 
 /// Regression: a sweep interrupted in a point's ramp kept that point with a
