@@ -9,25 +9,10 @@ use std::path::Path;
 use common::{btrfs_raid0, data_file, interrupt, refused, sb, spawn, LoopBed};
 use serde_json::Value;
 
-/// A real one-second run of 4k reads on `targets`: its document's path and JSON.
-fn run_on(dir: &Path, name: &str, targets: &[&Path]) -> (String, Value) {
+/// `stripebench ARGS --json DIR/NAME`, which must succeed: the path and JSON.
+fn written(dir: &Path, name: &str, args: &[&str]) -> (String, Value) {
     let p = dir.join(name);
-    let out = sb()
-        .args([
-            "run",
-            "--no-progress",
-            "--ramp",
-            "0",
-            "-t",
-            "1s",
-            "--bs",
-            "4k",
-        ])
-        .arg("--json")
-        .arg(&p)
-        .args(targets)
-        .output()
-        .unwrap();
+    let out = sb().args(args).arg("--json").arg(&p).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -35,6 +20,22 @@ fn run_on(dir: &Path, name: &str, targets: &[&Path]) -> (String, Value) {
     );
     let v = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
     (p.to_str().unwrap().to_string(), v)
+}
+
+/// A real one-second run of 4k reads on `targets`: its document's path and JSON.
+fn run_on(dir: &Path, name: &str, targets: &[&Path]) -> (String, Value) {
+    let mut args = vec![
+        "run",
+        "--no-progress",
+        "--ramp",
+        "0",
+        "-t",
+        "1s",
+        "--bs",
+        "4k",
+    ];
+    args.extend(targets.iter().map(|t| t.to_str().unwrap()));
+    written(dir, name, &args)
 }
 
 /// A run on a small data file.
@@ -284,4 +285,31 @@ fn a_sweep_interrupted_in_a_ramp_keeps_no_empty_point() {
         std::fs::read(&html).unwrap(),
         std::fs::read(&again).unwrap()
     );
+}
+
+/// A fleet merged with --missing totals fewer hosts: diff said nothing, so
+/// a FLEET fall read as the hosts slowing down. It now says which runs are
+/// missing, on which side.
+#[test]
+fn diff_names_the_missing_runs_of_an_incomplete_fleet() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let (r1, _) = run_on(dir.path(), "r1.json", &[&t]);
+    let (r2, _) = run_on(dir.path(), "r2.json", &[&t]);
+    let merged = |name: &str, extra: &[&str]| -> String {
+        written(dir.path(), name, &[&["merge", &r1, &r2], extra].concat()).0
+    };
+    let whole = merged("whole.json", &[]);
+    let short = merged("short.json", &["--missing", "node9=died in the ramp"]);
+    let out = sb()
+        .args(["diff", &whole, &short, "--json", "-"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = d["notes"].to_string();
+    assert!(
+        notes.contains("new fleet is incomplete") && notes.contains("node9 (died in the ramp)"),
+        "{notes}"
+    );
+    assert!(!notes.contains("base fleet"), "{notes}");
 }

@@ -923,12 +923,29 @@ fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts
         }
     };
     rows.push(row("fleet", "FLEET".into(), None, &fleet(a), &fleet(b), o));
+    // A fleet with runs that sent no document totals fewer hosts: said, so
+    // a FLEET fall is not read as the hosts slowing down.
+    let mut notes = Vec::new();
+    for (side, m) in [("base", a), ("new", b)] {
+        if !m.missing.is_empty() {
+            let hosts: Vec<String> = m
+                .missing
+                .iter()
+                .map(|h| format!("{} ({})", h.host, h.reason))
+                .collect();
+            notes.push(format!(
+                "{side} fleet is incomplete, its FLEET row without {} missing run(s): {}",
+                hosts.len(),
+                hosts.join(", ")
+            ));
+        }
+    }
     Parts {
         rows,
         only_in_base,
         only_in_new,
         differences,
-        notes: Vec::new(),
+        notes,
         workload: format!(
             "fleet, {}",
             workload_words(&a.config, a.config.targets.len(), &[])
