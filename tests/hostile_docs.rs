@@ -76,6 +76,22 @@ fn edited_windows_are_refused_or_shown_never_panicked_on() {
         v["window"]["seconds"] = 1e6.into();
     });
     refused(&["diff", &long, g], "but the window runs from");
+    // Regression: a second at t = 10^15 made report's plot allocate 8 PB
+    // (abort, "memory allocation failed"); seconds adding up to more than
+    // the worker moved overflowed the per-second total.
+    let late = edited(dir.path(), "late.json", &v, |v| {
+        let iv = serde_json::json!({"t": 1_000_000_000_000_000u64, "bytes": 1, "ios": 1});
+        v["workers"][0]["intervals"]
+            .as_array_mut()
+            .unwrap()
+            .push(iv);
+    });
+    refused(&["report", &late, "-o", h], "not a second of a");
+    refused(&["diff", g, &late], "not a second of a");
+    let over = edited(dir.path(), "over.json", &v, |v| {
+        v["workers"][0]["intervals"][0]["bytes"] = u64::MAX.into();
+    });
+    refused(&["report", &over, "-o", h], "more than the worker's");
     // Far in the future, but consistent: shown as the figure it is.
     let future = edited(dir.path(), "future.json", &v, |v| {
         let s = v["window"]["seconds"].as_f64().unwrap();

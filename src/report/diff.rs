@@ -201,8 +201,8 @@ mod tests {
                     ios: ((per / 4096 + t) as f64 * scale) as u64,
                 })
                 .collect();
-            w.bytes = (w.bytes as f64 * scale) as u64;
-            w.ios = (w.ios as f64 * scale) as u64;
+            w.bytes = w.intervals.iter().map(|i| i.bytes).sum();
+            w.ios = w.intervals.iter().map(|i| i.ios).sum();
         }
         let t = &mut d.total;
         t.bytes = d.workers.iter().map(|w| w.bytes).sum();

@@ -155,6 +155,36 @@ pub(crate) fn check_run_arithmetic(
             ),
         ));
     }
+    // Each worker's seconds lie in the window and add up to no more than
+    // the worker moved: the plots and diff index and sum them.
+    for (i, w) in workers.iter().enumerate() {
+        let (mut bytes, mut ios) = (0u64, 0u64);
+        for iv in w["intervals"].as_array().into_iter().flatten() {
+            let t = iv["t"].as_u64().filter(|&t| t as f64 <= seconds + 1.0);
+            let sums = (iv["bytes"].as_u64(), iv["ios"].as_u64());
+            let (Some(_), (Some(b), Some(n))) = (t, sums) else {
+                return Err(damaged(
+                    shown,
+                    at,
+                    format!(
+                        "workers[{i}].intervals holds {iv}, not a second of a {seconds} s window"
+                    ),
+                ));
+            };
+            bytes = bytes.saturating_add(b);
+            ios = ios.saturating_add(n);
+        }
+        if Some(bytes) > w["bytes"].as_u64() || Some(ios) > w["ios"].as_u64() {
+            return Err(damaged(
+                shown,
+                at,
+                format!(
+                    "workers[{i}].intervals add up to {bytes} bytes and {ios} I/Os, more than the worker's {} and {}",
+                    w["bytes"], w["ios"]
+                ),
+            ));
+        }
+    }
     Ok(())
 }
 
