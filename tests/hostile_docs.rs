@@ -329,3 +329,38 @@ fn diff_names_the_missing_runs_of_an_incomplete_fleet() {
     );
     assert!(!notes.contains("base fleet"), "{notes}");
 }
+
+/// Regression: a sweep point with no run (edited) panicked report's points
+/// table ("index out of bounds: the len is 0").
+#[test]
+fn a_sweep_point_without_a_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let args = [
+        "sweep",
+        "--no-progress",
+        "--ramp",
+        "0",
+        "-t",
+        "1s",
+        "--param",
+        "bs=4k,8k",
+    ];
+    let (_, v) = written(
+        dir.path(),
+        "s.json",
+        &[&args[..], &[t.to_str().unwrap()]].concat(),
+    );
+    let empty = edited(dir.path(), "empty.json", &v, |v| {
+        v["points"][1]["runs"] = serde_json::json!([]);
+    });
+    let html = dir.path().join("r.html");
+    refused(
+        &["report", &empty, "-o", html.to_str().unwrap()],
+        "points[1].runs is missing or empty",
+    );
+    refused(
+        &["diff", &empty, &empty],
+        "points[1].runs is missing or empty",
+    );
+}

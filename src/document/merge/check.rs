@@ -202,6 +202,14 @@ pub(crate) fn check_document_arithmetic(
         "run" => check_run_arithmetic(v, shown, ""),
         "sweep" => {
             for (i, p) in v["points"].as_array().into_iter().flatten().enumerate() {
+                // A point stands for its runs (the first is its median run).
+                if p["runs"].as_array().is_none_or(Vec::is_empty) {
+                    return Err(damaged(
+                        shown,
+                        "",
+                        format!("points[{i}].runs is missing or empty: a point without a run"),
+                    ));
+                }
                 for (j, r) in p["runs"].as_array().into_iter().flatten().enumerate() {
                     check_run_arithmetic(r, shown, &format!("points[{i}].runs[{j}]."))?;
                 }
