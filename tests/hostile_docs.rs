@@ -1,6 +1,9 @@
-//! Documents edited by hand, given to the commands that read them back
-//! (`diff`, `report`): each is refused in one line (exit 2) or rendered,
-//! never a panic, and never drawn as if measured when it does not add up.
+//! The document consumers (`diff`, `report`) and the documents stripebench
+//! writes, tried as a hostile user would: documents edited by hand are
+//! refused in one line (exit 2) or rendered, never a panic, and never drawn
+//! as if measured when they do not add up; targets given in another order,
+//! an incomplete fleet, a sweep interrupted in a ramp, and a compare --size
+//! its test file cannot hold.
 
 mod common;
 
