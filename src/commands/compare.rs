@@ -120,9 +120,34 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let mut bed: Option<Testbed> = None;
     let vol_target: PathBuf = if meta.is_dir() {
         let free = crate::device::scratch::free_bytes(volume).unwrap_or(0);
-        let size = args.file_size.unwrap_or_else(|| {
+        let mut size = args.file_size.unwrap_or_else(|| {
             (2 * crate::device::cache::meminfo("MemTotal").unwrap_or(0)).min(free / 10 * 9)
         }) & !((1 << 20) - 1);
+        // The volume phases read --offset + --size of the file: a file made
+        // shorter would be refused only at the first volume phase, after the
+        // member phases had measured (and their figures were lost).
+        let mut fix = "give a smaller --file-size";
+        if let Some(region) = base.size {
+            let need = base
+                .offset
+                .saturating_add(region)
+                .saturating_add((1 << 20) - 1)
+                & !((1 << 20) - 1);
+            if let Some(f) = args
+                .file_size
+                .filter(|&f| f < base.offset.saturating_add(region))
+            {
+                return usage(format!(
+                    "--file-size {} is smaller than --offset + --size ({}): the volume phases read that much of the test file; give a larger --file-size or a smaller --size",
+                    crate::base::units::fmt_bytes(f),
+                    crate::base::units::fmt_bytes(base.offset.saturating_add(region))
+                ));
+            }
+            if size < need {
+                size = need;
+                fix = "give a smaller --size";
+            }
+        }
         if size < 1 << 20 {
             return usage(format!(
                 "{} has too little free space for a test file: free some, or give --file-size",
@@ -143,7 +168,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
             },
             base.seed.unwrap_or(1),
             "the volume phases' test file",
-            "give a smaller --file-size",
+            fix,
         )?;
         let f = tb.files[0].clone();
         bed = Some(tb);
@@ -213,7 +238,11 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         }
         let p = run_phase(name, a, owned)?;
         let stop = p.document.interrupted;
-        phases.push(p);
+        // A phase stopped in its ramp measured nothing (a window of 0 s
+        // that ends before it opens): left out, not shown as 0 MB/s.
+        if !(stop && p.document.window.seconds <= 0.0) {
+            phases.push(p);
+        }
         if stop {
             break;
         }

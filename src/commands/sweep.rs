@@ -307,12 +307,21 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 unreachable!("sweep never asks for a dry run")
             };
             done_runs += 1;
-            // The run in progress is kept, marked partial, and the sweep ends.
+            // The run in progress is kept, marked partial, and the sweep ends;
+            // one stopped in its ramp measured nothing (a window of 0 s that
+            // ends before it opens): it is left out, not drawn as 0 MB/s.
             partial = run_doc.interrupted;
-            runs.push(*run_doc);
+            if !(partial && run_doc.window.seconds <= 0.0) {
+                runs.push(*run_doc);
+            }
             if partial {
                 break;
             }
+        }
+        if runs.is_empty() {
+            say("  (interrupted in the ramp of this point: nothing measured, no row)");
+            doc.interrupted = true;
+            break;
         }
         let rates: Vec<f64> = runs.iter().map(|r| r.total.bytes_per_sec).collect();
         let med = median(rates.clone());

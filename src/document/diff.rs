@@ -21,8 +21,8 @@ use crate::analysis::mannwhitney::{self, Outcome};
 use crate::analysis::summary::median;
 use crate::base::error::{show_path, UsageError};
 use crate::document::compare::CompareDocument;
-use crate::document::merge::{check_merged_arithmetic, check_run_arithmetic, MergedDocument};
-use crate::document::run::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
+use crate::document::merge::{check_document_arithmetic, MergedDocument};
+use crate::document::run::{RunDocument, TargetDoc, ToolInfo, WorkerDoc, SCHEMA_VERSION};
 use crate::document::sweep::SweepDocument;
 use crate::measure::config::ConfigDoc;
 
@@ -251,37 +251,12 @@ fn read(path: &Path) -> Result<Input, UsageError> {
             kind.name()
         ))
     };
+    check_document_arithmetic(&v, &shown, kind.name())?;
     Ok(match kind {
-        DocKind::Run => {
-            check_run_arithmetic(&v, &shown, "")?;
-            Input::Run(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
-        DocKind::Sweep => {
-            if let Some(points) = v["points"].as_array() {
-                for (i, p) in points.iter().enumerate() {
-                    for (j, r) in p["runs"].as_array().into_iter().flatten().enumerate() {
-                        check_run_arithmetic(r, &shown, &format!("points[{i}].runs[{j}]."))?;
-                    }
-                }
-            }
-            Input::Sweep(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
-        DocKind::Compare => {
-            if let Some(phases) = v["phases"].as_array() {
-                for (i, p) in phases.iter().enumerate() {
-                    check_run_arithmetic(
-                        &p["document"],
-                        &shown,
-                        &format!("phases[{i}].document."),
-                    )?;
-                }
-            }
-            Input::Compare(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
-        DocKind::Merge => {
-            check_merged_arithmetic(&v, &shown)?;
-            Input::Merge(Box::new(serde_json::from_value(v).map_err(invalid)?))
-        }
+        DocKind::Run => Input::Run(Box::new(serde_json::from_value(v).map_err(invalid)?)),
+        DocKind::Sweep => Input::Sweep(Box::new(serde_json::from_value(v).map_err(invalid)?)),
+        DocKind::Compare => Input::Compare(Box::new(serde_json::from_value(v).map_err(invalid)?)),
+        DocKind::Merge => Input::Merge(Box::new(serde_json::from_value(v).map_err(invalid)?)),
     })
 }
 
@@ -645,6 +620,31 @@ fn match_by<T>(a: &[T], b: &[T], name: impl Fn(&T) -> String) -> Matched {
     (pairs, only_a, only_b)
 }
 
+/// Pairs the targets of two runs, as indices into `a` and `b`: a path both
+/// runs drove is one row whatever its position (the same devices named in
+/// another order are not crossed); the targets left are paired in order (a
+/// device renamed between the runs), and what remains is only in one run.
+fn pair_targets(a: &[TargetDoc], b: &[TargetDoc]) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+    let mut used = vec![false; b.len()];
+    let mut by_path = vec![None; a.len()];
+    for (i, ta) in a.iter().enumerate() {
+        if let Some(j) = (0..b.len()).find(|&j| !used[j] && b[j].path == ta.path) {
+            used[j] = true;
+            by_path[i] = Some(j);
+        }
+    }
+    let mut rest_b = (0..b.len()).filter(|&j| !used[j]);
+    let mut pairs = Vec::new();
+    let mut only_a = Vec::new();
+    for (i, m) in by_path.into_iter().enumerate() {
+        match m.or_else(|| rest_b.next()) {
+            Some(j) => pairs.push((i, j)),
+            None => only_a.push(i),
+        }
+    }
+    (pairs, only_a, rest_b.collect())
+}
+
 /// Everything a diff of one kind produces before the threshold list.
 struct Parts {
     rows: Vec<RowDiff>,
@@ -671,7 +671,8 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
     let mut notes = Vec::new();
     setup_notes(a, b, "", &mut notes);
     let mut rows = Vec::new();
-    for (ta, tb) in a.targets.iter().zip(&b.targets) {
+    let (pairs, only_a, only_b) = pair_targets(&a.targets, &b.targets);
+    for (ta, tb) in pairs.iter().map(|&(i, j)| (&a.targets[i], &b.targets[j])) {
         let fa = Figures {
             bytes_per_sec: Some(ta.bytes_per_sec),
             iops: Some(ta.iops),
@@ -703,15 +704,8 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
         &total_figures(b),
         o,
     ));
-    let (only_in_base, only_in_new) = if a.targets.len() == b.targets.len() {
-        (Vec::new(), Vec::new())
-    } else {
-        let n = a.targets.len().min(b.targets.len());
-        (
-            a.targets[n..].iter().map(|t| t.path.clone()).collect(),
-            b.targets[n..].iter().map(|t| t.path.clone()).collect(),
-        )
-    };
+    let only_in_base = only_a.iter().map(|&i| a.targets[i].path.clone()).collect();
+    let only_in_new = only_b.iter().map(|&j| b.targets[j].path.clone()).collect();
     Parts {
         rows,
         only_in_base,
@@ -939,12 +933,29 @@ fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts
         }
     };
     rows.push(row("fleet", "FLEET".into(), None, &fleet(a), &fleet(b), o));
+    // A fleet with runs that sent no document totals fewer hosts: said, so
+    // a FLEET fall is not read as the hosts slowing down.
+    let mut notes = Vec::new();
+    for (side, m) in [("base", a), ("new", b)] {
+        if !m.missing.is_empty() {
+            let hosts: Vec<String> = m
+                .missing
+                .iter()
+                .map(|h| format!("{} ({})", h.host, h.reason))
+                .collect();
+            notes.push(format!(
+                "{side} fleet is incomplete, its FLEET row without {} missing run(s): {}",
+                hosts.len(),
+                hosts.join(", ")
+            ));
+        }
+    }
     Parts {
         rows,
         only_in_base,
         only_in_new,
         differences,
-        notes: Vec::new(),
+        notes,
         workload: format!(
             "fleet, {}",
             workload_words(&a.config, a.config.targets.len(), &[])

@@ -2,7 +2,8 @@
 //! merge) and tells which it is, for commands that take "a result" whatever
 //! produced it (`report`). Every refusal is one line (exit 2): a file that
 //! cannot be read, is not JSON (truncated), is not a stripebench document,
-//! has another schema version, or is none of the four kinds.
+//! has another schema version, is none of the four kinds, or has figures
+//! that do not add up.
 
 use std::path::Path;
 
@@ -72,6 +73,9 @@ pub fn load(path: &Path) -> Result<AnyDocument, UsageError> {
             "{shown} is a stripebench document of a kind this command does not take: give a run, sweep, compare or merge document"
         )));
     };
+    // Figures that do not add up (a hand-edited document) would be drawn as
+    // if measured; diff and plan refuse them the same way.
+    crate::document::merge::check_document_arithmetic(&v, &shown, kind)?;
     let bad =
         |e: serde_json::Error| UsageError(format!("{shown} is not a valid {kind} document: {e}"));
     Ok(match kind {
@@ -104,7 +108,7 @@ mod tests {
         let e = refused("{\"schema_version\": 1, \"fit\": {}}");
         assert!(e.contains("of a kind this command does not take"), "{e}");
         let e = refused("{\"schema_version\": 1, \"workers\": [], \"targets\": [], \"total\": 3}");
-        assert!(e.contains("not a valid run document"), "{e}");
+        assert!(e.contains("window.seconds is missing"), "{e}");
         assert!(!e.contains('\n'), "{e}");
     }
 }

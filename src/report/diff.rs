@@ -191,6 +191,7 @@ mod tests {
     fn doc(scale: f64) -> RunDocument {
         let mut d = sample_doc();
         d.window.seconds = 6.0;
+        d.window.end_unix_sec = d.window.start_unix_sec + 6.0;
         for w in &mut d.workers {
             let per = w.bytes / 6;
             w.intervals = (0..6)
@@ -200,8 +201,8 @@ mod tests {
                     ios: ((per / 4096 + t) as f64 * scale) as u64,
                 })
                 .collect();
-            w.bytes = (w.bytes as f64 * scale) as u64;
-            w.ios = (w.ios as f64 * scale) as u64;
+            w.bytes = w.intervals.iter().map(|i| i.bytes).sum();
+            w.ios = w.intervals.iter().map(|i| i.ios).sum();
         }
         let t = &mut d.total;
         t.bytes = d.workers.iter().map(|w| w.bytes).sum();

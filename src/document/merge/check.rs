@@ -130,7 +130,100 @@ pub(crate) fn check_run_arithmetic(
             format!("window ends ({end}) before it starts ({start})"),
         ));
     }
+    // The window's length is its end minus its start (one clock, f64
+    // rounding of Unix seconds aside), and no run is longer than the year
+    // --duration allows plus a year of ramp: a longer one would have its
+    // per-second samples allocated by diff.
+    let seconds = finite(v, shown, at, "window.seconds")?;
+    if seconds > MAX_WINDOW_SEC {
+        return Err(damaged(
+            shown,
+            at,
+            format!(
+                "window.seconds is {}, longer than any run (two years)",
+                shown_num(seconds)
+            ),
+        ));
+    }
+    if (seconds - (end - start)).abs() > 1e-3 {
+        return Err(damaged(
+            shown,
+            at,
+            format!(
+                "window.seconds is {}, but the window runs from {start} to {end}",
+                shown_num(seconds)
+            ),
+        ));
+    }
+    // Each worker's seconds lie in the window and add up to no more than
+    // the worker moved: the plots and diff index and sum them.
+    for (i, w) in workers.iter().enumerate() {
+        let (mut bytes, mut ios) = (0u64, 0u64);
+        for iv in w["intervals"].as_array().into_iter().flatten() {
+            let t = iv["t"].as_u64().filter(|&t| t as f64 <= seconds + 1.0);
+            let sums = (iv["bytes"].as_u64(), iv["ios"].as_u64());
+            let (Some(_), (Some(b), Some(n))) = (t, sums) else {
+                return Err(damaged(
+                    shown,
+                    at,
+                    format!(
+                        "workers[{i}].intervals holds {iv}, not a second of a {seconds} s window"
+                    ),
+                ));
+            };
+            bytes = bytes.saturating_add(b);
+            ios = ios.saturating_add(n);
+        }
+        if Some(bytes) > w["bytes"].as_u64() || Some(ios) > w["ios"].as_u64() {
+            return Err(damaged(
+                shown,
+                at,
+                format!(
+                    "workers[{i}].intervals add up to {bytes} bytes and {ios} I/Os, more than the worker's {} and {}",
+                    w["bytes"], w["ios"]
+                ),
+            ));
+        }
+    }
     Ok(())
+}
+
+/// The longest window a run can have: --duration's year, with room.
+const MAX_WINDOW_SEC: f64 = 2.0 * 365.0 * 86400.0;
+
+/// The arithmetic of a document of `kind` (run, sweep, compare or merge):
+/// every run inside it, as [`check_run_arithmetic`], or the merge's hosts.
+pub(crate) fn check_document_arithmetic(
+    v: &serde_json::Value,
+    shown: &str,
+    kind: &str,
+) -> Result<(), UsageError> {
+    match kind {
+        "run" => check_run_arithmetic(v, shown, ""),
+        "sweep" => {
+            for (i, p) in v["points"].as_array().into_iter().flatten().enumerate() {
+                // A point stands for its runs (the first is its median run).
+                if p["runs"].as_array().is_none_or(Vec::is_empty) {
+                    return Err(damaged(
+                        shown,
+                        "",
+                        format!("points[{i}].runs is missing or empty: a point without a run"),
+                    ));
+                }
+                for (j, r) in p["runs"].as_array().into_iter().flatten().enumerate() {
+                    check_run_arithmetic(r, shown, &format!("points[{i}].runs[{j}]."))?;
+                }
+            }
+            Ok(())
+        }
+        "compare" => {
+            for (i, p) in v["phases"].as_array().into_iter().flatten().enumerate() {
+                check_run_arithmetic(&p["document"], shown, &format!("phases[{i}].document."))?;
+            }
+            Ok(())
+        }
+        _ => check_merged_arithmetic(v, shown),
+    }
 }
 
 /// A merged document's arithmetic: every host's window of positive length

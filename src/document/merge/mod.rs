@@ -6,7 +6,7 @@
 
 mod check;
 
-pub(crate) use check::{check_merged_arithmetic, check_run_arithmetic};
+pub(crate) use check::{check_document_arithmetic, check_merged_arithmetic, check_run_arithmetic};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;

@@ -29,12 +29,23 @@ pub fn run(doc: &RunDocument) -> Result<String> {
     Ok(page.finish())
 }
 
+/// When the window opened, in RFC 3339 (UTC), or the raw figure when it is
+/// no time humantime can write (before 1970, after 9999: an edited document).
+fn window_opened(unix_sec: f64) -> String {
+    const YEAR_10000: f64 = 253_402_300_800.0;
+    if (0.0..YEAR_10000).contains(&unix_sec) {
+        humantime::format_rfc3339_seconds(
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(unix_sec),
+        )
+        .to_string()
+    } else {
+        format!("at Unix second {unix_sec}")
+    }
+}
+
 /// Host, kernel, when, and whether a signal cut the run short.
 pub fn byline(doc: &RunDocument) -> String {
-    let when = humantime::format_rfc3339_seconds(
-        std::time::UNIX_EPOCH
-            + std::time::Duration::from_secs_f64(doc.window.start_unix_sec.max(0.0)),
-    );
+    let when = window_opened(doc.window.start_unix_sec);
     format!(
         "{} (kernel {}, {} CPUs{}), window opened {when}, stripebench {}{}",
         doc.host.hostname,
