@@ -318,9 +318,12 @@ fn same_run(a: &HostDoc, b: &HostDoc) -> bool {
 
 /// Merges run documents and earlier merges, with what the launcher knows.
 pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDocument> {
-    if paths.is_empty() || paths.len() + launch.missing.len() < 2 {
+    // One document launched as a fleet (a --preflight record: fleet.sh with
+    // one host) is a fleet of one, as is one beside a missing host.
+    let fleet = launch.missing.len() + usize::from(launch.preflight.is_some());
+    if paths.is_empty() || paths.len() + fleet < 2 {
         return crate::base::error::usage(
-            "merge needs at least two documents (or one, and a --missing host)",
+            "merge needs at least two documents (or one, and a --missing host or a --preflight record)",
         );
     }
     let mut missing = launch.missing;
