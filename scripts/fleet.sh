@@ -64,8 +64,9 @@
 #
 # Exit status: 0 every host measured and merged; 3 the fleet is incomplete
 # (some hosts missing, the others merged into OUT/fleet.json); 2 bad input or
-# a refused preflight, before any I/O; 1 a host's run failed (its document
-# merged), no host measured, or the merge failed; 128 + the signal's number
+# a refused preflight, before any I/O, or every host refused the run options
+# (each run exited 2); 1 a host's run failed (its document merged), no host
+# measured, or the merge failed; 128 + the signal's number
 # when interrupted (130 for SIGINT, 143 for SIGTERM).
 #
 # Slurm: scripts/fleet/slurm.sbatch; Kubernetes: scripts/fleet/k8s-job.yaml.
@@ -159,6 +160,7 @@ check_run_opts() {
 }
 check_run_opts "" "${RUN_OPTS[@]}"
 [ -n "$HOSTFILE" ] || die "no HOSTFILE: $USAGE"
+[ ! -d "$HOSTFILE" ] || die "HOSTFILE $HOSTFILE is a directory: give a file with one run a line"
 [ -r "$HOSTFILE" ] || die "cannot read HOSTFILE $HOSTFILE"
 case "$LAUNCHER" in
   auto) if command -v pdsh >/dev/null; then LAUNCHER=pdsh; elif command -v clush >/dev/null; then LAUNCHER=clush; else LAUNCHER=ssh; fi ;;
@@ -186,7 +188,8 @@ while IFS= read -r raw || [ -n "$raw" ]; do
   case "$host" in
     /*|-*) die "$where: '$host' is not a host: a line is HOST [TARGET...] [-- RUN_OPTIONS...], the host first" ;;
   esac
-  [[ "$host" =~ ^[A-Za-z0-9@._:%-]+$ ]] || die "$where: '$host' is not a host name or address"
+  # [USER@]HOST: no "@group" (clush would run every node of the group).
+  [[ "$host" =~ ^([A-Za-z0-9._-]+@)?[A-Za-z0-9._:%-]+$ ]] || die "$where: '$host' is not a host name or address ([USER@]HOST)"
   targets=() extras=() in_extras=0
   for w in "${words[@]:1}"; do
     if [ "$in_extras" = 0 ] && [ "$w" = -- ]; then in_extras=1
@@ -513,7 +516,14 @@ for i in "${!pids[@]}"; do
   echo "fleet.sh: host $name is missing: $why" >&2
   missing+=(--missing "$name=$why")
 done
-[ ${#measured[@]} -gt 0 ] || { echo "fleet.sh: no host measured: see $OUT/*.log" >&2; [ "$interrupted" = 0 ] || exit "$interrupted"; exit 1; }
+if [ ${#measured[@]} = 0 ]; then
+  echo "fleet.sh: no host measured: see $OUT/*.log" >&2
+  [ "$interrupted" = 0 ] || exit "$interrupted"
+  # Every run refused its options (exit 2: a misspelt option, a target that
+  # is not there): bad input, though only the hosts could tell.
+  for i in "${!pids[@]}"; do [ "${rc[$i]}" = "$EXIT_USAGE" ] || exit 1; done
+  exit "$EXIT_USAGE"
+fi
 force=(); [ "$FORCE" = 0 ] || force=(--force)
 "$MERGE_BIN" merge "${measured[@]}" --preflight "$OUT/preflight.json" "${missing[@]}" "${force[@]}" --json "$OUT/fleet.json" || exit 1
 [ "$interrupted" = 0 ] || { echo "fleet.sh: interrupted: what the runs measured until then is merged into $OUT/fleet.json (exit $interrupted)" >&2; exit "$interrupted"; }

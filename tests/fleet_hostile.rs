@@ -155,6 +155,8 @@ fn run_options_and_out_directories_a_fleet_cannot_use_are_refused_first() {
         &format!("hostA {}\nhostB {} -- --json b.json\n", t[0], t[1]),
     );
     let a_file = write(dir.path(), "a-file", "");
+    let group = write(dir.path(), "group", "@all\n");
+    let hostfile_dir = dir.path().to_str().unwrap();
     let out = dir.path().join("out");
     let out = out.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
@@ -179,6 +181,15 @@ fn run_options_and_out_directories_a_fleet_cannot_use_are_refused_first() {
             vec!["--out", out, &hosts, "--", "-t", "1s", "--config", "c.toml"],
             "give --deadline TIME",
         ),
+        // clush would run every node of the group.
+        (
+            vec!["--out", out, &group, "--", "-t", "1s"],
+            "group line 1: '@all' is not a host name or address",
+        ),
+        (
+            vec!["--out", out, hostfile_dir, "--", "-t", "1s"],
+            "is a directory: give a file with one run a line",
+        ),
         (
             vec!["--out", &a_file, &hosts, "--", "-t", "1s"],
             "is not a directory",
@@ -195,6 +206,29 @@ fn run_options_and_out_directories_a_fleet_cannot_use_are_refused_first() {
         assert!(err.contains(expect), "{args:?}: '{expect}' in {err}");
         assert_eq!(err.lines().count(), 1, "one line: {err}");
     }
+    // A misspelt run option: only the hosts can tell, and every run refuses
+    // it: bad input all the same.
+    let o = fleet(
+        &bin(),
+        &[
+            "--out",
+            out,
+            "--delay",
+            "1s",
+            &hosts,
+            "--",
+            "-t",
+            "1s",
+            "--deadline",
+            "5s",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("unexpected argument '--deadline'") && err.contains("no host measured"),
+        "{err}"
+    );
     // Stripebench's own times: .5s is one.
     let o = fleet(
         &bin(),
