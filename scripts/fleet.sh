@@ -321,6 +321,8 @@ preflight_host() {
     fail "did not answer the preflight within $(us_g "$CONNECT_US")s (--connect-timeout)"
   }
   ta=$(now_us)
+  # From the launch to the first answer: about what a run takes to start.
+  local reach=$((ta - t0))
   c=$(json_field "$line" clock_unix_ns) || fail "answered the preflight with '$line', not stripebench version --json (is --bin an older stripebench?)"
   if [ "$ping" = 1 ]; then
     for _ in 1 2 3; do
@@ -334,10 +336,10 @@ preflight_host() {
       if [ -z "$best_rtt" ] || [ "$rtt" -lt "$best_rtt" ]; then best_rtt=$rtt best_skew=$skew; fi
     done
     eval "exec $rout>&-"
-    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $best_skew $((best_rtt / 2)) $best_rtt ping" >"$f.ok"
+    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $best_skew $((best_rtt / 2)) $best_rtt ping $reach" >"$f.ok"
   else
     # The clock was read between the launch and the answer's arrival.
-    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $((c / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way" >"$f.ok"
+    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $((c / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way $reach" >"$f.ok"
   fi
   wait "$pid" 2>/dev/null || true
 }
@@ -366,7 +368,7 @@ if [ "$interrupted" != 0 ]; then
   exit "$interrupted"
 fi
 
-refused=0
+refused=0 slowest_reach=0 slowest_host=""
 first_version="" first_host=""
 entries=()
 for i in "${!HOSTS[@]}"; do
@@ -381,7 +383,8 @@ for i in "${!HOSTS[@]}"; do
     echo "fleet.sh: refused: host $host: the preflight ended without an answer: see $f.err" >&2
     refused=1; continue
   fi
-  read -r version schema skew unc rtt method <"$f.ok"
+  read -r version schema skew unc rtt method reach <"$f.ok"
+  if [ "${reach:-0}" -gt "$slowest_reach" ]; then slowest_reach=$reach slowest_host=$host; fi
   [[ "$skew" =~ ^-?[0-9]+$ && "$schema" =~ ^[0-9]+$ ]] || { echo "fleet.sh: refused: host $host: a preflight answer that does not parse: $(cat "$f.ok")" >&2; refused=1; continue; }
   if [ -z "$first_host" ]; then
     first_host=$host first_version="$version $schema"
@@ -400,6 +403,12 @@ for i in "${!HOSTS[@]}"; do
 done
 # One line for each host refused (above); no host has started.
 [ "$refused" = 0 ] || exit "$EXIT_USAGE"
+# A run launched now starts about as late as its host answered the preflight:
+# a --delay shorter than that puts --start-at in the host's past (every run
+# refused), or close to it.
+if [ "$DELAY_US" -lt "$slowest_reach" ]; then
+  die "--delay $(us_g "$DELAY_US")s is shorter than the $(us_g "$slowest_reach")s host $slowest_host took to answer the preflight: the runs would start after their --start-at; give a --delay of at least $(((2 * slowest_reach + 999999) / 1000000))s"
+fi
 {
   printf '{"launcher": "%s", "max_skew_sec": %s, "connect_timeout_sec": %s, "hosts": [\n' \
     "$LAUNCHER" "$(us_s "$MAX_SKEW_US")" "$CONNECT_S"

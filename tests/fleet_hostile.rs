@@ -181,6 +181,11 @@ fn run_options_and_out_directories_a_fleet_cannot_use_are_refused_first() {
             vec!["--out", out, &hosts, "--", "-t", "1s", "--config", "c.toml"],
             "give --deadline TIME",
         ),
+        // --start-at would be in the hosts' past when they get it.
+        (
+            vec!["--out", out, "--delay", "0", &hosts, "--", "-t", "1s"],
+            "--delay 0s is shorter than the",
+        ),
         // clush would run every node of the group.
         (
             vec!["--out", out, &group, "--", "-t", "1s"],
