@@ -123,6 +123,59 @@ fn slurm_batch_script_runs_one_task_per_node_and_merges_in_the_batch_step() {
         .contains("killed by the test"));
 }
 
+#[test]
+fn slurm_batch_script_refuses_a_node_that_hangs_in_the_preflight() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 2 << 20);
+    let fake = dir.path().join("bin");
+    std::fs::create_dir(&fake).unwrap();
+    write_exec(&fake.join("srun"), FAKE_SRUN);
+    let sb = assert_cmd::cargo::cargo_bin("stripebench");
+    std::os::unix::fs::symlink(&sb, fake.join("stripebench")).unwrap();
+    // node2's stripebench never answers (a hung node, a stuck mount).
+    let hung = dir.path().join("hung");
+    std::fs::create_dir(&hung).unwrap();
+    write_exec(
+        &hung.join("stripebench"),
+        &format!(
+            "#!/bin/sh
+[ \"$1\" = version ] && exec sleep 600\nexec {} \"$@\"\n",
+            sb.display()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let o = Command::new("bash")
+        .arg(manifest("scripts/fleet/slurm.sbatch"))
+        .arg(&t)
+        .env(
+            "PATH",
+            format!("{}:{}", fake.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("FAKE_NODES", "3")
+        .env("SLURM_JOB_NUM_NODES", "3")
+        .env("FAKE_DEAD", "node2")
+        .env("DEAD_PATH", &hung)
+        .env("OUT", dir.path().join("out"))
+        .env("CONNECT", "2")
+        .env("RUN_OPTS", "-t 500ms --ramp 0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("after {:?}: {err}", started.elapsed());
+    // Before the fix the step waited for node2 for ever (to the job's limit).
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refused: 1 of 3 node(s) did not answer the preflight within 2s")
+            && err.contains("answered: node1 node3)"),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("out/node1.json").exists(),
+        "refused before any run"
+    );
+}
+
 /// Runs `c` with `text` on its standard input; its output.
 fn with_stdin(mut c: Command, text: &str) -> std::process::Output {
     use std::io::Write;
