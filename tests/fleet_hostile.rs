@@ -398,3 +398,44 @@ fn an_interrupted_fleet_stops_its_runs_and_merges_what_they_measured() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("interrupted: measured"));
     }
 }
+
+#[test]
+fn version_counts_lines_of_any_bytes_and_merge_refuses_an_endless_file() {
+    // Bytes that are not UTF-8, and a last line without its newline: one
+    // answer at the start and one per line, exit 0 (it was exit 1: "stream
+    // did not contain valid UTF-8").
+    let out = common::sb()
+        .args(["version", "--json", "--on-stdin"])
+        .write_stdin(&b"\xff\nping\n\nlast"[..])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 5);
+    // /dev/zero as a preflight record or a document: refused once past any
+    // document's size (it took all memory: 21 GB in 20 s).
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 2 << 20);
+    let doc = dir.path().join("run.json");
+    common::sb()
+        .args(["run", "-t", "200ms", "--ramp", "0", "--json"])
+        .arg(&doc)
+        .arg(&t)
+        .assert()
+        .success();
+    for args in [
+        vec![doc.to_str().unwrap(), "--preflight", "/dev/zero"],
+        vec!["/dev/zero", doc.to_str().unwrap()],
+    ] {
+        let out = common::sb().arg("merge").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("/dev/zero: larger than 256 MiB: not a document stripebench wrote"),
+            "{err}"
+        );
+    }
+}

@@ -135,7 +135,7 @@ pub struct PreflightHost {
 /// Reads a preflight record (scripts/fleet.sh's OUT/preflight.json).
 pub fn read_preflight(path: &Path) -> Result<Preflight, UsageError> {
     let shown = show_path(path);
-    let text = std::fs::read(path)
+    let text = crate::document::read_document(path)
         .map_err(|e| UsageError(format!("cannot read --preflight {shown}: {e}")))?;
     let p: Preflight = serde_json::from_slice(&text).map_err(|e| {
         UsageError(format!(
@@ -202,7 +202,8 @@ enum Input {
 
 fn read(path: &Path) -> Result<Input, UsageError> {
     let shown = show_path(path);
-    let text = std::fs::read(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+    let text = crate::document::read_document(path)
+        .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
     let v: serde_json::Value = serde_json::from_slice(&text).map_err(|_| {
         UsageError(format!(
             "{shown} is not JSON: give run documents written with --json"
