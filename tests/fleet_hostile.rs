@@ -426,6 +426,16 @@ fn version_counts_lines_of_any_bytes_and_merge_refuses_an_endless_file() {
         .arg(&t)
         .assert()
         .success();
+    // One host missing, named twice: it was printed and recorded twice.
+    let out = common::sb()
+        .arg("merge")
+        .arg(&doc)
+        .args(["--missing", "h9=hung", "--missing", "h9"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--missing h9 is given twice"), "{err}");
     for args in [
         vec![doc.to_str().unwrap(), "--preflight", "/dev/zero"],
         vec!["/dev/zero", doc.to_str().unwrap()],

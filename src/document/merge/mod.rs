@@ -327,6 +327,14 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
             "merge needs at least two documents (or one, and a --missing host or a --preflight record)",
         );
     }
+    for (i, m) in launch.missing.iter().enumerate() {
+        if launch.missing[..i].iter().any(|o| o.host == m.host) {
+            return crate::base::error::usage(format!(
+                "--missing {} is given twice: name each missing host once",
+                m.host
+            ));
+        }
+    }
     let mut missing = launch.missing;
     let mut preflight = launch.preflight;
     let mut hosts = Vec::new();
