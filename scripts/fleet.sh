@@ -451,7 +451,10 @@ for i in "${!HOSTS[@]}"; do
   files+=("$out")
   # shellcheck disable=SC2086 # words, split on purpose (set -f: no globbing)
   launch "${HOSTS[$i]}" sh -c "$RUN_WRAP" "$TAG.$i" "$BIN" run --no-progress --start-at "$START" --json - "${RUN_OPTS[@]}" ${EXTRAS[$i]} ${TARGETS[$i]}
-  "${CMD[@]}" >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
+  # In a session of its own: a Ctrl-C (sent to the whole process group) is
+  # fleet.sh's to handle; a local run that got it too would be stopped twice
+  # by the stop that follows, and quit without its document.
+  setsid "${CMD[@]}" >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
   pids+=($!)
 done
 # A fleet.json of an earlier fleet in --out is not this fleet's result.
@@ -475,17 +478,19 @@ while :; do
     stop_runs "${running[@]}"
     # Their documents follow within moments; a host that does not answer
     # the stop is missing.
-    stop_end=$(($(now_us) + CONNECT_US + 10000000))
+    stop_end=$((${EPOCHREALTIME/./} + CONNECT_US + 10000000))
     [ "$stop_end" -ge "$END_US" ] || END_US=$stop_end
   fi
-  if [ "$(now_us)" -ge "$END_US" ]; then
+  # (No subshell, no foreground command that a Ctrl-C, which reaches the
+  # whole process group, could fail under set -e: the trap handles it.)
+  if [ "${EPOCHREALTIME/./}" -ge "$END_US" ]; then
     for i in "${running[@]}"; do
       late[$i]=1
       kill -TERM "${pids[$i]}" 2>/dev/null || true
     done
     # The process left on a late host: stopped too, if the host answers.
     [ "$stopping" = 1 ] || stop_runs "${running[@]}"
-    sleep 1
+    sleep 1 || true
     for i in "${running[@]}"; do
       kill -KILL "${pids[$i]}" 2>/dev/null || true
       wait "${pids[$i]}" 2>/dev/null || true
@@ -493,7 +498,7 @@ while :; do
     done
     break
   fi
-  sleep 0.2
+  sleep 0.2 || true
 done
 for p in "${STOPPERS[@]}"; do wait "$p" 2>/dev/null || true; done
 

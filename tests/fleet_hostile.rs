@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -342,7 +343,10 @@ fn runs_of(out: &Path) -> Vec<i32> {
 
 #[test]
 fn an_interrupted_fleet_stops_its_runs_and_merges_what_they_measured() {
-    for (signal, code) in [(libc::SIGTERM, 143), (libc::SIGINT, 130)] {
+    // `kill PID` reaches fleet.sh alone; Ctrl-C reaches its whole process
+    // group, the sleep it polls with and its launchers too (under set -e the
+    // killed sleep ended the script, orphaning the runs).
+    for (signal, code, group) in [(libc::SIGTERM, 143, false), (libc::SIGINT, 130, true)] {
         let dir = tempfile::tempdir().unwrap();
         let t = targets(dir.path(), 2);
         let hosts = write(
@@ -368,6 +372,7 @@ fn an_interrupted_fleet_stops_its_runs_and_merges_what_they_measured() {
                 "64k",
             ],
         )
+        .process_group(0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -379,8 +384,9 @@ fn an_interrupted_fleet_stops_its_runs_and_merges_what_they_measured() {
             std::thread::sleep(Duration::from_millis(50));
         }
         std::thread::sleep(Duration::from_secs(3));
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(child.id() as i32, signal) };
+        let pid = child.id() as i32;
+        // SAFETY: signalling our own child, or the process group it leads.
+        unsafe { libc::kill(if group { -pid } else { pid }, signal) };
         let o = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
         println!("{}{err}", String::from_utf8_lossy(&o.stdout));
