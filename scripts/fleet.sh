@@ -169,6 +169,9 @@ case "$LAUNCHER" in
 esac
 [ "$LAUNCHER" = local ] || command -v "$LAUNCHER" >/dev/null || die "--launcher $LAUNCHER: $LAUNCHER is not installed"
 [ -z "$SSH_CONFIG" ] || [ -r "$SSH_CONFIG" ] || die "cannot read --ssh-config $SSH_CONFIG"
+case "$LAUNCHER:$SSH_CONFIG" in
+  pdsh:*[[:space:]]*|clush:*[[:space:]]*) die "--ssh-config '$SSH_CONFIG': $LAUNCHER splits its ssh options at white space: give a path without any (a link to the file will do)" ;;
+esac
 [ "$CONNECT_US" -gt 0 ] || die "--connect-timeout must be longer than 0"
 MERGE_BIN=$BIN
 command -v "$MERGE_BIN" >/dev/null || MERGE_BIN=stripebench

@@ -455,3 +455,31 @@ fn version_counts_lines_of_any_bytes_and_merge_refuses_an_endless_file() {
         );
     }
 }
+
+#[test]
+#[cfg_attr(not(sb_fleet_ssh), ignore = "needs pdsh, clush")]
+fn an_ssh_config_path_with_spaces_is_refused_for_pdsh_and_clush() {
+    // pdsh and clush split their ssh options at white space: every host was
+    // refused as unreachable ("Can't open user config file .../my").
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("my dir");
+    std::fs::create_dir(&sub).unwrap();
+    let config = write(&sub, "ssh config", "Host *\n  BatchMode yes\n");
+    let hosts = write(dir.path(), "hosts", "h1\nh2\n");
+    let out = dir.path().join("out");
+    for launcher in ["pdsh", "clush"] {
+        let o = Command::new("bash")
+            .arg(script())
+            .args(["--launcher", launcher, "--ssh-config", &config, "--out"])
+            .arg(&out)
+            .args([&hosts, "--", "-t", "1s"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{launcher}: {err}");
+        assert!(
+            err.contains(&format!("{launcher} splits its ssh options at white space")),
+            "{err}"
+        );
+    }
+}
