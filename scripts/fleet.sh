@@ -22,16 +22,17 @@
 #   --deadline TIME      the time from the start after which a host that has
 #                        not answered counts as missing, instead of ramp +
 #                        duration + grace (needed when the run options do not
-#                        say how long the run takes: --passes, --io-limit,
-#                        --config without --duration)
+#                        say how long the run takes: --config, or
+#                        --passes or --io-limit without --duration)
 #   --force              allow per-host run options (the merge then merges
 #                        different workloads, with a warning)
 #
 # HOSTFILE: one run a line, "HOST [TARGET...] [-- RUN_OPTIONS...]": the
 # targets to drive on that host (none: the host's built-in test bed); '#'
-# starts a comment. A host may have several lines with different targets
-# (OUT/HOST.json, OUT/HOST-1.json, ...). Per-host run options make the hosts
-# run different workloads and are refused unless --force.
+# starts a comment; CR line ends are fine. A host may have several lines
+# with different targets (OUT/HOST.json, OUT/HOST-1.json, ...: a name another
+# host has, or preflight and fleet, is skipped). Per-host run options make
+# the hosts run different workloads and are refused unless --force.
 #
 # Preflight, before any host starts I/O: every host runs `stripebench
 # version --json` through the launcher and answers with its version, schema
@@ -48,20 +49,33 @@
 #
 # Every host gets the same --start-at (preflight end + --delay). A host whose
 # document has not arrived by start + ramp + duration + grace (or
-# --deadline) is stopped waiting for (its launcher is killed; a process left
-# on the host is not), and is reported missing, as is a host whose run
-# failed; the others are merged: OUT/fleet.json via `stripebench merge
-# --preflight OUT/preflight.json --missing HOST=REASON ...`.
+# --deadline) is stopped waiting for (its launcher is killed, and its run
+# sent SIGTERM over a new connection if the host answers), and is reported
+# missing, as is a host whose run sent no document, or one that does not
+# read; the others are merged: OUT/fleet.json via `stripebench merge
+# --preflight OUT/preflight.json --missing HOST=REASON ...`. A run that ends
+# with a document but a failure (exit 1: I/O errors) is merged, and named.
+# One fleet.sh at a time writes in an --out directory; a fleet.json left
+# there by an earlier fleet is removed when the hosts start.
+#
+# Interrupted (SIGINT, SIGTERM, SIGHUP) after the hosts started, fleet.sh
+# stops every run (SIGTERM over a new connection), and what they measured
+# until then is merged, as one interrupted run reports.
 #
 # Exit status: 0 every host measured and merged; 3 the fleet is incomplete
 # (some hosts missing, the others merged into OUT/fleet.json); 2 bad input or
-# a refused preflight, before any I/O; 1 no host measured, or the merge
-# failed.
+# a refused preflight, before any I/O, or every host refused the run options
+# (each run exited 2); 1 a host's run failed (its document merged), no host
+# measured, or the merge failed; 128 + the signal's number
+# when interrupted (130 for SIGINT, 143 for SIGTERM).
 #
 # Slurm: scripts/fleet/slurm.sbatch; Kubernetes: scripts/fleet/k8s-job.yaml.
 # MPI:    mpirun -np 4 --map-by node sh -c 'stripebench run --start-at $START --json - /dev/nvme0n1 > out/$(hostname).json'
 # then:   stripebench merge out/*.json --json fleet.json
 set -euo pipefail
+# Hostfile targets and per-host options are words, never patterns matched
+# against this machine's files.
+set -f
 
 EXIT_USAGE=2
 EXIT_INCOMPLETE=3
@@ -71,7 +85,7 @@ USAGE="usage: fleet.sh [--launcher auto|ssh|pdsh|clush|local] [--bin PATH] [--ss
 # A duration (10, 10s, 500ms, 2m, 1.5h: stripebench's syntax) in microseconds.
 to_us() {
   awk -v t="$1" 'BEGIN {
-    if (!match(t, /^[0-9]+(\.[0-9]+)?/)) exit 1
+    if (!match(t, /^([0-9]+(\.[0-9]*)?|\.[0-9]+)/)) exit 1
     n = substr(t, 1, RLENGTH); u = substr(t, RLENGTH + 1)
     if (u == "" || u == "s" || u == "sec") f = 1e6
     else if (u == "ms") f = 1e3
@@ -131,12 +145,22 @@ while [ $# -gt 0 ]; do
   esac
 done
 RUN_OPTS=("$@")
-for a in "${RUN_OPTS[@]}"; do
-  case "$a" in
-    --json|--json=*|--start-at|--start-at=*) die "run option $a: fleet.sh sets --json and --start-at itself (the documents go to --out DIR)" ;;
-  esac
-done
+# Run options a fleet cannot pass on: $1 says where they came from.
+check_run_opts() {
+  local where=$1 a prev=""; shift
+  for a in "$@"; do
+    case "$a" in
+      --json|--json=*|--start-at|--start-at=*) die "${where}run option $a: fleet.sh sets --json and --start-at itself (the documents go to --out DIR)" ;;
+      --dry-run) die "${where}run option --dry-run: a fleet measures; check the run options on one host with stripebench run --dry-run" ;;
+      --live=-|--csv=-|--html=-|--plot=-|--metrics=-) die "${where}run option $a: each host's standard output carries its JSON document: give a file" ;;
+      -) case "$prev" in --live|--csv|--html|--plot|--metrics) die "${where}run option $prev -: each host's standard output carries its JSON document: give a file" ;; esac ;;
+    esac
+    prev=$a
+  done
+}
+check_run_opts "" "${RUN_OPTS[@]}"
 [ -n "$HOSTFILE" ] || die "no HOSTFILE: $USAGE"
+[ ! -d "$HOSTFILE" ] || die "HOSTFILE $HOSTFILE is a directory: give a file with one run a line"
 [ -r "$HOSTFILE" ] || die "cannot read HOSTFILE $HOSTFILE"
 case "$LAUNCHER" in
   auto) if command -v pdsh >/dev/null; then LAUNCHER=pdsh; elif command -v clush >/dev/null; then LAUNCHER=clush; else LAUNCHER=ssh; fi ;;
@@ -145,6 +169,9 @@ case "$LAUNCHER" in
 esac
 [ "$LAUNCHER" = local ] || command -v "$LAUNCHER" >/dev/null || die "--launcher $LAUNCHER: $LAUNCHER is not installed"
 [ -z "$SSH_CONFIG" ] || [ -r "$SSH_CONFIG" ] || die "cannot read --ssh-config $SSH_CONFIG"
+case "$LAUNCHER:$SSH_CONFIG" in
+  pdsh:*[[:space:]]*|clush:*[[:space:]]*) die "--ssh-config '$SSH_CONFIG': $LAUNCHER splits its ssh options at white space: give a path without any (a link to the file will do)" ;;
+esac
 [ "$CONNECT_US" -gt 0 ] || die "--connect-timeout must be longer than 0"
 MERGE_BIN=$BIN
 command -v "$MERGE_BIN" >/dev/null || MERGE_BIN=stripebench
@@ -152,19 +179,20 @@ command -v "$MERGE_BIN" >/dev/null || die "no stripebench here to merge with ($B
 
 # --- the hostfile: one run a line -------------------------------------------
 HOSTS=() TARGETS=() EXTRAS=() NAMES=()
-declare -A seen_run=() seen_host=()
+declare -A seen_run=()
 lineno=0
 while IFS= read -r raw || [ -n "$raw" ]; do
   lineno=$((lineno + 1))
   line=${raw%%#*}
-  read -r -a words <<<"$line" || true
+  IFS=$' \t\r\n' read -r -a words <<<"$line" || true
   [ ${#words[@]} -gt 0 ] || continue
   host=${words[0]}
   where="$HOSTFILE line $lineno"
   case "$host" in
     /*|-*) die "$where: '$host' is not a host: a line is HOST [TARGET...] [-- RUN_OPTIONS...], the host first" ;;
   esac
-  [[ "$host" =~ ^[A-Za-z0-9@._:%-]+$ ]] || die "$where: '$host' is not a host name or address"
+  # [USER@]HOST: no "@group" (clush would run every node of the group).
+  [[ "$host" =~ ^([A-Za-z0-9._-]+@)?[A-Za-z0-9._:%-]+$ ]] || die "$where: '$host' is not a host name or address ([USER@]HOST)"
   targets=() extras=() in_extras=0
   for w in "${words[@]:1}"; do
     if [ "$in_extras" = 0 ] && [ "$w" = -- ]; then in_extras=1
@@ -178,11 +206,26 @@ while IFS= read -r raw || [ -n "$raw" ]; do
   if [ ${#extras[@]} -gt 0 ] && [ "$FORCE" = 0 ]; then
     die "$where: per-host run options (${extras[*]}) make $host run another workload than the rest: give the run options once, after -- on the command line, or pass --force"
   fi
-  n=${seen_host[$host]:-0}; seen_host[$host]=$((n + 1))
-  name=$host; [ "$n" -gt 0 ] && name="$host-$n"
-  HOSTS+=("$host") TARGETS+=("${targets[*]:-}") EXTRAS+=("${extras[*]:-}") NAMES+=("$name")
+  [ ${#extras[@]} = 0 ] || check_run_opts "$where: " "${extras[@]}"
+  HOSTS+=("$host") TARGETS+=("${targets[*]:-}") EXTRAS+=("${extras[*]:-}")
 done <"$HOSTFILE"
 [ ${#HOSTS[@]} -gt 0 ] || die "no hosts in $HOSTFILE: a line is HOST [TARGET...]"
+# Each run's document is OUT/NAME.json: a host's first line is named after
+# it, its next lines HOST-1, HOST-2, ... skipping any name that another host
+# has (hosts "node" twice and "node-1") or that the fleet's own documents
+# have (OUT/preflight.json, OUT/fleet.json), so no two runs share a file.
+declare -A taken=([preflight]=1 [fleet]=1) named=()
+for host in "${HOSTS[@]}"; do taken[$host]=1; done
+for host in "${HOSTS[@]}"; do
+  if [ -z "${named[$host]:-}" ] && [ "$host" != preflight ] && [ "$host" != fleet ]; then
+    name=$host
+  else
+    n=1; while [ -n "${taken[$host-$n]:-}" ]; do n=$((n + 1)); done
+    name=$host-$n
+  fi
+  named[$host]=1 taken[$name]=1
+  NAMES+=("$name")
+done
 
 # --- how long a run takes: the deadline --------------------------------------
 # ramp + duration of a host's run options (the last of each wins, as in
@@ -196,7 +239,10 @@ run_us() {
       --duration=*|--ramp=*) v=${a#*=}; a=${a%%=*} ;;
       -t?*) v=${a#-t}; a=-t ;;
       --io-limit|--io-limit=*) bounded=0 io_limit=1 ;;
-      --passes|--config|--passes=*|--config=*) bounded=0 ;;
+      --passes|--passes=*) bounded=0 ;;
+      # The file may set ramp, duration, passes or io_limit: only the
+      # caller knows how long that takes.
+      --config|--config=*) return 1 ;;
     esac
     case "$a" in
       -t|--duration) dur=$(to_us "$v") || return 1; has_dur=1 ;;
@@ -214,7 +260,7 @@ if [ -z "$DEADLINE_US" ]; then
   for i in "${!HOSTS[@]}"; do
     # shellcheck disable=SC2206
     opts=("${RUN_OPTS[@]}" ${EXTRAS[$i]})
-    us=$(run_us "${opts[@]}") || die "cannot tell how long the run of ${NAMES[$i]} takes from its run options (--passes, --io-limit or --config without --duration, or a time that is not one): give --deadline TIME"
+    us=$(run_us "${opts[@]}") || die "cannot tell how long the run of ${NAMES[$i]} takes from its run options (--config, or --passes or --io-limit without --duration, or a time that is not one): give --deadline TIME"
     [ "$us" -le "$LONGEST_US" ] || LONGEST_US=$us
   done
   DEADLINE_US=$((LONGEST_US + GRACE_US))
@@ -236,10 +282,15 @@ launch() {
   esac
 }
 
-mkdir -p "$OUT"
+# --out: a directory this fleet can write in, and only this fleet (another
+# fleet.sh on the same --out would replace its documents as they arrive).
+[ ! -e "$OUT" ] || [ -d "$OUT" ] || die "--out $OUT is not a directory: give a directory for the documents"
+mkdir -p "$OUT" 2>/dev/null || die "cannot make the --out directory $OUT: give a directory you can write in"
+exec {LOCK}<"$OUT"
+flock -n "$LOCK" || die "another fleet.sh is writing in --out $OUT: wait for it, or give another --out"
 PRE="$OUT/preflight"
 rm -rf "$PRE"
-mkdir -p "$PRE"
+{ mkdir -p "$PRE" 2>/dev/null && [ -w "$PRE" ]; } || die "cannot write in --out $OUT: give a directory you can write in"
 CONNECT_S=$(us_s "$CONNECT_US")
 
 # --- preflight ---------------------------------------------------------------
@@ -273,6 +324,8 @@ preflight_host() {
     fail "did not answer the preflight within $(us_g "$CONNECT_US")s (--connect-timeout)"
   }
   ta=$(now_us)
+  # From the launch to the first answer: about what a run takes to start.
+  local reach=$((ta - t0))
   c=$(json_field "$line" clock_unix_ns) || fail "answered the preflight with '$line', not stripebench version --json (is --bin an older stripebench?)"
   if [ "$ping" = 1 ]; then
     for _ in 1 2 3; do
@@ -286,13 +339,21 @@ preflight_host() {
       if [ -z "$best_rtt" ] || [ "$rtt" -lt "$best_rtt" ]; then best_rtt=$rtt best_skew=$skew; fi
     done
     eval "exec $rout>&-"
-    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $best_skew $((best_rtt / 2)) $best_rtt ping" >"$f.ok"
+    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $best_skew $((best_rtt / 2)) $best_rtt ping $reach" >"$f.ok"
   else
     # The clock was read between the launch and the answer's arrival.
-    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $((c / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way" >"$f.ok"
+    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $((c / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way $reach" >"$f.ok"
   fi
   wait "$pid" 2>/dev/null || true
 }
+
+# A signal (Ctrl-C, kill, a closed terminal) stops the fleet the way it stops
+# one run: the hosts' runs are stopped and report what they measured, and
+# that is merged; exit 128 + the signal's number.
+interrupted=0
+trap 'interrupted=130' INT
+trap 'interrupted=143' TERM
+trap 'interrupted=129' HUP
 
 declare -A asked=()
 ppids=()
@@ -304,8 +365,13 @@ for i in "${!HOSTS[@]}"; do
   ppids+=($!)
 done
 for p in "${ppids[@]}"; do wait "$p" || true; done
+if [ "$interrupted" != 0 ]; then
+  kill "${ppids[@]}" 2>/dev/null || true
+  echo "fleet.sh: interrupted during the preflight: no host started" >&2
+  exit "$interrupted"
+fi
 
-refused=0
+refused=0 slowest_reach=0 slowest_host=""
 first_version="" first_host=""
 entries=()
 for i in "${!HOSTS[@]}"; do
@@ -320,7 +386,8 @@ for i in "${!HOSTS[@]}"; do
     echo "fleet.sh: refused: host $host: the preflight ended without an answer: see $f.err" >&2
     refused=1; continue
   fi
-  read -r version schema skew unc rtt method <"$f.ok"
+  read -r version schema skew unc rtt method reach <"$f.ok"
+  if [ "${reach:-0}" -gt "$slowest_reach" ]; then slowest_reach=$reach slowest_host=$host; fi
   [[ "$skew" =~ ^-?[0-9]+$ && "$schema" =~ ^[0-9]+$ ]] || { echo "fleet.sh: refused: host $host: a preflight answer that does not parse: $(cat "$f.ok")" >&2; refused=1; continue; }
   if [ -z "$first_host" ]; then
     first_host=$host first_version="$version $schema"
@@ -339,6 +406,12 @@ for i in "${!HOSTS[@]}"; do
 done
 # One line for each host refused (above); no host has started.
 [ "$refused" = 0 ] || exit "$EXIT_USAGE"
+# A run launched now starts about as late as its host answered the preflight:
+# a --delay shorter than that puts --start-at in the host's past (every run
+# refused), or close to it.
+if [ "$DELAY_US" -lt "$slowest_reach" ]; then
+  die "--delay $(us_g "$DELAY_US")s is shorter than the $(us_g "$slowest_reach")s host $slowest_host took to answer the preflight: the runs would start after their --start-at; give a --delay of at least $(((2 * slowest_reach + 999999) / 1000000))s"
+fi
 {
   printf '{"launcher": "%s", "max_skew_sec": %s, "connect_timeout_sec": %s, "hosts": [\n' \
     "$LAUNCHER" "$(us_s "$MAX_SKEW_US")" "$CONNECT_S"
@@ -353,53 +426,106 @@ START=$(us_s "$START_US")
 END_US=$((START_US + DEADLINE_US))
 echo "fleet.sh: $LAUNCHER, ${#HOSTS[@]} run(s) on ${#asked[@]} host(s), versions and clocks agree (preflight.json); all start at $START ($(date -u -d "@${START%.*}" +%H:%M:%SZ)), deadline $(us_g "$DEADLINE_US")s after it" >&2
 
+# On the host, each run records its process id in a file named after this
+# fleet and the run ($TMPDIR or /tmp; refused if the name exists), so that a
+# second connection can stop it: SIGTERM, on which stripebench reports what
+# it measured. (Closing a launcher's connection does not stop a remote
+# process, and pdsh gives no standard input to watch.)
+TAG="$$.$START_US"
+# shellcheck disable=SC2016
+RUN_WRAP='f=${TMPDIR:-/tmp}/stripebench-fleet.$0.pid; "$@" & p=$!; (set -C; echo "$p" >"$f") 2>/dev/null || f=; wait "$p"; r=$?; [ -z "$f" ] || rm -f "$f"; exit "$r"'
+# shellcheck disable=SC2016
+STOP_WRAP='f=${TMPDIR:-/tmp}/stripebench-fleet.$0.pid; [ -s "$f" ] && kill -TERM "$(cat "$f")"'
+# Stops the runs $@ on their hosts (each within --connect-timeout); sets STOPPERS.
+stop_runs() {
+  local i
+  STOPPERS=()
+  for i in "$@"; do
+    launch "${HOSTS[$i]}" sh -c "$STOP_WRAP" "$TAG.$i"
+    timeout -k 1 "$CONNECT_S" "${CMD[@]}" </dev/null >/dev/null 2>&1 &
+    STOPPERS+=($!)
+  done
+}
+
 pids=() files=()
 for i in "${!HOSTS[@]}"; do
   out="$OUT/${NAMES[$i]}.json"
   rm -f "$out"
   files+=("$out")
-  # shellcheck disable=SC2206
-  launch "${HOSTS[$i]}" "$BIN" run --no-progress --start-at "$START" --json - "${RUN_OPTS[@]}" ${EXTRAS[$i]} ${TARGETS[$i]}
-  "${CMD[@]}" >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
+  # shellcheck disable=SC2086 # words, split on purpose (set -f: no globbing)
+  launch "${HOSTS[$i]}" sh -c "$RUN_WRAP" "$TAG.$i" "$BIN" run --no-progress --start-at "$START" --json - "${RUN_OPTS[@]}" ${EXTRAS[$i]} ${TARGETS[$i]}
+  # In a session of its own: a Ctrl-C (sent to the whole process group) is
+  # fleet.sh's to handle; a local run that got it too would be stopped twice
+  # by the stop that follows, and quit without its document.
+  setsid "${CMD[@]}" >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
   pids+=($!)
 done
+# A fleet.json of an earlier fleet in --out is not this fleet's result.
+rm -f "$OUT/fleet.json"
 
 declare -A rc=() late=()
+stopping=0 STOPPERS=()
 while :; do
-  running=0
+  running=()
   for i in "${!pids[@]}"; do
     [ -z "${rc[$i]:-}" ] || continue
-    if kill -0 "${pids[$i]}" 2>/dev/null; then running=1
+    if kill -0 "${pids[$i]}" 2>/dev/null; then running+=("$i")
     else
       if wait "${pids[$i]}"; then rc[$i]=0; else rc[$i]=$?; fi
     fi
   done
-  [ "$running" = 1 ] || break
-  if [ "$(now_us)" -ge "$END_US" ]; then
-    for i in "${!pids[@]}"; do
-      [ -z "${rc[$i]:-}" ] || continue
+  [ ${#running[@]} -gt 0 ] || break
+  if [ "$interrupted" != 0 ] && [ "$stopping" = 0 ]; then
+    stopping=1
+    echo "fleet.sh: interrupted: stopping the ${#running[@]} run(s) still going; each reports what it measured" >&2
+    stop_runs "${running[@]}"
+    # Their documents follow within moments; a host that does not answer
+    # the stop is missing.
+    stop_end=$((${EPOCHREALTIME/./} + CONNECT_US + 10000000))
+    [ "$stop_end" -ge "$END_US" ] || END_US=$stop_end
+  fi
+  # (No subshell, no foreground command that a Ctrl-C, which reaches the
+  # whole process group, could fail under set -e: the trap handles it.)
+  if [ "${EPOCHREALTIME/./}" -ge "$END_US" ]; then
+    for i in "${running[@]}"; do
       late[$i]=1
       kill -TERM "${pids[$i]}" 2>/dev/null || true
     done
-    sleep 1
-    for i in "${!pids[@]}"; do
-      [ -n "${late[$i]:-}" ] || continue
+    # The process left on a late host: stopped too, if the host answers.
+    [ "$stopping" = 1 ] || stop_runs "${running[@]}"
+    sleep 1 || true
+    for i in "${running[@]}"; do
       kill -KILL "${pids[$i]}" 2>/dev/null || true
       wait "${pids[$i]}" 2>/dev/null || true
       rc[$i]=killed
     done
     break
   fi
-  sleep 0.2
+  sleep 0.2 || true
 done
+for p in "${STOPPERS[@]}"; do wait "$p" 2>/dev/null || true; done
 
-measured=() missing=()
+measured=() missing=() failed=0
 for i in "${!pids[@]}"; do
-  f=${files[$i]} name=${NAMES[$i]}
-  if [ -n "${late[$i]:-}" ]; then
+  f=${files[$i]} name=${NAMES[$i]} bad=""
+  if [ -n "${late[$i]:-}" ] && [ "$stopping" = 1 ]; then
+    why="no document after it was stopped (fleet.sh interrupted): stopped waiting"
+  elif [ -n "${late[$i]:-}" ]; then
     why="no document $(us_g "$DEADLINE_US")s after the start (ramp + duration + grace, or --deadline): stopped waiting"
-  elif [ -s "$f" ] && [ "$(tail -c 2 "$f" | tr -d '\n')" = "}" ]; then
-    measured+=("$f"); continue
+  elif [ -s "$f" ] && bad=$("$MERGE_BIN" merge "$f" --preflight "$OUT/preflight.json" --json - 2>&1 >/dev/null); then
+    # A document that reads, alone: one host's garbage (a login banner, a
+    # cut answer) must not keep the others from merging.
+    measured+=("$f")
+    # Exit 1 with a document: the run ended on I/O errors (or failed while
+    # running); its figures are merged and the fleet says it failed.
+    if [ "${rc[$i]}" != 0 ] && [ "$stopping" = 0 ]; then
+      why=$(last_word "$OUT/$name.log")
+      echo "fleet.sh: host $name's run failed (exit ${rc[$i]})${why:+: $why}; its document is merged" >&2
+      failed=1
+    fi
+    continue
+  elif [ -s "$f" ]; then
+    why="its document does not read: $(printf '%s\n' "$bad" | grep -v '^$' | tail -n 1) (exit ${rc[$i]})"
   else
     why=$(last_word "$OUT/$name.log")
     why="no document (exit ${rc[$i]})${why:+: $why}"
@@ -407,7 +533,16 @@ for i in "${!pids[@]}"; do
   echo "fleet.sh: host $name is missing: $why" >&2
   missing+=(--missing "$name=$why")
 done
-[ ${#measured[@]} -gt 0 ] || { echo "fleet.sh: no host measured: see $OUT/*.log" >&2; exit 1; }
+if [ ${#measured[@]} = 0 ]; then
+  echo "fleet.sh: no host measured: see $OUT/*.log" >&2
+  [ "$interrupted" = 0 ] || exit "$interrupted"
+  # Every run refused its options (exit 2: a misspelt option, a target that
+  # is not there): bad input, though only the hosts could tell.
+  for i in "${!pids[@]}"; do [ "${rc[$i]}" = "$EXIT_USAGE" ] || exit 1; done
+  exit "$EXIT_USAGE"
+fi
 force=(); [ "$FORCE" = 0 ] || force=(--force)
 "$MERGE_BIN" merge "${measured[@]}" --preflight "$OUT/preflight.json" "${missing[@]}" "${force[@]}" --json "$OUT/fleet.json" || exit 1
+[ "$interrupted" = 0 ] || { echo "fleet.sh: interrupted: what the runs measured until then is merged into $OUT/fleet.json (exit $interrupted)" >&2; exit "$interrupted"; }
+[ "$failed" = 0 ] || { echo "fleet.sh: a host's run failed: its document and the others are merged into $OUT/fleet.json (exit 1)" >&2; exit 1; }
 [ ${#missing[@]} = 0 ] || { echo "fleet.sh: the fleet is incomplete: $(( ${#missing[@]} / 2 )) of ${#HOSTS[@]} run(s) missing, the rest merged into $OUT/fleet.json (exit $EXIT_INCOMPLETE)" >&2; exit "$EXIT_INCOMPLETE"; }

@@ -123,6 +123,58 @@ fn slurm_batch_script_runs_one_task_per_node_and_merges_in_the_batch_step() {
         .contains("killed by the test"));
 }
 
+#[test]
+fn slurm_batch_script_refuses_a_node_that_hangs_in_the_preflight() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 2 << 20);
+    let fake = dir.path().join("bin");
+    std::fs::create_dir(&fake).unwrap();
+    write_exec(&fake.join("srun"), FAKE_SRUN);
+    let sb = assert_cmd::cargo::cargo_bin("stripebench");
+    std::os::unix::fs::symlink(&sb, fake.join("stripebench")).unwrap();
+    // node2's stripebench never answers (a hung node, a stuck mount).
+    let hung = dir.path().join("hung");
+    std::fs::create_dir(&hung).unwrap();
+    write_exec(
+        &hung.join("stripebench"),
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = version ] && exec sleep 600\nexec {} \"$@\"\n",
+            sb.display()
+        ),
+    );
+    let started = std::time::Instant::now();
+    let o = Command::new("bash")
+        .arg(manifest("scripts/fleet/slurm.sbatch"))
+        .arg(&t)
+        .env(
+            "PATH",
+            format!("{}:{}", fake.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("FAKE_NODES", "3")
+        .env("SLURM_JOB_NUM_NODES", "3")
+        .env("FAKE_DEAD", "node2")
+        .env("DEAD_PATH", &hung)
+        .env("OUT", dir.path().join("out"))
+        .env("CONNECT", "2")
+        .env("RUN_OPTS", "-t 500ms --ramp 0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("after {:?}: {err}", started.elapsed());
+    // Before the fix the step waited for node2 for ever (to the job's limit).
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refused: 1 of 3 node(s) did not answer the preflight within 2s")
+            && err.contains("answered: node1 node3)"),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("out/node1.json").exists(),
+        "refused before any run"
+    );
+}
+
 /// Runs `c` with `text` on its standard input; its output.
 fn with_stdin(mut c: Command, text: &str) -> std::process::Output {
     use std::io::Write;
@@ -216,7 +268,13 @@ fn k8s_job_is_valid_kubernetes_and_holds_what_a_fleet_needs() {
     let c = &pod["containers"][0];
     assert_eq!(c["securityContext"]["privileged"], true);
     let script = c["args"][0].as_str().unwrap();
-    for needed in ["--start-at \"$START\"", "--json -", "/results/$NODE.json"] {
+    // One directory per fleet: an earlier fleet's documents are not this one's.
+    for needed in [
+        "--start-at \"$START\"",
+        "--json -",
+        "cd \"/results/$START\"",
+        "mv \"$NODE.json.tmp\" \"$NODE.json\"",
+    ] {
         assert!(script.contains(needed), "{needed} in {script}");
     }
     let mounts: Vec<&str> = c["volumeMounts"]
@@ -245,4 +303,90 @@ fn k8s_job_is_valid_kubernetes_and_holds_what_a_fleet_needs() {
         merge,
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_kubernetes_validate),
+    ignore = "needs PyYAML (kubernetes-validate)"
+)]
+fn k8s_merge_job_merges_only_this_fleet_and_counts_pods_that_never_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    // This fleet's START, its deadline (START + 120 s) already past.
+    let (start, earlier) = (now - 200, now - 5000);
+    let text = std::fs::read_to_string(manifest("scripts/fleet/k8s-job.yaml"))
+        .unwrap()
+        .replace("@START@", &start.to_string());
+    let docs = yaml_docs(&text);
+    let merge = &docs[2]["spec"]["template"]["spec"]["containers"][0];
+    let script = merge["args"][0].as_str().unwrap();
+    let fake = dir.path().join("bin");
+    std::fs::create_dir(&fake).unwrap();
+    std::os::unix::fs::symlink(
+        assert_cmd::cargo::cargo_bin("stripebench"),
+        fake.join("stripebench"),
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let t = data_file(dir.path(), "t", 2 << 20);
+    // An earlier fleet's three documents on the volume, and this fleet's:
+    // node-a measured, node-b died (a log, no document), and the third pod
+    // never ran.
+    for (fleet, node) in [
+        (earlier, "node-a"),
+        (earlier, "node-b"),
+        (earlier, "node-c"),
+        (start, "node-a"),
+    ] {
+        let d = results.join(fleet.to_string());
+        std::fs::create_dir_all(&d).unwrap();
+        common::sb()
+            .args(["run", "-t", "200ms", "--ramp", "0", "--json"])
+            .arg(d.join(format!("{node}.json")))
+            .arg(&t)
+            .assert()
+            .success();
+        std::fs::write(d.join(format!("{node}.log")), "ok\n").unwrap();
+    }
+    let this = results.join(start.to_string());
+    std::fs::write(this.join("node-b.log"), "killed\n").unwrap();
+    let mut c = Command::new("sh");
+    c.args(["-c", script])
+        .current_dir(dir.path())
+        .env(
+            "PATH",
+            format!("{}:{}", fake.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("RESULTS", &results);
+    for e in merge["env"].as_array().unwrap() {
+        let name = e["name"].as_str().unwrap();
+        if name != "RESULTS" {
+            c.env(name, e["value"].as_str().unwrap());
+        }
+    }
+    let o = c.output().unwrap();
+    println!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(3), "incomplete");
+    let m = json(&std::fs::read(this.join("fleet.json")).unwrap());
+    assert_eq!(u(&m["total"]["hosts"]), 1, "only this fleet's document");
+    let missing: Vec<&str> = m["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(missing, ["node-b", "pod-3"]);
+    assert!(!results
+        .join(earlier.to_string())
+        .join("fleet.json")
+        .exists());
 }

@@ -437,3 +437,50 @@ fn a_test_that_panics_leaves_no_host_behind() {
     }
     assert!(!dir.exists(), "{} left behind", dir.display());
 }
+
+#[test]
+#[cfg_attr(not(all(sb_root, sb_fleet_ssh)), ignore = "needs root, sshd, pdsh")]
+fn an_interrupted_fleet_stops_the_remote_runs_and_merges_what_they_measured() {
+    let bed = LoopBed::new(6, 32);
+    let net = Net::up(3);
+    let hosts = net.hostfile("hosts", &lines(&net, &bed));
+    // `kill PID` (fleet.sh alone), and Ctrl-C (its whole process group).
+    for (launcher, signal, code, group) in [
+        ("ssh", libc::SIGTERM, 143, false),
+        ("pdsh", libc::SIGINT, 130, true),
+    ] {
+        let out = net.dir.path().join(format!("out-int-{launcher}"));
+        let mut c = net.fleet_cmd(launcher, &hosts, &out, &["--delay", "2s"]);
+        // A long run (the last -t wins), to be cut short.
+        c.args(["-t", "10m"]);
+        let child = std::os::unix::process::CommandExt::process_group(&mut c, 0)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let remote: Vec<i32> = (0..3).map(|i| net.remote_run(i)).collect();
+        std::thread::sleep(Duration::from_secs(4));
+        let pid = child.id() as i32;
+        // SAFETY: signalling our own child (ip netns exec, which execs bash),
+        // or the process group it leads.
+        unsafe { libc::kill(if group { -pid } else { pid }, signal) };
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        println!("{launcher}: {}{err}", String::from_utf8_lossy(&o.stdout));
+        assert_eq!(o.status.code(), Some(code), "{launcher}: {err}");
+        // The hosts' runs were stopped, not left going behind the launcher.
+        for pid in &remote {
+            assert!(
+                !Path::new(&format!("/proc/{pid}")).exists(),
+                "{launcher}: remote run {pid} still going"
+            );
+        }
+        let m = json(&std::fs::read(out.join("fleet.json")).unwrap());
+        let addrs: Vec<&str> = (0..3).map(|i| net.addr(i)).collect();
+        check_merge(&m, &out, &addrs);
+        for h in m["hosts"].as_array().unwrap() {
+            assert_eq!(h["interrupted"], true, "{launcher}");
+            assert!(h["seconds"].as_f64().unwrap() < 600.0);
+        }
+    }
+}

@@ -13,16 +13,28 @@ use crate::document::run::{ToolInfo, SCHEMA_VERSION};
 pub fn run(args: &VersionArgs) -> Result<u8> {
     print(args.json);
     if args.on_stdin {
-        // Each line is the launcher's "now": the clock is read when it arrives.
+        // Each line is the launcher's "now": the clock is read when it
+        // arrives. Lines are counted, never kept: any bytes, any length.
         let mut stdin = std::io::stdin().lock();
-        let mut line = String::new();
-        while stdin
-            .read_line(&mut line)
-            .context("--on-stdin: cannot read standard input")?
-            > 0
-        {
-            print(args.json);
-            line.clear();
+        let mut partial = false;
+        loop {
+            let buf = stdin
+                .fill_buf()
+                .context("--on-stdin: cannot read standard input")?;
+            if buf.is_empty() {
+                if partial {
+                    print(args.json);
+                }
+                break;
+            }
+            let n = buf.len();
+            for &b in buf {
+                partial = b != b'\n';
+                if !partial {
+                    print(args.json);
+                }
+            }
+            stdin.consume(n);
         }
     }
     Ok(EXIT_OK)

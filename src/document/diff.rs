@@ -236,7 +236,8 @@ fn kind_of(v: &serde_json::Value, shown: &str) -> Result<DocKind, UsageError> {
 /// diff takes, arithmetic that adds up.
 fn read(path: &Path) -> Result<Input, UsageError> {
     let shown = show_path(path);
-    let bytes = std::fs::read(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+    let bytes = crate::document::read_document(path)
+        .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         UsageError(if e.is_eof() {
             format!("{shown} ends in the middle of its JSON (truncated?): give the whole document")

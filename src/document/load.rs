@@ -42,7 +42,8 @@ fn kind_of(v: &serde_json::Value) -> Option<&'static str> {
 /// Reads and parses `path`.
 pub fn load(path: &Path) -> Result<AnyDocument, UsageError> {
     let shown = show_path(path);
-    let bytes = std::fs::read(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+    let bytes = crate::document::read_document(path)
+        .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
         let why = if e.is_eof() {
             "it ends early (truncated?)".to_string()

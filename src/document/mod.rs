@@ -14,3 +14,25 @@ pub mod merge;
 pub mod plan;
 pub mod run;
 pub mod sweep;
+
+/// The largest document read: far above what any run, sweep or fleet of
+/// thousands of hosts writes, far below this machine's memory.
+pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
+
+/// Reads a document given on the command line, refusing one larger than
+/// [`MAX_DOCUMENT_BYTES`]: `merge --preflight /dev/zero` (or a FIFO that
+/// never ends) would otherwise take every byte of memory before failing.
+pub fn read_document(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MiB: not a document stripebench wrote",
+            MAX_DOCUMENT_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}

@@ -78,7 +78,8 @@ pub(crate) fn read_document(
 ) -> Result<(String, serde_json::Value), UsageError> {
     let shown = show_path(p);
     let v: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(p).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?,
+        &crate::document::read_document(p)
+            .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?,
     )
     .map_err(|_| UsageError(format!("{shown} is not JSON: give {wanted}")))?;
     if v.get("schema_version").is_none() {

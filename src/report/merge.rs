@@ -63,11 +63,33 @@ pub fn render(m: &MergedDocument) -> String {
     out
 }
 
-/// The runs that sent no document, and the launcher's preflight: what makes
-/// a fleet incomplete or its clocks doubtful, for the text and HTML reports.
+/// The hosts whose run failed or was cut short, the runs that sent no
+/// document, and the launcher's preflight: what makes a fleet's figures
+/// partial, the fleet incomplete or its clocks doubtful, for the text and
+/// HTML reports.
 pub fn fleet_notes(m: &MergedDocument) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    // A host's figures are not the whole story when its run failed or was
+    // cut short: say so under the table, as a single run's report does.
+    for (i, h) in m.hosts.iter().enumerate() {
+        if h.errors > 0 {
+            let _ = writeln!(
+                out,
+                "{:<24} {} I/O error(s): its figures count only the I/Os that succeeded",
+                m.host_label(i),
+                h.errors
+            );
+        }
+        if h.interrupted {
+            let _ = writeln!(
+                out,
+                "{:<24} interrupted: measured {:.2}s, not the whole run",
+                m.host_label(i),
+                h.seconds
+            );
+        }
+    }
     for h in &m.missing {
         let _ = writeln!(out, "{:<24} missing: {}", h.host, h.reason);
     }

@@ -135,7 +135,7 @@ pub struct PreflightHost {
 /// Reads a preflight record (scripts/fleet.sh's OUT/preflight.json).
 pub fn read_preflight(path: &Path) -> Result<Preflight, UsageError> {
     let shown = show_path(path);
-    let text = std::fs::read(path)
+    let text = crate::document::read_document(path)
         .map_err(|e| UsageError(format!("cannot read --preflight {shown}: {e}")))?;
     let p: Preflight = serde_json::from_slice(&text).map_err(|e| {
         UsageError(format!(
@@ -202,7 +202,8 @@ enum Input {
 
 fn read(path: &Path) -> Result<Input, UsageError> {
     let shown = show_path(path);
-    let text = std::fs::read(path).map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
+    let text = crate::document::read_document(path)
+        .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
     let v: serde_json::Value = serde_json::from_slice(&text).map_err(|_| {
         UsageError(format!(
             "{shown} is not JSON: give run documents written with --json"
@@ -318,10 +319,21 @@ fn same_run(a: &HostDoc, b: &HostDoc) -> bool {
 
 /// Merges run documents and earlier merges, with what the launcher knows.
 pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDocument> {
-    if paths.is_empty() || paths.len() + launch.missing.len() < 2 {
+    // One document launched as a fleet (a --preflight record: fleet.sh with
+    // one host) is a fleet of one, as is one beside a missing host.
+    let fleet = launch.missing.len() + usize::from(launch.preflight.is_some());
+    if paths.is_empty() || paths.len() + fleet < 2 {
         return crate::base::error::usage(
-            "merge needs at least two documents (or one, and a --missing host)",
+            "merge needs at least two documents (or one, and a --missing host or a --preflight record)",
         );
+    }
+    for (i, m) in launch.missing.iter().enumerate() {
+        if launch.missing[..i].iter().any(|o| o.host == m.host) {
+            return crate::base::error::usage(format!(
+                "--missing {} is given twice: name each missing host once",
+                m.host
+            ));
+        }
     }
     let mut missing = launch.missing;
     let mut preflight = launch.preflight;

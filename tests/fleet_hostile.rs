@@ -1,0 +1,485 @@
+//! scripts/fleet.sh against hostile input, on this machine (--launcher
+//! local: each "host" a process here): host names that would share a
+//! document, CR line ends, a fleet of one, run options and --out directories
+//! it cannot use, a host whose document does not read or whose run failed,
+//! and a fleet interrupted mid-run. (The same over ssh: tests/fleet_ssh.rs.)
+
+mod common;
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{data_file, json, u};
+use serde_json::Value;
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet.sh")
+}
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("stripebench")
+}
+
+/// fleet.sh --launcher local --bin BIN ARGS, not yet started.
+fn fleet_cmd(bin: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("bash");
+    c.env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .arg(script())
+        .args(["--launcher", "local", "--bin"])
+        .arg(bin)
+        .args(args);
+    c
+}
+
+fn fleet(bin: &Path, args: &[&str]) -> Output {
+    let o = fleet_cmd(bin, args).output().unwrap();
+    println!(
+        "fleet.sh {args:?}: exit {:?}\n{}{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// Data files t0..tn in dir.
+fn targets(dir: &Path, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            data_file(dir, &format!("t{i}"), 2 << 20)
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+const QUICK: [&str; 6] = ["--", "-t", "300ms", "--ramp", "0", "--bs"];
+
+fn quick(args: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    a.extend(QUICK.iter().map(|s| s.to_string()));
+    a.push("64k".into());
+    a
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// A quick fleet (300 ms runs, starting 1 s after the preflight) of the
+/// hostfile NAME with TEXT; its output and --out directory (DIR/out-NAME).
+fn quick_fleet(bin: &Path, dir: &Path, name: &str, text: &str) -> (Output, PathBuf) {
+    let hosts = write(dir, name, text);
+    let out = dir.join(format!("out-{name}"));
+    let o = fleet(
+        bin,
+        &strs(&quick(&[
+            "--delay",
+            "1s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    );
+    (o, out)
+}
+
+fn merged(out: &Path) -> Value {
+    json(&std::fs::read(out.join("fleet.json")).unwrap())
+}
+
+#[test]
+fn every_run_of_the_fleet_writes_its_own_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 5);
+    // Host "node" twice (its second run would be node-1), a host named
+    // node-1, and hosts named like the fleet's own documents; one line ends
+    // in CR LF (a hostfile written on Windows).
+    let (o, out) = quick_fleet(
+        &bin(),
+        dir.path(),
+        "names",
+        &format!(
+            "node {}\r\nnode {}\nnode-1 {}\npreflight {}\nfleet {}\n",
+            t[0], t[1], t[2], t[3], t[4]
+        ),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let m = merged(&out);
+    assert_eq!(u(&m["total"]["hosts"]), 5, "five runs, five documents");
+    assert_eq!(m["preflight"]["launcher"], "local");
+    // Each document is the run of its line's target.
+    for (name, target) in [
+        ("node", &t[0]),
+        ("node-2", &t[1]),
+        ("node-1", &t[2]),
+        ("preflight-1", &t[3]),
+        ("fleet-1", &t[4]),
+    ] {
+        let d = json(&std::fs::read(out.join(format!("{name}.json"))).unwrap());
+        assert_eq!(d["targets"][0]["path"], target.as_str(), "{name}");
+    }
+}
+
+#[test]
+fn a_fleet_of_one_host_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 1);
+    let (o, out) = quick_fleet(&bin(), dir.path(), "solo", &format!("solo {}\n", t[0]));
+    assert_eq!(o.status.code(), Some(0));
+    let m = merged(&out);
+    assert_eq!(u(&m["total"]["hosts"]), 1);
+    assert_eq!(m["preflight"]["hosts"][0]["host"], "solo");
+}
+
+#[test]
+fn run_options_and_out_directories_a_fleet_cannot_use_are_refused_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 2);
+    let hosts = write(
+        dir.path(),
+        "hosts",
+        &format!("hostA {}\nhostB {}\n", t[0], t[1]),
+    );
+    let json_per_host = write(
+        dir.path(),
+        "perhost",
+        &format!("hostA {}\nhostB {} -- --json b.json\n", t[0], t[1]),
+    );
+    let a_file = write(dir.path(), "a-file", "");
+    let group = write(dir.path(), "group", "@all\n");
+    let hostfile_dir = dir.path().to_str().unwrap();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--out", out, &hosts, "--", "-t", "1s", "--live", "-"],
+            "run option --live -: each host's standard output carries its JSON document",
+        ),
+        (
+            vec!["--out", out, &hosts, "--", "-t", "1s", "--csv=-"],
+            "run option --csv=-",
+        ),
+        (
+            vec!["--out", out, &hosts, "--", "-t", "1s", "--dry-run"],
+            "run option --dry-run: a fleet measures",
+        ),
+        (
+            vec!["--out", out, "--force", &json_per_host, "--", "-t", "1s"],
+            "perhost line 2: run option --json",
+        ),
+        // The file may set a ramp or passes: only --deadline says how long.
+        (
+            vec!["--out", out, &hosts, "--", "-t", "1s", "--config", "c.toml"],
+            "give --deadline TIME",
+        ),
+        // --start-at would be in the hosts' past when they get it.
+        (
+            vec!["--out", out, "--delay", "0", &hosts, "--", "-t", "1s"],
+            "--delay 0s is shorter than the",
+        ),
+        // clush would run every node of the group.
+        (
+            vec!["--out", out, &group, "--", "-t", "1s"],
+            "group line 1: '@all' is not a host name or address",
+        ),
+        (
+            vec!["--out", out, hostfile_dir, "--", "-t", "1s"],
+            "is a directory: give a file with one run a line",
+        ),
+        (
+            vec!["--out", &a_file, &hosts, "--", "-t", "1s"],
+            "is not a directory",
+        ),
+        (
+            vec!["--out", "/proc/fleet-out", &hosts, "--", "-t", "1s"],
+            "cannot make the --out directory /proc/fleet-out",
+        ),
+    ];
+    for (args, expect) in &cases {
+        let o = fleet(&bin(), args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expect), "{args:?}: '{expect}' in {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    }
+    // A misspelt run option: only the hosts can tell, and every run refuses
+    // it: bad input all the same.
+    let o = fleet(
+        &bin(),
+        &[
+            "--out",
+            out,
+            "--delay",
+            "1s",
+            &hosts,
+            "--",
+            "-t",
+            "1s",
+            "--deadline",
+            "5s",
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("unexpected argument '--deadline'") && err.contains("no host measured"),
+        "{err}"
+    );
+    // Stripebench's own times: .5s is one.
+    let o = fleet(
+        &bin(),
+        &[
+            "--out", out, "--delay", "1s", &hosts, "--", "-t", ".5s", "--ramp", "0",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    // Another fleet.sh writing in the same --out (here: holding its lock).
+    let mut holder = Command::new("flock")
+        .args([out, "sleep", "30"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let o = fleet(&bin(), &strs(&quick(&["--out", out, &hosts])));
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("another fleet.sh is writing in --out"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_document_that_does_not_read_is_missing_and_a_failed_run_is_merged_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 3);
+    // Host "banner" prints a login banner before its document; host "eio"
+    // meets I/O errors (its run exits 1 with a document).
+    let wrapper = dir.path().join("stripebench");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in\n*{banner}*) echo 'Welcome!';;\n*{eio}*) exec {bin} \"$@\" --debug-fail-from 3;;\nesac\nexec {bin} \"$@\"\n",
+            banner = t[1],
+            eio = t[2],
+            bin = bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (o, out) = quick_fleet(
+        &wrapper,
+        dir.path(),
+        "banner",
+        &format!("good {}\nbanner {}\n", t[0], t[1]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "incomplete, the rest merged: {err}"
+    );
+    assert!(
+        err.contains("host banner is missing: its document does not read"),
+        "{err}"
+    );
+    let m = merged(&out);
+    assert_eq!(u(&m["total"]["hosts"]), 1);
+    assert_eq!(m["missing"][0]["host"], "banner");
+
+    let (o, out) = quick_fleet(
+        &wrapper,
+        dir.path(),
+        "eio",
+        &format!("good {}\neio {}\n", t[0], t[2]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "a run failed: {err}");
+    assert!(
+        err.contains("host eio's run failed (exit 1)") && err.contains("its document is merged"),
+        "{err}"
+    );
+    let m = merged(&out);
+    assert_eq!(u(&m["total"]["hosts"]), 2);
+    assert!(u(&m["total"]["errors"]) > 0);
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("I/O error(s): its figures count only the I/Os that succeeded"),
+        "{table}"
+    );
+}
+
+/// The stripebench runs this fleet started (their command line holds OUT).
+fn runs_of(out: &Path) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+        let target = out.parent().unwrap().to_str().unwrap().as_bytes();
+        if args.first().is_some_and(|a| a.ends_with(b"stripebench"))
+            && args.iter().any(|a| *a == b"--start-at")
+            && args.iter().any(|a| a.starts_with(target))
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn an_interrupted_fleet_stops_its_runs_and_merges_what_they_measured() {
+    // `kill PID` reaches fleet.sh alone; Ctrl-C reaches its whole process
+    // group, the sleep it polls with and its launchers too (under set -e the
+    // killed sleep ended the script, orphaning the runs).
+    for (signal, code, group) in [(libc::SIGTERM, 143, false), (libc::SIGINT, 130, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let t = targets(dir.path(), 2);
+        let hosts = write(
+            dir.path(),
+            "hosts",
+            &format!("hostA {}\nhostB {}\n", t[0], t[1]),
+        );
+        let out = dir.path().join("out");
+        let child = fleet_cmd(
+            &bin(),
+            &[
+                "--delay",
+                "1s",
+                "--out",
+                out.to_str().unwrap(),
+                &hosts,
+                "--",
+                "-t",
+                "60s",
+                "--ramp",
+                "0",
+                "--bs",
+                "64k",
+            ],
+        )
+        .process_group(0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        // Both runs going, and past their start.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while runs_of(&out).len() < 2 {
+            assert!(Instant::now() < deadline, "the runs never started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_secs(3));
+        let pid = child.id() as i32;
+        // SAFETY: signalling our own child, or the process group it leads.
+        unsafe { libc::kill(if group { -pid } else { pid }, signal) };
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        println!("{}{err}", String::from_utf8_lossy(&o.stdout));
+        assert_eq!(o.status.code(), Some(code), "{err}");
+        assert!(err.contains("interrupted: stopping the 2 run(s)"), "{err}");
+        assert!(runs_of(&out).is_empty(), "no run left going");
+        let m = merged(&out);
+        assert_eq!(u(&m["total"]["hosts"]), 2);
+        for h in m["hosts"].as_array().unwrap() {
+            assert_eq!(h["interrupted"], true);
+            let s = h["seconds"].as_f64().unwrap();
+            assert!(s > 0.0 && s < 60.0, "measured until stopped: {s}");
+        }
+        assert!(u(&m["total"]["ios"]) > 0);
+        assert!(String::from_utf8_lossy(&o.stdout).contains("interrupted: measured"));
+    }
+}
+
+#[test]
+fn version_counts_lines_of_any_bytes_and_merge_refuses_an_endless_file() {
+    // Bytes that are not UTF-8, and a last line without its newline: one
+    // answer at the start and one per line, exit 0 (it was exit 1: "stream
+    // did not contain valid UTF-8").
+    let out = common::sb()
+        .args(["version", "--json", "--on-stdin"])
+        .write_stdin(&b"\xff\nping\n\nlast"[..])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 5);
+    // /dev/zero as a preflight record or a document: refused once past any
+    // document's size (it took all memory: 21 GB in 20 s).
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 2 << 20);
+    let doc = dir.path().join("run.json");
+    common::sb()
+        .args(["run", "-t", "200ms", "--ramp", "0", "--json"])
+        .arg(&doc)
+        .arg(&t)
+        .assert()
+        .success();
+    // One host missing, named twice: it was printed and recorded twice.
+    let out = common::sb()
+        .arg("merge")
+        .arg(&doc)
+        .args(["--missing", "h9=hung", "--missing", "h9"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--missing h9 is given twice"), "{err}");
+    for args in [
+        vec![doc.to_str().unwrap(), "--preflight", "/dev/zero"],
+        vec!["/dev/zero", doc.to_str().unwrap()],
+    ] {
+        let out = common::sb().arg("merge").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("/dev/zero: larger than 256 MiB: not a document stripebench wrote"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(not(sb_fleet_ssh), ignore = "needs pdsh, clush")]
+fn an_ssh_config_path_with_spaces_is_refused_for_pdsh_and_clush() {
+    // pdsh and clush split their ssh options at white space: every host was
+    // refused as unreachable ("Can't open user config file .../my").
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("my dir");
+    std::fs::create_dir(&sub).unwrap();
+    let config = write(&sub, "ssh config", "Host *\n  BatchMode yes\n");
+    let hosts = write(dir.path(), "hosts", "h1\nh2\n");
+    let out = dir.path().join("out");
+    for launcher in ["pdsh", "clush"] {
+        let o = Command::new("bash")
+            .arg(script())
+            .args(["--launcher", launcher, "--ssh-config", &config, "--out"])
+            .arg(&out)
+            .args([&hosts, "--", "-t", "1s"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{launcher}: {err}");
+        assert!(
+            err.contains(&format!("{launcher} splits its ssh options at white space")),
+            "{err}"
+        );
+    }
+}
