@@ -334,17 +334,15 @@ fn preflight_refuses_a_skewed_clock_another_version_and_a_silent_host() {
     let silent = net.hostfile("silent", &l);
     net.install(0, &format!("#!/bin/sh\nexec {real} \"$@\"\n"));
     // ssh's own connect timeout (--connect-timeout too) may end the launcher
-    // before fleet.sh stops waiting: either way the host is named, with why.
+    // before fleet.sh stops waiting, and then its words follow; on a loaded
+    // machine they may come too late to be quoted. Either way the host is
+    // named, with the preflight it failed.
     for launcher in ["ssh", "pdsh"] {
         refused(
             launcher,
             &silent,
             &["--connect-timeout", "2s"],
-            &[
-                "host 10.231.0.99 ",
-                "preflight",
-                "ssh: connect to host 10.231.0.99",
-            ],
+            &["host 10.231.0.99 ", "preflight"],
         );
     }
 }
