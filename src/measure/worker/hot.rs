@@ -461,6 +461,16 @@ impl<'a> Tally<'a> {
                 // every other completion, so a target that fails every I/O
                 // still ends with the window (and with an interrupt).
                 self.stopping |= tn >= self.control.end_ns();
+                // A failure in the window ends the seconds before it too, so
+                // the live stream shows a failing worker's errors in the
+                // second they happened, not "stalled" until the run ends.
+                if tn >= self.ramp_ns && tn < self.control.end_ns() {
+                    if !self.in_window {
+                        self.in_window = true;
+                        self.cpu0 = sample_cpu(self.epoch);
+                    }
+                    self.roll(tn);
+                }
                 return None;
             }
         };
@@ -507,27 +517,36 @@ impl<'a> Tally<'a> {
             }
         }
         out.last_completion_ns = tn;
-        let sec = (tn - self.ramp_ns) / 1_000_000_000;
-        while self.cur_sec < sec {
-            out.intervals.push(Interval {
-                t: self.cur_sec,
-                bytes: self.cur_bytes,
-                ios: self.cur_ios,
-            });
-            if let Some(tap) = &mut self.tap {
-                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, out.errors);
-            }
-            (self.cur_bytes, self.cur_ios) = (0, 0);
-            self.cur_sec += 1;
-        }
+        self.roll(tn);
         if let Some(tap) = &mut self.tap {
             tap.hist.record(latency);
         }
         self.cur_bytes += n;
         self.cur_ios += 1;
-        self.live_bytes
-            .store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
+        self.live_bytes.store(
+            self.out.read_bytes + self.out.write_bytes,
+            Ordering::Relaxed,
+        );
         Some(full)
+    }
+
+    /// Ends every second before the one `tn` (ns since the epoch, in the
+    /// window) falls in: each goes to the intervals and the live tap.
+    #[inline]
+    fn roll(&mut self, tn: u64) {
+        let sec = (tn - self.ramp_ns) / 1_000_000_000;
+        while self.cur_sec < sec {
+            self.out.intervals.push(Interval {
+                t: self.cur_sec,
+                bytes: self.cur_bytes,
+                ios: self.cur_ios,
+            });
+            if let Some(tap) = &mut self.tap {
+                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, self.out.errors);
+            }
+            (self.cur_bytes, self.cur_ios) = (0, 0);
+            self.cur_sec += 1;
+        }
     }
 
     /// What ended the worker, its CPU time over the window, and its last
@@ -566,7 +585,9 @@ impl<'a> Tally<'a> {
         };
         out.cpu_usr_sec = usr * scale;
         out.cpu_sys_sec = sys * scale;
-        if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() {
+        // The last second: with its I/O, or with errors not yet handed off.
+        let errors_pending = self.tap.as_ref().is_some_and(|t| t.pending(out.errors));
+        if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() || errors_pending {
             out.intervals.push(Interval {
                 t: self.cur_sec,
                 bytes: self.cur_bytes,
