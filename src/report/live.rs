@@ -307,16 +307,20 @@ impl Stream {
         if !self.socket {
             return (&self.file).write_all(rest);
         }
-        let give_up = std::time::Instant::now() + std::time::Duration::from_secs(1);
         while !rest.is_empty() {
             match self.write(rest) {
                 Ok(n) => rest = &rest[n..],
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    if std::time::Instant::now() >= give_up {
+                    let mut p = libc::pollfd {
+                        fd: self.file.as_raw_fd(),
+                        events: libc::POLLOUT,
+                        revents: 0,
+                    };
+                    // SAFETY: poll on one pollfd of ours, for up to a second.
+                    if unsafe { libc::poll(&mut p, 1, 1000) } == 0 {
                         return Err(e);
                     }
-                    std::thread::sleep(std::time::Duration::from_millis(5));
                 }
                 Err(e) => return Err(e),
             }
