@@ -234,6 +234,9 @@ pub fn run<E: Engine>(
             break;
         }
     }
+    if let Some(p) = &pace {
+        tally.schedule_end_ns = p.due_ns(p.k);
+    }
     let mut out = tally.finish(issued_bytes < limit);
     out.cpu = cpus::current_cpu();
     out.schedule = pace.map(|p| p.tally);
@@ -396,6 +399,9 @@ struct Tally<'a> {
     last_done: Instant,
     /// `--live`/`--metrics`: where each finished second is handed off.
     tap: Option<Tap>,
+    /// On a schedule: when the I/O after the last one issued would have
+    /// been due (ns since the epoch), the end of the last one's interval.
+    schedule_end_ns: u64,
 }
 
 impl<'a> Tally<'a> {
@@ -429,6 +435,7 @@ impl<'a> Tally<'a> {
             past_deadline: false,
             last_done: epoch,
             tap: None,
+            schedule_end_ns: 0,
         }
     }
 
@@ -560,6 +567,13 @@ impl<'a> Tally<'a> {
         } else {
             Ending::Limit
         };
+        // k I/Os on a schedule take k intervals: a worker that stopped at
+        // its limit had its window until the next would have been due, not
+        // only until its last completion (which would make 8 I/Os at 200/s
+        // "deliver" 227/s).
+        if out.ended_by == Ending::Limit && out.last_completion_ns > 0 {
+            out.last_completion_ns = out.last_completion_ns.max(self.schedule_end_ns);
+        }
         if let Some(tap) = &mut self.tap {
             tap.ended(WorkerEnd {
                 deadline: out.ended_by == Ending::Deadline,
