@@ -316,3 +316,64 @@ fn a_test_bed_left_by_sigkill_is_named_and_removed_by_restore() {
     assert!(testbed_dirs(&bed_dir).is_empty());
     assert!(!record.exists());
 }
+
+/// Ctrl-C closes the window at once even when saying so cannot be written
+/// yet: stderr is a pipe whose reader has paused (full). The message used to
+/// come first and block, so the run went on measuring until the reader read.
+#[test]
+fn an_interrupt_closes_the_window_while_stderr_is_full() {
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+    let d = tempfile::tempdir().unwrap();
+    let a = common::data_file(d.path(), "a.dat", 4 << 20);
+    let out = d.path().join("run.json");
+    let live = d.path().join("live.jsonl");
+    let (mut r, mut w) = std::io::pipe().unwrap();
+    // Fill a one-page pipe, then hand it over blocking, as a paused reader's.
+    // SAFETY: fcntl on our own descriptor.
+    unsafe {
+        libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, 4096);
+        libc::fcntl(w.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
+    }
+    while w.write(&[b'x'; 512]).is_ok() {}
+    // SAFETY: as above.
+    unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETFL, 0) };
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .args(["run", "--buffered", "--bs", "4k", "--duration", "120s"])
+        .args(["--ramp", "0", "--no-progress", "--json"])
+        .arg(&out)
+        .arg("--live")
+        .arg(&live)
+        .arg(&a)
+        .stdout(std::process::Stdio::null())
+        .stderr(w)
+        .spawn()
+        .unwrap();
+    // Measuring: its first second is out.
+    wait_until("the first live line", || {
+        std::fs::metadata(&live).is_ok_and(|m| m.len() > 0)
+    });
+    interrupt(&child);
+    // The reader stays away long after the interrupt, then reads it all.
+    std::thread::sleep(Duration::from_secs(20));
+    let drain = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        r.read_to_end(&mut all).unwrap();
+        String::from_utf8_lossy(&all).into_owned()
+    });
+    let status = child.wait().unwrap();
+    let err = drain.join().unwrap();
+    // (Its message may be lost: the run can end before the reader reads.)
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "{}",
+        &err[err.len().saturating_sub(600)..]
+    );
+    let doc = json(&std::fs::read(&out).unwrap());
+    assert_eq!(doc["window"]["ended_by"], "interrupted");
+    // Closed at the interrupt (about 1 s in), not when the reader came back (20 s later).
+    let secs = doc["window"]["seconds"].as_f64().unwrap();
+    assert!(secs < 15.0, "the window ran {secs} s");
+}

@@ -828,3 +828,145 @@ fn a_size_bounded_run_rates_its_last_second_over_the_window_it_had() {
         .sum();
     assert_eq!(sum, 8 << 20);
 }
+
+/// A worker whose target starts failing mid-run shows its errors in the
+/// seconds they happen, not as "stalled" seconds with no errors until a
+/// "late" line at the end; and a worker that fails everything in the window
+/// still has its errors in the stream and the metrics file.
+#[test]
+fn a_failing_worker_streams_its_errors_in_the_seconds_they_happen() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 8 << 20);
+    let live = d.path().join("live.jsonl");
+    let metrics = d.path().join("m.prom");
+    let out = d.path().join("run.json");
+    // 1000 I/Os per second; from the 2500th (about 2.5 s in) every one fails.
+    sb().args(["run", "--buffered", "--rw", "randread", "--bs", "4k"])
+        .args(["--rate-iops", "1000", "--ramp", "0", "--duration", "4s"])
+        .args(["--debug-fail-from", "2500", "--max-errors", "100000000"])
+        .args(["--no-progress"])
+        .arg(&a)
+        .arg("--live")
+        .arg(&live)
+        .arg("--metrics")
+        .arg(&metrics)
+        .arg("--json")
+        .arg(&out)
+        .assert()
+        .code(1);
+    let first = doc(&out);
+    let ls = lines(&live);
+    let workers: Vec<&Value> = ls.iter().filter(|l| l["kind"] == "worker").collect();
+    for l in &workers {
+        assert_eq!(l["stalled"], false, "{l}");
+        assert_eq!(l["late"], false, "{l}");
+    }
+    let errors: u64 = workers.iter().map(|l| u(&l["errors"])).sum();
+    assert_eq!(errors, u(&first["total"]["errors"]));
+    assert!(errors > 0);
+    let failing = workers.iter().filter(|l| u(&l["errors"]) > 0).count();
+    assert!(failing >= 2, "errors in {failing} second(s): {workers:?}");
+
+    // Every I/O fails (from the first): the errors still reach both outputs.
+    let out2 = d.path().join("run2.json");
+    let live2 = d.path().join("live2.jsonl");
+    sb().args(["run", "--buffered", "--rw", "randread", "--bs", "4k"])
+        .args(["--rate-iops", "1000", "--ramp", "0", "--duration", "2s"])
+        .args(["--debug-fail-from", "1", "--max-errors", "100000000"])
+        .args(["--no-progress"])
+        .arg(&a)
+        .arg("--live")
+        .arg(&live2)
+        .arg("--metrics")
+        .arg(&metrics)
+        .arg("--json")
+        .arg(&out2)
+        .assert()
+        .code(1);
+    let want = u(&doc(&out2)["total"]["errors"]);
+    assert!(want > 0);
+    let streamed: u64 = lines(&live2)
+        .iter()
+        .filter(|l| l["kind"] == "total")
+        .map(|l| u(&l["errors"]))
+        .sum();
+    assert_eq!(streamed, want);
+    let m = std::fs::read_to_string(&metrics).unwrap();
+    assert!(
+        m.lines()
+            .any(|l| l.starts_with("stripebench_errors_total{") && l.ends_with(&format!(" {want}"))),
+        "{m}"
+    );
+}
+
+/// `--live - 2>&1` into a reader slower than the stream (a pipe, a socket):
+/// stdout and stderr share one open file, so the stream must not make it
+/// non-blocking, or the sweep's table, written to stderr while the pipe is
+/// full, fails (it aborted the sweep). The lines may be dropped; the table
+/// waits for the reader and comes whole.
+#[test]
+fn a_slow_reader_of_live_stdout_and_stderr_together_gets_the_whole_table() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 4 << 20);
+    let b = data_file(d.path(), "b.dat", 4 << 20);
+    let run = |out: std::os::fd::OwnedFd, mut read: Box<dyn std::io::Read + Send>| {
+        let err = out.try_clone().unwrap();
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+            .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+            .args(["sweep", "--buffered", "--jobs", "2", "--param", "bs=4k,8k"])
+            .args([
+                "--duration",
+                "2s",
+                "--ramp",
+                "0",
+                "--no-progress",
+                "--live",
+                "-",
+            ])
+            .arg(&a)
+            .arg(&b)
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .unwrap();
+        // Reads nothing until both points' lines (over 4 KiB each) have
+        // filled what the pipe holds, then everything.
+        let reader = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_secs(6));
+            let mut text = Vec::new();
+            read.read_to_end(&mut text).unwrap();
+            String::from_utf8_lossy(&text).into_owned()
+        });
+        let status = child.wait().unwrap();
+        let text = reader.join().unwrap();
+        assert!(status.success(), "{status:?}: {text}");
+        let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('{')).collect();
+        assert!(
+            rows.iter().any(|l| l.trim_start().starts_with("4k ")),
+            "{text}"
+        );
+        assert!(
+            rows.iter().any(|l| l.trim_start().starts_with("8k ")),
+            "{text}"
+        );
+    };
+    // A pipe of one page.
+    let (r, w) = std::io::pipe().unwrap();
+    // SAFETY: fcntl on our own descriptor.
+    unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    run(w.into(), Box::new(r));
+    // A socket with a small send buffer.
+    let (r, w) = std::os::unix::net::UnixStream::pair().unwrap();
+    let size: libc::c_int = 4096;
+    // SAFETY: setsockopt on our own socket with an int option.
+    unsafe {
+        libc::setsockopt(
+            w.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_SNDBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    run(w.into(), Box::new(r));
+}

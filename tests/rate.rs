@@ -527,3 +527,38 @@ fn a_dry_run_shows_each_workers_schedule() {
         "{text}"
     );
 }
+
+/// k I/Os on a schedule take k intervals: a run bounded by --io-limit or
+/// --passes closed its window at the last completion, one interval early,
+/// so 8 I/Os asked at 200/s were reported as delivered at about 227/s. A
+/// schedule never delivers more than it asks.
+#[test]
+fn a_size_bounded_schedule_does_not_deliver_more_than_it_asks() {
+    let d = tempfile::tempdir().unwrap();
+    let a = common::data_file(d.path(), "a.dat", 1 << 20);
+    for bound in [["--io-limit", "32k"], ["--passes", "1"]] {
+        let doc = common::run_json(&[
+            "run",
+            "--buffered",
+            "--bs",
+            "4k",
+            "--size",
+            "32k",
+            "--rate-iops",
+            "200",
+            bound[0],
+            bound[1],
+            "--no-progress",
+            a.to_str().unwrap(),
+        ]);
+        let ios = doc["total"]["ios"].as_u64().unwrap();
+        assert_eq!(ios, 8, "{bound:?}");
+        let secs = doc["window"]["seconds"].as_f64().unwrap();
+        assert!(
+            secs >= 0.04 - 1e-9,
+            "{bound:?}: 8 I/Os at 200/s in {secs} s"
+        );
+        let iops = doc["total"]["iops"].as_f64().unwrap();
+        assert!(iops <= 200.0 + 1e-6, "{bound:?}: {iops} IOPS delivered");
+    }
+}

@@ -73,14 +73,17 @@ pub fn install() {
                     if n == 1 {
                         let name = signal_name(sig);
                         let active = ACTIVE.lock().ok().and_then(|g| g.clone());
+                        // The window closes first: saying so can block (a
+                        // stderr pipe whose reader paused), and must not
+                        // keep the run going until the reader reads.
+                        if let Some(c) = &active {
+                            c.close();
+                        }
                         match &active {
                             // A reader that went away: the writer that got EPIPE says so.
                             None if sig == SIGPIPE => {}
                             Some(c) if c.started() => eprintln!("\nstripebench: {name}: closing the window and writing what was measured (again to quit at once)"),
                             _ => eprintln!("\nstripebench: {name}: stopping; nothing has been measured yet (again to quit at once)"),
-                        }
-                        if let Some(c) = active {
-                            c.close();
                         }
                     } else {
                         if let Ok(hooks) = ON_QUIT.lock() {

@@ -89,6 +89,8 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
         )));
     }
     let mut groups: Vec<CurveGroup> = Vec::new();
+    // (the other swept values, the rate) of each point an interrupt cut short.
+    let mut partial: Vec<(Vec<(String, String)>, String)> = Vec::new();
     for (i, pt) in pts.iter().enumerate() {
         let at = |f: &str| format!("points[{i}].{f}");
         let values: Vec<(String, String)> =
@@ -153,6 +155,9 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
         };
         let others: Vec<(String, String)> =
             values.into_iter().filter(|(n, _)| n != "rate").collect();
+        if pt["partial"].as_bool() == Some(true) {
+            partial.push((others.clone(), point.rate.clone()));
+        }
         match groups.iter_mut().find(|g| g.values == others) {
             Some(g) => g.points.push(point),
             None => groups.push(CurveGroup {
@@ -170,6 +175,20 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
     }
     for g in &mut groups {
         answer(g, p99_limit_ns);
+    }
+    // An interrupted sweep stopped before its higher rates: saying "the
+    // highest rate" without that would pass off the unmeasured as missed.
+    if v["interrupted"].as_bool() == Some(true) {
+        for g in &mut groups {
+            let during = partial
+                .iter()
+                .filter(|(others, _)| *others == g.values)
+                .map(|(_, rate)| format!(" during rate={rate}, whose figures are partial"))
+                .collect::<String>();
+            g.note.push_str(&format!(
+                "; the sweep was interrupted{during}: the rates after it were not measured, so this is not the whole curve"
+            ));
+        }
     }
     Ok(LatencyPlanDoc {
         file: shown,
@@ -318,6 +337,23 @@ mod tests {
         let g = &plan_of(&fixture(&c), 1000).groups[0];
         assert_eq!(g.answer.as_ref().unwrap().rate, "50%");
         assert!(g.note.contains("not monotonic"), "{}", g.note);
+    }
+
+    #[test]
+    fn plan_says_an_interrupted_curve_is_not_whole() {
+        let mut doc = fixture(&CURVE[..3]);
+        doc["interrupted"] = true.into();
+        doc["points"][2]["partial"] = true.into();
+        let g = &plan_of(&doc, 1000).groups[0];
+        assert_eq!(g.answer.as_ref().unwrap().rate, "50%");
+        assert!(
+            g.note.contains("the sweep was interrupted during rate=50%, whose figures are partial: the rates after it were not measured"),
+            "{}",
+            g.note
+        );
+        assert!(!plan_of(&fixture(&CURVE), 1000).groups[0]
+            .note
+            .contains("interrupted"));
     }
 
     #[test]

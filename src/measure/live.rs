@@ -187,6 +187,11 @@ impl Tap {
         self.end = Some(end);
     }
 
+    /// Errors up to `errors_total` not handed off yet.
+    pub fn pending(&self, errors_total: u64) -> bool {
+        errors_total > self.errors_before
+    }
+
     /// Hands second `t` off (its counts, and errors up to `errors_total`).
     /// No lock, allocation or syscall: one `try_recv`, one `try_send`.
     #[inline]

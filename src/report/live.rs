@@ -135,6 +135,9 @@ impl<'a> Line<'a> {
 pub struct Stream {
     file: File,
     format: LiveFormat,
+    /// Stdout is a socket: written with `send(MSG_DONTWAIT)`, so that the
+    /// open file it shares (with stderr, say) is never made non-blocking.
+    socket: bool,
     /// Flags to put back on a descriptor we made non-blocking (stdout).
     restore: Option<(RawFd, libc::c_int)>,
     written: u64,
@@ -152,13 +155,33 @@ impl Stream {
         } else {
             show_path(path)
         };
+        let mut socket = false;
+        let mut own = false;
         let file = if crate::report::output::is_stdout(path) {
-            // A descriptor of our own on stdout's open file.
             let fd = std::io::stdout()
                 .as_fd()
                 .try_clone_to_owned()
                 .map_err(|e| anyhow::anyhow!("cannot write --live to stdout: {e}"))?;
-            File::from(fd)
+            let file = File::from(fd);
+            let ft = file.metadata().map(|m| m.file_type());
+            socket = ft.as_ref().is_ok_and(|t| t.is_socket());
+            // A pipe: an open file of our own on it, made non-blocking. The
+            // one stdout shares (with stderr under 2>&1, with the shell)
+            // stays blocking: made non-blocking, a full pipe would make the
+            // table's own writes to stderr fail.
+            let reopened = ft
+                .as_ref()
+                .is_ok_and(|t| t.is_fifo())
+                .then(|| {
+                    OpenOptions::new()
+                        .write(true)
+                        .custom_flags(libc::O_NONBLOCK)
+                        .open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                        .ok()
+                })
+                .flatten();
+            own = reopened.is_some();
+            reopened.unwrap_or(file)
         } else {
             let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
             let mut o = OpenOptions::new();
@@ -180,13 +203,17 @@ impl Stream {
         let mut s = Stream {
             file,
             format,
+            socket,
             restore: None,
             written: 0,
             dropped: 0,
             trouble: None,
             shown,
         };
-        s.make_nonblocking(crate::report::output::is_stdout(path));
+        // A socket is written with MSG_DONTWAIT, its flags left alone.
+        if !socket {
+            s.make_nonblocking(crate::report::output::is_stdout(path) && !own);
+        }
         if format == LiveFormat::Csv {
             s.put(format!("{CSV_HEADER}\n").as_bytes());
             s.written = 0;
@@ -224,7 +251,7 @@ impl Stream {
             return;
         }
         loop {
-            match (&self.file).write(bytes) {
+            match self.write(bytes) {
                 Ok(n) if n == bytes.len() => {
                     self.written += 1;
                     return;
@@ -232,7 +259,7 @@ impl Stream {
                 Ok(n) => {
                     // A regular file short of room (or a line over PIPE_BUF):
                     // the rest is written, or the stream gives up.
-                    if let Err(e) = (&self.file).write_all(&bytes[n..]) {
+                    if let Err(e) = self.write_rest(&bytes[n..]) {
                         self.fail(e);
                     } else {
                         self.written += 1;
@@ -251,6 +278,54 @@ impl Stream {
                 }
             }
         }
+    }
+
+    /// One write: on a socket without blocking (and without SIGPIPE).
+    fn write(&self, bytes: &[u8]) -> std::io::Result<usize> {
+        if !self.socket {
+            return (&self.file).write(bytes);
+        }
+        // SAFETY: send on our own descriptor, from a live slice of its length.
+        let n = unsafe {
+            libc::send(
+                self.file.as_raw_fd(),
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+            )
+        };
+        if n < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+
+    /// The rest of a line begun: a socket's reader gets a second to take it
+    /// (half a line cannot be dropped), then the stream gives up.
+    fn write_rest(&self, mut rest: &[u8]) -> std::io::Result<()> {
+        if !self.socket {
+            return (&self.file).write_all(rest);
+        }
+        while !rest.is_empty() {
+            match self.write(rest) {
+                Ok(n) => rest = &rest[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let mut p = libc::pollfd {
+                        fd: self.file.as_raw_fd(),
+                        events: libc::POLLOUT,
+                        revents: 0,
+                    };
+                    // SAFETY: poll on one pollfd of ours, for up to a second.
+                    if unsafe { libc::poll(&mut p, 1, 1000) } == 0 {
+                        return Err(e);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
     }
 
     fn fail(&mut self, e: std::io::Error) {

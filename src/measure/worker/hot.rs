@@ -234,6 +234,9 @@ pub fn run<E: Engine>(
             break;
         }
     }
+    if let Some(p) = &pace {
+        tally.schedule_end_ns = p.due_ns(p.k);
+    }
     let mut out = tally.finish(issued_bytes < limit);
     out.cpu = cpus::current_cpu();
     out.schedule = pace.map(|p| p.tally);
@@ -396,6 +399,9 @@ struct Tally<'a> {
     last_done: Instant,
     /// `--live`/`--metrics`: where each finished second is handed off.
     tap: Option<Tap>,
+    /// On a schedule: when the I/O after the last one issued would have
+    /// been due (ns since the epoch), the end of the last one's interval.
+    schedule_end_ns: u64,
 }
 
 impl<'a> Tally<'a> {
@@ -429,6 +435,7 @@ impl<'a> Tally<'a> {
             past_deadline: false,
             last_done: epoch,
             tap: None,
+            schedule_end_ns: 0,
         }
     }
 
@@ -461,6 +468,16 @@ impl<'a> Tally<'a> {
                 // every other completion, so a target that fails every I/O
                 // still ends with the window (and with an interrupt).
                 self.stopping |= tn >= self.control.end_ns();
+                // A failure in the window ends the seconds before it too, so
+                // the live stream shows a failing worker's errors in the
+                // second they happened, not "stalled" until the run ends.
+                if tn >= self.ramp_ns && tn < self.control.end_ns() {
+                    if !self.in_window {
+                        self.in_window = true;
+                        self.cpu0 = sample_cpu(self.epoch);
+                    }
+                    self.roll(tn);
+                }
                 return None;
             }
         };
@@ -507,27 +524,36 @@ impl<'a> Tally<'a> {
             }
         }
         out.last_completion_ns = tn;
-        let sec = (tn - self.ramp_ns) / 1_000_000_000;
-        while self.cur_sec < sec {
-            out.intervals.push(Interval {
-                t: self.cur_sec,
-                bytes: self.cur_bytes,
-                ios: self.cur_ios,
-            });
-            if let Some(tap) = &mut self.tap {
-                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, out.errors);
-            }
-            (self.cur_bytes, self.cur_ios) = (0, 0);
-            self.cur_sec += 1;
-        }
+        self.roll(tn);
         if let Some(tap) = &mut self.tap {
             tap.hist.record(latency);
         }
         self.cur_bytes += n;
         self.cur_ios += 1;
-        self.live_bytes
-            .store(out.read_bytes + out.write_bytes, Ordering::Relaxed);
+        self.live_bytes.store(
+            self.out.read_bytes + self.out.write_bytes,
+            Ordering::Relaxed,
+        );
         Some(full)
+    }
+
+    /// Ends every second before the one `tn` (ns since the epoch, in the
+    /// window) falls in: each goes to the intervals and the live tap.
+    #[inline]
+    fn roll(&mut self, tn: u64) {
+        let sec = (tn - self.ramp_ns) / 1_000_000_000;
+        while self.cur_sec < sec {
+            self.out.intervals.push(Interval {
+                t: self.cur_sec,
+                bytes: self.cur_bytes,
+                ios: self.cur_ios,
+            });
+            if let Some(tap) = &mut self.tap {
+                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, self.out.errors);
+            }
+            (self.cur_bytes, self.cur_ios) = (0, 0);
+            self.cur_sec += 1;
+        }
     }
 
     /// What ended the worker, its CPU time over the window, and its last
@@ -541,6 +567,13 @@ impl<'a> Tally<'a> {
         } else {
             Ending::Limit
         };
+        // k I/Os on a schedule take k intervals: a worker that stopped at
+        // its limit had its window until the next would have been due, not
+        // only until its last completion (which would make 8 I/Os at 200/s
+        // "deliver" 227/s).
+        if out.ended_by == Ending::Limit && out.last_completion_ns > 0 {
+            out.last_completion_ns = out.last_completion_ns.max(self.schedule_end_ns);
+        }
         if let Some(tap) = &mut self.tap {
             tap.ended(WorkerEnd {
                 deadline: out.ended_by == Ending::Deadline,
@@ -566,7 +599,9 @@ impl<'a> Tally<'a> {
         };
         out.cpu_usr_sec = usr * scale;
         out.cpu_sys_sec = sys * scale;
-        if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() {
+        // The last second: with its I/O, or with errors not yet handed off.
+        let errors_pending = self.tap.as_ref().is_some_and(|t| t.pending(out.errors));
+        if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() || errors_pending {
             out.intervals.push(Interval {
                 t: self.cur_sec,
                 bytes: self.cur_bytes,

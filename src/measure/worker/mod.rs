@@ -249,7 +249,9 @@ pub struct WorkerOutcome {
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
-    /// ns since the epoch of the last I/O counted in the window.
+    /// ns since the epoch of the last I/O counted in the window; on a
+    /// schedule, for a worker that stopped at its limit, the end of its last
+    /// I/O's interval when that is later.
     pub last_completion_ns: u64,
     /// What stopped the worker.
     pub ended_by: Ending,
