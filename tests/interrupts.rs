@@ -338,8 +338,12 @@ fn an_interrupt_closes_the_window_while_stderr_is_full() {
     while w.write(&[b'x'; 512]).is_ok() {}
     // SAFETY: as above.
     unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETFL, 0) };
+    // A state directory of its own: a warning about what another test's
+    // killed run left behind would block on the full stderr before the run.
+    let state = d.path().join("state");
+    std::fs::create_dir(&state).unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
-        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_STATE_DIR", &state)
         .args(["run", "--buffered", "--bs", "4k", "--duration", "120s"])
         .args(["--ramp", "0", "--no-progress", "--json"])
         .arg(&out)
