@@ -326,19 +326,7 @@ impl Throttle {
         );
         let t = Throttle(cg);
         for (dev, bps) in limits {
-            let numbers = std::fs::read_to_string(format!(
-                "/sys/class/block/{}/dev",
-                dev.trim_start_matches("/dev/")
-            ))
-            .unwrap_or_else(|e| panic!("{dev}: no major:minor ({e})"));
-            require(
-                std::fs::write(
-                    t.0.join("blkio.throttle.read_bps_device"),
-                    format!("{} {bps}", numbers.trim()),
-                )
-                .is_ok(),
-                "cannot throttle reads through blkio.throttle.read_bps_device",
-            );
+            t.limit(dev, *bps);
         }
         t
     }
