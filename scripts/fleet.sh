@@ -105,8 +105,10 @@ us_ms() { awk -v u="$1" 'BEGIN { printf "%.1fms", u / 1e3 }'; }
 # not the launcher's "exited with exit code", unless that is all there is.
 last_word() {
   local w
-  w=$(grep -v -e '^$' -e '^clush: ' -e '^pdsh@' "$1" 2>/dev/null | tail -n 1 || true)
-  [ -n "$w" ] || w=$(grep -v '^$' "$1" 2>/dev/null | tail -n 1 || true)
+  # A run's own warnings (a request split, a cache note) say nothing of why
+  # it ended: the last other line does.
+  w=$(grep -v -e '^$' -e '^clush: ' -e '^pdsh@' -e '^stripebench: warning: ' "$1" 2>/dev/null | tail -n 1 || true)
+  [ -n "$w" ] || w=$(grep -v -e '^$' -e '^stripebench: warning: ' "$1" 2>/dev/null | tail -n 1 || true)
   printf '%s' "$w"
 }
 now_us() { echo "${EPOCHREALTIME/./}"; }
@@ -528,6 +530,11 @@ for i in "${!pids[@]}"; do
     why="its document does not read: $(printf '%s\n' "$bad" | grep -v '^$' | tail -n 1) (exit ${rc[$i]})"
   else
     why=$(last_word "$OUT/$name.log")
+    # ssh's 255 with nothing said: the connection broke or the remote run
+    # was killed by a signal (it has no exit status of its own then).
+    if [ -z "$why" ] && [ "${rc[$i]}" = 255 ] && [ "$LAUNCHER" = ssh ]; then
+      why="the connection broke or the remote run was killed"
+    fi
     why="no document (exit ${rc[$i]})${why:+: $why}"
   fi
   echo "fleet.sh: host $name is missing: $why" >&2

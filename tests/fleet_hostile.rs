@@ -483,3 +483,35 @@ fn an_ssh_config_path_with_spaces_is_refused_for_pdsh_and_clush() {
         );
     }
 }
+
+/// A run killed after it printed only warnings: its missing reason is not
+/// that warning (which says nothing of why the run ended).
+#[test]
+fn a_killed_runs_last_warning_is_not_given_as_why_it_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 2);
+    let wrapper = dir.path().join("stripebench");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in\n*{dies}*) echo 'stripebench: warning: --bs 64.0 KiB is split in two' >&2; kill -KILL $$;;\nesac\nexec {bin} \"$@\"\n",
+            dies = t[1],
+            bin = bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (o, out) = quick_fleet(
+        &wrapper,
+        dir.path(),
+        "dies",
+        &format!("good {}\ndies {}\n", t[0], t[1]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "incomplete: {err}");
+    let m = merged(&out);
+    let reason = m["missing"][0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("no document (exit 137)"), "{reason}");
+    assert!(!reason.contains("warning"), "{reason}");
+}
