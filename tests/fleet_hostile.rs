@@ -93,6 +93,23 @@ fn quick_fleet(bin: &Path, dir: &Path, name: &str, text: &str) -> (Output, PathB
     (o, out)
 }
 
+/// DIR/stripebench: a shell wrapper that runs the `case "$*"` branches
+/// CASES (each `PATTERN) ...;;` on its own line), else the real stripebench.
+fn wrapper(dir: &Path, cases: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let w = dir.join("stripebench");
+    std::fs::write(
+        &w,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in\n{cases}esac\nexec {} \"$@\"\n",
+            bin().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w
+}
+
 fn merged(out: &Path) -> Value {
     json(&std::fs::read(out.join("fleet.json")).unwrap())
 }
@@ -266,19 +283,15 @@ fn a_document_that_does_not_read_is_missing_and_a_failed_run_is_merged_and_named
     let t = targets(dir.path(), 3);
     // Host "banner" prints a login banner before its document; host "eio"
     // meets I/O errors (its run exits 1 with a document).
-    let wrapper = dir.path().join("stripebench");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\ncase \"$*\" in\n*{banner}*) echo 'Welcome!';;\n*{eio}*) exec {bin} \"$@\" --debug-fail-from 3;;\nesac\nexec {bin} \"$@\"\n",
+    let wrapper = wrapper(
+        dir.path(),
+        &format!(
+            "*{banner}*) echo 'Welcome!';;\n*{eio}*) exec {bin} \"$@\" --debug-fail-from 3;;\n",
             banner = t[1],
             eio = t[2],
             bin = bin().display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let (o, out) = quick_fleet(
         &wrapper,
         dir.path(),
@@ -490,18 +503,13 @@ fn an_ssh_config_path_with_spaces_is_refused_for_pdsh_and_clush() {
 fn a_killed_runs_last_warning_is_not_given_as_why_it_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let t = targets(dir.path(), 2);
-    let wrapper = dir.path().join("stripebench");
-    std::fs::write(
-        &wrapper,
-        format!(
-            "#!/bin/sh\ncase \"$*\" in\n*{dies}*) echo 'stripebench: warning: --bs 64.0 KiB is split in two' >&2; kill -KILL $$;;\nesac\nexec {bin} \"$@\"\n",
-            dies = t[1],
-            bin = bin().display()
+    let wrapper = wrapper(
+        dir.path(),
+        &format!(
+            "*{dies}*) echo 'stripebench: warning: --bs 64.0 KiB is split in two' >&2; kill -KILL $$;;\n",
+            dies = t[1]
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let (o, out) = quick_fleet(
         &wrapper,
         dir.path(),
