@@ -19,6 +19,10 @@
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
 //! |                 | (tests/fleet_ssh.rs: hosts in network namespaces)     |
 //! | `sb_kubernetes_validate` | kubernetes-validate (PyPI) is installed      |
+//! | `sb_signature_tools` | root, and the tools that make the on-disk formats |
+//! |                 | tests/signatures.rs refuses: cryptsetup, mkfs.f2fs,   |
+//! |                 | mkfs.xfs, mkfs.vfat, mkfs.minix, mkfs.bfs, mkfs.cramfs, |
+//! |                 | mkswap, pvcreate, sgdisk                              |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -30,7 +34,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 14] = [
+const FLAGS: [&str; 15] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -45,6 +49,7 @@ const FLAGS: [&str; 14] = [
     "sb_chromium",
     "sb_prometheus_client",
     "sb_promtool",
+    "sb_signature_tools",
 ];
 
 fn main() {
@@ -118,6 +123,22 @@ fn main() {
             .iter()
             .all(|t| on_path(t)),
             "sb_kubernetes_validate" => on_path("kubernetes-validate"),
+            "sb_signature_tools" => {
+                root && [
+                    "cryptsetup",
+                    "mkfs.f2fs",
+                    "mkfs.xfs",
+                    "mkfs.vfat",
+                    "mkfs.minix",
+                    "mkfs.bfs",
+                    "mkfs.cramfs",
+                    "mkswap",
+                    "pvcreate",
+                    "sgdisk",
+                ]
+                .iter()
+                .all(|t| on_path(t))
+            }
             _ => false,
         }
     };

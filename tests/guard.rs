@@ -116,7 +116,7 @@ fn an_unmounted_signature_needs_force_and_a_blank_device_needs_consent() {
     refused(
         &["--rw", "write", "--allow-destructive"],
         &fs_dev,
-        "carries an ext2/3/4 file system",
+        "carries ext4 version 1.0 (filesystem)",
     );
     assert_eq!(digest(&fs_dev), before);
     sb().args([
