@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 
 pub use crate::device::state::{create_state_dir, state_dir, write_new};
-use crate::device::state::{lock, lock_name};
+use crate::device::state::{lock, lock_holder, lock_name};
 use serde::{Deserialize, Serialize};
 
 /// One changed setting and the value to put back.
@@ -87,10 +87,14 @@ impl KnobGuard {
         self.lock_for(path)?;
         // A killed run left this setting changed: its value now is not the
         // one to put back, and recording it would make the change permanent.
-        if let Some(k) = pending(&self.dir)
+        // We hold the device's lock now, and a live run would hold it while
+        // its record exists: every other record of this setting is an orphan,
+        // whatever process has the PID in its name.
+        if let Some(k) = records(&self.dir)
             .iter()
+            .filter(|(f, _)| *f != self.state)
             .flat_map(|(_, ks)| ks)
-            .find(|k| k.path == path)
+            .find(|k| same_setting(&k.path, path))
         {
             return crate::base::error::usage(format!(
                 "a killed run left {} changed (it was {}): run 'stripebench restore' first",
@@ -180,8 +184,14 @@ pub fn restore_active() {
     }
 }
 
-/// State files in `dir` whose process is gone: settings a killed run left changed.
-pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
+/// Whether two paths name one setting (a record holds the path with its
+/// links resolved; a run names it through /sys/dev/block).
+fn same_setting(a: &Path, b: &Path) -> bool {
+    a == b || matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Every state file in `dir` that parses: (file, its settings).
+fn records(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
     let Ok(rd) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -192,20 +202,27 @@ pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
             p.file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("knobs-"))
         })
-        .filter(|p| {
-            let pid = p
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .and_then(|s| s.strip_prefix("knobs-"))
-                .and_then(|s| s.parse::<u32>().ok());
-            // A live process owns its file; only orphans are pending.
-            pid.is_none_or(|pid| {
-                pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
-            })
-        })
         .filter_map(|p| {
             let knobs: Vec<Knob> = serde_json::from_slice(&fs::read(&p).ok()?).ok()?;
             Some((p, knobs))
+        })
+        .collect()
+}
+
+/// State files in `dir` that no live run owns: settings a killed run left
+/// changed. Liveness is the device lock, never the PID in the file's name
+/// (a PID is reused; an unrelated process that has it proves nothing): a
+/// run takes the lock of each device before recording a setting of it, and
+/// lets go only after its record is gone, so a file none of whose devices
+/// is locked has no owner.
+pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
+    records(dir)
+        .into_iter()
+        .filter(|(_, ks)| {
+            ks.is_empty()
+                || ks
+                    .iter()
+                    .any(|k| lock_holder(dir, &lock_name(&k.path)).is_none())
         })
         .collect()
 }

@@ -82,11 +82,58 @@ pub(crate) fn lock_name(knob: &Path) -> String {
         })
 }
 
-/// An exclusive flock on `dir/name`, held as long as the file is open. The
-/// holder writes its PID into the file, so a refusal can name it.
+/// An open-file-description lock (`F_OFD_SETLK`) on the whole of `f`.
+/// Like flock it belongs to the open file, so it dies with its holder
+/// however that ends (SIGKILL included) and never outlives it; unlike flock,
+/// another process can ask whether it is held (`F_OFD_GETLK`) without taking
+/// it, and so without making a real taker fail for the instant it held it.
+fn ofd_lock(f: &fs::File, cmd: libc::c_int) -> std::io::Result<libc::flock> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: all-zero is a valid `struct flock` (whole file from offset 0).
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = libc::F_WRLCK as libc::c_short;
+    fl.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: fcntl on an fd we own, with a pointer to a struct flock we own
+    // (F_OFD_* require l_pid to be 0, which it is).
+    if unsafe { libc::fcntl(f.as_raw_fd(), cmd, &mut fl) } == 0 {
+        Ok(fl)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Whether a live process holds the lock `dir/name` (see `lock`): the PID
+/// it wrote, if so. This is how a state file's liveness is judged: a holder
+/// takes the lock before it records anything and keeps it until its record
+/// is gone, so a record whose lock is free is an orphan, whatever process
+/// now has the PID in its name.
+pub(crate) fn lock_holder(dir: &Path, name: &str) -> Option<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(name);
+    // Read-only, never created, never through a link: a missing lock file
+    // means nobody ever held it.
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .ok()?;
+    let fl = ofd_lock(&f, libc::F_OFD_GETLK).ok()?;
+    if fl.l_type == libc::F_UNLCK as libc::c_short {
+        return None;
+    }
+    Some(
+        fs::read_to_string(&path)
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    )
+}
+
+/// An exclusive lock on `dir/name` (an OFD lock, see `ofd_lock`), held as
+/// long as the file is open. The holder writes its PID into the file, so a
+/// refusal can name it.
 pub(crate) fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    use std::os::unix::io::AsRawFd;
     create_state_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(name);
     // O_NOFOLLOW: a link planted at the lock's name is refused, never
@@ -102,9 +149,10 @@ pub(crate) fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
     let device = name.trim_start_matches("lock-");
     let mut said = false;
     loop {
-        // SAFETY: flock on an fd we own.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            break;
+        match ofd_lock(&f, libc::F_OFD_SETLK) {
+            Ok(_) => break,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EACCES)) => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot lock {}", path.display())),
         }
         let holder = fs::read_to_string(&path).unwrap_or_default();
         let holder = holder.trim();

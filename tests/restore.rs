@@ -1,0 +1,217 @@
+//! `stripebench restore` against hostile or misleading state: a state file
+//! named after a live but unrelated process, a state file naming a link
+//! planted under /sys or a setting stripebench never changes, and a test-bed
+//! record naming somebody else's directory. Each test has its own state
+//! directory, so no other test's restore sees what it plants. Root only.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+
+use common::{ra, ra_path, LoopBed};
+
+/// `stripebench ARGS` with `state` as the state directory.
+fn sb_in(state: &Path, args: &[&str]) -> std::process::Output {
+    common::sb()
+        .env("STRIPEBENCH_STATE_DIR", state)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A state file as a run writes it: one setting, its old value.
+fn state_file(state: &Path, pid: u32, path: &Path, old: &str) -> PathBuf {
+    fs::create_dir_all(state).unwrap();
+    let f = state.join(format!("knobs-{pid}.json"));
+    let doc = serde_json::json!([{ "path": path, "old": old, "at_ns": 1 }]);
+    fs::write(&f, serde_json::to_vec(&doc).unwrap()).unwrap();
+    f
+}
+
+/// A `sleep` that lives as long as the test (killed on drop).
+struct Sleeper(Child);
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A loop device's read-ahead file, as a run records it (links resolved,
+/// under /sys/devices).
+fn real_ra(dev: &str) -> PathBuf {
+    fs::canonicalize(ra_path(dev)).unwrap()
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_state_file_named_after_a_live_unrelated_pid_is_still_pending() {
+    let bed = LoopBed::new(1, 16);
+    let dev = bed.devices[0].clone();
+    let state = tempfile::tempdir().unwrap();
+    // A killed run changed 2560 to 4096; its PID now belongs to a sleep.
+    fs::write(ra_path(&dev), "4096").unwrap();
+    let sleep = Sleeper(Command::new("sleep").arg("600").spawn().unwrap());
+    let file = state_file(state.path(), sleep.0.id(), &real_ra(&dev), "2560");
+    // A run that would change it is refused: it would record 4096 as the
+    // value to put back.
+    let out = sb_in(
+        state.path(),
+        &[
+            "run",
+            "--buffered",
+            "--readahead",
+            "8192",
+            "-t",
+            "100ms",
+            "--ramp",
+            "0",
+            &dev,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("run 'stripebench restore' first"), "{err}");
+    assert_eq!(ra(&dev), "4096");
+    // restore puts back 2560: no live run holds the device's lock.
+    let out = sb_in(state.path(), &["restore"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("read_ahead_kb to 2560"), "{text}");
+    assert_eq!(ra(&dev), "2560");
+    assert!(!file.exists(), "the state file is done with");
+}
+
+/// A directory on the tmpfs at /sys/fs/cgroup (cgroup v1), handed to
+/// another uid, removed on drop.
+struct Planted(PathBuf);
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_blkio, sb_setpriv)),
+    ignore = "needs root, setpriv and cgroup v1 (a tmpfs at /sys/fs/cgroup)"
+)]
+fn restore_never_writes_through_a_link_planted_under_sys() {
+    let cg = Path::new("/sys/fs/cgroup");
+    common::require(
+        fs::metadata(cg).is_ok(),
+        "needs a tmpfs at /sys/fs/cgroup (cgroup v1)",
+    );
+    let t = tempfile::tempdir().unwrap();
+    let victim = t.path().join("victim");
+    fs::create_dir(&victim).unwrap();
+    fs::write(victim.join("read_ahead_kb"), "precious\n").unwrap();
+    fs::write(victim.join("secret.conf"), "precious\n").unwrap();
+    let planted = Planted(cg.join(format!("sb-restore-{}", std::process::id())));
+    fs::create_dir(&planted.0).unwrap();
+    common::sh_required("chown", &["54321:54321", planted.0.to_str().unwrap()]);
+    // The links are made by another user: one for a directory on the way,
+    // one for the file itself.
+    for (target, name) in [
+        (victim.clone(), "queue"),
+        (victim.join("secret.conf"), "read_ahead_kb"),
+    ] {
+        common::sh_required(
+            "setpriv",
+            &[
+                "--reuid",
+                "54321",
+                "--regid",
+                "54321",
+                "--clear-groups",
+                "ln",
+                "-s",
+                target.to_str().unwrap(),
+                planted.0.join(name).to_str().unwrap(),
+            ],
+        );
+    }
+    let state = t.path().join("state");
+    state_file(
+        &state,
+        4_000_001,
+        &planted.0.join("queue/read_ahead_kb"),
+        "pwned",
+    );
+    state_file(&state, 4_000_003, &planted.0.join("read_ahead_kb"), "pwned");
+    let out = sb_in(&state, &["restore"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("refusing to write"), "{err}");
+    for f in ["read_ahead_kb", "secret.conf"] {
+        assert_eq!(
+            fs::read_to_string(victim.join(f)).unwrap(),
+            "precious\n",
+            "{f} was written through a planted link"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn restore_writes_only_its_own_settings_and_follows_no_sysfs_link() {
+    let bed = LoopBed::new(2, 16);
+    let (a, b) = (bed.devices[0].clone(), bed.devices[1].clone());
+    let name = |d: &str| d.trim_start_matches("/dev/").to_string();
+    let a_dir = fs::canonicalize(format!("/sys/block/{}", name(&a))).unwrap();
+    fs::write(ra_path(&b), "512").unwrap();
+    let max_sectors = a_dir.join("queue/max_sectors_kb");
+    fs::write(&max_sectors, "64").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    // Under /sys/devices, but through a link (loopA/subsystem is
+    // /sys/class/block, whose loopB leads to B's directory).
+    let through_link = a_dir.join(format!("subsystem/{}/queue/read_ahead_kb", name(&b)));
+    assert!(through_link.exists());
+    state_file(state.path(), 4_000_001, &through_link, "2048");
+    // A real attribute of a real device, that stripebench never changes.
+    state_file(state.path(), 4_000_003, &max_sectors, "32");
+    let out = sb_in(state.path(), &["restore"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("refusing to write"), "{err}");
+    assert_eq!(ra(&b), "512", "written through a link");
+    assert_eq!(
+        fs::read_to_string(&max_sectors).unwrap().trim(),
+        "64",
+        "an attribute stripebench never changes was written"
+    );
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: the state directory of root")]
+fn restore_removes_no_test_bed_it_did_not_mark() {
+    let t = tempfile::tempdir().unwrap();
+    let precious = t.path().join("precious/stripebench-testbed-4000002-keep");
+    fs::create_dir_all(&precious).unwrap();
+    fs::write(precious.join("thesis.tex"), "years of work\n").unwrap();
+    let state = t.path().join("state");
+    fs::create_dir(&state).unwrap();
+    fs::write(
+        state.join("testbed-4000002.path"),
+        precious.as_os_str().as_encoded_bytes(),
+    )
+    .unwrap();
+    let out = sb_in(&state, &["restore"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        precious.join("thesis.tex").exists(),
+        "restore deleted a tree it did not create: {text}"
+    );
+}
