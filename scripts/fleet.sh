@@ -272,10 +272,18 @@ fi
 CONNECT_S_INT=$(((CONNECT_US + 999999) / 1000000))
 SSH_OPTS=(-o BatchMode=yes -o "ConnectTimeout=$CONNECT_S_INT")
 [ -z "$SSH_CONFIG" ] || SSH_OPTS=(-F "$SSH_CONFIG" "${SSH_OPTS[@]}")
+# Words as one POSIX sh command line, whatever the remote login shell (dash,
+# bash, ksh) and its locale: each word in single quotes, a quote as '\''.
+# (bash's printf %q writes $'...', which a POSIX sh reads as "$" and text.)
+sh_quote() {
+  local a sq="'" rep="'\\''" q=""
+  for a in "$@"; do q+="'${a//"$sq"/"$rep"}' "; done
+  printf '%s' "$q"
+}
 # Sets CMD to run "$@" on host $1 through the launcher.
 launch() {
   local host=$1 q; shift
-  q=$(printf '%q ' "$@")
+  q=$(sh_quote "$@")
   case "$LAUNCHER" in
     local) CMD=("$@") ;;
     ssh) CMD=(ssh "${SSH_OPTS[@]}" "$host" "$q") ;;

@@ -523,3 +523,110 @@ fn a_killed_runs_last_warning_is_not_given_as_why_it_is_missing() {
     assert!(reason.starts_with("no document (exit 137)"), "{reason}");
     assert!(!reason.contains("warning"), "{reason}");
 }
+
+/// DIR/fake-ssh/ssh: an ssh that runs its command on this machine under
+/// dash, as a host whose login shell is a POSIX sh does (`sh -c` of the words
+/// joined by spaces, as sshd gets them), with FLEET_HOST set to the host it
+/// was asked for (a wrapper() can play one host differently). Returns the
+/// directory to put first on PATH.
+fn fake_ssh(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let d = dir.join("fake-ssh");
+    std::fs::create_dir_all(&d).unwrap();
+    let ssh = d.join("ssh");
+    std::fs::write(
+        &ssh,
+        "#!/bin/sh\n\
+         while [ $# -gt 0 ]; do case \"$1\" in -F|-o) shift 2 ;; -*) shift ;; *) break ;; esac; done\n\
+         host=$1; shift\n\
+         FLEET_HOST=$host; export FLEET_HOST\n\
+         exec dash -c \"$*\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    d
+}
+
+/// fleet.sh --launcher ssh through fake_ssh(DIR), in DIR, not yet started.
+fn ssh_fleet_cmd(bin: &Path, dir: &Path, args: &[&str]) -> Command {
+    let path = format!(
+        "{}:{}",
+        fake_ssh(dir).display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut c = Command::new("bash");
+    c.env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("PATH", path)
+        .current_dir(dir)
+        .arg(script())
+        .args(["--launcher", "ssh", "--bin"])
+        .arg(bin)
+        .args(args);
+    c
+}
+
+fn output(mut c: Command) -> Output {
+    let o = c.output().unwrap();
+    println!(
+        "{c:?}: exit {:?}\n{}{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+#[test]
+fn a_posix_remote_shell_gets_every_target_byte_for_byte() {
+    // fleet.sh quoted with bash's printf %q: under LC_ALL=C a POSIX sh got
+    // $'caf\303\251.dat' as "$caf\303\251.dat", and a control character
+    // beside a quote as "Unterminated quoted string".
+    let dir = tempfile::tempdir().unwrap();
+    let names = [
+        "café.dat",
+        "it's\x01q.dat",
+        "'\x1b[31m'\\'.dat",
+        "$(id>pwned)`id>pwned`;id>pwned.dat",
+    ];
+    let t: Vec<String> = names
+        .iter()
+        .map(|n| {
+            data_file(dir.path(), n, 2 << 20)
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let lines: String = t
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("h{i} {t}\n"))
+        .collect();
+    let hosts = write(dir.path(), "hosts", &lines);
+    let out = dir.path().join("out");
+    let mut c = ssh_fleet_cmd(
+        &bin(),
+        dir.path(),
+        &strs(&quick(&[
+            "--delay",
+            "2s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    );
+    c.env("LC_ALL", "C");
+    let o = output(c);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for (i, t) in t.iter().enumerate() {
+        let d = json(&std::fs::read(out.join(format!("h{i}.json"))).unwrap());
+        assert_eq!(d["targets"][0]["path"], t.as_str(), "h{i}");
+    }
+    assert_eq!(u(&merged(&out)["total"]["hosts"]), names.len() as u64);
+    assert!(!dir.path().join("pwned").exists(), "a target name ran");
+}
