@@ -47,6 +47,14 @@
 # too). OUT/preflight.json records each host's version, skew, uncertainty and
 # rtt; the merged document carries it.
 #
+# Nothing a host sends is evaluated here: its answers are read by a JSON
+# parser (this machine's `stripebench version --read-answers`) and each value
+# checked (a version of letters, digits and . + ~ -; numbers of digits only)
+# before any arithmetic; whatever a host says on stderr is quoted with its
+# control characters escaped (\xNN). A host whose answer is not an answer
+# (garbage, code, a line of a megabyte) is refused and its runs left out,
+# named missing with why; the others go ahead.
+#
 # Every host gets the same --start-at (preflight end + --delay). A host whose
 # document has not arrived by start + ramp + duration + grace (or
 # --deadline) is stopped waiting for (its launcher is killed, and its run
@@ -101,15 +109,39 @@ to_us() {
 us_s() { awk -v u="$1" 'BEGIN { printf "%.6f", u / 1e6 }'; }
 us_g() { awk -v u="$1" 'BEGIN { printf "%g", u / 1e6 }'; }
 us_ms() { awk -v u="$1" 'BEGIN { printf "%.1fms", u / 1e3 }'; }
+# Text a host sent (its stderr, an answer) as one line that is safe on a
+# terminal and in a message: control characters (C0, DEL, the C1 range that
+# a UTF-8 terminal takes as CSI and OSC) and bytes that are not UTF-8 as
+# \xNN, cut after 300 bytes. (awk reads it from the environment: -v would
+# interpret its backslashes.)
+printable() {
+  T=${1:0:2048} LC_ALL=C awk 'BEGIN {
+    for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i
+    s = ENVIRON["T"]; n = length(s); o = ""; i = 1
+    while (i <= n && length(o) < 300) {
+      b = ord[substr(s, i, 1)]; k = 0
+      if (b >= 32 && b < 127) k = 1
+      else if (b >= 194 && b <= 223) k = 2
+      else if (b >= 224 && b <= 239) k = 3
+      else if (b >= 240 && b <= 244) k = 4
+      for (j = 1; j < k; j++) { c = ord[substr(s, i + j, 1)]; if (c < 128 || c > 191) k = 0 }
+      if (b == 194 && ord[substr(s, i + 1, 1)] < 160) k = 0
+      if (k) { o = o substr(s, i, k); i += k } else { o = o sprintf("\\x%02x", b); i++ }
+    }
+    if (i <= n) o = o "..."
+    printf "%s", o
+  }'
+}
 # The last line of a host's stderr: its own last word (ssh's, stripebench's),
-# not the launcher's "exited with exit code", unless that is all there is.
+# not the launcher's "exited with exit code", unless that is all there is;
+# printable.
 last_word() {
   local w
   # A run's own warnings (a request split, a cache note) say nothing of why
   # it ended: the last other line does.
   w=$(grep -v -e '^$' -e '^clush: ' -e '^pdsh@' -e '^stripebench: warning: ' "$1" 2>/dev/null | tail -n 1 || true)
   [ -n "$w" ] || w=$(grep -v -e '^$' -e '^stripebench: warning: ' "$1" 2>/dev/null | tail -n 1 || true)
-  printf '%s' "$w"
+  printable "$w"
 }
 now_us() { echo "${EPOCHREALTIME/./}"; }
 opt_us() { to_us "$2" || die "$1 '$2' is not a time: give e.g. 10s, 500ms or 2m"; }
@@ -272,10 +304,18 @@ fi
 CONNECT_S_INT=$(((CONNECT_US + 999999) / 1000000))
 SSH_OPTS=(-o BatchMode=yes -o "ConnectTimeout=$CONNECT_S_INT")
 [ -z "$SSH_CONFIG" ] || SSH_OPTS=(-F "$SSH_CONFIG" "${SSH_OPTS[@]}")
+# Words as one POSIX sh command line, whatever the remote login shell (dash,
+# bash, ksh) and its locale: each word in single quotes, a quote as '\''.
+# (bash's printf %q writes $'...', which a POSIX sh reads as "$" and text.)
+sh_quote() {
+  local a sq="'" rep="'\\''" q=""
+  for a in "$@"; do q+="'${a//"$sq"/"$rep"}' "; done
+  printf '%s' "$q"
+}
 # Sets CMD to run "$@" on host $1 through the launcher.
 launch() {
   local host=$1 q; shift
-  q=$(printf '%q ' "$@")
+  q=$(sh_quote "$@")
   case "$LAUNCHER" in
     local) CMD=("$@") ;;
     ssh) CMD=(ssh "${SSH_OPTS[@]}" "$host" "$q") ;;
@@ -296,15 +336,33 @@ rm -rf "$PRE"
 CONNECT_S=$(us_s "$CONNECT_US")
 
 # --- preflight ---------------------------------------------------------------
+# Nothing a host sends is evaluated: its answers are read by a JSON parser
+# (this machine's stripebench version --read-answers), their words checked
+# again (a version; numbers of digits only) before any arithmetic, and its
+# stderr is quoted printable.
+#
 # One host: writes $PRE/N.ok ("version schema skew_us uncertainty_us rtt_us
-# method") or $PRE/N.fail (one line: why).
-json_field() { # $1 line, $2 key: a string or number field of a flat JSON line
-  local re="\"$2\":\"?([^\",}]*)"
-  [[ "$1" =~ $re ]] && echo "${BASH_REMATCH[1]}"
+# method reach_us"), $PRE/N.fail (one line: why the fleet is refused: no
+# answer), or $PRE/N.bad (one line: why this host's runs are left out: an
+# answer that is not one).
+ANSWER_MAX=4096
+# Sets V, S and C from a host's answer $1 (version, schema version, clock in
+# ns), or WHY.
+answer() {
+  local out
+  if ! out=$(printf '%s\n' "$1" | "$MERGE_BIN" version --read-answers 2>&1); then
+    WHY="its answer is not stripebench version --json (is --bin an older stripebench?): $(printable "${out##*stripebench version --json: }")"
+    return 1
+  fi
+  read -r V S C <<<"$out" || true
+  [[ "$V" =~ ^[0-9A-Za-z.+~-]{1,64}$ && "$S" =~ ^[0-9]{1,9}$ && "$C" =~ ^[0-9]{1,19}$ ]] || {
+    WHY="its answer reads as '$(printable "$out")', not a version and a clock"
+    return 1
+  }
 }
 preflight_host() {
-  local n=$1 host=$2 f="$PRE/$1" rc line t0 t1 ta c rtt skew best_rtt="" best_skew="" pid
-  local ping=1
+  local n=$1 host=$2 f="$PRE/$1" rc line t0 t1 ta rtt skew best_rtt="" best_skew="" pid
+  local ping=1 V S C WHY
   [ "$LAUNCHER" != pdsh ] || ping=0
   if [ "$ping" = 1 ]; then launch "$host" "$BIN" version --json --on-stdin; else launch "$host" "$BIN" version --json; fi
   fail() {
@@ -316,35 +374,41 @@ preflight_host() {
     kill "$pid" 2>/dev/null || true
     exit 0
   }
+  bad() {
+    echo "$WHY" >"$f.bad"
+    kill "$pid" 2>/dev/null || true
+    exit 0
+  }
   t0=$(now_us)
   coproc REMOTE { "${CMD[@]}" 2>"$f.err"; }
   pid=$REMOTE_PID
   local rin=${REMOTE[0]} rout=${REMOTE[1]}
-  # read's status is above 128 on a timeout, 1 at the end of the answer.
-  read -r -t "$CONNECT_S" line <&"$rin" || {
+  # read's status is above 128 on a timeout, 1 at the end of the answer; a
+  # line longer than any answer is cut (and refused) rather than awaited.
+  read -r -t "$CONNECT_S" -n "$ANSWER_MAX" line <&"$rin" || {
     [ $? -gt 128 ] || { wait "$pid" && rc=0 || rc=$?; fail "gave no answer to the preflight (exit $rc)"; }
     fail "did not answer the preflight within $(us_g "$CONNECT_US")s (--connect-timeout)"
   }
   ta=$(now_us)
   # From the launch to the first answer: about what a run takes to start.
   local reach=$((ta - t0))
-  c=$(json_field "$line" clock_unix_ns) || fail "answered the preflight with '$line', not stripebench version --json (is --bin an older stripebench?)"
+  answer "$line" || bad
   if [ "$ping" = 1 ]; then
     for _ in 1 2 3; do
       t0=$(now_us)
       echo >&"$rout"
-      read -r -t "$CONNECT_S" line <&"$rin" || fail "stopped answering the preflight's clock pings"
+      read -r -t "$CONNECT_S" -n "$ANSWER_MAX" line <&"$rin" || fail "stopped answering the preflight's clock pings"
       t1=$(now_us)
-      c=$(json_field "$line" clock_unix_ns) || fail "answered a clock ping with '$line'"
+      answer "$line" || bad
       rtt=$((t1 - t0))
-      skew=$((c / 1000 - (t0 + t1) / 2))
+      skew=$((C / 1000 - (t0 + t1) / 2))
       if [ -z "$best_rtt" ] || [ "$rtt" -lt "$best_rtt" ]; then best_rtt=$rtt best_skew=$skew; fi
     done
-    eval "exec $rout>&-"
-    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $best_skew $((best_rtt / 2)) $best_rtt ping $reach" >"$f.ok"
+    exec {rout}>&-
+    echo "$V $S $best_skew $((best_rtt / 2)) $best_rtt ping $reach" >"$f.ok"
   else
     # The clock was read between the launch and the answer's arrival.
-    echo "$(json_field "$line" version) $(json_field "$line" schema_version) $((c / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way $reach" >"$f.ok"
+    echo "$V $S $((C / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way $reach" >"$f.ok"
   fi
   wait "$pid" 2>/dev/null || true
 }
@@ -376,10 +440,20 @@ fi
 refused=0 slowest_reach=0 slowest_host=""
 first_version="" first_host=""
 entries=()
+# Hosts whose answers were not answers: why, for their runs' --missing.
+declare -A left_out=()
 for i in "${!HOSTS[@]}"; do
   host=${HOSTS[$i]}
   [ "${asked[$host]}" = "$i" ] || continue
   f="$PRE/$i"
+  if [ -s "$f.bad" ]; then
+    # Garbage from one host (or whatever speaks for it) must not keep the
+    # others from running: its runs are missing.
+    why=$(printable "$(cat "$f.bad")")
+    echo "fleet.sh: refused: host $host: $why: its run(s) are left out, the others go ahead" >&2
+    left_out[$host]="refused at the preflight: $why"
+    continue
+  fi
   if [ -s "$f.fail" ]; then
     echo "fleet.sh: refused: $(cat "$f.fail"); check that it is up, reachable and has stripebench, or remove it from $HOSTFILE" >&2
     refused=1; continue
@@ -408,6 +482,7 @@ for i in "${!HOSTS[@]}"; do
 done
 # One line for each host refused (above); no host has started.
 [ "$refused" = 0 ] || exit "$EXIT_USAGE"
+[ ${#entries[@]} -gt 0 ] || die "no host answered the preflight as stripebench does (above): nothing to run"
 # A run launched now starts about as late as its host answered the preflight:
 # a --delay shorter than that puts --start-at in the host's past (every run
 # refused), or close to it.
@@ -426,7 +501,9 @@ fi
 START_US=$(($(now_us) + DELAY_US))
 START=$(us_s "$START_US")
 END_US=$((START_US + DEADLINE_US))
-echo "fleet.sh: $LAUNCHER, ${#HOSTS[@]} run(s) on ${#asked[@]} host(s), versions and clocks agree (preflight.json); all start at $START ($(date -u -d "@${START%.*}" +%H:%M:%SZ)), deadline $(us_g "$DEADLINE_US")s after it" >&2
+runs=0
+for host in "${HOSTS[@]}"; do [ -n "${left_out[$host]:-}" ] || runs=$((runs + 1)); done
+echo "fleet.sh: $LAUNCHER, $runs run(s) on ${#entries[@]} host(s)${left_out[*]:+ (${#left_out[@]} left out)}, versions and clocks agree (preflight.json); all start at $START ($(date -u -d "@${START%.*}" +%H:%M:%SZ)), deadline $(us_g "$DEADLINE_US")s after it" >&2
 
 # On the host, each run records its process id in a file named after this
 # fleet and the run ($TMPDIR or /tmp; refused if the name exists), so that a
@@ -449,18 +526,22 @@ stop_runs() {
   done
 }
 
-pids=() files=()
+pids=() files=() missing=()
 for i in "${!HOSTS[@]}"; do
   out="$OUT/${NAMES[$i]}.json"
   rm -f "$out"
-  files+=("$out")
+  if [ -n "${left_out[${HOSTS[$i]}]:-}" ]; then
+    missing+=(--missing "${NAMES[$i]}=${left_out[${HOSTS[$i]}]}")
+    continue
+  fi
+  files[$i]=$out
   # shellcheck disable=SC2086 # words, split on purpose (set -f: no globbing)
   launch "${HOSTS[$i]}" sh -c "$RUN_WRAP" "$TAG.$i" "$BIN" run --no-progress --start-at "$START" --json - "${RUN_OPTS[@]}" ${EXTRAS[$i]} ${TARGETS[$i]}
   # In a session of its own: a Ctrl-C (sent to the whole process group) is
   # fleet.sh's to handle; a local run that got it too would be stopped twice
   # by the stop that follows, and quit without its document.
   setsid "${CMD[@]}" >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
-  pids+=($!)
+  pids[$i]=$!
 done
 # A fleet.json of an earlier fleet in --out is not this fleet's result.
 rm -f "$OUT/fleet.json"
@@ -507,7 +588,7 @@ while :; do
 done
 for p in "${STOPPERS[@]}"; do wait "$p" 2>/dev/null || true; done
 
-measured=() missing=() failed=0
+measured=() failed=0
 for i in "${!pids[@]}"; do
   f=${files[$i]} name=${NAMES[$i]} bad=""
   if [ -n "${late[$i]:-}" ] && [ "$stopping" = 1 ]; then
@@ -527,7 +608,7 @@ for i in "${!pids[@]}"; do
     fi
     continue
   elif [ -s "$f" ]; then
-    why="its document does not read: $(printf '%s\n' "$bad" | grep -v '^$' | tail -n 1) (exit ${rc[$i]})"
+    why="its document does not read: $(printable "$(printf '%s\n' "$bad" | grep -v '^$' | tail -n 1)") (exit ${rc[$i]})"
   else
     why=$(last_word "$OUT/$name.log")
     # ssh's 255 with nothing said: the connection broke or the remote run

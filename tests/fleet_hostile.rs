@@ -523,3 +523,289 @@ fn a_killed_runs_last_warning_is_not_given_as_why_it_is_missing() {
     assert!(reason.starts_with("no document (exit 137)"), "{reason}");
     assert!(!reason.contains("warning"), "{reason}");
 }
+
+/// DIR/fake-ssh/ssh: an ssh that runs its command on this machine under
+/// dash, as a host whose login shell is a POSIX sh does (`sh -c` of the words
+/// joined by spaces, as sshd gets them), with FLEET_HOST set to the host it
+/// was asked for (a wrapper() can play one host differently). Returns the
+/// directory to put first on PATH.
+fn fake_ssh(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let d = dir.join("fake-ssh");
+    std::fs::create_dir_all(&d).unwrap();
+    let ssh = d.join("ssh");
+    std::fs::write(
+        &ssh,
+        "#!/bin/sh\n\
+         while [ $# -gt 0 ]; do case \"$1\" in -F|-o) shift 2 ;; -*) shift ;; *) break ;; esac; done\n\
+         host=$1; shift\n\
+         FLEET_HOST=$host; export FLEET_HOST\n\
+         exec dash -c \"$*\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    d
+}
+
+/// fleet.sh --launcher ssh through fake_ssh(DIR), in DIR, not yet started.
+fn ssh_fleet_cmd(bin: &Path, dir: &Path, args: &[&str]) -> Command {
+    let path = format!(
+        "{}:{}",
+        fake_ssh(dir).display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut c = Command::new("bash");
+    c.env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("PATH", path)
+        .current_dir(dir)
+        .arg(script())
+        .args(["--launcher", "ssh", "--bin"])
+        .arg(bin)
+        .args(args);
+    c
+}
+
+fn output(mut c: Command) -> Output {
+    let o = c.output().unwrap();
+    println!(
+        "{c:?}: exit {:?}\n{}{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+#[test]
+fn a_posix_remote_shell_gets_every_target_byte_for_byte() {
+    // fleet.sh quoted with bash's printf %q: under LC_ALL=C a POSIX sh got
+    // $'caf\303\251.dat' as "$caf\303\251.dat", and a control character
+    // beside a quote as "Unterminated quoted string".
+    let dir = tempfile::tempdir().unwrap();
+    let names = [
+        "café.dat",
+        "it's\x01q.dat",
+        "'\x1b[31m'\\'.dat",
+        "$(id>pwned)`id>pwned`;id>pwned.dat",
+    ];
+    let t: Vec<String> = names
+        .iter()
+        .map(|n| {
+            data_file(dir.path(), n, 2 << 20)
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let lines: String = t
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("h{i} {t}\n"))
+        .collect();
+    let hosts = write(dir.path(), "hosts", &lines);
+    let out = dir.path().join("out");
+    let mut c = ssh_fleet_cmd(
+        &bin(),
+        dir.path(),
+        &strs(&quick(&[
+            "--delay",
+            "2s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    );
+    c.env("LC_ALL", "C");
+    let o = output(c);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for (i, t) in t.iter().enumerate() {
+        let d = json(&std::fs::read(out.join(format!("h{i}.json"))).unwrap());
+        assert_eq!(d["targets"][0]["path"], t.as_str(), "h{i}");
+    }
+    assert_eq!(u(&merged(&out)["total"]["hosts"]), names.len() as u64);
+    assert!(!dir.path().join("pwned").exists(), "a target name ran");
+}
+
+#[test]
+fn a_host_whose_answers_hold_code_runs_nothing_and_is_refused_while_the_others_merge() {
+    // The preflight took clock_unix_ns out with a regex and used it in
+    // $(( )), where bash expands array subscripts: the first answer below
+    // ran `date` on the launcher once per clock ping.
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 2);
+    let mark = dir.path().join("PWNED");
+    let m = mark.display();
+    let esc = "\x1b]0;owned\x07\x1b[2J\x1b[31m";
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    // Each hostile host answers every line of the preflight (the first
+    // answer and each clock ping) with the bytes of ANSWER (a file: the fake
+    // host's own shell expands nothing), and says ESC on stderr.
+    let hostile: Vec<(&str, String)> = vec![
+        (
+            "subscript",
+            format!(
+                r#"{{"version":"0.1.0","schema_version":1,"clock_unix_ns":t0[$(date>>{m};echo 0)]}}"#
+            ),
+        ),
+        (
+            "backticks",
+            format!(r#"{{"version":"0.1.0","schema_version":1,"clock_unix_ns":t0[`date>>{m}`]}}"#),
+        ),
+        (
+            "dollar",
+            format!(r#"{{"version":"$(date>>{m})","schema_version":1,"clock_unix_ns":{now}}}"#),
+        ),
+        (
+            "quotes",
+            format!(
+                r#"{{"version":"0.1.0\", \"x\": \"","schema_version":1,"clock_unix_ns":{now}}}"#
+            ),
+        ),
+        (
+            "newlines",
+            format!("{{\"version\":\"0.1.0\",\n\"schema_version\":1,\n\"clock_unix_ns\":{now}}}"),
+        ),
+        ("megabyte", "x".repeat(1 << 20)),
+        ("escapes", format!("{esc}fake all-clear{esc}")),
+    ];
+    use std::fmt::Write as _;
+    let mut cases = String::new();
+    for (host, answer) in &hostile {
+        let file = write(
+            dir.path(),
+            &format!("answer-{host}"),
+            &format!("{answer}\n"),
+        );
+        writeln!(
+            cases,
+            "{host}:version) printf '{esc}%s\\n' 'ssh: {esc}gone' >&2; cat '{file}'; while read -r _; do cat '{file}'; done; exit 0;;"
+        )
+        .unwrap();
+    }
+    // A run that says only escapes on stderr, and sends no document.
+    writeln!(
+        cases,
+        "stderr:run) printf '{esc}%s{esc}\\n' 'fake all-clear' >&2; exit 1;;"
+    )
+    .unwrap();
+    let w = dir.path().join("stripebench");
+    std::fs::write(
+        &w,
+        format!(
+            "#!/bin/sh\ncase \"$FLEET_HOST:$1\" in\n{cases}esac\nexec {} \"$@\"\n",
+            bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut lines = format!("good1 {}\ngood2 {}\nstderr {}\n", t[0], t[1], t[1]);
+    for (host, _) in &hostile {
+        writeln!(lines, "{host} {}", t[0]).unwrap();
+    }
+    let hosts = write(dir.path(), "hosts", &lines);
+    let out = dir.path().join("out");
+    let o = output(ssh_fleet_cmd(
+        &w,
+        dir.path(),
+        &strs(&quick(&[
+            "--delay",
+            "3s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    ));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!mark.exists(), "a host's answer ran a command here: {err}");
+    for stream in [&o.stdout, &o.stderr] {
+        assert!(
+            !stream.contains(&0x1b),
+            "a raw ESC reached the terminal: {err}"
+        );
+    }
+    assert!(
+        o.stderr.len() < 64 << 10,
+        "{} bytes of stderr",
+        o.stderr.len()
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "incomplete, the rest merged: {err}"
+    );
+    for (host, _) in &hostile {
+        assert!(
+            err.contains(&format!("fleet.sh: refused: host {host}: ")),
+            "{host}: {err}"
+        );
+    }
+    let m = merged(&out);
+    assert_eq!(u(&m["total"]["hosts"]), 2);
+    let missing: Vec<&str> = m["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    let mut want: Vec<&str> = hostile.iter().map(|h| h.0).collect();
+    want.push("stderr");
+    want.sort();
+    let mut got = missing.clone();
+    got.sort();
+    assert_eq!(got, want);
+    for h in m["missing"].as_array().unwrap() {
+        let r = h["reason"].as_str().unwrap();
+        let why = if h["host"] == "stderr" {
+            "fake all-clear"
+        } else {
+            "preflight"
+        };
+        assert!(r.contains(why), "{r}");
+        assert!(!r.contains('\x1b'), "{r:?}");
+    }
+    // A host that answers nothing, with escapes on stderr: the fleet is
+    // refused, and quotes them printable.
+    let hosts = write(
+        dir.path(),
+        "mute",
+        &format!("good1 {}\nmute {}\n", t[0], t[1]),
+    );
+    std::fs::write(
+        &w,
+        format!(
+            "#!/bin/sh\ncase \"$FLEET_HOST:$1\" in\nmute:version) printf '{esc}%s{esc}\\n' 'ssh: fake all-clear' >&2; exit 255;;\nesac\nexec {} \"$@\"\n",
+            bin().display()
+        ),
+    )
+    .unwrap();
+    let o = output(ssh_fleet_cmd(
+        &w,
+        dir.path(),
+        &strs(&quick(&[
+            "--delay",
+            "3s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    ));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refused: host mute gave no answer") && err.contains("fake all-clear"),
+        "{err}"
+    );
+    assert!(
+        !o.stderr.contains(&0x1b),
+        "a raw ESC reached the terminal: {err}"
+    );
+}

@@ -483,3 +483,46 @@ fn an_interrupted_fleet_stops_the_remote_runs_and_merges_what_they_measured() {
         }
     }
 }
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_fleet_ssh)),
+    ignore = "needs root, sshd, pdsh, clush"
+)]
+fn a_dash_login_shell_gets_every_target_byte_for_byte() {
+    // The hosts' login shell is dash (testnet.sh). fleet.sh quoted with
+    // bash's printf %q: under LC_ALL=C, /tmp/café.dat arrived as
+    // "$/tmp/caf\303\251.dat", and a control character beside a quote gave
+    // "Unterminated quoted string".
+    let net = Net::up(2);
+    let dir = net.dir.path();
+    let t: Vec<String> = ["café.dat", "it's\x01\x1b[31m'\\'.dat"]
+        .iter()
+        .map(|n| {
+            common::data_file(dir, n, 4 << 20)
+                .to_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let hosts = net.hostfile(
+        "odd-names",
+        &[
+            format!("{} {}", net.addr(0), t[0]),
+            format!("{} {}", net.addr(1), t[1]),
+        ],
+    );
+    for launcher in ["ssh", "pdsh", "clush"] {
+        let out = dir.join(format!("out-names-{launcher}"));
+        let mut c = net.fleet_cmd(launcher, &hosts, &out, &["--delay", "3s"]);
+        c.env("LC_ALL", "C");
+        let o = c.output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        println!("{launcher}: {}{err}", String::from_utf8_lossy(&o.stdout));
+        assert_eq!(o.status.code(), Some(0), "{launcher}: {err}");
+        for (i, t) in t.iter().enumerate() {
+            let d = json(&std::fs::read(out.join(format!("{}.json", net.addr(i)))).unwrap());
+            assert_eq!(d["targets"][0]["path"], t.as_str(), "{launcher}");
+        }
+    }
+}

@@ -5,7 +5,8 @@
 #   scripts/fleet/testnet.sh down DIR         kill their processes, delete the namespaces
 #
 # Each host is a network namespace with its own hostname (a UTS namespace)
-# and its own sshd (Debian openssh-server) listening on its address,
+# and its own sshd (Debian openssh-server) listening on its address, where
+# root's login shell is dash (a POSIX sh: what ssh sends must not need bash),
 # 10.231.0.11, .12, ... The hosts hang off a bridge in a control namespace
 # (10.231.0.1), so the test subnet exists only in these namespaces: run the
 # launcher there, `ip netns exec $(cat DIR/ctl) scripts/fleet.sh ...`.
@@ -72,6 +73,8 @@ Host 10.231.0.*
   LogLevel ERROR
 CFG
   : >"$dir/hosts"
+  command -v dash >/dev/null || die "needs dash (the hosts' login shell): apt-get install dash"
+  sed 's#^\(root:[^:]*:[^:]*:[^:]*:[^:]*:[^:]*:\).*#\1'"$(command -v dash)"'#' /etc/passwd >"$dir/passwd"
   for i in $(seq 1 "$n"); do
     ns=fleet-$tag-h$i
     addr=10.231.0.$((10 + i))
@@ -97,8 +100,11 @@ StrictModes no
 MaxStartups 100
 SetEnv PATH=$dir/h$i/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 CFG
-    # Its own hostname, so its run documents name it.
-    ip netns exec "$ns" unshare --uts sh -c "hostname fleet-h$i && exec /usr/sbin/sshd -f '$dir/h$i/sshd_config' -E '$dir/h$i/sshd.log'"
+    # Its own hostname, so its run documents name it; root's login shell
+    # (which runs what ssh sends) dash, a POSIX sh with nothing of bash's,
+    # through a passwd file of its own bound over /etc/passwd in a mount
+    # namespace of its own.
+    ip netns exec "$ns" unshare --uts --mount sh -c "mount --bind '$dir/passwd' /etc/passwd && hostname fleet-h$i && exec /usr/sbin/sshd -f '$dir/h$i/sshd_config' -E '$dir/h$i/sshd.log'"
     echo "$ns $addr" >>"$dir/hosts"
   done
   # Up when each answers on port 22.

@@ -123,6 +123,14 @@ pub struct VersionArgs {
     /// not half an ssh login.
     #[arg(long)]
     pub on_stdin: bool,
+
+    /// Read hosts' answers to `version --json` on standard input, one a line,
+    /// and print each as "VERSION SCHEMA_VERSION CLOCK_UNIX_NS" once a JSON
+    /// parser has checked it is one (the version made of letters, digits and
+    /// . + ~ -); exit 2 at the first line that is not. A fleet launcher reads
+    /// what hosts send with it, never with a regex (scripts/fleet.sh).
+    #[arg(long, conflicts_with_all = ["json", "on_stdin"])]
+    pub read_answers: bool,
 }
 
 #[derive(Debug, Clone, Args)]
