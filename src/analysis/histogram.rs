@@ -48,6 +48,36 @@ impl LatencyHistogram {
         self.h.saturating_record(ns.clamp(1, HIGHEST_NS));
     }
 
+    /// Records the `n` values `first - i * step` for `i` in `0..n` (an
+    /// arithmetic series going down, each at least 1 ns): the I/Os a
+    /// schedule made due `step` apart that were still waiting at one
+    /// instant. One `record_n` per bucket the series crosses, not one per
+    /// value, so a long backlog costs at most a few thousand steps.
+    pub fn record_descending(&mut self, first: u64, step: f64, n: u64) {
+        let mut i = 0u64;
+        while i < n {
+            let v = (first as f64 - i as f64 * step).max(1.0) as u64;
+            // The values from here down to the bottom of v's bucket (or to
+            // HIGHEST_NS, above it) are one count.
+            let (bottom, clamped) = if v > HIGHEST_NS {
+                (HIGHEST_NS + 1, true)
+            } else {
+                (self.h.lowest_equivalent(v), false)
+            };
+            let m = if step > 0.0 {
+                (((v - bottom) as f64 / step).floor() as u64).saturating_add(1)
+            } else {
+                n - i
+            }
+            .clamp(1, n - i);
+            if clamped {
+                self.clamped += m;
+            }
+            self.h.saturating_record_n(v.clamp(1, HIGHEST_NS), m);
+            i += m;
+        }
+    }
+
     pub fn len(&self) -> u64 {
         self.h.len()
     }
@@ -182,6 +212,31 @@ pub fn peak_rss_bytes() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_descending_series_is_recorded_as_each_value_would_be() {
+        for (first, step, n) in [
+            (5_000_000_000u64, 2e6, 2_000u64),
+            (10_000, 3.5, 2_900),
+            (7, 0.0, 5),
+            (100, 40.0, 10),
+        ] {
+            let mut one = LatencyHistogram::new();
+            for i in 0..n {
+                one.record((first as f64 - i as f64 * step).max(1.0) as u64);
+            }
+            let mut series = LatencyHistogram::new();
+            series.record_descending(first, step, n);
+            assert_eq!(series.len(), n);
+            let b = |h: &LatencyHistogram| {
+                h.inner()
+                    .iter_recorded()
+                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(b(&series), b(&one), "{first} {step} {n}");
+        }
+    }
 
     #[test]
     fn merge_is_exact() {

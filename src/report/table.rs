@@ -501,18 +501,33 @@ fn schedule_lines(doc: &RunDocument) -> String {
             )
         })
     };
-    out.push_str("schedule (latency above runs from each I/O's due time; service time = issue to completion):\n");
+    out.push_str("schedule (latency above runs from each I/O's due time, and counts the unserved ones: due before the window's end, not done by it, at least up to the end; service time = issue to completion):\n");
+    let unserved = |n: u64, oldest: u64| {
+        if n > 0 {
+            format!(
+                "; {n} unserved (oldest due {} before the end)",
+                fmt_latency_ns(oldest as f64)
+            )
+        } else {
+            "; 0 unserved".into()
+        }
+    };
+    let (mut total_unserved, mut total_oldest) = (0, 0);
     for w in &doc.workers {
         let Some(r) = &w.rate else { continue };
+        total_unserved += r.unserved_ios;
+        total_oldest = total_oldest.max(r.unserved_oldest_ns);
         let _ = writeln!(
             out,
-            "  w{}: asked {:.0} IOPS ({:.1} MB/s), delivered {:.0} IOPS ({:.1} MB/s){}; issued at most {} late, {} I/O(s) more than 1 ms late; service {}",
+            "  w{}: asked {:.0} IOPS ({:.1} MB/s), delivered {:.0} IOPS ({:.1} MB/s){}; from due time {}{}; issued at most {} after due, {} I/O(s) more than 1 ms late; service {}",
             w.id,
             r.target_iops,
             r.target_bytes_per_sec / 1e6,
             r.delivered_iops,
             r.delivered_bytes_per_sec / 1e6,
             if r.kept { "" } else { " BEHIND SCHEDULE" },
+            lat(&w.latency_ns),
+            unserved(r.unserved_ios, r.unserved_oldest_ns),
             fmt_latency_ns(r.behind_max_ns as f64),
             r.late_ios,
             lat(&w.service_latency_ns)
@@ -520,8 +535,9 @@ fn schedule_lines(doc: &RunDocument) -> String {
     }
     let _ = writeln!(
         out,
-        "  TOTAL: from due time {}; service {}",
+        "  TOTAL: from due time {}{}; service {}",
         lat(&doc.total.latency_ns),
+        unserved(total_unserved, total_oldest),
         lat(&doc.total.service_latency_ns)
     );
     out

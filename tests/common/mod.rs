@@ -353,6 +353,44 @@ impl Throttle {
         );
     }
 
+    /// Reads of `dev` (`/dev/loopN`) limited to `iops` I/Os per second (0:
+    /// no limit), from now on.
+    pub fn limit_iops(&self, dev: &str, iops: u64) {
+        let numbers = std::fs::read_to_string(format!(
+            "/sys/class/block/{}/dev",
+            dev.trim_start_matches("/dev/")
+        ))
+        .unwrap_or_else(|e| panic!("{dev}: no major:minor ({e})"));
+        require(
+            std::fs::write(
+                self.0.join("blkio.throttle.read_iops_device"),
+                format!("{} {iops}", numbers.trim()),
+            )
+            .is_ok(),
+            "cannot throttle reads through blkio.throttle.read_iops_device",
+        );
+    }
+
+    /// `stripebench ARGS` started inside this cgroup (a shell moves itself
+    /// in, then `exec`s it), stdout and stderr piped: to be watched and
+    /// signalled while it runs.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        let bin = assert_cmd::cargo::cargo_bin("stripebench");
+        Command::new("sh")
+            .env("STRIPEBENCH_STATE_DIR", state_dir())
+            .arg("-c")
+            .arg(format!(
+                "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
+                self.0.display()
+            ))
+            .arg(bin)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
     /// `sh -c SCRIPT` with the shell moved into this cgroup first (so what
     /// it `exec`s runs inside), the test state directory set.
     pub fn shell(&self, script: &str) -> std::process::Output {
@@ -380,4 +418,32 @@ pub fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
     args.extend(bed.devices.iter().map(String::as_str));
     sh_required("mkfs.btrfs", &args);
     mount(&[&bed.devices[0]], at)
+}
+
+/// Waits (polling) until `cond` holds; fails the test after a minute.
+pub fn wait_for(what: &str, cond: impl Fn() -> bool) {
+    let t0 = std::time::Instant::now();
+    while !cond() {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "never: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// The complete lines of a `--live` JSON-lines file written so far.
+pub fn live_lines(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.split_inclusive('\n')
+        .filter(|l| l.ends_with('\n'))
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Whether the `--live` file holds the total line of second `t`.
+pub fn live_has_second(path: &Path, t: u64) -> bool {
+    live_lines(path)
+        .iter()
+        .any(|l| l["kind"] == "total" && l["t"] == t)
 }

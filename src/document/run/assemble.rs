@@ -100,15 +100,32 @@ impl RunDocument {
             let Some(r) = w.rate.as_ref().filter(|r| !r.kept) else {
                 continue;
             };
+            // Every figure here is latency from the due time (the
+            // histogram's, unserved I/Os included) or the issue lag, which
+            // is never above it: the sentence cannot contradict the table.
+            let ns = |v: u64| crate::base::units::fmt_latency_ns(v as f64);
+            let (p99, max) = w.latency_ns.map_or((0, 0), |l| (l.p99, l.max));
+            let unserved = if r.unserved_ios > 0 {
+                format!(
+                    "{} I/O(s) due in the window not done by its end (the oldest due {} before it); ",
+                    r.unserved_ios,
+                    ns(r.unserved_oldest_ns)
+                )
+            } else {
+                String::new()
+            };
             warnings.push(format!(
-                "worker w{} on {} could not keep its schedule: asked {:.0} IOPS ({:.1} MB/s), delivered {:.0} IOPS ({:.1} MB/s); I/Os went up to {} late ({} more than 1 ms late), and their latency counts from when they were due",
+                "worker w{} on {} could not keep its schedule: asked {:.0} IOPS ({:.1} MB/s), delivered {:.0} IOPS ({:.1} MB/s); {unserved}latency from the due time{}: p99 {}, max {}; issued up to {} after due ({} more than 1 ms late)",
                 w.id,
                 w.target,
                 r.target_iops,
                 r.target_bytes_per_sec / 1e6,
                 r.delivered_iops,
                 r.delivered_bytes_per_sec / 1e6,
-                crate::base::units::fmt_latency_ns(r.behind_max_ns as f64),
+                if r.unserved_ios > 0 { ", those counted at least to the window's end" } else { "" },
+                ns(p99),
+                ns(max),
+                ns(r.behind_max_ns),
                 r.late_ios
             ));
         }
@@ -287,6 +304,8 @@ fn worker_doc(
             delivered_bytes_per_sec: rate(out.bytes(), secs),
             behind_max_ns: s.behind_max_ns,
             late_ios: s.late_ios,
+            unserved_ios: s.unserved_ios,
+            unserved_oldest_ns: s.unserved_oldest_ns,
             kept,
         }
     });

@@ -153,10 +153,22 @@ pub struct ScheduleDoc {
     /// What the worker delivered over the window (its `iops` and `bytes_per_sec`).
     pub delivered_iops: f64,
     pub delivered_bytes_per_sec: f64,
-    /// The most an I/O due in the window was issued after its due time.
+    /// The most an I/O due in the window was issued after its due time
+    /// (issue lag; its latency, from due to completion, is in `latency_ns`
+    /// and never below it).
     pub behind_max_ns: u64,
     /// I/Os due in the window issued more than 1 ms after their due time.
     pub late_ios: u64,
+    /// I/Os due before the window's end that were not done by it (still in
+    /// flight at the end, hung, or never issued). `latency_ns` and
+    /// `histogram` hold each of them too, from its due time to its
+    /// completion after the window, or to the window's end when it never
+    /// completed (a lower bound): the histogram's count is `ios` plus this.
+    #[serde(default)]
+    pub unserved_ios: u64,
+    /// How long before the window's end the oldest unserved I/O was due (0: none).
+    #[serde(default)]
+    pub unserved_oldest_ns: u64,
     /// The worker kept its schedule: it completed the I/Os due in the
     /// window, give or take 5% (or its --iodepth + 1 I/Os, if more).
     pub kept: bool,

@@ -236,10 +236,16 @@ pub fn run<E: Engine>(
     }
     if let Some(p) = &pace {
         tally.schedule_end_ns = p.due_ns(p.k);
+        tally.backlog(p, &slots, hung, issued_bytes < limit);
     }
+    let (unserved_ios, unserved_oldest_ns) = (tally.unserved_ios, tally.unserved_oldest_ns);
     let mut out = tally.finish(issued_bytes < limit);
     out.cpu = cpus::current_cpu();
-    out.schedule = pace.map(|p| p.tally);
+    out.schedule = pace.map(|p| ScheduleTally {
+        unserved_ios,
+        unserved_oldest_ns,
+        ..p.tally
+    });
     if hung {
         // The kernel may still write into the hung I/Os' buffers: leak them.
         engine.abandon();
@@ -402,6 +408,10 @@ struct Tally<'a> {
     /// On a schedule: when the I/O after the last one issued would have
     /// been due (ns since the epoch), the end of the last one's interval.
     schedule_end_ns: u64,
+    /// On a schedule: I/Os due before the window's end and not done by it,
+    /// and how long before the end the oldest of them was due.
+    unserved_ios: u64,
+    unserved_oldest_ns: u64,
 }
 
 impl<'a> Tally<'a> {
@@ -436,7 +446,56 @@ impl<'a> Tally<'a> {
             last_done: epoch,
             tap: None,
             schedule_end_ns: 0,
+            unserved_ios: 0,
+            unserved_oldest_ns: 0,
         }
+    }
+
+    /// Counts one unserved I/O, due `age_ns` before the window's end.
+    fn unserved(&mut self, age_ns: u64) {
+        self.unserved_ios += 1;
+        self.unserved_oldest_ns = self.unserved_oldest_ns.max(age_ns);
+    }
+
+    /// On a schedule, after the loop: the I/Os due before the window's end
+    /// that never completed go in the latency histogram, at their age at
+    /// the window's end (a lower bound: they were never served): those
+    /// still in flight when the engine was given up on (`hung`, from
+    /// `slots`), and those due that were never issued, from I/O `pace.k`
+    /// on. A worker that stopped on its own (its limit, errors) owed no more.
+    fn backlog(&mut self, pace: &Pace, slots: &[Slot], hung: bool, owed: bool) {
+        if self.out.service_hist.is_none() || !owed || self.out.stopped_on_errors {
+            return;
+        }
+        let end_ns = self.control.end_ns();
+        if hung {
+            for s in slots.iter().filter(|s| s.busy) {
+                let due_ns = s.due.duration_since(self.epoch).as_nanos() as u64;
+                if due_ns < end_ns {
+                    // Never below how late it was issued.
+                    let issued_ns = s.issued.duration_since(self.epoch).as_nanos() as u64;
+                    self.out.hist.record(end_ns.max(issued_ns) - due_ns);
+                    self.unserved(end_ns - due_ns);
+                }
+            }
+        }
+        let first = pace.due_ns(pace.k);
+        if first >= end_ns {
+            return;
+        }
+        // I/Os k, k+1, ... due before the end: about (end - first) / period.
+        let mut n = ((end_ns - first) as f64 / pace.period_ns) as u64;
+        while pace.due_ns(pace.k + n) < end_ns {
+            n += 1;
+        }
+        while n > 0 && pace.due_ns(pace.k + n - 1) >= end_ns {
+            n -= 1;
+        }
+        self.out
+            .hist
+            .record_descending(end_ns - first, pace.period_ns, n);
+        self.unserved_ios += n;
+        self.unserved_oldest_ns = self.unserved_oldest_ns.max(end_ns - first);
     }
 
     /// One completion of `slot`'s I/O: counted if it completed in the
@@ -486,9 +545,23 @@ impl<'a> Tally<'a> {
             Op::Read => self.out.span_read_bytes += n,
             Op::Write => self.out.span_write_bytes += n,
         }
-        if tn >= self.control.end_ns() {
+        let end_ns = self.control.end_ns();
+        if tn >= end_ns {
             // Completed after the window closed: not counted, and no more I/O.
             self.stopping = true;
+            // On a schedule, an I/O due before the window's end that was
+            // not done by it is unserved: its latency from the due time
+            // (here known: it completed) goes in the histogram all the same.
+            if let Some(h) = &mut self.out.service_hist {
+                let due_ns = slot.due.duration_since(self.epoch).as_nanos() as u64;
+                if due_ns < end_ns {
+                    self.out
+                        .hist
+                        .record(t1.duration_since(slot.due).as_nanos() as u64);
+                    h.record(t1.duration_since(slot.issued).as_nanos() as u64);
+                    self.unserved(end_ns - due_ns);
+                }
+            }
             if !self.past_deadline && self.in_window {
                 self.cpu1 = Some(sample_cpu(self.epoch));
             }

@@ -264,8 +264,10 @@ pub struct WorkerOutcome {
     /// I/Os in flight when nothing had completed for `--hang-timeout`: the
     /// worker gave up on them (and left their buffers to the kernel).
     pub hung_ios: Vec<HungIo>,
-    /// On a schedule (`--rate`): `hist` runs from each I/O's due time, and
-    /// this one from its issue (the service time).
+    /// On a schedule (`--rate`): `hist` runs from each I/O's due time (and
+    /// holds the unserved I/Os too, see [`ScheduleTally::unserved_ios`]),
+    /// and this one from its issue (the service time) for every I/O that
+    /// completed, in the window or after it.
     pub service_hist: Option<LatencyHistogram>,
     /// On a schedule: how well the worker kept it.
     pub schedule: Option<ScheduleTally>,
@@ -282,6 +284,13 @@ pub struct ScheduleTally {
     pub late_ios: u64,
     /// I/Os due in the window that were issued.
     pub issued: u64,
+    /// I/Os due before the window's end that were not done by it (still in
+    /// flight, hung, or never issued): each is in `hist` all the same, from
+    /// its due time to its completion after the window, or to the window's
+    /// end when it never completed (a lower bound).
+    pub unserved_ios: u64,
+    /// How long before the window's end the oldest of them was due.
+    pub unserved_oldest_ns: u64,
 }
 
 /// An I/O issued this long after it was due counts as late (1 ms).
