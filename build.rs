@@ -19,6 +19,7 @@
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
 //! |                 | (tests/fleet_ssh.rs: hosts in network namespaces)     |
 //! | `sb_kubernetes_validate` | kubernetes-validate (PyPI) is installed      |
+//! | `sb_compressors` | `zstd` and `lz4` are installed (tests/written_data.rs) |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -30,7 +31,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 14] = [
+const FLAGS: [&str; 15] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -45,6 +46,7 @@ const FLAGS: [&str; 14] = [
     "sb_chromium",
     "sb_prometheus_client",
     "sb_promtool",
+    "sb_compressors",
 ];
 
 fn main() {
@@ -83,6 +85,7 @@ fn main() {
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
             "sb_promtool" => on_path("promtool"),
+            "sb_compressors" => on_path("zstd") && on_path("lz4"),
             // The python3 on PATH, or Debian's (where apt installs it).
             "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
                 std::process::Command::new(py)
