@@ -23,6 +23,7 @@
 //! |                 | tests/signatures.rs refuses: cryptsetup, mkfs.f2fs,   |
 //! |                 | mkfs.xfs, mkfs.vfat, mkfs.minix, mkfs.bfs, mkfs.cramfs, |
 //! |                 | mkswap, pvcreate, sgdisk                              |
+//! | `sb_compressors` | `zstd` and `lz4` are installed (tests/written_data.rs) |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -34,7 +35,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 15] = [
+const FLAGS: [&str; 16] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -50,6 +51,7 @@ const FLAGS: [&str; 15] = [
     "sb_prometheus_client",
     "sb_promtool",
     "sb_signature_tools",
+    "sb_compressors",
 ];
 
 fn main() {
@@ -88,6 +90,7 @@ fn main() {
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
             "sb_promtool" => on_path("promtool"),
+            "sb_compressors" => on_path("zstd") && on_path("lz4"),
             // The python3 on PATH, or Debian's (where apt installs it).
             "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
                 std::process::Command::new(py)

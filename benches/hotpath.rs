@@ -79,10 +79,10 @@ fn main() {
     per_op("OffsetGen::next_io, random 70% reads", |_| {
         black_box(mix.next_io());
     });
-    // Unique write data (issue 13): the stamp each write pays before it goes out.
+    // Unique write data (issues 13, 20): the stamp and XOR pass each write pays.
     let mut block = vec![0u8; 4096];
     writedata::fill(&mut block, 1, 0);
-    let mut stamper = writedata::Stamper::new(1, 0);
+    let mut stamper = writedata::Stamper::new(1, 0, 0);
     per_op("Stamper::stamp, 4k block (1 unit)", |i| {
         stamper.stamp(black_box(&mut block), i * 4096);
     });
@@ -91,7 +91,7 @@ fn main() {
     per_op("Stamper::stamp, 1m block (256 units)", |i| {
         stamper.stamp(black_box(&mut big), i << 20);
     });
-    let mut deduping = writedata::Stamper::new(1, 50);
+    let mut deduping = writedata::Stamper::new(1, 50, 0);
     per_op("Stamper::stamp, 4k block, --dedupe 50", |i| {
         deduping.stamp(black_box(&mut block), i * 4096);
     });

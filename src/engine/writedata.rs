@@ -1,10 +1,20 @@
 //! What written blocks hold. A device that deduplicates or compresses
-//! (VDO, ZFS, zram, thin pools, SSD controllers) is flattered by the same
-//! block written everywhere, so every block a worker writes is made unique
-//! at almost no cost: each write buffer is filled once with pseudo-random
-//! data (reproducible from the seed), and before each write a small header
-//! is stamped at the start of every 4 KiB unit of the request (the unit a
-//! deduplicating device compares):
+//! (VDO, ZFS, zram, thin pools, SSD controllers, arrays that compare 512-byte
+//! sectors) is flattered by data it has seen before, so every 512-byte
+//! sector a worker writes is unique and the data is incompressible, at the
+//! cost of one pass of XOR over the block (vector instructions, memory the
+//! CPU is about to hand to the device anyway; no allocation):
+//!
+//! - each write buffer is filled once with pseudo-random data (reproducible
+//!   from the seed): the unit's *base*;
+//! - before each write, every 4 KiB unit of the request (the unit a
+//!   deduplicating device compares) gets a header, and the rest of its random
+//!   bytes are its base XOR a 64-bit *key* drawn for this unit of this write
+//!   (repeated over the unit's words). A key is never drawn twice by a worker
+//!   (a bijective mix of a counter), so the same sector of two writes differs
+//!   in every word, and no compressor finds a match between them (zstd with
+//!   `--long`, lz4), however long its window. The key in force is kept in the
+//!   header: the next write XORs the unit with (old key ^ new key), one pass.
 //!
 //! | bytes  | field |
 //! |--------|-------|
@@ -12,28 +22,30 @@
 //! | 8..16  | the worker's write sequence number (0, 1, 2, ...) |
 //! | 16..24 | the worker's seed |
 //! | 24..32 | the unit's index in the request |
+//! | 32..40 | the unit's key (its random bytes after the header are the base XOR this) |
 //!
-//! That is 32 bytes per 4 KiB, written into memory the CPU is about to hand
-//! to the device anyway. Two knobs, as fio's:
+//! Two knobs, as fio's:
 //!
 //! - `--buffer-compress PCT`: each unit holds random bytes for its first
 //!   (100 - PCT)% and zeros after, so a compressor saves about PCT% of it
-//!   (the header is never compressible: at 100 a unit is 32 random bytes
+//!   (the header is never compressible: at 100 a unit is 40 bytes of header
 //!   and zeros).
 //! - `--dedupe PCT`: each unit is, with probability PCT%, a repeat: its
-//!   header is a constant for its position in the request, so it equals
-//!   every other repeated unit at that position (with `--bs 4k`, every
-//!   repeated block is the same block).
+//!   header is a constant for its position in the request and its key is 0
+//!   (its bytes are the base), so it equals every other repeated unit at that
+//!   position (with `--bs 4k`, every repeated block is the same block).
 //!
 //! `--verify` writes its own self-describing blocks (see [`crate::analysis::verify`])
 //! and takes neither knob.
 
 use crate::base::io::Rng;
 
-/// Bytes stamped at the start of each unit.
-pub const STAMP: usize = 32;
+/// Bytes of header at the start of each unit.
+pub const STAMP: usize = 40;
 /// The unit that is stamped: the block a deduplicating device compares.
 pub const UNIT: usize = 4096;
+/// Where the unit's key lies in its header.
+const KEY_AT: usize = 32;
 
 /// How many leading bytes of a unit of `len` bytes are random at
 /// `compress_pct` (the rest are zeros): never fewer than the stamp.
@@ -43,7 +55,8 @@ pub fn random_len(len: usize, compress_pct: u8) -> usize {
 }
 
 /// Fills a write buffer once, before the run: per unit, random bytes then
-/// zeros as `compress_pct` asks.
+/// zeros as `compress_pct` asks; the random bytes are the unit's base (its
+/// key is 0).
 pub fn fill(buf: &mut [u8], seed: u64, compress_pct: u8) {
     let mut rng = Rng::new(seed);
     let unit = UNIT.min(buf.len()).max(1);
@@ -51,45 +64,96 @@ pub fn fill(buf: &mut [u8], seed: u64, compress_pct: u8) {
         let r = random_len(chunk.len(), compress_pct);
         rng.fill(&mut chunk[..r]);
         chunk[r..].fill(0);
+        if chunk.len() >= STAMP {
+            chunk[KEY_AT..STAMP].fill(0);
+        }
     }
 }
 
-/// One worker's stamper: its seed, its sequence and the dedupe draw.
+/// A bijection of u64 (MurmurHash3's finaliser): distinct counters give
+/// distinct keys that look random.
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
+/// XORs `bytes` with `key` repeated over its 8-byte words (the last partial
+/// word with the key's first bytes). The loop compiles to vector XORs.
+#[inline]
+fn xor_words(bytes: &mut [u8], key: u64) {
+    let k = key.to_ne_bytes();
+    let mut words = bytes.chunks_exact_mut(8);
+    for w in &mut words {
+        if let Ok(a) = <[u8; 8]>::try_from(&*w) {
+            w.copy_from_slice(&(u64::from_ne_bytes(a) ^ key).to_ne_bytes());
+        }
+    }
+    for (b, k) in words.into_remainder().iter_mut().zip(k) {
+        *b ^= k;
+    }
+}
+
+/// One worker's stamper: its seed, its sequence, its key counter and the
+/// dedupe draw.
 pub struct Stamper {
     seed: u64,
     seq: u64,
+    /// Keys are `mix(key_base + n)` for the n-th unit stamped: never repeated.
+    key_base: u64,
+    keys: u64,
+    /// How many leading bytes of a unit are random (`--buffer-compress`).
+    compress_pct: u8,
     /// Chance of a repeated unit, out of 2^32 (0: never).
     dedupe: u64,
     rng: Rng,
 }
 
 impl Stamper {
-    pub fn new(seed: u64, dedupe_pct: u8) -> Stamper {
+    /// A worker's stamper for buffers [`fill`]ed at `compress_pct`.
+    pub fn new(seed: u64, dedupe_pct: u8, compress_pct: u8) -> Stamper {
         Stamper {
             seed,
             seq: 0,
+            key_base: mix(seed ^ 0x6B65_7973_0000_0001),
+            keys: 0,
+            compress_pct,
             dedupe: (u64::from(dedupe_pct.min(100)) << 32) / 100,
             rng: Rng::new(seed ^ 0x5EED_DED0_0000_0001),
         }
     }
 
-    /// Stamps every unit of `block`, about to be written at `offset`.
+    /// Stamps every unit of `block`, about to be written at `offset`, and
+    /// gives its random bytes a key of their own.
     #[inline]
     pub fn stamp(&mut self, block: &mut [u8], offset: u64) {
         let unit = UNIT.min(block.len()).max(1);
         for (i, chunk) in block.chunks_mut(unit).enumerate() {
             let repeat = self.dedupe > 0 && (self.rng.next_u64() >> 32) < self.dedupe;
-            let header: [u64; 4] = if repeat {
+            let (header, key): ([u64; 4], u64) = if repeat {
                 // A constant for this position: every repeated unit here is the same.
-                [u64::MAX, u64::MAX, self.seed, i as u64]
+                ([u64::MAX, u64::MAX, self.seed, i as u64], 0)
             } else {
-                [offset + (i * unit) as u64, self.seq, self.seed, i as u64]
+                self.keys += 1;
+                (
+                    [offset + (i * unit) as u64, self.seq, self.seed, i as u64],
+                    mix(self.key_base.wrapping_add(self.keys)),
+                )
             };
-            let n = chunk.len().min(STAMP);
             let mut bytes = [0u8; STAMP];
-            for (k, v) in header.iter().enumerate() {
+            for (k, v) in header.iter().chain([&key]).enumerate() {
                 bytes[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
             }
+            if chunk.len() > STAMP {
+                let mut old = [0u8; 8];
+                old.copy_from_slice(&chunk[KEY_AT..STAMP]);
+                let delta = u64::from_le_bytes(old) ^ key;
+                let r = random_len(chunk.len(), self.compress_pct);
+                xor_words(&mut chunk[STAMP..r], delta);
+            }
+            let n = chunk.len().min(STAMP);
             chunk[..n].copy_from_slice(&bytes[..n]);
         }
         self.seq += 1;
@@ -102,19 +166,36 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn stamped_units_are_unique_across_offsets_and_rewrites() {
-        let mut buf = vec![0u8; 64 * 1024];
-        fill(&mut buf, 7, 0);
-        let mut s = Stamper::new(7, 0);
+    fn stamped_sectors_are_unique_across_offsets_rewrites_and_slots() {
+        // Two slots' buffers, filled alike (as the engine fills them).
+        let mut bufs = [vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]];
+        for b in &mut bufs {
+            fill(b, 7, 0);
+        }
+        let mut s = Stamper::new(7, 0, 0);
         let mut seen = HashSet::new();
         // The same offsets twice (a second pass): still all distinct.
         for _ in 0..2 {
             for off in (0..32u64).map(|b| b * 65536) {
-                s.stamp(&mut buf, off);
-                for u in buf.chunks(UNIT) {
-                    assert!(seen.insert(u.to_vec()), "a repeated unit");
+                let b = &mut bufs[(off / 65536) as usize % 2];
+                s.stamp(b, off);
+                for sector in b.chunks(512) {
+                    assert!(seen.insert(sector.to_vec()), "a repeated sector");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_rewrite_changes_every_word_of_the_unit() {
+        let mut buf = vec![0u8; UNIT];
+        fill(&mut buf, 5, 0);
+        let mut s = Stamper::new(5, 0, 0);
+        s.stamp(&mut buf, 0);
+        let first = buf.clone();
+        s.stamp(&mut buf, 0);
+        for (i, (a, b)) in first.chunks(8).zip(buf.chunks(8)).enumerate().skip(4) {
+            assert_ne!(a, b, "word {i} unchanged by the rewrite");
         }
     }
 
@@ -123,7 +204,7 @@ mod tests {
         for pct in [0u8, 25, 50, 90, 100] {
             let mut buf = vec![0u8; 1 << 20];
             fill(&mut buf, 3, pct);
-            Stamper::new(3, 0).stamp(&mut buf, 0);
+            Stamper::new(3, 0, pct).stamp(&mut buf, 0);
             let zeros = buf.iter().filter(|&&b| b == 0).count() as f64 / buf.len() as f64;
             let want = f64::from(pct) / 100.0;
             assert!(
@@ -137,7 +218,7 @@ mod tests {
     fn dedupe_repeats_about_the_share_asked() {
         let mut buf = vec![0u8; UNIT];
         fill(&mut buf, 9, 0);
-        let mut s = Stamper::new(9, 50);
+        let mut s = Stamper::new(9, 50, 0);
         let mut seen = HashSet::new();
         let n = 20_000u64;
         for b in 0..n {
@@ -155,7 +236,7 @@ mod tests {
     fn tiny_blocks_take_a_partial_stamp() {
         let mut buf = vec![0u8; 16];
         fill(&mut buf, 1, 0);
-        Stamper::new(1, 0).stamp(&mut buf, 4096);
+        Stamper::new(1, 0, 0).stamp(&mut buf, 4096);
         assert_eq!(&buf[..8], &4096u64.to_le_bytes());
     }
 }

@@ -84,7 +84,7 @@ pub fn run<E: Engine>(
     let bs = spec.bs;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
     let mut gen = offsets(spec);
-    let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct);
+    let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct, engine_spec.compress_pct);
     let mut tally = Tally::new(out, spec, control, live_bytes, epoch);
     tally.tap = tap;
     let mut issued_bytes = 0u64;
@@ -133,7 +133,7 @@ pub fn run<E: Engine>(
                             spec.seed,
                         );
                     }
-                    // Unique per block (crate::engine::writedata): a few stores per 4 KiB.
+                    // Unique per 512-byte sector (crate::engine::writedata): one XOR pass.
                     (_, Op::Write) => stamper.stamp(engine.write_buffer(&s), offset),
                     (_, Op::Read) => {}
                 }

@@ -1,7 +1,8 @@
 //! One worker: a thread pinned to one CPU that drives one slice of one target
 //! through an engine. The hot loop holds only the I/O, two clock reads, a
-//! histogram record, a few counters and, before a write, a 32-byte stamp per
-//! 4 KiB of the block ([`crate::engine::writedata`]): no allocation (past ten
+//! histogram record, a few counters and, before a write, a 40-byte stamp per
+//! 4 KiB of the block and one XOR pass over it ([`crate::engine::writedata`]):
+//! no allocation (past ten
 //! minutes of one-second intervals), no lock, no syscall beyond the I/O and
 //! the (vDSO) clock, except the CPU-time samples as the window opens and
 //! closes. With `--live` or `--metrics`, each latency is also recorded in
