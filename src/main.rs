@@ -12,6 +12,8 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("stripebench: internal error: {info}; please report it");
     }));
+    // As typed, before --config is spliced in: what the documents record.
+    stripebench::base::invocation::record_argv(std::env::args_os().collect());
     let argv = match expand_config() {
         Ok(a) => a,
         Err(e) => {

@@ -288,3 +288,90 @@ fn a_year_long_window_does_not_allocate_from_its_duration() {
         Some(0)
     );
 }
+
+/// Two loop devices, one over a RAM-backed file, one throttled to 4 MB/s,
+/// read in one run by a process inside the throttle's cgroup: the document.
+fn throttled_pair_run(name: &str, fast_mib: u64, slow_mib: u64, limit: &[&str]) -> (Value, String) {
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let fast_file = data_file(shm.path(), "fast", (fast_mib << 20) as usize);
+    let slow_file = data_file(shm.path(), "slow", (slow_mib << 20) as usize);
+    let fast = common::Loop::attach(&fast_file, &[]);
+    let slow = common::Loop::attach(&slow_file, &[]);
+    let throttle = common::Throttle::reads(name, &[(&slow.dev, 4_000_000)]);
+    let bin = assert_cmd::cargo::cargo_bin("stripebench");
+    let script = format!(
+        "exec {} run --bs 256k --no-progress --ramp 0 {} --json - {} {}",
+        bin.display(),
+        limit.join(" "),
+        fast.dev,
+        slow.dev
+    );
+    let out = throttle.shell(&script);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{script}: {err}");
+    let d = common::json(&out.stdout);
+    // The table goes to stderr while stdout carries the document.
+    let text = err;
+    assert_eq!(d["workers"][0]["target"], fast.dev.as_str());
+    assert_eq!(d["workers"][1]["target"], slow.dev.as_str());
+    (d, text)
+}
+
+// Regression (issue 21, item 1): with --passes or --io-limit every worker's
+// MB/s was its bytes over the shared window, so the member that finished
+// first (the fast one) looked slow: a 4 MiB fast device beside an 8 MiB
+// device throttled to 4 MB/s showed about 2 and 4 MB/s. Each worker's and
+// target's rate now runs over its own active time; the total keeps the window.
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_blkio)),
+    ignore = "needs root (loop devices) and a cgroup v1 blkio hierarchy"
+)]
+fn a_member_that_finishes_first_is_not_divided_by_the_slowest_ones_window() {
+    for (name, fast_mib, slow_mib, limit) in [
+        ("passes", 4, 8, vec!["--passes", "1"]),
+        ("limit", 8, 8, vec!["--io-limit", "4m"]),
+    ] {
+        let (d, text) = throttled_pair_run(name, fast_mib, slow_mib, &limit);
+        let window = f(&d["window"]["seconds"]);
+        let (wf, ws) = (&d["workers"][0], &d["workers"][1]);
+        let (tf, ts) = (&d["targets"][0], &d["targets"][1]);
+        for (w, t) in [(wf, tf), (ws, ts)] {
+            assert_eq!(w["ended_by"], "limit", "{name}");
+            let secs = f(&w["seconds"]);
+            assert!(
+                secs > 0.0 && secs <= window + 1e-9,
+                "{name}: {secs} of {window}"
+            );
+            let bps = f(&w["bytes_per_sec"]);
+            assert!(
+                (bps - u(&w["bytes"]) as f64 / secs).abs() <= 1e-6 * bps,
+                "{name}: worker rate {bps} is not bytes over its own {secs} s"
+            );
+            assert_eq!(f(&t["seconds"]), secs, "{name}: one worker per target");
+            assert_eq!(f(&t["bytes_per_sec"]), bps, "{name}");
+        }
+        // The slow one kept the window open to its end.
+        let slow_secs = f(&ws["seconds"]);
+        assert!(
+            window - slow_secs < 0.05 * window,
+            "{name}: {slow_secs} of {window}"
+        );
+        // The throttled member is the slow one, by far (4 MB/s against RAM).
+        let (bf, bs) = (f(&wf["bytes_per_sec"]), f(&ws["bytes_per_sec"]));
+        assert!(
+            bf > 4.0 * bs,
+            "{name}: fast {bf:.0} B/s, throttled {bs:.0} B/s\n{text}"
+        );
+        // The total keeps the shared window.
+        let tot = &d["total"];
+        assert_eq!(f(&tot["seconds"]), window);
+        let tb = f(&tot["bytes_per_sec"]);
+        assert!((tb - u(&tot["bytes"]) as f64 / window).abs() <= 1e-6 * tb);
+        // The table says which is which.
+        assert!(
+            text.contains("own active time") && text.contains("TOTAL over the shared window"),
+            "{name}: {text}"
+        );
+    }
+}

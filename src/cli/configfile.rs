@@ -71,6 +71,8 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
     let shown = crate::base::error::show_path(path);
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("cannot read config {shown}: {e}")))?;
+    // Every document records the file as it was read.
+    crate::base::invocation::record_config(&path.display().to_string(), &text);
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let line = e.span().map(|s| text[..s.start].lines().count().max(1));
         UsageError(format!(

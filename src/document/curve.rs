@@ -46,6 +46,9 @@ pub struct CurveGroup {
 /// `plan --p99 --json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LatencyPlanDoc {
+    /// The stripebench that wrote it, and how it was invoked.
+    #[serde(default)]
+    pub tool: Option<crate::document::run::ToolInfo>,
     pub file: String,
     /// The objective: p99 at most this.
     pub p99_limit_ns: u64,
@@ -191,6 +194,7 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
         }
     }
     Ok(LatencyPlanDoc {
+        tool: Some(crate::document::run::ToolInfo::this()),
         file: shown,
         p99_limit_ns,
         groups,

@@ -14,6 +14,9 @@ use crate::base::error::{show_path, usage, UsageError};
 /// A plan's result.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct PlanDoc {
+    /// The stripebench that wrote it, and how it was invoked.
+    #[serde(default)]
+    pub tool: Option<crate::document::run::ToolInfo>,
     pub points: Vec<(f64, f64)>,
     pub unit: String,
     pub fit: Usl,
@@ -262,6 +265,7 @@ pub fn plan(
         TargetAnswer { bytes_per_sec: t, n, note }
     });
     PlanDoc {
+        tool: Some(crate::document::run::ToolInfo::this()),
         predictions: at.iter().map(|&n| (n, fit.predict(n))).collect(),
         peak_bytes_per_sec: peak_n.map(|p| fit.predict(p)),
         ceiling_bytes_per_sec: fit.ceiling(),

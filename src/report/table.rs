@@ -175,6 +175,9 @@ pub fn heading(doc: &RunDocument) -> String {
         out,
         "usr%, sys%: CPU time in the window as a percentage of one core (CPU% of one core); target and TOTAL rows sum their workers, up to 100% each"
     );
+    if let Some(line) = own_time_line(doc) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(chunk) = c.stripe_chunk {
         let _ = writeln!(
             out,
@@ -212,10 +215,39 @@ pub fn heading(doc: &RunDocument) -> String {
     out
 }
 
+/// When some worker or target was active for less than the window (it
+/// stopped on its --io-limit or --passes before the last one did): the
+/// line that says its rates run over its own time, and how long each was.
+pub fn own_time_line(doc: &RunDocument) -> Option<String> {
+    let win = doc.window.seconds;
+    let shorter = |s: f64| (s - win).abs() > 1e-9;
+    if !doc.workers.iter().any(|w| shorter(w.seconds)) {
+        return None;
+    }
+    let mut each: Vec<String> = doc
+        .workers
+        .iter()
+        .take(8)
+        .map(|w| format!("w{} {:.3}s", w.id, w.seconds))
+        .collect();
+    if doc.workers.len() > 8 {
+        let (lo, hi) = doc.workers.iter().fold((f64::MAX, 0.0f64), |(lo, hi), w| {
+            (lo.min(w.seconds), hi.max(w.seconds))
+        });
+        each.push(format!(
+            "... {} workers, {lo:.3}s to {hi:.3}s",
+            doc.workers.len()
+        ));
+    }
+    Some(format!(
+        "worker and target rows: MB/s, IOPS and CPU% over each one's own active time, first issue to last completion ({}); TOTAL over the shared window ({win:.3}s)",
+        each.join(", ")
+    ))
+}
+
 /// The table: the column names, a row per worker, per target (with several
 /// workers each) and the TOTAL.
 pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
-    let secs = doc.window.seconds;
     let mut rows = vec![COLUMNS.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     let multi_job = doc.targets.iter().any(|t| t.workers > 1);
     for t in &doc.targets {
@@ -229,7 +261,7 @@ pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
                 &w.latency_ns,
                 w.cpu_usr_sec,
                 w.cpu_sys_sec,
-                secs,
+                w.seconds,
                 w.errors,
             ));
         }
@@ -243,7 +275,7 @@ pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
                 &t.latency_ns,
                 t.cpu_usr_sec,
                 t.cpu_sys_sec,
-                secs,
+                t.seconds,
                 t.errors,
             ));
         }
@@ -265,7 +297,7 @@ pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
         &tot.latency_ns,
         tot.cpu_usr_sec,
         tot.cpu_sys_sec,
-        secs,
+        tot.seconds,
         tot.errors,
     ));
     rows

@@ -45,6 +45,35 @@ impl AddAssign<&WorkerOutcome> for Aggregate {
     }
 }
 
+/// A worker's own active time, as (start, end) in ns since the epoch: from
+/// its first issue (or the window's opening, if later) to its last
+/// completion when it stopped on its limit (`--io-limit`, `--passes`);
+/// the whole window when the deadline (or errors) stopped it. A member that
+/// finishes first is not divided by the slowest one's window.
+fn active_span(out: &WorkerOutcome, open_ns: u64, close_ns: u64) -> (u64, u64) {
+    if out.ended_by == Ending::Limit && out.last_completion_ns > 0 {
+        let end = out.last_completion_ns.clamp(open_ns, close_ns);
+        (out.first_issue_ns.clamp(open_ns, end), end)
+    } else {
+        (open_ns, close_ns)
+    }
+}
+
+/// The window's opening and closing, in ns since the epoch.
+fn window_ns(cfg: &RunConfig, exec: &Execution) -> (u64, u64) {
+    let open = cfg.ramp.as_nanos() as u64;
+    (open, open + (exec.window_sec * 1e9).round() as u64)
+}
+
+/// The seconds of a span of ns; the window's own seconds when it is the window.
+fn span_sec((start, end): (u64, u64), window: (u64, u64), window_sec: f64) -> f64 {
+    if (start, end) == window {
+        window_sec
+    } else {
+        end.saturating_sub(start) as f64 / 1e9
+    }
+}
+
 /// `count / seconds`, or 0 for an empty window.
 pub fn rate(count: u64, seconds: f64) -> f64 {
     if seconds > 0.0 {
@@ -91,10 +120,22 @@ impl RunDocument {
         let mut total = Aggregate::default();
         let mut per_target: Vec<Aggregate> = vec![Aggregate::default(); plan.targets.len()];
         let mut workers = Vec::with_capacity(plan.workers.len());
+        let window = window_ns(cfg, exec);
+        // Each target's active span: its workers' spans joined.
+        let mut target_spans: Vec<Option<(u64, u64)>> = vec![None; plan.targets.len()];
         for (spec, out) in plan.workers.iter().zip(&exec.outcomes) {
             per_target[spec.target_index] += out;
             total += out;
-            workers.push(worker_doc(cfg, plan, spec, out, secs));
+            let span = active_span(out, window.0, window.1);
+            let t = &mut target_spans[spec.target_index];
+            *t = Some(t.map_or(span, |(a, b)| (a.min(span.0), b.max(span.1))));
+            workers.push(worker_doc(
+                cfg,
+                plan,
+                spec,
+                out,
+                span_sec(span, window, secs),
+            ));
         }
         for w in &workers {
             let Some(r) = w.rate.as_ref().filter(|r| !r.kept) else {
@@ -169,7 +210,15 @@ impl RunDocument {
                 if let Some(f) = flush_sec {
                     max_flush = Some(max_flush.map_or(f, |m: f64| m.max(f)));
                 }
-                target_doc(plan, exec, i, &agg, agg.flush(secs, flush_sec, durable[i]))
+                let own = target_spans[i].map_or(secs, |sp| span_sec(sp, window, secs));
+                target_doc(
+                    plan,
+                    exec,
+                    i,
+                    own,
+                    &agg,
+                    agg.flush(secs, flush_sec, durable[i]),
+                )
             })
             .collect();
         warnings.extend(what_the_figures_mean(cfg, plan, exec, &targets, &total));
@@ -281,7 +330,7 @@ fn live_doc(
     }
 }
 
-/// One worker's figures over the common window.
+/// One worker's figures over its own active time `secs` (see [`active_span`]).
 fn worker_doc(
     cfg: &RunConfig,
     plan: &Plan,
@@ -380,15 +429,16 @@ fn durable_bytes(per_target: &[Aggregate], exec: &Execution) -> Vec<(u64, &'stat
 
 /// One target's figures: its workers merged, its flush, its device's
 /// counters and what verification found on it.
+/// Its rates run over `secs`, its workers' joined active time.
 fn target_doc(
     plan: &Plan,
     exec: &Execution,
     i: usize,
+    secs: f64,
     agg: &Aggregate,
     flush: Option<FlushDoc>,
 ) -> TargetDoc {
     let t = &plan.targets[i];
-    let secs = exec.window_sec;
     let on_target = || {
         plan.workers
             .iter()

@@ -24,14 +24,19 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct ToolInfo {
     pub name: String,
     pub version: String,
+    /// How this stripebench was invoked (argv, `--config` file): what
+    /// repeats the run. Absent in documents from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<crate::base::invocation::Invocation>,
 }
 
 impl ToolInfo {
-    /// This build of stripebench.
+    /// This build of stripebench, and how this process was invoked.
     pub fn this() -> ToolInfo {
         ToolInfo {
             name: "stripebench".into(),
             version: env!("CARGO_PKG_VERSION").into(),
+            invocation: crate::base::invocation::current(),
         }
     }
 }

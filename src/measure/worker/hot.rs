@@ -103,6 +103,9 @@ pub fn run<E: Engine>(
         .rate_period_ns
         .map(|p| Pace::new(p, spec.ramp_ns, epoch));
 
+    // The first I/O goes in right below: where this worker's own active
+    // time starts (it stops at its last completion if it ends on its limit).
+    tally.out.first_issue_ns = epoch.elapsed().as_nanos() as u64;
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it. On a schedule,
     // a free slot waits for its I/O's due time.

@@ -250,6 +250,9 @@ pub struct WorkerOutcome {
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
+    /// ns since the epoch of the worker's first issue (its own active time
+    /// runs from here, or from the window's opening if later).
+    pub first_issue_ns: u64,
     /// ns since the epoch of the last I/O counted in the window; on a
     /// schedule, for a worker that stopped at its limit, the end of its last
     /// I/O's interval when that is later.

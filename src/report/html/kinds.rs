@@ -147,7 +147,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
             folded_run(&mut page, &title, r, false)?;
         }
     }
-    Ok(page.finish())
+    Ok(page.finish(&doc.tool))
 }
 
 /// A compare: the volume's stack, the phases, the members against the
@@ -293,7 +293,7 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
             false,
         )?;
     }
-    Ok(page.finish())
+    Ok(page.finish(&doc.tool))
 }
 
 /// A merge: the hosts and the fleet, the fleet's latency, the workers'
@@ -413,5 +413,5 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
         &serde_json::to_value(&doc.config).unwrap_or_default(),
     ));
     page.raw("</div>\n</div>\n");
-    Ok(page.finish())
+    Ok(page.finish(&doc.tool))
 }

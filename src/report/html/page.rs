@@ -20,6 +20,24 @@ pub fn esc(text: &str) -> String {
     out
 }
 
+/// Text with its control characters (but newlines and tabs) shown as
+/// `\xNN`: a file's content in a page, where a raw control byte is not
+/// well-formed markup and a terminal escape means nothing.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// What a browser may load for the page: nothing but its own inline CSS
 /// (inline SVG needs no permission). No script runs, nothing is fetched.
 const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'";
@@ -226,8 +244,32 @@ impl Page {
         self
     }
 
-    /// Ends the page.
-    pub fn finish(mut self) -> String {
+    /// The command that wrote the document (`tool.invocation`), as one
+    /// shell line that repeats it, and the `--config` file's content.
+    pub fn command(&mut self, tool: &crate::document::run::ToolInfo) -> &mut Self {
+        self.h(2, "Command");
+        let Some(inv) = &tool.invocation else {
+            return self.p(
+                "",
+                "not recorded (a document from before stripebench recorded it)",
+            );
+        };
+        // `command` is shell-quoted ($'\xNN' for control bytes): printable.
+        self.pre(&printable(&inv.command));
+        if let Some(c) = &inv.config_file {
+            let _ = writeln!(
+                self.out,
+                "<details open=\"open\">\n<summary>--config {}</summary>\n<pre>{}</pre>\n</details>",
+                esc(&printable(&c.path)),
+                esc(&printable(c.content.trim_end()))
+            );
+        }
+        self
+    }
+
+    /// Ends the page, with the command that wrote the document.
+    pub fn finish(mut self, tool: &crate::document::run::ToolInfo) -> String {
+        self.command(tool);
         let _ = write!(
             self.out,
             "<footer>Written by stripebench {} from its JSON document. One self-contained file: no script, nothing fetched.</footer>\n</main>\n</body>\n</html>\n",

@@ -26,7 +26,7 @@ pub fn run(doc: &RunDocument) -> Result<String> {
     plots(&mut page, doc, 2)?;
     configuration(&mut page, doc, 2);
     topology(&mut page, doc, 2);
-    Ok(page.finish())
+    Ok(page.finish(&doc.tool))
 }
 
 /// When the window opened, in RFC 3339 (UTC), or the raw figure when it is
