@@ -209,6 +209,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub allow_destructive: bool,
 
+    /// Read a file target even when part of its region is holes or
+    /// unwritten (fallocated) extents, which read as zeros without any I/O
+    /// to a device; a warning says how much. Without it such a read is refused.
+    #[arg(long)]
+    pub allow_holes: bool,
+
     /// Write over a recognised signature (file system, RAID, LVM, swap,
     /// partition table) on a block device; needs --allow-destructive too.
     #[arg(long)]

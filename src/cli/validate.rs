@@ -270,6 +270,7 @@ pub fn run_config(
         cpus,
         seed,
         allow_destructive: args.allow_destructive,
+        allow_holes: args.allow_holes,
         force_signature: args.force_signature,
         dry_run: args.dry_run,
         json: args.json.clone(),

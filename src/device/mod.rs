@@ -3,7 +3,7 @@
 //! the right flags (`open`), device counters and queue limits (`devstat`,
 //! `queue`), the page cache (`cache`), sysfs settings and their restore
 //! (`knobs`, `state`), scratch files (`scratch`), the stack under a target
-//! (`topology`).
+//! (`topology`), holes and unwritten extents in a file (`holes`).
 //!
 //! Imports only `base`: no engine, measurement, document or report.
 
@@ -11,6 +11,7 @@ pub mod cache;
 pub mod devstat;
 pub mod extent;
 pub mod guard;
+pub mod holes;
 pub mod knobs;
 pub mod queue;
 pub mod scratch;

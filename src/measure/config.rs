@@ -80,6 +80,8 @@ pub struct RunConfig {
     pub cpus: Option<Vec<usize>>,
     pub seed: u64,
     pub allow_destructive: bool,
+    /// `--allow-holes`: read a file whose region has holes or unwritten extents.
+    pub allow_holes: bool,
     pub force_signature: bool,
     pub dry_run: bool,
     /// `--json`, `--csv`: a path, or `-` for stdout.

@@ -7,7 +7,7 @@ use std::ops::AddAssign;
 
 use super::*;
 use crate::analysis::histogram::LatencyHistogram;
-use crate::measure::config::RunConfig;
+use crate::measure::config::{RunConfig, RwMode};
 use crate::measure::coordinator::Execution;
 use crate::measure::layout::Plan;
 use crate::measure::worker::{Ending, VerifyMode, WorkerOutcome};
@@ -507,6 +507,7 @@ fn what_the_figures_mean(
             }
         }
     }
+    warnings.extend(undelivered_direct_reads(cfg, targets));
     if !cfg.direct && cfg.rw.writes() {
         for t in targets {
             if let Some(r) = t
@@ -593,4 +594,29 @@ fn what_the_figures_mean(
         ));
     }
     warnings
+}
+
+/// An O_DIRECT read bypasses the page cache, so its bytes should all reach
+/// the device: when the device's counters show far less (under half), the
+/// figures are not the device's, whatever the cause. Said after every run,
+/// beside the causes that make it so.
+fn undelivered_direct_reads(cfg: &RunConfig, targets: &[TargetDoc]) -> Vec<String> {
+    if !cfg.direct || matches!(cfg.rw, RwMode::Write | RwMode::Randwrite) {
+        return Vec::new();
+    }
+    targets
+        .iter()
+        .filter_map(|t| {
+            let d = t.device.as_ref()?;
+            let r = d.read_ratio.filter(|&r| r < 0.5)?;
+            Some(format!(
+                "{}: O_DIRECT reads of {} reached {} as only {} ({:.1}%): the rest never came from the device, so these figures are not its speed. Likely causes: holes or unwritten extents in a file (read as zeros without I/O), a file system that keeps the data in memory, or a cache in front of the device",
+                t.path,
+                crate::base::units::fmt_bytes(d.app_read_bytes),
+                d.name,
+                crate::base::units::fmt_bytes(d.read_bytes),
+                r * 100.0
+            ))
+        })
+        .collect()
 }
