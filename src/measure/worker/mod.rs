@@ -22,7 +22,7 @@
 
 mod hot;
 
-pub use hot::run;
+pub use hot::{claimed, run};
 
 use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
