@@ -235,6 +235,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
         let mut received = 0;
         let hang_ns = cfg.hang_timeout.as_nanos() as u64;
+        let mut given_up = 0;
         let mut died = Vec::new();
         let ramp = cfg.ramp.as_secs_f64();
         let total = (full_end_ns as f64) / 1e9;
@@ -280,6 +281,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                                 // before its first call, and is taken once.
                                 outcomes[id] = Some(unsafe { worker::claimed(w.frame()) });
                                 received += 1;
+                                given_up += 1;
                                 // Its thread stays in the call: never joined.
                                 if let Some(h) = handles.0.get_mut(id) {
                                     h.take();
@@ -332,7 +334,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         };
         let window_ns = end_ns.saturating_sub(ramp_ns);
 
-        let (flush, flush_abandoned) = if !cfg.direct && cfg.rw.writes() && !control.interrupted() {
+        // A device that held a call past --hang-timeout would hold the final
+        // fsync as well: with a worker given up on, there is no flush.
+        let (flush, flush_abandoned) = if !cfg.direct
+            && cfg.rw.writes()
+            && !control.interrupted()
+            && given_up == 0
+        {
             progress.message("flushing: fsync of every target (timed apart from the window; Ctrl-C stops waiting)");
             flush_all(plan, &control)
         } else {
