@@ -7,7 +7,9 @@
 //! ready call exactly once (a panic is caught in its thread and becomes the
 //! answer, with its message), and the start gate waits for no count of
 //! threads (see [`RunControl`]). A setup failure calls the run off and is
-//! reported as one line, exit 1.
+//! reported as one line, exit 1. Nor can a worker that a stalled device
+//! holds in a pread/pwrite (sync engine): `--hang-timeout` after the
+//! deadline it is given up on, its thread left in the call, never joined.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
