@@ -315,3 +315,111 @@ fn an_interrupt_with_a_hung_io_ends_the_run_and_reports_it() {
     assert_eq!(doc["targets"][0]["failed"], true);
     assert!(u(&doc["workers"][1]["ios"]) > 0);
 }
+
+/// The state letter (R, S, D, ...) of process `pid`'s thread named `name`.
+fn thread_state(pid: u32, name: &str) -> Option<char> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+        .find(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name))
+        .and_then(|t| std::fs::read_to_string(t.path().join("stat")).ok())
+        // "TID (comm) S ...": the state follows the command's closing parenthesis.
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .and_then(|(_, r)| r.trim().chars().next())
+        })
+}
+
+/// A sync worker blocked in a pread on a stalled device cannot be
+/// cancelled: the run waited for it past SIGTERM (still alive 10 s later,
+/// no document; a second signal quit without one). The document must be
+/// written within --hang-timeout of the signal, naming the blocked worker
+/// as hung with its offset, and the process must not wait for the pread.
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_blkio)),
+    ignore = "needs root (loop device) and a cgroup v1 blkio hierarchy"
+)]
+fn a_sync_worker_blocked_on_a_stalled_device_does_not_hold_the_run_past_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = data_file(dir.path(), "img", 16 << 20);
+    let lo = common::Loop::attach(&img, &[]);
+    let cg = common::Throttle::reads("sync-stall", &[]);
+    let live = dir.path().join("live.jsonl");
+    let jpath = dir.path().join("run.json");
+    let child = cg.spawn(&[
+        "run",
+        "--engine",
+        "sync",
+        "--bs",
+        "256k",
+        "-t",
+        "1h",
+        "--ramp",
+        "0",
+        "--hang-timeout",
+        "1s",
+        "--no-progress",
+        "--live",
+        live.to_str().unwrap(),
+        "--json",
+        jpath.to_str().unwrap(),
+        &lo.dev,
+    ]);
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    // Measuring; then reads of 256 KiB at 4096 B/s: each takes a minute.
+    common::wait_for("the first live second", || {
+        common::live_has_second(&live, 0)
+    });
+    cg.limit(&lo.dev, 4096);
+    // Blocked in a throttled read: a whole second with nothing done (a
+    // read already under way when the throttle came still completes).
+    common::wait_for("a second with nothing done", || {
+        common::live_lines(&live)
+            .iter()
+            .any(|l| l["kind"] == "worker" && l["ios"] == 0)
+    });
+    assert_eq!(thread_state(pid, "sb-worker-0"), Some('D'));
+    // SAFETY: signalling our own child (its waiter has not returned).
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let sent = std::time::Instant::now();
+    // Within the hang timeout (1 s) and a generous slack, far less than
+    // the minute the read is held: the document, complete.
+    let doc = loop {
+        let doc = std::fs::read(&jpath)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+        if let Some(doc) = doc {
+            break doc;
+        }
+        if sent.elapsed() > Duration::from_secs(15) {
+            cg.limit(&lo.dev, 0);
+            let _ = rx.recv_timeout(BOUND);
+            panic!("no document 15 s after SIGTERM (hang timeout 1 s)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // The read is still held by the throttle: the run did not wait for it.
+    assert_eq!(thread_state(pid, "sb-worker-0"), Some('D'));
+    assert_eq!(doc["interrupted"], true);
+    let w = &doc["workers"][0];
+    let hung = w["hung_ios"].as_array().unwrap();
+    assert_eq!(hung.len(), 1, "{w}");
+    assert_eq!(hung[0]["op"], "read");
+    assert_eq!(u(&hung[0]["bytes"]), 256 << 10);
+    assert!(u(&hung[0]["offset"]) % (256 << 10) == 0 && u(&hung[0]["offset"]) < 16 << 20);
+    assert!(common::f(&hung[0]["seconds_in_flight"]) >= 1.0, "{w}");
+    // What completed before the stall is there.
+    assert!(u(&w["ios"]) > 0, "{w}");
+    assert_eq!(doc["targets"][0]["failed"], true);
+    // The exit waits only for the kernel to let the thread go: lift the throttle.
+    cg.limit(&lo.dev, 0);
+    let out = rx.recv_timeout(BOUND).expect("exited").unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("HUNG: worker w0 on"), "{table}");
+}

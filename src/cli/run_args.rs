@@ -188,12 +188,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
     pub debug_hang_from: Option<u64>,
 
-    /// io_uring: a worker that gets no completion for this long gives up on
-    /// the I/O it has in flight, reports it as hung (with its offsets) and
-    /// leaves its buffers to the kernel; the run reports everything else and
-    /// exits 1. A run with a hung member thus ends at most about this long
-    /// after its deadline. Needs Linux 5.11 (a wait with a timeout); the sync
-    /// engine cannot give up on a pread/pwrite.
+    /// A worker that gets no completion for this long gives up on the I/O
+    /// it has in flight, reports it as hung (with its offsets) and leaves
+    /// its buffers to the kernel; the run reports everything else and exits
+    /// 1 (128 + the signal's number when a signal ended it). A run with a
+    /// hung member thus ends at most about this long after its deadline or
+    /// a signal. io_uring needs Linux 5.11 (a wait with a timeout); with the
+    /// sync engine, a pread/pwrite still held this long after the deadline
+    /// is reported with what the worker counted before it, and its thread
+    /// is left in the call (the process ends without waiting for it).
     #[arg(long, allow_hyphen_values = true, value_name = "TIME", default_value = "30s", value_parser = parse_positive_duration)]
     pub hang_timeout: Duration,
 

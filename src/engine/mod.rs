@@ -19,6 +19,7 @@ pub mod buffer;
 pub mod fault;
 pub mod sync;
 pub mod uring;
+pub mod watch;
 pub mod writedata;
 
 use std::fs::File;
@@ -79,6 +80,9 @@ pub struct EngineSpec {
     pub hang_timeout: std::time::Duration,
     /// `--hugepages`: what the slots' buffers are mapped in.
     pub hugepages: crate::engine::buffer::HugePages,
+    /// The sync engine: its blocking calls are watched, so the coordinator
+    /// can give up on one that a stalled device holds ([`watch::CallWatch`]).
+    pub watch: Option<Arc<watch::CallWatch>>,
 }
 
 impl EngineSpec {
@@ -327,6 +331,7 @@ mod tests {
             hang_from: None,
             hang_timeout: std::time::Duration::from_secs(30),
             hugepages: Default::default(),
+            watch: None,
         }
     }
 

@@ -5,6 +5,7 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
+use super::watch::CallWatch;
 use super::{Engine, EngineId, EngineSpec, SlotToken};
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
@@ -18,6 +19,8 @@ pub struct SyncEngine {
     id: EngineId,
     /// The queued I/O, with its slot's token until `reap` performs it.
     queued: Option<(SlotToken, Op, u64)>,
+    /// Said around each pread/pwrite (see [`CallWatch`]).
+    watch: Option<Arc<CallWatch>>,
 }
 
 impl Engine for SyncEngine {
@@ -37,6 +40,7 @@ impl Engine for SyncEngine {
             wbuf,
             id,
             queued: None,
+            watch: spec.watch.clone(),
         };
         Ok((engine, id.tokens(1)))
     }
@@ -56,6 +60,11 @@ impl Engine for SyncEngine {
         let Some((slot, op, offset)) = self.queued.take() else {
             return Ok(());
         };
+        // A stalled device can hold this call for good: the coordinator may
+        // give up on it meanwhile (then `leave` never returns).
+        if let Some(w) = &self.watch {
+            w.enter();
+        }
         // One syscall: FileExt::read_at/write_at are plain pread/pwrite.
         let res = match op {
             Op::Read => self.file.read_at(self.buf.as_mut_slice(), offset),
@@ -63,6 +72,9 @@ impl Engine for SyncEngine {
                 .file
                 .write_at(self.wbuf.as_ref().unwrap_or(&self.buf).as_slice(), offset),
         };
+        if let Some(w) = &self.watch {
+            w.leave();
+        }
         done(slot, res);
         Ok(())
     }

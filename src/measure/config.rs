@@ -203,8 +203,9 @@ pub struct ConfigDoc {
     pub passes: Option<u64>,
     /// I/O errors after which a worker stops.
     pub max_errors: u64,
-    /// `--hang-timeout`: how long an io_uring worker waits with nothing
-    /// completing before it reports its I/O in flight as hung.
+    /// `--hang-timeout`: how long a worker waits with nothing completing
+    /// (the sync engine: how long after the deadline a call may still hold
+    /// it) before its I/O in flight is reported as hung.
     #[serde(default)]
     pub hang_timeout_sec: Option<f64>,
     /// Self-describing blocks written, or checked.

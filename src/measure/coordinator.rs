@@ -7,7 +7,9 @@
 //! ready call exactly once (a panic is caught in its thread and becomes the
 //! answer, with its message), and the start gate waits for no count of
 //! threads (see [`RunControl`]). A setup failure calls the run off and is
-//! reported as one line, exit 1.
+//! reported as one line, exit 1. Nor can a worker that a stalled device
+//! holds in a pread/pwrite (sync engine): `--hang-timeout` after the
+//! deadline it is given up on, its thread left in the call, never joined.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -21,6 +23,7 @@ use crossbeam_utils::CachePadded;
 
 use crate::base::signals;
 use crate::device::devstat::{self, DevProbe, DeviceCounters};
+use crate::engine::watch::CallWatch;
 use crate::engine::{EngineKind, EngineSpec, FaultEngine, SyncEngine, UringEngine};
 use crate::measure::config::RunConfig;
 use crate::measure::control::RunControl;
@@ -57,8 +60,16 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let n = plan.workers.len();
     let control = Arc::new(RunControl::new(full_end_ns));
-    let live: Vec<CachePadded<AtomicU64>> = (0..n)
-        .map(|_| CachePadded::new(AtomicU64::new(0)))
+    let live: Arc<Vec<CachePadded<AtomicU64>>> = Arc::new(
+        (0..n)
+            .map(|_| CachePadded::new(AtomicU64::new(0)))
+            .collect(),
+    );
+    // The sync engine's calls are watched: one that a stalled device holds
+    // past the deadline and --hang-timeout is given up on (its thread is
+    // left behind, never joined; see CallWatch).
+    let watches: Vec<Option<Arc<CallWatch>>> = (0..n)
+        .map(|_| (cfg.engine == EngineKind::Sync).then(|| Arc::new(CallWatch::new())))
         .collect();
     let (ready_tx, ready_rx) = bounded::<Result<(), String>>(n);
     // A worker's outcome, or what killed it (a panic, with its message).
@@ -82,9 +93,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     signals::set_active(Some(control.clone()));
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
-        // Whatever way this closure ends (an error, a panic), the gate opens:
-        // the scope joins every worker, and one left waiting at a shut gate
-        // would hang the run. Opening it after the start changes nothing.
+        // Every worker thread is joined when this closure ends, except one
+        // given up on in a blocked call (declared before the gate, so the
+        // gate opens first: a worker left waiting at a shut gate would hang
+        // the join).
+        let mut handles = Joined(Vec::with_capacity(n));
+        // Whatever way this closure ends (an error, a panic), the gate opens.
+        // Opening it after the start changes nothing.
         let _gate = OpenOnExit(&control);
         for spec in &plan.workers {
             let engine_spec = EngineSpec {
@@ -101,24 +116,33 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                 hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
                 hang_timeout: cfg.hang_timeout,
                 hugepages: cfg.hugepages,
+                watch: watches[spec.id].clone(),
             };
             let faulty = engine_spec.fail_from.is_some()
                 || engine_spec.die_in_setup
                 || engine_spec.hang_from.is_some();
             let kind = cfg.engine;
-            let (control, ready_tx, done_tx, live) =
-                (&control, ready_tx.clone(), done_tx.clone(), &live[spec.id]);
+            let (ctl, ready_tx, done_tx, live) = (
+                control.clone(),
+                ready_tx.clone(),
+                done_tx.clone(),
+                live.clone(),
+            );
             let tap = taps.get_mut(spec.id).and_then(Option::take);
             let target = crate::base::error::show_path(&plan.targets[spec.target_index].path);
+            let spec = spec.clone();
+            // Not scoped: a thread that a stalled device holds in a call
+            // cannot be joined, and the run must end without it.
             let spawned = std::thread::Builder::new()
                 .name(format!("sb-worker-{}", spec.id))
-                .spawn_scoped(scope, move || {
+                .spawn(move || {
+                    let spec = &spec;
                     let mut ready = worker::Ready::new(ready_tx, spec.id);
                     // A panic is a bug (the panic hook has printed where);
                     // caught here, it becomes this worker's answer, so the
                     // coordinator neither waits for it nor panics itself.
                     let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        let args = (spec, &engine_spec, &**control, &mut ready, &**live, tap);
+                        let args = (spec, &engine_spec, &*ctl, &mut ready, &*live[spec.id], tap);
                         match (kind, faulty) {
                             (EngineKind::Sync, false) => run_worker::<SyncEngine>(args),
                             (EngineKind::Uring, false) => run_worker::<UringEngine>(args),
@@ -142,10 +166,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                     });
                     let _ = done_tx.send(out);
                 });
-            if let Err(e) = spawned {
-                // The workers already started wait at the gate: let them go.
-                control.call_off();
-                return Err(e).context("cannot start a worker thread");
+            match spawned {
+                Ok(h) => handles.0.push(Some(h)),
+                Err(e) => {
+                    // The workers already started wait at the gate: let them go.
+                    control.call_off();
+                    return Err(e).context("cannot start a worker thread");
+                }
             }
         }
         drop(ready_tx);
@@ -209,6 +236,8 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
 
         let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
         let mut received = 0;
+        let hang_ns = cfg.hang_timeout.as_nanos() as u64;
+        let mut given_up = 0;
         let mut died = Vec::new();
         let ramp = cfg.ramp.as_secs_f64();
         let total = (full_end_ns as f64) / 1e9;
@@ -240,6 +269,28 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
                     let bytes: u64 = live.iter().map(|c| c.load(Ordering::Relaxed)).sum();
                     let el = epoch.elapsed().as_secs_f64();
                     progress.update(bytes, el, ramp, (total - el).max(0.0));
+                    // --hang-timeout past the deadline (or the interrupt
+                    // that lowered it): a worker still held in a call by
+                    // its device is given up on, with what it had counted.
+                    let now_ns = epoch.elapsed().as_nanos() as u64;
+                    if now_ns >= control.end_ns().saturating_add(hang_ns) {
+                        for (id, w) in watches.iter().enumerate() {
+                            let Some(w) = w.as_ref().filter(|_| outcomes[id].is_none()) else {
+                                continue;
+                            };
+                            if !w.frame().is_null() && w.claim() {
+                                // SAFETY: just claimed; its frame was published
+                                // before its first call, and is taken once.
+                                outcomes[id] = Some(unsafe { worker::claimed(w.frame()) });
+                                received += 1;
+                                given_up += 1;
+                                // Its thread stays in the call: never joined.
+                                if let Some(h) = handles.0.get_mut(id) {
+                                    h.take();
+                                }
+                            }
+                        }
+                    }
                 }
                 Err(RecvTimeoutError::Disconnected) => bail!("a worker thread died during the run"),
             }
@@ -285,7 +336,13 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         };
         let window_ns = end_ns.saturating_sub(ramp_ns);
 
-        let (flush, flush_abandoned) = if !cfg.direct && cfg.rw.writes() && !control.interrupted() {
+        // A device that held a call past --hang-timeout would hold the final
+        // fsync as well: with a worker given up on, there is no flush.
+        let (flush, flush_abandoned) = if !cfg.direct
+            && cfg.rw.writes()
+            && !control.interrupted()
+            && given_up == 0
+        {
             progress.message("flushing: fsync of every target (timed apart from the window; Ctrl-C stops waiting)");
             flush_all(plan, &control)
         } else {
@@ -314,6 +371,17 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     });
     signals::set_active(None);
     result
+}
+
+/// The worker threads, joined when dropped (those given up on are taken out first).
+struct Joined(Vec<Option<std::thread::JoinHandle<()>>>);
+
+impl Drop for Joined {
+    fn drop(&mut self) {
+        for h in self.0.iter_mut().filter_map(Option::take) {
+            let _ = h.join();
+        }
+    }
 }
 
 /// Opens the start gate when dropped (calls the run off if it never started).

@@ -425,7 +425,7 @@ pub fn notes(doc: &RunDocument) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "HUNG: worker w{} on {}: {} I/O(s) never completed (no completion for --hang-timeout {}): {}; the worker gave up on them and left their buffers to the kernel, the other workers went on",
+            "HUNG: worker w{} on {}: {} I/O(s) never completed (no completion for --hang-timeout {}): {}; the run gave up on them (a sync worker's thread was left in its call) and left their buffers to the kernel, the other workers went on",
             w.id,
             w.target,
             w.hung_ios.len(),

@@ -102,6 +102,22 @@ pub fn run<E: Engine>(
     let mut pace = spec
         .rate_period_ns
         .map(|p| Pace::new(p, spec.ramp_ns, epoch));
+    // A blocking engine's calls are watched: what the coordinator takes if
+    // it gives up on one (see `claimed`). Raw pointers, no borrows: the
+    // loop goes on using these as it always does.
+    let frame = Frame {
+        tally: &raw mut tally,
+        slots: slots.as_ptr(),
+        nslots: slots.len(),
+        pace: &raw const pace,
+        bs,
+        cpu_clock: thread_cpu_clock_id(),
+        // SAFETY: gettid has no preconditions.
+        tid: unsafe { libc::syscall(libc::SYS_gettid) } as i32,
+    };
+    if let Some(w) = &engine_spec.watch {
+        w.publish(&raw const frame as *mut ());
+    }
 
     // The first I/O goes in right below: where this worker's own active
     // time starts (it stops at its last completion if it ends on its limit).
@@ -242,7 +258,7 @@ pub fn run<E: Engine>(
         tally.backlog(p, &slots, hung, issued_bytes < limit);
     }
     let (unserved_ios, unserved_oldest_ns) = (tally.unserved_ios, tally.unserved_oldest_ns);
-    let mut out = tally.finish(issued_bytes < limit);
+    let mut out = tally.finish(issued_bytes < limit, None);
     out.cpu = cpus::current_cpu();
     out.schedule = pace.map(|p| ScheduleTally {
         unserved_ios,
@@ -632,9 +648,10 @@ impl<'a> Tally<'a> {
         }
     }
 
-    /// What ended the worker, its CPU time over the window, and its last
-    /// (partial) second: after the loop, off the hot path.
-    fn finish(mut self, below_limit: bool) -> WorkerOutcome {
+    /// What ended the worker, its CPU time over the window (up to `c1`,
+    /// else now, sampled in this thread), and its last (partial) second:
+    /// after the loop, off the hot path.
+    fn finish(mut self, below_limit: bool, c1: Option<CpuSample>) -> WorkerOutcome {
         let mut out = self.out;
         out.ended_by = if out.stopped_on_errors {
             Ending::Errors
@@ -660,7 +677,7 @@ impl<'a> Tally<'a> {
         if !self.in_window {
             return out;
         }
-        let c1 = self.cpu1.unwrap_or_else(|| sample_cpu(self.epoch));
+        let c1 = self.cpu1.or(c1).unwrap_or_else(|| sample_cpu(self.epoch));
         let (usr, sys) = c1.since(&self.cpu0);
         // Closed by the deadline: the samples span the window give or take
         // the I/O in progress at each edge (one I/O per slot, which with a
@@ -784,6 +801,94 @@ fn prepare<E: Engine>(
     // SAFETY: unshare(CLONE_FILES) only affects the calling thread's fd table.
     unsafe { libc::unshare(libc::CLONE_FILES) };
     E::create(engine).map_err(|e| format!("worker {}: {e}", spec.id))
+}
+
+/// What a worker blocked in a call publishes for the coordinator
+/// ([`crate::engine::watch::CallWatch`]): where its tally, slots and schedule
+/// live (in its frame, which a claimed worker never leaves), and how to
+/// read its CPU time from another thread.
+struct Frame<'a> {
+    tally: *mut Tally<'a>,
+    slots: *const Slot,
+    nslots: usize,
+    pace: *const Option<Pace>,
+    bs: u64,
+    cpu_clock: Option<libc::clockid_t>,
+    tid: i32,
+}
+
+/// The outcome of a worker that the coordinator claimed while a call held
+/// it (a pread/pwrite on a stalled device): everything it counted up to
+/// that call, the call's I/O as hung, its CPU time up to now. The tally is
+/// taken over: the worker never touches it again, nor drops it, and its
+/// live tap ends here (so the live stream's collector stops waiting).
+///
+/// # Safety
+///
+/// `frame` is what the worker published through the watch that the caller
+/// has just claimed (`CallWatch::claim` returned true), called once.
+pub unsafe fn claimed(frame: *mut ()) -> WorkerOutcome {
+    // SAFETY: the caller claimed the watch: the worker is inside a call it
+    // will never come back from (it parks at `leave`), so its frame stays
+    // alive, is no longer written, and its writes before the call are
+    // visible (release on enter, acquire on claim). The tally is moved out
+    // by a bitwise read; its original is never used nor dropped.
+    unsafe {
+        let f = &*(frame as *const Frame<'static>);
+        let slots = std::slice::from_raw_parts(f.slots, f.nslots);
+        let mut tally = std::ptr::read(f.tally);
+        let now = Instant::now();
+        let owed = true;
+        let pace = &*f.pace;
+        if let Some(p) = pace {
+            tally.schedule_end_ns = p.due_ns(p.k);
+            tally.backlog(p, slots, true, owed);
+        }
+        let (unserved_ios, unserved_oldest_ns) = (tally.unserved_ios, tally.unserved_oldest_ns);
+        let c1 = sample_cpu_of(f.tid, f.cpu_clock, tally.epoch);
+        let mut out = tally.finish(true, c1);
+        out.hung_ios = hung_ios(slots, now, f.bs);
+        out.schedule = pace.as_ref().map(|p| ScheduleTally {
+            unserved_ios,
+            unserved_oldest_ns,
+            ..p.tally
+        });
+        out
+    }
+}
+
+/// This thread's CPU-time clock, readable from another thread.
+fn thread_cpu_clock_id() -> Option<libc::clockid_t> {
+    let mut id: libc::clockid_t = 0;
+    // SAFETY: asks for the calling thread's clock into a local.
+    (unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) } == 0).then_some(id)
+}
+
+/// Another thread's CPU time (thread `tid` of this process, its clock
+/// `clock`): the total from its clock, the user/system split from
+/// /proc (charged by the tick, as getrusage's).
+fn sample_cpu_of(tid: i32, clock: Option<libc::clockid_t>, epoch: Instant) -> Option<CpuSample> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: reads a clock into a local.
+    if unsafe { libc::clock_gettime(clock?, &mut ts) } != 0 {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // "TID (comm) S ppid ...": utime and stime are the 12th and 13th
+    // fields after the command's closing parenthesis.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // SAFETY: sysconf has no preconditions.
+    let tick = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    Some(CpuSample {
+        usr: f.get(11)?.parse::<f64>().ok()? / tick,
+        sys: f.get(12)?.parse::<f64>().ok()? / tick,
+        total: ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9,
+        at_ns: epoch.elapsed().as_nanos() as u64,
+    })
 }
 
 /// The I/O still in flight when the worker gave up on its engine.

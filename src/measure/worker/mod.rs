@@ -19,11 +19,15 @@
 //! then waits for whatever is still in flight: with io_uring, until nothing
 //! has completed for `--hang-timeout`, when the I/O left in flight is
 //! reported as hung and the engine abandoned (its buffers leaked, never
-//! freed).
+//! freed). A sync worker cannot stop waiting for its pread/pwrite: the
+//! coordinator stops waiting for it instead, `--hang-timeout` after the
+//! deadline, and takes over what it counted ([`claimed`]; the sync engine
+//! adds one store and one swap around each call for this,
+//! [`crate::engine::watch`]).
 
 mod hot;
 
-pub use hot::run;
+pub use hot::{claimed, run};
 
 use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
