@@ -214,4 +214,23 @@ fn restore_removes_no_test_bed_it_did_not_mark() {
         precious.join("thesis.tex").exists(),
         "restore deleted a tree it did not create: {text}"
     );
+    assert!(text.contains("left") && text.contains("alone"), "{text}");
+    // A record in the new form, with a token, beside a marker holding
+    // another one (copied from somebody's test bed, say): still kept.
+    let other = t.path().join("precious/stripebench-testbed-4000004-keep");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join(".stripebench-testbed"), "0123456789abcdef").unwrap();
+    fs::write(other.join("file0"), "data\n").unwrap();
+    let rec = serde_json::json!({ "dir": other, "token": "fedcba9876543210" });
+    fs::write(
+        state.join("testbed-4000004.path"),
+        serde_json::to_vec(&rec).unwrap(),
+    )
+    .unwrap();
+    let out = sb_in(&state, &["restore"]);
+    assert!(
+        other.join("file0").exists(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -8,9 +8,11 @@ use crate::device::knobs;
 
 pub fn run() -> Result<u8> {
     let dir = knobs::state_dir();
-    let mut lines = knobs::restore_pending(&dir, std::path::Path::new("/sys"))?;
-    lines.extend(crate::device::scratch::remove_pending(&dir));
-    if lines.is_empty() {
+    let (mut lines, mut failed) = knobs::restore_pending(&dir, std::path::Path::new("/sys"))?;
+    let (beds, beds_failed) = crate::device::scratch::remove_pending(&dir);
+    lines.extend(beds);
+    failed.extend(beds_failed);
+    if lines.is_empty() && failed.is_empty() {
         crate::outln!(
             "nothing to restore: no settings or test beds left by killed runs in {}",
             dir.display()
@@ -18,6 +20,9 @@ pub fn run() -> Result<u8> {
     }
     for l in lines {
         crate::outln!("{l}");
+    }
+    if !failed.is_empty() {
+        anyhow::bail!("{}", failed.join("; "));
     }
     Ok(EXIT_OK)
 }

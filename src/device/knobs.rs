@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 
 pub use crate::device::state::{create_state_dir, state_dir, write_new};
 use crate::device::state::{lock, lock_holder, lock_name};
+use crate::device::sysattr::open_restorable;
 use serde::{Deserialize, Serialize};
 
 /// One changed setting and the value to put back.
@@ -51,6 +52,8 @@ pub struct KnobGuard {
     /// Wait for another run's lock instead of refusing (`--wait-lock`).
     wait: bool,
     locks: Vec<(String, fs::File)>,
+    /// Where sysfs is (`/sys`; a fixture tree in tests).
+    sys: PathBuf,
 }
 
 impl KnobGuard {
@@ -62,7 +65,14 @@ impl KnobGuard {
             changed: Vec::new(),
             wait: false,
             locks: Vec::new(),
+            sys: PathBuf::from("/sys"),
         }
+    }
+
+    /// Takes settings under `root` instead of /sys (tests' fixture trees).
+    pub fn with_sys_root(mut self, root: PathBuf) -> Self {
+        self.sys = root;
+        self
     }
 
     /// Waits for a device another run holds, instead of refusing.
@@ -71,9 +81,8 @@ impl KnobGuard {
         self
     }
 
-    /// Takes the lock of the device that `knob` belongs to, once.
-    fn lock_for(&mut self, knob: &Path) -> Result<()> {
-        let name = lock_name(knob);
+    /// Takes the lock `name` (`lock-MAJOR:MINOR`), once.
+    fn lock_for(&mut self, name: String) -> Result<()> {
         if self.locks.iter().any(|(n, _)| *n == name) {
             return Ok(());
         }
@@ -82,9 +91,17 @@ impl KnobGuard {
         Ok(())
     }
 
-    /// Sets `path` to `value`, after recording its old value in the state file.
+    /// Sets `path` to `value`, after recording its old value in the state
+    /// file. Only a setting in [`crate::device::sysattr::RESTORABLE`] of a
+    /// device under /sys/devices can be changed (what `restore` would later
+    /// agree to put back); it is recorded with its links resolved.
     pub fn set(&mut self, path: &Path, value: &str) -> Result<()> {
-        self.lock_for(path)?;
+        let real =
+            fs::canonicalize(path).with_context(|| format!("cannot find {}", path.display()))?;
+        let attr = open_restorable(&self.sys, &real)
+            .map_err(|why| anyhow::anyhow!("refusing to change {}: {why}", path.display()))?;
+        self.lock_for(format!("lock-{}", attr.dev))?;
+        let path = real.as_path();
         // A killed run left this setting changed: its value now is not the
         // one to put back, and recording it would make the change permanent.
         // We hold the device's lock now, and a live run would hold it while
@@ -121,7 +138,8 @@ impl KnobGuard {
             // A second signal quits at once: this process's settings go back first.
             crate::base::signals::on_quit(restore_active);
         }
-        fs::write(path, value).with_context(|| format!("cannot set {} to {value}", path.display()))
+        attr.write(value)
+            .with_context(|| format!("cannot set {} to {value}", path.display()))
     }
 
     /// The changed settings, oldest first.
@@ -231,76 +249,97 @@ pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
 /// newest change first across all their state files, so that where two
 /// killed runs changed one setting, the value from before the first change
 /// is the one left.
-/// Only settings under `under` (`/sys` outside tests) are ever written: a
-/// state file is data, and must not be able to name any other file.
-pub fn restore_pending(dir: &Path, under: &Path) -> Result<Vec<String>> {
+/// Only the settings stripebench changes are ever written, each opened
+/// under `under` (`/sys` outside tests) without following any link (see
+/// `sysattr::open_restorable`): a state file is data, and must not be able
+/// to name any other file. Returns what was restored, and what was refused
+/// or failed; a state file is removed once all of its settings are back.
+pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<String>)> {
     let files = pending(dir);
-    let mut all: Vec<&Knob> = files.iter().flat_map(|(_, k)| k).collect();
-    all.sort_by_key(|k| std::cmp::Reverse(k.at_ns));
+    let mut all: Vec<(&Path, &Knob)> = files
+        .iter()
+        .flat_map(|(f, ks)| ks.iter().map(move |k| (f.as_path(), k)))
+        .collect();
+    all.sort_by_key(|(_, k)| std::cmp::Reverse(k.at_ns));
     let mut lines = Vec::new();
     let mut failed = Vec::new();
+    // State files with a setting not put back: kept.
+    let mut keep: Vec<&Path> = Vec::new();
     // A device a live run is changing is left to that run: its lock is
     // taken (without waiting) for each setting put back.
     let mut held: Vec<(String, fs::File)> = Vec::new();
-    let mut busy: Vec<String> = Vec::new();
-    for k in all {
-        if !k.path.starts_with(under)
-            || k.path
-                .components()
-                .any(|c| c == std::path::Component::ParentDir)
-        {
-            failed.push(format!(
-                "refusing to write {}: a state file may only name settings under {}",
-                k.path.display(),
-                under.display()
-            ));
-            continue;
-        }
-        let name = lock_name(&k.path);
+    for (file, k) in all {
+        let attr = match open_restorable(under, &k.path) {
+            Ok(a) => a,
+            Err(why) => {
+                failed.push(format!(
+                    "refusing to write {} (named by {}): {why}; remove that file if no run of yours left it",
+                    k.path.display(),
+                    file.display()
+                ));
+                keep.push(file);
+                continue;
+            }
+        };
+        let name = format!("lock-{}", attr.dev);
         if !held.iter().any(|(n, _)| *n == name) {
             match lock(dir, &name, false) {
                 Ok(f) => held.push((name.clone(), f)),
-                Err(e) => {
-                    busy.push(format!("{} not restored: {e:#}", k.path.display()));
+                Err(_) => {
+                    let pid = lock_holder(dir, &name).unwrap_or_default();
+                    lines.push(format!(
+                        "left {} alone: a live stripebench run (PID {pid}) holds device {}, and puts it back itself",
+                        k.path.display(),
+                        attr.dev
+                    ));
+                    keep.push(file);
                     continue;
                 }
             }
         }
-        match fs::write(&k.path, &k.old) {
+        match attr.write(&k.old) {
             Ok(()) => lines.push(format!("restored {} to {}", k.path.display(), k.old)),
-            Err(e) => failed.push(format!(
-                "could not restore {} to {}: {e}",
-                k.path.display(),
-                k.old
-            )),
+            Err(e) => {
+                failed.push(format!(
+                    "could not restore {} to {}: {e}",
+                    k.path.display(),
+                    k.old
+                ));
+                keep.push(file);
+            }
         }
     }
-    if !failed.is_empty() {
-        anyhow::bail!("{}", failed.join("; "));
-    }
-    if !busy.is_empty() {
-        // Keep every state file: run restore again once the device is free.
-        lines.extend(busy);
-        return Ok(lines);
-    }
     for (file, _) in &files {
-        fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
+        if !keep.contains(&file.as_path()) {
+            fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
+        }
     }
-    Ok(lines)
+    Ok((lines, failed))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A fixture sysfs under `t`: loop9 (7:9) and its read_ahead_kb, holding
+    /// `value`. Returns (the root, the setting), links resolved.
+    fn fixture(t: &Path, value: &str) -> (PathBuf, PathBuf) {
+        let root = fs::canonicalize(t).unwrap().join("sys");
+        let d = root.join("devices/virtual/block/loop9");
+        fs::create_dir_all(d.join("queue")).unwrap();
+        fs::write(d.join("dev"), "7:9\n").unwrap();
+        let knob = d.join("queue/read_ahead_kb");
+        fs::write(&knob, value).unwrap();
+        (root, knob)
+    }
+
     #[test]
     fn set_records_first_then_restores_on_drop() {
         let t = tempfile::tempdir().unwrap();
-        let knob = t.path().join("read_ahead_kb");
-        fs::write(&knob, "128\n").unwrap();
+        let (root, knob) = fixture(t.path(), "128\n");
         let dir = t.path().join("state");
         {
-            let mut g = KnobGuard::new(dir.clone());
+            let mut g = KnobGuard::new(dir.clone()).with_sys_root(root);
             g.set(&knob, "4096").unwrap();
             g.set(&knob, "0").unwrap();
             assert_eq!(fs::read_to_string(&knob).unwrap(), "0");
@@ -326,8 +365,7 @@ mod tests {
     #[test]
     fn a_killed_runs_state_is_pending_and_restorable() {
         let t = tempfile::tempdir().unwrap();
-        let knob = t.path().join("knob");
-        fs::write(&knob, "7").unwrap();
+        let (root, knob) = fixture(t.path(), "7");
         let dir = t.path().join("state");
         fs::create_dir_all(&dir).unwrap();
         // A state file from a process that no longer exists (pid beyond pid_max).
@@ -343,7 +381,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(pending(&dir).len(), 1);
-        let lines = restore_pending(&dir, t.path()).unwrap();
+        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        assert!(failed.is_empty(), "{failed:?}");
         assert_eq!(lines.len(), 1);
         assert_eq!(fs::read_to_string(&knob).unwrap(), "256");
         assert!(!orphan.exists());
@@ -353,10 +392,9 @@ mod tests {
     #[test]
     fn restore_applies_the_newest_change_first() {
         let t = tempfile::tempdir().unwrap();
-        let knob = t.path().join("read_ahead_kb");
+        let (root, knob) = fixture(t.path(), "64");
         // Run A changed 2560 -> 16 and was killed; run B then changed 16 -> 64
         // and was killed. Their files sort the other way round by name.
-        fs::write(&knob, "64").unwrap();
         let dir = t.path().join("state");
         fs::create_dir_all(&dir).unwrap();
         let state = |pid: u32, old: &str, at_ns: u64| {
@@ -373,7 +411,8 @@ mod tests {
         };
         state(4294967290, "16", 2_000);
         state(4294967291, "2560", 1_000);
-        restore_pending(&dir, t.path()).unwrap();
+        let (_, failed) = restore_pending(&dir, &root).unwrap();
+        assert!(failed.is_empty(), "{failed:?}");
         assert_eq!(fs::read_to_string(&knob).unwrap(), "2560");
         assert!(pending(&dir).is_empty());
     }
@@ -381,13 +420,12 @@ mod tests {
     #[test]
     fn a_second_run_changing_the_same_device_is_refused_naming_the_holder() {
         let t = tempfile::tempdir().unwrap();
-        let knob = t.path().join("read_ahead_kb");
-        fs::write(&knob, "128").unwrap();
+        let (root, knob) = fixture(t.path(), "128");
         let dir = t.path().join("state");
-        let mut a = KnobGuard::new(dir.clone());
+        let mut a = KnobGuard::new(dir.clone()).with_sys_root(root.clone());
         a.set(&knob, "16").unwrap();
         // flock locks belong to the open file: a second guard is a second holder.
-        let mut b = KnobGuard::new(dir.clone());
+        let mut b = KnobGuard::new(dir.clone()).with_sys_root(root);
         let e = b.set(&knob, "64").unwrap_err().to_string();
         assert!(
             e.contains(&format!("PID {}", std::process::id())) && e.contains("--wait-lock"),

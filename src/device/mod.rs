@@ -16,6 +16,7 @@ pub mod knobs;
 pub mod queue;
 pub mod scratch;
 pub mod state;
+pub mod sysattr;
 pub mod sysfs;
 pub mod topology;
 

@@ -3,6 +3,12 @@
 //! the device), flushed, and dropped from the page cache; the directory is
 //! removed when the test bed is dropped and, if the process is made to quit,
 //! by the signal handler.
+//!
+//! A SIGKILL leaves it behind, for `stripebench restore`, which removes only
+//! what carries the proof that a run made it: a marker file in the test bed
+//! holding a random token that the run also put in its record in the state
+//! directory. The run holds a lock on the marker while it lives, so a live
+//! run's test bed is never taken for an orphan, whatever has its PID.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -29,6 +35,8 @@ pub struct Testbed {
     dir: PathBuf,
     /// The record of it in the state directory, removed with it.
     record: Option<PathBuf>,
+    /// The marker, open and locked for as long as the test bed is ours.
+    _marker: Option<File>,
     pub files: Vec<PathBuf>,
 }
 
@@ -78,19 +86,29 @@ impl Testbed {
             ))
         })?;
         signals::register_cleanup(dir.clone());
+        let token = random_token();
+        let marker = write_marker(&dir, &token).ok();
         // Recorded where `stripebench restore` looks, so that a SIGKILL, which
         // no handler sees, does not leave it behind unmentioned.
-        let record =
-            crate::device::knobs::state_dir().join(format!("testbed-{}.path", std::process::id()));
-        let record = crate::device::knobs::create_state_dir(&crate::device::knobs::state_dir())
-            .and_then(|()| {
-                crate::device::knobs::write_new(&record, dir.as_os_str().as_encoded_bytes())
+        let state = crate::device::knobs::state_dir();
+        let record = state.join(format!("testbed-{}.path", std::process::id()));
+        let doc = serde_json::to_vec(&Record {
+            dir: dir.clone(),
+            token: Some(token),
+        })?;
+        let record = marker
+            .is_some()
+            .then(|| {
+                crate::device::knobs::create_state_dir(&state)
+                    .and_then(|()| crate::device::knobs::write_new(&record, &doc))
+                    .ok()
+                    .map(|()| record)
             })
-            .ok()
-            .map(|()| record);
+            .flatten();
         let mut bed = Testbed {
             dir,
             record,
+            _marker: marker,
             files: Vec::new(),
         };
         bed.files = (0..cfg.files)
@@ -124,9 +142,73 @@ impl Drop for Testbed {
     }
 }
 
-/// Test beds left by killed runs: (record, directory), for records whose
-/// process is gone. Only directories named like ours are ever returned.
+/// The marker's name inside a test bed.
+const MARKER: &str = ".stripebench-testbed";
+
+/// A record in the state directory: which test bed, and the token its
+/// marker holds.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Record {
+    dir: PathBuf,
+    /// None in records from before markers (a bare path): never removed.
+    token: Option<String>,
+}
+
+/// 128 random bits, in hex.
+fn random_token() -> String {
+    let mut b = [0u8; 16];
+    // SAFETY: getrandom writes at most b.len() bytes into b, which we own.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
+    if n != b.len() as isize {
+        // No getrandom: the kernel's pool through the file, else time and PID
+        // (unguessable enough for a marker only root's state names).
+        let ok = File::open("/dev/urandom").and_then(|mut f| {
+            use std::io::Read;
+            f.read_exact(&mut b)
+        });
+        if ok.is_err() {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            b[..8].copy_from_slice(&splitmix64(t ^ u64::from(std::process::id())).to_le_bytes());
+            b[8..].copy_from_slice(&splitmix64(t.rotate_left(17)).to_le_bytes());
+        }
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Writes the marker (a new file) and takes its lock.
+fn write_marker(dir: &Path, token: &str) -> std::io::Result<File> {
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(dir.join(MARKER))?;
+    f.write_all(token.as_bytes())?;
+    crate::device::state::hold(&f)?;
+    Ok(f)
+}
+
+/// A test bed a killed run left: where its record is, and what it says.
+#[derive(Debug)]
+pub struct Left {
+    record: PathBuf,
+    pub dir: PathBuf,
+    token: Option<String>,
+}
+
+/// Test beds left by killed runs: records whose test bed no live run holds
+/// (its marker is not locked). Liveness is the marker's lock, never the PID
+/// in the record's name. Only directories named like ours are returned.
 pub fn pending(state_dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    left(state_dir)
+        .into_iter()
+        .map(|l| (l.record, l.dir))
+        .collect()
+}
+
+fn left(state_dir: &Path) -> Vec<Left> {
+    use std::os::unix::fs::OpenOptionsExt;
     let Ok(rd) = fs::read_dir(state_dir) else {
         return Vec::new();
     };
@@ -138,38 +220,156 @@ pub fn pending(state_dir: &Path) -> Vec<(PathBuf, PathBuf)> {
                 .strip_suffix(".path")?
                 .parse()
                 .ok()?;
-            if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
-                return None;
-            }
-            let dir = PathBuf::from(fs::read_to_string(e.path()).ok()?);
-            let ours = dir.file_name().is_some_and(|n| {
+            let bytes = fs::read(e.path()).ok()?;
+            let rec = serde_json::from_slice::<Record>(&bytes).unwrap_or_else(|_| Record {
+                dir: PathBuf::from(
+                    <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&bytes),
+                ),
+                token: None,
+            });
+            let ours = rec.dir.file_name().is_some_and(|n| {
                 n.to_string_lossy()
                     .starts_with(&format!("stripebench-testbed-{pid}-"))
             });
-            ours.then_some((e.path(), dir))
+            if !ours {
+                return None;
+            }
+            let live = OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(rec.dir.join(MARKER))
+                .is_ok_and(|m| crate::device::state::is_held(&m));
+            (!live).then_some(Left {
+                record: e.path(),
+                dir: rec.dir,
+                token: rec.token,
+            })
         })
         .collect()
 }
 
-/// `stripebench restore`: removes the test beds killed runs left behind.
-pub fn remove_pending(state_dir: &Path) -> Vec<String> {
-    pending(state_dir)
-        .into_iter()
-        .map(|(record, dir)| {
-            let r = if dir.exists() {
-                fs::remove_dir_all(&dir)
-            } else {
-                Ok(())
-            };
-            match r {
-                Ok(()) => {
-                    let _ = fs::remove_file(&record);
-                    format!("removed the test bed a killed run left: {}", dir.display())
-                }
-                Err(e) => format!("could not remove the test bed {}: {e}", dir.display()),
+/// `stripebench restore`: removes the test beds killed runs left behind,
+/// each only if its marker holds the token of its record; (what was
+/// removed, what was refused or failed).
+pub fn remove_pending(state_dir: &Path) -> (Vec<String>, Vec<String>) {
+    let mut done = Vec::new();
+    let mut failed = Vec::new();
+    for l in left(state_dir) {
+        match remove_marked(&l) {
+            Ok(true) => {
+                let _ = fs::remove_file(&l.record);
+                done.push(format!(
+                    "removed the test bed a killed run left: {}",
+                    l.dir.display()
+                ));
             }
+            Ok(false) => {
+                let _ = fs::remove_file(&l.record);
+                done.push(format!(
+                    "the test bed a killed run left is gone already: {}",
+                    l.dir.display()
+                ));
+            }
+            Err(why) => {
+                // The record is dropped: it proves nothing, and would warn forever.
+                let _ = fs::remove_file(&l.record);
+                failed.push(format!(
+                    "left {} alone: {why} (its record {} was dropped; remove the directory yourself if a run of yours left it)",
+                    l.dir.display(),
+                    l.record.display()
+                ));
+            }
+        }
+    }
+    (done, failed)
+}
+
+/// Removes the test bed `l` names if it carries the marker with its token,
+/// through descriptors: the directory is opened without following a link,
+/// the marker read inside it, and only the files a test bed holds are
+/// unlinked from it. Ok(false): there was nothing there.
+fn remove_marked(l: &Left) -> std::result::Result<bool, String> {
+    let Some(token) = &l.token else {
+        return Err(
+            "its record carries no marker token (it predates markers, or is not ours)".into(),
+        );
+    };
+    let (Some(parent), Some(name)) = (l.dir.parent(), l.dir.file_name()) else {
+        return Err("it names no directory".into());
+    };
+    let parent =
+        File::open(parent).map_err(|e| format!("cannot open {}: {e}", parent.display()))?;
+    let dir = match openat(&parent, name, libc::O_RDONLY | libc::O_DIRECTORY) {
+        Ok(d) => d,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(false),
+        Err(e) => return Err(format!("it is a symbolic link or cannot be opened ({e})")),
+    };
+    let mut found = String::new();
+    openat(&dir, std::ffi::OsStr::new(MARKER), libc::O_RDONLY)
+        .and_then(|mut m| {
+            use std::io::Read;
+            (&mut m).take(256).read_to_string(&mut found)
         })
-        .collect()
+        .map_err(|e| format!("it carries no stripebench marker ({e})"))?;
+    if found.trim() != token {
+        return Err("its marker does not hold the token its record holds".into());
+    }
+    // Only names a test bed holds: fileN and the marker.
+    let names: Vec<std::ffi::OsString> = fs::read_dir(format!("/proc/self/fd/{}", dir.as_raw_fd()))
+        .map_err(|e| format!("cannot list it: {e}"))?
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    for n in &names {
+        let s = n.to_string_lossy();
+        let known = s == MARKER
+            || s.strip_prefix("file")
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()));
+        if !known {
+            return Err(format!("it holds {s}, which no test bed holds"));
+        }
+    }
+    for n in &names {
+        unlinkat(&dir, n, 0).map_err(|e| format!("cannot remove {}: {e}", n.to_string_lossy()))?;
+    }
+    unlinkat(&parent, name, libc::AT_REMOVEDIR)
+        .map_err(|e| format!("cannot remove the directory: {e}"))?;
+    Ok(true)
+}
+
+/// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`.
+fn openat(dir: &File, name: &std::ffi::OsStr, flags: libc::c_int) -> std::io::Result<File> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(name.as_bytes())
+        .map_err(|_| std::io::Error::other("a NUL in a name"))?;
+    // SAFETY: an open directory descriptor and a NUL-terminated name; the
+    // descriptor returned, when valid, is new and ours alone.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            c.as_ptr(),
+            flags | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd was just returned by openat and is owned by nobody else.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// `unlinkat(dir, name, flags)`: never follows a link (it removes names).
+fn unlinkat(dir: &File, name: &std::ffi::OsStr, flags: libc::c_int) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(name.as_bytes())
+        .map_err(|_| std::io::Error::other("a NUL in a name"))?;
+    // SAFETY: an open directory descriptor and a NUL-terminated name.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), c.as_ptr(), flags) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {

@@ -71,7 +71,16 @@ pub(crate) fn lock_name(knob: &Path) -> String {
     real.parent()
         .and_then(Path::parent)
         .and_then(|d| fs::read_to_string(d.join("dev")).ok())
-        .map(|d| format!("lock-{}", d.trim()))
+        .map(|d| d.trim().to_string())
+        // Numbers only: a name that is joined to the state directory.
+        .filter(|d| {
+            d.split_once(':').is_some_and(|(a, b)| {
+                [a, b]
+                    .iter()
+                    .all(|x| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit()))
+            })
+        })
+        .map(|d| format!("lock-{d}"))
         .unwrap_or_else(|| {
             let flat: String = real
                 .to_string_lossy()
@@ -100,6 +109,16 @@ fn ofd_lock(f: &fs::File, cmd: libc::c_int) -> std::io::Result<libc::flock> {
     } else {
         Err(std::io::Error::last_os_error())
     }
+}
+
+/// Takes the exclusive lock of an open file (see `ofd_lock`), without waiting.
+pub(crate) fn hold(f: &fs::File) -> std::io::Result<()> {
+    ofd_lock(f, libc::F_OFD_SETLK).map(|_| ())
+}
+
+/// Whether another open file holds `f`'s lock (a live holder, see `hold`).
+pub(crate) fn is_held(f: &fs::File) -> bool {
+    ofd_lock(f, libc::F_OFD_GETLK).is_ok_and(|fl| fl.l_type != libc::F_UNLCK as libc::c_short)
 }
 
 /// Whether a live process holds the lock `dir/name` (see `lock`): the PID
