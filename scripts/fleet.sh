@@ -59,8 +59,10 @@
 # document has not arrived by start + ramp + duration + grace (or
 # --deadline) is stopped waiting for (its launcher is killed, and its run
 # sent SIGTERM over a new connection if the host answers), and is reported
-# missing, as is a host whose run sent no document, or one that does not
-# read; the others are merged: OUT/fleet.json via `stripebench merge
+# missing, as is a host whose run sent no document, one that does not
+# read, or one that repeats another's run (a copy of another host's
+# document, whatever hostname it gives: the later to come in); the others
+# are merged: OUT/fleet.json via `stripebench merge
 # --preflight OUT/preflight.json --missing HOST=REASON ...`. A run that ends
 # with a document but a failure (exit 1: I/O errors) is merged, and named.
 # One fleet.sh at a time writes in an --out directory; a fleet.json left
@@ -547,6 +549,9 @@ done
 rm -f "$OUT/fleet.json"
 
 declare -A rc=() late=()
+# The runs in the order their launchers ended (the order their documents
+# came in).
+order=()
 stopping=0 STOPPERS=()
 while :; do
   running=()
@@ -555,6 +560,7 @@ while :; do
     if kill -0 "${pids[$i]}" 2>/dev/null; then running+=("$i")
     else
       if wait "${pids[$i]}"; then rc[$i]=0; else rc[$i]=$?; fi
+      order+=("$i")
     fi
   done
   [ ${#running[@]} -gt 0 ] || break
@@ -581,6 +587,7 @@ while :; do
       kill -KILL "${pids[$i]}" 2>/dev/null || true
       wait "${pids[$i]}" 2>/dev/null || true
       rc[$i]=killed
+      order+=("$i")
     done
     break
   fi
@@ -588,8 +595,8 @@ while :; do
 done
 for p in "${STOPPERS[@]}"; do wait "$p" 2>/dev/null || true; done
 
-measured=() failed=0
-for i in "${!pids[@]}"; do
+measured=() measured_names=() failed=0
+for i in "${order[@]}"; do
   f=${files[$i]} name=${NAMES[$i]} bad=""
   if [ -n "${late[$i]:-}" ] && [ "$stopping" = 1 ]; then
     why="no document after it was stopped (fleet.sh interrupted): stopped waiting"
@@ -598,7 +605,7 @@ for i in "${!pids[@]}"; do
   elif [ -s "$f" ] && bad=$("$MERGE_BIN" merge "$f" --preflight "$OUT/preflight.json" --json - 2>&1 >/dev/null); then
     # A document that reads, alone: one host's garbage (a login banner, a
     # cut answer) must not keep the others from merging.
-    measured+=("$f")
+    measured+=("$f") measured_names+=("$name")
     # Exit 1 with a document: the run ended on I/O errors (or failed while
     # running); its figures are merged and the fleet says it failed.
     if [ "${rc[$i]}" != 0 ] && [ "$stopping" = 0 ]; then
@@ -621,6 +628,31 @@ for i in "${!pids[@]}"; do
   echo "fleet.sh: host $name is missing: $why" >&2
   missing+=(--missing "$name=$why")
 done
+# A document that repeats another's run (a host that sent a copy of another
+# host's document, renamed or not) would count that run twice, and made the
+# merge refuse the fleet: the later of the two to come in (a copy is made of
+# one that exists) is missing, with why, and the rest are merged.
+if [ ${#measured[@]} -gt 1 ]; then
+  reps=$("$MERGE_BIN" merge --list-repeats "${measured[@]}" 2>&1) || {
+    echo "fleet.sh: cannot check the documents for repeated runs: $(printable "$reps")" >&2
+    exit 1
+  }
+  declare -A repeat=()
+  while read -r n why; do
+    [[ "$n" =~ ^[0-9]{1,9}$ ]] && [ "$n" -ge 1 ] && [ "$n" -le ${#measured[@]} ] || continue
+    repeat[$((n - 1))]=$(printable "$why")
+  done <<<"$reps"
+  kept=()
+  for k in "${!measured[@]}"; do
+    if [ -n "${repeat[$k]:-}" ]; then
+      echo "fleet.sh: host ${measured_names[$k]} is missing: ${repeat[$k]}" >&2
+      missing+=(--missing "${measured_names[$k]}=${repeat[$k]}")
+    else
+      kept+=("${measured[$k]}")
+    fi
+  done
+  measured=("${kept[@]}")
+fi
 if [ ${#measured[@]} = 0 ]; then
   echo "fleet.sh: no host measured: see $OUT/*.log" >&2
   [ "$interrupted" = 0 ] || exit "$interrupted"

@@ -809,3 +809,141 @@ fn a_host_whose_answers_hold_code_runs_nothing_and_is_refused_while_the_others_m
         "a raw ESC reached the terminal: {err}"
     );
 }
+
+#[test]
+fn a_host_that_sends_a_copy_of_anothers_document_is_missing_and_the_rest_merge() {
+    // A copy of another host's document made the final merge refuse the
+    // whole fleet (exit 1, no fleet.json); the copy renamed merged as a
+    // second host, doubling the fleet's MB/s.
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 2);
+    let out = dir.path().join("out");
+    let good1 = out.join("good1.json");
+    let g = good1.display();
+    // Each copy waits for good1's document, complete, then sends it
+    // (renamed: its hostname changed); listed first, so that order in the
+    // hostfile would blame good1.
+    let w = dir.path().join("stripebench");
+    std::fs::write(
+        &w,
+        format!(
+            "#!/bin/sh\ncase \"$FLEET_HOST:$1\" in\n\
+             copy:run|renamed:run) until grep -qx '}}' '{g}' 2>/dev/null; do sleep 0.1; done; sleep 0.5;\n\
+             if [ $FLEET_HOST = copy ]; then cat '{g}'; else sed 's/\"hostname\": *\"[^\"]*\"/\"hostname\": \"other-host\"/' '{g}'; fi; exit 0;;\n\
+             esac\nexec {} \"$@\"\n",
+            bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hosts = write(
+        dir.path(),
+        "hosts",
+        &format!(
+            "copy {}\nrenamed {}\ngood1 {}\ngood2 {}\n",
+            t[0], t[0], t[0], t[1]
+        ),
+    );
+    let o = output(ssh_fleet_cmd(
+        &w,
+        dir.path(),
+        &strs(&quick(&[
+            "--delay",
+            "3s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    ));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "incomplete, the rest merged: {err}"
+    );
+    let renamed = json(&std::fs::read(out.join("renamed.json")).unwrap());
+    assert_eq!(
+        renamed["host"]["hostname"], "other-host",
+        "the copy was renamed"
+    );
+    for h in ["copy", "renamed"] {
+        assert!(
+            err.contains(&format!(
+                "host {h} is missing: its document repeats the run of host "
+            )),
+            "{h}: {err}"
+        );
+    }
+    let m = merged(&out);
+    assert_eq!(u(&m["total"]["hosts"]), 2);
+    let (d1, d2) = (
+        json(&std::fs::read(&good1).unwrap()),
+        json(&std::fs::read(out.join("good2.json")).unwrap()),
+    );
+    assert_eq!(
+        u(&m["total"]["bytes"]),
+        u(&d1["total"]["bytes"]) + u(&d2["total"]["bytes"]),
+        "each run counted once"
+    );
+    let mut missing: Vec<&str> = m["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    missing.sort();
+    assert_eq!(missing, ["copy", "renamed"]);
+    // merge itself refuses the renamed copy, and a run given the seed and
+    // start instant of another, whatever else it says.
+    let mut same_start = d2.clone();
+    for k in ["seed", "seed_str"] {
+        same_start["config"][k] = d1["config"][k].clone();
+    }
+    same_start["window"]["start_unix_sec"] = d1["window"]["start_unix_sec"].clone();
+    let same_start_file = write(dir.path(), "same-start.json", &same_start.to_string());
+    for (other, rule) in [
+        (
+            out.join("renamed.json"),
+            "(the same seed and start instant)",
+        ),
+        (same_start_file.into(), "(the same seed and start instant)"),
+    ] {
+        let o = common::sb()
+            .arg("merge")
+            .arg(&good1)
+            .arg(&other)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains("repeats the run of host") && e.contains(rule),
+            "{e}"
+        );
+    }
+    // The same interval series and histogram, at another instant.
+    let mut moved = d1.clone();
+    moved["host"]["hostname"] = "moved".into();
+    moved["config"]["seed"] = 1.into();
+    moved["config"]["seed_str"] = "1".into();
+    for k in ["start_unix_sec", "end_unix_sec"] {
+        moved["window"][k] = (d1["window"][k].as_f64().unwrap() + 1000.0).into();
+    }
+    let moved = write(dir.path(), "moved.json", &moved.to_string());
+    let o = common::sb()
+        .args(["merge", "--list-repeats"])
+        .arg(&good1)
+        .arg(out.join("good2.json"))
+        .arg(&moved)
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    assert!(
+        listed.starts_with("3 its document repeats the run of host ")
+            && listed.contains("(the same interval series and latency histogram)"),
+        "{listed}"
+    );
+}

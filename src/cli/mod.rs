@@ -243,6 +243,13 @@ pub struct MergeArgs {
     /// each host's version, clock skew and round trip), kept in the document.
     #[arg(long, value_name = "FILE")]
     pub preflight: Option<PathBuf>,
+
+    /// Merge nothing: print "N WHY" for each document (N counting the FILEs
+    /// from 1) that repeats the run of one given before it, whatever its
+    /// hostname (a copy of another host's document); a launcher names those
+    /// missing and merges the rest (scripts/fleet.sh).
+    #[arg(long, conflicts_with_all = ["json", "force", "missing", "preflight"])]
+    pub list_repeats: bool,
 }
 
 #[derive(Debug, Clone, Args)]

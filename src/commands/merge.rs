@@ -11,6 +11,12 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
         &report::output::given(&[("--json", args.json.as_deref())]),
         &args.files,
     )?;
+    if args.list_repeats {
+        for (i, why) in crate::document::merge::repeats(&args.files)? {
+            crate::outln!("{} {why}", i + 1);
+        }
+        return Ok(EXIT_OK);
+    }
     use crate::document::merge::{read_preflight, Launch};
     let launch = Launch {
         preflight: args.preflight.as_deref().map(read_preflight).transpose()?,

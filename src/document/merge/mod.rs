@@ -303,18 +303,108 @@ pub(crate) fn config_difference(
         .map(|(k, v)| format!("{k} ({v} vs {})", ob.get(k).cloned().unwrap_or_default()))
 }
 
-/// What makes two host entries one run given twice: the same host, the same
-/// window to the nanosecond, and the same measured bytes, I/Os and latency
-/// histogram. Two real runs never share all of these, even two processes on
-/// one machine started by one `--start-at` (their devices differ, so do their
-/// figures); a document given twice, copied, or inside an earlier merge does.
-fn same_run(a: &HostDoc, b: &HostDoc) -> bool {
-    a.hostname == b.hostname
-        && a.start_unix_sec.to_bits() == b.start_unix_sec.to_bits()
-        && a.end_unix_sec.to_bits() == b.end_unix_sec.to_bits()
-        && a.bytes == b.bytes
-        && a.ios == b.ios
-        && a.histogram == b.histogram
+/// A host entry read, with what else its run document said of the run.
+struct Seen {
+    host: HostDoc,
+    /// The file it came from, as shown.
+    file: String,
+    /// A run document's seed and its workers' interval series (a merged
+    /// document's host entries carry neither).
+    run: Option<(u64, Vec<Vec<crate::measure::worker::Interval>>)>,
+}
+
+/// Why entry `b` repeats the run of entry `a`, whatever hostname either
+/// gives (a host can return a copy of another's document, renamed): the same
+/// seed and window start, to the nanosecond; the same interval series and
+/// latency histogram; or the same measurement (window length to the
+/// nanosecond, bytes, I/Os and latency histogram). Two real runs never share
+/// these, even two processes on one machine started by one `--start-at` with
+/// one `--seed` (their start instants differ by the microseconds their wake-up
+/// takes, their latencies differ); a document given twice, copied, or inside
+/// an earlier merge does.
+fn repeat_of(a: &Seen, b: &Seen) -> Option<&'static str> {
+    let (x, y) = (&a.host, &b.host);
+    if let (Some((sa, ia)), Some((sb, ib))) = (&a.run, &b.run) {
+        if sa == sb && x.start_unix_sec.to_bits() == y.start_unix_sec.to_bits() {
+            return Some("the same seed and start instant");
+        }
+        if ia == ib && ia.iter().any(|w| !w.is_empty()) && x.histogram == y.histogram {
+            return Some("the same interval series and latency histogram");
+        }
+    }
+    let same_measure = x.seconds.to_bits() == y.seconds.to_bits()
+        && x.bytes == y.bytes
+        && x.ios == y.ios
+        && x.histogram == y.histogram;
+    let same_window = x.start_unix_sec.to_bits() == y.start_unix_sec.to_bits()
+        && x.end_unix_sec.to_bits() == y.end_unix_sec.to_bits();
+    (same_measure || (same_window && x.bytes == y.bytes && x.histogram == y.histogram))
+        .then_some("the same window, bytes, I/Os and latency histogram")
+}
+
+/// A hostname as shown in messages: quoted and escaped when it holds
+/// control characters (it is what a host said).
+fn show_name(name: &str) -> String {
+    if name.chars().any(char::is_control) {
+        format!("{name:?}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The host entries of a document read from `path`, for repeat checks.
+fn entries(input: &Input, path: &Path) -> Vec<Seen> {
+    let file = show_path(path);
+    match input {
+        Input::Run(d, src) => {
+            let run = (
+                d.config.seed,
+                d.workers.iter().map(|w| w.intervals.clone()).collect(),
+            );
+            vec![Seen {
+                host: host_of(d, src.clone()),
+                file,
+                run: Some(run),
+            }]
+        }
+        Input::Merged(m) => m
+            .hosts
+            .iter()
+            .map(|host| Seen {
+                host: host.clone(),
+                file: file.clone(),
+                run: None,
+            })
+            .collect(),
+    }
+}
+
+/// Each document (by its index in `paths`) that repeats a run of one given
+/// before it, with why: `merge --list-repeats`, for a launcher that names the
+/// later of two as missing and merges the rest (scripts/fleet.sh).
+pub fn repeats(paths: &[PathBuf]) -> Result<Vec<(usize, String)>, UsageError> {
+    let mut seen: Vec<Seen> = Vec::new();
+    let mut found = Vec::new();
+    for (i, p) in paths.iter().enumerate() {
+        let es = entries(&read(p)?, p);
+        let why = es.iter().find_map(|e| {
+            seen.iter().find_map(|s| {
+                repeat_of(s, e).map(|rule| {
+                    format!(
+                        "its document repeats the run of host {} in {} ({rule})",
+                        show_name(&s.host.hostname),
+                        s.file
+                    )
+                })
+            })
+        });
+        if let Some(why) = why {
+            found.push((i, why));
+        } else {
+            seen.extend(es);
+        }
+    }
+    Ok(found)
 }
 
 /// Merges run documents and earlier merges, with what the launcher knows.
@@ -342,9 +432,28 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
     let mut config = None;
     let mut warnings = Vec::new();
     // Each host entry read so far, with the file it came from.
-    let mut seen: Vec<(HostDoc, String)> = Vec::new();
+    let mut seen: Vec<Seen> = Vec::new();
     for p in paths {
-        let (cfg, hs, ws, ww) = match read(p)? {
+        let input = read(p)?;
+        for e in entries(&input, p) {
+            if let Some((s, rule)) = seen.iter().find_map(|s| repeat_of(s, &e).map(|r| (s, r))) {
+                let what = format!(
+                    "{} repeats the run of host {} that started at {:.6} (Unix s), already given in {} ({rule}), whatever hostname it gives",
+                    show_path(p),
+                    show_name(&s.host.hostname),
+                    s.host.start_unix_sec,
+                    s.file
+                );
+                if !force {
+                    return crate::base::error::usage(format!(
+                        "{what}: merging it twice would count its bytes twice; give each run once, or pass --force"
+                    ));
+                }
+                warnings.push(format!("{what}; merged twice because of --force"));
+            }
+            seen.push(e);
+        }
+        let (cfg, hs, ws, ww) = match input {
             Input::Run(d, src) => {
                 let host = host_of(&d, src);
                 let ws: Vec<WorkerDoc> = d
@@ -397,23 +506,6 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
                     ));
                 }
             }
-        }
-        for h in &hs {
-            if let Some((_, first)) = seen.iter().find(|(s, _)| same_run(s, h)) {
-                let what = format!(
-                    "{} repeats the run of host {} that started at {:.6} (Unix s), already given in {first}",
-                    show_path(p),
-                    h.hostname,
-                    h.start_unix_sec
-                );
-                if !force {
-                    return crate::base::error::usage(format!(
-                        "{what}: merging it twice would count its bytes twice; give each run once, or pass --force"
-                    ));
-                }
-                warnings.push(format!("{what}; merged twice because of --force"));
-            }
-            seen.push((h.clone(), show_path(p)));
         }
         hosts.extend(hs);
         workers.extend(ws);
