@@ -367,3 +367,109 @@ fn a_sweep_point_without_a_run_is_refused() {
         "points[1].runs is missing or empty",
     );
 }
+
+/// Regression (issue 20, item 10): documents edited to contradict
+/// themselves were accepted: a p99 of u64::MAX ns beside a max of 36 ms
+/// (`diff --threshold 5` then exited 1 showing "18446744073.710s"), bytes
+/// halved with the I/Os unchanged, bytes and I/Os 0 beside full
+/// histograms, `targets: []` beside workers, a `target_index` of 99. Each
+/// is refused (exit 2), naming the field, by diff and report alike.
+#[test]
+fn documents_that_contradict_themselves_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, v) = a_run(dir.path());
+    let html = dir.path().join("r.html");
+    let h = html.to_str().unwrap();
+    let secs = v["total"]["seconds"].as_f64().unwrap();
+    let p99 = edited(dir.path(), "p99.json", &v, |v| {
+        v["workers"][0]["latency_ns"]["p99"] = u64::MAX.into();
+        v["total"]["latency_ns"]["p99"] = u64::MAX.into();
+    });
+    // Scale bytes (and their rates and intervals) by `num / den`, I/Os left alone.
+    let scaled = |v: &mut Value, num: u64, den: u64, ios_too: bool| {
+        let keys: &[&str] = if ios_too {
+            &["bytes", "read_bytes", "ios", "read_ios"]
+        } else {
+            &["bytes", "read_bytes"]
+        };
+        for pointer in ["/workers/0", "/targets/0", "/total"] {
+            let part = v.pointer_mut(pointer).unwrap();
+            for k in keys {
+                if let Some(x) = part[*k].as_u64() {
+                    part[*k] = (x * num / den).into();
+                }
+            }
+            let (b, n) = (
+                part["bytes"].as_u64().unwrap(),
+                part["ios"].as_u64().unwrap(),
+            );
+            part["bytes_per_sec"] = (b as f64 / secs).into();
+            part["iops"] = (n as f64 / secs).into();
+        }
+        for iv in v["workers"][0]["intervals"].as_array_mut().unwrap() {
+            for k in if ios_too {
+                &["bytes", "ios"][..]
+            } else {
+                &["bytes"]
+            } {
+                iv[*k] = (iv[*k].as_u64().unwrap() * num / den).into();
+            }
+        }
+    };
+    let halved = edited(dir.path(), "halved.json", &v, |v| scaled(v, 1, 2, false));
+    let zeroed = edited(dir.path(), "zeroed.json", &v, |v| scaled(v, 0, 1, true));
+    let no_targets = edited(dir.path(), "no-targets.json", &v, |v| {
+        v["targets"] = serde_json::json!([]);
+    });
+    let index99 = edited(dir.path(), "index99.json", &v, |v| {
+        v["workers"][0]["target_index"] = 99.into();
+    });
+    for (doc, why) in [
+        (&p99, "workers[0].latency_ns is {"),
+        (&halved, "workers[0].bytes is"),
+        (&zeroed, "workers[0].histogram holds"),
+        (
+            &no_targets,
+            "workers[0].target_index is 0, but the document lists 0 target(s)",
+        ),
+        (
+            &index99,
+            "workers[0].target_index is 99, but the document lists 1 target(s)",
+        ),
+    ] {
+        refused(&["diff", &good, doc, "--threshold", "5"], why);
+        refused(&["report", doc, "-o", h], why);
+    }
+    assert!(!html.exists(), "nothing written");
+    // What the p99 edit looked like: u64::MAX beside the real max.
+    refused(&["diff", &good, &p99], "but its histogram says p99");
+}
+
+/// Regression (issue 20, item 10): `merge --missing HOST` for a host whose
+/// run was merged too made a fleet that counted the host both measured and
+/// missing. merge refuses it, and so do diff and report when a merged
+/// document is edited to say so.
+#[test]
+fn a_missing_host_that_was_also_measured_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let (r1, v) = run_on(dir.path(), "r1.json", &[&t]);
+    let (r2, _) = run_on(dir.path(), "r2.json", &[&t]);
+    let host = v["host"]["hostname"].as_str().unwrap().to_string();
+    refused(
+        &["merge", &r1, &r2, "--missing", &format!("{host}=died")],
+        &format!("--missing {host} names a host that was measured"),
+    );
+    let (m, mv) = written(
+        dir.path(),
+        "m.json",
+        &["merge", &r1, &r2, "--missing", "node9=died"],
+    );
+    let both = edited(dir.path(), "both.json", &mv, |v| {
+        v["missing"][0]["host"] = host.clone().into();
+    });
+    let why = format!("missing[0] is host {host}, but hosts[0] is its measured run");
+    refused(&["diff", &m, &both], &why);
+    let html = dir.path().join("r.html");
+    refused(&["report", &both, "-o", html.to_str().unwrap()], &why);
+}

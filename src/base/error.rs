@@ -75,13 +75,61 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     }
 }
 
-/// A path as shown in messages: as is, or quoted and escaped when it holds
-/// control characters (a newline must not split a one-line error).
+/// Whether `c` must not reach a terminal as is: a control character (C0,
+/// DEL, C1: ESC starts the sequences that retitle a window, write the
+/// clipboard or clear the screen) or an invisible one that reorders or
+/// hides text (bidi overrides and isolates, zero-width characters).
+fn hostile(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+/// Text that came from outside (a path, a device or host name, a document's
+/// field, a message read back from a document) as printed for a person, on
+/// a terminal, in a table, a CSV cell, an HTML page or an error line: as is,
+/// or with each control or invisible character written as `\u{1b}`. The
+/// one escaping every text rendering uses; JSON keeps the real text (serde
+/// escapes it there).
+pub fn show_text(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(hostile) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if hostile(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A path as shown in messages: as is, or quoted and escaped by
+/// [`show_text`] when it holds control characters (a newline must not split
+/// a one-line error, an escape must not reach the terminal).
 pub fn show_path(path: &std::path::Path) -> String {
     let s = path.to_string_lossy();
-    if s.chars().any(char::is_control) {
-        format!("{s:?}")
-    } else {
-        s.into_owned()
+    match show_text(&s) {
+        std::borrow::Cow::Borrowed(_) => s.into_owned(),
+        std::borrow::Cow::Owned(e) => format!("\"{e}\""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn show_text_escapes_every_control_and_invisible_character() {
+        assert_eq!(show_text("plain/path é"), "plain/path é");
+        let hostile = "a\u{1b}]0;t\u{7}\u{1b}[31m\n\t\u{7f}\u{9b}\u{202e}b";
+        let shown = show_text(hostile);
+        assert!(!shown.chars().any(|c| c.is_control()), "{shown}");
+        assert_eq!(
+            shown,
+            "a\\u{1b}]0;t\\u{7}\\u{1b}[31m\\u{a}\\u{9}\\u{7f}\\u{9b}\\u{202e}b"
+        );
+        assert_eq!(show_path(std::path::Path::new("x\ny")), "\"x\\u{a}y\"");
     }
 }

@@ -181,6 +181,7 @@ pub fn render(d: &DiffDocument) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::histogram::LatencyHistogram;
     use crate::document::diff::{diff, DiffOptions};
     use crate::document::run::RunDocument;
     use crate::measure::worker::Interval;
@@ -195,22 +196,42 @@ mod tests {
         for w in &mut d.workers {
             let per = w.bytes / 6;
             w.intervals = (0..6)
-                .map(|t| Interval {
-                    t,
-                    bytes: ((per + t * 4096) as f64 * scale) as u64,
-                    ios: ((per / 4096 + t) as f64 * scale) as u64,
+                .map(|t| {
+                    // Even, so that half the rate is exactly half.
+                    let ios = ((2 * (per / 8192 + t)) as f64 * scale) as u64;
+                    Interval {
+                        t,
+                        bytes: ios * 4096,
+                        ios,
+                    }
                 })
                 .collect();
             w.bytes = w.intervals.iter().map(|i| i.bytes).sum();
             w.ios = w.intervals.iter().map(|i| i.ios).sum();
+            (w.read_bytes, w.read_ios) = (w.bytes, w.ios);
+            // A histogram of as many latencies as I/Os (the documents
+            // read back are checked for it).
+            let mut h = LatencyHistogram::new();
+            for i in 0..w.ios {
+                h.record(1000 + i * 10);
+            }
+            (w.histogram, w.latency_ns) = (h.to_base64(), h.summary());
+        }
+        let mut all = LatencyHistogram::new();
+        for w in &d.workers {
+            all.merge(&LatencyHistogram::from_base64(&w.histogram).unwrap());
         }
         let t = &mut d.total;
         t.bytes = d.workers.iter().map(|w| w.bytes).sum();
         t.ios = d.workers.iter().map(|w| w.ios).sum();
         t.bytes_per_sec = t.bytes as f64 / t.seconds;
         t.iops = t.ios as f64 / t.seconds;
-        d.targets[0].bytes_per_sec = t.bytes_per_sec;
-        d.targets[0].iops = t.iops;
+        (t.histogram, t.latency_ns) = (all.to_base64(), all.summary());
+        let target = &mut d.targets[0];
+        (target.bytes, target.ios) = (t.bytes, t.ios);
+        target.bytes_per_sec = t.bytes_per_sec;
+        target.iops = t.iops;
+        (target.histogram, target.latency_ns) = (t.histogram.clone(), t.latency_ns);
         d
     }
 

@@ -155,6 +155,7 @@ pub(crate) fn check_run_arithmetic(
             ),
         ));
     }
+    check_parts(v, workers, shown, at)?;
     // Each worker's seconds lie in the window and add up to no more than
     // the worker moved: the plots and diff index and sum them.
     for (i, w) in workers.iter().enumerate() {
@@ -184,6 +185,137 @@ pub(crate) fn check_run_arithmetic(
                 ),
             ));
         }
+    }
+    Ok(())
+}
+
+/// A run document's parts against each other: workers on targets that it
+/// lists, each worker's bytes those of its I/Os of `bs` bytes, its reads and
+/// writes adding up to it, and every latency summary the one of its histogram
+/// (workers, targets, total).
+fn check_parts(
+    v: &serde_json::Value,
+    workers: &[serde_json::Value],
+    shown: &str,
+    at: &str,
+) -> Result<(), UsageError> {
+    let targets = v["targets"].as_array().map_or(0, Vec::len);
+    // On a schedule an I/O due in the window may be counted in the histogram
+    // without having completed; at full speed the histogram is the I/Os.
+    let scheduled = v["window"]["latency_from"].as_str() == Some("due");
+    for (i, w) in workers.iter().enumerate() {
+        let wat = format!("workers[{i}].");
+        match w["target_index"].as_u64() {
+            Some(t) if (t as usize) < targets => {}
+            t => return Err(damaged(
+                shown,
+                at,
+                format!(
+                    "workers[{i}].target_index is {}, but the document lists {targets} target(s)",
+                    t.map_or_else(|| w["target_index"].to_string(), |t| t.to_string())
+                ),
+            )),
+        }
+        let whole = |key: &str| {
+            w[key].as_u64().ok_or_else(|| {
+                damaged(
+                    shown,
+                    at,
+                    format!("{wat}{key} is missing or not a whole number"),
+                )
+            })
+        };
+        let (bytes, ios, bs, short) = (
+            whole("bytes")?,
+            whole("ios")?,
+            whole("bs")?,
+            whole("short_ios")?,
+        );
+        for (key, parts) in [
+            ("bytes", ["read_bytes", "write_bytes"]),
+            ("ios", ["read_ios", "write_ios"]),
+        ] {
+            let (a, b) = (whole(parts[0])?, whole(parts[1])?);
+            let total = if key == "bytes" { bytes } else { ios };
+            if a.checked_add(b) != Some(total) {
+                return Err(damaged(
+                    shown,
+                    at,
+                    format!(
+                        "{wat}{key} is {total}, but its {} {a} and {} {b} add up to another",
+                        parts[0], parts[1]
+                    ),
+                ));
+            }
+        }
+        // Every I/O moves bs bytes, a short one fewer.
+        let (ios, bs, short) = (u128::from(ios), u128::from(bs), u128::from(short));
+        let (least, most) = (ios.saturating_sub(short) * bs, ios * bs);
+        if short > ios || !(least..=most).contains(&u128::from(bytes)) {
+            return Err(damaged(
+                shown,
+                at,
+                format!(
+                    "{wat}bytes is {bytes}, but its {ios} I/O(s) of bs {bs} ({short} short) move from {least} to {most}"
+                ),
+            ));
+        }
+        check_latency(w, shown, &format!("{at}{wat}"), scheduled)?;
+    }
+    for (i, t) in v["targets"].as_array().into_iter().flatten().enumerate() {
+        check_latency(t, shown, &format!("{at}targets[{i}]."), scheduled)?;
+    }
+    check_latency(&v["total"], shown, &format!("{at}total."), scheduled)
+}
+
+/// `latency_ns` of `part` is the summary of its `histogram`, and the
+/// histogram counts its `ios` (on a schedule, at least them).
+fn check_latency(
+    part: &serde_json::Value,
+    shown: &str,
+    at: &str,
+    scheduled: bool,
+) -> Result<(), UsageError> {
+    use crate::analysis::histogram::LatencyHistogram;
+    let Some(text) = part["histogram"].as_str() else {
+        return Err(damaged(shown, at, "histogram is missing".into()));
+    };
+    let h = LatencyHistogram::from_base64(text)
+        .map_err(|e| damaged(shown, at, format!("histogram cannot be read ({e:#})")))?;
+    let ios = part["ios"].as_u64().unwrap_or(0);
+    if h.len() < ios || (!scheduled && h.len() != ios) {
+        return Err(damaged(
+            shown,
+            at,
+            format!("histogram holds {} latencies, but ios is {ios}", h.len()),
+        ));
+    }
+    let want = h.summary();
+    let have = &part["latency_ns"];
+    let agree = match &want {
+        None => have.is_null(),
+        Some(s) => {
+            let int = |k: &str, x: u64| have[k].as_u64() == Some(x);
+            int("min", s.min)
+                && int("p50", s.p50)
+                && int("p90", s.p90)
+                && int("p99", s.p99)
+                && int("p99_9", s.p99_9)
+                && int("p99_99", s.p99_99)
+                && int("max", s.max)
+                && have["mean"].as_f64().is_some_and(|m| close(m, s.mean))
+        }
+    };
+    if !agree {
+        let said = match &want {
+            None => "null (it is empty)".to_string(),
+            Some(s) => format!("p99 {} and max {}", s.p99, s.max),
+        };
+        return Err(damaged(
+            shown,
+            at,
+            format!("latency_ns is {have}, but its histogram says {said}"),
+        ));
     }
     Ok(())
 }
@@ -263,7 +395,22 @@ pub(crate) fn check_merged_arithmetic(
             ));
         }
         rate_sum += r;
+        check_latency(h, shown, &at, !v["config"]["rate"].is_null())?;
     }
+    // A run the launcher says sent nothing cannot also be in the fleet.
+    for (i, m) in v["missing"].as_array().into_iter().flatten().enumerate() {
+        if let Some(j) = hosts.iter().position(|h| h["hostname"] == m["host"]) {
+            return Err(damaged(
+                shown,
+                "",
+                format!(
+                    "missing[{i}] is host {}, but hosts[{j}] is its measured run",
+                    crate::base::error::show_text(m["host"].as_str().unwrap_or("?"))
+                ),
+            ));
+        }
+    }
+    check_latency(&v["total"], shown, "total.", !v["config"]["rate"].is_null())?;
     if v["total"]["hosts"].as_u64() != Some(hosts.len() as u64) {
         return Err(damaged(
             shown,

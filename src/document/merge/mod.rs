@@ -511,6 +511,16 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
         workers.extend(ws);
         warnings.extend(ww);
     }
+    if let Some((m, h)) = missing
+        .iter()
+        .find_map(|m| Some((m, hosts.iter().find(|h| h.hostname == m.host)?)))
+    {
+        return crate::base::error::usage(format!(
+            "--missing {} names a host that was measured (its run is in {}): name only the runs that sent no document",
+            crate::base::error::show_text(&m.host),
+            h.source
+        ));
+    }
     let config = config.expect("at least two inputs were read");
     // Deterministic order whatever the grouping: merge(merge(a, b), c) == merge(a, b, c).
     hosts.sort_by(|a, b| (&a.hostname, &a.source).cmp(&(&b.hostname, &b.source)));
