@@ -437,7 +437,13 @@ fn prepare_cache(
         return crate::device::cache::preload(&regions);
     }
     let working_set: u64 = plan.targets.iter().map(|t| t.region.length).sum();
-    if let Some(avail) = crate::device::cache::available_memory().filter(|&a| working_set < a) {
+    // A sequential read evicts its region at each wrap-around (the worker's
+    // evict_on_wrap): only a random read can re-read from the cache.
+    let rereads = !plan.workers.iter().all(|w| w.evict_on_wrap);
+    if let Some(avail) = crate::device::cache::available_memory()
+        .filter(|&a| working_set < a)
+        .filter(|_| rereads)
+    {
         warnings.push(format!(
             "the buffered working set ({}) fits in free memory ({}): once read, it can be served from the page cache; the device counters show whether it was",
             crate::base::units::fmt_bytes(working_set),

@@ -54,6 +54,24 @@ pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
     })
 }
 
+/// Drops one region of an open file or block device from the page cache
+/// (`posix_fadvise(DONTNEED)`; for a block device, its own page cache):
+/// what a worker does when a buffered read wraps around its region. Only
+/// clean pages go, which is all a read leaves; advice that fails leaves
+/// the pages, which the device counters then show.
+pub fn evict_range(file: &File, region: Region) {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: the fd is open for the call; fadvise only advises the kernel.
+    unsafe {
+        libc::posix_fadvise(
+            file.as_raw_fd(),
+            region.offset as libc::off_t,
+            region.length as libc::off_t,
+            libc::POSIX_FADV_DONTNEED,
+        )
+    };
+}
+
 /// Reads each target's region once through the page cache (`--cached`).
 pub fn preload(targets: &[(PathBuf, Region)]) -> Result<CacheDoc> {
     let t0 = Instant::now();

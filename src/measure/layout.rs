@@ -275,6 +275,9 @@ fn worker_spec(
         }),
         ramp_ns,
         rate_period_ns: None,
+        // A buffered sequential read would re-read its region from the page
+        // cache after the first pass; --cached wants exactly that.
+        evict_on_wrap: !cfg.direct && !cfg.cached && cfg.read_pct == 100 && !cfg.rw.is_random(),
     }
 }
 

@@ -240,7 +240,7 @@ pub fn own_time_line(doc: &RunDocument) -> Option<String> {
         ));
     }
     Some(format!(
-        "worker and target rows: MB/s, IOPS and CPU% over each one's own active time, first issue to last completion ({}); TOTAL over the shared window ({win:.3}s)",
+        "worker and target rows: MB/s, IOPS and CPU% over each one's own active time, first issue to last completion less page-cache evictions ({}); TOTAL over the shared window ({win:.3}s)",
         each.join(", ")
     ))
 }
@@ -323,6 +323,13 @@ pub fn summary(doc: &RunDocument) -> String {
             tot.cpu_usr_sec,
             tot.cpu_sys_sec,
             per_gb
+        );
+    }
+    if tot.cache_evictions > 0 {
+        let _ = writeln!(
+            out,
+            "page cache: each buffered worker evicted its region again when it wrapped around it ({} time(s), {:.3}s in all), so every pass reads the device; worker and target rows leave that time out, TOTAL's shared window holds it",
+            tot.cache_evictions, tot.cache_eviction_sec
         );
     }
 

@@ -123,19 +123,18 @@ impl RunDocument {
         let window = window_ns(cfg, exec);
         // Each target's active span: its workers' spans joined.
         let mut target_spans: Vec<Option<(u64, u64)>> = vec![None; plan.targets.len()];
+        // Each target's workers' eviction seconds (a buffered read's wrap-arounds), summed.
+        let mut target_evict = vec![0.0f64; plan.targets.len()];
         for (spec, out) in plan.workers.iter().zip(&exec.outcomes) {
             per_target[spec.target_index] += out;
             total += out;
             let span = active_span(out, window.0, window.1);
             let t = &mut target_spans[spec.target_index];
             *t = Some(t.map_or(span, |(a, b)| (a.min(span.0), b.max(span.1))));
-            workers.push(worker_doc(
-                cfg,
-                plan,
-                spec,
-                out,
-                span_sec(span, window, secs),
-            ));
+            let evict = out.cache_eviction_ns as f64 / 1e9;
+            target_evict[spec.target_index] += evict;
+            let own = (span_sec(span, window, secs) - evict).max(0.0);
+            workers.push(worker_doc(cfg, plan, spec, out, own));
         }
         for w in &workers {
             let Some(r) = w.rate.as_ref().filter(|r| !r.kept) else {
@@ -210,7 +209,12 @@ impl RunDocument {
                 if let Some(f) = flush_sec {
                     max_flush = Some(max_flush.map_or(f, |m: f64| m.max(f)));
                 }
-                let own = target_spans[i].map_or(secs, |sp| span_sec(sp, window, secs));
+                // Less its workers' mean eviction time: the target's own
+                // time when each evicts as often as the others.
+                let workers = plan.workers.iter().filter(|w| w.target_index == i).count();
+                let own = target_spans[i].map_or(secs, |sp| span_sec(sp, window, secs))
+                    - target_evict[i] / workers.max(1) as f64;
+                let own = own.max(0.0);
                 target_doc(
                     plan,
                     exec,
@@ -271,6 +275,12 @@ impl RunDocument {
                 flush_incomplete: !exec.flush_abandoned.is_empty(),
                 histogram: total.hist.to_base64(),
                 service_histogram: total.service_hist.as_ref().map(|h| h.to_base64()),
+                cache_evictions: exec.outcomes.iter().map(|o| o.cache_evictions).sum(),
+                cache_eviction_sec: exec
+                    .outcomes
+                    .iter()
+                    .map(|o| o.cache_eviction_ns as f64 / 1e9)
+                    .sum(),
             },
             warnings,
             cache: None,
@@ -393,6 +403,8 @@ fn worker_doc(
         buffer: out.buffer.clone(),
         histogram: out.hist.to_base64(),
         service_histogram: out.service_hist.as_ref().map(|h| h.to_base64()),
+        cache_evictions: out.cache_evictions,
+        cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
     }
 }
 

@@ -147,6 +147,21 @@ pub struct WorkerDoc {
     /// On a schedule: the service-time histogram (as `histogram`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_histogram: Option<String>,
+    /// A buffered sequential read: how often the worker evicted its region
+    /// from the page cache at a wrap-around in the window, and the seconds
+    /// it took (left out of `seconds`). Absent when it never did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_evictions: u64,
+    #[serde(default, skip_serializing_if = "is_zero_sec")]
+    pub cache_eviction_sec: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_sec(s: &f64) -> bool {
+    *s == 0.0
 }
 
 /// How a worker on a schedule (`--rate`, `--rate-iops`) kept it.
@@ -250,6 +265,12 @@ pub struct TotalDoc {
     /// On a schedule: the service-time histogram (as `histogram`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_histogram: Option<String>,
+    /// The workers' evictions at wrap-arounds (see `WorkerDoc`), summed;
+    /// they lie inside the shared window. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_evictions: u64,
+    #[serde(default, skip_serializing_if = "is_zero_sec")]
+    pub cache_eviction_sec: f64,
 }
 
 impl TotalDoc {

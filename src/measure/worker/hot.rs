@@ -88,6 +88,8 @@ pub fn run<E: Engine>(
     let mut tally = Tally::new(out, spec, control, live_bytes, epoch);
     tally.tap = tap;
     let mut issued_bytes = 0u64;
+    // The pass whose pages were last evicted (`evict_on_wrap`).
+    let mut evicted_pass = 0u64;
     let mut in_flight = 0usize;
     // Nothing completed for --hang-timeout: the engine is given up on.
     let mut hung = false;
@@ -141,6 +143,11 @@ pub fn run<E: Engine>(
                     break;
                 }
                 let (op, offset) = gen.next_io();
+                if spec.evict_on_wrap && gen.last_pass() > evicted_pass {
+                    // A new pass: the last one's pages go before it reads.
+                    evicted_pass = gen.last_pass();
+                    tally.evict(&engine_spec.file, spec.region);
+                }
                 match (spec.verify, op) {
                     (VerifyMode::Write { start_ms }, Op::Write) => {
                         let g = generation(start_ms, gen.last_pass());
@@ -627,6 +634,22 @@ impl<'a> Tally<'a> {
             Ordering::Relaxed,
         );
         Some(full)
+    }
+
+    /// Drops `region` of `file` from the page cache (at a wrap-around of a
+    /// buffered read), timed: off the hot path, once a pass. Counted when
+    /// it started in the window; its time is left out of the worker's own.
+    #[cold]
+    fn evict(&mut self, file: &std::fs::File, region: Region) {
+        let t0 = Instant::now();
+        crate::device::cache::evict_range(file, region);
+        let t1 = Instant::now();
+        self.last_done = t1;
+        let tn = t0.duration_since(self.epoch).as_nanos() as u64;
+        if tn >= self.ramp_ns && tn < self.control.end_ns() {
+            self.out.cache_evictions += 1;
+            self.out.cache_eviction_ns += t1.duration_since(t0).as_nanos() as u64;
+        }
     }
 
     /// Ends every second before the one `tn` (ns since the epoch, in the

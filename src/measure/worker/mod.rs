@@ -67,6 +67,10 @@ pub struct WorkerSpec {
     /// next (I/O k is due k periods after the start); `None`: as fast as
     /// the target allows.
     pub rate_period_ns: Option<f64>,
+    /// A buffered sequential read (not `--cached`): evict the region from
+    /// the page cache each time the worker wraps around it, so a second
+    /// pass reads the device again and not memory.
+    pub evict_on_wrap: bool,
 }
 
 /// One member's place in a modelled RAID0 (`--stripe`).
@@ -254,6 +258,10 @@ pub struct WorkerOutcome {
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
+    /// Evictions of the region from the page cache at a wrap-around
+    /// (`evict_on_wrap`) in the window, and the ns they took.
+    pub cache_evictions: u64,
+    pub cache_eviction_ns: u64,
     /// ns since the epoch of the worker's first issue (its own active time
     /// runs from here, or from the window's opening if later).
     pub first_issue_ns: u64,
