@@ -454,7 +454,8 @@ fn merges_are_diffed_host_by_host_and_as_a_fleet() {
         }
         let m = dir.path().join(format!("{side}.json"));
         let inputs: Vec<&Path> = docs.iter().map(PathBuf::as_path).collect();
-        json_to("merge", &[], &m, &inputs);
+        // Run one after another: not concurrent, merged all the same.
+        json_to("merge", &["--force"], &m, &inputs);
         merged.push(m);
     }
     let (code, d, text) = diff(&[&merged[0], &merged[1]], &[]);
@@ -477,7 +478,7 @@ fn merges_are_diffed_host_by_host_and_as_a_fleet() {
         &["base-node1.json", "base-node2.json", "new-node1.json"],
     );
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    json_to("merge", &[], &three, &inputs);
+    json_to("merge", &["--force"], &three, &inputs);
     refused(
         &["diff", merged[0].to_str().unwrap(), three.to_str().unwrap()],
         "ran different workloads: hosts (2 vs 3)",

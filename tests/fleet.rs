@@ -33,6 +33,47 @@ fn run_doc(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
     out
 }
 
+/// Runs measured together, as a fleet's hosts are: each on its own file,
+/// all released at one `--start-at` instant, so their windows overlap.
+fn run_docs(dir: &Path, runs: &[(&str, &[&str])]) -> Vec<PathBuf> {
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        + 2.0;
+    let at = format!("{at:.3}");
+    let children: Vec<(PathBuf, std::process::Child)> = runs
+        .iter()
+        .map(|(name, extra)| {
+            let t = data_file(dir, &format!("{name}.dat"), 2 << 20);
+            let out = dir.join(format!("{name}.json"));
+            let child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+                .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+                .args(["run", "--duration", "300ms", "--ramp", "0", "--bs", "64k"])
+                .args(["--no-progress", "--start-at", &at, "--json"])
+                .arg(&out)
+                .args(*extra)
+                .arg(&t)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (out, child)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(out, mut c)| {
+            assert!(c.wait().unwrap().success(), "{}", out.display());
+            out
+        })
+        .collect()
+}
+
+fn abc(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let mut d = run_docs(dir, &[("a", &[]), ("b", &[]), ("c", &[])]).into_iter();
+    (d.next().unwrap(), d.next().unwrap(), d.next().unwrap())
+}
+
 fn merge(files: &[&Path], extra: &[&str]) -> (Option<i32>, Value, String) {
     let out = sb()
         .arg("merge")
@@ -69,11 +110,7 @@ fn quantile(buckets: &BTreeMap<u64, u64>, q: f64) -> u64 {
 #[test]
 fn merge_adds_up_exactly_and_is_associative() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b, c) = (
-        run_doc(dir.path(), "a", &[]),
-        run_doc(dir.path(), "b", &[]),
-        run_doc(dir.path(), "c", &[]),
-    );
+    let (a, b, c) = abc(dir.path());
     let docs: Vec<Value> = [&a, &b, &c]
         .iter()
         .map(|p| json(&std::fs::read(p).unwrap()))
@@ -132,9 +169,10 @@ fn merge_adds_up_exactly_and_is_associative() {
     assert_eq!(nested["total"], m["total"]);
     assert_eq!(nested["hosts"], m["hosts"]);
     assert_eq!(nested["workers"], m["workers"]);
-    // These runs ran one after another: their windows do not overlap.
+    // Released together: their windows overlap, and nothing says otherwise.
+    assert!(m["total"]["overlap_sec"].as_f64().unwrap() > 0.0);
     assert!(
-        m["warnings"]
+        !m["warnings"]
             .as_array()
             .unwrap()
             .iter()
@@ -144,11 +182,64 @@ fn merge_adds_up_exactly_and_is_associative() {
     );
 }
 
+// Regression (issue 21, item 6): two runs 8.3 s apart merged into "FLEET
+// 2555.4 MB/s" with only a warning. A fleet total only means something for
+// runs measured together.
+#[test]
+fn merge_refuses_runs_that_did_not_run_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = run_doc(dir.path(), "a", &[]);
+    let b = run_doc(dir.path(), "b", &[]);
+    let (code, _, err) = merge(&[&a, &b], &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("do not overlap by most of their length")
+            && err.contains("they miss one another by")
+            && err.contains("--start-at")
+            && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    let out = sb()
+        .arg("merge")
+        .args([&a, &b])
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8_lossy(&out.stdout);
+    let total = table
+        .lines()
+        .find(|l| l.starts_with("FLEET"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(total.starts_with("FLEET, not concurrent"), "{table}");
+    assert!(table.contains("merged because of --force"), "{table}");
+    // The HTML report's total row says so too.
+    let j = dir.path().join("ab.json");
+    sb().arg("merge")
+        .args([&a, &b])
+        .args(["--force", "--json"])
+        .arg(&j)
+        .assert()
+        .success();
+    let html = dir.path().join("ab.html");
+    sb().arg("report")
+        .arg(&j)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("FLEET, not concurrent"));
+    // Runs released together merge without --force (the tests above).
+}
+
 #[test]
 fn merge_refuses_what_it_cannot_merge() {
     let dir = tempfile::tempdir().unwrap();
-    let a = run_doc(dir.path(), "a", &[]);
-    let b = run_doc(dir.path(), "b", &["--rw", "randread"]);
+    let ab = run_docs(dir.path(), &[("a", &[]), ("b", &["--rw", "randread"])]);
+    let (a, b) = (ab[0].clone(), ab[1].clone());
     let (code, _, err) = merge(&[&a, &b], &[]);
     assert_eq!(code, Some(2));
     assert!(
@@ -183,8 +274,7 @@ fn merge_refuses_what_it_cannot_merge() {
 #[test]
 fn merge_refuses_the_same_run_twice() {
     let dir = tempfile::tempdir().unwrap();
-    let a = run_doc(dir.path(), "a", &[]);
-    let b = run_doc(dir.path(), "b", &[]);
+    let (a, b, _) = abc(dir.path());
     let copy = dir.path().join("copy.json");
     std::fs::copy(&a, &copy).unwrap();
     let ab = dir.path().join("ab.json");
@@ -222,8 +312,7 @@ fn merge_refuses_the_same_run_twice() {
 #[test]
 fn merge_refuses_documents_whose_arithmetic_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
-    let a = run_doc(dir.path(), "a", &[]);
-    let b = run_doc(dir.path(), "b", &[]);
+    let (a, b, c) = abc(dir.path());
     let good = json(&std::fs::read(&b).unwrap());
     let damaged = |name: &str, edit: &dyn Fn(&mut Value)| -> PathBuf {
         let mut v = good.clone();
@@ -287,7 +376,6 @@ fn merge_refuses_documents_whose_arithmetic_is_wrong() {
     m["total"]["bytes_per_sec"] = 1e308.into();
     let bad = dir.path().join("badmerge.json");
     std::fs::write(&bad, serde_json::to_vec(&m).unwrap()).unwrap();
-    let c = run_doc(dir.path(), "c", &[]);
     let (code, _, err) = merge(&[&bad, &c], &[]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
@@ -418,11 +506,7 @@ fn fleet_script_on_two_local_hosts() {
 #[test]
 fn merge_records_the_missing_hosts_and_the_preflight() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b, c) = (
-        run_doc(dir.path(), "a", &[]),
-        run_doc(dir.path(), "b", &[]),
-        run_doc(dir.path(), "c", &[]),
-    );
+    let (a, b, c) = abc(dir.path());
     let pf = dir.path().join("preflight.json");
     let host = |h: &str, skew: f64| {
         serde_json::json!({"host": h, "version": "0.1.0", "schema_version": 1, "skew_sec": skew,

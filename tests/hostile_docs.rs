@@ -316,7 +316,13 @@ fn diff_names_the_missing_runs_of_an_incomplete_fleet() {
     let (r1, _) = run_on(dir.path(), "r1.json", &[&t]);
     let (r2, _) = run_on(dir.path(), "r2.json", &[&t]);
     let merged = |name: &str, extra: &[&str]| -> String {
-        written(dir.path(), name, &[&["merge", &r1, &r2], extra].concat()).0
+        // Run one after another: not concurrent, merged all the same.
+        written(
+            dir.path(),
+            name,
+            &[&["merge", "--force", &r1, &r2], extra].concat(),
+        )
+        .0
     };
     let whole = merged("whole.json", &[]);
     let short = merged("short.json", &["--missing", "node9=died in the ramp"]);

@@ -410,6 +410,8 @@ fn report_renders_a_merged_fleet() {
     sb().arg("merge")
         .args(&docs)
         .args(["--missing", "ghost=unreachable"])
+        // Run one after another: not concurrent, merged all the same.
+        .arg("--force")
         .arg("--json")
         .arg(&merged)
         .assert()

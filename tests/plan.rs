@@ -34,7 +34,7 @@ fn plan_fits_a_real_members_sweep() {
         .arg("plan")
         .arg(&sweep)
         .args([
-            "--at", "8,16", "--target", "100GB/s", "--json", "-", "--plot",
+            "--at", "8,16", "--target", "100GB/s", "--json", "-", "--force", "--plot",
         ])
         .arg(&svg)
         .output()
@@ -162,7 +162,8 @@ fn plan_refuses_garbage_naming_the_file_and_field() {
     let good = jobs_sweep(dir.path());
     assert_eq!(good["points"].as_array().unwrap().len(), 3);
     let g = write(dir.path(), "good.json", &good);
-    let (code, _, err) = plan(&[&g], &[]);
+    // --force: a short sweep on a shared machine may fit poorly; this test is about garbage.
+    let (code, _, err) = plan(&[&g], &["--force"]);
     assert_eq!(code, Some(0), "{err}");
 
     for (name, value, field) in [
@@ -244,7 +245,8 @@ fn plan_refuses_mixed_kinds_of_n_and_mixed_workloads() {
     let r1 = run_on(dir.path(), "r1", 1, &[]);
     let r2 = run_on(dir.path(), "r2", 2, &[]);
     let r3 = run_on(dir.path(), "r3", 3, &[]);
-    let (code, out, err) = plan(&[&r1, &r2, &r3], &[]);
+    // --force: three short runs on a shared machine may fit poorly.
+    let (code, out, err) = plan(&[&r1, &r2, &r3], &["--force"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("N = targets"), "{out}");
     refused(
@@ -268,4 +270,96 @@ fn plan_refuses_mixed_kinds_of_n_and_mixed_workloads() {
         out.contains("warning: ") && out.contains("fitted together because of --force"),
         "{out}"
     );
+}
+
+/// Run documents on 1..=4 files, each made `f[i]` times the first one's
+/// rate by stretching its window (as if it had taken that much longer for
+/// the same bytes): real runs, with a curve chosen by the test.
+fn curve(dir: &Path, f: &[f64]) -> Vec<PathBuf> {
+    let docs: Vec<PathBuf> = (0..f.len())
+        .map(|i| run_on(dir, &format!("c{i}"), i + 1, &[]))
+        .collect();
+    let base = json(&std::fs::read(&docs[0]).unwrap())["total"]["bytes_per_sec"]
+        .as_f64()
+        .unwrap();
+    docs.iter()
+        .zip(f)
+        .map(|(p, &fi)| {
+            let mut v = json(&std::fs::read(p).unwrap());
+            let k = v["total"]["bytes_per_sec"].as_f64().unwrap() / (base * fi);
+            let secs = v["window"]["seconds"].as_f64().unwrap() * k;
+            let start = v["window"]["start_unix_sec"].as_f64().unwrap();
+            v["window"]["seconds"] = secs.into();
+            v["window"]["end_unix_sec"] = (start + secs).into();
+            v["total"]["seconds"] = secs.into();
+            for key in ["bytes_per_sec", "iops"] {
+                let x = v["total"][key].as_f64().unwrap() / k;
+                v["total"][key] = x.into();
+            }
+            write(dir, p.file_name().unwrap().to_str().unwrap(), &v)
+        })
+        .collect()
+}
+
+// Regression (issue 21, item 5): plan fitted with "error 50.8% RMS" and
+// still predicted N=16 = 166.8 MB/s.
+#[test]
+fn plan_refuses_to_predict_from_a_fit_it_should_not_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = curve(dir.path(), &[1.0, 0.3, 2.5, 0.4]);
+    let files: Vec<&Path> = docs.iter().map(PathBuf::as_path).collect();
+    let (code, out, err) = plan(&files, &["--at", "16"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    // The fit and its residuals are printed, and no prediction.
+    assert!(
+        out.contains("RMS of the mean (predictions need at most 10%)"),
+        "{out}"
+    );
+    assert!(out.contains("residual"), "{out}");
+    assert!(!out.contains("predicted at"), "{out}");
+    for e in [
+        "refusing to predict",
+        "above the 10%",
+        "more points past the knee",
+        "--repeat",
+        "--force",
+    ] {
+        assert!(err.contains(e), "expected '{e}' in: {err}");
+    }
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    // --force predicts, says so, and gives the interval.
+    let (code, out, err) = plan(&files, &["--at", "16", "--force"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("warning: predicted anyway (--force)"), "{out}");
+    assert!(
+        out.contains("predicted at N = 16:") && out.contains("interval"),
+        "{out}"
+    );
+
+    // A curve the law describes: predictions with an interval from the
+    // bootstrap, whose seed is reported.
+    let dir = tempfile::tempdir().unwrap();
+    let docs = curve(dir.path(), &[1.0, 1.9, 2.6, 3.0]);
+    let files: Vec<&Path> = docs.iter().map(PathBuf::as_path).collect();
+    let (code, out, err) = plan(&files, &["--at", "6,16", "--json", "-"]);
+    assert_eq!(code, Some(0), "{err}");
+    let p = json(out.as_bytes());
+    assert_eq!(p["trusted"], true, "{p}");
+    assert_eq!(p["max_rel_rmse"], 0.1);
+    assert_eq!(p["bootstrap"]["seed"], 21);
+    assert_eq!(p["residuals"].as_array().unwrap().len(), 4);
+    let iv = p["intervals"].as_array().unwrap();
+    assert_eq!(iv.len(), 2, "{p}");
+    for (i, pred) in iv.iter().zip(p["predictions"].as_array().unwrap()) {
+        let (lo, hi) = (
+            i["low_bytes_per_sec"].as_f64().unwrap(),
+            i["high_bytes_per_sec"].as_f64().unwrap(),
+        );
+        let x = pred[1].as_f64().unwrap();
+        assert!(lo <= hi && lo > 0.0, "{i}");
+        assert!(lo <= x * 1.0001 && x <= hi * 1.0001, "{x} outside {i}");
+    }
+    // The same points, the same seed: the same interval.
+    let (_, again, _) = plan(&files, &["--at", "6,16", "--json", "-"]);
+    assert_eq!(json(again.as_bytes())["intervals"], p["intervals"]);
 }

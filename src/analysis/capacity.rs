@@ -115,6 +115,41 @@ pub fn fit(points: &[(f64, f64)]) -> Usl {
     }
 }
 
+/// The fit's uncertainty: the law refitted to `resamples` bootstrap
+/// resamples of the points (drawn with replacement, from `seed`), leaving
+/// out resamples with fewer than 3 distinct N (no curve to fit).
+pub fn bootstrap(points: &[(f64, f64)], resamples: usize, seed: u64) -> Vec<Usl> {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        crate::base::io::splitmix64(state)
+    };
+    let mut fits = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        let sample: Vec<(f64, f64)> = (0..points.len())
+            .map(|_| points[(next() % points.len() as u64) as usize])
+            .collect();
+        let mut ns: Vec<u64> = sample.iter().map(|p| p.0.to_bits()).collect();
+        ns.sort_unstable();
+        ns.dedup();
+        if ns.len() >= 3 {
+            fits.push(fit(&sample));
+        }
+    }
+    fits
+}
+
+/// The `q` quantile (0..=1) of `values`, by nearest rank; `None` when empty.
+pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let i = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
+    Some(v[i])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

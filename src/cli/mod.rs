@@ -206,7 +206,9 @@ pub struct PlanArgs {
     pub json: Option<PathBuf>,
 
     /// Fit results of different workloads together anyway (a warning says
-    /// which option differs).
+    /// which option differs); and predict from a fit whose error is above
+    /// 10% RMS of the mean, which plan otherwise refuses (exit 2, after
+    /// printing the fit and its residuals).
     #[arg(long)]
     pub force: bool,
 }

@@ -22,6 +22,14 @@ pub fn run(args: &PlanArgs) -> Result<u8> {
     )?;
     let (points, unit, warnings) = crate::document::plan::points_from(&args.files, args.force)?;
     let p = crate::document::plan::plan(points, unit, &args.at, args.target, warnings);
+    if !p.trusted && !args.force {
+        // The fit and its residuals, then the refusal: nothing is predicted.
+        crate::report::output::say(&report::plan::render_fit(&p), false);
+        return crate::base::error::usage(format!(
+            "refusing to predict: {}",
+            report::plan::untrusted(&p)
+        ));
+    }
     report::emit(&report::plan::render(&p), args.json.as_deref(), &p)?;
     if let Some(svg) = &args.plot {
         report::plot::plan(&p, svg)?;

@@ -30,9 +30,45 @@ pub struct PlanDoc {
     /// The first measured N whose throughput is below 90% of linear (N x λ).
     pub knee_n: Option<f64>,
     pub predictions: Vec<(f64, f64)>,
+    /// Each prediction's interval from the fit's uncertainty (the bootstrap).
+    pub intervals: Vec<Interval>,
+    /// Each point's measured minus fitted throughput, bytes per second.
+    pub residuals: Vec<(f64, f64)>,
+    /// The largest `rel_rmse` a prediction is trusted at ([`MAX_REL_RMSE`]).
+    pub max_rel_rmse: f64,
+    /// `rel_rmse` is within `max_rel_rmse`: plan predicts without `--force`.
+    pub trusted: bool,
+    /// How the intervals were drawn.
+    pub bootstrap: Bootstrap,
     pub target: Option<TargetAnswer>,
     /// What `--force` let through (results of different workloads).
     pub warnings: Vec<String>,
+}
+
+/// Above this error (RMS, relative to the mean throughput) a fit does not
+/// describe the points well enough to predict from.
+pub const MAX_REL_RMSE: f64 = 0.10;
+/// Bootstrap resamples, their seed (fixed, so a plan is reproducible) and
+/// the share of the refitted predictions an interval holds.
+pub const BOOTSTRAP_RESAMPLES: usize = 200;
+pub const BOOTSTRAP_SEED: u64 = 21;
+pub const BOOTSTRAP_LEVEL: f64 = 0.90;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Interval {
+    pub n: f64,
+    /// The central `bootstrap.level` of the refitted predictions at `n`.
+    pub low_bytes_per_sec: f64,
+    pub high_bytes_per_sec: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Bootstrap {
+    pub resamples: usize,
+    /// Resamples with at least 3 distinct N, which were refitted.
+    pub fitted: usize,
+    pub seed: u64,
+    pub level: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -264,15 +300,43 @@ pub fn plan(
         };
         TargetAnswer { bytes_per_sec: t, n, note }
     });
+    let rel_rmse = if mean > 0.0 { rmse / mean } else { 0.0 };
+    let fits = crate::analysis::capacity::bootstrap(&points, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
+    let tail = (1.0 - BOOTSTRAP_LEVEL) / 2.0;
+    let intervals = at
+        .iter()
+        .filter_map(|&n| {
+            let xs: Vec<f64> = fits.iter().map(|f| f.predict(n)).collect();
+            use crate::analysis::capacity::quantile;
+            Some(Interval {
+                n,
+                low_bytes_per_sec: quantile(&xs, tail)?,
+                high_bytes_per_sec: quantile(&xs, 1.0 - tail)?,
+            })
+        })
+        .collect();
     PlanDoc {
         tool: Some(crate::document::run::ToolInfo::this()),
+        intervals,
+        residuals: points
+            .iter()
+            .map(|&(n, x)| (n, x - fit.predict(n)))
+            .collect(),
+        max_rel_rmse: MAX_REL_RMSE,
+        trusted: rel_rmse <= MAX_REL_RMSE,
+        bootstrap: Bootstrap {
+            resamples: BOOTSTRAP_RESAMPLES,
+            fitted: fits.len(),
+            seed: BOOTSTRAP_SEED,
+            level: BOOTSTRAP_LEVEL,
+        },
         predictions: at.iter().map(|&n| (n, fit.predict(n))).collect(),
         peak_bytes_per_sec: peak_n.map(|p| fit.predict(p)),
         ceiling_bytes_per_sec: fit.ceiling(),
         points,
         unit,
         fit,
-        rel_rmse: if mean > 0.0 { rmse / mean } else { 0.0 },
+        rel_rmse,
         peak_n,
         knee_n,
         target,

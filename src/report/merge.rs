@@ -47,7 +47,11 @@ pub fn render(m: &MergedDocument) -> String {
     let _ = writeln!(
         out,
         "{:<24} {:>10.1} {:>10.0} {:>9} {:>9} {:>9}   overlap {:.2}s, start skew {:.3}s",
-        "FLEET",
+        if m.is_concurrent() {
+            "FLEET"
+        } else {
+            "FLEET, not concurrent"
+        },
         t.bytes_per_sec / 1e6,
         t.iops,
         lat(&t.latency_ns, |l| l.p50),

@@ -3,7 +3,8 @@
 use crate::document::curve::LatencyPlanDoc;
 use crate::document::plan::PlanDoc;
 
-pub fn render(p: &PlanDoc) -> String {
+/// The fit and each point's residual: what plan prints, trusted or not.
+pub fn render_fit(p: &PlanDoc) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(
@@ -14,33 +15,63 @@ pub fn render(p: &PlanDoc) -> String {
     );
     let _ = writeln!(
         out,
-        "  lambda {:.1} MB/s per unit, sigma (contention) {:.4}, kappa (coherency) {:.6}; error {:.1}% RMS of the mean",
+        "  lambda {:.1} MB/s per unit, sigma (contention) {:.4}, kappa (coherency) {:.6}; error {:.1}% RMS of the mean (predictions need at most {:.0}%)",
         p.fit.lambda / 1e6,
         p.fit.sigma,
         p.fit.kappa,
-        p.rel_rmse * 100.0
+        p.rel_rmse * 100.0,
+        p.max_rel_rmse * 100.0
     );
     let _ = writeln!(
         out,
-        "  {:>6} {:>12} {:>12} {:>10}",
-        "N", "measured", "fitted", "of linear"
+        "  {:>6} {:>12} {:>12} {:>10} {:>10}",
+        "N", "measured", "fitted", "residual", "of linear"
     );
     let mut pts = p.points.clone();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     for (n, x) in pts {
         let linear = p.fit.lambda * n;
+        let fitted = p.fit.predict(n);
         let _ = writeln!(
             out,
-            "  {:>6} {:>12.1} {:>12.1} {:>10}",
+            "  {:>6} {:>12.1} {:>12.1} {:>10} {:>10}",
             n,
             x / 1e6,
-            p.fit.predict(n) / 1e6,
+            fitted / 1e6,
+            if fitted > 0.0 {
+                format!("{:+.1}%", (x - fitted) / fitted * 100.0)
+            } else {
+                "-".into()
+            },
             if linear > 0.0 {
                 format!("{:.0}%", x / linear * 100.0)
             } else {
                 "-".into()
             }
         );
+    }
+    out
+}
+
+/// Why an untrusted fit predicts nothing, and what data would make it
+/// trustworthy.
+pub fn untrusted(p: &PlanDoc) -> String {
+    let past = p
+        .knee_n
+        .or_else(|| p.points.iter().map(|q| q.0).reduce(f64::max))
+        .unwrap_or(1.0);
+    format!(
+        "the fit's error is {:.1}% RMS of the mean, above the {:.0}% a prediction needs: the law does not describe these points (see the residuals). A trustworthy fit needs more points past the knee (N beyond {past}, up to and past where throughput stops rising) and repeats of each point (sweep --repeat 3) so that noise averages out; or pass --force to predict anyway",
+        p.rel_rmse * 100.0,
+        p.max_rel_rmse * 100.0
+    )
+}
+
+pub fn render(p: &PlanDoc) -> String {
+    use std::fmt::Write;
+    let mut out = render_fit(p);
+    if !p.trusted {
+        let _ = writeln!(out, "warning: predicted anyway (--force): {}", untrusted(p));
     }
     match (p.peak_n, p.peak_bytes_per_sec, p.ceiling_bytes_per_sec) {
         (Some(n), Some(x), _) => {
@@ -72,7 +103,21 @@ pub fn render(p: &PlanDoc) -> String {
         }
     }
     for (n, x) in &p.predictions {
-        let _ = writeln!(out, "  predicted at N = {n}: {:.1} MB/s", x / 1e6);
+        let within = p
+            .intervals
+            .iter()
+            .find(|i| i.n == *n)
+            .map_or(String::new(), |i| {
+                format!(
+                    " ({:.0}% interval {:.1} to {:.1} MB/s, bootstrap of {} resamples, seed {})",
+                    p.bootstrap.level * 100.0,
+                    i.low_bytes_per_sec / 1e6,
+                    i.high_bytes_per_sec / 1e6,
+                    p.bootstrap.fitted,
+                    p.bootstrap.seed
+                )
+            });
+        let _ = writeln!(out, "  predicted at N = {n}: {:.1} MB/s{within}", x / 1e6);
     }
     if let Some(t) = &p.target {
         let _ = writeln!(

@@ -550,9 +550,26 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
     let skew = latest_start - earliest_start;
     let shortest = hosts.iter().map(|h| h.seconds).fold(f64::MAX, f64::min);
     let mut own_warnings: Vec<String> = Vec::new();
-    if overlap <= 0.0 {
+    if !concurrent(overlap, shortest) {
+        let miss = if overlap > 0.0 {
+            format!(
+                "they share only {overlap:.3}s of the shortest window's {shortest:.3}s ({:.0}%)",
+                overlap / shortest.max(f64::MIN_POSITIVE) * 100.0
+            )
+        } else {
+            format!(
+                "they miss one another by {:.3}s (the last starts {:.3}s after the first ends)",
+                latest_start - earliest_end,
+                latest_start - earliest_end
+            )
+        };
+        if !force {
+            return crate::base::error::usage(format!(
+                "the hosts' windows do not overlap by most of their length: {miss}; a fleet total only adds runs measured together: launch them with one --start-at (scripts/fleet.sh does), or pass --force"
+            ));
+        }
         own_warnings.push(format!(
-            "the hosts' windows do not overlap (start skew {skew:.3}s): the fleet total adds runs that did not run together; launch them with one --start-at"
+            "the hosts' windows do not overlap by most of their length ({miss}): the fleet total adds runs that did not run together, merged because of --force; launch them with one --start-at"
         ));
     } else if skew > 0.1 * shortest {
         own_warnings.push(format!(
@@ -588,4 +605,24 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
         missing,
         preflight,
     })
+}
+
+/// Whether windows that all share `overlap` seconds, the shortest lasting
+/// `shortest`, were measured together: they overlap by most (more than
+/// half) of the shortest one.
+pub fn concurrent(overlap: f64, shortest: f64) -> bool {
+    overlap > 0.5 * shortest
+}
+
+impl MergedDocument {
+    /// Whether the hosts' windows overlap by most of their length, so that
+    /// the fleet total is a rate measured together.
+    pub fn is_concurrent(&self) -> bool {
+        let shortest = self
+            .hosts
+            .iter()
+            .map(|h| h.seconds)
+            .fold(f64::MAX, f64::min);
+        concurrent(self.total.overlap_sec, shortest)
+    }
 }

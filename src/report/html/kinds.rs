@@ -352,7 +352,12 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
     rows.push((
         "total".into(),
         vec![
-            "FLEET".into(),
+            if doc.is_concurrent() {
+                "FLEET"
+            } else {
+                "FLEET, not concurrent"
+            }
+            .into(),
             String::new(),
             format!("{:.1}", mb_per_sec(t.bytes_per_sec)),
             format!("{:.0}", t.iops),
