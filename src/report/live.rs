@@ -14,7 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -24,7 +24,7 @@ use crate::base::error::{show_path, UsageError};
 
 use crate::measure::config::LiveFormat;
 use crate::measure::live::{LiveHub, LiveLine, LiveSink};
-use crate::report::output::Output;
+use crate::report::output::{Destination, Destinations, Output, StreamOpenError};
 
 /// The CSV header: the JSON line's fields, in order.
 pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec";
@@ -148,8 +148,9 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// Opens `path` (`-`: stdout) for the stream and writes the CSV header.
-    pub fn open(path: &Path, format: LiveFormat) -> anyhow::Result<Stream> {
+    /// Opens `path` (`-`: stdout; else as [`crate::report::output::check`]
+    /// accepted it) for the stream and writes the CSV header.
+    pub fn open(path: &Path, format: LiveFormat, dests: &Destinations) -> anyhow::Result<Stream> {
         let shown = if crate::report::output::is_stdout(path) {
             "stdout".to_string()
         } else {
@@ -183,21 +184,13 @@ impl Stream {
             own = reopened.is_some();
             reopened.unwrap_or(file)
         } else {
-            let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
-            let mut o = OpenOptions::new();
-            o.write(true);
-            if fifo {
-                o.custom_flags(libc::O_NONBLOCK);
-            } else {
-                o.create(true).truncate(true);
-            }
-            o.open(path).map_err(|e| {
-                let why = if e.raw_os_error() == Some(libc::ENXIO) {
-                    "the FIFO has no reader: start the reader first (e.g. cat it)".to_string()
-                } else {
-                    e.to_string()
-                };
-                UsageError(format!("cannot write --live {shown}: {why}"))
+            // Never through a link, never truncating: a FIFO where the
+            // name is one, else a new file renamed onto the name.
+            dests.file(path)?.open_stream().map_err(|e| match e {
+                StreamOpenError::NoReader => UsageError(format!(
+                    "cannot write --live {shown}: the FIFO has no reader: start the reader first (e.g. cat it)"
+                )),
+                StreamOpenError::Other(e) => UsageError(format!("{e:#}")),
             })?
         };
         let mut s = Stream {
@@ -373,7 +366,8 @@ struct Cumulative {
 
 /// The `--metrics` file.
 pub struct Metrics {
-    path: PathBuf,
+    /// Its directory, held open since the check: every rewrite goes there.
+    dest: Arc<Destination>,
     /// (target, worker) → its counters.
     workers: BTreeMap<(String, usize), Cumulative>,
     /// The last second written (seconds since its run's window opened).
@@ -382,9 +376,9 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub fn new(path: &Path) -> Metrics {
+    pub fn new(dest: Arc<Destination>) -> Metrics {
         Metrics {
-            path: path.to_path_buf(),
+            dest,
             workers: BTreeMap::new(),
             last_t: 0.0,
             trouble: None,
@@ -407,8 +401,8 @@ impl Metrics {
         // Whole or not at all: a temporary file renamed over it (not
         // fsynced: it is rewritten every second, and the disk may be the
         // one under test).
-        if let Err(e) = crate::report::output::replace_file(&self.path, self.render().as_bytes()) {
-            self.trouble.get_or_insert(format!("--metrics: {e:#}"));
+        if let Err(e) = self.dest.replace(self.render().as_bytes(), false) {
+            self.trouble.get_or_insert(format!("{e:#}"));
         }
     }
 
@@ -517,18 +511,21 @@ pub fn outputs<'a>(live: Option<&'a Path>, metrics: Option<&'a Path>) -> Vec<Out
     v
 }
 
-/// Opens `--live` and `--metrics` (checked before, with the other outputs):
-/// the hub every run of the command hands its seconds to.
+/// Opens `--live` and `--metrics` (checked before, with the other outputs,
+/// into `dests`): the hub every run of the command hands its seconds to.
 pub fn open(
     live: Option<&Path>,
     format: LiveFormat,
     metrics: Option<&Path>,
+    dests: &Destinations,
 ) -> anyhow::Result<Option<LiveHub>> {
     if live.is_none() && metrics.is_none() {
         return Ok(None);
     }
-    let stream = live.map(|p| Stream::open(p, format)).transpose()?;
-    let metrics = metrics.map(Metrics::new);
+    let stream = live.map(|p| Stream::open(p, format, dests)).transpose()?;
+    let metrics = metrics
+        .map(|p| dests.file(p).map(|d| Metrics::new(d.clone())))
+        .transpose()?;
     let sink: Arc<Mutex<dyn LiveSink>> = Arc::new(Mutex::new(Outputs { stream, metrics }));
     Ok(Some(LiveHub { sink, label: None }))
 }
