@@ -7,7 +7,8 @@
 //! link made by another user in a sticky directory replaced that user's
 //! victim file (fs.protected_symlinks does not stop a rename onto a path
 //! read with readlink), and a link flipped mid-run replaced or truncated a
-//! target. Also its messages: `--json -` to a closed stdout lost the
+//! target. Also its messages: a full file system under `--live` blamed a
+//! slow reader and left a cut line, `--json -` to a closed stdout lost the
 //! document with exit 0, an input document given as an output was called
 //! "a target". Every case checksums what must not change.
 
@@ -322,6 +323,47 @@ fn a_live_stream_whose_name_flips_to_a_target_never_truncates_it() {
     stop.store(true, Ordering::Relaxed);
     flipper.join().unwrap();
     eprintln!("runs: {} measured, {} refused", outcomes[0], outcomes[1]);
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: mounts a tmpfs")]
+fn live_on_a_full_file_system_says_so_and_leaves_no_cut_line() {
+    require(common::is_root(), "needs root: mounts a tmpfs");
+    let d = tempfile::tempdir().unwrap();
+    let t = data_file(d.path(), "t.dat", 4 << 20);
+    let m = d.path().join("m");
+    std::fs::create_dir(&m).unwrap();
+    let _mounted = common::mount(&["-t", "tmpfs", "-o", "size=64k", "tmpfs"], &m);
+    // All but one page taken: the stream fills it within its first seconds.
+    std::fs::write(m.join("filler"), vec![1u8; 60 << 10]).unwrap();
+    let live = m.join("live.jsonl");
+    let doc = d.path().join("r.json");
+    let out = sb()
+        .args(["run", "-t", "4s", "--ramp", "0", "-j", "4", "--no-progress"])
+        .arg("--live")
+        .arg(&live)
+        .arg("--json")
+        .arg(&doc)
+        .arg(&t)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let warnings = json(&std::fs::read(&doc).unwrap())["warnings"].to_string();
+    let expect = format!("no space left on the file system of {}", live.display());
+    assert!(warnings.contains(&expect), "{warnings}");
+    assert!(!warnings.contains("fell behind"), "{warnings}");
+    // Whole lines only: the one that did not fit is not half there.
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert!(!text.is_empty(), "some lines fit");
+    assert!(
+        text.ends_with('\n'),
+        "a cut line: {:?}",
+        &text[text.len().saturating_sub(80)..]
+    );
+    for l in text.lines() {
+        serde_json::from_str::<serde_json::Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+    }
 }
 
 /// `stripebench ARGS` started by a shell with stdout closed (`>&-`).
