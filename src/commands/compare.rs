@@ -107,12 +107,14 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         base.live.as_deref(),
         base.metrics.as_deref(),
     ));
-    crate::report::output::check(&outputs, &crate::device::protected_paths(&protected))?;
+    let out =
+        crate::report::output::check(&outputs, &crate::device::protected_paths(&protected), &[])?;
     // One stream for every phase; each line says its phase.
     let hub = crate::report::live::open(
         base.live.as_deref(),
         base.live_format,
         base.metrics.as_deref(),
+        &out,
     )?;
     let mut notes = Vec::new();
     let meta = std::fs::metadata(volume)
@@ -315,10 +317,10 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     .any(crate::report::output::is_stdout);
     crate::report::output::say(&crate::report::compare::render(&doc), stdout_taken);
     if let Some(j) = &base.json {
-        crate::report::output::write(j, &crate::report::json::render(&doc))?;
+        out.write(j, &crate::report::json::render(&doc))?;
     }
     if let Some(h) = &base.html {
-        crate::report::output::write(h, crate::report::html::compare(&doc)?.as_bytes())?;
+        out.write(h, crate::report::html::compare(&doc)?.as_bytes())?;
     }
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());

@@ -9,8 +9,9 @@ use crate::document::diff::{diff, DiffOptions};
 use crate::report;
 
 pub fn run(args: &DiffArgs) -> Result<u8> {
-    report::output::check(
+    let out = report::output::check(
         &report::output::given(&[("--json", args.json.as_deref())]),
+        &[],
         &[args.base.clone(), args.new.clone()],
     )?;
     let d = diff(
@@ -22,7 +23,7 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
             force: args.force,
         },
     )?;
-    report::emit(&report::diff::render(&d), args.json.as_deref(), &d)?;
+    report::emit(&report::diff::render(&d), args.json.as_deref(), &d, &out)?;
     Ok(if d.crossed.is_empty() {
         EXIT_OK
     } else {

@@ -7,8 +7,9 @@ use crate::cli::MergeArgs;
 use crate::report;
 
 pub fn run(args: &MergeArgs) -> Result<u8> {
-    report::output::check(
+    let out = report::output::check(
         &report::output::given(&[("--json", args.json.as_deref())]),
+        &[],
         &args.files,
     )?;
     if args.list_repeats {
@@ -23,6 +24,6 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
         missing: args.missing.clone(),
     };
     let m = crate::document::merge::merge(&args.files, args.force, launch)?;
-    report::emit(&report::merge::render(&m), args.json.as_deref(), &m)?;
+    report::emit(&report::merge::render(&m), args.json.as_deref(), &m, &out)?;
     Ok(EXIT_OK)
 }

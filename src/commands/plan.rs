@@ -13,11 +13,12 @@ pub fn run(args: &PlanArgs) -> Result<u8> {
     if let Some(p) = &args.plot {
         report::plot::check_path(p)?;
     }
-    report::output::check(
+    let out = report::output::check(
         &report::output::given(&[
             ("--json", args.json.as_deref()),
             ("--plot", args.plot.as_deref()),
         ]),
+        &[],
         &args.files,
     )?;
     let (points, unit, warnings) = crate::document::plan::points_from(&args.files, args.force)?;
@@ -30,9 +31,9 @@ pub fn run(args: &PlanArgs) -> Result<u8> {
             report::plan::untrusted(&p)
         ));
     }
-    report::emit(&report::plan::render(&p), args.json.as_deref(), &p)?;
+    report::emit(&report::plan::render(&p), args.json.as_deref(), &p, &out)?;
     if let Some(svg) = &args.plot {
-        report::plot::plan(&p, svg)?;
+        report::plot::plan(&p, svg, &out)?;
         eprintln!("plot: {}", svg.display());
     }
     Ok(EXIT_OK)
@@ -57,13 +58,19 @@ fn latency(args: &PlanArgs, limit: std::time::Duration) -> Result<u8> {
             "plan --p99 reads one latency curve: give one sweep document (sweep --param rate=curve --json)",
         );
     };
-    report::output::check(
+    let out = report::output::check(
         &report::output::given(&[("--json", args.json.as_deref())]),
+        &[],
         &args.files,
     )?;
     let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
     let p = crate::document::curve::latency_plan(file, limit_ns)?;
-    report::emit(&report::plan::render_latency(&p), args.json.as_deref(), &p)?;
+    report::emit(
+        &report::plan::render_latency(&p),
+        args.json.as_deref(),
+        &p,
+        &out,
+    )?;
     Ok(if p.all_met() {
         EXIT_OK
     } else {

@@ -8,12 +8,13 @@ use crate::cli::ReportArgs;
 use crate::report;
 
 pub fn run(args: &ReportArgs) -> Result<u8> {
-    report::output::check(
+    let out = report::output::check(
         &report::output::given(&[("--output", Some(args.output.as_path()))]),
+        &[],
         std::slice::from_ref(&args.file),
     )?;
     let doc = crate::document::load::load(&args.file)?;
-    report::output::write(&args.output, report::html::render(&doc)?.as_bytes())?;
+    out.write(&args.output, report::html::render(&doc)?.as_bytes())?;
     if !report::output::is_stdout(&args.output) {
         eprintln!("report: {}", args.output.display());
     }

@@ -13,6 +13,7 @@ use crate::device::scratch::Testbed;
 use crate::document::run::RunDocument;
 use crate::measure::config::RunConfig;
 use crate::report;
+use crate::report::output::Destinations;
 
 pub fn tmpdir() -> Option<PathBuf> {
     std::env::var_os("TMPDIR").map(PathBuf::from)
@@ -25,10 +26,14 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
         Some(volume) => member_paths(volume)?,
         None => cfg.targets.clone(),
     };
-    check_outputs(&cfg, &named)?;
+    let out = check_outputs(&cfg, &named)?;
     if !cfg.dry_run {
-        cfg.live_hub =
-            report::live::open(cfg.live.as_deref(), cfg.live_format, cfg.metrics.as_deref())?;
+        cfg.live_hub = report::live::open(
+            cfg.live.as_deref(),
+            cfg.live_format,
+            cfg.metrics.as_deref(),
+            &out,
+        )?;
     }
     if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
         crate::outln!(
@@ -55,7 +60,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
                     if e.downcast_ref::<crate::base::error::Interrupted>()
                         .is_some()
                     {
-                        write_unmeasured(&cfg, "creating the built-in test bed")?;
+                        write_unmeasured(&cfg, "creating the built-in test bed", &out)?;
                     }
                     return Err(e);
                 }
@@ -79,9 +84,9 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
         }
         Outcome::Done(doc) => *doc,
     };
-    emit(&cfg, &doc)?;
+    emit(&cfg, &doc, &out)?;
     if let Some(p) = &cfg.plot {
-        report::plot::run(&doc, p)?;
+        report::plot::run(&doc, p, &out)?;
         eprintln!("plot: {}", p.display());
     }
     drop(testbed);
@@ -103,7 +108,7 @@ struct Unmeasured<'a> {
     stage: &'a str,
 }
 
-fn write_unmeasured(cfg: &RunConfig, stage: &str) -> Result<()> {
+fn write_unmeasured(cfg: &RunConfig, stage: &str, out: &Destinations) -> Result<()> {
     let Some(p) = cfg.json.as_ref().filter(|p| !report::output::is_stdout(p)) else {
         return Ok(());
     };
@@ -114,11 +119,12 @@ fn write_unmeasured(cfg: &RunConfig, stage: &str) -> Result<()> {
         measured: false,
         stage,
     };
-    report::output::write_file(p, &report::json::render(&doc))
+    out.write_file(p, &report::json::render(&doc))
 }
 
-/// Refuses outputs that cannot be written or would destroy something, before any I/O.
-fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
+/// Refuses outputs that cannot be written or would destroy something, before
+/// any I/O; the accepted ones, each with its directory open.
+fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<Destinations> {
     if let Some(p) = &cfg.plot {
         report::plot::check_path(p)?;
     }
@@ -132,12 +138,11 @@ fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<()> {
         cfg.live.as_deref(),
         cfg.metrics.as_deref(),
     ));
-    crate::report::output::check(&outputs, &crate::device::protected_paths(paths))?;
-    Ok(())
+    crate::report::output::check(&outputs, &crate::device::protected_paths(paths), &[])
 }
 
 /// Prints the table (stdout, or stderr when stdout carries a document) and writes the documents.
-fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
+fn emit(cfg: &RunConfig, doc: &RunDocument, out: &Destinations) -> Result<()> {
     let mut text = report::table::render(doc);
     if cfg.histogram {
         for t in &doc.targets {
@@ -148,13 +153,13 @@ fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
     }
     crate::report::output::say(&text, cfg.stdout_taken());
     if let Some(dest) = &cfg.json {
-        report::output::write(dest, &report::json::render(doc))?;
+        out.write(dest, &report::json::render(doc))?;
     }
     if let Some(dest) = &cfg.csv {
-        report::output::write(dest, &report::csv::render(doc))?;
+        out.write(dest, &report::csv::render(doc))?;
     }
     if let Some(dest) = &cfg.html {
-        report::output::write(dest, report::html::run(doc)?.as_bytes())?;
+        out.write(dest, report::html::run(doc)?.as_bytes())?;
     }
     Ok(())
 }

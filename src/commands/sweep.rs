@@ -238,12 +238,14 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         base.live.as_deref(),
         base.metrics.as_deref(),
     ));
-    crate::report::output::check(&outputs, &crate::device::protected_paths(&targets))?;
+    let out =
+        crate::report::output::check(&outputs, &crate::device::protected_paths(&targets), &[])?;
     // One stream for the whole sweep; each line says its point.
     let hub = crate::report::live::open(
         base.live.as_deref(),
         base.live_format,
         base.metrics.as_deref(),
+        &out,
     )?;
     for (pt, cfg, _) in &mut plans {
         cfg.live_hub = hub.clone().map(|mut h| {
@@ -368,11 +370,11 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             .as_ref()
             .filter(|c| !crate::report::output::is_stdout(c))
         {
-            crate::report::output::write_file(c, &crate::report::sweep::csv(&doc))?;
+            out.write_file(c, &crate::report::sweep::csv(&doc))?;
         }
         // Rewritten after every point: an interrupted sweep keeps what it finished.
         if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
-            crate::report::output::write_file(j, &crate::report::json::render(&doc))?;
+            out.write_file(j, &crate::report::json::render(&doc))?;
         }
         if partial {
             doc.interrupted = true;
@@ -381,19 +383,19 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     }
     progress.finish();
     if let Some(j) = &base.json {
-        crate::report::output::write(j, &crate::report::json::render(&doc))?;
+        out.write(j, &crate::report::json::render(&doc))?;
     }
     if let Some(c) = &base.csv {
-        crate::report::output::write(c, &crate::report::sweep::csv(&doc))?;
+        out.write(c, &crate::report::sweep::csv(&doc))?;
     }
     if let Some(plot) = &base.plot {
         if !doc.points.is_empty() {
-            crate::report::plot::sweep(&doc, plot)?;
+            crate::report::plot::sweep(&doc, plot, &out)?;
             eprintln!("plot: {}", plot.display());
         }
     }
     if let Some(h) = &base.html {
-        crate::report::output::write(h, crate::report::html::sweep(&doc)?.as_bytes())?;
+        out.write(h, crate::report::html::sweep(&doc)?.as_bytes())?;
     }
     // As run: I/O errors (or bad blocks, or a failed flush) in any point exit 1.
     let failed = doc

@@ -97,8 +97,9 @@ pub struct LiveLine<'a> {
 pub trait LiveSink: Send {
     /// One second's lines (workers, then targets, then the total).
     fn lines(&mut self, lines: &[LiveLine<'_>]);
-    /// Lines written and dropped so far (a slow reader).
-    fn counts(&self) -> (u64, u64);
+    /// Lines written so far, dropped (a slow reader, or a failed stream),
+    /// and of those dropped, the ones lost because the stream had failed.
+    fn counts(&self) -> (u64, u64, u64);
     /// What went wrong writing, if anything (said once, as a warning).
     fn trouble(&self) -> Option<String>;
 }
@@ -124,8 +125,12 @@ impl std::fmt::Debug for LiveHub {
 pub struct LiveStats {
     pub seconds: u64,
     pub lines_written: u64,
-    /// Lines the reader was too slow for.
+    /// Lines not written: the reader was too slow for them, or the stream
+    /// had failed ([`LiveStats::lines_failed`] of them).
     pub lines_dropped: u64,
+    /// Lines not written because the stream had failed (a full disk, a
+    /// reader gone): `trouble` says why; no reader fell behind.
+    pub lines_failed: u64,
     /// Worker lines written with zeros because nothing came in time.
     pub stalled_lines: u64,
     /// Worker lines with figures that came after their second was written.
@@ -307,7 +312,7 @@ impl Collector {
         let _ = pipe.thread_block();
         let n = self.worker_target.len();
         let open = epoch + ramp;
-        let (w0, d0) = self.lock_counts();
+        let (w0, d0, f0) = self.lock_counts();
         let mut st = State {
             c: &self,
             pending: BTreeMap::new(),
@@ -387,9 +392,10 @@ impl Collector {
             std::thread::sleep(wait);
         }
         let mut stats = st.stats;
-        let (w1, d1) = self.lock_counts();
+        let (w1, d1, f1) = self.lock_counts();
         stats.lines_written = w1 - w0;
         stats.lines_dropped = d1 - d0;
+        stats.lines_failed = f1 - f0;
         stats.seconds_lost = self.lost.load(Ordering::Relaxed);
         stats.trouble = self
             .hub
@@ -400,7 +406,7 @@ impl Collector {
         stats
     }
 
-    fn lock_counts(&self) -> (u64, u64) {
+    fn lock_counts(&self) -> (u64, u64, u64) {
         self.hub
             .sink
             .lock()
@@ -624,8 +630,8 @@ mod tests {
                 ));
             }
         }
-        fn counts(&self) -> (u64, u64) {
-            (self.0.len() as u64, 0)
+        fn counts(&self) -> (u64, u64, u64) {
+            (self.0.len() as u64, 0, 0)
         }
         fn trouble(&self) -> Option<String> {
             None

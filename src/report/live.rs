@@ -11,10 +11,10 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -24,7 +24,7 @@ use crate::base::error::{show_path, UsageError};
 
 use crate::measure::config::LiveFormat;
 use crate::measure::live::{LiveHub, LiveLine, LiveSink};
-use crate::report::output::Output;
+use crate::report::output::{Destination, Destinations, Output, StreamOpenError};
 
 /// The CSV header: the JSON line's fields, in order.
 pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec";
@@ -140,16 +140,24 @@ pub struct Stream {
     socket: bool,
     /// Flags to put back on a descriptor we made non-blocking (stdout).
     restore: Option<(RawFd, libc::c_int)>,
+    /// A regular file this stream created: a line that did not fit whole
+    /// is cut back off it (a full disk leaves no half line).
+    own_file: bool,
     written: u64,
+    /// Lines dropped, for a slow reader or after a failure.
     dropped: u64,
-    /// The stream failed (its reader closed it, a full disk): the lines are dropped.
-    trouble: Option<String>,
+    /// Of those, the lines dropped because the stream had failed.
+    failed_lines: u64,
+    /// The stream failed (its reader closed it, a full disk): why; the
+    /// lines after it are dropped.
+    failure: Option<String>,
     shown: String,
 }
 
 impl Stream {
-    /// Opens `path` (`-`: stdout) for the stream and writes the CSV header.
-    pub fn open(path: &Path, format: LiveFormat) -> anyhow::Result<Stream> {
+    /// Opens `path` (`-`: stdout; else as [`crate::report::output::check`]
+    /// accepted it) for the stream and writes the CSV header.
+    pub fn open(path: &Path, format: LiveFormat, dests: &Destinations) -> anyhow::Result<Stream> {
         let shown = if crate::report::output::is_stdout(path) {
             "stdout".to_string()
         } else {
@@ -157,6 +165,7 @@ impl Stream {
         };
         let mut socket = false;
         let mut own = false;
+        let mut own_file = false;
         let file = if crate::report::output::is_stdout(path) {
             let fd = std::io::stdout()
                 .as_fd()
@@ -183,31 +192,27 @@ impl Stream {
             own = reopened.is_some();
             reopened.unwrap_or(file)
         } else {
-            let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
-            let mut o = OpenOptions::new();
-            o.write(true);
-            if fifo {
-                o.custom_flags(libc::O_NONBLOCK);
-            } else {
-                o.create(true).truncate(true);
-            }
-            o.open(path).map_err(|e| {
-                let why = if e.raw_os_error() == Some(libc::ENXIO) {
-                    "the FIFO has no reader: start the reader first (e.g. cat it)".to_string()
-                } else {
-                    e.to_string()
-                };
-                UsageError(format!("cannot write --live {shown}: {why}"))
-            })?
+            // Never through a link, never truncating: a FIFO where the
+            // name is one, else a new file renamed onto the name.
+            let file = dests.file(path)?.open_stream().map_err(|e| match e {
+                StreamOpenError::NoReader => UsageError(format!(
+                    "cannot write --live {shown}: the FIFO has no reader: start the reader first (e.g. cat it)"
+                )),
+                StreamOpenError::Other(e) => UsageError(format!("{e:#}")),
+            })?;
+            own_file = file.metadata().is_ok_and(|m| m.is_file());
+            file
         };
         let mut s = Stream {
             file,
             format,
             socket,
             restore: None,
+            own_file,
             written: 0,
             dropped: 0,
-            trouble: None,
+            failed_lines: 0,
+            failure: None,
             shown,
         };
         // A socket is written with MSG_DONTWAIT, its flags left alone.
@@ -246,10 +251,18 @@ impl Stream {
 
     /// One line, with one write: whole, or dropped when the reader has no room.
     fn put(&mut self, bytes: &[u8]) {
-        if self.trouble.is_some() {
+        if self.failure.is_some() {
             self.dropped += 1;
+            self.failed_lines += 1;
             return;
         }
+        // Where the line starts in a file of ours: cut back to there when
+        // it does not fit whole.
+        let start = if self.own_file {
+            (&self.file).stream_position().ok()
+        } else {
+            None
+        };
         loop {
             match self.write(bytes) {
                 Ok(n) if n == bytes.len() => {
@@ -260,7 +273,7 @@ impl Stream {
                     // A regular file short of room (or a line over PIPE_BUF):
                     // the rest is written, or the stream gives up.
                     if let Err(e) = self.write_rest(&bytes[n..]) {
-                        self.fail(e);
+                        self.fail(e, start);
                     } else {
                         self.written += 1;
                     }
@@ -272,8 +285,7 @@ impl Stream {
                     return;
                 }
                 Err(e) => {
-                    self.fail(e);
-                    self.dropped += 1;
+                    self.fail(e, start);
                     return;
                 }
             }
@@ -328,11 +340,34 @@ impl Stream {
         Ok(())
     }
 
-    fn fail(&mut self, e: std::io::Error) {
-        self.trouble = Some(format!(
-            "the --live stream to {} failed ({e}): the lines after it were dropped",
-            self.shown
-        ));
+    /// The stream gives up on `e`: the line is dropped (and cut back off a
+    /// file of ours from `start`, so no half line is left), and so are the
+    /// lines after it.
+    fn fail(&mut self, e: std::io::Error, start: Option<u64>) {
+        if let Some(start) = start {
+            let _ = self.file.set_len(start);
+            let _ = (&self.file).seek(SeekFrom::Start(start));
+        }
+        self.dropped += 1;
+        self.failed_lines += 1;
+        self.failure = Some(if e.raw_os_error() == Some(libc::ENOSPC) {
+            format!(
+                "no space left on the file system of {}: the --live stream stopped there",
+                self.shown
+            )
+        } else {
+            format!("the --live stream to {} failed ({e})", self.shown)
+        });
+    }
+
+    /// What went wrong, with the lines it cost.
+    fn trouble(&self) -> Option<String> {
+        self.failure.as_ref().map(|why| {
+            format!(
+                "{why}: {} line(s) from then on were not written",
+                self.failed_lines
+            )
+        })
     }
 
     fn lines(&mut self, lines: &[LiveLine<'_>]) {
@@ -373,7 +408,8 @@ struct Cumulative {
 
 /// The `--metrics` file.
 pub struct Metrics {
-    path: PathBuf,
+    /// Its directory, held open since the check: every rewrite goes there.
+    dest: Arc<Destination>,
     /// (target, worker) → its counters.
     workers: BTreeMap<(String, usize), Cumulative>,
     /// The last second written (seconds since its run's window opened).
@@ -382,9 +418,9 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub fn new(path: &Path) -> Metrics {
+    pub fn new(dest: Arc<Destination>) -> Metrics {
         Metrics {
-            path: path.to_path_buf(),
+            dest,
             workers: BTreeMap::new(),
             last_t: 0.0,
             trouble: None,
@@ -407,8 +443,8 @@ impl Metrics {
         // Whole or not at all: a temporary file renamed over it (not
         // fsynced: it is rewritten every second, and the disk may be the
         // one under test).
-        if let Err(e) = crate::report::output::replace_file(&self.path, self.render().as_bytes()) {
-            self.trouble.get_or_insert(format!("--metrics: {e:#}"));
+        if let Err(e) = self.dest.replace(self.render().as_bytes(), false) {
+            self.trouble.get_or_insert(format!("{e:#}"));
         }
     }
 
@@ -490,14 +526,14 @@ impl LiveSink for Outputs {
         }
     }
 
-    fn counts(&self) -> (u64, u64) {
+    fn counts(&self) -> (u64, u64, u64) {
         self.stream
             .as_ref()
-            .map_or((0, 0), |s| (s.written, s.dropped))
+            .map_or((0, 0, 0), |s| (s.written, s.dropped, s.failed_lines))
     }
 
     fn trouble(&self) -> Option<String> {
-        let s = self.stream.as_ref().and_then(|s| s.trouble.clone());
+        let s = self.stream.as_ref().and_then(Stream::trouble);
         let m = self.metrics.as_ref().and_then(|m| m.trouble.clone());
         match (s, m) {
             (Some(a), Some(b)) => Some(format!("{a}; {b}")),
@@ -517,18 +553,21 @@ pub fn outputs<'a>(live: Option<&'a Path>, metrics: Option<&'a Path>) -> Vec<Out
     v
 }
 
-/// Opens `--live` and `--metrics` (checked before, with the other outputs):
-/// the hub every run of the command hands its seconds to.
+/// Opens `--live` and `--metrics` (checked before, with the other outputs,
+/// into `dests`): the hub every run of the command hands its seconds to.
 pub fn open(
     live: Option<&Path>,
     format: LiveFormat,
     metrics: Option<&Path>,
+    dests: &Destinations,
 ) -> anyhow::Result<Option<LiveHub>> {
     if live.is_none() && metrics.is_none() {
         return Ok(None);
     }
-    let stream = live.map(|p| Stream::open(p, format)).transpose()?;
-    let metrics = metrics.map(Metrics::new);
+    let stream = live.map(|p| Stream::open(p, format, dests)).transpose()?;
+    let metrics = metrics
+        .map(|p| dests.file(p).map(|d| Metrics::new(d.clone())))
+        .transpose()?;
     let sink: Arc<Mutex<dyn LiveSink>> = Arc::new(Mutex::new(Outputs { stream, metrics }));
     Ok(Some(LiveHub { sink, label: None }))
 }

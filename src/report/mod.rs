@@ -28,16 +28,18 @@ pub mod topology;
 
 use anyhow::Result;
 
-/// Prints a command's text report and writes its JSON document: the text
-/// goes to stdout, or to stderr when `--json -` gives stdout to the document.
+/// Prints a command's text report and writes its JSON document (to one of
+/// the checked outputs `out`): the text goes to stdout, or to stderr when
+/// `--json -` gives stdout to the document.
 pub fn emit<T: serde::Serialize>(
     text: &str,
     json: Option<&std::path::Path>,
     doc: &T,
+    out: &output::Destinations,
 ) -> Result<()> {
     crate::report::output::say(text, json.is_some_and(output::is_stdout));
     if let Some(path) = json {
-        crate::report::output::write(path, &json::render(doc))?;
+        out.write(path, &json::render(doc))?;
     }
     Ok(())
 }

@@ -12,6 +12,7 @@ use crate::analysis::histogram::LatencyHistogram;
 use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
 use crate::document::sweep::SweepDocument;
+use crate::report::output::Destinations;
 
 pub(crate) const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -39,13 +40,15 @@ pub fn svg(
     Ok(svg)
 }
 
-/// Draws an SVG in memory, then writes it whole (see [`crate::report::output`]).
+/// Draws an SVG in memory, then writes it whole to `path`, one of the
+/// checked outputs `out` (see [`crate::report::output`]).
 pub fn to_file(
     path: &Path,
+    out: &Destinations,
     size: (u32, u32),
     draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
 ) -> Result<()> {
-    crate::report::output::write_file(path, svg(size, draw)?.as_bytes())
+    out.write_file(path, svg(size, draw)?.as_bytes())
 }
 
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
@@ -95,8 +98,8 @@ pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 }
 
 /// MB/s over time per worker (top) and latency histograms per target (bottom).
-pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
-    crate::report::output::write_file(path, run_svg(doc)?.as_bytes())
+pub fn run(doc: &RunDocument, path: &Path, out: &Destinations) -> Result<()> {
+    out.write_file(path, run_svg(doc)?.as_bytes())
 }
 
 /// [`run`]'s drawing, in memory.
@@ -343,8 +346,8 @@ pub fn curve_svg(doc: &SweepDocument) -> Result<String> {
 }
 
 /// Throughput (top) and p99 (bottom) against the sweep's points.
-pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
-    crate::report::output::write_file(path, sweep_svg(doc)?.as_bytes())
+pub fn sweep(doc: &SweepDocument, path: &Path, out: &Destinations) -> Result<()> {
+    out.write_file(path, sweep_svg(doc)?.as_bytes())
 }
 
 /// [`sweep`]'s drawing, in memory: for a rate sweep, its latency curve.
@@ -470,7 +473,7 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
 }
 
 /// Measured points, the fitted curve and the linear ideal.
-pub fn plan(p: &PlanDoc, path: &Path) -> Result<()> {
+pub fn plan(p: &PlanDoc, path: &Path, out: &Destinations) -> Result<()> {
     use plotters::prelude::*;
     let e = |e: &dyn std::fmt::Debug| anyhow::anyhow!("drawing the plot failed: {e:?}");
     let max_n = p
@@ -488,7 +491,7 @@ pub fn plan(p: &PlanDoc, path: &Path) -> Result<()> {
         .max(p.peak_bytes_per_sec.unwrap_or(0.0))
         * 1.3
         / 1e6;
-    to_file(path, (900, 600), |root| {
+    to_file(path, out, (900, 600), |root| {
         root.fill(&WHITE).map_err(|x| e(&x))?;
         let mut c = ChartBuilder::on(root)
             .caption(
