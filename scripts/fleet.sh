@@ -348,23 +348,29 @@ CONNECT_S=$(us_s "$CONNECT_US")
 # answer), or $PRE/N.bad (one line: why this host's runs are left out: an
 # answer that is not one).
 ANSWER_MAX=4096
-# Sets V, S and C from a host's answer $1 (version, schema version, clock in
-# ns), or WHY.
-answer() {
-  local out
-  if ! out=$(printf '%s\n' "$1" | "$MERGE_BIN" version --read-answers 2>&1); then
+# Sets V and S (version, schema version) and CS (each clock, in ns) from a
+# host's answers "$@" (one process for them all), or WHY.
+answers() {
+  local out rows row c
+  if ! out=$(printf '%s\n' "$@" | "$MERGE_BIN" version --read-answers 2>&1); then
     WHY="its answer is not stripebench version --json (is --bin an older stripebench?): $(printable "${out##*stripebench version --json: }")"
     return 1
   fi
-  read -r V S C <<<"$out" || true
-  [[ "$V" =~ ^[0-9A-Za-z.+~-]{1,64}$ && "$S" =~ ^[0-9]{1,9}$ && "$C" =~ ^[0-9]{1,19}$ ]] || {
-    WHY="its answer reads as '$(printable "$out")', not a version and a clock"
-    return 1
-  }
+  CS=()
+  mapfile -t rows <<<"$out"
+  for row in "${rows[@]}"; do
+    read -r V S c <<<"$row" || true
+    [[ "$V" =~ ^[0-9A-Za-z.+~-]{1,64}$ && "$S" =~ ^[0-9]{1,9}$ && "$c" =~ ^[0-9]{1,19}$ ]] || {
+      WHY="its answer reads as '$(printable "$row")', not a version and a clock"
+      return 1
+    }
+    CS+=("$c")
+  done
+  [ ${#CS[@]} = $# ] || { WHY="$# answers read as ${#CS[@]}"; return 1; }
 }
 preflight_host() {
   local n=$1 host=$2 f="$PRE/$1" rc line t0 t1 ta rtt skew best_rtt="" best_skew="" pid
-  local ping=1 V S C WHY
+  local ping=1 V S CS=() WHY k times=() lines=()
   [ "$LAUNCHER" != pdsh ] || ping=0
   if [ "$ping" = 1 ]; then launch "$host" "$BIN" version --json --on-stdin; else launch "$host" "$BIN" version --json; fi
   fail() {
@@ -394,23 +400,28 @@ preflight_host() {
   ta=$(now_us)
   # From the launch to the first answer: about what a run takes to start.
   local reach=$((ta - t0))
-  answer "$line" || bad
+  answers "$line" || bad
   if [ "$ping" = 1 ]; then
     for _ in 1 2 3; do
       t0=$(now_us)
       echo >&"$rout"
       read -r -t "$CONNECT_S" -n "$ANSWER_MAX" line <&"$rin" || fail "stopped answering the preflight's clock pings"
       t1=$(now_us)
-      answer "$line" || bad
-      rtt=$((t1 - t0))
-      skew=$((C / 1000 - (t0 + t1) / 2))
-      if [ -z "$best_rtt" ] || [ "$rtt" -lt "$best_rtt" ]; then best_rtt=$rtt best_skew=$skew; fi
+      times+=("$t0 $t1") lines+=("$line")
     done
     exec {rout}>&-
+    # Read once the pings are done: parsing takes no ping's time.
+    answers "${lines[@]}" || bad
+    for k in 0 1 2; do
+      read -r t0 t1 <<<"${times[$k]}"
+      rtt=$((t1 - t0))
+      skew=$((CS[k] / 1000 - (t0 + t1) / 2))
+      if [ -z "$best_rtt" ] || [ "$rtt" -lt "$best_rtt" ]; then best_rtt=$rtt best_skew=$skew; fi
+    done
     echo "$V $S $best_skew $((best_rtt / 2)) $best_rtt ping $reach" >"$f.ok"
   else
     # The clock was read between the launch and the answer's arrival.
-    echo "$V $S $((C / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way $reach" >"$f.ok"
+    echo "$V $S $((CS[0] / 1000 - ta)) $((ta - t0)) $((ta - t0)) one-way $reach" >"$f.ok"
   fi
   wait "$pid" 2>/dev/null || true
 }
