@@ -498,3 +498,183 @@ fn a_file_under_an_overlay_is_the_same_file_as_its_upper_layer() {
     );
     assert_eq!(digest(upper.to_str().unwrap()), before);
 }
+
+/// A sparse file of `mb` MiB (no data written: fast, and reads back zeros).
+fn sparse(dir: &Path, name: &str, mb: u64) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p)
+        .unwrap()
+        .set_len(mb << 20)
+        .unwrap();
+    p
+}
+
+/// `len` bytes of `path` at `at`.
+fn bytes_at(path: &Path, at: u64, len: usize) -> Vec<u8> {
+    use std::os::unix::fs::FileExt;
+    let mut b = vec![0u8; len];
+    std::fs::File::open(path)
+        .unwrap()
+        .read_exact_at(&mut b, at)
+        .unwrap();
+    b
+}
+
+/// A symlink `link` at the bottom of 900 nested directories (every lookup of
+/// its name walks all of them, which widens any window between two lookups),
+/// swapped by a thread every ~0.3 ms between pointing at `a` and at `b`:
+/// two prepared links exchange names atomically (renameat2 RENAME_EXCHANGE),
+/// so the name always exists. Stopped when dropped.
+struct Flipper {
+    link: std::path::PathBuf,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl Flipper {
+    fn new(dir: &Path, name: &str, a: &Path, b: &Path) -> Flipper {
+        use std::os::unix::ffi::OsStrExt;
+        let mut deep = dir.join(format!("deep-{name}"));
+        for _ in 0..900 {
+            deep.push("d");
+        }
+        std::fs::create_dir_all(&deep).unwrap();
+        let link = deep.join(name);
+        let other = deep.join(format!(".{name}"));
+        std::os::unix::fs::symlink(a, &link).unwrap();
+        std::os::unix::fs::symlink(b, &other).unwrap();
+        let c = |p: &Path| std::ffi::CString::new(p.file_name().unwrap().as_bytes()).unwrap();
+        let (l, o) = (c(&link), c(&other));
+        let dirfd = std::fs::File::open(&deep).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let halt = stop.clone();
+        let thread = std::thread::spawn(move || {
+            use std::os::unix::io::AsRawFd;
+            let fd = dirfd.as_raw_fd();
+            let mut flips = 0u64;
+            while !halt.load(std::sync::atomic::Ordering::Relaxed) {
+                // SAFETY: both names are NUL-terminated and live; fd is an open directory.
+                let rc = unsafe {
+                    libc::renameat2(fd, l.as_ptr(), fd, o.as_ptr(), libc::RENAME_EXCHANGE)
+                };
+                assert_eq!(rc, 0, "renameat2: {}", std::io::Error::last_os_error());
+                flips += 1;
+                std::thread::sleep(std::time::Duration::from_micros(300));
+            }
+            flips
+        });
+        Flipper {
+            link,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops the thread; how many times it flipped.
+    fn stop(&mut self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.take().map_or(0, |t| t.join().unwrap())
+    }
+}
+
+impl Drop for Flipper {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Runs `run --rw write --allow-destructive --io-limit 4k --bs 4k --offset
+/// OFF EXTRA LINK` 300 times while the link flips between a harmless target
+/// and one that reaches a mounted file system's bytes; after every attempt
+/// the 4 KiB at OFF of `image` must be as they were. Returns (written,
+/// refused): the harmless side was written, the other refused.
+fn flip_attempts(flip: &Flipper, image: &Path, off_mb: u64, extra: &[&str]) -> (u32, u32) {
+    let at = off_mb << 20;
+    let before = bytes_at(image, at, 4096);
+    let (mut written, mut refused) = (0, 0);
+    let off = format!("{off_mb}m");
+    for attempt in 1..=300 {
+        let out = sb()
+            .args([
+                "run",
+                "--rw",
+                "write",
+                "--allow-destructive",
+                "--no-progress",
+            ])
+            .args(["--offset", &off, "--io-limit", "4k", "--bs", "4k"])
+            .args(extra)
+            .arg(&flip.link)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => written += 1,
+            Some(2) => refused += 1,
+            other => panic!("attempt {attempt}: exit {other:?}: {err}"),
+        }
+        assert!(
+            bytes_at(image, at, 4096) == before,
+            "attempt {attempt} (exit {:?}) wrote into the mounted image at {off_mb} MiB: {err}",
+            out.status.code()
+        );
+    }
+    (written, refused)
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
+fn a_link_flipped_to_a_mounted_image_during_the_guard_never_reaches_it() {
+    // Hostile test: `$DEEP/tl` flipped every 0.3 ms between a harmless file
+    // and img3, the backing file of a mounted ext4: the guard stat'ed one,
+    // ran the alias check on the other, and the write reached img3 at 200 MiB.
+    let d = tempfile::tempdir().unwrap();
+    let img = sparse(d.path(), "img3", 256);
+    let harmless = sparse(d.path(), "harmless", 256);
+    let mnt = tempfile::tempdir().unwrap();
+    let (_l, _m) = mounted_ext4(&img, mnt.path(), &[]);
+    sh("sync", &[]);
+    let before = digest(img.to_str().unwrap());
+    let mut flip = Flipper::new(d.path(), "tl", &harmless, &img);
+    let (written, refused) = flip_attempts(&flip, &img, 200, &[]);
+    let flips = flip.stop();
+    sh("sync", &[]);
+    assert_eq!(digest(img.to_str().unwrap()), before, "img3 is as it was");
+    // The link was met both ways: the race was really run.
+    assert!(
+        written > 0 && refused > 0,
+        "{written} written, {refused} refused, {flips} flips"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
+fn a_link_flipped_to_an_alias_of_a_mounted_device_never_reaches_it() {
+    // Hostile test: the same flip between a harmless loop device and a second
+    // loop device over the image of a mounted one, with --force-signature:
+    // written at 201 MiB.
+    let d = tempfile::tempdir().unwrap();
+    let img = sparse(d.path(), "img3", 256);
+    let mnt = tempfile::tempdir().unwrap();
+    let (_l7, _m) = mounted_ext4(&img, mnt.path(), &[]);
+    let l9 = Loop::attach(&img, &[]);
+    let harmless = sparse(d.path(), "harmless", 256);
+    let ly = Loop::attach(&harmless, &[]);
+    sh("sync", &[]);
+    let before = digest(img.to_str().unwrap());
+    let mut flip = Flipper::new(d.path(), "tb", Path::new(&ly.dev), Path::new(&l9.dev));
+    let (written, refused) = flip_attempts(&flip, &img, 201, &["--force-signature"]);
+    let flips = flip.stop();
+    sh("sync", &[]);
+    assert_eq!(digest(img.to_str().unwrap()), before, "img3 is as it was");
+    assert!(
+        written > 0 && refused > 0,
+        "{written} written, {refused} refused, {flips} flips"
+    );
+}

@@ -59,13 +59,6 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     if cfg.engine == EngineKind::Uring {
         crate::engine::uring::probe().map_err(crate::base::error::UsageError)?;
     }
-    let overlaps = overlapping_targets(paths, cfg.rw.writes())?;
-    // Read-ahead is set before the targets are opened: a file takes its
-    // read-ahead window from the device when it is opened.
-    let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
-    if let Some(kb) = cfg.readahead_kb {
-        set_readahead(&mut knob_guard, paths, kb, cfg.dry_run)?;
-    }
     let access = Access {
         direct: cfg.direct,
         write: cfg.rw.writes(),
@@ -74,9 +67,23 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         force_signature: cfg.force_signature,
         dry_run: cfg.dry_run,
     };
-    let mut targets = paths
+    // Each name is resolved once, here; every check from now on is on what
+    // it resolved to, and the I/O goes to that same inode.
+    let inspected = paths
         .iter()
-        .map(|p| device::open(p, access))
+        .map(|p| device::inspect(p, access))
+        .collect::<Result<Vec<_>>>()?;
+    let overlaps = overlapping_targets(&inspected, cfg.rw.writes())?;
+    outputs_on_targets(cfg, &inspected)?;
+    // Read-ahead is set before the targets are opened for I/O: a file takes
+    // its read-ahead window from the device when it is opened.
+    let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
+    if let Some(kb) = cfg.readahead_kb {
+        set_readahead(&mut knob_guard, &inspected, kb, cfg.dry_run)?;
+    }
+    let mut targets = inspected
+        .into_iter()
+        .map(device::Inspected::open)
         .collect::<Result<Vec<_>>>()?;
     let stacks = stripe_geometry(&mut targets);
     let checks: Vec<(PathBuf, Vec<crate::device::guard::Check>)> = targets
@@ -347,22 +354,17 @@ fn check_buffer_memory(cfg: &RunConfig, plan: &plan::Plan) -> Result<()> {
 /// Targets that reach the same bytes (one file twice, through a symlink or
 /// a hard link; a partition and its disk; two loop devices over one image):
 /// refused when the run writes, a warning when it reads, since their
-/// figures then share one device and are not independent.
-fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
+/// figures then share one device and are not independent. Judged on what
+/// each name resolved to when it was inspected, never on the names again.
+fn overlapping_targets(targets: &[device::Inspected], writes: bool) -> Result<Vec<String>> {
     use crate::device::extent;
-    let sys = extent::Sys::default();
-    let shown = crate::base::error::show_path;
-    let extents: Vec<Option<extent::Extent>> =
-        paths.iter().map(|p| extent::of_path(&sys, p)).collect();
+    let shown = |t: &device::Inspected| crate::base::error::show_path(&t.path);
     let mut warnings = Vec::new();
-    for (i, a) in paths.iter().enumerate() {
-        for (j, b) in paths.iter().enumerate().skip(i + 1) {
-            let same_name = matches!(
-                (std::fs::canonicalize(a), std::fs::canonicalize(b)),
-                (Ok(x), Ok(y)) if x == y
-            );
-            let (Some(x), Some(y)) = (&extents[i], &extents[j]) else {
-                if same_name {
+    for (i, a) in targets.iter().enumerate() {
+        for b in targets.iter().skip(i + 1) {
+            let same = a.identity() == b.identity();
+            let (Some(x), Some(y)) = (&a.extent, &b.extent) else {
+                if same {
                     return usage(format!(
                         "target {} is named twice: use --jobs for several workers on one target",
                         shown(b)
@@ -370,7 +372,7 @@ fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
                 }
                 continue;
             };
-            if same_name
+            if same
                 || (x.base == y.base
                     && (x.start, x.len) == (y.start, y.len)
                     && matches!(x.base, extent::Base::File(..)))
@@ -378,7 +380,7 @@ fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
                 return usage(format!(
                     "target {} is named twice{}: use --jobs for several workers on one target",
                     shown(b),
-                    if same_name {
+                    if a.path == b.path {
                         String::new()
                     } else {
                         format!(" (it is the same file as {})", shown(a))
@@ -389,7 +391,7 @@ fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
                 continue;
             }
             let on = match (&x.file, x.base) {
-                (Some(f), _) => shown(f),
+                (Some(f), _) => crate::base::error::show_path(f),
                 (None, extent::Base::Disk((ma, mi))) => {
                     crate::device::sysfs_name(std::path::Path::new("/sys"), ma, mi)
                         .unwrap_or_else(|| format!("{ma}:{mi}"))
@@ -411,6 +413,37 @@ fn overlapping_targets(paths: &[PathBuf], writes: bool) -> Result<Vec<String>> {
         }
     }
     Ok(warnings)
+}
+
+/// The outputs were checked against the targets' names before this command
+/// began (`report::output::check`); checked again against what the targets
+/// resolved to, by inode: a target name that moved in between cannot make
+/// a report land on the file it now reaches.
+fn outputs_on_targets(cfg: &RunConfig, targets: &[device::Inspected]) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let files: Vec<(u64, u64)> = targets.iter().flat_map(|t| t.files()).collect();
+    let outputs = [
+        ("--json", cfg.json.as_deref()),
+        ("--csv", cfg.csv.as_deref()),
+        ("--plot", cfg.plot.as_deref()),
+        ("--html", cfg.html.as_deref()),
+        ("--live", cfg.live.as_deref()),
+        ("--metrics", cfg.metrics.as_deref()),
+    ];
+    for (option, path) in outputs {
+        let Some(p) = path.filter(|p| !crate::report::output::is_stdout(p)) else {
+            continue;
+        };
+        if let Ok(m) = std::fs::metadata(p) {
+            if files.contains(&(m.dev(), m.ino())) {
+                return usage(format!(
+                    "cannot write {option} {}: it is a target (or behind one) of this command: writing the report would replace it; name another file",
+                    crate::base::error::show_path(p)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
@@ -500,10 +533,16 @@ pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Sets read_ahead_kb on the device of every target (each device once).
-fn set_readahead(guard: &mut KnobGuard, paths: &[PathBuf], kb: u64, dry_run: bool) -> Result<()> {
+fn set_readahead(
+    guard: &mut KnobGuard,
+    targets: &[device::Inspected],
+    kb: u64,
+    dry_run: bool,
+) -> Result<()> {
     let mut seen = HashSet::new();
-    for p in paths {
-        let Some(knob) = device::readahead_knob(p) else {
+    for t in targets {
+        let p = &t.path;
+        let Some(knob) = device::readahead_path(std::path::Path::new("/sys"), t.device()) else {
             return usage(format!(
                 "--readahead needs a block device under {}, and it has none (tmpfs? btrfs? a missing path?)",
                 crate::base::error::show_path(p)

@@ -6,6 +6,11 @@
 //! partitions (`start` in sysfs) and loop devices (`loop/backing_file`,
 //! `offset`, `sizelimit`, and the backing inode from `LOOP_GET_STATUS64`).
 //! Two extents on one base that overlap are the same data.
+//!
+//! A target is resolved from its open descriptor ([`of_file`]): `fstat` for
+//! a file's device and inode, `st_rdev` for a device's numbers, and the
+//! descriptor's own LOOP_GET_STATUS64 for a loop device's backing file, so
+//! what is resolved is what was opened, whatever the name points at by now.
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -91,19 +96,49 @@ fn read_dev(p: &Path) -> Option<Dev> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-/// The extent of a target path: a block device or a regular file.
+/// The extent of a target path: a block device or a regular file. Path
+/// based: for what a command protects from its outputs; a target being
+/// written is resolved through its descriptor ([`of_file`]).
 pub fn of_path(sys: &Sys, path: &Path) -> Option<Extent> {
-    let m = fs::metadata(path).ok()?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let ft = fs::metadata(path).ok()?.file_type();
+    if !ft.is_block_device() && !ft.is_file() {
+        return None;
+    }
+    // Non-blocking: a FIFO swapped in since cannot hold the open.
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    of_file(sys, &f)
+}
+
+/// The extent of an open target, from the descriptor alone: its `fstat`
+/// (a file's device and inode, a device's `st_rdev`), and for a loop
+/// device the descriptor's own LOOP_GET_STATUS64. The name it was opened by
+/// is never looked up again (a symlink flipped after the open cannot make
+/// this describe another file than the one opened).
+pub fn of_file(sys: &Sys, f: &fs::File) -> Option<Extent> {
+    let m = f.metadata().ok()?;
     if m.file_type().is_block_device() {
-        of_device(sys, super::sysfs::dev_numbers(m.rdev()))
+        let dev = super::sysfs::dev_numbers(m.rdev());
+        let dir = sys.sysfs.join(format!("dev/block/{}:{}", dev.0, dev.1));
+        let len = read_u64(&dir.join("size"))? * 512;
+        resolve(sys, dev, 0, len, 0, Some(f))
     } else if m.file_type().is_file() {
-        let real = fs::canonicalize(path).ok();
-        let (dev, ino) = layer_file(real.as_deref().unwrap_or(path), m.dev(), m.ino());
+        // The kernel's name of the open file: for messages, and to find the
+        // layer that holds it when it is on an overlay.
+        let name = fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok();
+        let (dev, ino) = match &name {
+            Some(n) => layer_file(n, m.dev(), m.ino()),
+            None => (m.dev(), m.ino()),
+        };
         Some(Extent {
             base: Base::File(dev, ino),
             start: 0,
             len: m.len(),
-            file: real,
+            file: name,
         })
     } else {
         None
@@ -114,11 +149,19 @@ pub fn of_path(sys: &Sys, path: &Path) -> Option<Extent> {
 pub fn of_device(sys: &Sys, dev: Dev) -> Option<Extent> {
     let dir = sys.sysfs.join(format!("dev/block/{}:{}", dev.0, dev.1));
     let len = read_u64(&dir.join("size"))? * 512;
-    resolve(sys, dev, 0, len, 0)
+    resolve(sys, dev, 0, len, 0, None)
 }
 
-/// `[start, start+len)` of device `dev`, as an extent on its base.
-fn resolve(sys: &Sys, dev: Dev, start: u64, len: u64, depth: u32) -> Option<Extent> {
+/// `[start, start+len)` of device `dev`, as an extent on its base. `own` is
+/// an open descriptor of `dev` itself, asked in place of its `/dev` node.
+fn resolve(
+    sys: &Sys,
+    dev: Dev,
+    start: u64,
+    len: u64,
+    depth: u32,
+    own: Option<&fs::File>,
+) -> Option<Extent> {
     let disk = Extent {
         base: Base::Disk(dev),
         start,
@@ -133,40 +176,63 @@ fn resolve(sys: &Sys, dev: Dev, start: u64, len: u64, depth: u32) -> Option<Exte
         let first = read_u64(&dir.join("start"))? * 512;
         let real = fs::canonicalize(&dir).ok()?;
         let parent = read_dev(&real.parent()?.join("dev"))?;
-        return resolve(sys, parent, first + start, len, depth + 1);
+        return resolve(sys, parent, first + start, len, depth + 1, None);
     }
     let lo = dir.join("loop");
     if !lo.is_dir() {
         return Some(disk);
     }
-    let offset = read_u64(&lo.join("offset")).unwrap_or(0);
     let backing = fs::read_to_string(lo.join("backing_file")).ok()?;
     let backing = PathBuf::from(
         backing
             .trim_end_matches('\n')
             .trim_end_matches(" (deleted)"),
     );
-    // The backing file by inode when the kernel tells it (a renamed or
-    // replaced path still finds the right file); else by its path.
-    let name = fs::read_to_string(dir.join("uevent")).ok().and_then(|u| {
-        u.lines()
-            .find_map(|l| l.strip_prefix("DEVNAME=").map(str::to_string))
-    });
-    let info = name.and_then(|n| loop_info(&sys.dev.join(n)));
-    let bm = fs::metadata(&backing).ok();
-    if let Some(m) = bm.as_ref().filter(|m| m.file_type().is_block_device()) {
-        let under = super::sysfs::dev_numbers(m.rdev());
-        return resolve(sys, under, offset + start, len, depth + 1);
-    }
-    let (dev, ino) = match (info, &bm) {
-        (Some(i), _) => i,
-        (None, Some(m)) => (m.dev(), m.ino()),
-        (None, None) => return Some(disk),
+    // The backing file by inode, as the kernel tells it (a renamed or
+    // replaced path still finds the right file): through the target's own
+    // descriptor, or else through the device's node; by its path only when
+    // neither answers.
+    let info = match own {
+        Some(f) => loop_status(f),
+        None => fs::read_to_string(dir.join("uevent"))
+            .ok()
+            .and_then(|u| {
+                u.lines()
+                    .find_map(|l| l.strip_prefix("DEVNAME=").map(str::to_string))
+            })
+            .and_then(|n| loop_status(&fs::File::open(sys.dev.join(n)).ok()?)),
     };
-    let (dev, ino) = layer_file(&backing, dev, ino);
-    let base = Base::File(dev, ino);
+    if let Some(i) = info {
+        if i.rdev != 0 {
+            // A loop over a block device.
+            return resolve(
+                sys,
+                i.rdev_numbers(),
+                i.offset + start,
+                len,
+                depth + 1,
+                None,
+            );
+        }
+        let (dev, ino) = layer_file(&backing, i.dev, i.ino);
+        return Some(Extent {
+            base: Base::File(dev, ino),
+            start: i.offset + start,
+            len,
+            file: Some(backing),
+        });
+    }
+    let offset = read_u64(&lo.join("offset")).unwrap_or(0);
+    let Ok(m) = fs::metadata(&backing) else {
+        return Some(disk);
+    };
+    if m.file_type().is_block_device() {
+        let under = super::sysfs::dev_numbers(m.rdev());
+        return resolve(sys, under, offset + start, len, depth + 1, None);
+    }
+    let (dev, ino) = layer_file(&backing, m.dev(), m.ino());
     Some(Extent {
-        base,
+        base: Base::File(dev, ino),
         start: offset + start,
         len,
         file: Some(backing),
@@ -196,25 +262,51 @@ fn layer_file(path: &Path, dev: u64, ino: u64) -> (u64, u64) {
             }
         }
         for layer in layers {
-            if let Ok(lm) = fs::metadata(Path::new(&layer).join(rel)) {
-                return (lm.dev(), lm.ino());
+            // Not following links: a symlink in a layer is not the file's bytes.
+            if let Ok(lm) = fs::symlink_metadata(Path::new(&layer).join(rel)) {
+                if lm.file_type().is_file() {
+                    return (lm.dev(), lm.ino());
+                }
             }
         }
     }
     (dev, ino)
 }
 
-/// (`st_dev`, `st_ino`) of a loop device's backing file, from LOOP_GET_STATUS64.
-fn loop_info(node: &Path) -> Option<(u64, u64)> {
-    let f = fs::File::open(node).ok()?;
+/// What LOOP_GET_STATUS64 says of a loop device's backing file.
+struct LoopStatus {
+    /// The backing file's `st_dev` (as `makedev` makes it) and `st_ino`.
+    dev: u64,
+    ino: u64,
+    /// Its `st_rdev`, kernel-encoded: not 0 when the backing is a block device.
+    rdev: u64,
+    offset: u64,
+}
+
+impl LoopStatus {
+    fn rdev_numbers(&self) -> Dev {
+        decode_dev(self.rdev)
+    }
+}
+
+/// The kernel encodes the loop_info64 device numbers with new_encode_dev().
+fn decode_dev(d: u64) -> Dev {
+    ((d & 0xfff00) >> 8, (d & 0xff) | ((d >> 12) & 0xfff00))
+}
+
+/// The backing file of the loop device open as `f`, from LOOP_GET_STATUS64.
+fn loop_status(f: &fs::File) -> Option<LoopStatus> {
     // SAFETY: LoopInfo64 is plain old data; all-zero is a valid value.
     let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
     // SAFETY: the fd is open; the ioctl fills the struct we own.
     unsafe { loop_get_status64(f.as_raw_fd(), &mut info) }.ok()?;
-    let d = info.lo_device;
-    // The kernel encodes lo_device as new_encode_dev(); st_dev uses glibc's makedev.
-    let (major, minor) = ((d & 0xfff00) >> 8, (d & 0xff) | ((d >> 12) & 0xfff00));
-    Some((libc::makedev(major as u32, minor as u32), info.lo_inode))
+    let (major, minor) = decode_dev(info.lo_device);
+    Some(LoopStatus {
+        dev: libc::makedev(major as u32, minor as u32),
+        ino: info.lo_inode,
+        rdev: info.lo_rdevice,
+        offset: info.lo_offset,
+    })
 }
 
 /// Every block device (disks, partitions, loops) whose bytes overlap `e`,

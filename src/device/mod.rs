@@ -22,7 +22,7 @@ pub mod topology;
 
 mod open;
 
-pub use open::open;
+pub use open::{inspect, open, Inspected};
 use std::fs::{self, File};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::io::AsRawFd;

@@ -1,7 +1,16 @@
 //! Opening a target: what it is, the write guard's checks for a write
 //! (consent, the device's own state, every alias of its bytes), the open
-//! with the right flags, and the proof that the file opened is the one
-//! checked.
+//! with the right flags.
+//!
+//! The name is resolved exactly once, by an `O_PATH` open ([`inspect`]):
+//! that opens no device and waits on no FIFO, and pins the inode. Every
+//! check then runs on that inode through descriptors (`fstat` for the kind,
+//! device and inode; `st_rdev` for a device's numbers; the descriptor's own
+//! ioctls for its size, its loop backing file and its signature), and the
+//! descriptor for I/O is opened from it through `/proc/self/fd`
+//! ([`Inspected::open`]). A symlink that moves while the checks run (a
+//! /dev/disk/by-* link at a hotplug, or one flipped on purpose) cannot make
+//! one check look at one file and the write go to another.
 
 use super::*;
 use crate::base::error::usage;
@@ -12,11 +21,207 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
+/// A target whose name has been resolved (once) and whose checks have run
+/// on what it resolved to; not yet open for I/O.
+#[derive(Debug)]
+pub struct Inspected {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    /// The name as messages show it, with what it resolved to.
+    shown: String,
+    /// The `O_PATH` descriptor of the one resolution of the name.
+    handle: File,
+    /// `fstat` of `handle`.
+    meta: fs::Metadata,
+    /// The device's size (from the descriptor), or the file's.
+    size: u64,
+    /// Where its bytes live, resolved from the descriptor.
+    pub extent: Option<extent::Extent>,
+    /// The write guard's checks (empty for reads).
+    pub checks: Vec<guard::Check>,
+    access: Access,
+}
+
+impl Inspected {
+    /// What the name resolved to, by identity: a device's numbers, or a
+    /// file's (`st_dev`, `st_ino`). Two targets with one identity are one.
+    pub fn identity(&self) -> (TargetKind, u64, u64) {
+        match self.kind {
+            TargetKind::Block => (self.kind, self.meta.rdev(), 0),
+            TargetKind::File => (self.kind, self.meta.dev(), self.meta.ino()),
+        }
+    }
+
+    /// The device whose settings (read-ahead) govern this target: the
+    /// device itself, or the one under the file's file system.
+    pub fn device(&self) -> (u64, u64) {
+        dev_numbers(match self.kind {
+            TargetKind::Block => self.meta.rdev(),
+            TargetKind::File => self.meta.dev(),
+        })
+    }
+
+    /// The files whose bytes this target reaches, by (`st_dev`, `st_ino`):
+    /// the file itself, or the file behind a loop device (at any depth).
+    /// No output may replace one of them.
+    pub fn files(&self) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        if self.kind == TargetKind::File {
+            out.push((self.meta.dev(), self.meta.ino()));
+        }
+        if let Some(extent::Base::File(d, i)) = self.extent.as_ref().map(|x| x.base) {
+            if !out.contains(&(d, i)) {
+                out.push((d, i));
+            }
+        }
+        out
+    }
+
+    /// Opens the inode that was checked (never the name again) for I/O,
+    /// with the flags the run needs.
+    pub fn open(self) -> Result<Target> {
+        let Inspected {
+            path,
+            kind,
+            shown,
+            handle,
+            meta,
+            size,
+            mut checks,
+            access,
+            ..
+        } = self;
+        let write = access.write && !access.dry_run;
+        if access.write && access.dry_run && kind == TargetKind::Block {
+            // The exclusive claim the real run would take, tried and let go at once.
+            let r = reopen(&handle, false, libc::O_EXCL);
+            checks.push(guard::Check {
+                name: "exclusive open".into(),
+                passed: r.is_ok(),
+                detail: match r {
+                    Ok(_) => "O_EXCL open succeeds: nothing claims the device".into(),
+                    Err(e) => open_error(&path, &e, access).to_string(),
+                },
+            });
+        }
+        let mut flags = 0;
+        if access.direct {
+            flags |= libc::O_DIRECT;
+        }
+        if write && kind == TargetKind::Block {
+            // O_EXCL on a block device: the kernel refuses (EBUSY) when it is
+            // mounted or claimed by md, dm, btrfs or another exclusive opener.
+            flags |= libc::O_EXCL;
+        }
+        let file = reopen(&handle, write, flags).map_err(|e| open_error(&path, &e, access))?;
+        // Through /proc/self/fd the inode cannot change; this holds unless
+        // /proc is not what it should be.
+        let opened = file
+            .metadata()
+            .map_err(|e| anyhow::anyhow!("cannot inspect {shown} once opened: {e}"))?;
+        let same = match kind {
+            TargetKind::Block => {
+                opened.file_type().is_block_device() && opened.rdev() == meta.rdev()
+            }
+            TargetKind::File => (opened.dev(), opened.ino()) == (meta.dev(), meta.ino()),
+        };
+        if !same {
+            return usage(format!(
+                "refusing {shown}: the file opened is not the one checked (is /proc mounted?): name the device itself, or run again"
+            ));
+        }
+
+        let (lbs, device) = match kind {
+            TargetKind::Block => {
+                let mut lbs: libc::c_int = 0;
+                // SAFETY: the fd is open for the whole call; the ioctl writes
+                // one c_int into memory we own.
+                unsafe { blksszget(file.as_raw_fd(), &mut lbs) }.map_err(|e| {
+                    anyhow::anyhow!("cannot read the logical block size of {shown}: {e}")
+                })?;
+                // The signature is read again through the descriptor that will
+                // be written, now that it holds the exclusive claim: nothing
+                // written onto the device since the check goes unseen.
+                if write && !access.force_signature {
+                    // Through /proc/self/fd: the very file opened, without O_DIRECT
+                    // (whose alignment rules a small read would break).
+                    let again = File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                        .and_then(|f| guard::signature_of(&f, size));
+                    match again {
+                        Ok(None) => {}
+                        Ok(Some(sig)) => return usage(format!(
+                            "refusing to write: {shown} carries {sig}: writing destroys it; add --force-signature if that is intended"
+                        )),
+                        Err(e) => return usage(format!(
+                            "refusing to write: cannot read {shown} to look for signatures: {e}"
+                        )),
+                    }
+                }
+                (lbs.max(512) as u64, Some(dev_numbers(meta.rdev())))
+            }
+            TargetKind::File => {
+                let dev = dev_numbers(meta.dev());
+                let lbs = dio_offset_align(&file)
+                    .or_else(|| sysfs_lbs(Path::new("/sys"), dev))
+                    .unwrap_or(512);
+                (lbs, Some(dev))
+            }
+        };
+        if size == 0 {
+            return usage(match kind {
+                TargetKind::File => format!(
+                    "target {shown} is empty: a file target must already hold data (write it first, e.g. with dd)"
+                ),
+                TargetKind::Block => format!(
+                    "target {shown} is a block device of size 0 (no medium, or a loop device with nothing attached): name a device that holds data"
+                ),
+            });
+        }
+        let device_name = device.and_then(|(ma, mi)| sysfs_name(Path::new("/sys"), ma, mi));
+        Ok(Target {
+            path,
+            kind,
+            file,
+            size,
+            logical_block_size: lbs,
+            device: device.filter(|_| device_name.is_some()),
+            read_ahead_kb: device
+                .and_then(|d| readahead_path(Path::new("/sys"), d))
+                .and_then(|p| fs::read_to_string(p).ok()?.trim().parse().ok()),
+            device_name,
+            checks,
+            stripe: None,
+        })
+    }
+}
+
 /// Checks, guards and opens one target.
 pub fn open(path: &Path, access: Access) -> Result<Target> {
+    inspect(path, access)?.open()
+}
+
+/// Opens the inode behind `handle` (an `O_PATH` descriptor) again, through
+/// `/proc/self/fd`: the magic link leads to the inode itself, not to a name.
+fn reopen(handle: &File, write: bool, flags: libc::c_int) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(flags | libc::O_NOCTTY)
+        .open(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+}
+
+/// Resolves `path` once and runs the write guard's checks (for a write) on
+/// what it resolved to. Refuses (exit 2) a failed check unless a dry run.
+pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
     let shown = crate::base::error::show_path(path);
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
+    // The one resolution of the name. Symlinks are followed (/dev/disk/by-id/...
+    // names the device it points at), once.
+    let handle = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH)
+        .open(path)
+    {
+        Ok(h) => h,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return usage(format!(
                 "target {shown} does not exist: name an existing block device or file"
@@ -24,6 +229,9 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
         }
         Err(e) => return usage(format!("cannot inspect target {shown}: {e}")),
     };
+    let meta = handle.metadata().map_err(|e| {
+        crate::base::error::UsageError(format!("cannot inspect target {shown}: {e}"))
+    })?;
     let ft = meta.file_type();
     let kind = if ft.is_block_device() {
         TargetKind::Block
@@ -38,14 +246,29 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
             "target {shown} is neither a block device nor a regular file"
         ));
     };
-
-    // Symlinks such as /dev/disk/by-id/... name the device they point at.
-    let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    // What the kernel calls the inode opened (for messages only: it is
+    // never looked up).
+    let real = fs::read_link(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+        .unwrap_or_else(|_| path.to_path_buf());
     let shown = if real != path {
         format!("{shown} (-> {})", crate::base::error::show_path(&real))
     } else {
         shown
     };
+    // A read-only descriptor of the same inode, for the checks' ioctls and reads.
+    let probe = reopen(&handle, false, 0).map_err(|e| open_error(path, &e, access))?;
+    let size = match kind {
+        TargetKind::Block => {
+            let mut size = 0u64;
+            // SAFETY: the fd is open; the ioctl writes one u64 we own.
+            unsafe { blkgetsize64(probe.as_raw_fd(), &mut size) }
+                .map_err(|e| anyhow::anyhow!("cannot read the size of {shown}: {e}"))?;
+            size
+        }
+        TargetKind::File => meta.len(),
+    };
+    let sys = extent::Sys::default();
+    let extent = extent::of_file(&sys, &probe);
     let mut checks = Vec::new();
     if access.write {
         let consent = access.allow_destructive || (kind == TargetKind::File && access.owned);
@@ -69,42 +292,28 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
         if !consent && !access.dry_run {
             return usage(what);
         }
-        if kind == TargetKind::Block {
-            let size = File::open(path)
-                .ok()
-                .and_then(|f| {
-                    let mut size = 0u64;
-                    // SAFETY: the fd is open; the ioctl writes one u64 we own.
-                    unsafe { blkgetsize64(f.as_raw_fd(), &mut size) }
-                        .ok()
-                        .map(|_| size)
-                })
-                .unwrap_or(0);
-            let dev = dev_numbers(meta.rdev());
-            let env = guard::GuardEnv::default();
-            checks.push(guard::check_writable(&env, &shown, dev));
-            checks.extend(guard::check_device(
-                &env,
-                &real,
-                &shown,
-                dev,
-                size,
-                access.force_signature,
-            ));
+        let env = guard::GuardEnv::default();
+        match kind {
+            TargetKind::Block => {
+                let dev = dev_numbers(meta.rdev());
+                checks.push(guard::check_writable(&env, &shown, dev));
+                checks.extend(guard::check_device(
+                    &env,
+                    &probe,
+                    &shown,
+                    dev,
+                    size,
+                    access.force_signature,
+                ));
+            }
+            TargetKind::File => {}
         }
         // Every write, to a device or a file: no other device that reaches
         // the same bytes (a second loop over the image, a loop over this
         // file, the disk under a partition) may be in use.
-        let sys = extent::Sys::default();
-        if let Some(x) = extent::of_path(&sys, &real) {
+        if let Some(x) = &extent {
             let own = (kind == TargetKind::Block).then(|| dev_numbers(meta.rdev()));
-            checks.push(guard::check_aliases(
-                &guard::GuardEnv::default(),
-                &sys,
-                &shown,
-                &x,
-                own,
-            ));
+            checks.push(guard::check_aliases(&env, &sys, &shown, x, own));
         }
         if !access.dry_run {
             if let Some(c) = checks.iter().find(|c| !c.passed) {
@@ -112,117 +321,16 @@ pub fn open(path: &Path, access: Access) -> Result<Target> {
             }
         }
     }
-    let write = access.write && !access.dry_run;
-    if access.write && access.dry_run && kind == TargetKind::Block {
-        // The exclusive claim the real run would take, tried and let go at once.
-        let r = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_EXCL)
-            .open(path);
-        checks.push(guard::Check {
-            name: "exclusive open".into(),
-            passed: r.is_ok(),
-            detail: match r {
-                Ok(_) => "O_EXCL open succeeds: nothing claims the device".into(),
-                Err(e) => open_error(path, &e, access).to_string(),
-            },
-        });
-    }
-
-    let mut opts = OpenOptions::new();
-    opts.read(true).write(write);
-    let mut flags = 0;
-    if access.direct {
-        flags |= libc::O_DIRECT;
-    }
-    if write && kind == TargetKind::Block {
-        // O_EXCL on a block device: the kernel refuses (EBUSY) when it is
-        // mounted or claimed by md, dm, btrfs or another exclusive opener.
-        flags |= libc::O_EXCL;
-    }
-    opts.custom_flags(flags);
-    let file = opts.open(path).map_err(|e| open_error(path, &e, access))?;
-    // The path was checked, then opened: a symlink (a /dev/disk/by-* link
-    // at a hotplug, or one flipped on purpose) may name another file by now.
-    // The file opened must be the one checked.
-    let opened = file
-        .metadata()
-        .map_err(|e| anyhow::anyhow!("cannot inspect {shown} once opened: {e}"))?;
-    let same = match kind {
-        TargetKind::Block => opened.file_type().is_block_device() && opened.rdev() == meta.rdev(),
-        TargetKind::File => (opened.dev(), opened.ino()) == (meta.dev(), meta.ino()),
-    };
-    if !same {
-        return usage(format!(
-            "refusing {shown}: it changed between its checks and its opening (a symlink that moved?): name the device itself, or run again"
-        ));
-    }
-
-    let (size, lbs, device) = match kind {
-        TargetKind::Block => {
-            let mut size = 0u64;
-            let mut lbs: libc::c_int = 0;
-            // SAFETY: the fd is open for the whole call; each ioctl writes one
-            // value of the declared type into memory we own.
-            unsafe {
-                blkgetsize64(file.as_raw_fd(), &mut size)
-                    .map_err(|e| anyhow::anyhow!("cannot read the size of {shown}: {e}"))?;
-                blksszget(file.as_raw_fd(), &mut lbs).map_err(|e| {
-                    anyhow::anyhow!("cannot read the logical block size of {shown}: {e}")
-                })?;
-            }
-            // The signature is read again through the descriptor that will be
-            // written, so what was checked is what is written.
-            if write && !access.force_signature {
-                // Through /proc/self/fd: the very file opened, without O_DIRECT
-                // (whose alignment rules a small read would break).
-                let again = File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
-                    .and_then(|f| guard::signature_of(&f, size));
-                match again {
-                    Ok(None) => {}
-                    Ok(Some(sig)) => return usage(format!(
-                        "refusing to write: {shown} carries {sig}: writing destroys it; add --force-signature if that is intended"
-                    )),
-                    Err(e) => return usage(format!(
-                        "refusing to write: cannot read {shown} to look for signatures: {e}"
-                    )),
-                }
-            }
-            let rdev = meta.rdev();
-            (size, lbs.max(512) as u64, Some(dev_numbers(rdev)))
-        }
-        TargetKind::File => {
-            let dev = dev_numbers(meta.dev());
-            let lbs = dio_offset_align(&file)
-                .or_else(|| sysfs_lbs(Path::new("/sys"), dev))
-                .unwrap_or(512);
-            (meta.len(), lbs, Some(dev))
-        }
-    };
-    if size == 0 {
-        return usage(match kind {
-            TargetKind::File => format!(
-                "target {shown} is empty: a file target must already hold data (write it first, e.g. with dd)"
-            ),
-            TargetKind::Block => format!(
-                "target {shown} is a block device of size 0 (no medium, or a loop device with nothing attached): name a device that holds data"
-            ),
-        });
-    }
-    let device_name = device.and_then(|(ma, mi)| sysfs_name(Path::new("/sys"), ma, mi));
-    Ok(Target {
+    Ok(Inspected {
         path: path.to_path_buf(),
         kind,
-        file,
+        shown,
+        handle,
+        meta,
         size,
-        logical_block_size: lbs,
-        device: device.filter(|_| device_name.is_some()),
-        read_ahead_kb: device
-            .and_then(|d| readahead_path(Path::new("/sys"), d))
-            .and_then(|p| fs::read_to_string(p).ok()?.trim().parse().ok()),
-        device_name,
+        extent,
         checks,
-        stripe: None,
+        access,
     })
 }
 

@@ -171,10 +171,11 @@ pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
         .collect()
 }
 
-/// Runs every check but the exclusive open. `shown` names the device in messages.
+/// Runs every check but the exclusive open on the device open as `file`
+/// (its numbers are `dev`). `shown` names the device in messages.
 pub fn check_device(
     env: &GuardEnv,
-    path: &Path,
+    file: &fs::File,
     shown: &str,
     dev: Dev,
     size: u64,
@@ -232,7 +233,7 @@ pub fn check_device(
             format!("{shown} is active swap ({})", swaps.join(", ")),
         )
     });
-    checks.push(match device_signature(path, size) {
+    checks.push(match signature_of(file, size) {
         Ok(None) => Check::new("no signature", true, "libblkid finds no file system, RAID, LVM, crypto, swap or partition-table signature".into()),
         Ok(Some(sig)) if force_signature => Check::new("no signature", true, format!("carries {sig}, overridden by --force-signature (which overrides this check only: the mount, holder, swap, alias and in-use checks still apply)")),
         Ok(Some(sig)) => Check::new(
