@@ -33,7 +33,9 @@ const BLKID_SUBLKS_BADCSUM: c_int = 1 << 10;
 const BLKID_PARTS_FORCE_GPT: c_int = 1 << 1;
 const BLKID_PARTS_MAGIC: c_int = 1 << 3;
 
-#[link(name = "blkid")]
+// Linked by its soname, `-l:libblkid.so.1`, so that building needs only the
+// runtime library (libblkid1, on every Debian), not libblkid-dev's `.so` link.
+#[link(name = "libblkid.so.1", kind = "dylib", modifiers = "+verbatim")]
 extern "C" {
     fn blkid_new_probe() -> *mut BlkidProbe;
     fn blkid_free_probe(pr: *mut BlkidProbe);
