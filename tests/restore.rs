@@ -234,3 +234,47 @@ fn restore_removes_no_test_bed_it_did_not_mark() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: the state directory of root")]
+fn a_fifo_planted_as_a_test_beds_marker_hangs_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let bed = t.path().join("stripebench-testbed-4000006-x");
+    fs::create_dir(&bed).unwrap();
+    common::sh_required(
+        "mkfifo",
+        &[bed.join(".stripebench-testbed").to_str().unwrap()],
+    );
+    let state = t.path().join("state");
+    fs::create_dir(&state).unwrap();
+    let rec = serde_json::json!({ "dir": bed, "token": "00" });
+    fs::write(
+        state.join("testbed-4000006.path"),
+        serde_json::to_vec(&rec).unwrap(),
+    )
+    .unwrap();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", &state)
+        .arg("restore")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.is_some(), "restore hung opening a FIFO");
+    assert!(
+        bed.exists(),
+        "a directory without a real marker was removed"
+    );
+}
