@@ -106,10 +106,12 @@ impl Drop for Planted {
 )]
 fn restore_never_writes_through_a_link_planted_under_sys() {
     let cg = Path::new("/sys/fs/cgroup");
-    common::require(
-        fs::metadata(cg).is_ok(),
-        "needs a tmpfs at /sys/fs/cgroup (cgroup v1)",
-    );
+    // SAFETY: all-zero is a valid statfs.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a statfs we own.
+    let tmpfs = unsafe { libc::statfs(c"/sys/fs/cgroup".as_ptr(), &mut st) } == 0
+        && st.f_type as i64 == 0x0102_1994;
+    common::require(tmpfs, "needs a tmpfs at /sys/fs/cgroup (cgroup v1)");
     let t = tempfile::tempdir().unwrap();
     let victim = t.path().join("victim");
     fs::create_dir(&victim).unwrap();
