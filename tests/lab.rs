@@ -961,3 +961,42 @@ fn a_panicked_guest_is_reported_with_its_last_console_lines() {
     );
     assert!(err.contains("  | "), "the console's last lines: {err}");
 }
+
+/// An md member's superblock refuses a write by its signature alone: each
+/// metadata version is made by mdadm in the guest (this machine's kernel
+/// has no md), the array stopped (so no holder is left to refuse it), and
+/// the dry run must name what libblkid found, as `blkid -p` does.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_stopped_md_members_superblock_is_refused_by_its_signature() {
+    let lab = lab(
+        &["--array", "none", "--members", "2", "--member-size", "64m"],
+        r#"
+set -- $MEMBERS
+for v in 1.2 1.1 1.0 0.90; do
+  mdadm --zero-superblock "$1" "$2" 2>/dev/null
+  mdadm --create /dev/md9 --run --assume-clean --level=1 --raid-devices=2 --metadata=$v "$1" "$2" > create-$v.txt 2>&1
+  mdadm --stop /dev/md9 >> create-$v.txt 2>&1
+  step md-$v stripebench run --rw write --allow-destructive --dry-run "$1"
+done
+"#,
+    );
+    for v in ["1.2", "1.1", "1.0", "0.90"] {
+        let t = lab.text(&format!("md-{v}.txt"));
+        assert_eq!(
+            lab.rc(&format!("md-{v}")),
+            2,
+            "{t}{}",
+            lab.text(&format!("create-{v}.txt"))
+        );
+        let line = t.lines().find(|l| l.contains("no signature")).unwrap_or("");
+        assert!(
+            line.contains("[REFUSED]") && line.contains(&format!("linux_raid_member version {v}")),
+            "metadata {v}: {t}"
+        );
+        assert!(t.contains("[ok] no holders"), "the array was stopped: {t}");
+    }
+}

@@ -106,10 +106,12 @@ impl Drop for Planted {
 )]
 fn restore_never_writes_through_a_link_planted_under_sys() {
     let cg = Path::new("/sys/fs/cgroup");
-    common::require(
-        fs::metadata(cg).is_ok(),
-        "needs a tmpfs at /sys/fs/cgroup (cgroup v1)",
-    );
+    // SAFETY: all-zero is a valid statfs.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a statfs we own.
+    let tmpfs = unsafe { libc::statfs(c"/sys/fs/cgroup".as_ptr(), &mut st) } == 0
+        && st.f_type as i64 == 0x0102_1994;
+    common::require(tmpfs, "needs a tmpfs at /sys/fs/cgroup (cgroup v1)");
     let t = tempfile::tempdir().unwrap();
     let victim = t.path().join("victim");
     fs::create_dir(&victim).unwrap();
@@ -232,5 +234,49 @@ fn restore_removes_no_test_bed_it_did_not_mark() {
         other.join("file0").exists(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: the state directory of root")]
+fn a_fifo_planted_as_a_test_beds_marker_hangs_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let bed = t.path().join("stripebench-testbed-4000006-x");
+    fs::create_dir(&bed).unwrap();
+    common::sh_required(
+        "mkfifo",
+        &[bed.join(".stripebench-testbed").to_str().unwrap()],
+    );
+    let state = t.path().join("state");
+    fs::create_dir(&state).unwrap();
+    let rec = serde_json::json!({ "dir": bed, "token": "00" });
+    fs::write(
+        state.join("testbed-4000006.path"),
+        serde_json::to_vec(&rec).unwrap(),
+    )
+    .unwrap();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", &state)
+        .arg("restore")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.is_some(), "restore hung opening a FIFO");
+    assert!(
+        bed.exists(),
+        "a directory without a real marker was removed"
     );
 }

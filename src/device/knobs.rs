@@ -231,8 +231,9 @@ fn records(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
 /// changed. Liveness is the device lock, never the PID in the file's name
 /// (a PID is reused; an unrelated process that has it proves nothing): a
 /// run takes the lock of each device before recording a setting of it, and
-/// lets go only after its record is gone, so a file none of whose devices
-/// is locked has no owner.
+/// lets go only after its record is gone, so a file with any device whose
+/// lock is free has no live owner (restore then takes each lock itself, and
+/// leaves a setting whose device is busy).
 pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
     records(dir)
         .into_iter()

@@ -234,9 +234,11 @@ fn left(state_dir: &Path) -> Vec<Left> {
             if !ours {
                 return None;
             }
+            // Non-blocking: a FIFO planted at the marker's name must not
+            // hang every run's preflight.
             let live = OpenOptions::new()
                 .read(true)
-                .custom_flags(libc::O_NOFOLLOW)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
                 .open(rec.dir.join(MARKER))
                 .is_ok_and(|m| crate::device::state::is_held(&m));
             (!live).then_some(Left {
