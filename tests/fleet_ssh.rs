@@ -514,7 +514,9 @@ fn a_dash_login_shell_gets_every_target_byte_for_byte() {
     );
     for launcher in ["ssh", "pdsh", "clush"] {
         let out = dir.join(format!("out-names-{launcher}"));
-        let mut c = net.fleet_cmd(launcher, &hosts, &out, &["--delay", "3s"]);
+        // (clush, a Python program, takes seconds to start on a loaded
+        // machine: a --delay shorter than that is refused.)
+        let mut c = net.fleet_cmd(launcher, &hosts, &out, &["--delay", "10s"]);
         c.env("LC_ALL", "C");
         let o = c.output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
