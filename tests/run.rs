@@ -537,3 +537,121 @@ fn a_modelled_raid0_splits_the_stream_over_its_members() {
         );
     }
 }
+
+/// The value of `v`'s histogram count (its base64 `histogram`).
+fn hist_count(v: &serde_json::Value) -> u64 {
+    common::hist(v).inner().len()
+}
+
+// Regression (issue 21, item 3): randrw had one latency and one rate for
+// both directions. Reads and writes now each have their own figures in the
+// JSON (workers, targets, total), the table and the CSV, beside the
+// combined ones, and the header says what share of reads --mix achieved.
+#[test]
+fn a_mixed_pattern_reports_reads_and_writes_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = common::data_file(dir.path(), "t", 4 << 20);
+    let csv = dir.path().join("r.csv");
+    let out = common::sb()
+        .args(["run", "--rw", "randrw", "--mix", "70", "--jobs", "2"])
+        .args(["--duration", "300ms", "--ramp", "0", "--bs", "4k"])
+        .args([
+            "--allow-destructive",
+            "--no-progress",
+            "--json",
+            "-",
+            "--csv",
+        ])
+        .arg(&csv)
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = common::json(&out.stdout);
+    let table = String::from_utf8_lossy(&out.stderr).to_string();
+    let mut scopes: Vec<&serde_json::Value> = d["workers"].as_array().unwrap().iter().collect();
+    scopes.extend(d["targets"].as_array().unwrap());
+    scopes.push(&d["total"]);
+    for s in &scopes {
+        let b = &s["by_direction"];
+        let (r, w) = (&b["reads"], &b["writes"]);
+        assert_eq!(u(&r["ios"]) + u(&w["ios"]), u(&s["ios"]), "{s}");
+        assert_eq!(u(&r["bytes"]) + u(&w["bytes"]), u(&s["bytes"]));
+        assert!(u(&r["ios"]) > 0 && u(&w["ios"]) > 0, "{b}");
+        // One latency per I/O, in the histogram of its direction.
+        assert_eq!(hist_count(&r["histogram"]), u(&r["ios"]));
+        assert_eq!(hist_count(&w["histogram"]), u(&w["ios"]));
+        assert_eq!(hist_count(&s["histogram"]), u(&s["ios"]));
+        let secs = f(&s["seconds"]);
+        assert!(
+            (f(&r["bytes_per_sec"]) - u(&r["bytes"]) as f64 / secs).abs()
+                < 1e-6 * f(&r["bytes_per_sec"])
+        );
+        assert!(r["latency_ns"]["p99"].is_u64() && w["latency_ns"]["p99"].is_u64());
+        let achieved = f(&b["read_pct"]);
+        assert!((achieved - 100.0 * u(&r["ios"]) as f64 / u(&s["ios"]) as f64).abs() < 1e-9);
+    }
+    let tot = &d["total"]["by_direction"];
+    // The table: the share achieved, and a row per direction.
+    assert!(
+        table.contains(&format!(
+            "70% reads asked, {:.1}% achieved",
+            f(&tot["read_pct"])
+        )),
+        "{table}"
+    );
+    for (label, key) in [("TOTAL reads", "reads"), ("TOTAL writes", "writes")] {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no '{label}' row: {table}"));
+        let mb = format!("{:.1}", f(&tot[key]["bytes_per_sec"]) / 1e6);
+        assert_eq!(line.split_whitespace().nth(2), Some(mb.as_str()), "{line}");
+    }
+    // The CSV: the total's read and write rows beside the combined one.
+    let mut r = csv::Reader::from_path(&csv).unwrap();
+    let head = r.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.unwrap()).collect();
+    for (dir_name, key) in [("read", "reads"), ("write", "writes")] {
+        let row = rows
+            .iter()
+            .find(|x| &x[col("scope")] == "total" && &x[col("direction")] == dir_name)
+            .unwrap_or_else(|| panic!("no total {dir_name} row"));
+        assert_eq!(row[col("ios")].parse::<u64>().unwrap(), u(&tot[key]["ios"]));
+    }
+    // The HTML report: the same rows.
+    let doc_path = dir.path().join("r.json");
+    std::fs::write(&doc_path, &out.stdout).unwrap();
+    let html = dir.path().join("r.html");
+    sb().arg("report")
+        .arg(&doc_path)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    for label in ["TOTAL reads", "TOTAL writes"] {
+        assert!(
+            page.contains(&format!("<td>{label}</td>")),
+            "no {label} row in the HTML"
+        );
+    }
+    // A pattern in one direction has no split.
+    let d = run_json(&[
+        "run",
+        "--duration",
+        "100ms",
+        "--ramp",
+        "0",
+        "--bs",
+        "64k",
+        "--no-progress",
+        t.to_str().unwrap(),
+    ]);
+    assert!(d["total"].get("by_direction").is_none());
+}

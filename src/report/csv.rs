@@ -1,9 +1,11 @@
-//! CSV: one row per worker, per target and the total, with units in the headers.
+//! CSV: one row per worker, per target and the total, with units in the
+//! headers; in a mixed pattern, each followed by its reads and its writes
+//! apart (`direction` `read`, `write`; `all` for the combined row).
 
 use crate::analysis::histogram::LatencySummary;
-use crate::document::run::RunDocument;
+use crate::document::run::{DirectionsDoc, RunDocument};
 
-const HEADER: [&str; 20] = [
+const HEADER: [&str; 21] = [
     "scope",
     "id",
     "target",
@@ -24,6 +26,7 @@ const HEADER: [&str; 20] = [
     "errors",
     "short_ios",
     "interrupted",
+    "direction",
 ];
 
 pub fn render(doc: &RunDocument) -> Vec<u8> {
@@ -54,7 +57,9 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
                    usr: f64,
                    sys: f64,
                    errors: u64,
-                   short: u64| {
+                   short: u64,
+                   secs: f64,
+                   split: Option<&DirectionsDoc>| {
         let mut r = vec![
             scope.to_string(),
             id,
@@ -62,7 +67,7 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
             cpu,
             bytes.to_string(),
             ios.to_string(),
-            format!("{:.6}", doc.window.seconds),
+            format!("{secs:.6}"),
             format!("{bps:.1}"),
             format!("{:.3}", bps / 1e6),
             format!("{iops:.1}"),
@@ -74,8 +79,27 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
             errors.to_string(),
             short.to_string(),
             doc.interrupted.to_string(),
+            "all".into(),
         ]);
         w.write_record(&r).expect("writing to memory does not fail");
+        // Reads and writes apart: their own figures; CPU, errors blank.
+        for (name, d) in split
+            .iter()
+            .flat_map(|s| [("read", &s.reads), ("write", &s.writes)])
+        {
+            let mut r = r.clone();
+            r[4] = d.bytes.to_string();
+            r[5] = d.ios.to_string();
+            r[7] = format!("{:.1}", d.bytes_per_sec);
+            r[8] = format!("{:.3}", d.bytes_per_sec / 1e6);
+            r[9] = format!("{:.1}", d.iops);
+            r.splice(10..15, lat(&d.latency_ns));
+            for c in &mut r[15..19] {
+                c.clear();
+            }
+            r[20] = name.into();
+            w.write_record(&r).expect("writing to memory does not fail");
+        }
     };
     for wk in &doc.workers {
         row(
@@ -92,6 +116,8 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
             wk.cpu_sys_sec,
             wk.errors,
             wk.short_ios,
+            wk.seconds,
+            wk.by_direction.as_ref(),
         );
     }
     for t in &doc.targets {
@@ -109,6 +135,8 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
             t.cpu_sys_sec,
             t.errors,
             t.short_ios,
+            t.seconds,
+            t.by_direction.as_ref(),
         );
     }
     let t = &doc.total;
@@ -126,6 +154,8 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
         t.cpu_sys_sec,
         t.errors,
         t.short_ios,
+        t.seconds,
+        t.by_direction.as_ref(),
     );
     w.into_inner().expect("flushing to memory does not fail")
 }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::analysis::histogram::LatencySummary;
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec, mib_per_sec};
-use crate::document::run::{FlushDoc, RunDocument};
+use crate::document::run::{DirectionsDoc, FlushDoc, RunDocument};
 
 const COLUMNS: [&str; 14] = [
     "", "target", "cpu", "MB/s", "MiB/s", "IOPS", "mean", "p50", "p99", "p99.9", "max", "usr%",
@@ -51,6 +51,32 @@ fn row(
         pct(sys),
         errors.to_string(),
     ]
+}
+
+/// A mixed pattern's rows for reads and writes apart, labelled
+/// `{label} reads` and `{label} writes` (CPU and errors are the combined row's).
+fn direction_rows(label: &str, d: &DirectionsDoc) -> Vec<Vec<String>> {
+    [("reads", &d.reads), ("writes", &d.writes)]
+        .iter()
+        .map(|(name, x)| {
+            let mut r = row(
+                format!("{label} {name}"),
+                "",
+                "".into(),
+                x.bytes_per_sec,
+                x.iops,
+                &x.latency_ns,
+                0.0,
+                0.0,
+                0.0,
+                0,
+            );
+            for c in &mut r[11..] {
+                *c = "-".into();
+            }
+            r
+        })
+        .collect()
 }
 
 fn layout(rows: &[Vec<String>]) -> String {
@@ -142,7 +168,11 @@ pub fn heading(doc: &RunDocument) -> String {
         "stripebench {}: {}{}, bs {bs}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s), seed {}",
         doc.tool.version,
         c.rw.name(),
-        if c.rw.name() == "randrw" { format!(" ({}% reads)", c.read_pct) } else { String::new() },
+        match (c.rw.name(), &doc.total.by_direction) {
+            ("randrw", Some(d)) => format!(" ({}% reads asked, {:.1}% achieved)", c.read_pct, d.read_pct),
+            ("randrw", None) => format!(" ({}% reads)", c.read_pct),
+            _ => String::new(),
+        },
         if c.direct { "O_DIRECT" } else { "buffered (page cache)" },
         c.engine.name(),
         c.iodepth,
@@ -279,6 +309,9 @@ pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
                 t.errors,
             ));
         }
+        if let Some(d) = t.by_direction.as_ref().filter(|_| doc.targets.len() > 1) {
+            rows.extend(direction_rows("target", d));
+        }
     }
     let tot = &doc.total;
     rows.push(row(
@@ -300,6 +333,9 @@ pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
         tot.seconds,
         tot.errors,
     ));
+    if let Some(d) = &tot.by_direction {
+        rows.extend(direction_rows("TOTAL", d));
+    }
     rows
 }
 

@@ -25,6 +25,11 @@ pub struct Aggregate {
     pub hist: LatencyHistogram,
     /// On a schedule: issue to completion (`hist` runs from the due time).
     pub service_hist: Option<LatencyHistogram>,
+    /// A mixed pattern: each direction's I/Os and latencies.
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub read_hist: Option<LatencyHistogram>,
+    pub write_hist: Option<LatencyHistogram>,
 }
 
 impl AddAssign<&WorkerOutcome> for Aggregate {
@@ -37,6 +42,16 @@ impl AddAssign<&WorkerOutcome> for Aggregate {
         self.cpu_usr_sec += w.cpu_usr_sec;
         self.cpu_sys_sec += w.cpu_sys_sec;
         self.hist.merge(&w.hist);
+        self.read_ios += w.read_ios;
+        self.write_ios += w.write_ios;
+        for (mine, theirs) in [
+            (&mut self.read_hist, &w.read_hist),
+            (&mut self.write_hist, &w.write_hist),
+        ] {
+            if let Some(h) = theirs {
+                mine.get_or_insert_with(LatencyHistogram::new).merge(h);
+            }
+        }
         if let Some(h) = &w.service_hist {
             self.service_hist
                 .get_or_insert_with(LatencyHistogram::new)
@@ -83,7 +98,48 @@ pub fn rate(count: u64, seconds: f64) -> f64 {
     }
 }
 
+/// Reads and writes apart over `secs`, when both histograms are there (a
+/// mixed pattern); `(bytes, ios)` of each direction.
+fn by_direction(
+    reads: (u64, u64),
+    writes: (u64, u64),
+    read_hist: Option<&LatencyHistogram>,
+    write_hist: Option<&LatencyHistogram>,
+    secs: f64,
+) -> Option<DirectionsDoc> {
+    let (rh, wh) = (read_hist?, write_hist?);
+    let one = |(bytes, ios): (u64, u64), h: &LatencyHistogram| DirectionDoc {
+        bytes,
+        ios,
+        bytes_per_sec: rate(bytes, secs),
+        iops: rate(ios, secs),
+        latency_ns: h.summary(),
+        histogram: h.to_base64(),
+    };
+    let all = reads.1 + writes.1;
+    Some(DirectionsDoc {
+        read_pct: if all > 0 {
+            reads.1 as f64 * 100.0 / all as f64
+        } else {
+            0.0
+        },
+        reads: one(reads, rh),
+        writes: one(writes, wh),
+    })
+}
+
 impl Aggregate {
+    /// Reads and writes apart over `secs` (a mixed pattern only).
+    pub fn by_direction(&self, secs: f64) -> Option<DirectionsDoc> {
+        by_direction(
+            (self.bytes - self.write_bytes, self.read_ios),
+            (self.write_bytes, self.write_ios),
+            self.read_hist.as_ref(),
+            self.write_hist.as_ref(),
+            secs,
+        )
+    }
+
     pub fn bytes_per_sec(&self, seconds: f64) -> f64 {
         rate(self.bytes, seconds)
     }
@@ -264,6 +320,7 @@ impl RunDocument {
                 iops: total.iops(secs),
                 latency_ns: total.hist.summary(),
                 service_latency_ns: total.service_hist.as_ref().and_then(|h| h.summary()),
+                by_direction: total.by_direction(secs),
                 cpu_usr_sec: total.cpu_usr_sec,
                 cpu_sys_sec: total.cpu_sys_sec,
                 flush: total.flush(
@@ -398,6 +455,13 @@ fn worker_doc(
         iops: rate(out.ios(), secs),
         latency_ns: out.hist.summary(),
         service_latency_ns: out.service_hist.as_ref().and_then(|h| h.summary()),
+        by_direction: by_direction(
+            (out.read_bytes, out.read_ios),
+            (out.write_bytes, out.write_ios),
+            out.read_hist.as_ref(),
+            out.write_hist.as_ref(),
+            secs,
+        ),
         rate: rate_doc,
         cpu_usr_sec: out.cpu_usr_sec,
         cpu_sys_sec: out.cpu_sys_sec,
@@ -480,6 +544,7 @@ fn target_doc(
         iops: agg.iops(secs),
         latency_ns: agg.hist.summary(),
         service_latency_ns: agg.service_hist.as_ref().and_then(|h| h.summary()),
+        by_direction: agg.by_direction(secs),
         cpu_usr_sec: agg.cpu_usr_sec,
         cpu_sys_sec: agg.cpu_sys_sec,
         flush,

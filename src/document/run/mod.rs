@@ -131,6 +131,10 @@ pub struct WorkerDoc {
     /// On a schedule (`window.latency_from` "due"): issue to completion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_latency_ns: Option<LatencySummary>,
+    /// A mixed pattern (`randrw`): reads and writes apart, beside the
+    /// combined figures. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_direction: Option<DirectionsDoc>,
     /// On a schedule: how the worker kept it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<ScheduleDoc>,
@@ -162,6 +166,28 @@ fn is_zero(n: &u64) -> bool {
 
 fn is_zero_sec(s: &f64) -> bool {
     *s == 0.0
+}
+
+/// A mixed pattern's reads and writes, each on its own.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DirectionsDoc {
+    /// The share of completed I/Os that were reads, in percent: what
+    /// `--mix` achieved (`config.read_pct` is what it asked).
+    pub read_pct: f64,
+    pub reads: DirectionDoc,
+    pub writes: DirectionDoc,
+}
+
+/// One direction's figures, over the same seconds as the combined ones.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DirectionDoc {
+    pub bytes: u64,
+    pub ios: u64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub latency_ns: Option<LatencySummary>,
+    /// Its latency histogram (as `histogram`).
+    pub histogram: String,
 }
 
 /// How a worker on a schedule (`--rate`, `--rate-iops`) kept it.
@@ -219,6 +245,10 @@ pub struct TargetDoc {
     /// On a schedule (`window.latency_from` "due"): issue to completion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_latency_ns: Option<LatencySummary>,
+    /// A mixed pattern (`randrw`): reads and writes apart, beside the
+    /// combined figures. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_direction: Option<DirectionsDoc>,
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub flush: Option<FlushDoc>,
@@ -250,6 +280,10 @@ pub struct TotalDoc {
     /// On a schedule (`window.latency_from` "due"): issue to completion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_latency_ns: Option<LatencySummary>,
+    /// A mixed pattern (`randrw`): reads and writes apart, beside the
+    /// combined figures. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_direction: Option<DirectionsDoc>,
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub flush: Option<FlushDoc>,

@@ -46,6 +46,8 @@ pub fn run<E: Engine>(
         id: spec.id,
         // On a schedule, the service time (issue to completion) apart.
         service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
+        // Reads and writes apart, in a mixed pattern.
+        write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
         ..Default::default()
     };
     let (mut engine, tokens) = match prepare::<E>(spec, engine_spec) {
@@ -605,7 +607,11 @@ impl<'a> Tally<'a> {
         // On a schedule, latency runs from the due time (the service time,
         // issue to completion, beside it); else due == issued.
         let latency = t1.duration_since(slot.due).as_nanos() as u64;
-        out.hist.record(latency);
+        // The histogram of the I/O's direction (reads in `hist` until the end).
+        match out.write_hist.as_mut().filter(|_| slot.op == Op::Write) {
+            Some(h) => h.record(latency),
+            None => out.hist.record(latency),
+        }
         if let Some(h) = &mut out.service_hist {
             h.record(t1.duration_since(slot.issued).as_nanos() as u64);
         }
@@ -676,6 +682,11 @@ impl<'a> Tally<'a> {
     /// after the loop, off the hot path.
     fn finish(mut self, below_limit: bool, c1: Option<CpuSample>) -> WorkerOutcome {
         let mut out = self.out;
+        if let Some(w) = &out.write_hist {
+            // `hist` held the reads: keep them apart, and merge both into it.
+            out.read_hist = Some(out.hist.clone());
+            out.hist.merge(w);
+        }
         out.ended_by = if out.stopped_on_errors {
             Ending::Errors
         } else if self.past_deadline || below_limit {

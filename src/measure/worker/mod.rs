@@ -255,6 +255,12 @@ pub struct WorkerOutcome {
     pub span_read_bytes: u64,
     pub span_write_bytes: u64,
     pub hist: LatencyHistogram,
+    /// A mixed pattern (`randrw`): the writes' latencies, apart. In the
+    /// loop `hist` holds the reads only (one record per I/O, in the
+    /// histogram of its direction); the worker's end moves them to
+    /// `read_hist` and makes `hist` both merged.
+    pub write_hist: Option<LatencyHistogram>,
+    pub read_hist: Option<LatencyHistogram>,
     pub cpu_usr_sec: f64,
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,

@@ -82,6 +82,8 @@ pub fn results(page: &mut Page, doc: &RunDocument, level: u8) {
         .map(|r| {
             let class = match r[0].as_str() {
                 "target" => "target",
+                // A mixed pattern's reads and writes apart: plain rows.
+                l if l.ends_with(" reads") || l.ends_with(" writes") => "",
                 l if l.starts_with("TOTAL") => "total",
                 _ => "",
             };
