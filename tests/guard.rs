@@ -238,3 +238,40 @@ fn active_swap_is_refused() {
         .assert()
         .success();
 }
+
+#[test]
+#[cfg_attr(not(all(sb_root, sb_swap)), ignore = "needs root, mkswap and swapon")]
+fn an_active_swap_file_is_refused_before_the_run() {
+    // Hostile test: an active swap file passed --dry-run ("every check
+    // passes") and the run then failed on ETXTBSY with exit 1.
+    // Not under /tmp: swapon needs a file system that can hold swap (not tmpfs).
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let f = d.path().join("swap file");
+    std::fs::write(&f, vec![0u8; 16 << 20]).unwrap();
+    std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    sh_required("mkswap", &[f.to_str().unwrap()]);
+    sh_required("swapon", &[f.to_str().unwrap()]);
+    let _swap = Swap(f.to_str().unwrap().to_string());
+    let link = d.path().join("link");
+    std::os::unix::fs::symlink(&f, &link).unwrap();
+    for target in [&f, &link] {
+        refused(
+            &["--rw", "write", "--allow-destructive"],
+            target.to_str().unwrap(),
+            "is an active swap file (/proc/swaps lists it",
+        );
+    }
+    let out = sb()
+        .args(["run", "--rw", "write", "--allow-destructive", "--dry-run"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("[REFUSED] not swap"), "{text}");
+    // Reading it is not refused.
+    sb().args(["run", "--duration", "200ms", "--ramp", "0"])
+        .arg(&f)
+        .assert()
+        .success();
+}

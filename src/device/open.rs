@@ -306,7 +306,13 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
                     access.force_signature,
                 ));
             }
-            TargetKind::File => {}
+            TargetKind::File => {
+                checks.push(guard::check_swap_file(
+                    &env,
+                    &shown,
+                    (meta.dev(), meta.ino()),
+                ));
+            }
         }
         // Every write, to a device or a file: no other device that reaches
         // the same bytes (a second loop over the image, a loop over this
@@ -342,6 +348,9 @@ fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
         ),
         Some(libc::EBUSY) => format!(
             "refusing to write: {shown} is in use (the kernel refused an exclusive open: mounted, or claimed by md, dm, btrfs or another program)"
+        ),
+        Some(libc::ETXTBSY) => format!(
+            "refusing to write: {shown} is in use (the kernel refused to open it for writing: an active swap file, see /proc/swaps, or a running program)"
         ),
         Some(libc::EACCES) => format!(
             "cannot open {shown}: permission denied; run as root or choose a target you may {}",

@@ -153,22 +153,74 @@ pub fn btrfs_memberships(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, S
         .collect()
 }
 
-/// Active swap areas on any of `devs`.
-pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
+/// What an active swap area is, by `stat` of the name the swaps file gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SwapArea {
+    /// A block device: its `st_rdev`.
+    Device(u64),
+    /// A file: its (`st_dev`, `st_ino`).
+    File(u64, u64),
+}
+
+/// The active swap areas of a swaps file (`/proc/swaps`), by name. Names
+/// the kernel escaped (a space is `\040`) are unescaped; one that no longer
+/// resolves is left out.
+fn swap_areas(env: &GuardEnv) -> Vec<(String, SwapArea)> {
     let Ok(text) = fs::read_to_string(&env.swaps) else {
         return Vec::new();
     };
     text.lines()
         .skip(1)
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|p| {
-            fs::metadata(p)
-                .ok()
-                .filter(|m| m.file_type().is_block_device())
-                .is_some_and(|m| devs.contains(&dev_numbers(m.rdev())))
+        // Filename, Type, Size, Used, Priority: the name is all but the last four fields.
+        .filter_map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            let name = fields.get(..fields.len().checked_sub(4)?)?.join(" ");
+            let name = super::sysfs::unescape_mount(name.trim_end_matches(" (deleted)"));
+            let m = fs::metadata(&name).ok()?;
+            let what = if m.file_type().is_block_device() {
+                SwapArea::Device(m.rdev())
+            } else if m.file_type().is_file() {
+                SwapArea::File(m.dev(), m.ino())
+            } else {
+                return None;
+            };
+            Some((name, what))
         })
-        .map(str::to_string)
         .collect()
+}
+
+/// Active swap areas on any of `devs` (block devices, by their numbers).
+pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
+    swap_areas(env)
+        .into_iter()
+        .filter(|(_, what)| matches!(what, SwapArea::Device(r) if devs.contains(&dev_numbers(*r))))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// The swap check for a file target, by the opened file's (`st_dev`,
+/// `st_ino`) against every swap file the swaps file lists: the kernel
+/// fails each write to an active swap file (ETXTBSY), after the run began.
+pub fn check_swap_file(env: &GuardEnv, shown: &str, file: (u64, u64)) -> Check {
+    let hit = swap_areas(env)
+        .into_iter()
+        .find(|(_, what)| *what == SwapArea::File(file.0, file.1));
+    match hit {
+        None => Check::new(
+            "not swap",
+            true,
+            format!("not an active swap file (by inode, against {})", env.swaps.display()),
+        ),
+        Some((name, _)) => Check::new(
+            "not swap",
+            false,
+            format!(
+                "{shown} is an active swap file ({} lists it as {}): swapoff it first, or choose another target",
+                env.swaps.display(),
+                crate::base::error::show_path(Path::new(&name))
+            ),
+        ),
+    }
 }
 
 /// Runs every check but the exclusive open on the device open as `file`
@@ -230,7 +282,11 @@ pub fn check_device(
         Check::new(
             "not swap",
             false,
-            format!("{shown} is active swap ({})", swaps.join(", ")),
+            format!(
+                "{shown} is active swap ({} lists {}): swapoff it first, or choose another device",
+                env.swaps.display(),
+                swaps.join(", ")
+            ),
         )
     });
     checks.push(match signature_of(file, size) {
@@ -360,6 +416,32 @@ mod tests {
         let h = holders(&env, (8, 2));
         assert_eq!(h, vec![("md0".to_string(), (9, 0))]);
         assert!(holders(&env, (8, 1)).is_empty());
+    }
+
+    #[test]
+    fn a_swap_file_is_found_by_inode_whatever_its_name() {
+        let (t, env) = fixture();
+        let f = t.path().join("my swap");
+        fs::write(&f, b"x").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        let other = t.path().join("other");
+        fs::write(&other, b"y").unwrap();
+        let o = fs::metadata(&other).unwrap();
+        // The kernel escapes a space in the name as \040.
+        fs::write(
+            &env.swaps,
+            format!(
+                "Filename Type Size Used Priority\n{} file 16380 0 -2\n",
+                f.display().to_string().replace(' ', "\\040")
+            ),
+        )
+        .unwrap();
+        let c = check_swap_file(&env, "T", (m.dev(), m.ino()));
+        assert!(!c.passed && c.detail.contains("active swap file"), "{c:?}");
+        assert!(c.detail.contains("my swap"), "{c:?}");
+        assert!(check_swap_file(&env, "T", (o.dev(), o.ino())).passed);
+        // A file is never taken for a swap partition.
+        assert!(swaps_on(&env, &[dev_numbers(m.dev())].into_iter().collect()).is_empty());
     }
 
     #[test]
