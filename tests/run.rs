@@ -641,6 +641,27 @@ fn a_mixed_pattern_reports_reads_and_writes_apart() {
             "no {label} row in the HTML"
         );
     }
+    // The diff: reads and writes rows beside the TOTAL's.
+    let copy = dir.path().join("r2.json");
+    std::fs::copy(&doc_path, &copy).unwrap();
+    let o = sb()
+        .arg("diff")
+        .arg(&doc_path)
+        .arg(&copy)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let dd = common::json(&o.stdout);
+    let labels: Vec<&str> = dd["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"TOTAL reads") && labels.contains(&"TOTAL writes"),
+        "{labels:?}"
+    );
     // A pattern in one direction has no split.
     let d = run_json(&[
         "run",

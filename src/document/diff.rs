@@ -705,6 +705,23 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
         &total_figures(b),
         o,
     ));
+    // A mixed pattern on both sides: reads and writes apart (their rates
+    // have no per-second samples of their own, so they are not tested).
+    if let (Some(da), Some(db)) = (&a.total.by_direction, &b.total.by_direction) {
+        let fig = |d: &crate::document::run::DirectionDoc| Figures {
+            bytes_per_sec: Some(d.bytes_per_sec),
+            iops: Some(d.iops),
+            latency: pcts(&d.latency_ns),
+            rate_samples: None,
+            latency_samples: None,
+        };
+        for (label, x, y) in [
+            ("TOTAL reads", &da.reads, &db.reads),
+            ("TOTAL writes", &da.writes, &db.writes),
+        ] {
+            rows.push(row("total", label.into(), None, &fig(x), &fig(y), o));
+        }
+    }
     let only_in_base = only_a.iter().map(|&i| a.targets[i].path.clone()).collect();
     let only_in_new = only_b.iter().map(|&j| b.targets[j].path.clone()).collect();
     Parts {
