@@ -214,10 +214,6 @@ fn subcommands_refuse_run_options_they_cannot_honour() {
     let t = t.to_str().unwrap();
     for (args, msg) in [
         (
-            vec!["sweep", "--param", "bs=4k", "--dry-run", t],
-            "sweep does not take --dry-run",
-        ),
-        (
             vec!["sweep", "--param", "bs=4k", "--histogram", t],
             "sweep does not take --histogram",
         ),
