@@ -77,6 +77,13 @@ fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
         }
         _ => {
             let rendered = e.render().to_string();
+            // An invalid value's choices are on a line below: keep them.
+            let choices = rendered
+                .lines()
+                .map(str::trim)
+                .find_map(|l| l.strip_prefix("[possible values: "))
+                .and_then(|l| l.strip_suffix(']'))
+                .map(|v| format!(": give one of {v}"));
             let mut lines = rendered.lines();
             let first = lines.next().unwrap_or("invalid arguments");
             let first = first.strip_prefix("error: ").unwrap_or(first);
@@ -88,7 +95,7 @@ fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
                         lines.map(str::trim).take_while(|l| !l.is_empty()).collect();
                     format!("{head}: {}", names.join(" "))
                 }
-                None => first.to_string(),
+                None => first.to_string() + choices.as_deref().unwrap_or(""),
             };
             let help = sub.map_or("stripebench --help".to_string(), |s| {
                 format!("stripebench {s} --help")

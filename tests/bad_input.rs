@@ -214,10 +214,6 @@ fn subcommands_refuse_run_options_they_cannot_honour() {
     let t = t.to_str().unwrap();
     for (args, msg) in [
         (
-            vec!["sweep", "--param", "bs=4k", "--dry-run", t],
-            "sweep does not take --dry-run",
-        ),
-        (
             vec!["sweep", "--param", "bs=4k", "--histogram", t],
             "sweep does not take --histogram",
         ),
@@ -314,4 +310,42 @@ fn the_seed_is_also_written_as_text() {
         t.to_str().unwrap(),
     ]);
     assert_eq!(doc["config"]["seed_str"], "18446744073709551557");
+}
+
+// Regression (issue 21, item 9): `--rw seqread` did not list the valid
+// values, and the header printed `bs lbs` instead of the size it resolved to.
+#[test]
+fn rw_lists_its_values_and_the_header_shows_the_resolved_block_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let out = sb()
+        .args(["run", "--rw", "seqread"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("give one of read, write, randread, randwrite, randrw"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    let out = sb()
+        .args([
+            "run", "--bs", "lbs", "-t", "100ms", "--ramp", "0", "--json", "-",
+        ])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bs = doc["targets"][0]["bs"].as_u64().unwrap();
+    let table = String::from_utf8_lossy(&out.stderr);
+    let head = table.lines().next().unwrap();
+    assert!(!head.contains("bs lbs"), "{head}");
+    let shown = stripebench::base::units::fmt_size_arg(bs);
+    assert!(
+        head.contains(&format!("bs {shown} (lbs: the logical block size)")),
+        "{head}"
+    );
 }

@@ -184,3 +184,53 @@ fn concurrent_runs_on_one_device_leave_its_readahead_as_it_was() {
     assert!(err.contains("waiting for another run"), "{err}");
     assert_eq!(ra(&dev), "2560", "both runs put back the original value");
 }
+
+// Regression (issue 21, item 9): as a non-root user, `run --readahead 128
+// f.dat` warned "could not restore /sys/dev/block/254:0/queue/read_ahead_kb
+// to 8192 ... run 'stripebench restore'" though nothing had been changed;
+// and for a file, the knob is the device's under its file system, which was
+// never said.
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_setpriv)),
+    ignore = "needs root (to make the user) and setpriv"
+)]
+fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let f = common::data_file(dir.path(), "f.dat", 1 << 20);
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+        .arg(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", &state)
+        .args(["run", "--readahead", "128", "-t", "100ms", "--ramp", "0"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--readahead 128 on the file")
+            && err.contains("the device under its file system"),
+        "said before the run: {err}"
+    );
+    assert!(err.contains("root is needed"), "{err}");
+    assert!(
+        !err.contains("could not restore") && !err.contains("stripebench restore"),
+        "nothing was changed, nothing to restore: {err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&state)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("knobs-"))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "no state file for a change never made: {left:?}"
+    );
+}

@@ -349,3 +349,60 @@ fn sweep_csv_to_stdout_writes_a_row_per_point() {
     assert!(err.contains("both want stdout"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+// Regression (issue 21, item 7): `sweep --config configs/seed-004-members.toml`
+// over three loop devices printed the direct/read row, then failed at the
+// first write point with "refusing to write to block device ... pass
+// --allow-destructive", exit 2. Every point is now guarded before any runs.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_sweep_guards_every_point_before_the_first_one_runs() {
+    let bed = LoopBed::new(3, 16);
+    let config =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/seed-004-members.toml");
+    let sweep = |extra: &[&str]| {
+        let out = sb()
+            .arg("sweep")
+            .arg("--config")
+            .arg(&config)
+            .args(["--no-progress", "--duration", "1s"])
+            .args(extra)
+            .args(&bed.devices)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = sweep(&[]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("refusing the sweep before any point runs")
+            && err.contains("point mode=direct rw=write")
+            && err.contains("--allow-destructive")
+            && err.contains("2 of 4 points are refused"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "no point ran, no row printed: {out}");
+    // The dry run gives each point's verdict.
+    let (code, out, err) = sweep(&["--dry-run"]);
+    assert_eq!(code, Some(2), "{out}{err}");
+    for line in [
+        "point mode=direct rw=read: ok",
+        "point mode=direct rw=write: REFUSED",
+        "point mode=buffered rw=read: ok",
+        "point mode=buffered rw=write: REFUSED",
+        "2 point(s) fail",
+    ] {
+        assert!(out.contains(line), "expected '{line}' in: {out}");
+    }
+    assert!(
+        out.contains("[REFUSED] refusing to write to block device"),
+        "{out}"
+    );
+    let (code, out, err) = sweep(&["--dry-run", "--allow-destructive"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("every point passes"), "{out}");
+}

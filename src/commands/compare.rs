@@ -231,6 +231,20 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         phase_args(base, vec![vol_target.clone()], n, true),
         owned,
     ));
+    // Every phase is guarded (as its dry run) before the first one runs, so
+    // that a phase refused late does not waste the ones before it.
+    for (name, a, owned) in &plan {
+        let mut dry = cfg_of(a)?;
+        dry.dry_run = true;
+        if let Outcome::DryRun(_, checks) = measure(&dry, &dry.targets, *owned)? {
+            if let Some(c) = checks.iter().flat_map(|(_, cs)| cs).find(|c| !c.passed) {
+                return usage(format!(
+                    "refusing the comparison before any phase runs: phase {name}: {}",
+                    c.detail
+                ));
+            }
+        }
+    }
     // Phases run in order; an interrupt ends the phase running and skips the
     // rest, and the report covers what was measured.
     let mut phases: Vec<Phase> = Vec::new();

@@ -78,8 +78,9 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     // Read-ahead is set before the targets are opened for I/O: a file takes
     // its read-ahead window from the device when it is opened.
     let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
+    let mut readahead_notes = Vec::new();
     if let Some(kb) = cfg.readahead_kb {
-        set_readahead(&mut knob_guard, &inspected, kb, cfg.dry_run)?;
+        readahead_notes = set_readahead(&mut knob_guard, &inspected, kb, cfg.dry_run)?;
     }
     let mut targets = inspected
         .into_iter()
@@ -101,6 +102,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     let mut warnings = plan.warnings.clone();
     warnings.extend(overlaps);
     warnings.extend(holes);
+    warnings.extend(readahead_notes);
     for t in &plan.targets {
         if let Some(fs) = crate::device::memory_fs(&t.file) {
             warnings.push(format!(
@@ -533,13 +535,17 @@ pub fn member_paths(volume: &std::path::Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Sets read_ahead_kb on the device of every target (each device once).
+/// A file has no read-ahead of its own: its file system's device's is set,
+/// which every file on that device shares; said before the run (on stderr)
+/// and returned, for the document's warnings.
 fn set_readahead(
     guard: &mut KnobGuard,
     targets: &[device::Inspected],
     kb: u64,
     dry_run: bool,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let mut seen = HashSet::new();
+    let mut notes = Vec::new();
     for t in targets {
         let p = &t.path;
         let Some(knob) = device::readahead_path(std::path::Path::new("/sys"), t.device()) else {
@@ -548,6 +554,18 @@ fn set_readahead(
                 crate::base::error::show_path(p)
             ));
         };
+        if t.kind == device::TargetKind::File {
+            let (ma, mi) = t.device();
+            let dev = device::sysfs_name(std::path::Path::new("/sys"), ma, mi)
+                .unwrap_or_else(|| "its device".into());
+            let note = format!(
+                "--readahead {kb} on the file {}: a file has no read-ahead of its own; this sets {} of {dev}, the device under its file system, which every file on {dev} shares for the run",
+                crate::base::error::show_path(p),
+                knob.display()
+            );
+            eprintln!("stripebench: note: {note}");
+            notes.push(note);
+        }
         if seen.insert(knob.clone()) && !dry_run {
             guard.set(&knob, &kb.to_string()).map_err(|e| {
                 // A lock held by another run, or an interrupt while waiting, says so itself.
@@ -565,5 +583,5 @@ fn set_readahead(
             })?;
         }
     }
-    Ok(())
+    Ok(notes)
 }

@@ -173,10 +173,73 @@ fn resolve_pct(
     Ok(c)
 }
 
+/// A point's label (`mode=direct rw=write`) and what refuses it (empty: nothing).
+type Verdict = (String, Vec<String>);
+/// A point's values, its validated configuration and the targets it drives.
+type PointPlan = (Vec<(String, String)>, RunConfig, Vec<PathBuf>);
+
+/// Each point, run as a dry run: its guard checks (consent, the device's
+/// state, aliases, holes) and the plan's checks (sizes, memory). A refusal
+/// that is not a check (an option the target cannot take) refuses the point too.
+fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
+    let mut out = Vec::new();
+    for (pt, cfg, paths) in plans {
+        let label = pt
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut dry = cfg.clone();
+        dry.dry_run = true;
+        let refused = match measure(&dry, paths, false) {
+            Ok(Outcome::DryRun(_, checks)) => checks
+                .iter()
+                .flat_map(|(_, cs)| cs.iter().filter(|c| !c.passed))
+                .map(|c| c.detail.clone())
+                .collect(),
+            Ok(Outcome::Done(_)) => unreachable!("a dry run measures nothing"),
+            Err(e) if e.downcast_ref::<UsageError>().is_some() => vec![format!("{e:#}")],
+            Err(e) => return Err(e),
+        };
+        out.push((label, refused));
+    }
+    Ok(out)
+}
+
+/// `sweep --dry-run`: each point's verdict, no I/O.
+fn dry_run(verdicts: &[Verdict]) -> String {
+    use std::fmt::Write;
+    let mut out = format!(
+        "dry run: sweep of {} point(s), each checked as 'run --dry-run' would; no I/O was done\n",
+        verdicts.len()
+    );
+    for (label, refused) in verdicts {
+        if refused.is_empty() {
+            let _ = writeln!(out, "point {label}: ok");
+        } else {
+            let _ = writeln!(out, "point {label}: REFUSED");
+            for r in refused {
+                let _ = writeln!(out, "  [REFUSED] {r}");
+            }
+        }
+    }
+    let bad = verdicts.iter().filter(|v| !v.1.is_empty()).count();
+    let _ = writeln!(
+        out,
+        "{}",
+        if bad == 0 {
+            "every point passes: the sweep would go ahead".to_string()
+        } else {
+            format!("{bad} point(s) fail: the sweep would be refused before any point runs (exit code 2)")
+        }
+    );
+    out
+}
+
 pub fn run(args: &SweepArgs) -> Result<u8> {
     crate::commands::measured::preflight();
     let base = &args.run;
-    base.refuse_for("sweep", &["dry-run", "histogram", "start-at"])?;
+    base.refuse_for("sweep", &["histogram", "start-at"])?;
     if args.params.is_empty() {
         return usage("sweep needs at least one --param NAME=V1,V2,...");
     }
@@ -224,6 +287,30 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             }
         }
         plans.push((pt.clone(), cfg, paths));
+    }
+    // Every point is guarded too (the write guard, holes, memory), as a dry
+    // run of it, before the first one runs: a write point refused after the
+    // read points had run lost their time and left a partial sweep.
+    let verdicts = guard_points(&plans)?;
+    if base.dry_run {
+        crate::report::output::stdout(dry_run(&verdicts).as_bytes());
+        return Ok(if verdicts.iter().all(|v| v.1.is_empty()) {
+            crate::base::error::EXIT_OK
+        } else {
+            crate::base::error::EXIT_USAGE
+        });
+    }
+    if let Some((label, refused)) = verdicts.iter().find(|v| !v.1.is_empty()) {
+        let n = verdicts.iter().filter(|v| !v.1.is_empty()).count();
+        return usage(format!(
+            "refusing the sweep before any point runs: point {label}: {}{}; see every point's verdict with --dry-run",
+            refused[0],
+            if n > 1 {
+                format!(" ({n} of {} points are refused)", verdicts.len())
+            } else {
+                String::new()
+            }
+        ));
     }
     if let Some(plot) = &args.run.plot {
         crate::report::plot::check_path(plot)?;

@@ -6,7 +6,12 @@
 //!
 //! State files live in `/run/stripebench/` (root) or
 //! `$XDG_RUNTIME_DIR/stripebench/`, one per process (`knobs-PID.json`), and
-//! are removed once everything in them is restored.
+//! are removed once everything in them is restored. The lock files beside
+//! them (`*.lock`, one per device whose settings a run changed) are meant
+//! to stay: a lock is the flock on the file, not the file, and removing a
+//! lock file while another run waits on it would let a third run lock a new
+//! file of the same name, so two runs would change one device at once.
+//! They are empty, one per device ever changed, and cleared at reboot (/run).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -123,7 +128,8 @@ impl KnobGuard {
             .with_context(|| format!("cannot read {}", path.display()))?
             .trim()
             .to_string();
-        if self.changed.iter().any(|k| k.path == path) {
+        let recorded = self.changed.iter().any(|k| k.path == path);
+        if recorded {
             // Already recorded: the first old value is the one to restore.
         } else {
             self.changed.push(Knob {
@@ -138,8 +144,24 @@ impl KnobGuard {
             // A second signal quits at once: this process's settings go back first.
             crate::base::signals::on_quit(restore_active);
         }
-        attr.write(value)
-            .with_context(|| format!("cannot set {} to {value}", path.display()))
+        if let Err(e) = attr.write(value) {
+            // Nothing changed (no permission, a value refused): there is
+            // nothing to put back, and no restore to ask for.
+            if !recorded {
+                if let Some(k) = self.changed.pop() {
+                    if let Ok(mut g) = ACTIVE.lock() {
+                        g.retain(|a| *a != k);
+                    }
+                }
+                if self.changed.is_empty() {
+                    let _ = fs::remove_file(&self.state);
+                } else {
+                    self.save()?;
+                }
+            }
+            return Err(e).with_context(|| format!("cannot set {} to {value}", path.display()));
+        }
+        Ok(())
     }
 
     /// The changed settings, oldest first.

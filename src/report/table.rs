@@ -159,7 +159,12 @@ pub fn heading(doc: &RunDocument) -> String {
     let c = &doc.config;
     let mut out = String::new();
     let bs = if c.bs == "lbs" {
-        "lbs".to_string()
+        // The size it resolved to, per target where they differ.
+        let mut sizes: Vec<u64> = doc.targets.iter().map(|t| t.bs).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let sizes: Vec<String> = sizes.into_iter().map(fmt_size_arg).collect();
+        format!("{} (lbs: the logical block size)", sizes.join("/"))
     } else {
         c.bs.parse::<u64>().map_or(c.bs.clone(), fmt_size_arg)
     };
