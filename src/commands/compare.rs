@@ -318,7 +318,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         crate::report::output::write(j, &crate::report::json::render(&doc))?;
     }
     if let Some(h) = &base.html {
-        crate::report::output::write(h, crate::report::html::compare(&doc)?.as_bytes())?;
+        crate::report::output::write_text(h, &crate::report::html::compare(&doc)?)?;
     }
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());

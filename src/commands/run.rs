@@ -70,7 +70,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
     let doc = match measure(&cfg, &paths, testbed.is_some())? {
         Outcome::DryRun(plan, checks) => {
             let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
-            crate::report::output::stdout(text.as_bytes());
+            crate::report::output::stdout_text(&text);
             return Ok(if all_pass {
                 EXIT_OK
             } else {
@@ -82,7 +82,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
     emit(&cfg, &doc)?;
     if let Some(p) = &cfg.plot {
         report::plot::run(&doc, p)?;
-        eprintln!("plot: {}", p.display());
+        eprintln!("plot: {}", crate::base::error::show_path(p));
     }
     drop(testbed);
 
@@ -151,10 +151,10 @@ fn emit(cfg: &RunConfig, doc: &RunDocument) -> Result<()> {
         report::output::write(dest, &report::json::render(doc))?;
     }
     if let Some(dest) = &cfg.csv {
-        report::output::write(dest, &report::csv::render(doc))?;
+        report::output::write_text(dest, &String::from_utf8_lossy(&report::csv::render(doc)))?;
     }
     if let Some(dest) = &cfg.html {
-        report::output::write(dest, report::html::run(doc)?.as_bytes())?;
+        report::output::write_text(dest, &report::html::run(doc)?)?;
     }
     Ok(())
 }

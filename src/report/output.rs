@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 
-use crate::base::error::{show_path, UsageError};
+use crate::base::error::{show_lines, show_path, UsageError};
 
 /// (`st_dev`, `st_ino`): a file by identity, whatever its name.
 type Inode = (u64, u64);
@@ -274,6 +274,29 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// [`write`] for a text rendering (CSV, HTML, SVG, a table): its control
+/// characters but newlines and tabs escaped ([`show_lines`]), whatever
+/// field they came from. JSON goes through [`write`] as it is: serde
+/// escapes it, and its strings keep the real text.
+pub fn write_text(path: &Path, text: &str) -> Result<()> {
+    write(path, show_lines(text).as_bytes())
+}
+
+/// [`write_file`] for a text rendering, as [`write_text`].
+pub fn write_file_text(path: &Path, text: &str) -> Result<()> {
+    write_file(path, show_lines(text).as_bytes())
+}
+
+/// [`replace_file`] for a text rendering, as [`write_text`].
+pub fn replace_file_text(path: &Path, text: &str) -> Result<()> {
+    replace_file(path, show_lines(text).as_bytes())
+}
+
+/// [`stdout`] for text, as [`write_text`].
+pub fn stdout_text(text: &str) {
+    stdout(show_lines(text).as_bytes());
+}
+
 /// Writes `bytes` to `path`, or to stdout when the path is `-`.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     if is_stdout(path) {
@@ -288,7 +311,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 #[macro_export]
 macro_rules! outln {
     ($($t:tt)*) => {
-        $crate::report::output::stdout(format!("{}\n", format_args!($($t)*)).as_bytes())
+        $crate::report::output::stdout_text(&format!("{}\n", format_args!($($t)*)))
     };
 }
 
@@ -316,9 +339,9 @@ pub fn stdout(bytes: &[u8]) {
 /// Text for the user: to stdout, or to stderr when stdout carries a document.
 pub fn say(text: &str, stdout_taken: bool) {
     if stdout_taken {
-        eprint!("{text}");
+        eprint!("{}", show_lines(text));
     } else {
-        stdout(text.as_bytes());
+        stdout_text(text);
     }
 }
 

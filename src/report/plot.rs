@@ -45,7 +45,7 @@ pub fn to_file(
     size: (u32, u32),
     draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
 ) -> Result<()> {
-    crate::report::output::write_file(path, svg(size, draw)?.as_bytes())
+    crate::report::output::write_file_text(path, &svg(size, draw)?)
 }
 
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
@@ -96,7 +96,7 @@ pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 
 /// MB/s over time per worker (top) and latency histograms per target (bottom).
 pub fn run(doc: &RunDocument, path: &Path) -> Result<()> {
-    crate::report::output::write_file(path, run_svg(doc)?.as_bytes())
+    crate::report::output::write_file_text(path, &run_svg(doc)?)
 }
 
 /// [`run`]'s drawing, in memory.
@@ -344,7 +344,7 @@ pub fn curve_svg(doc: &SweepDocument) -> Result<String> {
 
 /// Throughput (top) and p99 (bottom) against the sweep's points.
 pub fn sweep(doc: &SweepDocument, path: &Path) -> Result<()> {
-    crate::report::output::write_file(path, sweep_svg(doc)?.as_bytes())
+    crate::report::output::write_file_text(path, &sweep_svg(doc)?)
 }
 
 /// [`sweep`]'s drawing, in memory: for a rate sweep, its latency curve.
