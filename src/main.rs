@@ -17,7 +17,10 @@ fn main() -> ExitCode {
     let argv = match expand_config() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("stripebench: error: {e}");
+            eprintln!(
+                "stripebench: error: {}",
+                stripebench::base::error::show_lines(&e.to_string())
+            );
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -49,7 +52,10 @@ fn main() -> ExitCode {
         }
         Ok(Ok(code)) => ExitCode::from(code),
         Ok(Err(e)) => {
-            eprintln!("stripebench: error: {e:#}");
+            eprintln!(
+                "stripebench: error: {}",
+                stripebench::base::error::show_lines(&format!("{e:#}"))
+            );
             ExitCode::from(exit_code_for(&e))
         }
         Err(_) => ExitCode::from(EXIT_FAILURE),
@@ -100,7 +106,10 @@ fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
             let help = sub.map_or("stripebench --help".to_string(), |s| {
                 format!("stripebench {s} --help")
             });
-            eprintln!("stripebench: error: {first} (see {help})");
+            eprintln!(
+                "stripebench: error: {} (see {help})",
+                stripebench::base::error::show_lines(&first.to_string())
+            );
             ExitCode::from(EXIT_USAGE)
         }
     }

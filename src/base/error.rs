@@ -79,7 +79,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
 /// DEL, C1: ESC starts the sequences that retitle a window, write the
 /// clipboard or clear the screen) or an invisible one that reorders or
 /// hides text (bidi overrides and isolates, zero-width characters).
-fn hostile(c: char) -> bool {
+pub fn hostile(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
@@ -91,12 +91,39 @@ fn hostile(c: char) -> bool {
 /// one escaping every text rendering uses; JSON keeps the real text (serde
 /// escapes it there).
 pub fn show_text(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(hostile) {
+    escape(s, hostile)
+}
+
+/// [`show_text`] for a whole rendering (a table, a CSV file, an HTML page,
+/// a message of several lines): newlines and tabs are its own layout and
+/// stay; every other control or invisible character is escaped. The last
+/// line of defence at the output seam, whatever field the text came from.
+pub fn show_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    escape(s, |c| c != '\n' && c != '\t' && hostile(c))
+}
+
+/// [`show_lines`] for bytes meant as text (invalid UTF-8 is shown as U+FFFD).
+pub fn show_lines_bytes(b: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match std::str::from_utf8(b) {
+        Ok(s) => match show_lines(s) {
+            std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(b),
+            std::borrow::Cow::Owned(o) => std::borrow::Cow::Owned(o.into_bytes()),
+        },
+        Err(_) => std::borrow::Cow::Owned(
+            show_lines(&String::from_utf8_lossy(b))
+                .into_owned()
+                .into_bytes(),
+        ),
+    }
+}
+
+fn escape(s: &str, bad: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(&bad) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if hostile(c) {
+        if bad(c) {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);
@@ -131,5 +158,6 @@ mod tests {
             "a\\u{1b}]0;t\\u{7}\\u{1b}[31m\\u{a}\\u{9}\\u{7f}\\u{9b}\\u{202e}b"
         );
         assert_eq!(show_path(std::path::Path::new("x\ny")), "\"x\\u{a}y\"");
+        assert_eq!(show_lines("a\tb\n\u{1b}[2J\n"), "a\tb\n\\u{1b}[2J\n");
     }
 }

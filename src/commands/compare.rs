@@ -334,7 +334,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         out.write(j, &crate::report::json::render(&doc))?;
     }
     if let Some(h) = &base.html {
-        out.write(h, crate::report::html::compare(&doc)?.as_bytes())?;
+        out.write_text(h, &crate::report::html::compare(&doc)?)?;
     }
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());

@@ -126,7 +126,10 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         }
     }
     for w in oversized_requests(cfg, &plan) {
-        eprintln!("stripebench: warning: {w}");
+        eprintln!(
+            "stripebench: warning: {}",
+            crate::base::error::show_lines(&w)
+        );
         warnings.push(w);
     }
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;

@@ -34,7 +34,7 @@ pub fn run(args: &PlanArgs) -> Result<u8> {
     report::emit(&report::plan::render(&p), args.json.as_deref(), &p, &out)?;
     if let Some(svg) = &args.plot {
         report::plot::plan(&p, svg, &out)?;
-        eprintln!("plot: {}", svg.display());
+        eprintln!("plot: {}", crate::base::error::show_path(svg));
     }
     Ok(EXIT_OK)
 }

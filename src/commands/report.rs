@@ -14,9 +14,9 @@ pub fn run(args: &ReportArgs) -> Result<u8> {
         std::slice::from_ref(&args.file),
     )?;
     let doc = crate::document::load::load(&args.file)?;
-    out.write(&args.output, report::html::render(&doc)?.as_bytes())?;
+    out.write_text(&args.output, &report::html::render(&doc)?)?;
     if !report::output::is_stdout(&args.output) {
-        eprintln!("report: {}", args.output.display());
+        eprintln!("report: {}", crate::base::error::show_path(&args.output));
     }
     Ok(EXIT_OK)
 }

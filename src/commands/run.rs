@@ -75,7 +75,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
     let doc = match measure(&cfg, &paths, testbed.is_some())? {
         Outcome::DryRun(plan, checks) => {
             let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
-            crate::report::output::stdout(text.as_bytes());
+            crate::report::output::stdout_text(&text);
             return Ok(if all_pass {
                 EXIT_OK
             } else {
@@ -87,7 +87,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
     emit(&cfg, &doc, &out)?;
     if let Some(p) = &cfg.plot {
         report::plot::run(&doc, p, &out)?;
-        eprintln!("plot: {}", p.display());
+        eprintln!("plot: {}", crate::base::error::show_path(p));
     }
     drop(testbed);
 
@@ -156,10 +156,10 @@ fn emit(cfg: &RunConfig, doc: &RunDocument, out: &Destinations) -> Result<()> {
         out.write(dest, &report::json::render(doc))?;
     }
     if let Some(dest) = &cfg.csv {
-        out.write(dest, &report::csv::render(doc))?;
+        out.write_text(dest, &String::from_utf8_lossy(&report::csv::render(doc)))?;
     }
     if let Some(dest) = &cfg.html {
-        out.write(dest, report::html::run(doc)?.as_bytes())?;
+        out.write_text(dest, &report::html::run(doc)?)?;
     }
     Ok(())
 }

@@ -457,7 +457,10 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             .as_ref()
             .filter(|c| !crate::report::output::is_stdout(c))
         {
-            out.write_file(c, &crate::report::sweep::csv(&doc))?;
+            out.write_file_text(
+                c,
+                &String::from_utf8_lossy(&crate::report::sweep::csv(&doc)),
+            )?;
         }
         // Rewritten after every point: an interrupted sweep keeps what it finished.
         if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
@@ -473,16 +476,19 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         out.write(j, &crate::report::json::render(&doc))?;
     }
     if let Some(c) = &base.csv {
-        out.write(c, &crate::report::sweep::csv(&doc))?;
+        out.write_text(
+            c,
+            &String::from_utf8_lossy(&crate::report::sweep::csv(&doc)),
+        )?;
     }
     if let Some(plot) = &base.plot {
         if !doc.points.is_empty() {
             crate::report::plot::sweep(&doc, plot, &out)?;
-            eprintln!("plot: {}", plot.display());
+            eprintln!("plot: {}", crate::base::error::show_path(plot));
         }
     }
     if let Some(h) = &base.html {
-        out.write(h, crate::report::html::sweep(&doc)?.as_bytes())?;
+        out.write_text(h, &crate::report::html::sweep(&doc)?)?;
     }
     // As run: I/O errors (or bad blocks, or a failed flush) in any point exit 1.
     let failed = doc

@@ -13,7 +13,7 @@ pub fn run(args: &TopologyArgs) -> Result<u8> {
     if args.json {
         output::stdout(&crate::report::json::render(&t));
     } else {
-        output::stdout(crate::report::topology::render(&t).as_bytes());
+        output::stdout_text(&crate::report::topology::render(&t));
     }
     Ok(EXIT_OK)
 }

@@ -8,7 +8,33 @@ pub fn render<T: Serialize>(doc: &T) -> Vec<u8> {
     // serializing them cannot fail.
     let mut v = serde_json::to_vec_pretty(doc).expect("a document serializes");
     v.push(b'\n');
-    v
+    escape_controls(v)
+}
+
+/// serde escapes C0 controls in strings but writes DEL, C1 controls (U+0080
+/// to U+009F: a CSI among them) and invisible characters raw: they become
+/// `\u00XX` escapes here, so a document printed on a terminal cannot drive
+/// it, while its strings still parse back to the real text (the contract).
+/// Outside strings a JSON document holds only printable ASCII.
+pub fn escape_controls(json: Vec<u8>) -> Vec<u8> {
+    let Ok(text) = std::str::from_utf8(&json) else {
+        return json;
+    };
+    // C0 controls: serde escaped those in strings; outside them, newlines.
+    let raw = |c: char| c >= '\u{7f}' && crate::base::error::hostile(c);
+    if !text.chars().any(raw) {
+        return json;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if raw(c) {
+            // Every such character lies in the BMP: one \uXXXX.
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into_bytes()
 }
 
 #[cfg(test)]
@@ -25,5 +51,17 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&render(&doc)).unwrap();
         assert_eq!(v["schema_version"], 1);
         assert!(v["total"]["latency_ns"]["p99_9"].is_u64());
+    }
+
+    #[test]
+    fn del_and_c1_controls_are_escaped_and_parse_back() {
+        let name = "t\u{1b}[31m\u{7f}\u{9b}2J\u{202e}é";
+        let bytes = render(&serde_json::json!({ "path": name }));
+        assert!(!std::str::from_utf8(&bytes)
+            .unwrap()
+            .chars()
+            .any(|c| c.is_control() && c != '\n'));
+        let back: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back["path"], name);
     }
 }

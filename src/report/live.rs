@@ -98,7 +98,7 @@ impl<'a> Line<'a> {
         // Plain data: serializing cannot fail.
         let mut v = serde_json::to_vec(self).expect("a line serializes");
         v.push(b'\n');
-        v
+        crate::report::json::escape_controls(v)
     }
 
     pub fn csv(&self) -> Vec<u8> {
@@ -127,7 +127,8 @@ impl<'a> Line<'a> {
             format!("{:.3}", self.unix_sec),
         ])
         .expect("writing to memory does not fail");
-        w.into_inner().unwrap_or_default()
+        // A text rendering: a target's control characters escaped.
+        crate::base::error::show_lines_bytes(&w.into_inner().unwrap_or_default()).into_owned()
     }
 }
 
@@ -443,7 +444,7 @@ impl Metrics {
         // Whole or not at all: a temporary file renamed over it (not
         // fsynced: it is rewritten every second, and the disk may be the
         // one under test).
-        if let Err(e) = self.dest.replace(self.render().as_bytes(), false) {
+        if let Err(e) = self.dest.replace_text(&self.render(), false) {
             self.trouble.get_or_insert(format!("{e:#}"));
         }
     }

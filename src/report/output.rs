@@ -45,7 +45,7 @@ use nix::errno::Errno;
 use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{FileStat, Mode, SFlag};
 
-use crate::base::error::{show_path, UsageError};
+use crate::base::error::{show_lines, show_path, UsageError};
 
 /// (`st_dev`, `st_ino`): a file by identity, whatever its name.
 type Inode = (u64, u64);
@@ -395,6 +395,20 @@ impl Destinations {
     pub fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<()> {
         self.file(path)?.replace(bytes, true)
     }
+
+    /// [`Destinations::write`] for a text rendering (CSV, HTML, SVG, a
+    /// table): its control characters but newlines and tabs escaped
+    /// ([`show_lines`]), whatever field they came from. JSON goes through
+    /// [`Destinations::write`] as it is: serde escapes it, and its strings
+    /// keep the real text.
+    pub fn write_text(&self, path: &Path, text: &str) -> Result<()> {
+        self.write(path, show_lines(text).as_bytes())
+    }
+
+    /// [`Destinations::write_file`] for a text rendering, as [`Destinations::write_text`].
+    pub fn write_file_text(&self, path: &Path, text: &str) -> Result<()> {
+        self.write_file(path, show_lines(text).as_bytes())
+    }
 }
 
 impl Destination {
@@ -547,6 +561,12 @@ impl Destination {
         self.rename_into_place(&tmp)
     }
 
+    /// [`Destination::replace`] for a text rendering (`--metrics`): its
+    /// control characters but newlines and tabs escaped ([`show_lines`]).
+    pub fn replace_text(&self, text: &str, sync: bool) -> Result<()> {
+        self.replace(show_lines(text).as_bytes(), sync)
+    }
+
     /// Opens the output for a stream (`--live`): a FIFO where the name is
     /// one (opened non-blocking, without following a link; a FIFO without
     /// a reader is `ENXIO`), else a new empty file renamed onto the name,
@@ -604,11 +624,17 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// [`stdout`] for a text rendering: its control characters but newlines
+/// and tabs escaped ([`show_lines`]), whatever field they came from.
+pub fn stdout_text(text: &str) {
+    stdout(show_lines(text).as_bytes());
+}
+
 /// `println!` that never panics: see [`stdout`].
 #[macro_export]
 macro_rules! outln {
     ($($t:tt)*) => {
-        $crate::report::output::stdout(format!("{}\n", format_args!($($t)*)).as_bytes())
+        $crate::report::output::stdout_text(&format!("{}\n", format_args!($($t)*)))
     };
 }
 
@@ -636,9 +662,9 @@ pub fn stdout(bytes: &[u8]) {
 /// Text for the user: to stdout, or to stderr when stdout carries a document.
 pub fn say(text: &str, stdout_taken: bool) {
     if stdout_taken {
-        eprint!("{text}");
+        eprint!("{}", show_lines(text));
     } else {
-        stdout(text.as_bytes());
+        stdout_text(text);
     }
 }
 

@@ -48,7 +48,7 @@ pub fn to_file(
     size: (u32, u32),
     draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
 ) -> Result<()> {
-    out.write_file(path, svg(size, draw)?.as_bytes())
+    out.write_file_text(path, &svg(size, draw)?)
 }
 
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
@@ -99,7 +99,7 @@ pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 
 /// MB/s over time per worker (top) and latency histograms per target (bottom).
 pub fn run(doc: &RunDocument, path: &Path, out: &Destinations) -> Result<()> {
-    out.write_file(path, run_svg(doc)?.as_bytes())
+    out.write_file_text(path, &run_svg(doc)?)
 }
 
 /// [`run`]'s drawing, in memory.
@@ -347,7 +347,7 @@ pub fn curve_svg(doc: &SweepDocument) -> Result<String> {
 
 /// Throughput (top) and p99 (bottom) against the sweep's points.
 pub fn sweep(doc: &SweepDocument, path: &Path, out: &Destinations) -> Result<()> {
-    out.write_file(path, sweep_svg(doc)?.as_bytes())
+    out.write_file_text(path, &sweep_svg(doc)?)
 }
 
 /// [`sweep`]'s drawing, in memory: for a rate sweep, its latency curve.

@@ -518,7 +518,7 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
         return crate::base::error::usage(format!(
             "--missing {} names a host that was measured (its run is in {}): name only the runs that sent no document",
             crate::base::error::show_text(&m.host),
-            h.source
+            crate::base::error::show_text(&h.source)
         ));
     }
     let config = config.expect("at least two inputs were read");
