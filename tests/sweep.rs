@@ -406,3 +406,39 @@ fn a_sweep_guards_every_point_before_the_first_one_runs() {
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("every point passes"), "{out}");
 }
+
+// Regression (issue 21, item 8): at seed 002, point readahead=0/jobs=1
+// showed 20.3 MB/s as a normal row, while "--passes 1 were not completed"
+// was in the JSON and HTML only.
+#[test]
+fn a_points_warnings_are_marked_in_the_table_and_listed_under_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 8 << 20);
+    // A schedule of 1 MiB/s cannot cover 8 MiB in 200 ms: the pass is cut short.
+    let out = sb()
+        .args([
+            "sweep", "--param", "jobs=1,2", "--passes", "1", "-t", "200ms",
+        ])
+        .args(["--rate", "1m/s", "--bs", "64k", "--no-progress"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| l.trim_start().starts_with(['1', '2']))
+        .collect();
+    assert_eq!(rows.len(), 2, "{table}");
+    for r in rows {
+        assert!(r.contains("! ") && r.contains("warning(s)"), "{table}");
+    }
+    assert_eq!(
+        table
+            .lines()
+            .filter(|l| l.starts_with("  warning: --passes 1 were not completed"))
+            .count(),
+        2,
+        "{table}"
+    );
+}

@@ -429,7 +429,19 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             partial,
         };
         progress.message("");
-        say(&row(&p));
+        // A point whose figures come with warnings is marked, and each is
+        // listed under it: a normal-looking row must not hide them.
+        let mut point_warnings: Vec<&String> = Vec::new();
+        for w in p.runs.iter().flat_map(|r| &r.warnings) {
+            if !point_warnings.contains(&w) {
+                point_warnings.push(w);
+            }
+        }
+        say(&if point_warnings.is_empty() {
+            row(&p)
+        } else {
+            format!("{}  ! {} warning(s)", row(&p), point_warnings.len())
+        });
         if p.partial {
             say("  (partial: interrupted during this point; its figures cover what was measured)");
         }
@@ -443,11 +455,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 b / 1e6
             ));
         }
-        for w in p.runs[0]
-            .warnings
-            .iter()
-            .filter(|w| w.contains("page cache served"))
-        {
+        for w in &point_warnings {
             say(&format!("  warning: {w}"));
         }
         doc.points.push(p);
