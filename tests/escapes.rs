@@ -170,6 +170,8 @@ fn hostile_document_text_reaches_no_output_raw() {
     let m = dir.path().join("m.json");
     let out = sb()
         .arg("merge")
+        // The runs went one after the other: not concurrent, merged anyway.
+        .arg("--force")
         .args(&docs)
         .arg("--json")
         .arg(&m)
@@ -185,7 +187,7 @@ fn hostile_document_text_reaches_no_output_raw() {
     // merge to the terminal (its table), diff of the runs and of the merge.
     let runs: Vec<&Path> = docs.iter().map(|p| p.as_path()).collect();
     for args in [
-        vec![Path::new("merge"), runs[0], runs[1]],
+        vec![Path::new("merge"), Path::new("--force"), runs[0], runs[1]],
         vec![Path::new("diff"), runs[0], runs[1]],
         vec![Path::new("diff"), &m, &m],
     ] {

@@ -463,13 +463,20 @@ fn a_missing_host_that_was_also_measured_is_refused() {
     let (r2, _) = run_on(dir.path(), "r2.json", &[&t]);
     let host = v["host"]["hostname"].as_str().unwrap().to_string();
     refused(
-        &["merge", &r1, &r2, "--missing", &format!("{host}=died")],
+        &[
+            "merge",
+            "--force",
+            &r1,
+            &r2,
+            "--missing",
+            &format!("{host}=died"),
+        ],
         &format!("--missing {host} names a host that was measured"),
     );
     let (m, mv) = written(
         dir.path(),
         "m.json",
-        &["merge", &r1, &r2, "--missing", "node9=died"],
+        &["merge", "--force", &r1, &r2, "--missing", "node9=died"],
     );
     let both = edited(dir.path(), "both.json", &mv, |v| {
         v["missing"][0]["host"] = host.clone().into();
