@@ -328,7 +328,15 @@ fn csv_on_stdout_sends_the_table_to_stderr() {
         assert!(header.iter().any(|h| h == k), "{header:?}");
     }
     let col = |k: &str| header.iter().position(|h| h == k).unwrap();
-    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let all: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    // A worker that a busy machine kept from handing in its second in time
+    // gets a stalled line of zeros, and its figures follow as a late line
+    // (tests below cover both): that happened only under load.
+    let rows: Vec<csv::StringRecord> = all
+        .iter()
+        .filter(|r| &r[col("late")] != "true")
+        .cloned()
+        .collect();
     // Seconds 0, 1 and 2 (0.2 s): a worker, a target and the total each.
     assert_eq!(rows.len(), 9, "{text}");
     let target: Vec<&csv::StringRecord> = rows
@@ -336,9 +344,15 @@ fn csv_on_stdout_sends_the_table_to_stderr() {
         .filter(|r| &r[col("kind")] == "target")
         .collect();
     assert_eq!(&target[0][col("id")], a.to_str().unwrap());
-    for r in &rows {
-        let p50: u64 = r[col("p50_ns")].parse().unwrap();
-        let max: u64 = r[col("max_ns")].parse().unwrap();
+    for r in rows.iter().filter(|r| &r[col("stalled")] != "true") {
+        let (p50, max) = (&r[col("p50_ns")], &r[col("max_ns")]);
+        if p50.is_empty() {
+            // A second with no completion (a loaded machine) has none.
+            assert!(max.is_empty(), "{text}");
+            continue;
+        }
+        let p50: u64 = p50.parse().unwrap();
+        let max: u64 = max.parse().unwrap();
         assert!(p50 <= max);
     }
 }
@@ -840,10 +854,12 @@ fn a_failing_worker_streams_its_errors_in_the_seconds_they_happen() {
     let live = d.path().join("live.jsonl");
     let metrics = d.path().join("m.prom");
     let out = d.path().join("run.json");
-    // 1000 I/Os per second; from the 2500th (about 2.5 s in) every one fails.
+    // 1000 I/Os per second; from the 1500th (about 1.5 s in) every one
+    // fails. (From the 2500th, a busy machine's debug build sometimes did
+    // not get that far in 4 s.)
     sb().args(["run", "--buffered", "--rw", "randread", "--bs", "4k"])
         .args(["--rate-iops", "1000", "--ramp", "0", "--duration", "4s"])
-        .args(["--debug-fail-from", "2500", "--max-errors", "100000000"])
+        .args(["--debug-fail-from", "1500", "--max-errors", "100000000"])
         .args(["--no-progress"])
         .arg(&a)
         .arg("--live")
