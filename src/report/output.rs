@@ -251,9 +251,13 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
         .unwrap_or(Path::new("."));
     let dir = open_dir(parent).map_err(|e| {
         refuse(match e {
-            Errno::ENOENT => format!("directory {} does not exist", show_path(parent)),
-            Errno::ENOTDIR => format!("{} is not a directory", show_path(parent)),
-            e => format!(
+            DirError::Planted(at) => format!(
+                "{} on the way to it is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose where the report goes); name a directory of your own",
+                show_path(&at)
+            ),
+            DirError::Sys(Errno::ENOENT) => format!("directory {} does not exist", show_path(parent)),
+            DirError::Sys(Errno::ENOTDIR) => format!("{} is not a directory", show_path(parent)),
+            DirError::Sys(e) => format!(
                 "cannot open its directory {}: {}",
                 show_path(parent),
                 e.desc()
@@ -343,17 +347,94 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
     ))
 }
 
-/// The directory of an output, opened once: `O_PATH` (it is only ever
-/// used to name files in), the kernel's own path walk (so the protections
-/// it applies to links on the way, `fs.protected_symlinks`, hold).
-fn open_dir(dir: &Path) -> nix::Result<OwnedFd> {
-    let fd = nix::fcntl::open(
-        dir,
-        OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        Mode::empty(),
+/// Why an output's directory could not be opened.
+#[derive(Debug)]
+enum DirError {
+    Sys(Errno),
+    /// A link on the way sits in a sticky, world-writable directory (/tmp)
+    /// and belongs to neither us nor that directory's owner: the path
+    /// where it was met.
+    Planted(PathBuf),
+}
+
+impl From<Errno> for DirError {
+    fn from(e: Errno) -> Self {
+        DirError::Sys(e)
+    }
+}
+
+/// The directory of an output, opened once as `O_PATH` (it is only ever
+/// used to name files in), by a walk of our own, one component at a time
+/// and never letting the kernel follow a link: a link on the way is read
+/// and followed by us, unless it sits in a sticky, world-writable
+/// directory and belongs to neither us nor that directory's owner. That is
+/// the rule of `fs.protected_symlinks=1`, applied whatever the sysctl says
+/// (its default is 0): a `/tmp/results` that another user made a link to
+/// a directory of theirs choosing would otherwise aim every report there.
+fn open_dir(dir: &Path) -> std::result::Result<OwnedFd, DirError> {
+    use std::collections::VecDeque;
+    let flags = OFlag::O_PATH | OFlag::O_CLOEXEC;
+    let open = |at: Option<&OwnedFd>, name: &[u8], more: OFlag| -> nix::Result<OwnedFd> {
+        let name = CString::new(name).map_err(|_| Errno::EINVAL)?;
+        let fd = nix::fcntl::openat(
+            at.map(|f| f.as_raw_fd()),
+            name.as_c_str(),
+            flags | more,
+            Mode::empty(),
+        )?;
+        // SAFETY: `openat` just returned this descriptor; nothing else owns it.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    };
+    let components = |p: &[u8]| -> VecDeque<Vec<u8>> {
+        p.split(|&b| b == b'/')
+            .filter(|c| !c.is_empty() && *c != b".")
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let bytes = dir.as_os_str().as_bytes();
+    let mut at = open(
+        None,
+        if bytes.starts_with(b"/") { b"/" } else { b"." },
+        OFlag::O_DIRECTORY,
     )?;
-    // SAFETY: `open` just returned this descriptor; nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    let mut todo = components(bytes);
+    // Where the walk is, for the message.
+    let mut walked = PathBuf::from(if bytes.starts_with(b"/") { "/" } else { "" });
+    let mut links = 0;
+    while let Some(c) = todo.pop_front() {
+        walked.push(std::ffi::OsStr::from_bytes(&c));
+        let next = open(Some(&at), &c, OFlag::O_NOFOLLOW)?;
+        let st = nix::sys::stat::fstat(next.as_raw_fd())?;
+        if is_symlink(&st) {
+            links += 1;
+            if links > 40 {
+                return Err(DirError::Sys(Errno::ELOOP));
+            }
+            let here = nix::sys::stat::fstat(at.as_raw_fd())?;
+            let sticky_open = here.st_mode & (libc::S_ISVTX | libc::S_IWOTH) as u32
+                == (libc::S_ISVTX | libc::S_IWOTH) as u32;
+            // SAFETY: geteuid takes nothing and cannot fail.
+            let euid = unsafe { libc::geteuid() };
+            if sticky_open && st.st_uid != euid && st.st_uid != here.st_uid {
+                return Err(DirError::Planted(walked));
+            }
+            // readlinkat(fd, "") reads the link an O_PATH descriptor holds.
+            let to = nix::fcntl::readlinkat(Some(next.as_raw_fd()), "")?;
+            let to = to.as_bytes();
+            if to.starts_with(b"/") {
+                at = open(None, b"/", OFlag::O_DIRECTORY)?;
+            }
+            for c in components(to).into_iter().rev() {
+                todo.push_front(c);
+            }
+            continue;
+        }
+        if SFlag::from_bits_truncate(st.st_mode & libc::S_IFMT) != SFlag::S_IFDIR {
+            return Err(DirError::Sys(Errno::ENOTDIR));
+        }
+        at = next;
+    }
+    Ok(at)
 }
 
 /// Which of this process's standard streams is the file (`dev`, `ino`):

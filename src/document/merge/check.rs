@@ -207,14 +207,16 @@ fn check_parts(
         let wat = format!("workers[{i}].");
         match w["target_index"].as_u64() {
             Some(t) if (t as usize) < targets => {}
-            t => return Err(damaged(
-                shown,
-                at,
-                format!(
+            t => {
+                return Err(damaged(
+                    shown,
+                    at,
+                    format!(
                     "workers[{i}].target_index is {}, but the document lists {targets} target(s)",
                     t.map_or_else(|| w["target_index"].to_string(), |t| t.to_string())
                 ),
-            )),
+                ))
+            }
         }
         let whole = |key: &str| {
             w[key].as_u64().ok_or_else(|| {
