@@ -411,8 +411,8 @@ fn open_dir(dir: &Path) -> std::result::Result<OwnedFd, DirError> {
                 return Err(DirError::Sys(Errno::ELOOP));
             }
             let here = nix::sys::stat::fstat(at.as_raw_fd())?;
-            let sticky_open = here.st_mode & (libc::S_ISVTX | libc::S_IWOTH) as u32
-                == (libc::S_ISVTX | libc::S_IWOTH) as u32;
+            let open_sticky = libc::S_ISVTX | libc::S_IWOTH;
+            let sticky_open = here.st_mode & open_sticky == open_sticky;
             // SAFETY: geteuid takes nothing and cannot fail.
             let euid = unsafe { libc::geteuid() };
             if sticky_open && st.st_uid != euid && st.st_uid != here.st_uid {
