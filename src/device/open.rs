@@ -33,6 +33,11 @@ pub struct Inspected {
     handle: File,
     /// `fstat` of `handle`.
     meta: fs::Metadata,
+    /// The read-only descriptor the checks ran on, held open until the
+    /// descriptor for I/O is: a loop device that is open cannot be detached
+    /// and attached to another file (a detach is deferred to the last
+    /// close), so the device checked is still backed by what was checked.
+    probe: File,
     /// The device's size (from the descriptor), or the file's.
     size: u64,
     /// Where its bytes live, resolved from the descriptor.
@@ -89,7 +94,8 @@ impl Inspected {
             size,
             mut checks,
             access,
-            ..
+            probe,
+            extent,
         } = self;
         let write = access.write && !access.dry_run;
         if access.write && access.dry_run && kind == TargetKind::Block {
@@ -130,6 +136,19 @@ impl Inspected {
                 "refusing {shown}: the file opened is not the one checked (is /proc mounted?): name the device itself, or run again"
             ));
         }
+        // What the device reaches now, from the descriptor that will be
+        // written: the same bytes the checks judged (a loop device detached
+        // and attached to another image in between reaches others).
+        if write && kind == TargetKind::Block {
+            let now = extent::of_file(&extent::Sys::default(), &file);
+            let key = |x: &Option<extent::Extent>| x.as_ref().map(|x| (x.base, x.start, x.len));
+            if key(&now) != key(&extent) {
+                return usage(format!(
+                    "refusing to write: {shown} changed after the checks (it reaches other bytes now: a loop device attached to another file?): nothing was written; run again"
+                ));
+            }
+        }
+        drop(probe);
 
         let (lbs, device) = match kind {
             TargetKind::Block => {
@@ -337,6 +356,7 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
         extent,
         checks,
         access,
+        probe,
     })
 }
 
