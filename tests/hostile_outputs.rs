@@ -235,6 +235,56 @@ fn an_output_under_a_directory_link_another_user_planted_is_refused_even_unprote
     assert!(own.join("ok.html").is_file());
 }
 
+#[test]
+#[cfg_attr(not(all(sb_root, sb_setpriv)), ignore = "needs root and setpriv")]
+fn a_write_target_through_a_link_another_user_planted_is_refused_even_unprotected() {
+    require(common::is_root(), "needs root: a link made by another uid");
+    let _unprotected = ProtectedSymlinks::off();
+    let d = reachable_tempdir();
+    let victim_dir = d.path().join("victim");
+    std::fs::create_dir(&victim_dir).unwrap();
+    let precious = data_file(&victim_dir, "precious.dat", 4 << 20);
+    let before = state(&precious);
+    let sticky = d.path().join("tmp");
+    std::fs::create_dir(&sticky).unwrap();
+    chmod(&sticky, 0o1777);
+    // /tmp/scratch.dat, the file root means to overwrite, and /tmp/work,
+    // a directory it means to write in: uid 54321's links.
+    let scratch = sticky.join("scratch.dat");
+    as_other(
+        "ln",
+        &["-s", precious.to_str().unwrap(), scratch.to_str().unwrap()],
+    );
+    let work = sticky.join("work");
+    as_other(
+        "ln",
+        &["-s", victim_dir.to_str().unwrap(), work.to_str().unwrap()],
+    );
+    let why = "is a symbolic link another user made in a world-writable directory";
+    for t in [scratch.clone(), work.join("precious.dat")] {
+        let t = t.to_str().unwrap();
+        for extra in [&[][..], &["--buffered"][..]] {
+            let mut args = vec![
+                "run",
+                "--rw",
+                "write",
+                "--allow-destructive",
+                "--io-limit",
+                "64k",
+                t,
+            ];
+            args.extend_from_slice(extra);
+            refused(&args, why);
+        }
+    }
+    assert_eq!(state(&precious), before, "the victim is as it was");
+    // Reading through the link is no harm and goes on as before.
+    sb().args(["run", "-t", "100ms", "--ramp", "0", "--no-progress"])
+        .arg(&scratch)
+        .assert()
+        .success();
+}
+
 /// A directory that belongs to uid 54321 (it may rename anything in it).
 fn others_dir(parent: &Path) -> PathBuf {
     let a = parent.join("others");

@@ -235,11 +235,28 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
     let shown = crate::base::error::show_path(path);
     // The one resolution of the name. Symlinks are followed (/dev/disk/by-id/...
     // names the device it points at), once.
-    let handle = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_PATH)
-        .open(path)
-    {
+    // For a write, by a walk that follows no link another user planted in
+    // a sticky, world-writable directory (/tmp): such a link would choose
+    // the file written (fs.protected_symlinks, whose default is 0, would
+    // stop the kernel's own walk only when set).
+    let opened = if access.write {
+        match crate::base::path::open_unplanted(path) {
+            Ok(fd) => Ok(File::from(fd)),
+            Err(crate::base::path::WalkError::Planted(at)) => {
+                return usage(format!(
+                    "refusing to write: {} on the way to target {shown} is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose the file written); name the file itself",
+                    crate::base::error::show_path(&at)
+                ))
+            }
+            Err(crate::base::path::WalkError::Sys(e)) => Err(io::Error::from(e)),
+        }
+    } else {
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(path)
+    };
+    let handle = match opened {
         Ok(h) => h,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return usage(format!(

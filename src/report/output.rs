@@ -46,6 +46,7 @@ use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{FileStat, Mode, SFlag};
 
 use crate::base::error::{show_path, UsageError};
+use crate::base::path::WalkError as DirError;
 
 /// (`st_dev`, `st_ino`): a file by identity, whatever its name.
 type Inode = (u64, u64);
@@ -347,94 +348,17 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
     ))
 }
 
-/// Why an output's directory could not be opened.
-#[derive(Debug)]
-enum DirError {
-    Sys(Errno),
-    /// A link on the way sits in a sticky, world-writable directory (/tmp)
-    /// and belongs to neither us nor that directory's owner: the path
-    /// where it was met.
-    Planted(PathBuf),
-}
-
-impl From<Errno> for DirError {
-    fn from(e: Errno) -> Self {
-        DirError::Sys(e)
-    }
-}
-
 /// The directory of an output, opened once as `O_PATH` (it is only ever
-/// used to name files in), by a walk of our own, one component at a time
-/// and never letting the kernel follow a link: a link on the way is read
-/// and followed by us, unless it sits in a sticky, world-writable
-/// directory and belongs to neither us nor that directory's owner. That is
-/// the rule of `fs.protected_symlinks=1`, applied whatever the sysctl says
-/// (its default is 0): a `/tmp/results` that another user made a link to
-/// a directory of theirs choosing would otherwise aim every report there.
+/// used to name files in) by [`crate::base::path::open_unplanted`]: a link
+/// another user planted in /tmp on the way is not followed, whatever
+/// `fs.protected_symlinks` says.
 fn open_dir(dir: &Path) -> std::result::Result<OwnedFd, DirError> {
-    use std::collections::VecDeque;
-    let flags = OFlag::O_PATH | OFlag::O_CLOEXEC;
-    let open = |at: Option<&OwnedFd>, name: &[u8], more: OFlag| -> nix::Result<OwnedFd> {
-        let name = CString::new(name).map_err(|_| Errno::EINVAL)?;
-        let fd = nix::fcntl::openat(
-            at.map(|f| f.as_raw_fd()),
-            name.as_c_str(),
-            flags | more,
-            Mode::empty(),
-        )?;
-        // SAFETY: `openat` just returned this descriptor; nothing else owns it.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-    };
-    let components = |p: &[u8]| -> VecDeque<Vec<u8>> {
-        p.split(|&b| b == b'/')
-            .filter(|c| !c.is_empty() && *c != b".")
-            .map(<[u8]>::to_vec)
-            .collect()
-    };
-    let bytes = dir.as_os_str().as_bytes();
-    let mut at = open(
-        None,
-        if bytes.starts_with(b"/") { b"/" } else { b"." },
-        OFlag::O_DIRECTORY,
-    )?;
-    let mut todo = components(bytes);
-    // Where the walk is, for the message.
-    let mut walked = PathBuf::from(if bytes.starts_with(b"/") { "/" } else { "" });
-    let mut links = 0;
-    while let Some(c) = todo.pop_front() {
-        walked.push(std::ffi::OsStr::from_bytes(&c));
-        let next = open(Some(&at), &c, OFlag::O_NOFOLLOW)?;
-        let st = nix::sys::stat::fstat(next.as_raw_fd())?;
-        if is_symlink(&st) {
-            links += 1;
-            if links > 40 {
-                return Err(DirError::Sys(Errno::ELOOP));
-            }
-            let here = nix::sys::stat::fstat(at.as_raw_fd())?;
-            let open_sticky = libc::S_ISVTX | libc::S_IWOTH;
-            let sticky_open = here.st_mode & open_sticky == open_sticky;
-            // SAFETY: geteuid takes nothing and cannot fail.
-            let euid = unsafe { libc::geteuid() };
-            if sticky_open && st.st_uid != euid && st.st_uid != here.st_uid {
-                return Err(DirError::Planted(walked));
-            }
-            // readlinkat(fd, "") reads the link an O_PATH descriptor holds.
-            let to = nix::fcntl::readlinkat(Some(next.as_raw_fd()), "")?;
-            let to = to.as_bytes();
-            if to.starts_with(b"/") {
-                at = open(None, b"/", OFlag::O_DIRECTORY)?;
-            }
-            for c in components(to).into_iter().rev() {
-                todo.push_front(c);
-            }
-            continue;
-        }
-        if SFlag::from_bits_truncate(st.st_mode & libc::S_IFMT) != SFlag::S_IFDIR {
-            return Err(DirError::Sys(Errno::ENOTDIR));
-        }
-        at = next;
+    let fd = crate::base::path::open_unplanted(dir)?;
+    let st = nix::sys::stat::fstat(fd.as_raw_fd())?;
+    if SFlag::from_bits_truncate(st.st_mode & libc::S_IFMT) != SFlag::S_IFDIR {
+        return Err(DirError::Sys(Errno::ENOTDIR));
     }
-    Ok(at)
+    Ok(fd)
 }
 
 /// Which of this process's standard streams is the file (`dev`, `ino`):
