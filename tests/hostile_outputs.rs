@@ -53,8 +53,18 @@ const PROTECTED_SYMLINKS: &str = "/proc/sys/fs/protected_symlinks";
 
 impl ProtectedSymlinks {
     fn on() -> ProtectedSymlinks {
+        Self::set("1")
+    }
+
+    /// `fs.protected_symlinks=0`, the kernel's default: nothing in the
+    /// kernel stops root following another user's link in /tmp.
+    fn off() -> ProtectedSymlinks {
+        Self::set("0")
+    }
+
+    fn set(v: &str) -> ProtectedSymlinks {
         let old = std::fs::read_to_string(PROTECTED_SYMLINKS).unwrap();
-        std::fs::write(PROTECTED_SYMLINKS, "1").unwrap();
+        std::fs::write(PROTECTED_SYMLINKS, v).unwrap();
         ProtectedSymlinks(old.trim().to_string())
     }
 }
@@ -165,6 +175,114 @@ fn an_output_on_a_link_another_user_planted_is_refused_and_the_victim_kept() {
     for l in [&out, &svg, &prom, &live] {
         assert!(std::fs::symlink_metadata(l).unwrap().is_symlink());
     }
+}
+
+#[test]
+#[cfg_attr(not(all(sb_root, sb_setpriv)), ignore = "needs root and setpriv")]
+fn an_output_under_a_directory_link_another_user_planted_is_refused_even_unprotected() {
+    require(common::is_root(), "needs root: a link made by another uid");
+    // The kernel's default (and this machine's): the kernel itself lets
+    // root follow uid 54321's link in a sticky directory.
+    let _unprotected = ProtectedSymlinks::off();
+    let d = reachable_tempdir();
+    let victim_dir = d.path().join("victim");
+    std::fs::create_dir(&victim_dir).unwrap();
+    let secret = victim_dir.join("r.json");
+    std::fs::write(&secret, "password = hunter2\n".repeat(100)).unwrap();
+    chmod(&secret, 0o600);
+    let before = state(&secret);
+    let sticky = d.path().join("tmp");
+    std::fs::create_dir(&sticky).unwrap();
+    chmod(&sticky, 0o1777);
+    // /tmp/results, which root takes for a directory of results, is uid
+    // 54321's link to the victim's directory; and one more link deep.
+    let results = sticky.join("results");
+    as_other(
+        "ln",
+        &[
+            "-s",
+            victim_dir.to_str().unwrap(),
+            results.to_str().unwrap(),
+        ],
+    );
+    let own = d.path().join("own");
+    std::fs::create_dir(&own).unwrap();
+    // A link of root's own to the planted one: followed, then the planted one is not.
+    let via = own.join("via");
+    std::os::unix::fs::symlink(&results, &via).unwrap();
+    let docs = d.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    let r1 = run_document(&docs, "r1.json");
+    let r1 = r1.to_str().unwrap();
+    let t = data_file(&docs, "t.dat", 2 << 20);
+    let t = t.to_str().unwrap();
+    let why = "a symbolic link another user made in a world-writable directory";
+    for dir in [&results, &via, &results.join(".")] {
+        let out = dir.join("r.json");
+        let out = out.to_str().unwrap();
+        refused(&["report", r1, "-o", out], why);
+        refused(&["run", t, "--json", out], why);
+        refused(&["run", t, "--metrics", out], why);
+        refused(&["run", t, "--live", out], why);
+        refused(&["merge", r1, "--json", out], why);
+    }
+    assert_eq!(state(&secret), before, "the victim is as it was");
+    // A link of root's own in the sticky directory is followed as before.
+    let mine = sticky.join("mine");
+    std::os::unix::fs::symlink(&own, &mine).unwrap();
+    let out = mine.join("ok.html");
+    sb().args(["report", r1, "-o"]).arg(&out).assert().success();
+    assert!(own.join("ok.html").is_file());
+}
+
+#[test]
+#[cfg_attr(not(all(sb_root, sb_setpriv)), ignore = "needs root and setpriv")]
+fn a_write_target_through_a_link_another_user_planted_is_refused_even_unprotected() {
+    require(common::is_root(), "needs root: a link made by another uid");
+    let _unprotected = ProtectedSymlinks::off();
+    let d = reachable_tempdir();
+    let victim_dir = d.path().join("victim");
+    std::fs::create_dir(&victim_dir).unwrap();
+    let precious = data_file(&victim_dir, "precious.dat", 4 << 20);
+    let before = state(&precious);
+    let sticky = d.path().join("tmp");
+    std::fs::create_dir(&sticky).unwrap();
+    chmod(&sticky, 0o1777);
+    // /tmp/scratch.dat, the file root means to overwrite, and /tmp/work,
+    // a directory it means to write in: uid 54321's links.
+    let scratch = sticky.join("scratch.dat");
+    as_other(
+        "ln",
+        &["-s", precious.to_str().unwrap(), scratch.to_str().unwrap()],
+    );
+    let work = sticky.join("work");
+    as_other(
+        "ln",
+        &["-s", victim_dir.to_str().unwrap(), work.to_str().unwrap()],
+    );
+    let why = "is a symbolic link another user made in a world-writable directory";
+    for t in [scratch.clone(), work.join("precious.dat")] {
+        let t = t.to_str().unwrap();
+        for extra in [&[][..], &["--buffered"][..]] {
+            let mut args = vec![
+                "run",
+                "--rw",
+                "write",
+                "--allow-destructive",
+                "--io-limit",
+                "64k",
+                t,
+            ];
+            args.extend_from_slice(extra);
+            refused(&args, why);
+        }
+    }
+    assert_eq!(state(&precious), before, "the victim is as it was");
+    // Reading through the link is no harm and goes on as before.
+    sb().args(["run", "-t", "100ms", "--ramp", "0", "--no-progress"])
+        .arg(&scratch)
+        .assert()
+        .success();
 }
 
 /// A directory that belongs to uid 54321 (it may rename anything in it).

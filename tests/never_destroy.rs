@@ -678,3 +678,122 @@ fn a_link_flipped_to_an_alias_of_a_mounted_device_never_reaches_it() {
         "{written} written, {refused} refused, {flips} flips"
     );
 }
+
+/// An OFD lock on `path` (as stripebench's device locks are), held while
+/// the file is open.
+fn ofd_lock(path: &Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .unwrap();
+    // SAFETY: a zeroed flock is a valid "whole file" request once the type is set.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = libc::F_WRLCK as libc::c_short;
+    fl.l_whence = libc::SEEK_SET as libc::c_short;
+    // SAFETY: the fd is open; the kernel reads the flock we own.
+    let r = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_OFD_SETLK, &fl) };
+    assert_eq!(r, 0, "lock {}", path.display());
+    f
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root and mkfs.ext4 (e2fsprogs)"
+)]
+fn a_loop_device_repointed_between_the_checks_and_the_open_never_reaches_the_new_image() {
+    // Hostile test: the guard checked /dev/loopN over a harmless image, then
+    // waited (--wait-lock, another run holding the device's lock); meanwhile
+    // loopN was detached and attached again over the image of a mounted
+    // ext4. The open for I/O went through the checked device node, now
+    // backed by the mounted image, and --force-signature skipped the
+    // signature's second look: the write landed at 20 MiB of that image.
+    use std::io::{BufRead, BufReader};
+    let d = tempfile::tempdir().unwrap();
+    let victim = sparse(d.path(), "victim.img", 64);
+    let harmless = sparse(d.path(), "harmless.img", 64);
+    let mnt = tempfile::tempdir().unwrap();
+    let (_vl, _m) = mounted_ext4(&victim, mnt.path(), &[]);
+    sh("sync", &[]);
+    let before = digest(victim.to_str().unwrap());
+    let l = Loop::attach(&harmless, &[]);
+    let dev = l.dev.clone();
+    let rdev = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&dev).unwrap().rdev()
+    };
+    let lock_name = format!(
+        "lock-{}:{}",
+        libc::major(rdev as libc::dev_t),
+        libc::minor(rdev as libc::dev_t)
+    );
+    let held = ofd_lock(&common::state_dir().join(lock_name));
+    let mut child = common::spawn(&[
+        "run",
+        "--rw",
+        "write",
+        "--allow-destructive",
+        "--force-signature",
+        "--readahead",
+        "256",
+        "--wait-lock",
+        "-t",
+        "1",
+        "--ramp",
+        "0",
+        "--io-limit",
+        "4k",
+        "--bs",
+        "4k",
+        "--offset",
+        "20m",
+        "--no-progress",
+        &dev,
+    ]);
+    // The checks have passed when it says it waits for the lock.
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        said.push_str(&line);
+        if line.contains("waiting for another run") {
+            break;
+        }
+    }
+    assert!(said.contains("waiting for another run"), "{said}");
+    // Re-point the checked device at the mounted image.
+    drop(l);
+    let re = std::process::Command::new("losetup")
+        .args([&dev, victim.to_str().unwrap()])
+        .status()
+        .unwrap();
+    let _repointed = Loop::adopt(&dev, &victim);
+    if !re.success() {
+        // The checked device is held open from the checks to the I/O: its
+        // detach is deferred to the last close, and it cannot be attached
+        // to another file meanwhile.
+        eprintln!("losetup {dev} could not re-attach: the device is pinned");
+    }
+    drop(held);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    sh("sync", &[]);
+    assert_eq!(
+        digest(victim.to_str().unwrap()),
+        before,
+        "the mounted image is as it was"
+    );
+    if re.success() {
+        assert_eq!(status.code(), Some(2), "{said}{rest}");
+        assert!(rest.contains("changed after the checks"), "{rest}");
+    }
+}

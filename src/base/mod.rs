@@ -10,5 +10,6 @@ pub mod cpus;
 pub mod error;
 pub mod invocation;
 pub mod io;
+pub mod path;
 pub mod signals;
 pub mod units;

@@ -33,6 +33,11 @@ pub struct Inspected {
     handle: File,
     /// `fstat` of `handle`.
     meta: fs::Metadata,
+    /// The read-only descriptor the checks ran on, held open until the
+    /// descriptor for I/O is: a loop device that is open cannot be detached
+    /// and attached to another file (a detach is deferred to the last
+    /// close), so the device checked is still backed by what was checked.
+    probe: File,
     /// The device's size (from the descriptor), or the file's.
     size: u64,
     /// Where its bytes live, resolved from the descriptor.
@@ -89,7 +94,8 @@ impl Inspected {
             size,
             mut checks,
             access,
-            ..
+            probe,
+            extent,
         } = self;
         let write = access.write && !access.dry_run;
         if access.write && access.dry_run && kind == TargetKind::Block {
@@ -130,6 +136,19 @@ impl Inspected {
                 "refusing {shown}: the file opened is not the one checked (is /proc mounted?): name the device itself, or run again"
             ));
         }
+        // What the device reaches now, from the descriptor that will be
+        // written: the same bytes the checks judged (a loop device detached
+        // and attached to another image in between reaches others).
+        if write && kind == TargetKind::Block {
+            let now = extent::of_file(&extent::Sys::default(), &file);
+            let key = |x: &Option<extent::Extent>| x.as_ref().map(|x| (x.base, x.start, x.len));
+            if key(&now) != key(&extent) {
+                return usage(format!(
+                    "refusing to write: {shown} changed after the checks (it reaches other bytes now: a loop device attached to another file?): nothing was written; run again"
+                ));
+            }
+        }
+        drop(probe);
 
         let (lbs, device) = match kind {
             TargetKind::Block => {
@@ -216,11 +235,28 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
     let shown = crate::base::error::show_path(path);
     // The one resolution of the name. Symlinks are followed (/dev/disk/by-id/...
     // names the device it points at), once.
-    let handle = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_PATH)
-        .open(path)
-    {
+    // For a write, by a walk that follows no link another user planted in
+    // a sticky, world-writable directory (/tmp): such a link would choose
+    // the file written (fs.protected_symlinks, whose default is 0, would
+    // stop the kernel's own walk only when set).
+    let opened = if access.write {
+        match crate::base::path::open_unplanted(path) {
+            Ok(fd) => Ok(File::from(fd)),
+            Err(crate::base::path::WalkError::Planted(at)) => {
+                return usage(format!(
+                    "refusing to write: {} on the way to target {shown} is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose the file written); name the file itself",
+                    crate::base::error::show_path(&at)
+                ))
+            }
+            Err(crate::base::path::WalkError::Sys(e)) => Err(io::Error::from(e)),
+        }
+    } else {
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(path)
+    };
+    let handle = match opened {
         Ok(h) => h,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return usage(format!(
@@ -337,6 +373,7 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
         extent,
         checks,
         access,
+        probe,
     })
 }
 

@@ -46,6 +46,7 @@ use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{FileStat, Mode, SFlag};
 
 use crate::base::error::{show_lines, show_path, UsageError};
+use crate::base::path::WalkError as DirError;
 
 /// (`st_dev`, `st_ino`): a file by identity, whatever its name.
 type Inode = (u64, u64);
@@ -251,9 +252,13 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
         .unwrap_or(Path::new("."));
     let dir = open_dir(parent).map_err(|e| {
         refuse(match e {
-            Errno::ENOENT => format!("directory {} does not exist", show_path(parent)),
-            Errno::ENOTDIR => format!("{} is not a directory", show_path(parent)),
-            e => format!(
+            DirError::Planted(at) => format!(
+                "{} on the way to it is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose where the report goes); name a directory of your own",
+                show_path(&at)
+            ),
+            DirError::Sys(Errno::ENOENT) => format!("directory {} does not exist", show_path(parent)),
+            DirError::Sys(Errno::ENOTDIR) => format!("{} is not a directory", show_path(parent)),
+            DirError::Sys(e) => format!(
                 "cannot open its directory {}: {}",
                 show_path(parent),
                 e.desc()
@@ -343,17 +348,17 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
     ))
 }
 
-/// The directory of an output, opened once: `O_PATH` (it is only ever
-/// used to name files in), the kernel's own path walk (so the protections
-/// it applies to links on the way, `fs.protected_symlinks`, hold).
-fn open_dir(dir: &Path) -> nix::Result<OwnedFd> {
-    let fd = nix::fcntl::open(
-        dir,
-        OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        Mode::empty(),
-    )?;
-    // SAFETY: `open` just returned this descriptor; nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+/// The directory of an output, opened once as `O_PATH` (it is only ever
+/// used to name files in) by [`crate::base::path::open_unplanted`]: a link
+/// another user planted in /tmp on the way is not followed, whatever
+/// `fs.protected_symlinks` says.
+fn open_dir(dir: &Path) -> std::result::Result<OwnedFd, DirError> {
+    let fd = crate::base::path::open_unplanted(dir)?;
+    let st = nix::sys::stat::fstat(fd.as_raw_fd())?;
+    if SFlag::from_bits_truncate(st.st_mode & libc::S_IFMT) != SFlag::S_IFDIR {
+        return Err(DirError::Sys(Errno::ENOTDIR));
+    }
+    Ok(fd)
 }
 
 /// Which of this process's standard streams is the file (`dev`, `ino`):

@@ -238,6 +238,17 @@ impl Loop {
     }
 }
 
+impl Loop {
+    /// Takes over `dev`, attached (by the test, by hand) to `file`: detached
+    /// on drop while still backed by it.
+    pub fn adopt(dev: &str, file: &Path) -> Loop {
+        Loop {
+            dev: dev.to_string(),
+            file: file.to_path_buf(),
+        }
+    }
+}
+
 impl Drop for Loop {
     fn drop(&mut self) {
         let back = Command::new("losetup")
