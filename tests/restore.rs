@@ -162,6 +162,23 @@ fn restore_never_writes_through_a_link_planted_under_sys() {
     }
 }
 
+/// A sysfs attribute set for a test and put back on drop, on every exit path.
+struct PutBack(PathBuf, String);
+
+impl PutBack {
+    fn set(path: &Path, value: &str) -> PutBack {
+        let old = fs::read_to_string(path).unwrap().trim().to_string();
+        fs::write(path, value).unwrap();
+        PutBack(path.to_path_buf(), old)
+    }
+}
+
+impl Drop for PutBack {
+    fn drop(&mut self) {
+        let _ = fs::write(&self.0, &self.1);
+    }
+}
+
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn restore_writes_only_its_own_settings_and_follows_no_sysfs_link() {
@@ -171,7 +188,9 @@ fn restore_writes_only_its_own_settings_and_follows_no_sysfs_link() {
     let a_dir = fs::canonicalize(format!("/sys/block/{}", name(&a))).unwrap();
     fs::write(ra_path(&b), "512").unwrap();
     let max_sectors = a_dir.join("queue/max_sectors_kb");
-    fs::write(&max_sectors, "64").unwrap();
+    // Put back when the test ends: a loop device keeps its queue settings
+    // after it is detached, and the next test to attach it inherited 64.
+    let _limit = PutBack::set(&max_sectors, "64");
     let state = tempfile::tempdir().unwrap();
     // Under /sys/devices, but through a link (loopA/subsystem is
     // /sys/class/block, whose loopB leads to B's directory).
