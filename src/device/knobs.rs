@@ -199,7 +199,10 @@ impl KnobGuard {
 impl Drop for KnobGuard {
     fn drop(&mut self) {
         for e in self.restore() {
-            eprintln!("stripebench: warning: {e}; run 'stripebench restore'");
+            eprintln!(
+                "stripebench: warning: {}; run 'stripebench restore'",
+                crate::base::error::show_lines(&e)
+            );
         }
     }
 }
