@@ -236,16 +236,20 @@ declare -A seen_run=()
 lineno=0
 while IFS= read -r raw || [ -n "$raw" ]; do
   lineno=$((lineno + 1))
+  # (bash's ${raw%%#*} takes a minute over a line of a megabyte.)
+  [ ${#raw} -le 65536 ] || die "$HOSTFILE line $lineno is longer than 64 KiB: a line is HOST [TARGET...] [-- RUN_OPTIONS...]"
   line=${raw%%#*}
   IFS=$' \t\r\n' read -r -a words <<<"$line" || true
   [ ${#words[@]} -gt 0 ] || continue
   host=${words[0]}
   where="$HOSTFILE line $lineno"
   case "$host" in
-    /*|-*) die "$where: '$host' is not a host: a line is HOST [TARGET...] [-- RUN_OPTIONS...], the host first" ;;
+    /*|-*) die "$where: '$(printable "$host")' is not a host: a line is HOST [TARGET...] [-- RUN_OPTIONS...], the host first" ;;
   esac
-  # [USER@]HOST: no "@group" (clush would run every node of the group).
-  [[ "$host" =~ ^([A-Za-z0-9._-]+@)?[A-Za-z0-9._:%-]+$ ]] || die "$where: '$host' is not a host name or address ([USER@]HOST)"
+  # [USER@]HOST: no "@group" (clush would run every node of the group); no
+  # longer than a DNS name and a user name allow (a name of a megabyte
+  # would break the launch: "Argument list too long").
+  [[ ${#host} -le 320 && "$host" =~ ^([A-Za-z0-9._-]+@)?[A-Za-z0-9._:%-]+$ ]] || die "$where: '$(printable "$host")' is not a host name or address ([USER@]HOST, at most 320 characters)"
   targets=() extras=() in_extras=0
   for w in "${words[@]:1}"; do
     if [ "$in_extras" = 0 ] && [ "$w" = -- ]; then in_extras=1

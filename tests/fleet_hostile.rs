@@ -1003,3 +1003,41 @@ fn a_hosts_stderr_with_bidi_overrides_is_quoted_printable() {
         "the override is shown escaped: {err}"
     );
 }
+
+/// Regression (hostile pass over issue 20, items 2 and 5): a hostfile's host
+/// name holding an escape was echoed raw in fleet.sh's refusal, and a host
+/// name of a megabyte took a minute to read (bash's `${raw%%#*}` is
+/// quadratic), passed the name check and broke the launch ("Argument list
+/// too long") after the preflight. Each is refused first, exit 2, the name
+/// shown printable and cut.
+#[test]
+fn a_host_name_with_escapes_or_of_a_megabyte_is_refused_printable() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 1);
+    for (name, host) in [
+        ("esc", "a\u{1b}]0;PWN\u{7}\u{1b}[2Jb".to_string()),
+        ("long", "h".repeat(300) + &"i".repeat(30)),
+        ("huge", "h".repeat(1 << 20)),
+    ] {
+        let hosts = write(dir.path(), name, &format!("{host} {}\n", t[0]));
+        let out = dir.path().join(format!("out-{name}"));
+        let o = fleet(
+            &bin(),
+            &strs(&quick(&["--out", out.to_str().unwrap(), &hosts])),
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        let why = if name == "huge" {
+            "is longer than 64 KiB"
+        } else {
+            "is not a host name"
+        };
+        assert!(err.contains(why), "{name}: {err}");
+        assert!(!o.stderr.contains(&0x1b), "{name}: a raw ESC: {err}");
+        assert!(
+            o.stderr.len() < 4096,
+            "{name}: {} bytes of stderr",
+            o.stderr.len()
+        );
+    }
+}
