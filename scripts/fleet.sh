@@ -113,11 +113,27 @@ us_g() { awk -v u="$1" 'BEGIN { printf "%g", u / 1e6 }'; }
 us_ms() { awk -v u="$1" 'BEGIN { printf "%.1fms", u / 1e3 }'; }
 # Text a host sent (its stderr, an answer) as one line that is safe on a
 # terminal and in a message: control characters (C0, DEL, the C1 range that
-# a UTF-8 terminal takes as CSI and OSC) and bytes that are not UTF-8 as
+# a UTF-8 terminal takes as CSI and OSC), characters that reorder or hide
+# text (bidi overrides, tag characters) and bytes that are not UTF-8 as
 # \xNN, cut after 300 bytes. (awk reads it from the environment: -v would
 # interpret its backslashes.)
 printable() {
-  T=${1:0:2048} LC_ALL=C awk 'BEGIN {
+  T=${1:0:2048} LC_ALL=C awk '
+  # Whether the K-byte character at I is one that reorders or hides text
+  # (stripebench escapes the same): a format character (bidi marks,
+  # overrides and isolates, zero-width ones, the soft hyphen, tag
+  # characters) or a line or paragraph separator.
+  function hidden(s, i, k,   c, j) {
+    c = ord[substr(s, i, 1)] - (k == 2 ? 192 : k == 3 ? 224 : 240)
+    for (j = 1; j < k; j++) c = c * 64 + ord[substr(s, i + j, 1)] - 128
+    return c == 173 || (c >= 1536 && c <= 1541) || c == 1564 || c == 1757 || c == 1807 ||
+      c == 2192 || c == 2193 || c == 2274 || c == 6158 ||
+      (c >= 8203 && c <= 8207) || (c >= 8232 && c <= 8238) || (c >= 8288 && c <= 8292) ||
+      (c >= 8294 && c <= 8303) || c == 65279 || (c >= 65529 && c <= 65531) ||
+      c == 69821 || c == 69837 || (c >= 78896 && c <= 78911) || (c >= 113824 && c <= 113827) ||
+      (c >= 119155 && c <= 119162) || c == 917505 || (c >= 917536 && c <= 917631)
+  }
+  BEGIN {
     for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i
     s = ENVIRON["T"]; n = length(s); o = ""; i = 1
     while (i <= n && length(o) < 300) {
@@ -128,6 +144,7 @@ printable() {
       else if (b >= 240 && b <= 244) k = 4
       for (j = 1; j < k; j++) { c = ord[substr(s, i + j, 1)]; if (c < 128 || c > 191) k = 0 }
       if (b == 194 && ord[substr(s, i + 1, 1)] < 160) k = 0
+      if (k > 1 && hidden(s, i, k)) k = 0
       if (k) { o = o substr(s, i, k); i += k } else { o = o sprintf("\\x%02x", b); i++ }
     }
     if (i <= n) o = o "..."
@@ -219,16 +236,20 @@ declare -A seen_run=()
 lineno=0
 while IFS= read -r raw || [ -n "$raw" ]; do
   lineno=$((lineno + 1))
+  # (bash's ${raw%%#*} takes a minute over a line of a megabyte.)
+  [ ${#raw} -le 65536 ] || die "$HOSTFILE line $lineno is longer than 64 KiB: a line is HOST [TARGET...] [-- RUN_OPTIONS...]"
   line=${raw%%#*}
   IFS=$' \t\r\n' read -r -a words <<<"$line" || true
   [ ${#words[@]} -gt 0 ] || continue
   host=${words[0]}
   where="$HOSTFILE line $lineno"
   case "$host" in
-    /*|-*) die "$where: '$host' is not a host: a line is HOST [TARGET...] [-- RUN_OPTIONS...], the host first" ;;
+    /*|-*) die "$where: '$(printable "$host")' is not a host: a line is HOST [TARGET...] [-- RUN_OPTIONS...], the host first" ;;
   esac
-  # [USER@]HOST: no "@group" (clush would run every node of the group).
-  [[ "$host" =~ ^([A-Za-z0-9._-]+@)?[A-Za-z0-9._:%-]+$ ]] || die "$where: '$host' is not a host name or address ([USER@]HOST)"
+  # [USER@]HOST: no "@group" (clush would run every node of the group); no
+  # longer than a DNS name and a user name allow (a name of a megabyte
+  # would break the launch: "Argument list too long").
+  [[ ${#host} -le 320 && "$host" =~ ^([A-Za-z0-9._-]+@)?[A-Za-z0-9._:%-]+$ ]] || die "$where: '$(printable "$host")' is not a host name or address ([USER@]HOST, at most 320 characters)"
   targets=() extras=() in_extras=0
   for w in "${words[@]:1}"; do
     if [ "$in_extras" = 0 ] && [ "$w" = -- ]; then in_extras=1

@@ -10,17 +10,21 @@ use stripebench::cli::Cli;
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("stripebench: internal error: {info}; please report it");
+        // Not eprintln!: it panics when stderr is gone, and a panic in the
+        // hook aborts.
+        say(format_args!(
+            "stripebench: internal error: {info}; please report it"
+        ));
     }));
     // As typed, before --config is spliced in: what the documents record.
     stripebench::base::invocation::record_argv(std::env::args_os().collect());
     let argv = match expand_config() {
         Ok(a) => a,
         Err(e) => {
-            eprintln!(
+            say(format_args!(
                 "stripebench: error: {}",
                 stripebench::base::error::show_lines(&e.to_string())
-            );
+            ));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -52,10 +56,10 @@ fn main() -> ExitCode {
         }
         Ok(Ok(code)) => ExitCode::from(code),
         Ok(Err(e)) => {
-            eprintln!(
+            say(format_args!(
                 "stripebench: error: {}",
                 stripebench::base::error::show_lines(&format!("{e:#}"))
-            );
+            ));
             ExitCode::from(exit_code_for(&e))
         }
         Err(_) => ExitCode::from(EXIT_FAILURE),
@@ -106,11 +110,19 @@ fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
             let help = sub.map_or("stripebench --help".to_string(), |s| {
                 format!("stripebench {s} --help")
             });
-            eprintln!(
+            say(format_args!(
                 "stripebench: error: {} (see {help})",
                 stripebench::base::error::show_lines(&first.to_string())
-            );
+            ));
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// One line on standard error, whatever becomes of it: a closed or full
+/// stderr (`2>&1 | head`, a launcher that hung up) must not turn an error
+/// into a panic, nor a panic into an abort (eprintln! panics there).
+fn say(msg: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{msg}");
 }

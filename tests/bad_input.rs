@@ -349,3 +349,36 @@ fn rw_lists_its_values_and_the_header_shows_the_resolved_block_size() {
         "{head}"
     );
 }
+
+/// Regression (hostile pass over issue 20): an error line written to a
+/// standard error whose reader has gone (`2>&1 | head -c 200`, a launcher
+/// that hung up) panicked in eprintln!, the panic hook's own eprintln!
+/// panicked again, and the process aborted (exit 134, SIGABRT) instead of
+/// exiting 2.
+#[test]
+fn an_error_to_a_closed_stderr_exits_2_without_aborting() {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: a two-int array for pipe to fill.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just made by pipe and are ours.
+    let (read, write) = unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    };
+    drop(read);
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .args([
+            "report",
+            "/nonexistent/doc.json",
+            "-o",
+            "/nonexistent/r.html",
+        ])
+        .stderr(write)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{:?}", out.status);
+}

@@ -224,3 +224,136 @@ fn hostile_document_text_reaches_no_output_raw() {
         .unwrap()
         .contains('\u{1b}'));
 }
+
+/// Invisible characters that reorder or hide text beyond the bidi overrides
+/// (found by a hostile pass over issue 20): the Arabic letter mark U+061C (a
+/// bidi mark), U+2028/U+2029 (line and paragraph separators), the word
+/// joiner and invisible operators U+2060..U+2064, the deprecated format
+/// controls U+206A..U+206F, U+180E, U+FFF9..U+FFFB and the tag characters
+/// U+E0000..U+E007F (text a terminal shows as nothing: "ASCII smuggling").
+const INVISIBLE: &[char] = &[
+    '\u{61c}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{2060}',
+    '\u{2064}',
+    '\u{206a}',
+    '\u{206f}',
+    '\u{180e}',
+    '\u{fff9}',
+    '\u{e0001}',
+    '\u{e0041}',
+    '\u{e007f}',
+    '\u{ad}',
+];
+
+/// Regression (hostile pass, issue 20 item 5): a document whose hostname and
+/// warning held U+061C, U+2028 and tag characters came out of diff and
+/// report with them raw (only C0, C1, DEL, bidi overrides and isolates and
+/// zero-width characters were escaped).
+#[test]
+fn invisible_format_characters_in_a_document_are_escaped_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let p = dir.path().join("a.json");
+    let out = sb()
+        .args([
+            "run",
+            "--no-progress",
+            "--ramp",
+            "0",
+            "-t",
+            "300ms",
+            "--bs",
+            "4k",
+        ])
+        .arg(&t)
+        .arg("--json")
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: Value = serde_json::from_slice(&read(&p)).unwrap();
+    let payload: String = INVISIBLE.iter().flat_map(|&c| [c, 'x']).collect();
+    v["host"]["hostname"] = format!("evil{payload}").into();
+    v["warnings"] = serde_json::json!([format!("fake{payload}")]);
+    let e = dir.path().join("e.json");
+    std::fs::write(&e, serde_json::to_vec(&v).unwrap()).unwrap();
+    let html = dir.path().join("e.html");
+    let runs = [
+        sb().arg("diff").arg(&e).arg(&p).output().unwrap(),
+        sb().arg("report")
+            .arg(&e)
+            .arg("-o")
+            .arg(&html)
+            .output()
+            .unwrap(),
+    ];
+    let mut texts = vec![read(&html)];
+    for o in runs {
+        assert!(
+            o.status.code().is_some_and(|c| c < 2),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        texts.push(o.stdout);
+        texts.push(o.stderr);
+    }
+    for t in texts {
+        let s = String::from_utf8_lossy(&t);
+        let raw: Vec<String> = s
+            .chars()
+            .filter(|c| INVISIBLE.contains(c))
+            .map(|c| format!("U+{:04X}", u32::from(c)))
+            .collect();
+        assert!(raw.is_empty(), "raw {raw:?} in {s}");
+    }
+}
+
+/// Regression (hostile pass, issue 20 item 5): a test-bed record in the
+/// state directory naming `/tmp/\e]0;PWN\a\e[2J/stripebench-testbed-N-x`
+/// put those escapes raw on the terminal in every measuring command's
+/// warning that a killed run left its test bed behind.
+#[test]
+fn a_test_bed_record_with_escapes_in_its_path_is_warned_about_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    std::fs::write(
+        state.join("testbed-4000001.path"),
+        serde_json::to_vec(&serde_json::json!({
+            "dir": "/tmp/\u{1b}]0;PWN\u{7}\u{1b}[2J\u{9b}K/stripebench-testbed-4000001-x",
+            "token": "abc"
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    let out = sb()
+        .env("STRIPEBENCH_STATE_DIR", &state)
+        .args([
+            "run",
+            "--no-progress",
+            "--ramp",
+            "0",
+            "-t",
+            "200ms",
+            "--bs",
+            "4k",
+        ])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("left its test bed behind"), "{err}");
+    clean("the warning", &out.stderr);
+}

@@ -947,3 +947,97 @@ fn a_host_that_sends_a_copy_of_anothers_document_is_missing_and_the_rest_merge()
         "{listed}"
     );
 }
+
+/// Regression (hostile pass, issue 20 item 5): fleet.sh's printable() let
+/// through every valid UTF-8 character, so a host's stderr with a bidi
+/// override (U+202E, which makes a terminal show the rest of the line
+/// reversed), an Arabic letter mark or tag characters reached the terminal
+/// raw, where stripebench itself escapes them.
+#[test]
+fn a_hosts_stderr_with_bidi_overrides_is_quoted_printable() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 1);
+    let w = dir.path().join("stripebench");
+    std::fs::write(
+        &w,
+        format!(
+            "#!/bin/sh\ncase \"$FLEET_HOST:$1\" in\nmute:version) printf 'ssh: \\342\\200\\256gnp.kcatta \\330\\234\\363\\240\\201\\201\\342\\201\\240 all-clear\\n' >&2; exit 255;;\nesac\nexec {} \"$@\"\n",
+            bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hosts = write(
+        dir.path(),
+        "mute",
+        &format!("good1 {}\nmute {}\n", t[0], t[0]),
+    );
+    let out = dir.path().join("out");
+    let o = output(ssh_fleet_cmd(
+        &w,
+        dir.path(),
+        &strs(&quick(&[
+            "--delay",
+            "3s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    ));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refused: host mute gave no answer") && err.contains("all-clear"),
+        "{err}"
+    );
+    for c in ['\u{202e}', '\u{61c}', '\u{e0041}', '\u{2060}'] {
+        assert!(
+            !err.contains(c),
+            "raw U+{:04X} reached the terminal: {err}",
+            u32::from(c)
+        );
+    }
+    assert!(
+        err.contains("\\xe2\\x80\\xae"),
+        "the override is shown escaped: {err}"
+    );
+}
+
+/// Regression (hostile pass over issue 20, items 2 and 5): a hostfile's host
+/// name holding an escape was echoed raw in fleet.sh's refusal, and a host
+/// name of a megabyte took a minute to read (bash's `${raw%%#*}` is
+/// quadratic), passed the name check and broke the launch ("Argument list
+/// too long") after the preflight. Each is refused first, exit 2, the name
+/// shown printable and cut.
+#[test]
+fn a_host_name_with_escapes_or_of_a_megabyte_is_refused_printable() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 1);
+    for (name, host) in [
+        ("esc", "a\u{1b}]0;PWN\u{7}\u{1b}[2Jb".to_string()),
+        ("long", "h".repeat(300) + &"i".repeat(30)),
+        ("huge", "h".repeat(1 << 20)),
+    ] {
+        let hosts = write(dir.path(), name, &format!("{host} {}\n", t[0]));
+        let out = dir.path().join(format!("out-{name}"));
+        let o = fleet(
+            &bin(),
+            &strs(&quick(&["--out", out.to_str().unwrap(), &hosts])),
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        let why = if name == "huge" {
+            "is longer than 64 KiB"
+        } else {
+            "is not a host name"
+        };
+        assert!(err.contains(why), "{name}: {err}");
+        assert!(!o.stderr.contains(&0x1b), "{name}: a raw ESC: {err}");
+        assert!(
+            o.stderr.len() < 4096,
+            "{name}: {} bytes of stderr",
+            o.stderr.len()
+        );
+    }
+}

@@ -486,3 +486,36 @@ fn a_missing_host_that_was_also_measured_is_refused() {
     let html = dir.path().join("r.html");
     refused(&["report", &both, "-o", html.to_str().unwrap()], &why);
 }
+
+/// Regression (hostile pass over issue 20, item 10): a worker whose
+/// `seconds` was edited to -1e308 (or longer than the window), or whose
+/// region ran past the end of any device (offset and length u64::MAX), was
+/// accepted by report, diff and merge. Each is refused, naming the field.
+#[test]
+fn a_workers_seconds_or_region_that_cannot_be_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, v) = a_run(dir.path());
+    let html = dir.path().join("r.html");
+    let h = html.to_str().unwrap();
+    let window = v["window"]["seconds"].as_f64().unwrap();
+    let negative = edited(dir.path(), "neg.json", &v, |v| {
+        v["workers"][0]["seconds"] = (-1e308).into();
+    });
+    let longer = edited(dir.path(), "longer.json", &v, |v| {
+        v["workers"][0]["seconds"] = (window * 2.0 + 5.0).into();
+    });
+    let region = edited(dir.path(), "region.json", &v, |v| {
+        v["workers"][0]["region"]["offset"] = u64::MAX.into();
+        v["workers"][0]["region"]["length"] = u64::MAX.into();
+    });
+    for (doc, why) in [
+        (&negative, "workers[0].seconds is -1e308"),
+        (&longer, "workers[0].seconds is"),
+        (&region, "workers[0].region"),
+    ] {
+        refused(&["diff", &good, doc], why);
+        refused(&["report", doc, "-o", h], why);
+        refused(&["merge", &good, doc, "--force"], why);
+    }
+    assert!(!html.exists(), "nothing written");
+}

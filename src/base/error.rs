@@ -78,10 +78,36 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
 /// Whether `c` must not reach a terminal as is: a control character (C0,
 /// DEL, C1: ESC starts the sequences that retitle a window, write the
 /// clipboard or clear the screen) or an invisible one that reorders or
-/// hides text (bidi overrides and isolates, zero-width characters).
+/// hides text: every format character (Unicode category Cf: bidi marks,
+/// overrides and isolates, the Arabic letter mark, zero-width characters,
+/// the soft hyphen, invisible operators, tag characters that hide a whole
+/// message) and the line and paragraph separators (Zl, Zp).
 pub fn hostile(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{600}'..='\u{605}'
+                | '\u{61c}'
+                | '\u{6dd}'
+                | '\u{70f}'
+                | '\u{890}'..='\u{891}'
+                | '\u{8e2}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206f}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{110bd}'
+                | '\u{110cd}'
+                | '\u{13430}'..='\u{1343f}'
+                | '\u{1bca0}'..='\u{1bca3}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0001}'
+                | '\u{e0020}'..='\u{e007f}'
+        )
 }
 
 /// Text that came from outside (a path, a device or host name, a document's

@@ -27,7 +27,8 @@ pub fn preflight() {
     for (_, dir) in crate::device::scratch::pending(&knobs::state_dir()) {
         eprintln!(
             "stripebench: warning: a killed run left its test bed behind ({}): run 'stripebench restore' to remove it",
-            dir.display()
+            // The path is a state file's: data, shown escaped.
+            crate::base::error::show_path(&dir)
         );
     }
     let orphans = knobs::pending(&knobs::state_dir());
@@ -35,7 +36,7 @@ pub fn preflight() {
         eprintln!(
             "stripebench: warning: a killed run left {} setting(s) changed (state in {}): run 'stripebench restore'",
             orphans.iter().map(|(_, k)| k.len()).sum::<usize>(),
-            knobs::state_dir().display()
+            crate::base::error::show_path(&knobs::state_dir())
         );
     }
 }

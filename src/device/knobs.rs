@@ -199,7 +199,10 @@ impl KnobGuard {
 impl Drop for KnobGuard {
     fn drop(&mut self) {
         for e in self.restore() {
-            eprintln!("stripebench: warning: {e}; run 'stripebench restore'");
+            eprintln!(
+                "stripebench: warning: {}; run 'stripebench restore'",
+                crate::base::error::show_lines(&e)
+            );
         }
     }
 }
@@ -292,6 +295,18 @@ pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<Str
     // taken (without waiting) for each setting put back.
     let mut held: Vec<(String, fs::File)> = Vec::new();
     for (file, k) in all {
+        // The old value is data too: a number, as sysfs shows every setting
+        // stripebench changes (read_ahead_kb), or nothing is written.
+        if k.old.is_empty() || k.old.len() > 10 || !k.old.bytes().all(|b| b.is_ascii_digit()) {
+            failed.push(format!(
+                "refusing to write {} (named by {}): its old value {} is not a number; remove that file if no run of yours left it",
+                k.path.display(),
+                file.display(),
+                crate::base::error::show_text(&format!("{:?}", k.old))
+            ));
+            keep.push(file);
+            continue;
+        }
         let attr = match open_restorable(under, &k.path) {
             Ok(a) => a,
             Err(why) => {
@@ -410,6 +425,42 @@ mod tests {
         assert_eq!(fs::read_to_string(&knob).unwrap(), "256");
         assert!(!orphan.exists());
         assert!(pending(&dir).is_empty());
+    }
+
+    /// Regression (hostile pass over issue 20, item 9): a state file's old
+    /// value is data too: "128\n\e[2J" was written to the attribute, and
+    /// the failure split restore's one-line error in two. An old value that
+    /// is not a number, as sysfs shows one, is refused before any write.
+    #[test]
+    fn an_old_value_that_is_not_a_number_is_refused_unwritten() {
+        let t = tempfile::tempdir().unwrap();
+        let (root, knob) = fixture(t.path(), "7");
+        let dir = t.path().join("state");
+        fs::create_dir_all(&dir).unwrap();
+        for (pid, old) in [
+            (4294967290u32, "128\n\u{1b}[2J"),
+            (4294967291, ""),
+            (4294967292, "99999999999999"),
+        ] {
+            fs::write(
+                dir.join(format!("knobs-{pid}.json")),
+                serde_json::to_vec(&vec![Knob {
+                    path: knob.clone(),
+                    old: old.into(),
+                    at_ns: 1,
+                }])
+                .unwrap(),
+            )
+            .unwrap();
+        }
+        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        assert!(lines.is_empty(), "{lines:?}");
+        assert_eq!(failed.len(), 3, "{failed:?}");
+        for f in &failed {
+            assert!(f.contains("is not a number"), "{f}");
+            assert!(!f.contains('\n') && !f.contains('\u{1b}'), "{f:?}");
+        }
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "7", "nothing written");
     }
 
     #[test]

@@ -77,7 +77,7 @@ impl Testbed {
             "stripebench: creating {what}: {} file(s) of {} in {}",
             cfg.files,
             crate::base::units::fmt_bytes(cfg.file_size),
-            cfg.dir.display()
+            crate::base::error::show_path(&cfg.dir)
         );
         fs::create_dir(&dir).map_err(|e| {
             crate::base::error::UsageError(format!(

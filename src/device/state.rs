@@ -181,7 +181,10 @@ pub(crate) fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
             ));
         }
         if !said {
-            eprintln!("stripebench: waiting for another run (PID {holder}) to finish with device {device} (--wait-lock)");
+            eprintln!(
+                "stripebench: waiting for another run (PID {holder}) to finish with device {} (--wait-lock)",
+                crate::base::error::show_text(device)
+            );
             said = true;
         }
         if crate::base::signals::interrupted() {

@@ -28,8 +28,12 @@ pub fn escape_controls(json: Vec<u8>) -> Vec<u8> {
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         if raw(c) {
-            // Every such character lies in the BMP: one \uXXXX.
-            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            // JSON's \uXXXX is UTF-16: a character beyond the BMP (a tag
+            // character) is its surrogate pair.
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{:04x}", u));
+            }
         } else {
             out.push(c);
         }
@@ -51,6 +55,22 @@ mod tests {
         let v: serde_json::Value = serde_json::from_slice(&render(&doc)).unwrap();
         assert_eq!(v["schema_version"], 1);
         assert!(v["total"]["latency_ns"]["p99_9"].is_u64());
+    }
+
+    #[test]
+    fn tag_characters_beyond_the_bmp_are_escaped_as_surrogate_pairs_and_parse_back() {
+        let name = "t\u{e0041}\u{61c}\u{2028}x";
+        let bytes = render(&serde_json::json!({ "path": name }));
+        let text = std::str::from_utf8(&bytes).unwrap();
+        assert!(text.contains("\\udb40\\udc41"), "{text}");
+        assert!(
+            !text
+                .chars()
+                .any(|c| c != '\n' && crate::base::error::hostile(c)),
+            "{text}"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["path"], name);
     }
 
     #[test]

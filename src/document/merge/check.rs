@@ -159,6 +159,42 @@ pub(crate) fn check_run_arithmetic(
     // Each worker's seconds lie in the window and add up to no more than
     // the worker moved: the plots and diff index and sum them.
     for (i, w) in workers.iter().enumerate() {
+        // A worker runs within the window (it may stop early, on errors),
+        // and on a region that ends inside a device.
+        let ws = finite(w, shown, at, "seconds").map_err(|_| {
+            damaged(
+                shown,
+                at,
+                format!(
+                    "workers[{i}].seconds is {}, not a number of seconds",
+                    w["seconds"]
+                ),
+            )
+        })?;
+        if !(0.0..=seconds + 1e-3).contains(&ws) {
+            return Err(damaged(
+                shown,
+                at,
+                format!(
+                    "workers[{i}].seconds is {}, outside the {seconds} s window",
+                    shown_num(ws)
+                ),
+            ));
+        }
+        if let Some(r) = w.get("region").filter(|r| !r.is_null()) {
+            let end = r["offset"]
+                .as_u64()
+                .zip(r["length"].as_u64())
+                .and_then(|(o, l)| o.checked_add(l))
+                .filter(|&e| e <= i64::MAX as u64);
+            if end.is_none() {
+                return Err(damaged(
+                    shown,
+                    at,
+                    format!("workers[{i}].region is {r}, which ends past any device"),
+                ));
+            }
+        }
         let (mut bytes, mut ios) = (0u64, 0u64);
         for iv in w["intervals"].as_array().into_iter().flatten() {
             let t = iv["t"].as_u64().filter(|&t| t as f64 <= seconds + 1.0);
