@@ -442,3 +442,229 @@ fn report_renders_a_merged_fleet() {
     assert!(text.contains("1 missing (incomplete)"), "{text}");
     assert!(text.contains("missing: unreachable"), "{text}");
 }
+
+/// An SVG's texts as (x, content), circles as (cx, fill) and the strokes
+/// of its polylines, read off plotters' markup.
+struct Svg {
+    texts: Vec<(f64, String)>,
+    circles: Vec<(f64, String)>,
+    polyline_strokes: Vec<String>,
+    width: f64,
+}
+
+fn attr(tag: &str, name: &str) -> Option<String> {
+    let k = format!(" {name}=\"");
+    let i = tag.find(&k)? + k.len();
+    Some(tag[i..i + tag[i..].find('"')?].to_string())
+}
+
+fn parse_svg(svg: &str) -> Svg {
+    let tags = |open: &str| -> Vec<(String, usize)> {
+        svg.match_indices(open)
+            .map(|(i, _)| {
+                let end = i + svg[i..].find('>').unwrap();
+                (svg[i..=end].to_string(), end + 1)
+            })
+            .collect()
+    };
+    let texts = tags("<text ")
+        .into_iter()
+        .map(|(t, end)| {
+            let body = &svg[end..end + svg[end..].find("</text>").unwrap()];
+            (
+                attr(&t, "x").unwrap().parse().unwrap(),
+                body.trim().to_string(),
+            )
+        })
+        .collect();
+    let circles = tags("<circle ")
+        .into_iter()
+        .map(|(t, _)| {
+            (
+                attr(&t, "cx").unwrap().parse().unwrap(),
+                attr(&t, "fill").unwrap(),
+            )
+        })
+        .collect();
+    let polyline_strokes = tags("<polyline ")
+        .into_iter()
+        .filter_map(|(t, _)| attr(&t, "stroke"))
+        .collect();
+    let (svg_tag, _) = tags("<svg ").remove(0);
+    Svg {
+        texts,
+        circles,
+        polyline_strokes,
+        width: attr(&svg_tag, "width").unwrap().parse().unwrap(),
+    }
+}
+
+/// `sweep ARGS --plot s.svg --html s.html --json -` over `targets`: (document, svg, html path).
+fn sweep_with_plot(dir: &Path, args: &[&str], targets: &[PathBuf]) -> (Value, String, PathBuf) {
+    let svg = dir.join("s.svg");
+    let html = dir.join("s.html");
+    let out = sb()
+        .arg("sweep")
+        .args(args)
+        .args(["--duration", "200ms", "--ramp", "0", "--no-progress"])
+        .args(["--json", "-", "--plot"])
+        .arg(&svg)
+        .arg("--html")
+        .arg(&html)
+        .args(targets)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        json(&out.stdout),
+        std::fs::read_to_string(&svg).unwrap(),
+        html,
+    )
+}
+
+#[test]
+fn sweep_plot_draws_latency_on_a_log_axis_in_ms_and_categories_without_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a.dat", 4 << 20);
+    let b = data_file(dir.path(), "b.dat", 4 << 20);
+    let (_, svg, _) = sweep_with_plot(
+        dir.path(),
+        &["--param", "mode=direct,buffered", "--bs", "64k"],
+        &[a, b],
+    );
+    let s = parse_svg(&svg);
+    let texts: Vec<&str> = s.texts.iter().map(|(_, t)| t.as_str()).collect();
+    assert!(texts.contains(&"p99 (ms, log scale)"), "{texts:?}");
+    // Decade ticks in ms: 0.1 ms, 1 ms, 10 ms ...; no latency in us.
+    let ticks: Vec<f64> = texts
+        .iter()
+        .filter_map(|t| t.strip_suffix(" ms")?.parse().ok())
+        .collect();
+    assert!(ticks.len() >= 2, "no ms ticks: {texts:?}");
+    for t in &ticks {
+        let l = t.log10();
+        assert!((l - l.round()).abs() < 1e-9, "tick {t} ms is not a decade");
+    }
+    assert!(!texts.iter().any(|t| t.contains("us")), "{texts:?}");
+    // Categories: points, and no data line joins them.
+    let fills: std::collections::HashSet<&str> =
+        s.circles.iter().map(|(_, f)| f.as_str()).collect();
+    assert!(!fills.is_empty());
+    let joined: Vec<&String> = s
+        .polyline_strokes
+        .iter()
+        .filter(|st| fills.contains(st.as_str()))
+        .collect();
+    assert!(joined.is_empty(), "categorical points joined: {joined:?}");
+}
+
+#[test]
+fn sweep_plot_makes_one_distinct_series_per_second_parameter_value_with_the_legend_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let targets: Vec<PathBuf> = ["a.dat", "b.dat", "c.dat"]
+        .iter()
+        .map(|n| data_file(dir.path(), n, 2 << 20))
+        .collect();
+    // 3 targets and the total, for each of 3 values of jobs: 12 series.
+    let (d, svg, _) = sweep_with_plot(
+        dir.path(),
+        &["--param", "bs=16k,64k", "--param", "jobs=1,2,3"],
+        &targets,
+    );
+    assert_eq!(d["points"].as_array().unwrap().len(), 6);
+    let s = parse_svg(&svg);
+    let texts: Vec<&str> = s.texts.iter().map(|(_, t)| t.as_str()).collect();
+    for j in 1..=3 {
+        assert!(
+            texts.contains(&format!("total jobs={j}").as_str()),
+            "{texts:?}"
+        );
+        assert!(
+            texts.contains(&format!("p99 jobs={j}").as_str()),
+            "{texts:?}"
+        );
+    }
+    // No flattened labels such as 16k/1.
+    assert!(!texts.iter().any(|t| t.contains("k/")), "{texts:?}");
+    // Numbers: a line joins each series.
+    let data_fills: Vec<&str> = s.circles.iter().map(|(_, f)| f.as_str()).collect();
+    assert!(s
+        .polyline_strokes
+        .iter()
+        .any(|st| data_fills.contains(&st.as_str())));
+    // The legend's labels lie right of every point drawn on the plots.
+    let legend_x: Vec<f64> = s
+        .texts
+        .iter()
+        .filter(|(_, t)| t.contains("jobs="))
+        .map(|(x, _)| *x)
+        .collect();
+    assert_eq!(legend_x.len(), 12 + 3, "{texts:?}");
+    let legend_left = legend_x.iter().cloned().fold(f64::MAX, f64::min);
+    let plot_points: Vec<f64> = s
+        .circles
+        .iter()
+        .map(|(x, _)| *x)
+        .filter(|x| *x < legend_left - 30.0)
+        .collect();
+    assert!(plot_points.len() >= 6 * 4, "{:?}", s.circles);
+    let max_point = plot_points.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        max_point + 40.0 < legend_left && legend_left < s.width,
+        "legend at {legend_left}, points up to {max_point}"
+    );
+    // 12 series, 12 colours in the legend's markers.
+    let throughput_colours: std::collections::HashSet<&str> = s
+        .circles
+        .iter()
+        .filter(|(x, _)| *x > max_point + 10.0)
+        .map(|(_, f)| f.as_str())
+        .collect();
+    assert!(throughput_colours.len() >= 12, "{throughput_colours:?}");
+}
+
+#[test]
+#[cfg_attr(not(sb_chromium), ignore = "needs chromium (apt-get install chromium)")]
+fn sweep_report_shows_dev_app_cpu_per_gb_warnings_and_each_points_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a.dat", 4 << 20);
+    // More workers than CPUs at the second point: a warning, whatever the machine.
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    let jobs = format!("jobs=1,{}", cpus + 1);
+    let (d, _, html) = sweep_with_plot(dir.path(), &["--param", &jobs], &[a]);
+    let warned = &d["points"][1]["runs"][0]["warnings"];
+    let warning = warned
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .find(|w| w.contains("share"))
+        .unwrap_or_else(|| panic!("no CPU-sharing warning: {warned}"))
+        .to_string();
+    let page = std::fs::read_to_string(&html).unwrap();
+    stands_alone(&page);
+    let text = dom_text(&html);
+    for col in ["CPU s/GB", "dev/app", "warnings"] {
+        assert!(text.contains(col), "no {col} column");
+    }
+    let t = &d["points"][0]["runs"][0]["total"];
+    let per_gb = (t["cpu_usr_sec"].as_f64().unwrap() + t["cpu_sys_sec"].as_f64().unwrap())
+        / (t["bytes"].as_f64().unwrap() / 1e9);
+    assert!(
+        text.contains(&format!("{per_gb:.3}")),
+        "CPU s/GB {per_gb:.3}"
+    );
+    let jobs_n = cpus + 1;
+    assert!(
+        text.contains(&format!("warning: jobs={jobs_n}: {warning}")),
+        "the point's warning is not listed"
+    );
+    // Per point: the options that differ (jobs is swept; the seed differs too).
+    assert!(text.contains("Configuration per point (the options that differ)"));
+    let diff_rows = page.matches("<tr class=\"config-diff\">").count();
+    assert_eq!(diff_rows, 2);
+}

@@ -536,6 +536,8 @@ for fam in text_string_to_metric_families(text):
     last = {}
     for s in fam.samples:
         key = s.labels.get("target", "") + "|" + s.labels.get("worker", "")
+        if "direction" in s.labels:
+            key += "|" + s.labels["direction"]
         if s.name.endswith("_bucket"):
             assert s.value >= last.get(key, 0), (s, last)
             last[key] = s.value
@@ -985,4 +987,145 @@ fn a_slow_reader_of_live_stdout_and_stderr_together_gets_the_whole_table() {
         )
     };
     run(w.into(), Box::new(r));
+}
+
+// Regression (issue 21, item 3): in a mixed pattern the live stream and
+// the metrics file showed reads and writes combined only. Each line now
+// carries `reads` and `writes` (bytes, ios, rates, that second's
+// percentiles), the CSV their columns, the metrics file `direction` labels.
+#[test]
+fn a_mixed_pattern_streams_reads_and_writes_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let a = data_file(d.path(), "a.dat", 8 << 20);
+    let live = d.path().join("live.jsonl");
+    let csv = d.path().join("live.csv");
+    let prom = d.path().join("m.prom");
+    let out = d.path().join("run.json");
+    sb().args([
+        "run", "--rw", "randrw", "--mix", "70", "--jobs", "2", "--bs", "4k",
+    ])
+    .args([
+        "--duration",
+        "2.5s",
+        "--ramp",
+        "0",
+        "--allow-destructive",
+        "--no-progress",
+    ])
+    .arg(&a)
+    .arg("--live")
+    .arg(&live)
+    .arg("--metrics")
+    .arg(&prom)
+    .arg("--json")
+    .arg(&out)
+    .assert()
+    .success();
+    let doc = doc(&out);
+    let ls = lines(&live);
+    assert!(!ls.is_empty());
+    let mut per_worker: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for l in &ls {
+        let (r, w) = (&l["reads"], &l["writes"]);
+        assert!(r.is_object() && w.is_object(), "no reads/writes: {l}");
+        assert_eq!(u(&r["bytes"]) + u(&w["bytes"]), u(&l["bytes"]), "{l}");
+        assert_eq!(u(&r["ios"]) + u(&w["ios"]), u(&l["ios"]), "{l}");
+        for x in [r, w] {
+            if u(&x["ios"]) == 0 {
+                assert!(x["p50_ns"].is_null(), "{l}");
+                continue;
+            }
+            let (p50, p99, max) = (u(&x["p50_ns"]), u(&x["p99_ns"]), u(&x["max_ns"]));
+            assert!(p50 <= p99 && p99 <= max && max <= u(&l["max_ns"]), "{l}");
+            let rate = x["bytes_per_sec"].as_f64().unwrap();
+            let want = u(&x["bytes"]) as f64 / l["seconds"].as_f64().unwrap();
+            assert!((rate - want).abs() < 1.0, "{l}");
+        }
+        if u(&r["ios"]) > 0 && u(&w["ios"]) > 0 {
+            // The combined maximum is one direction's.
+            assert_eq!(u(&l["max_ns"]), u(&r["max_ns"]).max(u(&w["max_ns"])), "{l}");
+        }
+        if l["kind"] == "worker" {
+            let e = per_worker
+                .entry(l["id"].as_str().unwrap().to_string())
+                .or_default();
+            e.0 += u(&r["ios"]);
+            e.1 += u(&w["ios"]);
+        }
+    }
+    // Each worker's seconds add up to its reads and writes in the document.
+    for w in doc["workers"].as_array().unwrap() {
+        let id = u(&w["id"]).to_string();
+        let bd = &w["by_direction"];
+        assert_eq!(
+            per_worker[&id],
+            (u(&bd["reads"]["ios"]), u(&bd["writes"]["ios"])),
+            "worker {id}"
+        );
+    }
+    // The metrics file: read and write series per worker, adding up.
+    let m = parse_metrics(&prom);
+    let sample = |name: &str, key: &str| -> u64 {
+        m.lines()
+            .find_map(|l| {
+                let mut f = l.split(' ');
+                (f.next() == Some(name) && f.next() == Some(key))
+                    .then(|| f.next().unwrap().parse().unwrap())
+            })
+            .unwrap_or_else(|| panic!("no {name} {key} in:\n{m}"))
+    };
+    let t = a.to_str().unwrap();
+    for w in doc["workers"].as_array().unwrap() {
+        let k = format!("{t}|{}", u(&w["id"]));
+        let bd = &w["by_direction"];
+        let (r, wr) = (
+            sample("stripebench_direction_ios_total", &format!("{k}|read")),
+            sample("stripebench_direction_ios_total", &format!("{k}|write")),
+        );
+        assert_eq!(r + wr, sample("stripebench_ios_total", &k));
+        assert_eq!((r, wr), (u(&bd["reads"]["ios"]), u(&bd["writes"]["ios"])));
+        assert_eq!(
+            sample(
+                "stripebench_direction_latency_seconds_bucket+Inf",
+                &format!("{k}|write")
+            ),
+            wr
+        );
+    }
+
+    // The CSV form: the read_ and write_ columns, adding up.
+    sb().args(["run", "--rw", "randrw", "--mix", "50", "--bs", "4k"])
+        .args([
+            "--duration",
+            "1.2s",
+            "--ramp",
+            "0",
+            "--allow-destructive",
+            "--no-progress",
+        ])
+        .args(["--live-format", "csv", "--live"])
+        .arg(&csv)
+        .arg(&a)
+        .assert()
+        .success();
+    let mut r = csv::Reader::from_path(&csv).unwrap();
+    let head = r.headers().unwrap().clone();
+    let col = |n: &str| {
+        head.iter()
+            .position(|h| h == n)
+            .unwrap_or_else(|| panic!("no {n}"))
+    };
+    let mut rows = 0;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let num = |n: &str| rec[col(n)].parse::<u64>().unwrap();
+        assert_eq!(
+            num("read_bytes") + num("write_bytes"),
+            num("bytes"),
+            "{rec:?}"
+        );
+        assert_eq!(num("read_ios") + num("write_ios"), num("ios"), "{rec:?}");
+        rows += 1;
+    }
+    assert!(rows >= 3, "{rows} rows");
 }

@@ -93,10 +93,14 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
         7,
         "header + 6 rows"
     );
-    assert!(
-        svg_texts(&p).iter().any(|t| t == &dev),
-        "a series for the target"
-    );
+    // A series for the target at each value of the second parameter.
+    let texts = svg_texts(&p);
+    for mode in ["direct", "buffered"] {
+        assert!(
+            texts.iter().any(|t| t == &format!("{dev} mode={mode}")),
+            "a series for the target at mode={mode}: {texts:?}"
+        );
+    }
     assert_eq!(
         std::fs::read_to_string(&ra).unwrap().trim(),
         "128",
@@ -441,4 +445,71 @@ fn a_points_warnings_are_marked_in_the_table_and_listed_under_it() {
         2,
         "{table}"
     );
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
+    let bed = LoopBed::new(1, 32);
+    let dev = bed.devices[0].clone();
+    let file = data_file(bed.dir(), "f.dat", 8 << 20);
+    let html = bed.dir().join("s.html");
+    let out = sb()
+        .args(["sweep", "--param", "bs=64k,1m", "--duration", "300ms"])
+        .args(["--ramp", "0", "--no-progress", "--json", "-", "--html"])
+        .arg(&html)
+        .arg(&dev)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d = json(&out.stdout);
+    let table = String::from_utf8_lossy(&out.stderr).to_string();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let file = file.to_str().unwrap();
+    for p in d["points"].as_array().unwrap() {
+        let run = &p["runs"][0];
+        for (t, kind) in [(&dev.as_str(), "device"), (&file, "file")] {
+            let doc = run["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["path"] == **t)
+                .unwrap();
+            let mbs = format!("{:.1}", doc["bytes_per_sec"].as_f64().unwrap() / 1e6);
+            // Terminal: "└ device  MB/s ... path".
+            assert!(
+                table.lines().any(|l| l.contains(&format!("└ {kind}"))
+                    && l.contains(&mbs)
+                    && l.trim_end().ends_with(*t)),
+                "no {kind} row with {mbs} MB/s for {t}:\n{table}"
+            );
+            assert!(
+                page.contains(&format!("<td>└ {kind} {t}</td><td class=\"n\">{mbs}</td>")),
+                "no HTML {kind} row for {t} at {mbs}"
+            );
+        }
+    }
+    assert_eq!(page.matches("<tr class=\"per-target\">").count(), 4);
+
+    // Two files: one kind, no per-target rows.
+    let other = data_file(bed.dir(), "g.dat", 8 << 20);
+    let out = sb()
+        .args(["sweep", "--param", "bs=64k,1m", "--duration", "200ms"])
+        .args(["--ramp", "0", "--no-progress"])
+        .arg(file)
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let table = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(table.contains("64k") && !table.contains('└'), "{table}");
 }

@@ -442,6 +442,9 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         } else {
             format!("{}  ! {} warning(s)", row(&p), point_warnings.len())
         });
+        for r in crate::report::sweep::target_rows(&p) {
+            say(&r);
+        }
         if p.partial {
             say("  (partial: interrupted during this point; its figures cover what was measured)");
         }

@@ -84,12 +84,23 @@ pub struct LiveLine<'a> {
     /// The second's latencies (`None`: nothing completed, or the histogram
     /// was lost because the collector fell behind).
     pub hist: Option<&'a LatencyHistogram>,
+    /// A mixed pattern: the reads' and the writes' figures apart (`hist`
+    /// then holds both).
+    pub dirs: Option<[LiveDirection<'a>; 2]>,
     /// Nothing was handed off by the second's end plus [`GRACE`]: zeros.
     pub stalled: bool,
     /// Figures for a second already written (as stalled): add them to it.
     pub late: bool,
     /// When the line was made (Unix seconds).
     pub unix_sec: f64,
+}
+
+/// One direction's second in a mixed pattern (reads, or writes).
+#[derive(Debug, Clone, Copy)]
+pub struct LiveDirection<'a> {
+    pub bytes: u64,
+    pub ios: u64,
+    pub hist: Option<&'a LatencyHistogram>,
 }
 
 /// Where the lines go (the report layer: the `--live` stream, the
@@ -151,8 +162,14 @@ struct Second {
     errors: u64,
     hist: Option<LatencyHistogram>,
     hist_lost: bool,
+    /// A mixed pattern: the second's writes apart (bytes, I/Os, their
+    /// latencies); `hist` then holds the reads only.
+    writes: Option<(u64, u64, Option<LatencyHistogram>)>,
 }
 
+// One message a second per worker, moved through a bounded channel:
+// boxing the large variant would allocate every second on the worker.
+#[allow(clippy::large_enum_variant)]
 enum Msg {
     Second(Second),
     /// The worker's last message: it hands off nothing more; how it ended,
@@ -176,10 +193,18 @@ pub struct Tap {
     worker: usize,
     tx: Sender<Msg>,
     free: Receiver<LatencyHistogram>,
-    /// What the worker records this second's latencies into.
+    /// What the worker records this second's latencies into (the reads
+    /// only, when `write_hist` is set).
     pub hist: LatencyHistogram,
+    /// A mixed pattern: this second's write latencies, bytes and I/Os
+    /// apart (set by the worker before its loop; [`Tap::mixed`]).
+    write_hist: Option<LatencyHistogram>,
+    write_bytes: u64,
+    write_ios: u64,
     /// A histogram taken back from a send that failed.
     spare: Option<LatencyHistogram>,
+    /// A second one (both directions' came back), used before the pool.
+    extra: Option<LatencyHistogram>,
     errors_before: u64,
     lost: Arc<AtomicU64>,
     /// How the worker ended, once it said ([`Tap::ended`]).
@@ -187,6 +212,24 @@ pub struct Tap {
 }
 
 impl Tap {
+    /// A mixed pattern: reads and writes are handed off apart.
+    pub fn mixed(&mut self) {
+        self.write_hist = Some(LatencyHistogram::new());
+    }
+
+    /// One completion: its latency into its direction's histogram.
+    #[inline]
+    pub fn record(&mut self, latency_ns: u64, bytes: u64, write: bool) {
+        match self.write_hist.as_mut().filter(|_| write) {
+            Some(h) => {
+                h.record(latency_ns);
+                self.write_bytes += bytes;
+                self.write_ios += 1;
+            }
+            None => self.hist.record(latency_ns),
+        }
+    }
+
     /// Says how the worker ended (sent with its last message, on drop).
     pub fn ended(&mut self, end: WorkerEnd) {
         self.end = Some(end);
@@ -207,7 +250,12 @@ impl Tap {
         let hist = if self.hist.is_empty() {
             None
         } else {
-            match self.spare.take().or_else(|| self.free.try_recv().ok()) {
+            match self
+                .spare
+                .take()
+                .or_else(|| self.extra.take())
+                .or_else(|| self.free.try_recv().ok())
+            {
                 Some(fresh) => Some(std::mem::replace(&mut self.hist, fresh)),
                 None => {
                     // The collector holds every histogram: this second's is lost.
@@ -215,6 +263,31 @@ impl Tap {
                     hist_lost = true;
                     None
                 }
+            }
+        };
+        let writes = match &mut self.write_hist {
+            None => None,
+            Some(w) => {
+                let h = if w.is_empty() {
+                    None
+                } else {
+                    match self
+                        .spare
+                        .take()
+                        .or_else(|| self.extra.take())
+                        .or_else(|| self.free.try_recv().ok())
+                    {
+                        Some(fresh) => Some(std::mem::replace(w, fresh)),
+                        None => {
+                            w.reset();
+                            hist_lost = true;
+                            None
+                        }
+                    }
+                };
+                let out = (self.write_bytes, self.write_ios, h);
+                (self.write_bytes, self.write_ios) = (0, 0);
+                Some(out)
             }
         };
         let msg = Msg::Second(Second {
@@ -225,15 +298,20 @@ impl Tap {
             errors,
             hist,
             hist_lost,
+            writes,
         });
         if let Err(
             TrySendError::Full(Msg::Second(s)) | TrySendError::Disconnected(Msg::Second(s)),
         ) = self.tx.try_send(msg)
         {
             self.lost.fetch_add(1, Ordering::Relaxed);
-            if let Some(mut h) = s.hist {
+            // One kept as the spare, the other back into the pool.
+            for mut h in s.hist.into_iter().chain(s.writes.and_then(|w| w.2)) {
                 h.reset();
-                self.spare = Some(h);
+                match self.spare {
+                    None => self.spare = Some(h),
+                    Some(_) => self.extra = Some(h),
+                }
             }
         }
     }
@@ -271,7 +349,8 @@ pub fn channels(
     let mut taps = Vec::with_capacity(n);
     let mut free = Vec::with_capacity(n);
     for worker in 0..n {
-        let (ftx, frx) = bounded(POOL);
+        // Room for a mixed pattern's write histograms too.
+        let (ftx, frx) = bounded(2 * POOL);
         for _ in 1..POOL {
             let _ = ftx.try_send(LatencyHistogram::new());
         }
@@ -281,7 +360,11 @@ pub fn channels(
             tx: tx.clone(),
             free: frx,
             hist: LatencyHistogram::new(),
+            write_hist: None,
+            write_bytes: 0,
+            write_ios: 0,
             spare: None,
+            extra: None,
             errors_before: 0,
             lost: lost.clone(),
             end: None,
@@ -324,6 +407,9 @@ impl Collector {
             stats: LiveStats::default(),
             target_hist: vec![LatencyHistogram::new(); self.targets.len()],
             total_hist: LatencyHistogram::new(),
+            worker_hist: Vec::new(),
+            target_dir_hist: Vec::new(),
+            total_dir_hist: Default::default(),
         };
         loop {
             let mut gone = false;
@@ -431,6 +517,12 @@ struct State<'c> {
     stats: LiveStats,
     target_hist: Vec<LatencyHistogram>,
     total_hist: LatencyHistogram,
+    /// A mixed pattern (made at its first second): each worker's second,
+    /// both directions merged, and the targets' and total's reads and
+    /// writes apart.
+    worker_hist: Vec<LatencyHistogram>,
+    target_dir_hist: Vec<[LatencyHistogram; 2]>,
+    total_dir_hist: [LatencyHistogram; 2],
 }
 
 impl State<'_> {
@@ -509,30 +601,89 @@ impl State<'_> {
     fn emit(&mut self, t: u64, seconds: f64, parts: &[(usize, Option<&Second>, bool)], late: bool) {
         let c = self.c;
         let hub_label = c.hub.label.as_ref();
+        let mixed = parts
+            .iter()
+            .any(|p| p.1.is_some_and(|s| s.writes.is_some()));
+        if mixed && self.worker_hist.is_empty() {
+            // Once, at the first second of a mixed pattern.
+            self.worker_hist = vec![LatencyHistogram::new(); c.worker_target.len()];
+            self.target_dir_hist = vec![Default::default(); c.targets.len()];
+        }
         for h in &mut self.target_hist {
             h.reset();
         }
         self.total_hist.reset();
-        let mut per_target = vec![(0u64, 0u64, 0u64, false); c.targets.len()];
-        let mut total = (0u64, 0u64, 0u64);
-        let mut lines = Vec::with_capacity(parts.len() + c.targets.len() + 1);
+        for h in self.target_dir_hist.iter_mut().flatten() {
+            h.reset();
+        }
+        for h in &mut self.total_dir_hist {
+            h.reset();
+        }
+        // (bytes, ios, errors, any, [read bytes, read ios, write bytes, write ios])
+        let mut per_target = vec![(0u64, 0u64, 0u64, false, [0u64; 4]); c.targets.len()];
+        let mut total = (0u64, 0u64, 0u64, [0u64; 4]);
         let unix_sec = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
-        for &(w, s, stalled) in parts {
+        // First the sums (every merge), then the lines that borrow them.
+        for &(w, s, _) in parts {
             let ti = c.worker_target[w];
             let (bytes, ios, errors) = s.map_or((0, 0, 0), |s| (s.bytes, s.ios, s.errors));
-            let hist = s.and_then(|s| s.hist.as_ref());
             if s.is_some_and(|s| s.hist_lost) {
                 self.stats.histograms_lost += 1;
             }
-            if let Some(h) = hist {
+            let reads = s.and_then(|s| s.hist.as_ref());
+            let writes = s.and_then(|s| s.writes.as_ref());
+            for h in reads.into_iter().chain(writes.and_then(|w| w.2.as_ref())) {
                 self.target_hist[ti].merge(h);
                 self.total_hist.merge(h);
             }
             let pt = &mut per_target[ti];
             (pt.0, pt.1, pt.2, pt.3) = (pt.0 + bytes, pt.1 + ios, pt.2 + errors, true);
-            total = (total.0 + bytes, total.1 + ios, total.2 + errors);
+            total = (total.0 + bytes, total.1 + ios, total.2 + errors, total.3);
+            if let Some(&(wb, wi, ref wh)) = writes {
+                self.worker_hist[w].reset();
+                let d = [bytes - wb, ios - wi, wb, wi];
+                for (k, x) in d.iter().enumerate() {
+                    pt.4[k] += x;
+                    total.3[k] += x;
+                }
+                if let Some(h) = reads {
+                    self.worker_hist[w].merge(h);
+                    self.target_dir_hist[ti][0].merge(h);
+                    self.total_dir_hist[0].merge(h);
+                }
+                if let Some(h) = wh {
+                    self.worker_hist[w].merge(h);
+                    self.target_dir_hist[ti][1].merge(h);
+                    self.total_dir_hist[1].merge(h);
+                }
+            }
+        }
+        let mut lines = Vec::with_capacity(parts.len() + c.targets.len() + 1);
+        for &(w, s, stalled) in parts {
+            let ti = c.worker_target[w];
+            let (bytes, ios, errors) = s.map_or((0, 0, 0), |s| (s.bytes, s.ios, s.errors));
+            let reads = s.and_then(|s| s.hist.as_ref());
+            let writes = s.and_then(|s| s.writes.as_ref());
+            let (hist, dirs) = match writes {
+                Some((wb, wi, wh)) => (
+                    nonempty(&self.worker_hist[w]),
+                    Some([
+                        LiveDirection {
+                            bytes: bytes - wb,
+                            ios: ios - wi,
+                            hist: reads,
+                        },
+                        LiveDirection {
+                            bytes: *wb,
+                            ios: *wi,
+                            hist: wh.as_ref(),
+                        },
+                    ]),
+                ),
+                None => (reads, None),
+            };
             lines.push(LiveLine {
                 label: hub_label,
                 t,
@@ -545,12 +696,13 @@ impl State<'_> {
                 ios,
                 errors,
                 hist,
+                dirs,
                 stalled,
                 late,
                 unix_sec,
             });
         }
-        for (ti, &(bytes, ios, errors, any)) in per_target.iter().enumerate() {
+        for (ti, &(bytes, ios, errors, any, d)) in per_target.iter().enumerate() {
             if !any {
                 continue;
             }
@@ -565,7 +717,8 @@ impl State<'_> {
                 bytes,
                 ios,
                 errors,
-                hist: (!self.target_hist[ti].is_empty()).then_some(&self.target_hist[ti]),
+                hist: nonempty(&self.target_hist[ti]),
+                dirs: dirs_of(d, mixed.then(|| &self.target_dir_hist[ti])),
                 stalled: false,
                 late,
                 unix_sec,
@@ -582,7 +735,8 @@ impl State<'_> {
             bytes: total.0,
             ios: total.1,
             errors: total.2,
-            hist: (!self.total_hist.is_empty()).then_some(&self.total_hist),
+            hist: nonempty(&self.total_hist),
+            dirs: dirs_of(total.3, mixed.then_some(&self.total_dir_hist)),
             stalled: false,
             late,
             unix_sec,
@@ -597,13 +751,37 @@ impl State<'_> {
     /// Gives the seconds' histograms back to their workers, emptied.
     fn recycle(&self, seconds: impl Iterator<Item = Second>) {
         for s in seconds {
-            if let Some(mut h) = s.hist {
+            for mut h in s.hist.into_iter().chain(s.writes.and_then(|w| w.2)) {
                 h.reset();
                 // A full pool (cannot happen: POOL are in circulation) drops it.
                 let _ = self.c.free[s.worker].try_send(h);
             }
         }
     }
+}
+
+/// A target's or the total's reads and writes, from their sums
+/// `[read bytes, read ios, write bytes, write ios]` and histograms.
+fn dirs_of(d: [u64; 4], h: Option<&[LatencyHistogram; 2]>) -> Option<[LiveDirection<'_>; 2]> {
+    h.map(|h| {
+        [
+            LiveDirection {
+                bytes: d[0],
+                ios: d[1],
+                hist: nonempty(&h[0]),
+            },
+            LiveDirection {
+                bytes: d[2],
+                ios: d[3],
+                hist: nonempty(&h[1]),
+            },
+        ]
+    })
+}
+
+/// A histogram, unless empty.
+fn nonempty(h: &LatencyHistogram) -> Option<&LatencyHistogram> {
+    (!h.is_empty()).then_some(h)
 }
 
 #[cfg(test)]

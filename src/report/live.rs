@@ -27,7 +27,20 @@ use crate::measure::live::{LiveHub, LiveLine, LiveSink};
 use crate::report::output::{Destination, Destinations, Output, StreamOpenError};
 
 /// The CSV header: the JSON line's fields, in order.
-pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec";
+/// A mixed pattern fills the read_ and write_ columns (empty otherwise).
+pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec,read_bytes,read_ios,read_bytes_per_sec,read_iops,read_p50_ns,read_p99_ns,read_max_ns,write_bytes,write_ios,write_bytes_per_sec,write_iops,write_p50_ns,write_p99_ns,write_max_ns";
+
+/// One direction's second in a mixed pattern (`reads`, `writes`).
+#[derive(Debug, Serialize)]
+pub struct DirectionLine {
+    pub bytes: u64,
+    pub ios: u64,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub p50_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+}
 
 /// One line of the stream, as written (`docs/json.md`, "The live stream").
 #[derive(Debug, Serialize)]
@@ -54,6 +67,11 @@ pub struct Line<'a> {
     pub late: bool,
     /// When the line was written (Unix seconds).
     pub unix_sec: f64,
+    /// A mixed pattern: reads and writes apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads: Option<DirectionLine>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writes: Option<DirectionLine>,
 }
 
 impl<'a> Line<'a> {
@@ -70,6 +88,15 @@ impl<'a> Line<'a> {
             } else {
                 0.0
             }
+        };
+        let dir = |d: &crate::measure::live::LiveDirection<'_>| DirectionLine {
+            bytes: d.bytes,
+            ios: d.ios,
+            bytes_per_sec: per(d.bytes),
+            iops: per(d.ios),
+            p50_ns: d.hist.and_then(|h| h.quantile(0.5)),
+            p99_ns: d.hist.and_then(|h| h.quantile(0.99)),
+            max_ns: d.hist.and_then(|h| h.max()),
         };
         Line {
             point: label("point"),
@@ -91,6 +118,8 @@ impl<'a> Line<'a> {
             stalled: l.stalled,
             late: l.late,
             unix_sec: l.unix_sec,
+            reads: l.dirs.map(|d| dir(&d[0])),
+            writes: l.dirs.map(|d| dir(&d[1])),
         }
     }
 
@@ -104,8 +133,21 @@ impl<'a> Line<'a> {
     pub fn csv(&self) -> Vec<u8> {
         let opt = |x: Option<u64>| x.map(|v| v.to_string()).unwrap_or_default();
         let mut w = csv::Writer::from_writer(Vec::new());
-        // Writing to memory does not fail.
-        w.write_record([
+        let dir = |d: &Option<DirectionLine>| -> [String; 7] {
+            match d {
+                Some(d) => [
+                    d.bytes.to_string(),
+                    d.ios.to_string(),
+                    format!("{:.0}", d.bytes_per_sec),
+                    format!("{:.1}", d.iops),
+                    opt(d.p50_ns),
+                    opt(d.p99_ns),
+                    opt(d.max_ns),
+                ],
+                None => Default::default(),
+            }
+        };
+        let mut record = vec![
             self.point.unwrap_or_default().to_string(),
             self.phase.unwrap_or_default().to_string(),
             self.t.to_string(),
@@ -125,8 +167,12 @@ impl<'a> Line<'a> {
             self.stalled.to_string(),
             self.late.to_string(),
             format!("{:.3}", self.unix_sec),
-        ])
-        .expect("writing to memory does not fail");
+        ];
+        record.extend(dir(&self.reads));
+        record.extend(dir(&self.writes));
+        // Writing to memory does not fail.
+        w.write_record(record)
+            .expect("writing to memory does not fail");
         // A text rendering: a target's control characters escaped.
         crate::base::error::show_lines_bytes(&w.into_inner().unwrap_or_default()).into_owned()
     }
@@ -405,6 +451,8 @@ struct Cumulative {
     ios: u64,
     errors: u64,
     hist: LatencyHistogram,
+    /// A mixed pattern: reads and writes apart (bytes, I/Os, latencies).
+    dirs: Option<[(u64, u64, LatencyHistogram); 2]>,
 }
 
 /// The `--metrics` file.
@@ -437,6 +485,16 @@ impl Metrics {
                 c.errors += l.errors;
                 if let Some(h) = l.hist {
                     c.hist.merge(h);
+                }
+                if let Some(d) = &l.dirs {
+                    let cd = c.dirs.get_or_insert_with(Default::default);
+                    for (k, d) in d.iter().enumerate() {
+                        cd[k].0 += d.bytes;
+                        cd[k].1 += d.ios;
+                        if let Some(h) = d.hist {
+                            cd[k].2.merge(h);
+                        }
+                    }
                 }
                 self.last_t = self.last_t.max(l.t as f64 + l.seconds);
             }
@@ -473,6 +531,36 @@ impl Metrics {
                 s.push_str(&format!("{name}{{{}}} {}\n", labels(k), get(c)));
             }
         }
+        // A mixed pattern: each direction's bytes, I/Os and latencies.
+        let dir = ["read", "write"];
+        for (name, help, get) in [
+            (
+                "stripebench_direction_bytes_total",
+                "Bytes moved in the measured windows, by direction (a mixed pattern).",
+                (|c: &(u64, u64, LatencyHistogram)| c.0)
+                    as fn(&(u64, u64, LatencyHistogram)) -> u64,
+            ),
+            (
+                "stripebench_direction_ios_total",
+                "I/Os completed in the measured windows, by direction (a mixed pattern).",
+                |c| c.1,
+            ),
+        ] {
+            if self.workers.values().all(|c| c.dirs.is_none()) {
+                break;
+            }
+            s.push_str(&format!("# HELP {name} {help}\n# TYPE {name} counter\n"));
+            for (k, c) in &self.workers {
+                for (d, x) in c.dirs.iter().flatten().enumerate() {
+                    s.push_str(&format!(
+                        "{name}{{{},direction=\"{}\"}} {}\n",
+                        labels(k),
+                        dir[d],
+                        get(x)
+                    ));
+                }
+            }
+        }
         let name = "stripebench_latency_seconds";
         s.push_str(&format!(
             "# HELP {name} I/O latency, from the issue to completion (from the due time under --rate or --rate-iops).\n# TYPE {name} histogram\n"
@@ -487,6 +575,25 @@ impl Metrics {
             s.push_str(&format!("{name}_bucket{{{l},le=\"+Inf\"}} {n}\n"));
             s.push_str(&format!("{name}_sum{{{l}}} {}\n", c.hist.sum_ns() / 1e9));
             s.push_str(&format!("{name}_count{{{l}}} {n}\n"));
+        }
+        let name = "stripebench_direction_latency_seconds";
+        if self.workers.values().any(|c| c.dirs.is_some()) {
+            s.push_str(&format!(
+                "# HELP {name} I/O latency by direction (a mixed pattern), as stripebench_latency_seconds.\n# TYPE {name} histogram\n"
+            ));
+        }
+        for (k, c) in &self.workers {
+            for (d, (_, _, h)) in c.dirs.iter().flatten().enumerate() {
+                let l = format!("{},direction=\"{}\"", labels(k), dir[d]);
+                for le in BUCKETS_SEC {
+                    let n = h.count_at_most((le * 1e9) as u64);
+                    s.push_str(&format!("{name}_bucket{{{l},le=\"{le}\"}} {n}\n"));
+                }
+                let n = h.len();
+                s.push_str(&format!("{name}_bucket{{{l},le=\"+Inf\"}} {n}\n"));
+                s.push_str(&format!("{name}_sum{{{l}}} {}\n", h.sum_ns() / 1e9));
+                s.push_str(&format!("{name}_count{{{l}}} {n}\n"));
+            }
         }
         let name = "stripebench_window_seconds";
         s.push_str(&format!(
@@ -594,6 +701,7 @@ mod tests {
             ios: 10,
             errors: 0,
             hist: h,
+            dirs: None,
             stalled: false,
             late: false,
             unix_sec: 1.0,

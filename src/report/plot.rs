@@ -350,80 +350,231 @@ pub fn sweep(doc: &SweepDocument, path: &Path, out: &Destinations) -> Result<()>
     out.write_file_text(path, &sweep_svg(doc)?)
 }
 
+/// `n` colours that differ: the palette, and past it hues evenly spaced
+/// round the wheel (a palette repeated makes two series look like one).
+pub(crate) fn palette(n: usize) -> Vec<RGBColor> {
+    if n <= COLORS.len() {
+        return COLORS[..n].to_vec();
+    }
+    (0..n)
+        .map(|i| {
+            let h = i as f64 / n as f64 * 360.0;
+            // Alternate the lightness, so neighbouring hues stay apart.
+            let l = if i % 2 == 0 { 0.42 } else { 0.58 };
+            let (r, g, b) = hsl_to_rgb(h, 0.75, l);
+            RGBColor(r, g, b)
+        })
+        .collect()
+}
+
+fn hsl_to_rgb(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
+    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+    let m = l - c / 2.0;
+    let (r, g, b) = match (h / 60.0) as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let q = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    (q(r), q(g), q(b))
+}
+
+/// A latency in ms for an axis: as many decimals as it needs.
+fn fmt_ms(v: f64) -> String {
+    let s = if v >= 10.0 {
+        format!("{v:.0}")
+    } else if v >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        let d = (-v.log10()).ceil().max(1.0) as usize + 1;
+        format!("{v:.d$}")
+    };
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    format!("{s} ms")
+}
+
+/// Whether a parameter's values are all numbers (sizes such as 64k
+/// included): drawn as lines; else they are categories, drawn as points.
+pub fn numeric(values: &[String]) -> bool {
+    values
+        .iter()
+        .all(|v| v.chars().next().is_some_and(|c| c.is_ascii_digit()))
+}
+
+/// Width of the sweep plot's drawing, and of the legend column right of it.
+pub const SWEEP_PLOT_W: u32 = 780;
+pub const SWEEP_LEGEND_W: u32 = 300;
+
 /// [`sweep`]'s drawing, in memory: for a rate sweep, its latency curve.
+///
+/// The first parameter is the x axis (its values in order: a line joins
+/// them when they are numbers, points stand apart, side by side per
+/// series, when they are categories); every value of the other parameters
+/// makes its own series. Throughput on top (the total, and each target when
+/// there are several), p99 below on a log scale in ms; the legend in a
+/// column right of the plots, clear of every line.
 pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
     if doc.params.iter().any(|p| p.name == "rate") {
         return curve_svg(doc);
     }
-    svg((1000, 800), |root| {
-        root.fill(&WHITE).map_err(err)?;
-        let (top, bottom) = root.split_vertically(420);
-        let n = doc.points.len();
-        let labels: Vec<String> = doc
-            .points
+    let Some(xp) = doc.params.first() else {
+        return svg((SWEEP_PLOT_W + SWEEP_LEGEND_W, 800), |root| {
+            root.fill(&WHITE).map_err(err)
+        });
+    };
+    let lines = numeric(&xp.values);
+    // The series' keys: the other parameters' values, in the order met.
+    let key_of = |p: &crate::document::sweep::PointDoc| -> String {
+        p.values
             .iter()
-            .map(|p| {
-                p.values
-                    .iter()
-                    .map(|(_, v)| v.as_str())
-                    .collect::<Vec<_>>()
-                    .join("/")
-            })
-            .collect();
-        let x_desc: String = doc
-            .params
-            .iter()
-            .map(|p| p.name.as_str())
+            .filter(|(n, _)| *n != xp.name)
+            .map(|(n, v)| format!("{n}={v}"))
             .collect::<Vec<_>>()
-            .join("/");
-        let targets: Vec<String> = doc.points[0].runs[0]
-            .targets
-            .iter()
-            .map(|t| t.path.clone())
-            .collect();
-        let mut series: Vec<(String, Vec<(f64, f64)>)> = targets
-            .iter()
-            .map(|name| {
-                let pts = doc
-                    .points
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, p)| {
+            .join(" ")
+    };
+    let mut keys: Vec<String> = Vec::new();
+    for p in &doc.points {
+        let k = key_of(p);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let x_of = |p: &crate::document::sweep::PointDoc| -> Option<usize> {
+        let v = &p.values.iter().find(|(n, _)| *n == xp.name)?.1;
+        xp.values.iter().position(|x| x == v)
+    };
+    let targets: Vec<String> = doc
+        .points
+        .first()
+        .map(|p| p.runs[0].targets.iter().map(|t| t.path.clone()).collect())
+        .unwrap_or_default();
+    // (label, key index, points): the total per key, and each target's.
+    let mut series: Vec<(String, Vec<(usize, f64)>)> = Vec::new();
+    for key in &keys {
+        let suffix = |s: &str| {
+            if key.is_empty() {
+                s.to_string()
+            } else {
+                format!("{s} {key}")
+            }
+        };
+        let pts = |f: &dyn Fn(&crate::document::sweep::PointDoc) -> Option<f64>| {
+            doc.points
+                .iter()
+                .filter(|p| key_of(p) == *key)
+                .filter_map(|p| Some((x_of(p)?, f(p)?)))
+                .collect::<Vec<_>>()
+        };
+        // One target: its name, for it is the total.
+        let total = match targets.as_slice() {
+            [one] => one.as_str(),
+            _ => "total",
+        };
+        series.push((suffix(total), pts(&|p| Some(p.bytes_per_sec_median / 1e6))));
+        if targets.len() > 1 {
+            for t in &targets {
+                series.push((
+                    suffix(t),
+                    pts(&|p| {
                         p.runs[0]
                             .targets
                             .iter()
-                            .find(|t| &t.path == name)
-                            .map(|t| (i as f64, t.bytes_per_sec / 1e6))
-                    })
-                    .collect();
-                (name.clone(), pts)
-            })
-            .collect();
-        series.push((
-            "total".into(),
-            doc.points
+                            .find(|x| &x.path == t)
+                            .map(|x| x.bytes_per_sec / 1e6)
+                    }),
+                ));
+            }
+        }
+    }
+    let p99: Vec<(String, Vec<(usize, f64)>)> = keys
+        .iter()
+        .map(|key| {
+            let label = if key.is_empty() {
+                "p99".to_string()
+            } else {
+                format!("p99 {key}")
+            };
+            let pts = doc
+                .points
                 .iter()
-                .enumerate()
-                .map(|(i, p)| (i as f64, p.bytes_per_sec_median / 1e6))
-                .collect(),
-        ));
-        let max_mb = series
-            .iter()
-            .flat_map(|(_, s)| s.iter().map(|p| p.1))
-            .fold(1.0, f64::max);
+                .filter(|p| key_of(p) == *key)
+                .filter_map(|p| {
+                    Some((
+                        x_of(p)?,
+                        p.runs[0].total.latency_ns?.p99.max(1) as f64 / 1e6,
+                    ))
+                })
+                .collect();
+            (label, pts)
+        })
+        .collect();
+    let colors = palette(series.len());
+    let p99_colors = palette(p99.len());
+    let n = xp.values.len();
+    // Categories: each series a little apart, side by side at its value.
+    let groups = if lines { 1 } else { series.len() };
+    let offset = |s: usize| -> f64 {
+        if lines || groups < 2 {
+            0.0
+        } else {
+            (s as f64 - (groups as f64 - 1.0) / 2.0) * 0.7 / groups as f64
+        }
+    };
+    let p99_offset = |s: usize| -> f64 {
+        if lines || p99.len() < 2 {
+            0.0
+        } else {
+            (s as f64 - (p99.len() as f64 - 1.0) / 2.0) * 0.7 / p99.len() as f64
+        }
+    };
+    let max_mb = series
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(|p| p.1))
+        .fold(1.0, f64::max);
+    let lo = p99
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(|p| p.1))
+        .fold(f64::INFINITY, f64::min);
+    let hi = p99
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    // The axis holds log10 of the ms, from a whole decade to a whole
+    // decade, a label on each: 0.1 ms, 1 ms, 10 ms.
+    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+        let lo = lo.log10().floor();
+        (lo, hi.log10().ceil().max(lo + 1.0))
+    } else {
+        (-3.0, 0.0)
+    };
+    let labels = xp.values.clone();
+    let x_desc = if lines {
+        xp.name.clone()
+    } else {
+        format!("{} (categories: points, not a series)", xp.name)
+    };
+    svg((SWEEP_PLOT_W + SWEEP_LEGEND_W, 800), |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let (plots, side) = root.split_horizontally(SWEEP_PLOT_W);
+        let (top, bottom) = plots.split_vertically(420);
         let x_range = -0.5f64..(n as f64 - 0.5);
         let fmt_x = |v: &f64| {
             labels
-                .get(v.round() as usize)
+                .get(v.round().max(0.0) as usize)
                 .filter(|_| (v - v.round()).abs() < 1e-6)
                 .cloned()
                 .unwrap_or_default()
         };
         let mut c = ChartBuilder::on(&top)
-            .caption(
-                "throughput per point: MB/s (10^6 B/s), per target and total",
-                ("sans-serif", 18),
-            )
+            .caption("throughput per point: MB/s (10^6 B/s)", ("sans-serif", 18))
             .margin(10)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -436,38 +587,96 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
             .y_desc("MB/s")
             .draw()
             .map_err(err)?;
-        for (i, (name, pts)) in series.iter().enumerate() {
-            line(&mut c, pts.clone(), i, name.clone())?;
-            let color = COLORS[i % COLORS.len()];
-            c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+        for (i, (_, pts)) in series.iter().enumerate() {
+            let color = colors[i];
+            let xy: Vec<(f64, f64)> = pts
+                .iter()
+                .map(|&(x, y)| (x as f64 + offset(i), y))
+                .collect();
+            if lines {
+                c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(2)))
+                    .map_err(err)?;
+            }
+            c.draw_series(xy.iter().map(|&p| Circle::new(p, 4, color.filled())))
                 .map_err(err)?;
         }
-        legend(&mut c)?;
-        let p99: Vec<(f64, f64)> = doc
-            .points
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| Some((i as f64, p.runs[0].total.latency_ns?.p99 as f64 / 1e3)))
-            .collect();
-        let max_p99 = p99.iter().map(|p| p.1).fold(1.0, f64::max);
         let mut c = ChartBuilder::on(&bottom)
-            .caption("p99 latency per point (all targets)", ("sans-serif", 18))
+            .caption(
+                "p99 latency per point (all targets), log scale",
+                ("sans-serif", 18),
+            )
             .margin(10)
             .x_label_area_size(45)
             .y_label_area_size(70)
-            .build_cartesian_2d(x_range, 0f64..max_p99 * 1.1)
+            .build_cartesian_2d(x_range, lo..hi)
             .map_err(err)?;
         c.configure_mesh()
             .x_labels(n.max(2))
             .x_label_formatter(&fmt_x)
+            .y_labels((hi - lo) as usize + 1)
+            .y_label_formatter(&|v| fmt_ms(10f64.powf(*v)))
             .x_desc(x_desc.as_str())
-            .y_desc("p99 (us)")
+            .y_desc("p99 (ms, log scale)")
             .draw()
             .map_err(err)?;
-        c.draw_series(LineSeries::new(p99.clone(), COLORS[3].stroke_width(2)))
+        for (i, (_, pts)) in p99.iter().enumerate() {
+            let color = p99_colors[i];
+            let xy: Vec<(f64, f64)> = pts
+                .iter()
+                .map(|&(x, y)| (x as f64 + p99_offset(i), y.log10()))
+                .collect();
+            if lines {
+                c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(2)))
+                    .map_err(err)?;
+            }
+            c.draw_series(xy.iter().map(|&p| Circle::new(p, 4, color.filled())))
+                .map_err(err)?;
+        }
+        // The legends, in the column right of the plots.
+        let font = ("sans-serif", 13).into_font();
+        let legend = |area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+                      y0: i32,
+                      items: Vec<(String, RGBColor)>|
+         -> Result<()> {
+            let h = 12 + 18 * items.len() as i32;
+            area.draw(&Rectangle::new(
+                [(6, y0), (SWEEP_LEGEND_W as i32 - 6, y0 + h)],
+                BLACK.stroke_width(1),
+            ))
             .map_err(err)?;
-        c.draw_series(p99.iter().map(|&p| Circle::new(p, 3, COLORS[3].filled())))
-            .map_err(err)?;
+            for (k, (label, color)) in items.into_iter().enumerate() {
+                let y = y0 + 15 + 18 * k as i32;
+                if lines {
+                    area.draw(&PathElement::new(
+                        vec![(14, y), (34, y)],
+                        color.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                }
+                area.draw(&Circle::new((24, y), 4, color.filled()))
+                    .map_err(err)?;
+                area.draw(&Text::new(label, (42, y - 7), font.clone()))
+                    .map_err(err)?;
+            }
+            Ok(())
+        };
+        legend(
+            &side,
+            40,
+            series
+                .iter()
+                .zip(&colors)
+                .map(|((l, _), c)| (l.clone(), *c))
+                .collect(),
+        )?;
+        legend(
+            &side,
+            460,
+            p99.iter()
+                .zip(&p99_colors)
+                .map(|((l, _), c)| (l.clone(), *c))
+                .collect(),
+        )?;
         Ok(())
     })
 }

@@ -1,7 +1,7 @@
 //! The sweep's text table: a header, and one row per point.
 
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
-use crate::document::run::RunDocument;
+use crate::document::run::{RunDocument, TargetDoc};
 use crate::document::sweep::{Param, PointDoc, SweepDocument};
 
 /// The table's header and one row per point.
@@ -114,6 +114,77 @@ pub fn row(p: &PointDoc) -> String {
         cells.extend([format!("{asked:>12}"), format!("{kept:>12}")]);
     }
     cells.join(" ")
+}
+
+/// Whether a run's targets differ in kind (a file beside a block device):
+/// then their sum hides what each did, and each gets its own row.
+pub fn targets_differ_in_kind(doc: &RunDocument) -> bool {
+    doc.targets.windows(2).any(|w| w[0].kind != w[1].kind)
+}
+
+/// A target's kind, as its row names it.
+pub fn kind_name(t: &TargetDoc) -> &'static str {
+    match t.kind {
+        crate::device::TargetKind::Block => "device",
+        crate::device::TargetKind::File => "file",
+    }
+}
+
+/// A target's device bytes over the application's, when its device counted.
+pub fn target_dev_app(t: &TargetDoc) -> Option<f64> {
+    let c = t.device.as_ref()?;
+    let app = c.app_read_bytes + c.app_write_bytes;
+    (app > 0).then(|| (c.read_bytes + c.write_bytes) as f64 / app as f64)
+}
+
+/// A target's CPU seconds per 10^9 bytes.
+pub fn target_cpu_per_gb(t: &TargetDoc) -> Option<f64> {
+    (t.bytes > 0).then(|| (t.cpu_usr_sec + t.cpu_sys_sec) / (t.bytes as f64 / 1e9))
+}
+
+/// Each target's row under its point's (when the targets differ in kind),
+/// in the point row's columns: its kind under the last parameter, its path
+/// after the figures.
+pub fn target_rows(p: &PointDoc) -> Vec<String> {
+    let doc = &p.runs[0];
+    if !targets_differ_in_kind(doc) {
+        return Vec::new();
+    }
+    doc.targets
+        .iter()
+        .map(|t| {
+            let mut cells: Vec<String> =
+                (1..p.values.len()).map(|_| format!("{:>10}", "")).collect();
+            cells.push(format!("{:>10}", format!("└ {}", kind_name(t))));
+            let lat = |f: fn(&crate::analysis::histogram::LatencySummary) -> u64| {
+                format!(
+                    "{:>10}",
+                    t.latency_ns
+                        .map_or("-".into(), |l| fmt_latency_ns(f(&l) as f64))
+                )
+            };
+            let secs = t.seconds.max(1e-9);
+            cells.extend([
+                format!("{:>10.1}", mb_per_sec(t.bytes_per_sec)),
+                format!("{:>10}", "-"),
+                format!("{:>10.0}", t.iops),
+                lat(|l| l.p50),
+                lat(|l| l.p99),
+                lat(|l| l.p99_9),
+                format!("{:>10.1}", (t.cpu_usr_sec + t.cpu_sys_sec) / secs * 100.0),
+                format!(
+                    "{:>10}",
+                    target_cpu_per_gb(t).map_or("-".into(), |v| format!("{v:.3}"))
+                ),
+                format!(
+                    "{:>10}",
+                    target_dev_app(t).map_or("-".into(), |v| format!("{v:.3}"))
+                ),
+                t.path.clone(),
+            ]);
+            cells.join(" ")
+        })
+        .collect()
 }
 
 /// The sweep as CSV: the swept parameters, then one row per point.

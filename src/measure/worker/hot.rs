@@ -89,6 +89,14 @@ pub fn run<E: Engine>(
     let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct, engine_spec.compress_pct);
     let mut tally = Tally::new(out, spec, control, live_bytes, epoch);
     tally.tap = tap;
+    if let Some(t) = tally
+        .tap
+        .as_mut()
+        .filter(|_| spec.read_pct > 0 && spec.read_pct < 100)
+    {
+        // A mixed pattern: the live stream gets reads and writes apart.
+        t.mixed();
+    }
     let mut issued_bytes = 0u64;
     // The pass whose pages were last evicted (`evict_on_wrap`).
     let mut evicted_pass = 0u64;
@@ -631,7 +639,7 @@ impl<'a> Tally<'a> {
         out.last_completion_ns = tn;
         self.roll(tn);
         if let Some(tap) = &mut self.tap {
-            tap.hist.record(latency);
+            tap.record(latency, n, slot.op == Op::Write);
         }
         self.cur_bytes += n;
         self.cur_ios += 1;

@@ -63,39 +63,95 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
     let mut head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
     head.extend(
         [
-            "MB/s", "min", "max", "IOPS", "p50", "p99", "p99.9", "errors",
+            "MB/s", "min", "max", "IOPS", "p50", "p99", "p99.9", "errors", "CPU s/GB", "dev/app",
+            "warnings",
         ]
         .map(String::from),
     );
-    let rows: Vec<(String, Vec<String>)> = doc
-        .points
-        .iter()
-        .map(|p| {
-            let t = &p.runs[0].total;
-            // With one repeat there is no range.
-            let range = |v: f64| {
-                if p.runs.len() > 1 {
-                    format!("{:.1}", mb_per_sec(v))
-                } else {
-                    "-".into()
-                }
-            };
-            let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
-            cells.extend([
-                format!("{:.1}", mb_per_sec(p.bytes_per_sec_median)),
-                range(p.bytes_per_sec_min),
-                range(p.bytes_per_sec_max),
-                format!("{:.0}", t.iops),
-                lat(&t.latency_ns, |l| l.p50),
-                lat(&t.latency_ns, |l| l.p99),
-                lat(&t.latency_ns, |l| l.p99_9),
-                t.errors.to_string(),
-            ]);
-            let class = if p.partial { "slow" } else { "" };
-            (class.to_string(), cells)
-        })
-        .collect();
+    let ratio = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    let mut point_warnings: Vec<(String, Vec<&str>)> = Vec::new();
+    for p in &doc.points {
+        let r = &p.runs[0];
+        let t = &r.total;
+        // With one repeat there is no range.
+        let range = |v: f64| {
+            if p.runs.len() > 1 {
+                format!("{:.1}", mb_per_sec(v))
+            } else {
+                "-".into()
+            }
+        };
+        let (dev, app) = crate::report::sweep::device_and_app_bytes(r);
+        let mut warnings: Vec<&str> = Vec::new();
+        for w in p.runs.iter().flat_map(|r| &r.warnings) {
+            if !warnings.contains(&w.as_str()) {
+                warnings.push(w);
+            }
+        }
+        let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
+        cells.extend([
+            format!("{:.1}", mb_per_sec(p.bytes_per_sec_median)),
+            range(p.bytes_per_sec_min),
+            range(p.bytes_per_sec_max),
+            format!("{:.0}", t.iops),
+            lat(&t.latency_ns, |l| l.p50),
+            lat(&t.latency_ns, |l| l.p99),
+            lat(&t.latency_ns, |l| l.p99_9),
+            t.errors.to_string(),
+            ratio(t.cpu_sec_per_gb()),
+            ratio((app > 0).then(|| dev as f64 / app as f64)),
+            if warnings.is_empty() {
+                "-".into()
+            } else {
+                format!("{} (below)", warnings.len())
+            },
+        ]);
+        let class = if p.partial || !warnings.is_empty() {
+            "slow"
+        } else {
+            ""
+        };
+        rows.push((class.to_string(), cells));
+        if !warnings.is_empty() {
+            let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            point_warnings.push((label.join(" "), warnings));
+        }
+        // Targets of different kinds (a file beside a device): each its own row.
+        if crate::report::sweep::targets_differ_in_kind(r) {
+            for tg in &r.targets {
+                let mut cells: Vec<String> = (1..p.values.len()).map(|_| String::new()).collect();
+                cells.push(format!(
+                    "\u{2514} {} {}",
+                    crate::report::sweep::kind_name(tg),
+                    tg.path
+                ));
+                cells.extend([
+                    format!("{:.1}", mb_per_sec(tg.bytes_per_sec)),
+                    "-".into(),
+                    "-".into(),
+                    format!("{:.0}", tg.iops),
+                    lat(&tg.latency_ns, |l| l.p50),
+                    lat(&tg.latency_ns, |l| l.p99),
+                    lat(&tg.latency_ns, |l| l.p99_9),
+                    tg.errors.to_string(),
+                    ratio(crate::report::sweep::target_cpu_per_gb(tg)),
+                    ratio(crate::report::sweep::target_dev_app(tg)),
+                    String::new(),
+                ]);
+                rows.push(("per-target".to_string(), cells));
+            }
+        }
+    }
     page.table(&head, &rows, names.len());
+    // Each point's warnings, under the table: a normal-looking row must not hide them.
+    if !point_warnings.is_empty() {
+        let text: Vec<String> = point_warnings
+            .iter()
+            .flat_map(|(label, ws)| ws.iter().map(move |w| format!("warning: {label}: {w}")))
+            .collect();
+        page.notes(&text.join("\n"));
+    }
     if !doc.points.is_empty() {
         page.figure(
             &crate::report::plot::sweep_svg(doc)?,
@@ -123,8 +179,47 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
         configuration(&mut page, r, 2);
         page.p(
             "sub",
-            "(the first point's options; each point changes the swept ones)",
+            "(the first point's options; what differs between the points is below)",
         );
+        // Every option whose value is not the same at every point, per point.
+        let configs: Vec<Vec<(String, String)>> = doc
+            .points
+            .iter()
+            .map(|p| config_pairs(&serde_json::to_value(&p.runs[0].config).unwrap_or_default()))
+            .collect();
+        let mut differing: Vec<String> = Vec::new();
+        for (k, v) in configs.iter().flatten() {
+            let same = configs
+                .iter()
+                .all(|c| c.iter().find(|(k2, _)| k2 == k).map(|(_, v2)| v2) == Some(v));
+            if !same && !differing.contains(k) && !names.contains(&k.as_str()) {
+                differing.push(k.clone());
+            }
+        }
+        page.h(3, "Configuration per point (the options that differ)");
+        if differing.is_empty() {
+            page.p("sub", "every point ran with the same options");
+        } else {
+            let mut head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            head.extend(differing.iter().cloned());
+            let rows: Vec<(String, Vec<String>)> = doc
+                .points
+                .iter()
+                .zip(&configs)
+                .map(|(p, c)| {
+                    let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
+                    for k in &differing {
+                        cells.push(
+                            c.iter()
+                                .find(|(k2, _)| k2 == k)
+                                .map_or("-".into(), |(_, v)| v.clone()),
+                        );
+                    }
+                    ("config-diff".to_string(), cells)
+                })
+                .collect();
+            page.table(&head, &rows, head.len());
+        }
     }
     page.h(2, "Each point");
     for p in &doc.points {

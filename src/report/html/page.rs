@@ -63,6 +63,7 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space:
 tr.target td { background: #f3f6fb; font-weight: 600; }
 tr.total td { background: #e6eefc; font-weight: 700; border-top: 2px solid #8ea3c7; }
 tr.slow td { background: #fdeeee; }
+tr.per-target td { background: #f7f9fc; color: #3a4456; }
 table.kv th { width: 1%; white-space: nowrap; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 0 24px; }
 pre { background: #fff; border: 1px solid #d5dae3; border-radius: 6px; padding: 8px 12px;
