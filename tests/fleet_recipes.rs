@@ -390,3 +390,52 @@ fn k8s_merge_job_merges_only_this_fleet_and_counts_pods_that_never_ran() {
         .join("fleet.json")
         .exists());
 }
+
+/// A node's own words reach the launcher's terminal as text: its last log
+/// line, quoted as the reason it is missing, had its escape sequences
+/// printed raw (issue 20, item 5).
+#[test]
+fn slurm_batch_script_quotes_a_failing_nodes_log_printable() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 2 << 20);
+    let fake = dir.path().join("bin");
+    std::fs::create_dir(&fake).unwrap();
+    write_exec(&fake.join("srun"), FAKE_SRUN);
+    let sb = assert_cmd::cargo::cargo_bin("stripebench");
+    std::os::unix::fs::symlink(&sb, fake.join("stripebench")).unwrap();
+    // node2 answers the preflight, then its run says only escapes and fails.
+    let evil = dir.path().join("evil");
+    std::fs::create_dir(&evil).unwrap();
+    write_exec(
+        &evil.join("stripebench"),
+        &format!(
+            "#!/bin/sh\n[ \"$1\" = run ] && {{ printf '\\033]52;c;cHduZWQ=\\007\\033[2Jall clear\\n' >&2; exit 1; }}\nexec {} \"$@\"\n",
+            sb.display()
+        ),
+    );
+    let o = Command::new("bash")
+        .arg(manifest("scripts/fleet/slurm.sbatch"))
+        .arg(&t)
+        .env(
+            "PATH",
+            format!("{}:{}", fake.display(), std::env::var("PATH").unwrap()),
+        )
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("FAKE_NODES", "3")
+        .env("SLURM_JOB_NUM_NODES", "3")
+        .env("FAKE_DEAD", "node2")
+        .env("DEAD_PATH", &evil)
+        .env("OUT", dir.path().join("out"))
+        .env("RUN_OPTS", "-t 500ms --ramp 0")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{err}");
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        !o.stderr.contains(&0x1b) && !o.stderr.contains(&0x07),
+        "{err}"
+    );
+    assert!(err.contains("node node2 is missing"), "{err}");
+    assert!(err.contains("?[2Jall clear"), "{err}");
+}
