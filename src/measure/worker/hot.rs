@@ -270,18 +270,8 @@ pub fn run<E: Engine>(
             break;
         }
     }
-    if let Some(p) = &pace {
-        tally.schedule_end_ns = p.due_ns(p.k);
-        tally.backlog(p, &slots, hung, issued_bytes < limit);
-    }
-    let (unserved_ios, unserved_oldest_ns) = (tally.unserved_ios, tally.unserved_oldest_ns);
-    let mut out = tally.finish(issued_bytes < limit, None);
+    let mut out = tally.close(pace.as_ref(), &slots, hung, issued_bytes < limit, None);
     out.cpu = cpus::current_cpu();
-    out.schedule = pace.map(|p| ScheduleTally {
-        unserved_ios,
-        unserved_oldest_ns,
-        ..p.tally
-    });
     if hung {
         // The kernel may still write into the hung I/Os' buffers: leak them.
         engine.abandon();
@@ -685,6 +675,31 @@ impl<'a> Tally<'a> {
         }
     }
 
+    /// The worker's outcome after its loop, whether it left the loop or
+    /// was claimed in a call: on a schedule, the backlog of I/Os it owed
+    /// ([`Tally::backlog`]) and the schedule's figures; then [`Tally::finish`].
+    fn close(
+        mut self,
+        pace: Option<&Pace>,
+        slots: &[Slot],
+        hung: bool,
+        below_limit: bool,
+        c1: Option<CpuSample>,
+    ) -> WorkerOutcome {
+        if let Some(p) = pace {
+            self.schedule_end_ns = p.due_ns(p.k);
+            self.backlog(p, slots, hung, below_limit);
+        }
+        let (unserved_ios, unserved_oldest_ns) = (self.unserved_ios, self.unserved_oldest_ns);
+        let mut out = self.finish(below_limit, c1);
+        out.schedule = pace.map(|p| ScheduleTally {
+            unserved_ios,
+            unserved_oldest_ns,
+            ..p.tally
+        });
+        out
+    }
+
     /// What ended the worker, its CPU time over the window (up to `c1`,
     /// else now, sampled in this thread), and its last (partial) second:
     /// after the loop, off the hot path.
@@ -878,23 +893,12 @@ pub unsafe fn claimed(frame: *mut ()) -> WorkerOutcome {
     unsafe {
         let f = &*(frame as *const Frame<'static>);
         let slots = std::slice::from_raw_parts(f.slots, f.nslots);
-        let mut tally = std::ptr::read(f.tally);
+        let tally = std::ptr::read(f.tally);
         let now = Instant::now();
-        let owed = true;
-        let pace = &*f.pace;
-        if let Some(p) = pace {
-            tally.schedule_end_ns = p.due_ns(p.k);
-            tally.backlog(p, slots, true, owed);
-        }
-        let (unserved_ios, unserved_oldest_ns) = (tally.unserved_ios, tally.unserved_oldest_ns);
         let c1 = sample_cpu_of(f.tid, f.cpu_clock, tally.epoch);
-        let mut out = tally.finish(true, c1);
+        // Claimed in a call: that I/O hung, and the worker still owed I/O.
+        let mut out = tally.close((*f.pace).as_ref(), slots, true, true, c1);
         out.hung_ios = hung_ios(slots, now, f.bs);
-        out.schedule = pace.as_ref().map(|p| ScheduleTally {
-            unserved_ios,
-            unserved_oldest_ns,
-            ..p.tally
-        });
         out
     }
 }
