@@ -104,3 +104,28 @@ pub fn open_unplanted(path: &Path) -> std::result::Result<OwnedFd, WalkError> {
     }
     Ok(at)
 }
+
+/// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`: one
+/// component, never through a link at it, and non-blocking (a FIFO planted
+/// at a name must not hang the opener).
+pub fn open_component(
+    dir: &impl AsRawFd,
+    name: &std::ffi::OsStr,
+    flags: libc::c_int,
+) -> std::io::Result<OwnedFd> {
+    let c = CString::new(name.as_bytes()).map_err(|_| std::io::Error::other("a NUL in a name"))?;
+    // SAFETY: `dir` is an open descriptor, `c` a NUL-terminated name; the
+    // returned descriptor, when valid, is new and ours alone.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            c.as_ptr(),
+            flags | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd was just returned by openat and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}

@@ -10,6 +10,7 @@
 //! directory. The run holds a lock on the marker while it lives, so a live
 //! run's test bed is never taken for an orphan, whatever has its PID.
 
+use crate::base::path::open_component;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -301,13 +302,15 @@ fn remove_marked(l: &Left) -> std::result::Result<bool, String> {
     };
     let parent =
         File::open(parent).map_err(|e| format!("cannot open {}: {e}", parent.display()))?;
-    let dir = match openat(&parent, name, libc::O_RDONLY | libc::O_DIRECTORY) {
-        Ok(d) => d,
-        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(false),
-        Err(e) => return Err(format!("it is a symbolic link or cannot be opened ({e})")),
-    };
+    let dir =
+        match open_component(&parent, name, libc::O_RDONLY | libc::O_DIRECTORY).map(File::from) {
+            Ok(d) => d,
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(false),
+            Err(e) => return Err(format!("it is a symbolic link or cannot be opened ({e})")),
+        };
     let mut found = String::new();
-    openat(&dir, std::ffi::OsStr::new(MARKER), libc::O_RDONLY)
+    open_component(&dir, std::ffi::OsStr::new(MARKER), libc::O_RDONLY)
+        .map(File::from)
         .and_then(|mut m| {
             use std::io::Read;
             (&mut m).take(256).read_to_string(&mut found)
@@ -337,28 +340,6 @@ fn remove_marked(l: &Left) -> std::result::Result<bool, String> {
     unlinkat(&parent, name, libc::AT_REMOVEDIR)
         .map_err(|e| format!("cannot remove the directory: {e}"))?;
     Ok(true)
-}
-
-/// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`.
-fn openat(dir: &File, name: &std::ffi::OsStr, flags: libc::c_int) -> std::io::Result<File> {
-    use std::os::fd::FromRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(name.as_bytes())
-        .map_err(|_| std::io::Error::other("a NUL in a name"))?;
-    // SAFETY: an open directory descriptor and a NUL-terminated name; the
-    // descriptor returned, when valid, is new and ours alone.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            c.as_ptr(),
-            flags | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
-        )
-    };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fd was just returned by openat and is owned by nobody else.
-    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
 /// `unlinkat(dir, name, flags)`: never follows a link (it removes names).

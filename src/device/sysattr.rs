@@ -12,6 +12,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
 
+use crate::base::path::open_component;
+
 /// The settings stripebench changes, relative to a block device's sysfs
 /// directory (`/sys/devices/.../DEVICE/`). `restore` writes these and
 /// nothing else, and a run may change nothing else: a new knob is added here.
@@ -38,27 +40,6 @@ impl Attr {
             self.file.set_len(0)?;
         }
         (&self.file).write_all(value.as_bytes())
-    }
-}
-
-/// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`
-/// (non-blocking: a FIFO planted at a name must not hang the opener).
-fn openat(dir: &OwnedFd, name: &OsStr, flags: libc::c_int) -> std::io::Result<OwnedFd> {
-    let c = CString::new(name.as_bytes()).map_err(|_| std::io::Error::other("a NUL in a name"))?;
-    // SAFETY: `dir` is an open descriptor we own, `c` a NUL-terminated name;
-    // the returned descriptor, when valid, is new and ours alone.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            c.as_ptr(),
-            flags | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
-        )
-    };
-    if fd < 0 {
-        Err(std::io::Error::last_os_error())
-    } else {
-        // SAFETY: fd was just returned by openat and is owned by nobody else.
-        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     }
 }
 
@@ -115,7 +96,7 @@ pub fn open_restorable(root: &Path, path: &Path) -> Result<Attr, String> {
     let device_depth = parts.len() - n_attr;
     let mut dev = None;
     for (i, name) in dirs.iter().enumerate() {
-        dir = openat(&dir, name, libc::O_RDONLY | libc::O_DIRECTORY).map_err(|e| {
+        dir = open_component(&dir, name, libc::O_RDONLY | libc::O_DIRECTORY).map_err(|e| {
             let at: std::path::PathBuf =
                 root.join(parts[..=i].iter().collect::<std::path::PathBuf>());
             if e.raw_os_error() == Some(libc::ELOOP) || e.raw_os_error() == Some(libc::ENOTDIR) {
@@ -127,7 +108,7 @@ pub fn open_restorable(root: &Path, path: &Path) -> Result<Attr, String> {
         if i + 1 == device_depth {
             // The device's own directory: its numbers name its lock.
             let mut s = String::new();
-            openat(&dir, OsStr::new("dev"), libc::O_RDONLY)
+            open_component(&dir, OsStr::new("dev"), libc::O_RDONLY)
                 .map(File::from)
                 .and_then(|mut f| f.read_to_string(&mut s))
                 .map_err(|e| format!("it is not in a device's directory (no dev file: {e})"))?;
@@ -137,7 +118,7 @@ pub fn open_restorable(root: &Path, path: &Path) -> Result<Attr, String> {
     let last = parts[parts.len() - 1];
     // Not truncated before it is known to be an attribute (sysfs replaces
     // an attribute's value on each write anyway).
-    let file = openat(&dir, last, libc::O_WRONLY)
+    let file = open_component(&dir, last, libc::O_WRONLY)
         .map(File::from)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {
