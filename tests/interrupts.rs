@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use common::{interrupt, json, ra, ra_path, sb, spawn, LoopBed};
 
 /// Polls `cond` every 10 ms for up to a minute.
-fn wait_until(what: &str, cond: impl Fn() -> bool) {
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
     let t0 = Instant::now();
     while !cond() {
         assert!(t0.elapsed() < Duration::from_secs(60), "never: {what}");
@@ -244,15 +244,26 @@ fn an_interrupt_while_the_test_bed_is_written_still_writes_the_json() {
         "run",
         "--dir",
         bed_dir.to_str().unwrap(),
+        // 2 x 512 MiB: long enough to write that a 10 ms poll sees it
+        // under way, small enough for a CI disk that holds two builds.
         "--testbed-size",
-        "4g",
+        "512m",
         "--testbed-files",
         "2",
         "--no-progress",
         "--json",
         j.to_str().unwrap(),
     ]);
+    let mut child = child;
     wait_until("the test bed is being written", || {
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            panic!("stripebench ended ({status}) before its test bed was seen: {err}");
+        }
         !testbed_dirs(&bed_dir).is_empty()
     });
     interrupt(&child);
