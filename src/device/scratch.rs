@@ -135,11 +135,15 @@ impl Testbed {
 
 impl Drop for Testbed {
     fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
-        signals::unregister_cleanup(&self.dir);
+        // The record goes first: while the directory is being removed its
+        // marker is gone, and a concurrent run's preflight that still found
+        // the record would call this live run's test bed left behind (it
+        // re-reads the record after finding the marker unheld: see `left`).
         if let Some(r) = &self.record {
             let _ = fs::remove_file(r);
         }
+        let _ = fs::remove_dir_all(&self.dir);
+        signals::unregister_cleanup(&self.dir);
     }
 }
 
@@ -242,7 +246,10 @@ fn left(state_dir: &Path) -> Vec<Left> {
                 .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
                 .open(rec.dir.join(MARKER))
                 .is_ok_and(|m| crate::device::state::is_held(&m));
-            (!live).then_some(Left {
+            // A run that ends removes its record before its test bed: a
+            // record that is gone by now was a run ending, not a killed one.
+            let still_recorded = fs::read(e.path()).is_ok_and(|now| now == bytes);
+            (!live && still_recorded).then_some(Left {
                 record: e.path(),
                 dir: rec.dir,
                 token: rec.token,
@@ -392,8 +399,13 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// A process records one test bed (`testbed-PID.path`): the tests that
+    /// create one take turns.
+    static ONE_BED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn creates_full_files_and_removes_them() {
+        let _one = ONE_BED.lock().unwrap_or_else(|e| e.into_inner());
         let tmp = tempfile::tempdir().unwrap();
         let cfg = TestbedConfig {
             dir: tmp.path().to_path_buf(),
@@ -414,6 +426,67 @@ mod tests {
         assert_ne!(a, b);
         drop(bed);
         assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_run_ending_beside_a_preflight_is_not_called_killed() {
+        // Regression: a run's test bed was removed before its record, so a
+        // concurrent run's preflight saw a record whose marker was gone and
+        // warned that a killed run had left its test bed behind.
+        let _one = ONE_BED.lock().unwrap_or_else(|e| e.into_inner());
+        let tmp = tempfile::tempdir().unwrap();
+        let state = crate::device::knobs::state_dir();
+        let cfg = TestbedConfig {
+            dir: tmp.path().to_path_buf(),
+            files: 1,
+            file_size: 1 << 16,
+        };
+        let bed = Testbed::create(&cfg, 9, "a test bed", "-").unwrap();
+        let dir = bed.dir().to_path_buf();
+        let ours = |state: &Path| pending(state).iter().any(|(_, d)| *d == dir);
+        let record = bed.record.clone().expect("recorded");
+        assert!(!ours(&state), "a live run's bed is not pending");
+        drop(bed);
+        assert!(!record.exists(), "the record went with the test bed");
+        assert!(!ours(&state));
+        // The race itself: beds created and dropped while another thread
+        // runs a preflight's check over and over; it never names one.
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let seen = std::thread::scope(|s| {
+            let watcher = s.spawn(|| {
+                let mut seen = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    seen += pending(&state)
+                        .iter()
+                        .filter(|(_, d)| d.starts_with(tmp.path()))
+                        .count();
+                }
+                seen
+            });
+            for seed in 0..100 {
+                drop(Testbed::create(&cfg, seed, "a test bed", "-").unwrap());
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            watcher.join().unwrap()
+        });
+        assert_eq!(seen, 0, "a live run's ending was called a killed run");
+        // A killed run: the record stays, the marker is no longer held.
+        let state = tmp.path().join("state");
+        fs::create_dir(&state).unwrap();
+        let dir = tmp.path().join("stripebench-testbed-4242-00000001");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join(MARKER), "t").unwrap();
+        let rec = serde_json::to_vec(&Record {
+            dir: dir.clone(),
+            token: Some("t".into()),
+        })
+        .unwrap();
+        fs::write(state.join("testbed-4242.path"), rec).unwrap();
+        assert_eq!(
+            pending(&state).len(),
+            1,
+            "a killed run's bed is still named"
+        );
     }
 
     #[test]
