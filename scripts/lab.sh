@@ -4,7 +4,7 @@
 # kernel has no md or dm, without touching a single host device.
 #
 #   scripts/lab.sh [--array KIND] [--members N] [--member-size SIZE] [--chunk SIZE]
-#                  [--slow-member K:MS] [--failing-member K] [--kvm|--tcg] [--keep]
+#                  [--layout LAYOUT] [--group G] [--slow-member K:MS] [--failing-member K] [--kvm|--tcg] [--keep]
 #                  [--out DIR] [--timeout SECONDS] [--memory MB] [--cpus N]
 #                  [--bin PATH] -- COMMAND...
 #
@@ -16,7 +16,25 @@
 # on tmpfs inside the guest, so every member keeps I/O statistics; the files
 # are sparse: zeros until written):
 #   md-raid0, md-raid10, md-raid1   mdadm --create, chunk --chunk (raid1 has none;
-#                                   raid1/10 are created --assume-clean: no resync I/O)
+#                                   raid1/10 are created --assume-clean: no resync I/O;
+#                                   raid10 takes --layout n2, f2, o2, n3 ...)
+#   md-raid4, md-raid5, md-raid6    parity RAID (mdadm --create --assume-clean), chunk
+#                                   --chunk, --layout for raid5/6 (left-symmetric,
+#                                   the default, left-asymmetric, right-symmetric,
+#                                   right-asymmetric, parity-first, parity-last;
+#                                   raid6 also ...-6 forms); at least 3 (raid6: 4) members
+#   lvm-raid1, lvm-raid5, lvm-raid6, lvm-raid10
+#                                   an LVM RAID LV (lvcreate --type raidN --nosync, raid6
+#                                   resynced first: dm-raid refuses --nosync there;
+#                                   device-mapper's dm-raid over md's personalities),
+#                                   chunk --chunk, raid5/6 --layout as lvcreate
+#                                   names it (ls, la, rs, ra ...: --raidlayout is not
+#                                   a lvcreate option; it is given as --type raid5_ls)
+#   lvm-over-md-raid1               md RAID1 pairs of the members (an even number, at
+#                                   least 4), and an LVM striped LV over the pairs
+#   dm-stripe-over-md               groups of --group G members (default 3, G >= 3),
+#                                   each an md RAID5, and a dm "striped" table over the
+#                                   groups (RAID50); N a multiple of G, at least 2 groups
 #   dm-stripe                       dmsetup "striped" table, chunk --chunk, members in order
 #   dm-linear                       dmsetup "linear" table over one partition per member
 #   lvm-stripe                      an LVM striped LV: lvcreate -i N -I CHUNK
@@ -32,10 +50,13 @@
 # and MEMBERS are also printed on stderr):
 #   ARRAY     the array's path (block device, or mount point for btrfs)
 #   MEMBERS   its members, in stripe order, space separated (kernel names:
-#             /dev/loop0, /dev/loop0p1, /dev/dm-3 for a member behind dm-delay)
+#             /dev/loop0, /dev/loop0p1, /dev/dm-3 for a member behind dm-delay);
+#             for a nested stack the leaves, in the order of the legs
+#   LEGS      a nested stack's middle devices (the md pairs or groups the top
+#             level stripes over), in stripe order; empty otherwise
 #   LOOPS     the loop devices under the members
 #   OUT       a directory shared with the host: its files come back into --out DIR
-#   LAB_KIND, LAB_CHUNK (bytes), LAB_SLOW (K:MS), LAB_FAILING (K),
+#   LAB_KIND, LAB_CHUNK (bytes), LAB_LAYOUT, LAB_GROUP, LAB_SLOW (K:MS), LAB_FAILING (K),
 #   LAB_FAIL_START, LAB_FAIL_END   the byte range of the failing member whose I/O fails
 # COMMAND's stdout, stderr and exit status come back as this script's own.
 #
@@ -86,6 +107,8 @@ KIND=md-raid0
 N=4
 SIZE_ARG=
 CHUNK_ARG=64k
+LAYOUT=
+GROUP=
 SLOW=
 FAILING=
 ACCEL=tcg
@@ -123,6 +146,8 @@ while [ $# -gt 0 ]; do
     --members) need_value "$@"; N=$2; shift 2 ;;
     --member-size) need_value "$@"; SIZE_ARG=$2; shift 2 ;;
     --chunk) need_value "$@"; CHUNK_ARG=$2; shift 2 ;;
+    --layout) need_value "$@"; LAYOUT=$2; shift 2 ;;
+    --group) need_value "$@"; GROUP=$2; shift 2 ;;
     --slow-member) need_value "$@"; SLOW=$2; shift 2 ;;
     --failing-member) need_value "$@"; FAILING=$2; shift 2 ;;
     --kvm) ACCEL=kvm; shift ;;
@@ -140,14 +165,43 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || bad "no COMMAND: give one after --, e.g. scripts/lab.sh -- stripebench topology '\$ARRAY'"
 
+KINDS="md-raid0, md-raid1, md-raid4, md-raid5, md-raid6, md-raid10, dm-stripe, dm-linear, lvm-stripe, lvm-raid1, lvm-raid5, lvm-raid6, lvm-raid10, lvm-over-md-raid1, dm-stripe-over-md, md-on-partitions, dm-on-md, btrfs-raid0 or none"
 case $KIND in
-  md-raid0 | md-raid10 | md-raid1 | dm-stripe | lvm-stripe | md-on-partitions | dm-on-md | btrfs-raid0) MIN_N=2 ;;
+  md-raid0 | md-raid10 | md-raid1 | dm-stripe | lvm-stripe | md-on-partitions | dm-on-md | btrfs-raid0 | lvm-raid1 | lvm-raid10) MIN_N=2 ;;
+  md-raid4 | md-raid5 | lvm-raid5) MIN_N=3 ;;
+  md-raid6 | lvm-raid6 | lvm-over-md-raid1) MIN_N=4 ;;
+  dm-stripe-over-md) MIN_N=6 ;;
   dm-linear | none) MIN_N=1 ;;
-  *) bad "unknown --array '$KIND': md-raid0, md-raid10, md-raid1, dm-stripe, dm-linear, lvm-stripe, md-on-partitions, dm-on-md, btrfs-raid0 or none" ;;
+  *) bad "unknown --array '$KIND': $KINDS" ;;
 esac
 [[ $N =~ ^[0-9]+$ ]] && [ ${#N} -le 4 ] || bad "--members '$N' is not a whole number"
 [ "$N" -ge "$MIN_N" ] || bad "--members $N: $KIND needs at least $MIN_N members"
-[ "$N" -le 128 ] || bad "--members $N: at most 128"
+[ "$N" -le 256 ] || bad "--members $N: at most 256"
+# md's own limits on the layout names (mdadm --layout), checked here so that a
+# typo is one line on the host, not a failed guest.
+if [ -n "$LAYOUT" ]; then
+  case $KIND in
+    md-raid5) [[ $LAYOUT =~ ^(left|right)-(a)?symmetric$|^parity-(first|last)$|^ddf-(zero-restart|N-restart|N-continue)$ ]] ||
+      bad "--layout '$LAYOUT': md raid5 takes left-symmetric, left-asymmetric, right-symmetric, right-asymmetric, parity-first or parity-last" ;;
+    md-raid6) [[ $LAYOUT =~ ^(left|right)-(a)?symmetric(-6)?$|^parity-(first|last)(-6)?$|^ddf-(zero-restart|N-restart|N-continue)$|^rotating-(zero-restart|N-restart|N-continue)$ ]] ||
+      bad "--layout '$LAYOUT': md raid6 takes left-symmetric, right-asymmetric, parity-first ... (and their -6 forms)" ;;
+    md-raid10) [[ $LAYOUT =~ ^[nfo][1-9]$ ]] || bad "--layout '$LAYOUT': md raid10 takes nK, fK or oK (near, far, offset copies), e.g. n2 or f2" ;;
+    lvm-raid5) [[ $LAYOUT =~ ^(ls|la|rs|ra|n)$ ]] || bad "--layout '$LAYOUT': lvm raid5 takes ls, la, rs, ra or n (raid5_ls ...)" ;;
+    lvm-raid6) [[ $LAYOUT =~ ^(zr|nr|nc|ls_6|la_6|rs_6|ra_6)$ ]] || bad "--layout '$LAYOUT': lvm raid6 takes zr, nr, nc, ls_6, la_6, rs_6 or ra_6 (raid6_zr ...)" ;;
+    *) bad "--layout: only md-raid5, md-raid6, md-raid10, lvm-raid5 and lvm-raid6 have a layout, not $KIND" ;;
+  esac
+fi
+if [ -n "$GROUP" ]; then
+  [ "$KIND" = dm-stripe-over-md ] || bad "--group: only dm-stripe-over-md has groups, not $KIND"
+  [[ $GROUP =~ ^[0-9]+$ ]] && [ ${#GROUP} -le 3 ] && [ "$GROUP" -ge 3 ] || bad "--group '$GROUP': a whole number of at least 3 (members per md RAID5)"
+fi
+[ "$KIND" = dm-stripe-over-md ] && GROUP=${GROUP:-3}
+if [ "$KIND" = dm-stripe-over-md ]; then
+  [ $((N % GROUP)) -eq 0 ] && [ $((N / GROUP)) -ge 2 ] || bad "--members $N: dm-stripe-over-md needs a multiple of --group $GROUP, at least 2 groups"
+fi
+if [ "$KIND" = lvm-over-md-raid1 ]; then
+  [ $((N % 2)) -eq 0 ] || bad "--members $N: lvm-over-md-raid1 pairs the members: give an even number"
+fi
 # btrfs wants room for its chunks on every member.
 if [ -z "$SIZE_ARG" ]; then
   if [ "$KIND" = btrfs-raid0 ]; then SIZE_ARG=128m; else SIZE_ARG=64m; fi
@@ -158,7 +212,8 @@ CHUNK=$(size_bytes "$CHUNK_ARG") || bad "--chunk '$CHUNK_ARG' is not a size (e.g
 [ "$SIZE" -ge $((8 << 20)) ] || bad "--member-size $SIZE_ARG: at least 8m"
 [ $((SIZE % 4096)) -eq 0 ] || bad "--member-size $SIZE_ARG: a multiple of 4k"
 [ "$SIZE" -ge $((CHUNK * 4)) ] || bad "--chunk $CHUNK_ARG: too large for members of $SIZE_ARG (at most a quarter)"
-[ "$KIND" = lvm-stripe ] && { [ "$CHUNK" -le $((4 << 20)) ] || bad "--chunk $CHUNK_ARG: LVM allows at most 4m (its extent size)"; [ "$SIZE" -ge $((16 << 20)) ] || bad "--member-size $SIZE_ARG: LVM needs at least 16m per member"; }
+case $KIND in lvm-*) LVM=1 ;; *) LVM=0 ;; esac
+[ "$LVM" = 1 ] && { [ "$CHUNK" -le $((4 << 20)) ] || bad "--chunk $CHUNK_ARG: LVM allows at most 4m (its extent size)"; [ "$SIZE" -ge $((16 << 20)) ] || bad "--member-size $SIZE_ARG: LVM needs at least 16m per member"; }
 [ "$KIND" = btrfs-raid0 ] && { [ "$SIZE" -ge $((128 << 20)) ] || bad "--member-size $SIZE_ARG: btrfs needs at least 128m per member"; }
 SLOW_K= SLOW_MS=
 if [ -n "$SLOW" ]; then
@@ -333,6 +388,13 @@ echo "root:x:0:" >"$STAGE/etc/group"
 # Kernel modules and what modules.dep says they need.
 MODS="loop md-mod raid0 raid1 raid10 dm-mod dm-delay virtio_pci 9pnet_virtio 9p"
 [ "$KIND" = btrfs-raid0 ] && MODS="$MODS crc32c_generic btrfs"
+# Parity (md raid4/5/6 and dm-raid's raid5/6) is md's raid456 personality,
+# which wants the async xor/pq helpers (modules.dep names them) and crc32c;
+# LVM's RAID LVs are device-mapper's dm-raid over md's personalities.
+case $KIND in
+  md-raid4 | md-raid5 | md-raid6 | dm-stripe-over-md) MODS="$MODS crc32c_generic raid456" ;;
+  lvm-raid*) MODS="$MODS crc32c_generic raid456 dm-raid" ;;
+esac
 MDIR=lib/modules/$KVER
 mkdir -p "$STAGE/$MDIR"
 declare -A WANT=()
@@ -357,6 +419,8 @@ done
   echo "N=$N"
   echo "SIZE=$SIZE"
   echo "CHUNK=$CHUNK"
+  echo "LAYOUT=$LAYOUT"
+  echo "GROUP=$GROUP"
   echo "SLOW_K=$SLOW_K"
   echo "SLOW_MS=$SLOW_MS"
   echo "FAILING=$FAILING"
@@ -393,6 +457,14 @@ modprobe 9pnet_virtio && modprobe 9p || die "modprobe 9p failed"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 lab /share || die "cannot mount the host share"
 modprobe loop max_loop=$((N + 8)) || die "modprobe loop failed"
 for m in md-mod raid0 raid1 raid10 dm-mod dm-delay; do
+  modprobe "$m" || die "modprobe $m failed"
+done
+case $KIND in
+  md-raid4 | md-raid5 | md-raid6 | dm-stripe-over-md) MODS="crc32c_generic raid456" ;;
+  lvm-raid*) MODS="crc32c_generic raid456 dm-raid" ;;
+  *) MODS= ;;
+esac
+for m in $MODS; do
   modprobe "$m" || die "modprobe $m failed"
 done
 # No udev in the guest: LVM must neither wait for it nor ask it for devices.
@@ -453,27 +525,111 @@ done
 MEMBERS=${MEMBERS# }
 LOOPS=${LOOPS# }
 
+# md LEVEL [mdN] MEMBER...: an md array (/dev/md0 unless named), clean from
+# the start (--assume-clean: a resync would be I/O nobody asked to measure).
 md() {
   level=$1
   shift
+  name=/dev/md0
+  case $1 in /dev/md*) name=$1; shift ;; esac
   opts="--chunk=$((CHUNK / 1024))K"
   [ "$level" = 1 ] && opts=
   [ "$level" = 0 ] || opts="$opts --assume-clean"
-  run mdadm --create /dev/md0 --run --quiet --metadata=1.2 --homehost=lab --level=$level --raid-devices=$# $opts "$@"
+  case $level in 5 | 6 | 10) [ -z "$LAYOUT" ] || opts="$opts --layout=$LAYOUT" ;; esac
+  run mdadm --create $name --run --quiet --metadata=1.2 --homehost=lab --level=$level --raid-devices=$# $opts "$@"
 }
+# A dm "striped" table of the devices given, each cut to a whole number of
+# chunks of the smallest: dmstripe NAME DEV...
+dmstripe() {
+  name=$1
+  shift
+  per=0
+  args=
+  for m in "$@"; do
+    s=$(($(sectors $m) / CSECT * CSECT))
+    [ $per = 0 ] || [ $s -lt $per ] && per=$s
+  done
+  for m in "$@"; do args="$args $m 0"; done
+  echo "0 $((per * $#)) striped $# $CSECT$args" | dmsetup create $name || die "dmsetup create $name failed"
+}
+# LVM's configuration: never look at what lies under a delayed or failing
+# member, nor (for a stack) at the md legs' own members.
+lvmconf() {
+  filter=
+  for u in $UNDER "$@"; do filter="$filter\"r|^$u\$|\", "; done
+  LVMCONF="$LVMCONF devices{global_filter=[${filter}\"a|.*|\"]}"
+}
+LEGS=
 case $KIND in
   md-raid0 | md-on-partitions) md 0 $MEMBERS && ARRAY=/dev/md0 ;;
   md-raid10) md 10 $MEMBERS && ARRAY=/dev/md0 ;;
   md-raid1) md 1 $MEMBERS && ARRAY=/dev/md0 ;;
-  dm-stripe)
-    per=0
-    args=
-    for m in $MEMBERS; do
-      s=$(($(sectors $m) / CSECT * CSECT))
-      [ $per = 0 ] || [ $s -lt $per ] && per=$s
+  md-raid4) md 4 $MEMBERS && ARRAY=/dev/md0 ;;
+  md-raid5) md 5 $MEMBERS && ARRAY=/dev/md0 ;;
+  md-raid6) md 6 $MEMBERS && ARRAY=/dev/md0 ;;
+  lvm-raid1 | lvm-raid5 | lvm-raid6 | lvm-raid10)
+    lvmconf
+    run lvm pvcreate -q --config "$LVMCONF" $MEMBERS
+    run lvm vgcreate -q --config "$LVMCONF" lab $MEMBERS
+    level=${KIND#lvm-}
+    type=$level
+    [ -z "$LAYOUT" ] || type=${level}_$LAYOUT
+    # Stripes: the data members (raid5: N-1, raid6: N-2, raid10: N/2 pairs);
+    # raid1 has copies (-m: mirrors beyond the first) and no chunk. Each LV
+    # takes one extent per member for its metadata (rmeta): ask for what is
+    # left, in extents, and --nosync: no initial resync to measure.
+    case $level in
+      raid1) geo="-m $((N - 1))" ;;
+      raid5) geo="-i $((N - 1)) -I $((CHUNK / 1024))k" ;;
+      raid6) geo="-i $((N - 2)) -I $((CHUNK / 1024))k" ;;
+      raid10) geo="-i $((N / 2)) -m 1 -I $((CHUNK / 1024))k" ;;
+    esac
+    # dm-raid refuses --nosync for raid6 (its Q syndrome must be computed):
+    # that one resyncs, and the command starts when it is in sync.
+    sync=--nosync
+    [ "$level" = raid6 ] && sync=
+    run lvm lvcreate -q --config "$LVMCONF" -y --type $type $geo $sync -l 100%FREE -n raid lab
+    n=0
+    until [ "$(lvm lvs --config "$LVMCONF" --noheadings -o sync_percent lab/raid 2>/dev/null | tr -d ' ')" = 100.00 ]; do
+      [ $n -lt 3000 ] || die "lab/raid did not finish its initial resync in 300 s"
+      sleep 0.1
+      n=$((n + 1))
     done
-    for m in $MEMBERS; do args="$args $m 0"; done
-    echo "0 $((per * N)) striped $N $CSECT$args" | dmsetup create stripe || die "dmsetup create stripe failed"
+    ARRAY=/dev/mapper/lab-raid
+    ;;
+  lvm-over-md-raid1)
+    # Pairs in member order: (m0 m1) (m2 m3) ...: an LVM striped LV over them.
+    set -- $MEMBERS
+    k=1
+    while [ $# -gt 0 ]; do
+      md 1 /dev/md$k "$1" "$2"
+      LEGS="$LEGS /dev/md$k"
+      shift 2
+      k=$((k + 1))
+    done
+    lvmconf $MEMBERS
+    run lvm pvcreate -q --config "$LVMCONF" $LEGS
+    run lvm vgcreate -q --config "$LVMCONF" lab $LEGS
+    run lvm lvcreate -q --config "$LVMCONF" -y -i $((N / 2)) -I $((CHUNK / 1024))k -l 100%FREE -n stripe lab
+    ARRAY=/dev/mapper/lab-stripe
+    ;;
+  dm-stripe-over-md)
+    # Groups of GROUP members in order, each an md RAID5; dm-stripe over them.
+    set -- $MEMBERS
+    k=1
+    while [ $# -gt 0 ]; do
+      g=
+      j=0
+      while [ $j -lt "$GROUP" ]; do g="$g $1"; shift; j=$((j + 1)); done
+      md 5 /dev/md$k $g
+      LEGS="$LEGS /dev/md$k"
+      k=$((k + 1))
+    done
+    dmstripe stripe $LEGS
+    ARRAY=/dev/mapper/stripe
+    ;;
+  dm-stripe)
+    dmstripe stripe $MEMBERS
     ARRAY=/dev/mapper/stripe
     ;;
   dm-linear)
@@ -494,9 +650,7 @@ case $KIND in
     ARRAY=/dev/mapper/onmd
     ;;
   lvm-stripe)
-    filter=
-    for u in $UNDER; do filter="$filter\"r|^$u\$|\", "; done
-    LVMCONF="$LVMCONF devices{global_filter=[${filter}\"a|.*|\"]}"
+    lvmconf
     run lvm pvcreate -q --config "$LVMCONF" $MEMBERS
     run lvm vgcreate -q --config "$LVMCONF" lab $MEMBERS
     run lvm lvcreate -q --config "$LVMCONF" -y -i $N -I $((CHUNK / 1024))k -l 100%FREE -n stripe lab
@@ -520,13 +674,15 @@ T1=$(cut -d' ' -f1 /proc/uptime)
   echo "ARRAY=$ARRAY"
   echo "MEMBERS=$MEMBERS"
   echo "LOOPS=$LOOPS"
+  LEGS=${LEGS# }
+  echo "LEGS=$LEGS"
   [ -z "$SLOW_K" ] || echo "SLOW=member $SLOW_K ($(echo $MEMBERS | cut -d' ' -f$((SLOW_K + 1)))) behind dm-delay, $SLOW_MS ms per I/O"
   [ -z "$FAILING" ] || echo "FAILING=member $FAILING ($(echo $MEMBERS | cut -d' ' -f$((FAILING + 1)))): I/O fails (dm-error) in bytes [$LAB_FAIL_START, $LAB_FAIL_END)"
   echo "BOOT=$T0 $T1"
 } >/share/info
 say "ARRAY=$ARRAY MEMBERS=$MEMBERS"
 
-export ARRAY MEMBERS LOOPS OUT=/share/out LAB_KIND=$KIND LAB_CHUNK=$CHUNK
+export ARRAY MEMBERS LOOPS LEGS OUT=/share/out LAB_KIND=$KIND LAB_CHUNK=$CHUNK LAB_LAYOUT=$LAYOUT LAB_GROUP=$GROUP
 export LAB_SLOW=${SLOW_K:+$SLOW_K:$SLOW_MS} LAB_FAILING=$FAILING
 export LAB_FAIL_START=${LAB_FAIL_START:-} LAB_FAIL_END=${LAB_FAIL_END:-}
 export HOME=/root TMPDIR=/tmp
@@ -554,7 +710,7 @@ case $ACCEL in
     ;;
 esac
 CONSOLE=$WORK/console.log
-note "$KIND, $N member(s) of $SIZE_ARG, chunk $CHUNK_ARG${SLOW:+, slow member $SLOW}${FAILING:+, failing member $FAILING}; kernel $KVER; $(echo "$ACCEL" | tr a-z A-Z), $CPUS vCPU(s), $MEMORY MiB"
+note "$KIND, $N member(s) of $SIZE_ARG, chunk $CHUNK_ARG${LAYOUT:+, layout $LAYOUT}${GROUP:+, groups of $GROUP}${SLOW:+, slow member $SLOW}${FAILING:+, failing member $FAILING}; kernel $KVER; $(echo "$ACCEL" | tr a-z A-Z), $CPUS vCPU(s), $MEMORY MiB"
 START=$(date +%s.%N)
 qemu-system-x86_64 "${QACCEL[@]}" -smp "$CPUS" -m "$MEMORY" -machine q35 \
   -kernel "$VMLINUZ" -initrd "$WORK/initrd.cpio" \
@@ -595,7 +751,7 @@ QPID=
 END=$(date +%s.%N)
 ACCEL_SAID="$(echo "$ACCEL" | tr a-z A-Z)"
 if [ -f "$SHARE/info" ]; then
-  sed -n 's/^\(ARRAY\|MEMBERS\|SLOW\|FAILING\)=/lab: \1=/p' "$SHARE/info" >&2
+  sed -n 's/^\(ARRAY\|MEMBERS\|LEGS\|SLOW\|FAILING\)=/lab: \1=/p' "$SHARE/info" >&2
 fi
 if ! [ -f "$SHARE/rc" ]; then
   if grep -q '^LAB-FAILED: ' "$CONSOLE" 2>/dev/null; then
