@@ -128,24 +128,91 @@ fn by_direction(
     })
 }
 
+/// What an entry's [`Figures`] are computed from: one worker's outcome, or
+/// an [`Aggregate`] of several; borrowed, so no histogram is copied.
+struct Tally<'a> {
+    bytes: u64,
+    ios: u64,
+    errors: u64,
+    short_ios: u64,
+    cpu_usr_sec: f64,
+    cpu_sys_sec: f64,
+    /// (bytes, ios) of each direction.
+    reads: (u64, u64),
+    writes: (u64, u64),
+    hist: &'a LatencyHistogram,
+    service_hist: Option<&'a LatencyHistogram>,
+    read_hist: Option<&'a LatencyHistogram>,
+    write_hist: Option<&'a LatencyHistogram>,
+}
+
+impl Tally<'_> {
+    fn of(w: &WorkerOutcome) -> Tally<'_> {
+        Tally {
+            bytes: w.bytes(),
+            ios: w.ios(),
+            errors: w.errors,
+            short_ios: w.short_ios,
+            cpu_usr_sec: w.cpu_usr_sec,
+            cpu_sys_sec: w.cpu_sys_sec,
+            reads: (w.read_bytes, w.read_ios),
+            writes: (w.write_bytes, w.write_ios),
+            hist: &w.hist,
+            service_hist: w.service_hist.as_ref(),
+            read_hist: w.read_hist.as_ref(),
+            write_hist: w.write_hist.as_ref(),
+        }
+    }
+
+    /// The figures over `secs`: rates from the counts, percentiles and
+    /// histograms from the latencies.
+    fn figures(&self, secs: f64) -> Figures {
+        Figures {
+            bytes: self.bytes,
+            ios: self.ios,
+            errors: self.errors,
+            short_ios: self.short_ios,
+            seconds: secs,
+            bytes_per_sec: rate(self.bytes, secs),
+            iops: rate(self.ios, secs),
+            latency_ns: self.hist.summary(),
+            service_latency_ns: self.service_hist.and_then(|h| h.summary()),
+            by_direction: by_direction(
+                self.reads,
+                self.writes,
+                self.read_hist,
+                self.write_hist,
+                secs,
+            ),
+            cpu_usr_sec: self.cpu_usr_sec,
+            cpu_sys_sec: self.cpu_sys_sec,
+            histogram: self.hist.to_base64(),
+            service_histogram: self.service_hist.map(|h| h.to_base64()),
+        }
+    }
+}
+
 impl Aggregate {
-    /// Reads and writes apart over `secs` (a mixed pattern only).
-    pub fn by_direction(&self, secs: f64) -> Option<DirectionsDoc> {
-        by_direction(
-            (self.bytes - self.write_bytes, self.read_ios),
-            (self.write_bytes, self.write_ios),
-            self.read_hist.as_ref(),
-            self.write_hist.as_ref(),
-            secs,
-        )
+    fn tally(&self) -> Tally<'_> {
+        Tally {
+            bytes: self.bytes,
+            ios: self.ios,
+            errors: self.errors,
+            short_ios: self.short_ios,
+            cpu_usr_sec: self.cpu_usr_sec,
+            cpu_sys_sec: self.cpu_sys_sec,
+            reads: (self.bytes - self.write_bytes, self.read_ios),
+            writes: (self.write_bytes, self.write_ios),
+            hist: &self.hist,
+            service_hist: self.service_hist.as_ref(),
+            read_hist: self.read_hist.as_ref(),
+            write_hist: self.write_hist.as_ref(),
+        }
     }
 
-    pub fn bytes_per_sec(&self, seconds: f64) -> f64 {
-        rate(self.bytes, seconds)
-    }
-
-    pub fn iops(&self, seconds: f64) -> f64 {
-        rate(self.ios, seconds)
+    /// The figures of these workers over `secs`.
+    pub fn figures(&self, secs: f64) -> Figures {
+        self.tally().figures(secs)
     }
 
     /// The flush of buffered writes: `durable` is (bytes, basis), see [`FlushDoc`].
@@ -200,7 +267,7 @@ impl RunDocument {
             // histogram's, unserved I/Os included) or the issue lag, which
             // is never above it: the sentence cannot contradict the table.
             let ns = |v: u64| crate::base::units::fmt_latency_ns(v as f64);
-            let (p99, max) = w.latency_ns.map_or((0, 0), |l| (l.p99, l.max));
+            let (p99, max) = w.figures.latency_ns.map_or((0, 0), |l| (l.p99, l.max));
             let unserved = if r.unserved_ios > 0 {
                 format!(
                     "{} I/O(s) due in the window not done by its end (the oldest due {} before it); ",
@@ -311,18 +378,7 @@ impl RunDocument {
             workers,
             targets,
             total: TotalDoc {
-                bytes: total.bytes,
-                ios: total.ios,
-                errors: total.errors,
-                short_ios: total.short_ios,
-                seconds: secs,
-                bytes_per_sec: total.bytes_per_sec(secs),
-                iops: total.iops(secs),
-                latency_ns: total.hist.summary(),
-                service_latency_ns: total.service_hist.as_ref().and_then(|h| h.summary()),
-                by_direction: total.by_direction(secs),
-                cpu_usr_sec: total.cpu_usr_sec,
-                cpu_sys_sec: total.cpu_sys_sec,
+                figures: total.figures(secs),
                 flush: total.flush(
                     secs,
                     max_flush.filter(|_| exec.flush_abandoned.is_empty()),
@@ -330,8 +386,6 @@ impl RunDocument {
                 ),
                 flush_errors,
                 flush_incomplete: !exec.flush_abandoned.is_empty(),
-                histogram: total.hist.to_base64(),
-                service_histogram: total.service_hist.as_ref().map(|h| h.to_base64()),
                 cache_evictions: exec.outcomes.iter().map(|o| o.cache_evictions).sum(),
                 cache_eviction_sec: exec
                     .outcomes
@@ -437,39 +491,20 @@ fn worker_doc(
         pinned_cpu: spec.cpu,
         region: spec.region,
         bs: spec.bs,
-        bytes: out.bytes(),
-        ios: out.ios(),
+        figures: Tally::of(out).figures(secs),
         read_bytes: out.read_bytes,
         write_bytes: out.write_bytes,
         read_ios: out.read_ios,
         write_ios: out.write_ios,
-        errors: out.errors,
         errors_by_errno: out.errors_by_errno.clone(),
         error_samples: out.error_samples.clone(),
         stopped_on_errors: out.stopped_on_errors,
         ended_by: out.ended_by,
         hung_ios: out.hung_ios.clone(),
-        short_ios: out.short_ios,
-        seconds: secs,
-        bytes_per_sec: rate(out.bytes(), secs),
-        iops: rate(out.ios(), secs),
-        latency_ns: out.hist.summary(),
-        service_latency_ns: out.service_hist.as_ref().and_then(|h| h.summary()),
-        by_direction: by_direction(
-            (out.read_bytes, out.read_ios),
-            (out.write_bytes, out.write_ios),
-            out.read_hist.as_ref(),
-            out.write_hist.as_ref(),
-            secs,
-        ),
         rate: rate_doc,
-        cpu_usr_sec: out.cpu_usr_sec,
-        cpu_sys_sec: out.cpu_sys_sec,
         intervals: out.intervals.clone(),
         engine_path: out.engine_path.clone(),
         buffer: out.buffer.clone(),
-        histogram: out.hist.to_base64(),
-        service_histogram: out.service_hist.as_ref().map(|h| h.to_base64()),
         cache_evictions: out.cache_evictions,
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
     }
@@ -534,19 +569,8 @@ fn target_doc(
         bs: t.bs,
         region: t.region,
         workers: on_target().count(),
-        bytes: agg.bytes,
-        ios: agg.ios,
-        errors: agg.errors,
+        figures: agg.figures(secs),
         failed: on_target().any(|(_, o)| o.stopped_on_errors || !o.hung_ios.is_empty()),
-        short_ios: agg.short_ios,
-        seconds: secs,
-        bytes_per_sec: agg.bytes_per_sec(secs),
-        iops: agg.iops(secs),
-        latency_ns: agg.hist.summary(),
-        service_latency_ns: agg.service_hist.as_ref().and_then(|h| h.summary()),
-        by_direction: agg.by_direction(secs),
-        cpu_usr_sec: agg.cpu_usr_sec,
-        cpu_sys_sec: agg.cpu_sys_sec,
         flush,
         device: exec.devices[i].clone(),
         verify: on_target()
@@ -554,8 +578,6 @@ fn target_doc(
             .then(|| VerifyDoc::from_tallies(on_target().map(|(_, o)| &o.verify))),
         // Read by the command before the run (the document does no I/O).
         topology: None,
-        histogram: agg.hist.to_base64(),
-        service_histogram: agg.service_hist.as_ref().map(|h| h.to_base64()),
     }
 }
 

@@ -11,7 +11,7 @@ use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
 use crate::document::compare::CompareDocument;
 use crate::document::merge::MergedDocument;
-use crate::document::run::RunDocument;
+use crate::document::run::{Figures, RunDocument};
 use crate::document::sweep::SweepDocument;
 use crate::report::plot::COLORS;
 use plotters::style::RGBColor;
@@ -19,6 +19,17 @@ use plotters::style::RGBColor;
 fn lat(l: &Option<LatencySummary>, f: fn(&LatencySummary) -> u64) -> String {
     l.as_ref()
         .map_or("-".into(), |l| fmt_latency_ns(f(l) as f64))
+}
+
+/// A point's (or a target's) IOPS, p50, p99, p99.9 and errors.
+fn figure_cells(f: &Figures) -> [String; 5] {
+    [
+        format!("{:.0}", f.iops),
+        lat(&f.latency_ns, |l| l.p50),
+        lat(&f.latency_ns, |l| l.p99),
+        lat(&f.latency_ns, |l| l.p99_9),
+        f.errors.to_string(),
+    ]
 }
 
 /// One run inside a larger document, folded: its results, plots and stacks.
@@ -94,11 +105,9 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
             format!("{:.1}", mb_per_sec(p.bytes_per_sec_median)),
             range(p.bytes_per_sec_min),
             range(p.bytes_per_sec_max),
-            format!("{:.0}", t.iops),
-            lat(&t.latency_ns, |l| l.p50),
-            lat(&t.latency_ns, |l| l.p99),
-            lat(&t.latency_ns, |l| l.p99_9),
-            t.errors.to_string(),
+        ]);
+        cells.extend(figure_cells(&t.figures));
+        cells.extend([
             ratio(t.cpu_sec_per_gb()),
             ratio((app > 0).then(|| dev as f64 / app as f64)),
             if warnings.is_empty() {
@@ -127,14 +136,12 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                     tg.path
                 ));
                 cells.extend([
-                    format!("{:.1}", mb_per_sec(tg.bytes_per_sec)),
+                    format!("{:.1}", mb_per_sec(tg.figures.bytes_per_sec)),
                     "-".into(),
                     "-".into(),
-                    format!("{:.0}", tg.iops),
-                    lat(&tg.latency_ns, |l| l.p50),
-                    lat(&tg.latency_ns, |l| l.p99),
-                    lat(&tg.latency_ns, |l| l.p99_9),
-                    tg.errors.to_string(),
+                ]);
+                cells.extend(figure_cells(&tg.figures));
+                cells.extend([
                     ratio(crate::report::sweep::target_cpu_per_gb(tg)),
                     ratio(crate::report::sweep::target_dev_app(tg)),
                     String::new(),
@@ -164,7 +171,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                 let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
                 Some((
                     label.join(" "),
-                    LatencyHistogram::from_base64(&p.runs[0].total.histogram).ok()?,
+                    LatencyHistogram::from_base64(&p.runs[0].total.figures.histogram).ok()?,
                 ))
             })
             .collect();
@@ -230,13 +237,13 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                     "{}: repeat {} ({:.1} MB/s)",
                     label.join(" "),
                     k + 1,
-                    mb_per_sec(r.total.bytes_per_sec)
+                    mb_per_sec(r.total.figures.bytes_per_sec)
                 )
             } else {
                 format!(
                     "{} ({:.1} MB/s)",
                     label.join(" "),
-                    mb_per_sec(r.total.bytes_per_sec)
+                    mb_per_sec(r.total.figures.bytes_per_sec)
                 )
             };
             folded_run(&mut page, &title, r, false)?;

@@ -66,7 +66,7 @@ mod tests {
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert!(html.trim_end().ends_with("</html>"));
         // The TOTAL row with the document's MB/s, as the text table prints it.
-        let total = format!("{:.1}", doc.total.bytes_per_sec / 1e6);
+        let total = format!("{:.1}", doc.total.figures.bytes_per_sec / 1e6);
         let row = html
             .split("<tr")
             .find(|r| r.contains(">TOTAL<"))
