@@ -431,7 +431,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         progress.message("");
         // A point whose figures come with warnings is marked, and each is
         // listed under it: a normal-looking row must not hide them.
-        let mut point_warnings: Vec<&String> = Vec::new();
+        let mut point_warnings: Vec<&crate::base::warning::Warning> = Vec::new();
         for w in p.runs.iter().flat_map(|r| &r.warnings) {
             if !point_warnings.contains(&w) {
                 point_warnings.push(w);

@@ -348,7 +348,9 @@ pub struct RunDocument {
     pub workers: Vec<WorkerDoc>,
     pub targets: Vec<TargetDoc>,
     pub total: TotalDoc,
-    pub warnings: Vec<String>,
+    /// What makes the figures mean less than they seem; each is its
+    /// sentence in the JSON.
+    pub warnings: Vec<crate::base::warning::Warning>,
     /// What was done to the page cache before the run.
     #[serde(default)]
     pub cache: Option<crate::device::cache::CacheDoc>,

@@ -9,6 +9,7 @@ use super::page::{esc, Page};
 use super::run::{byline, config_pairs, configuration, plots, results, topology};
 use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
+use crate::base::warning::Warning;
 use crate::document::compare::CompareDocument;
 use crate::document::merge::MergedDocument;
 use crate::document::run::{Figures, RunDocument};
@@ -81,7 +82,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
     );
     let ratio = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
-    let mut point_warnings: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut point_warnings: Vec<(String, Vec<&Warning>)> = Vec::new();
     for p in &doc.points {
         let r = &p.runs[0];
         let t = &r.total;
@@ -94,9 +95,9 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
             }
         };
         let (dev, app) = crate::report::sweep::device_and_app_bytes(r);
-        let mut warnings: Vec<&str> = Vec::new();
+        let mut warnings: Vec<&Warning> = Vec::new();
         for w in p.runs.iter().flat_map(|r| &r.warnings) {
-            if !warnings.contains(&w.as_str()) {
+            if !warnings.contains(&w) {
                 warnings.push(w);
             }
         }

@@ -49,7 +49,9 @@ mod tests {
             w.target = evil.into();
         }
         doc.host.hostname = "<script>alert(1)</script>".into();
-        doc.warnings.push("<img src=x onerror=alert(1)>".into());
+        doc.warnings.push(crate::base::warning::Warning::Text(
+            "<img src=x onerror=alert(1)>".into(),
+        ));
         let html = run(&doc).unwrap();
         assert!(!html.contains("<b>x"), "raw target name in the page");
         assert!(!html.contains("<script"), "a script element in the page");
