@@ -273,7 +273,13 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let together = phases.iter().find(|p| p.name == together_name);
     let voln = phases.iter().find(|p| p.name == voln_name);
     let rates: Vec<f64> = together
-        .map(|t| t.document.targets.iter().map(|t| t.bytes_per_sec).collect())
+        .map(|t| {
+            t.document
+                .targets
+                .iter()
+                .map(|t| t.figures.bytes_per_sec)
+                .collect()
+        })
         .unwrap_or_default();
     let sum: f64 = rates.iter().sum();
     let slow = flag_slow(&rates);
@@ -285,9 +291,9 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
                 .enumerate()
                 .map(|(i, t)| MemberResult {
                     path: t.path.clone(),
-                    bytes_per_sec: t.bytes_per_sec,
+                    bytes_per_sec: t.figures.bytes_per_sec,
                     share: if sum > 0.0 {
-                        t.bytes_per_sec / sum
+                        t.figures.bytes_per_sec / sum
                     } else {
                         0.0
                     },

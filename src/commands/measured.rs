@@ -12,6 +12,7 @@ use anyhow::Result;
 
 use crate::base::error::usage;
 use crate::base::signals;
+use crate::base::warning::Warning;
 use crate::device::knobs::{self, KnobGuard};
 use crate::device::{self, Access};
 use crate::document::run::RunDocument;
@@ -100,7 +101,8 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         return Ok(Outcome::DryRun(Box::new(plan), checks));
     }
 
-    let mut warnings = plan.warnings.clone();
+    // Still sentences here (the session's own warnings), after the layout's.
+    let mut warnings: Vec<String> = Vec::new();
     warnings.extend(overlaps);
     warnings.extend(holes);
     warnings.extend(readahead_notes);
@@ -135,6 +137,10 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     }
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
     let exec = coordinator::execute(cfg, &plan)?;
+    let typed = plan.warnings.iter().cloned();
+    let warnings = typed
+        .chain(warnings.into_iter().map(Warning::Text))
+        .collect();
     let mut doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
     for t in &mut doc.targets {
         t.topology = stacks
@@ -142,7 +148,8 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
             .find(|(p, _)| p.display().to_string() == t.path)
             .map(|(_, s)| s.clone());
     }
-    doc.warnings.extend(split_requests(cfg, &doc));
+    doc.warnings
+        .extend(split_requests(cfg, &doc).into_iter().map(Warning::Text));
     doc.cache = Some(cache);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(doc)))

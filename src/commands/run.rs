@@ -146,7 +146,7 @@ fn emit(cfg: &RunConfig, doc: &RunDocument, out: &Destinations) -> Result<()> {
     let mut text = report::table::render(doc);
     if cfg.histogram {
         for t in &doc.targets {
-            if let Ok(h) = LatencyHistogram::from_base64(&t.histogram) {
+            if let Ok(h) = LatencyHistogram::from_base64(&t.figures.histogram) {
                 text.push_str(&report::histogram::render(&t.path, &h));
             }
         }

@@ -160,7 +160,7 @@ fn resolve_pct(
         return Err("its rate=max point did not run".into());
     };
     let run = &max.runs[0];
-    let per_worker = run.total.iops / run.workers.len().max(1) as f64;
+    let per_worker = run.total.figures.iops / run.workers.len().max(1) as f64;
     let iops = per_worker * pct / 100.0;
     let rate = RateLimit::Iops(iops);
     rate.period_ns(1).map_err(|_| {
@@ -412,13 +412,13 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             doc.interrupted = true;
             break;
         }
-        let rates: Vec<f64> = runs.iter().map(|r| r.total.bytes_per_sec).collect();
+        let rates: Vec<f64> = runs.iter().map(|r| r.total.figures.bytes_per_sec).collect();
         let med = median(rates.clone());
         // The run closest to the median stands for the point.
         runs.sort_by(|a, b| {
-            (a.total.bytes_per_sec - med)
+            (a.total.figures.bytes_per_sec - med)
                 .abs()
-                .total_cmp(&(b.total.bytes_per_sec - med).abs())
+                .total_cmp(&(b.total.figures.bytes_per_sec - med).abs())
         });
         let p = PointDoc {
             values: pt.clone(),
@@ -431,7 +431,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         progress.message("");
         // A point whose figures come with warnings is marked, and each is
         // listed under it: a normal-looking row must not hide them.
-        let mut point_warnings: Vec<&String> = Vec::new();
+        let mut point_warnings: Vec<&crate::base::warning::Warning> = Vec::new();
         for w in p.runs.iter().flat_map(|r| &r.warnings) {
             if !point_warnings.contains(&w) {
                 point_warnings.push(w);

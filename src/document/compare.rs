@@ -28,9 +28,9 @@ impl Phase {
             name,
             direct: doc.config.direct,
             workers: doc.workers.len(),
-            bytes_per_sec: t.bytes_per_sec,
-            iops: t.iops,
-            p99_ns: t.latency_ns.map(|l| l.p99),
+            bytes_per_sec: t.figures.bytes_per_sec,
+            iops: t.figures.iops,
+            p99_ns: t.figures.latency_ns.map(|l| l.p99),
             cpu_sec_per_gb: t.cpu_sec_per_gb(),
             document: doc,
         }

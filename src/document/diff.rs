@@ -463,9 +463,9 @@ fn interval_samples<'a>(
 
 fn total_figures(d: &RunDocument) -> Figures {
     Figures {
-        bytes_per_sec: Some(d.total.bytes_per_sec),
-        iops: Some(d.total.iops),
-        latency: pcts(&d.total.latency_ns),
+        bytes_per_sec: Some(d.total.figures.bytes_per_sec),
+        iops: Some(d.total.figures.iops),
+        latency: pcts(&d.total.figures.latency_ns),
         rate_samples: interval_samples(d.workers.iter(), d.window.seconds),
         latency_samples: None,
     }
@@ -675,9 +675,9 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
     let (pairs, only_a, only_b) = pair_targets(&a.targets, &b.targets);
     for (ta, tb) in pairs.iter().map(|&(i, j)| (&a.targets[i], &b.targets[j])) {
         let fa = Figures {
-            bytes_per_sec: Some(ta.bytes_per_sec),
-            iops: Some(ta.iops),
-            latency: pcts(&ta.latency_ns),
+            bytes_per_sec: Some(ta.figures.bytes_per_sec),
+            iops: Some(ta.figures.iops),
+            latency: pcts(&ta.figures.latency_ns),
             rate_samples: interval_samples(
                 a.workers.iter().filter(|w| w.target_index == ta.index),
                 a.window.seconds,
@@ -685,9 +685,9 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
             latency_samples: None,
         };
         let fb = Figures {
-            bytes_per_sec: Some(tb.bytes_per_sec),
-            iops: Some(tb.iops),
-            latency: pcts(&tb.latency_ns),
+            bytes_per_sec: Some(tb.figures.bytes_per_sec),
+            iops: Some(tb.figures.iops),
+            latency: pcts(&tb.figures.latency_ns),
             rate_samples: interval_samples(
                 b.workers.iter().filter(|w| w.target_index == tb.index),
                 b.window.seconds,
@@ -707,7 +707,7 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
     ));
     // A mixed pattern on both sides: reads and writes apart (their rates
     // have no per-second samples of their own, so they are not tested).
-    if let (Some(da), Some(db)) = (&a.total.by_direction, &b.total.by_direction) {
+    if let (Some(da), Some(db)) = (&a.total.figures.by_direction, &b.total.figures.by_direction) {
         let fig = |d: &crate::document::run::DirectionDoc| Figures {
             bytes_per_sec: Some(d.bytes_per_sec),
             iops: Some(d.iops),
@@ -744,11 +744,11 @@ fn pcts(l: &Option<LatencySummary>) -> Option<[f64; 3]> {
 /// latency percentiles; samples from the repeats when there are enough of
 /// them on both sides, else from every repeat's per-second totals.
 fn point_figures(p: &crate::document::sweep::PointDoc, repeats_testable: bool) -> Figures {
-    let iops: Vec<f64> = p.runs.iter().map(|r| r.total.iops).collect();
+    let iops: Vec<f64> = p.runs.iter().map(|r| r.total.figures.iops).collect();
     let lat: Vec<[f64; 3]> = p
         .runs
         .iter()
-        .filter_map(|r| pcts(&r.total.latency_ns))
+        .filter_map(|r| pcts(&r.total.figures.latency_ns))
         .collect();
     let lat_k = |k: usize| -> Vec<f64> { lat.iter().map(|l| l[k]).collect() };
     let mut f = Figures {
@@ -758,7 +758,11 @@ fn point_figures(p: &crate::document::sweep::PointDoc, repeats_testable: bool) -
         ..Figures::default()
     };
     if repeats_testable {
-        let rates = p.runs.iter().map(|r| r.total.bytes_per_sec).collect();
+        let rates = p
+            .runs
+            .iter()
+            .map(|r| r.total.figures.bytes_per_sec)
+            .collect();
         f.rate_samples = Some((rates, iops, "repeats"));
         f.latency_samples = Some([lat_k(0), lat_k(1), lat_k(2)]);
     } else {

@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use crate::base::error::usage;
 use crate::base::units::{fmt_bytes, fmt_size_arg};
+use crate::base::warning::Warning;
 use crate::device::{Target, TargetKind};
 use crate::measure::config::BlockSizeArg;
 use crate::measure::config::RunConfig;
@@ -39,7 +40,7 @@ pub struct Plan {
     pub targets: Vec<PlannedTarget>,
     pub workers: Vec<WorkerSpec>,
     /// How the requests meet the targets' stripes, when that is worth saying.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -112,7 +113,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
 fn size_and_region(
     cfg: &RunConfig,
     t: &Target,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(u64, Region, u64)> {
     let p = crate::base::error::show_path(&t.path);
     let lbs = t.logical_block_size;
@@ -173,12 +174,7 @@ fn size_and_region(
         ));
     }
     if let Some(limit) = cfg.io_limit.filter(|l| l % bs != 0) {
-        warnings.push(format!(
-            "{p}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
-            fmt_bytes(limit),
-            fmt_size_arg(bs),
-            fmt_bytes(limit.div_ceil(bs) * bs)
-        ));
+        warnings.push(Warning::IoLimitRoundsUp { path: p, limit, bs });
     }
     Ok((bs, region, lbs))
 }
@@ -186,26 +182,24 @@ fn size_and_region(
 /// The unit a target's region is split on: the block size, or, with
 /// `--align stripe`, the smallest unit holding whole requests and whole
 /// stripes. Warns when requests straddle chunks or miss members.
-fn stripe_unit(cfg: &RunConfig, t: &Target, bs: u64, warnings: &mut Vec<String>) -> Result<u64> {
+fn stripe_unit(cfg: &RunConfig, t: &Target, bs: u64, warnings: &mut Vec<Warning>) -> Result<u64> {
     let p = crate::base::error::show_path(&t.path);
     let mut unit = bs;
     match (t.stripe, cfg.align_stripe) {
         (Some(g), align) => {
             if bs % g.chunk != 0 {
-                warnings.push(format!(
-                    "{p}: --bs {} is not a multiple of its chunk ({}): requests straddle member boundaries",
-                    fmt_size_arg(bs),
-                    fmt_size_arg(g.chunk)
-                ));
+                warnings.push(Warning::StraddlesChunks {
+                    path: p.clone(),
+                    bs,
+                    chunk: g.chunk,
+                });
             } else if !cfg.rw.is_random() && bs < g.width() {
-                warnings.push(format!(
-                    "{p}: --bs {} is smaller than a full stripe ({} members x {} = {}): each sequential request reaches only some members; --bs {} moves full stripes",
-                    fmt_size_arg(bs),
-                    g.members,
-                    fmt_size_arg(g.chunk),
-                    fmt_size_arg(g.width()),
-                    fmt_size_arg(g.width())
-                ));
+                warnings.push(Warning::PartialStripe {
+                    path: p.clone(),
+                    bs,
+                    members: g.members,
+                    chunk: g.chunk,
+                });
             }
             if align {
                 if cfg.offset % g.width() != 0 {
@@ -415,13 +409,15 @@ mod tests {
         assert!(
             p.warnings
                 .iter()
-                .any(|w| w.contains("smaller than a full stripe")),
+                .any(|w| matches!(w, Warning::PartialStripe { members: 3, .. })),
             "{:?}",
             p.warnings
         );
         let p = plan_with(&["--bs", "96k"], g).unwrap();
         assert!(
-            p.warnings.iter().any(|w| w.contains("straddle")),
+            p.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::StraddlesChunks { bs, .. } if *bs == 96 << 10)),
             "{:?}",
             p.warnings
         );

@@ -3,7 +3,7 @@
 //! apart (`direction` `read`, `write`; `all` for the combined row).
 
 use crate::analysis::histogram::LatencySummary;
-use crate::document::run::{DirectionsDoc, RunDocument};
+use crate::document::run::{Figures, RunDocument};
 
 const HEADER: [&str; 21] = [
     "scope",
@@ -45,45 +45,33 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
             None => Default::default(),
         }
     };
-    let mut row = |scope: &str,
-                   id: String,
-                   target: &str,
-                   cpu: String,
-                   bytes: u64,
-                   ios: u64,
-                   bps: f64,
-                   iops: f64,
-                   l: &Option<LatencySummary>,
-                   usr: f64,
-                   sys: f64,
-                   errors: u64,
-                   short: u64,
-                   secs: f64,
-                   split: Option<&DirectionsDoc>| {
+    // One row of an entry's figures, then its reads and writes apart.
+    let mut row = |scope: &str, id: String, target: &str, cpu: String, f: &Figures| {
         let mut r = vec![
             scope.to_string(),
             id,
             target.to_string(),
             cpu,
-            bytes.to_string(),
-            ios.to_string(),
-            format!("{secs:.6}"),
-            format!("{bps:.1}"),
-            format!("{:.3}", bps / 1e6),
-            format!("{iops:.1}"),
+            f.bytes.to_string(),
+            f.ios.to_string(),
+            format!("{:.6}", f.seconds),
+            format!("{:.1}", f.bytes_per_sec),
+            format!("{:.3}", f.bytes_per_sec / 1e6),
+            format!("{:.1}", f.iops),
         ];
-        r.extend(lat(l));
+        r.extend(lat(&f.latency_ns));
         r.extend([
-            format!("{usr:.6}"),
-            format!("{sys:.6}"),
-            errors.to_string(),
-            short.to_string(),
+            format!("{:.6}", f.cpu_usr_sec),
+            format!("{:.6}", f.cpu_sys_sec),
+            f.errors.to_string(),
+            f.short_ios.to_string(),
             doc.interrupted.to_string(),
             "all".into(),
         ]);
         w.write_record(&r).expect("writing to memory does not fail");
         // Reads and writes apart: their own figures; CPU, errors blank.
-        for (name, d) in split
+        for (name, d) in f
+            .by_direction
             .iter()
             .flat_map(|s| [("read", &s.reads), ("write", &s.writes)])
         {
@@ -102,23 +90,8 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
         }
     };
     for wk in &doc.workers {
-        row(
-            "worker",
-            wk.id.to_string(),
-            &wk.target,
-            wk.cpu.map(|c| c.to_string()).unwrap_or_default(),
-            wk.bytes,
-            wk.ios,
-            wk.bytes_per_sec,
-            wk.iops,
-            &wk.latency_ns,
-            wk.cpu_usr_sec,
-            wk.cpu_sys_sec,
-            wk.errors,
-            wk.short_ios,
-            wk.seconds,
-            wk.by_direction.as_ref(),
-        );
+        let cpu = wk.cpu.map(|c| c.to_string()).unwrap_or_default();
+        row("worker", wk.id.to_string(), &wk.target, cpu, &wk.figures);
     }
     for t in &doc.targets {
         row(
@@ -126,36 +99,15 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
             t.index.to_string(),
             &t.path,
             String::new(),
-            t.bytes,
-            t.ios,
-            t.bytes_per_sec,
-            t.iops,
-            &t.latency_ns,
-            t.cpu_usr_sec,
-            t.cpu_sys_sec,
-            t.errors,
-            t.short_ios,
-            t.seconds,
-            t.by_direction.as_ref(),
+            &t.figures,
         );
     }
-    let t = &doc.total;
     row(
         "total",
         String::new(),
         "",
         String::new(),
-        t.bytes,
-        t.ios,
-        t.bytes_per_sec,
-        t.iops,
-        &t.latency_ns,
-        t.cpu_usr_sec,
-        t.cpu_sys_sec,
-        t.errors,
-        t.short_ios,
-        t.seconds,
-        t.by_direction.as_ref(),
+        &doc.total.figures,
     );
     w.into_inner().expect("flushing to memory does not fail")
 }
@@ -175,13 +127,13 @@ mod tests {
         assert_eq!(rows.len(), doc.workers.len() + doc.targets.len() + 1);
         let total = rows.last().unwrap();
         assert_eq!(&total[0], "total");
-        assert_eq!(total[4].parse::<u64>().unwrap(), doc.total.bytes);
+        assert_eq!(total[4].parse::<u64>().unwrap(), doc.total.figures.bytes);
         let sum: u64 = rows
             .iter()
             .filter(|r| &r[0] == "worker")
             .map(|r| r[4].parse::<u64>().unwrap())
             .sum();
-        assert_eq!(sum, doc.total.bytes);
+        assert_eq!(sum, doc.total.figures.bytes);
         // A target path with a comma survives quoting.
         assert!(rows.iter().any(|r| r[2].contains(',')));
     }

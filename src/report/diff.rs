@@ -194,7 +194,7 @@ mod tests {
         d.window.seconds = 6.0;
         d.window.end_unix_sec = d.window.start_unix_sec + 6.0;
         for w in &mut d.workers {
-            let per = w.bytes / 6;
+            let per = w.figures.bytes / 6;
             w.intervals = (0..6)
                 .map(|t| {
                     // Even, so that half the rate is exactly half.
@@ -206,32 +206,33 @@ mod tests {
                     }
                 })
                 .collect();
-            w.bytes = w.intervals.iter().map(|i| i.bytes).sum();
-            w.ios = w.intervals.iter().map(|i| i.ios).sum();
-            (w.read_bytes, w.read_ios) = (w.bytes, w.ios);
+            w.figures.bytes = w.intervals.iter().map(|i| i.bytes).sum();
+            w.figures.ios = w.intervals.iter().map(|i| i.ios).sum();
+            (w.read_bytes, w.read_ios) = (w.figures.bytes, w.figures.ios);
             // A histogram of as many latencies as I/Os (the documents
             // read back are checked for it).
             let mut h = LatencyHistogram::new();
-            for i in 0..w.ios {
+            for i in 0..w.figures.ios {
                 h.record(1000 + i * 10);
             }
-            (w.histogram, w.latency_ns) = (h.to_base64(), h.summary());
+            (w.figures.histogram, w.figures.latency_ns) = (h.to_base64(), h.summary());
         }
         let mut all = LatencyHistogram::new();
         for w in &d.workers {
-            all.merge(&LatencyHistogram::from_base64(&w.histogram).unwrap());
+            all.merge(&LatencyHistogram::from_base64(&w.figures.histogram).unwrap());
         }
         let t = &mut d.total;
-        t.bytes = d.workers.iter().map(|w| w.bytes).sum();
-        t.ios = d.workers.iter().map(|w| w.ios).sum();
-        t.bytes_per_sec = t.bytes as f64 / t.seconds;
-        t.iops = t.ios as f64 / t.seconds;
-        (t.histogram, t.latency_ns) = (all.to_base64(), all.summary());
+        t.figures.bytes = d.workers.iter().map(|w| w.figures.bytes).sum();
+        t.figures.ios = d.workers.iter().map(|w| w.figures.ios).sum();
+        t.figures.bytes_per_sec = t.figures.bytes as f64 / t.figures.seconds;
+        t.figures.iops = t.figures.ios as f64 / t.figures.seconds;
+        (t.figures.histogram, t.figures.latency_ns) = (all.to_base64(), all.summary());
         let target = &mut d.targets[0];
-        (target.bytes, target.ios) = (t.bytes, t.ios);
-        target.bytes_per_sec = t.bytes_per_sec;
-        target.iops = t.iops;
-        (target.histogram, target.latency_ns) = (t.histogram.clone(), t.latency_ns);
+        (target.figures.bytes, target.figures.ios) = (t.figures.bytes, t.figures.ios);
+        target.figures.bytes_per_sec = t.figures.bytes_per_sec;
+        target.figures.iops = t.figures.iops;
+        (target.figures.histogram, target.figures.latency_ns) =
+            (t.figures.histogram.clone(), t.figures.latency_ns);
         d
     }
 

@@ -194,7 +194,7 @@ pub(crate) fn target_histograms(doc: &RunDocument) -> Vec<(String, LatencyHistog
         .filter_map(|t| {
             Some((
                 t.path.clone(),
-                LatencyHistogram::from_base64(&t.histogram).ok()?,
+                LatencyHistogram::from_base64(&t.figures.histogram).ok()?,
             ))
         })
         .collect()
@@ -215,7 +215,7 @@ pub fn curve_svg(doc: &SweepDocument) -> Result<String> {
     }
     let mut groups: Vec<(String, Vec<Pt>)> = Vec::new();
     for p in &doc.points {
-        let Some(l) = p.runs[0].total.latency_ns else {
+        let Some(l) = p.runs[0].total.figures.latency_ns else {
             continue;
         };
         let others: Vec<String> = p
@@ -488,7 +488,7 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
                             .targets
                             .iter()
                             .find(|x| &x.path == t)
-                            .map(|x| x.bytes_per_sec / 1e6)
+                            .map(|x| x.figures.bytes_per_sec / 1e6)
                     }),
                 ));
             }
@@ -509,7 +509,7 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
                 .filter_map(|p| {
                     Some((
                         x_of(p)?,
-                        p.runs[0].total.latency_ns?.p99.max(1) as f64 / 1e6,
+                        p.runs[0].total.figures.latency_ns?.p99.max(1) as f64 / 1e6,
                     ))
                 })
                 .collect();

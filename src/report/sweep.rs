@@ -57,8 +57,8 @@ pub fn device_and_app_bytes(doc: &RunDocument) -> (u64, u64) {
 pub fn row(p: &PointDoc) -> String {
     let doc = &p.runs[0];
     let t = &doc.total;
-    let secs = t.seconds.max(1e-9);
-    let cpu = t.cpu_usr_sec + t.cpu_sys_sec;
+    let secs = t.figures.seconds.max(1e-9);
+    let cpu = t.figures.cpu_usr_sec + t.figures.cpu_sys_sec;
     let (dev, app) = device_and_app_bytes(doc);
     let mut cells: Vec<String> = p.values.iter().map(|(_, v)| format!("{v:>10}")).collect();
     cells.extend([
@@ -75,20 +75,23 @@ pub fn row(p: &PointDoc) -> String {
                 "-".into()
             }
         ),
-        format!("{:>10.0}", t.iops),
+        format!("{:>10.0}", t.figures.iops),
         format!(
             "{:>10}",
-            t.latency_ns
+            t.figures
+                .latency_ns
                 .map_or("-".into(), |l| fmt_latency_ns(l.p50 as f64))
         ),
         format!(
             "{:>10}",
-            t.latency_ns
+            t.figures
+                .latency_ns
                 .map_or("-".into(), |l| fmt_latency_ns(l.p99 as f64))
         ),
         format!(
             "{:>10}",
-            t.latency_ns
+            t.figures
+                .latency_ns
                 .map_or("-".into(), |l| fmt_latency_ns(l.p99_9 as f64))
         ),
         format!("{:>10.1}", cpu / secs * 100.0),
@@ -139,7 +142,7 @@ pub fn target_dev_app(t: &TargetDoc) -> Option<f64> {
 
 /// A target's CPU seconds per 10^9 bytes.
 pub fn target_cpu_per_gb(t: &TargetDoc) -> Option<f64> {
-    (t.bytes > 0).then(|| (t.cpu_usr_sec + t.cpu_sys_sec) / (t.bytes as f64 / 1e9))
+    t.figures.cpu_sec_per_gb()
 }
 
 /// Each target's row under its point's (when the targets differ in kind),
@@ -159,19 +162,23 @@ pub fn target_rows(p: &PointDoc) -> Vec<String> {
             let lat = |f: fn(&crate::analysis::histogram::LatencySummary) -> u64| {
                 format!(
                     "{:>10}",
-                    t.latency_ns
+                    t.figures
+                        .latency_ns
                         .map_or("-".into(), |l| fmt_latency_ns(f(&l) as f64))
                 )
             };
-            let secs = t.seconds.max(1e-9);
+            let secs = t.figures.seconds.max(1e-9);
             cells.extend([
-                format!("{:>10.1}", mb_per_sec(t.bytes_per_sec)),
+                format!("{:>10.1}", mb_per_sec(t.figures.bytes_per_sec)),
                 format!("{:>10}", "-"),
-                format!("{:>10.0}", t.iops),
+                format!("{:>10.0}", t.figures.iops),
                 lat(|l| l.p50),
                 lat(|l| l.p99),
                 lat(|l| l.p99_9),
-                format!("{:>10.1}", (t.cpu_usr_sec + t.cpu_sys_sec) / secs * 100.0),
+                format!(
+                    "{:>10.1}",
+                    (t.figures.cpu_usr_sec + t.figures.cpu_sys_sec) / secs * 100.0
+                ),
                 format!(
                     "{:>10}",
                     target_cpu_per_gb(t).map_or("-".into(), |v| format!("{v:.3}"))
@@ -219,12 +226,18 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
             format!("{:.1}", p.bytes_per_sec_min),
             format!("{:.1}", p.bytes_per_sec_max),
             format!("{:.3}", mb_per_sec(p.bytes_per_sec_median)),
-            format!("{:.1}", t.iops),
-            t.latency_ns.map_or(String::new(), |l| l.p50.to_string()),
-            t.latency_ns.map_or(String::new(), |l| l.p99.to_string()),
-            t.latency_ns.map_or(String::new(), |l| l.p99_9.to_string()),
-            format!("{:.6}", t.cpu_usr_sec),
-            format!("{:.6}", t.cpu_sys_sec),
+            format!("{:.1}", t.figures.iops),
+            t.figures
+                .latency_ns
+                .map_or(String::new(), |l| l.p50.to_string()),
+            t.figures
+                .latency_ns
+                .map_or(String::new(), |l| l.p99.to_string()),
+            t.figures
+                .latency_ns
+                .map_or(String::new(), |l| l.p99_9.to_string()),
+            format!("{:.6}", t.figures.cpu_usr_sec),
+            format!("{:.6}", t.figures.cpu_sys_sec),
             dev.to_string(),
             app.to_string(),
         ]);

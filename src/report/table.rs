@@ -6,33 +6,38 @@ use std::fmt::Write;
 
 use crate::analysis::histogram::LatencySummary;
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec, mib_per_sec};
-use crate::document::run::{DirectionsDoc, FlushDoc, RunDocument};
+use crate::document::run::{DirectionsDoc, Figures, FlushDoc, RunDocument};
 
 const COLUMNS: [&str; 14] = [
     "", "target", "cpu", "MB/s", "MiB/s", "IOPS", "mean", "p50", "p99", "p99.9", "max", "usr%",
     "sys%", "errors",
 ];
 
-#[allow(clippy::too_many_arguments)]
-fn row(
+/// A row of one entry (a worker, a target, the TOTAL): its rates and
+/// latencies, its CPU time as a share of its seconds, its errors.
+fn row(label: String, target: &str, cpu: String, f: &Figures) -> Vec<String> {
+    let pct = |s: f64| {
+        if f.seconds > 0.0 {
+            format!("{:.1}", s / f.seconds * 100.0)
+        } else {
+            "-".into()
+        }
+    };
+    let mut r = rate_cells(label, target, cpu, f.bytes_per_sec, f.iops, &f.latency_ns);
+    r.extend([pct(f.cpu_usr_sec), pct(f.cpu_sys_sec), f.errors.to_string()]);
+    r
+}
+
+/// The columns up to the latencies, which a direction of a mixed pattern
+/// has too.
+fn rate_cells(
     label: String,
     target: &str,
     cpu: String,
     bps: f64,
     iops: f64,
     lat: &Option<LatencySummary>,
-    usr: f64,
-    sys: f64,
-    secs: f64,
-    errors: u64,
 ) -> Vec<String> {
-    let pct = |s: f64| {
-        if secs > 0.0 {
-            format!("{:.1}", s / secs * 100.0)
-        } else {
-            "-".into()
-        }
-    };
     let l =
         |f: fn(&LatencySummary) -> f64| lat.as_ref().map_or("-".into(), |x| fmt_latency_ns(f(x)));
     vec![
@@ -47,9 +52,6 @@ fn row(
         l(|x| x.p99 as f64),
         l(|x| x.p99_9 as f64),
         l(|x| x.max as f64),
-        pct(usr),
-        pct(sys),
-        errors.to_string(),
     ]
 }
 
@@ -59,21 +61,15 @@ fn direction_rows(label: &str, d: &DirectionsDoc) -> Vec<Vec<String>> {
     [("reads", &d.reads), ("writes", &d.writes)]
         .iter()
         .map(|(name, x)| {
-            let mut r = row(
+            let mut r = rate_cells(
                 format!("{label} {name}"),
                 "",
                 "".into(),
                 x.bytes_per_sec,
                 x.iops,
                 &x.latency_ns,
-                0.0,
-                0.0,
-                0.0,
-                0,
             );
-            for c in &mut r[11..] {
-                *c = "-".into();
-            }
+            r.extend(["-", "-", "-"].map(String::from));
             r
         })
         .collect()
@@ -173,7 +169,7 @@ pub fn heading(doc: &RunDocument) -> String {
         "stripebench {}: {}{}, bs {bs}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s), seed {}",
         doc.tool.version,
         c.rw.name(),
-        match (c.rw.name(), &doc.total.by_direction) {
+        match (c.rw.name(), &doc.total.figures.by_direction) {
             ("randrw", Some(d)) => format!(" ({}% reads asked, {:.1}% achieved)", c.read_pct, d.read_pct),
             ("randrw", None) => format!(" ({}% reads)", c.read_pct),
             _ => String::new(),
@@ -256,18 +252,18 @@ pub fn heading(doc: &RunDocument) -> String {
 pub fn own_time_line(doc: &RunDocument) -> Option<String> {
     let win = doc.window.seconds;
     let shorter = |s: f64| (s - win).abs() > 1e-9;
-    if !doc.workers.iter().any(|w| shorter(w.seconds)) {
+    if !doc.workers.iter().any(|w| shorter(w.figures.seconds)) {
         return None;
     }
     let mut each: Vec<String> = doc
         .workers
         .iter()
         .take(8)
-        .map(|w| format!("w{} {:.3}s", w.id, w.seconds))
+        .map(|w| format!("w{} {:.3}s", w.id, w.figures.seconds))
         .collect();
     if doc.workers.len() > 8 {
         let (lo, hi) = doc.workers.iter().fold((f64::MAX, 0.0f64), |(lo, hi), w| {
-            (lo.min(w.seconds), hi.max(w.seconds))
+            (lo.min(w.figures.seconds), hi.max(w.figures.seconds))
         });
         each.push(format!(
             "... {} workers, {lo:.3}s to {hi:.3}s",
@@ -287,58 +283,31 @@ pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
     let multi_job = doc.targets.iter().any(|t| t.workers > 1);
     for t in &doc.targets {
         for w in doc.workers.iter().filter(|w| w.target_index == t.index) {
-            rows.push(row(
-                format!("w{}", w.id),
-                &w.target,
-                w.cpu.map_or("-".into(), |c| c.to_string()),
-                w.bytes_per_sec,
-                w.iops,
-                &w.latency_ns,
-                w.cpu_usr_sec,
-                w.cpu_sys_sec,
-                w.seconds,
-                w.errors,
-            ));
+            let cpu = w.cpu.map_or("-".into(), |c| c.to_string());
+            rows.push(row(format!("w{}", w.id), &w.target, cpu, &w.figures));
         }
         if multi_job {
-            rows.push(row(
-                "target".into(),
-                &t.path,
-                "".into(),
-                t.bytes_per_sec,
-                t.iops,
-                &t.latency_ns,
-                t.cpu_usr_sec,
-                t.cpu_sys_sec,
-                t.seconds,
-                t.errors,
-            ));
+            rows.push(row("target".into(), &t.path, "".into(), &t.figures));
         }
-        if let Some(d) = t.by_direction.as_ref().filter(|_| doc.targets.len() > 1) {
+        if let Some(d) = t
+            .figures
+            .by_direction
+            .as_ref()
+            .filter(|_| doc.targets.len() > 1)
+        {
             rows.extend(direction_rows("target", d));
         }
     }
     let tot = &doc.total;
-    rows.push(row(
-        // Marked when the figures are upper bounds (--stripe), with the
-        // reason under the table.
-        if doc.stripe_model.is_some() {
-            "TOTAL*"
-        } else {
-            "TOTAL"
-        }
-        .into(),
-        "",
-        "".into(),
-        tot.bytes_per_sec,
-        tot.iops,
-        &tot.latency_ns,
-        tot.cpu_usr_sec,
-        tot.cpu_sys_sec,
-        tot.seconds,
-        tot.errors,
-    ));
-    if let Some(d) = &tot.by_direction {
+    // Marked when the figures are upper bounds (--stripe), with the
+    // reason under the table.
+    let label = if doc.stripe_model.is_some() {
+        "TOTAL*"
+    } else {
+        "TOTAL"
+    };
+    rows.push(row(label.into(), "", "".into(), &tot.figures));
+    if let Some(d) = &tot.figures.by_direction {
         rows.extend(direction_rows("TOTAL", d));
     }
     rows
@@ -360,9 +329,9 @@ pub fn summary(doc: &RunDocument) -> String {
         let _ = writeln!(
             out,
             "moved {} in the window; CPU {:.3}s user + {:.3}s system = {:.2} CPU-seconds per GB (10^9 B)",
-            fmt_bytes(tot.bytes),
-            tot.cpu_usr_sec,
-            tot.cpu_sys_sec,
+            fmt_bytes(tot.figures.bytes),
+            tot.figures.cpu_usr_sec,
+            tot.figures.cpu_sys_sec,
             per_gb
         );
     }
@@ -378,11 +347,11 @@ pub fn summary(doc: &RunDocument) -> String {
         out.push_str("buffered writes (the window counts writes into the page cache):\n");
         for t in &doc.targets {
             if let Some(f) = &t.flush {
-                out.push_str(&flush_line(&t.path, t.bytes_per_sec, f));
+                out.push_str(&flush_line(&t.path, t.figures.bytes_per_sec, f));
             }
         }
         if let Some(f) = &tot.flush {
-            out.push_str(&flush_line("TOTAL", tot.bytes_per_sec, f));
+            out.push_str(&flush_line("TOTAL", tot.figures.bytes_per_sec, f));
         }
     }
 
@@ -483,7 +452,7 @@ pub fn notes(doc: &RunDocument) -> String {
             ios.join(", ")
         );
     }
-    for w in doc.workers.iter().filter(|w| w.errors > 0) {
+    for w in doc.workers.iter().filter(|w| w.figures.errors > 0) {
         let kinds: Vec<String> = w
             .errors_by_errno
             .iter()
@@ -499,7 +468,7 @@ pub fn notes(doc: &RunDocument) -> String {
             "ERROR: worker w{} on {}: {} I/O error(s) ({}); first at {}{}",
             w.id,
             w.target,
-            w.errors,
+            w.figures.errors,
             kinds.join(", "),
             offsets.join(", "),
             if w.stopped_on_errors {
@@ -606,19 +575,19 @@ fn schedule_lines(doc: &RunDocument) -> String {
             r.delivered_iops,
             r.delivered_bytes_per_sec / 1e6,
             if r.kept { "" } else { " BEHIND SCHEDULE" },
-            lat(&w.latency_ns),
+            lat(&w.figures.latency_ns),
             unserved(r.unserved_ios, r.unserved_oldest_ns),
             fmt_latency_ns(r.behind_max_ns as f64),
             r.late_ios,
-            lat(&w.service_latency_ns)
+            lat(&w.figures.service_latency_ns)
         );
     }
     let _ = writeln!(
         out,
         "  TOTAL: from due time {}{}; service {}",
-        lat(&doc.total.latency_ns),
+        lat(&doc.total.figures.latency_ns),
         unserved(total_unserved, total_oldest),
-        lat(&doc.total.service_latency_ns)
+        lat(&doc.total.figures.service_latency_ns)
     );
     out
 }
@@ -631,8 +600,8 @@ mod tests {
     #[test]
     fn table_has_worker_target_and_total_rows() {
         let doc = sample_doc();
-        assert_eq!(doc.total.bytes, 4096 * 3000);
-        assert!((doc.total.bytes_per_sec - 4096.0 * 3000.0 / 2.0).abs() < 1e-6);
+        assert_eq!(doc.total.figures.bytes, 4096 * 3000);
+        assert!((doc.total.figures.bytes_per_sec - 4096.0 * 3000.0 / 2.0).abs() < 1e-6);
         let text = render(&doc);
         assert!(text.contains("\nw0 "), "{text}");
         assert!(text.contains("\nw1 "));

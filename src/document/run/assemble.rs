@@ -7,6 +7,7 @@ use std::ops::AddAssign;
 
 use super::*;
 use crate::analysis::histogram::LatencyHistogram;
+use crate::base::warning::Warning;
 use crate::measure::config::{RunConfig, RwMode};
 use crate::measure::coordinator::Execution;
 use crate::measure::layout::Plan;
@@ -128,24 +129,91 @@ fn by_direction(
     })
 }
 
+/// What an entry's [`Figures`] are computed from: one worker's outcome, or
+/// an [`Aggregate`] of several; borrowed, so no histogram is copied.
+struct Tally<'a> {
+    bytes: u64,
+    ios: u64,
+    errors: u64,
+    short_ios: u64,
+    cpu_usr_sec: f64,
+    cpu_sys_sec: f64,
+    /// (bytes, ios) of each direction.
+    reads: (u64, u64),
+    writes: (u64, u64),
+    hist: &'a LatencyHistogram,
+    service_hist: Option<&'a LatencyHistogram>,
+    read_hist: Option<&'a LatencyHistogram>,
+    write_hist: Option<&'a LatencyHistogram>,
+}
+
+impl Tally<'_> {
+    fn of(w: &WorkerOutcome) -> Tally<'_> {
+        Tally {
+            bytes: w.bytes(),
+            ios: w.ios(),
+            errors: w.errors,
+            short_ios: w.short_ios,
+            cpu_usr_sec: w.cpu_usr_sec,
+            cpu_sys_sec: w.cpu_sys_sec,
+            reads: (w.read_bytes, w.read_ios),
+            writes: (w.write_bytes, w.write_ios),
+            hist: &w.hist,
+            service_hist: w.service_hist.as_ref(),
+            read_hist: w.read_hist.as_ref(),
+            write_hist: w.write_hist.as_ref(),
+        }
+    }
+
+    /// The figures over `secs`: rates from the counts, percentiles and
+    /// histograms from the latencies.
+    fn figures(&self, secs: f64) -> Figures {
+        Figures {
+            bytes: self.bytes,
+            ios: self.ios,
+            errors: self.errors,
+            short_ios: self.short_ios,
+            seconds: secs,
+            bytes_per_sec: rate(self.bytes, secs),
+            iops: rate(self.ios, secs),
+            latency_ns: self.hist.summary(),
+            service_latency_ns: self.service_hist.and_then(|h| h.summary()),
+            by_direction: by_direction(
+                self.reads,
+                self.writes,
+                self.read_hist,
+                self.write_hist,
+                secs,
+            ),
+            cpu_usr_sec: self.cpu_usr_sec,
+            cpu_sys_sec: self.cpu_sys_sec,
+            histogram: self.hist.to_base64(),
+            service_histogram: self.service_hist.map(|h| h.to_base64()),
+        }
+    }
+}
+
 impl Aggregate {
-    /// Reads and writes apart over `secs` (a mixed pattern only).
-    pub fn by_direction(&self, secs: f64) -> Option<DirectionsDoc> {
-        by_direction(
-            (self.bytes - self.write_bytes, self.read_ios),
-            (self.write_bytes, self.write_ios),
-            self.read_hist.as_ref(),
-            self.write_hist.as_ref(),
-            secs,
-        )
+    fn tally(&self) -> Tally<'_> {
+        Tally {
+            bytes: self.bytes,
+            ios: self.ios,
+            errors: self.errors,
+            short_ios: self.short_ios,
+            cpu_usr_sec: self.cpu_usr_sec,
+            cpu_sys_sec: self.cpu_sys_sec,
+            reads: (self.bytes - self.write_bytes, self.read_ios),
+            writes: (self.write_bytes, self.write_ios),
+            hist: &self.hist,
+            service_hist: self.service_hist.as_ref(),
+            read_hist: self.read_hist.as_ref(),
+            write_hist: self.write_hist.as_ref(),
+        }
     }
 
-    pub fn bytes_per_sec(&self, seconds: f64) -> f64 {
-        rate(self.bytes, seconds)
-    }
-
-    pub fn iops(&self, seconds: f64) -> f64 {
-        rate(self.ios, seconds)
+    /// The figures of these workers over `secs`.
+    pub fn figures(&self, secs: f64) -> Figures {
+        self.tally().figures(secs)
     }
 
     /// The flush of buffered writes: `durable` is (bytes, basis), see [`FlushDoc`].
@@ -170,7 +238,7 @@ impl RunDocument {
         cfg: &RunConfig,
         plan: &Plan,
         exec: &Execution,
-        mut warnings: Vec<String>,
+        mut warnings: Vec<Warning>,
     ) -> RunDocument {
         let secs = exec.window_sec;
         let mut total = Aggregate::default();
@@ -199,37 +267,26 @@ impl RunDocument {
             // Every figure here is latency from the due time (the
             // histogram's, unserved I/Os included) or the issue lag, which
             // is never above it: the sentence cannot contradict the table.
-            let ns = |v: u64| crate::base::units::fmt_latency_ns(v as f64);
-            let (p99, max) = w.latency_ns.map_or((0, 0), |l| (l.p99, l.max));
-            let unserved = if r.unserved_ios > 0 {
-                format!(
-                    "{} I/O(s) due in the window not done by its end (the oldest due {} before it); ",
-                    r.unserved_ios,
-                    ns(r.unserved_oldest_ns)
-                )
-            } else {
-                String::new()
-            };
-            warnings.push(format!(
-                "worker w{} on {} could not keep its schedule: asked {:.0} IOPS ({:.1} MB/s), delivered {:.0} IOPS ({:.1} MB/s); {unserved}latency from the due time{}: p99 {}, max {}; issued up to {} after due ({} more than 1 ms late)",
-                w.id,
-                w.target,
-                r.target_iops,
-                r.target_bytes_per_sec / 1e6,
-                r.delivered_iops,
-                r.delivered_bytes_per_sec / 1e6,
-                if r.unserved_ios > 0 { ", those counted at least to the window's end" } else { "" },
-                ns(p99),
-                ns(max),
-                ns(r.behind_max_ns),
-                r.late_ios
-            ));
+            let (p99_ns, max_ns) = w.figures.latency_ns.map_or((0, 0), |l| (l.p99, l.max));
+            warnings.push(Warning::ScheduleMissed {
+                worker: w.id,
+                target: w.target.clone(),
+                asked_iops: r.target_iops,
+                asked_bytes_per_sec: r.target_bytes_per_sec,
+                delivered_iops: r.delivered_iops,
+                delivered_bytes_per_sec: r.delivered_bytes_per_sec,
+                unserved_ios: r.unserved_ios,
+                unserved_oldest_ns: r.unserved_oldest_ns,
+                p99_ns,
+                max_ns,
+                behind_max_ns: r.behind_max_ns,
+                late_ios: r.late_ios,
+            });
         }
         if !exec.flush_abandoned.is_empty() {
-            warnings.push(format!(
-                "interrupted during the final fsync: stopped waiting for {} (the fsync goes on in the kernel); the flush is incomplete and no durable figure is given",
-                exec.flush_abandoned.join(", ")
-            ));
+            warnings.push(Warning::FlushInterrupted {
+                targets: exec.flush_abandoned.clone(),
+            });
         }
         let durable = durable_bytes(&per_target, exec);
         let total_durable = (
@@ -257,7 +314,8 @@ impl RunDocument {
                 let flush_sec = match &exec.flush[i] {
                     Some(Ok(s)) => Some(*s),
                     Some(Err(e)) => {
-                        warnings.push(e.clone());
+                        // The coordinator's sentence: which target, which error.
+                        warnings.push(Warning::Text(e.clone()));
                         None
                     }
                     None => None,
@@ -311,18 +369,7 @@ impl RunDocument {
             workers,
             targets,
             total: TotalDoc {
-                bytes: total.bytes,
-                ios: total.ios,
-                errors: total.errors,
-                short_ios: total.short_ios,
-                seconds: secs,
-                bytes_per_sec: total.bytes_per_sec(secs),
-                iops: total.iops(secs),
-                latency_ns: total.hist.summary(),
-                service_latency_ns: total.service_hist.as_ref().and_then(|h| h.summary()),
-                by_direction: total.by_direction(secs),
-                cpu_usr_sec: total.cpu_usr_sec,
-                cpu_sys_sec: total.cpu_sys_sec,
+                figures: total.figures(secs),
                 flush: total.flush(
                     secs,
                     max_flush.filter(|_| exec.flush_abandoned.is_empty()),
@@ -330,8 +377,6 @@ impl RunDocument {
                 ),
                 flush_errors,
                 flush_incomplete: !exec.flush_abandoned.is_empty(),
-                histogram: total.hist.to_base64(),
-                service_histogram: total.service_hist.as_ref().map(|h| h.to_base64()),
                 cache_evictions: exec.outcomes.iter().map(|o| o.cache_evictions).sum(),
                 cache_eviction_sec: exec
                     .outcomes
@@ -361,26 +406,26 @@ impl RunDocument {
 fn live_doc(
     cfg: &RunConfig,
     l: &crate::measure::live::LiveStats,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> super::LiveDoc {
     // Lines lost to a failed stream (a full disk) are said by `trouble`:
     // no reader fell behind for them.
     let slow = l.lines_dropped.saturating_sub(l.lines_failed);
     if slow > 0 {
-        warnings.push(format!(
-            "the --live stream's reader fell behind: {} of {} lines were dropped (the run did not wait for it)",
-            slow,
-            l.lines_dropped + l.lines_written
-        ));
+        warnings.push(Warning::LiveReaderBehind {
+            dropped: slow,
+            lines: l.lines_dropped + l.lines_written,
+        });
     }
     if l.seconds_lost > 0 || l.histograms_lost > 0 {
-        warnings.push(format!(
-            "the live collector fell behind the workers: {} worker second(s) lost, {} without percentiles",
-            l.seconds_lost, l.histograms_lost
-        ));
+        warnings.push(Warning::LiveCollectorBehind {
+            seconds_lost: l.seconds_lost,
+            histograms_lost: l.histograms_lost,
+        });
     }
     if let Some(t) = &l.trouble {
-        warnings.push(t.clone());
+        // The stream's own sentence: what failed, the lines it cost.
+        warnings.push(Warning::Text(t.clone()));
     }
     let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     super::LiveDoc {
@@ -437,39 +482,20 @@ fn worker_doc(
         pinned_cpu: spec.cpu,
         region: spec.region,
         bs: spec.bs,
-        bytes: out.bytes(),
-        ios: out.ios(),
+        figures: Tally::of(out).figures(secs),
         read_bytes: out.read_bytes,
         write_bytes: out.write_bytes,
         read_ios: out.read_ios,
         write_ios: out.write_ios,
-        errors: out.errors,
         errors_by_errno: out.errors_by_errno.clone(),
         error_samples: out.error_samples.clone(),
         stopped_on_errors: out.stopped_on_errors,
         ended_by: out.ended_by,
         hung_ios: out.hung_ios.clone(),
-        short_ios: out.short_ios,
-        seconds: secs,
-        bytes_per_sec: rate(out.bytes(), secs),
-        iops: rate(out.ios(), secs),
-        latency_ns: out.hist.summary(),
-        service_latency_ns: out.service_hist.as_ref().and_then(|h| h.summary()),
-        by_direction: by_direction(
-            (out.read_bytes, out.read_ios),
-            (out.write_bytes, out.write_ios),
-            out.read_hist.as_ref(),
-            out.write_hist.as_ref(),
-            secs,
-        ),
         rate: rate_doc,
-        cpu_usr_sec: out.cpu_usr_sec,
-        cpu_sys_sec: out.cpu_sys_sec,
         intervals: out.intervals.clone(),
         engine_path: out.engine_path.clone(),
         buffer: out.buffer.clone(),
-        histogram: out.hist.to_base64(),
-        service_histogram: out.service_hist.as_ref().map(|h| h.to_base64()),
         cache_evictions: out.cache_evictions,
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
     }
@@ -534,19 +560,8 @@ fn target_doc(
         bs: t.bs,
         region: t.region,
         workers: on_target().count(),
-        bytes: agg.bytes,
-        ios: agg.ios,
-        errors: agg.errors,
+        figures: agg.figures(secs),
         failed: on_target().any(|(_, o)| o.stopped_on_errors || !o.hung_ios.is_empty()),
-        short_ios: agg.short_ios,
-        seconds: secs,
-        bytes_per_sec: agg.bytes_per_sec(secs),
-        iops: agg.iops(secs),
-        latency_ns: agg.hist.summary(),
-        service_latency_ns: agg.service_hist.as_ref().and_then(|h| h.summary()),
-        by_direction: agg.by_direction(secs),
-        cpu_usr_sec: agg.cpu_usr_sec,
-        cpu_sys_sec: agg.cpu_sys_sec,
         flush,
         device: exec.devices[i].clone(),
         verify: on_target()
@@ -554,8 +569,6 @@ fn target_doc(
             .then(|| VerifyDoc::from_tallies(on_target().map(|(_, o)| &o.verify))),
         // Read by the command before the run (the document does no I/O).
         topology: None,
-        histogram: agg.hist.to_base64(),
-        service_histogram: agg.service_hist.as_ref().map(|h| h.to_base64()),
     }
 }
 
@@ -568,7 +581,7 @@ fn what_the_figures_mean(
     exec: &Execution,
     targets: &[TargetDoc],
     total: &Aggregate,
-) -> Vec<String> {
+) -> Vec<Warning> {
     let secs = exec.window_sec;
     let mut warnings = Vec::new();
     if !cfg.direct && !cfg.cached {
@@ -579,11 +592,10 @@ fn what_the_figures_mean(
                 .and_then(|d| d.read_ratio)
                 .filter(|&r| r < 0.5)
             {
-                warnings.push(format!(
-                    "{}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
-                    t.path,
-                    r * 100.0
-                ));
+                warnings.push(Warning::CacheServedReads {
+                    path: t.path.clone(),
+                    ratio: r,
+                });
             }
         }
     }
@@ -596,29 +608,26 @@ fn what_the_figures_mean(
                 .and_then(|d| d.write_ratio)
                 .filter(|&r| r < 0.5)
             {
-                warnings.push(format!(
-                    "{}: the device received {:.1}% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
-                    t.path,
-                    r * 100.0
-                ));
+                warnings.push(Warning::CacheKeptWrites {
+                    path: t.path.clone(),
+                    ratio: r,
+                });
             }
         }
     }
     for t in targets {
         if let Some(v) = t.verify.as_ref().filter(|v| v.unwritten > 0) {
-            warnings.push(format!(
-                "{}: {} of {} blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)",
-                t.path, v.unwritten, v.blocks
-            ));
+            warnings.push(Warning::UnwrittenBlocks {
+                path: t.path.clone(),
+                unwritten: v.unwritten,
+                blocks: v.blocks,
+            });
         }
     }
     if matches!(exec.ended_by, "limit" | "passes")
         && secs < crate::measure::config::MIN_DURATION.as_secs_f64()
     {
-        warnings.push(format!(
-            "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
-            crate::base::units::fmt_latency_ns(secs * 1e9)
-        ));
+        warnings.push(Warning::ShortWindow { seconds: secs });
     }
     if exec.ended_by == "duration" {
         let most = exec
@@ -627,13 +636,13 @@ fn what_the_figures_mean(
             .map(WorkerOutcome::bytes)
             .max()
             .unwrap_or(0);
-        let d = humantime::format_duration(cfg.duration);
+        let duration = cfg.duration;
         if let Some(limit) = cfg.io_limit {
-            warnings.push(format!(
-                "--io-limit {} was not reached: the --duration ({d}) ended the run first, after {} at most per worker; raise --duration to reach the limit",
-                crate::base::units::fmt_bytes(limit),
-                crate::base::units::fmt_bytes(most)
-            ));
+            warnings.push(Warning::IoLimitNotReached {
+                limit,
+                duration,
+                most_bytes: most,
+            });
         } else if let Some(n) = cfg.passes {
             let done = plan
                 .workers
@@ -646,32 +655,28 @@ fn what_the_figures_mean(
                 })
                 .fold(f64::INFINITY, f64::min);
             warnings.push(if cfg.verify && !cfg.rw.writes() {
-                format!(
-                    "verify: the --duration ({d}) ended the pass before every block was read: the slowest worker checked {:.1}% of its slice",
-                    done.min(1.0) * 100.0
-                )
+                Warning::VerifyPassIncomplete { duration, done }
             } else {
-                format!(
-                    "--passes {n} were not completed: the --duration ({d}) ended the run first, with the slowest worker {:.1}% through; raise --duration (or leave it out)",
-                    done.min(1.0) * 100.0
-                )
+                Warning::PassesNotCompleted {
+                    passes: n,
+                    duration,
+                    done,
+                }
             });
         }
     }
     if exec.interrupted && secs == 0.0 {
-        warnings.push("interrupted before the window opened: nothing was measured".into());
+        warnings.push(Warning::InterruptedBeforeWindow);
     }
     if total.short_ios > 0 {
-        warnings.push(format!(
-            "{} short I/Os (fewer bytes than requested); their bytes are counted as moved",
-            total.short_ios
-        ));
+        warnings.push(Warning::ShortIos {
+            count: total.short_ios,
+        });
     }
     if total.hist.clamped > 0 {
-        warnings.push(format!(
-            "{} latencies above one hour were recorded as one hour",
-            total.hist.clamped
-        ));
+        warnings.push(Warning::ClampedLatencies {
+            count: total.hist.clamped,
+        });
     }
     warnings
 }
@@ -680,7 +685,7 @@ fn what_the_figures_mean(
 /// the device: when the device's counters show far less (under half), the
 /// figures are not the device's, whatever the cause. Said after every run,
 /// beside the causes that make it so.
-fn undelivered_direct_reads(cfg: &RunConfig, targets: &[TargetDoc]) -> Vec<String> {
+fn undelivered_direct_reads(cfg: &RunConfig, targets: &[TargetDoc]) -> Vec<Warning> {
     if !cfg.direct || matches!(cfg.rw, RwMode::Write | RwMode::Randwrite) {
         return Vec::new();
     }
@@ -689,14 +694,13 @@ fn undelivered_direct_reads(cfg: &RunConfig, targets: &[TargetDoc]) -> Vec<Strin
         .filter_map(|t| {
             let d = t.device.as_ref()?;
             let r = d.read_ratio.filter(|&r| r < 0.5)?;
-            Some(format!(
-                "{}: O_DIRECT reads of {} reached {} as only {} ({:.1}%): the rest never came from the device, so these figures are not its speed. Likely causes: holes or unwritten extents in a file (read as zeros without I/O), a file system that keeps the data in memory, or a cache in front of the device",
-                t.path,
-                crate::base::units::fmt_bytes(d.app_read_bytes),
-                d.name,
-                crate::base::units::fmt_bytes(d.read_bytes),
-                r * 100.0
-            ))
+            Some(Warning::UndeliveredDirectReads {
+                path: t.path.clone(),
+                app_read_bytes: d.app_read_bytes,
+                device: d.name.clone(),
+                read_bytes: d.read_bytes,
+                ratio: r,
+            })
         })
         .collect()
 }

@@ -1,15 +1,19 @@
 //! The run document (the JSON contract in `docs/json.md`): its types here,
-//! its assembly from a finished run in [`assemble`], the host it ran on in
-//! [`host`]. Every report is a pure function of a [`RunDocument`].
+//! the figures every worker, target and the total share in [`figures`],
+//! the order their fields are written in in [`wire`], its assembly from a
+//! finished run in [`assemble`], the host it ran on in [`host`]. Every
+//! report is a pure function of a [`RunDocument`].
 
 mod assemble;
+mod figures;
 mod host;
+mod wire;
 
 pub use assemble::{rate, Aggregate};
+pub use figures::{DirectionDoc, DirectionsDoc, Figures};
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::histogram::LatencySummary;
 use crate::analysis::verify::{find_lost, find_stale, BadBlock, BadKind};
 use crate::base::io::Region;
 use crate::device::devstat::DeviceCounters;
@@ -92,7 +96,9 @@ pub struct FlushDoc {
     pub durable_basis: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// One worker: where it ran and what it did; written in the contract's
+/// field order by its `Serialize` in [`wire`].
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct WorkerDoc {
     pub id: usize,
     pub target: String,
@@ -104,13 +110,14 @@ pub struct WorkerDoc {
     pub pinned_cpu: Option<usize>,
     pub region: Region,
     pub bs: u64,
-    pub bytes: u64,
-    pub ios: u64,
+    /// Its figures over its own active time (the window, or less when it
+    /// reached its limit first).
+    #[serde(flatten)]
+    pub figures: Figures,
     pub read_bytes: u64,
     pub write_bytes: u64,
     pub read_ios: u64,
     pub write_ios: u64,
-    pub errors: u64,
     pub errors_by_errno: Vec<ErrnoCount>,
     /// The first few errors with their offsets.
     pub error_samples: Vec<IoErrorRecord>,
@@ -123,23 +130,9 @@ pub struct WorkerDoc {
     /// --hang-timeout with nothing completing.
     #[serde(default)]
     pub hung_ios: Vec<crate::measure::worker::HungIo>,
-    pub short_ios: u64,
-    pub seconds: f64,
-    pub bytes_per_sec: f64,
-    pub iops: f64,
-    pub latency_ns: Option<LatencySummary>,
-    /// On a schedule (`window.latency_from` "due"): issue to completion.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_latency_ns: Option<LatencySummary>,
-    /// A mixed pattern (`randrw`): reads and writes apart, beside the
-    /// combined figures. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub by_direction: Option<DirectionsDoc>,
     /// On a schedule: how the worker kept it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub rate: Option<ScheduleDoc>,
-    pub cpu_usr_sec: f64,
-    pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
     /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
     pub engine_path: String,
@@ -147,47 +140,13 @@ pub struct WorkerDoc {
     /// `thp`, `hugetlb` or `pages` (`--hugepages`).
     #[serde(default)]
     pub buffer: Option<crate::engine::buffer::BufferDoc>,
-    pub histogram: String,
-    /// On a schedule: the service-time histogram (as `histogram`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_histogram: Option<String>,
     /// A buffered sequential read: how often the worker evicted its region
     /// from the page cache at a wrap-around in the window, and the seconds
     /// it took (left out of `seconds`). Absent when it never did.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub cache_evictions: u64,
-    #[serde(default, skip_serializing_if = "is_zero_sec")]
+    #[serde(default)]
     pub cache_eviction_sec: f64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_sec(s: &f64) -> bool {
-    *s == 0.0
-}
-
-/// A mixed pattern's reads and writes, each on its own.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct DirectionsDoc {
-    /// The share of completed I/Os that were reads, in percent: what
-    /// `--mix` achieved (`config.read_pct` is what it asked).
-    pub read_pct: f64,
-    pub reads: DirectionDoc,
-    pub writes: DirectionDoc,
-}
-
-/// One direction's figures, over the same seconds as the combined ones.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct DirectionDoc {
-    pub bytes: u64,
-    pub ios: u64,
-    pub bytes_per_sec: f64,
-    pub iops: f64,
-    pub latency_ns: Option<LatencySummary>,
-    /// Its latency histogram (as `histogram`).
-    pub histogram: String,
 }
 
 /// How a worker on a schedule (`--rate`, `--rate-iops`) kept it.
@@ -220,7 +179,9 @@ pub struct ScheduleDoc {
     pub kept: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// One target: what it is, and its workers' figures merged; written in
+/// the contract's field order by its `Serialize` in [`wire`].
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct TargetDoc {
     pub index: usize,
     pub path: String,
@@ -232,25 +193,11 @@ pub struct TargetDoc {
     pub bs: u64,
     pub region: Region,
     pub workers: usize,
-    pub bytes: u64,
-    pub ios: u64,
-    pub errors: u64,
+    /// Its workers merged, over their joined active time.
+    #[serde(flatten)]
+    pub figures: Figures,
     /// A worker on this target stopped on I/O errors, or had I/O that hung.
     pub failed: bool,
-    pub short_ios: u64,
-    pub seconds: f64,
-    pub bytes_per_sec: f64,
-    pub iops: f64,
-    pub latency_ns: Option<LatencySummary>,
-    /// On a schedule (`window.latency_from` "due"): issue to completion.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_latency_ns: Option<LatencySummary>,
-    /// A mixed pattern (`randrw`): reads and writes apart, beside the
-    /// combined figures. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub by_direction: Option<DirectionsDoc>,
-    pub cpu_usr_sec: f64,
-    pub cpu_sys_sec: f64,
     pub flush: Option<FlushDoc>,
     /// The block device's own counters, when the target has one.
     pub device: Option<DeviceCounters>,
@@ -261,31 +208,14 @@ pub struct TargetDoc {
     /// (a file on tmpfs, a device sysfs does not describe).
     #[serde(default)]
     pub topology: Option<crate::device::topology::Topology>,
-    pub histogram: String,
-    /// On a schedule: the service-time histogram (as `histogram`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_histogram: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// Every worker merged, over the shared window; written in the contract's
+/// field order by its `Serialize` in [`wire`].
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct TotalDoc {
-    pub bytes: u64,
-    pub ios: u64,
-    pub errors: u64,
-    pub short_ios: u64,
-    pub seconds: f64,
-    pub bytes_per_sec: f64,
-    pub iops: f64,
-    pub latency_ns: Option<LatencySummary>,
-    /// On a schedule (`window.latency_from` "due"): issue to completion.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_latency_ns: Option<LatencySummary>,
-    /// A mixed pattern (`randrw`): reads and writes apart, beside the
-    /// combined figures. Absent otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub by_direction: Option<DirectionsDoc>,
-    pub cpu_usr_sec: f64,
-    pub cpu_sys_sec: f64,
+    #[serde(flatten)]
+    pub figures: Figures,
     pub flush: Option<FlushDoc>,
     /// Final fsyncs that failed (their errors are in `warnings`).
     #[serde(default)]
@@ -295,22 +225,18 @@ pub struct TotalDoc {
     /// durable figure is given.
     #[serde(default)]
     pub flush_incomplete: bool,
-    pub histogram: String,
-    /// On a schedule: the service-time histogram (as `histogram`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub service_histogram: Option<String>,
     /// The workers' evictions at wrap-arounds (see `WorkerDoc`), summed;
     /// they lie inside the shared window. Absent when none.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub cache_evictions: u64,
-    #[serde(default, skip_serializing_if = "is_zero_sec")]
+    #[serde(default)]
     pub cache_eviction_sec: f64,
 }
 
 impl TotalDoc {
     /// CPU seconds (user + system) per 10^9 bytes moved in the window.
     pub fn cpu_sec_per_gb(&self) -> Option<f64> {
-        (self.bytes > 0).then(|| (self.cpu_usr_sec + self.cpu_sys_sec) / (self.bytes as f64 / 1e9))
+        self.figures.cpu_sec_per_gb()
     }
 }
 
@@ -422,7 +348,9 @@ pub struct RunDocument {
     pub workers: Vec<WorkerDoc>,
     pub targets: Vec<TargetDoc>,
     pub total: TotalDoc,
-    pub warnings: Vec<String>,
+    /// What makes the figures mean less than they seem; each is its
+    /// sentence in the JSON.
+    pub warnings: Vec<crate::base::warning::Warning>,
     /// What was done to the page cache before the run.
     #[serde(default)]
     pub cache: Option<crate::device::cache::CacheDoc>,
@@ -490,7 +418,7 @@ impl RunDocument {
     /// Whether any worker met an I/O error or had I/O that hung, a final
     /// flush failed, or verification found a bad block.
     pub fn has_errors(&self) -> bool {
-        self.total.errors > 0
+        self.total.figures.errors > 0
             || self.total.flush_errors > 0
             || self.bad_blocks() > 0
             || self.workers.iter().any(|w| !w.hung_ios.is_empty())

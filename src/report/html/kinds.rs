@@ -9,9 +9,10 @@ use super::page::{esc, Page};
 use super::run::{byline, config_pairs, configuration, plots, results, topology};
 use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
+use crate::base::warning::Warning;
 use crate::document::compare::CompareDocument;
 use crate::document::merge::MergedDocument;
-use crate::document::run::RunDocument;
+use crate::document::run::{Figures, RunDocument};
 use crate::document::sweep::SweepDocument;
 use crate::report::plot::COLORS;
 use plotters::style::RGBColor;
@@ -19,6 +20,17 @@ use plotters::style::RGBColor;
 fn lat(l: &Option<LatencySummary>, f: fn(&LatencySummary) -> u64) -> String {
     l.as_ref()
         .map_or("-".into(), |l| fmt_latency_ns(f(l) as f64))
+}
+
+/// A point's (or a target's) IOPS, p50, p99, p99.9 and errors.
+fn figure_cells(f: &Figures) -> [String; 5] {
+    [
+        format!("{:.0}", f.iops),
+        lat(&f.latency_ns, |l| l.p50),
+        lat(&f.latency_ns, |l| l.p99),
+        lat(&f.latency_ns, |l| l.p99_9),
+        f.errors.to_string(),
+    ]
 }
 
 /// One run inside a larger document, folded: its results, plots and stacks.
@@ -70,7 +82,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
     );
     let ratio = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
-    let mut point_warnings: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut point_warnings: Vec<(String, Vec<&Warning>)> = Vec::new();
     for p in &doc.points {
         let r = &p.runs[0];
         let t = &r.total;
@@ -83,9 +95,9 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
             }
         };
         let (dev, app) = crate::report::sweep::device_and_app_bytes(r);
-        let mut warnings: Vec<&str> = Vec::new();
+        let mut warnings: Vec<&Warning> = Vec::new();
         for w in p.runs.iter().flat_map(|r| &r.warnings) {
-            if !warnings.contains(&w.as_str()) {
+            if !warnings.contains(&w) {
                 warnings.push(w);
             }
         }
@@ -94,11 +106,9 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
             format!("{:.1}", mb_per_sec(p.bytes_per_sec_median)),
             range(p.bytes_per_sec_min),
             range(p.bytes_per_sec_max),
-            format!("{:.0}", t.iops),
-            lat(&t.latency_ns, |l| l.p50),
-            lat(&t.latency_ns, |l| l.p99),
-            lat(&t.latency_ns, |l| l.p99_9),
-            t.errors.to_string(),
+        ]);
+        cells.extend(figure_cells(&t.figures));
+        cells.extend([
             ratio(t.cpu_sec_per_gb()),
             ratio((app > 0).then(|| dev as f64 / app as f64)),
             if warnings.is_empty() {
@@ -127,14 +137,12 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                     tg.path
                 ));
                 cells.extend([
-                    format!("{:.1}", mb_per_sec(tg.bytes_per_sec)),
+                    format!("{:.1}", mb_per_sec(tg.figures.bytes_per_sec)),
                     "-".into(),
                     "-".into(),
-                    format!("{:.0}", tg.iops),
-                    lat(&tg.latency_ns, |l| l.p50),
-                    lat(&tg.latency_ns, |l| l.p99),
-                    lat(&tg.latency_ns, |l| l.p99_9),
-                    tg.errors.to_string(),
+                ]);
+                cells.extend(figure_cells(&tg.figures));
+                cells.extend([
                     ratio(crate::report::sweep::target_cpu_per_gb(tg)),
                     ratio(crate::report::sweep::target_dev_app(tg)),
                     String::new(),
@@ -164,7 +172,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                 let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
                 Some((
                     label.join(" "),
-                    LatencyHistogram::from_base64(&p.runs[0].total.histogram).ok()?,
+                    LatencyHistogram::from_base64(&p.runs[0].total.figures.histogram).ok()?,
                 ))
             })
             .collect();
@@ -230,13 +238,13 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                     "{}: repeat {} ({:.1} MB/s)",
                     label.join(" "),
                     k + 1,
-                    mb_per_sec(r.total.bytes_per_sec)
+                    mb_per_sec(r.total.figures.bytes_per_sec)
                 )
             } else {
                 format!(
                     "{} ({:.1} MB/s)",
                     label.join(" "),
-                    mb_per_sec(r.total.bytes_per_sec)
+                    mb_per_sec(r.total.figures.bytes_per_sec)
                 )
             };
             folded_run(&mut page, &title, r, false)?;

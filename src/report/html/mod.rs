@@ -49,7 +49,9 @@ mod tests {
             w.target = evil.into();
         }
         doc.host.hostname = "<script>alert(1)</script>".into();
-        doc.warnings.push("<img src=x onerror=alert(1)>".into());
+        doc.warnings.push(crate::base::warning::Warning::Text(
+            "<img src=x onerror=alert(1)>".into(),
+        ));
         let html = run(&doc).unwrap();
         assert!(!html.contains("<b>x"), "raw target name in the page");
         assert!(!html.contains("<script"), "a script element in the page");
@@ -66,7 +68,7 @@ mod tests {
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert!(html.trim_end().ends_with("</html>"));
         // The TOTAL row with the document's MB/s, as the text table prints it.
-        let total = format!("{:.1}", doc.total.bytes_per_sec / 1e6);
+        let total = format!("{:.1}", doc.total.figures.bytes_per_sec / 1e6);
         let row = html
             .split("<tr")
             .find(|r| r.contains(">TOTAL<"))

@@ -18,7 +18,7 @@ pub fn run(doc: &RunDocument) -> Result<String> {
         "stripebench run on {}: {} target(s), {:.1} MB/s",
         doc.host.hostname,
         doc.targets.len(),
-        doc.total.bytes_per_sec / 1e6
+        doc.total.figures.bytes_per_sec / 1e6
     ));
     page.h(1, "stripebench run");
     page.p("sub", &byline(doc));
@@ -288,7 +288,7 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
     page.h(level, "Latency percentiles");
     let mut series = crate::report::plot::target_histograms(doc);
     if doc.targets.len() > 1 {
-        if let Ok(h) = LatencyHistogram::from_base64(&doc.total.histogram) {
+        if let Ok(h) = LatencyHistogram::from_base64(&doc.total.figures.histogram) {
             series.push(("total".into(), h));
         }
     }
@@ -312,11 +312,11 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
     let rows: Vec<(String, Vec<String>)> = doc
         .targets
         .iter()
-        .map(|t| (t.path.clone(), t.latency_ns, t.ios))
+        .map(|t| (t.path.clone(), t.figures.latency_ns, t.figures.ios))
         .chain(std::iter::once((
             "TOTAL".to_string(),
-            doc.total.latency_ns,
-            doc.total.ios,
+            doc.total.figures.latency_ns,
+            doc.total.figures.ios,
         )))
         .map(|(name, l, ios)| {
             let f = |g: fn(&crate::analysis::histogram::LatencySummary) -> f64| {

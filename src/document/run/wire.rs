@@ -1,0 +1,237 @@
+//! The order the fields of a worker, a target and the total are written
+//! in: the contract's, which interleaves each entry's [`Figures`] with its
+//! own fields (a worker's `read_bytes` sits between its `ios` and its
+//! `errors`). A flattened struct is written in one piece, so these three
+//! are written by hand; reading back needs no order and is derived.
+//! `tests::documents_main_wrote_come_back_byte_for_byte` pins the order.
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use super::figures::{put_some, Fig};
+use super::{Figures, TargetDoc, TotalDoc, WorkerDoc};
+
+// Each `serialize_struct` is given the most fields the entry can have: a
+// hint (serde_json and serde_json::Value ignore it, and skip_field is
+// how an absent optional field is left out).
+
+impl Serialize for WorkerDoc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f: &Figures = &self.figures;
+        let mut m = s.serialize_struct("WorkerDoc", 37)?;
+        m.serialize_field("id", &self.id)?;
+        m.serialize_field("target", &self.target)?;
+        m.serialize_field("target_index", &self.target_index)?;
+        m.serialize_field("job", &self.job)?;
+        m.serialize_field("cpu", &self.cpu)?;
+        m.serialize_field("pinned_cpu", &self.pinned_cpu)?;
+        m.serialize_field("region", &self.region)?;
+        m.serialize_field("bs", &self.bs)?;
+        f.put(&mut m, &[Fig::Bytes, Fig::Ios])?;
+        m.serialize_field("read_bytes", &self.read_bytes)?;
+        m.serialize_field("write_bytes", &self.write_bytes)?;
+        m.serialize_field("read_ios", &self.read_ios)?;
+        m.serialize_field("write_ios", &self.write_ios)?;
+        f.put(&mut m, &[Fig::Errors])?;
+        m.serialize_field("errors_by_errno", &self.errors_by_errno)?;
+        m.serialize_field("error_samples", &self.error_samples)?;
+        m.serialize_field("stopped_on_errors", &self.stopped_on_errors)?;
+        m.serialize_field("ended_by", &self.ended_by)?;
+        m.serialize_field("hung_ios", &self.hung_ios)?;
+        f.put(
+            &mut m,
+            &[
+                Fig::ShortIos,
+                Fig::Seconds,
+                Fig::BytesPerSec,
+                Fig::Iops,
+                Fig::Latency,
+                Fig::ServiceLatency,
+                Fig::ByDirection,
+            ],
+        )?;
+        put_some(&mut m, "rate", &self.rate)?;
+        f.put(&mut m, &[Fig::CpuUsr, Fig::CpuSys])?;
+        m.serialize_field("intervals", &self.intervals)?;
+        m.serialize_field("engine_path", &self.engine_path)?;
+        m.serialize_field("buffer", &self.buffer)?;
+        f.put(&mut m, &[Fig::Histogram, Fig::ServiceHistogram])?;
+        evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
+        m.end()
+    }
+}
+
+impl Serialize for TargetDoc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f: &Figures = &self.figures;
+        let mut m = s.serialize_struct("TargetDoc", 28)?;
+        m.serialize_field("index", &self.index)?;
+        m.serialize_field("path", &self.path)?;
+        m.serialize_field("kind", &self.kind)?;
+        m.serialize_field("logical_block_size", &self.logical_block_size)?;
+        m.serialize_field("size", &self.size)?;
+        m.serialize_field("read_ahead_kb", &self.read_ahead_kb)?;
+        m.serialize_field("bs", &self.bs)?;
+        m.serialize_field("region", &self.region)?;
+        m.serialize_field("workers", &self.workers)?;
+        f.put(&mut m, &[Fig::Bytes, Fig::Ios, Fig::Errors])?;
+        m.serialize_field("failed", &self.failed)?;
+        f.put(
+            &mut m,
+            &[
+                Fig::ShortIos,
+                Fig::Seconds,
+                Fig::BytesPerSec,
+                Fig::Iops,
+                Fig::Latency,
+                Fig::ServiceLatency,
+                Fig::ByDirection,
+                Fig::CpuUsr,
+                Fig::CpuSys,
+            ],
+        )?;
+        m.serialize_field("flush", &self.flush)?;
+        m.serialize_field("device", &self.device)?;
+        m.serialize_field("verify", &self.verify)?;
+        m.serialize_field("topology", &self.topology)?;
+        f.put(&mut m, &[Fig::Histogram, Fig::ServiceHistogram])?;
+        m.end()
+    }
+}
+
+impl Serialize for TotalDoc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f: &Figures = &self.figures;
+        let mut m = s.serialize_struct("TotalDoc", 19)?;
+        f.put(
+            &mut m,
+            &[
+                Fig::Bytes,
+                Fig::Ios,
+                Fig::Errors,
+                Fig::ShortIos,
+                Fig::Seconds,
+                Fig::BytesPerSec,
+                Fig::Iops,
+                Fig::Latency,
+                Fig::ServiceLatency,
+                Fig::ByDirection,
+                Fig::CpuUsr,
+                Fig::CpuSys,
+            ],
+        )?;
+        m.serialize_field("flush", &self.flush)?;
+        m.serialize_field("flush_errors", &self.flush_errors)?;
+        m.serialize_field("flush_incomplete", &self.flush_incomplete)?;
+        f.put(&mut m, &[Fig::Histogram, Fig::ServiceHistogram])?;
+        evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
+        m.end()
+    }
+}
+
+/// A buffered sequential read's evictions at wrap-arounds: absent when none.
+fn evictions<S: SerializeStruct>(m: &mut S, n: u64, sec: f64) -> Result<(), S::Error> {
+    if n == 0 {
+        m.skip_field("cache_evictions")?;
+    } else {
+        m.serialize_field("cache_evictions", &n)?;
+    }
+    if sec == 0.0 {
+        m.skip_field("cache_eviction_sec")
+    } else {
+        m.serialize_field("cache_eviction_sec", &sec)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::RunDocument;
+    use super::*;
+
+    /// Documents written before the figures were one struct, by that build
+    /// (a mixed pattern on a schedule; a buffered read that evicted at its
+    /// wrap-arounds; a buffered write with its flush).
+    const WRITTEN_BEFORE: [(&str, &str); 3] = [
+        ("randrw-rate", include_str!("testdata/randrw-rate.json")),
+        ("buffered-read", include_str!("testdata/buffered-read.json")),
+        (
+            "buffered-write",
+            include_str!("testdata/buffered-write.json"),
+        ),
+    ];
+
+    fn pretty(doc: &RunDocument) -> String {
+        serde_json::to_string_pretty(doc).unwrap() + "\n"
+    }
+
+    #[test]
+    fn documents_main_wrote_come_back_byte_for_byte() {
+        for (name, text) in WRITTEN_BEFORE {
+            let doc: RunDocument = serde_json::from_str(text).unwrap();
+            let again = pretty(&doc);
+            if again != text {
+                let line = again
+                    .lines()
+                    .zip(text.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                panic!(
+                    "{name}: written differently from line {}: {:?} against {:?}",
+                    line + 1,
+                    again.lines().nth(line),
+                    text.lines().nth(line)
+                );
+            }
+        }
+    }
+
+    /// The keys of an entry, in the order it writes them.
+    fn keys<T: Serialize>(entry: &T) -> Vec<String> {
+        // Pretty-printed alone, its own keys are the lines indented once.
+        serde_json::to_string_pretty(entry)
+            .unwrap()
+            .lines()
+            .filter_map(|l| l.strip_prefix("  \"")?.split_once("\":"))
+            .map(|(k, _)| k.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn every_entry_writes_each_figure_once_in_one_order() {
+        let (_, text) = WRITTEN_BEFORE[0];
+        let doc: RunDocument = serde_json::from_str(text).unwrap();
+        let all: Vec<&str> = Fig::ALL.iter().map(|f| f.name()).collect();
+        for keys in [
+            keys(&doc.workers[0]),
+            keys(&doc.targets[0]),
+            keys(&doc.total),
+        ] {
+            let figures: Vec<&str> = keys
+                .iter()
+                .map(String::as_str)
+                .filter(|k| all.contains(k))
+                .collect();
+            // A mixed pattern on a schedule has every figure.
+            assert_eq!(figures, all, "{keys:?}");
+        }
+    }
+
+    #[test]
+    fn an_older_entry_reads_back_through_the_flattened_figures() {
+        // Whole numbers where floats go, no schedule or mixed-pattern
+        // fields, a null latency: what hand-made or older documents hold.
+        let t: TotalDoc = serde_json::from_str(
+            r#"{"bytes": 4096, "ios": 1, "errors": 0, "short_ios": 0, "seconds": 2,
+                "bytes_per_sec": 2048, "iops": 0, "latency_ns": null, "cpu_usr_sec": 0,
+                "cpu_sys_sec": 1, "flush": null, "histogram": "", "unknown": [1, 2]}"#,
+        )
+        .unwrap();
+        assert_eq!(t.figures.seconds, 2.0);
+        assert_eq!(t.figures.bytes_per_sec, 2048.0);
+        assert_eq!(t.figures.latency_ns, None);
+        assert_eq!(t.figures.service_histogram, None);
+        assert_eq!((t.flush_errors, t.cache_evictions), (0, 0));
+        // What is missing is still said by name.
+        let e = serde_json::from_str::<TotalDoc>(r#"{"bytes": 1, "flush": null}"#).unwrap_err();
+        assert!(e.to_string().contains("missing field `ios`"), "{e}");
+    }
+}
