@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod curve;
 pub mod diff;
+pub mod finished;
 pub mod load;
 pub mod merge;
 pub mod plan;
