@@ -6,6 +6,7 @@
 //! May import `document`, `measure`, `engine`, `device`, `analysis`,
 //! `base` (the types it fills in); never `commands` or `report`.
 
+pub mod compare;
 pub mod configfile;
 pub mod sweep;
 pub mod validate;

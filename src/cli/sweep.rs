@@ -2,13 +2,14 @@
 //! `--curve` read, and one point's values applied to the run options, each
 //! value read by the parser of the option it stands for (`--bs`, `--jobs`,
 //! `--iodepth`, `--readahead`, `--rw`), so that a sweep takes what the
-//! option takes. Every point is applied before any I/O.
+//! option takes; and the sweep's parameters checked together. Every point
+//! is applied before any I/O.
 
 use std::path::PathBuf;
 
 use super::run_args::{parse_bs, parse_count, parse_depth, parse_readahead, EngineArg, RunArgs};
 use crate::base::error::UsageError;
-use crate::document::sweep::{Param, RateValue, PARAMS};
+use crate::document::sweep::{curve_values, Param, RateValue, CURVE_PCTS, PARAMS};
 use crate::measure::config::RwMode;
 
 /// Reads `--curve`'s percentages (each above 0 and at most 100).
@@ -60,6 +61,48 @@ pub fn parse_param(text: &str) -> Result<Param, String> {
         name: name.into(),
         values,
     })
+}
+
+/// The sweep's parameters, refused before anything else: run options it
+/// does not take, no parameter, a rate swept and set at once, `--curve`
+/// without `rate=curve`, a parameter given twice. Returned with
+/// `rate=curve` spelled out (`max`, then `--curve`'s percentages).
+pub fn params(run: &RunArgs, given: &[Param], curve: &[f64]) -> Result<Vec<Param>, UsageError> {
+    run.refuse_for("sweep", &["histogram", "start-at"])?;
+    if given.is_empty() {
+        return Err(UsageError(
+            "sweep needs at least one --param NAME=V1,V2,...".into(),
+        ));
+    }
+    let mut params = given.to_vec();
+    let rate = params.iter_mut().find(|p| p.name == "rate");
+    if rate.is_some() && (run.rate.is_some() || run.rate_iops.is_some()) {
+        return Err(UsageError(
+            "--param rate sweeps each worker's schedule: drop --rate/--rate-iops".into(),
+        ));
+    }
+    match rate {
+        Some(p) if p.values == ["curve"] => {
+            p.values = curve_values(if curve.is_empty() { &CURVE_PCTS } else { curve })
+        }
+        _ if !curve.is_empty() => {
+            return Err(UsageError(
+                "--curve chooses the points of --param rate=curve: add --param rate=curve, or drop --curve".into(),
+            ))
+        }
+        _ => {}
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for p in &params {
+        if names.contains(&p.name.as_str()) {
+            return Err(UsageError(format!(
+                "--param {} is given twice: put all its values in one list",
+                p.name
+            )));
+        }
+        names.push(&p.name);
+    }
+    Ok(params)
 }
 
 /// Applies one point's values to the run options; returns them and the

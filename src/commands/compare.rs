@@ -6,19 +6,15 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::base::error::{show_path, usage};
-use crate::cli::{CompareArgs, RunArgs};
-use crate::device::scratch::Testbed;
+use crate::cli::compare::{config, phase_args, plan_phases, refuse_options, Planned};
+use crate::cli::CompareArgs;
 use crate::device::topology::{self, Topology};
 use crate::document::compare::{self, Phase, PhaseKind, Volume};
-use crate::measure::config::{RunConfig, RwMode, TestbedConfig};
+use crate::measure::config::RunConfig;
 use crate::measure::session::{self, Outcome};
-
-/// One phase to run: what it measures, its options, whether its targets
-/// are files stripebench made.
-type Planned = (PhaseKind, RunArgs, bool);
 
 pub fn run(args: &CompareArgs) -> Result<u8> {
     session::preflight();
@@ -49,8 +45,13 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         base.metrics.as_deref(),
         &out,
     )?;
-    let mut notes = Vec::new();
-    let (vol_target, bed) = volume_target(args, &mut notes)?;
+    let (vol_target, bed, note) = crate::device::test_file::for_volume(
+        volume,
+        args.file_size,
+        base.offset,
+        base.size,
+        base.seed.unwrap_or(1),
+    )?;
     let plan = plan_phases(args, &members, &vol_target, bed.is_some());
     guard_phases(&plan)?;
     let phases = run_phases(plan, |kind, cfg| {
@@ -63,7 +64,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         volume: show_path(volume),
         topology: topo,
         test_file: bed.as_ref().map(|_| vol_target.display().to_string()),
-        notes,
+        notes: note.into_iter().collect(),
     };
     let doc = compare::assemble(volume, phases, crate::base::signals::interrupted());
     // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
@@ -85,40 +86,6 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());
     Ok(crate::base::error::exit_code(doc.interrupted, failed))
-}
-
-/// What compare does not take: more than one volume, writes, options it
-/// chooses per phase, options that make no comparison.
-fn refuse_options(base: &RunArgs) -> Result<()> {
-    if base.targets.len() != 1 {
-        return usage("compare takes exactly one VOLUME: a striped block device or the mount point of a striped file system");
-    }
-    if base.rw != RwMode::Read && base.rw != RwMode::Randread {
-        return usage(format!(
-            "compare measures reads: use --rw read or randread, not --rw {}",
-            base.rw.name()
-        ));
-    }
-    base.refuse_for(
-        "compare",
-        &[
-            "dry-run",
-            "plot",
-            "csv",
-            "histogram",
-            "stripe",
-            "start-at",
-            "verify",
-            "cached",
-            "io-limit",
-            "passes",
-            "align",
-        ],
-    )?;
-    if base.members.is_some() || base.buffered || base.direct {
-        return usage("compare chooses the members, and direct or buffered, per phase: drop --members, --direct and --buffered");
-    }
-    Ok(())
 }
 
 /// The volume's storage stack and the members of its striped layer.
@@ -151,93 +118,6 @@ fn check_members_readable(members: &[PathBuf]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// A phase's options: the base's, on `targets` with `jobs` workers each.
-fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: bool) -> RunArgs {
-    let mut a = base.clone();
-    a.targets = targets;
-    a.jobs = jobs;
-    a.buffered = buffered;
-    a.direct = false;
-    a.json = None;
-    a.csv = None;
-    a.html = None;
-    a.histogram = false;
-    a.members = None;
-    a
-}
-
-/// A phase's validated configuration.
-fn config(a: &RunArgs) -> Result<RunConfig> {
-    let mut c = crate::cli::validate::run_config(a, &crate::base::cpus::available_cpus(), None)?;
-    c.progress = !a.no_progress;
-    Ok(c)
-}
-
-/// What the volume phases read: the block device itself, or on a mounted
-/// volume a test file made for them (removed when the bed is dropped).
-fn volume_target(
-    args: &CompareArgs,
-    notes: &mut Vec<String>,
-) -> Result<(PathBuf, Option<Testbed>)> {
-    let (base, volume) = (&args.run, &args.run.targets[0]);
-    let meta = std::fs::metadata(volume)
-        .with_context(|| format!("cannot inspect {}", volume.display()))?;
-    if meta.file_type().is_file() {
-        return usage(format!(
-            "{} is a file: give the volume (a block device or a mount point)",
-            show_path(volume)
-        ));
-    }
-    if !meta.is_dir() {
-        return Ok((volume.clone(), None));
-    }
-    let sizing = crate::device::test_file::size(volume, args.file_size, base.offset, base.size)?;
-    notes.extend(sizing.note);
-    let tb = Testbed::create(
-        &TestbedConfig {
-            dir: volume.clone(),
-            files: 1,
-            file_size: sizing.size,
-        },
-        base.seed.unwrap_or(1),
-        "the volume phases' test file",
-        sizing.fix,
-    )?;
-    Ok((tb.files[0].clone(), Some(tb)))
-}
-
-/// Every phase, in order, with its options.
-fn plan_phases(
-    args: &CompareArgs,
-    members: &[PathBuf],
-    volume: &std::path::Path,
-    owned: bool,
-) -> Vec<Planned> {
-    let shown: Vec<String> = members.iter().map(|m| m.display().to_string()).collect();
-    let n = members.len();
-    let on_volume =
-        |jobs, buffered| phase_args(&args.run, vec![volume.to_path_buf()], jobs, buffered);
-    compare::phase_kinds(&shown, args.solo)
-        .into_iter()
-        .map(|kind| match &kind {
-            PhaseKind::Alone { member } => {
-                let m = members[shown.iter().position(|s| s == member).unwrap_or(0)].clone();
-                (kind, phase_args(&args.run, vec![m], 1, false), false)
-            }
-            PhaseKind::Together => (
-                kind,
-                phase_args(&args.run, members.to_vec(), 1, false),
-                false,
-            ),
-            PhaseKind::VolumeOneWorker => (kind, on_volume(1, false), owned),
-            PhaseKind::VolumePerMember { .. } => (kind, on_volume(n, false), owned),
-            PhaseKind::VolumeBuffered { .. } | PhaseKind::Other(_) => {
-                (kind, on_volume(n, true), owned)
-            }
-        })
-        .collect()
 }
 
 /// Every phase is guarded (as its dry run) before the first one runs, so

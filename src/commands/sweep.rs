@@ -12,68 +12,10 @@ use crate::cli::sweep::apply;
 use crate::cli::SweepArgs;
 use crate::device::stripes::member_paths;
 use crate::document::run::{RunDocument, ToolInfo};
-use crate::document::sweep::{curve_values, points, PointDoc, SweepDocument, CURVE_PCTS};
-use crate::measure::config::{RateLimit, RunConfig};
+use crate::document::sweep::{points, PointDoc, SweepDocument};
+use crate::measure::config::RunConfig;
 use crate::measure::session::{measure, Outcome};
-use crate::report::sweep::{header, row};
-
-/// The sweep's parameters with `rate=curve` spelled out (`max`, then
-/// `--curve`'s percentages); refuses `--curve` without it, and a rate
-/// swept and set at once.
-fn expand_curve(args: &SweepArgs) -> Result<Vec<crate::document::sweep::Param>, UsageError> {
-    let mut params = args.params.clone();
-    let rate = params.iter_mut().find(|p| p.name == "rate");
-    if rate.is_some() && (args.run.rate.is_some() || args.run.rate_iops.is_some()) {
-        return Err(UsageError(
-            "--param rate sweeps each worker's schedule: drop --rate/--rate-iops".into(),
-        ));
-    }
-    match rate {
-        Some(p) if p.values == ["curve"] => {
-            p.values = curve_values(if args.curve.is_empty() {
-                &CURVE_PCTS
-            } else {
-                &args.curve
-            })
-        }
-        _ if !args.curve.is_empty() => {
-            return Err(UsageError(
-                "--curve chooses the points of --param rate=curve: add --param rate=curve, or drop --curve".into(),
-            ))
-        }
-        _ => {}
-    }
-    Ok(params)
-}
-
-/// A point at a share of the unthrottled rate (`rate=N%`) gets its
-/// schedule from the point with the same other values at `rate=max`, which
-/// ran before it: N% of what each of its workers delivered (their mean), in
-/// I/Os per second. Other points are returned as they are.
-fn resolve_pct(
-    pt: &[(String, String)],
-    cfg: &RunConfig,
-    done: &[PointDoc],
-) -> Result<RunConfig, String> {
-    let Some(pct) = crate::document::sweep::pct_of(pt) else {
-        return Ok(cfg.clone());
-    };
-    let Some(max) = crate::document::sweep::max_point(done, pt) else {
-        return Err("its rate=max point did not run".into());
-    };
-    let run = &max.runs[0];
-    let per_worker = run.total.iops / run.workers.len().max(1) as f64;
-    let iops = per_worker * pct / 100.0;
-    let rate = RateLimit::Iops(iops);
-    rate.period_ns(1).map_err(|_| {
-        format!(
-            "{pct}% of the {per_worker:.1} IOPS per worker delivered at max is below one I/O per second"
-        )
-    })?;
-    let mut c = cfg.clone();
-    c.rate = Some(rate);
-    Ok(c)
-}
+use crate::report::sweep::header;
 
 /// A point's label (`mode=direct rw=write`) and what refuses it (empty: nothing).
 type Verdict = (String, Vec<String>);
@@ -108,40 +50,10 @@ fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
     Ok(out)
 }
 
-/// `sweep --dry-run`: each point's verdict, no I/O.
-fn dry_run(verdicts: &[Verdict]) -> String {
-    use std::fmt::Write;
-    let mut out = format!(
-        "dry run: sweep of {} point(s), each checked as 'run --dry-run' would; no I/O was done\n",
-        verdicts.len()
-    );
-    for (label, refused) in verdicts {
-        if refused.is_empty() {
-            let _ = writeln!(out, "point {label}: ok");
-        } else {
-            let _ = writeln!(out, "point {label}: REFUSED");
-            for r in refused {
-                let _ = writeln!(out, "  [REFUSED] {r}");
-            }
-        }
-    }
-    let bad = verdicts.iter().filter(|v| !v.1.is_empty()).count();
-    let _ = writeln!(
-        out,
-        "{}",
-        if bad == 0 {
-            "every point passes: the sweep would go ahead".to_string()
-        } else {
-            format!("{bad} point(s) fail: the sweep would be refused before any point runs (exit code 2)")
-        }
-    );
-    out
-}
-
 pub fn run(args: &SweepArgs) -> Result<u8> {
     crate::measure::session::preflight();
     let base = &args.run;
-    let params = check_params(args)?;
+    let params = crate::cli::sweep::params(base, &args.params, &args.curve)?;
     let pts = points(&params);
     let total_points = pts.len() * args.repeat;
     if pts.len() > args.max_points {
@@ -164,7 +76,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     // read points had run lost their time and left a partial sweep.
     let verdicts = guard_points(&plans)?;
     if base.dry_run {
-        crate::report::output::stdout(dry_run(&verdicts).as_bytes());
+        crate::report::output::stdout(crate::report::sweep::dry_run(&verdicts).as_bytes());
         return Ok(if verdicts.iter().all(|v| v.1.is_empty()) {
             crate::base::error::EXIT_OK
         } else {
@@ -231,7 +143,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             break;
         }
         // A share of the unthrottled rate: from what that point delivered.
-        let cfg = &match resolve_pct(pt, cfg, &doc.points) {
+        let cfg = &match crate::document::sweep::schedule(pt, cfg, &doc.points) {
             Ok(c) => c,
             Err(why) => {
                 say(&format!("  skipped {}: {why}", label(pt)));
@@ -257,7 +169,9 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         }
         let p = PointDoc::summarize(pt.clone(), runs, partial);
         progress.message("");
-        say_point(&say, &p);
+        for line in crate::report::sweep::point_lines(&p) {
+            say(&line);
+        }
         doc.points.push(p);
         // Rewritten whole after every point, like the JSON.
         if let Some(c) = base
@@ -313,28 +227,6 @@ fn label(pt: &[(String, String)]) -> String {
         .map(|(n, v)| format!("{n}={v}"))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The sweep's options, refused before anything else: options it does not
-/// take, no parameter, a parameter given twice; its parameters, with
-/// `rate=curve` spelled out.
-fn check_params(args: &SweepArgs) -> Result<Vec<crate::document::sweep::Param>> {
-    args.run.refuse_for("sweep", &["histogram", "start-at"])?;
-    if args.params.is_empty() {
-        return usage("sweep needs at least one --param NAME=V1,V2,...");
-    }
-    let params = expand_curve(args)?;
-    let mut names: Vec<&str> = Vec::new();
-    for p in &params {
-        if names.contains(&p.name.as_str()) {
-            return usage(format!(
-                "--param {} is given twice: put all its values in one list",
-                p.name
-            ));
-        }
-        names.push(&p.name);
-    }
-    Ok(params)
 }
 
 /// Every point's options, validated as `run` would before any I/O.
@@ -408,35 +300,4 @@ fn measure_point(
         }
     }
     Ok((runs, partial))
-}
-
-/// A point's row, each target's row, and what comes with the figures. A
-/// point whose figures come with warnings is marked, and each is listed
-/// under it: a normal-looking row must not hide them.
-fn say_point(say: &impl Fn(&str), p: &PointDoc) {
-    let point_warnings = p.warnings();
-    say(&if point_warnings.is_empty() {
-        row(p)
-    } else {
-        format!("{}  ! {} warning(s)", row(p), point_warnings.len())
-    });
-    for r in crate::report::sweep::target_rows(p) {
-        say(&r);
-    }
-    if p.partial {
-        say("  (partial: interrupted during this point; its figures cover what was measured)");
-    }
-    if let Some(b) = p.runs[0]
-        .cache
-        .as_ref()
-        .and_then(|c| c.memcpy_bytes_per_sec)
-    {
-        say(&format!(
-            "  page cache preloaded (--cached); memory-copy ceiling, one thread: {:.1} MB/s",
-            b / 1e6
-        ));
-    }
-    for w in &point_warnings {
-        say(&format!("  warning: {w}"));
-    }
 }

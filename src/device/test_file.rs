@@ -1,12 +1,13 @@
 //! The test file a command reads on a mounted volume (`compare` on a
 //! striped file system): how large to make it, within the free space.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::base::error::{show_path, usage};
 use crate::base::units::fmt_bytes;
+use crate::device::scratch::{Testbed, TestbedConfig};
 
 const MIB: u64 = 1 << 20;
 
@@ -63,4 +64,40 @@ pub fn size(
         )
     });
     Ok(Sizing { size, fix, note })
+}
+
+/// What a command's volume phases read on `volume`: the block device
+/// itself, or on a mounted volume (a directory) a test file made for them
+/// ([`size`]; removed when the returned bed is dropped), with the note
+/// [`size`] makes. A file is refused: it is no volume.
+pub fn for_volume(
+    volume: &Path,
+    file_size: Option<u64>,
+    offset: u64,
+    region: Option<u64>,
+    seed: u64,
+) -> Result<(PathBuf, Option<Testbed>, Option<String>)> {
+    let meta = std::fs::metadata(volume)
+        .with_context(|| format!("cannot inspect {}", volume.display()))?;
+    if meta.file_type().is_file() {
+        return usage(format!(
+            "{} is a file: give the volume (a block device or a mount point)",
+            show_path(volume)
+        ));
+    }
+    if !meta.is_dir() {
+        return Ok((volume.to_path_buf(), None, None));
+    }
+    let sizing = size(volume, file_size, offset, region)?;
+    let tb = Testbed::create(
+        &TestbedConfig {
+            dir: volume.to_path_buf(),
+            files: 1,
+            file_size: sizing.size,
+        },
+        seed,
+        "the volume phases' test file",
+        sizing.fix,
+    )?;
+    Ok((tb.files[0].clone(), Some(tb), sizing.note))
 }

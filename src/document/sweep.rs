@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::summary::median;
 use crate::document::run::{RunDocument, ToolInfo};
+use crate::measure::config::{RateLimit, RunConfig};
 
 /// The parameters a sweep can vary.
 pub const PARAMS: [&str; 8] = [
@@ -185,6 +186,36 @@ pub fn max_point<'a>(done: &'a [PointDoc], point: &[(String, String)]) -> Option
             })
     };
     done.iter().find(|p| same(p))
+}
+
+/// A point at a share of the unthrottled rate (`rate=N%`) gets its
+/// schedule from the point with the same other values at `rate=max`, which
+/// ran before it (in `done`): N% of what each of its workers delivered
+/// (their mean), in I/Os per second. Other points keep their `cfg`. The
+/// error says why the point is skipped.
+pub fn schedule(
+    pt: &[(String, String)],
+    cfg: &RunConfig,
+    done: &[PointDoc],
+) -> Result<RunConfig, String> {
+    let Some(pct) = pct_of(pt) else {
+        return Ok(cfg.clone());
+    };
+    let Some(max) = max_point(done, pt) else {
+        return Err("its rate=max point did not run".into());
+    };
+    let run = &max.runs[0];
+    let per_worker = run.total.iops / run.workers.len().max(1) as f64;
+    let iops = per_worker * pct / 100.0;
+    let rate = RateLimit::Iops(iops);
+    rate.period_ns(1).map_err(|_| {
+        format!(
+            "{pct}% of the {per_worker:.1} IOPS per worker delivered at max is below one I/O per second"
+        )
+    })?;
+    let mut c = cfg.clone();
+    c.rate = Some(rate);
+    Ok(c)
 }
 
 #[cfg(test)]
