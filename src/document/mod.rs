@@ -15,6 +15,7 @@ pub mod merge;
 pub mod plan;
 pub mod run;
 pub mod sweep;
+pub mod version;
 
 /// The largest document read: far above what any run, sweep or fleet of
 /// thousands of hosts writes, far below this machine's memory.
