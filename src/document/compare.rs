@@ -40,8 +40,18 @@ impl PhaseKind {
         )
     }
 
-    /// Reads a phase's name back.
+    /// Reads a phase's name back: a kind only when it writes that very
+    /// name again (`volume, 02 workers, ...` stays as it was, an `Other`).
     pub fn parse(name: &str) -> PhaseKind {
+        let kind = PhaseKind::read(name);
+        if kind.to_string() == name {
+            kind
+        } else {
+            PhaseKind::Other(name.into())
+        }
+    }
+
+    fn read(name: &str) -> PhaseKind {
         let volume = |rest: &str| -> Option<PhaseKind> {
             let (n, how) = rest.split_once(" workers, ")?;
             let workers = n.parse().ok()?;
@@ -370,6 +380,13 @@ mod tests {
             PhaseKind::parse("members"),
             PhaseKind::Other("members".into())
         );
+        // A name this version would not write is kept as it is.
+        for odd in [
+            "volume, 02 workers, O_DIRECT",
+            "volume, +2 workers, buffered",
+        ] {
+            assert_eq!(PhaseKind::parse(odd), PhaseKind::Other(odd.into()));
+        }
         assert_eq!(
             format!("{:<30}|", PhaseKind::Together),
             "members together, O_DIRECT    |"
