@@ -6,7 +6,9 @@
 //! May import `document`, `measure`, `engine`, `device`, `analysis`,
 //! `base` (the types it fills in); never `commands` or `report`.
 
+pub mod compare;
 pub mod configfile;
+pub mod sweep;
 pub mod validate;
 
 mod run_args;
@@ -143,12 +145,12 @@ pub struct SweepArgs {
     /// (each worker's schedule: max, SIZE/s as --rate, Niops, N% of the max
     /// point's; or `curve`: max, then --curve's percentages of what each
     /// worker delivered at max, for latency against load). Repeat for a grid.
-    #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = crate::document::sweep::parse_param)]
+    #[arg(long = "param", value_name = "NAME=V1,V2,...", value_parser = sweep::parse_param)]
     pub params: Vec<crate::document::sweep::Param>,
 
     /// With --param rate=curve: the percentages of the unthrottled rate to
     /// measure (default 10,50,70,80,90,95,100).
-    #[arg(long, value_name = "PCT,PCT,...", value_delimiter = ',', value_parser = crate::document::sweep::parse_curve_pct)]
+    #[arg(long, value_name = "PCT,PCT,...", value_delimiter = ',', value_parser = sweep::parse_curve_pct)]
     pub curve: Vec<f64>,
 
     /// Run each point K times; the table shows the median and the range.

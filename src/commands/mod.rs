@@ -1,14 +1,13 @@
 //! Layer `commands`, the top: one file per subcommand, the only place where
 //! the layers meet. Each takes what `cli` parsed and validated, drives
 //! `measure`/`device`, builds a `document` and hands it to `report`;
-//! [`main`] dispatches and returns the exit code. `measured` is the run
-//! that run, verify, sweep and compare share.
+//! [`main`] dispatches and returns the exit code. The measured run that
+//! run, verify, sweep and compare share is `measure::session`.
 //!
 //! May import every layer; nothing imports it but `main.rs`.
 
 pub mod compare;
 pub mod diff;
-pub mod measured;
 pub mod membw;
 pub mod merge;
 pub mod plan;

@@ -8,10 +8,11 @@ use anyhow::Result;
 
 use crate::analysis::histogram::LatencyHistogram;
 use crate::base::error::EXIT_OK;
-use crate::commands::measured::{measure, member_paths, preflight, Outcome};
 use crate::device::scratch::Testbed;
+use crate::device::stripes::member_paths;
 use crate::document::run::RunDocument;
 use crate::measure::config::RunConfig;
+use crate::measure::session::{measure, preflight, Outcome};
 use crate::report;
 use crate::report::output::Destinations;
 
@@ -82,7 +83,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
                 crate::base::error::EXIT_USAGE
             });
         }
-        Outcome::Done(doc) => *doc,
+        Outcome::Done(run) => crate::document::finished::document(&cfg, *run),
     };
     emit(&cfg, &doc, &out)?;
     if let Some(p) = &cfg.plot {

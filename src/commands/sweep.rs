@@ -7,171 +7,15 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::analysis::summary::median;
 use crate::base::error::{usage, UsageError};
-use crate::cli::{RunArgs, SweepArgs};
-use crate::commands::measured::{measure, member_paths, Outcome};
+use crate::cli::sweep::apply;
+use crate::cli::SweepArgs;
+use crate::device::stripes::member_paths;
 use crate::document::run::{RunDocument, ToolInfo};
-use crate::document::sweep::{
-    curve_values, points, PointDoc, RateValue, SweepDocument, CURVE_PCTS,
-};
-use crate::measure::config::{RateLimit, RunConfig, RwMode};
-use crate::report::sweep::{header, row};
-
-/// Applies one point's values to the run options; returns them and the
-/// targets the point drives.
-fn apply(
-    base: &RunArgs,
-    targets: &[PathBuf],
-    point: &[(String, String)],
-) -> Result<(RunArgs, Vec<PathBuf>), UsageError> {
-    let mut a = base.clone();
-    let mut paths = targets.to_vec();
-    let bad = |n: &str, v: &str, why: String| UsageError(format!("--param {n}={v}: {why}"));
-    for (n, v) in point {
-        match n.as_str() {
-            "readahead" => {
-                a.readahead =
-                    Some(v.parse().map_err(|_| {
-                        bad(n, v, "give read_ahead_kb in KiB, a whole number".into())
-                    })?)
-            }
-            "bs" => a.bs = Some(crate::cli::parse_bs(v).map_err(|e| bad(n, v, e))?),
-            "jobs" => {
-                a.jobs = v
-                    .parse()
-                    .ok()
-                    .filter(|&j| (1..=4096).contains(&j))
-                    .ok_or_else(|| bad(n, v, "give a count from 1 to 4096".into()))?
-            }
-            "iodepth" => {
-                a.iodepth = v
-                    .parse()
-                    .ok()
-                    .filter(|&j| (1..=4096).contains(&j))
-                    .ok_or_else(|| bad(n, v, "give a depth from 1 to 4096".into()))?
-            }
-            "mode" => match v.as_str() {
-                "direct" => (a.direct, a.buffered) = (false, false),
-                "buffered" => (a.direct, a.buffered) = (false, true),
-                _ => return Err(bad(n, v, "mode is direct or buffered".into())),
-            },
-            "rw" => {
-                a.rw = <RwMode as clap::ValueEnum>::from_str(v, true).map_err(|_| {
-                    bad(
-                        n,
-                        v,
-                        "rw is read, write, randread, randwrite or randrw".into(),
-                    )
-                })?
-            }
-            "members" => {
-                let k: usize = v
-                    .parse()
-                    .ok()
-                    .filter(|&k| k >= 1)
-                    .ok_or_else(|| bad(n, v, "give how many members, at least 1".into()))?;
-                if k > targets.len() {
-                    return Err(bad(
-                        n,
-                        v,
-                        format!("there are only {} targets/members", targets.len()),
-                    ));
-                }
-                paths.truncate(k);
-            }
-            "rate" => {
-                (a.rate, a.rate_iops) = match RateValue::parse(v).map_err(|e| bad(n, v, e))? {
-                    RateValue::Max => (None, None),
-                    RateValue::Bytes(b) => (Some(b), None),
-                    RateValue::Iops(i) => (None, Some(i)),
-                    // A share of what the point's max delivers, known once
-                    // that point ran ([`resolve_pct`]); validated as 1 I/O/s.
-                    RateValue::Pct(_) => (None, Some(1.0)),
-                }
-            }
-            _ => unreachable!("parse_param admits only known names"),
-        }
-    }
-    if a.iodepth > 1 && a.engine == crate::cli::EngineArg::Sync {
-        a.engine = crate::cli::EngineArg::Auto;
-    }
-    a.targets = paths.clone();
-    a.json = None;
-    a.csv = None;
-    a.plot = None;
-    a.html = None;
-    a.members = None;
-    Ok((a, paths))
-}
-
-/// The sweep's parameters with `rate=curve` spelled out (`max`, then
-/// `--curve`'s percentages); refuses `--curve` without it, and a rate
-/// swept and set at once.
-fn expand_curve(args: &SweepArgs) -> Result<Vec<crate::document::sweep::Param>, UsageError> {
-    let mut params = args.params.clone();
-    let rate = params.iter_mut().find(|p| p.name == "rate");
-    if rate.is_some() && (args.run.rate.is_some() || args.run.rate_iops.is_some()) {
-        return Err(UsageError(
-            "--param rate sweeps each worker's schedule: drop --rate/--rate-iops".into(),
-        ));
-    }
-    match rate {
-        Some(p) if p.values == ["curve"] => {
-            p.values = curve_values(if args.curve.is_empty() {
-                &CURVE_PCTS
-            } else {
-                &args.curve
-            })
-        }
-        _ if !args.curve.is_empty() => {
-            return Err(UsageError(
-                "--curve chooses the points of --param rate=curve: add --param rate=curve, or drop --curve".into(),
-            ))
-        }
-        _ => {}
-    }
-    Ok(params)
-}
-
-/// A point at a share of the unthrottled rate (`rate=N%`) gets its
-/// schedule from the point with the same other values at `rate=max`, which
-/// ran before it: N% of what each of its workers delivered (their mean), in
-/// I/Os per second. Other points are returned as they are.
-fn resolve_pct(
-    pt: &[(String, String)],
-    cfg: &RunConfig,
-    done: &[PointDoc],
-) -> Result<RunConfig, String> {
-    let Some(pct) = pt.iter().find_map(|(n, v)| match RateValue::parse(v) {
-        Ok(RateValue::Pct(p)) if n == "rate" => Some(p),
-        _ => None,
-    }) else {
-        return Ok(cfg.clone());
-    };
-    let is_max = |p: &PointDoc| {
-        p.values.len() == pt.len()
-            && p.values
-                .iter()
-                .zip(pt)
-                .all(|((n, v), (pn, pv))| n == pn && if n == "rate" { v == "max" } else { v == pv })
-    };
-    let Some(max) = done.iter().find(|p| is_max(p)) else {
-        return Err("its rate=max point did not run".into());
-    };
-    let run = &max.runs[0];
-    let per_worker = run.total.figures.iops / run.workers.len().max(1) as f64;
-    let iops = per_worker * pct / 100.0;
-    let rate = RateLimit::Iops(iops);
-    rate.period_ns(1).map_err(|_| {
-        format!(
-            "{pct}% of the {per_worker:.1} IOPS per worker delivered at max is below one I/O per second"
-        )
-    })?;
-    let mut c = cfg.clone();
-    c.rate = Some(rate);
-    Ok(c)
-}
+use crate::document::sweep::{points, PointDoc, SweepDocument};
+use crate::measure::config::RunConfig;
+use crate::measure::session::{measure, Outcome};
+use crate::report::sweep::header;
 
 /// A point's label (`mode=direct rw=write`) and what refuses it (empty: nothing).
 type Verdict = (String, Vec<String>);
@@ -206,54 +50,10 @@ fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
     Ok(out)
 }
 
-/// `sweep --dry-run`: each point's verdict, no I/O.
-fn dry_run(verdicts: &[Verdict]) -> String {
-    use std::fmt::Write;
-    let mut out = format!(
-        "dry run: sweep of {} point(s), each checked as 'run --dry-run' would; no I/O was done\n",
-        verdicts.len()
-    );
-    for (label, refused) in verdicts {
-        if refused.is_empty() {
-            let _ = writeln!(out, "point {label}: ok");
-        } else {
-            let _ = writeln!(out, "point {label}: REFUSED");
-            for r in refused {
-                let _ = writeln!(out, "  [REFUSED] {r}");
-            }
-        }
-    }
-    let bad = verdicts.iter().filter(|v| !v.1.is_empty()).count();
-    let _ = writeln!(
-        out,
-        "{}",
-        if bad == 0 {
-            "every point passes: the sweep would go ahead".to_string()
-        } else {
-            format!("{bad} point(s) fail: the sweep would be refused before any point runs (exit code 2)")
-        }
-    );
-    out
-}
-
 pub fn run(args: &SweepArgs) -> Result<u8> {
-    crate::commands::measured::preflight();
+    crate::measure::session::preflight();
     let base = &args.run;
-    base.refuse_for("sweep", &["histogram", "start-at"])?;
-    if args.params.is_empty() {
-        return usage("sweep needs at least one --param NAME=V1,V2,...");
-    }
-    let params = expand_curve(args)?;
-    let mut names: Vec<&str> = Vec::new();
-    for p in &params {
-        if names.contains(&p.name.as_str()) {
-            return usage(format!(
-                "--param {} is given twice: put all its values in one list",
-                p.name
-            ));
-        }
-        names.push(&p.name);
-    }
+    let params = crate::cli::sweep::params(base, &args.params, &args.curve)?;
     let pts = points(&params);
     let total_points = pts.len() * args.repeat;
     if pts.len() > args.max_points {
@@ -270,48 +70,20 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     if targets.is_empty() {
         return usage("sweep needs targets: name them (or --members VOLUME)");
     }
-    // Every point is validated before any I/O.
-    let available = crate::base::cpus::available_cpus();
-    let mut plans = Vec::new();
-    for pt in &pts {
-        let (a, paths) = apply(base, &targets, pt)?;
-        let cfg = crate::cli::validate::run_config(&a, &available, None)?;
-        if cfg.readahead_kb.is_some() {
-            for p in &paths {
-                if crate::device::readahead_knob(p).is_none() {
-                    return usage(format!(
-                        "--param readahead: {} has no block device under it (tmpfs? btrfs?)",
-                        crate::base::error::show_path(p)
-                    ));
-                }
-            }
-        }
-        plans.push((pt.clone(), cfg, paths));
-    }
+    let mut plans = plan_points(args, &targets, &pts)?;
     // Every point is guarded too (the write guard, holes, memory), as a dry
     // run of it, before the first one runs: a write point refused after the
     // read points had run lost their time and left a partial sweep.
     let verdicts = guard_points(&plans)?;
     if base.dry_run {
-        crate::report::output::stdout(dry_run(&verdicts).as_bytes());
+        crate::report::output::stdout(crate::report::sweep::dry_run(&verdicts).as_bytes());
         return Ok(if verdicts.iter().all(|v| v.1.is_empty()) {
             crate::base::error::EXIT_OK
         } else {
             crate::base::error::EXIT_USAGE
         });
     }
-    if let Some((label, refused)) = verdicts.iter().find(|v| !v.1.is_empty()) {
-        let n = verdicts.iter().filter(|v| !v.1.is_empty()).count();
-        return usage(format!(
-            "refusing the sweep before any point runs: point {label}: {}{}; see every point's verdict with --dry-run",
-            refused[0],
-            if n > 1 {
-                format!(" ({n} of {} points are refused)", verdicts.len())
-            } else {
-                String::new()
-            }
-        ));
-    }
+    refuse_points(&verdicts)?;
     if let Some(plot) = &args.run.plot {
         crate::report::plot::check_path(plot)?;
     }
@@ -336,8 +108,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     )?;
     for (pt, cfg, _) in &mut plans {
         cfg.live_hub = hub.clone().map(|mut h| {
-            let values: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
-            h.label = Some(("point", values.join(" ")));
+            h.label = Some(("point", label(pt)));
             h
         });
     }
@@ -372,94 +143,34 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             break;
         }
         // A share of the unthrottled rate: from what that point delivered.
-        let cfg = &match resolve_pct(pt, cfg, &doc.points) {
+        let cfg = &match crate::document::sweep::schedule(pt, cfg, &doc.points) {
             Ok(c) => c,
             Err(why) => {
-                let label: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
-                say(&format!("  skipped {}: {why}", label.join(" ")));
+                say(&format!("  skipped {}: {why}", label(pt)));
                 done_runs += args.repeat;
                 continue;
             }
         };
-        let mut runs = Vec::new();
-        let mut partial = false;
-        for _ in 0..args.repeat {
-            let label: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        let (runs, partial) = measure_point(cfg, paths, args.repeat, |i| {
             progress.message(&format!(
                 "point {}/{}: {} ({:.0}s left for the sweep)",
-                done_runs + 1,
+                done_runs + i + 1,
                 total_points,
-                label.join(" "),
-                (total_points - done_runs) as f64 * per_point
+                label(pt),
+                (total_points - done_runs - i) as f64 * per_point
             ));
-            let Outcome::Done(run_doc) = measure(cfg, paths, false)? else {
-                unreachable!("sweep never asks for a dry run")
-            };
-            done_runs += 1;
-            // The run in progress is kept, marked partial, and the sweep ends;
-            // one stopped in its ramp measured nothing (a window of 0 s that
-            // ends before it opens): it is left out, not drawn as 0 MB/s.
-            partial = run_doc.interrupted;
-            if !(partial && run_doc.window.seconds <= 0.0) {
-                runs.push(*run_doc);
-            }
-            if partial {
-                break;
-            }
-        }
+        })?;
+        // Past a point cut short the sweep ends: only whole points count on.
+        done_runs += args.repeat;
         if runs.is_empty() {
             say("  (interrupted in the ramp of this point: nothing measured, no row)");
             doc.interrupted = true;
             break;
         }
-        let rates: Vec<f64> = runs.iter().map(|r| r.total.figures.bytes_per_sec).collect();
-        let med = median(rates.clone());
-        // The run closest to the median stands for the point.
-        runs.sort_by(|a, b| {
-            (a.total.figures.bytes_per_sec - med)
-                .abs()
-                .total_cmp(&(b.total.figures.bytes_per_sec - med).abs())
-        });
-        let p = PointDoc {
-            values: pt.clone(),
-            bytes_per_sec_median: med,
-            bytes_per_sec_min: rates.iter().copied().fold(f64::INFINITY, f64::min),
-            bytes_per_sec_max: rates.iter().copied().fold(0.0, f64::max),
-            runs,
-            partial,
-        };
+        let p = PointDoc::summarize(pt.clone(), runs, partial);
         progress.message("");
-        // A point whose figures come with warnings is marked, and each is
-        // listed under it: a normal-looking row must not hide them.
-        let mut point_warnings: Vec<&crate::base::warning::Warning> = Vec::new();
-        for w in p.runs.iter().flat_map(|r| &r.warnings) {
-            if !point_warnings.contains(&w) {
-                point_warnings.push(w);
-            }
-        }
-        say(&if point_warnings.is_empty() {
-            row(&p)
-        } else {
-            format!("{}  ! {} warning(s)", row(&p), point_warnings.len())
-        });
-        for r in crate::report::sweep::target_rows(&p) {
-            say(&r);
-        }
-        if p.partial {
-            say("  (partial: interrupted during this point; its figures cover what was measured)");
-        }
-        if let Some(b) = p.runs[0]
-            .cache
-            .as_ref()
-            .and_then(|c| c.memcpy_bytes_per_sec)
-        {
-            say(&format!(
-                "  page cache preloaded (--cached); memory-copy ceiling, one thread: {:.1} MB/s",
-                b / 1e6
-            ));
-        }
-        for w in &point_warnings {
-            say(&format!("  warning: {w}"));
+        for line in crate::report::sweep::point_lines(&p) {
+            say(&line);
         }
         doc.points.push(p);
         // Rewritten whole after every point, like the JSON.
@@ -508,4 +219,85 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         .flat_map(|p| &p.runs)
         .any(RunDocument::has_errors);
     Ok(crate::base::error::exit_code(doc.interrupted, failed))
+}
+
+/// A point's values as the table and the stream name it (`mode=direct rw=write`).
+fn label(pt: &[(String, String)]) -> String {
+    pt.iter()
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every point's options, validated as `run` would before any I/O.
+fn plan_points(
+    args: &SweepArgs,
+    targets: &[PathBuf],
+    pts: &[Vec<(String, String)>],
+) -> Result<Vec<PointPlan>> {
+    let available = crate::base::cpus::available_cpus();
+    let mut plans = Vec::new();
+    for pt in pts {
+        let (a, paths) = apply(&args.run, targets, pt)?;
+        let cfg = crate::cli::validate::run_config(&a, &available, None)?;
+        if cfg.readahead_kb.is_some() {
+            for p in &paths {
+                if crate::device::readahead_knob(p).is_none() {
+                    return usage(format!(
+                        "--param readahead: {} has no block device under it (tmpfs? btrfs?)",
+                        crate::base::error::show_path(p)
+                    ));
+                }
+            }
+        }
+        plans.push((pt.clone(), cfg, paths));
+    }
+    Ok(plans)
+}
+
+/// Refuses the sweep when any point's dry run was refused.
+fn refuse_points(verdicts: &[Verdict]) -> Result<()> {
+    let Some((label, refused)) = verdicts.iter().find(|v| !v.1.is_empty()) else {
+        return Ok(());
+    };
+    let n = verdicts.iter().filter(|v| !v.1.is_empty()).count();
+    usage(format!(
+        "refusing the sweep before any point runs: point {label}: {}{}; see every point's verdict with --dry-run",
+        refused[0],
+        if n > 1 {
+            format!(" ({n} of {} points are refused)", verdicts.len())
+        } else {
+            String::new()
+        }
+    ))
+}
+
+/// A point's repeats (`starting(i)` before the i-th): each run's document,
+/// and whether a signal ended the last one. The run in progress is kept,
+/// marked partial, and the point ends; one stopped in its ramp measured
+/// nothing (a window of 0 s that ends before it opens): it is left out,
+/// not drawn as 0 MB/s.
+fn measure_point(
+    cfg: &RunConfig,
+    paths: &[PathBuf],
+    repeat: usize,
+    starting: impl Fn(usize),
+) -> Result<(Vec<RunDocument>, bool)> {
+    let mut runs = Vec::new();
+    let mut partial = false;
+    for i in 0..repeat {
+        starting(i);
+        let Outcome::Done(run) = measure(cfg, paths, false)? else {
+            unreachable!("sweep never asks for a dry run")
+        };
+        let run_doc = crate::document::finished::document(cfg, *run);
+        partial = run_doc.interrupted;
+        if !(partial && run_doc.window.seconds <= 0.0) {
+            runs.push(run_doc);
+        }
+        if partial {
+            break;
+        }
+    }
+    Ok((runs, partial))
 }

@@ -3,7 +3,11 @@
 //! the right flags (`open`), device counters and queue limits (`devstat`,
 //! `queue`), the page cache (`cache`), sysfs settings and their restore
 //! (`knobs`, `state`), scratch files (`scratch`), the stack under a target
-//! (`topology`), holes and unwritten extents in a file (`holes`).
+//! (`topology`), holes and unwritten extents in a file (`holes`); the
+//! checks a run makes with them: targets that overlap (`overlap`), reads of
+//! holes (`hole_guard`), request sizes (`requests`), read-ahead
+//! (`readahead`), stripe geometry and members (`stripes`), a test file's
+//! size (`test_file`).
 //!
 //! Imports only `base`: no engine, measurement, document or report.
 
@@ -11,13 +15,19 @@ pub mod cache;
 pub mod devstat;
 pub mod extent;
 pub mod guard;
+pub mod hole_guard;
 pub mod holes;
 pub mod knobs;
+pub mod overlap;
 pub mod queue;
+pub mod readahead;
+pub mod requests;
 pub mod scratch;
 pub mod state;
+pub mod stripes;
 pub mod sysattr;
 pub mod sysfs;
+pub mod test_file;
 pub mod topology;
 
 mod open;

@@ -847,7 +847,7 @@ fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
 }
 
 fn diff_compares(a: &CompareDocument, b: &CompareDocument, o: &DiffOptions) -> Parts {
-    let (pairs, only_in_base, only_in_new) = match_by(&a.phases, &b.phases, |p| p.name.clone());
+    let (pairs, only_in_base, only_in_new) = match_by(&a.phases, &b.phases, |p| p.kind.to_string());
     let mut differences = Vec::new();
     let mut notes = Vec::new();
     if a.volume != b.volume {

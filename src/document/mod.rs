@@ -9,11 +9,13 @@
 pub mod compare;
 pub mod curve;
 pub mod diff;
+pub mod finished;
 pub mod load;
 pub mod merge;
 pub mod plan;
 pub mod run;
 pub mod sweep;
+pub mod version;
 
 /// The largest document read: far above what any run, sweep or fleet of
 /// thousands of hosts writes, far below this machine's memory.

@@ -1,10 +1,14 @@
 //! The sweep document (`sweep --json`): the swept parameters, and per point
-//! the summary over its repeats with every repeat's full run document. A
-//! parameter's text form (`NAME=V1,V2,...`) is parsed here, beside the type.
+//! the summary over its repeats with every repeat's full run document; the
+//! points of the parameters, and a point's summary of its runs. A
+//! parameter's text form (`NAME=V1,V2,...`) is parsed in `cli::sweep`.
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::warning::Warning;
+use crate::analysis::summary::median;
 use crate::document::run::{RunDocument, ToolInfo};
+use crate::measure::config::{RateLimit, RunConfig};
 
 /// The parameters a sweep can vary.
 pub const PARAMS: [&str; 8] = [
@@ -57,16 +61,6 @@ impl RateValue {
     }
 }
 
-/// Reads `--curve`'s percentages (each above 0 and at most 100).
-pub fn parse_curve_pct(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(x) if x > 0.0 && x <= 100.0 => Ok(x),
-        _ => Err(format!(
-            "'{text}' is not a percentage of the unthrottled rate: give numbers above 0 and at most 100, such as 10,50,90"
-        )),
-    }
-}
-
 /// `rate=curve` as the values it stands for: `max`, then each percentage.
 pub fn curve_values(pcts: &[f64]) -> Vec<String> {
     std::iter::once("max".to_string())
@@ -79,47 +73,6 @@ pub fn curve_values(pcts: &[f64]) -> Vec<String> {
 pub struct Param {
     pub name: String,
     pub values: Vec<String>,
-}
-
-pub fn parse_param(text: &str) -> Result<Param, String> {
-    let Some((name, list)) = text.split_once('=') else {
-        return Err(format!(
-            "--param {text}: write NAME=V1,V2,... such as readahead=0,128,1024"
-        ));
-    };
-    let name = name.trim();
-    if !PARAMS.contains(&name) {
-        return Err(format!(
-            "--param {text}: unknown parameter '{name}': choose from {}",
-            PARAMS.join(", ")
-        ));
-    }
-    let values: Vec<String> = list.split(',').map(|v| v.trim().to_string()).collect();
-    if values.iter().any(String::is_empty) {
-        return Err(format!(
-            "--param {text}: an empty value in the list: give values such as {name}=1,2,4"
-        ));
-    }
-    if name == "rate" && values != ["curve"] {
-        let mut max = false;
-        let mut pct = false;
-        for v in &values {
-            match RateValue::parse(v).map_err(|e| format!("--param {text}: {e}"))? {
-                RateValue::Max => max = true,
-                RateValue::Pct(_) => pct = true,
-                _ => {}
-            }
-        }
-        if pct && !max {
-            return Err(format!(
-                "--param {text}: a percentage is of the unthrottled rate: put max in the list (or use rate=curve)"
-            ));
-        }
-    }
-    Ok(Param {
-        name: name.into(),
-        values,
-    })
 }
 
 /// One point's summary over its repeats.
@@ -165,37 +118,154 @@ pub fn points(params: &[Param]) -> Vec<Vec<(String, String)>> {
     })
 }
 
+impl PointDoc {
+    /// A point's summary of its repeats (`runs`, none empty): the median,
+    /// min and max of their total rates, and the runs ordered by distance
+    /// from the median, so that the first one stands for the point.
+    pub fn summarize(
+        values: Vec<(String, String)>,
+        mut runs: Vec<RunDocument>,
+        partial: bool,
+    ) -> PointDoc {
+        let rates: Vec<f64> = runs.iter().map(|r| r.total.figures.bytes_per_sec).collect();
+        let med = median(rates.clone());
+        runs.sort_by(|a, b| {
+            (a.total.figures.bytes_per_sec - med)
+                .abs()
+                .total_cmp(&(b.total.figures.bytes_per_sec - med).abs())
+        });
+        PointDoc {
+            values,
+            bytes_per_sec_median: med,
+            bytes_per_sec_min: rates.iter().copied().fold(f64::INFINITY, f64::min),
+            bytes_per_sec_max: rates.iter().copied().fold(0.0, f64::max),
+            runs,
+            partial,
+        }
+    }
+
+    /// Every warning of the point's runs, each once, in order.
+    pub fn warnings(&self) -> Vec<&Warning> {
+        let mut out: Vec<&Warning> = Vec::new();
+        for w in self.runs.iter().flat_map(|r| &r.warnings) {
+            // Equal warnings (same kind and data, or the same sentence read
+            // back from a document) are said once.
+            if !out.contains(&w) {
+                out.push(w);
+            }
+        }
+        out
+    }
+}
+
+/// The rate of a point's `rate` value, when it has one.
+fn rate_of(point: &[(String, String)]) -> Option<RateValue> {
+    point
+        .iter()
+        .find(|(n, _)| n == "rate")
+        .and_then(|(_, v)| RateValue::parse(v).ok())
+}
+
+/// The share of the unthrottled rate a point asks for (`rate=N%`).
+pub fn pct_of(point: &[(String, String)]) -> Option<f64> {
+    match rate_of(point) {
+        Some(RateValue::Pct(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// The point of `done` that ran `point`'s other values at `rate=max`.
+pub fn max_point<'a>(done: &'a [PointDoc], point: &[(String, String)]) -> Option<&'a PointDoc> {
+    let same = |p: &PointDoc| {
+        p.values.len() == point.len()
+            && p.values.iter().zip(point).all(|((n, v), (pn, pv))| {
+                n == pn
+                    && if n == "rate" {
+                        RateValue::parse(v) == Ok(RateValue::Max)
+                    } else {
+                        v == pv
+                    }
+            })
+    };
+    done.iter().find(|p| same(p))
+}
+
+/// A point at a share of the unthrottled rate (`rate=N%`) gets its
+/// schedule from the point with the same other values at `rate=max`, which
+/// ran before it (in `done`): N% of what each of its workers delivered
+/// (their mean), in I/Os per second. Other points keep their `cfg`. The
+/// error says why the point is skipped.
+pub fn schedule(
+    pt: &[(String, String)],
+    cfg: &RunConfig,
+    done: &[PointDoc],
+) -> Result<RunConfig, String> {
+    let Some(pct) = pct_of(pt) else {
+        return Ok(cfg.clone());
+    };
+    let Some(max) = max_point(done, pt) else {
+        return Err("its rate=max point did not run".into());
+    };
+    let run = &max.runs[0];
+    let per_worker = run.total.figures.iops / run.workers.len().max(1) as f64;
+    let iops = per_worker * pct / 100.0;
+    let rate = RateLimit::Iops(iops);
+    rate.period_ns(1).map_err(|_| {
+        format!(
+            "{pct}% of the {per_worker:.1} IOPS per worker delivered at max is below one I/O per second"
+        )
+    })?;
+    let mut c = cfg.clone();
+    c.rate = Some(rate);
+    Ok(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::fixtures::sample_doc;
+
+    fn point(values: &[(&str, &str)], rates: &[f64]) -> PointDoc {
+        let runs = rates
+            .iter()
+            .map(|&r| {
+                let mut d = sample_doc();
+                d.total.figures.bytes_per_sec = r;
+                d
+            })
+            .collect();
+        let values = values.iter().map(|&(n, v)| (n.into(), v.into())).collect();
+        PointDoc::summarize(values, runs, false)
+    }
 
     #[test]
-    fn params_parse_and_multiply() {
-        let a = parse_param("readahead=0,128,1024").unwrap();
-        let b = parse_param("mode=direct,buffered").unwrap();
-        let p = points(&[a, b]);
-        assert_eq!(p.len(), 6);
+    fn a_point_is_summarized_by_the_run_nearest_its_median() {
+        let p = point(&[("bs", "4k")], &[10.0, 40.0, 25.0]);
+        assert_eq!(p.bytes_per_sec_median, 25.0);
+        assert_eq!((p.bytes_per_sec_min, p.bytes_per_sec_max), (10.0, 40.0));
+        let order: Vec<f64> = p.runs.iter().map(|r| r.total.figures.bytes_per_sec).collect();
+        assert_eq!(order, [25.0, 10.0, 40.0]);
+        assert!(!p.partial);
+    }
+
+    #[test]
+    fn a_share_of_the_rate_finds_the_max_point_of_its_other_values() {
+        let done = [
+            point(&[("bs", "4k"), ("rate", "max")], &[1.0]),
+            point(&[("bs", "8k"), ("rate", "max")], &[2.0]),
+        ];
+        let pt: Vec<(String, String)> = [("bs", "8k"), ("rate", "50%")]
+            .map(|(n, v)| (n.into(), v.into()))
+            .to_vec();
+        assert_eq!(pct_of(&pt), Some(50.0));
         assert_eq!(
-            p[0],
-            vec![
-                ("readahead".into(), "0".into()),
-                ("mode".into(), "direct".into())
-            ]
+            max_point(&done, &pt).map(|p| p.bytes_per_sec_median),
+            Some(2.0)
         );
-        assert_eq!(
-            p[5],
-            vec![
-                ("readahead".into(), "1024".into()),
-                ("mode".into(), "buffered".into())
-            ]
-        );
-        assert!(parse_param("speed=1,2")
-            .unwrap_err()
-            .contains("unknown parameter"));
-        assert!(parse_param("bs=").unwrap_err().contains("empty value"));
-        assert!(parse_param("bs=4k,,8k")
-            .unwrap_err()
-            .contains("empty value"));
-        assert!(parse_param("bs").unwrap_err().contains("NAME=V1"));
+        assert_eq!(pct_of(&done[0].values), None);
+        let other: Vec<(String, String)> = [("bs", "16k"), ("rate", "50%")]
+            .map(|(n, v)| (n.into(), v.into()))
+            .to_vec();
+        assert!(max_point(&done, &other).is_none());
     }
 }

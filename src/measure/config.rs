@@ -97,7 +97,7 @@ pub struct RunConfig {
     pub start_at: Option<std::time::SystemTime>,
     /// `--wait-lock`: wait for a device another run is changing.
     pub wait_lock: bool,
-    /// `--force-memory`: allow buffers above half the available memory.
+    /// `--force-memory`: allow buffers above a quarter of the available memory.
     pub force_memory: bool,
     /// `--live`: the per-second stream, a path or `-` for stdout.
     pub live: Option<PathBuf>,

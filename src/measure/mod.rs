@@ -1,8 +1,9 @@
 //! Layer `measure`: one measured run: the validated configuration, the
 //! layout of workers over targets (regions, CPUs, seeds), the window's
 //! control and start gate, the coordinator that starts and times the
-//! workers, the worker's hot loop, offsets, progress, and the collector of
-//! the per-second live stream.
+//! workers, the worker's hot loop, offsets, progress, the collector of the
+//! per-second live stream, the memory its buffers take (`memory`), and one
+//! measured run start to finish (`session`).
 //!
 //! May import `engine`, `device`, `analysis`, `base`; knows nothing of the
 //! command line, documents or reports.
@@ -12,6 +13,8 @@ pub mod control;
 pub mod coordinator;
 pub mod layout;
 pub mod live;
+pub mod memory;
 pub mod progress;
+pub mod session;
 pub mod worker;
 pub mod workload;

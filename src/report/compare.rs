@@ -49,7 +49,7 @@ pub fn render(d: &CompareDocument) -> String {
     let w = d
         .phases
         .iter()
-        .map(|p| p.name.len())
+        .map(|p| p.kind.to_string().len())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -62,7 +62,7 @@ pub fn render(d: &CompareDocument) -> String {
         let _ = writeln!(
             out,
             "{:<w$}  {:>10.1}  {:>10.0}  {:>9}  {:>10}",
-            p.name,
+            p.kind,
             mb_per_sec(p.bytes_per_sec),
             p.iops,
             p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64)),

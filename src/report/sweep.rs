@@ -245,3 +245,66 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
     }
     w.into_inner().unwrap_or_default()
 }
+
+/// A point's row, each target's row, and what comes with the figures, as
+/// the sweep says them when the point ends. A point whose figures come
+/// with warnings is marked, and each is listed under it: a normal-looking
+/// row must not hide them.
+pub fn point_lines(p: &PointDoc) -> Vec<String> {
+    let warnings = p.warnings();
+    let mut out = vec![if warnings.is_empty() {
+        row(p)
+    } else {
+        format!("{}  ! {} warning(s)", row(p), warnings.len())
+    }];
+    out.extend(target_rows(p));
+    if p.partial {
+        out.push(
+            "  (partial: interrupted during this point; its figures cover what was measured)"
+                .into(),
+        );
+    }
+    if let Some(b) = p.runs[0]
+        .cache
+        .as_ref()
+        .and_then(|c| c.memcpy_bytes_per_sec)
+    {
+        out.push(format!(
+            "  page cache preloaded (--cached); memory-copy ceiling, one thread: {:.1} MB/s",
+            b / 1e6
+        ));
+    }
+    out.extend(warnings.iter().map(|w| format!("  warning: {w}")));
+    out
+}
+
+/// `sweep --dry-run`: each point's verdict (its label, and what refuses
+/// it: empty, nothing), and whether the sweep would go ahead.
+pub fn dry_run(verdicts: &[(String, Vec<String>)]) -> String {
+    use std::fmt::Write;
+    let mut out = format!(
+        "dry run: sweep of {} point(s), each checked as 'run --dry-run' would; no I/O was done\n",
+        verdicts.len()
+    );
+    for (label, refused) in verdicts {
+        if refused.is_empty() {
+            let _ = writeln!(out, "point {label}: ok");
+        } else {
+            let _ = writeln!(out, "point {label}: REFUSED");
+            for r in refused {
+                let _ = writeln!(out, "  [REFUSED] {r}");
+            }
+        }
+    }
+    let bad = verdicts.iter().filter(|v| !v.1.is_empty()).count();
+    let _ = writeln!(
+        out,
+        "{}",
+        if bad == 0 {
+            "every point passes: the sweep would go ahead".to_string()
+        } else {
+            format!("{bad} point(s) fail: the sweep would be refused before any point runs (exit code 2)")
+        }
+    );
+    out
+}

@@ -275,7 +275,7 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
             (
                 String::new(),
                 vec![
-                    p.name.clone(),
+                    p.kind.to_string(),
                     format!("{:.1}", mb_per_sec(p.bytes_per_sec)),
                     format!("{:.0}", p.iops),
                     p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64)),
@@ -317,8 +317,8 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     bars.extend(
         doc.phases
             .iter()
-            .filter(|p| p.name.starts_with("volume"))
-            .map(|p| (p.name.clone(), p.bytes_per_sec, COLORS[2])),
+            .filter(|p| p.kind.on_volume())
+            .map(|p| (p.kind.to_string(), p.bytes_per_sec, COLORS[2])),
     );
     if !bars.is_empty() {
         page.figure(
@@ -378,20 +378,20 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     let together = doc
         .phases
         .iter()
-        .find(|p| p.name.starts_with("members together"))
+        .find(|p| p.kind == crate::document::compare::PhaseKind::Together)
         .or(doc.phases.first());
     if let Some(p) = together {
         configuration(&mut page, &p.document, 2);
         page.p(
             "sub",
-            &format!("(the options of the phase '{}'; each phase sets its own targets, workers and direct or buffered)", p.name),
+            &format!("(the options of the phase '{}'; each phase sets its own targets, workers and direct or buffered)", p.kind),
         );
     }
     page.h(2, "Each phase");
     for p in &doc.phases {
         folded_run(
             &mut page,
-            &format!("{} ({:.1} MB/s)", p.name, mb_per_sec(p.bytes_per_sec)),
+            &format!("{} ({:.1} MB/s)", p.kind, mb_per_sec(p.bytes_per_sec)),
             &p.document,
             false,
         )?;

@@ -1,0 +1,82 @@
+//! The guard against reading nothing: a file target whose region holds
+//! holes or unwritten (fallocated) extents reads zeros from memory there,
+//! never from a device (`truncate -s 512M f.dat` read at 22 GB/s). Such a
+//! read is refused unless `--allow-holes`, which makes it a warning.
+
+use std::fs::File;
+use std::path::Path;
+
+use crate::base::io::Region;
+use crate::base::units::{fmt_bytes, fmt_size_arg};
+
+/// The guard's verdict on one file's region.
+pub struct Verdict {
+    /// The region is all written data, or `--allow-holes` reads it anyway.
+    pub passed: bool,
+    /// What the dry run's check says (the refusal's text when not passed).
+    pub detail: String,
+    /// The document's warning, when read anyway (`--allow-holes`).
+    pub warning: Option<String>,
+}
+
+/// Judges `region` of the file target `path` (open as `file`, `size`
+/// bytes long); `None` when its extents cannot be read.
+pub fn judge(
+    path: &Path,
+    file: &File,
+    region: Region,
+    size: u64,
+    allow_holes: bool,
+) -> Option<Verdict> {
+    let h = crate::device::holes::of_region(file, region.offset, region.length)?;
+    let shown = crate::base::error::show_path(path);
+    let empty = h.empty_bytes();
+    let what = match (h.hole_bytes, h.unwritten_bytes) {
+        (_, 0) => "holes (never written)".to_string(),
+        (0, _) => "unwritten extents (allocated by fallocate, never written)".to_string(),
+        (hb, ub) => format!(
+            "holes ({} never written) and unwritten extents ({} allocated by fallocate)",
+            fmt_bytes(hb),
+            fmt_bytes(ub)
+        ),
+    };
+    let amount = format!(
+        "{} of the {} region of {shown} ({:.1}%) are {what}: they read as zeros without any I/O to a device",
+        fmt_bytes(empty),
+        fmt_bytes(h.region),
+        empty as f64 / h.region.max(1) as f64 * 100.0
+    );
+    Some(if empty == 0 {
+        Verdict {
+            passed: true,
+            detail: format!("the {} region is all written data", fmt_bytes(h.region)),
+            warning: None,
+        }
+    } else if allow_holes {
+        let w = format!(
+            "{amount}; read anyway (--allow-holes): those reads measure memory, not the device"
+        );
+        Verdict {
+            passed: true,
+            detail: w.clone(),
+            warning: Some(w),
+        }
+    } else {
+        let region = if (region.offset, region.length) == (0, size) {
+            String::new()
+        } else {
+            format!(
+                " --offset {} --size {}",
+                fmt_size_arg(region.offset),
+                fmt_size_arg(region.length)
+            )
+        };
+        Verdict {
+            passed: false,
+            detail: format!(
+                "refusing to read: {amount}, so the figures would measure memory. Write it first (stripebench run --rw write --passes 1 --bs 1m{region} --allow-destructive {shown}), or pass --allow-holes to read it anyway"
+            ),
+            warning: None,
+        }
+    })
+}

@@ -1,0 +1,119 @@
+//! How a run's requests reach a device: an I/O larger than one request to
+//! the device can carry is split by the kernel whatever the tool does
+//! (said before the run), and the device's own counters show the requests
+//! it received (said after it, with the queue limit that explains a split).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::base::units::fmt_bytes;
+use crate::device::devstat::DeviceCounters;
+use crate::device::queue::{page_size, QueueLimits};
+
+/// A target as the request checks see it: its device, its block size.
+pub struct Sized<'a> {
+    /// `major:minor` of its device, when it has one.
+    pub device: Option<(u64, u64)>,
+    /// The kernel's name of that device, for the message.
+    pub device_name: Option<&'a str>,
+    pub bs: u64,
+    pub logical_block_size: u64,
+}
+
+/// Before an O_DIRECT run: a block size larger than one request to the
+/// target's device can carry (`max_sectors_kb`), each device said once.
+pub fn oversized(targets: &[Sized]) -> Vec<String> {
+    let mut seen = HashSet::new();
+    targets
+        .iter()
+        .filter_map(|t| {
+            let dev = t.device?;
+            let q = QueueLimits::of_device(Path::new("/sys"), dev)?;
+            let max = q.max_request_bytes()?;
+            (t.bs > max && seen.insert(dev)).then(|| {
+                format!(
+                    "--bs {} is larger than one request to {} can carry (max_sectors_kb {}): each I/O reaches the device as {} requests",
+                    fmt_bytes(t.bs),
+                    t.device_name.unwrap_or("its device"),
+                    max / 1024,
+                    t.bs.div_ceil(max)
+                )
+            })
+        })
+        .collect()
+}
+
+/// After an O_DIRECT run: requests that reached a device (or a stacked
+/// device's member) smaller than the block size, by the device's counters
+/// over the run (`devices`, one per target beside it), and the queue limit
+/// that explains it. A device shared by targets, or without statistics,
+/// says nothing.
+pub fn split(targets: &[(Sized, Option<&DeviceCounters>)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for (t, d) in targets {
+        let Some(d) = d.filter(|d| d.stats && !d.shared) else {
+            continue;
+        };
+        if !seen.insert(d.name.clone()) {
+            continue;
+        }
+        // Reads the device mostly never saw (holes, a cache) say nothing
+        // of how this run's requests were split: the warning about them does.
+        let ours = d.read_ratio.is_none_or(|r| r >= 0.5);
+        for (what, avg) in [
+            (
+                "reads",
+                d.avg_read_request_bytes
+                    .filter(|_| ours && d.app_read_bytes > 0),
+            ),
+            (
+                "writes",
+                d.avg_write_request_bytes.filter(|_| d.app_write_bytes > 0),
+            ),
+        ] {
+            let Some(avg) = avg.filter(|&a| a < t.bs as f64 * 0.98) else {
+                continue;
+            };
+            let why = QueueLimits::of_name(&d.name)
+                .and_then(|q| q.split_reason(t.bs, page_size()))
+                .unwrap_or_else(|| {
+                    "no queue limit explains it (the device or a layer above it splits requests)"
+                        .into()
+                });
+            out.push(format!(
+                "O_DIRECT {what} of {} reached {} as requests of {} on average: {why}",
+                fmt_bytes(t.bs),
+                d.name,
+                fmt_bytes(avg as u64)
+            ));
+        }
+        // A stacked volume's members get pieces of at most one chunk (the
+        // volume's minimum_io_size); smaller than that, a member's own
+        // queue split them.
+        let chunk = QueueLimits::of_name(&d.name)
+            .and_then(|q| q.minimum_io_size)
+            .filter(|&c| c > t.logical_block_size);
+        let piece = chunk.map_or(t.bs, |c| c.min(t.bs));
+        for m in d.members.iter().filter(|m| m.stats) {
+            let Some(avg) = m
+                .avg_read_request_bytes
+                .filter(|&a| a < piece as f64 * 0.98)
+            else {
+                continue;
+            };
+            let why = QueueLimits::of_name(&m.name)
+                .and_then(|q| q.split_reason(piece, page_size()))
+                .unwrap_or_else(|| "no queue limit of the member explains it".into());
+            out.push(format!(
+                "member {} of {} received O_DIRECT reads as requests of {} on average, for pieces of {}{}: {why}",
+                m.name,
+                d.name,
+                fmt_bytes(avg as u64),
+                fmt_bytes(piece),
+                if chunk.is_some() { " (the chunk)" } else { "" }
+            ));
+        }
+    }
+    out
+}

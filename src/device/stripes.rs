@@ -1,0 +1,54 @@
+//! What the storage stack under a target says about striping: the chunk
+//! and member count of a striped block device (md raid0, dm striped), and
+//! the members of a volume for `--members`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::base::error::{show_path, usage};
+use crate::device::topology::{self, Topology};
+use crate::device::{StripeGeometry, Target, TargetKind};
+
+/// Reads every target's storage stack (for the document) and sets the
+/// stripe geometry of every striped block-device target from it. A stack
+/// that cannot be read (tmpfs) is left out.
+pub fn learn_geometry(targets: &mut [Target]) -> Vec<(PathBuf, Topology)> {
+    let Ok(src) = topology::Sources::system(None) else {
+        return Vec::new();
+    };
+    let mut stacks = Vec::new();
+    for t in targets.iter_mut() {
+        let Ok(topo) = topology::discover(&t.path, &src) else {
+            continue;
+        };
+        if t.kind == TargetKind::Block {
+            if let (true, Some(chunk)) = (topo.root.is_striped(), topo.root.chunk_size()) {
+                t.stripe = Some(StripeGeometry {
+                    chunk,
+                    members: topo.root.members.len() as u64,
+                });
+            }
+        }
+        stacks.push((t.path.clone(), topo));
+    }
+    stacks
+}
+
+/// The members of a volume, for `--members`: those of its striped layer,
+/// each with what stands above its disk (`Topology::stripe_members`).
+pub fn member_paths(volume: &Path) -> Result<Vec<PathBuf>> {
+    let src = topology::Sources::system(None)?;
+    let t = topology::discover(volume, &src)?;
+    if t.root.members.is_empty() {
+        return usage(format!(
+            "--members {}: {} has no members (a plain disk or partition): name it as a TARGET instead",
+            show_path(volume),
+            t.root.name
+        ));
+    }
+    Ok(t.stripe_members()
+        .iter()
+        .map(|l| PathBuf::from(&l.path))
+        .collect())
+}

@@ -1,0 +1,26 @@
+//! A finished measured run (`measure::session::Finished`) as its run
+//! document: the assembly of the figures, each target's storage stack, the
+//! warnings said after the run, the page cache's state.
+
+use crate::document::run::RunDocument;
+use crate::measure::config::RunConfig;
+use crate::measure::session::Finished;
+
+/// The run document of a finished run.
+pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
+    let mut doc = RunDocument::assemble(cfg, &run.plan, &run.execution, run.warnings);
+    for t in &mut doc.targets {
+        t.topology = run
+            .stacks
+            .iter()
+            .find(|(p, _)| p.display().to_string() == t.path)
+            .map(|(_, s)| s.clone());
+    }
+    doc.warnings.extend(
+        run.split_requests
+            .into_iter()
+            .map(crate::base::warning::Warning::Text),
+    );
+    doc.cache = Some(run.cache);
+    doc
+}

@@ -1,0 +1,329 @@
+//! One measured run on named paths, start to finish, shared by run,
+//! verify, sweep and compare: what every measuring command does first
+//! ([`preflight`]: signals, leftovers of killed runs), then [`measure`]:
+//! the engine probes, guard and open the targets, lay out the workers,
+//! check memory and request sizes, prepare the page cache, run. Settings
+//! changed for the run are put back before it returns.
+//!
+//! It returns what a finished run holds ([`Finished`]); the run's document
+//! is assembled from it a layer up (`document::finished`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::base::error::{usage, UsageError};
+use crate::base::signals;
+use crate::base::warning::Warning;
+use crate::device::cache::CacheDoc;
+use crate::device::guard::Check;
+use crate::device::knobs::{self, KnobGuard};
+use crate::device::requests::{self, Sized};
+use crate::device::topology::Topology;
+use crate::device::{self, Access};
+use crate::engine::EngineKind;
+use crate::measure::config::{RunConfig, RwMode};
+use crate::measure::coordinator::{self, Execution};
+use crate::measure::layout::{self as plan, Plan};
+
+/// What every measuring command (run, verify, sweep, compare) does first:
+/// catch signals, and warn when a killed run left settings to restore.
+pub fn preflight() {
+    signals::install();
+    for (_, dir) in device::scratch::pending(&knobs::state_dir()) {
+        eprintln!(
+            "stripebench: warning: a killed run left its test bed behind ({}): run 'stripebench restore' to remove it",
+            // The path is a state file's: data, shown escaped.
+            crate::base::error::show_path(&dir)
+        );
+    }
+    let orphans = knobs::pending(&knobs::state_dir());
+    if !orphans.is_empty() {
+        eprintln!(
+            "stripebench: warning: a killed run left {} setting(s) changed (state in {}): run 'stripebench restore'",
+            orphans.iter().map(|(_, k)| k.len()).sum::<usize>(),
+            crate::base::error::show_path(&knobs::state_dir())
+        );
+    }
+}
+
+/// Each target's guard checks, by its path.
+pub type Checks = Vec<(PathBuf, Vec<Check>)>;
+
+/// What [`measure`] produced.
+pub enum Outcome {
+    /// A dry run: the layout and every target's guard checks, nothing done.
+    DryRun(Box<Plan>, Checks),
+    /// A finished run.
+    Done(Box<Finished>),
+}
+
+/// What a finished run holds, for its document.
+pub struct Finished {
+    pub plan: Plan,
+    pub execution: Execution,
+    /// Said before the run (layout, overlaps, holes, read-ahead, memory
+    /// targets, CPUs, request sizes, the page cache), in that order.
+    pub warnings: Vec<Warning>,
+    /// Said after it, from the device counters: requests split on the way.
+    pub split_requests: Vec<String>,
+    /// Every target's storage stack that could be read, by its path.
+    pub stacks: Vec<(PathBuf, Topology)>,
+    pub cache: CacheDoc,
+}
+
+/// One measured run on `paths` (`owned`: files stripebench created):
+/// guard and open the targets, plan, run. Settings changed for the run are
+/// put back before it returns.
+pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcome> {
+    probe_engine(cfg)?;
+    // Each name is resolved once, here; every check from now on is on what
+    // it resolved to, and the I/O goes to that same inode.
+    let inspected = paths
+        .iter()
+        .map(|p| device::inspect(p, access(cfg, owned)))
+        .collect::<Result<Vec<_>>>()?;
+    let overlaps = device::overlap::overlapping_targets(&inspected, cfg.rw.writes())?;
+    device::overlap::outputs_on_targets(&inspected, &output_files(cfg))?;
+    // Read-ahead is set before the targets are opened for I/O: a file takes
+    // its read-ahead window from the device when it is opened.
+    let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
+    let mut readahead_notes = Vec::new();
+    if let Some(kb) = cfg.readahead_kb {
+        readahead_notes = device::readahead::set(&mut knob_guard, &inspected, kb, cfg.dry_run)?;
+    }
+    let mut targets = inspected
+        .into_iter()
+        .map(device::Inspected::open)
+        .collect::<Result<Vec<_>>>()?;
+    let stacks = device::stripes::learn_geometry(&mut targets);
+    let mut checks: Checks = targets
+        .iter()
+        .map(|t| (t.path.clone(), t.checks.clone()))
+        .collect();
+    let plan = plan::build(cfg, targets)?;
+    check_buffer_memory(cfg, &plan)?;
+    let holes = check_holes(cfg, &plan, &mut checks)?;
+    if cfg.dry_run {
+        return Ok(Outcome::DryRun(Box::new(plan), checks));
+    }
+
+    // The session's own warnings are still sentences (Warning::Text), after
+    // the layout's typed ones.
+    let mut said: Vec<String> = Vec::new();
+    said.extend(overlaps);
+    said.extend(holes);
+    said.extend(readahead_notes);
+    said.extend(memory_targets(cfg, &plan));
+    said.extend(shared_cpus(cfg, &plan));
+    for w in oversized_requests(cfg, &plan) {
+        eprintln!(
+            "stripebench: warning: {}",
+            crate::base::error::show_lines(&w)
+        );
+        said.push(w);
+    }
+    let cache = prepare_cache(cfg, &plan, &mut said)?;
+    let mut warnings = plan.warnings.clone();
+    warnings.extend(said.into_iter().map(Warning::Text));
+    let execution = coordinator::execute(cfg, &plan)?;
+    let split_requests = split_requests(cfg, &plan, &execution);
+    drop(knob_guard);
+    Ok(Outcome::Done(Box::new(Finished {
+        plan,
+        execution,
+        warnings,
+        split_requests,
+        stacks,
+        cache,
+    })))
+}
+
+/// Here, not in one command: a sweep point or compare phase may ask for
+/// huge pages or io_uring too.
+fn probe_engine(cfg: &RunConfig) -> Result<()> {
+    if cfg.hugepages == crate::engine::buffer::HugePages::On {
+        crate::engine::buffer::probe(cfg.hugepages).map_err(UsageError)?;
+    }
+    if cfg.engine == EngineKind::Uring {
+        crate::engine::uring::probe().map_err(UsageError)?;
+    }
+    Ok(())
+}
+
+/// How the targets are opened and guarded.
+fn access(cfg: &RunConfig, owned: bool) -> Access {
+    Access {
+        direct: cfg.direct,
+        write: cfg.rw.writes(),
+        allow_destructive: cfg.allow_destructive,
+        owned,
+        force_signature: cfg.force_signature,
+        dry_run: cfg.dry_run,
+    }
+}
+
+/// The files this run's outputs will write (stdout, `-`, is none), each
+/// with the option that names it: none may be a target.
+fn output_files(cfg: &RunConfig) -> Vec<(&'static str, &Path)> {
+    [
+        ("--json", cfg.json.as_deref()),
+        ("--csv", cfg.csv.as_deref()),
+        ("--plot", cfg.plot.as_deref()),
+        ("--html", cfg.html.as_deref()),
+        ("--live", cfg.live.as_deref()),
+        ("--metrics", cfg.metrics.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(option, p)| Some((option, p.filter(|p| p.as_os_str() != "-")?)))
+    .collect()
+}
+
+/// Refuses I/O buffers above a quarter of the available memory, before any
+/// of it is allocated, unless `--force-memory` ([`super::memory`]).
+fn check_buffer_memory(cfg: &RunConfig, plan: &Plan) -> Result<()> {
+    let workers: Vec<(u64, u8)> = plan.workers.iter().map(|w| (w.bs, w.read_pct)).collect();
+    super::memory::check_buffers(
+        &workers,
+        cfg.iodepth,
+        device::cache::available_memory(),
+        cfg.force_memory,
+    )
+    .map_err(|e| UsageError(e).into())
+}
+
+/// Before the run: the hole guard ([`device::hole_guard`]) on every file
+/// target a read reaches; each verdict is a check of its target's (seen in
+/// a dry run). `verify` reads holes on purpose: they are its unwritten
+/// blocks.
+fn check_holes(cfg: &RunConfig, plan: &Plan, checks: &mut Checks) -> Result<Vec<String>> {
+    let reads = !matches!(cfg.rw, RwMode::Write | RwMode::Randwrite);
+    if !reads || cfg.verify {
+        return Ok(Vec::new());
+    }
+    let mut warnings = Vec::new();
+    for t in plan
+        .targets
+        .iter()
+        .filter(|t| t.kind == device::TargetKind::File)
+    {
+        let Some(v) =
+            device::hole_guard::judge(&t.path, &t.file, t.region, t.size, cfg.allow_holes)
+        else {
+            continue;
+        };
+        if !v.passed && !cfg.dry_run {
+            return usage(v.detail);
+        }
+        warnings.extend(v.warning);
+        if let Some((_, cs)) = checks.iter_mut().find(|(p, _)| *p == t.path) {
+            cs.push(Check {
+                name: "holes".into(),
+                passed: v.passed,
+                detail: v.detail,
+            });
+        }
+    }
+    Ok(warnings)
+}
+
+/// A target on tmpfs (or another memory file system) is memory, not a device.
+fn memory_targets(cfg: &RunConfig, plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in &plan.targets {
+        if let Some(fs) = device::memory_fs(&t.file) {
+            out.push(format!(
+                "{} is on {fs}: the target is memory, not a device ({}no device counters), so these figures measure memory",
+                t.path.display(),
+                if cfg.direct {
+                    format!("{fs} takes O_DIRECT but serves it from RAM like any other I/O; ")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    out
+}
+
+/// More workers than `--cpus` gives them: they take turns.
+fn shared_cpus(cfg: &RunConfig, plan: &Plan) -> Option<String> {
+    let c = cfg.cpus.as_ref()?;
+    (plan.workers.len() > c.len()).then(|| {
+        format!(
+            "{} workers share {} CPU(s): workers on one CPU take turns, which can limit what they measure",
+            plan.workers.len(),
+            c.len()
+        )
+    })
+}
+
+/// The targets as the request checks see them.
+fn sized(plan: &Plan) -> Vec<Sized<'_>> {
+    plan.targets
+        .iter()
+        .map(|t| Sized {
+            device: t.device,
+            device_name: t.device_name.as_deref(),
+            bs: t.bs,
+            logical_block_size: t.logical_block_size,
+        })
+        .collect()
+}
+
+/// Before an O_DIRECT run: block sizes the device's requests cannot carry.
+fn oversized_requests(cfg: &RunConfig, plan: &Plan) -> Vec<String> {
+    if !cfg.direct {
+        return Vec::new();
+    }
+    requests::oversized(&sized(plan))
+}
+
+/// After an O_DIRECT run: requests the device's counters show split.
+fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<String> {
+    if !cfg.direct {
+        return Vec::new();
+    }
+    let seen: Vec<_> = sized(plan)
+        .into_iter()
+        .zip(exec.devices.iter().map(Option::as_ref))
+        .collect();
+    requests::split(&seen)
+}
+
+/// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
+/// with --cached; untouched for O_DIRECT and writes.
+fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<String>) -> Result<CacheDoc> {
+    if cfg.direct || cfg.rw.writes() {
+        return Ok(CacheDoc {
+            state: "untouched".into(),
+            method: "-".into(),
+            seconds: 0.0,
+            memcpy_bytes_per_sec: None,
+        });
+    }
+    if cfg.cached {
+        let regions: Vec<(PathBuf, crate::base::io::Region)> = plan
+            .targets
+            .iter()
+            .map(|t| (t.path.clone(), t.region))
+            .collect();
+        return device::cache::preload(&regions);
+    }
+    let working_set: u64 = plan.targets.iter().map(|t| t.region.length).sum();
+    // A sequential read evicts its region at each wrap-around (the worker's
+    // evict_on_wrap): only a random read can re-read from the cache.
+    let rereads = !plan.workers.iter().all(|w| w.evict_on_wrap);
+    if let Some(avail) = device::cache::available_memory()
+        .filter(|&a| working_set < a)
+        .filter(|_| rereads)
+    {
+        warnings.push(format!(
+            "the buffered working set ({}) fits in free memory ({}): once read, it can be served from the page cache; the device counters show whether it was",
+            crate::base::units::fmt_bytes(working_set),
+            crate::base::units::fmt_bytes(avail)
+        ));
+    }
+    let paths: Vec<PathBuf> = plan.targets.iter().map(|t| t.path.clone()).collect();
+    device::cache::make_cold(&paths, cfg.drop_caches)
+}
