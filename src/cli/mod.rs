@@ -10,6 +10,7 @@ pub mod configfile;
 pub mod validate;
 
 mod run_args;
+mod values;
 
 pub use run_args::*;
 use std::path::PathBuf;
