@@ -14,6 +14,7 @@
 
 use super::*;
 use crate::base::error::usage;
+use crate::base::host::Host;
 use anyhow::Result;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -140,7 +141,7 @@ impl Inspected {
         // written: the same bytes the checks judged (a loop device detached
         // and attached to another image in between reaches others).
         if write && kind == TargetKind::Block {
-            let now = extent::of_file(&extent::Sys::default(), &file);
+            let now = extent::of_file(&Host::real(), &file);
             let key = |x: &Option<extent::Extent>| x.as_ref().map(|x| (x.base, x.start, x.len));
             if key(&now) != key(&extent) {
                 return usage(format!(
@@ -181,7 +182,7 @@ impl Inspected {
             TargetKind::File => {
                 let dev = dev_numbers(meta.dev());
                 let lbs = dio_offset_align(&file)
-                    .or_else(|| sysfs_lbs(Path::new("/sys"), dev))
+                    .or_else(|| sysfs_lbs(&Host::real().sys, dev))
                     .unwrap_or(512);
                 (lbs, Some(dev))
             }
@@ -196,7 +197,8 @@ impl Inspected {
                 ),
             });
         }
-        let device_name = device.and_then(|(ma, mi)| sysfs_name(Path::new("/sys"), ma, mi));
+        let host = Host::real();
+        let device_name = device.and_then(|(ma, mi)| sysfs_name(&host.sys, ma, mi));
         Ok(Target {
             path,
             kind,
@@ -205,7 +207,7 @@ impl Inspected {
             logical_block_size: lbs,
             device: device.filter(|_| device_name.is_some()),
             read_ahead_kb: device
-                .and_then(|d| readahead_path(Path::new("/sys"), d))
+                .and_then(|d| readahead_path(&host.sys, d))
                 .and_then(|p| fs::read_to_string(p).ok()?.trim().parse().ok()),
             device_name,
             checks,
@@ -303,8 +305,8 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
         }
         TargetKind::File => meta.len(),
     };
-    let sys = extent::Sys::default();
-    let extent = extent::of_file(&sys, &probe);
+    let host = Host::real();
+    let extent = extent::of_file(&host, &probe);
     let mut checks = Vec::new();
     if access.write {
         let consent = access.allow_destructive || (kind == TargetKind::File && access.owned);
@@ -328,13 +330,12 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
         if !consent && !access.dry_run {
             return usage(what);
         }
-        let env = guard::GuardEnv::default();
         match kind {
             TargetKind::Block => {
                 let dev = dev_numbers(meta.rdev());
-                checks.push(guard::check_writable(&env, &shown, dev));
+                checks.push(guard::check_writable(&host, &shown, dev));
                 checks.extend(guard::check_device(
-                    &env,
+                    &host,
                     &probe,
                     &shown,
                     dev,
@@ -344,7 +345,7 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
             }
             TargetKind::File => {
                 checks.push(guard::check_swap_file(
-                    &env,
+                    &host,
                     &shown,
                     (meta.dev(), meta.ino()),
                 ));
@@ -355,7 +356,7 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
         // file, the disk under a partition) may be in use.
         if let Some(x) = &extent {
             let own = (kind == TargetKind::Block).then(|| dev_numbers(meta.rdev()));
-            checks.push(guard::check_aliases(&env, &sys, &shown, x, own));
+            checks.push(guard::check_aliases(&host, &shown, x, own));
         }
         if !access.dry_run {
             if let Some(c) = checks.iter().find(|c| !c.passed) {

@@ -12,26 +12,29 @@
 //! Leaves carry size, block sizes, rotational, scheduler, read-ahead and NUMA
 //! node (a partition's come from its disk).
 //!
-//! The sysfs root, the mountinfo file and the table source can be pointed
-//! elsewhere, so every kind of stack is tested on fixture trees.
+//! The host (sysfs and procfs roots, `base::host::Host`) and the table
+//! source can be pointed elsewhere, so every kind of stack is tested on
+//! fixture trees.
 
 mod walk;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::base::error::{show_path, usage};
+use crate::base::host::Host;
 use crate::device::sysfs::dev_numbers;
 
-/// Where topology is read from.
+/// Where topology is read from: the host, and the device-mapper tables
+/// (which only `dmsetup` tells).
 #[derive(Debug, Clone)]
 pub struct Sources {
-    pub sysfs: PathBuf,
-    pub mountinfo: PathBuf,
+    /// sysfs for the stack, procfs for the mounts (btrfs).
+    pub host: Host,
     /// `dmsetup table` output: lines `name: start length target args...`.
     pub dm_table: Option<String>,
 }
@@ -57,8 +60,7 @@ impl Sources {
                 .map(|o| String::from_utf8_lossy(&o.stdout).into_owned()),
         };
         Ok(Sources {
-            sysfs: "/sys".into(),
-            mountinfo: "/proc/self/mountinfo".into(),
+            host: Host::real(),
             dm_table,
         })
     }
@@ -66,7 +68,7 @@ impl Sources {
 
 /// Whether any device-mapper device exists (`/sys/class/block/dm-N`).
 fn any_dm_device() -> bool {
-    fs::read_dir("/sys/class/block").is_ok_and(|rd| {
+    fs::read_dir(Host::real().class_block()).is_ok_and(|rd| {
         rd.flatten()
             .any(|e| e.file_name().to_string_lossy().starts_with("dm-"))
     })
@@ -247,7 +249,7 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
     // The mount that holds the path: the longest mount point above it (a btrfs
     // subvolume's st_dev differs from the number mountinfo shows).
     let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
-    let mount = super::sysfs::mounts(&src.mountinfo)
+    let mount = super::sysfs::mounts(&src.host.mountinfo())
         .into_iter()
         .filter(|m| real.starts_with(&m.at))
         .max_by_key(|m| m.at.len())
