@@ -68,7 +68,8 @@ fn main() -> ExitCode {
 }
 
 /// Splices `--config FILE.toml` options in front of the command line's.
-fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::base::error::UsageError> {
+fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::cli::configfile::ConfigFileError>
+{
     stripebench::cli::configfile::expand(
         std::env::args_os().collect(),
         &stripebench::cli::long_options,

@@ -19,7 +19,12 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
             )*
         };
     }
-    first_of!(UsageError, Interrupted);
+    first_of!(
+        UsageError,
+        Interrupted,
+        crate::cli::validate::ConfigError,
+        crate::cli::configfile::ConfigFileError,
+    );
     EXIT_FAILURE
 }
 
@@ -64,6 +69,32 @@ mod tests {
         assert_eq!(exit_code_for(&e), EXIT_FAILURE);
         let io = anyhow::Error::from(std::io::Error::other("eio")).context("reading");
         assert_eq!(exit_code_for(&io), EXIT_FAILURE);
+    }
+
+    #[test]
+    fn the_options_mistakes_exit_2() {
+        use crate::cli::configfile::ConfigFileError;
+        use crate::cli::validate::ConfigError;
+        for e in [
+            anyhow::Error::from(ConfigError::SizeZero),
+            anyhow::Error::from(ConfigError::Cpus("CPU 7 is not online".into())),
+            anyhow::Error::from(ConfigFileError::NoFile),
+            anyhow::Error::from(ConfigFileError::UnknownKey {
+                at: "x.toml line 2".into(),
+                key: "frobnicate".into(),
+            })
+            .context("reading the config"),
+        ] {
+            assert_eq!(exit_code_for(&e), EXIT_USAGE, "{e:#}");
+        }
+        assert_eq!(
+            ConfigFileError::UnknownKey {
+                at: "x.toml line 2".into(),
+                key: "k".into()
+            }
+            .to_string(),
+            "config x.toml line 2: unknown key 'k': use the long option names of the command (rw, bs, duration, ...) or targets"
+        );
     }
 
     /// An error kept as another's source (thiserror's `#[source]`) is found
