@@ -24,6 +24,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
         Interrupted,
         crate::cli::validate::ConfigError,
         crate::cli::configfile::ConfigFileError,
+        crate::device::OpenError,
     );
     EXIT_FAILURE
 }

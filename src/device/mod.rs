@@ -22,7 +22,7 @@ pub mod topology;
 
 mod open;
 
-pub use open::{inspect, open, Inspected};
+pub use open::{inspect, open, Inspected, OpenError};
 use std::fs::{self, File};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::io::AsRawFd;
@@ -218,17 +218,15 @@ pub fn memory_fs(file: &File) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::error::UsageError;
-
     fn read_access() -> Access {
         Access::default()
     }
 
     fn msg(r: Result<Target>) -> String {
         r.unwrap_err()
-            .downcast::<UsageError>()
+            .downcast::<OpenError>()
             .expect("a usage error")
-            .0
+            .to_string()
     }
 
     #[test]
