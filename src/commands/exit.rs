@@ -25,6 +25,8 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
         crate::cli::validate::ConfigError,
         crate::cli::configfile::ConfigFileError,
         crate::device::OpenError,
+        crate::device::topology::TopologyError,
+        crate::device::scratch::TestbedError,
     );
     EXIT_FAILURE
 }
@@ -95,6 +97,26 @@ mod tests {
             }
             .to_string(),
             "config x.toml line 2: unknown key 'k': use the long option names of the command (rw, bs, duration, ...) or targets"
+        );
+    }
+
+    #[test]
+    fn the_devices_refusals_exit_2() {
+        use crate::device::scratch::TestbedError;
+        use crate::device::topology::TopologyError;
+        use crate::device::OpenError;
+        for e in [
+            anyhow::Error::from(OpenError::Directory { shown: "/x".into() }),
+            anyhow::Error::from(OpenError::CheckFailed("sdz is mounted".into()))
+                .context("opening the targets"),
+            anyhow::Error::from(TopologyError::Missing { shown: "/x".into() }),
+            anyhow::Error::from(TestbedError::Missing { dir: "/x".into() }),
+        ] {
+            assert_eq!(exit_code_for(&e), EXIT_USAGE, "{e:#}");
+        }
+        assert_eq!(
+            OpenError::CheckFailed("sdz is mounted at /srv".into()).to_string(),
+            "refusing to write: sdz is mounted at /srv"
         );
     }
 
