@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::Parser;
 
-use stripebench::base::error::{exit_code_for, EXIT_FAILURE, EXIT_USAGE};
+use stripebench::base::error::{EXIT_FAILURE, EXIT_USAGE};
 use stripebench::cli::Cli;
+use stripebench::commands::exit_code_for;
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
@@ -67,7 +68,8 @@ fn main() -> ExitCode {
 }
 
 /// Splices `--config FILE.toml` options in front of the command line's.
-fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::base::error::UsageError> {
+fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::cli::configfile::ConfigFileError>
+{
     stripebench::cli::configfile::expand(
         std::env::args_os().collect(),
         &stripebench::cli::long_options,

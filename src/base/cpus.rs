@@ -47,11 +47,16 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
     Ok(cpus)
 }
 
+/// The online CPUs of `host`, as sysfs lists them.
+pub fn online_cpus(host: &crate::base::host::Host) -> Option<Vec<usize>> {
+    fs::read_to_string(host.cpus_online())
+        .ok()
+        .and_then(|s| parse_cpu_list(&s).ok())
+}
+
 /// The online CPUs (from sysfs) that this process is allowed to run on.
 pub fn available_cpus() -> Vec<usize> {
-    let online = fs::read_to_string("/sys/devices/system/cpu/online")
-        .ok()
-        .and_then(|s| parse_cpu_list(&s).ok());
+    let online = online_cpus(&crate::base::host::Host::real());
     let allowed: Option<Vec<usize>> =
         core_affinity::get_core_ids().map(|ids| ids.into_iter().map(|c| c.id).collect());
     match (online, allowed) {

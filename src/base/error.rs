@@ -1,9 +1,13 @@
 //! Errors and exit codes.
 //!
 //! Everything the user got wrong (bad options, a target that cannot be used, a
-//! refused write) is a [`UsageError`] and exits with code 2. Failures during a
-//! run exit with 1; an interrupted run exits with 128 + the signal's number
-//! (130 for SIGINT, 143 for SIGTERM).
+//! refused write) exits with code 2. Failures during a run exit with 1; an
+//! interrupted run exits with 128 + the signal's number (130 for SIGINT, 143
+//! for SIGTERM).
+//!
+//! Each layer's error enum says its own code through [`ExitCoded`]; the top
+//! (`commands::exit_code_for`) walks an error's chain and asks the first one
+//! it knows. [`UsageError`] is what is left for one-off messages.
 
 use std::fmt;
 
@@ -15,6 +19,13 @@ pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 /// Exit code: interrupted by a signal (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// An error that knows the exit code it ends the program with: the user's
+/// mistakes [`EXIT_USAGE`], failures during a run [`EXIT_FAILURE`].
+pub trait ExitCoded: std::error::Error + Send + Sync + 'static {
+    /// The code `main` exits with when this error reaches it.
+    fn exit_code(&self) -> u8;
+}
 
 /// A mistake in what the user asked for: one line that says what was wrong
 /// and what to do instead.
@@ -28,6 +39,12 @@ impl fmt::Display for UsageError {
 }
 
 impl std::error::Error for UsageError {}
+
+impl ExitCoded for UsageError {
+    fn exit_code(&self) -> u8 {
+        EXIT_USAGE
+    }
+}
 
 impl From<String> for UsageError {
     fn from(s: String) -> Self {
@@ -52,6 +69,13 @@ impl fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+impl ExitCoded for Interrupted {
+    /// 128 + the signal that stopped the run.
+    fn exit_code(&self) -> u8 {
+        crate::base::signals::exit_status()
+    }
+}
+
 /// The exit code of a measuring command that ran: 130 if interrupted (the
 /// report still covers what was measured), 1 if it saw I/O errors, else 0.
 pub fn exit_code(interrupted: bool, failed: bool) -> u8 {
@@ -61,17 +85,6 @@ pub fn exit_code(interrupted: bool, failed: bool) -> u8 {
         EXIT_FAILURE
     } else {
         EXIT_OK
-    }
-}
-
-/// The exit code for an error that reached `main`.
-pub fn exit_code_for(err: &anyhow::Error) -> u8 {
-    if err.downcast_ref::<UsageError>().is_some() {
-        EXIT_USAGE
-    } else if err.downcast_ref::<Interrupted>().is_some() {
-        crate::base::signals::exit_status()
-    } else {
-        EXIT_FAILURE
     }
 }
 

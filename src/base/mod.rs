@@ -1,5 +1,5 @@
 //! Layer `base`, the bottom: the vocabulary every layer shares: errors and
-//! exit codes, the warnings of a run, units (sizes, durations, rates and how they print), CPU
+//! exit codes, where the host's sysfs and procfs are (`host`), the warnings of a run, units (sizes, durations, rates and how they print), CPU
 //! lists, how the process was invoked, what an I/O is (region, direction, the seeded generator), and the
 //! process's signal state (what an interrupt closes is a trait the layers
 //! above implement; what a second signal undoes is a hook they register).
@@ -8,6 +8,7 @@
 
 pub mod cpus;
 pub mod error;
+pub mod host;
 pub mod invocation;
 pub mod io;
 pub mod path;

@@ -17,7 +17,43 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::base::error::UsageError;
+use crate::base::error::{ExitCoded, EXIT_USAGE};
+
+/// What is wrong with `--config` or its file: the user's mistakes (exit 2).
+/// `at` is the file as shown with its line (`x.toml line 3`), when known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigFileError {
+    #[error("--config needs a FILE.toml")]
+    NoFile,
+    #[error("--config does not apply to '{0}'")]
+    NotForCommand(String),
+    #[error("cannot read config {shown}: {error}")]
+    Unreadable { shown: String, error: String },
+    #[error("config {at}: {message}")]
+    NotToml { at: String, message: String },
+    #[error("config {at}: targets must be a list of paths")]
+    TargetsNotPaths { at: String },
+    #[error("config {at}: target '{target}' starts with '-' and would be read as an option: write a path (./{target}), and type options on the command line")]
+    TargetLikeOption { at: String, target: String },
+    #[error("config {at}: '{key}' cannot come from a file: consent to destroy data must be typed on the command line (--{flag})")]
+    Consent {
+        at: String,
+        key: String,
+        flag: String,
+    },
+    #[error("config {at}: unknown key '{key}': use the long option names of the command (rw, bs, duration, ...) or targets")]
+    UnknownKey { at: String, key: String },
+    #[error("config {at}: '{key}' holds a value that is not text or a number")]
+    ListItemNotScalar { at: String, key: String },
+    #[error("config {at}: '{key}' must be text, a number or true/false")]
+    NotScalar { at: String, key: String },
+}
+
+impl ExitCoded for ConfigFileError {
+    fn exit_code(&self) -> u8 {
+        EXIT_USAGE
+    }
+}
 
 /// Finds `--config FILE` (or `--config=FILE`) after the subcommand and
 /// returns the argument list with the file's options spliced in after the
@@ -25,7 +61,7 @@ use crate::base::error::UsageError;
 pub fn expand(
     args: Vec<OsString>,
     known: &dyn Fn(&str) -> Option<Vec<String>>,
-) -> Result<Vec<OsString>, UsageError> {
+) -> Result<Vec<OsString>, ConfigFileError> {
     let strs: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -38,10 +74,7 @@ pub fn expand(
     };
     let file = match strs[pos].strip_prefix("--config=") {
         Some(f) => f.to_string(),
-        None => strs
-            .get(pos + 1)
-            .cloned()
-            .ok_or_else(|| UsageError("--config needs a FILE.toml".into()))?,
+        None => strs.get(pos + 1).cloned().ok_or(ConfigFileError::NoFile)?,
     };
     // The subcommand is the first argument that is not an option.
     let Some(sub_at) = strs
@@ -53,10 +86,7 @@ pub fn expand(
         return Ok(args);
     };
     let Some(options) = known(&strs[sub_at]) else {
-        return Err(UsageError(format!(
-            "--config does not apply to '{}'",
-            strs[sub_at]
-        )));
+        return Err(ConfigFileError::NotForCommand(strs[sub_at].clone()));
     };
     let from_file = load(Path::new(&file), &options)?;
     let from_file = command_line_wins(&strs[sub_at], from_file, &strs[sub_at + 1..]);
@@ -67,19 +97,23 @@ pub fn expand(
 }
 
 /// Reads a config file into command-line arguments.
-pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> {
+pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileError> {
     let shown = crate::base::error::show_path(path);
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read config {shown}: {e}")))?;
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigFileError::Unreadable {
+        shown: shown.clone(),
+        error: e.to_string(),
+    })?;
     // Every document records the file as it was read.
     crate::base::invocation::record_config(&path.display().to_string(), &text);
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let line = e.span().map(|s| text[..s.start].lines().count().max(1));
-        UsageError(format!(
-            "config {shown}{}: {}",
-            line.map(|l| format!(" line {l}")).unwrap_or_default(),
-            e.message()
-        ))
+        ConfigFileError::NotToml {
+            at: format!(
+                "{shown}{}",
+                line.map(|l| format!(" line {l}")).unwrap_or_default()
+            ),
+            message: e.message().to_string(),
+        }
     })?;
     let line_of = |key: &str| {
         text.lines()
@@ -89,68 +123,60 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, UsageError> 
             })
             .map_or(String::new(), |i| format!(" line {}", i + 1))
     };
+    // The file and the key's line, as the messages name them.
+    let at = |key: &str| format!("{shown}{}", line_of(key));
     let mut positional = Vec::new();
     let mut out = Vec::new();
     for (key, value) in &table {
         let flag = key.replace('_', "-");
         if key == "targets" {
             let toml::Value::Array(items) = value else {
-                return Err(UsageError(format!(
-                    "config {shown}{}: targets must be a list of paths",
-                    line_of(key)
-                )));
+                return Err(ConfigFileError::TargetsNotPaths { at: at(key) });
             };
             for i in items {
-                let t = scalar(i).ok_or_else(|| {
-                    UsageError(format!(
-                        "config {shown}{}: targets must be a list of paths",
-                        line_of(key)
-                    ))
-                })?;
+                let t =
+                    scalar(i).ok_or_else(|| ConfigFileError::TargetsNotPaths { at: at(key) })?;
                 // Targets join the command line as words: one that starts
                 // with '-' would be read as an option (--allow-destructive).
                 if t.starts_with('-') {
-                    return Err(UsageError(format!(
-                        "config {shown}{}: target '{t}' starts with '-' and would be read as an option: write a path (./{t}), and type options on the command line",
-                        line_of(key)
-                    )));
+                    return Err(ConfigFileError::TargetLikeOption {
+                        at: at(key),
+                        target: t,
+                    });
                 }
                 positional.push(t);
             }
             continue;
         }
         if CONSENT.contains(&flag.as_str()) {
-            return Err(UsageError(format!(
-                "config {shown}{}: '{key}' cannot come from a file: consent to destroy data must be typed on the command line (--{flag})",
-                line_of(key)
-            )));
+            return Err(ConfigFileError::Consent {
+                at: at(key),
+                key: key.clone(),
+                flag,
+            });
         }
         if !options.contains(&flag) || flag == "config" {
-            return Err(UsageError(format!(
-                "config {shown}{}: unknown key '{key}': use the long option names of the command (rw, bs, duration, ...) or targets",
-                line_of(key)
-            )));
+            return Err(ConfigFileError::UnknownKey {
+                at: at(key),
+                key: key.clone(),
+            });
         }
         match value {
             toml::Value::Boolean(true) => out.push(format!("--{flag}")),
             toml::Value::Boolean(false) => {}
             toml::Value::Array(items) => {
                 for i in items {
-                    let v = scalar(i).ok_or_else(|| {
-                        UsageError(format!(
-                            "config {shown}{}: '{key}' holds a value that is not text or a number",
-                            line_of(key)
-                        ))
+                    let v = scalar(i).ok_or_else(|| ConfigFileError::ListItemNotScalar {
+                        at: at(key),
+                        key: key.clone(),
                     })?;
                     out.push(format!("--{flag}={v}"));
                 }
             }
             v => {
-                let v = scalar(v).ok_or_else(|| {
-                    UsageError(format!(
-                        "config {shown}{}: '{key}' must be text, a number or true/false",
-                        line_of(key)
-                    ))
+                let v = scalar(v).ok_or_else(|| ConfigFileError::NotScalar {
+                    at: at(key),
+                    key: key.clone(),
                 })?;
                 out.push(format!("--{flag}={v}"));
             }
@@ -283,13 +309,16 @@ mod tests {
         assert!(args.contains(&"--param=bs=64k,1m".to_string()));
         assert_eq!(args.last().unwrap(), "/dev/loop0");
         std::fs::write(&f, "rw = \"read\"\n\nspeed = 3\n").unwrap();
-        let e = load(&f, &opts()).unwrap_err().0;
+        let e = load(&f, &opts()).unwrap_err().to_string();
         assert!(
             e.contains("line 3") && e.contains("unknown key 'speed'") && e.contains("c.toml"),
             "{e}"
         );
         std::fs::write(&f, "rw = \n").unwrap();
-        assert!(load(&f, &opts()).unwrap_err().0.contains("line 1"));
+        assert!(load(&f, &opts())
+            .unwrap_err()
+            .to_string()
+            .contains("line 1"));
     }
 
     #[test]
@@ -303,7 +332,7 @@ mod tests {
         ]);
         for key in ["allow_destructive", "force_signature", "allow-destructive"] {
             std::fs::write(&f, format!("rw = \"write\"\n{key} = true\n")).unwrap();
-            let e = load(&f, &with_consent).unwrap_err().0;
+            let e = load(&f, &with_consent).unwrap_err().to_string();
             assert!(
                 e.contains("line 2") && e.contains("typed on the command line"),
                 "{key}: {e}"
@@ -320,7 +349,7 @@ mod tests {
             "rw = \"write\"\ntargets = [\"--allow-destructive\", \"/tmp/f.dat\"]\n",
         )
         .unwrap();
-        let e = load(&f, &opts()).unwrap_err().0;
+        let e = load(&f, &opts()).unwrap_err().to_string();
         assert!(
             e.contains("line 2") && e.contains("read as an option"),
             "{e}"
@@ -333,7 +362,7 @@ mod tests {
         let f = dir.path().join("c.toml");
         // A quoted key: its line is not found by name.
         std::fs::write(&f, "\"speed\" = 3\n").unwrap();
-        let e = load(&f, &opts()).unwrap_err().0;
+        let e = load(&f, &opts()).unwrap_err().to_string();
         assert!(
             !e.contains("line 0") && e.contains("unknown key 'speed'"),
             "{e}"

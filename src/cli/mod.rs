@@ -12,6 +12,7 @@ pub mod sweep;
 pub mod validate;
 
 mod run_args;
+mod values;
 
 pub use run_args::*;
 use std::path::PathBuf;

@@ -6,32 +6,92 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::base::cpus;
-use crate::base::error::UsageError;
+use crate::base::error::{ExitCoded, EXIT_USAGE};
 use crate::cli::{EngineArg, RunArgs};
 use crate::engine::EngineKind;
 use crate::measure::config::*;
+
+/// What is wrong with the options typed, before any I/O: each message
+/// says what to do instead. All are the user's mistakes (exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("verify reads: drop --rw {0} (write with 'stripebench run --rw write --verify')")]
+    VerifyWrites(&'static str),
+    #[error("verify needs the targets to check: name them")]
+    VerifyWithoutTargets,
+    #[error("verify reads each slice once: drop --io-limit and --passes")]
+    VerifyBounded,
+    #[error("--metrics - : the metrics file is rewritten every second and cannot go to stdout; name a file (e.g. /var/lib/node_exporter/textfile/stripebench.prom), or use --live - for a stream")]
+    MetricsToStdout,
+    /// `--cpus` names CPUs this process may not use (the text says which).
+    #[error("{0}")]
+    Cpus(String),
+    #[error("--mix only applies to --rw randrw (got --rw {0}): drop --mix or use --rw randrw")]
+    MixWithoutRandrw(&'static str),
+    #[error("--size 0 leaves nothing to test: give a size such as 1g, or leave it out to use the whole target")]
+    SizeZero,
+    #[error("--stripe models a RAID0 over several members: name two or more TARGETs (or --members VOLUME)")]
+    StripeOfOne,
+    #[error("--stripe gives each member one worker: drop --jobs")]
+    StripeWithJobs,
+    #[error("--members names the volume whose members are driven: name no TARGET with it")]
+    MembersWithTargets,
+    #[error("--testbed-size {0} is too small: give at least 1m")]
+    TestbedTooSmall(u64),
+    #[error("--dir and --testbed-files are for the built-in test bed: leave them out when naming targets")]
+    TestbedOptionsWithTargets,
+    #[error("--iodepth {0} needs an engine that keeps several I/Os in flight: use --engine uring (or --engine auto), or --iodepth 1")]
+    DepthWithSync(usize),
+    #[error("--debug-hang-from needs --engine uring: a hung pread would hang the test itself")]
+    HangWithoutUring,
+    #[error("--no-register only applies to --engine uring")]
+    RegisterWithoutUring,
+    #[error("--io-limit and --passes both bound what each worker does: give one")]
+    TwoBounds,
+    /// `{0}` is the bound given: `--passes` or `--io-limit`.
+    #[error("{0} counts every I/O from the start, so it takes no --ramp: drop --ramp")]
+    RampWithBound(&'static str),
+    #[error("--duration {shown} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {min_ms}ms")]
+    DurationTooShort { shown: String, min_ms: u128 },
+    #[error("--verify writes whole sequential passes and reads them back: use --rw write (or read), not --rw {0}")]
+    VerifyRw(&'static str),
+    #[error(
+        "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe"
+    )]
+    VerifyWithSyntheticData,
+    #[error("--cached measures page-cache reads: use it with --buffered and a read --rw")]
+    CachedWithoutBufferedRead,
+    #[error("--start-at is in the past: give a time a little ahead, e.g. $(( $(date +%s) + 30 ))")]
+    StartInThePast,
+    #[error("--start-at is more than a day ahead: give a time within the next 24 hours")]
+    StartTooFarAhead,
+    #[error("--rate and --rate-iops both set a schedule: give one")]
+    TwoRates,
+    /// A schedule that cannot be kept (the text says why and what to give).
+    #[error("{0}")]
+    Rate(String),
+}
+
+impl ExitCoded for ConfigError {
+    fn exit_code(&self) -> u8 {
+        EXIT_USAGE
+    }
+}
 
 /// `stripebench verify`: the run options, reading every block once and checking it.
 pub fn verify_config(
     args: &RunArgs,
     available: &[usize],
     tmpdir: Option<PathBuf>,
-) -> Result<RunConfig, UsageError> {
+) -> Result<RunConfig, ConfigError> {
     if args.rw != RwMode::Read {
-        return Err(UsageError(format!(
-            "verify reads: drop --rw {} (write with 'stripebench run --rw write --verify')",
-            args.rw.name()
-        )));
+        return Err(ConfigError::VerifyWrites(args.rw.name()));
     }
     if args.targets.is_empty() {
-        return Err(UsageError(
-            "verify needs the targets to check: name them".into(),
-        ));
+        return Err(ConfigError::VerifyWithoutTargets);
     }
     if args.io_limit.is_some() || args.passes.is_some() {
-        return Err(UsageError(
-            "verify reads each slice once: drop --io-limit and --passes".into(),
-        ));
+        return Err(ConfigError::VerifyBounded);
     }
     let mut cfg = run_config(args, available, tmpdir)?;
     cfg.verify = true;
@@ -48,181 +108,239 @@ pub fn verify_config(
 /// Validates the parsed arguments. `available` is the list of CPUs this
 /// process may use; `default_tmp` the directory for the test bed when
 /// neither --dir nor $TMPDIR says otherwise.
+///
+/// The steps run in this order, so that of several mistakes the same one
+/// is reported first as always.
 pub fn run_config(
     args: &RunArgs,
     available: &[usize],
     tmpdir: Option<PathBuf>,
-) -> Result<RunConfig, UsageError> {
+) -> Result<RunConfig, ConfigError> {
+    check_outputs(args)?;
+    let cpus = pinning(args, available)?;
+    check_targets(args)?;
+    let testbed = testbed(args, available, tmpdir)?;
+    let bs = block_size(args);
+    let engine = engine(args)?;
+    let ramp = ramp(args)?;
+    check_duration(args)?;
+    check_data(args)?;
+    check_start_at(args)?;
+    let rate = rate(args, bs)?;
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    Ok(assemble(
+        args,
+        Resolved {
+            cpus,
+            testbed,
+            bs,
+            engine,
+            ramp,
+            rate,
+            seed,
+        },
+    ))
+}
+
+/// What the steps of [`run_config`] resolved, for [`assemble`].
+struct Resolved {
+    cpus: Option<Vec<usize>>,
+    testbed: Option<TestbedConfig>,
+    bs: BlockSizeArg,
+    engine: EngineKind,
+    ramp: Duration,
+    rate: Option<RateLimit>,
+    seed: u64,
+}
+
+/// Where the reports go: what the outputs cannot be.
+fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
     if args
         .metrics
         .as_deref()
         .is_some_and(|m| m.as_os_str() == "-")
     {
-        return Err(UsageError(
-            "--metrics - : the metrics file is rewritten every second and cannot go to stdout; name a file (e.g. /var/lib/node_exporter/textfile/stripebench.prom), or use --live - for a stream".into(),
-        ));
+        return Err(ConfigError::MetricsToStdout);
     }
-    let cpus = if args.no_pin {
+    Ok(())
+}
+
+/// The CPUs the workers are pinned to (`None` with --no-pin).
+fn pinning(args: &RunArgs, available: &[usize]) -> Result<Option<Vec<usize>>, ConfigError> {
+    Ok(if args.no_pin {
         None
     } else if let Some(list) = &args.cpus {
-        cpus::check_cpus(&list.0, available)?;
+        cpus::check_cpus(&list.0, available).map_err(ConfigError::Cpus)?;
         Some(list.0.clone())
     } else {
         Some(available.to_vec())
-    };
+    })
+}
+
+/// What is driven: the mix, the region, and how targets, --stripe,
+/// --jobs and --members go together.
+fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
     if args.rw != RwMode::Randrw && args.mix != 50 {
-        return Err(UsageError(format!(
-            "--mix only applies to --rw randrw (got --rw {}): drop --mix or use --rw randrw",
-            args.rw.name()
-        )));
+        return Err(ConfigError::MixWithoutRandrw(args.rw.name()));
     }
     if let Some(0) = args.size {
-        return Err(UsageError(
-            "--size 0 leaves nothing to test: give a size such as 1g, or leave it out to use the whole target".into(),
-        ));
+        return Err(ConfigError::SizeZero);
     }
     if args.stripe.is_some() && (args.targets.len() < 2 && args.members.is_none()) {
-        return Err(UsageError(
-            "--stripe models a RAID0 over several members: name two or more TARGETs (or --members VOLUME)".into(),
-        ));
+        return Err(ConfigError::StripeOfOne);
     }
     if args.stripe.is_some() && args.jobs > 1 {
-        return Err(UsageError(
-            "--stripe gives each member one worker: drop --jobs".into(),
-        ));
+        return Err(ConfigError::StripeWithJobs);
     }
     if args.members.is_some() && !args.targets.is_empty() {
-        return Err(UsageError(
-            "--members names the volume whose members are driven: name no TARGET with it".into(),
-        ));
+        return Err(ConfigError::MembersWithTargets);
     }
-    let testbed = if args.targets.is_empty() && args.members.is_none() {
+    Ok(())
+}
+
+/// The built-in test bed, when no target is named; its options are
+/// refused beside named targets.
+fn testbed(
+    args: &RunArgs,
+    available: &[usize],
+    tmpdir: Option<PathBuf>,
+) -> Result<Option<TestbedConfig>, ConfigError> {
+    if args.targets.is_empty() && args.members.is_none() {
         if args.testbed_size < MIN_TESTBED_SIZE {
-            return Err(UsageError(format!(
-                "--testbed-size {} is too small: give at least 1m",
-                args.testbed_size
-            )));
+            return Err(ConfigError::TestbedTooSmall(args.testbed_size));
         }
         let dir = args
             .dir
             .clone()
             .or(tmpdir)
             .unwrap_or_else(|| PathBuf::from("/tmp"));
-        Some(TestbedConfig {
+        Ok(Some(TestbedConfig {
             dir,
             files: args.testbed_files.unwrap_or(available.len().max(2)),
             file_size: args.testbed_size,
-        })
+        }))
     } else {
         if args.dir.is_some() || args.testbed_files.is_some() {
-            return Err(UsageError(
-                "--dir and --testbed-files are for the built-in test bed: leave them out when naming targets".into(),
-            ));
+            return Err(ConfigError::TestbedOptionsWithTargets);
         }
-        None
-    };
-    let bs = args.bs.unwrap_or(if args.rw.is_random() {
+        Ok(None)
+    }
+}
+
+/// --bs, or its default: 4 KiB for random I/O, 1 MiB for sequential.
+fn block_size(args: &RunArgs) -> BlockSizeArg {
+    args.bs.unwrap_or(if args.rw.is_random() {
         BlockSizeArg::Bytes(4096)
     } else {
         BlockSizeArg::Bytes(1 << 20)
-    });
+    })
+}
+
+/// The engine for --engine and --iodepth, and the options only io_uring takes.
+fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
     let engine = match (args.engine, args.iodepth) {
         (EngineArg::Auto, 1) | (EngineArg::Sync, 1) => EngineKind::Sync,
-        (EngineArg::Sync, d) => {
-            return Err(UsageError(format!(
-                "--iodepth {d} needs an engine that keeps several I/Os in flight: use --engine uring (or --engine auto), or --iodepth 1"
-            )))
-        }
+        (EngineArg::Sync, d) => return Err(ConfigError::DepthWithSync(d)),
         (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
     };
     if args.debug_hang_from.is_some() && engine != EngineKind::Uring {
-        return Err(UsageError(
-            "--debug-hang-from needs --engine uring: a hung pread would hang the test itself"
-                .into(),
-        ));
+        return Err(ConfigError::HangWithoutUring);
     }
     if args.no_register && engine != EngineKind::Uring {
-        return Err(UsageError(
-            "--no-register only applies to --engine uring".into(),
-        ));
+        return Err(ConfigError::RegisterWithoutUring);
     }
+    Ok(engine)
+}
+
+/// The ramp before the measured window: none under a bound on the I/O
+/// (--io-limit or --passes count every I/O), else 1 s unless given.
+fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
     if args.io_limit.is_some() && args.passes.is_some() {
-        return Err(UsageError(
-            "--io-limit and --passes both bound what each worker does: give one".into(),
-        ));
+        return Err(ConfigError::TwoBounds);
     }
     let bound = if args.passes.is_some() {
         Some("--passes")
     } else {
         args.io_limit.map(|_| "--io-limit")
     };
-    let ramp = match (args.ramp, bound) {
-        (Some(r), Some(opt)) if !r.is_zero() => {
-            return Err(UsageError(format!(
-                "{opt} counts every I/O from the start, so it takes no --ramp: drop --ramp"
-            )))
-        }
+    Ok(match (args.ramp, bound) {
+        (Some(r), Some(opt)) if !r.is_zero() => return Err(ConfigError::RampWithBound(opt)),
         (Some(r), _) => r,
         (None, Some(_)) => Duration::ZERO,
         (None, None) => Duration::from_secs(1),
-    };
+    })
+}
+
+/// A --duration long enough to measure.
+fn check_duration(args: &RunArgs) -> Result<(), ConfigError> {
     if let Some(d) = args.duration.filter(|&d| d < MIN_DURATION) {
-        return Err(UsageError(format!(
-            "--duration {} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {}ms",
-            humantime::format_duration(d),
-            MIN_DURATION.as_millis()
-        )));
+        return Err(ConfigError::DurationTooShort {
+            shown: humantime::format_duration(d).to_string(),
+            min_ms: MIN_DURATION.as_millis(),
+        });
     }
+    Ok(())
+}
+
+/// What is written and read: --verify's blocks, --cached's page cache.
+fn check_data(args: &RunArgs) -> Result<(), ConfigError> {
     if args.verify && !matches!(args.rw, RwMode::Write | RwMode::Read) {
-        return Err(UsageError(format!(
-            "--verify writes whole sequential passes and reads them back: use --rw write (or read), not --rw {}",
-            args.rw.name()
-        )));
+        return Err(ConfigError::VerifyRw(args.rw.name()));
     }
     if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
-        return Err(UsageError(
-            "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe".into(),
-        ));
+        return Err(ConfigError::VerifyWithSyntheticData);
     }
     if args.cached && (!args.buffered || args.rw.writes()) {
-        return Err(UsageError(
-            "--cached measures page-cache reads: use it with --buffered and a read --rw".into(),
-        ));
+        return Err(ConfigError::CachedWithoutBufferedRead);
     }
+    Ok(())
+}
+
+/// --start-at: ahead, and within a day.
+fn check_start_at(args: &RunArgs) -> Result<(), ConfigError> {
     if let Some(at) = args.start_at {
         let now = std::time::SystemTime::now();
         if at < now {
-            return Err(UsageError(
-                "--start-at is in the past: give a time a little ahead, e.g. $(( $(date +%s) + 30 ))".into(),
-            ));
+            return Err(ConfigError::StartInThePast);
         }
         // As --duration: a wait longer than a day is a typo, not a plan.
         if at
             .duration_since(now)
             .is_ok_and(|d| d > Duration::from_secs(86_400))
         {
-            return Err(UsageError(
-                "--start-at is more than a day ahead: give a time within the next 24 hours".into(),
-            ));
+            return Err(ConfigError::StartTooFarAhead);
         }
     }
+    Ok(())
+}
+
+/// The schedule of --rate or --rate-iops. With a known --bs it is checked
+/// here; with lbs (or --stripe's pieces), by the layout, still before any I/O.
+fn rate(args: &RunArgs, bs: BlockSizeArg) -> Result<Option<RateLimit>, ConfigError> {
     let rate = match (args.rate, args.rate_iops) {
-        (Some(_), Some(_)) => {
-            return Err(UsageError(
-                "--rate and --rate-iops both set a schedule: give one".into(),
-            ))
-        }
+        (Some(_), Some(_)) => return Err(ConfigError::TwoRates),
         (Some(b), None) => Some(RateLimit::BytesPerSec(b)),
         (None, Some(n)) => Some(RateLimit::Iops(n)),
         (None, None) => None,
     };
-    // With a known --bs, the schedule is checked here; with lbs (or
-    // --stripe's pieces), by the layout, still before any I/O.
     if let (Some(r), BlockSizeArg::Bytes(n)) = (rate, bs) {
-        r.period_ns(n).map_err(UsageError)?;
+        r.period_ns(n).map_err(ConfigError::Rate)?;
     }
-    let seed = args.seed.unwrap_or_else(clock_seed);
-    Ok(RunConfig {
+    Ok(rate)
+}
+
+/// The run configuration from the arguments and what the steps resolved.
+fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
+    let Resolved {
+        cpus,
+        testbed,
+        bs,
+        engine,
+        ramp,
+        rate,
+        seed,
+    } = resolved;
+    RunConfig {
         targets: args.targets.clone(),
         members: args.members.clone(),
         stripe: args.stripe,
@@ -287,7 +405,7 @@ pub fn run_config(
         metrics: args.metrics.clone(),
         live_hub: None,
         rate,
-    })
+    }
 }
 
 /// A seed drawn from the clock, for runs that did not fix one.
@@ -304,7 +422,7 @@ mod tests {
     use crate::cli::{Cli, Command};
     use clap::Parser;
 
-    fn cfg(argv: &[&str]) -> Result<RunConfig, UsageError> {
+    fn cfg(argv: &[&str]) -> Result<RunConfig, ConfigError> {
         let mut full = vec!["stripebench", "run"];
         full.extend_from_slice(argv);
         let Command::Run(args) = Cli::try_parse_from(full).expect("parses").command else {
@@ -361,20 +479,23 @@ mod tests {
     fn bad_combinations_are_refused() {
         assert!(cfg(&["--cpus", "0-5"])
             .unwrap_err()
-            .0
+            .to_string()
             .contains("not online"));
-        assert!(cfg(&["--mix", "30"]).unwrap_err().0.contains("randrw"));
+        assert!(cfg(&["--mix", "30"])
+            .unwrap_err()
+            .to_string()
+            .contains("randrw"));
         assert!(cfg(&["--size", "0", "x"])
             .unwrap_err()
-            .0
+            .to_string()
             .contains("--size 0"));
         assert!(cfg(&["--dir", "/d", "x"])
             .unwrap_err()
-            .0
+            .to_string()
             .contains("test bed"));
         assert!(cfg(&["--testbed-size", "4k"])
             .unwrap_err()
-            .0
+            .to_string()
             .contains("too small"));
     }
 

@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod diff;
+pub mod exit;
 pub mod membw;
 pub mod merge;
 pub mod plan;
@@ -19,6 +20,8 @@ pub mod topology;
 pub mod version;
 
 use anyhow::Result;
+
+pub use exit::exit_code_for;
 
 use crate::base::cpus;
 use crate::cli::{Cli, Command};

@@ -42,7 +42,12 @@ fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
                 .map(|c| c.detail.clone())
                 .collect(),
             Ok(Outcome::Done(_)) => unreachable!("a dry run measures nothing"),
-            Err(e) if e.downcast_ref::<UsageError>().is_some() => vec![format!("{e:#}")],
+            // A refusal (the user's to fix, exit 2), of whichever layer.
+            Err(e)
+                if crate::commands::exit::exit_code_for(&e) == crate::base::error::EXIT_USAGE =>
+            {
+                vec![format!("{e:#}")]
+            }
             Err(e) => return Err(e),
         };
         out.push((label, refused));

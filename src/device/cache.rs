@@ -30,7 +30,7 @@ pub struct CacheDoc {
 pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
     let t0 = Instant::now();
     let method = if drop_all {
-        std::fs::write("/proc/sys/vm/drop_caches", "3").map_err(|e| {
+        std::fs::write(crate::base::host::Host::real().drop_caches(), "3").map_err(|e| {
             crate::base::error::UsageError(format!(
                 "--drop-caches writes /proc/sys/vm/drop_caches, which needs root: {e}"
             ))
@@ -122,7 +122,7 @@ pub fn available_memory() -> Option<u64> {
 
 /// A `/proc/meminfo` figure in bytes (`MemTotal`, `MemAvailable`, ...).
 pub fn meminfo(key: &str) -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let s = std::fs::read_to_string(crate::base::host::Host::real().meminfo()).ok()?;
     let kb: u64 = s
         .lines()
         .find(|l| l.strip_prefix(key).is_some_and(|r| r.starts_with(':')))?

@@ -49,22 +49,8 @@ impl Extent {
     }
 }
 
-/// Where sysfs is (fixture trees in tests) and how to learn a loop device's
-/// backing inode.
-#[derive(Debug, Clone)]
-pub struct Sys {
-    pub sysfs: PathBuf,
-    pub dev: PathBuf,
-}
-
-impl Default for Sys {
-    fn default() -> Self {
-        Sys {
-            sysfs: PathBuf::from("/sys"),
-            dev: PathBuf::from("/dev"),
-        }
-    }
-}
+/// Where sysfs and `/dev` are (fixture trees in tests): the one host handle.
+pub use crate::base::host::Host;
 
 /// The kernel's `struct loop_info64` (include/uapi/linux/loop.h).
 #[repr(C)]
@@ -99,7 +85,7 @@ fn read_dev(p: &Path) -> Option<Dev> {
 /// The extent of a target path: a block device or a regular file. Path
 /// based: for what a command protects from its outputs; a target being
 /// written is resolved through its descriptor ([`of_file`]).
-pub fn of_path(sys: &Sys, path: &Path) -> Option<Extent> {
+pub fn of_path(sys: &Host, path: &Path) -> Option<Extent> {
     use std::os::unix::fs::OpenOptionsExt;
     let ft = fs::metadata(path).ok()?.file_type();
     if !ft.is_block_device() && !ft.is_file() {
@@ -119,11 +105,11 @@ pub fn of_path(sys: &Sys, path: &Path) -> Option<Extent> {
 /// device the descriptor's own LOOP_GET_STATUS64. The name it was opened by
 /// is never looked up again (a symlink flipped after the open cannot make
 /// this describe another file than the one opened).
-pub fn of_file(sys: &Sys, f: &fs::File) -> Option<Extent> {
+pub fn of_file(sys: &Host, f: &fs::File) -> Option<Extent> {
     let m = f.metadata().ok()?;
     if m.file_type().is_block_device() {
         let dev = super::sysfs::dev_numbers(m.rdev());
-        let dir = sys.sysfs.join(format!("dev/block/{}:{}", dev.0, dev.1));
+        let dir = sys.block_dev(dev);
         let len = read_u64(&dir.join("size"))? * 512;
         resolve(sys, dev, 0, len, 0, Some(f))
     } else if m.file_type().is_file() {
@@ -131,7 +117,7 @@ pub fn of_file(sys: &Sys, f: &fs::File) -> Option<Extent> {
         // layer that holds it when it is on an overlay.
         let name = fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok();
         let (dev, ino) = match &name {
-            Some(n) => layer_file(n, m.dev(), m.ino()),
+            Some(n) => layer_file(sys, n, m.dev(), m.ino()),
             None => (m.dev(), m.ino()),
         };
         Some(Extent {
@@ -146,8 +132,8 @@ pub fn of_file(sys: &Sys, f: &fs::File) -> Option<Extent> {
 }
 
 /// The extent of block device `dev`, followed down through partitions and loops.
-pub fn of_device(sys: &Sys, dev: Dev) -> Option<Extent> {
-    let dir = sys.sysfs.join(format!("dev/block/{}:{}", dev.0, dev.1));
+pub fn of_device(sys: &Host, dev: Dev) -> Option<Extent> {
+    let dir = sys.block_dev(dev);
     let len = read_u64(&dir.join("size"))? * 512;
     resolve(sys, dev, 0, len, 0, None)
 }
@@ -155,7 +141,7 @@ pub fn of_device(sys: &Sys, dev: Dev) -> Option<Extent> {
 /// `[start, start+len)` of device `dev`, as an extent on its base. `own` is
 /// an open descriptor of `dev` itself, asked in place of its `/dev` node.
 fn resolve(
-    sys: &Sys,
+    sys: &Host,
     dev: Dev,
     start: u64,
     len: u64,
@@ -171,7 +157,7 @@ fn resolve(
     if depth > 8 {
         return Some(disk);
     }
-    let dir = sys.sysfs.join(format!("dev/block/{}:{}", dev.0, dev.1));
+    let dir = sys.block_dev(dev);
     if dir.join("partition").exists() {
         let first = read_u64(&dir.join("start"))? * 512;
         let real = fs::canonicalize(&dir).ok()?;
@@ -214,7 +200,7 @@ fn resolve(
                 None,
             );
         }
-        let (dev, ino) = layer_file(&backing, i.dev, i.ino);
+        let (dev, ino) = layer_file(sys, &backing, i.dev, i.ino);
         return Some(Extent {
             base: Base::File(dev, ino),
             start: i.offset + start,
@@ -230,7 +216,7 @@ fn resolve(
         let under = super::sysfs::dev_numbers(m.rdev());
         return resolve(sys, under, offset + start, len, depth + 1, None);
     }
-    let (dev, ino) = layer_file(&backing, m.dev(), m.ino());
+    let (dev, ino) = layer_file(sys, &backing, m.dev(), m.ino());
     Some(Extent {
         base: Base::File(dev, ino),
         start: offset + start,
@@ -244,9 +230,9 @@ fn resolve(
 /// a loop over `merged/img` and a write to `upper/img` reach one file. Files
 /// are named by the layer file that holds them (the upper layer first), so
 /// both names resolve alike. Anything else is returned as it is.
-fn layer_file(path: &Path, dev: u64, ino: u64) -> (u64, u64) {
+fn layer_file(sys: &Host, path: &Path, dev: u64, ino: u64) -> (u64, u64) {
     let numbers = super::sysfs::dev_numbers(dev);
-    for m in super::sysfs::mounts(Path::new("/proc/self/mountinfo")) {
+    for m in super::sysfs::mounts(&sys.mountinfo()) {
         if m.fstype != "overlay" || m.dev != numbers {
             continue;
         }
@@ -311,8 +297,8 @@ fn loop_status(f: &fs::File) -> Option<LoopStatus> {
 
 /// Every block device (disks, partitions, loops) whose bytes overlap `e`,
 /// but `except`: (name, numbers, extent).
-pub fn aliases(sys: &Sys, e: &Extent, except: Option<Dev>) -> Vec<(String, Dev, Extent)> {
-    let Ok(rd) = fs::read_dir(sys.sysfs.join("class/block")) else {
+pub fn aliases(sys: &Host, e: &Extent, except: Option<Dev>) -> Vec<(String, Dev, Extent)> {
+    let Ok(rd) = fs::read_dir(sys.class_block()) else {
         return Vec::new();
     };
     let mut out: Vec<(String, Dev, Extent)> = rd
@@ -338,7 +324,7 @@ mod tests {
     /// A fixture sysfs: `loop1` over `img` (whole), `loop2` over `img` from
     /// 1 MiB for 1 MiB, `loop1p1` a partition of loop1 at 2048 sectors,
     /// `vdb` a plain disk.
-    fn fixture() -> (tempfile::TempDir, Sys, PathBuf) {
+    fn fixture() -> (tempfile::TempDir, Host, PathBuf) {
         let t = tempfile::tempdir().unwrap();
         let root = t.path();
         let img = root.join("img");
@@ -375,10 +361,8 @@ mod tests {
         fs::write(p1.join("partition"), "1\n").unwrap();
         fs::write(p1.join("start"), "2048\n").unwrap();
         mk("vdb", "254:16", 1000);
-        let sys = Sys {
-            sysfs: root.join("sys"),
-            dev: root.join("no-dev"),
-        };
+        // No dev/ in the tree: loops are learned from sysfs alone.
+        let sys = Host::fixture(root);
         (t, sys, img)
     }
 

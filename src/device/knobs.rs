@@ -70,7 +70,7 @@ impl KnobGuard {
             changed: Vec::new(),
             wait: false,
             locks: Vec::new(),
-            sys: PathBuf::from("/sys"),
+            sys: crate::base::host::Host::real().sys,
         }
     }
 

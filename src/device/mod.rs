@@ -32,7 +32,7 @@ pub mod topology;
 
 mod open;
 
-pub use open::{inspect, open, Inspected};
+pub use open::{inspect, open, Inspected, OpenError};
 use std::fs::{self, File};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::io::AsRawFd;
@@ -131,7 +131,7 @@ pub fn evict_cache(path: &Path) -> Result<&'static str> {
 /// The paths a command must never write a report over: the targets and
 /// the files behind them (a loop device's image, at any depth).
 pub fn protected_paths(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let sys = extent::Sys::default();
+    let sys = crate::base::host::Host::real();
     let mut out: Vec<PathBuf> = paths.to_vec();
     out.extend(
         paths
@@ -190,7 +190,7 @@ pub fn readahead_path(sysfs: &Path, (major, minor): (u64, u64)) -> Option<PathBu
 /// The `read_ahead_kb` file that governs reads of `path` (a device, or a
 /// file on a device-backed file system), if there is one.
 pub fn readahead_knob(path: &Path) -> Option<PathBuf> {
-    device_of(path).and_then(|d| readahead_path(Path::new("/sys"), d))
+    device_of(path).and_then(|d| readahead_path(&crate::base::host::Host::real().sys, d))
 }
 
 /// The device whose read-ahead applies to `path`: the device itself, or the
@@ -228,17 +228,15 @@ pub fn memory_fs(file: &File) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::error::UsageError;
-
     fn read_access() -> Access {
         Access::default()
     }
 
     fn msg(r: Result<Target>) -> String {
         r.unwrap_err()
-            .downcast::<UsageError>()
+            .downcast::<OpenError>()
             .expect("a usage error")
-            .0
+            .to_string()
     }
 
     #[test]

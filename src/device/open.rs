@@ -13,7 +13,8 @@
 //! one check look at one file and the write go to another.
 
 use super::*;
-use crate::base::error::usage;
+use crate::base::error::{ExitCoded, EXIT_USAGE};
+use crate::base::host::Host;
 use anyhow::Result;
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -99,104 +100,40 @@ impl Inspected {
         } = self;
         let write = access.write && !access.dry_run;
         if access.write && access.dry_run && kind == TargetKind::Block {
-            // The exclusive claim the real run would take, tried and let go at once.
-            let r = reopen(&handle, false, libc::O_EXCL);
-            checks.push(guard::Check {
-                name: "exclusive open".into(),
-                passed: r.is_ok(),
-                detail: match r {
-                    Ok(_) => "O_EXCL open succeeds: nothing claims the device".into(),
-                    Err(e) => open_error(&path, &e, access).to_string(),
-                },
-            });
+            checks.push(try_exclusive_claim(&handle, &path, access));
         }
-        let mut flags = 0;
-        if access.direct {
-            flags |= libc::O_DIRECT;
-        }
+        let file = reopen(&handle, write, io_flags(kind, access, write))
+            .map_err(|e| open_error(&path, &e, access))?;
+        check_same_inode(&file, kind, &meta, &shown)?;
         if write && kind == TargetKind::Block {
-            // O_EXCL on a block device: the kernel refuses (EBUSY) when it is
-            // mounted or claimed by md, dm, btrfs or another exclusive opener.
-            flags |= libc::O_EXCL;
-        }
-        let file = reopen(&handle, write, flags).map_err(|e| open_error(&path, &e, access))?;
-        // Through /proc/self/fd the inode cannot change; this holds unless
-        // /proc is not what it should be.
-        let opened = file
-            .metadata()
-            .map_err(|e| anyhow::anyhow!("cannot inspect {shown} once opened: {e}"))?;
-        let same = match kind {
-            TargetKind::Block => {
-                opened.file_type().is_block_device() && opened.rdev() == meta.rdev()
-            }
-            TargetKind::File => (opened.dev(), opened.ino()) == (meta.dev(), meta.ino()),
-        };
-        if !same {
-            return usage(format!(
-                "refusing {shown}: the file opened is not the one checked (is /proc mounted?): name the device itself, or run again"
-            ));
-        }
-        // What the device reaches now, from the descriptor that will be
-        // written: the same bytes the checks judged (a loop device detached
-        // and attached to another image in between reaches others).
-        if write && kind == TargetKind::Block {
-            let now = extent::of_file(&extent::Sys::default(), &file);
-            let key = |x: &Option<extent::Extent>| x.as_ref().map(|x| (x.base, x.start, x.len));
-            if key(&now) != key(&extent) {
-                return usage(format!(
-                    "refusing to write: {shown} changed after the checks (it reaches other bytes now: a loop device attached to another file?): nothing was written; run again"
-                ));
-            }
+            check_same_bytes(&file, &extent, &shown)?;
         }
         drop(probe);
-
         let (lbs, device) = match kind {
             TargetKind::Block => {
-                let mut lbs: libc::c_int = 0;
-                // SAFETY: the fd is open for the whole call; the ioctl writes
-                // one c_int into memory we own.
-                unsafe { blksszget(file.as_raw_fd(), &mut lbs) }.map_err(|e| {
-                    anyhow::anyhow!("cannot read the logical block size of {shown}: {e}")
-                })?;
-                // The signature is read again through the descriptor that will
-                // be written, now that it holds the exclusive claim: nothing
-                // written onto the device since the check goes unseen.
+                let lbs = logical_block_size(&file, &shown)?;
                 if write && !access.force_signature {
-                    // Through /proc/self/fd: the very file opened, without O_DIRECT
-                    // (whose alignment rules a small read would break).
-                    let again = File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
-                        .and_then(|f| guard::signature_of(&f, size));
-                    match again {
-                        Ok(None) => {}
-                        Ok(Some(sig)) => return usage(format!(
-                            "refusing to write: {shown} carries {sig}: writing destroys it; add --force-signature if that is intended"
-                        )),
-                        Err(e) => return usage(format!(
-                            "refusing to write: cannot read {shown} to look for signatures: {e}"
-                        )),
-                    }
+                    check_signature_again(&file, size, &shown)?;
                 }
-                (lbs.max(512) as u64, Some(dev_numbers(meta.rdev())))
+                (lbs, Some(dev_numbers(meta.rdev())))
             }
             TargetKind::File => {
                 let dev = dev_numbers(meta.dev());
                 let lbs = dio_offset_align(&file)
-                    .or_else(|| sysfs_lbs(Path::new("/sys"), dev))
+                    .or_else(|| sysfs_lbs(&Host::real().sys, dev))
                     .unwrap_or(512);
                 (lbs, Some(dev))
             }
         };
         if size == 0 {
-            return usage(match kind {
-                TargetKind::File => format!(
-                    "target {shown} is empty: a file target must already hold data (write it first, e.g. with dd)"
-                ),
-                TargetKind::Block => format!(
-                    "target {shown} is a block device of size 0 (no medium, or a loop device with nothing attached): name a device that holds data"
-                ),
-            });
+            return Err(match kind {
+                TargetKind::File => OpenError::EmptyFile { shown },
+                TargetKind::Block => OpenError::EmptyDevice { shown },
+            }
+            .into());
         }
-        let device_name = device.and_then(|(ma, mi)| sysfs_name(Path::new("/sys"), ma, mi));
+        let host = Host::real();
+        let device_name = device.and_then(|(ma, mi)| sysfs_name(&host.sys, ma, mi));
         Ok(Target {
             path,
             kind,
@@ -205,12 +142,170 @@ impl Inspected {
             logical_block_size: lbs,
             device: device.filter(|_| device_name.is_some()),
             read_ahead_kb: device
-                .and_then(|d| readahead_path(Path::new("/sys"), d))
+                .and_then(|d| readahead_path(&host.sys, d))
                 .and_then(|p| fs::read_to_string(p).ok()?.trim().parse().ok()),
             device_name,
             checks,
             stripe: None,
         })
+    }
+}
+
+/// Why a target cannot be used as asked, found before any I/O: the user's
+/// mistakes or a refusal for safety (exit 2). `shown` is the target as
+/// messages show it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    #[error("target {shown} does not exist: name an existing block device or file")]
+    Missing { shown: String },
+    #[error("cannot inspect target {shown}: {error}")]
+    Uninspectable { shown: String, error: String },
+    #[error("target {shown} is a directory: name a block device or a file inside it")]
+    Directory { shown: String },
+    #[error("target {shown} is neither a block device nor a regular file")]
+    NotBlockOrFile { shown: String },
+    #[error("refusing to write: {at} on the way to target {shown} is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose the file written); name the file itself")]
+    PlantedLink { at: String, shown: String },
+    /// No --allow-destructive: the text says what would be destroyed.
+    #[error("{0}")]
+    NoConsent(String),
+    /// A check of the write guard failed: its detail.
+    #[error("refusing to write: {0}")]
+    CheckFailed(String),
+    #[error("refusing {shown}: the file opened is not the one checked (is /proc mounted?): name the device itself, or run again")]
+    NotTheOneChecked { shown: String },
+    #[error("refusing to write: {shown} changed after the checks (it reaches other bytes now: a loop device attached to another file?): nothing was written; run again")]
+    ChangedAfterChecks { shown: String },
+    #[error("refusing to write: {shown} carries {signature}: writing destroys it; add --force-signature if that is intended")]
+    Signature { shown: String, signature: String },
+    #[error("refusing to write: cannot read {shown} to look for signatures: {error}")]
+    SignatureUnreadable { shown: String, error: String },
+    #[error("target {shown} is empty: a file target must already hold data (write it first, e.g. with dd)")]
+    EmptyFile { shown: String },
+    #[error("target {shown} is a block device of size 0 (no medium, or a loop device with nothing attached): name a device that holds data")]
+    EmptyDevice { shown: String },
+    #[error("the file system under {shown} refuses O_DIRECT: use --buffered to go through the page cache")]
+    NoDirect { shown: String },
+    #[error("refusing to write: {shown} is in use (the kernel refused an exclusive open: mounted, or claimed by md, dm, btrfs or another program)")]
+    Busy { shown: String },
+    #[error("refusing to write: {shown} is in use (the kernel refused to open it for writing: an active swap file, see /proc/swaps, or a running program)")]
+    TextBusy { shown: String },
+    /// `doing` is `read` or `write`.
+    #[error(
+        "cannot open {shown}: permission denied; run as root or choose a target you may {doing}"
+    )]
+    PermissionDenied { shown: String, doing: &'static str },
+    #[error("cannot open {shown}: operation not permitted (EPERM); the system protects it, choose another target")]
+    NotPermitted { shown: String },
+    #[error("cannot write to {shown}: it is read-only; use a read workload")]
+    ReadOnly { shown: String },
+    #[error("cannot open {shown}: {error}")]
+    Other { shown: String, error: String },
+}
+
+impl ExitCoded for OpenError {
+    fn exit_code(&self) -> u8 {
+        EXIT_USAGE
+    }
+}
+
+/// A dry run of a write: the exclusive claim the real run would take,
+/// tried and let go at once.
+fn try_exclusive_claim(handle: &File, path: &Path, access: Access) -> guard::Check {
+    let r = reopen(handle, false, libc::O_EXCL);
+    guard::Check {
+        name: "exclusive open".into(),
+        passed: r.is_ok(),
+        detail: match r {
+            Ok(_) => "O_EXCL open succeeds: nothing claims the device".into(),
+            Err(e) => open_error(path, &e, access).to_string(),
+        },
+    }
+}
+
+/// The flags of the descriptor for I/O.
+fn io_flags(kind: TargetKind, access: Access, write: bool) -> libc::c_int {
+    let mut flags = 0;
+    if access.direct {
+        flags |= libc::O_DIRECT;
+    }
+    if write && kind == TargetKind::Block {
+        // O_EXCL on a block device: the kernel refuses (EBUSY) when it is
+        // mounted or claimed by md, dm, btrfs or another exclusive opener.
+        flags |= libc::O_EXCL;
+    }
+    flags
+}
+
+/// The descriptor opened is the inode checked. Through /proc/self/fd the
+/// inode cannot change; this holds unless /proc is not what it should be.
+fn check_same_inode(
+    file: &File,
+    kind: TargetKind,
+    checked: &fs::Metadata,
+    shown: &str,
+) -> Result<()> {
+    let opened = file
+        .metadata()
+        .map_err(|e| anyhow::anyhow!("cannot inspect {shown} once opened: {e}"))?;
+    let same = match kind {
+        TargetKind::Block => {
+            opened.file_type().is_block_device() && opened.rdev() == checked.rdev()
+        }
+        TargetKind::File => (opened.dev(), opened.ino()) == (checked.dev(), checked.ino()),
+    };
+    if !same {
+        return Err(OpenError::NotTheOneChecked {
+            shown: shown.to_string(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// What the device reaches now, from the descriptor that will be written,
+/// is what the checks judged (a loop device detached and attached to
+/// another image in between reaches other bytes).
+fn check_same_bytes(file: &File, checked: &Option<extent::Extent>, shown: &str) -> Result<()> {
+    let now = extent::of_file(&Host::real(), file);
+    let key = |x: &Option<extent::Extent>| x.as_ref().map(|x| (x.base, x.start, x.len));
+    if key(&now) != key(checked) {
+        return Err(OpenError::ChangedAfterChecks {
+            shown: shown.to_string(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The device's logical block size, from its descriptor (at least 512).
+fn logical_block_size(file: &File, shown: &str) -> Result<u64> {
+    let mut lbs: libc::c_int = 0;
+    // SAFETY: the fd is open for the whole call; the ioctl writes
+    // one c_int into memory we own.
+    unsafe { blksszget(file.as_raw_fd(), &mut lbs) }
+        .map_err(|e| anyhow::anyhow!("cannot read the logical block size of {shown}: {e}"))?;
+    Ok(lbs.max(512) as u64)
+}
+
+/// The signature is read again through the descriptor that will be
+/// written, now that it holds the exclusive claim: nothing written onto the
+/// device since the check goes unseen.
+fn check_signature_again(file: &File, size: u64, shown: &str) -> Result<(), OpenError> {
+    // Through /proc/self/fd: the very file opened, without O_DIRECT
+    // (whose alignment rules a small read would break).
+    let again = File::open(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .and_then(|f| guard::signature_of(&f, size));
+    match again {
+        Ok(None) => Ok(()),
+        Ok(Some(signature)) => Err(OpenError::Signature {
+            shown: shown.to_string(),
+            signature,
+        }),
+        Err(e) => Err(OpenError::SignatureUnreadable {
+            shown: shown.to_string(),
+            error: e.to_string(),
+        }),
     }
 }
 
@@ -233,64 +328,13 @@ fn reopen(handle: &File, write: bool, flags: libc::c_int) -> io::Result<File> {
 /// what it resolved to. Refuses (exit 2) a failed check unless a dry run.
 pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
     let shown = crate::base::error::show_path(path);
-    // The one resolution of the name. Symlinks are followed (/dev/disk/by-id/...
-    // names the device it points at), once.
-    // For a write, by a walk that follows no link another user planted in
-    // a sticky, world-writable directory (/tmp): such a link would choose
-    // the file written (fs.protected_symlinks, whose default is 0, would
-    // stop the kernel's own walk only when set).
-    let opened = if access.write {
-        match crate::base::path::open_unplanted(path) {
-            Ok(fd) => Ok(File::from(fd)),
-            Err(crate::base::path::WalkError::Planted(at)) => {
-                return usage(format!(
-                    "refusing to write: {} on the way to target {shown} is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose the file written); name the file itself",
-                    crate::base::error::show_path(&at)
-                ))
-            }
-            Err(crate::base::path::WalkError::Sys(e)) => Err(io::Error::from(e)),
-        }
-    } else {
-        OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_PATH)
-            .open(path)
-    };
-    let handle = match opened {
-        Ok(h) => h,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return usage(format!(
-                "target {shown} does not exist: name an existing block device or file"
-            ))
-        }
-        Err(e) => return usage(format!("cannot inspect target {shown}: {e}")),
-    };
-    let meta = handle.metadata().map_err(|e| {
-        crate::base::error::UsageError(format!("cannot inspect target {shown}: {e}"))
+    let handle = resolve_once(path, access, &shown)?;
+    let meta = handle.metadata().map_err(|e| OpenError::Uninspectable {
+        shown: shown.clone(),
+        error: e.to_string(),
     })?;
-    let ft = meta.file_type();
-    let kind = if ft.is_block_device() {
-        TargetKind::Block
-    } else if ft.is_file() {
-        TargetKind::File
-    } else if ft.is_dir() {
-        return usage(format!(
-            "target {shown} is a directory: name a block device or a file inside it"
-        ));
-    } else {
-        return usage(format!(
-            "target {shown} is neither a block device nor a regular file"
-        ));
-    };
-    // What the kernel calls the inode opened (for messages only: it is
-    // never looked up).
-    let real = fs::read_link(format!("/proc/self/fd/{}", handle.as_raw_fd()))
-        .unwrap_or_else(|_| path.to_path_buf());
-    let shown = if real != path {
-        format!("{shown} (-> {})", crate::base::error::show_path(&real))
-    } else {
-        shown
-    };
+    let kind = kind_of(&meta, &shown)?;
+    let shown = shown_with_real_name(&handle, path, shown);
     // A read-only descriptor of the same inode, for the checks' ioctls and reads.
     let probe = reopen(&handle, false, 0).map_err(|e| open_error(path, &e, access))?;
     let size = match kind {
@@ -303,66 +347,21 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
         }
         TargetKind::File => meta.len(),
     };
-    let sys = extent::Sys::default();
-    let extent = extent::of_file(&sys, &probe);
-    let mut checks = Vec::new();
-    if access.write {
-        let consent = access.allow_destructive || (kind == TargetKind::File && access.owned);
-        let what = match kind {
-            TargetKind::Block => format!(
-                "refusing to write to block device {shown}: it destroys the data on it; pass --allow-destructive if that is what you want"
-            ),
-            TargetKind::File => format!(
-                "refusing to overwrite {shown}, a file stripebench did not create: pass --allow-destructive if its contents may be destroyed"
-            ),
+    let host = Host::real();
+    let extent = extent::of_file(&host, &probe);
+    let checks = if access.write {
+        let target = Checked {
+            shown: &shown,
+            kind,
+            meta: &meta,
+            probe: &probe,
+            size,
+            extent: extent.as_ref(),
         };
-        checks.push(guard::Check {
-            name: "consent".into(),
-            passed: consent,
-            detail: if consent {
-                "destructive writes allowed".into()
-            } else {
-                what.clone()
-            },
-        });
-        if !consent && !access.dry_run {
-            return usage(what);
-        }
-        let env = guard::GuardEnv::default();
-        match kind {
-            TargetKind::Block => {
-                let dev = dev_numbers(meta.rdev());
-                checks.push(guard::check_writable(&env, &shown, dev));
-                checks.extend(guard::check_device(
-                    &env,
-                    &probe,
-                    &shown,
-                    dev,
-                    size,
-                    access.force_signature,
-                ));
-            }
-            TargetKind::File => {
-                checks.push(guard::check_swap_file(
-                    &env,
-                    &shown,
-                    (meta.dev(), meta.ino()),
-                ));
-            }
-        }
-        // Every write, to a device or a file: no other device that reaches
-        // the same bytes (a second loop over the image, a loop over this
-        // file, the disk under a partition) may be in use.
-        if let Some(x) = &extent {
-            let own = (kind == TargetKind::Block).then(|| dev_numbers(meta.rdev()));
-            checks.push(guard::check_aliases(&env, &sys, &shown, x, own));
-        }
-        if !access.dry_run {
-            if let Some(c) = checks.iter().find(|c| !c.passed) {
-                return usage(format!("refusing to write: {}", c.detail));
-            }
-        }
-    }
+        write_checks(&host, &target, access)?
+    } else {
+        Vec::new()
+    };
     Ok(Inspected {
         path: path.to_path_buf(),
         kind,
@@ -377,27 +376,160 @@ pub fn inspect(path: &Path, access: Access) -> Result<Inspected> {
     })
 }
 
+/// The one resolution of the name, as an `O_PATH` descriptor. Symlinks are
+/// followed (/dev/disk/by-id/... names the device it points at), once.
+/// For a write, by a walk that follows no link another user planted in a
+/// sticky, world-writable directory (/tmp): such a link would choose the
+/// file written (fs.protected_symlinks, whose default is 0, would stop the
+/// kernel's own walk only when set).
+fn resolve_once(path: &Path, access: Access, shown: &str) -> Result<File, OpenError> {
+    let opened = if access.write {
+        match crate::base::path::open_unplanted(path) {
+            Ok(fd) => Ok(File::from(fd)),
+            Err(crate::base::path::WalkError::Planted(at)) => {
+                return Err(OpenError::PlantedLink {
+                    at: crate::base::error::show_path(&at),
+                    shown: shown.to_string(),
+                })
+            }
+            Err(crate::base::path::WalkError::Sys(e)) => Err(io::Error::from(e)),
+        }
+    } else {
+        OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH)
+            .open(path)
+    };
+    opened.map_err(|e| {
+        let shown = shown.to_string();
+        if e.kind() == io::ErrorKind::NotFound {
+            OpenError::Missing { shown }
+        } else {
+            OpenError::Uninspectable {
+                shown,
+                error: e.to_string(),
+            }
+        }
+    })
+}
+
+/// A block device or a regular file; anything else is refused.
+fn kind_of(meta: &fs::Metadata, shown: &str) -> Result<TargetKind, OpenError> {
+    let ft = meta.file_type();
+    let shown = shown.to_string();
+    if ft.is_block_device() {
+        Ok(TargetKind::Block)
+    } else if ft.is_file() {
+        Ok(TargetKind::File)
+    } else if ft.is_dir() {
+        Err(OpenError::Directory { shown })
+    } else {
+        Err(OpenError::NotBlockOrFile { shown })
+    }
+}
+
+/// The name as messages show it, with what the kernel calls the inode
+/// opened (for messages only: it is never looked up).
+fn shown_with_real_name(handle: &File, path: &Path, shown: String) -> String {
+    let real = fs::read_link(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+        .unwrap_or_else(|_| path.to_path_buf());
+    if real != path {
+        format!("{shown} (-> {})", crate::base::error::show_path(&real))
+    } else {
+        shown
+    }
+}
+
+/// What the write guard's checks look at: the inode resolved, through
+/// its read-only descriptor.
+struct Checked<'a> {
+    shown: &'a str,
+    kind: TargetKind,
+    meta: &'a fs::Metadata,
+    probe: &'a File,
+    size: u64,
+    extent: Option<&'a extent::Extent>,
+}
+
+/// The write guard, in order: consent, the device's (or file's) own state,
+/// then every alias of its bytes. A failed check refuses the write, unless
+/// a dry run, which reports them all.
+fn write_checks(host: &Host, t: &Checked, access: Access) -> Result<Vec<guard::Check>> {
+    let mut checks = Vec::new();
+    let shown = t.shown;
+    let consent = access.allow_destructive || (t.kind == TargetKind::File && access.owned);
+    let what = match t.kind {
+        TargetKind::Block => format!(
+            "refusing to write to block device {shown}: it destroys the data on it; pass --allow-destructive if that is what you want"
+        ),
+        TargetKind::File => format!(
+            "refusing to overwrite {shown}, a file stripebench did not create: pass --allow-destructive if its contents may be destroyed"
+        ),
+    };
+    checks.push(guard::Check {
+        name: "consent".into(),
+        passed: consent,
+        detail: if consent {
+            "destructive writes allowed".into()
+        } else {
+            what.clone()
+        },
+    });
+    if !consent && !access.dry_run {
+        return Err(OpenError::NoConsent(what).into());
+    }
+    match t.kind {
+        TargetKind::Block => {
+            let dev = dev_numbers(t.meta.rdev());
+            checks.push(guard::check_writable(host, shown, dev));
+            checks.extend(guard::check_device(
+                host,
+                t.probe,
+                shown,
+                dev,
+                t.size,
+                access.force_signature,
+            ));
+        }
+        TargetKind::File => {
+            checks.push(guard::check_swap_file(
+                host,
+                shown,
+                (t.meta.dev(), t.meta.ino()),
+            ));
+        }
+    }
+    // Every write, to a device or a file: no other device that reaches
+    // the same bytes (a second loop over the image, a loop over this
+    // file, the disk under a partition) may be in use.
+    if let Some(x) = t.extent {
+        let own = (t.kind == TargetKind::Block).then(|| dev_numbers(t.meta.rdev()));
+        checks.push(guard::check_aliases(host, shown, x, own));
+    }
+    if !access.dry_run {
+        if let Some(c) = checks.iter().find(|c| !c.passed) {
+            return Err(OpenError::CheckFailed(c.detail.clone()).into());
+        }
+    }
+    Ok(checks)
+}
+
 fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
     let shown = crate::base::error::show_path(path);
-    let msg = match e.raw_os_error() {
-        Some(libc::EINVAL) if access.direct => format!(
-            "the file system under {shown} refuses O_DIRECT: use --buffered to go through the page cache"
-        ),
-        Some(libc::EBUSY) => format!(
-            "refusing to write: {shown} is in use (the kernel refused an exclusive open: mounted, or claimed by md, dm, btrfs or another program)"
-        ),
-        Some(libc::ETXTBSY) => format!(
-            "refusing to write: {shown} is in use (the kernel refused to open it for writing: an active swap file, see /proc/swaps, or a running program)"
-        ),
-        Some(libc::EACCES) => format!(
-            "cannot open {shown}: permission denied; run as root or choose a target you may {}",
-            if access.write { "write" } else { "read" }
-        ),
-        Some(libc::EPERM) => format!(
-            "cannot open {shown}: operation not permitted (EPERM); the system protects it, choose another target"
-        ),
-        Some(libc::EROFS) => format!("cannot write to {shown}: it is read-only; use a read workload"),
-        _ => format!("cannot open {shown}: {e}"),
-    };
-    crate::base::error::UsageError(msg).into()
+    match e.raw_os_error() {
+        Some(libc::EINVAL) if access.direct => OpenError::NoDirect { shown },
+        Some(libc::EBUSY) => OpenError::Busy { shown },
+        Some(libc::ETXTBSY) => OpenError::TextBusy { shown },
+        Some(libc::EACCES) => OpenError::PermissionDenied {
+            shown,
+            doing: if access.write { "write" } else { "read" },
+        },
+        Some(libc::EPERM) => OpenError::NotPermitted { shown },
+        Some(libc::EROFS) => OpenError::ReadOnly { shown },
+        _ => OpenError::Other {
+            shown,
+            error: e.to_string(),
+        },
+    }
+    .into()
 }

@@ -70,7 +70,7 @@ impl QueueLimits {
     /// The queue of the device the kernel calls `name` (`loop0`, `md0`,
     /// `sda1`: a partition's is its disk's).
     pub fn of_name(name: &str) -> Option<QueueLimits> {
-        let class = Path::new("/sys/class/block").join(name);
+        let class = crate::base::host::Host::real().class_block().join(name);
         QueueLimits::read(&class.join("queue"))
             .or_else(|| QueueLimits::read(&class.join("../queue")))
     }

@@ -41,23 +41,48 @@ pub struct Testbed {
     pub files: Vec<PathBuf>,
 }
 
+/// Why the test bed cannot be made where asked: the user's to fix with
+/// --dir or a smaller bed (exit 2). `dir` is the directory as shown.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TestbedError {
+    #[error("test-bed directory {dir} is not a directory: choose a directory with --dir")]
+    NotADirectory { dir: String },
+    #[error("test-bed directory {dir} does not exist: create it or choose another with --dir")]
+    Missing { dir: String },
+    /// `what` names the bed, `fix` what to do in the command's options.
+    #[error("{what} needs {need} in {dir} but only {free} is free: {fix}")]
+    NoRoom {
+        what: String,
+        need: String,
+        dir: String,
+        free: String,
+        fix: String,
+    },
+    #[error(
+        "cannot create the test bed in {dir} ({error}): choose a writable directory with --dir"
+    )]
+    Uncreatable { dir: String, error: String },
+}
+
+impl crate::base::error::ExitCoded for TestbedError {
+    fn exit_code(&self) -> u8 {
+        crate::base::error::EXIT_USAGE
+    }
+}
+
 impl Testbed {
     /// Creates `cfg.files` files of `cfg.file_size` bytes under `cfg.dir`,
     /// saying so on stderr first with `what` ("the built-in test bed");
     /// `fix` is what to do when it does not fit, in the command's own options.
     pub fn create(cfg: &TestbedConfig, seed: u64, what: &str, fix: &str) -> Result<Testbed> {
         if !cfg.dir.is_dir() {
-            return crate::base::error::usage(if cfg.dir.exists() {
-                format!(
-                    "test-bed directory {} is not a directory: choose a directory with --dir",
-                    cfg.dir.display()
-                )
+            let dir = cfg.dir.display().to_string();
+            return Err(if cfg.dir.exists() {
+                TestbedError::NotADirectory { dir }
             } else {
-                format!(
-                    "test-bed directory {} does not exist: create it or choose another with --dir",
-                    cfg.dir.display()
-                )
-            });
+                TestbedError::Missing { dir }
+            }
+            .into());
         }
         let dir = cfg.dir.join(format!(
             "stripebench-testbed-{}-{:08x}",
@@ -67,12 +92,14 @@ impl Testbed {
         let free = free_bytes(&cfg.dir).unwrap_or(u64::MAX);
         let need = cfg.file_size.saturating_mul(cfg.files as u64);
         if need > free {
-            return crate::base::error::usage(format!(
-                "{what} needs {} in {} but only {} is free: {fix}",
-                crate::base::units::fmt_bytes(need),
-                cfg.dir.display(),
-                crate::base::units::fmt_bytes(free)
-            ));
+            return Err(TestbedError::NoRoom {
+                what: what.to_string(),
+                need: crate::base::units::fmt_bytes(need),
+                dir: cfg.dir.display().to_string(),
+                free: crate::base::units::fmt_bytes(free),
+                fix: fix.to_string(),
+            }
+            .into());
         }
         eprintln!(
             "stripebench: creating {what}: {} file(s) of {} in {}",
@@ -80,11 +107,9 @@ impl Testbed {
             crate::base::units::fmt_bytes(cfg.file_size),
             crate::base::error::show_path(&cfg.dir)
         );
-        fs::create_dir(&dir).map_err(|e| {
-            crate::base::error::UsageError(format!(
-                "cannot create the test bed in {} ({e}): choose a writable directory with --dir",
-                cfg.dir.display()
-            ))
+        fs::create_dir(&dir).map_err(|e| TestbedError::Uncreatable {
+            dir: cfg.dir.display().to_string(),
+            error: e.to_string(),
         })?;
         signals::register_cleanup(dir.clone());
         let token = random_token();
@@ -497,6 +522,10 @@ mod tests {
             file_size: 1 << 20,
         };
         let e = Testbed::create(&cfg, 1, "a test bed", "-").unwrap_err();
-        assert!(e.downcast_ref::<crate::base::error::UsageError>().is_some());
+        assert!(matches!(
+            e.downcast_ref::<TestbedError>(),
+            Some(TestbedError::Missing { .. })
+        ));
+        assert_eq!(crate::commands::exit::exit_code_for(&e), 2);
     }
 }

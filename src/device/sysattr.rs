@@ -131,7 +131,9 @@ pub fn open_restorable(root: &Path, path: &Path) -> Result<Attr, String> {
     if !meta.is_file() {
         return Err(format!("{} is not a regular file", path.display()));
     }
-    if root == Path::new("/sys") {
+    // Only the real sysfs must prove to be sysfs; a fixture tree is not.
+    let real_sys = root == crate::base::host::Host::real().sys;
+    if real_sys {
         // SAFETY: all-zero is a valid statfs for fstatfs to fill in.
         let mut st: libc::statfs = unsafe { std::mem::zeroed() };
         // SAFETY: an open descriptor and a statfs we own.
@@ -147,7 +149,7 @@ pub fn open_restorable(root: &Path, path: &Path) -> Result<Attr, String> {
     Ok(Attr {
         file,
         dev,
-        fixture: root != Path::new("/sys"),
+        fixture: !real_sys,
     })
 }
 

@@ -19,8 +19,8 @@ const PAGE: usize = 4096;
 /// Below this buffer size `--hugepages auto` uses 4 KiB pages.
 pub const SMALL: usize = 128 << 10;
 
-/// `--hugepages`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+/// `--hugepages` (its command-line names and help: `cli::values`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum HugePages {
     /// Huge pages for buffers of 128 KiB or more when the system gives

@@ -9,7 +9,6 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::engine::EngineKind;
-use clap::ValueEnum;
 
 /// Smallest built-in test-bed file: enough for a few 1 MiB requests.
 pub const MIN_TESTBED_SIZE: u64 = 1 << 20;
@@ -111,8 +110,8 @@ pub struct RunConfig {
     pub rate: Option<RateLimit>,
 }
 
-/// `--live-format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize)]
+/// `--live-format` (its command-line names and help: `cli::values`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LiveFormat {
     /// One JSON object per line.
@@ -293,8 +292,9 @@ impl RunConfig {
     }
 }
 
-/// What each I/O does, and in which order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+/// What each I/O does, and in which order (`--rw`; its command-line names
+/// and help: `cli::values`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RwMode {
     /// Sequential reads.

@@ -6,13 +6,13 @@ use std::collections::BTreeSet;
 use std::fs;
 
 use super::{
-    btrfs_memberships, holders, mounts_of, name_of, partitions, swaps_on, Check, Dev, GuardEnv,
+    btrfs_memberships, holders, mounts_of, name_of, partitions, swaps_on, Check, Dev, Host,
 };
-use crate::device::extent::{aliases, Extent, Sys};
+use crate::device::extent::{aliases, Extent};
 
 /// The device and everything stacked on it, but not its partitions (each
 /// partition is an alias of its own, with its own range).
-fn stacked(env: &GuardEnv, dev: Dev) -> BTreeSet<Dev> {
+fn stacked(env: &Host, dev: Dev) -> BTreeSet<Dev> {
     let mut seen = BTreeSet::new();
     let mut todo = vec![dev];
     while let Some(d) = todo.pop() {
@@ -24,7 +24,7 @@ fn stacked(env: &GuardEnv, dev: Dev) -> BTreeSet<Dev> {
 }
 
 /// Why another device that reaches the same bytes is in use, if it is.
-fn alias_in_use(env: &GuardEnv, sys: &Sys, name: &str, dev: Dev) -> Option<String> {
+fn alias_in_use(env: &Host, name: &str, dev: Dev) -> Option<String> {
     let up = stacked(env, dev);
     if let Some((at, d)) = mounts_of(env, &up).first() {
         return Some(format!("{} is mounted at {at}", name_of(env, *d)));
@@ -45,7 +45,7 @@ fn alias_in_use(env: &GuardEnv, sys: &Sys, name: &str, dev: Dev) -> Option<Strin
     // device without partitions is asked; its partitions are aliases of
     // their own and are asked in turn.
     if partitions(env, dev).is_empty() {
-        let node = sys.dev.join(name);
+        let node = env.dev_node(name);
         if node.exists() {
             use std::os::unix::fs::OpenOptionsExt;
             let r = fs::OpenOptions::new()
@@ -68,18 +68,12 @@ fn alias_in_use(env: &GuardEnv, sys: &Sys, name: &str, dev: Dev) -> Option<Strin
 /// second loop device over the same image, an offset loop, the disk under a
 /// partition, a loop over a file target) is mounted, held, swap or claimed.
 /// `--force-signature` has no say here.
-pub fn check_aliases(
-    env: &GuardEnv,
-    sys: &Sys,
-    shown: &str,
-    target: &Extent,
-    own: Option<Dev>,
-) -> Check {
-    let all = aliases(sys, target, own);
+pub fn check_aliases(env: &Host, shown: &str, target: &Extent, own: Option<Dev>) -> Check {
+    let all = aliases(env, target, own);
     let busy: Vec<String> = all
         .iter()
         .filter_map(|(name, dev, x)| {
-            let why = alias_in_use(env, sys, name, *dev)?;
+            let why = alias_in_use(env, name, *dev)?;
             let via = match &x.file {
                 Some(f) => format!(" (it reaches the same bytes of {})", f.display()),
                 None => " (it reaches the same bytes)".into(),

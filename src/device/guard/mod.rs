@@ -31,23 +31,8 @@ use serde::{Deserialize, Serialize};
 
 use super::sysfs::dev_numbers;
 
-/// Where the guard reads the system's state.
-#[derive(Debug, Clone)]
-pub struct GuardEnv {
-    pub sysfs: PathBuf,
-    pub mountinfo: PathBuf,
-    pub swaps: PathBuf,
-}
-
-impl Default for GuardEnv {
-    fn default() -> Self {
-        GuardEnv {
-            sysfs: PathBuf::from("/sys"),
-            mountinfo: PathBuf::from("/proc/self/mountinfo"),
-            swaps: PathBuf::from("/proc/swaps"),
-        }
-    }
-}
+/// Where the guard reads the system's state: the one host handle.
+pub use crate::base::host::Host;
 
 /// One check and its outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,8 +55,8 @@ impl Check {
 pub(crate) type Dev = (u64, u64);
 
 /// A device under `/sys/dev/block`, by its numbers.
-fn sys_dev(env: &GuardEnv, (ma, mi): Dev) -> PathBuf {
-    env.sysfs.join(format!("dev/block/{ma}:{mi}"))
+fn sys_dev(env: &Host, (ma, mi): Dev) -> PathBuf {
+    env.block_dev((ma, mi))
 }
 
 fn read_dev_file(p: &Path) -> Option<Dev> {
@@ -80,13 +65,13 @@ fn read_dev_file(p: &Path) -> Option<Dev> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-pub(crate) fn name_of(env: &GuardEnv, dev: Dev) -> String {
-    super::sysfs::sysfs_name(&env.sysfs, dev.0, dev.1)
+pub(crate) fn name_of(env: &Host, dev: Dev) -> String {
+    super::sysfs::sysfs_name(&env.sys, dev.0, dev.1)
         .unwrap_or_else(|| format!("{}:{}", dev.0, dev.1))
 }
 
 /// The device's partitions (sysfs subdirectories that hold a `partition` file).
-pub(crate) fn partitions(env: &GuardEnv, dev: Dev) -> Vec<Dev> {
+pub(crate) fn partitions(env: &Host, dev: Dev) -> Vec<Dev> {
     let Ok(rd) = fs::read_dir(sys_dev(env, dev)) else {
         return Vec::new();
     };
@@ -97,21 +82,21 @@ pub(crate) fn partitions(env: &GuardEnv, dev: Dev) -> Vec<Dev> {
 }
 
 /// Names in `holders/` of a device.
-pub(crate) fn holders(env: &GuardEnv, dev: Dev) -> Vec<(String, Dev)> {
+pub(crate) fn holders(env: &Host, dev: Dev) -> Vec<(String, Dev)> {
     let Ok(rd) = fs::read_dir(sys_dev(env, dev).join("holders")) else {
         return Vec::new();
     };
     rd.flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            let d = read_dev_file(&env.sysfs.join("class/block").join(&name).join("dev"))?;
+            let d = read_dev_file(&env.class_block().join(&name).join("dev"))?;
             Some((name, d))
         })
         .collect()
 }
 
 /// The device, its partitions, and everything stacked on any of them.
-pub fn related_devices(env: &GuardEnv, dev: Dev) -> BTreeSet<Dev> {
+pub fn related_devices(env: &Host, dev: Dev) -> BTreeSet<Dev> {
     let mut seen = BTreeSet::new();
     let mut todo = vec![dev];
     todo.extend(partitions(env, dev));
@@ -124,8 +109,8 @@ pub fn related_devices(env: &GuardEnv, dev: Dev) -> BTreeSet<Dev> {
 }
 
 /// Mount points of any of `devs`, from a mountinfo file: (mount point, device).
-pub fn mounts_of(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, Dev)> {
-    super::sysfs::mounts(&env.mountinfo)
+pub fn mounts_of(env: &Host, devs: &BTreeSet<Dev>) -> Vec<(String, Dev)> {
+    super::sysfs::mounts(&env.mountinfo())
         .into_iter()
         .filter(|m| devs.contains(&m.dev))
         .map(|m| (m.at, m.dev))
@@ -135,8 +120,8 @@ pub fn mounts_of(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, Dev)> {
 /// Mounted btrfs file systems that have any of `devs` as a member
 /// (`/sys/fs/btrfs/<uuid>/devices/<name>`): their mounts show an anonymous
 /// device number, so mountinfo alone does not find them.
-pub fn btrfs_memberships(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<(String, String)> {
-    let Ok(fss) = fs::read_dir(env.sysfs.join("fs/btrfs")) else {
+pub fn btrfs_memberships(env: &Host, devs: &BTreeSet<Dev>) -> Vec<(String, String)> {
+    let Ok(fss) = fs::read_dir(env.sys.join("fs/btrfs")) else {
         return Vec::new();
     };
     let names: Vec<String> = devs.iter().map(|&d| name_of(env, d)).collect();
@@ -165,8 +150,8 @@ enum SwapArea {
 /// The active swap areas of a swaps file (`/proc/swaps`), by name. Names
 /// the kernel escaped (a space is `\040`) are unescaped; one that no longer
 /// resolves is left out.
-fn swap_areas(env: &GuardEnv) -> Vec<(String, SwapArea)> {
-    let Ok(text) = fs::read_to_string(&env.swaps) else {
+fn swap_areas(env: &Host) -> Vec<(String, SwapArea)> {
+    let Ok(text) = fs::read_to_string(env.swaps()) else {
         return Vec::new();
     };
     text.lines()
@@ -190,7 +175,7 @@ fn swap_areas(env: &GuardEnv) -> Vec<(String, SwapArea)> {
 }
 
 /// Active swap areas on any of `devs` (block devices, by their numbers).
-pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
+pub fn swaps_on(env: &Host, devs: &BTreeSet<Dev>) -> Vec<String> {
     swap_areas(env)
         .into_iter()
         .filter(|(_, what)| matches!(what, SwapArea::Device(r) if devs.contains(&dev_numbers(*r))))
@@ -201,7 +186,7 @@ pub fn swaps_on(env: &GuardEnv, devs: &BTreeSet<Dev>) -> Vec<String> {
 /// The swap check for a file target, by the opened file's (`st_dev`,
 /// `st_ino`) against every swap file the swaps file lists: the kernel
 /// fails each write to an active swap file (ETXTBSY), after the run began.
-pub fn check_swap_file(env: &GuardEnv, shown: &str, file: (u64, u64)) -> Check {
+pub fn check_swap_file(env: &Host, shown: &str, file: (u64, u64)) -> Check {
     let hit = swap_areas(env)
         .into_iter()
         .find(|(_, what)| *what == SwapArea::File(file.0, file.1));
@@ -209,14 +194,14 @@ pub fn check_swap_file(env: &GuardEnv, shown: &str, file: (u64, u64)) -> Check {
         None => Check::new(
             "not swap",
             true,
-            format!("not an active swap file (by inode, against {})", env.swaps.display()),
+            format!("not an active swap file (by inode, against {})", env.swaps().display()),
         ),
         Some((name, _)) => Check::new(
             "not swap",
             false,
             format!(
                 "{shown} is an active swap file ({} lists it as {}): swapoff it first, or choose another target",
-                env.swaps.display(),
+                env.swaps().display(),
                 crate::base::error::show_path(Path::new(&name))
             ),
         ),
@@ -226,7 +211,7 @@ pub fn check_swap_file(env: &GuardEnv, shown: &str, file: (u64, u64)) -> Check {
 /// Runs every check but the exclusive open on the device open as `file`
 /// (its numbers are `dev`). `shown` names the device in messages.
 pub fn check_device(
-    env: &GuardEnv,
+    env: &Host,
     file: &fs::File,
     shown: &str,
     dev: Dev,
@@ -284,7 +269,7 @@ pub fn check_device(
             false,
             format!(
                 "{shown} is active swap ({} lists {}): swapoff it first, or choose another device",
-                env.swaps.display(),
+                env.swaps().display(),
                 swaps.join(", ")
             ),
         )
@@ -304,7 +289,7 @@ pub fn check_device(
 
 /// The read-only check: a device the kernel marks read-only (`ro` in sysfs)
 /// fails every write.
-pub fn check_writable(env: &GuardEnv, shown: &str, dev: Dev) -> Check {
+pub fn check_writable(env: &Host, shown: &str, dev: Dev) -> Check {
     let ro = fs::read_to_string(sys_dev(env, dev).join("ro"))
         .map(|s| s.trim() == "1")
         .unwrap_or(false);
@@ -326,7 +311,7 @@ mod tests {
 
     /// A fixture sysfs tree: a disk `sdz` (8:0) with partitions sdz1 (8:1) and
     /// sdz2 (8:2); md0 (9:0) held on sdz2; dm-0 (253:0) stacked on md0.
-    fn fixture() -> (tempfile::TempDir, GuardEnv) {
+    fn fixture() -> (tempfile::TempDir, Host) {
         let t = tempfile::tempdir().unwrap();
         let s = t.path().join("sys");
         let dev = |rel: &str, numbers: &str| {
@@ -353,13 +338,10 @@ mod tests {
             md.join("holders/dm-0"),
         )
         .unwrap();
-        let env = GuardEnv {
-            sysfs: s,
-            mountinfo: t.path().join("mountinfo"),
-            swaps: t.path().join("swaps"),
-        };
-        fs::write(&env.mountinfo, "").unwrap();
-        fs::write(&env.swaps, "Filename Type Size Used Priority\n").unwrap();
+        let env = Host::fixture(t.path());
+        fs::create_dir_all(env.mountinfo().parent().unwrap()).unwrap();
+        fs::write(env.mountinfo(), "").unwrap();
+        fs::write(env.swaps(), "Filename Type Size Used Priority\n").unwrap();
         (t, env)
     }
 
@@ -383,14 +365,18 @@ mod tests {
     fn a_mounted_partition_refuses_the_whole_disk() {
         let (_t, env) = fixture();
         fs::write(
-            &env.mountinfo,
+            env.mountinfo(),
             "36 27 8:1 / /mnt/my\\040data rw,relatime - ext4 /dev/sdz1 rw\n",
         )
         .unwrap();
         let m = mounts_of(&env, &related_devices(&env, (8, 0)));
         assert_eq!(m, vec![("/mnt/my data".to_string(), (8, 1))]);
         // A file system on dm-0, three layers up, is found too.
-        fs::write(&env.mountinfo, "36 27 253:0 / /srv rw - xfs /dev/dm-0 rw\n").unwrap();
+        fs::write(
+            env.mountinfo(),
+            "36 27 253:0 / /srv rw - xfs /dev/dm-0 rw\n",
+        )
+        .unwrap();
         assert_eq!(mounts_of(&env, &related_devices(&env, (8, 0))).len(), 1);
         assert!(mounts_of(&env, &related_devices(&env, (8, 1))).is_empty());
     }
@@ -398,10 +384,10 @@ mod tests {
     #[test]
     fn btrfs_members_are_found_by_name() {
         let (_t, env) = fixture();
-        let d = env.sysfs.join("fs/btrfs/1234-abcd/devices");
+        let d = env.sys.join("fs/btrfs/1234-abcd/devices");
         fs::create_dir_all(&d).unwrap();
         symlink(
-            env.sysfs.join("devices/virtual/block/sdz/sdz1"),
+            env.sys.join("devices/virtual/block/sdz/sdz1"),
             d.join("sdz1"),
         )
         .unwrap();
@@ -429,7 +415,7 @@ mod tests {
         let o = fs::metadata(&other).unwrap();
         // The kernel escapes a space in the name as \040.
         fs::write(
-            &env.swaps,
+            env.swaps(),
             format!(
                 "Filename Type Size Used Priority\n{} file 16380 0 -2\n",
                 f.display().to_string().replace(' ', "\\040")
@@ -449,7 +435,7 @@ mod tests {
         let (_t, env) = fixture();
         // /dev/null is a character device: never a match.
         fs::write(
-            &env.swaps,
+            env.swaps(),
             "Filename Type Size Used Priority\n/dev/null partition 1 0 -2\n",
         )
         .unwrap();

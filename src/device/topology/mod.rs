@@ -12,26 +12,61 @@
 //! Leaves carry size, block sizes, rotational, scheduler, read-ahead and NUMA
 //! node (a partition's come from its disk).
 //!
-//! The sysfs root, the mountinfo file and the table source can be pointed
-//! elsewhere, so every kind of stack is tested on fixture trees.
+//! The host (sysfs and procfs roots, `base::host::Host`) and the table
+//! source can be pointed elsewhere, so every kind of stack is tested on
+//! fixture trees.
 
 mod walk;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::base::error::{show_path, usage};
+use crate::base::error::show_path;
+use crate::base::host::Host;
 use crate::device::sysfs::dev_numbers;
 
-/// Where topology is read from.
+/// Why the stack under a target cannot be shown: the user named something
+/// without one (exit 2). `shown` is the target as messages show it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TopologyError {
+    #[error("cannot read the dm table {shown}: {error}")]
+    DmTableUnreadable { shown: String, error: String },
+    #[error("{shown} does not exist: name a block device, a file or a mount point")]
+    Missing { shown: String },
+    #[error("{shown} is neither a block device, a file nor a directory")]
+    NotBlockFileOrDirectory { shown: String },
+    #[error("{shown} is on btrfs mounted at {at}, but its members are not in /sys/fs/btrfs")]
+    BtrfsWithoutMembers { shown: String, at: String },
+    #[error("{shown} has no block device under it: it is on {fstype} mounted at {at}; name a block device or a file on a disk-backed file system")]
+    NotOnADisk {
+        shown: String,
+        fstype: String,
+        at: String,
+    },
+    #[error("{shown} has no block device under it (device {major}:{minor})")]
+    NoDevice {
+        shown: String,
+        major: u64,
+        minor: u64,
+    },
+}
+
+impl crate::base::error::ExitCoded for TopologyError {
+    fn exit_code(&self) -> u8 {
+        crate::base::error::EXIT_USAGE
+    }
+}
+
+/// Where topology is read from: the host, and the device-mapper tables
+/// (which only `dmsetup` tells).
 #[derive(Debug, Clone)]
 pub struct Sources {
-    pub sysfs: PathBuf,
-    pub mountinfo: PathBuf,
+    /// sysfs for the stack, procfs for the mounts (btrfs).
+    pub host: Host,
     /// `dmsetup table` output: lines `name: start length target args...`.
     pub dm_table: Option<String>,
 }
@@ -40,12 +75,14 @@ impl Sources {
     /// The running system; the dm table from `dmsetup table` when dmsetup exists.
     pub fn system(dm_table_file: Option<&Path>) -> Result<Sources> {
         let dm_table = match dm_table_file {
-            Some(f) => Some(fs::read_to_string(f).map_err(|e| {
-                crate::base::error::UsageError(format!(
-                    "cannot read the dm table {}: {e}",
-                    show_path(f)
-                ))
-            })?),
+            Some(f) => {
+                Some(
+                    fs::read_to_string(f).map_err(|e| TopologyError::DmTableUnreadable {
+                        shown: show_path(f),
+                        error: e.to_string(),
+                    })?,
+                )
+            }
             // No dm device on the machine: no table to read, and no process
             // to start (every run discovers its targets' stripe geometry).
             None if !any_dm_device() => None,
@@ -57,8 +94,7 @@ impl Sources {
                 .map(|o| String::from_utf8_lossy(&o.stdout).into_owned()),
         };
         Ok(Sources {
-            sysfs: "/sys".into(),
-            mountinfo: "/proc/self/mountinfo".into(),
+            host: Host::real(),
             dm_table,
         })
     }
@@ -66,7 +102,7 @@ impl Sources {
 
 /// Whether any device-mapper device exists (`/sys/class/block/dm-N`).
 fn any_dm_device() -> bool {
-    fs::read_dir("/sys/class/block").is_ok_and(|rd| {
+    fs::read_dir(Host::real().class_block()).is_ok_and(|rd| {
         rd.flatten()
             .any(|e| e.file_name().to_string_lossy().starts_with("dm-"))
     })
@@ -212,11 +248,7 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
     let shown = show_path(target);
     let meta = match fs::metadata(target) {
         Ok(m) => m,
-        Err(_) => {
-            return usage(format!(
-                "{shown} does not exist: name a block device, a file or a mount point"
-            ))
-        }
+        Err(_) => return Err(TopologyError::Missing { shown }.into()),
     };
     let (dev, how) = if meta.file_type().is_block_device() {
         (dev_numbers(meta.rdev()), "block device".to_string())
@@ -226,9 +258,7 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
             format!("{} on", if meta.is_dir() { "directory" } else { "file" }),
         )
     } else {
-        return usage(format!(
-            "{shown} is neither a block device, a file nor a directory"
-        ));
+        return Err(TopologyError::NotBlockFileOrDirectory { shown }.into());
     };
     if let Some(name) = src.name_of(dev) {
         let root = src.device(&name, 0)?;
@@ -247,24 +277,34 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
     // The mount that holds the path: the longest mount point above it (a btrfs
     // subvolume's st_dev differs from the number mountinfo shows).
     let real = fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
-    let mount = super::sysfs::mounts(&src.mountinfo)
+    let mount = super::sysfs::mounts(&src.host.mountinfo())
         .into_iter()
         .filter(|m| real.starts_with(&m.at))
         .max_by_key(|m| m.at.len())
         .map(|m| (m.at, m.fstype, m.source));
     match mount {
         Some((at, fstype, source)) if fstype == "btrfs" => {
-            let member = fs::metadata(&source).ok().map(|m| dev_numbers(m.rdev())).and_then(|d| src.name_of(d));
+            let member = fs::metadata(&source)
+                .ok()
+                .map(|m| dev_numbers(m.rdev()))
+                .and_then(|d| src.name_of(d));
             let uuid = member.as_deref().and_then(|m| src.btrfs_with_member(m));
             let Some(uuid) = uuid else {
-                return usage(format!("{shown} is on btrfs mounted at {at}, but its members are not in /sys/fs/btrfs"));
+                return Err(TopologyError::BtrfsWithoutMembers { shown, at }.into());
             };
-            Ok(Topology { target: shown, resolved: format!("{how} btrfs mounted at {at}"), root: src.btrfs(&uuid)? })
+            Ok(Topology {
+                target: shown,
+                resolved: format!("{how} btrfs mounted at {at}"),
+                root: src.btrfs(&uuid)?,
+            })
         }
-        Some((at, fstype, _)) => usage(format!(
-            "{shown} has no block device under it: it is on {fstype} mounted at {at}; name a block device or a file on a disk-backed file system"
-        )),
-        None => usage(format!("{shown} has no block device under it (device {}:{})", dev.0, dev.1)),
+        Some((at, fstype, _)) => Err(TopologyError::NotOnADisk { shown, fstype, at }.into()),
+        None => Err(TopologyError::NoDevice {
+            shown,
+            major: dev.0,
+            minor: dev.1,
+        }
+        .into()),
     }
 }
 

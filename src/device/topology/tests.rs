@@ -2,6 +2,7 @@
 
 use super::*;
 use std::os::unix::fs::symlink;
+use std::path::PathBuf;
 
 /// Builds fixture sysfs trees.
 struct Fixture {
@@ -94,9 +95,9 @@ impl Fixture {
     }
 
     fn sources(&self, table: Option<&str>) -> Sources {
+        // The tree has no proc/: no mounts (btrfs tests name their members).
         Sources {
-            sysfs: self.sys.clone(),
-            mountinfo: self.sys.join("none"),
+            host: Host::fixture(self._t.path()),
             dm_table: table.map(str::to_string),
         }
     }
@@ -280,4 +281,26 @@ fn a_partition_of_a_plain_disk_is_a_leaf_with_its_parent() {
         root: d
     })
     .contains("partition of sda"));
+}
+
+/// A 1024-member md (the size the walk is parallel for): every member is
+/// found, in slot order, whatever order the walk visits them in.
+#[test]
+fn a_1024_member_md_keeps_its_slot_order() {
+    let f = Fixture::new();
+    let members: Vec<String> = (0..1024).map(|i| format!("sd{i}")).collect();
+    for (i, m) in members.iter().enumerate() {
+        f.dev(m, &format!("8:{}", i + 16), 1 << 30);
+    }
+    // Slots in reverse name order: the order is the slots', not the names'.
+    let slots: Vec<&str> = members.iter().rev().map(String::as_str).collect();
+    f.md("md0", "9:0", "raid0", 512 << 10, &slots);
+    let src = f.sources(None);
+    let t0 = std::time::Instant::now();
+    let d = src.device("md0", 0).unwrap();
+    if std::env::var_os("STRIPEBENCH_TIME_WALK").is_some() {
+        eprintln!("walk of 1024 members: {:?}", t0.elapsed());
+    }
+    assert_eq!(names(&d), slots);
+    assert!(d.members.iter().all(|m| m.leaf.is_some()));
 }

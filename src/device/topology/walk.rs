@@ -24,11 +24,11 @@ pub(super) fn parse_dev(s: &str) -> Option<(u64, u64)> {
 
 impl Sources {
     pub(super) fn sys_dev(&self, (ma, mi): (u64, u64)) -> PathBuf {
-        self.sysfs.join(format!("dev/block/{ma}:{mi}"))
+        self.host.block_dev((ma, mi))
     }
 
     pub(super) fn class(&self, name: &str) -> PathBuf {
-        self.sysfs.join("class/block").join(name)
+        self.host.class_block().join(name)
     }
 
     pub(super) fn name_of(&self, dev: (u64, u64)) -> Option<String> {
@@ -218,7 +218,7 @@ impl Sources {
 
     /// A btrfs file system by uuid: its members and profile.
     pub(super) fn btrfs(&self, uuid: &str) -> Result<Device> {
-        let dir = self.sysfs.join("fs/btrfs").join(uuid);
+        let dir = self.host.sys.join("fs/btrfs").join(uuid);
         let mut names: Vec<String> = fs::read_dir(dir.join("devices"))
             .map(|rd| {
                 rd.flatten()
@@ -261,7 +261,7 @@ impl Sources {
 
     /// The btrfs file system that has block device `name` as a member.
     pub(super) fn btrfs_with_member(&self, name: &str) -> Option<String> {
-        fs::read_dir(self.sysfs.join("fs/btrfs"))
+        fs::read_dir(self.host.sys.join("fs/btrfs"))
             .ok()?
             .flatten()
             .find_map(|e| {
