@@ -1,6 +1,6 @@
 //! Layer `base`, the bottom: the vocabulary every layer shares: errors and
 //! exit codes, units (sizes, durations, rates and how they print), CPU
-//! lists, how the process was invoked, what an I/O is (region, direction, the seeded generator), and the
+//! lists, how the process was invoked, what it has used (CPU time, memory), what an I/O is (region, direction, the seeded generator), and the
 //! process's signal state (what an interrupt closes is a trait the layers
 //! above implement; what a second signal undoes is a hook they register).
 //!
@@ -13,3 +13,4 @@ pub mod io;
 pub mod path;
 pub mod signals;
 pub mod units;
+pub mod usage;

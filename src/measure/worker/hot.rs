@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::analysis::histogram::thread_cpu_seconds;
 use crate::analysis::verify::{fill_block, generation};
 use crate::base::cpus;
+use crate::base::usage::{thread_cpu_clock, thread_cpu_seconds};
 use crate::engine::writedata::Stamper;
 use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
@@ -797,7 +797,7 @@ fn sample_cpu(epoch: Instant) -> CpuSample {
     CpuSample {
         usr,
         sys,
-        total: crate::analysis::histogram::thread_cpu_clock(),
+        total: thread_cpu_clock(),
         at_ns: epoch.elapsed().as_nanos() as u64,
     }
 }
