@@ -56,6 +56,7 @@ pub struct Execution {
 
 /// Runs the plan to completion (or interruption).
 pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
+    check_verify_memory(cfg, plan)?;
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let n = plan.workers.len();
@@ -371,6 +372,40 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     });
     signals::set_active(None);
     result
+}
+
+/// Refuses the tables of the blocks `--verify` reads when, with the I/O
+/// buffers, they would take more than a quarter of the available memory
+/// (the rule the buffers alone are held to), unless `--force-memory`. Each
+/// worker reserves its tables before its first I/O (so the window never
+/// grows them), and they fill as it reads.
+fn check_verify_memory(cfg: &RunConfig, plan: &Plan) -> Result<()> {
+    let tables: u64 = plan.workers.iter().map(worker::verify_table_bytes).sum();
+    if tables == 0 || cfg.force_memory {
+        return Ok(());
+    }
+    let Some(avail) = crate::device::cache::available_memory() else {
+        return Ok(());
+    };
+    let buffers: u64 = plan
+        .workers
+        .iter()
+        .map(|w| w.bs.saturating_mul(cfg.iodepth as u64))
+        .sum();
+    let total = buffers.saturating_add(tables);
+    if total > avail / 4 {
+        let fmt = crate::base::units::fmt_bytes;
+        return Err(crate::base::error::UsageError(format!(
+            "the I/O buffers and the tables of the blocks --verify reads need {} ({} of buffers and {} of tables: 24 bytes per block read, at most {} blocks a worker), more than a quarter of the {} of memory available: lower --size or --jobs, or pass --force-memory",
+            fmt(total),
+            fmt(buffers),
+            fmt(tables),
+            worker::VERIFY_TRACK_MAX,
+            fmt(avail)
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The worker threads, joined when dropped (those given up on are taken out first).

@@ -59,6 +59,16 @@ pub fn run<E: Engine>(
     };
     out.engine_path = engine.path();
     out.buffer = Some(engine.buffer_doc());
+    // --verify's tables, before the first I/O: the window only fills them.
+    if spec.verify == VerifyMode::Read {
+        match VerifyTally::reserved(spec) {
+            Ok(t) => out.verify = t,
+            Err(e) => {
+                ready.send(Err(e));
+                return out;
+            }
+        }
+    }
     // Ten minutes of one-second intervals up front (14 KiB); a longer window
     // grows the series as it goes (a reallocation per doubling). Never sized
     // from the duration: verify's "until done" is a year.
