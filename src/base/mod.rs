@@ -1,6 +1,8 @@
 //! Layer `base`, the bottom: the vocabulary every layer shares: errors and
-//! exit codes, where the host's sysfs and procfs are (`host`), the warnings of a run, units (sizes, durations, rates and how they print), CPU
-//! lists, how the process was invoked, what an I/O is (region, direction, the seeded generator), and the
+//! exit codes, where the host's sysfs and procfs are (`host`), the warnings
+//! of a run, units (sizes, durations, rates and how they print), CPU lists,
+//! how the process was invoked, what it has used (CPU time, memory), what an
+//! I/O is (region, direction, the seeded generator), and the
 //! process's signal state (what an interrupt closes is a trait the layers
 //! above implement; what a second signal undoes is a hook they register).
 //!
@@ -14,4 +16,5 @@ pub mod io;
 pub mod path;
 pub mod signals;
 pub mod units;
+pub mod usage;
 pub mod warning;

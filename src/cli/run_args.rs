@@ -188,6 +188,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
     pub debug_hang_from: Option<u64>,
 
+    /// Testing only: every worker's I/O is served by a mock engine that
+    /// touches no device and completes each I/O this long after it was
+    /// queued, on a virtual clock: the run's figures follow from its options.
+    #[arg(long, value_name = "LATENCY", hide = true, value_parser = parse_positive_duration)]
+    pub debug_mock_engine: Option<Duration>,
+
     /// A worker that gets no completion for this long gives up on the I/O
     /// it has in flight, reports it as hung (with its offsets) and leaves
     /// its buffers to the kernel; the run reports everything else and exits

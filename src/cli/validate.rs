@@ -373,6 +373,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         debug_fail_from: args.debug_fail_from,
         debug_die_in_setup: args.debug_die_in_setup,
         debug_hang_from: args.debug_hang_from,
+        debug_mock_engine: args.debug_mock_engine,
         hang_timeout: args.hang_timeout,
         hugepages: args.hugepages,
         verify: args.verify,

@@ -37,6 +37,8 @@ impl<E: Engine> FaultEngine<E> {
 }
 
 impl<E: Engine> Engine for FaultEngine<E> {
+    type Clock = E::Clock;
+
     fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         // A bug in setup, as the coordinator must survive it: the worker's
         // thread ends without saying whether it is ready.

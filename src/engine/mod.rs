@@ -14,9 +14,13 @@
 //! - `sync`: pread/pwrite, one slot; `reap` performs the queued I/O.
 //! - `uring`: io_uring with `--iodepth` slots, submitted and reaped in batches,
 //!   with registered buffers and file when the kernel and memlock allow.
+//! - `fault`, `mock`: for tests, failing or hanging a real engine's I/O, or
+//!   serving every I/O on a virtual clock ([`clock`]) without a device.
 
 pub mod buffer;
+pub mod clock;
 pub mod fault;
+pub mod mock;
 pub mod sync;
 pub mod uring;
 pub mod watch;
@@ -33,6 +37,7 @@ use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
 
 pub use fault::FaultEngine;
+pub use mock::MockEngine;
 pub use sync::SyncEngine;
 pub use uring::UringEngine;
 
@@ -80,6 +85,8 @@ pub struct EngineSpec {
     pub hang_timeout: std::time::Duration,
     /// `--hugepages`: what the slots' buffers are mapped in.
     pub hugepages: crate::engine::buffer::HugePages,
+    /// Tests only (`--debug-mock-engine`): the mock engine's latency per I/O.
+    pub mock_latency: Option<std::time::Duration>,
     /// The sync engine: its blocking calls are watched, so the coordinator
     /// can give up on one that a stalled device holds ([`watch::CallWatch`]).
     pub watch: Option<Arc<watch::CallWatch>>,
@@ -226,6 +233,11 @@ impl EngineId {
 
 /// Issues I/O against one open target.
 pub trait Engine: Sized {
+    /// The time this engine's I/O takes place in: [`clock::Wall`] for the
+    /// real engines, the virtual clock for the mock. The worker's loop reads
+    /// it, monomorphized: no call through a pointer per I/O.
+    type Clock: clock::Clock;
+
     /// Builds the engine and its buffers, and makes its slot tokens, one
     /// per slot. Runs in the worker's thread, after pinning.
     fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String>;
@@ -313,10 +325,10 @@ pub fn is_idle(e: &io::Error) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn spec(file: &std::path::Path, depth: usize) -> EngineSpec {
+    pub(crate) fn spec(file: &std::path::Path, depth: usize) -> EngineSpec {
         EngineSpec {
             file: Arc::new(File::open(file).unwrap()),
             bs: 4096,
@@ -331,6 +343,7 @@ mod tests {
             hang_from: None,
             hang_timeout: std::time::Duration::from_secs(30),
             hugepages: Default::default(),
+            mock_latency: None,
             watch: None,
         }
     }

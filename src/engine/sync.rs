@@ -24,6 +24,8 @@ pub struct SyncEngine {
 }
 
 impl Engine for SyncEngine {
+    type Clock = super::clock::Wall;
+
     fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         if spec.depth != 1 {
             return Err(

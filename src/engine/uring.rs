@@ -79,6 +79,8 @@ pub fn probe() -> Result<(), String> {
 }
 
 impl Engine for UringEngine {
+    type Clock = super::clock::Wall;
+
     fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         let entries = (spec.depth.max(1) as u32).next_power_of_two();
         // A plain ring. SINGLE_ISSUER, COOP_TASKRUN and DEFER_TASKRUN were

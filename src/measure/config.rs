@@ -56,6 +56,9 @@ pub struct RunConfig {
     pub debug_die_in_setup: bool,
     /// Testing only (io_uring): worker 0's I/O never completes from this one on.
     pub debug_hang_from: Option<u64>,
+    /// Testing only: the mock engine serves every I/O in this latency, on
+    /// a virtual clock ([`crate::engine::mock`]).
+    pub debug_mock_engine: Option<Duration>,
     /// `--hang-timeout`: how long a worker waits for a completion before it
     /// reports the I/O in flight as hung.
     pub hang_timeout: Duration,

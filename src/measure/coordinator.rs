@@ -18,19 +18,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context, Result};
-use crossbeam_channel::{bounded, RecvTimeoutError};
+use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 use crossbeam_utils::CachePadded;
 
 use crate::base::signals;
 use crate::device::devstat::{self, DevProbe, DeviceCounters};
 use crate::engine::watch::CallWatch;
-use crate::engine::{EngineKind, EngineSpec, FaultEngine, SyncEngine, UringEngine};
+use crate::engine::{EngineKind, EngineSpec, FaultEngine, MockEngine, SyncEngine, UringEngine};
 use crate::measure::config::RunConfig;
 use crate::measure::control::RunControl;
 use crate::measure::layout::Plan;
 use crate::measure::live::{self, LiveStats};
 use crate::measure::progress::Progress;
-use crate::measure::worker::{self, Ending, WorkerOutcome};
+use crate::measure::worker::{self, Ending, WorkerOutcome, WorkerSpec};
 
 /// What a run produced, before it is shaped into a document.
 #[derive(Debug)]
@@ -54,42 +54,35 @@ pub struct Execution {
     pub live: Option<LiveStats>,
 }
 
-/// Runs the plan to completion (or interruption).
+/// Runs the plan to completion (or interruption): the steps are
+/// [`check_verify_memory`], [`live_taps`], [`spawn_worker`] for each,
+/// [`await_ready`], [`wait_for_start_at`], the gate, [`collect`],
+/// [`window_end`], [`flush`].
 pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
+    check_verify_memory(cfg, plan)?;
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let n = plan.workers.len();
-    let control = Arc::new(RunControl::new(full_end_ns));
-    let live: Arc<Vec<CachePadded<AtomicU64>>> = Arc::new(
-        (0..n)
-            .map(|_| CachePadded::new(AtomicU64::new(0)))
+    let shared = Shared {
+        control: Arc::new(RunControl::new(full_end_ns)),
+        live: Arc::new(
+            (0..n)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+        ),
+        // The sync engine's calls are watched: one that a stalled device holds
+        // past the deadline and --hang-timeout is given up on (its thread is
+        // left behind, never joined; see CallWatch).
+        watches: (0..n)
+            .map(|_| (cfg.engine == EngineKind::Sync).then(|| Arc::new(CallWatch::new())))
             .collect(),
-    );
-    // The sync engine's calls are watched: one that a stalled device holds
-    // past the deadline and --hang-timeout is given up on (its thread is
-    // left behind, never joined; see CallWatch).
-    let watches: Vec<Option<Arc<CallWatch>>> = (0..n)
-        .map(|_| (cfg.engine == EngineKind::Sync).then(|| Arc::new(CallWatch::new())))
-        .collect();
+    };
+    let control = &shared.control;
     let (ready_tx, ready_rx) = bounded::<Result<(), String>>(n);
     // A worker's outcome, or what killed it (a panic, with its message).
     let (done_tx, done_rx) = bounded::<std::result::Result<WorkerOutcome, String>>(n);
     let progress = Progress::new(cfg.progress);
-    // One tap per worker, handing its seconds to the collector (started with the run).
-    let (mut taps, collector) = match &cfg.live_hub {
-        Some(hub) => {
-            let (taps, c) = live::channels(
-                hub.clone(),
-                plan.workers.iter().map(|w| w.target_index).collect(),
-                plan.targets
-                    .iter()
-                    .map(|t| t.path.display().to_string())
-                    .collect(),
-            );
-            (taps.into_iter().map(Some).collect(), Some(c))
-        }
-        None => (Vec::new(), None),
-    };
+    let (mut taps, collector) = live_taps(cfg, plan);
     signals::set_active(Some(control.clone()));
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
@@ -100,73 +93,10 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         let mut handles = Joined(Vec::with_capacity(n));
         // Whatever way this closure ends (an error, a panic), the gate opens.
         // Opening it after the start changes nothing.
-        let _gate = OpenOnExit(&control);
+        let _gate = OpenOnExit(control);
         for spec in &plan.workers {
-            let engine_spec = EngineSpec {
-                file: plan.targets[spec.target_index].file.clone(),
-                bs: spec.bs as usize,
-                depth: cfg.iodepth,
-                align: spec.align,
-                fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
-                compress_pct: cfg.buffer_compress,
-                write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
-                register: cfg.register,
-                fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
-                die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
-                hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
-                hang_timeout: cfg.hang_timeout,
-                hugepages: cfg.hugepages,
-                watch: watches[spec.id].clone(),
-            };
-            let faulty = engine_spec.fail_from.is_some()
-                || engine_spec.die_in_setup
-                || engine_spec.hang_from.is_some();
-            let kind = cfg.engine;
-            let (ctl, ready_tx, done_tx, live) = (
-                control.clone(),
-                ready_tx.clone(),
-                done_tx.clone(),
-                live.clone(),
-            );
             let tap = taps.get_mut(spec.id).and_then(Option::take);
-            let target = crate::base::error::show_path(&plan.targets[spec.target_index].path);
-            let spec = spec.clone();
-            // Not scoped: a thread that a stalled device holds in a call
-            // cannot be joined, and the run must end without it.
-            let spawned = std::thread::Builder::new()
-                .name(format!("sb-worker-{}", spec.id))
-                .spawn(move || {
-                    let spec = &spec;
-                    let mut ready = worker::Ready::new(ready_tx, spec.id);
-                    // A panic is a bug (the panic hook has printed where);
-                    // caught here, it becomes this worker's answer, so the
-                    // coordinator neither waits for it nor panics itself.
-                    let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                        let args = (spec, &engine_spec, &*ctl, &mut ready, &*live[spec.id], tap);
-                        match (kind, faulty) {
-                            (EngineKind::Sync, false) => run_worker::<SyncEngine>(args),
-                            (EngineKind::Uring, false) => run_worker::<UringEngine>(args),
-                            (EngineKind::Sync, true) => run_worker::<FaultEngine<SyncEngine>>(args),
-                            (EngineKind::Uring, true) => {
-                                run_worker::<FaultEngine<UringEngine>>(args)
-                            }
-                        }
-                    }));
-                    let out = run.map_err(|panic| {
-                        let what = panic_message(&*panic);
-                        let id = spec.id;
-                        let before = format!(
-                            "worker {id} ({target}) panicked before it was ready: {what}; the run was called off"
-                        );
-                        if ready.send(Err(before.clone())) {
-                            before
-                        } else {
-                            format!("worker {id} ({target}) panicked during the run: {what}")
-                        }
-                    });
-                    let _ = done_tx.send(out);
-                });
-            match spawned {
+            match spawn_worker(cfg, plan, spec, &shared, &ready_tx, &done_tx, tap) {
                 Ok(h) => handles.0.push(Some(h)),
                 Err(e) => {
                     // The workers already started wait at the gate: let them go.
@@ -177,127 +107,37 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
         }
         drop(ready_tx);
         drop(done_tx);
+        await_ready(&ready_rx, n, control)?;
+        wait_for_start_at(cfg, control, &progress)?;
 
-        let mut setup_errors = Vec::new();
-        for _ in 0..n {
-            match ready_rx.recv() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => setup_errors.push(e),
-                Err(_) => setup_errors.push("a worker thread died during setup".into()),
-            }
-        }
-        if !setup_errors.is_empty() || signals::interrupted() {
-            // Release the workers without an epoch: they return at once.
-            control.call_off();
-            if setup_errors.is_empty() {
-                return Err(crate::base::error::Interrupted(
-                    "before the run started: nothing was measured",
-                )
-                .into());
-            }
-            bail!("{}", setup_errors.join("; "));
-        }
-
-        if let Some(at) = cfg.start_at {
-            // Every host launched with the same --start-at releases its
-            // workers at the same wall-clock instant. Sleep in short steps so
-            // an interrupt is not kept waiting.
-            progress.message("waiting for --start-at");
-            while let Ok(left) = at.duration_since(SystemTime::now()) {
-                if signals::interrupted() {
-                    control.call_off();
-                    return Err(crate::base::error::Interrupted(
-                        "while waiting for --start-at: nothing was measured",
-                    )
-                    .into());
-                }
-                std::thread::sleep(left.min(Duration::from_millis(20)));
-            }
-        }
-        let mut probes = start_probes(plan);
+        // The mock engine touches no device: there are no counters to read.
+        let mut probes = match cfg.debug_mock_engine {
+            None => start_probes(plan),
+            Some(_) => Probes::default(),
+        };
         // The counters at the window's opening: durable write rates count
         // what the device wrote from there (the ramp's writes are not the window's).
-        let mut window_marked = ramp_ns == 0;
-        if window_marked {
-            probes
-                .devices
-                .values_mut()
-                .for_each(DevProbe::mark_window_open);
+        if ramp_ns == 0 {
+            probes.mark_window_open();
         }
         let epoch = control.start();
         let epoch_wall = SystemTime::now();
         let collecting = collector.map(|c| {
-            let control = &*control;
+            let control = &**control;
             let ramp = cfg.ramp;
             std::thread::Builder::new()
                 .name("sb-live".into())
                 .spawn_scoped(scope, move || c.run(control, epoch, ramp))
         });
-
-        let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
-        let mut received = 0;
-        let hang_ns = cfg.hang_timeout.as_nanos() as u64;
-        let mut given_up = 0;
-        let mut died = Vec::new();
-        let ramp = cfg.ramp.as_secs_f64();
-        let total = (full_end_ns as f64) / 1e9;
-        while received < n {
-            let mut wait = Duration::from_millis(200);
-            if !window_marked {
-                let left = Duration::from_nanos(ramp_ns).saturating_sub(epoch.elapsed());
-                if left.is_zero() {
-                    probes
-                        .devices
-                        .values_mut()
-                        .for_each(DevProbe::mark_window_open);
-                    window_marked = true;
-                } else {
-                    wait = wait.min(left);
-                }
-            }
-            match done_rx.recv_timeout(wait) {
-                Ok(Ok(out)) => {
-                    let id = out.id;
-                    outcomes[id] = Some(out);
-                    received += 1;
-                }
-                Ok(Err(why)) => {
-                    died.push(why);
-                    received += 1;
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    let bytes: u64 = live.iter().map(|c| c.load(Ordering::Relaxed)).sum();
-                    let el = epoch.elapsed().as_secs_f64();
-                    progress.update(bytes, el, ramp, (total - el).max(0.0));
-                    // --hang-timeout past the deadline (or the interrupt
-                    // that lowered it): a worker still held in a call by
-                    // its device is given up on, with what it had counted.
-                    let now_ns = epoch.elapsed().as_nanos() as u64;
-                    if now_ns >= control.end_ns().saturating_add(hang_ns) {
-                        for (id, w) in watches.iter().enumerate() {
-                            let Some(w) = w.as_ref().filter(|_| outcomes[id].is_none()) else {
-                                continue;
-                            };
-                            if !w.frame().is_null() && w.claim() {
-                                // SAFETY: just claimed; its frame was published
-                                // before its first call, and is taken once.
-                                outcomes[id] = Some(unsafe { worker::claimed(w.frame()) });
-                                received += 1;
-                                given_up += 1;
-                                // Its thread stays in the call: never joined.
-                                if let Some(h) = handles.0.get_mut(id) {
-                                    h.take();
-                                }
-                            }
-                        }
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => bail!("a worker thread died during the run"),
-            }
-        }
-        if !died.is_empty() {
-            bail!("{}", died.join("; "));
-        }
+        let collected = collect(
+            cfg,
+            &shared,
+            &done_rx,
+            &mut handles,
+            &mut probes,
+            &progress,
+            epoch,
+        )?;
         // Every worker has ended (its tap is gone): the collector writes
         // what is left, the last second included, and ends.
         let live = match collecting {
@@ -308,49 +148,12 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             }
             None => None,
         };
-        let mut end_ns = control.end_ns().min(full_end_ns);
-        let interrupted = control.interrupted();
-        let endings: Vec<Ending> = outcomes.iter().flatten().map(|o| o.ended_by).collect();
-        let ended_by = if interrupted {
-            "interrupted"
-        } else if endings.contains(&Ending::Deadline) {
-            "duration"
-        } else if endings.contains(&Ending::Limit) {
-            // A size-bounded run (--io-limit, --passes, verify's pass) whose
-            // workers all stopped on their own ends at its last completion,
-            // not at a deadline that may be a year away.
-            let last = outcomes
-                .iter()
-                .flatten()
-                .map(|o| o.last_completion_ns)
-                .max()
-                .unwrap_or(0);
-            end_ns = end_ns.min(last.max(ramp_ns));
-            if cfg.passes.is_some() {
-                "passes"
-            } else {
-                "limit"
-            }
-        } else {
-            "errors"
-        };
+        let outcomes: Vec<WorkerOutcome> = collected.outcomes.into_iter().flatten().collect();
+        let (end_ns, ended_by) = window_end(cfg, control, &outcomes, full_end_ns, ramp_ns);
         let window_ns = end_ns.saturating_sub(ramp_ns);
-
-        // A device that held a call past --hang-timeout would hold the final
-        // fsync as well: with a worker given up on, there is no flush.
-        let (flush, flush_abandoned) = if !cfg.direct
-            && cfg.rw.writes()
-            && !control.interrupted()
-            && given_up == 0
-        {
-            progress.message("flushing: fsync of every target (timed apart from the window; Ctrl-C stops waiting)");
-            flush_all(plan, &control)
-        } else {
-            (vec![None; plan.targets.len()], Vec::new())
-        };
+        let (flush, flush_abandoned) = flush(cfg, plan, control, collected.given_up, &progress);
         let interrupted = control.interrupted();
         progress.finish();
-        let outcomes: Vec<WorkerOutcome> = outcomes.into_iter().flatten().collect();
         let devices = finish_probes(plan, &probes, &outcomes);
         let unix = |t: SystemTime| {
             t.duration_since(SystemTime::UNIX_EPOCH)
@@ -371,6 +174,350 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     });
     signals::set_active(None);
     result
+}
+
+/// What the coordinator shares with every worker thread: the control (the
+/// gate, the deadline), each worker's live byte count (for the progress
+/// line), and each sync worker's call watch.
+struct Shared {
+    control: Arc<RunControl>,
+    live: Arc<Vec<CachePadded<AtomicU64>>>,
+    watches: Vec<Option<Arc<CallWatch>>>,
+}
+
+/// One tap per worker, handing its seconds to the collector (started with
+/// the run); none without `--live` or `--metrics`.
+fn live_taps(cfg: &RunConfig, plan: &Plan) -> (Vec<Option<live::Tap>>, Option<live::Collector>) {
+    match &cfg.live_hub {
+        Some(hub) => {
+            let (taps, c) = live::channels(
+                hub.clone(),
+                plan.workers.iter().map(|w| w.target_index).collect(),
+                plan.targets
+                    .iter()
+                    .map(|t| t.path.display().to_string())
+                    .collect(),
+            );
+            (taps.into_iter().map(Some).collect(), Some(c))
+        }
+        None => (Vec::new(), None),
+    }
+}
+
+/// What worker `spec`'s engine is built from.
+fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared) -> EngineSpec {
+    EngineSpec {
+        file: plan.targets[spec.target_index].file.clone(),
+        bs: spec.bs as usize,
+        depth: cfg.iodepth,
+        align: spec.align,
+        fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
+        compress_pct: cfg.buffer_compress,
+        write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
+        register: cfg.register,
+        fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
+        die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
+        hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
+        hang_timeout: cfg.hang_timeout,
+        hugepages: cfg.hugepages,
+        mock_latency: cfg.debug_mock_engine,
+        watch: shared.watches[spec.id].clone(),
+    }
+}
+
+/// Starts worker `spec`'s thread: it builds its engine, says it is ready,
+/// runs, and sends its outcome (or its panic, as a message). Not scoped: a
+/// thread that a stalled device holds in a call cannot be joined, and the
+/// run must end without it.
+fn spawn_worker(
+    cfg: &RunConfig,
+    plan: &Plan,
+    spec: &WorkerSpec,
+    shared: &Shared,
+    ready_tx: &Sender<Result<(), String>>,
+    done_tx: &Sender<std::result::Result<WorkerOutcome, String>>,
+    tap: Option<live::Tap>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let engine_spec = engine_spec(cfg, plan, spec, shared);
+    let faulty = engine_spec.fail_from.is_some()
+        || engine_spec.die_in_setup
+        || engine_spec.hang_from.is_some();
+    let kind = cfg.engine;
+    let mock = cfg.debug_mock_engine.is_some();
+    let (ctl, ready_tx, done_tx, live) = (
+        shared.control.clone(),
+        ready_tx.clone(),
+        done_tx.clone(),
+        shared.live.clone(),
+    );
+    let target = crate::base::error::show_path(&plan.targets[spec.target_index].path);
+    let spec = spec.clone();
+    std::thread::Builder::new()
+        .name(format!("sb-worker-{}", spec.id))
+        .spawn(move || {
+            let spec = &spec;
+            let mut ready = worker::Ready::new(ready_tx, spec.id);
+            // A panic is a bug (the panic hook has printed where);
+            // caught here, it becomes this worker's answer, so the
+            // coordinator neither waits for it nor panics itself.
+            let run = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let args = (spec, &engine_spec, &*ctl, &mut ready, &*live[spec.id], tap);
+                match (kind, faulty, mock) {
+                    (_, false, true) => run_worker::<MockEngine>(args),
+                    (_, true, true) => run_worker::<FaultEngine<MockEngine>>(args),
+                    (EngineKind::Sync, false, _) => run_worker::<SyncEngine>(args),
+                    (EngineKind::Uring, false, _) => run_worker::<UringEngine>(args),
+                    (EngineKind::Sync, true, _) => run_worker::<FaultEngine<SyncEngine>>(args),
+                    (EngineKind::Uring, true, _) => {
+                        run_worker::<FaultEngine<UringEngine>>(args)
+                    }
+                }
+            }));
+            let out = run.map_err(|panic| {
+                let what = panic_message(&*panic);
+                let id = spec.id;
+                let before = format!(
+                    "worker {id} ({target}) panicked before it was ready: {what}; the run was called off"
+                );
+                if ready.send(Err(before.clone())) {
+                    before
+                } else {
+                    format!("worker {id} ({target}) panicked during the run: {what}")
+                }
+            });
+            let _ = done_tx.send(out);
+        })
+}
+
+/// Waits until each of the `n` workers is ready or has said why it cannot
+/// be. A setup failure, or an interrupt meanwhile, calls the run off (the
+/// workers are released without an epoch and return at once).
+fn await_ready(
+    ready_rx: &Receiver<Result<(), String>>,
+    n: usize,
+    control: &RunControl,
+) -> Result<()> {
+    let mut setup_errors = Vec::new();
+    for _ in 0..n {
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => setup_errors.push(e),
+            Err(_) => setup_errors.push("a worker thread died during setup".into()),
+        }
+    }
+    if !setup_errors.is_empty() || signals::interrupted() {
+        // Release the workers without an epoch: they return at once.
+        control.call_off();
+        if setup_errors.is_empty() {
+            return Err(crate::base::error::Interrupted(
+                "before the run started: nothing was measured",
+            )
+            .into());
+        }
+        bail!("{}", setup_errors.join("; "));
+    }
+    Ok(())
+}
+
+/// `--start-at`: every host launched with the same one releases its
+/// workers at the same wall-clock instant. Sleeps in short steps so an
+/// interrupt is not kept waiting.
+fn wait_for_start_at(cfg: &RunConfig, control: &RunControl, progress: &Progress) -> Result<()> {
+    let Some(at) = cfg.start_at else {
+        return Ok(());
+    };
+    progress.message("waiting for --start-at");
+    while let Ok(left) = at.duration_since(SystemTime::now()) {
+        if signals::interrupted() {
+            control.call_off();
+            return Err(crate::base::error::Interrupted(
+                "while waiting for --start-at: nothing was measured",
+            )
+            .into());
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+    Ok(())
+}
+
+/// The workers' outcomes (indexed by id; `None` for one that died), and
+/// how many were given up on in a blocked call.
+struct Collected {
+    outcomes: Vec<Option<WorkerOutcome>>,
+    given_up: usize,
+}
+
+/// Receives every worker's outcome while the run goes: shows progress,
+/// marks the device counters when the ramp ends, and `--hang-timeout` past
+/// the deadline (or the interrupt that lowered it) gives up on a worker
+/// that its device holds in a call, with what it had counted.
+fn collect(
+    cfg: &RunConfig,
+    shared: &Shared,
+    done_rx: &Receiver<std::result::Result<WorkerOutcome, String>>,
+    handles: &mut Joined,
+    probes: &mut Probes,
+    progress: &Progress,
+    epoch: Instant,
+) -> Result<Collected> {
+    let (control, live, watches) = (&shared.control, &shared.live, &shared.watches);
+    let n = watches.len();
+    let ramp_ns = cfg.ramp.as_nanos() as u64;
+    let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
+    let mut window_marked = ramp_ns == 0;
+    let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
+    let mut received = 0;
+    let hang_ns = cfg.hang_timeout.as_nanos() as u64;
+    let mut given_up = 0;
+    let mut died = Vec::new();
+    let ramp = cfg.ramp.as_secs_f64();
+    let total = (full_end_ns as f64) / 1e9;
+    while received < n {
+        let mut wait = Duration::from_millis(200);
+        if !window_marked {
+            let left = Duration::from_nanos(ramp_ns).saturating_sub(epoch.elapsed());
+            if left.is_zero() {
+                probes.mark_window_open();
+                window_marked = true;
+            } else {
+                wait = wait.min(left);
+            }
+        }
+        match done_rx.recv_timeout(wait) {
+            Ok(Ok(out)) => {
+                let id = out.id;
+                outcomes[id] = Some(out);
+                received += 1;
+            }
+            Ok(Err(why)) => {
+                died.push(why);
+                received += 1;
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                let bytes: u64 = live.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+                let el = epoch.elapsed().as_secs_f64();
+                progress.update(bytes, el, ramp, (total - el).max(0.0));
+                // --hang-timeout past the deadline (or the interrupt
+                // that lowered it): a worker still held in a call by
+                // its device is given up on, with what it had counted.
+                let now_ns = epoch.elapsed().as_nanos() as u64;
+                if now_ns >= control.end_ns().saturating_add(hang_ns) {
+                    for (id, w) in watches.iter().enumerate() {
+                        let Some(w) = w.as_ref().filter(|_| outcomes[id].is_none()) else {
+                            continue;
+                        };
+                        if !w.frame().is_null() && w.claim() {
+                            // SAFETY: just claimed; its frame was published
+                            // before its first call, and is taken once.
+                            outcomes[id] = Some(unsafe { worker::claimed(w.frame()) });
+                            received += 1;
+                            given_up += 1;
+                            // Its thread stays in the call: never joined.
+                            if let Some(h) = handles.0.get_mut(id) {
+                                h.take();
+                            }
+                        }
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => bail!("a worker thread died during the run"),
+        }
+    }
+    if !died.is_empty() {
+        bail!("{}", died.join("; "));
+    }
+    Ok(Collected { outcomes, given_up })
+}
+
+/// Where the window closed (ns since the epoch) and what closed it:
+/// "duration", "limit", "passes", "errors" or "interrupted".
+fn window_end(
+    cfg: &RunConfig,
+    control: &RunControl,
+    outcomes: &[WorkerOutcome],
+    full_end_ns: u64,
+    ramp_ns: u64,
+) -> (u64, &'static str) {
+    let mut end_ns = control.end_ns().min(full_end_ns);
+    let endings: Vec<Ending> = outcomes.iter().map(|o| o.ended_by).collect();
+    let ended_by = if control.interrupted() {
+        "interrupted"
+    } else if endings.contains(&Ending::Deadline) {
+        "duration"
+    } else if endings.contains(&Ending::Limit) {
+        // A size-bounded run (--io-limit, --passes, verify's pass) whose
+        // workers all stopped on their own ends at its last completion,
+        // not at a deadline that may be a year away.
+        let last = outcomes
+            .iter()
+            .map(|o| o.last_completion_ns)
+            .max()
+            .unwrap_or(0);
+        end_ns = end_ns.min(last.max(ramp_ns));
+        if cfg.passes.is_some() {
+            "passes"
+        } else {
+            "limit"
+        }
+    } else {
+        "errors"
+    };
+    (end_ns, ended_by)
+}
+
+/// The final fsync of buffered writes, timed apart from the window. A
+/// device that held a call past --hang-timeout would hold the final fsync
+/// as well: with a worker given up on, there is no flush.
+#[allow(clippy::type_complexity)]
+fn flush(
+    cfg: &RunConfig,
+    plan: &Plan,
+    control: &RunControl,
+    given_up: usize,
+    progress: &Progress,
+) -> (Vec<Option<std::result::Result<f64, String>>>, Vec<String>) {
+    if !cfg.direct && cfg.rw.writes() && !control.interrupted() && given_up == 0 {
+        progress.message(
+            "flushing: fsync of every target (timed apart from the window; Ctrl-C stops waiting)",
+        );
+        flush_all(plan, control)
+    } else {
+        (vec![None; plan.targets.len()], Vec::new())
+    }
+}
+
+/// Refuses the tables of the blocks `--verify` reads when, with the I/O
+/// buffers, they would take more than a quarter of the available memory
+/// (the rule the buffers alone are held to), unless `--force-memory`. Each
+/// worker reserves its tables before its first I/O (so the window never
+/// grows them), and they fill as it reads.
+fn check_verify_memory(cfg: &RunConfig, plan: &Plan) -> Result<()> {
+    let tables: u64 = plan.workers.iter().map(worker::verify_table_bytes).sum();
+    if tables == 0 || cfg.force_memory {
+        return Ok(());
+    }
+    let Some(avail) = crate::device::cache::available_memory() else {
+        return Ok(());
+    };
+    let buffers: u64 = plan
+        .workers
+        .iter()
+        .map(|w| w.bs.saturating_mul(cfg.iodepth as u64))
+        .sum();
+    let total = buffers.saturating_add(tables);
+    if total > avail / 4 {
+        let fmt = crate::base::units::fmt_bytes;
+        return Err(crate::base::error::UsageError(format!(
+            "the I/O buffers and the tables of the blocks --verify reads need {} ({} of buffers and {} of tables: 24 bytes per block read, at most {} blocks a worker), more than a quarter of the {} of memory available: lower --size or --jobs, or pass --force-memory",
+            fmt(total),
+            fmt(buffers),
+            fmt(tables),
+            worker::VERIFY_TRACK_MAX,
+            fmt(avail)
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// The worker threads, joined when dropped (those given up on are taken out first).
@@ -418,7 +565,6 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "(no message)".into())
 }
 
-/// One probe per distinct device, keyed by (major, minor).
 /// One probe per distinct device, keyed by (major, minor), and for a
 /// stacked device (md, dm) one per leaf member under it.
 fn start_probes(plan: &Plan) -> Probes {
@@ -451,6 +597,15 @@ struct Probes {
     devices: HashMap<(u64, u64), DevProbe>,
     /// A stacked device's leaf members.
     leaves: HashMap<(u64, u64), Vec<DevProbe>>,
+}
+
+impl Probes {
+    /// The counters at the window's opening.
+    fn mark_window_open(&mut self) {
+        self.devices
+            .values_mut()
+            .for_each(DevProbe::mark_window_open);
+    }
 }
 
 fn finish_probes(

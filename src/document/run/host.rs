@@ -20,7 +20,7 @@ impl HostInfo {
                     .and_then(|l| l.split_once(':'))
                     .map(|(_, v)| v.trim().to_string())
             }),
-            peak_rss_bytes: crate::analysis::histogram::peak_rss_bytes(),
+            peak_rss_bytes: crate::base::usage::peak_rss_bytes(),
         }
     }
 }

@@ -2,12 +2,14 @@
 //! the window, queue the freed slots again. Nothing here but the I/O, the
 //! clock and counters: no allocation, lock or extra syscall per I/O.
 
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::analysis::histogram::thread_cpu_seconds;
 use crate::analysis::verify::{fill_block, generation};
 use crate::base::cpus;
+use crate::base::usage::{thread_cpu_clock, thread_cpu_seconds};
+use crate::engine::clock::Clock;
 use crate::engine::writedata::Stamper;
 use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
@@ -31,9 +33,25 @@ struct Slot {
     busy: bool,
 }
 
+impl Slot {
+    /// A slot before its first I/O.
+    fn idle() -> Slot {
+        Slot {
+            op: Op::Read,
+            offset: 0,
+            issued: Instant::now(),
+            due: Instant::now(),
+            full: false,
+            busy: false,
+        }
+    }
+}
+
 /// Runs one worker to completion. `ready` says `Ok` once the thread is
 /// pinned and its engine (with its buffers) built, or the reason it could
-/// not be; then the worker waits at the control's start gate.
+/// not be; then the worker waits at the control's start gate. The steps:
+/// [`set_up`], the gate, [`Tally::new`] and [`schedule`], [`drive`] (the
+/// loop), [`Tally::close`] and [`release`].
 pub fn run<E: Engine>(
     spec: &WorkerSpec,
     engine_spec: &EngineSpec,
@@ -42,61 +60,115 @@ pub fn run<E: Engine>(
     live_bytes: &AtomicU64,
     tap: Option<Tap>,
 ) -> WorkerOutcome {
-    let mut out = WorkerOutcome {
-        id: spec.id,
-        // On a schedule, the service time (issue to completion) apart.
-        service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
-        // Reads and writes apart, in a mixed pattern.
-        write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
-        ..Default::default()
-    };
-    let (mut engine, tokens) = match prepare::<E>(spec, engine_spec) {
+    let mut out = outcome(spec);
+    let (mut engine, tokens) = match set_up::<E>(spec, engine_spec, &mut out) {
         Ok(e) => e,
         Err(e) => {
             ready.send(Err(e));
             return out;
         }
     };
-    out.engine_path = engine.path();
-    out.buffer = Some(engine.buffer_doc());
-    // Ten minutes of one-second intervals up front (14 KiB); a longer window
-    // grows the series as it goes (a reallocation per doubling). Never sized
-    // from the duration: verify's "until done" is a year.
-    out.intervals.reserve(INTERVALS_RESERVED);
-    let mut slots = vec![
-        Slot {
-            op: Op::Read,
-            offset: 0,
-            issued: Instant::now(),
-            due: Instant::now(),
-            full: false,
-            busy: false,
-        };
-        engine.depth()
-    ];
-    // The free slots' tokens: all of them at first, then those that the last
-    // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
-    let mut completed: Vec<SlotToken> = tokens;
+    let mut slots = vec![Slot::idle(); engine.depth()];
     ready.send(Ok(()));
     // No epoch means the coordinator called the run off.
     let Some(epoch) = control.wait_start() else {
         return out;
     };
+    E::Clock::start(epoch);
+    let mut tally = Tally::new(out, spec, control, live_bytes, epoch, tap);
+    let mut pace = schedule(spec, epoch);
+    // A blocking engine's calls are watched: what the coordinator takes if
+    // it gives up on one (see `claimed`). Raw pointers, no borrows: the
+    // loop goes on using these as it always does.
+    let frame = Frame::new(&raw mut tally, &slots, &raw const pace, spec.bs);
+    if let Some(w) = &engine_spec.watch {
+        w.publish(&raw const frame as *mut ());
+    }
+    let (hung, below_limit) = drive(
+        spec,
+        engine_spec,
+        control,
+        epoch,
+        &mut engine,
+        &mut slots,
+        tokens,
+        &mut tally,
+        &mut pace,
+    );
+    let mut out = tally.close(pace.as_ref(), &slots, hung, below_limit, None);
+    out.cpu = cpus::current_cpu();
+    release(engine, hung);
+    out
+}
 
+/// A worker's outcome before it starts: its id, and the histograms its
+/// pattern keeps apart.
+fn outcome(spec: &WorkerSpec) -> WorkerOutcome {
+    WorkerOutcome {
+        id: spec.id,
+        // On a schedule, the service time (issue to completion) apart.
+        service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
+        // Reads and writes apart, in a mixed pattern.
+        write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
+        ..Default::default()
+    }
+}
+
+/// Everything the worker allocates, before the gate: the pinned engine and
+/// its buffers ([`prepare`]), the interval series, `--verify`'s tables.
+/// Says in `out` how the engine issues I/O and what its buffers are.
+fn set_up<E: Engine>(
+    spec: &WorkerSpec,
+    engine_spec: &EngineSpec,
+    out: &mut WorkerOutcome,
+) -> Result<(E, Vec<SlotToken>), String> {
+    let (engine, tokens) = prepare::<E>(spec, engine_spec)?;
+    out.engine_path = engine.path();
+    out.buffer = Some(engine.buffer_doc());
+    // --verify's tables, before the first I/O: the window only fills them.
+    if spec.verify == VerifyMode::Read {
+        out.verify = VerifyTally::reserved(spec)?;
+    }
+    // Ten minutes of one-second intervals up front (14 KiB); a longer window
+    // grows the series as it goes (a reallocation per doubling). Never sized
+    // from the duration: verify's "until done" is a year.
+    out.intervals.reserve(INTERVALS_RESERVED);
+    Ok((engine, tokens))
+}
+
+/// On a schedule (--rate): which I/O is due next, and how late they go.
+fn schedule<C: Clock>(spec: &WorkerSpec, epoch: Instant) -> Option<Pace<C>> {
+    let period = spec.rate_period_ns?;
+    // Sleeps and timed waits end within 1 ns of when asked rather than
+    // the default 50 us of timer slack: the schedule's precision.
+    // SAFETY: PR_SET_TIMERSLACK only changes this thread's timer slack.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
+    Some(Pace::new(period, spec.ramp_ns, epoch))
+}
+
+/// The loop: fills every slot, reaps, counts, queues the freed slots
+/// again, until the worker stops (its deadline, its limit, errors) or its
+/// engine hangs. Returns whether it hung, and whether the worker was
+/// still below its limit (it owed I/O).
+#[allow(clippy::too_many_arguments)]
+fn drive<C: Clock, E: Engine<Clock = C>>(
+    spec: &WorkerSpec,
+    engine_spec: &EngineSpec,
+    control: &RunControl,
+    epoch: Instant,
+    engine: &mut E,
+    slots: &mut [Slot],
+    tokens: Vec<SlotToken>,
+    tally: &mut Tally<'_, C>,
+    mut pace: &mut Option<Pace<C>>,
+) -> (bool, bool) {
     let bs = spec.bs;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
     let mut gen = offsets(spec);
     let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct, engine_spec.compress_pct);
-    let mut tally = Tally::new(out, spec, control, live_bytes, epoch);
-    tally.tap = tap;
-    if let Some(t) = tally
-        .tap
-        .as_mut()
-        .filter(|_| spec.read_pct > 0 && spec.read_pct < 100)
-    {
-        // A mixed pattern: the live stream gets reads and writes apart.
-        t.mixed();
-    }
+    // The free slots' tokens: all of them at first, then those that the last
+    // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
+    let mut completed: Vec<SlotToken> = tokens;
     let mut issued_bytes = 0u64;
     // The pass whose pages were last evicted (`evict_on_wrap`).
     let mut evicted_pass = 0u64;
@@ -104,36 +176,10 @@ pub fn run<E: Engine>(
     // Nothing completed for --hang-timeout: the engine is given up on.
     let mut hung = false;
     let hang_timeout = engine_spec.hang_timeout;
-    if spec.rate_period_ns.is_some() {
-        // Sleeps and timed waits end within 1 ns of when asked rather than
-        // the default 50 us of timer slack: the schedule's precision.
-        // SAFETY: PR_SET_TIMERSLACK only changes this thread's timer slack.
-        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-    }
-    // On a schedule (--rate): which I/O is due next, and how late they go.
-    let mut pace = spec
-        .rate_period_ns
-        .map(|p| Pace::new(p, spec.ramp_ns, epoch));
-    // A blocking engine's calls are watched: what the coordinator takes if
-    // it gives up on one (see `claimed`). Raw pointers, no borrows: the
-    // loop goes on using these as it always does.
-    let frame = Frame {
-        tally: &raw mut tally,
-        slots: slots.as_ptr(),
-        nslots: slots.len(),
-        pace: &raw const pace,
-        bs,
-        cpu_clock: thread_cpu_clock_id(),
-        // SAFETY: gettid has no preconditions.
-        tid: unsafe { libc::syscall(libc::SYS_gettid) } as i32,
-    };
-    if let Some(w) = &engine_spec.watch {
-        w.publish(&raw const frame as *mut ());
-    }
 
     // The first I/O goes in right below: where this worker's own active
     // time starts (it stops at its last completion if it ends on its limit).
-    tally.out.first_issue_ns = epoch.elapsed().as_nanos() as u64;
+    tally.out.first_issue_ns = C::now().duration_since(epoch).as_nanos() as u64;
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it. On a schedule,
     // a free slot waits for its I/O's due time.
@@ -173,7 +219,7 @@ pub fn run<E: Engine>(
                     (_, Op::Write) => stamper.stamp(engine.write_buffer(&s), offset),
                     (_, Op::Read) => {}
                 }
-                let issued = Instant::now();
+                let issued = C::now();
                 let due = match &mut pace {
                     None => issued,
                     Some(p) => {
@@ -216,7 +262,7 @@ pub fn run<E: Engine>(
                 // is (a slice at most, so a lowered deadline is seen).
                 Some(w) => {
                     if w > PACE_SPIN {
-                        std::thread::sleep((w - PACE_SPIN).min(PACE_SLEEP_MAX));
+                        C::sleep((w - PACE_SPIN).min(PACE_SLEEP_MAX));
                     } else {
                         std::hint::spin_loop();
                     }
@@ -252,7 +298,7 @@ pub fn run<E: Engine>(
                 // A wait ended with nothing completed (io_uring: at most a
                 // slice of --hang-timeout). The deadline holds here too: a
                 // worker waiting on slow I/O issues no more after it.
-                let now = Instant::now();
+                let now = C::now();
                 tally.stopping |= now.duration_since(epoch).as_nanos() as u64 >= control.end_ns();
                 if now.duration_since(tally.last_done) < hang_timeout {
                     continue;
@@ -260,7 +306,7 @@ pub fn run<E: Engine>(
                 // Nothing completed for --hang-timeout: what is in flight is
                 // hung. Report each I/O, and give up on the engine below.
                 hung = true;
-                tally.out.hung_ios = hung_ios(&slots, now, bs);
+                tally.out.hung_ios = hung_ios(slots, now, bs);
                 break;
             }
             let errno = e.raw_os_error().unwrap_or(0);
@@ -270,17 +316,18 @@ pub fn run<E: Engine>(
             break;
         }
     }
-    let mut out = tally.close(pace.as_ref(), &slots, hung, issued_bytes < limit, None);
-    out.cpu = cpus::current_cpu();
+    (hung, issued_bytes < limit)
+}
+
+/// The engine after the loop: dropped (which waits for anything still in
+/// flight, each wait bounded by the hang timeout), or, when it hung, left
+/// to the kernel, which may still write into the hung I/Os' buffers.
+fn release<E: Engine>(engine: E, hung: bool) {
     if hung {
-        // The kernel may still write into the hung I/Os' buffers: leak them.
         engine.abandon();
     } else {
-        // Dropping the engine waits for anything still in flight (each wait
-        // bounded by the hang timeout).
         drop(engine);
     }
-    out
 }
 
 /// The longest one sleep of a worker on a schedule with nothing in flight:
@@ -297,17 +344,19 @@ const PACE_SPIN: std::time::Duration = std::time::Duration::from_micros(100);
 /// A worker's schedule (`--rate`): I/O k is due k periods after the epoch;
 /// one is issued only once due, and the lateness of those due in the window
 /// is tallied.
-struct Pace {
+struct Pace<C> {
     period_ns: f64,
     /// The next I/O's number.
     k: u64,
     epoch: Instant,
     ramp_ns: u64,
     tally: ScheduleTally,
+    /// The clock "now" is read from.
+    clock: PhantomData<C>,
 }
 
-impl Pace {
-    fn new(period_ns: f64, ramp_ns: u64, epoch: Instant) -> Pace {
+impl<C: Clock> Pace<C> {
+    fn new(period_ns: f64, ramp_ns: u64, epoch: Instant) -> Pace<C> {
         Pace {
             period_ns,
             k: 0,
@@ -317,6 +366,7 @@ impl Pace {
                 period_ns,
                 ..Default::default()
             },
+            clock: PhantomData,
         }
     }
 
@@ -331,7 +381,7 @@ impl Pace {
     /// whether the next I/O is due only at or after the deadline `end_ns`.
     #[inline]
     fn ready(&self, free: usize, end_ns: u64) -> (usize, bool) {
-        let now = self.epoch.elapsed().as_nanos() as u64;
+        let now = C::now().duration_since(self.epoch).as_nanos() as u64;
         let mut n = 0;
         while n < free {
             let due = self.due_ns(self.k + n as u64);
@@ -365,7 +415,7 @@ impl Pace {
     /// How long until the next I/O is due (`None` when it is due already).
     #[inline]
     fn until_due(&self) -> Option<std::time::Duration> {
-        let now = self.epoch.elapsed().as_nanos() as u64;
+        let now = C::now().duration_since(self.epoch).as_nanos() as u64;
         let due = self.due_ns(self.k);
         (due > now).then(|| std::time::Duration::from_nanos(due - now))
     }
@@ -374,13 +424,14 @@ impl Pace {
 #[cfg(test)]
 mod pace_tests {
     use super::*;
+    use crate::engine::clock::Wall;
     use std::time::Duration;
 
     #[test]
     fn the_schedule_releases_only_what_is_due_and_stops_at_the_deadline() {
         // One I/O per ms; the schedule began 10.5 ms ago, with a 2 ms ramp.
         let epoch = Instant::now() - Duration::from_micros(10_500);
-        let mut p = Pace::new(1e6, 2_000_000, epoch);
+        let mut p = Pace::<Wall>::new(1e6, 2_000_000, epoch);
         // Due: 0, 1, ..., 10 ms: eleven, however many slots are free.
         assert_eq!(p.ready(100, u64::MAX), (11, false));
         assert_eq!(p.ready(4, u64::MAX), (4, false));
@@ -398,7 +449,7 @@ mod pace_tests {
         assert_eq!(t.late_ios, 3);
         assert!(t.behind_max_ns >= 8_500_000, "{t:?}");
         // Far from due: not ready, and the wait says how long.
-        let mut later = Pace::new(1e9, 0, Instant::now());
+        let mut later = Pace::<Wall>::new(1e9, 0, Instant::now());
         later.k = 5;
         assert_eq!(later.ready(1, u64::MAX), (0, false));
         assert!(later.until_due().unwrap() > Duration::from_secs(4));
@@ -407,7 +458,7 @@ mod pace_tests {
 
 /// What the loop counts between I/Os: the outcome so far, the second in
 /// progress, the window's CPU samples, and whether to stop issuing.
-struct Tally<'a> {
+struct Tally<'a, C> {
     out: WorkerOutcome,
     control: &'a RunControl,
     live_bytes: &'a AtomicU64,
@@ -438,16 +489,28 @@ struct Tally<'a> {
     /// and how long before the end the oldest of them was due.
     unserved_ios: u64,
     unserved_oldest_ns: u64,
+    /// The clock the tally reads completions' times from.
+    clock: PhantomData<C>,
 }
 
-impl<'a> Tally<'a> {
+impl<'a, C: Clock> Tally<'a, C> {
+    /// The tally of a worker whose gate opened at `epoch`, its live tap
+    /// told whether reads and writes go apart.
     fn new(
         out: WorkerOutcome,
         spec: &WorkerSpec,
         control: &'a RunControl,
         live_bytes: &'a AtomicU64,
         epoch: Instant,
-    ) -> Tally<'a> {
+        mut tap: Option<Tap>,
+    ) -> Tally<'a, C> {
+        if let Some(t) = tap
+            .as_mut()
+            .filter(|_| spec.read_pct > 0 && spec.read_pct < 100)
+        {
+            // A mixed pattern: the live stream gets reads and writes apart.
+            t.mixed();
+        }
         let in_window = spec.ramp_ns == 0;
         Tally {
             out,
@@ -459,7 +522,7 @@ impl<'a> Tally<'a> {
             max_errors: spec.max_errors,
             in_window,
             cpu0: if in_window {
-                sample_cpu(epoch)
+                sample_cpu::<C>(epoch)
             } else {
                 CpuSample::default()
             },
@@ -470,10 +533,11 @@ impl<'a> Tally<'a> {
             stopping: false,
             past_deadline: false,
             last_done: epoch,
-            tap: None,
+            tap,
             schedule_end_ns: 0,
             unserved_ios: 0,
             unserved_oldest_ns: 0,
+            clock: PhantomData,
         }
     }
 
@@ -489,7 +553,7 @@ impl<'a> Tally<'a> {
     /// still in flight when the engine was given up on (`hung`, from
     /// `slots`), and those due that were never issued, from I/O `pace.k`
     /// on. A worker that stopped on its own (its limit, errors) owed no more.
-    fn backlog(&mut self, pace: &Pace, slots: &[Slot], hung: bool, owed: bool) {
+    fn backlog(&mut self, pace: &Pace<C>, slots: &[Slot], hung: bool, owed: bool) {
         if self.out.service_hist.is_none() || !owed || self.out.stopped_on_errors {
             return;
         }
@@ -529,7 +593,7 @@ impl<'a> Tally<'a> {
     /// failed: the slot is issued again unless the worker stops).
     #[inline]
     fn complete(&mut self, slot: Slot, res: std::io::Result<usize>) -> Option<bool> {
-        let t1 = Instant::now();
+        let t1 = C::now();
         self.last_done = t1;
         let tn = t1.duration_since(self.epoch).as_nanos() as u64;
         let n = match res {
@@ -559,7 +623,7 @@ impl<'a> Tally<'a> {
                 if tn >= self.ramp_ns && tn < self.control.end_ns() {
                     if !self.in_window {
                         self.in_window = true;
-                        self.cpu0 = sample_cpu(self.epoch);
+                        self.cpu0 = sample_cpu::<C>(self.epoch);
                     }
                     self.roll(tn);
                 }
@@ -589,7 +653,7 @@ impl<'a> Tally<'a> {
                 }
             }
             if !self.past_deadline && self.in_window {
-                self.cpu1 = Some(sample_cpu(self.epoch));
+                self.cpu1 = Some(sample_cpu::<C>(self.epoch));
             }
             self.past_deadline = true;
             return Some(full);
@@ -599,7 +663,7 @@ impl<'a> Tally<'a> {
         }
         if !self.in_window {
             self.in_window = true;
-            self.cpu0 = sample_cpu(self.epoch);
+            self.cpu0 = sample_cpu::<C>(self.epoch);
         }
         let out = &mut self.out;
         // On a schedule, latency runs from the due time (the service time,
@@ -645,9 +709,9 @@ impl<'a> Tally<'a> {
     /// it started in the window; its time is left out of the worker's own.
     #[cold]
     fn evict(&mut self, file: &std::fs::File, region: Region) {
-        let t0 = Instant::now();
+        let t0 = C::now();
         crate::device::cache::evict_range(file, region);
-        let t1 = Instant::now();
+        let t1 = C::now();
         self.last_done = t1;
         let tn = t0.duration_since(self.epoch).as_nanos() as u64;
         if tn >= self.ramp_ns && tn < self.control.end_ns() {
@@ -680,7 +744,7 @@ impl<'a> Tally<'a> {
     /// ([`Tally::backlog`]) and the schedule's figures; then [`Tally::finish`].
     fn close(
         mut self,
-        pace: Option<&Pace>,
+        pace: Option<&Pace<C>>,
         slots: &[Slot],
         hung: bool,
         below_limit: bool,
@@ -734,7 +798,10 @@ impl<'a> Tally<'a> {
         if !self.in_window {
             return out;
         }
-        let c1 = self.cpu1.or(c1).unwrap_or_else(|| sample_cpu(self.epoch));
+        let c1 = self
+            .cpu1
+            .or(c1)
+            .unwrap_or_else(|| sample_cpu::<C>(self.epoch));
         let (usr, sys) = c1.since(&self.cpu0);
         // Closed by the deadline: the samples span the window give or take
         // the I/O in progress at each edge (one I/O per slot, which with a
@@ -792,13 +859,13 @@ impl CpuSample {
         }
     }
 }
-fn sample_cpu(epoch: Instant) -> CpuSample {
+fn sample_cpu<C: Clock>(epoch: Instant) -> CpuSample {
     let (usr, sys) = thread_cpu_seconds();
     CpuSample {
         usr,
         sys,
-        total: crate::analysis::histogram::thread_cpu_clock(),
-        at_ns: epoch.elapsed().as_nanos() as u64,
+        total: thread_cpu_clock(),
+        at_ns: C::now().duration_since(epoch).as_nanos() as u64,
     }
 }
 /// The worker's offsets: its own slice, or its member's share of a modelled
@@ -864,14 +931,39 @@ fn prepare<E: Engine>(
 /// ([`crate::engine::watch::CallWatch`]): where its tally, slots and schedule
 /// live (in its frame, which a claimed worker never leaves), and how to
 /// read its CPU time from another thread.
-struct Frame<'a> {
-    tally: *mut Tally<'a>,
+#[repr(C)]
+struct Frame<'a, C> {
+    /// How a claimer closes this frame's tally: first, so that [`claimed`]
+    /// finds it without knowing the worker's clock.
+    claim: unsafe fn(*mut ()) -> WorkerOutcome,
+    tally: *mut Tally<'a, C>,
     slots: *const Slot,
     nslots: usize,
-    pace: *const Option<Pace>,
+    pace: *const Option<Pace<C>>,
     bs: u64,
     cpu_clock: Option<libc::clockid_t>,
     tid: i32,
+}
+
+impl<'a, C: Clock> Frame<'a, C> {
+    fn new(
+        tally: *mut Tally<'a, C>,
+        slots: &[Slot],
+        pace: *const Option<Pace<C>>,
+        bs: u64,
+    ) -> Frame<'a, C> {
+        Frame {
+            claim: claim_frame::<C>,
+            tally,
+            slots: slots.as_ptr(),
+            nslots: slots.len(),
+            pace,
+            bs,
+            cpu_clock: thread_cpu_clock_id(),
+            // SAFETY: gettid has no preconditions.
+            tid: unsafe { libc::syscall(libc::SYS_gettid) } as i32,
+        }
+    }
 }
 
 /// The outcome of a worker that the coordinator claimed while a call held
@@ -885,13 +977,28 @@ struct Frame<'a> {
 /// `frame` is what the worker published through the watch that the caller
 /// has just claimed (`CallWatch::claim` returned true), called once.
 pub unsafe fn claimed(frame: *mut ()) -> WorkerOutcome {
+    // SAFETY: a published frame is a `Frame` (repr(C)), whose first field
+    // is its claim function, monomorphized for the worker's clock; the
+    // caller's contract is that function's.
+    unsafe {
+        let claim = *(frame as *const unsafe fn(*mut ()) -> WorkerOutcome);
+        claim(frame)
+    }
+}
+
+/// [`claimed`], for a worker of clock `C`.
+///
+/// # Safety
+///
+/// As [`claimed`]: `frame` is a claimed `Frame<C>`, taken once.
+unsafe fn claim_frame<C: Clock>(frame: *mut ()) -> WorkerOutcome {
     // SAFETY: the caller claimed the watch: the worker is inside a call it
     // will never come back from (it parks at `leave`), so its frame stays
     // alive, is no longer written, and its writes before the call are
     // visible (release on enter, acquire on claim). The tally is moved out
     // by a bitwise read; its original is never used nor dropped.
     unsafe {
-        let f = &*(frame as *const Frame<'static>);
+        let f = &*(frame as *const Frame<'static, C>);
         let slots = std::slice::from_raw_parts(f.slots, f.nslots);
         let tally = std::ptr::read(f.tally);
         let now = Instant::now();

@@ -122,15 +122,33 @@ pub struct VerifyTally {
 }
 
 impl VerifyTally {
+    /// The tally of a worker that verifies what it reads, its tables
+    /// reserved before the first I/O: one entry per I/O the worker issues
+    /// in one bound ([`verify_table_entries`]). Its good blocks and its runs
+    /// of unwritten blocks then never grow in the window (a duration-bound
+    /// read that wraps around its region reads the blocks again, past the
+    /// bound, and only then do they grow). Reserved, not touched: the pages
+    /// are the kernel's to hand out as the entries fill them.
+    pub fn reserved(spec: &WorkerSpec) -> Result<VerifyTally, String> {
+        let n = verify_table_entries(spec) as usize;
+        let mut t = VerifyTally::default();
+        let fail = |e: std::collections::TryReserveError| {
+            format!(
+                "worker {}: cannot reserve the table of the blocks --verify reads ({}): {e}",
+                spec.id,
+                crate::base::units::fmt_bytes(verify_table_bytes(spec))
+            )
+        };
+        t.goods.try_reserve_exact(n).map_err(fail)?;
+        t.unwritten_runs.try_reserve_exact(n).map_err(fail)?;
+        t.bad.try_reserve_exact(VERIFY_LIST_MAX).map_err(fail)?;
+        Ok(t)
+    }
+
     fn note(&mut self, block: &[u8], offset: u64) {
         self.checked += 1;
-        let bad = |kind, detail: String| BadBlock {
-            offset,
-            kind,
-            detail,
-        };
         let found = check_block(block, offset);
-        let entry = match found {
+        let bad = match found {
             Found::Good { worker, gen } => {
                 self.good += 1;
                 if self.goods.len() < VERIFY_TRACK_MAX {
@@ -138,27 +156,19 @@ impl VerifyTally {
                 } else {
                     self.goods_truncated = true;
                 }
-                None
+                return;
             }
             Found::Corrupt => {
                 self.corrupt += 1;
-                Some(bad(BadKind::Corrupt, "checksum mismatch".into()))
+                BadKind::Corrupt
             }
-            Found::Misplaced { written_for } => {
+            Found::Misplaced { .. } => {
                 self.misplaced += 1;
-                Some(bad(
-                    BadKind::Misplaced,
-                    format!("holds the block written for offset {written_for}"),
-                ))
+                BadKind::Misplaced
             }
-            Found::OtherSize { len } => {
+            Found::OtherSize { .. } => {
                 self.other_size += 1;
-                Some(bad(
-                    BadKind::Corrupt,
-                    format!(
-                        "a header for a {len}-byte block: verify with the --bs it was written with"
-                    ),
-                ))
+                BadKind::Corrupt
             }
             Found::Unwritten => {
                 self.unwritten += 1;
@@ -176,15 +186,61 @@ impl VerifyTally {
                         blocks: 1,
                     }),
                 }
-                None
+                return;
             }
         };
-        if let Some(b) = entry {
-            if self.bad.len() < VERIFY_LIST_MAX {
-                self.bad.push(b);
-            }
+        // Past the sample cap a bad block is only counted: its detail is
+        // formatted (a String) for the samples kept, never for the others.
+        if self.bad.len() >= VERIFY_LIST_MAX {
+            return;
         }
+        let detail = match found {
+            Found::Misplaced { written_for } => {
+                format!("holds the block written for offset {written_for}")
+            }
+            Found::OtherSize { len } => {
+                format!("a header for a {len}-byte block: verify with the --bs it was written with")
+            }
+            _ => "checksum mismatch".into(),
+        };
+        self.bad.push(BadBlock {
+            offset,
+            kind: bad,
+            detail,
+        });
     }
+}
+
+/// Entries a verifying worker's tables are reserved for: one per I/O it
+/// issues in one bound (`--io-limit`, `--passes`, verify's one pass; else
+/// one pass over its region), at most [`VERIFY_TRACK_MAX`]. 0 for a worker
+/// that does not verify what it reads.
+pub fn verify_table_entries(spec: &WorkerSpec) -> u64 {
+    if spec.verify != VerifyMode::Read || spec.bs == 0 {
+        return 0;
+    }
+    let ios = match spec.io_limit {
+        Some(l) => l.div_ceil(spec.bs),
+        None => spec.region.length / spec.bs,
+    };
+    ios.min(VERIFY_TRACK_MAX as u64)
+}
+
+/// Bytes of memory a verifying worker's tables can come to fill: an I/O
+/// adds at most one entry (24 bytes) to one of its two tables (a good
+/// block, or a new run of unwritten ones), each table at most
+/// [`VERIFY_TRACK_MAX`] entries.
+pub fn verify_table_bytes(spec: &WorkerSpec) -> u64 {
+    let ios = match spec.io_limit {
+        Some(l) if spec.bs > 0 => l.div_ceil(spec.bs),
+        _ => spec.region.length / spec.bs.max(1),
+    };
+    let entries = if verify_table_entries(spec) == 0 {
+        0
+    } else {
+        ios.min(2 * VERIFY_TRACK_MAX as u64)
+    };
+    entries * std::mem::size_of::<(u32, u64, u64)>() as u64
 }
 
 /// One second of a worker's window (the last one may be shorter).
@@ -424,6 +480,162 @@ pub fn errno_name(errno: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    /// Counts the allocations of the calling thread (each test runs in its
+    /// own thread, so the others' do not count): what a test of "no
+    /// allocation in the window" reads before and after the code it watches.
+    struct Counting;
+
+    thread_local! {
+        static ALLOCS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    fn count() {
+        // A const thread-local without a destructor is never torn down.
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+    }
+
+    fn allocs() -> u64 {
+        ALLOCS.with(Cell::get)
+    }
+
+    // SAFETY: every call goes to the system allocator unchanged; the
+    // counter is a thread-local Cell, which allocates nothing.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            count();
+            unsafe { System.alloc(l) }
+        }
+        unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+            count();
+            unsafe { System.alloc_zeroed(l) }
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+            count();
+            unsafe { System.realloc(p, l, n) }
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            unsafe { System.dealloc(p, l) }
+        }
+    }
+
+    #[global_allocator]
+    static COUNTING: Counting = Counting;
+
+    fn reader(blocks: u64, bs: u64) -> WorkerSpec {
+        WorkerSpec {
+            id: 0,
+            target_index: 0,
+            job: 0,
+            region: Region {
+                offset: 0,
+                length: blocks * bs,
+            },
+            bs,
+            random: false,
+            read_pct: 100,
+            seed: 1,
+            cpu: None,
+            align: 4096,
+            io_limit: Some(blocks * bs),
+            max_errors: 1,
+            verify: VerifyMode::Read,
+            dedupe_pct: 0,
+            stripe: None,
+            ramp_ns: 0,
+            rate_period_ns: None,
+            evict_on_wrap: false,
+        }
+    }
+
+    // Regression (issue 22, item 9): the good blocks' table grew by
+    // doubling mid-window (to 4M entries), and every bad block built its
+    // detail String, even past the 1000 kept. Now the tables are reserved
+    // before the first I/O, and past the cap a bad block is only counted.
+    #[test]
+    fn verify_allocates_nothing_in_the_window_past_its_samples() {
+        use crate::analysis::verify::{fill_block, generation};
+        let bs = 4096u64;
+        let blocks = 6_000u64;
+        let spec = reader(blocks, bs);
+        let mut t = VerifyTally::reserved(&spec).unwrap();
+        let caps = (t.goods.capacity(), t.unwritten_runs.capacity());
+        let gen = generation(1_000, 0);
+        let (mut block, mut wide) = (vec![0u8; bs as usize], vec![0u8; 2 * bs as usize]);
+        // Allocations while noting blocks that keep no sample (good and
+        // unwritten ones throughout, bad ones once 1000 are kept).
+        let mut watched = 0;
+        for i in 0..blocks {
+            let offset = i * bs;
+            // Good, corrupt, unwritten (each its own run), misplaced, of another size.
+            match i % 5 {
+                0 | 1 => fill_block(&mut block, offset, 0, gen, 1),
+                2 => block.fill(0),
+                3 => fill_block(&mut block, offset + bs, 0, gen, 1),
+                _ => {
+                    fill_block(&mut wide, offset, 0, gen, 1);
+                    block.copy_from_slice(&wide[..bs as usize]);
+                }
+            }
+            if i % 5 == 1 {
+                block[100] ^= 1;
+            }
+            let keeps_sample = i % 5 != 0 && i % 5 != 2 && t.bad.len() < VERIFY_LIST_MAX;
+            let before = allocs();
+            t.note(&block, offset);
+            if !keeps_sample {
+                watched += allocs() - before;
+            }
+        }
+        assert_eq!(watched, 0, "allocations in the window past the samples");
+        assert_eq!((t.goods.capacity(), t.unwritten_runs.capacity()), caps);
+        assert_eq!(caps, (blocks as usize, blocks as usize));
+        assert_eq!(
+            verify_table_bytes(&spec),
+            blocks * 24,
+            "an I/O adds at most one 24-byte entry"
+        );
+        assert_eq!(t.checked, blocks);
+        assert_eq!(t.good, blocks / 5);
+        assert_eq!(t.corrupt, blocks / 5);
+        assert_eq!(t.unwritten, blocks / 5);
+        assert_eq!(t.unwritten_runs.len() as u64, blocks / 5);
+        assert_eq!(t.misplaced, blocks / 5);
+        assert_eq!(t.other_size, blocks / 5);
+        assert_eq!(t.bad.len(), VERIFY_LIST_MAX);
+        assert_eq!(t.bad[0].detail, "checksum mismatch");
+        assert_eq!(
+            t.bad[1].detail,
+            format!("holds the block written for offset {}", 4 * bs)
+        );
+        assert_eq!(
+            t.bad[2].detail,
+            "a header for a 8192-byte block: verify with the --bs it was written with"
+        );
+    }
+
+    #[test]
+    fn the_verify_tables_are_sized_from_the_region_and_capped() {
+        let mut spec = reader(10, 4096);
+        spec.io_limit = None;
+        assert_eq!(verify_table_entries(&spec), 10);
+        // Two passes: each I/O may add an entry.
+        spec.io_limit = Some(20 * 4096);
+        assert_eq!(verify_table_entries(&spec), 20);
+        spec.io_limit = Some(u64::MAX);
+        assert_eq!(verify_table_entries(&spec), VERIFY_TRACK_MAX as u64);
+        assert_eq!(
+            verify_table_bytes(&spec),
+            2 * VERIFY_TRACK_MAX as u64 * 24,
+            "two tables of at most VERIFY_TRACK_MAX entries"
+        );
+        spec.verify = VerifyMode::Off;
+        assert_eq!(verify_table_bytes(&spec), 0);
+        assert_eq!(VerifyTally::reserved(&spec).unwrap().goods.capacity(), 0);
+    }
 
     #[test]
     fn a_worker_that_ends_before_it_is_ready_still_answers() {
