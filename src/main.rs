@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::Parser;
 
-use stripebench::base::error::{exit_code_for, EXIT_FAILURE, EXIT_USAGE};
+use stripebench::base::error::{EXIT_FAILURE, EXIT_USAGE};
 use stripebench::cli::Cli;
+use stripebench::commands::exit_code_for;
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {

@@ -15,6 +15,7 @@ pub mod plan;
 pub mod report;
 pub mod restore;
 pub mod run;
+pub mod source;
 pub mod sweep;
 pub mod topology;
 pub mod version;
@@ -47,5 +48,14 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Topology(args) => topology::run(&args),
         Command::Restore => restore::run(),
         Command::Version(args) => version::run(&args),
+    }
+}
+
+/// The exit code for an error that reached `main`: a layer's typed error
+/// says its own (the document layer's: 2), the rest as `base::error` says.
+pub fn exit_code_for(err: &anyhow::Error) -> u8 {
+    match err.downcast_ref::<crate::document::Error>() {
+        Some(e) => e.exit_code(),
+        None => crate::base::error::exit_code_for(err),
     }
 }

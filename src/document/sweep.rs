@@ -141,6 +141,7 @@ pub struct PointDoc {
 
 /// The sweep document (`--json`): every finished point.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename = "sweep")]
 pub struct SweepDocument {
     pub schema_version: u32,
     pub tool: ToolInfo,
