@@ -215,6 +215,8 @@ mod tests {
         b.window.start_unix_sec += 1e-3;
         b.window.end_unix_sec += 1e-3;
         b.window.seconds += 1e-9;
+        // Another run's seconds: not the interval series of `a`.
+        b.workers[0].intervals.clear();
         edit(&mut b.config);
         (a, b)
     }
@@ -258,11 +260,19 @@ mod tests {
         let cases: &[(&str, Edit, bool)] = &[
             ("nothing", |_| {}, false),
             ("bs", |c| c.bs = "8192".into(), true),
-            ("rw", |c| c.rw = crate::measure::config::RwMode::Randread, true),
+            (
+                "rw",
+                |c| c.rw = crate::measure::config::RwMode::Randread,
+                true,
+            ),
             ("iodepth", |c| c.iodepth += 1, true),
             ("jobs", |c| c.jobs += 1, true),
             ("direct", |c| c.direct = !c.direct, true),
-            ("rate", |c| c.rate = Some(crate::measure::config::RateLimit::Iops(100.0)), true),
+            (
+                "rate",
+                |c| c.rate = Some(crate::measure::config::RateLimit::Iops(100.0)),
+                true,
+            ),
             ("verify", |c| c.verify = !c.verify, true),
             ("duration", |c| c.duration_sec += 5.0, false),
             ("ramp", |c| c.ramp_sec += 1.0, false),
