@@ -5,7 +5,8 @@ use anyhow::Result;
 
 use crate::base::error::{EXIT_FAILURE, EXIT_OK};
 use crate::cli::DiffArgs;
-use crate::document::diff::{diff, DiffOptions};
+use crate::document::diff::{diff, DiffOptions, TAKES};
+use crate::document::read::Reader;
 use crate::report;
 
 pub fn run(args: &DiffArgs) -> Result<u8> {
@@ -14,9 +15,11 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
         &[],
         &[args.base.clone(), args.new.clone()],
     )?;
+    let base = super::source::read_given(&args.base, Reader::Diff, &TAKES)?;
+    let new = super::source::read_given(&args.new, Reader::Diff, &TAKES)?;
     let d = diff(
-        &args.base,
-        &args.new,
+        &base,
+        &new,
         &DiffOptions {
             alpha: args.alpha,
             threshold_pct: args.threshold,

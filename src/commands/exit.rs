@@ -27,6 +27,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
         crate::device::OpenError,
         crate::device::topology::TopologyError,
         crate::device::scratch::TestbedError,
+        crate::document::Error,
     );
     EXIT_FAILURE
 }

@@ -4,6 +4,8 @@ use anyhow::Result;
 
 use crate::base::error::EXIT_OK;
 use crate::cli::MergeArgs;
+use crate::document::merge;
+use crate::document::read::Reader;
 use crate::report;
 
 pub fn run(args: &MergeArgs) -> Result<u8> {
@@ -12,18 +14,32 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
         &[],
         &args.files,
     )?;
+    // Each document is read when the merge comes to it.
+    let documents = || {
+        args.files
+            .iter()
+            .map(|p| super::source::read_given(p, Reader::Merge, &merge::TAKES)?.into_merge())
+    };
     if args.list_repeats {
-        for (i, why) in crate::document::merge::repeats(&args.files)? {
+        for (i, why) in merge::repeats(documents())? {
             crate::outln!("{} {why}", i + 1);
         }
         return Ok(EXIT_OK);
     }
-    use crate::document::merge::{read_preflight, Launch};
-    let launch = Launch {
-        preflight: args.preflight.as_deref().map(read_preflight).transpose()?,
+    let launch = merge::Launch {
+        preflight: args.preflight.as_deref().map(preflight).transpose()?,
         missing: args.missing.clone(),
     };
-    let m = crate::document::merge::merge(&args.files, args.force, launch)?;
+    let m = merge::merge(documents(), args.force, launch)?;
     report::emit(&report::merge::render(&m), args.json.as_deref(), &m, &out)?;
     Ok(EXIT_OK)
+}
+
+/// The `--preflight` record, read from its file.
+fn preflight(path: &std::path::Path) -> Result<merge::Preflight, crate::document::Error> {
+    let shown = crate::base::error::show_path(path);
+    match crate::base::io::read_document(path) {
+        Ok(bytes) => merge::read_preflight(&bytes, &shown),
+        Err(source) => Err(crate::document::Error::PreflightUnreadable { shown, source }),
+    }
 }

@@ -15,6 +15,7 @@ pub mod plan;
 pub mod report;
 pub mod restore;
 pub mod run;
+pub mod source;
 pub mod sweep;
 pub mod topology;
 pub mod version;

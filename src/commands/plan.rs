@@ -21,7 +21,10 @@ pub fn run(args: &PlanArgs) -> Result<u8> {
         &[],
         &args.files,
     )?;
-    let (points, unit, warnings) = crate::document::plan::points_from(&args.files, args.force)?;
+    let (points, unit, warnings) = crate::document::plan::points_from(
+        args.files.iter().map(|p| super::source::read_source(p)),
+        args.force,
+    )?;
     let p = crate::document::plan::plan(points, unit, &args.at, args.target, warnings);
     if !p.trusted && !args.force {
         // The fit and its residuals, then the refusal: nothing is predicted.
@@ -64,7 +67,7 @@ fn latency(args: &PlanArgs, limit: std::time::Duration) -> Result<u8> {
         &args.files,
     )?;
     let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
-    let p = crate::document::curve::latency_plan(file, limit_ns)?;
+    let p = crate::document::curve::latency_plan(&super::source::read_source(file)?, limit_ns)?;
     report::emit(
         &report::plan::render_latency(&p),
         args.json.as_deref(),

@@ -13,7 +13,8 @@ pub fn run(args: &ReportArgs) -> Result<u8> {
         &[],
         std::slice::from_ref(&args.file),
     )?;
-    let doc = crate::document::load::load(&args.file)?;
+    let source = super::source::read_source(&args.file)?;
+    let doc = crate::document::load::load(&source.bytes, &source.shown)?;
     out.write_text(&args.output, &report::html::render(&doc)?)?;
     if !report::output::is_stdout(&args.output) {
         eprintln!("report: {}", crate::base::error::show_path(&args.output));

@@ -101,6 +101,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
 /// The document of a run that a signal stopped before anything was
 /// measured: it says so, so that a script reading `--json` finds an answer.
 #[derive(serde::Serialize)]
+#[serde(tag = "kind", rename = "run")]
 struct Unmeasured<'a> {
     schema_version: u32,
     tool: crate::document::run::ToolInfo,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::base::error::{usage, UsageError};
+use crate::base::error::usage;
 use crate::cli::sweep::apply;
 use crate::cli::SweepArgs;
 use crate::device::stripes::member_paths;

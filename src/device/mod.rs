@@ -12,6 +12,7 @@
 //! Imports only `base`: no engine, measurement, document or report.
 
 pub mod cache;
+pub mod cpuinfo;
 pub mod devstat;
 pub mod extent;
 pub mod guard;

@@ -154,6 +154,7 @@ pub struct MemberResult {
 
 /// The compare document (`--json`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename = "compare")]
 pub struct CompareDocument {
     pub schema_version: u32,
     pub tool: ToolInfo,

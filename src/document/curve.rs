@@ -1,14 +1,14 @@
 //! The latency plan (`plan CURVE.json --p99 DURATION`): from a sweep over
 //! `rate` (a latency curve, `sweep --param rate=curve`), the highest
 //! delivered rate whose p99 meets an objective, per combination of the
-//! other swept values. Reads the sweep document as JSON, refusing garbage
-//! with the file and field named.
-
-use std::path::Path;
+//! other swept values. Reads the sweep document from the bytes the command
+//! read, a point at a time, refusing garbage with the file and field named.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
-use crate::base::error::UsageError;
+use crate::document::error::{Error, Result};
+use crate::document::read::{self, Lazy, Origin, ReadError, Reader, Source, Why};
 
 /// One point of a latency curve.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -45,6 +45,7 @@ pub struct CurveGroup {
 
 /// `plan --p99 --json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename = "latency-plan")]
 pub struct LatencyPlanDoc {
     /// The stripebench that wrote it, and how it was invoked.
     #[serde(default)]
@@ -63,55 +64,69 @@ impl LatencyPlanDoc {
 }
 
 /// A number a stripebench document holds at `field`, or a refusal naming it.
-fn number(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, UsageError> {
+fn number(v: &Value, shown: &str, field: &str) -> Result<f64> {
     v.as_f64()
         .filter(|x| x.is_finite() && *x >= 0.0)
-        .ok_or_else(|| {
-            UsageError(format!(
-            "{shown}: {field} is {v}, not a number: give a sweep document as stripebench wrote it"
-        ))
+        .ok_or_else(|| Error::CurveNumber {
+            shown: shown.into(),
+            field: field.into(),
+            value: v.to_string(),
         })
 }
 
-/// Reads the curve in `path` and answers the objective `p99_limit_ns`.
-pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, UsageError> {
-    let (shown, v) = crate::document::plan::read_document(
-        path,
-        "a sweep document (sweep --param rate=curve --json)",
-    )?;
-    let (Some(params), Some(pts)) = (v["params"].as_array(), v["points"].as_array()) else {
-        return Err(UsageError(format!(
-            "{shown} is not a sweep document: plan --p99 reads a latency curve (sweep --param rate=curve --json)"
-        )));
+/// Reads the curve in the bytes of `source` (a point at a time) and answers
+/// the objective `p99_limit_ns`.
+pub fn latency_plan(source: &Source, p99_limit_ns: u64) -> Result<LatencyPlanDoc> {
+    let origin = Origin {
+        shown: source.shown.clone(),
+        reader: Reader::Curve,
+    };
+    let o = read::open(&source.bytes, &origin)?;
+    let shown = origin.shown.clone();
+    let params = o.top.value("params");
+    let pts = o.top.get("points").and_then(Lazy::array);
+    let (Some(params), Some(pts)) = (params.as_array(), pts) else {
+        return Err(ReadError::Refused {
+            origin,
+            why: Why::WrongKind(o.kind),
+        }
+        .into());
     };
     let names: Vec<&str> = params.iter().filter_map(|p| p["name"].as_str()).collect();
     if !names.contains(&"rate") {
-        return Err(UsageError(format!(
-            "{shown} sweeps {}, not rate: plan --p99 reads a latency curve (sweep --param rate=curve)",
-            names.join(", ")
-        )));
+        return Err(Error::NotARateSweep {
+            shown,
+            params: names.join(", "),
+        });
     }
     let mut groups: Vec<CurveGroup> = Vec::new();
     // (the other swept values, the rate) of each point an interrupt cut short.
     let mut partial: Vec<(Vec<(String, String)>, String)> = Vec::new();
     for (i, pt) in pts.iter().enumerate() {
+        let pt = pt.object().unwrap_or_default();
         let at = |f: &str| format!("points[{i}].{f}");
         let values: Vec<(String, String)> =
-            serde_json::from_value(pt["values"].clone()).map_err(|_| {
-                UsageError(format!(
-                    "{shown}: {} is not a list of [name, value]",
-                    at("values")
-                ))
+            serde_json::from_value(pt.value("values")).map_err(|_| Error::NotValuePairs {
+                shown: shown.clone(),
+                field: at("values"),
             })?;
         let Some(rate) = values
             .iter()
             .find(|(n, _)| n == "rate")
             .map(|(_, v)| v.clone())
         else {
-            return Err(UsageError(format!("{shown}: {} has no rate", at("values"))));
+            return Err(Error::NoRate {
+                shown,
+                field: at("values"),
+            });
         };
-        let run = &pt["runs"][0];
-        let total = &run["total"];
+        let run = pt
+            .get("runs")
+            .and_then(Lazy::array)
+            .and_then(|r| r.first().copied())
+            .and_then(Lazy::object)
+            .unwrap_or_default();
+        let total = &run.value("total");
         // A point that measured nothing (no latency) says nothing of the objective.
         if total["latency_ns"].is_null() {
             continue;
@@ -121,11 +136,13 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
             &shown,
             &at("runs[0].total.latency_ns.p99"),
         )? as u64;
-        let rates: Vec<&serde_json::Value> = run["workers"]
-            .as_array()
+        // Each worker's schedule, read a worker at a time.
+        let rates: Vec<Value> = run
+            .get("workers")
+            .and_then(Lazy::array)
             .map(|w| {
                 w.iter()
-                    .map(|w| &w["rate"])
+                    .map(|w| w.object().map_or(Value::Null, |w| w.value("rate")))
                     .filter(|r| r.is_object())
                     .collect()
             })
@@ -146,7 +163,7 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
         let point = CurvePoint {
             rate,
             bytes_per_sec: number(
-                &pt["bytes_per_sec_median"],
+                &pt.value("bytes_per_sec_median"),
                 &shown,
                 &at("bytes_per_sec_median"),
             )?,
@@ -158,7 +175,7 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
         };
         let others: Vec<(String, String)> =
             values.into_iter().filter(|(n, _)| n != "rate").collect();
-        if pt["partial"].as_bool() == Some(true) {
+        if pt.value("partial").as_bool() == Some(true) {
             partial.push((others.clone(), point.rate.clone()));
         }
         match groups.iter_mut().find(|g| g.values == others) {
@@ -172,16 +189,14 @@ pub fn latency_plan(path: &Path, p99_limit_ns: u64) -> Result<LatencyPlanDoc, Us
         }
     }
     if groups.is_empty() {
-        return Err(UsageError(format!(
-            "{shown} holds no point with a latency: nothing to plan from (did every point fail?)"
-        )));
+        return Err(Error::NoLatency { shown });
     }
     for g in &mut groups {
         answer(g, p99_limit_ns);
     }
     // An interrupted sweep stopped before its higher rates: saying "the
     // highest rate" without that would pass off the unmeasured as missed.
-    if v["interrupted"].as_bool() == Some(true) {
+    if o.top.value("interrupted").as_bool() == Some(true) {
         for g in &mut groups {
             let during = partial
                 .iter()
@@ -276,11 +291,15 @@ mod tests {
         serde_json::json!({"schema_version": 1, "params": [{"name": "rate", "values": []}], "points": pts})
     }
 
+    fn source(bytes: &[u8]) -> Source {
+        Source {
+            shown: "curve.json".into(),
+            bytes: bytes.to_vec(),
+        }
+    }
+
     fn plan_of(doc: &serde_json::Value, limit_us: u64) -> LatencyPlanDoc {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("curve.json");
-        std::fs::write(&p, serde_json::to_vec(doc).unwrap()).unwrap();
-        latency_plan(&p, limit_us * 1000).unwrap()
+        latency_plan(&source(&serde_json::to_vec(doc).unwrap()), limit_us * 1000).unwrap()
     }
 
     const CURVE: [(&str, f64, u64, bool); 5] = [
@@ -362,20 +381,16 @@ mod tests {
 
     #[test]
     fn plan_refuses_what_is_not_a_curve() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x.json");
-        std::fs::write(
-            &p,
-            r#"{"schema_version": 1, "params": [{"name": "bs"}], "points": []}"#,
-        )
-        .unwrap();
-        assert!(latency_plan(&p, 1000).unwrap_err().0.contains("not rate"));
-        std::fs::write(&p, "{").unwrap();
-        assert!(latency_plan(&p, 1000).unwrap_err().0.contains("not JSON"));
-        std::fs::write(&p, "{}").unwrap();
-        assert!(latency_plan(&p, 1000)
-            .unwrap_err()
-            .0
-            .contains("not a stripebench document"));
+        let refused = |text: &str| {
+            latency_plan(&source(text.as_bytes()), 1000)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            refused(r#"{"schema_version": 1, "params": [{"name": "bs"}], "points": []}"#)
+                .contains("not rate")
+        );
+        assert!(refused("{").contains("not JSON"));
+        assert!(refused("{}").contains("not a stripebench document"));
     }
 }

@@ -5,47 +5,25 @@
 //! beyond the noise (`analysis::mannwhitney` on per-second rates, or on
 //! repeats), and which rows crossed `--threshold`.
 //!
-//! Reading refuses, one line each, what cannot be diffed: a missing or
+//! The command reads both documents (`read::read` refuses, one line each, a
 //! truncated file, JSON that is not a stripebench document, another schema
-//! version, a diff or plan document, two documents of different kinds, a
-//! document whose arithmetic does not add up, and (unless `--force`) two
-//! different workloads.
+//! version, a diff or plan document, a document whose arithmetic does not
+//! add up); [`diff`] refuses two documents of different kinds and (unless
+//! `--force`) two different workloads (`workload`).
 
-use std::path::Path;
-
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::LatencySummary;
 use crate::analysis::mannwhitney::{self, Outcome};
 use crate::analysis::summary::median;
-use crate::base::error::{show_path, UsageError};
 use crate::document::compare::CompareDocument;
-use crate::document::merge::{check_document_arithmetic, MergedDocument};
+use crate::document::error::{Error, Result};
+use crate::document::merge::MergedDocument;
+use crate::document::read::{Document, Given, Kind, RESULTS};
 use crate::document::run::{RunDocument, TargetDoc, ToolInfo, WorkerDoc, SCHEMA_VERSION};
 use crate::document::sweep::SweepDocument;
+use crate::document::workload::Workload;
 use crate::measure::config::ConfigDoc;
-
-/// What a diff compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DocKind {
-    Run,
-    Sweep,
-    Compare,
-    Merge,
-}
-
-impl DocKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            DocKind::Run => "run",
-            DocKind::Sweep => "sweep",
-            DocKind::Compare => "compare",
-            DocKind::Merge => "merge",
-        }
-    }
-}
 
 /// The five figures of every row, in order.
 pub const METRICS: [&str; 5] = ["bytes_per_sec", "iops", "p50_ns", "p99_ns", "p99_9_ns"];
@@ -126,7 +104,7 @@ pub struct DiffDocument {
     pub kind: String,
     pub tool: ToolInfo,
     /// The kind of the two documents.
-    pub of: DocKind,
+    pub of: Kind,
     pub base: SideDoc,
     pub new: SideDoc,
     /// The workload both ran, in words.
@@ -155,142 +133,8 @@ pub struct DiffOptions {
     pub force: bool,
 }
 
-/// A document read for a diff.
-enum Input {
-    Run(Box<RunDocument>),
-    Sweep(Box<SweepDocument>),
-    Compare(Box<CompareDocument>),
-    Merge(Box<MergedDocument>),
-}
-
-impl Input {
-    fn kind(&self) -> DocKind {
-        match self {
-            Input::Run(_) => DocKind::Run,
-            Input::Sweep(_) => DocKind::Sweep,
-            Input::Compare(_) => DocKind::Compare,
-            Input::Merge(_) => DocKind::Merge,
-        }
-    }
-}
-
-const TAKES: &str = "diff takes run, sweep, compare or merge documents written with --json";
-
-/// What kind of stripebench document `v` is, or why it is none diff takes.
-fn kind_of(v: &serde_json::Value, shown: &str) -> Result<DocKind, UsageError> {
-    let refuse = |why: String| Err(UsageError(format!("{shown} {why}: {TAKES}")));
-    let Some(o) = v.as_object() else {
-        return refuse("is not a stripebench document (not a JSON object)".into());
-    };
-    let tool = o
-        .get("tool")
-        .and_then(|t| t.get("name"))
-        .and_then(|n| n.as_str());
-    let Some(version) = o.get("schema_version") else {
-        if o.contains_key("fit") && o.contains_key("predictions") {
-            return refuse("is a plan document".into());
-        }
-        if o.contains_key("root") && o.contains_key("resolved") {
-            return refuse("is a topology document".into());
-        }
-        return refuse("is not a stripebench document (no schema_version)".into());
-    };
-    if tool != Some("stripebench") {
-        return refuse(format!(
-            "is not a stripebench document (its tool is {})",
-            o.get("tool")
-                .and_then(|t| t.get("name"))
-                .map_or("missing".into(), |n| n.to_string())
-        ));
-    }
-    match version.as_u64() {
-        Some(n) if n == u64::from(SCHEMA_VERSION) => {}
-        _ => {
-            return Err(UsageError(format!(
-                "{shown} has schema version {version}, this stripebench reads {SCHEMA_VERSION}: diff documents of version {SCHEMA_VERSION}, or use the stripebench that wrote them"
-            )))
-        }
-    }
-    match o.get("kind").and_then(|k| k.as_str()) {
-        Some("merge") => return Ok(DocKind::Merge),
-        Some("diff") => return refuse("is a diff document".into()),
-        _ => {}
-    }
-    if o.get("measured").and_then(|m| m.as_bool()) == Some(false) {
-        return Err(UsageError(format!(
-            "{shown} is a run interrupted before anything was measured: there is nothing to diff"
-        )));
-    }
-    if o.contains_key("points") {
-        Ok(DocKind::Sweep)
-    } else if o.contains_key("phases") {
-        Ok(DocKind::Compare)
-    } else if o.contains_key("workers") && o.contains_key("targets") {
-        Ok(DocKind::Run)
-    } else {
-        refuse("is a stripebench document of no kind diff knows".into())
-    }
-}
-
-/// Reads one document: JSON, stripebench's, this schema version, a kind
-/// diff takes, arithmetic that adds up.
-fn read(path: &Path) -> Result<Input, UsageError> {
-    let shown = show_path(path);
-    let bytes = crate::document::read_document(path)
-        .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        UsageError(if e.is_eof() {
-            format!("{shown} ends in the middle of its JSON (truncated?): give the whole document")
-        } else {
-            format!("{shown} is not JSON ({e}): {TAKES}")
-        })
-    })?;
-    let kind = kind_of(&v, &shown)?;
-    let invalid = |e: serde_json::Error| {
-        UsageError(format!(
-            "{shown} is not a valid {} document: {e}",
-            kind.name()
-        ))
-    };
-    check_document_arithmetic(&v, &shown, kind.name())?;
-    Ok(match kind {
-        DocKind::Run => Input::Run(Box::new(serde_json::from_value(v).map_err(invalid)?)),
-        DocKind::Sweep => Input::Sweep(Box::new(serde_json::from_value(v).map_err(invalid)?)),
-        DocKind::Compare => Input::Compare(Box::new(serde_json::from_value(v).map_err(invalid)?)),
-        DocKind::Merge => Input::Merge(Box::new(serde_json::from_value(v).map_err(invalid)?)),
-    })
-}
-
-/// The options that make a workload: two runs that differ in one of them
-/// measured different things. Target paths, duration, ramp, read-ahead,
-/// buffer registration, seed and CPUs are the setup, not the workload.
-fn workload_of(c: &ConfigDoc, targets: usize) -> Vec<(&'static str, String)> {
-    let opt = |v: Option<u64>| v.map_or("none".to_string(), |v| v.to_string());
-    vec![
-        ("rw", c.rw.name().to_string()),
-        ("read_pct", c.read_pct.to_string()),
-        ("bs", c.bs.clone()),
-        (
-            "direct",
-            if c.direct { "direct" } else { "buffered" }.to_string(),
-        ),
-        ("engine", c.engine.name().to_string()),
-        ("iodepth", c.iodepth.to_string()),
-        ("jobs", c.jobs.to_string()),
-        ("targets", targets.to_string()),
-        ("size", opt(c.size)),
-        ("offset", c.offset.to_string()),
-        ("io_limit", opt(c.io_limit)),
-        ("passes", opt(c.passes)),
-        ("stripe_chunk", opt(c.stripe_chunk)),
-        ("verify", c.verify.to_string()),
-        ("buffer_compress_pct", c.buffer_compress_pct.to_string()),
-        ("dedupe_pct", c.dedupe_pct.to_string()),
-        // A run on a schedule measures latency at that load (and from the
-        // due time): another rate is another workload.
-        ("rate", c.rate.map_or("none".to_string(), |r| r.label())),
-    ]
-}
+/// The kinds diff takes.
+pub const TAKES: [Kind; 4] = RESULTS;
 
 /// The workload in words, for the report's head.
 fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
@@ -326,20 +170,6 @@ fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
         parts.push(format!("rate {} per worker", r.label()));
     }
     parts.join(", ")
-}
-
-/// The workload options in which `a` and `b` differ, as "name (a vs b)";
-/// `at` names where (a sweep point, a phase) or is empty.
-fn workload_differences(
-    a: &[(&'static str, String)],
-    b: &[(&'static str, String)],
-    at: &str,
-) -> Vec<String> {
-    a.iter()
-        .zip(b)
-        .filter(|(x, y)| x.1 != y.1)
-        .map(|(x, y)| format!("{at}{} ({} vs {})", x.0, x.1, y.1))
-        .collect()
 }
 
 /// Setup differences worth saying (not refused).
@@ -657,9 +487,9 @@ struct Parts {
     workload: String,
 }
 
-fn side(path: &Path, tool: &ToolInfo, hosts: Vec<String>, seconds: f64) -> SideDoc {
+fn side(shown: &str, tool: &ToolInfo, hosts: Vec<String>, seconds: f64) -> SideDoc {
     SideDoc {
-        path: show_path(path),
+        path: shown.to_string(),
         tool_version: tool.version.clone(),
         hosts,
         seconds,
@@ -667,8 +497,8 @@ fn side(path: &Path, tool: &ToolInfo, hosts: Vec<String>, seconds: f64) -> SideD
 }
 
 fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
-    let wa = workload_of(&a.config, a.targets.len());
-    let wb = workload_of(&b.config, b.targets.len());
+    let wa = Workload::of(&a.config).with_targets(a.targets.len());
+    let wb = Workload::of(&b.config).with_targets(b.targets.len());
     let mut notes = Vec::new();
     setup_notes(a, b, "", &mut notes);
     let mut rows = Vec::new();
@@ -728,7 +558,7 @@ fn diff_runs(a: &RunDocument, b: &RunDocument, o: &DiffOptions) -> Parts {
         rows,
         only_in_base,
         only_in_new,
-        differences: workload_differences(&wa, &wb, ""),
+        differences: wa.differences(&wb, ""),
         notes,
         workload: workload_words(&a.config, a.targets.len(), &[]),
     }
@@ -818,11 +648,14 @@ fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
         // half of each side's own unthrottled point, another IOPS on
         // each side, and still the same point of the curve.
         let of = |r: &RunDocument| {
-            let mut w = workload_of(&r.config, r.targets.len());
-            w.retain(|(name, _)| !(*name == "rate" && swept.iter().any(|p| p == "rate")));
-            w
+            let w = Workload::of(&r.config).with_targets(r.targets.len());
+            if swept.iter().any(|p| p == "rate") {
+                w.without("rate")
+            } else {
+                w
+            }
         };
-        for d in workload_differences(&of(ra), &of(rb), &at) {
+        for d in of(ra).differences(&of(rb), &at) {
             differences.push(d);
         }
         setup_notes(ra, rb, &at, &mut notes);
@@ -862,11 +695,14 @@ fn diff_compares(a: &CompareDocument, b: &CompareDocument, o: &DiffOptions) -> P
             workload = workload_words(&da.config, 0, &["members".to_string(), "jobs".to_string()]);
         }
         let at = format!("{label}: ");
-        differences.extend(workload_differences(
-            &workload_of(&da.config, da.targets.len()),
-            &workload_of(&db.config, db.targets.len()),
-            &at,
-        ));
+        differences.extend(
+            Workload::of(&da.config)
+                .with_targets(da.targets.len())
+                .differences(
+                    &Workload::of(&db.config).with_targets(db.targets.len()),
+                    &at,
+                ),
+        );
         // The phases run on other targets by design (members, the volume):
         // only a change of the other setup is worth a note.
         let mut phase_notes = Vec::new();
@@ -916,11 +752,12 @@ fn host_figures(m: &MergedDocument, i: usize) -> Figures {
 }
 
 fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts {
-    let mut differences = workload_differences(
-        &workload_of(&a.config, a.config.targets.len()),
-        &workload_of(&b.config, b.config.targets.len()),
-        "",
-    );
+    let mut differences = Workload::of(&a.config)
+        .with_targets(a.config.targets.len())
+        .differences(
+            &Workload::of(&b.config).with_targets(b.config.targets.len()),
+            "",
+        );
     if a.hosts.len() != b.hosts.len() {
         differences.push(format!("hosts ({} vs {})", a.hosts.len(), b.hosts.len()));
     }
@@ -985,15 +822,16 @@ fn diff_merges(a: &MergedDocument, b: &MergedDocument, o: &DiffOptions) -> Parts
     }
 }
 
-fn side_of(path: &Path, d: &Input) -> SideDoc {
-    match d {
-        Input::Run(r) => side(
+fn side_of(g: &Given) -> SideDoc {
+    let path = g.shown.as_str();
+    match &g.document {
+        Document::Run(r) => side(
             path,
             &r.tool,
             vec![r.host.hostname.clone()],
             r.window.seconds,
         ),
-        Input::Sweep(s) => {
+        Document::Sweep(s) => {
             let first = s.points.first().and_then(|p| p.runs.first());
             side(
                 path,
@@ -1004,7 +842,7 @@ fn side_of(path: &Path, d: &Input) -> SideDoc {
                 first.map_or(0.0, |r| r.window.seconds),
             )
         }
-        Input::Compare(c) => {
+        Document::Compare(c) => {
             let first = c.phases.first().map(|p| &p.document);
             side(
                 path,
@@ -1015,7 +853,7 @@ fn side_of(path: &Path, d: &Input) -> SideDoc {
                 first.map_or(0.0, |r| r.window.seconds),
             )
         }
-        Input::Merge(m) => side(
+        Document::Merge(m) => side(
             path,
             &m.tool,
             m.hosts.iter().map(|h| h.hostname.clone()).collect(),
@@ -1024,46 +862,42 @@ fn side_of(path: &Path, d: &Input) -> SideDoc {
     }
 }
 
-/// Reads both documents and diffs them: refuses (a [`UsageError`]) what
-/// cannot be diffed, and different workloads unless `o.force`.
-pub fn diff(base: &Path, new: &Path, o: &DiffOptions) -> Result<DiffDocument> {
-    let a = read(base)?;
-    let b = read(new)?;
-    if a.kind() != b.kind() {
-        return crate::base::error::usage(format!(
-            "{} is a {} document and {} a {} document: diff two documents of one kind",
-            show_path(base),
-            a.kind().name(),
-            show_path(new),
-            b.kind().name()
-        ));
-    }
-    let parts = match (&a, &b) {
-        (Input::Run(x), Input::Run(y)) => diff_runs(x, y, o),
-        (Input::Sweep(x), Input::Sweep(y)) => diff_sweeps(x, y, o),
-        (Input::Compare(x), Input::Compare(y)) => diff_compares(x, y, o),
-        (Input::Merge(x), Input::Merge(y)) => diff_merges(x, y, o),
-        _ => unreachable!("the kinds were checked equal above"),
+/// Diffs two documents the command read (with [`TAKES`]): refuses two of
+/// different kinds, two without a row in common, and different workloads
+/// unless `o.force`.
+pub fn diff(base: &Given, new: &Given, o: &DiffOptions) -> Result<DiffDocument> {
+    let (a, b) = (&base.document, &new.document);
+    let parts = match (a, b) {
+        (Document::Run(x), Document::Run(y)) => diff_runs(x, y, o),
+        (Document::Sweep(x), Document::Sweep(y)) => diff_sweeps(x, y, o),
+        (Document::Compare(x), Document::Compare(y)) => diff_compares(x, y, o),
+        (Document::Merge(x), Document::Merge(y)) => diff_merges(x, y, o),
+        _ => {
+            return Err(Error::KindsDiffer {
+                base: base.shown.clone(),
+                base_kind: a.kind(),
+                new: new.shown.clone(),
+                new_kind: b.kind(),
+            })
+        }
     };
     if !parts.differences.is_empty() && !o.force {
-        return crate::base::error::usage(format!(
-            "{} and {} ran different workloads: {}; diff runs of one workload, or pass --force",
-            show_path(base),
-            show_path(new),
-            parts.differences.join(", ")
-        ));
+        return Err(Error::DiffWorkloads {
+            base: base.shown.clone(),
+            new: new.shown.clone(),
+            differences: parts.differences,
+        });
     }
     if parts.rows.is_empty() {
-        return crate::base::error::usage(format!(
-            "{} and {} have no {} in common: nothing to diff",
-            show_path(base),
-            show_path(new),
-            match a.kind() {
-                DocKind::Sweep => "point",
-                DocKind::Compare => "phase",
+        return Err(Error::NothingInCommon {
+            base: base.shown.clone(),
+            new: new.shown.clone(),
+            rows: match a.kind() {
+                Kind::Sweep => "point",
+                Kind::Compare => "phase",
                 _ => "row",
-            }
-        ));
+            },
+        });
     }
     let crossed = parts
         .rows
@@ -1084,8 +918,8 @@ pub fn diff(base: &Path, new: &Path, o: &DiffOptions) -> Result<DiffDocument> {
         kind: "diff".into(),
         tool: ToolInfo::this(),
         of: a.kind(),
-        base: side_of(base, &a),
-        new: side_of(new, &b),
+        base: side_of(base),
+        new: side_of(new),
         workload: parts.workload,
         alpha: o.alpha,
         threshold_pct: o.threshold_pct,
@@ -1236,7 +1070,9 @@ mod tests {
         b.config.targets = vec!["/elsewhere".into()];
         b.config.duration_sec = 9.0;
         b.config.rate = Some(crate::measure::config::RateLimit::Iops(200.0));
-        let d = workload_differences(&workload_of(&a.config, 1), &workload_of(&b.config, 2), "");
+        let d = Workload::of(&a.config)
+            .with_targets(1)
+            .differences(&Workload::of(&b.config).with_targets(2), "");
         assert_eq!(
             d,
             vec![
@@ -1258,18 +1094,28 @@ mod tests {
 
     #[test]
     fn kinds_are_told_apart_and_others_refused() {
+        let kind_of = |v: &serde_json::Value, shown: &str| {
+            let bytes = serde_json::to_vec(v).unwrap();
+            let origin = crate::document::read::Origin {
+                shown: shown.into(),
+                reader: crate::document::read::Reader::Diff,
+            };
+            crate::document::read::open(&bytes, &origin)
+                .map(|o| o.kind)
+                .map_err(|e| e.to_string())
+        };
         let run = serde_json::to_value(sample_doc()).unwrap();
-        assert_eq!(kind_of(&run, "f").unwrap(), DocKind::Run);
+        assert_eq!(kind_of(&run, "f").unwrap(), Some(Kind::Run));
         let mut v = run.clone();
         v["kind"] = "merge".into();
-        assert_eq!(kind_of(&v, "f").unwrap(), DocKind::Merge);
+        assert_eq!(kind_of(&v, "f").unwrap(), Some(Kind::Merge));
         let tool = run["tool"].clone();
         let sweep = serde_json::json!({"schema_version": 1, "tool": tool, "points": []});
-        assert_eq!(kind_of(&sweep, "f").unwrap(), DocKind::Sweep);
+        assert_eq!(kind_of(&sweep, "f").unwrap(), Some(Kind::Sweep));
         let cmp = serde_json::json!({"schema_version": 1, "tool": tool, "phases": []});
-        assert_eq!(kind_of(&cmp, "f").unwrap(), DocKind::Compare);
+        assert_eq!(kind_of(&cmp, "f").unwrap(), Some(Kind::Compare));
         let refused = |v: serde_json::Value, want: &str| {
-            let e = kind_of(&v, "f").unwrap_err().0;
+            let e = kind_of(&v, "f").unwrap_err();
             assert!(e.contains(want), "{e}");
         };
         refused(serde_json::json!([1, 2]), "not a stripebench document");

@@ -1,18 +1,19 @@
 //! The plan document (`plan --json`): a capacity plan from measured
-//! scaling points. Reads run, sweep and merge documents (refusing garbage,
-//! naming the file and field), fits the law (`analysis::capacity`), and
+//! scaling points. Reads run, sweep and merge documents from the bytes the
+//! command read (refusing garbage, naming the file and field), fits the law (`analysis::capacity`), and
 //! answers peak, ceiling, knee, predictions and a target.
 
-use std::path::{Path, PathBuf};
-
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::analysis::capacity::{fit, Usl};
-use crate::base::error::{show_path, usage, UsageError};
+use crate::document::error::{Error, Result};
+use crate::document::read::{self, Kind, Lazy, Object, Origin, ReadError, Reader, Source, Why};
+use crate::document::workload::Workload;
 
 /// A plan's result.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename = "plan")]
 pub struct PlanDoc {
     /// The stripebench that wrote it, and how it was invoked.
     #[serde(default)]
@@ -86,154 +87,181 @@ pub type Points = Vec<(f64, f64)>;
 const MAX_RATE: f64 = 1e18;
 
 /// N as a document gives it: a whole number, at least 1.
-fn whole_n(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, UsageError> {
+fn whole_n(v: &Value, shown: &str, field: &str) -> Result<f64> {
     let n = match v {
-        serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
         other => other.as_f64(),
     };
     match n {
         Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 => Ok(n),
-        _ => Err(UsageError(format!(
-            "{shown}: {field} is {v}, not a whole number N of at least 1: give documents as stripebench wrote them"
-        ))),
+        _ => Err(Error::NotAWholeN {
+            shown: shown.into(),
+            field: field.into(),
+            value: v.to_string(),
+        }),
     }
 }
 
 /// A throughput as a document gives it: finite, not negative, below 10^18 B/s.
-fn rate_field(v: &serde_json::Value, shown: &str, field: &str) -> Result<f64, UsageError> {
+fn rate_field(v: &Value, shown: &str, field: &str) -> Result<f64> {
     match v.as_f64() {
         Some(x) if x.is_finite() && (0.0..MAX_RATE).contains(&x) => Ok(x),
-        _ => Err(UsageError(format!(
-            "{shown}: {field} is {v}, not a throughput (bytes per second, 0 to 10^18): give documents as stripebench wrote them"
-        ))),
+        _ => Err(Error::NotAThroughput {
+            shown: shown.into(),
+            field: field.into(),
+            value: v.to_string(),
+        }),
     }
-}
-
-/// A stripebench document read as JSON, with its path as shown in
-/// messages; `wanted` says what to give instead of something else.
-pub(crate) fn read_document(
-    p: &Path,
-    wanted: &str,
-) -> Result<(String, serde_json::Value), UsageError> {
-    let shown = show_path(p);
-    let v: serde_json::Value = serde_json::from_slice(
-        &crate::document::read_document(p)
-            .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?,
-    )
-    .map_err(|_| UsageError(format!("{shown} is not JSON: give {wanted}")))?;
-    if v.get("schema_version").is_none() {
-        return Err(UsageError(format!("{shown} is not a stripebench document")));
-    }
-    Ok((shown, v))
 }
 
 /// One result file's points, what N counts, and the workload that ran.
-fn points_of(p: &Path) -> Result<(Points, String, serde_json::Value), UsageError> {
-    let (shown, v) = read_document(p, "a sweep, merge or run document")?;
-    let mut points = Vec::new();
-    if let Some(pts) = v.get("points").and_then(|p| p.as_array()) {
-        let params: Vec<String> = v["params"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|p| p["name"].as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let Some(axis) = params.iter().position(|n| n == "members" || n == "jobs") else {
-            return Err(UsageError(format!(
-                "{shown} sweeps {}: plan needs a sweep over members or jobs (N)",
-                params.join(", ")
-            )));
-        };
-        if params.len() > 1 {
-            return Err(UsageError(format!(
-                "{shown} sweeps {} at once: plan needs N ({}) to be the only parameter",
-                params.join(", "),
-                params[axis]
-            )));
+/// The document is read a part at a time (a point, a run), never whole.
+fn points_of(source: &Source) -> Result<(Points, String, Value)> {
+    let origin = Origin {
+        shown: source.shown.clone(),
+        reader: Reader::Plan,
+    };
+    let o = read::open(&source.bytes, &origin)?;
+    let shown = origin.shown.as_str();
+    let top = &o.top;
+    let points = top.get("points").and_then(Lazy::array);
+    let targets = top.get("targets").and_then(Lazy::array);
+    match (o.kind, points, targets) {
+        (Some(Kind::Sweep), Some(pts), _) => sweep_points(top, &pts, shown),
+        (Some(Kind::Merge), _, _) => {
+            crate::document::merge::check_merged_arithmetic(top, shown)?;
+            let total = top.value("total");
+            let n = whole_n(&total["hosts"], shown, "total.hosts")?;
+            let x = rate_field(&total["bytes_per_sec"], shown, "total.bytes_per_sec")?;
+            Ok((vec![(n, x)], "hosts".into(), top.value("config")))
         }
-        let unit = params[axis].clone();
-        let mut config = serde_json::Value::Null;
-        for (i, pt) in pts.iter().enumerate() {
-            let n = whole_n(
-                &pt["values"][axis][1],
-                &shown,
-                &format!("points[{i}].values[{axis}] ({unit})"),
-            )?;
-            let x = rate_field(
-                &pt["bytes_per_sec_median"],
-                &shown,
-                &format!("points[{i}].bytes_per_sec_median"),
-            )?;
-            let runs = pt["runs"].as_array().map_or(&[][..], Vec::as_slice);
-            let mut rates = Vec::new();
-            for (j, run) in runs.iter().enumerate() {
-                let at = format!("points[{i}].runs[{j}].");
-                crate::document::merge::check_run_arithmetic(run, &shown, &at)?;
-                rates.push(run["total"]["bytes_per_sec"].as_f64().unwrap_or(0.0));
-                if config.is_null() {
-                    config = run["config"].clone();
-                }
-            }
-            let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = rates.iter().copied().fold(0.0, f64::max);
-            if !rates.is_empty() && (x < lo * (1.0 - 1e-9) || x > hi * (1.0 + 1e-9)) {
-                return Err(UsageError(format!(
-                    "{shown}: points[{i}].bytes_per_sec_median is {x}, outside its runs' {lo} to {hi}: give documents as stripebench wrote them"
-                )));
-            }
-            points.push((n, x));
+        (Some(Kind::Run), _, Some(t)) => {
+            crate::document::merge::check_run_arithmetic(top, shown, "")?;
+            let n = whole_n(&t.len().into(), shown, "targets (their count)")?;
+            let total = top.value("total");
+            let x = rate_field(&total["bytes_per_sec"], shown, "total.bytes_per_sec")?;
+            Ok((vec![(n, x)], "targets".into(), top.value("config")))
         }
-        return Ok((points, unit, config));
+        (kind, _, _) => Err(ReadError::Refused {
+            origin,
+            why: Why::WrongKind(kind),
+        }
+        .into()),
     }
-    if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
-        crate::document::merge::check_merged_arithmetic(&v, &shown)?;
-        let n = whole_n(&v["total"]["hosts"], &shown, "total.hosts")?;
-        let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
-        return Ok((vec![(n, x)], "hosts".into(), v["config"].clone()));
-    }
-    if let Some(t) = v.get("targets").and_then(|t| t.as_array()) {
-        crate::document::merge::check_run_arithmetic(&v, &shown, "")?;
-        let n = whole_n(&t.len().into(), &shown, "targets (their count)")?;
-        let x = rate_field(&v["total"]["bytes_per_sec"], &shown, "total.bytes_per_sec")?;
-        return Ok((vec![(n, x)], "targets".into(), v["config"].clone()));
-    }
-    Err(UsageError(format!(
-        "{shown} is neither a sweep, a merge nor a run document"
-    )))
 }
 
-/// Reads (N, X) from result files: a sweep over members or jobs gives one
-/// point per value; a merged document gives (hosts, fleet rate); a run
-/// document gives (targets, total rate). Every file must count N the same
-/// way and, unless `force`, run the same workload (as `merge` requires);
-/// with `force` the differences are returned as warnings.
-pub fn points_from(paths: &[PathBuf], force: bool) -> Result<(Points, String, Vec<String>)> {
+/// A sweep's points: one per value of N (members or jobs, the only swept
+/// parameter), each the median of its runs, which must add up.
+fn sweep_points(top: &Object, pts: &[Lazy], shown: &str) -> Result<(Points, String, Value)> {
+    let params: Vec<String> = top
+        .value("params")
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|p| p["name"].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(axis) = params.iter().position(|n| n == "members" || n == "jobs") else {
+        return Err(Error::NoN {
+            shown: shown.into(),
+            params: params.join(", "),
+        });
+    };
+    if params.len() > 1 {
+        return Err(Error::NotOnlyN {
+            shown: shown.into(),
+            params: params.join(", "),
+            n: params[axis].clone(),
+        });
+    }
+    let unit = params[axis].clone();
+    let mut config = Value::Null;
     let mut points = Vec::new();
-    let mut first: Option<(String, String, serde_json::Value)> = None;
+    for (i, pt) in pts.iter().enumerate() {
+        let pt = pt.object().unwrap_or_default();
+        let n = whole_n(
+            &pt.value("values")[axis][1],
+            shown,
+            &format!("points[{i}].values[{axis}] ({unit})"),
+        )?;
+        let x = rate_field(
+            &pt.value("bytes_per_sec_median"),
+            shown,
+            &format!("points[{i}].bytes_per_sec_median"),
+        )?;
+        let runs = pt.get("runs").and_then(Lazy::array).unwrap_or_default();
+        let mut rates = Vec::new();
+        for (j, run) in runs.iter().enumerate() {
+            let run = run.object().unwrap_or_default();
+            let at = format!("points[{i}].runs[{j}].");
+            crate::document::merge::check_run_arithmetic(&run, shown, &at)?;
+            rates.push(run.value("total")["bytes_per_sec"].as_f64().unwrap_or(0.0));
+            if config.is_null() {
+                config = run.value("config");
+            }
+        }
+        let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = rates.iter().copied().fold(0.0, f64::max);
+        if !rates.is_empty() && (x < lo * (1.0 - 1e-9) || x > hi * (1.0 + 1e-9)) {
+            return Err(Error::MedianOutsideRuns {
+                shown: shown.into(),
+                index: i,
+                median: x,
+                low: lo,
+                high: hi,
+            });
+        }
+        points.push((n, x));
+    }
+    Ok((points, unit, config))
+}
+
+/// Reads (N, X) from result files, each read by the command as it comes: a
+/// sweep over members or jobs gives one point per value; a merged document
+/// gives (hosts, fleet rate); a run document gives (targets, total rate).
+/// Every file must count N the same way and, unless `force`, run the same
+/// workload (`workload::Workload`, N left out); with `force` the
+/// differences are returned as warnings.
+pub fn points_from(
+    sources: impl Iterator<Item = Result<Source>>,
+    force: bool,
+) -> Result<(Points, String, Vec<String>)> {
+    let mut points = Vec::new();
+    let mut first: Option<(String, String, Workload)> = None;
     let mut warnings = Vec::new();
-    for p in paths {
-        let shown = show_path(p);
-        let (pts, unit, config) = points_of(p)?;
+    for source in sources {
+        let source = source?;
+        let shown = source.shown.clone();
+        let (pts, unit, config) = points_of(&source)?;
+        // N itself differs from file to file, as it should.
+        let workload = Workload::of_json(&config);
+        let workload = if unit == "jobs" {
+            workload.without("jobs")
+        } else {
+            workload
+        };
         match &first {
-            None => first = Some((shown, unit, config)),
-            Some((f, u, c)) => {
+            None => first = Some((shown, unit, workload)),
+            Some((f, u, w)) => {
                 if *u != unit {
-                    return usage(format!(
-                        "{shown} gives N as {unit}, but {f} as {u}: plan fits one kind of N; give sweeps over one parameter, or merges, or runs"
-                    ));
+                    return Err(Error::UnitsDiffer {
+                        shown,
+                        unit,
+                        first: f.clone(),
+                        first_unit: u.clone(),
+                    });
                 }
-                // N itself differs from file to file, as it should.
-                let ignore: &[&str] = if unit == "jobs" { &["jobs"] } else { &[] };
-                if let Some(diff) = crate::document::merge::config_difference(c, &config, ignore) {
+                if let Some(difference) = w.differences(&workload, "").into_iter().next() {
                     if !force {
-                        return usage(format!(
-                            "{shown} ran a different workload than {f}: {diff}; plan fits one workload, or pass --force"
-                        ));
+                        return Err(Error::PlanWorkloads {
+                            shown,
+                            first: f.clone(),
+                            difference,
+                        });
                     }
                     warnings.push(format!(
-                        "{shown}: a different workload than {f} ({diff}), fitted together because of --force"
+                        "{shown}: a different workload than {f} ({difference}), fitted together because of --force"
                     ));
                 }
             }
@@ -242,19 +270,13 @@ pub fn points_from(paths: &[PathBuf], force: bool) -> Result<(Points, String, Ve
     }
     let unit = first.map(|f| f.1).unwrap_or_default();
     if points.iter().all(|p| p.1 == 0.0) {
-        return usage(
-            "every point measured 0 B/s: there is no throughput to fit; check the runs' errors",
-        );
+        return Err(Error::NoThroughput);
     }
     let mut distinct: Vec<f64> = points.iter().map(|p| p.0).collect();
     distinct.sort_by(f64::total_cmp);
     distinct.dedup();
     if distinct.len() < 3 {
-        return usage(format!(
-            "plan needs at least 3 distinct N to fit a curve, and has {} ({}): sweep members or jobs over more values",
-            distinct.len(),
-            distinct.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")
-        ));
+        return Err(Error::TooFewN { distinct });
     }
     Ok((points, unit, warnings))
 }

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::warning::Warning;
 use crate::analysis::summary::median;
+use crate::base::warning::Warning;
 use crate::document::run::{RunDocument, ToolInfo};
 use crate::measure::config::{RateLimit, RunConfig};
 
@@ -94,6 +94,7 @@ pub struct PointDoc {
 
 /// The sweep document (`--json`): every finished point.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename = "sweep")]
 pub struct SweepDocument {
     pub schema_version: u32,
     pub tool: ToolInfo,
@@ -243,7 +244,11 @@ mod tests {
         let p = point(&[("bs", "4k")], &[10.0, 40.0, 25.0]);
         assert_eq!(p.bytes_per_sec_median, 25.0);
         assert_eq!((p.bytes_per_sec_min, p.bytes_per_sec_max), (10.0, 40.0));
-        let order: Vec<f64> = p.runs.iter().map(|r| r.total.figures.bytes_per_sec).collect();
+        let order: Vec<f64> = p
+            .runs
+            .iter()
+            .map(|r| r.total.figures.bytes_per_sec)
+            .collect();
         assert_eq!(order, [25.0, 10.0, 40.0]);
         assert!(!p.partial);
     }

@@ -238,10 +238,19 @@ mod tests {
 
     #[test]
     fn renders_rows_tests_and_the_threshold() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("base.json"), dir.path().join("new.json"));
-        std::fs::write(&a, crate::report::json::render(&doc(1.0))).unwrap();
-        std::fs::write(&b, crate::report::json::render(&doc(0.5))).unwrap();
+        let given = |shown: &str, d: &crate::document::run::RunDocument| {
+            let origin = crate::document::Origin {
+                shown: shown.into(),
+                reader: crate::document::Reader::Diff,
+            };
+            let bytes = crate::report::json::render(d);
+            crate::document::Given {
+                shown: shown.into(),
+                document: crate::document::read(&bytes, &origin, &crate::document::diff::TAKES)
+                    .unwrap(),
+            }
+        };
+        let (a, b) = (given("base.json", &doc(1.0)), given("new.json", &doc(0.5)));
         let o = DiffOptions {
             alpha: 0.05,
             threshold_pct: Some(10.0),

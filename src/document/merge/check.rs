@@ -2,9 +2,53 @@
 //! finite, a window of positive length, totals that are the sums of their
 //! parts, rates that are bytes (I/Os) over seconds. A document that does
 //! not add up is refused, naming the file and the field.
+//!
+//! The document is read a part at a time (`read::Object`): the top level
+//! and each worker, target and host are parsed when checked and dropped,
+//! so a document of a thousand targets (or a hostile one) is never held
+//! whole as a `serde_json::Value`.
 
-use crate::base::error::UsageError;
-use anyhow::Result;
+use serde::Deserialize;
+
+use crate::document::error::{Error, Result};
+use crate::document::kind::Kind;
+use crate::document::lazy::{Lazy, Object};
+
+/// A worker's byte and I/O counts, parsed alone (its intervals skipped).
+#[derive(Deserialize, Default)]
+struct Counts {
+    #[serde(default)]
+    bytes: serde_json::Value,
+    #[serde(default)]
+    ios: serde_json::Value,
+}
+
+impl Counts {
+    fn of(w: Lazy) -> Counts {
+        w.parse().unwrap_or_default()
+    }
+
+    fn get(&self, key: &str) -> Option<u64> {
+        if key == "bytes" {
+            &self.bytes
+        } else {
+            &self.ios
+        }
+        .as_u64()
+    }
+}
+
+/// A worker as a `Value` without its intervals (`Null` when it is not an
+/// object, as indexing a `Value` that is not one gives), and its intervals.
+fn worker(w: Lazy) -> (serde_json::Value, Vec<Lazy>) {
+    match w.object() {
+        Some(o) => (
+            o.small(&["intervals"]),
+            o.get("intervals").and_then(Lazy::array).unwrap_or_default(),
+        ),
+        None => (serde_json::Value::Null, Vec::new()),
+    }
+}
 
 /// A figure read from a document, for the arithmetic checks.
 fn num(v: &serde_json::Value, path: &str) -> Option<f64> {
@@ -20,16 +64,20 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// Reads the number at `path` (dotted) of a document, which must be finite.
-fn finite(v: &serde_json::Value, shown: &str, at: &str, path: &str) -> Result<f64, UsageError> {
+fn finite(v: &serde_json::Value, shown: &str, at: &str, path: &str) -> Result<f64> {
     match num(v, path) {
         Some(x) if x.is_finite() => Ok(x),
-        Some(x) => Err(UsageError(format!(
-            "{shown}: {at}{path} is {}, not a finite number: give documents as stripebench wrote them",
-            shown_num(x)
-        ))),
-        None => Err(UsageError(format!(
-            "{shown}: {at}{path} is missing or not a number: give documents as stripebench wrote them"
-        ))),
+        Some(x) => Err(Error::NotFinite {
+            shown: shown.into(),
+            at: at.into(),
+            path: path.into(),
+            value: shown_num(x),
+        }),
+        None => Err(Error::NotANumber {
+            shown: shown.into(),
+            at: at.into(),
+            path: path.into(),
+        }),
     }
 }
 
@@ -42,20 +90,20 @@ fn shown_num(x: f64) -> String {
     }
 }
 
-fn damaged(shown: &str, at: &str, what: String) -> UsageError {
-    UsageError(format!(
-        "{shown}: {at}{what}: the document is damaged or was edited; give documents as stripebench wrote them"
-    ))
+fn damaged(shown: &str, at: &str, what: String) -> Error {
+    Error::Damaged {
+        shown: shown.into(),
+        at: at.into(),
+        what,
+    }
 }
 
 /// A run document's arithmetic: a window of positive length, totals that
 /// are the sums of the workers, and rates that are bytes (I/Os) over
 /// seconds. `at` prefixes the field names (a run inside a sweep).
-pub(crate) fn check_run_arithmetic(
-    v: &serde_json::Value,
-    shown: &str,
-    at: &str,
-) -> Result<(), UsageError> {
+pub(crate) fn check_run_arithmetic(run: &Object, shown: &str, at: &str) -> Result<()> {
+    // All but the workers and targets, which are read one at a time.
+    let v = &run.small(&["workers", "targets"]);
     for path in ["window.seconds", "total.seconds"] {
         let s = finite(v, shown, at, path)?;
         if s <= 0.0 {
@@ -67,9 +115,10 @@ pub(crate) fn check_run_arithmetic(
         }
     }
     let secs = finite(v, shown, at, "total.seconds")?;
-    let Some(workers) = v.get("workers").and_then(|w| w.as_array()) else {
+    let Some(workers) = run.get("workers").and_then(Lazy::array) else {
         return Err(damaged(shown, at, "workers is missing".into()));
     };
+    let counts: Vec<Counts> = workers.iter().map(|&w| Counts::of(w)).collect();
     for key in ["bytes", "ios"] {
         let total = v["total"][key].as_u64().ok_or_else(|| {
             damaged(
@@ -78,9 +127,9 @@ pub(crate) fn check_run_arithmetic(
                 format!("total.{key} is missing or not a whole number"),
             )
         })?;
-        let sum = workers
+        let sum = counts
             .iter()
-            .map(|w| w[key].as_u64())
+            .map(|w| w.get(key))
             .try_fold(0u64, |s, x| x.and_then(|x| s.checked_add(x)));
         match sum {
             Some(sum) if sum == total => {}
@@ -155,10 +204,13 @@ pub(crate) fn check_run_arithmetic(
             ),
         ));
     }
-    check_parts(v, workers, shown, at)?;
+    let targets = run.get("targets").and_then(Lazy::array);
+    check_parts(v, &workers, targets.as_deref(), shown, at)?;
     // Each worker's seconds lie in the window and add up to no more than
     // the worker moved: the plots and diff index and sum them.
-    for (i, w) in workers.iter().enumerate() {
+    for (i, &w) in workers.iter().enumerate() {
+        let (w, intervals) = worker(w);
+        let w = &w;
         // A worker runs within the window (it may stop early, on errors),
         // and on a region that ends inside a device.
         let ws = finite(w, shown, at, "seconds").map_err(|_| {
@@ -196,7 +248,8 @@ pub(crate) fn check_run_arithmetic(
             }
         }
         let (mut bytes, mut ios) = (0u64, 0u64);
-        for iv in w["intervals"].as_array().into_iter().flatten() {
+        for iv in intervals {
+            let iv = &iv.value();
             let t = iv["t"].as_u64().filter(|&t| t as f64 <= seconds + 1.0);
             let sums = (iv["bytes"].as_u64(), iv["ios"].as_u64());
             let (Some(_), (Some(b), Some(n))) = (t, sums) else {
@@ -231,15 +284,18 @@ pub(crate) fn check_run_arithmetic(
 /// (workers, targets, total).
 fn check_parts(
     v: &serde_json::Value,
-    workers: &[serde_json::Value],
+    workers: &[Lazy],
+    target_list: Option<&[Lazy]>,
     shown: &str,
     at: &str,
-) -> Result<(), UsageError> {
-    let targets = v["targets"].as_array().map_or(0, Vec::len);
+) -> Result<()> {
+    let targets = target_list.map_or(0, <[Lazy]>::len);
     // On a schedule an I/O due in the window may be counted in the histogram
     // without having completed; at full speed the histogram is the I/Os.
     let scheduled = v["window"]["latency_from"].as_str() == Some("due");
-    for (i, w) in workers.iter().enumerate() {
+    for (i, &w) in workers.iter().enumerate() {
+        let (w, _) = worker(w);
+        let w = &w;
         let wat = format!("workers[{i}].");
         match w["target_index"].as_u64() {
             Some(t) if (t as usize) < targets => {}
@@ -300,20 +356,15 @@ fn check_parts(
         }
         check_latency(w, shown, &format!("{at}{wat}"), scheduled)?;
     }
-    for (i, t) in v["targets"].as_array().into_iter().flatten().enumerate() {
-        check_latency(t, shown, &format!("{at}targets[{i}]."), scheduled)?;
+    for (i, t) in target_list.into_iter().flatten().enumerate() {
+        check_latency(&t.value(), shown, &format!("{at}targets[{i}]."), scheduled)?;
     }
     check_latency(&v["total"], shown, &format!("{at}total."), scheduled)
 }
 
 /// `latency_ns` of `part` is the summary of its `histogram`, and the
 /// histogram counts its `ios` (on a schedule, at least them).
-fn check_latency(
-    part: &serde_json::Value,
-    shown: &str,
-    at: &str,
-    scheduled: bool,
-) -> Result<(), UsageError> {
+fn check_latency(part: &serde_json::Value, shown: &str, at: &str, scheduled: bool) -> Result<()> {
     use crate::analysis::histogram::LatencyHistogram;
     let Some(text) = part["histogram"].as_str() else {
         return Err(damaged(shown, at, "histogram is missing".into()));
@@ -363,45 +414,56 @@ const MAX_WINDOW_SEC: f64 = 2.0 * 365.0 * 86400.0;
 
 /// The arithmetic of a document of `kind` (run, sweep, compare or merge):
 /// every run inside it, as [`check_run_arithmetic`], or the merge's hosts.
-pub(crate) fn check_document_arithmetic(
-    v: &serde_json::Value,
-    shown: &str,
-    kind: &str,
-) -> Result<(), UsageError> {
+pub(crate) fn check_document_arithmetic(top: &Object, shown: &str, kind: Kind) -> Result<()> {
+    fn object(l: Option<Lazy>) -> Object {
+        l.and_then(Lazy::object).unwrap_or_default()
+    }
+    fn array(l: Option<Lazy>) -> Option<Vec<Lazy>> {
+        l.and_then(Lazy::array)
+    }
     match kind {
-        "run" => check_run_arithmetic(v, shown, ""),
-        "sweep" => {
-            for (i, p) in v["points"].as_array().into_iter().flatten().enumerate() {
+        Kind::Sweep => {
+            for (i, p) in array(top.get("points")).into_iter().flatten().enumerate() {
+                let runs = array(p.object().and_then(|p| p.get("runs")));
                 // A point stands for its runs (the first is its median run).
-                if p["runs"].as_array().is_none_or(Vec::is_empty) {
+                if runs.as_ref().is_none_or(Vec::is_empty) {
                     return Err(damaged(
                         shown,
                         "",
                         format!("points[{i}].runs is missing or empty: a point without a run"),
                     ));
                 }
-                for (j, r) in p["runs"].as_array().into_iter().flatten().enumerate() {
-                    check_run_arithmetic(r, shown, &format!("points[{i}].runs[{j}]."))?;
+                for (j, r) in runs.into_iter().flatten().enumerate() {
+                    let at = format!("points[{i}].runs[{j}].");
+                    check_run_arithmetic(&object(Some(r)), shown, &at)?;
                 }
             }
             Ok(())
         }
-        "compare" => {
-            for (i, p) in v["phases"].as_array().into_iter().flatten().enumerate() {
-                check_run_arithmetic(&p["document"], shown, &format!("phases[{i}].document."))?;
+        Kind::Compare => {
+            for (i, p) in array(top.get("phases")).into_iter().flatten().enumerate() {
+                let d = object(p.object().and_then(|p| p.get("document")));
+                check_run_arithmetic(&d, shown, &format!("phases[{i}].document."))?;
             }
             Ok(())
         }
-        _ => check_merged_arithmetic(v, shown),
+        Kind::Merge => check_merged_arithmetic(top, shown),
+        _ => check_run_arithmetic(top, shown, ""),
     }
 }
 
 /// A merged document's arithmetic: every host's window of positive length
 /// and finite rate, and totals that are the sums of the hosts.
-pub(crate) fn check_merged_arithmetic(
-    v: &serde_json::Value,
-    shown: &str,
-) -> Result<(), UsageError> {
+pub(crate) fn check_merged_arithmetic(top: &Object, shown: &str) -> Result<()> {
+    // All but the workers, whose counts are read one at a time.
+    let v = &top.small(&["workers"]);
+    let workers: Vec<Counts> = top
+        .get("workers")
+        .and_then(Lazy::array)
+        .unwrap_or_default()
+        .into_iter()
+        .map(Counts::of)
+        .collect();
     let Some(hosts) = v
         .get("hosts")
         .and_then(|h| h.as_array())
@@ -462,9 +524,7 @@ pub(crate) fn check_merged_arithmetic(
     }
     for key in ["bytes", "ios"] {
         let sum: u64 = hosts.iter().filter_map(|h| h[key].as_u64()).sum();
-        let workers: u64 = v["workers"]
-            .as_array()
-            .map_or(0, |w| w.iter().filter_map(|w| w[key].as_u64()).sum());
+        let workers: u64 = workers.iter().filter_map(|w| w.get(key)).sum();
         let total = v["total"][key].as_u64();
         if total != Some(sum) || workers != sum {
             return Err(damaged(

@@ -4,17 +4,26 @@
 //! histograms, never from averaging percentiles. Merging is associative: a
 //! merged document can be merged again, and its hosts are taken as they are.
 
+//!
+//! The command reads the files; this module merges documents ([`Given`]).
+//! [`merge`] goes in named steps: the request, each document (a repeated
+//! run refused, another workload refused, its hosts and workers added), the
+//! missing hosts, the fleet's histogram, the span the hosts shared, the
+//! totals.
+
 mod check;
 
 pub(crate) use check::{check_document_arithmetic, check_merged_arithmetic, check_run_arithmetic};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
-use crate::base::error::{show_path, UsageError};
+use crate::document::error::{Error, RepeatedRun, Result};
+use crate::document::kind::Kind;
 use crate::document::run::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
+use crate::document::workload::Workload;
+use crate::measure::config::ConfigDoc;
 
 /// One host's part of a fleet.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -61,7 +70,7 @@ pub struct MergedDocument {
     pub kind: String,
     pub tool: ToolInfo,
     /// The workload (the first host's configuration; the others match it unless --force).
-    pub config: crate::measure::config::ConfigDoc,
+    pub config: ConfigDoc,
     pub hosts: Vec<HostDoc>,
     /// Every host's workers, with `target` prefixed by `hostname:`.
     pub workers: Vec<WorkerDoc>,
@@ -132,20 +141,16 @@ pub struct PreflightHost {
     pub method: String,
 }
 
-/// Reads a preflight record (scripts/fleet.sh's OUT/preflight.json).
-pub fn read_preflight(path: &Path) -> Result<Preflight, UsageError> {
-    let shown = show_path(path);
-    let text = crate::document::read_document(path)
-        .map_err(|e| UsageError(format!("cannot read --preflight {shown}: {e}")))?;
-    let p: Preflight = serde_json::from_slice(&text).map_err(|e| {
-        UsageError(format!(
-            "--preflight {shown} is not a preflight record ({e}): give the preflight.json that fleet.sh wrote"
-        ))
+/// Reads a preflight record (scripts/fleet.sh's OUT/preflight.json), from
+/// the bytes the command read from `shown`.
+pub fn read_preflight(bytes: &[u8], shown: &str) -> Result<Preflight> {
+    let shown = shown.to_string();
+    let p: Preflight = serde_json::from_slice(bytes).map_err(|e| Error::PreflightNotARecord {
+        shown: shown.clone(),
+        detail: e.to_string(),
     })?;
     if p.hosts.is_empty() {
-        return Err(UsageError(format!(
-            "--preflight {shown} lists no host: give the preflight.json that fleet.sh wrote"
-        )));
+        return Err(Error::PreflightNoHost { shown });
     }
     for (i, h) in p.hosts.iter().enumerate() {
         for (name, x) in [
@@ -154,9 +159,12 @@ pub fn read_preflight(path: &Path) -> Result<Preflight, UsageError> {
             ("rtt_sec", h.rtt_sec),
         ] {
             if !x.is_finite() || (name != "skew_sec" && x < 0.0) {
-                return Err(UsageError(format!(
-                    "--preflight {shown}: hosts[{i}].{name} is {x}: give the preflight.json that fleet.sh wrote"
-                )));
+                return Err(Error::PreflightField {
+                    shown,
+                    index: i,
+                    field: name,
+                    value: x,
+                });
             }
         }
     }
@@ -194,45 +202,26 @@ impl MergedDocument {
     }
 }
 
+/// The kinds merge takes.
+pub const TAKES: [Kind; 2] = [Kind::Run, Kind::Merge];
+
+/// A document to merge, as the command read it: the file as shown, and
+/// the document (`read::read` with `Reader::Merge` gives a run or a merge).
+pub struct Given {
+    pub shown: String,
+    pub input: Input,
+}
+
 /// A file to merge: a run document or an earlier merge.
-enum Input {
-    Run(Box<RunDocument>, String),
+pub enum Input {
+    Run(Box<RunDocument>),
     Merged(Box<MergedDocument>),
 }
 
-fn read(path: &Path) -> Result<Input, UsageError> {
-    let shown = show_path(path);
-    let text = crate::document::read_document(path)
-        .map_err(|e| UsageError(format!("cannot read {shown}: {e}")))?;
-    let v: serde_json::Value = serde_json::from_slice(&text).map_err(|_| {
-        UsageError(format!(
-            "{shown} is not JSON: give run documents written with --json"
-        ))
-    })?;
-    match v.get("schema_version").and_then(|s| s.as_u64()) {
-        None => return Err(UsageError(format!("{shown} is not a stripebench document (no schema_version)"))),
-        Some(n) if n != u64::from(SCHEMA_VERSION) => {
-            return Err(UsageError(format!(
-                "{shown} has schema version {n}, this stripebench reads {SCHEMA_VERSION}: merge documents of one version"
-            )))
-        }
-        Some(_) => {}
+impl Given {
+    fn split(self) -> (Input, String) {
+        (self.input, self.shown)
     }
-    if v.get("kind").and_then(|k| k.as_str()) == Some("merge") {
-        check_merged_arithmetic(&v, &shown)?;
-        let m: MergedDocument = serde_json::from_value(v)
-            .map_err(|e| UsageError(format!("{shown} is not a valid merged document: {e}")))?;
-        return Ok(Input::Merged(Box::new(m)));
-    }
-    if v.get("points").is_some() || v.get("phases").is_some() {
-        return Err(UsageError(format!(
-            "{shown} is a sweep or compare document: merge takes run documents"
-        )));
-    }
-    check_run_arithmetic(&v, &shown, "")?;
-    let d: RunDocument = serde_json::from_value(v)
-        .map_err(|e| UsageError(format!("{shown} is not a stripebench run document: {e}")))?;
-    Ok(Input::Run(Box::new(d), shown))
 }
 
 fn host_of(d: &RunDocument, source: String) -> HostDoc {
@@ -251,56 +240,6 @@ fn host_of(d: &RunDocument, source: String) -> HostDoc {
         histogram: d.total.figures.histogram.clone(),
         interrupted: d.interrupted,
     }
-}
-
-/// The options that make two runs the same workload (not where, nor when, nor which seed).
-fn workload_differences(
-    a: &crate::measure::config::ConfigDoc,
-    b: &crate::measure::config::ConfigDoc,
-) -> Option<String> {
-    config_difference(
-        &serde_json::to_value(a).unwrap_or_default(),
-        &serde_json::to_value(b).unwrap_or_default(),
-        &[],
-    )
-}
-
-/// The first workload option in which two documents' `config` differ, as
-/// "name (a vs b)", leaving out where, when and with which seed they ran,
-/// and the keys in `ignore`. `plan` uses it too.
-pub(crate) fn config_difference(
-    a: &serde_json::Value,
-    b: &serde_json::Value,
-    ignore: &[&str],
-) -> Option<String> {
-    let strip = |c: &serde_json::Value| {
-        let mut v = c.clone();
-        if let Some(o) = v.as_object_mut() {
-            for k in ignore {
-                o.remove(*k);
-            }
-            for k in [
-                "targets",
-                "testbed",
-                "seed",
-                "seed_str",
-                "cpus",
-                "pin",
-                "start_at_unix_sec",
-                "allow_destructive",
-            ] {
-                o.remove(k);
-            }
-        }
-        v
-    };
-    let (va, vb) = (strip(a), strip(b));
-    let (Some(oa), Some(ob)) = (va.as_object(), vb.as_object()) else {
-        return None;
-    };
-    oa.iter()
-        .find(|(k, v)| ob.get(*k) != Some(v))
-        .map(|(k, v)| format!("{k} ({v} vs {})", ob.get(k).cloned().unwrap_or_default()))
 }
 
 /// A host entry read, with what else its run document said of the run.
@@ -352,18 +291,17 @@ fn show_name(name: &str) -> String {
     }
 }
 
-/// The host entries of a document read from `path`, for repeat checks.
-fn entries(input: &Input, path: &Path) -> Vec<Seen> {
-    let file = show_path(path);
+/// The host entries of a document read from `file`, for repeat checks.
+fn entries(input: &Input, file: &str) -> Vec<Seen> {
     match input {
-        Input::Run(d, src) => {
+        Input::Run(d) => {
             let run = (
                 d.config.seed,
                 d.workers.iter().map(|w| w.intervals.clone()).collect(),
             );
             vec![Seen {
-                host: host_of(d, src.clone()),
-                file,
+                host: host_of(d, file.to_string()),
+                file: file.to_string(),
                 run: Some(run),
             }]
         }
@@ -372,21 +310,23 @@ fn entries(input: &Input, path: &Path) -> Vec<Seen> {
             .iter()
             .map(|host| Seen {
                 host: host.clone(),
-                file: file.clone(),
+                file: file.to_string(),
                 run: None,
             })
             .collect(),
     }
 }
 
-/// Each document (by its index in `paths`) that repeats a run of one given
-/// before it, with why: `merge --list-repeats`, for a launcher that names the
-/// later of two as missing and merges the rest (scripts/fleet.sh).
-pub fn repeats(paths: &[PathBuf]) -> Result<Vec<(usize, String)>, UsageError> {
+/// Each document (by its index among `inputs`) that repeats a run of one
+/// given before it, with why: `merge --list-repeats`, for a launcher that
+/// names the later of two as missing and merges the rest (scripts/fleet.sh).
+/// The documents are read one by one, as the command reads them.
+pub fn repeats(inputs: impl Iterator<Item = Result<Given>>) -> Result<Vec<(usize, String)>> {
     let mut seen: Vec<Seen> = Vec::new();
     let mut found = Vec::new();
-    for (i, p) in paths.iter().enumerate() {
-        let es = entries(&read(p)?, p);
+    for (i, given) in inputs.enumerate() {
+        let (input, file) = given?.split();
+        let es = entries(&input, &file);
         let why = es.iter().find_map(|e| {
             seen.iter().find_map(|s| {
                 repeat_of(s, e).map(|rule| {
@@ -408,55 +348,129 @@ pub fn repeats(paths: &[PathBuf]) -> Result<Vec<(usize, String)>, UsageError> {
 }
 
 /// Merges run documents and earlier merges, with what the launcher knows.
-pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDocument> {
+/// `inputs` yields each document as the command reads it (one at a time, so
+/// that a refusal of the first files comes before a later file is read).
+pub fn merge(
+    inputs: impl ExactSizeIterator<Item = Result<Given>>,
+    force: bool,
+    launch: Launch,
+) -> Result<MergedDocument> {
+    check_request(inputs.len(), &launch)?;
+    let mut fleet = Fleet {
+        missing: launch.missing,
+        preflight: launch.preflight,
+        ..Fleet::default()
+    };
+    // Each host entry read so far, with the file it came from.
+    let mut seen: Vec<Seen> = Vec::new();
+    for given in inputs {
+        let (input, file) = given?.split();
+        for e in entries(&input, &file) {
+            refuse_repeat(&seen, &e, &file, force, &mut fleet.warnings)?;
+            seen.push(e);
+        }
+        fleet.add(input, &file, force)?;
+    }
+    check_missing_unmeasured(&fleet.missing, &fleet.hosts)?;
+    let Some(config) = fleet.config.take() else {
+        // check_request let no empty list through.
+        return Err(Error::TooFewToMerge);
+    };
+    // Deterministic order whatever the grouping: merge(merge(a, b), c) == merge(a, b, c).
+    fleet
+        .hosts
+        .sort_by(|a, b| (&a.hostname, &a.source).cmp(&(&b.hostname, &b.source)));
+    let hist = fleet_histogram(&fleet.hosts)?;
+    let span = Span::of(&fleet.hosts);
+    let own_warnings = span.verdict(force)?;
+    // An earlier merge's own overlap verdict is recomputed over all hosts.
+    fleet
+        .warnings
+        .retain(|w| !w.starts_with("the hosts' windows") && !w.starts_with("the hosts started"));
+    fleet.warnings.extend(own_warnings);
+    let total = fleet_total(&fleet.hosts, &hist, &span);
+    fleet
+        .workers
+        .sort_by(|a, b| a.target.cmp(&b.target).then(a.id.cmp(&b.id)));
+    Ok(MergedDocument {
+        schema_version: SCHEMA_VERSION,
+        kind: "merge".into(),
+        tool: ToolInfo::this(),
+        config,
+        hosts: fleet.hosts,
+        workers: fleet.workers,
+        total,
+        warnings: fleet.warnings,
+        missing: fleet.missing,
+        preflight: fleet.preflight,
+    })
+}
+
+/// Enough documents (a fleet of one needs a missing host or a preflight
+/// record beside it), and each missing host named once.
+fn check_request(documents: usize, launch: &Launch) -> Result<()> {
     // One document launched as a fleet (a --preflight record: fleet.sh with
     // one host) is a fleet of one, as is one beside a missing host.
     let fleet = launch.missing.len() + usize::from(launch.preflight.is_some());
-    if paths.is_empty() || paths.len() + fleet < 2 {
-        return crate::base::error::usage(
-            "merge needs at least two documents (or one, and a --missing host or a --preflight record)",
-        );
+    if documents == 0 || documents + fleet < 2 {
+        return Err(Error::TooFewToMerge);
     }
     for (i, m) in launch.missing.iter().enumerate() {
         if launch.missing[..i].iter().any(|o| o.host == m.host) {
-            return crate::base::error::usage(format!(
-                "--missing {} is given twice: name each missing host once",
-                m.host
-            ));
+            return Err(Error::MissingTwice {
+                host: m.host.clone(),
+            });
         }
     }
-    let mut missing = launch.missing;
-    let mut preflight = launch.preflight;
-    let mut hosts = Vec::new();
-    let mut workers = Vec::new();
-    let mut config = None;
-    let mut warnings = Vec::new();
-    // Each host entry read so far, with the file it came from.
-    let mut seen: Vec<Seen> = Vec::new();
-    for p in paths {
-        let input = read(p)?;
-        for e in entries(&input, p) {
-            if let Some((s, rule)) = seen.iter().find_map(|s| repeat_of(s, &e).map(|r| (s, r))) {
-                let what = format!(
-                    "{} repeats the run of host {} that started at {:.6} (Unix s), already given in {} ({rule}), whatever hostname it gives",
-                    show_path(p),
-                    show_name(&s.host.hostname),
-                    s.host.start_unix_sec,
-                    s.file
-                );
-                if !force {
-                    return crate::base::error::usage(format!(
-                        "{what}: merging it twice would count its bytes twice; give each run once, or pass --force"
-                    ));
-                }
-                warnings.push(format!("{what}; merged twice because of --force"));
-            }
-            seen.push(e);
-        }
-        let (cfg, hs, ws, ww) = match input {
-            Input::Run(d, src) => {
-                let host = host_of(&d, src);
-                let ws: Vec<WorkerDoc> = d
+    Ok(())
+}
+
+/// Refuses (or, with `force`, warns of) host entry `e` of `file` when it
+/// repeats a run already seen: its bytes would count twice.
+fn refuse_repeat(
+    seen: &[Seen],
+    e: &Seen,
+    file: &str,
+    force: bool,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let Some((s, rule)) = seen.iter().find_map(|s| repeat_of(s, e).map(|r| (s, r))) else {
+        return Ok(());
+    };
+    let repeat = RepeatedRun {
+        file: file.to_string(),
+        host: show_name(&s.host.hostname),
+        start_unix_sec: s.host.start_unix_sec,
+        earlier: s.file.clone(),
+        rule,
+    };
+    if !force {
+        return Err(Error::RepeatedRun(repeat));
+    }
+    warnings.push(format!("{repeat}; merged twice because of --force"));
+    Ok(())
+}
+
+/// The fleet as it is gathered, document by document.
+#[derive(Default)]
+struct Fleet {
+    /// The workload: the first document's configuration.
+    config: Option<ConfigDoc>,
+    hosts: Vec<HostDoc>,
+    workers: Vec<WorkerDoc>,
+    warnings: Vec<String>,
+    missing: Vec<MissingHost>,
+    preflight: Option<Preflight>,
+}
+
+impl Fleet {
+    /// Adds one document's hosts, workers and warnings, once its workload
+    /// is the fleet's (or `force` lets another through, with a warning).
+    fn add(&mut self, input: Input, file: &str, force: bool) -> Result<()> {
+        let (cfg, hosts, workers, warnings) = match input {
+            Input::Run(d) => {
+                let host = host_of(&d, file.to_string());
+                let workers: Vec<WorkerDoc> = d
                     .workers
                     .iter()
                     .cloned()
@@ -465,122 +479,157 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
                         w
                     })
                     .collect();
-                (
-                    d.config.clone(),
-                    vec![host],
-                    ws,
-                    d.warnings
-                        .iter()
-                        .map(|w| format!("{}: {w}", d.host.hostname))
-                        .collect::<Vec<_>>(),
-                )
+                let warnings = d
+                    .warnings
+                    .iter()
+                    .map(|w| format!("{}: {w}", d.host.hostname))
+                    .collect::<Vec<_>>();
+                (d.config.clone(), vec![host], workers, warnings)
             }
             Input::Merged(m) => {
                 // An earlier fleet's missing runs and preflight stay on record.
-                missing.extend(m.missing);
-                preflight = match (preflight, m.preflight) {
-                    (None, p) | (p, None) => p,
-                    (Some(mut a), Some(b)) => {
-                        a.max_skew_sec = a.max_skew_sec.max(b.max_skew_sec);
-                        a.connect_timeout_sec = a.connect_timeout_sec.max(b.connect_timeout_sec);
-                        a.hosts.extend(b.hosts);
-                        Some(a)
-                    }
-                };
+                self.missing.extend(m.missing);
+                self.preflight = join_preflights(self.preflight.take(), m.preflight);
                 (m.config, m.hosts, m.workers, m.warnings)
             }
         };
-        match &config {
-            None => config = Some(cfg),
+        match &self.config {
+            None => self.config = Some(cfg),
             Some(first) => {
-                if let Some(diff) = workload_differences(first, &cfg) {
+                let differences = Workload::of(first).differences(&Workload::of(&cfg), "");
+                if let Some(difference) = differences.into_iter().next() {
                     if !force {
-                        return crate::base::error::usage(format!(
-                            "{} ran a different workload: {diff}; merge runs of one workload, or pass --force",
-                            show_path(p)
-                        ));
+                        return Err(Error::MergeWorkloads {
+                            file: file.to_string(),
+                            difference,
+                        });
                     }
-                    warnings.push(format!(
-                        "{}: a different workload ({diff}), merged because of --force",
-                        show_path(p)
+                    self.warnings.push(format!(
+                        "{file}: a different workload ({difference}), merged because of --force"
                     ));
                 }
             }
         }
-        hosts.extend(hs);
-        workers.extend(ws);
-        warnings.extend(ww);
+        self.hosts.extend(hosts);
+        self.workers.extend(workers);
+        self.warnings.extend(warnings);
+        Ok(())
     }
+}
+
+/// Two fleets' preflights as one: every host's record, the widest bounds.
+fn join_preflights(a: Option<Preflight>, b: Option<Preflight>) -> Option<Preflight> {
+    match (a, b) {
+        (None, p) | (p, None) => p,
+        (Some(mut a), Some(b)) => {
+            a.max_skew_sec = a.max_skew_sec.max(b.max_skew_sec);
+            a.connect_timeout_sec = a.connect_timeout_sec.max(b.connect_timeout_sec);
+            a.hosts.extend(b.hosts);
+            Some(a)
+        }
+    }
+}
+
+/// A host the launcher says sent nothing cannot be one that was measured.
+fn check_missing_unmeasured(missing: &[MissingHost], hosts: &[HostDoc]) -> Result<()> {
     if let Some((m, h)) = missing
         .iter()
         .find_map(|m| Some((m, hosts.iter().find(|h| h.hostname == m.host)?)))
     {
-        return crate::base::error::usage(format!(
-            "--missing {} names a host that was measured (its run is in {}): name only the runs that sent no document",
-            crate::base::error::show_text(&m.host),
-            crate::base::error::show_text(&h.source)
-        ));
+        return Err(Error::MissingWasMeasured {
+            host: m.host.clone(),
+            source_file: h.source.clone(),
+        });
     }
-    let config = config.expect("at least two inputs were read");
-    // Deterministic order whatever the grouping: merge(merge(a, b), c) == merge(a, b, c).
-    hosts.sort_by(|a, b| (&a.hostname, &a.source).cmp(&(&b.hostname, &b.source)));
+    Ok(())
+}
+
+/// The exact merge of every host's latency histogram.
+fn fleet_histogram(hosts: &[HostDoc]) -> Result<LatencyHistogram> {
     let mut hist = LatencyHistogram::new();
-    for h in &hosts {
-        let hh = LatencyHistogram::from_base64(&h.histogram).map_err(|e| {
-            crate::base::error::UsageError(format!(
-                "{}: the histogram of host {} cannot be read ({e}): give the document as stripebench wrote it",
-                h.source, h.hostname
-            ))
+    for h in hosts {
+        let hh = LatencyHistogram::from_base64(&h.histogram).map_err(|e| Error::HostHistogram {
+            source_file: h.source.clone(),
+            host: h.hostname.clone(),
+            detail: e.to_string(),
         })?;
         hist.merge(&hh);
     }
-    let latest_start = hosts
-        .iter()
-        .map(|h| h.start_unix_sec)
-        .fold(f64::MIN, f64::max);
-    let earliest_start = hosts
-        .iter()
-        .map(|h| h.start_unix_sec)
-        .fold(f64::MAX, f64::min);
-    let earliest_end = hosts
-        .iter()
-        .map(|h| h.end_unix_sec)
-        .fold(f64::MAX, f64::min);
-    let overlap = (earliest_end - latest_start).max(0.0);
-    let skew = latest_start - earliest_start;
-    let shortest = hosts.iter().map(|h| h.seconds).fold(f64::MAX, f64::min);
-    let mut own_warnings: Vec<String> = Vec::new();
-    if !concurrent(overlap, shortest) {
-        let miss = if overlap > 0.0 {
-            format!(
-                "they share only {overlap:.3}s of the shortest window's {shortest:.3}s ({:.0}%)",
-                overlap / shortest.max(f64::MIN_POSITIVE) * 100.0
-            )
-        } else {
-            format!(
-                "they miss one another by {:.3}s (the last starts {:.3}s after the first ends)",
-                latest_start - earliest_end,
-                latest_start - earliest_end
-            )
-        };
-        if !force {
-            return crate::base::error::usage(format!(
-                "the hosts' windows do not overlap by most of their length: {miss}; a fleet total only adds runs measured together: launch them with one --start-at (scripts/fleet.sh does), or pass --force"
+    Ok(hist)
+}
+
+/// When the hosts measured: the span all of them shared, and how far apart
+/// they started.
+struct Span {
+    latest_start: f64,
+    earliest_end: f64,
+    /// Latest start to earliest end, or 0.
+    overlap: f64,
+    /// Latest start minus earliest start.
+    skew: f64,
+    /// The shortest host window.
+    shortest: f64,
+}
+
+impl Span {
+    fn of(hosts: &[HostDoc]) -> Span {
+        let latest_start = hosts
+            .iter()
+            .map(|h| h.start_unix_sec)
+            .fold(f64::MIN, f64::max);
+        let earliest_start = hosts
+            .iter()
+            .map(|h| h.start_unix_sec)
+            .fold(f64::MAX, f64::min);
+        let earliest_end = hosts
+            .iter()
+            .map(|h| h.end_unix_sec)
+            .fold(f64::MAX, f64::min);
+        Span {
+            latest_start,
+            earliest_end,
+            overlap: (earliest_end - latest_start).max(0.0),
+            skew: latest_start - earliest_start,
+            shortest: hosts.iter().map(|h| h.seconds).fold(f64::MAX, f64::min),
+        }
+    }
+
+    /// Refuses hosts that did not run together (unless `force`: a warning),
+    /// and warns of hosts that started far apart.
+    fn verdict(&self, force: bool) -> Result<Vec<String>> {
+        let (overlap, shortest, skew) = (self.overlap, self.shortest, self.skew);
+        let mut warnings = Vec::new();
+        if !concurrent(overlap, shortest) {
+            let miss = if overlap > 0.0 {
+                format!(
+                    "they share only {overlap:.3}s of the shortest window's {shortest:.3}s ({:.0}%)",
+                    overlap / shortest.max(f64::MIN_POSITIVE) * 100.0
+                )
+            } else {
+                format!(
+                    "they miss one another by {:.3}s (the last starts {:.3}s after the first ends)",
+                    self.latest_start - self.earliest_end,
+                    self.latest_start - self.earliest_end
+                )
+            };
+            if !force {
+                return Err(Error::NotTogether { miss });
+            }
+            warnings.push(format!(
+                "the hosts' windows do not overlap by most of their length ({miss}): the fleet total adds runs that did not run together, merged because of --force; launch them with one --start-at"
+            ));
+        } else if skew > 0.1 * shortest {
+            warnings.push(format!(
+                "the hosts started {skew:.3}s apart, more than a tenth of the shortest window ({shortest:.3}s): use one --start-at"
             ));
         }
-        own_warnings.push(format!(
-            "the hosts' windows do not overlap by most of their length ({miss}): the fleet total adds runs that did not run together, merged because of --force; launch them with one --start-at"
-        ));
-    } else if skew > 0.1 * shortest {
-        own_warnings.push(format!(
-            "the hosts started {skew:.3}s apart, more than a tenth of the shortest window ({shortest:.3}s): use one --start-at"
-        ));
+        Ok(warnings)
     }
-    // An earlier merge's own overlap verdict is recomputed over all hosts.
-    warnings
-        .retain(|w| !w.starts_with("the hosts' windows") && !w.starts_with("the hosts started"));
-    warnings.extend(own_warnings);
-    let total = FleetTotal {
+}
+
+/// The fleet's totals: the hosts' sums, the merged histogram, the span.
+fn fleet_total(hosts: &[HostDoc], hist: &LatencyHistogram, span: &Span) -> FleetTotal {
+    FleetTotal {
         hosts: hosts.len(),
         bytes: hosts.iter().map(|h| h.bytes).sum(),
         ios: hosts.iter().map(|h| h.ios).sum(),
@@ -589,22 +638,9 @@ pub fn merge(paths: &[PathBuf], force: bool, launch: Launch) -> Result<MergedDoc
         iops: hosts.iter().map(|h| h.iops).sum(),
         latency_ns: hist.summary(),
         histogram: hist.to_base64(),
-        overlap_sec: overlap,
-        start_skew_sec: skew,
-    };
-    workers.sort_by(|a, b| a.target.cmp(&b.target).then(a.id.cmp(&b.id)));
-    Ok(MergedDocument {
-        schema_version: SCHEMA_VERSION,
-        kind: "merge".into(),
-        tool: ToolInfo::this(),
-        config,
-        hosts,
-        workers,
-        total,
-        warnings,
-        missing,
-        preflight,
-    })
+        overlap_sec: span.overlap,
+        start_skew_sec: span.skew,
+    }
 }
 
 /// Whether windows that all share `overlap` seconds, the shortest lasting

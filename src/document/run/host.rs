@@ -1,4 +1,5 @@
-//! The host a run ran on, for the document.
+//! The host a run ran on, for the document. The CPU model is read by
+//! `device::cpuinfo`: this layer opens no file.
 
 use super::HostInfo;
 
@@ -14,12 +15,9 @@ impl HostInfo {
                 .map(|u| u.release().to_string_lossy().into_owned())
                 .unwrap_or_default(),
             cpus: crate::base::cpus::available_cpus().len(),
-            cpu_model: std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split_once(':'))
-                    .map(|(_, v)| v.trim().to_string())
-            }),
+            cpu_model: crate::device::cpuinfo::read_model_name(
+                &crate::base::host::Host::real().cpuinfo(),
+            ),
             peak_rss_bytes: crate::base::usage::peak_rss_bytes(),
         }
     }

@@ -338,6 +338,7 @@ impl VerifyDoc {
 
 /// One run, as written to JSON.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename = "run")]
 pub struct RunDocument {
     pub schema_version: u32,
     pub tool: ToolInfo,
