@@ -25,9 +25,7 @@ fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: bool
     a.jobs = jobs;
     a.buffered = buffered;
     a.direct = false;
-    a.json = None;
-    a.csv = None;
-    a.html = None;
+    a.formats = Default::default();
     a.histogram = false;
     a.members = None;
     a
@@ -99,23 +97,14 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
 
     let mut protected = members.clone();
     protected.push(volume.clone());
-    let mut outputs = crate::report::output::given(&[
-        ("--json", base.json.as_deref()),
-        ("--html", base.html.as_deref()),
-    ]);
-    outputs.extend(crate::report::live::outputs(
-        base.live.as_deref(),
-        base.metrics.as_deref(),
-    ));
-    let out =
-        crate::report::output::check(&outputs, &crate::device::protected_paths(&protected), &[])?;
-    // One stream for every phase; each line says its phase.
-    let hub = crate::report::live::open(
-        base.live.as_deref(),
-        base.live_format,
-        base.metrics.as_deref(),
-        &out,
+    let out = crate::output::Outputs::check(
+        base.outputs(),
+        crate::report::Kind::Compare,
+        &crate::device::protected_paths(&protected),
+        &[],
     )?;
+    // One stream for every phase; each line says its phase.
+    let hub = out.live_hub()?;
     let mut notes = Vec::new();
     let meta = std::fs::metadata(volume)
         .with_context(|| format!("cannot inspect {}", volume.display()))?;
@@ -321,21 +310,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         notes,
     };
     // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
-    let stdout_taken = [
-        base.json.as_deref(),
-        base.live.as_deref(),
-        base.html.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .any(crate::report::output::is_stdout);
-    crate::report::output::say(&crate::report::compare::render(&doc), stdout_taken);
-    if let Some(j) = &base.json {
-        out.write(j, &crate::report::json::render(&doc))?;
-    }
-    if let Some(h) = &base.html {
-        out.write_text(h, &crate::report::html::compare(&doc)?)?;
-    }
+    out.say(&crate::report::compare::render(&doc));
+    out.write(crate::report::Doc::Compare(&doc))?;
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());
     Ok(crate::base::error::exit_code(interrupted, failed))

@@ -437,7 +437,7 @@ fn outputs_on_targets(cfg: &RunConfig, targets: &[device::Inspected]) -> Result<
         ("--metrics", cfg.metrics.as_deref()),
     ];
     for (option, path) in outputs {
-        let Some(p) = path.filter(|p| !crate::report::output::is_stdout(p)) else {
+        let Some(p) = path.filter(|p| !crate::output::is_stdout(p)) else {
             continue;
         };
         if let Ok(m) = std::fs::metadata(p) {

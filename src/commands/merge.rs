@@ -4,11 +4,13 @@ use anyhow::Result;
 
 use crate::base::error::EXIT_OK;
 use crate::cli::MergeArgs;
+use crate::output::{Outputs, Request};
 use crate::report;
 
 pub fn run(args: &MergeArgs) -> Result<u8> {
-    let out = report::output::check(
-        &report::output::given(&[("--json", args.json.as_deref())]),
+    let out = Outputs::check(
+        Request::json(args.json.as_deref()),
+        report::Kind::Merge,
         &[],
         &args.files,
     )?;
@@ -24,6 +26,7 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
         missing: args.missing.clone(),
     };
     let m = crate::document::merge::merge(&args.files, args.force, launch)?;
-    report::emit(&report::merge::render(&m), args.json.as_deref(), &m, &out)?;
+    out.say(&report::merge::render(&m));
+    out.write(report::Doc::Merge(&m))?;
     Ok(EXIT_OK)
 }

@@ -97,10 +97,7 @@ fn apply(
         a.engine = crate::cli::EngineArg::Auto;
     }
     a.targets = paths.clone();
-    a.json = None;
-    a.csv = None;
-    a.plot = None;
-    a.html = None;
+    a.formats = Default::default();
     a.members = None;
     Ok((a, paths))
 }
@@ -293,7 +290,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     // read points had run lost their time and left a partial sweep.
     let verdicts = guard_points(&plans)?;
     if base.dry_run {
-        crate::report::output::stdout(dry_run(&verdicts).as_bytes());
+        crate::output::stdout::bytes(dry_run(&verdicts).as_bytes());
         return Ok(if verdicts.iter().all(|v| v.1.is_empty()) {
             crate::base::error::EXIT_OK
         } else {
@@ -312,28 +309,14 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             }
         ));
     }
-    if let Some(plot) = &args.run.plot {
-        crate::report::plot::check_path(plot)?;
-    }
-    let mut outputs = crate::report::output::given(&[
-        ("--json", base.json.as_deref()),
-        ("--csv", base.csv.as_deref()),
-        ("--plot", base.plot.as_deref()),
-        ("--html", base.html.as_deref()),
-    ]);
-    outputs.extend(crate::report::live::outputs(
-        base.live.as_deref(),
-        base.metrics.as_deref(),
-    ));
-    let out =
-        crate::report::output::check(&outputs, &crate::device::protected_paths(&targets), &[])?;
-    // One stream for the whole sweep; each line says its point.
-    let hub = crate::report::live::open(
-        base.live.as_deref(),
-        base.live_format,
-        base.metrics.as_deref(),
-        &out,
+    let out = crate::output::Outputs::check(
+        base.outputs(),
+        crate::report::Kind::Sweep,
+        &crate::device::protected_paths(&targets),
+        &[],
     )?;
+    // One stream for the whole sweep; each line says its point.
+    let hub = out.live_hub()?;
     for (pt, cfg, _) in &mut plans {
         cfg.live_hub = hub.clone().map(|mut h| {
             let values: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
@@ -355,11 +338,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     // The CSV is kept whole in memory and rewritten after every point, like
     // the JSON: an interrupted sweep keeps what it finished.
     // With --json -, stdout carries only the document: the table goes to stderr.
-    let to_stdout = [&base.json, &base.csv, &base.html, &base.live]
-        .into_iter()
-        .flatten()
-        .any(|j| j.as_os_str() == "-");
-    let say = |line: &str| crate::report::output::say(&format!("{line}\n"), to_stdout);
+    let say = |line: &str| out.say(&format!("{line}\n"));
     say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead); CPU% = user + system CPU time in the window as a percentage of one core, summed over the workers", pts.len(), args.repeat));
     if params.iter().any(|p| p.name == "rate") {
         say("latency: at max, from each I/O's issue; on a schedule (rate below max), from when it was due, so waiting behind a stall counts; asked IOPS/w: each worker's schedule; schedule: kept, or BEHIND when a worker did not complete what was due");
@@ -462,45 +441,16 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             say(&format!("  warning: {w}"));
         }
         doc.points.push(p);
-        // Rewritten whole after every point, like the JSON.
-        if let Some(c) = base
-            .csv
-            .as_ref()
-            .filter(|c| !crate::report::output::is_stdout(c))
-        {
-            out.write_file_text(
-                c,
-                &String::from_utf8_lossy(&crate::report::sweep::csv(&doc)),
-            )?;
-        }
-        // Rewritten after every point: an interrupted sweep keeps what it finished.
-        if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
-            out.write_file(j, &crate::report::json::render(&doc))?;
-        }
+        // Rewritten whole after every point (the JSON, the CSV): an
+        // interrupted sweep keeps what it finished.
+        out.save_point(crate::report::Doc::Sweep(&doc))?;
         if partial {
             doc.interrupted = true;
             break;
         }
     }
     progress.finish();
-    if let Some(j) = &base.json {
-        out.write(j, &crate::report::json::render(&doc))?;
-    }
-    if let Some(c) = &base.csv {
-        out.write_text(
-            c,
-            &String::from_utf8_lossy(&crate::report::sweep::csv(&doc)),
-        )?;
-    }
-    if let Some(plot) = &base.plot {
-        if !doc.points.is_empty() {
-            crate::report::plot::sweep(&doc, plot, &out)?;
-            eprintln!("plot: {}", crate::base::error::show_path(plot));
-        }
-    }
-    if let Some(h) = &base.html {
-        out.write_text(h, &crate::report::html::sweep(&doc)?)?;
-    }
+    out.write(crate::report::Doc::Sweep(&doc))?;
     // As run: I/O errors (or bad blocks, or a failed flush) in any point exit 1.
     let failed = doc
         .points

@@ -1,12 +1,17 @@
 //! Layer `report`: renderers (table, CSV, JSON, SVG, the one-file HTML page
-//! in `html/`, the diff, the dry run) as pure functions of documents, and
-//! where their bytes go (`output`: checked before any I/O, written whole,
-//! stdout that never panics). The exception is `live`: the --live stream
-//! and the --metrics file, written while a run goes (non-blocking on a
-//! pipe or FIFO, the metrics file rewritten through a rename).
+//! in `html/`, the diff, the dry run, the live line and the metrics text)
+//! as pure functions of documents: a document in, bytes or a string out.
+//! No file, no clock, no descriptor: where the bytes go is `output`'s.
 //!
-//! May import `document` and the layers below it; never `cli` or
-//! `commands`. Names no thread or clock.
+//! [`FORMATS`] registers the document formats a measuring command writes
+//! (`--json`, `--csv`, `--plot`, `--html`): each entry names its flag, the
+//! document kinds it renders and its render function. The command line
+//! (`cli::run_args`) builds its flags from this table and `output::Outputs`
+//! writes whatever it lists, so a new format is its renderer file and one
+//! entry here.
+//!
+//! May import `document` and the layers below it; never `output`, `cli` or
+//! `commands`. Names no thread, clock, file or syscall.
 
 pub mod compare;
 pub mod csv;
@@ -19,7 +24,6 @@ pub mod html;
 pub mod json;
 pub mod live;
 pub mod merge;
-pub mod output;
 pub mod plan;
 pub mod plot;
 pub mod sweep;
@@ -28,18 +32,256 @@ pub mod topology;
 
 use anyhow::Result;
 
-/// Prints a command's text report and writes its JSON document (to one of
-/// the checked outputs `out`): the text goes to stdout, or to stderr when
-/// `--json -` gives stdout to the document.
-pub fn emit<T: serde::Serialize>(
-    text: &str,
-    json: Option<&std::path::Path>,
-    doc: &T,
-    out: &output::Destinations,
-) -> Result<()> {
-    crate::report::output::say(text, json.is_some_and(output::is_stdout));
-    if let Some(path) = json {
-        out.write(path, &json::render(doc))?;
+use crate::document::compare::CompareDocument;
+use crate::document::curve::LatencyPlanDoc;
+use crate::document::diff::DiffDocument;
+use crate::document::merge::MergedDocument;
+use crate::document::plan::PlanDoc;
+use crate::document::run::RunDocument;
+use crate::document::sweep::SweepDocument;
+
+/// A document a format renders, by kind.
+#[derive(Clone, Copy)]
+pub enum Doc<'a> {
+    Run(&'a RunDocument),
+    Sweep(&'a SweepDocument),
+    Compare(&'a CompareDocument),
+    Plan(&'a PlanDoc),
+    Latency(&'a LatencyPlanDoc),
+    Merge(&'a MergedDocument),
+    Diff(&'a DiffDocument),
+}
+
+/// The kind of a [`Doc`], for a format's list of what it renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Run,
+    Sweep,
+    Compare,
+    Plan,
+    Latency,
+    Merge,
+    Diff,
+}
+
+impl Doc<'_> {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Doc::Run(_) => Kind::Run,
+            Doc::Sweep(_) => Kind::Sweep,
+            Doc::Compare(_) => Kind::Compare,
+            Doc::Plan(_) => Kind::Plan,
+            Doc::Latency(_) => Kind::Latency,
+            Doc::Merge(_) => Kind::Merge,
+            Doc::Diff(_) => Kind::Diff,
+        }
     }
-    Ok(())
+}
+
+/// What a renderer made.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Rendered {
+    /// JSON: serde escaped it already, and its strings keep the real text.
+    Bytes(Vec<u8>),
+    /// A text rendering (CSV, SVG, HTML): written with its control
+    /// characters but newlines and tabs escaped, whatever field they came from.
+    Text(String),
+    /// Nothing to draw (a sweep with no point): no file is written.
+    Nothing,
+}
+
+/// A format's check of a path alone: why it is refused, if it is.
+pub type PathCheck = fn(&std::path::Path) -> Result<(), String>;
+
+/// One registered document format.
+#[derive(Debug)]
+pub struct Format {
+    /// The long option, `--` and its name.
+    pub option: &'static str,
+    pub value_name: &'static str,
+    /// The flag's help, as `--help` shows it.
+    pub help: &'static str,
+    /// The kinds of document it renders, among those its command makes; a
+    /// command whose document is not listed refuses the flag.
+    pub kinds: &'static [Kind],
+    /// A check of the path alone, before any I/O (`--plot`: an .svg name).
+    pub check_path: Option<PathCheck>,
+    /// Rewritten after every point of a sweep (when not on stdout), so an
+    /// interrupted sweep keeps what it finished.
+    pub per_point: bool,
+    /// Its path is said on stderr once written (`plot: PATH`).
+    pub announce: bool,
+    /// `doc` is one of [`Format::kinds`].
+    pub render: fn(Doc) -> Result<Rendered>,
+}
+
+impl Format {
+    /// The option's name, without `--`.
+    pub fn flag(&self) -> &'static str {
+        let o: &'static str = self.option;
+        o.strip_prefix("--").unwrap_or(o)
+    }
+
+    pub fn renders(&self, kind: Kind) -> bool {
+        self.kinds.contains(&kind)
+    }
+}
+
+/// The formats of the measuring commands, in the order `--help` lists them
+/// and the order they are written in.
+pub static FORMATS: &[Format] = &[
+    Format {
+        option: "--json",
+        value_name: "PATH",
+        help: "Write the JSON document (schema in docs/json.md) to PATH; `-` for stdout (the table then goes to stderr)",
+        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Plan, Kind::Latency, Kind::Merge, Kind::Diff],
+        check_path: None,
+        per_point: true,
+        announce: false,
+        render: render::json,
+    },
+    Format {
+        option: "--csv",
+        value_name: "PATH",
+        help: "Write one CSV row per worker, per target and the total to PATH; `-` for stdout",
+        kinds: &[Kind::Run, Kind::Sweep],
+        check_path: None,
+        per_point: true,
+        announce: false,
+        render: render::csv,
+    },
+    Format {
+        option: "--plot",
+        value_name: "FILE.svg",
+        help: "Draw an SVG: for run, MB/s over time per worker and the latency histogram per target; for sweep, throughput and p99 against the points (a sweep over rate: p50, p99, p99.9 against delivered MB/s)",
+        kinds: &[Kind::Run, Kind::Sweep, Kind::Plan],
+        check_path: Some(plot::check_path),
+        per_point: false,
+        announce: true,
+        render: render::plot,
+    },
+    Format {
+        option: "--html",
+        value_name: "PATH",
+        help: "Write a one-file HTML report to PATH (`-` for stdout): the configuration, the table, device counters, warnings, each target's storage stack, throughput over time and latency percentile plots. Self-contained: inline CSS and SVG, no script, nothing fetched",
+        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Merge],
+        check_path: None,
+        per_point: false,
+        announce: false,
+        render: render::html,
+    },
+];
+
+/// The registered formats' render functions: each dispatches on the kinds
+/// its entry lists.
+mod render {
+    use super::{Doc, Rendered};
+    use anyhow::Result;
+
+    fn text(bytes: Vec<u8>) -> Rendered {
+        Rendered::Text(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    fn not_listed(flag: &str, doc: Doc) -> anyhow::Error {
+        anyhow::anyhow!(
+            "internal error: --{flag} does not render a {:?} document; please report it",
+            doc.kind()
+        )
+    }
+
+    pub fn json(doc: Doc) -> Result<Rendered> {
+        Ok(Rendered::Bytes(match doc {
+            Doc::Run(d) => super::json::render(d),
+            Doc::Sweep(d) => super::json::render(d),
+            Doc::Compare(d) => super::json::render(d),
+            Doc::Plan(d) => super::json::render(d),
+            Doc::Latency(d) => super::json::render(d),
+            Doc::Merge(d) => super::json::render(d),
+            Doc::Diff(d) => super::json::render(d),
+        }))
+    }
+
+    pub fn csv(doc: Doc) -> Result<Rendered> {
+        match doc {
+            Doc::Run(d) => Ok(text(super::csv::render(d))),
+            Doc::Sweep(d) => Ok(text(super::sweep::csv(d))),
+            _ => Err(not_listed("csv", doc)),
+        }
+    }
+
+    pub fn plot(doc: Doc) -> Result<Rendered> {
+        match doc {
+            Doc::Run(d) => super::plot::run_svg(d).map(Rendered::Text),
+            // A sweep that finished no point has nothing to draw.
+            Doc::Sweep(d) if d.points.is_empty() => Ok(Rendered::Nothing),
+            Doc::Sweep(d) => super::plot::sweep_svg(d).map(Rendered::Text),
+            Doc::Plan(d) => super::plot::plan_svg(d).map(Rendered::Text),
+            _ => Err(not_listed("plot", doc)),
+        }
+    }
+
+    pub fn html(doc: Doc) -> Result<Rendered> {
+        match doc {
+            Doc::Run(d) => super::html::run(d).map(Rendered::Text),
+            Doc::Sweep(d) => super::html::sweep(d).map(Rendered::Text),
+            Doc::Compare(d) => super::html::compare(d).map(Rendered::Text),
+            Doc::Merge(d) => super::html::merge(d).map(Rendered::Text),
+            _ => Err(not_listed("html", doc)),
+        }
+    }
+}
+
+/// The registered format of `flag`.
+pub fn format(flag: &str) -> Option<&'static Format> {
+    FORMATS.iter().find(|f| f.flag() == flag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_renders_a_fixture_run_to_the_same_bytes_twice() {
+        // Pure: the same document gives the same bytes, with no I/O.
+        let doc = fixtures::sample_doc();
+        for f in FORMATS.iter().filter(|f| f.renders(Kind::Run)) {
+            let a = (f.render)(Doc::Run(&doc)).unwrap();
+            let b = (f.render)(Doc::Run(&doc)).unwrap();
+            assert_eq!(a, b, "{}", f.option);
+            assert_ne!(a, Rendered::Nothing, "{}", f.option);
+        }
+    }
+
+    #[test]
+    fn the_json_format_is_the_json_renderer() {
+        let doc = fixtures::sample_doc();
+        let Rendered::Bytes(b) = render::json(Doc::Run(&doc)).unwrap() else {
+            panic!("JSON is bytes")
+        };
+        assert_eq!(b, json::render(&doc));
+        let v: serde_json::Value = serde_json::from_slice(&b).unwrap();
+        assert_eq!(v["schema_version"], crate::document::run::SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn the_csv_format_is_the_csv_renderer_as_text() {
+        let doc = fixtures::sample_doc();
+        let Rendered::Text(t) = render::csv(Doc::Run(&doc)).unwrap() else {
+            panic!("CSV is text")
+        };
+        assert_eq!(t.as_bytes(), &csv::render(&doc)[..]);
+        assert!(t.lines().count() > 1, "{t}");
+    }
+
+    #[test]
+    fn flags_are_unique() {
+        for (i, f) in FORMATS.iter().enumerate() {
+            assert!(
+                FORMATS[..i].iter().all(|g| g.option != f.option),
+                "{}",
+                f.option
+            );
+            assert_eq!(f.option, format!("--{}", f.flag()));
+        }
+    }
 }
