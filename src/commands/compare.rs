@@ -176,12 +176,12 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let run_phase = |name: String, a: RunArgs, owned: bool| -> Result<Phase> {
         eprintln!("stripebench compare: {name}");
         // measure() starts a buffered read cold itself.
-        let mut cfg = cfg_of(&a)?;
-        cfg.live_hub = hub.clone().map(|mut h| {
+        let cfg = cfg_of(&a)?;
+        let phase_hub = hub.clone().map(|mut h| {
             h.label = Some(("phase", name.clone()));
             h
         });
-        match measure(&cfg, &cfg.targets, owned)? {
+        match measure(&cfg, &cfg.targets, owned, &out.for_run(phase_hub))? {
             Outcome::Done(doc) => Ok(Phase::of(name, *doc)),
             Outcome::DryRun(..) => unreachable!("compare never asks for a dry run"),
         }
@@ -225,7 +225,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     for (name, a, owned) in &plan {
         let mut dry = cfg_of(a)?;
         dry.dry_run = true;
-        if let Outcome::DryRun(_, checks) = measure(&dry, &dry.targets, *owned)? {
+        if let Outcome::DryRun(_, checks) = measure(&dry, &dry.targets, *owned, &out.for_run(None))?
+        {
             if let Some(c) = checks.iter().flat_map(|(_, cs)| cs).find(|c| !c.passed) {
                 return usage(format!(
                     "refusing the comparison before any phase runs: phase {name}: {}",

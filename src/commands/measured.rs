@@ -52,7 +52,12 @@ pub enum Outcome {
 /// One measured run on `paths` (`owned`: files stripebench created):
 /// guard and open the targets, plan, run, assemble. Settings changed for
 /// the run are put back before it returns.
-pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcome> {
+pub fn measure(
+    cfg: &RunConfig,
+    paths: &[PathBuf],
+    owned: bool,
+    out: &dyn crate::measure::live::RunOutputs,
+) -> Result<Outcome> {
     // Here, not in one command: a sweep point or compare phase may ask for io_uring too.
     if cfg.hugepages == crate::engine::buffer::HugePages::On {
         crate::engine::buffer::probe(cfg.hugepages).map_err(crate::base::error::UsageError)?;
@@ -75,7 +80,10 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         .map(|p| device::inspect(p, access))
         .collect::<Result<Vec<_>>>()?;
     let overlaps = overlapping_targets(&inspected, cfg.rw.writes())?;
-    outputs_on_targets(cfg, &inspected)?;
+    // The outputs were checked against the targets' names before this
+    // command began; again now against what the targets resolved to.
+    let files: Vec<(u64, u64)> = inspected.iter().flat_map(|t| t.files()).collect();
+    out.refuse_on_files(&files)?;
     // Read-ahead is set before the targets are opened for I/O: a file takes
     // its read-ahead window from the device when it is opened.
     let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
@@ -134,7 +142,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         warnings.push(w);
     }
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
-    let exec = coordinator::execute(cfg, &plan)?;
+    let exec = coordinator::execute(cfg, &plan, out.live())?;
     let mut doc = RunDocument::assemble(cfg, &plan, &exec, warnings);
     for t in &mut doc.targets {
         t.topology = stacks
@@ -419,37 +427,6 @@ fn overlapping_targets(targets: &[device::Inspected], writes: bool) -> Result<Ve
         }
     }
     Ok(warnings)
-}
-
-/// The outputs were checked against the targets' names before this command
-/// began (`report::output::check`); checked again against what the targets
-/// resolved to, by inode: a target name that moved in between cannot make
-/// a report land on the file it now reaches.
-fn outputs_on_targets(cfg: &RunConfig, targets: &[device::Inspected]) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let files: Vec<(u64, u64)> = targets.iter().flat_map(|t| t.files()).collect();
-    let outputs = [
-        ("--json", cfg.json.as_deref()),
-        ("--csv", cfg.csv.as_deref()),
-        ("--plot", cfg.plot.as_deref()),
-        ("--html", cfg.html.as_deref()),
-        ("--live", cfg.live.as_deref()),
-        ("--metrics", cfg.metrics.as_deref()),
-    ];
-    for (option, path) in outputs {
-        let Some(p) = path.filter(|p| !crate::output::is_stdout(p)) else {
-            continue;
-        };
-        if let Ok(m) = std::fs::metadata(p) {
-            if files.contains(&(m.dev(), m.ino())) {
-                return usage(format!(
-                    "cannot write {option} {}: it is a target (or behind one) of this command: writing the report would replace it; name another file",
-                    crate::base::error::show_path(p)
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Cold cache for buffered reads (evicted, timed apart), or warm on purpose

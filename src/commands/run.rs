@@ -19,7 +19,7 @@ pub fn tmpdir() -> Option<PathBuf> {
     std::env::var_os("TMPDIR").map(PathBuf::from)
 }
 
-pub fn run(mut cfg: RunConfig, req: Request) -> Result<u8> {
+pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     preflight();
 
     let named: Vec<PathBuf> = match &cfg.members {
@@ -34,8 +34,9 @@ pub fn run(mut cfg: RunConfig, req: Request) -> Result<u8> {
         &crate::device::protected_paths(&named),
         &[],
     )?;
+    let mut hub = None;
     if !cfg.dry_run {
-        cfg.live_hub = out.live_hub()?;
+        hub = out.live_hub()?;
     }
     if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
         crate::outln!(
@@ -74,7 +75,7 @@ pub fn run(mut cfg: RunConfig, req: Request) -> Result<u8> {
         Some(t) => t.files.clone(),
         None => named,
     };
-    let doc = match measure(&cfg, &paths, testbed.is_some())? {
+    let doc = match measure(&cfg, &paths, testbed.is_some(), &out.for_run(hub))? {
         Outcome::DryRun(plan, checks) => {
             let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
             crate::output::stdout::text(&text);

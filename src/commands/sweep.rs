@@ -178,7 +178,7 @@ type PointPlan = (Vec<(String, String)>, RunConfig, Vec<PathBuf>);
 /// Each point, run as a dry run: its guard checks (consent, the device's
 /// state, aliases, holes) and the plan's checks (sizes, memory). A refusal
 /// that is not a check (an option the target cannot take) refuses the point too.
-fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
+fn guard_points(plans: &[PointPlan], outputs: &crate::output::Request) -> Result<Vec<Verdict>> {
     let mut out = Vec::new();
     for (pt, cfg, paths) in plans {
         let label = pt
@@ -188,7 +188,7 @@ fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
             .join(" ");
         let mut dry = cfg.clone();
         dry.dry_run = true;
-        let refused = match measure(&dry, paths, false) {
+        let refused = match measure(&dry, paths, false, outputs) {
             Ok(Outcome::DryRun(_, checks)) => checks
                 .iter()
                 .flat_map(|(_, cs)| cs.iter().filter(|c| !c.passed))
@@ -288,7 +288,13 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     // Every point is guarded too (the write guard, holes, memory), as a dry
     // run of it, before the first one runs: a write point refused after the
     // read points had run lost their time and left a partial sweep.
-    let verdicts = guard_points(&plans)?;
+    // The documents are not the points' (they were checked by name, and
+    // are checked whole before the first point runs): the streams are.
+    let streams = crate::output::Request {
+        formats: Vec::new(),
+        ..base.outputs()
+    };
+    let verdicts = guard_points(&plans, &streams)?;
     if base.dry_run {
         crate::output::stdout::bytes(dry_run(&verdicts).as_bytes());
         return Ok(if verdicts.iter().all(|v| v.1.is_empty()) {
@@ -317,13 +323,6 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     )?;
     // One stream for the whole sweep; each line says its point.
     let hub = out.live_hub()?;
-    for (pt, cfg, _) in &mut plans {
-        cfg.live_hub = hub.clone().map(|mut h| {
-            let values: Vec<String> = pt.iter().map(|(n, v)| format!("{n}={v}")).collect();
-            h.label = Some(("point", values.join(" ")));
-            h
-        });
-    }
 
     let progress = crate::measure::progress::Progress::new(!base.no_progress);
     let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
@@ -371,7 +370,12 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 label.join(" "),
                 (total_points - done_runs) as f64 * per_point
             ));
-            let Outcome::Done(run_doc) = measure(cfg, paths, false)? else {
+            let point_hub = hub.clone().map(|mut h| {
+                h.label = Some(("point", label.join(" ")));
+                h
+            });
+            let Outcome::Done(run_doc) = measure(cfg, paths, false, &out.for_run(point_hub))?
+            else {
                 unreachable!("sweep never asks for a dry run")
             };
             done_runs += 1;

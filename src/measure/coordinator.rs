@@ -55,7 +55,7 @@ pub struct Execution {
 }
 
 /// Runs the plan to completion (or interruption).
-pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
+pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Result<Execution> {
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let n = plan.workers.len();
@@ -76,7 +76,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     let (done_tx, done_rx) = bounded::<std::result::Result<WorkerOutcome, String>>(n);
     let progress = Progress::new(cfg.progress);
     // One tap per worker, handing its seconds to the collector (started with the run).
-    let (mut taps, collector) = match &cfg.live_hub {
+    let (mut taps, collector) = match hub {
         Some(hub) => {
             let (taps, c) = live::channels(
                 hub.clone(),

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::base::error::{show_path, UsageError};
 use crate::measure::config::LiveFormat;
-use crate::measure::live::{LiveHub, LiveLine, LiveSink};
+use crate::measure::live::{LiveHub, LiveLine, LiveShown, LiveSink};
 use crate::output::dest::{is_stdout, Destination, Destinations, Output, StreamOpenError};
 use crate::report::live::{header, line, MetricsText};
 
@@ -360,10 +360,22 @@ pub fn open(
     if live.is_none() && metrics.is_none() {
         return Ok(None);
     }
+    let metrics_shown = metrics.map(|p| p.display().to_string());
     let stream = live.map(|p| Stream::open(p, format, dests)).transpose()?;
     let metrics = metrics
         .map(|p| dests.file(p).map(|d| Metrics::new(d.clone())))
         .transpose()?;
     let sink: Arc<Mutex<dyn LiveSink>> = Arc::new(Mutex::new(LiveOutputs { stream, metrics }));
-    Ok(Some(LiveHub { sink, label: None }))
+    Ok(Some(LiveHub {
+        sink,
+        label: None,
+        shown: LiveShown {
+            path: live.map(|p| p.display().to_string()),
+            format: match format {
+                LiveFormat::Jsonl => "jsonl".into(),
+                LiveFormat::Csv => "csv".into(),
+            },
+            metrics: metrics_shown,
+        },
+    }))
 }

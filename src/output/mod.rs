@@ -25,7 +25,7 @@ use anyhow::Result;
 
 use crate::base::error::{show_path, UsageError};
 use crate::measure::config::LiveFormat;
-use crate::measure::live::LiveHub;
+use crate::measure::live::{LiveHub, RunOutputs};
 use crate::report::{Doc, Format, Kind, Rendered, FORMATS};
 
 pub use dest::is_stdout;
@@ -84,6 +84,26 @@ impl Request {
             .map(|(_, p)| p.as_path())
             .chain(self.live.as_deref())
             .any(is_stdout)
+    }
+
+    /// The outputs were checked against the targets' names before the run
+    /// began; checked again against what the targets resolved to (`files`:
+    /// device and inode), so a target name that moved in between cannot
+    /// make a report land on the file it now reaches.
+    pub fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), UsageError> {
+        use std::os::unix::fs::MetadataExt;
+        for o in self.all().iter().filter(|o| !is_stdout(o.path)) {
+            if let Ok(m) = std::fs::metadata(o.path) {
+                if files.contains(&(m.dev(), m.ino())) {
+                    return Err(UsageError(format!(
+                        "cannot write {} {}: it is a target (or behind one) of this command: writing the report would replace it; name another file",
+                        o.option,
+                        show_path(o.path)
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Every destination, as the checks and messages name it.
@@ -170,6 +190,13 @@ impl Outputs {
         )
     }
 
+    /// What one measured run of the command reaches: `hub` (the live hub,
+    /// labelled with the point or phase in progress), and the check of the
+    /// outputs against the targets once they are resolved.
+    pub fn for_run(&self, hub: Option<LiveHub>) -> ForRun<'_> {
+        ForRun { outputs: self, hub }
+    }
+
     /// Every format given, rendered from `doc` and written whole, in the
     /// registry's order (a plot is said on stderr once written).
     pub fn write(&self, doc: Doc) -> Result<()> {
@@ -204,24 +231,9 @@ impl Outputs {
         }
     }
 
-    /// The outputs were checked against the targets' names before the run
-    /// began; checked again against what the targets resolved to (`files`:
-    /// device and inode), so a target name that moved in between cannot
-    /// make a report land on the file it now reaches.
+    /// See [`Request::refuse_on_files`].
     pub fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), UsageError> {
-        use std::os::unix::fs::MetadataExt;
-        for o in self.req.all().iter().filter(|o| !is_stdout(o.path)) {
-            if let Ok(m) = std::fs::metadata(o.path) {
-                if files.contains(&(m.dev(), m.ino())) {
-                    return Err(UsageError(format!(
-                        "cannot write {} {}: it is a target (or behind one) of this command: writing the report would replace it; name another file",
-                        o.option,
-                        show_path(o.path)
-                    )));
-                }
-            }
-        }
-        Ok(())
+        self.req.refuse_on_files(files)
     }
 
     fn check_kind(&self, doc: Doc) -> Result<()> {
@@ -245,6 +257,34 @@ impl Outputs {
             Rendered::Text(t) => self.dests.write_file_text(path, &t),
         };
         written.map(|()| true)
+    }
+}
+
+/// The outputs as one measured run sees them ([`Outputs::for_run`]).
+pub struct ForRun<'a> {
+    outputs: &'a Outputs,
+    hub: Option<LiveHub>,
+}
+
+impl RunOutputs for ForRun<'_> {
+    fn live(&self) -> Option<&LiveHub> {
+        self.hub.as_ref()
+    }
+
+    fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), UsageError> {
+        self.outputs.refuse_on_files(files)
+    }
+}
+
+/// The outputs asked for, before they are checked: what a dry run that
+/// comes before the check (a sweep's guard of its points) sees, with no hub.
+impl RunOutputs for Request {
+    fn live(&self) -> Option<&LiveHub> {
+        None
+    }
+
+    fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), UsageError> {
+        Request::refuse_on_files(self, files)
     }
 }
 
