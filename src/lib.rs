@@ -5,9 +5,13 @@
 //! - [`commands`]: one file per subcommand, the only place where layers meet;
 //! - [`cli`]: what was typed (clap), the `--config` file, and its validation
 //!   into a run configuration;
+//! - [`output`]: where every byte goes: one `Outputs` per command checks
+//!   every destination before any I/O, decides when stdout is taken, and
+//!   writes the files whole (the last write, each sweep point's, the live
+//!   stream and the metrics file every second); stdout that never panics;
 //! - [`report`]: renderers (table, CSV, JSON, SVG, the one-file HTML page,
-//!   the diff) as functions of documents, where their bytes go, and the
-//!   live stream and metrics file written while a run goes;
+//!   the diff, the live line, the metrics text) as pure functions of
+//!   documents, and the registry of document formats;
 //! - [`document`]: the JSON contract (run, sweep, compare, merge, plan,
 //!   diff), its assembly from a finished run or from other documents, and
 //!   reading documents back (load; curve for `plan --p99`);
@@ -32,4 +36,5 @@ pub mod device;
 pub mod document;
 pub mod engine;
 pub mod measure;
+pub mod output;
 pub mod report;

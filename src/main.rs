@@ -47,9 +47,9 @@ fn main() -> ExitCode {
     };
     match std::panic::catch_unwind(|| stripebench::commands::main(cli)) {
         // A report that could not reach stdout is a failure, even when the run was fine.
-        Ok(Ok(0)) if stripebench::report::output::stdout_failed() => {
+        Ok(Ok(0)) if stripebench::output::stdout::failed() => {
             // A closed pipe (`| head`) exits as SIGPIPE would, 141; a full disk 1.
-            ExitCode::from(if stripebench::report::output::stdout_closed() {
+            ExitCode::from(if stripebench::output::stdout::closed() {
                 128 + libc::SIGPIPE as u8
             } else {
                 EXIT_FAILURE

@@ -56,9 +56,7 @@ pub fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: 
     a.jobs = jobs;
     a.buffered = buffered;
     a.direct = false;
-    a.json = None;
-    a.csv = None;
-    a.html = None;
+    a.formats = Default::default();
     a.histogram = false;
     a.members = None;
     a

@@ -3,6 +3,7 @@
 
 use crate::base::units::{parse_duration, parse_size};
 use crate::measure::config::{BlockSizeArg, LiveFormat, RwMode};
+use crate::report::{Format, FORMATS};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -234,27 +235,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Write the JSON document (schema in docs/json.md) to PATH; `-` for stdout
-    /// (the table then goes to stderr).
-    #[arg(long, value_name = "PATH")]
-    pub json: Option<PathBuf>,
+    /// `--json`, `--csv`, `--plot`, `--html`: one option per registered
+    /// document format ([`crate::report::FORMATS`]), built from that table.
+    #[command(flatten)]
+    pub formats: FormatArgs,
 
-    /// Write one CSV row per worker, per target and the total to PATH; `-` for stdout.
-    #[arg(long, value_name = "PATH")]
-    pub csv: Option<PathBuf>,
-
-    /// Draw an SVG: for run, MB/s over time per worker and the latency
-    /// histogram per target; for sweep, throughput and p99 against the points
-    /// (a sweep over rate: p50, p99, p99.9 against delivered MB/s).
-    #[arg(long, value_name = "FILE.svg")]
-    pub plot: Option<PathBuf>,
-
-    /// Write a one-file HTML report to PATH (`-` for stdout): the
-    /// configuration, the table, device counters, warnings, each target's
-    /// storage stack, throughput over time and latency percentile plots.
-    /// Self-contained: inline CSS and SVG, no script, nothing fetched.
-    #[arg(long, value_name = "PATH")]
-    pub html: Option<PathBuf>,
     /// Stream one line per second per worker, per target and the total
     /// while the run goes (bytes, IOPS, that second's p50/p99/max) to PATH,
     /// a file or a FIFO, or `-` for stdout (the table then goes to stderr).
@@ -304,6 +289,17 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The output options, for `output::Outputs` to check and write.
+    pub fn outputs(&self) -> crate::output::Request {
+        crate::output::Request {
+            formats: self.formats.given.clone(),
+            live: self.live.clone(),
+            live_format: self.live_format,
+            metrics: self.metrics.clone(),
+            histogram: self.histogram,
+        }
+    }
+
     /// Refuses the run options a subcommand that reuses them cannot honour,
     /// so no option on its help is silently ignored.
     pub fn refuse_for(
@@ -313,8 +309,7 @@ impl RunArgs {
     ) -> Result<(), crate::base::error::UsageError> {
         let given = |name: &str| match name {
             "dry-run" => self.dry_run,
-            "plot" => self.plot.is_some(),
-            "csv" => self.csv.is_some(),
+            _ if crate::report::format(name).is_some() => self.formats.get(name).is_some(),
             "histogram" => self.histogram,
             "stripe" => self.stripe.is_some(),
             "start-at" => self.start_at.is_some(),
@@ -332,6 +327,64 @@ impl RunArgs {
             ))),
             None => Ok(()),
         }
+    }
+}
+
+/// The options of the registered document formats, one `--FLAG PATH` each
+/// (`-`: stdout), made from [`crate::report::FORMATS`] with clap's builder:
+/// a format registered there is an option here, its help its entry's.
+#[derive(Debug, Clone, Default)]
+pub struct FormatArgs {
+    /// The formats given, in the registry's order, each with its path.
+    pub given: Vec<(&'static Format, PathBuf)>,
+}
+
+impl FormatArgs {
+    /// The path given to `flag`, if it was given.
+    pub fn get(&self, flag: &str) -> Option<&std::path::Path> {
+        self.given
+            .iter()
+            .find(|(f, _)| f.flag() == flag)
+            .map(|(_, p)| p.as_path())
+    }
+}
+
+impl clap::FromArgMatches for FormatArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut a = FormatArgs::default();
+        a.update_from_arg_matches(m)?;
+        Ok(a)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        for f in FORMATS {
+            if let Some(p) = m.get_one::<PathBuf>(f.flag()) {
+                self.given.retain(|(g, _)| g.option != f.option);
+                self.given.push((f, p.clone()));
+            }
+        }
+        self.given
+            .sort_by_key(|(f, _)| FORMATS.iter().position(|g| g.option == f.option));
+        Ok(())
+    }
+}
+
+impl clap::Args for FormatArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        FORMATS.iter().fold(cmd, |cmd, f| {
+            cmd.arg(
+                clap::Arg::new(f.flag())
+                    .long(f.flag())
+                    .value_name(f.value_name)
+                    .help(f.help)
+                    .action(clap::ArgAction::Set)
+                    .value_parser(clap::value_parser!(PathBuf)),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
     }
 }
 

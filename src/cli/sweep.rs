@@ -178,10 +178,7 @@ pub fn apply(
         a.engine = EngineArg::Auto;
     }
     a.targets = paths.clone();
-    a.json = None;
-    a.csv = None;
-    a.plot = None;
-    a.html = None;
+    a.formats = Default::default();
     a.members = None;
     Ok((a, paths))
 }

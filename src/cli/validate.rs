@@ -392,19 +392,10 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         allow_holes: args.allow_holes,
         force_signature: args.force_signature,
         dry_run: args.dry_run,
-        json: args.json.clone(),
-        csv: args.csv.clone(),
-        histogram: args.histogram,
-        plot: args.plot.clone(),
-        html: args.html.clone(),
         start_at: args.start_at,
         wait_lock: args.wait_lock,
         force_memory: args.force_memory,
         progress: !args.no_progress,
-        live: args.live.clone(),
-        live_format: args.live_format,
-        metrics: args.metrics.clone(),
-        live_hub: None,
         rate,
     }
 }
@@ -502,7 +493,20 @@ mod tests {
 
     #[test]
     fn stdout_document_moves_the_table() {
-        assert!(cfg(&["--json", "-"]).unwrap().stdout_taken());
-        assert!(!cfg(&["--json", "out.json"]).unwrap().stdout_taken());
+        let outputs = |argv: &[&str]| {
+            let mut full = vec!["stripebench", "run"];
+            full.extend_from_slice(argv);
+            let Command::Run(args) = Cli::try_parse_from(full).expect("parses").command else {
+                panic!("not a run command")
+            };
+            args.outputs()
+        };
+        assert!(outputs(&["--json", "-"]).stdout_taken());
+        assert!(outputs(&["--live", "-"]).stdout_taken());
+        assert!(!outputs(&["--json", "out.json"]).stdout_taken());
+        let o = outputs(&["--plot", "p.svg", "--html", "-", "--csv", "c"]);
+        let flags: Vec<&str> = o.formats.iter().map(|(f, _)| f.flag()).collect();
+        assert_eq!(flags, ["csv", "plot", "html"]);
+        assert!(o.stdout_taken());
     }
 }

@@ -13,8 +13,9 @@ use crate::cli::compare::{config, phase_args, plan_phases, refuse_options, Plann
 use crate::cli::CompareArgs;
 use crate::device::topology::{self, Topology};
 use crate::document::compare::{self, Phase, PhaseKind, Volume};
-use crate::measure::config::RunConfig;
+use crate::measure::live::LiveHub;
 use crate::measure::session::{self, Outcome};
+use crate::output::Outputs;
 
 pub fn run(args: &CompareArgs) -> Result<u8> {
     session::preflight();
@@ -28,23 +29,14 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
 
     let mut protected = members.clone();
     protected.push(volume.clone());
-    let mut outputs = crate::report::output::given(&[
-        ("--json", base.json.as_deref()),
-        ("--html", base.html.as_deref()),
-    ]);
-    outputs.extend(crate::report::live::outputs(
-        base.live.as_deref(),
-        base.metrics.as_deref(),
-    ));
-    let out =
-        crate::report::output::check(&outputs, &crate::device::protected_paths(&protected), &[])?;
-    // One stream for every phase; each line says its phase.
-    let hub = crate::report::live::open(
-        base.live.as_deref(),
-        base.live_format,
-        base.metrics.as_deref(),
-        &out,
+    let out = crate::output::Outputs::check(
+        base.outputs(),
+        crate::report::Kind::Compare,
+        &crate::device::protected_paths(&protected),
+        &[],
     )?;
+    // One stream for every phase; each line says its phase.
+    let hub = out.live_hub()?;
     let (vol_target, bed, note) = crate::device::test_file::for_volume(
         volume,
         args.file_size,
@@ -53,12 +45,12 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         base.seed.unwrap_or(1),
     )?;
     let plan = plan_phases(args, &members, &vol_target, bed.is_some());
-    guard_phases(&plan)?;
-    let phases = run_phases(plan, |kind, cfg| {
-        cfg.live_hub = hub.clone().map(|mut h| {
+    guard_phases(&plan, &out)?;
+    let phases = run_phases(plan, &out, |kind| {
+        hub.clone().map(|mut h| {
             h.label = Some(("phase", kind.to_string()));
             h
-        });
+        })
     })?;
     let volume = Volume {
         volume: show_path(volume),
@@ -68,21 +60,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     };
     let doc = compare::assemble(volume, phases, crate::base::signals::interrupted());
     // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
-    let stdout_taken = [
-        base.json.as_deref(),
-        base.live.as_deref(),
-        base.html.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .any(crate::report::output::is_stdout);
-    crate::report::output::say(&crate::report::compare::render(&doc), stdout_taken);
-    if let Some(j) = &base.json {
-        out.write(j, &crate::report::json::render(&doc))?;
-    }
-    if let Some(h) = &base.html {
-        out.write_text(h, &crate::report::html::compare(&doc)?)?;
-    }
+    out.say(&crate::report::compare::render(&doc));
+    out.write(crate::report::Doc::Compare(&doc))?;
     drop(bed);
     let failed = doc.phases.iter().any(|p| p.document.has_errors());
     Ok(crate::base::error::exit_code(doc.interrupted, failed))
@@ -122,11 +101,13 @@ fn check_members_readable(members: &[PathBuf]) -> Result<()> {
 
 /// Every phase is guarded (as its dry run) before the first one runs, so
 /// that a phase refused late does not waste the ones before it.
-fn guard_phases(plan: &[Planned]) -> Result<()> {
+fn guard_phases(plan: &[Planned], out: &Outputs) -> Result<()> {
     for (kind, a, owned) in plan {
         let mut dry = config(a)?;
         dry.dry_run = true;
-        if let Outcome::DryRun(_, checks) = session::measure(&dry, &dry.targets, *owned)? {
+        if let Outcome::DryRun(_, checks) =
+            session::measure(&dry, &dry.targets, *owned, &out.for_run(None))?
+        {
             if let Some(c) = checks.iter().flat_map(|(_, cs)| cs).find(|c| !c.passed) {
                 return usage(format!(
                     "refusing the comparison before any phase runs: phase {kind}: {}",
@@ -139,8 +120,12 @@ fn guard_phases(plan: &[Planned]) -> Result<()> {
 }
 
 /// Phases run in order; an interrupt ends the phase running and skips the
-/// rest. `wire`: the phase's outputs on its configuration.
-fn run_phases(plan: Vec<Planned>, wire: impl Fn(&PhaseKind, &mut RunConfig)) -> Result<Vec<Phase>> {
+/// rest. `hub`: the phase's live stream, labelled with its kind.
+fn run_phases(
+    plan: Vec<Planned>,
+    out: &Outputs,
+    hub: impl Fn(&PhaseKind) -> Option<LiveHub>,
+) -> Result<Vec<Phase>> {
     let mut phases = Vec::new();
     for (kind, a, owned) in plan {
         if crate::base::signals::interrupted() {
@@ -148,9 +133,11 @@ fn run_phases(plan: Vec<Planned>, wire: impl Fn(&PhaseKind, &mut RunConfig)) -> 
         }
         eprintln!("stripebench compare: {kind}");
         // measure() starts a buffered read cold itself.
-        let mut cfg = config(&a)?;
-        wire(&kind, &mut cfg);
-        let Outcome::Done(run) = session::measure(&cfg, &cfg.targets, owned)? else {
+        let cfg = config(&a)?;
+        let phase_hub = hub(&kind);
+        let Outcome::Done(run) =
+            session::measure(&cfg, &cfg.targets, owned, &out.for_run(phase_hub))?
+        else {
             unreachable!("compare never asks for a dry run")
         };
         let p = Phase::of(kind, crate::document::finished::document(&cfg, *run));

@@ -7,11 +7,13 @@ use crate::base::error::{EXIT_FAILURE, EXIT_OK};
 use crate::cli::DiffArgs;
 use crate::document::diff::{diff, DiffOptions, TAKES};
 use crate::document::read::Reader;
+use crate::output::{Outputs, Request};
 use crate::report;
 
 pub fn run(args: &DiffArgs) -> Result<u8> {
-    let out = report::output::check(
-        &report::output::given(&[("--json", args.json.as_deref())]),
+    let out = Outputs::check(
+        Request::json(args.json.as_deref()),
+        report::Kind::Diff,
         &[],
         &[args.base.clone(), args.new.clone()],
     )?;
@@ -26,7 +28,8 @@ pub fn run(args: &DiffArgs) -> Result<u8> {
             force: args.force,
         },
     )?;
-    report::emit(&report::diff::render(&d), args.json.as_deref(), &d, &out)?;
+    out.say(&report::diff::render(&d));
+    out.write(report::Doc::Diff(&d))?;
     Ok(if d.crossed.is_empty() {
         EXIT_OK
     } else {

@@ -6,11 +6,13 @@ use crate::base::error::EXIT_OK;
 use crate::cli::MergeArgs;
 use crate::document::merge;
 use crate::document::read::Reader;
+use crate::output::{Outputs, Request};
 use crate::report;
 
 pub fn run(args: &MergeArgs) -> Result<u8> {
-    let out = report::output::check(
-        &report::output::given(&[("--json", args.json.as_deref())]),
+    let out = Outputs::check(
+        Request::json(args.json.as_deref()),
+        report::Kind::Merge,
         &[],
         &args.files,
     )?;
@@ -31,7 +33,8 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
         missing: args.missing.clone(),
     };
     let m = merge::merge(documents(), args.force, launch)?;
-    report::emit(&report::merge::render(&m), args.json.as_deref(), &m, &out)?;
+    out.say(&report::merge::render(&m));
+    out.write(report::Doc::Merge(&m))?;
     Ok(EXIT_OK)
 }
 

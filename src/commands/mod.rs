@@ -33,12 +33,12 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Run(args) => {
             let cfg =
                 crate::cli::validate::run_config(&args, &cpus::available_cpus(), run::tmpdir())?;
-            run::run(cfg)
+            run::run(cfg, args.outputs())
         }
         Command::Verify(args) => {
             let cfg =
                 crate::cli::validate::verify_config(&args, &cpus::available_cpus(), run::tmpdir())?;
-            run::run(cfg)
+            run::run(cfg, args.outputs())
         }
         Command::Compare(args) => compare::run(&args),
         Command::Diff(args) => diff::run(&args),

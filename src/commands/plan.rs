@@ -4,23 +4,16 @@ use anyhow::Result;
 
 use crate::base::error::EXIT_OK;
 use crate::cli::PlanArgs;
+use crate::output::{Outputs, Request};
 use crate::report;
 
 pub fn run(args: &PlanArgs) -> Result<u8> {
     if let Some(limit) = args.p99 {
         return latency(args, limit);
     }
-    if let Some(p) = &args.plot {
-        report::plot::check_path(p)?;
-    }
-    let out = report::output::check(
-        &report::output::given(&[
-            ("--json", args.json.as_deref()),
-            ("--plot", args.plot.as_deref()),
-        ]),
-        &[],
-        &args.files,
-    )?;
+    let mut req = Request::json(args.json.as_deref());
+    req.set("plot", args.plot.clone());
+    let out = Outputs::check(req, report::Kind::Plan, &[], &args.files)?;
     let (points, unit, warnings) = crate::document::plan::points_from(
         args.files.iter().map(|p| super::source::read_source(p)),
         args.force,
@@ -28,17 +21,15 @@ pub fn run(args: &PlanArgs) -> Result<u8> {
     let p = crate::document::plan::plan(points, unit, &args.at, args.target, warnings);
     if !p.trusted && !args.force {
         // The fit and its residuals, then the refusal: nothing is predicted.
-        crate::report::output::say(&report::plan::render_fit(&p), false);
+        // Refused: no document is written, so stdout is free for the fit.
+        crate::output::stdout::say(&report::plan::render_fit(&p), false);
         return crate::base::error::usage(format!(
             "refusing to predict: {}",
             report::plan::untrusted(&p)
         ));
     }
-    report::emit(&report::plan::render(&p), args.json.as_deref(), &p, &out)?;
-    if let Some(svg) = &args.plot {
-        report::plot::plan(&p, svg, &out)?;
-        eprintln!("plot: {}", crate::base::error::show_path(svg));
-    }
+    out.say(&report::plan::render(&p));
+    out.write(report::Doc::Plan(&p))?;
     Ok(EXIT_OK)
 }
 
@@ -61,19 +52,16 @@ fn latency(args: &PlanArgs, limit: std::time::Duration) -> Result<u8> {
             "plan --p99 reads one latency curve: give one sweep document (sweep --param rate=curve --json)",
         );
     };
-    let out = report::output::check(
-        &report::output::given(&[("--json", args.json.as_deref())]),
+    let out = Outputs::check(
+        Request::json(args.json.as_deref()),
+        report::Kind::Latency,
         &[],
         &args.files,
     )?;
     let limit_ns = u64::try_from(limit.as_nanos()).unwrap_or(u64::MAX);
     let p = crate::document::curve::latency_plan(&super::source::read_source(file)?, limit_ns)?;
-    report::emit(
-        &report::plan::render_latency(&p),
-        args.json.as_deref(),
-        &p,
-        &out,
-    )?;
+    out.say(&report::plan::render_latency(&p));
+    out.write(report::Doc::Latency(&p))?;
     Ok(if p.all_met() {
         EXIT_OK
     } else {

@@ -8,15 +8,15 @@ use crate::cli::ReportArgs;
 use crate::report;
 
 pub fn run(args: &ReportArgs) -> Result<u8> {
-    let out = report::output::check(
-        &report::output::given(&[("--output", Some(args.output.as_path()))]),
+    let out = crate::output::dest::check(
+        &[crate::output::dest::Output::new("--output", &args.output)],
         &[],
         std::slice::from_ref(&args.file),
     )?;
     let source = super::source::read_source(&args.file)?;
     let doc = crate::document::load::load(&source.bytes, &source.shown)?;
     out.write_text(&args.output, &report::html::render(&doc)?)?;
-    if !report::output::is_stdout(&args.output) {
+    if !crate::output::is_stdout(&args.output) {
         eprintln!("report: {}", crate::base::error::show_path(&args.output));
     }
     Ok(EXIT_OK)

@@ -13,28 +13,31 @@ use crate::device::stripes::member_paths;
 use crate::document::run::RunDocument;
 use crate::measure::config::RunConfig;
 use crate::measure::session::{measure, preflight, Outcome};
+use crate::output::{Outputs, Request};
 use crate::report;
-use crate::report::output::Destinations;
 
 pub fn tmpdir() -> Option<PathBuf> {
     std::env::var_os("TMPDIR").map(PathBuf::from)
 }
 
-pub fn run(mut cfg: RunConfig) -> Result<u8> {
+pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     preflight();
 
     let named: Vec<PathBuf> = match &cfg.members {
         Some(volume) => member_paths(volume)?,
         None => cfg.targets.clone(),
     };
-    let out = check_outputs(&cfg, &named)?;
+    // Refuses outputs that cannot be written or would destroy something,
+    // before any I/O; the accepted ones, each with its directory open.
+    let out = Outputs::check(
+        req,
+        report::Kind::Run,
+        &crate::device::protected_paths(&named),
+        &[],
+    )?;
+    let mut hub = None;
     if !cfg.dry_run {
-        cfg.live_hub = report::live::open(
-            cfg.live.as_deref(),
-            cfg.live_format,
-            cfg.metrics.as_deref(),
-            &out,
-        )?;
+        hub = out.live_hub()?;
     }
     if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
         crate::outln!(
@@ -61,7 +64,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
                     if e.downcast_ref::<crate::base::error::Interrupted>()
                         .is_some()
                     {
-                        write_unmeasured(&cfg, "creating the built-in test bed", &out)?;
+                        write_unmeasured("creating the built-in test bed", &out)?;
                     }
                     return Err(e);
                 }
@@ -73,10 +76,10 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
         Some(t) => t.files.clone(),
         None => named,
     };
-    let doc = match measure(&cfg, &paths, testbed.is_some())? {
+    let doc = match measure(&cfg, &paths, testbed.is_some(), &out.for_run(hub))? {
         Outcome::DryRun(plan, checks) => {
             let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
-            crate::report::output::stdout_text(&text);
+            crate::output::stdout::text(&text);
             return Ok(if all_pass {
                 EXIT_OK
             } else {
@@ -85,11 +88,7 @@ pub fn run(mut cfg: RunConfig) -> Result<u8> {
         }
         Outcome::Done(run) => crate::document::finished::document(&cfg, *run),
     };
-    emit(&cfg, &doc, &out)?;
-    if let Some(p) = &cfg.plot {
-        report::plot::run(&doc, p, &out)?;
-        eprintln!("plot: {}", crate::base::error::show_path(p));
-    }
+    emit(&doc, &out)?;
     drop(testbed);
 
     Ok(crate::base::error::exit_code(
@@ -110,10 +109,7 @@ struct Unmeasured<'a> {
     stage: &'a str,
 }
 
-fn write_unmeasured(cfg: &RunConfig, stage: &str, out: &Destinations) -> Result<()> {
-    let Some(p) = cfg.json.as_ref().filter(|p| !report::output::is_stdout(p)) else {
-        return Ok(());
-    };
+fn write_unmeasured(stage: &str, out: &Outputs) -> Result<()> {
     let doc = Unmeasured {
         schema_version: crate::document::run::SCHEMA_VERSION,
         tool: crate::document::run::ToolInfo::this(),
@@ -121,47 +117,20 @@ fn write_unmeasured(cfg: &RunConfig, stage: &str, out: &Destinations) -> Result<
         measured: false,
         stage,
     };
-    out.write_file(p, &report::json::render(&doc))
+    out.write_file("json", &report::json::render(&doc))
 }
 
-/// Refuses outputs that cannot be written or would destroy something, before
-/// any I/O; the accepted ones, each with its directory open.
-fn check_outputs(cfg: &RunConfig, paths: &[PathBuf]) -> Result<Destinations> {
-    if let Some(p) = &cfg.plot {
-        report::plot::check_path(p)?;
-    }
-    let mut outputs = crate::report::output::given(&[
-        ("--json", cfg.json.as_deref()),
-        ("--csv", cfg.csv.as_deref()),
-        ("--plot", cfg.plot.as_deref()),
-        ("--html", cfg.html.as_deref()),
-    ]);
-    outputs.extend(crate::report::live::outputs(
-        cfg.live.as_deref(),
-        cfg.metrics.as_deref(),
-    ));
-    crate::report::output::check(&outputs, &crate::device::protected_paths(paths), &[])
-}
-
-/// Prints the table (stdout, or stderr when stdout carries a document) and writes the documents.
-fn emit(cfg: &RunConfig, doc: &RunDocument, out: &Destinations) -> Result<()> {
+/// Prints the table (stdout, or stderr when stdout carries a document) and
+/// writes the documents.
+fn emit(doc: &RunDocument, out: &Outputs) -> Result<()> {
     let mut text = report::table::render(doc);
-    if cfg.histogram {
+    if out.request().histogram {
         for t in &doc.targets {
             if let Ok(h) = LatencyHistogram::from_base64(&t.figures.histogram) {
                 text.push_str(&report::histogram::render(&t.path, &h));
             }
         }
     }
-    crate::report::output::say(&text, cfg.stdout_taken());
-    if let Some(dest) = &cfg.json {
-        out.write(dest, &report::json::render(doc))?;
-    }
-    if let Some(dest) = &cfg.csv {
-        out.write_text(dest, &String::from_utf8_lossy(&report::csv::render(doc)))?;
-    }
-    if let Some(dest) = &cfg.html {
-        out.write_text(dest, &report::html::run(doc)?)?;
-    }
-    Ok(())
+    out.say(&text);
+    out.write(report::Doc::Run(doc))
 }

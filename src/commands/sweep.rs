@@ -25,7 +25,7 @@ type PointPlan = (Vec<(String, String)>, RunConfig, Vec<PathBuf>);
 /// Each point, run as a dry run: its guard checks (consent, the device's
 /// state, aliases, holes) and the plan's checks (sizes, memory). A refusal
 /// that is not a check (an option the target cannot take) refuses the point too.
-fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
+fn guard_points(plans: &[PointPlan], outputs: &crate::output::Request) -> Result<Vec<Verdict>> {
     let mut out = Vec::new();
     for (pt, cfg, paths) in plans {
         let label = pt
@@ -35,7 +35,7 @@ fn guard_points(plans: &[PointPlan]) -> Result<Vec<Verdict>> {
             .join(" ");
         let mut dry = cfg.clone();
         dry.dry_run = true;
-        let refused = match measure(&dry, paths, false) {
+        let refused = match measure(&dry, paths, false, outputs) {
             Ok(Outcome::DryRun(_, checks)) => checks
                 .iter()
                 .flat_map(|(_, cs)| cs.iter().filter(|c| !c.passed))
@@ -75,13 +75,19 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     if targets.is_empty() {
         return usage("sweep needs targets: name them (or --members VOLUME)");
     }
-    let mut plans = plan_points(args, &targets, &pts)?;
+    let plans = plan_points(args, &targets, &pts)?;
     // Every point is guarded too (the write guard, holes, memory), as a dry
     // run of it, before the first one runs: a write point refused after the
     // read points had run lost their time and left a partial sweep.
-    let verdicts = guard_points(&plans)?;
+    // The documents are not the points' (they were checked by name, and
+    // are checked whole before the first point runs): the streams are.
+    let streams = crate::output::Request {
+        formats: Vec::new(),
+        ..base.outputs()
+    };
+    let verdicts = guard_points(&plans, &streams)?;
     if base.dry_run {
-        crate::report::output::stdout(crate::report::sweep::dry_run(&verdicts).as_bytes());
+        crate::output::stdout::bytes(crate::report::sweep::dry_run(&verdicts).as_bytes());
         return Ok(if verdicts.iter().all(|v| v.1.is_empty()) {
             crate::base::error::EXIT_OK
         } else {
@@ -89,34 +95,14 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
         });
     }
     refuse_points(&verdicts)?;
-    if let Some(plot) = &args.run.plot {
-        crate::report::plot::check_path(plot)?;
-    }
-    let mut outputs = crate::report::output::given(&[
-        ("--json", base.json.as_deref()),
-        ("--csv", base.csv.as_deref()),
-        ("--plot", base.plot.as_deref()),
-        ("--html", base.html.as_deref()),
-    ]);
-    outputs.extend(crate::report::live::outputs(
-        base.live.as_deref(),
-        base.metrics.as_deref(),
-    ));
-    let out =
-        crate::report::output::check(&outputs, &crate::device::protected_paths(&targets), &[])?;
-    // One stream for the whole sweep; each line says its point.
-    let hub = crate::report::live::open(
-        base.live.as_deref(),
-        base.live_format,
-        base.metrics.as_deref(),
-        &out,
+    let out = crate::output::Outputs::check(
+        base.outputs(),
+        crate::report::Kind::Sweep,
+        &crate::device::protected_paths(&targets),
+        &[],
     )?;
-    for (pt, cfg, _) in &mut plans {
-        cfg.live_hub = hub.clone().map(|mut h| {
-            h.label = Some(("point", label(pt)));
-            h
-        });
-    }
+    // One stream for the whole sweep; each line says its point.
+    let hub = out.live_hub()?;
 
     let progress = crate::measure::progress::Progress::new(!base.no_progress);
     let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
@@ -131,11 +117,7 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
     // The CSV is kept whole in memory and rewritten after every point, like
     // the JSON: an interrupted sweep keeps what it finished.
     // With --json -, stdout carries only the document: the table goes to stderr.
-    let to_stdout = [&base.json, &base.csv, &base.html, &base.live]
-        .into_iter()
-        .flatten()
-        .any(|j| j.as_os_str() == "-");
-    let say = |line: &str| crate::report::output::say(&format!("{line}\n"), to_stdout);
+    let say = |line: &str| out.say(&format!("{line}\n"));
     say(&format!("sweep: {} point(s) x {} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead); CPU% = user + system CPU time in the window as a percentage of one core, summed over the workers", pts.len(), args.repeat));
     if params.iter().any(|p| p.name == "rate") {
         say("latency: at max, from each I/O's issue; on a schedule (rate below max), from when it was due, so waiting behind a stall counts; asked IOPS/w: each worker's schedule; schedule: kept, or BEHIND when a worker did not complete what was due");
@@ -156,7 +138,12 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
                 continue;
             }
         };
-        let (runs, partial) = measure_point(cfg, paths, args.repeat, |i| {
+        let point_hub = hub.clone().map(|mut h| {
+            h.label = Some(("point", label(pt)));
+            h
+        });
+        let for_run = out.for_run(point_hub);
+        let (runs, partial) = measure_point(cfg, paths, args.repeat, &for_run, |i| {
             progress.message(&format!(
                 "point {}/{}: {} ({:.0}s left for the sweep)",
                 done_runs + i + 1,
@@ -178,45 +165,16 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             say(&line);
         }
         doc.points.push(p);
-        // Rewritten whole after every point, like the JSON.
-        if let Some(c) = base
-            .csv
-            .as_ref()
-            .filter(|c| !crate::report::output::is_stdout(c))
-        {
-            out.write_file_text(
-                c,
-                &String::from_utf8_lossy(&crate::report::sweep::csv(&doc)),
-            )?;
-        }
-        // Rewritten after every point: an interrupted sweep keeps what it finished.
-        if let Some(j) = base.json.as_ref().filter(|j| j.as_os_str() != "-") {
-            out.write_file(j, &crate::report::json::render(&doc))?;
-        }
+        // Rewritten whole after every point (the JSON, the CSV): an
+        // interrupted sweep keeps what it finished.
+        out.save_point(crate::report::Doc::Sweep(&doc))?;
         if partial {
             doc.interrupted = true;
             break;
         }
     }
     progress.finish();
-    if let Some(j) = &base.json {
-        out.write(j, &crate::report::json::render(&doc))?;
-    }
-    if let Some(c) = &base.csv {
-        out.write_text(
-            c,
-            &String::from_utf8_lossy(&crate::report::sweep::csv(&doc)),
-        )?;
-    }
-    if let Some(plot) = &base.plot {
-        if !doc.points.is_empty() {
-            crate::report::plot::sweep(&doc, plot, &out)?;
-            eprintln!("plot: {}", crate::base::error::show_path(plot));
-        }
-    }
-    if let Some(h) = &base.html {
-        out.write_text(h, &crate::report::html::sweep(&doc)?)?;
-    }
+    out.write(crate::report::Doc::Sweep(&doc))?;
     // As run: I/O errors (or bad blocks, or a failed flush) in any point exit 1.
     let failed = doc
         .points
@@ -286,13 +244,14 @@ fn measure_point(
     cfg: &RunConfig,
     paths: &[PathBuf],
     repeat: usize,
+    out: &dyn crate::measure::live::RunOutputs,
     starting: impl Fn(usize),
 ) -> Result<(Vec<RunDocument>, bool)> {
     let mut runs = Vec::new();
     let mut partial = false;
     for i in 0..repeat {
         starting(i);
-        let Outcome::Done(run) = measure(cfg, paths, false)? else {
+        let Outcome::Done(run) = measure(cfg, paths, false, out)? else {
             unreachable!("sweep never asks for a dry run")
         };
         let run_doc = crate::document::finished::document(cfg, *run);

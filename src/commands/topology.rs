@@ -5,15 +5,15 @@ use anyhow::Result;
 use crate::base::error::EXIT_OK;
 use crate::cli::TopologyArgs;
 use crate::device::topology;
-use crate::report::output;
+use crate::output::stdout;
 
 pub fn run(args: &TopologyArgs) -> Result<u8> {
     let src = topology::Sources::system(args.dm_table.as_deref())?;
     let t = topology::discover(&args.target, &src)?;
     if args.json {
-        output::stdout(&crate::report::json::render(&t));
+        stdout::bytes(&crate::report::json::render(&t));
     } else {
-        output::stdout_text(&crate::report::topology::render(&t));
+        stdout::text(&crate::report::topology::render(&t));
     }
     Ok(EXIT_OK)
 }

@@ -18,6 +18,7 @@ pub mod extent;
 pub mod guard;
 pub mod hole_guard;
 pub mod holes;
+pub mod host_facts;
 pub mod knobs;
 pub mod overlap;
 pub mod queue;

@@ -69,27 +69,3 @@ pub fn overlapping_targets(targets: &[Inspected], writes: bool) -> Result<Vec<St
     }
     Ok(warnings)
 }
-
-/// The outputs were checked against the targets' names before the command
-/// began; checked again here against what the targets resolved to, by
-/// inode: a target name that moved in between cannot make a report land on
-/// the file it now reaches. `outputs`: each output file with the option
-/// that names it.
-pub fn outputs_on_targets(
-    targets: &[Inspected],
-    outputs: &[(&str, &std::path::Path)],
-) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let files: Vec<(u64, u64)> = targets.iter().flat_map(|t| t.files()).collect();
-    for (option, p) in outputs {
-        if let Ok(m) = std::fs::metadata(p) {
-            if files.contains(&(m.dev(), m.ino())) {
-                return usage(format!(
-                    "cannot write {option} {}: it is a target (or behind one) of this command: writing the report would replace it; name another file",
-                    show_path(p)
-                ));
-            }
-        }
-    }
-    Ok(())
-}

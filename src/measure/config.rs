@@ -86,29 +86,15 @@ pub struct RunConfig {
     pub allow_holes: bool,
     pub force_signature: bool,
     pub dry_run: bool,
-    /// `--json`, `--csv`: a path, or `-` for stdout.
-    pub json: Option<PathBuf>,
-    pub csv: Option<PathBuf>,
-    pub histogram: bool,
+    /// The live progress line on stderr (a terminal only). Where the
+    /// documents go is not here: `output::Outputs` owns every destination.
     pub progress: bool,
-    /// `--plot FILE.svg`.
-    pub plot: Option<PathBuf>,
-    /// `--html PATH`: the one-file HTML report, or `-` for stdout.
-    pub html: Option<PathBuf>,
     /// `--start-at`: when the workers are released.
     pub start_at: Option<std::time::SystemTime>,
     /// `--wait-lock`: wait for a device another run is changing.
     pub wait_lock: bool,
     /// `--force-memory`: allow buffers above a quarter of the available memory.
     pub force_memory: bool,
-    /// `--live`: the per-second stream, a path or `-` for stdout.
-    pub live: Option<PathBuf>,
-    pub live_format: LiveFormat,
-    /// `--metrics`: the OpenMetrics text file rewritten every second.
-    pub metrics: Option<PathBuf>,
-    /// Where the collector gives the lines, once the command opened the
-    /// outputs (`None` until then, and without --live or --metrics).
-    pub live_hub: Option<crate::measure::live::LiveHub>,
     /// `--rate`, `--rate-iops`: each worker issues on a fixed schedule.
     pub rate: Option<RateLimit>,
 }
@@ -245,14 +231,6 @@ pub struct ConfigDoc {
 }
 
 impl RunConfig {
-    /// Whether the table must go to stderr because stdout carries a document.
-    pub fn stdout_taken(&self) -> bool {
-        [&self.json, &self.csv, &self.html, &self.live]
-            .into_iter()
-            .flatten()
-            .any(|p| p.as_os_str() == "-")
-    }
-
     pub fn doc(&self, targets: &[String]) -> ConfigDoc {
         ConfigDoc {
             rw: self.rw,

@@ -52,13 +52,15 @@ pub struct Execution {
     pub devices: Vec<Option<DeviceCounters>>,
     /// `--live`/`--metrics`: what the stream's collector saw.
     pub live: Option<LiveStats>,
+    /// The host, as it was when the run ended (its peak memory included).
+    pub host: crate::device::host_facts::HostFacts,
 }
 
 /// Runs the plan to completion (or interruption): the steps are
 /// [`check_verify_memory`], [`live_taps`], [`spawn_worker`] for each,
 /// [`await_ready`], [`wait_for_start_at`], the gate, [`collect`],
 /// [`window_end`], [`flush`].
-pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
+pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Result<Execution> {
     check_verify_memory(cfg, plan)?;
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
@@ -82,7 +84,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
     // A worker's outcome, or what killed it (a panic, with its message).
     let (done_tx, done_rx) = bounded::<std::result::Result<WorkerOutcome, String>>(n);
     let progress = Progress::new(cfg.progress);
-    let (mut taps, collector) = live_taps(cfg, plan);
+    let (mut taps, collector) = live_taps(hub, plan);
     signals::set_active(Some(control.clone()));
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
@@ -170,6 +172,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan) -> Result<Execution> {
             flush_abandoned,
             devices,
             live,
+            host: crate::device::host_facts::gather(&crate::base::host::Host::real()),
         })
     });
     signals::set_active(None);
@@ -187,8 +190,11 @@ struct Shared {
 
 /// One tap per worker, handing its seconds to the collector (started with
 /// the run); none without `--live` or `--metrics`.
-fn live_taps(cfg: &RunConfig, plan: &Plan) -> (Vec<Option<live::Tap>>, Option<live::Collector>) {
-    match &cfg.live_hub {
+fn live_taps(
+    hub: Option<&live::LiveHub>,
+    plan: &Plan,
+) -> (Vec<Option<live::Tap>>, Option<live::Collector>) {
+    match hub {
         Some(hub) => {
             let (taps, c) = live::channels(
                 hub.clone(),

@@ -2,7 +2,8 @@
 //! every finished second (its counts and that second's own latency
 //! histogram) to a collector thread, which shapes one line per worker, per
 //! target and a total for the second and gives them to a [`LiveSink`] (the
-//! report layer writes them).
+//! output layer writes them). [`RunOutputs`] is how a measured run reaches
+//! its command's outputs: this layer defines it, `output` implements it.
 //!
 //! The hand-off is off the hot path: once per second, at the first
 //! completion past the second's end, the worker swaps its histogram for a
@@ -103,7 +104,7 @@ pub struct LiveDirection<'a> {
     pub hist: Option<&'a LatencyHistogram>,
 }
 
-/// Where the lines go (the report layer: the `--live` stream, the
+/// Where the lines go (the output layer: the `--live` stream, the
 /// `--metrics` file). Called by the collector thread only.
 pub trait LiveSink: Send {
     /// One second's lines (workers, then targets, then the total).
@@ -121,6 +122,31 @@ pub trait LiveSink: Send {
 pub struct LiveHub {
     pub sink: Arc<Mutex<dyn LiveSink>>,
     pub label: Option<LiveLabel>,
+    /// Where the sink writes, as the run's document records it.
+    pub shown: LiveShown,
+}
+
+/// Where the lines go, as the run's document says it (`live.path`,
+/// `live.format`, `live.metrics`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LiveShown {
+    /// `--live` as given (`-`: stdout).
+    pub path: Option<String>,
+    /// `jsonl` or `csv`.
+    pub format: String,
+    /// `--metrics` as given.
+    pub metrics: Option<String>,
+}
+
+/// What one measured run hands to its command's outputs (implemented by
+/// the output layer, which owns every destination): its seconds, and a
+/// last look, once the targets are resolved, that no output is one of them.
+pub trait RunOutputs {
+    /// The hub this run's seconds go to (`None`: no --live, no --metrics).
+    fn live(&self) -> Option<&LiveHub>;
+    /// Refuses an output that is the same file (device, inode) as one of
+    /// `files`, the files the targets resolved to.
+    fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), crate::base::error::UsageError>;
 }
 
 impl std::fmt::Debug for LiveHub {
@@ -151,6 +177,8 @@ pub struct LiveStats {
     /// Seconds written without their histogram (no recycled one was free).
     pub histograms_lost: u64,
     pub trouble: Option<String>,
+    /// Where the lines went (the hub's [`LiveHub::shown`]).
+    pub shown: LiveShown,
 }
 
 /// One worker's finished second.
@@ -404,7 +432,10 @@ impl Collector {
             done_t: vec![None; n],
             ends: vec![None; n],
             last_t: vec![None; n],
-            stats: LiveStats::default(),
+            stats: LiveStats {
+                shown: self.hub.shown.clone(),
+                ..LiveStats::default()
+            },
             target_hist: vec![LatencyHistogram::new(); self.targets.len()],
             total_hist: LatencyHistogram::new(),
             worker_hist: Vec::new(),
@@ -821,6 +852,7 @@ mod tests {
         let hub = LiveHub {
             sink: keep.clone(),
             label: None,
+            shown: LiveShown::default(),
         };
         (keep, hub)
     }

@@ -8,7 +8,7 @@
 //! It returns what a finished run holds ([`Finished`]); the run's document
 //! is assembled from it a layer up (`document::finished`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 
@@ -75,7 +75,12 @@ pub struct Finished {
 /// One measured run on `paths` (`owned`: files stripebench created):
 /// guard and open the targets, plan, run. Settings changed for the run are
 /// put back before it returns.
-pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcome> {
+pub fn measure(
+    cfg: &RunConfig,
+    paths: &[PathBuf],
+    owned: bool,
+    out: &dyn crate::measure::live::RunOutputs,
+) -> Result<Outcome> {
     probe_engine(cfg)?;
     // Each name is resolved once, here; every check from now on is on what
     // it resolved to, and the I/O goes to that same inode.
@@ -84,7 +89,10 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
         .map(|p| device::inspect(p, access(cfg, owned)))
         .collect::<Result<Vec<_>>>()?;
     let overlaps = device::overlap::overlapping_targets(&inspected, cfg.rw.writes())?;
-    device::overlap::outputs_on_targets(&inspected, &output_files(cfg))?;
+    // The outputs were checked against the targets' names before this
+    // command began; again now against what the targets resolved to.
+    let files: Vec<(u64, u64)> = inspected.iter().flat_map(|t| t.files()).collect();
+    out.refuse_on_files(&files)?;
     // Read-ahead is set before the targets are opened for I/O: a file takes
     // its read-ahead window from the device when it is opened.
     let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
@@ -126,7 +134,7 @@ pub fn measure(cfg: &RunConfig, paths: &[PathBuf], owned: bool) -> Result<Outcom
     let cache = prepare_cache(cfg, &plan, &mut said)?;
     let mut warnings = plan.warnings.clone();
     warnings.extend(said.into_iter().map(Warning::Text));
-    let execution = coordinator::execute(cfg, &plan)?;
+    let execution = coordinator::execute(cfg, &plan, out.live())?;
     let split_requests = split_requests(cfg, &plan, &execution);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(Finished {
@@ -161,22 +169,6 @@ fn access(cfg: &RunConfig, owned: bool) -> Access {
         force_signature: cfg.force_signature,
         dry_run: cfg.dry_run,
     }
-}
-
-/// The files this run's outputs will write (stdout, `-`, is none), each
-/// with the option that names it: none may be a target.
-fn output_files(cfg: &RunConfig) -> Vec<(&'static str, &Path)> {
-    [
-        ("--json", cfg.json.as_deref()),
-        ("--csv", cfg.csv.as_deref()),
-        ("--plot", cfg.plot.as_deref()),
-        ("--html", cfg.html.as_deref()),
-        ("--live", cfg.live.as_deref()),
-        ("--metrics", cfg.metrics.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(option, p)| Some((option, p.filter(|p| p.as_os_str() != "-")?)))
-    .collect()
 }
 
 /// Refuses I/O buffers above a quarter of the available memory, before any

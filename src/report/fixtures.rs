@@ -90,6 +90,7 @@ pub fn sample_doc() -> RunDocument {
         flush: vec![None],
         devices: vec![None],
         live: None,
+        host: Default::default(),
     };
     RunDocument::assemble(&cfg, &plan, &exec, vec![])
 }

@@ -12,7 +12,6 @@ use crate::analysis::histogram::LatencyHistogram;
 use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
 use crate::document::sweep::SweepDocument;
-use crate::report::output::Destinations;
 
 pub(crate) const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -40,22 +39,11 @@ pub fn svg(
     Ok(svg)
 }
 
-/// Draws an SVG in memory, then writes it whole to `path`, one of the
-/// checked outputs `out` (see [`crate::report::output`]).
-pub fn to_file(
-    path: &Path,
-    out: &Destinations,
-    size: (u32, u32),
-    draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
-) -> Result<()> {
-    out.write_file_text(path, &svg(size, draw)?)
-}
-
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
-/// path itself is checked with the other outputs, by [`crate::report::output::check`]).
-pub fn check_path(p: &Path) -> Result<()> {
+/// path itself is checked with the other outputs, by `output::dest::check`).
+pub fn check_path(p: &Path) -> std::result::Result<(), String> {
     if p.extension().is_none_or(|e| e != "svg") {
-        return crate::base::error::usage(format!(
+        return Err(format!(
             "--plot writes SVG: name the file .svg (got {})",
             p.display()
         ));
@@ -98,11 +86,6 @@ pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 }
 
 /// MB/s over time per worker (top) and latency histograms per target (bottom).
-pub fn run(doc: &RunDocument, path: &Path, out: &Destinations) -> Result<()> {
-    out.write_file_text(path, &run_svg(doc)?)
-}
-
-/// [`run`]'s drawing, in memory.
 pub fn run_svg(doc: &RunDocument) -> Result<String> {
     svg((1000, 800), |root| {
         root.fill(&WHITE).map_err(err)?;
@@ -343,11 +326,6 @@ pub fn curve_svg(doc: &SweepDocument) -> Result<String> {
             .map_err(err)?;
         Ok(())
     })
-}
-
-/// Throughput (top) and p99 (bottom) against the sweep's points.
-pub fn sweep(doc: &SweepDocument, path: &Path, out: &Destinations) -> Result<()> {
-    out.write_file_text(path, &sweep_svg(doc)?)
 }
 
 /// `n` colours that differ: the palette, and past it hues evenly spaced
@@ -682,7 +660,7 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
 }
 
 /// Measured points, the fitted curve and the linear ideal.
-pub fn plan(p: &PlanDoc, path: &Path, out: &Destinations) -> Result<()> {
+pub fn plan_svg(p: &PlanDoc) -> Result<String> {
     use plotters::prelude::*;
     let e = |e: &dyn std::fmt::Debug| anyhow::anyhow!("drawing the plot failed: {e:?}");
     let max_n = p
@@ -700,7 +678,7 @@ pub fn plan(p: &PlanDoc, path: &Path, out: &Destinations) -> Result<()> {
         .max(p.peak_bytes_per_sec.unwrap_or(0.0))
         * 1.3
         / 1e6;
-    to_file(path, out, (900, 600), |root| {
+    svg((900, 600), |root| {
         root.fill(&WHITE).map_err(|x| e(&x))?;
         let mut c = ChartBuilder::on(root)
             .caption(

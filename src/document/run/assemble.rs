@@ -340,7 +340,7 @@ impl RunDocument {
             })
             .collect();
         warnings.extend(what_the_figures_mean(cfg, plan, exec, &targets, &total));
-        let live = exec.live.as_ref().map(|l| live_doc(cfg, l, &mut warnings));
+        let live = exec.live.as_ref().map(|l| live_doc(l, &mut warnings));
         let paths: Vec<String> = plan
             .targets
             .iter()
@@ -349,7 +349,7 @@ impl RunDocument {
         RunDocument {
             schema_version: SCHEMA_VERSION,
             tool: ToolInfo::this(),
-            host: HostInfo::current(),
+            host: HostInfo::from(&exec.host),
             config: cfg.doc(&paths),
             interrupted: exec.interrupted,
             window: WindowDoc {
@@ -403,11 +403,7 @@ impl RunDocument {
 }
 
 /// The live stream's account, and a warning for each thing it lost.
-fn live_doc(
-    cfg: &RunConfig,
-    l: &crate::measure::live::LiveStats,
-    warnings: &mut Vec<Warning>,
-) -> super::LiveDoc {
+fn live_doc(l: &crate::measure::live::LiveStats, warnings: &mut Vec<Warning>) -> super::LiveDoc {
     // Lines lost to a failed stream (a full disk) are said by `trouble`:
     // no reader fell behind for them.
     let slow = l.lines_dropped.saturating_sub(l.lines_failed);
@@ -427,14 +423,10 @@ fn live_doc(
         // The stream's own sentence: what failed, the lines it cost.
         warnings.push(Warning::Text(t.clone()));
     }
-    let shown = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     super::LiveDoc {
-        path: shown(&cfg.live),
-        format: match cfg.live_format {
-            crate::measure::config::LiveFormat::Jsonl => "jsonl".into(),
-            crate::measure::config::LiveFormat::Csv => "csv".into(),
-        },
-        metrics: shown(&cfg.metrics),
+        path: l.shown.path.clone(),
+        format: l.shown.format.clone(),
+        metrics: l.shown.metrics.clone(),
         seconds: l.seconds,
         lines_written: l.lines_written,
         lines_dropped: l.lines_dropped,

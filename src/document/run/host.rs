@@ -1,24 +1,17 @@
-//! The host a run ran on, for the document. The CPU model is read by
-//! `device::cpuinfo`: this layer opens no file.
+//! The host a run ran on, for the document: the facts `device::host_facts`
+//! read when the run ended. This layer reads nothing itself.
 
 use super::HostInfo;
+use crate::device::host_facts::HostFacts;
 
-impl HostInfo {
-    pub fn current() -> HostInfo {
-        let uname = nix::sys::utsname::uname().ok();
+impl From<&HostFacts> for HostInfo {
+    fn from(f: &HostFacts) -> HostInfo {
         HostInfo {
-            hostname: nix::unistd::gethostname()
-                .ok()
-                .and_then(|h| h.into_string().ok())
-                .unwrap_or_default(),
-            kernel: uname
-                .map(|u| u.release().to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            cpus: crate::base::cpus::available_cpus().len(),
-            cpu_model: crate::device::cpuinfo::read_model_name(
-                &crate::base::host::Host::real().cpuinfo(),
-            ),
-            peak_rss_bytes: crate::base::usage::peak_rss_bytes(),
+            hostname: f.hostname.clone(),
+            kernel: f.kernel.clone(),
+            cpus: f.cpus,
+            cpu_model: f.cpu_model.clone(),
+            peak_rss_bytes: f.peak_rss_bytes,
         }
     }
 }

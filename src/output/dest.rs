@@ -1,9 +1,8 @@
-//! Where reports go: every output path a command will write (`--json`,
-//! `--csv`, `--plot`, `--live`, `--metrics`, ...) is checked before the
-//! first I/O, and each is written whole or not at all (a temporary file
-//! beside it, renamed into place). Standard output is written without
-//! panicking: a closed or full stdout is said once on stderr and the files
-//! are still written.
+//! The files reports go to: every output path a command will write
+//! (`--json`, `--csv`, `--plot`, `--live`, `--metrics`, ...) is checked
+//! before the first I/O, and each is written whole or not at all (a
+//! temporary file beside it, renamed into place). Stdout is
+//! [`crate::output::stdout`]'s.
 //!
 //! The checks refuse, with exit 2 and one line:
 //! - a symbolic link as the file's own name (the link is not followed: a
@@ -37,7 +36,6 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -389,7 +387,7 @@ impl Destinations {
     /// stdout when the path is `-`.
     pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<()> {
         if is_stdout(path) {
-            stdout(bytes);
+            crate::output::stdout::bytes(bytes);
             Ok(())
         } else {
             self.write_file(path, bytes)
@@ -627,61 +625,6 @@ pub fn no_space_or(e: &std::io::Error, shown: &str) -> String {
 /// `-` names stdout, for every output option.
 pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
-}
-
-/// [`stdout`] for a text rendering: its control characters but newlines
-/// and tabs escaped ([`show_lines`]), whatever field they came from.
-pub fn stdout_text(text: &str) {
-    stdout(show_lines(text).as_bytes());
-}
-
-/// `println!` that never panics: see [`stdout`].
-#[macro_export]
-macro_rules! outln {
-    ($($t:tt)*) => {
-        $crate::report::output::stdout_text(&format!("{}\n", format_args!($($t)*)))
-    };
-}
-
-static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
-static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
-
-/// Writes to stdout; a closed pipe or a full disk is said once on stderr
-/// (the run goes on, and its files are still written) instead of a panic.
-pub fn stdout(bytes: &[u8]) {
-    if STDOUT_FAILED.load(Ordering::Relaxed) {
-        return;
-    }
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
-        STDOUT_FAILED.store(true, Ordering::Relaxed);
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            // `| head`: the reader has what it wanted; say nothing more.
-            STDOUT_CLOSED.store(true, Ordering::Relaxed);
-        } else {
-            eprintln!("stripebench: error: cannot write to stdout ({e}); files named with --json, --csv or --plot are still written");
-        }
-    }
-}
-
-/// Text for the user: to stdout, or to stderr when stdout carries a document.
-pub fn say(text: &str, stdout_taken: bool) {
-    if stdout_taken {
-        eprint!("{}", show_lines(text));
-    } else {
-        stdout_text(text);
-    }
-}
-
-/// Whether writing to stdout failed at some point (the exit code says so).
-pub fn stdout_failed() -> bool {
-    STDOUT_FAILED.load(Ordering::Relaxed)
-}
-
-/// Whether stdout's reader went away (EPIPE): the exit status is then 141,
-/// as a process killed by SIGPIPE would report.
-pub fn stdout_closed() -> bool {
-    STDOUT_CLOSED.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
