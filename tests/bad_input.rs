@@ -337,7 +337,7 @@ fn rw_lists_its_values_and_the_header_shows_the_resolved_block_size() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let bs = doc["targets"][0]["bs"].as_u64().unwrap();
     let table = String::from_utf8_lossy(&out.stderr);

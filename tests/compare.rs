@@ -45,11 +45,7 @@ fn btrfs_raid0_topology_members_and_compare() {
             .arg("--json")
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::succeeded(&out);
         let t = json(&out.stdout);
         assert_eq!(t["root"]["kind"], "btrfs");
         assert_eq!(t["root"]["btrfs"]["data_profile"], "raid0");
@@ -72,11 +68,7 @@ fn btrfs_raid0_topology_members_and_compare() {
         .arg(mnt.path())
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let doc = json(&out.stdout);
     let targets: Vec<String> = doc["targets"]
         .as_array()
@@ -158,7 +150,7 @@ fn compare_text(mnt: &Path, cgroup: Option<&Throttle>) -> (Value, String) {
     };
     let text = String::from_utf8_lossy(&out.stderr).to_string();
     println!("{text}");
-    assert!(out.status.success(), "{text}");
+    common::succeeded(&out);
     (json(&out.stdout), text)
 }
 

@@ -88,18 +88,7 @@ fn config(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
 
 /// `stripebench SUBCOMMAND --json - ARGS...`, which must succeed; its document.
 fn doc(args: &[&str]) -> serde_json::Value {
-    let out = sb()
-        .arg(args[0])
-        .args(["--json", "-"])
-        .args(&args[1..])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::run_json(args)
 }
 
 fn sb() -> assert_cmd::Command {

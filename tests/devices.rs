@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{is_root, json, mount, require, sb, sh_required, u, LoopBed};
+use common::{is_root, mount, require, sb, sh_required, u, LoopBed};
 
 fn head(dev: &str) -> Vec<u8> {
     let mut f = std::fs::File::open(dev).unwrap();
@@ -20,17 +20,9 @@ fn head(dev: &str) -> Vec<u8> {
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn direct_reads_match_the_device_counters() {
     let bed = LoopBed::new(2, 64);
-    let out = sb()
-        .args(["run", "--duration", "1s", "--ramp", "200ms", "--json", "-"])
-        .args(&bed.devices)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let mut args = vec!["run", "--duration", "1s", "--ramp", "200ms"];
+    args.extend(bed.devices.iter().map(String::as_str));
+    let doc = common::run_json(&args);
     for t in doc["targets"].as_array().unwrap() {
         assert_eq!(t["kind"], "block");
         assert_eq!(u(&t["logical_block_size"]), 512);
@@ -86,28 +78,17 @@ fn block_device_writes_need_consent_and_then_work() {
     ])
     .assert()
     .success();
-    let out = sb()
-        .args([
-            "run",
-            "--duration",
-            "500ms",
-            "--ramp",
-            "0",
-            "--rw",
-            "write",
-            "--allow-destructive",
-            "--json",
-            "-",
-            dev,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = common::run_json(&[
+        "run",
+        "--duration",
+        "500ms",
+        "--ramp",
+        "0",
+        "--rw",
+        "write",
+        "--allow-destructive",
+        dev,
+    ]);
     let d = &doc["targets"][0]["device"];
     let (dev_w, app_w) = (u(&d["write_bytes"]) as f64, u(&d["app_write_bytes"]) as f64);
     assert!(

@@ -22,11 +22,7 @@ fn json_to(cmd: &str, args: &[&str], path: &Path, inputs: &[&Path]) -> Value {
         .args(inputs)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded_as(&out, format_args!("{cmd} {args:?}"));
     read(path)
 }
 
@@ -117,7 +113,7 @@ fn diff_flags_a_member_throttled_through_blkio_as_a_significant_fall() {
     ] {
         let t = Throttle::reads("diff", &limits);
         let o = t.shell(&run(out));
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::succeeded(&o);
     }
     let (code, d, text) = diff(&[&base, &new], &[]);
     assert_eq!(code, 0, "no --threshold: exit 0\n{text}");
@@ -189,7 +185,7 @@ fn an_unchanged_run_passes_the_threshold() {
     );
     // The text goes to stdout when the document does not.
     let out = sb().arg("diff").arg(&a).arg(&copy).output().unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("TOTAL"));
 }
 
@@ -296,7 +292,7 @@ fn diff_refuses_what_it_cannot_read_in_one_line() {
         .arg(&d)
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     refused(&["diff", d.to_str().unwrap(), g], "is a diff document");
     // Nor written over its input.
     refused(&["diff", g, g, "--json", g], "cannot write --json");
@@ -381,11 +377,7 @@ fn compare_doc(dir: &Path, target: &Path, phases: &[(&str, &Value)]) -> Value {
         .arg(target)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let topology = json(&out.stdout);
     let phases: Vec<Value> = phases
         .iter()

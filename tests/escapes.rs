@@ -72,11 +72,7 @@ fn a_hostile_target_name_reaches_no_output_raw() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     clean("the table", &out.stdout);
     clean("stderr", &out.stderr);
     for f in ["r.csv", "r.html", "r.json", "live.jsonl", "m.prom"] {
@@ -104,11 +100,7 @@ fn a_hostile_target_name_reaches_no_output_raw() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     clean("--live - as CSV", &out.stdout);
     // The dry run, and a refusal naming the file.
     let out = sb().args(["run", "--dry-run"]).arg(&t).output().unwrap();
@@ -155,11 +147,7 @@ fn hostile_document_text_reaches_no_output_raw() {
             .arg(&p)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::succeeded(&out);
         let mut v: Value = serde_json::from_slice(&read(&p)).unwrap();
         v["host"]["hostname"] = format!("evil{name}\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J").into();
         v["warnings"] = serde_json::json!(["\u{1b}[31mfake all-clear\u{9b}K"]);
@@ -177,11 +165,7 @@ fn hostile_document_text_reaches_no_output_raw() {
         .arg(&m)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     clean("merge stdout", &out.stdout);
     clean("merge stderr", &out.stderr);
     // merge to the terminal (its table), diff of the runs and of the merge.
@@ -209,11 +193,7 @@ fn hostile_document_text_reaches_no_output_raw() {
             .arg(&html)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::succeeded(&out);
         clean("report stderr", &out.stderr);
         clean(name, &read(&html));
     }
@@ -272,11 +252,7 @@ fn invisible_format_characters_in_a_document_are_escaped_too() {
         .arg(&p)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let mut v: Value = serde_json::from_slice(&read(&p)).unwrap();
     let payload: String = INVISIBLE.iter().flat_map(|&c| [c, 'x']).collect();
     v["host"]["hostname"] = format!("evil{payload}").into();
@@ -348,11 +324,7 @@ fn a_test_bed_record_with_escapes_in_its_path_is_warned_about_escaped() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("left its test bed behind"), "{err}");
     clean("the warning", &out.stderr);

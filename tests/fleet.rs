@@ -206,7 +206,7 @@ fn merge_refuses_runs_that_did_not_run_together() {
         .arg("--force")
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let table = String::from_utf8_lossy(&out.stdout);
     let total = table
         .lines()
@@ -413,27 +413,16 @@ fn start_at_waits_for_its_instant_and_refuses_the_past() {
         .unwrap()
         .as_secs_f64();
     let at = now + 2.0;
-    let out = sb()
-        .args([
-            "run",
-            "--duration",
-            "300ms",
-            "--ramp",
-            "0",
-            "--json",
-            "-",
-            "--start-at",
-            &format!("{at:.3}"),
-        ])
-        .arg(&t)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let d = json(&out.stdout);
+    let d = common::run_json(&[
+        "run",
+        "--duration",
+        "300ms",
+        "--ramp",
+        "0",
+        "--start-at",
+        &format!("{at:.3}"),
+        t.to_str().unwrap(),
+    ]);
     let start = d["window"]["start_unix_sec"].as_f64().unwrap();
     println!(
         "asked to start at {at:.3}, window opened at {start:.3}: {:+.3} s",
@@ -493,7 +482,7 @@ fn fleet_script_on_two_local_hosts() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success());
+    common::succeeded(&out);
     let m = json(&std::fs::read(out_dir.join("fleet.json")).unwrap());
     assert_eq!(u(&m["total"]["hosts"]), 2);
     assert_eq!(m["workers"].as_array().unwrap().len(), 4);
@@ -531,7 +520,7 @@ fn merge_records_the_missing_hosts_and_the_preflight() {
         .arg(&ab)
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let table = String::from_utf8_lossy(&out.stdout);
     println!("{table}");
     assert!(table.contains("fleet of 2 host(s) measured, 1 missing (incomplete)"));
@@ -704,7 +693,7 @@ fn version_answers_with_version_schema_and_clock_once_per_line_on_stdin() {
     let before = now_ns();
     let out = sb().args(["version", "--json"]).output().unwrap();
     let after = now_ns();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let v = json(&out.stdout);
     assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(
@@ -722,7 +711,7 @@ fn version_answers_with_version_schema_and_clock_once_per_line_on_stdin() {
         .write_stdin("\n\nping\n")
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| json(l.as_bytes()))

@@ -428,11 +428,7 @@ fn version_counts_lines_of_any_bytes_and_merge_refuses_an_endless_file() {
         .write_stdin(&b"\xff\nping\n\nlast"[..])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 5);
     // /dev/zero as a preflight record or a document: refused once past any
     // document's size (it took all memory: 21 GB in 20 s).
@@ -939,7 +935,7 @@ fn a_host_that_sends_a_copy_of_anothers_document_is_missing_and_the_rest_merge()
         .output()
         .unwrap();
     let listed = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::succeeded(&o);
     assert_eq!(listed.lines().count(), 1, "{listed}");
     assert!(
         listed.starts_with("3 its document repeats the run of host ")

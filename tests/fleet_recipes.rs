@@ -202,7 +202,7 @@ fn yaml_docs(text: &str) -> Vec<Value> {
         "import sys, yaml, json; print(json.dumps(list(yaml.safe_load_all(sys.stdin))))",
     ]);
     let o = with_stdin(c, text);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::succeeded(&o);
     serde_json::from_slice::<Vec<Value>>(&o.stdout).unwrap()
 }
 
@@ -302,7 +302,7 @@ fn k8s_job_is_valid_kubernetes_and_holds_what_a_fleet_needs() {
         },
         merge,
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::succeeded(&o);
 }
 
 #[test]

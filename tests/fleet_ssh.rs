@@ -62,8 +62,10 @@ impl Net {
                 .collect(),
             dir,
         };
-        assert!(
-            out.status.success() && net.hosts.len() == n,
+        common::succeeded_as(&out, "testnet.sh up");
+        assert_eq!(
+            net.hosts.len(),
+            n,
             "testnet.sh up: {}",
             String::from_utf8_lossy(&out.stderr)
         );

@@ -16,11 +16,7 @@ use serde_json::Value;
 fn written(dir: &Path, name: &str, args: &[&str]) -> (String, Value) {
     let p = dir.join(name);
     let out = sb().args(args).arg("--json").arg(&p).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let v = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
     (p.to_str().unwrap().to_string(), v)
 }

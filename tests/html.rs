@@ -47,12 +47,7 @@ fn chromium(html: &Path, args: &[&str]) -> Vec<u8> {
             unreachable!()
         }
     };
-    assert!(
-        out.status.success(),
-        "chromium {args:?} failed ({}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded_as(&out, format_args!("chromium {args:?} failed"));
     out.stdout
 }
 
@@ -243,11 +238,7 @@ fn sweep_report_renders_its_points_and_plot() {
         .arg(&a)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let d = json(&out.stdout);
     let page = std::fs::read_to_string(&html).unwrap();
     stands_alone(&page);
@@ -514,11 +505,7 @@ fn sweep_with_plot(dir: &Path, args: &[&str], targets: &[PathBuf]) -> (Value, St
         .args(targets)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     (
         json(&out.stdout),
         std::fs::read_to_string(&svg).unwrap(),

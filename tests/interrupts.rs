@@ -322,7 +322,7 @@ fn a_test_bed_left_by_sigkill_is_named_and_removed_by_restore() {
     // restore removes it.
     let out = sb().arg("restore").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    common::succeeded(&out);
     assert!(text.contains(left[0].to_str().unwrap()), "{text}");
     assert!(testbed_dirs(&bed_dir).is_empty());
     assert!(!record.exists());

@@ -193,11 +193,7 @@ fn sweep_merge_and_plan_documents_keep_their_contract() {
         .args(["--force", "--json", "-"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     check("merge", &json(&out.stdout), &["/schema_version", "/kind"]);
 
     let out = sb()
@@ -207,11 +203,7 @@ fn sweep_merge_and_plan_documents_keep_their_contract() {
         .args(["--at", "8", "--force", "--json", "-"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     check("plan", &json(&out.stdout), &["/unit"]);
 }
 
@@ -227,11 +219,7 @@ fn diff_document_keeps_its_contract() {
         .args(["--threshold", "1000", "--json", "-"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     check(
         "diff",
         &json(&out.stdout),
@@ -247,11 +235,7 @@ fn topology_document_keeps_its_contract() {
         .args(["topology", "--json", &bed.devices[0]])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     check("topology", &json(&out.stdout), &["/root/kind"]);
 }
 
@@ -289,11 +273,7 @@ fn scheduled_run_curve_and_latency_plan_documents_keep_their_contract() {
         .args(["--p99", "1h", "--json", "-"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     check(
         "plan-latency",
         &json(&out.stdout),

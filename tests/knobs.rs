@@ -28,28 +28,17 @@ fn readahead_is_restored_after_a_run_and_after_sigint() {
     let bed = LoopBed::new(1, 32);
     let dev = bed.devices[0].clone();
     std::fs::write(ra_path(&dev), "128").unwrap();
-    let out = sb()
-        .args([
-            "run",
-            "--buffered",
-            "--readahead",
-            "4096",
-            "--duration",
-            "300ms",
-            "--ramp",
-            "0",
-            "--json",
-            "-",
-            &dev,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = common::run_json(&[
+        "run",
+        "--buffered",
+        "--readahead",
+        "4096",
+        "--duration",
+        "300ms",
+        "--ramp",
+        "0",
+        &dev,
+    ]);
     assert_eq!(
         doc["targets"][0]["read_ahead_kb"], 4096,
         "in effect during the run"
@@ -136,7 +125,7 @@ fn restore_puts_back_what_a_killed_run_left() {
     assert!(err.contains("run 'stripebench restore' first"), "{err}");
     assert_eq!(ra(&dev), "1024");
     let out = sb().arg("restore").output().unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("read_ahead_kb to 256"), "{text}");
     assert_eq!(ra(&dev), "256", "restored");
@@ -177,10 +166,10 @@ fn concurrent_runs_on_one_device_leave_its_readahead_as_it_was() {
     let c_args = run("64", "300ms", &["--wait-lock"]);
     let c = spawn(&c_args.iter().map(String::as_str).collect::<Vec<_>>());
     let a_out = a.wait_with_output().unwrap();
-    assert!(a_out.status.success());
+    common::succeeded(&a_out);
     let c_out = c.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&c_out.stderr);
-    assert!(c_out.status.success(), "{err}");
+    common::succeeded(&c_out);
     assert!(err.contains("waiting for another run"), "{err}");
     assert_eq!(ra(&dev), "2560", "both runs put back the original value");
 }

@@ -61,11 +61,9 @@ fn lab(opts: &[&str], script: &str) -> Lab {
     args.extend(["--", command.as_str()]);
     let o = lab_sh(&args);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(
-        o.status.success(),
-        "scripts/lab.sh {opts:?} exited {:?} after {:.0?}:\n{stderr}",
-        o.status.code(),
-        started.elapsed()
+    common::succeeded_as(
+        &o,
+        format_args!("scripts/lab.sh {opts:?} after {:.0?}", started.elapsed()),
     );
     eprintln!("lab {opts:?}: {:.0?}\n{stderr}", started.elapsed());
     Lab { stderr, out }

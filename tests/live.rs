@@ -303,11 +303,7 @@ fn csv_on_stdout_sends_the_table_to_stderr() {
         .args(["--live", "-", "--live-format", "csv"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("TOTAL"));
     let mut r = csv::Reader::from_reader(text.as_bytes());
@@ -471,7 +467,7 @@ fn the_metrics_file_is_read_by_prometheus_client_during_and_after_the_run() {
     std::thread::sleep(Duration::from_millis(1800));
     let during = parse_metrics(&prom);
     assert!(during.contains("stripebench_bytes_total"), "{during}");
-    assert!(child.wait_with_output().unwrap().status.success());
+    common::succeeded(&child.wait_with_output().unwrap());
     let after = parse_metrics(&prom);
     let doc = doc(&out);
     for w in doc["workers"].as_array().unwrap() {
@@ -520,7 +516,8 @@ fn the_metrics_file_passes_promtool() {
         String::from_utf8_lossy(&out.stderr)
     );
     // No error and no lint.
-    assert!(out.status.success() && said.trim().is_empty(), "{said}");
+    common::succeeded(&out);
+    assert!(said.trim().is_empty(), "{said}");
 }
 
 /// The file through `text_string_to_metric_families`: one line per sample,
@@ -562,11 +559,7 @@ for fam in text_string_to_metric_families(text):
         .arg(path)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "prometheus_client refused the file: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded_as(&out, "prometheus_client refused the file");
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -725,7 +718,7 @@ fn compare_streams_every_phase_on_stdout_and_its_table_on_stderr() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    common::succeeded(&out);
     assert!(err.contains("stripe efficiency"), "{err}");
     let ls: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()

@@ -152,11 +152,7 @@ fn reports_are_written_whole_through_a_rename() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     common::json(&std::fs::read(&j).unwrap());
     let mut names: Vec<String> = std::fs::read_dir(d.path())
         .unwrap()
@@ -283,11 +279,7 @@ fn an_offset_loop_over_a_mounted_range_is_refused_and_one_beside_it_is_not() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     sh("sync", &[]);
     let (mounted_after, beside_after) = halves(&img);
     assert_eq!(

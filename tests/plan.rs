@@ -39,11 +39,7 @@ fn plan_fits_a_real_members_sweep() {
         .arg(&svg)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let p = json(&out.stdout);
     println!("{}", String::from_utf8_lossy(&out.stderr));
     assert!(p["fit"]["lambda"].as_f64().unwrap() > 0.0);

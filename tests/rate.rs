@@ -192,7 +192,7 @@ fn run_in(cg: &Path, args: &[&str]) -> (Value, String) {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{text}");
+    common::succeeded(&out);
     (json(&out.stdout), text)
 }
 
@@ -277,7 +277,7 @@ fn a_curve_runs_its_max_point_first_and_schedules_shares_of_what_it_delivered() 
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
+    common::succeeded(&out);
     let doc = json(&out.stdout);
     assert_eq!(
         doc["params"][0]["values"],
@@ -338,7 +338,7 @@ fn a_share_below_one_io_per_second_is_skipped_and_said() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{text}");
+    common::succeeded(&out);
     // One worker of buffered 4k reads delivers far less than 10^7 I/Os per
     // second anywhere, so 0.00001% of it is below one.
     assert!(
@@ -536,7 +536,7 @@ fn a_dry_run_shows_each_workers_schedule() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    common::succeeded(&out);
     assert!(
         text.contains("on a schedule of 50.0 I/Os per second (one every 20.00ms)"),
         "{text}"
@@ -636,7 +636,7 @@ fn a_stall_to_the_end_of_the_window_counts_in_latency_and_the_unserved_are_repor
     let out = child.wait_with_output().unwrap();
     let text =
         String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    common::succeeded(&out);
     let doc = json(&std::fs::read(&jpath).unwrap());
     let end = f(&doc["window"]["end_unix_sec"]);
     let stall_ns = ((end - stall_from) * 1e9) as u64;

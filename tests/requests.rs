@@ -57,7 +57,7 @@ fn a_request_limit_below_bs_is_named_and_the_average_request_shows_it() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    common::succeeded(&out);
     // Said before the run starts, and again with the evidence after it.
     assert!(err.contains("larger than one request"), "{err}");
     let doc = json(&out.stdout);
@@ -95,7 +95,7 @@ fn a_device_without_io_statistics_gets_no_ratio() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success());
+    common::succeeded(&out);
     assert!(text.contains("keeps no I/O statistics"), "{text}");
     assert!(!text.contains("ratio 0.000"), "{text}");
     assert!(!text.contains("page cache served"), "{text}");

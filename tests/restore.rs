@@ -79,11 +79,7 @@ fn a_state_file_named_after_a_live_unrelated_pid_is_still_pending() {
     // restore puts back 2560: no live run holds the device's lock.
     let out = sb_in(state.path(), &["restore"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert!(text.contains("read_ahead_kb to 2560"), "{text}");
     assert_eq!(ra(&dev), "2560");
     assert!(!file.exists(), "the state file is done with");

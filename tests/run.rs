@@ -175,12 +175,7 @@ fn a_year_long_duration_does_not_allocate_a_year_of_intervals() {
         });
     }
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     assert_eq!(u(&json(&out.stdout)["total"]["bytes"]), 512 << 10);
 }
 
@@ -228,7 +223,7 @@ fn json_on_stdout_moves_the_table_to_stderr() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     json(&out.stdout);
     assert!(String::from_utf8_lossy(&out.stderr).contains("TOTAL"));
 }
@@ -328,27 +323,14 @@ fn buffered_writes_report_the_flush_apart() {
 #[test]
 fn built_in_test_bed_runs_and_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
-    let out = sb()
-        .arg("run")
-        .args(QUICK)
-        .args([
-            "--testbed-size",
-            "8m",
-            "--testbed-files",
-            "2",
-            "--json",
-            "-",
-            "--dir",
-        ])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = json(&out.stdout);
+    let doc = run_quick(&[
+        "--testbed-size",
+        "8m",
+        "--testbed-files",
+        "2",
+        "--dir",
+        dir.path().to_str().unwrap(),
+    ]);
     check_doc(&doc);
     assert_eq!(doc["config"]["testbed"], true);
     assert_eq!(doc["targets"].as_array().unwrap().len(), 2);
@@ -566,11 +548,7 @@ fn a_mixed_pattern_reports_reads_and_writes_apart() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let d = common::json(&out.stdout);
     let table = String::from_utf8_lossy(&out.stderr).to_string();
     let mut scopes: Vec<&serde_json::Value> = d["workers"].as_array().unwrap().iter().collect();

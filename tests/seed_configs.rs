@@ -13,7 +13,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{json, sb, LoopBed};
+use common::LoopBed;
 use serde_json::Value;
 
 /// Every run document of a `run` or `sweep` output, with a label.
@@ -71,18 +71,16 @@ fn every_seed_config_runs_as_its_seed_did() {
             .unwrap()
             .trim()
             .to_string();
-        let out = sb()
-            .args([command.as_str(), "--config", path.to_str().unwrap()])
-            .args(["--duration", "2s", "--allow-destructive", "--no-progress"])
-            .args(["--json", "-", &dev])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let doc = json(&out.stdout);
+        let doc = common::run_json(&[
+            command.as_str(),
+            "--config",
+            path.to_str().unwrap(),
+            "--duration",
+            "2s",
+            "--allow-destructive",
+            "--no-progress",
+            &dev,
+        ]);
         let warm = name.starts_with("seed-003");
         for (label, run) in runs(&doc) {
             let (ratio, app) = dev_app(&run);

@@ -26,7 +26,7 @@ fn a_modelled_raid0_labels_its_figures_as_per_member_upper_bounds() {
             .args(&files)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{extra:?}: {out:?}");
+        common::succeeded_as(&out, format_args!("{extra:?}"));
         let table = String::from_utf8_lossy(&out.stdout).to_string();
         (json(&std::fs::read(&jpath).unwrap()), table)
     };

@@ -58,11 +58,7 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
         .arg(&dev)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let doc = json(&std::fs::read(&j).unwrap());
     let points = doc["points"].as_array().unwrap();
     assert_eq!(points.len(), 6);
@@ -324,7 +320,7 @@ fn sweep_csv_to_stdout_writes_a_row_per_point() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    common::succeeded(&out);
     let mut r = csv::Reader::from_reader(&out.stdout[..]);
     let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(header[0], "bs");
@@ -427,7 +423,7 @@ fn a_points_warnings_are_marked_in_the_table_and_listed_under_it() {
         .arg(&t)
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let table = String::from_utf8_lossy(&out.stdout);
     let rows: Vec<&str> = table
         .lines()
@@ -462,11 +458,7 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded(&out);
     let d = json(&out.stdout);
     let table = String::from_utf8_lossy(&out.stderr).to_string();
     let page = std::fs::read_to_string(&html).unwrap();
@@ -505,7 +497,7 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
         .arg(&other)
         .output()
         .unwrap();
-    assert!(out.status.success());
+    common::succeeded(&out);
     let table = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),

@@ -308,7 +308,7 @@ fn throttled_pair_run(name: &str, fast_mib: u64, slow_mib: u64, limit: &[&str]) 
     );
     let out = throttle.shell(&script);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{script}: {err}");
+    common::succeeded_as(&out, &script);
     let d = common::json(&out.stdout);
     // The table goes to stderr while stdout carries the document.
     let text = err;

@@ -207,11 +207,7 @@ fn compressed_len(tool: &str, args: &[&str], path: &str) -> usize {
         .args(["-c", path])
         .output()
         .unwrap_or_else(|e| panic!("{tool}: {e}"));
-    assert!(
-        out.status.success(),
-        "{tool} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeeded_as(&out, format_args!("{tool} {args:?}"));
     out.stdout.len()
 }
 

@@ -53,15 +53,45 @@ pub fn data_file(dir: &Path, name: &str, size: usize) -> PathBuf {
     p
 }
 
-/// `stripebench ARGS --json -`, which must succeed; its document.
-pub fn run_json(args: &[&str]) -> Value {
-    let out = sb().args(args).args(["--json", "-"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: exit {:?}: {}",
+/// Fails the test unless the command that gave `out` ran and succeeded,
+/// showing its exit status, its stderr and (when it wrote any) its stdout:
+/// the one place that says how a failed command is shown.
+#[track_caller]
+pub fn succeeded(out: &std::process::Output) {
+    succeeded_as(out, "");
+}
+
+/// [`succeeded`], naming what ran (`what` comes first in the message).
+#[track_caller]
+pub fn succeeded_as(out: &std::process::Output, what: impl std::fmt::Display) {
+    if out.status.success() {
+        return;
+    }
+    let what = what.to_string();
+    let sep = if what.is_empty() { "" } else { ": " };
+    let stdout = if out.stdout.is_empty() {
+        String::new()
+    } else {
+        format!("\n--- stdout\n{}", String::from_utf8_lossy(&out.stdout))
+    };
+    panic!(
+        "{what}{sep}{}\n--- stderr\n{}{stdout}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `stripebench SUBCOMMAND --json - ARGS...`, which must succeed; its
+/// document. `--json -` goes right after the subcommand, so ARGS may hold
+/// a `--` before targets.
+pub fn run_json(args: &[&str]) -> Value {
+    let out = sb()
+        .args(&args[..1])
+        .args(["--json", "-"])
+        .args(&args[1..])
+        .output()
+        .unwrap();
+    succeeded_as(&out, format_args!("{args:?}"));
     json(&out.stdout)
 }
 
@@ -115,12 +145,7 @@ pub fn require(ok: bool, what: &str) {
 pub fn sh_required(cmd: &str, args: &[&str]) {
     let out = Command::new(cmd).args(args).output();
     match out {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => panic!(
-            "{cmd} {args:?} failed ({}): {}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr)
-        ),
+        Ok(o) => succeeded_as(&o, format_args!("{cmd} {args:?} failed")),
         Err(e) => panic!("{cmd} {args:?} could not run: {e}"),
     }
 }
@@ -186,8 +211,10 @@ impl LoopBed {
                 .collect(),
             dir,
         };
-        assert!(
-            out.status.success() && bed.devices.len() == n,
+        succeeded_as(&out, "loop devices unavailable");
+        assert_eq!(
+            bed.devices.len(),
+            n,
             "loop devices unavailable: {}",
             String::from_utf8_lossy(&out.stderr)
         );
@@ -225,12 +252,7 @@ impl Loop {
             .arg(file)
             .output()
             .unwrap_or_else(|e| panic!("losetup could not run: {e}"));
-        assert!(
-            out.status.success(),
-            "losetup {extra:?} {}: {}",
-            file.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded_as(&out, format_args!("losetup {extra:?} {}", file.display()));
         Loop {
             dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
             file: file.to_path_buf(),
