@@ -24,6 +24,8 @@
 //! |                 | mkfs.xfs, mkfs.vfat, mkfs.minix, mkfs.bfs, mkfs.cramfs, |
 //! |                 | mkswap, pvcreate, sgdisk                              |
 //! | `sb_compressors` | `zstd` and `lz4` are installed (tests/written_data.rs) |
+//! | `sb_thp`        | transparent huge pages are on (`always` or `madvise` in |
+//! |                 | /sys/kernel/mm/transparent_hugepage/enabled)          |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -35,7 +37,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 16] = [
+const FLAGS: [&str; 17] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -52,6 +54,7 @@ const FLAGS: [&str; 16] = [
     "sb_promtool",
     "sb_signature_tools",
     "sb_compressors",
+    "sb_thp",
 ];
 
 fn main() {
@@ -91,6 +94,7 @@ fn main() {
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
             "sb_promtool" => on_path("promtool"),
             "sb_compressors" => on_path("zstd") && on_path("lz4"),
+            "sb_thp" => thp(),
             // The python3 on PATH, or Debian's (where apt installs it).
             "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
                 std::process::Command::new(py)
@@ -171,6 +175,14 @@ fn uring() -> bool {
     } else {
         false
     }
+}
+
+/// Transparent huge pages can be had: the kernel's setting is `[always]`
+/// or `[madvise]` (the buffer asks with madvise), not `[never]`.
+fn thp() -> bool {
+    let path = "/sys/kernel/mm/transparent_hugepage/enabled";
+    println!("cargo::rerun-if-changed={path}");
+    std::fs::read_to_string(path).is_ok_and(|s| s.contains("[always]") || s.contains("[madvise]"))
 }
 
 fn on_path(tool: &str) -> bool {

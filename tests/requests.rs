@@ -124,8 +124,17 @@ fn topology_shows_the_queue_limits() {
 }
 
 #[test]
-#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+#[cfg_attr(
+    not(all(sb_root, sb_thp)),
+    ignore = "needs root (loop devices) and transparent huge pages (THP is [never] here)"
+)]
 fn a_huge_page_buffer_reaches_the_device_as_one_request() {
+    let thp =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+    common::require(
+        thp.contains("[always]") || thp.contains("[madvise]"),
+        &format!("needs transparent huge pages, and THP is {thp:?}"),
+    );
     let _one = serial();
     // A loop device's queue takes 128 segments: a 1 MiB buffer of scattered
     // 4 KiB pages is split in two 512 KiB requests, one in a huge page is not.
@@ -155,20 +164,8 @@ fn a_huge_page_buffer_reaches_the_device_as_one_request() {
     let avg = auto["targets"][0]["device"]["avg_read_request_bytes"]
         .as_f64()
         .unwrap();
-    let thp =
-        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
-    if method == "pages" {
-        // Only when the system has no huge page to give: THP off.
-        assert!(
-            thp.contains("[never]") || thp.is_empty(),
-            "THP is {thp:?}, buffer {method}"
-        );
-        assert!(
-            avg < 1048576.0 * 0.98,
-            "pages and still whole requests? {avg}"
-        );
-        return;
-    }
+    // THP is on (checked above): auto must have had its huge page.
+    assert_ne!(method, "pages", "THP is {thp:?}, buffer {method}");
     assert_eq!(auto["workers"][0]["buffer"]["page_size_bytes"], 2 << 20);
     assert!(
         (avg - 1048576.0).abs() <= 1048576.0 * 0.02,
