@@ -105,11 +105,14 @@ fn diff_flags_a_member_throttled_through_blkio_as_a_significant_fall() {
     };
     // Both members sit on one disk: slowing one frees the disk for the
     // other, whose gain would hide the total's fall. So the first member is
-    // held at 50 MB/s in both runs; only the second changes, from its own
-    // pace (far above 10 MB/s on any disk) to 10 MB/s.
+    // held at 8 MB/s in both runs; only the second changes, from 24 MB/s to
+    // 4 MB/s. Each is a ceiling the throttle holds, well below what a loaded
+    // machine still gives every second: the fall is the throttle's, not the
+    // machine's pace (an unthrottled base second was at times slower than
+    // the throttled ones on a busy machine).
     for (out, limits) in [
-        (&base, vec![(a, 50_000_000u64)]),
-        (&new, vec![(a, 50_000_000), (b, 10_000_000)]),
+        (&base, vec![(a, 8_000_000u64), (b, 24_000_000)]),
+        (&new, vec![(a, 8_000_000), (b, 4_000_000)]),
     ] {
         let t = Throttle::reads("diff", &limits);
         let o = t.shell(&run(out));

@@ -265,7 +265,7 @@ fn run_options_and_out_directories_a_fleet_cannot_use_are_refused_first() {
         .args([out, "sleep", "30"])
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    common::wait_for("flock holding --out", || common::locked(Path::new(out)));
     let o = fleet(&bin(), &strs(&quick(&["--out", out, &hosts])));
     holder.kill().unwrap();
     holder.wait().unwrap();
@@ -396,7 +396,12 @@ fn an_interrupted_fleet_stops_its_runs_and_merges_what_they_measured() {
             assert!(Instant::now() < deadline, "the runs never started");
             std::thread::sleep(Duration::from_millis(50));
         }
-        std::thread::sleep(Duration::from_secs(3));
+        // ... and measuring: each run's workers have completed reads (its
+        // window opened after the --delay).
+        common::wait_for("both runs measuring", || {
+            let runs = runs_of(&out);
+            runs.len() == 2 && runs.iter().all(|&p| common::worker_reads(p as u32) > 0)
+        });
         let pid = child.id() as i32;
         // SAFETY: signalling our own child, or the process group it leads.
         unsafe { libc::kill(if group { -pid } else { pid }, signal) };

@@ -467,7 +467,11 @@ fn an_interrupted_fleet_stops_the_remote_runs_and_merges_what_they_measured() {
             .spawn()
             .unwrap();
         let remote: Vec<i32> = (0..3).map(|i| net.remote_run(i)).collect();
-        std::thread::sleep(Duration::from_secs(4));
+        // Each host measuring: its run's workers have completed reads (the
+        // window opened after the --delay).
+        common::wait_for("every host measuring", || {
+            remote.iter().all(|&p| common::worker_reads(p as u32) > 0)
+        });
         let pid = child.id() as i32;
         // SAFETY: signalling our own child (ip netns exec, which execs bash),
         // or the process group it leads.

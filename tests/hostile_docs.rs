@@ -271,8 +271,8 @@ fn a_sweep_interrupted_in_a_ramp_keeps_no_empty_point() {
             "the sweep ended early"
         );
     }
-    // Into the 60 s ramp (the point's setup on a 4 MiB file takes a moment).
-    std::thread::sleep(std::time::Duration::from_secs(3));
+    // Into the 60 s ramp: the point's setup is done once its workers run.
+    common::wait_workers(child.id());
     interrupt(&child);
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();

@@ -44,6 +44,7 @@ fn every_catchable_terminating_signal_restores_and_reports() {
         libc::SIGRTMAX(),
     ] {
         let j = d.path().join(format!("{sig}.json"));
+        let live = d.path().join(format!("{sig}.jsonl"));
         let child = spawn(&[
             "run",
             "--buffered",
@@ -56,10 +57,13 @@ fn every_catchable_terminating_signal_restores_and_reports() {
             "--no-progress",
             "--json",
             j.to_str().unwrap(),
+            "--live",
+            live.to_str().unwrap(),
             &dev,
         ]);
         wait_until("the run set the read-ahead", || ra(&dev) == "4096");
-        std::thread::sleep(Duration::from_millis(300));
+        // Under way: its first second measured.
+        common::wait_live_second(&live, 0);
         signal(&child, sig);
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -195,6 +199,7 @@ fn an_interrupted_sweep_keeps_the_point_in_progress() {
     let d = tempfile::tempdir().unwrap();
     let t = common::data_file(d.path(), "t.dat", 8 << 20);
     let j = d.path().join("sweep.json");
+    let live = d.path().join("live.jsonl");
     let child = spawn(&[
         "sweep",
         "--param",
@@ -206,9 +211,12 @@ fn an_interrupted_sweep_keeps_the_point_in_progress() {
         "--no-progress",
         "--json",
         j.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
         t.to_str().unwrap(),
     ]);
-    std::thread::sleep(Duration::from_millis(1500));
+    // The first point under way: its first second measured.
+    common::wait_live_second(&live, 0);
     interrupt(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));
@@ -370,8 +378,12 @@ fn an_interrupt_closes_the_window_while_stderr_is_full() {
         std::fs::metadata(&live).is_ok_and(|m| m.len() > 0)
     });
     interrupt(&child);
-    // The reader stays away long after the interrupt, then reads it all.
-    std::thread::sleep(Duration::from_secs(20));
+    // The reader stays away until the run has ended or waits on its full
+    // stderr, then reads it all.
+    let pid = child.id();
+    wait_until("the run ended, or waiting for its reader", || {
+        common::ended(pid) || common::blocked_writing(pid, &[2])
+    });
     let drain = std::thread::spawn(move || {
         let mut all = Vec::new();
         r.read_to_end(&mut all).unwrap();

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use common::{interrupt, json, ra, ra_path, sb, spawn, LoopBed};
 
-/// Waits until the running child has set the read-ahead (it does so before
-/// its workers start), then a little longer so the run is under way.
-fn wait_for(dev: &str, value: &str) {
+/// Waits until the running child `pid` has set the read-ahead (it does so
+/// before its workers start), then until its workers have completed reads:
+/// the run is under way, with something measured.
+fn wait_for(pid: u32, dev: &str, value: &str) {
     let t0 = std::time::Instant::now();
     while ra(dev) != value {
         assert!(
@@ -19,7 +20,7 @@ fn wait_for(dev: &str, value: &str) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(500));
+    common::wait_for("the run's first reads", || common::worker_reads(pid) > 0);
 }
 
 #[test]
@@ -60,7 +61,7 @@ fn readahead_is_restored_after_a_run_and_after_sigint() {
         jpath.to_str().unwrap(),
         &dev,
     ]);
-    wait_for(&dev, "2048");
+    wait_for(child.id(), &dev, "2048");
     interrupt(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(
@@ -90,7 +91,7 @@ fn restore_puts_back_what_a_killed_run_left() {
         "0",
         &dev,
     ]);
-    wait_for(&dev, "1024");
+    wait_for(child.id(), &dev, "1024");
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(ra(&dev), "1024", "SIGKILL leaves the setting changed");
@@ -155,7 +156,7 @@ fn concurrent_runs_on_one_device_leave_its_readahead_as_it_was() {
     };
     let a_args = run("16", "3s", &[]);
     let a = spawn(&a_args.iter().map(String::as_str).collect::<Vec<_>>());
-    wait_for(&dev, "16");
+    wait_for(a.id(), &dev, "16");
     // A second run that would change the same device is refused, naming A.
     let out = sb().args(run("64", "300ms", &[])).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -171,11 +171,11 @@ fn a_throttled_second_has_its_own_percentiles() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Unthrottled, then about two seconds at 1 MB/s (16 reads a second),
-    // then unthrottled again.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Unthrottled for second 0, then at 1 MB/s (16 reads a second) from
+    // its end to the end of second 2, then unthrottled again.
+    common::wait_live_second(&live, 0);
     th.limit(&lo.dev, 1_000_000);
-    std::thread::sleep(Duration::from_millis(2200));
+    common::wait_live_second(&live, 2);
     th.limit(&lo.dev, 0);
     assert!(child.wait().unwrap().success());
     let ls = lines(&live);
@@ -246,8 +246,14 @@ fn a_reader_that_does_not_read_loses_lines_not_time() {
     assert_eq!(doc["window"]["ended_by"], "duration");
     let l = &doc["live"];
     let (written, dropped) = (u(&l["lines_written"]), u(&l["lines_dropped"]));
-    // 8 workers, 2 targets and the total, every second.
-    assert_eq!(written + dropped, 11 * u(&l["seconds"]), "{l}");
+    // 8 workers, 2 targets and the total, every second; and for each late
+    // worker line (a worker stalled past its second's end on a loaded
+    // machine) its own worker, target and total lines, marked late.
+    assert_eq!(
+        written + dropped,
+        11 * u(&l["seconds"]) + 3 * u(&l["late_lines"]),
+        "{l}"
+    );
     assert!(dropped > 0 && written > 0, "{l}");
     let warned = doc["warnings"]
         .as_array()
@@ -406,7 +412,8 @@ fn an_interrupted_run_writes_its_last_second_and_a_whole_metrics_file() {
         "--json",
         out.to_str().unwrap(),
     ]);
-    std::thread::sleep(Duration::from_millis(2600));
+    // Two whole seconds out, the third under way.
+    common::wait_live_second(&live, 1);
     interrupt(&child);
     let done = child.wait_with_output().unwrap();
     assert_eq!(done.status.code(), Some(130));
@@ -464,7 +471,10 @@ fn the_metrics_file_is_read_by_prometheus_client_during_and_after_the_run() {
         "--json",
         out.to_str().unwrap(),
     ]);
-    std::thread::sleep(Duration::from_millis(1800));
+    // The first second's metrics are out (the run goes on for two more).
+    common::wait_for("the metrics file", || {
+        std::fs::read_to_string(&prom).is_ok_and(|t| t.contains("stripebench_bytes_total"))
+    });
     let during = parse_metrics(&prom);
     assert!(during.contains("stripebench_bytes_total"), "{during}");
     common::succeeded(&child.wait_with_output().unwrap());
@@ -638,7 +648,7 @@ fn a_stalled_worker_still_gets_its_lines_while_the_run_goes() {
         live.to_str().unwrap(),
     ]);
     // Mid-window: seconds 0 and 1 are written, worker 0's second 1 as stalled zeros.
-    std::thread::sleep(Duration::from_millis(2600));
+    common::wait_live_second(&live, 1);
     let during = lines(&live);
     let w0: Vec<&Value> = during
         .iter()
@@ -780,8 +790,10 @@ fn a_reader_that_goes_away_does_not_end_the_run() {
         "--json",
         out.to_str().unwrap(),
     ]);
-    // The reader reads the first second, then closes its end.
-    std::thread::sleep(Duration::from_millis(1600));
+    // The first second's lines reach the reader, which then closes its end.
+    common::wait_for("the first second's lines in the FIFO", || {
+        common::pending(&reader) > 0
+    });
     drop(reader);
     assert!(
         child.wait().unwrap().success(),
@@ -793,7 +805,13 @@ fn a_reader_that_goes_away_does_not_end_the_run() {
     let warnings = doc["warnings"].to_string();
     assert!(warnings.contains("Broken pipe"), "{warnings}");
     let l = &doc["live"];
-    assert_eq!(u(&l["lines_written"]) + u(&l["lines_dropped"]), 9, "{l}");
+    // A worker, a target and the total a second, for 3 seconds, and the
+    // three lines of each late worker line (a stall on a loaded machine).
+    assert_eq!(
+        u(&l["lines_written"]) + u(&l["lines_dropped"]),
+        9 + 3 * u(&l["late_lines"]),
+        "{l}"
+    );
 }
 
 #[test]
@@ -940,10 +958,14 @@ fn a_slow_reader_of_live_stdout_and_stderr_together_gets_the_whole_table() {
             .stderr(err)
             .spawn()
             .unwrap();
-        // Reads nothing until both points' lines (over 4 KiB each) have
-        // filled what the pipe holds, then everything.
+        // Reads nothing until the lines (over 4 KiB a second) have filled
+        // what the pipe holds and the table waits for the reader (or the
+        // sweep is over), then everything.
+        let pid = child.id();
         let reader = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs(6));
+            common::wait_for("the table waiting for the reader", || {
+                common::blocked_writing(pid, &[1, 2]) || common::ended(pid)
+            });
             let mut text = Vec::new();
             read.read_to_end(&mut text).unwrap();
             String::from_utf8_lossy(&text).into_owned()

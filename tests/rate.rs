@@ -111,6 +111,7 @@ fn an_interrupt_ends_a_slow_schedule_promptly_and_reports() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);
     let jpath = dir.path().join("out.json");
+    let live = dir.path().join("live.jsonl");
     let child = spawn(&[
         "run",
         "--rate-iops",
@@ -125,9 +126,12 @@ fn an_interrupt_ends_a_slow_schedule_promptly_and_reports() {
         "--no-progress",
         "--json",
         jpath.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
         t.to_str().unwrap(),
     ]);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Into the schedule: its first second is out.
+    common::wait_live_second(&live, 0);
     interrupt(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130));

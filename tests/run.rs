@@ -348,6 +348,7 @@ fn interrupt_reports_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 4 << 20);
     let jpath = dir.path().join("out.json");
+    let live = dir.path().join("live.jsonl");
     let child = spawn(&[
         "run",
         "--duration",
@@ -358,9 +359,12 @@ fn interrupt_reports_what_was_measured() {
         "4k",
         "--json",
         jpath.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
         t.to_str().unwrap(),
     ]);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Measuring: its first second is out.
+    common::wait_live_second(&live, 0);
     interrupt(&child);
     let start = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();

@@ -105,6 +105,7 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
 
     // Interrupted: the finished points are kept and the setting is put back.
     let j2 = bed.dir().join("int.json");
+    let live = bed.dir().join("int.jsonl");
     let child = spawn(&[
         "sweep",
         "--param",
@@ -116,6 +117,8 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
         "0",
         "--json",
         j2.to_str().unwrap(),
+        "--live",
+        live.to_str().unwrap(),
         &dev,
     ]);
     // Interrupt during the second point: once the first is in the file.
@@ -134,7 +137,12 @@ fn a_readahead_by_mode_sweep_on_a_loop_device() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    std::thread::sleep(Duration::from_millis(500));
+    // The second point has measured its first second.
+    common::wait_for("the second point's first live second", || {
+        common::live_lines(&live)
+            .iter()
+            .any(|l| l["kind"] == "total" && l["point"] == "readahead=2048")
+    });
     interrupt(&child);
     assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
     let doc = json(&std::fs::read(&j2).unwrap());

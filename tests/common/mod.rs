@@ -480,3 +480,110 @@ pub fn live_has_second(path: &Path, t: u64) -> bool {
         .iter()
         .any(|l| l["kind"] == "total" && l["t"] == t)
 }
+
+/// Waits until the `--live` file holds the total line of second `t`: the
+/// run has measured for `t + 1` seconds, whatever the machine's speed.
+pub fn wait_live_second(path: &Path, t: u64) {
+    wait_for(&format!("the live line of second {t}"), || {
+        live_has_second(path, t)
+    });
+}
+
+/// How many threads of process `pid` have a name that starts with
+/// `prefix` (the coordinator names its workers `sb-worker-N`).
+pub fn threads_named(pid: u32, prefix: &str) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim_end().starts_with(prefix))
+        })
+        .count()
+}
+
+/// Waits until process `pid` runs its workers: a run's (or a sweep
+/// point's) setup is done and its measuring under way.
+pub fn wait_workers(pid: u32) {
+    wait_for("the run's workers", || threads_named(pid, "sb-worker-") > 0);
+}
+
+/// Whether process `pid` has ended (a zombie its parent has not reaped yet,
+/// or gone), read from /proc without reaping it.
+pub fn ended(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            // The state follows the command name in parentheses.
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X']))
+        })
+        .unwrap_or(true)
+}
+
+/// Whether a thread of process `pid` is blocked in write(2) on one of
+/// `fds` (/proc/PID/task/TID/syscall: the call's number, then its
+/// arguments in hex): it waits for a reader.
+pub fn blocked_writing(pid: u32, fds: &[u32]) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        let text = std::fs::read_to_string(t.path().join("syscall")).unwrap_or_default();
+        let mut f = text.split_whitespace();
+        let call = f.next().and_then(|n| n.parse::<i64>().ok());
+        let fd = f
+            .next()
+            .and_then(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok());
+        call == Some(libc::SYS_write)
+            && fd.is_some_and(|fd| fds.iter().any(|&w| u64::from(w) == fd))
+    })
+}
+
+/// Bytes waiting to be read in a pipe or FIFO (FIONREAD on its read end).
+pub fn pending(fd: &impl std::os::fd::AsRawFd) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer we pass.
+    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), libc::FIONREAD, &mut n) };
+    assert_eq!(rc, 0, "FIONREAD: {}", std::io::Error::last_os_error());
+    n as usize
+}
+
+/// Whether some process holds a flock(2) or POSIX lock on `path`
+/// (/proc/locks names the locked file by device and inode).
+pub fn locked(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let ino = std::fs::metadata(path).unwrap().ino();
+    std::fs::read_to_string("/proc/locks")
+        .unwrap()
+        .lines()
+        .any(|l| {
+            l.split_whitespace()
+                .nth(5)
+                .is_some_and(|id| id.rsplit(':').next() == Some(&ino.to_string()))
+        })
+}
+
+/// The read calls that process `pid`'s workers (`sb-worker-N` threads)
+/// have completed (each thread's syscr in /proc/PID/task/TID/io: a
+/// pread is counted when it returns). Sync engine only: io_uring's reads
+/// are no read calls.
+pub fn worker_reads(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|c| c.trim_end().starts_with("sb-worker-"))
+        })
+        .filter_map(|t| std::fs::read_to_string(t.path().join("io")).ok())
+        .filter_map(|io| {
+            io.lines()
+                .find_map(|l| l.strip_prefix("syscr: "))
+                .and_then(|n| n.trim().parse::<u64>().ok())
+        })
+        .sum()
+}
