@@ -31,18 +31,27 @@ pub fn buckets(
         .collect()
 }
 
+#[track_caller]
 pub fn sb() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("stripebench").expect("binary built");
     c.env("STRIPEBENCH_STATE_DIR", state_dir());
     c
 }
 
-/// This test program's own state directory (locks, settings to restore,
-/// test-bed records), under cargo's target tmpdir: what other runs on the
-/// machine left in /run/stripebench never reaches these tests, and theirs
-/// never reaches the machine's. Every way these tests start the binary sets it.
+/// The state directory (locks, settings to restore, test-bed records) of
+/// the test file that calls (through `#[track_caller]` helpers), under
+/// cargo's target tmpdir: what other runs on the machine left in
+/// /run/stripebench never reaches these tests, and theirs never reaches the
+/// machine's; and what one file's tests leave (a killed run's pending
+/// restore) never reaches another file's, whose tests may run beside them
+/// in the same test program. Every way these tests start the binary sets it.
+#[track_caller]
 pub fn state_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("state-{}", std::process::id()))
+    let file = Path::new(std::panic::Location::caller().file());
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "tests".into(), |s| s.to_string_lossy().into_owned());
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("state-{}-{stem}", std::process::id()))
 }
 
 /// A file of `size` bytes of non-zero data.
@@ -84,6 +93,7 @@ pub fn succeeded_as(out: &std::process::Output, what: impl std::fmt::Display) {
 /// `stripebench SUBCOMMAND --json - ARGS...`, which must succeed; its
 /// document. `--json -` goes right after the subcommand, so ARGS may hold
 /// a `--` before targets.
+#[track_caller]
 pub fn run_json(args: &[&str]) -> Value {
     let out = sb()
         .args(&args[..1])
@@ -96,6 +106,7 @@ pub fn run_json(args: &[&str]) -> Value {
 }
 
 /// `stripebench ARGS` in the background (to be signalled), output captured.
+#[track_caller]
 pub fn spawn(args: &[&str]) -> std::process::Child {
     Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", state_dir())
@@ -318,6 +329,7 @@ pub fn ra(dev: &str) -> String {
 /// `stripebench ARGS` must refuse with exit 2, one line holding `expect`,
 /// before any I/O: with a 60 s duration, a refusal that came after the run
 /// would show as a run.
+#[track_caller]
 pub fn refused(args: &[&str], expect: &str) {
     let mut cmd = sb();
     cmd.args(args);
@@ -407,6 +419,7 @@ impl Throttle {
     /// `stripebench ARGS` started inside this cgroup (a shell moves itself
     /// in, then `exec`s it), stdout and stderr piped: to be watched and
     /// signalled while it runs.
+    #[track_caller]
     pub fn spawn(&self, args: &[&str]) -> std::process::Child {
         let bin = assert_cmd::cargo::cargo_bin("stripebench");
         Command::new("sh")
@@ -426,6 +439,7 @@ impl Throttle {
 
     /// `sh -c SCRIPT` with the shell moved into this cgroup first (so what
     /// it `exec`s runs inside), the test state directory set.
+    #[track_caller]
     pub fn shell(&self, script: &str) -> std::process::Output {
         Command::new("sh")
             .env("STRIPEBENCH_STATE_DIR", state_dir())
