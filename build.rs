@@ -17,20 +17,20 @@
 //! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
 //! |                 | array tools with apt), or all of them already there   |
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
-//! |                 | (tests/fleet_ssh.rs: hosts in network namespaces)     |
+//! |                 | (tests/it/fleet_ssh.rs: hosts in network namespaces)  |
 //! | `sb_kubernetes_validate` | kubernetes-validate (PyPI) is installed      |
 //! | `sb_signature_tools` | root, and the tools that make the on-disk formats |
-//! |                 | tests/signatures.rs refuses: cryptsetup, mkfs.f2fs,   |
+//! |                 | tests/it/signatures.rs refuses: cryptsetup, mkfs.f2fs, |
 //! |                 | mkfs.xfs, mkfs.vfat, mkfs.minix, mkfs.bfs, mkfs.cramfs, |
 //! |                 | mkswap, pvcreate, sgdisk                              |
-//! | `sb_compressors` | `zstd` and `lz4` are installed (tests/written_data.rs) |
+//! | `sb_compressors` | `zstd` and `lz4` are installed (tests/it/written_data.rs) |
 //! | `sb_thp`        | transparent huge pages are on (`always` or `madvise` in |
 //! |                 | /sys/kernel/mm/transparent_hugepage/enabled)          |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
 //! reason, instead of a silent "ok". Under `CI=true` every flag is set: the
-//! tests run, and one whose requirement is missing fails (tests/common's
+//! tests run, and one whose requirement is missing fails (tests/it/common's
 //! `require` panics with the reason) rather than being skipped.
 //!
 //! Nothing here affects the library or the binary.

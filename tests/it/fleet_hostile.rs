@@ -2,7 +2,7 @@
 //! local: each "host" a process here): host names that would share a
 //! document, CR line ends, a fleet of one, run options and --out directories
 //! it cannot use, a host whose document does not read or whose run failed,
-//! and a fleet interrupted mid-run. (The same over ssh: tests/fleet_ssh.rs.)
+//! and a fleet interrupted mid-run. (The same over ssh: tests/it/fleet_ssh.rs.)
 
 use crate::common;
 

@@ -17,7 +17,7 @@
 //! - every array the document holds must have its elements declared.
 //!
 //! Moving code must leave the goldens unchanged. A change on purpose:
-//! `STRIPEBENCH_BLESS=1 cargo test --test json_contract`, which rewrites the
+//! `STRIPEBENCH_BLESS=1 cargo test --test it json_contract::`, which rewrites the
 //! goldens (keeping what the golden declares that the run could not see, and
 //! the types it allows beyond those seen), says on stderr what it blessed, and
 //! then compares as always; commit the diff. Under `CI=true` blessing fails.

@@ -47,7 +47,7 @@ fn report_output_on_the_target_file_is_refused() {
             refused(&["run", ts, opt, &out], "a target (or behind one)");
         }
     }
-    // A link is not followed, whatever it points to (tests/hostile_outputs.rs).
+    // A link is not followed, whatever it points to (tests/it/hostile_outputs.rs).
     for opt in ["--json", "--csv"] {
         refused(
             &["run", ts, opt, sym.to_str().unwrap()],

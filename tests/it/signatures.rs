@@ -3,7 +3,7 @@
 //! loop devices. The dry run names what it found the way `blkid -p` does
 //! ("crypto_LUKS version 2"); the real run is refused (exit 2) and the
 //! device is left as it was. (md members are made in the lab's guest, which
-//! has md: see tests/lab.rs.)
+//! has md: see tests/it/lab.rs.)
 
 use crate::common;
 
