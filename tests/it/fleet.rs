@@ -36,6 +36,12 @@ fn run_doc(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
 /// Runs measured together, as a fleet's hosts are: each on its own file,
 /// all released at one `--start-at` instant, so their windows overlap.
 fn run_docs(dir: &Path, runs: &[(&str, &[&str])]) -> Vec<PathBuf> {
+    // The files first: on a loaded machine their writing could take the
+    // instant's two seconds, and a run refuses a --start-at in the past.
+    let targets: Vec<PathBuf> = runs
+        .iter()
+        .map(|(name, _)| data_file(dir, &format!("{name}.dat"), 2 << 20))
+        .collect();
     let at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -44,8 +50,8 @@ fn run_docs(dir: &Path, runs: &[(&str, &[&str])]) -> Vec<PathBuf> {
     let at = format!("{at:.3}");
     let children: Vec<(PathBuf, std::process::Child)> = runs
         .iter()
-        .map(|(name, extra)| {
-            let t = data_file(dir, &format!("{name}.dat"), 2 << 20);
+        .zip(&targets)
+        .map(|((name, extra), t)| {
             let out = dir.join(format!("{name}.json"));
             let child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
                 .env("STRIPEBENCH_STATE_DIR", common::state_dir())
@@ -53,7 +59,7 @@ fn run_docs(dir: &Path, runs: &[(&str, &[&str])]) -> Vec<PathBuf> {
                 .args(["--no-progress", "--start-at", &at, "--json"])
                 .arg(&out)
                 .args(*extra)
-                .arg(&t)
+                .arg(t)
                 .stdout(std::process::Stdio::null())
                 .spawn()
                 .unwrap();
