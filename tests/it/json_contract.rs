@@ -365,7 +365,14 @@ fn diff_document_keeps_its_contract() {
         .args(["--threshold", "1000", "--json", "-"])
         .output()
         .unwrap();
-    common::succeeded(&out);
+    // Exit 1 when a row crossed the threshold: two 200 ms runs on a loaded
+    // machine can differ by more than 1000% (a p99). The shape is the same.
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "exit {code:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let same = json(&out.stdout);
     // Another workload (4k, and a second target) compared both ways, so
     // the lists of differences, of crossed rows and of the targets only one
