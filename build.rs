@@ -17,25 +17,27 @@
 //! | `sb_lab`        | scripts/lab.sh can run: root (it installs qemu and the |
 //! |                 | array tools with apt), or all of them already there   |
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
-//! |                 | (tests/fleet_ssh.rs: hosts in network namespaces)     |
+//! |                 | (tests/it/fleet_ssh.rs: hosts in network namespaces)  |
 //! | `sb_kubernetes_validate` | kubernetes-validate (PyPI) is installed      |
 //! | `sb_signature_tools` | root, and the tools that make the on-disk formats |
-//! |                 | tests/signatures.rs refuses: cryptsetup, mkfs.f2fs,   |
+//! |                 | tests/it/signatures.rs refuses: cryptsetup, mkfs.f2fs, |
 //! |                 | mkfs.xfs, mkfs.vfat, mkfs.minix, mkfs.bfs, mkfs.cramfs, |
 //! |                 | mkswap, pvcreate, sgdisk                              |
-//! | `sb_compressors` | `zstd` and `lz4` are installed (tests/written_data.rs) |
+//! | `sb_compressors` | `zstd` and `lz4` are installed (tests/it/written_data.rs) |
+//! | `sb_thp`        | transparent huge pages are on (`always` or `madvise` in |
+//! |                 | /sys/kernel/mm/transparent_hugepage/enabled)          |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
 //! reason, instead of a silent "ok". Under `CI=true` every flag is set: the
-//! tests run, and one whose requirement is missing fails (tests/common's
+//! tests run, and one whose requirement is missing fails (tests/it/common's
 //! `require` panics with the reason) rather than being skipped.
 //!
 //! Nothing here affects the library or the binary.
 
 use std::path::Path;
 
-const FLAGS: [&str; 16] = [
+const FLAGS: [&str; 17] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -52,6 +54,7 @@ const FLAGS: [&str; 16] = [
     "sb_promtool",
     "sb_signature_tools",
     "sb_compressors",
+    "sb_thp",
 ];
 
 fn main() {
@@ -91,6 +94,7 @@ fn main() {
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),
             "sb_promtool" => on_path("promtool"),
             "sb_compressors" => on_path("zstd") && on_path("lz4"),
+            "sb_thp" => thp(),
             // The python3 on PATH, or Debian's (where apt installs it).
             "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
                 std::process::Command::new(py)
@@ -171,6 +175,14 @@ fn uring() -> bool {
     } else {
         false
     }
+}
+
+/// Transparent huge pages can be had: the kernel's setting is `[always]`
+/// or `[madvise]` (the buffer asks with madvise), not `[never]`.
+fn thp() -> bool {
+    let path = "/sys/kernel/mm/transparent_hugepage/enabled";
+    println!("cargo::rerun-if-changed={path}");
+    std::fs::read_to_string(path).is_ok_and(|s| s.contains("[always]") || s.contains("[madvise]"))
 }
 
 fn on_path(tool: &str) -> bool {

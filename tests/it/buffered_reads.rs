@@ -1,0 +1,62 @@
+//! Buffered reads stay cold over the whole window: a timed sequential read
+//! that wraps around its region evicts the region again before re-reading
+//! it, so the device delivers what the application reads.
+//!
+//! Needs root (a loop device): it fails, rather than passing unseen, where
+//! it cannot run.
+
+use crate::common::{f, run_json, u, LoopBed};
+
+// Regression (issue 21, item 10): a timed buffered read that finished its
+// region re-read it from the page cache (dev/app 0.099 over a 1 GiB loop
+// device read for 3 s: memory, not the device).
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_buffered_read_that_wraps_around_its_region_reads_the_device_again() {
+    let bed = LoopBed::new(1, 4);
+    let dev = bed.devices[0].as_str();
+    let d = run_json(&[
+        "run",
+        "--buffered",
+        "--bs",
+        "64k",
+        "--duration",
+        "1s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        dev,
+    ]);
+    let t = &d["targets"][0];
+    let app = u(&t["device"]["app_read_bytes"]);
+    let region = u(&t["region"]["length"]);
+    assert!(
+        app >= 3 * region,
+        "the run wrapped around: {app} of {region}"
+    );
+    let ratio = f(&t["device"]["read_ratio"]);
+    assert!(
+        (0.8..1.5).contains(&ratio),
+        "dev/app {ratio}: the device delivered {} of {app} bytes read",
+        u(&t["device"]["read_bytes"])
+    );
+    let w = &d["workers"][0];
+    let passes = app / region;
+    let evictions = u(&w["cache_evictions"]);
+    // One eviction per wrap-around (the last pass may be partial).
+    assert!(
+        evictions + 1 >= passes && evictions <= passes,
+        "{evictions} evictions over {passes} passes"
+    );
+    assert!(f(&w["cache_eviction_sec"]) > 0.0);
+    assert_eq!(u(&d["total"]["cache_evictions"]), evictions);
+    // Its own seconds leave the eviction time out.
+    let own = f(&w["seconds"]);
+    let window = f(&d["window"]["seconds"]);
+    assert!(
+        (own + f(&w["cache_eviction_sec"]) - window).abs() < 1e-6,
+        "{own} + eviction = {window}"
+    );
+    let warnings = d["warnings"].to_string();
+    assert!(!warnings.contains("page cache served"), "{warnings}");
+}

@@ -1,0 +1,188 @@
+//! Stripe awareness end to end on a real striped volume: btrfs RAID0 over
+//! three loop devices (root, btrfs-progs). Topology finds the members from
+//! the mount point and from a file inside; `run --members` drives them;
+//! `compare` runs every phase, reports an efficiency, and flags a member
+//! throttled through the blkio cgroup as the slow one. The refusals that need
+//! no device run without root.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{btrfs_raid0, data_file, json, sb, u, LoopBed, Throttle};
+use serde_json::Value;
+
+fn leaves(topology: &Value) -> Vec<String> {
+    topology["root"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs)),
+    ignore = "needs root and mkfs.btrfs (btrfs-progs)"
+)]
+fn btrfs_raid0_topology_members_and_compare() {
+    let bed = LoopBed::new(3, 160);
+    let mnt = tempfile::tempdir().unwrap();
+    let _m = btrfs_raid0(&bed, mnt.path());
+    let mut expected = bed.devices.clone();
+    expected.sort();
+
+    // Topology from the mount point and from a file inside.
+    for target in [mnt.path().to_path_buf(), mnt.path().join("inside")] {
+        if target.ends_with("inside") {
+            std::fs::write(&target, vec![1u8; 1 << 20]).unwrap();
+        }
+        let out = sb()
+            .arg("topology")
+            .arg(&target)
+            .arg("--json")
+            .output()
+            .unwrap();
+        common::succeeded(&out);
+        let t = json(&out.stdout);
+        assert_eq!(t["root"]["kind"], "btrfs");
+        assert_eq!(t["root"]["btrfs"]["data_profile"], "raid0");
+        assert_eq!(u(&t["root"]["btrfs"]["stripe_len"]), 65536);
+        assert_eq!(leaves(&t), expected, "{}", target.display());
+    }
+
+    // One worker per member.
+    let out = sb()
+        .args([
+            "run",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "0",
+            "--json",
+            "-",
+            "--members",
+        ])
+        .arg(mnt.path())
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    let doc = json(&out.stdout);
+    let targets: Vec<String> = doc["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(targets, expected);
+
+    let (c, text) = compare_text(mnt.path(), None);
+    let names: Vec<&str> = c["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            "members together, O_DIRECT",
+            "volume, 1 worker, O_DIRECT",
+            "volume, 3 workers, O_DIRECT",
+            "volume, 3 workers, buffered"
+        ]
+    );
+    let eff = c["efficiency"].as_f64().unwrap();
+    assert!(eff > 0.0, "efficiency {eff}");
+    assert!(text.contains("stripe efficiency"));
+    let shares: f64 = c["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["share"].as_f64().unwrap())
+        .sum();
+    assert!((shares - 1.0).abs() < 1e-9);
+    assert_eq!(
+        std::fs::read_dir(mnt.path()).unwrap().count(),
+        1,
+        "the test file was removed"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs, sb_blkio)),
+    ignore = "needs root, mkfs.btrfs and a cgroup v1 blkio hierarchy"
+)]
+fn compare_flags_a_throttled_member_as_slow() {
+    let bed = LoopBed::new(3, 160);
+    let mnt = tempfile::tempdir().unwrap();
+    let _m = btrfs_raid0(&bed, mnt.path());
+    let mut members = bed.devices.clone();
+    members.sort();
+    // The last member throttled to 40 MB/s for compare's process tree.
+    let slow = members[2].clone();
+    let throttle = Throttle::reads("compare", &[(&slow, 40_000_000)]);
+    let (c, text) = compare_text(mnt.path(), Some(&throttle));
+    assert_eq!(c["slowest"], slow.as_str(), "{text}");
+    assert!(text.contains("SLOW"), "{text}");
+}
+
+/// `compare --json -` on the mount point, optionally inside a cgroup: the
+/// document and the text on stderr.
+fn compare_text(mnt: &Path, cgroup: Option<&Throttle>) -> (Value, String) {
+    let bin = assert_cmd::cargo::cargo_bin("stripebench");
+    let script = format!(
+        "exec {} compare --duration 1s --ramp 200ms --file-size 96m --json - {}",
+        bin.display(),
+        mnt.display()
+    );
+    let out = match cgroup {
+        Some(t) => t.shell(&script),
+        None => Command::new("sh")
+            .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+            .arg("-c")
+            .arg(&script)
+            .output()
+            .unwrap(),
+    };
+    let text = String::from_utf8_lossy(&out.stderr).to_string();
+    println!("{text}");
+    common::succeeded(&out);
+    (json(&out.stdout), text)
+}
+
+fn refused(args: &[&str], msg: &str) {
+    let out = sb().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(msg), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn compare_and_members_refuse_a_plain_device() {
+    let bed = LoopBed::new(1, 16);
+    let dev = bed.devices[0].as_str();
+    refused(&["compare", dev], "not a volume with members");
+    refused(&["run", "--members", dev], "has no members");
+}
+
+// Regression (issue 13, item 17): these refusals need no device, and ran
+// only as root.
+#[test]
+fn compare_refusals_that_need_no_root_run_without_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let t = t.to_str().unwrap();
+    refused(&["compare", "--rw", "write", t], "compare measures reads");
+    refused(&["compare", "--rw", "randrw", t], "compare measures reads");
+    refused(&["topology", "/dev/shm"], "no block device under it");
+    refused(
+        &["topology", "/dev/null"],
+        "neither a block device, a file nor a directory",
+    );
+}

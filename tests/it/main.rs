@@ -1,0 +1,48 @@
+//! The integration tests, as one test program (as ripgrep's tests are):
+//! one binary to link instead of one per file. Each module is the file of
+//! the same name, its tests named `module::test`; `common` holds the
+//! helpers they share. Run one file's tests with `cargo test --test it
+//! module::`.
+
+mod common;
+
+mod bad_input;
+mod buffered_reads;
+mod buffered_writes;
+mod compare;
+mod configs;
+mod devices;
+mod diff;
+mod engines;
+mod escapes;
+mod fleet;
+mod fleet_hostile;
+mod fleet_recipes;
+mod fleet_ssh;
+mod guard;
+mod hangs;
+mod holes;
+mod hostile_docs;
+mod hostile_outputs;
+mod html;
+mod interrupts;
+mod invocation;
+mod json_contract;
+mod knobs;
+mod lab;
+mod live;
+mod memory_targets;
+mod never_destroy;
+mod pipeline;
+mod plan;
+mod rate;
+mod requests;
+mod restore;
+mod run;
+mod seed_configs;
+mod signatures;
+mod stripe_model;
+mod sweep;
+mod verify;
+mod window_end;
+mod written_data;
