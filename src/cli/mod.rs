@@ -241,7 +241,7 @@ pub struct MergeArgs {
     /// A run of the fleet that sent no document (it died, hung or could not
     /// start): recorded and printed as missing; the others are merged.
     /// Repeat for each.
-    #[arg(long, value_name = "HOST[=REASON]", value_parser = crate::document::merge::parse_missing)]
+    #[arg(long, value_name = "HOST[=REASON]", value_parser = parse_missing)]
     pub missing: Vec<crate::document::merge::MissingHost>,
 
     /// The launcher's preflight record (scripts/fleet.sh's OUT/preflight.json:
@@ -339,5 +339,24 @@ pub fn long_options(subcommand: &str) -> Option<Vec<String>> {
         s.get_arguments()
             .filter_map(|a| a.get_long().map(str::to_string))
             .collect()
+    })
+}
+
+/// `merge --missing HOST[=REASON]`: the value parser (the type is the
+/// merge document's).
+pub fn parse_missing(text: &str) -> Result<crate::document::merge::MissingHost, String> {
+    let (host, reason) = text.split_once('=').unwrap_or((text, "no document"));
+    let (host, reason) = (host.trim(), reason.trim());
+    if host.is_empty() {
+        return Err("give the host that sent no document: --missing HOST or HOST=REASON".into());
+    }
+    Ok(crate::document::merge::MissingHost {
+        host: host.into(),
+        reason: if reason.is_empty() {
+            "no document"
+        } else {
+            reason
+        }
+        .into(),
     })
 }

@@ -5,8 +5,6 @@
 //! each figure here is computed from the options alone, exactly: no root,
 //! no device, nothing that depends on this machine's speed or load.
 
-
-
 use crate::common::{data_file, f, json, sb, u};
 use serde_json::Value;
 use stripebench::analysis::histogram::LatencyHistogram;

@@ -94,24 +94,6 @@ pub struct MissingHost {
     pub reason: String,
 }
 
-/// `--missing HOST[=REASON]`.
-pub fn parse_missing(text: &str) -> Result<MissingHost, String> {
-    let (host, reason) = text.split_once('=').unwrap_or((text, "no document"));
-    let (host, reason) = (host.trim(), reason.trim());
-    if host.is_empty() {
-        return Err("give the host that sent no document: --missing HOST or HOST=REASON".into());
-    }
-    Ok(MissingHost {
-        host: host.into(),
-        reason: if reason.is_empty() {
-            "no document"
-        } else {
-            reason
-        }
-        .into(),
-    })
-}
-
 /// The preflight of a fleet: each host's version and clock, checked by the
 /// launcher before any host started I/O.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
