@@ -168,6 +168,9 @@ mod tests {
         for (name, text) in WRITTEN_BEFORE {
             let doc: RunDocument = serde_json::from_str(text).unwrap();
             let again = pretty(&doc);
+            // Written before the documents had their kind: the one line
+            // this build adds, first, is the only difference allowed.
+            let text = text.replacen("{\n", "{\n  \"kind\": \"run\",\n", 1);
             if again != text {
                 let line = again
                     .lines()
