@@ -76,7 +76,20 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         Some(t) => t.files.clone(),
         None => named,
     };
-    let doc = match measure(&cfg, &paths, testbed.is_some(), &out.for_run(hub))? {
+    // A signal before the window opened (while the workers were set up or
+    // waited for --start-at) measured nothing, and the run still says so.
+    let outcome = match measure(&cfg, &paths, testbed.is_some(), &out.for_run(hub)) {
+        Ok(o) => o,
+        Err(e) => {
+            if e.downcast_ref::<crate::base::error::Interrupted>()
+                .is_some()
+            {
+                write_unmeasured("starting the run", &out)?;
+            }
+            return Err(e);
+        }
+    };
+    let doc = match outcome {
         Outcome::DryRun(plan, checks) => {
             let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
             crate::output::stdout::text(&text);

@@ -404,3 +404,51 @@ fn an_interrupt_closes_the_window_while_stderr_is_full() {
     let secs = doc["window"]["seconds"].as_f64().unwrap();
     assert!(secs < 15.0, "the window ran {secs} s");
 }
+
+#[test]
+fn an_interrupt_before_the_window_opens_still_writes_the_json() {
+    // Regression: a signal while the workers were set up, or waited for
+    // --start-at, ended the run with "interrupted before the run started"
+    // and no --json at all: a script waiting for the document found none.
+    let d = tempfile::tempdir().unwrap();
+    let t = common::data_file(d.path(), "t.dat", 1 << 20);
+    let j = d.path().join("r.json");
+    let start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 600;
+    let child = spawn(&[
+        "run",
+        "--start-at",
+        &start.to_string(),
+        "--duration",
+        "1s",
+        "--no-progress",
+        "--json",
+        j.to_str().unwrap(),
+        t.to_str().unwrap(),
+    ]);
+    // Its workers exist: set up, and waiting for the start ten minutes away.
+    let pid = child.id();
+    wait_until("the run's workers are set up", || {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .map(|tasks| {
+                tasks.flatten().any(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|c| c.starts_with("sb-worker-"))
+                })
+            })
+            .unwrap_or(false)
+    });
+    interrupt(&child);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let written = std::fs::read(&j).unwrap_or_else(|e| panic!("no --json ({e}): {err}"));
+    let doc = json(&written);
+    assert_eq!(doc["kind"], "run");
+    assert_eq!(doc["interrupted"], true);
+    assert_eq!(doc["measured"], false);
+    assert_eq!(doc["stage"], "starting the run");
+}
