@@ -1050,13 +1050,23 @@ fn a_mixed_pattern_streams_reads_and_writes_apart() {
                 assert!(x["p50_ns"].is_null(), "{l}");
                 continue;
             }
+            if x["p50_ns"].is_null() {
+                // A second whose histogram the collector, behind on a busy
+                // machine, lost: counted, and said so in the document.
+                assert!(
+                    u(&doc["live"]["histograms_lost"]) > 0,
+                    "percentiles missing, none said lost: {l}"
+                );
+                continue;
+            }
             let (p50, p99, max) = (u(&x["p50_ns"]), u(&x["p99_ns"]), u(&x["max_ns"]));
             assert!(p50 <= p99 && p99 <= max && max <= u(&l["max_ns"]), "{l}");
             let rate = x["bytes_per_sec"].as_f64().unwrap();
             let want = u(&x["bytes"]) as f64 / l["seconds"].as_f64().unwrap();
             assert!((rate - want).abs() < 1.0, "{l}");
         }
-        if u(&r["ios"]) > 0 && u(&w["ios"]) > 0 {
+        if u(&r["ios"]) > 0 && u(&w["ios"]) > 0 && !r["max_ns"].is_null() && !w["max_ns"].is_null()
+        {
             // The combined maximum is one direction's.
             assert_eq!(u(&l["max_ns"]), u(&r["max_ns"]).max(u(&w["max_ns"])), "{l}");
         }
