@@ -14,6 +14,22 @@ use super::{Figures, TargetDoc, TotalDoc, WorkerDoc};
 // hint (serde_json and serde_json::Value ignore it, and skip_field is
 // how an absent optional field is left out).
 
+/// The rate figures, in the order every entry writes them.
+const RATES: &[Fig] = &[
+    Fig::ShortIos,
+    Fig::Seconds,
+    Fig::BytesPerSec,
+    Fig::Iops,
+    Fig::Latency,
+    Fig::ServiceLatency,
+    Fig::ByDirection,
+    Fig::CpuUsr,
+    Fig::CpuSys,
+];
+
+/// The histograms, last in every entry.
+const HISTOGRAMS: &[Fig] = &[Fig::Histogram, Fig::ServiceHistogram];
+
 impl Serialize for WorkerDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
@@ -54,7 +70,7 @@ impl Serialize for WorkerDoc {
         m.serialize_field("intervals", &self.intervals)?;
         m.serialize_field("engine_path", &self.engine_path)?;
         m.serialize_field("buffer", &self.buffer)?;
-        f.put(&mut m, &[Fig::Histogram, Fig::ServiceHistogram])?;
+        f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
         m.end()
     }
@@ -75,25 +91,12 @@ impl Serialize for TargetDoc {
         m.serialize_field("workers", &self.workers)?;
         f.put(&mut m, &[Fig::Bytes, Fig::Ios, Fig::Errors])?;
         m.serialize_field("failed", &self.failed)?;
-        f.put(
-            &mut m,
-            &[
-                Fig::ShortIos,
-                Fig::Seconds,
-                Fig::BytesPerSec,
-                Fig::Iops,
-                Fig::Latency,
-                Fig::ServiceLatency,
-                Fig::ByDirection,
-                Fig::CpuUsr,
-                Fig::CpuSys,
-            ],
-        )?;
+        f.put(&mut m, RATES)?;
         m.serialize_field("flush", &self.flush)?;
         m.serialize_field("device", &self.device)?;
         m.serialize_field("verify", &self.verify)?;
         m.serialize_field("topology", &self.topology)?;
-        f.put(&mut m, &[Fig::Histogram, Fig::ServiceHistogram])?;
+        f.put(&mut m, HISTOGRAMS)?;
         m.end()
     }
 }
@@ -102,27 +105,12 @@ impl Serialize for TotalDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
         let mut m = s.serialize_struct("TotalDoc", 19)?;
-        f.put(
-            &mut m,
-            &[
-                Fig::Bytes,
-                Fig::Ios,
-                Fig::Errors,
-                Fig::ShortIos,
-                Fig::Seconds,
-                Fig::BytesPerSec,
-                Fig::Iops,
-                Fig::Latency,
-                Fig::ServiceLatency,
-                Fig::ByDirection,
-                Fig::CpuUsr,
-                Fig::CpuSys,
-            ],
-        )?;
+        f.put(&mut m, &[Fig::Bytes, Fig::Ios, Fig::Errors])?;
+        f.put(&mut m, RATES)?;
         m.serialize_field("flush", &self.flush)?;
         m.serialize_field("flush_errors", &self.flush_errors)?;
         m.serialize_field("flush_incomplete", &self.flush_incomplete)?;
-        f.put(&mut m, &[Fig::Histogram, Fig::ServiceHistogram])?;
+        f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
         m.end()
     }
