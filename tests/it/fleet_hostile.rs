@@ -30,6 +30,7 @@ fn fleet_cmd(bin: &Path, args: &[&str]) -> Command {
         .args(["--launcher", "local", "--bin"])
         .arg(bin)
         .args(args);
+    common::default_signals(&mut c);
     c
 }
 

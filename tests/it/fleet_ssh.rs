@@ -110,6 +110,7 @@ impl Net {
             .arg(hostfile)
             .args(["--", "-t", "2s", "--ramp", "0", "--bs", "64k"])
             .env("PATH", path);
+        common::default_signals(&mut c);
         c
     }
 

@@ -46,8 +46,15 @@ fn chmod(p: &Path, mode: u32) {
 }
 
 /// `fs.protected_symlinks=1` while alive (the hardened setting the issue
-/// was found under), the value before put back on drop.
-struct ProtectedSymlinks(String);
+/// was found under), the value before put back on drop. One at a time: two
+/// tests that each saved the other's value left the machine at 1.
+/// (The guard is held, never read; it is released after the drop restores.)
+struct ProtectedSymlinks(
+    String,
+    #[allow(dead_code)] std::sync::MutexGuard<'static, ()>,
+);
+
+static SYSCTL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 const PROTECTED_SYMLINKS: &str = "/proc/sys/fs/protected_symlinks";
 
@@ -63,9 +70,10 @@ impl ProtectedSymlinks {
     }
 
     fn set(v: &str) -> ProtectedSymlinks {
+        let held = SYSCTL.lock().unwrap_or_else(|e| e.into_inner());
         let old = std::fs::read_to_string(PROTECTED_SYMLINKS).unwrap();
         std::fs::write(PROTECTED_SYMLINKS, v).unwrap();
-        ProtectedSymlinks(old.trim().to_string())
+        ProtectedSymlinks(old.trim().to_string(), held)
     }
 }
 

@@ -31,6 +31,25 @@ pub fn buckets(
         .collect()
 }
 
+/// Gives a child the default action for the signals a test sends, whatever
+/// the test process inherited. A shell cannot trap a signal that was ignored
+/// when it started, and `cargo test` run from a script's background job (or
+/// under nohup) inherits SIGINT ignored: fleet.sh then ran its 60 s to the
+/// end and exited 0 instead of stopping with 130.
+pub fn default_signals(c: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal(2) is async-signal-safe, and only that runs between
+    // fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                libc::signal(s, libc::SIG_DFL);
+            }
+            Ok(())
+        })
+    }
+}
+
 #[track_caller]
 pub fn sb() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("stripebench").expect("binary built");
