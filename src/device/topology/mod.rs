@@ -208,6 +208,18 @@ impl Device {
             .or(self.btrfs.as_ref().map(|b| b.stripe_len))
     }
 
+    /// Its RAID geometry, when it is an md array (the walk reads no layout
+    /// yet: the geometry is the level's default).
+    pub fn geometry(&self) -> Option<level::Geometry> {
+        let md = self.md.as_ref()?;
+        Some(level::Geometry::md(
+            &md.level,
+            md.raid_disks,
+            md.chunk_size,
+            None,
+        ))
+    }
+
     /// Whether it spreads data over its members in chunks (RAID0-like).
     pub fn is_striped(&self) -> bool {
         let md = self.md.as_ref().is_some_and(|m| m.level == "raid0");
@@ -307,6 +319,8 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
         .into()),
     }
 }
+
+pub mod level;
 
 #[cfg(test)]
 mod tests;
