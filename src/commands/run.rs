@@ -40,36 +40,11 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         hub = out.live_hub()?;
     }
     if let (true, Some(tb)) = (cfg.dry_run, &cfg.testbed) {
-        crate::outln!(
-            "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done",
-            tb.files,
-            crate::base::units::fmt_bytes(tb.file_size),
-            tb.dir.display(),
-            cfg.rw.name(),
-            cfg.duration.as_secs_f64(),
-            cfg.ramp.as_secs_f64()
-        );
+        crate::output::stdout::text(&report::dry_run::testbed(&cfg, tb));
         return Ok(EXIT_OK);
     }
     let testbed = match &cfg.testbed {
-        Some(tb) => {
-            match Testbed::create(
-                tb,
-                cfg.seed,
-                "the built-in test bed (no target named)",
-                "use --dir elsewhere, or a smaller --testbed-size or --testbed-files",
-            ) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    if e.downcast_ref::<crate::base::error::Interrupted>()
-                        .is_some()
-                    {
-                        write_unmeasured("creating the built-in test bed", &out)?;
-                    }
-                    return Err(e);
-                }
-            }
-        }
+        Some(tb) => Some(create_testbed(&cfg, tb, &out)?),
         None => None,
     };
     let paths: Vec<PathBuf> = match &testbed {
@@ -78,17 +53,8 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     };
     // A signal before the window opened (while the workers were set up or
     // waited for --start-at) measured nothing, and the run still says so.
-    let outcome = match measure(&cfg, &paths, testbed.is_some(), &out.for_run(hub)) {
-        Ok(o) => o,
-        Err(e) => {
-            if e.downcast_ref::<crate::base::error::Interrupted>()
-                .is_some()
-            {
-                write_unmeasured("starting the run", &out)?;
-            }
-            return Err(e);
-        }
-    };
+    let outcome = measure(&cfg, &paths, testbed.is_some(), &out.for_run(hub))
+        .or_else(|e| unmeasured(e, "starting the run", &out))?;
     let doc = match outcome {
         Outcome::DryRun(plan, checks) => {
             let (text, all_pass) = report::dry_run::render(&cfg, &plan, &checks);
@@ -110,27 +76,33 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     ))
 }
 
-/// The document of a run that a signal stopped before anything was
-/// measured: it says so, so that a script reading `--json` finds an answer.
-#[derive(serde::Serialize)]
-#[serde(tag = "kind", rename = "run")]
-struct Unmeasured<'a> {
-    schema_version: u32,
-    tool: crate::document::run::ToolInfo,
-    interrupted: bool,
-    measured: bool,
-    stage: &'a str,
+/// The built-in test bed, written before the run; a signal while it is
+/// written still leaves the `--json` saying so.
+fn create_testbed(
+    cfg: &RunConfig,
+    tb: &crate::measure::config::TestbedConfig,
+    out: &Outputs,
+) -> Result<Testbed> {
+    Testbed::create(
+        tb,
+        cfg.seed,
+        "the built-in test bed (no target named)",
+        "use --dir elsewhere, or a smaller --testbed-size or --testbed-files",
+    )
+    .or_else(|e| unmeasured(e, "creating the built-in test bed", out))
 }
 
-fn write_unmeasured(stage: &str, out: &Outputs) -> Result<()> {
-    let doc = Unmeasured {
-        schema_version: crate::document::run::SCHEMA_VERSION,
-        tool: crate::document::run::ToolInfo::this(),
-        interrupted: true,
-        measured: false,
-        stage,
-    };
-    out.write_file("json", &report::json::render(&doc))
+/// Passes `e` on; when it is a signal that stopped the run at `stage`,
+/// before anything was measured, the `--json` says so first, so that a
+/// script reading it finds an answer.
+fn unmeasured<T>(e: anyhow::Error, stage: &str, out: &Outputs) -> Result<T> {
+    if e.downcast_ref::<crate::base::error::Interrupted>()
+        .is_some()
+    {
+        let doc = crate::document::finished::Unmeasured::at(stage);
+        out.write_file("json", &report::json::render(&doc))?;
+    }
+    Err(e)
 }
 
 /// Prints the table (stdout, or stderr when stdout carries a document) and

@@ -24,3 +24,28 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
     doc.cache = Some(run.cache);
     doc
 }
+
+/// The document of a run that a signal stopped before anything was
+/// measured (while the test bed was written, or the workers set up).
+#[derive(serde::Serialize)]
+#[serde(tag = "kind", rename = "run")]
+pub struct Unmeasured<'a> {
+    schema_version: u32,
+    tool: super::run::ToolInfo,
+    interrupted: bool,
+    measured: bool,
+    stage: &'a str,
+}
+
+impl<'a> Unmeasured<'a> {
+    /// Stopped at `stage` ("starting the run", ...).
+    pub fn at(stage: &'a str) -> Unmeasured<'a> {
+        Unmeasured {
+            schema_version: super::run::SCHEMA_VERSION,
+            tool: super::run::ToolInfo::this(),
+            interrupted: true,
+            measured: false,
+            stage,
+        }
+    }
+}

@@ -104,6 +104,29 @@ pub struct SweepDocument {
     pub points: Vec<PointDoc>,
 }
 
+impl SweepDocument {
+    /// A sweep of these parameters before its first point.
+    pub fn new(params: Vec<Param>, repeat: usize) -> SweepDocument {
+        SweepDocument {
+            schema_version: super::run::SCHEMA_VERSION,
+            tool: super::run::ToolInfo::this(),
+            params,
+            repeat,
+            interrupted: false,
+            points: Vec::new(),
+        }
+    }
+
+    /// Whether any point's run saw I/O errors (or bad blocks, or a failed
+    /// flush): the sweep exits 1, as such a run does.
+    pub fn has_errors(&self) -> bool {
+        self.points
+            .iter()
+            .flat_map(|p| &p.runs)
+            .any(super::run::RunDocument::has_errors)
+    }
+}
+
 /// The cartesian product of the values, first parameter outermost.
 pub fn points(params: &[Param]) -> Vec<Vec<(String, String)>> {
     params.iter().fold(vec![Vec::new()], |acc, p| {

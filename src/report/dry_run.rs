@@ -83,3 +83,17 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
     );
     (out, all_pass)
 }
+
+/// `run --dry-run` with no target: the test bed the run would create and
+/// what it would run on it.
+pub fn testbed(cfg: &RunConfig, tb: &crate::measure::config::TestbedConfig) -> String {
+    format!(
+        "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done\n",
+        tb.files,
+        fmt_bytes(tb.file_size),
+        tb.dir.display(),
+        cfg.rw.name(),
+        cfg.duration.as_secs_f64(),
+        cfg.ramp.as_secs_f64()
+    )
+}

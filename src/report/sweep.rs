@@ -4,6 +4,16 @@ use crate::base::units::{fmt_latency_ns, mb_per_sec};
 use crate::document::run::{RunDocument, TargetDoc};
 use crate::document::sweep::{Param, PointDoc, SweepDocument};
 
+/// The lines before the table: what the sweep runs and what its columns
+/// mean (with `rate`, how latency is counted on a schedule).
+pub fn preamble(params: &[Param], points: usize, repeat: usize) -> Vec<String> {
+    let mut lines = vec![format!("sweep: {points} point(s) x {repeat} repeat(s); MB/s = 10^6 B/s; dev/app = device bytes / application bytes (<1: cache hits, >1: read-ahead); CPU% = user + system CPU time in the window as a percentage of one core, summed over the workers")];
+    if params.iter().any(|p| p.name == "rate") {
+        lines.push("latency: at max, from each I/O's issue; on a schedule (rate below max), from when it was due, so waiting behind a stall counts; asked IOPS/w: each worker's schedule; schedule: kept, or BEHIND when a worker did not complete what was due".to_string());
+    }
+    lines
+}
+
 /// The table's header and one row per point.
 pub fn header(params: &[Param]) -> String {
     let mut h: Vec<String> = params.iter().map(|p| format!("{:>10}", p.name)).collect();
