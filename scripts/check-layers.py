@@ -61,6 +61,9 @@ HOT_BANNED = ("report", "output", "cli", "document")
 # Offences known and being removed elsewhere (file -> "who: what"): printed
 # as pending, not failed. Empty: every rule holds for every file.
 PENDING = {}
+
+# The one file that names the host's /sys and /proc.
+HOST_FILE = "base/host.rs"
 RANK = {name: i for i, name in enumerate(LAYERS)}
 
 
@@ -136,9 +139,17 @@ def main():
     by_module = {tuple(module_of(rel)): rel for rel in fs if rel != "main.rs"}
     edges = defaultdict(set)
     texts = {}
+    host_paths = []
     for rel, path in fs.items():
-        text = code_only(strip_tests(open(path).read()))
+        raw = strip_tests(open(path).read())
+        text = code_only(raw)
         texts[rel] = text
+        # The host's roots are named once, in base/host.rs; a process's own
+        # /proc/self is not the host's.
+        if rel != HOST_FILE:
+            for m in re.finditer(r'"/(sys|proc)(/[^"]*)?"', re.sub(r"//[^\n]*", "", raw)):
+                if not (m.group(2) or "").startswith("/self/"):
+                    host_paths.append((rel, f"{rel}: names {m.group(0)}: the host's roots come from base::host::Host"))
         here = module_of(rel)
         paths = []
         for m in re.finditer(r"(?:\$?crate|stripebench)::((?:[a-z_][a-z0-9_]*::)*[A-Za-z_][A-Za-z0-9_]*)", text):
@@ -171,7 +182,7 @@ def main():
                 if child in by_module and by_module[child] != rel:
                     edges[rel].add(by_module[child])
 
-    problems = []
+    problems = list(host_paths)
     # Upward imports.
     for a, bs in sorted(edges.items()):
         for b in sorted(bs):
@@ -248,6 +259,7 @@ def main():
     print(f"  {', '.join(p + '/' for p in PURE)} name none of: {', '.join(b for b, _ in PURE_BANNED)}")
     print(f"  clap ({', '.join(w for _, w in CLAP_BANNED)}) in no layer below cli/")
     print(f"  {', '.join(HOT)} name none of: {', '.join(b + '::' for b in HOT_BANNED)}")
+    print(f"  only {HOST_FILE} names \"/sys\" or \"/proc\" (a process's own /proc/self/ aside)")
     pending = [(f, m) for f, m in problems if f in PENDING]
     failed = [m for f, m in problems if f not in PENDING]
     if pending:

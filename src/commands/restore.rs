@@ -8,7 +8,8 @@ use crate::device::knobs;
 
 pub fn run() -> Result<u8> {
     let dir = knobs::state_dir();
-    let (mut lines, mut failed) = knobs::restore_pending(&dir, std::path::Path::new("/sys"))?;
+    let (mut lines, mut failed) =
+        knobs::restore_pending(&dir, &crate::base::host::Host::real().sys)?;
     let (beds, beds_failed) = crate::device::scratch::remove_pending(&dir);
     lines.extend(beds);
     failed.extend(beds_failed);

@@ -48,7 +48,7 @@ pub fn overlapping_targets(targets: &[Inspected], writes: bool) -> Result<Vec<St
             let on = match (&x.file, x.base) {
                 (Some(f), _) => show_path(f),
                 (None, extent::Base::Disk((ma, mi))) => {
-                    crate::device::sysfs_name(std::path::Path::new("/sys"), ma, mi)
+                    crate::device::sysfs_name(&crate::base::host::Host::real().sys, ma, mi)
                         .unwrap_or_else(|| format!("{ma}:{mi}"))
                 }
                 (None, _) => "one file".into(),

@@ -2,7 +2,6 @@
 //! the run, through the knob guard that puts it back.
 
 use std::collections::HashSet;
-use std::path::Path;
 
 use anyhow::Result;
 
@@ -24,7 +23,9 @@ pub fn set(
     let mut notes = Vec::new();
     for t in targets {
         let p = &t.path;
-        let Some(knob) = crate::device::readahead_path(Path::new("/sys"), t.device()) else {
+        let Some(knob) =
+            crate::device::readahead_path(&crate::base::host::Host::real().sys, t.device())
+        else {
             return usage(format!(
                 "--readahead needs a block device under {}, and it has none (tmpfs? btrfs? a missing path?)",
                 show_path(p)
@@ -32,7 +33,7 @@ pub fn set(
         };
         if t.kind == TargetKind::File {
             let (ma, mi) = t.device();
-            let dev = crate::device::sysfs_name(Path::new("/sys"), ma, mi)
+            let dev = crate::device::sysfs_name(&crate::base::host::Host::real().sys, ma, mi)
                 .unwrap_or_else(|| "its device".into());
             let note = format!(
                 "--readahead {kb} on the file {}: a file has no read-ahead of its own; this sets {} of {dev}, the device under its file system, which every file on {dev} shares for the run",

@@ -4,7 +4,6 @@
 //! it received (said after it, with the queue limit that explains a split).
 
 use std::collections::HashSet;
-use std::path::Path;
 
 use crate::base::units::fmt_bytes;
 use crate::device::devstat::DeviceCounters;
@@ -28,7 +27,7 @@ pub fn oversized(targets: &[Sized]) -> Vec<String> {
         .iter()
         .filter_map(|t| {
             let dev = t.device?;
-            let q = QueueLimits::of_device(Path::new("/sys"), dev)?;
+            let q = QueueLimits::of_device(&crate::base::host::Host::real().sys, dev)?;
             let max = q.max_request_bytes()?;
             (t.bs > max && seen.insert(dev)).then(|| {
                 format!(

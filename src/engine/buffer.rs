@@ -308,7 +308,7 @@ mod tests {
 
     #[test]
     fn the_buffer_is_huge_page_backed_when_thp_allows_it() {
-        let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        let mode = std::fs::read_to_string(crate::base::host::Host::real().thp_enabled())
             .unwrap_or_default();
         let thp = mode.contains("[madvise]") || mode.contains("[always]");
         let bufs = buffers(2, 1 << 20, HugePages::Auto).unwrap();

@@ -574,7 +574,8 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// One probe per distinct device, keyed by (major, minor), and for a
 /// stacked device (md, dm) one per leaf member under it.
 fn start_probes(plan: &Plan) -> Probes {
-    let sysfs = std::path::Path::new("/sys");
+    let host = crate::base::host::Host::real();
+    let sysfs = host.sys.as_path();
     let mut probes = Probes::default();
     for t in &plan.targets {
         if let (Some(dev), Some(name)) = (t.device, &t.device_name) {
