@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
-use clap::Parser;
 
 use stripebench::base::error::{EXIT_FAILURE, EXIT_USAGE};
 use stripebench::cli::Cli;
@@ -41,9 +40,14 @@ fn main() -> ExitCode {
             Cli::command().find_subcommand(a).is_some()
         })
         .map(str::to_string);
-    let cli = match Cli::try_parse_from(argv) {
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let cli = match stripebench::cli::help::parse_from(argv) {
         Ok(cli) => cli,
-        Err(e) => return clap_exit(&e, sub.as_deref()),
+        Err(e) => return clap_exit(&e, sub.as_deref(), &words),
     };
     match std::panic::catch_unwind(|| stripebench::commands::main(cli)) {
         // A report that could not reach stdout is a failure, even when the run was fine.
@@ -76,8 +80,10 @@ fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::cli::configfi
     )
 }
 
-/// Help and version print in full; a mistake prints one line and exits 2.
-fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
+/// Help and version print in full; a mistake prints one line and exits 2:
+/// fio's spelling of an option, when the line has one, gets the
+/// stripebench spelling instead of clap's "unexpected argument".
+fn clap_exit(e: &clap::Error, sub: Option<&str>, words: &[String]) -> ExitCode {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
@@ -85,6 +91,13 @@ fn clap_exit(e: &clap::Error, sub: Option<&str>) -> ExitCode {
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();
+            ExitCode::from(EXIT_USAGE)
+        }
+        ErrorKind::UnknownArgument | ErrorKind::InvalidValue | ErrorKind::TooManyValues
+            if stripebench::cli::fio_words::hint(words).is_some() =>
+        {
+            let hint = stripebench::cli::fio_words::hint(words).unwrap_or_default();
+            say(format_args!("stripebench: error: {hint}"));
             ExitCode::from(EXIT_USAGE)
         }
         _ => {

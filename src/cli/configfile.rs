@@ -41,8 +41,13 @@ pub enum ConfigFileError {
         key: String,
         flag: String,
     },
-    #[error("config {at}: unknown key '{key}': use the long option names of the command (rw, bs, duration, ...) or targets")]
-    UnknownKey { at: String, key: String },
+    #[error("config {at}: unknown key '{key}': {hint}")]
+    UnknownKey {
+        at: String,
+        key: String,
+        /// What to do: the file's own `# command:` when it names one.
+        hint: String,
+    },
     #[error("config {at}: '{key}' holds a value that is not text or a number")]
     ListItemNotScalar { at: String, key: String },
     #[error("config {at}: '{key}' must be text, a number or true/false")]
@@ -112,7 +117,14 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileEr
                 "{shown}{}",
                 line.map(|l| format!(" line {l}")).unwrap_or_default()
             ),
-            message: e.message().to_string(),
+            message: if looks_like_fio(&text) {
+                format!(
+                    "{}; this looks like a fio job file: stripebench reads TOML (keys are its long option names, e.g. bs = \"1m\"; see configs/)",
+                    one_line(e.message())
+                )
+            } else {
+                one_line(e.message())
+            },
         }
     })?;
     let line_of = |key: &str| {
@@ -159,6 +171,7 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileEr
             return Err(ConfigFileError::UnknownKey {
                 at: at(key),
                 key: key.clone(),
+                hint: unknown_key_hint(&text, &shown),
             });
         }
         match value {
@@ -184,6 +197,57 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileEr
     }
     out.extend(positional);
     Ok(out)
+}
+
+/// What an unknown key asks for: the subcommand the file's own
+/// `# command: NAME` line names (the seed configs have one), else the keys
+/// a config holds.
+fn unknown_key_hint(text: &str, shown: &str) -> String {
+    let named = text.lines().find_map(|l| {
+        let c = l
+            .trim()
+            .strip_prefix('#')?
+            .trim()
+            .strip_prefix("command:")?
+            .trim();
+        let c = c.split_whitespace().next()?;
+        c.bytes()
+            .all(|b| b.is_ascii_lowercase())
+            .then(|| c.to_string())
+    });
+    match named {
+        Some(c) => {
+            format!("the file says '# command: {c}': run it as 'stripebench {c} --config {shown}'")
+        }
+        None => {
+            "use the long option names of the command (rw, bs, duration, ...) or targets".into()
+        }
+    }
+}
+
+/// toml's message on one line ("invalid string\nexpected ..." has two).
+fn one_line(m: &str) -> String {
+    m.trim_end().replace('\n', ": ")
+}
+
+/// A fio job file given as a config: a `[section]` line and bare
+/// `key=value` lines, which TOML refuses.
+fn looks_like_fio(text: &str) -> bool {
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'));
+    let section = |l: &str| l.starts_with('[') && l.ends_with(']');
+    lines.any(section)
+        && text.lines().map(str::trim).any(|l| {
+            l.split_once('=').is_some_and(|(_, v)| {
+                !v.trim().is_empty()
+                    && !v.trim().starts_with(['"', '\'', '['])
+                    && v.trim().parse::<f64>().is_err()
+                    && v.trim() != "true"
+                    && v.trim() != "false"
+            })
+        })
 }
 
 /// Options that consent to destroying data: never taken from a file, where
@@ -455,5 +519,45 @@ mod tests {
             ["--param=bs=4k,1m", "--duration=1s"]
         );
         assert_eq!(wins("sweep", &sweep, &["--param=iodepth=1,4"]), sweep);
+    }
+
+    #[test]
+    fn a_key_of_another_subcommand_names_the_files_own_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.toml");
+        std::fs::write(&f, "# command: sweep\nparam = [\"bs=4k,1m\"]\n").unwrap();
+        // run's options: no `param`.
+        let run: Vec<String> = opts().into_iter().filter(|o| o != "param").collect();
+        let e = load(&f, &run).unwrap_err().to_string();
+        assert!(e.contains("line 2: unknown key 'param'"), "{e}");
+        assert!(
+            e.ends_with(&format!(
+                "the file says '# command: sweep': run it as 'stripebench sweep --config {}'",
+                f.display()
+            )),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_fio_job_file_is_named_as_one_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("j.fio");
+        std::fs::write(
+            &f,
+            "[global]\nrw=randread\nbs=4k\n[job1]\nfilename=/dev/sdb\n",
+        )
+        .unwrap();
+        let e = load(&f, &opts()).unwrap_err().to_string();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(
+            e.contains("line 2") && e.contains("this looks like a fio job file"),
+            "{e}"
+        );
+        // A TOML mistake that is no job file says nothing of fio.
+        let t = dir.path().join("c.toml");
+        std::fs::write(&t, "rw = \n").unwrap();
+        let e = load(&t, &opts()).unwrap_err().to_string();
+        assert!(!e.contains("fio"), "{e}");
     }
 }

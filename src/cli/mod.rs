@@ -8,6 +8,8 @@
 
 pub mod compare;
 pub mod configfile;
+pub mod fio_words;
+pub mod help;
 pub mod sweep;
 pub mod validate;
 

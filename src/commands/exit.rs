@@ -86,6 +86,7 @@ mod tests {
             anyhow::Error::from(ConfigFileError::UnknownKey {
                 at: "x.toml line 2".into(),
                 key: "frobnicate".into(),
+                hint: String::new(),
             })
             .context("reading the config"),
         ] {
@@ -94,7 +95,9 @@ mod tests {
         assert_eq!(
             ConfigFileError::UnknownKey {
                 at: "x.toml line 2".into(),
-                key: "k".into()
+                key: "k".into(),
+                hint: "use the long option names of the command (rw, bs, duration, ...) or targets"
+                    .into(),
             }
             .to_string(),
             "config x.toml line 2: unknown key 'k': use the long option names of the command (rw, bs, duration, ...) or targets"

@@ -1,0 +1,251 @@
+//! The help as a user reads it: the measuring options of `run`, `verify`,
+//! `sweep` and `compare` in the order they are reached for (the workload,
+//! then targets and stripes, then outputs, then safety), and examples at
+//! the end of every subcommand's help. One arranged command serves the
+//! parser, the man pages and the shell completions alike.
+
+use clap::{Command, CommandFactory, FromArgMatches};
+
+use super::Cli;
+
+/// The sections of the measuring options, in order, each with its options
+/// (clap ids: the field names) in the order they are shown.
+pub const SECTIONS: &[(&str, &[&str])] = &[
+    (
+        "Workload",
+        &[
+            "rw",
+            "mix",
+            "bs",
+            "duration",
+            "ramp",
+            "direct",
+            "buffered",
+            "jobs",
+            "iodepth",
+            "engine",
+            "rate",
+            "rate_iops",
+            "size",
+            "offset",
+            "passes",
+            "io_limit",
+            "cached",
+            "drop_caches",
+            "readahead",
+            "cpus",
+            "no_pin",
+            "seed",
+            "buffer_compress",
+            "dedupe",
+            "verify",
+            "start_at",
+            "no_register",
+            "hugepages",
+        ],
+    ),
+    (
+        "Targets and stripes",
+        &[
+            "members",
+            "stripe",
+            "align",
+            "dir",
+            "testbed_size",
+            "testbed_files",
+        ],
+    ),
+    (
+        "Outputs",
+        &[
+            "json",
+            "csv",
+            "plot",
+            "html",
+            "live",
+            "live_format",
+            "metrics",
+            "histogram",
+            "no_progress",
+            "config",
+        ],
+    ),
+    (
+        "Safety",
+        &[
+            "allow_destructive",
+            "allow_holes",
+            "force_signature",
+            "force_memory",
+            "wait_lock",
+            "max_errors",
+            "hang_timeout",
+            "dry_run",
+        ],
+    ),
+];
+
+/// Each subcommand's examples: what a newcomer types first.
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "run",
+        "stripebench run                                  # the built-in test bed, 10 s of 1 MiB O_DIRECT reads\n  \
+         stripebench run --rw randread --bs 4k --iodepth 32 /dev/nvme0n1 /dev/nvme1n1\n  \
+         stripebench run --members /dev/md0 -t 30s --json md0.json   # one worker per member\n  \
+         stripebench run --buffered --readahead 4096 /dev/md0        # page cache, read-ahead set and put back\n  \
+         stripebench run --rw write --allow-destructive /dev/loop0   # writes need consent",
+    ),
+    (
+        "verify",
+        "stripebench run --rw write --verify --allow-destructive /dev/loop0\n  \
+         stripebench verify /dev/loop0                    # reads it back: corrupt, misplaced or stale blocks",
+    ),
+    (
+        "sweep",
+        "stripebench sweep --param readahead=128,1024,4096 --buffered /dev/md0\n  \
+         stripebench sweep --param jobs=1,2,4,8 --param bs=4k,1m /dev/nvme0n1\n  \
+         stripebench sweep --members /dev/md0 --param members=1,2,4,8 --json scale.json\n  \
+         stripebench sweep --param rate=curve --rw randread --bs 4k /dev/sdb   # latency against load",
+    ),
+    (
+        "compare",
+        "stripebench compare /dev/md0                     # members together against the volume\n  \
+         stripebench compare --solo --json md0.json /dev/md0   # and each member alone\n  \
+         stripebench compare -t 5s --bs 64k /mnt/btrfs-raid0",
+    ),
+    (
+        "topology",
+        "stripebench topology /dev/md0\n  \
+         stripebench topology --json /mnt/data/file\n  \
+         stripebench topology /dev/mapper/vg-lv",
+    ),
+    (
+        "plan",
+        "stripebench plan scale.json                      # the USL fit of a sweep over members\n  \
+         stripebench plan --at 64 scale.json\n  \
+         stripebench plan --target 5GB/s scale.json",
+    ),
+    (
+        "merge",
+        "stripebench merge --json fleet.json host1.json host2.json host3.json\n  \
+         stripebench merge fleet-a.json fleet-b.json       # merges of merges",
+    ),
+    (
+        "diff",
+        "stripebench diff before.json after.json\n  \
+         stripebench diff --force old-kernel.json new-kernel.json",
+    ),
+    (
+        "report",
+        "stripebench report run.json --html run.html",
+    ),
+    ("membw", "stripebench membw"),
+    (
+        "restore",
+        "stripebench restore                              # after a killed run: read-ahead and the test beds",
+    ),
+    (
+        "version",
+        "stripebench version\n  \
+         stripebench version --json",
+    ),
+];
+
+/// The command tree with the sections and examples applied.
+pub fn command() -> Command {
+    arrange(Cli::command())
+}
+
+/// Parses `argv` with the arranged command.
+pub fn parse_from(argv: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(argv)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
+fn arrange(cmd: Command) -> Command {
+    let mut cmd = cmd;
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(&name, |mut sub| {
+            let ids: Vec<String> = sub
+                .get_arguments()
+                .map(|a| a.get_id().to_string())
+                .collect();
+            let mut order = 0;
+            for (heading, args) in SECTIONS {
+                for id in *args {
+                    order += 1;
+                    if ids.iter().any(|i| i == id) {
+                        let o = order;
+                        sub = sub.mut_arg(*id, |a| a.help_heading(*heading).display_order(o));
+                    }
+                }
+            }
+            if let Some((_, ex)) = EXAMPLES.iter().find(|(n, _)| *n == name) {
+                sub = sub.after_help(format!("Examples:\n  {ex}"));
+            }
+            sub
+        });
+    }
+    cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_measuring_option_is_in_a_section_and_every_section_entry_exists() {
+        let cmd = command();
+        let run = cmd.find_subcommand("run").unwrap();
+        let listed: Vec<&str> = SECTIONS
+            .iter()
+            .flat_map(|(_, a)| a.iter().copied())
+            .collect();
+        for a in run.get_arguments() {
+            let id = a.get_id().as_str();
+            if a.is_positional() || a.is_hide_set() || id == "help" {
+                continue;
+            }
+            assert!(listed.contains(&id), "run --{id} is in no help section");
+        }
+        for id in &listed {
+            assert!(
+                run.get_arguments().any(|a| a.get_id() == *id),
+                "section entry {id} is no run option"
+            );
+        }
+    }
+
+    #[test]
+    fn run_help_starts_with_the_workload_and_ends_with_examples() {
+        let mut cmd = command();
+        let help = cmd
+            .find_subcommand_mut("run")
+            .unwrap()
+            .render_help()
+            .to_string();
+        let at = |s: &str| help.find(s).unwrap_or_else(|| panic!("{s} not in\n{help}"));
+        assert!(at("--rw <RW>") < at("--bs <SIZE|lbs>"));
+        assert!(at("--bs <SIZE|lbs>") < at("--members <VOLUME>"));
+        assert!(at("Workload:") < at("Targets and stripes:"));
+        assert!(at("Targets and stripes:") < at("Outputs:"));
+        assert!(at("Outputs:") < at("Safety:"));
+        assert!(at("Safety:") < at("Examples:"));
+    }
+
+    #[test]
+    fn every_subcommand_has_examples() {
+        for sub in command().get_subcommands() {
+            let n = sub.get_name();
+            if n == "help" {
+                continue;
+            }
+            assert!(EXAMPLES.iter().any(|(e, _)| *e == n), "{n} has no examples");
+        }
+    }
+}
