@@ -92,7 +92,7 @@ const EXAMPLES: &[(&str, &str)] = &[
         "stripebench run                                  # the built-in test bed, 10 s of 1 MiB O_DIRECT reads\n  \
          stripebench run --rw randread --bs 4k --iodepth 32 /dev/nvme0n1 /dev/nvme1n1\n  \
          stripebench run --members /dev/md0 -t 30s --json md0.json   # one worker per member\n  \
-         stripebench run --buffered --readahead 4096 /dev/md0        # page cache, read-ahead set and put back\n  \
+         stripebench run --buffered --readahead 4096 /dev/md0        # read-ahead set, then put back\n  \
          stripebench run --rw write --allow-destructive /dev/loop0   # writes need consent",
     ),
     (

@@ -113,6 +113,34 @@ pub enum Command {
     /// and reads, and this machine's clock: what a fleet launcher checks on
     /// every host before any of them starts I/O (scripts/fleet.sh's preflight).
     Version(VersionArgs),
+
+    /// Print the shell completion script for SHELL on stdout, made from
+    /// this command line's own definition.
+    ///
+    /// bash: `stripebench completions bash > /etc/bash_completion.d/stripebench`
+    /// (the Debian package installs it); zsh: into a directory of $fpath as
+    /// `_stripebench`; fish: `~/.config/fish/completions/stripebench.fish`.
+    Completions(CompletionsArgs),
+
+    /// Print a man page (roff) on stdout: stripebench(1), or with a
+    /// SUBCOMMAND its own page, stripebench-SUBCOMMAND(1).
+    ///
+    /// `stripebench man run | man -l -` reads it without installing it.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (run, sweep, compare, ...);
+    /// none: the page of stripebench itself.
+    pub subcommand: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -7,8 +7,10 @@
 //! May import every layer; nothing imports it but `main.rs`.
 
 pub mod compare;
+pub mod completions;
 pub mod diff;
 pub mod exit;
+pub mod man;
 pub mod membw;
 pub mod merge;
 pub mod plan;
@@ -50,5 +52,7 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Topology(args) => topology::run(&args),
         Command::Restore => restore::run(),
         Command::Version(args) => version::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args),
     }
 }

@@ -32,6 +32,7 @@ mod json_contract;
 mod knobs;
 mod lab;
 mod live;
+mod manuals;
 mod memory_targets;
 mod never_destroy;
 mod pipeline;
