@@ -1,13 +1,16 @@
 //! The sweep's values on the command line: `--param NAME=V1,V2,...` and
 //! `--curve` read, and one point's values applied to the run options, each
 //! value read by the parser of the option it stands for (`--bs`, `--jobs`,
-//! `--iodepth`, `--readahead`, `--rw`), so that a sweep takes what the
-//! option takes; and the sweep's parameters checked together. Every point
-//! is applied before any I/O.
+//! `--iodepth`, `--readahead`, `--stripe-cache-size`, `--group-thread-cnt`,
+//! `--rw`), so that a sweep takes what the option takes; and the sweep's
+//! parameters checked together. Every point is applied before any I/O.
 
 use std::path::PathBuf;
 
-use super::run_args::{parse_bs, parse_count, parse_depth, parse_readahead, EngineArg, RunArgs};
+use super::run_args::{
+    parse_bs, parse_count, parse_depth, parse_group_thread_cnt, parse_readahead,
+    parse_stripe_cache_size, EngineArg, RunArgs,
+};
 use crate::base::error::UsageError;
 use crate::document::sweep::{curve_values, Param, RateValue, CURVE_PCTS, PARAMS};
 use crate::measure::config::RwMode;
@@ -122,6 +125,15 @@ pub fn apply(
                     Some(parse_readahead(v).map_err(|_| {
                         bad(n, v, "give read_ahead_kb in KiB, a whole number".into())
                     })?)
+            }
+            // md raid4/5/6's tunables, as --stripe-cache-size and
+            // --group-thread-cnt take them (each target's array is checked
+            // by every point's dry run, before the first point runs).
+            "stripe_cache_size" => {
+                a.stripe_cache_size = Some(parse_stripe_cache_size(v).map_err(|e| bad(n, v, e))?)
+            }
+            "group_thread_cnt" => {
+                a.group_thread_cnt = Some(parse_group_thread_cnt(v).map_err(|e| bad(n, v, e))?)
             }
             "bs" => a.bs = Some(parse_bs(v).map_err(|e| bad(n, v, e))?),
             "jobs" => {
