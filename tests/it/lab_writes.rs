@@ -335,3 +335,77 @@ fn md_tunables_on_a_target_that_is_not_md_are_refused_in_one_line() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// 4k random writes on `kind` (4 members, chunk 64k) carry the note, with
+/// every member counted and the volume read nothing; `--stripe-cache-size`
+/// on it is refused (`refusal`) or taken (None: md), in the same guest.
+fn sub_stripe_writes_are_named_on(kind: &str, refusal: Option<&str>) {
+    let g = guest(
+        &[
+            "--array",
+            kind,
+            "--members",
+            "4",
+            "--chunk",
+            "64k",
+            "--member-size",
+            "24m",
+        ],
+        r#"
+step sub stripebench run --rw randwrite --allow-destructive --ramp 0 --bs 4k --jobs 1 --duration 2s --json sub.json $ARRAY
+step scs stripebench run --stripe-cache-size 512 --duration 1s --ramp 0 $ARRAY
+echo "$ARRAY" > array.path
+"#,
+    );
+    let sub = g.ok_json("sub");
+    let (vol, members, n) = reads(&sub);
+    assert_eq!(n, 4, "{kind}: every member's counters");
+    assert_eq!(vol, 0, "{kind}: the volume was only written");
+    assert!(members > 0, "{kind}: 4k writes read the members");
+    let said: Vec<String> = warnings(&sub)
+        .into_iter()
+        .filter(|w| w.contains("read-modify-write (sub-stripe writes)"))
+        .collect();
+    assert_eq!(said.len(), 1, "{kind}: {:?}", warnings(&sub));
+    assert!(
+        said[0].contains(&format!(
+            ": members read {} while the volume was only written",
+            stripebench::base::units::fmt_bytes(members)
+        )),
+        "{}",
+        said[0]
+    );
+    match refusal {
+        Some(says) => {
+            let err = g.said("scs", 2);
+            assert!(
+                err.contains(&format!(
+                    "stripebench: error: --stripe-cache-size: {} is {says}",
+                    g.value("array.path")
+                )),
+                "{err}"
+            );
+        }
+        None => {
+            g.said("scs", 0);
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn md_raid6_sub_stripe_writes_are_named_read_modify_write() {
+    sub_stripe_writes_are_named_on("md-raid6", None);
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn dm_raid5_sub_stripe_writes_are_named_and_md_tunables_refused() {
+    sub_stripe_writes_are_named_on("lvm-raid5", Some("a device-mapper device (dm-"));
+}
