@@ -230,3 +230,42 @@ mod tests {
         assert!(parse_param("bs").unwrap_err().contains("NAME=V1"));
     }
 }
+
+#[cfg(test)]
+mod md_tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn sweep_base() -> RunArgs {
+        let Command::Sweep(s) = Cli::try_parse_from(["stripebench", "sweep", "/dev/md0"])
+            .expect("parses")
+            .command
+        else {
+            unreachable!("a sweep")
+        };
+        s.run
+    }
+
+    #[test]
+    fn md_tunables_are_sweep_parameters_read_as_their_options_are() {
+        let base = sweep_base();
+        let t = [PathBuf::from("/dev/md0")];
+        let p = |n: &str, v: &str| vec![(n.to_string(), v.to_string())];
+        let (a, _) = apply(&base, &t, &p("stripe_cache_size", "4096")).unwrap();
+        assert_eq!(a.stripe_cache_size, Some(4096));
+        let (a, _) = apply(&base, &t, &p("group_thread_cnt", "0")).unwrap();
+        assert_eq!(a.group_thread_cnt, Some(0));
+        let e = apply(&base, &t, &p("stripe_cache_size", "16"))
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("--param stripe_cache_size=16: '16' is not a stripe cache size"),
+            "{e}"
+        );
+        let e = apply(&base, &t, &p("group_thread_cnt", "x")).unwrap_err().0;
+        assert!(e.contains("md takes 0 to 8192"), "{e}");
+        assert!(parse_param("stripe_cache_size=256,1024,4096").is_ok());
+        assert!(parse_param("group_thread_cnt=0,2,4").is_ok());
+    }
+}
