@@ -204,6 +204,18 @@ pub enum Warning {
         chunk: bool,
         why: String,
     },
+    /// A write-only run (or phase) on a volume whose members read:
+    /// read-modify-write, the parity of sub-stripe writes
+    /// (`document::run::rmw`). `volume_read`: what the volume itself read
+    /// in the same span (0: it was only written), which `members_read` exceeds.
+    ReadModifyWrite {
+        path: String,
+        members_read: u64,
+        volume_read: u64,
+        /// Members whose counters show reads, of those that keep statistics.
+        members_reading: usize,
+        members: usize,
+    },
 
     // --- Documents made of documents (merge, plan).
     /// A host's own warning, in a merge.
@@ -479,6 +491,27 @@ impl fmt::Display for Warning {
                 fmt_bytes(*piece),
                 if *chunk { " (the chunk)" } else { "" }
             ),
+            ReadModifyWrite {
+                path,
+                members_read,
+                volume_read,
+                members_reading,
+                members,
+            } => {
+                let reads = if *volume_read == 0 {
+                    format!("members read {} while the volume was only written", fmt_bytes(*members_read))
+                } else {
+                    format!(
+                        "members read {} more than the volume's own reads ({}) while it was written",
+                        fmt_bytes(members_read.saturating_sub(*volume_read)),
+                        fmt_bytes(*volume_read)
+                    )
+                };
+                write!(
+                    f,
+                    "{path}: {reads}: read-modify-write (sub-stripe writes); {members_reading} of {members} members read"
+                )
+            }
             OnHost { host, warning } => write!(f, "{host}: {warning}"),
             MergedTwice { what } => write!(f, "{what}; merged twice because of --force"),
             DifferentWorkload { path, difference } => write!(
@@ -551,7 +584,8 @@ impl Warning {
             | CacheServedReads { path, .. }
             | UndeliveredDirectReads { path, .. }
             | CacheKeptWrites { path, .. }
-            | UnwrittenBlocks { path, .. } => Some(path),
+            | UnwrittenBlocks { path, .. }
+            | ReadModifyWrite { path, .. } => Some(path),
             _ => None,
         }
     }

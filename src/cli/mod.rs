@@ -55,7 +55,7 @@ pub enum Command {
     Verify(Box<RunArgs>),
 
     /// Run a grid of points: the cartesian product of --param values (read-ahead,
-    /// bs, jobs, iodepth, mode, rw, members, rate; rate=curve for latency
+    /// md's stripe_cache_size and group_thread_cnt, bs, jobs, iodepth, mode, rw, members, rate; rate=curve for latency
     /// against load), each a full run on a cold cache, tabled as it goes and
     /// saved after every point.
     Sweep(Box<SweepArgs>),
@@ -171,7 +171,8 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
-    /// A parameter and its values, NAME=V1,V2,...: readahead (KiB), bs, jobs,
+    /// A parameter and its values, NAME=V1,V2,...: readahead (KiB),
+    /// stripe_cache_size and group_thread_cnt (md raid4/5/6), bs, jobs,
     /// iodepth, mode (direct,buffered), rw, members (first k targets), rate
     /// (each worker's schedule: max, SIZE/s as --rate, Niops, N% of the max
     /// point's; or `curve`: max, then --curve's percentages of what each

@@ -81,6 +81,19 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "KB", value_parser = parse_readahead)]
     pub readahead: Option<u64>,
 
+    /// md raid4/5/6 only: set the array's stripe cache (md/stripe_cache_size,
+    /// stripe heads of one 4 KiB page per member, 17 to 32768) for the run;
+    /// the old value is put back afterwards, whatever happens. Refused when
+    /// the cache would take more than a quarter of the available memory.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_stripe_cache_size)]
+    pub stripe_cache_size: Option<u64>,
+
+    /// md raid4/5/6 only: set the array's worker threads per group of CPUs
+    /// (md/group_thread_cnt, 0 to 8192; 0 is md's one raid5d thread) for the
+    /// run; the old value is put back afterwards, whatever happens.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_group_thread_cnt)]
+    pub group_thread_cnt: Option<u64>,
+
     /// Run even when the I/O buffers (workers x --iodepth x --bs) would take
     /// more than a quarter of the available memory.
     #[arg(long = "force-memory")]
@@ -470,6 +483,26 @@ pub(crate) fn parse_readahead(text: &str) -> Result<u64, String> {
         Ok(n) if n <= 1 << 30 => Ok(n),
         _ => Err(format!(
             "'{text}' is not a read-ahead: give a whole number of KiB, such as 128 or 4096"
+        )),
+    }
+}
+
+pub(crate) fn parse_stripe_cache_size(text: &str) -> Result<u64, String> {
+    use crate::device::md_tunables::{STRIPE_CACHE_MAX, STRIPE_CACHE_MIN};
+    match text.trim().parse::<u64>() {
+        Ok(n) if (STRIPE_CACHE_MIN..=STRIPE_CACHE_MAX).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a stripe cache size: md takes {STRIPE_CACHE_MIN} to {STRIPE_CACHE_MAX} stripe heads, such as 256 or 4096"
+        )),
+    }
+}
+
+pub(crate) fn parse_group_thread_cnt(text: &str) -> Result<u64, String> {
+    use crate::device::md_tunables::GROUP_THREAD_MAX;
+    match text.trim().parse::<u64>() {
+        Ok(n) if n <= GROUP_THREAD_MAX => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a thread count: md takes 0 to {GROUP_THREAD_MAX} threads per group"
         )),
     }
 }

@@ -1,13 +1,16 @@
 //! The sweep's values on the command line: `--param NAME=V1,V2,...` and
 //! `--curve` read, and one point's values applied to the run options, each
 //! value read by the parser of the option it stands for (`--bs`, `--jobs`,
-//! `--iodepth`, `--readahead`, `--rw`), so that a sweep takes what the
-//! option takes; and the sweep's parameters checked together. Every point
-//! is applied before any I/O.
+//! `--iodepth`, `--readahead`, `--stripe-cache-size`, `--group-thread-cnt`,
+//! `--rw`), so that a sweep takes what the option takes; and the sweep's
+//! parameters checked together. Every point is applied before any I/O.
 
 use std::path::PathBuf;
 
-use super::run_args::{parse_bs, parse_count, parse_depth, parse_readahead, EngineArg, RunArgs};
+use super::run_args::{
+    parse_bs, parse_count, parse_depth, parse_group_thread_cnt, parse_readahead,
+    parse_stripe_cache_size, EngineArg, RunArgs,
+};
 use crate::base::error::UsageError;
 use crate::document::sweep::{curve_values, Param, RateValue, CURVE_PCTS, PARAMS};
 use crate::measure::config::RwMode;
@@ -123,6 +126,15 @@ pub fn apply(
                         bad(n, v, "give read_ahead_kb in KiB, a whole number".into())
                     })?)
             }
+            // md raid4/5/6's tunables, as --stripe-cache-size and
+            // --group-thread-cnt take them (each target's array is checked
+            // by every point's dry run, before the first point runs).
+            "stripe_cache_size" => {
+                a.stripe_cache_size = Some(parse_stripe_cache_size(v).map_err(|e| bad(n, v, e))?)
+            }
+            "group_thread_cnt" => {
+                a.group_thread_cnt = Some(parse_group_thread_cnt(v).map_err(|e| bad(n, v, e))?)
+            }
             "bs" => a.bs = Some(parse_bs(v).map_err(|e| bad(n, v, e))?),
             "jobs" => {
                 a.jobs =
@@ -216,5 +228,44 @@ mod tests {
             .unwrap_err()
             .contains("empty value"));
         assert!(parse_param("bs").unwrap_err().contains("NAME=V1"));
+    }
+}
+
+#[cfg(test)]
+mod md_tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn sweep_base() -> RunArgs {
+        let Command::Sweep(s) = Cli::try_parse_from(["stripebench", "sweep", "/dev/md0"])
+            .expect("parses")
+            .command
+        else {
+            unreachable!("a sweep")
+        };
+        s.run
+    }
+
+    #[test]
+    fn md_tunables_are_sweep_parameters_read_as_their_options_are() {
+        let base = sweep_base();
+        let t = [PathBuf::from("/dev/md0")];
+        let p = |n: &str, v: &str| vec![(n.to_string(), v.to_string())];
+        let (a, _) = apply(&base, &t, &p("stripe_cache_size", "4096")).unwrap();
+        assert_eq!(a.stripe_cache_size, Some(4096));
+        let (a, _) = apply(&base, &t, &p("group_thread_cnt", "0")).unwrap();
+        assert_eq!(a.group_thread_cnt, Some(0));
+        let e = apply(&base, &t, &p("stripe_cache_size", "16"))
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("--param stripe_cache_size=16: '16' is not a stripe cache size"),
+            "{e}"
+        );
+        let e = apply(&base, &t, &p("group_thread_cnt", "x")).unwrap_err().0;
+        assert!(e.contains("md takes 0 to 8192"), "{e}");
+        assert!(parse_param("stripe_cache_size=256,1024,4096").is_ok());
+        assert!(parse_param("group_thread_cnt=0,2,4").is_ok());
     }
 }

@@ -365,6 +365,10 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         }),
         ramp,
         readahead_kb: args.readahead,
+        md_tunables: crate::device::md_tunables::MdTunables {
+            stripe_cache_size: args.stripe_cache_size,
+            group_thread_cnt: args.group_thread_cnt,
+        },
         engine,
         iodepth: args.iodepth,
         register: !args.no_register,

@@ -196,6 +196,20 @@ impl KnobGuard {
     }
 }
 
+#[cfg(test)]
+impl KnobGuard {
+    /// As if the process were killed (SIGKILL): nothing restored, the state
+    /// file left, the locks let go (the kernel drops a dead holder's).
+    pub(crate) fn killed(mut self) {
+        let locks = std::mem::take(&mut self.locks);
+        if let Ok(mut g) = ACTIVE.lock() {
+            g.retain(|k| !self.changed.contains(k));
+        }
+        std::mem::forget(self);
+        drop(locks);
+    }
+}
+
 impl Drop for KnobGuard {
     fn drop(&mut self) {
         for e in self.restore() {

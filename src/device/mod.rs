@@ -6,7 +6,7 @@
 //! (`topology`), holes and unwritten extents in a file (`holes`); the
 //! checks a run makes with them: targets that overlap (`overlap`), reads of
 //! holes (`hole_guard`), request sizes (`requests`), read-ahead
-//! (`readahead`), stripe geometry and members (`stripes`), a test file's
+//! (`readahead`), md raid4/5/6's tunables (`md_tunables`), stripe geometry and members (`stripes`), a test file's
 //! size (`test_file`).
 //!
 //! Imports only `base`: no engine, measurement, document or report.
@@ -20,6 +20,7 @@ pub mod hole_guard;
 pub mod holes;
 pub mod host_facts;
 pub mod knobs;
+pub mod md_tunables;
 pub mod overlap;
 pub mod queue;
 pub mod readahead;

@@ -17,7 +17,12 @@ use crate::base::path::open_component;
 /// The settings stripebench changes, relative to a block device's sysfs
 /// directory (`/sys/devices/.../DEVICE/`). `restore` writes these and
 /// nothing else, and a run may change nothing else: a new knob is added here.
-pub const RESTORABLE: &[&str] = &["queue/read_ahead_kb"];
+/// The `md/` two are md raid4/5/6's (`device::md_tunables`).
+pub const RESTORABLE: &[&str] = &[
+    "queue/read_ahead_kb",
+    "md/stripe_cache_size",
+    "md/group_thread_cnt",
+];
 
 /// sysfs's magic (linux/magic.h).
 const SYSFS_MAGIC: i64 = 0x6265_6572;

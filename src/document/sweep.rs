@@ -11,8 +11,10 @@ use crate::document::run::{RunDocument, ToolInfo};
 use crate::measure::config::{RateLimit, RunConfig};
 
 /// The parameters a sweep can vary.
-pub const PARAMS: [&str; 8] = [
+pub const PARAMS: [&str; 10] = [
     "readahead",
+    "stripe_cache_size",
+    "group_thread_cnt",
     "bs",
     "jobs",
     "iodepth",

@@ -45,6 +45,9 @@ pub struct RunConfig {
     pub duration: Duration,
     pub ramp: Duration,
     pub readahead_kb: Option<u64>,
+    /// `--stripe-cache-size`, `--group-thread-cnt`: md raid4/5/6's tunables
+    /// set for the run.
+    pub md_tunables: crate::device::md_tunables::MdTunables,
     pub engine: EngineKind,
     pub iodepth: usize,
     pub register: bool,
@@ -180,6 +183,13 @@ pub struct ConfigDoc {
     pub direct: bool,
     /// read_ahead_kb set on the targets' devices for the run, if any.
     pub readahead_kb: Option<u64>,
+    /// md/stripe_cache_size set on the targets' md raid4/5/6 arrays for
+    /// the run; absent when left as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_cache_size: Option<u64>,
+    /// md/group_thread_cnt set likewise; absent when left as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_thread_cnt: Option<u64>,
     pub engine: EngineKind,
     pub iodepth: usize,
     /// io_uring: whether buffers and the file were to be registered.
@@ -241,6 +251,8 @@ impl RunConfig {
             },
             direct: self.direct,
             readahead_kb: self.readahead_kb,
+            stripe_cache_size: self.md_tunables.stripe_cache_size,
+            group_thread_cnt: self.md_tunables.group_thread_cnt,
             engine: self.engine,
             iodepth: self.iodepth,
             register: self.engine == EngineKind::Uring && self.register,

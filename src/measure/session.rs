@@ -95,11 +95,15 @@ pub fn measure(
     out.refuse_on_files(&files)?;
     // Read-ahead is set before the targets are opened for I/O: a file takes
     // its read-ahead window from the device when it is opened.
+    // md's tunables are checked (the level of every target's array, the
+    // stripe cache's memory) before any setting changes.
+    let md_tunables = check_md_tunables(cfg, &inspected)?;
     let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
     let mut readahead_notes = Vec::new();
     if let Some(kb) = cfg.readahead_kb {
         readahead_notes = device::readahead::set(&mut knob_guard, &inspected, kb, cfg.dry_run)?;
     }
+    md_tunables.apply(&mut knob_guard, cfg.dry_run)?;
     let mut targets = inspected
         .into_iter()
         .map(device::Inspected::open)
@@ -169,6 +173,30 @@ fn access(cfg: &RunConfig, owned: bool) -> Access {
         force_signature: cfg.force_signature,
         dry_run: cfg.dry_run,
     }
+}
+
+/// `--stripe-cache-size`, `--group-thread-cnt`: every target's array
+/// checked ([`device::md_tunables::check`]) before anything changes.
+fn check_md_tunables(
+    cfg: &RunConfig,
+    targets: &[device::Inspected],
+) -> Result<device::md_tunables::Checked> {
+    let on: Vec<(PathBuf, (u64, u64))> = if cfg.md_tunables.any() {
+        targets
+            .iter()
+            .map(|t| (t.path.clone(), t.device()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    device::md_tunables::check(
+        &crate::base::host::Host::real().sys,
+        &on,
+        cfg.md_tunables,
+        device::cache::available_memory(),
+        cfg.force_memory,
+    )
+    .map_err(Into::into)
 }
 
 /// Refuses I/O buffers above a quarter of the available memory, before any

@@ -236,6 +236,20 @@ pub fn heading(doc: &RunDocument) -> String {
             "read-ahead set to {kb} KiB on the targets' devices for the run (put back afterwards)"
         );
     }
+    let md: Vec<String> = [
+        ("stripe_cache_size", c.stripe_cache_size),
+        ("group_thread_cnt", c.group_thread_cnt),
+    ]
+    .iter()
+    .filter_map(|(n, v)| v.map(|v| format!("{n} {v}")))
+    .collect();
+    if !md.is_empty() {
+        let _ = writeln!(
+            out,
+            "md {} set on the targets' arrays for the run (put back afterwards)",
+            md.join(", ")
+        );
+    }
     if doc.interrupted {
         let _ = writeln!(
             out,

@@ -592,6 +592,7 @@ fn what_the_figures_mean(
         }
     }
     warnings.extend(undelivered_direct_reads(cfg, targets));
+    warnings.extend(super::rmw::seen(targets));
     if !cfg.direct && cfg.rw.writes() {
         for t in targets {
             if let Some(r) = t

@@ -1,12 +1,14 @@
 //! The run document (the JSON contract in `docs/json.md`): its types here,
 //! the figures every worker, target and the total share in [`figures`],
 //! the order their fields are written in in [`wire`], its assembly from a
-//! finished run in [`assemble`], the host it ran on in [`host`]. Every
+//! finished run in [`assemble`], the host it ran on in [`host`], the
+//! read-modify-write note from the members' counters in [`rmw`]. Every
 //! report is a pure function of a [`RunDocument`].
 
 mod assemble;
 mod figures;
 mod host;
+pub mod rmw;
 mod wire;
 
 pub use assemble::{rate, Aggregate};
