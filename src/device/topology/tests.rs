@@ -461,6 +461,10 @@ fn an_lvm_raid5_gives_its_geometry_from_the_dm_raid_table_and_each_pv_once() {
         text.contains("raid5 (3 data + 1 parity, left-symmetric"),
         "{text}"
     );
+    assert!(
+        text.contains("vg-lv raid (chunk 64k, from the dm table): raid5 over 4 (3 data + 1 parity, left-symmetric, chunk 64k, full stripe 192k)"),
+        "{text}"
+    );
     assert_eq!(
         crate::device::stripes::stripe_of(&d).map(|s| s.width()),
         Some(192 << 10)
