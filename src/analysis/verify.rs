@@ -125,6 +125,12 @@ pub struct BadBlock {
     pub offset: u64,
     pub kind: BadKind,
     pub detail: String,
+    /// On a striped or parity volume: the member that holds the offset
+    /// (its kernel name) and the byte on it, from the volume's geometry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_offset: Option<u64>,
 }
 
 /// Offsets of stale blocks among good ones, given as (writer, offset, generation).

@@ -50,6 +50,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "members",
             "stripe",
             "align",
+            "stripe_cache_size",
+            "group_thread_cnt",
             "dir",
             "testbed_size",
             "testbed_files",
@@ -143,6 +145,17 @@ const EXAMPLES: &[(&str, &str)] = &[
     (
         "restore",
         "stripebench restore                              # after a killed run: read-ahead and the test beds",
+    ),
+    (
+        "completions",
+        "stripebench completions bash > /etc/bash_completion.d/stripebench\n  \
+         stripebench completions zsh > ~/.zfunc/_stripebench\n  \
+         stripebench completions fish > ~/.config/fish/completions/stripebench.fish",
+    ),
+    (
+        "man",
+        "stripebench man run | man -l -                   # read a page without installing it\n  \
+         stripebench man > stripebench.1",
     ),
     (
         "version",

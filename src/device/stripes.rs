@@ -1,6 +1,6 @@
 //! What the storage stack under a target says about striping: the chunk
-//! and member count of a striped block device (md raid0, dm striped), and
-//! the members of a volume for `--members`.
+//! and data-member count of a striped or parity block device (md raid0/4/5/6/10,
+//! dm striped, dm-raid), and the members of a volume for `--members`.
 
 use std::path::{Path, PathBuf};
 
@@ -23,12 +23,7 @@ pub fn learn_geometry(targets: &mut [Target]) -> Vec<(PathBuf, Topology)> {
             continue;
         };
         if t.kind == TargetKind::Block {
-            if let (true, Some(chunk)) = (topo.root.is_striped(), topo.root.chunk_size()) {
-                t.stripe = Some(StripeGeometry {
-                    chunk,
-                    members: topo.root.members.len() as u64,
-                });
-            }
+            t.stripe = stripe_of(&topo.root);
         }
         stacks.push((t.path.clone(), topo));
     }
@@ -51,4 +46,21 @@ pub fn member_paths(volume: &Path) -> Result<Vec<PathBuf>> {
         .iter()
         .map(|l| PathBuf::from(&l.path))
         .collect())
+}
+
+/// The chunk and the members' worth of data in a full stripe: chunk ×
+/// data members is the full stripe (a raid5 of 4 has 3 data members, so
+/// `--align stripe` aligns to 3 chunks, and a write of a full stripe needs
+/// no read-modify-write).
+pub fn stripe_of(root: &topology::Device) -> Option<StripeGeometry> {
+    if !root.is_striped() {
+        return None;
+    }
+    let chunk = root.chunk_size()?;
+    let members = match root.geometry() {
+        Some(g) => u64::from(g.data.max(1)),
+        // A dm stripe known from its queue limits only.
+        None => root.members.len() as u64,
+    };
+    Some(StripeGeometry { chunk, members })
 }

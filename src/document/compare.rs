@@ -318,6 +318,7 @@ mod tests {
             leaf: None,
             queue: None,
             members: Vec::new(),
+            geometry: None,
         };
         Volume {
             volume: "/dev/md0".into(),

@@ -16,6 +16,7 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
             .find(|(p, _)| p.display().to_string() == t.path)
             .map(|(_, s)| s.clone());
     }
+    doc.name_members();
     doc.warnings.extend(
         run.split_requests
             .into_iter()

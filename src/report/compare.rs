@@ -136,6 +136,7 @@ mod tests {
             leaf: None,
             queue: None,
             members: Vec::new(),
+            geometry: None,
         };
         let d = CompareDocument {
             schema_version: 1,

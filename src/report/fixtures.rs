@@ -75,6 +75,8 @@ pub fn sample_doc() -> RunDocument {
                 message: "Input/output error".into(),
                 op: "read".into(),
                 offset: 8192,
+                member: None,
+                member_offset: None,
             }];
         }
         outcomes.push(o);

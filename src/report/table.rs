@@ -452,7 +452,15 @@ pub fn notes(doc: &RunDocument) -> String {
         let ios: Vec<String> = w
             .hung_ios
             .iter()
-            .map(|h| format!("{} {} ({:.1}s)", h.op, h.offset, h.seconds_in_flight))
+            .map(|h| {
+                format!(
+                    "{} {}{} ({:.1}s)",
+                    h.op,
+                    h.offset,
+                    on_member(&w.target, &h.member, h.member_offset),
+                    h.seconds_in_flight
+                )
+            })
             .collect();
         let _ = writeln!(
             out,
@@ -475,7 +483,14 @@ pub fn notes(doc: &RunDocument) -> String {
         let offsets: Vec<String> = w
             .error_samples
             .iter()
-            .map(|e| format!("{} {}", e.op, e.offset))
+            .map(|e| {
+                format!(
+                    "{} {}{}",
+                    e.op,
+                    e.offset,
+                    on_member(&w.target, &e.member, e.member_offset)
+                )
+            })
             .collect();
         let _ = writeln!(
             out,
@@ -528,8 +543,10 @@ pub fn notes(doc: &RunDocument) -> String {
             };
             let _ = writeln!(
                 out,
-                "  BAD {kind} block at offset {}: {}",
-                b.offset, b.detail
+                "  BAD {kind} block at offset {}{}: {}",
+                b.offset,
+                on_member(&t.path, &b.member, b.member_offset),
+                b.detail
             );
         }
         if v.bad() as usize > v.bad_blocks.len() {
@@ -544,6 +561,15 @@ pub fn notes(doc: &RunDocument) -> String {
         let _ = writeln!(out, "warning: {warn}");
     }
     out
+}
+
+/// Where a volume offset lies, when the run's geometry said: " of
+/// /dev/md0 = loop2 at 1048576" (after the offset).
+fn on_member(volume: &str, member: &Option<String>, at: Option<u64>) -> String {
+    match (member, at) {
+        (Some(m), Some(at)) => format!(" of {volume} = {m} at {at}"),
+        _ => String::new(),
+    }
 }
 
 /// On a schedule: each worker's asked and delivered rate, how late its
@@ -610,6 +636,90 @@ fn schedule_lines(doc: &RunDocument) -> String {
 mod tests {
     use super::*;
     use crate::report::fixtures::sample_doc;
+
+    /// The issue's "BAD corrupt block at offset 3145728" on md RAID0: the
+    /// finding, the error sample and the hung I/O name the member.
+    #[test]
+    fn errors_findings_and_hung_ios_on_a_striped_volume_name_the_member() {
+        use crate::device::topology::{level::Geometry, Device, Topology};
+        let mut doc = sample_doc();
+        let leaf = |n: &str| Device {
+            name: n.into(),
+            dev: String::new(),
+            path: format!("/dev/{n}"),
+            kind: "loop".into(),
+            parent: None,
+            md: None,
+            dm: None,
+            btrfs: None,
+            leaf: None,
+            queue: None,
+            members: Vec::new(),
+            geometry: None,
+        };
+        // md raid0 of 3 × 64k over loop2, loop3, loop4; data 1 MiB in.
+        let mut g = Geometry::md("raid0", 3, Some(64 << 10), None);
+        g.member_offsets = vec![1 << 20; 3];
+        let mut root = leaf("md0");
+        root.kind = "md".into();
+        root.members = vec![leaf("loop2"), leaf("loop3"), leaf("loop4")];
+        root.geometry = Some(g);
+        doc.targets[0].kind = crate::device::TargetKind::Block;
+        doc.targets[0].path = "/dev/md0".into();
+        doc.targets[0].topology = Some(Topology {
+            target: "/dev/md0".into(),
+            resolved: "block device".into(),
+            root,
+        });
+        doc.workers[1].target = "/dev/md0".into();
+        doc.workers[1].error_samples[0].offset = 3145728;
+        doc.workers[1].hung_ios = vec![crate::measure::worker::HungIo {
+            op: "read".into(),
+            offset: (64 << 10) + 512,
+            bytes: 4096,
+            seconds_in_flight: 2.0,
+            member: None,
+            member_offset: None,
+        }];
+        let mut v = crate::document::run::VerifyDoc::from_tallies(std::iter::empty());
+        v.corrupt = 1;
+        v.bad_blocks = vec![crate::analysis::verify::BadBlock {
+            offset: 3145728,
+            kind: crate::analysis::verify::BadKind::Corrupt,
+            detail: "checksum mismatch".into(),
+            member: None,
+            member_offset: None,
+        }];
+        doc.targets[0].verify = Some(v);
+        doc.name_members();
+        let e = &doc.workers[1].error_samples[0];
+        // Chunk 48: member 48 % 3 = 0 (loop2), row 16 = 1 MiB, + 1 MiB.
+        assert_eq!(
+            (e.member.as_deref(), e.member_offset),
+            (Some("loop2"), Some(2 << 20))
+        );
+        let h = &doc.workers[1].hung_ios[0];
+        assert_eq!(
+            (h.member.as_deref(), h.member_offset),
+            (Some("loop3"), Some((1 << 20) + 512))
+        );
+        let text = notes(&doc);
+        assert!(
+            text.contains("BAD corrupt block at offset 3145728 of /dev/md0 = loop2 at 2097152: checksum mismatch"),
+            "{text}"
+        );
+        assert!(
+            text.contains("first at read 3145728 of /dev/md0 = loop2 at 2097152"),
+            "{text}"
+        );
+        assert!(
+            text.contains("read 66048 of /dev/md0 = loop3 at 1049088 (2.0s)"),
+            "{text}"
+        );
+        let json: serde_json::Value = serde_json::to_value(&doc.targets[0].verify).unwrap();
+        assert_eq!(json["bad_blocks"][0]["member"], "loop2");
+        assert_eq!(json["bad_blocks"][0]["member_offset"], 2 << 20);
+    }
 
     #[test]
     fn table_has_worker_target_and_total_rows() {

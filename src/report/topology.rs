@@ -12,13 +12,24 @@ pub fn render(t: &Topology) -> String {
         if let Some(p) = &d.parent {
             desc.push_str(&format!(" of {p}"));
         }
+        let geometry = d.geometry();
         if let Some(m) = &d.md {
+            // "md raid5 (4 disks: 3 data + 1 parity, left-symmetric, chunk
+            // 64k, full stripe 192k)", "md raid1 (2 disks: 2 copies)".
+            let detail = geometry.as_ref().and_then(|g| g.detail());
             desc.push_str(&format!(
-                " {} ({} disks, chunk {})",
+                " {} ({} disks{})",
                 m.level,
                 m.raid_disks,
-                m.chunk_size
-                    .map_or("?".into(), crate::base::units::fmt_size_arg)
+                match detail {
+                    Some(x)
+                        if geometry
+                            .as_ref()
+                            .is_some_and(|g| g.has_parity() || g.mirrors()) =>
+                        format!(": {x}"),
+                    Some(x) => format!(", {x}"),
+                    None => String::new(),
+                }
             ));
         }
         if let Some(dm) = &d.dm {
@@ -30,6 +41,17 @@ pub fn render(t: &Topology) -> String {
                     .map_or("-".into(), crate::base::units::fmt_size_arg),
                 dm.source
             ));
+            // dm-raid, striped and mirror targets: what md would say.
+            if let Some(g) = geometry.as_ref() {
+                desc.push_str(&format!(
+                    ": {} over {} {}",
+                    g.level,
+                    g.members,
+                    g.detail().map_or(String::new(), |x| format!("({x})"))
+                ));
+                let t = desc.trim_end().to_string();
+                desc = t;
+            }
         }
         if let Some(b) = &d.btrfs {
             desc.push_str(&format!(
@@ -69,7 +91,10 @@ pub fn render(t: &Topology) -> String {
     }
     let mut out = format!("{} ({})\n", t.target, t.resolved);
     line(&t.root, 1, &mut out);
-    let leaves = t.leaves();
+    // A disk under two branches (LVM legs on one PV) is named once.
+    let mut leaves = t.leaves();
+    let mut seen = std::collections::HashSet::new();
+    leaves.retain(|l| seen.insert(l.name.clone()));
     out.push_str(&format!(
         "{} leaf device(s): {}{}\n",
         leaves.len(),
@@ -78,8 +103,10 @@ pub fn render(t: &Topology) -> String {
             .map(|l| l.path.as_str())
             .collect::<Vec<_>>()
             .join(" "),
-        match (t.root.is_striped(), t.root.chunk_size()) {
-            (true, Some(c)) => format!("; striped, chunk {}", crate::base::units::fmt_size_arg(c)),
+        match (t.root.summary(), t.root.is_striped(), t.root.chunk_size()) {
+            (Some(s), _, _) => format!("; {s}"),
+            (None, true, Some(c)) =>
+                format!("; striped, chunk {}", crate::base::units::fmt_size_arg(c)),
             _ => String::new(),
         }
     ));

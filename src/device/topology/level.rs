@@ -2,10 +2,10 @@
 //! copies, the full stripe, and the ceiling a volume of that level can reach
 //! against the rate of one member. Pure arithmetic over what the walk read.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A striped, parity or mirrored layer's geometry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Geometry {
     /// `raid0`, `raid1`, `raid4`, `raid5`, `raid6`, `raid10`, `linear`, ...
     pub level: String,
@@ -24,6 +24,10 @@ pub struct Geometry {
     pub chunk: Option<u64>,
     /// chunk × data members: the write that needs no read-modify-write.
     pub full_stripe: Option<u64>,
+    /// Where each member's data begins on it, bytes, in member order (md's
+    /// `data_offset`, a dm table's device offsets); empty when unknown (0).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub member_offsets: Vec<u64>,
 }
 
 /// The direction a ceiling is for.
@@ -78,7 +82,76 @@ impl Geometry {
             layout,
             chunk,
             full_stripe: chunk.map(|c| c * u64::from(data.max(1))),
+            member_offsets: Vec::new(),
         }
+    }
+
+    /// A dm-raid target (`raid <raid_type> ...`, what `lvcreate --type
+    /// raid5` builds): md's personalities under device-mapper, so the same
+    /// geometry with the layout named as mdadm names it. `raid10_format`
+    /// and `raid10_copies` are the table's optional parameters.
+    pub fn dm_raid(
+        raid_type: &str,
+        members: u32,
+        chunk: Option<u64>,
+        raid10_format: Option<&str>,
+        raid10_copies: Option<u32>,
+    ) -> Option<Geometry> {
+        // drivers/md/dm-raid.c, raid_types[]: dm's names and md's algorithms.
+        let (level, layout): (&str, Option<u32>) = match raid_type {
+            "raid0" => ("raid0", None),
+            "raid1" => ("raid1", None),
+            // dm's raid4 is md raid5 with the parity on the first member.
+            "raid4" | "raid5_0" => ("raid4", None),
+            "raid5_n" => ("raid5", Some(5)),
+            "raid5_la" => ("raid5", Some(0)),
+            "raid5_ra" => ("raid5", Some(1)),
+            "raid5_ls" => ("raid5", Some(2)),
+            "raid5_rs" => ("raid5", Some(3)),
+            "raid6_zr" => ("raid6", Some(8)),
+            "raid6_nr" => ("raid6", Some(9)),
+            "raid6_nc" => ("raid6", Some(10)),
+            "raid6_n_6" => ("raid6", Some(5)),
+            "raid6_la_6" => ("raid6", Some(16)),
+            "raid6_ra_6" => ("raid6", Some(17)),
+            "raid6_ls_6" => ("raid6", Some(18)),
+            "raid6_rs_6" => ("raid6", Some(19)),
+            "raid6_0_6" => ("raid6", Some(20)),
+            t if t.starts_with("raid10") => {
+                let format = raid10_format
+                    .or_else(|| t.strip_prefix("raid10_"))
+                    .unwrap_or("near");
+                let copies = raid10_copies.unwrap_or(2).clamp(1, 255);
+                let word = match format {
+                    "far" => (copies << 8) | 1,
+                    "offset" => 0x10000 | (copies << 8) | 1,
+                    _ => (1 << 8) | copies,
+                };
+                ("raid10", Some(word))
+            }
+            _ => return None,
+        };
+        let mut g = Geometry::md(level, members, chunk, layout);
+        if raid_type == "raid4" || raid_type == "raid5_0" {
+            g.layout = Some("parity-first".into());
+        }
+        Some(g)
+    }
+
+    /// A plain stripe (dm `striped`, btrfs raid0): every member carries data.
+    pub fn striped(members: u32, chunk: u64) -> Geometry {
+        Geometry::md("raid0", members, Some(chunk), None)
+    }
+
+    /// A mirror of `members` copies (dm `mirror`, an LVM mirror).
+    pub fn mirror(members: u32) -> Geometry {
+        Geometry::md("raid1", members, None, None)
+    }
+
+    /// Whether it spreads data over its members in chunks: raid0 and the
+    /// parity levels, and raid10 (which stripes its copies).
+    pub fn stripes(&self) -> bool {
+        self.chunk.is_some() && self.level != "raid1" && self.level != "linear"
     }
 
     /// Whether each block lives on more than one member.
@@ -135,6 +208,30 @@ impl Geometry {
         }
     }
 
+    /// What the level does with its members, for a device line of
+    /// `topology`: "3 data + 1 parity, left-symmetric, chunk 64k, full
+    /// stripe 192k", "near=2, 2 copies, chunk 64k, ...", "2 copies",
+    /// "chunk 64k, full stripe 256k"; None when there is nothing to say.
+    pub fn detail(&self) -> Option<String> {
+        let mut parts: Vec<String> = Vec::new();
+        if self.has_parity() {
+            parts.push(format!("{} data + {} parity", self.data, self.parity));
+        }
+        if let Some(l) = &self.layout {
+            parts.push(l.clone());
+        }
+        if self.mirrors() {
+            parts.push(format!("{} copies", self.copies));
+        }
+        if let Some(c) = self.chunk {
+            parts.push(format!("chunk {}", kib(c)));
+        }
+        if let Some(f) = self.full_stripe.filter(|_| self.data > 1) {
+            parts.push(format!("full stripe {}", kib(f)));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
     /// One line: "raid5, 4 members: 3 data + 1 parity, left-symmetric,
     /// chunk 64k, full stripe 192k".
     pub fn describe(&self) -> String {
@@ -162,7 +259,7 @@ impl Geometry {
     }
 }
 
-fn kib(b: u64) -> String {
+pub(super) fn kib(b: u64) -> String {
     if b % (1 << 20) == 0 {
         format!("{}M", b >> 20)
     } else {
@@ -188,9 +285,11 @@ fn raid5_layout(l: u32) -> &'static str {
 fn raid6_layout(l: u32) -> &'static str {
     match l {
         0..=5 => raid5_layout(l),
-        8 => "rotating-n-restart",
-        9 => "rotating-zero-restart",
-        10 => "rotating-n-continue",
+        // raid5.h: ROTATING_ZERO_RESTART 8, ROTATING_N_RESTART 9,
+        // ROTATING_N_CONTINUE 10; mdadm calls them ddf-*.
+        8 => "ddf-zero-restart",
+        9 => "ddf-N-restart",
+        10 => "ddf-N-continue",
         16 => "left-asymmetric-6",
         17 => "right-asymmetric-6",
         18 => "left-symmetric-6",

@@ -113,6 +113,10 @@ pub struct MdInfo {
     pub level: String,
     pub raid_disks: u32,
     pub chunk_size: Option<u64>,
+    /// `md/layout`: the raid5/6 algorithm or the raid10 near/far word
+    /// (absent from documents written before it was read).
+    #[serde(default)]
+    pub layout: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -168,6 +172,11 @@ pub struct Device {
     pub queue: Option<crate::device::queue::QueueLimits>,
     /// Members, in stripe order where it is known.
     pub members: Vec<Device>,
+    /// What the layer does with its members (md arrays, dm `striped`,
+    /// `raid` and `mirror` targets, btrfs raid0); absent when it does
+    /// none of that (a disk, dm-linear) and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geometry: Option<level::Geometry>,
 }
 
 impl Device {
@@ -201,6 +210,9 @@ impl Device {
 
     /// The chunk (stripe unit) of this device, when it stripes.
     pub fn chunk_size(&self) -> Option<u64> {
+        if let Some(g) = &self.geometry {
+            return g.chunk.filter(|_| g.stripes());
+        }
         self.md
             .as_ref()
             .and_then(|m| m.chunk_size)
@@ -208,20 +220,28 @@ impl Device {
             .or(self.btrfs.as_ref().map(|b| b.stripe_len))
     }
 
-    /// Its RAID geometry, when it is an md array (the walk reads no layout
-    /// yet: the geometry is the level's default).
+    /// Its RAID geometry: the one the walk found, or, in a document written
+    /// before the walk kept one, the md array's (from its level and layout).
     pub fn geometry(&self) -> Option<level::Geometry> {
+        if let Some(g) = &self.geometry {
+            return Some(g.clone());
+        }
         let md = self.md.as_ref()?;
         Some(level::Geometry::md(
             &md.level,
             md.raid_disks,
             md.chunk_size,
-            None,
+            md.layout,
         ))
     }
 
-    /// Whether it spreads data over its members in chunks (RAID0-like).
+    /// Whether it spreads data over its members in chunks: RAID0-like
+    /// stripes and the parity levels (whose members are all stripe
+    /// members: parity rotates over them), and raid10; not a mirror.
     pub fn is_striped(&self) -> bool {
+        if let Some(g) = self.geometry() {
+            return g.stripes();
+        }
         let md = self.md.as_ref().is_some_and(|m| m.level == "raid0");
         let dm = self
             .dm
@@ -321,6 +341,8 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
 }
 
 pub mod level;
+pub mod map;
+mod summary;
 
 #[cfg(test)]
 mod tests;

@@ -121,7 +121,8 @@ fn md_raid0_members_in_slot_order() {
         Some(MdInfo {
             level: "raid0".into(),
             raid_disks: 2,
-            chunk_size: Some(512 << 10)
+            chunk_size: Some(512 << 10),
+            layout: None,
         })
     );
     assert_eq!(names(&d), vec!["sdc", "sdb"]);
@@ -303,4 +304,219 @@ fn a_1024_member_md_keeps_its_slot_order() {
     }
     assert_eq!(names(&d), slots);
     assert!(d.members.iter().all(|m| m.leaf.is_some()));
+}
+
+fn topo(root: Device) -> Topology {
+    Topology {
+        target: format!("/dev/{}", root.name),
+        resolved: "block device".into(),
+        root,
+    }
+}
+
+/// The "md raid5 (4 disks, chunk 64k)": the data/parity count, the
+/// layout md/layout holds, the full stripe, and where data begins on each
+/// member (md/dev-X/offset), which the mapping of an offset adds.
+#[test]
+fn md_raid5_and_raid6_give_their_geometry_and_full_stripe() {
+    let f = Fixture::new();
+    let names: Vec<String> = (0..6).map(|i| format!("loop{i}")).collect();
+    for (i, n) in names.iter().enumerate() {
+        f.dev(n, &format!("7:{i}"), 1 << 30);
+    }
+    let m: Vec<&str> = names.iter().map(String::as_str).collect();
+    f.md("md5", "9:5", "raid5", 64 << 10, &m[..4]);
+    let md = f.sys.join("class/block/md5/md");
+    fs::write(md.join("layout"), "2\n").unwrap();
+    for n in &m[..4] {
+        fs::write(md.join(format!("dev-{n}/offset")), "2048\n").unwrap();
+    }
+    let d = f.sources(None).device("md5", 0).unwrap();
+    let g = d.geometry.clone().unwrap();
+    assert_eq!(
+        (g.data, g.parity, g.layout.as_deref()),
+        (3, 1, Some("left-symmetric"))
+    );
+    assert_eq!(g.full_stripe, Some(192 << 10));
+    assert_eq!(g.member_offsets, vec![1 << 20; 4]);
+    assert!(d.is_striped(), "a raid5's members are its stripe members");
+    assert_eq!(d.stripe_members().len(), 4);
+    assert_eq!(
+        crate::device::stripes::stripe_of(&d).map(|s| s.width()),
+        Some(192 << 10)
+    );
+    // 3 MiB: chunk 48, stripe 16, member 0 at 1 MiB past its data offset.
+    let at = d.locate(3145728).unwrap();
+    assert_eq!(
+        (at.index, at.name.as_str(), at.offset),
+        (0, "loop0", 2 << 20)
+    );
+    let text = crate::report::topology::render(&topo(d.clone()));
+    assert!(
+        text.contains(
+            "md raid5 (4 disks: 3 data + 1 parity, left-symmetric, chunk 64k, full stripe 192k)"
+        ),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::to_value(topo(d)).unwrap();
+    assert_eq!(json["root"]["geometry"]["parity"], 1);
+    assert_eq!(json["root"]["geometry"]["full_stripe"], 192 << 10);
+    assert!(
+        json["root"]["members"][0].get("geometry").is_none(),
+        "a leaf has none"
+    );
+
+    f.md("md6", "9:6", "raid6", 64 << 10, &m);
+    fs::write(f.sys.join("class/block/md6/md/layout"), "2\n").unwrap();
+    let d = f.sources(None).device("md6", 0).unwrap();
+    let g = d.geometry().unwrap();
+    assert_eq!((g.data, g.parity), (4, 2));
+    assert_eq!(g.full_stripe, Some(256 << 10));
+}
+
+#[test]
+fn md_raid1_says_copies_never_chunk_and_raid10_its_layout() {
+    let f = Fixture::new();
+    for i in 0..4 {
+        f.dev(&format!("loop{i}"), &format!("7:{i}"), 1 << 30);
+    }
+    f.md("md1", "9:1", "raid1", 0, &["loop0", "loop1"]);
+    let d = f.sources(None).device("md1", 0).unwrap();
+    assert!(!d.is_striped());
+    assert_eq!(d.chunk_size(), None);
+    let text = crate::report::topology::render(&topo(d));
+    assert!(text.contains("md raid1 (2 disks: 2 copies)"), "{text}");
+    assert!(!text.contains("chunk ?"), "{text}");
+    assert!(text.contains("; mirror of 2"), "{text}");
+    f.md(
+        "md10",
+        "9:10",
+        "raid10",
+        64 << 10,
+        &["loop2", "loop3", "loop0", "loop1"],
+    );
+    fs::write(f.sys.join("class/block/md10/md/layout"), "258\n").unwrap();
+    let d = f.sources(None).device("md10", 0).unwrap();
+    let text = crate::report::topology::render(&topo(d));
+    assert!(
+        text.contains("md raid10 (4 disks: near=2, 2 copies, chunk 64k, full stripe 128k)"),
+        "{text}"
+    );
+}
+
+/// `lvcreate --type raid5 -i 3`: a dm-raid table over rmeta/rimage pairs,
+/// each pair dm-linear on one PV. The geometry comes from the table, and
+/// the members are the rimages only, so each PV is listed once.
+#[test]
+fn an_lvm_raid5_gives_its_geometry_from_the_dm_raid_table_and_each_pv_once() {
+    let f = Fixture::new();
+    let mut table = String::new();
+    let mut pairs = Vec::new();
+    for i in 0..4u32 {
+        let pv = format!("loop{i}");
+        f.dev(&pv, &format!("7:{i}"), 1 << 30);
+        let (meta, image) = (format!("dm-{}", 10 + 2 * i), format!("dm-{}", 11 + 2 * i));
+        f.dm(
+            &meta,
+            &format!("253:{}", 10 + 2 * i),
+            &format!("vg-lv_rmeta_{i}"),
+            &[&pv],
+        );
+        f.dm(
+            &image,
+            &format!("253:{}", 11 + 2 * i),
+            &format!("vg-lv_rimage_{i}"),
+            &[&pv],
+        );
+        table += &format!("vg-lv_rmeta_{i}: 0 8192 linear 7:{i} 2048\n");
+        table += &format!("vg-lv_rimage_{i}: 0 409600 linear 7:{i} 10240\n");
+        pairs.push(format!("253:{} 253:{}", 10 + 2 * i, 11 + 2 * i));
+    }
+    let legs: Vec<String> = (10..18).map(|i| format!("dm-{i}")).collect();
+    let legs: Vec<&str> = legs.iter().map(String::as_str).collect();
+    f.dm("dm-20", "253:20", "vg-lv", &legs);
+    table += &format!(
+        "vg-lv: 0 1228800 raid raid5_ls 3 128 region_size 4096 4 {}\n",
+        pairs.join(" ")
+    );
+    let d = f.sources(Some(&table)).device("dm-20", 0).unwrap();
+    let g = d.geometry.clone().unwrap();
+    assert_eq!(
+        (
+            g.level.as_str(),
+            g.data,
+            g.parity,
+            g.layout.as_deref(),
+            g.chunk
+        ),
+        ("raid5", 3, 1, Some("left-symmetric"), Some(64 << 10))
+    );
+    assert_eq!(names(&d), vec!["loop0", "loop1", "loop2", "loop3"]);
+    let text = crate::report::topology::render(&topo(d.clone()));
+    assert!(
+        text.contains("4 leaf device(s): /dev/loop0 /dev/loop1 /dev/loop2 /dev/loop3;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("raid5 (3 data + 1 parity, left-symmetric"),
+        "{text}"
+    );
+    assert!(
+        text.contains("vg-lv raid (chunk 64k, from the dm table): raid5 over 4 (3 data + 1 parity, left-symmetric, chunk 64k, full stripe 192k)"),
+        "{text}"
+    );
+    assert_eq!(
+        crate::device::stripes::stripe_of(&d).map(|s| s.width()),
+        Some(192 << 10)
+    );
+    // raid1 and raid10 LVs, and an old-style LVM mirror (log in core).
+    let raid1 = "vg-lv: 0 409600 raid raid1 3 0 region_size 4096 2 253:10 253:11 253:12 253:13\n";
+    let d = f.sources(Some(raid1)).device("dm-20", 0).unwrap();
+    assert_eq!(d.geometry.as_ref().map(|g| g.copies), Some(2));
+    assert_eq!(d.summary().as_deref(), Some("mirror of 2"));
+    let raid10 = "vg-lv: 0 409600 raid raid10 5 128 region_size 4096 raid10_copies 2 4 253:10 253:11 253:12 253:13 253:14 253:15 253:16 253:17\n";
+    let g = f
+        .sources(Some(raid10))
+        .device("dm-20", 0)
+        .unwrap()
+        .geometry
+        .unwrap();
+    assert_eq!(
+        (g.level.as_str(), g.copies, g.layout.as_deref()),
+        ("raid10", 2, Some("near=2"))
+    );
+    let mirror = "vg-lv: 0 409600 mirror core 1 1024 2 253:11 0 253:13 0 1 handle_errors\n";
+    let d = f.sources(Some(mirror)).device("dm-20", 0).unwrap();
+    assert_eq!(
+        d.geometry.as_ref().map(|g| (g.level.as_str(), g.copies)),
+        Some(("raid1", 2))
+    );
+    // The legs are rimage_0 (on loop0) and rimage_1 (on loop1).
+    assert_eq!(names(&d), vec!["loop0", "loop1"]);
+}
+
+/// The "4 leaf device(s) ...; striped, chunk 64k" for LVM striped
+/// over two md RAID1 pairs.
+#[test]
+fn lvm_striped_over_md_mirrors_is_summarised_as_such() {
+    let f = Fixture::new();
+    for i in 0..4 {
+        f.dev(&format!("loop{i}"), &format!("7:{i}"), 1 << 30);
+    }
+    f.md("md1", "9:1", "raid1", 0, &["loop0", "loop1"]);
+    f.md("md2", "9:2", "raid1", 0, &["loop2", "loop3"]);
+    f.dm("dm-0", "253:0", "vg-stripe", &["md1", "md2"]);
+    let table = "vg-stripe: 0 409600 striped 2 128 9:1 2048 9:2 2048\n";
+    let d = f.sources(Some(table)).device("dm-0", 0).unwrap();
+    let text = crate::report::topology::render(&topo(d.clone()));
+    assert!(
+        text.contains("; striped (chunk 64k) over 2 mirrors of 2"),
+        "{text}"
+    );
+    // The dm table's offsets are where each member's data begins.
+    let at = d.locate(3 * (64 << 10) + 5).unwrap();
+    assert_eq!(
+        (at.name.as_str(), at.offset),
+        ("md2", (1 << 20) + (64 << 10) + 5)
+    );
 }

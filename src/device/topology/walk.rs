@@ -69,6 +69,7 @@ impl Sources {
             leaf: None,
             queue: crate::device::queue::QueueLimits::read(&queue_dir),
             members: Vec::new(),
+            geometry: None,
         };
         let mut member_names: Vec<String> = Vec::new();
         if is_partition {
@@ -78,11 +79,12 @@ impl Sources {
         } else if dir.join("md").is_dir() {
             d.kind = "md".into();
             let md = dir.join("md");
-            d.md = Some(MdInfo {
+            let info = MdInfo {
                 level: read_trim(&md.join("level")).unwrap_or_default(),
                 raid_disks: read_num(&md.join("raid_disks")).unwrap_or(0),
                 chunk_size: read_num(&md.join("chunk_size")).filter(|&c: &u64| c > 0),
-            });
+                layout: read_num(&md.join("layout")),
+            };
             // rd0, rd1, ... link to dev-<member>: the member order.
             let mut slots: Vec<(u32, String)> = fs::read_dir(&md)
                 .map(|rd| {
@@ -103,11 +105,25 @@ impl Sources {
                 .unwrap_or_default();
             slots.sort();
             member_names = slots.into_iter().map(|(_, m)| m).collect();
+            let mut g =
+                level::Geometry::md(&info.level, info.raid_disks, info.chunk_size, info.layout);
+            // Where each member's data begins (`dev-X/offset`, sectors):
+            // a volume offset on a member is past it.
+            g.member_offsets = member_names
+                .iter()
+                .map(|m| read_num::<u64>(&md.join(format!("dev-{m}/offset"))).unwrap_or(0) * 512)
+                .collect();
+            if g.member_offsets.iter().all(|&o| o == 0) {
+                g.member_offsets.clear();
+            }
+            d.geometry = Some(g);
+            d.md = Some(info);
         } else if dir.join("dm").is_dir() {
             d.kind = "dm".into();
             let dm_name = read_trim(&dir.join("dm/name")).unwrap_or_default();
-            let (info, order) = self.dm_geometry(&dm_name, &queue_dir);
+            let (info, order, geometry) = self.dm_geometry(&dm_name, &queue_dir);
             d.dm = Some(info);
+            d.geometry = geometry;
             member_names = order
                 .into_iter()
                 .filter_map(|dv| self.name_of(dv))
@@ -152,9 +168,13 @@ impl Sources {
         Ok(d)
     }
 
-    /// A dm device's target, chunk and member order, from the table when there
-    /// is one, else from the queue limits.
-    pub(super) fn dm_geometry(&self, dm_name: &str, queue: &Path) -> (DmInfo, Vec<(u64, u64)>) {
+    /// A dm device's target, chunk, member order and geometry, from the
+    /// table when there is one, else from the queue limits.
+    pub(super) fn dm_geometry(
+        &self,
+        dm_name: &str,
+        queue: &Path,
+    ) -> (DmInfo, Vec<(u64, u64)>, Option<level::Geometry>) {
         // Every segment of the device: "name: start length target args...".
         let segments: Vec<Vec<String>> = self
             .dm_table
@@ -171,17 +191,48 @@ impl Sources {
             .unwrap_or_default();
         if let Some(target) = segments.first().and_then(|f| f.get(2)).cloned() {
             let mut chunk = None;
+            let mut geometry = None;
             let mut order: Vec<(u64, u64)> = Vec::new();
             for f in &segments {
                 let args = &f[3.min(f.len())..];
-                let devs: Vec<&String> = if f.get(2).map(String::as_str) == Some("striped") {
-                    chunk = chunk.or(args
-                        .get(1)
-                        .and_then(|c| c.parse::<u64>().ok())
-                        .map(|s| s * 512));
-                    args.iter().skip(2).step_by(2).collect()
-                } else {
-                    args.iter().filter(|a| a.contains(':')).collect()
+                let t = f.get(2).map(String::as_str);
+                let devs: Vec<&String> = match t {
+                    Some("striped") => {
+                        let c = args
+                            .get(1)
+                            .and_then(|c| c.parse::<u64>().ok())
+                            .map(|s| s * 512);
+                        chunk = chunk.or(c);
+                        // One segment maps offsets; an LV extended over
+                        // several has a stripe per segment.
+                        if segments.len() == 1 {
+                            geometry = striped_geometry(args, c);
+                        }
+                        args.iter().skip(2).step_by(2).collect()
+                    }
+                    Some("raid") => {
+                        let raid = parse_dm_raid(args);
+                        chunk = chunk.or(raid.as_ref().and_then(|r| r.0.chunk));
+                        match raid {
+                            Some((g, data)) => {
+                                if geometry.is_none() && segments.len() == 1 {
+                                    geometry = Some(g);
+                                }
+                                data
+                            }
+                            None => args.iter().filter(|a| a.contains(':')).collect(),
+                        }
+                    }
+                    Some("mirror") => match parse_dm_mirror(args) {
+                        Some(legs) => {
+                            if segments.len() == 1 {
+                                geometry = Some(level::Geometry::mirror(legs.len() as u32));
+                            }
+                            legs
+                        }
+                        None => args.iter().filter(|a| a.contains(':')).collect(),
+                    },
+                    _ => args.iter().filter(|a| a.contains(':')).collect(),
                 };
                 for d in devs.into_iter().filter_map(|d| parse_dev(d)) {
                     if !order.contains(&d) {
@@ -197,6 +248,7 @@ impl Sources {
                     source: "dm table".into(),
                 },
                 order,
+                geometry,
             );
         }
         let min_io: Option<u64> = read_num(&queue.join("minimum_io_size"));
@@ -213,6 +265,7 @@ impl Sources {
                 source: "queue limits".into(),
             },
             Vec::new(),
+            None,
         )
     }
 
@@ -252,9 +305,15 @@ impl Sources {
             leaf: None,
             queue: None,
             members: Vec::new(),
+            geometry: None,
         };
         for n in &names {
             d.members.push(self.device(n, 1)?);
+        }
+        // Only raid0 is a plain stripe; btrfs places each chunk of the
+        // other profiles on devices of its choosing.
+        if d.btrfs.as_ref().and_then(|b| b.data_profile.as_deref()) == Some("raid0") {
+            d.geometry = Some(level::Geometry::striped(d.members.len() as u32, 64 << 10));
         }
         Ok(d)
     }
@@ -272,4 +331,75 @@ impl Sources {
                     .then(|| e.file_name().to_string_lossy().into_owned())
             })
     }
+}
+
+/// A dm `striped` table's geometry: `<#stripes> <chunk> (<dev> <offset>)...`,
+/// the offsets (sectors) being where each member's data begins.
+fn striped_geometry(args: &[String], chunk: Option<u64>) -> Option<level::Geometry> {
+    let n: u32 = args.first()?.parse().ok()?;
+    let mut g = level::Geometry::striped(n, chunk?);
+    g.member_offsets = args
+        .iter()
+        .skip(3)
+        .step_by(2)
+        .map(|o| o.parse::<u64>().unwrap_or(0) * 512)
+        .collect();
+    if g.member_offsets.iter().all(|&o| o == 0) {
+        g.member_offsets.clear();
+    }
+    Some(g)
+}
+
+/// A dm-raid table (Documentation/admin-guide/device-mapper/dm-raid.rst):
+/// `<raid_type> <#raid_params> <chunk_size> [<key> <value>|sync|nosync]...
+/// <#raid_devs> (<metadata_dev> <data_dev>)...`. Returns the geometry and
+/// the data devices only: LVM puts an rmeta and an rimage of each leg on
+/// the same PV, and listing both would show each disk twice.
+fn parse_dm_raid(args: &[String]) -> Option<(level::Geometry, Vec<&String>)> {
+    let raid_type = args.first()?;
+    let nparams: usize = args.get(1)?.parse().ok()?;
+    let params = args.get(2..2 + nparams)?;
+    let chunk = params
+        .first()
+        .and_then(|c| c.parse::<u64>().ok())
+        .map(|s| s * 512)
+        .filter(|&c| c > 0);
+    let mut format = None;
+    let mut copies = None;
+    let mut data_offset = 0;
+    let mut i = 1;
+    while i < params.len() {
+        match params[i].as_str() {
+            // The flags without a value.
+            "sync" | "nosync" => i += 1,
+            key => {
+                let value = params.get(i + 1).map(String::as_str);
+                match (key, value) {
+                    ("raid10_format", Some(v)) => format = Some(v),
+                    ("raid10_copies", Some(v)) => copies = v.parse().ok(),
+                    ("data_offset", Some(v)) => data_offset = v.parse::<u64>().unwrap_or(0) * 512,
+                    _ => {}
+                }
+                i += 2;
+            }
+        }
+    }
+    let ndevs: usize = args.get(2 + nparams)?.parse().ok()?;
+    let pairs = args.get(3 + nparams..3 + nparams + 2 * ndevs)?;
+    let data: Vec<&String> = pairs.iter().skip(1).step_by(2).collect();
+    let mut g = level::Geometry::dm_raid(raid_type, ndevs as u32, chunk, format, copies)?;
+    if data_offset > 0 {
+        g.member_offsets = vec![data_offset; ndevs];
+    }
+    Some((g, data))
+}
+
+/// A dm `mirror` table: `<log_type> <#log_args> <log_args>... <#devs>
+/// (<dev> <offset>)... [<#features> <features>...]`; the legs, without
+/// the log device.
+fn parse_dm_mirror(args: &[String]) -> Option<Vec<&String>> {
+    let nlog: usize = args.get(1)?.parse().ok()?;
+    let ndevs: usize = args.get(2 + nlog)?.parse().ok()?;
+    let legs = args.get(3 + nlog..3 + nlog + 2 * ndevs)?;
+    Some(legs.iter().step_by(2).collect())
 }

@@ -697,3 +697,39 @@ fn undelivered_direct_reads(cfg: &RunConfig, targets: &[TargetDoc]) -> Vec<Warni
         })
         .collect()
 }
+
+impl RunDocument {
+    /// Names the member and the offset on it of every error sample, hung
+    /// I/O and verify finding on a block-device target whose stack maps an
+    /// offset to one member (md raid0/4/5/6, dm striped, dm-raid parity):
+    /// "offset 3145728 of /dev/md0 = loop2 at 1048576". Needs each
+    /// target's topology, so it runs once they are attached.
+    pub fn name_members(&mut self) {
+        for t in &mut self.targets {
+            if t.kind != crate::device::TargetKind::Block {
+                continue;
+            }
+            let Some(root) = t.topology.as_ref().map(|s| &s.root) else {
+                continue;
+            };
+            let at = |offset: u64| root.locate(offset).map(|m| (m.name, m.offset));
+            for w in self
+                .workers
+                .iter_mut()
+                .filter(|w| w.target_index == t.index)
+            {
+                for e in &mut w.error_samples {
+                    (e.member, e.member_offset) = at(e.offset).unzip();
+                }
+                for h in &mut w.hung_ios {
+                    (h.member, h.member_offset) = at(h.offset).unzip();
+                }
+            }
+            if let Some(v) = &mut t.verify {
+                for b in &mut v.bad_blocks {
+                    (b.member, b.member_offset) = at(b.offset).unzip();
+                }
+            }
+        }
+    }
+}

@@ -317,6 +317,8 @@ impl VerifyDoc {
                         "no header, between blocks writer {writer} wrote in one run (offsets {before} and {after}; {} such block(s) from {}): a lost write",
                         run.blocks, run.start
                     ),
+                    member: None,
+                    member_offset: None,
                 });
             }
         }
@@ -330,6 +332,8 @@ impl VerifyDoc {
                     "generation {} (run {} ms, pass {}) is older than a block its writer wrote later ({} ms, pass {}): a lost write",
                     g, g >> 16, g & 0xFFFF, newer >> 16, newer & 0xFFFF
                 ),
+                member: None,
+                member_offset: None,
             });
         }
         d.bad_blocks.sort_by_key(|b| b.offset);

@@ -1054,6 +1054,8 @@ fn hung_ios(slots: &[Slot], now: Instant, bs: u64) -> Vec<HungIo> {
             offset: s.offset,
             bytes: bs,
             seconds_in_flight: now.duration_since(s.issued).as_secs_f64(),
+            member: None,
+            member_offset: None,
         })
         .collect()
 }

@@ -207,6 +207,8 @@ impl VerifyTally {
             offset,
             kind: bad,
             detail,
+            member: None,
+            member_offset: None,
         });
     }
 }
@@ -286,6 +288,12 @@ pub struct IoErrorRecord {
     pub message: String,
     pub op: String,
     pub offset: u64,
+    /// On a striped or parity volume: the member that holds the offset
+    /// (its kernel name) and the byte on it, from the volume's geometry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_offset: Option<u64>,
 }
 
 /// Everything a worker measured; merged by the coordinator once, at the end.
@@ -384,6 +392,12 @@ pub struct HungIo {
     pub bytes: u64,
     /// How long it had been in flight when the worker gave up on it.
     pub seconds_in_flight: f64,
+    /// On a striped or parity volume: the member that holds the offset
+    /// (its kernel name) and the byte on it, from the volume's geometry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_offset: Option<u64>,
 }
 
 impl WorkerOutcome {
@@ -413,6 +427,8 @@ impl WorkerOutcome {
                 message: message(),
                 op: op.to_string(),
                 offset,
+                member: None,
+                member_offset: None,
             });
         }
         if self.errors >= max_errors {
