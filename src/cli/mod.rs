@@ -140,7 +140,13 @@ pub struct CompletionsArgs {
 pub struct ManArgs {
     /// The subcommand whose page to print (run, sweep, compare, ...);
     /// none: the page of stripebench itself.
+    #[arg(conflicts_with = "list")]
     pub subcommand: Option<String>,
+
+    /// Print the names of the subcommands that have a page, one per line
+    /// (what a packager loops over).
+    #[arg(long)]
+    pub list: bool,
 }
 
 #[derive(Debug, Clone, Args)]

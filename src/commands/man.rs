@@ -9,15 +9,19 @@ use crate::cli::ManArgs;
 
 pub fn run(args: &ManArgs) -> Result<u8> {
     let root = crate::cli::help::command();
+    let names: Vec<&str> = root
+        .get_subcommands()
+        .map(|s| s.get_name())
+        .filter(|n| *n != "help")
+        .collect();
+    if args.list {
+        crate::output::stdout::text(&(names.join("\n") + "\n"));
+        return Ok(crate::base::error::EXIT_OK);
+    }
     let page = match &args.subcommand {
         None => root,
         Some(name) => {
             let Some(sub) = root.find_subcommand(name) else {
-                let names: Vec<&str> = root
-                    .get_subcommands()
-                    .map(|s| s.get_name())
-                    .filter(|n| *n != "help")
-                    .collect();
                 return usage(format!(
                     "man: no subcommand '{}': give one of {}",
                     crate::base::error::show_text(name),
