@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::base::error::{show_path, usage, Interrupted, UsageError};
+use crate::base::warning::Warning;
 use crate::device::knobs::KnobGuard;
 use crate::device::{Inspected, TargetKind};
 
@@ -19,7 +20,7 @@ pub fn set(
     targets: &[Inspected],
     kb: u64,
     dry_run: bool,
-) -> Result<Vec<String>> {
+) -> Result<Vec<Warning>> {
     let mut seen = HashSet::new();
     let mut notes = Vec::new();
     for t in targets {
@@ -34,11 +35,12 @@ pub fn set(
             let (ma, mi) = t.device();
             let dev = crate::device::sysfs_name(Path::new("/sys"), ma, mi)
                 .unwrap_or_else(|| "its device".into());
-            let note = format!(
-                "--readahead {kb} on the file {}: a file has no read-ahead of its own; this sets {} of {dev}, the device under its file system, which every file on {dev} shares for the run",
-                show_path(p),
-                knob.display()
-            );
+            let note = Warning::ReadaheadOnFile {
+                kb,
+                path: show_path(p).to_string(),
+                knob: knob.display().to_string(),
+                device: dev,
+            };
             eprintln!("stripebench: note: {note}");
             notes.push(note);
         }
