@@ -13,18 +13,44 @@ fn lines_with(text: &[u8], what: &str) -> usize {
         .count()
 }
 
+/// sysfs values to write back when dropped (before the loop devices,
+/// declared after them, are detached).
+struct Settings(Vec<(String, String)>);
+
+impl Drop for Settings {
+    fn drop(&mut self) {
+        for (knob, value) in &self.0 {
+            let _ = std::fs::write(knob, value);
+        }
+    }
+}
+
 /// Seen in the issue: 64 targets printed 64 "larger than one request"
 /// lines and 64 "keeps no I/O statistics" lines.
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn sixty_four_devices_with_one_limit_say_it_once() {
     let bed = LoopBed::new(64, 1);
-    for d in &bed.devices {
-        let name = d.trim_start_matches("/dev/");
-        // Our own devices: a small request limit, and no statistics.
-        std::fs::write(format!("/sys/block/{name}/queue/max_sectors_kb"), "64").unwrap();
-        std::fs::write(format!("/sys/block/{name}/queue/iostats"), "0").unwrap();
-    }
+    // Our own devices: a small request limit, and no statistics; put back
+    // before they are detached (a loop device keeps its queue settings for
+    // whoever attaches it next).
+    let _settings = Settings(
+        bed.devices
+            .iter()
+            .flat_map(|d| {
+                let q = format!("/sys/block/{}/queue", d.trim_start_matches("/dev/"));
+                [
+                    (format!("{q}/max_sectors_kb"), "64"),
+                    (format!("{q}/iostats"), "0"),
+                ]
+            })
+            .map(|(knob, value)| {
+                let old = std::fs::read_to_string(&knob).unwrap().trim().to_string();
+                std::fs::write(&knob, value).unwrap();
+                (knob, old)
+            })
+            .collect(),
+    );
     let mut args = vec![
         "run",
         "--json",
