@@ -31,6 +31,14 @@ pub enum Warning {
     /// live stream's trouble).
     Text(String),
 
+    /// Many targets' (devices', workers', members') same warning, said once
+    /// ([`group`]): `text` names their count and a compact list of them,
+    /// and gives the range of each figure that differs among `members`.
+    Grouped {
+        text: String,
+        members: Vec<Warning>,
+    },
+
     // --- The worker layout (measure::layout).
     /// `--io-limit` is not a whole number of requests: it rounds up.
     IoLimitRoundsUp {
@@ -260,6 +268,7 @@ impl fmt::Display for Warning {
         let ns = |v: u64| fmt_latency_ns(v as f64);
         match self {
             Text(t) => f.write_str(t),
+            Grouped { text, .. } => f.write_str(text),
             IoLimitRoundsUp { path, limit, bs } => write!(
                 f,
                 "{path}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
@@ -545,12 +554,21 @@ impl Warning {
     /// A file target's holes: how much of its region they are, as the
     /// warning and the refusal to read it both say it.
     pub fn holes_amount(&self) -> Option<String> {
+        match self {
+            Warning::HolesReadAnyway { path, .. } => self.holes_amount_of(Some(path)),
+            _ => None,
+        }
+    }
+
+    /// [`Self::holes_amount`], of the region of `path` or (`None`, said of
+    /// many) of each.
+    fn holes_amount_of(&self, path: Option<&str>) -> Option<String> {
         let Warning::HolesReadAnyway {
-            path,
             empty,
             region,
             hole_bytes,
             unwritten_bytes,
+            ..
         } = self
         else {
             return None;
@@ -564,31 +582,304 @@ impl Warning {
                 fmt_bytes(*ub)
             ),
         };
+        let of = match path {
+            Some(p) => format!("the {} region of {p}", fmt_bytes(*region)),
+            None => format!("each one's {} region", fmt_bytes(*region)),
+        };
         Some(format!(
-            "{} of the {} region of {path} ({:.1}%) are {what}: they read as zeros without any I/O to a device",
+            "{} of {of} ({:.1}%) are {what}: they read as zeros without any I/O to a device",
             fmt_bytes(*empty),
-            fmt_bytes(*region),
             *empty as f64 / (*region).max(1) as f64 * 100.0
         ))
     }
 
-    /// The one target this warning is about, when it is about one target.
-    pub fn target(&self) -> Option<&str> {
+    /// What this warning is about when that is one of many like it: the
+    /// kind of subject ("targets", "devices", "workers", "members") and its
+    /// name, as the sentence names it.
+    pub fn subject(&self) -> Option<(&'static str, &str)> {
         use Warning::*;
         match self {
             IoLimitRoundsUp { path, .. }
             | StraddlesChunks { path, .. }
             | PartialStripe { path, .. }
             | HolesReadAnyway { path, .. }
+            | ReadaheadOnFile { path, .. }
             | MemoryTarget { path, .. }
             | CacheServedReads { path, .. }
             | UndeliveredDirectReads { path, .. }
             | CacheKeptWrites { path, .. }
             | UnwrittenBlocks { path, .. }
-            | ReadModifyWrite { path, .. } => Some(path),
+            | ReadModifyWrite { path, .. } => Some(("targets", path)),
+            OversizedRequests { device, .. } | SplitRequests { device, .. } => {
+                Some(("devices", device))
+            }
+            MemberSplitRequests { member, .. } => Some(("members", member)),
+            // Its name is a number: see `subject_name`.
+            ScheduleMissed { .. } => Some(("workers", "")),
             _ => None,
         }
     }
+
+    /// The sentence said of many subjects at once, `who` in the place of
+    /// the one: "64 devices (zram1-zram64)". `None` for a warning that is
+    /// never grouped.
+    fn many(&self, who: &str) -> Option<String> {
+        use Warning::*;
+        let alone = self.to_string();
+        let prefixed = |path: &str| {
+            alone
+                .strip_prefix(&format!("{path}: "))
+                .map(|rest| format!("{who}: {rest}"))
+        };
+        match self {
+            IoLimitRoundsUp { path, .. }
+            | StraddlesChunks { path, .. }
+            | PartialStripe { path, .. }
+            | CacheServedReads { path, .. }
+            | CacheKeptWrites { path, .. }
+            | UnwrittenBlocks { path, .. } => prefixed(path),
+            UndeliveredDirectReads {
+                path,
+                device,
+                app_read_bytes,
+                read_bytes,
+                ..
+            } => prefixed(path).map(|t| {
+                t.replacen(
+                    &format!(
+                        "reached {device} as only {}",
+                        fmt_bytes(*read_bytes)
+                    ),
+                    &format!("reached their devices as only {}", fmt_bytes(*read_bytes)),
+                    1,
+                )
+                .replacen(
+                    &format!("O_DIRECT reads of {}", fmt_bytes(*app_read_bytes)),
+                    &format!("O_DIRECT reads of {} each", fmt_bytes(*app_read_bytes)),
+                    1,
+                )
+            }),
+            HolesReadAnyway { .. } => Some(format!(
+                "{who}: {}; read anyway (--allow-holes): those reads measure memory, not the device",
+                self.holes_amount_of(None)?
+            )),
+            ReadaheadOnFile {
+                kb, knob, device, ..
+            } => Some(format!(
+                "--readahead {kb} on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
+            )),
+            MemoryTarget { fs, direct, .. } => Some(format!(
+                "{who} are on {fs}: the targets are memory, not devices ({}no device counters), so these figures measure memory",
+                if *direct {
+                    format!("{fs} takes O_DIRECT but serves it from RAM like any other I/O; ")
+                } else {
+                    String::new()
+                }
+            )),
+            OversizedRequests {
+                bs,
+                max_sectors_kb,
+                requests,
+                ..
+            } => Some(format!(
+                "{who}: --bs {} is larger than one request to them can carry (max_sectors_kb {max_sectors_kb}): each I/O reaches each of them as {requests} requests",
+                fmt_bytes(*bs)
+            )),
+            SplitRequests { device, .. } => alone
+                .split_once(&format!(" reached {device} as "))
+                .map(|(a, b)| format!("{a} reached {who} as {b}")),
+            MemberSplitRequests { member, .. } => alone
+                .strip_prefix(&format!("member {member} "))
+                .map(|rest| format!("{who} {rest}")),
+            ScheduleMissed { worker, .. } => alone
+                .strip_prefix(&format!("worker w{worker} "))
+                .map(|rest| {
+                    format!(
+                        "{who} {}",
+                        rest.replacen("could not keep its schedule", "could not keep their schedule", 1)
+                    )
+                }),
+            _ => None,
+        }
+    }
+
+    /// The names a sentence holds besides its subject, which its group
+    /// shares: compared whole, never as figures ("/tmp/2.dat").
+    fn fixed(&self) -> String {
+        use Warning::*;
+        match self {
+            ScheduleMissed { target, .. } => target.clone(),
+            MemberSplitRequests { device, .. } => device.clone(),
+            ReadaheadOnFile { knob, device, .. } => format!("{knob}\u{2}{device}"),
+            MemoryTarget { fs, .. } => fs.clone(),
+            _ => String::new(),
+        }
+    }
+
+    /// The subject's name as the group lists it (a worker as `w3`).
+    fn subject_name(&self) -> Option<String> {
+        match self {
+            Warning::ScheduleMissed { worker, .. } => Some(format!("w{worker}")),
+            w => w.subject().map(|(_, n)| n.to_string()),
+        }
+    }
+}
+
+/// Where the subjects go in a sentence while it is compared with others.
+const WHO: &str = "\u{1}";
+
+/// A sentence cut at its figures: the text between them, and the figures
+/// (a number that stands alone: "1.0 MiB", "25.0%", "15.00ms"; not the 3
+/// of "loop3" or the 99 of "p99").
+fn figures(s: &str) -> (Vec<&str>, Vec<&str>) {
+    let b = s.as_bytes();
+    let (mut texts, mut nums) = (Vec::new(), Vec::new());
+    let (mut i, mut text_start) = (0, 0);
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit()
+            && (i == 0
+                || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.'));
+        if !starts {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < b.len()
+            && (b[j].is_ascii_digit()
+                || (b[j] == b'.' && j + 1 < b.len() && b[j + 1].is_ascii_digit()))
+        {
+            j += 1;
+        }
+        texts.push(&s[text_start..i]);
+        nums.push(&s[i..j]);
+        text_start = j;
+        i = j;
+    }
+    texts.push(&s[text_start..]);
+    (texts, nums)
+}
+
+/// Names as a compact list: runs of one prefix and consecutive numbers
+/// joined ("loop0-loop3, loop7"), at most 8 runs and a count of the rest.
+pub fn compact(names: &[String]) -> String {
+    // Each name as (prefix, number, suffix) around its last digits.
+    let split = |n: &str| -> Option<(String, u64, String)> {
+        let end = n.rfind(|c: char| c.is_ascii_digit())? + 1;
+        let start = n[..end]
+            .rfind(|c: char| !c.is_ascii_digit())
+            .map_or(0, |i| i + 1);
+        let num: u64 = n[start..end].parse().ok()?;
+        // "loop01" is not "loop1": a leading zero keeps its name whole.
+        (n[start..end] == num.to_string())
+            .then(|| (n[..start].to_string(), num, n[end..].to_string()))
+    };
+    let mut numbered: Vec<(String, u64, String)> = Vec::new();
+    let mut runs: Vec<String> = Vec::new();
+    for n in names {
+        match split(n) {
+            Some(p) => numbered.push(p),
+            None => runs.push(n.clone()),
+        }
+    }
+    numbered.sort();
+    numbered.dedup();
+    let mut i = 0;
+    while i < numbered.len() {
+        let (p, a, s) = &numbered[i];
+        let mut j = i;
+        while j + 1 < numbered.len()
+            && numbered[j + 1].0 == *p
+            && numbered[j + 1].2 == *s
+            && numbered[j + 1].1 == numbered[j].1 + 1
+        {
+            j += 1;
+        }
+        let b = numbered[j].1;
+        runs.push(if j == i {
+            format!("{p}{a}{s}")
+        } else {
+            format!("{p}{a}{s}-{p}{b}{s}")
+        });
+        i = j + 1;
+    }
+    const RUNS: usize = 8;
+    if runs.len() > RUNS {
+        let more = runs.len() - RUNS;
+        runs.truncate(RUNS);
+        runs.push(format!("and {more} more"));
+    }
+    runs.join(", ")
+}
+
+/// What makes warnings one group: the kind of their subject, and their
+/// fixed names and text between the figures.
+type Key = (&'static str, String);
+
+/// The warnings with each kind that several subjects share said once, as
+/// a [`Warning::Grouped`] at the place of the first: "64 devices
+/// (zram1-zram64): --bs 1.0 MiB is larger than one request to them ...",
+/// a figure that differs among them given as its range ("66-68 IOPS").
+/// They group when their sentences differ only in the subject and in
+/// those figures. A warning alone of its kind, and one about no single
+/// subject, stay as they are (the same sentence, byte for byte).
+pub fn group(warnings: &[Warning]) -> Vec<Warning> {
+    // Each line: its key (the kind of subject and the sentence's text
+    // between its figures) and its members.
+    let mut lines: Vec<(Option<Key>, Vec<&Warning>)> = Vec::new();
+    for w in warnings {
+        let key = w
+            .subject()
+            .and_then(|(kind, _)| w.many(WHO).map(|t| (kind, figures(&t).0.join("\u{2}"))))
+            .map(|(kind, text)| (kind, format!("{}\u{3}{text}", w.fixed())));
+        match key
+            .as_ref()
+            .and_then(|k| lines.iter_mut().find(|(lk, _)| lk.as_ref() == Some(k)))
+        {
+            Some((_, members)) => members.push(w),
+            None => lines.push((key, vec![w])),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|(key, members)| match (key, members.as_slice()) {
+            (Some((kind, _)), [_, _, ..]) => {
+                let names: Vec<String> = members.iter().filter_map(|w| w.subject_name()).collect();
+                let who = format!("{} {kind} ({})", members.len(), compact(&names));
+                Warning::Grouped {
+                    text: merged(&members, &who),
+                    members: members.into_iter().cloned().collect(),
+                }
+            }
+            (_, ms) => ms[0].clone(),
+        })
+        .collect()
+}
+
+/// The members' shared sentence, `who` as its subject, each figure that
+/// differs given as the range of its values.
+fn merged(members: &[&Warning], who: &str) -> String {
+    let sentences: Vec<String> = members.iter().filter_map(|w| w.many(WHO)).collect();
+    let cut: Vec<(Vec<&str>, Vec<&str>)> = sentences.iter().map(|s| figures(s)).collect();
+    let (texts, first_nums) = &cut[0];
+    let mut out = String::new();
+    for (i, text) in texts.iter().enumerate() {
+        out.push_str(text);
+        let Some(first) = first_nums.get(i) else {
+            continue;
+        };
+        let all: Vec<&str> = cut.iter().filter_map(|(_, n)| n.get(i).copied()).collect();
+        if all.iter().all(|n| n == first) {
+            out.push_str(first);
+            continue;
+        }
+        let value = |n: &&str| n.parse::<f64>().unwrap_or(0.0);
+        let lo = all.iter().min_by(|a, b| value(a).total_cmp(&value(b)));
+        let hi = all.iter().max_by(|a, b| value(a).total_cmp(&value(b)));
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            out.push_str(&format!("{lo}-{hi}"));
+        }
+    }
+    out.replace(WHO, who)
 }
 
 /// Two warnings are the same when they say the same: a warning made in
@@ -621,50 +912,6 @@ impl<'de> Deserialize<'de> for Warning {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Warning, D::Error> {
         String::deserialize(d).map(Warning::Text)
     }
-}
-
-/// The warnings of a run over `targets` targets, one line per kind of
-/// warning about single targets: those that several targets share become
-/// "12 of 256 targets: <the first one's sentence>; likewise <the others>",
-/// at the place of the first. A kind only one target has, and a warning
-/// about no single target, stay as they are. (For runs over many targets;
-/// the table and the documents still list every warning.)
-pub fn group(warnings: &[Warning], targets: usize) -> Vec<String> {
-    // Each line: a warning, or the first of its kind and the targets of the others.
-    let mut lines: Vec<(&Warning, Vec<&str>)> = Vec::new();
-    for w in warnings {
-        let same_kind = w.target().and_then(|_| {
-            lines.iter_mut().find(|(first, _)| {
-                first.target().is_some()
-                    && std::mem::discriminant(*first) == std::mem::discriminant(w)
-            })
-        });
-        match (same_kind, w.target()) {
-            (Some((_, others)), Some(t)) => others.push(t),
-            _ => lines.push((w, Vec::new())),
-        }
-    }
-    const NAMED: usize = 8;
-    lines
-        .into_iter()
-        .map(|(first, others)| {
-            if others.is_empty() {
-                return first.to_string();
-            }
-            let named: Vec<&str> = others.iter().copied().take(NAMED).collect();
-            let more = others.len().saturating_sub(NAMED);
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            format!(
-                "{} of {targets} targets: {first}; likewise {}{more}",
-                others.len() + 1,
-                named.join(", ")
-            )
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -986,12 +1233,40 @@ mod tests {
     }
 
     #[test]
-    fn many_targets_same_warning_is_one_line() {
-        let served = |i: usize| CacheServedReads {
-            path: format!("/dev/sd{i}"),
-            ratio: 0.1,
+    fn names_compact_into_runs_of_consecutive_numbers() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let loops: Vec<String> = (0..64).map(|i| format!("loop{i}")).collect();
+        assert_eq!(compact(&loops), "loop0-loop63");
+        assert_eq!(
+            compact(&names(&["loop7", "loop0", "loop1", "loop2", "loop3"])),
+            "loop0-loop3, loop7"
+        );
+        assert_eq!(
+            compact(&names(&["/dev/loop10", "/dev/loop9", "/dev/sdb"])),
+            "/dev/sdb, /dev/loop9-/dev/loop10"
+        );
+        assert_eq!(
+            compact(&names(&["f1.dat", "f2.dat", "g3.dat"])),
+            "f1.dat-f2.dat, g3.dat"
+        );
+        // A leading zero is part of the name, not a number to count on from.
+        assert_eq!(compact(&names(&["d01", "d02"])), "d01, d02");
+        let odd: Vec<String> = (0..20).map(|i| format!("sd{}", i * 2)).collect();
+        assert_eq!(
+            compact(&odd),
+            "sd0, sd2, sd4, sd6, sd8, sd10, sd12, sd14, and 12 more"
+        );
+    }
+
+    #[test]
+    fn many_devices_same_warning_is_one_line() {
+        let over = |i: usize| OversizedRequests {
+            bs: 1 << 20,
+            device: format!("zram{i}"),
+            max_sectors_kb: 128,
+            requests: 8,
         };
-        let mut ws: Vec<Warning> = (0..12).map(served).collect();
+        let mut ws: Vec<Warning> = (1..=64).map(over).collect();
         ws.insert(
             1,
             SharedCpus {
@@ -999,39 +1274,113 @@ mod tests {
                 cpus: 2,
             },
         );
-        ws.push(UnwrittenBlocks {
-            path: "/dev/sd3".into(),
-            unwritten: 1,
-            blocks: 2,
-        });
-        let lines = group(&ws, 256);
-        assert_eq!(lines.len(), 3, "{lines:#?}");
+        let lines = group(&ws);
+        assert_eq!(lines.len(), 2, "{lines:#?}");
         assert_eq!(
-            lines[0],
-            format!(
-                "12 of 256 targets: {}; likewise /dev/sd1, /dev/sd2, /dev/sd3, /dev/sd4, /dev/sd5, /dev/sd6, /dev/sd7, /dev/sd8 and 3 more",
-                served(0)
-            )
+            lines[0].to_string(),
+            "64 devices (zram1-zram64): --bs 1.0 MiB is larger than one request to them can carry (max_sectors_kb 128): each I/O reaches each of them as 8 requests"
         );
-        // Warnings about no single target, and a kind one target has, stay as they are.
-        assert_eq!(lines[1], ws[1].to_string());
-        assert_eq!(lines[2], ws[13].to_string());
+        assert!(matches!(&lines[0], Grouped { members, .. } if members.len() == 64));
+        // In a document the group is its line.
+        assert_eq!(
+            serde_json::to_value(&lines[0]).unwrap(),
+            serde_json::Value::String(lines[0].to_string())
+        );
+        // A warning about no single subject stays as it was.
+        assert_eq!(lines[1].to_string(), ws[1].to_string());
     }
 
     #[test]
-    fn a_few_targets_are_all_named_and_sentences_alone_stay() {
-        let kept = |p: &str| CacheKeptWrites {
-            path: p.into(),
-            ratio: 0.2,
+    fn figures_that_differ_become_their_range() {
+        let missed = |worker: usize, delivered: f64| ScheduleMissed {
+            worker,
+            target: "f2.dat".into(),
+            asked_iops: 763.0,
+            asked_bytes_per_sec: 50e6,
+            delivered_iops: delivered,
+            delivered_bytes_per_sec: delivered * 65536.0,
+            unserved_ios: 0,
+            unserved_oldest_ns: 0,
+            p99_ns: 15_000_000,
+            max_ns: 40_000_000,
+            behind_max_ns: 30_000_000,
+            late_ios: 17,
         };
-        let ws = [kept("a"), Text("a: read back".into()), kept("b")];
+        let ws: Vec<Warning> = (0..200).map(|w| missed(w, 66.0 + (w % 3) as f64)).collect();
+        let lines = group(&ws);
+        assert_eq!(lines.len(), 1, "{lines:#?}");
         assert_eq!(
-            group(&ws, 2),
+            lines[0].to_string(),
+            "200 workers (w0-w199) on f2.dat could not keep their schedule: asked 763 IOPS (50.0 MB/s), delivered 66-68 IOPS (4.3-4.5 MB/s); latency from the due time: p99 15.00ms, max 40.00ms; issued up to 30.00ms after due (17 more than 1 ms late)"
+        );
+        // Other targets' workers are other lines.
+        let mut two = ws[..2].to_vec();
+        if let ScheduleMissed { target, .. } = &mut two[1] {
+            *target = "f3.dat".into();
+        }
+        assert_eq!(group(&two).len(), 2);
+    }
+
+    #[test]
+    fn a_warning_alone_of_its_kind_says_its_own_sentence() {
+        let kept = |p: &str, ratio| CacheKeptWrites {
+            path: p.into(),
+            ratio,
+        };
+        let ws = [kept("a", 0.2), Text("a: read back".into()), kept("b", 0.3)];
+        let lines: Vec<String> = group(&ws).iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            lines,
             [
-                format!("2 of 2 targets: {}; likewise b", kept("a")),
+                "2 targets (a, b): the device received 20.0-30.0% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device".to_string(),
                 "a: read back".to_string()
             ]
         );
-        assert!(group(&[], 4).is_empty());
+        assert_eq!(group(&ws[..2]), ws[..2]);
+        assert!(group(&[]).is_empty());
+        // Every kind that groups says its plural sentence.
+        let holes = |p: &str| HolesReadAnyway {
+            path: p.into(),
+            empty: 1 << 20,
+            region: 4 << 20,
+            hole_bytes: 1 << 20,
+            unwritten_bytes: 0,
+        };
+        assert_eq!(
+            group(&[holes("f1"), holes("f2")])[0].to_string(),
+            "2 targets (f1-f2): 1.0 MiB of each one's 4.0 MiB region (25.0%) are holes (never written): they read as zeros without any I/O to a device; read anyway (--allow-holes): those reads measure memory, not the device"
+        );
+        let mem = |p: &str| MemoryTarget {
+            path: p.into(),
+            fs: "tmpfs".into(),
+            direct: false,
+        };
+        assert_eq!(
+            group(&[mem("t1"), mem("t2")])[0].to_string(),
+            "2 targets (t1-t2) are on tmpfs: the targets are memory, not devices (no device counters), so these figures measure memory"
+        );
+        let split = |d: &str| SplitRequests {
+            writes: false,
+            bs: 1 << 20,
+            device: d.into(),
+            avg_bytes: 128 << 10,
+            why: "max_sectors_kb is 128".into(),
+        };
+        assert_eq!(
+            group(&[split("loop0"), split("loop1")])[0].to_string(),
+            "O_DIRECT reads of 1.0 MiB reached 2 devices (loop0-loop1) as requests of 128.0 KiB on average: max_sectors_kb is 128"
+        );
+        let member = |m: &str| MemberSplitRequests {
+            member: m.into(),
+            device: "md0".into(),
+            avg_bytes: 32 << 10,
+            piece: 64 << 10,
+            chunk: true,
+            why: "no queue limit of the member explains it".into(),
+        };
+        assert_eq!(
+            group(&[member("sdc"), member("sdd")])[0].to_string(),
+            "2 members (sdc, sdd) of md0 received O_DIRECT reads as requests of 32.0 KiB on average, for pieces of 64.0 KiB (the chunk): no queue limit of the member explains it"
+        );
     }
 }

@@ -68,6 +68,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "live_format",
             "metrics",
             "histogram",
+            "rows",
             "no_progress",
             "config",
         ],

@@ -284,6 +284,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub histogram: bool,
 
+    /// The text table's rows: past N workers it shows each column's min,
+    /// p10, median, p90 and max, the slowest and fastest few, and the
+    /// total; `all` shows every row. JSON, CSV and HTML hold every worker.
+    #[arg(long, value_name = "N|all", default_value = "32", value_parser = parse_rows)]
+    pub rows: Rows,
+
     /// No live progress line on stderr (it is only shown on a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
@@ -310,6 +316,7 @@ impl RunArgs {
             live_format: self.live_format,
             metrics: self.metrics.clone(),
             histogram: self.histogram,
+            rows: self.rows.0,
         }
     }
 
@@ -532,5 +539,22 @@ pub fn parse_bs(text: &str) -> Result<BlockSizeArg, String> {
     match parse_size(text)? {
         0 => Err("the block size must be larger than 0: try 4k, 1m, or lbs for the device's logical block size".into()),
         n => Ok(BlockSizeArg::Bytes(n)),
+    }
+}
+
+/// `--rows`: at most this many rows (`None`: all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rows(pub Option<usize>);
+
+/// `--rows N` (at least 1) or `--rows all`.
+pub fn parse_rows(s: &str) -> Result<Rows, String> {
+    if s == "all" {
+        return Ok(Rows(None));
+    }
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(Rows(Some(n))),
+        _ => Err(format!(
+            "'{s}' is not a number of rows (1 or more) or 'all'"
+        )),
     }
 }

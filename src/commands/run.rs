@@ -108,7 +108,7 @@ fn unmeasured<T>(e: anyhow::Error, stage: &str, out: &Outputs) -> Result<T> {
 /// Prints the table (stdout, or stderr when stdout carries a document) and
 /// writes the documents.
 fn emit(doc: &RunDocument, out: &Outputs) -> Result<()> {
-    let mut text = report::table::render(doc);
+    let mut text = report::table::render_rows(doc, out.request().rows);
     if out.request().histogram {
         for t in &doc.targets {
             if let Ok(h) = LatencyHistogram::from_base64(&t.figures.histogram) {

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::base::io::Region;
 use crate::base::units::{fmt_bytes, fmt_size_arg};
+use crate::base::warning::Warning;
 
 /// The guard's verdict on one file's region.
 pub struct Verdict {
@@ -16,7 +17,7 @@ pub struct Verdict {
     /// What the dry run's check says (the refusal's text when not passed).
     pub detail: String,
     /// The document's warning, when read anyway (`--allow-holes`).
-    pub warning: Option<String>,
+    pub warning: Option<Warning>,
 }
 
 /// Judges `region` of the file target `path` (open as `file`, `size`
@@ -31,21 +32,15 @@ pub fn judge(
     let h = crate::device::holes::of_region(file, region.offset, region.length)?;
     let shown = crate::base::error::show_path(path);
     let empty = h.empty_bytes();
-    let what = match (h.hole_bytes, h.unwritten_bytes) {
-        (_, 0) => "holes (never written)".to_string(),
-        (0, _) => "unwritten extents (allocated by fallocate, never written)".to_string(),
-        (hb, ub) => format!(
-            "holes ({} never written) and unwritten extents ({} allocated by fallocate)",
-            fmt_bytes(hb),
-            fmt_bytes(ub)
-        ),
+    // The warning when read anyway; its amount is also the refusal's.
+    let warning = Warning::HolesReadAnyway {
+        path: shown.to_string(),
+        empty,
+        region: h.region,
+        hole_bytes: h.hole_bytes,
+        unwritten_bytes: h.unwritten_bytes,
     };
-    let amount = format!(
-        "{} of the {} region of {shown} ({:.1}%) are {what}: they read as zeros without any I/O to a device",
-        fmt_bytes(empty),
-        fmt_bytes(h.region),
-        empty as f64 / h.region.max(1) as f64 * 100.0
-    );
+    let amount = warning.holes_amount().unwrap_or_default();
     Some(if empty == 0 {
         Verdict {
             passed: true,
@@ -53,13 +48,10 @@ pub fn judge(
             warning: None,
         }
     } else if allow_holes {
-        let w = format!(
-            "{amount}; read anyway (--allow-holes): those reads measure memory, not the device"
-        );
         Verdict {
             passed: true,
-            detail: w.clone(),
-            warning: Some(w),
+            detail: warning.to_string(),
+            warning: Some(warning),
         }
     } else {
         let region = if (region.offset, region.length) == (0, size) {

@@ -6,13 +6,14 @@
 use anyhow::Result;
 
 use crate::base::error::{show_path, usage};
+use crate::base::warning::Warning;
 use crate::device::{extent, Inspected};
 
 /// Refuses a target named twice, and two targets that overlap when the run
 /// writes (one would overwrite the other); when it only reads, an overlap
 /// is a warning (returned), since the two targets' figures then share one
 /// device and are not independent.
-pub fn overlapping_targets(targets: &[Inspected], writes: bool) -> Result<Vec<String>> {
+pub fn overlapping_targets(targets: &[Inspected], writes: bool) -> Result<Vec<Warning>> {
     let shown = |t: &Inspected| show_path(&t.path);
     let mut warnings = Vec::new();
     for (i, a) in targets.iter().enumerate() {
@@ -60,11 +61,11 @@ pub fn overlapping_targets(targets: &[Inspected], writes: bool) -> Result<Vec<St
                     shown(b)
                 ));
             }
-            warnings.push(format!(
-                "targets {} and {} overlap on {on}: they share one device, so their figures are not independent and their sum is not the device's",
-                shown(a),
-                shown(b)
-            ));
+            warnings.push(Warning::Overlap {
+                a: shown(a).to_string(),
+                b: shown(b).to_string(),
+                on: on.to_string(),
+            });
         }
     }
     Ok(warnings)

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use anyhow::Result;
 
 use crate::base::error::{show_path, usage, Interrupted, UsageError};
+use crate::base::warning::Warning;
 use crate::device::knobs::KnobGuard;
 use crate::device::{Inspected, TargetKind};
 
@@ -18,7 +19,7 @@ pub fn set(
     targets: &[Inspected],
     kb: u64,
     dry_run: bool,
-) -> Result<Vec<String>> {
+) -> Result<Vec<Warning>> {
     let mut seen = HashSet::new();
     let mut notes = Vec::new();
     for t in targets {
@@ -35,11 +36,12 @@ pub fn set(
             let (ma, mi) = t.device();
             let dev = crate::device::sysfs_name(&crate::base::host::Host::real().sys, ma, mi)
                 .unwrap_or_else(|| "its device".into());
-            let note = format!(
-                "--readahead {kb} on the file {}: a file has no read-ahead of its own; this sets {} of {dev}, the device under its file system, which every file on {dev} shares for the run",
-                show_path(p),
-                knob.display()
-            );
+            let note = Warning::ReadaheadOnFile {
+                kb,
+                path: show_path(p).to_string(),
+                knob: knob.display().to_string(),
+                device: dev,
+            };
             eprintln!("stripebench: note: {note}");
             notes.push(note);
         }

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use crate::base::units::fmt_bytes;
+use crate::base::warning::Warning;
 use crate::device::devstat::DeviceCounters;
 use crate::device::queue::{page_size, QueueLimits};
 
@@ -21,7 +21,7 @@ pub struct Sized<'a> {
 
 /// Before an O_DIRECT run: a block size larger than one request to the
 /// target's device can carry (`max_sectors_kb`), each device said once.
-pub fn oversized(targets: &[Sized]) -> Vec<String> {
+pub fn oversized(targets: &[Sized]) -> Vec<Warning> {
     let mut seen = HashSet::new();
     targets
         .iter()
@@ -29,14 +29,11 @@ pub fn oversized(targets: &[Sized]) -> Vec<String> {
             let dev = t.device?;
             let q = QueueLimits::of_device(&crate::base::host::Host::real().sys, dev)?;
             let max = q.max_request_bytes()?;
-            (t.bs > max && seen.insert(dev)).then(|| {
-                format!(
-                    "--bs {} is larger than one request to {} can carry (max_sectors_kb {}): each I/O reaches the device as {} requests",
-                    fmt_bytes(t.bs),
-                    t.device_name.unwrap_or("its device"),
-                    max / 1024,
-                    t.bs.div_ceil(max)
-                )
+            (t.bs > max && seen.insert(dev)).then(|| Warning::OversizedRequests {
+                bs: t.bs,
+                device: t.device_name.unwrap_or("its device").to_string(),
+                max_sectors_kb: max / 1024,
+                requests: t.bs.div_ceil(max),
             })
         })
         .collect()
@@ -47,7 +44,7 @@ pub fn oversized(targets: &[Sized]) -> Vec<String> {
 /// over the run (`devices`, one per target beside it), and the queue limit
 /// that explains it. A device shared by targets, or without statistics,
 /// says nothing.
-pub fn split(targets: &[(Sized, Option<&DeviceCounters>)]) -> Vec<String> {
+pub fn split(targets: &[(Sized, Option<&DeviceCounters>)]) -> Vec<Warning> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     for (t, d) in targets {
@@ -80,12 +77,13 @@ pub fn split(targets: &[(Sized, Option<&DeviceCounters>)]) -> Vec<String> {
                     "no queue limit explains it (the device or a layer above it splits requests)"
                         .into()
                 });
-            out.push(format!(
-                "O_DIRECT {what} of {} reached {} as requests of {} on average: {why}",
-                fmt_bytes(t.bs),
-                d.name,
-                fmt_bytes(avg as u64)
-            ));
+            out.push(Warning::SplitRequests {
+                writes: what == "writes",
+                bs: t.bs,
+                device: d.name.clone(),
+                avg_bytes: avg as u64,
+                why,
+            });
         }
         // A stacked volume's members get pieces of at most one chunk (the
         // volume's minimum_io_size); smaller than that, a member's own
@@ -104,14 +102,14 @@ pub fn split(targets: &[(Sized, Option<&DeviceCounters>)]) -> Vec<String> {
             let why = QueueLimits::of_name(&m.name)
                 .and_then(|q| q.split_reason(piece, page_size()))
                 .unwrap_or_else(|| "no queue limit of the member explains it".into());
-            out.push(format!(
-                "member {} of {} received O_DIRECT reads as requests of {} on average, for pieces of {}{}: {why}",
-                m.name,
-                d.name,
-                fmt_bytes(avg as u64),
-                fmt_bytes(piece),
-                if chunk.is_some() { " (the chunk)" } else { "" }
-            ));
+            out.push(Warning::MemberSplitRequests {
+                member: m.name.clone(),
+                device: d.name.clone(),
+                avg_bytes: avg as u64,
+                piece,
+                chunk: chunk.is_some(),
+                why,
+            });
         }
     }
     out

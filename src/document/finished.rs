@@ -1,7 +1,10 @@
 //! A finished measured run (`measure::session::Finished`) as its run
 //! document: the assembly of the figures, each target's storage stack, the
-//! warnings said after the run, the page cache's state.
+//! warnings said after the run, the page cache's state; then the warnings
+//! grouped, so that many targets' same warning is one line in every output
+//! (the text, the HTML page, the JSON `warnings`).
 
+use crate::base::warning;
 use crate::document::run::RunDocument;
 use crate::measure::config::RunConfig;
 use crate::measure::session::Finished;
@@ -17,11 +20,8 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
             .map(|(_, s)| s.clone());
     }
     doc.name_members();
-    doc.warnings.extend(
-        run.split_requests
-            .into_iter()
-            .map(crate::base::warning::Warning::Text),
-    );
+    doc.warnings.extend(run.split_requests);
+    doc.warnings = warning::group(&doc.warnings);
     doc.cache = Some(run.cache);
     doc
 }

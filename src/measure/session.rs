@@ -66,7 +66,7 @@ pub struct Finished {
     /// targets, CPUs, request sizes, the page cache), in that order.
     pub warnings: Vec<Warning>,
     /// Said after it, from the device counters: requests split on the way.
-    pub split_requests: Vec<String>,
+    pub split_requests: Vec<Warning>,
     /// Every target's storage stack that could be read, by its path.
     pub stacks: Vec<(PathBuf, Topology)>,
     pub cache: CacheDoc,
@@ -120,24 +120,23 @@ pub fn measure(
         return Ok(Outcome::DryRun(Box::new(plan), checks));
     }
 
-    // The session's own warnings are still sentences (Warning::Text), after
-    // the layout's typed ones.
-    let mut said: Vec<String> = Vec::new();
-    said.extend(overlaps);
-    said.extend(holes);
-    said.extend(readahead_notes);
-    said.extend(memory_targets(cfg, &plan));
-    said.extend(shared_cpus(cfg, &plan));
-    for w in oversized_requests(cfg, &plan) {
+    // The session's own warnings, after the layout's.
+    let mut warnings = plan.warnings.clone();
+    warnings.extend(overlaps);
+    warnings.extend(holes);
+    warnings.extend(readahead_notes);
+    warnings.extend(memory_targets(cfg, &plan));
+    warnings.extend(shared_cpus(cfg, &plan));
+    // Said now too, before the run: many devices' same limit is one line.
+    let oversized = oversized_requests(cfg, &plan);
+    for line in crate::base::warning::group(&oversized) {
         eprintln!(
             "stripebench: warning: {}",
-            crate::base::error::show_lines(&w)
+            crate::base::error::show_lines(&line.to_string())
         );
-        said.push(w);
     }
-    let cache = prepare_cache(cfg, &plan, &mut said)?;
-    let mut warnings = plan.warnings.clone();
-    warnings.extend(said.into_iter().map(Warning::Text));
+    warnings.extend(oversized);
+    let cache = prepare_cache(cfg, &plan, &mut warnings)?;
     let execution = coordinator::execute(cfg, &plan, out.live())?;
     let split_requests = split_requests(cfg, &plan, &execution);
     drop(knob_guard);
@@ -216,7 +215,7 @@ fn check_buffer_memory(cfg: &RunConfig, plan: &Plan) -> Result<()> {
 /// target a read reaches; each verdict is a check of its target's (seen in
 /// a dry run). `verify` reads holes on purpose: they are its unwritten
 /// blocks.
-fn check_holes(cfg: &RunConfig, plan: &Plan, checks: &mut Checks) -> Result<Vec<String>> {
+fn check_holes(cfg: &RunConfig, plan: &Plan, checks: &mut Checks) -> Result<Vec<Warning>> {
     let reads = !matches!(cfg.rw, RwMode::Write | RwMode::Randwrite);
     if !reads || cfg.verify {
         return Ok(Vec::new());
@@ -248,33 +247,25 @@ fn check_holes(cfg: &RunConfig, plan: &Plan, checks: &mut Checks) -> Result<Vec<
 }
 
 /// A target on tmpfs (or another memory file system) is memory, not a device.
-fn memory_targets(cfg: &RunConfig, plan: &Plan) -> Vec<String> {
-    let mut out = Vec::new();
-    for t in &plan.targets {
-        if let Some(fs) = device::memory_fs(&t.file) {
-            out.push(format!(
-                "{} is on {fs}: the target is memory, not a device ({}no device counters), so these figures measure memory",
-                t.path.display(),
-                if cfg.direct {
-                    format!("{fs} takes O_DIRECT but serves it from RAM like any other I/O; ")
-                } else {
-                    String::new()
-                }
-            ));
-        }
-    }
-    out
+fn memory_targets(cfg: &RunConfig, plan: &Plan) -> Vec<Warning> {
+    plan.targets
+        .iter()
+        .filter_map(|t| {
+            device::memory_fs(&t.file).map(|fs| Warning::MemoryTarget {
+                path: t.path.display().to_string(),
+                fs: fs.to_string(),
+                direct: cfg.direct,
+            })
+        })
+        .collect()
 }
 
 /// More workers than `--cpus` gives them: they take turns.
-fn shared_cpus(cfg: &RunConfig, plan: &Plan) -> Option<String> {
+fn shared_cpus(cfg: &RunConfig, plan: &Plan) -> Option<Warning> {
     let c = cfg.cpus.as_ref()?;
-    (plan.workers.len() > c.len()).then(|| {
-        format!(
-            "{} workers share {} CPU(s): workers on one CPU take turns, which can limit what they measure",
-            plan.workers.len(),
-            c.len()
-        )
+    (plan.workers.len() > c.len()).then_some(Warning::SharedCpus {
+        workers: plan.workers.len(),
+        cpus: c.len(),
     })
 }
 
@@ -292,7 +283,7 @@ fn sized(plan: &Plan) -> Vec<Sized<'_>> {
 }
 
 /// Before an O_DIRECT run: block sizes the device's requests cannot carry.
-fn oversized_requests(cfg: &RunConfig, plan: &Plan) -> Vec<String> {
+fn oversized_requests(cfg: &RunConfig, plan: &Plan) -> Vec<Warning> {
     if !cfg.direct {
         return Vec::new();
     }
@@ -300,7 +291,7 @@ fn oversized_requests(cfg: &RunConfig, plan: &Plan) -> Vec<String> {
 }
 
 /// After an O_DIRECT run: requests the device's counters show split.
-fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<String> {
+fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<Warning> {
     if !cfg.direct {
         return Vec::new();
     }
@@ -313,7 +304,7 @@ fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<String>
 
 /// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
 /// with --cached; untouched for O_DIRECT and writes.
-fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<String>) -> Result<CacheDoc> {
+fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<Warning>) -> Result<CacheDoc> {
     if cfg.direct || cfg.rw.writes() {
         return Ok(CacheDoc {
             state: "untouched".into(),
@@ -338,11 +329,10 @@ fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<String>) -> Re
         .filter(|&a| working_set < a)
         .filter(|_| rereads)
     {
-        warnings.push(format!(
-            "the buffered working set ({}) fits in free memory ({}): once read, it can be served from the page cache; the device counters show whether it was",
-            crate::base::units::fmt_bytes(working_set),
-            crate::base::units::fmt_bytes(avail)
-        ));
+        warnings.push(Warning::WorkingSetFits {
+            working_set,
+            available: avail,
+        });
     }
     let paths: Vec<PathBuf> = plan.targets.iter().map(|t| t.path.clone()).collect();
     device::cache::make_cold(&paths, cfg.drop_caches)

@@ -43,6 +43,8 @@ pub struct Request {
     pub metrics: Option<PathBuf>,
     /// `--histogram`: each target's latency distribution as text, after the table.
     pub histogram: bool,
+    /// `--rows`: the text table's worker rows at most (`None`: all).
+    pub rows: Option<usize>,
 }
 
 impl Request {

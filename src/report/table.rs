@@ -142,8 +142,27 @@ fn engine_paths(doc: &RunDocument) -> String {
 /// The text report: [`heading`], the table of [`rows`], its [`summary`],
 /// the [`devices`] and the [`notes`] (the HTML report shows the same parts its own way).
 pub fn render(doc: &RunDocument) -> String {
+    render_rows(doc, None)
+}
+
+/// How many of the slowest and of the fastest a summarised table shows.
+const EXTREMES: usize = 3;
+
+/// [`render`] with at most `limit` worker rows (`--rows`; `None`: all):
+/// past it, the workers' rows give way to [`summarised_rows`].
+pub fn render_rows(doc: &RunDocument, limit: Option<usize>) -> String {
     let mut out = heading(doc);
-    out.push_str(&layout(&rows(doc)));
+    match limit.filter(|&n| doc.workers.len() > n) {
+        Some(n) => {
+            out.push_str(&layout(&summarised_rows(doc, n)));
+            let _ = writeln!(
+                out,
+                "{} workers, past --rows {n}: each column's min, p10, median, p90 and max over them (each column on its own, not one worker's row), then the {EXTREMES} slowest and the {EXTREMES} fastest by MB/s; --rows all shows every row, and the JSON, CSV and HTML hold every one",
+                doc.workers.len()
+            );
+        }
+        None => out.push_str(&layout(&rows(doc))),
+    }
     out.push_str(&summary(doc));
     out.push_str(&devices(doc));
     out.push_str(&notes(doc));
@@ -327,6 +346,107 @@ pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
     rows
 }
 
+/// The quantile `q` (0 to 1, nearest rank) of `v`, sorted in place.
+fn quantile<T: Copy + PartialOrd>(v: &mut [T], q: f64) -> Option<T> {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let i = ((v.len().max(1) - 1) as f64 * q).round() as usize;
+    v.get(i).copied()
+}
+
+/// Rows that summarise `entries` (label, figures): each column's min,
+/// p10, median, p90 and max over them, each column on its own.
+fn quantile_rows(prefix: &str, entries: &[&Figures]) -> Vec<Vec<String>> {
+    let of = |q: f64, f: &dyn Fn(&Figures) -> Option<f64>| -> Option<f64> {
+        let mut v: Vec<f64> = entries.iter().filter_map(|e| f(e)).collect();
+        quantile(&mut v, q)
+    };
+    let share = |s: fn(&Figures) -> f64| {
+        move |f: &Figures| (f.seconds > 0.0).then(|| s(f) / f.seconds * 100.0)
+    };
+    [
+        ("min", 0.0),
+        ("p10", 0.1),
+        ("median", 0.5),
+        ("p90", 0.9),
+        ("max", 1.0),
+    ]
+    .iter()
+    .map(|&(name, q)| {
+        let lat = |g: fn(&LatencySummary) -> u64| {
+            of(q, &|f: &Figures| f.latency_ns.as_ref().map(|l| g(l) as f64)).map(|x| x as u64)
+        };
+        let summary = (|| {
+            Some(LatencySummary {
+                min: lat(|l| l.min)?,
+                mean: of(q, &|f: &Figures| f.latency_ns.as_ref().map(|l| l.mean))?,
+                p50: lat(|l| l.p50)?,
+                p90: lat(|l| l.p90)?,
+                p99: lat(|l| l.p99)?,
+                p99_9: lat(|l| l.p99_9)?,
+                p99_99: lat(|l| l.p99_99)?,
+                max: lat(|l| l.max)?,
+            })
+        })();
+        let mut r = rate_cells(
+            format!("{prefix}{name}"),
+            &format!("({} of them)", entries.len()),
+            "".into(),
+            of(q, &|f: &Figures| Some(f.bytes_per_sec)).unwrap_or(0.0),
+            of(q, &|f: &Figures| Some(f.iops)).unwrap_or(0.0),
+            &summary,
+        );
+        let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+        r.extend([
+            pct(of(q, &share(|f| f.cpu_usr_sec))),
+            pct(of(q, &share(|f| f.cpu_sys_sec))),
+            of(q, &|f: &Figures| Some(f.errors as f64)).map_or("-".into(), |e| format!("{e:.0}")),
+        ]);
+        r
+    })
+    .collect()
+}
+
+/// The table past `--rows n`: the workers' [`quantile_rows`], their
+/// slowest and fastest by MB/s, the targets' rows (summarised the same
+/// way when there are more than `n` of them) and the TOTAL.
+pub fn summarised_rows(doc: &RunDocument, n: usize) -> Vec<Vec<String>> {
+    let mut rows = vec![COLUMNS.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    let figures: Vec<&Figures> = doc.workers.iter().map(|w| &w.figures).collect();
+    rows.extend(quantile_rows("", &figures));
+    let mut by_rate: Vec<_> = doc.workers.iter().collect();
+    by_rate.sort_by(|a, b| a.figures.bytes_per_sec.total_cmp(&b.figures.bytes_per_sec));
+    let k = EXTREMES.min(by_rate.len() / 2);
+    let fastest = by_rate.iter().rev().take(k).rev();
+    for (tag, w) in by_rate
+        .iter()
+        .take(k)
+        .map(|w| ("slow", w))
+        .chain(fastest.map(|w| ("fast", w)))
+    {
+        let cpu = w.cpu.map_or("-".into(), |c| c.to_string());
+        rows.push(row(format!("{tag} w{}", w.id), &w.target, cpu, &w.figures));
+    }
+    if doc.targets.iter().any(|t| t.workers > 1) {
+        if doc.targets.len() > n {
+            let figures: Vec<&Figures> = doc.targets.iter().map(|t| &t.figures).collect();
+            rows.extend(quantile_rows("target ", &figures));
+        } else {
+            for t in &doc.targets {
+                rows.push(row("target".into(), &t.path, "".into(), &t.figures));
+            }
+        }
+    }
+    let full = self::rows(doc);
+    // The TOTAL rows, as the full table has them.
+    if let Some(i) = full
+        .iter()
+        .rposition(|r| r[0].starts_with("TOTAL") && r[0].len() <= 6)
+    {
+        rows.extend(full[i..].iter().cloned());
+    }
+    rows
+}
+
 /// The lines under the table: what `--stripe` figures are, CPU per GB, the
 /// flush of buffered writes.
 pub fn summary(doc: &RunDocument) -> String {
@@ -383,17 +503,33 @@ pub fn devices(doc: &RunDocument) -> String {
     if !devs.is_empty() {
         out.push_str("device counters (/sys/block/*/stat, whole run: ramp, window and flush), against this run's own bytes:\n");
         let mut seen = Vec::new();
+        // Those without statistics are one line, however many they are.
+        let mut silent: Vec<String> = Vec::new();
+        for (_, d) in &devs {
+            if !d.stats && !silent.contains(&d.name) {
+                silent.push(d.name.clone());
+            }
+        }
         for (t, d) in devs {
             if seen.contains(&d.name) {
                 continue;
             }
             seen.push(d.name.clone());
             if !d.stats {
-                let _ = writeln!(
-                    out,
-                    "  {:<8} keeps no I/O statistics (queue/iostats is 0, or its driver never counts, as brd does): no device figures, no ratios",
-                    d.name
-                );
+                if silent.len() == 1 {
+                    let _ = writeln!(
+                        out,
+                        "  {:<8} keeps no I/O statistics (queue/iostats is 0, or its driver never counts, as brd does): no device figures, no ratios",
+                        d.name
+                    );
+                } else if silent.first() == Some(&d.name) {
+                    let _ = writeln!(
+                        out,
+                        "  {} devices ({}) keep no I/O statistics (queue/iostats is 0, or their driver never counts, as brd does): no device figures, no ratios",
+                        silent.len(),
+                        crate::base::warning::compact(&silent)
+                    );
+                }
                 continue;
             }
             let ratio = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.3}"));
@@ -759,5 +895,64 @@ mod tests {
         // CPU: 0.1 s user and 0.5 s system per worker over 2 s; summed in TOTAL.
         assert_eq!(usr_sys("w0"), ("5.0".into(), "25.0".into()), "{text}");
         assert_eq!(usr_sys("TOTAL"), ("10.0".into(), "50.0".into()), "{text}");
+    }
+
+    #[test]
+    fn past_rows_the_table_shows_quantiles_extremes_and_the_total() {
+        let mut doc = sample_doc();
+        let w0 = doc.workers[0].clone();
+        doc.workers = (0..40)
+            .map(|i| {
+                let mut w = w0.clone();
+                w.id = i;
+                // w17 the slowest, w3 the fastest.
+                w.figures.bytes_per_sec = match i {
+                    17 => 1e6,
+                    3 => 9e9,
+                    _ => 1e8 + i as f64 * 1e6,
+                };
+                w
+            })
+            .collect();
+        let text = render_rows(&doc, Some(32));
+        let labels: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("  "))
+            .skip(1)
+            .map(|l| l.split("  ").next().unwrap_or(""))
+            .take_while(|l| !l.is_empty() && !l.contains("workers, past"))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "min", "p10", "median", "p90", "max", "slow w17", "slow w0", "slow w1", "fast w38",
+                "fast w39", "fast w3", "target", "TOTAL"
+            ],
+            "{text}"
+        );
+        let mbs = |label: &str| {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("{label} ")))
+                .unwrap();
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            cols[cols.len() - 11].to_string()
+        };
+        assert_eq!(mbs("min"), "1.0", "{text}");
+        assert_eq!(mbs("max"), "9000.0", "{text}");
+        assert!(text.contains("40 workers, past --rows 32:"), "{text}");
+        // At or under the limit, and with --rows all, every row.
+        for t in [render_rows(&doc, Some(40)), render_rows(&doc, None)] {
+            assert_eq!(
+                t.lines()
+                    .filter(
+                        |l| l.starts_with('w') && l[1..].starts_with(|c: char| c.is_ascii_digit())
+                    )
+                    .count(),
+                40,
+                "{t}"
+            );
+            assert!(!t.contains("past --rows"));
+        }
     }
 }

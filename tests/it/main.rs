@@ -43,6 +43,7 @@ mod rate;
 mod requests;
 mod restore;
 mod run;
+mod scale;
 mod seed_configs;
 mod signatures;
 mod stripe_model;

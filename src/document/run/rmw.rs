@@ -106,7 +106,7 @@ mod tests {
             w.to_string(),
             "/dev/md0: members read 412.0 MiB while the volume was only written: read-modify-write (sub-stripe writes); 4 of 4 members read"
         );
-        assert_eq!(w.target(), Some("/dev/md0"));
+        assert_eq!(w.subject(), Some(("targets", "/dev/md0")));
     }
 
     #[test]
