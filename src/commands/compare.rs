@@ -37,12 +37,12 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
             ));
         }
     }
-    let mut protected = members.clone();
-    protected.push(volume.clone());
+    let protected: Vec<PathBuf> = members.iter().chain([volume]).cloned().collect();
+    let protected = crate::device::protected_paths(&protected);
     let out = Outputs::check(
         base.outputs(),
         crate::report::Kind::Compare,
-        &crate::device::protected_paths(&protected),
+        &protected,
         &[],
     )?;
     let (vol_target, bed, note) = crate::device::test_file::for_volume(
@@ -55,13 +55,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let plan = plan_phases(args, &members, &vol_target, bed.is_some());
     guard_phases(&plan, &out)?;
     let runs = run_phases(plan, args.repeat, &out)?;
-    let volume = Volume {
-        volume: show_path(volume),
-        topology: topo,
-        test_file: bed.as_ref().map(|_| vol_target.display().to_string()),
-        notes: note.into_iter().collect(),
-        repeat: args.repeat,
-    };
+    let test_file = bed.as_ref().map(|_| vol_target.display().to_string());
+    let volume = Volume::new(show_path(volume), topo, test_file, note, args.repeat);
     let doc = compare::assemble(volume, runs, crate::base::signals::interrupted());
     // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
     out.say(&crate::report::compare::render(&doc));
@@ -100,19 +95,15 @@ fn run_phases(plan: Vec<Planned>, of: usize, out: &Outputs) -> Result<Vec<Phase>
         if crate::base::signals::interrupted() {
             break;
         }
-        eprintln!(
-            "stripebench compare: {kind}{}",
-            compare::run_label(&kind, repeat, of)
-        );
+        let label = compare::live_label(&kind, repeat, of);
+        eprintln!("stripebench compare: {label}");
         // measure() starts a buffered read cold itself.
         let cfg = config(&a)?;
-        let mut phase_hub = hub.clone();
-        if let Some(h) = phase_hub.as_mut() {
-            h.label = Some(("phase", compare::live_label(&kind, repeat, of)));
-        }
-        let Outcome::Done(run) =
-            session::measure(&cfg, &cfg.targets, owned, &out.for_run(phase_hub))?
-        else {
+        let for_run = out.for_run(hub.clone().map(|mut h| {
+            h.label = Some(("phase", label));
+            h
+        }));
+        let Outcome::Done(run) = session::measure(&cfg, &cfg.targets, owned, &for_run)? else {
             unreachable!("compare never asks for a dry run")
         };
         let p = Phase::run(

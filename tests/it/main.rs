@@ -30,6 +30,7 @@ mod invocation;
 mod json_contract;
 mod knobs;
 mod lab;
+mod lab_compare;
 mod live;
 mod memory_targets;
 mod never_destroy;

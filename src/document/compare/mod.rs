@@ -184,6 +184,26 @@ pub struct Volume {
     pub repeat: usize,
 }
 
+impl Volume {
+    /// A volume as named (`shown`), its stack, the test file its phases
+    /// read, a note said before them, and `--repeat`.
+    pub fn new(
+        shown: String,
+        topology: Topology,
+        test_file: Option<String>,
+        note: Option<String>,
+        repeat: usize,
+    ) -> Volume {
+        Volume {
+            volume: shown,
+            topology,
+            test_file,
+            notes: note.into_iter().collect(),
+            repeat,
+        }
+    }
+}
+
 /// Why `compare` cannot compare a volume: the user named something without
 /// members (the command refuses it as a usage error, exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -266,8 +286,13 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
 /// One member's samples in the runs of `kind`-matching phases that did not
 /// fail: from the target of that path (a member alone has one target).
 fn samples(runs: &[&Phase], path: &str, together: bool) -> Vec<Sample> {
+    samples_of(runs, path, together, false)
+}
+
+/// As [`samples`], with the failed runs too when `failed`.
+fn samples_of(runs: &[&Phase], path: &str, together: bool, failed: bool) -> Vec<Sample> {
     runs.iter()
-        .filter(|p| p.status != PhaseStatus::Failed)
+        .filter(|p| failed || p.status != PhaseStatus::Failed)
         .filter(|p| match &p.kind {
             PhaseKind::Alone { member } => !together && member == path,
             PhaseKind::Together => together,
@@ -312,9 +337,15 @@ pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
         .iter()
         .map(|p| (p.clone(), Figure::of(p, &samples(runs, p, !solo))))
         .collect();
+    // The members' rates together: from the runs without errors, else (every
+    // run failed) from the failed ones, which the text marks.
     let together_rates: Vec<f64> = paths
         .iter()
-        .map(|p| rate(&samples(runs, p, true)).unwrap_or(0.0))
+        .map(|p| {
+            rate(&samples(runs, p, true))
+                .or_else(|| rate(&samples_of(runs, p, true, true)))
+                .unwrap_or(0.0)
+        })
         .collect();
     let sum: f64 = together_rates.iter().sum();
     let members = paths
