@@ -205,6 +205,9 @@ fn verdict(out: &mut String, d: &CompareDocument) {
         "verdict: from {from}, the median of up to {} run(s) per member; {}",
         v.runs, v.rule
     );
+    if let Some(c) = &v.caveat {
+        let _ = writeln!(out, "  caveat: {c}");
+    }
     if !v.unmeasured.is_empty() {
         let _ = writeln!(
             out,

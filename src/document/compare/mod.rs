@@ -20,7 +20,7 @@ pub use ceiling::{ceilings, geometry, CeilingDoc};
 pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
 pub use kind::PhaseKind;
 pub use phase::Phase;
-pub use verdict::{Fence, Figure, Flagged, Sample, Thin, Verdict, K, MIN_IOS};
+pub use verdict::{Fence, Figure, Flagged, Sample, Thin, Verdict, CROWDED_RATE_FLOOR, K, MIN_IOS};
 
 use crate::analysis::summary::median;
 use crate::device::topology::Topology;
@@ -370,5 +370,7 @@ pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
         })
         .collect();
     let source = if solo { "alone" } else { "together" };
-    (members, Some(verdict::judge(&figures, source)))
+    let d = &together.document;
+    let crowded = (!solo && d.workers.len() > d.host.cpus).then(|| (d.workers.len(), d.host.cpus));
+    (members, Some(verdict::judge(&figures, source, crowded)))
 }

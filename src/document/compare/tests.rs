@@ -17,6 +17,8 @@ fn run(rate: f64, targets: &[(&str, f64)]) -> RunDocument {
         w.stopped_on_errors = false;
         w.ended_by = crate::measure::worker::Ending::Deadline;
     }
+    // As many CPUs as any test's workers: not crowded (unless a test says).
+    d.host.cpus = 64;
     d.total.figures.errors = 0;
     d.total.figures.ios = 1000;
     d.total.figures.bytes_per_sec = rate;
@@ -548,4 +550,32 @@ fn a_document_without_the_new_fields_reads() {
     let back: CompareDocument = serde_json::from_value(v).unwrap();
     assert_eq!(back.repeat, 1);
     assert_eq!(back.phases, d.phases);
+}
+
+/// Regression (lab, 16 equal members on 2 busy vCPUs): measured together
+/// by more workers than CPUs, an unlucky member 58 % below the median was
+/// flagged; there the rate floor widens, and the verdict says why.
+#[test]
+fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
+    let mut runs = members_together(8, 1, |i, _| if i == 3 { 40.0e6 } else { 75.0e6 });
+    for p in &mut runs {
+        p.document.host.cpus = 1;
+    }
+    let v = assemble(volume(), runs.clone(), false).verdict.unwrap();
+    assert!(v.flagged.is_empty(), "{v:?}");
+    assert!(v
+        .caveat
+        .as_deref()
+        .unwrap()
+        .contains("2 workers on 1 CPU(s)"));
+    assert!(v.rule.contains("25% of the median"), "{}", v.rule);
+    // Far enough below, a member is flagged all the same.
+    let runs = members_together(8, 1, |i, _| if i == 3 { 10.0e6 } else { 75.0e6 });
+    let mut runs = runs;
+    for p in &mut runs {
+        p.document.host.cpus = 1;
+    }
+    let d = assemble(volume(), runs, false);
+    assert_eq!(d.slowest.as_deref(), Some("/dev/loop3"));
+    assert!(crate::report::compare::render(&d).contains("  caveat: the members together ran"));
 }

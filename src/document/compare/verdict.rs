@@ -16,6 +16,11 @@ use crate::analysis::summary::median;
 pub const K: f64 = 3.0;
 /// The least spread the rate rule assumes, as a share of the median rate.
 pub const RATE_FLOOR: f64 = 0.05;
+/// The rate floor when the figures come from members measured together with
+/// more workers than CPUs: their rates then measure CPU turns as much as the
+/// members (in the lab, 16 equal members on 2 busy vCPUs ranged 11-37 MB/s
+/// around a median of 26), so only a member 75 % below the median is flagged.
+pub const CROWDED_RATE_FLOOR: f64 = 0.25;
 /// The least spread the p99 rule assumes, as a share of the median p99: a
 /// p99 is flagged only at 2.5 × the median or more. In the lab (16 members
 /// measured alone on 2 busy TCG vCPUs) the 15 undelayed members' p99s ranged 18-43 ms
@@ -130,6 +135,10 @@ pub struct Verdict {
     pub unmeasured: Vec<String>,
     /// Why no member was judged, when none was.
     pub none: Option<String>,
+    /// What weakens the figures the rule was applied to (members measured
+    /// together with more workers than CPUs), and what the rule did about it.
+    #[serde(default)]
+    pub caveat: Option<String>,
 }
 
 impl Verdict {
@@ -159,12 +168,32 @@ fn fence(values: &[f64], floor: f64, below: bool) -> Fence {
 /// The rule, applied to every member's figure. `members`: every member in
 /// order, with its figure when a run of it is left; `source`: where the
 /// figures come from.
-pub fn judge(members: &[(String, Option<Figure>)], source: &str) -> Verdict {
+///
+/// `crowded`: the figures come from members measured together by more
+/// workers than CPUs (workers, CPUs): the rate floor widens to
+/// [`CROWDED_RATE_FLOOR`], and the verdict says why.
+pub fn judge(
+    members: &[(String, Option<Figure>)],
+    source: &str,
+    crowded: Option<(usize, usize)>,
+) -> Verdict {
+    let rate_floor = if crowded.is_some() {
+        CROWDED_RATE_FLOOR
+    } else {
+        RATE_FLOOR
+    };
     let rule = format!(
         "flagged: a rate below median - {K} x max(MAD, {:.0}% of the median), or a p99 above median + {K} x max(MAD, {:.0}% of the median), over the members' medians; each member needs {MIN_IOS} completed I/Os",
-        RATE_FLOOR * 100.0,
+        rate_floor * 100.0,
         P99_FLOOR * 100.0
     );
+    let caveat = crowded.map(|(w, c)| {
+        format!(
+            "the members together ran {w} workers on {c} CPU(s): their rates measure CPU turns as much as the members, so the rate floor is {:.0}% (not {:.0}%); --solo judges each member alone",
+            CROWDED_RATE_FLOOR * 100.0,
+            RATE_FLOOR * 100.0
+        )
+    });
     let figures: Vec<&Figure> = members.iter().filter_map(|(_, f)| f.as_ref()).collect();
     let mut v = Verdict {
         source: source.into(),
@@ -189,6 +218,7 @@ pub fn judge(members: &[(String, Option<Figure>)], source: &str) -> Verdict {
             .map(|(m, _)| m.clone())
             .collect(),
         none: None,
+        caveat,
     };
     if figures.is_empty() {
         v.none = Some("no member phase ran without errors: no member to judge".into());
@@ -214,7 +244,7 @@ pub fn judge(members: &[(String, Option<Figure>)], source: &str) -> Verdict {
         return v;
     }
     let rates: Vec<f64> = figures.iter().map(|f| f.bytes_per_sec).collect();
-    let rate = fence(&rates, RATE_FLOOR, true);
+    let rate = fence(&rates, rate_floor, true);
     for f in &figures {
         if f.bytes_per_sec < rate.threshold {
             v.flagged.push(Flagged {
