@@ -371,6 +371,7 @@ pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
         .collect();
     let source = if solo { "alone" } else { "together" };
     let d = &together.document;
-    let crowded = (!solo && d.workers.len() > d.host.cpus).then(|| (d.workers.len(), d.host.cpus));
+    let crowded =
+        (!solo && d.workers.len() > d.host.cpus).then_some((d.workers.len(), d.host.cpus));
     (members, Some(verdict::judge(&figures, source, crowded)))
 }
