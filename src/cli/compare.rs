@@ -11,9 +11,9 @@ use crate::base::error::usage;
 use crate::document::compare::PhaseKind;
 use crate::measure::config::{RunConfig, RwMode};
 
-/// One phase to run: what it measures, its options, whether its targets
-/// are files stripebench made.
-pub type Planned = (PhaseKind, RunArgs, bool);
+/// One run of a phase: what it measures, which run of its kind, its
+/// options, whether its targets are files stripebench made.
+pub type Planned = (PhaseKind, u32, RunArgs, bool);
 
 /// What compare does not take: more than one volume, writes, options it
 /// chooses per phase, options that make no comparison.
@@ -69,8 +69,9 @@ pub fn config(a: &RunArgs) -> Result<RunConfig> {
     Ok(c)
 }
 
-/// Every phase, in order, with its options: on the `members`, or on what
-/// the volume phases read (`volume`; `owned` when stripebench made it).
+/// Every run of every phase, in order, with its options: on the
+/// `members`, or on what the volume phases read (`volume`; `owned` when
+/// stripebench made it). The member phases repeat `--repeat` times.
 pub fn plan_phases(
     args: &CompareArgs,
     members: &[PathBuf],
@@ -81,25 +82,23 @@ pub fn plan_phases(
     let n = members.len();
     let on_volume =
         |jobs, buffered| phase_args(&args.run, vec![volume.to_path_buf()], jobs, buffered);
-    // The phases of the members alone come in member order.
-    let mut alone = members.iter();
-    crate::document::compare::phase_kinds(&shown, args.solo)
+    crate::document::compare::phase_plan(&shown, args.solo, args.repeat)
         .into_iter()
-        .map(|kind| match &kind {
-            PhaseKind::Alone { .. } => {
-                let member: Vec<PathBuf> = alone.next().cloned().into_iter().collect();
-                (kind, phase_args(&args.run, member, 1, false), false)
-            }
-            PhaseKind::Together => (
-                kind,
-                phase_args(&args.run, members.to_vec(), 1, false),
-                false,
-            ),
-            PhaseKind::VolumeOneWorker => (kind, on_volume(1, false), owned),
-            PhaseKind::VolumePerMember { .. } => (kind, on_volume(n, false), owned),
-            PhaseKind::VolumeBuffered { .. } | PhaseKind::Other(_) => {
-                (kind, on_volume(n, true), owned)
-            }
+        .map(|(kind, r)| {
+            let (a, owned) = match &kind {
+                PhaseKind::Alone { member } => {
+                    let m = members.iter().zip(&shown).find(|(_, s)| *s == member);
+                    let member: Vec<PathBuf> = m.map(|(p, _)| p.clone()).into_iter().collect();
+                    (phase_args(&args.run, member, 1, false), false)
+                }
+                PhaseKind::Together => (phase_args(&args.run, members.to_vec(), 1, false), false),
+                PhaseKind::VolumeOneWorker => (on_volume(1, false), owned),
+                PhaseKind::VolumePerMember { .. } => (on_volume(n, false), owned),
+                PhaseKind::VolumeBuffered { .. } | PhaseKind::Other(_) => {
+                    (on_volume(n, true), owned)
+                }
+            };
+            (kind, r, a, owned)
         })
         .collect()
 }

@@ -61,9 +61,12 @@ pub enum Command {
     Sweep(Box<SweepArgs>),
 
     /// Members against the assembled volume, in phases: each member alone
-    /// (--solo), all members at once, the volume with one worker and with one
-    /// per member (O_DIRECT), and buffered; then the stripe efficiency, each
-    /// member's share and the slowest member.
+    /// (--solo), all members at once (these --repeat times), the volume with
+    /// one worker and with one per member (O_DIRECT), and buffered; then the
+    /// level's ceilings, the stripe efficiency against one, each member's
+    /// share and the slow-member verdict (a robust rule over every member,
+    /// with its numbers). A phase with I/O errors, or whose workers completed
+    /// too few I/Os, is marked and kept out of the figures it would distort.
     ///
     /// VOLUME is a striped block device (md, dm) or the mount point of a
     /// striped file system (btrfs RAID0), where the volume phases read a test
@@ -205,9 +208,16 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub run: RunArgs,
 
-    /// Also measure each member alone (its ideal, without the others).
+    /// Also measure each member alone (its ideal, without the others); the
+    /// slow-member verdict then judges the members alone.
     #[arg(long)]
     pub solo: bool,
+
+    /// Run the member phases (each member alone, all members together) K
+    /// times: each member's figure is the median of its runs, its spread
+    /// their range.
+    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_count)]
+    pub repeat: usize,
 
     /// Size of the test file on a mounted volume (default: twice the
     /// machine's memory, so the page cache cannot hold it, within 90% of the

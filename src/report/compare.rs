@@ -1,9 +1,11 @@
-//! The compare report as text.
+//! The compare report as text: every run of every phase (a failed or thin
+//! one marked, its warnings grouped under it), the level's ceilings and the
+//! efficiency against one, the members, and the verdict with its numbers.
 
 use std::fmt::Write;
 
 use crate::base::units::{fmt_latency_ns, fmt_size_arg, mb_per_sec};
-use crate::document::compare::CompareDocument;
+use crate::document::compare::{grouped_warnings, run_label, CompareDocument, Phase, PhaseStatus};
 
 pub fn render(d: &CompareDocument) -> String {
     let mut out = String::new();
@@ -47,9 +49,8 @@ pub fn render(d: &CompareDocument) -> String {
         );
     }
     let w = d
-        .phases
-        .iter()
-        .map(|p| p.kind.to_string().len())
+        .runs()
+        .map(|p| p.kind.to_string().len() + run_label(&p.kind, p.repeat, d.repeat).len())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -58,55 +59,217 @@ pub fn render(d: &CompareDocument) -> String {
         "{:<w$}  {:>10}  {:>10}  {:>9}  {:>10}",
         "phase", "MB/s", "IOPS", "p99", "CPU s/GB"
     );
-    for p in &d.phases {
+    for first in &d.phases {
+        // Each kind's runs together, then what they warned of, once.
+        let runs: Vec<&Phase> = d.runs().filter(|p| p.kind == first.kind).collect();
+        for p in &runs {
+            phase_row(&mut out, p, d.repeat, w);
+        }
+        for (line, times) in grouped_warnings(runs.iter().map(|p| &p.document)) {
+            let _ = match times {
+                1 => writeln!(out, "    warning: {line}"),
+                n => writeln!(out, "    warning ({n} times): {line}"),
+            };
+        }
+    }
+    ceilings_and_efficiency(&mut out, d);
+    members(&mut out, d);
+    verdict(&mut out, d);
+    for n in &d.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}
+
+/// A run's row; a run that is not ok shows no rate (a thin one) or is
+/// marked (a failed one), with what is wrong under it.
+fn phase_row(out: &mut String, p: &Phase, of: usize, w: usize) {
+    let name = format!("{}{}", p.kind, run_label(&p.kind, p.repeat, of));
+    if p.status == PhaseStatus::Thin {
         let _ = writeln!(
             out,
-            "{:<w$}  {:>10.1}  {:>10.0}  {:>9}  {:>10}",
-            p.kind,
+            "{name:<w$}  {:>10}  {:>10}  {:>9}  {:>10}",
+            "-", "-", "-", "-"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{name:<w$}  {:>10.1}  {:>10.0}  {:>9}  {:>10}",
             mb_per_sec(p.bytes_per_sec),
             p.iops,
             p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64)),
             p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}"))
         );
     }
-    if let Some(e) = d.efficiency {
-        let _ = writeln!(
+    let what = p.problems.join("; ");
+    let _ = match p.status {
+        PhaseStatus::Ok => Ok(()),
+        PhaseStatus::Thin => writeln!(
             out,
-            "stripe efficiency: volume ({} workers, O_DIRECT) / members together = {:.1}%",
-            d.members.len(),
-            e * 100.0
-        );
+            "    THIN: {what}: too few I/Os for a rate; kept out of the efficiency"
+        ),
+        PhaseStatus::Failed => writeln!(
+            out,
+            "    FAILED: {what}: kept out of the efficiency and the verdict"
+        ),
+    };
+}
+
+fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
+    if let Some(c) = d.ceilings.first() {
+        let rules: Vec<&str> = d.ceilings.iter().map(|c| c.rule.as_str()).collect();
+        let _ = writeln!(out, "ceilings ({}): {}", c.basis, rules.join("; "));
     }
-    let _ = writeln!(out, "members (all at once):");
+    let n = d.members.len();
+    match (d.efficiency, &d.efficiency_ceiling) {
+        (Some(e), Some(c)) => {
+            let _ = writeln!(
+                out,
+                "stripe efficiency: volume ({n} workers, O_DIRECT) / ceiling = {:.1}%, against {} (N = {n}: {} × the members together ÷ {n})",
+                e * 100.0,
+                c.rule,
+                fmt_factor(c.members),
+            );
+        }
+        (Some(e), None) => {
+            let _ = writeln!(
+                out,
+                "stripe efficiency: volume ({n} workers, O_DIRECT) / members together = {:.1}%",
+                e * 100.0
+            );
+        }
+        _ => {}
+    }
+    if let Some(note) = &d.efficiency_note {
+        let _ = writeln!(out, "  {note}");
+    }
+}
+
+fn fmt_factor(f: f64) -> String {
+    if f.fract() == 0.0 {
+        format!("{f:.0}")
+    } else {
+        format!("{f:.2}")
+    }
+}
+
+fn members(out: &mut String, d: &CompareDocument) {
+    let runs = if d.repeat > 1 {
+        format!("; the median of {} runs", d.repeat)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "members (all at once{runs}):");
     for m in &d.members {
+        let range = match (m.range_bytes_per_sec, d.verdict.as_ref().map(|v| v.runs)) {
+            (Some((lo, hi)), Some(r)) if r > 1 => {
+                format!(", runs {:.1}-{:.1} MB/s", mb_per_sec(lo), mb_per_sec(hi))
+            }
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  {:<14} {:>10.1} MB/s  {:>5.1}% of the members' total{}{}",
+            "  {:<14} {:>10.1} MB/s  {:>5.1}% of the members' total{}{}{}{}{}",
             m.path,
             mb_per_sec(m.bytes_per_sec),
             m.share * 100.0,
             m.solo_bytes_per_sec
                 .map(|s| format!(", alone {:.1} MB/s", mb_per_sec(s)))
                 .unwrap_or_default(),
-            if m.slow {
-                "  <- SLOW: more than 15% below the median member"
+            range,
+            m.p99_ns
+                .map(|p| format!(", p99 {}", fmt_latency_ns(p)))
+                .unwrap_or_default(),
+            if m.errors > 0 {
+                format!(", {} I/O error(s): FAILING", m.errors)
             } else {
-                ""
-            }
+                String::new()
+            },
+            if m.slow { "  <- SLOW" } else { "" }
         );
+    }
+}
+
+/// The verdict with its rule's numbers: every member flagged, or none, or
+/// why none was judged.
+fn verdict(out: &mut String, d: &CompareDocument) {
+    let Some(v) = &d.verdict else {
+        return;
+    };
+    let from = match v.source.as_str() {
+        "alone" => "each member alone (--solo)",
+        _ => "the members together",
+    };
+    let _ = writeln!(
+        out,
+        "verdict: from {from}, the median of up to {} run(s) per member; {}",
+        v.runs, v.rule
+    );
+    if let Some(c) = &v.caveat {
+        let _ = writeln!(out, "  caveat: {c}");
+    }
+    if !v.unmeasured.is_empty() {
+        let _ = writeln!(
+            out,
+            "  not judged (every run of theirs failed): {}",
+            v.unmeasured.join(", ")
+        );
+    }
+    if let Some(why) = &v.none {
+        let _ = writeln!(out, "  {why}");
+        return;
+    }
+    if let Some(r) = &v.rate {
+        let _ = writeln!(
+            out,
+            "  rate: median {:.1} MB/s, MAD {:.1}, spread used {:.1}: flagged below {:.1} MB/s",
+            mb_per_sec(r.median),
+            mb_per_sec(r.mad),
+            mb_per_sec(r.spread),
+            mb_per_sec(r.threshold)
+        );
+    }
+    if let Some(p) = &v.p99 {
+        let _ = writeln!(
+            out,
+            "  p99: median {}, MAD {}, spread used {}: flagged above {}",
+            fmt_latency_ns(p.median),
+            fmt_latency_ns(p.mad),
+            fmt_latency_ns(p.spread),
+            fmt_latency_ns(p.threshold)
+        );
+    }
+    for f in &v.flagged {
+        let _ = match f.by.as_str() {
+            "p99" => writeln!(
+                out,
+                "  SLOW: {}: p99 {} above {} (median {})",
+                f.member,
+                fmt_latency_ns(f.figure),
+                fmt_latency_ns(f.threshold),
+                fmt_latency_ns(f.median)
+            ),
+            _ => writeln!(
+                out,
+                "  SLOW: {}: {:.1} MB/s below {:.1} MB/s (median {:.1} MB/s)",
+                f.member,
+                mb_per_sec(f.figure),
+                mb_per_sec(f.threshold),
+                mb_per_sec(f.median)
+            ),
+        };
     }
     match &d.slowest {
         Some(s) => {
             let _ = writeln!(out, "slowest member: {s}");
         }
         None => {
-            let _ = writeln!(out, "no member is more than 15% below the median");
+            let _ = writeln!(
+                out,
+                "no member is off: every member is within the thresholds"
+            );
         }
     }
-    for n in &d.notes {
-        let _ = writeln!(out, "note: {n}");
-    }
-    out
 }
 
 #[cfg(test)]
@@ -150,7 +313,13 @@ mod tests {
             },
             test_file: None,
             phases: Vec::new(),
+            repeat: 1,
+            repeats: Vec::new(),
             efficiency: None,
+            efficiency_ceiling: None,
+            efficiency_note: None,
+            ceilings: Vec::new(),
+            verdict: None,
             members: Vec::new(),
             slowest: None,
             notes: Vec::new(),

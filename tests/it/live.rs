@@ -741,19 +741,34 @@ fn compare_streams_every_phase_on_stdout_and_its_table_on_stderr() {
         .map(|l| l["phase"].as_str().unwrap())
         .collect();
     phases.dedup();
+    // The members together ran 3 times (compare's default --repeat): a
+    // later run's lines say which run they are.
     assert_eq!(
         phases,
         [
             "members together, O_DIRECT",
+            "members together, O_DIRECT (run 2 of 3)",
+            "members together, O_DIRECT (run 3 of 3)",
             "volume, 1 worker, O_DIRECT",
             "volume, 2 workers, O_DIRECT",
             "volume, 2 workers, buffered"
         ]
     );
-    // Each phase's lines add up to its own document.
+    // Each run's lines add up to its own document.
     let c = doc(&doc_path);
-    for p in c["phases"].as_array().unwrap() {
-        let name = p["name"].as_str().unwrap();
+    let runs = c["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p, String::new()));
+    let repeats = c["repeats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p, format!(" (run {} of 3)", p["repeat"])));
+    for (p, label) in runs.chain(repeats) {
+        let name = format!("{}{label}", p["name"].as_str().unwrap());
+        let name = name.as_str();
         let sum: u64 = ls
             .iter()
             .filter(|l| l["kind"] == "total" && l["phase"] == name)

@@ -31,6 +31,7 @@ mod invocation;
 mod json_contract;
 mod knobs;
 mod lab;
+mod lab_compare;
 mod lab_levels;
 mod lab_writes;
 mod live;

@@ -10,7 +10,7 @@ use super::run::{byline, config_pairs, configuration, plots, results, topology};
 use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
 use crate::base::warning::Warning;
-use crate::document::compare::CompareDocument;
+use crate::document::compare::{run_label, CompareDocument, PhaseStatus};
 use crate::document::merge::MergedDocument;
 use crate::document::run::{Figures, RunDocument};
 use crate::document::sweep::SweepDocument;
@@ -268,34 +268,46 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     }
     page.raw("</div>\n");
     page.h(2, "Phases");
+    // Every run; a thin one has no rate, a failed one is marked.
     let rows: Vec<(String, Vec<String>)> = doc
-        .phases
-        .iter()
+        .runs()
         .map(|p| {
+            let thin = p.status == PhaseStatus::Thin;
+            let rate = |v: String| if thin { "-".to_string() } else { v };
             (
-                String::new(),
+                if p.status == PhaseStatus::Ok {
+                    ""
+                } else {
+                    "slow"
+                }
+                .to_string(),
                 vec![
-                    p.kind.to_string(),
-                    format!("{:.1}", mb_per_sec(p.bytes_per_sec)),
-                    format!("{:.0}", p.iops),
-                    p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64)),
-                    p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}")),
+                    format!("{}{}", p.kind, run_label(&p.kind, p.repeat, doc.repeat)),
+                    rate(format!("{:.1}", mb_per_sec(p.bytes_per_sec))),
+                    rate(format!("{:.0}", p.iops)),
+                    rate(p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64))),
+                    rate(p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}"))),
+                    match p.status {
+                        PhaseStatus::Ok => "ok".to_string(),
+                        PhaseStatus::Thin => format!("THIN: {}", p.problems.join("; ")),
+                        PhaseStatus::Failed => format!("FAILED: {}", p.problems.join("; ")),
+                    },
                 ],
             )
         })
         .collect();
-    let head: Vec<String> = ["phase", "MB/s", "IOPS", "p99", "CPU s/GB"]
+    let head: Vec<String> = ["phase", "MB/s", "IOPS", "p99", "CPU s/GB", "status"]
         .map(String::from)
         .to_vec();
     page.table(&head, &rows, 1);
-    if let Some(e) = doc.efficiency {
-        page.p(
-            "lead",
-            &format!(
-                "stripe efficiency: the volume with one worker per member (O_DIRECT) delivers {:.1}% of what the members deliver together",
-                e * 100.0
-            ),
-        );
+    // The ceilings, the efficiency and its note, as the text says them.
+    let lines: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("ceilings ") && !l.starts_with("stripe efficiency"))
+        .take_while(|l| !l.starts_with("members ("))
+        .collect();
+    if !lines.is_empty() {
+        page.pre(&lines.join("\n"));
     }
     page.h(2, "Members against the volume");
     // Members blue (a slow one red), their sum grey, the volume green.
@@ -343,14 +355,13 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
                         .map_or("-".into(), |s| format!("{:.1}", mb_per_sec(s))),
                 );
             }
-            cells.push(
-                if m.slow {
-                    "SLOW: more than 15% below the median member"
-                } else {
-                    ""
-                }
-                .into(),
-            );
+            cells.push(if m.slow {
+                "SLOW (see the verdict)".to_string()
+            } else if m.errors > 0 {
+                format!("FAILING: {} I/O error(s)", m.errors)
+            } else {
+                String::new()
+            });
             (if m.slow { "slow" } else { "" }.to_string(), cells)
         })
         .collect();
@@ -362,13 +373,13 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     }
     head.push(String::new());
     page.table(&head, &rows, 1);
-    page.p(
-        "",
-        &match &doc.slowest {
-            Some(s) => format!("slowest member: {s}"),
-            None => "no member is more than 15% below the median".into(),
-        },
-    );
+    // The verdict with its numbers, as the text says it.
+    let verdict: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("verdict: "))
+        .take_while(|l| !l.starts_with("note: "))
+        .collect();
+    page.pre(&verdict.join("\n"));
     let notes: Vec<String> = doc.notes.iter().map(|n| format!("note: {n}")).collect();
     page.notes(&notes.join("\n"));
     page.h(2, "The volume's storage stack");
@@ -388,10 +399,15 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
         );
     }
     page.h(2, "Each phase");
-    for p in &doc.phases {
+    for p in doc.runs() {
         folded_run(
             &mut page,
-            &format!("{} ({:.1} MB/s)", p.kind, mb_per_sec(p.bytes_per_sec)),
+            &format!(
+                "{}{} ({:.1} MB/s)",
+                p.kind,
+                run_label(&p.kind, p.repeat, doc.repeat),
+                mb_per_sec(p.bytes_per_sec)
+            ),
             &p.document,
             false,
         )?;

@@ -1,0 +1,175 @@
+//! The ceiling a volume's level allows, from the members measured together,
+//! and the efficiency against it. The level's rule comes from
+//! `device::topology::level` (its `Geometry::ceiling`); a volume without a
+//! RAID geometry there (dm-stripe, an LVM striped LV, btrfs) is taken as
+//! RAID0: N × member. Above 100 % the figure comes with why that can
+//! happen, never bare.
+
+use serde::{Deserialize, Serialize};
+
+use super::health::PhaseStatus;
+use super::kind::PhaseKind;
+use super::phase::Phase;
+use crate::analysis::summary::median;
+use crate::device::topology::level::{Direction, Geometry};
+use crate::device::topology::{Device, Topology};
+
+/// One direction's ceiling, as the document keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CeilingDoc {
+    /// `read` or `write`.
+    pub direction: String,
+    /// The level's rule: "RAID5 reads: N × member (parity rotates over all members)".
+    pub rule: String,
+    /// The rule's factor: the ceiling is this many members' rate.
+    pub members: f64,
+    /// What the rule rests on: the level's geometry ("raid5, 4 members: 3
+    /// data + 1 parity, ..."), or why RAID0's rule is assumed.
+    pub basis: String,
+}
+
+/// The geometry the ceilings come from, and what it rests on: the first
+/// layer going down (through single-member layers) that has one, else
+/// RAID0 over the `n` members measured.
+pub fn geometry(topo: &Topology, n: usize) -> (Geometry, String) {
+    let mut d: &Device = &topo.root;
+    loop {
+        if let Some(g) = d.geometry() {
+            let basis = g.describe();
+            return (g, basis);
+        }
+        match d.members.as_slice() {
+            [only] => d = only,
+            _ => break,
+        }
+    }
+    let root = &topo.root;
+    let what = root
+        .dm
+        .as_ref()
+        .and_then(|m| m.target.clone())
+        .map(|t| format!("dm {t}"))
+        .or(root
+            .btrfs
+            .as_ref()
+            .map(|b| format!("btrfs {}", b.data_profile.as_deref().unwrap_or("?"))))
+        .unwrap_or_else(|| root.kind.clone());
+    let g = Geometry::md(
+        "raid0",
+        u32::try_from(n).unwrap_or(u32::MAX),
+        root.chunk_size(),
+        None,
+    );
+    (g, format!("{what}: no RAID geometry known, taken as RAID0"))
+}
+
+/// The read and the write ceiling of the volume.
+pub fn ceilings(topo: &Topology, n: usize) -> Vec<CeilingDoc> {
+    let (g, basis) = geometry(topo, n);
+    [(Direction::Read, "read"), (Direction::Write, "write")]
+        .into_iter()
+        .map(|(dir, name)| {
+            let c = g.ceiling(dir);
+            CeilingDoc {
+                direction: name.into(),
+                rule: c.rule,
+                members: c.members,
+                basis: basis.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The efficiency and what it is measured against: the volume with one
+/// worker per member (O_DIRECT) ÷ (the ceiling's factor × one member's
+/// rate, the members together ÷ their count). Only phases whose status is
+/// ok count; the members' rate is the median of their repeated runs. With
+/// the note a reader needs: why there is none, or why above 100 % can be.
+pub fn efficiency(
+    runs: &[&Phase],
+    ceilings: &[CeilingDoc],
+    geometry: &Geometry,
+) -> (Option<f64>, Option<CeilingDoc>, Option<String>) {
+    let ok = |p: &&&Phase| p.status == PhaseStatus::Ok;
+    let together: Vec<&Phase> = runs
+        .iter()
+        .filter(|p| p.kind == PhaseKind::Together)
+        .copied()
+        .collect();
+    let volume: Vec<&Phase> = runs
+        .iter()
+        .filter(|p| matches!(p.kind, PhaseKind::VolumePerMember { .. }))
+        .copied()
+        .collect();
+    if together.is_empty() || volume.is_empty() {
+        return (None, None, None);
+    }
+    let good_together: Vec<f64> = together
+        .iter()
+        .filter(ok)
+        .map(|p| p.bytes_per_sec)
+        .collect();
+    let Some(vol) = volume.iter().find(ok) else {
+        return (
+            None,
+            None,
+            Some(format!(
+                "no efficiency: the phase '{}' is {}",
+                volume[0].kind,
+                status_word(volume[0].status)
+            )),
+        );
+    };
+    if good_together.is_empty() {
+        return (
+            None,
+            None,
+            Some(format!(
+                "no efficiency: every run of '{}' is failed or thin",
+                PhaseKind::Together
+            )),
+        );
+    }
+    let n = together[0].document.targets.len().max(1) as f64;
+    let member = median(good_together) / n;
+    let writes = vol.document.config.rw.writes();
+    let dir = if writes { "write" } else { "read" };
+    let Some(c) = ceilings.iter().find(|c| c.direction == dir).cloned() else {
+        return (None, None, None);
+    };
+    if member <= 0.0 {
+        return (None, Some(c), None);
+    }
+    let e = vol.bytes_per_sec / (c.members * member);
+    let note = (e > 1.0).then(|| above_ceiling(geometry, writes));
+    (Some(e), Some(c), note)
+}
+
+fn status_word(s: PhaseStatus) -> &'static str {
+    match s {
+        PhaseStatus::Ok => "ok",
+        PhaseStatus::Thin => "thin (too few I/Os for a rate)",
+        PhaseStatus::Failed => "failed (I/O errors or stopped workers)",
+    }
+}
+
+/// Why a volume can beat its ceiling: the ceiling is the members measured
+/// with one worker each, and the volume is not obliged to do what they did.
+fn above_ceiling(g: &Geometry, writes: bool) -> String {
+    let mut why = vec![
+        "the volume's requests merge into fewer, larger member requests than the members' own"
+            .to_string(),
+        "a member's cache (or the device under a loop member) serves what the volume asks again"
+            .to_string(),
+    ];
+    if g.mirrors() && !writes {
+        why.push(format!(
+            "{} balances reads over its {} copies, so each member streams less than a whole member's worth",
+            g.level, g.copies
+        ));
+    }
+    format!(
+        "above 100%: the volume beat the ceiling measured on its members; this happens when {}",
+        why.join("; when ")
+    )
+}

@@ -1,0 +1,104 @@
+//! What a compare phase measures ([`PhaseKind`]), written as the phase's
+//! name and read back from it: phases are found by their kind, never by
+//! matching display text.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// What a phase measures. It is written as the phase's `name` (the text
+/// of [`std::fmt::Display`]), and read back from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PhaseKind {
+    /// One member alone (`--solo`): `member PATH alone`.
+    Alone { member: String },
+    /// Every member at once, O_DIRECT, one worker each.
+    Together,
+    /// The volume with one worker, O_DIRECT.
+    VolumeOneWorker,
+    /// The volume with one worker per member, O_DIRECT: what the stripe
+    /// efficiency sets against the members together.
+    VolumePerMember { workers: usize },
+    /// The volume with one worker per member, through the page cache.
+    VolumeBuffered { workers: usize },
+    /// A name this version does not write (a document made by hand, or by
+    /// another version): kept as it was, matched by nothing.
+    Other(String),
+}
+
+impl PhaseKind {
+    /// A phase on the volume (rather than on its members).
+    pub fn on_volume(&self) -> bool {
+        matches!(
+            self,
+            PhaseKind::VolumeOneWorker
+                | PhaseKind::VolumePerMember { .. }
+                | PhaseKind::VolumeBuffered { .. }
+        )
+    }
+
+    /// Reads a phase's name back: a kind only when it writes that very
+    /// name again (`volume, 02 workers, ...` stays as it was, an `Other`).
+    pub fn parse(name: &str) -> PhaseKind {
+        let kind = PhaseKind::read(name);
+        if kind.to_string() == name {
+            kind
+        } else {
+            PhaseKind::Other(name.into())
+        }
+    }
+
+    fn read(name: &str) -> PhaseKind {
+        let volume = |rest: &str| -> Option<PhaseKind> {
+            let (n, how) = rest.split_once(" workers, ")?;
+            let workers = n.parse().ok()?;
+            match how {
+                "O_DIRECT" => Some(PhaseKind::VolumePerMember { workers }),
+                "buffered" => Some(PhaseKind::VolumeBuffered { workers }),
+                _ => None,
+            }
+        };
+        if name == "members together, O_DIRECT" {
+            PhaseKind::Together
+        } else if name == "volume, 1 worker, O_DIRECT" {
+            PhaseKind::VolumeOneWorker
+        } else if let Some(member) = name
+            .strip_prefix("member ")
+            .and_then(|m| m.strip_suffix(" alone"))
+        {
+            PhaseKind::Alone {
+                member: member.into(),
+            }
+        } else {
+            name.strip_prefix("volume, ")
+                .and_then(volume)
+                .unwrap_or_else(|| PhaseKind::Other(name.into()))
+        }
+    }
+}
+
+impl std::fmt::Display for PhaseKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`: the table aligns phase names in a column.
+        f.pad(&match self {
+            PhaseKind::Alone { member } => format!("member {member} alone"),
+            PhaseKind::Together => "members together, O_DIRECT".into(),
+            PhaseKind::VolumeOneWorker => "volume, 1 worker, O_DIRECT".into(),
+            PhaseKind::VolumePerMember { workers } => {
+                format!("volume, {workers} workers, O_DIRECT")
+            }
+            PhaseKind::VolumeBuffered { workers } => format!("volume, {workers} workers, buffered"),
+            PhaseKind::Other(name) => name.clone(),
+        })
+    }
+}
+
+impl Serialize for PhaseKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for PhaseKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PhaseKind, D::Error> {
+        Ok(PhaseKind::parse(&String::deserialize(d)?))
+    }
+}

@@ -1,0 +1,377 @@
+//! The compare document (`compare --json`): each phase's summary with its
+//! full run document and its status, the repeated runs of the member
+//! phases, the members' figures and shares, the level's ceilings and the
+//! efficiency against one of them, and the slow-member verdict; and their
+//! assembly from the phases that ran, which finds each phase by its
+//! [`PhaseKind`], never by its display name. A function of the phases and
+//! the topology: testable without devices.
+
+mod ceiling;
+mod health;
+mod kind;
+mod phase;
+#[cfg(test)]
+mod tests;
+mod verdict;
+
+use serde::{Deserialize, Serialize};
+
+pub use ceiling::{ceilings, geometry, CeilingDoc};
+pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
+pub use kind::PhaseKind;
+pub use phase::Phase;
+pub use verdict::{Fence, Figure, Flagged, Sample, Thin, Verdict, CROWDED_RATE_FLOOR, K, MIN_IOS};
+
+use crate::analysis::summary::median;
+use crate::device::topology::Topology;
+use crate::document::run::ToolInfo;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MemberResult {
+    pub path: String,
+    /// In the all-members-at-once phase (the median of its runs without
+    /// errors).
+    pub bytes_per_sec: f64,
+    /// Its share of the members' total.
+    pub share: f64,
+    /// Alone (with --solo; the median of its runs without errors).
+    pub solo_bytes_per_sec: Option<f64>,
+    /// Flagged by the verdict's rule.
+    pub slow: bool,
+    /// The figure the verdict judged (B/s): alone with --solo, else together.
+    #[serde(default)]
+    pub figure_bytes_per_sec: Option<f64>,
+    /// The lowest and highest rate of the runs that figure is the median of.
+    #[serde(default)]
+    pub range_bytes_per_sec: Option<(f64, f64)>,
+    /// The median p99 of those runs.
+    #[serde(default)]
+    pub p99_ns: Option<f64>,
+    /// Completed I/Os over those runs.
+    #[serde(default)]
+    pub ios: u64,
+    /// I/O errors on this member over every member phase it ran in.
+    #[serde(default)]
+    pub errors: u64,
+}
+
+/// The compare document (`--json`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename = "compare")]
+pub struct CompareDocument {
+    pub schema_version: u32,
+    pub tool: ToolInfo,
+    /// A signal ended the comparison: the phase it ended is kept (its own
+    /// document says `interrupted`), the later ones did not run.
+    #[serde(default)]
+    pub interrupted: bool,
+    pub volume: String,
+    pub topology: Topology,
+    /// The file the volume phases read, on a mounted volume.
+    pub test_file: Option<String>,
+    /// The first run of each phase kind, in order.
+    pub phases: Vec<Phase>,
+    /// How many times the member phases ran (`--repeat`).
+    #[serde(default = "one")]
+    pub repeat: usize,
+    /// The member phases' further runs (`repeat` 2 and on), in the order they ran.
+    #[serde(default)]
+    pub repeats: Vec<Phase>,
+    /// The volume with one worker per member (O_DIRECT) ÷ the ceiling of
+    /// its level and direction (`efficiency_ceiling`), from the members
+    /// together: for RAID0, ÷ all members at once. Only phases whose status
+    /// is ok count.
+    pub efficiency: Option<f64>,
+    /// The ceiling `efficiency` is measured against.
+    #[serde(default)]
+    pub efficiency_ceiling: Option<CeilingDoc>,
+    /// Why there is no efficiency, or why one above 100 % can be.
+    #[serde(default)]
+    pub efficiency_note: Option<String>,
+    /// The level's ceilings for reads and for writes.
+    #[serde(default)]
+    pub ceilings: Vec<CeilingDoc>,
+    pub members: Vec<MemberResult>,
+    /// The slowest member flagged, if any (every one flagged is in `verdict`).
+    pub slowest: Option<String>,
+    /// The slow-member verdict, with its rule's numbers.
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+    pub notes: Vec<String>,
+}
+
+fn one() -> usize {
+    1
+}
+
+impl CompareDocument {
+    /// Every run, in the order of `phases` then `repeats`.
+    pub fn runs(&self) -> impl Iterator<Item = &Phase> {
+        self.phases.iter().chain(&self.repeats)
+    }
+
+    /// Whether any run met an I/O error (the exit status says so).
+    pub fn failed(&self) -> bool {
+        self.runs().any(|p| p.document.has_errors())
+    }
+}
+
+/// The phases compare runs, in order, on a volume of `members` (each as
+/// its name is shown): each member alone first with `solo`.
+pub fn phase_kinds(members: &[String], solo: bool) -> Vec<PhaseKind> {
+    let n = members.len();
+    let alone = members
+        .iter()
+        .filter(|_| solo)
+        .map(|m| PhaseKind::Alone { member: m.clone() });
+    alone
+        .chain([
+            PhaseKind::Together,
+            PhaseKind::VolumeOneWorker,
+            PhaseKind::VolumePerMember { workers: n },
+            PhaseKind::VolumeBuffered { workers: n },
+        ])
+        .collect()
+}
+
+/// Every run compare makes, in order, with its repeat number: the member
+/// phases `repeat` times over (all of them, then all again, so that a
+/// drift of the machine touches every member alike), then the volume's.
+pub fn phase_plan(members: &[String], solo: bool, repeat: usize) -> Vec<(PhaseKind, u32)> {
+    let kinds = phase_kinds(members, solo);
+    let (member, volume): (Vec<PhaseKind>, Vec<PhaseKind>) =
+        kinds.into_iter().partition(|k| !k.on_volume());
+    let mut plan = Vec::new();
+    for r in 1..=u32::try_from(repeat.max(1)).unwrap_or(u32::MAX) {
+        plan.extend(member.iter().cloned().map(|k| (k, r)));
+    }
+    plan.extend(volume.into_iter().map(|k| (k, 1)));
+    plan
+}
+
+/// How a run is told apart from the other runs of its kind, after its
+/// name: " (run 2 of 3)" for a repeated member phase; nothing for a phase
+/// that runs once.
+pub fn run_label(kind: &PhaseKind, repeat: u32, of: usize) -> String {
+    if kind.on_volume() || of <= 1 {
+        String::new()
+    } else {
+        format!(" (run {repeat} of {of})")
+    }
+}
+
+/// A run's `phase` in the live stream: its name for the first run of its
+/// kind (the name `phases` holds), with its run label for a later one (one
+/// of `repeats`), so that each run's lines add up to its own document.
+pub fn live_label(kind: &PhaseKind, repeat: u32, of: usize) -> String {
+    if repeat <= 1 {
+        kind.to_string()
+    } else {
+        format!("{kind}{}", run_label(kind, repeat, of))
+    }
+}
+
+/// What a comparison knows besides its phases.
+pub struct Volume {
+    /// The volume as named, shown.
+    pub volume: String,
+    pub topology: Topology,
+    /// The test file the volume phases read, on a mounted volume.
+    pub test_file: Option<String>,
+    /// Said before the phases ran.
+    pub notes: Vec<String>,
+    /// `--repeat`: runs of each member phase.
+    pub repeat: usize,
+}
+
+impl Volume {
+    /// A volume as named (`shown`), its stack, the test file its phases
+    /// read, a note said before them, and `--repeat`.
+    pub fn new(
+        shown: String,
+        topology: Topology,
+        test_file: Option<String>,
+        note: Option<String>,
+        repeat: usize,
+    ) -> Volume {
+        Volume {
+            volume: shown,
+            topology,
+            test_file,
+            notes: note.into_iter().collect(),
+            repeat,
+        }
+    }
+}
+
+/// Why `compare` cannot compare a volume: the user named something without
+/// members (the command refuses it as a usage error, exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{shown} is not a volume with members ({name} is a {kind}): compare needs md, dm or a btrfs mount point")]
+pub struct NotAVolume {
+    pub shown: String,
+    pub name: String,
+    pub kind: String,
+}
+
+/// The members compare drives (see `Topology::stripe_members`), or why the
+/// volume has none. `shown`: the volume as messages show it.
+pub fn members_of(topo: &Topology, shown: &str) -> Result<Vec<String>, NotAVolume> {
+    if topo.root.members.is_empty() {
+        return Err(NotAVolume {
+            shown: shown.into(),
+            name: topo.root.name.clone(),
+            kind: topo.root.kind.clone(),
+        });
+    }
+    Ok(topo
+        .stripe_members()
+        .iter()
+        .map(|l| l.path.clone())
+        .collect())
+}
+
+/// The compare document of the runs that ran, in any order (a run of
+/// `repeat` 2 or more goes to `repeats`). `signalled`: a signal came (a
+/// phase it stopped says so itself).
+pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDocument {
+    let interrupted = signalled || runs.iter().any(|p| p.document.interrupted);
+    let count = runs.len();
+    let repeat = runs
+        .iter()
+        .map(|p| p.repeat as usize)
+        .fold(volume.repeat.max(1), usize::max);
+    let (phases, repeats): (Vec<Phase>, Vec<Phase>) = runs.into_iter().partition(|p| p.repeat <= 1);
+    let all: Vec<&Phase> = phases.iter().chain(&repeats).collect();
+    let (mut members, verdict) = member_results(&all);
+    let n = members.len();
+    let ceilings = ceilings(&volume.topology, n);
+    let (geometry, _) = geometry(&volume.topology, n);
+    let (efficiency, efficiency_ceiling, efficiency_note) =
+        ceiling::efficiency(&all, &ceilings, &geometry);
+    let mut notes = volume.notes;
+    if interrupted {
+        notes.push(format!(
+            "interrupted: {count} of the phases ran; the figures cover what was measured"
+        ));
+    }
+    let flagged: Vec<&str> = verdict
+        .as_ref()
+        .map(|v| v.flagged.iter().map(|f| f.member.as_str()).collect())
+        .unwrap_or_default();
+    for m in &mut members {
+        m.slow = flagged.contains(&m.path.as_str());
+    }
+    CompareDocument {
+        schema_version: crate::document::run::SCHEMA_VERSION,
+        tool: ToolInfo::this(),
+        interrupted,
+        volume: volume.volume,
+        test_file: volume.test_file,
+        topology: volume.topology,
+        efficiency,
+        efficiency_ceiling,
+        efficiency_note,
+        ceilings,
+        slowest: flagged.first().map(|s| s.to_string()),
+        verdict,
+        phases,
+        repeat,
+        repeats,
+        members,
+        notes,
+    }
+}
+
+/// One member's samples in the runs of `kind`-matching phases that did not
+/// fail: from the target of that path (a member alone has one target).
+fn samples(runs: &[&Phase], path: &str, together: bool) -> Vec<Sample> {
+    samples_of(runs, path, together, false)
+}
+
+/// As [`samples`], with the failed runs too when `failed`.
+fn samples_of(runs: &[&Phase], path: &str, together: bool, failed: bool) -> Vec<Sample> {
+    runs.iter()
+        .filter(|p| failed || p.status != PhaseStatus::Failed)
+        .filter(|p| match &p.kind {
+            PhaseKind::Alone { member } => !together && member == path,
+            PhaseKind::Together => together,
+            _ => false,
+        })
+        .filter_map(|p| p.document.targets.iter().find(|t| t.path == path))
+        .map(|t| Sample {
+            bytes_per_sec: t.figures.bytes_per_sec,
+            p99_ns: t.figures.latency_ns.map(|l| l.p99),
+            ios: t.figures.ios,
+        })
+        .collect()
+}
+
+/// Each member of the members-together phase: its rate (the median of the
+/// runs without errors), its share of their total, its rate alone, its
+/// figure for the verdict; and the verdict. No member without that phase.
+pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
+    let Some(together) = runs.iter().find(|p| p.kind == PhaseKind::Together) else {
+        return (Vec::new(), None);
+    };
+    let paths: Vec<String> = together
+        .document
+        .targets
+        .iter()
+        .map(|t| t.path.clone())
+        .collect();
+    let solo = runs
+        .iter()
+        .any(|p| matches!(p.kind, PhaseKind::Alone { .. }));
+    let errors = |path: &str| -> u64 {
+        runs.iter()
+            .filter(|p| !p.kind.on_volume())
+            .flat_map(|p| &p.document.targets)
+            .filter(|t| t.path == path)
+            .map(|t| t.figures.errors)
+            .sum()
+    };
+    let rate =
+        |s: &[Sample]| (!s.is_empty()).then(|| median(s.iter().map(|x| x.bytes_per_sec).collect()));
+    let figures: Vec<(String, Option<Figure>)> = paths
+        .iter()
+        .map(|p| (p.clone(), Figure::of(p, &samples(runs, p, !solo))))
+        .collect();
+    // The members' rates together: from the runs without errors, else (every
+    // run failed) from the failed ones, which the text marks.
+    let together_rates: Vec<f64> = paths
+        .iter()
+        .map(|p| {
+            rate(&samples(runs, p, true))
+                .or_else(|| rate(&samples_of(runs, p, true, true)))
+                .unwrap_or(0.0)
+        })
+        .collect();
+    let sum: f64 = together_rates.iter().sum();
+    let members = paths
+        .iter()
+        .zip(&figures)
+        .zip(&together_rates)
+        .map(|((path, (_, fig)), &r)| MemberResult {
+            path: path.clone(),
+            bytes_per_sec: r,
+            share: if sum > 0.0 { r / sum } else { 0.0 },
+            solo_bytes_per_sec: if solo {
+                rate(&samples(runs, path, false))
+            } else {
+                None
+            },
+            slow: false,
+            figure_bytes_per_sec: fig.as_ref().map(|f| f.bytes_per_sec),
+            range_bytes_per_sec: fig.as_ref().map(|f| f.range),
+            p99_ns: fig.as_ref().and_then(|f| f.p99_ns),
+            ios: fig.as_ref().map_or(0, |f| f.ios),
+            errors: errors(path),
+        })
+        .collect();
+    let source = if solo { "alone" } else { "together" };
+    let d = &together.document;
+    let crowded =
+        (!solo && d.workers.len() > d.host.cpus).then_some((d.workers.len(), d.host.cpus));
+    (members, Some(verdict::judge(&figures, source, crowded)))
+}

@@ -1,0 +1,69 @@
+//! One run of a compare phase: its summary of its run document, which run
+//! of its kind it is, and whether its figures can be used (see `health`).
+
+use serde::{Deserialize, Serialize};
+
+use super::health::{self, PhaseStatus};
+use super::kind::PhaseKind;
+use crate::document::run::RunDocument;
+
+fn first_run() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Phase {
+    /// What the phase measures, written as its name.
+    #[serde(rename = "name")]
+    pub kind: PhaseKind,
+    /// Which run of its kind this is, from 1 (the member phases repeat
+    /// `--repeat` times; the volume phases run once).
+    #[serde(default = "first_run")]
+    pub repeat: u32,
+    pub direct: bool,
+    pub workers: usize,
+    pub bytes_per_sec: f64,
+    pub iops: f64,
+    pub p99_ns: Option<u64>,
+    /// CPU seconds (user + system) per 10^9 bytes.
+    pub cpu_sec_per_gb: Option<f64>,
+    /// `ok`; `thin` (a worker completed no I/O or too few: not a rate,
+    /// kept out of the efficiency); `failed` (I/O errors or workers stopped
+    /// on them: kept out of the efficiency and the verdict).
+    #[serde(default)]
+    pub status: PhaseStatus,
+    /// What is wrong with the phase, in words (empty when ok).
+    #[serde(default)]
+    pub problems: Vec<String>,
+    /// The targets whose I/O failed (members, or the volume).
+    #[serde(default)]
+    pub failing: Vec<String>,
+    pub document: RunDocument,
+}
+
+impl Phase {
+    /// A phase's summary of its run document (its first run).
+    pub fn of(kind: PhaseKind, doc: RunDocument) -> Phase {
+        Phase::run(kind, 1, doc)
+    }
+
+    /// Run `repeat` of a phase kind.
+    pub fn run(kind: PhaseKind, repeat: u32, doc: RunDocument) -> Phase {
+        let t = &doc.total;
+        let (status, problems, failing) = health::check(&doc);
+        Phase {
+            kind,
+            repeat,
+            direct: doc.config.direct,
+            workers: doc.workers.len(),
+            bytes_per_sec: t.figures.bytes_per_sec,
+            iops: t.figures.iops,
+            p99_ns: t.figures.latency_ns.map(|l| l.p99),
+            cpu_sec_per_gb: t.cpu_sec_per_gb(),
+            status,
+            problems,
+            failing,
+            document: doc,
+        }
+    }
+}

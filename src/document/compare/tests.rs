@@ -1,0 +1,583 @@
+//! The compare document assembled from phases made by hand: kinds, shares,
+//! ceilings, the verdict and the phases kept out of them.
+
+use super::*;
+use crate::document::run::RunDocument;
+use crate::report::fixtures::sample_doc;
+
+/// A clean run document (no errors, every worker with 1000 I/Os) whose
+/// total is `rate` B/s over targets of `rates`, each with 1000 I/Os.
+fn run(rate: f64, targets: &[(&str, f64)]) -> RunDocument {
+    let mut d = sample_doc();
+    for w in &mut d.workers {
+        w.figures.errors = 0;
+        w.figures.ios = 1000;
+        w.errors_by_errno.clear();
+        w.error_samples.clear();
+        w.stopped_on_errors = false;
+        w.ended_by = crate::measure::worker::Ending::Deadline;
+    }
+    // As many CPUs as any test's workers: not crowded (unless a test says).
+    d.host.cpus = 64;
+    d.total.figures.errors = 0;
+    d.total.figures.ios = 1000;
+    d.total.figures.bytes_per_sec = rate;
+    let mut first = d.targets[0].clone();
+    first.figures.errors = 0;
+    first.failed = false;
+    first.figures.ios = 1000;
+    d.targets = targets
+        .iter()
+        .enumerate()
+        .map(|(i, &(path, r))| {
+            let mut t = first.clone();
+            t.index = i;
+            t.path = path.into();
+            t.figures.bytes_per_sec = r;
+            t
+        })
+        .collect();
+    d
+}
+
+/// A volume whose root is `md` (level, members, chunk), or no md at all.
+fn volume_of(md: Option<(&str, u32)>) -> Volume {
+    let root = crate::device::topology::Device {
+        name: "md0".into(),
+        dev: "9:0".into(),
+        path: "/dev/md0".into(),
+        kind: "md".into(),
+        parent: None,
+        md: md.map(|(level, n)| crate::device::topology::MdInfo {
+            level: level.into(),
+            raid_disks: n,
+            chunk_size: Some(65536),
+            layout: None,
+        }),
+        dm: None,
+        btrfs: None,
+        leaf: None,
+        queue: None,
+        geometry: None,
+        members: Vec::new(),
+    };
+    Volume {
+        volume: "/dev/md0".into(),
+        topology: Topology {
+            target: "/dev/md0".into(),
+            resolved: "block device".into(),
+            root,
+        },
+        test_file: None,
+        notes: vec!["said before".into()],
+        repeat: 1,
+    }
+}
+
+fn volume() -> Volume {
+    volume_of(None)
+}
+
+/// Three members (the third slow), each alone, together, and the
+/// volume's three phases.
+fn phases() -> Vec<Phase> {
+    let members = ["/dev/a", "/dev/b", "/dev/c"].map(String::from);
+    let rates = [110.0, 105.0, 40.0, 400.0, 150.0, 360.0, 2000.0];
+    let together = [("/dev/a", 150.0), ("/dev/b", 150.0), ("/dev/c", 100.0)];
+    phase_kinds(&members, true)
+        .into_iter()
+        .zip(rates)
+        .map(|(k, r)| {
+            let targets: Vec<(&str, f64)> = match &k {
+                PhaseKind::Together => together.to_vec(),
+                PhaseKind::Alone { member } => vec![(member.as_str(), r)],
+                _ => vec![("/dev/md0", r)],
+            };
+            Phase::of(k.clone(), run(r, &targets))
+        })
+        .collect()
+}
+
+/// `n` members, every member phase run `repeats` times: member `i`'s rate
+/// in run `r` is `rate(i, r)`; the volume's phases after them.
+fn members_together(n: usize, repeats: u32, rate: impl Fn(usize, u32) -> f64) -> Vec<Phase> {
+    let names: Vec<String> = (0..n).map(|i| format!("/dev/loop{i}")).collect();
+    let mut runs = Vec::new();
+    for (k, r) in phase_plan(&names, false, repeats as usize) {
+        let targets: Vec<(&str, f64)> = match &k {
+            PhaseKind::Together => names
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.as_str(), rate(i, r)))
+                .collect(),
+            _ => vec![("/dev/md0", 0.9e8 * n as f64)],
+        };
+        let total: f64 = targets.iter().map(|t| t.1).sum();
+        let total = if k == PhaseKind::Together {
+            total
+        } else {
+            0.9e8 * n as f64
+        };
+        runs.push(Phase::run(k, r, run(total, &targets)));
+    }
+    runs
+}
+
+/// A deterministic noise in [-1, 1] (no RNG crate: a hash of the inputs).
+fn noise(i: usize, r: u32) -> f64 {
+    let x = (i as u64 * 2654435761 + u64::from(r) * 40503).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((x >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+}
+
+#[test]
+fn phases_are_named_as_compare_always_named_them() {
+    let names: Vec<String> = phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], true)
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "member /dev/sdb alone",
+            "member /dev/sdc alone",
+            "members together, O_DIRECT",
+            "volume, 1 worker, O_DIRECT",
+            "volume, 2 workers, O_DIRECT",
+            "volume, 2 workers, buffered",
+        ]
+    );
+    for n in &names {
+        assert_eq!(PhaseKind::parse(n).to_string(), *n);
+        assert!(!matches!(PhaseKind::parse(n), PhaseKind::Other(_)), "{n}");
+    }
+    // A one-member volume: its one worker per member is still that phase.
+    assert_eq!(
+        PhaseKind::parse("volume, 1 workers, O_DIRECT"),
+        PhaseKind::VolumePerMember { workers: 1 }
+    );
+    assert_eq!(
+        PhaseKind::parse("members"),
+        PhaseKind::Other("members".into())
+    );
+    // A name this version would not write is kept as it is.
+    for odd in [
+        "volume, 02 workers, O_DIRECT",
+        "volume, +2 workers, buffered",
+    ] {
+        assert_eq!(PhaseKind::parse(odd), PhaseKind::Other(odd.into()));
+    }
+    assert_eq!(
+        format!("{:<30}|", PhaseKind::Together),
+        "members together, O_DIRECT    |"
+    );
+}
+
+#[test]
+fn a_phase_is_written_and_read_under_its_name() {
+    let p = Phase::of(
+        PhaseKind::Alone {
+            member: "/dev/sdb".into(),
+        },
+        run(1.0, &[("/dev/sdb", 1.0)]),
+    );
+    let v = serde_json::to_value(&p).unwrap();
+    assert_eq!(v["name"], "member /dev/sdb alone");
+    assert!(v.get("kind").is_none());
+    let back: Phase = serde_json::from_value(v).unwrap();
+    assert_eq!(back, p);
+}
+
+#[test]
+fn shares_efficiency_and_the_slow_member_come_from_the_phases_kinds() {
+    let d = assemble(volume(), phases(), false);
+    assert!(!d.interrupted);
+    assert_eq!(d.notes, ["said before"]);
+    // The volume with one worker per member over the members together.
+    let e = d.efficiency.unwrap();
+    assert!((e - 360.0 / 400.0).abs() < 1e-12, "{e}");
+    // No RAID geometry on this root: RAID0's rule, said so.
+    let c = d.efficiency_ceiling.as_ref().unwrap();
+    assert_eq!(c.rule, "RAID0 reads: N × member");
+    assert_eq!(c.members, 3.0);
+    assert!(c.basis.contains("taken as RAID0"), "{}", c.basis);
+    assert_eq!(d.efficiency_note, None);
+    let shares: Vec<f64> = d.members.iter().map(|m| m.share).collect();
+    assert_eq!(shares, [150.0 / 400.0, 150.0 / 400.0, 100.0 / 400.0]);
+    let solo: Vec<Option<f64>> = d.members.iter().map(|m| m.solo_bytes_per_sec).collect();
+    assert_eq!(solo, [Some(110.0), Some(105.0), Some(40.0)]);
+    assert_eq!(d.slowest.as_deref(), Some("/dev/c"));
+    assert_eq!(d.members.iter().filter(|m| m.slow).count(), 1);
+    assert!(d.members[2].slow);
+}
+
+#[test]
+fn without_the_phases_it_needs_there_is_no_efficiency_and_no_member() {
+    // Interrupted after the members alone: nothing to share out.
+    let mut ps = phases();
+    ps.truncate(3);
+    ps[2].document.interrupted = true;
+    let d = assemble(volume(), ps, false);
+    assert!(d.interrupted);
+    assert_eq!(d.efficiency, None);
+    assert!(d.members.is_empty());
+    assert_eq!(d.slowest, None);
+    assert_eq!(
+        d.notes.last().map(String::as_str),
+        Some("interrupted: 3 of the phases ran; the figures cover what was measured")
+    );
+    // The buffered phase and the one-worker phase are not the volume's
+    // one worker per member.
+    let ps: Vec<Phase> = phases()
+        .into_iter()
+        .filter(|p| !matches!(p.kind, PhaseKind::VolumePerMember { .. }))
+        .collect();
+    let d = assemble(volume(), ps, true);
+    assert_eq!(d.efficiency, None);
+    assert!(d.interrupted);
+    assert_eq!(d.members.len(), 3);
+}
+
+/// Regression (issue 23): with one member behind a delay among 16, the
+/// minimum of a noisy together phase was named, and only ever one member.
+#[test]
+fn one_slow_member_of_16_is_the_only_one_flagged() {
+    let runs = members_together(16, 3, |i, r| {
+        if i == 11 {
+            50.0e6
+        } else {
+            75.0e6 * (1.0 + 0.08 * noise(i, r))
+        }
+    });
+    let d = assemble(volume(), runs, false);
+    assert_eq!(d.repeats.len(), 2, "two more runs of the together phase");
+    assert_eq!(d.phases.len(), 4);
+    let v = d.verdict.as_ref().unwrap();
+    assert!(v.judged(), "{v:?}");
+    assert_eq!(v.source, "together");
+    assert_eq!(v.runs, 3);
+    let flagged: Vec<&str> = v.flagged.iter().map(|f| f.member.as_str()).collect();
+    assert_eq!(flagged, ["/dev/loop11"]);
+    let f = &v.flagged[0];
+    assert_eq!(f.by, "rate");
+    assert_eq!(f.figure, 50.0e6);
+    assert!(f.figure < f.threshold && f.threshold < f.median, "{f:?}");
+    assert_eq!(d.slowest.as_deref(), Some("/dev/loop11"));
+    assert_eq!(d.members.iter().filter(|m| m.slow).count(), 1);
+    assert!(d.members[11].slow);
+    // Each member: the median of its 3 runs, their range, its I/Os.
+    let m = &d.members[0];
+    let (lo, hi) = m.range_bytes_per_sec.unwrap();
+    assert!(lo <= m.figure_bytes_per_sec.unwrap() && m.figure_bytes_per_sec.unwrap() <= hi);
+    assert_eq!(m.ios, 3000);
+    let text = crate::report::compare::render(&d);
+    println!("{text}");
+    assert!(
+        text.contains("SLOW: /dev/loop11: 50.0 MB/s below"),
+        "{text}"
+    );
+    assert!(
+        text.contains("members together, O_DIRECT (run 3 of 3)"),
+        "{text}"
+    );
+    assert!(text.contains("slowest member: /dev/loop11"), "{text}");
+}
+
+#[test]
+fn several_slow_members_are_each_flagged_slowest_first() {
+    let runs = members_together(16, 1, |i, _| match i {
+        3 => 40.0e6,
+        9 => 30.0e6,
+        _ => 75.0e6,
+    });
+    let d = assemble(volume(), runs, false);
+    let v = d.verdict.as_ref().unwrap();
+    let flagged: Vec<&str> = v.flagged.iter().map(|f| f.member.as_str()).collect();
+    assert_eq!(flagged, ["/dev/loop9", "/dev/loop3"]);
+    assert_eq!(d.slowest.as_deref(), Some("/dev/loop9"));
+}
+
+#[test]
+fn equal_members_with_noise_flag_none() {
+    for seed in 0..5u32 {
+        let runs = members_together(16, 3, |i, r| 75.0e6 * (1.0 + 0.04 * noise(i, r + 7 * seed)));
+        let d = assemble(volume(), runs, false);
+        let v = d.verdict.as_ref().unwrap();
+        assert!(v.judged());
+        assert!(v.flagged.is_empty(), "seed {seed}: {:?}", v.flagged);
+        assert_eq!(d.slowest, None);
+        // The floor: exactly equal members have a MAD of 0 and flag none.
+        let runs = members_together(8, 1, |_, _| 75.0e6);
+        let v = assemble(volume(), runs, false).verdict.unwrap();
+        assert!(v.flagged.is_empty());
+        let r = v.rate.unwrap();
+        assert_eq!(r.mad, 0.0);
+        assert!((r.spread - 0.05 * 75.0e6).abs() < 1.0);
+    }
+    let text = crate::report::compare::render(&assemble(
+        volume(),
+        members_together(4, 1, |_, _| 75.0e6),
+        false,
+    ));
+    assert!(text.contains("no member is off"), "{text}");
+}
+
+/// Regression (issue 23): on 64 members one member was flagged from a
+/// single completed I/O.
+#[test]
+fn a_member_with_3_ios_is_not_judged_and_named() {
+    let mut runs = members_together(8, 1, |i, _| if i == 5 { 1.0e6 } else { 75.0e6 });
+    for p in runs.iter_mut().filter(|p| p.kind == PhaseKind::Together) {
+        p.document.targets[5].figures.ios = 3;
+    }
+    let d = assemble(volume(), runs, false);
+    let v = d.verdict.as_ref().unwrap();
+    assert!(!v.judged());
+    assert!(v.flagged.is_empty());
+    assert_eq!(d.slowest, None);
+    assert_eq!(
+        v.not_enough_io,
+        [Thin {
+            member: "/dev/loop5".into(),
+            ios: 3
+        }]
+    );
+    let text = crate::report::compare::render(&d);
+    assert!(
+        text.contains("not enough I/O to judge (member /dev/loop5: 3 I/Os"),
+        "{text}"
+    );
+    assert!(!text.contains("SLOW"), "{text}");
+}
+
+/// Regression (issue 23): a failing member's phases gave the efficiency
+/// and the slowest member, and the text showed no error at all.
+#[test]
+fn a_failing_phase_is_marked_named_and_kept_out() {
+    let mut runs = members_together(8, 3, |i, _| if i == 2 { 10.0e6 } else { 75.0e6 });
+    // Run 2 of the together phase: member 2 fails and its worker stops.
+    let p = runs
+        .iter_mut()
+        .find(|p| p.kind == PhaseKind::Together && p.repeat == 2)
+        .unwrap();
+    p.document.targets[2].figures.errors = 7;
+    p.document.total.figures.errors = 7;
+    p.document.workers[0].stopped_on_errors = true;
+    p.document.workers[0].errors_by_errno = vec![crate::measure::worker::ErrnoCount {
+        errno: 5,
+        name: "EIO".into(),
+        count: 7,
+    }];
+    p.document.targets[2].figures.bytes_per_sec = 1.0e3;
+    let doc = p.document.clone();
+    *p = Phase::run(PhaseKind::Together, 2, doc);
+    assert_eq!(p.status, PhaseStatus::Failed);
+    assert_eq!(p.failing, ["/dev/loop2"]);
+    // The volume phase with one worker per member failed too.
+    let v = runs
+        .iter_mut()
+        .find(|p| matches!(p.kind, PhaseKind::VolumePerMember { .. }))
+        .unwrap();
+    let mut doc = v.document.clone();
+    doc.total.figures.errors = 1;
+    doc.targets[0].figures.errors = 1;
+    *v = Phase::of(v.kind.clone(), doc);
+    let d = assemble(volume(), runs, false);
+    assert!(d.failed());
+    assert_eq!(d.efficiency, None, "the volume phase failed");
+    assert!(d.efficiency_note.as_deref().unwrap().contains("failed"));
+    // The verdict rests on runs 1 and 3 only: member 2's failed run is out.
+    let v = d.verdict.as_ref().unwrap();
+    assert_eq!(v.runs, 2);
+    assert_eq!(d.members[2].ios, 2000);
+    assert_eq!(d.members[2].errors, 7);
+    assert_eq!(d.members[2].figure_bytes_per_sec, Some(10.0e6));
+    let text = crate::report::compare::render(&d);
+    println!("{text}");
+    assert!(
+        text.contains("FAILED: 7 I/O error(s) (EIO 7) on /dev/loop2; 1 of 2 worker(s) stopped on errors: kept out of the efficiency and the verdict"),
+        "{text}"
+    );
+    assert!(text.contains("7 I/O error(s): FAILING"), "{text}");
+    assert!(!text.contains("stripe efficiency"), "{text}");
+}
+
+/// Regression (issue 23): a phase with no I/O gave "stripe efficiency
+/// 0.0%", and one where most workers did nothing was shown as a rate.
+#[test]
+fn a_phase_without_io_is_thin_and_never_a_rate() {
+    let mut runs = members_together(4, 1, |_, _| 75.0e6);
+    let v = runs
+        .iter_mut()
+        .find(|p| matches!(p.kind, PhaseKind::VolumePerMember { .. }))
+        .unwrap();
+    let mut doc = v.document.clone();
+    doc.workers[1].figures.ios = 0;
+    *v = Phase::of(v.kind.clone(), doc);
+    assert_eq!(v.status, PhaseStatus::Thin);
+    assert_eq!(v.problems, ["1 of 2 worker(s) completed no I/O"]);
+    let d = assemble(volume(), runs.clone(), false);
+    assert_eq!(d.efficiency, None);
+    let text = crate::report::compare::render(&d);
+    assert!(
+        text.contains("volume, 4 workers, O_DIRECT           -"),
+        "{text}"
+    );
+    assert!(
+        text.contains("THIN: 1 of 2 worker(s) completed no I/O"),
+        "{text}"
+    );
+    assert!(!text.contains("stripe efficiency"), "{text}");
+    let mut doc = runs[1].document.clone();
+    doc.total.figures.ios = 0;
+    assert_eq!(health::check(&doc).1, ["no I/O completed"]);
+}
+
+#[test]
+fn warnings_are_printed_under_their_phase_once_with_a_count() {
+    let mut runs = members_together(4, 3, |_, _| 75.0e6);
+    for p in runs.iter_mut().filter(|p| p.kind == PhaseKind::Together) {
+        p.document.warnings = vec![
+            "4 workers share 2 CPUs".to_string().into(),
+            "4 workers share 2 CPUs".to_string().into(),
+        ];
+    }
+    let text = crate::report::compare::render(&assemble(volume(), runs, false));
+    assert_eq!(text.matches("4 workers share 2 CPUs").count(), 1, "{text}");
+    assert!(
+        text.contains("(run 3 of 3)")
+            && text.contains("    warning (6 times): 4 workers share 2 CPUs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ceilings_follow_the_level() {
+    let cases = [
+        ("raid0", 4, 4.0, 4.0, "RAID0 reads: N × member"),
+        ("raid5", 4, 4.0, 3.0, "RAID5 reads: N × member"),
+        ("raid6", 6, 6.0, 4.0, "RAID6 reads: N × member"),
+        ("raid1", 2, 2.0, 1.0, "RAID1 reads: up to N × member"),
+        ("raid10", 4, 4.0, 2.0, "RAID10 reads: N × member"),
+    ];
+    for (level, n, read, write, rule) in cases {
+        let v = volume_of(Some((level, n)));
+        let c = ceilings(&v.topology, n as usize);
+        assert_eq!(c[0].direction, "read");
+        assert_eq!((c[0].members, c[1].members), (read, write), "{level}");
+        assert!(c[0].rule.starts_with(rule), "{level}: {}", c[0].rule);
+        assert!(
+            c[0].basis.starts_with(&format!("{level}, {n} members")),
+            "{}",
+            c[0].basis
+        );
+    }
+    // RAID5 reads over 4 members: the members together, per member, × 4.
+    let runs = members_together(4, 1, |_, _| 100.0e6);
+    let d = assemble(volume_of(Some(("raid5", 4))), runs, false);
+    assert!((d.efficiency.unwrap() - 360.0 / 400.0).abs() < 1e-12);
+    let text = crate::report::compare::render(&d);
+    assert!(
+        text.contains("ceilings (raid5, 4 members: 3 data + 1 parity"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "= 90.0%, against RAID5 reads: N × member (parity rotates over all members) (N = 4"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn above_100_percent_says_why() {
+    let mut runs = members_together(2, 1, |_, _| 100.0e6);
+    // The volume (raid1 of 2, reads) at 230 MB/s against 2 × 100.
+    for p in runs.iter_mut().filter(|p| p.kind.on_volume()) {
+        p.bytes_per_sec = 230.0e6;
+    }
+    let d = assemble(volume_of(Some(("raid1", 2))), runs, false);
+    assert!(d.efficiency.unwrap() > 1.0);
+    let note = d.efficiency_note.as_deref().unwrap();
+    assert!(note.starts_with("above 100%"), "{note}");
+    for why in ["merge", "cache", "balances reads over its 2 copies"] {
+        assert!(note.contains(why), "{why}: {note}");
+    }
+    let text = crate::report::compare::render(&d);
+    assert!(text.contains("  above 100%: "), "{text}");
+}
+
+#[test]
+fn the_plan_repeats_the_member_phases_and_runs_the_volume_once() {
+    let plan = phase_plan(&["/dev/a".into(), "/dev/b".into()], true, 2);
+    let shown: Vec<String> = plan
+        .iter()
+        .map(|(k, r)| format!("{k}{}", run_label(k, *r, 2)))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "member /dev/a alone (run 1 of 2)",
+            "member /dev/b alone (run 1 of 2)",
+            "members together, O_DIRECT (run 1 of 2)",
+            "member /dev/a alone (run 2 of 2)",
+            "member /dev/b alone (run 2 of 2)",
+            "members together, O_DIRECT (run 2 of 2)",
+            "volume, 1 worker, O_DIRECT",
+            "volume, 2 workers, O_DIRECT",
+            "volume, 2 workers, buffered",
+        ]
+    );
+}
+
+/// An older document (without status, repeats, ceilings or verdict) still reads.
+#[test]
+fn a_document_without_the_new_fields_reads() {
+    let d = assemble(volume(), phases(), false);
+    let mut v = serde_json::to_value(&d).unwrap();
+    for f in [
+        "repeat",
+        "repeats",
+        "ceilings",
+        "efficiency_ceiling",
+        "efficiency_note",
+        "verdict",
+    ] {
+        v.as_object_mut().unwrap().remove(f);
+    }
+    for p in v["phases"].as_array_mut().unwrap() {
+        for f in ["repeat", "status", "problems", "failing"] {
+            p.as_object_mut().unwrap().remove(f);
+        }
+    }
+    let back: CompareDocument = serde_json::from_value(v).unwrap();
+    assert_eq!(back.repeat, 1);
+    assert_eq!(back.phases, d.phases);
+}
+
+/// Regression (lab, 16 equal members on 2 busy vCPUs): measured together
+/// by more workers than CPUs, an unlucky member 58 % below the median was
+/// flagged; there the rate floor widens, and the verdict says why.
+#[test]
+fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
+    let mut runs = members_together(8, 1, |i, _| if i == 3 { 40.0e6 } else { 75.0e6 });
+    for p in &mut runs {
+        p.document.host.cpus = 1;
+    }
+    let v = assemble(volume(), runs.clone(), false).verdict.unwrap();
+    assert!(v.flagged.is_empty(), "{v:?}");
+    assert!(v
+        .caveat
+        .as_deref()
+        .unwrap()
+        .contains("2 workers on 1 CPU(s)"));
+    assert!(v.rule.contains("25% of the median"), "{}", v.rule);
+    // Far enough below, a member is flagged all the same.
+    let runs = members_together(8, 1, |i, _| if i == 3 { 10.0e6 } else { 75.0e6 });
+    let mut runs = runs;
+    for p in &mut runs {
+        p.document.host.cpus = 1;
+    }
+    let d = assemble(volume(), runs, false);
+    assert_eq!(d.slowest.as_deref(), Some("/dev/loop3"));
+    assert!(crate::report::compare::render(&d).contains("  caveat: the members together ran"));
+}

@@ -1,0 +1,282 @@
+//! compare's verdict in the stripe lab (`scripts/lab.sh`, a throwaway
+//! qemu guest): one member behind dm-delay among 16 is the only one
+//! flagged, at the default bs and at 64k (measured alone, --solo: with 16
+//! workers on 2 busy TCG vCPUs together, every member waits for a CPU
+//! longer than for the delay, and then none is off: the verdict says so);
+//! 16 equal members flag none; a failing member (dm-error) is named, and
+//! the phases it failed are kept out of the efficiency and the verdict.
+//!
+//! The guest runs under TCG on a machine shared with other work: these
+//! tests assert structure (which members are flagged, which phases are
+//! marked, what is named), never a speed.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// What a guest left in `$OUT`.
+struct Guest {
+    out: tempfile::TempDir,
+    stderr: String,
+}
+
+impl Guest {
+    fn text(&self, name: &str) -> String {
+        std::fs::read_to_string(self.out.path().join(name)).unwrap_or_else(|e| {
+            panic!("the guest left no {name} ({e}); lab said:\n{}", self.stderr)
+        })
+    }
+
+    /// Step `name`'s exit status and document (its text in the message).
+    fn doc(&self, name: &str, rc: i32) -> Value {
+        let text = self.text(&format!("{name}.txt"));
+        assert_eq!(
+            self.text(&format!("{name}.rc")).trim(),
+            rc.to_string(),
+            "{name}:\n{text}"
+        );
+        let j = self.text(&format!("{name}.json"));
+        serde_json::from_str(&j).unwrap_or_else(|e| panic!("{name}.json ({e}): {j}\n{text}"))
+    }
+
+    /// `$MEMBERS`, as the guest named them (/dev/loop0, /dev/dm-0, ...).
+    fn members(&self) -> Vec<String> {
+        self.text("members.list")
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    }
+}
+
+/// Boots a guest with `opts` and runs `script` there; `step NAME CMD...`
+/// keeps a command's output in NAME.txt and its status in NAME.rc.
+fn guest(opts: &[&str], script: &str) -> Guest {
+    let out = tempfile::tempdir().unwrap();
+    let command = format!(
+        "cd \"$OUT\"\necho \"$MEMBERS\" > members.list\nstep() {{ n=$1; shift; \"$@\" > \"$n.txt\" 2>&1; echo $? > \"$n.rc\"; }}\n{script}\nexit 0"
+    );
+    let bin = assert_cmd::cargo::cargo_bin("stripebench");
+    let o = Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lab.sh"))
+        .args(["--bin", bin.to_str().unwrap()])
+        .args(["--out", out.path().to_str().unwrap(), "--timeout", "900"])
+        .args(opts)
+        .args(["--", command.as_str()])
+        .output()
+        .unwrap_or_else(|e| panic!("scripts/lab.sh could not run: {e}"));
+    crate::common::succeeded_as(&o, format_args!("scripts/lab.sh {opts:?}"));
+    Guest {
+        out,
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// The members the verdict flagged.
+fn flagged(doc: &Value) -> Vec<String> {
+    doc["verdict"]["flagged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["member"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The verdict was given (enough I/O), from `source` over `runs` runs, with
+/// its numbers; no phase failed (a thin one may: the buffered phase of 16
+/// workers on 2 busy vCPUs can leave workers with a handful of I/Os).
+fn judged(doc: &Value, text: &str, source: &str, runs: u64) {
+    let v = &doc["verdict"];
+    assert!(v["none"].is_null(), "no verdict: {v}\n{text}");
+    assert_eq!(v["source"], source);
+    assert_eq!(v["runs"], runs);
+    let r = &v["rate"];
+    assert!(r["threshold"].as_f64().unwrap() < r["median"].as_f64().unwrap());
+    for p in doc["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(doc["repeats"].as_array().unwrap())
+    {
+        assert_ne!(
+            p["status"], "failed",
+            "{}: {}\n{text}",
+            p["name"], p["problems"]
+        );
+        if p["status"] == "thin" {
+            assert!(p["problems"][0].as_str().unwrap().contains("I/O"), "{p}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn one_delayed_member_of_16_is_the_only_one_flagged_at_1m_and_64k() {
+    let g = guest(
+        &[
+            "--array",
+            "md-raid0",
+            "--members",
+            "16",
+            "--member-size",
+            "32m",
+            "--slow-member",
+            "11:20",
+        ],
+        r#"
+step big stripebench compare --solo --repeat 2 --duration 2s --ramp 0 --json big.json $ARRAY
+step small stripebench compare --solo --repeat 2 --duration 2s --ramp 0 --bs 64k --json small.json $ARRAY
+"#,
+    );
+    let slow = g.members()[11].clone();
+    assert!(slow.starts_with("/dev/dm-"), "behind dm-delay: {slow}");
+    for step in ["big", "small"] {
+        let doc = g.doc(step, 0);
+        let text = g.text(&format!("{step}.txt"));
+        judged(&doc, &text, "alone", 2);
+        assert_eq!(doc["repeats"].as_array().unwrap().len(), 17);
+        assert_eq!(flagged(&doc), vec![slow.clone()], "{step}:\n{text}");
+        assert_eq!(doc["slowest"], slow.as_str());
+        let slow_rows: Vec<&Value> = doc["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["slow"] == true)
+            .collect();
+        assert_eq!(slow_rows.len(), 1, "{step}");
+        assert!(text.contains(&format!("SLOW: {slow}: ")), "{text}");
+        // RAID0: the ceiling is N × member, and the text says so.
+        assert_eq!(doc["ceilings"][0]["rule"], "RAID0 reads: N × member");
+        assert!(text.contains("ceilings (raid0, 16 members"), "{text}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn sixteen_equal_members_flag_none() {
+    let g = guest(
+        &[
+            "--array",
+            "md-raid0",
+            "--members",
+            "16",
+            "--member-size",
+            "32m",
+        ],
+        r#"
+step a stripebench compare --duration 2s --ramp 0 --json a.json $ARRAY
+step b stripebench compare --duration 2s --ramp 0 --json b.json $ARRAY
+step c stripebench compare --duration 2s --ramp 0 --bs 64k --json c.json $ARRAY
+"#,
+    );
+    for step in ["a", "b", "c"] {
+        let doc = g.doc(step, 0);
+        let text = g.text(&format!("{step}.txt"));
+        assert_eq!(flagged(&doc), Vec::<String>::new(), "{step}:\n{text}");
+        assert!(doc["slowest"].is_null());
+        let v = &doc["verdict"];
+        if v["none"].is_null() {
+            judged(&doc, &text, "together", 3);
+            assert!(text.contains("no member is off"), "{text}");
+        } else {
+            // A busy machine can leave a member short of 50 I/Os: then the
+            // verdict says so, naming it, rather than judge.
+            let why = v["none"].as_str().unwrap();
+            assert!(
+                why.starts_with("not enough I/O to judge (member /dev/"),
+                "{why}"
+            );
+            assert!(text.contains(why), "{text}");
+            eprintln!("{step}: {why}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_failing_member_is_named_and_its_phases_kept_out() {
+    let g = guest(
+        &[
+            "--array",
+            "md-raid0",
+            "--members",
+            "4",
+            "--member-size",
+            "32m",
+            "--failing-member",
+            "1",
+        ],
+        r#"
+step cmp stripebench compare --solo --repeat 2 --duration 1s --ramp 0 --json cmp.json $ARRAY
+"#,
+    );
+    let members = g.members();
+    let failing = members[1].clone();
+    // I/O errors: exit 1, the document written all the same.
+    let doc = g.doc("cmp", 1);
+    let text = g.text("cmp.txt");
+    let runs: Vec<&Value> = doc["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(doc["repeats"].as_array().unwrap())
+        .collect();
+    assert_eq!(runs.len(), (4 + 1) * 2 + 3, "every phase ran");
+    for p in &runs {
+        let errors = p["document"]["total"]["errors"].as_u64().unwrap();
+        let name = p["name"].as_str().unwrap();
+        if errors > 0 {
+            assert_eq!(p["status"], "failed", "{name}");
+        }
+        // A member phase fails exactly when it reads the failing member.
+        if !p["name"].as_str().unwrap().starts_with("volume") {
+            let reads_it = p["document"]["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["path"] == failing.as_str());
+            assert_eq!(errors > 0, reads_it, "{name}: {errors} errors\n{text}");
+            if reads_it {
+                assert_eq!(p["failing"][0], failing.as_str(), "{name}");
+            }
+        }
+    }
+    let marked = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("FAILED: ") && l.contains(&failing))
+        .count();
+    assert!(marked >= 4, "the failing member's runs are marked:\n{text}");
+    // Its phases are out of the verdict: it is not judged, the others are.
+    let v = &doc["verdict"];
+    assert_eq!(v["source"], "alone");
+    assert_eq!(v["unmeasured"], serde_json::json!([failing]), "{v}");
+    assert!(v["none"].is_null(), "the other three are judged: {v}");
+    assert!(!flagged(&doc).contains(&failing));
+    let m = &doc["members"][1];
+    assert_eq!(m["path"], failing.as_str());
+    assert!(m["errors"].as_u64().unwrap() > 0);
+    assert!(
+        text.contains(&format!(
+            "not judged (every run of theirs failed): {failing}"
+        )),
+        "{text}"
+    );
+    // The volume phase behind the efficiency read the failing range too.
+    let volume = runs
+        .iter()
+        .find(|p| p["name"] == "volume, 4 workers, O_DIRECT")
+        .unwrap();
+    if volume["status"] == "failed" {
+        assert!(doc["efficiency"].is_null());
+        assert!(!text.contains("stripe efficiency"), "{text}");
+    }
+}
