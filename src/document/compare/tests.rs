@@ -311,7 +311,7 @@ fn equal_members_with_noise_flag_none() {
         assert!(v.flagged.is_empty());
         let r = v.rate.unwrap();
         assert_eq!(r.mad, 0.0);
-        assert!((r.spread - 0.05 * 75.0e6).abs() < 1.0);
+        assert!((r.spread - super::verdict::RATE_FLOOR * 75.0e6).abs() < 1.0);
     }
     let text = crate::report::compare::render(&assemble(
         volume(),
@@ -554,12 +554,12 @@ fn a_document_without_the_new_fields_reads() {
     assert_eq!(back.phases, d.phases);
 }
 
-/// Regression (lab, 16 equal members on 2 busy vCPUs): measured together
-/// by more workers than CPUs, an unlucky member 58 % below the median was
-/// flagged; there the rate floor widens, and the verdict says why.
+/// Measured together by more workers than CPUs, the rate floor widens with
+/// the crowding (2 workers on 1 CPU: 10 %; 16 on 2 reach the 25 % cap, see
+/// verdict::tests), and the verdict says why.
 #[test]
 fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
-    let mut runs = members_together(8, 1, |i, _| if i == 3 { 40.0e6 } else { 75.0e6 });
+    let mut runs = members_together(8, 1, |i, _| if i == 3 { 70.0e6 } else { 75.0e6 });
     for p in &mut runs {
         p.document.host.cpus = 1;
     }
@@ -570,7 +570,7 @@ fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
         .as_deref()
         .unwrap()
         .contains("2 workers on 1 CPU(s)"));
-    assert!(v.rule.contains("25% of the median"), "{}", v.rule);
+    assert!(v.rule.contains("10% of the median"), "{}", v.rule);
     // Far enough below, a member is flagged all the same.
     let runs = members_together(8, 1, |i, _| if i == 3 { 10.0e6 } else { 75.0e6 });
     let mut runs = runs;
