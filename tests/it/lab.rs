@@ -298,12 +298,22 @@ fn check_compare(doc: &Value, members: &[String], slow: Option<usize>) {
         .collect();
     assert_eq!(together_runs.len(), 3);
     together_runs.sort_by(f64::total_cmp);
-    let eff = f(&doc["efficiency"]);
-    assert!(
-        (eff - rate(&voln) / together_runs[1]).abs() < 1e-9,
-        "efficiency {eff}"
-    );
-    assert_eq!(doc["efficiency_ceiling"]["members"], n as f64);
+    // No efficiency is given when a phase it rests on was marked thin or
+    // failed (64 workers on 2 busy TCG vCPUs): then that phase says so.
+    let status = |name: &str| phases.iter().find(|p| p["name"] == name).unwrap()["status"].clone();
+    if doc["efficiency"].is_null() {
+        assert!(
+            status(&voln) != "ok" || status(&together) != "ok",
+            "no efficiency, yet its phases are ok"
+        );
+    } else {
+        let eff = f(&doc["efficiency"]);
+        assert!(
+            (eff - rate(&voln) / together_runs[1]).abs() < 1e-9,
+            "efficiency {eff}"
+        );
+        assert_eq!(doc["efficiency_ceiling"]["members"], n as f64);
+    }
     let paths: Vec<String> = doc["members"]
         .as_array()
         .unwrap()
