@@ -10,66 +10,13 @@
 //! tests assert structure (which members are flagged, which phases are
 //! marked, what is named), never a speed.
 
-use std::path::Path;
-use std::process::Command;
-
 use serde_json::Value;
 
-/// What a guest left in `$OUT`.
-struct Guest {
-    out: tempfile::TempDir,
-    stderr: String,
-}
+use crate::common::guest::Guest;
 
-impl Guest {
-    fn text(&self, name: &str) -> String {
-        std::fs::read_to_string(self.out.path().join(name)).unwrap_or_else(|e| {
-            panic!("the guest left no {name} ({e}); lab said:\n{}", self.stderr)
-        })
-    }
-
-    /// Step `name`'s exit status and document (its text in the message).
-    fn doc(&self, name: &str, rc: i32) -> Value {
-        let text = self.text(&format!("{name}.txt"));
-        assert_eq!(
-            self.text(&format!("{name}.rc")).trim(),
-            rc.to_string(),
-            "{name}:\n{text}"
-        );
-        let j = self.text(&format!("{name}.json"));
-        serde_json::from_str(&j).unwrap_or_else(|e| panic!("{name}.json ({e}): {j}\n{text}"))
-    }
-
-    /// `$MEMBERS`, as the guest named them (/dev/loop0, /dev/dm-0, ...).
-    fn members(&self) -> Vec<String> {
-        self.text("members.list")
-            .split_whitespace()
-            .map(String::from)
-            .collect()
-    }
-}
-
-/// Boots a guest with `opts` and runs `script` there; `step NAME CMD...`
-/// keeps a command's output in NAME.txt and its status in NAME.rc.
+/// Boots a guest with `opts` and runs `script` there.
 fn guest(opts: &[&str], script: &str) -> Guest {
-    let out = tempfile::tempdir().unwrap();
-    let command = format!(
-        "cd \"$OUT\"\necho \"$MEMBERS\" > members.list\nstep() {{ n=$1; shift; \"$@\" > \"$n.txt\" 2>&1; echo $? > \"$n.rc\"; }}\n{script}\nexit 0"
-    );
-    let bin = assert_cmd::cargo::cargo_bin("stripebench");
-    let o = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lab.sh"))
-        .args(["--bin", bin.to_str().unwrap()])
-        .args(["--out", out.path().to_str().unwrap(), "--timeout", "900"])
-        .args(opts)
-        .args(["--", command.as_str()])
-        .output()
-        .unwrap_or_else(|e| panic!("scripts/lab.sh could not run: {e}"));
-    crate::common::succeeded_as(&o, format_args!("scripts/lab.sh {opts:?}"));
-    Guest {
-        out,
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    crate::common::guest::boot(opts, script, 900)
 }
 
 /// The members the verdict flagged.

@@ -8,80 +8,22 @@
 //! Needs qemu and the lab's tools, or root for scripts/lab.sh to install
 //! them with apt (`sb_lab`, see build.rs).
 
-use std::path::Path;
-use std::process::Command;
-
-use crate::common;
 use crate::common::u;
 use serde_json::Value;
 
-/// What a guest left in `$OUT`.
-struct Lab {
-    out: tempfile::TempDir,
-    stderr: String,
-}
+use crate::common::guest::Guest as Lab;
 
-/// `step NAME CMD...` keeps the command's output in NAME.txt and its exit
-/// status in NAME.rc.
-const PRELUDE: &str = r#"
-cd "$OUT"
-echo "$MEMBERS" > members.list
-step() { n=$1; shift; "$@" > "$n.txt" 2>&1; echo $? > "$n.rc"; }
-"#;
-
-/// Boots a guest with `opts` and runs PRELUDE + `script` in it.
+/// Boots a guest with `opts` and runs `script` in it.
 fn lab(opts: &[&str], script: &str) -> Lab {
-    let out = tempfile::tempdir().unwrap();
-    let started = std::time::Instant::now();
-    let command = format!("{PRELUDE}\n{script}\nexit 0");
-    let bin = assert_cmd::cargo::cargo_bin("stripebench");
-    let o = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lab.sh"))
-        .args(["--bin", bin.to_str().unwrap()])
-        .args(["--out", out.path().to_str().unwrap(), "--timeout", "480"])
-        .args(opts)
-        .args(["--", command.as_str()])
-        .output()
-        .unwrap_or_else(|e| panic!("scripts/lab.sh could not run: {e}"));
-    common::succeeded_as(
-        &o,
-        format_args!("scripts/lab.sh {opts:?} after {:.0?}", started.elapsed()),
-    );
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    eprintln!("lab {opts:?}: {:.0?}\n{stderr}", started.elapsed());
-    Lab { out, stderr }
+    crate::common::guest::boot(opts, script, 480)
 }
 
-impl Lab {
-    fn text(&self, name: &str) -> String {
-        std::fs::read_to_string(self.out.path().join(name)).unwrap_or_else(|e| {
-            panic!("the guest left no {name} ({e}); lab said:\n{}", self.stderr)
-        })
-    }
-
-    fn json(&self, name: &str) -> Value {
-        let t = self.text(name);
-        serde_json::from_str(&t).unwrap_or_else(|e| panic!("{name} is not JSON ({e}): {t}"))
-    }
-
-    /// Step `name` exited 0; its document.
-    fn ok_json(&self, name: &str) -> Value {
-        let rc = self.text(&format!("{name}.rc"));
-        assert_eq!(
-            rc.trim(),
-            "0",
-            "{name} failed in the guest:\n{}",
-            self.text(&format!("{name}.txt"))
-        );
-        self.json(&format!("{name}.json"))
-    }
-
-    fn members(&self) -> Vec<String> {
-        self.text("members.list")
-            .split_whitespace()
-            .map(|m| m.trim_start_matches("/dev/").to_string())
-            .collect()
-    }
+/// `$MEMBERS` without their /dev/.
+fn members(lab: &Lab) -> Vec<String> {
+    lab.members()
+        .iter()
+        .map(|m| m.trim_start_matches("/dev/").to_string())
+        .collect()
 }
 
 /// The steps every parity guest runs: topology (JSON and text), and an
@@ -299,7 +241,7 @@ step err stripebench run --bs 64k --offset $((size / 2)) --duration 2s --ramp 0 
         .split_whitespace()
         .map(|x| x.parse().unwrap())
         .collect();
-    let members = lab.members();
+    let members = members(&lab);
     let doc = lab.json("err.json");
     let samples: Vec<&Value> = doc["workers"]
         .as_array()

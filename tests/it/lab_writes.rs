@@ -11,92 +11,25 @@
 //! and values, never a speed. Every write goes to the guest's own array
 //! (`--allow-destructive`, as the lab's other write steps).
 
-use crate::common;
-
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use crate::common::u;
 use serde_json::Value;
+use std::process::Command;
 
-/// What the guest left in `$OUT`.
-struct Guest {
-    out: tempfile::TempDir,
-    stderr: String,
-}
+use crate::common::guest::Guest;
 
-/// `step NAME CMD...` keeps the command's output in NAME.txt and its exit
-/// status in NAME.rc; `md ATTR` prints the array's md/ATTR; `until_md ATTR
+/// (After common::guest's PRELUDE.) `md ATTR` prints the array's md/ATTR; `until_md ATTR
 /// V` waits (up to 120 s, polling: the state, not a guess) until it reads V;
 /// `until_writing` until the array's write counter moves (the window is open).
 const PRELUDE: &str = r#"
-cd "$OUT"
-step() { n=$1; shift; "$@" > "$n.txt" 2>&1; echo $? > "$n.rc"; }
 md() { cat /sys/block/${ARRAY#/dev/}/md/$1; }
 until_md() { i=0; while [ "$(md $1)" != "$2" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; }
 written() { set -- $(cat /sys/block/${ARRAY#/dev/}/stat); echo $7; }
 until_writing() { b=$(written); i=0; while [ "$(written)" = "$b" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; }
 "#;
 
-/// Boots a guest with `opts` and runs PRELUDE + `script` in it: it must
-/// power off cleanly and the script exit 0 (each step's status is in its .rc).
+/// Boots a guest with `opts` and runs PRELUDE + `script` in it.
 fn guest(opts: &[&str], script: &str) -> Guest {
-    let out = tempfile::tempdir().unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("stripebench");
-    let command = format!("{PRELUDE}\n{script}\nexit 0");
-    let started = std::time::Instant::now();
-    let o = Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/lab.sh"))
-        .args(["--bin", bin.to_str().unwrap()])
-        .args(["--out", out.path().to_str().unwrap(), "--timeout", "900"])
-        .args(opts)
-        .args(["--", command.as_str()])
-        .output()
-        .unwrap_or_else(|e| panic!("scripts/lab.sh could not run: {e}"));
-    common::succeeded_as(
-        &o,
-        format_args!("scripts/lab.sh {opts:?} after {:.0?}", started.elapsed()),
-    );
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    eprintln!("lab {opts:?}: {:.0?}\n{stderr}", started.elapsed());
-    Guest { out, stderr }
-}
-
-impl Guest {
-    fn path(&self, name: &str) -> PathBuf {
-        self.out.path().join(name)
-    }
-
-    fn text(&self, name: &str) -> String {
-        std::fs::read_to_string(self.path(name)).unwrap_or_else(|e| {
-            panic!("the guest left no {name} ({e}); lab said:\n{}", self.stderr)
-        })
-    }
-
-    /// A value the guest printed, trimmed.
-    fn value(&self, name: &str) -> String {
-        self.text(name).trim().to_string()
-    }
-
-    fn rc(&self, name: &str) -> i32 {
-        self.value(&format!("{name}.rc"))
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}.rc"))
-    }
-
-    /// Step `name` exited `rc`; what it said.
-    fn said(&self, name: &str, rc: i32) -> String {
-        let text = self.text(&format!("{name}.txt"));
-        assert_eq!(self.rc(name), rc, "{name} in the guest said:\n{text}");
-        text
-    }
-
-    /// Step `name` exited 0; its document `name.json`.
-    fn ok_json(&self, name: &str) -> Value {
-        self.said(name, 0);
-        let t = self.text(&format!("{name}.json"));
-        serde_json::from_str(&t).unwrap_or_else(|e| panic!("{name}.json is not JSON ({e}): {t}"))
-    }
+    crate::common::guest::boot(opts, &format!("{PRELUDE}\n{script}"), 900)
 }
 
 /// A run document's warnings.

@@ -10,6 +10,8 @@
 
 #![allow(dead_code)]
 
+pub mod guest;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
