@@ -185,6 +185,14 @@ pub enum Warning {
     },
     /// Interrupted in the ramp.
     InterruptedBeforeWindow,
+    /// Workers that completed no I/O in a window that lasted its time:
+    /// each one's I/O was still in flight when it closed (a slow device,
+    /// or more workers than CPUs), so their rate of 0 is no measurement.
+    IdleWorkers {
+        idle: usize,
+        workers: usize,
+        seconds: f64,
+    },
     ShortIos {
         count: u64,
     },
@@ -465,6 +473,15 @@ impl fmt::Display for Warning {
             InterruptedBeforeWindow => {
                 f.write_str("interrupted before the window opened: nothing was measured")
             }
+            IdleWorkers {
+                idle,
+                workers,
+                seconds,
+            } => write!(
+                f,
+                "{idle} of {workers} worker(s) completed no I/O in the {} window (their first I/O was still in flight when it closed): their rate of 0 is no measurement; raise --duration",
+                fmt_latency_ns(seconds * 1e9)
+            ),
             ShortIos { count } => write!(
                 f,
                 "{count} short I/Os (fewer bytes than requested); their bytes are counted as moved"
@@ -1141,6 +1158,14 @@ mod tests {
         says(
             InterruptedBeforeWindow,
             "interrupted before the window opened: nothing was measured",
+        );
+        says(
+            IdleWorkers {
+                idle: 64,
+                workers: 64,
+                seconds: 1.0,
+            },
+            "64 of 64 worker(s) completed no I/O in the 1.000s window (their first I/O was still in flight when it closed): their rate of 0 is no measurement; raise --duration",
         );
         says(
             ShortIos { count: 7 },

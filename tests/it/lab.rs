@@ -892,7 +892,19 @@ step sweep stripebench sweep --config /configs/seed-004-members.toml --param rw=
     for p in points {
         let run = &p["runs"][0];
         assert_eq!(run["workers"].as_array().unwrap().len(), 64);
-        assert!(f(&p["bytes_per_sec_median"]) > 0.0);
+        // 64 buffered workers on 2 TCG vCPUs (CI: beside other guests) can
+        // complete no read in 1 s; the run must say so, not pass 0 for a rate.
+        let idle = run["warnings"].as_array().unwrap().iter().any(|w| {
+            w.as_str()
+                .unwrap()
+                .contains("worker(s) completed no I/O in the")
+        });
+        assert!(
+            f(&p["bytes_per_sec_median"]) > 0.0 || idle,
+            "{}: {}",
+            run["config"]["direct"],
+            run["warnings"]
+        );
     }
     let modes: Vec<bool> = points
         .iter()

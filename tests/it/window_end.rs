@@ -375,3 +375,46 @@ fn a_member_that_finishes_first_is_not_divided_by_the_slowest_ones_window() {
         );
     }
 }
+
+#[test]
+fn a_worker_whose_first_io_outlasts_the_window_is_no_rate_of_zero() {
+    // Seed 004 in a lab guest: 64 buffered workers on 2 vCPUs, 1 s, and not
+    // one read completed in the window; the sweep said 0.0 MB/s and nothing
+    // else. Here the mock engine completes each I/O 1.5 s after it was
+    // queued (a virtual clock: no waiting), against a window of 1 s.
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 1 << 20);
+    let b = data_file(dir.path(), "b", 1 << 20);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let mock = |latency: &str| {
+        run_json(&[
+            "run",
+            "--debug-mock-engine",
+            latency,
+            "--duration",
+            "1s",
+            "--ramp",
+            "0",
+            "--no-progress",
+            a,
+            b,
+        ])
+    };
+    let d = mock("1500ms");
+    assert_eq!(u(&d["total"]["ios"]), 0, "{}", d["total"]);
+    let w = warnings(&d);
+    assert!(
+        w.iter().any(|w| w.starts_with(
+            "2 of 2 worker(s) completed no I/O in the 1.000s window (their first I/O was still in flight when it closed)"
+        )),
+        "{w:?}"
+    );
+    // I/Os that complete in the window say nothing of the kind.
+    let d = mock("300ms");
+    assert_eq!(u(&d["total"]["ios"]), 6, "{}", d["total"]);
+    assert!(
+        !warnings(&d).iter().any(|w| w.contains("completed no I/O")),
+        "{:?}",
+        warnings(&d)
+    );
+}

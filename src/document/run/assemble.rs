@@ -661,6 +661,21 @@ fn what_the_figures_mean(
     if exec.interrupted && secs == 0.0 {
         warnings.push(Warning::InterruptedBeforeWindow);
     }
+    // A worker that stopped on errors, or whose I/O hung, has said so; one
+    // that reached its limit did I/O. The others with nothing in a window
+    // that lasted were still waiting on their first I/O when it closed.
+    let idle = exec
+        .outcomes
+        .iter()
+        .filter(|o| o.ios() == 0 && o.errors == 0 && !o.stopped_on_errors && o.hung_ios.is_empty())
+        .count();
+    if idle > 0 && secs > 0.0 && matches!(exec.ended_by, "duration" | "interrupted") {
+        warnings.push(Warning::IdleWorkers {
+            idle,
+            workers: exec.outcomes.len(),
+            seconds: secs,
+        });
+    }
     if total.short_ios > 0 {
         warnings.push(Warning::ShortIos {
             count: total.short_ios,
