@@ -129,8 +129,12 @@ impl Net {
     }
 
     /// The stripebench that host i runs with --start-at, once it runs.
+    /// (Each --delay here is 10 s: ssh took 3.3 s to answer the preflight
+    /// on this machine loaded 18 deep, and a --delay shorter than the
+    /// slowest answer is refused. The wait is long for the same reason: it
+    /// fails only when the run never comes.)
     fn remote_run(&self, i: usize) -> i32 {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(180);
         loop {
             let out = Command::new("ip")
                 .args(["netns", "pids", &self.hosts[i].0])
@@ -310,7 +314,7 @@ fn preflight_refuses_a_skewed_clock_another_version_and_a_silent_host() {
         &format!("#!/bin/sh\nexec faketime -f -0.5s {real} \"$@\"\n"),
     );
     let out = net.dir.path().join("out-loose");
-    let o = net.fleet("ssh", &hosts, &out, &["--max-skew", "1s", "--delay", "3s"]);
+    let o = net.fleet("ssh", &hosts, &out, &["--max-skew", "1s", "--delay", "10s"]);
     assert_eq!(o.status.code(), Some(0));
     let m = json(&std::fs::read(out.join("fleet.json")).unwrap());
     let p = &m["preflight"]["hosts"][1];
@@ -366,7 +370,7 @@ fn a_host_that_hangs_or_dies_mid_run_is_missing_and_the_rest_merge() {
     let hosts = net.hostfile("hosts", &lines(&net, &bed));
     for (signal, expect) in [("STOP", "stopped waiting"), ("KILL", "no document (exit")] {
         let out = net.dir.path().join(format!("out-{signal}"));
-        let mut c = net.fleet_cmd("ssh", &hosts, &out, &["--delay", "3s", "--grace", "3s"]);
+        let mut c = net.fleet_cmd("ssh", &hosts, &out, &["--delay", "10s", "--grace", "3s"]);
         let child = c
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -459,7 +463,7 @@ fn an_interrupted_fleet_stops_the_remote_runs_and_merges_what_they_measured() {
         ("pdsh", libc::SIGINT, 130, true),
     ] {
         let out = net.dir.path().join(format!("out-int-{launcher}"));
-        let mut c = net.fleet_cmd(launcher, &hosts, &out, &["--delay", "2s"]);
+        let mut c = net.fleet_cmd(launcher, &hosts, &out, &["--delay", "10s"]);
         // A long run (the last -t wins), to be cut short.
         c.args(["-t", "10m"]);
         let child = std::os::unix::process::CommandExt::process_group(&mut c, 0)
