@@ -734,6 +734,20 @@ impl Warning {
     }
 
     /// The subject's name as the group lists it (a worker as `w3`).
+    /// A merge's verdict on the hosts' windows (apart, or started apart):
+    /// recomputed over all hosts when a merged document is merged again.
+    /// A document read back keeps only the sentence, so that is matched too.
+    pub fn is_fleet_overlap(&self) -> bool {
+        match self {
+            Warning::WindowsApart { .. } | Warning::StartSkew { .. } => true,
+            Warning::Text(t) => {
+                t.starts_with("the hosts' windows do not overlap")
+                    || t.starts_with("the hosts started ")
+            }
+            _ => false,
+        }
+    }
+
     fn subject_name(&self) -> Option<String> {
         match self {
             Warning::ScheduleMissed { worker, .. } => Some(format!("w{worker}")),

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::analysis::capacity::{fit, Usl};
+use crate::base::warning::Warning;
 use crate::document::error::{Error, Result};
 use crate::document::read::{self, Kind, Lazy, Object, Origin, ReadError, Reader, Source, Why};
 use crate::document::workload::Workload;
@@ -43,7 +44,7 @@ pub struct PlanDoc {
     pub bootstrap: Bootstrap,
     pub target: Option<TargetAnswer>,
     /// What `--force` let through (results of different workloads).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Above this error (RMS, relative to the mean throughput) a fit does not
@@ -226,7 +227,7 @@ fn sweep_points(top: &Object, pts: &[Lazy], shown: &str) -> Result<(Points, Stri
 pub fn points_from(
     sources: impl Iterator<Item = Result<Source>>,
     force: bool,
-) -> Result<(Points, String, Vec<String>)> {
+) -> Result<(Points, String, Vec<Warning>)> {
     let mut points = Vec::new();
     let mut first: Option<(String, String, Workload)> = None;
     let mut warnings = Vec::new();
@@ -260,9 +261,11 @@ pub fn points_from(
                             difference,
                         });
                     }
-                    warnings.push(format!(
-                        "{shown}: a different workload than {f} ({difference}), fitted together because of --force"
-                    ));
+                    warnings.push(Warning::DifferentWorkloadFitted {
+                        path: shown.to_string(),
+                        first: f.clone(),
+                        difference,
+                    });
                 }
             }
         }
@@ -286,7 +289,7 @@ pub fn plan(
     unit: String,
     at: &[f64],
     target: Option<f64>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
 ) -> PlanDoc {
     let fit = fit(&points);
     let mean = points.iter().map(|p| p.1).sum::<f64>() / points.len() as f64;

@@ -19,6 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
+use crate::base::warning::Warning;
 use crate::document::error::{Error, RepeatedRun, Result};
 use crate::document::kind::Kind;
 use crate::document::run::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
@@ -75,7 +76,7 @@ pub struct MergedDocument {
     /// Every host's workers, with `target` prefixed by `hostname:`.
     pub workers: Vec<WorkerDoc>,
     pub total: FleetTotal,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Runs the launcher started that sent no document (`--missing`): the
     /// fleet is incomplete, and its totals are those of `hosts` alone.
     #[serde(default)]
@@ -366,9 +367,7 @@ pub fn merge(
     let span = Span::of(&fleet.hosts);
     let own_warnings = span.verdict(force)?;
     // An earlier merge's own overlap verdict is recomputed over all hosts.
-    fleet
-        .warnings
-        .retain(|w| !w.starts_with("the hosts' windows") && !w.starts_with("the hosts started"));
+    fleet.warnings.retain(|w| !w.is_fleet_overlap());
     fleet.warnings.extend(own_warnings);
     let total = fleet_total(&fleet.hosts, &hist, &span);
     fleet
@@ -414,7 +413,7 @@ fn refuse_repeat(
     e: &Seen,
     file: &str,
     force: bool,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<()> {
     let Some((s, rule)) = seen.iter().find_map(|s| repeat_of(s, e).map(|r| (s, r))) else {
         return Ok(());
@@ -429,7 +428,9 @@ fn refuse_repeat(
     if !force {
         return Err(Error::RepeatedRun(repeat));
     }
-    warnings.push(format!("{repeat}; merged twice because of --force"));
+    warnings.push(Warning::MergedTwice {
+        what: repeat.to_string(),
+    });
     Ok(())
 }
 
@@ -440,7 +441,7 @@ struct Fleet {
     config: Option<ConfigDoc>,
     hosts: Vec<HostDoc>,
     workers: Vec<WorkerDoc>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     missing: Vec<MissingHost>,
     preflight: Option<Preflight>,
 }
@@ -464,7 +465,7 @@ impl Fleet {
                 let warnings = d
                     .warnings
                     .iter()
-                    .map(|w| format!("{}: {w}", d.host.hostname))
+                    .map(|w| Warning::Text(format!("{}: {w}", d.host.hostname)))
                     .collect::<Vec<_>>();
                 (d.config.clone(), vec![host], workers, warnings)
             }
@@ -486,9 +487,10 @@ impl Fleet {
                             difference,
                         });
                     }
-                    self.warnings.push(format!(
-                        "{file}: a different workload ({difference}), merged because of --force"
-                    ));
+                    self.warnings.push(Warning::DifferentWorkload {
+                        path: file.to_string(),
+                        difference,
+                    });
                 }
             }
         }
@@ -578,7 +580,7 @@ impl Span {
 
     /// Refuses hosts that did not run together (unless `force`: a warning),
     /// and warns of hosts that started far apart.
-    fn verdict(&self, force: bool) -> Result<Vec<String>> {
+    fn verdict(&self, force: bool) -> Result<Vec<Warning>> {
         let (overlap, shortest, skew) = (self.overlap, self.shortest, self.skew);
         let mut warnings = Vec::new();
         if !concurrent(overlap, shortest) {
@@ -597,13 +599,12 @@ impl Span {
             if !force {
                 return Err(Error::NotTogether { miss });
             }
-            warnings.push(format!(
-                "the hosts' windows do not overlap by most of their length ({miss}): the fleet total adds runs that did not run together, merged because of --force; launch them with one --start-at"
-            ));
+            warnings.push(Warning::WindowsApart { miss });
         } else if skew > 0.1 * shortest {
-            warnings.push(format!(
-                "the hosts started {skew:.3}s apart, more than a tenth of the shortest window ({shortest:.3}s): use one --start-at"
-            ));
+            warnings.push(Warning::StartSkew {
+                skew_sec: skew,
+                shortest_sec: shortest,
+            });
         }
         Ok(warnings)
     }
