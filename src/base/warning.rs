@@ -546,14 +546,14 @@ impl fmt::Display for Warning {
             ),
             WindowsApart { miss } => write!(
                 f,
-                "the hosts' windows do not overlap by most of their length ({miss}): the fleet total adds runs that did not run together, merged because of --force; launch them with one --start-at"
+                "{WINDOWS_APART} by most of their length ({miss}): the fleet total adds runs that did not run together, merged because of --force; launch them with one --start-at"
             ),
             StartSkew {
                 skew_sec,
                 shortest_sec,
             } => write!(
                 f,
-                "the hosts started {skew_sec:.3}s apart, more than a tenth of the shortest window ({shortest_sec:.3}s): use one --start-at"
+                "{STARTED_APART}{skew_sec:.3}s apart, more than a tenth of the shortest window ({shortest_sec:.3}s): use one --start-at"
             ),
             DifferentWorkloadFitted {
                 path,
@@ -733,21 +733,18 @@ impl Warning {
         }
     }
 
-    /// The subject's name as the group lists it (a worker as `w3`).
     /// A merge's verdict on the hosts' windows (apart, or started apart):
     /// recomputed over all hosts when a merged document is merged again.
     /// A document read back keeps only the sentence, so that is matched too.
     pub fn is_fleet_overlap(&self) -> bool {
         match self {
             Warning::WindowsApart { .. } | Warning::StartSkew { .. } => true,
-            Warning::Text(t) => {
-                t.starts_with("the hosts' windows do not overlap")
-                    || t.starts_with("the hosts started ")
-            }
+            Warning::Text(t) => t.starts_with(WINDOWS_APART) || t.starts_with(STARTED_APART),
             _ => false,
         }
     }
 
+    /// The subject's name as the group lists it (a worker as `w3`).
     fn subject_name(&self) -> Option<String> {
         match self {
             Warning::ScheduleMissed { worker, .. } => Some(format!("w{worker}")),
@@ -755,6 +752,11 @@ impl Warning {
         }
     }
 }
+
+/// The openings of merge's verdicts on the hosts' windows, as said and
+/// as matched in a document read back.
+const WINDOWS_APART: &str = "the hosts' windows do not overlap";
+const STARTED_APART: &str = "the hosts started ";
 
 /// Where the subjects go in a sentence while it is compared with others.
 const WHO: &str = "\u{1}";
