@@ -206,10 +206,22 @@ pub fn judge(
         P99_FLOOR * 100.0
     );
     let caveat = crowded.map(|(w, c)| {
+        // A crowding too small to widen the floor says so, rather than
+        // "8% (not 8%)".
+        let floor = if rate_floor > RATE_FLOOR {
+            format!(
+                "so the rate floor is {:.0}% (not {:.0}%)",
+                rate_floor * 100.0,
+                RATE_FLOOR * 100.0
+            )
+        } else {
+            format!(
+                "though too few per CPU to widen the rate floor from {:.0}%",
+                RATE_FLOOR * 100.0
+            )
+        };
         format!(
-            "the members together ran {w} workers on {c} CPU(s): their rates measure CPU turns as much as the members, so the rate floor is {:.0}% (not {:.0}%); --solo judges each member alone",
-            rate_floor * 100.0,
-            RATE_FLOOR * 100.0
+            "the members together ran {w} workers on {c} CPU(s): their rates measure CPU turns as much as the members, {floor}; --solo judges each member alone"
         )
     });
     let figures: Vec<&Figure> = members.iter().filter_map(|(_, f)| f.as_ref()).collect();
@@ -332,6 +344,24 @@ mod tests {
         assert!((rate_floor(Some((4, 2))) - 0.10).abs() < 1e-9);
         assert_eq!(rate_floor(Some((3, 2))), RATE_FLOOR);
         assert_eq!(rate_floor(Some((16, 2))), CROWDED_RATE_FLOOR);
+    }
+
+    /// Regression: 3 workers on 2 CPUs printed "the rate floor is 8% (not 8%)".
+    #[test]
+    fn a_crowding_too_small_to_widen_the_floor_says_so() {
+        let members = [
+            fig("/dev/a", 50.0, 300),
+            fig("/dev/b", 50.0, 300),
+            fig("/dev/c", 50.0, 300),
+        ];
+        let small = judge(&members, "together", Some((3, 2))).caveat.unwrap();
+        assert!(
+            small.contains("too few per CPU to widen the rate floor from 8%"),
+            "{small}"
+        );
+        assert!(!small.contains("(not "), "{small}");
+        let wide = judge(&members, "together", Some((4, 2))).caveat.unwrap();
+        assert!(wide.contains("so the rate floor is 10% (not 8%)"), "{wide}");
     }
 
     #[test]
