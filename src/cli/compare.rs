@@ -93,6 +93,7 @@ pub fn plan_phases(
                 }
                 PhaseKind::Together => (phase_args(&args.run, members.to_vec(), 1, false), false),
                 PhaseKind::VolumeOneWorker => (on_volume(1, false), owned),
+                PhaseKind::VolumeOneBuffered => (on_volume(1, true), owned),
                 PhaseKind::VolumePerMember { .. } => (on_volume(n, false), owned),
                 PhaseKind::VolumeBuffered { .. } | PhaseKind::Other(_) => {
                     (on_volume(n, true), owned)

@@ -62,7 +62,8 @@ pub enum Command {
 
     /// Members against the assembled volume, in phases: each member alone
     /// (--solo), all members at once (these --repeat times), the volume with
-    /// one worker and with one per member (O_DIRECT), and buffered; then the
+    /// one worker and with one per member (O_DIRECT), and buffered by one per
+    /// member and by one thread (with the O_DIRECT/buffered ratios); then the
     /// level's ceilings, the stripe efficiency against one, each member's
     /// share and the slow-member verdict (a robust rule over every member,
     /// with its numbers). A phase with I/O errors, or whose workers completed

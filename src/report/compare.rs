@@ -73,6 +73,7 @@ pub fn render(d: &CompareDocument) -> String {
         }
     }
     ceilings_and_efficiency(&mut out, d);
+    direct_buffered(&mut out, d);
     members(&mut out, d);
     verdict(&mut out, d);
     for n in &d.notes {
@@ -113,6 +114,31 @@ fn phase_row(out: &mut String, p: &Phase, of: usize, w: usize) {
             "    FAILED: {what}: kept out of the efficiency and the verdict"
         ),
     };
+}
+
+/// Seed 004's figures: each O_DIRECT phase against a buffered one.
+fn direct_buffered(out: &mut String, d: &CompareDocument) {
+    if d.direct_buffered.is_empty() {
+        return;
+    }
+    let cpu = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
+    let _ = writeln!(
+        out,
+        "O_DIRECT / buffered on the volume (rate ratio; CPU s/GB each):"
+    );
+    for p in &d.direct_buffered {
+        let _ = writeln!(
+            out,
+            "  {} / {} = {} ({:.1} / {:.1} MB/s; CPU {} / {} s/GB)",
+            p.direct,
+            p.buffered,
+            p.ratio.map_or("-".into(), |r| format!("{r:.2}x")),
+            mb_per_sec(p.direct_bytes_per_sec),
+            mb_per_sec(p.buffered_bytes_per_sec),
+            cpu(p.direct_cpu_sec_per_gb),
+            cpu(p.buffered_cpu_sec_per_gb),
+        );
+    }
 }
 
 fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
@@ -319,6 +345,7 @@ mod tests {
             efficiency_ceiling: None,
             efficiency_note: None,
             ceilings: Vec::new(),
+            direct_buffered: Vec::new(),
             verdict: None,
             members: Vec::new(),
             slowest: None,

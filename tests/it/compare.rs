@@ -91,8 +91,25 @@ fn btrfs_raid0_topology_members_and_compare() {
             "members together, O_DIRECT",
             "volume, 1 worker, O_DIRECT",
             "volume, 3 workers, O_DIRECT",
-            "volume, 3 workers, buffered"
+            "volume, 3 workers, buffered",
+            "volume, 1 worker, buffered"
         ]
+    );
+    // Seed 004: the volume O_DIRECT against buffered, each pair's ratio and
+    // CPU seconds per GB, in the JSON and the text.
+    let pairs = c["direct_buffered"].as_array().unwrap();
+    assert!(!pairs.is_empty(), "{c}");
+    let first = &pairs[0];
+    assert_eq!(first["direct"], "volume, 3 workers, O_DIRECT");
+    assert_eq!(first["buffered"], "volume, 1 worker, buffered");
+    let ratio = first["ratio"].as_f64().unwrap();
+    let want = first["direct_bytes_per_sec"].as_f64().unwrap()
+        / first["buffered_bytes_per_sec"].as_f64().unwrap();
+    assert!((ratio - want).abs() < 1e-9 * want, "{first}");
+    assert!(first["buffered_cpu_sec_per_gb"].as_f64().unwrap() > 0.0);
+    assert!(
+        text.contains("O_DIRECT / buffered on the volume (rate ratio; CPU s/GB each):\n  volume, 3 workers, O_DIRECT / volume, 1 worker, buffered = "),
+        "{text}"
     );
     let eff = c["efficiency"].as_f64().unwrap();
     assert!(eff > 0.0, "efficiency {eff}");

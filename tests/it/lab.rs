@@ -272,7 +272,8 @@ fn check_compare(doc: &Value, members: &[String], slow: Option<usize>) {
             together.as_str(),
             "volume, 1 worker, O_DIRECT",
             voln.as_str(),
-            &format!("volume, {n} workers, buffered")
+            &format!("volume, {n} workers, buffered"),
+            "volume, 1 worker, buffered"
         ]
     );
     for p in phases {

@@ -751,7 +751,8 @@ fn compare_streams_every_phase_on_stdout_and_its_table_on_stderr() {
             "members together, O_DIRECT (run 3 of 3)",
             "volume, 1 worker, O_DIRECT",
             "volume, 2 workers, O_DIRECT",
-            "volume, 2 workers, buffered"
+            "volume, 2 workers, buffered",
+            "volume, 1 worker, buffered"
         ]
     );
     // Each run's lines add up to its own document.

@@ -19,6 +19,10 @@ pub enum PhaseKind {
     VolumePerMember { workers: usize },
     /// The volume with one worker per member, through the page cache.
     VolumeBuffered { workers: usize },
+    /// The volume read by one thread through the page cache: seed 004's
+    /// "one buffered dd on the whole volume", against one O_DIRECT worker
+    /// per member.
+    VolumeOneBuffered,
     /// A name this version does not write (a document made by hand, or by
     /// another version): kept as it was, matched by nothing.
     Other(String),
@@ -32,6 +36,7 @@ impl PhaseKind {
             PhaseKind::VolumeOneWorker
                 | PhaseKind::VolumePerMember { .. }
                 | PhaseKind::VolumeBuffered { .. }
+                | PhaseKind::VolumeOneBuffered
         )
     }
 
@@ -60,6 +65,8 @@ impl PhaseKind {
             PhaseKind::Together
         } else if name == "volume, 1 worker, O_DIRECT" {
             PhaseKind::VolumeOneWorker
+        } else if name == "volume, 1 worker, buffered" {
+            PhaseKind::VolumeOneBuffered
         } else if let Some(member) = name
             .strip_prefix("member ")
             .and_then(|m| m.strip_suffix(" alone"))
@@ -86,6 +93,7 @@ impl std::fmt::Display for PhaseKind {
                 format!("volume, {workers} workers, O_DIRECT")
             }
             PhaseKind::VolumeBuffered { workers } => format!("volume, {workers} workers, buffered"),
+            PhaseKind::VolumeOneBuffered => "volume, 1 worker, buffered".into(),
             PhaseKind::Other(name) => name.clone(),
         })
     }

@@ -7,6 +7,7 @@
 //! the topology: testable without devices.
 
 mod ceiling;
+mod direct_buffered;
 mod health;
 mod kind;
 mod phase;
@@ -17,6 +18,7 @@ mod verdict;
 use serde::{Deserialize, Serialize};
 
 pub use ceiling::{ceilings, geometry, CeilingDoc};
+pub use direct_buffered::DirectBuffered;
 pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
 pub use kind::PhaseKind;
 pub use phase::Phase;
@@ -91,6 +93,10 @@ pub struct CompareDocument {
     /// The level's ceilings for reads and for writes.
     #[serde(default)]
     pub ceilings: Vec<CeilingDoc>,
+    /// The volume read O_DIRECT against through the page cache (seed 004):
+    /// rate ratios and CPU seconds per GB, from the phases that are ok.
+    #[serde(default)]
+    pub direct_buffered: Vec<DirectBuffered>,
     pub members: Vec<MemberResult>,
     /// The slowest member flagged, if any (every one flagged is in `verdict`).
     pub slowest: Option<String>,
@@ -130,6 +136,7 @@ pub fn phase_kinds(members: &[String], solo: bool) -> Vec<PhaseKind> {
             PhaseKind::VolumeOneWorker,
             PhaseKind::VolumePerMember { workers: n },
             PhaseKind::VolumeBuffered { workers: n },
+            PhaseKind::VolumeOneBuffered,
         ])
         .collect()
 }
@@ -249,6 +256,7 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
     let (geometry, _) = geometry(&volume.topology, n);
     let (efficiency, efficiency_ceiling, efficiency_note) =
         ceiling::efficiency(&all, &ceilings, &geometry);
+    let direct_buffered = direct_buffered::pairs(&all);
     let mut notes = volume.notes;
     if interrupted {
         notes.push(format!(
@@ -273,6 +281,7 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
         efficiency_ceiling,
         efficiency_note,
         ceilings,
+        direct_buffered,
         slowest: flagged.first().map(|s| s.to_string()),
         verdict,
         phases,

@@ -79,10 +79,10 @@ fn volume() -> Volume {
 }
 
 /// Three members (the third slow), each alone, together, and the
-/// volume's three phases.
+/// volume's four phases.
 fn phases() -> Vec<Phase> {
     let members = ["/dev/a", "/dev/b", "/dev/c"].map(String::from);
-    let rates = [110.0, 105.0, 40.0, 400.0, 150.0, 360.0, 2000.0];
+    let rates = [110.0, 105.0, 40.0, 400.0, 150.0, 360.0, 2000.0, 90.0];
     let together = [("/dev/a", 150.0), ("/dev/b", 150.0), ("/dev/c", 100.0)];
     phase_kinds(&members, true)
         .into_iter()
@@ -144,6 +144,7 @@ fn phases_are_named_as_compare_always_named_them() {
             "volume, 1 worker, O_DIRECT",
             "volume, 2 workers, O_DIRECT",
             "volume, 2 workers, buffered",
+            "volume, 1 worker, buffered",
         ]
     );
     for n in &names {
@@ -169,6 +170,62 @@ fn phases_are_named_as_compare_always_named_them() {
     assert_eq!(
         format!("{:<30}|", PhaseKind::Together),
         "members together, O_DIRECT    |"
+    );
+}
+
+#[test]
+fn the_volume_direct_against_buffered_gives_seed_004s_ratios_from_ok_phases_only() {
+    // Phases: 1 worker O_DIRECT 150, 3 workers O_DIRECT 360, 3 buffered
+    // 2000 (cached), 1 buffered 90.
+    let d = assemble(volume(), phases(), false);
+    let got: Vec<(String, String, f64)> = d
+        .direct_buffered
+        .iter()
+        .map(|p| {
+            (
+                p.direct.to_string(),
+                p.buffered.to_string(),
+                p.ratio.unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "volume, 3 workers, O_DIRECT".into(),
+                "volume, 1 worker, buffered".into(),
+                4.0
+            ),
+            (
+                "volume, 1 worker, O_DIRECT".into(),
+                "volume, 1 worker, buffered".into(),
+                150.0 / 90.0
+            ),
+            (
+                "volume, 3 workers, O_DIRECT".into(),
+                "volume, 3 workers, buffered".into(),
+                0.18
+            ),
+        ]
+    );
+    let p = &d.direct_buffered[0];
+    assert_eq!(p.direct_cpu_sec_per_gb, d.phases[5].cpu_sec_per_gb);
+    assert!(p.direct_cpu_sec_per_gb.is_some());
+    let text = crate::report::compare::render(&d);
+    assert!(
+        text.contains("  volume, 3 workers, O_DIRECT / volume, 1 worker, buffered = 4.00x (0.0 / 0.0 MB/s; CPU "),
+        "{text}"
+    );
+    // A failed buffered phase pairs with nothing.
+    let mut runs = phases();
+    let last = runs.len() - 1;
+    runs[last].status = PhaseStatus::Failed;
+    let d = assemble(volume(), runs, false);
+    assert_eq!(d.direct_buffered.len(), 1, "{:?}", d.direct_buffered);
+    assert_eq!(
+        d.direct_buffered[0].buffered.to_string(),
+        "volume, 3 workers, buffered"
     );
 }
 
@@ -250,7 +307,7 @@ fn one_slow_member_of_16_is_the_only_one_flagged() {
     });
     let d = assemble(volume(), runs, false);
     assert_eq!(d.repeats.len(), 2, "two more runs of the together phase");
-    assert_eq!(d.phases.len(), 4);
+    assert_eq!(d.phases.len(), 5);
     let v = d.verdict.as_ref().unwrap();
     assert!(v.judged(), "{v:?}");
     assert_eq!(v.source, "together");
@@ -525,6 +582,7 @@ fn the_plan_repeats_the_member_phases_and_runs_the_volume_once() {
             "volume, 1 worker, O_DIRECT",
             "volume, 2 workers, O_DIRECT",
             "volume, 2 workers, buffered",
+            "volume, 1 worker, buffered",
         ]
     );
 }
