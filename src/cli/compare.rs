@@ -6,26 +6,38 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use super::run_args::AlignArg;
 use super::{CompareArgs, RunArgs};
 use crate::base::error::usage;
 use crate::document::compare::PhaseKind;
-use crate::measure::config::{RunConfig, RwMode};
+use crate::measure::config::{BlockSizeArg, RunConfig, RwMode};
 
 /// One run of a phase: what it measures, which run of its kind, its
 /// options, whether its targets are files stripebench made.
 pub type Planned = (PhaseKind, u32, RunArgs, bool);
 
-/// What compare does not take: more than one volume, writes, options it
-/// chooses per phase, options that make no comparison.
+/// What compare does not take: more than one volume, mixed I/O, writes
+/// without consent, options it chooses per phase, options that make no
+/// comparison.
 pub fn refuse_options(base: &RunArgs) -> Result<()> {
     if base.targets.len() != 1 {
         return usage("compare takes exactly one VOLUME: a striped block device or the mount point of a striped file system");
     }
-    if base.rw != RwMode::Read && base.rw != RwMode::Randread {
-        return usage(format!(
-            "compare measures reads: use --rw read or randread, not --rw {}",
-            base.rw.name()
-        ));
+    if base.rw == RwMode::Randrw {
+        return usage(
+            "compare measures reads, or writes with --rw write|randwrite: not --rw randrw",
+        );
+    }
+    if base.rw.writes() {
+        if !base.allow_destructive {
+            return usage(format!(
+                "compare --rw {} writes over the whole volume and destroys its data: give --allow-destructive (the members are only read)",
+                base.rw.name()
+            ));
+        }
+        if base.bs.is_some() {
+            return usage("compare --rw write chooses its write sizes (a full stripe, then one chunk): drop --bs");
+        }
     }
     base.refuse_for(
         "compare",
@@ -69,29 +81,70 @@ pub fn config(a: &RunArgs) -> Result<RunConfig> {
     Ok(c)
 }
 
+/// The sizes `compare --rw write` writes: the volume's chunk and its full
+/// stripe (chunk x data members).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteSizes {
+    pub chunk: u64,
+    pub full_stripe: u64,
+}
+
+/// A member phase's options: the members are only ever read, in the
+/// order the workload asks (`--rw randwrite` reads them at random).
+fn member_args(base: &RunArgs, targets: Vec<PathBuf>) -> RunArgs {
+    let mut a = phase_args(base, targets, 1, false);
+    if a.rw.writes() {
+        a.rw = if a.rw == RwMode::Randwrite {
+            RwMode::Randread
+        } else {
+            RwMode::Read
+        };
+        a.allow_destructive = false;
+    }
+    a
+}
+
 /// Every run of every phase, in order, with its options: on the
 /// `members`, or on what the volume phases read (`volume`; `owned` when
-/// stripebench made it). The member phases repeat `--repeat` times.
+/// stripebench made it). The member phases repeat `--repeat` times. With
+/// `writes` (`--rw write`), the volume phases write it in those sizes.
 pub fn plan_phases(
     args: &CompareArgs,
     members: &[PathBuf],
     volume: &Path,
     owned: bool,
+    writes: Option<WriteSizes>,
 ) -> Vec<Planned> {
     let shown: Vec<String> = members.iter().map(|m| m.display().to_string()).collect();
     let n = members.len();
     let on_volume =
         |jobs, buffered| phase_args(&args.run, vec![volume.to_path_buf()], jobs, buffered);
-    crate::document::compare::phase_plan(&shown, args.solo, args.repeat)
+    let writing = |bs: u64, stripe: bool| {
+        let mut a = on_volume(n, false);
+        a.bs = Some(BlockSizeArg::Bytes(bs));
+        a.align = stripe.then_some(AlignArg::Stripe);
+        a
+    };
+    crate::document::compare::phase_plan(&shown, args.solo, writes.is_some(), args.repeat)
         .into_iter()
         .map(|(kind, r)| {
             let (a, owned) = match &kind {
                 PhaseKind::Alone { member } => {
                     let m = members.iter().zip(&shown).find(|(_, s)| *s == member);
                     let member: Vec<PathBuf> = m.map(|(p, _)| p.clone()).into_iter().collect();
-                    (phase_args(&args.run, member, 1, false), false)
+                    (member_args(&args.run, member), false)
                 }
-                PhaseKind::Together => (phase_args(&args.run, members.to_vec(), 1, false), false),
+                PhaseKind::Together => (member_args(&args.run, members.to_vec()), false),
+                PhaseKind::VolumeFullStripeWrites { .. } => {
+                    // (Planned only with `writes`.)
+                    let s = writes.unwrap_or_default();
+                    (writing(s.full_stripe, true), owned)
+                }
+                PhaseKind::VolumeSubStripeWrites { .. } => {
+                    // (Planned only with `writes`.)
+                    let s = writes.unwrap_or_default();
+                    (writing(s.chunk, false), owned)
+                }
                 PhaseKind::VolumeOneWorker => (on_volume(1, false), owned),
                 PhaseKind::VolumeOneBuffered => (on_volume(1, true), owned),
                 PhaseKind::VolumePerMember { .. } => (on_volume(n, false), owned),

@@ -72,7 +72,11 @@ pub enum Command {
     /// VOLUME is a striped block device (md, dm) or the mount point of a
     /// striped file system (btrfs RAID0), where the volume phases read a test
     /// file that compare creates and removes. Takes run's options (--bs,
-    /// --duration, --engine, --json, ...); reads only.
+    /// --duration, --engine, --json, ...). Reads only, but with --rw write
+    /// (or randwrite) and --allow-destructive on an md or dm volume of known
+    /// chunk: the members are still only read, and the volume is written in
+    /// full stripes (--align stripe) and then one chunk at a time, each
+    /// phase with what its members read (read-modify-write).
     Compare(Box<CompareArgs>),
 
     /// Print the storage stack under a block device, file or mount point, down

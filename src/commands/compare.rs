@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::base::error::{show_path, usage};
-use crate::cli::compare::{config, phase_args, plan_phases, refuse_options, Planned};
+use crate::cli::compare::{config, phase_args, plan_phases, refuse_options, Planned, WriteSizes};
 use crate::cli::CompareArgs;
 use crate::device::topology;
 use crate::document::compare::{self, Phase, Volume};
@@ -27,6 +27,9 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         Ok(m) => m.into_iter().map(PathBuf::from).collect(),
         Err(e) => return usage(e.to_string()),
     };
+    // Writes need a block device with a known stripe: said before the test
+    // file of a mount point is made.
+    let writes = write_sizes(args, &topo, members.len())?;
     // Validate the options once, as run would, before any I/O.
     config(&phase_args(base, members.clone(), 1, false))?;
     for m in &members {
@@ -52,7 +55,7 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         base.size,
         base.seed.unwrap_or(1),
     )?;
-    let plan = plan_phases(args, &members, &vol_target, bed.is_some());
+    let plan = plan_phases(args, &members, &vol_target, bed.is_some(), writes);
     guard_phases(&plan, &out)?;
     let runs = run_phases(plan, args.repeat, &out)?;
     let test_file = bed.as_ref().map(|_| vol_target.display().to_string());
@@ -63,6 +66,31 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     out.write(crate::report::Doc::Compare(&doc))?;
     drop(bed);
     Ok(crate::base::error::exit_code(doc.interrupted, doc.failed()))
+}
+
+/// What `compare --rw write` writes: a full stripe and one chunk of the
+/// volume's level, which must be known; and only on a block device (a
+/// test file on a file system has no stripe to align to). None for reads.
+fn write_sizes(
+    args: &CompareArgs,
+    topo: &topology::Topology,
+    n: usize,
+) -> Result<Option<WriteSizes>> {
+    if !args.run.rw.writes() {
+        return Ok(None);
+    }
+    if topo.resolved != "block device" {
+        return usage("compare --rw write writes a block device volume (md, dm): on a mount point, compare reads; write a file with run --rw write");
+    }
+    let (g, basis) = compare::geometry(topo, n);
+    match (g.chunk, g.full_stripe) {
+        (Some(chunk), Some(full_stripe)) if chunk > 0 && full_stripe > chunk => {
+            Ok(Some(WriteSizes { chunk, full_stripe }))
+        }
+        _ => usage(format!(
+            "compare --rw write needs a striped or parity volume with a known chunk, to write full stripes and less than one ({basis}): measure a mirror with run --rw write"
+        )),
+    }
 }
 
 /// Every phase is guarded (as its dry run) before the first one runs, so

@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::base::units::{fmt_latency_ns, fmt_size_arg, mb_per_sec};
+use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec};
+use crate::base::warning::Warning;
 use crate::document::compare::{grouped_warnings, run_label, CompareDocument, Phase, PhaseStatus};
 
 pub fn render(d: &CompareDocument) -> String {
@@ -102,6 +103,26 @@ fn phase_row(out: &mut String, p: &Phase, of: usize, w: usize) {
             p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}"))
         );
     }
+    if let Some(m) = p.members_read_bytes {
+        // The verdict is the run's own (document::run::rmw), printed with
+        // the phase's warnings below; this line gives the figures always.
+        let rmw = p
+            .document
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::ReadModifyWrite { .. }));
+        let _ = writeln!(
+            out,
+            "    members read {} while the volume was written (the volume read {}): {}",
+            fmt_bytes(m),
+            fmt_bytes(p.volume_read_bytes.unwrap_or(0)),
+            if rmw {
+                "read-modify-write"
+            } else {
+                "no read-modify-write"
+            }
+        );
+    }
     let what = p.problems.join("; ");
     let _ = match p.status {
         PhaseStatus::Ok => Ok(()),
@@ -147,11 +168,18 @@ fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
         let _ = writeln!(out, "ceilings ({}): {}", c.basis, rules.join("; "));
     }
     let n = d.members.len();
+    // The volume phase the efficiency rests on: full-stripe writes under
+    // --rw write, else one O_DIRECT worker per member.
+    let how = if d.phases.iter().any(|p| p.kind.writes()) {
+        "full-stripe writes"
+    } else {
+        "O_DIRECT"
+    };
     match (d.efficiency, &d.efficiency_ceiling) {
         (Some(e), Some(c)) => {
             let _ = writeln!(
                 out,
-                "stripe efficiency: volume ({n} workers, O_DIRECT) / ceiling = {:.1}%, against {} (N = {n}: {} × the members together ÷ {n})",
+                "stripe efficiency: volume ({n} workers, {how}) / ceiling = {:.1}%, against {} (N = {n}: {} × the members together ÷ {n})",
                 e * 100.0,
                 c.rule,
                 fmt_factor(c.members),
@@ -160,7 +188,7 @@ fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
         (Some(e), None) => {
             let _ = writeln!(
                 out,
-                "stripe efficiency: volume ({n} workers, O_DIRECT) / members together = {:.1}%",
+                "stripe efficiency: volume ({n} workers, {how}) / members together = {:.1}%",
                 e * 100.0
             );
         }

@@ -78,6 +78,17 @@ fn btrfs_raid0_topology_members_and_compare() {
         .collect();
     assert_eq!(targets, expected);
 
+    // Writes go to a block device volume only: a test file has no stripe.
+    refused(
+        &[
+            "compare",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            mnt.path().to_str().unwrap(),
+        ],
+        "compare --rw write writes a block device volume (md, dm): on a mount point, compare reads",
+    );
     let (c, text) = compare_text(mnt.path(), None);
     let names: Vec<&str> = c["phases"]
         .as_array()
@@ -195,8 +206,26 @@ fn compare_refusals_that_need_no_root_run_without_root() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);
     let t = t.to_str().unwrap();
-    refused(&["compare", "--rw", "write", t], "compare measures reads");
-    refused(&["compare", "--rw", "randrw", t], "compare measures reads");
+    refused(
+        &["compare", "--rw", "write", t],
+        "compare --rw write writes over the whole volume and destroys its data: give --allow-destructive",
+    );
+    refused(
+        &[
+            "compare",
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--bs",
+            "4k",
+            t,
+        ],
+        "compare --rw write chooses its write sizes (a full stripe, then one chunk): drop --bs",
+    );
+    refused(
+        &["compare", "--rw", "randrw", t],
+        "compare measures reads, or writes with --rw write|randwrite: not --rw randrw",
+    );
     refused(&["topology", "/dev/shm"], "no block device under it");
     refused(
         &["topology", "/dev/null"],

@@ -32,6 +32,7 @@ mod json_contract;
 mod knobs;
 mod lab;
 mod lab_compare;
+mod lab_compare_write;
 mod lab_levels;
 mod lab_writes;
 mod live;

@@ -98,7 +98,12 @@ pub fn efficiency(
         .collect();
     let volume: Vec<&Phase> = runs
         .iter()
-        .filter(|p| matches!(p.kind, PhaseKind::VolumePerMember { .. }))
+        .filter(|p| {
+            matches!(
+                p.kind,
+                PhaseKind::VolumePerMember { .. } | PhaseKind::VolumeFullStripeWrites { .. }
+            )
+        })
         .copied()
         .collect();
     if together.is_empty() || volume.is_empty() {
@@ -141,7 +146,15 @@ pub fn efficiency(
         return (None, Some(c), None);
     }
     let e = vol.bytes_per_sec / (c.members * member);
-    let note = (e > 1.0).then(|| above_ceiling(geometry, writes));
+    let mut note = (e > 1.0).then(|| above_ceiling(geometry, writes));
+    if writes {
+        // compare never writes the members (they are in the array).
+        let read = "the write ceiling rests on the members' read rate: compare never writes the members, and a member may write slower than it reads";
+        note = Some(match note {
+            Some(n) => format!("{n}; {read}"),
+            None => read.into(),
+        });
+    }
     (Some(e), Some(c), note)
 }
 

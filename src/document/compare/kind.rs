@@ -23,6 +23,12 @@ pub enum PhaseKind {
     /// "one buffered dd on the whole volume", against one O_DIRECT worker
     /// per member.
     VolumeOneBuffered,
+    /// `compare --rw write`: the volume written by one worker per member,
+    /// each I/O a full stripe at a full-stripe boundary (no parity to read).
+    VolumeFullStripeWrites { workers: usize },
+    /// `compare --rw write`: the volume written one chunk at a time, less
+    /// than a full stripe (a parity level reads to write it).
+    VolumeSubStripeWrites { workers: usize },
     /// A name this version does not write (a document made by hand, or by
     /// another version): kept as it was, matched by nothing.
     Other(String),
@@ -37,6 +43,16 @@ impl PhaseKind {
                 | PhaseKind::VolumePerMember { .. }
                 | PhaseKind::VolumeBuffered { .. }
                 | PhaseKind::VolumeOneBuffered
+                | PhaseKind::VolumeFullStripeWrites { .. }
+                | PhaseKind::VolumeSubStripeWrites { .. }
+        )
+    }
+
+    /// A phase that writes the volume (`compare --rw write`).
+    pub fn writes(&self) -> bool {
+        matches!(
+            self,
+            PhaseKind::VolumeFullStripeWrites { .. } | PhaseKind::VolumeSubStripeWrites { .. }
         )
     }
 
@@ -58,6 +74,8 @@ impl PhaseKind {
             match how {
                 "O_DIRECT" => Some(PhaseKind::VolumePerMember { workers }),
                 "buffered" => Some(PhaseKind::VolumeBuffered { workers }),
+                "full-stripe writes" => Some(PhaseKind::VolumeFullStripeWrites { workers }),
+                "sub-stripe writes" => Some(PhaseKind::VolumeSubStripeWrites { workers }),
                 _ => None,
             }
         };
@@ -94,6 +112,12 @@ impl std::fmt::Display for PhaseKind {
             }
             PhaseKind::VolumeBuffered { workers } => format!("volume, {workers} workers, buffered"),
             PhaseKind::VolumeOneBuffered => "volume, 1 worker, buffered".into(),
+            PhaseKind::VolumeFullStripeWrites { workers } => {
+                format!("volume, {workers} workers, full-stripe writes")
+            }
+            PhaseKind::VolumeSubStripeWrites { workers } => {
+                format!("volume, {workers} workers, sub-stripe writes")
+            }
             PhaseKind::Other(name) => name.clone(),
         })
     }

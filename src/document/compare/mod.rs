@@ -123,29 +123,44 @@ impl CompareDocument {
 }
 
 /// The phases compare runs, in order, on a volume of `members` (each as
-/// its name is shown): each member alone first with `solo`.
-pub fn phase_kinds(members: &[String], solo: bool) -> Vec<PhaseKind> {
+/// its name is shown): each member alone first with `solo`. With `writes`
+/// (`--rw write`) the members are still only read, and the volume phases
+/// write it: full stripes, then less than one.
+pub fn phase_kinds(members: &[String], solo: bool, writes: bool) -> Vec<PhaseKind> {
     let n = members.len();
     let alone = members
         .iter()
         .filter(|_| solo)
         .map(|m| PhaseKind::Alone { member: m.clone() });
-    alone
-        .chain([
-            PhaseKind::Together,
+    let volume = if writes {
+        vec![
+            PhaseKind::VolumeFullStripeWrites { workers: n },
+            PhaseKind::VolumeSubStripeWrites { workers: n },
+        ]
+    } else {
+        vec![
             PhaseKind::VolumeOneWorker,
             PhaseKind::VolumePerMember { workers: n },
             PhaseKind::VolumeBuffered { workers: n },
             PhaseKind::VolumeOneBuffered,
-        ])
+        ]
+    };
+    alone
+        .chain(std::iter::once(PhaseKind::Together))
+        .chain(volume)
         .collect()
 }
 
 /// Every run compare makes, in order, with its repeat number: the member
 /// phases `repeat` times over (all of them, then all again, so that a
 /// drift of the machine touches every member alike), then the volume's.
-pub fn phase_plan(members: &[String], solo: bool, repeat: usize) -> Vec<(PhaseKind, u32)> {
-    let kinds = phase_kinds(members, solo);
+pub fn phase_plan(
+    members: &[String],
+    solo: bool,
+    writes: bool,
+    repeat: usize,
+) -> Vec<(PhaseKind, u32)> {
+    let kinds = phase_kinds(members, solo, writes);
     let (member, volume): (Vec<PhaseKind>, Vec<PhaseKind>) =
         kinds.into_iter().partition(|k| !k.on_volume());
     let mut plan = Vec::new();

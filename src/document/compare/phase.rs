@@ -38,6 +38,13 @@ pub struct Phase {
     /// The targets whose I/O failed (members, or the volume).
     #[serde(default)]
     pub failing: Vec<String>,
+    /// A phase that wrote the volume: what its members read meanwhile, by
+    /// their own device counters (those that keep statistics), and what
+    /// the volume itself read. Reads there are read-modify-write.
+    #[serde(default)]
+    pub members_read_bytes: Option<u64>,
+    #[serde(default)]
+    pub volume_read_bytes: Option<u64>,
     pub document: RunDocument,
 }
 
@@ -51,6 +58,23 @@ impl Phase {
     pub fn run(kind: PhaseKind, repeat: u32, doc: RunDocument) -> Phase {
         let t = &doc.total;
         let (status, problems, failing) = health::check(&doc);
+        let counted = || {
+            doc.targets
+                .iter()
+                .filter_map(|t| t.device.as_ref())
+                .filter(|d| d.stats)
+        };
+        let (members_read_bytes, volume_read_bytes) = if kind.writes() {
+            let members: Vec<u64> = counted()
+                .flat_map(|d| d.members.iter().filter(|m| m.stats).map(|m| m.read_bytes))
+                .collect();
+            (
+                (!members.is_empty()).then(|| members.iter().sum()),
+                Some(counted().map(|d| d.read_bytes).sum()),
+            )
+        } else {
+            (None, None)
+        };
         Phase {
             kind,
             repeat,
@@ -63,6 +87,8 @@ impl Phase {
             status,
             problems,
             failing,
+            members_read_bytes,
+            volume_read_bytes,
             document: doc,
         }
     }

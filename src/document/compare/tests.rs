@@ -84,7 +84,7 @@ fn phases() -> Vec<Phase> {
     let members = ["/dev/a", "/dev/b", "/dev/c"].map(String::from);
     let rates = [110.0, 105.0, 40.0, 400.0, 150.0, 360.0, 2000.0, 90.0];
     let together = [("/dev/a", 150.0), ("/dev/b", 150.0), ("/dev/c", 100.0)];
-    phase_kinds(&members, true)
+    phase_kinds(&members, true, false)
         .into_iter()
         .zip(rates)
         .map(|(k, r)| {
@@ -103,7 +103,7 @@ fn phases() -> Vec<Phase> {
 fn members_together(n: usize, repeats: u32, rate: impl Fn(usize, u32) -> f64) -> Vec<Phase> {
     let names: Vec<String> = (0..n).map(|i| format!("/dev/loop{i}")).collect();
     let mut runs = Vec::new();
-    for (k, r) in phase_plan(&names, false, repeats as usize) {
+    for (k, r) in phase_plan(&names, false, false, repeats as usize) {
         let targets: Vec<(&str, f64)> = match &k {
             PhaseKind::Together => names
                 .iter()
@@ -131,7 +131,7 @@ fn noise(i: usize, r: u32) -> f64 {
 
 #[test]
 fn phases_are_named_as_compare_always_named_them() {
-    let names: Vec<String> = phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], true)
+    let names: Vec<String> = phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], true, false)
         .iter()
         .map(|k| k.to_string())
         .collect();
@@ -171,6 +171,56 @@ fn phases_are_named_as_compare_always_named_them() {
         format!("{:<30}|", PhaseKind::Together),
         "members together, O_DIRECT    |"
     );
+}
+
+#[test]
+fn under_rw_write_the_members_are_read_and_the_volume_written_in_full_and_sub_stripes() {
+    let names: Vec<String> = phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], false, true)
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "members together, O_DIRECT",
+            "volume, 2 workers, full-stripe writes",
+            "volume, 2 workers, sub-stripe writes",
+        ]
+    );
+    for n in &names {
+        let k = PhaseKind::parse(n);
+        assert_eq!(k.to_string(), *n);
+        assert_eq!(k.writes(), n.ends_with("writes"), "{n}");
+        assert!(!matches!(k, PhaseKind::Other(_)), "{n}");
+    }
+    // The efficiency is the full-stripe phase's, against the write
+    // ceiling (RAID5 of 3: 2 data members), with what it rests on.
+    let members = [("/dev/a", 100.0), ("/dev/b", 100.0), ("/dev/c", 100.0)];
+    let mut full = run(150.0, &[("/dev/md0", 150.0)]);
+    full.config.rw = crate::measure::config::RwMode::Write;
+    let mut sub = full.clone();
+    sub.total.figures.bytes_per_sec = 30.0;
+    let runs = vec![
+        Phase::of(PhaseKind::Together, run(300.0, &members)),
+        Phase::of(PhaseKind::VolumeFullStripeWrites { workers: 3 }, full),
+        Phase::of(PhaseKind::VolumeSubStripeWrites { workers: 3 }, sub),
+    ];
+    let d = assemble(volume_of(Some(("raid5", 3))), runs, false);
+    assert_eq!(d.efficiency_ceiling.as_ref().unwrap().direction, "write");
+    assert!(
+        (d.efficiency.unwrap() - 0.75).abs() < 1e-9,
+        "{:?}",
+        d.efficiency
+    );
+    assert!(
+        d.efficiency_note
+            .as_deref()
+            .unwrap()
+            .contains("the write ceiling rests on the members' read rate"),
+        "{:?}",
+        d.efficiency_note
+    );
+    assert!(d.direct_buffered.is_empty());
 }
 
 #[test]
@@ -565,7 +615,7 @@ fn above_100_percent_says_why() {
 
 #[test]
 fn the_plan_repeats_the_member_phases_and_runs_the_volume_once() {
-    let plan = phase_plan(&["/dev/a".into(), "/dev/b".into()], true, 2);
+    let plan = phase_plan(&["/dev/a".into(), "/dev/b".into()], true, false, 2);
     let shown: Vec<String> = plan
         .iter()
         .map(|(k, r)| format!("{k}{}", run_label(k, *r, 2)))
