@@ -66,6 +66,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "html",
             "live",
             "live_format",
+            "live_interval",
             "metrics",
             "histogram",
             "rows",

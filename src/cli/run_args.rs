@@ -253,8 +253,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub formats: FormatArgs,
 
-    /// Stream one line per second per worker, per target and the total
-    /// while the run goes (bytes, IOPS, that second's p50/p99/max) to PATH,
+    /// Stream one line per second (or --live-interval) per worker, per
+    /// target and the total while the run goes (bytes, IOPS, that
+    /// interval's p50/p99/max) to PATH,
     /// a file or a FIFO, or `-` for stdout (the table then goes to stderr).
     /// A reader too slow for it loses lines, counted; the run never waits.
     #[arg(long, value_name = "PATH|-")]
@@ -264,9 +265,17 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LiveFormat::Jsonl)]
     pub live_format: LiveFormat,
 
+    /// The --live stream's interval, from 10ms to 1h: one line per worker,
+    /// per target and the total for each (its bytes, IOPS, MB/s and its own
+    /// p50/p99/max). --metrics stays at 1s: it cannot be given with another
+    /// interval.
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_live_interval)]
+    pub live_interval: Duration,
+
     /// Rewrite an OpenMetrics/Prometheus text file every second (atomically,
     /// for node_exporter's textfile collector): bytes, I/O and error counters
-    /// and a latency histogram per worker.
+    /// and a latency histogram per worker. Always every 1s: not with
+    /// another --live-interval.
     #[arg(long, value_name = "FILE.prom")]
     pub metrics: Option<PathBuf>,
 
@@ -314,6 +323,7 @@ impl RunArgs {
             formats: self.formats.given.clone(),
             live: self.live.clone(),
             live_format: self.live_format,
+            live_interval: self.live_interval,
             metrics: self.metrics.clone(),
             histogram: self.histogram,
             rows: self.rows.0,
@@ -434,6 +444,17 @@ pub(crate) fn parse_positive_duration(text: &str) -> Result<Duration, String> {
     let d = parse_duration(text)?;
     if d.is_zero() {
         return Err("the duration must be longer than 0: try 10s".into());
+    }
+    Ok(d)
+}
+
+/// `--live-interval`: 10 ms (the collector's resolution) to 1 h.
+pub(crate) fn parse_live_interval(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d < Duration::from_millis(10) || d > Duration::from_secs(3600) {
+        return Err(format!(
+            "'{text}' is outside 10ms to 1h: give an interval such as 100ms, 1s or 10s"
+        ));
     }
     Ok(d)
 }

@@ -23,6 +23,8 @@ pub enum ConfigError {
     VerifyBounded,
     #[error("--metrics - : the metrics file is rewritten every second and cannot go to stdout; name a file (e.g. /var/lib/node_exporter/textfile/stripebench.prom), or use --live - for a stream")]
     MetricsToStdout,
+    #[error("--metrics is rewritten every 1s and shares the --live collector: drop --live-interval {0} or --metrics")]
+    MetricsInterval(String),
     /// `--cpus` names CPUs this process may not use (the text says which).
     #[error("{0}")]
     Cpus(String),
@@ -161,6 +163,12 @@ fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
         .is_some_and(|m| m.as_os_str() == "-")
     {
         return Err(ConfigError::MetricsToStdout);
+    }
+    if args.metrics.is_some() && args.live_interval != Duration::from_secs(1) {
+        return Err(ConfigError::MetricsInterval(format!(
+            "{:?}",
+            args.live_interval
+        )));
     }
     Ok(())
 }

@@ -67,11 +67,14 @@ pub type LiveLabel = (&'static str, String);
 #[derive(Debug)]
 pub struct LiveLine<'a> {
     pub label: Option<&'a LiveLabel>,
-    /// Seconds since the window opened (the ramp is not streamed).
+    /// The interval's index since the window opened (the ramp is not
+    /// streamed): with the default 1 s interval, seconds since it opened.
     pub t: u64,
-    /// The second's length: 1, except the last one when the window closed
-    /// inside it (the deadline, or an interrupt).
+    /// The interval's length in seconds: `interval_sec`, except the last
+    /// one when the window closed inside it (the deadline, or an interrupt).
     pub seconds: f64,
+    /// `--live-interval` in seconds: interval `t` starts at `t × interval_sec`.
+    pub interval_sec: f64,
     pub kind: LiveKind,
     /// The worker's id, the target's path, or `total`.
     pub id: String,
@@ -121,6 +124,8 @@ pub trait LiveSink: Send {
 #[derive(Clone)]
 pub struct LiveHub {
     pub sink: Arc<Mutex<dyn LiveSink>>,
+    /// `--live-interval`: each line's span (10 ms to 1 h; 1 s with --metrics).
+    pub interval: Duration,
     pub label: Option<LiveLabel>,
     /// Where the sink writes, as the run's document records it.
     pub shown: LiveShown,
@@ -136,6 +141,8 @@ pub struct LiveShown {
     pub format: String,
     /// `--metrics` as given.
     pub metrics: Option<String>,
+    /// `--live-interval` in seconds.
+    pub interval_sec: f64,
 }
 
 /// What one measured run hands to its command's outputs (implemented by
@@ -219,6 +226,8 @@ pub struct WorkerEnd {
 /// A worker's end of the hand-off. Lives in its `Tally`.
 pub struct Tap {
     worker: usize,
+    /// `--live-interval` in ns: the worker hands off one interval per this.
+    pub interval_ns: u64,
     tx: Sender<Msg>,
     free: Receiver<LatencyHistogram>,
     /// What the worker records this second's latencies into (the reads
@@ -372,19 +381,26 @@ pub fn channels(
     targets: Vec<String>,
 ) -> (Vec<Tap>, Collector) {
     let n = worker_target.len();
-    let (tx, rx) = bounded(QUEUE_PER_WORKER * n.max(1));
+    // A short interval: room for the intervals the collector may hold
+    // (up to GRACE past their end, plus a poll) before it gives them back.
+    // All made here, before the first I/O.
+    let iv = (hub.interval.as_nanos() as u64).max(1);
+    let held = ((GRACE + POLL).as_nanos() as u64).div_ceil(iv) as usize;
+    let pool = POOL.max(held + 2);
+    let (tx, rx) = bounded(QUEUE_PER_WORKER.max(2 * pool) * n.max(1));
     let lost = Arc::new(AtomicU64::new(0));
     let mut taps = Vec::with_capacity(n);
     let mut free = Vec::with_capacity(n);
     for worker in 0..n {
         // Room for a mixed pattern's write histograms too.
-        let (ftx, frx) = bounded(2 * POOL);
-        for _ in 1..POOL {
+        let (ftx, frx) = bounded(2 * pool);
+        for _ in 1..pool {
             let _ = ftx.try_send(LatencyHistogram::new());
         }
         free.push(ftx);
         taps.push(Tap {
             worker,
+            interval_ns: iv,
             tx: tx.clone(),
             free: frx,
             hist: LatencyHistogram::new(),
@@ -423,6 +439,9 @@ impl Collector {
         let _ = pipe.thread_block();
         let n = self.worker_target.len();
         let open = epoch + ramp;
+        // The interval (`--live-interval`), in ns: interval t spans
+        // [t × iv, (t + 1) × iv) of the window.
+        let iv = self.interval_ns();
         let (w0, d0, f0) = self.lock_counts();
         let mut st = State {
             c: &self,
@@ -452,7 +471,7 @@ impl Collector {
                         st.ends[w] = end;
                         // It was there, stalled or not, up to this second.
                         let now = Instant::now().saturating_duration_since(open);
-                        st.done_t[w] = Some(now.as_secs());
+                        st.done_t[w] = Some((now.as_nanos() / iv as u128) as u64);
                     }
                     Err(TryRecvError::Empty) => break,
                     Err(TryRecvError::Disconnected) => {
@@ -470,7 +489,7 @@ impl Collector {
             loop {
                 let t = st.next_t;
                 let every = (0..n).all(|w| st.has(w, t));
-                let due = open + Duration::from_secs(t + 1) + GRACE;
+                let due = open + Duration::from_nanos(iv.saturating_mul(t + 1)) + GRACE;
                 let overdue = Instant::now() >= due;
                 let beyond = (0..n).all(|w| st.finished_before(w, t));
                 if beyond && all_done {
@@ -484,7 +503,7 @@ impl Collector {
                 let window_ns = st
                     .window_end_ns(control.end_ns(), all_done, ramp)
                     .saturating_sub(ramp.as_nanos() as u64);
-                let t_ns = t.saturating_mul(1_000_000_000);
+                let t_ns = t.saturating_mul(iv);
                 if t_ns >= window_ns && !st.pending.contains_key(&t) {
                     if all_done {
                         st.next_t += 1;
@@ -493,16 +512,13 @@ impl Collector {
                     break;
                 }
                 // In whole nanoseconds: 0.504192429, not 0.5041924290000002.
-                st.write(
-                    t,
-                    (window_ns - t_ns.min(window_ns)).min(1_000_000_000) as f64 / 1e9,
-                );
+                st.write(t, (window_ns - t_ns.min(window_ns)).min(iv) as f64 / 1e9);
                 st.next_t += 1;
             }
             if all_done {
                 break;
             }
-            let next_due = open + Duration::from_secs(st.next_t + 1);
+            let next_due = open + Duration::from_nanos(iv.saturating_mul(st.next_t + 1));
             let wait = next_due
                 .saturating_duration_since(Instant::now())
                 .clamp(Duration::from_millis(1), POLL);
@@ -521,6 +537,11 @@ impl Collector {
             .unwrap_or_else(|e| e.into_inner())
             .trouble();
         stats
+    }
+
+    /// The interval in ns (at least 1: a hub made by hand may have none).
+    fn interval_ns(&self) -> u64 {
+        (self.hub.interval.as_nanos() as u64).max(1)
     }
 
     fn lock_counts(&self) -> (u64, u64, u64) {
@@ -625,13 +646,15 @@ impl State<'_> {
             return;
         }
         self.stats.late_lines += 1;
-        self.emit(s.t, 1.0, &[(s.worker, Some(&s), false)], true);
+        let span = self.c.interval_ns() as f64 / 1e9;
+        self.emit(s.t, span, &[(s.worker, Some(&s), false)], true);
         self.recycle(std::iter::once(s));
     }
 
     fn emit(&mut self, t: u64, seconds: f64, parts: &[(usize, Option<&Second>, bool)], late: bool) {
         let c = self.c;
         let hub_label = c.hub.label.as_ref();
+        let interval_sec = c.interval_ns() as f64 / 1e9;
         let mixed = parts
             .iter()
             .any(|p| p.1.is_some_and(|s| s.writes.is_some()));
@@ -719,6 +742,7 @@ impl State<'_> {
                 label: hub_label,
                 t,
                 seconds,
+                interval_sec,
                 kind: LiveKind::Worker,
                 id: w.to_string(),
                 target: Some(&c.targets[ti]),
@@ -741,6 +765,7 @@ impl State<'_> {
                 label: hub_label,
                 t,
                 seconds,
+                interval_sec,
                 kind: LiveKind::Target,
                 id: c.targets[ti].clone(),
                 target: None,
@@ -759,6 +784,7 @@ impl State<'_> {
             label: hub_label,
             t,
             seconds,
+            interval_sec,
             kind: LiveKind::Total,
             id: "total".into(),
             target: None,
@@ -851,6 +877,7 @@ mod tests {
         let keep = Arc::new(Mutex::new(Keep::default()));
         let hub = LiveHub {
             sink: keep.clone(),
+            interval: Duration::from_secs(1),
             label: None,
             shown: LiveShown::default(),
         };

@@ -354,6 +354,7 @@ pub fn outputs<'a>(live: Option<&'a Path>, metrics: Option<&'a Path>) -> Vec<Out
 pub fn open(
     live: Option<&Path>,
     format: LiveFormat,
+    interval: std::time::Duration,
     metrics: Option<&Path>,
     dests: &Destinations,
 ) -> anyhow::Result<Option<LiveHub>> {
@@ -366,8 +367,16 @@ pub fn open(
         .map(|p| dests.file(p).map(|d| Metrics::new(d.clone())))
         .transpose()?;
     let sink: Arc<Mutex<dyn LiveSink>> = Arc::new(Mutex::new(LiveOutputs { stream, metrics }));
+    // A request built without the command line (Request::default()) has
+    // no interval: the stream's default, one second.
+    let interval = if interval.is_zero() {
+        std::time::Duration::from_secs(1)
+    } else {
+        interval
+    };
     Ok(Some(LiveHub {
         sink,
+        interval,
         label: None,
         shown: LiveShown {
             path: live.map(|p| p.display().to_string()),
@@ -376,6 +385,7 @@ pub fn open(
                 LiveFormat::Csv => "csv".into(),
             },
             metrics: metrics_shown,
+            interval_sec: interval.as_secs_f64(),
         },
     }))
 }

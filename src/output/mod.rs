@@ -39,6 +39,8 @@ pub struct Request {
     /// `--live`: the per-second stream, a path or `-` for stdout.
     pub live: Option<PathBuf>,
     pub live_format: LiveFormat,
+    /// `--live-interval`: each stream line's span (default 1 s).
+    pub live_interval: std::time::Duration,
     /// `--metrics`: the OpenMetrics text file rewritten every second.
     pub metrics: Option<PathBuf>,
     /// `--histogram`: each target's latency distribution as text, after the table.
@@ -187,6 +189,7 @@ impl Outputs {
         live::open(
             self.req.live.as_deref(),
             self.req.live_format,
+            self.req.live_interval,
             self.req.metrics.as_deref(),
             &self.dests,
         )

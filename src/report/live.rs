@@ -13,7 +13,7 @@ use crate::measure::live::LiveLine;
 
 /// The CSV header: the JSON line's fields, in order.
 /// A mixed pattern fills the read_ and write_ columns (empty otherwise).
-pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec,read_bytes,read_ios,read_bytes_per_sec,read_iops,read_p50_ns,read_p99_ns,read_max_ns,write_bytes,write_ios,write_bytes_per_sec,write_iops,write_p50_ns,write_p99_ns,write_max_ns";
+pub const CSV_HEADER: &str = "point,phase,t,seconds,kind,id,target,worker,bytes,ios,errors,bytes_per_sec,iops,p50_ns,p99_ns,max_ns,stalled,late,unix_sec,read_bytes,read_ios,read_bytes_per_sec,read_iops,read_p50_ns,read_p99_ns,read_max_ns,write_bytes,write_ios,write_bytes_per_sec,write_iops,write_p50_ns,write_p99_ns,write_max_ns,interval_sec,start_sec";
 
 /// One direction's second in a mixed pattern (`reads`, `writes`).
 #[derive(Debug, Serialize)]
@@ -27,6 +27,13 @@ pub struct DirectionLine {
     pub max_ns: Option<u64>,
 }
 
+/// Where line `l`'s interval starts, seconds since the window opened: in
+/// whole nanoseconds (0.3, not 0.30000000000000004).
+fn start_sec(l: &LiveLine<'_>) -> f64 {
+    let ns = (l.interval_sec * 1e9).round() as u64;
+    l.t.saturating_mul(ns) as f64 / 1e9
+}
+
 /// One line of the stream, as written (`docs/json.md`, "The live stream").
 #[derive(Debug, Serialize)]
 pub struct Line<'a> {
@@ -34,8 +41,13 @@ pub struct Line<'a> {
     pub point: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<&'a str>,
+    /// The interval's index since the window opened.
     pub t: u64,
     pub seconds: f64,
+    /// `--live-interval` in seconds, and where interval `t` starts
+    /// (`t × interval_sec`, seconds since the window opened).
+    pub interval_sec: f64,
+    pub start_sec: f64,
     pub kind: &'static str,
     pub id: &'a str,
     pub target: Option<&'a str>,
@@ -88,6 +100,8 @@ impl<'a> Line<'a> {
             phase: label("phase"),
             t: l.t,
             seconds: l.seconds,
+            interval_sec: l.interval_sec,
+            start_sec: start_sec(l),
             kind: l.kind.name(),
             id: &l.id,
             target: l.target,
@@ -155,6 +169,8 @@ impl<'a> Line<'a> {
         ];
         record.extend(dir(&self.reads));
         record.extend(dir(&self.writes));
+        record.push(self.interval_sec.to_string());
+        record.push(self.start_sec.to_string());
         // Writing to memory does not fail.
         w.write_record(record)
             .expect("writing to memory does not fail");
@@ -229,7 +245,7 @@ impl MetricsText {
                         }
                     }
                 }
-                self.last_t = self.last_t.max(l.t as f64 + l.seconds);
+                self.last_t = self.last_t.max(start_sec(l) + l.seconds);
             }
         }
     }
@@ -358,6 +374,7 @@ mod tests {
             label,
             t: 3,
             seconds: 0.5,
+            interval_sec: 1.0,
             kind: LiveKind::Worker,
             id: "1".into(),
             target: Some("/dev/a \"b\"\n,c"),

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::common::{data_file, interrupt, json, refused, sb, spawn, u};
 use serde_json::Value;
 
-fn lines(path: &Path) -> Vec<Value> {
+pub(crate) fn lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()

@@ -27,6 +27,7 @@ mod hostile_docs;
 mod hostile_outputs;
 mod html;
 mod interrupts;
+mod intervals;
 mod invocation;
 mod json_contract;
 mod knobs;

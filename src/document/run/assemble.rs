@@ -427,6 +427,7 @@ fn live_doc(l: &crate::measure::live::LiveStats, warnings: &mut Vec<Warning>) ->
         path: l.shown.path.clone(),
         format: l.shown.format.clone(),
         metrics: l.shown.metrics.clone(),
+        interval_sec: l.shown.interval_sec,
         seconds: l.seconds,
         lines_written: l.lines_written,
         lines_dropped: l.lines_dropped,

@@ -379,7 +379,11 @@ pub struct LiveDoc {
     pub format: String,
     /// `--metrics`, or null.
     pub metrics: Option<String>,
-    /// Seconds written.
+    /// `--live-interval` in seconds: each line's span (absent in documents
+    /// from before it: 1).
+    #[serde(default = "one_second")]
+    pub interval_sec: f64,
+    /// Intervals written (seconds with the default interval).
     pub seconds: u64,
     pub lines_written: u64,
     /// Lines the stream's reader had no room for: dropped, never waited for.
@@ -456,3 +460,7 @@ pub const WINDOW_RULE_SCHEDULED: &str = "on a schedule (--rate): I/O k of a work
 never issued before; its latency runs from when it was due to when it completed (so time spent behind a stall \
 counts), its service time from its issue; an I/O counts in the window in which it completed; every worker shares \
 one window that opens after the ramp and closes at one deadline";
+
+fn one_second() -> f64 {
+    1.0
+}

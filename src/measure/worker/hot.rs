@@ -476,6 +476,11 @@ struct Tally<'a, C> {
     cur_sec: u64,
     cur_bytes: u64,
     cur_ios: u64,
+    /// The live interval in progress (`--live-interval`, the tap's own:
+    /// the series above stays per second) and its bytes and I/Os.
+    live_t: u64,
+    live_bytes_cur: u64,
+    live_ios: u64,
     stopping: bool,
     past_deadline: bool,
     /// The last completion (or the start): what the hang timeout runs from.
@@ -528,6 +533,9 @@ impl<'a, C: Clock> Tally<'a, C> {
             },
             cpu1: None,
             cur_sec: 0,
+            live_t: 0,
+            live_bytes_cur: 0,
+            live_ios: 0,
             cur_bytes: 0,
             cur_ios: 0,
             stopping: false,
@@ -694,6 +702,8 @@ impl<'a, C: Clock> Tally<'a, C> {
         self.roll(tn);
         if let Some(tap) = &mut self.tap {
             tap.record(latency, n, slot.op == Op::Write);
+            self.live_bytes_cur += n;
+            self.live_ios += 1;
         }
         self.cur_bytes += n;
         self.cur_ios += 1;
@@ -721,21 +731,35 @@ impl<'a, C: Clock> Tally<'a, C> {
     }
 
     /// Ends every second before the one `tn` (ns since the epoch, in the
-    /// window) falls in: each goes to the intervals and the live tap.
+    /// window) falls in, into the intervals, and every live interval
+    /// before `tn`'s, to the live tap. Integer arithmetic only: a division
+    /// per completion, no allocation, lock or syscall (the series grows
+    /// per second, into room reserved before the loop).
     #[inline]
     fn roll(&mut self, tn: u64) {
-        let sec = (tn - self.ramp_ns) / 1_000_000_000;
+        let since = tn - self.ramp_ns;
+        let sec = since / 1_000_000_000;
         while self.cur_sec < sec {
             self.out.intervals.push(Interval {
                 t: self.cur_sec,
                 bytes: self.cur_bytes,
                 ios: self.cur_ios,
             });
-            if let Some(tap) = &mut self.tap {
-                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, self.out.errors);
-            }
             (self.cur_bytes, self.cur_ios) = (0, 0);
             self.cur_sec += 1;
+        }
+        if let Some(tap) = &mut self.tap {
+            let k = since / tap.interval_ns;
+            while self.live_t < k {
+                tap.hand_off(
+                    self.live_t,
+                    self.live_bytes_cur,
+                    self.live_ios,
+                    self.out.errors,
+                );
+                (self.live_bytes_cur, self.live_ios) = (0, 0);
+                self.live_t += 1;
+            }
         }
     }
 
@@ -824,8 +848,12 @@ impl<'a, C: Clock> Tally<'a, C> {
                 bytes: self.cur_bytes,
                 ios: self.cur_ios,
             });
-            if let Some(tap) = &mut self.tap {
-                tap.hand_off(self.cur_sec, self.cur_bytes, self.cur_ios, out.errors);
+        }
+        // The last live interval, on the same terms (a worker that
+        // completed nothing still says its first).
+        if let Some(tap) = &mut self.tap {
+            if self.live_bytes_cur > 0 || self.live_ios > 0 || self.live_t == 0 || errors_pending {
+                tap.hand_off(self.live_t, self.live_bytes_cur, self.live_ios, out.errors);
             }
         }
         out
