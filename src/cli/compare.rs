@@ -31,6 +31,7 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
         "compare",
         &[
             "dry-run",
+            "print-fio",
             "plot",
             "csv",
             "histogram",
