@@ -6,6 +6,7 @@
 //! | `sb_root`       | the build runs as root (loop devices, mounts, sysfs)  |
 //! | `sb_uring`      | the kernel accepts `io_uring_setup`                   |
 //! | `sb_mkfs_ext4`  | `mkfs.ext4` is installed                              |
+//! | `sb_fio`        | `fio` is installed (run --print-fio's line run with it)|
 //! | `sb_mkfs_btrfs` | `mkfs.btrfs` is installed                             |
 //! | `sb_swap`       | `mkswap` and `swapon` are installed                   |
 //! | `sb_setpriv`    | `setpriv` and `prlimit` are installed                 |
@@ -37,10 +38,11 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 17] = [
+const FLAGS: [&str; 18] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
+    "sb_fio",
     "sb_mkfs_btrfs",
     "sb_swap",
     "sb_setpriv",
@@ -88,6 +90,7 @@ fn main() {
             "sb_root" => root,
             "sb_uring" => uring(),
             "sb_mkfs_ext4" => on_path("mkfs.ext4"),
+            "sb_fio" => on_path("fio"),
             "sb_mkfs_btrfs" => on_path("mkfs.btrfs"),
             "sb_swap" => on_path("mkswap") && on_path("swapon"),
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),

@@ -43,6 +43,7 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
         "compare",
         &[
             "dry-run",
+            "print-fio",
             "plot",
             "csv",
             "histogram",

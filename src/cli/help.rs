@@ -85,6 +85,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "max_errors",
             "hang_timeout",
             "dry_run",
+            "print_fio",
         ],
     ),
 ];

@@ -248,6 +248,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
 
+    /// Print the fio command line that runs the same workload (same
+    /// targets, bs, rw, depth, engine, direct, duration, ramp, CPUs, rate,
+    /// region, jobs, offset draw and write buffers) and exit without any
+    /// I/O. Options fio has no equivalent for are named in `#` lines before it.
+    #[arg(long)]
+    pub print_fio: bool,
+
     /// `--json`, `--csv`, `--plot`, `--html`: one option per registered
     /// document format ([`crate::report::FORMATS`]), built from that table.
     #[command(flatten)]
@@ -339,6 +346,7 @@ impl RunArgs {
     ) -> Result<(), crate::base::error::UsageError> {
         let given = |name: &str| match name {
             "dry-run" => self.dry_run,
+            "print-fio" => self.print_fio,
             _ if crate::report::format(name).is_some() => self.formats.get(name).is_some(),
             "histogram" => self.histogram,
             "stripe" => self.stripe.is_some(),

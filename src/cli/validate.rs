@@ -404,6 +404,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         allow_holes: args.allow_holes,
         force_signature: args.force_signature,
         dry_run: args.dry_run,
+        print_fio: args.print_fio,
         start_at: args.start_at,
         wait_lock: args.wait_lock,
         force_memory: args.force_memory,

@@ -27,6 +27,10 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         Some(volume) => member_paths(volume)?,
         None => cfg.targets.clone(),
     };
+    if cfg.print_fio {
+        crate::output::stdout::text(&report::fio::command(&cfg, &named)?);
+        return Ok(EXIT_OK);
+    }
     // Refuses outputs that cannot be written or would destroy something,
     // before any I/O; the accepted ones, each with its directory open.
     let out = Outputs::check(

@@ -89,6 +89,8 @@ pub struct RunConfig {
     pub allow_holes: bool,
     pub force_signature: bool,
     pub dry_run: bool,
+    /// `--print-fio`: print the equivalent fio command line, no I/O.
+    pub print_fio: bool,
     /// The live progress line on stderr (a terminal only). Where the
     /// documents go is not here: `output::Outputs` owns every destination.
     pub progress: bool,

@@ -42,6 +42,7 @@ mod memory_targets;
 mod never_destroy;
 mod pipeline;
 mod plan;
+mod print_fio;
 mod rate;
 mod requests;
 mod restore;

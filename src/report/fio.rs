@@ -1,0 +1,213 @@
+//! `run --print-fio`: the fio command line that runs the same workload as
+//! a run's configuration, so a figure can be cross-checked with fio.
+//!
+//! stripebench runs one worker per target and job, each on its own slice of
+//! the target's region, pinned round robin to `--cpus`; so the line has one
+//! fio job (`--name=`) per worker, with that worker's file, slice and CPU.
+//! What fio has no equivalent for is said in `#` lines before the command,
+//! never dropped. The spellings are fio's names for the options
+//! `cli::fio_words` maps the other way.
+
+use std::path::PathBuf;
+
+use crate::base::error::UsageError;
+use crate::base::units::fmt_size_arg;
+use crate::engine::EngineKind;
+use crate::measure::config::{BlockSizeArg, RateLimit, RunConfig, RwMode};
+
+/// The `#` lines, then the fio command, each line ending in a newline.
+pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageError> {
+    if targets.is_empty() {
+        return Err(UsageError(
+            "--print-fio needs named targets: the built-in test bed is made at run time; name a file or device".into(),
+        ));
+    }
+    let bs = match cfg.bs {
+        BlockSizeArg::Bytes(b) => b,
+        BlockSizeArg::Logical => {
+            return Err(UsageError(
+                "--print-fio needs --bs as a size: `lbs` is read from the target at run time; give --bs 4k or the like".into(),
+            ))
+        }
+    };
+    let mut notes = Vec::new();
+    let mut g: Vec<String> = vec![
+        format!("--rw={}", rw(cfg.rw)),
+        format!("--bs={}", fmt_size_arg(bs)),
+        format!(
+            "--ioengine={}",
+            match cfg.engine {
+                EngineKind::Sync => "psync",
+                EngineKind::Uring => "io_uring",
+            }
+        ),
+        format!(
+            "--iodepth={}",
+            match cfg.engine {
+                EngineKind::Sync => 1,
+                EngineKind::Uring => cfg.iodepth,
+            }
+        ),
+        format!("--direct={}", u8::from(cfg.direct)),
+        "--thread".into(),
+    ];
+    if cfg.rw == RwMode::Randrw {
+        g.push(format!("--rwmixread={}", cfg.read_pct));
+    }
+    if cfg.rw.is_random() {
+        // stripebench draws each offset afresh, from a seed of its own.
+        g.push("--norandommap".into());
+        g.push("--randrepeat=0".into());
+    }
+    match (cfg.io_limit, cfg.passes) {
+        (Some(n), _) => g.push(format!("--io_size={n}")),
+        (None, Some(n)) => g.push(format!("--loops={n}")),
+        (None, None) => {
+            g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
+            g.push("--time_based".into());
+        }
+    }
+    if !cfg.ramp.is_zero() {
+        g.push(format!("--ramp_time={}ms", cfg.ramp.as_millis()));
+    }
+    match cfg.rate {
+        Some(RateLimit::BytesPerSec(b)) => g.push(format!("--rate={}", b.round() as u64)),
+        Some(RateLimit::Iops(n)) => g.push(format!("--rate_iops={}", n.round() as u64)),
+        None => {}
+    }
+    if cfg.rw.writes() {
+        // Unique data in every block, made compressible or duplicated as asked.
+        g.push("--refill_buffers".into());
+        if cfg.buffer_compress > 0 {
+            g.push(format!(
+                "--buffer_compress_percentage={}",
+                cfg.buffer_compress
+            ));
+            g.push("--buffer_compress_chunk=4k".into());
+        }
+        if cfg.dedupe > 0 {
+            g.push(format!("--dedupe_percentage={}", cfg.dedupe));
+        }
+        if !cfg.direct {
+            // Buffered writes end with one fsync, timed apart.
+            g.push("--end_fsync=1".into());
+        }
+    }
+    if cfg.stripe.is_some() {
+        notes.push("--stripe: fio has no RAID0 model; each target is its own job here");
+    }
+    if cfg.cached {
+        notes.push("--cached: fio does not pre-read the region; the page cache is what it finds");
+    }
+    if !cfg.direct && !cfg.drop_caches && !cfg.rw.writes() {
+        notes.push("buffered reads: stripebench evicts the targets' pages first (fio: invalidate=1, its default)");
+    }
+    if cfg.drop_caches {
+        notes.push("--drop-caches: fio does not drop all caches; run `echo 3 > /proc/sys/vm/drop_caches` first");
+    }
+    if cfg.readahead_kb.is_some() {
+        notes.push(
+            "--readahead: fio does not set the device's read-ahead; set it with blockdev --setra",
+        );
+    }
+    if cfg.verify {
+        notes.push("--verify: stripebench's self-describing blocks are not fio's verify headers");
+    }
+    if cfg.start_at.is_some() {
+        notes.push("--start-at: fio starts at once");
+    }
+    if cfg.register && cfg.engine == EngineKind::Uring {
+        g.push("--fixedbufs".into());
+        g.push("--registerfiles".into());
+    }
+    if cfg.max_errors > 1 {
+        notes.push(
+            "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",
+        );
+    }
+    if cfg.jobs > 1 && cfg.size.is_none() && cfg.offset > 0 {
+        return Err(UsageError(
+            "--print-fio with --jobs and --offset needs --size: fio's shares are of the whole file; give --size".into(),
+        ));
+    }
+    if let Some(t) = targets
+        .iter()
+        .find(|t| t.to_string_lossy().chars().any(char::is_control))
+    {
+        return Err(UsageError(format!(
+            "--print-fio: the target {} has a control character, which no command line should carry; rename it",
+            crate::base::error::show_text(&t.to_string_lossy())
+        )));
+    }
+    if cfg.jobs > 1 && cfg.size.is_none() {
+        notes.push("--jobs: each fio job gets the same share of the region; fio rounds its slice otherwise than stripebench (to the block size)");
+    }
+    let mut out = String::new();
+    for n in notes {
+        out.push_str("# not in fio: ");
+        out.push_str(n);
+        out.push('\n');
+    }
+    out.push_str("fio");
+    for o in &g {
+        out.push(' ');
+        out.push_str(o);
+    }
+    let jobs = cfg.jobs.max(1) as u64;
+    for (ti, t) in targets.iter().enumerate() {
+        for job in 0..jobs {
+            let id = ti as u64 * jobs + job;
+            let mut w = vec![
+                format!("--name=w{id}"),
+                format!("--filename={}", filename(&t.to_string_lossy())),
+            ];
+            match cfg.size {
+                Some(size) => {
+                    let share = size / jobs;
+                    w.push(format!("--offset={}", cfg.offset + job * share));
+                    w.push(format!("--size={share}"));
+                }
+                None if jobs > 1 => {
+                    // fio's percentages are of the whole file, so a region
+                    // from --offset to the end is given in bytes, or not at all.
+                    w.push(format!("--offset={}%", job * 100 / jobs));
+                    w.push(format!("--size={}%", 100 / jobs));
+                }
+                None if cfg.offset > 0 => w.push(format!("--offset={}", cfg.offset)),
+                None => {}
+            }
+            if let Some(c) = &cfg.cpus {
+                w.push(format!("--cpus_allowed={}", c[id as usize % c.len()]));
+            }
+            for o in w {
+                out.push(' ');
+                out.push_str(&o);
+            }
+        }
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+fn rw(rw: RwMode) -> &'static str {
+    match rw {
+        RwMode::Read => "read",
+        RwMode::Write => "write",
+        RwMode::Randread => "randread",
+        RwMode::Randwrite => "randwrite",
+        RwMode::Randrw => "randrw",
+    }
+}
+
+/// A path as one shell word fio takes as one file: `:` escaped (fio's list
+/// separator), single quotes around anything but plain characters.
+fn filename(p: &str) -> String {
+    let p = p.replace(':', "\\:");
+    if p.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+,=".contains(&b))
+    {
+        p
+    } else {
+        format!("'{}'", p.replace('\'', "'\\''"))
+    }
+}
