@@ -49,6 +49,28 @@ pub fn render(d: &CompareDocument) -> String {
             d.test_file.as_ref().map(|f| format!("; volume phases read {f}")).unwrap_or_default()
         );
     }
+    // Under --rw write the header's workload is the members' reads.
+    let written: Vec<String> = d
+        .phases
+        .iter()
+        .filter(|p| p.kind.writes())
+        .map(|p| {
+            let c = &p.document.config;
+            format!(
+                "'{}' {} bs {}",
+                p.kind,
+                c.rw.name(),
+                c.bs.parse::<u64>().map_or(c.bs.clone(), fmt_size_arg)
+            )
+        })
+        .collect();
+    if !written.is_empty() {
+        let _ = writeln!(
+            out,
+            "the members are only read; the volume is written: {}",
+            written.join(", ")
+        );
+    }
     let w = d
         .runs()
         .map(|p| p.kind.to_string().len() + run_label(&p.kind, p.repeat, d.repeat).len())

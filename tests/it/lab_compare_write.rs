@@ -41,7 +41,7 @@ fn md_raid5_compare_writes_full_and_sub_stripes_and_names_read_modify_write() {
         ],
         r#"
 step refused stripebench compare --rw write --duration 1s $ARRAY
-step cw stripebench compare --rw write --allow-destructive --repeat 1 --duration 2s --ramp 0 --json cw.json $ARRAY
+step cw stripebench compare --rw write --allow-destructive --repeat 1 --duration 4s --ramp 0 --json cw.json $ARRAY
 "#,
     );
     // Writes need consent, said before any I/O.
@@ -74,10 +74,17 @@ step cw stripebench compare --rw write --allow-destructive --repeat 1 --duration
     let full = phase(&doc, "volume, 6 workers, full-stripe writes");
     let sub = phase(&doc, "volume, 6 workers, sub-stripe writes");
     assert_eq!(full["document"]["config"]["rw"], "write");
-    assert_eq!(u(&full["document"]["config"]["bs"]), 320 << 10);
-    assert_eq!(u(&sub["document"]["config"]["bs"]), 64 << 10);
+    assert_eq!(full["document"]["config"]["bs"], "327680");
+    assert_eq!(sub["document"]["config"]["bs"], "65536");
+    assert!(
+        text.contains("the members are only read; the volume is written: 'volume, 6 workers, full-stripe writes' write bs 320k, 'volume, 6 workers, sub-stripe writes' write bs 64k"),
+        "{text}"
+    );
     for p in [full, sub] {
-        assert_eq!(p["status"], "ok", "{}", p["problems"]);
+        // A phase whose workers completed too few writes in the TCG window
+        // is thin (the tool right about a slow machine); its counters are
+        // still what the members did.
+        assert_ne!(p["status"], "failed", "{}", p["problems"]);
         assert_eq!(u(&p["volume_read_bytes"]), 0, "the volume was only written");
     }
     let (full_read, sub_read) = (
@@ -105,22 +112,28 @@ step cw stripebench compare --rw write --allow-destructive --repeat 1 --duration
         text.contains("read-modify-write (sub-stripe writes)"),
         "{text}"
     );
-    // The write ceiling, against the full-stripe phase, and what it rests on.
-    assert_eq!(doc["efficiency_ceiling"]["direction"], "write");
+    // The write ceiling, against the full-stripe phase, and what it rests
+    // on; with no efficiency when that phase is thin, said so.
     assert!(
-        doc["efficiency_ceiling"]["rule"]
-            .as_str()
-            .unwrap()
-            .starts_with("RAID5 writes"),
-        "{}",
-        doc["efficiency_ceiling"]
-    );
-    assert!(
-        text.contains("stripe efficiency: volume (6 workers, full-stripe writes) / ceiling = "),
+        text.contains("RAID5 full-stripe writes: (N-1) × member"),
         "{text}"
     );
-    assert!(
-        text.contains("the write ceiling rests on the members' read rate"),
-        "{text}"
-    );
+    if full["status"] == "ok" {
+        assert_eq!(doc["efficiency_ceiling"]["direction"], "write");
+        assert!(
+            text.contains("stripe efficiency: volume (6 workers, full-stripe writes) / ceiling = "),
+            "{text}"
+        );
+        assert!(
+            text.contains("the write ceiling rests on the members' read rate"),
+            "{text}"
+        );
+    } else {
+        assert!(
+            text.contains(
+                "no efficiency: the phase 'volume, 6 workers, full-stripe writes' is thin"
+            ),
+            "{text}"
+        );
+    }
 }
