@@ -64,8 +64,14 @@ pub struct RunArgs {
 
     /// Go through the page cache instead of O_DIRECT. Buffered writes end with a
     /// timed fsync, reported apart.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "uncached")]
     pub buffered: bool,
+
+    /// Buffered I/O that does not keep its pages (RWF_DONTCACHE, Linux 6.14+):
+    /// preadv2/pwritev2 or the io_uring SQE's flags. Writes end with a timed
+    /// fsync like --buffered's.
+    #[arg(long, conflicts_with = "direct")]
+    pub uncached: bool,
 
     /// Length of the measured window (default 10s; `verify`: until one pass is done).
     #[arg(short = 't', long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_positive_duration)]

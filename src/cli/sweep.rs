@@ -145,9 +145,10 @@ pub fn apply(
                     parse_depth(v).map_err(|_| bad(n, v, "give a depth from 1 to 4096".into()))?
             }
             "mode" => match v.as_str() {
-                "direct" => (a.direct, a.buffered) = (false, false),
-                "buffered" => (a.direct, a.buffered) = (false, true),
-                _ => return Err(bad(n, v, "mode is direct or buffered".into())),
+                "direct" => (a.direct, a.buffered, a.uncached) = (false, false, false),
+                "buffered" => (a.direct, a.buffered, a.uncached) = (false, true, false),
+                "uncached" => (a.direct, a.buffered, a.uncached) = (false, false, true),
+                _ => return Err(bad(n, v, "mode is direct, buffered or uncached".into())),
             },
             "rw" => {
                 a.rw = <RwMode as clap::ValueEnum>::from_str(v, true).map_err(|_| {

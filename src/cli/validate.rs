@@ -363,7 +363,8 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
             RwMode::Randrw => args.mix,
         },
         bs,
-        direct: !args.buffered,
+        direct: !args.buffered && !args.uncached,
+        uncached: args.uncached,
         // --passes without --duration runs until the passes are done
         // (a year keeps the arithmetic in range; nothing is sized from it).
         duration: args.duration.unwrap_or(if args.passes.is_some() {

@@ -58,6 +58,29 @@ impl EngineKind {
     }
 }
 
+/// RWF_DONTCACHE (Linux 6.14): buffered I/O whose pages leave the page
+/// cache once the I/O is done (`--uncached`).
+pub const RWF_DONTCACHE: i32 = 0x80;
+
+/// Whether `file` accepts RWF_DONTCACHE: one read of `len` bytes at offset
+/// 0 (reading is harmless, even before a write run). The error is the
+/// kernel's (EOPNOTSUPP: the kernel or the file system lacks it).
+pub fn probe_dontcache(file: &File, len: usize) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mut buf = AlignedBuf::new(len.max(1), 4096)
+        .ok_or_else(|| io::Error::other("no memory for the probe's buffer"))?;
+    let iov = libc::iovec {
+        iov_base: buf.as_mut_slice().as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // SAFETY: one iovec over a buffer this function owns, for one call.
+    let n = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, RWF_DONTCACHE) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// What an engine is built from, inside the worker's (pinned) thread.
 #[derive(Debug, Clone)]
 pub struct EngineSpec {
@@ -74,6 +97,9 @@ pub struct EngineSpec {
     pub write_buffers: bool,
     /// Try registered buffers and files (io_uring).
     pub register: bool,
+    /// The RWF_* flags of every read and write (`--uncached`: RWF_DONTCACHE);
+    /// 0 for plain pread/pwrite.
+    pub rw_flags: i32,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
     /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
@@ -338,6 +364,7 @@ pub(crate) mod tests {
             compress_pct: 0,
             write_buffers: false,
             register: false,
+            rw_flags: 0,
             fail_from: None,
             die_in_setup: false,
             hang_from: None,

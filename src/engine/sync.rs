@@ -21,6 +21,39 @@ pub struct SyncEngine {
     queued: Option<(SlotToken, Op, u64)>,
     /// Said around each pread/pwrite (see [`CallWatch`]).
     watch: Option<Arc<CallWatch>>,
+    /// RWF_* flags: when set, preadv2/pwritev2 instead of pread/pwrite.
+    rw_flags: i32,
+}
+
+/// One preadv2/pwritev2 call with `flags` over `buf` (`write`: from it).
+#[inline]
+fn rw2(
+    file: &File,
+    buf: *mut u8,
+    len: usize,
+    offset: u64,
+    flags: i32,
+    write: bool,
+) -> io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let iov = libc::iovec {
+        iov_base: buf.cast(),
+        iov_len: len,
+    };
+    // SAFETY: one iovec over the engine's own buffer, which outlives the
+    // call; the kernel writes into it only for a read.
+    let n = unsafe {
+        if write {
+            libc::pwritev2(file.as_raw_fd(), &iov, 1, offset as i64, flags)
+        } else {
+            libc::preadv2(file.as_raw_fd(), &iov, 1, offset as i64, flags)
+        }
+    };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
 }
 
 impl Engine for SyncEngine {
@@ -43,6 +76,7 @@ impl Engine for SyncEngine {
             id,
             queued: None,
             watch: spec.watch.clone(),
+            rw_flags: spec.rw_flags,
         };
         Ok((engine, id.tokens(1)))
     }
@@ -67,12 +101,27 @@ impl Engine for SyncEngine {
         if let Some(w) = &self.watch {
             w.enter();
         }
-        // One syscall: FileExt::read_at/write_at are plain pread/pwrite.
-        let res = match op {
-            Op::Read => self.file.read_at(self.buf.as_mut_slice(), offset),
-            Op::Write => self
-                .file
-                .write_at(self.wbuf.as_ref().unwrap_or(&self.buf).as_slice(), offset),
+        // One syscall: FileExt::read_at/write_at are plain pread/pwrite;
+        // with RWF_* flags, preadv2/pwritev2 on one iovec.
+        let res = if self.rw_flags != 0 {
+            let flags = self.rw_flags;
+            match op {
+                Op::Read => {
+                    let b = self.buf.as_mut_slice();
+                    rw2(&self.file, b.as_mut_ptr(), b.len(), offset, flags, false)
+                }
+                Op::Write => {
+                    let b = self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice();
+                    rw2(&self.file, b.as_mut_ptr(), b.len(), offset, flags, true)
+                }
+            }
+        } else {
+            match op {
+                Op::Read => self.file.read_at(self.buf.as_mut_slice(), offset),
+                Op::Write => self
+                    .file
+                    .write_at(self.wbuf.as_ref().unwrap_or(&self.buf).as_slice(), offset),
+            }
         };
         if let Some(w) = &self.watch {
             w.leave();
@@ -92,7 +141,11 @@ impl Engine for SyncEngine {
     }
 
     fn path(&self) -> String {
-        "pread/pwrite".into()
+        if self.rw_flags != 0 {
+            "preadv2/pwritev2".into()
+        } else {
+            "pread/pwrite".into()
+        }
     }
 
     fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {

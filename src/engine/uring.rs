@@ -55,6 +55,8 @@ pub struct UringEngine {
     fd: i32,
     fixed_file: bool,
     fixed_bufs: bool,
+    /// RWF_* flags of every read and write SQE (`--uncached`).
+    rw_flags: i32,
     id: EngineId,
     /// Registration errors, for the report.
     notes: Vec<String>,
@@ -143,6 +145,7 @@ impl Engine for UringEngine {
             fd,
             fixed_file,
             fixed_bufs,
+            rw_flags: spec.rw_flags,
             id,
             notes,
             in_flight: 0,
@@ -172,34 +175,42 @@ impl Engine for UringEngine {
             (Op::Read, true, true) => {
                 opcode::ReadFixed::new(types::Fixed(0), ptr, len, index as u16)
                     .offset(offset)
+                    .rw_flags(self.rw_flags)
                     .build()
             }
             (Op::Read, true, false) => {
                 opcode::ReadFixed::new(types::Fd(self.fd), ptr, len, index as u16)
                     .offset(offset)
+                    .rw_flags(self.rw_flags)
                     .build()
             }
             (Op::Read, false, true) => opcode::Read::new(types::Fixed(0), ptr, len)
                 .offset(offset)
+                .rw_flags(self.rw_flags)
                 .build(),
             (Op::Read, false, false) => opcode::Read::new(types::Fd(self.fd), ptr, len)
                 .offset(offset)
+                .rw_flags(self.rw_flags)
                 .build(),
             (Op::Write, true, true) => {
                 opcode::WriteFixed::new(types::Fixed(0), ptr, len, index as u16)
                     .offset(offset)
+                    .rw_flags(self.rw_flags)
                     .build()
             }
             (Op::Write, true, false) => {
                 opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, index as u16)
                     .offset(offset)
+                    .rw_flags(self.rw_flags)
                     .build()
             }
             (Op::Write, false, true) => opcode::Write::new(types::Fixed(0), ptr, len)
                 .offset(offset)
+                .rw_flags(self.rw_flags)
                 .build(),
             (Op::Write, false, false) => opcode::Write::new(types::Fd(self.fd), ptr, len)
                 .offset(offset)
+                .rw_flags(self.rw_flags)
                 .build(),
         }
         .user_data(slot as u64);

@@ -42,6 +42,8 @@ pub struct RunConfig {
     pub read_pct: u8,
     pub bs: BlockSizeArg,
     pub direct: bool,
+    /// `--uncached`: buffered (direct is false) with RWF_DONTCACHE.
+    pub uncached: bool,
     pub duration: Duration,
     pub ramp: Duration,
     pub readahead_kb: Option<u64>,
@@ -183,6 +185,10 @@ pub struct ConfigDoc {
     /// The requested size in bytes, or "lbs"; each target records the size it used.
     pub bs: String,
     pub direct: bool,
+    /// `--uncached`: buffered I/O with RWF_DONTCACHE (direct is false);
+    /// absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncached: bool,
     /// read_ahead_kb set on the targets' devices for the run, if any.
     pub readahead_kb: Option<u64>,
     /// md/stripe_cache_size set on the targets' md raid4/5/6 arrays for
@@ -252,6 +258,7 @@ impl RunConfig {
                 BlockSizeArg::Logical => "lbs".into(),
             },
             direct: self.direct,
+            uncached: self.uncached,
             readahead_kb: self.readahead_kb,
             stripe_cache_size: self.md_tunables.stripe_cache_size,
             group_thread_cnt: self.md_tunables.group_thread_cnt,

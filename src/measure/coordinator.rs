@@ -221,6 +221,11 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         compress_pct: cfg.buffer_compress,
         write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
         register: cfg.register,
+        rw_flags: if cfg.uncached {
+            crate::engine::RWF_DONTCACHE
+        } else {
+            0
+        },
         fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
         die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
         hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),

@@ -115,6 +115,7 @@ pub fn measure(
         .collect();
     let plan = plan::build(cfg, targets)?;
     check_buffer_memory(cfg, &plan)?;
+    check_uncached(cfg, &plan)?;
     let holes = check_holes(cfg, &plan, &mut checks)?;
     if cfg.dry_run {
         return Ok(Outcome::DryRun(Box::new(plan), checks));
@@ -196,6 +197,24 @@ fn check_md_tunables(
         cfg.force_memory,
     )
     .map_err(Into::into)
+}
+
+/// `--uncached`: every target accepts RWF_DONTCACHE, probed with one read
+/// before the first I/O.
+fn check_uncached(cfg: &RunConfig, plan: &Plan) -> Result<()> {
+    if !cfg.uncached || cfg.dry_run {
+        return Ok(());
+    }
+    for t in &plan.targets {
+        if let Err(e) = crate::engine::probe_dontcache(&t.file, 4096) {
+            return Err(UsageError(format!(
+                "{}: --uncached needs RWF_DONTCACHE (Linux 6.14+, and a file system that supports it), refused here ({e}): use --buffered or --direct",
+                crate::base::error::show_path(&t.path)
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// Refuses I/O buffers above a quarter of the available memory, before any
