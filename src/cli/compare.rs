@@ -56,8 +56,8 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
             "align",
         ],
     )?;
-    if base.members.is_some() || base.buffered || base.direct {
-        return usage("compare chooses the members, and direct or buffered, per phase: drop --members, --direct and --buffered");
+    if base.members.is_some() || base.buffered || base.direct || base.uncached {
+        return usage("compare chooses the members, and direct or buffered, per phase: drop --members, --direct, --buffered and --uncached");
     }
     Ok(())
 }

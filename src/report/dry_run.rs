@@ -17,7 +17,13 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
         "dry run: {} {}, {}, engine {} (iodepth {}), {:.2}s window after a {:.2}s ramp, seed {}; no I/O was done",
         cfg.rw.name(),
         if cfg.rw.writes() { "(destroys data)" } else { "(reads only)" },
-        if cfg.direct { "O_DIRECT" } else { "buffered" },
+        if cfg.direct {
+            "O_DIRECT"
+        } else if cfg.uncached {
+            "uncached (RWF_DONTCACHE)"
+        } else {
+            "buffered"
+        },
         cfg.engine.name(),
         cfg.iodepth,
         cfg.duration.as_secs_f64(),

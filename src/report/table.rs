@@ -193,7 +193,13 @@ pub fn heading(doc: &RunDocument) -> String {
             ("randrw", None) => format!(" ({}% reads)", c.read_pct),
             _ => String::new(),
         },
-        if c.direct { "O_DIRECT" } else { "buffered (page cache)" },
+        if c.direct {
+            "O_DIRECT"
+        } else if c.uncached {
+            "uncached (page cache, RWF_DONTCACHE)"
+        } else {
+            "buffered (page cache)"
+        },
         c.engine.name(),
         c.iodepth,
         engine_paths(doc),

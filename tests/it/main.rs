@@ -52,6 +52,7 @@ mod seed_configs;
 mod signatures;
 mod stripe_model;
 mod sweep;
+mod uncached;
 mod verify;
 mod window_end;
 mod written_data;
