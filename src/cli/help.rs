@@ -21,6 +21,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "ramp",
             "direct",
             "buffered",
+            "uncached",
             "jobs",
             "iodepth",
             "engine",
