@@ -782,6 +782,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             return refuse!(o, "lets each fio job run on any of these CPUs; stripebench pins each worker to one of them in turn (fio's cpus_allowed_policy=split): add cpus_allowed_policy=split to say that is meant");
         }
         args.extend(spell("cpus_allowed", v));
+    } else {
+        // fio pins nothing unless told; stripebench pins unless told.
+        args.push("--no-pin".into());
     }
     if let Some(o) = job.get("randseed") {
         args.extend(spell("randseed", &count(o)?.to_string()));
@@ -863,6 +866,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
                 return refuse!(o, "names a file that starts with '-' and would be read as an option: write it as ./NAME");
             }
             targets.push(t);
+        }
+        if targets.len() > 1 {
+            notes.push(format!("filename= lists {} files for one fio job, whose one thread spreads its I/O over them; stripebench runs one worker per file (fio's one section per file)", targets.len()));
         }
     } else if let Some(d) = job.get("directory") {
         return refuse!(d, "without filename=: fio would name files of its own there; give filename=, or the targets on the command line");
@@ -990,47 +996,86 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             "fio job file {shown} has no job section, only [global]: fio would run nothing; add a [job] section"
         )));
     }
-    let mut out: Vec<Group> = Vec::new();
+    // Each group's jobs, translated, with their cpus_allowed apart.
+    let mut runs: Vec<Vec<(&Job, Translated, Option<String>)>> = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
-        let t = translate(job, shown)?;
+        let mut t = translate(job, shown)?;
+        let cpus = t
+            .args
+            .iter()
+            .position(|a| a.starts_with("--cpus="))
+            .map(|p| t.args.remove(p)["--cpus=".len()..].to_string());
         let stonewall = job
             .get("stonewall")
             .is_some_and(|o| o.value.as_deref() != Some("0"));
-        match out.last_mut() {
-            Some(g) if !(stonewall && i > 0) => {
-                // At once in fio: one run only if one workload.
-                if g.args != t.args {
-                    let differ = g
-                        .args
-                        .iter()
-                        .chain(&t.args)
-                        .find(|a| !(g.args.contains(a) && t.args.contains(a)))
-                        .map(|a| a.split('=').next().unwrap_or(a).to_string())
-                        .unwrap_or_default();
-                    return Err(FioJobError(format!(
-                        "fio job file {shown}: [{}] and [{}] run at once in fio (no stonewall between them) but are different workloads ({differ} differs); stripebench runs one workload at a time: add `stonewall` to [{}] to run it after, or make them alike",
-                        show_text(&g.sections[0]),
-                        show_text(&job.name),
-                        show_text(&job.name),
-                    )));
-                }
-                g.sections.push(job.name.clone());
-                g.targets.extend(t.targets);
-                for n in t.notes {
-                    if !g.notes.contains(&n) {
-                        g.notes.push(n);
-                    }
-                }
-            }
-            _ => out.push(Group {
-                sections: vec![job.name.clone()],
-                args: t.args,
-                targets: t.targets,
-                notes: t.notes,
-            }),
+        match runs.last_mut() {
+            Some(g) if !(stonewall && i > 0) => g.push((job, t, cpus)),
+            _ => runs.push(vec![(job, t, cpus)]),
         }
     }
-    Ok(out)
+    runs.iter().map(|g| group(g, shown)).collect()
+}
+
+/// Jobs that run at once as one run: one workload on different files.
+/// Their cpus_allowed, one CPU per one-worker job, become one --cpus list
+/// in the jobs' order (each worker pinned to its job's CPU, as
+/// `--print-fio` writes a run); else they must be the same.
+fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Group, FioJobError> {
+    let (first, t0, _) = &jobs[0];
+    for (job, t, _) in &jobs[1..] {
+        if t.args != t0.args {
+            let differ = t0
+                .args
+                .iter()
+                .chain(&t.args)
+                .find(|a| !(t0.args.contains(a) && t.args.contains(a)))
+                .map(|a| a.split('=').next().unwrap_or(a).to_string())
+                .unwrap_or_default();
+            return Err(FioJobError(format!(
+                "fio job file {shown}: [{}] and [{}] run at once in fio (no stonewall between them) but are different workloads ({differ} differs); stripebench runs one workload at a time: add `stonewall` to [{}] to run it after, or make them alike",
+                show_text(&first.name),
+                show_text(&job.name),
+                show_text(&job.name),
+            )));
+        }
+    }
+    let mut g = Group {
+        sections: jobs.iter().map(|(j, _, _)| j.name.clone()).collect(),
+        args: t0.args.clone(),
+        targets: jobs
+            .iter()
+            .flat_map(|(_, t, _)| t.targets.clone())
+            .collect(),
+        notes: Vec::new(),
+    };
+    for n in jobs.iter().flat_map(|(_, t, _)| &t.notes) {
+        if !g.notes.contains(n) {
+            g.notes.push(n.clone());
+        }
+    }
+    let cpus: Vec<&Option<String>> = jobs.iter().map(|(_, _, c)| c).collect();
+    if cpus.iter().all(|c| *c == cpus[0]) {
+        if let Some(c) = cpus[0] {
+            g.args.push(format!("--cpus={c}"));
+        }
+        return Ok(g);
+    }
+    let one_each = jobs.iter().all(|(_, t, c)| {
+        t.targets.len() == 1
+            && !t.args.iter().any(|a| a.starts_with("--jobs="))
+            && c.as_deref()
+                .is_some_and(|c| c.bytes().all(|b| b.is_ascii_digit()))
+    });
+    let list: Vec<&str> = cpus.iter().filter_map(|c| c.as_deref()).collect();
+    let distinct = list.iter().enumerate().all(|(i, c)| !list[..i].contains(c));
+    if !(one_each && distinct) {
+        return Err(FioJobError(format!(
+            "fio job file {shown}: [{}] and the jobs that run with it have different cpus_allowed; stripebench pins the workers of one run round-robin over one list: give each job one CPU of its own and one file, or the same cpus_allowed",
+            show_text(&first.name)
+        )));
+    }
+    g.args.push(format!("--cpus={}", list.join(",")));
+    Ok(g)
 }
 
 /// The output options (a path each) that every run of several writes.
@@ -1288,7 +1333,8 @@ mod tests {
                 "--ramp=0s",
                 "--engine=uring",
                 "--iodepth=8",
-                "--no-register"
+                "--no-register",
+                "--no-pin"
             ]
         );
         assert_eq!(t.targets, ["/dev/a", "/dev/b"]);
@@ -1305,7 +1351,8 @@ mod tests {
                 "--buffered",
                 "--passes=1",
                 "--ramp=0s",
-                "--engine=sync"
+                "--engine=sync",
+                "--no-pin"
             ]
         );
     }
@@ -1447,6 +1494,24 @@ mod tests {
         assert_eq!(g.len(), 3);
         let g = groups("[a]\n[b]\nnew_group\n", "j.fio").unwrap();
         assert_eq!(g.len(), 1);
+    }
+
+    #[test]
+    fn jobs_at_once_on_a_cpu_each_are_one_run_pinned_as_print_fio_writes_it() {
+        let g = groups(
+            "[global]\nrw=randread\n[w0]\nfilename=a\ncpus_allowed=3\n[w1]\nfilename=b\ncpus_allowed=1\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 1);
+        assert!(
+            g[0].args.contains(&"--cpus=3,1".to_string()),
+            "{:?}",
+            g[0].args
+        );
+        assert!(!g[0].args.contains(&"--no-pin".to_string()));
+        let e = refused("[global]\nrw=randread\n[w0]\nfilename=a:c\ncpus_allowed=3\n[w1]\nfilename=b\ncpus_allowed=1\n");
+        assert!(e.contains("different cpus_allowed"), "{e}");
     }
 
     #[test]
