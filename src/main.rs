@@ -18,16 +18,52 @@ fn main() -> ExitCode {
     }));
     // As typed, before --config is spliced in: what the documents record.
     stripebench::base::invocation::record_argv(std::env::args_os().collect());
-    let argv = match expand_config() {
-        Ok(a) => a,
-        Err(e) => {
-            say(format_args!(
-                "stripebench: error: {}",
-                stripebench::base::error::show_lines(&e.to_string())
-            ));
-            return ExitCode::from(EXIT_USAGE);
-        }
+    // A fio job file stands for one command per stonewall group, each
+    // printed before it runs; else the one command typed (--config spliced in).
+    let runs = match stripebench::cli::fio_job::expand(std::env::args_os().collect()) {
+        Ok(Some(planned)) => planned,
+        Ok(None) => match expand_config() {
+            Ok(argv) => vec![stripebench::cli::fio_job::Planned {
+                argv,
+                said: String::new(),
+            }],
+            Err(e) => return usage_error(&e.to_string()),
+        },
+        Err(e) => return usage_error(&e.to_string()),
     };
+    let n = runs.len();
+    for (i, run) in runs.into_iter().enumerate() {
+        if !run.said.is_empty() {
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                stripebench::base::error::show_lines(&run.said).as_bytes(),
+            );
+        }
+        let code = run_one(run.argv);
+        if code != 0 {
+            if i + 1 < n {
+                say(format_args!(
+                    "stripebench: run {} of {n} exited {code}: the {} after it did not run",
+                    i + 1,
+                    n - i - 1
+                ));
+            }
+            return ExitCode::from(code);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    say(format_args!(
+        "stripebench: error: {}",
+        stripebench::base::error::show_lines(msg)
+    ));
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Parses one command line and runs it; its exit code.
+fn run_one(argv: Vec<std::ffi::OsString>) -> u8 {
     // The subcommand as typed (the first word that is not an option), for
     // the "see ... --help" hint.
     let sub = argv
@@ -53,21 +89,21 @@ fn main() -> ExitCode {
         // A report that could not reach stdout is a failure, even when the run was fine.
         Ok(Ok(0)) if stripebench::output::stdout::failed() => {
             // A closed pipe (`| head`) exits as SIGPIPE would, 141; a full disk 1.
-            ExitCode::from(if stripebench::output::stdout::closed() {
+            if stripebench::output::stdout::closed() {
                 128 + libc::SIGPIPE as u8
             } else {
                 EXIT_FAILURE
-            })
+            }
         }
-        Ok(Ok(code)) => ExitCode::from(code),
+        Ok(Ok(code)) => code,
         Ok(Err(e)) => {
             say(format_args!(
                 "stripebench: error: {}",
                 stripebench::base::error::show_lines(&format!("{e:#}"))
             ));
-            ExitCode::from(exit_code_for(&e))
+            exit_code_for(&e)
         }
-        Err(_) => ExitCode::from(EXIT_FAILURE),
+        Err(_) => EXIT_FAILURE,
     }
 }
 
@@ -83,22 +119,22 @@ fn expand_config() -> Result<Vec<std::ffi::OsString>, stripebench::cli::configfi
 /// Help and version print in full; a mistake prints one line and exits 2:
 /// fio's spelling of an option, when the line has one, gets the
 /// stripebench spelling instead of clap's "unexpected argument".
-fn clap_exit(e: &clap::Error, sub: Option<&str>, words: &[String]) -> ExitCode {
+fn clap_exit(e: &clap::Error, sub: Option<&str>, words: &[String]) -> u8 {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
-            ExitCode::SUCCESS
+            0
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             let _ = e.print();
-            ExitCode::from(EXIT_USAGE)
+            EXIT_USAGE
         }
         ErrorKind::UnknownArgument | ErrorKind::InvalidValue | ErrorKind::TooManyValues
             if stripebench::cli::fio_words::hint(words).is_some() =>
         {
             let hint = stripebench::cli::fio_words::hint(words).unwrap_or_default();
             say(format_args!("stripebench: error: {hint}"));
-            ExitCode::from(EXIT_USAGE)
+            EXIT_USAGE
         }
         _ => {
             let rendered = e.render().to_string();
@@ -129,7 +165,7 @@ fn clap_exit(e: &clap::Error, sub: Option<&str>, words: &[String]) -> ExitCode {
                 "stripebench: error: {} (see {help})",
                 stripebench::base::error::show_lines(&first.to_string())
             ));
-            ExitCode::from(EXIT_USAGE)
+            EXIT_USAGE
         }
     }
 }

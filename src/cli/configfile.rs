@@ -119,7 +119,7 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileEr
             ),
             message: if looks_like_fio(&text) {
                 format!(
-                    "{}; this looks like a fio job file: stripebench reads TOML (keys are its long option names, e.g. bs = \"1m\"; see configs/)",
+                    "{}; this looks like a fio job file: read it with --fio-job {shown} (--config reads TOML: keys are the long option names, e.g. bs = \"1m\"; see configs/)",
                     one_line(e.message())
                 )
             } else {
@@ -552,6 +552,10 @@ mod tests {
         assert!(!e.contains('\n'), "{e}");
         assert!(
             e.contains("line 2") && e.contains("this looks like a fio job file"),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!("read it with --fio-job {}", f.display())),
             "{e}"
         );
         // A TOML mistake that is no job file says nothing of fio.

@@ -157,39 +157,8 @@ pub fn hint(args: &[String]) -> Option<String> {
             Some((n, v)) => (n, Some(v)),
             None => (opt, None),
         };
-        let shown = crate::base::error::show_text(a);
-        // Options both tools have, with fio's values.
-        match (name, value) {
-            ("direct", Some("1")) => {
-                return Some(format!(
-                    "`{shown}` is fio's: stripebench says `--direct` (its default)"
-                ));
-            }
-            ("direct", Some("0")) | ("buffered", Some("1")) => {
-                return Some(format!("`{shown}` is fio's: stripebench says `--buffered`"));
-            }
-            ("buffered", Some("0")) => {
-                return Some(format!(
-                    "`{shown}` is fio's: stripebench says `--direct` (its default)"
-                ));
-            }
-            ("verify", Some(_)) => {
-                return Some(format!(
-                    "`{shown}` is fio's: stripebench says `--verify` (with --rw write: it writes blocks that name their place and checks them; `stripebench verify` reads them back later)"
-                ));
-            }
-            ("rw" | "readwrite", Some("rw" | "readwrite")) => {
-                return Some(format!(
-                    "`{shown}` is fio's sequential mix: stripebench mixes at random offsets only, `--rw randrw --mix PCT`"
-                ));
-            }
-            ("readwrite", Some(v)) => {
-                return Some(format!(
-                    "`{shown}` is fio's: stripebench says `--rw {}`",
-                    crate::base::error::show_text(v)
-                ));
-            }
-            _ => {}
+        if let Some(said) = shared(&crate::base::error::show_text(a), name, value) {
+            return Some(said);
         }
         let Some((_, says)) = FIO.iter().find(|(n, _)| *n == name) else {
             continue;
@@ -206,25 +175,78 @@ pub fn hint(args: &[String]) -> Option<String> {
             Some(v) => format!("--{name}={v}"),
             None => format!("--{name}"),
         };
-        let fio = crate::base::error::show_text(&fio);
-        // What was typed is shown escaped, in the spelling too.
-        let value = value.map(|v| crate::base::error::show_text(v).into_owned());
-        let value = value.as_deref();
-        return Some(match says {
-            Says::Use(f) => {
-                // The spelling in backticks, a note after it in parentheses.
-                let said = f(value);
-                match said.split_once(" (") {
-                    Some((spell, note)) => {
-                        format!("`{fio}` is fio's: stripebench says `{spell}` ({note}")
-                    }
-                    None => format!("`{fio}` is fio's: stripebench says `{said}`"),
-                }
-            }
-            Says::Instead(why) => format!("`{fio}` is fio's and has no equivalent: {why}"),
-        });
+        return explain(&fio, name, value);
     }
     None
+}
+
+/// What stripebench says to fio's option `name` with `value`, as one
+/// clause about `fio` (the option as the user wrote it: `--numjobs=2` on a
+/// command line, `numjobs=2` in a job file): "`fio` is fio's: stripebench
+/// says `--jobs 2`", or "`fio` is fio's and has no equivalent: why".
+/// `None` when this table does not know the option. Everything typed is
+/// shown escaped.
+pub fn explain(fio: &str, name: &str, value: Option<&str>) -> Option<String> {
+    let fio = crate::base::error::show_text(fio);
+    if let Some(said) = shared(&fio, name, value) {
+        return Some(said);
+    }
+    let (_, says) = FIO.iter().find(|(n, _)| *n == name)?;
+    // What was typed is shown escaped, in the spelling too.
+    let value = value.map(|v| crate::base::error::show_text(v).into_owned());
+    let value = value.as_deref();
+    Some(match says {
+        Says::Use(f) => {
+            // The spelling in backticks, a note after it in parentheses.
+            let said = f(value);
+            match said.split_once(" (") {
+                Some((spell, note)) => {
+                    format!("`{fio}` is fio's: stripebench says `{spell}` ({note}")
+                }
+                None => format!("`{fio}` is fio's: stripebench says `{said}`"),
+            }
+        }
+        Says::Instead(why) => format!("`{fio}` is fio's and has no equivalent: {why}"),
+    })
+}
+
+/// The stripebench spelling of fio's option `name` with `value` (words as
+/// typed, such as `--jobs 2`), without its note; `None` when the table has
+/// no spelling for it. A job file's options are translated with these.
+pub fn spelling(name: &str, value: &str) -> Option<String> {
+    match FIO.iter().find(|(n, _)| *n == name)? {
+        (_, Says::Use(f)) => {
+            let said = f(Some(value));
+            Some(
+                said.split_once(" (")
+                    .map_or(said.clone(), |(s, _)| s.to_string()),
+            )
+        }
+        (_, Says::Instead(_)) => None,
+    }
+}
+
+/// Options both tools have, with fio's values (`fio` already shown).
+fn shared(fio: &str, name: &str, value: Option<&str>) -> Option<String> {
+    Some(match (name, value) {
+        ("direct", Some("1")) | ("buffered", Some("0")) => {
+            format!("`{fio}` is fio's: stripebench says `--direct` (its default)")
+        }
+        ("direct", Some("0")) | ("buffered", Some("1")) => {
+            format!("`{fio}` is fio's: stripebench says `--buffered`")
+        }
+        ("verify", Some(_)) => format!(
+            "`{fio}` is fio's: stripebench says `--verify` (with --rw write: it writes blocks that name their place and checks them; `stripebench verify` reads them back later)"
+        ),
+        ("rw" | "readwrite", Some("rw" | "readwrite")) => format!(
+            "`{fio}` is fio's sequential mix: stripebench mixes at random offsets only, `--rw randrw --mix PCT`"
+        ),
+        ("readwrite", Some(v)) => format!(
+            "`{fio}` is fio's: stripebench says `--rw {}`",
+            crate::base::error::show_text(v)
+        ),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -73,6 +73,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "rows",
             "no_progress",
             "config",
+            "fio_job",
         ],
     ),
     (
@@ -99,7 +100,8 @@ const EXAMPLES: &[(&str, &str)] = &[
          stripebench run --rw randread --bs 4k --iodepth 32 /dev/nvme0n1 /dev/nvme1n1\n  \
          stripebench run --members /dev/md0 -t 30s --json md0.json   # one worker per member\n  \
          stripebench run --buffered --readahead 4096 /dev/md0        # read-ahead set, then put back\n  \
-         stripebench run --rw write --allow-destructive /dev/loop0   # writes need consent",
+         stripebench run --rw write --allow-destructive /dev/loop0   # writes need consent\n  \
+         stripebench run --fio-job seq-read.fio -t 30s /dev/sdb     # a fio job file, its filename= replaced",
     ),
     (
         "verify",
@@ -111,7 +113,8 @@ const EXAMPLES: &[(&str, &str)] = &[
         "stripebench sweep --param readahead=128,1024,4096 --buffered /dev/md0\n  \
          stripebench sweep --param jobs=1,2,4,8 --param bs=4k,1m /dev/nvme0n1\n  \
          stripebench sweep --members /dev/md0 --param members=1,2,4,8 --json scale.json\n  \
-         stripebench sweep --param rate=curve --rw randread --bs 4k /dev/sdb   # latency against load",
+         stripebench sweep --param rate=curve --rw randread --bs 4k /dev/sdb   # latency against load\n  \
+         stripebench sweep --fio-job ssd-test.fio /dev/sdb   # stonewall groups that differ in one option",
     ),
     (
         "compare",

@@ -1,6 +1,6 @@
 //! Layer `cli`: the command line as clap sees it (the command tree here,
 //! the measuring options in `run_args`), the `--config` file
-//! (`configfile`), and the validation of what was typed into a run
+//! (`configfile`), fio job files (`fio_job`, with fio's words in `fio_words`), and the validation of what was typed into a run
 //! configuration (`validate`), every refusal one line.
 //!
 //! May import `document`, `measure`, `engine`, `device`, `analysis`,
@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod configfile;
+pub mod fio_job;
 pub mod fio_words;
 pub mod help;
 pub mod sweep;

@@ -302,6 +302,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.toml")]
     pub config: Option<PathBuf>,
 
+    /// Read the workload from a fio job file (run and sweep): `[global]`
+    /// and one section per job, fio's options translated to these (fio's
+    /// units: bs=4k is 4096 bytes), `filename=` as the targets. The
+    /// stripebench command it stands for is printed on stderr first;
+    /// options typed here win, and targets typed here replace `filename=`.
+    /// Jobs without `stonewall` between them run as one run when they are
+    /// one workload on different files; each `stonewall` group is a run
+    /// of its own, after the one before (output paths numbered: r.json
+    /// becomes r.1.json, r.2.json); `sweep` takes groups that differ in
+    /// one parameter as its points. An option stripebench cannot honour is
+    /// refused by name.
+    #[arg(long, value_name = "FILE.fio")]
+    pub fio_job: Option<PathBuf>,
+
     /// Print each target's latency distribution as text.
     #[arg(long)]
     pub histogram: bool,

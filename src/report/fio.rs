@@ -60,7 +60,12 @@ pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageErro
         g.push("--randrepeat=0".into());
     }
     match (cfg.io_limit, cfg.passes) {
-        (Some(n), _) => g.push(format!("--io_size={n}")),
+        (Some(n), _) => {
+            // Without time_based, fio's runtime is a cap: as --duration is
+            // to --io-limit.
+            g.push(format!("--io_size={n}"));
+            g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
+        }
         (None, Some(n)) => g.push(format!("--loops={n}")),
         (None, None) => {
             g.push(format!("--runtime={}ms", cfg.duration.as_millis()));

@@ -15,6 +15,7 @@ mod devices;
 mod diff;
 mod engines;
 mod escapes;
+mod fio_job;
 mod fio_words;
 mod fleet;
 mod fleet_hostile;

@@ -1,0 +1,1576 @@
+//! `run --fio-job FILE` and `sweep --fio-job FILE`: a fio job file read as
+//! the stripebench command lines it stands for.
+//!
+//! The file is read in fio's INI dialect (`[global]`, one `[section]` per
+//! job, `key=value` and bare flags, `;` and `#` comments to the end of the
+//! line), each job's options are the globals above it and its own (the
+//! later wins), and each job is translated into the arguments a user would
+//! type: `--rw=randread --bs=4k ...` and its `filename=` as targets. Those
+//! go through clap and `validate` like any typed command, so every check a
+//! typed command gets applies; the command line given with `--fio-job`
+//! wins option by option, as with `--config` (targets typed replace
+//! `filename=`).
+//!
+//! What fio would do and stripebench would not is refused by the option's
+//! name, never dropped: an unknown key, a value whose meaning would change
+//! (`4KiB` is 4000 bytes under fio's default kb_base=1024, and is kept as
+//! 4000), a combination stripebench runs otherwise (numjobs on a sequential
+//! pattern: fio's clones read the same region, stripebench's jobs split
+//! it). The file is hostile input: at most [`MAX_BYTES`], text only, no
+//! `include`, and no `$VAR`, `$(...)`, backticks or `(arithmetic)`, which fio
+//! would evaluate and stripebench never does.
+//!
+//! Jobs between `stonewall`s run at once in fio: stripebench runs them as
+//! one run when they are one workload on different files, and refuses them
+//! otherwise. Each `stonewall` (or `wait_for_previous`) starts a group that
+//! runs after the one before: `run` runs the groups one after another, as
+//! separate runs (their output paths numbered: `r.json` becomes `r.1.json`,
+//! `r.2.json`, ...), and stops at the first that fails; `sweep` takes groups
+//! that differ in one parameter as the points of `--param NAME=...`.
+//! `new_group` alone does not serialise jobs in fio (it starts a reporting
+//! group only), and stripebench reports every target anyway: it is read and
+//! changes nothing.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::base::error::{show_text, ExitCoded, EXIT_USAGE};
+use crate::base::units::fmt_size_arg;
+
+/// The largest job file read: fio's own examples are under 4 KiB.
+pub const MAX_BYTES: u64 = 1 << 20;
+
+/// What is wrong with `--fio-job` or its file (exit 2): one line, with the
+/// file, line and section when known, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FioJobError(pub String);
+
+impl ExitCoded for FioJobError {
+    fn exit_code(&self) -> u8 {
+        EXIT_USAGE
+    }
+}
+
+/// One stripebench command a job file stands for: its argument vector (the
+/// program name first) and the lines to print before it runs (`#` notes,
+/// then the command as a shell line), each ending in a newline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    pub argv: Vec<OsString>,
+    pub said: String,
+}
+
+/// `None` when `args` (the whole command line) has no `--fio-job`; else
+/// the commands the job file stands for, in the order they run.
+pub fn expand(args: Vec<OsString>) -> Result<Option<Vec<Planned>>, FioJobError> {
+    let strs: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let options_end = strs.iter().position(|a| a == "--").unwrap_or(strs.len());
+    let is_flag = |a: &String| a == "--fio-job" || a.starts_with("--fio-job=");
+    let Some(pos) = strs[..options_end].iter().position(is_flag) else {
+        return Ok(None);
+    };
+    if strs[pos + 1..options_end].iter().any(is_flag) {
+        return Err(FioJobError(
+            "--fio-job given twice: give one job file (its [sections] are the jobs)".into(),
+        ));
+    }
+    let (file, fio_words) = match strs[pos].strip_prefix("--fio-job=") {
+        Some(f) => (f.to_string(), 1),
+        None => match strs.get(pos + 1).filter(|_| pos + 1 < options_end) {
+            Some(f) => (f.clone(), 2),
+            None => {
+                return Err(FioJobError(
+                    "--fio-job needs a FILE (a fio job file)".into(),
+                ))
+            }
+        },
+    };
+    let sub_at = strs
+        .iter()
+        .skip(1)
+        .position(|a| !a.starts_with('-'))
+        .map(|i| i + 1);
+    let sub =
+        match sub_at {
+            Some(at) if at < pos => strs[at].as_str(),
+            _ => return Err(FioJobError(
+                "--fio-job goes after the subcommand: stripebench run --fio-job FILE [TARGET...]"
+                    .into(),
+            )),
+        };
+    let sub_at = sub_at.unwrap_or(1);
+    if sub != "run" && sub != "sweep" {
+        return Err(FioJobError(format!(
+            "--fio-job is read by run and sweep, not by {}: stripebench run --fio-job FILE",
+            show_text(sub)
+        )));
+    }
+    if strs[..options_end]
+        .iter()
+        .any(|a| a == "--config" || a.starts_with("--config="))
+    {
+        return Err(FioJobError(
+            "--fio-job and --config both give the options: give one of them".into(),
+        ));
+    }
+    // What was typed after the subcommand, without --fio-job FILE.
+    let tail: Vec<OsString> = args[sub_at + 1..]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !(pos..pos + fio_words).contains(&(i + sub_at + 1)))
+        .map(|(_, a)| a.clone())
+        .collect();
+    let tail_strs: Vec<String> = tail
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let path = Path::new(&file);
+    let shown = crate::base::error::show_path(path);
+    let text = read(path, &shown)?;
+    crate::base::invocation::record_config(&path.display().to_string(), &text);
+    let groups = groups(&text, &shown)?;
+    // Whether the command line names targets: then they replace filename=.
+    let typed_targets =
+        super::configfile::command_line_wins(sub, vec![TARGET_PROBE.into()], &tail_strs).is_empty();
+    for g in &groups {
+        if g.targets.is_empty() && !typed_targets {
+            return Err(FioJobError(format!(
+                "{shown} [{}]: no filename=: fio would name files of its own; give filename= in the file, or the targets after it on the command line",
+                show_text(&g.sections[0])
+            )));
+        }
+    }
+    let prog = args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "stripebench".into());
+    let planned = if sub == "sweep" {
+        vec![sweep(&prog, &groups, &shown, &tail, &tail_strs)?]
+    } else {
+        let n = groups.len();
+        let mut out = Vec::new();
+        for (i, g) in groups.iter().enumerate() {
+            let tail = if n > 1 {
+                numbered_outputs(&tail, i + 1, n)?
+            } else {
+                tail.clone()
+            };
+            let tail_strs: Vec<String> = tail
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let mut file_args = g.args.clone();
+            file_args.extend(g.targets.iter().cloned());
+            let kept = super::configfile::command_line_wins("run", file_args, &tail_strs);
+            let mut argv = vec![prog.clone(), "run".into()];
+            argv.extend(kept.into_iter().map(OsString::from));
+            argv.extend(tail);
+            let head = if n > 1 {
+                format!(
+                    "# {shown}: run {} of {n} ({}), after the one before ends (stonewall)",
+                    i + 1,
+                    sections_shown(&g.sections)
+                )
+            } else {
+                format!("# {shown}: {}", sections_shown(&g.sections))
+            };
+            out.push(Planned {
+                said: said(&head, &g.notes, &argv),
+                argv,
+            });
+        }
+        out
+    };
+    Ok(Some(planned))
+}
+
+/// A word no target is: what `command_line_wins` keeps only when the
+/// command line names no target.
+const TARGET_PROBE: &str = "\u{0}fio-job-target-probe";
+
+/// The file's text: at most [`MAX_BYTES`], UTF-8, no control character but
+/// tab and the line ends.
+fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)
+        .map_err(|e| FioJobError(format!("cannot read fio job file {shown}: {e}")))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| FioJobError(format!("cannot read fio job file {shown}: {e}")))?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(FioJobError(format!(
+            "fio job file {shown} is larger than {} KiB: a job file is a page of options; is it the right file?",
+            MAX_BYTES >> 10
+        )));
+    }
+    let line_at = |i: usize| bytes[..i].iter().filter(|&&b| b == b'\n').count() + 1;
+    let text = String::from_utf8(bytes.clone()).map_err(|e| {
+        FioJobError(format!(
+            "fio job file {shown} line {}: not UTF-8 text; a job file is text",
+            line_at(e.utf8_error().valid_up_to())
+        ))
+    })?;
+    if let Some((i, c)) = text
+        .char_indices()
+        .find(|&(_, c)| !matches!(c, '\n' | '\r' | '\t') && crate::base::error::hostile(c))
+    {
+        return Err(FioJobError(format!(
+            "fio job file {shown} line {}: a control or invisible character ({}) in the text; a job file holds none: remove it",
+            line_at(i),
+            show_text(&c.to_string())
+        )));
+    }
+    Ok(text)
+}
+
+/// One `key` or `key=value` line of a section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Opt {
+    key: String,
+    value: Option<String>,
+    line: usize,
+    /// The section it is written in (`global` for the globals).
+    section: String,
+}
+
+/// A `[name]` and its options, in the file's order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Section {
+    name: String,
+    opts: Vec<Opt>,
+}
+
+/// fio's INI dialect: sections, options, comments; nothing evaluated.
+fn parse(text: &str, shown: &str) -> Result<Vec<Section>, FioJobError> {
+    let mut sections: Vec<Section> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let at = || format!("fio job file {shown} line {line}");
+        // fio ends a line at its first ';' or '#', wherever it is.
+        let l = raw.split([';', '#']).next().unwrap_or("").trim();
+        if l.is_empty() {
+            continue;
+        }
+        if let Some(rest) = l.strip_prefix('[') {
+            let name = rest.strip_suffix(']').map(str::trim).unwrap_or("");
+            if name.is_empty() {
+                return Err(FioJobError(format!(
+                    "{}: `{}` is no section: write [global] or [NAME]",
+                    at(),
+                    show_text(l)
+                )));
+            }
+            sections.push(Section {
+                name: name.to_string(),
+                opts: Vec::new(),
+            });
+            continue;
+        }
+        if l == "include" || l.starts_with("include ") || l.starts_with("include\t") {
+            return Err(FioJobError(format!(
+                "{}: `{}`: stripebench follows no include: put the included options in this file",
+                at(),
+                show_text(l)
+            )));
+        }
+        let (key, value) = match l.split_once('=') {
+            Some((k, v)) => (k.trim(), Some(v.trim().to_string())),
+            None => (l, None),
+        };
+        if key.is_empty()
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(FioJobError(format!(
+                "{}: `{}` is no option: write key=value or a bare flag",
+                at(),
+                show_text(l)
+            )));
+        }
+        if let Some(v) = &value {
+            if v.contains('$') || v.contains('`') || v.starts_with('(') {
+                return Err(FioJobError(format!(
+                    "{}: `{key}={}`: fio would evaluate it ($VAR, $(...), `...` or (arithmetic)); stripebench evaluates no text: write the value itself",
+                    at(),
+                    show_text(v)
+                )));
+            }
+        }
+        let Some(section) = sections.last_mut() else {
+            return Err(FioJobError(format!(
+                "{}: `{}` comes before any [section]: put it under [global] or a [job]",
+                at(),
+                show_text(l)
+            )));
+        };
+        section.opts.push(Opt {
+            key: canonical(key).to_string(),
+            value,
+            line,
+            section: section.name.clone(),
+        });
+    }
+    Ok(sections)
+}
+
+/// fio's aliases, spelled as the table below knows them.
+fn canonical(key: &str) -> &str {
+    match key {
+        "readwrite" => "rw",
+        "blocksize" => "bs",
+        "timeout" => "runtime",
+        "wait_for_previous" => "stonewall",
+        "io_limit" => "io_size",
+        k => k,
+    }
+}
+
+/// One job: its section's name and options (the globals above it first).
+struct Job {
+    name: String,
+    opts: Vec<Opt>,
+}
+
+impl Job {
+    /// The last value given for `key` (the job's own over the globals').
+    fn get(&self, key: &str) -> Option<&Opt> {
+        self.opts.iter().rev().find(|o| o.key == key)
+    }
+}
+
+/// The jobs of the file, each with the globals above it.
+fn jobs(sections: Vec<Section>) -> Vec<Job> {
+    let mut global: Vec<Opt> = Vec::new();
+    let mut out = Vec::new();
+    for s in sections {
+        if s.name == "global" {
+            global.extend(s.opts);
+        } else {
+            let mut opts = global.clone();
+            opts.extend(s.opts);
+            out.push(Job { name: s.name, opts });
+        }
+    }
+    out
+}
+
+/// What one job stands for: stripebench's arguments (`--long=value` or
+/// `--flag`, in a fixed order) and its targets, and the notes to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Translated {
+    args: Vec<String>,
+    targets: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// The options a job file may hold, each honoured below. Any other is
+/// refused by name.
+const KNOWN: &[&str] = &[
+    "name",
+    "description",
+    "filename",
+    "directory",
+    "rw",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "direct",
+    "buffered",
+    "ioengine",
+    "iodepth",
+    "fixedbufs",
+    "registerfiles",
+    "numjobs",
+    "time_based",
+    "runtime",
+    "ramp_time",
+    "size",
+    "offset",
+    "io_size",
+    "loops",
+    "rate",
+    "rate_iops",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "randseed",
+    "randrepeat",
+    "norandommap",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "refill_buffers",
+    "scramble_buffers",
+    "verify",
+    "do_verify",
+    "thread",
+    "group_reporting",
+    "stonewall",
+    "new_group",
+    "end_fsync",
+    "invalidate",
+    "kb_base",
+];
+
+/// Translates one job; `shown` is the file as messages name it.
+fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
+    // Where `o` is written, and for which job when it is a global.
+    let at = |o: &Opt| {
+        let whose = if o.section == job.name {
+            String::new()
+        } else {
+            format!(" (for [{}])", show_text(&job.name))
+        };
+        format!(
+            "fio job file {shown} line {} [{}]{whose}",
+            o.line,
+            show_text(&o.section)
+        )
+    };
+    let written = |o: &Opt| match &o.value {
+        Some(v) => format!("{}={v}", o.key),
+        None => o.key.clone(),
+    };
+    // `Err` of any Ok type: what `o` is refused for.
+    macro_rules! refuse {
+        ($o:expr, $why:expr $(,)?) => {
+            Err(FioJobError(format!(
+                "{}: `{}` {}",
+                at($o),
+                show_text(&written($o)),
+                $why
+            )))
+        };
+    }
+    // Every key first, in the file's order: the first unknown is named.
+    for o in &job.opts {
+        if KNOWN.contains(&o.key.as_str()) {
+            continue;
+        }
+        let said = super::fio_words::explain(&written(o), &o.key, o.value.as_deref());
+        return Err(FioJobError(match said {
+            Some(said) => format!(
+                "{}: {said}; stripebench cannot honour it from a job file: remove it, or run this job with fio",
+                at(o)
+            ),
+            None => format!(
+                "{}: stripebench cannot honour fio's `{}` (it has no equivalent): remove it, or run this job with fio",
+                at(o),
+                show_text(&written(o))
+            ),
+        }));
+    }
+    let kb_base = match job.get("kb_base") {
+        None => 1024,
+        Some(o) => match o.value.as_deref() {
+            Some("1024") => 1024,
+            Some("1000") => 1000,
+            _ => return refuse!(o, "is not 1000 or 1024: give kb_base=1024 (fio's default)"),
+        },
+    };
+    let size = |o: &Opt| -> Result<u64, FioJobError> {
+        let v = o.value.as_deref().unwrap_or("");
+        fio_size(v, kb_base)
+            .map_err(|why| FioJobError(format!("{}: `{}` {why}", at(o), show_text(&written(o)))))
+    };
+    let time = |o: &Opt| -> Result<Duration, FioJobError> {
+        let v = o.value.as_deref().unwrap_or("");
+        fio_time(v)
+            .map_err(|why| FioJobError(format!("{}: `{}` {why}", at(o), show_text(&written(o)))))
+    };
+    let flag = |key: &str| -> Result<Option<bool>, FioJobError> {
+        match job.get(key) {
+            None => Ok(None),
+            Some(o) => match o.value.as_deref() {
+                None | Some("1") => Ok(Some(true)),
+                Some("0") => Ok(Some(false)),
+                Some(_) => refuse!(o, "takes 0 or 1"),
+            },
+        }
+    };
+    let count = |o: &Opt| -> Result<u64, FioJobError> {
+        match o.value.as_deref().map(str::parse::<u64>) {
+            Some(Ok(n)) => Ok(n),
+            _ => refuse!(o, "is not a whole number"),
+        }
+    };
+    let mut args = Vec::new();
+    let mut notes = Vec::new();
+    let spell = |key: &str, value: &str| -> Vec<String> {
+        // fio_words' table spells it (`--jobs 2`): one `--long=value` word.
+        let s = super::fio_words::spelling(key, value).unwrap_or_default();
+        let mut w = s.split_whitespace();
+        match (w.next(), w.next()) {
+            (Some("-t"), Some(v)) => vec![format!("--duration={v}")],
+            (Some(f), Some(v)) => vec![format!("{f}={v}")],
+            (Some(f), None) => vec![f.to_string()],
+            _ => Vec::new(),
+        }
+    };
+
+    // The pattern (fio's default: read).
+    let rw_opt = job.get("rw");
+    let rw = rw_opt.and_then(|o| o.value.as_deref()).unwrap_or("read");
+    match rw {
+        "read" | "write" | "randread" | "randwrite" | "randrw" => {}
+        _ => {
+            let Some(o) = rw_opt else {
+                unreachable!("the default is read")
+            };
+            let why = if rw.contains(':') {
+                "has fio's offset modifier (`:N`), which stripebench has no equivalent of: give the pattern alone".to_string()
+            } else if rw.contains("trim") {
+                "trims, which stripebench does not: give read, write, randread, randwrite or randrw"
+                    .to_string()
+            } else if let Some(s) = super::fio_words::explain(&written(o), "rw", Some(rw)) {
+                format!("cannot be honoured: {s}")
+            } else {
+                "is no pattern stripebench has: give read, write, randread, randwrite or randrw"
+                    .to_string()
+            };
+            return Err(FioJobError(format!(
+                "{}: {}",
+                at(o),
+                why.strip_prefix("cannot be honoured: ")
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("`{}` {why}", show_text(&written(o))))
+            )));
+        }
+    }
+    let random = rw.starts_with("rand");
+    args.push(format!("--rw={rw}"));
+    // The read share: rwmixread, or 100 - rwmixwrite; both must agree.
+    let mixr = job.get("rwmixread");
+    let mixw = job.get("rwmixwrite");
+    let pct = |o: &Opt| -> Result<u64, FioJobError> {
+        match count(o)? {
+            n if n <= 100 => Ok(n),
+            _ => refuse!(o, "is not a percentage from 0 to 100"),
+        }
+    };
+    let mix = match (mixr, mixw) {
+        (Some(r), Some(w)) => {
+            let (rp, wp) = (pct(r)?, pct(w)?);
+            if rp + wp != 100 {
+                return refuse!(
+                    w,
+                    &format!("and rwmixread={rp} do not add up to 100: give one of them"),
+                );
+            }
+            Some(rp)
+        }
+        (Some(r), None) => Some(pct(r)?),
+        (None, Some(w)) => Some(100 - pct(w)?),
+        (None, None) => None,
+    };
+    if let Some(m) = mix {
+        args.extend(spell("rwmixread", &m.to_string()));
+    }
+    // The request size (fio's default: 4k, for every pattern).
+    let bs = match job.get("bs") {
+        Some(o) if o.value.as_deref().is_some_and(|v| v.contains(',')) => {
+            return refuse!(
+                o,
+                "gives reads and writes their own size, which stripebench does not: give one size",
+            )
+        }
+        Some(o) => match size(o)? {
+            0 => return refuse!(o, "is 0: give a block size such as 4k"),
+            n => n,
+        },
+        None => 4096,
+    };
+    args.push(format!("--bs={}", fmt_size_arg(bs)));
+    // O_DIRECT or the page cache: the later of direct= and buffered= wins
+    // (fio's default: buffered).
+    let mut direct = false;
+    for o in job
+        .opts
+        .iter()
+        .filter(|o| o.key == "direct" || o.key == "buffered")
+    {
+        let on = match o.value.as_deref() {
+            None | Some("1") => true,
+            Some("0") => false,
+            Some(_) => return refuse!(o, "takes 0 or 1"),
+        };
+        direct = if o.key == "direct" { on } else { !on };
+    }
+    args.push(if direct { "--direct" } else { "--buffered" }.to_string());
+    // How long: time based, or until size= (io_size=, loops=) is done.
+    let runtime = job.get("runtime").map(time).transpose()?;
+    let ramp = job.get("ramp_time").map(time).transpose()?;
+    let time_based = flag("time_based")?.unwrap_or(false);
+    let numjobs = match job.get("numjobs") {
+        Some(o) => match count(o)? {
+            n @ 1..=4096 => Some((o, n)),
+            _ => return refuse!(o, "is not a count from 1 to 4096"),
+        },
+        None => None,
+    };
+    if let Some(r) = runtime {
+        args.extend(spell("runtime", &fmt_duration(r)));
+    }
+    if time_based {
+        if runtime.is_none() {
+            let o = job.get("time_based").unwrap_or(&job.opts[0]);
+            return refuse!(
+                o,
+                "without runtime= would run until stopped: give runtime=, such as runtime=60",
+            );
+        }
+        for key in ["io_size", "loops"] {
+            if let Some(o) = job.get(key) {
+                return refuse!(
+                    o,
+                    "with time_based: fio repeats the job until runtime= ends; give one of them"
+                );
+            }
+        }
+    } else if let Some(o) = job.get("io_size") {
+        if runtime.is_none() {
+            return refuse!(o, "without runtime=: stripebench's --io-limit stops at its --duration (10 s by default); give runtime= as the cap");
+        }
+        args.extend(spell("io_size", &size(o)?.to_string()));
+    } else {
+        // fio does size= once (loops= times), then ends; runtime= caps it.
+        if let Some((o, n)) = numjobs.filter(|(_, n)| *n > 1) {
+            return refuse!(o, &format!("without time_based: fio's {n} clones each do size= bytes of the same region; stripebench's --jobs {n} split the region: add time_based and runtime=, or give numjobs=1"));
+        }
+        let loops = match job.get("loops") {
+            Some(o) => match count(o)? {
+                0 => return refuse!(o, "is 0: give loops=1 or more"),
+                n => n,
+            },
+            None => 1,
+        };
+        args.extend(spell("loops", &loops.to_string()));
+    }
+    // fio's default ramp is none; stripebench's is 1 s: always say it.
+    args.push(format!("--ramp={}", fmt_duration(ramp.unwrap_or_default())));
+    if let Some((o, n)) = numjobs {
+        if n > 1 && !random {
+            return refuse!(o, &format!("with rw={rw}: fio's {n} clones each stream the same region; stripebench's --jobs {n} split it into {n} slices: give numjobs=1, or a random pattern"));
+        }
+        if n > 1 {
+            args.extend(spell("numjobs", &n.to_string()));
+        }
+    }
+    // The engine (fio's default: psync) and its depth.
+    let engine_opt = job.get("ioengine");
+    let engine = engine_opt
+        .and_then(|o| o.value.as_deref())
+        .unwrap_or("psync");
+    let depth = match job.get("iodepth") {
+        Some(o) => match count(o)? {
+            n @ 1..=4096 => n,
+            _ => return refuse!(o, "is not a queue depth from 1 to 4096"),
+        },
+        None => 1,
+    };
+    let fixedbufs = flag("fixedbufs")?.unwrap_or(false);
+    let registerfiles = flag("registerfiles")?.unwrap_or(false);
+    let sync = matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2");
+    if !matches!(engine, "io_uring") && (fixedbufs || registerfiles) {
+        let o = job
+            .get("fixedbufs")
+            .or(job.get("registerfiles"))
+            .unwrap_or(&job.opts[0]);
+        return refuse!(o, "is io_uring's: give ioengine=io_uring, or drop it");
+    }
+    match engine {
+        _ if sync => {
+            args.extend(spell("ioengine", "psync"));
+            if depth > 1 {
+                notes.push(format!("iodepth={depth} with ioengine={engine}: fio's sync engines keep one I/O in flight, so does stripebench's"));
+            }
+        }
+        "io_uring" => {
+            args.extend(spell("ioengine", "io_uring"));
+            args.push(format!("--iodepth={depth}"));
+            match (fixedbufs, registerfiles) {
+                (true, true) => {}
+                (false, false) => args.push("--no-register".into()),
+                _ => {
+                    let o = job
+                        .get("fixedbufs")
+                        .or(job.get("registerfiles"))
+                        .unwrap_or(&job.opts[0]);
+                    return refuse!(o, "alone: stripebench registers the buffers and the file together, or neither (--no-register): give both fixedbufs and registerfiles, or neither");
+                }
+            }
+        }
+        "libaio" => {
+            let o = engine_opt.unwrap_or(&job.opts[0]);
+            if !direct {
+                return refuse!(o, "with buffered I/O (direct=0): Linux's native AIO runs buffered I/O one at a time, io_uring would keep iodepth in flight: give direct=1, or ioengine=psync");
+            }
+            args.extend(spell("ioengine", "io_uring"));
+            args.push(format!("--iodepth={depth}"));
+            args.push("--no-register".into());
+            notes.push("ioengine=libaio is run with io_uring (stripebench has no libaio engine; both keep iodepth O_DIRECT I/Os in flight)".into());
+        }
+        _ => {
+            let o = engine_opt.unwrap_or(&job.opts[0]);
+            let said = super::fio_words::explain(&written(o), "ioengine", Some(engine))
+                .unwrap_or_default();
+            return Err(FioJobError(format!(
+                "{}: {said}; stripebench cannot honour it",
+                at(o)
+            )));
+        }
+    }
+    // A fixed schedule: one rate for reads and writes alike.
+    for key in ["rate", "rate_iops"] {
+        let Some(o) = job.get(key) else { continue };
+        let v = o.value.as_deref().unwrap_or("");
+        if v.contains(',') {
+            return refuse!(
+                o,
+                "gives reads and writes their own rate, which stripebench does not: give one rate"
+            );
+        }
+        if rw == "randrw" {
+            return refuse!(o, "with rw=randrw: fio caps reads and writes each at it, stripebench's --rate schedules both together: give it without rw=randrw");
+        }
+        if key == "rate" {
+            match size(o)? {
+                0 => {}
+                b => args.push(format!("--rate={}", fmt_size_arg(b))),
+            }
+        } else {
+            match count(o)? {
+                0 => {}
+                n => args.extend(spell("rate_iops", &n.to_string())),
+            }
+        }
+    }
+    // The region of each file.
+    for key in ["size", "offset"] {
+        let Some(o) = job.get(key) else { continue };
+        if o.value.as_deref().is_some_and(|v| v.contains('%')) {
+            return refuse!(
+                o,
+                "is a share of the file, which stripebench does not take: give bytes, such as 1g"
+            );
+        }
+        let n = size(o)?;
+        if key == "size" || n > 0 {
+            args.push(format!("--{key}={}", fmt_size_arg(n)));
+        }
+    }
+    // CPUs: stripebench pins each worker to one CPU of the list.
+    if let Some(o) = job.get("cpus_allowed") {
+        let v = o.value.as_deref().unwrap_or("");
+        let cpus = crate::base::cpus::parse_cpu_list(v)
+            .map_err(|e| FioJobError(format!("{}: {e}", at(o))))?;
+        let split = match job.get("cpus_allowed_policy") {
+            None => false,
+            Some(p) => match p.value.as_deref() {
+                Some("split") => true,
+                Some("shared") => false,
+                _ => return refuse!(p, "is not shared or split"),
+            },
+        };
+        if cpus.len() > 1 && !split {
+            return refuse!(o, "lets each fio job run on any of these CPUs; stripebench pins each worker to one of them in turn (fio's cpus_allowed_policy=split): add cpus_allowed_policy=split to say that is meant");
+        }
+        args.extend(spell("cpus_allowed", v));
+    } else {
+        // fio pins nothing unless told; stripebench pins unless told.
+        args.push("--no-pin".into());
+    }
+    if let Some(o) = job.get("randseed") {
+        args.extend(spell("randseed", &count(o)?.to_string()));
+    }
+    for key in [
+        "randrepeat",
+        "norandommap",
+        "refill_buffers",
+        "scramble_buffers",
+        "thread",
+        "group_reporting",
+        "stonewall",
+        "new_group",
+        "end_fsync",
+    ] {
+        flag(key)?;
+    }
+    if flag("invalidate")? == Some(false) {
+        let o = job.get("invalidate").unwrap_or(&job.opts[0]);
+        let said =
+            super::fio_words::explain(&written(o), "invalidate", Some("0")).unwrap_or_default();
+        return Err(FioJobError(format!("{}: {said}", at(o))));
+    }
+    // Written data: compressible and duplicated shares.
+    if let Some(o) = job.get("buffer_compress_percentage") {
+        let p = pct(o)?;
+        if p > 0 {
+            let chunk = job.get("buffer_compress_chunk").map(size).transpose()?;
+            if chunk != Some(4096) {
+                let c = job.get("buffer_compress_chunk").unwrap_or(o);
+                return refuse!(c, "is not 4k: stripebench makes each 4 KiB unit that share zeros (fio's buffer_compress_chunk=4k); give buffer_compress_chunk=4k");
+            }
+            args.extend(spell("buffer_compress_percentage", &p.to_string()));
+        }
+    }
+    if let Some(o) = job.get("dedupe_percentage") {
+        let p = pct(o)?;
+        if p > 0 {
+            args.extend(spell("dedupe_percentage", &p.to_string()));
+        }
+    }
+    // Verification: stripebench's own self-describing blocks.
+    if let Some(o) = job.get("verify") {
+        match o.value.as_deref() {
+            None => return refuse!(o, "names no method: give verify=crc32c or the like"),
+            Some("0" | "null") => {}
+            Some(_) => {
+                if rw.contains("write") && flag("do_verify")? != Some(false) {
+                    return refuse!(o, "with rw=write also reads the blocks back in the same job (fio's do_verify=1); stripebench writes them with --verify and checks them with `stripebench verify` afterwards: add do_verify=0, and run `stripebench verify` after it");
+                }
+                args.push("--verify".into());
+                notes.push(
+                    "verify: stripebench's self-describing blocks, not fio's verify headers".into(),
+                );
+            }
+        }
+    }
+    // The files.
+    let mut targets = Vec::new();
+    if let Some(o) = job.get("filename") {
+        let dir = job.get("directory").and_then(|d| d.value.clone());
+        if let Some(d) = job.get("directory") {
+            if d.value
+                .as_deref()
+                .is_none_or(|v| v.is_empty() || list(v).len() > 1)
+            {
+                return refuse!(d, "is not one directory: stripebench takes no list of directories; name the files in filename=");
+            }
+        }
+        for f in list(o.value.as_deref().unwrap_or("")) {
+            if f.is_empty() {
+                return refuse!(o, "has an empty name in its list: give NAME or NAME1:NAME2");
+            }
+            let t = match &dir {
+                Some(d) if !f.starts_with('/') => format!("{}/{f}", d.trim_end_matches('/')),
+                _ => f,
+            };
+            if t.starts_with('-') {
+                return refuse!(o, "names a file that starts with '-' and would be read as an option: write it as ./NAME");
+            }
+            targets.push(t);
+        }
+        if targets.len() > 1 {
+            notes.push(format!("filename= lists {} files for one fio job, whose one thread spreads its I/O over them; stripebench runs one worker per file (fio's one section per file)", targets.len()));
+        }
+    } else if let Some(d) = job.get("directory") {
+        return refuse!(d, "without filename=: fio would name files of its own there; give filename=, or the targets on the command line");
+    }
+    Ok(Translated {
+        args,
+        targets,
+        notes,
+    })
+}
+
+/// fio's `:`-separated file list, `\:` a colon in a name.
+fn list(v: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = v.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                chars.next();
+                if let Some(last) = out.last_mut() {
+                    last.push(':');
+                }
+            }
+            ':' => out.push(String::new()),
+            c => {
+                if let Some(last) = out.last_mut() {
+                    last.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A size as fio reads it: a whole number with an optional suffix. Under
+/// fio's default kb_base=1024, k, kb, m, mb, ... are binary (4k = 4096)
+/// and kib, mib, ... decimal (4kib = 4000): fio's compatibility mode,
+/// kept as fio means it. kb_base=1000 swaps them.
+fn fio_size(v: &str, kb_base: u64) -> Result<u64, String> {
+    let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, suffix) = v.split_at(digits);
+    let n: u64 = num.parse().map_err(|_| {
+        "is not a size stripebench reads: give a whole number with k, m, g or t, such as 4k"
+            .to_string()
+    })?;
+    let suffix = suffix.to_ascii_lowercase();
+    let (power, si) = match suffix.as_str() {
+        "" => (0, false),
+        "k" | "kb" => (1, false),
+        "m" | "mb" => (2, false),
+        "g" | "gb" => (3, false),
+        "t" | "tb" => (4, false),
+        "p" | "pb" => (5, false),
+        "kib" => (1, true),
+        "mib" => (2, true),
+        "gib" => (3, true),
+        "tib" => (4, true),
+        "pib" => (5, true),
+        _ => {
+            return Err(
+                "has a suffix stripebench does not read: give a whole number with k, m, g or t, such as 4k"
+                    .into(),
+            )
+        }
+    };
+    // kb_base=1024: the short suffixes binary, the IEC ones decimal.
+    let base: u64 = match (kb_base, si) {
+        (1024, false) | (1000, true) => 1024,
+        _ => 1000,
+    };
+    base.checked_pow(power)
+        .and_then(|m| n.checked_mul(m))
+        .ok_or_else(|| "is too large".to_string())
+}
+
+/// A time as fio reads it: a whole number, seconds unless a unit follows.
+fn fio_time(v: &str) -> Result<Duration, String> {
+    let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(digits);
+    let n: u64 = num.parse().map_err(|_| {
+        "is not a time stripebench reads: give whole seconds, or a number with us, ms, s, m, h or d"
+            .to_string()
+    })?;
+    let micros: u64 = match unit.to_ascii_lowercase().as_str() {
+        "us" | "usec" => 1,
+        "ms" | "msec" => 1_000,
+        "" | "s" | "sec" => 1_000_000,
+        "m" | "min" => 60_000_000,
+        "h" => 3_600_000_000,
+        "d" => 86_400_000_000,
+        _ => return Err("has a unit stripebench does not read: give us, ms, s, m, h or d".into()),
+    };
+    n.checked_mul(micros)
+        .filter(|&us| us <= 366 * 86_400_000_000)
+        .map(Duration::from_micros)
+        .ok_or_else(|| "is longer than a year".to_string())
+}
+
+/// A duration as stripebench reads it back exactly.
+fn fmt_duration(d: Duration) -> String {
+    let us = d.as_micros();
+    if us % 1_000_000 == 0 {
+        format!("{}s", us / 1_000_000)
+    } else if us % 1_000 == 0 {
+        format!("{}ms", us / 1_000)
+    } else {
+        format!("{us}us")
+    }
+}
+
+/// Jobs that run at once (no stonewall between them), as one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Group {
+    sections: Vec<String>,
+    args: Vec<String>,
+    targets: Vec<String>,
+    notes: Vec<String>,
+}
+
+/// The file's groups, each one run.
+fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
+    let jobs = jobs(parse(text, shown)?);
+    if jobs.is_empty() {
+        return Err(FioJobError(format!(
+            "fio job file {shown} has no job section, only [global]: fio would run nothing; add a [job] section"
+        )));
+    }
+    // Each group's jobs, translated, with their cpus_allowed apart.
+    let mut runs: Vec<Vec<(&Job, Translated, Option<String>)>> = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let mut t = translate(job, shown)?;
+        let cpus = t
+            .args
+            .iter()
+            .position(|a| a.starts_with("--cpus="))
+            .map(|p| t.args.remove(p)["--cpus=".len()..].to_string());
+        let stonewall = job
+            .get("stonewall")
+            .is_some_and(|o| o.value.as_deref() != Some("0"));
+        match runs.last_mut() {
+            Some(g) if !(stonewall && i > 0) => g.push((job, t, cpus)),
+            _ => runs.push(vec![(job, t, cpus)]),
+        }
+    }
+    runs.iter().map(|g| group(g, shown)).collect()
+}
+
+/// Jobs that run at once as one run: one workload on different files.
+/// Their cpus_allowed, one CPU per one-worker job, become one --cpus list
+/// in the jobs' order (each worker pinned to its job's CPU, as
+/// `--print-fio` writes a run); else they must be the same.
+fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Group, FioJobError> {
+    let (first, t0, _) = &jobs[0];
+    for (job, t, _) in &jobs[1..] {
+        if t.args != t0.args {
+            let differ = t0
+                .args
+                .iter()
+                .chain(&t.args)
+                .find(|a| !(t0.args.contains(a) && t.args.contains(a)))
+                .map(|a| a.split('=').next().unwrap_or(a).to_string())
+                .unwrap_or_default();
+            return Err(FioJobError(format!(
+                "fio job file {shown}: [{}] and [{}] run at once in fio (no stonewall between them) but are different workloads ({differ} differs); stripebench runs one workload at a time: add `stonewall` to [{}] to run it after, or make them alike",
+                show_text(&first.name),
+                show_text(&job.name),
+                show_text(&job.name),
+            )));
+        }
+    }
+    let mut g = Group {
+        sections: jobs.iter().map(|(j, _, _)| j.name.clone()).collect(),
+        args: t0.args.clone(),
+        targets: jobs
+            .iter()
+            .flat_map(|(_, t, _)| t.targets.clone())
+            .collect(),
+        notes: Vec::new(),
+    };
+    for n in jobs.iter().flat_map(|(_, t, _)| &t.notes) {
+        if !g.notes.contains(n) {
+            g.notes.push(n.clone());
+        }
+    }
+    let cpus: Vec<&Option<String>> = jobs.iter().map(|(_, _, c)| c).collect();
+    if cpus.iter().all(|c| *c == cpus[0]) {
+        if let Some(c) = cpus[0] {
+            g.args.push(format!("--cpus={c}"));
+        }
+        return Ok(g);
+    }
+    let one_each = jobs.iter().all(|(_, t, c)| {
+        t.targets.len() == 1
+            && !t.args.iter().any(|a| a.starts_with("--jobs="))
+            && c.as_deref()
+                .is_some_and(|c| c.bytes().all(|b| b.is_ascii_digit()))
+    });
+    let list: Vec<&str> = cpus.iter().filter_map(|c| c.as_deref()).collect();
+    let distinct = list.iter().enumerate().all(|(i, c)| !list[..i].contains(c));
+    if !(one_each && distinct) {
+        return Err(FioJobError(format!(
+            "fio job file {shown}: [{}] and the jobs that run with it have different cpus_allowed; stripebench pins the workers of one run round-robin over one list: give each job one CPU of its own and one file, or the same cpus_allowed",
+            show_text(&first.name)
+        )));
+    }
+    g.args.push(format!("--cpus={}", list.join(",")));
+    Ok(g)
+}
+
+/// The output options (a path each) that every run of several writes.
+fn output_flags() -> Vec<String> {
+    crate::report::FORMATS
+        .iter()
+        .map(|f| f.flag().to_string())
+        .chain(["live".to_string(), "metrics".to_string()])
+        .collect()
+}
+
+/// The command line for run `i` of `n`: each output path with the run's
+/// number before its extension (`r.json` → `r.2.json`); `-` (stdout)
+/// refused, where the documents would run together.
+fn numbered_outputs(tail: &[OsString], i: usize, n: usize) -> Result<Vec<OsString>, FioJobError> {
+    let flags = output_flags();
+    let number = |flag: &str, p: &OsString| -> Result<OsString, FioJobError> {
+        if p == "-" {
+            return Err(FioJobError(format!(
+                "--{flag} -: the job file is {n} runs (stonewall), whose documents would run together on stdout: give a path, which each run numbers (r.json: r.1.json, r.2.json, ...)"
+            )));
+        }
+        let path = Path::new(p);
+        let stem = path.file_stem().unwrap_or(p.as_os_str());
+        let mut name = stem.to_os_string();
+        name.push(format!(".{i}"));
+        if let Some(ext) = path.extension() {
+            name.push(".");
+            name.push(ext);
+        }
+        Ok(path.with_file_name(name).into_os_string())
+    };
+    let mut out = Vec::with_capacity(tail.len());
+    let mut it = tail.iter();
+    while let Some(a) = it.next() {
+        let s = a.to_string_lossy();
+        if s == "--" {
+            out.push(a.clone());
+            out.extend(it.cloned());
+            break;
+        }
+        let Some(long) = s.strip_prefix("--") else {
+            out.push(a.clone());
+            continue;
+        };
+        match long.split_once('=') {
+            Some((f, v)) if flags.iter().any(|x| x == f) => {
+                let mut w = OsString::from(format!("--{f}="));
+                w.push(number(f, &OsString::from(v))?);
+                out.push(w);
+            }
+            None if flags.iter().any(|x| x == long) => {
+                out.push(a.clone());
+                if let Some(p) = it.next() {
+                    out.push(number(long, p)?);
+                }
+            }
+            _ => out.push(a.clone()),
+        }
+    }
+    Ok(out)
+}
+
+/// The sweep parameter that the groups' differing options are, with each
+/// group's value, or why there is none.
+fn sweep_param(groups: &[Group]) -> Result<(String, Vec<String>, Vec<String>), String> {
+    let key = |a: &str| a.split('=').next().unwrap_or(a).to_string();
+    let value = |g: &Group, k: &str| -> Option<String> {
+        g.args.iter().find(|a| key(a) == k).map(|a| {
+            a.split_once('=')
+                .map_or(String::new(), |(_, v)| v.to_string())
+        })
+    };
+    let mut keys: Vec<String> = Vec::new();
+    for g in groups {
+        for a in &g.args {
+            if !keys.contains(&key(a)) {
+                keys.push(key(a));
+            }
+        }
+    }
+    let differ: Vec<String> = keys
+        .iter()
+        .filter(|k| groups.iter().any(|g| value(g, k) != value(&groups[0], k)))
+        .cloned()
+        .collect();
+    let named = |d: &[String]| d.join(", ");
+    let is = |set: &[&str]| !differ.is_empty() && differ.iter().all(|d| set.contains(&d.as_str()));
+    // The parameters that are one option, and its value when not given.
+    let single = [
+        ("rw", "--rw", ""),
+        ("bs", "--bs", ""),
+        ("jobs", "--jobs", "1"),
+        ("iodepth", "--iodepth", "1"),
+    ];
+    let (name, values): (&str, Vec<String>) = if let Some((name, flag, default)) =
+        single.iter().find(|(_, flag, _)| is(&[flag]))
+    {
+        (
+            name,
+            groups
+                .iter()
+                .map(|g| value(g, flag).unwrap_or(default.to_string()))
+                .collect(),
+        )
+    } else if is(&["--direct", "--buffered"]) {
+        (
+            "mode",
+            groups
+                .iter()
+                .map(|g| {
+                    if value(g, "--direct").is_some() {
+                        "direct"
+                    } else {
+                        "buffered"
+                    }
+                    .to_string()
+                })
+                .collect(),
+        )
+    } else if is(&["--rate", "--rate-iops"]) {
+        (
+            "rate",
+            groups
+                .iter()
+                .map(|g| match (value(g, "--rate"), value(g, "--rate-iops")) {
+                    (Some(r), _) => format!("{r}/s"),
+                    (None, Some(n)) => format!("{n}iops"),
+                    (None, None) => "max".to_string(),
+                })
+                .collect(),
+        )
+    } else if differ.is_empty() {
+        return Err("its groups are one workload: a sweep needs them to differ in one parameter; run it with run --fio-job".into());
+    } else {
+        return Err(format!(
+            "its groups differ in {}, not in one parameter a sweep takes (rw, bs, jobs, iodepth, direct/buffered, rate): run them one after another with run --fio-job",
+            named(&differ)
+        ));
+    };
+    let common: Vec<String> = groups[0]
+        .args
+        .iter()
+        .filter(|a| !differ.contains(&key(a)))
+        .cloned()
+        .collect();
+    Ok((name.to_string(), values, common))
+}
+
+/// `sweep --fio-job`: the groups as the points of one --param.
+fn sweep(
+    prog: &OsString,
+    groups: &[Group],
+    shown: &str,
+    tail: &[OsString],
+    tail_strs: &[String],
+) -> Result<Planned, FioJobError> {
+    if groups.len() < 2 {
+        return Err(FioJobError(format!(
+            "sweep --fio-job {shown}: the file is one group of jobs (no stonewall between sections): a sweep needs groups that differ in one parameter; run it with run --fio-job"
+        )));
+    }
+    let (name, values, common) = sweep_param(groups)
+        .map_err(|why| FioJobError(format!("sweep --fio-job {shown}: {why}")))?;
+    if groups.iter().any(|g| g.targets != groups[0].targets) {
+        let typed =
+            super::configfile::command_line_wins("sweep", vec![TARGET_PROBE.into()], tail_strs)
+                .is_empty();
+        if !typed {
+            return Err(FioJobError(format!(
+                "sweep --fio-job {shown}: the groups name different files; a sweep drives the same targets at every point: give the targets on the command line"
+            )));
+        }
+    }
+    let mut file_args = common;
+    file_args.push(format!("--param={name}={}", values.join(",")));
+    file_args.extend(groups[0].targets.iter().cloned());
+    let kept = super::configfile::command_line_wins("sweep", file_args, tail_strs);
+    let mut argv = vec![prog.clone(), "sweep".into()];
+    argv.extend(kept.into_iter().map(OsString::from));
+    argv.extend(tail.iter().cloned());
+    let mut notes: Vec<String> = Vec::new();
+    for n in groups.iter().flat_map(|g| &g.notes) {
+        if !notes.contains(n) {
+            notes.push(n.clone());
+        }
+    }
+    let head = format!(
+        "# {shown}: {} groups, one point each of --param {name}: {}",
+        groups.len(),
+        groups
+            .iter()
+            .map(|g| sections_shown(&g.sections))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    Ok(Planned {
+        said: said(&head, &notes, &argv),
+        argv,
+    })
+}
+
+fn sections_shown(s: &[String]) -> String {
+    s.iter()
+        .map(|n| format!("[{}]", show_text(n)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The lines printed before a command runs.
+fn said(head: &str, notes: &[String], argv: &[OsString]) -> String {
+    let mut out = format!("{head}\n");
+    for n in notes {
+        out.push_str(&format!("# {n}\n"));
+    }
+    let mut words = vec![OsString::from("stripebench")];
+    words.extend(argv.iter().skip(1).cloned());
+    out.push_str(&crate::base::invocation::shell_line(&words));
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> Result<Translated, FioJobError> {
+        let jobs = jobs(parse(text, "j.fio")?);
+        translate(&jobs[0], "j.fio")
+    }
+
+    fn args(text: &str) -> Vec<String> {
+        one(text).unwrap_or_else(|e| panic!("{e}")).args
+    }
+
+    fn refused(text: &str) -> String {
+        let e = match groups(text, "j.fio") {
+            Err(e) => e.0,
+            Ok(g) => panic!("not refused: {g:?}"),
+        };
+        assert!(!e.contains('\n'), "{e}");
+        e
+    }
+
+    #[test]
+    fn a_job_is_its_globals_and_its_own_options_the_later_winning() {
+        let t = one("; a comment\n[global]\nrw=randread\nbs=4k  ; inline\ndirect=1\ntime_based\nruntime=30\n# another\n[job1]\nbs=64k\nfilename=/dev/a:/dev/b\niodepth=8\nioengine=io_uring\n").unwrap();
+        assert_eq!(
+            t.args,
+            [
+                "--rw=randread",
+                "--bs=64k",
+                "--direct",
+                "--duration=30s",
+                "--ramp=0s",
+                "--engine=uring",
+                "--iodepth=8",
+                "--no-register",
+                "--no-pin"
+            ]
+        );
+        assert_eq!(t.targets, ["/dev/a", "/dev/b"]);
+    }
+
+    #[test]
+    fn fio_defaults_are_said_where_stripebench_s_differ() {
+        // fio: buffered, 4k, psync, no ramp, size= once.
+        assert_eq!(
+            args("[j]\nrw=read\n"),
+            [
+                "--rw=read",
+                "--bs=4k",
+                "--buffered",
+                "--passes=1",
+                "--ramp=0s",
+                "--engine=sync",
+                "--no-pin"
+            ]
+        );
+    }
+
+    #[test]
+    fn sizes_are_fio_s_kb_base_1024_units_kept_exact() {
+        assert_eq!(fio_size("4k", 1024), Ok(4096));
+        assert_eq!(fio_size("4K", 1024), Ok(4096));
+        assert_eq!(fio_size("4KB", 1024), Ok(4096));
+        // fio's compatibility mode: the IEC suffix is decimal.
+        assert_eq!(fio_size("4KiB", 1024), Ok(4000));
+        assert_eq!(fio_size("4KiB", 1000), Ok(4096));
+        assert_eq!(fio_size("4k", 1000), Ok(4000));
+        assert_eq!(fio_size("10G", 1024), Ok(10 << 30));
+        assert!(fio_size("1.5g", 1024).is_err());
+        assert!(fio_size("4x", 1024).is_err());
+        assert!(fio_size("99999999999p", 1024).is_err());
+        assert_eq!(args("[j]\nbs=4KiB\n")[1], "--bs=4000");
+        assert!(args("[j]\nrate=500k\nrw=read\n").contains(&"--rate=500k".to_string()));
+    }
+
+    #[test]
+    fn times_are_seconds_unless_a_unit_says_otherwise() {
+        assert_eq!(fio_time("900"), Ok(Duration::from_secs(900)));
+        assert_eq!(fio_time("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(fio_time("1500ms"), Ok(Duration::from_millis(1500)));
+        assert_eq!(fmt_duration(Duration::from_millis(1500)), "1500ms");
+        assert!(fio_time("1.5").is_err());
+        assert!(fio_time("400d").is_err());
+    }
+
+    #[test]
+    fn unknown_options_are_refused_by_name_with_the_nearest_option() {
+        let e = refused("[global]\nbsrange=4k-4k\n[f1]\nrw=write\n");
+        assert!(
+            e.contains("line 2 [global] (for [f1])") && e.contains("`bsrange=4k-4k`"),
+            "{e}"
+        );
+        let e = refused("[j]\niodepth_batch=8\n");
+        assert!(
+            e.contains("`iodepth_batch=8` is fio's") && e.contains("--iodepth N"),
+            "{e}"
+        );
+        let e = refused("[j]\nrw=rw\n");
+        assert!(e.contains("--rw randrw"), "{e}");
+        let e = refused("[j]\nioengine=mmap\n");
+        assert!(e.contains("mmap") && e.contains("--engine"), "{e}");
+    }
+
+    #[test]
+    fn what_would_change_meaning_is_refused_by_name() {
+        for (text, named) in [
+            (
+                "[j]\nrw=read\nnumjobs=4\ntime_based\nruntime=10\n",
+                "numjobs=4",
+            ),
+            ("[j]\nrw=randread\nnumjobs=4\n", "numjobs=4"),
+            ("[j]\nioengine=libaio\niodepth=16\n", "ioengine=libaio"),
+            ("[j]\nrw=randread\ncpus_allowed=0-3\n", "cpus_allowed=0-3"),
+            ("[j]\nbs=4k,64k\n", "bs=4k,64k"),
+            ("[j]\nrw=randrw\nrate=10m\n", "rate=10m"),
+            ("[j]\nsize=50%\n", "size=50%"),
+            ("[j]\ntime_based\n", "time_based"),
+            ("[j]\nrw=write\nverify=crc32c\n", "verify=crc32c"),
+            (
+                "[j]\nrw=write\nbuffer_compress_percentage=50\n",
+                "buffer_compress_percentage=50",
+            ),
+            ("[j]\nrwmixread=70\nrwmixwrite=40\n", "rwmixwrite=40"),
+            ("[j]\nioengine=io_uring\nfixedbufs\n", "fixedbufs"),
+            ("[j]\ninvalidate=0\n", "invalidate=0"),
+            ("[j]\nrw=randread:8\n", "rw=randread:8"),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(&format!("`{named}`")), "{text:?}: {e}");
+        }
+        // Said in full, they are honoured.
+        let a = args("[j]\nrw=randread\ncpus_allowed=0-3\ncpus_allowed_policy=split\n");
+        assert!(a.contains(&"--cpus=0-3".to_string()), "{a:?}");
+        let a = args("[j]\nrw=write\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\n");
+        assert!(a.contains(&"--buffer-compress=50".to_string()), "{a:?}");
+        let a = args("[j]\nrw=write\nverify=crc32c\ndo_verify=0\n");
+        assert!(a.contains(&"--verify".to_string()), "{a:?}");
+        let a = args("[j]\nrw=randrw\nrwmixwrite=30\n");
+        assert!(a.contains(&"--mix=70".to_string()), "{a:?}");
+    }
+
+    #[test]
+    fn hostile_text_is_refused_and_never_evaluated() {
+        for (text, said) in [
+            ("[j]\nfilename=$HOME/x\n", "evaluates no text"),
+            ("[j]\nfilename=${HOME}\n", "evaluates no text"),
+            ("[j]\nsize=$(rm -rf /)\n", "evaluates no text"),
+            ("[j]\nfilename=`id`\n", "evaluates no text"),
+            ("[j]\nsize=(1024*4)\n", "evaluates no text"),
+            ("include other.fio\n[j]\n", "follows no include"),
+            ("[j]\ninclude /etc/passwd\n", "follows no include"),
+            ("rw=read\n[j]\n", "before any [section]"),
+            ("[]\n", "no section"),
+            ("[j]\nb s=4k\n", "is no option"),
+            ("[global]\nrw=read\n", "no job section"),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(said), "{text:?}: {e}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("j.fio");
+        std::fs::write(&f, "[j]\nfilename=a\u{1b}[31m\n").unwrap();
+        let e = read(&f, "j.fio").unwrap_err().0;
+        assert!(
+            e.contains("line 2") && e.contains("\\u{1b}") && !e.contains('\u{1b}'),
+            "{e}"
+        );
+        std::fs::write(&f, b"[j]\n\x00\n").unwrap();
+        assert!(read(&f, "j.fio").unwrap_err().0.contains("line 2"));
+        std::fs::write(&f, b"[j]\nfilename=\xff\n").unwrap();
+        assert!(read(&f, "j.fio").unwrap_err().0.contains("not UTF-8"));
+        std::fs::write(&f, vec![b';'; MAX_BYTES as usize + 1]).unwrap();
+        assert!(read(&f, "j.fio").unwrap_err().0.contains("larger than"));
+    }
+
+    #[test]
+    fn jobs_at_once_are_one_run_only_when_one_workload() {
+        let g = groups(
+            "[global]\nrw=randread\ndirect=1\n[a]\nfilename=/dev/a\n[b]\nfilename=/dev/b\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 1);
+        assert_eq!(g[0].targets, ["/dev/a", "/dev/b"]);
+        assert_eq!(g[0].sections, ["a", "b"]);
+        let e = refused("[global]\nrw=randread\n[a]\niodepth=4\nioengine=io_uring\n[b]\niodepth=32\nioengine=io_uring\n");
+        assert!(
+            e.contains("[a] and [b] run at once") && e.contains("--iodepth"),
+            "{e}"
+        );
+        // stonewall: one after the other; new_group alone does not serialise.
+        let g = groups("[a]\n[b]\nstonewall\n[c]\nwait_for_previous\n", "j.fio").unwrap();
+        assert_eq!(g.len(), 3);
+        let g = groups("[a]\n[b]\nnew_group\n", "j.fio").unwrap();
+        assert_eq!(g.len(), 1);
+    }
+
+    #[test]
+    fn jobs_at_once_on_a_cpu_each_are_one_run_pinned_as_print_fio_writes_it() {
+        let g = groups(
+            "[global]\nrw=randread\n[w0]\nfilename=a\ncpus_allowed=3\n[w1]\nfilename=b\ncpus_allowed=1\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 1);
+        assert!(
+            g[0].args.contains(&"--cpus=3,1".to_string()),
+            "{:?}",
+            g[0].args
+        );
+        assert!(!g[0].args.contains(&"--no-pin".to_string()));
+        let e = refused("[global]\nrw=randread\n[w0]\nfilename=a:c\ncpus_allowed=3\n[w1]\nfilename=b\ncpus_allowed=1\n");
+        assert!(e.contains("different cpus_allowed"), "{e}");
+    }
+
+    #[test]
+    fn a_sweep_takes_groups_that_differ_in_one_parameter() {
+        let g = groups(
+            "[global]\nbs=4k\ndirect=1\n[r]\nrw=read\nstonewall\n[w]\nrw=randread\nstonewall\n",
+            "j.fio",
+        )
+        .unwrap();
+        let (name, values, common) = sweep_param(&g).unwrap();
+        assert_eq!(
+            (name.as_str(), values),
+            ("rw", vec!["read".to_string(), "randread".to_string()])
+        );
+        assert!(!common.iter().any(|a| a.starts_with("--rw")));
+        let g = groups("[a]\ndirect=1\n[b]\nstonewall\n", "j.fio").unwrap();
+        assert_eq!(sweep_param(&g).unwrap().1, ["direct", "buffered"]);
+        let g = groups("[a]\nrw=read\n[b]\nrw=write\nbs=1m\nstonewall\n", "j.fio").unwrap();
+        let e = sweep_param(&g).unwrap_err();
+        assert!(e.contains("--rw, --bs"), "{e}");
+    }
+
+    #[test]
+    fn several_runs_number_their_output_paths_and_refuse_stdout() {
+        let t: Vec<OsString> = [
+            "--json",
+            "out/r.json",
+            "--csv=r.csv",
+            "--histogram",
+            "/tmp/x",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let n = numbered_outputs(&t, 2, 3).unwrap();
+        assert_eq!(
+            n,
+            [
+                "--json",
+                "out/r.2.json",
+                "--csv=r.2.csv",
+                "--histogram",
+                "/tmp/x"
+            ]
+        );
+        let t: Vec<OsString> = ["--json", "-"].iter().map(OsString::from).collect();
+        assert!(numbered_outputs(&t, 1, 2)
+            .unwrap_err()
+            .0
+            .contains("--json -"));
+    }
+
+    #[test]
+    fn filename_lists_split_on_unescaped_colons() {
+        assert_eq!(list("/dev/a:/dev/b"), ["/dev/a", "/dev/b"]);
+        assert_eq!(list("a\\:b:c"), ["a:b", "c"]);
+        let t = one("[j]\ndirectory=/mnt\nfilename=f1:/abs\n").unwrap();
+        assert_eq!(t.targets, ["/mnt/f1", "/abs"]);
+        let e = refused("[j]\nfilename=-x\n");
+        assert!(e.contains("./NAME"), "{e}");
+    }
+}

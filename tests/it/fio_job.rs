@@ -1,0 +1,304 @@
+//! `run --fio-job` and `sweep --fio-job`: fio's own example job files
+//! (tests/data/fio-examples/, from fio's examples/) run with their
+//! `filename=` replaced by a temporary file named on the command line; one
+//! that uses an option stripebench cannot honour is refused with the option
+//! named; a `--print-fio` line written as a job file reads back to the same
+//! workload. Every file is in a temporary directory, removed on every exit.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{data_file, json, sb, succeeded_as};
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/fio-examples")
+        .join(name)
+}
+
+/// The `stripebench ...` lines printed on stderr.
+fn commands(stderr: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .filter(|l| l.starts_with("stripebench run ") || l.starts_with("stripebench sweep "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn fio_s_seq_read_example_runs_on_the_file_named_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 8 << 20);
+    let fs = f.to_str().unwrap();
+    let job = example("fio-seq-read.fio");
+    let out = sb()
+        .args(["run", "--fio-job", job.to_str().unwrap()])
+        .args([
+            "-t",
+            "1s",
+            "--size",
+            "4m",
+            "--no-progress",
+            "--json",
+            "-",
+            fs,
+        ])
+        .output()
+        .unwrap();
+    succeeded_as(&out, "run --fio-job fio-seq-read.fio");
+    // The command it stands for: the file's options, then what was typed
+    // (which replaced runtime=900, size=10G and filename=).
+    assert_eq!(
+        commands(&out.stderr),
+        [format!(
+            "stripebench run --rw=read --bs=256k --direct --ramp=0s --engine=uring --iodepth=16 --no-register --no-pin -t 1s --size 4m --no-progress --json - {fs}"
+        )]
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ioengine=libaio is run with io_uring"),
+        "{err}"
+    );
+    let doc = json(&out.stdout);
+    let c = &doc["config"];
+    assert_eq!(c["rw"], "read");
+    assert_eq!(c["bs"], "262144");
+    assert_eq!(c["direct"], true);
+    assert_eq!(c["engine"], "uring");
+    assert_eq!(c["iodepth"], 16);
+    assert_eq!(c["register"], false);
+    assert_eq!(c["ramp_sec"], 0.0);
+    assert_eq!(c["size"], 4 << 20);
+    assert_eq!(c["targets"], serde_json::json!([fs]));
+    assert!(doc["total"]["bytes"].as_u64().unwrap_or(0) > 0, "{doc}");
+}
+
+/// `stripebench SUB --fio-job ssd-test.fio` with `outputs`, on a 2 MiB
+/// file in `dir` (the 10g region cut to 1m; writes need consent).
+fn ssd_test(dir: &Path, sub: &str, outputs: &[&std::ffi::OsStr]) -> std::process::Output {
+    let f = data_file(dir, "target", 2 << 20);
+    let job = example("ssd-test.fio");
+    sb().args([sub, "--fio-job", job.to_str().unwrap()])
+        .args([
+            "--size",
+            "1m",
+            "-t",
+            "5s",
+            "--no-progress",
+            "--allow-destructive",
+        ])
+        .args(outputs)
+        .arg(&f)
+        .output()
+        .unwrap()
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn ssd_test_s_stonewall_groups_are_four_runs_with_numbered_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path().join("r.json");
+    let out = ssd_test(dir.path(), "run", &["--json".as_ref(), r.as_os_str()]);
+    succeeded_as(&out, "run --fio-job ssd-test.fio");
+    let cmds = commands(&out.stderr);
+    assert_eq!(cmds.len(), 4, "{cmds:?}");
+    for (i, rw) in ["read", "randread", "write", "randwrite"]
+        .iter()
+        .enumerate()
+    {
+        let n = i + 1;
+        assert!(
+            cmds[i].starts_with(&format!(
+                "stripebench run --rw={rw} --bs=4k --direct --passes=1"
+            )),
+            "{}",
+            cmds[i]
+        );
+        let path = dir.path().join(format!("r.{n}.json"));
+        assert!(
+            cmds[i].contains(&format!("--json {}", path.display())),
+            "{}",
+            cmds[i]
+        );
+        let doc = json(&std::fs::read(&path).unwrap());
+        assert_eq!(doc["config"]["rw"], *rw, "{}", path.display());
+        assert_eq!(doc["config"]["iodepth"], 4);
+        assert_eq!(doc["config"]["passes"], 1);
+    }
+    assert!(!r.exists(), "the unnumbered path is not written");
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn ssd_test_is_a_sweep_over_rw() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ssd_test(dir.path(), "sweep", &["--json".as_ref(), "-".as_ref()]);
+    succeeded_as(&out, "sweep --fio-job ssd-test.fio");
+    let cmds = commands(&out.stderr);
+    assert_eq!(cmds.len(), 1, "{cmds:?}");
+    assert!(
+        cmds[0].contains("--param=rw=read,randread,write,randwrite"),
+        "{}",
+        cmds[0]
+    );
+    let doc = json(&out.stdout);
+    let points = doc["points"].as_array().expect("points");
+    assert_eq!(points.len(), 4, "{doc}");
+}
+
+#[test]
+fn tiobench_example_is_refused_with_the_option_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let job = example("tiobench-example.fio");
+    let out = sb()
+        .args(["run", "--fio-job", job.to_str().unwrap()])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("stripebench: error: fio job file ")
+            && err.contains("line 7 [global] (for [f1])")
+            && err.contains("`bsrange=4k-4k`"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn hostile_or_misplaced_job_files_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let job = dir.path().join("j.fio");
+    let fs = f.to_str().unwrap();
+    let js = job.to_str().unwrap();
+    for (text, args, said) in [
+        (
+            "[j]\nsize=$(touch /tmp/x)\n",
+            vec!["run", "--fio-job", js, fs],
+            "evaluates no text",
+        ),
+        (
+            "[j]\ninclude /etc/passwd\n",
+            vec!["run", "--fio-job", js, fs],
+            "follows no include",
+        ),
+        (
+            "[j]\nrw=read\n",
+            vec!["compare", "--fio-job", js, fs],
+            "read by run and sweep",
+        ),
+        (
+            "[j]\nrw=read\n",
+            vec!["run", "--fio-job", js],
+            "no filename=",
+        ),
+        (
+            "[j]\nrw=read\n",
+            vec!["sweep", "--fio-job", js, fs],
+            "one group",
+        ),
+        (
+            "[a]\nrw=read\n[b]\nrw=write\nstonewall\n",
+            vec!["run", "--fio-job", js, "--json", "-", fs],
+            "--json -",
+        ),
+    ] {
+        std::fs::write(&job, text).unwrap();
+        let out = sb().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text:?} {args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(said), "{text:?} {args:?}: {err}");
+    }
+}
+
+/// A `fio ...` line as a job file: the options before the first --name=
+/// under [global], each --name= a section of the options after it.
+fn as_job_file(line: &str) -> String {
+    let mut out = String::from("[global]\n");
+    for w in line.split_whitespace().skip(1) {
+        let o = w.strip_prefix("--").expect(w);
+        match o.strip_prefix("name=") {
+            Some(n) => out.push_str(&format!("[{n}]\n")),
+            None => out.push_str(&format!("{o}\n")),
+        }
+    }
+    out
+}
+
+fn print_fio(args: &[&str]) -> String {
+    let out = sb()
+        .arg("run")
+        .args(args)
+        .arg("--print-fio")
+        .output()
+        .unwrap();
+    succeeded_as(&out, format_args!("{args:?}"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .find(|l| l.starts_with("fio "))
+        .unwrap_or_else(|| panic!("{text}"))
+        .to_string()
+}
+
+#[test]
+fn a_print_fio_line_as_a_job_file_reads_back_to_the_same_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 1 << 20);
+    let b = data_file(dir.path(), "b", 1 << 20);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let job = dir.path().join("j.fio");
+    for typed in [
+        vec![
+            "--rw",
+            "randread",
+            "--bs",
+            "8k",
+            "--iodepth",
+            "8",
+            "--engine",
+            "uring",
+            "-t",
+            "3s",
+            "--cpus",
+            "0",
+            a,
+            b,
+        ],
+        vec![
+            "--rw",
+            "read",
+            "--bs",
+            "1m",
+            "--buffered",
+            "-t",
+            "2s",
+            "--ramp",
+            "500ms",
+            "--rate",
+            "10m",
+            a,
+        ],
+        vec![
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--no-pin",
+            "--buffer-compress",
+            "50",
+            "--io-limit",
+            "1m",
+            a,
+        ],
+    ] {
+        let line = print_fio(&typed);
+        std::fs::write(&job, as_job_file(&line)).unwrap();
+        let again = print_fio(&["--fio-job", job.to_str().unwrap()]);
+        assert_eq!(again, line, "{typed:?} as {}", as_job_file(&line));
+    }
+}
