@@ -368,6 +368,10 @@ pub struct RunDocument {
     /// the reader kept up with (absent without them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<LiveDoc>,
+    /// The fio command that runs the same workload (`run --print-fio`'s),
+    /// or why none can be given; absent in documents from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<crate::document::fio::FioDoc>,
 }
 
 /// What the live stream of a run did.

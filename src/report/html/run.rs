@@ -25,6 +25,7 @@ pub fn run(doc: &RunDocument) -> Result<String> {
     results(&mut page, doc, 2);
     plots(&mut page, doc, 2)?;
     configuration(&mut page, doc, 2);
+    fio(&mut page, doc, 2);
     topology(&mut page, doc, 2);
     Ok(page.finish(&doc.tool))
 }
@@ -212,6 +213,36 @@ pub fn configuration(page: &mut Page, doc: &RunDocument, level: u8) {
     }
     page.kv(&pairs);
     page.raw("</div>\n</div>\n");
+}
+
+/// The fio command that runs the same workload (`fio` of the document), in
+/// a block one click selects whole, with what fio does otherwise; or why
+/// there is none. Nothing for a document from before it was recorded.
+pub fn fio(page: &mut Page, doc: &RunDocument, level: u8) {
+    let Some(f) = &doc.fio else { return };
+    page.h(level, "The same workload in fio");
+    match &f.command {
+        Some(c) => {
+            // Paths are shell-quoted by the line's maker; control
+            // characters never reach it (it refuses them).
+            page.raw(&format!(
+                "<pre class=\"copy\" id=\"fio\">{}</pre>\n",
+                super::page::esc(&super::page::printable(c))
+            ));
+            for n in &f.notes {
+                page.p("", &format!("not in fio: {n}"));
+            }
+        }
+        None => {
+            page.p(
+                "",
+                &format!(
+                    "none: {}",
+                    f.unavailable.as_deref().unwrap_or("not recorded")
+                ),
+            );
+        }
+    }
 }
 
 /// A JSON object's fields as names and readable values.
