@@ -167,9 +167,11 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
         notes.push("--stripe: fio has no RAID0 model; each target is its own job here");
     }
     if cfg.cached {
+        // fio keeps what is cached (its default invalidate=1 would drop it).
+        g.push("--invalidate=0".into());
         notes.push("--cached: fio does not pre-read the region; the page cache is what it finds");
     }
-    if !cfg.direct && !cfg.drop_caches && !cfg.rw.writes() {
+    if !cfg.direct && !cfg.drop_caches && !cfg.cached && !cfg.rw.writes() {
         notes.push("buffered reads: stripebench evicts the targets' pages first (fio: invalidate=1, its default)");
     }
     if cfg.drop_caches {

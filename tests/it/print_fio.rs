@@ -169,3 +169,24 @@ fn a_run_with_no_fio_line_says_why_in_its_document() {
     let why = v["fio"]["unavailable"].as_str().unwrap();
     assert!(why.contains("--size"), "{why}");
 }
+
+/// `--cached` reads what the page cache holds: fio is told to keep it
+/// (`--invalidate=0`), and no note says stripebench evicts it first.
+#[test]
+fn print_fio_keeps_the_cache_for_a_cached_read() {
+    let t = print_fio(&[
+        "--rw",
+        "read",
+        "--bs",
+        "32k",
+        "--buffered",
+        "--cached",
+        "/nowhere",
+    ]);
+    let line = t.lines().find(|l| l.starts_with("fio ")).expect(&t);
+    assert!(
+        line.contains("--direct=0 ") && line.contains("--invalidate=0"),
+        "{t}"
+    );
+    assert!(!t.contains("evicts"), "{t}");
+}
