@@ -299,7 +299,15 @@ pub fn topology(page: &mut Page, doc: &RunDocument, level: u8) {
 /// (per target and total).
 pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
     page.h(level, "Throughput over time");
-    match charts::timeseries(&doc.workers, |w| format!("w{} {}", w.id, w.target))? {
+    let workers = match doc.workers_per_second() {
+        Ok(w) => w,
+        Err(why) => {
+            page.p("sub", &format!("No time series: {why}."));
+            Vec::new()
+        }
+    };
+    match charts::timeseries(&workers, |w| format!("w{} {}", w.id, w.target))? {
+        _ if workers.is_empty() && !doc.workers.is_empty() => {}
         Some(plot) => {
             page.plot(
                 &plot,
@@ -309,7 +317,7 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             head.extend(doc.workers.iter().map(|w| format!("w{} MB/s", w.id)));
             head.push("total MB/s".into());
             page.raw("<details>\n<summary>the figures, second by second</summary>\n");
-            page.table(&head, &charts::timeseries_rows(&doc.workers), 1);
+            page.table(&head, &charts::timeseries_rows(&workers), 1);
             page.raw("</details>\n");
         }
         None => {
