@@ -4,7 +4,12 @@
 # (A B A B ...) --pairs times per workload, and the median of the per-pair
 # ratios stripebench / fio. Prints figures, ratios and each tool's peak RSS.
 #
-#   sudo scripts/bench-vs-fio.sh [--pairs N] [--seconds S] [--size-mb MB]
+#   sudo scripts/bench-vs-fio.sh [--pairs N] [--seconds S] [--size-mb MB] [--only LETTERS] [--sb PATH]
+#
+# --only a,c runs only those workloads (the letters below); --sb PATH uses
+# that stripebench instead of building the release one. The cheapest run,
+# to check the script itself (a debug build's figures mean nothing):
+#   sudo scripts/bench-vs-fio.sh --pairs 1 --seconds 1 --size-mb 64 --only c --sb target/debug/stripebench
 #
 # Devices: two zram devices (hot_add, filled with random data so reads are
 # not of never-written pages); if zram is unavailable, two loop devices over
@@ -20,27 +25,35 @@
 # (f) 1M sequential O_DIRECT read on a loop device over a disk file, fio
 # default and fio --iomem=shmhuge (issue 11), with stripebench's average
 # device request.
-# fio runs with --norandommap --randrepeat=0 so that both tools draw random
-# offsets uniformly with replacement, --invalidate=0 for (e) so that the
-# cached file stays cached (and stripebench --cached, since it evicts before
-# a buffered read by default). (d) runs fio with its default
-# scramble_buffers=1: fio scrambles each write's buffer, and stripebench
-# stamps every 4 KiB of each write with its offset, sequence and seed, so
-# both write data unique per block, as a real device would store it (the
-# same block everywhere flatters compressing and deduplicating devices,
-# zram among them). (d') is the same with fio's scrambling off, to show what
-# the data costs zram's compressor.
+# fio's side of every workload is what `stripebench run --print-fio` prints
+# for stripebench's own options (the same line every run document carries in
+# `fio`): one job per worker on the same devices and CPUs, the same bs,
+# pattern, engine, depth, direct, window and ramp; --norandommap
+# --randrepeat=0 so that both tools draw random offsets uniformly with
+# replacement; --fixedbufs --registerfiles when stripebench registers its
+# buffers (its default; (b') turns it off on both sides); --invalidate=0
+# with stripebench --cached, so that (e)'s cached file stays cached; and
+# --refill_buffers for writes: both tools write data unique per block, as a
+# real device would store it (the same block everywhere flatters compressing
+# and deduplicating devices, zram among them). Only what stripebench has no
+# option for is added by hand to the fio side, each with its reason: (d')
+# turns fio's fresh data off, to show what the data costs zram's compressor,
+# and (f') gives fio huge-page buffers.
 set -euo pipefail
 
 PAIRS=3
 SECS=5
 SIZE_MB=1024
+ONLY=abcdef
+SB_GIVEN=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --pairs) PAIRS=$2; shift 2 ;;
     --seconds) SECS=$2; shift 2 ;;
     --size-mb) SIZE_MB=$2; shift 2 ;;
-    *) echo "usage: $0 [--pairs N] [--seconds S] [--size-mb MB]" >&2; exit 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --sb) SB_GIVEN=$2; shift 2 ;;
+    *) echo "usage: $0 [--pairs N] [--seconds S] [--size-mb MB] [--only LETTERS] [--sb PATH]" >&2; exit 2 ;;
   esac
 done
 [ "$PAIRS" -ge 1 ] && [ "$SECS" -ge 1 ] || { echo "--pairs and --seconds must be >= 1" >&2; exit 2; }
@@ -52,8 +65,13 @@ if ! command -v fio >/dev/null; then
   echo "installing fio..." >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null; }
 fi
-cargo build --release --quiet
-SB=$ROOT/target/release/stripebench
+if [ -n "$SB_GIVEN" ]; then
+  SB=$(realpath "$SB_GIVEN")
+else
+  cargo build --release --quiet
+  SB=$ROOT/target/release/stripebench
+fi
+[ -x "$SB" ] || { echo "bench-vs-fio.sh: no stripebench at $SB" >&2; exit 2; }
 TIME=/usr/bin/time
 [ -x $TIME ] || { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null; }
 
@@ -97,18 +115,29 @@ CACHED=$WORK/cached.dat
 dd if=/dev/urandom of="$CACHED" bs=1M count="$SIZE_MB" status=none
 cat "$CACHED" >/dev/null
 
-FIO_COMMON=(--output-format=json --time_based --runtime="$SECS" --ramp_time=1 --norandommap --randrepeat=0 --group_reporting=0)
-fio_jobs() { # per-device jobs, job i pinned to CPU i
-  local i=0 d
-  for d in "${DEVS[@]}"; do
-    echo "--name=dev$i --filename=$d --cpus_allowed=$i"
-    i=$((i + 1))
-  done
+# The window both tools run: stripebench's options, and --print-fio's from them.
+SB_WINDOW=(--duration "${SECS}s" --ramp 1s)
+
+# fio_args "SB ARGS" "FIO EXTRA": the options of the fio line `stripebench run
+# --print-fio SB ARGS` prints (its `# not in fio:` lines to stderr), with
+# FIO EXTRA put before the first job (--name=): among the global options, so
+# they hold for every job. Split on blanks: the devices and files here have
+# plain names, which --print-fio leaves unquoted.
+fio_args() {
+  local text line
+  # shellcheck disable=SC2086
+  text=$("$SB" run --print-fio "${SB_WINDOW[@]}" $1) || { echo "bench-vs-fio.sh: --print-fio refused: $1" >&2; exit 2; }
+  grep '^# ' <<<"$text" | sed 's/^/    fio: /' >&2 || true
+  line=$(grep '^fio ' <<<"$text")
+  line=${line#fio }
+  echo "${line%% --name=*} $2 --name=${line#* --name=}"
 }
 
 # run_fio OUT ARGS... ; run_sb OUT ARGS... : JSON to OUT.json, peak RSS (KiB) to OUT.rss
-run_fio() { local out=$1; shift; $TIME -f %M -o "$out.rss" fio "${FIO_COMMON[@]}" "$@" >"$out.json"; }
-run_sb() { local out=$1; shift; $TIME -f %M -o "$out.rss" "$SB" run --no-progress --duration "${SECS}s" --ramp 1s --json "$out.json" "$@" >/dev/null; }
+run_fio() { local out=$1; shift; $TIME -f %M -o "$out.rss" fio --output-format=json "$@" >"$out.json"; }
+run_sb() { local out=$1; shift; $TIME -f %M -o "$out.rss" "$SB" run --no-progress "${SB_WINDOW[@]}" --json "$out.json" "$@" >/dev/null; }
+# want LETTER: whether --only selected that workload.
+want() { [[ $ONLY == *"$1"* ]]; }
 
 # metric FILE TOOL KIND -> one number
 metric() {
@@ -139,10 +168,14 @@ fmt() { python3 -c 'import sys; v=float(sys.argv[1]); print(f"{v:.3e}" if v < 0.
 
 ROWS=$WORK/rows.txt
 : >"$ROWS"
-# compare LABEL KIND TARGET "FIO ARGS" "SB ARGS"  (ratio = stripebench / fio; for CPU, lower is better)
+# compare LABEL KIND TARGET "SB ARGS" ["FIO EXTRA"]  (ratio = stripebench / fio;
+# for CPU, lower is better): fio runs what --print-fio gives for SB ARGS.
 compare() {
-  local label=$1 kind=$2 target=$3 fargs=$4 sargs=$5 p fv sv fr=() sr=() rr=() frss=0 srss=0
+  local label=$1 kind=$2 target=$3 sargs=$4 fargs p fv sv fr=() sr=() rr=() frss=0 srss=0
+  want "${label:1:1}" || return 0
   echo "  $label" >&2
+  fargs=$(fio_args "$sargs" "${5:-}")
+  echo "    fio $fargs" >&2
   for ((p = 1; p <= PAIRS; p++)); do
     # shellcheck disable=SC2086
     run_fio "$WORK/f$p" $fargs
@@ -165,34 +198,31 @@ else: print("MET" if r >= float(t) else "MISSED")' "$mr" "$target" "${CMP:-ge}")
 
 D0=${DEVS[0]}
 ALL_DEVS="${DEVS[*]}"
-FJOBS=$(fio_jobs)
+# Worker i on CPU i, as the hand-written fio jobs had it.
+PIN="--cpus $(seq -s, 0 $((${#DEVS[@]} - 1)))"
 echo "devices: ${DEVS[*]} ($KIND)" >&2
 
 compare "(a) 4k randread O_DIRECT psync/sync, 2 dev: IOPS" iops 1.05 \
-  "--rw=randread --bs=4k --direct=1 --ioengine=psync $FJOBS" \
-  "--rw randread --bs 4k --direct --engine sync $ALL_DEVS"
+  "--rw randread --bs 4k --direct --engine sync $PIN $ALL_DEVS"
 CMP=le compare "(a) same: user CPU seconds per I/O" usr_per_io 1.0 \
-  "--rw=randread --bs=4k --direct=1 --ioengine=psync $FJOBS" \
-  "--rw randread --bs 4k --direct --engine sync $ALL_DEVS"
+  "--rw randread --bs 4k --direct --engine sync $PIN $ALL_DEVS"
 compare "(b) 4k randread O_DIRECT io_uring qd32: IOPS" iops 1.05 \
-  "--rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 $FJOBS" \
-  "--rw randread --bs 4k --direct --engine uring --iodepth 32 $ALL_DEVS"
-compare "(b') same, stripebench --no-register: IOPS" iops - \
-  "--rw=randread --bs=4k --direct=1 --ioengine=io_uring --iodepth=32 $FJOBS" \
-  "--rw randread --bs 4k --direct --engine uring --iodepth 32 --no-register $ALL_DEVS"
+  "--rw randread --bs 4k --direct --engine uring --iodepth 32 $PIN $ALL_DEVS"
+compare "(b') same, both without registered buffers: IOPS" iops - \
+  "--rw randread --bs 4k --direct --engine uring --iodepth 32 --no-register $PIN $ALL_DEVS"
 compare "(c) 1M seq read O_DIRECT, 2 dev: MB/s" mbps 0.98 \
-  "--rw=read --bs=1M --direct=1 --ioengine=psync $FJOBS" \
-  "--rw read --bs 1m --direct --engine sync $ALL_DEVS"
+  "--rw read --bs 1m --direct --engine sync $PIN $ALL_DEVS"
 compare "(d) 1M seq write O_DIRECT, 2 dev, unique data: MB/s" mbps 0.98 \
-  "--rw=write --bs=1M --direct=1 --ioengine=psync $FJOBS" \
-  "--rw write --bs 1m --direct --engine sync --allow-destructive $ALL_DEVS"
-compare "(d') same, fio --scramble_buffers=0 (one block everywhere): MB/s" mbps - \
-  "--rw=write --bs=1M --direct=1 --ioengine=psync --scramble_buffers=0 $FJOBS" \
-  "--rw write --bs 1m --direct --engine sync --allow-destructive $ALL_DEVS"
+  "--rw write --bs 1m --direct --engine sync --allow-destructive $PIN $ALL_DEVS"
+# Not stripebench's workload: fio writes one block everywhere (stripebench
+# has no such option), to show what unique data costs zram's compressor.
+compare "(d') same, fio one block everywhere: MB/s" mbps - \
+  "--rw write --bs 1m --direct --engine sync --allow-destructive $PIN $ALL_DEVS" \
+  "--refill_buffers=0 --scramble_buffers=0"
 compare "(e) 32k seq buffered read, cached file: MB/s" mbps 0.98 \
-  "--rw=read --bs=32k --direct=0 --invalidate=0 --ioengine=psync --name=cached --filename=$CACHED --cpus_allowed=0" \
   "--rw read --bs 32k --buffered --cached --engine sync --cpus 0 $CACHED"
 
+if want e; then
 # dd bs=32k on the same cached file, three passes.
 DD=()
 for _ in 1 2 3; do
@@ -209,22 +239,23 @@ print(statistics.median(v))
 PY
 )
 DDM=$(median "${DD[@]}")
+fi
 
 # (f) 1M sequential O_DIRECT reads on a loop device over a file on a
 # disk-backed file system (the root disk's queue takes 254 segments): where
 # a buffer's pages decide whether a read reaches the disk whole. fio with its
 # default iomem=malloc, then with --iomem=shmhuge (2 MiB pages reserved for
 # the run and given back), against stripebench's default --hugepages auto.
+if want f; then
 DISKFILE=$(mktemp /var/tmp/sb-bench-disk.XXXXXX)
 dd if=/dev/urandom of="$DISKFILE" bs=1M count="$SIZE_MB" status=none
 sync
 DISKLOOP=$(losetup -f --show --direct-io=on "$DISKFILE")
 HUGE_OLD=$(cat /proc/sys/vm/nr_hugepages)
 echo $((HUGE_OLD + 8)) >/proc/sys/vm/nr_hugepages
-FDISK="--rw=read --bs=1M --direct=1 --ioengine=psync --name=disk --filename=$DISKLOOP --cpus_allowed=0"
 SDISK="--rw read --bs 1m --direct --engine sync --cpus 0 $DISKLOOP"
 echo "disk-backed loop device: $DISKLOOP over $DISKFILE" >&2
-compare "(f) 1M seq read O_DIRECT, loop over a disk file: MB/s" mbps 1.00 "$FDISK" "$SDISK"
+compare "(f) 1M seq read O_DIRECT, loop over a disk file: MB/s" mbps 1.00 "$SDISK"
 # (f) ran last: s1..sN.json hold its stripebench runs; their device request sizes.
 F_REQ=$(python3 - "$WORK" "$PAIRS" <<'PY'
 import json, sys, statistics
@@ -238,7 +269,10 @@ for p in range(1, pairs + 1):
 print(f"{statistics.median(r) / 1048576:.3f} MiB (buffer {buf.get('method', '?')})")
 PY
 )
-compare "(f') same, fio --iomem=shmhuge: MB/s" mbps 0.98 "$FDISK --iomem=shmhuge" "$SDISK"
+# fio's buffers in huge pages: stripebench's --hugepages auto has no fio
+# spelling --print-fio could give, so it is added here.
+compare "(f') same, fio --iomem=shmhuge: MB/s" mbps 0.98 "$SDISK" "--iomem=shmhuge"
+fi
 
 echo
 echo "stripebench vs fio, $(date -u +%Y-%m-%d), kernel $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, $(fio --version)"
@@ -246,5 +280,9 @@ echo "devices: ${DEVS[*]}: $KIND; ${SECS}s windows after a 1s ramp; $PAIRS A/B p
 echo "ratio = stripebench / fio per pair; the figure columns are medians; 'target' is issue #3's goal"
 printf '%-52s %14s %14s %8s  %-22s %-8s %8s %8s\n' workload fio stripebench ratio "per-pair ratios" "target" "fio RSS" "sb RSS"
 cat "$ROWS"
-printf '(e) dd bs=32k, same cached file, 3 passes: %s MB/s median; stripebench/dd = %s\n' "$(fmt "$DDM")" "$(ratio "$E_SB" "$DDM")"
-printf '(f) stripebench average device request (median over pairs): %s, for --bs 1 MiB\n' "$F_REQ"
+if want e; then
+  printf '(e) dd bs=32k, same cached file, 3 passes: %s MB/s median; stripebench/dd = %s\n' "$(fmt "$DDM")" "$(ratio "$E_SB" "$DDM")"
+fi
+if want f; then
+  printf '(f) stripebench average device request (median over pairs): %s, for --bs 1 MiB\n' "$F_REQ"
+fi

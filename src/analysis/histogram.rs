@@ -125,6 +125,16 @@ impl LatencyHistogram {
         &self.h
     }
 
+    /// One interval's latency as the live stream's lines and the run
+    /// document's `intervals[]` carry it: p50, p99 and max.
+    pub fn interval(h: Option<&LatencyHistogram>) -> IntervalLatency {
+        IntervalLatency {
+            p50_ns: h.and_then(|h| h.quantile(0.5)),
+            p99_ns: h.and_then(|h| h.quantile(0.99)),
+            max_ns: h.and_then(LatencyHistogram::max),
+        }
+    }
+
     pub fn summary(&self) -> Option<LatencySummary> {
         if self.h.is_empty() {
             return None;
@@ -166,6 +176,15 @@ impl LatencyHistogram {
 }
 
 /// Latency figures in nanoseconds.
+/// One interval's own latencies (a live line's, a document interval's):
+/// each `None` when nothing completed in it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IntervalLatency {
+    pub p50_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub max_ns: Option<u64>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     pub min: u64,

@@ -68,6 +68,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "live",
             "live_format",
             "live_interval",
+            "log_interval",
             "metrics",
             "histogram",
             "rows",

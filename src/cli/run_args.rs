@@ -285,6 +285,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_live_interval)]
     pub live_interval: Duration,
 
+    /// The --json document's per-worker interval series, from 10ms to 1h in
+    /// whole milliseconds: each record holds the interval's bytes, I/Os and
+    /// its own p50/p99/max latency. diff and merge read intervals that
+    /// divide a second (10ms, 100ms, 250ms, 1s, ...). --metrics stays at 1s.
+    #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_log_interval)]
+    pub log_interval: Duration,
+
     /// Rewrite an OpenMetrics/Prometheus text file every second (atomically,
     /// for node_exporter's textfile collector): bytes, I/O and error counters
     /// and a latency histogram per worker. Always every 1s: not with
@@ -482,6 +489,18 @@ pub(crate) fn parse_live_interval(text: &str) -> Result<Duration, String> {
     if d < Duration::from_millis(10) || d > Duration::from_secs(3600) {
         return Err(format!(
             "'{text}' is outside 10ms to 1h: give an interval such as 100ms, 1s or 10s"
+        ));
+    }
+    Ok(d)
+}
+
+/// `--log-interval`: as `--live-interval`, in whole milliseconds (the
+/// document records it as `log_interval_ms`).
+pub(crate) fn parse_log_interval(text: &str) -> Result<Duration, String> {
+    let d = parse_live_interval(text)?;
+    if d.subsec_nanos() % 1_000_000 != 0 {
+        return Err(format!(
+            "'{text}' is not a whole number of milliseconds: give an interval such as 10ms, 100ms or 1s"
         ));
     }
     Ok(d)

@@ -388,6 +388,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         debug_hang_from: args.debug_hang_from,
         debug_mock_engine: args.debug_mock_engine,
         hang_timeout: args.hang_timeout,
+        log_interval: args.log_interval,
         hugepages: args.hugepages,
         verify: args.verify,
         buffer_compress: args.buffer_compress,

@@ -28,7 +28,7 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         None => cfg.targets.clone(),
     };
     if cfg.print_fio {
-        crate::output::stdout::text(&report::fio::command(&cfg, &named)?);
+        crate::output::stdout::text(&crate::document::fio::command(&cfg, &named)?);
         return Ok(EXIT_OK);
     }
     // Refuses outputs that cannot be written or would destroy something,

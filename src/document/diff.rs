@@ -255,6 +255,27 @@ fn per_second<'a>(
     (bytes, ios)
 }
 
+/// Refuses a document with a run whose intervals (`--log-interval`) do not
+/// divide a second: the test's samples are per second, and [`per_second`]
+/// sums shorter intervals into the second they lie in.
+fn per_second_runs(g: &Given) -> Result<()> {
+    let runs: Vec<&RunDocument> = match &g.document {
+        Document::Run(d) => vec![d],
+        Document::Sweep(s) => s.points.iter().flat_map(|p| &p.runs).collect(),
+        Document::Compare(c) => c.phases.iter().map(|p| &p.document).collect(),
+        _ => Vec::new(),
+    };
+    for r in runs {
+        crate::document::run::per_second(&[], r.log_interval_ms()).map_err(|why| {
+            Error::NotPerSecond {
+                file: g.shown.clone(),
+                why: format!("diff tests per-second samples, but {why}"),
+            }
+        })?;
+    }
+    Ok(())
+}
+
 /// Samples of the rates: bytes per second, I/Os per second, and what they are.
 type RateSamples = (Vec<f64>, Vec<f64>, &'static str);
 
@@ -866,6 +887,8 @@ fn side_of(g: &Given) -> SideDoc {
 /// different kinds, two without a row in common, and different workloads
 /// unless `o.force`.
 pub fn diff(base: &Given, new: &Given, o: &DiffOptions) -> Result<DiffDocument> {
+    per_second_runs(base)?;
+    per_second_runs(new)?;
     let (a, b) = (&base.document, &new.document);
     let parts = match (a, b) {
         (Document::Run(x), Document::Run(y)) => diff_runs(x, y, o),
@@ -965,31 +988,36 @@ mod tests {
         let mut d = sample_doc();
         d.workers[0].intervals = vec![
             Interval {
-                t: 0,
+                t: 0.0,
                 bytes: 10,
                 ios: 1,
+                ..Interval::default()
             },
             Interval {
-                t: 2,
+                t: 2.0,
                 bytes: 30,
                 ios: 3,
+                ..Interval::default()
             },
             Interval {
-                t: 3,
+                t: 3.0,
                 bytes: 99,
                 ios: 9,
+                ..Interval::default()
             },
         ];
         d.workers[1].intervals = vec![
             Interval {
-                t: 0,
+                t: 0.0,
                 bytes: 5,
                 ios: 1,
+                ..Interval::default()
             },
             Interval {
-                t: 1,
+                t: 1.0,
                 bytes: 7,
                 ios: 1,
+                ..Interval::default()
             },
         ];
         // A window of 3.4 s: seconds 0, 1 and 2 are whole; second 3 is not.

@@ -79,6 +79,10 @@ pub enum Error {
     #[error("the hosts' windows do not overlap by most of their length: {miss}; a fleet total only adds runs measured together: launch them with one --start-at (scripts/fleet.sh does), or pass --force")]
     NotTogether { miss: String },
 
+    // `diff` and `merge`: per-second figures.
+    #[error("{file}: {why}")]
+    NotPerSecond { file: String, why: String },
+
     // `diff`.
     #[error("{base} is a {} document and {new} a {} document: diff two documents of one kind", .base_kind.name(), .new_kind.name())]
     KindsDiffer {

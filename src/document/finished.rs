@@ -4,9 +4,12 @@
 //! grouped, so that many targets' same warning is one line in every output
 //! (the text, the HTML page, the JSON `warnings`).
 
+use std::path::PathBuf;
+
 use crate::base::warning;
+use crate::document::fio::FioDoc;
 use crate::document::run::RunDocument;
-use crate::measure::config::RunConfig;
+use crate::measure::config::{BlockSizeArg, RunConfig};
 use crate::measure::session::Finished;
 
 /// The run document of a finished run.
@@ -23,7 +26,25 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
     doc.warnings.extend(run.split_requests);
     doc.warnings = warning::group(&doc.warnings);
     doc.cache = Some(run.cache);
+    doc.fio = Some(fio(cfg, &doc));
     doc
+}
+
+/// The fio command for the run's workload, on the paths its workers
+/// opened (the built-in test bed's files, a volume's members); a `--bs lbs`
+/// that every target resolved to one size is given as that size.
+fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
+    let targets: Vec<PathBuf> = doc.targets.iter().map(|t| PathBuf::from(&t.path)).collect();
+    let mut bs = doc.targets.iter().map(|t| t.bs);
+    let one = bs.next().filter(|&b| bs.all(|x| x == b));
+    match (cfg.bs, one) {
+        (BlockSizeArg::Logical, Some(b)) => {
+            let mut c = cfg.clone();
+            c.bs = BlockSizeArg::Bytes(b);
+            FioDoc::of(&c, &targets)
+        }
+        _ => FioDoc::of(cfg, &targets),
+    }
 }
 
 /// The document of a run that a signal stopped before anything was

@@ -13,6 +13,7 @@ pub mod curve;
 pub mod diff;
 pub mod error;
 pub mod finished;
+pub mod fio;
 pub mod kind;
 mod lazy;
 pub mod load;

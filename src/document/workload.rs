@@ -169,6 +169,7 @@ mod tests {
             ("register", |c| c.register = !c.register, false),
             ("max_errors", |c| c.max_errors += 1, false),
             ("hang_timeout", |c| c.hang_timeout_sec = Some(9.0), false),
+            ("log_interval", |c| c.log_interval_ms = Some(100), false),
             ("start_at", |c| c.start_at_unix_sec = Some(1e9), false),
             ("seed", |c| c.seed += 1, false),
             ("cpus", |c| c.cpus = Some(vec![1]), false),

@@ -67,6 +67,9 @@ pub struct RunConfig {
     /// `--hang-timeout`: how long a worker waits for a completion before it
     /// reports the I/O in flight as hung.
     pub hang_timeout: Duration,
+    /// `--log-interval`: the length of each record of the document's
+    /// per-worker `intervals` (10 ms to 1 h, whole milliseconds).
+    pub log_interval: Duration,
     /// `--hugepages`: what the I/O buffers are mapped in.
     pub hugepages: crate::engine::buffer::HugePages,
     /// `--verify`: write self-describing blocks, or check them when reading.
@@ -214,6 +217,10 @@ pub struct ConfigDoc {
     /// it) before its I/O in flight is reported as hung.
     #[serde(default)]
     pub hang_timeout_sec: Option<f64>,
+    /// `--log-interval` in ms: the length of each `workers[].intervals`
+    /// record; absent in documents written before it (1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_interval_ms: Option<u64>,
     /// Self-describing blocks written, or checked.
     pub verify: bool,
     /// `--buffer-compress`: the share (percent) of each written 4 KiB unit that is zeros.
@@ -269,6 +276,7 @@ impl RunConfig {
             passes: self.passes,
             max_errors: self.max_errors,
             hang_timeout_sec: Some(self.hang_timeout.as_secs_f64()),
+            log_interval_ms: Some(self.log_interval.as_millis() as u64),
             verify: self.verify,
             buffer_compress_pct: self.buffer_compress,
             dedupe_pct: self.dedupe,

@@ -268,6 +268,7 @@ fn worker_spec(
             logical_bs,
         }),
         ramp_ns,
+        log_ns: cfg.log_interval.as_nanos() as u64,
         rate_period_ns: None,
         // A buffered sequential read would re-read its region from the page
         // cache after the first pass; --cached wants exactly that.

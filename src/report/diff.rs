@@ -200,9 +200,10 @@ mod tests {
                     // Even, so that half the rate is exactly half.
                     let ios = ((2 * (per / 8192 + t)) as f64 * scale) as u64;
                     Interval {
-                        t,
+                        t: t as f64,
                         bytes: ios * 4096,
                         ios,
+                        ..Interval::default()
                     }
                 })
                 .collect();

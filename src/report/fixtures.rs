@@ -50,14 +50,16 @@ pub fn sample_doc() -> RunDocument {
         }
         o.intervals = vec![
             Interval {
-                t: 0,
+                t: 0.0,
                 bytes: o.read_bytes / 2,
                 ios: o.read_ios / 2,
+                ..Interval::default()
             },
             Interval {
-                t: 1,
+                t: 1.0,
                 bytes: o.read_bytes / 2,
                 ios: o.read_ios / 2,
+                ..Interval::default()
             },
         ];
         o.cpu_usr_sec = 0.1;

@@ -86,15 +86,19 @@ impl<'a> Line<'a> {
                 0.0
             }
         };
-        let dir = |d: &crate::measure::live::LiveDirection<'_>| DirectionLine {
-            bytes: d.bytes,
-            ios: d.ios,
-            bytes_per_sec: per(d.bytes),
-            iops: per(d.ios),
-            p50_ns: d.hist.and_then(|h| h.quantile(0.5)),
-            p99_ns: d.hist.and_then(|h| h.quantile(0.99)),
-            max_ns: d.hist.and_then(|h| h.max()),
+        let dir = |d: &crate::measure::live::LiveDirection<'_>| {
+            let lat = LatencyHistogram::interval(d.hist);
+            DirectionLine {
+                bytes: d.bytes,
+                ios: d.ios,
+                bytes_per_sec: per(d.bytes),
+                iops: per(d.ios),
+                p50_ns: lat.p50_ns,
+                p99_ns: lat.p99_ns,
+                max_ns: lat.max_ns,
+            }
         };
+        let lat = LatencyHistogram::interval(l.hist);
         Line {
             point: label("point"),
             phase: label("phase"),
@@ -111,9 +115,9 @@ impl<'a> Line<'a> {
             errors: l.errors,
             bytes_per_sec: per(l.bytes),
             iops: per(l.ios),
-            p50_ns: l.hist.and_then(|h| h.quantile(0.5)),
-            p99_ns: l.hist.and_then(|h| h.quantile(0.99)),
-            max_ns: l.hist.and_then(|h| h.max()),
+            p50_ns: lat.p50_ns,
+            p99_ns: lat.p99_ns,
+            max_ns: lat.max_ns,
             stalled: l.stalled,
             late: l.late,
             unix_sec: l.unix_sec,

@@ -17,7 +17,6 @@ pub mod compare;
 pub mod csv;
 pub mod diff;
 pub mod dry_run;
-pub mod fio;
 #[cfg(test)]
 pub mod fixtures;
 pub mod format;

@@ -90,14 +90,14 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
     svg((1000, 800), |root| {
         root.fill(&WHITE).map_err(err)?;
         let (top, bottom) = root.split_vertically(400);
-        let max_t = doc
-            .workers
+        // Per second (an interval that does not divide one: no series).
+        let workers = doc.workers_per_second().unwrap_or_default();
+        let max_t = workers
             .iter()
-            .flat_map(|w| w.intervals.iter().map(|i| i.t + 1))
+            .flat_map(|w| w.intervals.iter().map(|i| i.t as u64 + 1))
             .max()
             .unwrap_or(1) as f64;
-        let max_mb = doc
-            .workers
+        let max_mb = workers
             .iter()
             .flat_map(|w| w.intervals.iter().map(|i| i.bytes as f64 / 1e6))
             .fold(1.0, f64::max);
@@ -113,11 +113,11 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
             .y_desc("MB/s")
             .draw()
             .map_err(err)?;
-        for (i, w) in doc.workers.iter().enumerate() {
+        for (i, w) in workers.iter().enumerate() {
             let pts: Vec<(f64, f64)> = w
                 .intervals
                 .iter()
-                .map(|iv| (iv.t as f64 + 0.5, iv.bytes as f64 / 1e6))
+                .map(|iv| (iv.t + 0.5, iv.bytes as f64 / 1e6))
                 .collect();
             line(&mut c, pts, i, format!("w{} {}", w.id, w.target))?;
         }

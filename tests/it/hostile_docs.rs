@@ -85,8 +85,8 @@ fn edited_windows_are_refused_or_shown_never_panicked_on() {
             .unwrap()
             .push(iv);
     });
-    refused(&["report", &late, "-o", h], "not a second of a");
-    refused(&["diff", g, &late], "not a second of a");
+    refused(&["report", &late, "-o", h], "not an interval of a");
+    refused(&["diff", g, &late], "not an interval of a");
     let over = edited(dir.path(), "over.json", &v, |v| {
         v["workers"][0]["intervals"][0]["bytes"] = u64::MAX.into();
     });

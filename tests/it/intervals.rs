@@ -6,6 +6,11 @@
 //! No figure of the machine's speed is asserted: the lines' `t` and
 //! `start_sec` are fixed by the window and the interval, however slow the
 //! machine.
+//!
+//! `--log-interval` sets the document's per-worker `intervals` the same
+//! way, each record with its own p50/p99/max; on the mock engine (a virtual
+//! clock) every figure is exact. diff, merge and the plots read intervals
+//! that divide a second as seconds, and refuse the others in one line.
 
 use crate::common::{data_file, f, json, refused, sb, u};
 use crate::live::lines;
@@ -172,4 +177,167 @@ fn bad_intervals_are_refused_before_any_io() {
         "--metrics is rewritten every 1s",
     );
     assert!(!prom.exists(), "nothing written");
+}
+
+/// A run on the mock engine (1 ms per I/O, a virtual clock: exact figures)
+/// with `extra`, its document written to `dir/NAME.json`.
+fn mock_run(dir: &std::path::Path, name: &str, extra: &[&str]) -> (std::path::PathBuf, Value) {
+    let t = dir.join("t.dat");
+    if !t.exists() {
+        data_file(dir, "t.dat", 8 << 20);
+    }
+    let j = dir.join(format!("{name}.json"));
+    sb().args([
+        "run",
+        "--debug-mock-engine",
+        "1ms",
+        "--ramp",
+        "0",
+        "--no-progress",
+    ])
+    .args(["--bs", "4k", "--jobs", "2", "--seed", "7"])
+    .args(extra)
+    .arg("--json")
+    .arg(&j)
+    .arg(&t)
+    .assert()
+    .success();
+    let doc = json(&std::fs::read(&j).unwrap());
+    (j, doc)
+}
+
+#[test]
+fn a_100ms_log_interval_gives_twenty_records_that_add_up_with_their_latencies() {
+    let d = tempfile::tempdir().unwrap();
+    let (_, doc) = mock_run(d.path(), "r", &["-t", "2s", "--log-interval", "100ms"]);
+    assert_eq!(u(&doc["config"]["log_interval_ms"]), 100);
+    for w in doc["workers"].as_array().unwrap() {
+        let iv = w["intervals"].as_array().unwrap();
+        assert_eq!(iv.len(), 20, "{w}");
+        for (k, i) in iv.iter().enumerate() {
+            // Where it starts, in whole milliseconds: 0.3, not 0.30000000000000004.
+            assert_eq!(f(&i["t"]), k as f64 / 10.0, "{i}");
+            // One sync I/O a millisecond: each completes 1 ms after its issue.
+            let ms = |k: &str| u(&i[k]) as f64 / 1e6;
+            for k in ["p50_ns", "p99_ns", "max_ns"] {
+                assert!((ms(k) - 1.0).abs() < 0.01, "{k}: {i}");
+            }
+        }
+        let ios: u64 = iv.iter().map(|i| u(&i["ios"])).sum();
+        let bytes: u64 = iv.iter().map(|i| u(&i["bytes"])).sum();
+        assert_eq!((ios, bytes), (u(&w["ios"]), u(&w["bytes"])));
+        // The first interval holds the I/Os completed at 1..=99 ms, the others 100.
+        assert_eq!(u(&iv[0]["ios"]), 99);
+        assert!(iv[1..].iter().all(|i| u(&i["ios"]) == 100), "{iv:?}");
+    }
+    // Whole seconds stay whole numbers in the JSON.
+    let text = std::fs::read_to_string(d.path().join("r.json")).unwrap();
+    assert!(
+        text.contains("\"t\": 1,") && text.contains("\"t\": 0.3,"),
+        "t as written"
+    );
+}
+
+#[test]
+fn the_default_log_interval_is_one_record_a_second() {
+    let d = tempfile::tempdir().unwrap();
+    let (_, doc) = mock_run(d.path(), "r", &["-t", "2s"]);
+    assert_eq!(u(&doc["config"]["log_interval_ms"]), 1000);
+    let iv = doc["workers"][0]["intervals"].as_array().unwrap();
+    assert_eq!(iv.iter().map(|i| u(&i["t"])).collect::<Vec<_>>(), [0, 1]);
+    assert!(iv.iter().all(|i| i["p99_ns"].is_u64()), "{iv:?}");
+}
+
+#[test]
+fn diff_and_merge_read_sub_second_intervals_as_seconds_and_refuse_others() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, _) = mock_run(d.path(), "a", &["-t", "3s", "--log-interval", "100ms"]);
+    let (b, _) = mock_run(d.path(), "b", &["-t", "3s"]);
+    // Diff: the 100 ms intervals summed into seconds are the same samples
+    // as the other run's seconds (the mock engine is exact).
+    let out = sb()
+        .arg("diff")
+        .arg(&a)
+        .arg(&b)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    crate::common::succeeded(&out);
+    let v = json(&out.stdout);
+    let total = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["group"] == "total")
+        .unwrap();
+    let m = &total["metrics"][0];
+    assert_eq!(m["test"]["n_base"], 3, "{m}");
+    assert_eq!(m["test"]["n_new"], 3, "{m}");
+    assert_eq!(m["change_pct"], 0.0, "{m}");
+    // Merge sums them into seconds too, and the merged document says no interval.
+    let out = sb()
+        .arg("merge")
+        .arg(&a)
+        .arg(&b)
+        .args(["--force", "--json", "-"])
+        .output()
+        .unwrap();
+    crate::common::succeeded(&out);
+    let m = json(&out.stdout);
+    let iv = m["workers"][0]["intervals"].as_array().unwrap();
+    assert_eq!(iv.iter().map(|i| u(&i["t"])).collect::<Vec<_>>(), [0, 1, 2]);
+    assert!(
+        m["config"].get("log_interval_ms").is_none(),
+        "{}",
+        m["config"]
+    );
+    // 300 ms intervals do not divide a second: refused in one line, naming the file.
+    let (c, _) = mock_run(d.path(), "c", &["-t", "1200ms", "--log-interval", "300ms"]);
+    let (c2, _) = mock_run(d.path(), "c2", &["-t", "1200ms", "--log-interval", "300ms"]);
+    for args in [&["diff"][..], &["merge", "--force"]] {
+        let out = sb()
+            .args(&args[..1])
+            .arg(&c)
+            .arg(&c2)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("c.json") && err.contains("300 ms") && err.contains("--log-interval 1s"),
+            "{err}"
+        );
+    }
+    // The HTML report of such a run says why it has no time series.
+    let html = d.path().join("c.html");
+    sb().arg("report")
+        .arg(&c)
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("No time series: its intervals are 300 ms long"),
+        "no reason given"
+    );
+}
+
+#[test]
+fn bad_log_intervals_are_refused_before_any_io() {
+    let d = tempfile::tempdir().unwrap();
+    let m = d.path().join("missing");
+    let m = m.to_str().unwrap();
+    refused(&["run", "--log-interval", "5ms", m], "outside 10ms to 1h");
+    refused(&["run", "--log-interval", "2h", m], "outside 10ms to 1h");
+    refused(
+        &["run", "--log-interval", "10500us", m],
+        "not a whole number of milliseconds",
+    );
+    refused(
+        &["sweep", "--log-interval", "0", "--param", "bs=4k", m],
+        "--log-interval",
+    );
 }

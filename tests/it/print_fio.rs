@@ -95,3 +95,98 @@ fn the_printed_line_runs_with_fio_on_the_same_workload() {
     assert_eq!(jobs[0]["error"], 0);
     assert!(jobs[0]["read"]["total_ios"].as_u64().unwrap() > 0, "{s}");
 }
+
+/// The run document carries the line `--print-fio` prints for the same
+/// options (one code path), its notes, and the HTML report shows it.
+#[test]
+fn the_run_document_and_its_html_carry_the_print_fio_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 4 << 20);
+    let a = a.to_str().unwrap();
+    let opts = [
+        "--rw", "randread", "--bs", "4k", "--jobs", "2", "-t", "300ms", "--ramp", "0s",
+    ];
+    let printed = print_fio(&[&opts[..], &[a]].concat());
+    let html = dir.path().join("r.html");
+    let out = sb()
+        .args([
+            "run",
+            "--debug-mock-engine",
+            "1ms",
+            "--no-progress",
+            "--json",
+            "-",
+        ])
+        .arg("--html")
+        .arg(&html)
+        .args(opts)
+        .arg(a)
+        .output()
+        .unwrap();
+    crate::common::succeeded(&out);
+    let v = crate::common::json(&out.stdout);
+    let fio = &v["fio"];
+    let line = printed.lines().find(|l| l.starts_with("fio ")).unwrap();
+    assert_eq!(fio["command"], line, "{fio}");
+    assert!(fio["unavailable"].is_null(), "{fio}");
+    let notes: Vec<String> = printed
+        .lines()
+        .filter_map(|l| l.strip_prefix("# not in fio: "))
+        .map(String::from)
+        .collect();
+    assert!(!notes.is_empty(), "{printed}");
+    assert_eq!(fio["notes"], serde_json::json!(notes));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("The same workload in fio"), "no fio section");
+    assert!(
+        page.contains(&format!("<pre class=\"copy\" id=\"fio\">{line}</pre>")),
+        "the fio line is not in one block"
+    );
+}
+
+/// Where no fio line can be given, the document says why, and the run
+/// itself is not refused.
+#[test]
+fn a_run_with_no_fio_line_says_why_in_its_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 4 << 20);
+    let v = crate::common::run_json(&[
+        "run",
+        "--debug-mock-engine",
+        "1ms",
+        "--no-progress",
+        "--jobs",
+        "2",
+        "--offset",
+        "1m",
+        "-t",
+        "200ms",
+        "--ramp",
+        "0s",
+        a.to_str().unwrap(),
+    ]);
+    assert!(v["fio"]["command"].is_null(), "{}", v["fio"]);
+    let why = v["fio"]["unavailable"].as_str().unwrap();
+    assert!(why.contains("--size"), "{why}");
+}
+
+/// `--cached` reads what the page cache holds: fio is told to keep it
+/// (`--invalidate=0`), and no note says stripebench evicts it first.
+#[test]
+fn print_fio_keeps_the_cache_for_a_cached_read() {
+    let t = print_fio(&[
+        "--rw",
+        "read",
+        "--bs",
+        "32k",
+        "--buffered",
+        "--cached",
+        "/nowhere",
+    ]);
+    let line = t.lines().find(|l| l.starts_with("fio ")).expect(&t);
+    assert!(
+        line.contains("--direct=0 ") && line.contains("--invalidate=0"),
+        "{t}"
+    );
+    assert!(!t.contains("evicts"), "{t}");
+}

@@ -250,14 +250,18 @@ pub(crate) fn check_run_arithmetic(run: &Object, shown: &str, at: &str) -> Resul
         let (mut bytes, mut ios) = (0u64, 0u64);
         for iv in intervals {
             let iv = &iv.value();
-            let t = iv["t"].as_u64().filter(|&t| t as f64 <= seconds + 1.0);
+            // Seconds since the window opened: fractional for intervals
+            // shorter than a second (--log-interval).
+            let t = iv["t"]
+                .as_f64()
+                .filter(|&t| (0.0..=seconds + 1.0).contains(&t));
             let sums = (iv["bytes"].as_u64(), iv["ios"].as_u64());
             let (Some(_), (Some(b), Some(n))) = (t, sums) else {
                 return Err(damaged(
                     shown,
                     at,
                     format!(
-                        "workers[{i}].intervals holds {iv}, not a second of a {seconds} s window"
+                        "workers[{i}].intervals holds {iv}, not an interval of a {seconds} s window"
                     ),
                 ));
             };

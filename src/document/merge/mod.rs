@@ -453,10 +453,14 @@ impl Fleet {
         let (cfg, hosts, workers, warnings) = match input {
             Input::Run(d) => {
                 let host = host_of(&d, file.to_string());
-                let workers: Vec<WorkerDoc> = d
-                    .workers
-                    .iter()
-                    .cloned()
+                // A fleet's workers keep whole seconds (what diff tests
+                // and the plots draw): shorter intervals are summed.
+                let per_second = d.workers_per_second().map_err(|why| Error::NotPerSecond {
+                    file: file.to_string(),
+                    why: format!("merge keeps per-second intervals, but {why}"),
+                })?;
+                let workers: Vec<WorkerDoc> = per_second
+                    .into_iter()
                     .map(|mut w| {
                         w.target = format!("{}:{}", d.host.hostname, w.target);
                         w
@@ -467,7 +471,10 @@ impl Fleet {
                     .iter()
                     .map(|w| Warning::Text(format!("{}: {w}", d.host.hostname)))
                     .collect::<Vec<_>>();
-                (d.config.clone(), vec![host], workers, warnings)
+                let mut cfg = d.config.clone();
+                // The merged workers' intervals are whole seconds.
+                cfg.log_interval_ms = None;
+                (cfg, vec![host], workers, warnings)
             }
             Input::Merged(m) => {
                 // An earlier fleet's missing runs and preflight stay on record.

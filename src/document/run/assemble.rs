@@ -398,6 +398,8 @@ impl RunDocument {
                     note: STRIPE_MODEL_NOTE.into(),
                 }),
             live,
+            // The paths the workers opened are known here; `finished` sets it.
+            fio: None,
         }
     }
 }

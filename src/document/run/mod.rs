@@ -368,6 +368,10 @@ pub struct RunDocument {
     /// the reader kept up with (absent without them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub live: Option<LiveDoc>,
+    /// The fio command that runs the same workload (`run --print-fio`'s),
+    /// or why none can be given; absent in documents from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<crate::document::fio::FioDoc>,
 }
 
 /// What the live stream of a run did.
@@ -426,6 +430,28 @@ MB/s is an upper bound for the modelled RAID0 (each member at its own best pace)
 (member I/Os), not logical requests, and a logical request larger than a chunk takes at least as long as its slowest piece";
 
 impl RunDocument {
+    /// `--log-interval` in ms: each `intervals` record's length (1000 in
+    /// documents written before it).
+    pub fn log_interval_ms(&self) -> u64 {
+        self.config.log_interval_ms.unwrap_or(1000)
+    }
+
+    /// The workers with their intervals as whole seconds ([`per_second`]),
+    /// what the per-second readers (diff's test, merge, the plots) take;
+    /// why not, when the intervals do not divide a second.
+    pub fn workers_per_second(&self) -> Result<Vec<WorkerDoc>, String> {
+        let ms = self.log_interval_ms();
+        self.workers
+            .iter()
+            .map(|w| {
+                Ok(WorkerDoc {
+                    intervals: per_second(&w.intervals, ms)?,
+                    ..w.clone()
+                })
+            })
+            .collect()
+    }
+
     /// Whether any worker met an I/O error or had I/O that hung, a final
     /// flush failed, or verification found a bad block.
     pub fn has_errors(&self) -> bool {
@@ -443,6 +469,43 @@ impl RunDocument {
             .map(VerifyDoc::bad)
             .sum()
     }
+}
+
+/// A worker's intervals of `ms` milliseconds as whole seconds: those of a
+/// second each as they are; shorter ones that divide a second summed into
+/// the second they lie in (its max latency the highest of theirs; no p50
+/// or p99, which do not add up); why not, for intervals that do not divide
+/// a second (longer ones hold several seconds each).
+pub fn per_second(intervals: &[Interval], ms: u64) -> Result<Vec<Interval>, String> {
+    if ms == 1000 {
+        return Ok(intervals.to_vec());
+    }
+    if ms == 0 || 1000 % ms != 0 {
+        return Err(format!(
+            "its intervals are {ms} ms long (--log-interval), which does not divide a second:              no per-second figures can be made of them; run with --log-interval 1s, or one that              divides a second (10ms, 100ms, 250ms, ...)"
+        ));
+    }
+    let mut out: Vec<Interval> = Vec::new();
+    for i in intervals {
+        // Interval k starts at k × ms: its second is k × ms / 1000.
+        let k = (i.t * 1000.0 / ms as f64).round() as u64;
+        let t = (k * ms / 1000) as f64;
+        match out.last_mut().filter(|l| l.t == t) {
+            Some(l) => {
+                l.bytes += i.bytes;
+                l.ios += i.ios;
+                l.max_ns = l.max_ns.max(i.max_ns);
+            }
+            None => out.push(Interval {
+                t,
+                bytes: i.bytes,
+                ios: i.ios,
+                max_ns: i.max_ns,
+                ..Interval::default()
+            }),
+        }
+    }
+    Ok(out)
 }
 
 /// Documents from before `window.latency_from` timed every I/O from its issue.
@@ -463,4 +526,61 @@ one window that opens after the ramp and closes at one deadline";
 
 fn one_second() -> f64 {
     1.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(t: f64, bytes: u64, max_ns: Option<u64>) -> Interval {
+        Interval {
+            t,
+            bytes,
+            ios: 1,
+            p50_ns: max_ns,
+            p99_ns: max_ns,
+            max_ns,
+        }
+    }
+
+    #[test]
+    fn sub_second_intervals_sum_into_their_second() {
+        let v: Vec<Interval> = (0..25)
+            .map(|k| iv(k as f64 * 0.1, 10, (k % 2 == 0).then_some(k)))
+            .collect();
+        let s = per_second(&v, 100).unwrap();
+        assert_eq!(s.iter().map(|i| i.t).collect::<Vec<_>>(), [0.0, 1.0, 2.0]);
+        assert_eq!(
+            s.iter().map(|i| i.bytes).collect::<Vec<_>>(),
+            [100, 100, 50]
+        );
+        assert_eq!(s.iter().map(|i| i.ios).collect::<Vec<_>>(), [10, 10, 5]);
+        // The highest of their max; percentiles do not add up: none.
+        assert_eq!(s[1].max_ns, Some(18));
+        assert_eq!((s[1].p50_ns, s[1].p99_ns), (None, None));
+        // Seconds stay as they are.
+        assert_eq!(per_second(&v, 1000).unwrap(), v);
+    }
+
+    #[test]
+    fn intervals_that_do_not_divide_a_second_are_refused_with_the_way_out() {
+        for ms in [300, 1500, 5000] {
+            let e = per_second(&[], ms).unwrap_err();
+            assert!(
+                e.contains(&format!("{ms} ms")) && e.contains("--log-interval 1s"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn whole_seconds_are_written_as_whole_numbers_and_others_as_they_are() {
+        let h = crate::analysis::histogram::LatencyHistogram::new();
+        let at = |k| serde_json::to_string(&Interval::at(k, 100_000_000, 0, 0, &h)).unwrap();
+        assert_eq!(at(3), r#"{"t":0.3,"bytes":0,"ios":0}"#);
+        assert_eq!(at(10), r#"{"t":1,"bytes":0,"ios":0}"#);
+        // Read back from either.
+        let i: Interval = serde_json::from_str(r#"{"t":2,"bytes":1,"ios":1}"#).unwrap();
+        assert_eq!((i.t, i.max_ns), (2.0, None));
+    }
 }

@@ -129,10 +129,13 @@ fn set_up<E: Engine>(
     if spec.verify == VerifyMode::Read {
         out.verify = VerifyTally::reserved(spec)?;
     }
-    // Ten minutes of one-second intervals up front (14 KiB); a longer window
-    // grows the series as it goes (a reallocation per doubling). Never sized
-    // from the duration: verify's "until done" is a year.
-    out.intervals.reserve(INTERVALS_RESERVED);
+    // Ten minutes of intervals up front (43 KiB of one-second ones, at
+    // most INTERVALS_RESERVED); a longer window grows the series as it goes
+    // (a reallocation per doubling). Never sized from the duration:
+    // verify's "until done" is a year.
+    let ten_minutes = (600_000_000_000 / spec.log_ns.max(1)) as usize;
+    out.intervals
+        .reserve(ten_minutes.clamp(1, INTERVALS_RESERVED));
     Ok((engine, tokens))
 }
 
@@ -473,9 +476,13 @@ struct Tally<'a, C> {
     in_window: bool,
     cpu0: CpuSample,
     cpu1: Option<CpuSample>,
+    /// The `--log-interval` interval in progress (its length in ns), its
+    /// bytes, I/Os and latencies.
     cur_sec: u64,
+    log_ns: u64,
     cur_bytes: u64,
     cur_ios: u64,
+    cur_hist: LatencyHistogram,
     /// The live interval in progress (`--live-interval`, the tap's own:
     /// the series above stays per second) and its bytes and I/Os.
     live_t: u64,
@@ -533,6 +540,8 @@ impl<'a, C: Clock> Tally<'a, C> {
             },
             cpu1: None,
             cur_sec: 0,
+            log_ns: spec.log_ns.max(1),
+            cur_hist: LatencyHistogram::new(),
             live_t: 0,
             live_bytes_cur: 0,
             live_ios: 0,
@@ -700,6 +709,7 @@ impl<'a, C: Clock> Tally<'a, C> {
         }
         out.last_completion_ns = tn;
         self.roll(tn);
+        self.cur_hist.record(latency);
         if let Some(tap) = &mut self.tap {
             tap.record(latency, n, slot.op == Op::Write);
             self.live_bytes_cur += n;
@@ -730,22 +740,18 @@ impl<'a, C: Clock> Tally<'a, C> {
         }
     }
 
-    /// Ends every second before the one `tn` (ns since the epoch, in the
-    /// window) falls in, into the intervals, and every live interval
-    /// before `tn`'s, to the live tap. Integer arithmetic only: a division
-    /// per completion, no allocation, lock or syscall (the series grows
-    /// per second, into room reserved before the loop).
+    /// Ends every interval (`--log-interval`) before the one `tn` (ns
+    /// since the epoch, in the window) falls in, into the intervals, and
+    /// every live interval before `tn`'s, to the live tap. Integer
+    /// arithmetic only per completion: a division; no allocation, lock or
+    /// syscall (the series grows per interval, into room reserved before
+    /// the loop, and an interval's end reads its histogram's percentiles).
     #[inline]
     fn roll(&mut self, tn: u64) {
         let since = tn - self.ramp_ns;
-        let sec = since / 1_000_000_000;
+        let sec = since / self.log_ns;
         while self.cur_sec < sec {
-            self.out.intervals.push(Interval {
-                t: self.cur_sec,
-                bytes: self.cur_bytes,
-                ios: self.cur_ios,
-            });
-            (self.cur_bytes, self.cur_ios) = (0, 0);
+            self.end_interval();
             self.cur_sec += 1;
         }
         if let Some(tap) = &mut self.tap {
@@ -760,6 +766,23 @@ impl<'a, C: Clock> Tally<'a, C> {
                 (self.live_bytes_cur, self.live_ios) = (0, 0);
                 self.live_t += 1;
             }
+        }
+    }
+
+    /// The interval in progress into the series, with its latencies; the
+    /// next one starts empty.
+    #[cold]
+    fn end_interval(&mut self) {
+        self.out.intervals.push(Interval::at(
+            self.cur_sec,
+            self.log_ns,
+            self.cur_bytes,
+            self.cur_ios,
+            &self.cur_hist,
+        ));
+        (self.cur_bytes, self.cur_ios) = (0, 0);
+        if !self.cur_hist.is_empty() {
+            self.cur_hist.reset();
         }
     }
 
@@ -843,11 +866,13 @@ impl<'a, C: Clock> Tally<'a, C> {
         // The last second: with its I/O, or with errors not yet handed off.
         let errors_pending = self.tap.as_ref().is_some_and(|t| t.pending(out.errors));
         if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() || errors_pending {
-            out.intervals.push(Interval {
-                t: self.cur_sec,
-                bytes: self.cur_bytes,
-                ios: self.cur_ios,
-            });
+            out.intervals.push(Interval::at(
+                self.cur_sec,
+                self.log_ns,
+                self.cur_bytes,
+                self.cur_ios,
+                &self.cur_hist,
+            ));
         }
         // The last live interval, on the same terms (a worker that
         // completed nothing still says its first).

@@ -3,9 +3,11 @@
 //! histogram record, a few counters and, before a write, a 40-byte stamp per
 //! 4 KiB of the block and one XOR pass over it ([`crate::engine::writedata`]):
 //! no allocation (past ten
-//! minutes of one-second intervals), no lock, no syscall beyond the I/O and
+//! minutes of intervals), no lock, no syscall beyond the I/O and
 //! the (vDSO) clock, except the CPU-time samples as the window opens and
-//! closes. With `--live` or `--metrics`, each latency is also recorded in
+//! closes. Each latency also goes into the `--log-interval` interval's own
+//! histogram, whose p50/p99/max are read (a walk of its buckets, no
+//! allocation) and which is emptied as the interval ends. With `--live` or `--metrics`, each latency is also recorded in
 //! the second's own histogram, and once a second the worker hands that
 //! second off ([`crate::measure::live`]: one `try_recv`, one `try_send`).
 //!
@@ -63,6 +65,8 @@ pub struct WorkerSpec {
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
+    /// `--log-interval` in ns: the length of each record of `intervals`.
+    pub log_ns: u64,
     /// `--rate`, `--rate-iops`: nanoseconds from one I/O's due time to the
     /// next (I/O k is due k periods after the start); `None`: as fast as
     /// the target allows.
@@ -93,8 +97,9 @@ pub enum VerifyMode {
     Read,
 }
 
-/// One-second intervals reserved before the run (ten minutes).
-pub const INTERVALS_RESERVED: usize = 600;
+/// Intervals reserved before the run: ten minutes of them, at most this
+/// many (ten minutes of 100 ms ones).
+pub const INTERVALS_RESERVED: usize = 6000;
 
 /// Most good blocks a worker remembers for the stale check (24 bytes each).
 pub const VERIFY_TRACK_MAX: usize = 4 << 20;
@@ -245,13 +250,50 @@ pub fn verify_table_bytes(spec: &WorkerSpec) -> u64 {
     entries * std::mem::size_of::<(u32, u64, u64)>() as u64
 }
 
-/// One second of a worker's window (the last one may be shorter).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// One interval of a worker's window (`--log-interval`, 1 s by default;
+/// the last one may be shorter): its I/O and its own latencies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
-    /// Seconds since the window opened.
-    pub t: u64,
+    /// Where it starts, seconds since the window opened: written whole
+    /// (`3`) when it is, fractional (`0.3`) for sub-second intervals.
+    #[serde(serialize_with = "seconds")]
+    pub t: f64,
     pub bytes: u64,
     pub ios: u64,
+    /// The interval's own p50, p99 and max latency (ns): absent when
+    /// nothing completed in it, and in documents written before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ns: Option<u64>,
+}
+
+impl Interval {
+    /// Interval `k` of `len_ns` nanoseconds: where it starts, in whole
+    /// nanoseconds (0.3, not 0.30000000000000004), with its I/O and latencies.
+    pub fn at(k: u64, len_ns: u64, bytes: u64, ios: u64, hist: &LatencyHistogram) -> Interval {
+        let lat = LatencyHistogram::interval((!hist.is_empty()).then_some(hist));
+        Interval {
+            t: k.saturating_mul(len_ns) as f64 / 1e9,
+            bytes,
+            ios,
+            p50_ns: lat.p50_ns,
+            p99_ns: lat.p99_ns,
+            max_ns: lat.max_ns,
+        }
+    }
+}
+
+/// Seconds as the documents always wrote whole ones (`3`, not `3.0`), and
+/// fractional ones as they are.
+fn seconds<S: serde::Serializer>(t: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if t.fract() == 0.0 && (0.0..9e15).contains(t) {
+        s.serialize_u64(*t as u64)
+    } else {
+        s.serialize_f64(*t)
+    }
 }
 
 /// What stopped a worker.
@@ -562,6 +604,7 @@ mod tests {
             dedupe_pct: 0,
             stripe: None,
             ramp_ns: 0,
+            log_ns: 1_000_000_000,
             rate_period_ns: None,
             evict_on_wrap: false,
         }

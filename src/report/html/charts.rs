@@ -39,14 +39,16 @@ fn draw(
 }
 
 /// MB/s in each second of the window: one line per worker and a heavier
-/// one for their sum. `None` when no worker has a whole second.
+/// one for their sum. `None` when no worker has a whole second. The
+/// workers' intervals are whole seconds
+/// ([`crate::document::run::RunDocument::workers_per_second`]).
 pub fn timeseries(
     workers: &[WorkerDoc],
     label: impl Fn(&WorkerDoc) -> String,
 ) -> Result<Option<Plot>> {
     let max_t = workers
         .iter()
-        .flat_map(|w| w.intervals.iter().map(|i| i.t + 1))
+        .flat_map(|w| w.intervals.iter().map(|i| i.t as u64 + 1))
         .max();
     let Some(max_t) = max_t else { return Ok(None) };
     let mut total = vec![0u64; max_t as usize];
@@ -74,7 +76,7 @@ pub fn timeseries(
             let pts = w
                 .intervals
                 .iter()
-                .map(|iv| (iv.t as f64 + 0.5, iv.bytes as f64 / 1e6))
+                .map(|iv| (iv.t + 0.5, iv.bytes as f64 / 1e6))
                 .collect();
             draw(&mut c, &mut legend, pts, Some(i), label(w))?;
         }
@@ -96,7 +98,7 @@ pub fn timeseries(
 pub fn timeseries_rows(workers: &[WorkerDoc]) -> Vec<(String, Vec<String>)> {
     let max_t = workers
         .iter()
-        .flat_map(|w| w.intervals.iter().map(|i| i.t + 1))
+        .flat_map(|w| w.intervals.iter().map(|i| i.t as u64 + 1))
         .max()
         .unwrap_or(0);
     (0..max_t)
@@ -104,7 +106,11 @@ pub fn timeseries_rows(workers: &[WorkerDoc]) -> Vec<(String, Vec<String>)> {
             let mut cells = vec![t.to_string()];
             let mut sum = 0;
             for w in workers {
-                let b = w.intervals.iter().find(|i| i.t == t).map(|i| i.bytes);
+                let b = w
+                    .intervals
+                    .iter()
+                    .find(|i| i.t as u64 == t)
+                    .map(|i| i.bytes);
                 sum += b.unwrap_or(0);
                 cells.push(b.map_or("-".into(), |b| format!("{:.1}", b as f64 / 1e6)));
             }

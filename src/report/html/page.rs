@@ -68,6 +68,7 @@ table.kv th { width: 1%; white-space: nowrap; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 0 24px; }
 pre { background: #fff; border: 1px solid #d5dae3; border-radius: 6px; padding: 8px 12px;
   overflow-x: auto; font-size: 12.5px; margin: 6px 0 10px; }
+pre.copy { user-select: all; -webkit-user-select: all; cursor: text; }
 ul.notes { list-style: none; padding: 0; margin: 6px 0; }
 ul.notes li { background: #fff; border-left: 4px solid #9aa7bd; padding: 4px 10px; margin: 3px 0; }
 ul.notes li.warn { border-color: #e0a100; background: #fff9e6; }

@@ -25,6 +25,7 @@ pub fn run(doc: &RunDocument) -> Result<String> {
     results(&mut page, doc, 2);
     plots(&mut page, doc, 2)?;
     configuration(&mut page, doc, 2);
+    fio(&mut page, doc, 2);
     topology(&mut page, doc, 2);
     Ok(page.finish(&doc.tool))
 }
@@ -214,6 +215,36 @@ pub fn configuration(page: &mut Page, doc: &RunDocument, level: u8) {
     page.raw("</div>\n</div>\n");
 }
 
+/// The fio command that runs the same workload (`fio` of the document), in
+/// a block one click selects whole, with what fio does otherwise; or why
+/// there is none. Nothing for a document from before it was recorded.
+pub fn fio(page: &mut Page, doc: &RunDocument, level: u8) {
+    let Some(f) = &doc.fio else { return };
+    page.h(level, "The same workload in fio");
+    match &f.command {
+        Some(c) => {
+            // Paths are shell-quoted by the line's maker; control
+            // characters never reach it (it refuses them).
+            page.raw(&format!(
+                "<pre class=\"copy\" id=\"fio\">{}</pre>\n",
+                super::page::esc(&super::page::printable(c))
+            ));
+            for n in &f.notes {
+                page.p("", &format!("not in fio: {n}"));
+            }
+        }
+        None => {
+            page.p(
+                "",
+                &format!(
+                    "none: {}",
+                    f.unavailable.as_deref().unwrap_or("not recorded")
+                ),
+            );
+        }
+    }
+}
+
 /// A JSON object's fields as names and readable values.
 pub fn config_pairs(v: &serde_json::Value) -> Vec<(String, String)> {
     let show = |v: &serde_json::Value| -> String {
@@ -268,7 +299,15 @@ pub fn topology(page: &mut Page, doc: &RunDocument, level: u8) {
 /// (per target and total).
 pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
     page.h(level, "Throughput over time");
-    match charts::timeseries(&doc.workers, |w| format!("w{} {}", w.id, w.target))? {
+    let workers = match doc.workers_per_second() {
+        Ok(w) => w,
+        Err(why) => {
+            page.p("sub", &format!("No time series: {why}."));
+            Vec::new()
+        }
+    };
+    match charts::timeseries(&workers, |w| format!("w{} {}", w.id, w.target))? {
+        _ if workers.is_empty() && !doc.workers.is_empty() => {}
         Some(plot) => {
             page.plot(
                 &plot,
@@ -278,7 +317,7 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             head.extend(doc.workers.iter().map(|w| format!("w{} MB/s", w.id)));
             head.push("total MB/s".into());
             page.raw("<details>\n<summary>the figures, second by second</summary>\n");
-            page.table(&head, &charts::timeseries_rows(&doc.workers), 1);
+            page.table(&head, &charts::timeseries_rows(&workers), 1);
             page.raw("</details>\n");
         }
         None => {

@@ -7,16 +7,86 @@
 //! What fio has no equivalent for is said in `#` lines before the command,
 //! never dropped. The spellings are fio's names for the options
 //! `cli::fio_words` maps the other way.
+//!
+//! One code path for both places the line goes: `run --print-fio` prints
+//! [`command`], and every run document carries [`FioDoc`] (`fio`), made
+//! from the same [`Fio`].
 
 use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
 
 use crate::base::error::UsageError;
 use crate::base::units::fmt_size_arg;
 use crate::engine::EngineKind;
 use crate::measure::config::{BlockSizeArg, RateLimit, RunConfig, RwMode};
 
-/// The `#` lines, then the fio command, each line ending in a newline.
+/// The fio command for a workload: what fio has no equivalent for, and
+/// the command line itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fio {
+    /// What fio does not do as stripebench does (`# not in fio:` lines).
+    pub notes: Vec<String>,
+    /// `fio --rw=... --name=w0 ...`: one line, no newline.
+    pub line: String,
+}
+
+impl Fio {
+    /// As `--print-fio` prints it: the `# not in fio:` lines, then the
+    /// command, each line ending in a newline.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for n in &self.notes {
+            out.push_str("# not in fio: ");
+            out.push_str(n);
+            out.push('\n');
+        }
+        out.push_str(&self.line);
+        out.push('\n');
+        out
+    }
+}
+
+/// The run document's `fio`: the command that runs the same workload with
+/// fio, or why none can be given.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FioDoc {
+    /// The fio command line (as `run --print-fio` prints it), or null.
+    pub command: Option<String>,
+    /// What fio does not do as stripebench does.
+    pub notes: Vec<String>,
+    /// Why there is no command (null when there is one).
+    pub unavailable: Option<String>,
+}
+
+impl FioDoc {
+    /// The document's `fio` for a run of `cfg` on `targets`: [`fio`], or
+    /// the reason it refused.
+    pub fn of(cfg: &RunConfig, targets: &[PathBuf]) -> FioDoc {
+        match fio(cfg, targets) {
+            Ok(f) => FioDoc {
+                command: Some(f.line),
+                notes: f.notes,
+                unavailable: None,
+            },
+            Err(e) => FioDoc {
+                command: None,
+                notes: Vec::new(),
+                unavailable: Some(e.0),
+            },
+        }
+    }
+}
+
+/// The `#` lines, then the fio command, each line ending in a newline
+/// (`run --print-fio`).
 pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageError> {
+    fio(cfg, targets).map(|f| f.text())
+}
+
+/// The fio command for `cfg` on `targets` (the paths the workers open),
+/// or why fio cannot be given the same workload on one line.
+pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
     if targets.is_empty() {
         return Err(UsageError(
             "--print-fio needs named targets: the built-in test bed is made at run time; name a file or device".into(),
@@ -102,9 +172,11 @@ pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageErro
         notes.push("--stripe: fio has no RAID0 model; each target is its own job here");
     }
     if cfg.cached {
+        // fio keeps what is cached (its default invalidate=1 would drop it).
+        g.push("--invalidate=0".into());
         notes.push("--cached: fio does not pre-read the region; the page cache is what it finds");
     }
-    if !cfg.direct && !cfg.drop_caches && !cfg.rw.writes() {
+    if !cfg.direct && !cfg.drop_caches && !cfg.cached && !cfg.rw.writes() {
         notes.push("buffered reads: stripebench evicts the targets' pages first (fio: invalidate=1, its default)");
     }
     if cfg.drop_caches {
@@ -147,13 +219,7 @@ pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageErro
     if cfg.jobs > 1 && cfg.size.is_none() {
         notes.push("--jobs: each fio job gets the same share of the region; fio rounds its slice otherwise than stripebench (to the block size)");
     }
-    let mut out = String::new();
-    for n in notes {
-        out.push_str("# not in fio: ");
-        out.push_str(n);
-        out.push('\n');
-    }
-    out.push_str("fio");
+    let mut out = String::from("fio");
     for o in &g {
         out.push(' ');
         out.push_str(o);
@@ -190,8 +256,10 @@ pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageErro
             }
         }
     }
-    out.push('\n');
-    Ok(out)
+    Ok(Fio {
+        notes: notes.into_iter().map(String::from).collect(),
+        line: out,
+    })
 }
 
 fn rw(rw: RwMode) -> &'static str {
