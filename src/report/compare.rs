@@ -335,6 +335,24 @@ fn verdict(out: &mut String, d: &CompareDocument) {
             ),
         };
     }
+    for f in &v.some_runs {
+        let _ = match f.by.as_str() {
+            "p99" => writeln!(
+                out,
+                "  not flagged, beyond in some runs only: {}: median p99 {} above {}, a run of it below",
+                f.member,
+                fmt_latency_ns(f.figure),
+                fmt_latency_ns(f.threshold)
+            ),
+            _ => writeln!(
+                out,
+                "  not flagged, beyond in some runs only: {}: median {:.1} MB/s below {:.1} MB/s, a run of it above",
+                f.member,
+                mb_per_sec(f.figure),
+                mb_per_sec(f.threshold)
+            ),
+        };
+    }
     match &d.slowest {
         Some(s) => {
             let _ = writeln!(out, "slowest member: {s}");

@@ -678,7 +678,11 @@ fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
         .as_deref()
         .unwrap()
         .contains("2 workers on 1 CPU(s)"));
-    assert!(v.rule.contains("between 10% and 25% of the median"), "{}", v.rule);
+    assert!(
+        v.rule.contains("between 10% and 25% of the median"),
+        "{}",
+        v.rule
+    );
     // Far enough below, a member is flagged all the same.
     let runs = members_together(8, 1, |i, _| if i == 3 { 10.0e6 } else { 75.0e6 });
     let mut runs = runs;
