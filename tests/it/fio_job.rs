@@ -302,3 +302,64 @@ fn a_print_fio_line_as_a_job_file_reads_back_to_the_same_workload() {
         assert_eq!(again, line, "{typed:?} as {}", as_job_file(&line));
     }
 }
+
+/// Several stonewall groups: every refusal a later run would meet (its
+/// numbered output path, its write without consent) comes before the
+/// first run's I/O, not after the first has run for its duration.
+#[test]
+fn later_groups_refusals_come_before_the_first_group_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let job = dir.path().join("j.fio");
+    let r = dir.path().join("r.json");
+    let nodir = dir.path().join("nodir/r.json");
+    std::fs::write(
+        &job,
+        "[global]\nrw=randread\ntime_based\nruntime=30\n[a]\n[b]\nstonewall\n[c]\nstonewall\n",
+    )
+    .unwrap();
+    let planted = dir.path().join("planted");
+    std::fs::write(&planted, "kept").unwrap();
+    std::os::unix::fs::symlink(&planted, dir.path().join("r.2.json")).unwrap();
+    std::fs::create_dir(dir.path().join("r.3.json")).unwrap();
+    let run = |extra: &[&std::ffi::OsStr]| {
+        let started = std::time::Instant::now();
+        let out = sb()
+            .args(["run", "--fio-job", job.to_str().unwrap(), "--no-progress"])
+            .args(extra)
+            .arg(&f)
+            .output()
+            .unwrap();
+        (out, started.elapsed())
+    };
+    for (extra, said) in [
+        (
+            vec!["--json".as_ref(), r.as_os_str()],
+            "r.2.json: it is a symbolic link",
+        ),
+        (vec!["--json".as_ref(), nodir.as_os_str()], "does not exist"),
+    ] {
+        let (out, took) = run(&extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(said) && err.contains("none ran"), "{err}");
+        assert!(took < std::time::Duration::from_secs(20), "{took:?}: {err}");
+        assert!(!dir.path().join("r.1.json").exists(), "run 1 ran: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&planted).unwrap(), "kept");
+    // A write in a later group, without --allow-destructive typed: refused
+    // as the typed command is, before the read group touches the file.
+    std::fs::write(
+        &job,
+        "[global]\ntime_based\nruntime=30\n[a]\nrw=read\n[b]\nstonewall\nrw=write\n",
+    )
+    .unwrap();
+    let (out, took) = run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("run 2 of 2") && err.contains("--allow-destructive"),
+        "{err}"
+    );
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}: {err}");
+}
