@@ -363,3 +363,26 @@ fn later_groups_refusals_come_before_the_first_group_runs() {
     );
     assert!(took < std::time::Duration::from_secs(20), "{took:?}: {err}");
 }
+
+/// The precheck of later groups does not refuse a sparse file that an
+/// earlier group writes: a write group, then a read one, on a new file.
+#[test]
+fn a_read_group_after_a_write_group_is_not_refused_for_holes_the_write_fills() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("sparse");
+    std::fs::File::create(&f).unwrap().set_len(2 << 20).unwrap();
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[global]\nbs=1m\nioengine=psync\n[w]\nrw=write\n[r]\nstonewall\nrw=read\n",
+    )
+    .unwrap();
+    let out = sb()
+        .args(["run", "--fio-job", job.to_str().unwrap()])
+        .args(["--no-progress", "--allow-destructive"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    succeeded_as(&out, "run --fio-job: write, then read");
+    assert_eq!(commands(&out.stderr).len(), 2);
+}
