@@ -41,6 +41,15 @@ use crate::base::units::fmt_size_arg;
 /// The largest job file read: fio's own examples are under 4 KiB.
 pub const MAX_BYTES: u64 = 1 << 20;
 
+/// The most job sections a file may hold: each is a target of its run
+/// (an open file, a worker), and fio's examples hold a handful.
+pub const MAX_JOBS: usize = 256;
+
+/// The most stonewall groups a file may hold: each is a run of its own,
+/// one after another, each with its ramp and window (10000 groups of one
+/// second would be three hours of runs nobody asked for by name).
+pub const MAX_GROUPS: usize = 64;
+
 /// What is wrong with `--fio-job` or its file (exit 2): one line, with the
 /// file, line and section when known, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -996,6 +1005,12 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             "fio job file {shown} has no job section, only [global]: fio would run nothing; add a [job] section"
         )));
     }
+    if jobs.len() > MAX_JOBS {
+        return Err(FioJobError(format!(
+            "fio job file {shown} has {} job sections, more than stripebench takes from one file ({MAX_JOBS}): split it into files of fewer jobs",
+            jobs.len()
+        )));
+    }
     // Each group's jobs, translated, with their cpus_allowed apart.
     let mut runs: Vec<Vec<(&Job, Translated, Option<String>)>> = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
@@ -1012,6 +1027,12 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             Some(g) if !(stonewall && i > 0) => g.push((job, t, cpus)),
             _ => runs.push(vec![(job, t, cpus)]),
         }
+    }
+    if runs.len() > MAX_GROUPS {
+        return Err(FioJobError(format!(
+            "fio job file {shown} has {} stonewall groups, each a run of its own, more than stripebench runs from one file ({MAX_GROUPS}): split it into files of fewer groups",
+            runs.len()
+        )));
     }
     runs.iter().map(|g| group(g, shown)).collect()
 }
@@ -1472,6 +1493,33 @@ mod tests {
         assert!(read(&f, "j.fio").unwrap_err().0.contains("not UTF-8"));
         std::fs::write(&f, vec![b';'; MAX_BYTES as usize + 1]).unwrap();
         assert!(read(&f, "j.fio").unwrap_err().0.contains("larger than"));
+    }
+
+    #[test]
+    fn thousands_of_sections_or_stonewall_groups_are_refused_not_planned() {
+        let sections: String = (0..10_000).map(|i| format!("[j{i}]\n")).collect();
+        let e = refused(&format!("[global]\nfilename=f\n{sections}"));
+        assert!(
+            e.contains("10000 job sections") && e.contains("split it"),
+            "{e}"
+        );
+        let groups_text: String = (0..MAX_GROUPS + 1)
+            .map(|i| format!("[j{i}]\nstonewall\n"))
+            .collect();
+        let e = refused(&format!("[global]\nfilename=f\n{groups_text}"));
+        assert!(
+            e.contains("65 stonewall groups") && e.contains("split it"),
+            "{e}"
+        );
+        let at_most: String = (0..MAX_GROUPS)
+            .map(|i| format!("[j{i}]\nstonewall\n"))
+            .collect();
+        assert_eq!(
+            groups(&format!("[global]\nfilename=f\n{at_most}"), "j.fio")
+                .unwrap()
+                .len(),
+            MAX_GROUPS
+        );
     }
 
     #[test]
