@@ -877,6 +877,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             targets.push(t);
         }
         if targets.len() > 1 {
+            // fio's one job spreads these over its files; stripebench's
+            // apply to each target (each worker).
+            for key in ["size", "io_size", "rate", "rate_iops"] {
+                if let Some(s) = job.get(key) {
+                    return refuse!(s, &format!("with filename= listing {} files: fio's one job divides it between them, stripebench's applies to each file: give each file a [section] of its own", targets.len()));
+                }
+            }
             notes.push(format!("filename= lists {} files for one fio job, whose one thread spreads its I/O over them; stripebench runs one worker per file (fio's one section per file)", targets.len()));
         }
     } else if let Some(d) = job.get("directory") {
@@ -1610,6 +1617,30 @@ mod tests {
             .unwrap_err()
             .0
             .contains("--json -"));
+    }
+
+    #[test]
+    fn a_size_or_rate_shared_by_a_filename_list_is_refused_not_given_to_each_file() {
+        for (opt, named) in [
+            ("size=1g", "`size=1g`"),
+            ("io_size=1g\nruntime=10", "`io_size=1g`"),
+            ("rate=10m", "`rate=10m`"),
+            ("rate_iops=100", "`rate_iops=100`"),
+        ] {
+            let e = refused(&format!("[j]\nrw=read\nfilename=a:b\n{opt}\n"));
+            assert!(e.contains(named) && e.contains("listing 2 files"), "{e}");
+        }
+        // One file per section: each job's own, as stripebench's per target.
+        let g = groups(
+            "[global]\nsize=1g\n[a]\nfilename=a\n[b]\nfilename=b\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert!(
+            g[0].args.contains(&"--size=1g".to_string()),
+            "{:?}",
+            g[0].args
+        );
     }
 
     #[test]
