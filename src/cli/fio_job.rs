@@ -798,9 +798,19 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     if let Some(o) = job.get("randseed") {
         args.extend(spell("randseed", &count(o)?.to_string()));
     }
+    // Random offsets: stripebench's are fio's norandommap randrepeat=0.
+    if flag("norandommap")? == Some(false) {
+        let o = job.get("norandommap").unwrap_or(&job.opts[0]);
+        return refuse!(o, "asks for fio's random map (every block once per pass); stripebench draws each offset afresh (fio's norandommap): give norandommap, or drop it");
+    }
+    if random && flag("norandommap")? != Some(true) {
+        notes.push("random offsets are drawn afresh, as fio's norandommap: fio's default random map (every block once per pass) is not kept".into());
+    }
+    if flag("randrepeat")? == Some(true) && job.get("randseed").is_none() {
+        let o = job.get("randrepeat").unwrap_or(&job.opts[0]);
+        return refuse!(o, "asks for the same random sequence every run; stripebench draws its seed from the clock unless given one: give randseed=N (stripebench's --seed N), or randrepeat=0");
+    }
     for key in [
-        "randrepeat",
-        "norandommap",
         "refill_buffers",
         "scramble_buffers",
         "thread",
@@ -1466,6 +1476,28 @@ mod tests {
         assert!(a.contains(&"--verify".to_string()), "{a:?}");
         let a = args("[j]\nrw=randrw\nrwmixwrite=30\n");
         assert!(a.contains(&"--mix=70".to_string()), "{a:?}");
+    }
+
+    #[test]
+    fn randommap_and_randrepeat_asked_for_by_name_are_refused_not_dropped() {
+        for (text, named) in [
+            ("[j]\nrw=randread\nnorandommap=0\n", "norandommap=0"),
+            ("[j]\nrw=randread\nrandrepeat=1\n", "randrepeat=1"),
+            ("[j]\nrw=randread\nrandrepeat\n", "randrepeat"),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(&format!("`{named}`")), "{text:?}: {e}");
+        }
+        let a = args("[j]\nrw=randread\nrandrepeat=1\nrandseed=7\nnorandommap\n");
+        assert!(a.contains(&"--seed=7".to_string()), "{a:?}");
+        // fio's default random map is not kept: said, not silent.
+        let t = one("[j]\nrw=randread\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.contains("norandommap")),
+            "{:?}",
+            t.notes
+        );
+        assert!(one("[j]\nrw=read\n").unwrap().notes.is_empty());
     }
 
     #[test]
