@@ -42,6 +42,15 @@ fn main() -> ExitCode {
         }
     }
     for (i, run) in runs.into_iter().enumerate() {
+        // A signal that came after run i's window closed (while its report
+        // was written): the runs after it do not start.
+        if i > 0 && stripebench::base::signals::interrupted() {
+            say(format_args!(
+                "stripebench: interrupted after run {i} of {n}: the {} after it did not run",
+                n - i
+            ));
+            return ExitCode::from(stripebench::base::signals::exit_status());
+        }
         if !run.said.is_empty() {
             let _ = std::io::Write::write_all(
                 &mut std::io::stderr(),

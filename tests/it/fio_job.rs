@@ -386,3 +386,41 @@ fn a_read_group_after_a_write_group_is_not_refused_for_holes_the_write_fills() {
     succeeded_as(&out, "run --fio-job: write, then read");
     assert_eq!(commands(&out.stderr).len(), 2);
 }
+
+/// SIGTERM during run 1 of 3: run 1's document is written, marked
+/// interrupted, the exit is 128 + 15, and runs 2 and 3 never start.
+#[test]
+fn a_signal_during_group_one_reports_it_and_starts_no_other_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[global]\nrw=randread\ntime_based\nruntime=20\n[a]\n[b]\nstonewall\n[c]\nstonewall\n",
+    )
+    .unwrap();
+    let r = dir.path().join("r.json");
+    let child = crate::common::spawn(&[
+        "run",
+        "--fio-job",
+        job.to_str().unwrap(),
+        "--no-progress",
+        "--json",
+        r.to_str().unwrap(),
+        f.to_str().unwrap(),
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + 15), "{err}");
+    let doc = json(&std::fs::read(dir.path().join("r.1.json")).unwrap());
+    assert_eq!(doc["interrupted"], true, "{doc}");
+    assert!(!dir.path().join("r.2.json").exists(), "{err}");
+    assert!(!err.contains("run 2 of 3 ("), "{err}");
+    assert!(err.contains("the 2 after it did not run"), "{err}");
+}
