@@ -613,9 +613,19 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     }
     args.push(if direct { "--direct" } else { "--buffered" }.to_string());
     // How long: time based, or until size= (io_size=, loops=) is done.
-    let runtime = job.get("runtime").map(time).transpose()?;
+    // fio's runtime=0 is no limit, as if not given.
+    let runtime = job
+        .get("runtime")
+        .map(time)
+        .transpose()?
+        .filter(|r| !r.is_zero());
     let ramp = job.get("ramp_time").map(time).transpose()?;
     let time_based = flag("time_based")?.unwrap_or(false);
+    if let Some(o) = job.get("ramp_time").filter(|_| !time_based) {
+        if ramp.is_some_and(|r| !r.is_zero()) {
+            return refuse!(o, "without time_based: stripebench counts every I/O of a run bounded by size= (io_size=, loops=) from the start, with no ramp: add time_based and runtime=, or drop it");
+        }
+    }
     let numjobs = match job.get("numjobs") {
         Some(o) => match count(o)? {
             n @ 1..=4096 => Some((o, n)),
@@ -1498,6 +1508,23 @@ mod tests {
             t.notes
         );
         assert!(one("[j]\nrw=read\n").unwrap().notes.is_empty());
+    }
+
+    #[test]
+    fn runtime_0_is_no_limit_and_ramp_time_without_time_based_is_refused_by_name() {
+        // fio: runtime=0 is no limit; stripebench's --duration=0s is refused.
+        let a = args("[j]\nrw=read\nruntime=0\n");
+        assert!(!a.iter().any(|a| a.starts_with("--duration")), "{a:?}");
+        let e = refused("[j]\nrw=read\ntime_based\nruntime=0\n");
+        assert!(e.contains("`time_based` without runtime="), "{e}");
+        let e = refused("[j]\nrw=read\nramp_time=5\n");
+        assert!(e.contains("`ramp_time=5` without time_based"), "{e}");
+        let e = refused("[j]\nrw=read\nramp_time=5\nio_size=1m\nruntime=10\n");
+        assert!(e.contains("`ramp_time=5`"), "{e}");
+        let a = args("[j]\nrw=read\nramp_time=0\n");
+        assert!(a.contains(&"--ramp=0s".to_string()), "{a:?}");
+        let a = args("[j]\nrw=read\nramp_time=5\ntime_based\nruntime=10\n");
+        assert!(a.contains(&"--ramp=5s".to_string()), "{a:?}");
     }
 
     #[test]
