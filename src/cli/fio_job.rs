@@ -513,13 +513,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     let mut notes = Vec::new();
     let spell = |key: &str, value: &str| -> Vec<String> {
         // fio_words' table spells it (`--jobs 2`): one `--long=value` word.
+        // The value whole, spaces and all: never a first word of it.
         let s = super::fio_words::spelling(key, value).unwrap_or_default();
-        let mut w = s.split_whitespace();
-        match (w.next(), w.next()) {
-            (Some("-t"), Some(v)) => vec![format!("--duration={v}")],
-            (Some(f), Some(v)) => vec![format!("{f}={v}")],
-            (Some(f), None) => vec![f.to_string()],
-            _ => Vec::new(),
+        match s.trim().split_once(' ') {
+            Some(("-t", v)) => vec![format!("--duration={}", v.trim())],
+            Some((f, v)) => vec![format!("{f}={}", v.trim())],
+            None if !s.trim().is_empty() => vec![s.trim().to_string()],
+            None => Vec::new(),
         }
     };
 
@@ -800,7 +800,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         if cpus.len() > 1 && !split {
             return refuse!(o, "lets each fio job run on any of these CPUs; stripebench pins each worker to one of them in turn (fio's cpus_allowed_policy=split): add cpus_allowed_policy=split to say that is meant");
         }
-        args.extend(spell("cpus_allowed", v));
+        // fio reads `0, 2` as `0,2`: the list without its spaces.
+        let v: String = v.split_whitespace().collect();
+        args.extend(spell("cpus_allowed", &v));
     } else {
         // fio pins nothing unless told; stripebench pins unless told.
         args.push("--no-pin".into());
@@ -1525,6 +1527,15 @@ mod tests {
         assert!(a.contains(&"--ramp=0s".to_string()), "{a:?}");
         let a = args("[j]\nrw=read\nramp_time=5\ntime_based\nruntime=10\n");
         assert!(a.contains(&"--ramp=5s".to_string()), "{a:?}");
+    }
+
+    #[test]
+    fn a_cpu_list_with_spaces_is_kept_whole_not_cut_at_its_first_space() {
+        // It was `--cpus=0`: one CPU of the two, silently.
+        let a = args("[j]\nrw=randread\ncpus_allowed=0 ,1\ncpus_allowed_policy=split\n");
+        assert!(a.contains(&"--cpus=0,1".to_string()), "{a:?}");
+        let a = args("[j]\nrw=randread\ncpus_allowed=0, 1\ncpus_allowed_policy=split\n");
+        assert!(a.contains(&"--cpus=0,1".to_string()), "{a:?}");
     }
 
     #[test]
