@@ -88,9 +88,15 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Vec<Planned>>, FioJobError> 
             "--fio-job given twice: give one job file (its [sections] are the jobs)".into(),
         ));
     }
-    let (file, fio_words) = match strs[pos].strip_prefix("--fio-job=") {
-        Some(f) => (f.to_string(), 1),
-        None => match strs.get(pos + 1).filter(|_| pos + 1 < options_end) {
+    // The path as given, bytes and all (not its lossy text: a name that is
+    // not UTF-8 would be read as another).
+    let (file, fio_words): (OsString, usize) = match strs[pos].strip_prefix("--fio-job=") {
+        Some(_) => {
+            use std::os::unix::ffi::{OsStrExt, OsStringExt};
+            let bytes = args[pos].as_bytes()["--fio-job=".len()..].to_vec();
+            (OsString::from_vec(bytes), 1)
+        }
+        None => match args.get(pos + 1).filter(|_| pos + 1 < options_end) {
             Some(f) => (f.clone(), 2),
             None => {
                 return Err(FioJobError(

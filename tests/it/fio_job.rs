@@ -424,3 +424,31 @@ fn a_signal_during_group_one_reports_it_and_starts_no_other_group() {
     assert!(!err.contains("run 2 of 3 ("), "{err}");
     assert!(err.contains("the 2 after it did not run"), "{err}");
 }
+
+/// A job file whose name is not UTF-8 is the file read, not the one its
+/// lossy text names (`x\u{fffd}.fio`), given either way.
+#[test]
+fn a_job_file_name_that_is_not_utf8_is_read_as_given() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let name = std::ffi::OsStr::from_bytes(b"x\xff.fio");
+    let job = dir.path().join(name);
+    std::fs::write(&job, "[j]\nrw=read\nruntime=1\n").unwrap();
+    let mut joined = std::ffi::OsString::from("--fio-job=");
+    joined.push(&job);
+    for words in [
+        vec!["--fio-job".into(), job.clone().into_os_string()],
+        vec![joined],
+    ] {
+        let out = sb()
+            .arg("run")
+            .args(&words)
+            .arg("--print-fio")
+            .arg(&f)
+            .output()
+            .unwrap();
+        succeeded_as(&out, "run --fio-job x\\xff.fio --print-fio");
+        assert_eq!(commands(&out.stderr).len(), 1);
+    }
+}
