@@ -584,6 +584,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         (None, Some(w)) => Some(100 - pct(w)?),
         (None, None) => None,
     };
+    if let Some(o) = mixr.or(mixw).filter(|_| rw != "randrw") {
+        return refuse!(o, &format!("with rw={rw}: a read share is for rw=randrw, which stripebench mixes (fio ignores it here): drop it"));
+    }
     if let Some(m) = mix {
         args.extend(spell("rwmixread", &m.to_string()));
     }
@@ -869,6 +872,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             None => return refuse!(o, "names no method: give verify=crc32c or the like"),
             Some("0" | "null") => {}
             Some(_) => {
+                if rw != "read" && rw != "write" {
+                    return refuse!(o, &format!("with rw={rw}: stripebench verifies whole sequential passes, written with rw=write and read back with rw=read: give one of them"));
+                }
                 if rw.contains("write") && flag("do_verify")? != Some(false) {
                     return refuse!(o, "with rw=write also reads the blocks back in the same job (fio's do_verify=1); stripebench writes them with --verify and checks them with `stripebench verify` afterwards: add do_verify=0, and run `stripebench verify` after it");
                 }
@@ -1542,6 +1548,18 @@ mod tests {
         assert!(a.contains(&"--cpus=0,1".to_string()), "{a:?}");
         let a = args("[j]\nrw=randread\ncpus_allowed=0, 1\ncpus_allowed_policy=split\n");
         assert!(a.contains(&"--cpus=0,1".to_string()), "{a:?}");
+    }
+
+    #[test]
+    fn a_mix_or_verify_on_a_pattern_that_cannot_take_it_is_refused_by_the_job_s_option() {
+        // They became --mix / --verify and were refused naming those.
+        let e = refused("[j]\nrw=randread\nrwmixread=70\n");
+        assert!(e.contains("`rwmixread=70` with rw=randread"), "{e}");
+        let e = refused("[j]\nrw=write\nrwmixwrite=30\n");
+        assert!(e.contains("`rwmixwrite=30`"), "{e}");
+        let e = refused("[j]\nrw=randwrite\nverify=crc32c\ndo_verify=0\n");
+        assert!(e.contains("`verify=crc32c` with rw=randwrite"), "{e}");
+        assert!(args("[j]\nrw=read\nverify=crc32c\n").contains(&"--verify".to_string()));
     }
 
     #[test]
