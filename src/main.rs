@@ -32,7 +32,25 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(&e.to_string()),
     };
     let n = runs.len();
+    // Several runs (stonewall groups): every check each makes before its
+    // I/O is made for all of them before the first begins.
+    if n > 1 {
+        for (i, run) in runs.iter().enumerate() {
+            if let Err(code) = precheck_one(run.argv.clone(), i + 1, n) {
+                return ExitCode::from(code);
+            }
+        }
+    }
     for (i, run) in runs.into_iter().enumerate() {
+        // A signal that came after run i's window closed (while its report
+        // was written): the runs after it do not start.
+        if i > 0 && stripebench::base::signals::interrupted() {
+            say(format_args!(
+                "stripebench: interrupted after run {i} of {n}: the {} after it did not run",
+                n - i
+            ));
+            return ExitCode::from(stripebench::base::signals::exit_status());
+        }
         if !run.said.is_empty() {
             let _ = std::io::Write::write_all(
                 &mut std::io::stderr(),
@@ -104,6 +122,37 @@ fn run_one(argv: Vec<std::ffi::OsString>) -> u8 {
             exit_code_for(&e)
         }
         Err(_) => EXIT_FAILURE,
+    }
+}
+
+/// Run `i` of `n`'s checks, before any of them runs: the exit code of
+/// its refusal, said on one line.
+fn precheck_one(argv: Vec<std::ffi::OsString>, i: usize, n: usize) -> Result<(), u8> {
+    let before = format!("run {i} of {n} (checked before any of them began; none ran)");
+    let cli = match stripebench::cli::help::parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or("invalid arguments");
+            say(format_args!(
+                "stripebench: error: {before}: {}",
+                stripebench::base::error::show_lines(
+                    first.strip_prefix("error: ").unwrap_or(first)
+                )
+            ));
+            return Err(EXIT_USAGE);
+        }
+    };
+    match std::panic::catch_unwind(|| stripebench::commands::precheck(cli)) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => {
+            say(format_args!(
+                "stripebench: error: {before}: {}",
+                stripebench::base::error::show_lines(&format!("{e:#}"))
+            ));
+            Err(exit_code_for(&e))
+        }
+        Err(_) => Err(EXIT_FAILURE),
     }
 }
 

@@ -41,6 +41,15 @@ use crate::base::units::fmt_size_arg;
 /// The largest job file read: fio's own examples are under 4 KiB.
 pub const MAX_BYTES: u64 = 1 << 20;
 
+/// The most job sections a file may hold: each is a target of its run
+/// (an open file, a worker), and fio's examples hold a handful.
+pub const MAX_JOBS: usize = 256;
+
+/// The most stonewall groups a file may hold: each is a run of its own,
+/// one after another, each with its ramp and window (10000 groups of one
+/// second would be three hours of runs nobody asked for by name).
+pub const MAX_GROUPS: usize = 64;
+
 /// What is wrong with `--fio-job` or its file (exit 2): one line, with the
 /// file, line and section when known, and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -79,9 +88,15 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Vec<Planned>>, FioJobError> 
             "--fio-job given twice: give one job file (its [sections] are the jobs)".into(),
         ));
     }
-    let (file, fio_words) = match strs[pos].strip_prefix("--fio-job=") {
-        Some(f) => (f.to_string(), 1),
-        None => match strs.get(pos + 1).filter(|_| pos + 1 < options_end) {
+    // The path as given, bytes and all (not its lossy text: a name that is
+    // not UTF-8 would be read as another).
+    let (file, fio_words): (OsString, usize) = match strs[pos].strip_prefix("--fio-job=") {
+        Some(_) => {
+            use std::os::unix::ffi::{OsStrExt, OsStringExt};
+            let bytes = args[pos].as_bytes()["--fio-job=".len()..].to_vec();
+            (OsString::from_vec(bytes), 1)
+        }
+        None => match args.get(pos + 1).filter(|_| pos + 1 < options_end) {
             Some(f) => (f.clone(), 2),
             None => {
                 return Err(FioJobError(
@@ -504,13 +519,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     let mut notes = Vec::new();
     let spell = |key: &str, value: &str| -> Vec<String> {
         // fio_words' table spells it (`--jobs 2`): one `--long=value` word.
+        // The value whole, spaces and all: never a first word of it.
         let s = super::fio_words::spelling(key, value).unwrap_or_default();
-        let mut w = s.split_whitespace();
-        match (w.next(), w.next()) {
-            (Some("-t"), Some(v)) => vec![format!("--duration={v}")],
-            (Some(f), Some(v)) => vec![format!("{f}={v}")],
-            (Some(f), None) => vec![f.to_string()],
-            _ => Vec::new(),
+        match s.trim().split_once(' ') {
+            Some(("-t", v)) => vec![format!("--duration={}", v.trim())],
+            Some((f, v)) => vec![format!("{f}={}", v.trim())],
+            None if !s.trim().is_empty() => vec![s.trim().to_string()],
+            None => Vec::new(),
         }
     };
 
@@ -569,6 +584,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         (None, Some(w)) => Some(100 - pct(w)?),
         (None, None) => None,
     };
+    if let Some(o) = mixr.or(mixw).filter(|_| rw != "randrw") {
+        return refuse!(o, &format!("with rw={rw}: a read share is for rw=randrw, which stripebench mixes (fio ignores it here): drop it"));
+    }
     if let Some(m) = mix {
         args.extend(spell("rwmixread", &m.to_string()));
     }
@@ -604,9 +622,19 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     }
     args.push(if direct { "--direct" } else { "--buffered" }.to_string());
     // How long: time based, or until size= (io_size=, loops=) is done.
-    let runtime = job.get("runtime").map(time).transpose()?;
+    // fio's runtime=0 is no limit, as if not given.
+    let runtime = job
+        .get("runtime")
+        .map(time)
+        .transpose()?
+        .filter(|r| !r.is_zero());
     let ramp = job.get("ramp_time").map(time).transpose()?;
     let time_based = flag("time_based")?.unwrap_or(false);
+    if let Some(o) = job.get("ramp_time").filter(|_| !time_based) {
+        if ramp.is_some_and(|r| !r.is_zero()) {
+            return refuse!(o, "without time_based: stripebench counts every I/O of a run bounded by size= (io_size=, loops=) from the start, with no ramp: add time_based and runtime=, or drop it");
+        }
+    }
     let numjobs = match job.get("numjobs") {
         Some(o) => match count(o)? {
             n @ 1..=4096 => Some((o, n)),
@@ -781,7 +809,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         if cpus.len() > 1 && !split {
             return refuse!(o, "lets each fio job run on any of these CPUs; stripebench pins each worker to one of them in turn (fio's cpus_allowed_policy=split): add cpus_allowed_policy=split to say that is meant");
         }
-        args.extend(spell("cpus_allowed", v));
+        // fio reads `0, 2` as `0,2`: the list without its spaces.
+        let v: String = v.split_whitespace().collect();
+        args.extend(spell("cpus_allowed", &v));
     } else {
         // fio pins nothing unless told; stripebench pins unless told.
         args.push("--no-pin".into());
@@ -789,9 +819,19 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     if let Some(o) = job.get("randseed") {
         args.extend(spell("randseed", &count(o)?.to_string()));
     }
+    // Random offsets: stripebench's are fio's norandommap randrepeat=0.
+    if flag("norandommap")? == Some(false) {
+        let o = job.get("norandommap").unwrap_or(&job.opts[0]);
+        return refuse!(o, "asks for fio's random map (every block once per pass); stripebench draws each offset afresh (fio's norandommap): give norandommap, or drop it");
+    }
+    if random && flag("norandommap")? != Some(true) {
+        notes.push("random offsets are drawn afresh, as fio's norandommap: fio's default random map (every block once per pass) is not kept".into());
+    }
+    if flag("randrepeat")? == Some(true) && job.get("randseed").is_none() {
+        let o = job.get("randrepeat").unwrap_or(&job.opts[0]);
+        return refuse!(o, "asks for the same random sequence every run; stripebench draws its seed from the clock unless given one: give randseed=N (stripebench's --seed N), or randrepeat=0");
+    }
     for key in [
-        "randrepeat",
-        "norandommap",
         "refill_buffers",
         "scramble_buffers",
         "thread",
@@ -832,6 +872,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             None => return refuse!(o, "names no method: give verify=crc32c or the like"),
             Some("0" | "null") => {}
             Some(_) => {
+                if rw != "read" && rw != "write" {
+                    return refuse!(o, &format!("with rw={rw}: stripebench verifies whole sequential passes, written with rw=write and read back with rw=read: give one of them"));
+                }
                 if rw.contains("write") && flag("do_verify")? != Some(false) {
                     return refuse!(o, "with rw=write also reads the blocks back in the same job (fio's do_verify=1); stripebench writes them with --verify and checks them with `stripebench verify` afterwards: add do_verify=0, and run `stripebench verify` after it");
                 }
@@ -868,6 +911,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             targets.push(t);
         }
         if targets.len() > 1 {
+            // fio's one job spreads these over its files; stripebench's
+            // apply to each target (each worker).
+            for key in ["size", "io_size", "rate", "rate_iops"] {
+                if let Some(s) = job.get(key) {
+                    return refuse!(s, &format!("with filename= listing {} files: fio's one job divides it between them, stripebench's applies to each file: give each file a [section] of its own", targets.len()));
+                }
+            }
             notes.push(format!("filename= lists {} files for one fio job, whose one thread spreads its I/O over them; stripebench runs one worker per file (fio's one section per file)", targets.len()));
         }
     } else if let Some(d) = job.get("directory") {
@@ -996,6 +1046,12 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             "fio job file {shown} has no job section, only [global]: fio would run nothing; add a [job] section"
         )));
     }
+    if jobs.len() > MAX_JOBS {
+        return Err(FioJobError(format!(
+            "fio job file {shown} has {} job sections, more than stripebench takes from one file ({MAX_JOBS}): split it into files of fewer jobs",
+            jobs.len()
+        )));
+    }
     // Each group's jobs, translated, with their cpus_allowed apart.
     let mut runs: Vec<Vec<(&Job, Translated, Option<String>)>> = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
@@ -1012,6 +1068,12 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             Some(g) if !(stonewall && i > 0) => g.push((job, t, cpus)),
             _ => runs.push(vec![(job, t, cpus)]),
         }
+    }
+    if runs.len() > MAX_GROUPS {
+        return Err(FioJobError(format!(
+            "fio job file {shown} has {} stonewall groups, each a run of its own, more than stripebench runs from one file ({MAX_GROUPS}): split it into files of fewer groups",
+            runs.len()
+        )));
     }
     runs.iter().map(|g| group(g, shown)).collect()
 }
@@ -1441,6 +1503,66 @@ mod tests {
     }
 
     #[test]
+    fn randommap_and_randrepeat_asked_for_by_name_are_refused_not_dropped() {
+        for (text, named) in [
+            ("[j]\nrw=randread\nnorandommap=0\n", "norandommap=0"),
+            ("[j]\nrw=randread\nrandrepeat=1\n", "randrepeat=1"),
+            ("[j]\nrw=randread\nrandrepeat\n", "randrepeat"),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(&format!("`{named}`")), "{text:?}: {e}");
+        }
+        let a = args("[j]\nrw=randread\nrandrepeat=1\nrandseed=7\nnorandommap\n");
+        assert!(a.contains(&"--seed=7".to_string()), "{a:?}");
+        // fio's default random map is not kept: said, not silent.
+        let t = one("[j]\nrw=randread\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.contains("norandommap")),
+            "{:?}",
+            t.notes
+        );
+        assert!(one("[j]\nrw=read\n").unwrap().notes.is_empty());
+    }
+
+    #[test]
+    fn runtime_0_is_no_limit_and_ramp_time_without_time_based_is_refused_by_name() {
+        // fio: runtime=0 is no limit; stripebench's --duration=0s is refused.
+        let a = args("[j]\nrw=read\nruntime=0\n");
+        assert!(!a.iter().any(|a| a.starts_with("--duration")), "{a:?}");
+        let e = refused("[j]\nrw=read\ntime_based\nruntime=0\n");
+        assert!(e.contains("`time_based` without runtime="), "{e}");
+        let e = refused("[j]\nrw=read\nramp_time=5\n");
+        assert!(e.contains("`ramp_time=5` without time_based"), "{e}");
+        let e = refused("[j]\nrw=read\nramp_time=5\nio_size=1m\nruntime=10\n");
+        assert!(e.contains("`ramp_time=5`"), "{e}");
+        let a = args("[j]\nrw=read\nramp_time=0\n");
+        assert!(a.contains(&"--ramp=0s".to_string()), "{a:?}");
+        let a = args("[j]\nrw=read\nramp_time=5\ntime_based\nruntime=10\n");
+        assert!(a.contains(&"--ramp=5s".to_string()), "{a:?}");
+    }
+
+    #[test]
+    fn a_cpu_list_with_spaces_is_kept_whole_not_cut_at_its_first_space() {
+        // It was `--cpus=0`: one CPU of the two, silently.
+        let a = args("[j]\nrw=randread\ncpus_allowed=0 ,1\ncpus_allowed_policy=split\n");
+        assert!(a.contains(&"--cpus=0,1".to_string()), "{a:?}");
+        let a = args("[j]\nrw=randread\ncpus_allowed=0, 1\ncpus_allowed_policy=split\n");
+        assert!(a.contains(&"--cpus=0,1".to_string()), "{a:?}");
+    }
+
+    #[test]
+    fn a_mix_or_verify_on_a_pattern_that_cannot_take_it_is_refused_by_the_job_s_option() {
+        // They became --mix / --verify and were refused naming those.
+        let e = refused("[j]\nrw=randread\nrwmixread=70\n");
+        assert!(e.contains("`rwmixread=70` with rw=randread"), "{e}");
+        let e = refused("[j]\nrw=write\nrwmixwrite=30\n");
+        assert!(e.contains("`rwmixwrite=30`"), "{e}");
+        let e = refused("[j]\nrw=randwrite\nverify=crc32c\ndo_verify=0\n");
+        assert!(e.contains("`verify=crc32c` with rw=randwrite"), "{e}");
+        assert!(args("[j]\nrw=read\nverify=crc32c\n").contains(&"--verify".to_string()));
+    }
+
+    #[test]
     fn hostile_text_is_refused_and_never_evaluated() {
         for (text, said) in [
             ("[j]\nfilename=$HOME/x\n", "evaluates no text"),
@@ -1472,6 +1594,33 @@ mod tests {
         assert!(read(&f, "j.fio").unwrap_err().0.contains("not UTF-8"));
         std::fs::write(&f, vec![b';'; MAX_BYTES as usize + 1]).unwrap();
         assert!(read(&f, "j.fio").unwrap_err().0.contains("larger than"));
+    }
+
+    #[test]
+    fn thousands_of_sections_or_stonewall_groups_are_refused_not_planned() {
+        let sections: String = (0..10_000).map(|i| format!("[j{i}]\n")).collect();
+        let e = refused(&format!("[global]\nfilename=f\n{sections}"));
+        assert!(
+            e.contains("10000 job sections") && e.contains("split it"),
+            "{e}"
+        );
+        let groups_text: String = (0..MAX_GROUPS + 1)
+            .map(|i| format!("[j{i}]\nstonewall\n"))
+            .collect();
+        let e = refused(&format!("[global]\nfilename=f\n{groups_text}"));
+        assert!(
+            e.contains("65 stonewall groups") && e.contains("split it"),
+            "{e}"
+        );
+        let at_most: String = (0..MAX_GROUPS)
+            .map(|i| format!("[j{i}]\nstonewall\n"))
+            .collect();
+        assert_eq!(
+            groups(&format!("[global]\nfilename=f\n{at_most}"), "j.fio")
+                .unwrap()
+                .len(),
+            MAX_GROUPS
+        );
     }
 
     #[test]
@@ -1562,6 +1711,30 @@ mod tests {
             .unwrap_err()
             .0
             .contains("--json -"));
+    }
+
+    #[test]
+    fn a_size_or_rate_shared_by_a_filename_list_is_refused_not_given_to_each_file() {
+        for (opt, named) in [
+            ("size=1g", "`size=1g`"),
+            ("io_size=1g\nruntime=10", "`io_size=1g`"),
+            ("rate=10m", "`rate=10m`"),
+            ("rate_iops=100", "`rate_iops=100`"),
+        ] {
+            let e = refused(&format!("[j]\nrw=read\nfilename=a:b\n{opt}\n"));
+            assert!(e.contains(named) && e.contains("listing 2 files"), "{e}");
+        }
+        // One file per section: each job's own, as stripebench's per target.
+        let g = groups(
+            "[global]\nsize=1g\n[a]\nfilename=a\n[b]\nfilename=b\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert!(
+            g[0].args.contains(&"--size=1g".to_string()),
+            "{:?}",
+            g[0].args
+        );
     }
 
     #[test]

@@ -23,22 +23,14 @@ pub fn tmpdir() -> Option<PathBuf> {
 pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     preflight();
 
-    let named: Vec<PathBuf> = match &cfg.members {
-        Some(volume) => member_paths(volume)?,
-        None => cfg.targets.clone(),
-    };
+    let named = named_targets(&cfg)?;
     if cfg.print_fio {
         crate::output::stdout::text(&crate::document::fio::command(&cfg, &named)?);
         return Ok(EXIT_OK);
     }
     // Refuses outputs that cannot be written or would destroy something,
     // before any I/O; the accepted ones, each with its directory open.
-    let out = Outputs::check(
-        req,
-        report::Kind::Run,
-        &crate::device::protected_paths(&named),
-        &[],
-    )?;
+    let out = check_outputs(req, &named)?;
     let mut hub = None;
     if !cfg.dry_run {
         hub = out.live_hub()?;
@@ -78,6 +70,56 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         doc.interrupted,
         doc.has_errors(),
     ))
+}
+
+/// Every check [`run`] makes before its first I/O, with no I/O and
+/// nothing printed: the outputs, then the targets as a dry run sees them
+/// (the write guard's consent, signatures, mounts; not holes, which an
+/// earlier run may fill). A fio job file's
+/// later runs are checked so before its first begins: a refusal found
+/// after run 1 had run for its duration would waste it, and a refused
+/// write is refused before anything is touched.
+pub fn precheck(mut cfg: RunConfig, req: Request) -> Result<()> {
+    let named = named_targets(&cfg)?;
+    if cfg.print_fio {
+        return Ok(());
+    }
+    let out = check_outputs(req, &named)?;
+    // The built-in test bed is made by the run itself: nothing to look at.
+    if cfg.testbed.is_some() {
+        return Ok(());
+    }
+    cfg.dry_run = true;
+    if let Outcome::DryRun(_, checks) = measure(&cfg, &named, false, &out.for_run(None))? {
+        // Holes are looked at again when the run begins: an earlier run of
+        // the same job file may write them (a write group, then a read).
+        if let Some(c) = checks
+            .iter()
+            .flat_map(|(_, cs)| cs)
+            .find(|c| !c.passed && c.name != "holes")
+        {
+            return Err(crate::base::error::UsageError(c.detail.clone()).into());
+        }
+    }
+    Ok(())
+}
+
+/// The targets named: `--members`' volume's, or those given.
+fn named_targets(cfg: &RunConfig) -> Result<Vec<PathBuf>> {
+    Ok(match &cfg.members {
+        Some(volume) => member_paths(volume)?,
+        None => cfg.targets.clone(),
+    })
+}
+
+/// The run's outputs, checked against the targets named.
+fn check_outputs(req: Request, named: &[PathBuf]) -> Result<Outputs> {
+    Outputs::check(
+        req,
+        report::Kind::Run,
+        &crate::device::protected_paths(named),
+        &[],
+    )
 }
 
 /// The built-in test bed, written before the run; a signal while it is

@@ -302,3 +302,153 @@ fn a_print_fio_line_as_a_job_file_reads_back_to_the_same_workload() {
         assert_eq!(again, line, "{typed:?} as {}", as_job_file(&line));
     }
 }
+
+/// Several stonewall groups: every refusal a later run would meet (its
+/// numbered output path, its write without consent) comes before the
+/// first run's I/O, not after the first has run for its duration.
+#[test]
+fn later_groups_refusals_come_before_the_first_group_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let job = dir.path().join("j.fio");
+    let r = dir.path().join("r.json");
+    let nodir = dir.path().join("nodir/r.json");
+    std::fs::write(
+        &job,
+        "[global]\nrw=randread\ntime_based\nruntime=30\n[a]\n[b]\nstonewall\n[c]\nstonewall\n",
+    )
+    .unwrap();
+    let planted = dir.path().join("planted");
+    std::fs::write(&planted, "kept").unwrap();
+    std::os::unix::fs::symlink(&planted, dir.path().join("r.2.json")).unwrap();
+    std::fs::create_dir(dir.path().join("r.3.json")).unwrap();
+    let run = |extra: &[&std::ffi::OsStr]| {
+        let started = std::time::Instant::now();
+        let out = sb()
+            .args(["run", "--fio-job", job.to_str().unwrap(), "--no-progress"])
+            .args(extra)
+            .arg(&f)
+            .output()
+            .unwrap();
+        (out, started.elapsed())
+    };
+    for (extra, said) in [
+        (
+            vec!["--json".as_ref(), r.as_os_str()],
+            "r.2.json: it is a symbolic link",
+        ),
+        (vec!["--json".as_ref(), nodir.as_os_str()], "does not exist"),
+    ] {
+        let (out, took) = run(&extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(said) && err.contains("none ran"), "{err}");
+        assert!(took < std::time::Duration::from_secs(20), "{took:?}: {err}");
+        assert!(!dir.path().join("r.1.json").exists(), "run 1 ran: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&planted).unwrap(), "kept");
+    // A write in a later group, without --allow-destructive typed: refused
+    // as the typed command is, before the read group touches the file.
+    std::fs::write(
+        &job,
+        "[global]\ntime_based\nruntime=30\n[a]\nrw=read\n[b]\nstonewall\nrw=write\n",
+    )
+    .unwrap();
+    let (out, took) = run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("run 2 of 2") && err.contains("--allow-destructive"),
+        "{err}"
+    );
+    assert!(took < std::time::Duration::from_secs(20), "{took:?}: {err}");
+}
+
+/// The precheck of later groups does not refuse a sparse file that an
+/// earlier group writes: a write group, then a read one, on a new file.
+#[test]
+fn a_read_group_after_a_write_group_is_not_refused_for_holes_the_write_fills() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("sparse");
+    std::fs::File::create(&f).unwrap().set_len(2 << 20).unwrap();
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[global]\nbs=1m\nioengine=psync\n[w]\nrw=write\n[r]\nstonewall\nrw=read\n",
+    )
+    .unwrap();
+    let out = sb()
+        .args(["run", "--fio-job", job.to_str().unwrap()])
+        .args(["--no-progress", "--allow-destructive"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    succeeded_as(&out, "run --fio-job: write, then read");
+    assert_eq!(commands(&out.stderr).len(), 2);
+}
+
+/// SIGTERM during run 1 of 3: run 1's document is written, marked
+/// interrupted, the exit is 128 + 15, and runs 2 and 3 never start.
+#[test]
+fn a_signal_during_group_one_reports_it_and_starts_no_other_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[global]\nrw=randread\ntime_based\nruntime=20\n[a]\n[b]\nstonewall\n[c]\nstonewall\n",
+    )
+    .unwrap();
+    let r = dir.path().join("r.json");
+    let child = crate::common::spawn(&[
+        "run",
+        "--fio-job",
+        job.to_str().unwrap(),
+        "--no-progress",
+        "--json",
+        r.to_str().unwrap(),
+        f.to_str().unwrap(),
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + 15), "{err}");
+    let doc = json(&std::fs::read(dir.path().join("r.1.json")).unwrap());
+    assert_eq!(doc["interrupted"], true, "{doc}");
+    assert!(!dir.path().join("r.2.json").exists(), "{err}");
+    assert!(!err.contains("run 2 of 3 ("), "{err}");
+    assert!(err.contains("the 2 after it did not run"), "{err}");
+}
+
+/// A job file whose name is not UTF-8 is the file read, not the one its
+/// lossy text names (`x\u{fffd}.fio`), given either way.
+#[test]
+fn a_job_file_name_that_is_not_utf8_is_read_as_given() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 1 << 20);
+    let name = std::ffi::OsStr::from_bytes(b"x\xff.fio");
+    let job = dir.path().join(name);
+    std::fs::write(&job, "[j]\nrw=read\nruntime=1\n").unwrap();
+    let mut joined = std::ffi::OsString::from("--fio-job=");
+    joined.push(&job);
+    for words in [
+        vec!["--fio-job".into(), job.clone().into_os_string()],
+        vec![joined],
+    ] {
+        let out = sb()
+            .arg("run")
+            .args(&words)
+            .arg("--print-fio")
+            .arg(&f)
+            .output()
+            .unwrap();
+        succeeded_as(&out, "run --fio-job x\\xff.fio --print-fio");
+        assert_eq!(commands(&out.stderr).len(), 1);
+    }
+}
