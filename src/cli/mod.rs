@@ -6,6 +6,7 @@
 //! May import `document`, `measure`, `engine`, `device`, `analysis`,
 //! `base` (the types it fills in); never `commands` or `report`.
 
+pub mod advise;
 pub mod compare;
 pub mod configfile;
 pub mod fio_words;
@@ -78,6 +79,20 @@ pub enum Command {
     /// full stripes (--align stripe) and then one chunk at a time, each
     /// phase with what its members read (read-modify-write).
     Compare(Box<CompareArgs>),
+
+    /// Find what is wrong with an array: a budgeted battery of checks chosen
+    /// from its topology (each skipped with its reason when it does not
+    /// apply), each finding with its evidence, the command that fixes it,
+    /// what makes the fix persist, and the measured or estimated gain.
+    ///
+    /// Reads sysfs for every layer and member (array state, read-ahead
+    /// against the full stripe, alignment, members' request limits against
+    /// the chunk, members that differ, parity tunables), then measures
+    /// buffered sequential reads at the current read-ahead and at 1, 2 and 4
+    /// full stripes (cold cache; read-ahead is set and put back as `run
+    /// --readahead` does it, so a signal or `stripebench restore` puts it
+    /// back). Read-only. Exit 1 when a finding is at --fail-on or worse.
+    Advise(AdviseArgs),
 
     /// Print the storage stack under a block device, file or mount point, down
     /// to the leaf disks: md, dm, btrfs members, chunk sizes, member order.
@@ -367,6 +382,61 @@ pub struct ReportArgs {
     /// Where the HTML report goes (`-` for stdout).
     #[arg(short = 'o', long = "output", value_name = "PATH", required = true)]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AdviseArgs {
+    /// A block device (md, dm, LVM volume, disk) or a btrfs mount point.
+    #[arg(value_name = "VOLUME")]
+    pub volume: PathBuf,
+
+    /// Time for the measured checks, all told (e.g. 30s, 2m).
+    #[arg(long, value_name = "TIME", default_value = "2m", value_parser = parse_positive_duration)]
+    pub budget: std::time::Duration,
+
+    /// Read sysfs only: measure nothing (a second or less).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Exit 1 when any finding is at this severity or worse (info, low,
+    /// medium, high); none: exit 0 whatever is found.
+    #[arg(long, value_name = "SEVERITY", default_value = "none", value_parser = parse_fail_on)]
+    pub fail_on: FailOn,
+
+    /// Write the findings document (kind "findings", docs/json.md) to
+    /// PATH; `-` for stdout (the report then goes to stderr).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Allow the checks that write to the volume (none is part of advise
+    /// yet: without it, they are skipped and said so).
+    #[arg(long)]
+    pub allow_destructive: bool,
+
+    /// Wait for another run that holds the volume's settings, instead of refusing.
+    #[arg(long)]
+    pub wait_lock: bool,
+
+    /// device-mapper tables (`dmsetup table` output) to read instead of
+    /// running dmsetup.
+    #[arg(long, value_name = "FILE")]
+    pub dm_table: Option<PathBuf>,
+}
+
+/// `--fail-on`: the severity at which advise exits 1; `None` for `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailOn(pub Option<crate::document::advise::Severity>);
+
+/// `--fail-on`: a severity, or `none`.
+pub fn parse_fail_on(text: &str) -> Result<FailOn, String> {
+    match text.trim() {
+        "none" => Ok(FailOn(None)),
+        t => crate::document::advise::Severity::parse(t)
+            .map(|s| FailOn(Some(s)))
+            .ok_or_else(|| {
+                format!("'{text}' is not a severity: give info, low, medium, high or none")
+            }),
+    }
 }
 
 #[derive(Debug, Clone, Args)]

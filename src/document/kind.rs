@@ -15,6 +15,7 @@ pub enum Kind {
     Plan,
     LatencyPlan,
     Topology,
+    Findings,
 }
 
 impl Kind {
@@ -29,6 +30,7 @@ impl Kind {
             Kind::Plan => "plan",
             Kind::LatencyPlan => "latency-plan",
             Kind::Topology => "topology",
+            Kind::Findings => "findings",
         }
     }
 
@@ -42,6 +44,7 @@ impl Kind {
             Kind::Plan,
             Kind::LatencyPlan,
             Kind::Topology,
+            Kind::Findings,
         ]
         .into_iter()
         .find(|k| k.name() == tag)

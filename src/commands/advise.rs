@@ -1,0 +1,128 @@
+//! `stripebench advise VOLUME`: what is wrong with an array. The stack is
+//! walked (`device::topology`) and every device of it read
+//! (`device::survey`); `document::advise` plans the battery from that
+//! (which checks apply, the budget of each) and makes the findings; the
+//! measured checks are runs of `measure::session`, each with its settings
+//! set and put back by the knob guard (as `run --readahead` does: a signal
+//! or `stripebench restore` puts them back too).
+
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::base::error::{show_path, EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+use crate::cli::AdviseArgs;
+use crate::device::survey::Survey;
+use crate::device::topology;
+use crate::document::advise::{self, Battery, Measurement, Options};
+use crate::measure::session::{self, Outcome};
+use crate::output::{Outputs, Request};
+
+pub fn run(args: &AdviseArgs) -> Result<u8> {
+    session::preflight();
+    let started = Instant::now();
+    let src = topology::Sources::system(args.dm_table.as_deref())?;
+    let topo = topology::discover(&args.volume, &src)?;
+    let survey = Survey::read(&src.host, &topo);
+    let protected = crate::device::protected_paths(std::slice::from_ref(&args.volume));
+    let out = Outputs::check(
+        Request::json(args.json.as_deref()),
+        crate::report::Kind::Findings,
+        &protected,
+        &[],
+    )?;
+    let mut battery = advise::plan(
+        &topo,
+        &survey,
+        &Options {
+            budget_sec: args.budget.as_secs_f64(),
+            quick: args.quick,
+            allow_destructive: args.allow_destructive,
+            block_device: topo.resolved == "block device",
+        },
+    );
+    let mut findings = advise::static_findings(&topo, &survey);
+    let (points, measurements) = measure_readahead(args, &mut battery, &out)?;
+    findings.extend(advise::readahead_finding(&topo, &survey, &points));
+    let doc = advise::assemble(
+        show_path(&args.volume),
+        topo,
+        &survey,
+        &battery,
+        findings,
+        measurements,
+        started.elapsed().as_secs_f64(),
+        crate::base::signals::interrupted(),
+    );
+    out.say(&crate::report::advise::render(&doc));
+    out.write(crate::report::Doc::Findings(&doc))?;
+    if doc.interrupted {
+        return Ok(crate::base::error::exit_code(true, false));
+    }
+    Ok(if doc.fails(args.fail_on.0) {
+        EXIT_FAILURE
+    } else {
+        EXIT_OK
+    })
+}
+
+/// The read-ahead rates of the runs that finished whole (KiB, bytes/s),
+/// and every run's measurement.
+type Measured = (Vec<(u64, f64)>, Vec<Measurement>);
+
+/// The read-ahead points the battery planned, each a buffered run with
+/// read-ahead set for it: the rates (KiB, bytes/s) of the runs that
+/// finished whole, and every run's measurement. A refusal (no root to set
+/// read-ahead, a lock another run holds) skips the check with its reason.
+fn measure_readahead(args: &AdviseArgs, battery: &mut Battery, out: &Outputs) -> Result<Measured> {
+    let mut points = Vec::new();
+    let mut measurements = Vec::new();
+    let Some(plan) = battery.readahead.clone() else {
+        return Ok((points, measurements));
+    };
+    for kb in &plan.values_kb {
+        if crate::base::signals::interrupted() {
+            break;
+        }
+        eprintln!(
+            "stripebench advise: read-ahead {kb} KiB on {}: buffered sequential reads, {:.0} s",
+            plan.device, plan.seconds_each
+        );
+        let cfg = crate::cli::advise::readahead_run(
+            &args.volume,
+            *kb,
+            plan.seconds_each,
+            args.wait_lock,
+        )?;
+        let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
+            Ok(Outcome::Done(run)) => run,
+            Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
+            Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
+                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "readahead") {
+                    c.status = "skipped".into();
+                    c.detail = format!(
+                        "read_ahead_kb against the full stripe (static); not measured: {}",
+                        crate::base::error::show_lines(&format!("{e:#}"))
+                    );
+                }
+                points.clear();
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        let doc = crate::document::finished::document(&cfg, *run);
+        let t = &doc.total.figures;
+        let partial = doc.interrupted || t.errors > 0 || t.bytes == 0;
+        measurements.push(Measurement {
+            check: "readahead".into(),
+            setting: format!("read_ahead_kb={kb}"),
+            bytes_per_sec: t.bytes_per_sec,
+            seconds: doc.window.seconds,
+            partial,
+        });
+        if !partial {
+            points.push((*kb, t.bytes_per_sec));
+        }
+    }
+    Ok((points, measurements))
+}
