@@ -32,6 +32,7 @@ mod invocation;
 mod json_contract;
 mod knobs;
 mod lab;
+mod lab_advise;
 mod lab_compare;
 mod lab_compare_write;
 mod lab_levels;

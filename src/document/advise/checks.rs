@@ -612,14 +612,39 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     if alike.len() < 2 {
         return out;
     }
+    // A scheduler change resets nr_requests (to twice the tag depth with
+    // one, the tag depth without): a member with another scheduler has
+    // another nr_requests because of it, and the scheduler's fix puts both
+    // back. Its nr_requests is said in the scheduler's finding.
+    let mut other_scheduler: Vec<String> = Vec::new();
     for a in ATTRS {
-        let values: Vec<(&str, Option<String>)> = alike
+        let mut values: Vec<(&str, Option<String>)> = alike
             .iter()
             .map(|m| (m.name.as_str(), survey.get(&m.name).and_then(a.get)))
             .collect();
+        if a.name == "nr_requests" && !other_scheduler.is_empty() {
+            let (explained, rest): (Vec<_>, Vec<_>) = values
+                .into_iter()
+                .partition(|(m, _)| other_scheduler.iter().any(|o| o == m));
+            values = rest;
+            let common = odd_ones(&values)
+                .map(|c| c.0)
+                .or_else(|| values.first().and_then(|v| v.1.clone()));
+            if let Some(f) = out.iter_mut().find(|f| f.id == "member-scheduler-differs") {
+                for (m, v) in explained.into_iter().filter(|(_, v)| *v != common) {
+                    f.evidence.push(format!(
+                        "{m}'s nr_requests is {} (set with its scheduler)",
+                        v.as_deref().unwrap_or("?")
+                    ));
+                }
+            }
+        }
         let Some((common, odd)) = odd_ones(&values) else {
             continue;
         };
+        if a.name == "scheduler" {
+            other_scheduler = odd.iter().map(|(m, _)| m.to_string()).collect();
+        }
         let facts = |m: &str| survey.get(m);
         let fix: Vec<String> = match a.knob {
             Some(k) => odd

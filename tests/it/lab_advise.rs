@@ -1,0 +1,170 @@
+//! `advise` in the stripe lab (`scripts/lab.sh`, a throwaway qemu guest
+//! with a real md RAID0 of four loop devices, chunk 64k): on the clean
+//! array it finds nothing above info; with three faults planted (the
+//! array's read-ahead 0, one member's max_sectors_kb below the chunk,
+//! another member on another scheduler) it finds each, on the device it
+//! was planted on, with the command that fixes it, and nothing else above
+//! info; the read-ahead it changed to measure is put back.
+//!
+//! The guest runs under TCG on a shared machine: these tests assert what
+//! is found and where, never a speed.
+
+use serde_json::Value;
+
+/// Each finding above info as "id:devices".
+fn above_info(doc: &Value) -> Vec<String> {
+    let mut v: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .map(|f| {
+            let devs: Vec<&str> = f["devices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_str().unwrap())
+                .collect();
+            format!("{}:{}", f["id"].as_str().unwrap(), devs.join(","))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn finding<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {}", doc["findings"]))
+}
+
+fn fix(f: &Value) -> Vec<&str> {
+    f["fix"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect()
+}
+
+fn check_status<'a>(doc: &'a Value, id: &str) -> &'a str {
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap()["status"]
+        .as_str()
+        .unwrap()
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn three_planted_faults_are_found_with_their_fixes_and_a_clean_array_has_none() {
+    let g = crate::common::guest::boot(
+        &[
+            "--array",
+            "md-raid0",
+            "--members",
+            "4",
+            "--member-size",
+            "64m",
+            "--chunk",
+            "64k",
+        ],
+        r#"
+A=${ARRAY#/dev/}
+set -- $MEMBERS
+M1=${2#/dev/}; M2=${3#/dev/}
+echo "$A $M1 $M2" > names.txt
+cat /sys/block/$M2/queue/scheduler > offered.txt
+step clean stripebench advise --budget 20s --json clean.json $ARRAY
+step clean_quick stripebench advise --quick --fail-on low $ARRAY
+echo 0 > /sys/block/$A/queue/read_ahead_kb
+echo 32 > /sys/block/$M1/queue/max_sectors_kb
+echo mq-deadline > /sys/block/$M2/queue/scheduler
+step faults stripebench advise --budget 20s --fail-on medium --json faults.json $ARRAY
+cat /sys/block/$A/queue/read_ahead_kb > ra_after.txt
+step restore stripebench restore
+"#,
+        900,
+    );
+    let names = g.value("names.txt");
+    let [md, m1, m2]: [&str; 3] = names
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap();
+    // The loop queue offers mq-deadline beside none: the planted scheduler
+    // is one the kernel took.
+    assert!(g.value("offered.txt").contains("mq-deadline"));
+
+    let clean_text = g.said("clean", 0);
+    eprintln!("clean:\n{clean_text}");
+    let clean = g.json("clean.json");
+    assert_eq!(above_info(&clean), Vec::<String>::new(), "{clean_text}");
+    assert_eq!(check_status(&clean, "readahead"), "ran", "{clean_text}");
+    assert!(clean["state"][0]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("{md}: clean")));
+    // The current read-ahead and 1, 2, 4 full stripes (256 KiB), each measured.
+    let settings: Vec<&str> = clean["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["setting"].as_str().unwrap())
+        .collect();
+    for kb in [256, 512, 1024] {
+        assert!(
+            settings.contains(&format!("read_ahead_kb={kb}").as_str()),
+            "{settings:?}"
+        );
+    }
+    // Nothing at low or worse: --fail-on low exits 0.
+    let quick = g.said("clean_quick", 0);
+    assert!(quick.contains("--quick: nothing measured"), "{quick}");
+
+    // Each planted fault, and nothing else; --fail-on medium exits 1.
+    let text = g.said("faults", 1);
+    eprintln!("faults:\n{text}");
+    let doc = g.json("faults.json");
+    let mut want = vec![
+        format!("readahead-low:{md}"),
+        format!("request-split:{m1}"),
+        format!("member-scheduler-differs:{m2}"),
+    ];
+    want.sort();
+    assert_eq!(above_info(&doc), want, "{text}");
+    let ra = finding(&doc, "readahead-low");
+    let ra_fix = fix(ra);
+    assert!(
+        ra_fix[0].starts_with("echo ")
+            && ra_fix[0].ends_with(&format!("> /sys/block/{md}/queue/read_ahead_kb")),
+        "{ra_fix:?}"
+    );
+    assert!(ra["persist"][0].as_str().unwrap().contains("udev"));
+    // Measured at 0 and at the full stripes: the gain has both figures.
+    let gain = &ra["gain"];
+    assert_eq!(gain["measured"], true, "{gain}");
+    assert!(gain["before_bytes_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(gain["after_bytes_per_sec"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        fix(finding(&doc, "request-split")),
+        vec![format!("echo 1280 > /sys/block/{m1}/queue/max_sectors_kb")]
+    );
+    assert_eq!(
+        fix(finding(&doc, "member-scheduler-differs")),
+        vec![format!("echo none > /sys/block/{m2}/queue/scheduler")]
+    );
+    // The read-ahead advise changed to measure is back at what it found.
+    assert_eq!(g.value("ra_after.txt"), "0");
+    let restored = g.said("restore", 0);
+    assert!(restored.contains("nothing to restore"), "{restored}");
+}
