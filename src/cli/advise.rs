@@ -41,6 +41,45 @@ pub fn readahead_run(volume: &Path, kb: u64, seconds: f64, wait_lock: bool) -> R
         argv.push("--wait-lock".into());
     }
     argv.push(volume.as_os_str().into());
+    parse_run(argv)
+}
+
+/// One slow-member run: every member read at once, O_DIRECT, one worker
+/// each, sequential 1 MiB reads, for `seconds` (no ramp: the members are
+/// compared with each other, in the same window).
+pub fn members_run(
+    members: &[std::path::PathBuf],
+    seconds: f64,
+    wait_lock: bool,
+) -> Result<RunConfig> {
+    let ms = (seconds * 1000.0).round().max(1.0) as u64;
+    let mut argv: Vec<std::ffi::OsString> = [
+        "stripebench",
+        "run",
+        "--direct",
+        "--rw",
+        "read",
+        "--bs",
+        "1m",
+        "--jobs",
+        "1",
+        "--ramp",
+        "0",
+        "--no-progress",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    argv.extend(["--duration".into(), format!("{ms}ms").into()]);
+    if wait_lock {
+        argv.push("--wait-lock".into());
+    }
+    argv.extend(members.iter().map(|m| m.as_os_str().into()));
+    parse_run(argv)
+}
+
+/// `argv` as `run` parses and validates it.
+fn parse_run(argv: Vec<std::ffi::OsString>) -> Result<RunConfig> {
     let cli = super::help::parse_from(argv)
         .map_err(|e| anyhow::anyhow!("internal error: advise's run options: {e}"))?;
     let super::Command::Run(a) = cli.command else {
@@ -71,5 +110,14 @@ mod tests {
         assert!(!c.direct);
         assert!(!c.rw.writes());
         assert!(!c.progress);
+    }
+
+    #[test]
+    fn a_members_run_reads_every_member_direct_with_one_worker_each() {
+        let m: Vec<std::path::PathBuf> = vec!["/dev/null".into(), "/dev/zero".into()];
+        let c = members_run(&m, 3.0, false).unwrap();
+        assert_eq!(c.targets, m);
+        assert!(c.direct && !c.rw.writes());
+        assert_eq!(c.readahead_kb, None);
     }
 }

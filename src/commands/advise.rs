@@ -44,6 +44,22 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     let mut findings = advise::static_findings(&topo, &survey);
     let (points, measurements) = measure_readahead(args, &mut battery, &out)?;
     findings.extend(advise::readahead_finding(&topo, &survey, &points));
+    let (verdict, measurements) = match measure_members(args, &mut battery, &out, measurements)? {
+        (Some(samples), m) => {
+            let crowded = Some((samples.len(), crate::base::cpus::available_cpus().len()))
+                .filter(|(w, c)| w > c);
+            let (v, f) = advise::slow_members(&topo, &samples, crowded);
+            advise::add_slow(&mut findings, f);
+            if !v.judged() {
+                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
+                    c.detail +=
+                        &format!("; no member judged: {}", v.none.as_deref().unwrap_or("?"));
+                }
+            }
+            (Some(v), m)
+        }
+        (None, m) => (None, m),
+    };
     let doc = advise::assemble(
         show_path(&args.volume),
         topo,
@@ -51,6 +67,7 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
         &battery,
         findings,
         measurements,
+        verdict,
         started.elapsed().as_secs_f64(),
         crate::base::signals::interrupted(),
     );
@@ -125,4 +142,78 @@ fn measure_readahead(args: &AdviseArgs, battery: &mut Battery, out: &Outputs) ->
         }
     }
     Ok((points, measurements))
+}
+
+/// Each member's runs read together (its device node, its samples).
+type MemberSamples = Vec<(String, Vec<crate::document::compare::Sample>)>;
+
+/// The slow-member runs the battery planned: every member read at once,
+/// O_DIRECT, one worker each, `repeats` times; each member's sample of
+/// each run that finished whole. None when the check did not run (not
+/// planned, refused: its reason is said in the battery).
+fn measure_members(
+    args: &AdviseArgs,
+    battery: &mut Battery,
+    out: &Outputs,
+    mut measurements: Vec<Measurement>,
+) -> Result<(Option<MemberSamples>, Vec<Measurement>)> {
+    let Some(plan) = battery.slow.clone() else {
+        return Ok((None, measurements));
+    };
+    let paths: Vec<std::path::PathBuf> = plan.members.iter().map(Into::into).collect();
+    let mut samples: MemberSamples = plan
+        .members
+        .iter()
+        .map(|m| (m.clone(), Vec::new()))
+        .collect();
+    for r in 1..=plan.repeats {
+        if crate::base::signals::interrupted() {
+            break;
+        }
+        eprintln!(
+            "stripebench advise: every member at once ({} members, O_DIRECT), run {r} of {}, {:.0} s",
+            paths.len(),
+            plan.repeats,
+            plan.seconds_each
+        );
+        let cfg = crate::cli::advise::members_run(&paths, plan.seconds_each, args.wait_lock)?;
+        let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
+            Ok(Outcome::Done(run)) => run,
+            Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
+            Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
+                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
+                    c.status = "skipped".into();
+                    c.detail = format!(
+                        "the members could not be read: {}",
+                        crate::base::error::show_lines(&format!("{e:#}"))
+                    );
+                }
+                return Ok((None, measurements));
+            }
+            Err(e) => return Err(e),
+        };
+        let doc = crate::document::finished::document(&cfg, *run);
+        let t = &doc.total.figures;
+        let partial = doc.interrupted || t.errors > 0;
+        measurements.push(Measurement {
+            check: "slow-members".into(),
+            setting: format!("members together, run {r}"),
+            bytes_per_sec: t.bytes_per_sec,
+            seconds: doc.window.seconds,
+            partial,
+        });
+        if partial {
+            continue;
+        }
+        for (m, s) in samples.iter_mut() {
+            if let Some(td) = doc.targets.iter().find(|td| td.path == *m) {
+                s.push(crate::document::compare::Sample {
+                    bytes_per_sec: td.figures.bytes_per_sec,
+                    p99_ns: td.figures.latency_ns.map(|l| l.p99),
+                    ios: td.figures.ios,
+                });
+            }
+        }
+    }
+    Ok((Some(samples), measurements))
 }

@@ -85,11 +85,12 @@ pub fn render(doc: &FindingsDocument) -> String {
             match (g.before_bytes_per_sec, g.after_bytes_per_sec) {
                 (Some(b), Some(a)) => {
                     s += &format!(
-                        "  gain:     {:.1} → {:.1} MB/s ({:+.0}%), measured: {}\n",
+                        "  gain:     {:.1} → {:.1} MB/s ({:+.0}%), {}: {}\n",
                         mb_per_sec(b),
                         mb_per_sec(a),
                         g.pct.unwrap_or(0.0),
-                        g.what
+                        if g.measured { "measured" } else { "estimated" },
+                        g.what.trim_start_matches("estimated: ")
                     );
                 }
                 _ => s += &format!("  gain:     {}\n", g.what),

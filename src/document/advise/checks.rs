@@ -758,3 +758,106 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     }
     out
 }
+
+/// The slow-member check: compare's verdict (`document::compare::judge`)
+/// over each member's runs read together (`samples`, by device node, in
+/// stripe order); each member it flags is a finding with its figures beside
+/// the median's. `crowded`: (workers, CPUs) when the members outnumbered
+/// the CPUs, which widens the verdict's floor.
+pub fn slow_members(
+    topo: &Topology,
+    samples: &[(String, Vec<crate::document::compare::Sample>)],
+    crowded: Option<(usize, usize)>,
+) -> (crate::document::compare::Verdict, Vec<Finding>) {
+    use crate::document::compare::{judge, Figure};
+    let figures: Vec<(String, Option<Figure>)> = samples
+        .iter()
+        .map(|(m, s)| (m.clone(), Figure::of(m, s)))
+        .collect();
+    let v = judge(&figures, "together", crowded);
+    let members = topo.stripe_members();
+    let mb = |b: f64| format!("{:.1} MB/s", mb_per_sec(b));
+    let ms = |ns: f64| format!("{:.1} ms", ns / 1e6);
+    let mut out = Vec::new();
+    for f in &v.flagged {
+        let dev = members.iter().find(|d| d.path == f.member);
+        let name = dev.map_or(f.member.clone(), |d| d.name.clone());
+        let fig = figures
+            .iter()
+            .find(|(m, _)| *m == f.member)
+            .and_then(|(_, fg)| fg.as_ref());
+        let (figure, median, threshold) = if f.by == "rate" {
+            (mb(f.figure), mb(f.median), mb(f.threshold))
+        } else {
+            (ms(f.figure), ms(f.median), ms(f.threshold))
+        };
+        let mut evidence = vec![format!(
+            "{name}: {} {figure}; the median member {median}; flagged {} {threshold}",
+            if f.by == "rate" {
+                "reads at"
+            } else {
+                "has a p99 of"
+            },
+            if f.by == "rate" { "below" } else { "above" }
+        )];
+        if let Some(fg) = fig {
+            evidence.push(format!(
+                "{name} over {} runs: {} to {}{}",
+                fg.runs,
+                mb(fg.range.0),
+                mb(fg.range.1),
+                fg.p99_ns
+                    .map_or(String::new(), |p| format!(", p99 {}", ms(p)))
+            ));
+        }
+        evidence.push(format!(
+            "every member: {}",
+            figures
+                .iter()
+                .filter_map(|(m, fg)| fg.as_ref().map(|fg| (m, fg)))
+                .map(|(m, fg)| {
+                    let n = members
+                        .iter()
+                        .find(|d| d.path == *m)
+                        .map_or(m.as_str(), |d| d.name.as_str());
+                    format!("{n} {}", mb(fg.bytes_per_sec))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        evidence.push(v.rule.clone());
+        if let Some(c) = &v.caveat {
+            evidence.push(c.clone());
+        }
+        let fix = match dev.and_then(|d| d.dm.as_ref()) {
+            Some(dm) => vec![format!("dmsetup table {}; dmsetup status {}   # what stands in front of this member", dm.name, dm.name)],
+            None => vec![format!("smartctl -x {}   # errors, reallocated or pending sectors, link speed; then replace it or move it to another port", f.member)],
+        };
+        let n = members.len() as f64;
+        out.push(Finding {
+            id: "slow-member".into(),
+            check: "slow-members".into(),
+            severity: Severity::Medium,
+            devices: vec![name.clone()],
+            title: format!(
+                "member {name} is slow: {} {figure} against the median member's {median}",
+                if f.by == "rate" { "it reads at" } else { "its p99 is" }
+            ),
+            evidence,
+            meaning: "a read of a full stripe ends when its slowest member's chunk arrives: the whole volume moves at this member's pace".into(),
+            fix,
+            persist: Vec::new(),
+            gain: (f.by == "rate").then(|| Gain {
+                what: format!(
+                    "estimated: full-stripe reads move at {} members × the slowest rate; with {name} at the median, up to {} members × {median}",
+                    n, n
+                ),
+                before_bytes_per_sec: Some(f.figure * n),
+                after_bytes_per_sec: Some(f.median * n),
+                pct: (f.figure > 0.0).then(|| (f.median / f.figure - 1.0) * 100.0),
+                measured: false,
+            }),
+        });
+    }
+    (v, out)
+}

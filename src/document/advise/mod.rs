@@ -19,7 +19,7 @@ use crate::device::survey::Survey;
 use crate::device::topology::{level::Geometry, Device, Topology};
 use crate::document::run::{ToolInfo, SCHEMA_VERSION};
 
-pub use checks::{readahead_finding, state_words, static_findings};
+pub use checks::{readahead_finding, slow_members, state_words, static_findings};
 
 /// How much a finding matters, least first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -140,6 +140,10 @@ pub struct FindingsDocument {
     /// Worst first.
     pub findings: Vec<Finding>,
     pub measurements: Vec<Measurement>,
+    /// compare's slow-member verdict over the members read together, when
+    /// the slow-members check ran.
+    #[serde(default)]
+    pub verdict: Option<crate::document::compare::Verdict>,
 }
 
 impl FindingsDocument {
@@ -164,6 +168,7 @@ pub fn assemble(
     battery: &Battery,
     mut findings: Vec<Finding>,
     measurements: Vec<Measurement>,
+    verdict: Option<crate::document::compare::Verdict>,
     elapsed_sec: f64,
     interrupted: bool,
 ) -> FindingsDocument {
@@ -188,6 +193,27 @@ pub fn assemble(
         checks: battery.checks.clone(),
         findings,
         measurements,
+        verdict,
+    }
+}
+
+/// Adds the slow-member findings to `findings`: a slow member that a
+/// static check already found at fault (its request limits, another
+/// scheduler, a layer in front of it) gets the measurement as that
+/// finding's evidence, the measured effect of the same fault, instead of a
+/// second finding.
+pub fn add_slow(findings: &mut Vec<Finding>, slow: Vec<Finding>) {
+    for s in slow {
+        let known = findings.iter_mut().find(|f| {
+            f.severity > Severity::Info && f.check != "state" && f.devices.contains(&s.devices[0])
+        });
+        match known {
+            Some(f) => {
+                f.evidence.push(format!("measured: {}", s.title));
+                f.evidence.extend(s.evidence.into_iter().take(2));
+            }
+            None => findings.push(s),
+        }
     }
 }
 
@@ -229,6 +255,16 @@ pub struct ReadaheadPlan {
     pub seconds_each: f64,
 }
 
+/// The slow-member measurement's plan: every stripe member read at once
+/// (O_DIRECT, one worker each), `repeats` times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlowPlan {
+    /// The members' device nodes, in stripe order.
+    pub members: Vec<String>,
+    pub repeats: usize,
+    pub seconds_each: f64,
+}
+
 /// Which checks run, which are skipped and why, and the budget of each.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Battery {
@@ -236,7 +272,14 @@ pub struct Battery {
     pub budget_sec: f64,
     pub checks: Vec<CheckStatus>,
     pub readahead: Option<ReadaheadPlan>,
+    pub slow: Option<SlowPlan>,
 }
+
+/// The runs of each member's figure: compare's default `--repeat`.
+pub const SLOW_REPEATS: usize = 3;
+/// The share of the budget for the read-ahead points, and for the members.
+pub const READAHEAD_SHARE: f64 = 0.55;
+pub const SLOW_SHARE: f64 = 0.35;
 
 /// Seconds a measured run costs beyond its window (dropping the cache,
 /// opening, setting read-ahead), kept out of the windows.
@@ -248,6 +291,29 @@ pub const MIN_WINDOW_SEC: f64 = 1.0;
 pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     let stripe = striping(topo);
     let members = topo.stripe_members();
+    // Every member read at once, each judged against the others by
+    // compare's rule: it needs three members for a median to mean anything.
+    let slow_why: Result<(), String> = if o.quick {
+        Err("--quick: not measured".into())
+    } else if !o.block_device {
+        Err("a mount point: run `stripebench compare` on it".into())
+    } else if members.len() < 3 {
+        Err(format!(
+            "{} member(s): the verdict needs at least 3 to have a median",
+            members.len()
+        ))
+    } else if members.iter().any(|m| m.path.is_empty()) {
+        Err("a member has no device node".into())
+    } else {
+        Ok(())
+    };
+    let slow = slow_why.is_ok().then(|| SlowPlan {
+        members: members.iter().map(|m| m.path.clone()).collect(),
+        repeats: SLOW_REPEATS,
+        seconds_each: (o.budget_sec * SLOW_SHARE / SLOW_REPEATS as f64 - RUN_OVERHEAD_SEC)
+            .max(MIN_WINDOW_SEC),
+    });
+    let ra_share = if slow.is_some() { READAHEAD_SHARE } else { 0.8 };
     let mut checks = Vec::new();
     let mut add = |id: &str, title: &str, ran: Result<String, String>, budget: f64| {
         let (status, detail) = match ran {
@@ -292,7 +358,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
                 values.sort_unstable();
                 values.dedup();
                 let n = values.len() as f64;
-                let share = o.budget_sec * 0.8 / n - RUN_OVERHEAD_SEC;
+                let share = o.budget_sec * ra_share / n - RUN_OVERHEAD_SEC;
                 ReadaheadPlan {
                     device: topo.root.name.clone(),
                     current_kb: cur,
@@ -372,14 +438,21 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         },
         0.0,
     );
+    let slow_budget = slow.as_ref().map_or(0.0, |p| {
+        (p.seconds_each + RUN_OVERHEAD_SEC) * p.repeats as f64
+    });
     add(
         "slow-members",
         "slow members",
-        Err(format!(
-            "not part of advise yet: `stripebench compare {}` measures every member and gives the slow-member verdict",
-            topo.target
-        )),
-        0.0,
+        match (&slow, slow_why) {
+            (Some(p), _) => Ok(format!(
+                "every member read at once (O_DIRECT, one worker each), {} runs of {:.0} s; compare's verdict over the members' medians (`stripebench compare` also reads each alone, --solo)",
+                p.repeats, p.seconds_each
+            )),
+            (None, Err(why)) => Err(why),
+            (None, Ok(())) => Err("not planned".into()),
+        },
+        slow_budget,
     );
     add(
         "writes",
@@ -396,5 +469,6 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         budget_sec: o.budget_sec,
         checks,
         readahead,
+        slow,
     }
 }

@@ -121,8 +121,12 @@ fn a_clean_raid0_has_no_finding_and_plans_the_read_ahead_points() {
     let ra = b.readahead.as_ref().unwrap();
     assert_eq!((ra.current_kb, ra.full_stripe_kb), (512, 256));
     assert_eq!(ra.values_kb, vec![256, 512, 1024]);
-    // Three points within 80% of 30 s, each run's overhead kept out.
-    assert!((ra.seconds_each - 7.0).abs() < 1e-9, "{}", ra.seconds_each);
+    // Three points within their share of 30 s (the slow-member runs have
+    // theirs), each run's overhead kept out.
+    let want = 30.0 * READAHEAD_SHARE / 3.0 - RUN_OVERHEAD_SEC;
+    assert!((ra.seconds_each - want).abs() < 1e-9, "{}", ra.seconds_each);
+    let total: f64 = b.checks.iter().map(|c| c.budget_sec).sum();
+    assert!(total <= 30.0, "{total}");
     let status = |id: &str| b.checks.iter().find(|c| c.id == id).unwrap().status.clone();
     assert_eq!(status("readahead"), "ran");
     assert_eq!(status("parity"), "skipped");
@@ -320,7 +324,17 @@ fn raid5_with_the_smallest_stripe_cache_and_a_resync_is_found() {
     assert_eq!(status("parity"), "ran");
     assert_eq!(status("state"), "ran");
     // The state comes first among the findings of its severity.
-    let doc = assemble("/dev/md1".into(), t, &s, &b, all, Vec::new(), 1.0, false);
+    let doc = assemble(
+        "/dev/md1".into(),
+        t,
+        &s,
+        &b,
+        all,
+        Vec::new(),
+        None,
+        1.0,
+        false,
+    );
     assert_eq!(doc.findings[0].id, "degraded");
     assert_eq!(doc.findings[1].id, "resync");
     assert!(doc.fails(Some(Severity::High)));
@@ -358,11 +372,79 @@ fn the_document_round_trips_through_json() {
     set(&mut s, "md0", |f| f.read_ahead_kb = Some(0));
     let b = plan(&t, &s, &options(true));
     let f: Vec<Finding> = readahead_finding(&t, &s, &[]).into_iter().collect();
-    let doc = assemble("/dev/md0".into(), t, &s, &b, f, Vec::new(), 0.2, false);
+    let doc = assemble(
+        "/dev/md0".into(),
+        t,
+        &s,
+        &b,
+        f,
+        Vec::new(),
+        None,
+        0.2,
+        false,
+    );
     let text = serde_json::to_string(&doc).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["kind"], "findings");
     assert_eq!(v["findings"][0]["severity"], "high");
     let back: FindingsDocument = serde_json::from_str(&text).unwrap();
     assert_eq!(back, doc);
+}
+
+#[test]
+fn the_slow_member_is_judged_by_compares_verdict_with_its_figures_beside_the_median() {
+    use crate::document::compare::Sample;
+    let (t, s) = raid0();
+    let sample = |mb: f64| Sample {
+        bytes_per_sec: mb * 1e6,
+        p99_ns: Some(5_000_000),
+        ios: 200,
+    };
+    let runs = |mb: [f64; 3]| mb.iter().map(|&m| sample(m)).collect::<Vec<_>>();
+    let samples = vec![
+        ("/dev/loop0".to_string(), runs([100.0, 102.0, 98.0])),
+        ("/dev/loop1".to_string(), runs([101.0, 99.0, 100.0])),
+        ("/dev/loop2".to_string(), runs([30.0, 31.0, 29.0])),
+        ("/dev/loop3".to_string(), runs([99.0, 100.0, 103.0])),
+    ];
+    let (v, f) = slow_members(&t, &samples, None);
+    assert!(v.judged());
+    assert_eq!(ids(&f), vec!["slow-member:loop2"]);
+    assert!(f[0].title.contains("30.0 MB/s"), "{}", f[0].title);
+    assert!(
+        f[0].evidence[0].contains("the median member"),
+        "{:?}",
+        f[0].evidence
+    );
+    assert!(f[0].fix[0].starts_with("smartctl -x /dev/loop2"));
+    let g = f[0].gain.as_ref().unwrap();
+    assert!(!g.measured);
+    // Alike members: none flagged.
+    let alike: Vec<(String, Vec<Sample>)> = (0..4)
+        .map(|i| (format!("/dev/loop{i}"), runs([100.0, 97.0, 103.0])))
+        .collect();
+    let (v, f) = slow_members(&t, &alike, None);
+    assert!(v.judged() && f.is_empty());
+    // A slow member a static check found at fault: one finding, with the
+    // measurement as its evidence.
+    let mut s2 = s.clone();
+    set(&mut s2, "loop2", |f| f.max_sectors_kb = Some(32));
+    let mut all = static_findings(&t, &s2);
+    let (_, slow) = slow_members(&t, &samples, None);
+    add_slow(&mut all, slow);
+    assert_eq!(ids(&all), vec!["request-split:loop2"]);
+    assert!(
+        all[0]
+            .evidence
+            .iter()
+            .any(|e| e.starts_with("measured: member loop2 is slow")),
+        "{:?}",
+        all[0].evidence
+    );
+    // Static checks alone plan it, with the budget split.
+    let b = plan(&t, &s, &options(false));
+    let p = b.slow.unwrap();
+    assert_eq!(p.members.len(), 4);
+    assert_eq!(p.repeats, SLOW_REPEATS);
+    assert!(plan(&t, &s, &options(true)).slow.is_none());
 }
