@@ -78,6 +78,38 @@ pub fn members_run(
     parse_run(argv)
 }
 
+/// The request-size run: O_DIRECT sequential reads of `volume` in `bs`
+/// (a full stripe), one worker, for `seconds`.
+pub fn requests_run(volume: &Path, bs: u64, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
+    let ms = (seconds * 1000.0).round().max(1.0) as u64;
+    let mut argv: Vec<std::ffi::OsString> = [
+        "stripebench",
+        "run",
+        "--direct",
+        "--rw",
+        "read",
+        "--jobs",
+        "1",
+        "--ramp",
+        "0",
+        "--no-progress",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    argv.extend([
+        "--bs".into(),
+        bs.to_string().into(),
+        "--duration".into(),
+        format!("{ms}ms").into(),
+    ]);
+    if wait_lock {
+        argv.push("--wait-lock".into());
+    }
+    argv.push(volume.as_os_str().into());
+    parse_run(argv)
+}
+
 /// `argv` as `run` parses and validates it.
 fn parse_run(argv: Vec<std::ffi::OsString>) -> Result<RunConfig> {
     let cli = super::help::parse_from(argv)

@@ -44,6 +44,8 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     let mut findings = advise::static_findings(&topo, &survey);
     let (points, measurements) = measure_readahead(args, &mut battery, &out)?;
     findings.extend(advise::readahead_finding(&topo, &survey, &points));
+    let (splits, measurements) = measure_requests(args, &mut battery, &out, measurements)?;
+    advise::measured_splits(&mut findings, &splits);
     let (verdict, measurements) = match measure_members(args, &mut battery, &out, measurements)? {
         (Some(samples), m) => {
             let crowded = Some((samples.len(), crate::base::cpus::available_cpus().len()))
@@ -216,4 +218,70 @@ fn measure_members(
         }
     }
     Ok((Some(samples), measurements))
+}
+
+/// The request-size run the battery planned: O_DIRECT full-stripe reads of
+/// the volume; what each member's counters said of the chunk-sized pieces
+/// it received (`run`'s own split-request check, `device::requests`).
+fn measure_requests(
+    args: &AdviseArgs,
+    battery: &mut Battery,
+    out: &Outputs,
+    mut measurements: Vec<Measurement>,
+) -> Result<(Vec<advise::Split>, Vec<Measurement>)> {
+    let Some(plan) = battery.requests.clone() else {
+        return Ok((Vec::new(), measurements));
+    };
+    if crate::base::signals::interrupted() {
+        return Ok((Vec::new(), measurements));
+    }
+    eprintln!(
+        "stripebench advise: O_DIRECT reads of a full stripe ({} KiB), {:.0} s: the members' request sizes",
+        plan.bs / 1024,
+        plan.seconds
+    );
+    let cfg =
+        crate::cli::advise::requests_run(&args.volume, plan.bs, plan.seconds, args.wait_lock)?;
+    let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
+        Ok(Outcome::Done(run)) => run,
+        Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
+        Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
+            if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "request-limits") {
+                c.detail += &format!(
+                    "; not measured: {}",
+                    crate::base::error::show_lines(&format!("{e:#}"))
+                );
+            }
+            return Ok((Vec::new(), measurements));
+        }
+        Err(e) => return Err(e),
+    };
+    let doc = crate::document::finished::document(&cfg, *run);
+    let t = &doc.total.figures;
+    let partial = doc.interrupted || t.errors > 0;
+    measurements.push(Measurement {
+        check: "request-limits".into(),
+        setting: format!("O_DIRECT bs={}k", plan.bs / 1024),
+        bytes_per_sec: t.bytes_per_sec,
+        seconds: doc.window.seconds,
+        partial,
+    });
+    if partial {
+        return Ok((Vec::new(), measurements));
+    }
+    let splits = doc
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            crate::base::warning::Warning::MemberSplitRequests {
+                member,
+                avg_bytes,
+                piece,
+                why,
+                ..
+            } => Some((member.clone(), *avg_bytes, *piece, why.clone())),
+            _ => None,
+        })
+        .collect();
+    Ok((splits, measurements))
 }

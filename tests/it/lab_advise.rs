@@ -160,9 +160,18 @@ step restore stripebench restore
     assert_eq!(gain["measured"], true, "{gain}");
     assert!(gain["before_bytes_per_sec"].as_f64().unwrap() > 0.0);
     assert!(gain["after_bytes_per_sec"].as_f64().unwrap() > 0.0);
+    let split = finding(&doc, "request-split");
     assert_eq!(
-        fix(finding(&doc, "request-split")),
+        fix(split),
         vec![format!("echo 1280 > /sys/block/{m1}/queue/max_sectors_kb")]
+    );
+    // Measured too: the member's counters saw the chunk split.
+    assert!(
+        split["evidence"].as_array().unwrap().iter().any(|e| e
+            .as_str()
+            .unwrap()
+            .contains("requests of 32 KiB on average")),
+        "{text}"
     );
     assert_eq!(
         fix(finding(&doc, "member-scheduler-differs")),

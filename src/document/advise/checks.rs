@@ -861,3 +861,43 @@ pub fn slow_members(
     }
     (v, out)
 }
+
+/// What a member's counters said of the O_DIRECT full-stripe reads: it
+/// received its chunk-sized pieces as smaller requests (`member`, the
+/// average request in bytes, the piece, the queue limit that explains it).
+pub type Split = (String, u64, u64, String);
+
+/// The measured request sizes: a member with a request-limits finding
+/// gets them as its evidence; a member split by what no static check
+/// named (a limit nobody told us about) is a finding of its own.
+pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
+    for (m, avg, piece, why) in splits {
+        let line = format!(
+            "measured: O_DIRECT full-stripe reads of the volume reached {m} as requests of {} on average, for pieces of {}",
+            kib(*avg),
+            kib(*piece)
+        );
+        match findings
+            .iter_mut()
+            .find(|f| f.check == "request-limits" && f.devices.contains(m))
+        {
+            Some(f) => f.evidence.push(line),
+            None => findings.push(Finding {
+                id: "request-split-measured".into(),
+                check: "request-limits".into(),
+                severity: Severity::Medium,
+                devices: vec![m.clone()],
+                title: format!(
+                    "member {m} receives the chunk ({}) as requests of {} on average",
+                    kib(*piece),
+                    kib(*avg)
+                ),
+                evidence: vec![line, format!("why: {why}")],
+                meaning: format!("something between the array and {m} splits each chunk: more requests for the same bytes"),
+                fix: vec![format!("cat /sys/block/{m}/queue/max_sectors_kb /sys/block/{m}/queue/max_segments /sys/block/{m}/queue/max_segment_size   # the limit below the chunk; raise it, or use a chunk it takes whole")],
+                persist: Vec::new(),
+                gain: None,
+            }),
+        }
+    }
+}

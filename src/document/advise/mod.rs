@@ -19,7 +19,9 @@ use crate::device::survey::Survey;
 use crate::device::topology::{level::Geometry, Device, Topology};
 use crate::document::run::{ToolInfo, SCHEMA_VERSION};
 
-pub use checks::{readahead_finding, slow_members, state_words, static_findings};
+pub use checks::{
+    measured_splits, readahead_finding, slow_members, state_words, static_findings, Split,
+};
 
 /// How much a finding matters, least first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -265,6 +267,16 @@ pub struct SlowPlan {
     pub seconds_each: f64,
 }
 
+/// The request-size measurement's plan: O_DIRECT reads of the volume, one
+/// full stripe each, for `seconds`; the members' counters say what size of
+/// request each received for its chunk-sized pieces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestPlan {
+    pub bs: u64,
+    pub chunk: u64,
+    pub seconds: f64,
+}
+
 /// Which checks run, which are skipped and why, and the budget of each.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Battery {
@@ -273,13 +285,15 @@ pub struct Battery {
     pub checks: Vec<CheckStatus>,
     pub readahead: Option<ReadaheadPlan>,
     pub slow: Option<SlowPlan>,
+    pub requests: Option<RequestPlan>,
 }
 
 /// The runs of each member's figure: compare's default `--repeat`.
 pub const SLOW_REPEATS: usize = 3;
 /// The share of the budget for the read-ahead points, and for the members.
-pub const READAHEAD_SHARE: f64 = 0.55;
-pub const SLOW_SHARE: f64 = 0.35;
+pub const READAHEAD_SHARE: f64 = 0.5;
+pub const SLOW_SHARE: f64 = 0.3;
+pub const REQUEST_SHARE: f64 = 0.1;
 
 /// Seconds a measured run costs beyond its window (dropping the cache,
 /// opening, setting read-ahead), kept out of the windows.
@@ -402,18 +416,33 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         Ok("partition starts, md data offsets, dm table offsets and alignment_offset against 4 KiB, the chunk and the full stripe (LVM pe_start and file system stripe hints are not in sysfs: not read)".into()),
         0.0,
     );
+    let requests = match &stripe {
+        Some((_, g)) if o.block_device && !o.quick => match (g.chunk, g.full_stripe) {
+            (Some(chunk), Some(bs)) if bs >= chunk && bs % 4096 == 0 => Some(RequestPlan {
+                bs,
+                chunk,
+                seconds: (o.budget_sec * REQUEST_SHARE - RUN_OVERHEAD_SEC).max(MIN_WINDOW_SEC),
+            }),
+            _ => None,
+        },
+        _ => None,
+    };
     add(
         "request-limits",
         "members' request limits against the chunk",
-        match &stripe {
-            Some((_, g)) => Ok(format!(
-                "max_sectors_kb and max_segments of {} member(s) against the chunk ({} KiB)",
+        match (&stripe, &requests) {
+            (Some((_, g)), r) => Ok(format!(
+                "max_sectors_kb and max_segments of {} member(s) against the chunk ({} KiB){}",
                 members.len(),
-                g.chunk.unwrap_or(0) / 1024
+                g.chunk.unwrap_or(0) / 1024,
+                r.as_ref().map_or(String::new(), |r| format!(
+                    "; O_DIRECT full-stripe reads of the volume for {:.0} s, each member's average request against the chunk",
+                    r.seconds
+                ))
             )),
-            None => Err("no striped layer with a known chunk".into()),
+            (None, _) => Err("no striped layer with a known chunk".into()),
         },
-        0.0,
+        requests.as_ref().map_or(0.0, |r| r.seconds + RUN_OVERHEAD_SEC),
     );
     add(
         "mismatch",
@@ -470,5 +499,6 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         checks,
         readahead,
         slow,
+        requests,
     }
 }

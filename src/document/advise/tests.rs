@@ -448,3 +448,44 @@ fn the_slow_member_is_judged_by_compares_verdict_with_its_figures_beside_the_med
     assert_eq!(p.repeats, SLOW_REPEATS);
     assert!(plan(&t, &s, &options(true)).slow.is_none());
 }
+
+#[test]
+fn measured_request_sizes_back_a_finding_or_name_a_split_nobody_planted() {
+    let (t, mut s) = raid0();
+    set(&mut s, "loop1", |f| f.max_sectors_kb = Some(32));
+    let mut all = static_findings(&t, &s);
+    let why = "max_sectors_kb is 32".to_string();
+    measured_splits(
+        &mut all,
+        &[
+            ("loop1".into(), 32 << 10, 64 << 10, why.clone()),
+            (
+                "loop3".into(),
+                16 << 10,
+                64 << 10,
+                "no queue limit of the member explains it".into(),
+            ),
+        ],
+    );
+    assert_eq!(
+        ids(&all),
+        vec!["request-split:loop1", "request-split-measured:loop3"]
+    );
+    assert!(all[0]
+        .evidence
+        .last()
+        .unwrap()
+        .contains("requests of 32 KiB on average, for pieces of 64 KiB"));
+    assert_eq!(all[1].severity, Severity::Medium);
+    assert!(
+        all[1].evidence[1].contains("no queue limit"),
+        "{:?}",
+        all[1].evidence
+    );
+    // Planned with the others, within the budget.
+    let b = plan(&t, &s, &options(false));
+    let r = b.requests.unwrap();
+    assert_eq!((r.bs, r.chunk), (256 << 10, 64 << 10));
+    let total: f64 = b.checks.iter().map(|c| c.budget_sec).sum();
+    assert!(total <= 30.0, "{total}");
+}
