@@ -6,6 +6,7 @@
 
 mod common;
 
+mod advise;
 mod bad_input;
 mod buffered_reads;
 mod buffered_writes;
