@@ -182,3 +182,66 @@ step restore stripebench restore
     let restored = g.said("restore", 0);
     assert!(restored.contains("nothing to restore"), "{restored}");
 }
+
+/// Faults advise was not written against one by one: an md RAID5 with the
+/// smallest stripe cache md takes (17), and one member behind a 20 ms
+/// dm-delay. Each is found on its device and nothing else above info; the
+/// delayed member measured slow is that finding's evidence.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn raid5_with_the_smallest_stripe_cache_and_a_delayed_member() {
+    let g = crate::common::guest::boot(
+        &[
+            "--array",
+            "md-raid5",
+            "--members",
+            "4",
+            "--member-size",
+            "32m",
+            "--chunk",
+            "64k",
+            "--slow-member",
+            "2:20",
+        ],
+        r#"
+A=${ARRAY#/dev/}
+set -- $MEMBERS
+echo "$A ${3#/dev/}" > names.txt
+echo 17 > /sys/block/$A/md/stripe_cache_size
+step faults stripebench advise --budget 30s --json faults.json $ARRAY
+cat /sys/block/$A/md/stripe_cache_size > cache_after.txt
+"#,
+        900,
+    );
+    let names = g.value("names.txt");
+    let [md, slow]: [&str; 2] = names
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap();
+    let text = g.said("faults", 0);
+    eprintln!("raid5 faults:\n{text}");
+    let doc = g.json("faults.json");
+    let mut want = vec![
+        format!("stripe-cache-small:{md}"),
+        format!("member-stack-differs:{slow}"),
+    ];
+    want.sort();
+    assert_eq!(above_info(&doc), want, "{text}");
+    assert_eq!(check_status(&doc, "parity"), "ran");
+    let sc = finding(&doc, "stripe-cache-small");
+    assert!(
+        fix(sc)[0].starts_with(&format!("echo 256 > /sys/block/{md}/md/stripe_cache_size")),
+        "{text}"
+    );
+    let stack = finding(&doc, "member-stack-differs");
+    assert!(
+        stack["title"].as_str().unwrap().contains("dm delay"),
+        "{text}"
+    );
+    assert!(fix(stack)[0].starts_with("dmsetup table "), "{text}");
+    assert_eq!(g.value("cache_after.txt"), "17");
+}

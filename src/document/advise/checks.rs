@@ -604,7 +604,13 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             ),
             evidence: vec![format!("the other members are each {common}")],
             meaning: "a layer in front of one member (dm-delay, dm-crypt, a cache) gives it other latency and limits: a stripe waits for its slowest member".into(),
-            fix: vec!["dmsetup table; lsblk -s   # see what stands in front of the member, and remove it or put the same in front of every member".into()],
+            fix: odd
+                .iter()
+                .map(|(m, s)| match members.iter().find(|d| d.name == *m).and_then(|d| d.dm.as_ref()) {
+                    Some(dm) => format!("dmsetup table {}   # {m} is {s}: take it out from in front of the member, or put the same in front of every member", dm.name),
+                    None => format!("lsblk -s /dev/{m}   # {m} is {s}: build every member alike"),
+                })
+                .collect(),
             persist: Vec::new(),
             gain: None,
         });
