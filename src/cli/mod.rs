@@ -108,7 +108,7 @@ pub enum Command {
     /// exact merge of the histograms.
     Merge(MergeArgs),
 
-    /// Two run, sweep, compare or merge documents side by side: per target
+    /// Two run, sweep, compare, merge or findings documents side by side: per target
     /// (point, phase, host) and total, MB/s, IOPS and p50/p99/p99.9 with the
     /// change in percent, and whether each change is beyond the noise.
     ///
@@ -119,7 +119,7 @@ pub enum Command {
     /// different workloads (rw, bs, direct or buffered, engine, iodepth,
     /// jobs, target count, ...) unless --force.
     Diff(DiffArgs),
-    /// Render a run, sweep, compare or merge document written earlier with
+    /// Render a run, sweep, compare, merge or findings (advise) document written earlier with
     /// --json as a one-file HTML report (as --html would have).
     Report(ReportArgs),
 
@@ -375,7 +375,7 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
-    /// A run, sweep, compare or merge document (`--json`).
+    /// A run, sweep, compare, merge or findings document (`--json`).
     #[arg(value_name = "DOC.json")]
     pub file: PathBuf,
 

@@ -53,3 +53,13 @@ impl Kind {
 
 /// The kinds a "result" is (`report`, `diff`).
 pub const RESULTS: [Kind; 4] = [Kind::Run, Kind::Sweep, Kind::Compare, Kind::Merge];
+
+/// The kinds `report` and `diff` read back: the results, and `advise`'s
+/// findings.
+pub const READ_BACK: [Kind; 5] = [
+    Kind::Run,
+    Kind::Sweep,
+    Kind::Compare,
+    Kind::Merge,
+    Kind::Findings,
+];

@@ -489,3 +489,89 @@ fn measured_request_sizes_back_a_finding_or_name_a_split_nobody_planted() {
     let total: f64 = b.checks.iter().map(|c| c.budget_sec).sum();
     assert!(total <= 30.0, "{total}");
 }
+
+/// A findings document as `advise --json` writes it, with `ra` as the
+/// volume's read-ahead and a read-ahead measurement at 512 KiB.
+fn written(ra: u64, at_512: f64) -> Vec<u8> {
+    let (t, mut s) = raid0();
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(ra));
+    let b = plan(&t, &s, &options(true));
+    let f: Vec<Finding> = readahead_finding(&t, &s, &[]).into_iter().collect();
+    let m = vec![Measurement {
+        check: "readahead".into(),
+        setting: "read_ahead_kb=512".into(),
+        bytes_per_sec: at_512,
+        seconds: 3.0,
+        partial: false,
+    }];
+    let doc = assemble("/dev/md0".into(), t, &s, &b, f, m, None, 1.0, false);
+    serde_json::to_vec_pretty(&doc).unwrap()
+}
+
+fn given(bytes: &[u8], shown: &str) -> crate::document::Given {
+    use crate::document::read::{read, Origin, Reader, READ_BACK};
+    let origin = Origin {
+        shown: shown.into(),
+        reader: Reader::Diff,
+    };
+    crate::document::Given {
+        shown: shown.into(),
+        document: read(bytes, &origin, &READ_BACK).unwrap(),
+    }
+}
+
+#[test]
+fn report_and_diff_read_a_findings_document_back() {
+    let before = written(0, 80e6);
+    let after = written(512, 100e6);
+    let doc = crate::document::load::load(&before, "before.json").unwrap();
+    assert_eq!(doc.kind(), crate::document::Kind::Findings);
+    let (a, b) = (given(&before, "before.json"), given(&after, "after.json"));
+    let d = crate::document::diff::diff(
+        &a,
+        &b,
+        &crate::document::diff::DiffOptions {
+            alpha: 0.05,
+            threshold_pct: None,
+            force: false,
+        },
+    )
+    .unwrap();
+    // The fix resolved the read-ahead finding; the measurement both made is a row.
+    assert_eq!(d.only_in_base, vec!["finding readahead-low md0 (high)"]);
+    assert!(d.only_in_new.is_empty());
+    assert_eq!(d.rows.len(), 1);
+    assert_eq!(d.rows[0].label, "readahead read_ahead_kb=512");
+    let mb = &d.rows[0].metrics[0];
+    assert_eq!((mb.base, mb.new), (Some(80e6), Some(100e6)));
+    // Nothing measured in common (two --quick runs) still diffs.
+    let quick = |ra| {
+        let (t, mut s) = raid0();
+        set(&mut s, "md0", |f| f.read_ahead_kb = Some(ra));
+        let b = plan(&t, &s, &options(true));
+        let f: Vec<Finding> = readahead_finding(&t, &s, &[]).into_iter().collect();
+        serde_json::to_vec(&assemble(
+            "/dev/md0".into(),
+            t,
+            &s,
+            &b,
+            f,
+            Vec::new(),
+            None,
+            0.1,
+            false,
+        ))
+        .unwrap()
+    };
+    let d = crate::document::diff::diff(
+        &given(&quick(512), "a.json"),
+        &given(&quick(0), "b.json"),
+        &crate::document::diff::DiffOptions {
+            alpha: 0.05,
+            threshold_pct: None,
+            force: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(d.only_in_new, vec!["finding readahead-low md0 (high)"]);
+}
