@@ -23,7 +23,7 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     let started = Instant::now();
     let src = topology::Sources::system(args.dm_table.as_deref())?;
     let topo = topology::discover(&args.volume, &src)?;
-    let survey = Survey::read(&src.host, &topo);
+    let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
     let protected = crate::device::protected_paths(std::slice::from_ref(&args.volume));
     let out = Outputs::check(
         Request::json(args.json.as_deref()),

@@ -47,6 +47,11 @@ pub struct DeviceFacts {
     /// `alignment_offset`, bytes.
     pub alignment_offset: Option<u64>,
     pub md: Option<MdFacts>,
+    /// A dm device's `linear` segments: where each maps from on its member
+    /// (the member's kernel name, bytes), from the dm table (an LVM LV's
+    /// offsets include its PV's pe_start).
+    #[serde(default)]
+    pub dm_linear: Vec<(String, u64)>,
 }
 
 /// An md array's state and tunables (`md/`).
@@ -73,13 +78,17 @@ pub struct Survey {
 
 impl Survey {
     /// Reads every device of `topo` once (a device reached twice, as a
-    /// shared leaf, is read once).
-    pub fn read(host: &Host, topo: &Topology) -> Survey {
+    /// shared leaf, is read once); `dm_table` is `dmsetup table`'s output.
+    pub fn read(host: &Host, topo: &Topology, dm_table: Option<&str>) -> Survey {
         let mut devices: Vec<DeviceFacts> = Vec::new();
         let mut walk = vec![&topo.root];
         while let Some(d) = walk.pop() {
             if !d.name.starts_with("btrfs:") && devices.iter().all(|f| f.name != d.name) {
-                devices.push(read_device(host, d));
+                let mut f = read_device(host, d);
+                if let (Some(dm), Some(t)) = (&d.dm, dm_table) {
+                    f.dm_linear = linear_offsets(t, &dm.name, d);
+                }
+                devices.push(f);
             }
             walk.extend(d.members.iter().rev());
         }
@@ -90,6 +99,28 @@ impl Survey {
     pub fn get(&self, name: &str) -> Option<&DeviceFacts> {
         self.devices.iter().find(|d| d.name == name)
     }
+}
+
+/// The `linear` segments of dm device `dm_name` in a `dmsetup table`
+/// output (`name: start length linear MAJ:MIN OFFSET`): each member it maps
+/// from (by its numbers among `d`'s members) and the offset, bytes.
+fn linear_offsets(table: &str, dm_name: &str, d: &Device) -> Vec<(String, u64)> {
+    table
+        .lines()
+        .filter_map(|l| {
+            let (n, rest) = l.split_once(':')?;
+            if n.trim() != dm_name {
+                return None;
+            }
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            if f.get(2) != Some(&"linear") {
+                return None;
+            }
+            let (dev, off) = (f.get(3)?, f.get(4)?.parse::<u64>().ok()?);
+            let m = d.members.iter().find(|m| m.dev == *dev)?;
+            Some((m.name.clone(), off * 512))
+        })
+        .collect()
 }
 
 fn read_trim(p: &Path) -> Option<String> {
@@ -167,6 +198,7 @@ fn read_device(host: &Host, d: &Device) -> DeviceFacts {
         start_sectors: d.parent.as_ref().and_then(|_| read_num(&dir.join("start"))),
         alignment_offset: read_num(&dir.join("alignment_offset")),
         md,
+        dm_linear: Vec::new(),
     }
 }
 
@@ -191,6 +223,36 @@ mod tests {
         symlink(&d, sys.join("class/block").join(name)).unwrap();
         symlink(&d, sys.join("dev/block").join(dev)).unwrap();
         d
+    }
+
+    #[test]
+    fn a_linear_tables_offset_is_read_for_the_member_it_maps_from() {
+        let md = Device {
+            name: "md0".into(),
+            dev: "9:0".into(),
+            path: "/dev/md0".into(),
+            kind: "md".into(),
+            parent: None,
+            md: None,
+            dm: None,
+            btrfs: None,
+            leaf: None,
+            queue: None,
+            members: Vec::new(),
+            geometry: None,
+        };
+        let lv = Device {
+            name: "dm-0".into(),
+            dev: "253:0".into(),
+            members: vec![md.clone()],
+            ..md.clone()
+        };
+        let table = "vg-lv: 0 409600 linear 9:0 2432\nother: 0 8 linear 9:0 0\nvg-lv: 409600 8 striped 2 128 9:0 0 9:1 0\n";
+        assert_eq!(
+            linear_offsets(table, "vg-lv", &lv),
+            vec![("md0".to_string(), 2432 * 512)]
+        );
+        assert!(linear_offsets(table, "absent", &lv).is_empty());
     }
 
     #[test]
@@ -244,7 +306,7 @@ mod tests {
             dm_table: None,
         };
         let topo = topology::of_kernel_name("md0", &src).unwrap();
-        let s = Survey::read(&src.host, &topo);
+        let s = Survey::read(&src.host, &topo, None);
         let names: Vec<&str> = s.devices.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, vec!["md0", "loop0", "loop1"]);
         let md0 = s.get("md0").unwrap();

@@ -245,3 +245,62 @@ cat /sys/block/$A/md/stripe_cache_size > cache_after.txt
     assert!(fix(stack)[0].starts_with("dmsetup table "), "{text}");
     assert_eq!(g.value("cache_after.txt"), "17");
 }
+
+/// dm-linear over an md RAID0 (what an LVM volume on md is): at offset 0
+/// nothing above info; a second one mapped from 2432 sectors (1216 KiB: on
+/// the chunk, off the 256 KiB full stripe, as a PV's pe_start can leave an
+/// LV) is found with the dm table line and the LVM fix.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn dm_linear_over_md_off_the_full_stripe_is_found() {
+    let g = crate::common::guest::boot(
+        &[
+            "--array",
+            "dm-on-md",
+            "--members",
+            "4",
+            "--member-size",
+            "32m",
+            "--chunk",
+            "64k",
+        ],
+        r#"
+S=$(blockdev --getsz /dev/md0)
+echo "0 $((S - 2432)) linear /dev/md0 2432" | dmsetup create offmd
+dmsetup mknodes offmd
+step clean stripebench advise --quick --json clean.json $ARRAY
+step off stripebench advise --quick --json off.json /dev/mapper/offmd
+for d in /sys/block/dm-*; do [ "$(cat $d/dm/name)" = offmd ] && basename $d; done > off_dev.txt
+dmsetup remove offmd
+"#,
+        900,
+    );
+    let text = g.said("clean", 0);
+    eprintln!("dm-on-md clean:\n{text}");
+    assert_eq!(
+        above_info(&g.json("clean.json")),
+        Vec::<String>::new(),
+        "{text}"
+    );
+    let text = g.said("off", 0);
+    eprintln!("dm-on-md off the stripe:\n{text}");
+    let doc = g.json("off.json");
+    let dm = g
+        .value("off_dev.txt")
+        .trim_start_matches("/dev/")
+        .to_string();
+    assert_eq!(
+        above_info(&doc),
+        vec![format!("dm-offset-misaligned:{dm},md0")],
+        "{text}"
+    );
+    let f = finding(&doc, "dm-offset-misaligned");
+    assert_eq!(f["severity"], "low");
+    assert!(
+        fix(f)[0].contains("--dataalignment 256k /dev/md0"),
+        "{text}"
+    );
+}

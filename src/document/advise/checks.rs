@@ -342,6 +342,55 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 gain: None,
             });
         }
+        // A dm-linear segment (an LVM LV: its offsets include the PV's
+        // pe_start) against the stripe of the member it maps from.
+        for (m, off) in &f.dm_linear {
+            let Some(md) = d.members.iter().find(|x| x.name == *m) else {
+                continue;
+            };
+            let g = md.geometry().filter(|g| g.stripes());
+            let full = g
+                .as_ref()
+                .and_then(|g| g.full_stripe.filter(|_| g.data > 1));
+            let chunk = g.as_ref().and_then(|g| g.chunk);
+            let (severity, against) = if off % 4096 != 0 {
+                (Severity::Medium, "4 KiB".to_string())
+            } else if let Some(c) = chunk.filter(|c| off % c != 0) {
+                (Severity::Medium, format!("the chunk of {m} ({})", kib(c)))
+            } else if let Some(fs) = full.filter(|fs| off % fs != 0) {
+                (
+                    Severity::Low,
+                    format!("the full stripe of {m} ({})", kib(fs)),
+                )
+            } else {
+                continue;
+            };
+            let dm_name = d.dm.as_ref().map_or(d.name.as_str(), |x| x.name.as_str());
+            let stripe = full.or(chunk).unwrap_or(4096);
+            out.push(Finding {
+                id: "dm-offset-misaligned".into(),
+                check: "alignment".into(),
+                severity,
+                devices: vec![d.name.clone(), m.clone()],
+                title: format!(
+                    "{} ({dm_name}) maps from {off} bytes into {m}, not on a multiple of {against}",
+                    d.name
+                ),
+                evidence: vec![format!(
+                    "dmsetup table {dm_name}: linear {} {}",
+                    md.dev,
+                    off / 512
+                )],
+                meaning: format!("every stripe-aligned I/O of {} lands across two of {m}'s chunks or stripes: it reaches more members than it needs, and parity RAID reads before it writes", d.name),
+                fix: vec![format!(
+                    "LVM: recreate the PV with pvcreate --dataalignment {}k /dev/{m} (and extents a multiple of it); plain dm: reload the table with an offset that is a multiple of {} (dmsetup reload)",
+                    stripe / 1024,
+                    kib(stripe)
+                )],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
         // Where each member's data starts on it: md's data_offset, a dm
         // table's offsets.
         if let Some(g) = d.geometry.as_ref() {

@@ -413,7 +413,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     add(
         "alignment",
         "alignment of every layer",
-        Ok("partition starts, md data offsets, dm table offsets and alignment_offset against 4 KiB, the chunk and the full stripe (LVM pe_start and file system stripe hints are not in sysfs: not read)".into()),
+        Ok("partition starts, md data offsets, dm table offsets (an LVM volume's include its PV's pe_start) and alignment_offset against 4 KiB, the chunk and the full stripe (file system stripe hints are not read)".into()),
         0.0,
     );
     let requests = match &stripe {

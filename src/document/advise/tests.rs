@@ -575,3 +575,48 @@ fn report_and_diff_read_a_findings_document_back() {
     .unwrap();
     assert_eq!(d.only_in_new, vec!["finding readahead-low md0 (high)"]);
 }
+
+#[test]
+fn an_lvm_volume_off_the_stripe_of_the_md_under_it_is_found() {
+    let (md0, mut s) = raid0();
+    let mut md_dev = md0.root;
+    md_dev.dev = "9:0".into();
+    let lv = Device {
+        kind: "dm".into(),
+        dm: Some(DmInfo {
+            name: "vg-lv".into(),
+            target: Some("linear".into()),
+            chunk_size: None,
+            source: "dm table".into(),
+        }),
+        leaf: None,
+        members: vec![md_dev],
+        ..dev("dm-0", "dm")
+    };
+    let t = Topology {
+        target: "/dev/dm-0".into(),
+        resolved: "block device".into(),
+        root: lv,
+    };
+    let mut f = facts("dm-0", "dm");
+    // pe_start 1 MiB + 192 KiB: on the chunk, off the full stripe (256k).
+    f.dm_linear = vec![("md0".into(), (1 << 20) + (192 << 10))];
+    s.devices.insert(0, f);
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["dm-offset-misaligned:dm-0,md0"]);
+    assert_eq!(all[0].severity, Severity::Low);
+    assert!(
+        all[0].fix[0].contains("--dataalignment 256k /dev/md0"),
+        "{:?}",
+        all[0].fix
+    );
+    assert_eq!(
+        all[0].evidence,
+        vec!["dmsetup table vg-lv: linear 9:0 2432"]
+    );
+    // At 1 MiB: aligned to the full stripe; nothing.
+    set(&mut s, "dm-0", |f| {
+        f.dm_linear = vec![("md0".into(), 1 << 20)]
+    });
+    assert!(static_findings(&t, &s).is_empty());
+}
