@@ -31,6 +31,17 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
         &protected,
         &[],
     )?;
+    // A degraded or resyncing array is said before anything is measured:
+    // every figure the battery takes is below the array's own.
+    for line in advise::state_words(&topo, &survey)
+        .iter()
+        .filter(|l| l.contains("degraded") || l.contains("in progress"))
+    {
+        eprintln!(
+            "stripebench advise: {}: what is measured now is below what the array gives when whole and idle",
+            crate::base::error::show_lines(line)
+        );
+    }
     let mut battery = advise::plan(
         &topo,
         &survey,
