@@ -705,7 +705,22 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             Some(k) => odd
                 .iter()
                 .filter_map(|(m, _)| facts(m))
-                .map(|f| format!("echo {common} > /sys/block/{}/{k}", queue_dev(f)))
+                .map(|f| {
+                    // A scheduler the member's queue does not offer cannot
+                    // be echoed: the others' must change instead.
+                    if a.name == "scheduler"
+                        && !f.schedulers.is_empty()
+                        && !f.schedulers.contains(&common)
+                    {
+                        format!(
+                            "{} does not offer {common} (it offers {}): set the same one of those on every member",
+                            f.name,
+                            f.schedulers.join(", ")
+                        )
+                    } else {
+                        format!("echo {common} > /sys/block/{}/{k}", queue_dev(f))
+                    }
+                })
                 .collect(),
             None => vec![format!(
                 "no setting changes the {}: replace or move the odd member(s) so that all are alike",

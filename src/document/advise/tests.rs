@@ -225,6 +225,36 @@ fn one_member_with_another_scheduler_is_named_with_the_others_value() {
         vec!["echo none > /sys/block/loop1/queue/scheduler"]
     );
     assert_eq!(all[0].evidence.len(), 4);
+    // A member that does not offer the others' scheduler is told so.
+    let mut s2 = s.clone();
+    set(&mut s2, "loop1", |f| {
+        f.schedulers = vec!["mq-deadline".into(), "bfq".into()]
+    });
+    let f = static_findings(&t, &s2);
+    assert!(
+        f[0].fix[0].contains("does not offer none (it offers mq-deadline, bfq)"),
+        "{:?}",
+        f[0].fix
+    );
+    // The kernel sets nr_requests with the scheduler: said with it, not
+    // a finding of its own.
+    set(&mut s, "loop1", |f| f.nr_requests = Some(256));
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["member-scheduler-differs:loop1"]);
+    assert!(
+        all[0].evidence[4].contains("nr_requests is 256"),
+        "{:?}",
+        all[0].evidence
+    );
+    // Another member's nr_requests, with the common scheduler, is its own finding.
+    set(&mut s, "loop3", |f| f.nr_requests = Some(64));
+    assert_eq!(
+        ids(&static_findings(&t, &s)),
+        vec![
+            "member-scheduler-differs:loop1",
+            "member-nr_requests-differs:loop3"
+        ]
+    );
 }
 
 #[test]
