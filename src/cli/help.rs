@@ -124,6 +124,13 @@ const EXAMPLES: &[(&str, &str)] = &[
          stripebench compare -t 5s --bs 64k /mnt/btrfs-raid0",
     ),
     (
+        "advise",
+        "stripebench advise /dev/md0                      # ~2 min: sysfs, then read-ahead measured\n  \
+         stripebench advise --quick /dev/md0              # sysfs only, nothing measured\n  \
+         stripebench advise --budget 30s --json md0-findings.json /dev/md0\n  \
+         stripebench advise --quick --fail-on medium /dev/md0   # for monitoring: exit 1 on a finding",
+    ),
+    (
         "topology",
         "stripebench topology /dev/md0\n  \
          stripebench topology --json /mnt/data/file\n  \

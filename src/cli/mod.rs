@@ -6,6 +6,7 @@
 //! May import `document`, `measure`, `engine`, `device`, `analysis`,
 //! `base` (the types it fills in); never `commands` or `report`.
 
+pub mod advise;
 pub mod compare;
 pub mod configfile;
 pub mod fio_job;
@@ -80,6 +81,20 @@ pub enum Command {
     /// phase with what its members read (read-modify-write).
     Compare(Box<CompareArgs>),
 
+    /// Find what is wrong with an array: a budgeted battery of checks chosen
+    /// from its topology (each skipped with its reason when it does not
+    /// apply), each finding with its evidence, the command that fixes it,
+    /// what makes the fix persist, and the measured or estimated gain.
+    ///
+    /// Reads sysfs for every layer and member (array state, read-ahead
+    /// against the full stripe, alignment, members' request limits against
+    /// the chunk, members that differ, parity tunables), then measures
+    /// buffered sequential reads at the current read-ahead and at 1, 2 and 4
+    /// full stripes (cold cache; read-ahead is set and put back as `run
+    /// --readahead` does it, so a signal or `stripebench restore` puts it
+    /// back). Read-only. Exit 1 when a finding is at --fail-on or worse.
+    Advise(AdviseArgs),
+
     /// Print the storage stack under a block device, file or mount point, down
     /// to the leaf disks: md, dm, btrfs members, chunk sizes, member order.
     Topology(TopologyArgs),
@@ -94,7 +109,7 @@ pub enum Command {
     /// exact merge of the histograms.
     Merge(MergeArgs),
 
-    /// Two run, sweep, compare or merge documents side by side: per target
+    /// Two run, sweep, compare, merge or findings documents side by side: per target
     /// (point, phase, host) and total, MB/s, IOPS and p50/p99/p99.9 with the
     /// change in percent, and whether each change is beyond the noise.
     ///
@@ -105,7 +120,7 @@ pub enum Command {
     /// different workloads (rw, bs, direct or buffered, engine, iodepth,
     /// jobs, target count, ...) unless --force.
     Diff(DiffArgs),
-    /// Render a run, sweep, compare or merge document written earlier with
+    /// Render a run, sweep, compare, merge or findings (advise) document written earlier with
     /// --json as a one-file HTML report (as --html would have).
     Report(ReportArgs),
 
@@ -361,13 +376,68 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
 
 #[derive(Debug, Clone, Args)]
 pub struct ReportArgs {
-    /// A run, sweep, compare or merge document (`--json`).
+    /// A run, sweep, compare, merge or findings document (`--json`).
     #[arg(value_name = "DOC.json")]
     pub file: PathBuf,
 
     /// Where the HTML report goes (`-` for stdout).
     #[arg(short = 'o', long = "output", value_name = "PATH", required = true)]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AdviseArgs {
+    /// A block device (md, dm, LVM volume, disk) or a btrfs mount point.
+    #[arg(value_name = "VOLUME")]
+    pub volume: PathBuf,
+
+    /// Time for the measured checks, all told (e.g. 30s, 2m).
+    #[arg(long, value_name = "TIME", default_value = "2m", value_parser = parse_positive_duration)]
+    pub budget: std::time::Duration,
+
+    /// Read sysfs only: measure nothing (a second or less).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Exit 1 when any finding is at this severity or worse (info, low,
+    /// medium, high); none: exit 0 whatever is found.
+    #[arg(long, value_name = "SEVERITY", default_value = "none", value_parser = parse_fail_on)]
+    pub fail_on: FailOn,
+
+    /// Write the findings document (kind "findings", docs/json.md) to
+    /// PATH; `-` for stdout (the report then goes to stderr).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Allow the checks that write to the volume (none is part of advise
+    /// yet: without it, they are skipped and said so).
+    #[arg(long)]
+    pub allow_destructive: bool,
+
+    /// Wait for another run that holds the volume's settings, instead of refusing.
+    #[arg(long)]
+    pub wait_lock: bool,
+
+    /// device-mapper tables (`dmsetup table` output) to read instead of
+    /// running dmsetup.
+    #[arg(long, value_name = "FILE")]
+    pub dm_table: Option<PathBuf>,
+}
+
+/// `--fail-on`: the severity at which advise exits 1; `None` for `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailOn(pub Option<crate::document::advise::Severity>);
+
+/// `--fail-on`: a severity, or `none`.
+pub fn parse_fail_on(text: &str) -> Result<FailOn, String> {
+    match text.trim() {
+        "none" => Ok(FailOn(None)),
+        t => crate::document::advise::Severity::parse(t)
+            .map(|s| FailOn(Some(s)))
+            .ok_or_else(|| {
+                format!("'{text}' is not a severity: give info, low, medium, high or none")
+            }),
+    }
 }
 
 #[derive(Debug, Clone, Args)]

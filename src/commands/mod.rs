@@ -6,6 +6,7 @@
 //!
 //! May import every layer; nothing imports it but `main.rs`.
 
+pub mod advise;
 pub mod compare;
 pub mod completions;
 pub mod diff;
@@ -55,6 +56,7 @@ pub fn main(cli: Cli) -> Result<u8> {
                 crate::cli::validate::verify_config(&args, &cpus::available_cpus(), run::tmpdir())?;
             run::run(cfg, args.outputs())
         }
+        Command::Advise(args) => advise::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Plan(args) => plan::run(&args),

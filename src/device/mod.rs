@@ -28,6 +28,7 @@ pub mod requests;
 pub mod scratch;
 pub mod state;
 pub mod stripes;
+pub mod survey;
 pub mod sysattr;
 pub mod sysfs;
 pub mod test_file;

@@ -16,10 +16,11 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::histogram::LatencySummary;
 use crate::analysis::mannwhitney::{self, Outcome};
 use crate::analysis::summary::median;
+use crate::document::advise::{Finding, FindingsDocument, Measurement};
 use crate::document::compare::CompareDocument;
 use crate::document::error::{Error, Result};
 use crate::document::merge::MergedDocument;
-use crate::document::read::{Document, Given, Kind, RESULTS};
+use crate::document::read::{Document, Given, Kind};
 use crate::document::run::{RunDocument, TargetDoc, ToolInfo, WorkerDoc, SCHEMA_VERSION};
 use crate::document::sweep::SweepDocument;
 use crate::document::workload::Workload;
@@ -134,7 +135,7 @@ pub struct DiffOptions {
 }
 
 /// The kinds diff takes.
-pub const TAKES: [Kind; 4] = RESULTS;
+pub const TAKES: [Kind; 5] = crate::document::kind::READ_BACK;
 
 /// The workload in words, for the report's head.
 fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
@@ -880,6 +881,81 @@ fn side_of(g: &Given) -> SideDoc {
             m.hosts.iter().map(|h| h.hostname.clone()).collect(),
             m.hosts.iter().map(|h| h.seconds).fold(0.0, f64::max),
         ),
+        Document::Findings(f) => side(path, &f.tool, Vec::new(), f.elapsed_sec),
+    }
+}
+
+/// Two findings documents (`advise --json`, before and after a fix): the
+/// findings resolved (in the base only) and new (in the new only), each
+/// "id devices (severity)"; a finding in both whose severity changed is a
+/// note; the measurements both made (same check, same setting) are the
+/// rows, MB/s untested (one run each). Another volume is a difference.
+fn diff_findings(a: &FindingsDocument, b: &FindingsDocument, o: &DiffOptions) -> Parts {
+    let key = |f: &Finding| format!("{} {}", f.id, f.devices.join(","));
+    let shown = |f: &Finding| format!("finding {} ({})", key(f), f.severity.name());
+    let mut notes = Vec::new();
+    let mut only_in_base = Vec::new();
+    for f in &a.findings {
+        match b.findings.iter().find(|g| key(g) == key(f)) {
+            Some(g) if g.severity != f.severity => notes.push(format!(
+                "finding {}: {} -> {}",
+                key(f),
+                f.severity.name(),
+                g.severity.name()
+            )),
+            Some(_) => {}
+            None => only_in_base.push(shown(f)),
+        }
+    }
+    let only_in_new = b
+        .findings
+        .iter()
+        .filter(|g| a.findings.iter().all(|f| key(f) != key(g)))
+        .map(shown)
+        .collect();
+    let figures = |m: &Measurement| Figures {
+        bytes_per_sec: Some(m.bytes_per_sec),
+        iops: None,
+        latency: None,
+        rate_samples: None,
+        latency_samples: None,
+    };
+    let label = |m: &Measurement| format!("{} {}", m.check, m.setting);
+    let rows = a
+        .measurements
+        .iter()
+        .filter(|m| !m.partial)
+        .filter_map(|m| {
+            let n = b
+                .measurements
+                .iter()
+                .find(|n| !n.partial && label(n) == label(m))?;
+            Some(row(
+                "measurement",
+                label(m),
+                None,
+                &figures(m),
+                &figures(n),
+                o,
+            ))
+        })
+        .collect();
+    let mut differences = Vec::new();
+    if a.volume != b.volume {
+        differences.push(format!("volume ({} vs {})", a.volume, b.volume));
+    }
+    Parts {
+        rows,
+        only_in_base,
+        only_in_new,
+        differences,
+        notes,
+        workload: format!(
+            "advise {}: {} finding(s) before, {} after",
+            b.volume,
+            a.findings.len(),
+            b.findings.len()
+        ),
     }
 }
 
@@ -895,6 +971,7 @@ pub fn diff(base: &Given, new: &Given, o: &DiffOptions) -> Result<DiffDocument> 
         (Document::Sweep(x), Document::Sweep(y)) => diff_sweeps(x, y, o),
         (Document::Compare(x), Document::Compare(y)) => diff_compares(x, y, o),
         (Document::Merge(x), Document::Merge(y)) => diff_merges(x, y, o),
+        (Document::Findings(x), Document::Findings(y)) => diff_findings(x, y, o),
         _ => {
             return Err(Error::KindsDiffer {
                 base: base.shown.clone(),
@@ -911,7 +988,9 @@ pub fn diff(base: &Given, new: &Given, o: &DiffOptions) -> Result<DiffDocument> 
             differences: parts.differences,
         });
     }
-    if parts.rows.is_empty() {
+    // Two findings documents say what changed in their findings even
+    // without a measurement in common (two --quick runs).
+    if parts.rows.is_empty() && a.kind() != Kind::Findings {
         return Err(Error::NothingInCommon {
             base: base.shown.clone(),
             new: new.shown.clone(),

@@ -262,7 +262,8 @@ pub enum ReadError {
     Refused { origin: Origin, why: Why },
 }
 
-const DIFF_TAKES: &str = "diff takes run, sweep, compare or merge documents written with --json";
+const DIFF_TAKES: &str =
+    "diff takes run, sweep, compare, merge or findings (advise) documents written with --json";
 
 /// The text of a refusal, as each command has always said it.
 fn refusal(o: &Origin, why: &Why) -> String {
@@ -327,7 +328,7 @@ fn refusal(o: &Origin, why: &Why) -> String {
             "{s} is the document of a run interrupted before anything was measured: there is nothing to report"
         ),
         (Reader::Report, Why::WrongKind(_)) => format!(
-            "{s} is a stripebench document of a kind this command does not take: give a run, sweep, compare or merge document"
+            "{s} is a stripebench document of a kind this command does not take: give a run, sweep, compare, merge or findings document"
         ),
         (Reader::Diff, Why::WrongKind(Some(k @ (Kind::Plan | Kind::Topology | Kind::Diff)))) => {
             format!("{s} is a {} document: {DIFF_TAKES}", k.name())

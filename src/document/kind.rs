@@ -15,6 +15,7 @@ pub enum Kind {
     Plan,
     LatencyPlan,
     Topology,
+    Findings,
 }
 
 impl Kind {
@@ -29,6 +30,7 @@ impl Kind {
             Kind::Plan => "plan",
             Kind::LatencyPlan => "latency-plan",
             Kind::Topology => "topology",
+            Kind::Findings => "findings",
         }
     }
 
@@ -42,6 +44,7 @@ impl Kind {
             Kind::Plan,
             Kind::LatencyPlan,
             Kind::Topology,
+            Kind::Findings,
         ]
         .into_iter()
         .find(|k| k.name() == tag)
@@ -50,3 +53,13 @@ impl Kind {
 
 /// The kinds a "result" is (`report`, `diff`).
 pub const RESULTS: [Kind; 4] = [Kind::Run, Kind::Sweep, Kind::Compare, Kind::Merge];
+
+/// The kinds `report` and `diff` read back: the results, and `advise`'s
+/// findings.
+pub const READ_BACK: [Kind; 5] = [
+    Kind::Run,
+    Kind::Sweep,
+    Kind::Compare,
+    Kind::Merge,
+    Kind::Findings,
+];

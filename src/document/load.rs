@@ -6,7 +6,7 @@
 //! kinds, or has figures that do not add up.
 
 use crate::document::error::Result;
-use crate::document::read::{read, Document, Origin, Reader, RESULTS};
+use crate::document::read::{read, Document, Origin, Reader, READ_BACK};
 
 /// A document of one of the kinds a result is.
 pub type AnyDocument = Document;
@@ -17,7 +17,7 @@ pub fn load(bytes: &[u8], shown: &str) -> Result<AnyDocument> {
         shown: shown.to_string(),
         reader: Reader::Report,
     };
-    read(bytes, &origin, &RESULTS)
+    read(bytes, &origin, &READ_BACK)
 }
 
 #[cfg(test)]

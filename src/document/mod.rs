@@ -8,6 +8,7 @@
 //! May import `measure` (what a finished run holds), `device`, `analysis`,
 //! `base`; never `report`, `cli` or `commands`.
 
+pub mod advise;
 pub mod compare;
 pub mod curve;
 pub mod diff;

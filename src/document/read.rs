@@ -25,10 +25,11 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::document::advise::FindingsDocument;
 use crate::document::compare::CompareDocument;
 use crate::document::error::{Error, Result};
 pub use crate::document::error::{Origin, ReadError, Reader, Why};
-pub use crate::document::kind::{Kind, RESULTS};
+pub use crate::document::kind::{Kind, READ_BACK, RESULTS};
 pub(crate) use crate::document::lazy::{Lazy, Object};
 use crate::document::merge::MergedDocument;
 use crate::document::run::{RunDocument, SCHEMA_VERSION};
@@ -41,6 +42,7 @@ pub enum Document {
     Sweep(Box<SweepDocument>),
     Compare(Box<CompareDocument>),
     Merge(Box<MergedDocument>),
+    Findings(Box<FindingsDocument>),
 }
 
 impl Document {
@@ -50,6 +52,7 @@ impl Document {
             Document::Sweep(_) => Kind::Sweep,
             Document::Compare(_) => Kind::Compare,
             Document::Merge(_) => Kind::Merge,
+            Document::Findings(_) => Kind::Findings,
         }
     }
 }
@@ -77,7 +80,7 @@ impl Given {
         let input = match self.document {
             Document::Run(d) => Input::Run(d),
             Document::Merge(m) => Input::Merged(m),
-            Document::Sweep(_) | Document::Compare(_) => {
+            Document::Sweep(_) | Document::Compare(_) | Document::Findings(_) => {
                 let origin = Origin {
                     shown: self.shown,
                     reader: Reader::Merge,
@@ -308,6 +311,7 @@ fn typed(o: &Opened, kind: Kind) -> Result<Document> {
         Kind::Sweep => Document::Sweep(parse(o, kind)?),
         Kind::Compare => Document::Compare(parse(o, kind)?),
         Kind::Merge => Document::Merge(parse(o, kind)?),
+        Kind::Findings => Document::Findings(parse(o, kind)?),
         _ => Document::Run(parse(o, kind)?),
     })
 }
@@ -354,7 +358,7 @@ mod tests {
     #[test]
     fn a_wrong_kind_is_refused_in_each_commands_words() {
         let diff = r#"{"schema_version": 1, "tool": {"name": "stripebench"}, "kind": "diff"}"#;
-        assert!(refused(diff, Reader::Diff).ends_with("f is a diff document: diff takes run, sweep, compare or merge documents written with --json"));
+        assert!(refused(diff, Reader::Diff).ends_with("f is a diff document: diff takes run, sweep, compare, merge or findings (advise) documents written with --json"));
         assert!(refused(diff, Reader::Report).contains("of a kind this command does not take"));
         let sweep = r#"{"schema_version": 1, "kind": "sweep"}"#;
         assert_eq!(

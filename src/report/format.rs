@@ -6,6 +6,7 @@
 
 use anyhow::Result;
 
+use crate::document::advise::FindingsDocument;
 use crate::document::compare::CompareDocument;
 use crate::document::curve::LatencyPlanDoc;
 use crate::document::diff::DiffDocument;
@@ -24,6 +25,7 @@ pub enum Doc<'a> {
     Latency(&'a LatencyPlanDoc),
     Merge(&'a MergedDocument),
     Diff(&'a DiffDocument),
+    Findings(&'a FindingsDocument),
 }
 
 /// The kind of a [`Doc`], for a format's list of what it renders.
@@ -36,6 +38,7 @@ pub enum Kind {
     Latency,
     Merge,
     Diff,
+    Findings,
 }
 
 impl Doc<'_> {
@@ -48,6 +51,7 @@ impl Doc<'_> {
             Doc::Latency(_) => Kind::Latency,
             Doc::Merge(_) => Kind::Merge,
             Doc::Diff(_) => Kind::Diff,
+            Doc::Findings(_) => Kind::Findings,
         }
     }
 }

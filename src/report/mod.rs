@@ -13,6 +13,7 @@
 //! May import `document` and the layers below it; never `output`, `cli` or
 //! `commands`. Names no thread, clock, file or syscall.
 
+pub mod advise;
 pub mod compare;
 pub mod csv;
 pub mod diff;
@@ -40,7 +41,7 @@ pub static FORMATS: &[Format] = &[
         option: "--json",
         value_name: "PATH",
         help: "Write the JSON document (schema in docs/json.md) to PATH; `-` for stdout (the table then goes to stderr)",
-        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Plan, Kind::Latency, Kind::Merge, Kind::Diff],
+        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Plan, Kind::Latency, Kind::Merge, Kind::Diff, Kind::Findings],
         check_path: None,
         per_point: true,
         announce: false,
@@ -104,6 +105,7 @@ mod render {
             Doc::Latency(d) => super::json::render(d),
             Doc::Merge(d) => super::json::render(d),
             Doc::Diff(d) => super::json::render(d),
+            Doc::Findings(d) => super::json::render(d),
         }))
     }
 

@@ -326,7 +326,7 @@ fn report_refuses_bad_documents_and_outputs_in_one_line() {
     refused(&["report", &s(&future), "-o", o], "schema version 9");
     refused(
         &["report", &s(&plan), "-o", o],
-        "run, sweep, compare or merge",
+        "run, sweep, compare, merge or findings",
     );
     refused(
         &["report", &s(&dir.path().join("none.json")), "-o", o],

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod advise;
 mod bad_input;
 mod buffered_reads;
 mod buffered_writes;
@@ -33,6 +34,7 @@ mod invocation;
 mod json_contract;
 mod knobs;
 mod lab;
+mod lab_advise;
 mod lab_compare;
 mod lab_compare_write;
 mod lab_levels;

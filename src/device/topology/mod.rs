@@ -275,6 +275,16 @@ impl Topology {
     }
 }
 
+/// The stack under the block device the kernel calls `name` (`md0`), as
+/// [`discover`] finds it for its device node.
+pub fn of_kernel_name(name: &str, src: &Sources) -> Result<Topology> {
+    Ok(Topology {
+        target: format!("/dev/{name}"),
+        resolved: "block device".into(),
+        root: src.device(name, 0)?,
+    })
+}
+
 /// Resolves `target` and walks its stack.
 pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
     let shown = show_path(target);

@@ -22,7 +22,9 @@ pub use direct_buffered::DirectBuffered;
 pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
 pub use kind::PhaseKind;
 pub use phase::Phase;
-pub use verdict::{Fence, Figure, Flagged, Sample, Thin, Verdict, CROWDED_RATE_FLOOR, K, MIN_IOS};
+pub use verdict::{
+    judge, Fence, Figure, Flagged, Sample, Thin, Verdict, CROWDED_RATE_FLOOR, K, MIN_IOS,
+};
 
 use crate::analysis::summary::median;
 use crate::device::topology::Topology;

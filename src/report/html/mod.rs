@@ -1,5 +1,5 @@
 //! The one-file HTML report (`--html`, `stripebench report`): a pure
-//! function of a run, sweep, compare or merge document. The file stands
+//! function of a run, sweep, compare, merge or findings document. The file stands
 //! alone: CSS in a `<style>` element, plots as inline SVG, no script, and a
 //! Content-Security-Policy that lets the browser fetch nothing, so it reads
 //! the same mailed, offline or with JavaScript off. Every text that comes
@@ -18,7 +18,7 @@ use anyhow::Result;
 
 use crate::document::load::AnyDocument;
 
-pub use kinds::{compare, merge, sweep};
+pub use kinds::{compare, findings, merge, sweep};
 pub use page::esc;
 pub use run::run;
 
@@ -29,6 +29,7 @@ pub fn render(doc: &AnyDocument) -> Result<String> {
         AnyDocument::Sweep(d) => sweep(d),
         AnyDocument::Compare(d) => compare(d),
         AnyDocument::Merge(d) => merge(d),
+        AnyDocument::Findings(d) => findings(d),
     }
 }
 

@@ -1,0 +1,155 @@
+//! The options of each measured run `advise` makes, built as `run`'s
+//! command line and validated as `run` validates it (so a
+//! read-ahead point is exactly `run --buffered --readahead KB`).
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::measure::config::RunConfig;
+
+/// One read-ahead point: buffered sequential reads of `volume` by one
+/// thread in 128 KiB requests (what cp and most readers ask), read-ahead
+/// set to `kb` for the run, one pass over the volume at most, for
+/// `seconds`, the cache dropped first.
+pub fn readahead_run(volume: &Path, kb: u64, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
+    let ms = (seconds * 1000.0).round().max(1.0) as u64;
+    let mut argv: Vec<std::ffi::OsString> = [
+        "stripebench",
+        "run",
+        "--buffered",
+        "--rw",
+        "read",
+        "--bs",
+        "128k",
+        "--jobs",
+        "1",
+        "--passes",
+        "1",
+        "--no-progress",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    argv.extend([
+        "--duration".into(),
+        format!("{ms}ms").into(),
+        "--readahead".into(),
+        kb.to_string().into(),
+    ]);
+    if wait_lock {
+        argv.push("--wait-lock".into());
+    }
+    argv.push(volume.as_os_str().into());
+    parse_run(argv)
+}
+
+/// One slow-member run: every member read at once, O_DIRECT, one worker
+/// each, sequential 1 MiB reads, for `seconds` (no ramp: the members are
+/// compared with each other, in the same window).
+pub fn members_run(
+    members: &[std::path::PathBuf],
+    seconds: f64,
+    wait_lock: bool,
+) -> Result<RunConfig> {
+    let ms = (seconds * 1000.0).round().max(1.0) as u64;
+    let mut argv: Vec<std::ffi::OsString> = [
+        "stripebench",
+        "run",
+        "--direct",
+        "--rw",
+        "read",
+        "--bs",
+        "1m",
+        "--jobs",
+        "1",
+        "--ramp",
+        "0",
+        "--no-progress",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    argv.extend(["--duration".into(), format!("{ms}ms").into()]);
+    if wait_lock {
+        argv.push("--wait-lock".into());
+    }
+    argv.extend(members.iter().map(|m| m.as_os_str().into()));
+    parse_run(argv)
+}
+
+/// The request-size run: O_DIRECT sequential reads of `volume` in `bs`
+/// (a full stripe), one worker, for `seconds`.
+pub fn requests_run(volume: &Path, bs: u64, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
+    let ms = (seconds * 1000.0).round().max(1.0) as u64;
+    let mut argv: Vec<std::ffi::OsString> = [
+        "stripebench",
+        "run",
+        "--direct",
+        "--rw",
+        "read",
+        "--jobs",
+        "1",
+        "--ramp",
+        "0",
+        "--no-progress",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    argv.extend([
+        "--bs".into(),
+        bs.to_string().into(),
+        "--duration".into(),
+        format!("{ms}ms").into(),
+    ]);
+    if wait_lock {
+        argv.push("--wait-lock".into());
+    }
+    argv.push(volume.as_os_str().into());
+    parse_run(argv)
+}
+
+/// `argv` as `run` parses and validates it.
+fn parse_run(argv: Vec<std::ffi::OsString>) -> Result<RunConfig> {
+    let cli = super::help::parse_from(argv)
+        .map_err(|e| anyhow::anyhow!("internal error: advise's run options: {e}"))?;
+    let super::Command::Run(a) = cli.command else {
+        anyhow::bail!("internal error: advise's run options are not a run");
+    };
+    let mut c = super::validate::run_config(&a, &crate::base::cpus::available_cpus(), None)?;
+    c.progress = false;
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{parse_fail_on, FailOn};
+    use crate::document::advise::Severity;
+
+    #[test]
+    fn fail_on_takes_the_severities_and_none() {
+        assert_eq!(parse_fail_on("none"), Ok(FailOn(None)));
+        assert_eq!(parse_fail_on("medium"), Ok(FailOn(Some(Severity::Medium))));
+        assert!(parse_fail_on("warning").unwrap_err().contains("info, low"));
+    }
+
+    #[test]
+    fn a_readahead_point_is_a_buffered_single_pass_read_with_read_ahead_set() {
+        let c = readahead_run(Path::new("/dev/null"), 1024, 2.5, false).unwrap();
+        assert_eq!(c.readahead_kb, Some(1024));
+        assert!(!c.direct);
+        assert!(!c.rw.writes());
+        assert!(!c.progress);
+    }
+
+    #[test]
+    fn a_members_run_reads_every_member_direct_with_one_worker_each() {
+        let m: Vec<std::path::PathBuf> = vec!["/dev/null".into(), "/dev/zero".into()];
+        let c = members_run(&m, 3.0, false).unwrap();
+        assert_eq!(c.targets, m);
+        assert!(c.direct && !c.rw.writes());
+        assert_eq!(c.readahead_kb, None);
+    }
+}

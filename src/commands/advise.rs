@@ -1,0 +1,298 @@
+//! `stripebench advise VOLUME`: what is wrong with an array. The stack is
+//! walked (`device::topology`) and every device of it read
+//! (`device::survey`); `document::advise` plans the battery from that
+//! (which checks apply, the budget of each) and makes the findings; the
+//! measured checks are runs of `measure::session`, each with its settings
+//! set and put back by the knob guard (as `run --readahead` does: a signal
+//! or `stripebench restore` puts them back too).
+
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::base::error::{show_path, EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
+use crate::cli::AdviseArgs;
+use crate::device::survey::Survey;
+use crate::device::topology;
+use crate::document::advise::{self, Battery, Measurement, Options};
+use crate::measure::session::{self, Outcome};
+use crate::output::{Outputs, Request};
+
+pub fn run(args: &AdviseArgs) -> Result<u8> {
+    session::preflight();
+    let started = Instant::now();
+    let src = topology::Sources::system(args.dm_table.as_deref())?;
+    let topo = topology::discover(&args.volume, &src)?;
+    let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
+    let protected = crate::device::protected_paths(std::slice::from_ref(&args.volume));
+    let out = Outputs::check(
+        Request::json(args.json.as_deref()),
+        crate::report::Kind::Findings,
+        &protected,
+        &[],
+    )?;
+    // A degraded or resyncing array is said before anything is measured:
+    // every figure the battery takes is below the array's own.
+    for line in advise::state_words(&topo, &survey)
+        .iter()
+        .filter(|l| l.contains("degraded") || l.contains("in progress"))
+    {
+        eprintln!(
+            "stripebench advise: {}: what is measured now is below what the array gives when whole and idle",
+            crate::base::error::show_lines(line)
+        );
+    }
+    let mut battery = advise::plan(
+        &topo,
+        &survey,
+        &Options {
+            budget_sec: args.budget.as_secs_f64(),
+            quick: args.quick,
+            allow_destructive: args.allow_destructive,
+            block_device: topo.resolved == "block device",
+        },
+    );
+    let mut findings = advise::static_findings(&topo, &survey);
+    let (points, measurements) = measure_readahead(args, &mut battery, &out)?;
+    findings.extend(advise::readahead_finding(&topo, &survey, &points));
+    let (splits, measurements) = measure_requests(args, &mut battery, &out, measurements)?;
+    advise::measured_splits(&mut findings, &splits);
+    let (verdict, measurements) = match measure_members(args, &mut battery, &out, measurements)? {
+        (Some(samples), m) => {
+            let crowded = Some((samples.len(), crate::base::cpus::available_cpus().len()))
+                .filter(|(w, c)| w > c);
+            let (v, f) = advise::slow_members(&topo, &samples, crowded);
+            advise::add_slow(&mut findings, f);
+            if !v.judged() {
+                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
+                    c.detail +=
+                        &format!("; no member judged: {}", v.none.as_deref().unwrap_or("?"));
+                }
+            }
+            (Some(v), m)
+        }
+        (None, m) => (None, m),
+    };
+    let doc = advise::assemble(
+        show_path(&args.volume),
+        topo,
+        &survey,
+        &battery,
+        findings,
+        measurements,
+        verdict,
+        started.elapsed().as_secs_f64(),
+        crate::base::signals::interrupted(),
+    );
+    out.say(&crate::report::advise::render(&doc));
+    out.write(crate::report::Doc::Findings(&doc))?;
+    if doc.interrupted {
+        return Ok(crate::base::error::exit_code(true, false));
+    }
+    Ok(if doc.fails(args.fail_on.0) {
+        EXIT_FAILURE
+    } else {
+        EXIT_OK
+    })
+}
+
+/// The read-ahead rates of the runs that finished whole (KiB, bytes/s),
+/// and every run's measurement.
+type Measured = (Vec<(u64, f64)>, Vec<Measurement>);
+
+/// The read-ahead points the battery planned, each a buffered run with
+/// read-ahead set for it: the rates (KiB, bytes/s) of the runs that
+/// finished whole, and every run's measurement. A refusal (no root to set
+/// read-ahead, a lock another run holds) skips the check with its reason.
+fn measure_readahead(args: &AdviseArgs, battery: &mut Battery, out: &Outputs) -> Result<Measured> {
+    let mut points = Vec::new();
+    let mut measurements = Vec::new();
+    let Some(plan) = battery.readahead.clone() else {
+        return Ok((points, measurements));
+    };
+    for kb in &plan.values_kb {
+        if crate::base::signals::interrupted() {
+            break;
+        }
+        eprintln!(
+            "stripebench advise: read-ahead {kb} KiB on {}: buffered sequential reads, {:.0} s",
+            plan.device, plan.seconds_each
+        );
+        let cfg = crate::cli::advise::readahead_run(
+            &args.volume,
+            *kb,
+            plan.seconds_each,
+            args.wait_lock,
+        )?;
+        let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
+            Ok(Outcome::Done(run)) => run,
+            Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
+            Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
+                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "readahead") {
+                    c.status = "skipped".into();
+                    c.detail = format!(
+                        "read_ahead_kb against the full stripe (static); not measured: {}",
+                        crate::base::error::show_lines(&format!("{e:#}"))
+                    );
+                }
+                points.clear();
+                break;
+            }
+            Err(e) => return Err(e),
+        };
+        let doc = crate::document::finished::document(&cfg, *run);
+        let t = &doc.total.figures;
+        let partial = doc.interrupted || t.errors > 0 || t.bytes == 0;
+        measurements.push(Measurement {
+            check: "readahead".into(),
+            setting: format!("read_ahead_kb={kb}"),
+            bytes_per_sec: t.bytes_per_sec,
+            seconds: doc.window.seconds,
+            partial,
+        });
+        if !partial {
+            points.push((*kb, t.bytes_per_sec));
+        }
+    }
+    Ok((points, measurements))
+}
+
+/// Each member's runs read together (its device node, its samples).
+type MemberSamples = Vec<(String, Vec<crate::document::compare::Sample>)>;
+
+/// The slow-member runs the battery planned: every member read at once,
+/// O_DIRECT, one worker each, `repeats` times; each member's sample of
+/// each run that finished whole. None when the check did not run (not
+/// planned, refused: its reason is said in the battery).
+fn measure_members(
+    args: &AdviseArgs,
+    battery: &mut Battery,
+    out: &Outputs,
+    mut measurements: Vec<Measurement>,
+) -> Result<(Option<MemberSamples>, Vec<Measurement>)> {
+    let Some(plan) = battery.slow.clone() else {
+        return Ok((None, measurements));
+    };
+    let paths: Vec<std::path::PathBuf> = plan.members.iter().map(Into::into).collect();
+    let mut samples: MemberSamples = plan
+        .members
+        .iter()
+        .map(|m| (m.clone(), Vec::new()))
+        .collect();
+    for r in 1..=plan.repeats {
+        if crate::base::signals::interrupted() {
+            break;
+        }
+        eprintln!(
+            "stripebench advise: every member at once ({} members, O_DIRECT), run {r} of {}, {:.0} s",
+            paths.len(),
+            plan.repeats,
+            plan.seconds_each
+        );
+        let cfg = crate::cli::advise::members_run(&paths, plan.seconds_each, args.wait_lock)?;
+        let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
+            Ok(Outcome::Done(run)) => run,
+            Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
+            Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
+                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
+                    c.status = "skipped".into();
+                    c.detail = format!(
+                        "the members could not be read: {}",
+                        crate::base::error::show_lines(&format!("{e:#}"))
+                    );
+                }
+                return Ok((None, measurements));
+            }
+            Err(e) => return Err(e),
+        };
+        let doc = crate::document::finished::document(&cfg, *run);
+        let t = &doc.total.figures;
+        let partial = doc.interrupted || t.errors > 0;
+        measurements.push(Measurement {
+            check: "slow-members".into(),
+            setting: format!("members together, run {r}"),
+            bytes_per_sec: t.bytes_per_sec,
+            seconds: doc.window.seconds,
+            partial,
+        });
+        if partial {
+            continue;
+        }
+        for (m, s) in samples.iter_mut() {
+            if let Some(td) = doc.targets.iter().find(|td| td.path == *m) {
+                s.push(crate::document::compare::Sample {
+                    bytes_per_sec: td.figures.bytes_per_sec,
+                    p99_ns: td.figures.latency_ns.map(|l| l.p99),
+                    ios: td.figures.ios,
+                });
+            }
+        }
+    }
+    Ok((Some(samples), measurements))
+}
+
+/// The request-size run the battery planned: O_DIRECT full-stripe reads of
+/// the volume; what each member's counters said of the chunk-sized pieces
+/// it received (`run`'s own split-request check, `device::requests`).
+fn measure_requests(
+    args: &AdviseArgs,
+    battery: &mut Battery,
+    out: &Outputs,
+    mut measurements: Vec<Measurement>,
+) -> Result<(Vec<advise::Split>, Vec<Measurement>)> {
+    let Some(plan) = battery.requests.clone() else {
+        return Ok((Vec::new(), measurements));
+    };
+    if crate::base::signals::interrupted() {
+        return Ok((Vec::new(), measurements));
+    }
+    eprintln!(
+        "stripebench advise: O_DIRECT reads of a full stripe ({} KiB), {:.0} s: the members' request sizes",
+        plan.bs / 1024,
+        plan.seconds
+    );
+    let cfg =
+        crate::cli::advise::requests_run(&args.volume, plan.bs, plan.seconds, args.wait_lock)?;
+    let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
+        Ok(Outcome::Done(run)) => run,
+        Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
+        Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
+            if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "request-limits") {
+                c.detail += &format!(
+                    "; not measured: {}",
+                    crate::base::error::show_lines(&format!("{e:#}"))
+                );
+            }
+            return Ok((Vec::new(), measurements));
+        }
+        Err(e) => return Err(e),
+    };
+    let doc = crate::document::finished::document(&cfg, *run);
+    let t = &doc.total.figures;
+    let partial = doc.interrupted || t.errors > 0;
+    measurements.push(Measurement {
+        check: "request-limits".into(),
+        setting: format!("O_DIRECT bs={}k", plan.bs / 1024),
+        bytes_per_sec: t.bytes_per_sec,
+        seconds: doc.window.seconds,
+        partial,
+    });
+    if partial {
+        return Ok((Vec::new(), measurements));
+    }
+    let splits = doc
+        .warnings
+        .iter()
+        .filter_map(|w| match w {
+            crate::base::warning::Warning::MemberSplitRequests {
+                member,
+                avg_bytes,
+                piece,
+                why,
+                ..
+            } => Some((member.clone(), *avg_bytes, *piece, why.clone())),
+            _ => None,
+        })
+        .collect();
+    Ok((splits, measurements))
+}

@@ -1,0 +1,973 @@
+//! The checks of `advise`, each a function of the volume's topology, the
+//! survey of its stack's sysfs attributes and (read-ahead) the rates
+//! measured: what each finds, with its evidence, fix and gain.
+
+use std::collections::BTreeMap;
+
+use super::{striping, Finding, Gain, Severity};
+use crate::base::units::mb_per_sec;
+use crate::device::survey::{DeviceFacts, Survey};
+use crate::device::topology::{Device, Topology};
+
+/// Every device of the stack, the volume first (depth first).
+fn stack(topo: &Topology) -> Vec<&Device> {
+    let mut out = Vec::new();
+    let mut walk = vec![&topo.root];
+    while let Some(d) = walk.pop() {
+        out.push(d);
+        walk.extend(d.members.iter().rev());
+    }
+    out
+}
+
+/// Where the evidence and the fix commands say sysfs is: the running
+/// system's (the checks read a survey, never sysfs itself).
+fn sysfs_root() -> String {
+    crate::base::host::Host::real().sys.display().to_string()
+}
+
+/// The sysfs directory whose `queue/` governs `f` (a partition's disk).
+fn queue_dev(f: &DeviceFacts) -> &str {
+    f.parent.as_deref().unwrap_or(&f.name)
+}
+
+/// A udev rule that sets `attr` of the device named `name` at every boot;
+/// a dm device by its dm name (its dm-N number can change).
+fn udev_rule(d: &Device, attr: &str, value: &str, file: &str) -> String {
+    let matcher = match &d.dm {
+        Some(dm) if !dm.name.is_empty() => format!("ENV{{DM_NAME}}==\"{}\"", dm.name),
+        _ => format!("KERNEL==\"{}\"", d.parent.as_deref().unwrap_or(&d.name)),
+    };
+    format!(
+        "echo 'ACTION==\"add|change\", SUBSYSTEM==\"block\", {matcher}, ATTR{{{attr}}}=\"{value}\"' >> /etc/udev/rules.d/{file}"
+    )
+}
+
+fn kib(b: u64) -> String {
+    if b >= 1 << 20 && b % (1 << 20) == 0 {
+        format!("{} MiB", b >> 20)
+    } else {
+        format!("{} KiB", b >> 10)
+    }
+}
+
+/// The array's state in words, said before anything else.
+pub fn state_words(topo: &Topology, survey: &Survey) -> Vec<String> {
+    let mut out = Vec::new();
+    for d in stack(topo).into_iter().filter(|d| d.md.is_some()) {
+        let Some(md) = survey.get(&d.name).and_then(|f| f.md.as_ref()) else {
+            continue;
+        };
+        let n = d.md.as_ref().map_or(0, |m| m.raid_disks);
+        let mut words = vec![md
+            .array_state
+            .clone()
+            .unwrap_or_else(|| "state unknown".into())];
+        if let Some(k) = md.degraded.filter(|&k| k > 0) {
+            words.push(format!("degraded: {k} of {n} members missing"));
+        }
+        if let Some(a) = md.sync_action.as_deref().filter(|a| *a != "idle") {
+            words.push(format!(
+                "{a} in progress{}",
+                md.sync_completed
+                    .as_deref()
+                    .and_then(sync_pct)
+                    .map_or(String::new(), |p| format!(" ({p:.0}% done)"))
+            ));
+        }
+        out.push(format!("{}: {}", d.name, words.join(", ")));
+    }
+    out
+}
+
+/// `md/sync_completed` ("done / total") as a percentage.
+fn sync_pct(s: &str) -> Option<f64> {
+    let (a, b) = s.split_once('/')?;
+    let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+    (b > 0.0).then(|| a / b * 100.0)
+}
+
+/// Every check that reads sysfs only (read-ahead aside: see
+/// [`readahead_finding`], which also weighs what was measured).
+pub fn static_findings(topo: &Topology, survey: &Survey) -> Vec<Finding> {
+    let mut out = Vec::new();
+    out.extend(state(topo, survey));
+    out.extend(alignment(topo, survey));
+    out.extend(request_limits(topo, survey));
+    out.extend(mismatch(topo, survey));
+    out.extend(parity(topo, survey));
+    out
+}
+
+/// Degraded and resyncing md arrays: every figure measured now is low.
+fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
+    let sys = sysfs_root();
+    let mut out = Vec::new();
+    for d in stack(topo).into_iter().filter(|d| d.md.is_some()) {
+        let Some(md) = survey.get(&d.name).and_then(|f| f.md.as_ref()) else {
+            continue;
+        };
+        let n = d.md.as_ref().map_or(0, |m| m.raid_disks);
+        if let Some(k) = md.degraded.filter(|&k| k > 0) {
+            out.push(Finding {
+                id: "degraded".into(),
+                check: "state".into(),
+                severity: Severity::High,
+                devices: vec![d.name.clone()],
+                title: format!("{} is degraded: {k} of {n} members missing", d.name),
+                evidence: vec![format!("{sys}/block/{}/md/degraded is {k}", d.name)],
+                meaning: "reads of the missing members' data are rebuilt from the others (parity) or served by fewer copies; one more failure may lose data; every figure measured now is below the array's own".into(),
+                fix: vec![format!("mdadm --detail /dev/{}   # which member is missing; then mdadm /dev/{} --add NEWDISK", d.name, d.name)],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
+        if let Some(a) = md
+            .sync_action
+            .as_deref()
+            .filter(|a| !matches!(*a, "idle" | "frozen"))
+        {
+            let pct = md.sync_completed.as_deref().and_then(sync_pct);
+            out.push(Finding {
+                id: "resync".into(),
+                check: "state".into(),
+                severity: Severity::Medium,
+                devices: vec![d.name.clone()],
+                title: format!(
+                    "{} is running {a}{}",
+                    d.name,
+                    pct.map_or(String::new(), |p| format!(" ({p:.0}% done)"))
+                ),
+                evidence: vec![format!("{sys}/block/{}/md/sync_action is {a}", d.name)],
+                meaning: format!("the {a} reads (and writes) every member meanwhile: what is measured now is below the array's own; measure again when it is idle"),
+                fix: vec![format!("cat /proc/mdstat   # wait for the {a} to finish (or: echo idle > /sys/block/{}/md/sync_action, and run it later)", d.name)],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
+    }
+    out
+}
+
+/// Read-ahead against the full stripe; `measured` holds the rates of
+/// buffered sequential reads at each value (KiB, bytes/s), the current one
+/// among them. Without measurements the finding is the static rule's.
+pub fn readahead_finding(
+    topo: &Topology,
+    survey: &Survey,
+    measured: &[(u64, f64)],
+) -> Option<Finding> {
+    let sys = sysfs_root();
+    let (_, g) = striping(topo)?;
+    let full = g.full_stripe?;
+    let vol = &topo.root;
+    let cur = survey.get(&vol.name)?.read_ahead_kb?;
+    let fs_kb = full / 1024;
+    let at_cur = measured.iter().find(|(k, _)| *k == cur).map(|m| m.1);
+    let best = measured
+        .iter()
+        .copied()
+        .filter(|(_, r)| r.is_finite() && *r > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let gain_pct = match (at_cur, best) {
+        (Some(c), Some((_, b))) if c > 0.0 => Some((b / c - 1.0) * 100.0),
+        _ => None,
+    };
+    let low = cur < fs_kb;
+    let (severity, rec) = match (best, gain_pct) {
+        // Measured: the best value, when it beats the current one.
+        (Some((k, _)), Some(p)) if k != cur && p >= 10.0 => (
+            if low && cur == 0 {
+                Severity::High
+            } else if low {
+                Severity::Medium
+            } else {
+                // At or above a full stripe already: a hint, within the
+                // noise of a loaded machine.
+                Severity::Info
+            },
+            k,
+        ),
+        (Some(_), Some(_)) if low => (Severity::Low, 2 * fs_kb),
+        (Some(_), Some(_)) => return None,
+        // Not measured: the rule alone.
+        _ if low && cur == 0 => (Severity::High, 2 * fs_kb),
+        _ if low => (Severity::Medium, 2 * fs_kb),
+        _ => return None,
+    };
+    let mut evidence = vec![format!(
+        "{sys}/block/{}/queue/read_ahead_kb is {cur}; the full stripe is {} ({})",
+        vol.name,
+        kib(full),
+        g.describe()
+    )];
+    if !measured.is_empty() {
+        evidence.push(format!(
+            "buffered sequential reads, one thread, cold cache: {}",
+            measured
+                .iter()
+                .map(|(k, r)| format!("{k} KiB {:.1} MB/s", mb_per_sec(*r)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let meaning = if cur == 0 {
+        "with no read-ahead every buffered read goes to the array as it is asked, page by page for small reads: one member at a time is busy and the others wait".to_string()
+    } else if low {
+        format!("a sequential buffered reader asks for {cur} KiB ahead, less than one full stripe: at most {} of the {} data members are read at once", (cur * 1024).div_ceil(g.chunk.unwrap_or(full)).max(1), g.data)
+    } else {
+        format!("a larger read-ahead measured faster ({rec} KiB), though {cur} KiB already covers a full stripe")
+    };
+    Some(Finding {
+        id: if low { "readahead-low" } else { "readahead-larger" }.into(),
+        check: "readahead".into(),
+        severity,
+        devices: vec![vol.name.clone()],
+        title: if low {
+            format!("{} read-ahead is {cur} KiB, below its full stripe ({fs_kb} KiB)", vol.name)
+        } else {
+            format!("{} read faster with read-ahead {rec} KiB than {cur} KiB", vol.name)
+        },
+        evidence,
+        meaning,
+        fix: vec![format!(
+            "echo {rec} > /sys/block/{}/queue/read_ahead_kb",
+            vol.name
+        )],
+        persist: vec![
+            udev_rule(vol, "queue/read_ahead_kb", &rec.to_string(), "60-readahead.rules"),
+            format!(
+                "or at boot: blockdev --setra {} /dev/{}   # 512-byte sectors",
+                rec * 2,
+                vol.name
+            ),
+        ],
+        gain: Some(match (at_cur, measured.iter().find(|(k, _)| *k == rec)) {
+            (Some(b), Some((_, a))) => Gain {
+                what: format!(
+                    "buffered sequential reads of /dev/{}, one thread: read_ahead_kb {cur} → {rec}",
+                    vol.name
+                ),
+                before_bytes_per_sec: Some(b),
+                after_bytes_per_sec: Some(*a),
+                pct: gain_pct,
+                measured: true,
+            },
+            _ => Gain {
+                what: format!(
+                    "estimated: a sequential buffered reader keeps all {} data members busy (not measured)",
+                    g.data
+                ),
+                before_bytes_per_sec: None,
+                after_bytes_per_sec: None,
+                pct: None,
+                measured: false,
+            },
+        }),
+    })
+}
+
+/// Where each layer's data starts, against 4 KiB, 1 MiB, the chunk and
+/// the full stripe.
+fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
+    let sys = sysfs_root();
+    let mut out = Vec::new();
+    let all = stack(topo);
+    for d in &all {
+        let Some(f) = survey.get(&d.name) else {
+            continue;
+        };
+        // A partition: against its disk's physical block, 4 KiB, and, when
+        // the disk is itself striped (a partition of md0), its stripe.
+        if let Some(start) = f.start_sectors {
+            let at = start * 512;
+            let phys = d.leaf.as_ref().map_or(512, |l| l.physical_block_size);
+            let disk_stripe = f
+                .parent
+                .as_ref()
+                .and_then(|p| all.iter().find(|x| x.name == *p))
+                .and_then(|p| p.geometry())
+                .filter(|g| g.stripes());
+            let (severity, against) = if at % phys.max(512) != 0 {
+                (
+                    Severity::High,
+                    format!("its disk's physical block ({phys} bytes)"),
+                )
+            } else if at % 4096 != 0 {
+                (Severity::Medium, "4 KiB".to_string())
+            } else if let Some(c) = disk_stripe
+                .as_ref()
+                .and_then(|g| g.chunk)
+                .filter(|c| at % c != 0)
+            {
+                (
+                    Severity::Medium,
+                    format!("the chunk of the array it is on ({})", kib(c)),
+                )
+            } else if at % (1 << 20) != 0 {
+                (Severity::Low, "1 MiB".to_string())
+            } else {
+                continue;
+            };
+            out.push(Finding {
+                id: "partition-misaligned".into(),
+                check: "alignment".into(),
+                severity,
+                devices: vec![d.name.clone()],
+                title: format!(
+                    "partition {} starts at sector {start} ({at} bytes), not on a multiple of {against}",
+                    d.name
+                ),
+                evidence: vec![format!("{sys}/class/block/{}/start is {start}", d.name)],
+                meaning: "every chunk-aligned I/O of the layers above straddles two of the disk's blocks (or stripes): the disk reads (and for writes, reads and rewrites) both".into(),
+                fix: vec![format!(
+                    "recreate the partition at a 1 MiB boundary (parted -a optimal /dev/{} mkpart ... 1MiB ...): its data must be moved off first",
+                    f.parent.as_deref().unwrap_or("DISK")
+                )],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
+        if let Some(a) = f.alignment_offset.filter(|&a| a > 0) {
+            out.push(Finding {
+                id: "alignment-offset".into(),
+                check: "alignment".into(),
+                severity: Severity::Medium,
+                devices: vec![d.name.clone()],
+                title: format!("the kernel says {} is misaligned by {a} bytes", d.name),
+                evidence: vec![format!("{sys}/class/block/{}/alignment_offset is {a}", d.name)],
+                meaning: "the device's data does not start on its physical (or stripe) boundary: aligned I/O above it is not aligned on it".into(),
+                fix: vec![format!("move the start of {} (or of what it is built on) by {a} bytes", d.name)],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
+        // A dm-linear segment (an LVM LV: its offsets include the PV's
+        // pe_start) against the stripe of the member it maps from.
+        for (m, off) in &f.dm_linear {
+            let Some(md) = d.members.iter().find(|x| x.name == *m) else {
+                continue;
+            };
+            let g = md.geometry().filter(|g| g.stripes());
+            let full = g
+                .as_ref()
+                .and_then(|g| g.full_stripe.filter(|_| g.data > 1));
+            let chunk = g.as_ref().and_then(|g| g.chunk);
+            let (severity, against) = if off % 4096 != 0 {
+                (Severity::Medium, "4 KiB".to_string())
+            } else if let Some(c) = chunk.filter(|c| off % c != 0) {
+                (Severity::Medium, format!("the chunk of {m} ({})", kib(c)))
+            } else if let Some(fs) = full.filter(|fs| off % fs != 0) {
+                (
+                    Severity::Low,
+                    format!("the full stripe of {m} ({})", kib(fs)),
+                )
+            } else {
+                continue;
+            };
+            let dm_name = d.dm.as_ref().map_or(d.name.as_str(), |x| x.name.as_str());
+            let stripe = full.or(chunk).unwrap_or(4096);
+            out.push(Finding {
+                id: "dm-offset-misaligned".into(),
+                check: "alignment".into(),
+                severity,
+                devices: vec![d.name.clone(), m.clone()],
+                title: format!(
+                    "{} ({dm_name}) maps from {off} bytes into {m}, not on a multiple of {against}",
+                    d.name
+                ),
+                evidence: vec![format!(
+                    "dmsetup table {dm_name}: linear {} {}",
+                    md.dev,
+                    off / 512
+                )],
+                meaning: format!("every stripe-aligned I/O of {} lands across two of {m}'s chunks or stripes: it reaches more members than it needs, and parity RAID reads before it writes", d.name),
+                fix: vec![format!(
+                    "LVM: recreate the PV with pvcreate --dataalignment {}k /dev/{m} (and extents a multiple of it); plain dm: reload the table with an offset that is a multiple of {} (dmsetup reload)",
+                    stripe / 1024,
+                    kib(stripe)
+                )],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
+        // Where each member's data starts on it: md's data_offset, a dm
+        // table's offsets.
+        if let Some(g) = d.geometry.as_ref() {
+            for (i, off) in g.member_offsets.iter().enumerate() {
+                if off % 4096 != 0 {
+                    let m = d.members.get(i).map_or("?".to_string(), |m| m.name.clone());
+                    out.push(Finding {
+                        id: "data-offset-misaligned".into(),
+                        check: "alignment".into(),
+                        severity: Severity::Medium,
+                        devices: vec![d.name.clone(), m.clone()],
+                        title: format!("{}'s data starts {off} bytes into member {m}, not on 4 KiB", d.name),
+                        evidence: vec![if d.md.is_some() {
+                            format!("{sys}/block/{}/md/dev-{m}/offset is {} sectors", d.name, off / 512)
+                        } else {
+                            format!("the dm table of {} maps {m} from sector {}", d.name, off / 512)
+                        }],
+                        meaning: "every chunk of this member straddles its 4 KiB blocks".into(),
+                        fix: vec![if d.md.is_some() {
+                            "recreate the array with an aligned --data-offset (mdadm --create ... --data-offset=1M): its data must be moved off first".to_string()
+                        } else {
+                            format!("reload {}'s table with 4 KiB-aligned offsets (dmsetup reload)", d.name)
+                        }],
+                        persist: Vec::new(),
+                        gain: None,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Each stripe member's request limits against the chunk: a chunk-sized
+/// piece the array sends is split when a member takes less.
+fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
+    let sys = sysfs_root();
+    let mut out = Vec::new();
+    let Some((layer, g)) = striping(topo) else {
+        return out;
+    };
+    let Some(chunk) = g.chunk else {
+        return out;
+    };
+    let chunk_kb = chunk / 1024;
+    let members: Vec<(&Device, &DeviceFacts)> = layer
+        .members
+        .iter()
+        .filter_map(|m| Some((m, survey.get(&m.name)?)))
+        .collect();
+    for (m, f) in &members {
+        let q = queue_dev(f);
+        if let Some(max) = f.max_sectors_kb.filter(|&k| k < chunk_kb) {
+            let hw = f.max_hw_sectors_kb;
+            let others: Vec<u64> = members
+                .iter()
+                .filter(|(o, _)| o.name != m.name)
+                .filter_map(|(_, o)| o.max_sectors_kb)
+                .collect();
+            let to = others
+                .iter()
+                .copied()
+                .max()
+                .unwrap_or(chunk_kb)
+                .max(chunk_kb)
+                .min(hw.unwrap_or(u64::MAX));
+            let fixable = to >= chunk_kb;
+            out.push(Finding {
+                id: "request-split".into(),
+                check: "request-limits".into(),
+                severity: Severity::Medium,
+                devices: vec![m.name.clone()],
+                title: format!(
+                    "member {} takes requests of at most {max} KiB, less than the chunk ({chunk_kb} KiB): each chunk reaches it as {} requests",
+                    m.name,
+                    chunk_kb.div_ceil(max.max(1))
+                ),
+                evidence: vec![
+                    format!(
+                        "{sys}/block/{q}/queue/max_sectors_kb is {max} (the hardware allows {})",
+                        hw.map_or("?".into(), |h| h.to_string())
+                    ),
+                    format!("the chunk of {} is {chunk_kb} KiB", layer.name),
+                    format!(
+                        "the other members take {}",
+                        if others.is_empty() {
+                            "?".to_string()
+                        } else {
+                            let mut o = others.clone();
+                            o.sort_unstable();
+                            o.dedup();
+                            o.iter().map(|k| format!("{k} KiB")).collect::<Vec<_>>().join(", ")
+                        }
+                    ),
+                ],
+                meaning: format!("{} splits every chunk-sized piece the array sends it: more requests, more per-request overhead, and on a disk that seeks, the pieces may not be merged back", m.name),
+                fix: if fixable {
+                    vec![format!("echo {to} > /sys/block/{q}/queue/max_sectors_kb")]
+                } else {
+                    vec![format!("the hardware limit of {q} is below the chunk: recreate the array with a chunk of at most {} KiB", hw.unwrap_or(max))]
+                },
+                persist: if fixable {
+                    vec![udev_rule(m, "queue/max_sectors_kb", &to.to_string(), "60-max-sectors.rules")]
+                } else {
+                    Vec::new()
+                },
+                gain: None,
+            });
+        }
+        // Scattered pages: one segment each (huge-page buffers aside).
+        if let Some(segs) = f.max_segments.filter(|&s| s * 4 < chunk_kb) {
+            out.push(Finding {
+                id: "segments-below-chunk".into(),
+                check: "request-limits".into(),
+                severity: Severity::Low,
+                devices: vec![m.name.clone()],
+                title: format!(
+                    "member {} gathers at most {segs} segments: a chunk ({chunk_kb} KiB) of scattered 4 KiB pages needs {}",
+                    m.name,
+                    chunk_kb / 4
+                ),
+                evidence: vec![format!("{sys}/block/{q}/queue/max_segments is {segs}")],
+                meaning: "a chunk-sized request from page-cache (buffered) I/O may be split by the segment limit".into(),
+                fix: vec![format!("a driver or controller limit: a chunk of at most {} KiB avoids it", segs * 4)],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
+    }
+    out
+}
+
+/// One attribute of the stripe members, as the mismatch check compares it.
+struct Attr {
+    name: &'static str,
+    severity: Severity,
+    /// The sysfs file under `queue/` that sets it, when one does.
+    knob: Option<&'static str>,
+    get: fn(&DeviceFacts) -> Option<String>,
+}
+
+const ATTRS: &[Attr] = &[
+    Attr {
+        name: "scheduler",
+        severity: Severity::Medium,
+        knob: Some("queue/scheduler"),
+        get: |f| f.scheduler.clone(),
+    },
+    Attr {
+        name: "nr_requests",
+        severity: Severity::Medium,
+        knob: Some("queue/nr_requests"),
+        get: |f| f.nr_requests.map(|v| v.to_string()),
+    },
+    Attr {
+        name: "write cache",
+        severity: Severity::Medium,
+        knob: Some("queue/write_cache"),
+        get: |f| f.write_cache.clone(),
+    },
+    Attr {
+        name: "wbt_lat_usec",
+        severity: Severity::Medium,
+        knob: Some("queue/wbt_lat_usec"),
+        get: |f| f.wbt_lat_usec.map(|v| v.to_string()),
+    },
+    Attr {
+        name: "rotational",
+        severity: Severity::Medium,
+        knob: None,
+        get: |f| {
+            f.rotational
+                .map(|r| if r { "1 (disk)" } else { "0 (ssd)" }.to_string())
+        },
+    },
+    Attr {
+        name: "model",
+        severity: Severity::Medium,
+        knob: None,
+        get: |f| f.model.clone(),
+    },
+    Attr {
+        name: "firmware",
+        severity: Severity::Low,
+        knob: None,
+        get: |f| f.firmware.clone(),
+    },
+    Attr {
+        name: "NUMA node",
+        severity: Severity::Low,
+        knob: None,
+        get: |f| f.numa_node.filter(|&n| n >= 0).map(|n| n.to_string()),
+    },
+];
+
+/// What a member is built of: its own kind and those under it
+/// ("loop", "dm>loop", "partition"): a member behind an extra layer
+/// (dm-delay, dm-crypt) differs from the others.
+fn stack_word(d: &Device) -> String {
+    let mut words = vec![match &d.dm {
+        Some(dm) => format!("dm {}", dm.target.as_deref().unwrap_or("?")),
+        None => d.kind.clone(),
+    }];
+    if let Some(only) = d.members.first() {
+        words.push(stack_word(only));
+    }
+    words.join(" over ")
+}
+
+/// The value most members have, and the members that have another.
+fn odd_ones<'a>(values: &[(&'a str, Option<String>)]) -> Option<(String, Vec<(&'a str, String)>)> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, v) in values {
+        if let Some(v) = v {
+            *count.entry(v.as_str()).or_default() += 1;
+        }
+    }
+    if count.len() < 2 {
+        return None;
+    }
+    let common = count.iter().max_by_key(|(_, n)| **n)?.0.to_string();
+    let odd = values
+        .iter()
+        .filter_map(|(m, v)| {
+            v.as_ref()
+                .filter(|v| **v != common)
+                .map(|v| (*m, v.clone()))
+        })
+        .collect();
+    Some((common, odd))
+}
+
+/// Members that differ from the others: what they are built of, then
+/// (among those built alike) their queue settings and hardware.
+fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
+    let sys = sysfs_root();
+    let mut out = Vec::new();
+    let members = topo.stripe_members();
+    if members.len() < 2 {
+        return out;
+    }
+    let stacks: Vec<(&str, Option<String>)> = members
+        .iter()
+        .map(|m| (m.name.as_str(), Some(stack_word(m))))
+        .collect();
+    let mut alike: Vec<&Device> = members.clone();
+    if let Some((common, odd)) = odd_ones(&stacks) {
+        alike.retain(|m| odd.iter().all(|(o, _)| *o != m.name));
+        out.push(Finding {
+            id: "member-stack-differs".into(),
+            check: "mismatch".into(),
+            severity: Severity::Medium,
+            devices: odd.iter().map(|(m, _)| m.to_string()).collect(),
+            title: format!(
+                "{} of {} members {} built differently: {}",
+                odd.len(),
+                members.len(),
+                if odd.len() == 1 { "is" } else { "are" },
+                odd.iter().map(|(m, s)| format!("{m} is {s}")).collect::<Vec<_>>().join("; ")
+            ),
+            evidence: vec![format!("the other members are each {common}")],
+            meaning: "a layer in front of one member (dm-delay, dm-crypt, a cache) gives it other latency and limits: a stripe waits for its slowest member".into(),
+            fix: odd
+                .iter()
+                .map(|(m, s)| match members.iter().find(|d| d.name == *m).and_then(|d| d.dm.as_ref()) {
+                    Some(dm) => format!("dmsetup table {}   # {m} is {s}: take it out from in front of the member, or put the same in front of every member", dm.name),
+                    None => format!("lsblk -s /dev/{m}   # {m} is {s}: build every member alike"),
+                })
+                .collect(),
+            persist: Vec::new(),
+            gain: None,
+        });
+    }
+    if alike.len() < 2 {
+        return out;
+    }
+    // A scheduler change resets nr_requests (to twice the tag depth with
+    // one, the tag depth without): a member with another scheduler has
+    // another nr_requests because of it, and the scheduler's fix puts both
+    // back. Its nr_requests is said in the scheduler's finding.
+    let mut other_scheduler: Vec<String> = Vec::new();
+    for a in ATTRS {
+        let mut values: Vec<(&str, Option<String>)> = alike
+            .iter()
+            .map(|m| (m.name.as_str(), survey.get(&m.name).and_then(a.get)))
+            .collect();
+        if a.name == "nr_requests" && !other_scheduler.is_empty() {
+            let (explained, rest): (Vec<_>, Vec<_>) = values
+                .into_iter()
+                .partition(|(m, _)| other_scheduler.iter().any(|o| o == m));
+            values = rest;
+            let common = odd_ones(&values)
+                .map(|c| c.0)
+                .or_else(|| values.first().and_then(|v| v.1.clone()));
+            if let Some(f) = out.iter_mut().find(|f| f.id == "member-scheduler-differs") {
+                for (m, v) in explained.into_iter().filter(|(_, v)| *v != common) {
+                    f.evidence.push(format!(
+                        "{m}'s nr_requests is {} (set with its scheduler)",
+                        v.as_deref().unwrap_or("?")
+                    ));
+                }
+            }
+        }
+        let Some((common, odd)) = odd_ones(&values) else {
+            continue;
+        };
+        if a.name == "scheduler" {
+            other_scheduler = odd.iter().map(|(m, _)| m.to_string()).collect();
+        }
+        let facts = |m: &str| survey.get(m);
+        let fix: Vec<String> = match a.knob {
+            Some(k) => odd
+                .iter()
+                .filter_map(|(m, _)| facts(m))
+                .map(|f| {
+                    // A scheduler the member's queue does not offer cannot
+                    // be echoed: the others' must change instead.
+                    if a.name == "scheduler"
+                        && !f.schedulers.is_empty()
+                        && !f.schedulers.contains(&common)
+                    {
+                        format!(
+                            "{} does not offer {common} (it offers {}): set the same one of those on every member",
+                            f.name,
+                            f.schedulers.join(", ")
+                        )
+                    } else {
+                        format!("echo {common} > /sys/block/{}/{k}", queue_dev(f))
+                    }
+                })
+                .collect(),
+            None => vec![format!(
+                "no setting changes the {}: replace or move the odd member(s) so that all are alike",
+                a.name
+            )],
+        };
+        let persist: Vec<String> = match a.knob {
+            Some(k) => odd
+                .iter()
+                .filter_map(|(m, _)| alike.iter().find(|d| d.name == *m))
+                .map(|d| udev_rule(d, k, &common, "60-members.rules"))
+                .collect(),
+            None => Vec::new(),
+        };
+        out.push(Finding {
+            id: format!("member-{}-differs", a.name.replace(' ', "-").to_lowercase()),
+            check: "mismatch".into(),
+            severity: a.severity,
+            devices: odd.iter().map(|(m, _)| m.to_string()).collect(),
+            title: format!(
+                "{} differs between members: {}; the others have {common}",
+                a.name,
+                odd.iter().map(|(m, v)| format!("{m} has {v}")).collect::<Vec<_>>().join(", ")
+            ),
+            evidence: values
+                .iter()
+                .map(|(m, v)| {
+                    let f = facts(m);
+                    let file = match (a.knob, f) {
+                        (Some(k), Some(f)) => format!("{sys}/block/{}/{k}", queue_dev(f)),
+                        _ => format!("{m}'s {}", a.name),
+                    };
+                    format!("{file}: {}", v.as_deref().unwrap_or("?"))
+                })
+                .collect(),
+            meaning: format!("members that handle requests differently finish their share of a stripe at different times: the stripe waits for the slowest (the {} of one member differs)", a.name),
+            fix,
+            persist,
+            gain: None,
+        });
+    }
+    out
+}
+
+/// md raid4/5/6: the stripe cache against mdadm's rule (four chunks'
+/// worth of stripe heads, plus one), and the parity threads.
+fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
+    let sys = sysfs_root();
+    let mut out = Vec::new();
+    for d in stack(topo) {
+        let Some(g) = d.geometry().filter(|g| g.has_parity() && d.md.is_some()) else {
+            continue;
+        };
+        let Some(md) = survey.get(&d.name).and_then(|f| f.md.as_ref()) else {
+            continue;
+        };
+        let chunk = g.chunk.unwrap_or(64 << 10);
+        let rule = 4 * chunk / 4096 + 1;
+        if let Some(size) = md.stripe_cache_size.filter(|&s| s < rule) {
+            let to = rule.max(256).next_power_of_two().min(32768);
+            out.push(Finding {
+                id: "stripe-cache-small".into(),
+                check: "parity".into(),
+                severity: Severity::Medium,
+                devices: vec![d.name.clone()],
+                title: format!(
+                    "{}'s stripe cache holds {size} stripe heads, below 4 × chunk / 4096 + 1 = {rule}",
+                    d.name
+                ),
+                evidence: vec![
+                    format!("{sys}/block/{}/md/stripe_cache_size is {size}", d.name),
+                    format!("chunk {} ({})", kib(chunk), g.describe()),
+                ],
+                meaning: "writes wait for free stripe heads, and full-stripe writes cannot be gathered: parity is read and rewritten instead".into(),
+                fix: vec![format!(
+                    "echo {to} > /sys/block/{}/md/stripe_cache_size   # {} of memory ({} members × 4 KiB per head)",
+                    d.name,
+                    crate::base::units::fmt_bytes(to * 4096 * u64::from(g.members)),
+                    g.members
+                )],
+                persist: vec![udev_rule(d, "md/stripe_cache_size", &to.to_string(), "60-md-stripe-cache.rules")],
+                gain: Some(Gain {
+                    what: format!("measure it: stripebench sweep --param stripe_cache_size={size},{to} --rw write --allow-destructive /dev/{}", d.name),
+                    before_bytes_per_sec: None,
+                    after_bytes_per_sec: None,
+                    pct: None,
+                    measured: false,
+                }),
+            });
+        }
+        if md.group_thread_cnt == Some(0) && g.members >= 4 {
+            out.push(Finding {
+                id: "parity-one-thread".into(),
+                check: "parity".into(),
+                severity: Severity::Info,
+                devices: vec![d.name.clone()],
+                title: format!("{}'s parity is computed by one thread (group_thread_cnt 0)", d.name),
+                evidence: vec![format!("{sys}/block/{}/md/group_thread_cnt is 0", d.name)],
+                meaning: "on fast members, one raid5d thread can be the ceiling of writes".into(),
+                fix: vec![format!("stripebench sweep --param group_thread_cnt=0,2,4 --rw write --allow-destructive /dev/{}   # then echo N > /sys/block/{}/md/group_thread_cnt", d.name, d.name)],
+                persist: Vec::new(),
+                gain: None,
+            });
+        }
+    }
+    out
+}
+
+/// The slow-member check: compare's verdict (`document::compare::judge`)
+/// over each member's runs read together (`samples`, by device node, in
+/// stripe order); each member it flags is a finding with its figures beside
+/// the median's. `crowded`: (workers, CPUs) when the members outnumbered
+/// the CPUs, which widens the verdict's floor.
+pub fn slow_members(
+    topo: &Topology,
+    samples: &[(String, Vec<crate::document::compare::Sample>)],
+    crowded: Option<(usize, usize)>,
+) -> (crate::document::compare::Verdict, Vec<Finding>) {
+    use crate::document::compare::{judge, Figure};
+    let figures: Vec<(String, Option<Figure>)> = samples
+        .iter()
+        .map(|(m, s)| (m.clone(), Figure::of(m, s)))
+        .collect();
+    let v = judge(&figures, "together", crowded);
+    let members = topo.stripe_members();
+    let mb = |b: f64| format!("{:.1} MB/s", mb_per_sec(b));
+    let ms = |ns: f64| format!("{:.1} ms", ns / 1e6);
+    let mut out = Vec::new();
+    for f in &v.flagged {
+        let dev = members.iter().find(|d| d.path == f.member);
+        let name = dev.map_or(f.member.clone(), |d| d.name.clone());
+        let fig = figures
+            .iter()
+            .find(|(m, _)| *m == f.member)
+            .and_then(|(_, fg)| fg.as_ref());
+        let (figure, median, threshold) = if f.by == "rate" {
+            (mb(f.figure), mb(f.median), mb(f.threshold))
+        } else {
+            (ms(f.figure), ms(f.median), ms(f.threshold))
+        };
+        let mut evidence = vec![format!(
+            "{name}: {} {figure}; the median member {median}; flagged {} {threshold}",
+            if f.by == "rate" {
+                "reads at"
+            } else {
+                "has a p99 of"
+            },
+            if f.by == "rate" { "below" } else { "above" }
+        )];
+        if let Some(fg) = fig {
+            evidence.push(format!(
+                "{name} over {} runs: {} to {}{}",
+                fg.runs,
+                mb(fg.range.0),
+                mb(fg.range.1),
+                fg.p99_ns
+                    .map_or(String::new(), |p| format!(", p99 {}", ms(p)))
+            ));
+        }
+        evidence.push(format!(
+            "every member: {}",
+            figures
+                .iter()
+                .filter_map(|(m, fg)| fg.as_ref().map(|fg| (m, fg)))
+                .map(|(m, fg)| {
+                    let n = members
+                        .iter()
+                        .find(|d| d.path == *m)
+                        .map_or(m.as_str(), |d| d.name.as_str());
+                    format!("{n} {}", mb(fg.bytes_per_sec))
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        evidence.push(v.rule.clone());
+        if let Some(c) = &v.caveat {
+            evidence.push(c.clone());
+        }
+        let fix = match dev.and_then(|d| d.dm.as_ref()) {
+            Some(dm) => vec![format!("dmsetup table {}; dmsetup status {}   # what stands in front of this member", dm.name, dm.name)],
+            None => vec![format!("smartctl -x {}   # errors, reallocated or pending sectors, link speed; then replace it or move it to another port", f.member)],
+        };
+        let n = members.len() as f64;
+        out.push(Finding {
+            id: "slow-member".into(),
+            check: "slow-members".into(),
+            severity: Severity::Medium,
+            devices: vec![name.clone()],
+            title: format!(
+                "member {name} is slow: {} {figure} against the median member's {median}",
+                if f.by == "rate" { "it reads at" } else { "its p99 is" }
+            ),
+            evidence,
+            meaning: "a read of a full stripe ends when its slowest member's chunk arrives: the whole volume moves at this member's pace".into(),
+            fix,
+            persist: Vec::new(),
+            gain: (f.by == "rate").then(|| Gain {
+                what: format!(
+                    "estimated: full-stripe reads move at {} members × the slowest rate; with {name} at the median, up to {} members × {median}",
+                    n, n
+                ),
+                before_bytes_per_sec: Some(f.figure * n),
+                after_bytes_per_sec: Some(f.median * n),
+                pct: (f.figure > 0.0).then(|| (f.median / f.figure - 1.0) * 100.0),
+                measured: false,
+            }),
+        });
+    }
+    (v, out)
+}
+
+/// What a member's counters said of the O_DIRECT full-stripe reads: it
+/// received its chunk-sized pieces as smaller requests (`member`, the
+/// average request in bytes, the piece, the queue limit that explains it).
+pub type Split = (String, u64, u64, String);
+
+/// The measured request sizes: a member with a request-limits finding
+/// gets them as its evidence; a member split by what no static check
+/// named (a limit nobody told us about) is a finding of its own.
+pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
+    for (m, avg, piece, why) in splits {
+        let line = format!(
+            "measured: O_DIRECT full-stripe reads of the volume reached {m} as requests of {} on average, for pieces of {}",
+            kib(*avg),
+            kib(*piece)
+        );
+        match findings
+            .iter_mut()
+            .find(|f| f.check == "request-limits" && f.devices.contains(m))
+        {
+            Some(f) => f.evidence.push(line),
+            None => findings.push(Finding {
+                id: "request-split-measured".into(),
+                check: "request-limits".into(),
+                severity: Severity::Medium,
+                devices: vec![m.clone()],
+                title: format!(
+                    "member {m} receives the chunk ({}) as requests of {} on average",
+                    kib(*piece),
+                    kib(*avg)
+                ),
+                evidence: vec![line, format!("why: {why}")],
+                meaning: format!("something between the array and {m} splits each chunk: more requests for the same bytes"),
+                fix: vec![format!("cat /sys/block/{m}/queue/max_sectors_kb /sys/block/{m}/queue/max_segments /sys/block/{m}/queue/max_segment_size   # the limit below the chunk; raise it, or use a chunk it takes whole")],
+                persist: Vec::new(),
+                gain: None,
+            }),
+        }
+    }
+}

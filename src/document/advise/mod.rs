@@ -1,0 +1,504 @@
+//! `stripebench advise VOLUME`: what is wrong with an array, from what its
+//! stack exposes in sysfs (`device::survey`) and from measurements, each
+//! finding with its evidence, what it means, the command that fixes it (and
+//! what makes the fix persist) and the measured or estimated gain.
+//!
+//! Here: the findings document (kind `findings`), the battery planner (the
+//! topology decides which checks apply; each one that does not is skipped
+//! with its reason; the budget is split between the measured ones) and the
+//! checks themselves (`checks`), all functions of the topology, the survey
+//! and the figures the command measured. No I/O.
+
+mod checks;
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+use crate::device::survey::Survey;
+use crate::device::topology::{level::Geometry, Device, Topology};
+use crate::document::run::{ToolInfo, SCHEMA_VERSION};
+
+pub use checks::{
+    measured_splits, readahead_finding, slow_members, state_words, static_findings, Split,
+};
+
+/// How much a finding matters, least first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; nothing to fix.
+    Info,
+    /// A small or uncertain loss.
+    Low,
+    /// A loss the fix recovers.
+    Medium,
+    /// The array runs far below what it can, or is at risk.
+    High,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 4] = [
+        Severity::Info,
+        Severity::Low,
+        Severity::Medium,
+        Severity::High,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| s.name() == text)
+    }
+}
+
+/// What a fix gains, measured (before and after figures) or estimated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Gain {
+    /// What was measured: "buffered sequential reads of /dev/md0, 1 thread".
+    pub what: String,
+    pub before_bytes_per_sec: Option<f64>,
+    pub after_bytes_per_sec: Option<f64>,
+    /// after ÷ before − 1, in percent; null when not measured.
+    pub pct: Option<f64>,
+    pub measured: bool,
+}
+
+/// One thing found wrong (or worth knowing) about the array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable across versions: scripts key on it (`readahead-low`,
+    /// `request-split`, `member-mismatch`, ...).
+    pub id: String,
+    /// The check that found it (`readahead`, `request-limits`, ...).
+    pub check: String,
+    pub severity: Severity,
+    /// The kernel names of the devices it is about.
+    pub devices: Vec<String>,
+    /// One line: what is wrong.
+    pub title: String,
+    /// What was read or measured, one fact a line.
+    pub evidence: Vec<String>,
+    /// What it does to the array.
+    pub meaning: String,
+    /// The commands that fix it now (empty when no command does).
+    pub fix: Vec<String>,
+    /// What makes the fix survive a reboot (a udev rule, ...).
+    pub persist: Vec<String>,
+    pub gain: Option<Gain>,
+}
+
+/// Whether a check ran, and why not when it did not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckStatus {
+    pub id: String,
+    pub title: String,
+    /// `ran`, `skipped`.
+    pub status: String,
+    /// What it did, or why it was skipped.
+    pub detail: String,
+    /// Seconds of the budget it was given (0 for checks that only read sysfs).
+    pub budget_sec: f64,
+}
+
+/// One measured point: a setting and the rate it gave.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub check: String,
+    /// "read_ahead_kb=1024".
+    pub setting: String,
+    pub bytes_per_sec: f64,
+    pub seconds: f64,
+    /// The run was stopped (a signal) or failed: its figure is not used.
+    pub partial: bool,
+}
+
+/// `stripebench advise --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FindingsDocument {
+    pub schema_version: u32,
+    /// Always "findings".
+    pub kind: String,
+    pub tool: ToolInfo,
+    /// The volume as the user named it.
+    pub volume: String,
+    /// Its stack, as `topology` shows it.
+    pub topology: Topology,
+    /// The array's state, said before anything else: "clean", "degraded:
+    /// 1 of 4 members missing", "resync in progress (34%)".
+    pub state: Vec<String>,
+    pub quick: bool,
+    pub budget_sec: f64,
+    pub elapsed_sec: f64,
+    pub interrupted: bool,
+    pub checks: Vec<CheckStatus>,
+    /// Worst first.
+    pub findings: Vec<Finding>,
+    pub measurements: Vec<Measurement>,
+    /// compare's slow-member verdict over the members read together, when
+    /// the slow-members check ran.
+    #[serde(default)]
+    pub verdict: Option<crate::document::compare::Verdict>,
+}
+
+impl FindingsDocument {
+    /// The worst severity found, if anything was.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+
+    /// Whether any finding is at `at` or worse.
+    pub fn fails(&self, at: Option<Severity>) -> bool {
+        at.is_some_and(|a| self.worst().is_some_and(|w| w >= a))
+    }
+}
+
+/// The document, findings sorted worst first (the array's state first
+/// within a severity, then by check and device).
+#[allow(clippy::too_many_arguments)]
+pub fn assemble(
+    volume: String,
+    topology: Topology,
+    survey: &Survey,
+    battery: &Battery,
+    mut findings: Vec<Finding>,
+    measurements: Vec<Measurement>,
+    verdict: Option<crate::document::compare::Verdict>,
+    elapsed_sec: f64,
+    interrupted: bool,
+) -> FindingsDocument {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then((a.check != "state").cmp(&(b.check != "state")))
+            .then(a.check.cmp(&b.check))
+            .then(a.devices.cmp(&b.devices))
+    });
+    FindingsDocument {
+        schema_version: SCHEMA_VERSION,
+        kind: "findings".into(),
+        tool: ToolInfo::this(),
+        volume,
+        state: state_words(&topology, survey),
+        topology,
+        quick: battery.quick,
+        budget_sec: battery.budget_sec,
+        elapsed_sec,
+        interrupted,
+        checks: battery.checks.clone(),
+        findings,
+        measurements,
+        verdict,
+    }
+}
+
+/// Adds the slow-member findings to `findings`: a slow member that a
+/// static check already found at fault (its request limits, another
+/// scheduler, a layer in front of it) gets the measurement as that
+/// finding's evidence, the measured effect of the same fault, instead of a
+/// second finding.
+pub fn add_slow(findings: &mut Vec<Finding>, slow: Vec<Finding>) {
+    for s in slow {
+        let known = findings.iter_mut().find(|f| {
+            f.severity > Severity::Info && f.check != "state" && f.devices.contains(&s.devices[0])
+        });
+        match known {
+            Some(f) => {
+                f.evidence.push(format!("measured: {}", s.title));
+                f.evidence.extend(s.evidence.into_iter().take(2));
+            }
+            None => findings.push(s),
+        }
+    }
+}
+
+/// The volume's striping layer (the first going down through layers of
+/// one member) and its geometry, when it has one with a known chunk.
+pub fn striping(topo: &Topology) -> Option<(&Device, Geometry)> {
+    let mut d = &topo.root;
+    loop {
+        if d.is_striped() {
+            return d.geometry().map(|g| (d, g));
+        }
+        match d.members.as_slice() {
+            [only] => d = only,
+            _ => return None,
+        }
+    }
+}
+
+/// What the battery was asked for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    pub budget_sec: f64,
+    pub quick: bool,
+    pub allow_destructive: bool,
+    /// The volume is a block device (a mount point's read-ahead is its
+    /// file system's, and is not measured here).
+    pub block_device: bool,
+}
+
+/// The read-ahead measurement's plan: the values, and each run's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadaheadPlan {
+    /// The volume's kernel name (whose `queue/read_ahead_kb` is set).
+    pub device: String,
+    pub current_kb: u64,
+    pub full_stripe_kb: u64,
+    /// The values to measure, ascending, the current one among them.
+    pub values_kb: Vec<u64>,
+    pub seconds_each: f64,
+}
+
+/// The slow-member measurement's plan: every stripe member read at once
+/// (O_DIRECT, one worker each), `repeats` times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlowPlan {
+    /// The members' device nodes, in stripe order.
+    pub members: Vec<String>,
+    pub repeats: usize,
+    pub seconds_each: f64,
+}
+
+/// The request-size measurement's plan: O_DIRECT reads of the volume, one
+/// full stripe each, for `seconds`; the members' counters say what size of
+/// request each received for its chunk-sized pieces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestPlan {
+    pub bs: u64,
+    pub chunk: u64,
+    pub seconds: f64,
+}
+
+/// Which checks run, which are skipped and why, and the budget of each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Battery {
+    pub quick: bool,
+    pub budget_sec: f64,
+    pub checks: Vec<CheckStatus>,
+    pub readahead: Option<ReadaheadPlan>,
+    pub slow: Option<SlowPlan>,
+    pub requests: Option<RequestPlan>,
+}
+
+/// The runs of each member's figure: compare's default `--repeat`.
+pub const SLOW_REPEATS: usize = 3;
+/// The share of the budget for the read-ahead points, and for the members.
+pub const READAHEAD_SHARE: f64 = 0.5;
+pub const SLOW_SHARE: f64 = 0.3;
+pub const REQUEST_SHARE: f64 = 0.1;
+
+/// Seconds a measured run costs beyond its window (dropping the cache,
+/// opening, setting read-ahead), kept out of the windows.
+pub const RUN_OVERHEAD_SEC: f64 = 1.0;
+/// The shortest window worth measuring.
+pub const MIN_WINDOW_SEC: f64 = 1.0;
+
+/// Plans the battery from the topology and the survey.
+pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
+    let stripe = striping(topo);
+    let members = topo.stripe_members();
+    // Every member read at once, each judged against the others by
+    // compare's rule: it needs three members for a median to mean anything.
+    let slow_why: Result<(), String> = if o.quick {
+        Err("--quick: not measured".into())
+    } else if !o.block_device {
+        Err("a mount point: run `stripebench compare` on it".into())
+    } else if members.len() < 3 {
+        Err(format!(
+            "{} member(s): the verdict needs at least 3 to have a median",
+            members.len()
+        ))
+    } else if members.iter().any(|m| m.path.is_empty()) {
+        Err("a member has no device node".into())
+    } else {
+        Ok(())
+    };
+    let slow = slow_why.is_ok().then(|| SlowPlan {
+        members: members.iter().map(|m| m.path.clone()).collect(),
+        repeats: SLOW_REPEATS,
+        seconds_each: (o.budget_sec * SLOW_SHARE / SLOW_REPEATS as f64 - RUN_OVERHEAD_SEC)
+            .max(MIN_WINDOW_SEC),
+    });
+    let ra_share = if slow.is_some() { READAHEAD_SHARE } else { 0.8 };
+    let mut checks = Vec::new();
+    let mut add = |id: &str, title: &str, ran: Result<String, String>, budget: f64| {
+        let (status, detail) = match ran {
+            Ok(d) => ("ran", d),
+            Err(d) => ("skipped", d),
+        };
+        checks.push(CheckStatus {
+            id: id.into(),
+            title: title.into(),
+            status: status.into(),
+            detail,
+            budget_sec: budget,
+        });
+    };
+    let has_md = |pred: &dyn Fn(&Device) -> bool| {
+        let mut stack = vec![&topo.root];
+        while let Some(d) = stack.pop() {
+            if d.md.is_some() && pred(d) {
+                return true;
+            }
+            stack.extend(d.members.iter());
+        }
+        false
+    };
+    add(
+        "state",
+        "array state (degraded, resync)",
+        if has_md(&|_| true) {
+            Ok("md/degraded, md/sync_action, md/array_state of every md array".into())
+        } else {
+            Err("no md array in the stack (dm and btrfs state is not read)".into())
+        },
+        0.0,
+    );
+    // The read-ahead measurement: the current value and 1, 2, 4 full stripes.
+    let vol = survey.get(&topo.root.name);
+    let readahead = match (&stripe, vol.and_then(|v| v.read_ahead_kb)) {
+        (Some((_, g)), Some(cur)) if o.block_device && !o.quick => {
+            g.full_stripe.filter(|&f| f >= 1024).map(|f| {
+                let fs_kb = f / 1024;
+                let mut values: Vec<u64> = vec![cur, fs_kb, 2 * fs_kb, 4 * fs_kb];
+                values.sort_unstable();
+                values.dedup();
+                let n = values.len() as f64;
+                let share = o.budget_sec * ra_share / n - RUN_OVERHEAD_SEC;
+                ReadaheadPlan {
+                    device: topo.root.name.clone(),
+                    current_kb: cur,
+                    full_stripe_kb: fs_kb,
+                    values_kb: values,
+                    seconds_each: share.max(MIN_WINDOW_SEC),
+                }
+            })
+        }
+        _ => None,
+    };
+    let ra_detail = match (&stripe, vol.and_then(|v| v.read_ahead_kb)) {
+        (None, _) => Err("no striped layer with a known chunk: no full stripe to weigh read-ahead against".to_string()),
+        (_, None) => Err(format!("{} has no queue/read_ahead_kb", topo.root.name)),
+        (Some(_), Some(_)) => Ok(match &readahead {
+            Some(p) => format!(
+                "read_ahead_kb against the full stripe; buffered sequential reads, one thread, cold cache, {:.0} s each at {} KiB",
+                p.seconds_each,
+                p.values_kb
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None if o.quick => "read_ahead_kb against the full stripe (--quick: not measured)".into(),
+            None => "read_ahead_kb against the full stripe (a mount point: not measured)".into(),
+        }),
+    };
+    let ra_budget = readahead.as_ref().map_or(0.0, |p| {
+        (p.seconds_each + RUN_OVERHEAD_SEC) * p.values_kb.len() as f64
+    });
+    add(
+        "readahead",
+        "read-ahead against the full stripe",
+        ra_detail,
+        ra_budget,
+    );
+    add(
+        "alignment",
+        "alignment of every layer",
+        Ok("partition starts, md data offsets, dm table offsets (an LVM volume's include its PV's pe_start) and alignment_offset against 4 KiB, the chunk and the full stripe (file system stripe hints are not read)".into()),
+        0.0,
+    );
+    let requests = match &stripe {
+        Some((_, g)) if o.block_device && !o.quick => match (g.chunk, g.full_stripe) {
+            (Some(chunk), Some(bs)) if bs >= chunk && bs % 4096 == 0 => Some(RequestPlan {
+                bs,
+                chunk,
+                seconds: (o.budget_sec * REQUEST_SHARE - RUN_OVERHEAD_SEC).max(MIN_WINDOW_SEC),
+            }),
+            _ => None,
+        },
+        _ => None,
+    };
+    add(
+        "request-limits",
+        "members' request limits against the chunk",
+        match (&stripe, &requests) {
+            (Some((_, g)), r) => Ok(format!(
+                "max_sectors_kb and max_segments of {} member(s) against the chunk ({} KiB){}",
+                members.len(),
+                g.chunk.unwrap_or(0) / 1024,
+                r.as_ref().map_or(String::new(), |r| format!(
+                    "; O_DIRECT full-stripe reads of the volume for {:.0} s, each member's average request against the chunk",
+                    r.seconds
+                ))
+            )),
+            (None, _) => Err("no striped layer with a known chunk".into()),
+        },
+        requests.as_ref().map_or(0.0, |r| r.seconds + RUN_OVERHEAD_SEC),
+    );
+    add(
+        "mismatch",
+        "members that differ",
+        if members.len() >= 2 {
+            Ok(format!(
+                "the stack, scheduler, nr_requests, write cache, wbt_lat_usec, rotational, model, firmware and NUMA node of {} members",
+                members.len()
+            ))
+        } else {
+            Err("fewer than two members".into())
+        },
+        0.0,
+    );
+    add(
+        "parity",
+        "parity RAID tunables",
+        if has_md(&|d| d.geometry().is_some_and(|g| g.has_parity())) {
+            Ok("stripe_cache_size against 4 × chunk / 4096 + 1, group_thread_cnt".into())
+        } else {
+            Err("no md raid4/5/6 in the stack".into())
+        },
+        0.0,
+    );
+    let slow_budget = slow.as_ref().map_or(0.0, |p| {
+        (p.seconds_each + RUN_OVERHEAD_SEC) * p.repeats as f64
+    });
+    add(
+        "slow-members",
+        "slow members",
+        match (&slow, slow_why) {
+            (Some(p), _) => Ok(format!(
+                "every member read at once (O_DIRECT, one worker each), {} runs of {:.0} s; compare's verdict over the members' medians (`stripebench compare` also reads each alone, --solo)",
+                p.repeats, p.seconds_each
+            )),
+            (None, Err(why)) => Err(why),
+            (None, Ok(())) => Err("not planned".into()),
+        },
+        slow_budget,
+    );
+    add(
+        "writes",
+        "write checks",
+        Err(if o.allow_destructive {
+            "no write check is part of advise yet".into()
+        } else {
+            "advise is read-only: write checks need --allow-destructive".into()
+        }),
+        0.0,
+    );
+    Battery {
+        quick: o.quick,
+        budget_sec: o.budget_sec,
+        checks,
+        readahead,
+        slow,
+        requests,
+    }
+}

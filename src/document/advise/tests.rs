@@ -1,0 +1,652 @@
+//! The checks on hand-made stacks and surveys: each planted fault is
+//! found, with its fix, and nothing else; a clean array has nothing above
+//! info.
+
+use super::*;
+use crate::device::survey::{DeviceFacts, MdFacts};
+use crate::device::topology::{DmInfo, LeafInfo, MdInfo};
+
+fn dev(name: &str, kind: &str) -> Device {
+    Device {
+        name: name.into(),
+        dev: String::new(),
+        path: format!("/dev/{name}"),
+        kind: kind.into(),
+        parent: None,
+        md: None,
+        dm: None,
+        btrfs: None,
+        leaf: Some(LeafInfo {
+            size: 1 << 30,
+            logical_block_size: 512,
+            physical_block_size: 512,
+            rotational: Some(false),
+            scheduler: Some("none".into()),
+            read_ahead_kb: Some(128),
+            numa_node: None,
+        }),
+        queue: None,
+        members: Vec::new(),
+        geometry: None,
+    }
+}
+
+fn md(name: &str, level: &str, chunk: u64, members: Vec<Device>) -> Device {
+    let n = members.len() as u32;
+    Device {
+        kind: "md".into(),
+        md: Some(MdInfo {
+            level: level.into(),
+            raid_disks: n,
+            chunk_size: Some(chunk),
+            layout: None,
+        }),
+        leaf: None,
+        geometry: Some(Geometry::md(level, n, Some(chunk), None)),
+        members,
+        ..dev(name, "md")
+    }
+}
+
+fn facts(name: &str, kind: &str) -> DeviceFacts {
+    DeviceFacts {
+        name: name.into(),
+        kind: kind.into(),
+        read_ahead_kb: Some(128),
+        max_sectors_kb: Some(1280),
+        max_hw_sectors_kb: Some(1280),
+        max_segments: Some(128),
+        scheduler: Some("none".into()),
+        schedulers: vec!["none".into(), "mq-deadline".into()],
+        nr_requests: Some(128),
+        write_cache: Some("write back".into()),
+        wbt_lat_usec: Some(75000),
+        rotational: Some(false),
+        ..Default::default()
+    }
+}
+
+/// md0, RAID0 of four loops, chunk 64k, read-ahead 512 KiB (2 full
+/// stripes, what the kernel gives it): clean.
+fn raid0() -> (Topology, Survey) {
+    let loops: Vec<Device> = (0..4).map(|i| dev(&format!("loop{i}"), "loop")).collect();
+    let topo = Topology {
+        target: "/dev/md0".into(),
+        resolved: "block device".into(),
+        root: md("md0", "raid0", 64 << 10, loops),
+    };
+    let mut survey = Survey {
+        devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
+    };
+    let mut m = facts("md0", "md");
+    m.read_ahead_kb = Some(512);
+    m.max_sectors_kb = Some(64);
+    m.md = Some(MdFacts {
+        array_state: Some("clean".into()),
+        ..Default::default()
+    });
+    survey.devices.insert(0, m);
+    (topo, survey)
+}
+
+fn set(s: &mut Survey, name: &str, f: impl FnOnce(&mut DeviceFacts)) {
+    f(s.devices.iter_mut().find(|d| d.name == name).unwrap());
+}
+
+fn ids(f: &[Finding]) -> Vec<String> {
+    f.iter()
+        .map(|f| format!("{}:{}", f.id, f.devices.join(",")))
+        .collect()
+}
+
+fn options(quick: bool) -> Options {
+    Options {
+        budget_sec: 30.0,
+        quick,
+        allow_destructive: false,
+        block_device: true,
+    }
+}
+
+#[test]
+fn a_clean_raid0_has_no_finding_and_plans_the_read_ahead_points() {
+    let (t, s) = raid0();
+    assert!(
+        static_findings(&t, &s).is_empty(),
+        "{:?}",
+        ids(&static_findings(&t, &s))
+    );
+    assert_eq!(readahead_finding(&t, &s, &[]), None);
+    let b = plan(&t, &s, &options(false));
+    let ra = b.readahead.as_ref().unwrap();
+    assert_eq!((ra.current_kb, ra.full_stripe_kb), (512, 256));
+    assert_eq!(ra.values_kb, vec![256, 512, 1024]);
+    // Three points within their share of 30 s (the slow-member runs have
+    // theirs), each run's overhead kept out.
+    let want = 30.0 * READAHEAD_SHARE / 3.0 - RUN_OVERHEAD_SEC;
+    assert!((ra.seconds_each - want).abs() < 1e-9, "{}", ra.seconds_each);
+    let total: f64 = b.checks.iter().map(|c| c.budget_sec).sum();
+    assert!(total <= 30.0, "{total}");
+    let status = |id: &str| b.checks.iter().find(|c| c.id == id).unwrap().status.clone();
+    assert_eq!(status("readahead"), "ran");
+    assert_eq!(status("parity"), "skipped");
+    assert_eq!(status("writes"), "skipped");
+    // Measured alike within the noise: still nothing.
+    let pts = [(256, 100e6), (512, 104e6), (1024, 108e6)];
+    assert_eq!(readahead_finding(&t, &s, &pts), None);
+}
+
+#[test]
+fn quick_measures_nothing_and_says_so() {
+    let (t, s) = raid0();
+    let b = plan(&t, &s, &options(true));
+    assert_eq!(b.readahead, None);
+    let ra = b.checks.iter().find(|c| c.id == "readahead").unwrap();
+    assert!(ra.detail.contains("--quick: not measured"), "{}", ra.detail);
+}
+
+#[test]
+fn read_ahead_of_0_is_high_with_its_fix_and_the_measured_gain() {
+    let (t, mut s) = raid0();
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(0));
+    // Static: the rule alone, two full stripes advised.
+    let f = readahead_finding(&t, &s, &[]).unwrap();
+    assert_eq!(
+        (f.id.as_str(), f.severity),
+        ("readahead-low", Severity::High)
+    );
+    assert_eq!(f.fix, vec!["echo 512 > /sys/block/md0/queue/read_ahead_kb"]);
+    assert!(f.persist[0].contains("KERNEL==\"md0\", ATTR{queue/read_ahead_kb}=\"512\""));
+    assert!(f.persist[1].contains("blockdev --setra 1024 /dev/md0"));
+    assert!(!f.gain.as_ref().unwrap().measured);
+    // Measured: the best point is advised, with before and after.
+    let pts = [(0, 20e6), (256, 90e6), (512, 100e6), (1024, 150e6)];
+    let f = readahead_finding(&t, &s, &pts).unwrap();
+    assert_eq!(
+        f.fix,
+        vec!["echo 1024 > /sys/block/md0/queue/read_ahead_kb"]
+    );
+    let g = f.gain.unwrap();
+    assert!(g.measured);
+    assert_eq!(
+        (g.before_bytes_per_sec, g.after_bytes_per_sec),
+        (Some(20e6), Some(150e6))
+    );
+    assert!((g.pct.unwrap() - 650.0).abs() < 1e-9);
+    // Nothing else is found.
+    assert!(static_findings(&t, &s).is_empty());
+    let b = plan(&t, &s, &options(false));
+    assert_eq!(b.readahead.unwrap().values_kb, vec![0, 256, 512, 1024]);
+}
+
+#[test]
+fn one_members_max_sectors_below_the_chunk_is_found_on_it_alone() {
+    let (t, mut s) = raid0();
+    set(&mut s, "loop2", |f| f.max_sectors_kb = Some(32));
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["request-split:loop2"]);
+    let f = &all[0];
+    assert_eq!(f.severity, Severity::Medium);
+    assert!(f.title.contains("as 2 requests"), "{}", f.title);
+    assert_eq!(
+        f.fix,
+        vec!["echo 1280 > /sys/block/loop2/queue/max_sectors_kb"]
+    );
+    assert!(f.persist[0].contains("KERNEL==\"loop2\""));
+}
+
+#[test]
+fn a_member_whose_hardware_limit_is_below_the_chunk_gets_no_echo() {
+    let (t, mut s) = raid0();
+    set(&mut s, "loop1", |f| {
+        f.max_sectors_kb = Some(32);
+        f.max_hw_sectors_kb = Some(32);
+    });
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["request-split:loop1"]);
+    assert!(
+        all[0].fix[0].contains("chunk of at most 32 KiB"),
+        "{:?}",
+        all[0].fix
+    );
+    assert!(all[0].persist.is_empty());
+}
+
+#[test]
+fn one_member_with_another_scheduler_is_named_with_the_others_value() {
+    let (t, mut s) = raid0();
+    set(&mut s, "loop1", |f| {
+        f.scheduler = Some("mq-deadline".into())
+    });
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["member-scheduler-differs:loop1"]);
+    assert_eq!(
+        all[0].fix,
+        vec!["echo none > /sys/block/loop1/queue/scheduler"]
+    );
+    assert_eq!(all[0].evidence.len(), 4);
+    // A member that does not offer the others' scheduler is told so.
+    let mut s2 = s.clone();
+    set(&mut s2, "loop1", |f| {
+        f.schedulers = vec!["mq-deadline".into(), "bfq".into()]
+    });
+    let f = static_findings(&t, &s2);
+    assert!(
+        f[0].fix[0].contains("does not offer none (it offers mq-deadline, bfq)"),
+        "{:?}",
+        f[0].fix
+    );
+    // The kernel sets nr_requests with the scheduler: said with it, not
+    // a finding of its own.
+    set(&mut s, "loop1", |f| f.nr_requests = Some(256));
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["member-scheduler-differs:loop1"]);
+    assert!(
+        all[0].evidence[4].contains("nr_requests is 256"),
+        "{:?}",
+        all[0].evidence
+    );
+    // Another member's nr_requests, with the common scheduler, is its own finding.
+    set(&mut s, "loop3", |f| f.nr_requests = Some(64));
+    assert_eq!(
+        ids(&static_findings(&t, &s)),
+        vec![
+            "member-scheduler-differs:loop1",
+            "member-nr_requests-differs:loop3"
+        ]
+    );
+}
+
+#[test]
+fn settings_never_told_about_are_compared_too() {
+    let (t, mut s) = raid0();
+    set(&mut s, "loop3", |f| f.wbt_lat_usec = Some(0));
+    set(&mut s, "loop0", |f| {
+        f.write_cache = Some("write through".into())
+    });
+    set(&mut s, "loop2", |f| f.rotational = Some(true));
+    let mut got = ids(&static_findings(&t, &s));
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            "member-rotational-differs:loop2",
+            "member-wbt_lat_usec-differs:loop3",
+            "member-write-cache-differs:loop0",
+        ]
+    );
+}
+
+#[test]
+fn a_member_behind_dm_delay_is_one_finding_not_one_per_setting() {
+    let (mut t, mut s) = raid0();
+    let lp = t.root.members[1].clone();
+    t.root.members[1] = Device {
+        kind: "dm".into(),
+        dm: Some(DmInfo {
+            name: "slow1".into(),
+            target: Some("delay".into()),
+            chunk_size: None,
+            source: "dm table".into(),
+        }),
+        leaf: None,
+        members: vec![lp],
+        ..dev("dm-0", "dm")
+    };
+    let mut d = facts("dm-0", "dm");
+    d.nr_requests = None;
+    d.scheduler = Some("none".into());
+    d.max_sectors_kb = Some(1280);
+    s.devices.push(d);
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["member-stack-differs:dm-0"]);
+    assert!(
+        all[0].title.contains("dm-0 is dm delay over loop"),
+        "{}",
+        all[0].title
+    );
+}
+
+#[test]
+fn raid5_with_the_smallest_stripe_cache_and_a_resync_is_found() {
+    let loops: Vec<Device> = (0..4).map(|i| dev(&format!("loop{i}"), "loop")).collect();
+    let t = Topology {
+        target: "/dev/md1".into(),
+        resolved: "block device".into(),
+        root: md("md1", "raid5", 64 << 10, loops),
+    };
+    let mut s = Survey {
+        devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
+    };
+    let mut m = facts("md1", "md");
+    m.read_ahead_kb = Some(384);
+    m.md = Some(MdFacts {
+        array_state: Some("active".into()),
+        sync_action: Some("resync".into()),
+        sync_completed: Some("500 / 2000".into()),
+        degraded: Some(1),
+        stripe_cache_size: Some(17),
+        group_thread_cnt: Some(0),
+        ..Default::default()
+    });
+    s.devices.push(m);
+    let all = static_findings(&t, &s);
+    let mut got = ids(&all);
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            "degraded:md1",
+            "parity-one-thread:md1",
+            "resync:md1",
+            "stripe-cache-small:md1"
+        ]
+    );
+    let sc = all.iter().find(|f| f.id == "stripe-cache-small").unwrap();
+    assert!(sc.title.contains("= 65"), "{}", sc.title);
+    assert!(sc.fix[0].starts_with("echo 256 > /sys/block/md1/md/stripe_cache_size"));
+    assert_eq!(
+        state_words(&t, &s),
+        vec!["md1: active, degraded: 1 of 4 members missing, resync in progress (25% done)"]
+    );
+    let b = plan(&t, &s, &options(false));
+    let status = |id: &str| b.checks.iter().find(|c| c.id == id).unwrap().status.clone();
+    assert_eq!(status("parity"), "ran");
+    assert_eq!(status("state"), "ran");
+    // The state comes first among the findings of its severity.
+    let doc = assemble(
+        "/dev/md1".into(),
+        t,
+        &s,
+        &b,
+        all,
+        Vec::new(),
+        None,
+        1.0,
+        false,
+    );
+    assert_eq!(doc.findings[0].id, "degraded");
+    assert_eq!(doc.findings[1].id, "resync");
+    assert!(doc.fails(Some(Severity::High)));
+    assert!(!doc.fails(None));
+}
+
+#[test]
+fn a_misaligned_partition_under_md_is_found() {
+    let (mut t, mut s) = raid0();
+    let mut p = dev("loop0p1", "partition");
+    p.parent = Some("loop0".into());
+    t.root.members[0] = p;
+    let mut f = facts("loop0p1", "partition");
+    f.parent = Some("loop0".into());
+    f.start_sectors = Some(2049);
+    s.devices.push(f);
+    let all = static_findings(&t, &s);
+    assert_eq!(
+        ids(&all),
+        vec![
+            "partition-misaligned:loop0p1",
+            "member-stack-differs:loop0p1"
+        ]
+    );
+    assert_eq!(all[0].severity, Severity::Medium);
+    assert!(all[0].title.contains("sector 2049"), "{}", all[0].title);
+    // At 1 MiB: nothing about the partition.
+    set(&mut s, "loop0p1", |f| f.start_sectors = Some(2048));
+    assert!(!ids(&static_findings(&t, &s))[0].starts_with("partition"));
+}
+
+#[test]
+fn the_document_round_trips_through_json() {
+    let (t, mut s) = raid0();
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(0));
+    let b = plan(&t, &s, &options(true));
+    let f: Vec<Finding> = readahead_finding(&t, &s, &[]).into_iter().collect();
+    let doc = assemble(
+        "/dev/md0".into(),
+        t,
+        &s,
+        &b,
+        f,
+        Vec::new(),
+        None,
+        0.2,
+        false,
+    );
+    let text = serde_json::to_string(&doc).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["kind"], "findings");
+    assert_eq!(v["findings"][0]["severity"], "high");
+    let back: FindingsDocument = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, doc);
+}
+
+#[test]
+fn the_slow_member_is_judged_by_compares_verdict_with_its_figures_beside_the_median() {
+    use crate::document::compare::Sample;
+    let (t, s) = raid0();
+    let sample = |mb: f64| Sample {
+        bytes_per_sec: mb * 1e6,
+        p99_ns: Some(5_000_000),
+        ios: 200,
+    };
+    let runs = |mb: [f64; 3]| mb.iter().map(|&m| sample(m)).collect::<Vec<_>>();
+    let samples = vec![
+        ("/dev/loop0".to_string(), runs([100.0, 102.0, 98.0])),
+        ("/dev/loop1".to_string(), runs([101.0, 99.0, 100.0])),
+        ("/dev/loop2".to_string(), runs([30.0, 31.0, 29.0])),
+        ("/dev/loop3".to_string(), runs([99.0, 100.0, 103.0])),
+    ];
+    let (v, f) = slow_members(&t, &samples, None);
+    assert!(v.judged());
+    assert_eq!(ids(&f), vec!["slow-member:loop2"]);
+    assert!(f[0].title.contains("30.0 MB/s"), "{}", f[0].title);
+    assert!(
+        f[0].evidence[0].contains("the median member"),
+        "{:?}",
+        f[0].evidence
+    );
+    assert!(f[0].fix[0].starts_with("smartctl -x /dev/loop2"));
+    let g = f[0].gain.as_ref().unwrap();
+    assert!(!g.measured);
+    // Alike members: none flagged.
+    let alike: Vec<(String, Vec<Sample>)> = (0..4)
+        .map(|i| (format!("/dev/loop{i}"), runs([100.0, 97.0, 103.0])))
+        .collect();
+    let (v, f) = slow_members(&t, &alike, None);
+    assert!(v.judged() && f.is_empty());
+    // A slow member a static check found at fault: one finding, with the
+    // measurement as its evidence.
+    let mut s2 = s.clone();
+    set(&mut s2, "loop2", |f| f.max_sectors_kb = Some(32));
+    let mut all = static_findings(&t, &s2);
+    let (_, slow) = slow_members(&t, &samples, None);
+    add_slow(&mut all, slow);
+    assert_eq!(ids(&all), vec!["request-split:loop2"]);
+    assert!(
+        all[0]
+            .evidence
+            .iter()
+            .any(|e| e.starts_with("measured: member loop2 is slow")),
+        "{:?}",
+        all[0].evidence
+    );
+    // Static checks alone plan it, with the budget split.
+    let b = plan(&t, &s, &options(false));
+    let p = b.slow.unwrap();
+    assert_eq!(p.members.len(), 4);
+    assert_eq!(p.repeats, SLOW_REPEATS);
+    assert!(plan(&t, &s, &options(true)).slow.is_none());
+}
+
+#[test]
+fn measured_request_sizes_back_a_finding_or_name_a_split_nobody_planted() {
+    let (t, mut s) = raid0();
+    set(&mut s, "loop1", |f| f.max_sectors_kb = Some(32));
+    let mut all = static_findings(&t, &s);
+    let why = "max_sectors_kb is 32".to_string();
+    measured_splits(
+        &mut all,
+        &[
+            ("loop1".into(), 32 << 10, 64 << 10, why.clone()),
+            (
+                "loop3".into(),
+                16 << 10,
+                64 << 10,
+                "no queue limit of the member explains it".into(),
+            ),
+        ],
+    );
+    assert_eq!(
+        ids(&all),
+        vec!["request-split:loop1", "request-split-measured:loop3"]
+    );
+    assert!(all[0]
+        .evidence
+        .last()
+        .unwrap()
+        .contains("requests of 32 KiB on average, for pieces of 64 KiB"));
+    assert_eq!(all[1].severity, Severity::Medium);
+    assert!(
+        all[1].evidence[1].contains("no queue limit"),
+        "{:?}",
+        all[1].evidence
+    );
+    // Planned with the others, within the budget.
+    let b = plan(&t, &s, &options(false));
+    let r = b.requests.unwrap();
+    assert_eq!((r.bs, r.chunk), (256 << 10, 64 << 10));
+    let total: f64 = b.checks.iter().map(|c| c.budget_sec).sum();
+    assert!(total <= 30.0, "{total}");
+}
+
+/// A findings document as `advise --json` writes it, with `ra` as the
+/// volume's read-ahead and a read-ahead measurement at 512 KiB.
+fn written(ra: u64, at_512: f64) -> Vec<u8> {
+    let (t, mut s) = raid0();
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(ra));
+    let b = plan(&t, &s, &options(true));
+    let f: Vec<Finding> = readahead_finding(&t, &s, &[]).into_iter().collect();
+    let m = vec![Measurement {
+        check: "readahead".into(),
+        setting: "read_ahead_kb=512".into(),
+        bytes_per_sec: at_512,
+        seconds: 3.0,
+        partial: false,
+    }];
+    let doc = assemble("/dev/md0".into(), t, &s, &b, f, m, None, 1.0, false);
+    serde_json::to_vec_pretty(&doc).unwrap()
+}
+
+fn given(bytes: &[u8], shown: &str) -> crate::document::Given {
+    use crate::document::read::{read, Origin, Reader, READ_BACK};
+    let origin = Origin {
+        shown: shown.into(),
+        reader: Reader::Diff,
+    };
+    crate::document::Given {
+        shown: shown.into(),
+        document: read(bytes, &origin, &READ_BACK).unwrap(),
+    }
+}
+
+#[test]
+fn report_and_diff_read_a_findings_document_back() {
+    let before = written(0, 80e6);
+    let after = written(512, 100e6);
+    let doc = crate::document::load::load(&before, "before.json").unwrap();
+    assert_eq!(doc.kind(), crate::document::Kind::Findings);
+    let (a, b) = (given(&before, "before.json"), given(&after, "after.json"));
+    let d = crate::document::diff::diff(
+        &a,
+        &b,
+        &crate::document::diff::DiffOptions {
+            alpha: 0.05,
+            threshold_pct: None,
+            force: false,
+        },
+    )
+    .unwrap();
+    // The fix resolved the read-ahead finding; the measurement both made is a row.
+    assert_eq!(d.only_in_base, vec!["finding readahead-low md0 (high)"]);
+    assert!(d.only_in_new.is_empty());
+    assert_eq!(d.rows.len(), 1);
+    assert_eq!(d.rows[0].label, "readahead read_ahead_kb=512");
+    let mb = &d.rows[0].metrics[0];
+    assert_eq!((mb.base, mb.new), (Some(80e6), Some(100e6)));
+    // Nothing measured in common (two --quick runs) still diffs.
+    let quick = |ra| {
+        let (t, mut s) = raid0();
+        set(&mut s, "md0", |f| f.read_ahead_kb = Some(ra));
+        let b = plan(&t, &s, &options(true));
+        let f: Vec<Finding> = readahead_finding(&t, &s, &[]).into_iter().collect();
+        serde_json::to_vec(&assemble(
+            "/dev/md0".into(),
+            t,
+            &s,
+            &b,
+            f,
+            Vec::new(),
+            None,
+            0.1,
+            false,
+        ))
+        .unwrap()
+    };
+    let d = crate::document::diff::diff(
+        &given(&quick(512), "a.json"),
+        &given(&quick(0), "b.json"),
+        &crate::document::diff::DiffOptions {
+            alpha: 0.05,
+            threshold_pct: None,
+            force: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(d.only_in_new, vec!["finding readahead-low md0 (high)"]);
+}
+
+#[test]
+fn an_lvm_volume_off_the_stripe_of_the_md_under_it_is_found() {
+    let (md0, mut s) = raid0();
+    let mut md_dev = md0.root;
+    md_dev.dev = "9:0".into();
+    let lv = Device {
+        kind: "dm".into(),
+        dm: Some(DmInfo {
+            name: "vg-lv".into(),
+            target: Some("linear".into()),
+            chunk_size: None,
+            source: "dm table".into(),
+        }),
+        leaf: None,
+        members: vec![md_dev],
+        ..dev("dm-0", "dm")
+    };
+    let t = Topology {
+        target: "/dev/dm-0".into(),
+        resolved: "block device".into(),
+        root: lv,
+    };
+    let mut f = facts("dm-0", "dm");
+    // pe_start 1 MiB + 192 KiB: on the chunk, off the full stripe (256k).
+    f.dm_linear = vec![("md0".into(), (1 << 20) + (192 << 10))];
+    s.devices.insert(0, f);
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["dm-offset-misaligned:dm-0,md0"]);
+    assert_eq!(all[0].severity, Severity::Low);
+    assert!(
+        all[0].fix[0].contains("--dataalignment 256k /dev/md0"),
+        "{:?}",
+        all[0].fix
+    );
+    assert_eq!(
+        all[0].evidence,
+        vec!["dmsetup table vg-lv: linear 9:0 2432"]
+    );
+    // At 1 MiB: aligned to the full stripe; nothing.
+    set(&mut s, "dm-0", |f| {
+        f.dm_linear = vec![("md0".into(), 1 << 20)]
+    });
+    assert!(static_findings(&t, &s).is_empty());
+}
