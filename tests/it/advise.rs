@@ -62,3 +62,16 @@ fn a_severity_it_does_not_know_and_a_missing_volume_are_refused_in_one_line() {
     assert!(e.contains("does not exist"), "{e}");
     assert_eq!(e.trim().lines().count(), 1, "{e}");
 }
+
+#[test]
+fn quick_with_a_budget_is_refused_in_one_line() {
+    // --quick measures nothing: a budget beside it was silently ignored.
+    let out = sb()
+        .args(["advise", "--quick", "--budget", "5s", "/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("--budget"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+}
