@@ -42,16 +42,18 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
             crate::base::error::show_lines(line)
         );
     }
-    let mut battery = advise::plan(
-        &topo,
-        &survey,
-        &Options {
-            budget_sec: args.budget.as_secs_f64(),
-            quick: args.quick,
-            allow_destructive: args.allow_destructive,
-            block_device: topo.resolved == "block device",
-        },
-    );
+    let options = Options {
+        budget_sec: args.budget.as_secs_f64(),
+        quick: args.quick,
+        allow_destructive: args.allow_destructive,
+        block_device: topo.resolved == "block device",
+    };
+    // Refused before anything is measured: a budget the battery overruns
+    // is not the budget the user gave.
+    if let Err(why) = advise::check_budget(&topo, &survey, &options) {
+        return crate::base::error::usage(why);
+    }
+    let mut battery = advise::plan(&topo, &survey, &options);
     let mut findings = advise::static_findings(&topo, &survey);
     let (points, measurements) = measure_readahead(args, &mut battery, &out)?;
     findings.extend(advise::readahead_finding(&topo, &survey, &points));

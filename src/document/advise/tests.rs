@@ -718,3 +718,38 @@ fn a_dm_name_with_a_quote_keeps_the_udev_rule_one_shell_word() {
     assert!(rule.starts_with("echo $'ACTION=="), "{rule}");
     assert!(rule.contains("it\\'s"), "{rule}");
 }
+
+#[test]
+fn a_budget_the_battery_overruns_is_refused_with_the_least_that_fits() {
+    // --budget 1ms planned 1 s windows anyway: the battery ran for many
+    // seconds past the budget, said nowhere before it started.
+    let (t, s) = raid0();
+    let o = |b: f64| Options {
+        budget_sec: b,
+        ..options(false)
+    };
+    let e = check_budget(&t, &s, &o(0.001)).unwrap_err();
+    assert!(e.starts_with("--budget 1ms: the checks md0 needs"), "{e}");
+    let least: f64 = e
+        .split("give --budget ")
+        .nth(1)
+        .and_then(|r| r.split('s').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    // The least it names fits, a second less does not, and what fits is
+    // planned within the budget.
+    assert!(check_budget(&t, &s, &o(least)).is_ok(), "{e}");
+    assert!(check_budget(&t, &s, &o(least - 1.0)).is_err(), "{e}");
+    assert!(plan(&t, &s, &o(least)).planned_sec() <= least + 1e-9);
+    // The default and --quick fit whatever the budget.
+    assert!(check_budget(&t, &s, &o(120.0)).is_ok());
+    assert!(check_budget(
+        &t,
+        &s,
+        &Options {
+            budget_sec: 0.001,
+            ..options(true)
+        }
+    )
+    .is_ok());
+}
