@@ -31,6 +31,21 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
         &protected,
         &[],
     )?;
+    // A setting of the stack that a run changed (a killed one's left
+    // behind, or a live one's now) reads as that run's value, not the
+    // device's: findings and "the current value" would be built on it.
+    let mut names = Vec::new();
+    stack_names(&topo.root, &mut names);
+    if let Some((k, killed)) =
+        crate::device::knobs::changed_on(&crate::device::state::state_dir(), &names).first()
+    {
+        let shown = show_path(&k.path);
+        return crate::base::error::usage(if *killed {
+            format!("a killed run left {shown} changed (it was {}): advise would read that run's value as the volume's: run 'stripebench restore' first", k.old)
+        } else {
+            format!("a run is changing {shown} now (it was {}): advise would read that run's value as the volume's: run advise when it has ended", k.old)
+        });
+    }
     // A degraded or resyncing array is said before anything is measured:
     // every figure the battery takes is below the array's own.
     for line in advise::state_words(&topo, &survey)
@@ -96,6 +111,16 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// The kernel names of every device of the stack (and of the disk under
+/// each partition, whose queue holds the partition's settings).
+fn stack_names<'a>(d: &'a topology::Device, out: &mut Vec<&'a str>) {
+    out.push(&d.name);
+    out.extend(d.parent.as_deref());
+    for m in &d.members {
+        stack_names(m, out);
+    }
 }
 
 /// The read-ahead rates of the runs that finished whole (KiB, bytes/s),
