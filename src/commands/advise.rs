@@ -21,6 +21,14 @@ use crate::output::{Outputs, Request};
 pub fn run(args: &AdviseArgs) -> Result<u8> {
     session::preflight();
     let started = Instant::now();
+    let given = show_path(&args.volume);
+    // Resolved once: a link re-read by every run could be pointed at
+    // another device between the survey and the measurements (whose
+    // read-ahead would then be set, and findings mixed from two devices).
+    let args = &AdviseArgs {
+        volume: resolved(&args.volume),
+        ..args.clone()
+    };
     let src = topology::Sources::system(args.dm_table.as_deref())?;
     let topo = topology::discover(&args.volume, &src)?;
     let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
@@ -91,7 +99,7 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
         (None, m) => (None, m),
     };
     let doc = advise::assemble(
-        show_path(&args.volume),
+        given,
         topo,
         &survey,
         &battery,
@@ -111,6 +119,12 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// `volume` with its links resolved, once; as given when it cannot be
+/// (the survey then says why).
+fn resolved(volume: &std::path::Path) -> std::path::PathBuf {
+    std::fs::canonicalize(volume).unwrap_or_else(|_| volume.to_path_buf())
 }
 
 /// The kernel names of every device of the stack (and of the disk under
@@ -322,4 +336,28 @@ fn measure_requests(
         })
         .collect();
     Ok((splits, measurements))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_symlink_volume_is_resolved_once_so_a_flip_cannot_change_what_is_measured() {
+        let t = tempfile::tempdir().unwrap();
+        let a = t.path().join("a");
+        std::fs::write(&a, b"").unwrap();
+        let link = t.path().join("vol");
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let at_start = resolved(&link);
+        // The link flips after the survey: what the runs open does not.
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        assert_eq!(at_start, std::fs::canonicalize(&a).unwrap());
+        let c = crate::cli::advise::readahead_run(&at_start, 1024, 1.0, false).unwrap();
+        assert_eq!(c.targets, vec![at_start.clone()]);
+        // A path that does not resolve is kept for the survey to refuse.
+        let gone = t.path().join("gone");
+        assert_eq!(resolved(&gone), gone);
+    }
 }
