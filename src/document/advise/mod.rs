@@ -352,7 +352,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     let slow_why: Result<(), String> = if o.quick {
         Err("--quick: not measured".into())
     } else if !o.block_device {
-        Err("a mount point: run `stripebench compare` on it".into())
+        Err("not a block device (a file, directory or mount point on one): name the device, or run `stripebench compare` on it".into())
     } else if members.len() < 3 {
         Err(format!(
             "{} member(s): the verdict needs at least 3 to have a median",
@@ -440,7 +440,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
                     .join(", ")
             ),
             None if o.quick => "read_ahead_kb against the full stripe (--quick: not measured)".into(),
-            None => "read_ahead_kb against the full stripe (a mount point: not measured)".into(),
+            None => "read_ahead_kb against the full stripe (not a block device: not measured)".into(),
         }),
     };
     let ra_budget = readahead.as_ref().map_or(0.0, |p| {

@@ -753,3 +753,33 @@ fn a_budget_the_battery_overruns_is_refused_with_the_least_that_fits() {
     )
     .is_ok());
 }
+
+#[test]
+fn a_file_or_directory_is_not_called_a_mount_point() {
+    // `advise /tmp/x` (a file, or a directory that mounts nothing) said
+    // "a mount point" of it: it is neither, and the device is what to name.
+    let (t, s) = raid0();
+    let b = plan(
+        &t,
+        &s,
+        &Options {
+            block_device: false,
+            ..options(false)
+        },
+    );
+    for c in &b.checks {
+        assert!(
+            !c.detail.contains("a mount point:"),
+            "{}: {}",
+            c.id,
+            c.detail
+        );
+    }
+    let slow = b.checks.iter().find(|c| c.id == "slow-members").unwrap();
+    assert!(
+        slow.detail.starts_with("not a block device"),
+        "{}",
+        slow.detail
+    );
+    assert!(b.readahead.is_none() && b.slow.is_none() && b.requests.is_none());
+}
