@@ -31,6 +31,9 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     };
     let src = topology::Sources::system(args.dm_table.as_deref())?;
     let topo = topology::discover(&args.volume, &src)?;
+    if let Err(why) = advise::check_medium(&topo) {
+        return crate::base::error::usage(why);
+    }
     let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
     let protected = crate::device::protected_paths(std::slice::from_ref(&args.volume));
     let out = Outputs::check(

@@ -330,6 +330,23 @@ pub fn check_budget(topo: &Topology, survey: &Survey, o: &Options) -> Result<(),
     })
 }
 
+/// Err when a device of the stack has no medium (size 0: a loop device with
+/// no backing file, a drive with no disc): every check of it is empty, and
+/// "findings: none" said of it read as a clean bill.
+pub fn check_medium(topo: &Topology) -> Result<(), String> {
+    match topo
+        .leaves()
+        .into_iter()
+        .find(|d| d.leaf.as_ref().is_some_and(|l| l.size == 0))
+    {
+        Some(d) => Err(format!(
+            "{} has no medium (its size is 0: a loop device with no backing file, a drive with no disc): nothing to advise on",
+            d.name
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The runs of each member's figure: compare's default `--repeat`.
 pub const SLOW_REPEATS: usize = 3;
 /// The share of the budget for the read-ahead points, and for the members.

@@ -783,3 +783,13 @@ fn a_file_or_directory_is_not_called_a_mount_point() {
     );
     assert!(b.readahead.is_none() && b.slow.is_none() && b.requests.is_none());
 }
+
+#[test]
+fn a_loop_device_with_no_backing_file_is_refused_not_found_clean() {
+    // `advise /dev/loop5` (detached, size 0) said "findings: none".
+    let (mut t, _) = raid0();
+    assert_eq!(check_medium(&t), Ok(()));
+    t.root.members[2].leaf.as_mut().unwrap().size = 0;
+    let e = check_medium(&t).unwrap_err();
+    assert!(e.starts_with("loop2 has no medium"), "{e}");
+}
