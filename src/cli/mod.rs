@@ -395,8 +395,8 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "TIME", default_value = "2m", value_parser = parse_positive_duration)]
     pub budget: std::time::Duration,
 
-    /// Read sysfs only: measure nothing (a second or less).
-    #[arg(long)]
+    /// Read sysfs only: measure nothing (a second or less; no --budget).
+    #[arg(long, conflicts_with = "budget")]
     pub quick: bool,
 
     /// Exit 1 when any finding is at this severity or worse (info, low,

@@ -21,8 +21,19 @@ use crate::output::{Outputs, Request};
 pub fn run(args: &AdviseArgs) -> Result<u8> {
     session::preflight();
     let started = Instant::now();
+    let given = show_path(&args.volume);
+    // Resolved once: a link re-read by every run could be pointed at
+    // another device between the survey and the measurements (whose
+    // read-ahead would then be set, and findings mixed from two devices).
+    let args = &AdviseArgs {
+        volume: resolved(&args.volume),
+        ..args.clone()
+    };
     let src = topology::Sources::system(args.dm_table.as_deref())?;
     let topo = topology::discover(&args.volume, &src)?;
+    if let Err(why) = advise::check_medium(&topo) {
+        return crate::base::error::usage(why);
+    }
     let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
     let protected = crate::device::protected_paths(std::slice::from_ref(&args.volume));
     let out = Outputs::check(
@@ -31,6 +42,21 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
         &protected,
         &[],
     )?;
+    // A setting of the stack that a run changed (a killed one's left
+    // behind, or a live one's now) reads as that run's value, not the
+    // device's: findings and "the current value" would be built on it.
+    let mut names = Vec::new();
+    stack_names(&topo.root, &mut names);
+    if let Some((k, killed)) =
+        crate::device::knobs::changed_on(&crate::device::state::state_dir(), &names).first()
+    {
+        let shown = show_path(&k.path);
+        return crate::base::error::usage(if *killed {
+            format!("a killed run left {shown} changed (it was {}): advise would read that run's value as the volume's: run 'stripebench restore' first", k.old)
+        } else {
+            format!("a run is changing {shown} now (it was {}): advise would read that run's value as the volume's: run advise when it has ended", k.old)
+        });
+    }
     // A degraded or resyncing array is said before anything is measured:
     // every figure the battery takes is below the array's own.
     for line in advise::state_words(&topo, &survey)
@@ -42,16 +68,18 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
             crate::base::error::show_lines(line)
         );
     }
-    let mut battery = advise::plan(
-        &topo,
-        &survey,
-        &Options {
-            budget_sec: args.budget.as_secs_f64(),
-            quick: args.quick,
-            allow_destructive: args.allow_destructive,
-            block_device: topo.resolved == "block device",
-        },
-    );
+    let options = Options {
+        budget_sec: args.budget.as_secs_f64(),
+        quick: args.quick,
+        allow_destructive: args.allow_destructive,
+        block_device: topo.resolved == "block device",
+    };
+    // Refused before anything is measured: a budget the battery overruns
+    // is not the budget the user gave.
+    if let Err(why) = advise::check_budget(&topo, &survey, &options) {
+        return crate::base::error::usage(why);
+    }
+    let mut battery = advise::plan(&topo, &survey, &options);
     let mut findings = advise::static_findings(&topo, &survey);
     let (points, measurements) = measure_readahead(args, &mut battery, &out)?;
     findings.extend(advise::readahead_finding(&topo, &survey, &points));
@@ -74,7 +102,7 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
         (None, m) => (None, m),
     };
     let doc = advise::assemble(
-        show_path(&args.volume),
+        given,
         topo,
         &survey,
         &battery,
@@ -94,6 +122,22 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// `volume` with its links resolved, once; as given when it cannot be
+/// (the survey then says why).
+fn resolved(volume: &std::path::Path) -> std::path::PathBuf {
+    std::fs::canonicalize(volume).unwrap_or_else(|_| volume.to_path_buf())
+}
+
+/// The kernel names of every device of the stack (and of the disk under
+/// each partition, whose queue holds the partition's settings).
+fn stack_names<'a>(d: &'a topology::Device, out: &mut Vec<&'a str>) {
+    out.push(&d.name);
+    out.extend(d.parent.as_deref());
+    for m in &d.members {
+        stack_names(m, out);
+    }
 }
 
 /// The read-ahead rates of the runs that finished whole (KiB, bytes/s),
@@ -295,4 +339,28 @@ fn measure_requests(
         })
         .collect();
     Ok((splits, measurements))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_symlink_volume_is_resolved_once_so_a_flip_cannot_change_what_is_measured() {
+        let t = tempfile::tempdir().unwrap();
+        let a = t.path().join("a");
+        std::fs::write(&a, b"").unwrap();
+        let link = t.path().join("vol");
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let at_start = resolved(&link);
+        // The link flips after the survey: what the runs open does not.
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        assert_eq!(at_start, std::fs::canonicalize(&a).unwrap());
+        let c = crate::cli::advise::readahead_run(&at_start, 1024, 1.0, false).unwrap();
+        assert_eq!(c.targets, vec![at_start.clone()]);
+        // A path that does not resolve is kept for the survey to refuse.
+        let gone = t.path().join("gone");
+        assert_eq!(resolved(&gone), gone);
+    }
 }

@@ -285,6 +285,26 @@ pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
         .collect()
 }
 
+/// The settings of the devices named `names` (kernel names: md0, sdb1)
+/// that a run changed and has not put back, each with whether that run was
+/// killed (its record an orphan) or is live: what sysfs shows of them now
+/// is that run's value, not the device's own.
+pub fn changed_on(dir: &Path, names: &[&str]) -> Vec<(Knob, bool)> {
+    let orphans: Vec<PathBuf> = pending(dir).into_iter().map(|(f, _)| f).collect();
+    records(dir)
+        .into_iter()
+        .flat_map(|(f, ks)| {
+            let killed = orphans.contains(&f);
+            ks.into_iter().map(move |k| (k, killed))
+        })
+        .filter(|(k, _)| {
+            k.path
+                .components()
+                .any(|c| names.iter().any(|n| c.as_os_str() == *n))
+        })
+        .collect()
+}
+
 /// `stripebench restore`: puts back everything killed runs left changed,
 /// newest change first across all their state files, so that where two
 /// killed runs changed one setting, the value from before the first change
@@ -412,6 +432,35 @@ mod tests {
             .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
             .collect();
         assert!(left.is_empty(), "state file removed");
+    }
+
+    #[test]
+    fn a_killed_advise_leaves_read_ahead_that_advise_must_not_read_as_the_devices() {
+        // A SIGKILLed run's read-ahead stays set: advise read it as the
+        // volume's own and advised on it (and measured "the current value").
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("state");
+        fs::create_dir_all(&dir).unwrap();
+        let knob = PathBuf::from("/sys/devices/virtual/block/md0/queue/read_ahead_kb");
+        fs::write(
+            dir.join("knobs-4294967294.json"),
+            serde_json::to_vec(&vec![Knob {
+                path: knob.clone(),
+                old: "2560".into(),
+                at_ns: 1,
+            }])
+            .unwrap(),
+        )
+        .unwrap();
+        let found = changed_on(&dir, &["md0", "loop0"]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].0.path.as_path(), found[0].1),
+            (knob.as_path(), true)
+        );
+        assert_eq!(found[0].0.old, "2560");
+        // Another device's setting is not this volume's.
+        assert!(changed_on(&dir, &["md1", "loop"]).is_empty());
     }
 
     #[test]

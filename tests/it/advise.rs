@@ -62,3 +62,49 @@ fn a_severity_it_does_not_know_and_a_missing_volume_are_refused_in_one_line() {
     assert!(e.contains("does not exist"), "{e}");
     assert_eq!(e.trim().lines().count(), 1, "{e}");
 }
+
+#[test]
+fn quick_with_a_budget_is_refused_in_one_line() {
+    // --quick measures nothing: a budget beside it was silently ignored.
+    let out = sb()
+        .args(["advise", "--quick", "--budget", "5s", "/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("--budget"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+}
+
+#[test]
+fn read_ahead_a_killed_run_left_changed_is_refused_not_advised_on() {
+    // A SIGKILLed run leaves its read-ahead set: advise read that value as
+    // the volume's own, and advised on it (or measured it as "current").
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let out = sb()
+        .env("STRIPEBENCH_STATE_DIR", state.path())
+        .args(["advise", "--quick", "--json", "-"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let name = json(&out.stdout)["topology"]["root"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let record = format!(
+        r#"[{{"path":"/sys/devices/virtual/block/{name}/queue/read_ahead_kb","old":"2560","at_ns":1}}]"#
+    );
+    std::fs::write(state.path().join("knobs-4294967294.json"), record).unwrap();
+    let out = sb()
+        .env("STRIPEBENCH_STATE_DIR", state.path())
+        .args(["advise", "--quick"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("(it was 2560)"), "{e}");
+    assert!(e.contains("run 'stripebench restore' first"), "{e}");
+}

@@ -77,9 +77,9 @@ impl Sources {
         let dm_table = match dm_table_file {
             Some(f) => {
                 Some(
-                    fs::read_to_string(f).map_err(|e| TopologyError::DmTableUnreadable {
+                    read_dm_table(f).map_err(|error| TopologyError::DmTableUnreadable {
                         shown: show_path(f),
-                        error: e.to_string(),
+                        error,
                     })?,
                 )
             }
@@ -283,6 +283,49 @@ pub fn of_kernel_name(name: &str, src: &Sources) -> Result<Topology> {
         resolved: "block device".into(),
         root: src.device(name, 0)?,
     })
+}
+
+/// The most of a `--dm-table` file read: `dmsetup table` of thousands of
+/// devices is well under it.
+const DM_TABLE_MAX: u64 = 16 << 20;
+
+/// A `--dm-table` file's text: a regular file or a pipe (`<(dmsetup
+/// table)`), opened without blocking, and at most [`DM_TABLE_MAX`] bytes.
+/// `/dev/zero` was read until memory ran out, and a FIFO with no writer
+/// hung the command at open for good (opened without blocking, it has no
+/// writer and reads as empty).
+fn read_dm_table(f: &Path) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(f)
+        .map_err(|e| e.to_string())?;
+    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
+    if !(kind.is_file() || kind.is_fifo()) {
+        return Err(
+            "not a regular file or a pipe (give a file that holds `dmsetup table` output)".into(),
+        );
+    }
+    // Blocking again: a pipe's writer may not have written yet.
+    // SAFETY: fcntl on a descriptor this function owns.
+    unsafe {
+        let fl = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(file.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
+    }
+    let mut text = String::new();
+    file.take(DM_TABLE_MAX + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() as u64 > DM_TABLE_MAX {
+        return Err(format!(
+            "larger than {} MiB: not a `dmsetup table` output",
+            DM_TABLE_MAX >> 20
+        ));
+    }
+    Ok(text)
 }
 
 /// Resolves `target` and walks its stack.

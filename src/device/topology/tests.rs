@@ -520,3 +520,28 @@ fn lvm_striped_over_md_mirrors_is_summarised_as_such() {
         ("md2", (1 << 20) + (64 << 10) + 5)
     );
 }
+
+#[test]
+fn a_dm_table_that_is_dev_zero_or_a_fifo_is_not_read_forever() {
+    // `--dm-table /dev/zero` was read until memory ran out; a FIFO with no
+    // writer hung the command at open.
+    let e = read_dm_table(Path::new("/dev/zero")).unwrap_err();
+    assert!(e.contains("not a regular file"), "{e}");
+    let t = tempfile::tempdir().unwrap();
+    let fifo = t.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // No writer: read as empty at once (a pipe with one, `<(dmsetup
+    // table)`, is read as it is written).
+    assert_eq!(read_dm_table(&fifo).unwrap(), "");
+    let big = t.path().join("big");
+    fs::write(&big, vec![b'x'; (DM_TABLE_MAX + 1) as usize]).unwrap();
+    assert!(read_dm_table(&big).unwrap_err().contains("larger than"));
+    let ok = t.path().join("table");
+    fs::write(&ok, "vg-lv: 0 100 linear 9:0 2048\n").unwrap();
+    assert_eq!(
+        read_dm_table(&ok).unwrap(),
+        "vg-lv: 0 100 linear 9:0 2048\n"
+    );
+}

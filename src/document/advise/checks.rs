@@ -31,6 +31,13 @@ fn queue_dev(f: &DeviceFacts) -> &str {
     f.parent.as_deref().unwrap_or(&f.name)
 }
 
+/// A name or path as one shell word: a dm name is chosen by whoever made
+/// the device (spaces, quotes, `;` are allowed), so a fix that names one
+/// must quote it to be the command it says.
+fn sh(word: &str) -> String {
+    crate::base::invocation::shell_word(word.as_bytes())
+}
+
 /// A udev rule that sets `attr` of the device named `name` at every boot;
 /// a dm device by its dm name (its dm-N number can change).
 fn udev_rule(d: &Device, attr: &str, value: &str, file: &str) -> String {
@@ -38,9 +45,10 @@ fn udev_rule(d: &Device, attr: &str, value: &str, file: &str) -> String {
         Some(dm) if !dm.name.is_empty() => format!("ENV{{DM_NAME}}==\"{}\"", dm.name),
         _ => format!("KERNEL==\"{}\"", d.parent.as_deref().unwrap_or(&d.name)),
     };
-    format!(
-        "echo 'ACTION==\"add|change\", SUBSYSTEM==\"block\", {matcher}, ATTR{{{attr}}}=\"{value}\"' >> /etc/udev/rules.d/{file}"
-    )
+    let rule = format!(
+        "ACTION==\"add|change\", SUBSYSTEM==\"block\", {matcher}, ATTR{{{attr}}}=\"{value}\""
+    );
+    format!("echo {} >> /etc/udev/rules.d/{file}", sh(&rule))
 }
 
 fn kib(b: u64) -> String {
@@ -656,7 +664,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             fix: odd
                 .iter()
                 .map(|(m, s)| match members.iter().find(|d| d.name == *m).and_then(|d| d.dm.as_ref()) {
-                    Some(dm) => format!("dmsetup table {}   # {m} is {s}: take it out from in front of the member, or put the same in front of every member", dm.name),
+                    Some(dm) => format!("dmsetup table {}   # {m} is {s}: take it out from in front of the member, or put the same in front of every member", sh(&dm.name)),
                     None => format!("lsblk -s /dev/{m}   # {m} is {s}: build every member alike"),
                 })
                 .collect(),
@@ -900,8 +908,8 @@ pub fn slow_members(
             evidence.push(c.clone());
         }
         let fix = match dev.and_then(|d| d.dm.as_ref()) {
-            Some(dm) => vec![format!("dmsetup table {}; dmsetup status {}   # what stands in front of this member", dm.name, dm.name)],
-            None => vec![format!("smartctl -x {}   # errors, reallocated or pending sectors, link speed; then replace it or move it to another port", f.member)],
+            Some(dm) => vec![format!("dmsetup table {}; dmsetup status {}   # what stands in front of this member", sh(&dm.name), sh(&dm.name))],
+            None => vec![format!("smartctl -x {}   # errors, reallocated or pending sectors, link speed; then replace it or move it to another port", sh(&f.member))],
         };
         let n = members.len() as f64;
         out.push(Finding {

@@ -288,6 +288,65 @@ pub struct Battery {
     pub requests: Option<RequestPlan>,
 }
 
+impl Battery {
+    /// Seconds the measured checks take, all told (windows and overheads).
+    pub fn planned_sec(&self) -> f64 {
+        self.checks.iter().map(|c| c.budget_sec).sum()
+    }
+}
+
+/// Err when the battery this volume needs does not fit in the budget:
+/// each measured run has a window of at least [`MIN_WINDOW_SEC`] beside
+/// its overhead, so a short budget (`--budget 1ms`) was overrun, silently,
+/// by as much as the whole battery. The message names the least budget (in
+/// whole seconds) that fits, and --quick.
+pub fn check_budget(topo: &Topology, survey: &Survey, o: &Options) -> Result<(), String> {
+    let fits = |b: f64| {
+        plan(
+            topo,
+            survey,
+            &Options {
+                budget_sec: b,
+                ..*o
+            },
+        )
+        .planned_sec()
+            <= b + 1e-9
+    };
+    if fits(o.budget_sec) {
+        return Ok(());
+    }
+    // The battery's length grows slower than the budget (its shares add up
+    // to less than 1): the first whole second that fits is the least.
+    let least = (1..=86_400u32).map(f64::from).find(|&b| fits(b));
+    Err(match least {
+        Some(b) => format!(
+            "--budget {:?}: the checks {} needs take {:.0} s at least (each measured run has a window of {MIN_WINDOW_SEC:.0} s or more, and {RUN_OVERHEAD_SEC:.0} s to set up): give --budget {b:.0}s or more, or --quick to measure nothing",
+            std::time::Duration::from_secs_f64(o.budget_sec),
+            topo.root.name,
+            plan(topo, survey, &Options { budget_sec: 0.0, ..*o }).planned_sec()
+        ),
+        None => format!("--budget: the checks {} needs do not fit in a day: use --quick", topo.root.name),
+    })
+}
+
+/// Err when a device of the stack has no medium (size 0: a loop device with
+/// no backing file, a drive with no disc): every check of it is empty, and
+/// "findings: none" said of it read as a clean bill.
+pub fn check_medium(topo: &Topology) -> Result<(), String> {
+    match topo
+        .leaves()
+        .into_iter()
+        .find(|d| d.leaf.as_ref().is_some_and(|l| l.size == 0))
+    {
+        Some(d) => Err(format!(
+            "{} has no medium (its size is 0: a loop device with no backing file, a drive with no disc): nothing to advise on",
+            d.name
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The runs of each member's figure: compare's default `--repeat`.
 pub const SLOW_REPEATS: usize = 3;
 /// The share of the budget for the read-ahead points, and for the members.
@@ -310,7 +369,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     let slow_why: Result<(), String> = if o.quick {
         Err("--quick: not measured".into())
     } else if !o.block_device {
-        Err("a mount point: run `stripebench compare` on it".into())
+        Err("not a block device (a file, directory or mount point on one): name the device, or run `stripebench compare` on it".into())
     } else if members.len() < 3 {
         Err(format!(
             "{} member(s): the verdict needs at least 3 to have a median",
@@ -398,7 +457,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
                     .join(", ")
             ),
             None if o.quick => "read_ahead_kb against the full stripe (--quick: not measured)".into(),
-            None => "read_ahead_kb against the full stripe (a mount point: not measured)".into(),
+            None => "read_ahead_kb against the full stripe (not a block device: not measured)".into(),
         }),
     };
     let ra_budget = readahead.as_ref().map_or(0.0, |p| {

@@ -277,14 +277,14 @@ fn settings_never_told_about_are_compared_too() {
     );
 }
 
-#[test]
-fn a_member_behind_dm_delay_is_one_finding_not_one_per_setting() {
+/// The RAID0 with its second member behind a dm-delay device named `name`.
+fn behind_dm_delay(name: &str) -> (Topology, Survey) {
     let (mut t, mut s) = raid0();
     let lp = t.root.members[1].clone();
     t.root.members[1] = Device {
         kind: "dm".into(),
         dm: Some(DmInfo {
-            name: "slow1".into(),
+            name: name.into(),
             target: Some("delay".into()),
             chunk_size: None,
             source: "dm table".into(),
@@ -298,6 +298,12 @@ fn a_member_behind_dm_delay_is_one_finding_not_one_per_setting() {
     d.scheduler = Some("none".into());
     d.max_sectors_kb = Some(1280);
     s.devices.push(d);
+    (t, s)
+}
+
+#[test]
+fn a_member_behind_dm_delay_is_one_finding_not_one_per_setting() {
+    let (t, s) = behind_dm_delay("slow1");
     let all = static_findings(&t, &s);
     assert_eq!(ids(&all), vec!["member-stack-differs:dm-0"]);
     assert!(
@@ -649,4 +655,141 @@ fn an_lvm_volume_off_the_stripe_of_the_md_under_it_is_found() {
         f.dm_linear = vec![("md0".into(), 1 << 20)]
     });
     assert!(static_findings(&t, &s).is_empty());
+}
+
+#[test]
+fn a_dm_name_with_shell_characters_is_quoted_in_the_fix() {
+    // dmsetup takes any name but '/': a fix printed with it bare ran
+    // another command than the one it said (here: `rm` after the `;`).
+    let (t, s) = behind_dm_delay("slow 1;rm x");
+    let all = static_findings(&t, &s);
+    assert_eq!(ids(&all), vec!["member-stack-differs:dm-0"]);
+    assert!(
+        all[0].fix[0].starts_with("dmsetup table 'slow 1;rm x'   #"),
+        "{:?}",
+        all[0].fix
+    );
+}
+
+#[test]
+fn a_member_path_with_shell_characters_is_quoted_in_the_fix() {
+    use crate::document::compare::Sample;
+    let (t, _) = raid0();
+    let runs = |mb: f64| {
+        (0..3)
+            .map(|_| Sample {
+                bytes_per_sec: mb * 1e6,
+                p99_ns: Some(5_000_000),
+                ios: 200,
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut samples = vec![
+        ("/dev/loop0".to_string(), runs(100.0)),
+        ("/dev/loop1".to_string(), runs(100.0)),
+        ("/dev/loop2".to_string(), runs(30.0)),
+        ("/dev/loop3".to_string(), runs(100.0)),
+    ];
+    // The member's node is whatever path the stack gave: quoted whole.
+    let mut t = t;
+    t.root.members[2].path = "/dev/disk/by-id/a b$(x)".into();
+    samples[2].0 = "/dev/disk/by-id/a b$(x)".into();
+    let (_, f) = slow_members(&t, &samples, None);
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].fix[0].starts_with("smartctl -x '/dev/disk/by-id/a b$(x)'   #"),
+        "{:?}",
+        f[0].fix
+    );
+}
+
+#[test]
+fn a_dm_name_with_a_quote_keeps_the_udev_rule_one_shell_word() {
+    let (mut t, mut s) = raid0();
+    t.root.dm = Some(DmInfo {
+        name: "it's".into(),
+        target: Some("striped".into()),
+        chunk_size: None,
+        source: "dm table".into(),
+    });
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(0));
+    let f = readahead_finding(&t, &s, &[]).unwrap();
+    let rule = &f.persist[0];
+    assert!(rule.starts_with("echo $'ACTION=="), "{rule}");
+    assert!(rule.contains("it\\'s"), "{rule}");
+}
+
+#[test]
+fn a_budget_the_battery_overruns_is_refused_with_the_least_that_fits() {
+    // --budget 1ms planned 1 s windows anyway: the battery ran for many
+    // seconds past the budget, said nowhere before it started.
+    let (t, s) = raid0();
+    let o = |b: f64| Options {
+        budget_sec: b,
+        ..options(false)
+    };
+    let e = check_budget(&t, &s, &o(0.001)).unwrap_err();
+    assert!(e.starts_with("--budget 1ms: the checks md0 needs"), "{e}");
+    let least: f64 = e
+        .split("give --budget ")
+        .nth(1)
+        .and_then(|r| r.split('s').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    // The least it names fits, a second less does not, and what fits is
+    // planned within the budget.
+    assert!(check_budget(&t, &s, &o(least)).is_ok(), "{e}");
+    assert!(check_budget(&t, &s, &o(least - 1.0)).is_err(), "{e}");
+    assert!(plan(&t, &s, &o(least)).planned_sec() <= least + 1e-9);
+    // The default and --quick fit whatever the budget.
+    assert!(check_budget(&t, &s, &o(120.0)).is_ok());
+    assert!(check_budget(
+        &t,
+        &s,
+        &Options {
+            budget_sec: 0.001,
+            ..options(true)
+        }
+    )
+    .is_ok());
+}
+
+#[test]
+fn a_file_or_directory_is_not_called_a_mount_point() {
+    // `advise /tmp/x` (a file, or a directory that mounts nothing) said
+    // "a mount point" of it: it is neither, and the device is what to name.
+    let (t, s) = raid0();
+    let b = plan(
+        &t,
+        &s,
+        &Options {
+            block_device: false,
+            ..options(false)
+        },
+    );
+    for c in &b.checks {
+        assert!(
+            !c.detail.contains("a mount point:"),
+            "{}: {}",
+            c.id,
+            c.detail
+        );
+    }
+    let slow = b.checks.iter().find(|c| c.id == "slow-members").unwrap();
+    assert!(
+        slow.detail.starts_with("not a block device"),
+        "{}",
+        slow.detail
+    );
+    assert!(b.readahead.is_none() && b.slow.is_none() && b.requests.is_none());
+}
+
+#[test]
+fn a_loop_device_with_no_backing_file_is_refused_not_found_clean() {
+    // `advise /dev/loop5` (detached, size 0) said "findings: none".
+    let (mut t, _) = raid0();
+    assert_eq!(check_medium(&t), Ok(()));
+    t.root.members[2].leaf.as_mut().unwrap().size = 0;
+    let e = check_medium(&t).unwrap_err();
+    assert!(e.starts_with("loop2 has no medium"), "{e}");
 }
