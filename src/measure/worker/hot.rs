@@ -541,7 +541,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             cpu1: None,
             cur_sec: 0,
             log_ns: spec.log_ns.max(1),
-            cur_hist: LatencyHistogram::new(),
+            cur_hist: LatencyHistogram::coarse(),
             live_t: 0,
             live_bytes_cur: 0,
             live_ios: 0,
