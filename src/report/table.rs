@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use crate::analysis::histogram::LatencySummary;
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec, mib_per_sec};
+use crate::device::devstat::DeviceCounters;
 use crate::document::run::{DirectionsDoc, Figures, FlushDoc, RunDocument};
 
 const COLUMNS: [&str; 14] = [
@@ -164,7 +165,7 @@ pub fn render_rows(doc: &RunDocument, limit: Option<usize>) -> String {
         None => out.push_str(&layout(&rows(doc))),
     }
     out.push_str(&summary(doc));
-    out.push_str(&devices(doc));
+    out.push_str(&devices_rows(doc, limit));
     out.push_str(&notes(doc));
     out
 }
@@ -500,7 +501,39 @@ pub fn summary(doc: &RunDocument) -> String {
 
 /// The device counters, one device a line.
 pub fn devices(doc: &RunDocument) -> String {
+    devices_rows(doc, None)
+}
+
+/// A device's counters against the run's own bytes within 1 %, both ways:
+/// nothing for the eye past `--rows` (no cache hit, no read-ahead).
+fn as_asked(d: &DeviceCounters) -> bool {
+    let near = |r: Option<f64>| r.is_none_or(|r| (r - 1.0).abs() <= 0.01);
+    near(d.read_ratio) && near(d.write_ratio)
+}
+
+/// [`devices`] with at most `limit` device lines (`--rows`): past it, the
+/// devices whose counters match the run's bytes within 1 % are one line
+/// (how many, which, their range of bytes and requests), and those that
+/// depart are listed, up to `limit`.
+pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
     let mut out = String::new();
+    let counted: Vec<&DeviceCounters> = {
+        let mut seen: Vec<&str> = Vec::new();
+        doc.targets
+            .iter()
+            .filter_map(|t| t.device.as_ref())
+            .filter(|d| {
+                d.stats && !seen.contains(&d.name.as_str()) && {
+                    seen.push(&d.name);
+                    true
+                }
+            })
+            .collect()
+    };
+    let folded: Vec<&DeviceCounters> = match limit {
+        Some(n) if counted.len() > n => counted.iter().copied().filter(|d| as_asked(d)).collect(),
+        _ => Vec::new(),
+    };
     let devs: Vec<_> = doc
         .targets
         .iter()
@@ -521,6 +554,43 @@ pub fn devices(doc: &RunDocument) -> String {
                 continue;
             }
             seen.push(d.name.clone());
+            if folded.iter().any(|f| f.name == d.name) {
+                if folded[0].name == d.name {
+                    let names: Vec<String> = folded.iter().map(|f| f.name.clone()).collect();
+                    let span = |v: Vec<u64>| {
+                        let (lo, hi) = (
+                            v.iter().min().copied().unwrap_or(0),
+                            v.iter().max().copied().unwrap_or(0),
+                        );
+                        if lo == hi {
+                            fmt_bytes(lo)
+                        } else {
+                            format!("{}-{}", fmt_bytes(lo), fmt_bytes(hi))
+                        }
+                    };
+                    let bytes = span(
+                        folded
+                            .iter()
+                            .map(|f| f.read_bytes + f.write_bytes)
+                            .collect(),
+                    );
+                    let reqs = span(
+                        folded
+                            .iter()
+                            .filter_map(|f| f.avg_read_request_bytes.or(f.avg_write_request_bytes))
+                            .map(|r| r as u64)
+                            .collect(),
+                    );
+                    let _ = writeln!(
+                        out,
+                        "  {} devices ({}) moved what the run asked of them (ratios within 1%): {bytes} each, avg request {reqs}; past --rows {}: --rows all lists each, the JSON holds every one",
+                        folded.len(),
+                        crate::base::warning::compact(&names),
+                        limit.unwrap_or(0)
+                    );
+                }
+                continue;
+            }
             if !d.stats {
                 if silent.len() == 1 {
                     let _ = writeln!(
@@ -901,6 +971,59 @@ mod tests {
         // CPU: 0.1 s user and 0.5 s system per worker over 2 s; summed in TOTAL.
         assert_eq!(usr_sys("w0"), ("5.0".into(), "25.0".into()), "{text}");
         assert_eq!(usr_sys("TOTAL"), ("10.0".into(), "50.0".into()), "{text}");
+    }
+
+    /// Regression (issue 23, a run over 256 loop devices): the device
+    /// counters printed one line per device, 256 of them, past --rows.
+    #[test]
+    fn past_rows_devices_that_moved_what_was_asked_are_one_line() {
+        let mut doc = sample_doc();
+        let t0 = doc.targets[0].clone();
+        doc.targets = (0..40)
+            .map(|i| {
+                let mut t = t0.clone();
+                t.path = format!("/dev/loop{i}");
+                t.device = Some(DeviceCounters {
+                    name: format!("loop{i}"),
+                    read_bytes: 20 << 20,
+                    write_bytes: 0,
+                    read_ios: 320,
+                    write_ios: 0,
+                    ios: 320,
+                    util_pct: 95.0,
+                    span_seconds: 3.0,
+                    app_read_bytes: if i == 7 { 10 << 20 } else { 20 << 20 },
+                    app_write_bytes: 0,
+                    // loop7 read twice what the run asked: read-ahead.
+                    read_ratio: Some(if i == 7 { 2.0 } else { 1.0 }),
+                    write_ratio: None,
+                    shared: false,
+                    window_write_bytes: None,
+                    stats: true,
+                    avg_read_request_bytes: Some(65536.0),
+                    avg_write_request_bytes: None,
+                    read_merges: 0,
+                    ..t0.device.clone().unwrap_or_else(|| serde_json::from_str(r#"{"name":"x","read_bytes":0,"write_bytes":0,"read_ios":0,"write_ios":0,"ios":0,"util_pct":0,"span_seconds":0,"app_read_bytes":0,"app_write_bytes":0,"read_ratio":null,"write_ratio":null,"shared":false}"#).unwrap())
+                });
+                t
+            })
+            .collect();
+        let folded = devices_rows(&doc, Some(32));
+        let lines: Vec<&str> = folded.lines().collect();
+        assert_eq!(lines.len(), 3, "{folded}");
+        assert!(
+            lines[2].starts_with("  loop7 "),
+            "the one that departs is listed: {folded}"
+        );
+        assert!(
+            lines[1].starts_with("  39 devices (loop0-loop6, loop8-loop39) ")
+                && lines[1].contains("20.0 MiB each, avg request 64.0 KiB; past --rows 32"),
+            "{folded}"
+        );
+        // At or under the limit, and with --rows all, a line each.
+        for t in [devices_rows(&doc, Some(40)), devices(&doc)] {
+            assert_eq!(t.lines().count(), 41, "{t}");
+        }
     }
 
     #[test]
