@@ -13,35 +13,17 @@ use crate::measure::config::RunConfig;
 /// set to `kb` for the run, one pass over the volume at most, for
 /// `seconds`, the cache dropped first.
 pub fn readahead_run(volume: &Path, kb: u64, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
-    let ms = (seconds * 1000.0).round().max(1.0) as u64;
-    let mut argv: Vec<std::ffi::OsString> = [
-        "stripebench",
-        "run",
+    let kb = kb.to_string();
+    let words = [
         "--buffered",
-        "--rw",
-        "read",
         "--bs",
         "128k",
-        "--jobs",
-        "1",
         "--passes",
         "1",
-        "--no-progress",
-    ]
-    .iter()
-    .map(Into::into)
-    .collect();
-    argv.extend([
-        "--duration".into(),
-        format!("{ms}ms").into(),
-        "--readahead".into(),
-        kb.to_string().into(),
-    ]);
-    if wait_lock {
-        argv.push("--wait-lock".into());
-    }
-    argv.push(volume.as_os_str().into());
-    parse_run(argv)
+        "--readahead",
+        &kb,
+    ];
+    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
 }
 
 /// One slow-member run: every member read at once, O_DIRECT, one worker
@@ -52,62 +34,48 @@ pub fn members_run(
     seconds: f64,
     wait_lock: bool,
 ) -> Result<RunConfig> {
-    let ms = (seconds * 1000.0).round().max(1.0) as u64;
-    let mut argv: Vec<std::ffi::OsString> = [
-        "stripebench",
-        "run",
-        "--direct",
-        "--rw",
-        "read",
-        "--bs",
-        "1m",
-        "--jobs",
-        "1",
-        "--ramp",
-        "0",
-        "--no-progress",
-    ]
-    .iter()
-    .map(Into::into)
-    .collect();
-    argv.extend(["--duration".into(), format!("{ms}ms").into()]);
-    if wait_lock {
-        argv.push("--wait-lock".into());
-    }
-    argv.extend(members.iter().map(|m| m.as_os_str().into()));
-    parse_run(argv)
+    let words = ["--direct", "--bs", "1m", "--ramp", "0"];
+    parse_run(run_argv(
+        &words,
+        seconds,
+        wait_lock,
+        members.iter().map(|m| m.as_path()),
+    ))
 }
 
 /// The request-size run: O_DIRECT sequential reads of `volume` in `bs`
 /// (a full stripe), one worker, for `seconds`.
 pub fn requests_run(volume: &Path, bs: u64, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
+    let bs = bs.to_string();
+    let words = ["--direct", "--bs", &bs, "--ramp", "0"];
+    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
+}
+
+/// `stripebench run --rw read --jobs 1 --no-progress WORDS --duration
+/// SECONDS [--wait-lock] TARGETS...`: what every run of advise shares.
+fn run_argv<'a>(
+    words: &[&str],
+    seconds: f64,
+    wait_lock: bool,
+    targets: impl IntoIterator<Item = &'a Path>,
+) -> Vec<std::ffi::OsString> {
     let ms = (seconds * 1000.0).round().max(1.0) as u64;
-    let mut argv: Vec<std::ffi::OsString> = [
+    let common = [
         "stripebench",
         "run",
-        "--direct",
         "--rw",
         "read",
         "--jobs",
         "1",
-        "--ramp",
-        "0",
         "--no-progress",
-    ]
-    .iter()
-    .map(Into::into)
-    .collect();
-    argv.extend([
-        "--bs".into(),
-        bs.to_string().into(),
-        "--duration".into(),
-        format!("{ms}ms").into(),
-    ]);
+    ];
+    let mut argv: Vec<std::ffi::OsString> = common.iter().chain(words).map(Into::into).collect();
+    argv.extend(["--duration".into(), format!("{ms}ms").into()]);
     if wait_lock {
         argv.push("--wait-lock".into());
     }
-    argv.push(volume.as_os_str().into());
-    parse_run(argv)
+    argv.extend(targets.into_iter().map(|t| t.as_os_str().into()));
+    argv
 }
 
 /// `argv` as `run` parses and validates it.
