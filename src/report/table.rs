@@ -511,83 +511,72 @@ fn as_asked(d: &DeviceCounters) -> bool {
     near(d.read_ratio) && near(d.write_ratio)
 }
 
+/// The one line of the devices past `--rows` that moved what was asked.
+fn folded_line(folded: &[&DeviceCounters], rows: usize) -> String {
+    let span = |v: Vec<u64>| {
+        let (lo, hi) = (
+            v.iter().min().copied().unwrap_or(0),
+            v.iter().max().copied().unwrap_or(0),
+        );
+        if lo == hi {
+            fmt_bytes(lo)
+        } else {
+            format!("{}-{}", fmt_bytes(lo), fmt_bytes(hi))
+        }
+    };
+    let names: Vec<String> = folded.iter().map(|f| f.name.clone()).collect();
+    let bytes = span(
+        folded
+            .iter()
+            .map(|f| f.read_bytes + f.write_bytes)
+            .collect(),
+    );
+    let reqs = span(
+        folded
+            .iter()
+            .filter_map(|f| f.avg_read_request_bytes.or(f.avg_write_request_bytes))
+            .map(|r| r as u64)
+            .collect(),
+    );
+    format!(
+        "  {} devices ({}) moved what the run asked of them (ratios within 1%): {bytes} each, avg request {reqs}; past --rows {rows}: --rows all lists each, the JSON holds every one\n",
+        folded.len(),
+        crate::base::warning::compact(&names),
+    )
+}
+
 /// [`devices`] with at most `limit` device lines (`--rows`): past it, the
 /// devices whose counters match the run's bytes within 1 % are one line
 /// (how many, which, their range of bytes and requests), and those that
 /// depart are listed, up to `limit`.
 pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
     let mut out = String::new();
-    let counted: Vec<&DeviceCounters> = {
-        let mut seen: Vec<&str> = Vec::new();
-        doc.targets
-            .iter()
-            .filter_map(|t| t.device.as_ref())
-            .filter(|d| {
-                d.stats && !seen.contains(&d.name.as_str()) && {
-                    seen.push(&d.name);
-                    true
-                }
-            })
-            .collect()
-    };
-    let folded: Vec<&DeviceCounters> = match limit {
-        Some(n) if counted.len() > n => counted.iter().copied().filter(|d| as_asked(d)).collect(),
-        _ => Vec::new(),
-    };
-    let devs: Vec<_> = doc
-        .targets
-        .iter()
-        .filter_map(|t| t.device.as_ref().map(|d| (t, d)))
-        .collect();
-    if !devs.is_empty() {
-        out.push_str("device counters (/sys/block/*/stat, whole run: ramp, window and flush), against this run's own bytes:\n");
-        let mut seen = Vec::new();
-        // Those without statistics are one line, however many they are.
-        let mut silent: Vec<String> = Vec::new();
-        for (_, d) in &devs {
-            if !d.stats && !silent.contains(&d.name) {
-                silent.push(d.name.clone());
+    // Each device once (several targets may sit on one), in target order.
+    let mut devs: Vec<(&crate::document::run::TargetDoc, &DeviceCounters)> = Vec::new();
+    for t in &doc.targets {
+        if let Some(d) = &t.device {
+            if !devs.iter().any(|(_, s)| s.name == d.name) {
+                devs.push((t, d));
             }
         }
+    }
+    if !devs.is_empty() {
+        out.push_str("device counters (/sys/block/*/stat, whole run: ramp, window and flush), against this run's own bytes:\n");
+        // Those without statistics are one line, however many they are.
+        let silent: Vec<String> = devs
+            .iter()
+            .filter(|(_, d)| !d.stats)
+            .map(|(_, d)| d.name.clone())
+            .collect();
+        let counted = devs.iter().filter(|(_, d)| d.stats).count();
+        let fold =
+            |d: &DeviceCounters| limit.is_some_and(|n| counted > n) && d.stats && as_asked(d);
+        let folded: Vec<&DeviceCounters> =
+            devs.iter().map(|(_, d)| *d).filter(|d| fold(d)).collect();
         for (t, d) in devs {
-            if seen.contains(&d.name) {
-                continue;
-            }
-            seen.push(d.name.clone());
-            if folded.iter().any(|f| f.name == d.name) {
+            if fold(d) {
                 if folded[0].name == d.name {
-                    let names: Vec<String> = folded.iter().map(|f| f.name.clone()).collect();
-                    let span = |v: Vec<u64>| {
-                        let (lo, hi) = (
-                            v.iter().min().copied().unwrap_or(0),
-                            v.iter().max().copied().unwrap_or(0),
-                        );
-                        if lo == hi {
-                            fmt_bytes(lo)
-                        } else {
-                            format!("{}-{}", fmt_bytes(lo), fmt_bytes(hi))
-                        }
-                    };
-                    let bytes = span(
-                        folded
-                            .iter()
-                            .map(|f| f.read_bytes + f.write_bytes)
-                            .collect(),
-                    );
-                    let reqs = span(
-                        folded
-                            .iter()
-                            .filter_map(|f| f.avg_read_request_bytes.or(f.avg_write_request_bytes))
-                            .map(|r| r as u64)
-                            .collect(),
-                    );
-                    let _ = writeln!(
-                        out,
-                        "  {} devices ({}) moved what the run asked of them (ratios within 1%): {bytes} each, avg request {reqs}; past --rows {}: --rows all lists each, the JSON holds every one",
-                        folded.len(),
-                        crate::base::warning::compact(&names),
-                        limit.unwrap_or(0)
-                    );
+                    out.push_str(&folded_line(&folded, limit.unwrap_or(0)));
                 }
                 continue;
             }
