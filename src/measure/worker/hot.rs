@@ -769,17 +769,23 @@ impl<'a, C: Clock> Tally<'a, C> {
         }
     }
 
-    /// The interval in progress into the series, with its latencies; the
-    /// next one starts empty.
-    #[cold]
-    fn end_interval(&mut self) {
-        self.out.intervals.push(Interval::at(
+    /// The interval in progress as its record, with its latencies.
+    fn current_interval(&self) -> Interval {
+        Interval::at(
             self.cur_sec,
             self.log_ns,
             self.cur_bytes,
             self.cur_ios,
             &self.cur_hist,
-        ));
+        )
+    }
+
+    /// The interval in progress into the series, with its latencies; the
+    /// next one starts empty.
+    #[cold]
+    fn end_interval(&mut self) {
+        let record = self.current_interval();
+        self.out.intervals.push(record);
         (self.cur_bytes, self.cur_ios) = (0, 0);
         if !self.cur_hist.is_empty() {
             self.cur_hist.reset();
@@ -815,6 +821,8 @@ impl<'a, C: Clock> Tally<'a, C> {
     /// else now, sampled in this thread), and its last (partial) second:
     /// after the loop, off the hot path.
     fn finish(mut self, below_limit: bool, c1: Option<CpuSample>) -> WorkerOutcome {
+        // The last interval's record, read before `out` leaves `self`.
+        let last = self.current_interval();
         let mut out = self.out;
         if let Some(w) = &out.write_hist {
             // `hist` held the reads: keep them apart, and merge both into it.
@@ -866,13 +874,7 @@ impl<'a, C: Clock> Tally<'a, C> {
         // The last second: with its I/O, or with errors not yet handed off.
         let errors_pending = self.tap.as_ref().is_some_and(|t| t.pending(out.errors));
         if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() || errors_pending {
-            out.intervals.push(Interval::at(
-                self.cur_sec,
-                self.log_ns,
-                self.cur_bytes,
-                self.cur_ios,
-                &self.cur_hist,
-            ));
+            out.intervals.push(last);
         }
         // The last live interval, on the same terms (a worker that
         // completed nothing still says its first).
