@@ -264,11 +264,11 @@ fn measure_members(
         }
         for (m, s) in samples.iter_mut() {
             if let Some(td) = doc.targets.iter().find(|td| td.path == *m) {
-                s.push(crate::document::compare::Sample {
-                    bytes_per_sec: td.figures.bytes_per_sec,
-                    p99_ns: td.figures.latency_ns.map(|l| l.p99),
-                    ios: td.figures.ios,
-                });
+                s.push(crate::document::compare::Sample::measured(
+                    td.figures.bytes_per_sec,
+                    td.figures.latency_ns.map(|l| l.p99),
+                    td.figures.ios,
+                ));
             }
         }
     }

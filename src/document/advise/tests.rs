@@ -431,11 +431,7 @@ fn the_document_round_trips_through_json() {
 fn the_slow_member_is_judged_by_compares_verdict_with_its_figures_beside_the_median() {
     use crate::document::compare::Sample;
     let (t, s) = raid0();
-    let sample = |mb: f64| Sample {
-        bytes_per_sec: mb * 1e6,
-        p99_ns: Some(5_000_000),
-        ios: 200,
-    };
+    let sample = |mb: f64| Sample::measured(mb * 1e6, Some(5_000_000), 200);
     let runs = |mb: [f64; 3]| mb.iter().map(|&m| sample(m)).collect::<Vec<_>>();
     let samples = vec![
         ("/dev/loop0".to_string(), runs([100.0, 102.0, 98.0])),
@@ -677,11 +673,7 @@ fn a_member_path_with_shell_characters_is_quoted_in_the_fix() {
     let (t, _) = raid0();
     let runs = |mb: f64| {
         (0..3)
-            .map(|_| Sample {
-                bytes_per_sec: mb * 1e6,
-                p99_ns: Some(5_000_000),
-                ios: 200,
-            })
+            .map(|_| Sample::measured(mb * 1e6, Some(5_000_000), 200))
             .collect::<Vec<_>>()
     };
     let mut samples = vec![

@@ -15,6 +15,8 @@ mod phase;
 mod tests;
 mod verdict;
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 pub use ceiling::{ceilings, geometry, CeilingDoc};
@@ -23,7 +25,8 @@ pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
 pub use kind::PhaseKind;
 pub use phase::Phase;
 pub use verdict::{
-    judge, Fence, Figure, Flagged, Sample, Thin, Verdict, CROWDED_RATE_FLOOR, K, MIN_IOS,
+    host_factors, judge, Fence, Figure, Flagged, Sample, Thin, Verdict, CROWDED_RATE_FLOOR, K,
+    MIN_IOS,
 };
 
 use crate::analysis::summary::median;
@@ -312,11 +315,21 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
 /// One member's samples in the runs of `kind`-matching phases that did not
 /// fail: from the target of that path (a member alone has one target).
 fn samples(runs: &[&Phase], path: &str, together: bool) -> Vec<Sample> {
-    samples_of(runs, path, together, false)
+    samples_of(runs, path, together, false, &HashMap::new())
 }
 
-/// As [`samples`], with the failed runs too when `failed`.
-fn samples_of(runs: &[&Phase], path: &str, together: bool, failed: bool) -> Vec<Sample> {
+/// The host's moment of each member's run alone, by round and member.
+type Moments<'a> = HashMap<(u32, &'a str), (f64, f64)>;
+
+/// As [`samples`], with the failed runs too when `failed`, each run
+/// carrying the host's moment of it when `moments` has it.
+fn samples_of(
+    runs: &[&Phase],
+    path: &str,
+    together: bool,
+    failed: bool,
+    moments: &Moments,
+) -> Vec<Sample> {
     runs.iter()
         .filter(|p| failed || p.status != PhaseStatus::Failed)
         .filter(|p| match &p.kind {
@@ -324,13 +337,54 @@ fn samples_of(runs: &[&Phase], path: &str, together: bool, failed: bool) -> Vec<
             PhaseKind::Together => together,
             _ => false,
         })
-        .filter_map(|p| p.document.targets.iter().find(|t| t.path == path))
-        .map(|t| Sample {
-            bytes_per_sec: t.figures.bytes_per_sec,
-            p99_ns: t.figures.latency_ns.map(|l| l.p99),
-            ios: t.figures.ios,
+        .filter_map(|p| {
+            let t = p.document.targets.iter().find(|t| t.path == path)?;
+            let mut s = Sample::measured(
+                t.figures.bytes_per_sec,
+                t.figures.latency_ns.map(|l| l.p99),
+                t.figures.ios,
+            );
+            if let Some(&(rate, p99)) = moments.get(&(p.repeat, path)) {
+                s.host_rate = rate;
+                s.host_p99 = p99;
+            }
+            Some(s)
         })
         .collect()
+}
+
+/// The host's moment of each member's run alone ([`host_factors`], from
+/// the members measured just before and after it), by round (`repeat`)
+/// and member: the runs of one round in the order they ran, failed ones
+/// left out.
+fn alone_moments<'a>(runs: &[&'a Phase]) -> Moments<'a> {
+    let mut moments = HashMap::new();
+    let mut rounds: Vec<u32> = runs.iter().map(|p| p.repeat).collect();
+    rounds.sort_unstable();
+    rounds.dedup();
+    for r in rounds {
+        let round: Vec<(&str, f64, Option<f64>)> = runs
+            .iter()
+            .filter(|p| p.repeat == r && p.status != PhaseStatus::Failed)
+            .filter_map(|p| match &p.kind {
+                PhaseKind::Alone { member } => {
+                    let t = p.document.targets.iter().find(|t| &t.path == member)?;
+                    Some((
+                        member.as_str(),
+                        t.figures.bytes_per_sec,
+                        t.figures.latency_ns.map(|l| l.p99 as f64),
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
+        let rates: Vec<f64> = round.iter().map(|x| x.1).collect();
+        let p99s: Vec<Option<f64>> = round.iter().map(|x| x.2).collect();
+        for ((m, _, _), f) in round.iter().zip(host_factors(&rates, &p99s)) {
+            moments.insert((r, *m), f);
+        }
+    }
+    moments
 }
 
 /// Each member of the members-together phase: its rate (the median of the
@@ -359,9 +413,17 @@ pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
     };
     let rate =
         |s: &[Sample]| (!s.is_empty()).then(|| median(s.iter().map(|x| x.bytes_per_sec).collect()));
+    let moments = if solo {
+        alone_moments(runs)
+    } else {
+        HashMap::new()
+    };
     let figures: Vec<(String, Option<Figure>)> = paths
         .iter()
-        .map(|p| (p.clone(), Figure::of(p, &samples(runs, p, !solo))))
+        .map(|p| {
+            let s = samples_of(runs, p, !solo, false, &moments);
+            (p.clone(), Figure::of(p, &s))
+        })
         .collect();
     // The members' rates together: from the runs without errors, else (every
     // run failed) from the failed ones, which the text marks.
@@ -369,7 +431,7 @@ pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
         .iter()
         .map(|p| {
             rate(&samples(runs, p, true))
-                .or_else(|| rate(&samples_of(runs, p, true, true)))
+                .or_else(|| rate(&samples_of(runs, p, true, true, &HashMap::new())))
                 .unwrap_or(0.0)
         })
         .collect();

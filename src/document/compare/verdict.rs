@@ -76,6 +76,63 @@ pub struct Sample {
     pub bytes_per_sec: f64,
     pub p99_ns: Option<u64>,
     pub ios: u64,
+    /// How the host stood while this run ran, by the members measured just
+    /// before and after it alone ([`host_factors`]): their median rate over
+    /// the median of the whole round, at most 1 (1 when not known, or
+    /// measured together, where every member shares the same moment).
+    pub host_rate: f64,
+    /// Their median p99 over the round's, at least 1.
+    pub host_p99: f64,
+}
+
+impl Sample {
+    /// A run's figures, the host's moment not known.
+    pub fn measured(bytes_per_sec: f64, p99_ns: Option<u64>, ios: u64) -> Sample {
+        Sample {
+            bytes_per_sec,
+            p99_ns,
+            ios,
+            host_rate: 1.0,
+            host_p99: 1.0,
+        }
+    }
+}
+
+/// How many members measured alone before and after a run set the host's
+/// moment for it.
+pub const NEIGHBOURS: usize = 2;
+
+/// For one round of members measured alone one after another (`rates` and
+/// `p99s` in the order they ran), how the host stood during each: the
+/// median of its [`NEIGHBOURS`] before and after over the median of the
+/// round (rate at most 1, p99 at least 1). A slow spell of the host slows
+/// the neighbours too, and so excuses the member; a slow member alone
+/// among quick neighbours is not excused. In the lab (md RAID0 of 16 at
+/// 64k on 2 TCG vCPUs, the host busy with other tests) two undelayed
+/// members ran 10.8-14.6 and 12.7-14.8 MB/s in both runs against a median
+/// of 22.8 and were flagged beside the delayed one (2.6).
+pub fn host_factors(rates: &[f64], p99s: &[Option<f64>]) -> Vec<(f64, f64)> {
+    let round_rate = median(rates.to_vec());
+    let known: Vec<f64> = p99s.iter().flatten().copied().collect();
+    let round_p99 = (!known.is_empty()).then(|| median(known));
+    (0..rates.len())
+        .map(|i| {
+            let near: Vec<usize> = (i.saturating_sub(NEIGHBOURS)
+                ..(i + NEIGHBOURS + 1).min(rates.len()))
+                .filter(|&j| j != i)
+                .collect();
+            if near.len() < 2 || round_rate <= 0.0 {
+                return (1.0, 1.0);
+            }
+            let rate = (median(near.iter().map(|&j| rates[j]).collect()) / round_rate).min(1.0);
+            let p99s_near: Vec<f64> = near.iter().filter_map(|&j| p99s[j]).collect();
+            let p99 = match round_p99 {
+                Some(r) if r > 0.0 && p99s_near.len() >= 2 => (median(p99s_near) / r).max(1.0),
+                _ => 1.0,
+            };
+            (rate, p99)
+        })
+        .collect()
 }
 
 /// A member's runs, summarised.
@@ -90,6 +147,11 @@ pub struct Figure {
     pub p99_ns: Option<f64>,
     /// The lowest p99 of its runs: its best run's.
     pub best_p99_ns: Option<f64>,
+    /// Its best run's rate with the host's moment taken out (the rate over
+    /// [`Sample::host_rate`]): what the every-run rule compares.
+    pub best_rate_for_host: f64,
+    /// Its best run's p99 over [`Sample::host_p99`].
+    pub best_p99_for_host: Option<f64>,
     /// Completed I/Os over its runs.
     pub ios: u64,
     pub runs: usize,
@@ -115,6 +177,14 @@ impl Figure {
                 rates.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             ),
             best_p99_ns: p99.iter().copied().reduce(f64::min),
+            best_rate_for_host: samples
+                .iter()
+                .map(|s| s.bytes_per_sec / s.host_rate.clamp(f64::MIN_POSITIVE, 1.0))
+                .fold(f64::NEG_INFINITY, f64::max),
+            best_p99_for_host: samples
+                .iter()
+                .filter_map(|s| s.p99_ns.map(|p| p as f64 / s.host_p99.max(1.0)))
+                .reduce(f64::min),
             p99_ns: (!p99.is_empty()).then(|| median(p99)),
             ios: samples.iter().map(|s| s.ios).sum(),
             runs: samples.len(),
@@ -230,7 +300,7 @@ pub fn judge(
 ) -> Verdict {
     let rate_floor = rate_floor(crowded);
     let rule = format!(
-        "flagged: a rate below median - {K} x MAD, the MAD held between {:.0}% and {:.0}% of the median, or a p99 above median + {K} x max(MAD, {:.0}% of the median), over the members' medians, and only when every run of the member is beyond; each member needs {MIN_IOS} completed I/Os",
+        "flagged: a rate below median - {K} x MAD, the MAD held between {:.0}% and {:.0}% of the median, or a p99 above median + {K} x max(MAD, {:.0}% of the median), over the members' medians, and only when every run of the member is beyond, each run against the members measured just before and after it; each member needs {MIN_IOS} completed I/Os",
         rate_floor * 100.0,
         RATE_SPREAD_CAP * 100.0,
         P99_FLOOR * 100.0
@@ -315,8 +385,9 @@ pub fn judge(
                 median: rate.median,
                 threshold: rate.threshold,
             };
-            // Its best run (the highest rate) below too: every run is.
-            if f.range.1 < rate.threshold {
+            // Its best run (the highest rate, the host's slow spells taken
+            // out) below too: every run is.
+            if f.best_rate_for_host < rate.threshold {
                 v.flagged.push(x);
             } else {
                 v.some_runs.push(x);
@@ -327,7 +398,7 @@ pub fn judge(
     if p99s.len() >= 3 {
         let p99 = fence(&p99s, P99_FLOOR, None, false);
         for f in &figures {
-            match (f.p99_ns, f.best_p99_ns) {
+            match (f.p99_ns, f.best_p99_for_host) {
                 (Some(p), Some(best))
                     if p > p99.threshold && !v.flagged.iter().any(|x| x.member == f.member) =>
                 {
@@ -338,7 +409,8 @@ pub fn judge(
                         median: p99.median,
                         threshold: p99.threshold,
                     };
-                    // Its best run (the lowest p99) above too: every run is.
+                    // Its best run (the lowest p99, the host's slow spells
+                    // taken out) above too: every run is.
                     if best > p99.threshold {
                         v.flagged.push(x);
                     } else if !v.some_runs.iter().any(|s| s.member == f.member) {
@@ -377,6 +449,8 @@ mod tests {
                 range: (b, b),
                 p99_ns: Some(50e6),
                 best_p99_ns: Some(50e6),
+                best_rate_for_host: b,
+                best_p99_for_host: Some(50e6),
                 ios,
                 runs: 3,
             }),
@@ -475,11 +549,7 @@ mod tests {
     /// flagged.
     #[test]
     fn a_member_stalled_in_one_run_of_two_is_named_apart_not_flagged() {
-        let run = |mb: f64, p99_ms: u64| Sample {
-            bytes_per_sec: mb * 1e6,
-            p99_ns: Some(p99_ms * 1_000_000),
-            ios: 200,
-        };
+        let run = |mb: f64, p99_ms: u64| Sample::measured(mb * 1e6, Some(p99_ms * 1_000_000), 200);
         let mut members: Vec<(String, Option<Figure>)> = (0..14)
             .map(|i| {
                 let m = format!("/dev/loop{i}");
@@ -508,11 +578,7 @@ mod tests {
     /// plain fence.
     #[test]
     fn with_one_run_the_best_run_is_the_median() {
-        let one = |mb: f64| Sample {
-            bytes_per_sec: mb * 1e6,
-            p99_ns: Some(20_000_000),
-            ios: 200,
-        };
+        let one = |mb: f64| Sample::measured(mb * 1e6, Some(20_000_000), 200);
         let members: Vec<(String, Option<Figure>)> = [100.0, 101.0, 99.0, 30.0]
             .iter()
             .enumerate()
@@ -525,5 +591,98 @@ mod tests {
         assert_eq!(v.flagged.len(), 1, "{v:?}");
         assert_eq!(v.flagged[0].member, "/dev/m3");
         assert!(v.some_runs.is_empty());
+    }
+
+    #[test]
+    fn the_hosts_moment_is_the_neighbours_median_over_the_rounds() {
+        let mut rates = vec![100.0; 19];
+        rates[5..10].fill(50.0);
+        rates[15] = 10.0;
+        let p99s = [Some(1.0); 19];
+        let f = host_factors(&rates, &p99s);
+        // The round's median is 100: a member inside the slow spell has the
+        // host at half; one at its edge, with two quick neighbours and two
+        // slow, between.
+        assert_eq!(f[0].0, 1.0);
+        assert_eq!(f[7].0, 0.5, "{f:?}");
+        assert_eq!(f[4].0, 0.75, "{f:?}");
+        // The slow member among quick ones is not excused by itself.
+        assert_eq!(f[15].0, 1.0, "{f:?}");
+        // A host never counts as quicker than the round: at most 1.
+        assert!(f.iter().all(|x| x.0 <= 1.0 && x.1 >= 1.0));
+        // Too few neighbours: not known.
+        assert_eq!(
+            host_factors(&[1.0, 2.0], &[None, None]),
+            vec![(1.0, 1.0); 2]
+        );
+    }
+
+    /// Regression (CI, the lab's md RAID0 of 16 at 64k measured alone on 2
+    /// TCG vCPUs while other tests ran): two undelayed members ran at about
+    /// half the median in both of their runs and were flagged beside the
+    /// delayed one. Measured in a slow spell of the host that slowed the
+    /// members just before and after them too, they are named apart; the
+    /// delayed member, slow among quick neighbours, is flagged.
+    #[test]
+    fn a_member_measured_in_a_slow_spell_of_the_host_is_not_flagged() {
+        let p99 = Some(20_000_000);
+        // Two rounds in the order they ran: a spell slows members 4-8 in the
+        // first, and 3-7 in the second; member 11 is delayed.
+        let round = |spell: std::ops::Range<usize>| -> Vec<f64> {
+            (0..16)
+                .map(|i| match i {
+                    11 => 2.6,
+                    i if spell.contains(&i) => 12.0 + i as f64 * 0.3,
+                    _ => 22.0 + (i % 3) as f64,
+                })
+                .collect()
+        };
+        let rounds = [round(4..9), round(3..8)];
+        let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); 16];
+        for r in &rounds {
+            let moments = host_factors(
+                r,
+                &vec![p99; 16]
+                    .iter()
+                    .map(|p| p.map(|x| x as f64))
+                    .collect::<Vec<_>>(),
+            );
+            for (i, (&mb, (h, hp))) in r.iter().zip(moments).enumerate() {
+                let mut s = Sample::measured(mb * 1e6, p99, 500);
+                s.host_rate = h;
+                s.host_p99 = hp;
+                samples[i].push(s);
+            }
+        }
+        let members: Vec<(String, Option<Figure>)> = samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let m = format!("/dev/m{i}");
+                (m.clone(), Figure::of(&m, s))
+            })
+            .collect();
+        let v = judge(&members, "alone", None);
+        let flagged: Vec<&str> = v.flagged.iter().map(|f| f.member.as_str()).collect();
+        assert_eq!(flagged, ["/dev/m11"], "{v:?}");
+        // Without the host's moment the spell's members slow in both runs
+        // would be flagged: the fence is where the test means it to be.
+        let bare: Vec<(String, Option<Figure>)> = samples
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let m = format!("/dev/m{i}");
+                let s: Vec<Sample> = s
+                    .iter()
+                    .map(|x| Sample::measured(x.bytes_per_sec, x.p99_ns, x.ios))
+                    .collect();
+                (m.clone(), Figure::of(&m, &s))
+            })
+            .collect();
+        assert!(judge(&bare, "alone", None).flagged.len() > 1);
+        assert!(
+            !v.some_runs.is_empty(),
+            "the spell's members are named apart: {v:?}"
+        );
     }
 }
