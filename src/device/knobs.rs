@@ -112,9 +112,11 @@ impl KnobGuard {
         // We hold the device's lock now, and a live run would hold it while
         // its record exists: every other record of this setting is an orphan,
         // whatever process has the PID in its name.
+        // A setting `advise --apply` left is no orphan: it stays until
+        // `restore`, and this run's record of it (newer) goes back first.
         if let Some(k) = records(&self.dir)
             .iter()
-            .filter(|(f, _)| *f != self.state)
+            .filter(|(f, _)| *f != self.state && !is_applied(f))
             .flat_map(|(_, ks)| ks)
             .find(|k| same_setting(&k.path, path))
         {
@@ -167,6 +169,28 @@ impl KnobGuard {
     /// The changed settings, oldest first.
     pub fn changed(&self) -> &[Knob] {
         &self.changed
+    }
+
+    /// Keeps every setting as it is now (`advise --apply`): the record
+    /// becomes an `applied-` file, which no later run takes for a killed
+    /// run's and `stripebench restore` puts back. The device locks go with
+    /// the guard. Returns the settings kept.
+    pub fn keep(mut self) -> Result<Vec<Knob>> {
+        let kept = std::mem::take(&mut self.changed);
+        if kept.is_empty() {
+            return Ok(kept);
+        }
+        let name = format!("{APPLIED}{}-{}.json", std::process::id(), now_ns());
+        let to = self.dir.join(name);
+        if let Err(e) = fs::rename(&self.state, &to) {
+            // Not kept: put back as the guard would have.
+            self.changed = kept;
+            return Err(e).with_context(|| format!("cannot keep {}", to.display()));
+        }
+        if let Ok(mut g) = ACTIVE.lock() {
+            g.retain(|k| !kept.contains(k));
+        }
+        Ok(kept)
     }
 
     fn save(&self) -> Result<()> {
@@ -247,7 +271,17 @@ fn same_setting(a: &Path, b: &Path) -> bool {
     a == b || matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
-/// Every state file in `dir` that parses: (file, its settings).
+/// The name a kept record (`advise --apply`) starts with.
+const APPLIED: &str = "applied-";
+
+/// Whether a record is a kept one (`advise --apply`), not a run's.
+fn is_applied(file: &Path) -> bool {
+    file.file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with(APPLIED))
+}
+
+/// Every state file in `dir` that parses, runs' and kept ones: (file, its
+/// settings).
 fn records(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
     let Ok(rd) = fs::read_dir(dir) else {
         return Vec::new();
@@ -256,8 +290,10 @@ fn records(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("knobs-"))
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with("knobs-") || n.starts_with(APPLIED)
+            })
         })
         .filter_map(|p| {
             let knobs: Vec<Knob> = serde_json::from_slice(&fs::read(&p).ok()?).ok()?;
@@ -276,6 +312,7 @@ fn records(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
 pub fn pending(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
     records(dir)
         .into_iter()
+        .filter(|(f, _)| !is_applied(f))
         .filter(|(_, ks)| {
             ks.is_empty()
                 || ks
@@ -293,6 +330,7 @@ pub fn changed_on(dir: &Path, names: &[&str]) -> Vec<(Knob, bool)> {
     let orphans: Vec<PathBuf> = pending(dir).into_iter().map(|(f, _)| f).collect();
     records(dir)
         .into_iter()
+        .filter(|(f, _)| !is_applied(f))
         .flat_map(|(f, ks)| {
             let killed = orphans.contains(&f);
             ks.into_iter().map(move |k| (k, killed))
@@ -305,17 +343,27 @@ pub fn changed_on(dir: &Path, names: &[&str]) -> Vec<(Knob, bool)> {
         .collect()
 }
 
+/// The settings `advise --apply` kept, by record: what `restore` puts back
+/// beside killed runs' settings.
+pub fn applied(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
+    records(dir)
+        .into_iter()
+        .filter(|(f, _)| is_applied(f))
+        .collect()
+}
+
 /// `stripebench restore`: puts back everything killed runs left changed,
-/// newest change first across all their state files, so that where two
-/// killed runs changed one setting, the value from before the first change
-/// is the one left.
+/// and what `advise --apply` kept, newest change first across all their
+/// state files, so that where two runs changed one setting, the value from
+/// before the first change is the one left.
 /// Only the settings stripebench changes are ever written, each opened
 /// under `under` (`/sys` outside tests) without following any link (see
 /// `sysattr::open_restorable`): a state file is data, and must not be able
 /// to name any other file. Returns what was restored, and what was refused
 /// or failed; a state file is removed once all of its settings are back.
 pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<String>)> {
-    let files = pending(dir);
+    let mut files = pending(dir);
+    files.extend(applied(dir));
     let mut all: Vec<(&Path, &Knob)> = files
         .iter()
         .flat_map(|(f, ks)| ks.iter().map(move |k| (f.as_path(), k)))
@@ -370,6 +418,11 @@ pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<Str
             }
         }
         match attr.write(&k.old) {
+            Ok(()) if is_applied(file) => lines.push(format!(
+                "restored {} to {} (advise --apply had changed it)",
+                k.path.display(),
+                k.old
+            )),
             Ok(()) => lines.push(format!("restored {} to {}", k.path.display(), k.old)),
             Err(e) => {
                 failed.push(format!(
@@ -403,6 +456,40 @@ mod tests {
         let knob = d.join("queue/read_ahead_kb");
         fs::write(&knob, value).unwrap();
         (root, knob)
+    }
+
+    /// `advise --apply`: the settings stay when the guard goes, no later
+    /// run takes them for a killed run's, and `restore` puts back the value
+    /// from before the apply, after a later killed run's change of it.
+    #[test]
+    fn kept_settings_stay_until_restore_and_are_no_killed_runs() {
+        let t = tempfile::tempdir().unwrap();
+        let (root, knob) = fixture(t.path(), "0\n");
+        let dir = t.path().join("state");
+        let mut g = KnobGuard::new(dir.clone()).with_sys_root(root.clone());
+        g.set(&knob, "1024").unwrap();
+        let kept = g.keep().unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].old, "0");
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "1024");
+        assert!(pending(&dir).is_empty(), "no killed run");
+        assert_eq!(applied(&dir).len(), 1);
+        assert!(changed_on(&dir, &["loop9"]).is_empty());
+        // A later run may change it (its old value is the applied one), and
+        // is then killed.
+        let mut later = KnobGuard::new(dir.clone()).with_sys_root(root.clone());
+        later.set(&knob, "64").unwrap();
+        later.killed();
+        assert_eq!(pending(&dir).len(), 1);
+        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        assert!(failed.is_empty(), "{failed:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[1].ends_with("to 0 (advise --apply had changed it)"),
+            "{lines:?}"
+        );
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "0");
+        assert!(applied(&dir).is_empty() && pending(&dir).is_empty());
     }
 
     #[test]

@@ -20,6 +20,7 @@ use crate::base::path::open_component;
 /// The `md/` two are md raid4/5/6's (`device::md_tunables`).
 pub const RESTORABLE: &[&str] = &[
     "queue/read_ahead_kb",
+    "queue/max_sectors_kb",
     "md/stripe_cache_size",
     "md/group_thread_cnt",
 ];
