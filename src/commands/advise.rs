@@ -14,7 +14,7 @@ use crate::base::error::{show_path, EXIT_FAILURE, EXIT_OK, EXIT_USAGE};
 use crate::cli::AdviseArgs;
 use crate::device::survey::Survey;
 use crate::device::topology;
-use crate::document::advise::{self, Battery, Measurement, Options};
+use crate::document::advise::{self, Battery, FindingsDocument, Measurement, Options};
 use crate::measure::session::{self, Outcome};
 use crate::output::{Outputs, Request};
 
@@ -68,28 +68,63 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
             crate::base::error::show_lines(line)
         );
     }
-    let options = Options {
+    // Refused before anything is measured: a budget the battery overruns
+    // is not the budget the user gave.
+    if let Err(why) = advise::check_budget(&topo, &survey, &options(args, &topo)) {
+        return crate::base::error::usage(why);
+    }
+    let first = battery_pass(args, &topo, &survey, &out, started)?;
+    let doc = if args.apply && !first.interrupted {
+        apply(args, given, first, &src, &out)?
+    } else {
+        FindingsDocument {
+            volume: given,
+            ..first
+        }
+    };
+    out.say(&crate::report::advise::render(&doc));
+    out.write(crate::report::Doc::Findings(&doc))?;
+    if doc.interrupted {
+        return Ok(crate::base::error::exit_code(true, false));
+    }
+    Ok(if doc.fails(args.fail_on.0) {
+        EXIT_FAILURE
+    } else {
+        EXIT_OK
+    })
+}
+
+/// What the battery is asked for.
+fn options(args: &AdviseArgs, topo: &topology::Topology) -> Options {
+    Options {
         budget_sec: args.budget.as_secs_f64(),
         quick: args.quick,
         allow_destructive: args.allow_destructive,
         block_device: topo.resolved == "block device",
-    };
-    // Refused before anything is measured: a budget the battery overruns
-    // is not the budget the user gave.
-    if let Err(why) = advise::check_budget(&topo, &survey, &options) {
-        return crate::base::error::usage(why);
     }
-    let mut battery = advise::plan(&topo, &survey, &options);
-    let mut findings = advise::static_findings(&topo, &survey);
-    let (points, measurements) = measure_readahead(args, &mut battery, &out)?;
-    findings.extend(advise::readahead_finding(&topo, &survey, &points));
-    let (splits, measurements) = measure_requests(args, &mut battery, &out, measurements)?;
+}
+
+/// One battery over the stack as `topo` and `survey` found it: the static
+/// findings, the measured checks, the document (its volume named as
+/// resolved: the caller names it as given).
+fn battery_pass(
+    args: &AdviseArgs,
+    topo: &topology::Topology,
+    survey: &Survey,
+    out: &Outputs,
+    started: Instant,
+) -> Result<FindingsDocument> {
+    let mut battery = advise::plan(topo, survey, &options(args, topo));
+    let mut findings = advise::static_findings(topo, survey);
+    let (points, measurements) = measure_readahead(args, &mut battery, out)?;
+    findings.extend(advise::readahead_finding(topo, survey, &points));
+    let (splits, measurements) = measure_requests(args, &mut battery, out, measurements)?;
     advise::measured_splits(&mut findings, &splits);
-    let (verdict, measurements) = match measure_members(args, &mut battery, &out, measurements)? {
+    let (verdict, measurements) = match measure_members(args, &mut battery, out, measurements)? {
         (Some(samples), m) => {
             let crowded = Some((samples.len(), crate::base::cpus::available_cpus().len()))
                 .filter(|(w, c)| w > c);
-            let (v, f) = advise::slow_members(&topo, &samples, crowded);
+            let (v, f) = advise::slow_members(topo, &samples, crowded);
             advise::add_slow(&mut findings, f);
             if !v.judged() {
                 if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
@@ -101,26 +136,80 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
         }
         (None, m) => (None, m),
     };
-    let doc = advise::assemble(
-        given,
-        topo,
-        &survey,
+    Ok(advise::assemble(
+        show_path(&args.volume),
+        topo.clone(),
+        survey,
         &battery,
         findings,
         measurements,
         verdict,
         started.elapsed().as_secs_f64(),
         crate::base::signals::interrupted(),
-    );
-    out.say(&crate::report::advise::render(&doc));
-    out.write(crate::report::Doc::Findings(&doc))?;
-    if doc.interrupted {
-        return Ok(crate::base::error::exit_code(true, false));
+    ))
+}
+
+/// `--apply`: makes the appliable settings of `first`'s findings (each
+/// recorded before it is changed, as a run's are), keeps them (until
+/// `stripebench restore`), reads the stack again and runs the battery
+/// again; the second battery's document, with what was applied and the
+/// figures before and after.
+fn apply(
+    args: &AdviseArgs,
+    given: String,
+    first: FindingsDocument,
+    src: &topology::Sources,
+    out: &Outputs,
+) -> Result<FindingsDocument> {
+    let (settings, not_applied) = advise::to_apply(&first.findings);
+    let sys = crate::base::host::Host::real().sys;
+    let mut guard = crate::device::knobs::KnobGuard::new(crate::device::state::state_dir())
+        .wait_for_locks(args.wait_lock);
+    let mut changes = Vec::new();
+    let mut refused = not_applied;
+    for (finding, s) in &settings {
+        let path = sys.join("block").join(&s.device).join(&s.attribute);
+        let old = std::fs::read_to_string(&path).map(|v| v.trim().to_string());
+        match guard.set(&path, &s.value) {
+            Ok(()) => {
+                eprintln!(
+                    "stripebench advise: applied {} = {} ({finding}); 'stripebench restore' puts it back",
+                    show_path(&path),
+                    s.value
+                );
+                changes.push(advise::Change {
+                    finding: finding.clone(),
+                    device: s.device.clone(),
+                    attribute: s.attribute.clone(),
+                    old: old.unwrap_or_default(),
+                    new: s.value.clone(),
+                });
+            }
+            Err(e) => refused.push(format!(
+                "{finding} ({}): {}",
+                s.device,
+                crate::base::error::show_lines(&format!("{e:#}"))
+            )),
+        }
     }
-    Ok(if doc.fails(args.fail_on.0) {
-        EXIT_FAILURE
-    } else {
-        EXIT_OK
+    // Kept before the second battery: its runs take the devices' locks
+    // (this guard's would refuse them), and what was applied stays applied
+    // whatever becomes of it.
+    guard.keep()?;
+    let started = Instant::now();
+    let topo = topology::discover(&args.volume, src)?;
+    let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
+    let second = battery_pass(args, &topo, &survey, out, started)?;
+    Ok(FindingsDocument {
+        volume: given,
+        elapsed_sec: first.elapsed_sec + second.elapsed_sec,
+        applied: Some(advise::Applied {
+            changes,
+            compared: advise::compared(&first.measurements, &second.measurements),
+            before: first.findings,
+            not_applied: refused,
+        }),
+        ..second
     })
 }
 
@@ -193,6 +282,7 @@ fn measure_readahead(args: &AdviseArgs, battery: &mut Battery, out: &Outputs) ->
             bytes_per_sec: t.bytes_per_sec,
             seconds: doc.window.seconds,
             partial,
+            current: *kb == plan.current_kb,
         });
         if !partial {
             points.push((*kb, t.bytes_per_sec));
@@ -258,6 +348,7 @@ fn measure_members(
             bytes_per_sec: t.bytes_per_sec,
             seconds: doc.window.seconds,
             partial,
+            current: true,
         });
         if partial {
             continue;
@@ -320,6 +411,7 @@ fn measure_requests(
         bytes_per_sec: t.bytes_per_sec,
         seconds: doc.window.seconds,
         partial,
+        current: true,
     });
     if partial {
         return Ok((Vec::new(), measurements));

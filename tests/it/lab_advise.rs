@@ -93,7 +93,12 @@ echo 32 > /sys/block/$M1/queue/max_sectors_kb
 echo mq-deadline > /sys/block/$M2/queue/scheduler
 step faults stripebench advise --budget 30s --fail-on medium --json faults.json $ARRAY
 cat /sys/block/$A/queue/read_ahead_kb > ra_after.txt
+step applied stripebench advise --apply --budget 30s --json applied.json $ARRAY
+cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > applied_values.txt
+echo none > /sys/block/$M2/queue/scheduler
+step fixed stripebench advise --budget 30s --fail-on low --json fixed.json $ARRAY
 step restore stripebench restore
+cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > restored_values.txt
 "#,
         900,
     );
@@ -179,8 +184,71 @@ step restore stripebench restore
     );
     // The read-ahead advise changed to measure is back at what it found.
     assert_eq!(g.value("ra_after.txt"), "0");
+
+    // --apply makes the two fixes that are settings, keeps them, and runs
+    // the battery again: both are gone, the scheduler (by hand) is left.
+    let text = g.said("applied", 0);
+    eprintln!("applied:\n{text}");
+    let doc = g.json("applied.json");
+    let a = &doc["applied"];
+    let changes: Vec<String> = a["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{}/{}={}",
+                c["device"].as_str().unwrap(),
+                c["attribute"].as_str().unwrap(),
+                c["new"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let ra_to = ra_fix[0].split_whitespace().nth(1).unwrap();
+    assert!(
+        changes.contains(&format!("{md}/queue/read_ahead_kb={ra_to}")),
+        "{changes:?}"
+    );
+    assert!(
+        changes.contains(&format!("{m1}/queue/max_sectors_kb=1280")),
+        "{changes:?}"
+    );
+    assert_eq!(changes.len(), 2, "{text}");
+    assert_eq!(
+        above_info(&doc),
+        vec![format!("member-scheduler-differs:{m2}")],
+        "{text}"
+    );
+    assert!(
+        text.contains("readahead-low") && text.contains(": gone"),
+        "{text}"
+    );
+    assert_eq!(
+        g.text("applied_values.txt")
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        [ra_to, "1280"]
+    );
+    // The scheduler fix advise printed, made by hand: the array is clean.
+    let text = g.said("fixed", 0);
+    eprintln!("fixed:\n{text}");
+    assert_eq!(
+        above_info(&g.json("fixed.json")),
+        Vec::<String>::new(),
+        "{text}"
+    );
+    // restore puts back what --apply kept.
     let restored = g.said("restore", 0);
-    assert!(restored.contains("nothing to restore"), "{restored}");
+    assert!(
+        restored.contains("(advise --apply had changed it)"),
+        "{restored}"
+    );
+    assert_eq!(
+        g.text("restored_values.txt")
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        ["0", "32"]
+    );
 }
 
 /// Faults advise was not written against one by one: an md RAID5 with the

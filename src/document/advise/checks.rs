@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{striping, Finding, Gain, Severity};
+use super::{striping, Finding, Gain, Setting, Severity};
 use crate::base::units::mb_per_sec;
 use crate::device::survey::{DeviceFacts, Survey};
 use crate::device::topology::{Device, Topology};
@@ -118,6 +118,7 @@ fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         let n = d.md.as_ref().map_or(0, |m| m.raid_disks);
         if let Some(k) = md.degraded.filter(|&k| k > 0) {
             out.push(Finding {
+                settings: Vec::new(),
                 id: "degraded".into(),
                 check: "state".into(),
                 severity: Severity::High,
@@ -137,6 +138,7 @@ fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         {
             let pct = md.sync_completed.as_deref().and_then(sync_pct);
             out.push(Finding {
+                settings: Vec::new(),
                 id: "resync".into(),
                 check: "state".into(),
                 severity: Severity::Medium,
@@ -227,6 +229,7 @@ pub fn readahead_finding(
         format!("a larger read-ahead measured faster ({rec} KiB), though {cur} KiB already covers a full stripe")
     };
     Some(Finding {
+        settings: vec![Setting::new(&vol.name, "queue/read_ahead_kb", rec)],
         id: if low { "readahead-low" } else { "readahead-larger" }.into(),
         check: "readahead".into(),
         severity,
@@ -318,6 +321,7 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 continue;
             };
             out.push(Finding {
+                settings: Vec::new(),
                 id: "partition-misaligned".into(),
                 check: "alignment".into(),
                 severity,
@@ -338,6 +342,7 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         }
         if let Some(a) = f.alignment_offset.filter(|&a| a > 0) {
             out.push(Finding {
+                settings: Vec::new(),
                 id: "alignment-offset".into(),
                 check: "alignment".into(),
                 severity: Severity::Medium,
@@ -376,6 +381,7 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             let dm_name = d.dm.as_ref().map_or(d.name.as_str(), |x| x.name.as_str());
             let stripe = full.or(chunk).unwrap_or(4096);
             out.push(Finding {
+                settings: Vec::new(),
                 id: "dm-offset-misaligned".into(),
                 check: "alignment".into(),
                 severity,
@@ -406,6 +412,7 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 if off % 4096 != 0 {
                     let m = d.members.get(i).map_or("?".to_string(), |m| m.name.clone());
                     out.push(Finding {
+                        settings: Vec::new(),
                         id: "data-offset-misaligned".into(),
                         check: "alignment".into(),
                         severity: Severity::Medium,
@@ -467,6 +474,11 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 .min(hw.unwrap_or(u64::MAX));
             let fixable = to >= chunk_kb;
             out.push(Finding {
+                settings: if fixable {
+                    vec![Setting::new(q, "queue/max_sectors_kb", to)]
+                } else {
+                    Vec::new()
+                },
                 id: "request-split".into(),
                 check: "request-limits".into(),
                 severity: Severity::Medium,
@@ -511,6 +523,7 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         // Scattered pages: one segment each (huge-page buffers aside).
         if let Some(segs) = f.max_segments.filter(|&s| s * 4 < chunk_kb) {
             out.push(Finding {
+                settings: Vec::new(),
                 id: "segments-below-chunk".into(),
                 check: "request-limits".into(),
                 severity: Severity::Low,
@@ -648,6 +661,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     if let Some((common, odd)) = odd_ones(&stacks) {
         alike.retain(|m| odd.iter().all(|(o, _)| *o != m.name));
         out.push(Finding {
+            settings: Vec::new(),
             id: "member-stack-differs".into(),
             check: "mismatch".into(),
             severity: Severity::Medium,
@@ -744,6 +758,19 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             None => Vec::new(),
         };
         out.push(Finding {
+            settings: match a.knob {
+                Some(k) => odd
+                    .iter()
+                    .filter_map(|(m, _)| facts(m))
+                    .filter(|f| {
+                        a.name != "scheduler"
+                            || f.schedulers.is_empty()
+                            || f.schedulers.contains(&common)
+                    })
+                    .map(|f| Setting::new(queue_dev(f), k, &common))
+                    .collect(),
+                None => Vec::new(),
+            },
             id: format!("member-{}-differs", a.name.replace(' ', "-").to_lowercase()),
             check: "mismatch".into(),
             severity: a.severity,
@@ -790,6 +817,7 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         if let Some(size) = md.stripe_cache_size.filter(|&s| s < rule) {
             let to = rule.max(256).next_power_of_two().min(32768);
             out.push(Finding {
+                settings: vec![Setting::new(&d.name, "md/stripe_cache_size", to)],
                 id: "stripe-cache-small".into(),
                 check: "parity".into(),
                 severity: Severity::Medium,
@@ -821,6 +849,7 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         }
         if md.group_thread_cnt == Some(0) && g.members >= 4 {
             out.push(Finding {
+                settings: Vec::new(),
                 id: "parity-one-thread".into(),
                 check: "parity".into(),
                 severity: Severity::Info,
@@ -913,6 +942,7 @@ pub fn slow_members(
         };
         let n = members.len() as f64;
         out.push(Finding {
+            settings: Vec::new(),
             id: "slow-member".into(),
             check: "slow-members".into(),
             severity: Severity::Medium,
@@ -961,6 +991,7 @@ pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
         {
             Some(f) => f.evidence.push(line),
             None => findings.push(Finding {
+                settings: Vec::new(),
                 id: "request-split-measured".into(),
                 check: "request-limits".into(),
                 severity: Severity::Medium,

@@ -93,6 +93,40 @@ pub struct Finding {
     /// What makes the fix survive a reboot (a udev rule, ...).
     pub persist: Vec<String>,
     pub gain: Option<Gain>,
+    /// The fix as sysfs writes, when it is only that and each is one
+    /// `--apply` may make and `restore` put back (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<Setting>,
+}
+
+/// One sysfs write of a fix: `echo VALUE > /sys/block/DEVICE/ATTRIBUTE`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setting {
+    /// The kernel name of the device (md0, loop1).
+    pub device: String,
+    /// Under the device's sysfs directory: `queue/read_ahead_kb`,
+    /// `queue/max_sectors_kb`, `md/stripe_cache_size`.
+    pub attribute: String,
+    pub value: String,
+}
+
+impl Setting {
+    pub fn new(device: &str, attribute: &str, value: impl ToString) -> Setting {
+        Setting {
+            device: device.into(),
+            attribute: attribute.into(),
+            value: value.to_string(),
+        }
+    }
+
+    /// Whether `--apply` may make it: an attribute `restore` puts back,
+    /// a plain number.
+    pub fn appliable(&self) -> bool {
+        crate::device::sysattr::RESTORABLE.contains(&self.attribute.as_str())
+            && !self.value.is_empty()
+            && self.value.len() <= 10
+            && self.value.bytes().all(|b| b.is_ascii_digit())
+    }
 }
 
 /// Whether a check ran, and why not when it did not.
@@ -118,6 +152,101 @@ pub struct Measurement {
     pub seconds: f64,
     /// The run was stopped (a signal) or failed: its figure is not used.
     pub partial: bool,
+    /// Measured at the array's own settings (not at a value the check set
+    /// for the run): what `--apply` compares before and after.
+    #[serde(default)]
+    pub current: bool,
+}
+
+/// What `advise --apply` did: the settings it changed (kept until
+/// `stripebench restore`), the findings before them, and what was measured
+/// at the array's settings before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Applied {
+    pub changes: Vec<Change>,
+    /// The first battery's findings, worst first (the document's own
+    /// `findings` are the second battery's, after the changes).
+    pub before: Vec<Finding>,
+    pub compared: Vec<BeforeAfter>,
+    /// Each finding above info whose fix was not applied, and why.
+    pub not_applied: Vec<String>,
+}
+
+/// One setting `--apply` changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// The finding it fixes.
+    pub finding: String,
+    pub device: String,
+    pub attribute: String,
+    pub old: String,
+    pub new: String,
+}
+
+/// One check's figure at the array's settings, before and after `--apply`
+/// (the median of its runs at those settings that finished whole).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BeforeAfter {
+    pub check: String,
+    pub before_bytes_per_sec: Option<f64>,
+    pub after_bytes_per_sec: Option<f64>,
+}
+
+/// The settings `--apply` makes: every appliable setting of each finding
+/// above info, one per attribute of a device (the worst finding's first);
+/// and each finding above info it leaves, with why.
+pub fn to_apply(findings: &[Finding]) -> (Vec<(String, Setting)>, Vec<String>) {
+    let mut out: Vec<(String, Setting)> = Vec::new();
+    let mut left = Vec::new();
+    for f in findings.iter().filter(|f| f.severity > Severity::Info) {
+        let ok: Vec<&Setting> = f.settings.iter().filter(|s| s.appliable()).collect();
+        if ok.is_empty() {
+            left.push(format!(
+                "{} ({}): {}",
+                f.id,
+                f.devices.join(", "),
+                if f.settings.is_empty() {
+                    "its fix is not a setting --apply makes: do it by hand"
+                } else {
+                    "its setting is not one restore can put back: do it by hand"
+                }
+            ));
+            continue;
+        }
+        for s in ok {
+            if !out
+                .iter()
+                .any(|(_, o)| o.device == s.device && o.attribute == s.attribute)
+            {
+                out.push((f.id.clone(), s.clone()));
+            }
+        }
+    }
+    (out, left)
+}
+
+/// Each check measured in both batteries: its figure at the array's
+/// settings before and after.
+pub fn compared(before: &[Measurement], after: &[Measurement]) -> Vec<BeforeAfter> {
+    let at = |ms: &[Measurement], check: &str| {
+        let r: Vec<f64> = ms
+            .iter()
+            .filter(|m| m.check == check && m.current && !m.partial)
+            .map(|m| m.bytes_per_sec)
+            .collect();
+        (!r.is_empty()).then(|| crate::analysis::summary::median(r))
+    };
+    let mut checks: Vec<&str> = before.iter().map(|m| m.check.as_str()).collect();
+    checks.dedup();
+    checks
+        .into_iter()
+        .filter(|c| after.iter().any(|m| m.check == *c))
+        .map(|c| BeforeAfter {
+            check: c.into(),
+            before_bytes_per_sec: at(before, c),
+            after_bytes_per_sec: at(after, c),
+        })
+        .collect()
 }
 
 /// `stripebench advise --json`.
@@ -146,6 +275,9 @@ pub struct FindingsDocument {
     /// the slow-members check ran.
     #[serde(default)]
     pub verdict: Option<crate::document::compare::Verdict>,
+    /// `--apply`: what it changed, and the findings and figures before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<Applied>,
 }
 
 impl FindingsDocument {
@@ -196,6 +328,7 @@ pub fn assemble(
         findings,
         measurements,
         verdict,
+        applied: None,
     }
 }
 

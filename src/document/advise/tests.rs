@@ -535,6 +535,7 @@ fn written(ra: u64, at_512: f64) -> Vec<u8> {
         bytes_per_sec: at_512,
         seconds: 3.0,
         partial: false,
+        current: false,
     }];
     let doc = assemble("/dev/md0".into(), t, &s, &b, f, m, None, 1.0, false);
     serde_json::to_vec_pretty(&doc).unwrap()
@@ -784,4 +785,151 @@ fn a_loop_device_with_no_backing_file_is_refused_not_found_clean() {
     t.root.members[2].leaf.as_mut().unwrap().size = 0;
     let e = check_medium(&t).unwrap_err();
     assert!(e.starts_with("loop2 has no medium"), "{e}");
+}
+
+/// `--apply` makes each fix that is a setting restore can put back (the
+/// read-ahead, a member's max_sectors_kb) and names the one it leaves (a
+/// scheduler: not a number restore would write back).
+#[test]
+fn apply_makes_the_restorable_settings_and_names_the_fix_it_leaves() {
+    let (t, mut s) = raid0();
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(0));
+    set(&mut s, "loop2", |f| f.max_sectors_kb = Some(32));
+    set(&mut s, "loop1", |f| {
+        f.scheduler = Some("mq-deadline".into())
+    });
+    let mut all = static_findings(&t, &s);
+    all.extend(readahead_finding(&t, &s, &[(0, 20e6), (1024, 150e6)]));
+    let (made, left) = to_apply(&all);
+    let made: Vec<(String, String, String, String)> = made
+        .into_iter()
+        .map(|(f, x)| (f, x.device, x.attribute, x.value))
+        .collect();
+    let want = |f: &str, d: &str, a: &str, v: &str| (f.into(), d.into(), a.into(), v.into());
+    assert!(
+        made.contains(&want("readahead-low", "md0", "queue/read_ahead_kb", "1024")),
+        "{made:?}"
+    );
+    assert!(
+        made.contains(&want(
+            "request-split",
+            "loop2",
+            "queue/max_sectors_kb",
+            "1280"
+        )),
+        "{made:?}"
+    );
+    assert_eq!(made.len(), 2, "{made:?}");
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        left[0].starts_with(
+            "member-scheduler-differs (loop1): its setting is not one restore can put back"
+        ),
+        "{left:?}"
+    );
+    // What was measured at the array's settings, before and after.
+    let m = |check: &str, setting: &str, mb: f64, current: bool| Measurement {
+        check: check.into(),
+        setting: setting.into(),
+        bytes_per_sec: mb * 1e6,
+        seconds: 3.0,
+        partial: false,
+        current,
+    };
+    let before = [
+        m("readahead", "read_ahead_kb=0", 20.0, true),
+        m("readahead", "read_ahead_kb=1024", 150.0, false),
+        m("slow-members", "run 1", 400.0, true),
+    ];
+    let after = [
+        m("readahead", "read_ahead_kb=256", 120.0, false),
+        m("readahead", "read_ahead_kb=1024", 148.0, true),
+        m("slow-members", "run 1", 410.0, true),
+    ];
+    let c = compared(&before, &after);
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        (
+            c[0].check.as_str(),
+            c[0].before_bytes_per_sec,
+            c[0].after_bytes_per_sec
+        ),
+        ("readahead", Some(20e6), Some(148e6))
+    );
+}
+
+/// The HTML page: each finding with its severity, the fix to copy, the
+/// read-ahead points as bars, what --apply changed; text from the stack
+/// (a device's name) escaped.
+#[test]
+fn the_html_page_shows_findings_fixes_bars_and_what_was_applied() {
+    let (t, mut s) = raid0();
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(0));
+    let pts = [(0, 20e6), (256, 90e6), (1024, 150e6)];
+    let mut f: Vec<Finding> = readahead_finding(&t, &s, &pts).into_iter().collect();
+    f[0].evidence.push("<script>alert(1)</script>".into());
+    let m: Vec<Measurement> = pts
+        .iter()
+        .map(|(kb, r)| Measurement {
+            check: "readahead".into(),
+            setting: format!("read_ahead_kb={kb}"),
+            bytes_per_sec: *r,
+            seconds: 3.0,
+            partial: false,
+            current: *kb == 0,
+        })
+        .collect();
+    let b = plan(&t, &s, &options(false));
+    let mut doc = assemble(
+        "/dev/md0".into(),
+        t,
+        &s,
+        &b,
+        Vec::new(),
+        m.clone(),
+        None,
+        1.0,
+        false,
+    );
+    doc.applied = Some(Applied {
+        changes: vec![Change {
+            finding: "readahead-low".into(),
+            device: "md0".into(),
+            attribute: "queue/read_ahead_kb".into(),
+            old: "0".into(),
+            new: "1024".into(),
+        }],
+        before: f.clone(),
+        compared: compared(&m, &m),
+        not_applied: vec!["member-scheduler-differs (loop1): by hand".into()],
+    });
+    let html = crate::report::html::findings(&doc).unwrap();
+    assert!(
+        html.contains("<td>md0 queue/read_ahead_kb</td><td>0</td><td>1024</td>"),
+        "{html}"
+    );
+    assert!(html.contains("gone"));
+    assert!(html.contains("not applied: member-scheduler-differs"));
+    assert!(html.contains("None: nothing the battery checks is wrong"));
+    assert!(html.contains("<svg"), "the read-ahead bars");
+    // With the finding itself on the page.
+    doc.findings = f;
+    doc.applied = None;
+    let html = crate::report::html::findings(&doc).unwrap();
+    assert!(
+        html.contains("<span class=\"badge bad\">high</span>readahead-low: "),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "<pre class=\"copy\">echo 1024 &gt; /sys/block/md0/queue/read_ahead_kb</pre>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("Gain, measured: 20.0 → 150.0 MB/s (+650%)"),
+        "{html}"
+    );
+    assert!(!html.contains("<script>alert"), "escaped");
+    assert!(html.contains("&lt;script&gt;"));
 }

@@ -539,13 +539,3 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
     page.raw("</div>\n</div>\n");
     Ok(page.finish(&doc.tool))
 }
-
-/// `advise`'s findings (read back by `stripebench report`): the text
-/// report, whose lines are the page (findings, evidence, fixes).
-pub fn findings(doc: &crate::document::advise::FindingsDocument) -> Result<String> {
-    let title = format!("stripebench advise {}", doc.volume);
-    let mut page = Page::new(&title);
-    page.h(1, &title);
-    page.pre(&crate::report::advise::render(doc));
-    Ok(page.finish(&doc.tool))
-}

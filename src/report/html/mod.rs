@@ -9,6 +9,7 @@
 //! No template engine: the pages are a few tables, lists and plots, and a
 //! small builder ([`page::Page`]) keeps the escaping in one place.
 
+mod advise;
 mod charts;
 mod kinds;
 mod page;
@@ -18,7 +19,8 @@ use anyhow::Result;
 
 use crate::document::load::AnyDocument;
 
-pub use kinds::{compare, findings, merge, sweep};
+pub use advise::findings;
+pub use kinds::{compare, merge, sweep};
 pub use page::esc;
 pub use run::run;
 
