@@ -45,7 +45,7 @@
 #
 # In the guest COMMAND runs as root under the guest's sh (its words joined by
 # spaces, as ssh does: quote '$ARRAY' on the host so that the guest expands
-# it), with stripebench, mdadm, dmsetup, lvm, mkfs.btrfs and busybox on its
+# it), with stripebench, mdadm, dmsetup, lvm, mkfs.btrfs, mkfs.ext4, tune2fs and busybox on its
 # PATH, the repository's configs/ at /configs, and these variables set (ARRAY
 # and MEMBERS are also printed on stderr):
 #   ARRAY     the array's path (block device, or mount point for btrfs)
@@ -255,6 +255,7 @@ COMMAND="$*"
 declare -A PKG=(
   [qemu-system-x86_64]=qemu-system-x86 [busybox]=busybox-static [mdadm]=mdadm
   [dmsetup]=dmsetup [lvm]=lvm2 [mkfs.btrfs]=btrfs-progs [cpio]=cpio
+  [mkfs.ext4]=e2fsprogs [tune2fs]=e2fsprogs
   [apt-get]=apt [dpkg-deb]=dpkg
 )
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/sbin/$1" ]; }
@@ -376,7 +377,7 @@ copy_with_libs() {
 }
 copy_with_libs "$(path_of busybox)" /bin/busybox
 copy_with_libs "$BIN" /usr/bin/stripebench
-for t in mdadm dmsetup lvm mkfs.btrfs; do copy_with_libs "$(path_of "$t")" "/usr/sbin/$t"; done
+for t in mdadm dmsetup lvm mkfs.btrfs mkfs.ext4 tune2fs; do copy_with_libs "$(path_of "$t")" "/usr/sbin/$t"; done
 # The seed experiments, so that `stripebench sweep --config /configs/...` runs there.
 cp -R "$ROOT/configs" "$STAGE/configs"
 for t in pvcreate vgcreate lvcreate pvs vgs lvs vgchange vgmknodes lvremove vgremove; do ln -s lvm "$STAGE/usr/sbin/$t"; done

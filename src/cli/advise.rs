@@ -51,8 +51,27 @@ pub fn requests_run(volume: &Path, bs: u64, seconds: f64, wait_lock: bool) -> Re
     parse_run(run_argv(&words, seconds, wait_lock, [volume]))
 }
 
-/// `stripebench run --rw read --jobs 1 --no-progress WORDS --duration
-/// SECONDS [--wait-lock] TARGETS...`: what every run of advise shares.
+/// One queue-depth point: O_DIRECT random 4 KiB reads of `volume` by one
+/// worker at `depth` I/Os in flight, for `seconds`.
+pub fn queue_run(volume: &Path, depth: u32, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
+    let depth = depth.to_string();
+    let words = [
+        "--rw",
+        "randread",
+        "--direct",
+        "--bs",
+        "4k",
+        "--iodepth",
+        &depth,
+        "--ramp",
+        "0",
+    ];
+    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
+}
+
+/// `stripebench run [--rw read] --jobs 1 --no-progress WORDS --duration
+/// SECONDS [--wait-lock] TARGETS...`: what every run of advise shares
+/// (sequential reads unless WORDS say --rw).
 fn run_argv<'a>(
     words: &[&str],
     seconds: f64,
@@ -60,16 +79,18 @@ fn run_argv<'a>(
     targets: impl IntoIterator<Item = &'a Path>,
 ) -> Vec<std::ffi::OsString> {
     let ms = (seconds * 1000.0).round().max(1.0) as u64;
-    let common = [
-        "stripebench",
-        "run",
-        "--rw",
-        "read",
-        "--jobs",
-        "1",
-        "--no-progress",
-    ];
-    let mut argv: Vec<std::ffi::OsString> = common.iter().chain(words).map(Into::into).collect();
+    let common = ["stripebench", "run", "--jobs", "1", "--no-progress"];
+    let rw: &[&str] = if words.contains(&"--rw") {
+        &[]
+    } else {
+        &["--rw", "read"]
+    };
+    let mut argv: Vec<std::ffi::OsString> = common
+        .iter()
+        .chain(rw)
+        .chain(words)
+        .map(Into::into)
+        .collect();
     argv.extend(["--duration".into(), format!("{ms}ms").into()]);
     if wait_lock {
         argv.push("--wait-lock".into());
@@ -110,6 +131,14 @@ mod tests {
         assert!(!c.direct);
         assert!(!c.rw.writes());
         assert!(!c.progress);
+    }
+
+    #[test]
+    fn a_queue_point_is_direct_random_4k_at_its_depth() {
+        let c = queue_run(Path::new("/dev/null"), 16, 2.0, false).unwrap();
+        assert_eq!(c.iodepth, 16);
+        assert_eq!(c.bs, crate::measure::config::BlockSizeArg::Bytes(4096));
+        assert!(c.direct && c.rw == crate::measure::config::RwMode::Randread);
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     if let Err(why) = advise::check_medium(&topo) {
         return crate::base::error::usage(why);
     }
-    let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
+    let survey = survey(&src, &topo);
     let protected = crate::device::protected_paths(std::slice::from_ref(&args.volume));
     let out = Outputs::check(
         Request::json(args.json.as_deref()),
@@ -94,6 +94,19 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     })
 }
 
+/// The stack's sysfs facts, and the stripe hints of the file system on
+/// the volume (its first 4 KiB, read from the device the stack named).
+fn survey(src: &topology::Sources, topo: &topology::Topology) -> Survey {
+    let mut s = Survey::read(&src.host, topo, src.dm_table.as_deref());
+    let root = &topo.root;
+    if !root.path.is_empty() && !root.dev.is_empty() {
+        s.fs_hints = crate::device::fs_hints::read(std::path::Path::new(&root.path), &root.dev)
+            .ok()
+            .flatten();
+    }
+    s
+}
+
 /// What the battery is asked for.
 fn options(args: &AdviseArgs, topo: &topology::Topology) -> Options {
     Options {
@@ -136,6 +149,9 @@ fn battery_pass(
         }
         (None, m) => (None, m),
     };
+    let measurements = measure_queue(args, &mut battery, out, measurements)?;
+    findings.extend(advise::buffered_direct(topo, &measurements));
+    findings.extend(advise::queue_knee(topo, &measurements));
     Ok(advise::assemble(
         show_path(&args.volume),
         topo.clone(),
@@ -198,7 +214,7 @@ fn apply(
     guard.keep()?;
     let started = Instant::now();
     let topo = topology::discover(&args.volume, src)?;
-    let survey = Survey::read(&src.host, &topo, src.dm_table.as_deref());
+    let survey = survey(src, &topo);
     let second = battery_pass(args, &topo, &survey, out, started)?;
     Ok(FindingsDocument {
         volume: given,
@@ -226,6 +242,31 @@ fn stack_names<'a>(d: &'a topology::Device, out: &mut Vec<&'a str>) {
     out.extend(d.parent.as_deref());
     for m in &d.members {
         stack_names(m, out);
+    }
+}
+
+/// One measured run of the battery: its document, or why `run` refused
+/// it (a usage error: no root to set read-ahead, a lock another run holds);
+/// any other error ends advise.
+fn one_run(
+    cfg: &crate::measure::config::RunConfig,
+    out: &Outputs,
+) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
+    match session::measure(cfg, &cfg.targets, false, &out.for_run(None)) {
+        Ok(Outcome::Done(run)) => Ok(Ok(crate::document::finished::document(cfg, *run))),
+        Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
+        Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => Ok(Err(
+            crate::base::error::show_lines(&format!("{e:#}")).into_owned(),
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// Marks check `id` skipped, with `detail`.
+fn skip(battery: &mut Battery, id: &str, detail: String) {
+    if let Some(c) = battery.checks.iter_mut().find(|c| c.id == id) {
+        c.status = "skipped".into();
+        c.detail = detail;
     }
 }
 
@@ -257,38 +298,74 @@ fn measure_readahead(args: &AdviseArgs, battery: &mut Battery, out: &Outputs) ->
             plan.seconds_each,
             args.wait_lock,
         )?;
-        let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
-            Ok(Outcome::Done(run)) => run,
-            Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
-            Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
-                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "readahead") {
-                    c.status = "skipped".into();
-                    c.detail = format!(
-                        "read_ahead_kb against the full stripe (static); not measured: {}",
-                        crate::base::error::show_lines(&format!("{e:#}"))
-                    );
-                }
+        let doc = match one_run(&cfg, out)? {
+            Ok(doc) => doc,
+            Err(why) => {
+                skip(
+                    battery,
+                    "readahead",
+                    format!("read_ahead_kb against the full stripe (static); not measured: {why}"),
+                );
                 points.clear();
                 break;
             }
-            Err(e) => return Err(e),
         };
-        let doc = crate::document::finished::document(&cfg, *run);
         let t = &doc.total.figures;
         let partial = doc.interrupted || t.errors > 0 || t.bytes == 0;
-        measurements.push(Measurement {
-            check: "readahead".into(),
-            setting: format!("read_ahead_kb={kb}"),
-            bytes_per_sec: t.bytes_per_sec,
-            seconds: doc.window.seconds,
+        measurements.push(Measurement::of(
+            "readahead",
+            format!("read_ahead_kb={kb}"),
+            &doc,
             partial,
-            current: *kb == plan.current_kb,
-        });
+            *kb == plan.current_kb,
+        ));
         if !partial {
             points.push((*kb, t.bytes_per_sec));
         }
     }
     Ok((points, measurements))
+}
+
+/// The queue-depth points the battery planned, each an O_DIRECT random
+/// 4 KiB read run of the volume at one depth: their measurements, added.
+fn measure_queue(
+    args: &AdviseArgs,
+    battery: &mut Battery,
+    out: &Outputs,
+    mut measurements: Vec<Measurement>,
+) -> Result<Vec<Measurement>> {
+    let Some(plan) = battery.queue.clone() else {
+        return Ok(measurements);
+    };
+    for depth in &plan.depths {
+        if crate::base::signals::interrupted() {
+            break;
+        }
+        eprintln!(
+            "stripebench advise: {depth} I/Os in flight on {}: O_DIRECT random 4 KiB reads, {:.0} s",
+            show_path(&args.volume),
+            plan.seconds_each
+        );
+        let cfg =
+            crate::cli::advise::queue_run(&args.volume, *depth, plan.seconds_each, args.wait_lock)?;
+        let doc = match one_run(&cfg, out)? {
+            Ok(doc) => doc,
+            Err(why) => {
+                skip(battery, "queue-depth", format!("not measured: {why}"));
+                break;
+            }
+        };
+        let t = &doc.total.figures;
+        let partial = doc.interrupted || t.errors > 0 || t.ios == 0;
+        measurements.push(Measurement::of(
+            "queue-depth",
+            format!("iodepth={depth}"),
+            &doc,
+            partial,
+            false,
+        ));
+    }
+    Ok(measurements)
 }
 
 /// Each member's runs read together (its device node, its samples).
@@ -324,32 +401,26 @@ fn measure_members(
             plan.seconds_each
         );
         let cfg = crate::cli::advise::members_run(&paths, plan.seconds_each, args.wait_lock)?;
-        let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
-            Ok(Outcome::Done(run)) => run,
-            Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
-            Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
-                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
-                    c.status = "skipped".into();
-                    c.detail = format!(
-                        "the members could not be read: {}",
-                        crate::base::error::show_lines(&format!("{e:#}"))
-                    );
-                }
+        let doc = match one_run(&cfg, out)? {
+            Ok(doc) => doc,
+            Err(why) => {
+                skip(
+                    battery,
+                    "slow-members",
+                    format!("the members could not be read: {why}"),
+                );
                 return Ok((None, measurements));
             }
-            Err(e) => return Err(e),
         };
-        let doc = crate::document::finished::document(&cfg, *run);
         let t = &doc.total.figures;
         let partial = doc.interrupted || t.errors > 0;
-        measurements.push(Measurement {
-            check: "slow-members".into(),
-            setting: format!("members together, run {r}"),
-            bytes_per_sec: t.bytes_per_sec,
-            seconds: doc.window.seconds,
+        measurements.push(Measurement::of(
+            "slow-members",
+            format!("members together, run {r}"),
+            &doc,
             partial,
-            current: true,
-        });
+            true,
+        ));
         if partial {
             continue;
         }
@@ -388,31 +459,24 @@ fn measure_requests(
     );
     let cfg =
         crate::cli::advise::requests_run(&args.volume, plan.bs, plan.seconds, args.wait_lock)?;
-    let run = match session::measure(&cfg, &cfg.targets, false, &out.for_run(None)) {
-        Ok(Outcome::Done(run)) => run,
-        Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
-        Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => {
+    let doc = match one_run(&cfg, out)? {
+        Ok(doc) => doc,
+        Err(why) => {
             if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "request-limits") {
-                c.detail += &format!(
-                    "; not measured: {}",
-                    crate::base::error::show_lines(&format!("{e:#}"))
-                );
+                c.detail += &format!("; not measured: {why}");
             }
             return Ok((Vec::new(), measurements));
         }
-        Err(e) => return Err(e),
     };
-    let doc = crate::document::finished::document(&cfg, *run);
     let t = &doc.total.figures;
     let partial = doc.interrupted || t.errors > 0;
-    measurements.push(Measurement {
-        check: "request-limits".into(),
-        setting: format!("O_DIRECT bs={}k", plan.bs / 1024),
-        bytes_per_sec: t.bytes_per_sec,
-        seconds: doc.window.seconds,
+    measurements.push(Measurement::of(
+        "request-limits",
+        format!("O_DIRECT bs={}k", plan.bs / 1024),
+        &doc,
         partial,
-        current: true,
-    });
+        true,
+    ));
     if partial {
         return Ok((Vec::new(), measurements));
     }

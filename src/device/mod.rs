@@ -15,6 +15,7 @@ pub mod cache;
 pub mod cpuinfo;
 pub mod devstat;
 pub mod extent;
+pub mod fs_hints;
 pub mod guard;
 pub mod hole_guard;
 pub mod holes;

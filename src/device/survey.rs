@@ -74,6 +74,11 @@ pub struct MdFacts {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Survey {
     pub devices: Vec<DeviceFacts>,
+    /// The stripe hints of the file system on the volume, when it holds
+    /// one stripebench reads (read from the device by the caller:
+    /// `device::fs_hints`).
+    #[serde(default)]
+    pub fs_hints: Option<crate::device::fs_hints::FsHints>,
 }
 
 impl Survey {
@@ -92,7 +97,10 @@ impl Survey {
             }
             walk.extend(d.members.iter().rev());
         }
-        Survey { devices }
+        Survey {
+            devices,
+            fs_hints: None,
+        }
     }
 
     /// The facts of the device the kernel calls `name`.

@@ -372,3 +372,66 @@ dmsetup remove offmd
         "{text}"
     );
 }
+
+/// An ext4 made when the md RAID0 had 3 members (stripe_width 48 blocks)
+/// on the array of 4: advise finds the hints wrong, with the tune2fs line
+/// that sets them; that line, run in the guest, leaves the array clean.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn ext4_stripe_hints_from_before_a_grow_are_found_and_the_fix_clears_them() {
+    let g = crate::common::guest::boot(
+        &[
+            "--array",
+            "md-raid0",
+            "--members",
+            "4",
+            "--member-size",
+            "32m",
+            "--chunk",
+            "64k",
+        ],
+        r#"
+mkfs.ext4 -q -F -b 4096 -E stride=16,stripe_width=48 $ARRAY
+step wrong stripebench advise --quick --fail-on low --json wrong.json $ARRAY
+tune2fs -E stride=16,stripe_width=64 $ARRAY > tune.txt 2>&1
+step right stripebench advise --quick --fail-on low --json right.json $ARRAY
+"#,
+        600,
+    );
+    let text = g.said("wrong", 1);
+    eprintln!("wrong:\n{text}");
+    let doc = g.json("wrong.json");
+    let md = doc["topology"]["root"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        above_info(&doc),
+        vec![format!("fs-stripe-hints-wrong:{md}")],
+        "{text}"
+    );
+    let f = finding(&doc, "fs-stripe-hints-wrong");
+    assert_eq!(f["severity"], "medium");
+    assert_eq!(
+        fix(f),
+        vec![format!("tune2fs -E stride=16,stripe_width=64 /dev/{md}")]
+    );
+    assert!(
+        f["title"]
+            .as_str()
+            .unwrap()
+            .contains("stripe_width of 192 KiB"),
+        "{f}"
+    );
+    // The printed fix, run in the guest: clean (--fail-on low exits 0).
+    let text = g.said("right", 0);
+    assert_eq!(
+        above_info(&g.json("right.json")),
+        Vec::<String>::new(),
+        "{text}\n{}",
+        g.text("tune.txt")
+    );
+}

@@ -95,12 +95,13 @@ fn sync_pct(s: &str) -> Option<f64> {
     (b > 0.0).then(|| a / b * 100.0)
 }
 
-/// Every check that reads sysfs only (read-ahead aside: see
-/// [`readahead_finding`], which also weighs what was measured).
+/// Every check that reads what the stack exposes only (read-ahead aside:
+/// see [`readahead_finding`], which also weighs what was measured).
 pub fn static_findings(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(state(topo, survey));
     out.extend(alignment(topo, survey));
+    out.extend(fs_hints(topo, survey));
     out.extend(request_limits(topo, survey));
     out.extend(mismatch(topo, survey));
     out.extend(parity(topo, survey));
@@ -275,6 +276,84 @@ pub fn readahead_finding(
                 measured: false,
             },
         }),
+    })
+}
+
+/// The file system's stripe hints against the array's chunk and full
+/// stripe: ext4 stride and stripe_width, XFS sunit and swidth. Not set:
+/// low (the allocator ignores the stripe); set and wrong (an array grown or
+/// reshaped after mkfs, a layer that hid the geometry): medium, since the
+/// allocator then aligns to boundaries that are not the stripe's.
+fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
+    let h = survey.fs_hints.as_ref()?;
+    let (_, g) = striping(topo)?;
+    let (chunk, full) = (g.chunk?, g.full_stripe?);
+    let vol = &topo.root.name;
+    let right = h.unit_bytes == Some(chunk) && h.width_bytes == Some(full);
+    if right {
+        return None;
+    }
+    let unset = h.unit_bytes.is_none() && h.width_bytes.is_none();
+    let shown = |b: Option<u64>| b.map_or("not set".to_string(), kib);
+    let (unit_name, width_name) = if h.fs == "xfs" {
+        ("sunit", "swidth")
+    } else {
+        ("stride", "stripe_width")
+    };
+    let (fix, persist) = if h.fs == "xfs" {
+        // XFS takes both at mount, in 512-byte sectors.
+        let (su, sw) = (chunk / 512, full / 512);
+        (
+            vec![format!("umount /dev/{vol} && mount -o sunit={su},swidth={sw} /dev/{vol} MOUNTPOINT   # XFS takes them at mount, in 512-byte units")],
+            vec![format!("in /etc/fstab, the options of /dev/{vol}: sunit={su},swidth={sw}")],
+        )
+    } else {
+        let (st, sw) = (chunk / h.block_bytes, full / h.block_bytes);
+        (
+            vec![format!(
+                "tune2fs -E stride={st},stripe_width={sw} /dev/{vol}"
+            )],
+            vec!["tune2fs writes them into the superblock: they stay".into()],
+        )
+    };
+    Some(Finding {
+        settings: Vec::new(),
+        id: if unset {
+            "fs-stripe-hints-unset"
+        } else {
+            "fs-stripe-hints-wrong"
+        }
+        .into(),
+        check: "alignment".into(),
+        severity: if unset {
+            Severity::Low
+        } else {
+            Severity::Medium
+        },
+        devices: vec![vol.clone()],
+        title: if unset {
+            format!("the {} file system on {vol} has no stripe hints: its allocator does not know the chunk ({}) or the full stripe ({})", h.fs, kib(chunk), kib(full))
+        } else {
+            format!("the {} file system on {vol} assumes a {unit_name} of {} and a {width_name} of {}; the array's chunk is {} and its full stripe {}", h.fs, shown(h.unit_bytes), shown(h.width_bytes), kib(chunk), kib(full))
+        },
+        evidence: vec![
+            format!(
+                "{} superblock of /dev/{vol}: block {}, {unit_name} {}, {width_name} {}",
+                h.fs,
+                kib(h.block_bytes),
+                shown(h.unit_bytes),
+                shown(h.width_bytes)
+            ),
+            g.describe(),
+        ],
+        meaning: if unset {
+            "files and their metadata are placed without regard to the stripe: large files may start mid-chunk, and a write that could fill a full stripe straddles two (on parity RAID, a read-modify-write)".into()
+        } else {
+            "the allocator aligns files to boundaries that are not the array's: large writes straddle chunks and stripes it thinks it keeps whole".into()
+        },
+        fix,
+        persist,
+        gain: None,
     })
 }
 
@@ -1009,4 +1088,137 @@ pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
             }),
         }
     }
+}
+
+/// Seed 004's question: one buffered thread on the volume (the read-ahead
+/// run at the array's own value) against one O_DIRECT worker per member
+/// read together (the slow-member runs), with the CPU seconds per GB that
+/// tell why. A property of the page cache, not a fault: info, with what a
+/// reader that needs the array's rate does instead.
+pub fn buffered_direct(topo: &Topology, measured: &[super::Measurement]) -> Option<Finding> {
+    let whole = |check: &str| -> Vec<&super::Measurement> {
+        measured
+            .iter()
+            .filter(|m| m.check == check && m.current && !m.partial && m.bytes_per_sec > 0.0)
+            .collect()
+    };
+    let mid = |ms: &[&super::Measurement], f: &dyn Fn(&super::Measurement) -> Option<f64>| {
+        let v: Vec<f64> = ms.iter().filter_map(|m| f(m)).collect();
+        (!v.is_empty()).then(|| crate::analysis::summary::median(v))
+    };
+    let buffered = whole("readahead");
+    let direct = whole("slow-members");
+    let b = mid(&buffered, &|m| Some(m.bytes_per_sec))?;
+    let d = mid(&direct, &|m| Some(m.bytes_per_sec))?;
+    let b_cpu = mid(&buffered, &|m| m.cpu_sec_per_gb);
+    let d_cpu = mid(&direct, &|m| m.cpu_sec_per_gb);
+    let n = topo.stripe_members().len();
+    let vol = &topo.root.name;
+    let cpu = |c: Option<f64>| c.map_or("?".to_string(), |c| format!("{c:.2}"));
+    let ratio = d / b;
+    Some(Finding {
+        id: "buffered-direct-gap".into(),
+        check: "buffered-direct".into(),
+        severity: Severity::Info,
+        devices: vec![vol.clone()],
+        title: format!(
+            "one buffered reader gets {:.1} MB/s from {vol}; one O_DIRECT worker per member, {n} together, {:.1} MB/s ({ratio:.1} ×)",
+            mb_per_sec(b),
+            mb_per_sec(d)
+        ),
+        evidence: vec![
+            format!(
+                "buffered sequential reads of /dev/{vol}, one thread, 128 KiB requests, at the array's read-ahead: {:.1} MB/s, {} CPU s/GB",
+                mb_per_sec(b),
+                cpu(b_cpu)
+            ),
+            format!(
+                "O_DIRECT sequential 1 MiB reads, one worker per member, {n} at once: {:.1} MB/s, {} CPU s/GB",
+                mb_per_sec(d),
+                cpu(d_cpu)
+            ),
+        ],
+        meaning: format!(
+            "a single buffered stream (cp, dd, a backup) is bound by one thread copying through the page cache and by read-ahead; the members together give {ratio:.1} × as much{}",
+            match (b_cpu, d_cpu) {
+                (Some(x), Some(y)) if y > 0.0 && x > 1.5 * y => format!(", and the buffered reader spends {:.1} × the CPU per byte", x / y),
+                _ => String::new(),
+            }
+        ),
+        fix: vec![
+            format!("readers that need the array's rate: O_DIRECT, one stream per member (stripebench run --direct --members /dev/{vol} shows what it gives)"),
+            "one buffered stream: a read-ahead of several full stripes (see readahead), and large reads".into(),
+        ],
+        persist: Vec::new(),
+        gain: None,
+        settings: Vec::new(),
+    })
+}
+
+/// The share of the best IOPS a depth must reach to be the knee: past it,
+/// more I/Os in flight gain less than this.
+pub const KNEE_SHARE: f64 = 0.9;
+
+/// The volume's queue-depth knee from the queue-depth runs: the least depth
+/// that reached [`KNEE_SHARE`] of the best IOPS, and what the deepest run
+/// paid in p99 for what it gained beyond it. Info: what to run the array
+/// at, not a fault.
+pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Finding> {
+    let mut pts: Vec<(u32, f64, Option<u64>)> = measured
+        .iter()
+        .filter(|m| m.check == "queue-depth" && !m.partial)
+        .filter_map(|m| {
+            let d = m.setting.strip_prefix("iodepth=")?.parse().ok()?;
+            Some((d, m.iops?, m.p99_ns))
+        })
+        .filter(|p| p.1 > 0.0)
+        .collect();
+    pts.sort_by_key(|p| p.0);
+    if pts.len() < 3 {
+        return None;
+    }
+    let best = pts.iter().map(|p| p.1).fold(0.0, f64::max);
+    let knee = *pts.iter().find(|p| p.1 >= KNEE_SHARE * best)?;
+    let deepest = *pts.last()?;
+    let vol = &topo.root.name;
+    let ms = |ns: Option<u64>| ns.map_or("?".to_string(), |n| format!("{:.2} ms", n as f64 / 1e6));
+    let beyond = if deepest.0 > knee.0 {
+        format!(
+            "; at {} in flight it made {:+.0}% I/Os per second for a p99 of {} (at {}: {})",
+            deepest.0,
+            (deepest.1 / knee.1 - 1.0) * 100.0,
+            ms(deepest.2),
+            knee.0,
+            ms(knee.2)
+        )
+    } else {
+        " (the deepest measured: the knee may lie deeper)".to_string()
+    };
+    Some(Finding {
+        id: "queue-depth-knee".into(),
+        check: "queue-depth".into(),
+        severity: Severity::Info,
+        devices: vec![vol.clone()],
+        title: format!(
+            "{vol} reaches {:.0}% of its best random 4 KiB read rate at {} I/Os in flight ({:.0} IOPS){beyond}",
+            KNEE_SHARE * 100.0,
+            knee.0,
+            knee.1
+        ),
+        evidence: pts
+            .iter()
+            .map(|(d, iops, p99)| format!("iodepth {d}: {iops:.0} IOPS, p99 {}", ms(*p99)))
+            .collect(),
+        meaning: format!(
+            "past {} I/Os in flight the array queues rather than works: latency grows with little more throughput",
+            knee.0
+        ),
+        fix: vec![format!(
+            "run random I/O on {vol} at about {} in flight in all (stripebench run --rw randread --iodepth {} --direct /dev/{vol} confirms it)",
+            knee.0, knee.0
+        )],
+        persist: Vec::new(),
+        gain: None,
+        settings: Vec::new(),
+    })
 }

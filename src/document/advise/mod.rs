@@ -20,7 +20,8 @@ use crate::device::topology::{level::Geometry, Device, Topology};
 use crate::document::run::{ToolInfo, SCHEMA_VERSION};
 
 pub use checks::{
-    measured_splits, readahead_finding, slow_members, state_words, static_findings, Split,
+    buffered_direct, measured_splits, queue_knee, readahead_finding, slow_members, state_words,
+    static_findings, Split,
 };
 
 /// How much a finding matters, least first.
@@ -156,6 +157,39 @@ pub struct Measurement {
     /// for the run): what `--apply` compares before and after.
     #[serde(default)]
     pub current: bool,
+    /// CPU seconds (user + system) per 10^9 bytes the run moved.
+    #[serde(default)]
+    pub cpu_sec_per_gb: Option<f64>,
+    /// Completed I/Os per second, and the 99th percentile latency (ns).
+    #[serde(default)]
+    pub iops: Option<f64>,
+    #[serde(default)]
+    pub p99_ns: Option<u64>,
+}
+
+impl Measurement {
+    /// A run's measurement, from its document: its total's rate, IOPS,
+    /// p99 and CPU per GB over its window.
+    pub fn of(
+        check: &str,
+        setting: String,
+        doc: &crate::document::run::RunDocument,
+        partial: bool,
+        current: bool,
+    ) -> Measurement {
+        let t = &doc.total.figures;
+        Measurement {
+            check: check.into(),
+            setting,
+            bytes_per_sec: t.bytes_per_sec,
+            seconds: doc.window.seconds,
+            partial,
+            current,
+            cpu_sec_per_gb: doc.total.cpu_sec_per_gb(),
+            iops: Some(t.iops),
+            p99_ns: t.latency_ns.map(|l| l.p99),
+        }
+    }
 }
 
 /// What `advise --apply` did: the settings it changed (kept until
@@ -419,6 +453,15 @@ pub struct Battery {
     pub readahead: Option<ReadaheadPlan>,
     pub slow: Option<SlowPlan>,
     pub requests: Option<RequestPlan>,
+    pub queue: Option<QueuePlan>,
+}
+
+/// The queue-depth measurement's plan: O_DIRECT random 4 KiB reads of the
+/// volume by one worker at each depth, `seconds_each`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueuePlan {
+    pub depths: Vec<u32>,
+    pub seconds_each: f64,
 }
 
 impl Battery {
@@ -482,10 +525,15 @@ pub fn check_medium(topo: &Topology) -> Result<(), String> {
 
 /// The runs of each member's figure: compare's default `--repeat`.
 pub const SLOW_REPEATS: usize = 3;
-/// The share of the budget for the read-ahead points, and for the members.
-pub const READAHEAD_SHARE: f64 = 0.5;
+/// The share of the budget for the read-ahead points, for the members,
+/// for the request sizes and for the queue depths (what is left: the
+/// batteries' setup beyond [`RUN_OVERHEAD_SEC`]).
+pub const READAHEAD_SHARE: f64 = 0.4;
 pub const SLOW_SHARE: f64 = 0.3;
 pub const REQUEST_SHARE: f64 = 0.1;
+pub const QUEUE_SHARE: f64 = 0.15;
+/// The I/Os in flight the queue-depth check measures.
+pub const QUEUE_DEPTHS: [u32; 4] = [1, 4, 16, 64];
 
 /// Seconds a measured run costs beyond its window (dropping the cache,
 /// opening, setting read-ahead), kept out of the windows.
@@ -605,7 +653,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     add(
         "alignment",
         "alignment of every layer",
-        Ok("partition starts, md data offsets, dm table offsets (an LVM volume's include its PV's pe_start) and alignment_offset against 4 KiB, the chunk and the full stripe (file system stripe hints are not read)".into()),
+        Ok("partition starts, md data offsets, dm table offsets (an LVM volume's include its PV's pe_start) and alignment_offset against 4 KiB, the chunk and the full stripe; the file system's stripe hints (ext4 stride and stripe_width, XFS sunit and swidth) against the chunk and the full stripe".into()),
         0.0,
     );
     let requests = match &stripe {
@@ -675,6 +723,50 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         },
         slow_budget,
     );
+    let q_each = o.budget_sec * QUEUE_SHARE / QUEUE_DEPTHS.len() as f64 - RUN_OVERHEAD_SEC;
+    let queue_why: Result<(), String> = if o.quick {
+        Err("--quick: not measured".into())
+    } else if !o.block_device {
+        Err("not a block device: name the device".into())
+    } else if q_each < MIN_WINDOW_SEC {
+        let least =
+            ((MIN_WINDOW_SEC + RUN_OVERHEAD_SEC) * QUEUE_DEPTHS.len() as f64 / QUEUE_SHARE).ceil();
+        Err(format!(
+            "the budget leaves under {MIN_WINDOW_SEC:.0} s per depth: --budget {least:.0}s or more measures it"
+        ))
+    } else {
+        Ok(())
+    };
+    let queue = queue_why.is_ok().then(|| QueuePlan {
+        depths: QUEUE_DEPTHS.to_vec(),
+        seconds_each: q_each,
+    });
+    add(
+        "queue-depth",
+        "the volume's queue-depth knee",
+        match (&queue, queue_why) {
+            (Some(q), _) => Ok(format!(
+                "O_DIRECT random 4 KiB reads of the volume, one worker, {:.0} s at each of {} I/Os in flight: the depth past which latency grows with no gain",
+                q.seconds_each,
+                q.depths.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            )),
+            (None, Err(why)) => Err(why),
+            (None, Ok(())) => Err("not planned".into()),
+        },
+        queue.as_ref().map_or(0.0, |q| {
+            (q.seconds_each + RUN_OVERHEAD_SEC) * q.depths.len() as f64
+        }),
+    );
+    add(
+        "buffered-direct",
+        "one buffered reader against O_DIRECT per member",
+        match (&readahead, &slow) {
+            (Some(_), Some(_)) => Ok("one buffered thread on the volume (the read-ahead run at the array's own value) against one O_DIRECT worker per member (the slow-member runs): MB/s and CPU seconds per GB, from runs already made".into()),
+            (None, _) => Err("the read-ahead runs were not made: no buffered figure".into()),
+            (_, None) => Err("the slow-member runs were not made: no O_DIRECT figure".into()),
+        },
+        0.0,
+    );
     add(
         "writes",
         "write checks",
@@ -692,5 +784,6 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         readahead,
         slow,
         requests,
+        queue,
     }
 }

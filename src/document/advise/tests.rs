@@ -77,6 +77,7 @@ fn raid0() -> (Topology, Survey) {
     };
     let mut survey = Survey {
         devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
+        fs_hints: None,
     };
     let mut m = facts("md0", "md");
     m.read_ahead_kb = Some(512);
@@ -323,6 +324,7 @@ fn raid5_with_the_smallest_stripe_cache_and_a_resync_is_found() {
     };
     let mut s = Survey {
         devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
+        fs_hints: None,
     };
     let mut m = facts("md1", "md");
     m.read_ahead_kb = Some(384);
@@ -536,6 +538,9 @@ fn written(ra: u64, at_512: f64) -> Vec<u8> {
         seconds: 3.0,
         partial: false,
         current: false,
+        cpu_sec_per_gb: None,
+        iops: None,
+        p99_ns: None,
     }];
     let doc = assemble("/dev/md0".into(), t, &s, &b, f, m, None, 1.0, false);
     serde_json::to_vec_pretty(&doc).unwrap()
@@ -835,6 +840,9 @@ fn apply_makes_the_restorable_settings_and_names_the_fix_it_leaves() {
         seconds: 3.0,
         partial: false,
         current,
+        cpu_sec_per_gb: None,
+        iops: None,
+        p99_ns: None,
     };
     let before = [
         m("readahead", "read_ahead_kb=0", 20.0, true),
@@ -877,6 +885,9 @@ fn the_html_page_shows_findings_fixes_bars_and_what_was_applied() {
             seconds: 3.0,
             partial: false,
             current: *kb == 0,
+            cpu_sec_per_gb: None,
+            iops: None,
+            p99_ns: None,
         })
         .collect();
     let b = plan(&t, &s, &options(false));
@@ -932,4 +943,141 @@ fn the_html_page_shows_findings_fixes_bars_and_what_was_applied() {
     );
     assert!(!html.contains("<script>alert"), "escaped");
     assert!(html.contains("&lt;script&gt;"));
+}
+
+/// Seed 004 from runs already made: one buffered reader (the read-ahead
+/// run at the array's value) against the members read O_DIRECT together,
+/// with the CPU per byte of each; info, never a fault.
+#[test]
+fn one_buffered_reader_is_set_against_direct_per_member_with_its_cpu() {
+    let (t, _) = raid0();
+    let m = |check: &str, mb: f64, current: bool, cpu: f64| Measurement {
+        check: check.into(),
+        setting: String::new(),
+        bytes_per_sec: mb * 1e6,
+        seconds: 3.0,
+        partial: false,
+        current,
+        cpu_sec_per_gb: Some(cpu),
+        iops: None,
+        p99_ns: None,
+    };
+    let ms = [
+        m("readahead", 931.0, true, 1.9),
+        m("readahead", 1200.0, false, 1.7),
+        m("slow-members", 2785.0, true, 0.2),
+        m("slow-members", 2700.0, true, 0.2),
+        m("slow-members", 2900.0, true, 0.2),
+    ];
+    let f = buffered_direct(&t, &ms).unwrap();
+    assert_eq!(
+        (f.id.as_str(), f.severity),
+        ("buffered-direct-gap", Severity::Info)
+    );
+    assert!(
+        f.title.contains("931.0 MB/s") && f.title.contains("2785.0 MB/s (3.0 ×)"),
+        "{}",
+        f.title
+    );
+    assert!(
+        f.meaning.contains("9.5 × the CPU per byte"),
+        "{}",
+        f.meaning
+    );
+    // Without a buffered run at the array's value there is nothing to set
+    // against.
+    assert!(buffered_direct(&t, &ms[1..]).is_none());
+}
+
+/// The file system's stripe hints against the array: unset is low, wrong
+/// is medium (each with the command that sets them), right is nothing.
+#[test]
+fn file_system_stripe_hints_are_weighed_against_the_chunk_and_full_stripe() {
+    use crate::device::fs_hints::FsHints;
+    let (t, mut s) = raid0();
+    let hints = |fs: &str, unit: Option<u64>, width: Option<u64>| FsHints {
+        fs: fs.into(),
+        block_bytes: 4096,
+        unit_bytes: unit,
+        width_bytes: width,
+    };
+    s.fs_hints = Some(hints("ext4", None, None));
+    let f = static_findings(&t, &s);
+    assert_eq!(ids(&f), vec!["fs-stripe-hints-unset:md0"]);
+    assert_eq!(f[0].severity, Severity::Low);
+    assert_eq!(
+        f[0].fix,
+        vec!["tune2fs -E stride=16,stripe_width=64 /dev/md0"]
+    );
+    // An array grown from 3 to 4 members after mkfs.xfs: swidth is 3 chunks.
+    s.fs_hints = Some(hints("xfs", Some(64 << 10), Some(192 << 10)));
+    let f = static_findings(&t, &s);
+    assert_eq!(ids(&f), vec!["fs-stripe-hints-wrong:md0"]);
+    assert_eq!(f[0].severity, Severity::Medium);
+    assert!(f[0].title.contains("swidth of 192 KiB"), "{}", f[0].title);
+    assert!(
+        f[0].fix[0].contains("sunit=128,swidth=512"),
+        "{:?}",
+        f[0].fix
+    );
+    s.fs_hints = Some(hints("xfs", Some(64 << 10), Some(256 << 10)));
+    assert!(static_findings(&t, &s).is_empty());
+}
+
+/// The queue-depth knee: the least depth at 90 % of the best IOPS, with
+/// what the deepest run paid in p99 for what it gained; planned only when
+/// the budget leaves a window at each depth.
+#[test]
+fn the_queue_depth_knee_is_the_least_depth_near_the_best_rate() {
+    let (t, s) = raid0();
+    let m = |d: u32, iops: f64, p99_us: u64| Measurement {
+        check: "queue-depth".into(),
+        setting: format!("iodepth={d}"),
+        bytes_per_sec: iops * 4096.0,
+        seconds: 3.0,
+        partial: false,
+        current: false,
+        cpu_sec_per_gb: None,
+        iops: Some(iops),
+        p99_ns: Some(p99_us * 1000),
+    };
+    let ms = [
+        m(1, 10_000.0, 150),
+        m(4, 36_000.0, 200),
+        m(16, 41_000.0, 700),
+        m(64, 42_000.0, 3100),
+    ];
+    let f = queue_knee(&t, &ms).unwrap();
+    assert_eq!(
+        (f.id.as_str(), f.severity),
+        ("queue-depth-knee", Severity::Info)
+    );
+    assert!(f.title.contains("at 16 I/Os in flight (41000 IOPS); at 64 in flight it made +2% I/Os per second for a p99 of 3.10 ms (at 16: 0.70 ms)"), "{}", f.title);
+    assert_eq!(f.evidence.len(), 4);
+    assert!(
+        queue_knee(&t, &ms[..2]).is_none(),
+        "two points are no curve"
+    );
+    // Planned at the default budget, skipped with the least budget at 30 s.
+    let b = plan(
+        &t,
+        &s,
+        &Options {
+            budget_sec: 120.0,
+            ..options(false)
+        },
+    );
+    assert_eq!(b.queue.as_ref().unwrap().depths, vec![1, 4, 16, 64]);
+    let b = plan(
+        &t,
+        &s,
+        &Options {
+            budget_sec: 30.0,
+            ..options(false)
+        },
+    );
+    assert!(b.queue.is_none());
+    let q = b.checks.iter().find(|c| c.id == "queue-depth").unwrap();
+    assert!(q.detail.contains("--budget 54s or more"), "{}", q.detail);
+    assert!(b.planned_sec() <= 30.0);
 }
