@@ -4,7 +4,7 @@
 # kernel has no md or dm, without touching a single host device.
 #
 #   scripts/lab.sh [--array KIND] [--members N] [--member-size SIZE] [--chunk SIZE]
-#                  [--layout LAYOUT] [--group G] [--slow-member K:MS] [--failing-member K] [--kvm|--tcg] [--keep]
+#                  [--layout LAYOUT] [--group G] [--part-start SECTOR] [--slow-member K:MS] [--failing-member K] [--kvm|--tcg] [--keep]
 #                  [--out DIR] [--timeout SECONDS] [--memory MB] [--cpus N]
 #                  [--bin PATH] -- COMMAND...
 #
@@ -38,7 +38,8 @@
 #   dm-stripe                       dmsetup "striped" table, chunk --chunk, members in order
 #   dm-linear                       dmsetup "linear" table over one partition per member
 #   lvm-stripe                      an LVM striped LV: lvcreate -i N -I CHUNK
-#   md-on-partitions                md RAID0 over one partition per member
+#   md-on-partitions                md RAID0 over one partition per member (each from
+#                                   sector --part-start, default 2048: 1 MiB)
 #   dm-on-md                        dm-linear over an md RAID0 of the members
 #   btrfs-raid0                     mkfs.btrfs -d raid0 -m raid0, mounted; ARRAY is the mount point
 #   none                            members only (ARRAY is empty)
@@ -109,6 +110,7 @@ SIZE_ARG=
 CHUNK_ARG=64k
 LAYOUT=
 GROUP=
+PART_START=2048
 SLOW=
 FAILING=
 ACCEL=tcg
@@ -148,6 +150,7 @@ while [ $# -gt 0 ]; do
     --chunk) need_value "$@"; CHUNK_ARG=$2; shift 2 ;;
     --layout) need_value "$@"; LAYOUT=$2; shift 2 ;;
     --group) need_value "$@"; GROUP=$2; shift 2 ;;
+    --part-start) need_value "$@"; PART_START=$2; shift 2 ;;
     --slow-member) need_value "$@"; SLOW=$2; shift 2 ;;
     --failing-member) need_value "$@"; FAILING=$2; shift 2 ;;
     --kvm) ACCEL=kvm; shift ;;
@@ -196,6 +199,7 @@ if [ -n "$GROUP" ]; then
   [[ $GROUP =~ ^[0-9]+$ ]] && [ ${#GROUP} -le 3 ] && [ "$GROUP" -ge 3 ] || bad "--group '$GROUP': a whole number of at least 3 (members per md RAID5)"
 fi
 [ "$KIND" = dm-stripe-over-md ] && GROUP=${GROUP:-3}
+[[ $PART_START =~ ^[0-9]+$ ]] && [ ${#PART_START} -le 7 ] && [ "$PART_START" -ge 64 ] || bad "--part-start '$PART_START': the partitions' first sector, a whole number of at least 64 (default 2048: 1 MiB)"
 if [ "$KIND" = dm-stripe-over-md ]; then
   [ $((N % GROUP)) -eq 0 ] && [ $((N / GROUP)) -ge 2 ] || bad "--members $N: dm-stripe-over-md needs a multiple of --group $GROUP, at least 2 groups"
 fi
@@ -422,6 +426,7 @@ done
   echo "CHUNK=$CHUNK"
   echo "LAYOUT=$LAYOUT"
   echo "GROUP=$GROUP"
+  echo "PART_START=$PART_START"
   echo "SLOW_K=$SLOW_K"
   echo "SLOW_MS=$SLOW_MS"
   echo "FAILING=$FAILING"
@@ -491,8 +496,9 @@ while [ $i -lt "$N" ]; do
   f=/members/m$i
   truncate -s "$SIZE" $f || die "cannot create $f"
   if [ $PARTS = 1 ]; then
-    # One partition from 1 MiB to the end (MBR), as a disk given to md or LVM.
-    printf 'o\nn\np\n1\n2048\n\nw\n' | fdisk $f >/dev/null 2>&1
+    # One partition from --part-start (default sector 2048: 1 MiB) to the
+    # end (MBR), as a disk given to md or LVM.
+    printf 'o\nn\np\n1\n%s\n\nw\n' "$PART_START" | fdisk $f >/dev/null 2>&1
     run losetup -P /dev/loop$i $f
     dev=/dev/loop${i}p1
     n=0

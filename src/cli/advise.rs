@@ -69,6 +69,37 @@ pub fn queue_run(volume: &Path, depth: u32, seconds: f64, wait_lock: bool) -> Re
     parse_run(run_argv(&words, seconds, wait_lock, [volume]))
 }
 
+/// One write run of a parity array (it destroys the volume's data: advise
+/// plans it only with --allow-destructive): O_DIRECT writes of `bs`,
+/// sequential from full-stripe boundaries or random, with the stripe cache
+/// set to `stripe_cache` for the run, for `seconds`.
+pub fn writes_run(
+    volume: &Path,
+    bs: u64,
+    random: bool,
+    stripe_cache: u64,
+    seconds: f64,
+    wait_lock: bool,
+) -> Result<RunConfig> {
+    let (bs, cache) = (bs.to_string(), stripe_cache.to_string());
+    let mut words = vec![
+        "--rw",
+        if random { "randwrite" } else { "write" },
+        "--direct",
+        "--bs",
+        &bs,
+        "--allow-destructive",
+        "--stripe-cache-size",
+        &cache,
+        "--ramp",
+        "0",
+    ];
+    if !random {
+        words.extend(["--align", "stripe"]);
+    }
+    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
+}
+
 /// `stripebench run [--rw read] --jobs 1 --no-progress WORDS --duration
 /// SECONDS [--wait-lock] TARGETS...`: what every run of advise shares
 /// (sequential reads unless WORDS say --rw).

@@ -409,8 +409,10 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
 
-    /// Allow the checks that write to the volume (none is part of advise
-    /// yet: without it, they are skipped and said so).
+    /// Allow the checks that write to the volume, DESTROYING its data
+    /// (parity RAID: full-stripe writes at the array's stripe cache and at
+    /// the fix's, and sub-stripe random writes, the members' reads counted
+    /// as read-modify-write); without it they are skipped and said so.
     #[arg(long)]
     pub allow_destructive: bool,
 

@@ -150,6 +150,8 @@ fn battery_pass(
         (None, m) => (None, m),
     };
     let measurements = measure_queue(args, &mut battery, out, measurements)?;
+    let measurements = measure_writes(args, &mut battery, out, measurements)?;
+    advise::writes_findings(topo, &mut findings, &measurements);
     findings.extend(advise::buffered_direct(topo, &measurements));
     findings.extend(advise::queue_knee(topo, &measurements));
     Ok(advise::assemble(
@@ -363,6 +365,69 @@ fn measure_queue(
             &doc,
             partial,
             false,
+        ));
+    }
+    Ok(measurements)
+}
+
+/// The write runs the battery planned (parity RAID, --allow-destructive):
+/// full-stripe writes at each stripe cache value, then chunk-sized random
+/// writes at the array's; their measurements, added.
+fn measure_writes(
+    args: &AdviseArgs,
+    battery: &mut Battery,
+    out: &Outputs,
+    mut measurements: Vec<Measurement>,
+) -> Result<Vec<Measurement>> {
+    let Some(plan) = battery.writes.clone() else {
+        return Ok(measurements);
+    };
+    let current = plan.stripe_caches[0];
+    let runs = plan
+        .stripe_caches
+        .iter()
+        .map(|&c| (false, plan.full_stripe, c))
+        .chain([(true, plan.chunk, current)]);
+    for (random, bs, cache) in runs {
+        if crate::base::signals::interrupted() {
+            break;
+        }
+        let what = if random {
+            format!("random {} KiB writes", bs / 1024)
+        } else {
+            format!("full-stripe ({} KiB) writes", bs / 1024)
+        };
+        eprintln!(
+            "stripebench advise: {what} of {} at stripe_cache_size {cache}, O_DIRECT, {:.0} s (destroys its data: --allow-destructive)",
+            show_path(&args.volume),
+            plan.seconds_each
+        );
+        let cfg = crate::cli::advise::writes_run(
+            &args.volume,
+            bs,
+            random,
+            cache,
+            plan.seconds_each,
+            args.wait_lock,
+        )?;
+        let doc = match one_run(&cfg, out)? {
+            Ok(doc) => doc,
+            Err(why) => {
+                skip(battery, "writes", format!("not measured: {why}"));
+                break;
+            }
+        };
+        let t = &doc.total.figures;
+        let partial = doc.interrupted || t.errors > 0 || t.ios == 0;
+        measurements.push(Measurement::of(
+            "writes",
+            format!(
+                "{} stripe_cache_size={cache}",
+                if random { "random" } else { "full-stripe" }
+            ),
+            &doc,
+            partial,
+            cache == current,
         ));
     }
     Ok(measurements)

@@ -42,6 +42,9 @@ pub struct DeviceFacts {
     pub model: Option<String>,
     pub firmware: Option<String>,
     pub numa_node: Option<i64>,
+    /// The CPUs local to its controller (`device/local_cpulist`).
+    #[serde(default)]
+    pub local_cpulist: Option<String>,
     /// A partition's first sector (512-byte units), `start`.
     pub start_sectors: Option<u64>,
     /// `alignment_offset`, bytes.
@@ -79,6 +82,10 @@ pub struct Survey {
     /// `device::fs_hints`).
     #[serde(default)]
     pub fs_hints: Option<crate::device::fs_hints::FsHints>,
+    /// The host's NUMA nodes and their CPUs (`/sys/devices/system/node/
+    /// nodeN/cpulist`), by node number; empty when sysfs shows none.
+    #[serde(default)]
+    pub numa_nodes: Vec<(i64, String)>,
 }
 
 impl Survey {
@@ -100,6 +107,7 @@ impl Survey {
         Survey {
             devices,
             fs_hints: None,
+            numa_nodes: numa_nodes(host),
         }
     }
 
@@ -107,6 +115,23 @@ impl Survey {
     pub fn get(&self, name: &str) -> Option<&DeviceFacts> {
         self.devices.iter().find(|d| d.name == name)
     }
+}
+
+/// The host's NUMA nodes with their CPU lists, by number.
+fn numa_nodes(host: &Host) -> Vec<(i64, String)> {
+    let Ok(rd) = fs::read_dir(host.sys.join("devices/system/node")) else {
+        return Vec::new();
+    };
+    let mut nodes: Vec<(i64, String)> = rd
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let n: i64 = name.strip_prefix("node")?.parse().ok()?;
+            Some((n, read_trim(&e.path().join("cpulist"))?))
+        })
+        .collect();
+    nodes.sort();
+    nodes
 }
 
 /// The `linear` segments of dm device `dm_name` in a `dmsetup table`
@@ -203,6 +228,8 @@ fn read_device(host: &Host, d: &Device) -> DeviceFacts {
         model: read_trim(&dev.join("model")),
         firmware: read_trim(&dev.join("firmware_rev")).or_else(|| read_trim(&dev.join("rev"))),
         numa_node: read_num(&dev.join("numa_node")),
+        local_cpulist: read_trim(&dev.join("local_cpulist"))
+            .or_else(|| read_trim(&dev.join("device/local_cpulist"))),
         start_sectors: d.parent.as_ref().and_then(|_| read_num(&dir.join("start"))),
         alignment_offset: read_num(&dir.join("alignment_offset")),
         md,

@@ -22,9 +22,15 @@ pub fn render(doc: &FindingsDocument) -> String {
     }
     if !doc.measurements.is_empty() {
         s += "measured:\n";
+        let width = doc
+            .measurements
+            .iter()
+            .map(|m| m.setting.chars().count())
+            .max()
+            .unwrap_or(0);
         for m in &doc.measurements {
             s += &format!(
-                "  {:<15} {:<22} {:>9.1} MB/s over {:.1} s{}\n",
+                "  {:<15} {:<width$} {:>9.1} MB/s over {:.1} s{}\n",
                 m.check,
                 m.setting,
                 mb_per_sec(m.bytes_per_sec),

@@ -34,6 +34,31 @@ fn above_info(doc: &Value) -> Vec<String> {
     v
 }
 
+/// Boots the lab's `kind` of `members` members of `size`, chunk 64k,
+/// with `extra` options, and runs `script` there.
+fn array(
+    kind: &str,
+    members: u32,
+    size: &str,
+    extra: &[&str],
+    script: &str,
+    timeout: u32,
+) -> crate::common::guest::Guest {
+    let n = members.to_string();
+    let mut opts = vec![
+        "--array",
+        kind,
+        "--members",
+        &n,
+        "--member-size",
+        size,
+        "--chunk",
+        "64k",
+    ];
+    opts.extend(extra);
+    crate::common::guest::boot(&opts, script, timeout)
+}
+
 fn finding<'a>(doc: &'a Value, id: &str) -> &'a Value {
     doc["findings"]
         .as_array()
@@ -69,17 +94,11 @@ fn check_status<'a>(doc: &'a Value, id: &str) -> &'a str {
     ignore = "needs qemu and the lab's tools, or root to install them"
 )]
 fn three_planted_faults_are_found_with_their_fixes_and_a_clean_array_has_none() {
-    let g = crate::common::guest::boot(
-        &[
-            "--array",
-            "md-raid0",
-            "--members",
-            "4",
-            "--member-size",
-            "64m",
-            "--chunk",
-            "64k",
-        ],
+    let g = array(
+        "md-raid0",
+        4,
+        "64m",
+        &[],
         r#"
 A=${ARRAY#/dev/}
 set -- $MEMBERS
@@ -261,19 +280,11 @@ cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > rest
     ignore = "needs qemu and the lab's tools, or root to install them"
 )]
 fn raid5_with_the_smallest_stripe_cache_and_a_delayed_member() {
-    let g = crate::common::guest::boot(
-        &[
-            "--array",
-            "md-raid5",
-            "--members",
-            "4",
-            "--member-size",
-            "32m",
-            "--chunk",
-            "64k",
-            "--slow-member",
-            "2:20",
-        ],
+    let g = array(
+        "md-raid5",
+        4,
+        "32m",
+        &["--slow-member", "2:20"],
         r#"
 A=${ARRAY#/dev/}
 set -- $MEMBERS
@@ -324,17 +335,11 @@ cat /sys/block/$A/md/stripe_cache_size > cache_after.txt
     ignore = "needs qemu and the lab's tools, or root to install them"
 )]
 fn dm_linear_over_md_off_the_full_stripe_is_found() {
-    let g = crate::common::guest::boot(
-        &[
-            "--array",
-            "dm-on-md",
-            "--members",
-            "4",
-            "--member-size",
-            "32m",
-            "--chunk",
-            "64k",
-        ],
+    let g = array(
+        "dm-on-md",
+        4,
+        "32m",
+        &[],
         r#"
 S=$(blockdev --getsz /dev/md0)
 echo "0 $((S - 2432)) linear /dev/md0 2432" | dmsetup create offmd
@@ -382,17 +387,11 @@ dmsetup remove offmd
     ignore = "needs qemu and the lab's tools, or root to install them"
 )]
 fn ext4_stripe_hints_from_before_a_grow_are_found_and_the_fix_clears_them() {
-    let g = crate::common::guest::boot(
-        &[
-            "--array",
-            "md-raid0",
-            "--members",
-            "4",
-            "--member-size",
-            "32m",
-            "--chunk",
-            "64k",
-        ],
+    let g = array(
+        "md-raid0",
+        4,
+        "32m",
+        &[],
         r#"
 mkfs.ext4 -q -F -b 4096 -E stride=16,stripe_width=48 $ARRAY
 step wrong stripebench advise --quick --fail-on low --json wrong.json $ARRAY
@@ -434,4 +433,224 @@ step right stripebench advise --quick --fail-on low --json right.json $ARRAY
         "{text}\n{}",
         g.text("tune.txt")
     );
+}
+
+/// Boots `kind` of 4 members (chunk 64k) and runs advise 5 times at a
+/// 20 s budget: nothing above info in any run, each within its budget
+/// (issue 24: a clean array of each kind, 5 of 5).
+fn clean_five_of_five(kind: &str) {
+    let g = array(
+        kind,
+        4,
+        "32m",
+        &[],
+        r#"
+for r in 1 2 3 4 5; do
+  step run$r stripebench advise --budget 20s --json run$r.json $ARRAY
+done
+"#,
+        900,
+    );
+    for r in 1..=5 {
+        let step = format!("run{r}");
+        let text = g.said(&step, 0);
+        let doc = g.json(&format!("{step}.json"));
+        assert_eq!(
+            above_info(&doc),
+            Vec::<String>::new(),
+            "{kind} {step}:\n{text}"
+        );
+        assert_eq!(check_status(&doc, "readahead"), "ran", "{text}");
+        assert_eq!(check_status(&doc, "slow-members"), "ran", "{text}");
+        let (took, budget) = (
+            doc["elapsed_sec"].as_f64().unwrap(),
+            doc["budget_sec"].as_f64().unwrap(),
+        );
+        eprintln!(
+            "{kind} {step}: {took:.1} s of a {budget:.0} s budget; findings {}",
+            doc["findings"].as_array().unwrap().len()
+        );
+        if r == 1 {
+            eprintln!("{kind} {step}:\n{text}");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_clean_md_raid0_has_nothing_above_info_in_5_of_5_runs() {
+    clean_five_of_five("md-raid0");
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_clean_dm_stripe_has_nothing_above_info_in_5_of_5_runs() {
+    clean_five_of_five("dm-stripe");
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_clean_lvm_stripe_has_nothing_above_info_in_5_of_5_runs() {
+    clean_five_of_five("lvm-stripe");
+}
+
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_clean_md_raid5_has_nothing_above_info_in_5_of_5_runs() {
+    clean_five_of_five("md-raid5");
+}
+
+/// md RAID0 over partitions that start 4 KiB past 1 MiB (sector 2056):
+/// every member's partition is found (off 1 MiB: low, since 4 KiB blocks
+/// are whole), and nothing else.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn partitions_misaligned_by_4k_under_md_raid0_are_found() {
+    let g = array(
+        "md-on-partitions",
+        4,
+        "32m",
+        &["--part-start", "2056"],
+        r#"
+step odd stripebench advise --quick --fail-on low --json odd.json $ARRAY
+"#,
+        600,
+    );
+    let text = g.said("odd", 1);
+    eprintln!("md on misaligned partitions:\n{text}");
+    let doc = g.json("odd.json");
+    let found = above_info(&doc);
+    assert!(!found.is_empty(), "{text}");
+    assert!(
+        found.iter().all(|f| f.starts_with("partition-misaligned:")),
+        "{found:?}\n{text}"
+    );
+    let parts: Vec<String> = found
+        .iter()
+        .flat_map(|f| {
+            f["partition-misaligned:".len()..]
+                .split(',')
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(parts.len(), 4, "every member's partition: {parts:?}");
+    let f = finding(&doc, "partition-misaligned");
+    assert!(f["title"].as_str().unwrap().contains("sector 2056"), "{f}");
+    assert_eq!(f["severity"], "low");
+}
+
+/// A member behind a 20 ms dm-delay among 16 of an md RAID0: advise names
+/// it (slow-member, or as the evidence of the stack finding on it), and
+/// nothing else above info.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_delayed_member_among_16_is_the_only_finding() {
+    let g = array(
+        "md-raid0",
+        16,
+        "16m",
+        &["--slow-member", "11:20"],
+        r#"
+set -- $MEMBERS
+shift 11
+echo ${1#/dev/} > slow.txt
+step sixteen stripebench advise --budget 40s --json sixteen.json $ARRAY
+"#,
+        900,
+    );
+    let slow = g.value("slow.txt");
+    let text = g.said("sixteen", 0);
+    eprintln!("16 members, one delayed:\n{text}");
+    let doc = g.json("sixteen.json");
+    let found = above_info(&doc);
+    assert_eq!(found.len(), 1, "{found:?}\n{text}");
+    assert!(found[0].ends_with(&format!(":{slow}")), "{found:?}\n{text}");
+    assert!(
+        found[0].starts_with("slow-member:") || found[0].starts_with("member-stack-differs:"),
+        "{found:?}"
+    );
+}
+
+/// --allow-destructive on an md RAID5 of 4 with the smallest stripe cache:
+/// the write runs measure the stripe cache's fix (before and after, on
+/// full-stripe writes) and what a sub-stripe write costs (the members read
+/// during random chunk-sized writes); --apply then sets the cache, and the
+/// finding is gone; restore puts 17 back.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn raid5_writes_measure_the_stripe_cache_and_read_modify_write() {
+    let g = array(
+        "md-raid5",
+        4,
+        "32m",
+        &[],
+        r#"
+A=${ARRAY#/dev/}
+echo 17 > /sys/block/$A/md/stripe_cache_size
+step writes stripebench advise --allow-destructive --budget 60s --json writes.json $ARRAY
+step applied stripebench advise --apply --quick --json applied.json $ARRAY
+cat /sys/block/$A/md/stripe_cache_size > applied_cache.txt
+step restore stripebench restore
+cat /sys/block/$A/md/stripe_cache_size > restored_cache.txt
+"#,
+        900,
+    );
+    let text = g.said("writes", 0);
+    eprintln!("raid5 writes:\n{text}");
+    let doc = g.json("writes.json");
+    assert_eq!(check_status(&doc, "writes"), "ran", "{text}");
+    let sc = finding(&doc, "stripe-cache-small");
+    let gain = &sc["gain"];
+    assert_eq!(gain["measured"], true, "{text}");
+    assert!(gain["before_bytes_per_sec"].as_f64().unwrap() > 0.0);
+    assert!(gain["after_bytes_per_sec"].as_f64().unwrap() > 0.0);
+    let rmw = finding(&doc, "rmw-sub-stripe");
+    assert_eq!(rmw["severity"], "info");
+    // Random chunk-sized writes to RAID5 read before they write.
+    let random = doc["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["setting"].as_str().unwrap().starts_with("random"))
+        .unwrap();
+    assert!(
+        random["members_read_bytes"].as_u64().unwrap() > 0,
+        "{random}"
+    );
+    // --apply sets the fix's value and the finding is gone; restore puts 17 back.
+    let text = g.said("applied", 0);
+    eprintln!("raid5 applied:\n{text}");
+    let doc = g.json("applied.json");
+    assert!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["id"] != "stripe-cache-small"),
+        "{text}"
+    );
+    assert_eq!(g.value("applied_cache.txt"), "256");
+    assert_eq!(g.value("restored_cache.txt"), "17");
 }

@@ -29,6 +29,16 @@ fn flagged(doc: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The verdict's lines of a compare's text report (for the test's log:
+/// the figures each verdict rested on).
+fn verdict_lines(text: &str) -> String {
+    text.lines()
+        .skip_while(|l| !l.starts_with("verdict:"))
+        .take_while(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The verdict was given (enough I/O), from `source` over `runs` runs, with
 /// its numbers; no phase failed (a thin one may: the buffered phase of 16
 /// workers on 2 busy vCPUs can leave workers with a handful of I/Os).
@@ -83,6 +93,7 @@ step small stripebench compare --solo --repeat 2 --duration 2s --ramp 0 --bs 64k
     for step in ["big", "small"] {
         let doc = g.doc(step, 0);
         let text = g.text(&format!("{step}.txt"));
+        eprintln!("{step}:\n{}", verdict_lines(&text));
         judged(&doc, &text, "alone", 2);
         assert_eq!(doc["repeats"].as_array().unwrap().len(), 17);
         let all = flagged(&doc);
@@ -151,6 +162,7 @@ step small stripebench compare --solo --repeat 2 --duration 1s --ramp 0 --bs 64k
     for step in ["big", "small"] {
         let doc = g.doc(step, 0);
         let text = g.text(&format!("{step}.txt"));
+        eprintln!("{step}:\n{}", verdict_lines(&text));
         judged(&doc, &text, "alone", 2);
         assert_eq!(doc["repeats"].as_array().unwrap().len(), 65);
         assert_eq!(flagged(&doc), vec![slow.clone()], "{step}:\n{text}");
@@ -186,6 +198,7 @@ step small stripebench compare --duration 2s --ramp 0 --bs 64k --json small.json
     for step in ["run1", "run2", "run3", "run4", "run5", "small"] {
         let doc = g.doc(step, 0);
         let text = g.text(&format!("{step}.txt"));
+        eprintln!("{step}:\n{}", verdict_lines(&text));
         assert_eq!(flagged(&doc), Vec::<String>::new(), "{step}:\n{text}");
         assert!(doc["slowest"].is_null());
         let v = &doc["verdict"];

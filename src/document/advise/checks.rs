@@ -105,7 +105,71 @@ pub fn static_findings(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     out.extend(request_limits(topo, survey));
     out.extend(mismatch(topo, survey));
     out.extend(parity(topo, survey));
+    out.extend(numa(topo, survey));
     out
+}
+
+/// NUMA placement, on a host of more than one node: the nodes the stripe
+/// members hang off, against where stripebench's workers run by default
+/// (every CPU it may use, in turn): a worker on another node than its
+/// member reads through the interconnect. Info, with the `--cpus` list
+/// that keeps the workers local (a member on another node than the rest is
+/// `member-numa-node-differs`, from the mismatch check).
+fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
+    if survey.numa_nodes.len() < 2 {
+        return None;
+    }
+    let members = topo.stripe_members();
+    let mut by_node: BTreeMap<i64, Vec<&str>> = BTreeMap::new();
+    for m in &members {
+        if let Some(n) = survey
+            .get(&m.name)
+            .and_then(|f| f.numa_node)
+            .filter(|&n| n >= 0)
+        {
+            by_node.entry(n).or_default().push(&m.name);
+        }
+    }
+    if by_node.is_empty() {
+        return None;
+    }
+    let cpus_of = |n: i64| {
+        survey
+            .numa_nodes
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map_or("?".to_string(), |(_, c)| c.clone())
+    };
+    let vol = &topo.root.name;
+    let nodes: Vec<String> = by_node
+        .iter()
+        .map(|(n, ms)| format!("node {n} (CPUs {}): {}", cpus_of(*n), ms.join(", ")))
+        .collect();
+    let (title, fix) = if by_node.len() == 1 {
+        let (n, _) = by_node.iter().next()?;
+        (
+            format!("every member of {vol} is on NUMA node {n} of {}: workers on the other nodes' CPUs read across the interconnect", survey.numa_nodes.len()),
+            vec![format!("stripebench run --cpus {} ...   # pin the workers to node {n}'s CPUs (numactl --cpunodebind={n} for other programs)", cpus_of(*n))],
+        )
+    } else {
+        (
+            format!("the members of {vol} hang off {} NUMA nodes: each member's I/O is best issued from its own node's CPUs", by_node.len()),
+            vec!["stripebench run --members ... --cpus LIST   # with LIST the CPUs of the members' nodes, in member order; or one run per node with that node's members and CPUs".into()],
+        )
+    };
+    Some(Finding {
+        id: "numa-placement".into(),
+        check: "numa".into(),
+        severity: Severity::Info,
+        devices: by_node.values().flatten().map(|m| m.to_string()).collect(),
+        title,
+        evidence: nodes,
+        meaning: "I/O issued from a CPU of another node than the controller's crosses the interconnect twice (the request and the data): higher latency, and at high rates a lower ceiling".into(),
+        fix,
+        persist: Vec::new(),
+        gain: None,
+        settings: Vec::new(),
+    })
 }
 
 /// Degraded and resyncing md arrays: every figure measured now is low.
@@ -894,7 +958,7 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         let chunk = g.chunk.unwrap_or(64 << 10);
         let rule = 4 * chunk / 4096 + 1;
         if let Some(size) = md.stripe_cache_size.filter(|&s| s < rule) {
-            let to = rule.max(256).next_power_of_two().min(32768);
+            let to = super::stripe_cache_fix(rule);
             out.push(Finding {
                 settings: vec![Setting::new(&d.name, "md/stripe_cache_size", to)],
                 id: "stripe-cache-small".into(),
@@ -1221,4 +1285,112 @@ pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Fi
         gain: None,
         settings: Vec::new(),
     })
+}
+
+/// The share of the bytes written that the members may read during
+/// full-stripe writes before it counts as read-modify-write (md reads a
+/// little for its own bookkeeping).
+pub const RMW_SHARE: f64 = 0.05;
+
+/// The write runs (parity RAID, --allow-destructive): full-stripe writes
+/// that made the members read are read-modify-write where there should be
+/// none (medium); chunk-sized random writes show what a sub-stripe write
+/// costs (info); and the stripe cache's finding gets its measured gain.
+pub fn writes_findings(
+    topo: &Topology,
+    findings: &mut Vec<Finding>,
+    measured: &[super::Measurement],
+) {
+    let runs: Vec<&super::Measurement> = measured
+        .iter()
+        .filter(|m| m.check == "writes" && !m.partial)
+        .collect();
+    if runs.is_empty() {
+        return;
+    }
+    let vol = &topo.root.name;
+    let read_share = |m: &super::Measurement| match (m.members_read_bytes, m.bytes) {
+        (Some(r), Some(w)) if w > 0 => Some(r as f64 / w as f64),
+        _ => None,
+    };
+    let mib = |b: Option<u64>| {
+        b.map_or("?".to_string(), |b| {
+            format!("{:.1} MiB", b as f64 / 1048576.0)
+        })
+    };
+    let full_now = runs
+        .iter()
+        .find(|m| m.current && m.setting.starts_with("full-stripe"));
+    let random = runs.iter().find(|m| m.setting.starts_with("random"));
+    if let Some(f) = full_now {
+        if let Some(share) = read_share(f).filter(|&s| s > RMW_SHARE) {
+            findings.push(Finding {
+                id: "rmw-full-stripe".into(),
+                check: "writes".into(),
+                severity: Severity::Medium,
+                devices: vec![vol.clone()],
+                title: format!("full-stripe writes to {vol} made its members read {:.0}% of what was written: read-modify-write where a full stripe needs none", share * 100.0),
+                evidence: vec![format!(
+                    "O_DIRECT full-stripe sequential writes ({}): {} written at {:.1} MB/s; the members read {}",
+                    f.setting,
+                    mib(f.bytes),
+                    mb_per_sec(f.bytes_per_sec),
+                    mib(f.members_read_bytes)
+                )],
+                meaning: "the array cannot gather whole stripes: its stripe cache is too small for them, or the writes do not reach it on stripe boundaries (a layer above it offset from the full stripe); every write then reads old data or parity first".into(),
+                fix: vec![format!("see stripe-cache-small and the alignment findings for /dev/{vol}; stripebench sweep --param stripe_cache_size=256,1024,4096 --rw write --direct --bs {} --align stripe --allow-destructive /dev/{vol} measures the cache", topo_full_stripe(topo).unwrap_or(0))],
+                persist: Vec::new(),
+                gain: None,
+                settings: Vec::new(),
+            });
+        }
+    }
+    if let (Some(r), Some(f)) = (random, full_now) {
+        let share = read_share(r);
+        findings.push(Finding {
+            id: "rmw-sub-stripe".into(),
+            check: "writes".into(),
+            severity: Severity::Info,
+            devices: vec![vol.clone()],
+            title: format!(
+                "writes smaller than a full stripe cost {vol} a read-modify-write: random chunk-sized writes ran at {:.1} MB/s against {:.1} MB/s for full stripes",
+                mb_per_sec(r.bytes_per_sec),
+                mb_per_sec(f.bytes_per_sec)
+            ),
+            evidence: vec![
+                format!("random chunk-sized writes: {} written, the members read {}{}", mib(r.bytes), mib(r.members_read_bytes), share.map_or(String::new(), |s| format!(" ({:.0}% of it)", s * 100.0))),
+                format!("full-stripe writes: {} written, the members read {}", mib(f.bytes), mib(f.members_read_bytes)),
+            ],
+            meaning: "parity RAID rewrites parity for every write: a write of less than a full stripe first reads the old data and parity (or the rest of the stripe)".into(),
+            fix: vec!["write in full stripes where the writer allows it (large sequential writes, a file system with its stripe hints set, a database page or log write size of a full stripe)".into()],
+            persist: Vec::new(),
+            gain: None,
+            settings: Vec::new(),
+        });
+    }
+    // The stripe cache's finding: its fix measured.
+    let at_fix = runs
+        .iter()
+        .find(|m| !m.current && m.setting.starts_with("full-stripe"));
+    if let (Some(now), Some(fixed)) = (full_now, at_fix) {
+        if let Some(f) = findings.iter_mut().find(|f| f.id == "stripe-cache-small") {
+            let to = fixed.setting.rsplit('=').next().unwrap_or("?").to_string();
+            let from = now.setting.rsplit('=').next().unwrap_or("?").to_string();
+            f.gain = Some(Gain {
+                what: format!(
+                    "O_DIRECT full-stripe writes of /dev/{vol}: stripe_cache_size {from} → {to}"
+                ),
+                before_bytes_per_sec: Some(now.bytes_per_sec),
+                after_bytes_per_sec: Some(fixed.bytes_per_sec),
+                pct: (now.bytes_per_sec > 0.0)
+                    .then(|| (fixed.bytes_per_sec / now.bytes_per_sec - 1.0) * 100.0),
+                measured: true,
+            });
+        }
+    }
+}
+
+/// The full stripe of the volume's striping layer, bytes.
+fn topo_full_stripe(topo: &Topology) -> Option<u64> {
+    striping(topo)?.1.full_stripe
 }

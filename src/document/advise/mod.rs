@@ -21,7 +21,7 @@ use crate::document::run::{ToolInfo, SCHEMA_VERSION};
 
 pub use checks::{
     buffered_direct, measured_splits, queue_knee, readahead_finding, slow_members, state_words,
-    static_findings, Split,
+    static_findings, writes_findings, Split,
 };
 
 /// How much a finding matters, least first.
@@ -165,6 +165,13 @@ pub struct Measurement {
     pub iops: Option<f64>,
     #[serde(default)]
     pub p99_ns: Option<u64>,
+    /// Bytes the run moved (read or written).
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// What the volume's members read meanwhile, by their own counters
+    /// (those that keep statistics): during writes, read-modify-write.
+    #[serde(default)]
+    pub members_read_bytes: Option<u64>,
 }
 
 impl Measurement {
@@ -188,6 +195,17 @@ impl Measurement {
             cpu_sec_per_gb: doc.total.cpu_sec_per_gb(),
             iops: Some(t.iops),
             p99_ns: t.latency_ns.map(|l| l.p99),
+            bytes: Some(t.bytes),
+            members_read_bytes: {
+                let m: Vec<u64> = doc
+                    .targets
+                    .iter()
+                    .filter_map(|t| t.device.as_ref())
+                    .filter(|d| d.stats)
+                    .flat_map(|d| d.members.iter().filter(|m| m.stats).map(|m| m.read_bytes))
+                    .collect();
+                (!m.is_empty()).then(|| m.iter().sum())
+            },
         }
     }
 }
@@ -454,6 +472,28 @@ pub struct Battery {
     pub slow: Option<SlowPlan>,
     pub requests: Option<RequestPlan>,
     pub queue: Option<QueuePlan>,
+    pub writes: Option<WritePlan>,
+}
+
+/// The write runs' plan (parity RAID, --allow-destructive): O_DIRECT
+/// full-stripe sequential writes at the array's stripe cache and, when it
+/// is below mdadm's rule, at the fix's value; and chunk-sized random
+/// writes (sub-stripe), each `seconds_each`, the members' counters read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WritePlan {
+    pub full_stripe: u64,
+    pub chunk: u64,
+    /// The stripe cache values the full-stripe writes run at: the array's,
+    /// then the fix's (when it differs).
+    pub stripe_caches: Vec<u64>,
+    pub seconds_each: f64,
+}
+
+impl WritePlan {
+    /// The runs it makes.
+    pub fn runs(&self) -> usize {
+        self.stripe_caches.len().max(1) + 1
+    }
 }
 
 /// The queue-depth measurement's plan: O_DIRECT random 4 KiB reads of the
@@ -528,10 +568,12 @@ pub const SLOW_REPEATS: usize = 3;
 /// The share of the budget for the read-ahead points, for the members,
 /// for the request sizes and for the queue depths (what is left: the
 /// batteries' setup beyond [`RUN_OVERHEAD_SEC`]).
-pub const READAHEAD_SHARE: f64 = 0.4;
-pub const SLOW_SHARE: f64 = 0.3;
+pub const READAHEAD_SHARE: f64 = 0.35;
+pub const SLOW_SHARE: f64 = 0.25;
 pub const REQUEST_SHARE: f64 = 0.1;
-pub const QUEUE_SHARE: f64 = 0.15;
+pub const QUEUE_SHARE: f64 = 0.1;
+/// The write runs' share (only with --allow-destructive, on parity RAID).
+pub const WRITE_SHARE: f64 = 0.15;
 /// The I/Os in flight the queue-depth check measures.
 pub const QUEUE_DEPTHS: [u32; 4] = [1, 4, 16, 64];
 
@@ -707,6 +749,19 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         },
         0.0,
     );
+    add(
+        "numa",
+        "NUMA placement",
+        if survey.numa_nodes.len() >= 2 {
+            Ok(format!(
+                "the members' NUMA nodes against the host's {} nodes (where stripebench's workers run); not measured",
+                survey.numa_nodes.len()
+            ))
+        } else {
+            Err("one NUMA node: nothing to place".into())
+        },
+        0.0,
+    );
     let slow_budget = slow.as_ref().map_or(0.0, |p| {
         (p.seconds_each + RUN_OVERHEAD_SEC) * p.repeats as f64
     });
@@ -767,15 +822,54 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         },
         0.0,
     );
+    let parity_md = parity_array(topo, survey);
+    let writes_why: Result<WritePlan, String> = match (&stripe, &parity_md) {
+        _ if !o.allow_destructive => {
+            Err("advise is read-only: write checks need --allow-destructive".into())
+        }
+        _ if o.quick => Err("--quick: not measured".into()),
+        _ if !o.block_device => Err("not a block device: name the device".into()),
+        (_, None) => Err("no md raid4/5/6 in the stack: the write checks are parity RAID's (read-modify-write, the stripe cache)".into()),
+        (Some((_, g)), Some((cache, rule))) => match (g.chunk, g.full_stripe) {
+            (Some(chunk), Some(full)) => {
+                let mut caches = vec![*cache];
+                if cache < rule {
+                    caches.push(stripe_cache_fix(*rule));
+                }
+                let runs = caches.len() + 1;
+                let each = o.budget_sec * WRITE_SHARE / runs as f64 - RUN_OVERHEAD_SEC;
+                if each < MIN_WINDOW_SEC {
+                    let least = ((MIN_WINDOW_SEC + RUN_OVERHEAD_SEC) * runs as f64 / WRITE_SHARE).ceil();
+                    Err(format!("the budget leaves under {MIN_WINDOW_SEC:.0} s per write run: --budget {least:.0}s or more measures them"))
+                } else {
+                    Ok(WritePlan {
+                        full_stripe: full,
+                        chunk,
+                        stripe_caches: caches,
+                        seconds_each: each,
+                    })
+                }
+            }
+            _ => Err("the parity array's chunk is not known".into()),
+        },
+        (None, Some(_)) => Err("the parity array is not the volume's striping layer".into()),
+    };
+    let writes = writes_why.as_ref().ok().cloned();
     add(
         "writes",
-        "write checks",
-        Err(if o.allow_destructive {
-            "no write check is part of advise yet".into()
-        } else {
-            "advise is read-only: write checks need --allow-destructive".into()
+        "write checks (parity RAID)",
+        match &writes_why {
+            Ok(w) => Ok(format!(
+                "DESTROYS the volume's data: O_DIRECT full-stripe ({} KiB) sequential writes at stripe_cache_size {}, and chunk-sized random writes, {:.0} s each; the members' reads meanwhile are read-modify-write",
+                w.full_stripe / 1024,
+                w.stripe_caches.iter().map(u64::to_string).collect::<Vec<_>>().join(" and "),
+                w.seconds_each
+            )),
+            Err(why) => Err(why.clone()),
+        },
+        writes.as_ref().map_or(0.0, |w| {
+            (w.seconds_each + RUN_OVERHEAD_SEC) * w.runs() as f64
         }),
-        0.0,
     );
     Battery {
         quick: o.quick,
@@ -785,5 +879,26 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         slow,
         requests,
         queue,
+        writes,
     }
+}
+
+/// The stack's md raid4/5/6 array, as (its stripe_cache_size, mdadm's
+/// rule for it: 4 × chunk / 4096 + 1).
+fn parity_array(topo: &Topology, survey: &Survey) -> Option<(u64, u64)> {
+    let mut stack = vec![&topo.root];
+    while let Some(d) = stack.pop() {
+        if let (Some(g), Some(_)) = (d.geometry().filter(|g| g.has_parity()), &d.md) {
+            let cache = survey.get(&d.name)?.md.as_ref()?.stripe_cache_size?;
+            return Some((cache, 4 * g.chunk.unwrap_or(64 << 10) / 4096 + 1));
+        }
+        stack.extend(d.members.iter());
+    }
+    None
+}
+
+/// The stripe cache advise's fix sets for `rule` (mdadm's minimum): at
+/// least 256 (md's default), a power of two, at most 32768.
+pub fn stripe_cache_fix(rule: u64) -> u64 {
+    rule.max(256).next_power_of_two().min(32768)
 }

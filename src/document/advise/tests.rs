@@ -78,6 +78,7 @@ fn raid0() -> (Topology, Survey) {
     let mut survey = Survey {
         devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
         fs_hints: None,
+        numa_nodes: Vec::new(),
     };
     let mut m = facts("md0", "md");
     m.read_ahead_kb = Some(512);
@@ -314,8 +315,8 @@ fn a_member_behind_dm_delay_is_one_finding_not_one_per_setting() {
     );
 }
 
-#[test]
-fn raid5_with_the_smallest_stripe_cache_and_a_resync_is_found() {
+/// md1, a clean RAID5 of 4 loop devices, chunk 64k, stripe cache 256.
+fn raid5_array() -> (Topology, Survey) {
     let loops: Vec<Device> = (0..4).map(|i| dev(&format!("loop{i}"), "loop")).collect();
     let t = Topology {
         target: "/dev/md1".into(),
@@ -325,19 +326,36 @@ fn raid5_with_the_smallest_stripe_cache_and_a_resync_is_found() {
     let mut s = Survey {
         devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
         fs_hints: None,
+        numa_nodes: Vec::new(),
     };
     let mut m = facts("md1", "md");
     m.read_ahead_kb = Some(384);
     m.md = Some(MdFacts {
-        array_state: Some("active".into()),
-        sync_action: Some("resync".into()),
-        sync_completed: Some("500 / 2000".into()),
-        degraded: Some(1),
-        stripe_cache_size: Some(17),
+        array_state: Some("clean".into()),
+        sync_action: Some("idle".into()),
+        degraded: Some(0),
+        stripe_cache_size: Some(256),
         group_thread_cnt: Some(0),
         ..Default::default()
     });
     s.devices.push(m);
+    (t, s)
+}
+
+#[test]
+fn raid5_with_the_smallest_stripe_cache_and_a_resync_is_found() {
+    let (t, mut s) = raid5_array();
+    set(&mut s, "md1", |f| {
+        f.md = Some(MdFacts {
+            array_state: Some("active".into()),
+            sync_action: Some("resync".into()),
+            sync_completed: Some("500 / 2000".into()),
+            degraded: Some(1),
+            stripe_cache_size: Some(17),
+            group_thread_cnt: Some(0),
+            ..Default::default()
+        })
+    });
     let all = static_findings(&t, &s);
     let mut got = ids(&all);
     got.sort();
@@ -541,6 +559,8 @@ fn written(ra: u64, at_512: f64) -> Vec<u8> {
         cpu_sec_per_gb: None,
         iops: None,
         p99_ns: None,
+        bytes: None,
+        members_read_bytes: None,
     }];
     let doc = assemble("/dev/md0".into(), t, &s, &b, f, m, None, 1.0, false);
     serde_json::to_vec_pretty(&doc).unwrap()
@@ -843,6 +863,8 @@ fn apply_makes_the_restorable_settings_and_names_the_fix_it_leaves() {
         cpu_sec_per_gb: None,
         iops: None,
         p99_ns: None,
+        bytes: None,
+        members_read_bytes: None,
     };
     let before = [
         m("readahead", "read_ahead_kb=0", 20.0, true),
@@ -888,6 +910,8 @@ fn the_html_page_shows_findings_fixes_bars_and_what_was_applied() {
             cpu_sec_per_gb: None,
             iops: None,
             p99_ns: None,
+            bytes: None,
+            members_read_bytes: None,
         })
         .collect();
     let b = plan(&t, &s, &options(false));
@@ -961,6 +985,8 @@ fn one_buffered_reader_is_set_against_direct_per_member_with_its_cpu() {
         cpu_sec_per_gb: Some(cpu),
         iops: None,
         p99_ns: None,
+        bytes: None,
+        members_read_bytes: None,
     };
     let ms = [
         m("readahead", 931.0, true, 1.9),
@@ -1040,6 +1066,8 @@ fn the_queue_depth_knee_is_the_least_depth_near_the_best_rate() {
         cpu_sec_per_gb: None,
         iops: Some(iops),
         p99_ns: Some(p99_us * 1000),
+        bytes: None,
+        members_read_bytes: None,
     };
     let ms = [
         m(1, 10_000.0, 150),
@@ -1078,6 +1106,118 @@ fn the_queue_depth_knee_is_the_least_depth_near_the_best_rate() {
     );
     assert!(b.queue.is_none());
     let q = b.checks.iter().find(|c| c.id == "queue-depth").unwrap();
-    assert!(q.detail.contains("--budget 54s or more"), "{}", q.detail);
+    assert!(q.detail.contains("--budget 80s or more"), "{}", q.detail);
     assert!(b.planned_sec() <= 30.0);
+}
+
+/// --allow-destructive on parity RAID: full-stripe writes at the array's
+/// stripe cache and at the fix's, and random chunk-sized writes; the
+/// members' reads during full stripes are read-modify-write (medium), the
+/// random writes' cost is said (info), and the stripe cache's finding gets
+/// its measured gain.
+#[test]
+fn parity_write_runs_find_read_modify_write_and_measure_the_stripe_cache() {
+    let (t, mut s) = raid5_array();
+    set(&mut s, "md1", |f| {
+        f.md.as_mut().unwrap().stripe_cache_size = Some(17)
+    });
+    let o = Options {
+        allow_destructive: true,
+        budget_sec: 120.0,
+        ..options(false)
+    };
+    let b = plan(&t, &s, &o);
+    let w = b.writes.clone().expect("planned with --allow-destructive");
+    assert!(b.planned_sec() <= 120.0);
+    assert_eq!(w.stripe_caches, vec![17, 256]);
+    assert_eq!((w.full_stripe, w.chunk), (192 << 10, 64 << 10));
+    let c = b.checks.iter().find(|c| c.id == "writes").unwrap();
+    assert!(
+        c.detail.starts_with("DESTROYS the volume's data"),
+        "{}",
+        c.detail
+    );
+    let ro = Options {
+        allow_destructive: false,
+        ..o
+    };
+    assert!(plan(&t, &s, &ro).writes.is_none(), "read-only without it");
+    let m = |setting: &str, mb: f64, current: bool, read: u64| Measurement {
+        check: "writes".into(),
+        setting: setting.into(),
+        bytes_per_sec: mb * 1e6,
+        seconds: 3.0,
+        partial: false,
+        current,
+        cpu_sec_per_gb: None,
+        iops: None,
+        p99_ns: None,
+        bytes: Some(300 << 20),
+        members_read_bytes: Some(read),
+    };
+    let ms = [
+        m("full-stripe stripe_cache_size=17", 40.0, true, 90 << 20),
+        m("full-stripe stripe_cache_size=256", 120.0, false, 1 << 20),
+        m("random stripe_cache_size=17", 8.0, true, 250 << 20),
+    ];
+    let mut f = static_findings(&t, &s);
+    writes_findings(&t, &mut f, &ms);
+    let found = ids(&f);
+    assert!(
+        found.contains(&"rmw-full-stripe:md1".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"rmw-sub-stripe:md1".to_string()),
+        "{found:?}"
+    );
+    let sc = f.iter().find(|x| x.id == "stripe-cache-small").unwrap();
+    let g = sc.gain.as_ref().unwrap();
+    assert!(g.measured);
+    assert_eq!(
+        (g.before_bytes_per_sec, g.after_bytes_per_sec),
+        (Some(40e6), Some(120e6))
+    );
+    // Full stripes that read nothing: no read-modify-write finding.
+    let clean = [
+        m("full-stripe stripe_cache_size=256", 120.0, true, 0),
+        m("random stripe_cache_size=256", 8.0, true, 250 << 20),
+    ];
+    let mut f = Vec::new();
+    writes_findings(&t, &mut f, &clean);
+    assert_eq!(ids(&f), vec!["rmw-sub-stripe:md1"]);
+}
+
+/// NUMA placement: on one node nothing (skipped, said why); on two, the
+/// members' node with the --cpus list that keeps workers local.
+#[test]
+fn numa_placement_names_the_members_node_and_its_cpus() {
+    let (t, mut s) = raid0();
+    let b = plan(&t, &s, &options(true));
+    let c = b.checks.iter().find(|c| c.id == "numa").unwrap();
+    assert_eq!(
+        (c.status.as_str(), c.detail.as_str()),
+        ("skipped", "one NUMA node: nothing to place")
+    );
+    s.numa_nodes = vec![(0, "0-7".into()), (1, "8-15".into())];
+    for i in 0..4 {
+        set(&mut s, &format!("loop{i}"), |f| f.numa_node = Some(1));
+    }
+    let f = static_findings(&t, &s);
+    assert_eq!(ids(&f), vec!["numa-placement:loop0,loop1,loop2,loop3"]);
+    assert_eq!(f[0].severity, Severity::Info);
+    assert!(
+        f[0].fix[0].starts_with("stripebench run --cpus 8-15 "),
+        "{:?}",
+        f[0].fix
+    );
+    assert_eq!(
+        f[0].evidence,
+        vec!["node 1 (CPUs 8-15): loop0, loop1, loop2, loop3"]
+    );
+    let b = plan(&t, &s, &options(true));
+    assert_eq!(
+        b.checks.iter().find(|c| c.id == "numa").unwrap().status,
+        "ran"
+    );
 }
