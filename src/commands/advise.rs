@@ -129,28 +129,31 @@ fn battery_pass(
 ) -> Result<FindingsDocument> {
     let mut battery = advise::plan(topo, survey, &options(args, topo));
     let mut findings = advise::static_findings(topo, survey);
-    let (points, measurements) = measure_readahead(args, &mut battery, out)?;
+    let mut pace = Pace::new(started, options(args, topo).budget_sec, &battery);
+    let (points, measurements) = measure_readahead(args, &mut battery, out, &mut pace)?;
     findings.extend(advise::readahead_finding(topo, survey, &points));
-    let (splits, measurements) = measure_requests(args, &mut battery, out, measurements)?;
+    let (splits, measurements) =
+        measure_requests(args, &mut battery, out, &mut pace, measurements)?;
     advise::measured_splits(&mut findings, &splits);
-    let (verdict, measurements) = match measure_members(args, &mut battery, out, measurements)? {
-        (Some(samples), m) => {
-            let crowded = Some((samples.len(), crate::base::cpus::available_cpus().len()))
-                .filter(|(w, c)| w > c);
-            let (v, f) = advise::slow_members(topo, &samples, crowded);
-            advise::add_slow(&mut findings, f);
-            if !v.judged() {
-                if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
-                    c.detail +=
-                        &format!("; no member judged: {}", v.none.as_deref().unwrap_or("?"));
+    let (verdict, measurements) =
+        match measure_members(args, &mut battery, out, &mut pace, measurements)? {
+            (Some(samples), m) => {
+                let crowded = Some((samples.len(), crate::base::cpus::available_cpus().len()))
+                    .filter(|(w, c)| w > c);
+                let (v, f) = advise::slow_members(topo, &samples, crowded);
+                advise::add_slow(&mut findings, f);
+                if !v.judged() {
+                    if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "slow-members") {
+                        c.detail +=
+                            &format!("; no member judged: {}", v.none.as_deref().unwrap_or("?"));
+                    }
                 }
+                (Some(v), m)
             }
-            (Some(v), m)
-        }
-        (None, m) => (None, m),
-    };
-    let measurements = measure_queue(args, &mut battery, out, measurements)?;
-    let measurements = measure_writes(args, &mut battery, out, measurements)?;
+            (None, m) => (None, m),
+        };
+    let measurements = measure_queue(args, &mut battery, out, &mut pace, measurements)?;
+    let measurements = measure_writes(args, &mut battery, out, &mut pace, measurements)?;
     advise::writes_findings(topo, &mut findings, &measurements);
     findings.extend(advise::buffered_direct(topo, &measurements));
     findings.extend(advise::queue_knee(topo, &measurements));
@@ -247,6 +250,65 @@ fn stack_names<'a>(d: &'a topology::Device, out: &mut Vec<&'a str>) {
     }
 }
 
+/// Keeps the battery within its budget: each run's window is the planned
+/// one, shrunk in proportion when the runs so far overran (a loaded host,
+/// a slow emulator: their setup took longer than the plan's
+/// [`advise::RUN_OVERHEAD_SEC`]), never below [`advise::MIN_WINDOW_SEC`].
+struct Pace {
+    end: Instant,
+    /// The planned windows of the runs not made yet, and how many.
+    windows_left: f64,
+    runs_left: usize,
+    /// What a run has cost beyond its window, on average so far.
+    overhead: f64,
+    runs: usize,
+}
+
+impl Pace {
+    fn new(started: Instant, budget_sec: f64, battery: &Battery) -> Pace {
+        Pace {
+            end: started + std::time::Duration::from_secs_f64(budget_sec.max(0.0)),
+            windows_left: battery.windows_sec(),
+            runs_left: battery.runs(),
+            overhead: advise::RUN_OVERHEAD_SEC,
+            runs: 0,
+        }
+    }
+
+    /// The window of the next run, planned `planned` seconds.
+    fn window(&self, planned: f64) -> f64 {
+        let left = self
+            .end
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
+        let for_windows = left - self.overhead * self.runs_left as f64;
+        let scale = if self.windows_left > 0.0 {
+            (for_windows / self.windows_left).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        (planned * scale).max(advise::MIN_WINDOW_SEC)
+    }
+
+    /// Runs `cfg` (planned `planned` seconds, given `window`), and learns
+    /// what it cost beyond its window.
+    fn run(
+        &mut self,
+        cfg: &crate::measure::config::RunConfig,
+        out: &Outputs,
+        (planned, window): (f64, f64),
+    ) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
+        let t0 = Instant::now();
+        let r = one_run(cfg, out)?;
+        let extra = (t0.elapsed().as_secs_f64() - window).max(0.0);
+        self.overhead = (self.overhead * self.runs as f64 + extra) / (self.runs + 1) as f64;
+        self.runs += 1;
+        self.runs_left = self.runs_left.saturating_sub(1);
+        self.windows_left = (self.windows_left - planned).max(0.0);
+        Ok(r)
+    }
+}
+
 /// One measured run of the battery: its document, or why `run` refused
 /// it (a usage error: no root to set read-ahead, a lock another run holds);
 /// any other error ends advise.
@@ -280,7 +342,12 @@ type Measured = (Vec<(u64, f64)>, Vec<Measurement>);
 /// read-ahead set for it: the rates (KiB, bytes/s) of the runs that
 /// finished whole, and every run's measurement. A refusal (no root to set
 /// read-ahead, a lock another run holds) skips the check with its reason.
-fn measure_readahead(args: &AdviseArgs, battery: &mut Battery, out: &Outputs) -> Result<Measured> {
+fn measure_readahead(
+    args: &AdviseArgs,
+    battery: &mut Battery,
+    out: &Outputs,
+    pace: &mut Pace,
+) -> Result<Measured> {
     let mut points = Vec::new();
     let mut measurements = Vec::new();
     let Some(plan) = battery.readahead.clone() else {
@@ -290,17 +357,14 @@ fn measure_readahead(args: &AdviseArgs, battery: &mut Battery, out: &Outputs) ->
         if crate::base::signals::interrupted() {
             break;
         }
+        let planned = plan.seconds_each;
+        let secs = pace.window(planned);
         eprintln!(
             "stripebench advise: read-ahead {kb} KiB on {}: buffered sequential reads, {:.0} s",
-            plan.device, plan.seconds_each
+            plan.device, secs
         );
-        let cfg = crate::cli::advise::readahead_run(
-            &args.volume,
-            *kb,
-            plan.seconds_each,
-            args.wait_lock,
-        )?;
-        let doc = match one_run(&cfg, out)? {
+        let cfg = crate::cli::advise::readahead_run(&args.volume, *kb, secs, args.wait_lock)?;
+        let doc = match pace.run(&cfg, out, (planned, secs))? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(
@@ -334,6 +398,7 @@ fn measure_queue(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
+    pace: &mut Pace,
     mut measurements: Vec<Measurement>,
 ) -> Result<Vec<Measurement>> {
     let Some(plan) = battery.queue.clone() else {
@@ -343,14 +408,15 @@ fn measure_queue(
         if crate::base::signals::interrupted() {
             break;
         }
+        let planned = plan.seconds_each;
+        let secs = pace.window(planned);
         eprintln!(
             "stripebench advise: {depth} I/Os in flight on {}: O_DIRECT random 4 KiB reads, {:.0} s",
             show_path(&args.volume),
-            plan.seconds_each
+            secs
         );
-        let cfg =
-            crate::cli::advise::queue_run(&args.volume, *depth, plan.seconds_each, args.wait_lock)?;
-        let doc = match one_run(&cfg, out)? {
+        let cfg = crate::cli::advise::queue_run(&args.volume, *depth, secs, args.wait_lock)?;
+        let doc = match pace.run(&cfg, out, (planned, secs))? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(battery, "queue-depth", format!("not measured: {why}"));
@@ -377,6 +443,7 @@ fn measure_writes(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
+    pace: &mut Pace,
     mut measurements: Vec<Measurement>,
 ) -> Result<Vec<Measurement>> {
     let Some(plan) = battery.writes.clone() else {
@@ -392,6 +459,8 @@ fn measure_writes(
         if crate::base::signals::interrupted() {
             break;
         }
+        let planned = plan.seconds_each;
+        let secs = pace.window(planned);
         let what = if random {
             format!("random {} KiB writes", bs / 1024)
         } else {
@@ -400,17 +469,11 @@ fn measure_writes(
         eprintln!(
             "stripebench advise: {what} of {} at stripe_cache_size {cache}, O_DIRECT, {:.0} s (destroys its data: --allow-destructive)",
             show_path(&args.volume),
-            plan.seconds_each
+            secs
         );
-        let cfg = crate::cli::advise::writes_run(
-            &args.volume,
-            bs,
-            random,
-            cache,
-            plan.seconds_each,
-            args.wait_lock,
-        )?;
-        let doc = match one_run(&cfg, out)? {
+        let cfg =
+            crate::cli::advise::writes_run(&args.volume, bs, random, cache, secs, args.wait_lock)?;
+        let doc = match pace.run(&cfg, out, (planned, secs))? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(battery, "writes", format!("not measured: {why}"));
@@ -444,6 +507,7 @@ fn measure_members(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
+    pace: &mut Pace,
     mut measurements: Vec<Measurement>,
 ) -> Result<(Option<MemberSamples>, Vec<Measurement>)> {
     let Some(plan) = battery.slow.clone() else {
@@ -459,14 +523,16 @@ fn measure_members(
         if crate::base::signals::interrupted() {
             break;
         }
+        let planned = plan.seconds_each;
+        let secs = pace.window(planned);
         eprintln!(
             "stripebench advise: every member at once ({} members, O_DIRECT), run {r} of {}, {:.0} s",
             paths.len(),
             plan.repeats,
-            plan.seconds_each
+            secs
         );
-        let cfg = crate::cli::advise::members_run(&paths, plan.seconds_each, args.wait_lock)?;
-        let doc = match one_run(&cfg, out)? {
+        let cfg = crate::cli::advise::members_run(&paths, secs, args.wait_lock)?;
+        let doc = match pace.run(&cfg, out, (planned, secs))? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(
@@ -509,6 +575,7 @@ fn measure_requests(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
+    pace: &mut Pace,
     mut measurements: Vec<Measurement>,
 ) -> Result<(Vec<advise::Split>, Vec<Measurement>)> {
     let Some(plan) = battery.requests.clone() else {
@@ -517,14 +584,15 @@ fn measure_requests(
     if crate::base::signals::interrupted() {
         return Ok((Vec::new(), measurements));
     }
+    let planned = plan.seconds;
+    let secs = pace.window(planned);
     eprintln!(
         "stripebench advise: O_DIRECT reads of a full stripe ({} KiB), {:.0} s: the members' request sizes",
         plan.bs / 1024,
-        plan.seconds
+        secs
     );
-    let cfg =
-        crate::cli::advise::requests_run(&args.volume, plan.bs, plan.seconds, args.wait_lock)?;
-    let doc = match one_run(&cfg, out)? {
+    let cfg = crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock)?;
+    let doc = match pace.run(&cfg, out, (planned, secs))? {
         Ok(doc) => doc,
         Err(why) => {
             if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "request-limits") {
@@ -583,5 +651,30 @@ mod tests {
         // A path that does not resolve is kept for the survey to refuse.
         let gone = t.path().join("gone");
         assert_eq!(resolved(&gone), gone);
+    }
+
+    /// The pace keeps the planned windows while the battery is on time,
+    /// shrinks them in proportion when it is late, and never below the
+    /// shortest window.
+    #[test]
+    fn the_pace_shrinks_windows_only_when_the_runs_overran() {
+        let now = Instant::now();
+        let pace = |budget: f64, windows: f64, runs: usize| Pace {
+            end: now + std::time::Duration::from_secs_f64(budget),
+            windows_left: windows,
+            runs_left: runs,
+            overhead: 1.0,
+            runs: 0,
+        };
+        // On time: 10 runs of 4 s and 1 s each of overhead in 60 s.
+        assert_eq!(pace(60.0, 40.0, 10).window(4.0), 4.0);
+        // Late: 30 s left for the same: (30 - 10) / 40 = half.
+        let w = pace(30.0, 40.0, 10).window(4.0);
+        assert!((1.9..=2.0).contains(&w), "{w}");
+        // Past the budget: the shortest window.
+        assert_eq!(
+            pace(0.0, 40.0, 10).window(4.0),
+            crate::document::advise::MIN_WINDOW_SEC
+        );
     }
 }

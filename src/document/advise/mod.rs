@@ -505,6 +505,35 @@ pub struct QueuePlan {
 }
 
 impl Battery {
+    /// The measured runs it plans.
+    pub fn runs(&self) -> usize {
+        self.readahead.as_ref().map_or(0, |p| p.values_kb.len())
+            + usize::from(self.requests.is_some())
+            + self.slow.as_ref().map_or(0, |p| p.repeats)
+            + self.queue.as_ref().map_or(0, |q| q.depths.len())
+            + self.writes.as_ref().map_or(0, WritePlan::runs)
+    }
+
+    /// The planned windows of its runs, all told (no overheads).
+    pub fn windows_sec(&self) -> f64 {
+        self.readahead
+            .as_ref()
+            .map_or(0.0, |p| p.seconds_each * p.values_kb.len() as f64)
+            + self.requests.as_ref().map_or(0.0, |r| r.seconds)
+            + self
+                .slow
+                .as_ref()
+                .map_or(0.0, |p| p.seconds_each * p.repeats as f64)
+            + self
+                .queue
+                .as_ref()
+                .map_or(0.0, |q| q.seconds_each * q.depths.len() as f64)
+            + self
+                .writes
+                .as_ref()
+                .map_or(0.0, |w| w.seconds_each * w.runs() as f64)
+    }
+
     /// Seconds the measured checks take, all told (windows and overheads).
     pub fn planned_sec(&self) -> f64 {
         self.checks.iter().map(|c| c.budget_sec).sum()

@@ -1221,3 +1221,27 @@ fn numa_placement_names_the_members_node_and_its_cpus() {
         "ran"
     );
 }
+
+/// The battery's runs and windows add up to what it plans, with one
+/// overhead per run.
+#[test]
+fn the_battery_counts_its_runs_and_windows() {
+    let (t, s) = raid5_array();
+    let o = Options {
+        allow_destructive: true,
+        budget_sec: 120.0,
+        ..options(false)
+    };
+    let b = plan(&t, &s, &o);
+    assert_eq!(
+        b.runs(),
+        3 + 1 + 3 + 4 + 2,
+        "read-ahead, request, members, depths, writes"
+    );
+    let want = b.windows_sec() + b.runs() as f64 * RUN_OVERHEAD_SEC;
+    assert!(
+        (b.planned_sec() - want).abs() < 1e-9,
+        "{} vs {want}",
+        b.planned_sec()
+    );
+}
