@@ -189,6 +189,16 @@ fn apply(
     let mut changes = Vec::new();
     let mut refused = not_applied;
     for (finding, s) in &settings {
+        // A signal (Ctrl-C) while applying, a lock waited for or not: the
+        // user asked to stop, so no further setting is changed (those made
+        // before it are kept, as the report says).
+        if crate::base::signals::interrupted() {
+            refused.push(format!(
+                "{finding} ({}): interrupted before it was made",
+                s.device
+            ));
+            continue;
+        }
         let path = sys.join("block").join(&s.device).join(&s.attribute);
         let old = std::fs::read_to_string(&path).map(|v| v.trim().to_string());
         match guard.set(&path, &s.value) {

@@ -296,10 +296,36 @@ fn records(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
             })
         })
         .filter_map(|p| {
-            let knobs: Vec<Knob> = serde_json::from_slice(&fs::read(&p).ok()?).ok()?;
+            let knobs: Vec<Knob> = serde_json::from_slice(&read_record(&p)?).ok()?;
             Some((p, knobs))
         })
         .collect()
+}
+
+/// The largest state file read: a record is a few settings (a few hundred
+/// bytes); anything bigger is not one of ours.
+const RECORD_MAX: u64 = 1 << 20;
+
+/// A state file's bytes, if it is one this tool could have written: a
+/// regular file, not a link (opened without following one and without
+/// blocking, so a FIFO or a link to /dev/zero planted at the name cannot
+/// hang or exhaust every command that reads the state directory), of at
+/// most [`RECORD_MAX`] bytes.
+fn read_record(p: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(p)
+        .ok()?;
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() || meta.len() > RECORD_MAX {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    f.take(RECORD_MAX + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= RECORD_MAX).then_some(bytes)
 }
 
 /// State files in `dir` that no live run owns: settings a killed run left
@@ -490,6 +516,40 @@ mod tests {
         );
         assert_eq!(fs::read_to_string(&knob).unwrap(), "0");
         assert!(applied(&dir).is_empty() && pending(&dir).is_empty());
+    }
+
+    /// Regression (hostile pass over advise --apply): a FIFO named like a
+    /// record hung restore, run and advise in open(); a link to /dev/zero
+    /// (or a huge file) was read whole into memory. Neither is a record.
+    #[test]
+    fn a_fifo_a_link_or_a_huge_file_named_like_a_record_is_skipped() {
+        let t = tempfile::tempdir().unwrap();
+        let (root, knob) = fixture(t.path(), "7");
+        let dir = t.path().join("state");
+        fs::create_dir_all(&dir).unwrap();
+        let fifo =
+            std::ffi::CString::new(dir.join("applied-1-2.json").as_os_str().as_encoded_bytes())
+                .unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        std::os::unix::fs::symlink("/dev/zero", dir.join("knobs-1.json")).unwrap();
+        let huge = fs::File::create(dir.join("applied-1-3.json")).unwrap();
+        huge.set_len(RECORD_MAX + 1).unwrap();
+        let good = vec![Knob {
+            path: knob.clone(),
+            old: "256".into(),
+            at_ns: 1,
+        }];
+        fs::write(
+            dir.join("applied-1-4.json"),
+            serde_json::to_vec(&good).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(records(&dir).len(), 1);
+        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        assert!(failed.is_empty(), "{failed:?}");
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "256");
     }
 
     #[test]

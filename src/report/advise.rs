@@ -136,7 +136,13 @@ pub fn counts(findings: &[Finding]) -> String {
 /// `--apply`: each change, each finding of the first battery beside what
 /// the second found of it, and each check's figure before and after.
 fn applied(s: &mut String, a: &Applied, after: &[Finding]) {
-    if a.changes.is_empty() {
+    let fixable = a
+        .before
+        .iter()
+        .any(|f| f.severity > Severity::Info && f.settings.iter().any(|x| x.appliable()));
+    if a.changes.is_empty() && fixable {
+        *s += "applied: nothing (each fix --apply would make was refused: see below)\n";
+    } else if a.changes.is_empty() {
         *s += "applied: nothing (no finding above info has a fix --apply makes)\n";
     } else {
         *s += "applied (kept until 'stripebench restore'):\n";

@@ -1245,3 +1245,48 @@ fn the_battery_counts_its_runs_and_windows() {
         b.planned_sec()
     );
 }
+
+/// Regression (hostile pass over advise --apply): the page said a change
+/// left its finding "still there" when only another device's finding of
+/// the same kind was (one member's max_sectors_kb fixed, another's refused);
+/// the text report, which matches the devices too, said "gone".
+#[test]
+fn the_html_page_judges_each_change_by_its_own_devices_finding() {
+    let (t, mut s) = raid0();
+    set(&mut s, "md0", |f| f.read_ahead_kb = Some(0));
+    let pts = [(0, 20e6), (1024, 150e6)];
+    let mut f: Vec<Finding> = readahead_finding(&t, &s, &pts).into_iter().collect();
+    // The same finding, left on another device (md1).
+    f[0].devices = vec!["md1".into()];
+    f[0].settings = vec![Setting::new("md1", "queue/read_ahead_kb", 1024)];
+    let b = plan(&t, &s, &options(false));
+    let mut doc = assemble(
+        "/dev/md0".into(),
+        t,
+        &s,
+        &b,
+        f.clone(),
+        Vec::new(),
+        None,
+        1.0,
+        false,
+    );
+    doc.applied = Some(Applied {
+        changes: vec![Change {
+            finding: f[0].id.clone(),
+            device: "md0".into(),
+            attribute: "queue/read_ahead_kb".into(),
+            old: "0".into(),
+            new: "1024".into(),
+        }],
+        before: f,
+        compared: Vec::new(),
+        not_applied: Vec::new(),
+    });
+    let html = crate::report::html::findings(&doc).unwrap();
+    let row = html
+        .split("<tr>")
+        .find(|r| r.contains("<td>md0 queue/read_ahead_kb</td>"))
+        .expect("the change's row");
+    assert!(row.contains("<td>gone</td>"), "{row}");
+}

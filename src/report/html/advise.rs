@@ -37,7 +37,15 @@ pub fn findings(doc: &FindingsDocument) -> Result<String> {
                         c.old.clone(),
                         c.new.clone(),
                         c.finding.clone(),
-                        if doc.findings.iter().any(|f| f.id == c.finding) {
+                        // The finding on this change's device: another
+                        // device's finding of the same kind is not this one.
+                        if doc.findings.iter().any(|f| {
+                            f.id == c.finding
+                                && (f.devices.contains(&c.device)
+                                    || f.settings.iter().any(|s| {
+                                        s.device == c.device && s.attribute == c.attribute
+                                    }))
+                        }) {
                             "still there".into()
                         } else {
                             "gone".into()
