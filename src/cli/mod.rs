@@ -129,9 +129,10 @@ pub enum Command {
     Membw,
 
     /// Put back system settings (read_ahead_kb, ...) that killed runs left
-    /// changed, newest change first, and remove the test beds they left,
-    /// from the state files in /run/stripebench (or $XDG_RUNTIME_DIR).
-    Restore,
+    /// changed, and the fixes `advise --apply` kept, newest change first,
+    /// and remove the test beds killed runs left, from the state files in
+    /// /run/stripebench (or $XDG_RUNTIME_DIR).
+    Restore(RestoreArgs),
 
     /// Print this stripebench's version, the JSON schema version it writes
     /// and reads, and this machine's clock: what a fleet launcher checks on
@@ -432,6 +433,14 @@ pub struct AdviseArgs {
     /// running dmsetup.
     #[arg(long, value_name = "FILE")]
     pub dm_table: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RestoreArgs {
+    /// Leave the fixes `advise --apply` kept: put back only what killed
+    /// runs left changed.
+    #[arg(long)]
+    pub keep_applied: bool,
 }
 
 /// `--fail-on`: the severity at which advise exits 1; `None` for `none`.

@@ -52,7 +52,7 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     {
         let shown = show_path(&k.path);
         return crate::base::error::usage(if *killed {
-            format!("a killed run left {shown} changed (it was {}): advise would read that run's value as the volume's: run 'stripebench restore' first", k.old)
+            format!("a killed run left {shown} changed (it was {}): advise would read that run's value as the volume's: run 'stripebench restore{}' first", k.old, if crate::device::knobs::applied(&crate::device::state::state_dir()).is_empty() { "" } else { " --keep-applied" })
         } else {
             format!("a run is changing {shown} now (it was {}): advise would read that run's value as the volume's: run advise when it has ended", k.old)
         });

@@ -65,7 +65,7 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Membw => membw::run(),
         Command::Sweep(args) => sweep::run(&args),
         Command::Topology(args) => topology::run(&args),
-        Command::Restore => restore::run(),
+        Command::Restore(a) => restore::run(&a),
         Command::Version(args) => version::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args),

@@ -387,9 +387,15 @@ pub fn applied(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
 /// `sysattr::open_restorable`): a state file is data, and must not be able
 /// to name any other file. Returns what was restored, and what was refused
 /// or failed; a state file is removed once all of its settings are back.
-pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<String>)> {
+pub fn restore_pending(
+    dir: &Path,
+    under: &Path,
+    with_applied: bool,
+) -> Result<(Vec<String>, Vec<String>)> {
     let mut files = pending(dir);
-    files.extend(applied(dir));
+    if with_applied {
+        files.extend(applied(dir));
+    }
     let mut all: Vec<(&Path, &Knob)> = files
         .iter()
         .flat_map(|(f, ks)| ks.iter().map(move |k| (f.as_path(), k)))
@@ -408,8 +414,8 @@ pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<Str
         if k.old.is_empty() || k.old.len() > 10 || !k.old.bytes().all(|b| b.is_ascii_digit()) {
             failed.push(format!(
                 "refusing to write {} (named by {}): its old value {} is not a number; remove that file if no run of yours left it",
-                k.path.display(),
-                file.display(),
+                crate::base::error::show_path(&k.path),
+                crate::base::error::show_path(file),
                 crate::base::error::show_text(&format!("{:?}", k.old))
             ));
             keep.push(file);
@@ -420,8 +426,8 @@ pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<Str
             Err(why) => {
                 failed.push(format!(
                     "refusing to write {} (named by {}): {why}; remove that file if no run of yours left it",
-                    k.path.display(),
-                    file.display()
+                    crate::base::error::show_path(&k.path),
+                    crate::base::error::show_path(file)
                 ));
                 keep.push(file);
                 continue;
@@ -435,7 +441,7 @@ pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<Str
                     let pid = lock_holder(dir, &name).unwrap_or_default();
                     lines.push(format!(
                         "left {} alone: a live stripebench run (PID {pid}) holds device {}, and puts it back itself",
-                        k.path.display(),
+                        crate::base::error::show_path(&k.path),
                         attr.dev
                     ));
                     keep.push(file);
@@ -446,14 +452,18 @@ pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<Str
         match attr.write(&k.old) {
             Ok(()) if is_applied(file) => lines.push(format!(
                 "restored {} to {} (advise --apply had changed it)",
-                k.path.display(),
+                crate::base::error::show_path(&k.path),
                 k.old
             )),
-            Ok(()) => lines.push(format!("restored {} to {}", k.path.display(), k.old)),
+            Ok(()) => lines.push(format!(
+                "restored {} to {}",
+                crate::base::error::show_path(&k.path),
+                k.old
+            )),
             Err(e) => {
                 failed.push(format!(
                     "could not restore {} to {}: {e}",
-                    k.path.display(),
+                    crate::base::error::show_path(&k.path),
                     k.old
                 ));
                 keep.push(file);
@@ -462,7 +472,9 @@ pub fn restore_pending(dir: &Path, under: &Path) -> Result<(Vec<String>, Vec<Str
     }
     for (file, _) in &files {
         if !keep.contains(&file.as_path()) {
-            fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
+            fs::remove_file(file).with_context(|| {
+                format!("cannot remove {}", crate::base::error::show_path(file))
+            })?;
         }
     }
     Ok((lines, failed))
@@ -507,7 +519,7 @@ mod tests {
         later.set(&knob, "64").unwrap();
         later.killed();
         assert_eq!(pending(&dir).len(), 1);
-        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        let (lines, failed) = restore_pending(&dir, &root, true).unwrap();
         assert!(failed.is_empty(), "{failed:?}");
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(
@@ -516,6 +528,21 @@ mod tests {
         );
         assert_eq!(fs::read_to_string(&knob).unwrap(), "0");
         assert!(applied(&dir).is_empty() && pending(&dir).is_empty());
+        // `restore --keep-applied`: a killed run's change goes back, the
+        // applied value stays.
+        let mut g = KnobGuard::new(dir.clone()).with_sys_root(root.clone());
+        g.set(&knob, "1024").unwrap();
+        g.keep().unwrap();
+        let mut later = KnobGuard::new(dir.clone()).with_sys_root(root.clone());
+        later.set(&knob, "64").unwrap();
+        later.killed();
+        let (lines, failed) = restore_pending(&dir, &root, false).unwrap();
+        assert!(
+            failed.is_empty() && lines.len() == 1,
+            "{lines:?} {failed:?}"
+        );
+        assert_eq!(fs::read_to_string(&knob).unwrap(), "1024");
+        assert_eq!(applied(&dir).len(), 1);
     }
 
     /// Regression (hostile pass over advise --apply): a FIFO named like a
@@ -546,7 +573,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(records(&dir).len(), 1);
-        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        let (lines, failed) = restore_pending(&dir, &root, true).unwrap();
         assert!(failed.is_empty(), "{failed:?}");
         assert_eq!(lines.len(), 1, "{lines:?}");
         assert_eq!(fs::read_to_string(&knob).unwrap(), "256");
@@ -629,7 +656,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(pending(&dir).len(), 1);
-        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        let (lines, failed) = restore_pending(&dir, &root, true).unwrap();
         assert!(failed.is_empty(), "{failed:?}");
         assert_eq!(lines.len(), 1);
         assert_eq!(fs::read_to_string(&knob).unwrap(), "256");
@@ -663,7 +690,7 @@ mod tests {
             )
             .unwrap();
         }
-        let (lines, failed) = restore_pending(&dir, &root).unwrap();
+        let (lines, failed) = restore_pending(&dir, &root, true).unwrap();
         assert!(lines.is_empty(), "{lines:?}");
         assert_eq!(failed.len(), 3, "{failed:?}");
         for f in &failed {
@@ -695,7 +722,7 @@ mod tests {
         };
         state(4294967290, "16", 2_000);
         state(4294967291, "2560", 1_000);
-        let (_, failed) = restore_pending(&dir, &root).unwrap();
+        let (_, failed) = restore_pending(&dir, &root, true).unwrap();
         assert!(failed.is_empty(), "{failed:?}");
         assert_eq!(fs::read_to_string(&knob).unwrap(), "2560");
         assert!(pending(&dir).is_empty());

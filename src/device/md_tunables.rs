@@ -425,7 +425,7 @@ mod tests {
         .unwrap();
         assert_eq!(record.len(), 2);
         g.killed();
-        let (lines, failed) = crate::device::knobs::restore_pending(&state, &root).unwrap();
+        let (lines, failed) = crate::device::knobs::restore_pending(&state, &root, true).unwrap();
         assert!(failed.is_empty(), "{failed:?}");
         assert_eq!(lines.len(), 2, "{lines:?}");
         let md = root.join("devices/virtual/block/md0/md");

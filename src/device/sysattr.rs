@@ -172,7 +172,7 @@ mod tests {
         fs::create_dir_all(d.join("queue")).unwrap();
         fs::write(d.join("dev"), "7:9\n").unwrap();
         fs::write(d.join("queue/read_ahead_kb"), "128\n").unwrap();
-        fs::write(d.join("queue/max_sectors_kb"), "64\n").unwrap();
+        fs::write(d.join("queue/nr_requests"), "64\n").unwrap();
         (t, root)
     }
 
@@ -189,7 +189,7 @@ mod tests {
         let (t, root) = tree();
         let dev = root.join("devices/virtual/block/loop9");
         let no = |p: &Path| open_restorable(&root, p).unwrap_err();
-        assert!(no(&dev.join("queue/max_sectors_kb")).contains("not a setting"));
+        assert!(no(&dev.join("queue/nr_requests")).contains("not a setting"));
         assert!(no(&root.join("fs/cgroup/x/queue/read_ahead_kb")).contains("not under"));
         assert!(no(&dev.join("../loop9/queue/read_ahead_kb")).contains("'..'"));
         // A link on the way, and a link as the attribute itself.

@@ -183,9 +183,12 @@ fn restore_writes_only_its_own_settings_and_follows_no_sysfs_link() {
     let name = |d: &str| d.trim_start_matches("/dev/").to_string();
     let a_dir = fs::canonicalize(format!("/sys/block/{}", name(&a))).unwrap();
     fs::write(ra_path(&b), "512").unwrap();
-    let max_sectors = a_dir.join("queue/max_sectors_kb");
+    // nr_requests: stripebench never changes it (max_sectors_kb, which
+    // this test named before, is now one `advise --apply` sets and restore
+    // puts back).
+    let max_sectors = a_dir.join("queue/nr_requests");
     // Put back when the test ends: a loop device keeps its queue settings
-    // after it is detached, and the next test to attach it inherited 64.
+    // after it is detached, and the next test to attach it would inherit it.
     let _limit = PutBack::set(&max_sectors, "64");
     let state = tempfile::tempdir().unwrap();
     // Under /sys/devices, but through a link (loopA/subsystem is
