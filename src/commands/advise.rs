@@ -132,9 +132,15 @@ fn battery_pass(
     let mut pace = Pace::new(started, options(args, topo).budget_sec, &battery);
     let (points, measurements) = measure_readahead(args, &mut battery, out, &mut pace)?;
     findings.extend(advise::readahead_finding(topo, survey, &points));
+    let fixes: Vec<advise::Setting> = findings
+        .iter()
+        .filter(|f| f.id == "request-split")
+        .flat_map(|f| f.settings.iter().filter(|s| s.appliable()).cloned())
+        .collect();
     let (splits, measurements) =
-        measure_requests(args, &mut battery, out, &mut pace, measurements)?;
+        measure_requests(args, &mut battery, out, &mut pace, measurements, &fixes)?;
     advise::measured_splits(&mut findings, &splits);
+    advise::request_fix_gain(&mut findings, &measurements);
     let (verdict, measurements) =
         match measure_members(args, &mut battery, out, &mut pace, measurements)? {
             (Some(samples), m) => {
@@ -283,6 +289,12 @@ impl Pace {
             overhead: advise::RUN_OVERHEAD_SEC,
             runs: 0,
         }
+    }
+
+    /// One more run of `planned` seconds than the plan held.
+    fn add(&mut self, planned: f64) {
+        self.runs_left += 1;
+        self.windows_left += planned;
     }
 
     /// The window of the next run, planned `planned` seconds.
@@ -446,6 +458,62 @@ fn measure_queue(
     Ok(measurements)
 }
 
+/// The request-size run again with the members' max_sectors_kb set to the
+/// request-split fix's value (under the knob guard, put back when it ends,
+/// as a run's read-ahead is): the fix's measured gain. None when a setting
+/// is refused (its reason said) or the run is.
+fn measure_request_fix(
+    args: &AdviseArgs,
+    out: &Outputs,
+    pace: &mut Pace,
+    plan: &advise::RequestPlan,
+    fixes: &[advise::Setting],
+) -> Result<Option<Measurement>> {
+    let sys = crate::base::host::Host::real().sys;
+    let mut guard = crate::device::knobs::KnobGuard::new(crate::device::state::state_dir())
+        .wait_for_locks(args.wait_lock);
+    for s in fixes {
+        let path = sys.join("block").join(&s.device).join(&s.attribute);
+        if let Err(e) = guard.set(&path, &s.value) {
+            eprintln!(
+                "stripebench advise: the request-split fix is not measured: {}",
+                crate::base::error::show_lines(&format!("{e:#}"))
+            );
+            return Ok(None);
+        }
+    }
+    pace.add(plan.seconds);
+    let secs = pace.window(plan.seconds);
+    eprintln!(
+        "stripebench advise: the same with {} set as the fix says, {:.0} s (put back after)",
+        fixes
+            .iter()
+            .map(|s| format!("{} {}={}", s.device, s.attribute, s.value))
+            .collect::<Vec<_>>()
+            .join(", "),
+        secs
+    );
+    let cfg = crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock)?;
+    let r = pace.run(&cfg, out, (plan.seconds, secs))?;
+    for e in guard.restore() {
+        eprintln!(
+            "stripebench: warning: {}; run 'stripebench restore'",
+            crate::base::error::show_lines(&e)
+        );
+    }
+    Ok(r.ok().map(|doc| {
+        let t = &doc.total.figures;
+        let partial = doc.interrupted || t.errors > 0;
+        Measurement::of(
+            "request-limits",
+            format!("O_DIRECT bs={}k, max_sectors_kb as fixed", plan.bs / 1024),
+            &doc,
+            partial,
+            false,
+        )
+    }))
+}
+
 /// The write runs the battery planned (parity RAID, --allow-destructive):
 /// full-stripe writes at each stripe cache value, then chunk-sized random
 /// writes at the array's; their measurements, added.
@@ -587,6 +655,7 @@ fn measure_requests(
     out: &Outputs,
     pace: &mut Pace,
     mut measurements: Vec<Measurement>,
+    fixes: &[advise::Setting],
 ) -> Result<(Vec<advise::Split>, Vec<Measurement>)> {
     let Some(plan) = battery.requests.clone() else {
         return Ok((Vec::new(), measurements));
@@ -622,6 +691,9 @@ fn measure_requests(
     ));
     if partial {
         return Ok((Vec::new(), measurements));
+    }
+    if !fixes.is_empty() && !crate::base::signals::interrupted() {
+        measurements.extend(measure_request_fix(args, out, pace, &plan, fixes)?);
     }
     let splits = doc
         .warnings

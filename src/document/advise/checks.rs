@@ -1154,6 +1154,33 @@ pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
     }
 }
 
+/// The request-split findings' measured gain: the full-stripe O_DIRECT
+/// read run at the members' limits, and again with their max_sectors_kb as
+/// the fix sets it.
+pub fn request_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]) {
+    let run = |current: bool| {
+        measured
+            .iter()
+            .find(|m| m.check == "request-limits" && m.current == current && !m.partial)
+    };
+    let (Some(before), Some(after)) = (run(true), run(false)) else {
+        return;
+    };
+    for f in findings.iter_mut().filter(|f| f.id == "request-split") {
+        f.gain = Some(Gain {
+            what: format!(
+                "O_DIRECT full-stripe reads of the volume, max_sectors_kb of {} as the fix sets it (then put back)",
+                f.devices.join(", ")
+            ),
+            before_bytes_per_sec: Some(before.bytes_per_sec),
+            after_bytes_per_sec: Some(after.bytes_per_sec),
+            pct: (before.bytes_per_sec > 0.0)
+                .then(|| (after.bytes_per_sec / before.bytes_per_sec - 1.0) * 100.0),
+            measured: true,
+        });
+    }
+}
+
 /// Seed 004's question: one buffered thread on the volume (the read-ahead
 /// run at the array's own value) against one O_DIRECT worker per member
 /// read together (the slow-member runs), with the CPU seconds per GB that

@@ -20,8 +20,8 @@ use crate::device::topology::{level::Geometry, Device, Topology};
 use crate::document::run::{ToolInfo, SCHEMA_VERSION};
 
 pub use checks::{
-    buffered_direct, measured_splits, queue_knee, readahead_finding, slow_members, state_words,
-    static_findings, writes_findings, Split,
+    buffered_direct, measured_splits, queue_knee, readahead_finding, request_fix_gain,
+    slow_members, state_words, static_findings, writes_findings, Split,
 };
 
 /// How much a finding matters, least first.

@@ -1290,3 +1290,33 @@ fn the_html_page_judges_each_change_by_its_own_devices_finding() {
         .expect("the change's row");
     assert!(row.contains("<td>gone</td>"), "{row}");
 }
+
+/// The request-split fix, measured: the request run at the members' limits
+/// and again with the fix's max_sectors_kb is the finding's gain.
+#[test]
+fn the_request_split_fix_gets_its_measured_gain() {
+    let (t, mut s) = raid0();
+    set(&mut s, "loop2", |f| f.max_sectors_kb = Some(32));
+    let mut f = static_findings(&t, &s);
+    let m = |mb: f64, current: bool| Measurement {
+        check: "request-limits".into(),
+        setting: String::new(),
+        bytes_per_sec: mb * 1e6,
+        seconds: 2.0,
+        partial: false,
+        current,
+        cpu_sec_per_gb: None,
+        iops: None,
+        p99_ns: None,
+        bytes: None,
+        members_read_bytes: None,
+    };
+    request_fix_gain(&mut f, &[m(300.0, true), m(390.0, false)]);
+    let g = f[0].gain.as_ref().unwrap();
+    assert!(g.measured);
+    assert_eq!(
+        (g.before_bytes_per_sec, g.after_bytes_per_sec),
+        (Some(300e6), Some(390e6))
+    );
+    assert!((g.pct.unwrap() - 30.0).abs() < 1e-9);
+}
