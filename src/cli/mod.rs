@@ -418,10 +418,10 @@ pub struct AdviseArgs {
     pub allow_destructive: bool,
 
     /// Make the fixes that are sysfs settings restore can put back
-    /// (read_ahead_kb, max_sectors_kb, stripe_cache_size), keep them, and
-    /// run the battery again (a second budget): the report shows the
-    /// findings and figures before and after. 'stripebench restore' puts
-    /// them back. Never touches data.
+    /// (read_ahead_kb, max_sectors_kb, a scheduler, stripe_cache_size), keep
+    /// them, and run the battery again (a second budget): the report shows
+    /// the findings and figures before and after. 'stripebench restore'
+    /// puts them back. Never touches data.
     #[arg(long)]
     pub apply: bool,
 

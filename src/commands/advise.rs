@@ -134,13 +134,13 @@ fn battery_pass(
     findings.extend(advise::readahead_finding(topo, survey, &points));
     let fixes: Vec<advise::Setting> = findings
         .iter()
-        .filter(|f| f.id == "request-split")
+        .filter(|f| advise::member_fix(&f.id))
         .flat_map(|f| f.settings.iter().filter(|s| s.appliable()).cloned())
         .collect();
     let (splits, measurements) =
         measure_requests(args, &mut battery, out, &mut pace, measurements, &fixes)?;
     advise::measured_splits(&mut findings, &splits);
-    advise::request_fix_gain(&mut findings, &measurements);
+    advise::member_fix_gain(&mut findings, &measurements);
     let (verdict, measurements) =
         match measure_members(args, &mut battery, out, &mut pace, measurements)? {
             (Some(samples), m) => {
@@ -206,7 +206,8 @@ fn apply(
             continue;
         }
         let path = sys.join("block").join(&s.device).join(&s.attribute);
-        let old = std::fs::read_to_string(&path).map(|v| v.trim().to_string());
+        let old = std::fs::read_to_string(&path)
+            .map(|v| crate::device::sysattr::current_value(&path, &v));
         match guard.set(&path, &s.value) {
             Ok(()) => {
                 eprintln!(
@@ -458,11 +459,12 @@ fn measure_queue(
     Ok(measurements)
 }
 
-/// The request-size run again with the members' max_sectors_kb set to the
-/// request-split fix's value (under the knob guard, put back when it ends,
-/// as a run's read-ahead is): the fix's measured gain. None when a setting
-/// is refused (its reason said) or the run is.
-fn measure_request_fix(
+/// The request-size run again with the members' fixes set (a member's
+/// max_sectors_kb below the chunk, a member's odd scheduler: under the knob
+/// guard, put back when it ends, as a run's read-ahead is): the fixes'
+/// measured gain. None when a setting is refused (its reason said) or the
+/// run is.
+fn measure_member_fixes(
     args: &AdviseArgs,
     out: &Outputs,
     pace: &mut Pace,
@@ -476,7 +478,7 @@ fn measure_request_fix(
         let path = sys.join("block").join(&s.device).join(&s.attribute);
         if let Err(e) = guard.set(&path, &s.value) {
             eprintln!(
-                "stripebench advise: the request-split fix is not measured: {}",
+                "stripebench advise: the members' fixes are not measured: {}",
                 crate::base::error::show_lines(&format!("{e:#}"))
             );
             return Ok(None);
@@ -506,7 +508,7 @@ fn measure_request_fix(
         let partial = doc.interrupted || t.errors > 0;
         Measurement::of(
             "request-limits",
-            format!("O_DIRECT bs={}k, max_sectors_kb as fixed", plan.bs / 1024),
+            format!("O_DIRECT bs={}k, members as fixed", plan.bs / 1024),
             &doc,
             partial,
             false,
@@ -693,7 +695,7 @@ fn measure_requests(
         return Ok((Vec::new(), measurements));
     }
     if !fixes.is_empty() && !crate::base::signals::interrupted() {
-        measurements.extend(measure_request_fix(args, out, pace, &plan, fixes)?);
+        measurements.extend(measure_member_fixes(args, out, pace, &plan, fixes)?);
     }
     let splits = doc
         .warnings

@@ -126,10 +126,10 @@ impl KnobGuard {
                 k.old
             ));
         }
-        let old = fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?
-            .trim()
-            .to_string();
+        let old = crate::device::sysattr::current_value(
+            path,
+            &fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?,
+        );
         let recorded = self.changed.iter().any(|k| k.path == path);
         if recorded {
             // Already recorded: the first old value is the one to restore.
@@ -410,10 +410,11 @@ pub fn restore_pending(
     let mut held: Vec<(String, fs::File)> = Vec::new();
     for (file, k) in all {
         // The old value is data too: a number, as sysfs shows every setting
-        // stripebench changes (read_ahead_kb), or nothing is written.
-        if k.old.is_empty() || k.old.len() > 10 || !k.old.bytes().all(|b| b.is_ascii_digit()) {
+        // stripebench changes (read_ahead_kb), or a scheduler's name
+        // (sysattr::value_ok), or nothing is written.
+        if !crate::device::sysattr::value_ok(&k.path, &k.old) {
             failed.push(format!(
-                "refusing to write {} (named by {}): its old value {} is not a number; remove that file if no run of yours left it",
+                "refusing to write {} (named by {}): its old value {} is not a number (or, for a scheduler, a name); remove that file if no run of yours left it",
                 crate::base::error::show_path(&k.path),
                 crate::base::error::show_path(file),
                 crate::base::error::show_text(&format!("{:?}", k.old))

@@ -21,9 +21,41 @@ use crate::base::path::open_component;
 pub const RESTORABLE: &[&str] = &[
     "queue/read_ahead_kb",
     "queue/max_sectors_kb",
+    "queue/scheduler",
     "md/stripe_cache_size",
     "md/group_thread_cnt",
 ];
+
+/// Whether `value` may be written to the setting at `path` (one of
+/// [`RESTORABLE`]): a number of at most 10 digits, as sysfs shows them, or
+/// for a queue's scheduler a name (lower-case letters, digits, '-' and '_',
+/// at most 32: the kernel refuses a name it does not know).
+pub fn value_ok(path: &Path, value: &str) -> bool {
+    if path.ends_with("queue/scheduler") {
+        return !value.is_empty()
+            && value.len() <= 32
+            && value
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    }
+    !value.is_empty() && value.len() <= 10 && value.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A setting's value as it reads (`raw`), as it is written back: the
+/// active scheduler of a queue's list ("none [mq-deadline]" is
+/// "mq-deadline"); any other setting as it reads, trimmed.
+pub fn current_value(path: &Path, raw: &str) -> String {
+    let raw = raw.trim();
+    if path.ends_with("queue/scheduler") {
+        if let Some(active) = raw
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')))
+        {
+            return active.to_string();
+        }
+    }
+    raw.to_string()
+}
 
 /// sysfs's magic (linux/magic.h).
 const SYSFS_MAGIC: i64 = 0x6265_6572;
@@ -182,6 +214,21 @@ mod tests {
         let p = root.join("devices/virtual/block/loop9/queue/read_ahead_kb");
         let a = open_restorable(&root, &p).unwrap();
         assert_eq!(a.dev, "7:9");
+    }
+
+    #[test]
+    fn values_are_numbers_or_a_schedulers_name() {
+        let ra = Path::new("/sys/devices/virtual/block/loop9/queue/read_ahead_kb");
+        let sched = Path::new("/sys/devices/virtual/block/loop9/queue/scheduler");
+        assert!(value_ok(ra, "1024") && !value_ok(ra, "none") && !value_ok(ra, ""));
+        assert!(value_ok(sched, "mq-deadline") && value_ok(sched, "none"));
+        assert!(!value_ok(sched, "a b") && !value_ok(sched, "x\n") && !value_ok(sched, "[none]"));
+        assert!(!value_ok(sched, &"a".repeat(33)));
+        assert_eq!(
+            current_value(sched, "none [mq-deadline] kyber\n"),
+            "mq-deadline"
+        );
+        assert_eq!(current_value(ra, "128\n"), "128");
     }
 
     #[test]

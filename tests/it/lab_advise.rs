@@ -114,10 +114,11 @@ step faults stripebench advise --budget 30s --fail-on medium --json faults.json 
 cat /sys/block/$A/queue/read_ahead_kb > ra_after.txt
 step applied stripebench advise --apply --budget 30s --json applied.json $ARRAY
 cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > applied_values.txt
-echo none > /sys/block/$M2/queue/scheduler
+cat /sys/block/$M2/queue/scheduler > applied_sched.txt
 step fixed stripebench advise --budget 30s --fail-on low --json fixed.json $ARRAY
 step restore stripebench restore
 cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > restored_values.txt
+cat /sys/block/$M2/queue/scheduler > restored_sched.txt
 "#,
         900,
     );
@@ -189,8 +190,14 @@ cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > rest
         fix(split),
         vec![format!("echo 1280 > /sys/block/{m1}/queue/max_sectors_kb")]
     );
-    // Its fix measured: the request run again with loop1 at 1280 KiB.
+    // Its fix measured: the request run again with loop1 at 1280 KiB (and
+    // loop2 on none).
     assert_eq!(split["gain"]["measured"], true, "{text}");
+    assert_eq!(
+        finding(&doc, "member-scheduler-differs")["gain"]["measured"],
+        true,
+        "{text}"
+    );
     // Measured too: the member's counters saw the chunk split.
     assert!(
         split["evidence"].as_array().unwrap().iter().any(|e| e
@@ -206,8 +213,8 @@ cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > rest
     // The read-ahead advise changed to measure is back at what it found.
     assert_eq!(g.value("ra_after.txt"), "0");
 
-    // --apply makes the two fixes that are settings, keeps them, and runs
-    // the battery again: both are gone, the scheduler (by hand) is left.
+    // --apply makes the three fixes (all settings), keeps them, and runs
+    // the battery again: all are gone.
     let text = g.said("applied", 0);
     eprintln!("applied:\n{text}");
     let doc = g.json("applied.json");
@@ -242,12 +249,13 @@ cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > rest
         changes.contains(&format!("{m1}/queue/max_sectors_kb=1280")),
         "{changes:?}"
     );
-    assert_eq!(changes.len(), 2, "{text}");
-    assert_eq!(
-        above_info(&doc),
-        vec![format!("member-scheduler-differs:{m2}")],
-        "{text}"
+    assert!(
+        changes.contains(&format!("{m2}/queue/scheduler=none")),
+        "{changes:?}"
     );
+    assert_eq!(changes.len(), 3, "{text}");
+    assert_eq!(above_info(&doc), Vec::<String>::new(), "{text}");
+    assert!(g.value("applied_sched.txt").contains("[none]"));
     assert!(
         text.contains("readahead-low") && text.contains(": gone"),
         "{text}"
@@ -258,7 +266,7 @@ cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > rest
             .collect::<Vec<_>>(),
         [ra_to, "1280"]
     );
-    // The scheduler fix advise printed, made by hand: the array is clean.
+    // Another advise, the fixes still applied: the array is clean.
     let text = g.said("fixed", 0);
     eprintln!("fixed:\n{text}");
     assert_eq!(
@@ -277,6 +285,11 @@ cat /sys/block/$A/queue/read_ahead_kb /sys/block/$M1/queue/max_sectors_kb > rest
             .split_whitespace()
             .collect::<Vec<_>>(),
         ["0", "32"]
+    );
+    assert!(
+        g.value("restored_sched.txt").contains("[mq-deadline]"),
+        "{}",
+        g.value("restored_sched.txt")
     );
 }
 

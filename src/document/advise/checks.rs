@@ -1154,10 +1154,17 @@ pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
     }
 }
 
-/// The request-split findings' measured gain: the full-stripe O_DIRECT
-/// read run at the members' limits, and again with their max_sectors_kb as
-/// the fix sets it.
-pub fn request_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]) {
+/// Whether finding `id` is about one member's settings, whose fix the
+/// battery measures by making it for one request run: a request limit
+/// below the chunk, a setting that differs from the other members'.
+pub fn member_fix(id: &str) -> bool {
+    id == "request-split" || (id.starts_with("member-") && id.ends_with("-differs"))
+}
+
+/// The member fixes' measured gain: the full-stripe O_DIRECT read run at
+/// the members' settings, and again with every member fix made (then put
+/// back); each finding whose fix was made gets the pair.
+pub fn member_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]) {
     let run = |current: bool| {
         measured
             .iter()
@@ -1166,11 +1173,20 @@ pub fn request_fix_gain(findings: &mut [Finding], measured: &[super::Measurement
     let (Some(before), Some(after)) = (run(true), run(false)) else {
         return;
     };
-    for f in findings.iter_mut().filter(|f| f.id == "request-split") {
+    let made: Vec<String> = findings
+        .iter()
+        .filter(|f| member_fix(&f.id))
+        .flat_map(|f| f.settings.iter().filter(|s| s.appliable()))
+        .map(|s| format!("{} {}={}", s.device, s.attribute, s.value))
+        .collect();
+    for f in findings
+        .iter_mut()
+        .filter(|f| member_fix(&f.id) && f.settings.iter().any(super::Setting::appliable))
+    {
         f.gain = Some(Gain {
             what: format!(
-                "O_DIRECT full-stripe reads of the volume, max_sectors_kb of {} as the fix sets it (then put back)",
-                f.devices.join(", ")
+                "O_DIRECT full-stripe reads of the volume, with the members' fixes made for one run ({}), then put back",
+                made.join(", ")
             ),
             before_bytes_per_sec: Some(before.bytes_per_sec),
             after_bytes_per_sec: Some(after.bytes_per_sec),

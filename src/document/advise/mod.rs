@@ -20,7 +20,7 @@ use crate::device::topology::{level::Geometry, Device, Topology};
 use crate::document::run::{ToolInfo, SCHEMA_VERSION};
 
 pub use checks::{
-    buffered_direct, measured_splits, queue_knee, readahead_finding, request_fix_gain,
+    buffered_direct, measured_splits, member_fix, member_fix_gain, queue_knee, readahead_finding,
     slow_members, state_words, static_findings, writes_findings, Split,
 };
 
@@ -121,12 +121,10 @@ impl Setting {
     }
 
     /// Whether `--apply` may make it: an attribute `restore` puts back,
-    /// a plain number.
+    /// with a value it would write (a number; a scheduler's name).
     pub fn appliable(&self) -> bool {
         crate::device::sysattr::RESTORABLE.contains(&self.attribute.as_str())
-            && !self.value.is_empty()
-            && self.value.len() <= 10
-            && self.value.bytes().all(|b| b.is_ascii_digit())
+            && crate::device::sysattr::value_ok(std::path::Path::new(&self.attribute), &self.value)
     }
 }
 

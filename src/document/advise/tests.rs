@@ -813,8 +813,8 @@ fn a_loop_device_with_no_backing_file_is_refused_not_found_clean() {
 }
 
 /// `--apply` makes each fix that is a setting restore can put back (the
-/// read-ahead, a member's max_sectors_kb) and names the one it leaves (a
-/// scheduler: not a number restore would write back).
+/// read-ahead, a member's max_sectors_kb, a member's scheduler) and names
+/// the one it leaves (nr_requests: not a setting stripebench changes).
 #[test]
 fn apply_makes_the_restorable_settings_and_names_the_fix_it_leaves() {
     let (t, mut s) = raid0();
@@ -844,11 +844,23 @@ fn apply_makes_the_restorable_settings_and_names_the_fix_it_leaves() {
         )),
         "{made:?}"
     );
-    assert_eq!(made.len(), 2, "{made:?}");
+    assert!(
+        made.contains(&want(
+            "member-scheduler-differs",
+            "loop1",
+            "queue/scheduler",
+            "none"
+        )),
+        "{made:?}"
+    );
+    assert_eq!(made.len(), 3, "{made:?}");
+    assert!(left.is_empty(), "{left:?}");
+    set(&mut s, "loop3", |f| f.nr_requests = Some(64));
+    let (_, left) = to_apply(&static_findings(&t, &s));
     assert_eq!(left.len(), 1, "{left:?}");
     assert!(
         left[0].starts_with(
-            "member-scheduler-differs (loop1): its setting is not one restore can put back"
+            "member-nr_requests-differs (loop3): its setting is not one restore can put back"
         ),
         "{left:?}"
     );
@@ -1311,7 +1323,7 @@ fn the_request_split_fix_gets_its_measured_gain() {
         bytes: None,
         members_read_bytes: None,
     };
-    request_fix_gain(&mut f, &[m(300.0, true), m(390.0, false)]);
+    member_fix_gain(&mut f, &[m(300.0, true), m(390.0, false)]);
     let g = f[0].gain.as_ref().unwrap();
     assert!(g.measured);
     assert_eq!(
