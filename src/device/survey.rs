@@ -45,6 +45,10 @@ pub struct DeviceFacts {
     /// The CPUs local to its controller (`device/local_cpulist`).
     #[serde(default)]
     pub local_cpulist: Option<String>,
+    /// The PCI function it hangs off (`0000:00:1f.2`), from its device's
+    /// path in sysfs: the controller; `None` for a virtual device.
+    #[serde(default)]
+    pub controller: Option<String>,
     /// A partition's first sector (512-byte units), `start`.
     pub start_sectors: Option<u64>,
     /// `alignment_offset`, bytes.
@@ -115,6 +119,29 @@ impl Survey {
     pub fn get(&self, name: &str) -> Option<&DeviceFacts> {
         self.devices.iter().find(|d| d.name == name)
     }
+}
+
+/// The PCI function a device hangs off: the last PCI address
+/// (`DDDD:BB:DD.F`) in its sysfs path, links resolved.
+fn controller(device: &Path) -> Option<String> {
+    let real = fs::canonicalize(device).ok()?;
+    real.components()
+        .rev()
+        .filter_map(|c| c.as_os_str().to_str())
+        .find(|c| is_pci_address(c))
+        .map(str::to_string)
+}
+
+/// `DDDD:BB:DD.F`, hex digits.
+fn is_pci_address(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 12
+        && b[4] == b':'
+        && b[7] == b':'
+        && b[10] == b'.'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| matches!(i, 4 | 7 | 10) || c.is_ascii_hexdigit())
 }
 
 /// The host's NUMA nodes with their CPU lists, by number.
@@ -230,6 +257,7 @@ fn read_device(host: &Host, d: &Device) -> DeviceFacts {
         numa_node: read_num(&dev.join("numa_node")),
         local_cpulist: read_trim(&dev.join("local_cpulist"))
             .or_else(|| read_trim(&dev.join("device/local_cpulist"))),
+        controller: controller(&dev),
         start_sectors: d.parent.as_ref().and_then(|_| read_num(&dir.join("start"))),
         alignment_offset: read_num(&dir.join("alignment_offset")),
         md,
@@ -240,6 +268,22 @@ fn read_device(host: &Host, d: &Device) -> DeviceFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_controller_is_the_last_pci_function_on_the_devices_path() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t
+            .path()
+            .join("devices/pci0000:00/0000:00:1f.2/ata3/host2/target2:0:0/2:0:0:0");
+        fs::create_dir_all(&real).unwrap();
+        let link = t.path().join("device");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(controller(&link).as_deref(), Some("0000:00:1f.2"));
+        let virt = t.path().join("devices/virtual/block/loop0");
+        fs::create_dir_all(&virt).unwrap();
+        assert_eq!(controller(&virt), None);
+        assert!(is_pci_address("0000:3b:00.0") && !is_pci_address("pci0000:00"));
+    }
     use crate::device::topology::{self, Sources};
     use std::os::unix::fs::symlink;
 

@@ -748,6 +748,12 @@ const ATTRS: &[Attr] = &[
         knob: None,
         get: |f| f.numa_node.filter(|&n| n >= 0).map(|n| n.to_string()),
     },
+    Attr {
+        name: "controller",
+        severity: Severity::Low,
+        knob: None,
+        get: |f| f.controller.clone(),
+    },
 ];
 
 /// What a member is built of: its own kind and those under it

@@ -758,7 +758,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         "members that differ",
         if members.len() >= 2 {
             Ok(format!(
-                "the stack, scheduler, nr_requests, write cache, wbt_lat_usec, rotational, model, firmware and NUMA node of {} members",
+                "the stack, scheduler, nr_requests, write cache, wbt_lat_usec, rotational, model, firmware, NUMA node and controller (PCI function) of {} members",
                 members.len()
             ))
         } else {

@@ -1332,3 +1332,28 @@ fn the_request_split_fix_gets_its_measured_gain() {
     );
     assert!((g.pct.unwrap() - 30.0).abs() < 1e-9);
 }
+
+/// One member on another controller (PCI function) than the others: low,
+/// named with the others' controller.
+#[test]
+fn a_member_on_another_controller_is_found() {
+    let (t, mut s) = raid0();
+    for i in 0..4 {
+        let c = if i == 3 {
+            "0000:5e:00.0"
+        } else {
+            "0000:00:1f.2"
+        };
+        set(&mut s, &format!("loop{i}"), |f| {
+            f.controller = Some(c.into())
+        });
+    }
+    let f = static_findings(&t, &s);
+    assert_eq!(ids(&f), vec!["member-controller-differs:loop3"]);
+    assert_eq!(f[0].severity, Severity::Low);
+    assert!(
+        f[0].title.contains("the others have 0000:00:1f.2"),
+        "{}",
+        f[0].title
+    );
+}
