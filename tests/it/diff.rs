@@ -157,10 +157,15 @@ fn diff_flags_a_member_throttled_through_blkio_as_a_significant_fall() {
         crossed.iter().any(|c| c.starts_with("TOTAL bytes_per_sec")),
         "{crossed:?}"
     );
-    assert!(
-        text.contains(&format!("threshold 10%: crossed by {b} MB/s")),
-        "{text}"
-    );
+    // Named in the threshold's line, wherever it stands in it: another
+    // row (the throttled first member's p99, one histogram a side) may
+    // cross first on a busy machine (CI under stress-ng: "/dev/loop0 p99
+    // +48.6%" led the line).
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("threshold 10%: crossed by "))
+        .unwrap_or_else(|| panic!("no threshold line: {text}"));
+    assert!(line.contains(&format!("{b} MB/s -")), "{line}\n{text}");
 }
 
 #[test]
