@@ -53,13 +53,26 @@ fn lab_sh(args: &[&str]) -> std::process::Output {
 /// what it left in `$OUT`. The guest must power off cleanly and the script
 /// exit 0 (each step's own status is in its .rc file).
 fn lab(opts: &[&str], script: &str) -> Lab {
-    let out = tempfile::tempdir().unwrap();
     let started = std::time::Instant::now();
     let command = format!("{PRELUDE}\n{script}\nexit 0");
-    let mut args = vec!["--out", out.path().to_str().unwrap(), "--timeout", "480"];
-    args.extend_from_slice(opts);
-    args.extend(["--", command.as_str()]);
-    let o = lab_sh(&args);
+    let boot = || {
+        let out = tempfile::tempdir().unwrap();
+        let mut args = vec!["--out", out.path().to_str().unwrap(), "--timeout", "480"];
+        args.extend_from_slice(opts);
+        args.extend(["--", command.as_str()]);
+        let o = lab_sh(&args);
+        (out, o)
+    };
+    // A guest whose kernel stalled under TCG is booted once more, and says
+    // so (common::guest::stalled): the emulator's fault, not stripebench's.
+    let (mut out, mut o) = boot();
+    if crate::common::guest::stalled(&o) {
+        eprintln!(
+            "lab {opts:?}: the guest kernel stalled (TCG) and was killed at its timeout: booting it once more\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (out, o) = boot();
+    }
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     common::succeeded_as(
         &o,
