@@ -145,8 +145,6 @@ pub struct Figure {
     pub range: (f64, f64),
     /// Median p99 over its runs that have one.
     pub p99_ns: Option<f64>,
-    /// The lowest p99 of its runs: its best run's.
-    pub best_p99_ns: Option<f64>,
     /// Its best run's rate with the host's moment taken out (the rate over
     /// [`Sample::host_rate`]): what the every-run rule compares.
     pub best_rate_for_host: f64,
@@ -176,7 +174,6 @@ impl Figure {
                 rates.iter().copied().fold(f64::INFINITY, f64::min),
                 rates.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             ),
-            best_p99_ns: p99.iter().copied().reduce(f64::min),
             best_rate_for_host: samples
                 .iter()
                 .map(|s| s.bytes_per_sec / s.host_rate.clamp(f64::MIN_POSITIVE, 1.0))
@@ -448,7 +445,6 @@ mod tests {
                 bytes_per_sec: b,
                 range: (b, b),
                 p99_ns: Some(50e6),
-                best_p99_ns: Some(50e6),
                 best_rate_for_host: b,
                 best_p99_for_host: Some(50e6),
                 ios,
