@@ -205,7 +205,7 @@ fn apply(
             ));
             continue;
         }
-        let path = sys.join("block").join(&s.device).join(&s.attribute);
+        let path = s.path(&sys);
         let old = std::fs::read_to_string(&path)
             .map(|v| crate::device::sysattr::current_value(&path, &v));
         match guard.set(&path, &s.value) {
@@ -399,18 +399,16 @@ fn measure_readahead(
                 break;
             }
         };
-        let t = &doc.total.figures;
-        let partial = doc.interrupted || t.errors > 0 || t.bytes == 0;
-        measurements.push(Measurement::of(
+        let m = Measurement::of(
             "readahead",
             format!("read_ahead_kb={kb}"),
             &doc,
-            partial,
             *kb == plan.current_kb,
-        ));
-        if !partial {
-            points.push((*kb, t.bytes_per_sec));
+        );
+        if !m.partial {
+            points.push((*kb, m.bytes_per_sec));
         }
+        measurements.push(m);
     }
     Ok((points, measurements))
 }
@@ -446,13 +444,10 @@ fn measure_queue(
                 break;
             }
         };
-        let t = &doc.total.figures;
-        let partial = doc.interrupted || t.errors > 0 || t.ios == 0;
         measurements.push(Measurement::of(
             "queue-depth",
             format!("iodepth={depth}"),
             &doc,
-            partial,
             false,
         ));
     }
@@ -475,7 +470,7 @@ fn measure_member_fixes(
     let mut guard = crate::device::knobs::KnobGuard::new(crate::device::state::state_dir())
         .wait_for_locks(args.wait_lock);
     for s in fixes {
-        let path = sys.join("block").join(&s.device).join(&s.attribute);
+        let path = s.path(&sys);
         if let Err(e) = guard.set(&path, &s.value) {
             eprintln!(
                 "stripebench advise: the members' fixes are not measured: {}",
@@ -504,13 +499,10 @@ fn measure_member_fixes(
         );
     }
     Ok(r.ok().map(|doc| {
-        let t = &doc.total.figures;
-        let partial = doc.interrupted || t.errors > 0;
         Measurement::of(
             "request-limits",
             format!("O_DIRECT bs={}k, members as fixed", plan.bs / 1024),
             &doc,
-            partial,
             false,
         )
     }))
@@ -560,8 +552,6 @@ fn measure_writes(
                 break;
             }
         };
-        let t = &doc.total.figures;
-        let partial = doc.interrupted || t.errors > 0 || t.ios == 0;
         measurements.push(Measurement::of(
             "writes",
             format!(
@@ -569,7 +559,6 @@ fn measure_writes(
                 if random { "random" } else { "full-stripe" }
             ),
             &doc,
-            partial,
             cache == current,
         ));
     }
@@ -623,15 +612,14 @@ fn measure_members(
                 return Ok((None, measurements));
             }
         };
-        let t = &doc.total.figures;
-        let partial = doc.interrupted || t.errors > 0;
-        measurements.push(Measurement::of(
+        let m = Measurement::of(
             "slow-members",
             format!("members together, run {r}"),
             &doc,
-            partial,
             true,
-        ));
+        );
+        let partial = m.partial;
+        measurements.push(m);
         if partial {
             continue;
         }
@@ -682,15 +670,14 @@ fn measure_requests(
             return Ok((Vec::new(), measurements));
         }
     };
-    let t = &doc.total.figures;
-    let partial = doc.interrupted || t.errors > 0;
-    measurements.push(Measurement::of(
+    let m = Measurement::of(
         "request-limits",
         format!("O_DIRECT bs={}k", plan.bs / 1024),
         &doc,
-        partial,
         true,
-    ));
+    );
+    let partial = m.partial;
+    measurements.push(m);
     if partial {
         return Ok((Vec::new(), measurements));
     }

@@ -120,6 +120,11 @@ impl Setting {
         }
     }
 
+    /// Its sysfs file under `sys` (`/sys` outside tests).
+    pub fn path(&self, sys: &std::path::Path) -> std::path::PathBuf {
+        sys.join("block").join(&self.device).join(&self.attribute)
+    }
+
     /// Whether `--apply` may make it: an attribute `restore` puts back,
     /// with a value it would write (a number; a scheduler's name).
     pub fn appliable(&self) -> bool {
@@ -174,12 +179,12 @@ pub struct Measurement {
 
 impl Measurement {
     /// A run's measurement, from its document: its total's rate, IOPS,
-    /// p99 and CPU per GB over its window.
+    /// p99 and CPU per GB over its window; partial when it was stopped,
+    /// had errors or completed no I/O.
     pub fn of(
         check: &str,
         setting: String,
         doc: &crate::document::run::RunDocument,
-        partial: bool,
         current: bool,
     ) -> Measurement {
         let t = &doc.total.figures;
@@ -188,7 +193,7 @@ impl Measurement {
             setting,
             bytes_per_sec: t.bytes_per_sec,
             seconds: doc.window.seconds,
-            partial,
+            partial: doc.interrupted || t.errors > 0 || t.ios == 0,
             current,
             cpu_sec_per_gb: doc.total.cpu_sec_per_gb(),
             iops: Some(t.iops),
