@@ -101,6 +101,28 @@ fn ids(f: &[Finding]) -> Vec<String> {
         .collect()
 }
 
+/// A whole run's measurement of `check` at `setting`: 3 s, no other figure.
+fn point(
+    check: &str,
+    setting: impl Into<String>,
+    bytes_per_sec: f64,
+    current: bool,
+) -> Measurement {
+    Measurement {
+        check: check.into(),
+        setting: setting.into(),
+        bytes_per_sec,
+        seconds: 3.0,
+        partial: false,
+        current,
+        cpu_sec_per_gb: None,
+        iops: None,
+        p99_ns: None,
+        bytes: None,
+        members_read_bytes: None,
+    }
+}
+
 fn options(quick: bool) -> Options {
     Options {
         budget_sec: 30.0,
@@ -549,19 +571,7 @@ fn written(ra: u64, at_512: f64) -> Vec<u8> {
     set(&mut s, "md0", |f| f.read_ahead_kb = Some(ra));
     let b = plan(&t, &s, &options(true));
     let f: Vec<Finding> = readahead_finding(&t, &s, &[]).into_iter().collect();
-    let m = vec![Measurement {
-        check: "readahead".into(),
-        setting: "read_ahead_kb=512".into(),
-        bytes_per_sec: at_512,
-        seconds: 3.0,
-        partial: false,
-        current: false,
-        cpu_sec_per_gb: None,
-        iops: None,
-        p99_ns: None,
-        bytes: None,
-        members_read_bytes: None,
-    }];
+    let m = vec![point("readahead", "read_ahead_kb=512", at_512, false)];
     let doc = assemble("/dev/md0".into(), t, &s, &b, f, m, None, 1.0, false);
     serde_json::to_vec_pretty(&doc).unwrap()
 }
@@ -865,18 +875,8 @@ fn apply_makes_the_restorable_settings_and_names_the_fix_it_leaves() {
         "{left:?}"
     );
     // What was measured at the array's settings, before and after.
-    let m = |check: &str, setting: &str, mb: f64, current: bool| Measurement {
-        check: check.into(),
-        setting: setting.into(),
-        bytes_per_sec: mb * 1e6,
-        seconds: 3.0,
-        partial: false,
-        current,
-        cpu_sec_per_gb: None,
-        iops: None,
-        p99_ns: None,
-        bytes: None,
-        members_read_bytes: None,
+    let m = |check: &str, setting: &str, mb: f64, current: bool| {
+        point(check, setting, mb * 1e6, current)
     };
     let before = [
         m("readahead", "read_ahead_kb=0", 20.0, true),
@@ -912,19 +912,7 @@ fn the_html_page_shows_findings_fixes_bars_and_what_was_applied() {
     f[0].evidence.push("<script>alert(1)</script>".into());
     let m: Vec<Measurement> = pts
         .iter()
-        .map(|(kb, r)| Measurement {
-            check: "readahead".into(),
-            setting: format!("read_ahead_kb={kb}"),
-            bytes_per_sec: *r,
-            seconds: 3.0,
-            partial: false,
-            current: *kb == 0,
-            cpu_sec_per_gb: None,
-            iops: None,
-            p99_ns: None,
-            bytes: None,
-            members_read_bytes: None,
-        })
+        .map(|(kb, r)| point("readahead", format!("read_ahead_kb={kb}"), *r, *kb == 0))
         .collect();
     let b = plan(&t, &s, &options(false));
     let mut doc = assemble(
@@ -988,17 +976,8 @@ fn the_html_page_shows_findings_fixes_bars_and_what_was_applied() {
 fn one_buffered_reader_is_set_against_direct_per_member_with_its_cpu() {
     let (t, _) = raid0();
     let m = |check: &str, mb: f64, current: bool, cpu: f64| Measurement {
-        check: check.into(),
-        setting: String::new(),
-        bytes_per_sec: mb * 1e6,
-        seconds: 3.0,
-        partial: false,
-        current,
         cpu_sec_per_gb: Some(cpu),
-        iops: None,
-        p99_ns: None,
-        bytes: None,
-        members_read_bytes: None,
+        ..point(check, "", mb * 1e6, current)
     };
     let ms = [
         m("readahead", 931.0, true, 1.9),
@@ -1069,17 +1048,9 @@ fn file_system_stripe_hints_are_weighed_against_the_chunk_and_full_stripe() {
 fn the_queue_depth_knee_is_the_least_depth_near_the_best_rate() {
     let (t, s) = raid0();
     let m = |d: u32, iops: f64, p99_us: u64| Measurement {
-        check: "queue-depth".into(),
-        setting: format!("iodepth={d}"),
-        bytes_per_sec: iops * 4096.0,
-        seconds: 3.0,
-        partial: false,
-        current: false,
-        cpu_sec_per_gb: None,
         iops: Some(iops),
         p99_ns: Some(p99_us * 1000),
-        bytes: None,
-        members_read_bytes: None,
+        ..point("queue-depth", format!("iodepth={d}"), iops * 4096.0, false)
     };
     let ms = [
         m(1, 10_000.0, 150),
@@ -1155,17 +1126,9 @@ fn parity_write_runs_find_read_modify_write_and_measure_the_stripe_cache() {
     };
     assert!(plan(&t, &s, &ro).writes.is_none(), "read-only without it");
     let m = |setting: &str, mb: f64, current: bool, read: u64| Measurement {
-        check: "writes".into(),
-        setting: setting.into(),
-        bytes_per_sec: mb * 1e6,
-        seconds: 3.0,
-        partial: false,
-        current,
-        cpu_sec_per_gb: None,
-        iops: None,
-        p99_ns: None,
         bytes: Some(300 << 20),
         members_read_bytes: Some(read),
+        ..point("writes", setting, mb * 1e6, current)
     };
     let ms = [
         m("full-stripe stripe_cache_size=17", 40.0, true, 90 << 20),
@@ -1310,19 +1273,7 @@ fn the_request_split_fix_gets_its_measured_gain() {
     let (t, mut s) = raid0();
     set(&mut s, "loop2", |f| f.max_sectors_kb = Some(32));
     let mut f = static_findings(&t, &s);
-    let m = |mb: f64, current: bool| Measurement {
-        check: "request-limits".into(),
-        setting: String::new(),
-        bytes_per_sec: mb * 1e6,
-        seconds: 2.0,
-        partial: false,
-        current,
-        cpu_sec_per_gb: None,
-        iops: None,
-        p99_ns: None,
-        bytes: None,
-        members_read_bytes: None,
-    };
+    let m = |mb: f64, current: bool| point("request-limits", "", mb * 1e6, current);
     member_fix_gain(&mut f, &[m(300.0, true), m(390.0, false)]);
     let g = f[0].gain.as_ref().unwrap();
     assert!(g.measured);
