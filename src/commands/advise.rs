@@ -313,6 +313,22 @@ impl Pace {
         (planned * scale).max(advise::MIN_WINDOW_SEC)
     }
 
+    /// The next run: its window (`planned`, as the pace allows), `say` of
+    /// it on stderr, then the run `cfg` of it; its document, or why `run`
+    /// refused it.
+    fn next(
+        &mut self,
+        out: &Outputs,
+        planned: f64,
+        say: impl FnOnce(f64) -> String,
+        cfg: impl FnOnce(f64) -> Result<crate::measure::config::RunConfig>,
+    ) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
+        let window = self.window(planned);
+        eprintln!("{}", say(window));
+        let cfg = cfg(window)?;
+        self.run(&cfg, out, (planned, window))
+    }
+
     /// Runs `cfg` (planned `planned` seconds, given `window`), and learns
     /// what it cost beyond its window.
     fn run(
@@ -380,14 +396,17 @@ fn measure_readahead(
         if crate::base::signals::interrupted() {
             break;
         }
-        let planned = plan.seconds_each;
-        let secs = pace.window(planned);
-        eprintln!(
-            "stripebench advise: read-ahead {kb} KiB on {}: buffered sequential reads, {:.0} s",
-            plan.device, secs
-        );
-        let cfg = crate::cli::advise::readahead_run(&args.volume, *kb, secs, args.wait_lock)?;
-        let doc = match pace.run(&cfg, out, (planned, secs))? {
+        let doc = match pace.next(
+            out,
+            plan.seconds_each,
+            |secs| {
+                format!(
+                    "stripebench advise: read-ahead {kb} KiB on {}: buffered sequential reads, {secs:.0} s",
+                    plan.device
+                )
+            },
+            |secs| crate::cli::advise::readahead_run(&args.volume, *kb, secs, args.wait_lock),
+        )? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(
@@ -429,15 +448,17 @@ fn measure_queue(
         if crate::base::signals::interrupted() {
             break;
         }
-        let planned = plan.seconds_each;
-        let secs = pace.window(planned);
-        eprintln!(
-            "stripebench advise: {depth} I/Os in flight on {}: O_DIRECT random 4 KiB reads, {:.0} s",
-            show_path(&args.volume),
-            secs
-        );
-        let cfg = crate::cli::advise::queue_run(&args.volume, *depth, secs, args.wait_lock)?;
-        let doc = match pace.run(&cfg, out, (planned, secs))? {
+        let doc = match pace.next(
+            out,
+            plan.seconds_each,
+            |secs| {
+                format!(
+                    "stripebench advise: {depth} I/Os in flight on {}: O_DIRECT random 4 KiB reads, {secs:.0} s",
+                    show_path(&args.volume)
+                )
+            },
+            |secs| crate::cli::advise::queue_run(&args.volume, *depth, secs, args.wait_lock),
+        )? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(battery, "queue-depth", format!("not measured: {why}"));
@@ -480,18 +501,21 @@ fn measure_member_fixes(
         }
     }
     pace.add(plan.seconds);
-    let secs = pace.window(plan.seconds);
-    eprintln!(
-        "stripebench advise: the same with {} set as the fix says, {:.0} s (put back after)",
-        fixes
-            .iter()
-            .map(|s| format!("{} {}={}", s.device, s.attribute, s.value))
-            .collect::<Vec<_>>()
-            .join(", "),
-        secs
-    );
-    let cfg = crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock)?;
-    let r = pace.run(&cfg, out, (plan.seconds, secs))?;
+    let made: Vec<String> = fixes
+        .iter()
+        .map(|s| format!("{} {}={}", s.device, s.attribute, s.value))
+        .collect();
+    let r = pace.next(
+        out,
+        plan.seconds,
+        |secs| {
+            format!(
+                "stripebench advise: the same with {} set as the fix says, {secs:.0} s (put back after)",
+                made.join(", ")
+            )
+        },
+        |secs| crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock),
+    )?;
     for e in guard.restore() {
         eprintln!(
             "stripebench: warning: {}; run 'stripebench restore'",
@@ -531,21 +555,22 @@ fn measure_writes(
         if crate::base::signals::interrupted() {
             break;
         }
-        let planned = plan.seconds_each;
-        let secs = pace.window(planned);
         let what = if random {
             format!("random {} KiB writes", bs / 1024)
         } else {
             format!("full-stripe ({} KiB) writes", bs / 1024)
         };
-        eprintln!(
-            "stripebench advise: {what} of {} at stripe_cache_size {cache}, O_DIRECT, {:.0} s (destroys its data: --allow-destructive)",
-            show_path(&args.volume),
-            secs
-        );
-        let cfg =
-            crate::cli::advise::writes_run(&args.volume, bs, random, cache, secs, args.wait_lock)?;
-        let doc = match pace.run(&cfg, out, (planned, secs))? {
+        let doc = match pace.next(
+            out,
+            plan.seconds_each,
+            |secs| {
+                format!(
+                    "stripebench advise: {what} of {} at stripe_cache_size {cache}, O_DIRECT, {secs:.0} s (destroys its data: --allow-destructive)",
+                    show_path(&args.volume)
+                )
+            },
+            |secs| crate::cli::advise::writes_run(&args.volume, bs, random, cache, secs, args.wait_lock),
+        )? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(battery, "writes", format!("not measured: {why}"));
@@ -592,16 +617,18 @@ fn measure_members(
         if crate::base::signals::interrupted() {
             break;
         }
-        let planned = plan.seconds_each;
-        let secs = pace.window(planned);
-        eprintln!(
-            "stripebench advise: every member at once ({} members, O_DIRECT), run {r} of {}, {:.0} s",
-            paths.len(),
-            plan.repeats,
-            secs
-        );
-        let cfg = crate::cli::advise::members_run(&paths, secs, args.wait_lock)?;
-        let doc = match pace.run(&cfg, out, (planned, secs))? {
+        let doc = match pace.next(
+            out,
+            plan.seconds_each,
+            |secs| {
+                format!(
+                    "stripebench advise: every member at once ({} members, O_DIRECT), run {r} of {}, {secs:.0} s",
+                    paths.len(),
+                    plan.repeats
+                )
+            },
+            |secs| crate::cli::advise::members_run(&paths, secs, args.wait_lock),
+        )? {
             Ok(doc) => doc,
             Err(why) => {
                 skip(
@@ -653,15 +680,17 @@ fn measure_requests(
     if crate::base::signals::interrupted() {
         return Ok((Vec::new(), measurements));
     }
-    let planned = plan.seconds;
-    let secs = pace.window(planned);
-    eprintln!(
-        "stripebench advise: O_DIRECT reads of a full stripe ({} KiB), {:.0} s: the members' request sizes",
-        plan.bs / 1024,
-        secs
-    );
-    let cfg = crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock)?;
-    let doc = match pace.run(&cfg, out, (planned, secs))? {
+    let doc = match pace.next(
+        out,
+        plan.seconds,
+        |secs| {
+            format!(
+                "stripebench advise: O_DIRECT reads of a full stripe ({} KiB), {secs:.0} s: the members' request sizes",
+                plan.bs / 1024
+            )
+        },
+        |secs| crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock),
+    )? {
         Ok(doc) => doc,
         Err(why) => {
             if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "request-limits") {
