@@ -206,10 +206,11 @@ fn apply(
             continue;
         }
         let path = s.path(&sys);
-        let old = std::fs::read_to_string(&path)
-            .map(|v| crate::device::sysattr::current_value(&path, &v));
         match guard.set(&path, &s.value) {
             Ok(()) => {
+                // What the guard recorded to put back (each setting is made
+                // once: it is the newest record).
+                let old = guard.changed().last().map(|k| k.old.clone());
                 eprintln!(
                     "stripebench advise: applied {} = {} ({finding}); 'stripebench restore' puts it back",
                     show_path(&path),
