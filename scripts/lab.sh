@@ -391,7 +391,9 @@ echo "root:x:0:0:root:/root:/bin/sh" >"$STAGE/etc/passwd"
 echo "root:x:0:" >"$STAGE/etc/group"
 
 # Kernel modules and what modules.dep says they need.
-MODS="loop md-mod raid0 raid1 raid10 dm-mod dm-delay virtio_pci 9pnet_virtio 9p"
+# null_blk is copied in, not loaded: a command loads it with the options it
+# wants (poll_queues=N for polled I/O, stripebench --hipri).
+MODS="loop md-mod raid0 raid1 raid10 dm-mod dm-delay null_blk virtio_pci 9pnet_virtio 9p"
 [ "$KIND" = btrfs-raid0 ] && MODS="$MODS crc32c_generic btrfs"
 # Parity (md raid4/5/6 and dm-raid's raid5/6) is md's raid456 personality,
 # which wants the async xor/pq helpers (modules.dep names them) and crc32c;

@@ -140,6 +140,31 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_register: bool,
 
+    /// io_uring: poll for completions instead of waiting for an interrupt
+    /// (IORING_SETUP_IOPOLL). O_DIRECT only, on devices with poll queues
+    /// (queue/io_poll 1: nvme or null_blk loaded with poll_queues=N).
+    #[arg(long)]
+    pub hipri: bool,
+
+    /// io_uring: a kernel thread takes each worker's submissions
+    /// (IORING_SETUP_SQPOLL), bound to CPU when given (--sqpoll=CPU). Its CPU
+    /// time is counted in the worker's system time, and reported apart.
+    #[arg(long, value_name = "CPU", num_args = 0..=1, require_equals = true)]
+    pub sqpoll: Option<Option<usize>>,
+
+    /// io_uring: how completions reach the worker: plain (the kernel
+    /// interrupts it), coop (SINGLE_ISSUER|COOP_TASKRUN, Linux 6.0), defer
+    /// (SINGLE_ISSUER|DEFER_TASKRUN, Linux 6.1: only when it waits), or auto:
+    /// the first of defer, coop, plain this kernel has.
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["auto", "plain", "coop", "defer"])]
+    pub taskrun: String,
+
+    /// Issue each read and write with RWF_NOWAIT first: one that would
+    /// block fails with EAGAIN, is counted (would_block_ios in the JSON) and
+    /// is issued again without it.
+    #[arg(long)]
+    pub nowait: bool,
+
     /// Each worker stops after this many bytes, rounded up to whole --bs
     /// requests: a size-bounded run whose byte and I/O counts are exact (the
     /// window then counts every I/O: no ramp).

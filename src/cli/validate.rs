@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::base::cpus;
 use crate::base::error::{ExitCoded, EXIT_USAGE};
 use crate::cli::{EngineArg, RunArgs};
-use crate::engine::EngineKind;
+use crate::engine::{EngineKind, RingSetup, TaskRun};
 use crate::measure::config::*;
 
 /// What is wrong with the options typed, before any I/O: each message
@@ -48,6 +48,16 @@ pub enum ConfigError {
     HangWithoutUring,
     #[error("--no-register only applies to --engine uring")]
     RegisterWithoutUring,
+    /// `{0}`: the io_uring option given.
+    #[error("{0} is an io_uring option: use --engine uring (or --engine auto), or drop {0}")]
+    RingWithoutUring(&'static str),
+    #[error("--hipri polls for O_DIRECT completions: the page cache completes buffered I/O itself; drop --hipri, or --buffered/--uncached")]
+    HipriBuffered,
+    /// `{0}`: coop or defer.
+    #[error("--taskrun {0} cannot go with --sqpoll: the kernel refuses a submission thread with deferred or cooperative task work; use --taskrun plain (or auto) with --sqpoll")]
+    TaskrunWithSqpoll(String),
+    #[error("--sqpoll={cpu}: CPU {cpu} is not one this process may run on (allowed: {allowed}): name one of those")]
+    SqpollCpu { cpu: usize, allowed: String },
     #[error("--io-limit and --passes both bound what each worker does: give one")]
     TwoBounds,
     /// `{0}` is the bound given: `--passes` or `--io-limit`.
@@ -124,6 +134,7 @@ pub fn run_config(
     let testbed = testbed(args, available, tmpdir)?;
     let bs = block_size(args);
     let engine = engine(args)?;
+    let ring = ring_setup(args, available)?;
     let ramp = ramp(args)?;
     check_duration(args)?;
     check_data(args)?;
@@ -137,6 +148,7 @@ pub fn run_config(
             testbed,
             bs,
             engine,
+            ring,
             ramp,
             rate,
             seed,
@@ -150,6 +162,7 @@ struct Resolved {
     testbed: Option<TestbedConfig>,
     bs: BlockSizeArg,
     engine: EngineKind,
+    ring: RingSetup,
     ramp: Duration,
     rate: Option<RateLimit>,
     seed: u64,
@@ -244,10 +257,30 @@ fn block_size(args: &RunArgs) -> BlockSizeArg {
     })
 }
 
-/// The engine for --engine and --iodepth, and the options only io_uring takes.
+/// The first io_uring ring option given (`--hipri`, `--sqpoll`, `--taskrun`).
+fn ring_option(args: &RunArgs) -> Option<&'static str> {
+    if args.hipri {
+        Some("--hipri")
+    } else if args.sqpoll.is_some() {
+        Some("--sqpoll")
+    } else if args.taskrun != "auto" {
+        Some("--taskrun")
+    } else {
+        None
+    }
+}
+
+/// The engine for --engine and --iodepth, and the options only io_uring
+/// takes: a ring option makes --engine auto io_uring even at depth 1.
 fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
+    let ring = ring_option(args);
     let engine = match (args.engine, args.iodepth) {
-        (EngineArg::Auto, 1) | (EngineArg::Sync, 1) => EngineKind::Sync,
+        (EngineArg::Sync, 1) => match ring {
+            Some(o) => return Err(ConfigError::RingWithoutUring(o)),
+            None => EngineKind::Sync,
+        },
+        (EngineArg::Auto, 1) if ring.is_none() => EngineKind::Sync,
+        (EngineArg::Auto, 1) => EngineKind::Uring,
         (EngineArg::Sync, d) => return Err(ConfigError::DepthWithSync(d)),
         (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
     };
@@ -257,7 +290,31 @@ fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
     if args.no_register && engine != EngineKind::Uring {
         return Err(ConfigError::RegisterWithoutUring);
     }
+    if args.hipri && (args.buffered || args.uncached) {
+        return Err(ConfigError::HipriBuffered);
+    }
+    if args.sqpoll.is_some() && matches!(args.taskrun.as_str(), "coop" | "defer") {
+        return Err(ConfigError::TaskrunWithSqpoll(args.taskrun.clone()));
+    }
     Ok(engine)
+}
+
+/// The ring's setup from --hipri, --sqpoll and --taskrun; a --sqpoll CPU
+/// must be one this process may use.
+fn ring_setup(args: &RunArgs, available: &[usize]) -> Result<RingSetup, ConfigError> {
+    let sqpoll_cpu = args.sqpoll.flatten();
+    if let Some(cpu) = sqpoll_cpu.filter(|c| !available.contains(c)) {
+        return Err(ConfigError::SqpollCpu {
+            cpu,
+            allowed: crate::base::cpus::format_cpu_list(available),
+        });
+    }
+    Ok(RingSetup {
+        iopoll: args.hipri,
+        sqpoll: args.sqpoll.is_some(),
+        sqpoll_cpu: sqpoll_cpu.map(|c| c as u32),
+        taskrun: TaskRun::parse(&args.taskrun).unwrap_or_default(),
+    })
 }
 
 /// The ramp before the measured window: none under a bound on the I/O
@@ -344,6 +401,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         testbed,
         bs,
         engine,
+        ring,
         ramp,
         rate,
         seed,
@@ -381,6 +439,8 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         engine,
         iodepth: args.iodepth,
         register: !args.no_register,
+        ring,
+        nowait: args.nowait,
         io_limit: args.io_limit,
         max_errors: args.max_errors,
         debug_fail_from: args.debug_fail_from,

@@ -209,6 +209,17 @@ pub fn device_of(path: &Path) -> Option<(u64, u64)> {
     }))
 }
 
+/// As [`device_of`], for a file already open: checks what was opened,
+/// not a name resolved again.
+pub fn device_of_file(file: &File) -> Option<(u64, u64)> {
+    let m = file.metadata().ok()?;
+    Some(dev_numbers(if m.file_type().is_block_device() {
+        m.rdev()
+    } else {
+        m.dev()
+    }))
+}
+
 /// The memory file system a file lives on (`tmpfs`, `ramfs`), if it does:
 /// such a target has no device, and even O_DIRECT I/O on it is a memory copy.
 pub fn memory_fs(file: &File) -> Option<&'static str> {

@@ -67,6 +67,15 @@ impl QueueLimits {
         QueueLimits::read(&dev.join("queue")).or_else(|| QueueLimits::read(&dev.join("../queue")))
     }
 
+    /// Whether device `major:minor` completes polled I/O (`queue/io_poll`,
+    /// a partition's its disk's): `None` when it has no queue to say.
+    pub fn polls(sysfs: &Path, (major, minor): (u64, u64)) -> Option<bool> {
+        let dev = sysfs.join(format!("dev/block/{major}:{minor}"));
+        num(&dev.join("queue"), "io_poll")
+            .or_else(|| num(&dev.join("../queue"), "io_poll"))
+            .map(|v| v != 0)
+    }
+
     /// The queue of the device the kernel calls `name` (`loop0`, `md0`,
     /// `sda1`: a partition's is its disk's).
     pub fn of_name(name: &str) -> Option<QueueLimits> {

@@ -197,6 +197,37 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
         g.push("--fixedbufs".into());
         g.push("--registerfiles".into());
     }
+    if cfg.uncached || cfg.nowait {
+        // RWF_* flags: fio's pvsync2 (not psync) and io_uring take them.
+        if cfg.engine == EngineKind::Sync {
+            g[2] = "--ioengine=pvsync2".into();
+        }
+        if cfg.uncached {
+            g.push("--uncached=1".into());
+            notes.push("--uncached: fio's uncached=1 is in fio 3.40 and later");
+        }
+        if cfg.nowait {
+            g.push("--nowait=1".into());
+            notes.push("--nowait: fio fails an I/O that would block (EAGAIN); stripebench counts it and issues it again without RWF_NOWAIT");
+        }
+    }
+    if cfg.ring.iopoll {
+        g.push("--hipri".into());
+    }
+    if cfg.ring.sqpoll {
+        g.push("--sqthread_poll=1".into());
+        if let Some(cpu) = cfg.ring.sqpoll_cpu {
+            g.push(format!("--sqthread_poll_cpu={cpu}"));
+        }
+    }
+    match cfg.ring.taskrun {
+        crate::engine::TaskRun::Auto | crate::engine::TaskRun::Defer => {}
+        t => notes.push(if t == crate::engine::TaskRun::Coop {
+            "--taskrun coop: fio's io_uring asks SINGLE_ISSUER|DEFER_TASKRUN where the kernel has them, and has no option for COOP_TASKRUN alone"
+        } else {
+            "--taskrun plain: fio's io_uring asks SINGLE_ISSUER|DEFER_TASKRUN where the kernel has them, and has no option for a plain ring"
+        }),
+    }
     if cfg.max_errors > 1 {
         notes.push(
             "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",

@@ -9,7 +9,7 @@
 
 use std::io;
 
-use super::{Engine, EngineSpec, SlotToken};
+use super::{Engine, EngineSpec, RingDoc, SlotToken};
 use crate::base::io::Op;
 
 pub struct FaultEngine<E: Engine> {
@@ -116,6 +116,18 @@ impl<E: Engine> Engine for FaultEngine<E> {
             p.push_str(&format!(" (no I/O completes from #{} on)", self.hang_from));
         }
         p
+    }
+
+    fn ring(&self) -> Option<RingDoc> {
+        self.inner.ring()
+    }
+
+    fn submit_thread(&self) -> Option<i32> {
+        self.inner.submit_thread()
+    }
+
+    fn would_block(&self) -> u64 {
+        self.inner.would_block()
     }
 
     fn abandon(self) {

@@ -62,10 +62,104 @@ impl EngineKind {
 /// cache once the I/O is done (`--uncached`).
 pub const RWF_DONTCACHE: i32 = 0x80;
 
+/// RWF_NOWAIT (Linux 4.14): an I/O that would block fails with EAGAIN
+/// instead (`--nowait`); the engines count it and issue it again, blocking.
+pub const RWF_NOWAIT: i32 = 0x8;
+
+/// How an io_uring's work is run back in the task (`--taskrun`): the ring's
+/// SINGLE_ISSUER, COOP_TASKRUN and DEFER_TASKRUN setup flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskRun {
+    /// The first of defer, coop and plain this kernel has (defer is
+    /// refused with SQPOLL): what a ring reports is the one it got.
+    #[default]
+    Auto,
+    /// No flags: completions are posted by interrupting the task (Linux 5.1).
+    Plain,
+    /// SINGLE_ISSUER and COOP_TASKRUN: task work waits for the next
+    /// transition to the kernel, no interrupt (Linux 6.0).
+    Coop,
+    /// SINGLE_ISSUER and DEFER_TASKRUN: task work runs only when the task
+    /// waits for completions (Linux 6.1).
+    Defer,
+}
+
+impl TaskRun {
+    pub const NAMES: [&'static str; 4] = ["auto", "plain", "coop", "defer"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskRun::Auto => "auto",
+            TaskRun::Plain => "plain",
+            TaskRun::Coop => "coop",
+            TaskRun::Defer => "defer",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskRun> {
+        match s {
+            "auto" => Some(TaskRun::Auto),
+            "plain" => Some(TaskRun::Plain),
+            "coop" => Some(TaskRun::Coop),
+            "defer" => Some(TaskRun::Defer),
+            _ => None,
+        }
+    }
+
+    /// The first kernel that has it.
+    pub fn since(self) -> &'static str {
+        match self {
+            TaskRun::Auto | TaskRun::Plain => "5.1",
+            TaskRun::Coop => "6.0",
+            TaskRun::Defer => "6.1",
+        }
+    }
+}
+
+/// What an io_uring is set up with, beside its size: `--hipri`
+/// (IORING_SETUP_IOPOLL), `--sqpoll [CPU]` (IORING_SETUP_SQPOLL, with
+/// SQ_AFF on CPU) and `--taskrun`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RingSetup {
+    pub iopoll: bool,
+    pub sqpoll: bool,
+    pub sqpoll_cpu: Option<u32>,
+    pub taskrun: TaskRun,
+}
+
+/// How a worker's ring was set up and what its kernel submission thread
+/// cost (`workers[].ring` in the JSON; absent for the sync engine).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RingDoc {
+    /// Submission entries (the completion ring has twice as many).
+    pub entries: u32,
+    /// `--hipri`: completions are polled for (IORING_SETUP_IOPOLL).
+    pub iopoll: bool,
+    /// `--sqpoll`: a kernel thread takes the submissions (IORING_SETUP_SQPOLL).
+    pub sqpoll: bool,
+    /// That thread's CPU: the one it was bound to (`--sqpoll CPU`), else
+    /// the one it was last seen on; null without `--sqpoll`.
+    pub sqpoll_cpu: Option<usize>,
+    /// Its CPU seconds in the window, counted in the worker's `cpu_sys_sec` too.
+    pub sqpoll_cpu_sec: f64,
+    /// `--taskrun` as the ring got it: plain, coop or defer.
+    pub taskrun: TaskRun,
+    /// The ring's own descriptor is registered (Linux 5.18): each
+    /// io_uring_enter skips the file lookup.
+    pub ring_fd_registered: bool,
+}
+
 /// Whether `file` accepts RWF_DONTCACHE: one read of `len` bytes at offset
 /// 0 (reading is harmless, even before a write run). The error is the
 /// kernel's (EOPNOTSUPP: the kernel or the file system lacks it).
 pub fn probe_dontcache(file: &File, len: usize) -> io::Result<()> {
+    probe_rw_flags(file, len, RWF_DONTCACHE)
+}
+
+/// One read of `len` bytes at offset 0 with RWF_* `flags`: whether `file`
+/// takes them (the error is the kernel's).
+pub fn probe_rw_flags(file: &File, len: usize, flags: i32) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     let mut buf = AlignedBuf::new(len.max(1), 4096)
         .ok_or_else(|| io::Error::other("no memory for the probe's buffer"))?;
@@ -74,7 +168,7 @@ pub fn probe_dontcache(file: &File, len: usize) -> io::Result<()> {
         iov_len: buf.len(),
     };
     // SAFETY: one iovec over a buffer this function owns, for one call.
-    let n = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, RWF_DONTCACHE) };
+    let n = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, flags) };
     if n < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -100,6 +194,10 @@ pub struct EngineSpec {
     /// The RWF_* flags of every read and write (`--uncached`: RWF_DONTCACHE);
     /// 0 for plain pread/pwrite.
     pub rw_flags: i32,
+    /// `--nowait`: every read and write is issued with RWF_NOWAIT first.
+    pub nowait: bool,
+    /// io_uring: how the ring is set up.
+    pub ring: RingSetup,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
     /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
@@ -318,6 +416,23 @@ pub trait Engine: Sized {
     /// rather than freed. Dropping an engine instead waits for its I/O.
     fn abandon(self);
 
+    /// How the io_uring ring was set up (`None` for other engines).
+    fn ring(&self) -> Option<RingDoc> {
+        None
+    }
+
+    /// The kernel thread that submits for this engine (`--sqpoll`): its
+    /// thread id in this process, whose CPU time the worker counts.
+    fn submit_thread(&self) -> Option<i32> {
+        None
+    }
+
+    /// `--nowait`: the I/Os that failed with EAGAIN (they would have
+    /// blocked) and were issued again without RWF_NOWAIT.
+    fn would_block(&self) -> u64 {
+        0
+    }
+
     /// Tests only (the fault engine's `--debug-hang-from`): queues on `slot`
     /// an I/O into its buffer that never completes, as a hung device's
     /// would. An engine that cannot (a hung pread would block the worker
@@ -365,6 +480,8 @@ pub(crate) mod tests {
             write_buffers: false,
             register: false,
             rw_flags: 0,
+            nowait: false,
+            ring: RingSetup::default(),
             fail_from: None,
             die_in_setup: false,
             hang_from: None,

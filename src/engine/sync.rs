@@ -6,7 +6,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use super::watch::CallWatch;
-use super::{Engine, EngineId, EngineSpec, SlotToken};
+use super::{Engine, EngineId, EngineSpec, SlotToken, RWF_NOWAIT};
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
 
@@ -23,6 +23,37 @@ pub struct SyncEngine {
     watch: Option<Arc<CallWatch>>,
     /// RWF_* flags: when set, preadv2/pwritev2 instead of pread/pwrite.
     rw_flags: i32,
+    /// `--nowait`: each I/O goes first with RWF_NOWAIT.
+    nowait: bool,
+    /// I/Os that failed with EAGAIN under `--nowait`.
+    would_block: u64,
+}
+
+impl SyncEngine {
+    /// One syscall: FileExt::read_at/write_at are plain pread/pwrite; with
+    /// RWF_* flags, preadv2/pwritev2 on one iovec.
+    #[inline]
+    fn issue(&mut self, op: Op, offset: u64, flags: i32) -> io::Result<usize> {
+        if flags != 0 {
+            match op {
+                Op::Read => {
+                    let b = self.buf.as_mut_slice();
+                    rw2(&self.file, b.as_mut_ptr(), b.len(), offset, flags, false)
+                }
+                Op::Write => {
+                    let b = self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice();
+                    rw2(&self.file, b.as_mut_ptr(), b.len(), offset, flags, true)
+                }
+            }
+        } else {
+            match op {
+                Op::Read => self.file.read_at(self.buf.as_mut_slice(), offset),
+                Op::Write => self
+                    .file
+                    .write_at(self.wbuf.as_ref().unwrap_or(&self.buf).as_slice(), offset),
+            }
+        }
+    }
 }
 
 /// One preadv2/pwritev2 call with `flags` over `buf` (`write`: from it).
@@ -77,6 +108,8 @@ impl Engine for SyncEngine {
             queued: None,
             watch: spec.watch.clone(),
             rw_flags: spec.rw_flags,
+            nowait: spec.nowait,
+            would_block: 0,
         };
         Ok((engine, id.tokens(1)))
     }
@@ -101,28 +134,13 @@ impl Engine for SyncEngine {
         if let Some(w) = &self.watch {
             w.enter();
         }
-        // One syscall: FileExt::read_at/write_at are plain pread/pwrite;
-        // with RWF_* flags, preadv2/pwritev2 on one iovec.
-        let res = if self.rw_flags != 0 {
-            let flags = self.rw_flags;
-            match op {
-                Op::Read => {
-                    let b = self.buf.as_mut_slice();
-                    rw2(&self.file, b.as_mut_ptr(), b.len(), offset, flags, false)
-                }
-                Op::Write => {
-                    let b = self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice();
-                    rw2(&self.file, b.as_mut_ptr(), b.len(), offset, flags, true)
-                }
-            }
-        } else {
-            match op {
-                Op::Read => self.file.read_at(self.buf.as_mut_slice(), offset),
-                Op::Write => self
-                    .file
-                    .write_at(self.wbuf.as_ref().unwrap_or(&self.buf).as_slice(), offset),
-            }
-        };
+        let first = self.rw_flags | if self.nowait { RWF_NOWAIT } else { 0 };
+        let mut res = self.issue(op, offset, first);
+        if self.nowait && matches!(&res, Err(e) if e.raw_os_error() == Some(libc::EAGAIN)) {
+            // It would have blocked: counted, and issued again as without --nowait.
+            self.would_block += 1;
+            res = self.issue(op, offset, self.rw_flags);
+        }
         if let Some(w) = &self.watch {
             w.leave();
         }
@@ -141,11 +159,15 @@ impl Engine for SyncEngine {
     }
 
     fn path(&self) -> String {
-        if self.rw_flags != 0 {
-            "preadv2/pwritev2".into()
-        } else {
-            "pread/pwrite".into()
+        match (self.rw_flags != 0, self.nowait) {
+            (_, true) => "preadv2/pwritev2, RWF_NOWAIT first".into(),
+            (true, false) => "preadv2/pwritev2".into(),
+            (false, false) => "pread/pwrite".into(),
         }
+    }
+
+    fn would_block(&self) -> u64 {
+        self.would_block
     }
 
     fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {

@@ -17,6 +17,13 @@
 //! kernel may still write into them. Kernels before 5.11 lack the timed
 //! wait: there a hung I/O still hangs its worker, and the engine's path
 //! says so.
+//!
+//! The ring is entered by this engine's own `io_uring_enter` calls, through
+//! its registered descriptor where the kernel allows (Linux 5.18), and is
+//! set up as the run asks: polled completions (`--hipri`), a kernel
+//! submission thread (`--sqpoll`), and how task work runs (`--taskrun`).
+//! Under `--nowait` each I/O goes with RWF_NOWAIT; one that would have
+//! blocked completes with EAGAIN, is counted, and goes again without it.
 
 use std::fs::File;
 use std::io;
@@ -26,7 +33,10 @@ use std::sync::Arc;
 
 use io_uring::{opcode, squeue, types, IoUring};
 
-use super::{idle_error, is_idle, wait_slice, Engine, EngineId, EngineSpec, SlotToken};
+use super::{
+    idle_error, is_idle, wait_slice, Engine, EngineId, EngineSpec, RingDoc, RingSetup, SlotToken,
+    TaskRun, RWF_NOWAIT,
+};
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
 
@@ -43,7 +53,7 @@ pub struct UringEngine {
     write_base: usize,
     /// How long one wait may last with nothing completing (a slice of
     /// `--hang-timeout`); `None` when the kernel cannot time a wait (before 5.11).
-    wait: Option<types::Timespec>,
+    wait: Option<KernelTimespec>,
     /// The same slice as a duration (for `reap_within`).
     wait_slice: Option<std::time::Duration>,
     /// `--hang-timeout`: how long `drop` waits with nothing completing.
@@ -57,6 +67,22 @@ pub struct UringEngine {
     fixed_bufs: bool,
     /// RWF_* flags of every read and write SQE (`--uncached`).
     rw_flags: i32,
+    /// `--nowait`: each slot's I/O, to issue it again without RWF_NOWAIT
+    /// when it would have blocked; empty otherwise.
+    nowait: Vec<NoWaitIo>,
+    would_block: u64,
+    /// How the ring was set up, and its size.
+    setup: RingSetup,
+    entries: u32,
+    /// What `io_uring_enter` is given: the registered ring's index with
+    /// IORING_ENTER_REGISTERED_RING, or the ring's descriptor and no flag.
+    enter_fd: i32,
+    enter_flag: u32,
+    /// The thread that created the ring (a registered ring's index is
+    /// only valid there).
+    owner: i32,
+    /// `--sqpoll`: the kernel submission thread's id.
+    sq_thread: Option<i32>,
     id: EngineId,
     /// Registration errors, for the report.
     notes: Vec<String>,
@@ -65,6 +91,199 @@ pub struct UringEngine {
     /// `--debug-hang-from`: a pipe no one writes into (read end, write end),
     /// made at the first stuck I/O.
     stuck_pipe: Option<(OwnedFd, OwnedFd)>,
+}
+
+/// `--nowait`: a slot's I/O as it was queued.
+#[derive(Debug, Clone, Copy)]
+struct NoWaitIo {
+    op: Op,
+    offset: u64,
+    /// Issued with RWF_NOWAIT (not yet issued again without it).
+    nowait: bool,
+    /// Completed with EAGAIN: to be issued again.
+    again: bool,
+}
+
+impl Default for NoWaitIo {
+    fn default() -> NoWaitIo {
+        NoWaitIo {
+            op: Op::Read,
+            offset: 0,
+            nowait: false,
+            again: false,
+        }
+    }
+}
+
+/// io_uring_enter's flags, and io_uring_register's opcodes
+/// (include/uapi/linux/io_uring.h).
+const ENTER_GETEVENTS: u32 = 1 << 0;
+const ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const ENTER_EXT_ARG: u32 = 1 << 3;
+const ENTER_REGISTERED_RING: u32 = 1 << 4;
+const REGISTER_RING_FDS: u32 = 20;
+const UNREGISTER_RING_FDS: u32 = 21;
+
+/// How long (ms) an idle `--sqpoll` thread polls before it sleeps.
+const SQPOLL_IDLE_MS: u32 = 100;
+
+/// `struct __kernel_timespec`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+struct KernelTimespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+impl From<std::time::Duration> for KernelTimespec {
+    fn from(d: std::time::Duration) -> KernelTimespec {
+        KernelTimespec {
+            tv_sec: d.as_secs() as i64,
+            tv_nsec: d.subsec_nanos() as i64,
+        }
+    }
+}
+
+/// `struct io_uring_getevents_arg` (IORING_ENTER_EXT_ARG): no signal mask,
+/// a timeout.
+#[repr(C)]
+struct GetEventsArg {
+    sigmask: u64,
+    sigmask_sz: u32,
+    min_wait_usec: u32,
+    ts: u64,
+}
+
+/// `struct io_uring_rsrc_update`.
+#[repr(C)]
+struct RsrcUpdate {
+    offset: u32,
+    resv: u32,
+    data: u64,
+}
+
+/// The ring builder for a setup.
+pub fn builder(setup: RingSetup) -> io_uring::Builder {
+    let mut b = IoUring::builder();
+    if setup.iopoll {
+        b.setup_iopoll();
+    }
+    if setup.sqpoll {
+        b.setup_sqpoll(SQPOLL_IDLE_MS);
+        if let Some(cpu) = setup.sqpoll_cpu {
+            b.setup_sqpoll_cpu(cpu);
+        }
+    }
+    match setup.taskrun {
+        TaskRun::Auto | TaskRun::Plain => {}
+        TaskRun::Coop => {
+            b.setup_single_issuer().setup_coop_taskrun();
+        }
+        TaskRun::Defer => {
+            b.setup_single_issuer().setup_defer_taskrun();
+        }
+    }
+    b
+}
+
+/// What a setup asks beyond a plain ring, for messages (" (IOPOLL, ...)").
+pub fn describe(setup: RingSetup) -> String {
+    let mut parts = Vec::new();
+    if setup.iopoll {
+        parts.push("IOPOLL".to_string());
+    }
+    if setup.sqpoll {
+        parts.push(match setup.sqpoll_cpu {
+            Some(cpu) => format!("SQPOLL on CPU {cpu}"),
+            None => "SQPOLL".to_string(),
+        });
+    }
+    match setup.taskrun {
+        TaskRun::Auto | TaskRun::Plain => {}
+        TaskRun::Coop => parts.push("SINGLE_ISSUER|COOP_TASKRUN".into()),
+        TaskRun::Defer => parts.push("SINGLE_ISSUER|DEFER_TASKRUN".into()),
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
+/// Registers the ring's descriptor with itself (Linux 5.18), for this
+/// thread: its index, or `None` when the kernel refuses.
+fn register_ring_fd(fd: i32) -> Option<i32> {
+    let mut up = RsrcUpdate {
+        offset: u32::MAX,
+        resv: 0,
+        data: fd as u64,
+    };
+    // SAFETY: one update entry, in a local, for the length of the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            fd,
+            REGISTER_RING_FDS,
+            &mut up as *mut RsrcUpdate,
+            1,
+        )
+    };
+    (r == 1).then_some(up.offset as i32)
+}
+
+/// Takes back this thread's registration of a ring at `index`.
+fn unregister_ring_fd(fd: i32, index: i32) {
+    let mut up = RsrcUpdate {
+        offset: index as u32,
+        resv: 0,
+        data: 0,
+    };
+    // SAFETY: as in `register_ring_fd`.
+    unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            fd,
+            UNREGISTER_RING_FDS,
+            &mut up as *mut RsrcUpdate,
+            1,
+        );
+    }
+}
+
+/// The kernel submission thread of a SQPOLL ring created by thread
+/// `owner`: the task of this process named "iou-sqp-OWNER". It names
+/// itself once it runs, so this looks again for up to a second.
+fn find_sq_thread(owner: i32) -> Option<i32> {
+    let want = format!("iou-sqp-{owner}");
+    for _ in 0..1000 {
+        for entry in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+            let Some(tid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|t| t.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm"));
+            if comm.is_ok_and(|c| c.trim_end() == want) {
+                return Some(tid);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    None
+}
+
+/// The CPU thread `tid` of this process last ran on (/proc's field 39).
+fn last_cpu(tid: i32) -> Option<usize> {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // Fields after the command's closing parenthesis start at field 3.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(39 - 3)?
+        .parse()
+        .ok()
 }
 
 /// Checks that this kernel lets us create a ring; the message suggests the way out.
@@ -85,13 +304,47 @@ impl Engine for UringEngine {
 
     fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         let entries = (spec.depth.max(1) as u32).next_power_of_two();
-        // A plain ring. SINGLE_ISSUER, COOP_TASKRUN and DEFER_TASKRUN were
-        // measured slower here (zram, 4k random reads at depth 32: 192k and
-        // 244k IOPS against 258k without them), since zram completes I/O
-        // inline at submission and the deferred work only adds a step.
-        let ring = IoUring::new(entries).map_err(|e| {
-            format!("cannot create an io_uring of {entries} entries: {e}: use --engine sync")
+        // By default (--taskrun auto) the first of DEFER_TASKRUN, then
+        // COOP_TASKRUN (both with SINGLE_ISSUER), then a plain ring, that
+        // this kernel builds: with the ring's descriptor registered, defer
+        // was measured the cheapest per I/O here (see BENCHMARKS.md), and
+        // it is what fio's io_uring engine asks too.
+        let mut setup = spec.ring;
+        let tries: &[TaskRun] = match (setup.taskrun, setup.sqpoll) {
+            (TaskRun::Auto, false) => &[TaskRun::Defer, TaskRun::Coop, TaskRun::Plain],
+            // The kernel takes neither with SQPOLL.
+            (TaskRun::Auto, true) => &[TaskRun::Plain],
+            (TaskRun::Plain, _) => &[TaskRun::Plain],
+            (TaskRun::Coop, _) => &[TaskRun::Coop],
+            (TaskRun::Defer, _) => &[TaskRun::Defer],
+        };
+        let mut built = Err(io::Error::from_raw_os_error(libc::EINVAL));
+        for &t in tries {
+            setup.taskrun = t;
+            built = builder(setup).build(entries);
+            if built.is_ok() {
+                break;
+            }
+        }
+        let ring = built.map_err(|e| {
+            format!(
+                "cannot create an io_uring of {entries} entries{}: {e}: use --engine sync",
+                describe(setup)
+            )
         })?;
+        // SAFETY: gettid has no preconditions.
+        let owner = unsafe { libc::gettid() };
+        let (enter_fd, enter_flag) = match register_ring_fd(ring.as_raw_fd()) {
+            Some(index) => (index, ENTER_REGISTERED_RING),
+            None => (ring.as_raw_fd(), 0),
+        };
+        let sq_thread = if spec.ring.sqpoll {
+            Some(find_sq_thread(owner).ok_or(
+                "the io_uring's submission thread (--sqpoll) did not appear in /proc/self/task",
+            )?)
+        } else {
+            None
+        };
         let bufs = spec.buffers()?;
         let fd = spec.file.as_raw_fd();
         let mut notes = Vec::new();
@@ -125,7 +378,7 @@ impl Engine for UringEngine {
         let wait = ring
             .params()
             .is_feature_ext_arg()
-            .then(|| types::Timespec::from(wait_slice(spec.hang_timeout)));
+            .then(|| KernelTimespec::from(wait_slice(spec.hang_timeout)));
         if wait.is_none() {
             notes.push(
                 "no hang timeout: this kernel cannot time a wait (IORING_FEAT_EXT_ARG, Linux 5.11)"
@@ -146,6 +399,18 @@ impl Engine for UringEngine {
             fixed_file,
             fixed_bufs,
             rw_flags: spec.rw_flags,
+            nowait: if spec.nowait {
+                vec![NoWaitIo::default(); spec.depth]
+            } else {
+                Vec::new()
+            },
+            would_block: 0,
+            setup,
+            entries,
+            enter_fd,
+            enter_flag,
+            owner,
+            sq_thread,
             id,
             notes,
             in_flight: 0,
@@ -165,55 +430,18 @@ impl Engine for UringEngine {
         // completion's user_data: while the I/O is in flight, no one holds it.
         token.check(self.id);
         let slot = token.index();
-        let index = match op {
-            Op::Read => slot,
-            Op::Write => self.write_base + slot,
+        let flags = if self.nowait.is_empty() {
+            self.rw_flags
+        } else {
+            self.nowait[slot] = NoWaitIo {
+                op,
+                offset,
+                nowait: true,
+                again: false,
+            };
+            self.rw_flags | RWF_NOWAIT
         };
-        let buf = &mut self.bufs[index];
-        let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
-        let entry = match (op, self.fixed_bufs, self.fixed_file) {
-            (Op::Read, true, true) => {
-                opcode::ReadFixed::new(types::Fixed(0), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(self.rw_flags)
-                    .build()
-            }
-            (Op::Read, true, false) => {
-                opcode::ReadFixed::new(types::Fd(self.fd), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(self.rw_flags)
-                    .build()
-            }
-            (Op::Read, false, true) => opcode::Read::new(types::Fixed(0), ptr, len)
-                .offset(offset)
-                .rw_flags(self.rw_flags)
-                .build(),
-            (Op::Read, false, false) => opcode::Read::new(types::Fd(self.fd), ptr, len)
-                .offset(offset)
-                .rw_flags(self.rw_flags)
-                .build(),
-            (Op::Write, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(0), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(self.rw_flags)
-                    .build()
-            }
-            (Op::Write, true, false) => {
-                opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(self.rw_flags)
-                    .build()
-            }
-            (Op::Write, false, true) => opcode::Write::new(types::Fixed(0), ptr, len)
-                .offset(offset)
-                .rw_flags(self.rw_flags)
-                .build(),
-            (Op::Write, false, false) => opcode::Write::new(types::Fd(self.fd), ptr, len)
-                .offset(offset)
-                .rw_flags(self.rw_flags)
-                .build(),
-        }
-        .user_data(slot as u64);
+        let entry = self.entry(slot, op, offset, flags);
         self.push(&entry);
     }
 
@@ -230,7 +458,7 @@ impl Engine for UringEngine {
         // without timed waits (before 5.11) waits for a completion.
         let ts = self
             .wait_slice
-            .map(|slice| types::Timespec::from(wait.min(slice)));
+            .map(|slice| KernelTimespec::from(wait.min(slice)));
         self.reap_wait(ts, done)
     }
 
@@ -255,10 +483,52 @@ impl Engine for UringEngine {
             (false, true) => "io_uring, plain read/write, registered file".to_string(),
             (false, false) => "io_uring, plain read/write".to_string(),
         };
+        if self.setup.iopoll {
+            p.push_str(", polled (IOPOLL)");
+        }
+        if self.setup.sqpoll {
+            match self.setup.sqpoll_cpu {
+                Some(cpu) => p.push_str(&format!(", SQPOLL thread on CPU {cpu}")),
+                None => p.push_str(", SQPOLL thread"),
+            }
+        }
+        match self.setup.taskrun {
+            TaskRun::Auto | TaskRun::Plain => {}
+            TaskRun::Coop => p.push_str(", SINGLE_ISSUER|COOP_TASKRUN"),
+            TaskRun::Defer => p.push_str(", SINGLE_ISSUER|DEFER_TASKRUN"),
+        }
+        if !self.nowait.is_empty() {
+            p.push_str(", RWF_NOWAIT first");
+        }
         if !self.notes.is_empty() {
             p.push_str(&format!(" ({})", self.notes.join("; ")));
         }
         p
+    }
+
+    fn ring(&self) -> Option<RingDoc> {
+        let sqpoll_cpu = match (self.setup.sqpoll_cpu, self.sq_thread) {
+            (Some(cpu), _) => Some(cpu as usize),
+            (None, Some(tid)) => last_cpu(tid),
+            (None, None) => None,
+        };
+        Some(RingDoc {
+            entries: self.entries,
+            iopoll: self.setup.iopoll,
+            sqpoll: self.setup.sqpoll,
+            sqpoll_cpu,
+            sqpoll_cpu_sec: 0.0,
+            taskrun: self.setup.taskrun,
+            ring_fd_registered: self.enter_flag != 0,
+        })
+    }
+
+    fn submit_thread(&self) -> Option<i32> {
+        self.sq_thread
+    }
+
+    fn would_block(&self) -> u64 {
+        self.would_block
     }
 
     fn abandon(mut self) {
@@ -301,19 +571,28 @@ impl UringEngine {
     /// completion) for one; see [`Engine::reap`].
     fn reap_wait<F: FnMut(SlotToken, io::Result<usize>)>(
         &mut self,
-        wait: Option<types::Timespec>,
+        wait: Option<KernelTimespec>,
         mut done: F,
     ) -> io::Result<()> {
         if self.in_flight + self.queued == 0 {
             return Ok(());
         }
         loop {
+            let mut flags = ENTER_GETEVENTS;
+            if self.setup.sqpoll && self.ring.submission().need_wakeup() {
+                flags |= ENTER_SQ_WAKEUP;
+            }
             let entered = match &wait {
                 Some(ts) => {
-                    let args = types::SubmitArgs::new().timespec(ts);
-                    self.ring.submitter().submit_with_args(1, &args)
+                    let arg = GetEventsArg {
+                        sigmask: 0,
+                        sigmask_sz: 0,
+                        min_wait_usec: 0,
+                        ts: ts as *const KernelTimespec as u64,
+                    };
+                    self.enter(self.queued as u32, 1, flags | ENTER_EXT_ARG, Some(&arg))
                 }
-                None => self.ring.submit_and_wait(1),
+                None => self.enter(self.queued as u32, 1, flags, None),
             };
             match entered {
                 // Ok: submitted, then woken by a completion, the timeout or a
@@ -330,20 +609,150 @@ impl UringEngine {
             self.in_flight += self.queued;
             self.queued = 0;
             let mut reaped = false;
+            // --nowait: some I/O would have blocked, and goes again.
+            let mut again = false;
+            let nowait = !self.nowait.is_empty();
             for cqe in self.ring.completion() {
-                reaped = true;
                 self.in_flight -= 1;
                 let res = cqe.result();
+                let slot = cqe.user_data() as usize;
+                if nowait && res == -libc::EAGAIN && self.nowait[slot].nowait {
+                    // Issued again below, without RWF_NOWAIT.
+                    self.nowait[slot].again = true;
+                    self.would_block += 1;
+                    again = true;
+                    continue;
+                }
+                reaped = true;
                 let r = if res < 0 {
                     Err(io::Error::from_raw_os_error(-res))
                 } else {
                     Ok(res as usize)
                 };
-                done(self.id.returned(cqe.user_data() as usize), r);
+                done(self.id.returned(slot), r);
+            }
+            if again {
+                self.issue_again();
+            }
+            if reaped {
+                return Ok(());
+            }
+            if again {
+                // Only I/Os that go again: enter to issue them and wait.
+                continue;
             }
             // Nothing completed in this wait: the caller looks at the clock.
-            return if reaped { Ok(()) } else { Err(idle_error()) };
+            return Err(idle_error());
         }
+    }
+
+    /// `--nowait`: issues again, without RWF_NOWAIT, each I/O that
+    /// completed with EAGAIN.
+    #[cold]
+    fn issue_again(&mut self) {
+        for slot in 0..self.nowait.len() {
+            let io = self.nowait[slot];
+            if io.again {
+                self.nowait[slot].again = false;
+                self.nowait[slot].nowait = false;
+                let entry = self.entry(slot, io.op, io.offset, self.rw_flags);
+                self.push(&entry);
+            }
+        }
+    }
+
+    /// One `io_uring_enter`: submits `to_submit` entries and, with
+    /// GETEVENTS, waits for `min_complete` completions (or the timeout in
+    /// `arg`, with EXT_ARG). Through the registered ring when there is one.
+    #[inline]
+    fn enter(
+        &self,
+        to_submit: u32,
+        min_complete: u32,
+        flags: u32,
+        arg: Option<&GetEventsArg>,
+    ) -> io::Result<u32> {
+        let (ptr, size) = match arg {
+            Some(a) => (
+                a as *const GetEventsArg as *const libc::c_void,
+                std::mem::size_of::<GetEventsArg>(),
+            ),
+            None => (std::ptr::null(), 0),
+        };
+        // SAFETY: the ring's own descriptor (or its registered index, in
+        // the thread that registered it) and, with EXT_ARG, a pointer to an
+        // argument that lives for the call; the SQEs it submits were pushed
+        // by `push` (see there for their buffers).
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                self.enter_fd,
+                to_submit,
+                min_complete,
+                flags | self.enter_flag,
+                ptr,
+                size,
+            )
+        };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r as u32)
+        }
+    }
+
+    /// The SQE of one read or write on `slot`'s buffer.
+    #[inline]
+    fn entry(&mut self, slot: usize, op: Op, offset: u64, flags: i32) -> squeue::Entry {
+        let index = match op {
+            Op::Read => slot,
+            Op::Write => self.write_base + slot,
+        };
+        let buf = &mut self.bufs[index];
+        let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
+        match (op, self.fixed_bufs, self.fixed_file) {
+            (Op::Read, true, true) => {
+                opcode::ReadFixed::new(types::Fixed(0), ptr, len, index as u16)
+                    .offset(offset)
+                    .rw_flags(flags)
+                    .build()
+            }
+            (Op::Read, true, false) => {
+                opcode::ReadFixed::new(types::Fd(self.fd), ptr, len, index as u16)
+                    .offset(offset)
+                    .rw_flags(flags)
+                    .build()
+            }
+            (Op::Read, false, true) => opcode::Read::new(types::Fixed(0), ptr, len)
+                .offset(offset)
+                .rw_flags(flags)
+                .build(),
+            (Op::Read, false, false) => opcode::Read::new(types::Fd(self.fd), ptr, len)
+                .offset(offset)
+                .rw_flags(flags)
+                .build(),
+            (Op::Write, true, true) => {
+                opcode::WriteFixed::new(types::Fixed(0), ptr, len, index as u16)
+                    .offset(offset)
+                    .rw_flags(flags)
+                    .build()
+            }
+            (Op::Write, true, false) => {
+                opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, index as u16)
+                    .offset(offset)
+                    .rw_flags(flags)
+                    .build()
+            }
+            (Op::Write, false, true) => opcode::Write::new(types::Fixed(0), ptr, len)
+                .offset(offset)
+                .rw_flags(flags)
+                .build(),
+            (Op::Write, false, false) => opcode::Write::new(types::Fd(self.fd), ptr, len)
+                .offset(offset)
+                .rw_flags(flags)
+                .build(),
+        }
+        .user_data(slot as u64)
     }
 
     fn push(&mut self, entry: &squeue::Entry) {
@@ -361,7 +770,7 @@ impl UringEngine {
                 self.queued += 1;
                 return;
             }
-            if self.ring.submit().is_ok() {
+            if self.enter(self.queued as u32, 0, 0, None).is_ok() {
                 self.in_flight += self.queued;
                 self.queued = 0;
             }
@@ -375,6 +784,14 @@ impl Drop for UringEngine {
         // buffers until it completes. Each wait is bounded, and after
         // --hang-timeout with nothing completing this gives up, so it ends
         // even when an I/O never does.
+        // SAFETY: gettid has no preconditions.
+        let here = unsafe { libc::gettid() };
+        let registered = (self.enter_flag != 0).then_some(self.enter_fd);
+        if here != self.owner {
+            // Another thread: the registered index is not its own.
+            self.enter_fd = self.ring.as_raw_fd();
+            self.enter_flag = 0;
+        }
         let mut progress = std::time::Instant::now();
         while !self.abandoned && self.in_flight + self.queued > 0 {
             match self.reap(|_, _| {}) {
@@ -401,6 +818,10 @@ impl Drop for UringEngine {
             // takes it all back.
             std::mem::forget(self.stuck_pipe.take());
             return;
+        }
+        if let Some(index) = registered.filter(|_| here == self.owner) {
+            // The registration holds the ring open: it goes first.
+            unregister_ring_fd(self.ring.as_raw_fd(), index);
         }
         // SAFETY: no I/O is in flight (every one queued has been reaped), so
         // the kernel holds no reference to the buffers once the ring is

@@ -53,6 +53,10 @@ pub struct RunConfig {
     pub engine: EngineKind,
     pub iodepth: usize,
     pub register: bool,
+    /// io_uring: `--hipri`, `--sqpoll`, `--taskrun`.
+    pub ring: crate::engine::RingSetup,
+    /// `--nowait`: RWF_NOWAIT first on every I/O.
+    pub nowait: bool,
     pub io_limit: Option<u64>,
     pub max_errors: u64,
     /// Testing only: worker 0 fails every I/O from this one on.
@@ -205,6 +209,21 @@ pub struct ConfigDoc {
     pub iodepth: usize,
     /// io_uring: whether buffers and the file were to be registered.
     pub register: bool,
+    /// `--hipri`: polled completions (IORING_SETUP_IOPOLL); absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+    /// `--sqpoll`: a kernel submission thread per worker; absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sqpoll: bool,
+    /// `--sqpoll=CPU`: the CPU it was bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll_cpu: Option<u32>,
+    /// `--taskrun` as asked (plain, coop, defer); absent when auto.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taskrun: Option<crate::engine::TaskRun>,
+    /// `--nowait`: RWF_NOWAIT first; absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nowait: bool,
     /// Bytes each worker stopped after, when size-bounded.
     pub io_limit: Option<u64>,
     /// `--passes` (`verify`: 1): how many times each worker covered its slice.
@@ -272,6 +291,12 @@ impl RunConfig {
             engine: self.engine,
             iodepth: self.iodepth,
             register: self.engine == EngineKind::Uring && self.register,
+            hipri: self.ring.iopoll,
+            sqpoll: self.ring.sqpoll,
+            sqpoll_cpu: self.ring.sqpoll_cpu,
+            taskrun: (self.ring.taskrun != crate::engine::TaskRun::Auto)
+                .then_some(self.ring.taskrun),
+            nowait: self.nowait,
             io_limit: self.io_limit,
             passes: self.passes,
             max_errors: self.max_errors,

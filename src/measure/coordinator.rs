@@ -226,6 +226,8 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         } else {
             0
         },
+        nowait: cfg.nowait,
+        ring: cfg.ring,
         fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
         die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
         hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),

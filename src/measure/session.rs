@@ -116,6 +116,8 @@ pub fn measure(
     let plan = plan::build(cfg, targets)?;
     check_buffer_memory(cfg, &plan)?;
     check_uncached(cfg, &plan)?;
+    check_ring(cfg, &plan)?;
+    check_nowait(cfg, &plan)?;
     let holes = check_holes(cfg, &plan, &mut checks)?;
     if cfg.dry_run {
         return Ok(Outcome::DryRun(Box::new(plan), checks));
@@ -212,6 +214,85 @@ fn check_uncached(cfg: &RunConfig, plan: &Plan) -> Result<()> {
                 crate::base::error::show_path(&t.path)
             ))
             .into());
+        }
+    }
+    Ok(())
+}
+
+/// io_uring's setup (`--hipri`, `--sqpoll`, `--taskrun`): this kernel
+/// builds such a ring, and with `--hipri` every target's device has poll
+/// queues. Checked before the first I/O, each refusal naming its cause.
+fn check_ring(cfg: &RunConfig, plan: &Plan) -> Result<()> {
+    let setup = cfg.ring;
+    if cfg.engine != crate::engine::EngineKind::Uring || setup == Default::default() {
+        return Ok(());
+    }
+    // auto falls back to what the kernel has: the ring is probed without it.
+    let mut probe = setup;
+    if probe.taskrun == crate::engine::TaskRun::Auto {
+        probe.taskrun = crate::engine::TaskRun::Plain;
+    }
+    if let Err(e) = crate::engine::uring::builder(probe).build(2) {
+        let (what, since) = if !matches!(
+            setup.taskrun,
+            crate::engine::TaskRun::Auto | crate::engine::TaskRun::Plain
+        ) {
+            (
+                format!("--taskrun {}", setup.taskrun.name()),
+                setup.taskrun.since(),
+            )
+        } else if setup.sqpoll {
+            ("--sqpoll".to_string(), "5.11 (5.1 as root)")
+        } else {
+            ("--hipri".to_string(), "5.1")
+        };
+        return Err(UsageError(format!(
+            "{what}: this kernel ({}) refused the io_uring setup{} ({e}); it needs Linux {since} or later: drop {what}",
+            nix::sys::utsname::uname()
+                .map(|u| u.release().to_string_lossy().into_owned())
+                .unwrap_or_else(|_| "unknown".into()),
+            crate::engine::uring::describe(setup)
+        ))
+        .into());
+    }
+    if !setup.iopoll {
+        return Ok(());
+    }
+    let sys = crate::base::host::Host::real().sys;
+    for t in &plan.targets {
+        let polls = crate::device::device_of_file(&t.file)
+            .and_then(|d| crate::device::queue::QueueLimits::polls(&sys, d));
+        let why = match polls {
+            Some(true) => continue,
+            Some(false) => "its device has no poll queues (queue/io_poll is 0)",
+            None => "its device's queue does not say whether it polls (no queue/io_poll)",
+        };
+        return Err(UsageError(format!(
+            "{}: --hipri needs polled completions, and {why}: load the driver with poll queues (nvme poll_queues=N, null_blk poll_queues=N), or drop --hipri",
+            crate::base::error::show_path(&t.path)
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// `--nowait`: every target takes RWF_NOWAIT (EAGAIN, "it would block",
+/// is an answer; EOPNOTSUPP is not), probed with one read of offset 0.
+fn check_nowait(cfg: &RunConfig, plan: &Plan) -> Result<()> {
+    if !cfg.nowait || cfg.dry_run {
+        return Ok(());
+    }
+    for t in &plan.targets {
+        match crate::engine::probe_rw_flags(&t.file, 4096, crate::engine::RWF_NOWAIT) {
+            Ok(()) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
+            Err(e) => {
+                return Err(UsageError(format!(
+                    "{}: --nowait needs RWF_NOWAIT (Linux 4.14+, and a file or device that supports it), refused here ({e}): drop --nowait",
+                    crate::base::error::show_path(&t.path)
+                ))
+                .into())
+            }
         }
     }
     Ok(())

@@ -476,6 +476,31 @@ pub fn summary(doc: &RunDocument) -> String {
             per_gb
         );
     }
+    let rings: Vec<_> = doc.workers.iter().filter_map(|w| w.ring.as_ref()).collect();
+    if rings.iter().any(|r| r.sqpoll) {
+        let secs: f64 = rings.iter().map(|r| r.sqpoll_cpu_sec).sum();
+        let mut cpus: Vec<String> = rings
+            .iter()
+            .filter_map(|r| r.sqpoll_cpu.map(|c| c.to_string()))
+            .collect();
+        cpus.sort();
+        cpus.dedup();
+        let _ = writeln!(
+            out,
+            "--sqpoll: {} kernel submission thread(s), on CPU {}, took {:.3} CPU-seconds in the window (in the system time above)",
+            rings.iter().filter(|r| r.sqpoll).count(),
+            if cpus.is_empty() { "?".to_string() } else { cpus.join(",") },
+            secs
+        );
+    }
+    if doc.workers.iter().any(|w| w.would_block_ios.is_some()) {
+        let blocked: u64 = doc.workers.iter().filter_map(|w| w.would_block_ios).sum();
+        let ios: u64 = doc.workers.iter().map(|w| w.figures.ios).sum();
+        let _ = writeln!(
+            out,
+            "--nowait: {blocked} of {ios} I/Os would have blocked (EAGAIN under RWF_NOWAIT) and went again without it; their latency holds both tries"
+        );
+    }
     if tot.cache_evictions > 0 {
         let _ = writeln!(
             out,

@@ -490,6 +490,8 @@ fn worker_doc(
         rate: rate_doc,
         intervals: out.intervals.clone(),
         engine_path: out.engine_path.clone(),
+        ring: out.ring.clone(),
+        would_block_ios: cfg.nowait.then_some(out.would_block),
         buffer: out.buffer.clone(),
         cache_evictions: out.cache_evictions,
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,

@@ -138,6 +138,15 @@ pub struct WorkerDoc {
     pub intervals: Vec<Interval>,
     /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
     pub engine_path: String,
+    /// io_uring: how the worker's ring was set up (`--hipri`, `--sqpoll`,
+    /// `--taskrun`) and what its submission thread cost; absent for the
+    /// sync engine.
+    #[serde(default)]
+    pub ring: Option<crate::engine::RingDoc>,
+    /// `--nowait`: the I/Os that would have blocked (EAGAIN under
+    /// RWF_NOWAIT) and were issued again without it; absent without --nowait.
+    #[serde(default)]
+    pub would_block_ios: Option<u64>,
     /// The worker's I/O buffers: `{bytes, page_size_bytes, method}`, method
     /// `thp`, `hugetlb` or `pages` (`--hugepages`).
     #[serde(default)]

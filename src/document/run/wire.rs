@@ -33,7 +33,7 @@ const HISTOGRAMS: &[Fig] = &[Fig::Histogram, Fig::ServiceHistogram];
 impl Serialize for WorkerDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("WorkerDoc", 37)?;
+        let mut m = s.serialize_struct("WorkerDoc", 39)?;
         m.serialize_field("id", &self.id)?;
         m.serialize_field("target", &self.target)?;
         m.serialize_field("target_index", &self.target_index)?;
@@ -69,6 +69,8 @@ impl Serialize for WorkerDoc {
         f.put(&mut m, &[Fig::CpuUsr, Fig::CpuSys])?;
         m.serialize_field("intervals", &self.intervals)?;
         m.serialize_field("engine_path", &self.engine_path)?;
+        put_some(&mut m, "ring", &self.ring)?;
+        put_some(&mut m, "would_block_ios", &self.would_block_ios)?;
         m.serialize_field("buffer", &self.buffer)?;
         f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;

@@ -75,7 +75,10 @@ pub fn run<E: Engine>(
         return out;
     };
     E::Clock::start(epoch);
-    let mut tally = Tally::new(out, spec, control, live_bytes, epoch, tap);
+    // --sqpoll: the kernel thread that submits for this worker works for
+    // it; its CPU time is the worker's too.
+    let helper = engine.submit_thread().map(thread_clock);
+    let mut tally = Tally::new(out, spec, control, live_bytes, epoch, tap, helper);
     let mut pace = schedule(spec, epoch);
     // A blocking engine's calls are watched: what the coordinator takes if
     // it gives up on one (see `claimed`). Raw pointers, no borrows: the
@@ -97,6 +100,11 @@ pub fn run<E: Engine>(
     );
     let mut out = tally.close(pace.as_ref(), &slots, hung, below_limit, None);
     out.cpu = cpus::current_cpu();
+    out.would_block = engine.would_block();
+    out.ring = engine.ring().map(|mut r| {
+        r.sqpoll_cpu_sec = out.submit_thread_cpu_sec;
+        r
+    });
     release(engine, hung);
     out
 }
@@ -476,6 +484,9 @@ struct Tally<'a, C> {
     in_window: bool,
     cpu0: CpuSample,
     cpu1: Option<CpuSample>,
+    /// `--sqpoll`: the CPU-time clock of the kernel thread that submits
+    /// for this worker, sampled with the worker's own.
+    helper: Option<libc::clockid_t>,
     /// The `--log-interval` interval in progress (its length in ns), its
     /// bytes, I/Os and latencies.
     cur_sec: u64,
@@ -515,6 +526,7 @@ impl<'a, C: Clock> Tally<'a, C> {
         live_bytes: &'a AtomicU64,
         epoch: Instant,
         mut tap: Option<Tap>,
+        helper: Option<libc::clockid_t>,
     ) -> Tally<'a, C> {
         if let Some(t) = tap
             .as_mut()
@@ -534,11 +546,12 @@ impl<'a, C: Clock> Tally<'a, C> {
             max_errors: spec.max_errors,
             in_window,
             cpu0: if in_window {
-                sample_cpu::<C>(epoch)
+                sample_cpu::<C>(epoch, helper)
             } else {
                 CpuSample::default()
             },
             cpu1: None,
+            helper,
             cur_sec: 0,
             log_ns: spec.log_ns.max(1),
             cur_hist: LatencyHistogram::coarse(),
@@ -640,7 +653,7 @@ impl<'a, C: Clock> Tally<'a, C> {
                 if tn >= self.ramp_ns && tn < self.control.end_ns() {
                     if !self.in_window {
                         self.in_window = true;
-                        self.cpu0 = sample_cpu::<C>(self.epoch);
+                        self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
                     }
                     self.roll(tn);
                 }
@@ -670,7 +683,7 @@ impl<'a, C: Clock> Tally<'a, C> {
                 }
             }
             if !self.past_deadline && self.in_window {
-                self.cpu1 = Some(sample_cpu::<C>(self.epoch));
+                self.cpu1 = Some(sample_cpu::<C>(self.epoch, self.helper));
             }
             self.past_deadline = true;
             return Some(full);
@@ -680,7 +693,7 @@ impl<'a, C: Clock> Tally<'a, C> {
         }
         if !self.in_window {
             self.in_window = true;
-            self.cpu0 = sample_cpu::<C>(self.epoch);
+            self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
         }
         let out = &mut self.out;
         // On a schedule, latency runs from the due time (the service time,
@@ -856,7 +869,7 @@ impl<'a, C: Clock> Tally<'a, C> {
         let c1 = self
             .cpu1
             .or(c1)
-            .unwrap_or_else(|| sample_cpu::<C>(self.epoch));
+            .unwrap_or_else(|| sample_cpu::<C>(self.epoch, self.helper));
         let (usr, sys) = c1.since(&self.cpu0);
         // Closed by the deadline: the samples span the window give or take
         // the I/O in progress at each edge (one I/O per slot, which with a
@@ -869,8 +882,11 @@ impl<'a, C: Clock> Tally<'a, C> {
         } else {
             1.0
         };
+        // A --sqpoll thread's time is all system time, the worker's own.
+        let helper = (c1.helper - self.cpu0.helper).max(0.0) * scale;
+        out.submit_thread_cpu_sec = helper;
         out.cpu_usr_sec = usr * scale;
-        out.cpu_sys_sec = sys * scale;
+        out.cpu_sys_sec = sys * scale + helper;
         // The last second: with its I/O, or with errors not yet handed off.
         let errors_pending = self.tap.as_ref().is_some_and(|t| t.pending(out.errors));
         if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() || errors_pending {
@@ -895,6 +911,8 @@ struct CpuSample {
     sys: f64,
     /// CLOCK_THREAD_CPUTIME_ID: the thread's CPU time to the nanosecond.
     total: f64,
+    /// The `--sqpoll` thread's CPU time, from its clock (0 without one).
+    helper: f64,
     at_ns: u64,
 }
 impl CpuSample {
@@ -914,12 +932,13 @@ impl CpuSample {
         }
     }
 }
-fn sample_cpu<C: Clock>(epoch: Instant) -> CpuSample {
+fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuSample {
     let (usr, sys) = thread_cpu_seconds();
     CpuSample {
         usr,
         sys,
         total: thread_cpu_clock(),
+        helper: helper.and_then(clock_seconds).unwrap_or(0.0),
         at_ns: C::now().duration_since(epoch).as_nanos() as u64,
     }
 }
@@ -1065,6 +1084,23 @@ unsafe fn claim_frame<C: Clock>(frame: *mut ()) -> WorkerOutcome {
     }
 }
 
+/// The CPU-time clock of thread `tid` of this process (the kernel's
+/// MAKE_THREAD_CPUCLOCK: the complemented tid, per-thread, scheduler time).
+fn thread_clock(tid: i32) -> libc::clockid_t {
+    ((!tid) << 3) | 6
+}
+
+/// A CPU-time clock's reading, in seconds.
+fn clock_seconds(clock: libc::clockid_t) -> Option<f64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: reads a clock into a local.
+    (unsafe { libc::clock_gettime(clock, &mut ts) } == 0)
+        .then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9)
+}
+
 /// This thread's CPU-time clock, readable from another thread.
 fn thread_cpu_clock_id() -> Option<libc::clockid_t> {
     let mut id: libc::clockid_t = 0;
@@ -1095,6 +1131,7 @@ fn sample_cpu_of(tid: i32, clock: Option<libc::clockid_t>, epoch: Instant) -> Op
         usr: f.get(11)?.parse::<f64>().ok()? / tick,
         sys: f.get(12)?.parse::<f64>().ok()? / tick,
         total: ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9,
+        helper: 0.0,
         at_ns: epoch.elapsed().as_nanos() as u64,
     })
 }

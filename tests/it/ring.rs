@@ -1,0 +1,251 @@
+//! io_uring as a 6.x kernel offers it: `--sqpoll` (a kernel submission
+//! thread, whose CPU time the worker counts), `--taskrun` (SINGLE_ISSUER
+//! with COOP_TASKRUN or DEFER_TASKRUN), `--nowait` (RWF_NOWAIT, EAGAIN
+//! counted and issued again) and `--hipri` (IOPOLL), each reported in the
+//! JSON and refused in one line, before any I/O, where the kernel, the
+//! device or the other options rule it out. `--hipri` on a device with poll
+//! queues is proven in the lab (`lab_polled`): no device here polls.
+
+use crate::common::{data_file, f, refused, require, run_json, u, Loop};
+
+/// Fails a test marked `sb_uring` when io_uring is unavailable after all.
+fn require_uring() {
+    let probe = stripebench::engine::uring::probe();
+    require(probe.is_ok(), &format!("needs io_uring: {probe:?}"));
+}
+
+/// A size-bounded 4 KiB random read of `file` with `extra`: every I/O counts.
+fn read4k(file: &str, extra: &[&str]) -> serde_json::Value {
+    run_json(
+        &[
+            &["run", "--rw", "randread", "--bs", "4k", "--io-limit", "8m"][..],
+            extra,
+            &["--no-progress", file],
+        ]
+        .concat(),
+    )
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn sqpoll_runs_on_its_cpu_and_the_worker_counts_its_thread() {
+    require_uring();
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let file = data_file(dir.path(), "f", 8 << 20);
+    let d = read4k(
+        file.to_str().unwrap(),
+        &["--iodepth", "4", "--sqpoll=0", "--cpus", "1"],
+    );
+    assert_eq!(d["config"]["sqpoll"], true);
+    assert_eq!(d["config"]["sqpoll_cpu"], 0);
+    let w = &d["workers"][0];
+    assert_eq!(u(&w["ios"]), 2048, "every I/O of the 8 MiB done");
+    assert_eq!(u(&w["errors"]), 0);
+    let ring = &w["ring"];
+    assert_eq!(ring["sqpoll"], true, "{ring}");
+    assert_eq!(ring["sqpoll_cpu"], 0, "bound where asked: {ring}");
+    assert!(
+        w["engine_path"]
+            .as_str()
+            .unwrap()
+            .contains("SQPOLL thread on CPU 0"),
+        "{}",
+        w["engine_path"]
+    );
+    // The submission thread did the I/O: its time is the worker's too.
+    let sq = f(&ring["sqpoll_cpu_sec"]);
+    assert!(sq > 0.0, "the submission thread's CPU time: {ring}");
+    assert!(
+        f(&w["cpu_sys_sec"]) >= sq,
+        "system time {} holds the thread's {sq}",
+        w["cpu_sys_sec"]
+    );
+    // Without --sqpoll: no thread, none of its time.
+    let d = read4k(file.to_str().unwrap(), &["--iodepth", "4"]);
+    let ring = &d["workers"][0]["ring"];
+    assert_eq!(ring["sqpoll"], false);
+    assert_eq!(f(&ring["sqpoll_cpu_sec"]), 0.0);
+    assert!(d["config"].get("sqpoll").is_none(), "absent when not asked");
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn each_taskrun_mode_is_the_one_the_ring_got_and_auto_takes_the_best_the_kernel_has() {
+    require_uring();
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let file = data_file(dir.path(), "f", 8 << 20);
+    let file = file.to_str().unwrap();
+    for (mode, path) in [
+        ("plain", None),
+        ("coop", Some("SINGLE_ISSUER|COOP_TASKRUN")),
+        ("defer", Some("SINGLE_ISSUER|DEFER_TASKRUN")),
+    ] {
+        let d = read4k(file, &["--iodepth", "8", "--taskrun", mode]);
+        let w = &d["workers"][0];
+        assert_eq!(u(&w["ios"]), 2048, "{mode}");
+        assert_eq!(w["ring"]["taskrun"], mode);
+        assert_eq!(d["config"]["taskrun"], mode);
+        assert_eq!(w["ring"]["ring_fd_registered"], true, "Linux 5.18+");
+        let p = w["engine_path"].as_str().unwrap();
+        match path {
+            Some(flags) => assert!(p.contains(flags), "{mode}: {p}"),
+            None => assert!(!p.contains("TASKRUN"), "{mode}: {p}"),
+        }
+    }
+    // auto (the default): defer on a 6.1+ kernel, said as such.
+    let d = read4k(file, &["--iodepth", "8"]);
+    assert!(d["config"].get("taskrun").is_none(), "auto is not said");
+    assert_eq!(d["workers"][0]["ring"]["taskrun"], "defer", "6.1+ kernel");
+    // A depth of 1 with a ring option is io_uring too (auto engine).
+    let d = read4k(file, &["--taskrun", "coop"]);
+    assert_eq!(d["config"]["engine"], "uring");
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn nowait_counts_the_reads_that_would_block_and_still_reads_everything() {
+    require_uring();
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let file = data_file(dir.path(), "f", 16 << 20);
+    let file = file.to_str().unwrap();
+    // Buffered reads of a file evicted first (the default): the first read
+    // finds no page, so RWF_NOWAIT must say EAGAIN at least once.
+    for engine in [&["--engine", "sync"][..], &["--iodepth", "4"][..]] {
+        let d = run_json(
+            &[
+                &[
+                    "run",
+                    "--rw",
+                    "read",
+                    "--bs",
+                    "64k",
+                    "--buffered",
+                    "--nowait",
+                    "--io-limit",
+                    "16m",
+                    "--no-progress",
+                ][..],
+                engine,
+                &[file],
+            ]
+            .concat(),
+        );
+        let w = &d["workers"][0];
+        assert_eq!(d["config"]["nowait"], true);
+        assert_eq!(u(&w["bytes"]), 16 << 20, "{engine:?}: every byte read");
+        assert_eq!(u(&w["errors"]), 0, "{engine:?}: EAGAIN is no error");
+        let blocked = u(&w["would_block_ios"]);
+        assert!(
+            (1..=256).contains(&blocked),
+            "{engine:?}: {blocked} of 256 reads would have blocked"
+        );
+        assert!(
+            w["engine_path"]
+                .as_str()
+                .unwrap()
+                .contains("RWF_NOWAIT first"),
+            "{}",
+            w["engine_path"]
+        );
+    }
+    // Without --nowait the count is not there at all.
+    let d = read4k(file, &[]);
+    assert!(d["workers"][0].get("would_block_ios").is_none());
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn hipri_on_a_device_without_poll_queues_is_refused_before_any_io() {
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let file = data_file(dir.path(), "f", 8 << 20);
+    let dev = Loop::attach(&file, &[]);
+    let polls = std::fs::read_to_string(format!(
+        "/sys/block/{}/queue/io_poll",
+        dev.dev.trim_start_matches("/dev/")
+    ))
+    .unwrap();
+    assert_eq!(polls.trim(), "0", "a loop device has no poll queues");
+    refused(
+        &[
+            "run",
+            "--hipri",
+            "--rw",
+            "randread",
+            "--iodepth",
+            "4",
+            &dev.dev,
+        ],
+        "its device has no poll queues (queue/io_poll is 0)",
+    );
+}
+
+#[test]
+fn ring_options_that_cannot_work_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = data_file(dir.path(), "f", 1 << 20);
+    let file = file.to_str().unwrap();
+    refused(
+        &["run", "--engine", "sync", "--hipri", file],
+        "--hipri is an io_uring option",
+    );
+    refused(
+        &["run", "--engine", "sync", "--taskrun", "defer", file],
+        "--taskrun is an io_uring option",
+    );
+    refused(
+        &["run", "--buffered", "--hipri", file],
+        "--hipri polls for O_DIRECT completions",
+    );
+    refused(
+        &["run", "--sqpoll", "--taskrun", "defer", file],
+        "--taskrun defer cannot go with --sqpoll",
+    );
+    refused(
+        &["run", "--sqpoll=4096", file],
+        "--sqpoll=4096: CPU 4096 is not one this process may run on",
+    );
+    refused(&["run", "--taskrun", "sometimes", file], "sometimes");
+}
+
+/// The `fio ...` line `stripebench run --print-fio ARGS` prints.
+fn fio_line(args: &[&str]) -> String {
+    let out = crate::common::sb()
+        .args([&["run", "--print-fio"][..], args].concat())
+        .output()
+        .unwrap();
+    crate::common::succeeded(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .find(|l| l.starts_with("fio "))
+        .unwrap_or_else(|| panic!("no fio line in {text}"))
+        .to_string()
+}
+
+#[test]
+fn print_fio_spells_the_ring_options_as_fio_does() {
+    let line = fio_line(&[
+        "--rw",
+        "randread",
+        "--iodepth",
+        "8",
+        "--hipri",
+        "--sqpoll=1",
+        "--nowait",
+        "/dev/null",
+    ]);
+    for o in [
+        "--ioengine=io_uring",
+        "--hipri",
+        "--sqthread_poll=1",
+        "--sqthread_poll_cpu=1",
+        "--nowait=1",
+    ] {
+        assert!(line.split(' ').any(|w| w == o), "{o} in {line}");
+    }
+    // RWF_* flags on the sync engine are fio's pvsync2.
+    let line = fio_line(&["--uncached", "--rw", "read", "/dev/null"]);
+    assert!(
+        line.contains("--ioengine=pvsync2") && line.contains("--uncached=1"),
+        "{line}"
+    );
+}
