@@ -184,6 +184,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     // The pass whose pages were last evicted (`evict_on_wrap`).
     let mut evicted_pass = 0u64;
     let mut in_flight = 0usize;
+    // The slots queued and not yet given their issue time (see the reap).
+    let mut unstamped: Vec<usize> = Vec::with_capacity(slots.len());
     // Nothing completed for --hang-timeout: the engine is given up on.
     let mut hung = false;
     let hang_timeout = engine_spec.hang_timeout;
@@ -230,16 +232,22 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     (_, Op::Write) => stamper.stamp(engine.write_buffer(&s), offset),
                     (_, Op::Read) => {}
                 }
-                let issued = C::now();
-                let due = match &mut pace {
-                    None => issued,
+                // On a schedule each I/O's issue is its own instant;
+                // otherwise every I/O queued now is stamped below, once,
+                // right before the reap that issues them all.
+                let (issued, due) = match &mut pace {
+                    None => {
+                        unstamped.push(s.index());
+                        (tally.epoch, tally.epoch)
+                    }
                     Some(p) => {
+                        let issued = C::now();
                         // The hang timeout runs from here when nothing was
                         // in flight (waiting for a due time is no hang).
                         if in_flight == 0 {
                             tally.last_done = issued;
                         }
-                        p.take(issued)
+                        (issued, p.take(issued))
                     }
                 };
                 slots[s.index()] = Slot {
@@ -282,6 +290,20 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                 None => break,
             }
         }
+        // The I/Os queued since the last reap go to the kernel in it: one
+        // clock read is their issue time (io_uring: the instant before the
+        // io_uring_enter that submits the batch; sync: before the pread).
+        if !unstamped.is_empty() {
+            let now = C::now();
+            for i in unstamped.drain(..) {
+                slots[i].issued = now;
+                slots[i].due = now;
+            }
+        }
+        // And one clock read, at the first completion the reap hands back,
+        // is the completion time of all it hands back: they were complete
+        // when the kernel returned.
+        tally.batch_done = None;
         let done = |s: SlotToken, res| {
             in_flight -= 1;
             let slot = &mut slots[s.index()];
@@ -503,6 +525,9 @@ struct Tally<'a, C> {
     past_deadline: bool,
     /// The last completion (or the start): what the hang timeout runs from.
     last_done: Instant,
+    /// The completion time of the reap in progress: read at its first
+    /// completion, shared by all it hands back (`None` between reaps).
+    batch_done: Option<Instant>,
     /// `--live`/`--metrics`: where each finished second is handed off.
     tap: Option<Tap>,
     /// On a schedule: when the I/O after the last one issued would have
@@ -563,6 +588,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             stopping: false,
             past_deadline: false,
             last_done: epoch,
+            batch_done: None,
             tap,
             schedule_end_ns: 0,
             unserved_ios: 0,
@@ -623,7 +649,7 @@ impl<'a, C: Clock> Tally<'a, C> {
     /// failed: the slot is issued again unless the worker stops).
     #[inline]
     fn complete(&mut self, slot: Slot, res: std::io::Result<usize>) -> Option<bool> {
-        let t1 = C::now();
+        let t1 = *self.batch_done.get_or_insert_with(C::now);
         self.last_done = t1;
         let tn = t1.duration_since(self.epoch).as_nanos() as u64;
         let n = match res {
