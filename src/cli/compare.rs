@@ -56,8 +56,11 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
             "align",
         ],
     )?;
-    if base.members.is_some() || base.buffered || base.direct || base.uncached {
-        return usage("compare chooses the members, and direct or buffered, per phase: drop --members, --direct, --buffered and --uncached");
+    if base.members.is_some() || base.buffered || base.direct {
+        return usage("compare chooses the members, and direct or buffered, per phase: drop --members, --direct and --buffered (--uncached adds uncached phases beside the buffered ones)");
+    }
+    if base.uncached && base.rw.writes() {
+        return usage("compare --uncached adds uncached read phases of the volume, and --rw write phases write it: drop one of them");
     }
     Ok(())
 }
@@ -68,6 +71,7 @@ pub fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: 
     a.targets = targets;
     a.jobs = jobs;
     a.buffered = buffered;
+    a.uncached = false;
     a.direct = false;
     a.formats = Default::default();
     a.histogram = false;
@@ -120,40 +124,51 @@ pub fn plan_phases(
     let n = members.len();
     let on_volume =
         |jobs, buffered| phase_args(&args.run, vec![volume.to_path_buf()], jobs, buffered);
+    let uncached = |jobs| {
+        let mut a = on_volume(jobs, false);
+        a.uncached = true;
+        a
+    };
     let writing = |bs: u64, stripe: bool| {
         let mut a = on_volume(n, false);
         a.bs = Some(BlockSizeArg::Bytes(bs));
         a.align = stripe.then_some(AlignArg::Stripe);
         a
     };
-    crate::document::compare::phase_plan(&shown, args.solo, writes.is_some(), args.repeat)
-        .into_iter()
-        .map(|(kind, r)| {
-            let (a, owned) = match &kind {
-                PhaseKind::Alone { member } => {
-                    let m = members.iter().zip(&shown).find(|(_, s)| *s == member);
-                    let member: Vec<PathBuf> = m.map(|(p, _)| p.clone()).into_iter().collect();
-                    (member_args(&args.run, member), false)
-                }
-                PhaseKind::Together => (member_args(&args.run, members.to_vec()), false),
-                PhaseKind::VolumeFullStripeWrites { .. } => {
-                    // (Planned only with `writes`.)
-                    let s = writes.unwrap_or_default();
-                    (writing(s.full_stripe, true), owned)
-                }
-                PhaseKind::VolumeSubStripeWrites { .. } => {
-                    // (Planned only with `writes`.)
-                    let s = writes.unwrap_or_default();
-                    (writing(s.chunk, false), owned)
-                }
-                PhaseKind::VolumeOneWorker => (on_volume(1, false), owned),
-                PhaseKind::VolumeOneBuffered => (on_volume(1, true), owned),
-                PhaseKind::VolumePerMember { .. } => (on_volume(n, false), owned),
-                PhaseKind::VolumeBuffered { .. } | PhaseKind::Other(_) => {
-                    (on_volume(n, true), owned)
-                }
-            };
-            (kind, r, a, owned)
-        })
-        .collect()
+    crate::document::compare::phase_plan(
+        &shown,
+        args.solo,
+        writes.is_some(),
+        args.run.uncached,
+        args.repeat,
+    )
+    .into_iter()
+    .map(|(kind, r)| {
+        let (a, owned) = match &kind {
+            PhaseKind::Alone { member } => {
+                let m = members.iter().zip(&shown).find(|(_, s)| *s == member);
+                let member: Vec<PathBuf> = m.map(|(p, _)| p.clone()).into_iter().collect();
+                (member_args(&args.run, member), false)
+            }
+            PhaseKind::Together => (member_args(&args.run, members.to_vec()), false),
+            PhaseKind::VolumeFullStripeWrites { .. } => {
+                // (Planned only with `writes`.)
+                let s = writes.unwrap_or_default();
+                (writing(s.full_stripe, true), owned)
+            }
+            PhaseKind::VolumeSubStripeWrites { .. } => {
+                // (Planned only with `writes`.)
+                let s = writes.unwrap_or_default();
+                (writing(s.chunk, false), owned)
+            }
+            PhaseKind::VolumeOneWorker => (on_volume(1, false), owned),
+            PhaseKind::VolumeOneBuffered => (on_volume(1, true), owned),
+            PhaseKind::VolumeOneUncached => (uncached(1), owned),
+            PhaseKind::VolumeUncached { .. } => (uncached(n), owned),
+            PhaseKind::VolumePerMember { .. } => (on_volume(n, false), owned),
+            PhaseKind::VolumeBuffered { .. } | PhaseKind::Other(_) => (on_volume(n, true), owned),
+        };
+        (kind, r, a, owned)
+    })
+    .collect()
 }

@@ -202,9 +202,9 @@ fn check_md_tunables(
 }
 
 /// `--uncached`: every target accepts RWF_DONTCACHE, probed with one read
-/// before the first I/O.
+/// before the first I/O (in a dry run too, as compare guards its phases).
 fn check_uncached(cfg: &RunConfig, plan: &Plan) -> Result<()> {
-    if !cfg.uncached || cfg.dry_run {
+    if !cfg.uncached {
         return Ok(());
     }
     for t in &plan.targets {
@@ -277,9 +277,10 @@ fn check_ring(cfg: &RunConfig, plan: &Plan) -> Result<()> {
 }
 
 /// `--nowait`: every target takes RWF_NOWAIT (EAGAIN, "it would block",
-/// is an answer; EOPNOTSUPP is not), probed with one read of offset 0.
+/// is an answer; EOPNOTSUPP is not), probed with one read of offset 0 (in
+/// a dry run too).
 fn check_nowait(cfg: &RunConfig, plan: &Plan) -> Result<()> {
-    if !cfg.nowait || cfg.dry_run {
+    if !cfg.nowait {
         return Ok(());
     }
     for t in &plan.targets {

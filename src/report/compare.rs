@@ -167,7 +167,7 @@ fn direct_buffered(out: &mut String, d: &CompareDocument) {
     let cpu = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
     let _ = writeln!(
         out,
-        "O_DIRECT / buffered on the volume (rate ratio; CPU s/GB each):"
+        "O_DIRECT / through the page cache (buffered, or uncached) on the volume (rate ratio; CPU s/GB each):"
     );
     for p in &d.direct_buffered {
         let _ = writeln!(

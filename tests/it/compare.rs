@@ -119,7 +119,7 @@ fn btrfs_raid0_topology_members_and_compare() {
     assert!((ratio - want).abs() < 1e-9 * want, "{first}");
     assert!(first["buffered_cpu_sec_per_gb"].as_f64().unwrap() > 0.0);
     assert!(
-        text.contains("O_DIRECT / buffered on the volume (rate ratio; CPU s/GB each):\n  volume, 3 workers, O_DIRECT / volume, 1 worker, buffered = "),
+        text.contains("O_DIRECT / through the page cache (buffered, or uncached) on the volume (rate ratio; CPU s/GB each):\n  volume, 3 workers, O_DIRECT / volume, 1 worker, buffered = "),
         "{text}"
     );
     let eff = c["efficiency"].as_f64().unwrap();

@@ -8,7 +8,8 @@ use super::health::PhaseStatus;
 use super::kind::PhaseKind;
 use super::phase::Phase;
 
-/// One O_DIRECT phase on the volume against one buffered phase on it.
+/// One O_DIRECT phase on the volume against one buffered (or, with
+/// `--uncached`, uncached) phase on it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct DirectBuffered {
     /// The O_DIRECT phase, by its name.
@@ -36,10 +37,15 @@ pub fn pairs(runs: &[&Phase]) -> Vec<DirectBuffered> {
     let one_direct = find(|k| *k == PhaseKind::VolumeOneWorker);
     let one_buffered = find(|k| *k == PhaseKind::VolumeOneBuffered);
     let n_buffered = find(|k| matches!(k, PhaseKind::VolumeBuffered { .. }));
+    // `--uncached`: the page cache's third mode, against the same O_DIRECT phases.
+    let one_uncached = find(|k| *k == PhaseKind::VolumeOneUncached);
+    let n_uncached = find(|k| matches!(k, PhaseKind::VolumeUncached { .. }));
     [
         (per_member, one_buffered),
         (one_direct, one_buffered),
         (per_member, n_buffered),
+        (per_member, one_uncached),
+        (per_member, n_uncached),
     ]
     .into_iter()
     .filter_map(|(d, b)| Some(pair(d?, b?)))

@@ -23,6 +23,11 @@ pub enum PhaseKind {
     /// "one buffered dd on the whole volume", against one O_DIRECT worker
     /// per member.
     VolumeOneBuffered,
+    /// `compare --uncached`: the volume with one worker per member,
+    /// through the page cache without keeping it (RWF_DONTCACHE).
+    VolumeUncached { workers: usize },
+    /// `compare --uncached`: the volume read by one thread so.
+    VolumeOneUncached,
     /// `compare --rw write`: the volume written by one worker per member,
     /// each I/O a full stripe at a full-stripe boundary (no parity to read).
     VolumeFullStripeWrites { workers: usize },
@@ -43,6 +48,8 @@ impl PhaseKind {
                 | PhaseKind::VolumePerMember { .. }
                 | PhaseKind::VolumeBuffered { .. }
                 | PhaseKind::VolumeOneBuffered
+                | PhaseKind::VolumeUncached { .. }
+                | PhaseKind::VolumeOneUncached
                 | PhaseKind::VolumeFullStripeWrites { .. }
                 | PhaseKind::VolumeSubStripeWrites { .. }
         )
@@ -74,6 +81,7 @@ impl PhaseKind {
             match how {
                 "O_DIRECT" => Some(PhaseKind::VolumePerMember { workers }),
                 "buffered" => Some(PhaseKind::VolumeBuffered { workers }),
+                "uncached" => Some(PhaseKind::VolumeUncached { workers }),
                 "full-stripe writes" => Some(PhaseKind::VolumeFullStripeWrites { workers }),
                 "sub-stripe writes" => Some(PhaseKind::VolumeSubStripeWrites { workers }),
                 _ => None,
@@ -85,6 +93,8 @@ impl PhaseKind {
             PhaseKind::VolumeOneWorker
         } else if name == "volume, 1 worker, buffered" {
             PhaseKind::VolumeOneBuffered
+        } else if name == "volume, 1 worker, uncached" {
+            PhaseKind::VolumeOneUncached
         } else if let Some(member) = name
             .strip_prefix("member ")
             .and_then(|m| m.strip_suffix(" alone"))
@@ -112,6 +122,8 @@ impl std::fmt::Display for PhaseKind {
             }
             PhaseKind::VolumeBuffered { workers } => format!("volume, {workers} workers, buffered"),
             PhaseKind::VolumeOneBuffered => "volume, 1 worker, buffered".into(),
+            PhaseKind::VolumeUncached { workers } => format!("volume, {workers} workers, uncached"),
+            PhaseKind::VolumeOneUncached => "volume, 1 worker, uncached".into(),
             PhaseKind::VolumeFullStripeWrites { workers } => {
                 format!("volume, {workers} workers, full-stripe writes")
             }

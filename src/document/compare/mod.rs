@@ -130,8 +130,10 @@ impl CompareDocument {
 /// The phases compare runs, in order, on a volume of `members` (each as
 /// its name is shown): each member alone first with `solo`. With `writes`
 /// (`--rw write`) the members are still only read, and the volume phases
-/// write it: full stripes, then less than one.
-pub fn phase_kinds(members: &[String], solo: bool, writes: bool) -> Vec<PhaseKind> {
+/// write it: full stripes, then less than one. With `uncached`
+/// (`--uncached`, reads only) the volume is read through the page cache
+/// without keeping it too (RWF_DONTCACHE), after the buffered phases.
+pub fn phase_kinds(members: &[String], solo: bool, writes: bool, uncached: bool) -> Vec<PhaseKind> {
     let n = members.len();
     let alone = members
         .iter()
@@ -143,12 +145,17 @@ pub fn phase_kinds(members: &[String], solo: bool, writes: bool) -> Vec<PhaseKin
             PhaseKind::VolumeSubStripeWrites { workers: n },
         ]
     } else {
-        vec![
+        let mut v = vec![
             PhaseKind::VolumeOneWorker,
             PhaseKind::VolumePerMember { workers: n },
             PhaseKind::VolumeBuffered { workers: n },
             PhaseKind::VolumeOneBuffered,
-        ]
+        ];
+        if uncached {
+            v.push(PhaseKind::VolumeUncached { workers: n });
+            v.push(PhaseKind::VolumeOneUncached);
+        }
+        v
     };
     alone
         .chain(std::iter::once(PhaseKind::Together))
@@ -163,9 +170,10 @@ pub fn phase_plan(
     members: &[String],
     solo: bool,
     writes: bool,
+    uncached: bool,
     repeat: usize,
 ) -> Vec<(PhaseKind, u32)> {
-    let kinds = phase_kinds(members, solo, writes);
+    let kinds = phase_kinds(members, solo, writes, uncached);
     let (member, volume): (Vec<PhaseKind>, Vec<PhaseKind>) =
         kinds.into_iter().partition(|k| !k.on_volume());
     let mut plan = Vec::new();
