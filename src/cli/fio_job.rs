@@ -402,6 +402,11 @@ const KNOWN: &[&str] = &[
     "iodepth",
     "fixedbufs",
     "registerfiles",
+    "hipri",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "nowait",
+    "uncached",
     "numjobs",
     "time_based",
     "runtime",
@@ -752,6 +757,53 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
                 "{}: {said}; stripebench cannot honour it",
                 at(o)
             )));
+        }
+    }
+    // io_uring's ring options, and the RWF_* flags (io_uring, pvsync2).
+    let uring = engine == "io_uring";
+    if flag("hipri")?.unwrap_or(false) {
+        let o = job.get("hipri").unwrap_or(&job.opts[0]);
+        if !uring {
+            return refuse!(
+                o,
+                "polls io_uring completions: give ioengine=io_uring, or drop it"
+            );
+        }
+        args.push("--hipri".into());
+    }
+    if flag("sqthread_poll")?.unwrap_or(false) {
+        let o = job.get("sqthread_poll").unwrap_or(&job.opts[0]);
+        if !uring {
+            return refuse!(o, "is io_uring's: give ioengine=io_uring, or drop it");
+        }
+        match job.get("sqthread_poll_cpu") {
+            Some(c) => args.push(format!("--sqpoll={}", count(c)?)),
+            None => args.push("--sqpoll".into()),
+        }
+    } else if let Some(o) = job.get("sqthread_poll_cpu") {
+        return refuse!(o, "without sqthread_poll=1: give both, or neither");
+    }
+    let rwf = |key: &str| -> Result<bool, FioJobError> {
+        let on = match job.get(key) {
+            None => false,
+            Some(o) => match o.value.as_deref() {
+                None => true,
+                Some(_) => count(o)? > 0,
+            },
+        };
+        if on && !uring && engine != "pvsync2" {
+            let o = job.get(key).unwrap_or(&job.opts[0]);
+            return refuse!(o, "is an RWF_* flag, which fio sets with ioengine=io_uring or pvsync2: give one of those, or drop it");
+        }
+        Ok(on)
+    };
+    if rwf("nowait")? {
+        args.push("--nowait".into());
+    }
+    if rwf("uncached")? && !direct {
+        // Buffered I/O that does not keep its pages: stripebench's third mode.
+        if let Some(b) = args.iter_mut().find(|a| *a == "--buffered") {
+            *b = "--uncached".into();
         }
     }
     // A fixed schedule: one rate for reads and writes alike.

@@ -159,9 +159,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["auto", "plain", "coop", "defer"])]
     pub taskrun: String,
 
-    /// Issue each read and write with RWF_NOWAIT first: one that would
-    /// block fails with EAGAIN, is counted (would_block_ios in the JSON) and
-    /// is issued again without it.
+    /// Issue each read and write with RWF_NOWAIT first: one the kernel will
+    /// not do without blocking (EAGAIN, a short transfer, or EOPNOTSUPP for
+    /// a buffered write the file system cannot do so) is counted
+    /// (would_block_ios in the JSON) and issued again, whole, without it.
     #[arg(long)]
     pub nowait: bool,
 

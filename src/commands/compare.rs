@@ -48,6 +48,13 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         &protected,
         &[],
     )?;
+    // What the phases ask of a mounted volume's file system (--uncached,
+    // --nowait, --hipri), checked before its test file is written.
+    if volume.is_dir() {
+        let mut asked = config(&phase_args(base, members.clone(), 1, false))?;
+        asked.uncached = base.uncached;
+        session::check_test_dir(&asked, volume)?;
+    }
     let (vol_target, bed, note) = crate::device::test_file::for_volume(
         volume,
         args.file_size,

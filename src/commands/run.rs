@@ -40,7 +40,10 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         return Ok(EXIT_OK);
     }
     let testbed = match &cfg.testbed {
-        Some(tb) => Some(create_testbed(&cfg, tb, &out)?),
+        Some(tb) => {
+            crate::measure::session::check_test_dir(&cfg, &tb.dir)?;
+            Some(create_testbed(&cfg, tb, &out)?)
+        }
         None => None,
     };
     let paths: Vec<PathBuf> = match &testbed {

@@ -126,8 +126,8 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.submit_thread()
     }
 
-    fn would_block(&self) -> u64 {
-        self.inner.would_block()
+    fn would_have_blocked(&mut self, slot: &SlotToken) -> bool {
+        self.inner.would_have_blocked(slot)
     }
 
     fn abandon(self) {

@@ -427,10 +427,13 @@ pub trait Engine: Sized {
         None
     }
 
-    /// `--nowait`: the I/Os that failed with EAGAIN (they would have
-    /// blocked) and were issued again without RWF_NOWAIT.
-    fn would_block(&self) -> u64 {
-        0
+    /// `--nowait`: whether the I/O `reap` just handed back on `slot` would
+    /// have blocked (EAGAIN under RWF_NOWAIT, or less than asked, or a
+    /// buffered write the file system will not try so: EOPNOTSUPP) and went
+    /// again without the flag. The token proves the I/O is done.
+    fn would_have_blocked(&mut self, slot: &SlotToken) -> bool {
+        let _ = slot;
+        false
     }
 
     /// Tests only (the fault engine's `--debug-hang-from`): queues on `slot`

@@ -25,8 +25,8 @@ pub struct SyncEngine {
     rw_flags: i32,
     /// `--nowait`: each I/O goes first with RWF_NOWAIT.
     nowait: bool,
-    /// I/Os that failed with EAGAIN under `--nowait`.
-    would_block: u64,
+    /// `--nowait`: the last I/O would have blocked, and went again.
+    blocked: bool,
 }
 
 impl SyncEngine {
@@ -122,7 +122,7 @@ impl Engine for SyncEngine {
             watch: spec.watch.clone(),
             rw_flags: spec.rw_flags,
             nowait: spec.nowait,
-            would_block: 0,
+            blocked: false,
         };
         Ok((engine, id.tokens(1)))
     }
@@ -149,9 +149,17 @@ impl Engine for SyncEngine {
         }
         let first = self.rw_flags | if self.nowait { RWF_NOWAIT } else { 0 };
         let mut res = self.issue(op, offset, first);
-        if self.nowait && matches!(&res, Err(e) if e.raw_os_error() == Some(libc::EAGAIN)) {
-            // It would have blocked: counted, and issued again as without --nowait.
-            self.would_block += 1;
+        self.blocked = self.nowait
+            && match &res {
+                // It would have blocked (EAGAIN), or the file system does
+                // not try a buffered write so (ext4: EOPNOTSUPP)...
+                Err(e) => matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EOPNOTSUPP)),
+                // ... or it moved only what needed no waiting (a buffered
+                // read finds part of the block cached).
+                Ok(n) => *n < self.buf.len(),
+            };
+        if self.blocked {
+            // Issued again, whole, as without --nowait.
             res = self.issue(op, offset, self.rw_flags);
         }
         if let Some(w) = &self.watch {
@@ -179,8 +187,9 @@ impl Engine for SyncEngine {
         }
     }
 
-    fn would_block(&self) -> u64 {
-        self.would_block
+    fn would_have_blocked(&mut self, slot: &SlotToken) -> bool {
+        slot.check(self.id);
+        self.blocked
     }
 
     fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {

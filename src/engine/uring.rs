@@ -70,7 +70,6 @@ pub struct UringEngine {
     /// `--nowait`: each slot's I/O, to issue it again without RWF_NOWAIT
     /// when it would have blocked; empty otherwise.
     nowait: Vec<NoWaitIo>,
-    would_block: u64,
     /// How the ring was set up, and its size.
     setup: RingSetup,
     entries: u32,
@@ -404,7 +403,6 @@ impl Engine for UringEngine {
             } else {
                 Vec::new()
             },
-            would_block: 0,
             setup,
             entries,
             enter_fd,
@@ -527,8 +525,10 @@ impl Engine for UringEngine {
         self.sq_thread
     }
 
-    fn would_block(&self) -> u64 {
-        self.would_block
+    fn would_have_blocked(&mut self, slot: &SlotToken) -> bool {
+        slot.check(self.id);
+        // Issued again without RWF_NOWAIT (`queue` sets it anew).
+        !self.nowait.is_empty() && !self.nowait[slot.index()].nowait
     }
 
     fn abandon(mut self) {
@@ -619,7 +619,6 @@ impl UringEngine {
                 if nowait && res == -libc::EAGAIN && self.nowait[slot].nowait {
                     // Issued again below, without RWF_NOWAIT.
                     self.nowait[slot].again = true;
-                    self.would_block += 1;
                     again = true;
                     continue;
                 }

@@ -276,6 +276,75 @@ fn check_ring(cfg: &RunConfig, plan: &Plan) -> Result<()> {
     Ok(())
 }
 
+/// Before a test file is written into `dir` (the built-in test bed, or
+/// compare's file on a mounted volume): what the run asks of that file
+/// system (`--hipri`'s poll queues, `--uncached`'s RWF_DONTCACHE,
+/// `--nowait`'s RWF_NOWAIT), checked on a small probe file of its own, so
+/// that a refusal comes before gigabytes are written.
+pub fn check_test_dir(cfg: &RunConfig, dir: &std::path::Path) -> Result<()> {
+    if cfg.ring.iopoll && cfg.engine == EngineKind::Uring {
+        let sys = crate::base::host::Host::real().sys;
+        let polls =
+            device::device_of(dir).and_then(|d| crate::device::queue::QueueLimits::polls(&sys, d));
+        if polls != Some(true) {
+            return Err(UsageError(format!(
+                "{}: --hipri needs polled completions, and the device under it has no poll queues (queue/io_poll): load the driver with poll queues (nvme poll_queues=N, null_blk poll_queues=N), or drop --hipri",
+                crate::base::error::show_path(dir)
+            ))
+            .into());
+        }
+    }
+    if !cfg.uncached && !cfg.nowait {
+        return Ok(());
+    }
+    let path = dir.join(format!(
+        ".stripebench-probe-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    let made = {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .and_then(|mut f| f.write_all(&[0x5a; 4096]).map(|()| f))
+    };
+    let file = match made {
+        Ok(f) => f,
+        // No probe file: the test bed's own writing will say why.
+        Err(_) => {
+            let _ = std::fs::remove_file(&path);
+            return Ok(());
+        }
+    };
+    let shown = crate::base::error::show_path(dir);
+    let result = if cfg.uncached {
+        crate::engine::probe_dontcache(&file, 4096).map_err(|e| {
+            format!("{shown}: --uncached needs RWF_DONTCACHE (Linux 6.14+, and a file system that supports it), refused here ({e}): use --buffered or --direct")
+        })
+    } else {
+        Ok(())
+    }
+    .and_then(|()| match cfg.nowait {
+        true => match crate::engine::probe_rw_flags(&file, 4096, crate::engine::RWF_NOWAIT) {
+            Err(e) if e.raw_os_error() != Some(libc::EAGAIN) => Err(format!(
+                "{shown}: --nowait needs RWF_NOWAIT (Linux 4.14+, and a file or device that supports it), refused here ({e}): drop --nowait"
+            )),
+            _ => Ok(()),
+        },
+        false => Ok(()),
+    });
+    drop(file);
+    let _ = std::fs::remove_file(&path);
+    result.map_err(|m| UsageError(m).into())
+}
+
 /// `--nowait`: every target takes RWF_NOWAIT (EAGAIN, "it would block",
 /// is an answer; EOPNOTSUPP is not), probed with one read of offset 0 (in
 /// a dry run too).

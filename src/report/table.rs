@@ -498,7 +498,7 @@ pub fn summary(doc: &RunDocument) -> String {
         let ios: u64 = doc.workers.iter().map(|w| w.figures.ios).sum();
         let _ = writeln!(
             out,
-            "--nowait: {blocked} of {ios} I/Os would have blocked (EAGAIN under RWF_NOWAIT) and went again without it; their latency holds both tries"
+            "--nowait: {blocked} of {ios} I/Os in the window would have blocked (EAGAIN, a short transfer, or EOPNOTSUPP under RWF_NOWAIT) and went again without it; their latency holds both tries"
         );
     }
     if tot.cache_evictions > 0 {

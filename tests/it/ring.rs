@@ -148,6 +148,56 @@ fn nowait_counts_the_reads_that_would_block_and_still_reads_everything() {
             w["engine_path"]
         );
     }
+    // 1 MiB buffered reads of a cold file on the sync engine: RWF_NOWAIT
+    // hands back the cached part of a block; that read goes again, whole.
+    let d = run_json(&[
+        "run",
+        "--rw",
+        "read",
+        "--bs",
+        "1m",
+        "--buffered",
+        "--nowait",
+        "--engine",
+        "sync",
+        "--io-limit",
+        "16m",
+        "--no-progress",
+        file,
+    ]);
+    let w = &d["workers"][0];
+    assert_eq!(u(&w["bytes"]), 16 << 20);
+    assert_eq!(
+        u(&w["short_ios"]),
+        0,
+        "a short read under RWF_NOWAIT went again"
+    );
+    // A window after a ramp: only the window's I/Os are counted, so never
+    // more would have blocked than were done (SIGINT or the deadline alike).
+    let d = run_json(&[
+        "run",
+        "--rw",
+        "read",
+        "--bs",
+        "64k",
+        "--buffered",
+        "--nowait",
+        "--iodepth",
+        "4",
+        "--duration",
+        "300ms",
+        "--ramp",
+        "200ms",
+        "--no-progress",
+        file,
+    ]);
+    let w = &d["workers"][0];
+    assert!(
+        u(&w["would_block_ios"]) <= u(&w["ios"]),
+        "{} would have blocked of {} I/Os",
+        w["would_block_ios"],
+        w["ios"]
+    );
     // Without --nowait the count is not there at all.
     let d = read4k(file, &[]);
     assert!(d["workers"][0].get("would_block_ios").is_none());
@@ -248,4 +298,72 @@ fn print_fio_spells_the_ring_options_as_fio_does() {
         line.contains("--ioengine=pvsync2") && line.contains("--uncached=1"),
         "{line}"
     );
+}
+
+#[test]
+fn nowait_buffered_writes_that_ext4_will_not_try_so_go_again_on_the_sync_engine() {
+    // ext4 answers a buffered write under RWF_NOWAIT with EOPNOTSUPP: each
+    // goes again without the flag and is counted, no error.
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let file = data_file(dir.path(), "f", 4 << 20);
+    let d = run_json(&[
+        "run",
+        "--rw",
+        "write",
+        "--bs",
+        "64k",
+        "--buffered",
+        "--nowait",
+        "--engine",
+        "sync",
+        "--allow-destructive",
+        "--io-limit",
+        "4m",
+        "--no-progress",
+        file.to_str().unwrap(),
+    ]);
+    let w = &d["workers"][0];
+    assert_eq!(u(&w["errors"]), 0, "{w}");
+    assert_eq!(u(&w["bytes"]), 4 << 20);
+    assert!(u(&w["would_block_ios"]) <= u(&w["ios"]));
+}
+
+#[test]
+fn hipri_with_the_built_in_test_bed_is_refused_before_it_is_written() {
+    // The test bed's file system (a virtio disk or tmpfs here) has no poll
+    // queues: one line, and nothing written first.
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    refused(
+        &["run", "--hipri", "--dir", dir.path().to_str().unwrap()],
+        "--hipri needs polled completions",
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// `stripebench run --dry-run --fio-job` of a job file holding `text`.
+fn dry_fio_job(text: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("j.fio");
+    std::fs::write(&job, text).unwrap();
+    crate::common::sb()
+        .args(["run", "--dry-run", "--fio-job"])
+        .arg(&job)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_fio_job_with_the_ring_options_reads_back_as_print_fio_writes_them() {
+    let out = dry_fio_job(
+        "[j]\nioengine=io_uring\niodepth=8\ndirect=1\nrw=randread\nbs=4k\nhipri\nsqthread_poll=1\nsqthread_poll_cpu=1\nnowait=1\nfilename=/dev/null\n",
+    );
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    for o in ["--hipri", "--sqpoll=1", "--nowait", "--engine=uring"] {
+        assert!(said.split_whitespace().any(|w| w == o), "{o} in {said}");
+    }
+    // sqthread_poll_cpu alone is refused, by name.
+    let out = dry_fio_job("[j]\nioengine=io_uring\nsqthread_poll_cpu=1\nfilename=/dev/null\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without sqthread_poll=1"));
 }

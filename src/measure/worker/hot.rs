@@ -31,6 +31,8 @@ struct Slot {
     full: bool,
     /// Queued and not yet reaped: what a hang leaves behind.
     busy: bool,
+    /// Its last completion was counted in the window.
+    counted: bool,
 }
 
 impl Slot {
@@ -43,6 +45,7 @@ impl Slot {
             due: Instant::now(),
             full: false,
             busy: false,
+            counted: false,
         }
     }
 }
@@ -100,7 +103,6 @@ pub fn run<E: Engine>(
     );
     let mut out = tally.close(pace.as_ref(), &slots, hung, below_limit, None);
     out.cpu = cpus::current_cpu();
-    out.would_block = engine.would_block();
     out.ring = engine.ring().map(|mut r| {
         r.sqpoll_cpu_sec = out.submit_thread_cpu_sec;
         r
@@ -257,6 +259,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     due,
                     full: false,
                     busy: true,
+                    counted: false,
                 };
                 engine.queue(s, op, offset);
                 issued_bytes += bs;
@@ -311,6 +314,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             if let Some(full) = tally.complete(*slot, res) {
                 slot.full = full;
             }
+            slot.counted = tally.counted;
             completed.push(s);
         };
         let reaped = match wait {
@@ -324,6 +328,15 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     .out
                     .verify
                     .note(engine.buffer(s), slots[s.index()].offset);
+            }
+        }
+        if engine_spec.nowait {
+            // --nowait: of the I/Os counted in the window, those that would
+            // have blocked and went again.
+            for s in &completed[kept..] {
+                if slots[s.index()].counted && engine.would_have_blocked(s) {
+                    tally.out.would_block += 1;
+                }
             }
         }
         if let Err(e) = reaped {
@@ -528,6 +541,8 @@ struct Tally<'a, C> {
     /// The completion time of the reap in progress: read at its first
     /// completion, shared by all it hands back (`None` between reaps).
     batch_done: Option<Instant>,
+    /// The last completion was counted in the window.
+    counted: bool,
     /// `--live`/`--metrics`: where each finished second is handed off.
     tap: Option<Tap>,
     /// On a schedule: when the I/O after the last one issued would have
@@ -589,6 +604,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             past_deadline: false,
             last_done: epoch,
             batch_done: None,
+            counted: false,
             tap,
             schedule_end_ns: 0,
             unserved_ios: 0,
@@ -651,6 +667,7 @@ impl<'a, C: Clock> Tally<'a, C> {
     fn complete(&mut self, slot: Slot, res: std::io::Result<usize>) -> Option<bool> {
         let t1 = *self.batch_done.get_or_insert_with(C::now);
         self.last_done = t1;
+        self.counted = false;
         let tn = t1.duration_since(self.epoch).as_nanos() as u64;
         let n = match res {
             Ok(n) if n > 0 => n as u64,
@@ -721,6 +738,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             self.in_window = true;
             self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
         }
+        self.counted = true;
         let out = &mut self.out;
         // On a schedule, latency runs from the due time (the service time,
         // issue to completion, beside it); else due == issued.
