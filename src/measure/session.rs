@@ -493,8 +493,9 @@ fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<Warning>) -> R
     }
     let working_set: u64 = plan.targets.iter().map(|t| t.region.length).sum();
     // A sequential read evicts its region at each wrap-around (the worker's
-    // evict_on_wrap): only a random read can re-read from the cache.
-    let rereads = !plan.workers.iter().all(|w| w.evict_on_wrap);
+    // evict_on_wrap): only a random read can re-read from the cache; and
+    // --uncached (RWF_DONTCACHE) keeps no page to re-read.
+    let rereads = !cfg.uncached && !plan.workers.iter().all(|w| w.evict_on_wrap);
     if let Some(avail) = device::cache::available_memory()
         .filter(|&a| working_set < a)
         .filter(|_| rereads)
