@@ -201,23 +201,22 @@ pub fn readahead_knob(path: &Path) -> Option<PathBuf> {
 /// The device whose read-ahead applies to `path`: the device itself, or the
 /// one under a file's file system.
 pub fn device_of(path: &Path) -> Option<(u64, u64)> {
-    let m = fs::metadata(path).ok()?;
-    Some(dev_numbers(if m.file_type().is_block_device() {
-        m.rdev()
-    } else {
-        m.dev()
-    }))
+    fs::metadata(path).ok().map(|m| device_in(&m))
 }
 
 /// As [`device_of`], for a file already open: checks what was opened,
 /// not a name resolved again.
 pub fn device_of_file(file: &File) -> Option<(u64, u64)> {
-    let m = file.metadata().ok()?;
-    Some(dev_numbers(if m.file_type().is_block_device() {
+    file.metadata().ok().map(|m| device_in(&m))
+}
+
+/// The device a block device's or a file's metadata names.
+fn device_in(m: &fs::Metadata) -> (u64, u64) {
+    dev_numbers(if m.file_type().is_block_device() {
         m.rdev()
     } else {
         m.dev()
-    }))
+    })
 }
 
 /// The memory file system a file lives on (`tmpfs`, `ramfs`), if it does:

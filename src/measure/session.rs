@@ -115,9 +115,11 @@ pub fn measure(
         .collect();
     let plan = plan::build(cfg, targets)?;
     check_buffer_memory(cfg, &plan)?;
-    check_uncached(cfg, &plan)?;
-    check_ring(cfg, &plan)?;
-    check_nowait(cfg, &plan)?;
+    check_ring(cfg)?;
+    check_files(
+        cfg,
+        plan.targets.iter().map(|t| (&*t.file, t.path.as_path())),
+    )?;
     let holes = check_holes(cfg, &plan, &mut checks)?;
     if cfg.dry_run {
         return Ok(Outcome::DryRun(Box::new(plan), checks));
@@ -201,30 +203,62 @@ fn check_md_tunables(
     .map_err(Into::into)
 }
 
-/// `--uncached`: every target accepts RWF_DONTCACHE, probed with one read
-/// before the first I/O (in a dry run too, as compare guards its phases).
-fn check_uncached(cfg: &RunConfig, plan: &Plan) -> Result<()> {
-    if !cfg.uncached {
+/// What the run asks of each file it will do I/O on, checked before the
+/// first I/O (in a dry run too, as compare guards its phases): `--uncached`
+/// RWF_DONTCACHE and `--nowait` RWF_NOWAIT, each probed with one read of
+/// offset 0 (for RWF_NOWAIT, EAGAIN is an answer; EOPNOTSUPP is not), and
+/// `--hipri` poll queues on the device under it. `files` are what was
+/// opened, with the name to show.
+fn check_files<'a>(
+    cfg: &RunConfig,
+    files: impl IntoIterator<Item = (&'a std::fs::File, &'a std::path::Path)>,
+) -> Result<()> {
+    let hipri = cfg.ring.iopoll && cfg.engine == EngineKind::Uring;
+    if !cfg.uncached && !cfg.nowait && !hipri {
         return Ok(());
     }
-    for t in &plan.targets {
-        if let Err(e) = crate::engine::probe_dontcache(&t.file, 4096) {
-            return Err(UsageError(format!(
-                "{}: --uncached needs RWF_DONTCACHE (Linux 6.14+, and a file system that supports it), refused here ({e}): use --buffered or --direct",
-                crate::base::error::show_path(&t.path)
-            ))
-            .into());
+    let sys = crate::base::host::Host::real().sys;
+    for (file, path) in files {
+        let shown = crate::base::error::show_path(path);
+        if cfg.uncached {
+            if let Err(e) = crate::engine::probe_dontcache(file, 4096) {
+                return usage(format!(
+                    "{shown}: --uncached needs RWF_DONTCACHE (Linux 6.14+, and a file system that supports it), refused here ({e}): use --buffered or --direct"
+                ));
+            }
+        }
+        if cfg.nowait {
+            match crate::engine::probe_rw_flags(file, 4096, crate::engine::RWF_NOWAIT) {
+                Err(e) if e.raw_os_error() != Some(libc::EAGAIN) => {
+                    return usage(format!(
+                        "{shown}: --nowait needs RWF_NOWAIT (Linux 4.14+, and a file or device that supports it), refused here ({e}): drop --nowait"
+                    ))
+                }
+                _ => {}
+            }
+        }
+        if hipri {
+            let why = match device::device_of_file(file)
+                .and_then(|d| crate::device::queue::QueueLimits::polls(&sys, d))
+            {
+                Some(true) => continue,
+                Some(false) => "its device has no poll queues (queue/io_poll is 0)",
+                None => "its device's queue does not say whether it polls (no queue/io_poll)",
+            };
+            return usage(format!(
+                "{shown}: --hipri needs polled completions, and {why}: load the driver with poll queues (nvme poll_queues=N, null_blk poll_queues=N), or drop --hipri"
+            ));
         }
     }
     Ok(())
 }
 
 /// io_uring's setup (`--hipri`, `--sqpoll`, `--taskrun`): this kernel
-/// builds such a ring, and with `--hipri` every target's device has poll
-/// queues. Checked before the first I/O, each refusal naming its cause.
-fn check_ring(cfg: &RunConfig, plan: &Plan) -> Result<()> {
+/// builds such a ring, checked before the first I/O, the refusal naming
+/// the option and the kernel it needs.
+fn check_ring(cfg: &RunConfig) -> Result<()> {
     let setup = cfg.ring;
-    if cfg.engine != crate::engine::EngineKind::Uring || setup == Default::default() {
+    if cfg.engine != EngineKind::Uring || setup == Default::default() {
         return Ok(());
     }
     // auto falls back to what the kernel has: the ring is probed without it.
@@ -232,69 +266,37 @@ fn check_ring(cfg: &RunConfig, plan: &Plan) -> Result<()> {
     if probe.taskrun == crate::engine::TaskRun::Auto {
         probe.taskrun = crate::engine::TaskRun::Plain;
     }
-    if let Err(e) = crate::engine::uring::builder(probe).build(2) {
-        let (what, since) = if !matches!(
-            setup.taskrun,
-            crate::engine::TaskRun::Auto | crate::engine::TaskRun::Plain
-        ) {
-            (
-                format!("--taskrun {}", setup.taskrun.name()),
-                setup.taskrun.since(),
-            )
-        } else if setup.sqpoll {
-            ("--sqpoll".to_string(), "5.11 (5.1 as root)")
-        } else {
-            ("--hipri".to_string(), "5.1")
-        };
-        return Err(UsageError(format!(
-            "{what}: this kernel ({}) refused the io_uring setup{} ({e}); it needs Linux {since} or later: drop {what}",
-            nix::sys::utsname::uname()
-                .map(|u| u.release().to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "unknown".into()),
-            crate::engine::uring::describe(setup)
-        ))
-        .into());
-    }
-    if !setup.iopoll {
+    let Err(e) = crate::engine::uring::builder(probe).build(2) else {
         return Ok(());
-    }
-    let sys = crate::base::host::Host::real().sys;
-    for t in &plan.targets {
-        let polls = crate::device::device_of_file(&t.file)
-            .and_then(|d| crate::device::queue::QueueLimits::polls(&sys, d));
-        let why = match polls {
-            Some(true) => continue,
-            Some(false) => "its device has no poll queues (queue/io_poll is 0)",
-            None => "its device's queue does not say whether it polls (no queue/io_poll)",
-        };
-        return Err(UsageError(format!(
-            "{}: --hipri needs polled completions, and {why}: load the driver with poll queues (nvme poll_queues=N, null_blk poll_queues=N), or drop --hipri",
-            crate::base::error::show_path(&t.path)
-        ))
-        .into());
-    }
-    Ok(())
+    };
+    let (what, since) = if !matches!(
+        setup.taskrun,
+        crate::engine::TaskRun::Auto | crate::engine::TaskRun::Plain
+    ) {
+        (
+            format!("--taskrun {}", setup.taskrun.name()),
+            setup.taskrun.since(),
+        )
+    } else if setup.sqpoll {
+        ("--sqpoll".to_string(), "5.11 (5.1 as root)")
+    } else {
+        ("--hipri".to_string(), "5.1")
+    };
+    usage(format!(
+        "{what}: this kernel ({}) refused the io_uring setup{} ({e}); it needs Linux {since} or later: drop {what}",
+        nix::sys::utsname::uname()
+            .map(|u| u.release().to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "unknown".into()),
+        crate::engine::uring::describe(setup)
+    ))
 }
 
 /// Before a test file is written into `dir` (the built-in test bed, or
-/// compare's file on a mounted volume): what the run asks of that file
-/// system (`--hipri`'s poll queues, `--uncached`'s RWF_DONTCACHE,
-/// `--nowait`'s RWF_NOWAIT), checked on a small probe file of its own, so
-/// that a refusal comes before gigabytes are written.
+/// compare's file on a mounted volume): [`check_files`] on a small probe
+/// file of its own there, so that a refusal comes before gigabytes are
+/// written.
 pub fn check_test_dir(cfg: &RunConfig, dir: &std::path::Path) -> Result<()> {
-    if cfg.ring.iopoll && cfg.engine == EngineKind::Uring {
-        let sys = crate::base::host::Host::real().sys;
-        let polls =
-            device::device_of(dir).and_then(|d| crate::device::queue::QueueLimits::polls(&sys, d));
-        if polls != Some(true) {
-            return Err(UsageError(format!(
-                "{}: --hipri needs polled completions, and the device under it has no poll queues (queue/io_poll): load the driver with poll queues (nvme poll_queues=N, null_blk poll_queues=N), or drop --hipri",
-                crate::base::error::show_path(dir)
-            ))
-            .into());
-        }
-    }
-    if !cfg.uncached && !cfg.nowait {
+    if !cfg.uncached && !cfg.nowait && !cfg.ring.iopoll {
         return Ok(());
     }
     let path = dir.join(format!(
@@ -315,57 +317,14 @@ pub fn check_test_dir(cfg: &RunConfig, dir: &std::path::Path) -> Result<()> {
             .open(&path)
             .and_then(|mut f| f.write_all(&[0x5a; 4096]).map(|()| f))
     };
-    let file = match made {
-        Ok(f) => f,
+    let result = match &made {
+        Ok(file) => check_files(cfg, [(file, dir)]),
         // No probe file: the test bed's own writing will say why.
-        Err(_) => {
-            let _ = std::fs::remove_file(&path);
-            return Ok(());
-        }
+        Err(_) => Ok(()),
     };
-    let shown = crate::base::error::show_path(dir);
-    let result = if cfg.uncached {
-        crate::engine::probe_dontcache(&file, 4096).map_err(|e| {
-            format!("{shown}: --uncached needs RWF_DONTCACHE (Linux 6.14+, and a file system that supports it), refused here ({e}): use --buffered or --direct")
-        })
-    } else {
-        Ok(())
-    }
-    .and_then(|()| match cfg.nowait {
-        true => match crate::engine::probe_rw_flags(&file, 4096, crate::engine::RWF_NOWAIT) {
-            Err(e) if e.raw_os_error() != Some(libc::EAGAIN) => Err(format!(
-                "{shown}: --nowait needs RWF_NOWAIT (Linux 4.14+, and a file or device that supports it), refused here ({e}): drop --nowait"
-            )),
-            _ => Ok(()),
-        },
-        false => Ok(()),
-    });
-    drop(file);
+    drop(made);
     let _ = std::fs::remove_file(&path);
-    result.map_err(|m| UsageError(m).into())
-}
-
-/// `--nowait`: every target takes RWF_NOWAIT (EAGAIN, "it would block",
-/// is an answer; EOPNOTSUPP is not), probed with one read of offset 0 (in
-/// a dry run too).
-fn check_nowait(cfg: &RunConfig, plan: &Plan) -> Result<()> {
-    if !cfg.nowait {
-        return Ok(());
-    }
-    for t in &plan.targets {
-        match crate::engine::probe_rw_flags(&t.file, 4096, crate::engine::RWF_NOWAIT) {
-            Ok(()) => {}
-            Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
-            Err(e) => {
-                return Err(UsageError(format!(
-                    "{}: --nowait needs RWF_NOWAIT (Linux 4.14+, and a file or device that supports it), refused here ({e}): drop --nowait",
-                    crate::base::error::show_path(&t.path)
-                ))
-                .into())
-            }
-        }
-    }
-    Ok(())
+    result
 }
 
 /// Refuses I/O buffers above a quarter of the available memory, before any
