@@ -156,7 +156,7 @@ pub struct RunArgs {
     /// interrupts it), coop (SINGLE_ISSUER|COOP_TASKRUN, Linux 6.0), defer
     /// (SINGLE_ISSUER|DEFER_TASKRUN, Linux 6.1: only when it waits), or auto:
     /// the first of defer, coop, plain this kernel has.
-    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["auto", "plain", "coop", "defer"])]
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = crate::engine::TaskRun::NAMES)]
     pub taskrun: String,
 
     /// Issue each read and write with RWF_NOWAIT first: one the kernel will

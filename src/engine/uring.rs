@@ -185,16 +185,17 @@ pub fn builder(setup: RingSetup) -> io_uring::Builder {
     b
 }
 
-/// What a setup asks beyond a plain ring, for messages (" (IOPOLL, ...)").
-pub fn describe(setup: RingSetup) -> String {
+/// What a setup asks beyond a plain ring, each as the report words it
+/// ("polled (IOPOLL)", "SQPOLL thread on CPU 1", "SINGLE_ISSUER|DEFER_TASKRUN").
+fn setup_parts(setup: RingSetup) -> Vec<String> {
     let mut parts = Vec::new();
     if setup.iopoll {
-        parts.push("IOPOLL".to_string());
+        parts.push("polled (IOPOLL)".to_string());
     }
     if setup.sqpoll {
         parts.push(match setup.sqpoll_cpu {
-            Some(cpu) => format!("SQPOLL on CPU {cpu}"),
-            None => "SQPOLL".to_string(),
+            Some(cpu) => format!("SQPOLL thread on CPU {cpu}"),
+            None => "SQPOLL thread".to_string(),
         });
     }
     match setup.taskrun {
@@ -202,6 +203,12 @@ pub fn describe(setup: RingSetup) -> String {
         TaskRun::Coop => parts.push("SINGLE_ISSUER|COOP_TASKRUN".into()),
         TaskRun::Defer => parts.push("SINGLE_ISSUER|DEFER_TASKRUN".into()),
     }
+    parts
+}
+
+/// [`setup_parts`] for a message: " (polled (IOPOLL), ...)", or nothing.
+pub fn describe(setup: RingSetup) -> String {
+    let parts = setup_parts(setup);
     if parts.is_empty() {
         String::new()
     } else {
@@ -481,19 +488,9 @@ impl Engine for UringEngine {
             (false, true) => "io_uring, plain read/write, registered file".to_string(),
             (false, false) => "io_uring, plain read/write".to_string(),
         };
-        if self.setup.iopoll {
-            p.push_str(", polled (IOPOLL)");
-        }
-        if self.setup.sqpoll {
-            match self.setup.sqpoll_cpu {
-                Some(cpu) => p.push_str(&format!(", SQPOLL thread on CPU {cpu}")),
-                None => p.push_str(", SQPOLL thread"),
-            }
-        }
-        match self.setup.taskrun {
-            TaskRun::Auto | TaskRun::Plain => {}
-            TaskRun::Coop => p.push_str(", SINGLE_ISSUER|COOP_TASKRUN"),
-            TaskRun::Defer => p.push_str(", SINGLE_ISSUER|DEFER_TASKRUN"),
+        for part in setup_parts(self.setup) {
+            p.push_str(", ");
+            p.push_str(&part);
         }
         if !self.nowait.is_empty() {
             p.push_str(", RWF_NOWAIT first");
@@ -709,47 +706,33 @@ impl UringEngine {
         };
         let buf = &mut self.bufs[index];
         let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
-        match (op, self.fixed_bufs, self.fixed_file) {
-            (Op::Read, true, true) => {
-                opcode::ReadFixed::new(types::Fixed(0), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(flags)
-                    .build()
-            }
-            (Op::Read, true, false) => {
-                opcode::ReadFixed::new(types::Fd(self.fd), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(flags)
-                    .build()
-            }
-            (Op::Read, false, true) => opcode::Read::new(types::Fixed(0), ptr, len)
-                .offset(offset)
-                .rw_flags(flags)
-                .build(),
-            (Op::Read, false, false) => opcode::Read::new(types::Fd(self.fd), ptr, len)
-                .offset(offset)
-                .rw_flags(flags)
-                .build(),
-            (Op::Write, true, true) => {
-                opcode::WriteFixed::new(types::Fixed(0), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(flags)
-                    .build()
-            }
-            (Op::Write, true, false) => {
-                opcode::WriteFixed::new(types::Fd(self.fd), ptr, len, index as u16)
-                    .offset(offset)
-                    .rw_flags(flags)
-                    .build()
-            }
-            (Op::Write, false, true) => opcode::Write::new(types::Fixed(0), ptr, len)
-                .offset(offset)
-                .rw_flags(flags)
-                .build(),
-            (Op::Write, false, false) => opcode::Write::new(types::Fd(self.fd), ptr, len)
-                .offset(offset)
-                .rw_flags(flags)
-                .build(),
+        // The same four opcodes on the registered file or on its descriptor.
+        macro_rules! on {
+            ($fd:expr) => {
+                match (op, self.fixed_bufs) {
+                    (Op::Read, true) => opcode::ReadFixed::new($fd, ptr, len, index as u16)
+                        .offset(offset)
+                        .rw_flags(flags)
+                        .build(),
+                    (Op::Read, false) => opcode::Read::new($fd, ptr, len)
+                        .offset(offset)
+                        .rw_flags(flags)
+                        .build(),
+                    (Op::Write, true) => opcode::WriteFixed::new($fd, ptr, len, index as u16)
+                        .offset(offset)
+                        .rw_flags(flags)
+                        .build(),
+                    (Op::Write, false) => opcode::Write::new($fd, ptr, len)
+                        .offset(offset)
+                        .rw_flags(flags)
+                        .build(),
+                }
+            };
+        }
+        if self.fixed_file {
+            on!(types::Fixed(0))
+        } else {
+            on!(types::Fd(self.fd))
         }
         .user_data(slot as u64)
     }
