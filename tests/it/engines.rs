@@ -6,14 +6,8 @@ use crate::common;
 
 use std::process::Command;
 
-use crate::common::{data_file, json, require, run_json, sb, u};
+use crate::common::{data_file, json, require, require_uring, run_json, sb, u};
 use serde_json::Value;
-
-/// Fails a test marked `sb_uring` when io_uring is unavailable after all.
-fn require_uring() {
-    let probe = stripebench::engine::uring::probe();
-    require(probe.is_ok(), &format!("needs io_uring: {probe:?}"));
-}
 
 fn run(args: &[&str]) -> Value {
     run_json(&[&["run"], args].concat())

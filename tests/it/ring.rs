@@ -6,12 +6,35 @@
 //! device or the other options rule it out. `--hipri` on a device with poll
 //! queues is proven in the lab (`lab_polled`): no device here polls.
 
-use crate::common::{data_file, f, refused, require, run_json, u, Loop};
+use crate::common::{data_file, f, refused, require_uring, run_json, u, Loop};
 
-/// Fails a test marked `sb_uring` when io_uring is unavailable after all.
-fn require_uring() {
-    let probe = stripebench::engine::uring::probe();
-    require(probe.is_ok(), &format!("needs io_uring: {probe:?}"));
+/// io_uring is here, and a scratch file of `size` bytes on a disk-backed
+/// file system (O_DIRECT, RWF_NOWAIT), removed with the directory.
+fn scratch(size: usize) -> (tempfile::TempDir, String) {
+    require_uring();
+    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let file = data_file(dir.path(), "f", size);
+    let file = file.to_str().unwrap().to_string();
+    (dir, file)
+}
+
+/// A `--nowait` buffered read of `file` with `extra`.
+fn nowait_read(file: &str, extra: &[&str]) -> serde_json::Value {
+    run_json(
+        &[
+            &[
+                "run",
+                "--rw",
+                "read",
+                "--buffered",
+                "--nowait",
+                "--no-progress",
+            ][..],
+            extra,
+            &[file],
+        ]
+        .concat(),
+    )
 }
 
 /// A size-bounded 4 KiB random read of `file` with `extra`: every I/O counts.
@@ -29,13 +52,8 @@ fn read4k(file: &str, extra: &[&str]) -> serde_json::Value {
 #[test]
 #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
 fn sqpoll_runs_on_its_cpu_and_the_worker_counts_its_thread() {
-    require_uring();
-    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
-    let file = data_file(dir.path(), "f", 8 << 20);
-    let d = read4k(
-        file.to_str().unwrap(),
-        &["--iodepth", "4", "--sqpoll=0", "--cpus", "1"],
-    );
+    let (_dir, file) = scratch(8 << 20);
+    let d = read4k(&file, &["--iodepth", "4", "--sqpoll=0", "--cpus", "1"]);
     assert_eq!(d["config"]["sqpoll"], true);
     assert_eq!(d["config"]["sqpoll_cpu"], 0);
     let w = &d["workers"][0];
@@ -61,7 +79,7 @@ fn sqpoll_runs_on_its_cpu_and_the_worker_counts_its_thread() {
         w["cpu_sys_sec"]
     );
     // Without --sqpoll: no thread, none of its time.
-    let d = read4k(file.to_str().unwrap(), &["--iodepth", "4"]);
+    let d = read4k(&file, &["--iodepth", "4"]);
     let ring = &d["workers"][0]["ring"];
     assert_eq!(ring["sqpoll"], false);
     assert_eq!(f(&ring["sqpoll_cpu_sec"]), 0.0);
@@ -71,10 +89,8 @@ fn sqpoll_runs_on_its_cpu_and_the_worker_counts_its_thread() {
 #[test]
 #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
 fn each_taskrun_mode_is_the_one_the_ring_got_and_auto_takes_the_best_the_kernel_has() {
-    require_uring();
-    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
-    let file = data_file(dir.path(), "f", 8 << 20);
-    let file = file.to_str().unwrap();
+    let (_dir, file) = scratch(8 << 20);
+    let file = file.as_str();
     for (mode, path) in [
         ("plain", None),
         ("coop", Some("SINGLE_ISSUER|COOP_TASKRUN")),
@@ -104,31 +120,14 @@ fn each_taskrun_mode_is_the_one_the_ring_got_and_auto_takes_the_best_the_kernel_
 #[test]
 #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
 fn nowait_counts_the_reads_that_would_block_and_still_reads_everything() {
-    require_uring();
-    let dir = tempfile::tempdir_in("/var/tmp").unwrap();
-    let file = data_file(dir.path(), "f", 16 << 20);
-    let file = file.to_str().unwrap();
+    let (_dir, file) = scratch(16 << 20);
+    let file = file.as_str();
     // Buffered reads of a file evicted first (the default): the first read
     // finds no page, so RWF_NOWAIT must say EAGAIN at least once.
     for engine in [&["--engine", "sync"][..], &["--iodepth", "4"][..]] {
-        let d = run_json(
-            &[
-                &[
-                    "run",
-                    "--rw",
-                    "read",
-                    "--bs",
-                    "64k",
-                    "--buffered",
-                    "--nowait",
-                    "--io-limit",
-                    "16m",
-                    "--no-progress",
-                ][..],
-                engine,
-                &[file],
-            ]
-            .concat(),
+        let d = nowait_read(
+            file,
+            &[&["--bs", "64k", "--io-limit", "16m"][..], engine].concat(),
         );
         let w = &d["workers"][0];
         assert_eq!(d["config"]["nowait"], true);
@@ -150,21 +149,10 @@ fn nowait_counts_the_reads_that_would_block_and_still_reads_everything() {
     }
     // 1 MiB buffered reads of a cold file on the sync engine: RWF_NOWAIT
     // hands back the cached part of a block; that read goes again, whole.
-    let d = run_json(&[
-        "run",
-        "--rw",
-        "read",
-        "--bs",
-        "1m",
-        "--buffered",
-        "--nowait",
-        "--engine",
-        "sync",
-        "--io-limit",
-        "16m",
-        "--no-progress",
+    let d = nowait_read(
         file,
-    ]);
+        &["--bs", "1m", "--engine", "sync", "--io-limit", "16m"],
+    );
     let w = &d["workers"][0];
     assert_eq!(u(&w["bytes"]), 16 << 20);
     assert_eq!(
@@ -174,23 +162,19 @@ fn nowait_counts_the_reads_that_would_block_and_still_reads_everything() {
     );
     // A window after a ramp: only the window's I/Os are counted, so never
     // more would have blocked than were done (SIGINT or the deadline alike).
-    let d = run_json(&[
-        "run",
-        "--rw",
-        "read",
-        "--bs",
-        "64k",
-        "--buffered",
-        "--nowait",
-        "--iodepth",
-        "4",
-        "--duration",
-        "300ms",
-        "--ramp",
-        "200ms",
-        "--no-progress",
+    let d = nowait_read(
         file,
-    ]);
+        &[
+            "--bs",
+            "64k",
+            "--iodepth",
+            "4",
+            "--duration",
+            "300ms",
+            "--ramp",
+            "200ms",
+        ],
+    );
     let w = &d["workers"][0];
     assert!(
         u(&w["would_block_ios"]) <= u(&w["ios"]),

@@ -172,6 +172,12 @@ pub fn require(ok: bool, what: &str) {
     );
 }
 
+/// Fails a test marked `sb_uring` when io_uring is unavailable after all.
+pub fn require_uring() {
+    let probe = stripebench::engine::uring::probe();
+    require(probe.is_ok(), &format!("needs io_uring: {probe:?}"));
+}
+
 /// Runs a system command that the test needs; fails the test with the
 /// command's own error output when it does not succeed.
 pub fn sh_required(cmd: &str, args: &[&str]) {
