@@ -625,7 +625,25 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         };
         direct = if o.key == "direct" { on } else { !on };
     }
-    args.push(if direct { "--direct" } else { "--buffered" }.to_string());
+    // An RWF_* flag fio sets on io_uring and pvsync2 (its engine is checked
+    // below): on when given bare or non-zero.
+    let rwf = |key: &str| -> Result<bool, FioJobError> {
+        match job.get(key) {
+            None => Ok(false),
+            Some(o) if o.value.is_none() => Ok(true),
+            Some(o) => Ok(count(o)? > 0),
+        }
+    };
+    // uncached=1 on buffered I/O is stripebench's third mode.
+    let uncached = !direct && rwf("uncached")?;
+    args.push(
+        match (direct, uncached) {
+            (true, _) => "--direct",
+            (false, true) => "--uncached",
+            (false, false) => "--buffered",
+        }
+        .to_string(),
+    );
     // How long: time based, or until size= (io_size=, loops=) is done.
     // fio's runtime=0 is no limit, as if not given.
     let runtime = job
@@ -783,28 +801,14 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     } else if let Some(o) = job.get("sqthread_poll_cpu") {
         return refuse!(o, "without sqthread_poll=1: give both, or neither");
     }
-    let rwf = |key: &str| -> Result<bool, FioJobError> {
-        let on = match job.get(key) {
-            None => false,
-            Some(o) => match o.value.as_deref() {
-                None => true,
-                Some(_) => count(o)? > 0,
-            },
-        };
-        if on && !uring && engine != "pvsync2" {
+    for key in ["nowait", "uncached"] {
+        if rwf(key)? && !uring && engine != "pvsync2" {
             let o = job.get(key).unwrap_or(&job.opts[0]);
             return refuse!(o, "is an RWF_* flag, which fio sets with ioengine=io_uring or pvsync2: give one of those, or drop it");
         }
-        Ok(on)
-    };
+    }
     if rwf("nowait")? {
         args.push("--nowait".into());
-    }
-    if rwf("uncached")? && !direct {
-        // Buffered I/O that does not keep its pages: stripebench's third mode.
-        if let Some(b) = args.iter_mut().find(|a| *a == "--buffered") {
-            *b = "--uncached".into();
-        }
     }
     // A fixed schedule: one rate for reads and writes alike.
     for key in ["rate", "rate_iops"] {

@@ -107,6 +107,8 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
         format!(
             "--ioengine={}",
             match cfg.engine {
+                // RWF_* flags: fio's pvsync2, not psync, takes them.
+                EngineKind::Sync if cfg.uncached || cfg.nowait => "pvsync2",
                 EngineKind::Sync => "psync",
                 EngineKind::Uring => "io_uring",
             }
@@ -197,19 +199,13 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
         g.push("--fixedbufs".into());
         g.push("--registerfiles".into());
     }
-    if cfg.uncached || cfg.nowait {
-        // RWF_* flags: fio's pvsync2 (not psync) and io_uring take them.
-        if cfg.engine == EngineKind::Sync {
-            g[2] = "--ioengine=pvsync2".into();
-        }
-        if cfg.uncached {
-            g.push("--uncached=1".into());
-            notes.push("--uncached: fio's uncached=1 is in fio 3.40 and later");
-        }
-        if cfg.nowait {
-            g.push("--nowait=1".into());
-            notes.push("--nowait: fio fails an I/O that would block (EAGAIN); stripebench counts it and issues it again without RWF_NOWAIT");
-        }
+    if cfg.uncached {
+        g.push("--uncached=1".into());
+        notes.push("--uncached: fio's uncached=1 is in fio 3.40 and later");
+    }
+    if cfg.nowait {
+        g.push("--nowait=1".into());
+        notes.push("--nowait: fio fails an I/O that would block (EAGAIN); stripebench counts it and issues it again without RWF_NOWAIT");
     }
     if cfg.ring.iopoll {
         g.push("--hipri".into());

@@ -479,17 +479,18 @@ pub fn summary(doc: &RunDocument) -> String {
     let rings: Vec<_> = doc.workers.iter().filter_map(|w| w.ring.as_ref()).collect();
     if rings.iter().any(|r| r.sqpoll) {
         let secs: f64 = rings.iter().map(|r| r.sqpoll_cpu_sec).sum();
-        let mut cpus: Vec<String> = rings
-            .iter()
-            .filter_map(|r| r.sqpoll_cpu.map(|c| c.to_string()))
-            .collect();
-        cpus.sort();
+        let mut cpus: Vec<usize> = rings.iter().filter_map(|r| r.sqpoll_cpu).collect();
+        cpus.sort_unstable();
         cpus.dedup();
         let _ = writeln!(
             out,
             "--sqpoll: {} kernel submission thread(s), on CPU {}, took {:.3} CPU-seconds in the window (in the system time above)",
             rings.iter().filter(|r| r.sqpoll).count(),
-            if cpus.is_empty() { "?".to_string() } else { cpus.join(",") },
+            if cpus.is_empty() {
+                "?".to_string()
+            } else {
+                crate::base::cpus::format_cpu_list(&cpus)
+            },
             secs
         );
     }
