@@ -101,12 +101,10 @@ pub fn run<E: Engine>(
         &mut tally,
         &mut pace,
     );
+    // How the ring was set up; `close` adds what its --sqpoll thread cost.
+    tally.out.ring = engine.ring();
     let mut out = tally.close(pace.as_ref(), &slots, hung, below_limit, None);
     out.cpu = cpus::current_cpu();
-    out.ring = engine.ring().map(|mut r| {
-        r.sqpoll_cpu_sec = out.submit_thread_cpu_sec;
-        r
-    });
     release(engine, hung);
     out
 }
@@ -928,7 +926,9 @@ impl<'a, C: Clock> Tally<'a, C> {
         };
         // A --sqpoll thread's time is all system time, the worker's own.
         let helper = (c1.helper - self.cpu0.helper).max(0.0) * scale;
-        out.submit_thread_cpu_sec = helper;
+        if let Some(r) = &mut out.ring {
+            r.sqpoll_cpu_sec = helper;
+        }
         out.cpu_usr_sec = usr * scale;
         out.cpu_sys_sec = sys * scale + helper;
         // The last second: with its I/O, or with errors not yet handed off.

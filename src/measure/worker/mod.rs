@@ -389,9 +389,6 @@ pub struct WorkerOutcome {
     pub ring: Option<crate::engine::RingDoc>,
     /// `--nowait`: I/Os that would have blocked (EAGAIN) and went again.
     pub would_block: u64,
-    /// `--sqpoll`: the submission thread's CPU seconds in the window (in
-    /// `cpu_sys_sec` too).
-    pub submit_thread_cpu_sec: f64,
     /// What the worker's I/O buffers are made of.
     pub buffer: Option<crate::engine::buffer::BufferDoc>,
     /// What `--verify` reading found.
