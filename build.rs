@@ -27,6 +27,8 @@
 //! | `sb_compressors` | `zstd` and `lz4` are installed (tests/it/written_data.rs) |
 //! | `sb_thp`        | transparent huge pages are on (`always` or `madvise` in |
 //! |                 | /sys/kernel/mm/transparent_hugepage/enabled)          |
+//! | `sb_zram`       | root, and zram devices can be added (zram-control, or |
+//! |                 | the zram module to load)                              |
 //!
 //! A test that needs what is missing is compiled with
 //! `#[ignore = "needs ..."]`, so `cargo test` lists it as ignored, with the
@@ -38,7 +40,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 18] = [
+const FLAGS: [&str; 19] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -57,6 +59,7 @@ const FLAGS: [&str; 18] = [
     "sb_signature_tools",
     "sb_compressors",
     "sb_thp",
+    "sb_zram",
 ];
 
 fn main() {
@@ -98,6 +101,13 @@ fn main() {
             "sb_promtool" => on_path("promtool"),
             "sb_compressors" => on_path("zstd") && on_path("lz4"),
             "sb_thp" => thp(),
+            "sb_zram" => {
+                root && (Path::new("/sys/class/zram-control/hot_add").exists()
+                    || std::process::Command::new("modprobe")
+                        .args(["-n", "zram"])
+                        .output()
+                        .is_ok_and(|o| o.status.success()))
+            }
             // The python3 on PATH, or Debian's (where apt installs it).
             "sb_prometheus_client" => ["python3", "/usr/bin/python3"].iter().any(|py| {
                 std::process::Command::new(py)

@@ -137,19 +137,28 @@ SB_WINDOW=(--duration "${SECS}s" --ramp 1s)
 # --print-fio SB ARGS` prints (its `# not in fio:` lines to stderr), with
 # FIO EXTRA put before the first job (--name=): among the global options, so
 # they hold for every job. Split on blanks: the devices and files here have
-# plain names, which --print-fio leaves unquoted.
+# plain names, which --print-fio leaves unquoted. A line that runs fio under
+# `chrt --batch 0` (stripebench's workers run SCHED_BATCH: --sched auto on a
+# target with no non-blocking path, zram among them) comes out with BATCH
+# first, for compare to run fio so too.
 fio_args() {
-  local text line
+  local text line prefix=""
   # shellcheck disable=SC2086
   text=$("$SB" run --print-fio "${SB_WINDOW[@]}" $1) || { echo "bench-vs-fio.sh: --print-fio refused: $1" >&2; exit 2; }
   grep '^# ' <<<"$text" | sed 's/^/    fio: /' >&2 || true
-  line=$(grep '^fio ' <<<"$text")
+  line=$(grep -E '^(chrt --batch 0 )?fio ' <<<"$text")
+  if [[ $line == "chrt --batch 0 "* ]]; then
+    prefix="BATCH "
+    line=${line#chrt --batch 0 }
+  fi
   line=${line#fio }
-  echo "${line%% --name=*} $2 --name=${line#* --name=}"
+  echo "${prefix}${line%% --name=*} $2 --name=${line#* --name=}"
 }
 
 # run_fio OUT ARGS... ; run_sb OUT ARGS... : JSON to OUT.json, peak RSS (KiB) to OUT.rss
-run_fio() { local out=$1; shift; $TIME -f %M -o "$out.rss" "$FIO" --output-format=json "$@" >"$out.json"; }
+# (fio under FIO_PRE: chrt --batch 0 when the line asks it)
+FIO_PRE=()
+run_fio() { local out=$1; shift; $TIME -f %M -o "$out.rss" "${FIO_PRE[@]}" "$FIO" --output-format=json "$@" >"$out.json"; }
 run_sb() { local out=$1; shift; $TIME -f %M -o "$out.rss" "$SB" run --no-progress "${SB_WINDOW[@]}" --json "$out.json" "$@" >/dev/null; }
 # want LETTER: whether --only selected that workload.
 want() { [[ $ONLY == *"$1"* ]]; }
@@ -212,7 +221,12 @@ compare() {
   fi
   echo "  $label" >&2
   fargs=$(fio_args "$sargs" "${5:-}")
-  echo "    fio $fargs" >&2
+  FIO_PRE=()
+  if [[ $fargs == "BATCH "* ]]; then
+    FIO_PRE=(chrt --batch 0)
+    fargs=${fargs#BATCH }
+  fi
+  echo "    ${FIO_PRE[*]} fio $fargs" >&2
   for ((p = 1; p <= PAIRS; p++)); do
     # shellcheck disable=SC2086
     run_fio "$WORK/f$p" $fargs

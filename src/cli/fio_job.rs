@@ -405,6 +405,8 @@ const KNOWN: &[&str] = &[
     "hipri",
     "sqthread_poll",
     "sqthread_poll_cpu",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete",
     "nowait",
     "uncached",
     "numjobs",
@@ -800,6 +802,26 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         }
     } else if let Some(o) = job.get("sqthread_poll_cpu") {
         return refuse!(o, "without sqthread_poll=1: give both, or neither");
+    }
+    // fio's iodepth_batch_complete_min (iodepth_batch_complete, its old
+    // name): how many completions each wait asks for.
+    for key in ["iodepth_batch_complete_min", "iodepth_batch_complete"] {
+        let Some(o) = job.get(key) else { continue };
+        let n = count(o)?;
+        if n <= 1 {
+            continue;
+        }
+        if !uring {
+            return refuse!(
+                o,
+                "waits for several completions of io_uring: give ioengine=io_uring, or drop it"
+            );
+        }
+        if n > depth {
+            return refuse!(o, "is more than iodepth: fio cannot wait for more I/Os than it keeps in flight; give at most iodepth");
+        }
+        args.push(format!("--complete-min={n}"));
+        break;
     }
     for key in ["nowait", "uncached"] {
         if rwf(key)? && !uring && engine != "pvsync2" {

@@ -45,6 +45,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "hipri",
             "sqpoll",
             "taskrun",
+            "complete_min",
+            "sched",
             "nowait",
             "hugepages",
         ],

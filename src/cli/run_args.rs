@@ -159,6 +159,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = crate::engine::TaskRun::NAMES)]
     pub taskrun: String,
 
+    /// io_uring: wait for N completions at a time before issuing more (fio's
+    /// iodepth_batch_complete_min; at most --iodepth).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub complete_min: u32,
+
+    /// io_uring: the workers' scheduling policy: normal, batch (SCHED_BATCH:
+    /// a woken worker does not preempt the thread on its CPU), or auto:
+    /// batch where the target has no non-blocking path, so that io_uring
+    /// runs every I/O in an io-wq kernel thread on the worker's CPU (zram,
+    /// brd), which then works through the queue instead of being preempted
+    /// at each completion; normal elsewhere.
+    #[arg(long, value_name = "POLICY", default_value = "auto", value_parser = crate::engine::Sched::NAMES)]
+    pub sched: String,
+
     /// Issue each read and write with RWF_NOWAIT first: one the kernel will
     /// not do without blocking (EAGAIN, a short transfer, or EOPNOTSUPP for
     /// a buffered write the file system cannot do so) is counted

@@ -58,6 +58,10 @@ pub enum ConfigError {
     TaskrunWithSqpoll(String),
     #[error("--sqpoll={cpu}: CPU {cpu} is not one this process may run on (allowed: {allowed}): name one of those")]
     SqpollCpu { cpu: usize, allowed: String },
+    #[error("--complete-min {n} is more than --iodepth {depth}: a worker cannot wait for more I/Os than it keeps in flight; give at most {depth}")]
+    CompleteMinDepth { n: u32, depth: usize },
+    #[error("--complete-min {0} holds back issuing until that many complete, which a --rate schedule cannot wait for: drop one of them")]
+    CompleteMinRate(u32),
     #[error("--io-limit and --passes both bound what each worker does: give one")]
     TwoBounds,
     /// `{0}` is the bound given: `--passes` or `--io-limit`.
@@ -265,6 +269,10 @@ fn ring_option(args: &RunArgs) -> Option<&'static str> {
         Some("--sqpoll")
     } else if args.taskrun != "auto" {
         Some("--taskrun")
+    } else if args.complete_min != 1 {
+        Some("--complete-min")
+    } else if args.sched != "auto" {
+        Some("--sched")
     } else {
         None
     }
@@ -309,7 +317,19 @@ fn ring_setup(args: &RunArgs, available: &[usize]) -> Result<RingSetup, ConfigEr
             allowed: crate::base::cpus::format_cpu_list(available),
         });
     }
+    let n = args.complete_min;
+    if n as usize > args.iodepth {
+        return Err(ConfigError::CompleteMinDepth {
+            n,
+            depth: args.iodepth,
+        });
+    }
+    if n > 1 && (args.rate.is_some() || args.rate_iops.is_some()) {
+        return Err(ConfigError::CompleteMinRate(n));
+    }
     Ok(RingSetup {
+        complete_min: n,
+        sched: crate::engine::Sched::parse(&args.sched).unwrap_or_default(),
         iopoll: args.hipri,
         sqpoll: args.sqpoll.is_some(),
         sqpoll_cpu: sqpoll_cpu.map(|c| c as u32),

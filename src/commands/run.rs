@@ -25,6 +25,7 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
 
     let named = named_targets(&cfg)?;
     if cfg.print_fio {
+        let cfg = sched_resolved(cfg, &named);
         crate::output::stdout::text(&crate::document::fio::command(&cfg, &named)?);
         return Ok(EXIT_OK);
     }
@@ -105,6 +106,29 @@ pub fn precheck(mut cfg: RunConfig, req: Request) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `--print-fio`'s `--sched auto`, as the workers would resolve it: batch
+/// when an io_uring worker's target has no non-blocking path. Each target
+/// is opened read-only, with the checks every open makes; one that cannot
+/// be opened counts as having one (its run would refuse it anyway).
+fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> RunConfig {
+    use crate::engine::Sched;
+    if cfg.ring.sched == Sched::Auto && cfg.engine == crate::engine::EngineKind::Uring {
+        let access = crate::device::Access {
+            direct: cfg.direct,
+            write: false,
+            allow_destructive: false,
+            owned: false,
+            force_signature: false,
+            dry_run: true,
+        };
+        let punted = named
+            .iter()
+            .any(|p| crate::device::open(p, access).is_ok_and(|t| crate::engine::punts(&t.file)));
+        cfg.ring.sched = Sched::Auto.resolve(punted);
+    }
+    cfg
 }
 
 /// The targets named: `--members`' volume's, or those given.

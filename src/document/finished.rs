@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::base::warning;
 use crate::document::fio::FioDoc;
 use crate::document::run::RunDocument;
+use crate::engine::Sched;
 use crate::measure::config::{BlockSizeArg, RunConfig};
 use crate::measure::session::Finished;
 
@@ -37,14 +38,20 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
     let targets: Vec<PathBuf> = doc.targets.iter().map(|t| PathBuf::from(&t.path)).collect();
     let mut bs = doc.targets.iter().map(|t| t.bs);
     let one = bs.next().filter(|&b| bs.all(|x| x == b));
-    match (cfg.bs, one) {
-        (BlockSizeArg::Logical, Some(b)) => {
-            let mut c = cfg.clone();
-            c.bs = BlockSizeArg::Bytes(b);
-            FioDoc::of(&c, &targets)
-        }
-        _ => FioDoc::of(cfg, &targets),
+    let mut c = cfg.clone();
+    if let (BlockSizeArg::Logical, Some(b)) = (cfg.bs, one) {
+        c.bs = BlockSizeArg::Bytes(b);
     }
+    // `--sched auto` as the workers' rings resolved it.
+    if c.ring.sched == Sched::Auto {
+        let batch = doc
+            .workers
+            .iter()
+            .filter_map(|w| w.ring.as_ref())
+            .any(|r| r.sched == Sched::Batch);
+        c.ring.sched = if batch { Sched::Batch } else { Sched::Normal };
+    }
+    FioDoc::of(&c, &targets)
 }
 
 /// The document of a run that a signal stopped before anything was

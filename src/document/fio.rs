@@ -216,6 +216,18 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
             g.push(format!("--sqthread_poll_cpu={cpu}"));
         }
     }
+    if cfg.engine == EngineKind::Uring && cfg.ring.complete_min > 1 {
+        g.push(format!(
+            "--iodepth_batch_complete_min={}",
+            cfg.ring.complete_min
+        ));
+    }
+    // `--sched` as the workers get it (auto resolved by the caller, from
+    // the targets): fio has no option for it, so the line runs under chrt.
+    let batch = cfg.engine == EngineKind::Uring && cfg.ring.sched == crate::engine::Sched::Batch;
+    if batch {
+        notes.push("--sched: the workers run SCHED_BATCH; fio has no option for it, so the line runs fio under chrt --batch 0");
+    }
     match cfg.ring.taskrun {
         crate::engine::TaskRun::Auto | crate::engine::TaskRun::Defer => {}
         t => notes.push(if t == crate::engine::TaskRun::Coop {
@@ -246,7 +258,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
     if cfg.jobs > 1 && cfg.size.is_none() {
         notes.push("--jobs: each fio job gets the same share of the region; fio rounds its slice otherwise than stripebench (to the block size)");
     }
-    let mut out = String::from("fio");
+    let mut out = String::from(if batch { "chrt --batch 0 fio" } else { "fio" });
     for o in &g {
         out.push(' ');
         out.push_str(o);

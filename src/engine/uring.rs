@@ -34,8 +34,8 @@ use std::sync::Arc;
 use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{
-    idle_error, is_idle, wait_slice, Engine, EngineId, EngineSpec, RingDoc, RingSetup, SlotToken,
-    TaskRun, RWF_NOWAIT,
+    idle_error, is_idle, punts, wait_slice, Engine, EngineId, EngineSpec, RingDoc, RingSetup,
+    Sched, SlotToken, TaskRun, RWF_NOWAIT,
 };
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
@@ -87,6 +87,13 @@ pub struct UringEngine {
     notes: Vec<String>,
     in_flight: usize,
     queued: usize,
+    /// How many completions each wait asks for, at most what is in flight
+    /// (`--complete-min`).
+    complete_min: u32,
+    /// The file has no non-blocking issue path: every I/O goes to io-wq.
+    punted: bool,
+    /// The worker thread's policy, `--sched` resolved.
+    sched: Sched,
     /// `--debug-hang-from`: a pipe no one writes into (read end, write end),
     /// made at the first stuck I/O.
     stuck_pipe: Option<(OwnedFd, OwnedFd)>,
@@ -315,6 +322,12 @@ impl Engine for UringEngine {
         // this kernel builds: with the ring's descriptor registered, defer
         // was measured the cheapest per I/O here (see BENCHMARKS.md), and
         // it is what fio's io_uring engine asks too.
+        // Before the ring: the io-wq threads it starts inherit the policy.
+        let punted = punts(&spec.file);
+        let sched = spec.ring.sched.resolve(punted);
+        sched
+            .apply()
+            .map_err(|e| format!("cannot make the worker SCHED_BATCH (--sched): {e}"))?;
         let mut setup = spec.ring;
         let tries: &[TaskRun] = match (setup.taskrun, setup.sqpoll) {
             (TaskRun::Auto, false) => &[TaskRun::Defer, TaskRun::Coop, TaskRun::Plain],
@@ -420,6 +433,9 @@ impl Engine for UringEngine {
             notes,
             in_flight: 0,
             queued: 0,
+            complete_min: spec.ring.complete_min.clamp(1, spec.depth.max(1) as u32),
+            punted,
+            sched,
             stuck_pipe: None,
         };
         Ok((engine, tokens))
@@ -515,6 +531,9 @@ impl Engine for UringEngine {
             sqpoll_cpu_sec: 0.0,
             taskrun: self.setup.taskrun,
             ring_fd_registered: self.enter_flag != 0,
+            complete_min: self.complete_min,
+            punted: self.punted,
+            sched: self.sched,
         })
     }
 
@@ -563,6 +582,25 @@ impl Engine for UringEngine {
     }
 }
 
+/// `--nowait`: whether `slot`'s I/O, issued with RWF_NOWAIT, ended as one
+/// that would have blocked: EAGAIN, or a short transfer (a buffered read
+/// that found only some of its pages, readahead still bringing the rest),
+/// which goes again whole, as the sync engine's does. (Fields, not the
+/// engine: the completion queue holds it while this is asked.)
+fn would_block(
+    ios: &[NoWaitIo],
+    bufs: &[AlignedBuf],
+    write_base: usize,
+    slot: usize,
+    res: i32,
+) -> bool {
+    let index = match ios[slot].op {
+        Op::Read => slot,
+        Op::Write => write_base + slot,
+    };
+    res == -libc::EAGAIN || (res >= 0 && (res as usize) < bufs[index].len())
+}
+
 impl UringEngine {
     /// Issues what was queued and waits at most `wait` (none: until a
     /// completion) for one; see [`Engine::reap`].
@@ -579,6 +617,12 @@ impl UringEngine {
             if self.setup.sqpoll && self.ring.submission().need_wakeup() {
                 flags |= ENTER_SQ_WAKEUP;
             }
+            // At most what will be in flight: the last I/Os of a run, or a
+            // queue that the caller keeps short, are still waited for.
+            let want = self
+                .complete_min
+                .min((self.in_flight + self.queued) as u32)
+                .max(1);
             let entered = match &wait {
                 Some(ts) => {
                     let arg = GetEventsArg {
@@ -587,9 +631,9 @@ impl UringEngine {
                         min_wait_usec: 0,
                         ts: ts as *const KernelTimespec as u64,
                     };
-                    self.enter(self.queued as u32, 1, flags | ENTER_EXT_ARG, Some(&arg))
+                    self.enter(self.queued as u32, want, flags | ENTER_EXT_ARG, Some(&arg))
                 }
-                None => self.enter(self.queued as u32, 1, flags, None),
+                None => self.enter(self.queued as u32, want, flags, None),
             };
             match entered {
                 // Ok: submitted, then woken by a completion, the timeout or a
@@ -613,7 +657,10 @@ impl UringEngine {
                 self.in_flight -= 1;
                 let res = cqe.result();
                 let slot = cqe.user_data() as usize;
-                if nowait && res == -libc::EAGAIN && self.nowait[slot].nowait {
+                if nowait
+                    && self.nowait[slot].nowait
+                    && would_block(&self.nowait, &self.bufs, self.write_base, slot, res)
+                {
                     // Issued again below, without RWF_NOWAIT.
                     self.nowait[slot].again = true;
                     again = true;
@@ -643,7 +690,7 @@ impl UringEngine {
     }
 
     /// `--nowait`: issues again, without RWF_NOWAIT, each I/O that
-    /// completed with EAGAIN.
+    /// would have blocked.
     #[cold]
     fn issue_again(&mut self) {
         for slot in 0..self.nowait.len() {

@@ -224,6 +224,13 @@ pub struct ConfigDoc {
     /// `--nowait`: RWF_NOWAIT first; absent when not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nowait: bool,
+    /// `--complete-min`: completions each wait asks for; absent when 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete_min: Option<u32>,
+    /// `--sched` as asked (normal, batch); absent when auto (each worker's
+    /// `ring.sched` says what it got).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sched: Option<crate::engine::Sched>,
     /// Bytes each worker stopped after, when size-bounded.
     pub io_limit: Option<u64>,
     /// `--passes` (`verify`: 1): how many times each worker covered its slice.
@@ -297,6 +304,8 @@ impl RunConfig {
             taskrun: (self.ring.taskrun != crate::engine::TaskRun::Auto)
                 .then_some(self.ring.taskrun),
             nowait: self.nowait,
+            complete_min: (self.ring.complete_min > 1).then_some(self.ring.complete_min),
+            sched: (self.ring.sched != crate::engine::Sched::Auto).then_some(self.ring.sched),
             io_limit: self.io_limit,
             passes: self.passes,
             max_errors: self.max_errors,

@@ -494,6 +494,18 @@ pub fn summary(doc: &RunDocument) -> String {
             secs
         );
     }
+    let punted = rings.iter().filter(|r| r.punted).count();
+    if punted > 0 {
+        let batch = rings
+            .iter()
+            .filter(|r| r.sched == crate::engine::Sched::Batch)
+            .count();
+        let _ = writeln!(
+            out,
+            "io_uring: {punted} of {} worker(s) have a target with no non-blocking path, so every I/O runs in an io-wq kernel thread on the worker's CPU (its CPU time is not in the figures above); {batch} worker(s) ran SCHED_BATCH (--sched), so that thread works through the queue instead of being preempted at each completion",
+            rings.len()
+        );
+    }
     if doc.workers.iter().any(|w| w.would_block_ios.is_some()) {
         let blocked: u64 = doc.workers.iter().filter_map(|w| w.would_block_ios).sum();
         let ios: u64 = doc.workers.iter().map(|w| w.figures.ios).sum();

@@ -239,6 +239,29 @@ fn ring_options_that_cannot_work_are_refused_in_one_line() {
         "--sqpoll=4096: CPU 4096 is not one this process may run on",
     );
     refused(&["run", "--taskrun", "sometimes", file], "sometimes");
+    refused(
+        &["run", "--iodepth", "8", "--complete-min", "9", file],
+        "--complete-min 9 is more than --iodepth 8",
+    );
+    refused(
+        &[
+            "run",
+            "--iodepth",
+            "8",
+            "--complete-min",
+            "2",
+            "--rate-iops",
+            "100",
+            file,
+        ],
+        "--complete-min 2 holds back issuing until that many complete",
+    );
+    refused(&["run", "--complete-min", "0", file], "--complete-min");
+    refused(
+        &["run", "--engine", "sync", "--sched", "batch", file],
+        "--sched is an io_uring option",
+    );
+    refused(&["run", "--sched", "fifo", file], "fifo");
 }
 
 /// The `fio ...` line `stripebench run --print-fio ARGS` prints.
@@ -250,7 +273,7 @@ fn fio_line(args: &[&str]) -> String {
     crate::common::succeeded(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     text.lines()
-        .find(|l| l.starts_with("fio "))
+        .find(|l| l.starts_with("fio ") || l.starts_with("chrt --batch 0 fio "))
         .unwrap_or_else(|| panic!("no fio line in {text}"))
         .to_string()
 }
@@ -339,15 +362,115 @@ fn dry_fio_job(text: &str) -> std::process::Output {
 #[test]
 fn a_fio_job_with_the_ring_options_reads_back_as_print_fio_writes_them() {
     let out = dry_fio_job(
-        "[j]\nioengine=io_uring\niodepth=8\ndirect=1\nrw=randread\nbs=4k\nhipri\nsqthread_poll=1\nsqthread_poll_cpu=1\nnowait=1\nfilename=/dev/null\n",
+        "[j]\nioengine=io_uring\niodepth=8\ndirect=1\nrw=randread\nbs=4k\nhipri\nsqthread_poll=1\nsqthread_poll_cpu=1\nnowait=1\niodepth_batch_complete_min=4\nfilename=/dev/null\n",
     );
     let said =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    for o in ["--hipri", "--sqpoll=1", "--nowait", "--engine=uring"] {
+    for o in [
+        "--hipri",
+        "--sqpoll=1",
+        "--nowait",
+        "--engine=uring",
+        "--complete-min=4",
+    ] {
         assert!(said.split_whitespace().any(|w| w == o), "{o} in {said}");
     }
     // sqthread_poll_cpu alone is refused, by name.
     let out = dry_fio_job("[j]\nioengine=io_uring\nsqthread_poll_cpu=1\nfilename=/dev/null\n");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("without sqthread_poll=1"));
+}
+
+/// A size-bounded 4 KiB random read at depth 8 of each of `targets`, one
+/// worker each, with `extra`: every I/O counts.
+fn read_targets(targets: &[&str], extra: &[&str]) -> serde_json::Value {
+    run_json(
+        &[
+            &[
+                "run",
+                "--rw",
+                "randread",
+                "--bs",
+                "4k",
+                "--direct",
+                "--iodepth",
+                "8",
+                "--io-limit",
+                "4m",
+                "--no-progress",
+            ][..],
+            extra,
+            targets,
+        ]
+        .concat(),
+    )
+}
+
+#[test]
+#[cfg_attr(not(all(sb_uring, sb_zram)), ignore = "needs io_uring and zram (root)")]
+fn sched_auto_batches_the_worker_whose_target_punts_every_io_and_no_other() {
+    require_uring();
+    let zram = crate::common::Zram::new(16);
+    let bed = crate::common::LoopBed::new(1, 16);
+    let d = read_targets(&[&zram.dev, &bed.devices[0]], &[]);
+    let (z, l) = (&d["workers"][0], &d["workers"][1]);
+    assert_eq!(z["target"], zram.dev.as_str(), "{d}");
+    // zram has no non-blocking path: RWF_NOWAIT is refused, and io_uring
+    // hands each I/O to io-wq; the loop device (blk-mq) has one.
+    assert_eq!(z["ring"]["punted"], true, "{z}");
+    assert_eq!(z["ring"]["sched"], "batch", "{z}");
+    assert_eq!(l["ring"]["punted"], false, "{l}");
+    assert_eq!(l["ring"]["sched"], "normal", "{l}");
+    for w in [z, l] {
+        assert_eq!(u(&w["ios"]), 1024, "every I/O of the 4 MiB done: {w}");
+        assert_eq!(u(&w["errors"]), 0);
+        assert_eq!(w["ring"]["complete_min"], 1);
+    }
+    assert!(d["config"].get("sched").is_none(), "auto is not written");
+    // The run's fio line runs fio as the workers ran.
+    let fio = d["fio"]["command"].as_str().unwrap();
+    assert!(fio.starts_with("chrt --batch 0 fio "), "{fio}");
+    // --sched normal holds even where auto would batch; --print-fio
+    // resolves auto from the targets as the workers do.
+    let d = read_targets(&[&zram.dev], &["--sched", "normal"]);
+    assert_eq!(d["workers"][0]["ring"]["sched"], "normal");
+    assert_eq!(d["config"]["sched"], "normal");
+    assert!(d["fio"]["command"].as_str().unwrap().starts_with("fio "));
+    let line = fio_line(&["--rw", "randread", "--iodepth", "8", "--direct", &zram.dev]);
+    assert!(line.starts_with("chrt --batch 0 fio "), "{line}");
+    let line = fio_line(&[
+        "--rw",
+        "randread",
+        "--iodepth",
+        "8",
+        "--direct",
+        &bed.devices[0],
+    ]);
+    assert!(line.starts_with("fio "), "{line}");
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn complete_min_is_what_each_wait_asks_and_every_io_still_completes() {
+    let (_dir, file) = scratch(8 << 20);
+    let d = read_targets(&[&file], &["--complete-min", "4"]);
+    let w = &d["workers"][0];
+    assert_eq!(w["ring"]["complete_min"], 4, "{w}");
+    assert_eq!(d["config"]["complete_min"], 4);
+    assert_eq!(u(&w["ios"]), 1024, "every I/O of the 4 MiB done: {w}");
+    assert_eq!(u(&w["errors"]), 0);
+    let line = fio_line(&[
+        "--rw",
+        "randread",
+        "--iodepth",
+        "8",
+        "--complete-min",
+        "4",
+        &file,
+    ]);
+    assert!(
+        line.split(' ')
+            .any(|w| w == "--iodepth_batch_complete_min=4"),
+        "{line}"
+    );
 }

@@ -273,6 +273,47 @@ impl Drop for LoopBed {
     }
 }
 
+/// One zram device of `size_mb` MiB, added with zram-control's hot_add
+/// (loading the module when it is not), reset and removed on drop. Never
+/// written: its reads are zeros. A device with no non-blocking path, so
+/// io_uring hands every I/O on it to an io-wq kernel thread.
+pub struct Zram {
+    pub dev: String,
+    id: String,
+}
+
+impl Zram {
+    pub fn new(size_mb: usize) -> Zram {
+        require(is_root(), "needs root: zram devices");
+        let control = Path::new("/sys/class/zram-control/hot_add");
+        if !control.exists() {
+            let _ = Command::new("modprobe")
+                .args(["zram", "num_devices=0"])
+                .status();
+        }
+        let id = std::fs::read_to_string(control);
+        require(id.is_ok(), &format!("needs zram: {control:?}: {id:?}"));
+        let id = id.unwrap().trim().to_string();
+        let z = Zram {
+            dev: format!("/dev/zram{id}"),
+            id,
+        };
+        std::fs::write(
+            format!("/sys/block/zram{}/disksize", z.id),
+            format!("{size_mb}M"),
+        )
+        .unwrap_or_else(|e| panic!("zram{} disksize: {e}", z.id));
+        z
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = std::fs::write(format!("/sys/block/zram{}/reset", self.id), "1");
+        let _ = std::fs::write("/sys/class/zram-control/hot_remove", &self.id);
+    }
+}
+
 /// One loop device over `file` (extra `losetup` options such as `-o`,
 /// `--sizelimit`, `-r`), detached on drop while still backed by that file.
 pub struct Loop {
