@@ -398,6 +398,7 @@ const KNOWN: &[&str] = &[
     "bs",
     "direct",
     "buffered",
+    "fadvise_hint",
     "ioengine",
     "iodepth",
     "fixedbufs",
@@ -646,6 +647,15 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         }
         .to_string(),
     );
+    // fio's fadvise_hint (1 unless given): POSIX_FADV_SEQUENTIAL, which
+    // doubles a file's read-ahead, or POSIX_FADV_RANDOM, which turns it
+    // off. stripebench gives no hint: the device's read_ahead_kb holds.
+    if !direct {
+        let hint = job.get("fadvise_hint").and_then(|o| o.value.clone());
+        if !matches!(hint.as_deref(), Some("0" | "false" | "off" | "no")) {
+            notes.push("fadvise_hint (fio's default 1): fio advises POSIX_FADV_SEQUENTIAL (twice the read-ahead) or RANDOM (none) for buffered I/O; stripebench gives no hint, the device's read_ahead_kb (--readahead) holds".into());
+        }
+    }
     // How long: time based, or until size= (io_size=, loops=) is done.
     // fio's runtime=0 is no limit, as if not given.
     let runtime = job
@@ -1599,7 +1609,18 @@ mod tests {
             "{:?}",
             t.notes
         );
-        assert!(one("[j]\nrw=read\n").unwrap().notes.is_empty());
+        assert!(one("[j]\nrw=read\ndirect=1\n").unwrap().notes.is_empty());
+        // Buffered: fio's fadvise_hint (on unless 0) is said, not silent.
+        let t = one("[j]\nrw=read\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.contains("fadvise_hint")),
+            "{:?}",
+            t.notes
+        );
+        assert!(one("[j]\nrw=read\nfadvise_hint=0\n")
+            .unwrap()
+            .notes
+            .is_empty());
     }
 
     #[test]

@@ -199,6 +199,12 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
         g.push("--fixedbufs".into());
         g.push("--registerfiles".into());
     }
+    if !cfg.direct {
+        // fio's default fadvise_hint=1 advises POSIX_FADV_SEQUENTIAL (twice
+        // the file's read-ahead) or RANDOM (none); stripebench gives no
+        // hint, so a buffered run's read-ahead is the device's.
+        g.push("--fadvise_hint=0".into());
+    }
     if cfg.uncached {
         g.push("--uncached=1".into());
         notes.push("--uncached: fio's uncached=1 is in fio 3.40 and later");

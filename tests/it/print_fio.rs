@@ -190,3 +190,20 @@ fn print_fio_keeps_the_cache_for_a_cached_read() {
     );
     assert!(!t.contains("evicts"), "{t}");
 }
+
+#[test]
+fn a_buffered_line_gives_fio_no_fadvise_hint_and_an_o_direct_one_keeps_its_default() {
+    // fio's fadvise_hint=1 doubles a sequential reader's read-ahead (and
+    // turns it off for a random one); stripebench gives no hint, so the
+    // read-ahead of a buffered run is the device's in both tools.
+    for mode in ["--buffered", "--uncached"] {
+        let t = print_fio(&["--rw", "read", "--bs", "1m", mode, "/nowhere"]);
+        let line = t.lines().find(|l| l.starts_with("fio ")).expect(&t);
+        assert!(
+            line.split(' ').any(|w| w == "--fadvise_hint=0"),
+            "{mode}: {t}"
+        );
+    }
+    let t = print_fio(&["--rw", "read", "--bs", "1m", "--direct", "/nowhere"]);
+    assert!(!t.contains("fadvise_hint"), "{t}");
+}
