@@ -814,14 +814,17 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         return refuse!(o, "without sqthread_poll=1: give both, or neither");
     }
     // fio's iodepth_batch_complete_min (iodepth_batch_complete, its old
-    // name): how many completions each wait asks for.
-    for key in ["iodepth_batch_complete_min", "iodepth_batch_complete"] {
-        let Some(o) = job.get(key) else { continue };
+    // name, one option): how many completions each wait asks for; the
+    // last one given holds, as in fio.
+    let batch = job.opts.iter().rev().find(|o| {
+        matches!(
+            o.key.as_str(),
+            "iodepth_batch_complete_min" | "iodepth_batch_complete"
+        )
+    });
+    if let Some(o) = batch {
         let n = count(o)?;
-        if n <= 1 {
-            continue;
-        }
-        if !uring {
+        if n > 1 && !uring {
             return refuse!(
                 o,
                 "waits for several completions of io_uring: give ioengine=io_uring, or drop it"
@@ -830,8 +833,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         if n > depth {
             return refuse!(o, "is more than iodepth: fio cannot wait for more I/Os than it keeps in flight; give at most iodepth");
         }
-        args.push(format!("--complete-min={n}"));
-        break;
+        if n > 1 {
+            args.push(format!("--complete-min={n}"));
+        }
     }
     for key in ["nowait", "uncached"] {
         if rwf(key)? && !uring && engine != "pvsync2" {
@@ -1621,6 +1625,25 @@ mod tests {
             .unwrap()
             .notes
             .is_empty());
+    }
+
+    #[test]
+    fn iodepth_batch_complete_and_its_min_are_one_option_the_last_of_which_holds() {
+        let head = "[j]\nioengine=io_uring\niodepth=8\n";
+        let a = args(&format!(
+            "{head}iodepth_batch_complete_min=2\niodepth_batch_complete=4\n"
+        ));
+        assert!(a.contains(&"--complete-min=4".to_string()), "{a:?}");
+        let a = args(&format!(
+            "{head}iodepth_batch_complete=4\niodepth_batch_complete_min=2\n"
+        ));
+        assert!(a.contains(&"--complete-min=2".to_string()), "{a:?}");
+        let a = args(&format!(
+            "{head}iodepth_batch_complete=4\niodepth_batch_complete_min=1\n"
+        ));
+        assert!(!a.iter().any(|a| a.starts_with("--complete-min")), "{a:?}");
+        let e = refused(&format!("{head}iodepth_batch_complete_min=9\n"));
+        assert!(e.contains("`iodepth_batch_complete_min=9`"), "{e}");
     }
 
     #[test]

@@ -62,6 +62,8 @@ pub enum ConfigError {
     CompleteMinDepth { n: u32, depth: usize },
     #[error("--complete-min {0} holds back issuing until that many complete, which a --rate schedule cannot wait for: drop one of them")]
     CompleteMinRate(u32),
+    #[error("--sched batch cannot go with --sqpoll: the kernel submission thread inherits SCHED_BATCH and, polling on the worker's CPU, is not let in when the worker waits (two orders of magnitude slower on zram); use --sched normal (or auto) with --sqpoll")]
+    SchedBatchSqpoll,
     #[error("--io-limit and --passes both bound what each worker does: give one")]
     TwoBounds,
     /// `{0}` is the bound given: `--passes` or `--io-limit`.
@@ -326,6 +328,9 @@ fn ring_setup(args: &RunArgs, available: &[usize]) -> Result<RingSetup, ConfigEr
     }
     if n > 1 && (args.rate.is_some() || args.rate_iops.is_some()) {
         return Err(ConfigError::CompleteMinRate(n));
+    }
+    if args.sched == "batch" && args.sqpoll.is_some() {
+        return Err(ConfigError::SchedBatchSqpoll);
     }
     Ok(RingSetup {
         complete_min: n,

@@ -25,8 +25,10 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
 
     let named = named_targets(&cfg)?;
     if cfg.print_fio {
-        let cfg = sched_resolved(cfg, &named);
-        crate::output::stdout::text(&crate::document::fio::command(&cfg, &named)?);
+        let (cfg, notes) = sched_resolved(cfg, &named);
+        let mut fio = crate::document::fio::fio(&cfg, &named)?;
+        fio.notes.extend(notes);
+        crate::output::stdout::text(&fio.text());
         return Ok(EXIT_OK);
     }
     // Refuses outputs that cannot be written or would destroy something,
@@ -109,26 +111,50 @@ pub fn precheck(mut cfg: RunConfig, req: Request) -> Result<()> {
 }
 
 /// `--print-fio`'s `--sched auto`, as the workers would resolve it: batch
-/// when an io_uring worker's target has no non-blocking path. Each target
-/// is opened read-only, with the checks every open makes; one that cannot
-/// be opened counts as having one (its run would refuse it anyway).
-fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> RunConfig {
+/// when an io_uring worker's target has no non-blocking path (not with
+/// `--sqpoll`); and what the line must say beside it. Only block devices
+/// are opened, through the checks every open makes (a write's planted-link
+/// walk among them): a regular file's open can wait on a lease another
+/// process holds, and break it, and a line printed must not. A file's
+/// answer is left to the run, and said so.
+fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<String>) {
     use crate::engine::Sched;
-    if cfg.ring.sched == Sched::Auto && cfg.engine == crate::engine::EngineKind::Uring {
-        let access = crate::device::Access {
-            direct: cfg.direct,
-            write: false,
-            allow_destructive: false,
-            owned: false,
-            force_signature: false,
-            dry_run: true,
-        };
-        let punted = named
-            .iter()
-            .any(|p| crate::device::open(p, access).is_ok_and(|t| crate::engine::punts(&t.file)));
-        cfg.ring.sched = Sched::Auto.resolve(punted);
+    use std::os::unix::fs::FileTypeExt;
+    let auto = cfg.ring.sched == Sched::Auto;
+    if !auto || cfg.engine != crate::engine::EngineKind::Uring || cfg.ring.sqpoll {
+        if auto {
+            cfg.ring.sched = Sched::Normal;
+        }
+        return (cfg, Vec::new());
     }
-    cfg
+    let access = crate::device::Access {
+        direct: cfg.direct,
+        write: cfg.rw.writes(),
+        allow_destructive: cfg.allow_destructive,
+        owned: false,
+        force_signature: false,
+        dry_run: true,
+    };
+    let (mut batch, mut normal, mut unknown) = (0, 0, Vec::new());
+    for p in named {
+        if !std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()) {
+            unknown.push(crate::base::error::show_path(p));
+            continue;
+        }
+        match crate::device::open(p, access) {
+            Ok(t) if t.kind == crate::device::TargetKind::Block => {
+                if crate::engine::punts(&t.file) {
+                    batch += 1;
+                } else {
+                    normal += 1;
+                }
+            }
+            _ => unknown.push(crate::base::error::show_path(p)),
+        }
+    }
+    cfg.ring.sched = Sched::Auto.resolve(batch > 0);
+    let notes = crate::document::fio::sched_notes(batch, normal, &unknown);
+    (cfg, notes)
 }
 
 /// The targets named: `--members`' volume's, or those given.

@@ -43,15 +43,19 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
         c.bs = BlockSizeArg::Bytes(b);
     }
     // `--sched auto` as the workers' rings resolved it.
+    let mut notes = Vec::new();
     if c.ring.sched == Sched::Auto {
-        let batch = doc
-            .workers
-            .iter()
-            .filter_map(|w| w.ring.as_ref())
-            .any(|r| r.sched == Sched::Batch);
-        c.ring.sched = if batch { Sched::Batch } else { Sched::Normal };
+        let rings = doc.workers.iter().filter_map(|w| w.ring.as_ref());
+        let batch = rings.clone().filter(|r| r.sched == Sched::Batch).count();
+        let normal = rings.count() - batch;
+        c.ring.sched = Sched::Auto.resolve(batch > 0);
+        notes = crate::document::fio::sched_notes(batch, normal, &[]);
     }
-    FioDoc::of(&c, &targets)
+    let mut fio = FioDoc::of(&c, &targets);
+    if fio.command.is_some() {
+        fio.notes.extend(notes);
+    }
+    fio
 }
 
 /// The document of a run that a signal stopped before anything was

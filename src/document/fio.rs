@@ -78,6 +78,29 @@ impl FioDoc {
     }
 }
 
+/// What a fio line says of `--sched auto` beside the `chrt --batch 0` it
+/// gets when any worker runs SCHED_BATCH: `batch` and `normal` workers (or
+/// targets) as resolved, and the targets not known until the run opens them.
+pub fn sched_notes(batch: usize, normal: usize, unknown: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if batch > 0 && normal > 0 {
+        notes.push(format!(
+            "--sched auto: {batch} of {} run SCHED_BATCH (their targets have no non-blocking path), the others normal; under chrt --batch 0 every fio job runs batch",
+            batch + normal
+        ));
+    }
+    if !unknown.is_empty() {
+        let named: Vec<&str> = unknown.iter().take(3).map(String::as_str).collect();
+        let more = unknown.len().saturating_sub(3);
+        notes.push(format!(
+            "--sched auto: {}{} not opened here (a file, or a device that cannot be opened): a worker runs SCHED_BATCH where its target has no non-blocking path; the run document's fio line says what the workers got",
+            named.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
+    }
+    notes
+}
+
 /// The `#` lines, then the fio command, each line ending in a newline
 /// (`run --print-fio`).
 pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageError> {

@@ -152,7 +152,7 @@ impl Default for RingSetup {
 #[serde(rename_all = "lowercase")]
 pub enum Sched {
     /// batch for an io_uring worker whose target has no non-blocking
-    /// path ([`punts`]), normal otherwise.
+    /// path ([`punts`]) and no `--sqpoll` thread, normal otherwise.
     #[default]
     Auto,
     /// SCHED_OTHER, as every thread starts.
@@ -257,11 +257,21 @@ fn one() -> u32 {
 
 /// Whether io_uring hands every I/O on `file` to an io-wq kernel thread:
 /// the file has no non-blocking path (FMODE_NOWAIT), which a read with
-/// RWF_NOWAIT shows by EOPNOTSUPP (a zram or brd device, a bio driver
-/// without nowait support). One read at offset 0: harmless before a write.
+/// RWF_NOWAIT shows by EOPNOTSUPP (a zram or brd device, a tmpfs file, a
+/// bio driver without nowait support). The kernel answers that before
+/// looking at the offset, so the read is asked at the end of the file or
+/// device, where one that is let through reads nothing: no I/O, and no
+/// read-ahead into a page cache that a cold buffered run has just emptied.
 pub fn punts(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: lseek on a descriptor this call borrows; every I/O of the run
+    // gives its own offset, so the file position it moves is never used.
+    let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
+    let Ok(end) = u64::try_from(end) else {
+        return false;
+    };
     matches!(
-        probe_rw_flags(file, 4096, RWF_NOWAIT),
+        probe_rw_flags_at(file, 4096, end.div_ceil(4096) * 4096, RWF_NOWAIT),
         Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP)
     )
 }
@@ -276,7 +286,14 @@ pub fn probe_dontcache(file: &File, len: usize) -> io::Result<()> {
 /// One read of `len` bytes at offset 0 with RWF_* `flags`: whether `file`
 /// takes them (the error is the kernel's).
 pub fn probe_rw_flags(file: &File, len: usize, flags: i32) -> io::Result<()> {
+    probe_rw_flags_at(file, len, 0, flags)
+}
+
+/// [`probe_rw_flags`] at `offset`.
+fn probe_rw_flags_at(file: &File, len: usize, offset: u64, flags: i32) -> io::Result<()> {
     use std::os::fd::AsRawFd;
+    let offset =
+        libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
     let mut buf = AlignedBuf::new(len.max(1), 4096)
         .ok_or_else(|| io::Error::other("no memory for the probe's buffer"))?;
     let iov = libc::iovec {
@@ -284,7 +301,7 @@ pub fn probe_rw_flags(file: &File, len: usize, flags: i32) -> io::Result<()> {
         iov_len: buf.len(),
     };
     // SAFETY: one iovec over a buffer this function owns, for one call.
-    let n = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, flags) };
+    let n = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, offset, flags) };
     if n < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -610,6 +627,57 @@ pub(crate) mod tests {
         std::fs::write(&path, vec![7u8; 8192]).unwrap();
         assert!(!punts(&File::open(&path).unwrap()));
         assert!(!punts(&File::open("/dev/zero").unwrap()));
+    }
+
+    /// Whether the first page of `file` is in the page cache (mincore).
+    fn first_page_cached(file: &File) -> bool {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a private read-only mapping of one page of an open file,
+        // unmapped before return; mincore writes one byte into `vec`.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                4096,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            let mut vec = [0u8; 1];
+            assert_eq!(libc::mincore(p, 4096, vec.as_mut_ptr()), 0);
+            libc::munmap(p, 4096);
+            vec[0] & 1 == 1
+        }
+    }
+
+    #[test]
+    fn the_punt_probe_reads_nothing_into_a_page_cache_just_emptied() {
+        use std::os::fd::AsRawFd;
+        // A cold buffered run evicts its file, then builds its engines: the
+        // probe must not bring the file's first pages back (read-ahead).
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 1 << 20]).unwrap();
+        let file = File::open(&path).unwrap();
+        file.sync_all().unwrap();
+        // SAFETY: advice on an open descriptor.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        if first_page_cached(&file) {
+            eprintln!("the file system kept the page after DONTNEED: nothing to see here");
+            return;
+        }
+        assert!(!punts(&file));
+        assert!(
+            !first_page_cached(&file),
+            "the probe read the first page in"
+        );
+        // A read at offset 0, as the probe once was, does bring it in: the
+        // check above can fail.
+        let _ = probe_rw_flags(&file, 4096, RWF_NOWAIT);
+        let mut buf = [0u8; 4096];
+        std::os::unix::fs::FileExt::read_at(&file, &mut buf, 0).unwrap();
+        assert!(first_page_cached(&file));
     }
 
     pub(crate) fn spec(file: &std::path::Path, depth: usize) -> EngineSpec {

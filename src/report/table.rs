@@ -495,14 +495,21 @@ pub fn summary(doc: &RunDocument) -> String {
         );
     }
     let punted = rings.iter().filter(|r| r.punted).count();
+    let batch = rings
+        .iter()
+        .filter(|r| r.sched == crate::engine::Sched::Batch)
+        .count();
     if punted > 0 {
-        let batch = rings
-            .iter()
-            .filter(|r| r.sched == crate::engine::Sched::Batch)
-            .count();
         let _ = writeln!(
             out,
-            "io_uring: {punted} of {} worker(s) have a target with no non-blocking path, so every I/O runs in an io-wq kernel thread on the worker's CPU (its CPU time is not in the figures above); {batch} worker(s) ran SCHED_BATCH (--sched), so that thread works through the queue instead of being preempted at each completion",
+            "io_uring: {punted} of {} worker(s) have a target with no non-blocking path, so io_uring runs each of their I/Os in an io-wq kernel thread on the worker's CPU; that thread's CPU time is in no figure above",
+            rings.len()
+        );
+    }
+    if batch > 0 {
+        let _ = writeln!(
+            out,
+            "--sched: {batch} of {} worker(s) ran SCHED_BATCH: woken, a worker does not preempt the thread on its CPU (an io-wq thread works through the queue instead of stopping at each completion)",
             rings.len()
         );
     }

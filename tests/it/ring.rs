@@ -447,6 +447,26 @@ fn sched_auto_batches_the_worker_whose_target_punts_every_io_and_no_other() {
         &bed.devices[0],
     ]);
     assert!(line.starts_with("fio "), "{line}");
+    // Both: fio under chrt, and a note that not every worker batched.
+    let out = crate::common::sb()
+        .args(["run", "--print-fio", "--rw", "randread", "--iodepth", "8"])
+        .args([&zram.dev, &bed.devices[0]])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("--sched auto: 1 of 2 run SCHED_BATCH"),
+        "{text}"
+    );
+    // With --sqpoll, auto stays normal: its kernel thread would inherit
+    // SCHED_BATCH and starve on the worker's CPU; batch with it is refused.
+    let d = read_targets(&[&zram.dev], &["--sqpoll"]);
+    assert_eq!(d["workers"][0]["ring"]["punted"], true);
+    assert_eq!(d["workers"][0]["ring"]["sched"], "normal");
+    refused(
+        &["run", "--sched", "batch", "--sqpoll", &zram.dev],
+        "--sched batch cannot go with --sqpoll",
+    );
 }
 
 #[test]
