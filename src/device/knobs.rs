@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
-pub use crate::device::state::{create_state_dir, state_dir, write_new};
+pub use crate::device::state::{create_state_dir, state_dir, write_new, write_new_whole};
 use crate::device::state::{lock, lock_holder, lock_name};
 use crate::device::sysattr::open_restorable;
 use serde::{Deserialize, Serialize};

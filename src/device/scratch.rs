@@ -126,7 +126,7 @@ impl Testbed {
             .is_some()
             .then(|| {
                 crate::device::knobs::create_state_dir(&state)
-                    .and_then(|()| crate::device::knobs::write_new(&record, &doc))
+                    .and_then(|()| crate::device::knobs::write_new_whole(&record, &doc))
                     .ok()
                     .map(|()| record)
             })

@@ -53,6 +53,28 @@ pub fn create_state_dir(dir: &Path) -> std::io::Result<()> {
         .create(dir)
 }
 
+/// Writes a new file that must not exist, whole or not at all: written
+/// under a hidden name first and linked to `path` once synced (link(2)
+/// refuses an existing name, a planted link among them), so that a SIGKILL
+/// while it is written never leaves an empty record at `path`, which the
+/// next run could not read (seen: a killed run's test bed not named).
+pub fn write_new_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.new-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    // A stale one of this process's (unlinking never follows a link).
+    let _ = fs::remove_file(&tmp);
+    write_new(&tmp, bytes)?;
+    let linked = fs::hard_link(&tmp, path);
+    let _ = fs::remove_file(&tmp);
+    linked
+}
+
 /// Writes a new file that must not exist (O_EXCL: a symlink planted at the
 /// name is refused, not followed).
 pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -195,4 +217,26 @@ pub(crate) fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
     f.set_len(0)?;
     f.write_all(format!("{}\n", std::process::id()).as_bytes())?;
     Ok(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_new_file_is_written_once_and_leaves_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("testbed-1.path");
+        write_new_whole(&path, b"{\"dir\":\"/x\"}").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"{\"dir\":\"/x\"}");
+        // A name that exists, a planted link among them, is refused.
+        assert!(write_new_whole(&path, b"other").is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"{\"dir\":\"/x\"}");
+        let link = dir.path().join("testbed-2.path");
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), &link).unwrap();
+        assert!(write_new_whole(&link, b"x").is_err());
+        assert!(!dir.path().join("elsewhere").exists());
+        // Only the two names: no hidden file left.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 }
