@@ -317,11 +317,6 @@ impl Engine for UringEngine {
 
     fn create(spec: &EngineSpec) -> Result<(Self, Vec<SlotToken>), String> {
         let entries = (spec.depth.max(1) as u32).next_power_of_two();
-        // By default (--taskrun auto) the first of DEFER_TASKRUN, then
-        // COOP_TASKRUN (both with SINGLE_ISSUER), then a plain ring, that
-        // this kernel builds: with the ring's descriptor registered, defer
-        // was measured the cheapest per I/O here (see BENCHMARKS.md), and
-        // it is what fio's io_uring engine asks too.
         // Before the ring: the io-wq threads it starts inherit the policy.
         let punted = punts(&spec.file);
         // Not with --sqpoll: its kernel thread, which inherits the policy,
@@ -331,6 +326,11 @@ impl Engine for UringEngine {
         sched
             .apply()
             .map_err(|e| format!("cannot make the worker SCHED_BATCH (--sched): {e}"))?;
+        // By default (--taskrun auto) the first of DEFER_TASKRUN, then
+        // COOP_TASKRUN (both with SINGLE_ISSUER), then a plain ring, that
+        // this kernel builds: with the ring's descriptor registered, defer
+        // was measured the cheapest per I/O here (see BENCHMARKS.md), and
+        // it is what fio's io_uring engine asks too.
         let mut setup = spec.ring;
         let tries: &[TaskRun] = match (setup.taskrun, setup.sqpoll) {
             (TaskRun::Auto, false) => &[TaskRun::Defer, TaskRun::Coop, TaskRun::Plain],
