@@ -170,14 +170,6 @@ pub enum Sched {
 impl Sched {
     pub const NAMES: [&'static str; 3] = ["auto", "normal", "batch"];
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Sched::Auto => "auto",
-            Sched::Normal => "normal",
-            Sched::Batch => "batch",
-        }
-    }
-
     pub fn parse(s: &str) -> Option<Sched> {
         match s {
             "auto" => Some(Sched::Auto),
@@ -258,42 +250,35 @@ fn one() -> u32 {
 /// Whether io_uring hands every I/O on `file` to an io-wq kernel thread:
 /// the file has no non-blocking path (FMODE_NOWAIT), which a read with
 /// RWF_NOWAIT shows by EOPNOTSUPP (a zram or brd device, a tmpfs file, a
-/// bio driver without nowait support). The kernel answers that before
-/// looking at the offset, so the read is asked at the end of the file or
-/// device, where one that is let through reads nothing: no I/O, and no
-/// read-ahead into a page cache that a cold buffered run has just emptied.
+/// bio driver without nowait support).
 pub fn punts(file: &File) -> bool {
-    use std::os::fd::AsRawFd;
-    // SAFETY: lseek on a descriptor this call borrows; every I/O of the run
-    // gives its own offset, so the file position it moves is never used.
-    let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
-    let Ok(end) = u64::try_from(end) else {
-        return false;
-    };
     matches!(
-        probe_rw_flags_at(file, 4096, end.div_ceil(4096) * 4096, RWF_NOWAIT),
+        probe_rw_flags(file, 4096, RWF_NOWAIT),
         Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP)
     )
 }
 
-/// Whether `file` accepts RWF_DONTCACHE: one read of `len` bytes at offset
-/// 0 (reading is harmless, even before a write run). The error is the
-/// kernel's (EOPNOTSUPP: the kernel or the file system lacks it).
+/// Whether `file` accepts RWF_DONTCACHE ([`probe_rw_flags`]; EOPNOTSUPP:
+/// the kernel or the file system lacks it).
 pub fn probe_dontcache(file: &File, len: usize) -> io::Result<()> {
     probe_rw_flags(file, len, RWF_DONTCACHE)
 }
 
-/// One read of `len` bytes at offset 0 with RWF_* `flags`: whether `file`
-/// takes them (the error is the kernel's).
+/// Whether `file` takes the RWF_* `flags` (the error is the kernel's): one
+/// read of `len` bytes with them. The kernel refuses flags before it looks
+/// at the offset, so the read is asked at the end of the file or device,
+/// where one that is let through reads nothing: no I/O, and no read-ahead
+/// into a page cache that a cold buffered run has emptied (harmless before
+/// a write run, too). Offset 0 where the end cannot be found.
 pub fn probe_rw_flags(file: &File, len: usize, flags: i32) -> io::Result<()> {
-    probe_rw_flags_at(file, len, 0, flags)
-}
-
-/// [`probe_rw_flags`] at `offset`.
-fn probe_rw_flags_at(file: &File, len: usize, offset: u64, flags: i32) -> io::Result<()> {
     use std::os::fd::AsRawFd;
-    let offset =
-        libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: lseek on a descriptor this call borrows; every I/O of a run
+    // gives its own offset, so the file position it moves is never used.
+    let end = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_END) };
+    let offset = u64::try_from(end)
+        .ok()
+        .and_then(|e| libc::off_t::try_from(e.div_ceil(4096) * 4096).ok())
+        .unwrap_or(0);
     let mut buf = AlignedBuf::new(len.max(1), 4096)
         .ok_or_else(|| io::Error::other("no memory for the probe's buffer"))?;
     let iov = libc::iovec {
@@ -612,17 +597,20 @@ pub(crate) mod tests {
         // What was asked holds either way.
         assert_eq!(Sched::Normal.resolve(true), Sched::Normal);
         assert_eq!(Sched::Batch.resolve(false), Sched::Batch);
+        // Each name parses to the variant the JSON calls so.
         for n in Sched::NAMES {
-            assert_eq!(Sched::parse(n).map(Sched::name), Some(n));
+            let v = Sched::parse(n).map(|s| serde_json::to_value(s).unwrap());
+            assert_eq!(v, Some(serde_json::Value::from(n)));
         }
         assert_eq!(Sched::parse("fifo"), None);
     }
 
     #[test]
     fn a_regular_file_and_dev_zero_do_not_punt_their_io() {
-        // ext4/tmpfs files have a non-blocking path (FMODE_NOWAIT); so does
-        // /dev/zero. zram, which has none, is in tests/it/ring.rs (root).
-        let dir = tempfile::tempdir().unwrap();
+        // An ext4 file has a non-blocking path (FMODE_NOWAIT); so does
+        // /dev/zero (tmpfs has none: not /tmp, which may be one). zram, which
+        // has none either, is in tests/it/ring.rs (root).
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
         let path = dir.path().join("f");
         std::fs::write(&path, vec![7u8; 8192]).unwrap();
         assert!(!punts(&File::open(&path).unwrap()));
@@ -663,18 +651,17 @@ pub(crate) mod tests {
         file.sync_all().unwrap();
         // SAFETY: advice on an open descriptor.
         unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-        if first_page_cached(&file) {
-            eprintln!("the file system kept the page after DONTNEED: nothing to see here");
-            return;
-        }
+        assert!(
+            !first_page_cached(&file),
+            "/var/tmp's file system kept the page after DONTNEED: this test cannot see what the probe does"
+        );
         assert!(!punts(&file));
         assert!(
             !first_page_cached(&file),
             "the probe read the first page in"
         );
-        // A read at offset 0, as the probe once was, does bring it in: the
-        // check above can fail.
-        let _ = probe_rw_flags(&file, 4096, RWF_NOWAIT);
+        // A read at offset 0, where the probe once read, does bring it in:
+        // the check above can fail.
         let mut buf = [0u8; 4096];
         std::os::unix::fs::FileExt::read_at(&file, &mut buf, 0).unwrap();
         assert!(first_page_cached(&file));

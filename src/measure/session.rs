@@ -205,8 +205,9 @@ fn check_md_tunables(
 
 /// What the run asks of each file it will do I/O on, checked before the
 /// first I/O (in a dry run too, as compare guards its phases): `--uncached`
-/// RWF_DONTCACHE and `--nowait` RWF_NOWAIT, each probed with one read of
-/// offset 0 (for RWF_NOWAIT, EAGAIN is an answer; EOPNOTSUPP is not), and
+/// RWF_DONTCACHE and `--nowait` RWF_NOWAIT, each probed with one read that
+/// reads nothing ([`crate::engine::probe_rw_flags`]; for RWF_NOWAIT, EAGAIN
+/// is an answer, EOPNOTSUPP is not), and
 /// `--hipri` poll queues on the device under it. `files` are what was
 /// opened, with the name to show.
 fn check_files<'a>(
