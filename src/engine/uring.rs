@@ -585,6 +585,15 @@ impl Engine for UringEngine {
     }
 }
 
+/// The buffer of `slot`'s `op`: its own for a read, its write buffer (after
+/// every slot's, with `write_base` set) for a write.
+fn buf_index(op: Op, slot: usize, write_base: usize) -> usize {
+    match op {
+        Op::Read => slot,
+        Op::Write => write_base + slot,
+    }
+}
+
 /// `--nowait`: whether `slot`'s I/O, issued with RWF_NOWAIT, ended as one
 /// that would have blocked: EAGAIN, or a short transfer (a buffered read
 /// that found only some of its pages, readahead still bringing the rest),
@@ -597,11 +606,8 @@ fn would_block(
     slot: usize,
     res: i32,
 ) -> bool {
-    let index = match ios[slot].op {
-        Op::Read => slot,
-        Op::Write => write_base + slot,
-    };
-    res == -libc::EAGAIN || (res >= 0 && (res as usize) < bufs[index].len())
+    let len = bufs[buf_index(ios[slot].op, slot, write_base)].len();
+    res == -libc::EAGAIN || (res >= 0 && (res as usize) < len)
 }
 
 impl UringEngine {
@@ -750,10 +756,7 @@ impl UringEngine {
     /// The SQE of one read or write on `slot`'s buffer.
     #[inline]
     fn entry(&mut self, slot: usize, op: Op, offset: u64, flags: i32) -> squeue::Entry {
-        let index = match op {
-            Op::Read => slot,
-            Op::Write => self.write_base + slot,
-        };
+        let index = buf_index(op, slot, self.write_base);
         let buf = &mut self.bufs[index];
         let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
         // The same four opcodes on the registered file or on its descriptor.
