@@ -120,11 +120,12 @@ pub fn precheck(mut cfg: RunConfig, req: Request) -> Result<()> {
 fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<String>) {
     use crate::engine::Sched;
     use std::os::unix::fs::FileTypeExt;
-    let auto = cfg.ring.sched == Sched::Auto;
-    if !auto || cfg.engine != crate::engine::EngineKind::Uring || cfg.ring.sqpoll {
-        if auto {
-            cfg.ring.sched = Sched::Normal;
-        }
+    // Nothing to open where no worker could batch (the line's fio runs as
+    // is: `fio` takes only a resolved batch for chrt).
+    if cfg.ring.sched != Sched::Auto
+        || cfg.engine != crate::engine::EngineKind::Uring
+        || cfg.ring.sqpoll
+    {
         return (cfg, Vec::new());
     }
     let access = crate::device::Access {
@@ -152,8 +153,7 @@ fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<Stri
             _ => unknown.push(crate::base::error::show_path(p)),
         }
     }
-    cfg.ring.sched = Sched::Auto.resolve(batch > 0);
-    let notes = crate::document::fio::sched_notes(batch, normal, &unknown);
+    let notes = crate::document::fio::resolve_sched(&mut cfg, batch, normal, &unknown);
     (cfg, notes)
 }
 

@@ -43,14 +43,9 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
         c.bs = BlockSizeArg::Bytes(b);
     }
     // `--sched auto` as the workers' rings resolved it.
-    let mut notes = Vec::new();
-    if c.ring.sched == Sched::Auto {
-        let rings = doc.workers.iter().filter_map(|w| w.ring.as_ref());
-        let batch = rings.clone().filter(|r| r.sched == Sched::Batch).count();
-        let normal = rings.count() - batch;
-        c.ring.sched = Sched::Auto.resolve(batch > 0);
-        notes = crate::document::fio::sched_notes(batch, normal, &[]);
-    }
+    let rings = doc.workers.iter().filter_map(|w| w.ring.as_ref());
+    let batch = rings.clone().filter(|r| r.sched == Sched::Batch).count();
+    let notes = crate::document::fio::resolve_sched(&mut c, batch, rings.count() - batch, &[]);
     let mut fio = FioDoc::of(&c, &targets);
     if fio.command.is_some() {
         fio.notes.extend(notes);

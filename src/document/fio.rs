@@ -9,8 +9,9 @@
 //! `cli::fio_words` maps the other way.
 //!
 //! One code path for both places the line goes: `run --print-fio` prints
-//! [`command`], and every run document carries [`FioDoc`] (`fio`), made
-//! from the same [`Fio`].
+//! [`Fio::text`], and every run document carries [`FioDoc`] (`fio`), made
+//! from the same [`Fio`]; each first settles `--sched auto` from what it
+//! knows of the workers ([`resolve_sched`]).
 
 use std::path::PathBuf;
 
@@ -78,10 +79,21 @@ impl FioDoc {
     }
 }
 
-/// What a fio line says of `--sched auto` beside the `chrt --batch 0` it
-/// gets when any worker runs SCHED_BATCH: `batch` and `normal` workers (or
-/// targets) as resolved, and the targets not known until the run opens them.
-pub fn sched_notes(batch: usize, normal: usize, unknown: &[String]) -> Vec<String> {
+/// Settles `--sched auto` in `cfg` as the workers do (batch when any of
+/// them runs SCHED_BATCH: the line then runs fio under `chrt --batch 0`),
+/// from `batch` and `normal` workers (or targets) and the targets not known
+/// until the run opens them; returns what the line must say beside it.
+/// Leaves any other `--sched` as asked.
+pub fn resolve_sched(
+    cfg: &mut RunConfig,
+    batch: usize,
+    normal: usize,
+    unknown: &[String],
+) -> Vec<String> {
+    if cfg.ring.sched != crate::engine::Sched::Auto {
+        return Vec::new();
+    }
+    cfg.ring.sched = crate::engine::Sched::Auto.resolve(batch > 0);
     let mut notes = Vec::new();
     if batch > 0 && normal > 0 {
         notes.push(format!(
@@ -99,12 +111,6 @@ pub fn sched_notes(batch: usize, normal: usize, unknown: &[String]) -> Vec<Strin
         ));
     }
     notes
-}
-
-/// The `#` lines, then the fio command, each line ending in a newline
-/// (`run --print-fio`).
-pub fn command(cfg: &RunConfig, targets: &[PathBuf]) -> Result<String, UsageError> {
-    fio(cfg, targets).map(|f| f.text())
 }
 
 /// The fio command for `cfg` on `targets` (the paths the workers open),
