@@ -37,16 +37,23 @@ fn nowait_read(file: &str, extra: &[&str]) -> serde_json::Value {
     )
 }
 
-/// A size-bounded 4 KiB random read of `file` with `extra`: every I/O counts.
-fn read4k(file: &str, extra: &[&str]) -> serde_json::Value {
+/// A 4 KiB random read of `targets`, one worker each, bounded to `limit`
+/// bytes a worker, with `extra`: every I/O counts.
+fn randread4k(limit: &str, targets: &[&str], extra: &[&str]) -> serde_json::Value {
     run_json(
         &[
-            &["run", "--rw", "randread", "--bs", "4k", "--io-limit", "8m"][..],
+            &["run", "--rw", "randread", "--bs", "4k", "--io-limit", limit][..],
             extra,
-            &["--no-progress", file],
+            &["--no-progress"],
+            targets,
         ]
         .concat(),
     )
+}
+
+/// [`randread4k`] of 8 MiB of `file`.
+fn read4k(file: &str, extra: &[&str]) -> serde_json::Value {
+    randread4k("8m", &[file], extra)
 }
 
 #[test]
@@ -381,28 +388,12 @@ fn a_fio_job_with_the_ring_options_reads_back_as_print_fio_writes_them() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("without sqthread_poll=1"));
 }
 
-/// A size-bounded 4 KiB random read at depth 8 of each of `targets`, one
-/// worker each, with `extra`: every I/O counts.
+/// [`randread4k`] of 4 MiB of each of `targets`, O_DIRECT at depth 8.
 fn read_targets(targets: &[&str], extra: &[&str]) -> serde_json::Value {
-    run_json(
-        &[
-            &[
-                "run",
-                "--rw",
-                "randread",
-                "--bs",
-                "4k",
-                "--direct",
-                "--iodepth",
-                "8",
-                "--io-limit",
-                "4m",
-                "--no-progress",
-            ][..],
-            extra,
-            targets,
-        ]
-        .concat(),
+    randread4k(
+        "4m",
+        targets,
+        &[&["--direct", "--iodepth", "8"][..], extra].concat(),
     )
 }
 
