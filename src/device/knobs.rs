@@ -19,8 +19,8 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
-pub use crate::device::state::{create_state_dir, state_dir, write_new, write_new_whole};
-use crate::device::state::{lock, lock_holder, lock_name};
+pub use crate::device::state::{create_state_dir, state_dir, write_new_whole};
+use crate::device::state::{lock, lock_holder, lock_name, replace_whole};
 use crate::device::sysattr::open_restorable;
 use serde::{Deserialize, Serialize};
 
@@ -196,13 +196,7 @@ impl KnobGuard {
     fn save(&self) -> Result<()> {
         create_state_dir(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
-        let tmp = self.state.with_extension("tmp");
-        // Whatever stands at the name (a stale file, a planted link) goes;
-        // unlinking never follows a link.
-        let _ = fs::remove_file(&tmp);
-        write_new(&tmp, &serde_json::to_vec_pretty(&self.changed)?)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        fs::rename(&tmp, &self.state)
+        replace_whole(&self.state, &serde_json::to_vec_pretty(&self.changed)?)
             .with_context(|| format!("cannot write {}", self.state.display()))
     }
 

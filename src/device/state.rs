@@ -53,12 +53,11 @@ pub fn create_state_dir(dir: &Path) -> std::io::Result<()> {
         .create(dir)
 }
 
-/// Writes a new file that must not exist, whole or not at all: written
-/// under a hidden name first and linked to `path` once synced (link(2)
-/// refuses an existing name, a planted link among them), so that a SIGKILL
-/// while it is written never leaves an empty record at `path`, which the
-/// next run could not read (seen: a killed run's test bed not named).
-pub fn write_new_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `bytes` whole and synced under a hidden name beside `path`
+/// (`.NAME.new-PID`, whatever stood there removed first: unlinking never
+/// follows a link), for the caller to put in place in one step; returns
+/// that name.
+fn write_aside(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     let name = path
         .file_name()
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
@@ -67,17 +66,35 @@ pub fn write_new_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
-    // A stale one of this process's (unlinking never follows a link).
     let _ = fs::remove_file(&tmp);
     write_new(&tmp, bytes)?;
+    Ok(tmp)
+}
+
+/// Writes a new file that must not exist, whole or not at all: written
+/// aside and linked to `path` (link(2) refuses an existing name, a planted
+/// link among them), so that a SIGKILL while it is written never leaves an
+/// empty record at `path`, which the next run could not read (seen: a
+/// killed run's test bed not named).
+pub fn write_new_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = write_aside(path, bytes)?;
     let linked = fs::hard_link(&tmp, path);
     let _ = fs::remove_file(&tmp);
     linked
 }
 
+/// Replaces `path` (or creates it) whole or not at all: written aside and
+/// renamed over it (rename(2) replaces a planted link, never follows it).
+pub fn replace_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = write_aside(path, bytes)?;
+    fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
+}
+
 /// Writes a new file that must not exist (O_EXCL: a symlink planted at the
 /// name is refused, not followed).
-pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut f = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -238,5 +255,27 @@ mod tests {
         assert!(!dir.path().join("elsewhere").exists());
         // Only the two names: no hidden file left.
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_replaced_file_is_whole_and_a_planted_link_is_replaced_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("knobs-1.json");
+        replace_whole(&path, b"[1]").unwrap();
+        replace_whole(&path, b"[2]").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"[2]");
+        let link = dir.path().join("knobs-2.json");
+        let elsewhere = dir.path().join("elsewhere");
+        fs::write(&elsewhere, b"theirs").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        replace_whole(&link, b"[3]").unwrap();
+        assert_eq!(fs::read(&elsewhere).unwrap(), b"theirs");
+        assert!(!fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&link).unwrap(), b"[3]");
+        // Only the three names: no hidden file left.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
     }
 }
