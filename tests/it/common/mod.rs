@@ -309,8 +309,19 @@ impl Zram {
 
 impl Drop for Zram {
     fn drop(&mut self) {
-        let _ = std::fs::write(format!("/sys/block/zram{}/reset", self.id), "1");
-        let _ = std::fs::write("/sys/class/zram-control/hot_remove", &self.id);
+        // Both refuse (EBUSY) while anything has the device open, as a
+        // parallel test's probe of every block device may for a moment
+        // (seen: a 16 MiB zram0 left after a CI run): try for a while.
+        let reset = format!("/sys/block/zram{}/reset", self.id);
+        for _ in 0..500 {
+            if std::fs::write(&reset, "1").is_ok()
+                && std::fs::write("/sys/class/zram-control/hot_remove", &self.id).is_ok()
+            {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        eprintln!("zram{}: still busy after 10 s, not removed", self.id);
     }
 }
 
