@@ -833,7 +833,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         if n > depth {
             return refuse!(o, "is more than iodepth: fio cannot wait for more I/Os than it keeps in flight; give at most iodepth");
         }
-        if n > 1 {
+        // Given, even as 1, it is what the job asks (fio's default is 1;
+        // stripebench's is auto); an engine other than io_uring has no wait.
+        if uring {
             args.push(format!("--complete-min={n}"));
         }
     }
@@ -1641,6 +1643,12 @@ mod tests {
         let a = args(&format!(
             "{head}iodepth_batch_complete=4\niodepth_batch_complete_min=1\n"
         ));
+        assert!(a.contains(&"--complete-min=1".to_string()), "{a:?}");
+        // Not given: stripebench's own default (auto).
+        let a = args(head);
+        assert!(!a.iter().any(|a| a.starts_with("--complete-min")), "{a:?}");
+        // Given to another engine as 1: nothing to wait for, nothing passed.
+        let a = args("[j]\niodepth_batch_complete_min=1\n");
         assert!(!a.iter().any(|a| a.starts_with("--complete-min")), "{a:?}");
         let e = refused(&format!("{head}iodepth_batch_complete_min=9\n"));
         assert!(e.contains("`iodepth_batch_complete_min=9`"), "{e}");

@@ -160,9 +160,13 @@ pub struct RunArgs {
     pub taskrun: String,
 
     /// io_uring: wait for N completions at a time before issuing more (fio's
-    /// iodepth_batch_complete_min; at most --iodepth).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub complete_min: u32,
+    /// iodepth_batch_complete_min; at most --iodepth), or auto: 1, except on
+    /// a target with no non-blocking path (zram, brd: every I/O goes to an
+    /// io-wq kernel thread on the worker's CPU, which each wake-up of the
+    /// worker can cut off) at --iodepth 8 or more, where it is a quarter of
+    /// the depth (not with --rate, --hipri or --sqpoll).
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = crate::engine::CompleteMin::parse)]
+    pub complete_min: crate::engine::CompleteMin,
 
     /// io_uring: the workers' scheduling policy: normal, batch (SCHED_BATCH:
     /// a woken worker does not preempt the thread on its CPU), or auto:

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::base::cpus;
 use crate::base::error::{ExitCoded, EXIT_USAGE};
 use crate::cli::{EngineArg, RunArgs};
-use crate::engine::{EngineKind, RingSetup, TaskRun};
+use crate::engine::{CompleteMin, EngineKind, RingSetup, TaskRun};
 use crate::measure::config::*;
 
 /// What is wrong with the options typed, before any I/O: each message
@@ -271,7 +271,7 @@ fn ring_option(args: &RunArgs) -> Option<&'static str> {
         Some("--sqpoll")
     } else if args.taskrun != "auto" {
         Some("--taskrun")
-    } else if args.complete_min != 1 {
+    } else if args.complete_min != CompleteMin::Auto {
         Some("--complete-min")
     } else if args.sched != "auto" {
         Some("--sched")
@@ -319,21 +319,22 @@ fn ring_setup(args: &RunArgs, available: &[usize]) -> Result<RingSetup, ConfigEr
             allowed: crate::base::cpus::format_cpu_list(available),
         });
     }
-    let n = args.complete_min;
-    if n as usize > args.iodepth {
-        return Err(ConfigError::CompleteMinDepth {
-            n,
-            depth: args.iodepth,
-        });
-    }
-    if n > 1 && (args.rate.is_some() || args.rate_iops.is_some()) {
-        return Err(ConfigError::CompleteMinRate(n));
+    if let CompleteMin::Fixed(n) = args.complete_min {
+        if n as usize > args.iodepth {
+            return Err(ConfigError::CompleteMinDepth {
+                n,
+                depth: args.iodepth,
+            });
+        }
+        if n > 1 && (args.rate.is_some() || args.rate_iops.is_some()) {
+            return Err(ConfigError::CompleteMinRate(n));
+        }
     }
     if args.sched == "batch" && args.sqpoll.is_some() {
         return Err(ConfigError::SchedBatchSqpoll);
     }
     Ok(RingSetup {
-        complete_min: n,
+        complete_min: args.complete_min,
         sched: crate::engine::Sched::parse(&args.sched).unwrap_or_default(),
         iopoll: args.hipri,
         sqpoll: args.sqpoll.is_some(),

@@ -110,9 +110,11 @@ pub fn precheck(mut cfg: RunConfig, req: Request) -> Result<()> {
     Ok(())
 }
 
-/// `--print-fio`'s `--sched auto`, as the workers would resolve it: batch
+/// `--print-fio`'s `--sched auto` and `--complete-min auto`, as the
+/// workers would resolve them: batch, and several completions a wait,
 /// when an io_uring worker's target has no non-blocking path (not with
-/// `--sqpoll`); and what the line must say beside it. Only block devices
+/// `--sqpoll`; see `CompleteMin::resolve` for the rest); and what the line
+/// must say beside them. Only block devices
 /// are opened, through the checks every open makes (a write's planted-link
 /// walk among them): a regular file's open can wait on a lease another
 /// process holds, and break it, and a line printed must not. A file's
@@ -122,7 +124,8 @@ fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<Stri
     use std::os::unix::fs::FileTypeExt;
     // Nothing to open where no worker could batch (the line's fio runs as
     // is: `fio` takes only a resolved batch for chrt).
-    if cfg.ring.sched != Sched::Auto
+    use crate::engine::CompleteMin;
+    if (cfg.ring.sched != Sched::Auto && cfg.ring.complete_min != CompleteMin::Auto)
         || cfg.engine != crate::engine::EngineKind::Uring
         || cfg.ring.sqpoll
     {
@@ -153,7 +156,11 @@ fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<Stri
             _ => unknown.push(crate::base::error::show_path(p)),
         }
     }
-    let notes = crate::document::fio::resolve_sched(&mut cfg, batch, normal, &unknown);
+    let mut notes = crate::document::fio::resolve_sched(&mut cfg, batch, normal, &unknown);
+    let n = CompleteMin::Auto.resolve(cfg.iodepth, true, !cfg.ring.iopoll && cfg.rate.is_none());
+    notes.extend(crate::document::fio::resolve_complete_min(
+        &mut cfg, batch, normal, n, &unknown,
+    ));
     (cfg, notes)
 }
 

@@ -45,7 +45,22 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
     // `--sched auto` as the workers' rings resolved it.
     let rings = doc.workers.iter().filter_map(|w| w.ring.as_ref());
     let batch = rings.clone().filter(|r| r.sched == Sched::Batch).count();
-    let notes = crate::document::fio::resolve_sched(&mut c, batch, rings.count() - batch, &[]);
+    let mut notes =
+        crate::document::fio::resolve_sched(&mut c, batch, rings.clone().count() - batch, &[]);
+    // `--complete-min auto` likewise (under N, the line says N as asked).
+    let batched: Vec<u32> = rings
+        .clone()
+        .map(|r| r.complete_min)
+        .filter(|&n| n > 1)
+        .collect();
+    let n = batched.iter().copied().max().unwrap_or(1);
+    notes.extend(crate::document::fio::resolve_complete_min(
+        &mut c,
+        batched.len(),
+        rings.count() - batched.len(),
+        n,
+        &[],
+    ));
     let mut fio = FioDoc::of(&c, &targets);
     if fio.command.is_some() {
         fio.notes.extend(notes);

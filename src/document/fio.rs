@@ -10,8 +10,9 @@
 //!
 //! One code path for both places the line goes: `run --print-fio` prints
 //! [`Fio::text`], and every run document carries [`FioDoc`] (`fio`), made
-//! from the same [`Fio`]; each first settles `--sched auto` from what it
-//! knows of the workers ([`resolve_sched`]).
+//! from the same [`Fio`]; each first settles `--sched auto` and
+//! `--complete-min auto` from what it knows of the workers
+//! ([`resolve_sched`], [`resolve_complete_min`]).
 
 use std::path::PathBuf;
 
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::error::UsageError;
 use crate::base::units::fmt_size_arg;
-use crate::engine::EngineKind;
+use crate::engine::{CompleteMin, EngineKind};
 use crate::measure::config::{BlockSizeArg, RateLimit, RunConfig, RwMode};
 
 /// The fio command for a workload: what fio has no equivalent for, and
@@ -102,15 +103,63 @@ pub fn resolve_sched(
         ));
     }
     if !unknown.is_empty() {
-        let named: Vec<&str> = unknown.iter().take(3).map(String::as_str).collect();
-        let more = unknown.len().saturating_sub(3);
         notes.push(format!(
-            "--sched auto: {}{} not opened here (a file, or a device that cannot be opened): a worker runs SCHED_BATCH where its target has no non-blocking path; the run document's fio line says what the workers got",
-            named.join(", "),
-            if more > 0 { format!(" and {more} more") } else { String::new() }
+            "--sched auto: {} not opened here (a file, or a device that cannot be opened): a worker runs SCHED_BATCH where its target has no non-blocking path; the run document's fio line says what the workers got",
+            some_of(unknown)
         ));
     }
     notes
+}
+
+/// Settles `--complete-min auto` in `cfg` as the workers do: `batched`
+/// workers (or targets) wait for `n` completions at a time, `single` ones
+/// for one ([`CompleteMin::resolve`]); `unknown`: targets not opened yet.
+/// fio has one iodepth_batch_complete_min for the line: returns what the
+/// line must say beside it. Leaves `--complete-min N` as asked.
+pub fn resolve_complete_min(
+    cfg: &mut RunConfig,
+    batched: usize,
+    single: usize,
+    n: u32,
+    unknown: &[String],
+) -> Vec<String> {
+    if cfg.ring.complete_min != CompleteMin::Auto || cfg.engine != EngineKind::Uring {
+        return Vec::new();
+    }
+    let mut notes = Vec::new();
+    if batched > 0 && n > 1 {
+        cfg.ring.complete_min = CompleteMin::Fixed(n);
+        if single > 0 {
+            notes.push(format!(
+                "--complete-min auto: {batched} of {} wait for {n} completions at a time, the others for one; the line gives every fio job {n}",
+                batched + single
+            ));
+        }
+    } else {
+        cfg.ring.complete_min = CompleteMin::Fixed(1);
+    }
+    if !unknown.is_empty() {
+        notes.push(format!(
+            "--complete-min auto: {} not opened here (a file, or a device that cannot be opened): a worker waits for several completions at a time where its target has no non-blocking path; the run document's fio line says what the workers got",
+            some_of(unknown)
+        ));
+    }
+    notes
+}
+
+/// The first three of `names` and how many more.
+fn some_of(names: &[String]) -> String {
+    let named: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
+    let more = names.len().saturating_sub(3);
+    format!(
+        "{}{}",
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The fio command for `cfg` on `targets` (the paths the workers open),
@@ -251,11 +300,13 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
             g.push(format!("--sqthread_poll_cpu={cpu}"));
         }
     }
-    if cfg.engine == EngineKind::Uring && cfg.ring.complete_min > 1 {
-        g.push(format!(
-            "--iodepth_batch_complete_min={}",
-            cfg.ring.complete_min
-        ));
+    // `--complete-min` as the workers get it (auto settled by the caller,
+    // from the targets; unsettled, it is one).
+    match cfg.ring.complete_min {
+        CompleteMin::Fixed(n) if n > 1 && cfg.engine == EngineKind::Uring => {
+            g.push(format!("--iodepth_batch_complete_min={n}"));
+        }
+        _ => {}
     }
     // `--sched` as the workers get it (auto resolved by the caller, from
     // the targets): fio has no option for it, so the line runs under chrt.

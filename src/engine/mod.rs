@@ -128,8 +128,8 @@ pub struct RingSetup {
     pub sqpoll_cpu: Option<u32>,
     pub taskrun: TaskRun,
     /// `--complete-min`: how many completions each wait asks for (fio's
-    /// iodepth_batch_complete_min; 1 by default, as fio's).
-    pub complete_min: u32,
+    /// iodepth_batch_complete_min), or auto.
+    pub complete_min: CompleteMin,
     /// `--sched`: the worker thread's scheduling policy.
     pub sched: Sched,
 }
@@ -141,8 +141,55 @@ impl Default for RingSetup {
             sqpoll: false,
             sqpoll_cpu: None,
             taskrun: TaskRun::Auto,
-            complete_min: 1,
+            complete_min: CompleteMin::Auto,
             sched: Sched::Auto,
+        }
+    }
+}
+
+/// How many completions an io_uring worker waits for at once
+/// (`--complete-min`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CompleteMin {
+    /// One, except where every I/O goes to an io-wq thread on the worker's
+    /// CPU ([`punts`]): there a quarter of the depth ([`CompleteMin::resolve`]).
+    #[default]
+    Auto,
+    /// N (fio's iodepth_batch_complete_min).
+    Fixed(u32),
+}
+
+impl CompleteMin {
+    /// `--complete-min auto` or N (at least 1).
+    pub fn parse(s: &str) -> Result<CompleteMin, String> {
+        if s == "auto" {
+            return Ok(CompleteMin::Auto);
+        }
+        match s.parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(CompleteMin::Fixed(n)),
+            _ => Err(format!(
+                "`{s}` is neither auto nor a whole number of at least 1"
+            )),
+        }
+    }
+
+    /// How many completions each wait of a worker at `depth` asks for.
+    /// Auto asks for more than one only where io_uring hands every I/O to
+    /// an io-wq thread on the worker's CPU (`punted`: zram, brd) and
+    /// nothing else decides the worker's waits (`plain`: no `--sqpoll`,
+    /// `--hipri` or `--rate` schedule). There each completion woke the
+    /// worker, and the scheduler at times let it cut the io-wq thread off
+    /// every two I/Os or so, for seconds (see BENCHMARKS.md, (b')); a
+    /// quarter of the depth keeps three quarters of it in flight. (A
+    /// bound on that wait, the kernel's min_wait_usec, was measured and
+    /// costs more than the wake-ups it saves: 300k IOPS at 50 us against
+    /// 450k without, on zram.)
+    pub fn resolve(self, depth: usize, punted: bool, plain: bool) -> u32 {
+        let depth = depth.max(1) as u32;
+        match self {
+            CompleteMin::Fixed(n) => n.clamp(1, depth),
+            CompleteMin::Auto if punted && plain => (depth / 4).max(1),
+            CompleteMin::Auto => 1,
         }
     }
 }
@@ -316,6 +363,9 @@ pub struct EngineSpec {
     pub nowait: bool,
     /// io_uring: how the ring is set up.
     pub ring: RingSetup,
+    /// `--rate`, `--rate-iops`: the worker issues on a schedule, and waits
+    /// for completions only until the next I/O is due.
+    pub paced: bool,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
     /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
@@ -591,6 +641,25 @@ pub(crate) mod tests {
     use super::*;
 
     #[test]
+    fn complete_min_auto_is_a_quarter_of_the_depth_only_where_the_target_punts() {
+        let auto = CompleteMin::Auto;
+        assert_eq!(auto.resolve(32, true, true), 8);
+        assert_eq!(auto.resolve(8, true, true), 2);
+        assert_eq!(auto.resolve(7, true, true), 1);
+        assert_eq!(auto.resolve(1, true, true), 1);
+        assert_eq!(auto.resolve(32, false, true), 1);
+        assert_eq!(auto.resolve(32, true, false), 1);
+        assert_eq!(CompleteMin::Fixed(1).resolve(32, true, true), 1);
+        assert_eq!(CompleteMin::Fixed(16).resolve(32, false, false), 16);
+        assert_eq!(CompleteMin::Fixed(64).resolve(32, false, true), 32);
+        assert_eq!(CompleteMin::parse("auto"), Ok(CompleteMin::Auto));
+        assert_eq!(CompleteMin::parse("4"), Ok(CompleteMin::Fixed(4)));
+        for bad in ["0", "-1", "", "x", "1.5", "auto "] {
+            assert!(CompleteMin::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn sched_auto_is_batch_only_where_the_target_punts() {
         assert_eq!(Sched::Auto.resolve(true), Sched::Batch);
         assert_eq!(Sched::Auto.resolve(false), Sched::Normal);
@@ -680,6 +749,7 @@ pub(crate) mod tests {
             rw_flags: 0,
             nowait: false,
             ring: RingSetup::default(),
+            paced: false,
             fail_from: None,
             die_in_setup: false,
             hang_from: None,

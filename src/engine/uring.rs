@@ -88,7 +88,7 @@ pub struct UringEngine {
     in_flight: usize,
     queued: usize,
     /// How many completions each wait asks for, at most what is in flight
-    /// (`--complete-min`).
+    /// (`--complete-min`, resolved).
     complete_min: u32,
     /// The file has no non-blocking issue path: every I/O goes to io-wq.
     punted: bool,
@@ -407,6 +407,12 @@ impl Engine for UringEngine {
                     .into(),
             );
         }
+        // --complete-min auto: see CompleteMin::resolve.
+        let complete_min = spec.ring.complete_min.resolve(
+            spec.depth,
+            punted,
+            !spec.ring.sqpoll && !spec.ring.iopoll && !spec.paced,
+        );
         let engine = UringEngine {
             ring: ManuallyDrop::new(ring),
             bufs: ManuallyDrop::new(bufs),
@@ -436,7 +442,7 @@ impl Engine for UringEngine {
             notes,
             in_flight: 0,
             queued: 0,
-            complete_min: spec.ring.complete_min.clamp(1, spec.depth.max(1) as u32),
+            complete_min,
             punted,
             sched,
             stuck_pipe: None,
@@ -637,6 +643,8 @@ impl UringEngine {
                     let arg = GetEventsArg {
                         sigmask: 0,
                         sigmask_sz: 0,
+                        // Only when more than one is asked for: the bound
+                        // is on the wait for the rest.
                         min_wait_usec: 0,
                         ts: ts as *const KernelTimespec as u64,
                     };

@@ -224,7 +224,8 @@ pub struct ConfigDoc {
     /// `--nowait`: RWF_NOWAIT first; absent when not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nowait: bool,
-    /// `--complete-min`: completions each wait asks for; absent when 1.
+    /// `--complete-min N` as asked; absent when auto (each worker's
+    /// `ring.complete_min` says what it got).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete_min: Option<u32>,
     /// `--sched` as asked (normal, batch); absent when auto (each worker's
@@ -304,7 +305,10 @@ impl RunConfig {
             taskrun: (self.ring.taskrun != crate::engine::TaskRun::Auto)
                 .then_some(self.ring.taskrun),
             nowait: self.nowait,
-            complete_min: (self.ring.complete_min > 1).then_some(self.ring.complete_min),
+            complete_min: match self.ring.complete_min {
+                crate::engine::CompleteMin::Fixed(n) => Some(n),
+                crate::engine::CompleteMin::Auto => None,
+            },
             sched: (self.ring.sched != crate::engine::Sched::Auto).then_some(self.ring.sched),
             io_limit: self.io_limit,
             passes: self.passes,

@@ -415,7 +415,6 @@ fn sched_auto_batches_the_worker_whose_target_punts_every_io_and_no_other() {
     for w in [z, l] {
         assert_eq!(u(&w["ios"]), 1024, "every I/O of the 4 MiB done: {w}");
         assert_eq!(u(&w["errors"]), 0);
-        assert_eq!(w["ring"]["complete_min"], 1);
     }
     assert!(d["config"].get("sched").is_none(), "auto is not written");
     // The run's fio line runs fio as the workers ran.
@@ -454,10 +453,91 @@ fn sched_auto_batches_the_worker_whose_target_punts_every_io_and_no_other() {
     let d = read_targets(&[&zram.dev], &["--sqpoll"]);
     assert_eq!(d["workers"][0]["ring"]["punted"], true);
     assert_eq!(d["workers"][0]["ring"]["sched"], "normal");
+    // Nor does --complete-min auto wait for several: the thread polls.
+    assert_eq!(d["workers"][0]["ring"]["complete_min"], 1);
     refused(
         &["run", "--sched", "batch", "--sqpoll", &zram.dev],
         "--sched batch cannot go with --sqpoll",
     );
+}
+
+#[test]
+#[cfg_attr(not(all(sb_uring, sb_zram)), ignore = "needs io_uring and zram (root)")]
+fn complete_min_auto_waits_for_a_quarter_of_the_depth_only_where_the_target_punts() {
+    require_uring();
+    let zram = crate::common::Zram::new(16);
+    let bed = crate::common::LoopBed::new(1, 16);
+    // Depth 8: the zram worker (every I/O in io-wq) waits for 2, the loop
+    // device's (blk-mq, a non-blocking path) for 1, and all of it is done.
+    let out = crate::common::sb()
+        .args(["run", "--rw", "randread", "--bs", "4k", "--io-limit", "4m"])
+        .args(["--direct", "--iodepth", "8", "--no-progress", "--json", "-"])
+        .args([&zram.dev, &bed.devices[0]])
+        .output()
+        .unwrap();
+    crate::common::succeeded(&out);
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (z, l) = (&d["workers"][0], &d["workers"][1]);
+    assert_eq!(z["ring"]["punted"], true, "{z}");
+    assert_eq!(z["ring"]["complete_min"], 2, "{z}");
+    assert_eq!(l["ring"]["punted"], false, "{l}");
+    assert_eq!(l["ring"]["complete_min"], 1, "{l}");
+    for w in [z, l] {
+        assert_eq!(u(&w["ios"]), 1024, "every I/O of the 4 MiB done: {w}");
+        assert_eq!(u(&w["errors"]), 0);
+    }
+    assert!(
+        d["config"].get("complete_min").is_none(),
+        "auto is not written: {}",
+        d["config"]
+    );
+    // The report says who waited for several, and the run's fio line asks
+    // fio for the same, with a note that only one of the two did.
+    let report = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        report.contains("--complete-min auto: 1 of 2 worker(s) waited for 2 completions at a time"),
+        "{report}"
+    );
+    let fio = d["fio"]["command"].as_str().unwrap();
+    assert!(
+        fio.split(' ')
+            .any(|w| w == "--iodepth_batch_complete_min=2"),
+        "{fio}"
+    );
+    let notes = d["fio"]["notes"].to_string();
+    assert!(notes.contains("1 of 2 wait for 2 completions"), "{notes}");
+    // --print-fio resolves it from the targets as the workers do: a
+    // quarter of 32 on zram, nothing on the loop device.
+    let line = fio_line(&["--rw", "randread", "--iodepth", "32", "--direct", &zram.dev]);
+    assert!(
+        line.split(' ')
+            .any(|w| w == "--iodepth_batch_complete_min=8"),
+        "{line}"
+    );
+    let line = fio_line(&[
+        "--rw",
+        "randread",
+        "--iodepth",
+        "32",
+        "--direct",
+        &bed.devices[0],
+    ]);
+    assert!(!line.contains("iodepth_batch_complete_min"), "{line}");
+    // Asked for, 1 holds on zram, and is written as asked.
+    let d = read_targets(&[&zram.dev], &["--complete-min", "1"]);
+    assert_eq!(d["workers"][0]["ring"]["complete_min"], 1);
+    assert_eq!(d["config"]["complete_min"], 1);
+    assert!(!d["fio"]["command"]
+        .as_str()
+        .unwrap()
+        .contains("iodepth_batch_complete_min"));
+    // Under a --rate schedule each wait ends when the next I/O is due: one.
+    let d = read_targets(&[&zram.dev], &["--rate-iops", "4000"]);
+    assert_eq!(d["workers"][0]["ring"]["complete_min"], 1);
+    assert_eq!(u(&d["workers"][0]["ios"]), 1024);
+    // Below depth 8 a quarter is less than 2: one.
+    let d = randread4k("4m", &[&zram.dev], &["--direct", "--iodepth", "7"]);
+    assert_eq!(d["workers"][0]["ring"]["complete_min"], 1);
 }
 
 #[test]
