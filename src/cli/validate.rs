@@ -271,7 +271,9 @@ fn ring_option(args: &RunArgs) -> Option<&'static str> {
         Some("--sqpoll")
     } else if args.taskrun != "auto" {
         Some("--taskrun")
-    } else if args.complete_min != CompleteMin::Auto {
+    } else if !matches!(args.complete_min, CompleteMin::Auto | CompleteMin::Fixed(1)) {
+        // 1 is what a sync engine does anyway (and was the default): not
+        // an io_uring option.
         Some("--complete-min")
     } else if args.sched != "auto" {
         Some("--sched")

@@ -264,6 +264,25 @@ fn ring_options_that_cannot_work_are_refused_in_one_line() {
         "--complete-min 2 holds back issuing until that many complete",
     );
     refused(&["run", "--complete-min", "0", file], "--complete-min");
+    // 1 is no io_uring option: the sync engine takes it, as before auto.
+    let out = crate::common::sb()
+        .args([
+            "run",
+            "--engine",
+            "sync",
+            "--complete-min",
+            "1",
+            "--print-fio",
+            file,
+        ])
+        .output()
+        .unwrap();
+    crate::common::succeeded(&out);
+    // Above 1 it is.
+    refused(
+        &["run", "--engine", "sync", "--complete-min", "2", file],
+        "--complete-min is an io_uring option",
+    );
     refused(
         &["run", "--engine", "sync", "--sched", "batch", file],
         "--sched is an io_uring option",
