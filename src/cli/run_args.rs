@@ -161,10 +161,11 @@ pub struct RunArgs {
 
     /// io_uring: wait for N completions at a time before issuing more (fio's
     /// iodepth_batch_complete_min; at most --iodepth), or auto: 1, except on
-    /// a target with no non-blocking path (zram, brd: every I/O goes to an
-    /// io-wq kernel thread on the worker's CPU, which each wake-up of the
-    /// worker can cut off) at --iodepth 8 or more, where it is a quarter of
-    /// the depth (not with --rate, --hipri or --sqpoll).
+    /// a RAM target with no non-blocking path (zram, brd, a tmpfs file:
+    /// every I/O is CPU work in an io-wq kernel thread on the worker's CPU,
+    /// which each wake-up of the worker can cut off) at --iodepth 8 or
+    /// more, where it is a quarter of the depth (not with --rate, --hipri or
+    /// --sqpoll).
     #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = crate::engine::CompleteMin::parse)]
     pub complete_min: crate::engine::CompleteMin,
 

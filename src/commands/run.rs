@@ -140,6 +140,8 @@ fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<Stri
         dry_run: true,
     };
     let (mut batch, mut normal, mut unknown) = (0, 0, Vec::new());
+    // Of the batch ones, those in RAM: --complete-min auto's.
+    let mut ram = 0;
     for p in named {
         if !std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()) {
             unknown.push(crate::base::error::show_path(p));
@@ -149,6 +151,7 @@ fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<Stri
             Ok(t) if t.kind == crate::device::TargetKind::Block => {
                 if crate::engine::punts(&t.file) {
                     batch += 1;
+                    ram += usize::from(crate::device::ram_backed(&t.file));
                 } else {
                     normal += 1;
                 }
@@ -157,9 +160,18 @@ fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<Stri
         }
     }
     let mut notes = crate::document::fio::resolve_sched(&mut cfg, batch, normal, &unknown);
-    let n = CompleteMin::Auto.resolve(cfg.iodepth, true, !cfg.ring.iopoll && cfg.rate.is_none());
+    let n = CompleteMin::Auto.resolve(
+        cfg.iodepth,
+        true,
+        true,
+        !cfg.ring.iopoll && cfg.rate.is_none(),
+    );
     notes.extend(crate::document::fio::resolve_complete_min(
-        &mut cfg, batch, normal, n, &unknown,
+        &mut cfg,
+        ram,
+        batch + normal - ram,
+        n,
+        &unknown,
     ));
     (cfg, notes)
 }

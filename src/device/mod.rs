@@ -240,9 +240,44 @@ pub fn memory_fs(file: &File) -> Option<&'static str> {
     }
 }
 
+/// Whether `file`'s bytes live in RAM and every I/O on it is CPU work: a
+/// file on tmpfs or ramfs, a zram device, or a brd RAM disk (`/dev/ramN`,
+/// block major 1). Not a device that is merely fast: one with a queue of
+/// its own, where I/Os overlap in time.
+pub fn ram_backed(file: &File) -> bool {
+    if memory_fs(file).is_some() {
+        return true;
+    }
+    let Ok(m) = file.metadata() else {
+        return false;
+    };
+    if !m.file_type().is_block_device() {
+        return false;
+    }
+    let (major, minor) = dev_numbers(m.rdev());
+    // RAMDISK_MAJOR (include/uapi/linux/major.h); zram's major is given
+    // out at load time, so its kernel name says what it is.
+    major == 1
+        || sysfs::sysfs_name(&crate::base::host::Host::real().sys, major, minor)
+            .is_some_and(|n| n.starts_with("zram"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ram_backed_is_a_tmpfs_file_not_a_disk_file_or_a_character_device() {
+        let disk = tempfile::NamedTempFile::new_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        let on_disk = memory_fs(disk.as_file()).is_none();
+        assert_eq!(ram_backed(disk.as_file()), !on_disk);
+        assert!(!ram_backed(&File::open("/dev/null").unwrap()));
+        if Path::new("/dev/shm").is_dir() {
+            let shm = tempfile::NamedTempFile::new_in("/dev/shm").unwrap();
+            assert!(ram_backed(shm.as_file()));
+        }
+    }
+
     fn read_access() -> Access {
         Access::default()
     }

@@ -152,7 +152,8 @@ impl Default for RingSetup {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CompleteMin {
     /// One, except where every I/O goes to an io-wq thread on the worker's
-    /// CPU ([`punts`]): there a quarter of the depth ([`CompleteMin::resolve`]).
+    /// CPU ([`punts`]) and is CPU work there (a RAM-backed target): a
+    /// quarter of the depth ([`CompleteMin::resolve`]).
     #[default]
     Auto,
     /// N (fio's iodepth_batch_complete_min).
@@ -175,7 +176,10 @@ impl CompleteMin {
 
     /// How many completions each wait of a worker at `depth` asks for.
     /// Auto asks for more than one only where io_uring hands every I/O to
-    /// an io-wq thread on the worker's CPU (`punted`: zram, brd) and
+    /// an io-wq thread on the worker's CPU (`punted`), the target is RAM
+    /// (`ram`: zram, brd, a tmpfs file, where that thread does each I/O as
+    /// CPU work in a few us, one at a time; not dm-crypt, FUSE or NFS,
+    /// which punt too but whose I/Os take a device's time and overlap), and
     /// nothing else decides the worker's waits (`plain`: no `--sqpoll`,
     /// `--hipri` or `--rate` schedule). There each completion woke the
     /// worker, and the scheduler at times let it cut the io-wq thread off
@@ -184,11 +188,11 @@ impl CompleteMin {
     /// bound on that wait, the kernel's min_wait_usec, was measured and
     /// costs more than the wake-ups it saves: 300k IOPS at 50 us against
     /// 450k without, on zram.)
-    pub fn resolve(self, depth: usize, punted: bool, plain: bool) -> u32 {
+    pub fn resolve(self, depth: usize, punted: bool, ram: bool, plain: bool) -> u32 {
         let depth = depth.max(1) as u32;
         match self {
             CompleteMin::Fixed(n) => n.clamp(1, depth),
-            CompleteMin::Auto if punted && plain => (depth / 4).max(1),
+            CompleteMin::Auto if punted && ram && plain => (depth / 4).max(1),
             CompleteMin::Auto => 1,
         }
     }
@@ -366,6 +370,8 @@ pub struct EngineSpec {
     /// `--rate`, `--rate-iops`: the worker issues on a schedule, and waits
     /// for completions only until the next I/O is due.
     pub paced: bool,
+    /// The target's bytes are in RAM (`device::ram_backed`).
+    pub ram_backed: bool,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
     /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
@@ -643,15 +649,17 @@ pub(crate) mod tests {
     #[test]
     fn complete_min_auto_is_a_quarter_of_the_depth_only_where_the_target_punts() {
         let auto = CompleteMin::Auto;
-        assert_eq!(auto.resolve(32, true, true), 8);
-        assert_eq!(auto.resolve(8, true, true), 2);
-        assert_eq!(auto.resolve(7, true, true), 1);
-        assert_eq!(auto.resolve(1, true, true), 1);
-        assert_eq!(auto.resolve(32, false, true), 1);
-        assert_eq!(auto.resolve(32, true, false), 1);
-        assert_eq!(CompleteMin::Fixed(1).resolve(32, true, true), 1);
-        assert_eq!(CompleteMin::Fixed(16).resolve(32, false, false), 16);
-        assert_eq!(CompleteMin::Fixed(64).resolve(32, false, true), 32);
+        assert_eq!(auto.resolve(32, true, true, true), 8);
+        assert_eq!(auto.resolve(8, true, true, true), 2);
+        assert_eq!(auto.resolve(7, true, true, true), 1);
+        assert_eq!(auto.resolve(1, true, true, true), 1);
+        assert_eq!(auto.resolve(32, false, true, true), 1);
+        // Punted but not RAM (dm-crypt, FUSE): its I/Os overlap.
+        assert_eq!(auto.resolve(32, true, false, true), 1);
+        assert_eq!(auto.resolve(32, true, true, false), 1);
+        assert_eq!(CompleteMin::Fixed(1).resolve(32, true, true, true), 1);
+        assert_eq!(CompleteMin::Fixed(16).resolve(32, false, false, false), 16);
+        assert_eq!(CompleteMin::Fixed(64).resolve(32, false, false, true), 32);
         assert_eq!(CompleteMin::parse("auto"), Ok(CompleteMin::Auto));
         assert_eq!(CompleteMin::parse("4"), Ok(CompleteMin::Fixed(4)));
         for bad in ["0", "-1", "", "x", "1.5", "auto "] {
@@ -750,6 +758,7 @@ pub(crate) mod tests {
             nowait: false,
             ring: RingSetup::default(),
             paced: false,
+            ram_backed: false,
             fail_from: None,
             die_in_setup: false,
             hang_from: None,

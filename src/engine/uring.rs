@@ -411,6 +411,7 @@ impl Engine for UringEngine {
         let complete_min = spec.ring.complete_min.resolve(
             spec.depth,
             punted,
+            spec.ram_backed,
             !spec.ring.sqpoll && !spec.ring.iopoll && !spec.paced,
         );
         let engine = UringEngine {

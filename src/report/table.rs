@@ -522,7 +522,7 @@ pub fn summary(doc: &RunDocument) -> String {
         if let Some(n) = batched.iter().max() {
             let _ = writeln!(
                 out,
-                "--complete-min auto: {} of {} worker(s) waited for {n} completions at a time (a quarter of the depth), as their targets have no non-blocking path: fewer wake-ups that cut their io-wq thread off",
+                "--complete-min auto: {} of {} worker(s) waited for {n} completions at a time (a quarter of the depth), as their targets are RAM with no non-blocking path: fewer wake-ups that cut their io-wq thread off",
                 batched.len(),
                 rings.len()
             );
