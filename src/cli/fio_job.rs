@@ -822,8 +822,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             "iodepth_batch_complete_min" | "iodepth_batch_complete"
         )
     });
+    // Not given, it is fio's default, 1 (stripebench's own is auto): the
+    // job runs as fio runs it. 0 ("do not wait", fio's HOWTO pairs it with
+    // iodepth_batch_complete_max) is a wait for at least one here, as any
+    // io_uring_enter that waits. An engine other than io_uring has no wait.
+    let mut n = 1;
     if let Some(o) = batch {
-        let n = count(o)?;
+        n = count(o)?;
         if n > 1 && !uring {
             return refuse!(
                 o,
@@ -833,11 +838,10 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         if n > depth {
             return refuse!(o, "is more than iodepth: fio cannot wait for more I/Os than it keeps in flight; give at most iodepth");
         }
-        // Given, even as 1, it is what the job asks (fio's default is 1;
-        // stripebench's is auto); an engine other than io_uring has no wait.
-        if uring {
-            args.push(format!("--complete-min={n}"));
-        }
+    }
+    // libaio runs on io_uring too, and fio's libaio waits for one as well.
+    if uring || engine == "libaio" {
+        args.push(format!("--complete-min={}", n.max(1)));
     }
     for key in ["nowait", "uncached"] {
         if rwf(key)? && !uring && engine != "pvsync2" {
@@ -1490,6 +1494,7 @@ mod tests {
                 "--engine=uring",
                 "--iodepth=8",
                 "--no-register",
+                "--complete-min=1",
                 "--no-pin"
             ]
         );
@@ -1644,9 +1649,12 @@ mod tests {
             "{head}iodepth_batch_complete=4\niodepth_batch_complete_min=1\n"
         ));
         assert!(a.contains(&"--complete-min=1".to_string()), "{a:?}");
-        // Not given: stripebench's own default (auto).
+        // Not given: fio's default, 1, not stripebench's auto.
         let a = args(head);
-        assert!(!a.iter().any(|a| a.starts_with("--complete-min")), "{a:?}");
+        assert!(a.contains(&"--complete-min=1".to_string()), "{a:?}");
+        // 0, fio's "do not wait": a wait for one, as any waiting enter.
+        let a = args(&format!("{head}iodepth_batch_complete_min=0\n"));
+        assert!(a.contains(&"--complete-min=1".to_string()), "{a:?}");
         // Given to another engine as 1: nothing to wait for, nothing passed.
         let a = args("[j]\niodepth_batch_complete_min=1\n");
         assert!(!a.iter().any(|a| a.starts_with("--complete-min")), "{a:?}");

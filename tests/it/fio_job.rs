@@ -51,7 +51,7 @@ fn fio_s_seq_read_example_runs_on_the_file_named_on_the_command_line() {
     assert_eq!(
         commands(&out.stderr),
         [format!(
-            "stripebench run --rw=read --bs=256k --direct --ramp=0s --engine=uring --iodepth=16 --no-register --no-pin -t 1s --size 4m --no-progress --json - {fs}"
+            "stripebench run --rw=read --bs=256k --direct --ramp=0s --engine=uring --iodepth=16 --no-register --complete-min=1 --no-pin -t 1s --size 4m --no-progress --json - {fs}"
         )]
     );
     let err = String::from_utf8_lossy(&out.stderr);
