@@ -116,8 +116,20 @@ pub fn measure_point(
     let mut partial = false;
     for i in 0..repeat {
         starting(i);
-        let Outcome::Done(run) = measure(cfg, paths, false, out)? else {
-            unreachable!("sweep never asks for a dry run")
+        let run = match measure(cfg, paths, false, out) {
+            Ok(Outcome::Done(run)) => run,
+            Ok(Outcome::DryRun(..)) => unreachable!("sweep never asks for a dry run"),
+            // A signal while the point's workers were set up, before its
+            // ramp: nothing measured, as a stop in the ramp (the caller
+            // says so in the table and the documents). Seen on a loaded
+            // machine, where setting up takes long enough to be hit.
+            Err(e)
+                if e.downcast_ref::<crate::base::error::Interrupted>()
+                    .is_some() =>
+            {
+                return Ok((runs, true));
+            }
+            Err(e) => return Err(e),
         };
         let run_doc = crate::document::finished::document(cfg, *run);
         partial = run_doc.interrupted;
