@@ -25,7 +25,7 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
 
     let named = named_targets(&cfg)?;
     if cfg.print_fio {
-        let (cfg, notes) = sched_resolved(cfg, &named);
+        let (cfg, notes) = ring_autos_resolved(cfg, &named);
         let mut fio = crate::document::fio::fio(&cfg, &named)?;
         fio.notes.extend(notes);
         crate::output::stdout::text(&fio.text());
@@ -119,7 +119,7 @@ pub fn precheck(mut cfg: RunConfig, req: Request) -> Result<()> {
 /// walk among them): a regular file's open can wait on a lease another
 /// process holds, and break it, and a line printed must not. A file's
 /// answer is left to the run, and said so.
-fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<String>) {
+fn ring_autos_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<String>) {
     use crate::engine::Sched;
     use std::os::unix::fs::FileTypeExt;
     // Nothing to open where no worker could batch (the line's fio runs as
@@ -160,11 +160,12 @@ fn sched_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<Stri
         }
     }
     let mut notes = crate::document::fio::resolve_sched(&mut cfg, batch, normal, &unknown);
+    // What a punting RAM target's worker would wait for.
     let n = CompleteMin::Auto.resolve(
         cfg.iodepth,
         true,
         true,
-        !cfg.ring.iopoll && cfg.rate.is_none(),
+        cfg.ring.waits_alone(cfg.rate.is_some()),
     );
     notes.extend(crate::document::fio::resolve_complete_min(
         &mut cfg,

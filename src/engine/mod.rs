@@ -147,6 +147,16 @@ impl Default for RingSetup {
     }
 }
 
+impl RingSetup {
+    /// Whether the worker's waits are its own to size: no `--sqpoll`
+    /// thread polls for it, no `--hipri` polling, no schedule (`paced`:
+    /// `--rate`) ends a wait when the next I/O is due. `--complete-min
+    /// auto` batches only then.
+    pub fn waits_alone(&self, paced: bool) -> bool {
+        !self.sqpoll && !self.iopoll && !paced
+    }
+}
+
 /// How many completions an io_uring worker waits for at once
 /// (`--complete-min`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -180,19 +190,19 @@ impl CompleteMin {
     /// (`ram`: zram, brd, a tmpfs file, where that thread does each I/O as
     /// CPU work in a few us, one at a time; not dm-crypt, FUSE or NFS,
     /// which punt too but whose I/Os take a device's time and overlap), and
-    /// nothing else decides the worker's waits (`plain`: no `--sqpoll`,
-    /// `--hipri` or `--rate` schedule). There each completion woke the
+    /// nothing else decides the worker's waits (`alone`:
+    /// [`RingSetup::waits_alone`]). There each completion woke the
     /// worker, and the scheduler at times let it cut the io-wq thread off
     /// every two I/Os or so, for seconds (see BENCHMARKS.md, (b')); a
     /// quarter of the depth keeps three quarters of it in flight. (A
     /// bound on that wait, the kernel's min_wait_usec, was measured and
     /// costs more than the wake-ups it saves: 300k IOPS at 50 us against
     /// 450k without, on zram.)
-    pub fn resolve(self, depth: usize, punted: bool, ram: bool, plain: bool) -> u32 {
+    pub fn resolve(self, depth: usize, punted: bool, ram: bool, alone: bool) -> u32 {
         let depth = depth.max(1) as u32;
         match self {
             CompleteMin::Fixed(n) => n.clamp(1, depth),
-            CompleteMin::Auto if punted && ram && plain => (depth / 4).max(1),
+            CompleteMin::Auto if punted && ram && alone => (depth / 4).max(1),
             CompleteMin::Auto => 1,
         }
     }

@@ -412,7 +412,7 @@ impl Engine for UringEngine {
             spec.depth,
             punted,
             spec.ram_backed,
-            !spec.ring.sqpoll && !spec.ring.iopoll && !spec.paced,
+            spec.ring.waits_alone(spec.paced),
         );
         let engine = UringEngine {
             ring: ManuallyDrop::new(ring),
@@ -644,8 +644,6 @@ impl UringEngine {
                     let arg = GetEventsArg {
                         sigmask: 0,
                         sigmask_sz: 0,
-                        // Only when more than one is asked for: the bound
-                        // is on the wait for the rest.
                         min_wait_usec: 0,
                         ts: ts as *const KernelTimespec as u64,
                     };
