@@ -43,21 +43,15 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
         c.bs = BlockSizeArg::Bytes(b);
     }
     // `--sched auto` as the workers' rings resolved it.
-    let rings = doc.workers.iter().filter_map(|w| w.ring.as_ref());
-    let batch = rings.clone().filter(|r| r.sched == Sched::Batch).count();
-    let mut notes =
-        crate::document::fio::resolve_sched(&mut c, batch, rings.clone().count() - batch, &[]);
+    let rings: Vec<_> = doc.workers.iter().filter_map(|w| w.ring.as_ref()).collect();
+    let batch = rings.iter().filter(|r| r.sched == Sched::Batch).count();
+    let mut notes = crate::document::fio::resolve_sched(&mut c, batch, rings.len() - batch, &[]);
     // `--complete-min auto` likewise (under N, the line says N as asked).
-    let batched: Vec<u32> = rings
-        .clone()
-        .map(|r| r.complete_min)
-        .filter(|&n| n > 1)
-        .collect();
-    let n = batched.iter().copied().max().unwrap_or(1);
+    let (batched, n) = crate::engine::batched(rings.iter().copied());
     notes.extend(crate::document::fio::resolve_complete_min(
         &mut c,
-        batched.len(),
-        rings.count() - batched.len(),
+        batched,
+        rings.len() - batched,
         n,
         &[],
     ));

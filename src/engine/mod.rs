@@ -300,6 +300,17 @@ pub struct RingDoc {
     pub sched: Sched,
 }
 
+/// Of `rings`, the workers that waited for more than one completion at a
+/// time: how many, and the most any of them waited for (1 when none did).
+pub fn batched<'a>(rings: impl IntoIterator<Item = &'a RingDoc>) -> (usize, u32) {
+    rings
+        .into_iter()
+        .filter(|r| r.complete_min > 1)
+        .fold((0, 1), |(count, most), r| {
+            (count + 1, most.max(r.complete_min))
+        })
+}
+
 fn normal() -> Sched {
     Sched::Normal
 }
@@ -675,6 +686,17 @@ pub(crate) mod tests {
         for bad in ["0", "-1", "", "x", "1.5", "auto "] {
             assert!(CompleteMin::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn batched_counts_the_rings_that_waited_for_several_and_the_most() {
+        let ring = |n| RingDoc {
+            complete_min: n,
+            ..RingDoc::default()
+        };
+        assert_eq!(batched([&ring(1), &ring(1)]), (0, 1));
+        assert_eq!(batched([&ring(8), &ring(1), &ring(2)]), (2, 8));
+        assert_eq!(batched(std::iter::empty()), (0, 1));
     }
 
     #[test]

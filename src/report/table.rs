@@ -513,20 +513,13 @@ pub fn summary(doc: &RunDocument) -> String {
             rings.len()
         );
     }
-    if doc.config.complete_min.is_none() {
-        let batched: Vec<u32> = rings
-            .iter()
-            .map(|r| r.complete_min)
-            .filter(|&n| n > 1)
-            .collect();
-        if let Some(n) = batched.iter().max() {
-            let _ = writeln!(
-                out,
-                "--complete-min auto: {} of {} worker(s) waited for {n} completions at a time (a quarter of the depth), as their targets are RAM with no non-blocking path: fewer wake-ups that cut their io-wq thread off",
-                batched.len(),
-                rings.len()
-            );
-        }
+    let (batched, n) = crate::engine::batched(rings.iter().copied());
+    if doc.config.complete_min.is_none() && batched > 0 {
+        let _ = writeln!(
+            out,
+            "--complete-min auto: {batched} of {} worker(s) waited for {n} completions at a time (a quarter of the depth), as their targets are RAM with no non-blocking path: fewer wake-ups that cut their io-wq thread off",
+            rings.len()
+        );
     }
     if doc.workers.iter().any(|w| w.would_block_ios.is_some()) {
         let blocked: u64 = doc.workers.iter().filter_map(|w| w.would_block_ios).sum();
