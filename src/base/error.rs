@@ -69,6 +69,13 @@ impl fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
+impl Interrupted {
+    /// Whether `e` is a signal's stop.
+    pub fn is(e: &anyhow::Error) -> bool {
+        e.downcast_ref::<Interrupted>().is_some()
+    }
+}
+
 impl ExitCoded for Interrupted {
     /// 128 + the signal that stopped the run.
     fn exit_code(&self) -> u8 {

@@ -215,9 +215,7 @@ fn create_testbed(
 /// before anything was measured, the `--json` says so first, so that a
 /// script reading it finds an answer.
 fn unmeasured<T>(e: anyhow::Error, stage: &str, out: &Outputs) -> Result<T> {
-    if e.downcast_ref::<crate::base::error::Interrupted>()
-        .is_some()
-    {
+    if crate::base::error::Interrupted::is(&e) {
         let doc = crate::document::finished::Unmeasured::at(stage);
         out.write_file("json", &report::json::render(&doc))?;
     }

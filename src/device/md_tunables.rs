@@ -227,9 +227,7 @@ impl Checked {
                     .set(&a.md_dir.join(attr), &value.to_string())
                     .map_err(|e| {
                         // A lock held by another run, or an interrupt while waiting, says so itself.
-                        if e.downcast_ref::<UsageError>().is_some()
-                            || e.downcast_ref::<Interrupted>().is_some()
-                        {
+                        if e.downcast_ref::<UsageError>().is_some() || Interrupted::is(&e) {
                             return e;
                         }
                         UsageError(format!(

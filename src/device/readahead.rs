@@ -48,9 +48,7 @@ pub fn set(
         if seen.insert(knob.clone()) && !dry_run {
             guard.set(&knob, &kb.to_string()).map_err(|e| {
                 // A lock held by another run, or an interrupt while waiting, says so itself.
-                if e.downcast_ref::<UsageError>().is_some()
-                    || e.downcast_ref::<Interrupted>().is_some()
-                {
+                if e.downcast_ref::<UsageError>().is_some() || Interrupted::is(&e) {
                     return e;
                 }
                 UsageError(format!(

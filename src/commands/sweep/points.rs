@@ -123,12 +123,7 @@ pub fn measure_point(
             // ramp: nothing measured, as a stop in the ramp (the caller
             // says so in the table and the documents). Seen on a loaded
             // machine, where setting up takes long enough to be hit.
-            Err(e)
-                if e.downcast_ref::<crate::base::error::Interrupted>()
-                    .is_some() =>
-            {
-                return Ok((runs, true));
-            }
+            Err(e) if crate::base::error::Interrupted::is(&e) => return Ok((runs, true)),
             Err(e) => return Err(e),
         };
         let run_doc = crate::document::finished::document(cfg, *run);
