@@ -74,6 +74,13 @@ impl Host {
         self.sys.join("devices/system/cpu/online")
     }
 
+    /// The kernel's clocksource (what CLOCK_MONOTONIC reads):
+    /// `/sys/devices/system/clocksource/clocksource0/current_clocksource`.
+    pub fn clocksource(&self) -> PathBuf {
+        self.sys
+            .join("devices/system/clocksource/clocksource0/current_clocksource")
+    }
+
     /// The transparent huge page mode: `/sys/kernel/mm/transparent_hugepage/enabled`.
     pub fn thp_enabled(&self) -> PathBuf {
         self.sys.join("kernel/mm/transparent_hugepage/enabled")

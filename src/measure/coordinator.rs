@@ -43,6 +43,8 @@ pub struct Execution {
     pub interrupted: bool,
     /// What closed the window: "duration", "limit", "passes", "errors" or "interrupted".
     pub ended_by: &'static str,
+    /// The workers' clock: "tsc", "monotonic", or "virtual" (the mock engine).
+    pub clock: &'static str,
     /// Per target: the final fsync's duration, or its error.
     pub flush: Vec<Option<std::result::Result<f64, String>>>,
     /// An interrupt came during the final fsync, and the wait for it was
@@ -167,6 +169,11 @@ pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Res
             end_unix_sec: unix(epoch_wall + Duration::from_nanos(end_ns)),
             interrupted,
             ended_by,
+            clock: if cfg.debug_mock_engine.is_some() {
+                "virtual"
+            } else {
+                crate::engine::clock::Wall::source()
+            },
             outcomes,
             flush,
             flush_abandoned,

@@ -91,6 +91,7 @@ pub fn sample_doc() -> RunDocument {
         end_unix_sec: 1e9 + 2.0,
         interrupted: false,
         ended_by: "duration",
+        clock: "virtual",
         flush: vec![None],
         devices: vec![None],
         live: None,

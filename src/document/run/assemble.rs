@@ -365,6 +365,7 @@ impl RunDocument {
                 .into(),
                 latency_from: if cfg.rate.is_some() { "due" } else { "issue" }.into(),
                 ended_by: exec.ended_by.into(),
+                clock: exec.clock.into(),
             },
             workers,
             targets,

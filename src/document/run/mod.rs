@@ -79,6 +79,12 @@ pub struct WindowDoc {
     /// passes), "errors" (every worker stopped on errors) or "interrupted".
     #[serde(default)]
     pub ended_by: String,
+    /// The workers' clock: "tsc" (the CPU's time-stamp counter, where the
+    /// kernel's clocksource is that counter), "monotonic" (clock_gettime),
+    /// or "virtual" (the mock engine); "" in documents written before
+    /// (and then not written back).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub clock: String,
 }
 
 /// The fsync that ends a buffered write run.
