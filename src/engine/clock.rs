@@ -25,18 +25,24 @@ pub trait Clock {
 /// time-stamp counter where the kernel's own clocksource is that counter.
 ///
 /// `current_clocksource` "tsc" (x86-64) means the kernel found the counter
-/// constant-rate and in step on every CPU, and CLOCK_MONOTONIC is that
-/// counter scaled. The vDSO's clock_gettime reads it behind a sequence lock
-/// with an ordering fence, about 24 ns a read on this 2-vCPU VM; `rdtsc`
-/// alone, about 9 ns. fio's default on such a CPU is the same
-/// (`clocksource=cpu`). A worker anchors the counter to the monotonic clock
+/// constant-rate and in step on every CPU when it chose it, and
+/// CLOCK_MONOTONIC is that counter scaled. The vDSO's clock_gettime reads
+/// it behind a sequence lock with an ordering fence: a pair of reads took
+/// 48 ns on this 2-vCPU VM, a pair of `rdtsc` 19. fio reads the counter
+/// too where the CPU says it is invariant (its default
+/// `clocksource=cpu`). A worker anchors the counter to the monotonic clock
 /// when its gate opens ([`Clock::start`]); from there an instant is the
 /// anchor plus the ticks since, scaled by a rate measured once per process
-/// against the monotonic clock. The two agree to a few parts per million,
-/// plus whatever NTP slews the monotonic clock during the run (at most
-/// 500 ppm): rates and latencies are the worker's own ticks, the window's
-/// deadline is checked in them. Anywhere else (another clocksource, another
+/// (before the first run's gate: [`Wall::source`]) against
+/// CLOCK_MONOTONIC_RAW, the kernel's unslewed reading of the same counter,
+/// so NTP's slewing at that moment does not stay in the rate. Rates and
+/// latencies are the worker's own ticks, and the window's deadline is
+/// checked in them; they part from the monotonic clock only by what NTP
+/// slews it during the run (parts per million; chrony slews up to 8% while
+/// it corrects a large offset). Anywhere else (another clocksource, another
 /// architecture, a thread that never started), `now` is `Instant::now()`.
+/// The clocksource is read once per process: a kernel that gives up on the
+/// counter later (its watchdog found it unstable) is not followed.
 pub struct Wall;
 
 thread_local! {
@@ -46,7 +52,8 @@ thread_local! {
 
 impl Wall {
     /// Which counter the real clock reads in this process: "tsc" or
-    /// "monotonic" (the run document's `window.clock`).
+    /// "monotonic" (the run document's `window.clock`). The first call
+    /// measures the counter's rate (5 ms): made before workers start.
     pub fn source() -> &'static str {
         if tsc::scale().is_some() {
             "tsc"
@@ -86,7 +93,7 @@ struct Anchor {
 
 impl Anchor {
     fn now(ns_per_tick: u64) -> Anchor {
-        let (at, ticks) = tsc::pair();
+        let (at, ticks) = tsc::pair(Instant::now);
         Anchor {
             at,
             ticks,
@@ -109,6 +116,7 @@ mod tsc {
 
     /// How long the rate is measured over, once per process: a pair's
     /// error (its bracket, tens of ns) over this is a few parts per million.
+    /// (The span is taken end to end: a preemption in it costs nothing.)
     const CALIBRATION: Duration = Duration::from_millis(5);
 
     /// The counter's rate (ns per tick, 32.32), `None` where it does not
@@ -124,14 +132,20 @@ mod tsc {
         })
     }
 
-    /// Ticks and nanoseconds over [`CALIBRATION`], each end a tight pair.
+    /// Ticks and nanoseconds of CLOCK_MONOTONIC_RAW over [`CALIBRATION`],
+    /// each end a tight pair.
     fn calibrate() -> Option<u64> {
-        let (i0, t0) = pair();
-        while i0.elapsed() < CALIBRATION {
+        let raw_ns = || {
+            let t = rustix::time::clock_gettime(rustix::time::ClockId::MonotonicRaw);
+            (t.tv_sec as u64).saturating_mul(1_000_000_000) + t.tv_nsec as u64
+        };
+        let (r0, t0) = pair(raw_ns);
+        let spin = Instant::now();
+        while spin.elapsed() < CALIBRATION {
             std::hint::spin_loop();
         }
-        let (i1, t1) = pair();
-        rate(i1.duration_since(i0).as_nanos() as u64, t1.checked_sub(t0)?)
+        let (r1, t1) = pair(raw_ns);
+        rate(r1.checked_sub(r0)?, t1.checked_sub(t0)?)
     }
 
     /// ns per tick (32.32) from `ns` nanoseconds over `ticks` ticks, if
@@ -142,14 +156,14 @@ mod tsc {
         ((0.1..=20.0).contains(&ghz)).then(|| (((ns as u128) << 32) / ticks as u128) as u64)
     }
 
-    /// An instant of the monotonic clock and the counter at it: the
-    /// midpoint of the tightest of a few brackets, so a preemption between
-    /// the reads does not skew it.
-    pub(super) fn pair() -> (Instant, u64) {
-        let mut best = (u64::MAX, Instant::now(), read());
+    /// A reading of a clock and the counter at it: the midpoint of the
+    /// tightest of a few brackets, so a preemption between the reads does
+    /// not skew it.
+    pub(super) fn pair<T: Copy>(clock: impl Fn() -> T) -> (T, u64) {
+        let mut best = (u64::MAX, clock(), read());
         for _ in 0..16 {
             let a = read();
-            let i = Instant::now();
+            let i = clock();
             let b = read();
             let width = b.wrapping_sub(a);
             if width < best.0 {

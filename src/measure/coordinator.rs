@@ -64,6 +64,13 @@ pub struct Execution {
 /// [`window_end`], [`flush`].
 pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Result<Execution> {
     check_verify_memory(cfg, plan)?;
+    // The workers' clock, settled here: its rate is measured (5 ms, once
+    // per process) before any worker's window starts, not in one.
+    let clock = if cfg.debug_mock_engine.is_some() {
+        "virtual"
+    } else {
+        crate::engine::clock::Wall::source()
+    };
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let n = plan.workers.len();
@@ -169,11 +176,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Res
             end_unix_sec: unix(epoch_wall + Duration::from_nanos(end_ns)),
             interrupted,
             ended_by,
-            clock: if cfg.debug_mock_engine.is_some() {
-                "virtual"
-            } else {
-                crate::engine::clock::Wall::source()
-            },
+            clock,
             outcomes,
             flush,
             flush_abandoned,
