@@ -312,7 +312,9 @@ compare "(d) 1M seq write O_DIRECT, 2 dev, unique data: MB/s" mbps 0.98 \
 compare "(d') same, fio one block everywhere: MB/s" mbps - \
   "--rw write --bs 1m --direct --engine sync --allow-destructive $PIN $ALL_DEVS" \
   "--refill_buffers=0 --scramble_buffers=0"
-compare "(e) 32k seq buffered read, cached file: MB/s" mbps 0.98 \
+# (e) and (f'): issue 25 asks for at least fio's figure (1.00), where
+# issues 3 and 11 had asked for 0.98.
+compare "(e) 32k seq buffered read, cached file: MB/s" mbps 1.00 \
   "--rw read --bs 32k --buffered --cached --engine sync --cpus 0 $CACHED"
 
 if want e; then
@@ -364,7 +366,7 @@ PY
 )
 # fio's buffers in huge pages: stripebench's --hugepages auto has no fio
 # spelling --print-fio could give, so it is added here.
-compare "(f') same, fio --iomem=shmhuge: MB/s" mbps 0.98 "$SDISK" "--iomem=shmhuge"
+compare "(f') same, fio --iomem=shmhuge: MB/s" mbps 1.00 "$SDISK" "--iomem=shmhuge"
 fi
 
 # (g), (h): many targets, one worker each, on 2 CPUs: the per-disk-worker
