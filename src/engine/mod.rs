@@ -391,8 +391,6 @@ pub struct EngineSpec {
     /// `--rate`, `--rate-iops`: the worker issues on a schedule, and waits
     /// for completions only until the next I/O is due.
     pub paced: bool,
-    /// The target's bytes are in RAM (`device::ram_backed`).
-    pub ram_backed: bool,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
     /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
@@ -790,7 +788,6 @@ pub(crate) mod tests {
             nowait: false,
             ring: RingSetup::default(),
             paced: false,
-            ram_backed: false,
             fail_from: None,
             die_in_setup: false,
             hang_from: None,

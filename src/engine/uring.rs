@@ -411,7 +411,7 @@ impl Engine for UringEngine {
         let complete_min = spec.ring.complete_min.resolve(
             spec.depth,
             punted,
-            spec.ram_backed,
+            punted && crate::device::ram_backed(&spec.file),
             spec.ring.waits_alone(spec.paced),
         );
         let engine = UringEngine {

@@ -239,8 +239,6 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         nowait: cfg.nowait,
         ring: cfg.ring,
         paced: cfg.rate.is_some(),
-        ram_backed: cfg.engine == EngineKind::Uring
-            && crate::device::ram_backed(&plan.targets[spec.target_index].file),
         fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
         die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
         hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
