@@ -410,6 +410,21 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
+    /// Whether the descriptor's I/O goes to the device (O_DIRECT) or
+    /// through the page cache: from the descriptor itself.
+    pub fn placement(&self) -> crate::engine::buffer::Placement {
+        use crate::engine::buffer::Placement;
+        // SAFETY: F_GETFL on a descriptor the Arc keeps open. Unreadable
+        // flags: page-aligned, which either way works.
+        let flags =
+            unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&*self.file), libc::F_GETFL) };
+        if flags < 0 || flags & libc::O_DIRECT != 0 {
+            Placement::Direct
+        } else {
+            Placement::PageCache
+        }
+    }
+
     /// One aligned buffer per slot, filled for writes; with `write_buffers`,
     /// `depth` more after them, the slots' write buffers.
     pub fn buffers(&self) -> Result<Vec<AlignedBuf>, String> {
@@ -418,8 +433,10 @@ impl EngineSpec {
         } else {
             self.depth
         };
-        // One region for every slot (huge pages when --hugepages allows).
-        let mut bufs = crate::engine::buffer::buffers(n, self.bs, self.hugepages)?;
+        // One region for every slot (huge pages when --hugepages allows),
+        // placed for what the descriptor does with it.
+        let mut bufs =
+            crate::engine::buffer::buffers(n, self.bs, self.hugepages, self.placement())?;
         if let Some(seed) = self.fill_seed {
             for b in &mut bufs {
                 // Data reproducible from the seed (incompressible unless
