@@ -9,13 +9,16 @@
 //! pages; what was obtained is checked (`AnonHugePages` of the mapping in
 //! `/proc/self/smaps`) and reported per worker.
 //!
-//! Through the page cache ([`Placement::PageCache`]) each buffer starts
-//! [`CACHE_COPY_OFFSET`] bytes into a page instead: the kernel copies
-//! between it and page-cache pages, and that copy runs 2-5% faster into a
-//! buffer that is not cache-line aligned and lies just below, not just
-//! above, the page-cache bytes modulo 4 KiB (a pread loop into the same
-//! cached file, 8 KiB to 1 MiB, measured in BENCHMARKS.md). fio gets the
-//! same by accident: its buffered buffers are where malloc put them.
+//! A `--cached` run's buffers ([`Placement::CachedCopy`]) start
+//! [`CACHE_COPY_OFFSET`] bytes into a page instead: every read is the
+//! kernel's copy from pages already in the page cache, and that copy runs
+//! 2-5% faster into a buffer that is not cache-line aligned and lies just
+//! below, not just above, the page-cache bytes modulo 4 KiB (a pread loop
+//! into a cached file, 8 KiB to 1 MiB: scripts/bench-copy-offset.sh,
+//! BENCHMARKS.md). fio's buffered buffers land off the page start by
+//! accident, where malloc put them. Reads that fill the page cache as they
+//! go (cold buffered reads, `--uncached`) measured 1-4% slower with the
+//! offset, and O_DIRECT's DMA wants the page start: those keep it.
 
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -33,20 +36,24 @@ pub const SMALL: usize = 128 << 10;
 pub const CACHE_COPY_OFFSET: usize = PAGE - 16;
 const _: () = assert!(CACHE_COPY_OFFSET % 64 != 0 && CACHE_COPY_OFFSET < PAGE);
 
-/// What the buffers are handed to: the device (O_DIRECT, page-aligned, as
-/// the DMA needs) or the kernel's copy to and from the page cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a worker's buffers start within their pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Placement {
-    Direct,
-    PageCache,
+    /// At a page's start: O_DIRECT (the DMA needs it), and every run that
+    /// is not `--cached`.
+    #[default]
+    PageAligned,
+    /// [`CACHE_COPY_OFFSET`] into a page: `--cached` reads, each a copy
+    /// from pages already in the page cache.
+    CachedCopy,
 }
 
 impl Placement {
     /// The buffers' offset within their page.
     fn offset(self) -> usize {
         match self {
-            Placement::Direct => 0,
-            Placement::PageCache => CACHE_COPY_OFFSET,
+            Placement::PageAligned => 0,
+            Placement::CachedCopy => CACHE_COPY_OFFSET,
         }
     }
 }
@@ -72,8 +79,8 @@ pub struct BufferDoc {
     pub page_size_bytes: u64,
     /// `thp`, `hugetlb` or `pages`.
     pub method: String,
-    /// Where each buffer starts within its page: 0 for O_DIRECT,
-    /// [`CACHE_COPY_OFFSET`] through the page cache.
+    /// Where each buffer starts within its page: [`CACHE_COPY_OFFSET`] for
+    /// a `--cached` run, 0 otherwise.
     #[serde(default)]
     pub offset_in_page_bytes: u64,
 }
@@ -277,8 +284,8 @@ pub fn buffers(
         .collect())
 }
 
-/// One slot's buffer: a slice of its worker's region, page-aligned or at
-/// [`CACHE_COPY_OFFSET`] in its page.
+/// One slot's buffer: a slice of its worker's region, at a page's start or
+/// [`CACHE_COPY_OFFSET`] into it.
 pub struct AlignedBuf {
     region: Arc<Region>,
     offset: usize,
@@ -292,7 +299,7 @@ impl AlignedBuf {
         if len == 0 || !align.is_power_of_two() || align > PAGE {
             return None;
         }
-        buffers(1, len, HugePages::Off, Placement::Direct)
+        buffers(1, len, HugePages::Off, Placement::PageAligned)
             .ok()?
             .pop()
     }
@@ -345,8 +352,8 @@ mod tests {
     #[test]
     fn slots_share_one_region_without_overlap() {
         for (place, at) in [
-            (Placement::Direct, 0),
-            (Placement::PageCache, CACHE_COPY_OFFSET),
+            (Placement::PageAligned, 0),
+            (Placement::CachedCopy, CACHE_COPY_OFFSET),
         ] {
             let mut bufs = buffers(4, 6000, HugePages::Off, place).unwrap();
             for (i, b) in bufs.iter_mut().enumerate() {
@@ -367,7 +374,7 @@ mod tests {
     fn a_page_cache_buffer_fits_its_region() {
         // The last slot's last byte is inside the region, huge pages or not.
         for want in [HugePages::Off, HugePages::Auto] {
-            let mut bufs = buffers(3, 1 << 20, want, Placement::PageCache).unwrap();
+            let mut bufs = buffers(3, 1 << 20, want, Placement::CachedCopy).unwrap();
             let last = bufs.last_mut().unwrap();
             let n = last.len();
             last.as_mut_slice()[n - 1] = 9;
@@ -380,7 +387,7 @@ mod tests {
         let mode = std::fs::read_to_string(crate::base::host::Host::real().thp_enabled())
             .unwrap_or_default();
         let thp = mode.contains("[madvise]") || mode.contains("[always]");
-        let bufs = buffers(2, 1 << 20, HugePages::Auto, Placement::Direct).unwrap();
+        let bufs = buffers(2, 1 << 20, HugePages::Auto, Placement::PageAligned).unwrap();
         let doc = bufs[0].doc();
         if thp {
             // THP in madvise or always mode: a 2 MiB-aligned, advised, touched

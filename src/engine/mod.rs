@@ -402,6 +402,9 @@ pub struct EngineSpec {
     pub hang_timeout: std::time::Duration,
     /// `--hugepages`: what the slots' buffers are mapped in.
     pub hugepages: crate::engine::buffer::HugePages,
+    /// Where the buffers start in their pages (`--cached`: off the page
+    /// start, [`crate::engine::buffer::CACHE_COPY_OFFSET`]).
+    pub placement: crate::engine::buffer::Placement,
     /// Tests only (`--debug-mock-engine`): the mock engine's latency per I/O.
     pub mock_latency: Option<std::time::Duration>,
     /// The sync engine: its blocking calls are watched, so the coordinator
@@ -410,18 +413,18 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
-    /// Whether the descriptor's I/O goes to the device (O_DIRECT) or
-    /// through the page cache: from the descriptor itself.
-    pub fn placement(&self) -> crate::engine::buffer::Placement {
+    /// Where the buffers start in their pages: as the spec asks, but at a
+    /// page's start whatever it asks when the descriptor itself is
+    /// O_DIRECT (or its flags cannot be read).
+    fn placement(&self) -> crate::engine::buffer::Placement {
         use crate::engine::buffer::Placement;
-        // SAFETY: F_GETFL on a descriptor the Arc keeps open. Unreadable
-        // flags: page-aligned, which either way works.
+        // SAFETY: F_GETFL on a descriptor the Arc keeps open.
         let flags =
             unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&*self.file), libc::F_GETFL) };
         if flags < 0 || flags & libc::O_DIRECT != 0 {
-            Placement::Direct
+            Placement::PageAligned
         } else {
-            Placement::PageCache
+            self.placement
         }
     }
 
@@ -810,6 +813,7 @@ pub(crate) mod tests {
             hang_from: None,
             hang_timeout: std::time::Duration::from_secs(30),
             hugepages: Default::default(),
+            placement: Default::default(),
             mock_latency: None,
             watch: None,
         }

@@ -244,6 +244,13 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
         hang_timeout: cfg.hang_timeout,
         hugepages: cfg.hugepages,
+        // --cached: each read a copy from pages already cached, which runs
+        // faster into a buffer off its page start (engine::buffer).
+        placement: if cfg.cached {
+            crate::engine::buffer::Placement::CachedCopy
+        } else {
+            crate::engine::buffer::Placement::PageAligned
+        },
         mock_latency: cfg.debug_mock_engine,
         watch: shared.watches[spec.id].clone(),
     }

@@ -61,16 +61,22 @@ fn a_buffered_read_that_wraps_around_its_region_reads_the_device_again() {
     assert!(!warnings.contains("page cache served"), "{warnings}");
 }
 
-// Issue 25, fifth round: through the page cache the buffer starts 16 bytes
-// short of a page's end (the kernel's copy runs faster into a buffer that
-// is not cache-line aligned); the run document says where it starts, and
-// the I/O reads the same bytes wherever the buffer sits.
+// Issue 25, fifth round: a --cached run's buffer starts 16 bytes short of
+// a page's end (the kernel's copy from cached pages runs faster into a
+// buffer that is not cache-line aligned); a cold buffered read (which
+// fills the page cache as it goes, and measured slower so) and a buffered
+// write keep the page start. The run document says which, and each reads
+// or writes without error wherever the buffer sits.
 #[test]
-fn a_page_cache_buffer_sits_off_its_page_start_and_says_so() {
+fn only_a_cached_run_puts_its_buffer_off_the_page_start_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let file = data_file(dir.path(), "data", 4 << 20);
     let file = file.to_str().unwrap();
-    for (rw, extra) in [("read", "--cached"), ("write", "--allow-destructive")] {
+    for (rw, extra, at) in [
+        ("read", "--cached", 4080),
+        ("read", "--no-progress", 0),
+        ("write", "--allow-destructive", 0),
+    ] {
         let d = run_json(&[
             "run",
             "--rw",
@@ -89,8 +95,12 @@ fn a_page_cache_buffer_sits_off_its_page_start_and_says_so() {
             file,
         ]);
         let w = &d["workers"][0];
-        assert_eq!(u(&w["buffer"]["offset_in_page_bytes"]), 4080, "{rw}: {w}");
-        assert!(u(&d["total"]["ios"]) > 0, "{rw}: {d}");
-        assert_eq!(u(&d["total"]["errors"]), 0, "{rw}: {d}");
+        assert_eq!(
+            u(&w["buffer"]["offset_in_page_bytes"]),
+            at,
+            "{rw} {extra:?}: {w}"
+        );
+        assert!(u(&d["total"]["ios"]) > 0, "{rw} {extra:?}: {d}");
+        assert_eq!(u(&d["total"]["errors"]), 0, "{rw} {extra:?}: {d}");
     }
 }
