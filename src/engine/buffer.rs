@@ -29,8 +29,8 @@ const HUGE: usize = 2 << 20;
 const PAGE: usize = 4096;
 /// Below this buffer size `--hugepages auto` uses 4 KiB pages.
 pub const SMALL: usize = 128 << 10;
-/// Where a page-cache I/O's buffer starts within its page: 16 bytes short
-/// of the next page, so neither cache-line aligned nor a few bytes above a
+/// Where a `--cached` run's buffers start within their page: 16 bytes
+/// short of the next page, so neither cache-line aligned nor a few bytes above a
 /// page-cache page's start modulo 4 KiB (where the copy's loads would wait
 /// on its own stores: 4 KiB aliasing).
 pub const CACHE_COPY_OFFSET: usize = PAGE - 16;

@@ -417,14 +417,15 @@ impl EngineSpec {
     /// page's start whatever it asks when the descriptor itself is
     /// O_DIRECT (or its flags cannot be read).
     fn placement(&self) -> crate::engine::buffer::Placement {
-        use crate::engine::buffer::Placement;
-        // SAFETY: F_GETFL on a descriptor the Arc keeps open.
-        let flags =
-            unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&*self.file), libc::F_GETFL) };
-        if flags < 0 || flags & libc::O_DIRECT != 0 {
-            Placement::PageAligned
-        } else {
-            self.placement
+        use nix::fcntl::{fcntl, FcntlArg, OFlag};
+        match fcntl(
+            std::os::fd::AsRawFd::as_raw_fd(&*self.file),
+            FcntlArg::F_GETFL,
+        ) {
+            Ok(flags) if !OFlag::from_bits_retain(flags).contains(OFlag::O_DIRECT) => {
+                self.placement
+            }
+            _ => crate::engine::buffer::Placement::PageAligned,
         }
     }
 
