@@ -80,9 +80,14 @@ pub struct BufferDoc {
     /// `thp`, `hugetlb` or `pages`.
     pub method: String,
     /// Where each buffer starts within its page: [`CACHE_COPY_OFFSET`] for
-    /// a `--cached` run, 0 otherwise.
-    #[serde(default)]
+    /// a `--cached` run; 0 (at a page's start), and then not written, so
+    /// that the documents of every other run read and write as before.
+    #[serde(default, skip_serializing_if = "at_page_start")]
     pub offset_in_page_bytes: u64,
+}
+
+fn at_page_start(offset: &u64) -> bool {
+    *offset == 0
 }
 
 /// One mapping, unmapped when the last buffer cut from it goes.
