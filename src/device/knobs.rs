@@ -731,17 +731,25 @@ mod tests {
         let mut a = KnobGuard::new(dir.clone()).with_sys_root(root.clone());
         a.set(&knob, "16").unwrap();
         // flock locks belong to the open file: a second guard is a second holder.
-        let mut b = KnobGuard::new(dir.clone()).with_sys_root(root);
+        let mut b = KnobGuard::new(dir.clone()).with_sys_root(root.clone());
         let e = b.set(&knob, "64").unwrap_err().to_string();
         assert!(
             e.contains(&format!("PID {}", std::process::id())) && e.contains("--wait-lock"),
             "{e}"
         );
         assert_eq!(fs::read_to_string(&knob).unwrap(), "16");
+        drop(b);
         drop(a);
         assert_eq!(fs::read_to_string(&knob).unwrap(), "128");
-        b.set(&knob, "64").unwrap();
-        drop(b);
+        // The lock is free once A's file is closed everywhere: a child that
+        // another test forks meanwhile holds a copy of the descriptor until
+        // it execs (seen once, under load), so the next holder waits for it
+        // as `--wait-lock` does, rather than refusing.
+        let mut c = KnobGuard::new(dir.clone())
+            .with_sys_root(root)
+            .wait_for_locks(true);
+        c.set(&knob, "64").unwrap();
+        drop(c);
         assert_eq!(fs::read_to_string(&knob).unwrap(), "128");
     }
 }
