@@ -413,22 +413,6 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
-    /// Where the buffers start in their pages: as the spec asks, but at a
-    /// page's start whatever it asks when the descriptor itself is
-    /// O_DIRECT (or its flags cannot be read).
-    fn placement(&self) -> crate::engine::buffer::Placement {
-        use nix::fcntl::{fcntl, FcntlArg, OFlag};
-        match fcntl(
-            std::os::fd::AsRawFd::as_raw_fd(&*self.file),
-            FcntlArg::F_GETFL,
-        ) {
-            Ok(flags) if !OFlag::from_bits_retain(flags).contains(OFlag::O_DIRECT) => {
-                self.placement
-            }
-            _ => crate::engine::buffer::Placement::PageAligned,
-        }
-    }
-
     /// One aligned buffer per slot, filled for writes; with `write_buffers`,
     /// `depth` more after them, the slots' write buffers.
     pub fn buffers(&self) -> Result<Vec<AlignedBuf>, String> {
@@ -437,10 +421,8 @@ impl EngineSpec {
         } else {
             self.depth
         };
-        // One region for every slot (huge pages when --hugepages allows),
-        // placed for what the descriptor does with it.
-        let mut bufs =
-            crate::engine::buffer::buffers(n, self.bs, self.hugepages, self.placement())?;
+        // One region for every slot (huge pages when --hugepages allows).
+        let mut bufs = crate::engine::buffer::buffers(n, self.bs, self.hugepages, self.placement)?;
         if let Some(seed) = self.fill_seed {
             for b in &mut bufs {
                 // Data reproducible from the seed (incompressible unless

@@ -245,8 +245,10 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         hang_timeout: cfg.hang_timeout,
         hugepages: cfg.hugepages,
         // --cached: each read a copy from pages already cached, which runs
-        // faster into a buffer off its page start (engine::buffer).
-        placement: if cfg.cached {
+        // faster into a buffer off its page start (engine::buffer). Never
+        // under O_DIRECT, whose DMA wants the page start (validate already
+        // refuses --cached without --buffered: this is the rule, said once).
+        placement: if cfg.cached && !cfg.direct {
             crate::engine::buffer::Placement::CachedCopy
         } else {
             crate::engine::buffer::Placement::PageAligned
