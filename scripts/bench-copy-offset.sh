@@ -80,6 +80,11 @@ cat "$FILE" >/dev/null
 SIZE=$((SIZE_MB << 20))
 echo "cached file: $SIZE_MB MiB; $ROUNDS rounds of $SECS s per offset, CPU 0" >&2
 
+# median "A B C ...": the middle of the figures (the lower middle of an even count).
+median() {
+  tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END{if (NR) print v[int((NR+1)/2)]}'
+}
+
 printf '%-9s %-7s %10s %8s  %s\n' bs offset "MB/s" "vs 0" "rounds (MB/s)"
 for bs in $BSS; do
   declare -A got=()
@@ -88,9 +93,9 @@ for bs in $BSS; do
       got[$o]+="$("$WORK/loop" "$FILE" "$SIZE" "$bs" "$o" "$SECS") "
     done
   done
-  base=$(tr ' ' '\n' <<<"${got[0]:-}" | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END{if (NR) print v[int((NR+1)/2)]}')
+  base=$(median "${got[0]:-}")
   for o in $OFFSETS; do
-    med=$(tr ' ' '\n' <<<"${got[$o]}" | sed '/^$/d' | sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}')
+    med=$(median "${got[$o]}")
     vs=$([ -n "$base" ] && awk -v m="$med" -v b="$base" 'BEGIN{printf "%.3f", m / b}' || echo -)
     printf '%-9s %-7s %10s %8s  %s\n' "$bs" "$o" "$med" "$vs" "${got[$o]}"
   done

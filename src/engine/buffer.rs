@@ -376,7 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn a_page_cache_buffer_fits_its_region() {
+    fn a_buffer_off_its_page_start_fits_its_region() {
         // The last slot's last byte is inside the region, huge pages or not.
         for want in [HugePages::Off, HugePages::Auto] {
             let mut bufs = buffers(3, 1 << 20, want, Placement::CachedCopy).unwrap();

@@ -73,16 +73,15 @@ fn only_a_cached_run_puts_its_buffer_off_the_page_start_and_says_so() {
     let file = data_file(dir.path(), "data", 4 << 20);
     let file = file.to_str().unwrap();
     for (rw, extra, at) in [
-        ("read", "--cached", 4080),
-        ("read", "--no-progress", 0),
-        ("write", "--allow-destructive", 0),
+        ("read", &["--cached"][..], 4080),
+        ("read", &[], 0),
+        ("write", &["--allow-destructive"], 0),
     ] {
-        let d = run_json(&[
+        let mut args = vec![
             "run",
             "--rw",
             rw,
             "--buffered",
-            extra,
             "--bs",
             "32k",
             "--size",
@@ -92,8 +91,10 @@ fn only_a_cached_run_puts_its_buffer_off_the_page_start_and_says_so() {
             "--ramp",
             "0",
             "--no-progress",
-            file,
-        ]);
+        ];
+        args.extend_from_slice(extra);
+        args.push(file);
+        let d = run_json(&args);
         let w = &d["workers"][0];
         // At a page's start the document says nothing of an offset.
         let offset = &w["buffer"]["offset_in_page_bytes"];
