@@ -149,3 +149,85 @@ fn a_file_system_without_o_direct_is_explained() {
         .assert()
         .success();
 }
+
+/// The flags (octal, /proc/PID/fdinfo) of process `pid`'s descriptor of `dev`.
+fn fd_flags_of(pid: u32, dev: &str) -> Option<u32> {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    let fd = fds
+        .flatten()
+        .find(|e| std::fs::read_link(e.path()).is_ok_and(|l| l == std::path::Path::new(dev)))?;
+    let info =
+        std::fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().to_str()?)).ok()?;
+    let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+    u32::from_str_radix(flags.trim(), 8).ok()
+}
+
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: zram devices")]
+fn a_device_is_read_without_touching_its_access_time() {
+    // Every read through a node without O_NOATIME checks (and, under
+    // relatime, now and then writes) the node's atime: kernel time per I/O
+    // that fio does not spend on a device either.
+    let z = common::Zram::new(16);
+    let child = common::spawn(&[
+        "run",
+        "--duration",
+        "30s",
+        "--no-progress",
+        "--bs",
+        "4k",
+        &z.dev,
+    ]);
+    common::wait_workers(child.id());
+    let flags = fd_flags_of(child.id(), &z.dev);
+    common::interrupt(&child);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let flags = flags.expect("the run holds a descriptor of the device");
+    println!("{}: flags {flags:o}", z.dev);
+    assert_ne!(flags & libc::O_NOATIME as u32, 0, "no O_NOATIME: {flags:o}");
+    assert_ne!(flags & libc::O_DIRECT as u32, 0, "no O_DIRECT: {flags:o}");
+}
+
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_setpriv)),
+    ignore = "needs root and setpriv: zram devices, a capability dropped"
+)]
+fn a_device_node_the_user_does_not_own_is_still_read() {
+    // O_NOATIME is the owner's or CAP_FOWNER's: root without CAP_FOWNER,
+    // on a node another user owns, is refused it (EPERM) and must read
+    // the device all the same.
+    let z = common::Zram::new(16);
+    let dir = tempfile::tempdir().unwrap();
+    let node = dir.path().join("zram-node");
+    let rdev = std::os::unix::fs::MetadataExt::rdev(&std::fs::metadata(&z.dev).unwrap());
+    let (major, minor) = (libc::major(rdev).to_string(), libc::minor(rdev).to_string());
+    let node_s = node.to_str().unwrap();
+    sh_required("mknod", &[node_s, "b", &major, &minor]);
+    sh_required("chown", &["65534", node_s]);
+    let no_fowner = ["--bounding-set=-fowner", "--inh-caps=-fowner"];
+    // The premise: this node, without CAP_FOWNER, refuses O_NOATIME.
+    let dd = std::process::Command::new("setpriv")
+        .args(no_fowner)
+        .args(["dd", "iflag=noatime", "count=1", "of=/dev/null"])
+        .arg(format!("if={node_s}"))
+        .output()
+        .unwrap();
+    assert!(!dd.status.success(), "dd iflag=noatime was not refused");
+    assert!(
+        String::from_utf8_lossy(&dd.stderr).contains("not permitted"),
+        "{}",
+        String::from_utf8_lossy(&dd.stderr)
+    );
+    let out = std::process::Command::new("setpriv")
+        .args(no_fowner)
+        .arg(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .args(["run", "--no-progress", "--io-limit", "1m", "--json", "-"])
+        .arg(&node)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    assert_eq!(u(&common::json(&out.stdout)["total"]["bytes"]), 1 << 20);
+}
