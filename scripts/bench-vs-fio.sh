@@ -28,7 +28,9 @@
 # sequential buffered read of a cached file: MB/s, with dd bs=32k beside;
 # (f) 1M sequential O_DIRECT read on a loop device over a disk file, fio
 # default and fio --iomem=shmhuge (issue 11), with stripebench's average
-# device request; (g) and (h) 64 and 256 zram devices, one worker each (fio:
+# device request and, for (f') and (j), each tool's own time between I/Os
+# (its time per I/O less its mean latency: one I/O in flight, the rest is
+# the device's and the kernel's); (g) and (h) 64 and 256 zram devices, one worker each (fio:
 # 64 and 256 jobs), 1M O_DIRECT reads and 4k random reads; (i) 4k randrw
 # 70/30 at depth 16, reads and writes reported apart; (j) 1M uncached
 # buffered reads (RWF_DONTCACHE) of a file on ext4 over zram, against fio's
@@ -190,14 +192,22 @@ if tool == "fio":
     sys_ = sum(j["sys_cpu"] / 100.0 * j["job_runtime"] / 1000.0 for j in jobs)
     riops = sum(j["read"]["total_ios"] for j in jobs) / secs
     wiops = sum(j["write"]["total_ios"] for j in jobs) / secs
+    # Each job's time per I/O less its mean latency (issue to completion,
+    # the system call's included): the tool's own time between I/Os.
+    own = [(j["read"]["total_ios"], j["job_runtime"] / 1000.0 / j["read"]["total_ios"] - j["read"]["lat_ns"]["mean"] / 1e9)
+           for j in jobs if j["read"]["total_ios"]]
 else:
     t = d["total"]
     ios, bps, iops, usr, sys_ = t["ios"], t["bytes_per_sec"], t["iops"], t["cpu_usr_sec"], t["cpu_sys_sec"]
     bd = t.get("by_direction") or {}
     riops = (bd.get("reads") or {}).get("iops", iops if not bd else 0)
     wiops = (bd.get("writes") or {}).get("iops", 0)
+    # The same from each worker's window, I/Os and mean latency (from its
+    # histogram: buckets of 256 ns at 400 us, 3 significant digits).
+    own = [(w["ios"], w["seconds"] / w["ios"] - w["latency_ns"]["mean"] / 1e9) for w in d["workers"] if w["ios"]]
 v = {"iops": iops, "mbps": bps / 1e6, "usr_per_io": usr / max(ios, 1), "cpu_per_io": (usr + sys_) / max(ios, 1),
-     "read_iops": riops, "write_iops": wiops}[kind]
+     "read_iops": riops, "write_iops": wiops,
+     "own_per_io": sum(n * t for n, t in own) / max(sum(n for n, _ in own), 1)}[kind]
 print(f"{v:.12g}")
 PY
 }
@@ -367,6 +377,9 @@ PY
 # fio's buffers in huge pages: stripebench's --hugepages auto has no fio
 # spelling --print-fio could give, so it is added here.
 compare "(f') same, fio --iomem=shmhuge: MB/s" mbps 1.00 "$SDISK" "--iomem=shmhuge"
+# One read in flight: the disk's time is the same for both tools, and what
+# is each tool's is its time between I/Os (per I/O, less the mean latency).
+REUSE=1 compare "(f') same: each tool's own seconds between I/Os" own_per_io - -
 fi
 
 # (g), (h): many targets, one worker each, on 2 CPUs: the per-disk-worker
@@ -424,6 +437,7 @@ if want j; then
     sync
     compare "(j) 1M seq read uncached (RWF_DONTCACHE), ext4/zram: MB/s" mbps 1.00 \
       "--rw read --bs 1m --uncached --engine sync --cpus 0 $FSMNT/u.dat"
+    REUSE=1 compare "(j) same: each tool's own seconds between I/Os" own_per_io - -
   else
     echo "(j) skipped: fio $FIO_VER has no uncached=1 (3.40+): build fio from source and give --fio" >&2
     printf '%-52s %s\n' "(j) uncached buffered read" "skipped: fio $FIO_VER lacks uncached=1 (needs 3.40+; --fio PATH)" >>"$ROWS"
