@@ -89,6 +89,10 @@ pub enum Warning {
         fs: String,
         direct: bool,
     },
+    /// A block device opened without `O_NOATIME`: the kernel refused it.
+    AtimeChecked {
+        path: String,
+    },
     /// More workers than `--cpus`.
     SharedCpus {
         workers: usize,
@@ -330,6 +334,10 @@ impl fmt::Display for Warning {
                 } else {
                     String::new()
                 }
+            ),
+            AtimeChecked { path } => write!(
+                f,
+                "{path}: opened without O_NOATIME, which the kernel grants only to the node's owner or to CAP_FOWNER: every read also checks the node's access time, kernel time per I/O (some 40 ns) that a run as root or as the node's owner does not spend"
             ),
             SharedCpus { workers, cpus } => write!(
                 f,
@@ -622,6 +630,7 @@ impl Warning {
             | HolesReadAnyway { path, .. }
             | ReadaheadOnFile { path, .. }
             | MemoryTarget { path, .. }
+            | AtimeChecked { path }
             | CacheServedReads { path, .. }
             | UndeliveredDirectReads { path, .. }
             | CacheKeptWrites { path, .. }
@@ -654,6 +663,7 @@ impl Warning {
             | PartialStripe { path, .. }
             | CacheServedReads { path, .. }
             | CacheKeptWrites { path, .. }
+            | AtimeChecked { path }
             | UnwrittenBlocks { path, .. } => prefixed(path),
             UndeliveredDirectReads {
                 path,
@@ -1399,6 +1409,15 @@ mod tests {
         assert_eq!(
             group(&[mem("t1"), mem("t2")])[0].to_string(),
             "2 targets (t1-t2) are on tmpfs: the targets are memory, not devices (no device counters), so these figures measure memory"
+        );
+        let atime = |p: &str| AtimeChecked { path: p.into() };
+        says(
+            atime("/dev/sdb"),
+            "/dev/sdb: opened without O_NOATIME, which the kernel grants only to the node's owner or to CAP_FOWNER: every read also checks the node's access time, kernel time per I/O (some 40 ns) that a run as root or as the node's owner does not spend",
+        );
+        assert_eq!(
+            group(&[atime("/dev/sdb"), atime("/dev/sdc")])[0].to_string(),
+            "2 targets (/dev/sdb, /dev/sdc): opened without O_NOATIME, which the kernel grants only to the node's owner or to CAP_FOWNER: every read also checks the node's access time, kernel time per I/O (some 40 ns) that a run as root or as the node's owner does not spend"
         );
         let split = |d: &str| SplitRequests {
             writes: false,

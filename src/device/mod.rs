@@ -89,6 +89,9 @@ pub struct Target {
     pub read_ahead_kb: Option<u64>,
     /// Chunk and member count, when the target is a striped volume.
     pub stripe: Option<StripeGeometry>,
+    /// A block device the kernel would not open `O_NOATIME` (the node is
+    /// not the user's, and no CAP_FOWNER): every read checks its atime.
+    pub atime_checked: bool,
 }
 
 /// How a striped volume lays data out.

@@ -103,10 +103,13 @@ impl Inspected {
             checks.push(try_exclusive_claim(&handle, &path, access));
         }
         let flags = io_flags(kind, access, write);
+        let mut atime_checked = false;
         let file = match reopen(&handle, write, flags) {
             // O_NOATIME is for the node's owner or CAP_FOWNER: without
-            // either, the descriptor is opened as it would be without it.
+            // either, the descriptor is opened as it would be without it,
+            // and the run says so.
             Err(e) if e.raw_os_error() == Some(libc::EPERM) && flags & libc::O_NOATIME != 0 => {
+                atime_checked = true;
                 reopen(&handle, write, flags & !libc::O_NOATIME)
             }
             opened => opened,
@@ -155,6 +158,7 @@ impl Inspected {
             device_name,
             checks,
             stripe: None,
+            atime_checked,
         })
     }
 }

@@ -187,6 +187,10 @@ fn a_device_is_read_without_touching_its_access_time() {
     println!("{}: flags {flags:o}", z.dev);
     assert_ne!(flags & libc::O_NOATIME as u32, 0, "no O_NOATIME: {flags:o}");
     assert_ne!(flags & libc::O_DIRECT as u32, 0, "no O_DIRECT: {flags:o}");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("O_NOATIME"),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -229,5 +233,14 @@ fn a_device_node_the_user_does_not_own_is_still_read() {
         .output()
         .unwrap();
     common::succeeded(&out);
-    assert_eq!(u(&common::json(&out.stdout)["total"]["bytes"]), 1 << 20);
+    let doc = common::json(&out.stdout);
+    assert_eq!(u(&doc["total"]["bytes"]), 1 << 20);
+    // ... and says that it read without O_NOATIME.
+    let warnings = doc["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("opened without O_NOATIME")),
+        "{warnings:?}"
+    );
 }
