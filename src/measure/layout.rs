@@ -62,9 +62,6 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     let members = targets.len() as u64;
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::base::error::show_path(&t.path);
-        if t.atime_checked {
-            warnings.push(Warning::AtimeChecked { path: p.clone() });
-        }
         let (bs, region, lbs) = size_and_region(cfg, &t, &mut warnings)?;
         // A modelled RAID0 member serves pieces of at most one chunk.
         let logical_bs = bs;

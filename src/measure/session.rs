@@ -108,6 +108,7 @@ pub fn measure(
         .into_iter()
         .map(device::Inspected::open)
         .collect::<Result<Vec<_>>>()?;
+    let atime_checked = atime_checked(&targets);
     let stacks = device::stripes::learn_geometry(&mut targets);
     let mut checks: Checks = targets
         .iter()
@@ -130,6 +131,7 @@ pub fn measure(
     warnings.extend(overlaps);
     warnings.extend(holes);
     warnings.extend(readahead_notes);
+    warnings.extend(atime_checked);
     warnings.extend(memory_targets(cfg, &plan));
     warnings.extend(shared_cpus(cfg, &plan));
     // Said now too, before the run: many devices' same limit is one line.
@@ -374,6 +376,17 @@ fn check_holes(cfg: &RunConfig, plan: &Plan, checks: &mut Checks) -> Result<Vec<
         }
     }
     Ok(warnings)
+}
+
+/// Devices the kernel would not open O_NOATIME: each read checks the node's atime.
+fn atime_checked(targets: &[device::Target]) -> Vec<Warning> {
+    targets
+        .iter()
+        .filter(|t| t.atime_checked)
+        .map(|t| Warning::AtimeChecked {
+            path: crate::base::error::show_path(&t.path),
+        })
+        .collect()
 }
 
 /// A target on tmpfs (or another memory file system) is memory, not a device.
