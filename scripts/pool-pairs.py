@@ -37,10 +37,10 @@ def main():
             m = LINE.match(line)
             if not m:
                 continue
-            # A row with more than one figure ("(a) same: ...") is keyed by its label up to the colon.
-            key = line[: line.index(":")] if ":" in line else m.group(1)
             if a.row and m.group(1) not in a.row:
                 continue
+            # A row with more than one figure ("(a) same: ...") is keyed by its label up to the colon.
+            key = line.split(":", 1)[0]
             pairs = [float(x) for x in m.group(3).split(",")]
             rows.setdefault(key, []).append((float(m.group(2)), pairs, m.group(4), float(m.group(5))))
     if not rows:
