@@ -1,8 +1,9 @@
 //! Opening a path that another user may have planted links on: a walk of
-//! our own, component by component, that follows a link only where the
-//! kernel's `fs.protected_symlinks=1` would, whatever that sysctl says.
-//! Used for everything root writes by name: outputs' directories and
-//! write targets.
+//! our own, component by component, that follows a symbolic link only when
+//! root or the running user owns it, at any depth, whatever
+//! `fs.protected_symlinks` says. Used for everything we create or write by
+//! name: outputs' directories, write targets, the test bed's directory, the
+//! state directory and its files.
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -21,10 +22,40 @@ fn is_symlink(st: &nix::sys::stat::FileStat) -> bool {
 #[derive(Debug)]
 pub enum WalkError {
     Sys(Errno),
-    /// A link on the way sits in a sticky, world-writable directory (/tmp)
-    /// and belongs to neither us nor that directory's owner: the path
-    /// where it was met.
-    Planted(PathBuf),
+    /// A link on the way belongs to a user other than root and us: the
+    /// path where it was met, and its owner.
+    Planted {
+        at: PathBuf,
+        owner: u32,
+    },
+}
+
+impl WalkError {
+    /// What to say of a refused link, for a message that goes on with what
+    /// to do: "h/alice/reports is a symbolic link owned by nobody (uid
+    /// 65534): only links owned by root or by this user are followed".
+    pub fn planted_text(at: &Path, owner: u32) -> String {
+        format!(
+            "{} is a symbolic link owned by {}: only links owned by root or by this user are followed (whoever owns it would choose where we write)",
+            crate::base::error::show_path(at),
+            user_name(owner)
+        )
+    }
+}
+
+/// "nobody (uid 65534)", or "uid 65534" where the user has no name.
+pub fn user_name(uid: u32) -> String {
+    match nix::unistd::User::from_uid(nix::unistd::Uid::from_raw(uid)) {
+        Ok(Some(u)) => format!("{} (uid {uid})", crate::base::error::show_text(&u.name)),
+        _ => format!("uid {uid}"),
+    }
+}
+
+/// Whether a link owned by `uid` may be followed: root's, or ours.
+fn trusted_owner(uid: u32) -> bool {
+    // SAFETY: geteuid takes nothing and cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    uid == 0 || uid == euid
 }
 
 impl From<Errno> for WalkError {
@@ -35,12 +66,13 @@ impl From<Errno> for WalkError {
 
 /// Opens `path` as `O_PATH` by a walk of our own, one component at a
 /// time, never letting the kernel follow a link: a link on the way (the
-/// last component too) is read and followed by us, unless it sits in a
-/// sticky, world-writable directory and belongs to neither us nor that
-/// directory's owner. That is the rule of `fs.protected_symlinks=1`,
-/// applied whatever the sysctl says (its default is 0): a `/tmp/results`
-/// or `/tmp/scratch.dat` that another user made a link would otherwise
-/// aim what root writes at a file of that user's choosing.
+/// last component too) is read and followed by us only when root or the
+/// running user owns it, wherever it lies. `fs.protected_symlinks=1`
+/// stops only links in sticky, world-writable directories (and its
+/// default is 0): a link `reports -> /etc` that a user made in a directory
+/// of their own would otherwise aim what root writes at a file of that
+/// user's choosing. Callers that create the last component open it with
+/// `O_NOFOLLOW` ([`open_component`]), so it is never a link at all.
 pub fn open_unplanted(path: &Path) -> std::result::Result<OwnedFd, WalkError> {
     use std::collections::VecDeque;
     let flags = OFlag::O_PATH | OFlag::O_CLOEXEC;
@@ -80,19 +112,21 @@ pub fn open_unplanted(path: &Path) -> std::result::Result<OwnedFd, WalkError> {
             if links > 40 {
                 return Err(WalkError::Sys(Errno::ELOOP));
             }
-            let here = nix::sys::stat::fstat(at.as_raw_fd())?;
-            let open_sticky = libc::S_ISVTX | libc::S_IWOTH;
-            let sticky_open = here.st_mode & open_sticky == open_sticky;
-            // SAFETY: geteuid takes nothing and cannot fail.
-            let euid = unsafe { libc::geteuid() };
-            if sticky_open && st.st_uid != euid && st.st_uid != here.st_uid {
-                return Err(WalkError::Planted(walked));
+            if !trusted_owner(st.st_uid) {
+                return Err(WalkError::Planted {
+                    at: walked,
+                    owner: st.st_uid,
+                });
             }
             // readlinkat(fd, "") reads the link an O_PATH descriptor holds.
             let to = nix::fcntl::readlinkat(Some(next.as_raw_fd()), "")?;
             let to = to.as_bytes();
+            // Where the walk is now: the link's directory, or / for an
+            // absolute link (so a refusal further on names the real place).
+            walked.pop();
             if to.starts_with(b"/") {
                 at = open(None, b"/", OFlag::O_DIRECTORY)?;
+                walked = PathBuf::from("/");
             }
             for c in components(to).into_iter().rev() {
                 todo.push_front(c);
@@ -103,6 +137,25 @@ pub fn open_unplanted(path: &Path) -> std::result::Result<OwnedFd, WalkError> {
         at = next;
     }
     Ok(at)
+}
+
+/// The directory `path` names, walked by [`open_unplanted`], as a path with
+/// no link left in it (what the kernel says the descriptor holds): what a
+/// command then creates files under by name (the test bed, the state
+/// directory) no longer passes through any link, ours or another user's.
+pub fn real_dir(path: &Path) -> std::result::Result<PathBuf, WalkError> {
+    let fd = open_unplanted(path)?;
+    let st = nix::sys::stat::fstat(fd.as_raw_fd())?;
+    if SFlag::from_bits_truncate(st.st_mode & libc::S_IFMT) != SFlag::S_IFDIR {
+        return Err(WalkError::Sys(Errno::ENOTDIR));
+    }
+    let real = nix::fcntl::readlink(format!("/proc/self/fd/{}", fd.as_raw_fd()).as_str())?;
+    let real = PathBuf::from(real);
+    // "/x (deleted)" or an unreachable "(unreachable)/x": not a path to use.
+    if !real.is_absolute() || real.to_string_lossy().ends_with(" (deleted)") {
+        return Err(WalkError::Sys(Errno::ENOENT));
+    }
+    Ok(real)
 }
 
 /// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`: one

@@ -131,7 +131,10 @@ pub enum Command {
     /// Put back system settings (read_ahead_kb, ...) that killed runs left
     /// changed, and the fixes `advise --apply` kept, newest change first,
     /// and remove the test beds killed runs left, from the state files in
-    /// /run/stripebench (or $XDG_RUNTIME_DIR).
+    /// /run/stripebench (or $XDG_RUNTIME_DIR), or in $STRIPEBENCH_STATE_DIR
+    /// when it is set. The directory and every file read from it must be
+    /// owned by root or by the user running, and writable by nobody else:
+    /// anything else is refused and named, with its owner and mode.
     Restore(RestoreArgs),
 
     /// Print this stripebench's version, the JSON schema version it writes

@@ -19,7 +19,7 @@ use crate::measure::session::{self, Outcome};
 use crate::output::{Outputs, Request};
 
 pub fn run(args: &AdviseArgs) -> Result<u8> {
-    session::preflight();
+    session::preflight()?;
     let started = Instant::now();
     let given = show_path(&args.volume);
     // Resolved once: a link re-read by every run could be pointed at
@@ -47,12 +47,11 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     // device's: findings and "the current value" would be built on it.
     let mut names = Vec::new();
     stack_names(&topo.root, &mut names);
-    if let Some((k, killed)) =
-        crate::device::knobs::changed_on(&crate::device::state::state_dir(), &names).first()
-    {
+    let state = crate::device::state::state_dir()?;
+    if let Some((k, killed)) = crate::device::knobs::changed_on(&state, &names).first() {
         let shown = show_path(&k.path);
         return crate::base::error::usage(if *killed {
-            format!("a killed run left {shown} changed (it was {}): advise would read that run's value as the volume's: run 'stripebench restore{}' first", k.old, if crate::device::knobs::applied(&crate::device::state::state_dir()).is_empty() { "" } else { " --keep-applied" })
+            format!("a killed run left {shown} changed (it was {}): advise would read that run's value as the volume's: run 'stripebench restore{}' first", k.old, if crate::device::knobs::applied(&state).is_empty() { "" } else { " --keep-applied" })
         } else {
             format!("a run is changing {shown} now (it was {}): advise would read that run's value as the volume's: run advise when it has ended", k.old)
         });
@@ -190,7 +189,7 @@ fn apply(
 ) -> Result<FindingsDocument> {
     let (settings, not_applied) = advise::to_apply(&first.findings);
     let sys = crate::base::host::Host::real().sys;
-    let mut guard = crate::device::knobs::KnobGuard::new(crate::device::state::state_dir())
+    let mut guard = crate::device::knobs::KnobGuard::new(crate::device::state::state_dir()?)
         .wait_for_locks(args.wait_lock);
     let mut changes = Vec::new();
     let mut refused = not_applied;
@@ -489,7 +488,7 @@ fn measure_member_fixes(
     fixes: &[advise::Setting],
 ) -> Result<Option<Measurement>> {
     let sys = crate::base::host::Host::real().sys;
-    let mut guard = crate::device::knobs::KnobGuard::new(crate::device::state::state_dir())
+    let mut guard = crate::device::knobs::KnobGuard::new(crate::device::state::state_dir()?)
         .wait_for_locks(args.wait_lock);
     for s in fixes {
         let path = s.path(&sys);

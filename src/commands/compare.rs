@@ -18,7 +18,7 @@ use crate::measure::session::{self, Outcome};
 use crate::output::Outputs;
 
 pub fn run(args: &CompareArgs) -> Result<u8> {
-    session::preflight();
+    session::preflight()?;
     let base = &args.run;
     refuse_options(base)?;
     let volume = &base.targets[0];

@@ -7,13 +7,15 @@ use crate::base::error::EXIT_OK;
 use crate::device::knobs;
 
 pub fn run(args: &crate::cli::RestoreArgs) -> Result<u8> {
-    let dir = knobs::state_dir();
+    let dir = knobs::state_dir()?;
     let (mut lines, mut failed) = knobs::restore_pending(
         &dir,
         &crate::base::host::Host::real().sys,
         !args.keep_applied,
     )?;
     let (beds, beds_failed) = crate::device::scratch::remove_pending(&dir);
+    // Files with our names that are not ours to trust: never read, named.
+    failed.extend(crate::device::state::refused_files(&dir));
     lines.extend(beds);
     failed.extend(beds_failed);
     if lines.is_empty() && failed.is_empty() {

@@ -296,30 +296,11 @@ fn records(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
         .collect()
 }
 
-/// The largest state file read: a record is a few settings (a few hundred
-/// bytes); anything bigger is not one of ours.
-const RECORD_MAX: u64 = 1 << 20;
-
-/// A state file's bytes, if it is one this tool could have written: a
-/// regular file, not a link (opened without following one and without
-/// blocking, so a FIFO or a link to /dev/zero planted at the name cannot
-/// hang or exhaust every command that reads the state directory), of at
-/// most [`RECORD_MAX`] bytes.
+/// A state file's bytes, if it is one this tool could have written (see
+/// [`crate::device::state::read_trusted`]); refused ones are named by
+/// [`crate::device::state::refused_files`].
 fn read_record(p: &Path) -> Option<Vec<u8>> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(p)
-        .ok()?;
-    let meta = f.metadata().ok()?;
-    if !meta.is_file() || meta.len() > RECORD_MAX {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    f.take(RECORD_MAX + 1).read_to_end(&mut bytes).ok()?;
-    (bytes.len() as u64 <= RECORD_MAX).then_some(bytes)
+    crate::device::state::read_trusted(p).ok()
 }
 
 /// State files in `dir` that no live run owns: settings a killed run left
@@ -556,7 +537,7 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         std::os::unix::fs::symlink("/dev/zero", dir.join("knobs-1.json")).unwrap();
         let huge = fs::File::create(dir.join("applied-1-3.json")).unwrap();
-        huge.set_len(RECORD_MAX + 1).unwrap();
+        huge.set_len(crate::device::state::RECORD_MAX + 1).unwrap();
         let good = vec![Knob {
             path: knob.clone(),
             old: "256".into(),

@@ -176,8 +176,9 @@ pub enum OpenError {
     Directory { shown: String },
     #[error("target {shown} is neither a block device nor a regular file")]
     NotBlockOrFile { shown: String },
-    #[error("refusing to write: {at} on the way to target {shown} is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose the file written); name the file itself")]
-    PlantedLink { at: String, shown: String },
+    /// `link` is [`crate::base::path::WalkError::planted_text`]'s.
+    #[error("refusing to write: on the way to target {shown}, {link}; name the file itself")]
+    PlantedLink { link: String, shown: String },
     /// No --allow-destructive: the text says what would be destroyed.
     #[error("{0}")]
     NoConsent(String),
@@ -406,9 +407,9 @@ fn resolve_once(path: &Path, access: Access, shown: &str) -> Result<File, OpenEr
     let opened = if access.write {
         match crate::base::path::open_unplanted(path) {
             Ok(fd) => Ok(File::from(fd)),
-            Err(crate::base::path::WalkError::Planted(at)) => {
+            Err(crate::base::path::WalkError::Planted { at, owner }) => {
                 return Err(OpenError::PlantedLink {
-                    at: crate::base::error::show_path(&at),
+                    link: crate::base::path::WalkError::planted_text(&at, owner),
                     shown: shown.to_string(),
                 })
             }

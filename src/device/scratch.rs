@@ -58,6 +58,9 @@ pub enum TestbedError {
         free: String,
         fix: String,
     },
+    /// `link` is [`crate::base::path::WalkError::planted_text`]'s.
+    #[error("test-bed directory {dir}: {link}; choose a directory of your own with --dir")]
+    PlantedLink { dir: String, link: String },
     #[error(
         "cannot create the test bed in {dir} ({error}): choose a writable directory with --dir"
     )]
@@ -75,27 +78,48 @@ impl Testbed {
     /// saying so on stderr first with `what` ("the built-in test bed");
     /// `fix` is what to do when it does not fit, in the command's own options.
     pub fn create(cfg: &TestbedConfig, seed: u64, what: &str, fix: &str) -> Result<Testbed> {
-        if !cfg.dir.is_dir() {
-            let dir = cfg.dir.display().to_string();
-            return Err(if cfg.dir.exists() {
-                TestbedError::NotADirectory { dir }
-            } else {
-                TestbedError::Missing { dir }
+        // Walked without following another user's link (TMPDIR through a
+        // link of theirs would choose where root creates and writes), then
+        // used by its real path only.
+        let base = {
+            use crate::base::path::WalkError;
+            let dir = crate::base::error::show_path(&cfg.dir);
+            match crate::base::path::real_dir(&cfg.dir) {
+                Ok(real) => real,
+                Err(WalkError::Planted { at, owner }) => {
+                    return Err(TestbedError::PlantedLink {
+                        dir,
+                        link: WalkError::planted_text(&at, owner),
+                    }
+                    .into())
+                }
+                Err(WalkError::Sys(nix::errno::Errno::ENOENT)) => {
+                    return Err(TestbedError::Missing { dir }.into())
+                }
+                Err(WalkError::Sys(nix::errno::Errno::ENOTDIR)) => {
+                    return Err(TestbedError::NotADirectory { dir }.into())
+                }
+                Err(WalkError::Sys(e)) => {
+                    return Err(TestbedError::Uncreatable {
+                        dir,
+                        error: e.desc().to_string(),
+                    }
+                    .into())
+                }
             }
-            .into());
-        }
-        let dir = cfg.dir.join(format!(
+        };
+        let dir = base.join(format!(
             "stripebench-testbed-{}-{:08x}",
             std::process::id(),
             seed as u32
         ));
-        let free = free_bytes(&cfg.dir).unwrap_or(u64::MAX);
+        let free = free_bytes(&base).unwrap_or(u64::MAX);
         let need = cfg.file_size.saturating_mul(cfg.files as u64);
         if need > free {
             return Err(TestbedError::NoRoom {
                 what: what.to_string(),
                 need: crate::base::units::fmt_bytes(need),
-                dir: cfg.dir.display().to_string(),
+                dir: crate::base::error::show_path(&cfg.dir),
                 free: crate::base::units::fmt_bytes(free),
                 fix: fix.to_string(),
             }
@@ -108,7 +132,7 @@ impl Testbed {
             crate::base::error::show_path(&cfg.dir)
         );
         fs::create_dir(&dir).map_err(|e| TestbedError::Uncreatable {
-            dir: cfg.dir.display().to_string(),
+            dir: crate::base::error::show_path(&cfg.dir),
             error: e.to_string(),
         })?;
         signals::register_cleanup(dir.clone());
@@ -116,7 +140,7 @@ impl Testbed {
         let marker = write_marker(&dir, &token).ok();
         // Recorded where `stripebench restore` looks, so that a SIGKILL, which
         // no handler sees, does not leave it behind unmentioned.
-        let state = crate::device::knobs::state_dir();
+        let state = crate::device::knobs::state_dir()?;
         let record = state.join(format!("testbed-{}.path", std::process::id()));
         let doc = serde_json::to_vec(&Record {
             dir: dir.clone(),
@@ -250,7 +274,7 @@ fn left(state_dir: &Path) -> Vec<Left> {
                 .strip_suffix(".path")?
                 .parse()
                 .ok()?;
-            let bytes = fs::read(e.path()).ok()?;
+            let bytes = crate::device::state::read_trusted(&e.path()).ok()?;
             let rec = serde_json::from_slice::<Record>(&bytes).unwrap_or_else(|_| Record {
                 dir: PathBuf::from(
                     <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&bytes),
@@ -273,7 +297,8 @@ fn left(state_dir: &Path) -> Vec<Left> {
                 .is_ok_and(|m| crate::device::state::is_held(&m));
             // A run that ends removes its record before its test bed: a
             // record that is gone by now was a run ending, not a killed one.
-            let still_recorded = fs::read(e.path()).is_ok_and(|now| now == bytes);
+            let still_recorded =
+                crate::device::state::read_trusted(&e.path()).is_ok_and(|now| now == bytes);
             (!live && still_recorded).then_some(Left {
                 record: e.path(),
                 dir: rec.dir,
@@ -460,7 +485,7 @@ mod tests {
         // warned that a killed run had left its test bed behind.
         let _one = ONE_BED.lock().unwrap_or_else(|e| e.into_inner());
         let tmp = tempfile::tempdir().unwrap();
-        let state = crate::device::knobs::state_dir();
+        let state = crate::device::knobs::state_dir().unwrap();
         let cfg = TestbedConfig {
             dir: tmp.path().to_path_buf(),
             files: 1,

@@ -7,11 +7,20 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Where state files go: `$STRIPEBENCH_STATE_DIR` when set (tests give each
-/// test program its own, so that what other runs on the machine left behind
-/// does not reach them), else `/run/stripebench` for root, else the user's
-/// runtime directory.
-pub fn state_dir() -> PathBuf {
+/// Where state files go, checked ([`trusted_dir`]): a directory that
+/// another user owns or may write to is refused in one line, since what
+/// `restore` reads there it writes to sysfs as root.
+pub fn state_dir() -> Result<PathBuf> {
+    let dir = state_dir_unchecked();
+    trusted_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Where state files go: `$STRIPEBENCH_STATE_DIR` when set (documented in
+/// `restore --help`; tests give each test program its own, so that what
+/// other runs on the machine left behind does not reach them), else
+/// `/run/stripebench` for root, else the user's runtime directory.
+fn state_dir_unchecked() -> PathBuf {
     if let Some(d) = std::env::var_os("STRIPEBENCH_STATE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
     }
@@ -44,13 +53,148 @@ fn ours(m: &fs::Metadata, uid: u32) -> bool {
     m.is_dir() && m.uid() == uid && m.permissions().mode() & 0o022 == 0
 }
 
-/// Creates the state directory, readable by its owner only.
+/// Whether a state file or directory's owner and mode let us trust what it
+/// holds: owned by root or by this user, and writable by nobody else. The
+/// reason it is not, naming its owner and mode, otherwise.
+pub fn untrusted(st: &nix::sys::stat::FileStat) -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    let euid = unsafe { libc::geteuid() };
+    let mode = st.st_mode & 0o7777;
+    if st.st_uid != 0 && st.st_uid != euid {
+        Some(format!(
+            "it is owned by {} (mode {mode:04o}): only root's or this user's state is trusted",
+            crate::base::path::user_name(st.st_uid)
+        ))
+    } else if mode & 0o022 != 0 {
+        Some(format!(
+            "its mode is {mode:04o}: group or others may write to it, so anyone could have put what it holds there"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Refuses a state directory, if it exists, that another user's link leads
+/// to, that is not a directory, or that [`untrusted`] says anyone else could
+/// have written to: one line naming it, its owner and mode, and what to do.
+pub fn trusted_dir(dir: &Path) -> Result<()> {
+    use crate::base::path::WalkError;
+    let shown = crate::base::error::show_path(dir);
+    let fix = "remove it, or set STRIPEBENCH_STATE_DIR to a directory of your own (mode 0700)";
+    let refuse = |why: String| -> anyhow::Error {
+        crate::base::error::UsageError(format!("state directory {shown}: {why}; {fix}")).into()
+    };
+    let fd = match crate::base::path::open_unplanted(dir) {
+        Ok(fd) => fd,
+        // Not there yet: made (0700) when first needed, and checked again.
+        Err(WalkError::Sys(nix::errno::Errno::ENOENT)) => return Ok(()),
+        Err(WalkError::Planted { at, owner }) => {
+            return Err(refuse(WalkError::planted_text(&at, owner)))
+        }
+        Err(WalkError::Sys(e)) => return Err(refuse(format!("cannot open it: {}", e.desc()))),
+    };
+    let st = nix::sys::stat::fstat(std::os::fd::AsRawFd::as_raw_fd(&fd))
+        .map_err(|e| refuse(format!("cannot inspect it: {}", e.desc())))?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+        return Err(refuse("it is not a directory".into()));
+    }
+    match untrusted(&st) {
+        Some(why) => Err(refuse(why)),
+        None => Ok(()),
+    }
+}
+
+/// Creates the state directory, readable by its owner only, and checks it
+/// as [`trusted_dir`] does (it may have been there already, or been made by
+/// someone else in the meantime).
 pub fn create_state_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
-        .create(dir)
+        .create(dir)?;
+    trusted_dir(dir)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string()))
+}
+
+/// A state file opened for reading, if this tool could have written it: a
+/// regular file, not a link (opened without following one and without
+/// blocking, so a FIFO planted at the name cannot hang every command that
+/// reads the state directory), owned and writable as [`untrusted`] wants.
+/// The reason otherwise, naming the file, its owner and mode.
+pub fn open_trusted(p: &Path) -> std::result::Result<fs::File, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let shown = crate::base::error::show_path(p);
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(p)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => format!("state file {shown} is a symbolic link: not followed"),
+            _ => format!("cannot open state file {shown}: {e}"),
+        })?;
+    let st = nix::sys::stat::fstat(std::os::fd::AsRawFd::as_raw_fd(&f))
+        .map_err(|e| format!("cannot inspect state file {shown}: {}", e.desc()))?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(format!(
+            "state file {shown} is not a regular file: not read"
+        ));
+    }
+    match untrusted(&st) {
+        Some(why) => Err(format!("state file {shown} is not read: {why}")),
+        None => Ok(f),
+    }
+}
+
+/// The largest state file read: a record is a few settings or a path (a
+/// few hundred bytes); anything bigger is not one of ours.
+pub const RECORD_MAX: u64 = 1 << 20;
+
+/// A state file's bytes, read by [`open_trusted`] and up to [`RECORD_MAX`]:
+/// the reason it is refused otherwise.
+pub fn read_trusted(p: &Path) -> std::result::Result<Vec<u8>, String> {
+    use std::io::Read;
+    let f = open_trusted(p)?;
+    let mut bytes = Vec::new();
+    f.take(RECORD_MAX + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            format!(
+                "cannot read state file {}: {e}",
+                crate::base::error::show_path(p)
+            )
+        })?;
+    if bytes.len() as u64 > RECORD_MAX {
+        return Err(format!(
+            "state file {} is larger than {RECORD_MAX} bytes: not one of ours, not read",
+            crate::base::error::show_path(p)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Whether a name in the state directory is one this tool writes there.
+fn ours_by_name(name: &str) -> bool {
+    (name.starts_with("knobs-") || name.starts_with("applied")) && name.ends_with(".json")
+        || name.starts_with("testbed-") && name.ends_with(".path")
+        || name.starts_with("lock-")
+}
+
+/// The files in the state directory that carry one of our names but that
+/// [`open_trusted`] refuses (another user's, writable by others, a link, a
+/// FIFO): each a line that names it, its owner and mode. They are never
+/// read; `restore` reports them as failures and measuring commands warn.
+pub fn refused_files(dir: &Path) -> Vec<String> {
+    let Ok(rd) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rd
+        .flatten()
+        .filter(|e| ours_by_name(&e.file_name().to_string_lossy()))
+        .filter_map(|e| open_trusted(&e.path()).err())
+        .collect();
+    out.sort();
+    out
 }
 
 /// Writes `bytes` whole and synced under a hidden name beside `path`
@@ -166,25 +310,24 @@ pub(crate) fn is_held(f: &fs::File) -> bool {
 /// is gone, so a record whose lock is free is an orphan, whatever process
 /// now has the PID in its name.
 pub(crate) fn lock_holder(dir: &Path, name: &str) -> Option<String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let path = dir.join(name);
     // Read-only, never created, never through a link: a missing lock file
     // means nobody ever held it.
-    let f = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .ok()?;
+    let f = open_trusted(&path).ok()?;
     let fl = ofd_lock(&f, libc::F_OFD_GETLK).ok()?;
     if fl.l_type == libc::F_UNLCK as libc::c_short {
         return None;
     }
-    Some(
-        fs::read_to_string(&path)
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-    )
+    Some(holder_pid(&f))
+}
+
+/// The PID a lock's holder wrote into it: at most a few bytes, read from
+/// the open file (never by name again), shown escaped.
+fn holder_pid(f: &fs::File) -> String {
+    use std::os::unix::fs::FileExt;
+    let mut b = [0u8; 32];
+    let n = f.read_at(&mut b, 0).unwrap_or(0);
+    crate::base::error::show_text(String::from_utf8_lossy(&b[..n]).trim()).into_owned()
 }
 
 /// An exclusive lock on `dir/name` (an OFD lock, see `ofd_lock`), held as
@@ -196,14 +339,38 @@ pub(crate) fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
     let path = dir.join(name);
     // O_NOFOLLOW: a link planted at the lock's name is refused, never
     // followed (the holder truncates the file to write its PID).
+    // O_NONBLOCK: a FIFO planted there must not hang us either. What is
+    // there must be a regular file of root's or ours, writable by nobody
+    // else: anything else names itself, its owner and mode.
+    let shown = crate::base::error::show_path(&path);
     let mut f = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .custom_flags(libc::O_NOFOLLOW)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(&path)
-        .with_context(|| format!("cannot open lock {}", path.display()))?;
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => anyhow::Error::from(crate::base::error::UsageError(format!(
+                "lock {shown} is a symbolic link: not followed; remove it (a run never makes one)"
+            ))),
+            _ => anyhow::Error::from(e).context(format!("cannot open lock {shown}")),
+        })?;
+    {
+        let st = nix::sys::stat::fstat(std::os::fd::AsRawFd::as_raw_fd(&f))
+            .with_context(|| format!("cannot inspect lock {shown}"))?;
+        let why = if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+            Some("it is not a regular file".to_string())
+        } else {
+            untrusted(&st)
+        };
+        if let Some(why) = why {
+            return crate::base::error::usage(format!(
+                "lock {shown}: {why}; remove it (a run makes its locks itself)"
+            ));
+        }
+    }
     let device = name.trim_start_matches("lock-");
     let mut said = false;
     loop {
@@ -212,8 +379,7 @@ pub(crate) fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
             Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::EACCES)) => {}
             Err(e) => return Err(e).with_context(|| format!("cannot lock {}", path.display())),
         }
-        let holder = fs::read_to_string(&path).unwrap_or_default();
-        let holder = holder.trim();
+        let holder = holder_pid(&f);
         if !wait {
             return crate::base::error::usage(format!(
                 "device {device} is having its settings changed by another stripebench run (PID {holder}): wait for it to end, or pass --wait-lock"

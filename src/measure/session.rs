@@ -28,23 +28,28 @@ use crate::measure::layout::{self as plan, Plan};
 
 /// What every measuring command (run, verify, sweep, compare) does first:
 /// catch signals, and warn when a killed run left settings to restore.
-pub fn preflight() {
+pub fn preflight() -> Result<()> {
     signals::install();
-    for (_, dir) in device::scratch::pending(&knobs::state_dir()) {
+    let state = knobs::state_dir()?;
+    for why in crate::device::state::refused_files(&state) {
+        eprintln!("stripebench: warning: {why}");
+    }
+    for (_, dir) in device::scratch::pending(&state) {
         eprintln!(
             "stripebench: warning: a killed run left its test bed behind ({}): run 'stripebench restore' to remove it",
             // The path is a state file's: data, shown escaped.
             crate::base::error::show_path(&dir)
         );
     }
-    let orphans = knobs::pending(&knobs::state_dir());
+    let orphans = knobs::pending(&state);
     if !orphans.is_empty() {
         eprintln!(
             "stripebench: warning: a killed run left {} setting(s) changed (state in {}): run 'stripebench restore'",
             orphans.iter().map(|(_, k)| k.len()).sum::<usize>(),
-            crate::base::error::show_path(&knobs::state_dir())
+            crate::base::error::show_path(&state)
         );
     }
+    Ok(())
 }
 
 /// Each target's guard checks, by its path.
@@ -98,7 +103,7 @@ pub fn measure(
     // md's tunables are checked (the level of every target's array, the
     // stripe cache's memory) before any setting changes.
     let md_tunables = check_md_tunables(cfg, &inspected)?;
-    let mut knob_guard = KnobGuard::new(knobs::state_dir()).wait_for_locks(cfg.wait_lock);
+    let mut knob_guard = KnobGuard::new(knobs::state_dir()?).wait_for_locks(cfg.wait_lock);
     let mut readahead_notes = Vec::new();
     if let Some(kb) = cfg.readahead_kb {
         readahead_notes = device::readahead::set(&mut knob_guard, &inspected, kb, cfg.dry_run)?;

@@ -250,11 +250,13 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
         .unwrap_or(Path::new("."));
     let dir = open_dir(parent).map_err(|e| {
         refuse(match e {
-            DirError::Planted(at) => format!(
-                "{} on the way to it is a symbolic link another user made in a world-writable directory: not followed (whoever made it would choose where the report goes); name a directory of your own",
-                show_path(&at)
+            DirError::Planted { at, owner } => format!(
+                "on the way to it, {}; name a directory of your own",
+                DirError::planted_text(&at, owner)
             ),
-            DirError::Sys(Errno::ENOENT) => format!("directory {} does not exist", show_path(parent)),
+            DirError::Sys(Errno::ENOENT) => {
+                format!("directory {} does not exist", show_path(parent))
+            }
             DirError::Sys(Errno::ENOTDIR) => format!("{} is not a directory", show_path(parent)),
             DirError::Sys(e) => format!(
                 "cannot open its directory {}: {}",

@@ -224,7 +224,7 @@ fn an_output_under_a_directory_link_another_user_planted_is_refused_even_unprote
     let r1 = r1.to_str().unwrap();
     let t = data_file(&docs, "t.dat", 2 << 20);
     let t = t.to_str().unwrap();
-    let why = "a symbolic link another user made in a world-writable directory";
+    let why = "is a symbolic link owned by uid 54321";
     for dir in [&results, &via, &results.join(".")] {
         let out = dir.join("r.json");
         let out = out.to_str().unwrap();
@@ -268,7 +268,7 @@ fn a_write_target_through_a_link_another_user_planted_is_refused_even_unprotecte
         "ln",
         &["-s", victim_dir.to_str().unwrap(), work.to_str().unwrap()],
     );
-    let why = "is a symbolic link another user made in a world-writable directory";
+    let why = "is a symbolic link owned by uid 54321";
     for t in [scratch.clone(), work.join("precious.dat")] {
         let t = t.to_str().unwrap();
         for extra in [&[][..], &["--buffered"][..]] {
@@ -558,4 +558,66 @@ fn an_input_document_as_an_output_is_refused_as_an_input() {
         "which is an input of this command",
     );
     assert_eq!((digest(a), digest(b)), before);
+}
+
+/// Issue 38, item 1: a link another user made in a directory of their own
+/// (not a sticky one) was followed: `--json h/alice/reports/passwd` with
+/// `reports -> victim` replaced the victim's passwd. Outputs, the test
+/// bed's directory (`--dir` and TMPDIR) and write targets all refuse such
+/// a link, at any depth, naming it and its owner.
+#[test]
+#[cfg_attr(not(all(sb_root, sb_setpriv)), ignore = "needs root and setpriv")]
+fn a_link_another_user_owns_in_their_own_directory_is_never_followed() {
+    require(common::is_root(), "needs root: a link made by another uid");
+    let _unprotected = ProtectedSymlinks::off();
+    let d = reachable_tempdir();
+    let victim = d.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    let passwd = victim.join("passwd");
+    std::fs::write(&passwd, "SECRET\n").unwrap();
+    let before = state(&passwd);
+    // alice's home: hers, 0755, not sticky; the link in it is hers.
+    let alice = d.path().join("alice");
+    std::fs::create_dir(&alice).unwrap();
+    sh_required("chown", &[OTHER, alice.to_str().unwrap()]);
+    let reports = alice.join("reports");
+    as_other(
+        "ln",
+        &["-s", victim.to_str().unwrap(), reports.to_str().unwrap()],
+    );
+    // One of root's own links to hers: followed, then hers is not.
+    let via = d.path().join("via");
+    std::os::unix::fs::symlink(&reports, &via).unwrap();
+    let docs = d.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    let r1 = run_document(&docs, "r1.json");
+    let r1 = r1.to_str().unwrap();
+    let t = data_file(&docs, "t.dat", 2 << 20);
+    let t = t.to_str().unwrap();
+    let why = format!(
+        "{} is a symbolic link owned by uid {OTHER}",
+        reports.display()
+    );
+    for dir in [&reports, &via] {
+        let out = dir.join("passwd");
+        let out = out.to_str().unwrap();
+        refused(&["run", t, "--json", out], &why);
+        refused(&["report", r1, "-o", out], &why);
+        refused(&["merge", r1, "--json", out], &why);
+        // A write target through it.
+        refused(&["run", "--rw", "write", "--allow-destructive", out], &why);
+        // The test bed's directory, by --dir and by TMPDIR.
+        let dir = dir.to_str().unwrap();
+        refused(&["run", "--dir", dir], &why);
+        let out = sb()
+            .env("TMPDIR", dir)
+            .args(["run", "-t", "1s", "--ramp", "0", "--no-progress"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "TMPDIR={dir}: {err}");
+        assert!(err.contains(&why), "TMPDIR={dir}: {err}");
+    }
+    assert_eq!(state(&passwd), before, "the victim is as it was");
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
 }

@@ -190,9 +190,10 @@ fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let f = common::data_file(dir.path(), "f.dat", 1 << 20);
+    // The user's own state directory (one anyone may write is refused).
     let state = dir.path().join("state");
     std::fs::create_dir(&state).unwrap();
-    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o777)).unwrap();
+    common::sh_required("chown", &["65534", state.to_str().unwrap()]);
     let out = std::process::Command::new("setpriv")
         .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
         .arg(assert_cmd::cargo::cargo_bin("stripebench"))

@@ -298,3 +298,96 @@ fn a_fifo_planted_as_a_test_beds_marker_hangs_nothing() {
         "a directory without a real marker was removed"
     );
 }
+
+/// Issue 38, item 7: a state directory anyone may write to (1777), or a
+/// state file another user owns in it, fed `restore` settings to write to
+/// sysfs as root (seen: loop1's max_sectors_kb set to 4).
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices and chown")]
+fn restore_trusts_no_state_directory_or_file_anyone_else_could_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let bed = LoopBed::new(1, 16);
+    let dev = bed.devices[0].clone();
+    let before = fs::read_to_string(ra_path(&dev)).unwrap();
+    let t = tempfile::tempdir().unwrap();
+    let state = t.path().join("state");
+    let file = state_file(&state, 4_000_001, &real_ra(&dev), "4");
+    // A directory anyone may write to: refused whole, in one line, naming its mode.
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o1777)).unwrap();
+    let out = sb_in(&state, &["restore"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("its mode is 1777"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // The same for every measuring command, before any I/O.
+    let out = sb_in(&state, &["run", "-t", "1s", "--ramp", "0", &dev]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("state directory"));
+    // A private directory, but the file is another user's: not read, named
+    // with its owner and mode, and nothing is written.
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o700)).unwrap();
+    common::sh_required("chown", &["54321", file.to_str().unwrap()]);
+    let out = sb_in(&state, &["restore"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("owned by uid 54321 (mode 0644)"), "{err}");
+    // A file of root's that group or others may write: the same.
+    common::sh_required("chown", &["0", file.to_str().unwrap()]);
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o666)).unwrap();
+    let out = sb_in(&state, &["restore"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("its mode is 0666"), "{err}");
+    assert_eq!(fs::read_to_string(ra_path(&dev)).unwrap(), before);
+    // Root's own, 0600: put back as before.
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+    let out = sb_in(&state, &["restore"]);
+    common::succeeded(&out);
+    assert_eq!(fs::read_to_string(ra_path(&dev)).unwrap().trim(), "4");
+    fs::write(ra_path(&dev), before.trim()).unwrap();
+}
+
+/// Issue 38, item 7: a FIFO or a link planted at a device's lock name gave
+/// "Permission denied ... (root is needed)" to root; now the lock is named
+/// with what is wrong with it.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_planted_lock_is_named_for_what_it_is_not_blamed_on_permissions() {
+    let bed = LoopBed::new(1, 16);
+    let dev = bed.devices[0].clone();
+    let t = tempfile::tempdir().unwrap();
+    let state = t.path().join("state");
+    fs::create_dir(&state).unwrap();
+    let numbers = fs::read_to_string(format!(
+        "/sys/class/block/{}/dev",
+        dev.trim_start_matches("/dev/")
+    ))
+    .unwrap();
+    let lock = state.join(format!("lock-{}", numbers.trim()));
+    let run = |why: &str| {
+        let out = sb_in(
+            &state,
+            &[
+                "run",
+                "--buffered",
+                "--readahead",
+                "512",
+                "-t",
+                "1s",
+                "--ramp",
+                "0",
+                "--no-progress",
+                &dev,
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(why), "expected '{why}': {err}");
+        assert!(!err.contains("root is needed"), "{err}");
+    };
+    common::sh_required("mkfifo", &[lock.to_str().unwrap()]);
+    run("it is not a regular file");
+    fs::remove_file(&lock).unwrap();
+    std::os::unix::fs::symlink(t.path().join("elsewhere"), &lock).unwrap();
+    run("is a symbolic link: not followed");
+    assert!(!t.path().join("elsewhere").exists());
+}
