@@ -506,6 +506,10 @@ fn write_checks(host: &Host, t: &Checked, access: Access) -> Result<Vec<guard::C
     match t.kind {
         TargetKind::Block => {
             let dev = dev_numbers(t.meta.rdev());
+            let backing = match t.extent.map(|x| x.base) {
+                Some(extent::Base::File(d, i)) => Some((d, i)),
+                _ => None,
+            };
             checks.push(guard::check_writable(host, shown, dev));
             checks.extend(guard::check_device(
                 host,
@@ -513,6 +517,7 @@ fn write_checks(host: &Host, t: &Checked, access: Access) -> Result<Vec<guard::C
                 shown,
                 dev,
                 t.size,
+                backing,
                 access.force_signature,
             ));
             // No other device that reaches the same bytes (a second loop

@@ -7,7 +7,8 @@
 //! - the device, its partitions and everything stacked on them (holders,
 //!   recursively) are looked up in `/proc/self/mountinfo`;
 //! - holders (md, dm, bcache ... members) refuse the device;
-//! - active swap (`/proc/swaps`) refuses it;
+//! - active swap (`/proc/swaps`) refuses it, and so does a loop device
+//!   whose backing file (at any depth) is an active swap file;
 //! - any signature libblkid knows (file systems, md/LVM/other RAID members,
 //!   LUKS and other crypto headers, swap, partition tables: what `blkid -p`
 //!   and `wipefs -n` report) refuses it unless `--force-signature`;
@@ -237,12 +238,15 @@ pub fn check_signature(file: &fs::File, shown: &str, size: u64, force_signature:
 
 /// Runs every check but the exclusive open on the device open as `file`
 /// (its numbers are `dev`). `shown` names the device in messages.
+/// `backing` is the regular file at the bottom of the device's stack (a
+/// loop device's image, at any depth), by (`st_dev`, `st_ino`).
 pub fn check_device(
     env: &Host,
     file: &fs::File,
     shown: &str,
     dev: Dev,
     size: u64,
+    backing: Option<(u64, u64)>,
     force_signature: bool,
 ) -> Vec<Check> {
     let related = related_devices(env, dev);
@@ -288,10 +292,13 @@ pub fn check_device(
         )
     });
     let swaps = swaps_on(env, &related);
-    checks.push(if swaps.is_empty() {
-        Check::new("not swap", true, "no active swap on it".into())
-    } else {
-        Check::new(
+    // A loop device over an active swap file: the kernel refuses writes to
+    // the file (EIO through the loop), mid-run, and the swap is the
+    // system's memory. /proc/swaps names the file, not the loop device.
+    let swap_file = backing.and_then(|f| swap_file_name(env, f));
+    checks.push(match (swaps.is_empty(), swap_file) {
+        (true, None) => Check::new("not swap", true, "no active swap on it, nor on a file behind it".into()),
+        (false, _) => Check::new(
             "not swap",
             false,
             format!(
@@ -299,7 +306,16 @@ pub fn check_device(
                 env.swaps().display(),
                 swaps.join(", ")
             ),
-        )
+        ),
+        (true, Some(name)) => Check::new(
+            "not swap",
+            false,
+            format!(
+                "{shown} is in use: its backing file {} is an active swap file ({} lists it): swapoff it first, or choose another device",
+                crate::base::error::show_path(Path::new(&name)),
+                env.swaps().display(),
+            ),
+        ),
     });
     checks.push(check_signature(file, shown, size, force_signature));
     checks
@@ -458,6 +474,34 @@ mod tests {
         )
         .unwrap();
         assert!(swaps_on(&env, &related_devices(&env, (1, 3))).is_empty());
+    }
+
+    #[test]
+    fn a_loop_device_over_an_active_swap_file_is_swap() {
+        let (t, env) = fixture();
+        let f = t.path().join("swap file");
+        fs::write(&f, vec![0u8; 8192]).unwrap();
+        let m = fs::metadata(&f).unwrap();
+        fs::write(
+            env.swaps(),
+            format!(
+                "Filename Type Size Used Priority\n{} file 4 0 -2\n",
+                f.display().to_string().replace(' ', "\\040")
+            ),
+        )
+        .unwrap();
+        let probe = fs::File::open(&f).unwrap();
+        let swap = |backing| {
+            check_device(&env, &probe, "L", (8, 1), 8192, backing, true)
+                .into_iter()
+                .find(|c| c.name == "not swap")
+                .unwrap()
+        };
+        let c = swap(Some((m.dev(), m.ino())));
+        assert!(!c.passed && c.detail.contains("its backing file"), "{c:?}");
+        assert!(c.detail.contains("swap file"), "{c:?}");
+        assert!(swap(None).passed);
+        assert!(swap(Some((m.dev(), m.ino() + 1))).passed);
     }
 
     #[test]
