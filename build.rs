@@ -8,6 +8,8 @@
 //! | `sb_mkfs_ext4`  | `mkfs.ext4` is installed                              |
 //! | `sb_fio`        | `fio` is installed (run --print-fio's line run with it)|
 //! | `sb_mkfs_btrfs` | `mkfs.btrfs` is installed                             |
+//! | `sb_mkfs_xfs`   | `mkfs.xfs` is installed (xfsprogs)                    |
+//! | `sb_cryptsetup` | `cryptsetup` is installed (LUKS containers in files)  |
 //! | `sb_swap`       | `mkswap` and `swapon` are installed                   |
 //! | `sb_setpriv`    | `setpriv` and `prlimit` are installed                 |
 //! | `sb_blkio`      | a cgroup v1 blkio hierarchy is mounted                |
@@ -40,12 +42,14 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 19] = [
+const FLAGS: [&str; 21] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
     "sb_fio",
     "sb_mkfs_btrfs",
+    "sb_mkfs_xfs",
+    "sb_cryptsetup",
     "sb_swap",
     "sb_setpriv",
     "sb_blkio",
@@ -95,6 +99,8 @@ fn main() {
             "sb_mkfs_ext4" => on_path("mkfs.ext4"),
             "sb_fio" => on_path("fio"),
             "sb_mkfs_btrfs" => on_path("mkfs.btrfs"),
+            "sb_mkfs_xfs" => on_path("mkfs.xfs"),
+            "sb_cryptsetup" => on_path("cryptsetup"),
             "sb_swap" => on_path("mkswap") && on_path("swapon"),
             "sb_setpriv" => on_path("setpriv") && on_path("prlimit"),
             "sb_blkio" => Path::new("/sys/fs/cgroup/blkio").is_dir(),

@@ -289,8 +289,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub allow_holes: bool,
 
-    /// Write over a recognised signature (file system, RAID, LVM, swap,
-    /// partition table) on a block device; needs --allow-destructive too.
+    /// Write over a recognised signature (file system, RAID, LVM, LUKS,
+    /// swap, partition table) on a block device or an image file; needs
+    /// --allow-destructive too. Never overrides "in use" (mounted, held,
+    /// active swap, a loop device attached to the file).
     #[arg(long)]
     pub force_signature: bool,
 

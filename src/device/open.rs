@@ -129,6 +129,11 @@ impl Inspected {
                 (lbs, Some(dev_numbers(meta.rdev())))
             }
             TargetKind::File => {
+                // As for a device, though no claim protects a file: the
+                // window since the check is narrowed, not closed.
+                if write && !access.force_signature && !access.owned {
+                    check_signature_again(&file, size, &shown)?;
+                }
                 let dev = dev_numbers(meta.dev());
                 let lbs = dio_offset_align(&file)
                     .or_else(|| sysfs_lbs(&Host::real().sys, dev))
@@ -502,6 +507,10 @@ fn write_checks(host: &Host, t: &Checked, access: Access) -> Result<Vec<guard::C
     match t.kind {
         TargetKind::Block => {
             let dev = dev_numbers(t.meta.rdev());
+            let backing = match t.extent.map(|x| x.base) {
+                Some(extent::Base::File(d, i)) => Some((d, i)),
+                _ => None,
+            };
             checks.push(guard::check_writable(host, shown, dev));
             checks.extend(guard::check_device(
                 host,
@@ -509,23 +518,40 @@ fn write_checks(host: &Host, t: &Checked, access: Access) -> Result<Vec<guard::C
                 shown,
                 dev,
                 t.size,
+                backing,
                 access.force_signature,
             ));
+            // No other device that reaches the same bytes (a second loop
+            // over the image, the disk under a partition) may be in use.
+            if let Some(x) = t.extent {
+                checks.push(guard::check_aliases(host, shown, x, Some(dev)));
+            }
         }
         TargetKind::File => {
+            // A file is checked as the image it may be: in use first
+            // (never overridden), then what it carries.
             checks.push(guard::check_swap_file(
                 host,
                 shown,
                 (t.meta.dev(), t.meta.ino()),
             ));
+            if let Some(x) = t.extent {
+                // Which loop device over it is mounted, held or swap, when
+                // one is: the more telling reason, so it comes first.
+                checks.push(guard::check_aliases(host, shown, x, None));
+                checks.push(guard::check_no_loop(host, shown, x));
+            }
+            // The test bed's files hold only what this run wrote into them
+            // (random data): nobody else's, so nothing to recognise.
+            if !access.owned {
+                checks.push(guard::check_signature(
+                    t.probe,
+                    shown,
+                    t.size,
+                    access.force_signature,
+                ));
+            }
         }
-    }
-    // Every write, to a device or a file: no other device that reaches
-    // the same bytes (a second loop over the image, a loop over this
-    // file, the disk under a partition) may be in use.
-    if let Some(x) = t.extent {
-        let own = (t.kind == TargetKind::Block).then(|| dev_numbers(t.meta.rdev()));
-        checks.push(guard::check_aliases(host, shown, x, own));
     }
     if !access.dry_run {
         if let Some(c) = checks.iter().find(|c| !c.passed) {

@@ -275,3 +275,52 @@ fn an_active_swap_file_is_refused_before_the_run() {
         .assert()
         .success();
 }
+
+#[test]
+#[cfg_attr(not(all(sb_root, sb_swap)), ignore = "needs root, mkswap and swapon")]
+fn a_loop_device_over_an_active_swap_file_is_refused_even_with_force_signature() {
+    // Hostile test: `mkswap F; swapon F; losetup -f --show F`, then
+    // `run --rw write --allow-destructive --force-signature --dry-run LOOP`
+    // said "every check passes"; the real run failed with EIO mid-run, only
+    // because the kernel refuses writes to a swap file. /proc/swaps names
+    // the file (escaped: a space is \040), never the loop device.
+    // Not under /tmp: swapon needs a file system that can hold swap (not tmpfs).
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let f = d.path().join("swap file");
+    // Written out, not sparse: swapon refuses a file with holes.
+    std::fs::write(&f, vec![0u8; 16 << 20]).unwrap();
+    std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let name = f.to_str().unwrap();
+    sh_required("mkswap", &[name]);
+    sh_required("swapon", &[name]);
+    let _swap = Swap(name.to_string());
+    let l = common::Loop::attach(&f, &[]);
+    // Only the header page: the kernel may swap pages out into the rest.
+    let header = |f: &Path| std::fs::read(f).unwrap()[..4096].to_vec();
+    let before = header(&f);
+    for force in [false, true] {
+        let mut args = vec!["--rw", "write", "--allow-destructive"];
+        if force {
+            args.push("--force-signature");
+        }
+        refused(&args, &l.dev, "is an active swap file");
+        // The file itself, too: in use twice over (swap, and the loop).
+        refused(&args, name, "is an active swap file");
+    }
+    let out = sb()
+        .args(["run", "--rw", "write", "--allow-destructive"])
+        .args(["--force-signature", "--dry-run", &l.dev])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("[REFUSED] not swap") && text.contains("its backing file"),
+        "{text}"
+    );
+    assert!(header(&f) == before, "the swap header is as it was");
+    // Reading through the loop device is not refused.
+    sb().args(["run", "--duration", "200ms", "--ramp", "0", &l.dev])
+        .assert()
+        .success();
+}

@@ -1,6 +1,7 @@
 //! Other devices that reach the target's bytes (a second loop over its
 //! image, an offset loop, the disk under a partition), and whether any of
-//! them is in use.
+//! them is in use; and, for a file target, whether any loop device is
+//! attached to it at all.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -106,5 +107,33 @@ pub fn check_aliases(env: &Host, shown: &str, target: &Extent, own: Option<Dev>)
                     .join(", ")
             ),
         )
+    }
+}
+
+/// The loop check for a file target: a file that a loop device is attached
+/// to (directly, or under a loop over that loop, or a partition of one) is
+/// that device's bytes, and the device is there to be used: whoever
+/// attached it has it in use, mounted or not, and the kernel does not stop
+/// a write to the file under it. `--force-signature` has no say here.
+pub fn check_no_loop(env: &Host, shown: &str, target: &Extent) -> Check {
+    let names: Vec<String> = aliases(env, target, None)
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect();
+    match names.first() {
+        None => Check::new(
+            "no loop device",
+            true,
+            "no loop device is attached to it".into(),
+        ),
+        Some(first) => Check::new(
+            "no loop device",
+            false,
+            format!(
+                "{shown} is in use: loop device {} {} attached to it: detach it first (losetup -d /dev/{first}), or choose another target",
+                names.join(", "),
+                if names.len() == 1 { "is" } else { "are" },
+            ),
+        ),
     }
 }

@@ -7,12 +7,19 @@
 //! - the device, its partitions and everything stacked on them (holders,
 //!   recursively) are looked up in `/proc/self/mountinfo`;
 //! - holders (md, dm, bcache ... members) refuse the device;
-//! - active swap (`/proc/swaps`) refuses it;
+//! - active swap (`/proc/swaps`) refuses it, and so does a loop device
+//!   whose backing file (at any depth) is an active swap file;
 //! - any signature libblkid knows (file systems, md/LVM/other RAID members,
 //!   LUKS and other crypto headers, swap, partition tables: what `blkid -p`
 //!   and `wipefs -n` report) refuses it unless `--force-signature`;
 //! - finally the device is opened with `O_EXCL`, which the kernel refuses
 //!   while anything claims it (a mounted btrfs member, for example).
+//!
+//! A regular file is an image as much as a device is: an active swap file,
+//! a file a loop device is attached to (that device's bytes) and, unless
+//! `--force-signature`, a file carrying a signature are refused alike.
+//! "In use" is never overridden: `--force-signature` answers the signature
+//! check alone.
 //!
 //! The roots of sysfs and of the proc files can be pointed elsewhere, so the
 //! checks are tested on fixture trees.
@@ -20,7 +27,7 @@
 mod aliases;
 mod signature;
 
-pub use aliases::check_aliases;
+pub use aliases::{check_aliases, check_no_loop};
 pub use signature::{device_signature, signature_of, signatures_of};
 use std::collections::BTreeSet;
 use std::fs;
@@ -183,20 +190,26 @@ pub fn swaps_on(env: &Host, devs: &BTreeSet<Dev>) -> Vec<String> {
         .collect()
 }
 
+/// The name the swaps file gives `file` (`st_dev`, `st_ino`), when it is
+/// an active swap file.
+fn swap_file_name(env: &Host, file: (u64, u64)) -> Option<String> {
+    swap_areas(env)
+        .into_iter()
+        .find(|(_, what)| *what == SwapArea::File(file.0, file.1))
+        .map(|(name, _)| name)
+}
+
 /// The swap check for a file target, by the opened file's (`st_dev`,
 /// `st_ino`) against every swap file the swaps file lists: the kernel
 /// fails each write to an active swap file (ETXTBSY), after the run began.
 pub fn check_swap_file(env: &Host, shown: &str, file: (u64, u64)) -> Check {
-    let hit = swap_areas(env)
-        .into_iter()
-        .find(|(_, what)| *what == SwapArea::File(file.0, file.1));
-    match hit {
+    match swap_file_name(env, file) {
         None => Check::new(
             "not swap",
             true,
             format!("not an active swap file (by inode, against {})", env.swaps().display()),
         ),
-        Some((name, _)) => Check::new(
+        Some(name) => Check::new(
             "not swap",
             false,
             format!(
@@ -208,14 +221,32 @@ pub fn check_swap_file(env: &Host, shown: &str, file: (u64, u64)) -> Check {
     }
 }
 
+/// The signature check, on a device or a file open as `file`: anything
+/// libblkid recognises refuses the write unless `--force-signature`.
+pub fn check_signature(file: &fs::File, shown: &str, size: u64, force_signature: bool) -> Check {
+    match signature_of(file, size) {
+        Ok(None) => Check::new("no signature", true, "libblkid finds no file system, RAID, LVM, crypto, swap or partition-table signature".into()),
+        Ok(Some(sig)) if force_signature => Check::new("no signature", true, format!("carries {sig}, overridden by --force-signature (which overrides this check only: the mount, holder, swap, alias and in-use checks still apply)")),
+        Ok(Some(sig)) => Check::new(
+            "no signature",
+            false,
+            format!("{shown} carries {sig}: writing destroys it; add --force-signature if that is intended"),
+        ),
+        Err(e) => Check::new("no signature", false, format!("cannot read {shown} to look for signatures: {e}")),
+    }
+}
+
 /// Runs every check but the exclusive open on the device open as `file`
 /// (its numbers are `dev`). `shown` names the device in messages.
+/// `backing` is the regular file at the bottom of the device's stack (a
+/// loop device's image, at any depth), by (`st_dev`, `st_ino`).
 pub fn check_device(
     env: &Host,
     file: &fs::File,
     shown: &str,
     dev: Dev,
     size: u64,
+    backing: Option<(u64, u64)>,
     force_signature: bool,
 ) -> Vec<Check> {
     let related = related_devices(env, dev);
@@ -261,10 +292,13 @@ pub fn check_device(
         )
     });
     let swaps = swaps_on(env, &related);
-    checks.push(if swaps.is_empty() {
-        Check::new("not swap", true, "no active swap on it".into())
-    } else {
-        Check::new(
+    // A loop device over an active swap file: the kernel refuses writes to
+    // the file (EIO through the loop), mid-run, and the swap is the
+    // system's memory. /proc/swaps names the file, not the loop device.
+    let swap_file = backing.and_then(|f| swap_file_name(env, f));
+    checks.push(match (swaps.is_empty(), swap_file) {
+        (true, None) => Check::new("not swap", true, "no active swap on it, nor on a file behind it".into()),
+        (false, _) => Check::new(
             "not swap",
             false,
             format!(
@@ -272,18 +306,18 @@ pub fn check_device(
                 env.swaps().display(),
                 swaps.join(", ")
             ),
-        )
-    });
-    checks.push(match signature_of(file, size) {
-        Ok(None) => Check::new("no signature", true, "libblkid finds no file system, RAID, LVM, crypto, swap or partition-table signature".into()),
-        Ok(Some(sig)) if force_signature => Check::new("no signature", true, format!("carries {sig}, overridden by --force-signature (which overrides this check only: the mount, holder, swap, alias and in-use checks still apply)")),
-        Ok(Some(sig)) => Check::new(
-            "no signature",
-            false,
-            format!("{shown} carries {sig}: writing destroys it; add --force-signature if that is intended"),
         ),
-        Err(e) => Check::new("no signature", false, format!("cannot read {shown} to look for signatures: {e}")),
+        (true, Some(name)) => Check::new(
+            "not swap",
+            false,
+            format!(
+                "{shown} is in use: its backing file {} is an active swap file ({} lists it): swapoff it first, or choose another device",
+                crate::base::error::show_path(Path::new(&name)),
+                env.swaps().display(),
+            ),
+        ),
     });
+    checks.push(check_signature(file, shown, size, force_signature));
     checks
 }
 
@@ -440,5 +474,57 @@ mod tests {
         )
         .unwrap();
         assert!(swaps_on(&env, &related_devices(&env, (1, 3))).is_empty());
+    }
+
+    #[test]
+    fn a_loop_device_over_an_active_swap_file_is_swap() {
+        let (t, env) = fixture();
+        let f = t.path().join("swap file");
+        fs::write(&f, vec![0u8; 8192]).unwrap();
+        let m = fs::metadata(&f).unwrap();
+        fs::write(
+            env.swaps(),
+            format!(
+                "Filename Type Size Used Priority\n{} file 4 0 -2\n",
+                f.display().to_string().replace(' ', "\\040")
+            ),
+        )
+        .unwrap();
+        let probe = fs::File::open(&f).unwrap();
+        let swap = |backing| {
+            check_device(&env, &probe, "L", (8, 1), 8192, backing, true)
+                .into_iter()
+                .find(|c| c.name == "not swap")
+                .unwrap()
+        };
+        let c = swap(Some((m.dev(), m.ino())));
+        assert!(!c.passed && c.detail.contains("its backing file"), "{c:?}");
+        assert!(c.detail.contains("swap file"), "{c:?}");
+        assert!(swap(None).passed);
+        assert!(swap(Some((m.dev(), m.ino() + 1))).passed);
+    }
+
+    #[test]
+    fn a_file_a_loop_device_is_attached_to_is_in_use() {
+        let (t, env) = fixture();
+        let img = t.path().join("img");
+        fs::write(&img, vec![0u8; 8192]).unwrap();
+        let x = crate::device::extent::of_file(&env, &fs::File::open(&img).unwrap()).unwrap();
+        let c = check_no_loop(&env, "img", &x);
+        assert!(c.passed, "{c:?}");
+        // loop7 over img: sysfs alone (no /dev node in the fixture).
+        let d = env.sys.join("devices/virtual/block/loop7");
+        fs::create_dir_all(d.join("loop")).unwrap();
+        fs::write(d.join("dev"), "7:7\n").unwrap();
+        fs::write(d.join("size"), "16\n").unwrap();
+        fs::write(d.join("loop/backing_file"), format!("{}\n", img.display())).unwrap();
+        symlink(&d, env.class_block().join("loop7")).unwrap();
+        symlink(&d, env.sys.join("dev/block/7:7")).unwrap();
+        let c = check_no_loop(&env, "img", &x);
+        assert!(!c.passed, "{c:?}");
+        assert!(
+            c.detail.contains("in use: loop device loop7 is attached"),
+            "{c:?}"
+        );
     }
 }
