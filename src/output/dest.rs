@@ -117,12 +117,44 @@ pub struct Destination {
     dir: OwnedFd,
     name: CString,
     kept: Arc<Vec<Kept>>,
+    /// Room taken on the output's file system when it was checked: a
+    /// temporary file allocated to [`reserve_bytes`], which the first write
+    /// fills (then trims), so a file system that fills up during the run
+    /// does not lose the report. `None` once used, or for a stream.
+    reserved: std::sync::Mutex<Option<(File, CString)>>,
+}
+
+/// What a document of a command over `targets` targets may need on disk,
+/// reserved for each file output before the run: a run document is some
+/// 10 KiB plus a few KiB a target, its HTML and SVG some 50 KiB; a sweep or
+/// compare multiplies that by its points. A generous floor and a share per
+/// target, bounded: a larger report that finds the disk full is still
+/// rescued (see `Outputs::write`).
+pub fn reserve_bytes(targets: usize) -> u64 {
+    (256u64 << 10)
+        .saturating_add((targets as u64).saturating_mul(32 << 10))
+        .min(64 << 20)
+}
+
+impl Drop for Destination {
+    fn drop(&mut self) {
+        // A reservation never used (the command failed before writing):
+        // its temporary goes.
+        let left = self.reserved.get_mut().ok().and_then(Option::take);
+        if let Some((_, tmp)) = left {
+            self.unlink(&tmp);
+        }
+    }
 }
 
 /// Checks every output before any I/O. `targets` are the paths the run
 /// reads or writes (and the files behind them), `inputs` the documents the
 /// command reads: no output may land on one of them.
+///
+/// Each file output is given [`reserve_bytes`] of room on its file system
+/// now: a file system without it is refused before the run.
 pub fn check(outputs: &[Output], targets: &[PathBuf], inputs: &[PathBuf]) -> Result<Destinations> {
+    let reserve = reserve_bytes(targets.len());
     let stdout: Vec<&Output> = outputs.iter().filter(|o| o.is_stdout()).collect();
     if stdout.len() > 1 {
         return Err(UsageError(format!(
@@ -158,7 +190,7 @@ pub fn check(outputs: &[Output], targets: &[PathBuf], inputs: &[PathBuf]) -> Res
     let mut seen: Vec<(&Output, Inode, Option<Inode>, OsString)> = Vec::new();
     let mut files = Vec::new();
     for o in outputs.iter().filter(|o| !o.is_stdout()) {
-        let (dest, dir_inode, inode) = check_one(o, &kept)?;
+        let (dest, dir_inode, inode) = check_one(o, &kept, reserve)?;
         let name = OsString::from_vec(dest.name.as_bytes().to_vec());
         if let Some((other, ..)) = seen.iter().find(|(_, d, i, n)| {
             (*d == dir_inode && *n == name) || (inode.is_some() && *i == inode)
@@ -215,7 +247,11 @@ fn is_symlink(st: &FileStat) -> bool {
 
 /// Checks one file output; returns it with its directory open, the
 /// directory's inode and the file's inode if it exists.
-fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, Option<Inode>)> {
+fn check_one(
+    o: &Output,
+    kept: &Arc<Vec<Kept>>,
+    reserve: u64,
+) -> Result<(Destination, Inode, Option<Inode>)> {
     let shown = show_path(o.path);
     let refuse = |why: String| -> anyhow::Error {
         UsageError(format!("cannot write {} {shown}: {why}", o.option)).into()
@@ -272,6 +308,7 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
         dir,
         name,
         kept: kept.clone(),
+        reserved: std::sync::Mutex::new(None),
     };
     let st = match dest.look() {
         Ok(st) => Some(st),
@@ -330,22 +367,61 @@ fn check_one(o: &Output, kept: &Arc<Vec<Kept>>) -> Result<(Destination, Inode, O
         .map_err(|e| refuse(e.desc().into()))?;
     }
     // Proof that the report can be created there: a temporary file as the
-    // real write makes it, removed at once.
-    match dest.create_temporary() {
-        Ok((_, probe)) => dest.unlink(&probe),
-        Err(e) => {
+    // real write makes it. A file output keeps it, allocated to the room
+    // its report will need (a stream's is removed at once: it is written
+    // as it goes).
+    let (probe_file, probe) = dest.create_temporary().map_err(|e| {
+        refuse(format!(
+            "cannot create a file in {}: {}",
+            show_path(parent),
+            e.desc()
+        ))
+    })?;
+    if o.stream {
+        dest.unlink(&probe);
+    } else {
+        if let Err(why) = allocate(&probe_file, &dest.dir, reserve) {
+            dest.unlink(&probe);
             return Err(refuse(format!(
-                "cannot create a file in {}: {}",
-                show_path(parent),
-                e.desc()
-            )))
+                "{why} in {}: free some space, or name another directory",
+                show_path(parent)
+            )));
         }
+        *dest.reserved.lock().unwrap_or_else(|e| e.into_inner()) = Some((probe_file, probe));
     }
     Ok((
         dest,
         (dir_st.st_dev, dir_st.st_ino),
         st.map(|s| (s.st_dev, s.st_ino)),
     ))
+}
+
+/// Allocates `bytes` to `f` (`fallocate`), or where the file system cannot
+/// allocate ahead (EOPNOTSUPP), checks that its free room holds them: why
+/// not, when it does not.
+fn allocate(f: &File, dir: &OwnedFd, bytes: u64) -> std::result::Result<(), String> {
+    let kib = bytes >> 10;
+    match nix::fcntl::fallocate(
+        f.as_raw_fd(),
+        nix::fcntl::FallocateFlags::empty(),
+        0,
+        bytes as libc::off_t,
+    ) {
+        Ok(()) => Ok(()),
+        Err(Errno::ENOSPC) | Err(Errno::EDQUOT) => Err(format!(
+            "there is not the room its report needs ({kib} KiB, reserved before the run)"
+        )),
+        Err(Errno::EOPNOTSUPP) | Err(Errno::ENOSYS) | Err(Errno::EINVAL) => {
+            // `O_PATH` descriptors take fstatvfs.
+            match nix::sys::statvfs::fstatvfs(dir) {
+                Ok(v) if v.blocks_available().saturating_mul(v.fragment_size()) < bytes => Err(
+                    format!("there is not the room its report needs ({kib} KiB)"),
+                ),
+                _ => Ok(()),
+            }
+        }
+        Err(e) => Err(format!("cannot reserve room for its report: {}", e.desc())),
+    }
 }
 
 /// The directory of an output, opened once as `O_PATH` (it is only ever
@@ -555,9 +631,20 @@ impl Destination {
     /// whatever the name held before. Without `sync` for a file rewritten
     /// every second (`--metrics`), whose readers need it whole, not durable.
     pub fn replace(&self, bytes: &[u8], sync: bool) -> Result<()> {
-        let (mut f, tmp) = self.create_temporary().map_err(|e| self.fail(e.desc()))?;
+        // The room reserved when the output was checked, for the first
+        // write: written from its start and trimmed to what was written.
+        let reserved = self
+            .reserved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let (mut f, tmp) = match reserved {
+            Some(r) => r,
+            None => self.create_temporary().map_err(|e| self.fail(e.desc()))?,
+        };
         let written = f
             .write_all(bytes)
+            .and_then(|()| f.set_len(bytes.len() as u64))
             .and_then(|()| if sync { f.sync_data() } else { Ok(()) });
         if let Err(e) = written {
             self.unlink(&tmp);

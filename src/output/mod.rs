@@ -203,15 +203,71 @@ impl Outputs {
     }
 
     /// Every format given, rendered from `doc` and written whole, in the
-    /// registry's order (a plot is said on stderr once written).
+    /// registry's order (a plot is said on stderr once written). One that
+    /// fails (a full file system) stops none of the others: each failure is
+    /// said in its own line, and when the JSON document was not written
+    /// where asked, it is rescued ([`Outputs::rescue`]) so that nothing
+    /// measured is lost. Then the error says how many failed and where the
+    /// document is (exit 1).
     pub fn write(&self, doc: Doc) -> Result<()> {
         self.check_kind(doc)?;
+        let mut failed = 0;
+        let mut json_written = false;
         for (f, p) in &self.req.formats {
-            if self.put(f, p, doc, true)? && f.announce {
-                eprintln!("{}: {}", f.flag(), show_path(p));
+            match self.put(f, p, doc, true) {
+                Ok(written) => {
+                    json_written |= f.flag() == "json";
+                    if written && f.announce {
+                        eprintln!("{}: {}", f.flag(), show_path(p));
+                    }
+                }
+                Err(e) => {
+                    failed += 1;
+                    eprintln!("stripebench: error: {e:#}");
+                }
             }
         }
-        Ok(())
+        if failed == 0 {
+            return Ok(());
+        }
+        let kept = if json_written {
+            "the JSON document was written".to_string()
+        } else {
+            self.rescue(doc)
+        };
+        anyhow::bail!(
+            "{failed} of {} outputs could not be written (each is said above); {kept}",
+            self.req.formats.len()
+        )
+    }
+
+    /// The JSON document of `doc`, kept when the outputs asked for could
+    /// not be written: a new file in the state directory (on tmpfs, /run,
+    /// where the file system that filled up is seldom), else stdout when no
+    /// document takes it, else stderr. Says where it went.
+    fn rescue(&self, doc: Doc) -> String {
+        let rendered = crate::report::format("json").map(|f| (f.render)(doc));
+        let Some(Ok(Rendered::Bytes(json))) = rendered else {
+            return "the JSON document could not be rendered".into();
+        };
+        let secs = std::time::UNIX_EPOCH.elapsed().map_or(0, |d| d.as_secs());
+        let kept = crate::device::state::state_dir().and_then(|dir| {
+            crate::device::state::create_state_dir(&dir)?;
+            let path = dir.join(format!("rescued-{}-{secs}.json", std::process::id()));
+            crate::device::state::write_new_whole(&path, &json)?;
+            Ok(path)
+        });
+        match kept {
+            Ok(path) => format!("the JSON document is kept in {} instead", show_path(&path)),
+            Err(_) if !self.stdout_taken() => {
+                stdout::bytes(&json);
+                "the JSON document is written to stdout instead".into()
+            }
+            Err(_) => {
+                eprint!("{}", String::from_utf8_lossy(&json));
+                "the JSON document is written to stderr instead".into()
+            }
+        }
     }
 
     /// After each point of a sweep: the formats that keep what finished

@@ -621,3 +621,169 @@ fn a_link_another_user_owns_in_their_own_directory_is_never_followed() {
     assert_eq!(state(&passwd), before, "the victim is as it was");
     assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
 }
+
+/// Waits (up to a minute) until `dir` holds a temporary of ours: the room
+/// the outputs reserved before the run, so the run is under way.
+fn wait_for_reservation(dir: &Path) {
+    let t0 = Instant::now();
+    loop {
+        let reserved = std::fs::read_dir(dir).unwrap().flatten().any(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with(".stripebench-") && n.ends_with(".tmp")
+        });
+        if reserved {
+            return;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no reservation in {}",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Issue 38, item 8: on a full file system, `run --json --csv --html
+/// --plot` measured, failed on the JSON (exit 1), and never tried the rest.
+/// A file system without room for the reports is refused before the run.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: mounts a tmpfs")]
+fn a_full_file_system_is_refused_before_the_run_not_after_it() {
+    require(common::is_root(), "needs root: mounts a tmpfs");
+    let d = tempfile::tempdir().unwrap();
+    let t = data_file(d.path(), "t.dat", 4 << 20);
+    let m = d.path().join("full");
+    std::fs::create_dir(&m).unwrap();
+    let _mounted = common::mount(&["-t", "tmpfs", "-o", "size=1m", "tmpfs"], &m);
+    // Filled to the last block.
+    let _ = Command::new("dd")
+        .arg("if=/dev/zero")
+        .arg(format!("of={}", m.join("fill").display()))
+        .arg("bs=4k")
+        .output()
+        .unwrap();
+    let out = sb()
+        .args(["run", "-t", "1s", "--ramp", "0", "--no-progress"])
+        .arg("--json")
+        .arg(m.join("r.json"))
+        .arg("--csv")
+        .arg(m.join("r.csv"))
+        .arg(&t)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("there is not the room its report needs"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(out.stdout.is_empty(), "nothing was measured");
+    assert_eq!(std::fs::read_dir(&m).unwrap().count(), 1, "only the filler");
+}
+
+/// Issue 38, item 8: the room reserved before the run is what the reports
+/// are written into, so a file system that fills up during the run loses
+/// none of them.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: mounts a tmpfs")]
+fn a_file_system_that_fills_during_the_run_still_gets_every_report() {
+    require(common::is_root(), "needs root: mounts a tmpfs");
+    let d = tempfile::tempdir().unwrap();
+    let t = data_file(d.path(), "t.dat", 4 << 20);
+    let m = d.path().join("fills");
+    std::fs::create_dir(&m).unwrap();
+    let _mounted = common::mount(&["-t", "tmpfs", "-o", "size=4m", "tmpfs"], &m);
+    let mut args: Vec<String> = ["run", "-t", "3s", "--ramp", "0", "--no-progress"]
+        .map(String::from)
+        .to_vec();
+    for (opt, name) in [
+        ("--json", "r.json"),
+        ("--csv", "r.csv"),
+        ("--html", "r.html"),
+        ("--plot", "r.svg"),
+    ] {
+        args.push(opt.into());
+        args.push(m.join(name).to_str().unwrap().into());
+    }
+    args.push(t.to_str().unwrap().into());
+    let child = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    wait_for_reservation(&m);
+    let _ = Command::new("dd")
+        .arg("if=/dev/zero")
+        .arg(format!("of={}", m.join("fill").display()))
+        .arg("bs=4k")
+        .output()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(
+        json(&std::fs::read(m.join("r.json")).unwrap())["kind"],
+        "run"
+    );
+    for name in ["r.csv", "r.html", "r.svg"] {
+        assert!(
+            std::fs::metadata(m.join(name)).unwrap().len() > 0,
+            "{name} is empty"
+        );
+    }
+    // No reservation is left behind.
+    let left: Vec<_> = std::fs::read_dir(&m)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 38, item 8: every output is attempted whatever the others do;
+/// each failure is said in its own line, and the run document, which could
+/// not be written where asked, is kept in a stated place (exit 1).
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: the state directory's rescue")]
+fn outputs_that_fail_are_each_named_and_the_run_document_is_kept() {
+    require(common::is_root(), "needs root");
+    let d = tempfile::tempdir().unwrap();
+    let t = data_file(d.path(), "t.dat", 4 << 20);
+    let gone = d.path().join("gone");
+    let kept = d.path().join("kept");
+    std::fs::create_dir(&gone).unwrap();
+    std::fs::create_dir(&kept).unwrap();
+    let state = d.path().join("state");
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("stripebench"));
+    cmd.env("STRIPEBENCH_STATE_DIR", &state)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .args(["run", "-t", "3s", "--ramp", "0", "--no-progress"])
+        .arg("--json")
+        .arg(gone.join("r.json"))
+        .arg("--csv")
+        .arg(gone.join("r.csv"))
+        .arg("--html")
+        .arg(kept.join("r.html"))
+        .arg(&t);
+    let child = cmd.spawn().unwrap();
+    // The directory of two outputs goes away while the run measures.
+    wait_for_reservation(&gone);
+    std::fs::remove_dir_all(&gone).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write --json"), "{err}");
+    assert!(err.contains("cannot write --csv"), "{err}");
+    assert!(err.contains("2 of 3 outputs could not be written"), "{err}");
+    assert!(std::fs::metadata(kept.join("r.html")).unwrap().len() > 0);
+    // The document is where the last line says, whole.
+    let at = err
+        .split("the JSON document is kept in ")
+        .nth(1)
+        .and_then(|s| s.split(" instead").next())
+        .unwrap_or_else(|| panic!("no place said: {err}"));
+    let doc = json(&std::fs::read(at).unwrap());
+    assert_eq!(doc["kind"], "run");
+    assert!(Path::new(at).starts_with(&state), "{at}");
+    // The table still reached stdout.
+    assert!(!out.stdout.is_empty());
+}
