@@ -1043,3 +1043,46 @@ fn a_host_name_with_escapes_or_of_a_megabyte_is_refused_printable() {
         );
     }
 }
+
+/// Regression: a HOSTFILE that is a FIFO with no writer hung fleet.sh at
+/// its open for good, and /dev/zero was read for ever (`read` drops the NUL
+/// bytes and waits for a line end that never comes). Each is now refused
+/// unread, at once, in one line.
+#[test]
+fn a_hostfile_that_is_no_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let out = dir.path().join("out");
+    for hostfile in [Path::new("/dev/zero"), Path::new("/dev/urandom"), &fifo] {
+        let h = hostfile.to_str().unwrap();
+        let mut child = fleet_cmd(
+            &bin(),
+            &["--out", out.to_str().unwrap(), h, "--", "-t", "1s"],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+        let t0 = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed() > std::time::Duration::from_secs(10) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("fleet.sh {h}: still running after 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(2), "{h}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(
+            err.contains(&format!("HOSTFILE {h} is not a regular file")),
+            "{h}: {err}"
+        );
+    }
+}
