@@ -214,7 +214,12 @@ check_run_opts() {
 check_run_opts "" "${RUN_OPTS[@]}"
 [ -n "$HOSTFILE" ] || die "no HOSTFILE: $USAGE"
 [ ! -d "$HOSTFILE" ] || die "HOSTFILE $HOSTFILE is a directory: give a file with one run a line"
+# A regular file of a stated size, looked at before it is opened: a FIFO
+# with no writer hung the open for good, and /dev/zero was read for ever.
+[ -f "$HOSTFILE" ] || die "HOSTFILE $HOSTFILE is not a regular file (a device, a pipe, or missing): give a file with one run a line"
 [ -r "$HOSTFILE" ] || die "cannot read HOSTFILE $HOSTFILE"
+HOSTFILE_MAX=$((16 << 20))
+[ "$(wc -c <"$HOSTFILE")" -le "$HOSTFILE_MAX" ] || die "HOSTFILE $HOSTFILE is larger than 16 MiB: give a file with one run a line"
 case "$LAUNCHER" in
   auto) if command -v pdsh >/dev/null; then LAUNCHER=pdsh; elif command -v clush >/dev/null; then LAUNCHER=clush; else LAUNCHER=ssh; fi ;;
   ssh|pdsh|clush|local) ;;

@@ -5,7 +5,7 @@
 //! Histograms cover 1 ns to one hour at 3 significant digits (fio clamps at
 //! 17 s); a longer latency is recorded as one hour and counted in `clamped`.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
@@ -166,7 +166,7 @@ impl LatencyHistogram {
         })
     }
 
-    /// HdrHistogram V2 encoding (compressed form, cookie 0x1c849304), base64:
+    /// HdrHistogram V2 encoding (compressed form, cookie 0x1c849314), base64:
     /// the form in the JSON document. Any HdrHistogram library decodes it.
     pub fn to_base64(&self) -> String {
         let mut bytes = Vec::new();
@@ -176,17 +176,199 @@ impl LatencyHistogram {
         base64::engine::general_purpose::STANDARD.encode(bytes)
     }
 
+    /// A histogram from its wire form (see [`LatencyHistogram::to_base64`]),
+    /// refused in one line when it is not one: every length it claims is
+    /// checked against what its own header's range can need (and
+    /// [`MAX_COUNTS`]) before anything of that length is allocated, and
+    /// decompression stops there. hdrhistogram's own reader allocated the
+    /// payload length a 56-character histogram claimed: 4 GiB.
     pub fn from_base64(text: &str) -> Result<LatencyHistogram> {
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .context("histogram is not valid base64")?;
-        let h: Histogram<u64> = Deserializer::new()
-            .deserialize(&mut bytes.as_slice())
-            .context("histogram is not a valid HdrHistogram V2 encoding")?;
+        let h = decode(text)?;
         let mut out = LatencyHistogram::new();
-        out.h.add(&h).context("histogram range exceeds one hour")?;
+        out.h
+            .add(&h)
+            .map_err(|_| anyhow::anyhow!("it holds latencies above one hour"))?;
         Ok(out)
     }
+}
+
+/// The V2 encoding's cookies (hdrhistogram's, as the Java library writes
+/// them): the deflate wrapper that documents carry, and the plain encoding
+/// inside it.
+const V2_DEFLATE_COOKIE: u32 = 0x1c84_9314;
+const V2_COOKIE: u32 = 0x1c84_9313;
+/// The wrapper's header: cookie and compressed length.
+const OUTER_HEADER: usize = 8;
+/// The plain encoding's header: cookie, payload length, normalizing offset,
+/// significant digits, lowest and highest trackable value, integer-to-double
+/// ratio.
+const INNER_HEADER: usize = 40;
+
+/// The most counts a histogram read from a document may have. Ours (1 ns to
+/// one hour at 3 digits) have 33,792; this is 16 times that, 4 MiB of
+/// counts: room for 3 digits over any range and 4 up to an hour, not for 5
+/// over more than a millisecond (u64::MAX / 2 at 5 digits is 6.2 million).
+pub const MAX_COUNTS: u64 = 1 << 19;
+/// A count's most bytes in the payload (a LEB128 varint of 64 bits).
+const MAX_VARINT: u64 = 9;
+/// The longest payload any histogram within [`MAX_COUNTS`] has.
+const MAX_PAYLOAD: u64 = MAX_COUNTS * MAX_VARINT;
+/// The longest compressed form of that: deflate's stored blocks add 5
+/// bytes per 16 KiB, zlib 6 in all.
+const MAX_COMPRESSED: u64 = (INNER_HEADER as u64 + MAX_PAYLOAD) * 1_001 / 1_000 + 64;
+/// The longest base64 text of that: nothing longer is decoded at all.
+pub const MAX_BASE64: usize = (OUTER_HEADER + MAX_COMPRESSED as usize).div_ceil(3) * 4;
+
+fn be_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn be_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_be_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// How many counts hdrhistogram allocates for `low..=high` at `sigfig`
+/// digits (its `new_with_bounds`: buckets of `sub_bucket_count` values, each
+/// twice as wide as the one before, until one covers `high`); `None` when it
+/// refuses those bounds.
+pub fn counts_for(low: u64, high: u64, sigfig: u32) -> Option<u64> {
+    if !(1..=u64::MAX / 2).contains(&low) || high < 2 * low || sigfig > 5 {
+        return None;
+    }
+    let largest = 2 * 10u64.pow(sigfig);
+    // ceil(log2(largest)) and floor(log2(low)), exactly.
+    let sub_bucket_magnitude = 64 - (largest - 1).leading_zeros();
+    let unit_magnitude = 63 - low.leading_zeros();
+    if unit_magnitude + sub_bucket_magnitude > 63 {
+        return None;
+    }
+    let sub_bucket_count = 1u64 << sub_bucket_magnitude;
+    let mut untrackable = sub_bucket_count << unit_magnitude;
+    let mut buckets = 1u64;
+    while untrackable <= high {
+        if untrackable > u64::MAX / 2 {
+            buckets += 1;
+            break;
+        }
+        untrackable <<= 1;
+        buckets += 1;
+    }
+    Some((buckets + 1) * (sub_bucket_count / 2))
+}
+
+/// The V2 deflate encoding in `text`, checked header by header; see
+/// [`LatencyHistogram::from_base64`].
+fn decode(text: &str) -> Result<Histogram<u64>> {
+    use anyhow::bail;
+    use std::io::Read;
+    if text.len() > MAX_BASE64 {
+        bail!(
+            "it is {} characters long, more than the {MAX_BASE64} of the largest histogram \
+             read here",
+            text.len()
+        );
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .map_err(|e| anyhow::anyhow!("it is not valid base64 ({e})"))?;
+    if bytes.len() < OUTER_HEADER {
+        bail!(
+            "it is truncated: {} bytes, shorter than its header",
+            bytes.len()
+        );
+    }
+    match be_u32(&bytes, 0) {
+        V2_DEFLATE_COOKIE => {}
+        V2_COOKIE => bail!(
+            "it is the uncompressed HdrHistogram V2 encoding; documents carry the compressed one \
+             (cookie 0x{V2_DEFLATE_COOKIE:08x})"
+        ),
+        c => bail!(
+            "it is not the compressed HdrHistogram V2 encoding (cookie 0x{c:08x}, not \
+             0x{V2_DEFLATE_COOKIE:08x})"
+        ),
+    }
+    let compressed = &bytes[OUTER_HEADER..];
+    let claimed = u64::from(be_u32(&bytes, 4));
+    match claimed.cmp(&(compressed.len() as u64)) {
+        std::cmp::Ordering::Greater => bail!(
+            "it is truncated: its header claims {claimed} compressed bytes, {} follow",
+            compressed.len()
+        ),
+        std::cmp::Ordering::Less => bail!(
+            "it has {} trailing bytes after the {claimed} compressed bytes its header claims",
+            compressed.len() as u64 - claimed
+        ),
+        std::cmp::Ordering::Equal => {}
+    }
+    let mut z = flate2::read::ZlibDecoder::new(compressed);
+    let mut inner = vec![0u8; INNER_HEADER];
+    z.read_exact(&mut inner).map_err(|e| {
+        anyhow::anyhow!("its compressed data does not hold the V2 header: truncated ({e})")
+    })?;
+    if be_u32(&inner, 0) != V2_COOKIE {
+        bail!(
+            "its compressed data is not the HdrHistogram V2 encoding (cookie 0x{:08x}, not \
+             0x{V2_COOKIE:08x})",
+            be_u32(&inner, 0)
+        );
+    }
+    let payload_len = u64::from(be_u32(&inner, 4));
+    let offset = be_u32(&inner, 8);
+    let sigfig = be_u32(&inner, 12);
+    let (low, high) = (be_u64(&inner, 16), be_u64(&inner, 24));
+    let ratio = f64::from_be_bytes(inner[32..40].try_into().expect("8 bytes"));
+    if offset != 0 || ratio != 1.0 {
+        bail!(
+            "its header has a normalizing offset of {offset} and an integer-to-double ratio of \
+             {ratio}: a latency histogram has 0 and 1"
+        );
+    }
+    let Some(counts) = counts_for(low, high, sigfig) else {
+        bail!(
+            "its header claims values {low} to {high} at {sigfig} significant digits, which no \
+             HdrHistogram has"
+        );
+    };
+    if counts > MAX_COUNTS {
+        bail!(
+            "its header claims values {low} to {high} at {sigfig} significant digits: {counts} \
+             counts, more than the {MAX_COUNTS} of the largest histogram read here"
+        );
+    }
+    if payload_len > counts * MAX_VARINT {
+        bail!(
+            "its header claims a payload of {payload_len} bytes, more than the {} its {counts} \
+             counts can take",
+            counts * MAX_VARINT
+        );
+    }
+    // Bounded by the check above: at most MAX_PAYLOAD, and one byte more
+    // tells a stream that goes on.
+    inner.reserve_exact(payload_len as usize + 1);
+    (&mut z)
+        .take(payload_len + 1)
+        .read_to_end(&mut inner)
+        .map_err(|e| anyhow::anyhow!("its compressed data is damaged ({e})"))?;
+    let got = (inner.len() - INNER_HEADER) as u64;
+    if got < payload_len {
+        bail!("it is truncated: its header claims a payload of {payload_len} bytes, {got} follow");
+    }
+    if got > payload_len {
+        bail!(
+            "its compressed data holds more than the {payload_len}-byte payload its header claims"
+        );
+    }
+    let mut rest = [0u8; 1];
+    let after = z
+        .read(&mut rest)
+        .map_err(|e| anyhow::anyhow!("its compressed data is damaged ({e})"))?;
+    if after != 0 || z.total_in() != compressed.len() as u64 {
+        bail!("it has trailing bytes after its compressed data");
+    }
+    Deserializer::new()
+        .deserialize(&mut inner.as_slice())
+        .map_err(|e| anyhow::anyhow!("its counts do not decode ({e})"))
 }
 
 /// Latency figures in nanoseconds.
@@ -299,6 +481,59 @@ mod tests {
         assert_eq!(back.summary(), h.summary());
         assert!(LatencyHistogram::from_base64("not base64!").is_err());
         assert!(LatencyHistogram::from_base64("AAAA").is_err());
+    }
+
+    #[test]
+    fn counts_for_is_what_hdrhistogram_allocates() {
+        for (low, high, sigfig) in [
+            (1, HIGHEST_NS, 3),
+            (1, HIGHEST_NS, 2),
+            (1, HIGHEST_NS, 4),
+            (1, 2, 0),
+            (1000, 17_000_000_000, 3),
+            (1, u64::MAX, 3),
+            (1, u64::MAX / 2, 5),
+            (3, 1 << 40, 1),
+        ] {
+            let h = Histogram::<u64>::new_with_bounds(low, high, sigfig as u8).unwrap();
+            assert_eq!(
+                counts_for(low, high, sigfig),
+                Some(h.distinct_values() as u64),
+                "{low} {high} {sigfig}"
+            );
+        }
+        for (low, high, sigfig) in [(0, 10, 3), (5, 9, 3), (1, 10, 6), (1 << 60, u64::MAX, 5)] {
+            assert!(Histogram::<u64>::new_with_bounds(low, high, sigfig as u8).is_err());
+            assert_eq!(counts_for(low, high, sigfig), None, "{low} {high} {sigfig}");
+        }
+    }
+
+    #[test]
+    fn a_histogram_of_another_range_within_the_ceiling_is_read() {
+        // 4 digits up to an hour: 475,136 counts, under MAX_COUNTS.
+        let mut h = Histogram::<u64>::new_with_bounds(1, HIGHEST_NS, 4).unwrap();
+        assert!(h.distinct_values() as u64 <= MAX_COUNTS);
+        for v in [1, 7, 1_000, 123_456_789, HIGHEST_NS] {
+            h.record(v).unwrap();
+        }
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&h, &mut bytes)
+            .unwrap();
+        let text = base64::engine::general_purpose::STANDARD.encode(bytes);
+        assert!(text.len() <= MAX_BASE64);
+        let back = LatencyHistogram::from_base64(&text).unwrap();
+        assert_eq!(back.len(), 5);
+        // 5 digits up to an hour: 3.4 million counts, refused unread.
+        let wide = Histogram::<u64>::new_with_bounds(1, HIGHEST_NS, 5).unwrap();
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&wide, &mut bytes)
+            .unwrap();
+        let e =
+            LatencyHistogram::from_base64(&base64::engine::general_purpose::STANDARD.encode(bytes))
+                .unwrap_err();
+        assert!(e.to_string().contains("3407872 counts, more than"), "{e}");
     }
 
     // Regression (issue 13, item 18): this test added a constant (600

@@ -1,7 +1,5 @@
 //! What an I/O is, for every layer: a byte range of a target, a direction,
-//! and the seeded generator that offsets, fill data and seeds come from;
-//! and the bounded read of a document file given on the command line (the
-//! `document` layer parses bytes and never opens a file).
+//! and the seeded generator that offsets, fill data and seeds come from.
 
 use std::fmt;
 
@@ -113,26 +111,4 @@ impl fmt::Display for Op {
             Op::Write => "write",
         })
     }
-}
-
-/// The largest document read: far above what any run, sweep or fleet of
-/// thousands of hosts writes, far below this machine's memory.
-pub const MAX_DOCUMENT_BYTES: u64 = 256 << 20;
-
-/// Reads a document given on the command line, refusing one larger than
-/// [`MAX_DOCUMENT_BYTES`]: `merge --preflight /dev/zero` (or a FIFO that
-/// never ends) would otherwise take every byte of memory before failing.
-pub fn read_document(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_DOCUMENT_BYTES + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
-        return Err(std::io::Error::other(format!(
-            "larger than {} MiB: not a document stripebench wrote",
-            MAX_DOCUMENT_BYTES >> 20
-        )));
-    }
-    Ok(bytes)
 }

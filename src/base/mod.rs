@@ -2,7 +2,8 @@
 //! exit codes, where the host's sysfs and procfs are (`host`), the warnings
 //! of a run, units (sizes, durations, rates and how they print), CPU lists,
 //! how the process was invoked, what it has used (CPU time, memory), what an
-//! I/O is (region, direction, the seeded generator), and the
+//! I/O is (region, direction, the seeded generator), the one bounded read of
+//! every input file given by name (`input`), and the
 //! process's signal state (what an interrupt closes is a trait the layers
 //! above implement; what a second signal undoes is a hook they register).
 //!
@@ -11,6 +12,7 @@
 pub mod cpus;
 pub mod error;
 pub mod host;
+pub mod input;
 pub mod invocation;
 pub mod io;
 pub mod path;

@@ -101,13 +101,24 @@ pub fn expand(
     Ok(out)
 }
 
+/// A config file as an input file (`base::input::read`): a page of options
+/// (those in configs/ are 1 KiB); `/dev/zero` was read until memory ran out.
+const INPUT: crate::base::input::Kind = crate::base::input::Kind {
+    holds: "a TOML config file",
+    max: 1 << 20,
+    pipe: false,
+};
+
 /// Reads a config file into command-line arguments.
 pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileError> {
     let shown = crate::base::error::show_path(path);
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigFileError::Unreadable {
+    let unreadable = |error: String| ConfigFileError::Unreadable {
         shown: shown.clone(),
-        error: e.to_string(),
-    })?;
+        error,
+    };
+    let bytes = crate::base::input::read(path, &INPUT).map_err(|e| unreadable(e.to_string()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| unreadable("it is not UTF-8 text: give a TOML config file".into()))?;
     // Every document records the file as it was read.
     crate::base::invocation::record_config(&path.display().to_string(), &text);
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {

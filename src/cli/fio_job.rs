@@ -41,6 +41,13 @@ use crate::base::units::fmt_size_arg;
 /// The largest job file read: fio's own examples are under 4 KiB.
 pub const MAX_BYTES: u64 = 1 << 20;
 
+/// A job file as an input file (`base::input::read`).
+const INPUT: crate::base::input::Kind = crate::base::input::Kind {
+    holds: "a fio job file",
+    max: MAX_BYTES,
+    pipe: false,
+};
+
 /// The most job sections a file may hold: each is a target of its run
 /// (an open file, a worker), and fio's examples hold a handful.
 pub const MAX_JOBS: usize = 256;
@@ -211,19 +218,8 @@ const TARGET_PROBE: &str = "\u{0}fio-job-target-probe";
 /// The file's text: at most [`MAX_BYTES`], UTF-8, no control character but
 /// tab and the line ends.
 fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
-    use std::io::Read;
-    let f = std::fs::File::open(path)
+    let bytes = crate::base::input::read(path, &INPUT)
         .map_err(|e| FioJobError(format!("cannot read fio job file {shown}: {e}")))?;
-    let mut bytes = Vec::new();
-    f.take(MAX_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| FioJobError(format!("cannot read fio job file {shown}: {e}")))?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(FioJobError(format!(
-            "fio job file {shown} is larger than {} KiB: a job file is a page of options; is it the right file?",
-            MAX_BYTES >> 10
-        )));
-    }
     let line_at = |i: usize| bytes[..i].iter().filter(|&&b| b == b'\n').count() + 1;
     let text = String::from_utf8(bytes.clone()).map_err(|e| {
         FioJobError(format!(

@@ -41,8 +41,8 @@ pub fn run(args: &MergeArgs) -> Result<u8> {
 /// The `--preflight` record, read from its file.
 fn preflight(path: &std::path::Path) -> Result<merge::Preflight, crate::document::Error> {
     let shown = crate::base::error::show_path(path);
-    match crate::base::io::read_document(path) {
+    match crate::base::input::read(path, &crate::base::input::PREFLIGHT) {
         Ok(bytes) => merge::read_preflight(&bytes, &shown),
-        Err(source) => Err(crate::document::Error::PreflightUnreadable { shown, source }),
+        Err(error) => Err(crate::document::Error::PreflightUnreadable { shown, error }),
     }
 }

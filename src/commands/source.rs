@@ -1,5 +1,5 @@
 //! The document files a command reads (report, diff, merge, plan): a
-//! bounded read of each (`base::io::read_document`), and the reader of the
+//! bounded read of each (`base::input::read`), and the reader of the
 //! document layer on its bytes. Reading is here, at the top; `document`
 //! parses bytes and opens no file.
 
@@ -12,9 +12,9 @@ use crate::document::read::{Given, Kind, Origin, ReadError, Reader, Source};
 /// commands read.
 pub fn read_source(path: &Path) -> Result<Source, crate::document::Error> {
     let shown = crate::base::error::show_path(path);
-    match crate::base::io::read_document(path) {
+    match crate::base::input::read(path, &crate::base::input::DOCUMENT) {
         Ok(bytes) => Ok(Source { shown, bytes }),
-        Err(source) => Err(ReadError::Unreadable { shown, source }.into()),
+        Err(error) => Err(ReadError::Unreadable { shown, error }.into()),
     }
 }
 

@@ -40,10 +40,11 @@ pub enum Error {
     },
 
     // `merge --preflight`.
-    #[error("cannot read --preflight {shown}: {source}")]
+    // `error`, not `source`: a source would be said twice (`{e:#}`).
+    #[error("cannot read --preflight {shown}: {error}")]
     PreflightUnreadable {
         shown: String,
-        source: std::io::Error,
+        error: crate::base::input::InputError,
     },
     #[error("--preflight {shown} is not a preflight record ({detail}): give the preflight.json that fleet.sh wrote")]
     PreflightNotARecord { shown: String, detail: String },
@@ -252,10 +253,12 @@ pub enum Why {
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The command could not read the file.
-    #[error("cannot read {shown}: {source}")]
+    // `error`, not `source`: a source was said twice ("larger than 256
+    // MiB: ...: larger than 256 MiB: ...").
+    #[error("cannot read {shown}: {error}")]
     Unreadable {
         shown: String,
-        source: std::io::Error,
+        error: crate::base::input::InputError,
     },
     /// The bytes are no document this command takes.
     #[error("{}", refusal(.origin, .why))]

@@ -3,7 +3,7 @@
 //! run or from other documents; reading documents back from the bytes a
 //! command read (`read`, one reader for every command); what "the same
 //! workload" is (`workload`); and what this layer refuses (`error`). No I/O:
-//! the commands read the files (`base::io::read_document`).
+//! the commands read the files (`base::input::read`).
 //!
 //! May import `measure` (what a finished run holds), `device`, `analysis`,
 //! `base`; never `report`, `cli` or `commands`.

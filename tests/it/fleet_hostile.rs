@@ -436,8 +436,8 @@ fn version_counts_lines_of_any_bytes_and_merge_refuses_an_endless_file() {
         .unwrap();
     common::succeeded(&out);
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 5);
-    // /dev/zero as a preflight record or a document: refused once past any
-    // document's size (it took all memory: 21 GB in 20 s).
+    // /dev/zero as a preflight record or a document: refused unread, no
+    // regular file (it took all memory: 21 GB in 20 s; then 256 MiB).
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 2 << 20);
     let doc = dir.path().join("run.json");
@@ -465,7 +465,7 @@ fn version_counts_lines_of_any_bytes_and_merge_refuses_an_endless_file() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(
-            err.contains("/dev/zero: larger than 256 MiB: not a document stripebench wrote"),
+            err.contains("/dev/zero: it is a character device, not a regular file: give"),
             "{err}"
         );
     }
@@ -1040,6 +1040,49 @@ fn a_host_name_with_escapes_or_of_a_megabyte_is_refused_printable() {
             o.stderr.len() < 4096,
             "{name}: {} bytes of stderr",
             o.stderr.len()
+        );
+    }
+}
+
+/// Regression: a HOSTFILE that is a FIFO with no writer hung fleet.sh at
+/// its open for good, and /dev/zero was read for ever (`read` drops the NUL
+/// bytes and waits for a line end that never comes). Each is now refused
+/// unread, at once, in one line.
+#[test]
+fn a_hostfile_that_is_no_regular_file_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    let out = dir.path().join("out");
+    for hostfile in [Path::new("/dev/zero"), Path::new("/dev/urandom"), &fifo] {
+        let h = hostfile.to_str().unwrap();
+        let mut child = fleet_cmd(
+            &bin(),
+            &["--out", out.to_str().unwrap(), h, "--", "-t", "1s"],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+        let t0 = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed() > std::time::Duration::from_secs(10) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("fleet.sh {h}: still running after 10 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(2), "{h}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        assert!(
+            err.contains(&format!("HOSTFILE {h} is not a regular file")),
+            "{h}: {err}"
         );
     }
 }

@@ -515,3 +515,98 @@ fn a_workers_seconds_or_region_that_cannot_be_is_refused() {
     }
     assert!(!html.exists(), "nothing written");
 }
+
+/// The inner (uncompressed) V2 histogram encoding: its 40-byte header, then
+/// `payload`. `payload_len` is what the header claims.
+fn v2(payload_len: u32, sigfig: u32, low: u64, high: u64, payload: &[u8]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend(0x1c84_9313u32.to_be_bytes());
+    b.extend(payload_len.to_be_bytes());
+    b.extend(0u32.to_be_bytes()); // normalizing offset
+    b.extend(sigfig.to_be_bytes());
+    b.extend(low.to_be_bytes());
+    b.extend(high.to_be_bytes());
+    b.extend(1.0f64.to_be_bytes()); // integer to double ratio
+    b.extend(payload);
+    b
+}
+
+/// `inner` zlib-compressed behind the V2 deflate header (cookie, length).
+fn deflated(inner: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(inner).unwrap();
+    let z = z.finish().unwrap();
+    let mut b = Vec::new();
+    b.extend(0x1c84_9314u32.to_be_bytes());
+    b.extend((z.len() as u32).to_be_bytes());
+    b.extend(z);
+    b
+}
+
+/// Regression: a 56-character histogram whose header claimed a 4 GiB
+/// payload made merge, diff and report allocate it (4.2 GB resident, 30 s,
+/// before exit 2; SIGABRT under a memory limit); 1 GiB took 1.05 GB. A
+/// histogram is now decoded only as far as its header's range and counts
+/// allow, and refused in one line that names the document and the field.
+#[test]
+fn a_histogram_claiming_gigabytes_is_refused_before_it_is_allocated() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (good, v) = a_run(dir.path());
+    let hour = 3_600_000_000_000u64;
+    let valid = base64::engine::general_purpose::STANDARD
+        .decode(v["total"]["histogram"].as_str().unwrap())
+        .unwrap();
+    let mut garbage = valid.clone();
+    garbage.extend(b"trailing garbage");
+    // 64 MiB of zero bytes inflated from a few KiB, behind a header that
+    // claims 100: decompression must stop at what the header claims.
+    let bomb = deflated(&v2(100, 3, 1, hour, &vec![0u8; 64 << 20]));
+    let cases: [(&str, Vec<u8>, &str); 7] = [
+        ("4gib", deflated(&v2(u32::MAX, 3, 1, hour, &[])), "payload"),
+        ("1gib", deflated(&v2(1 << 30, 3, 1, hour, &[])), "payload"),
+        (
+            "wide",
+            deflated(&v2(0, 5, 1, u64::MAX / 2, &[])),
+            "significant digits",
+        ),
+        ("truncated", valid[..valid.len() - 5].to_vec(), "truncated"),
+        ("plain", v2(0, 3, 1, hour, &[]), "compressed"),
+        ("garbage", garbage, "trailing"),
+        ("bomb", bomb, "more than"),
+    ];
+    let html = dir.path().join("r.html");
+    for (name, bytes, why) in cases {
+        let text = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let bad = edited(dir.path(), &format!("{name}.json"), &v, |v| {
+            for w in v["workers"].as_array_mut().unwrap() {
+                w["histogram"] = text.clone().into();
+            }
+            v["targets"][0]["histogram"] = text.clone().into();
+            v["total"]["histogram"] = text.clone().into();
+        });
+        for args in [
+            vec!["merge", &bad, &good],
+            vec!["diff", &good, &bad],
+            vec!["report", &bad, "-o", html.to_str().unwrap()],
+        ] {
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+            let m = common::measured(&args, std::time::Duration::from_secs(60));
+            let err = m.stderr.trim_end();
+            assert!(!m.killed, "{args:?} ({name}): still running after 60 s");
+            assert!(
+                m.peak_kib < 100 << 10,
+                "{args:?} ({name}): peak resident memory {} MiB",
+                m.peak_kib >> 10
+            );
+            assert_eq!(m.code, Some(2), "{args:?} ({name}): {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?} ({name}): {err}");
+            assert!(
+                err.contains(&format!("{name}.json: workers[0].histogram")) && err.contains(why),
+                "{args:?} ({name}): expected the field and '{why}' in {err}"
+            );
+        }
+    }
+    assert!(!html.exists(), "no report written");
+}

@@ -14,6 +14,7 @@ mod compare;
 mod configs;
 mod devices;
 mod diff;
+mod endless_inputs;
 mod engines;
 mod escapes;
 mod fio_job;

@@ -289,43 +289,20 @@ pub fn of_kernel_name(name: &str, src: &Sources) -> Result<Topology> {
 /// devices is well under it.
 const DM_TABLE_MAX: u64 = 16 << 20;
 
-/// A `--dm-table` file's text: a regular file or a pipe (`<(dmsetup
-/// table)`), opened without blocking, and at most [`DM_TABLE_MAX`] bytes.
+/// A `--dm-table` file as an input file (`base::input::read`): a regular
+/// file or a pipe (`<(dmsetup table)`), at most [`DM_TABLE_MAX`] bytes.
 /// `/dev/zero` was read until memory ran out, and a FIFO with no writer
-/// hung the command at open for good (opened without blocking, it has no
-/// writer and reads as empty).
+/// hung the command at open for good (it now reads as empty).
+const DM_TABLE_INPUT: crate::base::input::Kind = crate::base::input::Kind {
+    holds: "`dmsetup table` output",
+    max: DM_TABLE_MAX,
+    pipe: true,
+};
+
+/// A `--dm-table` file's text.
 fn read_dm_table(f: &Path) -> Result<String, String> {
-    use std::io::Read;
-    use std::os::fd::AsRawFd;
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(f)
-        .map_err(|e| e.to_string())?;
-    let kind = file.metadata().map_err(|e| e.to_string())?.file_type();
-    if !(kind.is_file() || kind.is_fifo()) {
-        return Err(
-            "not a regular file or a pipe (give a file that holds `dmsetup table` output)".into(),
-        );
-    }
-    // Blocking again: a pipe's writer may not have written yet.
-    // SAFETY: fcntl on a descriptor this function owns.
-    unsafe {
-        let fl = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
-        libc::fcntl(file.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
-    }
-    let mut text = String::new();
-    file.take(DM_TABLE_MAX + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| e.to_string())?;
-    if text.len() as u64 > DM_TABLE_MAX {
-        return Err(format!(
-            "larger than {} MiB: not a `dmsetup table` output",
-            DM_TABLE_MAX >> 20
-        ));
-    }
-    Ok(text)
+    let bytes = crate::base::input::read(f, &DM_TABLE_INPUT).map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|_| "it is not text: give `dmsetup table` output".into())
 }
 
 /// Resolves `target` and walks its stack.

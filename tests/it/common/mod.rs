@@ -680,3 +680,68 @@ pub fn worker_reads(pid: u32) -> u64 {
         })
         .sum()
 }
+
+/// What [`measured`] saw of one `stripebench` process.
+pub struct Measured {
+    /// The exit code; `None` when a signal ended it (or the bound did).
+    pub code: Option<i32>,
+    pub stderr: String,
+    /// The process's peak resident memory (its rusage `ru_maxrss`), in KiB.
+    pub peak_kib: u64,
+    /// Whether it was still running at the bound and was killed.
+    pub killed: bool,
+}
+
+/// Runs `stripebench ARGS` (stdin and stdout to /dev/null), killing it when
+/// it is still running after `bound`: its exit code, stderr, and peak
+/// resident memory as the kernel counted it for that one child (`wait4`),
+/// so a refusal that first allocated gigabytes shows, however fast it was.
+// The child is reaped by wait4 below (std's wait cannot say its rusage).
+#[allow(clippy::zombie_processes)]
+pub fn measured(args: &[&std::ffi::OsStr], bound: std::time::Duration) -> Measured {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", state_dir())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = pipe.read_to_string(&mut s);
+        s
+    });
+    let pid = child.id() as libc::pid_t;
+    let t0 = std::time::Instant::now();
+    let mut killed = false;
+    let (status, usage) = loop {
+        let mut status = 0;
+        // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let flags = if killed { 0 } else { libc::WNOHANG };
+        // SAFETY: waiting for our own child, which std has not reaped
+        // (nothing else waits for it).
+        let r = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
+        assert!(r >= 0, "wait4: {}", std::io::Error::last_os_error());
+        if r == pid {
+            break (status, usage);
+        }
+        if t0.elapsed() > bound {
+            // SAFETY: our child, not yet reaped.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed = true;
+        } else {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
+    Measured {
+        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
+        stderr: reader.join().unwrap(),
+        peak_kib: usage.ru_maxrss as u64,
+        killed,
+    }
+}
