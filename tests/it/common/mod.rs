@@ -692,56 +692,70 @@ pub struct Measured {
     pub killed: bool,
 }
 
+/// The reaper [`measured`] runs `stripebench` under: it forks the child
+/// itself and reports that child's own rusage. Spawned straight from the
+/// test harness (vfork or fork, then exec), the child's `ru_maxrss` starts
+/// at the harness's own peak (exec takes the old address space's high-water
+/// mark), which with many tests running passes 100 MiB by itself; forked
+/// from this small process it starts at the reaper's few MiB.
+/// Prints `PEAK_KIB KILLED` on its stdout and exits with the child's code
+/// (128 + N for a signal).
+const REAPER: &str = r#"
+import os, signal, sys
+bound = float(sys.argv[1])
+pid = os.fork()
+if pid == 0:
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.execv(sys.argv[2], sys.argv[2:])
+killed = []
+def stop(*_):
+    killed.append(1)
+    os.kill(pid, signal.SIGKILL)
+signal.signal(signal.SIGALRM, stop)
+signal.setitimer(signal.ITIMER_REAL, bound)
+while True:
+    try:
+        _, status, ru = os.wait4(pid, 0)
+        break
+    except InterruptedError:
+        continue
+signal.setitimer(signal.ITIMER_REAL, 0)
+sys.stdout.write("%d %d\n" % (ru.ru_maxrss, 1 if killed else 0))
+sys.stdout.flush()
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"#;
+
 /// Runs `stripebench ARGS` (stdin and stdout to /dev/null), killing it when
 /// it is still running after `bound`: its exit code, stderr, and peak
-/// resident memory as the kernel counted it for that one child (`wait4`),
-/// so a refusal that first allocated gigabytes shows, however fast it was.
-// The child is reaped by wait4 below (std's wait cannot say its rusage).
-#[allow(clippy::zombie_processes)]
+/// resident memory as the kernel counted it for that one child (`wait4`,
+/// in the small reaper above), so a refusal that first allocated gigabytes
+/// shows, however fast it was.
 pub fn measured(args: &[&std::ffi::OsStr], bound: std::time::Duration) -> Measured {
-    use std::io::Read;
-    use std::process::Stdio;
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
-        .env("STRIPEBENCH_STATE_DIR", state_dir())
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(REAPER)
+        .arg(bound.as_secs_f64().to_string())
+        .arg(assert_cmd::cargo::cargo_bin("stripebench"))
         .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = pipe.read_to_string(&mut s);
-        s
-    });
-    let pid = child.id() as libc::pid_t;
-    let t0 = std::time::Instant::now();
-    let mut killed = false;
-    let (status, usage) = loop {
-        let mut status = 0;
-        // SAFETY: a zeroed rusage is a valid value for wait4 to fill.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        let flags = if killed { 0 } else { libc::WNOHANG };
-        // SAFETY: waiting for our own child, which std has not reaped
-        // (nothing else waits for it).
-        let r = unsafe { libc::wait4(pid, &mut status, flags, &mut usage) };
-        assert!(r >= 0, "wait4: {}", std::io::Error::last_os_error());
-        if r == pid {
-            break (status, usage);
-        }
-        if t0.elapsed() > bound {
-            // SAFETY: our child, not yet reaped.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            killed = true;
-        } else {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    };
+        .env("STRIPEBENCH_STATE_DIR", state_dir())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("python3 runs the reaper");
+    let said = String::from_utf8_lossy(&out.stdout);
+    let mut words = said.split_whitespace();
+    let peak_kib = words
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("the reaper said no peak: {said:?}"));
+    let killed = words.next() == Some("1");
+    let code = out.status.code().filter(|c| *c < 128);
     Measured {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        stderr: reader.join().unwrap(),
-        peak_kib: usage.ru_maxrss as u64,
+        code,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        peak_kib,
         killed,
     }
 }
