@@ -140,6 +140,20 @@ pub fn show_text(s: &str) -> std::borrow::Cow<'_, str> {
     escape(s, hostile)
 }
 
+/// Text from outside as a `format!` argument: [`show_text`], keeping the
+/// width and alignment asked for (`{:<24}` pads the escaped text). What
+/// renderings wrap a field in where it enters a line, so that a newline in
+/// a name cannot start a line of its own (a forged row, a fake `[ok]`):
+/// [`show_lines`] at the output seam keeps newlines, as they are the
+/// rendering's own layout.
+pub struct Shown<'a>(pub &'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&show_text(self.0))
+    }
+}
+
 /// [`show_text`] for a whole rendering (a table, a CSV file, an HTML page,
 /// a message of several lines): newlines and tabs are its own layout and
 /// stay; every other control or invisible character is escaped. The last
@@ -205,5 +219,7 @@ mod tests {
         );
         assert_eq!(show_path(std::path::Path::new("x\ny")), "\"x\\u{a}y\"");
         assert_eq!(show_lines("a\tb\n\u{1b}[2J\n"), "a\tb\n\\u{1b}[2J\n");
+        assert_eq!(format!("[{:<6}]", Shown("a\nb")), "[a\\u{a}b]");
+        assert_eq!(format!("[{:<6}]", Shown("ab")), "[ab    ]");
     }
 }

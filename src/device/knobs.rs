@@ -233,7 +233,7 @@ impl Drop for KnobGuard {
         for e in self.restore() {
             eprintln!(
                 "stripebench: warning: {}; run 'stripebench restore'",
-                crate::base::error::show_lines(&e)
+                crate::base::error::show_text(&e)
             );
         }
     }
