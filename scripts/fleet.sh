@@ -61,8 +61,9 @@
 # sent SIGTERM over a new connection if the host answers), and is reported
 # missing, as is a host whose run sent no document, one that does not
 # read, or one that repeats another's run (a copy of another host's
-# document, whatever hostname it gives: the later to come in); the others
-# are merged: OUT/fleet.json via `stripebench merge
+# document, whatever hostname it gives: the later to come in), or one whose
+# hostname is not a host name (RFC 1123: letters, digits, '-' and dots;
+# named with its answer escaped); the others are merged: OUT/fleet.json via `stripebench merge
 # --preflight OUT/preflight.json --missing HOST=REASON ...`. A run that ends
 # with a document but a failure (exit 1: I/O errors) is merged, and named.
 # One fleet.sh at a time writes in an --out directory; a fleet.json left
@@ -668,10 +669,13 @@ done
 # A document that repeats another's run (a host that sent a copy of another
 # host's document, renamed or not) would count that run twice, and made the
 # merge refuse the fleet: the later of the two to come in (a copy is made of
-# one that exists) is missing, with why, and the rest are merged.
-if [ ${#measured[@]} -gt 1 ]; then
+# one that exists) is missing, with why, and the rest are merged. So is a
+# document whose hostname is not a host name (RFC 1123): text the host
+# chose, which the fleet's table would print as a row's name (a newline in
+# it printed a forged FLEET row).
+if [ ${#measured[@]} -gt 0 ]; then
   reps=$("$MERGE_BIN" merge --list-repeats "${measured[@]}" 2>&1) || {
-    echo "fleet.sh: cannot check the documents for repeated runs: $(printable "$reps")" >&2
+    echo "fleet.sh: cannot check the documents for repeated runs and host names: $(printable "$reps")" >&2
     exit 1
   }
   declare -A repeat=()

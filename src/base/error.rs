@@ -140,6 +140,20 @@ pub fn show_text(s: &str) -> std::borrow::Cow<'_, str> {
     escape(s, hostile)
 }
 
+/// Text from outside as a `format!` argument: [`show_text`], keeping the
+/// width and alignment asked for (`{:<24}` pads the escaped text). What
+/// renderings wrap a field in where it enters a line, so that a newline in
+/// a name cannot start a line of its own (a forged row, a fake `[ok]`):
+/// [`show_lines`] at the output seam keeps newlines, as they are the
+/// rendering's own layout.
+pub struct Shown<'a>(pub &'a str);
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(&show_text(self.0))
+    }
+}
+
 /// [`show_text`] for a whole rendering (a table, a CSV file, an HTML page,
 /// a message of several lines): newlines and tabs are its own layout and
 /// stay; every other control or invisible character is escaped. The last
@@ -178,6 +192,57 @@ fn escape(s: &str, bad: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Whether this process runs as root (effective uid 0): to root, "root is
+/// needed" is no help, and a refusal it meets is something else (a link or
+/// a directory where a file should be, a security module, a protected file
+/// in a sticky directory), which its error must say instead.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `" (root is needed)"`, the hint after a failure to change a setting or
+/// read a device, for a user who is not root; nothing for root.
+pub fn root_needed() -> &'static str {
+    if is_root() {
+        ""
+    } else {
+        " (root is needed)"
+    }
+}
+
+/// What stands at `path` (not followed), for an error that root met there:
+/// `" (there: a symbolic link, owner uid 1000 gid 1000, mode 0777)"`, or
+/// nothing when nothing stands there.
+pub fn node_facts(path: &std::path::Path) -> String {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(m) = std::fs::symlink_metadata(path) else {
+        return String::new();
+    };
+    let t = m.file_type();
+    let kind = if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_dir() {
+        "a directory"
+    } else if t.is_file() {
+        "a regular file"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else {
+        "a socket"
+    };
+    format!(
+        " (there: {kind}, owner uid {} gid {}, mode {:04o})",
+        m.uid(),
+        m.gid(),
+        m.mode() & 0o7777
+    )
+}
+
 /// A path as shown in messages: as is, or quoted and escaped by
 /// [`show_text`] when it holds control characters (a newline must not split
 /// a one-line error, an escape must not reach the terminal).
@@ -205,5 +270,7 @@ mod tests {
         );
         assert_eq!(show_path(std::path::Path::new("x\ny")), "\"x\\u{a}y\"");
         assert_eq!(show_lines("a\tb\n\u{1b}[2J\n"), "a\tb\n\\u{1b}[2J\n");
+        assert_eq!(format!("[{:<6}]", Shown("a\nb")), "[a\\u{a}b]");
+        assert_eq!(format!("[{:<6}]", Shown("ab")), "[ab    ]");
     }
 }

@@ -160,7 +160,8 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "report",
-        "stripebench report run.json --html run.html",
+        "stripebench report run.json -o run.html\n  \
+         stripebench report fleet.json -o -               # the page to stdout",
     ),
     ("membw", "stripebench membw"),
     (
@@ -270,6 +271,70 @@ mod tests {
         assert!(at("Targets and stripes:") < at("Outputs:"));
         assert!(at("Outputs:") < at("Safety:"));
         assert!(at("Safety:") < at("Examples:"));
+    }
+
+    /// The command lines a help text shows: each line of its Examples
+    /// block, and each `stripebench ...` quoted in its text; a comment
+    /// (`  # ...`) and what a shell does after it (`|`, `>`) cut off.
+    fn command_lines(help: &str) -> Vec<String> {
+        let mut lines: Vec<String> = help
+            .lines()
+            .skip_while(|l| l.trim() != "Examples:")
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty())
+            // A line that does not start with the program is a comment's
+            // end, wrapped to the terminal's width.
+            .filter(|l| l.trim_start().starts_with("stripebench"))
+            .map(str::to_string)
+            .collect();
+        lines.extend(
+            help.split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|q| q.starts_with("stripebench "))
+                .map(str::to_string),
+        );
+        lines
+            .iter()
+            .map(|l| {
+                let l = l.split("  #").next().unwrap_or(l);
+                let l = l.split(" | ").next().unwrap_or(l);
+                l.split(" > ").next().unwrap_or(l).trim().to_string()
+            })
+            .collect()
+    }
+
+    /// Regression (issue 38, item 9): `report --help` showed
+    /// `stripebench report run.json --html run.html`, which report refuses
+    /// (its flag is -o). Every command line any help shows parses with the
+    /// real command line, so that an example cannot rot again.
+    #[test]
+    fn every_command_line_a_help_shows_parses() {
+        let mut cmd = command();
+        let mut helps = vec![cmd.render_long_help().to_string()];
+        let names: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        for n in &names {
+            let sub = cmd.find_subcommand_mut(n).unwrap();
+            helps.push(sub.render_long_help().to_string());
+            helps.push(sub.render_help().to_string());
+        }
+        let mut seen = 0;
+        for help in &helps {
+            for line in command_lines(help) {
+                let words: Vec<std::ffi::OsString> =
+                    line.split_whitespace().map(Into::into).collect();
+                assert_eq!(words.first().map(|w| w.to_str()), Some(Some("stripebench")));
+                if let Err(e) = parse_from(words) {
+                    panic!("the help shows `{line}`, which does not parse:\n{e}");
+                }
+                seen += 1;
+            }
+        }
+        // Every subcommand's examples were found (not a silent pass).
+        assert!(seen > 2 * names.len(), "only {seen} command lines found");
     }
 
     #[test]

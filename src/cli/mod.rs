@@ -323,8 +323,9 @@ pub struct MergeArgs {
 
     /// Merge nothing: print "N WHY" for each document (N counting the FILEs
     /// from 1) that repeats the run of one given before it, whatever its
-    /// hostname (a copy of another host's document); a launcher names those
-    /// missing and merges the rest (scripts/fleet.sh).
+    /// hostname (a copy of another host's document), or whose hostname is
+    /// not a host name (RFC 1123); a launcher names those missing and
+    /// merges the rest (scripts/fleet.sh).
     #[arg(long, conflicts_with_all = ["json", "force", "missing", "preflight"])]
     pub list_repeats: bool,
 }

@@ -64,7 +64,7 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     {
         eprintln!(
             "stripebench advise: {}: what is measured now is below what the array gives when whole and idle",
-            crate::base::error::show_lines(line)
+            crate::base::error::show_text(line)
         );
     }
     // Refused before anything is measured: a budget the battery overruns
@@ -519,7 +519,7 @@ fn measure_member_fixes(
     for e in guard.restore() {
         eprintln!(
             "stripebench: warning: {}; run 'stripebench restore'",
-            crate::base::error::show_lines(&e)
+            crate::base::error::show_text(&e)
         );
     }
     Ok(r.ok().map(|doc| {

@@ -34,10 +34,18 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     config(&phase_args(base, members.clone(), 1, false))?;
     for m in &members {
         if let Err(e) = std::fs::File::open(m) {
-            return usage(format!(
-                "cannot read member {} ({e}): compare needs root to read the raw members",
-                m.display()
-            ));
+            return usage(if crate::base::error::is_root() {
+                format!(
+                    "cannot read member {} ({e}){}",
+                    crate::base::error::show_path(m),
+                    crate::base::error::node_facts(m)
+                )
+            } else {
+                format!(
+                    "cannot read member {} ({e}): compare needs root to read the raw members",
+                    crate::base::error::show_path(m)
+                )
+            });
         }
     }
     let protected: Vec<PathBuf> = members.iter().chain([volume]).cloned().collect();

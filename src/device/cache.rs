@@ -31,9 +31,19 @@ pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
     let t0 = Instant::now();
     let method = if drop_all {
         std::fs::write(crate::base::host::Host::real().drop_caches(), "3").map_err(|e| {
-            crate::base::error::UsageError(format!(
-                "--drop-caches writes /proc/sys/vm/drop_caches, which needs root: {e}"
-            ))
+            let drop = crate::base::host::Host::real().drop_caches();
+            crate::base::error::UsageError(if crate::base::error::is_root() {
+                format!(
+                    "--drop-caches: cannot write {}: {e}{}",
+                    drop.display(),
+                    crate::base::error::node_facts(&drop)
+                )
+            } else {
+                format!(
+                    "--drop-caches writes {}, which needs root: {e}",
+                    drop.display()
+                )
+            })
         })?;
         "drop_caches"
     } else {

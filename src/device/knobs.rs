@@ -91,7 +91,19 @@ impl KnobGuard {
         if self.locks.iter().any(|(n, _)| *n == name) {
             return Ok(());
         }
-        let f = lock(&self.dir, &name, self.wait)?;
+        let f = lock(&self.dir, &name, self.wait).map_err(|e| {
+            // A lock held by another run, or an interrupt while waiting,
+            // says so itself; a lock that cannot be opened says what stands
+            // at its name (as root, no permission is missing: something was
+            // put there).
+            if e.downcast_ref::<crate::base::error::UsageError>().is_some()
+                || crate::base::error::Interrupted::is(&e)
+            {
+                return e;
+            }
+            let facts = crate::base::error::node_facts(&self.dir.join(&name));
+            anyhow::anyhow!("{e:#}{facts}")
+        })?;
         self.locks.push((name, f));
         Ok(())
     }
@@ -233,7 +245,7 @@ impl Drop for KnobGuard {
         for e in self.restore() {
             eprintln!(
                 "stripebench: warning: {}; run 'stripebench restore'",
-                crate::base::error::show_lines(&e)
+                crate::base::error::show_text(&e)
             );
         }
     }

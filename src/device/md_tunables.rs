@@ -231,8 +231,9 @@ impl Checked {
                             return e;
                         }
                         UsageError(format!(
-                            "{option} {value}: cannot set {attr} of {}: {e:#} (root is needed)",
-                            show_path(&a.target)
+                            "{option} {value}: cannot set {attr} of {}: {e:#}{}",
+                            show_path(&a.target),
+                            crate::base::error::root_needed()
                         ))
                         .into()
                     })?;

@@ -123,8 +123,13 @@ pub fn evict_cache(path: &Path) -> Result<&'static str> {
         // SAFETY: the fd is open; BLKFLSBUF takes no argument.
         unsafe { blkflsbuf(f.as_raw_fd()) }.map_err(|e| {
             anyhow::anyhow!(
-                "cannot flush the cache of {} (BLKFLSBUF needs root): {e}",
-                path.display()
+                "cannot flush the cache of {}{}: {e}",
+                crate::base::error::show_path(path),
+                if crate::base::error::is_root() {
+                    " (BLKFLSBUF)"
+                } else {
+                    " (BLKFLSBUF needs root)"
+                }
             )
         })?;
         Ok("BLKFLSBUF")

@@ -208,11 +208,11 @@ pub enum OpenError {
     Busy { shown: String },
     #[error("refusing to write: {shown} is in use (the kernel refused to open it for writing: an active swap file, see /proc/swaps, or a running program)")]
     TextBusy { shown: String },
-    /// `doing` is `read` or `write`.
-    #[error(
-        "cannot open {shown}: permission denied; run as root or choose a target you may {doing}"
-    )]
-    PermissionDenied { shown: String, doing: &'static str },
+    /// `what` says what to do: to a user, run as root or choose a target
+    /// they may read or write; to root, what stands there (root lacks no
+    /// permission: a security module, or a protected file, refused it).
+    #[error("cannot open {shown}: permission denied (EACCES); {what}")]
+    PermissionDenied { shown: String, what: String },
     #[error("cannot open {shown}: operation not permitted (EPERM); the system protects it, choose another target")]
     NotPermitted { shown: String },
     #[error("cannot write to {shown}: it is read-only; use a read workload")]
@@ -569,7 +569,17 @@ fn open_error(path: &Path, e: &io::Error, access: Access) -> anyhow::Error {
         Some(libc::ETXTBSY) => OpenError::TextBusy { shown },
         Some(libc::EACCES) => OpenError::PermissionDenied {
             shown,
-            doing: if access.write { "write" } else { "read" },
+            what: if crate::base::error::is_root() {
+                format!(
+                    "refused to root{}: a security module (SELinux, AppArmor) or the file system refuses it; choose another target",
+                    crate::base::error::node_facts(path)
+                )
+            } else {
+                format!(
+                    "run as root or choose a target you may {}",
+                    if access.write { "write" } else { "read" }
+                )
+            },
         },
         Some(libc::EPERM) => OpenError::NotPermitted { shown },
         Some(libc::EROFS) => OpenError::ReadOnly { shown },

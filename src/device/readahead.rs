@@ -52,8 +52,9 @@ pub fn set(
                     return e;
                 }
                 UsageError(format!(
-                    "cannot set the read-ahead of {}: {e:#} (root is needed)",
-                    p.display()
+                    "cannot set the read-ahead of {}: {e:#}{}",
+                    show_path(p),
+                    crate::base::error::root_needed()
                 ))
                 .into()
             })?;

@@ -107,6 +107,21 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     })
 }
 
+/// The largest request one I/O can move (its length is a 32-bit count).
+const MAX_BS: u64 = u32::MAX as u64;
+
+/// The block size to suggest for `bs` on a target of logical block `lbs`
+/// under O_DIRECT: `bs` rounded up to a multiple of `lbs`, or down when
+/// that would pass [`MAX_BS`]; never 0 (`lbs` itself at least), which
+/// `--bs` refuses.
+fn aligned_bs(bs: u64, lbs: u64) -> u64 {
+    let lbs = lbs.max(1);
+    match bs.div_ceil(lbs).checked_mul(lbs) {
+        Some(up) if up <= MAX_BS => up,
+        _ => (MAX_BS / lbs * lbs).max(lbs),
+    }
+}
+
 /// One target's block size and region, checked against the target:
 /// alignment for O_DIRECT, the offset and size within it, the block within
 /// the region. Returns (bs, region, lbs).
@@ -121,23 +136,24 @@ fn size_and_region(
         BlockSizeArg::Bytes(n) => n,
         BlockSizeArg::Logical => lbs,
     };
+    // Said before the alignment: rounding a size past the limit up
+    // overflowed (a panic, or "use --bs 0" in a release build).
+    if bs > MAX_BS {
+        return usage(format!(
+            "--bs {} is too large: one request can move at most 4 GiB - 1",
+            fmt_size_arg(bs)
+        ));
+    }
     if cfg.direct && bs % lbs != 0 {
-        let up = bs.div_ceil(lbs) * lbs;
         return usage(format!(
             "--bs {bs} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires: use --bs {} or --bs lbs",
-            fmt_size_arg(up)
+            fmt_size_arg(aligned_bs(bs, lbs))
         ));
     }
     if cfg.verify && bs < crate::analysis::verify::HEADER as u64 {
         return usage(format!(
             "--verify needs blocks of at least {} bytes: use a larger --bs",
             crate::analysis::verify::HEADER
-        ));
-    }
-    if bs > u64::from(u32::MAX) {
-        return usage(format!(
-            "--bs {} is too large: one request can move at most 4 GiB - 1",
-            fmt_size_arg(bs)
         ));
     }
     if cfg.direct && cfg.offset % lbs != 0 {
@@ -326,6 +342,14 @@ fn check_stripe(cfg: &RunConfig, targets: &[Target], chunk: u64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_suggested_block_size_is_aligned_within_the_limit_and_never_zero() {
+        assert_eq!(aligned_bs(4097, 512), 4608);
+        assert_eq!(aligned_bs(u64::from(u32::MAX), 512), MAX_BS / 512 * 512);
+        assert_eq!(aligned_bs(u64::MAX, 4096), MAX_BS / 4096 * 4096);
+        assert_eq!(aligned_bs(100, 1 << 33), 1 << 33);
+    }
     use crate::base::error::UsageError;
     use crate::cli::{Cli, Command};
     use crate::device::{open, Access, StripeGeometry};

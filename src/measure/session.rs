@@ -144,7 +144,7 @@ pub fn measure(
     for line in crate::base::warning::group(&oversized) {
         eprintln!(
             "stripebench: warning: {}",
-            crate::base::error::show_lines(&line.to_string())
+            crate::base::error::show_text(&line.to_string())
         );
     }
     warnings.extend(oversized);

@@ -3,22 +3,34 @@
 //! each with what was measured, what it means, the command that fixes it,
 //! what makes the fix persist and the before/after figures.
 
+use crate::base::error::Shown;
 use crate::base::units::mb_per_sec;
 use crate::document::advise::{Applied, Finding, FindingsDocument, Severity};
 
 /// The whole report.
 pub fn render(doc: &FindingsDocument) -> String {
     let mut s = String::new();
-    s += &format!("stripebench advise {}: {}\n", doc.volume, volume(doc));
+    // Each line below is one line whatever its fields hold: device names
+    // from sysfs, and whatever a findings document read back says.
+    s += &format!(
+        "stripebench advise {}: {}\n",
+        Shown(&doc.volume),
+        Shown(&volume(doc))
+    );
     if doc.state.is_empty() {
         s += "state: no md array to read a state from\n";
     }
     for line in &doc.state {
-        s += &format!("state: {line}\n");
+        s += &format!("state: {}\n", Shown(line));
     }
     s += &format!("battery: {}\n", battery(doc));
     for c in &doc.checks {
-        s += &format!("  {:<8} {:<15} {}\n", c.status, c.id, c.detail);
+        s += &format!(
+            "  {:<8} {:<15} {}\n",
+            Shown(&c.status),
+            Shown(&c.id),
+            Shown(&c.detail)
+        );
     }
     if !doc.measurements.is_empty() {
         s += "measured:\n";
@@ -56,16 +68,21 @@ pub fn render(doc: &FindingsDocument) -> String {
         counts(&doc.findings)
     );
     for f in &doc.findings {
-        s += &format!("\n[{}] {}: {}\n", f.severity.name(), f.id, f.title);
+        s += &format!(
+            "\n[{}] {}: {}\n",
+            f.severity.name(),
+            Shown(&f.id),
+            Shown(&f.title)
+        );
         for e in &f.evidence {
-            s += &format!("  evidence: {e}\n");
+            s += &format!("  evidence: {}\n", Shown(e));
         }
-        s += &format!("  means:    {}\n", f.meaning);
+        s += &format!("  means:    {}\n", Shown(&f.meaning));
         for c in &f.fix {
-            s += &format!("  fix:      {c}\n");
+            s += &format!("  fix:      {}\n", Shown(c));
         }
         for c in &f.persist {
-            s += &format!("  persist:  {c}\n");
+            s += &format!("  persist:  {}\n", Shown(c));
         }
         if let Some(g) = &f.gain {
             match (g.before_bytes_per_sec, g.after_bytes_per_sec) {

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::base::error::Shown;
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec};
 use crate::base::warning::Warning;
 use crate::document::compare::{grouped_warnings, run_label, CompareDocument, Phase, PhaseStatus};
@@ -15,7 +16,7 @@ pub fn render(d: &CompareDocument) -> String {
     let _ = writeln!(
         out,
         "compare {}: {}{}, {} member(s){}",
-        d.volume,
+        Shown(&d.volume),
         root.kind,
         root.md
             .as_ref()
@@ -46,7 +47,7 @@ pub fn render(d: &CompareDocument) -> String {
             c.ramp_sec,
             c.engine.name(),
             c.iodepth,
-            d.test_file.as_ref().map(|f| format!("; volume phases read {f}")).unwrap_or_default()
+            d.test_file.as_ref().map(|f| format!("; volume phases read {}", Shown(f))).unwrap_or_default()
         );
     }
     // Under --rw write the header's workload is the members' reads.
@@ -90,8 +91,8 @@ pub fn render(d: &CompareDocument) -> String {
         }
         for (line, times) in grouped_warnings(runs.iter().map(|p| &p.document)) {
             let _ = match times {
-                1 => writeln!(out, "    warning: {line}"),
-                n => writeln!(out, "    warning ({n} times): {line}"),
+                1 => writeln!(out, "    warning: {}", Shown(&line)),
+                n => writeln!(out, "    warning ({n} times): {}", Shown(&line)),
             };
         }
     }
@@ -246,7 +247,7 @@ fn members(out: &mut String, d: &CompareDocument) {
         let _ = writeln!(
             out,
             "  {:<14} {:>10.1} MB/s  {:>5.1}% of the members' total{}{}{}{}{}",
-            m.path,
+            crate::base::error::Shown(&m.path),
             mb_per_sec(m.bytes_per_sec),
             m.share * 100.0,
             m.solo_bytes_per_sec

@@ -50,7 +50,9 @@ pub fn render(doc: &RunDocument) -> Vec<u8> {
         let mut r = vec![
             scope.to_string(),
             id,
-            target.to_string(),
+            // A spreadsheet takes a quoted newline, a terminal (`--csv -`)
+            // shows it as a line of its own: escaped as the table escapes it.
+            crate::base::error::show_text(target).into_owned(),
             cpu,
             f.bytes.to_string(),
             f.ios.to_string(),

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use crate::base::error::{show_text, Shown};
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
 use crate::document::diff::{DiffDocument, MetricDiff, TestDoc, Verdict};
 
@@ -82,18 +83,19 @@ pub fn render(d: &DiffDocument) -> String {
         out,
         "diff of two {} documents: base {} -> new {}",
         d.of.name(),
-        d.base.path,
-        d.new.path
+        Shown(&d.base.path),
+        Shown(&d.new.path)
     );
-    let _ = writeln!(out, "workload: {}; MB/s = 10^6 B/s", d.workload);
+    let _ = writeln!(out, "workload: {}; MB/s = 10^6 B/s", Shown(&d.workload));
     for w in &d.differences {
         let _ = writeln!(
             out,
-            "warning: the workloads differ: {w}; diffed because of --force"
+            "warning: the workloads differ: {}; diffed because of --force",
+            Shown(w)
         );
     }
     for n in &d.notes {
-        let _ = writeln!(out, "note: {n}");
+        let _ = writeln!(out, "note: {}", Shown(n));
     }
     let _ = writeln!(
         out,
@@ -101,14 +103,16 @@ pub fn render(d: &DiffDocument) -> String {
         samples(d),
         d.alpha
     );
+    // A row's label names targets and hosts (as the documents spell them):
+    // one line, escaped, whatever they hold.
+    let label = |r: &crate::document::diff::RowDiff| match &r.new_label {
+        Some(n) => format!("{} -> {}", Shown(&r.label), Shown(n)),
+        None => show_text(&r.label).into_owned(),
+    };
     let w = d
         .rows
         .iter()
-        .map(|r| {
-            r.new_label
-                .as_ref()
-                .map_or(r.label.len(), |n| r.label.len() + n.len() + 4)
-        })
+        .map(|r| label(r).chars().count())
         .max()
         .unwrap_or(5)
         .max(5);
@@ -118,10 +122,7 @@ pub fn render(d: &DiffDocument) -> String {
         "row", "metric", "base", "new", "change", "n", "p"
     );
     for r in &d.rows {
-        let label = match &r.new_label {
-            Some(n) => format!("{} -> {n}", r.label),
-            None => r.label.clone(),
-        };
+        let label = label(r);
         for (i, m) in r.metrics.iter().enumerate() {
             let n = if m.test.n_base + m.test.n_new > 0 {
                 format!("{}/{}", m.test.n_base, m.test.n_new)
@@ -146,10 +147,10 @@ pub fn render(d: &DiffDocument) -> String {
         }
     }
     if !d.only_in_base.is_empty() {
-        let _ = writeln!(out, "only in base: {}", d.only_in_base.join(", "));
+        let _ = writeln!(out, "only in base: {}", Shown(&d.only_in_base.join(", ")));
     }
     if !d.only_in_new.is_empty() {
-        let _ = writeln!(out, "only in new: {}", d.only_in_new.join(", "));
+        let _ = writeln!(out, "only in new: {}", Shown(&d.only_in_new.join(", ")));
     }
     if let Some(t) = d.threshold_pct {
         let crossed: Vec<String> = d
@@ -159,7 +160,7 @@ pub fn render(d: &DiffDocument) -> String {
                 r.metrics.iter().filter(|m| m.crossed).map(move |m| {
                     format!(
                         "{} {} {}{}",
-                        r.label,
+                        Shown(&r.label),
                         metric_name(&m.metric),
                         change(m),
                         m.test

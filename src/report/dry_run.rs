@@ -4,6 +4,7 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
+use crate::base::error::Shown;
 use crate::base::units::{fmt_bytes, fmt_size_arg};
 use crate::device::guard::Check;
 use crate::measure::config::RunConfig;
@@ -35,7 +36,7 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
         let _ = writeln!(
             out,
             "target {} ({}, {}, logical block {} B, bs {}): region {}+{}",
-            t.path.display(),
+            crate::base::error::show_path(&t.path),
             match t.kind {
                 crate::device::TargetKind::Block => "block device",
                 crate::device::TargetKind::File => "file",
@@ -73,7 +74,8 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
                     "  [{}] {}: {}",
                     if c.passed { "ok" } else { "REFUSED" },
                     c.name,
-                    c.detail
+                    // One line a check: whatever name its detail holds.
+                    Shown(&c.detail)
                 );
             }
         }
@@ -97,7 +99,7 @@ pub fn testbed(cfg: &RunConfig, tb: &crate::measure::config::TestbedConfig) -> S
         "dry run: would create the built-in test bed ({} files of {} in {}) and run {} on it for {:.2}s after a {:.2}s ramp; no I/O was done\n",
         tb.files,
         fmt_bytes(tb.file_size),
-        tb.dir.display(),
+        crate::base::error::show_path(&tb.dir),
         cfg.rw.name(),
         cfg.duration.as_secs_f64(),
         cfg.ramp.as_secs_f64()

@@ -14,7 +14,11 @@ pub fn render(title: &str, h: &LatencyHistogram) -> String {
     if total == 0 {
         return out;
     }
-    let _ = writeln!(out, "latency histogram: {title} ({total} I/Os)");
+    let _ = writeln!(
+        out,
+        "latency histogram: {} ({total} I/Os)",
+        crate::base::error::Shown(title)
+    );
     let _ = writeln!(
         out,
         "  {:>10}  {:>10}  {:>12}  {:>7}  {:>7}",

@@ -1,5 +1,6 @@
 //! The merged fleet's text report.
 use crate::analysis::histogram::LatencySummary;
+use crate::base::error::Shown;
 use crate::document::merge::MergedDocument;
 
 /// The merged document as a table.
@@ -16,7 +17,7 @@ pub fn render(m: &MergedDocument) -> String {
         "fleet of {} host(s){missing}: {} bs {}; MB/s = 10^6 B/s; latency from the merged histograms",
         m.hosts.len(),
         m.config.rw.name(),
-        m.config.bs
+        Shown(&m.config.bs)
     );
     let _ = writeln!(
         out,
@@ -34,7 +35,8 @@ pub fn render(m: &MergedDocument) -> String {
         let _ = writeln!(
             out,
             "{:<24} {:>10.1} {:>10.0} {:>9} {:>9} {:>9} {:>7.2}s",
-            label,
+            // A hostname is what a document says: one line, escaped.
+            Shown(&label),
             h.bytes_per_sec / 1e6,
             h.iops,
             lat(&h.latency_ns, |l| l.p50),
@@ -62,7 +64,7 @@ pub fn render(m: &MergedDocument) -> String {
     );
     out.push_str(&fleet_notes(m));
     for w in &m.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        let _ = writeln!(out, "warning: {}", Shown(&w.to_string()));
     }
     out
 }
@@ -81,7 +83,7 @@ pub fn fleet_notes(m: &MergedDocument) -> String {
             let _ = writeln!(
                 out,
                 "{:<24} {} I/O error(s): its figures count only the I/Os that succeeded",
-                m.host_label(i),
+                Shown(&m.host_label(i)),
                 h.errors
             );
         }
@@ -89,13 +91,13 @@ pub fn fleet_notes(m: &MergedDocument) -> String {
             let _ = writeln!(
                 out,
                 "{:<24} interrupted: measured {:.2}s, not the whole run",
-                m.host_label(i),
+                Shown(&m.host_label(i)),
                 h.seconds
             );
         }
     }
     for h in &m.missing {
-        let _ = writeln!(out, "{:<24} missing: {}", h.host, h.reason);
+        let _ = writeln!(out, "{:<24} missing: {}", Shown(&h.host), Shown(&h.reason));
     }
     if let Some(p) = &m.preflight {
         let worst = p
@@ -119,11 +121,11 @@ pub fn fleet_notes(m: &MergedDocument) -> String {
             let _ = writeln!(
                 out,
                 "preflight ({}): {} host(s), stripebench {}; largest clock skew {:+.1}ms ({}, {within}), bound {:.0}ms",
-                p.launcher,
+                Shown(&p.launcher),
                 p.hosts.len(),
-                versions.join(", "),
+                Shown(&versions.join(", ")),
                 w.skew_sec * 1e3,
-                w.host,
+                Shown(&w.host),
                 p.max_skew_sec * 1e3
             );
         }

@@ -128,7 +128,11 @@ pub fn render(p: &PlanDoc) -> String {
         );
     }
     for w in &p.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        let _ = writeln!(
+            out,
+            "warning: {}",
+            crate::base::error::Shown(&w.to_string())
+        );
     }
     out
 }
@@ -142,7 +146,7 @@ pub fn render_latency(p: &LatencyPlanDoc) -> String {
     let _ = writeln!(
         out,
         "latency curve {}: p99 objective {} (at max, latency from issue; on a schedule, from the due time)",
-        p.file,
+        crate::base::error::Shown(&p.file),
         fmt_latency_ns(p.p99_limit_ns as f64)
     );
     for g in &p.groups {

@@ -197,7 +197,7 @@ pub fn target_rows(p: &PointDoc) -> Vec<String> {
                     "{:>10}",
                     target_dev_app(t).map_or("-".into(), |v| format!("{v:.3}"))
                 ),
-                t.path.clone(),
+                crate::base::error::show_text(&t.path).into_owned(),
             ]);
             cells.join(" ")
         })

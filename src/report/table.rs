@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use crate::analysis::histogram::LatencySummary;
+use crate::base::error::{show_text, Shown};
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec, mib_per_sec};
 use crate::device::devstat::DeviceCounters;
 use crate::document::run::{DirectionsDoc, Figures, FlushDoc, RunDocument};
@@ -77,6 +78,13 @@ fn direction_rows(label: &str, d: &DirectionsDoc) -> Vec<Vec<String>> {
 }
 
 fn layout(rows: &[Vec<String>]) -> String {
+    // Each cell is one line: a newline in a target's or a device's name
+    // would start a row of its own.
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| show_text(c).into_owned()).collect())
+        .collect();
+    let rows = &rows;
     let mut widths = [0usize; COLUMNS.len()];
     for r in rows {
         for (i, c) in r.iter().enumerate() {
@@ -102,7 +110,8 @@ fn layout(rows: &[Vec<String>]) -> String {
 
 fn flush_line(label: &str, bytes_per_sec: f64, f: &FlushDoc) -> String {
     format!(
-        "  {label}: written to cache {:.1} MB/s; durable {:.1} MB/s ({} over the window and the final fsync, {:.3}s)\n",
+        "  {}: written to cache {:.1} MB/s; durable {:.1} MB/s ({} over the window and the final fsync, {:.3}s)\n",
+        Shown(label),
         mb_per_sec(bytes_per_sec),
         mb_per_sec(f.durable_bytes_per_sec),
         match f.durable_basis.as_str() {
@@ -186,14 +195,15 @@ pub fn heading(doc: &RunDocument) -> String {
     };
     let _ = writeln!(
         out,
-        "stripebench {}: {}{}, bs {bs}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s), seed {}",
-        doc.tool.version,
+        "stripebench {}: {}{}, bs {}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s), seed {}",
+        Shown(&doc.tool.version),
         c.rw.name(),
         match (c.rw.name(), &doc.total.figures.by_direction) {
             ("randrw", Some(d)) => format!(" ({}% reads asked, {:.1}% achieved)", c.read_pct, d.read_pct),
             ("randrw", None) => format!(" ({}% reads)", c.read_pct),
             _ => String::new(),
         },
+        Shown(&bs),
         if c.direct {
             "O_DIRECT"
         } else if c.uncached {
@@ -203,7 +213,7 @@ pub fn heading(doc: &RunDocument) -> String {
         },
         c.engine.name(),
         c.iodepth,
-        engine_paths(doc),
+        Shown(&engine_paths(doc)),
         doc.targets.len(),
         c.jobs,
         c.seed
@@ -247,8 +257,8 @@ pub fn heading(doc: &RunDocument) -> String {
         let _ = writeln!(
             out,
             "page cache: {} before the run ({}, {:.3}s, not counted){}",
-            cache.state,
-            cache.method,
+            Shown(&cache.state),
+            Shown(&cache.method),
             cache.seconds,
             cache
                 .memcpy_bytes_per_sec
@@ -577,7 +587,10 @@ fn folded_line(folded: &[&DeviceCounters], rows: usize) -> String {
             format!("{}-{}", fmt_bytes(lo), fmt_bytes(hi))
         }
     };
-    let names: Vec<String> = folded.iter().map(|f| f.name.clone()).collect();
+    let names: Vec<String> = folded
+        .iter()
+        .map(|f| show_text(&f.name).into_owned())
+        .collect();
     let bytes = span(
         folded
             .iter()
@@ -619,7 +632,7 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
         let silent: Vec<String> = devs
             .iter()
             .filter(|(_, d)| !d.stats)
-            .map(|(_, d)| d.name.clone())
+            .map(|(_, d)| show_text(&d.name).into_owned())
             .collect();
         let counted = devs.iter().filter(|(_, d)| d.stats).count();
         let fold =
@@ -638,9 +651,9 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
                     let _ = writeln!(
                         out,
                         "  {:<8} keeps no I/O statistics (queue/iostats is 0, or its driver never counts, as brd does): no device figures, no ratios",
-                        d.name
+                        Shown(&d.name)
                     );
-                } else if silent.first() == Some(&d.name) {
+                } else if silent.first().map(String::as_str) == Some(&*show_text(&d.name)) {
                     let _ = writeln!(
                         out,
                         "  {} devices ({}) keep no I/O statistics (queue/iostats is 0, or their driver never counts, as brd does): no device figures, no ratios",
@@ -659,7 +672,7 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
             let _ = writeln!(
                 out,
                 "  {:<8} read {} (app {}, ratio {}{}), written {} (app {}, ratio {}{}), {} I/Os, util {:.0}%{}",
-                d.name,
+                Shown(&d.name),
                 fmt_bytes(d.read_bytes),
                 fmt_bytes(d.app_read_bytes),
                 ratio(d.read_ratio),
@@ -670,7 +683,7 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
                 req(d.avg_write_request_bytes),
                 d.ios,
                 d.util_pct,
-                if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", t.path) } else { String::new() }
+                if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", Shown(&t.path)) } else { String::new() }
             );
             if !d.members.is_empty() {
                 let each: Vec<String> = d
@@ -681,9 +694,11 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
                             m.stats,
                             m.avg_read_request_bytes.or(m.avg_write_request_bytes),
                         ) {
-                            (true, Some(a)) => format!("{} {}", m.name, fmt_bytes(a as u64)),
-                            (true, None) => format!("{} -", m.name),
-                            (false, _) => format!("{} (no statistics)", m.name),
+                            (true, Some(a)) => {
+                                format!("{} {}", Shown(&m.name), fmt_bytes(a as u64))
+                            }
+                            (true, None) => format!("{} -", Shown(&m.name)),
+                            (false, _) => format!("{} (no statistics)", Shown(&m.name)),
                         }
                     })
                     .collect();
@@ -720,7 +735,7 @@ pub fn notes(doc: &RunDocument) -> String {
             out,
             "HUNG: worker w{} on {}: {} I/O(s) never completed (no completion for --hang-timeout {}): {}; the run gave up on them (a sync worker's thread was left in its call) and left their buffers to the kernel, the other workers went on",
             w.id,
-            w.target,
+            Shown(&w.target),
             w.hung_ios.len(),
             doc.config
                 .hang_timeout_sec
@@ -750,7 +765,7 @@ pub fn notes(doc: &RunDocument) -> String {
             out,
             "ERROR: worker w{} on {}: {} I/O error(s) ({}); first at {}{}",
             w.id,
-            w.target,
+            Shown(&w.target),
             w.figures.errors,
             kinds.join(", "),
             offsets.join(", "),
@@ -767,9 +782,9 @@ pub fn notes(doc: &RunDocument) -> String {
             // The message usually names the error already ("Input/output
             // error (os error 5)"); the errno is added only when it does not.
             if e.message.contains("os error") {
-                let _ = writeln!(out, "       {}", e.message);
+                let _ = writeln!(out, "       {}", Shown(&e.message));
             } else {
-                let _ = writeln!(out, "       {} (errno {})", e.message, e.errno);
+                let _ = writeln!(out, "       {} (errno {})", Shown(&e.message), e.errno);
             }
         }
     }
@@ -778,7 +793,7 @@ pub fn notes(doc: &RunDocument) -> String {
         let _ = writeln!(
             out,
             "verify {}: {} blocks checked: {} good, {} corrupt, {} misplaced, {} stale, {} lost, {} unwritten{}",
-            t.path,
+            Shown(&t.path),
             v.blocks,
             v.good,
             v.corrupt,
@@ -800,7 +815,7 @@ pub fn notes(doc: &RunDocument) -> String {
                 "  BAD {kind} block at offset {}{}: {}",
                 b.offset,
                 on_member(&t.path, &b.member, b.member_offset),
-                b.detail
+                Shown(&b.detail)
             );
         }
         if v.bad() as usize > v.bad_blocks.len() {
@@ -812,7 +827,8 @@ pub fn notes(doc: &RunDocument) -> String {
         }
     }
     for warn in &doc.warnings {
-        let _ = writeln!(out, "warning: {warn}");
+        // One line each: a warning read back from a document is any text.
+        let _ = writeln!(out, "warning: {}", Shown(&warn.to_string()));
     }
     out
 }
@@ -821,7 +837,7 @@ pub fn notes(doc: &RunDocument) -> String {
 /// /dev/md0 = loop2 at 1048576" (after the offset).
 fn on_member(volume: &str, member: &Option<String>, at: Option<u64>) -> String {
     match (member, at) {
-        (Some(m), Some(at)) => format!(" of {volume} = {m} at {at}"),
+        (Some(m), Some(at)) => format!(" of {} = {} at {at}", Shown(volume), Shown(m)),
         _ => String::new(),
     }
 }

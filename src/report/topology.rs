@@ -1,6 +1,7 @@
 //! The topology's text report: one device a line, indented by depth, each
 //! with its queue limits, and the leaf devices at the end.
 
+use crate::base::error::Shown;
 use crate::device::topology::{Device, Topology};
 
 /// A text rendering of the stack, one device a line.
@@ -76,11 +77,14 @@ pub fn render(t: &Topology) -> String {
                 l.numa_node.map_or("?".into(), |n| n.to_string())
             ));
         }
+        // Names from sysfs (a dm name is the user's choice): one line a
+        // device, whatever they hold.
         let _ = writeln!(
             out,
-            "{pad}{} [{}] {desc}",
-            d.name,
-            if d.dev.is_empty() { "-" } else { &d.dev }
+            "{pad}{} [{}] {}",
+            Shown(&d.name),
+            Shown(if d.dev.is_empty() { "-" } else { &d.dev }),
+            Shown(&desc)
         );
         if let Some(q) = &d.queue {
             let _ = writeln!(out, "{pad}  {}", q.render());
@@ -89,7 +93,7 @@ pub fn render(t: &Topology) -> String {
             line(m, depth + 1, out);
         }
     }
-    let mut out = format!("{} ({})\n", t.target, t.resolved);
+    let mut out = format!("{} ({})\n", Shown(&t.target), Shown(&t.resolved));
     line(&t.root, 1, &mut out);
     // A disk under two branches (LVM legs on one PV) is named once.
     let mut leaves = t.leaves();
@@ -98,11 +102,13 @@ pub fn render(t: &Topology) -> String {
     out.push_str(&format!(
         "{} leaf device(s): {}{}\n",
         leaves.len(),
-        leaves
-            .iter()
-            .map(|l| l.path.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
+        Shown(
+            &leaves
+                .iter()
+                .map(|l| l.path.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
         match (t.root.summary(), t.root.is_striped(), t.root.chunk_size()) {
             (Some(s), _, _) => format!("; {s}"),
             (None, true, Some(c)) =>

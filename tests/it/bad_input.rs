@@ -382,3 +382,44 @@ fn an_error_to_a_closed_stderr_exits_2_without_aborting() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{:?}", out.status);
 }
+
+/// Regression (issue 38, item 9): the O_DIRECT alignment refusal rounded
+/// `--bs` up to a multiple of the logical block size, and a size near 2^64
+/// overflowed: a panic in a debug build, "use --bs 0" (which --bs refuses)
+/// in a release one. Each refusal's suggested `--bs` is accepted by the
+/// same run, and a size past what one request can move says so.
+#[test]
+fn the_block_size_an_alignment_refusal_suggests_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    // Sparse (a dry run does no I/O), and large enough for the largest block.
+    let f = dir.path().join("big");
+    std::fs::File::create(&f).unwrap().set_len(8 << 30).unwrap();
+    let f = f.to_str().unwrap();
+    refused(
+        &["--dry-run", "--bs", "18446744073709551615", f],
+        "is too large: one request can move at most 4 GiB - 1",
+    );
+    for bs in ["4097", "4294967295"] {
+        let out = sb()
+            .args(["run", "--dry-run", "--allow-holes", "--bs", bs, f])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bs}: {err}");
+        let suggested = err
+            .split("use --bs ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{bs}: no suggestion in {err}"));
+        let out = sb()
+            .args(["run", "--dry-run", "--allow-holes", "--bs", suggested, f])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{bs} -> --bs {suggested}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -329,3 +329,137 @@ fn a_test_bed_record_with_escapes_in_its_path_is_warned_about_escaped() {
     assert!(err.contains("left its test bed behind"), "{err}");
     clean("the warning", &out.stderr);
 }
+
+/// The stdout lines of `out` that start with `prefix`: a field's newline
+/// that became a line of its own.
+fn lines_starting(out: &[u8], prefix: &str) -> Vec<String> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .filter(|l| l.trim_start().starts_with(prefix))
+        .map(String::from)
+        .collect()
+}
+
+/// Regression (issue 38, item 6): a target file named `x\ny.dat` added a row
+/// `y.dat ...` to the run table (show_lines keeps a rendering's newlines, and
+/// the name went into the table raw); the same in the CSV on stdout and in
+/// diff's table. Each shows the name on one line, its newline escaped.
+#[test]
+fn a_newline_in_a_target_name_forges_no_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "x\ny.dat", 4 << 20);
+    let quick = ["--ramp", "0", "-t", "300ms", "--bs", "64k", "--no-progress"];
+    let out = sb().arg("run").args(quick).arg(&t).output().unwrap();
+    common::succeeded(&out);
+    assert_eq!(lines_starting(&out.stdout, "y.dat"), Vec::<String>::new());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("x\\u{a}y.dat"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let out = sb()
+        .arg("run")
+        .args(quick)
+        .args(["--csv", "-"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    assert_eq!(lines_starting(&out.stdout, "y.dat"), Vec::<String>::new());
+    let doc = dir.path().join("r.json");
+    let out = sb()
+        .arg("run")
+        .args(quick)
+        .arg("--json")
+        .arg(&doc)
+        .arg(&t)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    let out = sb().arg("diff").arg(&doc).arg(&doc).output().unwrap();
+    common::succeeded(&out);
+    assert_eq!(lines_starting(&out.stdout, "y.dat"), Vec::<String>::new());
+}
+
+/// Regression (issue 38, item 6): a run document whose hostname is
+/// `evil\nFLEET 999999.9 ...` printed a forged FLEET row in merge's table
+/// (and a forged row in diff's of the merged documents). The hostname is
+/// shown on its row, escaped.
+#[test]
+fn a_newline_in_a_documents_hostname_forges_no_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 4 << 20);
+    let p = dir.path().join("a.json");
+    let out = sb()
+        .args(["run", "--no-progress", "--ramp", "0", "-t", "300ms"])
+        .args(["--bs", "64k", "--json"])
+        .arg(&p)
+        .arg(&t)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    let mut v: Value = serde_json::from_slice(&read(&p)).unwrap();
+    v["host"]["hostname"] = "evil\nFLEET 999999.9 999999 1us 1us 1us".into();
+    v["warnings"] = serde_json::json!(["fine\nFORGED warning"]);
+    std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+    let m = dir.path().join("m.json");
+    let merge = ["merge", p.to_str().unwrap(), "--missing", "gone=no answer"];
+    let out = sb().args(merge).arg("--json").arg(&m).output().unwrap();
+    common::succeeded(&out);
+    let m = m.to_str().unwrap();
+    for args in [merge.to_vec(), vec!["diff", m, m]] {
+        let out = sb().args(&args).output().unwrap();
+        assert!(out.status.code().is_some_and(|c| c < 2), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            lines_starting(&out.stdout, "FLEET 999999"),
+            Vec::<String>::new(),
+            "{args:?}: {text}"
+        );
+        assert_eq!(lines_starting(&out.stdout, "FORGED"), Vec::<String>::new());
+        assert!(text.contains("evil\\u{a}FLEET"), "{args:?}: {text}");
+    }
+}
+
+/// Regression (issue 38, item 6): a device mounted at a directory named
+/// `m\n  [ok] not mounted: FAKE` put a fake `[ok]` line under the real
+/// REFUSED line of a dry run (mountinfo's `\012` decoded, and printed raw),
+/// and the same line in the refusal of a real run.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices, mount")]
+fn a_newline_in_a_mount_point_forges_no_dry_run_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    common::sh_required("mkfs.ext4", &["-q", img.to_str().unwrap()]);
+    let lo = common::Loop::attach(&img, &[]);
+    let at = dir.path().join("m\n  [ok] not mounted: FAKE");
+    std::fs::create_dir(&at).unwrap();
+    let _m = common::mount(&[&lo.dev], &at);
+    let write = ["run", "--rw", "write", "--allow-destructive", "-t", "1s"];
+    let out = sb()
+        .args(write)
+        .arg("--dry-run")
+        .arg(&lo.dev)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("[REFUSED] not mounted"), "{text}");
+    assert_eq!(
+        lines_starting(&out.stdout, "[ok] not mounted: FAKE"),
+        Vec::<String>::new(),
+        "{text}"
+    );
+    assert!(text.contains("m\\u{a}  [ok] not mounted: FAKE"), "{text}");
+    let out = sb().args(write).arg(&lo.dev).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        lines_starting(&out.stderr, "[ok]"),
+        Vec::<String>::new(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1086,3 +1086,76 @@ fn a_hostfile_that_is_no_regular_file_is_refused_at_once() {
         );
     }
 }
+
+/// Regression (issue 38, item 6): a host whose run document gave the
+/// hostname `evil \nFLEET 999999.9 999999 ...` printed a forged FLEET row
+/// above the real one, and the fleet exited 0. Its run is refused (named
+/// missing, on one line, its answer escaped), the others merged, and no
+/// line of the output is the forged one.
+#[test]
+fn a_hostname_with_a_newline_forges_no_fleet_row_and_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 2);
+    let w = dir.path().join("stripebench");
+    std::fs::write(
+        &w,
+        format!(
+            r#"#!/bin/sh
+case "$FLEET_HOST:$*" in
+evil:run*) {} "$@" | sed 's/"hostname": *"[^"]*"/"hostname": "evil \\nFLEET 999999.9 999999 1us 1us 1us"/'; exit 0;;
+esac
+exec {} "$@"
+"#,
+            bin().display(),
+            bin().display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&w, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hosts = write(
+        dir.path(),
+        "hosts",
+        &format!("evil {}\ngood {}\n", t[0], t[1]),
+    );
+    let out = dir.path().join("out");
+    let o = output(ssh_fleet_cmd(
+        &w,
+        dir.path(),
+        &strs(&quick(&[
+            "--delay",
+            "2s",
+            "--out",
+            out.to_str().unwrap(),
+            &hosts,
+        ])),
+    ));
+    let (stdout, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    let evil = json(&std::fs::read(out.join("evil.json")).unwrap());
+    assert!(
+        evil["host"]["hostname"].as_str().unwrap().contains('\n'),
+        "the host sent the hostile name"
+    );
+    for text in [&stdout, &err] {
+        assert!(
+            !text.lines().any(|l| l.starts_with("FLEET 999999")),
+            "a forged row: {text}"
+        );
+    }
+    assert_eq!(o.status.code(), Some(3), "incomplete: {err}");
+    let refusal: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("host evil is missing"))
+        .collect();
+    assert_eq!(refusal.len(), 1, "{err}");
+    assert!(
+        refusal[0].contains("is not a host name") && refusal[0].contains("evil \\u{a}FLEET"),
+        "{err}"
+    );
+    let m = merged(&out);
+    assert_eq!(u(&m["total"]["hosts"]), 1);
+    assert_eq!(m["missing"][0]["host"], "evil");
+}

@@ -225,3 +225,50 @@ fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
         "no state file for a change never made: {left:?}"
     );
 }
+
+/// Regression (issue 38, item 9): a link or a directory planted at a device
+/// lock's name in the state directory made root's run fail with "cannot
+/// open lock ...: Too many levels of symbolic links (os error 40) (root is
+/// needed)": root was told to be root. Root is told what stands there (its
+/// kind, owner and mode) and the errno, and no hint about root.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_planted_lock_tells_root_what_stands_there_not_that_root_is_needed() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let img = common::data_file(dir.path(), "img", 4 << 20);
+    let lo = common::Loop::attach(&img, &[]);
+    let rdev = std::fs::metadata(&lo.dev).unwrap().rdev();
+    let lock = format!("lock-{}:{}", libc::major(rdev), libc::minor(rdev));
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    for (planted, kind, errno) in [
+        ("link", "a symbolic link", "os error 40"),
+        ("dir", "a directory", "os error 21"),
+    ] {
+        let at = state.join(&lock);
+        let _ = std::fs::remove_file(&at);
+        let _ = std::fs::remove_dir(&at);
+        if planted == "link" {
+            std::os::unix::fs::symlink(dir.path().join("elsewhere"), &at).unwrap();
+        } else {
+            std::fs::create_dir(&at).unwrap();
+        }
+        let out = common::sb()
+            .env("STRIPEBENCH_STATE_DIR", &state)
+            .args(["run", "--readahead", "128", "-t", "100ms", "--ramp", "0"])
+            .arg(&lo.dev)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{planted}: {err}");
+        assert_eq!(err.lines().count(), 1, "{planted}: one line: {err}");
+        assert!(!err.contains("root is needed"), "{planted}: {err}");
+        assert!(
+            err.contains(&format!("there: {kind}, owner uid 0 gid 0, mode"))
+                && err.contains(errno)
+                && err.contains(&lock),
+            "{planted}: {err}"
+        );
+    }
+}

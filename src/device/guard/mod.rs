@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::sysfs::dev_numbers;
+use crate::base::error::show_path;
 
 /// Where the guard reads the system's state: the one host handle.
 pub use crate::base::host::Host;
@@ -115,12 +116,15 @@ pub fn related_devices(env: &Host, dev: Dev) -> BTreeSet<Dev> {
     seen
 }
 
-/// Mount points of any of `devs`, from a mountinfo file: (mount point, device).
+/// Mount points of any of `devs`, from a mountinfo file: (mount point as
+/// shown, escaped by `show_path`; device).
 pub fn mounts_of(env: &Host, devs: &BTreeSet<Dev>) -> Vec<(String, Dev)> {
     super::sysfs::mounts(&env.mountinfo())
         .into_iter()
         .filter(|m| devs.contains(&m.dev))
-        .map(|m| (m.at, m.dev))
+        // Said in a check's one line: a mount point may hold a newline
+        // (mountinfo's \012), which would print a line of its own.
+        .map(|m| (show_path(Path::new(&m.at)), m.dev))
         .collect()
 }
 

@@ -343,7 +343,14 @@ pub fn discover(target: &Path, src: &Sources) -> Result<Topology> {
         .into_iter()
         .filter(|m| real.starts_with(&m.at))
         .max_by_key(|m| m.at.len())
-        .map(|m| (m.at, m.fstype, m.source));
+        // The mount point and type only go into messages, one line each.
+        .map(|m| {
+            (
+                crate::base::error::show_path(Path::new(&m.at)),
+                crate::base::error::show_text(&m.fstype).into_owned(),
+                m.source,
+            )
+        });
     match mount {
         Some((at, fstype, source)) if fstype == "btrfs" => {
             let member = fs::metadata(&source)

@@ -1387,7 +1387,8 @@ pub fn writes_findings(
                     mib(f.members_read_bytes)
                 )],
                 meaning: "the array cannot gather whole stripes: its stripe cache is too small for them, or the writes do not reach it on stripe boundaries (a layer above it offset from the full stripe); every write then reads old data or parity first".into(),
-                fix: vec![format!("see stripe-cache-small and the alignment findings for /dev/{vol}; stripebench sweep --param stripe_cache_size=256,1024,4096 --rw write --direct --bs {} --align stripe --allow-destructive /dev/{vol} measures the cache", topo_full_stripe(topo).unwrap_or(0))],
+                // `--bs` only of a full stripe known: "--bs 0" is refused.
+                fix: vec![format!("see stripe-cache-small and the alignment findings for /dev/{vol}; stripebench sweep --param stripe_cache_size=256,1024,4096 --rw write --direct{} --align stripe --allow-destructive /dev/{vol} measures the cache", topo_full_stripe(topo).map_or(String::new(), |b| format!(" --bs {}", crate::base::units::fmt_size_arg(b))))],
                 persist: Vec::new(),
                 gain: None,
                 settings: Vec::new(),

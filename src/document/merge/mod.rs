@@ -300,16 +300,44 @@ fn entries(input: &Input, file: &str) -> Vec<Seen> {
     }
 }
 
-/// Each document (by its index among `inputs`) that repeats a run of one
-/// given before it, with why: `merge --list-repeats`, for a launcher that
-/// names the later of two as missing and merges the rest (scripts/fleet.sh).
-/// The documents are read one by one, as the command reads them.
+/// Why `name`, a hostname a document gives, is not a host name (RFC 1123:
+/// labels of letters, digits and '-', not at either end, of 1 to 63
+/// characters, joined by dots; at most 253 in all), if it is not.
+pub fn not_a_host_name(name: &str) -> Option<String> {
+    let label_ok = |l: &str| {
+        (1..=63).contains(&l.len())
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if (1..=253).contains(&name.len()) && name.split('.').all(label_ok) {
+        return None;
+    }
+    // The name as shown: escaped, and cut (a host may send a megabyte).
+    let cut: String = name.chars().take(100).collect();
+    Some(format!(
+        "its document gives the hostname \"{}\"{}, which is not a host name (letters, digits and '-' in labels of 1 to 63 characters joined by dots, at most 253 in all)",
+        crate::base::error::show_text(&cut),
+        if cut.len() < name.len() { "..." } else { "" }
+    ))
+}
+
+/// Each document (by its index among `inputs`) that a launcher leaves out,
+/// with why: one that repeats a run of one given before it, or whose
+/// hostname is not a host name (text a host chose, that reports would
+/// print as a row's name). `merge --list-repeats`, for a launcher that
+/// names those missing and merges the rest (scripts/fleet.sh). The
+/// documents are read one by one, as the command reads them.
 pub fn repeats(inputs: impl Iterator<Item = Result<Given>>) -> Result<Vec<(usize, String)>> {
     let mut seen: Vec<Seen> = Vec::new();
     let mut found = Vec::new();
     for (i, given) in inputs.enumerate() {
         let (input, file) = given?.split();
         let es = entries(&input, &file);
+        if let Some(why) = es.iter().find_map(|e| not_a_host_name(&e.host.hostname)) {
+            found.push((i, why));
+            continue;
+        }
         let why = es.iter().find_map(|e| {
             seen.iter().find_map(|s| {
                 repeat_of(s, e).map(|rule| {
@@ -650,5 +678,34 @@ impl MergedDocument {
             .map(|h| h.seconds)
             .fold(f64::MAX, f64::min);
         concurrent(self.total.overlap_sec, shortest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::not_a_host_name;
+
+    #[test]
+    fn a_host_name_is_rfc_1123_labels_joined_by_dots() {
+        for ok in ["vm", "node-1", "a.b.example", "0x", &"a".repeat(63)] {
+            assert_eq!(not_a_host_name(ok), None, "{ok}");
+        }
+        let long = ["a"; 128].join("."); // 255 characters
+        for bad in [
+            "",
+            "evil \nFLEET 999999.9",
+            "-a",
+            "a-",
+            "a..b",
+            "a_b",
+            "é",
+            &"a".repeat(64),
+            &long,
+        ] {
+            let why = not_a_host_name(bad).unwrap_or_else(|| panic!("{bad:?} passed"));
+            assert!(!why.contains('\n'), "{why}");
+        }
+        let why = not_a_host_name(&"\n".repeat(1 << 20)).unwrap();
+        assert!(why.len() < 1000, "cut: {} bytes", why.len());
     }
 }
