@@ -173,11 +173,12 @@ pub fn read_trusted(p: &Path) -> std::result::Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Whether a name in the state directory is one this tool writes there.
+/// Whether a name in the state directory is a record this tool writes
+/// there. (A lock file is judged when a run takes it, and refused then in
+/// one line: see `lock`.)
 fn ours_by_name(name: &str) -> bool {
     (name.starts_with("knobs-") || name.starts_with("applied")) && name.ends_with(".json")
         || name.starts_with("testbed-") && name.ends_with(".path")
-        || name.starts_with("lock-")
 }
 
 /// The files in the state directory that carry one of our names but that
