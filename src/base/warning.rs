@@ -105,6 +105,16 @@ pub enum Warning {
         max_sectors_kb: u64,
         requests: u64,
     },
+    /// O_DIRECT I/Os that reach a device whole from our huge-page buffers
+    /// but that its queue would split from 4 KiB-page buffers (fio's and
+    /// dd's by default): `max_segments` segments of a page each carry
+    /// `segments_bytes`, less than the `bs` (or the request size) we sent.
+    UnsplitByHugePages {
+        bs: u64,
+        device: String,
+        max_segments: u64,
+        segments_bytes: u64,
+    },
     /// A buffered working set that fits in free memory.
     WorkingSetFits {
         working_set: u64,
@@ -352,6 +362,17 @@ impl fmt::Display for Warning {
                 f,
                 "--bs {} is larger than one request to {device} can carry (max_sectors_kb {max_sectors_kb}): each I/O reaches the device as {requests} requests",
                 fmt_bytes(*bs)
+            ),
+            UnsplitByHugePages {
+                bs,
+                device,
+                max_segments,
+                segments_bytes,
+            } => write!(
+                f,
+                "{device} takes each {} I/O whole because our buffers are in huge pages; from 4 KiB-page buffers (fio's and dd's unless told otherwise) its queue (max_segments {max_segments}) splits it into requests of {}, and other tools measure less: compare with fio's --iomem=mmaphuge (--print-fio says how), or run with --hugepages off",
+                fmt_bytes(*bs),
+                fmt_bytes(*segments_bytes)
             ),
             WorkingSetFits {
                 working_set,
@@ -636,9 +657,9 @@ impl Warning {
             | CacheKeptWrites { path, .. }
             | UnwrittenBlocks { path, .. }
             | ReadModifyWrite { path, .. } => Some(("targets", path)),
-            OversizedRequests { device, .. } | SplitRequests { device, .. } => {
-                Some(("devices", device))
-            }
+            OversizedRequests { device, .. }
+            | SplitRequests { device, .. }
+            | UnsplitByHugePages { device, .. } => Some(("devices", device)),
             MemberSplitRequests { member, .. } => Some(("members", member)),
             // Its name is a number: see `subject_name`.
             ScheduleMissed { .. } => Some(("workers", "")),
@@ -715,6 +736,9 @@ impl Warning {
             SplitRequests { device, .. } => alone
                 .split_once(&format!(" reached {device} as "))
                 .map(|(a, b)| format!("{a} reached {who} as {b}")),
+            UnsplitByHugePages { device, .. } => alone
+                .strip_prefix(&format!("{device} takes "))
+                .map(|rest| format!("{who} take {rest}")),
             MemberSplitRequests { member, .. } => alone
                 .strip_prefix(&format!("member {member} "))
                 .map(|rest| format!("{who} {rest}")),
@@ -1067,6 +1091,15 @@ mod tests {
                 requests: 8,
             },
             "--bs 1.0 MiB is larger than one request to sdb can carry (max_sectors_kb 128): each I/O reaches the device as 8 requests",
+        );
+        says(
+            UnsplitByHugePages {
+                bs: 1 << 20,
+                device: "loop0".into(),
+                max_segments: 128,
+                segments_bytes: 512 << 10,
+            },
+            "loop0 takes each 1.0 MiB I/O whole because our buffers are in huge pages; from 4 KiB-page buffers (fio's and dd's unless told otherwise) its queue (max_segments 128) splits it into requests of 512.0 KiB, and other tools measure less: compare with fio's --iomem=mmaphuge (--print-fio says how), or run with --hugepages off",
         );
         says(
             WorkingSetFits {

@@ -435,6 +435,10 @@ const KNOWN: &[&str] = &[
     "end_fsync",
     "invalidate",
     "kb_base",
+    "iomem",
+    "mem",
+    // The size of fio's reserved pages: ours are the system's 2 MiB ones.
+    "hugepage-size",
 ];
 
 /// Translates one job; `shown` is the file as messages name it.
@@ -643,6 +647,27 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         }
         .to_string(),
     );
+    // fio's buffers: huge pages where it reserves them (mmaphuge,
+    // shmhuge), else 4 KiB pages; ours follow. Not given, --hugepages
+    // auto holds: huge from a bs of 128 KiB, said in a note.
+    match job.get("iomem").or_else(|| job.get("mem")) {
+        Some(o) => {
+            let v = o.value.as_deref().unwrap_or("");
+            // `mmaphuge:/hugetlbfs/file`: the file is fio's business.
+            let kind = v.split(':').next().unwrap_or("");
+            match kind {
+                "mmaphuge" | "shmhuge" => args.push("--hugepages=on".into()),
+                "malloc" | "mmap" | "mmapshared" | "shm" => {
+                    args.push("--hugepages=off".into())
+                }
+                _ => return refuse!(o, "names buffers stripebench cannot make (fio's iomem: malloc, mmap, mmapshared, shm, mmaphuge or shmhuge)"),
+            }
+        }
+        None if bs >= crate::engine::buffer::SMALL as u64 => notes.push(
+            "iomem (fio's default malloc, 4 KiB pages): stripebench's buffers are huge pages from a bs of 128 KiB (--hugepages auto), which a queue with few segments does not split as it splits fio's; add iomem=mmaphuge to the job for fio's huge pages, or iomem=malloc for 4 KiB pages here too".into(),
+        ),
+        None => {}
+    }
     // fio's fadvise_hint (1 unless given): POSIX_FADV_SEQUENTIAL, which
     // doubles a file's read-ahead, or POSIX_FADV_RANDOM, which turns it
     // off. stripebench gives no hint: the device's read_ahead_kb holds.

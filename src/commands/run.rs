@@ -26,7 +26,8 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     let named = named_targets(&cfg)?;
     if cfg.print_fio {
         let (cfg, notes) = ring_autos_resolved(cfg, &named);
-        let mut fio = crate::document::fio::fio(&cfg, &named)?;
+        let mut fio =
+            crate::document::fio::fio(&cfg, &named, crate::document::fio::Buffers::Asked)?;
         fio.notes.extend(notes);
         crate::output::stdout::text(&fio.text());
         return Ok(EXIT_OK);

@@ -39,6 +39,38 @@ pub fn oversized(targets: &[Sized]) -> Vec<Warning> {
         .collect()
 }
 
+/// After an O_DIRECT run whose buffers were huge pages: the devices that
+/// took each I/O whole but whose queue would split it from buffers of
+/// scattered 4 KiB pages, as fio's and dd's are by default (one segment a
+/// page, `max_segments` at most in a request): the same workload run by
+/// those tools reads less, for a reason that is theirs, not the device's.
+/// `targets`: each with the page size of its workers' buffers.
+pub fn unsplit_by_huge_pages(targets: &[(Sized, u64)]) -> Vec<Warning> {
+    let small = page_size();
+    let mut seen = HashSet::new();
+    targets
+        .iter()
+        .filter(|(_, page)| *page > small)
+        .filter_map(|(t, page)| {
+            let dev = t.device?;
+            let q = QueueLimits::of_device(&crate::base::host::Host::real().sys, dev)?;
+            let segs = q.max_segments?;
+            // What one request carries at most whatever the buffer.
+            let piece = q.max_request_bytes().map_or(t.bs, |m| m.min(t.bs));
+            let small_fits = segs.saturating_mul(small);
+            let huge_fits = segs.saturating_mul(*page);
+            (piece > small_fits && piece <= huge_fits && seen.insert(dev)).then(|| {
+                Warning::UnsplitByHugePages {
+                    bs: t.bs,
+                    device: t.device_name.unwrap_or("its device").to_string(),
+                    max_segments: segs,
+                    segments_bytes: small_fits,
+                }
+            })
+        })
+        .collect()
+}
+
 /// After an O_DIRECT run: requests that reached a device (or a stacked
 /// device's member) smaller than the block size, by the device's counters
 /// over the run (`devices`, one per target beside it), and the queue limit

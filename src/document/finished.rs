@@ -55,7 +55,14 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
         n,
         &[],
     ));
-    let mut fio = FioDoc::of(&c, &targets);
+    // What the workers' buffers were: huge pages in any of them asks fio
+    // for huge pages too.
+    let huge = doc
+        .workers
+        .iter()
+        .filter_map(|w| w.buffer.as_ref())
+        .any(|b| b.page_size_bytes > 4096);
+    let mut fio = FioDoc::of(&c, &targets, huge);
     if fio.command.is_some() {
         fio.notes.extend(notes);
     }

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::error::UsageError;
 use crate::base::units::fmt_size_arg;
+use crate::engine::buffer::HugePages;
 use crate::engine::{CompleteMin, EngineKind};
 use crate::measure::config::{BlockSizeArg, RateLimit, RunConfig, RwMode};
 
@@ -27,6 +28,9 @@ use crate::measure::config::{BlockSizeArg, RateLimit, RunConfig, RwMode};
 /// the command line itself.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fio {
+    /// What to do before running the line (`# run first:` lines): fio's
+    /// huge-page buffers need reserved pages.
+    pub setup: Vec<String>,
     /// What fio does not do as stripebench does (`# not in fio:` lines).
     pub notes: Vec<String>,
     /// `fio --rw=... --name=w0 ...`: one line, no newline.
@@ -38,6 +42,11 @@ impl Fio {
     /// command, each line ending in a newline.
     pub fn text(&self) -> String {
         let mut out = String::new();
+        for n in &self.setup {
+            out.push_str("# run first: ");
+            out.push_str(n);
+            out.push('\n');
+        }
         for n in &self.notes {
             out.push_str("# not in fio: ");
             out.push_str(n);
@@ -55,6 +64,9 @@ impl Fio {
 pub struct FioDoc {
     /// The fio command line (as `run --print-fio` prints it), or null.
     pub command: Option<String>,
+    /// What to run before it (`# run first:` lines), when anything.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<String>,
     /// What fio does not do as stripebench does.
     pub notes: Vec<String>,
     /// Why there is no command (null when there is one).
@@ -62,22 +74,48 @@ pub struct FioDoc {
 }
 
 impl FioDoc {
-    /// The document's `fio` for a run of `cfg` on `targets`: [`fio`], or
+    /// The document's `fio` for a run of `cfg` on `targets`, whose
+    /// workers' buffers were (`huge`) or were not in huge pages: [`fio`], or
     /// the reason it refused.
-    pub fn of(cfg: &RunConfig, targets: &[PathBuf]) -> FioDoc {
-        match fio(cfg, targets) {
+    pub fn of(cfg: &RunConfig, targets: &[PathBuf], huge: bool) -> FioDoc {
+        match fio(cfg, targets, Buffers::Were(huge)) {
             Ok(f) => FioDoc {
                 command: Some(f.line),
+                setup: f.setup,
                 notes: f.notes,
                 unavailable: None,
             },
             Err(e) => FioDoc {
                 command: None,
+                setup: Vec::new(),
                 notes: Vec::new(),
                 unavailable: Some(e.0),
             },
         }
     }
+}
+
+/// What the workers' I/O buffers are made of, as far as the line's maker
+/// knows: before a run (`--print-fio`), what `--hugepages` asks; after it
+/// (the run document), what the workers got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Buffers {
+    /// Before the run: from `--hugepages` and `--bs`.
+    Asked,
+    /// After it: whether they were in huge pages.
+    Were(bool),
+}
+
+/// The 2 MiB pages fio's `--iomem=mmaphuge` takes for one job: `iodepth`
+/// buffers of `bs`, plus a page for alignment under O_DIRECT, rounded up to
+/// whole huge pages (fio's `init_io_u_buffers`); then, under O_DIRECT,
+/// `allocate_io_mem` adds a page again and the mapping rounds up again.
+/// (Seen: a 1 MiB O_DIRECT job fails with one page reserved, runs with two.)
+pub fn fio_huge_pages_per_job(bs: u64, iodepth: u64, direct: bool) -> u64 {
+    const HUGE: u64 = 2 << 20;
+    let pad = if direct { 4095 } else { 0 };
+    let buffers = (bs.saturating_mul(iodepth.max(1)) + pad).div_ceil(HUGE);
+    (buffers * HUGE + pad).div_ceil(HUGE)
 }
 
 /// Settles `--sched auto` in `cfg` as the workers do (batch when any of
@@ -164,7 +202,14 @@ fn some_of(names: &[String]) -> String {
 
 /// The fio command for `cfg` on `targets` (the paths the workers open),
 /// or why fio cannot be given the same workload on one line.
-pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
+///
+/// Our buffers are 2 MiB huge pages for a `--bs` of 128 KiB or more
+/// (`--hugepages auto`) and fio's and dd's are 4 KiB pages: on a queue
+/// with few segments (`max_segments`) that alone halves a 1 MiB figure. So
+/// where ours are huge the line asks fio for huge pages too
+/// (`--iomem=mmaphuge`, reserved hugetlb pages), says first how many to
+/// reserve, and says what differs where it cannot be the same.
+pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio, UsageError> {
     if targets.is_empty() {
         return Err(UsageError(
             "--print-fio needs named targets: the built-in test bed is made at run time; name a file or device".into(),
@@ -344,6 +389,33 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
     if cfg.jobs > 1 && cfg.size.is_none() {
         notes.push("--jobs: each fio job gets the same share of the region; fio rounds its slice otherwise than stripebench (to the block size)");
     }
+    let mut setup = Vec::new();
+    let mut owned_notes: Vec<String> = Vec::new();
+    let depth = match cfg.engine {
+        EngineKind::Sync => 1,
+        EngineKind::Uring => cfg.iodepth as u64,
+    };
+    let huge = match buffers {
+        Buffers::Were(h) => h,
+        Buffers::Asked => match cfg.hugepages {
+            HugePages::Off => false,
+            HugePages::On => true,
+            HugePages::Auto => bs >= crate::engine::buffer::SMALL as u64,
+        },
+    };
+    if huge {
+        g.push("--iomem=mmaphuge".into());
+        // fio's own default differs by platform: the pages reserved below are 2 MiB.
+        g.push("--hugepage-size=2m".into());
+        let jobs_all = targets.len() as u64 * cfg.jobs.max(1) as u64;
+        let pages = jobs_all * fio_huge_pages_per_job(bs, depth, cfg.direct);
+        setup.push(format!(
+            "sysctl -w vm.nr_hugepages={pages}   # fio's --iomem=mmaphuge takes {pages} reserved 2 MiB page(s) for its buffers, as stripebench's buffers are huge pages; with pages already in use, add them (HugePages_Total - HugePages_Free in /proc/meminfo); put the old value back afterwards"
+        ));
+        if buffers == Buffers::Asked && cfg.hugepages == HugePages::Auto {
+            owned_notes.push("--hugepages auto: stripebench's buffers are transparent huge pages when the system gives them, else reserved ones, else 4 KiB pages (the run document's workers[].buffer says which); fio's only huge-page buffers are reserved ones (--iomem=mmaphuge). Without it, fio's and dd's 4 KiB-page buffers are split by a queue with few segments (max_segments) and can read half as fast".into());
+        }
+    }
     let mut out = String::from(if batch { "chrt --batch 0 fio" } else { "fio" });
     for o in &g {
         out.push(' ');
@@ -382,7 +454,12 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf]) -> Result<Fio, UsageError> {
         }
     }
     Ok(Fio {
-        notes: notes.into_iter().map(String::from).collect(),
+        setup,
+        notes: notes
+            .into_iter()
+            .map(String::from)
+            .chain(owned_notes)
+            .collect(),
         line: out,
     })
 }

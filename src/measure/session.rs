@@ -447,7 +447,17 @@ fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<Warning
         .into_iter()
         .zip(exec.devices.iter().map(Option::as_ref))
         .collect();
-    requests::split(&seen)
+    let mut out = requests::split(&seen);
+    // The page size of each target's buffers (the largest of its workers').
+    let mut pages = vec![0u64; plan.targets.len()];
+    for (w, o) in plan.workers.iter().zip(&exec.outcomes) {
+        if let (Some(p), Some(b)) = (pages.get_mut(w.target_index), &o.buffer) {
+            *p = (*p).max(b.page_size_bytes);
+        }
+    }
+    let paged: Vec<_> = sized(plan).into_iter().zip(pages).collect();
+    out.extend(requests::unsplit_by_huge_pages(&paged));
+    out
 }
 
 /// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
