@@ -421,6 +421,41 @@ pub struct RunDocument {
     /// or why none can be given; absent in documents from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio: Option<crate::document::fio::FioDoc>,
+    /// The run's own Little's-law check (absent in documents from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight: Option<InFlightDoc>,
+}
+
+/// A run's Little's-law self-check: the mean I/Os it had in flight over the
+/// window (IOPS x mean latency), against the I/Os its depth allowed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct InFlightDoc {
+    /// total.iops x total.latency_ns.mean (in seconds).
+    pub mean: f64,
+    /// --iodepth x workers: the most I/Os that could be in flight at once.
+    pub slots: u64,
+    /// Whether the I/Os fit in those slots over the window (the bound a
+    /// reader checks, `analysis::occupancy`); null when latency runs from
+    /// a schedule's due times (`--rate`), which includes waiting for a slot.
+    pub fits: Option<bool>,
+}
+
+impl InFlightDoc {
+    /// The check of a run's totals, with `slots` I/Os allowed in flight.
+    pub fn of(total: &Figures, window_sec: f64, slots: u64, scheduled: bool) -> InFlightDoc {
+        let o = crate::analysis::occupancy::Occupancy {
+            ios: total.ios,
+            mean_ns: total.latency_ns.as_ref().map_or(0.0, |l| l.mean),
+            max_ns: total.latency_ns.as_ref().map_or(0, |l| l.max),
+            seconds: window_sec,
+            slots,
+        };
+        InFlightDoc {
+            mean: o.mean_in_flight(),
+            slots,
+            fits: (!scheduled).then(|| o.fits()),
+        }
+    }
 }
 
 /// What the live stream of a run did.
