@@ -1,6 +1,7 @@
 //! Layer `analysis`: pure math over measurements: latency histograms,
 //! summaries (median, the slow-member rule), the capacity (USL) fit, block
-//! verification, the two-sample test that tells a change from noise.
+//! verification, the two-sample test that tells a change from noise, the
+//! Little's-law check of a run's time in flight (`occupancy`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
@@ -8,5 +9,6 @@
 pub mod capacity;
 pub mod histogram;
 pub mod mannwhitney;
+pub mod occupancy;
 pub mod summary;
 pub mod verify;

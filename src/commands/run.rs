@@ -72,6 +72,11 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     };
     emit(&doc, &out)?;
     drop(testbed);
+    // A --bs that is not the one the blocks were written with is the
+    // reader's mistake, named in one line, not corruption.
+    if let Some(line) = doc.wrong_bs() {
+        return Err(crate::base::error::UsageError(line).into());
+    }
 
     Ok(crate::base::error::exit_code(
         doc.interrupted,

@@ -486,6 +486,9 @@ pub fn summary(doc: &RunDocument) -> String {
             per_gb
         );
     }
+    if let Some(f) = &doc.in_flight {
+        let _ = writeln!(out, "{}", in_flight_line(f));
+    }
     let rings: Vec<_> = doc.workers.iter().filter_map(|w| w.ring.as_ref()).collect();
     if rings.iter().any(|r| r.sqpoll) {
         let secs: f64 = rings.iter().map(|r| r.sqpoll_cpu_sec).sum();
@@ -572,6 +575,19 @@ pub fn devices(doc: &RunDocument) -> String {
 fn as_asked(d: &DeviceCounters) -> bool {
     let near = |r: Option<f64>| r.is_none_or(|r| (r - 1.0).abs() <= 0.01);
     near(d.read_ratio) && near(d.write_ratio)
+}
+
+/// The run's Little's-law self-check, as one line.
+fn in_flight_line(f: &crate::document::run::InFlightDoc) -> String {
+    let verdict = match f.fits {
+        Some(true) => "fits (Little's law)",
+        Some(false) => "MORE than the depth allows: the latencies or the window are wrong",
+        None => "not bounded: latency runs from the schedule's due times",
+    };
+    format!(
+        "in flight: mean {:.2} I/Os (IOPS x mean latency) of the {} the depth allows (--iodepth x workers): {verdict}",
+        f.mean, f.slots
+    )
 }
 
 /// The one line of the devices past `--rows` that moved what was asked.

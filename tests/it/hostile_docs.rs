@@ -610,3 +610,125 @@ fn a_histogram_claiming_gigabytes_is_refused_before_it_is_allocated() {
     }
     assert!(!html.exists(), "no report written");
 }
+
+/// `v` with every `seconds` divided by `by` and every rate multiplied by
+/// it (the window's end moved to match): the same I/Os claimed in a
+/// shorter window, every rate and total still adding up.
+fn squeezed(v: &Value, by: f64) -> Value {
+    fn walk(v: &mut Value, by: f64) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    match (k.as_str(), x.as_f64()) {
+                        ("seconds", Some(s)) => *x = (s / by).into(),
+                        ("bytes_per_sec" | "iops", Some(r)) => *x = (r * by).into(),
+                        _ => walk(x, by),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, by)),
+            _ => {}
+        }
+    }
+    let mut v = v.clone();
+    walk(&mut v, by);
+    let start = v["window"]["start_unix_sec"].as_f64().unwrap();
+    let secs = v["window"]["seconds"].as_f64().unwrap();
+    v["window"]["end_unix_sec"] = (start + secs).into();
+    v
+}
+
+// Regression (issue 39, item 8): a real run's document with every seconds
+// divided by 10 and every rate multiplied by 10 was merged (the host at ten
+// times its rate) and diffed (+900%): its I/Os at their mean latency need
+// ten times the window its one I/O in flight had.
+#[test]
+fn a_document_whose_ios_need_more_time_in_flight_than_its_window_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, v) = a_run(dir.path());
+    let f = v["in_flight"]["mean"].as_f64().unwrap();
+    assert!(
+        f > 0.0 && f <= 1.02 && v["in_flight"]["slots"] == 1 && v["in_flight"]["fits"] == true,
+        "the run's own check: {}",
+        v["in_flight"]
+    );
+    let t = dir.path().join("t.json");
+    std::fs::write(&t, serde_json::to_vec(&squeezed(&v, 10.0)).unwrap()).unwrap();
+    let t = t.to_str().unwrap();
+    let why = format!("{t}: workers[0].ios is {}", v["workers"][0]["ios"]);
+    let html = dir.path().join("r.html");
+    for args in [
+        vec!["merge", "--force", &r, t],
+        vec!["diff", &r, t],
+        vec!["report", t, "-o", html.to_str().unwrap()],
+    ] {
+        refused(&args, &why);
+        refused(&args, "Little's law");
+    }
+    // The same edit changing nothing: the real figures are still read.
+    let s = edited(dir.path(), "s.json", &squeezed(&v, 1.0), |_| {});
+    sb().args(["diff", &r, &s]).assert().success();
+}
+
+// Issue 39, item 8: what Little's law must not refuse: a run interrupted,
+// one on a schedule (latency from due times), buffered writes (latency
+// without the flush), several workers at depth.
+#[test]
+fn real_documents_fit_in_their_slots() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 16 << 20);
+    let t = t.to_str().unwrap();
+    let base = ["run", "--no-progress", "--ramp", "0", "-t", "1s"];
+    let mut docs = vec![
+        written(
+            dir.path(),
+            "rate.json",
+            &[&base[..], &["--rate", "4m", t]].concat(),
+        ),
+        written(
+            dir.path(),
+            "buffered.json",
+            &[
+                &base[..],
+                &["--rw", "write", "--buffered", "--allow-destructive", t],
+            ]
+            .concat(),
+        ),
+        written(
+            dir.path(),
+            "deep.json",
+            &[
+                &base[..],
+                &["--jobs", "2", "--iodepth", "4", "--bs", "4k", t],
+            ]
+            .concat(),
+        ),
+    ];
+    let p = dir.path().join("int.json");
+    let child = spawn(&[
+        "run",
+        "--no-progress",
+        "-t",
+        "60s",
+        "--json",
+        p.to_str().unwrap(),
+        t,
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    interrupt(&child);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true);
+    docs.push((p.to_str().unwrap().to_string(), v));
+    for (path, v) in &docs {
+        assert_ne!(v["in_flight"]["fits"], false, "{path}: {}", v["in_flight"]);
+        let out = sb().args(["diff", path, path]).output().unwrap();
+        common::succeeded_as(&out, path);
+    }
+    assert_eq!(
+        docs[0].1["in_flight"]["fits"],
+        Value::Null,
+        "--rate: not bounded"
+    );
+}

@@ -275,9 +275,19 @@ fn curve(dir: &Path, f: &[f64]) -> Vec<PathBuf> {
     let docs: Vec<PathBuf> = (0..f.len())
         .map(|i| run_on(dir, &format!("c{i}"), i + 1, &[]))
         .collect();
-    let base = json(&std::fs::read(&docs[0]).unwrap())["total"]["bytes_per_sec"]
-        .as_f64()
-        .unwrap();
+    // The scale that only ever lengthens a window (k >= 1 below): a
+    // shorter one would hold I/Os that need more time in flight than it has
+    // (Little's law), and be refused as edited.
+    let base = docs
+        .iter()
+        .zip(f)
+        .map(|(p, &fi)| {
+            json(&std::fs::read(p).unwrap())["total"]["bytes_per_sec"]
+                .as_f64()
+                .unwrap()
+                / fi
+        })
+        .fold(f64::INFINITY, f64::min);
     docs.iter()
         .zip(f)
         .map(|(p, &fi)| {

@@ -206,6 +206,7 @@ pub(crate) fn check_run_arithmetic(run: &Object, shown: &str, at: &str) -> Resul
     }
     let targets = run.get("targets").and_then(Lazy::array);
     check_parts(v, &workers, targets.as_deref(), shown, at)?;
+    check_in_flight(v, &workers, seconds, shown, at)?;
     // Each worker's seconds lie in the window and add up to no more than
     // the worker moved: the plots and diff index and sum them.
     for (i, &w) in workers.iter().enumerate() {
@@ -364,6 +365,80 @@ fn check_parts(
         check_latency(&t.value(), shown, &format!("{at}targets[{i}]."), scheduled)?;
     }
     check_latency(&v["total"], shown, &format!("{at}total."), scheduled)
+}
+
+/// Little's law ([`crate::analysis::occupancy`]): the I/Os of the whole
+/// run, and of each worker, spent no more time in flight than the
+/// window gave --iodepth slots (times the workers). Latencies measured from
+/// a schedule's due times are not bounded so, and not checked.
+fn check_in_flight(
+    v: &serde_json::Value,
+    workers: &[Lazy],
+    seconds: f64,
+    shown: &str,
+    at: &str,
+) -> Result<()> {
+    use crate::analysis::occupancy::Occupancy;
+    if v["window"]["latency_from"].as_str() == Some("due") {
+        return Ok(());
+    }
+    let depth = v["config"]["iodepth"].as_u64().unwrap_or(0);
+    if depth == 0 {
+        return Err(damaged(
+            shown,
+            at,
+            format!(
+                "config.iodepth is {}, not a depth of one or more",
+                v["config"]["iodepth"]
+            ),
+        ));
+    }
+    let check = |part: &serde_json::Value, path: &str, slots: u64, who: String| {
+        let ios = part["ios"].as_u64().unwrap_or(0);
+        let (Some(mean), Some(max)) = (
+            part["latency_ns"]["mean"].as_f64(),
+            part["latency_ns"]["max"].as_u64(),
+        ) else {
+            return Ok(());
+        };
+        let o = Occupancy {
+            ios,
+            mean_ns: mean,
+            max_ns: max,
+            seconds,
+            slots,
+        };
+        if o.fits() {
+            return Ok(());
+        }
+        Err(damaged(
+            shown,
+            at,
+            format!(
+                "{path}ios is {ios} at a mean latency of {}: {:.3} s in flight, but {who} have room for {:.3} s in window.seconds {} (Little's law: I/Os x mean latency <= window x I/Os in flight)",
+                crate::base::units::fmt_latency_ns(mean),
+                o.busy_sec(),
+                o.room_sec(),
+                shown_num(seconds)
+            ),
+        ))
+    };
+    for (i, &w) in workers.iter().enumerate() {
+        let (w, _) = worker(w);
+        check(
+            &w,
+            &format!("workers[{i}]."),
+            depth,
+            format!("its {depth} I/O slot(s) (iodepth)"),
+        )?;
+    }
+    let n = workers.len() as u64;
+    check(
+        &v["total"],
+        "total.",
+        depth.saturating_mul(n),
+        format!("iodepth {depth} x {n} worker(s)"),
+    )
 }
 
 /// `latency_ns` of `part` is the summary of its `histogram`, and the

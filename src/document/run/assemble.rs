@@ -401,6 +401,12 @@ impl RunDocument {
             live,
             // The paths the workers opened are known here; `finished` sets it.
             fio: None,
+            in_flight: Some(super::InFlightDoc::of(
+                &total.figures(secs),
+                secs,
+                (cfg.iodepth as u64).saturating_mul(plan.workers.len() as u64),
+                cfg.rate.is_some(),
+            )),
         }
     }
 }

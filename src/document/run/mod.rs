@@ -277,6 +277,11 @@ pub struct VerifyDoc {
     pub bad_blocks: Vec<BadBlock>,
     /// "complete", or why the stale check covered only part of the target.
     pub stale_check: String,
+    /// The block size the headers say the target was written with, when
+    /// no block checked good with the `--bs` it was read with: the cause,
+    /// not corruption (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written_bs: Option<u64>,
 }
 
 impl VerifyDoc {
@@ -295,10 +300,21 @@ impl VerifyDoc {
             lost: 0,
             bad_blocks: Vec::new(),
             stale_check: "complete".into(),
+            written_bs: None,
         };
         let mut goods = Vec::new();
         let mut unwritten = Vec::new();
+        let mut claims = Vec::new();
+        let mut other = (0, None);
         for t in tallies {
+            claims.extend(t.claims.iter().map(|&(run, _, e)| (run, e)));
+            other = (other.0 + t.other_size, other.1.or(t.other_len));
+            if t.claims_truncated {
+                d.stale_check = format!(
+                    "partial: only the ranges of the first {} writes of each worker were known",
+                    crate::measure::worker::VERIFY_CLAIMS_MAX
+                );
+            }
             unwritten.extend_from_slice(&t.unwritten_runs);
             if t.unwritten_truncated {
                 d.stale_check = format!(
@@ -337,16 +353,34 @@ impl VerifyDoc {
                 });
             }
         }
-        for (offset, g, newer) in find_stale(goods) {
+        // Every header found names another block size, and none checked
+        // good: the --bs is wrong, and its blocks are not corrupt.
+        if let Some(bs) = crate::analysis::verify::wrong_bs(d.good, other.1) {
+            d.written_bs = Some(bs);
+            d.corrupt -= other.0;
+            d.bad_blocks.retain(|b| {
+                !(b.kind == BadKind::Corrupt && b.detail.starts_with("a header for a "))
+            });
+        }
+        for s in find_stale(goods, &claims) {
+            let (g, newer) = (s.gen, s.newer);
             d.stale += 1;
             d.good -= 1;
-            d.bad_blocks.push(BadBlock {
-                offset,
-                kind: BadKind::Stale,
-                detail: format!(
+            let detail = if s.in_range {
+                format!(
+                    "written by an older write (run {} ms, pass {}), inside the range a later write (run {} ms) covers: a lost write (or that write stopped early)",
+                    g >> 16, g & 0xFFFF, newer >> 16
+                )
+            } else {
+                format!(
                     "generation {} (run {} ms, pass {}) is older than a block its writer wrote later ({} ms, pass {}): a lost write",
                     g, g >> 16, g & 0xFFFF, newer >> 16, newer & 0xFFFF
-                ),
+                )
+            };
+            d.bad_blocks.push(BadBlock {
+                offset: s.offset,
+                kind: BadKind::Stale,
+                detail,
                 member: None,
                 member_offset: None,
             });
@@ -387,6 +421,41 @@ pub struct RunDocument {
     /// or why none can be given; absent in documents from before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fio: Option<crate::document::fio::FioDoc>,
+    /// The run's own Little's-law check (absent in documents from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight: Option<InFlightDoc>,
+}
+
+/// A run's Little's-law self-check: the mean I/Os it had in flight over the
+/// window (IOPS x mean latency), against the I/Os its depth allowed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct InFlightDoc {
+    /// total.iops x total.latency_ns.mean (in seconds).
+    pub mean: f64,
+    /// --iodepth x workers: the most I/Os that could be in flight at once.
+    pub slots: u64,
+    /// Whether the I/Os fit in those slots over the window (the bound a
+    /// reader checks, `analysis::occupancy`); null when latency runs from
+    /// a schedule's due times (`--rate`), which includes waiting for a slot.
+    pub fits: Option<bool>,
+}
+
+impl InFlightDoc {
+    /// The check of a run's totals, with `slots` I/Os allowed in flight.
+    pub fn of(total: &Figures, window_sec: f64, slots: u64, scheduled: bool) -> InFlightDoc {
+        let o = crate::analysis::occupancy::Occupancy {
+            ios: total.ios,
+            mean_ns: total.latency_ns.as_ref().map_or(0.0, |l| l.mean),
+            max_ns: total.latency_ns.as_ref().map_or(0, |l| l.max),
+            seconds: window_sec,
+            slots,
+        };
+        InFlightDoc {
+            mean: o.mean_in_flight(),
+            slots,
+            fits: (!scheduled).then(|| o.fits()),
+        }
+    }
 }
 
 /// What the live stream of a run did.
@@ -474,6 +543,22 @@ impl RunDocument {
             || self.total.flush_errors > 0
             || self.bad_blocks() > 0
             || self.workers.iter().any(|w| !w.hung_ios.is_empty())
+    }
+
+    /// The first target verified with a `--bs` other than the one its
+    /// blocks were written with, as one line naming both and what to do.
+    pub fn wrong_bs(&self) -> Option<String> {
+        use crate::base::units::fmt_size_arg;
+        self.targets.iter().find_map(|t| {
+            let written = t.verify.as_ref()?.written_bs?;
+            Some(format!(
+                "verify {}: its blocks were written with --bs {} (their headers say so), not the --bs {} it was read with: verify with --bs {}",
+                crate::base::error::show_text(&t.path),
+                fmt_size_arg(written),
+                fmt_size_arg(t.bs),
+                fmt_size_arg(written)
+            ))
+        })
     }
 
     /// Bad blocks found by verification, over all targets.

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::analysis::verify::{fill_block, generation};
+use crate::analysis::verify::{fill_block, generation, write_extent, Extent};
 use crate::base::cpus;
 use crate::base::usage::{thread_cpu_clock, thread_cpu_seconds};
 use crate::engine::clock::Clock;
@@ -220,12 +220,33 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                 match (spec.verify, op) {
                     (VerifyMode::Write { start_ms }, Op::Write) => {
                         let g = generation(start_ms, gen.last_pass());
+                        // The range this write covers goes in every block:
+                        // what `verify` finds there of an older write is
+                        // stale. A member's share of a modelled stripe is
+                        // not one range: its blocks claim only themselves.
+                        let extent = match spec.stripe {
+                            None => write_extent(
+                                Extent {
+                                    start: spec.region.offset,
+                                    end: spec.region.offset + spec.region.length,
+                                },
+                                bs,
+                                limit,
+                                gen.last_pass(),
+                                offset,
+                            ),
+                            Some(_) => Extent {
+                                start: offset,
+                                end: offset + bs,
+                            },
+                        };
                         fill_block(
                             engine.write_buffer(&s),
                             offset,
                             spec.id as u32,
                             g,
                             spec.seed,
+                            extent,
                         );
                     }
                     // Unique per 512-byte sector (crate::engine::writedata): one XOR pass.

@@ -35,7 +35,7 @@ use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::LatencyHistogram;
-use crate::analysis::verify::{check_block, BadBlock, BadKind, Found, Unwritten};
+use crate::analysis::verify::{check_block, BadBlock, BadKind, Extent, Found, Unwritten};
 use crate::measure::workload::{Op, Region, StripeMap};
 
 /// What one worker does.
@@ -103,6 +103,9 @@ pub const INTERVALS_RESERVED: usize = 6000;
 
 /// Most good blocks a worker remembers for the stale check (24 bytes each).
 pub const VERIFY_TRACK_MAX: usize = 4 << 20;
+/// Most ranges of writes (one per write and writer) a worker keeps for
+/// the stale check.
+pub const VERIFY_CLAIMS_MAX: usize = 256;
 /// Most bad blocks a worker lists one by one.
 pub const VERIFY_LIST_MAX: usize = 1000;
 
@@ -124,6 +127,13 @@ pub struct VerifyTally {
     pub goods: Vec<(u32, u64, u64)>,
     /// More good blocks than VERIFY_TRACK_MAX: the stale check covers the first ones.
     pub goods_truncated: bool,
+    /// The ranges the writes of the good blocks cover, as (run start in
+    /// Unix ms, writer, range), one per write and writer (the widest seen).
+    pub claims: Vec<(u64, u32, Extent)>,
+    /// More writes than VERIFY_CLAIMS_MAX: the others' ranges are not known.
+    pub claims_truncated: bool,
+    /// The block length the first header of another size named.
+    pub other_len: Option<u32>,
 }
 
 impl VerifyTally {
@@ -147,6 +157,11 @@ impl VerifyTally {
         t.goods.try_reserve_exact(n).map_err(fail)?;
         t.unwritten_runs.try_reserve_exact(n).map_err(fail)?;
         t.bad.try_reserve_exact(VERIFY_LIST_MAX).map_err(fail)?;
+        if n > 0 {
+            t.claims
+                .try_reserve_exact(VERIFY_CLAIMS_MAX)
+                .map_err(fail)?;
+        }
         Ok(t)
     }
 
@@ -154,13 +169,18 @@ impl VerifyTally {
         self.checked += 1;
         let found = check_block(block, offset);
         let bad = match found {
-            Found::Good { worker, gen } => {
+            Found::Good {
+                worker,
+                gen,
+                extent,
+            } => {
                 self.good += 1;
                 if self.goods.len() < VERIFY_TRACK_MAX {
                     self.goods.push((worker, offset, gen));
                 } else {
                     self.goods_truncated = true;
                 }
+                self.claim(gen >> 16, worker, extent);
                 return;
             }
             Found::Corrupt => {
@@ -171,8 +191,9 @@ impl VerifyTally {
                 self.misplaced += 1;
                 BadKind::Misplaced
             }
-            Found::OtherSize { .. } => {
+            Found::OtherSize { len } => {
                 self.other_size += 1;
+                self.other_len.get_or_insert(len);
                 BadKind::Corrupt
             }
             Found::Unwritten => {
@@ -215,6 +236,26 @@ impl VerifyTally {
             member: None,
             member_offset: None,
         });
+    }
+}
+
+impl VerifyTally {
+    /// Notes the range a good block's write covers: the widest of those its
+    /// blocks name (a duration-bound write's first pass claims as far as it
+    /// got, and each block goes further).
+    fn claim(&mut self, run: u64, worker: u32, e: Extent) {
+        if let Some((_, _, have)) = self
+            .claims
+            .iter_mut()
+            .find(|(r, w, _)| *r == run && *w == worker)
+        {
+            have.start = have.start.min(e.start);
+            have.end = have.end.max(e.end);
+        } else if self.claims.len() < VERIFY_CLAIMS_MAX {
+            self.claims.push((run, worker, e));
+        } else {
+            self.claims_truncated = true;
+        }
     }
 }
 
@@ -620,13 +661,17 @@ mod tests {
     // before the first I/O, and past the cap a bad block is only counted.
     #[test]
     fn verify_allocates_nothing_in_the_window_past_its_samples() {
-        use crate::analysis::verify::{fill_block, generation};
+        use crate::analysis::verify::{fill_block, generation, Extent};
         let bs = 4096u64;
         let blocks = 6_000u64;
         let spec = reader(blocks, bs);
         let mut t = VerifyTally::reserved(&spec).unwrap();
         let caps = (t.goods.capacity(), t.unwritten_runs.capacity());
         let gen = generation(1_000, 0);
+        let e = Extent {
+            start: 0,
+            end: blocks * bs,
+        };
         let (mut block, mut wide) = (vec![0u8; bs as usize], vec![0u8; 2 * bs as usize]);
         // Allocations while noting blocks that keep no sample (good and
         // unwritten ones throughout, bad ones once 1000 are kept).
@@ -635,11 +680,11 @@ mod tests {
             let offset = i * bs;
             // Good, corrupt, unwritten (each its own run), misplaced, of another size.
             match i % 5 {
-                0 | 1 => fill_block(&mut block, offset, 0, gen, 1),
+                0 | 1 => fill_block(&mut block, offset, 0, gen, 1, e),
                 2 => block.fill(0),
-                3 => fill_block(&mut block, offset + bs, 0, gen, 1),
+                3 => fill_block(&mut block, offset + bs, 0, gen, 1, e),
                 _ => {
-                    fill_block(&mut wide, offset, 0, gen, 1);
+                    fill_block(&mut wide, offset, 0, gen, 1, e);
                     block.copy_from_slice(&wide[..bs as usize]);
                 }
             }
