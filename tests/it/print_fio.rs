@@ -273,8 +273,7 @@ impl Drop for HugePagesReserved {
 /// command it printed, on a queue that takes 128 segments (a loop device):
 /// our huge-page buffers reach it as 1 MiB requests, fio's 4 KiB pages as
 /// two of 512 KiB. The printed line (run as it says, its huge pages
-/// reserved first) moves the same requests as the run; the line without
-/// `--iomem=mmaphuge` is what split. Requests, not speed, are compared
+/// reserved first) moves the same requests as the run. Requests, not speed, are compared
 /// here (a test asserts what can be checked exactly); scripts/crosscheck.sh
 /// compares the figures.
 #[test]
@@ -345,7 +344,8 @@ fn the_printed_line_moves_the_same_requests_as_the_run_on_a_queue_with_few_segme
         (s1 - s0) * 512 / (i1 - i0)
     };
     assert_eq!(fio_requests(line), ours, "the printed line: {line}");
-    // Without huge pages, the same line's requests split.
-    let plain = line.replace(" --iomem=mmaphuge --hugepage-size=2m", "");
-    assert_eq!(fio_requests(&plain), segs * 4096, "{plain}");
+    // (Without huge pages the same line's requests are mostly split to
+    // max_segments pages, but not always: 4 KiB pages that happen to be
+    // contiguous in physical memory merge into one segment. Nothing exact
+    // to assert there.)
 }
