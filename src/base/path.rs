@@ -158,6 +158,43 @@ pub fn real_dir(path: &Path) -> std::result::Result<PathBuf, WalkError> {
     Ok(real)
 }
 
+/// Whether what we create by name under `real` (a path with no link in it,
+/// from [`real_dir`]) stays where we put it: every directory from / down to
+/// `real` must be owned by root or by us and writable by nobody else, or
+/// be sticky (there nobody else may rename or remove what is ours). The
+/// first directory that fails, with why, otherwise: its owner could swap a
+/// directory we made in it for a link of theirs, between our mkdir and our
+/// next open by name, and choose where root's files go.
+pub fn others_may_rename(real: &Path) -> Option<String> {
+    let mut at = PathBuf::new();
+    for c in real.components() {
+        at.push(c);
+        let Ok(st) = nix::sys::stat::lstat(&at) else {
+            return Some(format!(
+                "{} cannot be looked at",
+                crate::base::error::show_path(&at)
+            ));
+        };
+        if is_symlink(&st) {
+            return Some(format!(
+                "{} became a symbolic link",
+                crate::base::error::show_path(&at)
+            ));
+        }
+        let sticky = st.st_mode & libc::S_ISVTX != 0;
+        let open = st.st_mode & 0o022 != 0;
+        if !sticky && (open || !trusted_owner(st.st_uid)) {
+            return Some(format!(
+                "{} belongs to {} (mode {:04o}), who may rename what is made in it (a directory swapped for a link between its making and its use)",
+                crate::base::error::show_path(&at),
+                user_name(st.st_uid),
+                st.st_mode & 0o7777
+            ));
+        }
+    }
+    None
+}
+
 /// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`: one
 /// component, never through a link at it, and non-blocking (a FIFO planted
 /// at a name must not hang the opener).

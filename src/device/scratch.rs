@@ -61,6 +61,9 @@ pub enum TestbedError {
     /// `link` is [`crate::base::path::WalkError::planted_text`]'s.
     #[error("test-bed directory {dir}: {link}; choose a directory of your own with --dir")]
     PlantedLink { dir: String, link: String },
+    /// `why` is [`crate::base::path::others_may_rename`]'s.
+    #[error("test-bed directory {dir}: {why}; choose a directory of your own with --dir")]
+    OthersMayRename { dir: String, why: String },
     #[error(
         "cannot create the test bed in {dir} ({error}): choose a writable directory with --dir"
     )]
@@ -108,6 +111,13 @@ impl Testbed {
                 }
             }
         };
+        if let Some(why) = crate::base::path::others_may_rename(&base) {
+            return Err(TestbedError::OthersMayRename {
+                dir: crate::base::error::show_path(&cfg.dir),
+                why,
+            }
+            .into());
+        }
         let dir = base.join(format!(
             "stripebench-testbed-{}-{:08x}",
             std::process::id(),

@@ -98,7 +98,14 @@ pub fn trusted_dir(dir: &Path) -> Result<()> {
     if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
         return Err(refuse("it is not a directory".into()));
     }
-    match untrusted(&st) {
+    if let Some(why) = untrusted(&st) {
+        return Err(refuse(why));
+    }
+    // Files in it are opened, renamed and removed by name: no directory on
+    // the way to it may be another user's to rename.
+    let real = crate::base::path::real_dir(dir)
+        .map_err(|_| refuse("cannot resolve where it is".into()))?;
+    match crate::base::path::others_may_rename(&real) {
         Some(why) => Err(refuse(why)),
         None => Ok(()),
     }

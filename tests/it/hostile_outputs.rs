@@ -787,3 +787,55 @@ fn outputs_that_fail_are_each_named_and_the_run_document_is_kept() {
     // The table still reached stdout.
     assert!(!out.stdout.is_empty());
 }
+
+/// Issue 38, hostile review: a test bed made under a directory of another
+/// user's (not sticky) was created by mkdir and then filled by name, so
+/// that user swapped the new directory for a link and root wrote its files
+/// where the link pointed (won on the first try). The same for a state
+/// directory under such a directory (root made a lock file elsewhere).
+/// Both are refused before anything is made, naming the directory and its
+/// owner; a sticky directory (/tmp) and root's own are fine.
+#[test]
+#[cfg_attr(not(all(sb_root, sb_setpriv)), ignore = "needs root and chown")]
+fn nothing_is_made_under_a_directory_another_user_may_rename_in() {
+    require(common::is_root(), "needs root: another uid's directory");
+    let d = reachable_tempdir();
+    let theirs = d.path().join("theirs");
+    let real = theirs.join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    sh_required("chown", &["-R", OTHER, theirs.to_str().unwrap()]);
+    let why = format!("{} belongs to uid {OTHER} (mode 0755)", theirs.display());
+    refused(&["run", "--dir", real.to_str().unwrap()], &why);
+    assert_eq!(std::fs::read_dir(&real).unwrap().count(), 0, "nothing made");
+    // A state directory of root's own, 0700, but in their directory.
+    let state = real.join("state");
+    std::fs::create_dir(&state).unwrap();
+    chmod(&state, 0o700);
+    let t = data_file(d.path(), "t.dat", 1 << 20);
+    let out = sb()
+        .env("STRIPEBENCH_STATE_DIR", &state)
+        .args(["run", "-t", "100ms", "--ramp", "0", "--no-progress"])
+        .arg(&t)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("state directory {}", state.display())) && err.contains(&why),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&state).unwrap().count(),
+        0,
+        "nothing made"
+    );
+    // A sticky directory anyone may write (as /tmp is) takes a test bed.
+    let sticky = d.path().join("sticky");
+    std::fs::create_dir(&sticky).unwrap();
+    chmod(&sticky, 0o1777);
+    sb().args(["run", "-t", "100ms", "--ramp", "0", "--no-progress"])
+        .args(["--testbed-size", "8m", "--testbed-files", "1", "--dir"])
+        .arg(&sticky)
+        .assert()
+        .success();
+}

@@ -190,8 +190,11 @@ fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let f = common::data_file(dir.path(), "f.dat", 1 << 20);
-    // The user's own state directory (one anyone may write is refused).
-    let state = dir.path().join("state");
+    // The user's own state directory (one anyone may write is refused, and
+    // so is one under a directory anyone may rename things in).
+    let home = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let state = home.path().join("state");
     std::fs::create_dir(&state).unwrap();
     common::sh_required("chown", &["65534", state.to_str().unwrap()]);
     let out = std::process::Command::new("setpriv")
