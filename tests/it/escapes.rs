@@ -463,3 +463,49 @@ fn a_newline_in_a_mount_point_forges_no_dry_run_line() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 38, hostile review: a document's `fio.command` and
+/// `tool.invocation.command` reached the HTML report's `<pre>` blocks with
+/// their newlines, so a crafted document put a line of its own in the box a
+/// reader copies and runs ("The same workload in fio"). Each is one line.
+#[test]
+fn a_newline_in_a_documents_commands_forges_no_line_in_the_html() {
+    let d = tempfile::tempdir().unwrap();
+    let t = data_file(d.path(), "t.dat", 1 << 20);
+    let j = d.path().join("r.json");
+    sb().args([
+        "run",
+        "-t",
+        "100ms",
+        "--ramp",
+        "0",
+        "--no-progress",
+        "--json",
+    ])
+    .arg(&j)
+    .arg(&t)
+    .assert()
+    .success();
+    let mut v: Value = serde_json::from_slice(&read(&j)).unwrap();
+    v["fio"]["command"] = "fio --name=x --filename=/dev/sdz --rw=write\nFAKEFIO".into();
+    v["tool"]["invocation"]["command"] = "stripebench run\nFAKECMD".into();
+    v["host"]["hostname"] = "h\nFAKEHOST".into();
+    std::fs::write(&j, serde_json::to_vec(&v).unwrap()).unwrap();
+    let h = d.path().join("r.html");
+    sb().arg("report")
+        .arg(&j)
+        .arg("-o")
+        .arg(&h)
+        .assert()
+        .success();
+    let html = String::from_utf8(read(&h)).unwrap();
+    for fake in ["FAKEFIO", "FAKECMD"] {
+        let line = html.lines().find(|l| l.contains(fake)).expect(fake);
+        assert!(
+            !line.starts_with(fake),
+            "{fake} has a line of its own: {line}"
+        );
+        assert!(line.contains(&format!("\\u{{a}}{fake}")), "{line}");
+    }
+    assert!(!html.contains("\nFAKEHOST"), "the title or a heading");
+}

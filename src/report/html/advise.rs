@@ -180,14 +180,14 @@ fn finding(page: &mut Page, f: &Finding) {
     if !f.fix.is_empty() {
         page.raw(&format!(
             "<pre class=\"copy\">{}</pre>\n",
-            esc(&f.fix.join("\n"))
+            esc(&one_per_line(&f.fix))
         ));
     }
     if !f.persist.is_empty() {
         page.p("", "To keep it after a reboot:");
         page.raw(&format!(
             "<pre class=\"copy\">{}</pre>\n",
-            esc(&f.persist.join("\n"))
+            esc(&one_per_line(&f.persist))
         ));
     }
     if let Some(g) = &f.gain {
@@ -234,4 +234,14 @@ fn readahead(page: &mut Page, doc: &FindingsDocument) -> Result<()> {
         "buffered sequential reads of the volume, one thread, cold cache, at each read_ahead_kb (grey: the array's own value)",
     );
     Ok(())
+}
+
+/// Commands a reader copies and runs, one line each: a newline inside one
+/// (a findings document read back says anything) is shown, not obeyed.
+fn one_per_line(commands: &[String]) -> String {
+    commands
+        .iter()
+        .map(|c| crate::base::error::show_text(c).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }

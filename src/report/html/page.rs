@@ -23,6 +23,11 @@ pub fn esc(text: &str) -> String {
 /// Text with its control characters (but newlines and tabs) shown as
 /// `\xNN`: a file's content in a page, where a raw control byte is not
 /// well-formed markup and a terminal escape means nothing.
+/// A field as one line of a page: [`crate::base::error::show_text`].
+fn line(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::base::error::show_text(text)
+}
+
 pub fn printable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -102,7 +107,7 @@ impl Page {
              <meta name=\"generator\" content=\"stripebench {}\"/>\n\
              <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n",
             env!("CARGO_PKG_VERSION"),
-            esc(title)
+            esc(&crate::base::error::show_text(title))
         );
         Page { out }
     }
@@ -119,12 +124,14 @@ impl Page {
         self
     }
 
-    /// A paragraph of plain text with a CSS class (or none).
+    /// A paragraph of plain text with a CSS class (or none): one line of
+    /// source, its fields' newlines shown (a document's hostname is anyone's).
     pub fn p(&mut self, class: &str, text: &str) -> &mut Self {
+        let text = esc(&line(text));
         if class.is_empty() {
-            let _ = writeln!(self.out, "<p>{}</p>", esc(text));
+            let _ = writeln!(self.out, "<p>{text}</p>");
         } else {
-            let _ = writeln!(self.out, "<p class=\"{class}\">{}</p>", esc(text));
+            let _ = writeln!(self.out, "<p class=\"{class}\">{text}</p>");
         }
         self
     }
@@ -150,7 +157,7 @@ impl Page {
             } else {
                 ""
             };
-            let _ = write!(self.out, "<th{class}>{}</th>", esc(h));
+            let _ = write!(self.out, "<th{class}>{}</th>", esc(&line(h)));
         }
         self.out.push_str("</tr></thead>\n<tbody>\n");
         for (class, cells) in rows {
@@ -165,7 +172,7 @@ impl Page {
                 } else {
                     ""
                 };
-                let _ = write!(self.out, "<td{class}>{}</td>", esc(c));
+                let _ = write!(self.out, "<td{class}>{}</td>", esc(&line(c)));
             }
             self.out.push_str("</tr>\n");
         }
@@ -177,7 +184,12 @@ impl Page {
     pub fn kv(&mut self, pairs: &[(String, String)]) -> &mut Self {
         self.out.push_str("<table class=\"kv\">\n");
         for (k, v) in pairs {
-            let _ = writeln!(self.out, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
+            let _ = writeln!(
+                self.out,
+                "<tr><th>{}</th><td>{}</td></tr>",
+                esc(&line(k)),
+                esc(&line(v))
+            );
         }
         self.out.push_str("</table>\n");
         self
@@ -256,8 +268,9 @@ impl Page {
                 "not recorded (a document from before stripebench recorded it)",
             );
         };
-        // `command` is shell-quoted ($'\xNN' for control bytes): printable.
-        self.pre(&printable(&inv.command));
+        // `command` is shell-quoted ($'\xNN' for control bytes), one line:
+        // a document read back may say otherwise, so it is kept to one.
+        self.pre(&crate::base::error::show_text(&inv.command));
         if let Some(c) = &inv.config_file {
             let _ = writeln!(
                 self.out,

@@ -223,11 +223,14 @@ pub fn fio(page: &mut Page, doc: &RunDocument, level: u8) {
     page.h(level, "The same workload in fio");
     match &f.command {
         Some(c) => {
-            // Paths are shell-quoted by the line's maker; control
-            // characters never reach it (it refuses them).
+            // One line, whatever the document says: paths are
+            // shell-quoted by the line's maker, which refuses control
+            // characters, but a document read back may be anyone's, and a
+            // newline here would put a line of its choosing in the box a
+            // reader copies and runs.
             page.raw(&format!(
                 "<pre class=\"copy\" id=\"fio\">{}</pre>\n",
-                super::page::esc(&super::page::printable(c))
+                super::page::esc(&crate::base::error::show_text(c))
             ));
             for n in &f.notes {
                 page.p("", &format!("not in fio: {n}"));
