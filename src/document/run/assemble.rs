@@ -350,6 +350,14 @@ impl RunDocument {
             schema_version: SCHEMA_VERSION,
             tool: ToolInfo::this(),
             host: HostInfo::from(&exec.host),
+            process: Some(ProcessDoc {
+                setup_sec: exec.process.setup_sec,
+                window_cpu_usr_sec: exec.process.window_cpu.0,
+                window_cpu_sys_sec: exec.process.window_cpu.1,
+                window_cpu_span_sec: exec.process.window_cpu_span_sec,
+                cpu_usr_sec: exec.process.cpu.0,
+                cpu_sys_sec: exec.process.cpu.1,
+            }),
             config: cfg.doc(&paths),
             interrupted: exec.interrupted,
             window: WindowDoc {
