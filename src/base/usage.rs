@@ -1,6 +1,7 @@
 //! What this process and its threads have used so far: a thread's CPU time
-//! (getrusage's user/system split, CLOCK_THREAD_CPUTIME_ID's total) and the
-//! process's peak resident memory. These read the kernel, so they live here
+//! (getrusage's user/system split, CLOCK_THREAD_CPUTIME_ID's total), the
+//! whole process's (every thread's, those ended included) and its peak
+//! resident memory. These read the kernel, so they live here
 //! at the bottom, beside the other process state, and not in `analysis`
 //! (pure math over what was measured).
 
@@ -28,6 +29,58 @@ pub fn thread_cpu_clock() -> f64 {
         return 0.0;
     }
     ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// The whole process's CPU time at one instant: every thread's, those
+/// that ended included (what wait4 reports for it at its exit).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProcessCpu {
+    /// getrusage(RUSAGE_SELF)'s user and system seconds.
+    pub usr: f64,
+    pub sys: f64,
+    /// CLOCK_PROCESS_CPUTIME_ID, to the nanosecond.
+    pub total: f64,
+}
+
+impl ProcessCpu {
+    /// Now.
+    pub fn now() -> ProcessCpu {
+        use nix::sys::resource::{getrusage, UsageWho};
+        let (usr, sys) = match getrusage(UsageWho::RUSAGE_SELF) {
+            Ok(u) => {
+                let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+                (s(u.user_time()), s(u.system_time()))
+            }
+            Err(_) => (0.0, 0.0),
+        };
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes one timespec into the valid one we pass.
+        let total = if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0
+        {
+            ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+        } else {
+            usr + sys
+        };
+        ProcessCpu { usr, sys, total }
+    }
+
+    /// (user, system) seconds from `before` to this sample: the clock's
+    /// total, split in the proportion getrusage gives.
+    pub fn since(&self, before: &ProcessCpu) -> (f64, f64) {
+        let total = (self.total - before.total).max(0.0);
+        let (u, s) = (
+            (self.usr - before.usr).max(0.0),
+            (self.sys - before.sys).max(0.0),
+        );
+        if u + s > 0.0 {
+            (total * u / (u + s), total * s / (u + s))
+        } else {
+            (total, 0.0)
+        }
+    }
 }
 
 /// Peak resident memory of this process, in bytes.
@@ -58,5 +111,14 @@ mod tests {
         std::hint::black_box(y);
         assert!(thread_cpu_clock() > c0);
         assert!(peak_rss_bytes() > 0);
+        let p0 = ProcessCpu::now();
+        let mut z = 0u64;
+        for i in 0..1_000_000u64 {
+            z = z.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(z);
+        let (pu, ps) = ProcessCpu::now().since(&p0);
+        assert!(pu + ps > 0.0);
+        assert!(ProcessCpu::now().total >= thread_cpu_clock());
     }
 }

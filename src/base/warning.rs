@@ -21,6 +21,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg};
 
+/// A window shorter than this (seconds) is warned of: its rates are noise.
+pub const MIN_MEANINGFUL_WINDOW_SEC: f64 = 1.0;
+
+/// A worker that completed fewer I/Os than this in the window is warned of.
+pub const MIN_MEANINGFUL_IOS: u64 = 100;
+
 /// One warning. `path` fields hold a target as the warning names it
 /// (escaped, or as the document spells it: the sentence is kept byte for
 /// byte); `ratio` fields are fractions, printed as percentages.
@@ -175,9 +181,24 @@ pub enum Warning {
         unwritten: u64,
         blocks: u64,
     },
-    /// Every worker reached its limit within a window too short to measure.
+    /// Every worker reached its limit within a window too short to measure
+    /// (under [`MIN_MEANINGFUL_WINDOW_SEC`]).
     ShortWindow {
         seconds: f64,
+    },
+    /// A window under [`MIN_MEANINGFUL_WINDOW_SEC`] that the deadline (or an
+    /// interrupt) closed: `--duration` was that short.
+    BriefWindow {
+        seconds: f64,
+        interrupted: bool,
+    },
+    /// Workers that completed some I/O in the window, but fewer than
+    /// [`MIN_MEANINGFUL_IOS`]: their rates and percentiles rest on a
+    /// handful (`fewest`: the fewest one completed).
+    FewIos {
+        few: usize,
+        workers: usize,
+        fewest: u64,
     },
     /// `--duration` ended the run before `--io-limit`.
     IoLimitNotReached {
@@ -471,6 +492,30 @@ impl fmt::Display for Warning {
                 f,
                 "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
                 fmt_latency_ns(seconds * 1e9)
+            ),
+            BriefWindow {
+                seconds,
+                interrupted: false,
+            } => write!(
+                f,
+                "the window lasted {}: rates over a window this short are noise (a second at least, and more for a device with a cache or a variable rate); raise --duration",
+                fmt_latency_ns(seconds * 1e9)
+            ),
+            BriefWindow {
+                seconds,
+                interrupted: true,
+            } => write!(
+                f,
+                "the window lasted {} (interrupted): rates over a window this short are noise",
+                fmt_latency_ns(seconds * 1e9)
+            ),
+            FewIos {
+                few,
+                workers,
+                fewest,
+            } => write!(
+                f,
+                "{few} of {workers} worker(s) completed fewer than {MIN_MEANINGFUL_IOS} I/Os in the window (the fewest {fewest}): their rates and latency percentiles rest on too few to mean much; raise --duration (or --io-limit, --passes)"
             ),
             IoLimitNotReached {
                 limit,
@@ -1225,6 +1270,28 @@ mod tests {
                 seconds: 1.0,
             },
             "64 of 64 worker(s) completed no I/O in the 1.000s window (their first I/O was still in flight when it closed): their rate of 0 is no measurement; raise --duration",
+        );
+        says(
+            BriefWindow {
+                seconds: 0.25,
+                interrupted: false,
+            },
+            "the window lasted 250.00ms: rates over a window this short are noise (a second at least, and more for a device with a cache or a variable rate); raise --duration",
+        );
+        says(
+            BriefWindow {
+                seconds: 0.5,
+                interrupted: true,
+            },
+            "the window lasted 500.00ms (interrupted): rates over a window this short are noise",
+        );
+        says(
+            FewIos {
+                few: 3,
+                workers: 4,
+                fewest: 12,
+            },
+            "3 of 4 worker(s) completed fewer than 100 I/Os in the window (the fewest 12): their rates and latency percentiles rest on too few to mean much; raise --duration (or --io-limit, --passes)",
         );
         says(
             ShortIos { count: 7 },

@@ -22,6 +22,7 @@ use crossbeam_channel::{bounded, Receiver, RecvTimeoutError, Sender};
 use crossbeam_utils::CachePadded;
 
 use crate::base::signals;
+use crate::base::usage::ProcessCpu;
 use crate::device::devstat::{self, DevProbe, DeviceCounters};
 use crate::engine::watch::CallWatch;
 use crate::engine::{EngineKind, EngineSpec, FaultEngine, MockEngine, SyncEngine, UringEngine};
@@ -56,13 +57,45 @@ pub struct Execution {
     pub live: Option<LiveStats>,
     /// The host, as it was when the run ended (its peak memory included).
     pub host: crate::device::host_facts::HostFacts,
+    /// What the whole process took: its set-up time, its CPU time.
+    pub process: ProcessUse,
+}
+
+/// What the whole process took, for figures to be checked against the
+/// kernel's own accounting of it (wait4, /usr/bin/time) like for like.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProcessUse {
+    /// From the start of the run's preparation (guarding and opening the
+    /// targets, starting and pinning the workers, their buffers) to the
+    /// gate that started them.
+    pub setup_sec: f64,
+    /// Every thread's CPU time (user, system) over the window: sampled by
+    /// the coordinator when it opened and when it closed (or when the last
+    /// worker ended, if that was before). What the workers' own figures sum
+    /// to, give or take the coordinator's and the edges' own.
+    pub window_cpu: (f64, f64),
+    /// The wall time between those two samples: the window's length when
+    /// the coordinator took them on time (it waits its turn for a CPU like
+    /// every other thread).
+    pub window_cpu_span_sec: f64,
+    /// Every thread's CPU time (user, system) from the process's start to
+    /// the run's end: set-up, window and wind-down (read again once the
+    /// run's document is assembled, `document::finished`).
+    pub cpu: (f64, f64),
 }
 
 /// Runs the plan to completion (or interruption): the steps are
 /// [`check_verify_memory`], [`live_taps`], [`spawn_worker`] for each,
 /// [`await_ready`], [`wait_for_start_at`], the gate, [`collect`],
 /// [`window_end`], [`flush`].
-pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Result<Execution> {
+///
+/// `began`: when the run's preparation began (its set-up time runs from there).
+pub fn execute(
+    cfg: &RunConfig,
+    plan: &Plan,
+    hub: Option<&live::LiveHub>,
+    began: Instant,
+) -> Result<Execution> {
     check_verify_memory(cfg, plan)?;
     // The workers' clock, settled here: its rate is measured (5 ms, once
     // per process) before any worker's window starts, not in one.
@@ -131,7 +164,14 @@ pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Res
         if ramp_ns == 0 {
             probes.mark_window_open();
         }
+        // The process's CPU time at the window's opening, with no ramp: just
+        // before the gate, as nothing runs until it opens. After it the
+        // coordinator may wait its turn behind hundreds of woken workers
+        // for most of the window (seen: a sample taken after the gate read
+        // the window's CPU as none at all).
+        let gate_cpu = (ramp_ns == 0).then(|| (ProcessCpu::now(), Instant::now()));
         let epoch = control.start();
+        let setup_sec = epoch.duration_since(began).as_secs_f64();
         let epoch_wall = SystemTime::now();
         let collecting = collector.map(|c| {
             let control = &**control;
@@ -148,6 +188,7 @@ pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Res
             &mut probes,
             &progress,
             epoch,
+            gate_cpu,
         )?;
         // Every worker has ended (its tap is gone): the collector writes
         // what is left, the last second included, and ends.
@@ -160,6 +201,9 @@ pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Res
             None => None,
         };
         let outcomes: Vec<WorkerOutcome> = collected.outcomes.into_iter().flatten().collect();
+        let ((open, opened), (close, closed)) = collected.window_cpu;
+        let window_cpu = close.since(&open);
+        let window_cpu_span_sec = closed.saturating_duration_since(opened).as_secs_f64();
         let (end_ns, ended_by) = window_end(cfg, control, &outcomes, full_end_ns, ramp_ns);
         let window_ns = end_ns.saturating_sub(ramp_ns);
         let (flush, flush_abandoned) = flush(cfg, plan, control, collected.given_up, &progress);
@@ -183,6 +227,12 @@ pub fn execute(cfg: &RunConfig, plan: &Plan, hub: Option<&live::LiveHub>) -> Res
             devices,
             live,
             host: crate::device::host_facts::gather(&crate::base::host::Host::real()),
+            process: ProcessUse {
+                setup_sec,
+                window_cpu,
+                window_cpu_span_sec,
+                cpu: ProcessCpu::now().since(&ProcessCpu::default()),
+            },
         })
     });
     signals::set_active(None);
@@ -378,12 +428,17 @@ fn wait_for_start_at(cfg: &RunConfig, control: &RunControl, progress: &Progress)
 struct Collected {
     outcomes: Vec<Option<WorkerOutcome>>,
     given_up: usize,
+    /// The whole process's CPU time when the window opened and closed, and
+    /// when each was sampled.
+    window_cpu: ((ProcessCpu, Instant), (ProcessCpu, Instant)),
 }
 
 /// Receives every worker's outcome while the run goes: shows progress,
 /// marks the device counters when the ramp ends, and `--hang-timeout` past
 /// the deadline (or the interrupt that lowered it) gives up on a worker
-/// that its device holds in a call, with what it had counted.
+/// that its device holds in a call, with what it had counted. Samples the
+/// process's CPU time at the window's edges (`gate_cpu`: at the gate).
+#[allow(clippy::too_many_arguments)]
 fn collect(
     cfg: &RunConfig,
     shared: &Shared,
@@ -392,12 +447,17 @@ fn collect(
     probes: &mut Probes,
     progress: &Progress,
     epoch: Instant,
+    gate_cpu: Option<(ProcessCpu, Instant)>,
 ) -> Result<Collected> {
     let (control, live, watches) = (&shared.control, &shared.live, &shared.watches);
     let n = watches.len();
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let mut window_marked = ramp_ns == 0;
+    // The process's CPU time at the window's edges: with no ramp, taken at
+    // the gate; else when the ramp ends, as the device counters are.
+    let mut cpu_open = gate_cpu;
+    let mut cpu_close = None;
     let mut outcomes: Vec<Option<WorkerOutcome>> = (0..n).map(|_| None).collect();
     let mut received = 0;
     let hang_ns = cfg.hang_timeout.as_nanos() as u64;
@@ -411,7 +471,17 @@ fn collect(
             let left = Duration::from_nanos(ramp_ns).saturating_sub(epoch.elapsed());
             if left.is_zero() {
                 probes.mark_window_open();
+                cpu_open = Some((ProcessCpu::now(), Instant::now()));
                 window_marked = true;
+            } else {
+                wait = wait.min(left);
+            }
+        }
+        if window_marked && cpu_close.is_none() {
+            // Woken at the deadline (which an interrupt lowers) to sample.
+            let left = Duration::from_nanos(control.end_ns()).saturating_sub(epoch.elapsed());
+            if left.is_zero() {
+                cpu_close = Some((ProcessCpu::now(), Instant::now()));
             } else {
                 wait = wait.min(left);
             }
@@ -459,7 +529,15 @@ fn collect(
     if !died.is_empty() {
         bail!("{}", died.join("; "));
     }
-    Ok(Collected { outcomes, given_up })
+    // Every worker ended before the deadline (its limit, errors): the
+    // window closed with the last of them.
+    let close = cpu_close.unwrap_or_else(|| (ProcessCpu::now(), Instant::now()));
+    let window_cpu = (cpu_open.unwrap_or(close), close);
+    Ok(Collected {
+        outcomes,
+        given_up,
+        window_cpu,
+    })
 }
 
 /// Where the window closed (ns since the epoch) and what closed it:

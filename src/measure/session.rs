@@ -86,6 +86,8 @@ pub fn measure(
     owned: bool,
     out: &dyn crate::measure::live::RunOutputs,
 ) -> Result<Outcome> {
+    // The run's set-up time runs from here to the workers' gate.
+    let began = std::time::Instant::now();
     probe_engine(cfg)?;
     // Each name is resolved once, here; every check from now on is on what
     // it resolved to, and the I/O goes to that same inode.
@@ -149,7 +151,7 @@ pub fn measure(
     }
     warnings.extend(oversized);
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
-    let execution = coordinator::execute(cfg, &plan, out.live())?;
+    let execution = coordinator::execute(cfg, &plan, out.live(), began)?;
     let split_requests = split_requests(cfg, &plan, &execution);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(Finished {

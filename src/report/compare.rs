@@ -80,8 +80,8 @@ pub fn render(d: &CompareDocument) -> String {
         .max(5);
     let _ = writeln!(
         out,
-        "{:<w$}  {:>10}  {:>10}  {:>9}  {:>10}",
-        "phase", "MB/s", "IOPS", "p99", "CPU s/GB"
+        "{:<w$}  {:>10}  {:>10}  {:>9}  {:>10}  {:>8}",
+        "phase", "MB/s", "IOPS", "p99", "CPU s/GB", "window s"
     );
     for first in &d.phases {
         // Each kind's runs together, then what they warned of, once.
@@ -113,17 +113,20 @@ fn phase_row(out: &mut String, p: &Phase, of: usize, w: usize) {
     if p.status == PhaseStatus::Thin {
         let _ = writeln!(
             out,
-            "{name:<w$}  {:>10}  {:>10}  {:>9}  {:>10}",
-            "-", "-", "-", "-"
+            "{name:<w$}  {:>10}  {:>10}  {:>9}  {:>10}  {:>8.2}",
+            "-", "-", "-", "-", p.document.window.seconds
         );
     } else {
         let _ = writeln!(
             out,
-            "{name:<w$}  {:>10.1}  {:>10.0}  {:>9}  {:>10}",
+            "{name:<w$}  {:>10.1}  {:>10.0}  {:>9}  {:>10}  {:>8.2}",
             mb_per_sec(p.bytes_per_sec),
             p.iops,
             p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64)),
-            p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}"))
+            p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}")),
+            // The window its rates are over: a phase too short to mean
+            // anything must show in the table, not only in the JSON.
+            p.document.window.seconds
         );
     }
     if let Some(m) = p.members_read_bytes {
@@ -425,5 +428,16 @@ mod tests {
             text.starts_with("compare /dev/mapper/stripe: dm striped, 0 member(s), chunk 64k\n"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn each_phase_shows_its_window() {
+        use crate::document::compare::{Phase, PhaseKind};
+        let mut doc = crate::report::fixtures::sample_doc();
+        doc.window.seconds = 0.23;
+        let mut out = String::new();
+        phase_row(&mut out, &Phase::of(PhaseKind::Together, doc), 1, 8);
+        let first = out.lines().next().unwrap();
+        assert_eq!(first.split_whitespace().last(), Some("0.23"), "{out}");
     }
 }

@@ -96,6 +96,12 @@ pub fn sample_doc() -> RunDocument {
         devices: vec![None],
         live: None,
         host: Default::default(),
+        process: crate::measure::coordinator::ProcessUse {
+            setup_sec: 0.25,
+            window_cpu: (0.15, 0.55),
+            window_cpu_span_sec: 2.0,
+            cpu: (0.2, 0.7),
+        },
     };
     RunDocument::assemble(&cfg, &plan, &exec, vec![])
 }

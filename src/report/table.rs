@@ -489,6 +489,24 @@ pub fn summary(doc: &RunDocument) -> String {
     if let Some(f) = &doc.in_flight {
         let _ = writeln!(out, "{}", in_flight_line(f));
     }
+    if let Some(p) = &doc.process {
+        // The whole process as the kernel charged it: what the workers'
+        // figures above are checked against (they sum to about its CPU over
+        // the window), and what a run of many targets costs to set up.
+        let _ = writeln!(
+            out,
+            "process: set-up {:.3}s; CPU over the window {:.3}s user + {:.3}s system (every thread, sampled {:.3}s apart; {} CPU(s) give {:.3}s), {:.3}s + {:.3}s in all; peak RSS {}",
+            p.setup_sec,
+            p.window_cpu_usr_sec,
+            p.window_cpu_sys_sec,
+            p.window_cpu_span_sec,
+            doc.host.cpus,
+            doc.host.cpus as f64 * doc.window.seconds,
+            p.cpu_usr_sec,
+            p.cpu_sys_sec,
+            fmt_bytes(doc.host.peak_rss_bytes)
+        );
+    }
     let rings: Vec<_> = doc.workers.iter().filter_map(|w| w.ring.as_ref()).collect();
     if rings.iter().any(|r| r.sqpoll) {
         let secs: f64 = rings.iter().map(|r| r.sqpoll_cpu_sec).sum();

@@ -12,6 +12,7 @@ mod buffered_reads;
 mod buffered_writes;
 mod compare;
 mod configs;
+mod cpu_time;
 mod devices;
 mod diff;
 mod endless_inputs;

@@ -216,12 +216,12 @@ fn a_window_too_short_to_mean_anything_is_warned() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);
     let t = t.to_str().unwrap();
-    // One 4 KiB read closes the window: normally in microseconds. Whether it
-    // did depends on the machine, so the warning is checked against the
-    // window the document reports, either way.
+    // One 4 KiB read closes the window: normally in microseconds. The
+    // warning is checked against the window the document reports (under a
+    // second: issue 39), either way.
     let d = run_json(&["run", "--io-limit", "4k", "--bs", "4k", "--no-progress", t]);
     assert_eq!(d["window"]["ended_by"], "limit");
-    let short = f(&d["window"]["seconds"]) < 0.01;
+    let short = f(&d["window"]["seconds"]) < 1.0;
     let warned = warnings(&d)
         .iter()
         .any(|w| w.contains("rates over a window this short are noise"));
@@ -417,4 +417,72 @@ fn a_worker_whose_first_io_outlasts_the_window_is_no_rate_of_zero() {
         "{:?}",
         warnings(&d)
     );
+}
+
+/// A mock run (1 ms per I/O on a virtual clock, one worker at depth 1:
+/// exact windows and counts) with `extra`: its document and its table.
+fn mock(extra: &[&str]) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let t = data_file(dir.path(), "t", 1 << 20);
+    let out = sb()
+        .args([
+            "run",
+            "--debug-mock-engine",
+            "1ms",
+            "--ramp",
+            "0",
+            "--no-progress",
+        ])
+        .args(["--bs", "4k", "--json", "-"])
+        .args(extra)
+        .arg(&t)
+        .output()
+        .unwrap();
+    crate::common::succeeded(&out);
+    (
+        crate::common::json(&out.stdout),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Seen in issue 39: `--passes 1` windows of 0.16-0.28 s, said only by the
+/// JSON's window.seconds. A window under a second, or a worker with fewer
+/// than 100 I/Os, is warned of in the table.
+#[test]
+fn a_window_under_a_second_or_a_worker_under_100_ios_is_warned() {
+    let brief = "rates over a window this short are noise";
+    let few = "fewer than 100 I/Os in the window";
+    // 500 ms to the deadline: 500 I/Os, but half a second.
+    let (d, text) = mock(&["-t", "500ms"]);
+    assert_eq!(f(&d["window"]["seconds"]), 0.5);
+    assert!(
+        text.contains(
+            "warning: the window lasted 500.00ms: rates over a window this short are noise"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains(few), "{text}");
+    // 50 I/Os to the limit: 50 ms, and 50 I/Os.
+    let (d, text) = mock(&["--io-limit", "200k"]);
+    assert_eq!(d["window"]["ended_by"], "limit");
+    assert_eq!(d["workers"][0]["read_ios"], 50);
+    assert!(
+        text.contains(brief) && text.contains("give a larger --io-limit"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "1 of 1 worker(s) completed fewer than 100 I/Os in the window (the fewest 50)"
+        ),
+        "{text}"
+    );
+    assert!(
+        warnings(&d).iter().any(|w| w.contains(few)),
+        "{:?}",
+        warnings(&d)
+    );
+    // A second and 999 I/Os (the 1000th completes at the deadline): neither.
+    let (d, text) = mock(&["-t", "1s"]);
+    assert_eq!(d["workers"][0]["read_ios"], 999);
+    assert!(!text.contains(brief) && !text.contains(few), "{text}");
 }

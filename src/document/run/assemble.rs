@@ -350,6 +350,14 @@ impl RunDocument {
             schema_version: SCHEMA_VERSION,
             tool: ToolInfo::this(),
             host: HostInfo::from(&exec.host),
+            process: Some(ProcessDoc {
+                setup_sec: exec.process.setup_sec,
+                window_cpu_usr_sec: exec.process.window_cpu.0,
+                window_cpu_sys_sec: exec.process.window_cpu.1,
+                window_cpu_span_sec: exec.process.window_cpu_span_sec,
+                cpu_usr_sec: exec.process.cpu.0,
+                cpu_sys_sec: exec.process.cpu.1,
+            }),
             config: cfg.doc(&paths),
             interrupted: exec.interrupted,
             window: WindowDoc {
@@ -629,10 +637,18 @@ fn what_the_figures_mean(
             });
         }
     }
-    if matches!(exec.ended_by, "limit" | "passes")
-        && secs < crate::measure::config::MIN_DURATION.as_secs_f64()
-    {
-        warnings.push(Warning::ShortWindow { seconds: secs });
+    // A window under a second is warned of however it closed (seen: a
+    // --passes 1 sweep whose windows lasted 0.16-0.28 s, said only by the
+    // JSON's window.seconds).
+    if secs > 0.0 && secs < crate::base::warning::MIN_MEANINGFUL_WINDOW_SEC {
+        warnings.push(if matches!(exec.ended_by, "limit" | "passes") {
+            Warning::ShortWindow { seconds: secs }
+        } else {
+            Warning::BriefWindow {
+                seconds: secs,
+                interrupted: exec.interrupted,
+            }
+        });
     }
     if exec.ended_by == "duration" {
         let most = exec
@@ -686,6 +702,21 @@ fn what_the_figures_mean(
             idle,
             workers: exec.outcomes.len(),
             seconds: secs,
+        });
+    }
+    // Workers with a few I/Os (those with none are said above, or stopped
+    // on errors): rates and percentiles over a handful.
+    let few: Vec<u64> = exec
+        .outcomes
+        .iter()
+        .map(WorkerOutcome::ios)
+        .filter(|&n| n > 0 && n < crate::base::warning::MIN_MEANINGFUL_IOS)
+        .collect();
+    if let Some(&fewest) = few.iter().min() {
+        warnings.push(Warning::FewIos {
+            few: few.len(),
+            workers: exec.outcomes.len(),
+            fewest,
         });
     }
     if total.short_ios > 0 {

@@ -57,6 +57,34 @@ pub struct HostInfo {
     pub peak_rss_bytes: u64,
 }
 
+/// What the whole stripebench process took for the run, as the kernel
+/// charged it: figures to check the workers' own against, like for like
+/// (the workers' CPU time sums to about `window_cpu_*`, and `cpu_*` is what
+/// wait4 or /usr/bin/time report for the process, less its reports).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProcessDoc {
+    /// Seconds from the start of the run's preparation (guarding and
+    /// opening the targets, starting and pinning the workers, allocating
+    /// their buffers) to the gate that started the workers.
+    pub setup_sec: f64,
+    /// Every thread's CPU time over the window (getrusage(RUSAGE_SELF) and
+    /// CLOCK_PROCESS_CPUTIME_ID, sampled by the coordinator when the window
+    /// opened and when it closed): the workers', the coordinator's and any
+    /// other thread's.
+    pub window_cpu_usr_sec: f64,
+    pub window_cpu_sys_sec: f64,
+    /// The wall seconds between those two samples: `window.seconds` when
+    /// the coordinator took them on time (with a ramp, or hundreds of
+    /// workers on a few CPUs, it may wait its turn for a CPU at each edge).
+    pub window_cpu_span_sec: f64,
+    /// Every thread's CPU time from the process's start until this
+    /// document was assembled: set-up, window, wind-down and the assembly;
+    /// all that wait4 or /usr/bin/time add is the writing of the reports
+    /// (and, in a sweep or a comparison, the runs after this one).
+    pub cpu_usr_sec: f64,
+    pub cpu_sys_sec: f64,
+}
+
 /// The common measured window.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct WindowDoc {
@@ -398,6 +426,10 @@ pub struct RunDocument {
     pub schema_version: u32,
     pub tool: ToolInfo,
     pub host: HostInfo,
+    /// What the whole process took (set-up time, CPU time), to check the
+    /// workers' figures against; absent in documents from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessDoc>,
     pub config: ConfigDoc,
     pub interrupted: bool,
     pub window: WindowDoc,

@@ -538,6 +538,9 @@ struct Tally<'a, C> {
     in_window: bool,
     cpu0: CpuSample,
     cpu1: Option<CpuSample>,
+    /// When the I/O whose completion took `cpu1` was issued (ns since the
+    /// epoch): its CPU time is split at the close by its wall time.
+    straddled_ns: Option<u64>,
     /// `--sqpoll`: the CPU-time clock of the kernel thread that submits
     /// for this worker, sampled with the worker's own.
     helper: Option<libc::clockid_t>,
@@ -610,6 +613,7 @@ impl<'a, C: Clock> Tally<'a, C> {
                 CpuSample::default()
             },
             cpu1: None,
+            straddled_ns: None,
             helper,
             cur_sec: 0,
             log_ns: spec.log_ns.max(1),
@@ -746,6 +750,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             }
             if !self.past_deadline && self.in_window {
                 self.cpu1 = Some(sample_cpu::<C>(self.epoch, self.helper));
+                self.straddled_ns = Some(slot.issued.duration_since(self.epoch).as_nanos() as u64);
             }
             self.past_deadline = true;
             return Some(full);
@@ -929,29 +934,29 @@ impl<'a, C: Clock> Tally<'a, C> {
         if !self.in_window {
             return out;
         }
-        let c1 = self
-            .cpu1
-            .or(c1)
-            .unwrap_or_else(|| sample_cpu::<C>(self.epoch, self.helper));
-        let (usr, sys) = c1.since(&self.cpu0);
-        // Closed by the deadline: the samples span the window give or take
-        // the I/O in progress at each edge (one I/O per slot, which with a
-        // large --bs or a short window is much of it). Scale the CPU used
-        // over the samples' span to the window's length.
-        let window_ns = self.control.end_ns().saturating_sub(self.ramp_ns);
-        let span_ns = c1.at_ns.saturating_sub(self.cpu0.at_ns);
-        let scale = if self.past_deadline && span_ns > 0 {
-            window_ns as f64 / span_ns as f64
-        } else {
-            1.0
+        // The worker's own sample at the close, else (claimed in a call:
+        // blocked there since, using no CPU) the claimer's; else now.
+        let (c1, edge) = match (self.cpu1, c1) {
+            (Some(c), _) => (c, Edge::Straddled(self.straddled_ns)),
+            (None, Some(c)) => (c, Edge::Claimed),
+            (None, None) => (
+                sample_cpu::<C>(self.epoch, self.helper),
+                Edge::Straddled(None),
+            ),
         };
-        // A --sqpoll thread's time is all system time, the worker's own.
-        let helper = (c1.helper - self.cpu0.helper).max(0.0) * scale;
+        let (usr, sys, helper) = window_cpu(
+            &self.cpu0,
+            &c1,
+            self.control.end_ns(),
+            edge,
+            out.read_ios + out.write_ios,
+        );
         if let Some(r) = &mut out.ring {
             r.sqpoll_cpu_sec = helper;
         }
-        out.cpu_usr_sec = usr * scale;
-        out.cpu_sys_sec = sys * scale + helper;
+        // A --sqpoll thread's time is all system time, the worker's own.
+        out.cpu_usr_sec = usr;
+        out.cpu_sys_sec = sys + helper;
         // The last second: with its I/O, or with errors not yet handed off.
         let errors_pending = self.tap.as_ref().is_some_and(|t| t.pending(out.errors));
         if self.cur_bytes > 0 || self.cur_ios > 0 || out.intervals.is_empty() || errors_pending {
@@ -997,6 +1002,65 @@ impl CpuSample {
         }
     }
 }
+/// How a worker's closing CPU sample was taken.
+#[derive(Debug, Clone, Copy)]
+enum Edge {
+    /// By the worker, running: at its first completion past the close (the
+    /// I/O issued at this instant, in ns since the epoch), else at its end.
+    Straddled(Option<u64>),
+    /// By the coordinator, which gave up on the worker blocked in a call
+    /// (using no CPU since).
+    Claimed,
+}
+
+/// A worker's CPU time in the window, from its samples at the window's
+/// edges as the worker saw them: `c0` when it opened for this worker (at
+/// or after the gate, or its first completion past the ramp), `c1` when it
+/// closed at `close_ns` (`edge`: how), `ios` the I/Os it completed in the
+/// window. Returns (user, system, `--sqpoll` helper) seconds.
+///
+/// Never scaled up to the window: a worker that first ran late in it
+/// (hundreds of workers taking turns on two CPUs) used CPU only from then.
+/// Scaling its few milliseconds up to the window made a worker that
+/// completed nothing show a second of system time, and the total many
+/// times what the CPUs could give.
+///
+/// A sample the worker took past the close holds the CPU of the I/O that
+/// straddled the close: one I/O's worth (the worker's CPU per I/O over its
+/// samples), split at the close in proportion to the I/O's wall time from
+/// its issue (all of it past the close when its issue is not known), and
+/// never more than the wall time past the close. Not the whole span
+/// prorated by wall time: a worker that waited its turn for a CPU long past
+/// the close used next to no CPU meanwhile (prorating the span took 10-20%
+/// off the window's own CPU at 300 targets on two CPUs). A sample the
+/// coordinator took of a worker blocked in a call is taken as it is.
+fn window_cpu(
+    c0: &CpuSample,
+    c1: &CpuSample,
+    close_ns: u64,
+    edge: Edge,
+    ios: u64,
+) -> (f64, f64, f64) {
+    let (usr, sys) = c1.since(c0);
+    let helper = (c1.helper - c0.helper).max(0.0);
+    let total = usr + sys + helper;
+    let share = match edge {
+        Edge::Straddled(issued) if c1.at_ns > close_ns && total > 0.0 => {
+            let past_ns = c1.at_ns - close_ns;
+            // Of the straddling I/O's wall time, the part past the close.
+            let after = match issued {
+                Some(i) if i < close_ns => past_ns as f64 / (c1.at_ns - i) as f64,
+                _ => 1.0,
+            };
+            let straddled = total / (ios + 1) as f64;
+            let off = (straddled * after).min(past_ns as f64 / 1e9);
+            (total - off) / total
+        }
+        _ => 1.0,
+    };
+    (usr * share, sys * share, helper * share)
+}
+
 fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuSample {
     let (usr, sys) = thread_cpu_seconds();
     CpuSample {
@@ -1215,4 +1279,69 @@ fn hung_ios(slots: &[Slot], now: Instant, bs: u64) -> Vec<HungIo> {
             member_offset: None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod cpu_tests {
+    use super::*;
+
+    /// A sample `cpu` seconds of system time in, `at_ms` after the epoch.
+    fn at(at_ms: u64, cpu: f64) -> CpuSample {
+        CpuSample {
+            usr: 0.0,
+            sys: cpu,
+            total: cpu,
+            helper: 0.0,
+            at_ns: at_ms * 1_000_000,
+        }
+    }
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn a_worker_that_first_ran_late_is_not_charged_the_whole_window() {
+        // Seen with 300 targets on 2 CPUs: a worker first ran 990 ms into a
+        // 1 s window and issued its first I/O; it completed at 1.3 s,
+        // after 0.3 ms of CPU. Scaled to the window it showed 0.97 s of
+        // system time. Its I/O's CPU is split by its wall time: 1/31 in.
+        let edge = Edge::Straddled(Some(990 * MS));
+        let (u, s, h) = window_cpu(&at(990, 0.0), &at(1300, 0.0003), 1000 * MS, edge, 0);
+        assert_eq!((u, h), (0.0, 0.0));
+        assert!((s - 0.0003 / 31.0).abs() < 1e-12, "{s}");
+        // One that first ran after the close used nothing in the window.
+        let edge = Edge::Straddled(Some(1001 * MS));
+        let (_, s, _) = window_cpu(&at(1001, 0.0), &at(1002, 0.0003), 1000 * MS, edge, 0);
+        assert_eq!(s, 0.0);
+    }
+
+    #[test]
+    fn only_the_straddling_io_is_split_at_the_close() {
+        // 99 I/Os in the window and one issued 2 ms before the close, 1 ms
+        // of CPU each; the sample came 198 ms past the close (the worker
+        // waited for a CPU): 0.99 ms comes off, not a sixth of it all.
+        let edge = Edge::Straddled(Some(998 * MS));
+        let (_, s, _) = window_cpu(&at(0, 0.0), &at(1198, 0.1), 1000 * MS, edge, 99);
+        assert!((s - (0.1 - 0.001 * 198.0 / 200.0)).abs() < 1e-9, "{s}");
+        // One 64 MiB copy straddles a 20 ms window, running from 5 ms to
+        // 35 ms: half of its 30 ms is in the window, with the 5 ms before.
+        let edge = Edge::Straddled(Some(5 * MS));
+        let (_, s, _) = window_cpu(&at(0, 0.0), &at(35, 0.035), 20 * MS, edge, 0);
+        assert!((s - 0.02).abs() < 1e-9, "{s}");
+        // Its issue unknown (sampled at the worker's end): all of one I/O
+        // off, never more than the time past the close.
+        let edge = Edge::Straddled(None);
+        let (_, s, _) = window_cpu(&at(0, 0.0), &at(1001, 0.5), 1000 * MS, edge, 9);
+        assert!((s - 0.499).abs() < 1e-9, "{s}");
+    }
+
+    #[test]
+    fn cpu_inside_the_window_is_taken_as_it_is() {
+        // Stopped on its limit at 400 ms, sampled there: all of it counts.
+        let edge = Edge::Straddled(None);
+        let (_, s, _) = window_cpu(&at(5, 0.1), &at(400, 0.45), 1000 * MS, edge, 10);
+        assert!((s - 0.35).abs() < 1e-9, "{s}");
+        // Claimed in a call (blocked since): the coordinator's sample as it is.
+        let (_, s, _) = window_cpu(&at(0, 0.0), &at(9000, 0.7), 1000 * MS, Edge::Claimed, 10);
+        assert!((s - 0.7).abs() < 1e-9, "{s}");
+    }
 }
