@@ -220,6 +220,8 @@ check_run_opts "" "${RUN_OPTS[@]}"
 [ -f "$HOSTFILE" ] || die "HOSTFILE $HOSTFILE is not a regular file (a device, a pipe, or missing): give a file with one run a line"
 [ -r "$HOSTFILE" ] || die "cannot read HOSTFILE $HOSTFILE"
 HOSTFILE_MAX=$((16 << 20))
+# The largest document taken from a host: what stripebench reads of one.
+DOC_MAX=$((256 << 20))
 [ "$(wc -c <"$HOSTFILE")" -le "$HOSTFILE_MAX" ] || die "HOSTFILE $HOSTFILE is larger than 16 MiB: give a file with one run a line"
 case "$LAUNCHER" in
   auto) if command -v pdsh >/dev/null; then LAUNCHER=pdsh; elif command -v clush >/dev/null; then LAUNCHER=clush; else LAUNCHER=ssh; fi ;;
@@ -580,7 +582,11 @@ for i in "${!HOSTS[@]}"; do
   # In a session of its own: a Ctrl-C (sent to the whole process group) is
   # fleet.sh's to handle; a local run that got it too would be stopped twice
   # by the stop that follows, and quit without its document.
-  setsid "${CMD[@]}" >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
+  # A host's document is bounded as every document is when read (256 MiB):
+  # a host that answers without end (`cat /dev/zero`) would fill the
+  # collector's disk. Past the bound its writer gets SIGXFSZ, the document
+  # is cut, and the host is named missing with the reason (its log too).
+  (ulimit -f $((DOC_MAX >> 10)); exec setsid "${CMD[@]}") >"$out" 2>"$OUT/${NAMES[$i]}.log" </dev/null &
   pids[$i]=$!
 done
 # A fleet.json of an earlier fleet in --out is not this fleet's result.
@@ -652,6 +658,8 @@ for i in "${order[@]}"; do
       failed=1
     fi
     continue
+  elif [ "$(wc -c <"$f")" -ge "$DOC_MAX" ]; then
+    why="its document passed $((DOC_MAX >> 20)) MiB and was cut there (a run document is a few MiB at most)"
   elif [ -s "$f" ]; then
     why="its document does not read: $(printable "$(printf '%s\n' "$bad" | grep -v '^$' | tail -n 1)") (exit ${rc[$i]})"
   else

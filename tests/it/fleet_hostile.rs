@@ -1159,3 +1159,43 @@ exec {} "$@"
     assert_eq!(u(&m["total"]["hosts"]), 1);
     assert_eq!(m["missing"][0]["host"], "evil");
 }
+
+/// Issue 38, hostile review: a host whose run answered without end (`cat
+/// /dev/zero`) had everything written to OUT/HOST.json until the deadline,
+/// 7.6 GB in 6 s, and on after fleet.sh gave up. A host's document is
+/// bounded as a document is when read (256 MiB): past it the writer is
+/// stopped, and the host is named missing with the reason.
+#[test]
+fn a_host_that_answers_without_end_fills_no_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = targets(dir.path(), 2);
+    let wrapper = wrapper(
+        dir.path(),
+        &format!("*{endless}*) exec cat /dev/zero;;\n", endless = t[1]),
+    );
+    let (o, out) = quick_fleet(
+        &wrapper,
+        dir.path(),
+        "endless",
+        &format!("good {}\nendless {}\n", t[0], t[1]),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "incomplete, the rest merged: {err}"
+    );
+    assert!(
+        err.contains("host endless is missing: its document passed 256 MiB and was cut there"),
+        "{err}"
+    );
+    let size = std::fs::metadata(out.join("endless.json")).unwrap().len();
+    assert!(size <= 256 << 20, "{size} bytes");
+    // Nothing goes on writing after fleet.sh ended.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(
+        std::fs::metadata(out.join("endless.json")).unwrap().len(),
+        size
+    );
+    assert_eq!(u(&merged(&out)["total"]["hosts"]), 1);
+}
