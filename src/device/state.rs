@@ -124,6 +124,17 @@ pub fn create_state_dir(dir: &Path) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.to_string()))
 }
 
+/// " (owned by nobody (uid 65534), mode 0644)", or nothing when unknown.
+fn owner_mode(st: Option<nix::sys::stat::FileStat>) -> String {
+    st.map_or_else(String::new, |st| {
+        format!(
+            " (owned by {}, mode {:04o})",
+            crate::base::path::user_name(st.st_uid),
+            st.st_mode & 0o7777
+        )
+    })
+}
+
 /// A state file opened for reading, if this tool could have written it: a
 /// regular file, not a link (opened without following one and without
 /// blocking, so a FIFO planted at the name cannot hang every command that
@@ -137,14 +148,18 @@ pub fn open_trusted(p: &Path) -> std::result::Result<fs::File, String> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(p)
         .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => format!("state file {shown} is a symbolic link: not followed"),
+            Some(libc::ELOOP) => format!(
+                "state file {shown} is a symbolic link{}: not followed",
+                owner_mode(nix::sys::stat::lstat(p).ok())
+            ),
             _ => format!("cannot open state file {shown}: {e}"),
         })?;
     let st = nix::sys::stat::fstat(std::os::fd::AsRawFd::as_raw_fd(&f))
         .map_err(|e| format!("cannot inspect state file {shown}: {}", e.desc()))?;
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(format!(
-            "state file {shown} is not a regular file: not read"
+            "state file {shown} is not a regular file{}: not read",
+            owner_mode(Some(st))
         ));
     }
     match untrusted(&st) {

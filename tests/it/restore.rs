@@ -338,6 +338,16 @@ fn restore_trusts_no_state_directory_or_file_anyone_else_could_write() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("its mode is 0666"), "{err}");
     assert_eq!(fs::read_to_string(ra_path(&dev)).unwrap(), before);
+    // A FIFO planted at a record's name: named with its owner and mode.
+    let fifo = state.join("knobs-4000002.json");
+    common::sh_required("mkfifo", &["-m", "0600", fifo.to_str().unwrap()]);
+    let out = sb_in(&state, &["restore"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not a regular file (owned by root (uid 0), mode 0600): not read"),
+        "{err}"
+    );
+    fs::remove_file(&fifo).unwrap();
     // Root's own, 0600: put back as before.
     fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
     let out = sb_in(&state, &["restore"]);
