@@ -645,7 +645,7 @@ fn latency_from_issue() -> String {
     "issue".into()
 }
 
-/// How latency is timed and which window an I/O counts in (also in the README).
+/// How latency is timed and which window an I/O counts in (also in docs/numbers.md).
 pub const WINDOW_RULE: &str = "one monotonic timestamp before each I/O is issued and one when it completes; \
 an I/O counts in the window in which it completed; every worker shares one window that opens after the ramp \
 and closes at one deadline";
