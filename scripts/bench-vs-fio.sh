@@ -27,7 +27,8 @@
 # O_DIRECT: MB/s; (d) 1M sequential write, O_DIRECT: MB/s; (e) 32k
 # sequential buffered read of a cached file: MB/s, with dd bs=32k beside;
 # (f) 1M sequential O_DIRECT read on a loop device over a disk file, fio
-# default and fio --iomem=shmhuge (issue 11), with stripebench's average
+# with --iomem=malloc and (f') as --print-fio gives it (--iomem=mmaphuge, its
+# `# run first:` huge pages reserved by this script), with stripebench's average
 # device request and, for (f') and (j), each tool's own time between I/Os
 # (its time per I/O less its mean latency: one I/O in flight, the rest is
 # the device's and the kernel's); (g) and (h) 64 and 256 zram devices, one worker each (fio:
@@ -96,7 +97,9 @@ FSMNT=""
 LOOPDIR=""
 DISKLOOP=""
 DISKFILE=""
-HUGE_OLD=""
+# The huge pages reserved before: put back on every exit path, whatever
+# the fio lines' `# run first:` lines reserved meanwhile.
+HUGE_OLD=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
   set +e
   [ -n "$DISKLOOP" ] && losetup -d "$DISKLOOP"
@@ -148,6 +151,11 @@ fio_args() {
   # shellcheck disable=SC2086
   text=$("$SB" run --print-fio "${SB_WINDOW[@]}" $1) || { echo "bench-vs-fio.sh: --print-fio refused: $1" >&2; exit 2; }
   grep '^# ' <<<"$text" | sed 's/^/    fio: /' >&2 || true
+  # `# run first: sysctl -w vm.nr_hugepages=N` (the line asks fio for huge
+  # pages, as ours are): N more than were reserved before, for this line.
+  local n
+  n=$(sed -n 's/^# run first: sysctl -w vm.nr_hugepages=\([0-9]*\).*/\1/p' <<<"$text")
+  [ -z "$n" ] || echo $((HUGE_OLD + n)) >/proc/sys/vm/nr_hugepages
   line=$(grep -E '^(chrt --batch 0 )?fio ' <<<"$text")
   if [[ $line == "chrt --batch 0 "* ]]; then
     prefix="BATCH "
@@ -349,18 +357,19 @@ fi
 # (f) 1M sequential O_DIRECT reads on a loop device over a file on a
 # disk-backed file system (the root disk's queue takes 254 segments): where
 # a buffer's pages decide whether a read reaches the disk whole. fio with its
-# default iomem=malloc, then with --iomem=shmhuge (2 MiB pages reserved for
-# the run and given back), against stripebench's default --hugepages auto.
+# default iomem=malloc, then as --print-fio gives it (--iomem=mmaphuge, the
+# 2 MiB pages its `# run first:` line asks reserved for the run and given
+# back), against stripebench's default --hugepages auto.
 if want f; then
 DISKFILE=$(mktemp /var/tmp/sb-bench-disk.XXXXXX)
 dd if=/dev/urandom of="$DISKFILE" bs=1M count="$SIZE_MB" status=none
 sync
 DISKLOOP=$(losetup -f --show --direct-io=on "$DISKFILE")
-HUGE_OLD=$(cat /proc/sys/vm/nr_hugepages)
-echo $((HUGE_OLD + 8)) >/proc/sys/vm/nr_hugepages
 SDISK="--rw read --bs 1m --direct --engine sync --cpus 0 $DISKLOOP"
 echo "disk-backed loop device: $DISKLOOP over $DISKFILE" >&2
-compare "(f) 1M seq read O_DIRECT, loop over a disk file: MB/s" mbps 1.00 "$SDISK"
+# fio's default buffers (iomem=malloc, 4 KiB pages): a later --iomem wins
+# over the --iomem=mmaphuge the printed line carries.
+compare "(f) 1M seq read O_DIRECT, loop over a disk file, fio --iomem=malloc: MB/s" mbps 1.00 "$SDISK" "--iomem=malloc"
 # (f) ran last: s1..sN.json hold its stripebench runs; their device request sizes.
 F_REQ=$(python3 - "$WORK" "$PAIRS" <<'PY'
 import json, sys, statistics
@@ -374,9 +383,8 @@ for p in range(1, pairs + 1):
 print(f"{statistics.median(r) / 1048576:.3f} MiB (buffer {buf.get('method', '?')})")
 PY
 )
-# fio's buffers in huge pages: stripebench's --hugepages auto has no fio
-# spelling --print-fio could give, so it is added here.
-compare "(f') same, fio --iomem=shmhuge: MB/s" mbps 1.00 "$SDISK" "--iomem=shmhuge"
+# fio's buffers in huge pages, as --print-fio gives them (--iomem=mmaphuge).
+compare "(f') same, fio as --print-fio gives it (--iomem=mmaphuge): MB/s" mbps 1.00 "$SDISK"
 # One read in flight: the disk's time is the same for both tools, and what
 # is each tool's is its time between I/Os (per I/O, less the mean latency).
 REUSE=1 compare "(f') same: each tool's own seconds between I/Os" own_per_io - -

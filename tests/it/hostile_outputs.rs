@@ -622,16 +622,22 @@ fn a_link_another_user_owns_in_their_own_directory_is_never_followed() {
     assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
 }
 
-/// Waits (up to a minute) until `dir` holds a temporary of ours: the room
-/// the outputs reserved before the run, so the run is under way.
-fn wait_for_reservation(dir: &Path) {
+/// Waits (up to a minute) until `dir` holds `n` temporaries of ours: the
+/// room each of its `n` outputs reserved before the run, so the run is
+/// under way (the outputs are checked one after the other: fewer would
+/// leave the rest to find the file system full, refused before the run).
+fn wait_for_reservation(dir: &Path, n: usize) {
     let t0 = Instant::now();
     loop {
-        let reserved = std::fs::read_dir(dir).unwrap().flatten().any(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with(".stripebench-") && n.ends_with(".tmp")
-        });
-        if reserved {
+        let reserved = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.starts_with(".stripebench-") && n.ends_with(".tmp")
+            })
+            .count();
+        if reserved >= n {
             return;
         }
         assert!(
@@ -708,7 +714,7 @@ fn a_file_system_that_fills_during_the_run_still_gets_every_report() {
     }
     args.push(t.to_str().unwrap().into());
     let child = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    wait_for_reservation(&m);
+    wait_for_reservation(&m, 4);
     let _ = Command::new("dd")
         .arg("if=/dev/zero")
         .arg(format!("of={}", m.join("fill").display()))
@@ -766,7 +772,7 @@ fn outputs_that_fail_are_each_named_and_the_run_document_is_kept() {
         .arg(&t);
     let child = cmd.spawn().unwrap();
     // The directory of two outputs goes away while the run measures.
-    wait_for_reservation(&gone);
+    wait_for_reservation(&gone, 2);
     std::fs::remove_dir_all(&gone).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
