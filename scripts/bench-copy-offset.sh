@@ -2,9 +2,10 @@
 # Benchmark, not a test: how fast the kernel copies a cached file into a
 # user buffer, by where the buffer starts within its page. The reason a
 # `stripebench run --cached` run's buffers start CACHE_COPY_OFFSET (4080)
-# bytes into a page (src/engine/buffer.rs; BENCHMARKS.md, issue 25's fifth
-# round). Only cached pages are copied here: reads that fill the page cache
-# as they go measured slower off the page start (BENCHMARKS.md).
+# bytes into a page (src/engine/buffer.rs; BENCHMARKS.md, "Where a cached
+# read's buffer starts"). Only cached pages are copied here: reads that
+# fill the page cache as they go measured slower off the page start
+# (BENCHMARKS.md).
 #
 #   scripts/bench-copy-offset.sh [--rounds N] [--seconds S] [--size-mb MB] [--bs "8192 32768 ..."] [--offsets "0 64 ..."]
 #
