@@ -5,10 +5,9 @@
 //! at the bottom, beside the other process state, and not in `analysis`
 //! (pure math over what was measured).
 
-/// User and system CPU seconds used by the calling thread so far.
-pub fn thread_cpu_seconds() -> (f64, f64) {
-    use nix::sys::resource::{getrusage, UsageWho};
-    match getrusage(UsageWho::RUSAGE_THREAD) {
+/// User and system CPU seconds `who` used so far, by getrusage.
+fn rusage_seconds(who: nix::sys::resource::UsageWho) -> (f64, f64) {
+    match nix::sys::resource::getrusage(who) {
         Ok(u) => {
             let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
             (s(u.user_time()), s(u.system_time()))
@@ -17,18 +16,39 @@ pub fn thread_cpu_seconds() -> (f64, f64) {
     }
 }
 
-/// CPU seconds used by the calling thread so far, to the nanosecond
-/// (CLOCK_THREAD_CPUTIME_ID; getrusage's figures move by whole ticks).
-pub fn thread_cpu_clock() -> f64 {
+/// The CPU-time clock `clock` in seconds, to the nanosecond; `None` when it
+/// cannot be read.
+fn cpu_clock(clock: libc::clockid_t) -> Option<f64> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes one timespec into the valid one we pass.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return 0.0;
+    (unsafe { libc::clock_gettime(clock, &mut ts) } == 0)
+        .then(|| ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9)
+}
+
+/// A CPU time's exact `total` split into (user, system) in the proportion
+/// getrusage charged (`usr`, `sys`: its deltas over the same span); all
+/// user when it charged nothing, as the kernel's own cputime_adjust does.
+pub fn split_cpu(total: f64, usr: f64, sys: f64) -> (f64, f64) {
+    let (total, u, s) = (total.max(0.0), usr.max(0.0), sys.max(0.0));
+    if u + s > 0.0 {
+        (total * u / (u + s), total * s / (u + s))
+    } else {
+        (total, 0.0)
     }
-    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// User and system CPU seconds used by the calling thread so far.
+pub fn thread_cpu_seconds() -> (f64, f64) {
+    rusage_seconds(nix::sys::resource::UsageWho::RUSAGE_THREAD)
+}
+
+/// CPU seconds used by the calling thread so far, to the nanosecond
+/// (CLOCK_THREAD_CPUTIME_ID; getrusage's figures move by whole ticks).
+pub fn thread_cpu_clock() -> f64 {
+    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID).unwrap_or(0.0)
 }
 
 /// The whole process's CPU time at one instant: every thread's, those
@@ -45,41 +65,19 @@ pub struct ProcessCpu {
 impl ProcessCpu {
     /// Now.
     pub fn now() -> ProcessCpu {
-        use nix::sys::resource::{getrusage, UsageWho};
-        let (usr, sys) = match getrusage(UsageWho::RUSAGE_SELF) {
-            Ok(u) => {
-                let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
-                (s(u.user_time()), s(u.system_time()))
-            }
-            Err(_) => (0.0, 0.0),
-        };
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: clock_gettime writes one timespec into the valid one we pass.
-        let total = if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0
-        {
-            ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
-        } else {
-            usr + sys
-        };
+        let (usr, sys) = rusage_seconds(nix::sys::resource::UsageWho::RUSAGE_SELF);
+        let total = cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID).unwrap_or(usr + sys);
         ProcessCpu { usr, sys, total }
     }
 
     /// (user, system) seconds from `before` to this sample: the clock's
-    /// total, split in the proportion getrusage gives.
+    /// total, split in the proportion getrusage gives ([`split_cpu`]).
     pub fn since(&self, before: &ProcessCpu) -> (f64, f64) {
-        let total = (self.total - before.total).max(0.0);
-        let (u, s) = (
-            (self.usr - before.usr).max(0.0),
-            (self.sys - before.sys).max(0.0),
-        );
-        if u + s > 0.0 {
-            (total * u / (u + s), total * s / (u + s))
-        } else {
-            (total, 0.0)
-        }
+        split_cpu(
+            self.total - before.total,
+            self.usr - before.usr,
+            self.sys - before.sys,
+        )
     }
 }
 

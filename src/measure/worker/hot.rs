@@ -990,16 +990,11 @@ impl CpuSample {
     /// split in the proportion getrusage charged (all user when it charged
     /// nothing, as the kernel's own cputime_adjust does).
     fn since(&self, before: &CpuSample) -> (f64, f64) {
-        let total = (self.total - before.total).max(0.0);
-        let (u, s) = (
-            (self.usr - before.usr).max(0.0),
-            (self.sys - before.sys).max(0.0),
-        );
-        if u + s > 0.0 {
-            (total * u / (u + s), total * s / (u + s))
-        } else {
-            (total, 0.0)
-        }
+        crate::base::usage::split_cpu(
+            self.total - before.total,
+            self.usr - before.usr,
+            self.sys - before.sys,
+        )
     }
 }
 /// How a worker's closing CPU sample was taken.
