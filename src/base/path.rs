@@ -149,11 +149,17 @@ pub fn real_dir(path: &Path) -> std::result::Result<PathBuf, WalkError> {
     if SFlag::from_bits_truncate(st.st_mode & libc::S_IFMT) != SFlag::S_IFDIR {
         return Err(WalkError::Sys(Errno::ENOTDIR));
     }
+    Ok(path_of(&fd)?)
+}
+
+/// The path the kernel says an open descriptor holds, when it is one a
+/// later open by name reaches (absolute, not deleted).
+pub fn path_of(fd: &OwnedFd) -> nix::Result<PathBuf> {
     let real = nix::fcntl::readlink(format!("/proc/self/fd/{}", fd.as_raw_fd()).as_str())?;
     let real = PathBuf::from(real);
     // "/x (deleted)" or an unreachable "(unreachable)/x": not a path to use.
     if !real.is_absolute() || real.to_string_lossy().ends_with(" (deleted)") {
-        return Err(WalkError::Sys(Errno::ENOENT));
+        return Err(Errno::ENOENT);
     }
     Ok(real)
 }

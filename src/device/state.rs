@@ -103,8 +103,8 @@ pub fn trusted_dir(dir: &Path) -> Result<()> {
     }
     // Files in it are opened, renamed and removed by name: no directory on
     // the way to it may be another user's to rename.
-    let real = crate::base::path::real_dir(dir)
-        .map_err(|_| refuse("cannot resolve where it is".into()))?;
+    let real =
+        crate::base::path::path_of(&fd).map_err(|_| refuse("cannot resolve where it is".into()))?;
     match crate::base::path::others_may_rename(&real) {
         Some(why) => Err(refuse(why)),
         None => Ok(()),
