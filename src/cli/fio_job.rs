@@ -31,6 +31,7 @@
 //! group only), and stripebench reports every target anyway: it is read and
 //! changes nothing.
 
+use crate::engine::buffer::HugePages;
 use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
@@ -663,7 +664,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
                 _ => return refuse!(o, "names buffers stripebench cannot make (fio's iomem: malloc, mmap, mmapshared, shm, mmaphuge or shmhuge)"),
             }
         }
-        None if bs >= crate::engine::buffer::SMALL as u64 => notes.push(
+        None if HugePages::Auto.for_buffer(bs) != HugePages::Off => notes.push(
             "iomem (fio's default malloc, 4 KiB pages): stripebench's buffers are huge pages from a bs of 128 KiB (--hugepages auto), which a queue with few segments does not split as it splits fio's; add iomem=mmaphuge to the job for fio's huge pages, or iomem=malloc for 4 KiB pages here too".into(),
         ),
         None => {}

@@ -397,11 +397,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
     };
     let huge = match buffers {
         Buffers::Were(h) => h,
-        Buffers::Asked => match cfg.hugepages {
-            HugePages::Off => false,
-            HugePages::On => true,
-            HugePages::Auto => bs >= crate::engine::buffer::SMALL as u64,
-        },
+        Buffers::Asked => cfg.hugepages.for_buffer(bs) != HugePages::Off,
     };
     if huge {
         g.push("--iomem=mmaphuge".into());

@@ -72,6 +72,21 @@ pub enum HugePages {
     Off,
 }
 
+impl HugePages {
+    /// What `--hugepages` asks for buffers of `bs` bytes each: `auto` keeps
+    /// a buffer under [`SMALL`] in 4 KiB pages (a buffer of a few pages
+    /// never meets a queue's segment limit); on and off are as they say.
+    /// The one rule: the workers' buffers and the fio line that stands for
+    /// them both follow it.
+    pub fn for_buffer(self, bs: u64) -> HugePages {
+        if self == HugePages::Auto && bs < SMALL as u64 {
+            HugePages::Off
+        } else {
+            self
+        }
+    }
+}
+
 /// What a worker's buffers were made of (`workers[].buffer` in the JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BufferDoc {
@@ -272,11 +287,7 @@ pub fn buffers(
     // A buffer of a few pages never meets a queue's segment limit (the
     // lowest seen take 128 KiB of 4 KiB pages): `auto` then keeps to 4 KiB
     // pages rather than map (and touch) a 2 MiB page per worker.
-    let want = if want == HugePages::Auto && len < SMALL {
-        HugePages::Off
-    } else {
-        want
-    };
+    let want = want.for_buffer(len as u64);
     let mut region = map(stride * n, want)?;
     region.doc.offset_in_page_bytes = skip as u64;
     let region = Arc::new(region);
