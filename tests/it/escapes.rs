@@ -471,21 +471,7 @@ fn a_newline_in_a_mount_point_forges_no_dry_run_line() {
 #[test]
 fn a_newline_in_a_documents_commands_forges_no_line_in_the_html() {
     let d = tempfile::tempdir().unwrap();
-    let t = data_file(d.path(), "t.dat", 1 << 20);
-    let j = d.path().join("r.json");
-    sb().args([
-        "run",
-        "-t",
-        "100ms",
-        "--ramp",
-        "0",
-        "--no-progress",
-        "--json",
-    ])
-    .arg(&j)
-    .arg(&t)
-    .assert()
-    .success();
+    let j = common::run_document(d.path(), "r.json");
     let mut v: Value = serde_json::from_slice(&read(&j)).unwrap();
     v["fio"]["command"] = "fio --name=x --filename=/dev/sdz --rw=write\nFAKEFIO".into();
     v["tool"]["invocation"]["command"] = "stripebench run\nFAKECMD".into();

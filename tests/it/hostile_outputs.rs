@@ -21,7 +21,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{data_file, digest, json, refused, require, sb, sh_required, spawn};
+use crate::common::{
+    data_file, digest, json, refused, require, run_document, sb, sh_required, spawn,
+};
 
 /// The other user: what it makes, the tests' root process must not follow.
 const OTHER: &str = "54321";
@@ -108,27 +110,6 @@ fn wait_for(p: &Path) {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-}
-
-/// A small run document written by root in `dir`, as the input of the
-/// document commands.
-fn run_document(dir: &Path, name: &str) -> PathBuf {
-    let t = data_file(dir, &format!("{name}.dat"), 1 << 20);
-    let j = dir.join(name);
-    sb().args([
-        "run",
-        "-t",
-        "100ms",
-        "--ramp",
-        "0",
-        "--no-progress",
-        "--json",
-    ])
-    .arg(&j)
-    .arg(&t)
-    .assert()
-    .success();
-    j
 }
 
 #[test]

@@ -759,3 +759,24 @@ pub fn measured(args: &[&std::ffi::OsStr], bound: std::time::Duration) -> Measur
         killed,
     }
 }
+
+/// A small run document written by root in `dir`, as the input of the
+/// document commands.
+pub fn run_document(dir: &Path, name: &str) -> PathBuf {
+    let t = data_file(dir, &format!("{name}.dat"), 1 << 20);
+    let j = dir.join(name);
+    sb().args([
+        "run",
+        "-t",
+        "100ms",
+        "--ramp",
+        "0",
+        "--no-progress",
+        "--json",
+    ])
+    .arg(&j)
+    .arg(&t)
+    .assert()
+    .success();
+    j
+}
