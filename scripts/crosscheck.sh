@@ -8,7 +8,13 @@
 # and stripebench/dd: the median and the 95% interval of the per-run ratios.
 # A ratio whose interval leaves 0.90-1.10 is named with its reason when one
 # is known (dd's buffers are 4 KiB pages; dd cannot read at random offsets),
-# else marked "NOT EXPLAINED".
+# Where the median agrees but the runs vary too much for the interval to
+# settle it, the line says so with each tool's run-to-run spread; where the
+# device's mean latency agrees (one job, one I/O in flight) but the rates
+# differ, it gives each tool's own time between I/Os (time per I/O less the
+# I/O's latency), which then decides the row. Anything else is marked
+# "NOT EXPLAINED". dd reads the device whole, pass after pass (cache flushed
+# before each), until --seconds have gone by.
 #
 #   sudo scripts/crosscheck.sh [--runs N] [--seconds S] [--size-mb MB] [--sb PATH]
 #
@@ -31,7 +37,7 @@ while [ $# -gt 0 ]; do
     --seconds) SECS=$2; shift 2 ;;
     --size-mb) SIZE_MB=$2; shift 2 ;;
     --sb) SB=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "crosscheck.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -76,7 +82,9 @@ fi
 sb_rate() { # DEV ARGS...
   local dev=$1; shift
   "$SB" run --no-progress -t "${SECS}s" --ramp 1s "$@" --json "$WORK/sb.json" "$dev" >/dev/null
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["bytes_per_sec"])' "$WORK/sb.json"
+  # rate,IOPS,mean latency in ns: the latency lets the table say how long
+  # each tool spent between I/Os.
+  python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["total"]; print("%s,%s,%s" % (t["bytes_per_sec"], t["iops"], t["latency_ns"]["mean"]))' "$WORK/sb.json"
 }
 fio_rate() { # DEV ARGS...
   local dev=$1; shift
@@ -103,18 +111,31 @@ d = json.loads(s[s.index("{"):])
 bad = [j["jobname"] for j in d["jobs"] if j["error"]]
 if bad:
     sys.exit(f"crosscheck: fio failed in {bad}: {s[:s.index('{')].strip()}")
-print(sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in d["jobs"]))
+js = d["jobs"]
+iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in js)
+ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in js)
+lat = sum(j[k]["lat_ns"]["mean"] * j[k]["total_ios"] for j in js for k in ("read", "write")) / max(ios, 1)
+print("%s,%s,%s" % (sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in js), iops, lat))
 EOF
 }
 dd_rate() { # DEV direct|buffered
-  local dev=$1 mode=$2 flag=""
+  # Whole passes of the device, each from a flushed cache, until --seconds
+  # have gone by: one pass of a fast 512 MiB device is a tenth of a second,
+  # too short a window to compare with the others' --seconds.
+  local dev=$1 mode=$2 flag="" bytes=0 secs=0 out
   [ "$mode" = direct ] && flag="iflag=direct"
-  blockdev --flushbufs "$dev"
-  # shellcheck disable=SC2086
-  LC_ALL=C dd if="$dev" of=/dev/null bs=1M $flag 2>&1 | python3 -c '
+  while python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$secs" "$SECS"; do
+    blockdev --flushbufs "$dev"
+    # shellcheck disable=SC2086
+    out=$(LC_ALL=C dd if="$dev" of=/dev/null bs=1M $flag 2>&1 | python3 -c '
 import re, sys
 m = re.search(r"(\d+) bytes .* copied, ([0-9.]+) s", sys.stdin.read())
-print(int(m.group(1)) / float(m.group(2)))'
+print(m.group(1), m.group(2))')
+    read -r b t <<<"$out"
+    bytes=$((bytes + b))
+    secs=$(python3 -c 'import sys; print(float(sys.argv[1]) + float(sys.argv[2]))' "$secs" "$t")
+  done
+  python3 -c 'import sys; print("%s,," % (int(sys.argv[1]) / float(sys.argv[2])))' "$bytes" "$secs"
 }
 
 printf '%-10s %-16s %10s %10s %10s  %-26s %-26s\n' device workload "sb MB/s" "fio MB/s" "dd MB/s" "sb/fio (95%)" "sb/dd (95%)"
@@ -138,9 +159,15 @@ for dev in "$LOOP" $ZRAM; do
     python3 - "$name" "$w" "$segs" "$maxkb" "${sbs[*]}" "${fios[*]}" "${dds[*]:-}" <<'EOF'
 import statistics, sys
 name, w, segs, maxkb = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-sb = [float(x) for x in sys.argv[5].split()]
-fio = [float(x) for x in sys.argv[6].split()]
-dd = [float(x) for x in sys.argv[7].split()] if sys.argv[7].strip() else []
+def runs(arg):
+    """Each run's (rate, IOPS, mean latency ns); IOPS and latency None for dd."""
+    out = []
+    for x in arg.split():
+        r, i, l = (x.split(",") + ["", ""])[:3]
+        out.append((float(r), float(i) if i else None, float(l) if l else None))
+    return out
+sbr, fior, ddr = runs(sys.argv[5]), runs(sys.argv[6]), runs(sys.argv[7]) if sys.argv[7].strip() else []
+sb, fio, dd = [r[0] for r in sbr], [r[0] for r in fior], [r[0] for r in ddr]
 # What one request carries at most, whatever the buffer.
 piece = min(1 << 20, maxkb << 10)
 T = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 7: 2.45, 8: 2.36, 9: 2.31, 10: 2.26}
@@ -150,20 +177,47 @@ def interval(r):
         return m, m, m
     h = T.get(len(r), 2.0) * statistics.stdev(r) / len(r) ** 0.5
     return statistics.median(r), m - h, m + h
-def cell(ratios, why):
+def cv(v):
+    return 100 * statistics.stdev(v) / statistics.mean(v) if len(v) > 1 else 0.0
+def gap_us(rs):
+    """The tool's own time between I/Os: the time per I/O (one job, one in
+    flight) less the I/O's mean latency, in microseconds."""
+    g = [1e6 / i - l / 1e3 for _, i, l in rs if i and l is not None]
+    return statistics.median(g) if g else None
+def lat_us(rs):
+    v = [l / 1e3 for _, _, l in rs if l is not None]
+    return statistics.median(v) if v else None
+def cell(ratios, why, other):
     if not ratios:
         return "-", why
     med, lo, hi = interval(ratios)
     text = f"{med:.3f} [{lo:.3f}, {hi:.3f}]"
-    ok = 0.90 <= lo and hi <= 1.10
-    return text, "" if ok else why or "NOT EXPLAINED"
+    if 0.90 <= lo and hi <= 1.10:
+        return text, ""
+    if why:
+        return text, why
+    if 0.90 <= med <= 1.10:
+        # The median agrees; the interval is as wide as the runs vary.
+        return text, (f"noise: the median is within 10% but {len(ratios)} runs give an interval"
+                      f" wider than 0.90-1.10 (run-to-run spread: stripebench {cv(sb):.0f}%,"
+                      f" {other} {cv(fio if other == 'fio' else dd):.0f}%); more --runs narrow it")
+    return text, "NOT EXPLAINED"
 dd_why = ""
 if not dd:
     dd_why = "dd reads only sequentially"
 elif w == "seq1m-direct" and segs * 4096 < piece:
     dd_why = f"dd's buffer is 4 KiB pages: max_segments {segs} splits each 1 MiB read into {segs * 4096 >> 10} KiB requests; ours are huge pages and go in {piece >> 10} KiB ones"
-a, why_f = cell([s / f for s, f in zip(sb, fio)], "")
-b, why_d = cell([s / d for s, d in zip(sb, dd)], dd_why)
+# Where the device answered alike (mean latency within 10%) but the rates
+# differ, what differs is each tool's own time between I/Os.
+fio_why = ""
+ls, lf, gs, gf = lat_us(sbr), lat_us(fior), gap_us(sbr), gap_us(fior)
+if ls and lf and gs is not None and gf is not None and abs(ls / lf - 1) <= 0.10:
+    fio_why = (f"the device answered alike (mean latency stripebench {ls:.1f} us, fio {lf:.1f} us);"
+               f" between I/Os stripebench spends {gs:.2f} us, fio {gf:.2f} us: the tools' own cost per I/O decides this row")
+a, why_f = cell([s / f for s, f in zip(sb, fio)], "", "fio")
+if why_f == "NOT EXPLAINED" and fio_why:
+    why_f = fio_why
+b, why_d = cell([s / d for s, d in zip(sb, dd)], dd_why, "dd")
 med = lambda v: f"{statistics.median(v) / 1e6:.1f}" if v else "-"
 print(f"{name:<10} {w:<16} {med(sb):>10} {med(fio):>10} {med(dd):>10}  {a:<26} {b:<26}")
 for who, why in (("fio", why_f), ("dd", why_d)):
