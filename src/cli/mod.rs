@@ -11,6 +11,7 @@ pub mod compare;
 pub mod configfile;
 pub mod fio_job;
 pub mod fio_words;
+pub mod front;
 pub mod help;
 pub mod sweep;
 pub mod validate;
@@ -23,7 +24,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "stripebench",
     version,
@@ -41,7 +42,7 @@ pub struct Cli {
     pub command: Command,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Drive every target at once for a fixed time and report per-worker and total figures.
     ///

@@ -11,6 +11,7 @@ pub mod compare;
 pub mod completions;
 pub mod diff;
 pub mod exit;
+pub mod front;
 pub mod man;
 pub mod membw;
 pub mod merge;
