@@ -185,9 +185,11 @@ fn check_merge(m: &Value, out: &Path, hosts: &[&str]) {
     assert_eq!(u(&m["total"]["hosts"]), hosts.len() as u64);
     let mut all: BTreeMap<u64, u64> = BTreeMap::new();
     let mut bytes = 0;
+    let mut starts = Vec::new();
     for h in hosts {
         let d = json(&std::fs::read(out.join(format!("{h}.json"))).unwrap());
         bytes += u(&d["total"]["bytes"]);
+        starts.push(d["window"]["start_unix_sec"].as_f64().unwrap());
         for (v, c) in buckets(&hist(&d["total"]["histogram"])) {
             *all.entry(v).or_default() += c;
         }
@@ -204,8 +206,14 @@ fn check_merge(m: &Value, out: &Path, hosts: &[&str]) {
         m["total"]["overlap_sec"].as_f64().unwrap() > 0.0,
         "one --start-at: the windows overlap"
     );
+    // The skew is the hosts' own: latest window start less the earliest.
     let skew = m["total"]["start_skew_sec"].as_f64().unwrap();
-    assert!(skew >= 0.0, "{skew}");
+    let first = starts.iter().cloned().fold(f64::INFINITY, f64::min);
+    let last = starts.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    assert!(
+        (skew - (last - first)).abs() < 1e-6,
+        "{skew} against {starts:?}"
+    );
 }
 
 #[test]
