@@ -359,12 +359,14 @@ fn preflight_refuses_a_skewed_clock_another_version_and_a_silent_host() {
     // ssh's own connect timeout (--connect-timeout too) may end the launcher
     // before fleet.sh stops waiting, and then its words follow; on a loaded
     // machine they may come too late to be quoted. Either way the host is
-    // named, with the preflight it failed.
+    // named, with the preflight it failed. The bound is the answering
+    // host's too: 2 s was too short for its ssh and stripebench to start
+    // on a loaded machine, which then named both hosts.
     for launcher in ["ssh", "pdsh"] {
         refused(
             launcher,
             &silent,
-            &["--connect-timeout", "2s"],
+            &["--connect-timeout", "8s"],
             &["host 10.231.0.99 ", "preflight"],
         );
     }
