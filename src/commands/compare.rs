@@ -14,7 +14,9 @@ use crate::cli::compare::{config, phase_args, plan_phases, refuse_options, Plann
 use crate::cli::CompareArgs;
 use crate::device::topology;
 use crate::document::compare::{self, Phase, Volume};
-use crate::measure::session::{self, Outcome};
+use crate::measure::live::RunOutputs;
+use crate::measure::series::{self, Planner, Point, Ran, Series, Step};
+use crate::measure::session;
 use crate::output::Outputs;
 
 pub fn run(args: &CompareArgs) -> Result<u8> {
@@ -112,57 +114,94 @@ fn write_sizes(
 /// that a phase refused late does not waste the ones before it; a repeat
 /// has the options of its first run.
 fn guard_phases(plan: &[Planned], out: &Outputs) -> Result<()> {
-    for (kind, _, a, owned) in plan.iter().filter(|p| p.1 == 1) {
-        let mut dry = config(a)?;
-        dry.dry_run = true;
-        if let Outcome::DryRun(_, checks) =
-            session::measure(&dry, &dry.targets, *owned, &out.for_run(None))?
-        {
-            if let Some(c) = checks.iter().flat_map(|(_, cs)| cs).find(|c| !c.passed) {
-                return usage(format!(
-                    "refusing the comparison before any phase runs: phase {kind}: {}",
-                    c.detail
-                ));
-            }
-        }
+    let firsts = plan
+        .iter()
+        .filter(|p| p.1 == 1)
+        .map(|(kind, _, a, owned)| {
+            let config = config(a)?;
+            Ok(Point {
+                label: kind.to_string(),
+                targets: config.targets.clone(),
+                config,
+                owned: *owned,
+                repeat: 1,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // Any error but a failed check is the comparison's own.
+    let verdicts = series::check(&firsts, &out.for_run(None), &|_| false)?;
+    if let Some((kind, refused)) = verdicts.iter().find(|v| !v.1.is_empty()) {
+        return usage(format!(
+            "refusing the comparison before any phase runs: phase {kind}: {}",
+            refused[0]
+        ));
     }
     Ok(())
 }
 
-/// Phases run in order, on one live stream whose lines say their phase; an
-/// interrupt ends the phase running and skips the rest.
+/// Phases run in order (a series), on one live stream whose lines say
+/// their phase; an interrupt ends the phase running and skips the rest.
 fn run_phases(plan: Vec<Planned>, of: usize, out: &Outputs) -> Result<Vec<Phase>> {
-    let hub = out.live_hub()?;
-    let mut phases = Vec::new();
-    for (kind, repeat, a, owned) in plan {
-        if crate::base::signals::interrupted() {
-            break;
-        }
-        let label = compare::live_label(&kind, repeat, of);
-        eprintln!("stripebench compare: {label}");
-        // measure() starts a buffered read cold itself.
-        let cfg = config(&a)?;
-        let for_run = out.for_run(hub.clone().map(|mut h| {
-            h.label = Some(("phase", label));
-            h
-        }));
-        let Outcome::Done(run) = session::measure(&cfg, &cfg.targets, owned, &for_run)? else {
-            unreachable!("compare never asks for a dry run")
+    let mut phases = Phases {
+        plan: plan.into_iter(),
+        of,
+        out,
+        hub: out.live_hub()?,
+        running: None,
+        done: Vec::new(),
+    };
+    Series::new().run(&mut phases)?;
+    Ok(phases.done)
+}
+
+/// compare's planner: its phases, each one point.
+struct Phases<'a> {
+    plan: std::vec::IntoIter<Planned>,
+    of: usize,
+    out: &'a Outputs,
+    hub: Option<crate::measure::live::LiveHub>,
+    /// The phase running: its kind and which run of its kind.
+    running: Option<(compare::PhaseKind, u32)>,
+    done: Vec<Phase>,
+}
+
+impl Planner for Phases<'_> {
+    fn next(&mut self) -> Result<Option<Point>> {
+        let Some((kind, repeat, a, owned)) = self.plan.next() else {
+            return Ok(None);
         };
-        let p = Phase::run(
-            kind,
-            repeat,
-            crate::document::finished::document(&cfg, *run),
-        );
-        let stop = p.document.interrupted;
-        // A phase stopped in its ramp measured nothing (a window of 0 s
-        // that ends before it opens): left out, not shown as 0 MB/s.
-        if !(stop && p.document.window.seconds <= 0.0) {
-            phases.push(p);
-        }
-        if stop {
-            break;
-        }
+        let label = compare::live_label(&kind, repeat, self.of);
+        // measure() starts a buffered read cold itself.
+        let config = config(&a)?;
+        self.running = Some((kind, repeat));
+        Ok(Some(Point {
+            label,
+            targets: config.targets.clone(),
+            config,
+            owned,
+            repeat: 1,
+        }))
     }
-    Ok(phases)
+
+    fn outputs(&self, point: &Point) -> Box<dyn RunOutputs + '_> {
+        Box::new(self.out.for_run(self.hub.clone().map(|mut h| {
+            h.label = Some(("phase", point.label.clone()));
+            h
+        })))
+    }
+
+    fn starting(&mut self, point: &Point, _run: usize) {
+        eprintln!("stripebench compare: {}", point.label);
+    }
+
+    fn finished(&mut self, _point: Point, ran: Ran) -> Result<Step> {
+        let (kind, repeat) = self.running.take().expect("a phase was running");
+        if let Ran::Measured { runs, .. } = ran {
+            for r in runs {
+                let doc = crate::document::finished::document(&r.config, *r.finished);
+                self.done.push(Phase::run(kind.clone(), repeat, doc));
+            }
+        }
+        Ok(Step::Next)
+    }
 }

@@ -15,6 +15,7 @@ pub mod layout;
 pub mod live;
 pub mod memory;
 pub mod progress;
+pub mod series;
 pub mod session;
 pub mod worker;
 pub mod workload;
