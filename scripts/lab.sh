@@ -14,7 +14,7 @@
 #
 # KIND (default md-raid0; N members, default 4, each a loop device over a file
 # on tmpfs inside the guest, so every member keeps I/O statistics; the files
-# are sparse: zeros until written):
+# hold random data, so that no read is answered from a hole):
 #   md-raid0, md-raid10, md-raid1   mdadm --create, chunk --chunk (raid1 has none;
 #                                   raid1/10 are created --assume-clean: no resync I/O;
 #                                   raid10 takes --layout n2, f2, o2, n3 ...)
@@ -486,6 +486,19 @@ dmdev() { echo "/dev/$(dmsetup info -c --noheadings -o blkdevname "$1" | tr -d '
 sectors() { cat "/sys/class/block/${1#/dev/}/size"; }
 
 mount -t tmpfs -o size=$((N * SIZE / 1048576 + 16))m tmpfs /members
+# Members hold data, never holes: a hole reads as zeros without reaching a
+# medium, which stripebench refuses as a device's speed. 1 MiB of random
+# bytes, repeated (the guest's memory already holds every member whole).
+dd if=/dev/urandom of=/tmp/pattern bs=65536 count=16 2>/dev/null || die "cannot make the members' data"
+fill() {
+  m=$((SIZE >> 20))
+  r=$(((SIZE & 1048575) / 4096))
+  while [ $m -gt 0 ]; do
+    cat /tmp/pattern || return 1
+    m=$((m - 1))
+  done >"$1" || return 1
+  [ $r -eq 0 ] || dd if=/tmp/pattern bs=4096 count=$r 2>/dev/null >>"$1"
+}
 PARTS=0
 case $KIND in md-on-partitions | dm-linear) PARTS=1 ;; esac
 LOOPS=
@@ -496,7 +509,7 @@ UNDER=
 i=0
 while [ $i -lt "$N" ]; do
   f=/members/m$i
-  truncate -s "$SIZE" $f || die "cannot create $f"
+  fill $f || die "cannot create $f"
   if [ $PARTS = 1 ]; then
     # One partition from --part-start (default sector 2048: 1 MiB) to the
     # end (MBR), as a disk given to md or LVM.
@@ -668,7 +681,8 @@ case $KIND in
   btrfs-raid0)
     modprobe crc32c_generic
     modprobe btrfs || die "modprobe btrfs failed"
-    run mkfs.btrfs -q -f -d raid0 -m raid0 $MEMBERS
+    # -K: no discard, which would punch the members back into holes.
+    run mkfs.btrfs -q -f -K -d raid0 -m raid0 $MEMBERS
     opts=
     for m in $MEMBERS; do opts="$opts,device=$m"; done
     run mount -t btrfs -o "${opts#,}" ${MEMBERS%% *} /mnt

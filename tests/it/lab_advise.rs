@@ -416,7 +416,7 @@ fn ext4_stripe_hints_from_before_a_grow_are_found_and_the_fix_clears_them() {
         "32m",
         &[],
         r#"
-mkfs.ext4 -q -F -b 4096 -E stride=16,stripe_width=48 $ARRAY
+mkfs.ext4 -q -F -b 4096 -E stride=16,stripe_width=48,nodiscard $ARRAY
 step wrong stripebench advise --quick --fail-on low --json wrong.json $ARRAY
 tune2fs -E stride=16,stripe_width=64 $ARRAY > tune.txt 2>&1
 step right stripebench advise --quick --fail-on low --json right.json $ARRAY
