@@ -149,11 +149,15 @@ fn run_phases(plan: Vec<Planned>, of: usize, out: &Outputs) -> Result<Vec<Phase>
         let Outcome::Done(run) = session::measure(&cfg, &cfg.targets, owned, &for_run)? else {
             unreachable!("compare never asks for a dry run")
         };
-        let p = Phase::run(
-            kind,
-            repeat,
-            crate::document::finished::document(&cfg, *run),
-        );
+        let document = crate::document::finished::document(&cfg, *run);
+        // Reads that no medium answered are no member's (or volume's) speed.
+        if let Some(z) = document.zero_figures().first().filter(|_| !cfg.allow_holes) {
+            return Err(crate::base::error::ZeroReadsRefused(format!(
+                "refusing the comparison: phase {kind}: {z}; pass --allow-holes to accept it"
+            ))
+            .into());
+        }
+        let p = Phase::run(kind, repeat, document);
         let stop = p.document.interrupted;
         // A phase stopped in its ramp measured nothing (a window of 0 s
         // that ends before it opens): left out, not shown as 0 MB/s.
