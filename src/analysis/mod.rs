@@ -12,3 +12,4 @@ pub mod mannwhitney;
 pub mod occupancy;
 pub mod summary;
 pub mod verify;
+pub mod zeros;

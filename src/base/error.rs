@@ -17,6 +17,11 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAILURE: u8 = 1;
 /// Exit code: bad input, or a request refused for safety, before any I/O.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: the run completed, but most of the reads sampled on a
+/// target came back all zeros with no layer check vouching that they were
+/// stored: the figure is not the device's (`analysis::zeros`). Not with
+/// `--allow-holes`. (3 is the fleet scripts' "incomplete".)
+pub const EXIT_ZERO_READS: u8 = 4;
 /// Exit code: interrupted by a signal (128 + SIGINT).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
@@ -55,6 +60,25 @@ impl From<String> for UsageError {
 /// Shorthand for returning a usage error from a function that returns `anyhow::Result`.
 pub fn usage<T>(msg: impl Into<String>) -> anyhow::Result<T> {
     Err(UsageError(msg.into()).into())
+}
+
+/// A figure refused because most of its sampled reads came back all
+/// zeros (`analysis::zeros`): exits [`EXIT_ZERO_READS`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZeroReadsRefused(pub String);
+
+impl fmt::Display for ZeroReadsRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ZeroReadsRefused {}
+
+impl ExitCoded for ZeroReadsRefused {
+    fn exit_code(&self) -> u8 {
+        EXIT_ZERO_READS
+    }
 }
 
 /// A run stopped by a signal before anything was measured.

@@ -82,6 +82,21 @@ pub enum Warning {
         hole_bytes: u64,
         unwritten_bytes: u64,
     },
+    /// A block device whose layer (a loop device's backing file, zram)
+    /// holds no data for `empty` bytes of its `region`: they read as zeros
+    /// (or a fill) from memory. `mostly` (half or more,
+    /// `analysis::zeros::MOSTLY`): read only with `--allow-holes`, which
+    /// this then says; under half, the run goes on and says how much.
+    UnbackedDevice {
+        path: String,
+        /// "its backing file /tmp/f.img", "zram".
+        layer: String,
+        /// What the empty bytes are: "holes (never written)".
+        what: String,
+        empty: u64,
+        region: u64,
+        mostly: bool,
+    },
     /// `--readahead` on a file: it sets its file system's device's.
     ReadaheadOnFile {
         kb: u64,
@@ -174,6 +189,24 @@ pub enum Warning {
     CacheKeptWrites {
         path: String,
         ratio: f64,
+    },
+    /// Sampled reads of a target that came back all zeros, half or more
+    /// of at least 16 (`analysis::zeros`: one read in 64 of each worker's
+    /// in the window is checked). A block this run wrote never reads back
+    /// as zeros, so these are blocks the device held no data for
+    /// (unwritten, trimmed, thin-provisioned, a hole under a loop device)
+    /// or zeros a medium stores (a disk written with zeros): the sample
+    /// cannot tell them apart. Where a layer check found the region all
+    /// written data (`stored`: the layer, such as a loop device's backing
+    /// file), that check is authoritative: the zeros were stored, and the
+    /// figure stands. Otherwise the figure is not called the device's
+    /// speed: `run` exits 4, and `compare` and `advise` refuse it, unless
+    /// `--allow-holes`.
+    ZeroReads {
+        path: String,
+        sampled: u64,
+        zeros: u64,
+        stored: Option<String>,
     },
     /// Blocks verification found never written with `--verify`.
     UnwrittenBlocks {
@@ -348,6 +381,25 @@ impl fmt::Display for Warning {
                 "{}; read anyway (--allow-holes): those reads measure memory, not the device",
                 self.holes_amount().unwrap_or_default()
             ),
+            UnbackedDevice {
+                path,
+                layer,
+                what,
+                empty,
+                region,
+                mostly,
+            } => write!(
+                f,
+                "{path}: {} of its {} region ({:.1}%) are {what} in {layer}: they read as zeros without reaching a medium; {}",
+                fmt_bytes(*empty),
+                fmt_bytes(*region),
+                *empty as f64 / (*region).max(1) as f64 * 100.0,
+                if *mostly {
+                    "read anyway (--allow-holes): those reads measure memory, not the device"
+                } else {
+                    "under half, so the run goes on: its figure mixes the device's reads with memory's"
+                }
+            ),
             ReadaheadOnFile {
                 kb,
                 path,
@@ -457,6 +509,24 @@ impl fmt::Display for Warning {
                 f,
                 "the live collector fell behind the workers: {seconds_lost} worker second(s) lost, {histograms_lost} without percentiles"
             ),
+            ZeroReads {
+                path,
+                sampled,
+                zeros,
+                stored,
+            } => {
+                let share = *zeros as f64 / (*sampled).max(1) as f64 * 100.0;
+                match stored {
+                    None => write!(
+                        f,
+                        "{path}: {share:.0}% of sampled reads ({zeros} of {sampled}) returned only zeros: the device answered without reading media: unwritten, trimmed or thin-provisioned blocks (or a medium written with zeros), so the figure is not the device's speed"
+                    ),
+                    Some(layer) => write!(
+                        f,
+                        "{path}: {share:.0}% of sampled reads ({zeros} of {sampled}) returned only zeros, and {layer} holds the region as written data: the zeros were stored and read"
+                    ),
+                }
+            }
             CacheServedReads { path, ratio } => write!(
                 f,
                 "{path}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
@@ -694,6 +764,8 @@ impl Warning {
             | StraddlesChunks { path, .. }
             | PartialStripe { path, .. }
             | HolesReadAnyway { path, .. }
+            | UnbackedDevice { path, .. }
+            | ZeroReads { path, .. }
             | ReadaheadOnFile { path, .. }
             | MemoryTarget { path, .. }
             | AtimeChecked { path }
@@ -730,6 +802,8 @@ impl Warning {
             | CacheServedReads { path, .. }
             | CacheKeptWrites { path, .. }
             | AtimeChecked { path }
+            | UnbackedDevice { path, .. }
+            | ZeroReads { path, .. }
             | UnwrittenBlocks { path, .. } => prefixed(path),
             UndeliveredDirectReads {
                 path,

@@ -32,6 +32,7 @@ use clap::{Args, Parser, Subcommand};
     about = "Storage throughput for disks and striped volumes: one pinned worker per target, O_DIRECT or page-cache I/O, per-worker and total MB/s, IOPS and latency",
     after_help = concat!(
         "Exit codes: 0 success, 1 the run saw I/O errors or failed, 2 bad input or refused for safety, ",
+        "4 most sampled reads came back all zeros, so the figure is not the device's (--allow-holes accepts it), ",
         "128+N interrupted by signal N (130 for Ctrl-C, 143 for SIGTERM; the report covers what was measured).\n",
         "Units: rates are decimal in MB/s and GB/s (1 MB/s = 10^6 bytes/s) and binary in MiB/s and GiB/s (2^20 bytes/s); ",
         "sizes are binary: 4k = 4KiB = 4096 bytes, 1m = 1MiB, 1g = 1GiB, 1t = 1TiB; a size in KB, MB, GB or TB is refused as ambiguous."
@@ -433,6 +434,14 @@ pub struct AdviseArgs {
     /// Wait for another run that holds the volume's settings, instead of refusing.
     #[arg(long)]
     pub wait_lock: bool,
+
+    /// Take a run's figure even when the device answered its reads without
+    /// a medium: a loop device over a file with holes, a never-written
+    /// zram, or most sampled reads all zeros (unwritten, trimmed or
+    /// thin-provisioned blocks). Without it such a run is refused and its
+    /// check skipped, saying why.
+    #[arg(long)]
+    pub allow_holes: bool,
 
     /// device-mapper tables (`dmsetup table` output) to read instead of
     /// running dmsetup.

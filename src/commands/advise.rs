@@ -129,6 +129,7 @@ fn battery_pass(
     let mut battery = advise::plan(topo, survey, &options(args, topo));
     let mut findings = advise::static_findings(topo, survey);
     let mut pace = Pace::new(started, options(args, topo).budget_sec, &battery);
+    pace.allow_holes = args.allow_holes;
     let (points, measurements) = measure_readahead(args, &mut battery, out, &mut pace)?;
     findings.extend(advise::readahead_finding(topo, survey, &points));
     let fixes: Vec<advise::Setting> = findings
@@ -279,6 +280,9 @@ struct Pace {
     /// What a run has cost beyond its window, on average so far.
     overhead: f64,
     runs: usize,
+    /// `--allow-holes`: a run may read what no medium holds, and a figure
+    /// whose sampled reads were mostly zeros is kept.
+    allow_holes: bool,
 }
 
 impl Pace {
@@ -289,6 +293,7 @@ impl Pace {
             runs_left: battery.runs(),
             overhead: advise::RUN_OVERHEAD_SEC,
             runs: 0,
+            allow_holes: false,
         }
     }
 
@@ -325,7 +330,8 @@ impl Pace {
     ) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
         let window = self.window(planned);
         eprintln!("{}", say(window));
-        let cfg = cfg(window)?;
+        let mut cfg = cfg(window)?;
+        cfg.allow_holes = self.allow_holes;
         self.run(&cfg, out, (planned, window))
     }
 
@@ -356,7 +362,17 @@ fn one_run(
     out: &Outputs,
 ) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
     match session::measure(cfg, &cfg.targets, false, &out.for_run(None)) {
-        Ok(Outcome::Done(run)) => Ok(Ok(crate::document::finished::document(cfg, *run))),
+        Ok(Outcome::Done(run)) => {
+            let doc = crate::document::finished::document(cfg, *run);
+            // Reads that no medium answered are no member's or volume's
+            // speed: the check that needed them is refused, and says why.
+            match doc.zero_figures().first() {
+                Some(z) if !cfg.allow_holes => Ok(Err(format!(
+                    "refusing to take this run's figure as the device's speed: {z}; pass --allow-holes to accept it"
+                ))),
+                _ => Ok(Ok(doc)),
+            }
+        }
         Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
         Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => Ok(Err(
             crate::base::error::show_lines(&format!("{e:#}")).into_owned(),
@@ -765,6 +781,7 @@ mod tests {
             runs_left: runs,
             overhead: 1.0,
             runs: 0,
+            allow_holes: false,
         };
         // On time: 10 runs of 4 s and 1 s each of overhead in 60 s.
         assert_eq!(pace(60.0, 40.0, 10).window(4.0), 4.0);

@@ -199,6 +199,13 @@ impl Planner for Phases<'_> {
         if let Ran::Measured { runs, .. } = ran {
             for r in runs {
                 let doc = crate::document::finished::document(&r.config, *r.finished);
+                // Reads that no medium answered are no member's (or volume's) speed.
+                if let Some(z) = doc.zero_figures().first().filter(|_| !r.config.allow_holes) {
+                    return Err(crate::base::error::ZeroReadsRefused(format!(
+                        "refusing the comparison: phase {kind}: {z}; pass --allow-holes to accept it"
+                    ))
+                    .into());
+                }
                 self.done.push(Phase::run(kind.clone(), repeat, doc));
             }
         }

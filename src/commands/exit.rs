@@ -4,7 +4,7 @@
 //! and sources, outermost first) and asks the first one it recognises.
 //! Anything unrecognised is a failure during a run: exit 1.
 
-use crate::base::error::{ExitCoded, Interrupted, UsageError, EXIT_FAILURE};
+use crate::base::error::{ExitCoded, Interrupted, UsageError, ZeroReadsRefused, EXIT_FAILURE};
 
 /// The exit code for an error that reached `main`.
 pub fn exit_code_for(err: &anyhow::Error) -> u8 {
@@ -22,6 +22,7 @@ pub fn exit_code_for(err: &anyhow::Error) -> u8 {
     first_of!(
         UsageError,
         Interrupted,
+        ZeroReadsRefused,
         crate::cli::validate::ConfigError,
         crate::cli::configfile::ConfigFileError,
         crate::device::OpenError,

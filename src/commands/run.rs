@@ -78,10 +78,19 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         return Err(crate::base::error::UsageError(line).into());
     }
 
-    Ok(crate::base::error::exit_code(
-        doc.interrupted,
-        doc.has_errors(),
-    ))
+    let code = crate::base::error::exit_code(doc.interrupted, doc.has_errors());
+    // Reads that no medium answered: the figure stands only if the user
+    // accepts it (I/O errors and interrupts say more, and keep their code).
+    let zeros = doc.zero_figures();
+    if code == EXIT_OK && !zeros.is_empty() && !cfg.allow_holes {
+        eprintln!(
+            "stripebench: {} target(s) returned mostly zeros: the figures are not the devices' speed; pass --allow-holes to accept them (exit {})",
+            zeros.len(),
+            crate::base::error::EXIT_ZERO_READS
+        );
+        return Ok(crate::base::error::EXIT_ZERO_READS);
+    }
+    Ok(code)
 }
 
 /// Every check [`run`] makes before its first I/O, with no I/O and

@@ -76,6 +76,18 @@ fn read_u64(p: &Path) -> Option<u64> {
     fs::read_to_string(p).ok()?.trim().parse().ok()
 }
 
+/// A text attribute of at most `max` bytes; `None` when longer or unreadable.
+fn read_bounded(p: &Path, max: u64) -> Option<String> {
+    use std::io::Read;
+    let mut s = String::new();
+    fs::File::open(p)
+        .ok()?
+        .take(max + 1)
+        .read_to_string(&mut s)
+        .ok()?;
+    (s.len() as u64 <= max).then_some(s)
+}
+
 fn read_dev(p: &Path) -> Option<Dev> {
     let s = fs::read_to_string(p).ok()?;
     let (a, b) = s.trim().split_once(':')?;
@@ -168,7 +180,9 @@ fn resolve(
     if !lo.is_dir() {
         return Some(disk);
     }
-    let backing = fs::read_to_string(lo.join("backing_file")).ok()?;
+    // A name of the kernel's, but any user's file name: read a path's
+    // worth at most (sysfs gives a page), refused when longer.
+    let backing = read_bounded(&lo.join("backing_file"), libc::PATH_MAX as u64 + 16)?;
     let backing = PathBuf::from(
         backing
             .trim_end_matches('\n')

@@ -2,6 +2,10 @@
 //! holes or unwritten (fallocated) extents reads zeros from memory there,
 //! never from a device (`truncate -s 512M f.dat` read at 22 GB/s). Such a
 //! read is refused unless `--allow-holes`, which makes it a warning.
+//!
+//! A block device is judged by the layer under it where one is seen
+//! (`layers`: a loop device's backing file, zram): half or more of its
+//! region holding no data is refused the same way; less is a warning.
 
 use std::fs::File;
 use std::path::Path;
@@ -69,6 +73,76 @@ pub fn judge(
                 "refusing to read: {amount}, so the figures would measure memory. Write it first (stripebench run --rw write --passes 1 --bs 1m{region} --allow-destructive {shown}), or pass --allow-holes to read it anyway"
             ),
             warning: None,
+        }
+    })
+}
+
+/// The guard's verdict on a block device's region, by the layer under it.
+pub struct LayerVerdict {
+    /// Not mostly empty, or `--allow-holes` reads it anyway.
+    pub passed: bool,
+    /// What the dry run's check says (the refusal's text when not passed).
+    pub detail: String,
+    /// The document's warning: some of the region is empty.
+    pub warning: Option<Warning>,
+    /// The layer, when it holds the whole region as written data: what a
+    /// sample of zero reads is then told (the zeros were stored).
+    pub stored: Option<String>,
+}
+
+/// Judges `region` of the block device `path` (open as `file`, numbers
+/// `dev`) by the layer under it; `None` when no layer is seen.
+pub fn judge_layer(
+    path: &Path,
+    file: &File,
+    dev: (u64, u64),
+    region: Region,
+    allow_holes: bool,
+) -> Option<LayerVerdict> {
+    let host = crate::base::host::Host::real();
+    let b = crate::device::layers::backing(&host, file, dev, region.offset, region.length)?;
+    let shown = crate::base::error::show_path(path).to_string();
+    if b.empty == 0 {
+        return Some(LayerVerdict {
+            passed: true,
+            detail: format!(
+                "{} holds the {} region as written data",
+                b.layer,
+                fmt_bytes(b.region)
+            ),
+            warning: None,
+            stored: Some(b.layer),
+        });
+    }
+    let mostly = b.empty as f64 / b.region.max(1) as f64 >= crate::analysis::zeros::MOSTLY;
+    let warning = Warning::UnbackedDevice {
+        path: shown.clone(),
+        layer: b.layer,
+        what: b.what,
+        empty: b.empty,
+        region: b.region,
+        mostly,
+    };
+    Some(if mostly && !allow_holes {
+        let text = warning.to_string();
+        let amount = text
+            .strip_suffix("read anyway (--allow-holes): those reads measure memory, not the device")
+            .unwrap_or(&text)
+            .trim_end_matches("; ");
+        LayerVerdict {
+            passed: false,
+            detail: format!(
+                "refusing to read {amount}, so the figures would measure memory: write the device first, or pass --allow-holes to read it anyway"
+            ),
+            warning: None,
+            stored: None,
+        }
+    } else {
+        LayerVerdict {
+            passed: true,
+            detail: warning.to_string(),
+            warning: Some(warning),
+            stored: None,
         }
     })
 }

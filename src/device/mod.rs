@@ -3,7 +3,8 @@
 //! the right flags (`open`), device counters and queue limits (`devstat`,
 //! `queue`), the page cache (`cache`), sysfs settings and their restore
 //! (`knobs`, `state`), scratch files (`scratch`), the stack under a target
-//! (`topology`), holes and unwritten extents in a file (`holes`); the
+//! (`topology`), holes and unwritten extents in a file (`holes`), what
+//! the layer under a loop or zram device holds (`layers`); the
 //! checks a run makes with them: targets that overlap (`overlap`), reads of
 //! holes (`hole_guard`), request sizes (`requests`), read-ahead
 //! (`readahead`), md raid4/5/6's tunables (`md_tunables`), stripe geometry and members (`stripes`), a test file's
@@ -21,6 +22,7 @@ pub mod hole_guard;
 pub mod holes;
 pub mod host_facts;
 pub mod knobs;
+pub mod layers;
 pub mod md_tunables;
 pub mod overlap;
 pub mod queue;

@@ -25,6 +25,9 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
     }
     doc.name_members();
     doc.warnings.extend(run.split_requests);
+    // Beside the figure: a target whose sampled reads were mostly zeros.
+    let zeros = doc.zero_reads(&run.stored);
+    doc.warnings.extend(zeros);
     doc.warnings = warning::group(&doc.warnings);
     doc.cache = Some(run.cache);
     doc.fio = Some(fio(cfg, &doc));

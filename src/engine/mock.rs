@@ -16,7 +16,7 @@ use crate::engine::buffer::AlignedBuf;
 
 pub struct MockEngine {
     /// One buffer per slot (a write's data is stamped into it, a read
-    /// leaves it as it was); with `write_buffers`, the writes' own after them.
+    /// leaves it as it was: data, never all zeros); with `write_buffers`, the writes' own after them.
     bufs: Vec<AlignedBuf>,
     depth: usize,
     bs: usize,
@@ -56,8 +56,17 @@ impl Engine for MockEngine {
             .mock_latency
             .ok_or("the mock engine needs a latency (--debug-mock-engine)")?;
         let id = EngineId::new();
+        let mut bufs = spec.buffers()?;
+        if spec.fill_seed.is_none() {
+            // What a read "brings back": data, not zeros, or every read of
+            // the mock would be counted as one no medium answered
+            // (analysis::zeros). Written buffers are filled already.
+            for b in &mut bufs {
+                b.as_mut_slice().fill(0xA5);
+            }
+        }
         let engine = MockEngine {
-            bufs: spec.buffers()?,
+            bufs,
             depth: spec.depth,
             bs: spec.bs,
             latency_ns: latency.as_nanos().min(u64::MAX as u128) as u64,

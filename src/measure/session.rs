@@ -74,6 +74,9 @@ pub struct Finished {
     pub split_requests: Vec<Warning>,
     /// Every target's storage stack that could be read, by its path.
     pub stacks: Vec<(PathBuf, Topology)>,
+    /// Per target (the plan's order): the layer under it that holds its
+    /// whole region as written data, when a layer check saw one.
+    pub stored: Vec<Option<String>>,
     pub cache: CacheDoc,
 }
 
@@ -128,7 +131,7 @@ pub fn measure(
         cfg,
         plan.targets.iter().map(|t| (&*t.file, t.path.as_path())),
     )?;
-    let holes = check_holes(cfg, &plan, &mut checks)?;
+    let (holes, stored) = check_holes(cfg, &plan, &mut checks)?;
     if cfg.dry_run {
         return Ok(Outcome::DryRun(Box::new(plan), checks));
     }
@@ -160,6 +163,7 @@ pub fn measure(
         warnings,
         split_requests,
         stacks,
+        stored,
         cache,
     })))
 }
@@ -354,35 +358,51 @@ fn check_buffer_memory(cfg: &RunConfig, plan: &Plan) -> Result<()> {
 /// target a read reaches; each verdict is a check of its target's (seen in
 /// a dry run). `verify` reads holes on purpose: they are its unwritten
 /// blocks.
-fn check_holes(cfg: &RunConfig, plan: &Plan, checks: &mut Checks) -> Result<Vec<Warning>> {
+///
+/// A block device is judged by the layer under it, where one is seen
+/// (a loop device's backing file, zram). Returns the warnings, and per
+/// target the layer that holds its whole region as written data (what a
+/// sample of zero reads on it is told: the zeros were stored).
+fn check_holes(
+    cfg: &RunConfig,
+    plan: &Plan,
+    checks: &mut Checks,
+) -> Result<(Vec<Warning>, Vec<Option<String>>)> {
+    let mut stored = vec![None; plan.targets.len()];
     let reads = !matches!(cfg.rw, RwMode::Write | RwMode::Randwrite);
     if !reads || cfg.verify {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), stored));
     }
     let mut warnings = Vec::new();
-    for t in plan
-        .targets
-        .iter()
-        .filter(|t| t.kind == device::TargetKind::File)
-    {
-        let Some(v) =
-            device::hole_guard::judge(&t.path, &t.file, t.region, t.size, cfg.allow_holes)
-        else {
+    for (i, t) in plan.targets.iter().enumerate() {
+        let v = match (t.kind, t.device) {
+            (device::TargetKind::File, _) => {
+                device::hole_guard::judge(&t.path, &t.file, t.region, t.size, cfg.allow_holes)
+                    .map(|v| (v.passed, v.detail, v.warning, None))
+            }
+            (device::TargetKind::Block, Some(dev)) => {
+                device::hole_guard::judge_layer(&t.path, &t.file, dev, t.region, cfg.allow_holes)
+                    .map(|v| (v.passed, v.detail, v.warning, v.stored))
+            }
+            _ => None,
+        };
+        let Some((passed, detail, warning, layer)) = v else {
             continue;
         };
-        if !v.passed && !cfg.dry_run {
-            return usage(v.detail);
+        if !passed && !cfg.dry_run {
+            return usage(detail);
         }
-        warnings.extend(v.warning);
+        warnings.extend(warning);
+        stored[i] = layer;
         if let Some((_, cs)) = checks.iter_mut().find(|(p, _)| *p == t.path) {
             cs.push(Check {
                 name: "holes".into(),
-                passed: v.passed,
-                detail: v.detail,
+                passed,
+                detail,
             });
         }
     }
-    Ok(warnings)
+    Ok((warnings, stored))
 }
 
 /// Devices the kernel would not open O_NOATIME: each read checks the node's atime.

@@ -63,3 +63,4 @@ mod uncached;
 mod verify;
 mod window_end;
 mod written_data;
+mod zero_reads;

@@ -392,6 +392,8 @@ impl RunDocument {
                     .iter()
                     .map(|o| o.cache_eviction_ns as f64 / 1e9)
                     .sum(),
+                sampled_reads: Some(exec.outcomes.iter().map(|o| o.sampled_reads).sum()),
+                zero_reads: Some(exec.outcomes.iter().map(|o| o.zero_reads).sum()),
             },
             warnings,
             cache: None,
@@ -510,6 +512,8 @@ fn worker_doc(
         buffer: out.buffer.clone(),
         cache_evictions: out.cache_evictions,
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
+        sampled_reads: Some(out.sampled_reads),
+        zero_reads: Some(out.zero_reads),
     }
 }
 

@@ -10,6 +10,7 @@ mod figures;
 mod host;
 pub mod rmw;
 mod wire;
+mod zeros;
 
 pub use assemble::{rate, Aggregate};
 pub use figures::{DirectionDoc, DirectionsDoc, Figures};
@@ -192,6 +193,14 @@ pub struct WorkerDoc {
     pub cache_evictions: u64,
     #[serde(default)]
     pub cache_eviction_sec: f64,
+    /// Of its reads counted in the window, those checked for all zeros
+    /// (one in 64, the first included), and those of them that were all
+    /// zeros: answered by no medium, or zeros stored (`analysis::zeros`).
+    /// Absent in a document written before the sample.
+    #[serde(default)]
+    pub sampled_reads: Option<u64>,
+    #[serde(default)]
+    pub zero_reads: Option<u64>,
 }
 
 /// How a worker on a schedule (`--rate`, `--rate-iops`) kept it.
@@ -276,6 +285,12 @@ pub struct TotalDoc {
     pub cache_evictions: u64,
     #[serde(default)]
     pub cache_eviction_sec: f64,
+    /// The workers' sampled reads and all-zero ones (see `WorkerDoc`),
+    /// summed; absent in a document written before the sample.
+    #[serde(default)]
+    pub sampled_reads: Option<u64>,
+    #[serde(default)]
+    pub zero_reads: Option<u64>,
 }
 
 impl TotalDoc {

@@ -33,7 +33,7 @@ const HISTOGRAMS: &[Fig] = &[Fig::Histogram, Fig::ServiceHistogram];
 impl Serialize for WorkerDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("WorkerDoc", 39)?;
+        let mut m = s.serialize_struct("WorkerDoc", 41)?;
         m.serialize_field("id", &self.id)?;
         m.serialize_field("target", &self.target)?;
         m.serialize_field("target_index", &self.target_index)?;
@@ -72,6 +72,8 @@ impl Serialize for WorkerDoc {
         put_some(&mut m, "ring", &self.ring)?;
         put_some(&mut m, "would_block_ios", &self.would_block_ios)?;
         m.serialize_field("buffer", &self.buffer)?;
+        put_some(&mut m, "sampled_reads", &self.sampled_reads)?;
+        put_some(&mut m, "zero_reads", &self.zero_reads)?;
         f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
         m.end()
@@ -106,12 +108,14 @@ impl Serialize for TargetDoc {
 impl Serialize for TotalDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("TotalDoc", 19)?;
+        let mut m = s.serialize_struct("TotalDoc", 21)?;
         f.put(&mut m, &[Fig::Bytes, Fig::Ios, Fig::Errors])?;
         f.put(&mut m, RATES)?;
         m.serialize_field("flush", &self.flush)?;
         m.serialize_field("flush_errors", &self.flush_errors)?;
         m.serialize_field("flush_incomplete", &self.flush_incomplete)?;
+        put_some(&mut m, "sampled_reads", &self.sampled_reads)?;
+        put_some(&mut m, "zero_reads", &self.zero_reads)?;
         f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
         m.end()

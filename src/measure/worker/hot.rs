@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::analysis::verify::{fill_block, generation, write_extent, Extent};
+use crate::analysis::zeros;
 use crate::base::cpus;
 use crate::base::usage::{thread_cpu_clock, thread_cpu_seconds};
 use crate::engine::clock::Clock;
@@ -349,6 +350,24 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     .note(engine.buffer(s), slots[s.index()].offset);
             }
         }
+        // A sample of the reads counted in the window, checked for all
+        // zeros: a read no medium answered (analysis::zeros). Verifying
+        // reads are left out: verify reads unwritten blocks on purpose.
+        if spec.verify != VerifyMode::Read {
+            for s in &completed[kept..] {
+                let slot = &slots[s.index()];
+                if slot.counted && slot.full && slot.op == Op::Read {
+                    tally.zero_due -= 1;
+                    if tally.zero_due == 0 {
+                        tally.zero_due = zeros::SAMPLE_EVERY;
+                        tally.out.sampled_reads += 1;
+                        if zeros::all_zero(engine.buffer(s)) {
+                            tally.out.zero_reads += 1;
+                        }
+                    }
+                }
+            }
+        }
         if engine_spec.nowait {
             // --nowait: of the I/Os counted in the window, those that would
             // have blocked and went again.
@@ -574,6 +593,9 @@ struct Tally<'a, C> {
     /// and how long before the end the oldest of them was due.
     unserved_ios: u64,
     unserved_oldest_ns: u64,
+    /// Reads counted in the window until the next one sampled for zeros
+    /// (the first one is: 1 at the start).
+    zero_due: u64,
     /// The clock the tally reads completions' times from.
     clock: PhantomData<C>,
 }
@@ -632,6 +654,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             schedule_end_ns: 0,
             unserved_ios: 0,
             unserved_oldest_ns: 0,
+            zero_due: 1,
             clock: PhantomData,
         }
     }

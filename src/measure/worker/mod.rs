@@ -432,6 +432,11 @@ pub struct WorkerOutcome {
     pub would_block: u64,
     /// What the worker's I/O buffers are made of.
     pub buffer: Option<crate::engine::buffer::BufferDoc>,
+    /// Of the reads counted in the window, those sampled for zeros (one in
+    /// `analysis::zeros::SAMPLE_EVERY`), and those of them that came back
+    /// all zeros: answered by no medium, or zeros stored as data.
+    pub sampled_reads: u64,
+    pub zero_reads: u64,
     /// What `--verify` reading found.
     pub verify: VerifyTally,
     /// I/Os in flight when nothing had completed for `--hang-timeout`: the

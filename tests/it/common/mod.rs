@@ -274,16 +274,35 @@ impl Drop for LoopBed {
 }
 
 /// One zram device of `size_mb` MiB, added with zram-control's hot_add
-/// (loading the module when it is not), reset and removed on drop. Never
-/// written: its reads are zeros. A device with no non-blocking path, so
-/// io_uring hands every I/O on it to an io-wq kernel thread.
+/// (loading the module when it is not), reset and removed on drop. A
+/// device with no non-blocking path, so io_uring hands every I/O on it to
+/// an io-wq kernel thread.
 pub struct Zram {
     pub dev: String,
     id: String,
 }
 
 impl Zram {
+    /// A zram device written whole with incompressible data: a run reads
+    /// it (a never-written one is refused: its reads are fills from
+    /// memory, issue 39).
     pub fn new(size_mb: usize) -> Zram {
+        let z = Zram::unwritten(size_mb);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut block = vec![0u8; size_mb << 20];
+        for chunk in block.chunks_mut(8) {
+            // xorshift64: incompressible enough for zram.
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            chunk.copy_from_slice(&seed.to_le_bytes()[..chunk.len()]);
+        }
+        std::fs::write(&z.dev, &block).unwrap_or_else(|e| panic!("{}: {e}", z.dev));
+        z
+    }
+
+    /// A zram device never written: every read is a fill from memory.
+    pub fn unwritten(size_mb: usize) -> Zram {
         require(is_root(), "needs root: zram devices");
         let control = Path::new("/sys/class/zram-control/hot_add");
         if !control.exists() {
@@ -539,8 +558,11 @@ impl Drop for Throttle {
 }
 
 /// A btrfs RAID0 (data and metadata) over the bed's devices, mounted at `at`.
+/// Made without discarding (`-K`): mkfs's discard punches the loop
+/// devices' backing files full of holes, and their members then read
+/// zeros from memory (issue 39), which `run` refuses.
 pub fn btrfs_raid0(bed: &LoopBed, at: &Path) -> Mounted {
-    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
+    let mut args = vec!["-q", "-f", "-K", "-d", "raid0", "-m", "raid0"];
     args.extend(bed.devices.iter().map(String::as_str));
     sh_required("mkfs.btrfs", &args);
     mount(&[&bed.devices[0]], at)
