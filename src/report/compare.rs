@@ -1,13 +1,17 @@
 //! The compare report as text: every run of every phase (a failed or thin
 //! one marked, its warnings grouped under it), the level's ceilings and the
-//! efficiency against one, the members, and the verdict with its numbers.
+//! stripe efficiency against one (the stripe layer and the members'
+//! imbalance apart, the larger loss named), the members, and the verdict
+//! with its numbers.
 
 use std::fmt::Write;
 
 use crate::base::error::Shown;
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec};
 use crate::base::warning::Warning;
-use crate::document::compare::{grouped_warnings, run_label, CompareDocument, Phase, PhaseStatus};
+use crate::document::compare::{
+    grouped_warnings, run_label, CeilingDoc, CompareDocument, Phase, PhaseStatus, StripeEfficiency,
+};
 
 pub fn render(d: &CompareDocument) -> String {
     let mut out = String::new();
@@ -201,28 +205,83 @@ fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
     } else {
         "O_DIRECT"
     };
-    match (d.efficiency, &d.efficiency_ceiling) {
-        (Some(e), Some(c)) => {
-            let _ = writeln!(
-                out,
-                "stripe efficiency: volume ({n} workers, {how}) / ceiling = {:.1}%, against {} (N = {n}: {} × the members together ÷ {n})",
-                e * 100.0,
-                c.rule,
-                fmt_factor(c.members),
-            );
-        }
-        (Some(e), None) => {
-            let _ = writeln!(
-                out,
-                "stripe efficiency: volume ({n} workers, {how}) / members together = {:.1}%",
-                e * 100.0
-            );
-        }
-        _ => {}
+    if let (Some(e), Some(c)) = (&d.stripe_efficiency, &d.efficiency_ceiling) {
+        stripe_efficiency(out, e, c, n, how);
     }
     if let Some(note) = &d.efficiency_note {
         let _ = writeln!(out, "  {note}");
     }
+}
+
+/// The efficiency in two, and the larger loss named: the stripe layer
+/// against what its slowest member allows, the slowest member against the
+/// median. A slow member is the imbalance's loss, not the stripe layer's.
+fn stripe_efficiency(out: &mut String, e: &StripeEfficiency, c: &CeilingDoc, n: usize, how: &str) {
+    let pct = |f: f64| f * 100.0;
+    let _ = writeln!(
+        out,
+        "stripe efficiency, in two: volume ({n} workers, {how}) {:.1} MB/s, against {} (N = {n})",
+        mb_per_sec(e.volume_bytes_per_sec),
+        c.rule,
+    );
+    if e.waits_for_every_piece {
+        let _ = writeln!(
+            out,
+            "  stripe layer: {:.1} MB/s of the {:.1} MB/s its slowest member allows ({} × {:.1} MB/s, {}) = {:.1}%",
+            mb_per_sec(e.volume_bytes_per_sec),
+            mb_per_sec(e.allowed_bytes_per_sec),
+            fmt_factor(c.members),
+            mb_per_sec(e.slowest_bytes_per_sec),
+            Shown(&e.slowest),
+            pct(e.stripe_layer)
+        );
+        let _ = writeln!(
+            out,
+            "  members' imbalance: the slowest {:.1} MB/s / the median {:.1} MB/s = {:.1}%",
+            mb_per_sec(e.slowest_bytes_per_sec),
+            mb_per_sec(e.median_bytes_per_sec),
+            pct(e.imbalance)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  stripe layer: {:.1} MB/s of the {:.1} MB/s the members allow together ({} × their mean; a read goes to one copy, so none waits for the slowest) = {:.1}%",
+            mb_per_sec(e.volume_bytes_per_sec),
+            mb_per_sec(e.allowed_bytes_per_sec),
+            fmt_factor(c.members),
+            pct(e.stripe_layer)
+        );
+        let _ = writeln!(
+            out,
+            "  members' imbalance: the slowest {:.1} MB/s / the median {:.1} MB/s = {:.1}% (no loss: a mirror's reads need not wait for it)",
+            mb_per_sec(e.slowest_bytes_per_sec),
+            mb_per_sec(e.median_bytes_per_sec),
+            pct(e.imbalance)
+        );
+    }
+    let _ = match e.larger_loss.as_str() {
+        "imbalance" => writeln!(
+            out,
+            "  the larger loss: the members' imbalance ({} at {:.1}% of the median member); the stripe layer delivers {:.1}% of what that member allows",
+            Shown(&e.slowest),
+            pct(e.imbalance),
+            pct(e.stripe_layer)
+        ),
+        "stripe_layer" => writeln!(
+            out,
+            "  the larger loss: the stripe layer ({:.1}% of what its members allow); the members' imbalance costs {:.1}%",
+            pct(e.stripe_layer),
+            if e.waits_for_every_piece {
+                pct(1.0 - e.imbalance)
+            } else {
+                0.0
+            }
+        ),
+        _ => writeln!(
+            out,
+            "  no loss: the volume delivers what its members allow, and they are equal"
+        ),
+    };
 }
 
 fn fmt_factor(f: f64) -> String {
@@ -413,7 +472,7 @@ mod tests {
             phases: Vec::new(),
             repeat: 1,
             repeats: Vec::new(),
-            efficiency: None,
+            stripe_efficiency: None,
             efficiency_ceiling: None,
             efficiency_note: None,
             ceilings: Vec::new(),
