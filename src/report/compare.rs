@@ -133,6 +133,11 @@ fn phase_row(out: &mut String, p: &Phase, of: usize, w: usize) {
             p.document.window.seconds
         );
     }
+    // Its targets ended at different times: the phase's MB/s is their
+    // bytes over the shared window, not their sum; the sum beside it.
+    if let Some(line) = crate::report::table::total_line(&p.document) {
+        let _ = writeln!(out, "    {line}");
+    }
     if let Some(m) = p.members_read_bytes {
         // The verdict is the run's own (document::run::rmw), printed with
         // the phase's warnings below; this line gives the figures always.
@@ -486,6 +491,28 @@ mod tests {
         assert!(
             text.starts_with("compare /dev/mapper/stripe: dm striped, 0 member(s), chunk 64k\n"),
             "{text}"
+        );
+    }
+
+    /// Issue 39, item 5: a phase whose targets ended at different times
+    /// says what its MB/s is and gives their own rates' sum.
+    #[test]
+    fn a_phase_whose_targets_ended_apart_gives_their_sum() {
+        use crate::document::compare::{Phase, PhaseKind};
+        use crate::document::run::TargetsSum;
+        let mut doc = crate::report::fixtures::sample_doc();
+        let mut other = doc.targets[0].clone();
+        other.index = 1;
+        other.figures.seconds = doc.window.seconds / 2.0;
+        other.figures.bytes_per_sec = 300e6;
+        doc.targets[0].figures.bytes_per_sec = 100e6;
+        doc.targets.push(other);
+        doc.total.targets_sum = TargetsSum::of(&doc.targets, doc.window.seconds);
+        let mut out = String::new();
+        phase_row(&mut out, &Phase::of(PhaseKind::Together, doc), 1, 8);
+        assert!(
+            out.contains("    TOTAL is every target's bytes over the shared window (2.000s), not a sum of rates: the targets ended at different times; their own rates sum to 400.0 MB/s"),
+            "{out}"
         );
     }
 
