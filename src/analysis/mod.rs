@@ -1,7 +1,9 @@
 //! Layer `analysis`: pure math over measurements: latency histograms,
 //! summaries (median, the slow-member rule), the capacity (USL) fit, block
 //! verification, the two-sample test that tells a change from noise, the
-//! Little's-law check of a run's time in flight (`occupancy`).
+//! Little's-law check of a run's time in flight (`occupancy`), the stripe
+//! efficiency split into the stripe layer's loss and the members'
+//! imbalance (`stripe_loss`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
@@ -10,6 +12,7 @@ pub mod capacity;
 pub mod histogram;
 pub mod mannwhitney;
 pub mod occupancy;
+pub mod stripe_loss;
 pub mod summary;
 pub mod verify;
 pub mod zeros;

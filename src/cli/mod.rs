@@ -68,8 +68,10 @@ pub enum Command {
     /// (--solo), all members at once (these --repeat times), the volume with
     /// one worker and with one per member (O_DIRECT), and buffered by one per
     /// member and by one thread (with the O_DIRECT/buffered ratios); then the
-    /// level's ceilings, the stripe efficiency against one, each member's
-    /// share and the slow-member verdict (a robust rule over every member,
+    /// level's ceilings, the stripe efficiency against one in two (the
+    /// volume against N × its slowest member: the stripe layer; the slowest
+    /// member against the median: the members' imbalance; and which loss is
+    /// the larger), each member's share and the slow-member verdict (a robust rule over every member,
     /// with its numbers). A phase with I/O errors, or whose workers completed
     /// too few I/Os, is marked and kept out of the figures it would distort.
     ///

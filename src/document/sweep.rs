@@ -86,6 +86,13 @@ pub struct PointDoc {
     pub bytes_per_sec_median: f64,
     pub bytes_per_sec_min: f64,
     pub bytes_per_sec_max: f64,
+    /// The targets' own rates summed (each over its own active time), the
+    /// median over the repeats: present when the targets of some repeat
+    /// ended at different times, where the total (every target's bytes
+    /// over the shared window) is not their sum and can stand below the
+    /// fastest target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets_sum_bytes_per_sec_median: Option<f64>,
     /// Every repeat's full run document.
     pub runs: Vec<RunDocument>,
     /// A signal ended this point's last run early: its figures cover what
@@ -155,6 +162,19 @@ impl PointDoc {
     ) -> PointDoc {
         let rates: Vec<f64> = runs.iter().map(|r| r.total.figures.bytes_per_sec).collect();
         let med = median(rates.clone());
+        // A repeat whose targets ran the whole window: its total is their sum.
+        let targets_sum = runs.iter().any(|r| r.total.targets_sum.is_some()).then(|| {
+            median(
+                runs.iter()
+                    .map(|r| {
+                        r.total
+                            .targets_sum
+                            .as_ref()
+                            .map_or(r.total.figures.bytes_per_sec, |t| t.bytes_per_sec)
+                    })
+                    .collect(),
+            )
+        });
         runs.sort_by(|a, b| {
             (a.total.figures.bytes_per_sec - med)
                 .abs()
@@ -165,6 +185,7 @@ impl PointDoc {
             bytes_per_sec_median: med,
             bytes_per_sec_min: rates.iter().copied().fold(f64::INFINITY, f64::min),
             bytes_per_sec_max: rates.iter().copied().fold(0.0, f64::max),
+            targets_sum_bytes_per_sec_median: targets_sum,
             runs,
             partial,
         }

@@ -1,13 +1,17 @@
 //! The compare report as text: every run of every phase (a failed or thin
 //! one marked, its warnings grouped under it), the level's ceilings and the
-//! efficiency against one, the members, and the verdict with its numbers.
+//! stripe efficiency against one (the stripe layer and the members'
+//! imbalance apart, the larger loss named), the members, and the verdict
+//! with its numbers.
 
 use std::fmt::Write;
 
 use crate::base::error::Shown;
 use crate::base::units::{fmt_bytes, fmt_latency_ns, fmt_size_arg, mb_per_sec};
 use crate::base::warning::Warning;
-use crate::document::compare::{grouped_warnings, run_label, CompareDocument, Phase, PhaseStatus};
+use crate::document::compare::{
+    grouped_warnings, run_label, CeilingDoc, CompareDocument, Phase, PhaseStatus, StripeEfficiency,
+};
 
 pub fn render(d: &CompareDocument) -> String {
     let mut out = String::new();
@@ -129,6 +133,11 @@ fn phase_row(out: &mut String, p: &Phase, of: usize, w: usize) {
             p.document.window.seconds
         );
     }
+    // Its targets ended at different times: the phase's MB/s is their
+    // bytes over the shared window, not their sum; the sum beside it.
+    if let Some(line) = crate::report::table::total_line(&p.document) {
+        let _ = writeln!(out, "    {line}");
+    }
     if let Some(m) = p.members_read_bytes {
         // The verdict is the run's own (document::run::rmw), printed with
         // the phase's warnings below; this line gives the figures always.
@@ -201,28 +210,83 @@ fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
     } else {
         "O_DIRECT"
     };
-    match (d.efficiency, &d.efficiency_ceiling) {
-        (Some(e), Some(c)) => {
-            let _ = writeln!(
-                out,
-                "stripe efficiency: volume ({n} workers, {how}) / ceiling = {:.1}%, against {} (N = {n}: {} × the members together ÷ {n})",
-                e * 100.0,
-                c.rule,
-                fmt_factor(c.members),
-            );
-        }
-        (Some(e), None) => {
-            let _ = writeln!(
-                out,
-                "stripe efficiency: volume ({n} workers, {how}) / members together = {:.1}%",
-                e * 100.0
-            );
-        }
-        _ => {}
+    if let (Some(e), Some(c)) = (&d.stripe_efficiency, &d.efficiency_ceiling) {
+        stripe_efficiency(out, e, c, n, how);
     }
     if let Some(note) = &d.efficiency_note {
         let _ = writeln!(out, "  {note}");
     }
+}
+
+/// The efficiency in two, and the larger loss named: the stripe layer
+/// against what its slowest member allows, the slowest member against the
+/// median. A slow member is the imbalance's loss, not the stripe layer's.
+fn stripe_efficiency(out: &mut String, e: &StripeEfficiency, c: &CeilingDoc, n: usize, how: &str) {
+    let pct = |f: f64| f * 100.0;
+    let _ = writeln!(
+        out,
+        "stripe efficiency, in two: volume ({n} workers, {how}) {:.1} MB/s, against {} (N = {n})",
+        mb_per_sec(e.volume_bytes_per_sec),
+        c.rule,
+    );
+    if e.waits_for_every_piece {
+        let _ = writeln!(
+            out,
+            "  stripe layer: {:.1} MB/s of the {:.1} MB/s its slowest member allows ({} × {:.1} MB/s, {}) = {:.1}%",
+            mb_per_sec(e.volume_bytes_per_sec),
+            mb_per_sec(e.allowed_bytes_per_sec),
+            fmt_factor(c.members),
+            mb_per_sec(e.slowest_bytes_per_sec),
+            Shown(&e.slowest),
+            pct(e.stripe_layer)
+        );
+        let _ = writeln!(
+            out,
+            "  members' imbalance: the slowest {:.1} MB/s / the median {:.1} MB/s = {:.1}%",
+            mb_per_sec(e.slowest_bytes_per_sec),
+            mb_per_sec(e.median_bytes_per_sec),
+            pct(e.imbalance)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  stripe layer: {:.1} MB/s of the {:.1} MB/s the members allow together ({} × their mean; a read goes to one copy, so none waits for the slowest) = {:.1}%",
+            mb_per_sec(e.volume_bytes_per_sec),
+            mb_per_sec(e.allowed_bytes_per_sec),
+            fmt_factor(c.members),
+            pct(e.stripe_layer)
+        );
+        let _ = writeln!(
+            out,
+            "  members' imbalance: the slowest {:.1} MB/s / the median {:.1} MB/s = {:.1}% (no loss: a mirror's reads need not wait for it)",
+            mb_per_sec(e.slowest_bytes_per_sec),
+            mb_per_sec(e.median_bytes_per_sec),
+            pct(e.imbalance)
+        );
+    }
+    let _ = match e.larger_loss.as_str() {
+        "imbalance" => writeln!(
+            out,
+            "  the larger loss: the members' imbalance ({} at {:.1}% of the median member); the stripe layer delivers {:.1}% of what that member allows",
+            Shown(&e.slowest),
+            pct(e.imbalance),
+            pct(e.stripe_layer)
+        ),
+        "stripe_layer" => writeln!(
+            out,
+            "  the larger loss: the stripe layer ({:.1}% of what its members allow); the members' imbalance costs {:.1}%",
+            pct(e.stripe_layer),
+            if e.waits_for_every_piece {
+                pct(1.0 - e.imbalance)
+            } else {
+                0.0
+            }
+        ),
+        _ => writeln!(
+            out,
+            "  no loss: the volume delivers what its members allow, and they are equal"
+        ),
+    };
 }
 
 fn fmt_factor(f: f64) -> String {
@@ -413,7 +477,7 @@ mod tests {
             phases: Vec::new(),
             repeat: 1,
             repeats: Vec::new(),
-            efficiency: None,
+            stripe_efficiency: None,
             efficiency_ceiling: None,
             efficiency_note: None,
             ceilings: Vec::new(),
@@ -427,6 +491,28 @@ mod tests {
         assert!(
             text.starts_with("compare /dev/mapper/stripe: dm striped, 0 member(s), chunk 64k\n"),
             "{text}"
+        );
+    }
+
+    /// Issue 39, item 5: a phase whose targets ended at different times
+    /// says what its MB/s is and gives their own rates' sum.
+    #[test]
+    fn a_phase_whose_targets_ended_apart_gives_their_sum() {
+        use crate::document::compare::{Phase, PhaseKind};
+        use crate::document::run::TargetsSum;
+        let mut doc = crate::report::fixtures::sample_doc();
+        let mut other = doc.targets[0].clone();
+        other.index = 1;
+        other.figures.seconds = doc.window.seconds / 2.0;
+        other.figures.bytes_per_sec = 300e6;
+        doc.targets[0].figures.bytes_per_sec = 100e6;
+        doc.targets.push(other);
+        doc.total.targets_sum = TargetsSum::of(&doc.targets, doc.window.seconds);
+        let mut out = String::new();
+        phase_row(&mut out, &Phase::of(PhaseKind::Together, doc), 1, 8);
+        assert!(
+            out.contains("    TOTAL is every target's bytes over the shared window (2.000s), not a sum of rates: the targets ended at different times; their own rates sum to 400.0 MB/s"),
+            "{out}"
         );
     }
 

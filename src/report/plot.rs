@@ -1,7 +1,9 @@
 //! SVG plots (plotters' SVG backend: no system fonts needed). For a run:
 //! MB/s over time, one line per worker, and each target's latency
 //! distribution on a log-scaled latency axis. For a sweep: throughput against
-//! the points, one line per target plus the total, and p99 latency below.
+//! the points, one line per target plus the total (labelled as bytes over
+//! the shared window, with the sum of the targets' own rates beside it,
+//! when the targets ended at different times), and p99 latency below.
 
 use std::path::Path;
 
@@ -451,12 +453,32 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
                 .filter_map(|p| Some((x_of(p)?, f(p)?)))
                 .collect::<Vec<_>>()
         };
-        // One target: its name, for it is the total.
+        // One target: its name, for it is the total. Targets that ended at
+        // different times: the total is their bytes over the shared window,
+        // which can stand below the fastest of them, so its label says so
+        // and the sum of their own rates is drawn beside it.
+        let apart = doc
+            .points
+            .iter()
+            .any(|p| p.targets_sum_bytes_per_sec_median.is_some());
         let total = match targets.as_slice() {
             [one] => one.as_str(),
+            _ if apart => "total: bytes / shared window",
             _ => "total",
         };
         series.push((suffix(total), pts(&|p| Some(p.bytes_per_sec_median / 1e6))));
+        if apart && targets.len() > 1 {
+            series.push((
+                suffix("sum of the targets' own rates"),
+                pts(&|p| {
+                    Some(
+                        p.targets_sum_bytes_per_sec_median
+                            .unwrap_or(p.bytes_per_sec_median)
+                            / 1e6,
+                    )
+                }),
+            ));
+        }
         if targets.len() > 1 {
             for t in &targets {
                 series.push((

@@ -1,4 +1,6 @@
-//! The sweep's text table: a header, and one row per point.
+//! The sweep's text table: a header, and one row per point (with each
+//! target's under it when they differ in kind, and the sum of the targets'
+//! own rates when they ended at different times).
 
 use crate::base::units::{fmt_latency_ns, mb_per_sec};
 use crate::document::run::{RunDocument, TargetDoc};
@@ -219,6 +221,19 @@ pub fn target_rows(p: &PointDoc) -> Vec<String> {
         .collect()
 }
 
+/// When a point's targets ended at different times: what its MB/s is
+/// (every target's bytes over the shared window, which can stand below the
+/// fastest target: seed 000's file at 790.4 MB/s beside a TOTAL of 454.9)
+/// and the sum of the targets' own rates beside it.
+pub fn sum_line(p: &PointDoc) -> Option<String> {
+    let sum = p.targets_sum_bytes_per_sec_median?;
+    Some(format!(
+        "  MB/s {:.1} is every target's bytes over the shared window, not a sum of rates: the targets ended at different times; their own rates sum to {:.1} MB/s",
+        mb_per_sec(p.bytes_per_sec_median),
+        mb_per_sec(sum)
+    ))
+}
+
 /// The sweep as CSV: the swept parameters, then one row per point.
 pub fn csv(doc: &SweepDocument) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -283,6 +298,9 @@ pub fn point_lines(p: &PointDoc) -> Vec<String> {
         format!("{}  ! {} warning(s)", row(p), warnings.len())
     }];
     out.extend(target_rows(p));
+    if let Some(line) = sum_line(p) {
+        out.push(line);
+    }
     if p.partial {
         out.push(
             "  (partial: interrupted during this point; its figures cover what was measured)"
@@ -337,7 +355,76 @@ pub fn dry_run(verdicts: &[(String, Vec<String>)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::run::TargetsSum;
     use crate::report::fixtures::sample_doc;
+
+    /// Seed 000's point read-ahead 256: the file read 790.4 MB/s and
+    /// finished early, the device read 227.5 MB/s for the whole window,
+    /// and their bytes over the shared window made a TOTAL of 454.9.
+    fn file_and_device_apart() -> RunDocument {
+        let mut d = sample_doc();
+        d.window.seconds = 2.0;
+        let mut file = d.targets[0].clone();
+        file.kind = crate::device::TargetKind::File;
+        file.figures.seconds = 0.58;
+        file.figures.bytes_per_sec = 790.4e6;
+        let mut dev = file.clone();
+        dev.index = 1;
+        dev.path = "/dev/loop9".into();
+        dev.kind = crate::device::TargetKind::Block;
+        dev.figures.seconds = 2.0;
+        dev.figures.bytes_per_sec = 227.5e6;
+        d.targets = vec![file, dev];
+        d.total.figures.seconds = 2.0;
+        d.total.figures.bytes_per_sec = 454.9e6;
+        d.total.targets_sum = TargetsSum::of(&d.targets, d.window.seconds);
+        d
+    }
+
+    /// Regression (issue 39, item 5): seed 000's sweep showed a TOTAL of
+    /// 454.9 MB/s below the file's 790.4 with nothing saying what it was,
+    /// and the plot drew the total under a part.
+    #[test]
+    fn a_total_below_one_of_its_parts_says_what_it_is_and_gives_their_sum() {
+        let p = PointDoc::summarize(
+            vec![("readahead".into(), "256".into())],
+            vec![file_and_device_apart()],
+            false,
+        );
+        assert_eq!(p.targets_sum_bytes_per_sec_median, Some(1017.9e6));
+        let lines = point_lines(&p);
+        assert!(
+            lines.contains(&"  MB/s 454.9 is every target's bytes over the shared window, not a sum of rates: the targets ended at different times; their own rates sum to 1017.9 MB/s".to_string()),
+            "{lines:#?}"
+        );
+        let doc = SweepDocument {
+            params: vec![Param {
+                name: "readahead".into(),
+                values: vec!["256".into()],
+            }],
+            points: vec![p],
+            ..SweepDocument::new(Vec::new(), 1)
+        };
+        let svg = crate::report::plot::sweep_svg(&doc).unwrap();
+        assert!(
+            svg.contains("total: bytes / shared window"),
+            "no total label"
+        );
+        assert!(svg.contains("sum of the targets"), "no sum drawn");
+        let html = crate::report::html::sweep(&doc).unwrap();
+        assert!(
+            html.contains("sum of the targets"),
+            "no sum row in the HTML"
+        );
+        // Targets that ran the whole window: their total is their sum, and
+        // nothing more is said.
+        let mut whole = file_and_device_apart();
+        whole.targets[0].figures.seconds = 2.0;
+        whole.total.targets_sum = TargetsSum::of(&whole.targets, 2.0);
+        assert_eq!(whole.total.targets_sum, None);
+        let p = PointDoc::summarize(Vec::new(), vec![whole], false);
+        assert_eq!(sum_line(&p), None);
+    }
 
     #[test]
     fn each_point_shows_its_window() {

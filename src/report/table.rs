@@ -108,9 +108,11 @@ fn layout(rows: &[Vec<String>]) -> String {
     out
 }
 
-fn flush_line(label: &str, bytes_per_sec: f64, f: &FlushDoc) -> String {
+/// A buffered write's flush: its durable rate over `over` (the window, or
+/// the target's own time) and its final fsync.
+fn flush_line(label: &str, bytes_per_sec: f64, f: &FlushDoc, over: &str) -> String {
     format!(
-        "  {}: written to cache {:.1} MB/s; durable {:.1} MB/s ({} over the window and the final fsync, {:.3}s)\n",
+        "  {}: written to cache {:.1} MB/s; durable {:.1} MB/s ({} over {over} and the final fsync, {:.3}s)\n",
         Shown(label),
         mb_per_sec(bytes_per_sec),
         mb_per_sec(f.durable_bytes_per_sec),
@@ -326,6 +328,19 @@ pub fn own_time_line(doc: &RunDocument) -> Option<String> {
     ))
 }
 
+/// When the targets ended at different times: what the TOTAL is (every
+/// target's bytes over the shared window, which can stand below the
+/// fastest target) and the sum of the targets' own rates beside it. The
+/// run, sweep and compare tables say it in these words.
+pub fn total_line(doc: &RunDocument) -> Option<String> {
+    let sum = doc.total.targets_sum.as_ref()?;
+    Some(format!(
+        "TOTAL is every target's bytes over the shared window ({:.3}s), not a sum of rates: the targets ended at different times; their own rates sum to {:.1} MB/s",
+        doc.window.seconds,
+        mb_per_sec(sum.bytes_per_sec)
+    ))
+}
+
 /// The table: the column names, a row per worker, per target (with several
 /// workers each) and the TOTAL.
 pub fn rows(doc: &RunDocument) -> Vec<Vec<String>> {
@@ -469,6 +484,9 @@ pub fn summarised_rows(doc: &RunDocument, n: usize) -> Vec<Vec<String>> {
 pub fn summary(doc: &RunDocument) -> String {
     let tot = &doc.total;
     let mut out = String::new();
+    if let Some(line) = total_line(doc) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(m) = &doc.stripe_model {
         let _ = writeln!(
             out,
@@ -570,13 +588,32 @@ pub fn summary(doc: &RunDocument) -> String {
 
     if doc.targets.iter().any(|t| t.flush.is_some()) {
         out.push_str("buffered writes (the window counts writes into the page cache):\n");
+        let apart = tot.targets_sum.is_some();
         for t in &doc.targets {
             if let Some(f) = &t.flush {
-                out.push_str(&flush_line(&t.path, t.figures.bytes_per_sec, f));
+                let over = if apart {
+                    format!("its own {:.3}s", t.figures.seconds)
+                } else {
+                    "the window".to_string()
+                };
+                out.push_str(&flush_line(&t.path, t.figures.bytes_per_sec, f, &over));
             }
         }
         if let Some(f) = &tot.flush {
-            out.push_str(&flush_line("TOTAL", tot.figures.bytes_per_sec, f));
+            let mut line = flush_line("TOTAL", tot.figures.bytes_per_sec, f, "the shared window");
+            if let Some(d) = tot
+                .targets_sum
+                .as_ref()
+                .and_then(|t| t.durable_bytes_per_sec)
+            {
+                line.pop();
+                let _ = writeln!(
+                    line,
+                    "; the targets' own durable rates sum to {:.1} MB/s",
+                    mb_per_sec(d)
+                );
+            }
+            out.push_str(&line);
         }
     }
 

@@ -122,9 +122,9 @@ fn btrfs_raid0_topology_members_and_compare() {
         text.contains("O_DIRECT / through the page cache (buffered, or uncached) on the volume (rate ratio; CPU s/GB each):\n  volume, 3 workers, O_DIRECT / volume, 1 worker, buffered = "),
         "{text}"
     );
-    let eff = c["efficiency"].as_f64().unwrap();
+    let eff = c["stripe_efficiency"]["stripe_layer"].as_f64().unwrap();
     assert!(eff > 0.0, "efficiency {eff}");
-    assert!(text.contains("stripe efficiency"));
+    assert!(text.contains("stripe efficiency, in two"));
     let shares: f64 = c["members"]
         .as_array()
         .unwrap()
@@ -156,6 +156,20 @@ fn compare_flags_a_throttled_member_as_slow() {
     let (c, text) = compare_text(mnt.path(), Some(&throttle));
     assert_eq!(c["slowest"], slow.as_str(), "{text}");
     assert!(text.contains("SLOW"), "{text}");
+    // Regression (issue 39, item 4): "stripe efficiency ... = 3.9%" blamed
+    // the stripe layer for the throttled member. The volume reads about
+    // 3 × that member (a request waits for every piece): the stripe layer
+    // did what its slowest member allows, and the imbalance is the loss.
+    let e = &c["stripe_efficiency"];
+    assert_eq!(e["slowest"], slow.as_str(), "{e}");
+    let layer = e["stripe_layer"].as_f64().unwrap();
+    assert!(layer > 0.8, "stripe layer {layer}: {text}");
+    assert!(e["imbalance"].as_f64().unwrap() < 0.2, "{e}");
+    assert_eq!(e["larger_loss"], "imbalance", "{text}");
+    assert!(
+        text.contains("  the larger loss: the members' imbalance ("),
+        "{text}"
+    );
 }
 
 /// `compare --json -` on the mount point, optionally inside a cgroup: the

@@ -400,7 +400,7 @@ fn compare_doc(dir: &Path, target: &Path, phases: &[(&str, &Value)]) -> Value {
     serde_json::json!({
         "schema_version": 1, "tool": phases[0]["document"]["tool"], "interrupted": false,
         "volume": dir.display().to_string(), "topology": topology, "test_file": null,
-        "phases": phases, "efficiency": null, "members": [], "slowest": null, "notes": [],
+        "phases": phases, "stripe_efficiency": null, "members": [], "slowest": null, "notes": [],
     })
 }
 

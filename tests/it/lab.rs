@@ -271,8 +271,8 @@ fn check_members_run(doc: &Value, members: &[String]) {
     }
 }
 
-/// `compare`: every phase ran and read, the efficiency is volume ÷ members
-/// together, and the member behind the 20 ms dm-delay is the one flagged.
+/// `compare`: every phase ran and read, the stripe efficiency is the volume
+/// ÷ N × the slowest member together and that member ÷ the median, and the member behind the 20 ms dm-delay is the one flagged.
 fn check_compare(doc: &Value, members: &[String], slow: Option<usize>) {
     let n = members.len();
     let phases = doc["phases"].as_array().unwrap();
@@ -326,24 +326,44 @@ fn check_compare(doc: &Value, members: &[String], slow: Option<usize>) {
     // No efficiency is given when a phase it rests on was marked thin or
     // failed (64 workers on 2 busy TCG vCPUs): then that phase says so.
     let status = |name: &str| phases.iter().find(|p| p["name"] == name).unwrap()["status"].clone();
-    if doc["efficiency"].is_null() {
+    let e = &doc["stripe_efficiency"];
+    if e.is_null() {
         assert!(
             status(&voln) != "ok" || status(&together) != "ok",
             "no efficiency, yet its phases are ok"
         );
     } else {
-        // The median of the together runs compare kept (status ok).
-        let ok: Vec<f64> = phases
+        // Each member's median over the together runs compare kept (status
+        // ok); the stripe layer against N × the slowest of them, the
+        // slowest against the median member.
+        let ok: Vec<&Value> = phases
             .iter()
             .chain(doc["repeats"].as_array().unwrap())
             .filter(|p| p["name"] == together.as_str() && p["status"] == "ok")
-            .map(|p| f(&p["bytes_per_sec"]))
             .collect();
-        let eff = f(&doc["efficiency"]);
-        let median = stripebench::analysis::summary::median(ok);
+        let median = stripebench::analysis::summary::median;
+        let rates: Vec<f64> = members
+            .iter()
+            .map(|m| {
+                median(
+                    ok.iter()
+                        .flat_map(|p| p["document"]["targets"].as_array().unwrap())
+                        .filter(|t| t["path"] == m.as_str())
+                        .map(|t| f(&t["bytes_per_sec"]))
+                        .collect(),
+                )
+            })
+            .collect();
+        let slowest = rates.iter().copied().fold(f64::INFINITY, f64::min);
+        let layer = f(&e["stripe_layer"]);
         assert!(
-            (eff - rate(&voln) / median).abs() < 1e-9,
-            "efficiency {eff}"
+            (layer - rate(&voln) / (n as f64 * slowest)).abs() < 1e-9,
+            "stripe layer {layer}: {e}"
+        );
+        let imbalance = f(&e["imbalance"]);
+        assert!(
+            (imbalance - slowest / median(rates.clone())).abs() < 1e-9,
+            "imbalance {imbalance}: {e}"
         );
         assert_eq!(doc["efficiency_ceiling"]["members"], n as f64);
     }

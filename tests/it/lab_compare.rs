@@ -314,7 +314,7 @@ step cmp stripebench compare --solo --repeat 2 --duration 1s --ramp 0 --json cmp
         .find(|p| p["name"] == "volume, 4 workers, O_DIRECT")
         .unwrap();
     if volume["status"] == "failed" {
-        assert!(doc["efficiency"].is_null());
+        assert!(doc["stripe_efficiency"].is_null());
         assert!(!text.contains("stripe efficiency"), "{text}");
     }
 }

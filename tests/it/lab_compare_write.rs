@@ -121,7 +121,7 @@ step cw stripebench compare --rw write --allow-destructive --repeat 1 --duration
     if full["status"] == "ok" {
         assert_eq!(doc["efficiency_ceiling"]["direction"], "write");
         assert!(
-            text.contains("stripe efficiency: volume (6 workers, full-stripe writes) / ceiling = "),
+            text.contains("stripe efficiency, in two: volume (6 workers, full-stripe writes) "),
             "{text}"
         );
         assert!(

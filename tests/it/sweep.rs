@@ -513,3 +513,70 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     );
     assert!(table.contains("64k") && !table.contains('└'), "{table}");
 }
+
+/// Regression (issue 39, item 5): seed 000's read-ahead sweep read a file
+/// and a device at once; at read-ahead 256 its TOTAL of 454.9 MB/s stood
+/// below the file's 790.4, with nothing saying the total was every
+/// target's bytes over the shared window, and the plot drew it under a
+/// part. A file that finishes its pass before the device does: each point
+/// gives the sum of the targets' own rates beside the total, in the
+/// table, the JSON and the plot.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn a_file_and_a_device_that_end_apart_give_their_sum_beside_the_total() {
+    let bed = LoopBed::new(1, 64);
+    let dev = bed.devices[0].clone();
+    let file = data_file(bed.dir(), "f", 4 << 20);
+    let (j, p) = (bed.dir().join("s.json"), bed.dir().join("s.svg"));
+    let out = sb()
+        .args(["sweep", "--param", "bs=64k,1m", "--passes", "1"])
+        .args(["--buffered", "--ramp", "0", "--no-progress", "--json"])
+        .arg(&j)
+        .arg("--plot")
+        .arg(&p)
+        .arg(&file)
+        .arg(&dev)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    let doc = json(&std::fs::read(&j).unwrap());
+    for pt in doc["points"].as_array().unwrap() {
+        let run = &pt["runs"][0];
+        let window = run["window"]["seconds"].as_f64().unwrap();
+        let own: Vec<f64> = run["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["seconds"].as_f64().unwrap())
+            .collect();
+        // The premise: the 4 MiB file ended before the 64 MiB device.
+        assert!(own[0] < window, "{own:?} in {window}s: {text}");
+        let sum: f64 = run["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["bytes_per_sec"].as_f64().unwrap())
+            .sum();
+        let median = pt["targets_sum_bytes_per_sec_median"].as_f64().unwrap();
+        assert!((median - sum).abs() <= 1e-6 * sum, "{median} against {sum}");
+        assert!(
+            text.contains(&format!(
+                "  MB/s {:.1} is every target's bytes over the shared window, not a sum of rates: the targets ended at different times; their own rates sum to {:.1} MB/s",
+                pt["bytes_per_sec_median"].as_f64().unwrap() / 1e6,
+                sum / 1e6
+            )),
+            "{text}"
+        );
+    }
+    let texts = svg_texts(&p);
+    assert!(
+        texts.iter().any(|t| t == "total: bytes / shared window"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t == "sum of the targets' own rates"),
+        "{texts:?}"
+    );
+}

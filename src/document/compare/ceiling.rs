@@ -1,15 +1,19 @@
 //! The ceiling a volume's level allows, from the members measured together,
-//! and the efficiency against it. The level's rule comes from
-//! `device::topology::level` (its `Geometry::ceiling`); a volume without a
-//! RAID geometry there (dm-stripe, an LVM striped LV, btrfs) is taken as
-//! RAID0: N × member. Above 100 % the figure comes with why that can
-//! happen, never bare.
+//! and the stripe efficiency against it, in two (`analysis::stripe_loss`):
+//! the volume against the ceiling's factor × its slowest member (what the
+//! stripe layer does with the members it has), and the slowest member
+//! against the median (what their imbalance costs). The level's rule comes
+//! from `device::topology::level` (its `Geometry::ceiling`); a volume
+//! without a RAID geometry there (dm-stripe, an LVM striped LV, btrfs) is
+//! taken as RAID0: N × member. Above 100 % the figure comes with why that
+//! can happen, never bare.
 
 use serde::{Deserialize, Serialize};
 
 use super::health::PhaseStatus;
 use super::kind::PhaseKind;
 use super::phase::Phase;
+use crate::analysis::stripe_loss::{split, ABOVE_NOISE};
 use crate::analysis::summary::median;
 use crate::device::topology::level::{Direction, Geometry};
 use crate::device::topology::{Device, Topology};
@@ -80,16 +84,46 @@ pub fn ceilings(topo: &Topology, n: usize) -> Vec<CeilingDoc> {
         .collect()
 }
 
-/// The efficiency and what it is measured against: the volume with one
-/// worker per member (O_DIRECT) ÷ (the ceiling's factor × one member's
-/// rate, the members together ÷ their count). Only phases whose status is
-/// ok count; the members' rate is the median of their repeated runs. With
-/// the note a reader needs: why there is none, or why above 100 % can be.
+/// The stripe efficiency, split in two (see `analysis::stripe_loss`): the
+/// volume against what its slowest member allows, and the slowest member
+/// against the median one; with the figures each rests on.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StripeEfficiency {
+    /// The volume phase it rests on: one O_DIRECT worker per member, or
+    /// full-stripe writes under `--rw write`.
+    pub phase: String,
+    pub volume_bytes_per_sec: f64,
+    /// The slowest member in the members-together phase, and its rate (the
+    /// median of its ok runs).
+    pub slowest: String,
+    pub slowest_bytes_per_sec: f64,
+    /// The median member's rate there.
+    pub median_bytes_per_sec: f64,
+    /// Whether each of the volume's requests waits for every member's
+    /// piece (false for a mirror's reads): then the slowest sets the pace.
+    pub waits_for_every_piece: bool,
+    /// What the members allow: the ceiling's factor × the slowest member
+    /// (× the members' mean when requests need not wait for every piece).
+    pub allowed_bytes_per_sec: f64,
+    /// volume ÷ allowed: what the stripe layer delivers of it.
+    pub stripe_layer: f64,
+    /// slowest ÷ median: what the members' imbalance leaves (1: no loss).
+    pub imbalance: f64,
+    /// The larger loss: `stripe_layer`, `imbalance` or `none`.
+    pub larger_loss: String,
+}
+
+/// The stripe efficiency and what it is measured against: the volume with
+/// one worker per member (O_DIRECT), or full stripes written, against the
+/// ceiling's factor × its slowest member, and the slowest member against
+/// the median, from the members together. Only phases whose status is ok
+/// count; each member's rate is the median of its ok runs. With the note a
+/// reader needs: why there is none, or why above 100 % can be.
 pub fn efficiency(
     runs: &[&Phase],
     ceilings: &[CeilingDoc],
     geometry: &Geometry,
-) -> (Option<f64>, Option<CeilingDoc>, Option<String>) {
+) -> (Option<StripeEfficiency>, Option<CeilingDoc>, Option<String>) {
     let ok = |p: &&&Phase| p.status == PhaseStatus::Ok;
     let together: Vec<&Phase> = runs
         .iter()
@@ -109,11 +143,7 @@ pub fn efficiency(
     if together.is_empty() || volume.is_empty() {
         return (None, None, None);
     }
-    let good_together: Vec<f64> = together
-        .iter()
-        .filter(ok)
-        .map(|p| p.bytes_per_sec)
-        .collect();
+    let good_together: Vec<&Phase> = together.iter().filter(ok).copied().collect();
     let Some(vol) = volume.iter().find(ok) else {
         return (
             None,
@@ -135,18 +165,37 @@ pub fn efficiency(
             )),
         );
     }
-    let n = together[0].document.targets.len().max(1) as f64;
-    let member = median(good_together) / n;
+    // Each member's rate: the median of its ok runs together.
+    let paths: Vec<&str> = together[0]
+        .document
+        .targets
+        .iter()
+        .map(|t| t.path.as_str())
+        .collect();
+    let rates: Vec<f64> = paths
+        .iter()
+        .map(|path| {
+            median(
+                good_together
+                    .iter()
+                    .filter_map(|p| p.document.targets.iter().find(|t| t.path == *path))
+                    .map(|t| t.figures.bytes_per_sec)
+                    .collect(),
+            )
+        })
+        .collect();
     let writes = vol.document.config.rw.writes();
     let dir = if writes { "write" } else { "read" };
     let Some(c) = ceilings.iter().find(|c| c.direction == dir).cloned() else {
         return (None, None, None);
     };
-    if member <= 0.0 {
+    // A mirror's read goes to one copy; everything else (stripes, parity,
+    // every copy written) waits for each member's piece.
+    let waits = writes || !geometry.mirrors();
+    let Some(s) = split(vol.bytes_per_sec, c.members, &rates, waits) else {
         return (None, Some(c), None);
-    }
-    let e = vol.bytes_per_sec / (c.members * member);
-    let mut note = (e > 1.0).then(|| above_ceiling(geometry, writes));
+    };
+    let mut note = (s.stripe_layer > ABOVE_NOISE).then(|| above_ceiling(geometry, writes));
     if writes {
         // compare never writes the members (they are in the array).
         let read = "the write ceiling rests on the members' read rate: compare never writes the members, and a member may write slower than it reads";
@@ -155,6 +204,18 @@ pub fn efficiency(
             None => read.into(),
         });
     }
+    let e = StripeEfficiency {
+        phase: vol.kind.to_string(),
+        volume_bytes_per_sec: vol.bytes_per_sec,
+        slowest: paths[s.slowest].to_string(),
+        slowest_bytes_per_sec: s.slowest_rate,
+        median_bytes_per_sec: s.median_rate,
+        waits_for_every_piece: s.waits_for_every_piece,
+        allowed_bytes_per_sec: s.allowed,
+        stripe_layer: s.stripe_layer,
+        imbalance: s.imbalance,
+        larger_loss: s.larger.name().into(),
+    };
     (Some(e), Some(c), note)
 }
 
@@ -166,8 +227,8 @@ fn status_word(s: PhaseStatus) -> &'static str {
     }
 }
 
-/// Why a volume can beat its ceiling: the ceiling is the members measured
-/// with one worker each, and the volume is not obliged to do what they did.
+/// Why a volume can beat what its members allow: they were measured with
+/// one worker each, and the volume is not obliged to do what they did.
 fn above_ceiling(g: &Geometry, writes: bool) -> String {
     let mut why = vec![
         "the volume's requests merge into fewer, larger member requests than the members' own"
@@ -182,7 +243,7 @@ fn above_ceiling(g: &Geometry, writes: bool) -> String {
         ));
     }
     format!(
-        "above 100%: the volume beat the ceiling measured on its members; this happens when {}",
+        "above 100%: the volume beat what its members measured together allow; this happens when {}",
         why.join("; when ")
     )
 }

@@ -1,7 +1,8 @@
 //! The compare document (`compare --json`): each phase's summary with its
 //! full run document and its status, the repeated runs of the member
 //! phases, the members' figures and shares, the level's ceilings and the
-//! efficiency against one of them, and the slow-member verdict; and their
+//! stripe efficiency against one of them (in two: the stripe layer, the
+//! members' imbalance), and the slow-member verdict; and their
 //! assembly from the phases that ran, which finds each phase by its
 //! [`PhaseKind`], never by its display name. A function of the phases and
 //! the topology: testable without devices.
@@ -19,7 +20,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use ceiling::{ceilings, geometry, CeilingDoc};
+pub use ceiling::{ceilings, geometry, CeilingDoc, StripeEfficiency};
 pub use direct_buffered::DirectBuffered;
 pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
 pub use kind::PhaseKind;
@@ -84,12 +85,16 @@ pub struct CompareDocument {
     /// The member phases' further runs (`repeat` 2 and on), in the order they ran.
     #[serde(default)]
     pub repeats: Vec<Phase>,
-    /// The volume with one worker per member (O_DIRECT) ÷ the ceiling of
-    /// its level and direction (`efficiency_ceiling`), from the members
-    /// together: for RAID0, ÷ all members at once. Only phases whose status
-    /// is ok count.
-    pub efficiency: Option<f64>,
-    /// The ceiling `efficiency` is measured against.
+    /// The stripe efficiency in two: the volume with one worker per member
+    /// (O_DIRECT, or full stripes written) ÷ the ceiling of its level and
+    /// direction (`efficiency_ceiling`) taken at its slowest member, and
+    /// the slowest member ÷ the median, from the members together; and the
+    /// larger loss. Only phases whose status is ok count. (It replaces
+    /// `efficiency`, the volume ÷ the members' total, which blamed the
+    /// stripe layer for a slow member; an older document's is ignored.)
+    #[serde(default)]
+    pub stripe_efficiency: Option<StripeEfficiency>,
+    /// The ceiling `stripe_efficiency` is measured against.
     #[serde(default)]
     pub efficiency_ceiling: Option<CeilingDoc>,
     /// Why there is no efficiency, or why one above 100 % can be.
@@ -282,7 +287,7 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
     let n = members.len();
     let ceilings = ceilings(&volume.topology, n);
     let (geometry, _) = geometry(&volume.topology, n);
-    let (efficiency, efficiency_ceiling, efficiency_note) =
+    let (stripe_efficiency, efficiency_ceiling, efficiency_note) =
         ceiling::efficiency(&all, &ceilings, &geometry);
     let direct_buffered = direct_buffered::pairs(&all);
     let mut notes = volume.notes;
@@ -305,7 +310,7 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
         volume: volume.volume,
         test_file: volume.test_file,
         topology: volume.topology,
-        efficiency,
+        stripe_efficiency,
         efficiency_ceiling,
         efficiency_note,
         ceilings,

@@ -209,11 +209,9 @@ fn under_rw_write_the_members_are_read_and_the_volume_written_in_full_and_sub_st
     ];
     let d = assemble(volume_of(Some(("raid5", 3))), runs, false);
     assert_eq!(d.efficiency_ceiling.as_ref().unwrap().direction, "write");
-    assert!(
-        (d.efficiency.unwrap() - 0.75).abs() < 1e-9,
-        "{:?}",
-        d.efficiency
-    );
+    let e = d.stripe_efficiency.as_ref().unwrap();
+    assert!((e.stripe_layer - 0.75).abs() < 1e-9, "{e:?}");
+    assert_eq!(e.larger_loss, "stripe_layer", "{e:?}");
     assert!(
         d.efficiency_note
             .as_deref()
@@ -301,15 +299,26 @@ fn shares_efficiency_and_the_slow_member_come_from_the_phases_kinds() {
     let d = assemble(volume(), phases(), false);
     assert!(!d.interrupted);
     assert_eq!(d.notes, ["said before"]);
-    // The volume with one worker per member over the members together.
-    let e = d.efficiency.unwrap();
-    assert!((e - 360.0 / 400.0).abs() < 1e-12, "{e}");
+    // The volume with one worker per member over 3 × its slowest member
+    // together (100), and that member over the median (150).
+    let e = d.stripe_efficiency.as_ref().unwrap();
+    assert!((e.stripe_layer - 360.0 / 300.0).abs() < 1e-12, "{e:?}");
+    assert!((e.imbalance - 100.0 / 150.0).abs() < 1e-12, "{e:?}");
+    assert_eq!(e.slowest, "/dev/c");
+    assert_eq!(e.larger_loss, "imbalance");
     // No RAID geometry on this root: RAID0's rule, said so.
     let c = d.efficiency_ceiling.as_ref().unwrap();
     assert_eq!(c.rule, "RAID0 reads: N × member");
     assert_eq!(c.members, 3.0);
     assert!(c.basis.contains("taken as RAID0"), "{}", c.basis);
-    assert_eq!(d.efficiency_note, None);
+    assert!(
+        d.efficiency_note
+            .as_deref()
+            .unwrap()
+            .starts_with("above 100%"),
+        "{:?}",
+        d.efficiency_note
+    );
     let shares: Vec<f64> = d.members.iter().map(|m| m.share).collect();
     assert_eq!(shares, [150.0 / 400.0, 150.0 / 400.0, 100.0 / 400.0]);
     let solo: Vec<Option<f64>> = d.members.iter().map(|m| m.solo_bytes_per_sec).collect();
@@ -327,7 +336,7 @@ fn without_the_phases_it_needs_there_is_no_efficiency_and_no_member() {
     ps[2].document.interrupted = true;
     let d = assemble(volume(), ps, false);
     assert!(d.interrupted);
-    assert_eq!(d.efficiency, None);
+    assert_eq!(d.stripe_efficiency, None);
     assert!(d.members.is_empty());
     assert_eq!(d.slowest, None);
     assert_eq!(
@@ -341,7 +350,7 @@ fn without_the_phases_it_needs_there_is_no_efficiency_and_no_member() {
         .filter(|p| !matches!(p.kind, PhaseKind::VolumePerMember { .. }))
         .collect();
     let d = assemble(volume(), ps, true);
-    assert_eq!(d.efficiency, None);
+    assert_eq!(d.stripe_efficiency, None);
     assert!(d.interrupted);
     assert_eq!(d.members.len(), 3);
 }
@@ -492,7 +501,7 @@ fn a_failing_phase_is_marked_named_and_kept_out() {
     *v = Phase::of(v.kind.clone(), doc);
     let d = assemble(volume(), runs, false);
     assert!(d.failed());
-    assert_eq!(d.efficiency, None, "the volume phase failed");
+    assert_eq!(d.stripe_efficiency, None, "the volume phase failed");
     assert!(d.efficiency_note.as_deref().unwrap().contains("failed"));
     // The verdict rests on runs 1 and 3 only: member 2's failed run is out.
     let v = d.verdict.as_ref().unwrap();
@@ -525,7 +534,7 @@ fn a_phase_without_io_is_thin_and_never_a_rate() {
     assert_eq!(v.status, PhaseStatus::Thin);
     assert_eq!(v.problems, ["1 of 2 worker(s) completed no I/O"]);
     let d = assemble(volume(), runs.clone(), false);
-    assert_eq!(d.efficiency, None);
+    assert_eq!(d.stripe_efficiency, None);
     let text = crate::report::compare::render(&d);
     assert!(
         text.contains("volume, 4 workers, O_DIRECT           -"),
@@ -583,7 +592,7 @@ fn ceilings_follow_the_level() {
     // RAID5 reads over 4 members: the members together, per member, × 4.
     let runs = members_together(4, 1, |_, _| 100.0e6);
     let d = assemble(volume_of(Some(("raid5", 4))), runs, false);
-    assert!((d.efficiency.unwrap() - 360.0 / 400.0).abs() < 1e-12);
+    assert!((d.stripe_efficiency.as_ref().unwrap().stripe_layer - 360.0 / 400.0).abs() < 1e-12);
     let text = crate::report::compare::render(&d);
     assert!(
         text.contains("ceilings (raid5, 4 members: 3 data + 1 parity"),
@@ -591,7 +600,7 @@ fn ceilings_follow_the_level() {
     );
     assert!(
         text.contains(
-            "= 90.0%, against RAID5 reads: N × member (parity rotates over all members) (N = 4"
+            "against RAID5 reads: N × member (parity rotates over all members) (N = 4)\n  stripe layer: 360.0 MB/s of the 400.0 MB/s its slowest member allows (4 × 100.0 MB/s, /dev/loop0) = 90.0%"
         ),
         "{text}"
     );
@@ -605,7 +614,7 @@ fn above_100_percent_says_why() {
         p.bytes_per_sec = 230.0e6;
     }
     let d = assemble(volume_of(Some(("raid1", 2))), runs, false);
-    assert!(d.efficiency.unwrap() > 1.0);
+    assert!(d.stripe_efficiency.as_ref().unwrap().stripe_layer > 1.0);
     let note = d.efficiency_note.as_deref().unwrap();
     assert!(note.starts_with("above 100%"), "{note}");
     for why in ["merge", "cache", "balances reads over its 2 copies"] {
@@ -724,4 +733,43 @@ fn uncached_adds_two_volume_phases_after_the_buffered_ones_and_pairs_them_with_o
     assert!(!phase_kinds(&members, false, true, true)
         .iter()
         .any(|k| k.to_string().contains("uncached")));
+}
+
+/// Regression (issue 39, item 4): btrfs RAID0 of 3 with one member
+/// throttled to 40 MB/s read 126.4 MB/s, and "stripe efficiency ... =
+/// 3.9%" blamed the stripe layer, though 3 × the slow member's 41.9 MB/s
+/// is 125.7: the stripe layer did all its slowest member allows, and the
+/// loss is the members' imbalance.
+#[test]
+fn stripe_efficiency_blames_the_imbalance_not_the_stripe_layer_for_a_slow_member() {
+    let mb = 1e6;
+    let members = [
+        ("/dev/loop2", 1620.0 * mb),
+        ("/dev/loop3", 1579.1 * mb),
+        ("/dev/loop4", 41.9 * mb),
+    ];
+    let runs = vec![
+        Phase::of(PhaseKind::Together, run(3241.0 * mb, &members)),
+        Phase::of(
+            PhaseKind::VolumePerMember { workers: 3 },
+            run(126.4 * mb, &[("/dev/md0", 126.4 * mb)]),
+        ),
+    ];
+    let d = assemble(volume(), runs, false);
+    let text = crate::report::compare::render(&d);
+    assert!(!text.contains("= 3.9%"), "{text}");
+    assert!(
+        text.contains("  stripe layer: 126.4 MB/s of the 125.7 MB/s its slowest member allows (3 × 41.9 MB/s, /dev/loop4) = 100.6%"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "  members' imbalance: the slowest 41.9 MB/s / the median 1579.1 MB/s = 2.7%"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  the larger loss: the members' imbalance"),
+        "{text}"
+    );
 }

@@ -120,7 +120,10 @@ pub struct WindowDoc {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FlushDoc {
     pub seconds: f64,
-    /// `durable_bytes` over (window + flush): what reached stable storage per second.
+    /// `durable_bytes` over (window + flush): what reached stable storage
+    /// per second; a target's over its own active time and its own flush
+    /// (never another target's window), the total's over the shared window
+    /// and the longest flush.
     pub durable_bytes_per_sec: f64,
     /// Bytes counted as durable: with `durable_basis` "device", what the
     /// device wrote from the window's opening through the flush (a device
@@ -291,6 +294,48 @@ pub struct TotalDoc {
     pub sampled_reads: Option<u64>,
     #[serde(default)]
     pub zero_reads: Option<u64>,
+    /// The targets' own rates summed, when the targets were active for
+    /// different times (one stopped on --passes or --io-limit before
+    /// another, or evicted at its wrap-arounds): then the total (every
+    /// target's bytes over the shared window) is not their sum, and can
+    /// stand below the fastest of them. Absent (`None`) when every target
+    /// ran the whole window.
+    #[serde(default)]
+    pub targets_sum: Option<TargetsSum>,
+}
+
+/// The targets' own rates summed (each over its own active time): what
+/// the total is not, when they ended at different times.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TargetsSum {
+    /// Each target's `bytes_per_sec` summed.
+    pub bytes_per_sec: f64,
+    /// Each target's `flush.durable_bytes_per_sec` summed (a buffered
+    /// write's; null when no target has one).
+    pub durable_bytes_per_sec: Option<f64>,
+}
+
+impl TargetsSum {
+    /// The sum, when some target was active for less than the shared
+    /// window of `window_sec` (its own `seconds`); `None` when all ran
+    /// the whole of it, or there is one target.
+    pub fn of(targets: &[TargetDoc], window_sec: f64) -> Option<TargetsSum> {
+        let apart = targets.len() > 1
+            && targets
+                .iter()
+                .any(|t| (t.figures.seconds - window_sec).abs() > 1e-9);
+        if !apart {
+            return None;
+        }
+        let durable: Vec<f64> = targets
+            .iter()
+            .filter_map(|t| t.flush.as_ref().map(|f| f.durable_bytes_per_sec))
+            .collect();
+        Some(TargetsSum {
+            bytes_per_sec: targets.iter().map(|t| t.figures.bytes_per_sec).sum(),
+            durable_bytes_per_sec: (!durable.is_empty()).then(|| durable.iter().sum()),
+        })
+    }
 }
 
 impl TotalDoc {

@@ -108,7 +108,7 @@ impl Serialize for TargetDoc {
 impl Serialize for TotalDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("TotalDoc", 21)?;
+        let mut m = s.serialize_struct("TotalDoc", 22)?;
         f.put(&mut m, &[Fig::Bytes, Fig::Ios, Fig::Errors])?;
         f.put(&mut m, RATES)?;
         m.serialize_field("flush", &self.flush)?;
@@ -118,6 +118,12 @@ impl Serialize for TotalDoc {
         put_some(&mut m, "zero_reads", &self.zero_reads)?;
         f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
+        // Absent when every target ran the whole window (documents written
+        // before it come back byte for byte).
+        match &self.targets_sum {
+            Some(t) => m.serialize_field("targets_sum", t)?,
+            None => m.skip_field("targets_sum")?,
+        }
         m.end()
     }
 }

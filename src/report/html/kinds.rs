@@ -64,7 +64,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
     page.p(
         "",
         &format!(
-            "{} point(s), {} repeat(s) each; MB/s = 10^6 B/s; with repeats, the run closest to the median stands for its point{}",
+            "{} point(s), {} repeat(s) each; MB/s = 10^6 B/s, a point's over the shared window of its targets (where they ended at different times, a row gives the sum of their own rates); with repeats, the run closest to the median stands for its point{}",
             doc.points.len(),
             doc.repeat,
             if doc.interrupted { "; INTERRUPTED: the points that finished" } else { "" }
@@ -149,6 +149,18 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                 ]);
                 rows.push(("per-target".to_string(), cells));
             }
+        }
+        // Targets that ended at different times: the point's MB/s is their
+        // bytes over the shared window, not their sum; the sum beside it.
+        if let Some(sum) = p.targets_sum_bytes_per_sec_median {
+            let mut cells: Vec<String> = (1..p.values.len()).map(|_| String::new()).collect();
+            cells.push(
+                "\u{2514} sum of the targets' own rates (MB/s above: bytes over the shared window)"
+                    .into(),
+            );
+            cells.push(format!("{:.1}", mb_per_sec(sum)));
+            cells.extend((0..head.len() - cells.len()).map(|_| String::new()));
+            rows.push(("per-target".to_string(), cells));
         }
     }
     page.table(&head, &rows, names.len());
@@ -288,7 +300,10 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
                     rate(p.p99_ns.map_or("-".into(), |v| fmt_latency_ns(v as f64))),
                     rate(p.cpu_sec_per_gb.map_or("-".into(), |v| format!("{v:.3}"))),
                     match p.status {
-                        PhaseStatus::Ok => "ok".to_string(),
+                        // Its targets ended at different times: what the
+                        // phase's MB/s is, and their own rates' sum.
+                        PhaseStatus::Ok => crate::report::table::total_line(&p.document)
+                            .map_or("ok".to_string(), |l| format!("ok; {l}")),
                         PhaseStatus::Thin => format!("THIN: {}", p.problems.join("; ")),
                         PhaseStatus::Failed => format!("FAILED: {}", p.problems.join("; ")),
                     },
