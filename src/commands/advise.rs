@@ -15,7 +15,11 @@ use crate::cli::AdviseArgs;
 use crate::device::survey::Survey;
 use crate::device::topology;
 use crate::document::advise::{self, Battery, FindingsDocument, Measurement, Options};
-use crate::measure::session::{self, Outcome};
+use crate::document::run::RunDocument;
+use crate::measure::config::RunConfig;
+use crate::measure::live::RunOutputs;
+use crate::measure::series::{Pace, Planner, Point, Ran, Series, Step};
+use crate::measure::session;
 use crate::output::{Outputs, Request};
 
 pub fn run(args: &AdviseArgs) -> Result<u8> {
@@ -128,9 +132,20 @@ fn battery_pass(
 ) -> Result<FindingsDocument> {
     let mut battery = advise::plan(topo, survey, &options(args, topo));
     let mut findings = advise::static_findings(topo, survey);
-    let mut pace = Pace::new(started, options(args, topo).budget_sec, &battery);
-    pace.allow_holes = args.allow_holes;
-    let (points, measurements) = measure_readahead(args, &mut battery, out, &mut pace)?;
+    let mut pace = Pace::new(
+        started,
+        options(args, topo).budget_sec,
+        (battery.windows_sec(), battery.runs()),
+        advise::RUN_OVERHEAD_SEC,
+        advise::MIN_WINDOW_SEC,
+    );
+    // A run refused when it comes to run (no root to set read-ahead, a lock
+    // another run holds) skips its check, with the reason.
+    let is_refusal = |e: &anyhow::Error| crate::commands::exit::exit_code_for(e) == EXIT_USAGE;
+    let series = &mut Series::new()
+        .paced(&mut pace)
+        .refusals_are_results(&is_refusal);
+    let (points, measurements) = measure_readahead(args, &mut battery, out, series)?;
     findings.extend(advise::readahead_finding(topo, survey, &points));
     let fixes: Vec<advise::Setting> = findings
         .iter()
@@ -138,11 +153,11 @@ fn battery_pass(
         .flat_map(|f| f.settings.iter().filter(|s| s.appliable()).cloned())
         .collect();
     let (splits, measurements) =
-        measure_requests(args, &mut battery, out, &mut pace, measurements, &fixes)?;
+        measure_requests(args, &mut battery, out, series, measurements, &fixes)?;
     advise::measured_splits(&mut findings, &splits);
     advise::member_fix_gain(&mut findings, &measurements);
     let (verdict, measurements) =
-        match measure_members(args, &mut battery, out, &mut pace, measurements)? {
+        match measure_members(args, &mut battery, out, series, measurements)? {
             (Some(samples), m) => {
                 let crowded = Some((samples.len(), crate::base::cpus::available_cpus().len()))
                     .filter(|(w, c)| w > c);
@@ -158,8 +173,8 @@ fn battery_pass(
             }
             (None, m) => (None, m),
         };
-    let measurements = measure_queue(args, &mut battery, out, &mut pace, measurements)?;
-    let measurements = measure_writes(args, &mut battery, out, &mut pace, measurements)?;
+    let measurements = measure_queue(args, &mut battery, out, series, measurements)?;
+    let measurements = measure_writes(args, &mut battery, out, series, measurements)?;
     advise::writes_findings(topo, &mut findings, &measurements);
     findings.extend(advise::buffered_direct(topo, &measurements));
     findings.extend(advise::queue_knee(topo, &measurements));
@@ -268,116 +283,82 @@ fn stack_names<'a>(d: &'a topology::Device, out: &mut Vec<&'a str>) {
     }
 }
 
-/// Keeps the battery within its budget: each run's window is the planned
-/// one, shrunk in proportion when the runs so far overran (a loaded host,
-/// a slow emulator: their setup took longer than the plan's
-/// [`advise::RUN_OVERHEAD_SEC`]), never below [`advise::MIN_WINDOW_SEC`].
-struct Pace {
-    end: Instant,
-    /// The planned windows of the runs not made yet, and how many.
-    windows_left: f64,
-    runs_left: usize,
-    /// What a run has cost beyond its window, on average so far.
-    overhead: f64,
-    runs: usize,
-    /// `--allow-holes`: a run may read what no medium holds, and a figure
-    /// whose sampled reads were mostly zeros is kept.
-    allow_holes: bool,
+/// One run of a measured check: its options (the window as planned: the
+/// series paces it) and the line said before it, given the paced window.
+type Planned<'a> = (RunConfig, Box<dyn Fn(f64) -> String + 'a>);
+
+/// What a check's run gave: its document, or why it was refused (a usage
+/// error of `run`'s, or reads no medium answered).
+type Taken = std::result::Result<RunDocument, String>;
+
+/// A measured check's runs, in order, as a series (paced to the budget):
+/// each one's document, up to the first that was refused (which ends the
+/// check), or what finished before a signal.
+fn take(series: &mut Series<'_>, out: &Outputs, runs: Vec<Planned<'_>>) -> Result<Vec<Taken>> {
+    let mut check = Check {
+        out,
+        todo: runs.into_iter(),
+        say: None,
+        taken: Vec::new(),
+    };
+    series.run(&mut check)?;
+    Ok(check.taken)
 }
 
-impl Pace {
-    fn new(started: Instant, budget_sec: f64, battery: &Battery) -> Pace {
-        Pace {
-            end: started + std::time::Duration::from_secs_f64(budget_sec.max(0.0)),
-            windows_left: battery.windows_sec(),
-            runs_left: battery.runs(),
-            overhead: advise::RUN_OVERHEAD_SEC,
-            runs: 0,
-            allow_holes: false,
+/// advise's planner for one check.
+struct Check<'a, 'b> {
+    out: &'a Outputs,
+    todo: std::vec::IntoIter<Planned<'b>>,
+    say: Option<Box<dyn Fn(f64) -> String + 'b>>,
+    taken: Vec<Taken>,
+}
+
+impl Planner for Check<'_, '_> {
+    fn next(&mut self) -> Result<Option<Point>> {
+        let Some((config, say)) = self.todo.next() else {
+            return Ok(None);
+        };
+        self.say = Some(say);
+        Ok(Some(Point {
+            label: String::new(),
+            targets: config.targets.clone(),
+            config,
+            owned: false,
+            repeat: 1,
+        }))
+    }
+
+    fn outputs(&self, _point: &Point) -> Box<dyn RunOutputs + '_> {
+        Box::new(self.out.for_run(None))
+    }
+
+    fn starting(&mut self, point: &Point, _run: usize) {
+        if let Some(say) = &self.say {
+            eprintln!("{}", say(point.config.duration.as_secs_f64()));
         }
     }
 
-    /// One more run of `planned` seconds than the plan held.
-    fn add(&mut self, planned: f64) {
-        self.runs_left += 1;
-        self.windows_left += planned;
-    }
-
-    /// The window of the next run, planned `planned` seconds.
-    fn window(&self, planned: f64) -> f64 {
-        let left = self
-            .end
-            .saturating_duration_since(Instant::now())
-            .as_secs_f64();
-        let for_windows = left - self.overhead * self.runs_left as f64;
-        let scale = if self.windows_left > 0.0 {
-            (for_windows / self.windows_left).clamp(0.0, 1.0)
-        } else {
-            1.0
+    fn finished(&mut self, _point: Point, ran: Ran) -> Result<Step> {
+        let runs = match ran {
+            Ran::Refused(why) => {
+                self.taken.push(Err(why));
+                return Ok(Step::Stop);
+            }
+            Ran::Measured { runs, .. } => runs,
         };
-        (planned * scale).max(advise::MIN_WINDOW_SEC)
-    }
-
-    /// The next run: its window (`planned`, as the pace allows), `say` of
-    /// it on stderr, then the run `cfg` of it; its document, or why `run`
-    /// refused it.
-    fn next(
-        &mut self,
-        out: &Outputs,
-        planned: f64,
-        say: impl FnOnce(f64) -> String,
-        cfg: impl FnOnce(f64) -> Result<crate::measure::config::RunConfig>,
-    ) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
-        let window = self.window(planned);
-        eprintln!("{}", say(window));
-        let mut cfg = cfg(window)?;
-        cfg.allow_holes = self.allow_holes;
-        self.run(&cfg, out, (planned, window))
-    }
-
-    /// Runs `cfg` (planned `planned` seconds, given `window`), and learns
-    /// what it cost beyond its window.
-    fn run(
-        &mut self,
-        cfg: &crate::measure::config::RunConfig,
-        out: &Outputs,
-        (planned, window): (f64, f64),
-    ) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
-        let t0 = Instant::now();
-        let r = one_run(cfg, out)?;
-        let extra = (t0.elapsed().as_secs_f64() - window).max(0.0);
-        self.overhead = (self.overhead * self.runs as f64 + extra) / (self.runs + 1) as f64;
-        self.runs += 1;
-        self.runs_left = self.runs_left.saturating_sub(1);
-        self.windows_left = (self.windows_left - planned).max(0.0);
-        Ok(r)
-    }
-}
-
-/// One measured run of the battery: its document, or why `run` refused
-/// it (a usage error: no root to set read-ahead, a lock another run holds);
-/// any other error ends advise.
-fn one_run(
-    cfg: &crate::measure::config::RunConfig,
-    out: &Outputs,
-) -> Result<std::result::Result<crate::document::run::RunDocument, String>> {
-    match session::measure(cfg, &cfg.targets, false, &out.for_run(None)) {
-        Ok(Outcome::Done(run)) => {
-            let doc = crate::document::finished::document(cfg, *run);
+        for r in runs {
+            let doc = crate::document::finished::document(&r.config, *r.finished);
             // Reads that no medium answered are no member's or volume's
             // speed: the check that needed them is refused, and says why.
-            match doc.zero_figures().first() {
-                Some(z) if !cfg.allow_holes => Ok(Err(format!(
+            if let Some(z) = doc.zero_figures().first().filter(|_| !r.config.allow_holes) {
+                self.taken.push(Err(format!(
                     "refusing to take this run's figure as the device's speed: {z}; pass --allow-holes to accept it"
-                ))),
-                _ => Ok(Ok(doc)),
+                )));
+                return Ok(Step::Stop);
             }
+            self.taken.push(Ok(doc));
         }
-        Ok(Outcome::DryRun(..)) => unreachable!("advise never asks for a dry run"),
-        Err(e) if crate::commands::exit::exit_code_for(&e) == EXIT_USAGE => Ok(Err(
-            crate::base::error::show_lines(&format!("{e:#}")).into_owned(),
-        )),
-        Err(e) => Err(e),
+        Ok(Step::Next)
     }
 }
 
@@ -393,6 +374,18 @@ fn skip(battery: &mut Battery, id: &str, detail: String) {
 /// and every run's measurement.
 type Measured = (Vec<(u64, f64)>, Vec<Measurement>);
 
+/// A run's options as advise's CLI layer built them, with `--allow-holes`.
+fn options_of(args: &AdviseArgs, c: Result<RunConfig>) -> Result<RunConfig> {
+    let mut c = c?;
+    c.allow_holes = args.allow_holes;
+    Ok(c)
+}
+
+/// A line said before a run, given its paced window in seconds.
+fn said<'a>(f: impl Fn(f64) -> String + 'a) -> Box<dyn Fn(f64) -> String + 'a> {
+    Box::new(f)
+}
+
 /// The read-ahead points the battery planned, each a buffered run with
 /// read-ahead set for it: the rates (KiB, bytes/s) of the runs that
 /// finished whole, and every run's measurement. A refusal (no root to set
@@ -401,28 +394,29 @@ fn measure_readahead(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
-    pace: &mut Pace,
+    series: &mut Series<'_>,
 ) -> Result<Measured> {
     let mut points = Vec::new();
     let mut measurements = Vec::new();
     let Some(plan) = battery.readahead.clone() else {
         return Ok((points, measurements));
     };
-    for kb in &plan.values_kb {
-        if crate::base::signals::interrupted() {
-            break;
-        }
-        let doc = match pace.next(
-            out,
-            plan.seconds_each,
-            |secs| {
-                format!(
-                    "stripebench advise: read-ahead {kb} KiB on {}: buffered sequential reads, {secs:.0} s",
-                    plan.device
-                )
-            },
-            |secs| crate::cli::advise::readahead_run(&args.volume, *kb, secs, args.wait_lock),
-        )? {
+    let runs = plan
+        .values_kb
+        .iter()
+        .map(|&kb| {
+            let c = crate::cli::advise::readahead_run(&args.volume, kb, plan.seconds_each, args.wait_lock);
+            let device = &plan.device;
+            Ok((
+                options_of(args, c)?,
+                said(move |secs| {
+                    format!("stripebench advise: read-ahead {kb} KiB on {device}: buffered sequential reads, {secs:.0} s")
+                }),
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (kb, taken) in plan.values_kb.iter().zip(take(series, out, runs)?) {
+        let doc = match taken {
             Ok(doc) => doc,
             Err(why) => {
                 skip(
@@ -454,27 +448,29 @@ fn measure_queue(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
-    pace: &mut Pace,
+    series: &mut Series<'_>,
     mut measurements: Vec<Measurement>,
 ) -> Result<Vec<Measurement>> {
     let Some(plan) = battery.queue.clone() else {
         return Ok(measurements);
     };
-    for depth in &plan.depths {
-        if crate::base::signals::interrupted() {
-            break;
-        }
-        let doc = match pace.next(
-            out,
-            plan.seconds_each,
-            |secs| {
-                format!(
-                    "stripebench advise: {depth} I/Os in flight on {}: O_DIRECT random 4 KiB reads, {secs:.0} s",
-                    show_path(&args.volume)
-                )
-            },
-            |secs| crate::cli::advise::queue_run(&args.volume, *depth, secs, args.wait_lock),
-        )? {
+    let volume = show_path(&args.volume);
+    let runs = plan
+        .depths
+        .iter()
+        .map(|&depth| {
+            let c = crate::cli::advise::queue_run(&args.volume, depth, plan.seconds_each, args.wait_lock);
+            let volume = &volume;
+            Ok((
+                options_of(args, c)?,
+                said(move |secs| {
+                    format!("stripebench advise: {depth} I/Os in flight on {volume}: O_DIRECT random 4 KiB reads, {secs:.0} s")
+                }),
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (depth, taken) in plan.depths.iter().zip(take(series, out, runs)?) {
+        let doc = match taken {
             Ok(doc) => doc,
             Err(why) => {
                 skip(battery, "queue-depth", format!("not measured: {why}"));
@@ -499,7 +495,7 @@ fn measure_queue(
 fn measure_member_fixes(
     args: &AdviseArgs,
     out: &Outputs,
-    pace: &mut Pace,
+    series: &mut Series<'_>,
     plan: &advise::RequestPlan,
     fixes: &[advise::Setting],
 ) -> Result<Option<Measurement>> {
@@ -516,29 +512,29 @@ fn measure_member_fixes(
             return Ok(None);
         }
     }
-    pace.add(plan.seconds);
+    series.one_more(plan.seconds);
     let made: Vec<String> = fixes
         .iter()
         .map(|s| format!("{} {}={}", s.device, s.attribute, s.value))
         .collect();
-    let r = pace.next(
-        out,
-        plan.seconds,
-        |secs| {
+    let c = crate::cli::advise::requests_run(&args.volume, plan.bs, plan.seconds, args.wait_lock);
+    let run = (
+        options_of(args, c)?,
+        said(|secs| {
             format!(
                 "stripebench advise: the same with {} set as the fix says, {secs:.0} s (put back after)",
                 made.join(", ")
             )
-        },
-        |secs| crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock),
-    )?;
+        }),
+    );
+    let taken = take(series, out, vec![run]);
     for e in guard.restore() {
         eprintln!(
             "stripebench: warning: {}; run 'stripebench restore'",
             crate::base::error::show_text(&e)
         );
     }
-    Ok(r.ok().map(|doc| {
+    Ok(taken?.into_iter().next().and_then(|r| r.ok()).map(|doc| {
         Measurement::of(
             "request-limits",
             format!("O_DIRECT bs={}k, members as fixed", plan.bs / 1024),
@@ -555,38 +551,40 @@ fn measure_writes(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
-    pace: &mut Pace,
+    series: &mut Series<'_>,
     mut measurements: Vec<Measurement>,
 ) -> Result<Vec<Measurement>> {
     let Some(plan) = battery.writes.clone() else {
         return Ok(measurements);
     };
     let current = plan.stripe_caches[0];
-    let runs = plan
+    let planned: Vec<(bool, u64, u64)> = plan
         .stripe_caches
         .iter()
         .map(|&c| (false, plan.full_stripe, c))
-        .chain([(true, plan.chunk, current)]);
-    for (random, bs, cache) in runs {
-        if crate::base::signals::interrupted() {
-            break;
-        }
-        let what = if random {
-            format!("random {} KiB writes", bs / 1024)
-        } else {
-            format!("full-stripe ({} KiB) writes", bs / 1024)
-        };
-        let doc = match pace.next(
-            out,
-            plan.seconds_each,
-            |secs| {
-                format!(
-                    "stripebench advise: {what} of {} at stripe_cache_size {cache}, O_DIRECT, {secs:.0} s (destroys its data: --allow-destructive)",
-                    show_path(&args.volume)
-                )
-            },
-            |secs| crate::cli::advise::writes_run(&args.volume, bs, random, cache, secs, args.wait_lock),
-        )? {
+        .chain([(true, plan.chunk, current)])
+        .collect();
+    let volume = show_path(&args.volume);
+    let runs = planned
+        .iter()
+        .map(|&(random, bs, cache)| {
+            let c = crate::cli::advise::writes_run(&args.volume, bs, random, cache, plan.seconds_each, args.wait_lock);
+            let what = if random {
+                format!("random {} KiB writes", bs / 1024)
+            } else {
+                format!("full-stripe ({} KiB) writes", bs / 1024)
+            };
+            let volume = &volume;
+            Ok((
+                options_of(args, c)?,
+                said(move |secs| {
+                    format!("stripebench advise: {what} of {volume} at stripe_cache_size {cache}, O_DIRECT, {secs:.0} s (destroys its data: --allow-destructive)")
+                }),
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (&(random, _, cache), taken) in planned.iter().zip(take(series, out, runs)?) {
+        let doc = match taken {
             Ok(doc) => doc,
             Err(why) => {
                 skip(battery, "writes", format!("not measured: {why}"));
@@ -617,7 +615,7 @@ fn measure_members(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
-    pace: &mut Pace,
+    series: &mut Series<'_>,
     mut measurements: Vec<Measurement>,
 ) -> Result<(Option<MemberSamples>, Vec<Measurement>)> {
     let Some(plan) = battery.slow.clone() else {
@@ -629,22 +627,20 @@ fn measure_members(
         .iter()
         .map(|m| (m.clone(), Vec::new()))
         .collect();
-    for r in 1..=plan.repeats {
-        if crate::base::signals::interrupted() {
-            break;
-        }
-        let doc = match pace.next(
-            out,
-            plan.seconds_each,
-            |secs| {
-                format!(
-                    "stripebench advise: every member at once ({} members, O_DIRECT), run {r} of {}, {secs:.0} s",
-                    paths.len(),
-                    plan.repeats
-                )
-            },
-            |secs| crate::cli::advise::members_run(&paths, secs, args.wait_lock),
-        )? {
+    let (n, repeats) = (paths.len(), plan.repeats);
+    let runs = (1..=repeats)
+        .map(|r| {
+            let c = crate::cli::advise::members_run(&paths, plan.seconds_each, args.wait_lock);
+            Ok((
+                options_of(args, c)?,
+                said(move |secs| {
+                    format!("stripebench advise: every member at once ({n} members, O_DIRECT), run {r} of {repeats}, {secs:.0} s")
+                }),
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (r, taken) in (1..=repeats).zip(take(series, out, runs)?) {
+        let doc = match taken {
             Ok(doc) => doc,
             Err(why) => {
                 skip(
@@ -686,48 +682,39 @@ fn measure_requests(
     args: &AdviseArgs,
     battery: &mut Battery,
     out: &Outputs,
-    pace: &mut Pace,
+    series: &mut Series<'_>,
     mut measurements: Vec<Measurement>,
     fixes: &[advise::Setting],
 ) -> Result<(Vec<advise::Split>, Vec<Measurement>)> {
     let Some(plan) = battery.requests.clone() else {
         return Ok((Vec::new(), measurements));
     };
-    if crate::base::signals::interrupted() {
-        return Ok((Vec::new(), measurements));
-    }
-    let doc = match pace.next(
-        out,
-        plan.seconds,
-        |secs| {
-            format!(
-                "stripebench advise: O_DIRECT reads of a full stripe ({} KiB), {secs:.0} s: the members' request sizes",
-                plan.bs / 1024
-            )
-        },
-        |secs| crate::cli::advise::requests_run(&args.volume, plan.bs, secs, args.wait_lock),
-    )? {
-        Ok(doc) => doc,
-        Err(why) => {
+    let c = crate::cli::advise::requests_run(&args.volume, plan.bs, plan.seconds, args.wait_lock);
+    let kib = plan.bs / 1024;
+    let run = (
+        options_of(args, c)?,
+        said(move |secs| {
+            format!("stripebench advise: O_DIRECT reads of a full stripe ({kib} KiB), {secs:.0} s: the members' request sizes")
+        }),
+    );
+    let doc = match take(series, out, vec![run])?.into_iter().next() {
+        None => return Ok((Vec::new(), measurements)),
+        Some(Ok(doc)) => doc,
+        Some(Err(why)) => {
             if let Some(c) = battery.checks.iter_mut().find(|c| c.id == "request-limits") {
                 c.detail += &format!("; not measured: {why}");
             }
             return Ok((Vec::new(), measurements));
         }
     };
-    let m = Measurement::of(
-        "request-limits",
-        format!("O_DIRECT bs={}k", plan.bs / 1024),
-        &doc,
-        true,
-    );
+    let m = Measurement::of("request-limits", format!("O_DIRECT bs={kib}k"), &doc, true);
     let partial = m.partial;
     measurements.push(m);
     if partial {
         return Ok((Vec::new(), measurements));
     }
     if !fixes.is_empty() && !crate::base::signals::interrupted() {
-        measurements.extend(measure_member_fixes(args, out, pace, &plan, fixes)?);
+        measurements.extend(measure_member_fixes(args, out, series, &plan, fixes)?);
     }
     let splits = doc
         .warnings
@@ -767,31 +754,5 @@ mod tests {
         // A path that does not resolve is kept for the survey to refuse.
         let gone = t.path().join("gone");
         assert_eq!(resolved(&gone), gone);
-    }
-
-    /// The pace keeps the planned windows while the battery is on time,
-    /// shrinks them in proportion when it is late, and never below the
-    /// shortest window.
-    #[test]
-    fn the_pace_shrinks_windows_only_when_the_runs_overran() {
-        let now = Instant::now();
-        let pace = |budget: f64, windows: f64, runs: usize| Pace {
-            end: now + std::time::Duration::from_secs_f64(budget),
-            windows_left: windows,
-            runs_left: runs,
-            overhead: 1.0,
-            runs: 0,
-            allow_holes: false,
-        };
-        // On time: 10 runs of 4 s and 1 s each of overhead in 60 s.
-        assert_eq!(pace(60.0, 40.0, 10).window(4.0), 4.0);
-        // Late: 30 s left for the same: (30 - 10) / 40 = half.
-        let w = pace(30.0, 40.0, 10).window(4.0);
-        assert!((1.9..=2.0).contains(&w), "{w}");
-        // Past the budget: the shortest window.
-        assert_eq!(
-            pace(0.0, 40.0, 10).window(4.0),
-            crate::document::advise::MIN_WINDOW_SEC
-        );
     }
 }

@@ -140,6 +140,14 @@ impl<'a> Series<'a> {
         self
     }
 
+    /// One more run of `planned` seconds than the budget was planned for
+    /// (a run the planner adds on what it found).
+    pub fn one_more(&mut self, planned: f64) {
+        if let Some(pace) = self.pace.as_deref_mut() {
+            pace.add(planned);
+        }
+    }
+
     /// Runs every point the planner hands out, in order.
     pub fn run(&mut self, planner: &mut dyn Planner) -> Result<Ended> {
         loop {
@@ -172,7 +180,9 @@ impl<'a> Series<'a> {
         for i in 0..point.repeat.max(1) {
             let planned = point.config.duration.as_secs_f64();
             if let Some(pace) = self.pace.as_deref() {
-                point.config.duration = std::time::Duration::from_secs_f64(pace.window(planned));
+                // To the millisecond, as --duration is given.
+                let ms = (pace.window(planned) * 1000.0).round().max(1.0) as u64;
+                point.config.duration = std::time::Duration::from_millis(ms);
             }
             planner.starting(&point, i);
             let t0 = Instant::now();
