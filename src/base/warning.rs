@@ -121,6 +121,19 @@ pub enum Warning {
         max_segments: u64,
         segments_bytes: u64,
     },
+    /// A setting of a target's device that another run's state record
+    /// holds: what the run measured is under that run's value (`in_force`),
+    /// not the device's own (`own`, which that run will put back).
+    SettingHeldByOtherRun {
+        path: String,
+        /// The setting's sysfs file.
+        setting: String,
+        own: String,
+        in_force: Option<String>,
+        pid: String,
+        /// The other run was killed and left it (`stripebench restore`).
+        killed: bool,
+    },
     /// A buffered working set that fits in free memory.
     WorkingSetFits {
         working_set: u64,
@@ -266,6 +279,18 @@ pub enum Warning {
         /// Members whose counters show reads, of those that keep statistics.
         members_reading: usize,
         members: usize,
+    },
+
+    /// I/O on a target's device that was not this run's: its counters
+    /// moved by more than this run's own bytes, beyond `tolerance` (see
+    /// `analysis::foreign`). `None`: that direction could not be told
+    /// (buffered, where read-ahead and write-back move the counters too).
+    ForeignIo {
+        path: String,
+        device: String,
+        read_bytes: Option<u64>,
+        write_bytes: Option<u64>,
+        tolerance: u64,
     },
 
     // --- Documents made of documents (merge, plan).
@@ -457,6 +482,46 @@ impl fmt::Display for Warning {
                 f,
                 "the live collector fell behind the workers: {seconds_lost} worker second(s) lost, {histograms_lost} without percentiles"
             ),
+            SettingHeldByOtherRun {
+                path,
+                setting,
+                own,
+                in_force,
+                pid,
+                killed,
+            } => write!(
+                f,
+                "{path}: {setting} is {} by another stripebench run (PID {pid}{}): it was {} during this run, the device's own is {own}, so these figures are under that run's setting, not the device's",
+                if *killed { "left changed" } else { "held" },
+                if *killed {
+                    ", killed: run 'stripebench restore'"
+                } else {
+                    ", running now"
+                },
+                in_force.as_deref().unwrap_or("unreadable"),
+            ),
+            ForeignIo {
+                path,
+                device,
+                read_bytes,
+                write_bytes,
+                tolerance,
+            } => {
+                let part = |what: &str, b: &Option<u64>| {
+                    b.filter(|&b| b > 0)
+                        .map(|b| format!("{} {what}", fmt_bytes(b)))
+                };
+                let parts: Vec<String> = [part("read", read_bytes), part("written", write_bytes)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                write!(
+                    f,
+                    "{path}: {device} did I/O that was not this run's: {} beyond this run's own bytes (more than the {} tolerance): another process used the device during the run, and these figures share it",
+                    parts.join(" and "),
+                    fmt_bytes(*tolerance)
+                )
+            }
             CacheServedReads { path, ratio } => write!(
                 f,
                 "{path}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
@@ -1198,6 +1263,48 @@ mod tests {
                 histograms_lost: 1,
             },
             "the live collector fell behind the workers: 2 worker second(s) lost, 1 without percentiles",
+        );
+        says(
+            SettingHeldByOtherRun {
+                path: "/dev/loop0".into(),
+                setting: "/sys/devices/virtual/block/loop0/queue/read_ahead_kb".into(),
+                own: "2560".into(),
+                in_force: Some("1024".into()),
+                pid: "4242".into(),
+                killed: false,
+            },
+            "/dev/loop0: /sys/devices/virtual/block/loop0/queue/read_ahead_kb is held by another stripebench run (PID 4242, running now): it was 1024 during this run, the device's own is 2560, so these figures are under that run's setting, not the device's",
+        );
+        says(
+            SettingHeldByOtherRun {
+                path: "/dev/md0".into(),
+                setting: "/sys/devices/virtual/block/md0/queue/read_ahead_kb".into(),
+                own: "128".into(),
+                in_force: None,
+                pid: "17".into(),
+                killed: true,
+            },
+            "/dev/md0: /sys/devices/virtual/block/md0/queue/read_ahead_kb is left changed by another stripebench run (PID 17, killed: run 'stripebench restore'): it was unreadable during this run, the device's own is 128, so these figures are under that run's setting, not the device's",
+        );
+        says(
+            ForeignIo {
+                path: "/dev/loop0".into(),
+                device: "loop0".into(),
+                read_bytes: Some(1 << 30),
+                write_bytes: Some(0),
+                tolerance: 14 << 20,
+            },
+            "/dev/loop0: loop0 did I/O that was not this run's: 1.0 GiB read beyond this run's own bytes (more than the 14.0 MiB tolerance): another process used the device during the run, and these figures share it",
+        );
+        says(
+            ForeignIo {
+                path: "f.dat".into(),
+                device: "vdb".into(),
+                read_bytes: None,
+                write_bytes: Some(3 << 20),
+                tolerance: 1 << 20,
+            },
+            "f.dat: vdb did I/O that was not this run's: 3.0 MiB written beyond this run's own bytes (more than the 1.0 MiB tolerance): another process used the device during the run, and these figures share it",
         );
         says(
             CacheServedReads {

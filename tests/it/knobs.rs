@@ -276,3 +276,105 @@ fn a_planted_lock_tells_root_what_stands_there_not_that_root_is_needed() {
         );
     }
 }
+
+// Regression (issue 39, item 7): `run --buffered --readahead 1024 -t 3s
+// /dev/loopN &`, then `run --buffered -t 1s --json c.json /dev/loopN`: the
+// second document recorded read_ahead_kb 1024 as the device's (its own was
+// 2560), and nothing said another run was driving the same device.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn another_runs_temporary_readahead_is_named_not_taken_for_the_devices() {
+    let bed = LoopBed::new(1, 64);
+    let dev = bed.devices[0].clone();
+    std::fs::write(ra_path(&dev), "2560").unwrap();
+    let a = spawn(&[
+        "run",
+        "--buffered",
+        "--readahead",
+        "1024",
+        "-t",
+        "60s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        &dev,
+    ]);
+    let pid = a.id();
+    wait_for(pid, &dev, "1024");
+    let doc = common::run_json(&["run", "--buffered", "-t", "300ms", "--ramp", "0", &dev]);
+    interrupt(&a);
+    let a_out = a.wait_with_output().unwrap();
+    assert_eq!(a_out.status.code(), Some(130));
+    let t = &doc["targets"][0];
+    assert_eq!(t["read_ahead_kb"], 1024, "the value in force is recorded");
+    let held = t["held_settings"].as_array().expect("held_settings");
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0]["own"], "2560", "the device's own value too");
+    assert_eq!(held[0]["in_force"], "1024");
+    assert_eq!(held[0]["pid"], pid.to_string());
+    assert_eq!(held[0]["killed"], false);
+    assert!(held[0]["setting"]
+        .as_str()
+        .unwrap()
+        .ends_with("queue/read_ahead_kb"));
+    let said: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("another stripebench run"))
+        .collect();
+    assert_eq!(said.len(), 1, "one warning: {:?}", doc["warnings"]);
+    assert!(
+        said[0].contains(&format!("PID {pid}"))
+            && said[0].contains("it was 1024 during this run, the device's own is 2560"),
+        "{}",
+        said[0]
+    );
+    assert_eq!(ra(&dev), "2560", "put back by the run that changed it");
+}
+
+// Regression (issue 39, item 7): a run whose device another process read
+// at the same time gave figures shared with it, and nothing said so; its
+// device counters showed the other's bytes beside its own.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn io_on_the_device_that_was_not_the_runs_is_said_with_its_bytes() {
+    let bed = LoopBed::new(1, 64);
+    let dev = bed.devices[0].clone();
+    // Alone: no foreign I/O.
+    let doc = common::run_json(&["run", "--direct", "-t", "300ms", "--ramp", "0", &dev]);
+    assert!(doc["targets"][0]["foreign_io"].is_null(), "{doc}");
+    // Another reader of the same device for the whole run.
+    let mut other = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("while :; do dd if={dev} of=/dev/null iflag=direct bs=1M 2>/dev/null; done"),
+        ])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let out = sb()
+        .args([
+            "run", "--json", "-", "--direct", "-t", "500ms", "--ramp", "0", &dev,
+        ])
+        .output()
+        .unwrap();
+    // SAFETY: our own child (the shell; dd ends at the device's end).
+    unsafe { libc::kill(other.id() as i32, libc::SIGKILL) };
+    other.wait().unwrap();
+    common::succeeded(&out);
+    let doc = json(&out.stdout);
+    let f = &doc["targets"][0]["foreign_io"];
+    let foreign = f["read_bytes"].as_u64().expect("foreign reads counted");
+    assert!(foreign > f["tolerance"].as_u64().unwrap(), "{f}");
+    assert_eq!(f["write_bytes"], 0);
+    let said = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("not this run's"))
+        .unwrap_or_else(|| panic!("no warning: {:?}", doc["warnings"]));
+    assert!(said.contains(" read beyond this run's own bytes"), "{said}");
+}
