@@ -84,7 +84,6 @@ pub enum Warning {
     },
     /// `--readahead` on a file: it sets its file system's device's.
     ReadaheadOnFile {
-        kb: u64,
         path: String,
         knob: String,
         device: String,
@@ -373,14 +372,11 @@ impl fmt::Display for Warning {
                 "{}; read anyway (--allow-holes): those reads measure memory, not the device",
                 self.holes_amount().unwrap_or_default()
             ),
-            ReadaheadOnFile {
-                kb,
-                path,
-                knob,
-                device,
-            } => write!(
+            // No value in the sentence (the run's config has it): a
+            // sweep's points, each with its own, say it once.
+            ReadaheadOnFile { path, knob, device } => write!(
                 f,
-                "--readahead {kb} on the file {path}: a file has no read-ahead of its own; this sets {knob} of {device}, the device under its file system, which every file on {device} shares for the run"
+                "--readahead on the file {path}: a file has no read-ahead of its own; this sets {knob} of {device}, the device under its file system, which every file on {device} shares for the run"
             ),
             MemoryTarget { path, fs, direct } => write!(
                 f,
@@ -821,10 +817,8 @@ impl Warning {
                 "{who}: {}; read anyway (--allow-holes): those reads measure memory, not the device",
                 self.holes_amount_of(None)?
             )),
-            ReadaheadOnFile {
-                kb, knob, device, ..
-            } => Some(format!(
-                "--readahead {kb} on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
+            ReadaheadOnFile { knob, device, .. } => Some(format!(
+                "--readahead on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
             )),
             MemoryTarget { fs, direct, .. } => Some(format!(
                 "{who} are on {fs}: the targets are memory, not devices ({}no device counters), so these figures measure memory",
@@ -1166,12 +1160,11 @@ mod tests {
         );
         says(
             ReadaheadOnFile {
-                kb: 512,
                 path: "f.dat".into(),
                 knob: "/sys/block/vdb/queue/read_ahead_kb".into(),
                 device: "vdb".into(),
             },
-            "--readahead 512 on the file f.dat: a file has no read-ahead of its own; this sets /sys/block/vdb/queue/read_ahead_kb of vdb, the device under its file system, which every file on vdb shares for the run",
+            "--readahead on the file f.dat: a file has no read-ahead of its own; this sets /sys/block/vdb/queue/read_ahead_kb of vdb, the device under its file system, which every file on vdb shares for the run",
         );
         for (direct, middle) in [
             (false, ""),

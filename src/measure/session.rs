@@ -144,7 +144,8 @@ pub fn measure(
     let mut knob_guard = KnobGuard::new(knobs::state_dir()?).wait_for_locks(cfg.wait_lock);
     let mut readahead_notes = Vec::new();
     if let Some(kb) = cfg.readahead_kb {
-        readahead_notes = device::readahead::set(&mut knob_guard, &inspected, kb, cfg.dry_run)?;
+        readahead_notes =
+            device::readahead::set(&mut knob_guard, &inspected, kb, cfg.dry_run, &cfg.named)?;
     }
     md_tunables.apply(&mut knob_guard, cfg.dry_run)?;
     let mut targets = inspected
