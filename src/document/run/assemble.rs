@@ -751,11 +751,15 @@ fn what_the_figures_mean(
 /// (`analysis::foreign`). Not judged on a device that keeps no statistics,
 /// nor on one whose counters hold another target's I/O of this run too
 /// (`shared`: a partition and its disk, a volume and its member), where
-/// the run's own bytes on it cannot be told from another's.
+/// the run's own bytes on it cannot be told from another's; nor on the
+/// test-only mock engine, whose I/O never reaches the device.
 fn foreign_io(
     cfg: &RunConfig,
     d: Option<&crate::device::devstat::DeviceCounters>,
 ) -> Option<crate::analysis::foreign::Foreign> {
+    if cfg.debug_mock_engine.is_some() {
+        return None;
+    }
     let d = d.filter(|d| d.stats && !d.shared)?;
     crate::analysis::foreign::judge(
         (d.read_bytes, d.write_bytes),
