@@ -9,6 +9,7 @@
 //! here is a function of its arguments.
 
 pub mod capacity;
+pub mod foreign;
 pub mod histogram;
 pub mod mannwhitney;
 pub mod occupancy;

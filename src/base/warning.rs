@@ -99,7 +99,6 @@ pub enum Warning {
     },
     /// `--readahead` on a file: it sets its file system's device's.
     ReadaheadOnFile {
-        kb: u64,
         path: String,
         knob: String,
         device: String,
@@ -135,6 +134,19 @@ pub enum Warning {
         device: String,
         max_segments: u64,
         segments_bytes: u64,
+    },
+    /// A setting of a target's device that another run's state record
+    /// holds: what the run measured is under that run's value (`in_force`),
+    /// not the device's own (`own`, which that run will put back).
+    SettingHeldByOtherRun {
+        path: String,
+        /// The setting's sysfs file.
+        setting: String,
+        own: String,
+        in_force: Option<String>,
+        pid: String,
+        /// The other run was killed and left it (`stripebench restore`).
+        killed: bool,
     },
     /// A buffered working set that fits in free memory.
     WorkingSetFits {
@@ -301,6 +313,18 @@ pub enum Warning {
         members: usize,
     },
 
+    /// I/O on a target's device that was not this run's: its counters
+    /// moved by more than this run's own bytes, beyond `tolerance` (see
+    /// `analysis::foreign`). `None`: that direction could not be told
+    /// (buffered, where read-ahead and write-back move the counters too).
+    ForeignIo {
+        path: String,
+        device: String,
+        read_bytes: Option<u64>,
+        write_bytes: Option<u64>,
+        tolerance: u64,
+    },
+
     // --- Documents made of documents (merge, plan).
     /// A host's own warning, in a merge.
     OnHost {
@@ -400,14 +424,11 @@ impl fmt::Display for Warning {
                     "under half, so the run goes on: its figure mixes the device's reads with memory's"
                 }
             ),
-            ReadaheadOnFile {
-                kb,
-                path,
-                knob,
-                device,
-            } => write!(
+            // No value in the sentence (the run's config has it): a
+            // sweep's points, each with its own, say it once.
+            ReadaheadOnFile { path, knob, device } => write!(
                 f,
-                "--readahead {kb} on the file {path}: a file has no read-ahead of its own; this sets {knob} of {device}, the device under its file system, which every file on {device} shares for the run"
+                "--readahead on the file {path}: a file has no read-ahead of its own; this sets {knob} of {device}, the device under its file system, which every file on {device} shares for the run"
             ),
             MemoryTarget { path, fs, direct } => write!(
                 f,
@@ -526,6 +547,46 @@ impl fmt::Display for Warning {
                         "{path}: {share:.0}% of sampled reads ({zeros} of {sampled}) returned only zeros, and {layer} holds the region as written data: the zeros were stored and read"
                     ),
                 }
+            }
+            SettingHeldByOtherRun {
+                path,
+                setting,
+                own,
+                in_force,
+                pid,
+                killed,
+            } => write!(
+                f,
+                "{path}: {setting} is {} by another stripebench run (PID {pid}{}): it was {} during this run, the device's own is {own}, so these figures are under that run's setting, not the device's",
+                if *killed { "left changed" } else { "held" },
+                if *killed {
+                    ", killed: run 'stripebench restore'"
+                } else {
+                    ", running now"
+                },
+                in_force.as_deref().unwrap_or("unreadable"),
+            ),
+            ForeignIo {
+                path,
+                device,
+                read_bytes,
+                write_bytes,
+                tolerance,
+            } => {
+                let part = |what: &str, b: &Option<u64>| {
+                    b.filter(|&b| b > 0)
+                        .map(|b| format!("{} {what}", fmt_bytes(b)))
+                };
+                let parts: Vec<String> = [part("read", read_bytes), part("written", write_bytes)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                write!(
+                    f,
+                    "{path}: {device} did I/O that was not this run's: {} beyond this run's own bytes (more than the {} tolerance): another process used the device during the run, and these figures share it",
+                    parts.join(" and "),
+                    fmt_bytes(*tolerance)
+                )
             }
             CacheServedReads { path, ratio } => write!(
                 f,
@@ -830,10 +891,8 @@ impl Warning {
                 "{who}: {}; read anyway (--allow-holes): those reads measure memory, not the device",
                 self.holes_amount_of(None)?
             )),
-            ReadaheadOnFile {
-                kb, knob, device, ..
-            } => Some(format!(
-                "--readahead {kb} on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
+            ReadaheadOnFile { knob, device, .. } => Some(format!(
+                "--readahead on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
             )),
             MemoryTarget { fs, direct, .. } => Some(format!(
                 "{who} are on {fs}: the targets are memory, not devices ({}no device counters), so these figures measure memory",
@@ -1175,12 +1234,11 @@ mod tests {
         );
         says(
             ReadaheadOnFile {
-                kb: 512,
                 path: "f.dat".into(),
                 knob: "/sys/block/vdb/queue/read_ahead_kb".into(),
                 device: "vdb".into(),
             },
-            "--readahead 512 on the file f.dat: a file has no read-ahead of its own; this sets /sys/block/vdb/queue/read_ahead_kb of vdb, the device under its file system, which every file on vdb shares for the run",
+            "--readahead on the file f.dat: a file has no read-ahead of its own; this sets /sys/block/vdb/queue/read_ahead_kb of vdb, the device under its file system, which every file on vdb shares for the run",
         );
         for (direct, middle) in [
             (false, ""),
@@ -1272,6 +1330,48 @@ mod tests {
                 histograms_lost: 1,
             },
             "the live collector fell behind the workers: 2 worker second(s) lost, 1 without percentiles",
+        );
+        says(
+            SettingHeldByOtherRun {
+                path: "/dev/loop0".into(),
+                setting: "/sys/devices/virtual/block/loop0/queue/read_ahead_kb".into(),
+                own: "2560".into(),
+                in_force: Some("1024".into()),
+                pid: "4242".into(),
+                killed: false,
+            },
+            "/dev/loop0: /sys/devices/virtual/block/loop0/queue/read_ahead_kb is held by another stripebench run (PID 4242, running now): it was 1024 during this run, the device's own is 2560, so these figures are under that run's setting, not the device's",
+        );
+        says(
+            SettingHeldByOtherRun {
+                path: "/dev/md0".into(),
+                setting: "/sys/devices/virtual/block/md0/queue/read_ahead_kb".into(),
+                own: "128".into(),
+                in_force: None,
+                pid: "17".into(),
+                killed: true,
+            },
+            "/dev/md0: /sys/devices/virtual/block/md0/queue/read_ahead_kb is left changed by another stripebench run (PID 17, killed: run 'stripebench restore'): it was unreadable during this run, the device's own is 128, so these figures are under that run's setting, not the device's",
+        );
+        says(
+            ForeignIo {
+                path: "/dev/loop0".into(),
+                device: "loop0".into(),
+                read_bytes: Some(1 << 30),
+                write_bytes: Some(0),
+                tolerance: 14 << 20,
+            },
+            "/dev/loop0: loop0 did I/O that was not this run's: 1.0 GiB read beyond this run's own bytes (more than the 14.0 MiB tolerance): another process used the device during the run, and these figures share it",
+        );
+        says(
+            ForeignIo {
+                path: "f.dat".into(),
+                device: "vdb".into(),
+                read_bytes: None,
+                write_bytes: Some(3 << 20),
+                tolerance: 1 << 20,
+            },
+            "f.dat: vdb did I/O that was not this run's: 3.0 MiB written beyond this run's own bytes (more than the 1.0 MiB tolerance): another process used the device during the run, and these figures share it",
         );
         says(
             CacheServedReads {

@@ -211,7 +211,10 @@ pub struct SweepArgs {
 
     /// A parameter and its values, NAME=V1,V2,...: readahead (KiB),
     /// stripe_cache_size and group_thread_cnt (md raid4/5/6), bs, jobs,
-    /// iodepth, mode (direct,buffered), rw, members (first k targets), rate
+    /// iodepth, mode (direct,buffered), rw, members (first k targets),
+    /// target (one named target alone at each point: its number, 1 for the
+    /// first, or `each` for every one in turn, so that targets are measured
+    /// one after the other, never at once), rate
     /// (each worker's schedule: max, SIZE/s as --rate, Niops, N% of the max
     /// point's; or `curve`: max, then --curve's percentages of what each
     /// worker delivered at max, for latency against load). Repeat for a grid.

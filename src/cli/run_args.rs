@@ -15,6 +15,12 @@ pub struct RunArgs {
     #[arg(value_name = "TARGET")]
     pub targets: Vec<PathBuf>,
 
+    /// Every target the user named, when a sweep's point drives fewer of
+    /// them (`--param target`, `--param members`); empty: `targets`. Not an
+    /// option.
+    #[arg(skip)]
+    pub named: Vec<PathBuf>,
+
     /// Drive every member of this striped volume (md, dm, or a btrfs mount
     /// point), one worker each, instead of naming targets: the members of
     /// its striped layer (a member behind dm-delay or dm-crypt through that

@@ -44,6 +44,16 @@ pub fn parse_param(text: &str) -> Result<Param, String> {
             "--param {text}: an empty value in the list: give values such as {name}=1,2,4"
         ));
     }
+    if name == "target" && values != ["each"] {
+        if let Some(v) = values
+            .iter()
+            .find(|v| v.parse::<usize>().ok().filter(|&k| k >= 1).is_none())
+        {
+            return Err(format!(
+                "--param {text}: '{v}' is not a target's number: give each (every target in turn) or numbers such as target=1,2 (1 is the first target named)"
+            ));
+        }
+    }
     if name == "rate" && values != ["curve"] {
         let mut max = false;
         let mut pct = false;
@@ -94,6 +104,12 @@ pub fn params(run: &RunArgs, given: &[Param], curve: &[f64]) -> Result<Vec<Param
             ))
         }
         _ => {}
+    }
+    if params.iter().any(|p| p.name == "target") && params.iter().any(|p| p.name == "members") {
+        return Err(UsageError(
+            "--param target and --param members both choose the targets of a point: give one"
+                .into(),
+        ));
     }
     let mut names: Vec<&str> = Vec::new();
     for p in &params {
@@ -174,6 +190,22 @@ pub fn apply(
                 }
                 paths.truncate(k);
             }
+            // `each` is spelled out (1..N) once the targets are known:
+            // see [`each_target`].
+            "target" => {
+                let k: usize =
+                    v.parse().ok().filter(|&k| k >= 1).ok_or_else(|| {
+                        bad(n, v, "give a target's number, 1 for the first".into())
+                    })?;
+                let Some(t) = targets.get(k - 1) else {
+                    return Err(bad(
+                        n,
+                        v,
+                        format!("there are only {} targets/members", targets.len()),
+                    ));
+                };
+                paths = vec![t.clone()];
+            }
             "rate" => {
                 (a.rate, a.rate_iops) = match RateValue::parse(v).map_err(|e| bad(n, v, e))? {
                     RateValue::Max => (None, None),
@@ -190,10 +222,24 @@ pub fn apply(
     if a.iodepth > 1 && a.engine == EngineArg::Sync {
         a.engine = EngineArg::Auto;
     }
+    // Every target the user named, whichever this point drives: a point of
+    // one target still counts the others as named (the read-ahead of the
+    // disk that holds / changes only when one of them is that disk).
+    a.named = targets.to_vec();
     a.targets = paths.clone();
     a.formats = Default::default();
     a.members = None;
     Ok((a, paths))
+}
+
+/// `--param target=each` spelled out as every target's number (1..N),
+/// once the targets are known; other lists are left as given.
+pub fn each_target(params: &mut [Param], targets: usize) {
+    for p in params.iter_mut() {
+        if p.name == "target" && p.values == ["each"] {
+            p.values = (1..=targets).map(|k| k.to_string()).collect();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -437,6 +437,11 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
     RunConfig {
         targets: args.targets.clone(),
         members: args.members.clone(),
+        named: if args.named.is_empty() {
+            args.targets.clone()
+        } else {
+            args.named.clone()
+        },
         stripe: args.stripe,
         align_stripe: args.align.is_some(),
         cached: args.cached,

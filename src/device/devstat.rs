@@ -76,7 +76,9 @@ pub struct DeviceCounters {
     /// device read bytes ÷ application read bytes: ≪ 1 cache hits, ≫ 1 read-ahead.
     pub read_ratio: Option<f64>,
     pub write_ratio: Option<f64>,
-    /// Other targets of this run sit on the same device; its counters hold their I/O too.
+    /// Other targets of this run sit on the same device, or on a related
+    /// one (a partition and its disk, a volume and its member): its
+    /// counters hold their I/O too.
     pub shared: bool,
     /// Bytes the device wrote from the window's opening to the end of the
     /// span (the window, the I/O past the deadline and the final fsync):
@@ -141,6 +143,50 @@ pub fn leaves(sysfs: &Path, (major, minor): (u64, u64)) -> Vec<(String, (u64, u6
         &mut out,
         0,
     );
+    out
+}
+
+/// The devices whose counters hold device `major:minor`'s I/O, or whose
+/// I/O its counters hold: every device under it (its `slaves/`, at every
+/// depth) and the whole disk of each partition among them and of itself.
+/// Two targets of one run on related devices make each other's I/O look
+/// like another process's on the device's counters.
+pub fn related(sysfs: &Path, (major, minor): (u64, u64)) -> Vec<(u64, u64)> {
+    fn dev_of(dir: &Path) -> Option<(u64, u64)> {
+        let s = fs::read_to_string(dir.join("dev")).ok()?;
+        let (a, b) = s.trim().split_once(':')?;
+        Some((a.parse().ok()?, b.parse().ok()?))
+    }
+    fn walk(dir: &Path, out: &mut Vec<(u64, u64)>, depth: u32) {
+        // A partition's whole disk is the directory above it.
+        if dir.join("partition").is_file() {
+            if let Some(d) = dir.parent().and_then(dev_of) {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+        }
+        let Ok(rd) = fs::read_dir(dir.join("slaves")) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let Ok(below) = fs::canonicalize(e.path()) else {
+                continue;
+            };
+            if let Some(d) = dev_of(&below) {
+                if !out.contains(&d) {
+                    out.push(d);
+                }
+            }
+            if depth < 8 {
+                walk(&below, out, depth + 1);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(dir) = fs::canonicalize(sysfs.join(format!("dev/block/{major}:{minor}"))) {
+        walk(&dir, &mut out, 0);
+    }
     out
 }
 
@@ -355,6 +401,35 @@ mod tests {
             .unwrap();
         assert!(!c.stats);
         assert_eq!(c.read_ratio, None);
+    }
+
+    #[test]
+    fn related_devices_are_those_below_and_the_whole_disks_of_partitions() {
+        // md0 over sda1 and loop1; sda1 is a partition of sda.
+        let t = tempfile::tempdir().unwrap();
+        let sys = t.path();
+        let put = |dir: &Path, num: &str| {
+            fs::create_dir_all(dir.join("slaves")).unwrap();
+            fs::write(dir.join("dev"), format!("{num}\n")).unwrap();
+            fs::create_dir_all(sys.join("dev/block")).unwrap();
+            std::os::unix::fs::symlink(dir, sys.join("dev/block").join(num)).unwrap();
+        };
+        let sda = sys.join("devices/sda");
+        put(&sda, "8:0");
+        let sda1 = sda.join("sda1");
+        put(&sda1, "8:1");
+        fs::write(sda1.join("partition"), "1\n").unwrap();
+        let loop1 = sys.join("devices/loop1");
+        put(&loop1, "7:1");
+        let md0 = sys.join("devices/md0");
+        put(&md0, "9:0");
+        std::os::unix::fs::symlink(&sda1, md0.join("slaves/sda1")).unwrap();
+        std::os::unix::fs::symlink(&loop1, md0.join("slaves/loop1")).unwrap();
+        let mut r = related(sys, (9, 0));
+        r.sort();
+        assert_eq!(r, [(7, 1), (8, 0), (8, 1)]);
+        assert_eq!(related(sys, (8, 1)), [(8, 0)], "a partition: its disk");
+        assert!(related(sys, (8, 0)).is_empty(), "a whole disk alone");
     }
 
     #[test]

@@ -356,6 +356,79 @@ pub fn changed_on(dir: &Path, names: &[&str]) -> Vec<(Knob, bool)> {
         .collect()
 }
 
+/// A setting of a target's device that another run's record holds: that
+/// run changed it and has not put it back (a live run that is changing it
+/// now, or a killed one that left it), so what sysfs shows is that run's
+/// value, not the device's own. A run that measures the device meanwhile
+/// says so and records both values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldSetting {
+    /// The setting's file (links resolved, as the record holds it).
+    pub setting: String,
+    /// The device's own value: the one the other run will put back.
+    pub own: String,
+    /// The value in force as this run read it (null when it could not be read).
+    pub in_force: Option<String>,
+    /// The other run's process id (the lock holder's for a live run, the
+    /// record's name's for a killed one).
+    pub pid: String,
+    /// The other run was killed: its record is an orphan, left for
+    /// `stripebench restore`.
+    pub killed: bool,
+}
+
+/// The settings of the devices named `names` (kernel names) that another
+/// run's record holds ([`HeldSetting`]): every record in `dir` but this
+/// process's own and the ones `advise --apply` kept (deliberate, not a
+/// run's temporary value).
+pub fn held_by_other_runs(dir: &Path, names: &[&str]) -> Vec<HeldSetting> {
+    let own = dir.join(format!("knobs-{}.json", std::process::id()));
+    let orphans: Vec<PathBuf> = pending(dir).into_iter().map(|(f, _)| f).collect();
+    let mut out: Vec<HeldSetting> = Vec::new();
+    for (file, ks) in records(dir) {
+        if file == own || is_applied(&file) {
+            continue;
+        }
+        let killed = orphans.contains(&file);
+        // A name is data: shown escaped, as the lock holder's PID is.
+        let named_pid = file
+            .file_stem()
+            .map(|s| {
+                crate::base::error::show_text(s.to_string_lossy().trim_start_matches("knobs-"))
+                    .into_owned()
+            })
+            .unwrap_or_default();
+        for k in ks {
+            if !k
+                .path
+                .components()
+                .any(|c| names.iter().any(|n| c.as_os_str() == *n))
+            {
+                continue;
+            }
+            let pid = if killed {
+                named_pid.clone()
+            } else {
+                lock_holder(dir, &lock_name(&k.path)).unwrap_or_else(|| named_pid.clone())
+            };
+            let held = HeldSetting {
+                setting: k.path.display().to_string(),
+                in_force: fs::read_to_string(&k.path)
+                    .ok()
+                    .map(|v| crate::device::sysattr::current_value(&k.path, &v)),
+                own: k.old,
+                pid,
+                killed,
+            };
+            if !out.contains(&held) {
+                out.push(held);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.setting.cmp(&b.setting));
+    out
+}
+
 /// The settings `advise --apply` kept, by record: what `restore` puts back
 /// beside killed runs' settings.
 pub fn applied(dir: &Path) -> Vec<(PathBuf, Vec<Knob>)> {
@@ -531,6 +604,53 @@ mod tests {
         );
         assert_eq!(fs::read_to_string(&knob).unwrap(), "1024");
         assert_eq!(applied(&dir).len(), 1);
+    }
+
+    /// Issue 39 item 7: a run that measured a device while another run
+    /// held its read-ahead recorded that run's value as the device's. The
+    /// other run's record names both values and its PID; this process's
+    /// own record and an applied one are not another run's.
+    #[test]
+    fn another_runs_record_holds_the_setting_with_both_values_and_its_pid() {
+        let t = tempfile::tempdir().unwrap();
+        let (root, knob) = fixture(t.path(), "1024\n");
+        let dir = t.path().join("state");
+        create_state_dir(&dir).unwrap();
+        let theirs = vec![Knob {
+            path: knob.clone(),
+            old: "2560".into(),
+            at_ns: 1,
+        }];
+        fs::write(
+            dir.join("knobs-999999.json"),
+            serde_json::to_vec(&theirs).unwrap(),
+        )
+        .unwrap();
+        // Live: its device's lock is held (by its holder, who wrote its PID).
+        let held_lock = lock(&dir, &lock_name(&knob), false).unwrap();
+        let found = held_by_other_runs(&dir, &["loop9"]);
+        assert_eq!(
+            found,
+            vec![HeldSetting {
+                setting: knob.display().to_string(),
+                own: "2560".into(),
+                in_force: Some("1024".into()),
+                pid: std::process::id().to_string(),
+                killed: false,
+            }]
+        );
+        assert!(held_by_other_runs(&dir, &["loop1", "loop99"]).is_empty());
+        // Killed: the lock is free, the PID is the record's.
+        drop(held_lock);
+        let found = held_by_other_runs(&dir, &["loop9"]);
+        assert_eq!((found[0].pid.as_str(), found[0].killed), ("999999", true));
+        // This process's own record is not another run's.
+        fs::remove_file(dir.join("knobs-999999.json")).unwrap();
+        let mut g = KnobGuard::new(dir.clone()).with_sys_root(root);
+        g.set(&knob, "64").unwrap();
+        assert!(held_by_other_runs(&dir, &["loop9"]).is_empty());
+        g.keep().unwrap();
+        assert!(held_by_other_runs(&dir, &["loop9"]).is_empty(), "applied");
     }
 
     /// Regression (hostile pass over advise --apply): a FIFO named like a

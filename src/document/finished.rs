@@ -28,6 +28,19 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
     // Beside the figure: a target whose sampled reads were mostly zeros.
     let zeros = doc.zero_reads(&run.stored);
     doc.warnings.extend(zeros);
+    for (t, held) in doc.targets.iter_mut().zip(run.held) {
+        for h in &held {
+            doc.warnings.push(warning::Warning::SettingHeldByOtherRun {
+                path: t.path.clone(),
+                setting: h.setting.clone(),
+                own: h.own.clone(),
+                in_force: h.in_force.clone(),
+                pid: h.pid.clone(),
+                killed: h.killed,
+            });
+        }
+        t.held_settings = held;
+    }
     doc.warnings = warning::group(&doc.warnings);
     doc.cache = Some(run.cache);
     doc.fio = Some(fio(cfg, &doc));

@@ -11,7 +11,7 @@ use crate::document::run::{RunDocument, ToolInfo};
 use crate::measure::config::{RateLimit, RunConfig};
 
 /// The parameters a sweep can vary.
-pub const PARAMS: [&str; 10] = [
+pub const PARAMS: [&str; 11] = [
     "readahead",
     "stripe_cache_size",
     "group_thread_cnt",
@@ -21,6 +21,7 @@ pub const PARAMS: [&str; 10] = [
     "mode",
     "rw",
     "members",
+    "target",
     "rate",
 ];
 

@@ -28,6 +28,10 @@ pub struct RunConfig {
     pub targets: Vec<PathBuf>,
     /// `--members VOLUME`: the targets are the volume's leaf members.
     pub members: Option<PathBuf>,
+    /// Every target the user named (a sweep point may drive fewer): a
+    /// file's read-ahead is its file system's disk's, which is changed when
+    /// that disk holds / only if one of these is that disk.
+    pub named: Vec<PathBuf>,
     /// `--stripe CHUNK`: model a RAID0 over the targets.
     pub stripe: Option<u64>,
     /// `--align stripe`.

@@ -739,12 +739,25 @@ fn finish_probes(
             e.1 += out.span_write_bytes;
         }
     }
+    // A target on a partition and another on its disk, or on a volume and
+    // on one of its members: each device's counters hold the other's I/O.
+    let sysfs = crate::base::host::Host::real().sys;
+    let related: HashMap<(u64, u64), Vec<(u64, u64)>> = probes
+        .devices
+        .keys()
+        .map(|&d| (d, devstat::related(&sysfs, d)))
+        .collect();
+    let entangled = |d: &(u64, u64)| {
+        related.iter().any(|(e, below)| {
+            e != d && (below.contains(d) || related.get(d).is_some_and(|r| r.contains(e)))
+        })
+    };
     let finished: HashMap<(u64, u64), DeviceCounters> = probes
         .devices
         .iter()
         .filter_map(|(dev, p)| {
             let (r, w, users) = app.get(dev).copied().unwrap_or_default();
-            let mut c = p.finish(r, w, users > 1)?;
+            let mut c = p.finish(r, w, users > 1 || entangled(dev))?;
             c.members = probes
                 .leaves
                 .get(dev)

@@ -78,6 +78,42 @@ pub struct Finished {
     /// whole region as written data, when a layer check saw one.
     pub stored: Vec<Option<String>>,
     pub cache: CacheDoc,
+    /// Each planned target's settings that another run's record held
+    /// before or after the run, in the plan's target order.
+    pub held: Vec<Vec<knobs::HeldSetting>>,
+}
+
+/// The kernel names whose settings govern a target: its device's, the
+/// whole disk's when that is a partition (a partition's queue is its
+/// disk's), and every device of its storage stack.
+fn device_names(
+    t: &crate::measure::layout::PlannedTarget,
+    stacks: &[(PathBuf, Topology)],
+) -> Vec<String> {
+    fn stack(d: &crate::device::topology::Device, out: &mut Vec<String>) {
+        out.push(d.name.clone());
+        out.extend(d.parent.clone());
+        d.members.iter().for_each(|m| stack(m, out));
+    }
+    let mut out: Vec<String> = t.device_name.iter().cloned().collect();
+    if let Some((ma, mi)) = t.device {
+        let sys = crate::base::host::Host::real().sys;
+        if let Ok(dir) = std::fs::canonicalize(sys.join(format!("dev/block/{ma}:{mi}"))) {
+            if dir.join("partition").is_file() {
+                out.extend(
+                    dir.parent()
+                        .and_then(|p| p.file_name())
+                        .map(|n| n.to_string_lossy().into_owned()),
+                );
+            }
+        }
+    }
+    if let Some((_, topo)) = stacks.iter().find(|(p, _)| *p == t.path) {
+        stack(&topo.root, &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// One measured run on `paths` (`owned`: files stripebench created):
@@ -111,7 +147,8 @@ pub fn measure(
     let mut knob_guard = KnobGuard::new(knobs::state_dir()?).wait_for_locks(cfg.wait_lock);
     let mut readahead_notes = Vec::new();
     if let Some(kb) = cfg.readahead_kb {
-        readahead_notes = device::readahead::set(&mut knob_guard, &inspected, kb, cfg.dry_run)?;
+        readahead_notes =
+            device::readahead::set(&mut knob_guard, &inspected, kb, cfg.dry_run, &cfg.named)?;
     }
     md_tunables.apply(&mut knob_guard, cfg.dry_run)?;
     let mut targets = inspected
@@ -154,7 +191,36 @@ pub fn measure(
     }
     warnings.extend(oversized);
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
+    // Another run's record of a setting of a target's device, before the
+    // run and after it (a run that began or ended meanwhile): what sysfs
+    // showed is that run's value, not the device's.
+    let state = knobs::state_dir()?;
+    let names: Vec<Vec<String>> = plan
+        .targets
+        .iter()
+        .map(|t| device_names(t, &stacks))
+        .collect();
+    let held_now = || -> Vec<Vec<knobs::HeldSetting>> {
+        names
+            .iter()
+            .map(|n| {
+                let n: Vec<&str> = n.iter().map(String::as_str).collect();
+                knobs::held_by_other_runs(&state, &n)
+            })
+            .collect()
+    };
+    let mut held = held_now();
     let execution = coordinator::execute(cfg, &plan, out.live(), began)?;
+    for (mine, after) in held.iter_mut().zip(held_now()) {
+        for h in after {
+            if !mine
+                .iter()
+                .any(|m| m.setting == h.setting && m.pid == h.pid)
+            {
+                mine.push(h);
+            }
+        }
+    }
     let split_requests = split_requests(cfg, &plan, &execution);
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(Finished {
@@ -165,6 +231,7 @@ pub fn measure(
         stacks,
         stored,
         cache,
+        held,
     })))
 }
 

@@ -170,12 +170,13 @@ pub fn target_cpu_per_gb(t: &TargetDoc) -> Option<f64> {
     t.figures.cpu_sec_per_gb()
 }
 
-/// Each target's row under its point's (when the targets differ in kind),
-/// in the point row's columns: its kind under the last parameter, its path
-/// after the figures.
+/// Each target's row under its point's (when it has more than one: a
+/// member's own figures are what a sweep of members asks, and a file's
+/// beside a device's are not their sum), in the point row's columns: its
+/// kind under the last parameter, its path after the figures.
 pub fn target_rows(p: &PointDoc) -> Vec<String> {
     let doc = &p.runs[0];
-    if !targets_differ_in_kind(doc) {
+    if doc.targets.len() < 2 {
         return Vec::new();
     }
     doc.targets
@@ -234,6 +235,37 @@ pub fn sum_line(p: &PointDoc) -> Option<String> {
     ))
 }
 
+/// A buffered write point's MB/s is the rate into the page cache: said
+/// under its rows, with what reached the device (durable: over the window
+/// and the final fsync), for the point and for each of its targets.
+pub fn durable_lines(p: &PointDoc) -> Vec<String> {
+    let doc = &p.runs[0];
+    let Some(f) = &doc.total.flush else {
+        return Vec::new();
+    };
+    let basis = |f: &crate::document::run::FlushDoc| match f.durable_basis.as_str() {
+        "device" => "what the device wrote",
+        _ => "no device counters: the bytes written",
+    };
+    let mut out = vec![format!(
+        "  buffered write: MB/s above is the rate into the page cache, not to the device; durable {:.1} MB/s ({}, over the window and the final fsync of {:.3}s)",
+        mb_per_sec(f.durable_bytes_per_sec),
+        basis(f),
+        f.seconds
+    )];
+    if doc.targets.len() > 1 {
+        out.extend(doc.targets.iter().filter_map(|t| {
+            let f = t.flush.as_ref()?;
+            Some(format!(
+                "    durable {:.1} MB/s {}",
+                mb_per_sec(f.durable_bytes_per_sec),
+                crate::base::error::show_text(&t.path)
+            ))
+        }));
+    }
+    out
+}
+
 /// The sweep as CSV: the swept parameters, then one row per point.
 pub fn csv(doc: &SweepDocument) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -290,7 +322,11 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
 /// the sweep says them when the point ends. A point whose figures come
 /// with warnings is marked, and each is listed under it: a normal-looking
 /// row must not hide them.
-pub fn point_lines(p: &PointDoc) -> Vec<String> {
+///
+/// `said`: the warnings earlier points listed (the sweep's, as it goes): a
+/// warning every point gives alike (a file's read-ahead note, a queue's
+/// limit) is listed once, at its first point, and counted after that.
+pub fn point_lines(p: &PointDoc, said: &mut Vec<String>) -> Vec<String> {
     let warnings = p.warnings();
     let mut out = vec![if warnings.is_empty() {
         row(p)
@@ -301,6 +337,7 @@ pub fn point_lines(p: &PointDoc) -> Vec<String> {
     if let Some(line) = sum_line(p) {
         out.push(line);
     }
+    out.extend(durable_lines(p));
     if p.partial {
         out.push(
             "  (partial: interrupted during this point; its figures cover what was measured)"
@@ -317,7 +354,21 @@ pub fn point_lines(p: &PointDoc) -> Vec<String> {
             b / 1e6
         ));
     }
-    out.extend(warnings.iter().map(|w| format!("  warning: {w}")));
+    let mut again = 0;
+    for w in &warnings {
+        let text = w.to_string();
+        if said.contains(&text) {
+            again += 1;
+        } else {
+            out.push(format!("  warning: {w}"));
+            said.push(text);
+        }
+    }
+    if again > 0 {
+        out.push(format!(
+            "  ({again} warning(s) as at an earlier point, listed there)"
+        ));
+    }
     out
 }
 
@@ -392,7 +443,7 @@ mod tests {
             false,
         );
         assert_eq!(p.targets_sum_bytes_per_sec_median, Some(1017.9e6));
-        let lines = point_lines(&p);
+        let lines = point_lines(&p, &mut Vec::new());
         assert!(
             lines.contains(&"  MB/s 454.9 is every target's bytes over the shared window, not a sum of rates: the targets ended at different times; their own rates sum to 1017.9 MB/s".to_string()),
             "{lines:#?}"

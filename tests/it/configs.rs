@@ -221,3 +221,48 @@ fn data(dir: &std::path::Path, name: &str) -> String {
     std::fs::write(&p, vec![7u8; 2 << 20]).unwrap();
     p.to_str().unwrap().to_string()
 }
+
+// Regression (issue 39, item 6): the seed configs ran `passes = 1`, so on
+// the built-in test bed (256 MiB files, one pass in 0.16-0.28 s) their
+// windows measured nothing. A config whose window is fixed in time lasts
+// its `duration` on any target, small or large: each seed's must be at
+// least 2 s, with no byte limit (passes, io_limit) to end it sooner.
+// Seed 004 is the exception, said in its header: its buffered writes must
+// write each block once (a timed window rewrites blocks the page cache
+// still holds, and the device receives a fraction of them), so its window
+// is one pass, as long as the target makes it.
+#[test]
+fn every_seed_configs_window_is_fixed_in_time_and_at_least_2s() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let value: toml::Value = toml::from_str(&text).unwrap();
+        if name == "seed-004-members.toml" {
+            assert_eq!(value.get("passes").and_then(|v| v.as_integer()), Some(1));
+            assert!(text.contains("its windows are short"), "{name} says so");
+            continue;
+        }
+        for key in ["passes", "io_limit"] {
+            assert!(
+                value.get(key).is_none(),
+                "{name}: {key} ends the window by bytes, short on a small target"
+            );
+        }
+        let duration = value
+            .get("duration")
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("{name}: a duration"));
+        let secs = stripebench::base::units::parse_duration(duration)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .as_secs_f64();
+        assert!(secs >= 2.0, "{name}: a {secs} s window");
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked}");
+}

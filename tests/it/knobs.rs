@@ -182,12 +182,17 @@ fn concurrent_runs_on_one_device_leave_its_readahead_as_it_was() {
 // never said.
 #[test]
 #[cfg_attr(
-    not(all(sb_root, sb_setpriv)),
-    ignore = "needs root (to make the user) and setpriv"
+    not(all(sb_root, sb_setpriv, sb_mkfs_ext4)),
+    ignore = "needs root (to make the user), setpriv and mkfs.ext4"
 )]
 fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
     use std::os::unix::fs::PermissionsExt;
+    // On a file system of its own: the read-ahead of the disk that holds /
+    // is never changed for a file (see the test below).
+    let bed = LoopBed::new(1, 64);
+    common::sh_required("mkfs.ext4", &["-q", "-F", &bed.devices[0]]);
     let dir = tempfile::tempdir().unwrap();
+    let _m = common::mount(&[&bed.devices[0]], dir.path());
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let f = common::data_file(dir.path(), "f.dat", 1 << 20);
     // The user's own state directory (one anyone may write is refused, and
@@ -208,9 +213,8 @@ fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("--readahead 128 on the file")
-            && err.contains("the device under its file system"),
-        "said before the run: {err}"
+        err.contains("the read-ahead of the device under its file system"),
+        "the refusal names the device's setting: {err}"
     );
     assert!(err.contains("root is needed"), "{err}");
     assert!(
@@ -275,4 +279,162 @@ fn a_planted_lock_tells_root_what_stands_there_not_that_root_is_needed() {
             "{planted}: {err}"
         );
     }
+}
+
+// Regression (issue 39, item 7): `run --buffered --readahead 1024 -t 3s
+// /dev/loopN &`, then `run --buffered -t 1s --json c.json /dev/loopN`: the
+// second document recorded read_ahead_kb 1024 as the device's (its own was
+// 2560), and nothing said another run was driving the same device.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn another_runs_temporary_readahead_is_named_not_taken_for_the_devices() {
+    let bed = LoopBed::new(1, 64);
+    let dev = bed.devices[0].clone();
+    std::fs::write(ra_path(&dev), "2560").unwrap();
+    let a = spawn(&[
+        "run",
+        "--buffered",
+        "--readahead",
+        "1024",
+        "-t",
+        "60s",
+        "--ramp",
+        "0",
+        "--no-progress",
+        &dev,
+    ]);
+    let pid = a.id();
+    wait_for(pid, &dev, "1024");
+    let doc = common::run_json(&["run", "--buffered", "-t", "300ms", "--ramp", "0", &dev]);
+    interrupt(&a);
+    let a_out = a.wait_with_output().unwrap();
+    assert_eq!(a_out.status.code(), Some(130));
+    let t = &doc["targets"][0];
+    assert_eq!(t["read_ahead_kb"], 1024, "the value in force is recorded");
+    let held = t["held_settings"].as_array().expect("held_settings");
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0]["own"], "2560", "the device's own value too");
+    assert_eq!(held[0]["in_force"], "1024");
+    assert_eq!(held[0]["pid"], pid.to_string());
+    assert_eq!(held[0]["killed"], false);
+    assert!(held[0]["setting"]
+        .as_str()
+        .unwrap()
+        .ends_with("queue/read_ahead_kb"));
+    let said: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .filter(|w| w.contains("another stripebench run"))
+        .collect();
+    assert_eq!(said.len(), 1, "one warning: {:?}", doc["warnings"]);
+    assert!(
+        said[0].contains(&format!("PID {pid}"))
+            && said[0].contains("it was 1024 during this run, the device's own is 2560"),
+        "{}",
+        said[0]
+    );
+    assert_eq!(ra(&dev), "2560", "put back by the run that changed it");
+}
+
+// Regression (issue 39, item 7): a run whose device another process read
+// at the same time gave figures shared with it, and nothing said so; its
+// device counters showed the other's bytes beside its own.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn io_on_the_device_that_was_not_the_runs_is_said_with_its_bytes() {
+    let bed = LoopBed::new(1, 64);
+    let dev = bed.devices[0].clone();
+    // Alone: no foreign I/O.
+    let doc = common::run_json(&["run", "--direct", "-t", "300ms", "--ramp", "0", &dev]);
+    assert!(doc["targets"][0]["foreign_io"].is_null(), "{doc}");
+    // Another reader of the same device for the whole run.
+    let mut other = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("while :; do dd if={dev} of=/dev/null iflag=direct bs=1M 2>/dev/null; done"),
+        ])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let out = sb()
+        .args([
+            "run", "--json", "-", "--direct", "-t", "500ms", "--ramp", "0", &dev,
+        ])
+        .output()
+        .unwrap();
+    // SAFETY: our own child (the shell; dd ends at the device's end).
+    unsafe { libc::kill(other.id() as i32, libc::SIGKILL) };
+    other.wait().unwrap();
+    common::succeeded(&out);
+    let doc = json(&out.stdout);
+    let f = &doc["targets"][0]["foreign_io"];
+    let foreign = f["read_bytes"].as_u64().expect("foreign reads counted");
+    assert!(foreign > f["tolerance"].as_u64().unwrap(), "{f}");
+    assert_eq!(f["write_bytes"], 0);
+    let said = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .find(|w| w.contains("not this run's"))
+        .unwrap_or_else(|| panic!("no warning: {:?}", doc["warnings"]));
+    assert!(said.contains(" read beyond this run's own bytes"), "{said}");
+}
+
+// Regression (issue 39, item 10): seed 000's read-ahead sweep on a file on
+// the root file system changed the read-ahead of the disk that holds /
+// (every point set it, for everything the machine runs), though the user
+// named only the file. Refused, before anything is set or measured, in one
+// line; a dry run says so too, and never touches the disk.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: read-ahead")]
+fn readahead_on_a_file_never_changes_the_disk_that_holds_root_unless_named() {
+    let root_knob = stripebench::device::readahead_knob(std::path::Path::new("/"));
+    common::require(
+        root_knob.is_some(),
+        "needs / on a block device with a read_ahead_kb",
+    );
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let f = common::data_file(dir.path(), "f.dat", 1 << 20);
+    assert_eq!(
+        stripebench::device::readahead_knob(&f),
+        root_knob,
+        "the file is on the disk that holds /"
+    );
+    let before = std::fs::read_to_string(root_knob.as_ref().unwrap()).unwrap();
+    for args in [
+        vec!["run", "--dry-run", "--buffered", "--readahead", "64"],
+        vec![
+            "sweep",
+            "--param",
+            "readahead=64,128",
+            "--buffered",
+            "-t",
+            "1s",
+        ],
+    ] {
+        let out = sb().args(&args).arg(&f).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let text = format!("{}{err}", String::from_utf8_lossy(&out.stdout));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
+        assert!(
+            text.contains("the disk that holds /")
+                && text.contains("name that disk among the targets"),
+            "{args:?}: {text}"
+        );
+        assert_eq!(
+            err.lines()
+                .filter(|l| l.contains("disk that holds /"))
+                .count(),
+            1,
+            "one line: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(root_knob.as_ref().unwrap()).unwrap(),
+        before,
+        "never changed"
+    );
 }

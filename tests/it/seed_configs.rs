@@ -100,3 +100,121 @@ fn every_seed_config_runs_as_its_seed_did() {
         }
     }
 }
+
+/// The lines of a sweep's table (stdout) and its document, run from
+/// `configs/NAME` with `extra` options on `targets`.
+fn seed_sweep(name: &str, extra: &[&str], targets: &[&str]) -> (String, String, Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("configs")
+        .join(name);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("s.json");
+    let out = common::sb()
+        .args(["sweep", "--config", path.to_str().unwrap(), "--no-progress"])
+        .args(["--json", json.to_str().unwrap()])
+        .args(extra)
+        .args(targets)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        common::json(&std::fs::read(&json).unwrap()),
+    )
+}
+
+// Regression (issue 39, item 10): seed 000's config read the file and the
+// raw device at the same time (the seed read them one after the other), so
+// each shared the device with the other; and it printed its read-ahead
+// note about 18 times (each point's dry run and run on stderr, and each
+// point's table).
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_ext4)),
+    ignore = "needs root (loop devices, read-ahead) and mkfs.ext4"
+)]
+fn seed_000_reads_the_file_then_the_device_and_says_its_note_once() {
+    let bed = LoopBed::new(2, 64);
+    common::sh_required("mkfs.ext4", &["-q", "-F", &bed.devices[0]]);
+    let mnt = tempfile::tempdir().unwrap();
+    let _m = common::mount(&[&bed.devices[0]], mnt.path());
+    let file = common::data_file(mnt.path(), "f.dat", 32 << 20);
+    let (table, err, doc) = seed_sweep(
+        "seed-000-readahead.toml",
+        &["--duration", "1s", "--param", "readahead=64,512"],
+        &[file.to_str().unwrap(), &bed.devices[1]],
+    );
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4, "{table}");
+    let mut driven: Vec<(String, String)> = points
+        .iter()
+        .map(|p| {
+            let targets = p["runs"][0]["targets"].as_array().unwrap();
+            assert_eq!(targets.len(), 1, "one target at a time: {table}");
+            (
+                p["runs"][0]["config"]["readahead_kb"].to_string(),
+                targets[0]["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // In the order the parameters come (the command line's readahead
+    // after the file's target): every pair, each point alone.
+    driven.sort();
+    let f = file.to_str().unwrap().to_string();
+    let d = bed.devices[1].clone();
+    assert_eq!(
+        driven,
+        [
+            ("512".into(), d.clone()),
+            ("512".into(), f.clone()),
+            ("64".into(), d),
+            ("64".into(), f),
+        ],
+        "the file and the device, each alone, at each read-ahead"
+    );
+    let said = |s: &str| s.matches("a file has no read-ahead of its own").count();
+    assert_eq!(said(&table) + said(&err), 1, "said once:\n{table}\n{err}");
+}
+
+// Regression (issue 39, item 10): seed 004's config showed totals only
+// (every member a block device, so no member's row), and its buffered
+// write MB/s was the page cache's rate with nothing saying so.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
+fn seed_004_shows_each_member_and_says_what_its_buffered_write_rate_is() {
+    let bed = LoopBed::new(2, 32);
+    let (table, _, doc) = seed_sweep(
+        "seed-004-members.toml",
+        &[
+            "--allow-destructive",
+            "--param",
+            "mode=buffered",
+            "--param",
+            "rw=read,write",
+        ],
+        &[&bed.devices[0], &bed.devices[1]],
+    );
+    assert_eq!(doc["points"].as_array().unwrap().len(), 2, "{table}");
+    for dev in &bed.devices {
+        assert_eq!(
+            table
+                .lines()
+                .filter(|l| l.contains("└ device") && l.ends_with(dev.as_str()))
+                .count(),
+            2,
+            "a row for member {dev} at each point:\n{table}"
+        );
+    }
+    let write = doc["points"][1]["runs"][0]["total"]["flush"]["durable_bytes_per_sec"]
+        .as_f64()
+        .expect("a buffered write's durable rate");
+    let line = table
+        .lines()
+        .find(|l| l.contains("rate into the page cache"))
+        .unwrap_or_else(|| panic!("the buffered write's rate is named:\n{table}"));
+    assert!(
+        line.contains(&format!("durable {:.1} MB/s", write / 1e6)),
+        "{line}"
+    );
+}

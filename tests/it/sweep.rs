@@ -496,7 +496,8 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     }
     assert_eq!(page.matches("<tr class=\"per-target\">").count(), 4);
 
-    // Two files: one kind, no per-target rows.
+    // Two files: one kind, still a row each (issue 39, item 10: seed 004's
+    // members, all block devices, showed totals only).
     let other = data_file(bed.dir(), "g.dat", 8 << 20);
     let out = sb()
         .args(["sweep", "--param", "bs=64k,1m", "--duration", "200ms"])
@@ -511,7 +512,12 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(table.contains("64k") && !table.contains('└'), "{table}");
+    assert!(table.contains("64k"), "{table}");
+    assert_eq!(
+        table.lines().filter(|l| l.contains("└ file")).count(),
+        4,
+        "two points, two files each:\n{table}"
+    );
 }
 
 /// Regression (issue 39, item 5): seed 000's read-ahead sweep read a file

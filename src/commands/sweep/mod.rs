@@ -18,7 +18,12 @@ use points::{guard_points, plan_points, refuse_points, run_points};
 pub fn run(args: &SweepArgs) -> Result<u8> {
     crate::measure::session::preflight()?;
     let base = &args.run;
-    let params = crate::cli::sweep::params(base, &args.params, &args.curve)?;
+    let mut params = crate::cli::sweep::params(base, &args.params, &args.curve)?;
+    let targets: Vec<PathBuf> = match &base.members {
+        Some(v) => member_paths(v)?,
+        None => base.targets.clone(),
+    };
+    crate::cli::sweep::each_target(&mut params, targets.len());
     let pts = points(&params);
     if pts.len() > args.max_points {
         return usage(format!(
@@ -27,10 +32,6 @@ pub fn run(args: &SweepArgs) -> Result<u8> {
             args.max_points
         ));
     }
-    let targets: Vec<PathBuf> = match &base.members {
-        Some(v) => member_paths(v)?,
-        None => base.targets.clone(),
-    };
     if targets.is_empty() {
         return usage("sweep needs targets: name them (or --members VOLUME)");
     }

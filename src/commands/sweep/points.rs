@@ -157,8 +157,26 @@ pub fn run_points(
     for line in crate::report::sweep::preamble(&doc.params, plans.len(), args.repeat) {
         say(&line);
     }
+    // `--param target`: which target each number is.
+    let mut legend: Vec<String> = Vec::new();
+    for (pt, _, paths) in plans {
+        if let (Some((_, k)), [path]) = (pt.iter().find(|(n, _)| n == "target"), &paths[..]) {
+            let line = format!("{k} = {}", crate::base::error::show_path(path));
+            if !legend.contains(&line) {
+                legend.push(line);
+            }
+        }
+    }
+    if !legend.is_empty() {
+        say(&format!(
+            "target: {} (one at a time: each point drives one target alone)",
+            legend.join(", ")
+        ));
+    }
     say(&crate::report::sweep::header(&doc.params));
     let mut done_runs = 0;
+    // The warnings listed so far: each is listed once in the sweep.
+    let mut said: Vec<String> = Vec::new();
     for (pt, cfg, paths) in plans {
         if crate::base::signals::interrupted() {
             doc.interrupted = true;
@@ -196,7 +214,7 @@ pub fn run_points(
         }
         let p = PointDoc::summarize(pt.clone(), runs, partial);
         progress.message("");
-        for line in crate::report::sweep::point_lines(&p) {
+        for line in crate::report::sweep::point_lines(&p, &mut said) {
             say(&line);
         }
         doc.points.push(p);

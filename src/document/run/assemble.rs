@@ -333,14 +333,16 @@ impl RunDocument {
                 // target that finished early is never divided by another's
                 // window (zram's 64 MiB over a loop device's 13.5 s read
                 // 4.9 MB/s, over its own 3.9 s 16.8).
-                target_doc(
+                let mut t = target_doc(
                     plan,
                     exec,
                     i,
                     own,
                     &agg,
                     agg.flush(own, flush_sec, durable[i]),
-                )
+                );
+                t.foreign_io = foreign_io(cfg, t.device.as_ref());
+                t
             })
             .collect();
         warnings.extend(what_the_figures_mean(cfg, plan, exec, &targets, &total));
@@ -591,6 +593,8 @@ fn target_doc(
             .then(|| VerifyDoc::from_tallies(on_target().map(|(_, o)| &o.verify))),
         // Read by the command before the run (the document does no I/O).
         topology: None,
+        held_settings: Vec::new(),
+        foreign_io: None,
     }
 }
 
@@ -622,6 +626,17 @@ fn what_the_figures_mean(
         }
     }
     warnings.extend(undelivered_direct_reads(cfg, targets));
+    for t in targets {
+        if let (Some(f), Some(d)) = (&t.foreign_io, &t.device) {
+            warnings.push(Warning::ForeignIo {
+                path: t.path.clone(),
+                device: d.name.clone(),
+                read_bytes: f.read_bytes,
+                write_bytes: f.write_bytes,
+                tolerance: f.tolerance,
+            });
+        }
+    }
     warnings.extend(super::rmw::seen(targets));
     if !cfg.direct && cfg.rw.writes() {
         for t in targets {
@@ -740,6 +755,27 @@ fn what_the_figures_mean(
         });
     }
     warnings
+}
+
+/// The I/O a target's device did beyond this run's own
+/// (`analysis::foreign`). Not judged on a device that keeps no statistics,
+/// nor on one whose counters hold another target's I/O of this run too
+/// (`shared`: a partition and its disk, a volume and its member), where
+/// the run's own bytes on it cannot be told from another's; nor on the
+/// test-only mock engine, whose I/O never reaches the device.
+fn foreign_io(
+    cfg: &RunConfig,
+    d: Option<&crate::device::devstat::DeviceCounters>,
+) -> Option<crate::analysis::foreign::Foreign> {
+    if cfg.debug_mock_engine.is_some() {
+        return None;
+    }
+    let d = d.filter(|d| d.stats && !d.shared)?;
+    crate::analysis::foreign::judge(
+        (d.read_bytes, d.write_bytes),
+        (d.app_read_bytes, d.app_write_bytes),
+        cfg.direct,
+    )
 }
 
 /// An O_DIRECT read bypasses the page cache, so its bytes should all reach

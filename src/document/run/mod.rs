@@ -265,6 +265,14 @@ pub struct TargetDoc {
     /// (a file on tmpfs, a device sysfs does not describe).
     #[serde(default)]
     pub topology: Option<crate::device::topology::Topology>,
+    /// Settings of the target's device that another run's state record
+    /// held during this run (its value in force and the device's own).
+    #[serde(default)]
+    pub held_settings: Vec<crate::device::knobs::HeldSetting>,
+    /// I/O the target's device did that was not this run's, beyond the
+    /// tolerance (`analysis::foreign`); null when none was seen or could be told.
+    #[serde(default)]
+    pub foreign_io: Option<crate::analysis::foreign::Foreign>,
 }
 
 /// Every worker merged, over the shared window; written in the contract's

@@ -83,7 +83,7 @@ impl Serialize for WorkerDoc {
 impl Serialize for TargetDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("TargetDoc", 28)?;
+        let mut m = s.serialize_struct("TargetDoc", 30)?;
         m.serialize_field("index", &self.index)?;
         m.serialize_field("path", &self.path)?;
         m.serialize_field("kind", &self.kind)?;
@@ -100,6 +100,8 @@ impl Serialize for TargetDoc {
         m.serialize_field("device", &self.device)?;
         m.serialize_field("verify", &self.verify)?;
         m.serialize_field("topology", &self.topology)?;
+        m.serialize_field("held_settings", &self.held_settings)?;
+        m.serialize_field("foreign_io", &self.foreign_io)?;
         f.put(&mut m, HISTOGRAMS)?;
         m.end()
     }
