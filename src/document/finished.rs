@@ -39,7 +39,7 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
                 killed: h.killed,
             });
         }
-        t.held_settings = held;
+        t.held_settings = Some(held);
     }
     doc.warnings = warning::group(&doc.warnings);
     doc.cache = Some(run.cache);

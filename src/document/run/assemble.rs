@@ -341,7 +341,7 @@ impl RunDocument {
                     &agg,
                     agg.flush(own, flush_sec, durable[i]),
                 );
-                t.foreign_io = foreign_io(cfg, t.device.as_ref());
+                t.foreign_io = Some(foreign_io(cfg, t.device.as_ref()));
                 t
             })
             .collect();
@@ -593,7 +593,7 @@ fn target_doc(
             .then(|| VerifyDoc::from_tallies(on_target().map(|(_, o)| &o.verify))),
         // Read by the command before the run (the document does no I/O).
         topology: None,
-        held_settings: Vec::new(),
+        held_settings: Some(Vec::new()),
         foreign_io: None,
     }
 }
@@ -627,7 +627,7 @@ fn what_the_figures_mean(
     }
     warnings.extend(undelivered_direct_reads(cfg, targets));
     for t in targets {
-        if let (Some(f), Some(d)) = (&t.foreign_io, &t.device) {
+        if let (Some(Some(f)), Some(d)) = (&t.foreign_io, &t.device) {
             warnings.push(Warning::ForeignIo {
                 path: t.path.clone(),
                 device: d.name.clone(),

@@ -267,12 +267,26 @@ pub struct TargetDoc {
     pub topology: Option<crate::device::topology::Topology>,
     /// Settings of the target's device that another run's state record
     /// held during this run (its value in force and the device's own).
+    /// `None`: a document written before they were recorded (the field is
+    /// absent there, and stays absent when it is written again).
     #[serde(default)]
-    pub held_settings: Vec<crate::device::knobs::HeldSetting>,
+    pub held_settings: Option<Vec<crate::device::knobs::HeldSetting>>,
     /// I/O the target's device did that was not this run's, beyond the
-    /// tolerance (`analysis::foreign`); null when none was seen or could be told.
-    #[serde(default)]
-    pub foreign_io: Option<crate::analysis::foreign::Foreign>,
+    /// tolerance (`analysis::foreign`): `Some(None)`, written as null, when
+    /// none was seen or could be told; `None` in a document written before
+    /// it was looked for (absent there, as it stays).
+    #[serde(default, deserialize_with = "present")]
+    pub foreign_io: Option<Option<crate::analysis::foreign::Foreign>>,
+}
+
+/// A field that is present, null or not: `Some` of its value (absent is
+/// the field's `#[serde(default)]`, `None`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// Every worker merged, over the shared window; written in the contract's

@@ -100,8 +100,16 @@ impl Serialize for TargetDoc {
         m.serialize_field("device", &self.device)?;
         m.serialize_field("verify", &self.verify)?;
         m.serialize_field("topology", &self.topology)?;
-        m.serialize_field("held_settings", &self.held_settings)?;
-        m.serialize_field("foreign_io", &self.foreign_io)?;
+        // Absent in a document written before they were recorded (it
+        // comes back byte for byte).
+        match &self.held_settings {
+            Some(h) => m.serialize_field("held_settings", h)?,
+            None => m.skip_field("held_settings")?,
+        }
+        match &self.foreign_io {
+            Some(f) => m.serialize_field("foreign_io", f)?,
+            None => m.skip_field("foreign_io")?,
+        }
         f.put(&mut m, HISTOGRAMS)?;
         m.end()
     }
