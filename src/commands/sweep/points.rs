@@ -1,6 +1,6 @@
 //! A sweep's points before and while they run: each validated as `run`
 //! would, each guarded by a dry run before the first one measures, and each
-//! measured with its repeats.
+//! measured with its repeats, as a `measure::series` whose planner is here.
 
 use std::path::PathBuf;
 
@@ -12,7 +12,8 @@ use crate::cli::SweepArgs;
 use crate::document::run::RunDocument;
 use crate::document::sweep::{PointDoc, SweepDocument};
 use crate::measure::config::RunConfig;
-use crate::measure::session::{measure, Outcome};
+use crate::measure::live::RunOutputs;
+use crate::measure::series::{self, Planner, Point, Ran, Series, Step};
 use crate::output::Outputs;
 
 /// A point's label (`mode=direct rw=write`) and what refuses it (empty: nothing).
@@ -20,33 +21,25 @@ pub type Verdict = (String, Vec<String>);
 /// A point's values, its validated configuration and the targets it drives.
 pub type PointPlan = (Vec<(String, String)>, RunConfig, Vec<PathBuf>);
 
-/// Each point, run as a dry run: its guard checks (consent, the device's
-/// state, aliases, holes) and the plan's checks (sizes, memory). A refusal
-/// that is not a check (an option the target cannot take) refuses the point too.
+/// Each point, run as a dry run (`series::check`): its guard checks
+/// (consent, the device's state, aliases, holes) and the plan's checks
+/// (sizes, memory). A refusal that is not a check (an option the target
+/// cannot take) refuses the point too.
 pub fn guard_points(plans: &[PointPlan], outputs: &crate::output::Request) -> Result<Vec<Verdict>> {
-    let mut out = Vec::new();
-    for (pt, cfg, paths) in plans {
-        let label = label(pt);
-        let mut dry = cfg.clone();
-        dry.dry_run = true;
-        let refused = match measure(&dry, paths, false, outputs) {
-            Ok(Outcome::DryRun(_, checks)) => checks
-                .iter()
-                .flat_map(|(_, cs)| cs.iter().filter(|c| !c.passed))
-                .map(|c| c.detail.clone())
-                .collect(),
-            Ok(Outcome::Done(_)) => unreachable!("a dry run measures nothing"),
-            // A refusal (the user's to fix, exit 2), of whichever layer.
-            Err(e)
-                if crate::commands::exit::exit_code_for(&e) == crate::base::error::EXIT_USAGE =>
-            {
-                vec![format!("{e:#}")]
-            }
-            Err(e) => return Err(e),
-        };
-        out.push((label, refused));
-    }
-    Ok(out)
+    let points: Vec<Point> = plans
+        .iter()
+        .map(|(pt, cfg, paths)| Point {
+            label: label(pt),
+            config: cfg.clone(),
+            targets: paths.clone(),
+            owned: false,
+            repeat: 1,
+        })
+        .collect();
+    // A refusal (the user's to fix, exit 2), of whichever layer.
+    series::check(&points, outputs, &|e| {
+        crate::commands::exit::exit_code_for(e) == crate::base::error::EXIT_USAGE
+    })
 }
 
 /// A point's values as the table and the stream name it (`mode=direct rw=write`).
@@ -100,46 +93,9 @@ pub fn refuse_points(verdicts: &[Verdict]) -> Result<()> {
     ))
 }
 
-/// A point's repeats (`starting(i)` before the i-th): each run's document,
-/// and whether a signal ended the last one. The run in progress is kept,
-/// marked partial, and the point ends; one stopped in its ramp measured
-/// nothing (a window of 0 s that ends before it opens): it is left out,
-/// not drawn as 0 MB/s.
-pub fn measure_point(
-    cfg: &RunConfig,
-    paths: &[PathBuf],
-    repeat: usize,
-    out: &dyn crate::measure::live::RunOutputs,
-    starting: impl Fn(usize),
-) -> Result<(Vec<RunDocument>, bool)> {
-    let mut runs = Vec::new();
-    let mut partial = false;
-    for i in 0..repeat {
-        starting(i);
-        let run = match measure(cfg, paths, false, out) {
-            Ok(Outcome::Done(run)) => run,
-            Ok(Outcome::DryRun(..)) => unreachable!("sweep never asks for a dry run"),
-            // A signal while the point's workers were set up, before its
-            // ramp: nothing measured, as a stop in the ramp (the caller
-            // says so in the table and the documents). Seen on a loaded
-            // machine, where setting up takes long enough to be hit.
-            Err(e) if crate::base::error::Interrupted::is(&e) => return Ok((runs, true)),
-            Err(e) => return Err(e),
-        };
-        let run_doc = crate::document::finished::document(cfg, *run);
-        partial = run_doc.interrupted;
-        if !(partial && run_doc.window.seconds <= 0.0) {
-            runs.push(run_doc);
-        }
-        if partial {
-            break;
-        }
-    }
-    Ok((runs, partial))
-}
-
-/// Runs the points in order, each row printed and the documents rewritten
-/// after it; a signal ends the sweep after the point it stopped.
+/// Runs the points in order (a series), each row printed and the
+/// documents rewritten after it; a signal ends the sweep after the point it
+/// stopped.
 pub fn run_points(
     args: &SweepArgs,
     plans: &[PointPlan],
@@ -147,12 +103,6 @@ pub fn run_points(
     out: &Outputs,
     hub: Option<crate::measure::live::LiveHub>,
 ) -> Result<()> {
-    let progress = crate::measure::progress::Progress::new(!args.run.no_progress);
-    let total_points = plans.len() * args.repeat;
-    let per_point = plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64();
-    // The CSV is kept whole in memory and rewritten after every point, like
-    // the JSON: an interrupted sweep keeps what it finished.
-    // With --json -, stdout carries only the document: the table goes to stderr.
     let say = |line: &str| out.say(&format!("{line}\n"));
     for line in crate::report::sweep::preamble(&doc.params, plans.len(), args.repeat) {
         say(&line);
@@ -174,58 +124,117 @@ pub fn run_points(
         ));
     }
     say(&crate::report::sweep::header(&doc.params));
-    let mut done_runs = 0;
-    // The warnings listed so far: each is listed once in the sweep.
-    let mut said: Vec<String> = Vec::new();
-    for (pt, cfg, paths) in plans {
-        if crate::base::signals::interrupted() {
-            doc.interrupted = true;
-            break;
-        }
-        // A share of the unthrottled rate: from what that point delivered.
-        let cfg = &match crate::document::sweep::schedule(pt, cfg, &doc.points) {
-            Ok(c) => c,
-            Err(why) => {
-                say(&format!("  skipped {}: {why}", label(pt)));
-                done_runs += args.repeat;
-                continue;
+    let mut points = Points {
+        repeat: args.repeat,
+        plans: plans.iter(),
+        doc,
+        out,
+        hub,
+        progress: crate::measure::progress::Progress::new(!args.run.no_progress),
+        total_runs: plans.len() * args.repeat,
+        per_run: plans[0].1.duration.as_secs_f64() + plans[0].1.ramp.as_secs_f64(),
+        done_runs: 0,
+        said: Vec::new(),
+        running: None,
+    };
+    let ended = Series::new().run(&mut points)?;
+    points.progress.finish();
+    if ended.interrupted {
+        points.doc.interrupted = true;
+    }
+    Ok(())
+}
+
+/// sweep's planner: its points in order, each scheduled from what the
+/// points before it delivered, each finished point a row and a rewrite of
+/// the documents.
+struct Points<'a, 'd> {
+    repeat: usize,
+    plans: std::slice::Iter<'a, PointPlan>,
+    doc: &'d mut SweepDocument,
+    out: &'a Outputs,
+    hub: Option<crate::measure::live::LiveHub>,
+    progress: crate::measure::progress::Progress,
+    total_runs: usize,
+    per_run: f64,
+    done_runs: usize,
+    /// The warnings listed so far: each is listed once in the sweep.
+    said: Vec<String>,
+    /// The values of the point running.
+    running: Option<&'a Vec<(String, String)>>,
+}
+
+impl Points<'_, '_> {
+    fn say(&self, line: &str) {
+        self.out.say(&format!("{line}\n"));
+    }
+}
+
+impl Planner for Points<'_, '_> {
+    fn next(&mut self) -> Result<Option<Point>> {
+        while let Some((pt, cfg, paths)) = self.plans.next() {
+            // A share of the unthrottled rate: from what that point delivered.
+            match crate::document::sweep::schedule(pt, cfg, &self.doc.points) {
+                Ok(config) => {
+                    self.running = Some(pt);
+                    return Ok(Some(Point {
+                        label: label(pt),
+                        config,
+                        targets: paths.clone(),
+                        owned: false,
+                        repeat: self.repeat,
+                    }));
+                }
+                Err(why) => {
+                    self.say(&format!("  skipped {}: {why}", label(pt)));
+                    self.done_runs += self.repeat;
+                }
             }
-        };
-        let point_hub = hub.clone().map(|mut h| {
-            h.label = Some(("point", label(pt)));
+        }
+        Ok(None)
+    }
+
+    fn outputs(&self, point: &Point) -> Box<dyn RunOutputs + '_> {
+        Box::new(self.out.for_run(self.hub.clone().map(|mut h| {
+            h.label = Some(("point", point.label.clone()));
             h
-        });
-        let for_run = out.for_run(point_hub);
-        let (runs, partial) = measure_point(cfg, paths, args.repeat, &for_run, |i| {
-            progress.message(&format!(
-                "point {}/{}: {} ({:.0}s left for the sweep)",
-                done_runs + i + 1,
-                total_points,
-                label(pt),
-                (total_points - done_runs - i) as f64 * per_point
-            ));
-        })?;
+        })))
+    }
+
+    fn starting(&mut self, point: &Point, run: usize) {
+        self.progress.message(&format!(
+            "point {}/{}: {} ({:.0}s left for the sweep)",
+            self.done_runs + run + 1,
+            self.total_runs,
+            point.label,
+            (self.total_runs - self.done_runs - run) as f64 * self.per_run
+        ));
+    }
+
+    fn finished(&mut self, _point: Point, ran: Ran) -> Result<Step> {
+        let pt = self.running.take().expect("a point was running");
         // Past a point cut short the sweep ends: only whole points count on.
-        done_runs += args.repeat;
+        self.done_runs += self.repeat;
+        let Ran::Measured { runs, partial } = ran else {
+            unreachable!("a sweep's refusals are errors")
+        };
         if runs.is_empty() {
-            say("  (interrupted in the ramp of this point: nothing measured, no row)");
-            doc.interrupted = true;
-            break;
+            self.say("  (interrupted in the ramp of this point: nothing measured, no row)");
+            return Ok(Step::Stop);
         }
+        let runs: Vec<RunDocument> = runs
+            .into_iter()
+            .map(|r| crate::document::finished::document(&r.config, *r.finished))
+            .collect();
         let p = PointDoc::summarize(pt.clone(), runs, partial);
-        progress.message("");
-        for line in crate::report::sweep::point_lines(&p, &mut said) {
-            say(&line);
+        self.progress.message("");
+        for line in crate::report::sweep::point_lines(&p, &mut self.said) {
+            self.say(&line);
         }
-        doc.points.push(p);
+        self.doc.points.push(p);
         // Rewritten whole after every point (the JSON, the CSV): an
         // interrupted sweep keeps what it finished.
-        out.save_point(crate::report::Doc::Sweep(doc))?;
-        if partial {
-            doc.interrupted = true;
-            break;
-        }
+        self.out.save_point(crate::report::Doc::Sweep(self.doc))?;
+        Ok(Step::Next)
     }
-    progress.finish();
-    Ok(())
 }
