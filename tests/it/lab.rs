@@ -348,12 +348,18 @@ fn check_compare(doc: &Value, members: &[String], slow: Option<usize>) {
                 median(
                     ok.iter()
                         .flat_map(|p| p["document"]["targets"].as_array().unwrap())
-                        .filter(|t| t["path"] == m.as_str())
+                        // The members are named as the kernel names them
+                        // (loop0), the targets by their nodes (/dev/loop0).
+                        .filter(|t| {
+                            t["path"].as_str().map(|p| p.trim_start_matches("/dev/"))
+                                == Some(m.as_str())
+                        })
                         .map(|t| f(&t["bytes_per_sec"]))
                         .collect(),
                 )
             })
             .collect();
+        assert!(rates.iter().all(|r| r.is_finite() && *r > 0.0), "{rates:?}");
         let slowest = rates.iter().copied().fold(f64::INFINITY, f64::min);
         let layer = f(&e["stripe_layer"]);
         assert!(
