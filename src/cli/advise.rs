@@ -180,4 +180,141 @@ mod tests {
         assert!(c.direct && !c.rw.writes());
         assert_eq!(c.readahead_kb, None);
     }
+
+    /// What advise's runs were before they were built in code: `run`'s
+    /// command line, parsed and validated as `run`'s (kept here as the
+    /// reference the builders must match, option by option).
+    fn argv_config(
+        words: &[&str],
+        seconds: f64,
+        wait_lock: bool,
+        targets: &[&str],
+    ) -> Result<RunConfig> {
+        let ms = (seconds * 1000.0).round().max(1.0) as u64;
+        let mut argv = vec!["stripebench", "run", "--jobs", "1", "--no-progress"];
+        if !words.contains(&"--rw") {
+            argv.extend(["--rw", "read"]);
+        }
+        argv.extend(words);
+        let duration = format!("{ms}ms");
+        argv.extend(["--duration", &duration]);
+        if wait_lock {
+            argv.push("--wait-lock");
+        }
+        argv.extend(targets);
+        let cli = crate::cli::help::parse_from(argv.into_iter().map(Into::into))?;
+        let crate::cli::Command::Run(a) = cli.command else {
+            panic!("not a run")
+        };
+        let mut c =
+            crate::cli::validate::run_config(&a, &crate::base::cpus::available_cpus(), None)?;
+        c.progress = false;
+        Ok(c)
+    }
+
+    /// A config as text, without what each validation draws afresh (the
+    /// seed from the clock, the instant it was made); a refusal as
+    /// "refused", whatever its words (clap's and the builder's differ).
+    fn shown(c: Result<RunConfig>) -> String {
+        match c {
+            Ok(mut c) => {
+                c.seed = 0;
+                c.start_ms = 0;
+                format!("{c:?}")
+            }
+            Err(_) => "refused".into(),
+        }
+    }
+
+    #[test]
+    fn each_advise_run_is_the_run_its_command_line_was() {
+        let v = Path::new("/dev/null");
+        for (seconds, wait) in [(2.5, false), (0.004, true), (0.01, false), (7.0, true)] {
+            for kb in [0, 128, 4096, 1 << 30, (1 << 30) + 1] {
+                let k = kb.to_string();
+                let want = argv_config(
+                    &[
+                        "--buffered",
+                        "--bs",
+                        "128k",
+                        "--passes",
+                        "1",
+                        "--readahead",
+                        &k,
+                    ],
+                    seconds,
+                    wait,
+                    &["/dev/null"],
+                );
+                assert_eq!(shown(readahead_run(v, kb, seconds, wait)), shown(want));
+            }
+            for depth in [0, 1, 16, 4096, 4097] {
+                let d = depth.to_string();
+                let want = argv_config(
+                    &[
+                        "--rw",
+                        "randread",
+                        "--direct",
+                        "--bs",
+                        "4k",
+                        "--iodepth",
+                        &d,
+                        "--ramp",
+                        "0",
+                    ],
+                    seconds,
+                    wait,
+                    &["/dev/null"],
+                );
+                assert_eq!(shown(queue_run(v, depth, seconds, wait)), shown(want));
+            }
+            for bs in [0, 4096, 65536, 3 << 20] {
+                let b = bs.to_string();
+                let want = argv_config(
+                    &["--direct", "--bs", &b, "--ramp", "0"],
+                    seconds,
+                    wait,
+                    &["/dev/null"],
+                );
+                assert_eq!(shown(requests_run(v, bs, seconds, wait)), shown(want));
+            }
+            let members = ["/dev/null", "/dev/zero", "/dev/full"];
+            let paths: Vec<std::path::PathBuf> = members.iter().map(Into::into).collect();
+            let want = argv_config(
+                &["--direct", "--bs", "1m", "--ramp", "0"],
+                seconds,
+                wait,
+                &members,
+            );
+            assert_eq!(shown(members_run(&paths, seconds, wait)), shown(want));
+            for (bs, random, cache) in [
+                (1 << 20, false, 256),
+                (4096, true, 4096),
+                (196608, false, 32768),
+                (1 << 20, false, 16),
+                (0, true, 256),
+                (4096, true, 32769),
+            ] {
+                let (b, n) = (bs.to_string(), cache.to_string());
+                let mut words = vec![
+                    "--rw",
+                    if random { "randwrite" } else { "write" },
+                    "--direct",
+                    "--bs",
+                    &b,
+                    "--allow-destructive",
+                    "--stripe-cache-size",
+                    &n,
+                    "--ramp",
+                    "0",
+                ];
+                if !random {
+                    words.extend(["--align", "stripe"]);
+                }
+                let want = argv_config(&words, seconds, wait, &["/dev/null"]);
+                let got = writes_run(v, bs, random, cache, seconds, wait);
+                assert_eq!(shown(got), shown(want));
+            }
+        }
+    }
 }
