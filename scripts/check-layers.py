@@ -18,7 +18,17 @@ them, with the graph):
     output/);
   - clap (its paths, derives and attributes) in no layer below cli/;
   - the hot loop (measure/worker/) and engine/ know nothing of report,
-    output, cli or document.
+    output, cli or document;
+  - no argument synthesis: a run made by the program is built typed
+    (cli::builder::RunBuilder), never written as a command line for clap
+    to parse again. Outside main.rs, only the files in ARGV_PARSERS call
+    clap's entry points on an argument vector (parse_from,
+    try_parse_from, get_matches_from, try_get_matches_from, update_from,
+    try_update_from), and only those in ARGV_BUILDERS write one: a
+    "stripebench" literal followed by another string literal
+    ("stripebench", "run", ...), or OsString::from("stripebench").
+    String literals count here (a command line is made of them); comments
+    and #[cfg(test)] code do not.
 A file listed in PENDING, whose offence another branch removes, is printed
 as pending instead of failing; the merge empties PENDING.
 """
@@ -57,6 +67,20 @@ CLAP_BANNED = [
 # The hot loop and the engines know nothing of these.
 HOT = (os.path.join("measure", "worker") + os.sep, "engine" + os.sep)
 HOT_BANNED = ("report", "output", "cli", "document")
+
+# Argument synthesis. The calls that parse an argument vector with clap,
+# and what writing one for stripebench looks like.
+ARGV_PARSE = r"\b(?:try_)?(?:parse_from|get_matches_from|update_from)\s*\("
+ARGV_WRITE = r'"stripebench"\s*,\s*(?:[A-Za-z_:]+\(\s*)?"|OsString::from\(\s*"stripebench"\s*\)'
+# The files (besides main.rs) that may parse an argument vector, and why.
+ARGV_PARSERS = {
+    os.path.join("cli", "front.rs"): "parses the process's own command line",
+    os.path.join("cli", "help.rs"): "defines parse_from, clap's one entry (its messages rewritten)",
+}
+# The files (besides main.rs) that may write one, and why.
+ARGV_BUILDERS = {
+    os.path.join("cli", "fio_job.rs"): "expands --fio-job into run's words before the one parse (issue 40 item 1 makes it a builder)",
+}
 
 # Offences known and being removed elsewhere (file -> "who: what"): printed
 # as pending, not failed. Empty: every rule holds for every file.
@@ -140,10 +164,18 @@ def main():
     edges = defaultdict(set)
     texts = {}
     host_paths = []
+    argv_problems = []
     for rel, path in fs.items():
         raw = strip_tests(open(path).read())
         text = code_only(raw)
         texts[rel] = text
+        # Argument synthesis reads string literals: strip comments only.
+        if rel != "main.rs":
+            lits = re.sub(r"//[^\n]*", "", raw)
+            if rel not in ARGV_PARSERS and re.search(ARGV_PARSE, lits):
+                argv_problems.append((rel, f"{rel}: parses an argument vector with clap: only {', '.join(sorted(ARGV_PARSERS))} parse one; build a run with cli::builder::RunBuilder"))
+            if rel not in ARGV_BUILDERS and re.search(ARGV_WRITE, lits):
+                argv_problems.append((rel, f"{rel}: writes a stripebench command line: build the run typed (cli::builder::RunBuilder) instead"))
         # The host's roots are named once, in base/host.rs; a process's own
         # /proc/self is not the host's.
         if rel != HOST_FILE:
@@ -182,7 +214,7 @@ def main():
                 if child in by_module and by_module[child] != rel:
                     edges[rel].add(by_module[child])
 
-    problems = list(host_paths)
+    problems = list(host_paths) + argv_problems
     # Upward imports.
     for a, bs in sorted(edges.items()):
         for b in sorted(bs):
@@ -260,6 +292,9 @@ def main():
     print(f"  clap ({', '.join(w for _, w in CLAP_BANNED)}) in no layer below cli/")
     print(f"  {', '.join(HOT)} name none of: {', '.join(b + '::' for b in HOT_BANNED)}")
     print(f"  only {HOST_FILE} names \"/sys\" or \"/proc\" (a process's own /proc/self/ aside)")
+    print(f"  no argument synthesis: only main.rs and {', '.join(sorted(ARGV_PARSERS))} parse an argument vector; only main.rs and {', '.join(sorted(ARGV_BUILDERS))} write one")
+    for f, why in sorted({**ARGV_PARSERS, **ARGV_BUILDERS}.items()):
+        print(f"    {f}: {why}")
     pending = [(f, m) for f, m in problems if f in PENDING]
     failed = [m for f, m in problems if f not in PENDING]
     if pending:

@@ -1,72 +1,52 @@
-//! The options of each measured run `advise` makes, built as `run`'s
-//! command line and validated as `run` validates it (so a
-//! read-ahead point is exactly `run --buffered --readahead KB`).
+//! The options of each measured run `advise` makes, built with `run`'s
+//! typed builder and validated as `run` validates them (so a read-ahead
+//! point is exactly `run --buffered --readahead KB`, and a refusal is
+//! `run`'s).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::measure::config::RunConfig;
+use super::builder::RunBuilder;
+use crate::measure::config::{RunConfig, RwMode};
 
 /// One read-ahead point: buffered sequential reads of `volume` by one
 /// thread in 128 KiB requests (what cp and most readers ask), read-ahead
 /// set to `kb` for the run, one pass over the volume at most, for
 /// `seconds`, the cache dropped first.
 pub fn readahead_run(volume: &Path, kb: u64, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
-    let kb = kb.to_string();
-    let words = [
-        "--buffered",
-        "--bs",
-        "128k",
-        "--passes",
-        "1",
-        "--readahead",
-        &kb,
-    ];
-    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
+    let b = advise_run([volume], RwMode::Read)?
+        .buffered()
+        .bs(128 << 10)?
+        .passes(1)?
+        .readahead_kb(kb)?;
+    finish(b, seconds, wait_lock)
 }
 
 /// One slow-member run: every member read at once, O_DIRECT, one worker
 /// each, sequential 1 MiB reads, for `seconds` (no ramp: the members are
 /// compared with each other, in the same window).
-pub fn members_run(
-    members: &[std::path::PathBuf],
-    seconds: f64,
-    wait_lock: bool,
-) -> Result<RunConfig> {
-    let words = ["--direct", "--bs", "1m", "--ramp", "0"];
-    parse_run(run_argv(
-        &words,
-        seconds,
-        wait_lock,
-        members.iter().map(|m| m.as_path()),
-    ))
+pub fn members_run(members: &[PathBuf], seconds: f64, wait_lock: bool) -> Result<RunConfig> {
+    let b = advise_run(members, RwMode::Read)?.direct().bs(1 << 20)?;
+    finish(b.ramp(Duration::ZERO), seconds, wait_lock)
 }
 
 /// The request-size run: O_DIRECT sequential reads of `volume` in `bs`
 /// (a full stripe), one worker, for `seconds`.
 pub fn requests_run(volume: &Path, bs: u64, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
-    let bs = bs.to_string();
-    let words = ["--direct", "--bs", &bs, "--ramp", "0"];
-    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
+    let b = advise_run([volume], RwMode::Read)?.direct().bs(bs)?;
+    finish(b.ramp(Duration::ZERO), seconds, wait_lock)
 }
 
 /// One queue-depth point: O_DIRECT random 4 KiB reads of `volume` by one
 /// worker at `depth` I/Os in flight, for `seconds`.
 pub fn queue_run(volume: &Path, depth: u32, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
-    let depth = depth.to_string();
-    let words = [
-        "--rw",
-        "randread",
-        "--direct",
-        "--bs",
-        "4k",
-        "--iodepth",
-        &depth,
-        "--ramp",
-        "0",
-    ];
-    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
+    let b = advise_run([volume], RwMode::Randread)?
+        .direct()
+        .bs(4096)?
+        .iodepth(depth as usize)?;
+    finish(b.ramp(Duration::ZERO), seconds, wait_lock)
 }
 
 /// One write run of a parity array (it destroys the volume's data: advise
@@ -81,65 +61,40 @@ pub fn writes_run(
     seconds: f64,
     wait_lock: bool,
 ) -> Result<RunConfig> {
-    let (bs, cache) = (bs.to_string(), stripe_cache.to_string());
-    let mut words = vec![
-        "--rw",
-        if random { "randwrite" } else { "write" },
-        "--direct",
-        "--bs",
-        &bs,
-        "--allow-destructive",
-        "--stripe-cache-size",
-        &cache,
-        "--ramp",
-        "0",
-    ];
-    if !random {
-        words.extend(["--align", "stripe"]);
-    }
-    parse_run(run_argv(&words, seconds, wait_lock, [volume]))
-}
-
-/// `stripebench run [--rw read] --jobs 1 --no-progress WORDS --duration
-/// SECONDS [--wait-lock] TARGETS...`: what every run of advise shares
-/// (sequential reads unless WORDS say --rw).
-fn run_argv<'a>(
-    words: &[&str],
-    seconds: f64,
-    wait_lock: bool,
-    targets: impl IntoIterator<Item = &'a Path>,
-) -> Vec<std::ffi::OsString> {
-    let ms = (seconds * 1000.0).round().max(1.0) as u64;
-    let common = ["stripebench", "run", "--jobs", "1", "--no-progress"];
-    let rw: &[&str] = if words.contains(&"--rw") {
-        &[]
+    let rw = if random {
+        RwMode::Randwrite
     } else {
-        &["--rw", "read"]
+        RwMode::Write
     };
-    let mut argv: Vec<std::ffi::OsString> = common
-        .iter()
-        .chain(rw)
-        .chain(words)
-        .map(Into::into)
-        .collect();
-    argv.extend(["--duration".into(), format!("{ms}ms").into()]);
-    if wait_lock {
-        argv.push("--wait-lock".into());
+    let mut b = advise_run([volume], rw)?
+        .direct()
+        .bs(bs)?
+        .allow_destructive()
+        .stripe_cache_size(stripe_cache)?
+        .ramp(Duration::ZERO);
+    if !random {
+        b = b.align_stripe();
     }
-    argv.extend(targets.into_iter().map(|t| t.as_os_str().into()));
-    argv
+    finish(b, seconds, wait_lock)
 }
 
-/// `argv` as `run` parses and validates it.
-fn parse_run(argv: Vec<std::ffi::OsString>) -> Result<RunConfig> {
-    let cli = super::help::parse_from(argv)
-        .map_err(|e| anyhow::anyhow!("internal error: advise's run options: {e}"))?;
-    let super::Command::Run(a) = cli.command else {
-        anyhow::bail!("internal error: advise's run options are not a run");
-    };
-    let mut c = super::validate::run_config(&a, &crate::base::cpus::available_cpus(), None)?;
-    c.progress = false;
-    Ok(c)
+/// What every run of advise shares: `run --rw RW --jobs 1 --no-progress
+/// TARGETS...`.
+fn advise_run<P: AsRef<Path>>(
+    targets: impl IntoIterator<Item = P>,
+    rw: RwMode,
+) -> Result<RunBuilder> {
+    let targets = targets.into_iter().map(|t| t.as_ref().to_path_buf());
+    Ok(RunBuilder::new(targets).rw(rw).jobs(1)?.no_progress())
+}
+
+/// `--duration SECONDS` (in whole milliseconds, at least one)
+/// `[--wait-lock]`, validated as `run` validates it.
+fn finish(b: RunBuilder, seconds: f64, wait_lock: bool) -> Result<RunConfig> {
+    let ms = (seconds * 1000.0).round().max(1.0) as u64;
+    b.duration(Duration::from_millis(ms))?
+        .wait_lock(wait_lock)
+        .config()
 }
 
 #[cfg(test)]
@@ -179,5 +134,154 @@ mod tests {
         assert_eq!(c.targets, m);
         assert!(c.direct && !c.rw.writes());
         assert_eq!(c.readahead_kb, None);
+    }
+
+    /// What advise's runs were before they were built in code: `run`'s
+    /// command line, parsed and validated as `run`'s (kept here as the
+    /// reference the builders must match, option by option).
+    fn argv_config(
+        words: &[&str],
+        seconds: f64,
+        wait_lock: bool,
+        targets: &[&str],
+    ) -> Result<RunConfig> {
+        let ms = (seconds * 1000.0).round().max(1.0) as u64;
+        let mut argv = vec!["stripebench", "run", "--jobs", "1", "--no-progress"];
+        if !words.contains(&"--rw") {
+            argv.extend(["--rw", "read"]);
+        }
+        argv.extend(words);
+        let duration = format!("{ms}ms");
+        argv.extend(["--duration", &duration]);
+        if wait_lock {
+            argv.push("--wait-lock");
+        }
+        argv.extend(targets);
+        let cli = crate::cli::help::parse_from(argv.into_iter().map(Into::into))?;
+        let crate::cli::Command::Run(a) = cli.command else {
+            panic!("not a run")
+        };
+        let mut c =
+            crate::cli::validate::run_config(&a, &crate::base::cpus::available_cpus(), None)?;
+        c.progress = false;
+        Ok(c)
+    }
+
+    /// A config as text, without what each validation draws afresh (the
+    /// seed from the clock, the instant it was made); a refusal as
+    /// "refused", whatever its words (clap's and the builder's differ).
+    fn shown(c: Result<RunConfig>) -> String {
+        match c {
+            Ok(mut c) => {
+                c.seed = 0;
+                c.start_ms = 0;
+                format!("{c:?}")
+            }
+            Err(_) => "refused".into(),
+        }
+    }
+
+    #[test]
+    fn each_advise_run_is_the_run_its_command_line_was() {
+        let v = Path::new("/dev/null");
+        for (seconds, wait) in [(2.5, false), (0.004, true), (0.01, false), (7.0, true)] {
+            for kb in [0, 128, 4096, 1 << 30, (1 << 30) + 1] {
+                let k = kb.to_string();
+                let want = argv_config(
+                    &[
+                        "--buffered",
+                        "--bs",
+                        "128k",
+                        "--passes",
+                        "1",
+                        "--readahead",
+                        &k,
+                    ],
+                    seconds,
+                    wait,
+                    &["/dev/null"],
+                );
+                assert_eq!(shown(readahead_run(v, kb, seconds, wait)), shown(want));
+            }
+            for depth in [0, 1, 16, 4096, 4097] {
+                let d = depth.to_string();
+                let want = argv_config(
+                    &[
+                        "--rw",
+                        "randread",
+                        "--direct",
+                        "--bs",
+                        "4k",
+                        "--iodepth",
+                        &d,
+                        "--ramp",
+                        "0",
+                    ],
+                    seconds,
+                    wait,
+                    &["/dev/null"],
+                );
+                assert_eq!(shown(queue_run(v, depth, seconds, wait)), shown(want));
+            }
+            for bs in [0, 4096, 65536, 3 << 20] {
+                let b = bs.to_string();
+                let want = argv_config(
+                    &["--direct", "--bs", &b, "--ramp", "0"],
+                    seconds,
+                    wait,
+                    &["/dev/null"],
+                );
+                assert_eq!(shown(requests_run(v, bs, seconds, wait)), shown(want));
+            }
+            let members = ["/dev/null", "/dev/zero", "/dev/full"];
+            let paths: Vec<std::path::PathBuf> = members.iter().map(Into::into).collect();
+            let want = argv_config(
+                &["--direct", "--bs", "1m", "--ramp", "0"],
+                seconds,
+                wait,
+                &members,
+            );
+            assert_eq!(shown(members_run(&paths, seconds, wait)), shown(want));
+            for (bs, random, cache) in [
+                (1 << 20, false, 256),
+                (4096, true, 4096),
+                (196608, false, 32768),
+                (1 << 20, false, 16),
+                (0, true, 256),
+                (4096, true, 32769),
+            ] {
+                let (b, n) = (bs.to_string(), cache.to_string());
+                let mut words = vec![
+                    "--rw",
+                    if random { "randwrite" } else { "write" },
+                    "--direct",
+                    "--bs",
+                    &b,
+                    "--allow-destructive",
+                    "--stripe-cache-size",
+                    &n,
+                    "--ramp",
+                    "0",
+                ];
+                if !random {
+                    words.extend(["--align", "stripe"]);
+                }
+                let want = argv_config(&words, seconds, wait, &["/dev/null"]);
+                let got = writes_run(v, bs, random, cache, seconds, wait);
+                assert_eq!(shown(got), shown(want));
+            }
+        }
+    }
+
+    /// A name the old command line would have read as an option
+    /// ("unexpected argument '-v'"): a target is a path, whatever it spells.
+    #[test]
+    fn a_target_whose_name_begins_with_a_dash_is_a_target_not_an_option() {
+        let c = readahead_run(Path::new("-vol"), 1024, 2.0, false).unwrap();
+        assert_eq!(c.targets, [Path::new("-vol")]);
+        let m: Vec<std::path::PathBuf> = vec!["--dry-run".into(), "-x".into()];
+        let c = members_run(&m, 2.0, false).unwrap();
+        assert_eq!(c.targets, m);
+        assert!(!c.dry_run);
     }
 }

@@ -1,12 +1,14 @@
 //! Layer `cli`: the command line as clap sees it (the command tree here,
 //! the measuring options in `run_args`), the `--config` file
 //! (`configfile`), fio job files (`fio_job`, with fio's words in `fio_words`), and the validation of what was typed into a run
-//! configuration (`validate`), every refusal one line.
+//! configuration (`validate`), every refusal one line; a run's options
+//! built in code, typed, for the commands that plan runs (`builder`).
 //!
 //! May import `document`, `measure`, `engine`, `device`, `analysis`,
 //! `base` (the types it fills in); never `commands` or `report`.
 
 pub mod advise;
+pub mod builder;
 pub mod compare;
 pub mod configfile;
 pub mod fio_job;

@@ -403,6 +403,86 @@ pub struct RunArgs {
     pub testbed_files: Option<usize>,
 }
 
+/// `run` with no option given: every field as clap fills it from the
+/// defaults above, for the options a program builds in code
+/// ([`crate::cli::builder::RunBuilder`]) rather than from a command line.
+/// A test holds it equal to what clap parses from `stripebench run`.
+impl Default for RunArgs {
+    fn default() -> Self {
+        RunArgs {
+            targets: Vec::new(),
+            named: Vec::new(),
+            members: None,
+            stripe: None,
+            align: None,
+            cached: false,
+            drop_caches: false,
+            rw: RwMode::Read,
+            mix: 50,
+            bs: None,
+            direct: false,
+            buffered: false,
+            uncached: false,
+            duration: None,
+            ramp: None,
+            readahead: None,
+            stripe_cache_size: None,
+            group_thread_cnt: None,
+            force_memory: false,
+            wait_lock: false,
+            start_at: None,
+            engine: EngineArg::Auto,
+            iodepth: 1,
+            rate: None,
+            rate_iops: None,
+            no_register: false,
+            hipri: false,
+            sqpoll: None,
+            taskrun: "auto".into(),
+            complete_min: crate::engine::CompleteMin::Auto,
+            sched: "auto".into(),
+            nowait: false,
+            io_limit: None,
+            passes: None,
+            size: None,
+            offset: 0,
+            jobs: 1,
+            cpus: None,
+            no_pin: false,
+            seed: None,
+            buffer_compress: 0,
+            dedupe: 0,
+            verify: false,
+            max_errors: 1,
+            debug_fail_from: None,
+            debug_die_in_setup: false,
+            debug_hang_from: None,
+            debug_mock_engine: None,
+            hang_timeout: Duration::from_secs(30),
+            hugepages: crate::engine::buffer::HugePages::Auto,
+            allow_destructive: false,
+            allow_holes: false,
+            force_signature: false,
+            dry_run: false,
+            print_fio: false,
+            formats: FormatArgs::default(),
+            live: None,
+            live_format: LiveFormat::Jsonl,
+            live_interval: Duration::from_secs(1),
+            log_interval: Duration::from_secs(1),
+            metrics: None,
+            config: None,
+            fio_job: None,
+            histogram: false,
+            rows: Rows(Some(32)),
+            no_progress: false,
+            dir: None,
+            testbed_size: 256 << 20,
+            testbed_files: None,
+        }
+    }
+}
+
 impl RunArgs {
     /// The output options, for `output::Outputs` to check and write.
     pub fn outputs(&self) -> crate::output::Request {
@@ -529,7 +609,11 @@ pub enum EngineArg {
 pub struct CpuList(pub Vec<usize>);
 
 pub(crate) fn parse_positive_duration(text: &str) -> Result<Duration, String> {
-    let d = parse_duration(text)?;
+    positive_duration(parse_duration(text)?)
+}
+
+/// A duration longer than 0 (`--duration`, `--hang-timeout`), typed or parsed.
+pub(crate) fn positive_duration(d: Duration) -> Result<Duration, String> {
     if d.is_zero() {
         return Err("the duration must be longer than 0: try 10s".into());
     }
@@ -570,11 +654,16 @@ pub(crate) fn parse_pct(text: &str) -> Result<u8, String> {
 
 pub(crate) fn parse_count(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
-        Ok(n) if (1..=4096).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "'{text}' is not a count: give a whole number from 1 to 4096"
-        )),
+        Ok(n) if COUNT.contains(&n) => Ok(n),
+        _ => Err(not_a_count(text)),
     }
+}
+
+/// What `--jobs` and `--testbed-files` take.
+pub(crate) const COUNT: std::ops::RangeInclusive<usize> = 1..=4096;
+
+pub(crate) fn not_a_count(text: &str) -> String {
+    format!("'{text}' is not a count: give a whole number from 1 to 4096")
 }
 
 pub(crate) fn parse_cpus(text: &str) -> Result<CpuList, String> {
@@ -583,11 +672,16 @@ pub(crate) fn parse_cpus(text: &str) -> Result<CpuList, String> {
 
 pub(crate) fn parse_depth(text: &str) -> Result<usize, String> {
     match text.trim().parse::<usize>() {
-        Ok(n) if (1..=4096).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "'{text}' is not a queue depth: give a whole number from 1 to 4096"
-        )),
+        Ok(n) if DEPTH.contains(&n) => Ok(n),
+        _ => Err(not_a_depth(text)),
     }
+}
+
+/// What `--iodepth` takes.
+pub(crate) const DEPTH: std::ops::RangeInclusive<usize> = 1..=4096;
+
+pub(crate) fn not_a_depth(text: &str) -> String {
+    format!("'{text}' is not a queue depth: give a whole number from 1 to 4096")
 }
 
 pub(crate) fn parse_nonzero_size(text: &str) -> Result<u64, String> {
@@ -600,29 +694,45 @@ pub(crate) fn parse_nonzero_size(text: &str) -> Result<u64, String> {
 pub(crate) fn parse_max_errors(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "'{text}' is not a count: give a whole number of at least 1"
-        )),
+        _ => Err(not_at_least_one(text)),
     }
+}
+
+/// What `--max-errors` and `--passes` refuse: a count below 1.
+pub(crate) fn not_at_least_one(text: &str) -> String {
+    format!("'{text}' is not a count: give a whole number of at least 1")
 }
 
 pub(crate) fn parse_readahead(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
-        Ok(n) if n <= 1 << 30 => Ok(n),
-        _ => Err(format!(
-            "'{text}' is not a read-ahead: give a whole number of KiB, such as 128 or 4096"
-        )),
+        Ok(n) if n <= READAHEAD_MAX_KB => Ok(n),
+        _ => Err(not_a_readahead(text)),
     }
 }
 
+/// The largest `--readahead` taken, in KiB.
+pub(crate) const READAHEAD_MAX_KB: u64 = 1 << 30;
+
+pub(crate) fn not_a_readahead(text: &str) -> String {
+    format!("'{text}' is not a read-ahead: give a whole number of KiB, such as 128 or 4096")
+}
+
 pub(crate) fn parse_stripe_cache_size(text: &str) -> Result<u64, String> {
-    use crate::device::md_tunables::{STRIPE_CACHE_MAX, STRIPE_CACHE_MIN};
     match text.trim().parse::<u64>() {
-        Ok(n) if (STRIPE_CACHE_MIN..=STRIPE_CACHE_MAX).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "'{text}' is not a stripe cache size: md takes {STRIPE_CACHE_MIN} to {STRIPE_CACHE_MAX} stripe heads, such as 256 or 4096"
-        )),
+        Ok(n) if stripe_cache_size_ok(n) => Ok(n),
+        _ => Err(not_a_stripe_cache_size(text)),
     }
+}
+
+/// What md takes as `stripe_cache_size`.
+pub(crate) fn stripe_cache_size_ok(n: u64) -> bool {
+    use crate::device::md_tunables::{STRIPE_CACHE_MAX, STRIPE_CACHE_MIN};
+    (STRIPE_CACHE_MIN..=STRIPE_CACHE_MAX).contains(&n)
+}
+
+pub(crate) fn not_a_stripe_cache_size(text: &str) -> String {
+    use crate::device::md_tunables::{STRIPE_CACHE_MAX, STRIPE_CACHE_MIN};
+    format!("'{text}' is not a stripe cache size: md takes {STRIPE_CACHE_MIN} to {STRIPE_CACHE_MAX} stripe heads, such as 256 or 4096")
 }
 
 pub(crate) fn parse_group_thread_cnt(text: &str) -> Result<u64, String> {
@@ -657,7 +767,12 @@ pub fn parse_bs(text: &str) -> Result<BlockSizeArg, String> {
     if text.trim().eq_ignore_ascii_case("lbs") {
         return Ok(BlockSizeArg::Logical);
     }
-    match parse_size(text)? {
+    block_size(parse_size(text)?)
+}
+
+/// A block size of `bytes`, typed or parsed: larger than 0.
+pub(crate) fn block_size(bytes: u64) -> Result<BlockSizeArg, String> {
+    match bytes {
         0 => Err("the block size must be larger than 0: try 4k, 1m, or lbs for the device's logical block size".into()),
         n => Ok(BlockSizeArg::Bytes(n)),
     }

@@ -1,0 +1,217 @@
+//! A run's options built in code, typed: what a program (advise today)
+//! would otherwise write as `run`'s command line and have clap parse
+//! again. Each setter checks its value as `run`'s option parser checks
+//! the same text, and [`RunBuilder::config`] validates the whole as
+//! `run` does ([`crate::cli::validate::run_config`]), so a run built
+//! here is refused, or configured, exactly as typed.
+//!
+//! No argument vector is made: a target is a path, never a word clap
+//! could read as an option (a volume named `-vol` is a volume).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use super::run_args::{self as values, AlignArg, RunArgs};
+use crate::base::error::UsageError;
+use crate::measure::config::{RunConfig, RwMode};
+
+/// `run`'s options, typed, from clap's defaults (as `stripebench run`
+/// with nothing given) up.
+#[derive(Debug, Clone)]
+pub struct RunBuilder {
+    args: RunArgs,
+}
+
+/// A value `run` would have refused: the option and why, as clap says
+/// it of the same value typed (one line, exit 2).
+fn invalid(option: &str, value: impl std::fmt::Display, why: String) -> anyhow::Error {
+    UsageError(format!("invalid value '{value}' for '--{option}': {why}")).into()
+}
+
+impl RunBuilder {
+    /// A run of `targets` (the TARGET arguments), every option at its default.
+    pub fn new(targets: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
+        RunBuilder {
+            args: RunArgs {
+                targets: targets.into_iter().map(Into::into).collect(),
+                ..RunArgs::default()
+            },
+        }
+    }
+
+    /// `--rw`.
+    pub fn rw(mut self, rw: RwMode) -> Self {
+        self.args.rw = rw;
+        self
+    }
+
+    /// `--direct` (which clap holds apart from `--buffered`: one or the other).
+    pub fn direct(mut self) -> Self {
+        self.args.direct = true;
+        self.args.buffered = false;
+        self
+    }
+
+    /// `--buffered` (which clap holds apart from `--direct`: one or the other).
+    pub fn buffered(mut self) -> Self {
+        self.args.buffered = true;
+        self.args.direct = false;
+        self
+    }
+
+    /// `--bs BYTES`.
+    pub fn bs(mut self, bytes: u64) -> Result<Self> {
+        self.args.bs = Some(values::block_size(bytes).map_err(|e| invalid("bs", bytes, e))?);
+        Ok(self)
+    }
+
+    /// `--iodepth N`.
+    pub fn iodepth(mut self, n: usize) -> Result<Self> {
+        if !values::DEPTH.contains(&n) {
+            return Err(invalid("iodepth", n, values::not_a_depth(&n.to_string())));
+        }
+        self.args.iodepth = n;
+        Ok(self)
+    }
+
+    /// `--jobs N`.
+    pub fn jobs(mut self, n: usize) -> Result<Self> {
+        if !values::COUNT.contains(&n) {
+            return Err(invalid("jobs", n, values::not_a_count(&n.to_string())));
+        }
+        self.args.jobs = n;
+        Ok(self)
+    }
+
+    /// `--passes N`.
+    pub fn passes(mut self, n: u64) -> Result<Self> {
+        if n == 0 {
+            return Err(invalid("passes", n, values::not_at_least_one("0")));
+        }
+        self.args.passes = Some(n);
+        Ok(self)
+    }
+
+    /// `--readahead KB`.
+    pub fn readahead_kb(mut self, kb: u64) -> Result<Self> {
+        if kb > values::READAHEAD_MAX_KB {
+            return Err(invalid(
+                "readahead",
+                kb,
+                values::not_a_readahead(&kb.to_string()),
+            ));
+        }
+        self.args.readahead = Some(kb);
+        Ok(self)
+    }
+
+    /// `--stripe-cache-size N`.
+    pub fn stripe_cache_size(mut self, n: u64) -> Result<Self> {
+        if !values::stripe_cache_size_ok(n) {
+            let why = values::not_a_stripe_cache_size(&n.to_string());
+            return Err(invalid("stripe-cache-size", n, why));
+        }
+        self.args.stripe_cache_size = Some(n);
+        Ok(self)
+    }
+
+    /// `--align stripe`.
+    pub fn align_stripe(mut self) -> Self {
+        self.args.align = Some(AlignArg::Stripe);
+        self
+    }
+
+    /// `--allow-destructive`.
+    pub fn allow_destructive(mut self) -> Self {
+        self.args.allow_destructive = true;
+        self
+    }
+
+    /// `--duration`.
+    pub fn duration(mut self, d: Duration) -> Result<Self> {
+        let shown = humantime::format_duration(d);
+        self.args.duration =
+            Some(values::positive_duration(d).map_err(|e| invalid("duration", shown, e))?);
+        Ok(self)
+    }
+
+    /// `--ramp` (any length, 0 included).
+    pub fn ramp(mut self, d: Duration) -> Self {
+        self.args.ramp = Some(d);
+        self
+    }
+
+    /// `--wait-lock` when `wait`.
+    pub fn wait_lock(mut self, wait: bool) -> Self {
+        self.args.wait_lock = wait;
+        self
+    }
+
+    /// `--no-progress`.
+    pub fn no_progress(mut self) -> Self {
+        self.args.no_progress = true;
+        self
+    }
+
+    /// The options as `run` validates them, on the CPUs this process may use.
+    pub fn config(self) -> Result<RunConfig> {
+        let available = crate::base::cpus::available_cpus();
+        Ok(super::validate::run_config(&self.args, &available, None)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn a_run_with_nothing_set_is_what_clap_parses_from_a_bare_run() {
+        let Command::Run(parsed) = Cli::try_parse_from(["stripebench", "run"]).unwrap().command
+        else {
+            panic!("not a run")
+        };
+        assert_eq!(format!("{:?}", RunArgs::default()), format!("{parsed:?}"));
+    }
+
+    #[test]
+    fn a_value_run_refuses_is_refused_with_the_option_and_its_parser_s_words() {
+        let e = RunBuilder::new(["/dev/null"]).iodepth(0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid value '0' for '--iodepth': '0' is not a queue depth: give a whole number from 1 to 4096"
+        );
+        assert!(e.downcast_ref::<UsageError>().is_some(), "exit 2: {e}");
+        let e = RunBuilder::new(["/dev/null"])
+            .stripe_cache_size(16)
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "invalid value '16' for '--stripe-cache-size': '16' is not a stripe cache size"
+            ),
+            "{e}"
+        );
+        let e = RunBuilder::new(["/dev/null"]).bs(0).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("invalid value '0' for '--bs': the block size must be larger than 0"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_whole_is_validated_as_run_validates_it() {
+        let e = RunBuilder::new(["/dev/null"])
+            .duration(Duration::from_millis(2))
+            .unwrap()
+            .config()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--duration 2ms is too short to measure (a rate over a window of a few I/Os means nothing): give at least 10ms"
+        );
+    }
+}
