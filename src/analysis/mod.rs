@@ -1,6 +1,7 @@
 //! Layer `analysis`: pure math over measurements: latency histograms,
 //! summaries (median, the slow-member rule), the capacity (USL) fit, block
-//! verification, the two-sample test that tells a change from noise, the
+//! verification, the two-sample test that tells a change from noise and
+//! diff's judgement of a change with it (`significance`), the
 //! Little's-law check of a run's time in flight (`occupancy`), the stripe
 //! efficiency split into the stripe layer's loss and the members'
 //! imbalance (`stripe_loss`).
@@ -13,6 +14,7 @@ pub mod foreign;
 pub mod histogram;
 pub mod mannwhitney;
 pub mod occupancy;
+pub mod significance;
 pub mod stripe_loss;
 pub mod summary;
 pub mod verify;
