@@ -15,6 +15,7 @@ pub mod histogram;
 pub mod mannwhitney;
 pub mod occupancy;
 pub mod significance;
+pub mod slow_member;
 pub mod stripe_loss;
 pub mod summary;
 pub mod verify;

@@ -1015,17 +1015,17 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     out
 }
 
-/// The slow-member check: compare's verdict (`document::compare::judge`)
+/// The slow-member check: compare's verdict (`analysis::slow_member::judge`)
 /// over each member's runs read together (`samples`, by device node, in
 /// stripe order); each member it flags is a finding with its figures beside
 /// the median's. `crowded`: (workers, CPUs) when the members outnumbered
 /// the CPUs, which widens the verdict's floor.
 pub fn slow_members(
     topo: &Topology,
-    samples: &[(String, Vec<crate::document::compare::Sample>)],
+    samples: &[(String, Vec<crate::analysis::slow_member::Sample>)],
     crowded: Option<(usize, usize)>,
 ) -> (crate::document::compare::Verdict, Vec<Finding>) {
-    use crate::document::compare::{judge, Figure};
+    use crate::analysis::slow_member::{judge, Figure};
     let figures: Vec<(String, Option<Figure>)> = samples
         .iter()
         .map(|(m, s)| (m.clone(), Figure::of(m, s)))
@@ -1116,7 +1116,7 @@ pub fn slow_members(
             }),
         });
     }
-    (v, out)
+    (v.into(), out)
 }
 
 /// What a member's counters said of the O_DIRECT full-stripe reads: it

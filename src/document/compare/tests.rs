@@ -429,7 +429,7 @@ fn equal_members_with_noise_flag_none() {
         assert!(v.flagged.is_empty());
         let r = v.rate.unwrap();
         assert_eq!(r.mad, 0.0);
-        assert!((r.spread - super::verdict::RATE_FLOOR * 75.0e6).abs() < 1.0);
+        assert!((r.spread - crate::analysis::slow_member::RATE_FLOOR * 75.0e6).abs() < 1.0);
     }
     let text = crate::report::compare::render(&assemble(
         volume(),
