@@ -14,6 +14,7 @@ pub mod foreign;
 pub mod histogram;
 pub mod mannwhitney;
 pub mod occupancy;
+pub mod phase_health;
 pub mod significance;
 pub mod slow_member;
 pub mod stripe_loss;

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 pub use ceiling::{ceilings, geometry, CeilingDoc, StripeEfficiency};
 pub use direct_buffered::DirectBuffered;
-pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
+pub use health::{grouped_warnings, PhaseStatus};
 pub use kind::PhaseKind;
 pub use phase::Phase;
 pub use verdict::{Fence, Flagged, Thin, Verdict};
