@@ -9,6 +9,7 @@
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
 
+pub mod advise;
 pub mod capacity;
 pub mod foreign;
 pub mod histogram;
