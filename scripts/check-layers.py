@@ -29,8 +29,19 @@ them, with the graph):
     ("stripebench", "run", ...), or OsString::from("stripebench").
     String literals count here (a command line is made of them); comments
     and #[cfg(test)] code do not.
+  - no judgement in document/ (the JSON contract and its assembly): the
+    judgement (verdicts, thresholds, checks, significance tests) is
+    functions of typed figures in analysis/. Checkably, outside
+    `#[cfg(test)]` code a document/ file defines no floating-point
+    constant (`const X: f64`/`f32`: a share, a floor, a factor is a
+    threshold) and no `MIN_*`/`MAX_*` constant (a bound is a threshold),
+    defines no `fn judge`, and calls no statistical test (`mannwhitney::`)
+    itself (JUDGEMENT_BANNED).
 A file listed in PENDING, whose offence another branch removes, is printed
-as pending instead of failing; the merge empties PENDING.
+as pending instead of failing; the merge empties PENDING. A file listed in
+JUDGEMENT_LEFT holds judgement issue 40 names and that is not yet moved:
+printed, with what is left, instead of failing; a file that no longer
+offends must leave the list, and any other file that offends fails.
 """
 import os
 import re
@@ -80,6 +91,22 @@ ARGV_PARSERS = {
 # The files (besides main.rs) that may write one, and why.
 ARGV_BUILDERS = {
     os.path.join("cli", "fio_job.rs"): "expands --fio-job into run's words before the one parse (issue 40 item 1 makes it a builder)",
+}
+# Judgement in document/ (see the header): what a document/ file may not
+# define or call.
+JUDGEMENT_BANNED = [
+    (r"\bconst\s+[A-Z_0-9]+\s*:\s*f(32|64)\b", "a floating-point constant (a threshold)"),
+    (r"\bconst\s+(MIN|MAX)_[A-Z_0-9]*\s*:", "a MIN_/MAX_ constant (a bound)"),
+    (r"\bfn\s+judge\b", "a `fn judge` (a verdict)"),
+    (r"\bmannwhitney::", "a statistical test (mannwhitney::)"),
+]
+# Judgement still in document/, not yet moved to analysis/ (file -> what is
+# left): printed, not failed. Each entry goes when its file is moved.
+JUDGEMENT_LEFT = {
+    "document/advise/mod.rs": "issue 40 items 2-3: advise's budget shares and window bounds (READAHEAD_SHARE .. MIN_WINDOW_SEC): the planner's pacing, which item 2 gives to measure::series",
+    "document/plan.rs": "issue 40 item 3: the capacity plan's fit bounds (MAX_REL_RMSE, BOOTSTRAP_LEVEL, MAX_RATE)",
+    "document/run/rmw.rs": "issue 40 item 3: the read-modify-write note's bounds (MIN_SHARE_OF_WRITES, MIN_BYTES)",
+    "document/merge/check.rs": "issue 40 item 3: merge's sanity bound on a window (MAX_WINDOW_SEC)",
 }
 
 # Offences known and being removed elsewhere (file -> "who: what"): printed
@@ -238,6 +265,17 @@ def main():
             for bad in HOT_BANNED:
                 if re.search(r"\b(?:crate|super)::(?:[a-z_]+::)*" + bad + "::", text) or re.search(r"\bcrate::" + bad + r"\b", text):
                     problems.append((rel, f"{rel}: the hot loop and the engines must know nothing of {bad}"))
+    judgement, seen = [], set()
+    for rel, text in texts.items():
+        if layer_of(rel) != "document":
+            continue
+        for pat, what in JUDGEMENT_BANNED:
+            for m in re.finditer(pat, text):
+                if (rel, m.start()) in seen:
+                    continue  # one offence per place, however many rules it breaks
+                seen.add((rel, m.start()))
+                judgement.append((rel, f"{rel}: document/ defines or calls {what}: `{m.group(0)}`: judgement belongs in analysis/"))
+    problems.extend((f, m) for f, m in judgement if f not in JUDGEMENT_LEFT)
     # Cycles between files (Tarjan).
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
 
@@ -295,6 +333,17 @@ def main():
     print(f"  no argument synthesis: only main.rs and {', '.join(sorted(ARGV_PARSERS))} parse an argument vector; only main.rs and {', '.join(sorted(ARGV_BUILDERS))} write one")
     for f, why in sorted({**ARGV_PARSERS, **ARGV_BUILDERS}.items()):
         print(f"    {f}: {why}")
+    print(f"  document/ judges nothing: none of: {'; '.join(w for _, w in JUDGEMENT_BANNED)}")
+    left = [(f, m) for f, m in judgement if f in JUDGEMENT_LEFT]
+    if left:
+        print("judgement left in document/ (not yet moved to analysis/):")
+        for f in sorted({f for f, _ in left}):
+            print(f"  {f}: {JUDGEMENT_LEFT[f]}")
+            for g, m in left:
+                if g == f:
+                    print(f"    {m}")
+    for f in sorted(set(JUDGEMENT_LEFT) - {f for f, _ in left}):
+        problems.append((None, f"JUDGEMENT_LEFT lists {f}, which judges nothing now: drop it"))
     pending = [(f, m) for f, m in problems if f in PENDING]
     failed = [m for f, m in problems if f not in PENDING]
     if pending:

@@ -1,6 +1,7 @@
 //! Layer `analysis`: pure math over measurements: latency histograms,
 //! summaries (median, the slow-member rule), the capacity (USL) fit, block
-//! verification, the two-sample test that tells a change from noise, the
+//! verification, the two-sample test that tells a change from noise and
+//! diff's judgement of a change with it (`significance`), the
 //! Little's-law check of a run's time in flight (`occupancy`), the stripe
 //! efficiency split into the stripe layer's loss and the members'
 //! imbalance (`stripe_loss`).
@@ -8,11 +9,15 @@
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
 
+pub mod advise;
 pub mod capacity;
 pub mod foreign;
 pub mod histogram;
 pub mod mannwhitney;
 pub mod occupancy;
+pub mod phase_health;
+pub mod significance;
+pub mod slow_member;
 pub mod stripe_loss;
 pub mod summary;
 pub mod verify;

@@ -605,7 +605,7 @@ fn measure_writes(
 }
 
 /// Each member's runs read together (its device node, its samples).
-type MemberSamples = Vec<(String, Vec<crate::document::compare::Sample>)>;
+type MemberSamples = Vec<(String, Vec<crate::analysis::slow_member::Sample>)>;
 
 /// The slow-member runs the battery planned: every member read at once,
 /// O_DIRECT, one worker each, `repeats` times; each member's sample of
@@ -664,7 +664,7 @@ fn measure_members(
         }
         for (m, s) in samples.iter_mut() {
             if let Some(td) = doc.targets.iter().find(|td| td.path == *m) {
-                s.push(crate::document::compare::Sample::measured(
+                s.push(crate::analysis::slow_member::Sample::measured(
                     td.figures.bytes_per_sec,
                     td.figures.latency_ns.map(|l| l.p99),
                     td.figures.ios,

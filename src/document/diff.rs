@@ -2,8 +2,9 @@
 //! sweep, compare or merge) side by side, row by row (targets and the total,
 //! sweep points, compare phases, hosts and the fleet), each row's MB/s,
 //! IOPS and latency percentiles with their change, whether the change is
-//! beyond the noise (`analysis::mannwhitney` on per-second rates, or on
-//! repeats), and which rows crossed `--threshold`.
+//! beyond the noise, and which rows crossed `--threshold`. The judgement
+//! (the test, the change, the threshold rule) is `analysis::significance`;
+//! this file gathers each row's figures and samples and writes what it said.
 //!
 //! The command reads both documents (`read::read` refuses, one line each, a
 //! truncated file, JSON that is not a stripebench document, another schema
@@ -14,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::LatencySummary;
-use crate::analysis::mannwhitney::{self, Outcome};
+use crate::analysis::significance::{self, Figures, RateSamples};
 use crate::analysis::summary::median;
 use crate::document::advise::{Finding, FindingsDocument, Measurement};
 use crate::document::compare::CompareDocument;
@@ -27,7 +28,8 @@ use crate::document::workload::Workload;
 use crate::measure::config::ConfigDoc;
 
 /// The five figures of every row, in order.
-pub const METRICS: [&str; 5] = ["bytes_per_sec", "iops", "p50_ns", "p99_ns", "p99_9_ns"];
+pub const METRICS: [&str; significance::FIGURES] =
+    ["bytes_per_sec", "iops", "p50_ns", "p99_ns", "p99_9_ns"];
 
 /// What the test said of one change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +41,16 @@ pub enum Verdict {
     Noise,
     /// No test: too few samples, or none to test (see `note`).
     Untested,
+}
+
+impl From<significance::Verdict> for Verdict {
+    fn from(v: significance::Verdict) -> Verdict {
+        match v {
+            significance::Verdict::Significant => Verdict::Significant,
+            significance::Verdict::Noise => Verdict::Noise,
+            significance::Verdict::Untested => Verdict::Untested,
+        }
+    }
 }
 
 /// The two-sample test of one figure.
@@ -277,33 +289,6 @@ fn per_second_runs(g: &Given) -> Result<()> {
     Ok(())
 }
 
-/// Samples of the rates: bytes per second, I/Os per second, and what they are.
-type RateSamples = (Vec<f64>, Vec<f64>, &'static str);
-
-/// One row's figures and samples, from one side.
-#[derive(Debug, Clone, Default)]
-struct Figures {
-    bytes_per_sec: Option<f64>,
-    iops: Option<f64>,
-    /// p50, p99 and p99.9 in ns.
-    latency: Option<[f64; 3]>,
-    /// Samples of the rates (bytes/s, IOPS) and what they are.
-    rate_samples: Option<RateSamples>,
-    /// Per-repeat latency percentiles (p50, p99, p99.9), with enough repeats.
-    latency_samples: Option<[Vec<f64>; 3]>,
-}
-
-impl Figures {
-    fn get(&self, metric: usize) -> Option<f64> {
-        match metric {
-            0 => self.bytes_per_sec,
-            1 => self.iops,
-            2..=4 => self.latency.map(|l| l[metric - 2]),
-            _ => None,
-        }
-    }
-}
-
 /// Per-second samples of some workers' rates.
 fn interval_samples<'a>(
     workers: impl Iterator<Item = &'a WorkerDoc>,
@@ -323,81 +308,18 @@ fn total_figures(d: &RunDocument) -> Figures {
     }
 }
 
-/// The test of one figure, from both sides' samples.
-fn test_of(metric: usize, a: &Figures, b: &Figures, alpha: f64) -> TestDoc {
-    let untested = |note: String, na: usize, nb: usize| TestDoc {
-        verdict: Verdict::Untested,
-        test: None,
-        method: None,
-        samples: None,
-        n_base: na,
-        n_new: nb,
-        u: None,
-        p: None,
-        note: Some(note),
-    };
-    let (xs, ys, what): (&[f64], &[f64], &str) = if metric < 2 {
-        match (&a.rate_samples, &b.rate_samples) {
-            (Some(x), Some(y)) => {
-                fn pick(s: &RateSamples, metric: usize) -> &[f64] {
-                    if metric == 0 {
-                        &s.0
-                    } else {
-                        &s.1
-                    }
-                }
-                // Repeats on one side and intervals on the other are not one kind of sample.
-                let what = if x.2 == y.2 {
-                    x.2
-                } else {
-                    "per-second intervals"
-                };
-                (pick(x, metric), pick(y, metric), what)
-            }
-            _ => {
-                return untested(
-                    "no per-second samples on one side: a merged host whose hostname repeats"
-                        .into(),
-                    0,
-                    0,
-                )
-            }
-        }
-    } else {
-        match (&a.latency_samples, &b.latency_samples) {
-            (Some(x), Some(y)) => (&x[metric - 2], &y[metric - 2], "repeats"),
-            _ => {
-                return untested(
-                    "one latency histogram per side: percentiles have no per-second samples".into(),
-                    0,
-                    0,
-                )
-            }
-        }
-    };
-    match mannwhitney::test(xs, ys, alpha) {
-        Outcome::Tested(t) => TestDoc {
-            verdict: if t.p < alpha {
-                Verdict::Significant
-            } else {
-                Verdict::Noise
-            },
-            test: Some("mann-whitney-u".into()),
-            method: Some(t.method.name().into()),
-            samples: Some(what.into()),
-            n_base: t.n1,
-            n_new: t.n2,
-            u: Some(t.u),
-            p: Some(t.p),
-            note: None,
-        },
-        Outcome::TooFew { n1, n2, smallest_p } => untested(
-            format!(
-                "n too small: {n1} vs {n2} {what} cannot give a p-value below {alpha} (at best {smallest_p:.3})"
-            ),
-            n1,
-            n2,
-        ),
+/// The document's record of what `significance::test` said.
+fn test_doc(t: significance::Test) -> TestDoc {
+    TestDoc {
+        verdict: t.verdict.into(),
+        test: t.test.map(String::from),
+        method: t.method.map(String::from),
+        samples: t.samples.map(String::from),
+        n_base: t.n_base,
+        n_new: t.n_new,
+        u: t.u,
+        p: t.p,
+        note: t.note,
     }
 }
 
@@ -413,21 +335,10 @@ fn row(
     let metrics = (0..METRICS.len())
         .map(|m| {
             let (base, new) = (a.get(m), b.get(m));
-            let change_pct = match (base, new) {
-                (Some(x), Some(y)) if x > 0.0 => Some((y - x) / x * 100.0),
-                (Some(x), Some(y)) if x == 0.0 && y == 0.0 => Some(0.0),
-                _ => None,
-            };
-            let test = test_of(m, a, b, o.alpha);
-            // A throughput fall (MB/s) or a p99 rise past the threshold, unless
-            // the test found it within the noise.
-            let crossed = match (o.threshold_pct, change_pct) {
-                (Some(t), Some(c)) => {
-                    let past = (m == 0 && c < -t) || (m == 3 && c > t);
-                    past && test.verdict != Verdict::Noise
-                }
-                _ => false,
-            };
+            let change_pct = significance::change_pct(base, new);
+            let t = significance::test(m, a, b, o.alpha);
+            let crossed = significance::crossed(m, o.threshold_pct, change_pct, t.verdict);
+            let test = test_doc(t);
             MetricDiff {
                 metric: METRICS[m].into(),
                 base,
@@ -681,7 +592,7 @@ fn diff_sweeps(a: &SweepDocument, b: &SweepDocument, o: &DiffOptions) -> Parts {
             differences.push(d);
         }
         setup_notes(ra, rb, &at, &mut notes);
-        let repeats = mannwhitney::smallest_p(pa.runs.len(), pb.runs.len()) < o.alpha;
+        let repeats = significance::repeats_testable(pa.runs.len(), pb.runs.len(), o.alpha);
         rows.push(row(
             "point",
             label,

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{striping, Finding, Gain, Setting, Severity};
+use crate::analysis::advise as rules;
 use crate::base::units::mb_per_sec;
 use crate::device::survey::{DeviceFacts, Survey};
 use crate::device::topology::{Device, Topology};
@@ -1015,17 +1016,17 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     out
 }
 
-/// The slow-member check: compare's verdict (`document::compare::judge`)
+/// The slow-member check: compare's verdict (`analysis::slow_member::judge`)
 /// over each member's runs read together (`samples`, by device node, in
 /// stripe order); each member it flags is a finding with its figures beside
 /// the median's. `crowded`: (workers, CPUs) when the members outnumbered
 /// the CPUs, which widens the verdict's floor.
 pub fn slow_members(
     topo: &Topology,
-    samples: &[(String, Vec<crate::document::compare::Sample>)],
+    samples: &[(String, Vec<crate::analysis::slow_member::Sample>)],
     crowded: Option<(usize, usize)>,
 ) -> (crate::document::compare::Verdict, Vec<Finding>) {
-    use crate::document::compare::{judge, Figure};
+    use crate::analysis::slow_member::{judge, Figure};
     let figures: Vec<(String, Option<Figure>)> = samples
         .iter()
         .map(|(m, s)| (m.clone(), Figure::of(m, s)))
@@ -1116,7 +1117,7 @@ pub fn slow_members(
             }),
         });
     }
-    (v, out)
+    (v.into(), out)
 }
 
 /// What a member's counters said of the O_DIRECT full-stripe reads: it
@@ -1268,14 +1269,10 @@ pub fn buffered_direct(topo: &Topology, measured: &[super::Measurement]) -> Opti
     })
 }
 
-/// The share of the best IOPS a depth must reach to be the knee: past it,
-/// more I/Os in flight gain less than this.
-pub const KNEE_SHARE: f64 = 0.9;
-
 /// The volume's queue-depth knee from the queue-depth runs: the least depth
-/// that reached [`KNEE_SHARE`] of the best IOPS, and what the deepest run
-/// paid in p99 for what it gained beyond it. Info: what to run the array
-/// at, not a fault.
+/// that reached `KNEE_SHARE` of the best IOPS (`analysis::advise::knee`),
+/// and what the deepest run paid in p99 for what it gained beyond it.
+/// Info: what to run the array at, not a fault.
 pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Finding> {
     let mut pts: Vec<(u32, f64, Option<u64>)> = measured
         .iter()
@@ -1287,11 +1284,8 @@ pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Fi
         .filter(|p| p.1 > 0.0)
         .collect();
     pts.sort_by_key(|p| p.0);
-    if pts.len() < 3 {
-        return None;
-    }
-    let best = pts.iter().map(|p| p.1).fold(0.0, f64::max);
-    let knee = *pts.iter().find(|p| p.1 >= KNEE_SHARE * best)?;
+    let rates: Vec<(u32, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+    let knee = pts[rules::knee(&rates)?];
     let deepest = *pts.last()?;
     let vol = &topo.root.name;
     let ms = |ns: Option<u64>| ns.map_or("?".to_string(), |n| format!("{:.2} ms", n as f64 / 1e6));
@@ -1314,7 +1308,7 @@ pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Fi
         devices: vec![vol.clone()],
         title: format!(
             "{vol} reaches {:.0}% of its best random 4 KiB read rate at {} I/Os in flight ({:.0} IOPS){beyond}",
-            KNEE_SHARE * 100.0,
+            rules::KNEE_SHARE * 100.0,
             knee.0,
             knee.1
         ),
@@ -1336,11 +1330,6 @@ pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Fi
     })
 }
 
-/// The share of the bytes written that the members may read during
-/// full-stripe writes before it counts as read-modify-write (md reads a
-/// little for its own bookkeeping).
-pub const RMW_SHARE: f64 = 0.05;
-
 /// The write runs (parity RAID, --allow-destructive): full-stripe writes
 /// that made the members read are read-modify-write where there should be
 /// none (medium); chunk-sized random writes show what a sub-stripe write
@@ -1358,10 +1347,7 @@ pub fn writes_findings(
         return;
     }
     let vol = &topo.root.name;
-    let read_share = |m: &super::Measurement| match (m.members_read_bytes, m.bytes) {
-        (Some(r), Some(w)) if w > 0 => Some(r as f64 / w as f64),
-        _ => None,
-    };
+    let read_share = |m: &super::Measurement| rules::read_share(m.members_read_bytes, m.bytes);
     let mib = |b: Option<u64>| {
         b.map_or("?".to_string(), |b| {
             format!("{:.1} MiB", b as f64 / 1048576.0)
@@ -1372,7 +1358,7 @@ pub fn writes_findings(
         .find(|m| m.current && m.setting.starts_with("full-stripe"));
     let random = runs.iter().find(|m| m.setting.starts_with("random"));
     if let Some(f) = full_now {
-        if let Some(share) = read_share(f).filter(|&s| s > RMW_SHARE) {
+        if let Some(share) = read_share(f).filter(|&s| rules::full_stripe_rmw(s)) {
             findings.push(Finding {
                 id: "rmw-full-stripe".into(),
                 check: "writes".into(),

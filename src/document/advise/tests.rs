@@ -471,7 +471,7 @@ fn the_document_round_trips_through_json() {
 
 #[test]
 fn the_slow_member_is_judged_by_compares_verdict_with_its_figures_beside_the_median() {
-    use crate::document::compare::Sample;
+    use crate::analysis::slow_member::Sample;
     let (t, s) = raid0();
     let sample = |mb: f64| Sample::measured(mb * 1e6, Some(5_000_000), 200);
     let runs = |mb: [f64; 3]| mb.iter().map(|&m| sample(m)).collect::<Vec<_>>();
@@ -705,7 +705,7 @@ fn a_dm_name_with_shell_characters_is_quoted_in_the_fix() {
 
 #[test]
 fn a_member_path_with_shell_characters_is_quoted_in_the_fix() {
-    use crate::document::compare::Sample;
+    use crate::analysis::slow_member::Sample;
     let (t, _) = raid0();
     let runs = |mb: f64| {
         (0..3)

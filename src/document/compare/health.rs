@@ -3,16 +3,14 @@
 //! marked, and kept out of the efficiency and the verdict); one whose
 //! workers completed no I/O, or only a handful, is *thin* (never summarised
 //! as a rate, kept out of the efficiency). What is wrong is said in words,
-//! with the targets whose I/O failed.
+//! with the targets whose I/O failed. The rule is
+//! `analysis::phase_health`; this file gathers its counts and says them.
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::phase_health::{self, Status, MIN_WORKER_IOS};
 use crate::document::run::RunDocument;
 use crate::measure::worker::Ending;
-
-/// A worker that completed fewer I/Os than this in its window has no rate
-/// worth the name: its phase is thin.
-pub const MIN_WORKER_IOS: u64 = 5;
 
 /// What a phase's figures are good for.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,13 +82,14 @@ pub fn check(doc: &RunDocument) -> (PhaseStatus, Vec<String>, Vec<String>) {
     if doc.total.flush_errors > 0 {
         problems.push(format!("{} flush error(s)", doc.total.flush_errors));
     }
-    let failed = doc.has_errors() || stopped > 0;
-    let idle = doc.workers.iter().filter(|w| w.figures.ios == 0).count();
-    let few = doc
-        .workers
-        .iter()
-        .filter(|w| (1..MIN_WORKER_IOS).contains(&w.figures.ios))
-        .count();
+    let worker_ios: Vec<u64> = doc.workers.iter().map(|w| w.figures.ios).collect();
+    let health = phase_health::judge(
+        doc.has_errors(),
+        stopped,
+        doc.total.figures.ios,
+        &worker_ios,
+    );
+    let (idle, few) = (health.idle, health.few);
     if doc.total.figures.ios == 0 {
         problems.push("no I/O completed".to_string());
     } else {
@@ -103,13 +102,10 @@ pub fn check(doc: &RunDocument) -> (PhaseStatus, Vec<String>, Vec<String>) {
             ));
         }
     }
-    let thin = doc.total.figures.ios == 0 || idle > 0 || few > 0;
-    let status = if failed {
-        PhaseStatus::Failed
-    } else if thin {
-        PhaseStatus::Thin
-    } else {
-        PhaseStatus::Ok
+    let status = match health.status {
+        Status::Ok => PhaseStatus::Ok,
+        Status::Thin => PhaseStatus::Thin,
+        Status::Failed => PhaseStatus::Failed,
     };
     (status, problems, failing)
 }

@@ -22,14 +22,12 @@ use serde::{Deserialize, Serialize};
 
 pub use ceiling::{ceilings, geometry, CeilingDoc, StripeEfficiency};
 pub use direct_buffered::DirectBuffered;
-pub use health::{grouped_warnings, PhaseStatus, MIN_WORKER_IOS};
+pub use health::{grouped_warnings, PhaseStatus};
 pub use kind::PhaseKind;
 pub use phase::Phase;
-pub use verdict::{
-    host_factors, judge, Fence, Figure, Flagged, Sample, Thin, Verdict, CROWDED_RATE_FLOOR, K,
-    MIN_IOS,
-};
+pub use verdict::{Fence, Flagged, Thin, Verdict};
 
+use crate::analysis::slow_member::{self, host_factors, Figure, Sample};
 use crate::analysis::summary::median;
 use crate::device::topology::Topology;
 use crate::document::run::ToolInfo;
@@ -474,5 +472,8 @@ pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
     let d = &together.document;
     let crowded =
         (!solo && d.workers.len() > d.host.cpus).then_some((d.workers.len(), d.host.cpus));
-    (members, Some(verdict::judge(&figures, source, crowded)))
+    (
+        members,
+        Some(slow_member::judge(&figures, source, crowded).into()),
+    )
 }

@@ -429,7 +429,7 @@ fn equal_members_with_noise_flag_none() {
         assert!(v.flagged.is_empty());
         let r = v.rate.unwrap();
         assert_eq!(r.mad, 0.0);
-        assert!((r.spread - super::verdict::RATE_FLOOR * 75.0e6).abs() < 1.0);
+        assert!((r.spread - crate::analysis::slow_member::RATE_FLOOR * 75.0e6).abs() < 1.0);
     }
     let text = crate::report::compare::render(&assemble(
         volume(),
@@ -675,7 +675,7 @@ fn a_document_without_the_new_fields_reads() {
 
 /// Measured together by more workers than CPUs, the rate floor widens with
 /// the crowding (2 workers on 1 CPU: 10 %; 16 on 2 reach the 25 % cap, see
-/// verdict::tests), and the verdict says why.
+/// analysis::slow_member::tests), and the verdict says why.
 #[test]
 fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
     let mut runs = members_together(8, 1, |i, _| if i == 3 { 70.0e6 } else { 75.0e6 });
