@@ -9,10 +9,13 @@
 //! (their checks), as well as in `document` (the run's assembly, merge,
 //! plan); every one of those layers can name a type of `base`.
 //!
-//! In a document a warning is its sentence, as it always was (the JSON
-//! contract): it serializes as that string, and a document read back gives
-//! [`Warning::Text`], which keeps the sentence (the JSON keeps no kind).
-//! Two warnings are the same when they say the same.
+//! In a document a warning is its sentence (`text`, byte for byte what the
+//! table and the HTML say) with its `kind` and its fields beside it, so a
+//! reader of the JSON can act on a warning without parsing its sentence, and
+//! a document read back gives the same typed warning. A warning known only
+//! by its sentence ([`Warning::Text`], which every warning of a document
+//! written before the fields reads back as) is that string alone. Two
+//! warnings are the same when they say the same.
 
 use std::fmt;
 use std::time::Duration;
@@ -30,16 +33,20 @@ pub const MIN_MEANINGFUL_IOS: u64 = 100;
 /// One warning. `path` fields hold a target as the warning names it
 /// (escaped, or as the document spells it: the sentence is kept byte for
 /// byte); `ratio` fields are fractions, printed as percentages.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(remote = "Self", tag = "kind", rename_all = "snake_case")]
 pub enum Warning {
-    /// Known only by its sentence: read back from a document, or made by
-    /// code that builds its sentence itself (a failed fsync's error, the
-    /// live stream's trouble).
+    /// Known only by its sentence: read back from a document written before
+    /// warnings carried their kind (or of a kind this build does not know),
+    /// or made by code that builds its sentence itself (a failed fsync's
+    /// error). In a document: the sentence alone, a string.
+    #[serde(skip)]
     Text(String),
 
     /// Many targets' (devices', workers', members') same warning, said once
     /// ([`group`]): `text` names their count and a compact list of them,
     /// and gives the range of each figure that differs among `members`.
+    #[serde(skip)]
     Grouped {
         text: String,
         members: Vec<Warning>,
@@ -248,18 +255,21 @@ pub enum Warning {
     /// `--duration` ended the run before `--io-limit`.
     IoLimitNotReached {
         limit: u64,
+        #[serde(rename = "duration_sec", with = "secs")]
         duration: Duration,
         most_bytes: u64,
     },
     /// `--duration` ended a verifying pass before every block was read;
     /// `done` is the slowest worker's fraction.
     VerifyPassIncomplete {
+        #[serde(rename = "duration_sec", with = "secs")]
         duration: Duration,
         done: f64,
     },
     /// `--duration` ended the run before `--passes`.
     PassesNotCompleted {
         passes: u64,
+        #[serde(rename = "duration_sec", with = "secs")]
         duration: Duration,
         done: f64,
     },
@@ -1144,18 +1154,104 @@ impl From<String> for Warning {
     }
 }
 
+/// A `Duration` in a document: seconds, as every duration there is.
+mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A typed warning in a document: its sentence, then its kind and fields
+/// (those `serde(remote = "Self")` derives for [`Warning`]).
+#[derive(Serialize)]
+struct Typed<'a> {
+    text: String,
+    #[serde(flatten)]
+    fields: Fields<'a>,
+}
+
+struct Fields<'a>(&'a Warning);
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Warning::serialize(self.0, s)
+    }
+}
+
+/// A group in a document: its line, and each member as it would stand alone.
+#[derive(Serialize)]
+struct GroupedDoc<'a> {
+    text: &'a str,
+    kind: &'static str,
+    members: &'a [Warning],
+}
+
+/// In a document a warning is its sentence (`text`, the line a reader
+/// sees), with its `kind` and its fields beside it; one known only by its
+/// sentence ([`Warning::Text`]) is that string alone, as every warning was
+/// before the fields.
 impl Serialize for Warning {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Warning::Text(t) => s.serialize_str(t),
-            w => s.collect_str(w),
+            Warning::Grouped { text, members } => GroupedDoc {
+                text,
+                kind: "grouped",
+                members,
+            }
+            .serialize(s),
+            w => Typed {
+                text: w.to_string(),
+                fields: Fields(w),
+            }
+            .serialize(s),
         }
     }
 }
 
+/// A warning read back: a string is [`Warning::Text`] (a document written
+/// before warnings carried their kind); an object is its kind with its
+/// fields when this build knows the kind and renders the document's very
+/// sentence from them, and otherwise its sentence alone, so a document
+/// read back always says what it said.
 impl<'de> Deserialize<'de> for Warning {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Warning, D::Error> {
-        String::deserialize(d).map(Warning::Text)
+        use serde::de::Error;
+        use serde_json::Value;
+        let mut fields = match Value::deserialize(d)? {
+            Value::String(t) => return Ok(Warning::Text(t)),
+            Value::Object(m) => m,
+            other => {
+                return Err(D::Error::custom(format!(
+                    "a warning is a string or an object with its text, not {other}"
+                )))
+            }
+        };
+        let text = match fields.remove("text") {
+            Some(Value::String(t)) => t,
+            _ => return Err(D::Error::missing_field("text")),
+        };
+        if fields.get("kind").and_then(Value::as_str) == Some("grouped") {
+            let members = fields
+                .remove("members")
+                .map(Vec::<Warning>::deserialize)
+                .transpose()
+                .map_err(D::Error::custom)?
+                .unwrap_or_default();
+            return Ok(Warning::Grouped { text, members });
+        }
+        Ok(match Warning::deserialize(Value::Object(fields)) {
+            Ok(w) if w.to_string() == text => w,
+            _ => Warning::Text(text),
+        })
     }
 }
 
@@ -1166,12 +1262,64 @@ mod tests {
 
     fn says(w: Warning, text: &str) {
         assert_eq!(w.to_string(), text);
-        // In a document it is that sentence, and it reads back as the same warning.
-        let json = serde_json::to_string(&w).unwrap();
-        assert_eq!(json, serde_json::to_string(text).unwrap());
-        let back: Warning = serde_json::from_str(&json).unwrap();
-        assert!(matches!(&back, Text(t) if t == text));
+        // In a document it is that sentence with its kind and fields beside
+        // it, and it reads back as the same warning, field for field.
+        let v = serde_json::to_value(&w).unwrap();
+        let back: Warning = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(back, w);
+        match &w {
+            Text(t) => assert_eq!(v, serde_json::Value::String(t.clone())),
+            _ => {
+                assert_eq!(v["text"], text, "{v}");
+                assert!(v["kind"].is_string(), "{v}");
+                assert_eq!(format!("{back:?}"), format!("{w:?}"));
+            }
+        }
+        // Written before the fields, it is the sentence alone: text.
+        let old: Warning = serde_json::from_value(serde_json::Value::String(text.into())).unwrap();
+        assert!(matches!(&old, Text(t) if t == text));
+        assert_eq!(old, w);
+    }
+
+    #[test]
+    fn json_carries_each_warnings_kind_and_fields_beside_its_text() {
+        let w = CacheKeptWrites {
+            path: "a.dat".into(),
+            ratio: 0.25,
+        };
+        let v = serde_json::to_value(&w).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "text": w.to_string(),
+                "kind": "cache_kept_writes",
+                "path": "a.dat",
+                "ratio": 0.25,
+            })
+        );
+        let back: Warning = serde_json::from_value(v).unwrap();
+        assert!(
+            matches!(&back, CacheKeptWrites { path, ratio } if path == "a.dat" && *ratio == 0.25),
+            "{back:?}"
+        );
+        // A document written before the fields: its sentence, which stays text.
+        let old: Warning = serde_json::from_value(serde_json::json!(w.to_string())).unwrap();
+        assert!(matches!(&old, Text(t) if *t == w.to_string()));
+        // A kind this build does not know, or fields that do not say the
+        // document's sentence: the sentence, as the document said it.
+        for v in [
+            serde_json::json!({"text": "said", "kind": "from_the_future", "x": 1}),
+            serde_json::json!({"text": "said", "kind": "cache_kept_writes", "path": "a", "ratio": 0.5}),
+            serde_json::json!({"text": "said", "kind": "cache_kept_writes"}),
+        ] {
+            let back: Warning = serde_json::from_value(v).unwrap();
+            assert!(matches!(&back, Text(t) if t == "said"), "{back:?}");
+        }
+        // An object without its sentence is no warning.
+        assert!(serde_json::from_value::<Warning>(
+            serde_json::json!({"kind": "short_ios", "count": 1})
+        )
+        .is_err());
     }
 
     #[test]
@@ -1606,11 +1754,17 @@ mod tests {
             "64 devices (zram1-zram64): --bs 1.0 MiB is larger than one request to them can carry (max_sectors_kb 128): each I/O reaches each of them as 8 requests"
         );
         assert!(matches!(&lines[0], Grouped { members, .. } if members.len() == 64));
-        // In a document the group is its line.
-        assert_eq!(
-            serde_json::to_value(&lines[0]).unwrap(),
-            serde_json::Value::String(lines[0].to_string())
+        // In a document the group is its line, with each member beside it.
+        let v = serde_json::to_value(&lines[0]).unwrap();
+        assert_eq!(v["text"], lines[0].to_string());
+        assert_eq!(v["kind"], "grouped");
+        assert_eq!(v["members"].as_array().map(Vec::len), Some(64));
+        assert_eq!(v["members"][0]["kind"], "oversized_requests");
+        let back: Warning = serde_json::from_value(v).unwrap();
+        assert!(
+            matches!(&back, Grouped { members, .. } if members.len() == 64 && members[0] == ws[0])
         );
+        assert_eq!(back, lines[0]);
         // A warning about no single subject stays as it was.
         assert_eq!(lines[1].to_string(), ws[1].to_string());
     }
