@@ -186,6 +186,12 @@ pub enum Warning {
         dropped: u64,
         lines: u64,
     },
+    /// The live stream's collector thread could not be started: the run
+    /// goes on without `--live` and `--metrics` lines (said on stderr as
+    /// the run starts).
+    LiveThreadUnstarted {
+        error: String,
+    },
     /// The live collector could not keep up with the workers.
     LiveCollectorBehind {
         seconds_lost: u64,
@@ -333,6 +339,24 @@ pub enum Warning {
         read_bytes: Option<u64>,
         write_bytes: Option<u64>,
         tolerance: u64,
+    },
+
+    // --- Before a measuring command (what a killed run left behind): said
+    // on stderr before it measures, in no document.
+    /// A state file of ours that is not ours to trust; `why` says which
+    /// and why (its path shown escaped).
+    StateFileRefused {
+        why: String,
+    },
+    /// A killed run's test bed, still on disk (`dir` shown escaped).
+    TestBedLeft {
+        dir: String,
+    },
+    /// A killed run's settings, still changed (`state`: the state
+    /// directory, shown escaped).
+    SettingsLeft {
+        settings: usize,
+        state: String,
     },
 
     // --- Documents made of documents (merge, plan).
@@ -525,6 +549,9 @@ impl fmt::Display for Warning {
                 f,
                 "the --live stream's reader fell behind: {dropped} of {lines} lines were dropped (the run did not wait for it)"
             ),
+            LiveThreadUnstarted { error } => {
+                write!(f, "cannot start the live stream's thread: {error}")
+            }
             LiveCollectorBehind {
                 seconds_lost,
                 histograms_lost,
@@ -745,6 +772,15 @@ impl fmt::Display for Warning {
                     "{path}: {reads}: read-modify-write (sub-stripe writes); {members_reading} of {members} members read"
                 )
             }
+            StateFileRefused { why } => f.write_str(why),
+            TestBedLeft { dir } => write!(
+                f,
+                "a killed run left its test bed behind ({dir}): run 'stripebench restore' to remove it"
+            ),
+            SettingsLeft { settings, state } => write!(
+                f,
+                "a killed run left {settings} setting(s) changed (state in {state}): run 'stripebench restore'"
+            ),
             OnHost { host, warning } => write!(f, "{host}: {warning}"),
             MergedTwice { what } => write!(f, "{what}; merged twice because of --force"),
             DifferentWorkload { path, difference } => write!(
@@ -1688,6 +1724,12 @@ mod tests {
             "the --live stream's reader fell behind: 3 of 40 lines were dropped (the run did not wait for it)",
         );
         says(
+            LiveThreadUnstarted {
+                error: "Resource temporarily unavailable (os error 11)".into(),
+            },
+            "cannot start the live stream's thread: Resource temporarily unavailable (os error 11)",
+        );
+        says(
             LiveCollectorBehind {
                 seconds_lost: 2,
                 histograms_lost: 1,
@@ -1876,6 +1918,25 @@ mod tests {
                 why: "no queue limit of the member explains it".into(),
             },
             "member sdc of md0 received O_DIRECT reads as requests of 32.0 KiB on average, for pieces of 64.0 KiB (the chunk): no queue limit of the member explains it",
+        );
+        says(
+            TestBedLeft {
+                dir: "/tmp/.stripebench-1".into(),
+            },
+            "a killed run left its test bed behind (/tmp/.stripebench-1): run 'stripebench restore' to remove it",
+        );
+        says(
+            SettingsLeft {
+                settings: 2,
+                state: "/run/stripebench".into(),
+            },
+            "a killed run left 2 setting(s) changed (state in /run/stripebench): run 'stripebench restore'",
+        );
+        says(
+            StateFileRefused {
+                why: "/run/stripebench/x.json is not owned by root".into(),
+            },
+            "/run/stripebench/x.json is not owned by root",
         );
         says(
             OnHost {
