@@ -9,10 +9,13 @@
 //! (their checks), as well as in `document` (the run's assembly, merge,
 //! plan); every one of those layers can name a type of `base`.
 //!
-//! In a document a warning is its sentence, as it always was (the JSON
-//! contract): it serializes as that string, and a document read back gives
-//! [`Warning::Text`], which keeps the sentence (the JSON keeps no kind).
-//! Two warnings are the same when they say the same.
+//! In a document a warning is its sentence (`text`, byte for byte what the
+//! table and the HTML say) with its `kind` and its fields beside it, so a
+//! reader of the JSON can act on a warning without parsing its sentence, and
+//! a document read back gives the same typed warning. A warning known only
+//! by its sentence ([`Warning::Text`], which every warning of a document
+//! written before the fields reads back as) is that string alone. Two
+//! warnings are the same when they say the same.
 
 use std::fmt;
 use std::time::Duration;
@@ -30,16 +33,20 @@ pub const MIN_MEANINGFUL_IOS: u64 = 100;
 /// One warning. `path` fields hold a target as the warning names it
 /// (escaped, or as the document spells it: the sentence is kept byte for
 /// byte); `ratio` fields are fractions, printed as percentages.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(remote = "Self", tag = "kind", rename_all = "snake_case")]
 pub enum Warning {
-    /// Known only by its sentence: read back from a document, or made by
-    /// code that builds its sentence itself (a failed fsync's error, the
-    /// live stream's trouble).
+    /// Known only by its sentence: read back from a document written before
+    /// warnings carried their kind (or of a kind this build does not know),
+    /// or made by code that builds its sentence itself (a failed fsync's
+    /// error). In a document: the sentence alone, a string.
+    #[serde(skip)]
     Text(String),
 
     /// Many targets' (devices', workers', members') same warning, said once
     /// ([`group`]): `text` names their count and a compact list of them,
     /// and gives the range of each figure that differs among `members`.
+    #[serde(skip)]
     Grouped {
         text: String,
         members: Vec<Warning>,
@@ -179,6 +186,12 @@ pub enum Warning {
         dropped: u64,
         lines: u64,
     },
+    /// The live stream's collector thread could not be started: the run
+    /// goes on without `--live` and `--metrics` lines (said on stderr as
+    /// the run starts).
+    LiveThreadUnstarted {
+        error: String,
+    },
     /// The live collector could not keep up with the workers.
     LiveCollectorBehind {
         seconds_lost: u64,
@@ -248,18 +261,21 @@ pub enum Warning {
     /// `--duration` ended the run before `--io-limit`.
     IoLimitNotReached {
         limit: u64,
+        #[serde(rename = "duration_sec", with = "secs")]
         duration: Duration,
         most_bytes: u64,
     },
     /// `--duration` ended a verifying pass before every block was read;
     /// `done` is the slowest worker's fraction.
     VerifyPassIncomplete {
+        #[serde(rename = "duration_sec", with = "secs")]
         duration: Duration,
         done: f64,
     },
     /// `--duration` ended the run before `--passes`.
     PassesNotCompleted {
         passes: u64,
+        #[serde(rename = "duration_sec", with = "secs")]
         duration: Duration,
         done: f64,
     },
@@ -323,6 +339,24 @@ pub enum Warning {
         read_bytes: Option<u64>,
         write_bytes: Option<u64>,
         tolerance: u64,
+    },
+
+    // --- Before a measuring command (what a killed run left behind): said
+    // on stderr before it measures, in no document.
+    /// A state file of ours that is not ours to trust; `why` says which
+    /// and why (its path shown escaped).
+    StateFileRefused {
+        why: String,
+    },
+    /// A killed run's test bed, still on disk (`dir` shown escaped).
+    TestBedLeft {
+        dir: String,
+    },
+    /// A killed run's settings, still changed (`state`: the state
+    /// directory, shown escaped).
+    SettingsLeft {
+        settings: usize,
+        state: String,
     },
 
     // --- Documents made of documents (merge, plan).
@@ -418,11 +452,7 @@ impl fmt::Display for Warning {
                 fmt_bytes(*empty),
                 fmt_bytes(*region),
                 *empty as f64 / (*region).max(1) as f64 * 100.0,
-                if *mostly {
-                    "read anyway (--allow-holes): those reads measure memory, not the device"
-                } else {
-                    "under half, so the run goes on: its figure mixes the device's reads with memory's"
-                }
+                unbacked_tail(*mostly)
             ),
             // No value in the sentence (the run's config has it): a
             // sweep's points, each with its own, say it once.
@@ -433,11 +463,7 @@ impl fmt::Display for Warning {
             MemoryTarget { path, fs, direct } => write!(
                 f,
                 "{path} is on {fs}: the target is memory, not a device ({}no device counters), so these figures measure memory",
-                if *direct {
-                    format!("{fs} takes O_DIRECT but serves it from RAM like any other I/O; ")
-                } else {
-                    String::new()
-                }
+                memory_direct(fs, *direct)
             ),
             AtimeChecked { path } => write!(
                 f,
@@ -523,6 +549,9 @@ impl fmt::Display for Warning {
                 f,
                 "the --live stream's reader fell behind: {dropped} of {lines} lines were dropped (the run did not wait for it)"
             ),
+            LiveThreadUnstarted { error } => {
+                write!(f, "cannot start the live stream's thread: {error}")
+            }
             LiveCollectorBehind {
                 seconds_lost,
                 histograms_lost,
@@ -743,6 +772,15 @@ impl fmt::Display for Warning {
                     "{path}: {reads}: read-modify-write (sub-stripe writes); {members_reading} of {members} members read"
                 )
             }
+            StateFileRefused { why } => f.write_str(why),
+            TestBedLeft { dir } => write!(
+                f,
+                "a killed run left its test bed behind ({dir}): run 'stripebench restore' to remove it"
+            ),
+            SettingsLeft { settings, state } => write!(
+                f,
+                "a killed run left {settings} setting(s) changed (state in {state}): run 'stripebench restore'"
+            ),
             OnHost { host, warning } => write!(f, "{host}: {warning}"),
             MergedTwice { what } => write!(f, "{what}; merged twice because of --force"),
             DifferentWorkload { path, difference } => write!(
@@ -776,42 +814,27 @@ impl Warning {
     /// A file target's holes: how much of its region they are, as the
     /// warning and the refusal to read it both say it.
     pub fn holes_amount(&self) -> Option<String> {
-        match self {
-            Warning::HolesReadAnyway { path, .. } => self.holes_amount_of(Some(path)),
-            _ => None,
-        }
-    }
-
-    /// [`Self::holes_amount`], of the region of `path` or (`None`, said of
-    /// many) of each.
-    fn holes_amount_of(&self, path: Option<&str>) -> Option<String> {
         let Warning::HolesReadAnyway {
+            path,
             empty,
             region,
             hole_bytes,
             unwritten_bytes,
-            ..
         } = self
         else {
             return None;
         };
-        let what = match (hole_bytes, unwritten_bytes) {
-            (_, 0) => "holes (never written)".to_string(),
-            (0, _) => "unwritten extents (allocated by fallocate, never written)".to_string(),
-            (hb, ub) => format!(
-                "holes ({} never written) and unwritten extents ({} allocated by fallocate)",
-                fmt_bytes(*hb),
-                fmt_bytes(*ub)
-            ),
-        };
-        let of = match path {
-            Some(p) => format!("the {} region of {p}", fmt_bytes(*region)),
-            None => format!("each one's {} region", fmt_bytes(*region)),
-        };
         Some(format!(
-            "{} of {of} ({:.1}%) are {what}: they read as zeros without any I/O to a device",
+            "{} of the {} region of {path} ({:.1}%) are {}: they read as zeros without any I/O to a device",
             fmt_bytes(*empty),
-            *empty as f64 / (*region).max(1) as f64 * 100.0
+            fmt_bytes(*region),
+            *empty as f64 / (*region).max(1) as f64 * 100.0,
+            holes_what(
+                *hole_bytes,
+                *unwritten_bytes,
+                &fmt_bytes(*hole_bytes),
+                &fmt_bytes(*unwritten_bytes)
+            )
         ))
     }
 
@@ -845,102 +868,286 @@ impl Warning {
         }
     }
 
-    /// The sentence said of many subjects at once, `who` in the place of
-    /// the one: "64 devices (zram1-zram64)". `None` for a warning that is
-    /// never grouped.
-    fn many(&self, who: &str) -> Option<String> {
+    /// The figures of a warning that groups, in the order its sentence
+    /// says them (see [`Self::many`]); `None` for a kind that never groups.
+    fn figures(&self) -> Option<Vec<Figure>> {
         use Warning::*;
-        let alone = self.to_string();
-        let prefixed = |path: &str| {
-            alone
-                .strip_prefix(&format!("{path}: "))
-                .map(|rest| format!("{who}: {rest}"))
-        };
-        match self {
-            IoLimitRoundsUp { path, .. }
-            | StraddlesChunks { path, .. }
-            | PartialStripe { path, .. }
-            | CacheServedReads { path, .. }
-            | CacheKeptWrites { path, .. }
-            | AtimeChecked { path }
-            | UnbackedDevice { path, .. }
-            | ZeroReads { path, .. }
-            | UnwrittenBlocks { path, .. } => prefixed(path),
+        let share = |v: f64, places: usize| Figure::fixed(v, places, "%");
+        Some(match self {
+            IoLimitRoundsUp { limit, bs, .. } => vec![
+                Figure::bytes(*limit),
+                Figure::size(*bs),
+                Figure::bytes(limit.div_ceil(*bs) * bs),
+            ],
+            StraddlesChunks { bs, chunk, .. } => vec![Figure::size(*bs), Figure::size(*chunk)],
+            PartialStripe {
+                bs, members, chunk, ..
+            } => vec![
+                Figure::size(*bs),
+                Figure::count(*members),
+                Figure::size(*chunk),
+                Figure::size(chunk * members),
+                Figure::size(chunk * members),
+            ],
+            CacheServedReads { ratio, .. } | CacheKeptWrites { ratio, .. } => {
+                vec![share(pct(*ratio), 1)]
+            }
+            AtimeChecked { .. } | ReadaheadOnFile { .. } | MemoryTarget { .. } => vec![],
+            UnbackedDevice { empty, region, .. } => vec![
+                Figure::bytes(*empty),
+                Figure::bytes(*region),
+                share(*empty as f64 / (*region).max(1) as f64 * 100.0, 1),
+            ],
+            ZeroReads { sampled, zeros, .. } => vec![
+                share(*zeros as f64 / (*sampled).max(1) as f64 * 100.0, 0),
+                Figure::count(*zeros),
+                Figure::count(*sampled),
+            ],
+            UnwrittenBlocks {
+                unwritten, blocks, ..
+            } => vec![Figure::count(*unwritten), Figure::count(*blocks)],
             UndeliveredDirectReads {
-                path,
-                device,
                 app_read_bytes,
                 read_bytes,
+                ratio,
                 ..
-            } => prefixed(path).map(|t| {
-                t.replacen(
-                    &format!(
-                        "reached {device} as only {}",
-                        fmt_bytes(*read_bytes)
-                    ),
-                    &format!("reached their devices as only {}", fmt_bytes(*read_bytes)),
-                    1,
-                )
-                .replacen(
-                    &format!("O_DIRECT reads of {}", fmt_bytes(*app_read_bytes)),
-                    &format!("O_DIRECT reads of {} each", fmt_bytes(*app_read_bytes)),
-                    1,
-                )
-            }),
-            HolesReadAnyway { .. } => Some(format!(
-                "{who}: {}; read anyway (--allow-holes): those reads measure memory, not the device",
-                self.holes_amount_of(None)?
-            )),
-            ReadaheadOnFile { knob, device, .. } => Some(format!(
-                "--readahead on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
-            )),
-            MemoryTarget { fs, direct, .. } => Some(format!(
-                "{who} are on {fs}: the targets are memory, not devices ({}no device counters), so these figures measure memory",
-                if *direct {
-                    format!("{fs} takes O_DIRECT but serves it from RAM like any other I/O; ")
-                } else {
-                    String::new()
+            } => vec![
+                Figure::bytes(*app_read_bytes),
+                Figure::bytes(*read_bytes),
+                share(pct(*ratio), 1),
+            ],
+            HolesReadAnyway {
+                empty,
+                region,
+                hole_bytes,
+                unwritten_bytes,
+                ..
+            } => {
+                let mut f = vec![
+                    Figure::bytes(*empty),
+                    Figure::bytes(*region),
+                    share(*empty as f64 / (*region).max(1) as f64 * 100.0, 1),
+                ];
+                if *hole_bytes > 0 && *unwritten_bytes > 0 {
+                    f.extend([Figure::bytes(*hole_bytes), Figure::bytes(*unwritten_bytes)]);
                 }
-            )),
+                f
+            }
             OversizedRequests {
                 bs,
                 max_sectors_kb,
                 requests,
                 ..
-            } => Some(format!(
-                "{who}: --bs {} is larger than one request to them can carry (max_sectors_kb {max_sectors_kb}): each I/O reaches each of them as {requests} requests",
-                fmt_bytes(*bs)
-            )),
-            SplitRequests { device, .. } => alone
-                .split_once(&format!(" reached {device} as "))
-                .map(|(a, b)| format!("{a} reached {who} as {b}")),
-            UnsplitByHugePages { device, .. } => alone
-                .strip_prefix(&format!("{device} takes "))
-                .map(|rest| format!("{who} take {rest}")),
-            MemberSplitRequests { member, .. } => alone
-                .strip_prefix(&format!("member {member} "))
-                .map(|rest| format!("{who} {rest}")),
-            ScheduleMissed { worker, .. } => alone
-                .strip_prefix(&format!("worker w{worker} "))
-                .map(|rest| {
-                    format!(
-                        "{who} {}",
-                        rest.replacen("could not keep its schedule", "could not keep their schedule", 1)
-                    )
-                }),
-            _ => None,
-        }
+            } => vec![
+                Figure::bytes(*bs),
+                Figure::count(*max_sectors_kb),
+                Figure::count(*requests),
+            ],
+            SplitRequests { bs, avg_bytes, .. } => {
+                vec![Figure::bytes(*bs), Figure::bytes(*avg_bytes)]
+            }
+            UnsplitByHugePages {
+                bs,
+                max_segments,
+                segments_bytes,
+                ..
+            } => vec![
+                Figure::bytes(*bs),
+                Figure::count(*max_segments),
+                Figure::bytes(*segments_bytes),
+            ],
+            MemberSplitRequests {
+                avg_bytes, piece, ..
+            } => vec![Figure::bytes(*avg_bytes), Figure::bytes(*piece)],
+            ScheduleMissed {
+                asked_iops,
+                asked_bytes_per_sec,
+                delivered_iops,
+                delivered_bytes_per_sec,
+                unserved_ios,
+                unserved_oldest_ns,
+                p99_ns,
+                max_ns,
+                behind_max_ns,
+                late_ios,
+                ..
+            } => {
+                let mut f = vec![
+                    Figure::fixed(*asked_iops, 0, ""),
+                    Figure::fixed(asked_bytes_per_sec / 1e6, 1, ""),
+                    Figure::fixed(*delivered_iops, 0, ""),
+                    Figure::fixed(delivered_bytes_per_sec / 1e6, 1, ""),
+                ];
+                if *unserved_ios > 0 {
+                    f.extend([
+                        Figure::count(*unserved_ios),
+                        Figure::ns(*unserved_oldest_ns),
+                    ]);
+                }
+                f.extend([
+                    Figure::ns(*p99_ns),
+                    Figure::ns(*max_ns),
+                    Figure::ns(*behind_max_ns),
+                    Figure::count(*late_ios),
+                ]);
+                f
+            }
+            _ => return None,
+        })
     }
 
-    /// The names a sentence holds besides its subject, which its group
-    /// shares: compared whole, never as figures ("/tmp/2.dat").
-    fn fixed(&self) -> String {
+    /// The sentence said of many subjects at once, `who` in the place of
+    /// the one ("64 devices (zram1-zram64)") and `f[i]` in the place of
+    /// figure `i` of [`Self::figures`] (one member's, or their range).
+    /// Everything else in it is the members' own words, which a group
+    /// shares: said with no subject and no figures, it is the group's key.
+    fn many(&self, who: &str, f: &[String]) -> String {
         use Warning::*;
+        let at = |i: usize| f.get(i).map_or("", String::as_str);
         match self {
-            ScheduleMissed { target, .. } => target.clone(),
-            MemberSplitRequests { device, .. } => device.clone(),
-            ReadaheadOnFile { knob, device, .. } => format!("{knob}\u{2}{device}"),
-            MemoryTarget { fs, .. } => fs.clone(),
+            IoLimitRoundsUp { .. } => format!(
+                "{who}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
+                at(0),
+                at(1),
+                at(2)
+            ),
+            StraddlesChunks { .. } => format!(
+                "{who}: --bs {} is not a multiple of its chunk ({}): requests straddle member boundaries",
+                at(0),
+                at(1)
+            ),
+            PartialStripe { .. } => format!(
+                "{who}: --bs {} is smaller than a full stripe ({} members x {} = {}): each sequential request reaches only some members; --bs {} moves full stripes",
+                at(0),
+                at(1),
+                at(2),
+                at(3),
+                at(4)
+            ),
+            CacheServedReads { .. } => format!(
+                "{who}: the device delivered {} of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
+                at(0)
+            ),
+            CacheKeptWrites { .. } => format!(
+                "{who}: the device received {} of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
+                at(0)
+            ),
+            AtimeChecked { .. } => format!(
+                "{who}: opened without O_NOATIME, which the kernel grants only to the node's owner or to CAP_FOWNER: every read also checks the node's access time, kernel time per I/O (some 40 ns) that a run as root or as the node's owner does not spend"
+            ),
+            UnbackedDevice {
+                layer, what, mostly, ..
+            } => format!(
+                "{who}: {} of its {} region ({}) are {what} in {layer}: they read as zeros without reaching a medium; {}",
+                at(0),
+                at(1),
+                at(2),
+                unbacked_tail(*mostly)
+            ),
+            ZeroReads { stored, .. } => match stored {
+                None => format!(
+                    "{who}: {} of sampled reads ({} of {}) returned only zeros: the device answered without reading media: unwritten, trimmed or thin-provisioned blocks (or a medium written with zeros), so the figure is not the device's speed",
+                    at(0),
+                    at(1),
+                    at(2)
+                ),
+                Some(layer) => format!(
+                    "{who}: {} of sampled reads ({} of {}) returned only zeros, and {layer} holds the region as written data: the zeros were stored and read",
+                    at(0),
+                    at(1),
+                    at(2)
+                ),
+            },
+            UnwrittenBlocks { .. } => format!(
+                "{who}: {} of {} blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)",
+                at(0),
+                at(1)
+            ),
+            UndeliveredDirectReads { .. } => format!(
+                "{who}: O_DIRECT reads of {} each reached their devices as only {} ({}): the rest never came from the device, so these figures are not its speed. Likely causes: holes or unwritten extents in a file (read as zeros without I/O), a file system that keeps the data in memory, or a cache in front of the device",
+                at(0),
+                at(1),
+                at(2)
+            ),
+            HolesReadAnyway {
+                hole_bytes,
+                unwritten_bytes,
+                ..
+            } => format!(
+                "{who}: {} of each one's {} region ({}) are {}: they read as zeros without any I/O to a device; read anyway (--allow-holes): those reads measure memory, not the device",
+                at(0),
+                at(1),
+                at(2),
+                holes_what(*hole_bytes, *unwritten_bytes, at(3), at(4))
+            ),
+            ReadaheadOnFile { knob, device, .. } => format!(
+                "--readahead on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
+            ),
+            MemoryTarget { fs, direct, .. } => format!(
+                "{who} are on {fs}: the targets are memory, not devices ({}no device counters), so these figures measure memory",
+                memory_direct(fs, *direct)
+            ),
+            OversizedRequests { .. } => format!(
+                "{who}: --bs {} is larger than one request to them can carry (max_sectors_kb {}): each I/O reaches each of them as {} requests",
+                at(0),
+                at(1),
+                at(2)
+            ),
+            SplitRequests { writes, why, .. } => format!(
+                "O_DIRECT {} of {} reached {who} as requests of {} on average: {why}",
+                if *writes { "writes" } else { "reads" },
+                at(0),
+                at(1)
+            ),
+            UnsplitByHugePages { .. } => format!(
+                "{who} take each {} I/O whole because our buffers are in huge pages; from 4 KiB-page buffers (fio's and dd's unless told otherwise) its queue (max_segments {}) splits it into requests of {}, and other tools measure less: compare with fio's --iomem=mmaphuge (--print-fio says how), or run with --hugepages off",
+                at(0),
+                at(1),
+                at(2)
+            ),
+            MemberSplitRequests {
+                device, chunk, why, ..
+            } => format!(
+                "{who} of {device} received O_DIRECT reads as requests of {} on average, for pieces of {}{}: {why}",
+                at(0),
+                at(1),
+                if *chunk { " (the chunk)" } else { "" }
+            ),
+            ScheduleMissed {
+                target,
+                unserved_ios,
+                ..
+            } => {
+                // The unserved I/Os' two figures come only when there are some.
+                let (unserved, rest) = if *unserved_ios > 0 {
+                    (
+                        format!(
+                            "{} I/O(s) due in the window not done by its end (the oldest due {} before it); ",
+                            at(4),
+                            at(5)
+                        ),
+                        6,
+                    )
+                } else {
+                    (String::new(), 4)
+                };
+                format!(
+                    "{who} on {target} could not keep their schedule: asked {} IOPS ({} MB/s), delivered {} IOPS ({} MB/s); {unserved}latency from the due time{}: p99 {}, max {}; issued up to {} after due ({} more than 1 ms late)",
+                    at(0),
+                    at(1),
+                    at(2),
+                    at(3),
+                    if *unserved_ios > 0 {
+                        ", those counted at least to the window's end"
+                    } else {
+                        ""
+                    },
+                    at(rest),
+                    at(rest + 1),
+                    at(rest + 2),
+                    at(rest + 3)
+                )
+            }
             _ => String::new(),
         }
     }
@@ -970,38 +1177,108 @@ impl Warning {
 const WINDOWS_APART: &str = "the hosts' windows do not overlap";
 const STARTED_APART: &str = "the hosts started ";
 
-/// Where the subjects go in a sentence while it is compared with others.
-const WHO: &str = "\u{1}";
+/// A figure of a warning as its sentence says it: its value, to order a
+/// group's members by, and its text ("1.0 MiB", "25.0%", "64k").
+#[derive(Debug, Clone, PartialEq)]
+struct Figure {
+    value: f64,
+    text: String,
+}
 
-/// A sentence cut at its figures: the text between them, and the figures
-/// (a number that stands alone: "1.0 MiB", "25.0%", "15.00ms"; not the 3
-/// of "loop3" or the 99 of "p99").
-fn figures(s: &str) -> (Vec<&str>, Vec<&str>) {
-    let b = s.as_bytes();
-    let (mut texts, mut nums) = (Vec::new(), Vec::new());
-    let (mut i, mut text_start) = (0, 0);
-    while i < b.len() {
-        let starts = b[i].is_ascii_digit()
-            && (i == 0
-                || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.'));
-        if !starts {
-            i += 1;
-            continue;
+impl Figure {
+    fn bytes(b: u64) -> Figure {
+        Figure {
+            value: b as f64,
+            text: fmt_bytes(b),
         }
-        let mut j = i;
-        while j < b.len()
-            && (b[j].is_ascii_digit()
-                || (b[j] == b'.' && j + 1 < b.len() && b[j + 1].is_ascii_digit()))
-        {
-            j += 1;
-        }
-        texts.push(&s[text_start..i]);
-        nums.push(&s[i..j]);
-        text_start = j;
-        i = j;
     }
-    texts.push(&s[text_start..]);
-    (texts, nums)
+
+    /// A size as an option takes it ("64k").
+    fn size(b: u64) -> Figure {
+        Figure {
+            value: b as f64,
+            text: fmt_size_arg(b),
+        }
+    }
+
+    fn count(n: u64) -> Figure {
+        Figure {
+            value: n as f64,
+            text: n.to_string(),
+        }
+    }
+
+    fn ns(v: u64) -> Figure {
+        Figure {
+            value: v as f64,
+            text: fmt_latency_ns(v as f64),
+        }
+    }
+
+    /// `v` with `places` decimals and `unit` after it ("25.0%").
+    fn fixed(v: f64, places: usize, unit: &str) -> Figure {
+        Figure {
+            value: v,
+            text: format!("{v:.places$}{unit}"),
+        }
+    }
+
+    /// The text's number and its unit after it: ("1.0", " MiB").
+    fn parts(&self) -> (&str, &str) {
+        let end = self
+            .text
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(self.text.len());
+        self.text.split_at(end)
+    }
+}
+
+/// What a group says for one figure of its members: the text they all
+/// share, or the range from the least to the greatest ("66-68", "20.0-30.0%",
+/// one unit said once; "512.0 KiB-1.0 MiB" across units).
+fn range(figures: &[&Figure]) -> String {
+    let first = figures[0];
+    if figures.iter().all(|f| f.text == first.text) {
+        return first.text.clone();
+    }
+    let lo = figures.iter().min_by(|a, b| a.value.total_cmp(&b.value));
+    let hi = figures.iter().max_by(|a, b| a.value.total_cmp(&b.value));
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        return first.text.clone();
+    };
+    match (lo.parts(), hi.parts()) {
+        ((a, unit), (b, hi_unit)) if unit == hi_unit => format!("{a}-{b}{unit}"),
+        _ => format!("{}-{}", lo.text, hi.text),
+    }
+}
+
+/// What a file target's empty bytes are, `hb` and `ub` said as given.
+fn holes_what(hole_bytes: u64, unwritten_bytes: u64, hb: &str, ub: &str) -> String {
+    match (hole_bytes, unwritten_bytes) {
+        (_, 0) => "holes (never written)".to_string(),
+        (0, _) => "unwritten extents (allocated by fallocate, never written)".to_string(),
+        _ => format!(
+            "holes ({hb} never written) and unwritten extents ({ub} allocated by fallocate)"
+        ),
+    }
+}
+
+/// What [`Warning::UnbackedDevice`] says the run does about it.
+fn unbacked_tail(mostly: bool) -> &'static str {
+    if mostly {
+        "read anyway (--allow-holes): those reads measure memory, not the device"
+    } else {
+        "under half, so the run goes on: its figure mixes the device's reads with memory's"
+    }
+}
+
+/// What [`Warning::MemoryTarget`] says of O_DIRECT on a memory file system.
+fn memory_direct(fs: &str, direct: bool) -> String {
+    if direct {
+        format!("{fs} takes O_DIRECT but serves it from RAM like any other I/O; ")
+    } else {
+        String::new()
+    }
 }
 
 /// Names as a compact list: runs of one prefix and consecutive numbers
@@ -1056,26 +1333,27 @@ pub fn compact(names: &[String]) -> String {
     runs.join(", ")
 }
 
-/// What makes warnings one group: the kind of their subject, and their
-/// fixed names and text between the figures.
-type Key = (&'static str, String);
+/// What makes warnings one group: the kind of their subject, their kind,
+/// and their sentence said of no one and without its figures (their words:
+/// every field that is not a figure, such as a layer's or a file's name,
+/// which is compared whole, never as figures).
+type Key = (&'static str, std::mem::Discriminant<Warning>, String);
 
 /// The warnings with each kind that several subjects share said once, as
 /// a [`Warning::Grouped`] at the place of the first: "64 devices
 /// (zram1-zram64): --bs 1.0 MiB is larger than one request to them ...",
 /// a figure that differs among them given as its range ("66-68 IOPS").
-/// They group when their sentences differ only in the subject and in
-/// those figures. A warning alone of its kind, and one about no single
-/// subject, stay as they are (the same sentence, byte for byte).
+/// They group when their kinds and words are the same, whatever their
+/// subjects and figures (typed fields, never read back from a sentence).
+/// A warning alone of its kind, and one about no single subject, stay as
+/// they are (the same sentence, byte for byte).
 pub fn group(warnings: &[Warning]) -> Vec<Warning> {
-    // Each line: its key (the kind of subject and the sentence's text
-    // between its figures) and its members.
     let mut lines: Vec<(Option<Key>, Vec<&Warning>)> = Vec::new();
     for w in warnings {
-        let key = w
-            .subject()
-            .and_then(|(kind, _)| w.many(WHO).map(|t| (kind, figures(&t).0.join("\u{2}"))))
-            .map(|(kind, text)| (kind, format!("{}\u{3}{text}", w.fixed())));
+        let key = w.subject().zip(w.figures()).map(|((kind, _), f)| {
+            let words = w.many("", &vec![String::new(); f.len()]);
+            (kind, std::mem::discriminant(w), words)
+        });
         match key
             .as_ref()
             .and_then(|k| lines.iter_mut().find(|(lk, _)| lk.as_ref() == Some(k)))
@@ -1087,7 +1365,7 @@ pub fn group(warnings: &[Warning]) -> Vec<Warning> {
     lines
         .into_iter()
         .map(|(key, members)| match (key, members.as_slice()) {
-            (Some((kind, _)), [_, _, ..]) => {
+            (Some((kind, _, _)), [_, _, ..]) => {
                 let names: Vec<String> = members.iter().filter_map(|w| w.subject_name()).collect();
                 let who = format!("{} {kind} ({})", members.len(), compact(&names));
                 Warning::Grouped {
@@ -1103,28 +1381,11 @@ pub fn group(warnings: &[Warning]) -> Vec<Warning> {
 /// The members' shared sentence, `who` as its subject, each figure that
 /// differs given as the range of its values.
 fn merged(members: &[&Warning], who: &str) -> String {
-    let sentences: Vec<String> = members.iter().filter_map(|w| w.many(WHO)).collect();
-    let cut: Vec<(Vec<&str>, Vec<&str>)> = sentences.iter().map(|s| figures(s)).collect();
-    let (texts, first_nums) = &cut[0];
-    let mut out = String::new();
-    for (i, text) in texts.iter().enumerate() {
-        out.push_str(text);
-        let Some(first) = first_nums.get(i) else {
-            continue;
-        };
-        let all: Vec<&str> = cut.iter().filter_map(|(_, n)| n.get(i).copied()).collect();
-        if all.iter().all(|n| n == first) {
-            out.push_str(first);
-            continue;
-        }
-        let value = |n: &&str| n.parse::<f64>().unwrap_or(0.0);
-        let lo = all.iter().min_by(|a, b| value(a).total_cmp(&value(b)));
-        let hi = all.iter().max_by(|a, b| value(a).total_cmp(&value(b)));
-        if let (Some(lo), Some(hi)) = (lo, hi) {
-            out.push_str(&format!("{lo}-{hi}"));
-        }
-    }
-    out.replace(WHO, who)
+    let figures: Vec<Vec<Figure>> = members.iter().filter_map(|w| w.figures()).collect();
+    let said: Vec<String> = (0..figures[0].len())
+        .map(|i| range(&figures.iter().filter_map(|f| f.get(i)).collect::<Vec<_>>()))
+        .collect();
+    members[0].many(who, &said)
 }
 
 /// Two warnings are the same when they say the same: a warning made in
@@ -1144,18 +1405,104 @@ impl From<String> for Warning {
     }
 }
 
+/// A `Duration` in a document: seconds, as every duration there is.
+mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A typed warning in a document: its sentence, then its kind and fields
+/// (those `serde(remote = "Self")` derives for [`Warning`]).
+#[derive(Serialize)]
+struct Typed<'a> {
+    text: String,
+    #[serde(flatten)]
+    fields: Fields<'a>,
+}
+
+struct Fields<'a>(&'a Warning);
+
+impl Serialize for Fields<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Warning::serialize(self.0, s)
+    }
+}
+
+/// A group in a document: its line, and each member as it would stand alone.
+#[derive(Serialize)]
+struct GroupedDoc<'a> {
+    text: &'a str,
+    kind: &'static str,
+    members: &'a [Warning],
+}
+
+/// In a document a warning is its sentence (`text`, the line a reader
+/// sees), with its `kind` and its fields beside it; one known only by its
+/// sentence ([`Warning::Text`]) is that string alone, as every warning was
+/// before the fields.
 impl Serialize for Warning {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Warning::Text(t) => s.serialize_str(t),
-            w => s.collect_str(w),
+            Warning::Grouped { text, members } => GroupedDoc {
+                text,
+                kind: "grouped",
+                members,
+            }
+            .serialize(s),
+            w => Typed {
+                text: w.to_string(),
+                fields: Fields(w),
+            }
+            .serialize(s),
         }
     }
 }
 
+/// A warning read back: a string is [`Warning::Text`] (a document written
+/// before warnings carried their kind); an object is its kind with its
+/// fields when this build knows the kind and renders the document's very
+/// sentence from them, and otherwise its sentence alone, so a document
+/// read back always says what it said.
 impl<'de> Deserialize<'de> for Warning {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Warning, D::Error> {
-        String::deserialize(d).map(Warning::Text)
+        use serde::de::Error;
+        use serde_json::Value;
+        let mut fields = match Value::deserialize(d)? {
+            Value::String(t) => return Ok(Warning::Text(t)),
+            Value::Object(m) => m,
+            other => {
+                return Err(D::Error::custom(format!(
+                    "a warning is a string or an object with its text, not {other}"
+                )))
+            }
+        };
+        let text = match fields.remove("text") {
+            Some(Value::String(t)) => t,
+            _ => return Err(D::Error::missing_field("text")),
+        };
+        if fields.get("kind").and_then(Value::as_str) == Some("grouped") {
+            let members = fields
+                .remove("members")
+                .map(Vec::<Warning>::deserialize)
+                .transpose()
+                .map_err(D::Error::custom)?
+                .unwrap_or_default();
+            return Ok(Warning::Grouped { text, members });
+        }
+        Ok(match Warning::deserialize(Value::Object(fields)) {
+            Ok(w) if w.to_string() == text => w,
+            _ => Warning::Text(text),
+        })
     }
 }
 
@@ -1166,12 +1513,64 @@ mod tests {
 
     fn says(w: Warning, text: &str) {
         assert_eq!(w.to_string(), text);
-        // In a document it is that sentence, and it reads back as the same warning.
-        let json = serde_json::to_string(&w).unwrap();
-        assert_eq!(json, serde_json::to_string(text).unwrap());
-        let back: Warning = serde_json::from_str(&json).unwrap();
-        assert!(matches!(&back, Text(t) if t == text));
+        // In a document it is that sentence with its kind and fields beside
+        // it, and it reads back as the same warning, field for field.
+        let v = serde_json::to_value(&w).unwrap();
+        let back: Warning = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(back, w);
+        match &w {
+            Text(t) => assert_eq!(v, serde_json::Value::String(t.clone())),
+            _ => {
+                assert_eq!(v["text"], text, "{v}");
+                assert!(v["kind"].is_string(), "{v}");
+                assert_eq!(format!("{back:?}"), format!("{w:?}"));
+            }
+        }
+        // Written before the fields, it is the sentence alone: text.
+        let old: Warning = serde_json::from_value(serde_json::Value::String(text.into())).unwrap();
+        assert!(matches!(&old, Text(t) if t == text));
+        assert_eq!(old, w);
+    }
+
+    #[test]
+    fn json_carries_each_warnings_kind_and_fields_beside_its_text() {
+        let w = CacheKeptWrites {
+            path: "a.dat".into(),
+            ratio: 0.25,
+        };
+        let v = serde_json::to_value(&w).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "text": w.to_string(),
+                "kind": "cache_kept_writes",
+                "path": "a.dat",
+                "ratio": 0.25,
+            })
+        );
+        let back: Warning = serde_json::from_value(v).unwrap();
+        assert!(
+            matches!(&back, CacheKeptWrites { path, ratio } if path == "a.dat" && *ratio == 0.25),
+            "{back:?}"
+        );
+        // A document written before the fields: its sentence, which stays text.
+        let old: Warning = serde_json::from_value(serde_json::json!(w.to_string())).unwrap();
+        assert!(matches!(&old, Text(t) if *t == w.to_string()));
+        // A kind this build does not know, or fields that do not say the
+        // document's sentence: the sentence, as the document said it.
+        for v in [
+            serde_json::json!({"text": "said", "kind": "from_the_future", "x": 1}),
+            serde_json::json!({"text": "said", "kind": "cache_kept_writes", "path": "a", "ratio": 0.5}),
+            serde_json::json!({"text": "said", "kind": "cache_kept_writes"}),
+        ] {
+            let back: Warning = serde_json::from_value(v).unwrap();
+            assert!(matches!(&back, Text(t) if t == "said"), "{back:?}");
+        }
+        // An object without its sentence is no warning.
+        assert!(serde_json::from_value::<Warning>(
+            serde_json::json!({"kind": "short_ios", "count": 1})
+        )
+        .is_err());
     }
 
     #[test]
@@ -1323,6 +1722,12 @@ mod tests {
                 lines: 40,
             },
             "the --live stream's reader fell behind: 3 of 40 lines were dropped (the run did not wait for it)",
+        );
+        says(
+            LiveThreadUnstarted {
+                error: "Resource temporarily unavailable (os error 11)".into(),
+            },
+            "cannot start the live stream's thread: Resource temporarily unavailable (os error 11)",
         );
         says(
             LiveCollectorBehind {
@@ -1515,6 +1920,25 @@ mod tests {
             "member sdc of md0 received O_DIRECT reads as requests of 32.0 KiB on average, for pieces of 64.0 KiB (the chunk): no queue limit of the member explains it",
         );
         says(
+            TestBedLeft {
+                dir: "/tmp/.stripebench-1".into(),
+            },
+            "a killed run left its test bed behind (/tmp/.stripebench-1): run 'stripebench restore' to remove it",
+        );
+        says(
+            SettingsLeft {
+                settings: 2,
+                state: "/run/stripebench".into(),
+            },
+            "a killed run left 2 setting(s) changed (state in /run/stripebench): run 'stripebench restore'",
+        );
+        says(
+            StateFileRefused {
+                why: "/run/stripebench/x.json is not owned by root".into(),
+            },
+            "/run/stripebench/x.json is not owned by root",
+        );
+        says(
             OnHost {
                 host: "node1".into(),
                 warning: Box::new(InterruptedBeforeWindow),
@@ -1554,6 +1978,200 @@ mod tests {
                 difference: "rw read against write".into(),
             },
             "b.json: a different workload than a.json (rw read against write), fitted together because of --force",
+        );
+    }
+
+    /// Two warnings of each kind that groups, of two subjects, whose
+    /// figures differ (the second's larger).
+    fn pairs() -> Vec<[Warning; 2]> {
+        let mib = 1u64 << 20;
+        vec![
+            [0, 1].map(|i| IoLimitRoundsUp {
+                path: format!("/dev/sd{}", ["b", "c"][i]),
+                limit: 1000 + i as u64 * 1000,
+                bs: 4096,
+            }),
+            [0, 1].map(|i| StraddlesChunks {
+                path: format!("/dev/md{i}"),
+                bs: 96 << 10,
+                chunk: (64 << 10) * (1 + i as u64),
+            }),
+            [0, 1].map(|i| PartialStripe {
+                path: format!("/dev/md{i}"),
+                bs: 128 << 10,
+                members: 3 + i as u64,
+                chunk: 64 << 10,
+            }),
+            [0, 1].map(|i| CacheServedReads {
+                path: format!("a{i}.dat"),
+                ratio: 0.1 + i as f64 * 0.2,
+            }),
+            [0, 1].map(|i| CacheKeptWrites {
+                path: format!("a{i}.dat"),
+                ratio: 0.1 + i as f64 * 0.2,
+            }),
+            [0, 1].map(|i| AtimeChecked {
+                path: format!("/dev/sd{}", ["b", "c"][i]),
+            }),
+            [0, 1].map(|i| UnbackedDevice {
+                path: format!("/dev/loop{i}"),
+                layer: "zram".into(),
+                what: "holes (never written)".into(),
+                empty: mib * (1 + i as u64),
+                region: 4 * mib,
+                mostly: false,
+            }),
+            [0, 1].map(|i| ZeroReads {
+                path: format!("/dev/loop{i}"),
+                sampled: 64,
+                zeros: 40 + i as u64,
+                stored: None,
+            }),
+            [0, 1].map(|i| UnwrittenBlocks {
+                path: format!("f{i}.dat"),
+                unwritten: 12 + i as u64,
+                blocks: 64,
+            }),
+            [0, 1].map(|i| UndeliveredDirectReads {
+                path: format!("f{i}.dat"),
+                app_read_bytes: 4 * mib,
+                device: format!("vd{}", ["b", "c"][i]),
+                read_bytes: mib * (1 + i as u64),
+                ratio: 0.25 * (1 + i) as f64,
+            }),
+            [0, 1].map(|i| HolesReadAnyway {
+                path: format!("f{i}.dat"),
+                empty: mib * (1 + i as u64),
+                region: 4 * mib,
+                hole_bytes: mib / 2,
+                unwritten_bytes: mib / 2 + i as u64 * mib,
+            }),
+            [0, 1].map(|i| ReadaheadOnFile {
+                path: format!("f{i}.dat"),
+                knob: "/sys/block/vdb/queue/read_ahead_kb".into(),
+                device: "vdb".into(),
+            }),
+            [0, 1].map(|i| MemoryTarget {
+                path: format!("/dev/shm/t{i}"),
+                fs: "tmpfs".into(),
+                direct: true,
+            }),
+            [0, 1].map(|i| OversizedRequests {
+                bs: mib,
+                device: format!("sd{}", ["b", "c"][i]),
+                max_sectors_kb: 128 * (1 + i as u64),
+                requests: 8 / (1 + i as u64),
+            }),
+            [0, 1].map(|i| SplitRequests {
+                writes: true,
+                bs: mib,
+                device: format!("loop{i}"),
+                avg_bytes: (128 << 10) * (1 + i as u64),
+                why: "max_sectors_kb is 128".into(),
+            }),
+            [0, 1].map(|i| UnsplitByHugePages {
+                bs: mib,
+                device: format!("loop{i}"),
+                max_segments: 128 * (1 + i as u64),
+                segments_bytes: (512 << 10) * (1 + i as u64),
+            }),
+            [0, 1].map(|i| MemberSplitRequests {
+                member: format!("sd{}", ["c", "d"][i]),
+                device: "md0".into(),
+                avg_bytes: (32 << 10) * (1 + i as u64),
+                piece: 64 << 10,
+                chunk: false,
+                why: "no queue limit of the member explains it".into(),
+            }),
+            [0, 1].map(|i| ScheduleMissed {
+                worker: i,
+                target: "f.dat".into(),
+                asked_iops: 1000.0,
+                asked_bytes_per_sec: 4.096e6,
+                delivered_iops: 800.0 + i as f64 * 100.0,
+                delivered_bytes_per_sec: 3.2e6 + i as f64 * 4e5,
+                unserved_ios: 5 + i as u64,
+                unserved_oldest_ns: 2_000_000,
+                p99_ns: 15_000_000,
+                max_ns: 40_000_000 + i as u64 * 1_000_000,
+                behind_max_ns: 30_000_000,
+                late_ios: 17,
+            }),
+        ]
+    }
+
+    #[test]
+    fn each_kind_that_groups_says_its_group_as_it_always_did() {
+        // Byte for byte what grouping said when it read the figures back
+        // out of the sentences, except the three whose figures differ in
+        // unit (1000 B and 2.0 KiB), which that never grouped.
+        let said: Vec<String> = pairs()
+            .into_iter()
+            .map(|p| {
+                let g = group(&p);
+                assert_eq!(g.len(), 1, "{g:#?}");
+                g[0].to_string()
+            })
+            .collect();
+        assert_eq!(
+            said,
+            [
+            "2 targets (/dev/sdb, /dev/sdc): --io-limit 1000 B-2.0 KiB is not a whole number of --bs 4k requests: it rounds up, so each worker moves 4.0 KiB",
+            "2 targets (/dev/md0-/dev/md1): --bs 96k is not a multiple of its chunk (64-128k): requests straddle member boundaries",
+            "2 targets (/dev/md0-/dev/md1): --bs 128k is smaller than a full stripe (3-4 members x 64k = 192-256k): each sequential request reaches only some members; --bs 192-256k moves full stripes",
+            "2 targets (a0.dat-a1.dat): the device delivered 10.0-30.0% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
+            "2 targets (a0.dat-a1.dat): the device received 10.0-30.0% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
+            "2 targets (/dev/sdb, /dev/sdc): opened without O_NOATIME, which the kernel grants only to the node's owner or to CAP_FOWNER: every read also checks the node's access time, kernel time per I/O (some 40 ns) that a run as root or as the node's owner does not spend",
+            "2 targets (/dev/loop0-/dev/loop1): 1.0-2.0 MiB of its 4.0 MiB region (25.0-50.0%) are holes (never written) in zram: they read as zeros without reaching a medium; under half, so the run goes on: its figure mixes the device's reads with memory's",
+            "2 targets (/dev/loop0-/dev/loop1): 62-64% of sampled reads (40-41 of 64) returned only zeros: the device answered without reading media: unwritten, trimmed or thin-provisioned blocks (or a medium written with zeros), so the figure is not the device's speed",
+            "2 targets (f0.dat-f1.dat): 12-13 of 64 blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)",
+            "2 targets (f0.dat-f1.dat): O_DIRECT reads of 4.0 MiB each reached their devices as only 1.0-2.0 MiB (25.0-50.0%): the rest never came from the device, so these figures are not its speed. Likely causes: holes or unwritten extents in a file (read as zeros without I/O), a file system that keeps the data in memory, or a cache in front of the device",
+            "2 targets (f0.dat-f1.dat): 1.0-2.0 MiB of each one's 4.0 MiB region (25.0-50.0%) are holes (512.0 KiB never written) and unwritten extents (512.0 KiB-1.5 MiB allocated by fallocate): they read as zeros without any I/O to a device; read anyway (--allow-holes): those reads measure memory, not the device",
+            "--readahead on 2 targets (f0.dat-f1.dat), files: a file has no read-ahead of its own; this sets /sys/block/vdb/queue/read_ahead_kb of vdb, the device under their file system, which every file on vdb shares for the run",
+            "2 targets (/dev/shm/t0-/dev/shm/t1) are on tmpfs: the targets are memory, not devices (tmpfs takes O_DIRECT but serves it from RAM like any other I/O; no device counters), so these figures measure memory",
+            "2 devices (sdb, sdc): --bs 1.0 MiB is larger than one request to them can carry (max_sectors_kb 128-256): each I/O reaches each of them as 4-8 requests",
+            "O_DIRECT writes of 1.0 MiB reached 2 devices (loop0-loop1) as requests of 128.0-256.0 KiB on average: max_sectors_kb is 128",
+            "2 devices (loop0-loop1) take each 1.0 MiB I/O whole because our buffers are in huge pages; from 4 KiB-page buffers (fio's and dd's unless told otherwise) its queue (max_segments 128-256) splits it into requests of 512.0 KiB-1.0 MiB, and other tools measure less: compare with fio's --iomem=mmaphuge (--print-fio says how), or run with --hugepages off",
+            "2 members (sdc, sdd) of md0 received O_DIRECT reads as requests of 32.0-64.0 KiB on average, for pieces of 64.0 KiB: no queue limit of the member explains it",
+            "2 workers (w0-w1) on f.dat could not keep their schedule: asked 1000 IOPS (4.1 MB/s), delivered 800-900 IOPS (3.2-3.6 MB/s); 5-6 I/O(s) due in the window not done by its end (the oldest due 2.00ms before it); latency from the due time, those counted at least to the window's end: p99 15.00ms, max 40.00-41.00ms; issued up to 30.00ms after due (17 more than 1 ms late)",
+            ]
+        );
+    }
+
+    #[test]
+    fn grouping_never_ranges_a_number_inside_a_name() {
+        // Two loop devices over backing files /tmp/1.img and /tmp/2.img:
+        // their words differ (the file's name), so they are two lines, not
+        // one that names a file "/tmp/1-2.img" that does not exist.
+        let unbacked = |i: u64| UnbackedDevice {
+            path: format!("/dev/loop{i}"),
+            layer: format!("its backing file /tmp/{i}.img"),
+            what: "holes (never written)".into(),
+            empty: 1 << 20,
+            region: 4 << 20,
+            mostly: false,
+        };
+        let lines = group(&[unbacked(1), unbacked(2)]);
+        assert_eq!(lines, [unbacked(1), unbacked(2)]);
+        let stored = |i: u64| ZeroReads {
+            path: format!("/dev/loop{i}"),
+            sampled: 64,
+            zeros: 64,
+            stored: Some(format!("its backing file /tmp/{i}.img")),
+        };
+        let lines = group(&[stored(1), stored(2)]);
+        assert_eq!(lines, [stored(1), stored(2)]);
+        // The same file for both: one line.
+        let same = |i: u64| {
+            let mut w = unbacked(i);
+            if let UnbackedDevice { layer, .. } = &mut w {
+                *layer = "its backing file /tmp/1.img".into();
+            }
+            w
+        };
+        assert_eq!(
+            group(&[same(1), same(2)])[0].to_string(),
+            "2 targets (/dev/loop1-/dev/loop2): 1.0 MiB of its 4.0 MiB region (25.0%) are holes (never written) in its backing file /tmp/1.img: they read as zeros without reaching a medium; under half, so the run goes on: its figure mixes the device's reads with memory's"
         );
     }
 
@@ -1606,11 +2224,17 @@ mod tests {
             "64 devices (zram1-zram64): --bs 1.0 MiB is larger than one request to them can carry (max_sectors_kb 128): each I/O reaches each of them as 8 requests"
         );
         assert!(matches!(&lines[0], Grouped { members, .. } if members.len() == 64));
-        // In a document the group is its line.
-        assert_eq!(
-            serde_json::to_value(&lines[0]).unwrap(),
-            serde_json::Value::String(lines[0].to_string())
+        // In a document the group is its line, with each member beside it.
+        let v = serde_json::to_value(&lines[0]).unwrap();
+        assert_eq!(v["text"], lines[0].to_string());
+        assert_eq!(v["kind"], "grouped");
+        assert_eq!(v["members"].as_array().map(Vec::len), Some(64));
+        assert_eq!(v["members"][0]["kind"], "oversized_requests");
+        let back: Warning = serde_json::from_value(v).unwrap();
+        assert!(
+            matches!(&back, Grouped { members, .. } if members.len() == 64 && members[0] == ws[0])
         );
+        assert_eq!(back, lines[0]);
         // A warning about no single subject stays as it was.
         assert_eq!(lines[1].to_string(), ws[1].to_string());
     }

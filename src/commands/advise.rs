@@ -23,7 +23,7 @@ use crate::measure::session;
 use crate::output::{Outputs, Request};
 
 pub fn run(args: &AdviseArgs) -> Result<u8> {
-    session::preflight()?;
+    crate::output::warn(&session::preflight()?);
     let started = Instant::now();
     let given = show_path(&args.volume);
     // Resolved once: a link re-read by every run could be pointed at

@@ -20,7 +20,7 @@ use crate::measure::session;
 use crate::output::Outputs;
 
 pub fn run(args: &CompareArgs) -> Result<u8> {
-    session::preflight()?;
+    crate::output::warn(&session::preflight()?);
     let base = &args.run;
     refuse_options(base)?;
     let volume = &base.targets[0];

@@ -21,7 +21,7 @@ pub fn tmpdir() -> Option<PathBuf> {
 }
 
 pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
-    preflight()?;
+    crate::output::warn(&preflight()?);
 
     let named = named_targets(&cfg)?;
     if cfg.print_fio {

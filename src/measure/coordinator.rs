@@ -93,9 +93,10 @@ pub struct ProcessUse {
 pub fn execute(
     cfg: &RunConfig,
     plan: &Plan,
-    hub: Option<&live::LiveHub>,
+    out: &dyn live::RunOutputs,
     began: Instant,
 ) -> Result<Execution> {
+    let hub = out.live();
     check_verify_memory(cfg, plan)?;
     // The workers' clock, settled here: its rate is measured (5 ms, once
     // per process) before any worker's window starts, not in one.
@@ -195,7 +196,9 @@ pub fn execute(
         let live = match collecting {
             Some(Ok(h)) => h.join().ok(),
             Some(Err(e)) => {
-                eprintln!("stripebench: warning: cannot start the live stream's thread: {e}");
+                out.warn(&[crate::base::warning::Warning::LiveThreadUnstarted {
+                    error: e.to_string(),
+                }]);
                 None
             }
             None => None,

@@ -154,6 +154,9 @@ pub trait RunOutputs {
     /// Refuses an output that is the same file (device, inode) as one of
     /// `files`, the files the targets resolved to.
     fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), crate::base::error::UsageError>;
+    /// Says `warnings` now, before the run measures (they are in its
+    /// document too): a run of many minutes should not keep them to its end.
+    fn warn(&self, warnings: &[crate::base::warning::Warning]);
 }
 
 impl std::fmt::Debug for LiveHub {

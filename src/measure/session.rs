@@ -27,29 +27,34 @@ use crate::measure::coordinator::{self, Execution};
 use crate::measure::layout::{self as plan, Plan};
 
 /// What every measuring command (run, verify, sweep, compare) does first:
-/// catch signals, and warn when a killed run left settings to restore.
-pub fn preflight() -> Result<()> {
+/// catch signals, and warn when a killed run left settings to restore (the
+/// warnings, which the command says before it measures).
+pub fn preflight() -> Result<Vec<Warning>> {
     signals::install();
-    let state = knobs::state_dir()?;
-    for why in crate::device::state::refused_files(&state) {
-        eprintln!("stripebench: warning: {why}");
+    Ok(leftovers(&knobs::state_dir()?))
+}
+
+/// What killed runs left in the state directory `state`: files refused,
+/// test beds, changed settings.
+fn leftovers(state: &std::path::Path) -> Vec<Warning> {
+    let mut warnings: Vec<Warning> = crate::device::state::refused_files(state)
+        .into_iter()
+        .map(|why| Warning::StateFileRefused { why })
+        .collect();
+    for (_, dir) in device::scratch::pending(state) {
+        // The path is a state file's: data, shown escaped.
+        warnings.push(Warning::TestBedLeft {
+            dir: crate::base::error::show_path(&dir),
+        });
     }
-    for (_, dir) in device::scratch::pending(&state) {
-        eprintln!(
-            "stripebench: warning: a killed run left its test bed behind ({}): run 'stripebench restore' to remove it",
-            // The path is a state file's: data, shown escaped.
-            crate::base::error::show_path(&dir)
-        );
-    }
-    let orphans = knobs::pending(&state);
+    let orphans = knobs::pending(state);
     if !orphans.is_empty() {
-        eprintln!(
-            "stripebench: warning: a killed run left {} setting(s) changed (state in {}): run 'stripebench restore'",
-            orphans.iter().map(|(_, k)| k.len()).sum::<usize>(),
-            crate::base::error::show_path(&state)
-        );
+        warnings.push(Warning::SettingsLeft {
+            settings: orphans.iter().map(|(_, k)| k.len()).sum(),
+            state: crate::base::error::show_path(state),
+        });
     }
-    Ok(())
+    warnings
 }
 
 /// Each target's guard checks, by its path.
@@ -183,12 +188,7 @@ pub fn measure(
     warnings.extend(shared_cpus(cfg, &plan));
     // Said now too, before the run: many devices' same limit is one line.
     let oversized = oversized_requests(cfg, &plan);
-    for line in crate::base::warning::group(&oversized) {
-        eprintln!(
-            "stripebench: warning: {}",
-            crate::base::error::show_text(&line.to_string())
-        );
-    }
+    out.warn(&crate::base::warning::group(&oversized));
     warnings.extend(oversized);
     let cache = prepare_cache(cfg, &plan, &mut warnings)?;
     // Another run's record of a setting of a target's device, before the
@@ -210,7 +210,7 @@ pub fn measure(
             .collect()
     };
     let mut held = held_now();
-    let execution = coordinator::execute(cfg, &plan, out.live(), began)?;
+    let execution = coordinator::execute(cfg, &plan, out, began)?;
     for (mine, after) in held.iter_mut().zip(held_now()) {
         for h in after {
             if !mine

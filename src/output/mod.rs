@@ -23,7 +23,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::base::error::{show_path, UsageError};
+use crate::base::error::{show_path, show_text, UsageError};
+use crate::base::warning::Warning;
 use crate::measure::config::LiveFormat;
 use crate::measure::live::{LiveHub, RunOutputs};
 use crate::report::{Doc, Format, Kind, Rendered, FORMATS};
@@ -137,6 +138,15 @@ pub struct Outputs {
     req: Request,
     kind: Kind,
     dests: dest::Destinations,
+}
+
+/// Warnings said before a command has its outputs (what killed runs left
+/// behind, a run's warnings before it measures): a line each on stderr,
+/// `stripebench: warning: ` and the sentence, escaped.
+pub fn warn(warnings: &[Warning]) {
+    for w in warnings {
+        eprintln!("stripebench: warning: {}", show_text(&w.to_string()));
+    }
 }
 
 impl Outputs {
@@ -335,6 +345,10 @@ impl RunOutputs for ForRun<'_> {
     fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), UsageError> {
         self.outputs.refuse_on_files(files)
     }
+
+    fn warn(&self, warnings: &[Warning]) {
+        warn(warnings);
+    }
 }
 
 /// The outputs asked for, before they are checked: what a dry run that
@@ -346,6 +360,10 @@ impl RunOutputs for Request {
 
     fn refuse_on_files(&self, files: &[(u64, u64)]) -> Result<(), UsageError> {
         Request::refuse_on_files(self, files)
+    }
+
+    fn warn(&self, warnings: &[Warning]) {
+        warn(warnings);
     }
 }
 

@@ -238,9 +238,9 @@ fn a_device_node_the_user_does_not_own_is_still_read() {
     // ... and says that it read without O_NOATIME.
     let warnings = doc["warnings"].as_array().unwrap();
     assert!(
-        warnings
-            .iter()
-            .any(|w| w.as_str().unwrap().contains("opened without O_NOATIME")),
+        warnings.iter().any(|w| crate::common::warning_text(w)
+            .unwrap()
+            .contains("opened without O_NOATIME")),
         "{warnings:?}"
     );
 }

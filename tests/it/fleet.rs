@@ -182,7 +182,9 @@ fn merge_adds_up_exactly_and_is_associative() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|w| w.as_str().unwrap().contains("do not overlap")),
+            .any(|w| crate::common::warning_text(w)
+                .unwrap()
+                .contains("do not overlap")),
         "{}",
         m["warnings"]
     );
@@ -258,7 +260,7 @@ fn merge_refuses_what_it_cannot_merge() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|w| w.as_str().unwrap().contains("--force")));
+        .any(|w| crate::common::warning_text(w).unwrap().contains("--force")));
     let junk = dir.path().join("junk.json");
     std::fs::write(&junk, "{\"hello\": 1}").unwrap();
     let (code, _, err) = merge(&[&a, &junk], &[]);
@@ -304,10 +306,13 @@ fn merge_refuses_the_same_run_twice() {
     assert_eq!(code, Some(0));
     assert_eq!(u(&m["total"]["bytes"]), 2 * one, "--force merges as asked");
     assert!(
-        m["warnings"].as_array().unwrap().iter().any(|w| w
-            .as_str()
+        m["warnings"]
+            .as_array()
             .unwrap()
-            .contains("merged twice because of --force")),
+            .iter()
+            .any(|w| crate::common::warning_text(w)
+                .unwrap()
+                .contains("merged twice because of --force")),
         "{}",
         m["warnings"]
     );
@@ -682,7 +687,9 @@ fn fleet_script_refuses_bad_hostfiles_and_options_in_one_line() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|w| w.as_str().unwrap().contains("merged because of --force")),
+            .any(|w| crate::common::warning_text(w)
+                .unwrap()
+                .contains("merged because of --force")),
         "{}",
         m["warnings"]
     );

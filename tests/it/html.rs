@@ -643,7 +643,7 @@ fn sweep_report_shows_dev_app_cpu_per_gb_warnings_and_each_points_configuration(
         .as_array()
         .unwrap()
         .iter()
-        .map(|w| w.as_str().unwrap())
+        .map(|w| crate::common::warning_text(w).unwrap())
         .find(|w| w.contains("share"))
         .unwrap_or_else(|| panic!("no CPU-sharing warning: {warned}"))
         .to_string();

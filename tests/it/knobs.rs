@@ -325,7 +325,7 @@ fn another_runs_temporary_readahead_is_named_not_taken_for_the_devices() {
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|w| w.as_str())
+        .filter_map(|w| crate::common::warning_text(w))
         .filter(|w| w.contains("another stripebench run"))
         .collect();
     assert_eq!(said.len(), 1, "one warning: {:?}", doc["warnings"]);
@@ -377,7 +377,7 @@ fn io_on_the_device_that_was_not_the_runs_is_said_with_its_bytes() {
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|w| w.as_str())
+        .filter_map(|w| crate::common::warning_text(w))
         .find(|w| w.contains("not this run's"))
         .unwrap_or_else(|| panic!("no warning: {:?}", doc["warnings"]));
     assert!(said.contains(" read beyond this run's own bytes"), "{said}");

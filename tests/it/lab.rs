@@ -946,7 +946,7 @@ step sweep stripebench sweep --config /configs/seed-004-members.toml --param rw=
         // 64 buffered workers on 2 TCG vCPUs (CI: beside other guests) can
         // complete no read in 1 s; the run must say so, not pass 0 for a rate.
         let idle = run["warnings"].as_array().unwrap().iter().any(|w| {
-            w.as_str()
+            crate::common::warning_text(w)
                 .unwrap()
                 .contains("worker(s) completed no I/O in the")
         });

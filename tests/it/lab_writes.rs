@@ -38,7 +38,7 @@ fn warnings(doc: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|w| w.as_str().unwrap().to_string())
+        .map(|w| crate::common::warning_text(w).unwrap().to_string())
         .collect()
 }
 

@@ -25,7 +25,7 @@ fn o_direct_on_tmpfs_says_the_target_is_memory() {
         ]);
         assert!(d["targets"][0]["device"].is_null());
         let said = d["warnings"].as_array().unwrap().iter().any(|w| {
-            let w = w.as_str().unwrap();
+            let w = crate::common::warning_text(w).unwrap();
             w.contains("is on tmpfs: the target is memory, not a device")
         });
         assert!(said, "{mode}: {}", d["warnings"]);
@@ -58,7 +58,9 @@ fn a_file_on_a_disk_is_not_called_memory() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|w| w.as_str().unwrap().contains("the target is memory")));
+        .any(|w| crate::common::warning_text(w)
+            .unwrap()
+            .contains("the target is memory")));
 }
 
 #[test]

@@ -83,7 +83,7 @@ fn sixty_four_devices_with_one_limit_say_it_once() {
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|w| w.as_str())
+        .filter_map(|w| crate::common::warning_text(w))
         .filter(|w| w.contains(over))
         .collect();
     assert_eq!(said.len(), 1, "{said:?}");

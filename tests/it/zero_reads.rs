@@ -28,7 +28,7 @@ fn warnings(doc: &serde_json::Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|w| w.as_str().unwrap().to_string())
+        .map(|w| crate::common::warning_text(w).unwrap().to_string())
         .collect()
 }
 

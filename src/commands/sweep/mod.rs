@@ -16,7 +16,7 @@ use crate::document::sweep::{points, SweepDocument};
 use points::{guard_points, plan_points, refuse_points, run_points};
 
 pub fn run(args: &SweepArgs) -> Result<u8> {
-    crate::measure::session::preflight()?;
+    crate::output::warn(&crate::measure::session::preflight()?);
     let base = &args.run;
     let mut params = crate::cli::sweep::params(base, &args.params, &args.curve)?;
     let targets: Vec<PathBuf> = match &base.members {

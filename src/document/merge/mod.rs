@@ -497,7 +497,10 @@ impl Fleet {
                 let warnings = d
                     .warnings
                     .iter()
-                    .map(|w| Warning::Text(format!("{}: {w}", d.host.hostname)))
+                    .map(|w| Warning::OnHost {
+                        host: d.host.hostname.clone(),
+                        warning: Box::new(w.clone()),
+                    })
                     .collect::<Vec<_>>();
                 let mut cfg = d.config.clone();
                 // The merged workers' intervals are whole seconds.

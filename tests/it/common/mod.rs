@@ -201,6 +201,12 @@ pub fn json(out: &[u8]) -> Value {
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(out)))
 }
 
+/// A document's warning as its line says it: a typed warning's `text`
+/// (beside its `kind` and fields), or a warning that is only its sentence.
+pub fn warning_text(w: &Value) -> Option<&str> {
+    w.as_str().or_else(|| w["text"].as_str())
+}
+
 /// A JSON number as u64, or a panic that shows the value.
 pub fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
