@@ -105,7 +105,7 @@ fn block_device_writes_need_consent_and_then_work() {
 fn a_mounted_device_is_refused_even_with_consent() {
     let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
-    sh_required("mkfs.ext4", &["-q", "-F", &dev]);
+    sh_required("mkfs.ext4", &["-q", "-F", "-E", "nodiscard", &dev]);
     let mnt = tempfile::tempdir().unwrap();
     let _m = mount(&[&dev], mnt.path());
     let out = sb()

@@ -92,7 +92,7 @@ fn a_fallocated_file_is_refused_for_its_unwritten_extents() {
 fn allow_holes_reads_anyway_and_the_undelivered_direct_reads_are_named() {
     let bed = LoopBed::new(1, 64);
     let dev = bed.devices[0].clone();
-    sh_required("mkfs.ext4", &["-q", "-F", &dev]);
+    sh_required("mkfs.ext4", &["-q", "-F", "-E", "nodiscard", &dev]);
     let mnt = tempfile::tempdir().unwrap();
     let _m = mount(&[&dev], mnt.path());
     let f = sparse(mnt.path(), "f.dat", 32 << 20);

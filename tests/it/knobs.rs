@@ -190,7 +190,10 @@ fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
     // On a file system of its own: the read-ahead of the disk that holds /
     // is never changed for a file (see the test below).
     let bed = LoopBed::new(1, 64);
-    common::sh_required("mkfs.ext4", &["-q", "-F", &bed.devices[0]]);
+    common::sh_required(
+        "mkfs.ext4",
+        &["-q", "-F", "-E", "nodiscard", &bed.devices[0]],
+    );
     let dir = tempfile::tempdir().unwrap();
     let _m = common::mount(&[&bed.devices[0]], dir.path());
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();

@@ -706,7 +706,7 @@ fn a_stalled_worker_still_gets_its_lines_while_the_run_goes() {
 fn compare_streams_every_phase_on_stdout_and_its_table_on_stderr() {
     let bed = common::LoopBed::new(2, 160);
     let mnt = tempfile::tempdir().unwrap();
-    let mut args = vec!["-q", "-f", "-d", "raid0", "-m", "raid0"];
+    let mut args = vec!["-q", "-f", "-K", "-d", "raid0", "-m", "raid0"];
     args.extend(bed.devices.iter().map(String::as_str));
     common::sh_required("mkfs.btrfs", &args);
     let _m = common::mount(&[&bed.devices[0]], mnt.path());

@@ -19,7 +19,7 @@ fn image(dir: &Path, name: &str, mb: usize) -> std::path::PathBuf {
 /// file system itself writes nothing and the checksum only moves if we do).
 fn mounted_ext4(img: &Path, at: &Path, extra: &[&str]) -> (Loop, Mounted) {
     let l = Loop::attach(img, extra);
-    common::sh_required("mkfs.ext4", &["-q", "-F", &l.dev]);
+    common::sh_required("mkfs.ext4", &["-q", "-F", "-E", "nodiscard", &l.dev]);
     let m = mount(&["-o", "ro", &l.dev], at);
     (l, m)
 }

@@ -136,7 +136,10 @@ fn seed_sweep(name: &str, extra: &[&str], targets: &[&str]) -> (String, String, 
 )]
 fn seed_000_reads_the_file_then_the_device_and_says_its_note_once() {
     let bed = LoopBed::new(2, 64);
-    common::sh_required("mkfs.ext4", &["-q", "-F", &bed.devices[0]]);
+    common::sh_required(
+        "mkfs.ext4",
+        &["-q", "-F", "-E", "nodiscard", &bed.devices[0]],
+    );
     let mnt = tempfile::tempdir().unwrap();
     let _m = common::mount(&[&bed.devices[0]], mnt.path());
     let file = common::data_file(mnt.path(), "f.dat", 32 << 20);
