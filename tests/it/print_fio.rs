@@ -263,6 +263,19 @@ fn sectors_and_ios(dev: &str) -> (u64, u64) {
 /// vm.nr_hugepages set for a test, put back on drop.
 struct HugePagesReserved(String);
 
+/// Does what a printed line's `# run first: sysctl -w vm.nr_hugepages=N`
+/// asks, when it asks it; put back on drop.
+fn reserve_as_printed(t: &str) -> Option<HugePagesReserved> {
+    let pages = t
+        .split("vm.nr_hugepages=")
+        .nth(1)?
+        .split_whitespace()
+        .next()?;
+    let old = HugePagesReserved(std::fs::read_to_string("/proc/sys/vm/nr_hugepages").unwrap());
+    std::fs::write("/proc/sys/vm/nr_hugepages", pages).unwrap();
+    Some(old)
+}
+
 impl Drop for HugePagesReserved {
     fn drop(&mut self) {
         let _ = std::fs::write("/proc/sys/vm/nr_hugepages", &self.0);
@@ -324,14 +337,7 @@ fn the_printed_line_moves_the_same_requests_as_the_run_on_a_queue_with_few_segme
     // The printed line, run as it says.
     let t = print_fio(&["--bs", "1m", "--io-limit", "32m", "--ramp", "0", &dev]);
     let line = t.lines().find(|l| l.starts_with("fio ")).expect(&t);
-    let pages = t
-        .split("vm.nr_hugepages=")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .expect(&t);
-    let _reserved =
-        HugePagesReserved(std::fs::read_to_string("/proc/sys/vm/nr_hugepages").unwrap());
-    std::fs::write("/proc/sys/vm/nr_hugepages", pages).unwrap();
+    let _reserved = reserve_as_printed(&t).expect(&t);
     let fio_requests = |line: &str| {
         let (s0, i0) = sectors_and_ios(&dev);
         let out = std::process::Command::new("sh")
@@ -392,13 +398,7 @@ fn the_printed_line_moves_the_same_requests_for_random_4k_and_buffered_reads() {
         let t = print_fio(&[&common[..], &[dev.as_str()]].concat());
         // Huge-page buffers (the buffered 1 MiB read's) need pages
         // reserved first, as the line says.
-        let _reserved = t.split("vm.nr_hugepages=").nth(1).map(|r| {
-            let pages = r.split_whitespace().next().expect(&t).to_string();
-            let old =
-                HugePagesReserved(std::fs::read_to_string("/proc/sys/vm/nr_hugepages").unwrap());
-            std::fs::write("/proc/sys/vm/nr_hugepages", pages).unwrap();
-            old
-        });
+        let _reserved = reserve_as_printed(&t);
         let line = t.lines().find(|l| l.starts_with("fio ")).expect(&t);
         let theirs = device_reads(&dev, || {
             let out = std::process::Command::new("sh")
