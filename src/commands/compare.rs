@@ -74,14 +74,22 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     )?;
     let plan = plan_phases(args, &members, &vol_target, bed.is_some(), writes);
     guard_phases(&plan, &out)?;
-    let runs = run_phases(plan, args.repeat, &out)?;
+    let (runs, refused) = run_phases(plan, args.repeat, &out)?;
     let test_file = bed.as_ref().map(|_| vol_target.display().to_string());
     let volume = Volume::new(show_path(volume), topo, test_file, note, args.repeat);
-    let doc = compare::assemble(volume, runs, crate::base::signals::interrupted());
+    let mut doc = compare::assemble(volume, runs, crate::base::signals::interrupted());
+    if let Some(why) = &refused {
+        doc.notes.push(why.note());
+    }
     // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
     out.say(&crate::report::compare::render(&doc));
     out.write(crate::report::Doc::Compare(&doc))?;
     drop(bed);
+    // What finished is written first: a phase refused for its zeros costs
+    // none of the phases before it.
+    if let Some(why) = refused {
+        return Err(crate::base::error::ZeroReadsRefused(why.line()).into());
+    }
     Ok(crate::base::error::exit_code(doc.interrupted, doc.failed()))
 }
 
@@ -139,9 +147,40 @@ fn guard_phases(plan: &[Planned], out: &Outputs) -> Result<()> {
     Ok(())
 }
 
+/// A phase whose reads were mostly zeros (no medium answered them),
+/// without --allow-holes: it ended the comparison and its figures are
+/// left out of it.
+struct ZeroPhase {
+    kind: compare::PhaseKind,
+    zeros: String,
+}
+
+impl ZeroPhase {
+    /// The note the comparison's document carries.
+    fn note(&self) -> String {
+        format!(
+            "phase {} stopped the comparison: {}; its figures are left out and the phases after it did not run (pass --allow-holes to accept them)",
+            self.kind, self.zeros
+        )
+    }
+
+    /// The error line.
+    fn line(&self) -> String {
+        format!(
+            "refusing the comparison: phase {}: {}; the phases before it are written; pass --allow-holes to accept it",
+            self.kind, self.zeros
+        )
+    }
+}
+
 /// Phases run in order (a series), on one live stream whose lines say
-/// their phase; an interrupt ends the phase running and skips the rest.
-fn run_phases(plan: Vec<Planned>, of: usize, out: &Outputs) -> Result<Vec<Phase>> {
+/// their phase; an interrupt ends the phase running and skips the rest,
+/// as a phase refused for its zeros does.
+fn run_phases(
+    plan: Vec<Planned>,
+    of: usize,
+    out: &Outputs,
+) -> Result<(Vec<Phase>, Option<ZeroPhase>)> {
     let mut phases = Phases {
         plan: plan.into_iter(),
         of,
@@ -149,9 +188,10 @@ fn run_phases(plan: Vec<Planned>, of: usize, out: &Outputs) -> Result<Vec<Phase>
         hub: out.live_hub()?,
         running: None,
         done: Vec::new(),
+        refused: None,
     };
     Series::new().run(&mut phases)?;
-    Ok(phases.done)
+    Ok((phases.done, phases.refused))
 }
 
 /// compare's planner: its phases, each one point.
@@ -163,6 +203,7 @@ struct Phases<'a> {
     /// The phase running: its kind and which run of its kind.
     running: Option<(compare::PhaseKind, u32)>,
     done: Vec<Phase>,
+    refused: Option<ZeroPhase>,
 }
 
 impl Planner for Phases<'_> {
@@ -201,10 +242,11 @@ impl Planner for Phases<'_> {
                 let doc = crate::document::finished::document(&r.config, *r.finished);
                 // Reads that no medium answered are no member's (or volume's) speed.
                 if let Some(z) = doc.zero_figures().first().filter(|_| !r.config.allow_holes) {
-                    return Err(crate::base::error::ZeroReadsRefused(format!(
-                        "refusing the comparison: phase {kind}: {z}; pass --allow-holes to accept it"
-                    ))
-                    .into());
+                    self.refused = Some(ZeroPhase {
+                        kind,
+                        zeros: z.to_string(),
+                    });
+                    return Ok(Step::Stop);
                 }
                 self.done.push(Phase::run(kind.clone(), repeat, doc));
             }

@@ -246,3 +246,59 @@ fn compare_refusals_that_need_no_root_run_without_root() {
         "neither a block device, a file nor a directory",
     );
 }
+
+// Regression (issue 39): a phase whose reads came back mostly zeros (no
+// medium answered them: here members that are loop devices over
+// never-written zram, as thin volumes' unprovisioned blocks read) ended
+// compare with an error and no document: what finished was lost. The
+// comparison now stops there, writes its document with the phases before
+// it and a note naming the refused phase, and exits 4 with one line.
+#[test]
+#[cfg_attr(
+    not(all(sb_root, sb_mkfs_btrfs)),
+    ignore = "needs root, zram and mkfs.btrfs (btrfs-progs)"
+)]
+fn a_phase_that_read_only_zeros_stops_compare_and_keeps_what_finished() {
+    let zrams: Vec<common::Zram> = (0..2).map(|_| common::Zram::unwritten(256)).collect();
+    let loops: Vec<common::Loop> = zrams
+        .iter()
+        .map(|z| common::Loop::attach(std::path::Path::new(&z.dev), &[]))
+        .collect();
+    let mnt = tempfile::tempdir().unwrap();
+    let mut args = vec!["-q", "-f", "-K", "-d", "raid0", "-m", "raid0"];
+    args.extend(loops.iter().map(|l| l.dev.as_str()));
+    common::sh_required("mkfs.btrfs", &args);
+    let _m = common::mount(&[&loops[0].dev], mnt.path());
+    let dir = tempfile::tempdir().unwrap();
+    let doc_path = dir.path().join("c.json");
+    let out = sb()
+        .args(["compare", "-t", "300ms", "--ramp", "0", "--no-progress"])
+        .args(["--bs", "4k", "--json"])
+        .arg(&doc_path)
+        .arg(mnt.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("stripebench: error:"))
+        .unwrap_or_else(|| panic!("one error line: {err}"));
+    assert!(
+        line.contains("refusing the comparison: phase")
+            && line.contains("returned only zeros")
+            && line.contains("--allow-holes"),
+        "{line}"
+    );
+    let doc = json(&std::fs::read(&doc_path).expect("the comparison's document is written"));
+    let notes: Vec<&str> = doc["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("stopped the comparison")),
+        "{notes:?}"
+    );
+}
