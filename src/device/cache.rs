@@ -82,6 +82,30 @@ pub fn evict_range(file: &File, region: Region) {
     };
 }
 
+/// Writes `region` of `file`'s dirty pages to the device, waits for them
+/// (`sync_file_range`, the region only: not the file's metadata, which the
+/// run's final fsync covers), then drops them from the page cache.
+pub fn flush_range(file: &File, region: Region) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    let flags = libc::SYNC_FILE_RANGE_WAIT_BEFORE
+        | libc::SYNC_FILE_RANGE_WRITE
+        | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+    // SAFETY: the fd is open for the call; no memory is passed.
+    let rc = unsafe {
+        libc::sync_file_range(
+            file.as_raw_fd(),
+            region.offset as libc::off64_t,
+            region.length as libc::off64_t,
+            flags,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    evict_range(file, region);
+    Ok(())
+}
+
 /// Reads each target's region once through the page cache (`--cached`).
 pub fn preload(targets: &[(PathBuf, Region)]) -> Result<CacheDoc> {
     let t0 = Instant::now();

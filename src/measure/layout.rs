@@ -289,6 +289,9 @@ fn worker_spec(
         // A buffered sequential read would re-read its region from the page
         // cache after the first pass; --cached wants exactly that.
         evict_on_wrap: !cfg.direct && !cfg.cached && cfg.read_pct == 100 && !cfg.rw.is_random(),
+        // A buffered sequential write's next pass would overwrite pages the
+        // page cache still holds: each pass goes to the device first.
+        flush_on_wrap: !cfg.direct && cfg.read_pct == 0 && !cfg.rw.is_random(),
     }
 }
 

@@ -585,6 +585,13 @@ pub fn summary(doc: &RunDocument) -> String {
             tot.cache_evictions, tot.cache_eviction_sec
         );
     }
+    if tot.wrap_flushes > 0 {
+        let _ = writeln!(
+            out,
+            "page cache: each buffered writer wrote its region back to the device and dropped it when it wrapped around it ({} time(s), {:.3}s in all, inside the window), so every pass reaches the device rather than overwriting pages still in memory",
+            tot.wrap_flushes, tot.wrap_flush_sec
+        );
+    }
 
     if doc.targets.iter().any(|t| t.flush.is_some()) {
         out.push_str("buffered writes (the window counts writes into the page cache):\n");

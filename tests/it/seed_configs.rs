@@ -220,4 +220,23 @@ fn seed_004_shows_each_member_and_says_what_its_buffered_write_rate_is() {
         line.contains(&format!("durable {:.1} MB/s", write / 1e6)),
         "{line}"
     );
+    // Regression (issue 39, item 6): the config needed `passes = 1`, and
+    // its windows lasted a fraction of a second on small targets. Each
+    // point's window is now its duration, and the buffered write's
+    // durable figure is still the device's: every pass reached it.
+    for p in doc["points"].as_array().unwrap() {
+        let run = &p["runs"][0];
+        let secs = run["window"]["seconds"].as_f64().unwrap();
+        assert!(secs >= 2.0, "a window of {secs} s:\n{table}");
+    }
+    let total = &doc["points"][1]["runs"][0]["total"];
+    let (app, durable) = (
+        total["bytes"].as_u64().unwrap(),
+        total["flush"]["durable_bytes"].as_u64().unwrap(),
+    );
+    assert!(total["wrap_flushes"].as_u64().unwrap() >= 1, "{total}");
+    assert!(
+        durable as f64 >= 0.9 * app as f64,
+        "the devices received {durable} of the {app} B written"
+    );
 }

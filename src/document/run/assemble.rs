@@ -399,6 +399,12 @@ impl RunDocument {
                     .iter()
                     .map(|o| o.cache_eviction_ns as f64 / 1e9)
                     .sum(),
+                wrap_flushes: exec.outcomes.iter().map(|o| o.wrap_flushes).sum(),
+                wrap_flush_sec: exec
+                    .outcomes
+                    .iter()
+                    .map(|o| o.wrap_flush_ns as f64 / 1e9)
+                    .sum(),
                 sampled_reads: Some(exec.outcomes.iter().map(|o| o.sampled_reads).sum()),
                 zero_reads: Some(exec.outcomes.iter().map(|o| o.zero_reads).sum()),
                 targets_sum,
@@ -520,6 +526,8 @@ fn worker_doc(
         buffer: out.buffer.clone(),
         cache_evictions: out.cache_evictions,
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
+        wrap_flushes: out.wrap_flushes,
+        wrap_flush_sec: out.wrap_flush_ns as f64 / 1e9,
         sampled_reads: Some(out.sampled_reads),
         zero_reads: Some(out.zero_reads),
     }

@@ -196,6 +196,14 @@ pub struct WorkerDoc {
     pub cache_evictions: u64,
     #[serde(default)]
     pub cache_eviction_sec: f64,
+    /// A buffered sequential write: how often the worker wrote its region
+    /// back to the device at a wrap-around in the window (so every pass
+    /// reaches the device), and the seconds it took (inside `seconds`: the
+    /// device's time). Absent when it never did.
+    #[serde(default)]
+    pub wrap_flushes: u64,
+    #[serde(default)]
+    pub wrap_flush_sec: f64,
     /// Of its reads counted in the window, those checked for all zeros
     /// (one in 64, the first included), and those of them that were all
     /// zeros: answered by no medium, or zeros stored (`analysis::zeros`).
@@ -310,6 +318,12 @@ pub struct TotalDoc {
     pub cache_evictions: u64,
     #[serde(default)]
     pub cache_eviction_sec: f64,
+    /// The workers' write-backs at wrap-arounds (see `WorkerDoc`), summed.
+    /// Absent when none.
+    #[serde(default)]
+    pub wrap_flushes: u64,
+    #[serde(default)]
+    pub wrap_flush_sec: f64,
     /// The workers' sampled reads and all-zero ones (see `WorkerDoc`),
     /// summed; absent in a document written before the sample.
     #[serde(default)]

@@ -76,6 +76,7 @@ impl Serialize for WorkerDoc {
         put_some(&mut m, "zero_reads", &self.zero_reads)?;
         f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
+        wrap_flushes(&mut m, self.wrap_flushes, self.wrap_flush_sec)?;
         m.end()
     }
 }
@@ -128,6 +129,7 @@ impl Serialize for TotalDoc {
         put_some(&mut m, "zero_reads", &self.zero_reads)?;
         f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
+        wrap_flushes(&mut m, self.wrap_flushes, self.wrap_flush_sec)?;
         // Absent when every target ran the whole window (documents written
         // before it come back byte for byte).
         match &self.targets_sum {
@@ -149,6 +151,17 @@ fn evictions<S: SerializeStruct>(m: &mut S, n: u64, sec: f64) -> Result<(), S::E
         m.skip_field("cache_eviction_sec")
     } else {
         m.serialize_field("cache_eviction_sec", &sec)
+    }
+}
+
+/// A buffered sequential write's write-backs at wrap-arounds: absent when none.
+fn wrap_flushes<S: SerializeStruct>(m: &mut S, n: u64, sec: f64) -> Result<(), S::Error> {
+    if n == 0 {
+        m.skip_field("wrap_flushes")?;
+        m.skip_field("wrap_flush_sec")
+    } else {
+        m.serialize_field("wrap_flushes", &n)?;
+        m.serialize_field("wrap_flush_sec", &sec)
     }
 }
 

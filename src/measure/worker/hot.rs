@@ -218,6 +218,12 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     evicted_pass = gen.last_pass();
                     tally.evict(&engine_spec.file, spec.region);
                 }
+                if spec.flush_on_wrap && gen.last_pass() > evicted_pass {
+                    // A new pass of a buffered write: the last one's pages
+                    // reach the device before this one overwrites them.
+                    evicted_pass = gen.last_pass();
+                    tally.flush_region(&engine_spec.file, spec.region);
+                }
                 match (spec.verify, op) {
                     (VerifyMode::Write { start_ms }, Op::Write) => {
                         let g = generation(start_ms, gen.last_pass());
@@ -841,6 +847,36 @@ impl<'a, C: Clock> Tally<'a, C> {
         if tn >= self.ramp_ns && tn < self.control.end_ns() {
             self.out.cache_evictions += 1;
             self.out.cache_eviction_ns += t1.duration_since(t0).as_nanos() as u64;
+        }
+    }
+
+    /// Writes `region` of `file`'s dirty pages to the device and waits for
+    /// them, then drops them (at a wrap-around of a buffered sequential
+    /// write): the pass before reaches the device whole, where the next
+    /// pass would otherwise overwrite pages the page cache still held and
+    /// the device would receive a fraction of the bytes counted. Its time
+    /// is the device's: it stays in the worker's own time. A failure is
+    /// the worker's write error at the region's start.
+    #[cold]
+    fn flush_region(&mut self, file: &std::fs::File, region: Region) {
+        let t0 = C::now();
+        let res = crate::device::cache::flush_range(file, region);
+        let t1 = C::now();
+        self.last_done = t1;
+        let tn = t0.duration_since(self.epoch).as_nanos() as u64;
+        if tn >= self.ramp_ns && tn < self.control.end_ns() {
+            self.out.wrap_flushes += 1;
+            self.out.wrap_flush_ns += t1.duration_since(t0).as_nanos() as u64;
+        }
+        if let Err(e) = res {
+            let errno = e.raw_os_error().unwrap_or(0);
+            self.stopping |= self.out.record_error(
+                errno,
+                || format!("writing back the region at a wrap-around: {e}"),
+                Op::Write,
+                region.offset,
+                self.max_errors,
+            );
         }
     }
 

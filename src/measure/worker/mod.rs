@@ -75,6 +75,10 @@ pub struct WorkerSpec {
     /// the page cache each time the worker wraps around it, so a second
     /// pass reads the device again and not memory.
     pub evict_on_wrap: bool,
+    /// A buffered sequential write: at each wrap-around, write the
+    /// region's dirty pages to the device, wait for them and drop them, so
+    /// every pass's bytes reach the device (not only the last pass's).
+    pub flush_on_wrap: bool,
 }
 
 /// One member's place in a modelled RAID0 (`--stripe`).
@@ -415,6 +419,10 @@ pub struct WorkerOutcome {
     /// (`evict_on_wrap`) in the window, and the ns they took.
     pub cache_evictions: u64,
     pub cache_eviction_ns: u64,
+    /// Write-backs of the region at a wrap-around (`flush_on_wrap`) in
+    /// the window, and the ns they took (inside the worker's own time).
+    pub wrap_flushes: u64,
+    pub wrap_flush_ns: u64,
     /// ns since the epoch of the worker's first issue (its own active time
     /// runs from here, or from the window's opening if later).
     pub first_issue_ns: u64,
@@ -657,6 +665,7 @@ mod tests {
             log_ns: 1_000_000_000,
             rate_period_ns: None,
             evict_on_wrap: false,
+            flush_on_wrap: false,
         }
     }
 
