@@ -226,11 +226,8 @@ fn data(dir: &std::path::Path, name: &str) -> String {
 // the built-in test bed (256 MiB files, one pass in 0.16-0.28 s) their
 // windows measured nothing. A config whose window is fixed in time lasts
 // its `duration` on any target, small or large: each seed's must be at
-// least 2 s, with no byte limit (passes, io_limit) to end it sooner.
-// Seed 004 is the exception, said in its header: its buffered writes must
-// write each block once (a timed window rewrites blocks the page cache
-// still holds, and the device receives a fraction of them), so its window
-// is one pass, as long as the target makes it.
+// least 2 s, with no byte limit (passes, io_limit) to end it sooner. Seed
+// 004 too, now that a buffered write's every pass reaches the device.
 #[test]
 fn every_seed_configs_window_is_fixed_in_time_and_at_least_2s() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
@@ -243,11 +240,6 @@ fn every_seed_configs_window_is_fixed_in_time_and_at_least_2s() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).unwrap();
         let value: toml::Value = toml::from_str(&text).unwrap();
-        if name == "seed-004-members.toml" {
-            assert_eq!(value.get("passes").and_then(|v| v.as_integer()), Some(1));
-            assert!(text.contains("its windows are short"), "{name} says so");
-            continue;
-        }
         for key in ["passes", "io_limit"] {
             assert!(
                 value.get(key).is_none(),
@@ -264,5 +256,5 @@ fn every_seed_configs_window_is_fixed_in_time_and_at_least_2s() {
         assert!(secs >= 2.0, "{name}: a {secs} s window");
         checked += 1;
     }
-    assert!(checked >= 5, "{checked}");
+    assert!(checked >= 6, "{checked}");
 }
