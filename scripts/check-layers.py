@@ -90,7 +90,7 @@ ARGV_PARSERS = {
 }
 # The files (besides main.rs) that may write one, and why.
 ARGV_BUILDERS = {
-    os.path.join("cli", "fio_job.rs"): "expands --fio-job into run's words before the one parse (issue 40 item 1 makes it a builder)",
+    os.path.join("cli", "fio_job.rs"): "sweep --fio-job only: its groups still become one sweep command line (--param words) for clap; run --fio-job's groups are typed (RunBuilder)",
 }
 # Judgement in document/ (see the header): what a document/ file may not
 # define or call.
