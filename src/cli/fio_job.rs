@@ -13,8 +13,8 @@
 //! one clap holds apart from it, replaces the job's; targets typed replace
 //! `filename=`. What is printed before a run is the command it stands
 //! for, each option as a user would type it: display, never parsed.
-//! (`sweep --fio-job` still writes its one sweep command line, the
-//! groups' differing option as `--param`, for clap to parse.)
+//! `sweep --fio-job` is one sweep: the groups' common options set so,
+//! and the one option they differ in as its `--param`, typed.
 //!
 //! What fio would do and stripebench would not is refused by the option's
 //! name, never dropped: an unknown key, a value whose meaning would change
@@ -77,15 +77,6 @@ impl ExitCoded for FioJobError {
     fn exit_code(&self) -> u8 {
         EXIT_USAGE
     }
-}
-
-/// One stripebench command a job file stands for: its argument vector (the
-/// program name first) and the lines to print before it runs (`#` notes,
-/// then the command as a shell line), each ending in a newline.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Planned {
-    pub argv: Vec<OsString>,
-    pub said: String,
 }
 
 /// `None` when `args` (the whole command line) has no `--fio-job`; else
@@ -177,13 +168,9 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
             )));
         }
     }
-    let prog = args
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "stripebench".into());
     if sub == "sweep" {
         return Ok(Some(Expanded::Sweep(sweep(
-            &prog, &groups, &shown, &tail, &tail_strs,
+            &groups, &shown, &tail, &tail_strs,
         )?)));
     }
     let n = groups.len();
@@ -221,10 +208,8 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
 
 /// What a job file stands for.
 pub enum Expanded {
-    /// `sweep --fio-job`: one sweep command line. (The sweep's points are
-    /// still written as `--param` words for clap: sweep has no typed
-    /// builder yet.)
-    Sweep(Planned),
+    /// `sweep --fio-job`: one sweep over the groups.
+    Sweep(SweepPlan),
     /// `run --fio-job`: its runs, one per stonewall group, in order.
     Runs(Runs),
 }
@@ -269,7 +254,7 @@ impl RunGroup {
         let kept: Vec<&Set> = self
             .sets
             .iter()
-            .filter(|s| !command_line_gives(s.id(), given))
+            .filter(|s| !command_line_gives("run", s.id(), given))
             .collect();
         let mut b = RunBuilder::from_args(typed.clone());
         for s in &kept {
@@ -303,10 +288,10 @@ impl RunGroup {
 /// Whether the command line gave `id` (clap's id of one of `run`'s
 /// options), or an option clap holds apart from it: then it, not the
 /// job, says what that option is.
-fn command_line_gives(id: &str, given: &[String]) -> bool {
+fn command_line_gives(sub: &str, id: &str, given: &[String]) -> bool {
     use clap::CommandFactory;
     let root = crate::cli::Cli::command();
-    let Some(cmd) = root.find_subcommand("run") else {
+    let Some(cmd) = root.find_subcommand(sub) else {
         return false;
     };
     let arg = |id: &str| cmd.get_arguments().find(|a| a.get_id() == id);
@@ -1613,8 +1598,8 @@ fn numbered_outputs(tail: &[OsString], i: usize, n: usize) -> Result<Vec<OsStrin
 
 /// The sweep parameter that the groups' differing options are, with each
 /// group's value, or why there is none.
-fn sweep_param(groups: &[Group]) -> Result<(String, Vec<String>, Vec<String>), String> {
-    let groups: Vec<Vec<String>> = groups.iter().map(|g| words(&g.args)).collect();
+fn sweep_param(of: &[Group]) -> Result<(String, Vec<String>, Vec<Set>), String> {
+    let groups: Vec<Vec<String>> = of.iter().map(|g| words(&g.args)).collect();
     let key = |a: &str| a.split('=').next().unwrap_or(a).to_string();
     let value = |g: &Vec<String>, k: &str| -> Option<String> {
         g.iter().find(|a| key(a) == k).map(|a| {
@@ -1689,9 +1674,10 @@ fn sweep_param(groups: &[Group]) -> Result<(String, Vec<String>, Vec<String>), S
             named(&differ)
         ));
     };
-    let common: Vec<String> = groups[0]
+    let common: Vec<Set> = of[0]
+        .args
         .iter()
-        .filter(|a| !differ.contains(&key(a)))
+        .filter(|a| !differ.contains(&key(&a.word())))
         .cloned()
         .collect();
     Ok((name.to_string(), values, common))
@@ -1699,12 +1685,11 @@ fn sweep_param(groups: &[Group]) -> Result<(String, Vec<String>, Vec<String>), S
 
 /// `sweep --fio-job`: the groups as the points of one --param.
 fn sweep(
-    prog: &OsString,
     groups: &[Group],
     shown: &str,
     tail: &[OsString],
     tail_strs: &[String],
-) -> Result<Planned, FioJobError> {
+) -> Result<SweepPlan, FioJobError> {
     if groups.len() < 2 {
         return Err(FioJobError(format!(
             "sweep --fio-job {shown}: the file is one group of jobs (no stonewall between sections): a sweep needs groups that differ in one parameter; run it with run --fio-job"
@@ -1722,13 +1707,6 @@ fn sweep(
             )));
         }
     }
-    let mut file_args = common;
-    file_args.push(format!("--param={name}={}", values.join(",")));
-    file_args.extend(groups[0].targets.iter().cloned());
-    let kept = super::configfile::command_line_wins("sweep", file_args, tail_strs);
-    let mut argv = vec![prog.clone(), "sweep".into()];
-    argv.extend(kept.into_iter().map(OsString::from));
-    argv.extend(tail.iter().cloned());
     let mut notes: Vec<String> = Vec::new();
     for n in groups.iter().flat_map(|g| &g.notes) {
         if !notes.contains(n) {
@@ -1744,10 +1722,83 @@ fn sweep(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    Ok(Planned {
-        said: said(&head, &notes, &argv[1..]),
-        argv,
+    Ok(SweepPlan {
+        head,
+        notes,
+        common,
+        param: crate::document::sweep::Param { name, values },
+        targets: groups[0].targets.clone(),
+        typed: tail.to_vec(),
+        shown: shown.to_string(),
     })
+}
+
+/// `sweep --fio-job`: the groups' common options, typed, and the one
+/// parameter they differ in, as the sweep's `--param`.
+#[derive(Debug, Clone)]
+pub struct SweepPlan {
+    head: String,
+    notes: Vec<String>,
+    common: Vec<Set>,
+    param: crate::document::sweep::Param,
+    targets: Vec<String>,
+    /// What was typed after `sweep`, without `--fio-job FILE`: clap parses
+    /// it once.
+    pub typed: Vec<OsString>,
+    shown: String,
+}
+
+impl SweepPlan {
+    /// The sweep: what the command line gave (`typed`, `given` as for
+    /// [`RunGroup::configure`]) with the job's common options where it
+    /// gave none of them, the job's parameter first unless a `--param` of
+    /// the same name was typed, and targets typed replacing `filename=`;
+    /// and the lines printed before it.
+    pub fn configure(
+        &self,
+        typed: &crate::cli::SweepArgs,
+        given: &[String],
+    ) -> Result<(crate::cli::SweepArgs, String), FioJobError> {
+        let kept: Vec<&Set> = self
+            .common
+            .iter()
+            .filter(|s| !command_line_gives("sweep", s.id(), given))
+            .collect();
+        let mut b = RunBuilder::from_args(typed.run.clone());
+        for s in &kept {
+            b = s
+                .apply(b)
+                .map_err(|e| FioJobError(format!("{}: {e}", self.shown)))?;
+        }
+        let mut args = typed.clone();
+        args.run = b.args();
+        let param_word = format!(
+            "--param={}={}",
+            self.param.name,
+            self.param.values.join(",")
+        );
+        let param_kept = !typed.params.iter().any(|p| p.name == self.param.name);
+        if param_kept {
+            // Checked as sweep's parser checks the value typed.
+            let p = super::sweep::parse_param(&param_word["--param=".len()..])
+                .map_err(|e| FioJobError(format!("sweep --fio-job {}: {e}", self.shown)))?;
+            args.params.insert(0, p);
+        }
+        let file_targets = typed.run.targets.is_empty();
+        if file_targets {
+            args.run.targets = self.targets.iter().map(PathBuf::from).collect();
+        }
+        let mut line: Vec<OsString> = vec!["sweep".into()];
+        line.extend(kept.iter().map(|s| OsString::from(s.word())));
+        if param_kept {
+            line.push(param_word.into());
+        }
+        if file_targets {
+            line.extend(self.targets.iter().map(OsString::from));
+        }
+        line.extend(self.typed.iter().cloned());
+        Ok((args, said(&self.head, &self.notes, &line)))
+    }
 }
 
 fn sections_shown(s: &[String]) -> String {
@@ -2127,7 +2178,7 @@ mod tests {
             (name.as_str(), values),
             ("rw", vec!["read".to_string(), "randread".to_string()])
         );
-        assert!(!common.iter().any(|a| a.starts_with("--rw")));
+        assert!(!words(&common).iter().any(|a| a.starts_with("--rw")));
         let g = groups("[a]\ndirect=1\n[b]\nstonewall\n", "j.fio").unwrap();
         assert_eq!(sweep_param(&g).unwrap().1, ["direct", "buffered"]);
         let g = groups("[a]\nrw=read\n[b]\nrw=write\nbs=1m\nstonewall\n", "j.fio").unwrap();

@@ -32,13 +32,57 @@ pub fn invocations(args: Vec<OsString>) -> Result<Vec<Invocation>, String> {
     use crate::cli::fio_job::Expanded;
     match crate::cli::fio_job::expand(args.clone()) {
         Ok(Some(Expanded::Runs(runs))) => fio_runs(args, runs),
-        Ok(Some(Expanded::Sweep(p))) => Ok(vec![parse(p.argv, p.said)]),
+        Ok(Some(Expanded::Sweep(plan))) => Ok(vec![fio_sweep(args, plan)?]),
         Ok(None) => match crate::cli::configfile::expand(args, &crate::cli::long_options) {
             Ok(argv) => Ok(vec![parse(argv, String::new())]),
             Err(e) => Err(e.to_string()),
         },
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// `sweep --fio-job`: the command line typed parsed once, the job's
+/// common options and its parameter set on it, typed.
+fn fio_sweep(
+    args: Vec<OsString>,
+    plan: crate::cli::fio_job::SweepPlan,
+) -> Result<Invocation, String> {
+    let prog = args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "stripebench".into());
+    let mut argv = vec![prog, "sweep".into()];
+    argv.extend(plan.typed.iter().cloned());
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let invocation = |cli, said| Invocation {
+        cli,
+        sub: Some("sweep".into()),
+        words: words.clone(),
+        said,
+    };
+    Ok(match crate::cli::help::parse_given(argv) {
+        Ok((
+            crate::cli::Cli {
+                command: crate::cli::Command::Sweep(typed),
+            },
+            given,
+        )) => {
+            // A value of the job that sweep refuses: a usage error.
+            let (args, said) = plan.configure(&typed, &given).map_err(|e| e.0)?;
+            invocation(
+                Ok(crate::cli::Cli {
+                    command: crate::cli::Command::Sweep(Box::new(args)),
+                }),
+                said,
+            )
+        }
+        Ok(_) => unreachable!("the command line is sweep's"),
+        Err(e) => invocation(Err(e), String::new()),
+    })
 }
 
 /// A fio job file's runs: the command line typed is parsed once, and
@@ -353,5 +397,56 @@ mod tests {
             said.lines().last().unwrap(),
             "stripebench run --rw=randread --ramp=0s --engine=sync --bs 4k --buffered -t 1s --cpus 0 /dev/typed"
         );
+    }
+
+    #[test]
+    fn a_sweep_job_is_one_typed_sweep_whose_param_a_typed_one_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("j.fio");
+        std::fs::write(
+            &f,
+            "[global]\nbs=4k\ntime_based\nruntime=1\nfilename=/dev/null\n[a]\nrw=read\n[b]\nstonewall\nrw=write\n",
+        )
+        .unwrap();
+        let sweep = |words: &[&str]| {
+            let mut argv: Vec<OsString> =
+                vec!["stripebench".into(), "sweep".into(), "--fio-job".into()];
+            argv.push(f.clone().into());
+            argv.extend(words.iter().map(OsString::from));
+            let mut inv = invocations(argv).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(inv.len(), 1);
+            let inv = inv.pop().unwrap();
+            match inv.cli {
+                Ok(Cli {
+                    command: crate::cli::Command::Sweep(args),
+                }) => (*args, inv.said),
+                _ => panic!("not a sweep"),
+            }
+        };
+        let (a, said) = sweep(&[]);
+        let params: Vec<(&str, Vec<&str>)> = a
+            .params
+            .iter()
+            .map(|p| {
+                (
+                    p.name.as_str(),
+                    p.values.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(params, [("rw", vec!["read", "write"])]);
+        assert_eq!(
+            a.run.bs,
+            Some(crate::measure::config::BlockSizeArg::Bytes(4096))
+        );
+        assert_eq!(a.run.targets, [std::path::PathBuf::from("/dev/null")]);
+        assert!(
+            said.ends_with("--param=rw=read,write /dev/null\n"),
+            "{said}"
+        );
+        let (a, said) = sweep(&["--param", "rw=randread"]);
+        assert_eq!(a.params.len(), 1);
+        assert_eq!(a.params[0].values, ["randread"]);
+        assert!(!said.contains("--param=rw="), "{said}");
     }
 }
