@@ -89,9 +89,7 @@ ARGV_PARSERS = {
     os.path.join("cli", "help.rs"): "defines parse_from, clap's one entry (its messages rewritten)",
 }
 # The files (besides main.rs) that may write one, and why.
-ARGV_BUILDERS = {
-    os.path.join("cli", "fio_job.rs"): "expands --fio-job into run's words before the one parse (issue 40 item 1 makes it a builder)",
-}
+ARGV_BUILDERS = {}
 # Judgement in document/ (see the header): what a document/ file may not
 # define or call.
 JUDGEMENT_BANNED = [
@@ -330,7 +328,7 @@ def main():
     print(f"  clap ({', '.join(w for _, w in CLAP_BANNED)}) in no layer below cli/")
     print(f"  {', '.join(HOT)} name none of: {', '.join(b + '::' for b in HOT_BANNED)}")
     print(f"  only {HOST_FILE} names \"/sys\" or \"/proc\" (a process's own /proc/self/ aside)")
-    print(f"  no argument synthesis: only main.rs and {', '.join(sorted(ARGV_PARSERS))} parse an argument vector; only main.rs and {', '.join(sorted(ARGV_BUILDERS))} write one")
+    print(f"  no argument synthesis: only main.rs and {', '.join(sorted(ARGV_PARSERS))} parse an argument vector; only main.rs{''.join(' and ' + f for f in sorted(ARGV_BUILDERS))} writes one")
     for f, why in sorted({**ARGV_PARSERS, **ARGV_BUILDERS}.items()):
         print(f"    {f}: {why}")
     print(f"  document/ judges nothing: none of: {'; '.join(w for _, w in JUDGEMENT_BANNED)}")

@@ -30,7 +30,17 @@ fn invalid(option: &str, value: impl std::fmt::Display, why: String) -> anyhow::
     UsageError(format!("invalid value '{value}' for '--{option}': {why}")).into()
 }
 
+/// A percentage as `run`'s parser takes it: 0 to 100.
+fn percent(option: &str, pct: u8) -> Result<u8> {
+    values::parse_pct(&pct.to_string()).map_err(|e| invalid(option, pct, e))
+}
+
 impl RunBuilder {
+    /// On top of options already given (what clap parsed of a command line).
+    pub fn from_args(args: RunArgs) -> Self {
+        RunBuilder { args }
+    }
+
     /// A run of `targets` (the TARGET arguments), every option at its default.
     pub fn new(targets: impl IntoIterator<Item = impl Into<PathBuf>>) -> Self {
         RunBuilder {
@@ -153,6 +163,152 @@ impl RunBuilder {
     pub fn no_progress(mut self) -> Self {
         self.args.no_progress = true;
         self
+    }
+
+    /// `--mix PCT`.
+    pub fn mix(mut self, pct: u8) -> Result<Self> {
+        self.args.mix = percent("mix", pct)?;
+        Ok(self)
+    }
+
+    /// `--uncached` (which clap holds apart from `--direct` and `--buffered`).
+    pub fn uncached(mut self) -> Self {
+        self.args.uncached = true;
+        self.args.direct = false;
+        self.args.buffered = false;
+        self
+    }
+
+    /// `--hugepages`.
+    pub fn hugepages(mut self, h: crate::engine::buffer::HugePages) -> Self {
+        self.args.hugepages = h;
+        self
+    }
+
+    /// `--io-limit BYTES`.
+    pub fn io_limit(mut self, bytes: u64) -> Result<Self> {
+        if bytes == 0 {
+            let why = "the size must be larger than 0".to_string();
+            return Err(invalid("io-limit", bytes, why));
+        }
+        self.args.io_limit = Some(bytes);
+        Ok(self)
+    }
+
+    /// `--engine`.
+    pub fn engine(mut self, e: values::EngineArg) -> Self {
+        self.args.engine = e;
+        self
+    }
+
+    /// `--no-register`.
+    pub fn no_register(mut self) -> Self {
+        self.args.no_register = true;
+        self
+    }
+
+    /// `--hipri`.
+    pub fn hipri(mut self) -> Self {
+        self.args.hipri = true;
+        self
+    }
+
+    /// `--sqpoll`, or `--sqpoll=CPU`.
+    pub fn sqpoll(mut self, cpu: Option<usize>) -> Self {
+        self.args.sqpoll = Some(cpu);
+        self
+    }
+
+    /// `--complete-min N`.
+    pub fn complete_min(mut self, n: u32) -> Result<Self> {
+        self.args.complete_min = crate::engine::CompleteMin::parse(&n.to_string())
+            .map_err(|e| invalid("complete-min", n, e))?;
+        Ok(self)
+    }
+
+    /// `--nowait`.
+    pub fn nowait(mut self) -> Self {
+        self.args.nowait = true;
+        self
+    }
+
+    /// `--rate BYTES/s` (which clap holds apart from `--rate-iops`).
+    pub fn rate(mut self, bytes_per_sec: u64) -> Result<Self> {
+        if bytes_per_sec == 0 {
+            let why = crate::base::units::parse_io_rate("0").unwrap_err();
+            return Err(invalid("rate", bytes_per_sec, why));
+        }
+        self.args.rate = Some(bytes_per_sec as f64);
+        self.args.rate_iops = None;
+        Ok(self)
+    }
+
+    /// `--rate-iops N` (which clap holds apart from `--rate`).
+    pub fn rate_iops(mut self, n: u64) -> Result<Self> {
+        let iops = crate::base::units::parse_iops(&n.to_string())
+            .map_err(|e| invalid("rate-iops", n, e))?;
+        self.args.rate_iops = Some(iops);
+        self.args.rate = None;
+        Ok(self)
+    }
+
+    /// `--size BYTES`.
+    pub fn size(mut self, bytes: u64) -> Self {
+        self.args.size = Some(bytes);
+        self
+    }
+
+    /// `--offset BYTES`.
+    pub fn offset(mut self, bytes: u64) -> Self {
+        self.args.offset = bytes;
+        self
+    }
+
+    /// `--cpus LIST` (which clap holds apart from `--no-pin`).
+    pub fn cpus(mut self, cpus: Vec<usize>) -> Result<Self> {
+        if cpus.is_empty() {
+            let why = crate::base::cpus::parse_cpu_list("").unwrap_err();
+            return Err(invalid("cpus", "", why));
+        }
+        self.args.cpus = Some(values::CpuList(cpus));
+        self.args.no_pin = false;
+        Ok(self)
+    }
+
+    /// `--no-pin` (which clap holds apart from `--cpus`).
+    pub fn no_pin(mut self) -> Self {
+        self.args.no_pin = true;
+        self.args.cpus = None;
+        self
+    }
+
+    /// `--seed N`.
+    pub fn seed(mut self, n: u64) -> Self {
+        self.args.seed = Some(n);
+        self
+    }
+
+    /// `--buffer-compress PCT`.
+    pub fn buffer_compress(mut self, pct: u8) -> Result<Self> {
+        self.args.buffer_compress = percent("buffer-compress", pct)?;
+        Ok(self)
+    }
+
+    /// `--dedupe PCT`.
+    pub fn dedupe(mut self, pct: u8) -> Result<Self> {
+        self.args.dedupe = percent("dedupe", pct)?;
+        Ok(self)
+    }
+
+    /// `--verify`.
+    pub fn verify(mut self) -> Self {
+        self.args.verify = true;
+        self
+    }
+
+    /// The options as set, before `run`'s validation of the whole.
+    pub fn args(self) -> RunArgs {
+        self.args
     }
 
     /// The options as `run` validates them, on the CPUs this process may use.

@@ -1,15 +1,20 @@
 //! `run --fio-job FILE` and `sweep --fio-job FILE`: a fio job file read as
-//! the stripebench command lines it stands for.
+//! the stripebench runs it stands for.
 //!
 //! The file is read in fio's INI dialect (`[global]`, one `[section]` per
 //! job, `key=value` and bare flags, `;` and `#` comments to the end of the
 //! line), each job's options are the globals above it and its own (the
-//! later wins), and each job is translated into the arguments a user would
-//! type: `--rw=randread --bs=4k ...` and its `filename=` as targets. Those
-//! go through clap and `validate` like any typed command, so every check a
-//! typed command gets applies; the command line given with `--fio-job`
-//! wins option by option, as with `--config` (targets typed replace
-//! `filename=`).
+//! later wins), and each job is translated into `run`'s options, typed
+//! ([`Set`]), and its `filename=` as targets. clap parses the command line
+//! typed with `--fio-job` once; each group's options are set on top of it
+//! with [`RunBuilder`] (each value checked as `run`'s parser checks it),
+//! and `validate` checks the whole as for any typed command. The command
+//! line wins option by option, as with `--config`: an option typed, or
+//! one clap holds apart from it, replaces the job's; targets typed replace
+//! `filename=`. What is printed before a run is the command it stands
+//! for, each option as a user would type it: display, never parsed.
+//! `sweep --fio-job` is one sweep: the groups' common options set so,
+//! and the one option they differ in as its `--param`, typed.
 //!
 //! What fio would do and stripebench would not is refused by the option's
 //! name, never dropped: an unknown key, a value whose meaning would change
@@ -34,10 +39,14 @@
 use crate::engine::buffer::HugePages;
 use std::ffi::OsString;
 use std::path::Path;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::base::error::{show_text, ExitCoded, EXIT_USAGE};
 use crate::base::units::fmt_size_arg;
+use crate::cli::builder::RunBuilder;
+use crate::cli::{EngineArg, RunArgs};
+use crate::measure::config::RwMode;
 
 /// The largest job file read: fio's own examples are under 4 KiB.
 pub const MAX_BYTES: u64 = 1 << 20;
@@ -70,18 +79,9 @@ impl ExitCoded for FioJobError {
     }
 }
 
-/// One stripebench command a job file stands for: its argument vector (the
-/// program name first) and the lines to print before it runs (`#` notes,
-/// then the command as a shell line), each ending in a newline.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Planned {
-    pub argv: Vec<OsString>,
-    pub said: String,
-}
-
 /// `None` when `args` (the whole command line) has no `--fio-job`; else
 /// the commands the job file stands for, in the order they run.
-pub fn expand(args: Vec<OsString>) -> Result<Option<Vec<Planned>>, FioJobError> {
+pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
     let strs: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -168,48 +168,159 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Vec<Planned>>, FioJobError> 
             )));
         }
     }
-    let prog = args
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "stripebench".into());
-    let planned = if sub == "sweep" {
-        vec![sweep(&prog, &groups, &shown, &tail, &tail_strs)?]
-    } else {
-        let n = groups.len();
-        let mut out = Vec::new();
-        for (i, g) in groups.iter().enumerate() {
-            let tail = if n > 1 {
-                numbered_outputs(&tail, i + 1, n)?
-            } else {
-                tail.clone()
-            };
-            let tail_strs: Vec<String> = tail
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect();
-            let mut file_args = g.args.clone();
-            file_args.extend(g.targets.iter().cloned());
-            let kept = super::configfile::command_line_wins("run", file_args, &tail_strs);
-            let mut argv = vec![prog.clone(), "run".into()];
-            argv.extend(kept.into_iter().map(OsString::from));
-            argv.extend(tail);
-            let head = if n > 1 {
-                format!(
-                    "# {shown}: run {} of {n} ({}), after the one before ends (stonewall)",
-                    i + 1,
-                    sections_shown(&g.sections)
-                )
-            } else {
-                format!("# {shown}: {}", sections_shown(&g.sections))
-            };
-            out.push(Planned {
-                said: said(&head, &g.notes, &argv),
-                argv,
-            });
+    if sub == "sweep" {
+        return Ok(Some(Expanded::Sweep(sweep(
+            &groups, &shown, &tail, &tail_strs,
+        )?)));
+    }
+    let n = groups.len();
+    let mut runs = Vec::new();
+    for (i, g) in groups.into_iter().enumerate() {
+        let (shown_tail, number) = if n > 1 {
+            (numbered_outputs(&tail, i + 1, n)?, Some(i + 1))
+        } else {
+            (tail.clone(), None)
+        };
+        let head = if n > 1 {
+            format!(
+                "# {shown}: run {} of {n} ({}), after the one before ends (stonewall)",
+                i + 1,
+                sections_shown(&g.sections)
+            )
+        } else {
+            format!("# {shown}: {}", sections_shown(&g.sections))
+        };
+        runs.push(RunGroup {
+            head,
+            notes: g.notes,
+            sets: g.args,
+            targets: g.targets,
+            shown_tail,
+            number,
+            shown: shown.clone(),
+        });
+    }
+    Ok(Some(Expanded::Runs(Runs {
+        typed: tail,
+        groups: runs,
+    })))
+}
+
+/// What a job file stands for.
+pub enum Expanded {
+    /// `sweep --fio-job`: one sweep over the groups.
+    Sweep(SweepPlan),
+    /// `run --fio-job`: its runs, one per stonewall group, in order.
+    Runs(Runs),
+}
+
+/// `run --fio-job`'s runs.
+pub struct Runs {
+    /// What was typed after `run`, without `--fio-job FILE`: clap parses
+    /// it once, and each group's options go on top of it.
+    pub typed: Vec<OsString>,
+    pub groups: Vec<RunGroup>,
+}
+
+/// One stonewall group: its options, typed, and what is printed before
+/// it runs.
+#[derive(Debug, Clone)]
+pub struct RunGroup {
+    head: String,
+    notes: Vec<String>,
+    sets: Vec<Set>,
+    targets: Vec<String>,
+    /// What was typed, its output paths numbered: shown, never parsed.
+    shown_tail: Vec<OsString>,
+    /// Its number, when the file is several runs (its outputs numbered).
+    number: Option<usize>,
+    /// The job file as messages name it.
+    shown: String,
+}
+
+impl RunGroup {
+    /// The group's run: what the command line gave (`typed`, clap's
+    /// parse of it, `given` the ids of the options it named), and the
+    /// job's options where the command line gave neither the option nor
+    /// one clap holds apart from it (`--buffered` typed drops the job's
+    /// `--direct`); targets typed replace `filename=`. Then the lines
+    /// printed before it runs: its `#` lines and the stripebench command
+    /// it stands for.
+    pub fn configure(
+        &self,
+        typed: &RunArgs,
+        given: &[String],
+    ) -> Result<(RunArgs, String), FioJobError> {
+        let kept: Vec<&Set> = self
+            .sets
+            .iter()
+            .filter(|s| !command_line_gives("run", s.id(), given))
+            .collect();
+        let mut b = RunBuilder::from_args(typed.clone());
+        for s in &kept {
+            b = s
+                .apply(b)
+                .map_err(|e| FioJobError(format!("{}: {e}", self.shown)))?;
         }
-        out
+        let mut args = b.args();
+        let file_targets = typed.targets.is_empty();
+        if file_targets {
+            args.targets = self.targets.iter().map(PathBuf::from).collect();
+        }
+        if let Some(i) = self.number {
+            for (_, p) in &mut args.formats.given {
+                *p = numbered(p, i);
+            }
+            for p in [&mut args.live, &mut args.metrics].into_iter().flatten() {
+                *p = numbered(p, i);
+            }
+        }
+        let mut line: Vec<OsString> = vec!["run".into()];
+        line.extend(kept.iter().map(|s| OsString::from(s.word())));
+        if file_targets {
+            line.extend(self.targets.iter().map(OsString::from));
+        }
+        line.extend(self.shown_tail.iter().cloned());
+        Ok((args, said(&self.head, &self.notes, &line)))
+    }
+}
+
+/// Whether the command line gave `id` (clap's id of one of `run`'s
+/// options), or an option clap holds apart from it: then it, not the
+/// job, says what that option is.
+fn command_line_gives(sub: &str, id: &str, given: &[String]) -> bool {
+    use clap::CommandFactory;
+    let root = crate::cli::Cli::command();
+    let Some(cmd) = root.find_subcommand(sub) else {
+        return false;
     };
-    Ok(Some(planned))
+    let arg = |id: &str| cmd.get_arguments().find(|a| a.get_id() == id);
+    let Some(a) = arg(id) else {
+        return false;
+    };
+    given.iter().filter_map(|g| arg(g)).any(|g| {
+        g.get_id() == a.get_id()
+            || cmd
+                .get_arg_conflicts_with(g)
+                .iter()
+                .any(|c| c.get_id() == a.get_id())
+            || cmd
+                .get_arg_conflicts_with(a)
+                .iter()
+                .any(|c| c.get_id() == g.get_id())
+    })
+}
+
+/// `path` with `i` before its extension (`r.json` → `r.2.json`).
+fn numbered(path: &std::path::Path, i: usize) -> PathBuf {
+    let stem = path.file_stem().unwrap_or(path.as_os_str());
+    let mut name = stem.to_os_string();
+    name.push(format!(".{i}"));
+    if let Some(ext) = path.extension() {
+        name.push(".");
+        name.push(ext);
+    }
+    path.with_file_name(name)
 }
 
 /// A word no target is: what `command_line_wins` keeps only when the
@@ -377,9 +488,181 @@ fn jobs(sections: Vec<Section>) -> Vec<Job> {
 /// `--flag`, in a fixed order) and its targets, and the notes to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Translated {
-    args: Vec<String>,
+    args: Vec<Set>,
     targets: Vec<String>,
     notes: Vec<String>,
+}
+
+/// One of `run`'s options as a job sets it, typed: applied to the run
+/// with [`RunBuilder`]'s setter (validated as `run`'s parser validates
+/// the same text), and shown as the word a user would type for it, in
+/// the command printed before the run. The word is display: it is never
+/// parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Set {
+    Rw(RwMode),
+    Mix(u8),
+    Bs(u64),
+    Direct,
+    Buffered,
+    Uncached,
+    HugePages(HugePages),
+    Duration(Duration),
+    IoLimit(u64),
+    Passes(u64),
+    Ramp(Duration),
+    Jobs(usize),
+    Engine(EngineArg),
+    Iodepth(usize),
+    NoRegister,
+    Hipri,
+    Sqpoll(Option<u64>),
+    CompleteMin(u64),
+    Nowait,
+    Rate(u64),
+    RateIops(u64),
+    Size(u64),
+    Offset(u64),
+    /// fio's CPU list, as written (without spaces).
+    Cpus(String),
+    NoPin,
+    Seed(u64),
+    BufferCompress(u8),
+    Dedupe(u8),
+    Verify,
+}
+
+impl Set {
+    /// The id of `run`'s option it sets (clap's: what the command line
+    /// gave is known by it).
+    pub fn id(&self) -> &'static str {
+        match self {
+            Set::Rw(_) => "rw",
+            Set::Mix(_) => "mix",
+            Set::Bs(_) => "bs",
+            Set::Direct => "direct",
+            Set::Buffered => "buffered",
+            Set::Uncached => "uncached",
+            Set::HugePages(_) => "hugepages",
+            Set::Duration(_) => "duration",
+            Set::IoLimit(_) => "io_limit",
+            Set::Passes(_) => "passes",
+            Set::Ramp(_) => "ramp",
+            Set::Jobs(_) => "jobs",
+            Set::Engine(_) => "engine",
+            Set::Iodepth(_) => "iodepth",
+            Set::NoRegister => "no_register",
+            Set::Hipri => "hipri",
+            Set::Sqpoll(_) => "sqpoll",
+            Set::CompleteMin(_) => "complete_min",
+            Set::Nowait => "nowait",
+            Set::Rate(_) => "rate",
+            Set::RateIops(_) => "rate_iops",
+            Set::Size(_) => "size",
+            Set::Offset(_) => "offset",
+            Set::Cpus(_) => "cpus",
+            Set::NoPin => "no_pin",
+            Set::Seed(_) => "seed",
+            Set::BufferCompress(_) => "buffer_compress",
+            Set::Dedupe(_) => "dedupe",
+            Set::Verify => "verify",
+        }
+    }
+
+    /// The word a user would type for it (`--bs=4k`).
+    pub fn word(&self) -> String {
+        use clap::ValueEnum;
+        let named = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| {
+            v().map_or(String::new(), |p| p.get_name().to_string())
+        };
+        match self {
+            Set::Rw(rw) => format!("--rw={}", named(&|| rw.to_possible_value())),
+            Set::Mix(p) => format!("--mix={p}"),
+            Set::Bs(b) => format!("--bs={}", fmt_size_arg(*b)),
+            Set::Direct => "--direct".into(),
+            Set::Buffered => "--buffered".into(),
+            Set::Uncached => "--uncached".into(),
+            Set::HugePages(h) => format!("--hugepages={}", named(&|| h.to_possible_value())),
+            Set::Duration(d) => format!("--duration={}", fmt_duration(*d)),
+            Set::IoLimit(n) => format!("--io-limit={n}"),
+            Set::Passes(n) => format!("--passes={n}"),
+            Set::Ramp(d) => format!("--ramp={}", fmt_duration(*d)),
+            Set::Jobs(n) => format!("--jobs={n}"),
+            Set::Engine(e) => format!("--engine={}", named(&|| e.to_possible_value())),
+            Set::Iodepth(n) => format!("--iodepth={n}"),
+            Set::NoRegister => "--no-register".into(),
+            Set::Hipri => "--hipri".into(),
+            Set::Sqpoll(None) => "--sqpoll".into(),
+            Set::Sqpoll(Some(c)) => format!("--sqpoll={c}"),
+            Set::CompleteMin(n) => format!("--complete-min={n}"),
+            Set::Nowait => "--nowait".into(),
+            Set::Rate(b) => format!("--rate={}", fmt_size_arg(*b)),
+            Set::RateIops(n) => format!("--rate-iops={n}"),
+            Set::Size(b) => format!("--size={}", fmt_size_arg(*b)),
+            Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
+            Set::Cpus(v) => format!("--cpus={v}"),
+            Set::NoPin => "--no-pin".into(),
+            Set::Seed(n) => format!("--seed={n}"),
+            Set::BufferCompress(p) => format!("--buffer-compress={p}"),
+            Set::Dedupe(p) => format!("--dedupe={p}"),
+            Set::Verify => "--verify".into(),
+        }
+    }
+
+    /// Sets it on `b`, as `run`'s parser would have set the word.
+    fn apply(&self, b: RunBuilder) -> anyhow::Result<RunBuilder> {
+        let too_big = |option: &str, n: u64| {
+            anyhow::Error::from(crate::base::error::UsageError(format!(
+                "invalid value '{n}' for '--{option}': too large"
+            )))
+        };
+        Ok(match self {
+            Set::Rw(rw) => b.rw(*rw),
+            Set::Mix(p) => b.mix(*p)?,
+            Set::Bs(n) => b.bs(*n)?,
+            Set::Direct => b.direct(),
+            Set::Buffered => b.buffered(),
+            Set::Uncached => b.uncached(),
+            Set::HugePages(h) => b.hugepages(*h),
+            Set::Duration(d) => b.duration(*d)?,
+            Set::IoLimit(n) => b.io_limit(*n)?,
+            Set::Passes(n) => b.passes(*n)?,
+            Set::Ramp(d) => b.ramp(*d),
+            Set::Jobs(n) => b.jobs(*n)?,
+            Set::Engine(e) => b.engine(*e),
+            Set::Iodepth(n) => b.iodepth(*n)?,
+            Set::NoRegister => b.no_register(),
+            Set::Hipri => b.hipri(),
+            Set::Sqpoll(c) => b.sqpoll(
+                c.map(|c| usize::try_from(c).map_err(|_| too_big("sqpoll", c)))
+                    .transpose()?,
+            ),
+            Set::CompleteMin(n) => {
+                b.complete_min(u32::try_from(*n).map_err(|_| too_big("complete-min", *n))?)?
+            }
+            Set::Nowait => b.nowait(),
+            Set::Rate(n) => b.rate(*n)?,
+            Set::RateIops(n) => b.rate_iops(*n)?,
+            Set::Size(n) => b.size(*n),
+            Set::Offset(n) => b.offset(*n),
+            Set::Cpus(v) => {
+                let cpus = crate::base::cpus::parse_cpu_list(v).map_err(|e| {
+                    crate::base::error::UsageError(format!("invalid value '{v}' for '--cpus': {e}"))
+                })?;
+                b.cpus(cpus)?
+            }
+            Set::NoPin => b.no_pin(),
+            Set::Seed(n) => b.seed(*n),
+            Set::BufferCompress(p) => b.buffer_compress(*p)?,
+            Set::Dedupe(p) => b.dedupe(*p)?,
+            Set::Verify => b.verify(),
+        })
+    }
+}
+
+/// The words a user would type for `sets`.
+fn words(sets: &[Set]) -> Vec<String> {
+    sets.iter().map(Set::word).collect()
 }
 
 /// The options a job file may hold, each honoured below. Any other is
@@ -526,17 +809,6 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     };
     let mut args = Vec::new();
     let mut notes = Vec::new();
-    let spell = |key: &str, value: &str| -> Vec<String> {
-        // fio_words' table spells it (`--jobs 2`): one `--long=value` word.
-        // The value whole, spaces and all: never a first word of it.
-        let s = super::fio_words::spelling(key, value).unwrap_or_default();
-        match s.trim().split_once(' ') {
-            Some(("-t", v)) => vec![format!("--duration={}", v.trim())],
-            Some((f, v)) => vec![format!("{f}={}", v.trim())],
-            None if !s.trim().is_empty() => vec![s.trim().to_string()],
-            None => Vec::new(),
-        }
-    };
 
     // The pattern (fio's default: read).
     let rw_opt = job.get("rw");
@@ -568,7 +840,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         }
     }
     let random = rw.starts_with("rand");
-    args.push(format!("--rw={rw}"));
+    args.push(Set::Rw(match rw {
+        "read" => RwMode::Read,
+        "write" => RwMode::Write,
+        "randread" => RwMode::Randread,
+        "randwrite" => RwMode::Randwrite,
+        _ => RwMode::Randrw,
+    }));
     // The read share: rwmixread, or 100 - rwmixwrite; both must agree.
     let mixr = job.get("rwmixread");
     let mixw = job.get("rwmixwrite");
@@ -597,7 +875,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         return refuse!(o, &format!("with rw={rw}: a read share is for rw=randrw, which stripebench mixes (fio ignores it here): drop it"));
     }
     if let Some(m) = mix {
-        args.extend(spell("rwmixread", &m.to_string()));
+        args.push(Set::Mix(m as u8));
     }
     // The request size (fio's default: 4k, for every pattern).
     let bs = match job.get("bs") {
@@ -613,7 +891,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         },
         None => 4096,
     };
-    args.push(format!("--bs={}", fmt_size_arg(bs)));
+    args.push(Set::Bs(bs));
     // O_DIRECT or the page cache: the later of direct= and buffered= wins
     // (fio's default: buffered).
     let mut direct = false;
@@ -640,14 +918,11 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     };
     // uncached=1 on buffered I/O is stripebench's third mode.
     let uncached = !direct && rwf("uncached")?;
-    args.push(
-        match (direct, uncached) {
-            (true, _) => "--direct",
-            (false, true) => "--uncached",
-            (false, false) => "--buffered",
-        }
-        .to_string(),
-    );
+    args.push(match (direct, uncached) {
+        (true, _) => Set::Direct,
+        (false, true) => Set::Uncached,
+        (false, false) => Set::Buffered,
+    });
     // fio's buffers: huge pages where it reserves them (mmaphuge,
     // shmhuge), else 4 KiB pages; ours follow. Not given, --hugepages
     // auto holds: huge from a bs of 128 KiB, said in a note.
@@ -657,9 +932,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             // `mmaphuge:/hugetlbfs/file`: the file is fio's business.
             let kind = v.split(':').next().unwrap_or("");
             match kind {
-                "mmaphuge" | "shmhuge" => args.push("--hugepages=on".into()),
+                "mmaphuge" | "shmhuge" => args.push(Set::HugePages(HugePages::On)),
                 "malloc" | "mmap" | "mmapshared" | "shm" => {
-                    args.push("--hugepages=off".into())
+                    args.push(Set::HugePages(HugePages::Off))
                 }
                 _ => return refuse!(o, "names buffers stripebench cannot make (fio's iomem: malloc, mmap, mmapshared, shm, mmaphuge or shmhuge)"),
             }
@@ -700,7 +975,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         None => None,
     };
     if let Some(r) = runtime {
-        args.extend(spell("runtime", &fmt_duration(r)));
+        args.push(Set::Duration(r));
     }
     if time_based {
         if runtime.is_none() {
@@ -722,7 +997,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         if runtime.is_none() {
             return refuse!(o, "without runtime=: stripebench's --io-limit stops at its --duration (10 s by default); give runtime= as the cap");
         }
-        args.extend(spell("io_size", &size(o)?.to_string()));
+        args.push(Set::IoLimit(size(o)?));
     } else {
         // fio does size= once (loops= times), then ends; runtime= caps it.
         if let Some((o, n)) = numjobs.filter(|(_, n)| *n > 1) {
@@ -735,16 +1010,16 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             },
             None => 1,
         };
-        args.extend(spell("loops", &loops.to_string()));
+        args.push(Set::Passes(loops));
     }
     // fio's default ramp is none; stripebench's is 1 s: always say it.
-    args.push(format!("--ramp={}", fmt_duration(ramp.unwrap_or_default())));
+    args.push(Set::Ramp(ramp.unwrap_or_default()));
     if let Some((o, n)) = numjobs {
         if n > 1 && !random {
             return refuse!(o, &format!("with rw={rw}: fio's {n} clones each stream the same region; stripebench's --jobs {n} split it into {n} slices: give numjobs=1, or a random pattern"));
         }
         if n > 1 {
-            args.extend(spell("numjobs", &n.to_string()));
+            args.push(Set::Jobs(n as usize));
         }
     }
     // The engine (fio's default: psync) and its depth.
@@ -771,17 +1046,17 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     }
     match engine {
         _ if sync => {
-            args.extend(spell("ioengine", "psync"));
+            args.push(Set::Engine(EngineArg::Sync));
             if depth > 1 {
                 notes.push(format!("iodepth={depth} with ioengine={engine}: fio's sync engines keep one I/O in flight, so does stripebench's"));
             }
         }
         "io_uring" => {
-            args.extend(spell("ioengine", "io_uring"));
-            args.push(format!("--iodepth={depth}"));
+            args.push(Set::Engine(EngineArg::Uring));
+            args.push(Set::Iodepth(depth as usize));
             match (fixedbufs, registerfiles) {
                 (true, true) => {}
-                (false, false) => args.push("--no-register".into()),
+                (false, false) => args.push(Set::NoRegister),
                 _ => {
                     let o = job
                         .get("fixedbufs")
@@ -796,9 +1071,9 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             if !direct {
                 return refuse!(o, "with buffered I/O (direct=0): Linux's native AIO runs buffered I/O one at a time, io_uring would keep iodepth in flight: give direct=1, or ioengine=psync");
             }
-            args.extend(spell("ioengine", "io_uring"));
-            args.push(format!("--iodepth={depth}"));
-            args.push("--no-register".into());
+            args.push(Set::Engine(EngineArg::Uring));
+            args.push(Set::Iodepth(depth as usize));
+            args.push(Set::NoRegister);
             notes.push("ioengine=libaio is run with io_uring (stripebench has no libaio engine; both keep iodepth O_DIRECT I/Os in flight)".into());
         }
         _ => {
@@ -821,7 +1096,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
                 "polls io_uring completions: give ioengine=io_uring, or drop it"
             );
         }
-        args.push("--hipri".into());
+        args.push(Set::Hipri);
     }
     if flag("sqthread_poll")?.unwrap_or(false) {
         let o = job.get("sqthread_poll").unwrap_or(&job.opts[0]);
@@ -829,8 +1104,8 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             return refuse!(o, "is io_uring's: give ioengine=io_uring, or drop it");
         }
         match job.get("sqthread_poll_cpu") {
-            Some(c) => args.push(format!("--sqpoll={}", count(c)?)),
-            None => args.push("--sqpoll".into()),
+            Some(c) => args.push(Set::Sqpoll(Some(count(c)?))),
+            None => args.push(Set::Sqpoll(None)),
         }
     } else if let Some(o) = job.get("sqthread_poll_cpu") {
         return refuse!(o, "without sqthread_poll=1: give both, or neither");
@@ -863,7 +1138,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
     }
     // libaio runs on io_uring too, and fio's libaio waits for one as well.
     if uring || engine == "libaio" {
-        args.push(format!("--complete-min={}", n.max(1)));
+        args.push(Set::CompleteMin(n.max(1)));
     }
     for key in ["nowait", "uncached"] {
         if rwf(key)? && !uring && engine != "pvsync2" {
@@ -872,7 +1147,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         }
     }
     if rwf("nowait")? {
-        args.push("--nowait".into());
+        args.push(Set::Nowait);
     }
     // A fixed schedule: one rate for reads and writes alike.
     for key in ["rate", "rate_iops"] {
@@ -890,12 +1165,12 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         if key == "rate" {
             match size(o)? {
                 0 => {}
-                b => args.push(format!("--rate={}", fmt_size_arg(b))),
+                b => args.push(Set::Rate(b)),
             }
         } else {
             match count(o)? {
                 0 => {}
-                n => args.extend(spell("rate_iops", &n.to_string())),
+                n => args.push(Set::RateIops(n)),
             }
         }
     }
@@ -909,8 +1184,10 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
             );
         }
         let n = size(o)?;
-        if key == "size" || n > 0 {
-            args.push(format!("--{key}={}", fmt_size_arg(n)));
+        if key == "size" {
+            args.push(Set::Size(n));
+        } else if n > 0 {
+            args.push(Set::Offset(n));
         }
     }
     // CPUs: stripebench pins each worker to one CPU of the list.
@@ -931,13 +1208,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
         }
         // fio reads `0, 2` as `0,2`: the list without its spaces.
         let v: String = v.split_whitespace().collect();
-        args.extend(spell("cpus_allowed", &v));
+        args.push(Set::Cpus(v));
     } else {
         // fio pins nothing unless told; stripebench pins unless told.
-        args.push("--no-pin".into());
+        args.push(Set::NoPin);
     }
     if let Some(o) = job.get("randseed") {
-        args.extend(spell("randseed", &count(o)?.to_string()));
+        args.push(Set::Seed(count(o)?));
     }
     // Random offsets: stripebench's are fio's norandommap randrepeat=0.
     if flag("norandommap")? == Some(false) {
@@ -977,13 +1254,13 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
                 let c = job.get("buffer_compress_chunk").unwrap_or(o);
                 return refuse!(c, "is not 4k: stripebench makes each 4 KiB unit that share zeros (fio's buffer_compress_chunk=4k); give buffer_compress_chunk=4k");
             }
-            args.extend(spell("buffer_compress_percentage", &p.to_string()));
+            args.push(Set::BufferCompress(p as u8));
         }
     }
     if let Some(o) = job.get("dedupe_percentage") {
         let p = pct(o)?;
         if p > 0 {
-            args.extend(spell("dedupe_percentage", &p.to_string()));
+            args.push(Set::Dedupe(p as u8));
         }
     }
     // Verification: stripebench's own self-describing blocks.
@@ -998,7 +1275,7 @@ fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
                 if rw.contains("write") && flag("do_verify")? != Some(false) {
                     return refuse!(o, "with rw=write also reads the blocks back in the same job (fio's do_verify=1); stripebench writes them with --verify and checks them with `stripebench verify` afterwards: add do_verify=0, and run `stripebench verify` after it");
                 }
-                args.push("--verify".into());
+                args.push(Set::Verify);
                 notes.push(
                     "verify: stripebench's self-describing blocks, not fio's verify headers".into(),
                 );
@@ -1153,7 +1430,7 @@ fn fmt_duration(d: Duration) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Group {
     sections: Vec<String>,
-    args: Vec<String>,
+    args: Vec<Set>,
     targets: Vec<String>,
     notes: Vec<String>,
 }
@@ -1179,8 +1456,11 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
         let cpus = t
             .args
             .iter()
-            .position(|a| a.starts_with("--cpus="))
-            .map(|p| t.args.remove(p)["--cpus=".len()..].to_string());
+            .position(|a| matches!(a, Set::Cpus(_)))
+            .and_then(|p| match t.args.remove(p) {
+                Set::Cpus(c) => Some(c),
+                _ => None,
+            });
         let stonewall = job
             .get("stonewall")
             .is_some_and(|o| o.value.as_deref() != Some("0"));
@@ -1211,7 +1491,10 @@ fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Gro
                 .iter()
                 .chain(&t.args)
                 .find(|a| !(t0.args.contains(a) && t.args.contains(a)))
-                .map(|a| a.split('=').next().unwrap_or(a).to_string())
+                .map(|a| {
+                    let w = a.word();
+                    w.split('=').next().unwrap_or(&w).to_string()
+                })
                 .unwrap_or_default();
             return Err(FioJobError(format!(
                 "fio job file {shown}: [{}] and [{}] run at once in fio (no stonewall between them) but are different workloads ({differ} differs); stripebench runs one workload at a time: add `stonewall` to [{}] to run it after, or make them alike",
@@ -1238,13 +1521,13 @@ fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Gro
     let cpus: Vec<&Option<String>> = jobs.iter().map(|(_, _, c)| c).collect();
     if cpus.iter().all(|c| *c == cpus[0]) {
         if let Some(c) = cpus[0] {
-            g.args.push(format!("--cpus={c}"));
+            g.args.push(Set::Cpus(c.clone()));
         }
         return Ok(g);
     }
     let one_each = jobs.iter().all(|(_, t, c)| {
         t.targets.len() == 1
-            && !t.args.iter().any(|a| a.starts_with("--jobs="))
+            && !t.args.iter().any(|a| matches!(a, Set::Jobs(_)))
             && c.as_deref()
                 .is_some_and(|c| c.bytes().all(|b| b.is_ascii_digit()))
     });
@@ -1256,7 +1539,7 @@ fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Gro
             show_text(&first.name)
         )));
     }
-    g.args.push(format!("--cpus={}", list.join(",")));
+    g.args.push(Set::Cpus(list.join(",")));
     Ok(g)
 }
 
@@ -1280,15 +1563,7 @@ fn numbered_outputs(tail: &[OsString], i: usize, n: usize) -> Result<Vec<OsStrin
                 "--{flag} -: the job file is {n} runs (stonewall), whose documents would run together on stdout: give a path, which each run numbers (r.json: r.1.json, r.2.json, ...)"
             )));
         }
-        let path = Path::new(p);
-        let stem = path.file_stem().unwrap_or(p.as_os_str());
-        let mut name = stem.to_os_string();
-        name.push(format!(".{i}"));
-        if let Some(ext) = path.extension() {
-            name.push(".");
-            name.push(ext);
-        }
-        Ok(path.with_file_name(name).into_os_string())
+        Ok(numbered(Path::new(p), i).into_os_string())
     };
     let mut out = Vec::with_capacity(tail.len());
     let mut it = tail.iter();
@@ -1323,17 +1598,18 @@ fn numbered_outputs(tail: &[OsString], i: usize, n: usize) -> Result<Vec<OsStrin
 
 /// The sweep parameter that the groups' differing options are, with each
 /// group's value, or why there is none.
-fn sweep_param(groups: &[Group]) -> Result<(String, Vec<String>, Vec<String>), String> {
+fn sweep_param(of: &[Group]) -> Result<(String, Vec<String>, Vec<Set>), String> {
+    let groups: Vec<Vec<String>> = of.iter().map(|g| words(&g.args)).collect();
     let key = |a: &str| a.split('=').next().unwrap_or(a).to_string();
-    let value = |g: &Group, k: &str| -> Option<String> {
-        g.args.iter().find(|a| key(a) == k).map(|a| {
+    let value = |g: &Vec<String>, k: &str| -> Option<String> {
+        g.iter().find(|a| key(a) == k).map(|a| {
             a.split_once('=')
                 .map_or(String::new(), |(_, v)| v.to_string())
         })
     };
     let mut keys: Vec<String> = Vec::new();
-    for g in groups {
-        for a in &g.args {
+    for g in &groups {
+        for a in g {
             if !keys.contains(&key(a)) {
                 keys.push(key(a));
             }
@@ -1398,10 +1674,10 @@ fn sweep_param(groups: &[Group]) -> Result<(String, Vec<String>, Vec<String>), S
             named(&differ)
         ));
     };
-    let common: Vec<String> = groups[0]
+    let common: Vec<Set> = of[0]
         .args
         .iter()
-        .filter(|a| !differ.contains(&key(a)))
+        .filter(|a| !differ.contains(&key(&a.word())))
         .cloned()
         .collect();
     Ok((name.to_string(), values, common))
@@ -1409,12 +1685,11 @@ fn sweep_param(groups: &[Group]) -> Result<(String, Vec<String>, Vec<String>), S
 
 /// `sweep --fio-job`: the groups as the points of one --param.
 fn sweep(
-    prog: &OsString,
     groups: &[Group],
     shown: &str,
     tail: &[OsString],
     tail_strs: &[String],
-) -> Result<Planned, FioJobError> {
+) -> Result<SweepPlan, FioJobError> {
     if groups.len() < 2 {
         return Err(FioJobError(format!(
             "sweep --fio-job {shown}: the file is one group of jobs (no stonewall between sections): a sweep needs groups that differ in one parameter; run it with run --fio-job"
@@ -1432,13 +1707,6 @@ fn sweep(
             )));
         }
     }
-    let mut file_args = common;
-    file_args.push(format!("--param={name}={}", values.join(",")));
-    file_args.extend(groups[0].targets.iter().cloned());
-    let kept = super::configfile::command_line_wins("sweep", file_args, tail_strs);
-    let mut argv = vec![prog.clone(), "sweep".into()];
-    argv.extend(kept.into_iter().map(OsString::from));
-    argv.extend(tail.iter().cloned());
     let mut notes: Vec<String> = Vec::new();
     for n in groups.iter().flat_map(|g| &g.notes) {
         if !notes.contains(n) {
@@ -1454,10 +1722,83 @@ fn sweep(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    Ok(Planned {
-        said: said(&head, &notes, &argv),
-        argv,
+    Ok(SweepPlan {
+        head,
+        notes,
+        common,
+        param: crate::document::sweep::Param { name, values },
+        targets: groups[0].targets.clone(),
+        typed: tail.to_vec(),
+        shown: shown.to_string(),
     })
+}
+
+/// `sweep --fio-job`: the groups' common options, typed, and the one
+/// parameter they differ in, as the sweep's `--param`.
+#[derive(Debug, Clone)]
+pub struct SweepPlan {
+    head: String,
+    notes: Vec<String>,
+    common: Vec<Set>,
+    param: crate::document::sweep::Param,
+    targets: Vec<String>,
+    /// What was typed after `sweep`, without `--fio-job FILE`: clap parses
+    /// it once.
+    pub typed: Vec<OsString>,
+    shown: String,
+}
+
+impl SweepPlan {
+    /// The sweep: what the command line gave (`typed`, `given` as for
+    /// [`RunGroup::configure`]) with the job's common options where it
+    /// gave none of them, the job's parameter first unless a `--param` of
+    /// the same name was typed, and targets typed replacing `filename=`;
+    /// and the lines printed before it.
+    pub fn configure(
+        &self,
+        typed: &crate::cli::SweepArgs,
+        given: &[String],
+    ) -> Result<(crate::cli::SweepArgs, String), FioJobError> {
+        let kept: Vec<&Set> = self
+            .common
+            .iter()
+            .filter(|s| !command_line_gives("sweep", s.id(), given))
+            .collect();
+        let mut b = RunBuilder::from_args(typed.run.clone());
+        for s in &kept {
+            b = s
+                .apply(b)
+                .map_err(|e| FioJobError(format!("{}: {e}", self.shown)))?;
+        }
+        let mut args = typed.clone();
+        args.run = b.args();
+        let param_word = format!(
+            "--param={}={}",
+            self.param.name,
+            self.param.values.join(",")
+        );
+        let param_kept = !typed.params.iter().any(|p| p.name == self.param.name);
+        if param_kept {
+            // Checked as sweep's parser checks the value typed.
+            let p = super::sweep::parse_param(&param_word["--param=".len()..])
+                .map_err(|e| FioJobError(format!("sweep --fio-job {}: {e}", self.shown)))?;
+            args.params.insert(0, p);
+        }
+        let file_targets = typed.run.targets.is_empty();
+        if file_targets {
+            args.run.targets = self.targets.iter().map(PathBuf::from).collect();
+        }
+        let mut line: Vec<OsString> = vec!["sweep".into()];
+        line.extend(kept.iter().map(|s| OsString::from(s.word())));
+        if param_kept {
+            line.push(param_word.into());
+        }
+        if file_targets {
+            line.extend(self.targets.iter().map(OsString::from));
+        }
+        line.extend(self.typed.iter().cloned());
+        Ok((args, said(&self.head, &self.notes, &line)))
+    }
 }
 
 fn sections_shown(s: &[String]) -> String {
@@ -1467,16 +1808,18 @@ fn sections_shown(s: &[String]) -> String {
         .join(" ")
 }
 
-/// The lines printed before a command runs.
-fn said(head: &str, notes: &[String], argv: &[OsString]) -> String {
+/// The lines printed before a command runs: the `#` lines, then the
+/// command (`line`, after the program's name) as a shell line. Display:
+/// nothing parses it.
+fn said(head: &str, notes: &[String], line: &[OsString]) -> String {
     let mut out = format!("{head}\n");
     for n in notes {
         out.push_str(&format!("# {n}\n"));
     }
-    let mut words = vec![OsString::from("stripebench")];
-    words.extend(argv.iter().skip(1).cloned());
-    out.push_str(&crate::base::invocation::shell_line(&words));
-    out.push('\n');
+    out.push_str(&format!(
+        "stripebench {}\n",
+        crate::base::invocation::shell_line(line)
+    ));
     out
 }
 
@@ -1490,7 +1833,7 @@ mod tests {
     }
 
     fn args(text: &str) -> Vec<String> {
-        one(text).unwrap_or_else(|e| panic!("{e}")).args
+        words(&one(text).unwrap_or_else(|e| panic!("{e}")).args)
     }
 
     fn refused(text: &str) -> String {
@@ -1506,7 +1849,7 @@ mod tests {
     fn a_job_is_its_globals_and_its_own_options_the_later_winning() {
         let t = one("; a comment\n[global]\nrw=randread\nbs=4k  ; inline\ndirect=1\ntime_based\nruntime=30\n# another\n[job1]\nbs=64k\nfilename=/dev/a:/dev/b\niodepth=8\nioengine=io_uring\n").unwrap();
         assert_eq!(
-            t.args,
+            words(&t.args),
             [
                 "--rw=randread",
                 "--bs=64k",
@@ -1814,11 +2157,11 @@ mod tests {
         .unwrap();
         assert_eq!(g.len(), 1);
         assert!(
-            g[0].args.contains(&"--cpus=3,1".to_string()),
+            words(&g[0].args).contains(&"--cpus=3,1".to_string()),
             "{:?}",
             g[0].args
         );
-        assert!(!g[0].args.contains(&"--no-pin".to_string()));
+        assert!(!words(&g[0].args).contains(&"--no-pin".to_string()));
         let e = refused("[global]\nrw=randread\n[w0]\nfilename=a:c\ncpus_allowed=3\n[w1]\nfilename=b\ncpus_allowed=1\n");
         assert!(e.contains("different cpus_allowed"), "{e}");
     }
@@ -1835,7 +2178,7 @@ mod tests {
             (name.as_str(), values),
             ("rw", vec!["read".to_string(), "randread".to_string()])
         );
-        assert!(!common.iter().any(|a| a.starts_with("--rw")));
+        assert!(!words(&common).iter().any(|a| a.starts_with("--rw")));
         let g = groups("[a]\ndirect=1\n[b]\nstonewall\n", "j.fio").unwrap();
         assert_eq!(sweep_param(&g).unwrap().1, ["direct", "buffered"]);
         let g = groups("[a]\nrw=read\n[b]\nrw=write\nbs=1m\nstonewall\n", "j.fio").unwrap();
@@ -1891,7 +2234,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            g[0].args.contains(&"--size=1g".to_string()),
+            words(&g[0].args).contains(&"--size=1g".to_string()),
             "{:?}",
             g[0].args
         );

@@ -29,18 +29,129 @@ pub struct Invocation {
 /// spliced in. `Err` is a usage error's text (the job or config file was
 /// refused).
 pub fn invocations(args: Vec<OsString>) -> Result<Vec<Invocation>, String> {
-    let planned = match crate::cli::fio_job::expand(args.clone()) {
-        Ok(Some(planned)) => planned,
+    use crate::cli::fio_job::Expanded;
+    match crate::cli::fio_job::expand(args.clone()) {
+        Ok(Some(Expanded::Runs(runs))) => fio_runs(args, runs),
+        Ok(Some(Expanded::Sweep(plan))) => Ok(vec![fio_sweep(args, plan)?]),
         Ok(None) => match crate::cli::configfile::expand(args, &crate::cli::long_options) {
-            Ok(argv) => vec![crate::cli::fio_job::Planned {
-                argv,
-                said: String::new(),
-            }],
-            Err(e) => return Err(e.to_string()),
+            Ok(argv) => Ok(vec![parse(argv, String::new())]),
+            Err(e) => Err(e.to_string()),
         },
-        Err(e) => return Err(e.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `sweep --fio-job`: the command line typed parsed once, the job's
+/// common options and its parameter set on it, typed.
+fn fio_sweep(
+    args: Vec<OsString>,
+    plan: crate::cli::fio_job::SweepPlan,
+) -> Result<Invocation, String> {
+    let prog = args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "stripebench".into());
+    let mut argv = vec![prog, "sweep".into()];
+    argv.extend(plan.typed.iter().cloned());
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let invocation = |cli, said| Invocation {
+        cli,
+        sub: Some("sweep".into()),
+        words: words.clone(),
+        said,
     };
-    Ok(planned.into_iter().map(|p| parse(p.argv, p.said)).collect())
+    Ok(match crate::cli::help::parse_given(argv) {
+        Ok((
+            crate::cli::Cli {
+                command: crate::cli::Command::Sweep(typed),
+            },
+            given,
+        )) => {
+            // A value of the job that sweep refuses: a usage error.
+            let (args, said) = plan.configure(&typed, &given).map_err(|e| e.0)?;
+            invocation(
+                Ok(crate::cli::Cli {
+                    command: crate::cli::Command::Sweep(Box::new(args)),
+                }),
+                said,
+            )
+        }
+        Ok(_) => unreachable!("the command line is sweep's"),
+        Err(e) => invocation(Err(e), String::new()),
+    })
+}
+
+/// A fio job file's runs: the command line typed is parsed once, and
+/// each stonewall group's options are set, typed, on top of it. `Err`: a
+/// value of the job that `run` refuses (a usage error, before any run).
+fn fio_runs(
+    args: Vec<OsString>,
+    runs: crate::cli::fio_job::Runs,
+) -> Result<Vec<Invocation>, String> {
+    let prog = args
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "stripebench".into());
+    let mut argv = vec![prog, "run".into()];
+    argv.extend(runs.typed);
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let n = runs.groups.len();
+    let (typed, given) = match crate::cli::help::parse_given(argv) {
+        Ok((
+            crate::cli::Cli {
+                command: crate::cli::Command::Run(typed),
+            },
+            given,
+        )) => (typed, given),
+        Ok(_) => unreachable!("the command line is run's"),
+        // Several runs: refused before any began, in clap's first line.
+        Err(e) if n > 1 => {
+            return Err(format!(
+                "run 1 of {n} (checked before any of them began; none ran): {}",
+                first_line(&e)
+            ))
+        }
+        // The command line typed is refused as typed (help printed, a
+        // mistake in one line).
+        Err(e) => {
+            return Ok(vec![Invocation {
+                cli: Err(e),
+                sub: Some("run".into()),
+                words,
+                said: String::new(),
+            }])
+        }
+    };
+    let mut out = Vec::with_capacity(n);
+    for (i, g) in runs.groups.iter().enumerate() {
+        let (args, said) = g.configure(&typed, &given).map_err(|e| {
+            if n > 1 {
+                format!(
+                    "run {} of {n} (checked before any of them began; none ran): {e}",
+                    i + 1
+                )
+            } else {
+                e.to_string()
+            }
+        })?;
+        out.push(Invocation {
+            cli: Ok(crate::cli::Cli {
+                command: crate::cli::Command::Run(Box::new(args)),
+            }),
+            sub: Some("run".into()),
+            words: words.clone(),
+            said,
+        });
+    }
+    Ok(out)
 }
 
 /// Parses one command line.
@@ -184,5 +295,158 @@ mod tests {
         };
         assert!(l.ends_with("(see stripebench --help)"), "{l}");
         assert!(l.contains("frobnicate"), "{l}");
+    }
+
+    /// `stripebench run --fio-job FILE WORDS...` for a job file holding
+    /// `job`, as the front door reads it: each group's run, typed, and
+    /// the lines said before it.
+    fn fio_runs(job: &str, words: &[&str]) -> Vec<(crate::cli::RunArgs, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("j.fio");
+        std::fs::write(&f, job).unwrap();
+        let mut argv: Vec<OsString> = vec!["stripebench".into(), "run".into(), "--fio-job".into()];
+        argv.push(f.clone().into());
+        argv.extend(words.iter().map(OsString::from));
+        invocations(argv)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .map(|inv| match inv.cli {
+                Ok(Cli {
+                    command: crate::cli::Command::Run(args),
+                }) => (*args, inv.said),
+                Ok(_) => panic!("not a run"),
+                Err(e) => panic!("{e}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_job_s_globals_and_two_stonewall_groups_are_two_typed_runs() {
+        use crate::measure::config::RwMode;
+        let runs = fio_runs(
+            "[global]\nbs=64k\ndirect=1\ntime_based\nruntime=2\nfilename=/dev/null\n[w]\nrw=randwrite\niodepth=8\nioengine=io_uring\n[r]\nstonewall\nrw=read\nbs=1m\n",
+            &["--no-progress", "--json", "r.json"],
+        );
+        assert_eq!(runs.len(), 2);
+        let (w, r) = (&runs[0].0, &runs[1].0);
+        assert_eq!(w.rw, RwMode::Randwrite);
+        assert_eq!(r.rw, RwMode::Read);
+        assert_eq!(
+            w.bs,
+            Some(crate::measure::config::BlockSizeArg::Bytes(64 << 10))
+        );
+        assert_eq!(
+            r.bs,
+            Some(crate::measure::config::BlockSizeArg::Bytes(1 << 20))
+        );
+        assert!(w.direct && r.direct && !w.buffered);
+        assert_eq!(w.duration, Some(std::time::Duration::from_secs(2)));
+        assert_eq!(w.ramp, Some(std::time::Duration::ZERO));
+        assert_eq!(w.engine, crate::cli::EngineArg::Uring);
+        assert_eq!((w.iodepth, r.iodepth), (8, 1));
+        assert_eq!(r.engine, crate::cli::EngineArg::Sync);
+        assert!(w.no_pin && w.no_progress);
+        assert_eq!(w.targets, [std::path::PathBuf::from("/dev/null")]);
+        // The command line's --json, which the job does not give, holds,
+        // numbered for each run.
+        assert_eq!(
+            w.formats.get("json"),
+            Some(std::path::Path::new("r.1.json"))
+        );
+        assert_eq!(
+            r.formats.get("json"),
+            Some(std::path::Path::new("r.2.json"))
+        );
+        let said = runs[1].1.lines().last().unwrap();
+        assert_eq!(
+            said,
+            "stripebench run --rw=read --bs=1m --direct --duration=2s --ramp=0s --engine=sync --no-pin /dev/null --no-progress --json r.2.json"
+        );
+    }
+
+    /// Today's rule, kept: the command line wins option by option, an
+    /// option typed also dropping the job's options clap holds apart from
+    /// it (`--buffered` drops `direct=1`, `--cpus` drops the job's
+    /// `--no-pin`), and targets typed replace `filename=`.
+    #[test]
+    fn the_command_line_wins_over_the_job_option_by_option() {
+        let runs = fio_runs(
+            "[j]\nrw=randread\nbs=64k\ndirect=1\ntime_based\nruntime=30\nfilename=/dev/job\n",
+            &[
+                "--bs",
+                "4k",
+                "--buffered",
+                "-t",
+                "1s",
+                "--cpus",
+                "0",
+                "/dev/typed",
+            ],
+        );
+        let (a, said) = &runs[0];
+        assert_eq!(
+            a.bs,
+            Some(crate::measure::config::BlockSizeArg::Bytes(4096))
+        );
+        assert!(a.buffered && !a.direct, "{a:?}");
+        assert_eq!(a.duration, Some(std::time::Duration::from_secs(1)));
+        assert!(!a.no_pin && a.cpus.is_some(), "{a:?}");
+        assert_eq!(a.targets, [std::path::PathBuf::from("/dev/typed")]);
+        assert_eq!(a.rw, crate::measure::config::RwMode::Randread);
+        assert_eq!(
+            said.lines().last().unwrap(),
+            "stripebench run --rw=randread --ramp=0s --engine=sync --bs 4k --buffered -t 1s --cpus 0 /dev/typed"
+        );
+    }
+
+    #[test]
+    fn a_sweep_job_is_one_typed_sweep_whose_param_a_typed_one_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("j.fio");
+        std::fs::write(
+            &f,
+            "[global]\nbs=4k\ntime_based\nruntime=1\nfilename=/dev/null\n[a]\nrw=read\n[b]\nstonewall\nrw=write\n",
+        )
+        .unwrap();
+        let sweep = |words: &[&str]| {
+            let mut argv: Vec<OsString> =
+                vec!["stripebench".into(), "sweep".into(), "--fio-job".into()];
+            argv.push(f.clone().into());
+            argv.extend(words.iter().map(OsString::from));
+            let mut inv = invocations(argv).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(inv.len(), 1);
+            let inv = inv.pop().unwrap();
+            match inv.cli {
+                Ok(Cli {
+                    command: crate::cli::Command::Sweep(args),
+                }) => (*args, inv.said),
+                _ => panic!("not a sweep"),
+            }
+        };
+        let (a, said) = sweep(&[]);
+        let params: Vec<(&str, Vec<&str>)> = a
+            .params
+            .iter()
+            .map(|p| {
+                (
+                    p.name.as_str(),
+                    p.values.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(params, [("rw", vec!["read", "write"])]);
+        assert_eq!(
+            a.run.bs,
+            Some(crate::measure::config::BlockSizeArg::Bytes(4096))
+        );
+        assert_eq!(a.run.targets, [std::path::PathBuf::from("/dev/null")]);
+        assert!(
+            said.ends_with("--param=rw=read,write /dev/null\n"),
+            "{said}"
+        );
+        let (a, said) = sweep(&["--param", "rw=randread"]);
+        assert_eq!(a.params.len(), 1);
+        assert_eq!(a.params[0].values, ["randread"]);
+        assert!(!said.contains("--param=rw="), "{said}");
     }
 }

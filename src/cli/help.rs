@@ -198,6 +198,28 @@ pub fn parse_from(argv: impl IntoIterator<Item = std::ffi::OsString>) -> Result<
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
 
+/// Parses `argv` as [`parse_from`] does, with the ids of the options of
+/// its subcommand that the command line itself gave (not their defaults).
+pub fn parse_given(
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<(Cli, Vec<String>), clap::Error> {
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(argv)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    let given = matches
+        .subcommand()
+        .map(|(_, sub)| {
+            sub.ids()
+                .filter(|id| {
+                    sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+                })
+                .map(|id| id.to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((cli, given))
+}
+
 fn arrange(cmd: Command) -> Command {
     let mut cmd = cmd;
     let names: Vec<String> = cmd

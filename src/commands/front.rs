@@ -6,45 +6,36 @@ use crate::base::error::{show_lines, EXIT_FAILURE, EXIT_USAGE};
 use crate::cli::front::{first_line, refusal, Invocation, Refusal};
 use crate::commands::exit_code_for;
 
-/// Runs the invocations in order; the exit code. Several (stonewall
-/// groups): every check each makes before its I/O is made for all of them
-/// before the first begins; a failure or a signal stops the ones after it.
-pub fn run(invocations: Vec<Invocation>) -> u8 {
-    let n = invocations.len();
-    if n > 1 {
-        for (i, inv) in invocations.iter().enumerate() {
-            if let Err(code) = precheck_one(inv, i + 1, n) {
-                return code;
-            }
-        }
+/// Runs the invocations: one command, or a fio job file's stonewall
+/// groups, which are a series of runs (`commands::fio`).
+pub fn run(mut invocations: Vec<Invocation>) -> u8 {
+    if invocations.len() > 1 {
+        return crate::commands::fio::run(invocations.into_iter().map(group).collect());
     }
-    for (i, inv) in invocations.into_iter().enumerate() {
-        // A signal that came after run i's window closed (while its report
-        // was written): the runs after it do not start.
-        if i > 0 && crate::base::signals::interrupted() {
-            say(format_args!(
-                "stripebench: interrupted after run {i} of {n}: the {} after it did not run",
-                n - i
-            ));
-            return crate::base::signals::exit_status();
-        }
-        if !inv.said.is_empty() {
-            let _ =
-                std::io::Write::write_all(&mut std::io::stderr(), show_lines(&inv.said).as_bytes());
-        }
-        let code = run_one(inv);
-        if code != 0 {
-            if i + 1 < n {
-                say(format_args!(
-                    "stripebench: run {} of {n} exited {code}: the {} after it did not run",
-                    i + 1,
-                    n - i - 1
-                ));
-            }
-            return code;
-        }
+    let Some(inv) = invocations.pop() else {
+        return 0;
+    };
+    if !inv.said.is_empty() {
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), show_lines(&inv.said).as_bytes());
     }
-    0
+    run_one(inv)
+}
+
+/// A stonewall group's invocation as the series takes it: `run`'s
+/// options, or the line that refuses them.
+fn group(inv: Invocation) -> crate::commands::fio::Group {
+    let args = match inv.cli {
+        Ok(crate::cli::Cli {
+            command: crate::cli::Command::Run(args),
+            ..
+        }) => Ok(*args),
+        Ok(_) => Err("a fio job file's stonewall groups are runs".to_string()),
+        Err(e) => Err(first_line(&e)),
+    };
+    crate::commands::fio::Group {
+        said: inv.said,
+        args,
+    }
 }
 
 /// A usage error found before anything was parsed (a job or config file
@@ -90,33 +81,6 @@ fn run_one(inv: Invocation) -> u8 {
             exit_code_for(&e)
         }
         Err(_) => EXIT_FAILURE,
-    }
-}
-
-/// Run `i` of `n`'s checks, before any of them runs: the exit code of
-/// its refusal, said on one line.
-fn precheck_one(inv: &Invocation, i: usize, n: usize) -> Result<(), u8> {
-    let before = format!("run {i} of {n} (checked before any of them began; none ran)");
-    let cli = match &inv.cli {
-        Ok(cli) => cli.clone(),
-        Err(e) => {
-            say(format_args!(
-                "stripebench: error: {before}: {}",
-                show_lines(&first_line(e))
-            ));
-            return Err(EXIT_USAGE);
-        }
-    };
-    match std::panic::catch_unwind(|| crate::commands::precheck(cli)) {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => {
-            say(format_args!(
-                "stripebench: error: {before}: {}",
-                show_lines(&format!("{e:#}"))
-            ));
-            Err(exit_code_for(&e))
-        }
-        Err(_) => Err(EXIT_FAILURE),
     }
 }
 

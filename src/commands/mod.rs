@@ -11,6 +11,7 @@ pub mod compare;
 pub mod completions;
 pub mod diff;
 pub mod exit;
+pub mod fio;
 pub mod front;
 pub mod man;
 pub mod membw;
@@ -30,19 +31,6 @@ pub use exit::exit_code_for;
 
 use crate::base::cpus;
 use crate::cli::{Cli, Command};
-
-/// `run`'s checks before its first I/O, without the I/O (see
-/// [`run::precheck`]); other commands have none to make apart.
-pub fn precheck(cli: Cli) -> Result<()> {
-    match cli.command {
-        Command::Run(args) => {
-            let cfg =
-                crate::cli::validate::run_config(&args, &cpus::available_cpus(), run::tmpdir())?;
-            run::precheck(cfg, args.outputs())
-        }
-        _ => Ok(()),
-    }
-}
 
 /// Runs the parsed command line; returns the exit code.
 pub fn main(cli: Cli) -> Result<u8> {

@@ -93,38 +93,6 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     Ok(code)
 }
 
-/// Every check [`run`] makes before its first I/O, with no I/O and
-/// nothing printed: the outputs, then the targets as a dry run sees them
-/// (the write guard's consent, signatures, mounts; not holes, which an
-/// earlier run may fill). A fio job file's
-/// later runs are checked so before its first begins: a refusal found
-/// after run 1 had run for its duration would waste it, and a refused
-/// write is refused before anything is touched.
-pub fn precheck(mut cfg: RunConfig, req: Request) -> Result<()> {
-    let named = named_targets(&cfg)?;
-    if cfg.print_fio {
-        return Ok(());
-    }
-    let out = check_outputs(req, &named)?;
-    // The built-in test bed is made by the run itself: nothing to look at.
-    if cfg.testbed.is_some() {
-        return Ok(());
-    }
-    cfg.dry_run = true;
-    if let Outcome::DryRun(_, checks) = measure(&cfg, &named, false, &out.for_run(None))? {
-        // Holes are looked at again when the run begins: an earlier run of
-        // the same job file may write them (a write group, then a read).
-        if let Some(c) = checks
-            .iter()
-            .flat_map(|(_, cs)| cs)
-            .find(|c| !c.passed && c.name != "holes")
-        {
-            return Err(crate::base::error::UsageError(c.detail.clone()).into());
-        }
-    }
-    Ok(())
-}
-
 /// `--print-fio`'s `--sched auto` and `--complete-min auto`, as the
 /// workers would resolve them: batch, and several completions a wait,
 /// when an io_uring worker's target has no non-blocking path (not with
@@ -193,7 +161,7 @@ fn ring_autos_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec
 }
 
 /// The targets named: `--members`' volume's, or those given.
-fn named_targets(cfg: &RunConfig) -> Result<Vec<PathBuf>> {
+pub(crate) fn named_targets(cfg: &RunConfig) -> Result<Vec<PathBuf>> {
     Ok(match &cfg.members {
         Some(volume) => member_paths(volume)?,
         None => cfg.targets.clone(),
@@ -201,7 +169,7 @@ fn named_targets(cfg: &RunConfig) -> Result<Vec<PathBuf>> {
 }
 
 /// The run's outputs, checked against the targets named.
-fn check_outputs(req: Request, named: &[PathBuf]) -> Result<Outputs> {
+pub(crate) fn check_outputs(req: Request, named: &[PathBuf]) -> Result<Outputs> {
     Outputs::check(
         req,
         report::Kind::Run,
@@ -239,7 +207,7 @@ fn unmeasured<T>(e: anyhow::Error, stage: &str, out: &Outputs) -> Result<T> {
 
 /// Prints the table (stdout, or stderr when stdout carries a document) and
 /// writes the documents.
-fn emit(doc: &RunDocument, out: &Outputs) -> Result<()> {
+pub(crate) fn emit(doc: &RunDocument, out: &Outputs) -> Result<()> {
     let mut text = report::table::render_rows(doc, out.request().rows);
     if out.request().histogram {
         for t in &doc.targets {

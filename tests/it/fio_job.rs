@@ -452,3 +452,50 @@ fn a_job_file_name_that_is_not_utf8_is_read_as_given() {
         assert_eq!(commands(&out.stderr).len(), 1);
     }
 }
+
+/// The sectors written to a block device since it was attached
+/// (`/sys/block/NAME/stat`, field 7).
+fn sectors_written(dev: &str) -> u64 {
+    let name = Path::new(dev).file_name().unwrap().to_str().unwrap();
+    let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+    stat.split_whitespace().nth(6).unwrap().parse().unwrap()
+}
+
+/// A later group refused by its dry-run check (an offset past the end of
+/// the device) stops the series before group 1's write begins: nothing is
+/// written to the device, group 1's document is not written, and the
+/// refusal names the group and says none ran.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
+fn a_group_refused_at_check_time_stops_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = data_file(dir.path(), "img", 8 << 20);
+    let lo = crate::common::Loop::attach(&img, &[]);
+    let before = crate::common::digest(img.to_str().unwrap());
+    let job = dir.path().join("j.fio");
+    std::fs::write(
+        &job,
+        "[global]\nbs=1m\nioengine=psync\ndirect=1\n[w]\nrw=write\n[r]\nstonewall\nrw=read\noffset=64m\nsize=1m\n",
+    )
+    .unwrap();
+    let r = dir.path().join("r.json");
+    let written = sectors_written(&lo.dev);
+    let out = sb()
+        .args(["run", "--fio-job", job.to_str().unwrap()])
+        .args(["--no-progress", "--allow-destructive", "--json"])
+        .arg(&r)
+        .arg(&lo.dev)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("stripebench: error: run 2 of 2 (checked before any of them began; none ran): --offset 67108864 is beyond the end of"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!dir.path().join("r.1.json").exists(), "group 1 ran: {err}");
+    assert_eq!(sectors_written(&lo.dev), written, "group 1 wrote: {err}");
+    drop(lo);
+    assert_eq!(crate::common::digest(img.to_str().unwrap()), before);
+}

@@ -1,0 +1,280 @@
+//! `run --fio-job FILE` with several stonewall groups: each group is one
+//! run, and the groups are a series (`measure::series`). Every group is
+//! checked before any of them begins (its options, its numbered outputs,
+//! its targets as a dry run sees them), so that a refusal group 3 would
+//! meet costs nothing of groups 1 and 2; then they run in order, each
+//! one's documents written under its numbered paths as it ends, and a
+//! failure or a signal stops the ones after it.
+//!
+//! A job file of one group is an ordinary `run`, and never comes here.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::base::error::{show_lines, UsageError, EXIT_FAILURE, EXIT_OK};
+use crate::cli::RunArgs;
+use crate::commands::{exit_code_for, run};
+use crate::measure::config::RunConfig;
+use crate::measure::live::{LiveHub, RunOutputs};
+use crate::measure::series::{self, Planner, Point, Ran, Series, Step};
+use crate::output::Outputs;
+
+/// One stonewall group: what to print before it runs (its `#` lines and
+/// the stripebench command it stands for), and its options, or the line
+/// that refuses them.
+pub struct Group {
+    pub said: String,
+    pub args: std::result::Result<RunArgs, String>,
+}
+
+/// Runs the groups; the exit code.
+pub fn run(groups: Vec<Group>) -> u8 {
+    match std::panic::catch_unwind(move || run_groups(groups)) {
+        Ok(code) => code,
+        Err(_) => EXIT_FAILURE,
+    }
+}
+
+/// One group, checked: its configuration, its targets, its outputs.
+struct Checked {
+    said: String,
+    config: RunConfig,
+    targets: Vec<PathBuf>,
+    out: Outputs,
+}
+
+fn run_groups(groups: Vec<Group>) -> u8 {
+    let n = groups.len();
+    let mut checked = Vec::with_capacity(n);
+    for (i, g) in groups.into_iter().enumerate() {
+        match check(g) {
+            Ok(c) => checked.push(c),
+            Err(e) => {
+                let before = format!(
+                    "run {} of {n} (checked before any of them began; none ran)",
+                    i + 1
+                );
+                say(format_args!(
+                    "stripebench: error: {before}: {}",
+                    show_lines(&format!("{e:#}"))
+                ));
+                return exit_code_for(&e);
+            }
+        }
+    }
+    // --print-fio and --dry-run do no I/O: each group prints what the
+    // typed command prints.
+    if checked
+        .iter()
+        .any(|c| c.config.print_fio || c.config.dry_run)
+    {
+        return print_each(checked);
+    }
+    let mut planner = Groups {
+        groups: checked.into_iter(),
+        n,
+        begun: 0,
+        hub: None,
+        code: EXIT_OK,
+    };
+    let ended = Series::new().run(&mut planner);
+    let done = planner.begun;
+    let code = match ended {
+        Err(e) => {
+            say(format_args!(
+                "stripebench: error: {}",
+                show_lines(&format!("{e:#}"))
+            ));
+            exit_code_for(&e)
+        }
+        Ok(_) if planner.code != EXIT_OK => planner.code,
+        // A signal after run `done`'s window closed (while its report was
+        // written): the runs after it do not start.
+        Ok(ended) if ended.interrupted => {
+            say(format_args!(
+                "stripebench: interrupted after run {done} of {n}: the {} after it did not run",
+                n - done
+            ));
+            return crate::base::signals::exit_status();
+        }
+        Ok(_) => EXIT_OK,
+    };
+    if code != EXIT_OK && done < n {
+        say(format_args!(
+            "stripebench: run {done} of {n} exited {code}: the {} after it did not run",
+            n - done
+        ));
+    }
+    code
+}
+
+/// Every check a group's run makes before its first I/O, with no I/O and
+/// nothing printed: its options, its outputs, then its targets as a dry
+/// run sees them (the write guard's consent, signatures, mounts; not
+/// holes, which an earlier group may fill).
+fn check(g: Group) -> Result<Checked> {
+    let args = g.args.map_err(UsageError)?;
+    let config = crate::cli::validate::run_config(
+        &args,
+        &crate::base::cpus::available_cpus(),
+        run::tmpdir(),
+    )?;
+    let targets = run::named_targets(&config)?;
+    let out = run::check_outputs(args.outputs(), &targets)?;
+    let checked = Checked {
+        said: g.said,
+        config,
+        targets,
+        out,
+    };
+    // --print-fio opens nothing; the built-in test bed is made by the run.
+    if checked.config.print_fio || checked.config.testbed.is_some() {
+        return Ok(checked);
+    }
+    let point = [Point {
+        label: String::new(),
+        config: checked.config.clone(),
+        targets: checked.targets.clone(),
+        owned: false,
+        repeat: 1,
+    }];
+    let verdicts = series::check_but(&point, &checked.out.for_run(None), &|_| false, &["holes"])?;
+    if let Some(why) = verdicts.iter().find_map(|(_, refused)| refused.first()) {
+        return Err(UsageError(why.clone()).into());
+    }
+    Ok(checked)
+}
+
+/// `--print-fio` or `--dry-run`: each group's line, then what `run`
+/// prints of it, until one says no.
+fn print_each(checked: Vec<Checked>) -> u8 {
+    let n = checked.len();
+    for (i, c) in checked.into_iter().enumerate() {
+        print_said(&c.said);
+        let code = match run::run(c.config, c.out.request().clone()) {
+            Ok(code) => stdout_code(code),
+            Err(e) => {
+                say(format_args!(
+                    "stripebench: error: {}",
+                    show_lines(&format!("{e:#}"))
+                ));
+                exit_code_for(&e)
+            }
+        };
+        if code != EXIT_OK {
+            if i + 1 < n {
+                say(format_args!(
+                    "stripebench: run {} of {n} exited {code}: the {} after it did not run",
+                    i + 1,
+                    n - i - 1
+                ));
+            }
+            return code;
+        }
+    }
+    EXIT_OK
+}
+
+fn print_said(said: &str) {
+    if !said.is_empty() {
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), show_lines(said).as_bytes());
+    }
+}
+
+/// A run's code once its report went out: one that could not reach
+/// stdout is a failure, even when the run was fine (a closed pipe exits
+/// as SIGPIPE would, 141; a full disk 1).
+fn stdout_code(code: u8) -> u8 {
+    if code != EXIT_OK || !crate::output::stdout::failed() {
+        code
+    } else if crate::output::stdout::closed() {
+        128 + libc::SIGPIPE as u8
+    } else {
+        EXIT_FAILURE
+    }
+}
+
+/// The groups' planner: each group one point, its documents written under
+/// its own (numbered) outputs as it ends.
+struct Groups {
+    groups: std::vec::IntoIter<Checked>,
+    n: usize,
+    /// How many groups have begun.
+    begun: usize,
+    /// The group running: its outputs, and its live stream.
+    hub: Option<(Outputs, Option<LiveHub>)>,
+    /// The exit code of the group that stopped the series (0: none did).
+    code: u8,
+}
+
+impl Planner for Groups {
+    fn next(&mut self) -> Result<Option<Point>> {
+        let Some(c) = self.groups.next() else {
+            return Ok(None);
+        };
+        self.begun += 1;
+        print_said(&c.said);
+        crate::output::warn(&crate::measure::session::preflight()?);
+        let hub = c.out.live_hub()?;
+        self.hub = Some((c.out, hub));
+        Ok(Some(Point {
+            label: format!("run {} of {}", self.begun, self.n),
+            config: c.config,
+            targets: c.targets,
+            owned: false,
+            repeat: 1,
+        }))
+    }
+
+    fn outputs(&self, _point: &Point) -> Box<dyn RunOutputs + '_> {
+        let (out, hub) = self.hub.as_ref().expect("a group is running");
+        Box::new(out.for_run(hub.clone()))
+    }
+
+    fn finished(&mut self, point: Point, ran: Ran) -> Result<Step> {
+        let (out, _) = self.hub.take().expect("a group was running");
+        let runs = match ran {
+            Ran::Measured { runs, .. } => runs,
+            Ran::Refused(why) => return Err(UsageError(why).into()),
+        };
+        let Some(r) = runs.into_iter().next() else {
+            // Stopped by a signal before its window opened: the --json
+            // says so, as the typed run's does.
+            let e = crate::base::error::Interrupted("starting the run");
+            let doc = crate::document::finished::Unmeasured::at(e.0);
+            out.write_file("json", &crate::report::json::render(&doc))?;
+            return Err(e.into());
+        };
+        let doc = crate::document::finished::document(&r.config, *r.finished);
+        run::emit(&doc, &out)?;
+        // A --bs that is not the one the blocks were written with is the
+        // reader's mistake, named in one line, not corruption.
+        if let Some(line) = doc.wrong_bs() {
+            return Err(UsageError(line).into());
+        }
+        let mut code = crate::base::error::exit_code(doc.interrupted, doc.has_errors());
+        let zeros = doc.zero_figures();
+        if code == EXIT_OK && !zeros.is_empty() && !point.config.allow_holes {
+            say(format_args!(
+                "stripebench: {} target(s) returned mostly zeros: the figures are not the devices' speed; pass --allow-holes to accept them (exit {})",
+                zeros.len(),
+                crate::base::error::EXIT_ZERO_READS
+            ));
+            code = crate::base::error::EXIT_ZERO_READS;
+        }
+        self.code = stdout_code(code);
+        Ok(if self.code == EXIT_OK {
+            Step::Next
+        } else {
+            Step::Stop
+        })
+    }
+}
+
+/// One line on standard error, whatever becomes of it (as the front
+/// door's: a closed stderr must not turn an error into a panic).
+fn say(msg: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{msg}");
+}
