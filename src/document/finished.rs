@@ -71,7 +71,7 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
     let batch = rings.iter().filter(|r| r.sched == Sched::Batch).count();
     let mut notes = crate::document::fio::resolve_sched(&mut c, batch, rings.len() - batch, &[]);
     // `--complete-min auto` likewise (under N, the line says N as asked).
-    let (batched, n) = crate::engine::batched(rings.iter().copied());
+    let (batched, n) = crate::document::run::batched(rings.iter().copied());
     notes.extend(crate::document::fio::resolve_complete_min(
         &mut c,
         batched,

@@ -540,8 +540,8 @@ fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<Warning
     // The page size of each target's buffers (the largest of its workers').
     let mut pages = vec![0u64; plan.targets.len()];
     for (w, o) in plan.workers.iter().zip(&exec.outcomes) {
-        if let (Some(p), Some(b)) = (pages.get_mut(w.target_index), &o.buffer) {
-            *p = (*p).max(b.page_size_bytes);
+        if let (Some(p), Some(e)) = (pages.get_mut(w.target_index), &o.engine) {
+            *p = (*p).max(e.buffers.page_size_bytes);
         }
     }
     let paged: Vec<_> = sized(plan).into_iter().zip(pages).collect();
