@@ -42,7 +42,7 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
         t.held_settings = Some(held);
     }
     doc.warnings = warning::group(&doc.warnings);
-    doc.cache = Some(run.cache);
+    doc.cache = Some(crate::document::run::CacheDoc::of(&run.cache));
     doc.fio = Some(fio(cfg, &doc));
     // The process's CPU time in all, read again now that the document is
     // assembled: merging hundreds of workers' histograms is part of what

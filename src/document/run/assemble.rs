@@ -365,7 +365,7 @@ impl RunDocument {
                 cpu_usr_sec: exec.process.cpu.0,
                 cpu_sys_sec: exec.process.cpu.1,
             }),
-            config: cfg.doc(&paths),
+            config: super::ConfigDoc::of(cfg, &paths),
             interrupted: exec.interrupted,
             window: WindowDoc {
                 ramp_sec: cfg.ramp.as_secs_f64(),
