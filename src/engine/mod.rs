@@ -863,6 +863,39 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_sync_engine_describes_its_path_and_buffers_and_no_ring() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 8192]).unwrap();
+        let (engine, _slots) = SyncEngine::create(&spec(&path, 1)).unwrap();
+        let facts = engine.describe();
+        assert_eq!(facts.path, "pread/pwrite");
+        assert_eq!((facts.ring, facts.submit_thread), (None, None));
+        // 4 KiB buffers stay in 4 KiB pages (--hugepages auto), at a page's start.
+        assert_eq!(facts.buffers.backing, buffer::Backing::Pages);
+        assert_eq!(facts.buffers.page_size_bytes, 4096);
+        assert_eq!(facts.buffers.offset_in_page_bytes, 0);
+        assert!(facts.buffers.bytes >= 4096, "{:?}", facts.buffers);
+    }
+
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn a_uring_engine_describes_its_ring_and_no_submit_thread_without_sqpoll() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 4096 * 8]).unwrap();
+        let (engine, _slots) = UringEngine::create(&spec(&path, 8)).unwrap();
+        let facts = engine.describe();
+        assert!(facts.path.starts_with("io_uring"), "{}", facts.path);
+        let ring = facts.ring.expect("a uring engine has a ring");
+        assert!(ring.entries >= 8, "{ring:?}");
+        assert!(!ring.sqpoll && ring.sqpoll_cpu.is_none(), "{ring:?}");
+        assert_eq!(facts.submit_thread, None);
+        // Its buffers: one per slot.
+        assert!(facts.buffers.bytes >= 8 * 4096, "{:?}", facts.buffers);
+    }
+
+    #[test]
     #[should_panic(expected = "slot token of engine")]
     fn a_slot_token_cannot_reach_another_engines_buffer() {
         let dir = tempfile::tempdir().unwrap();
