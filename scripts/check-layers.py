@@ -37,6 +37,13 @@ them, with the graph):
     threshold) and no `MIN_*`/`MAX_*` constant (a bound is a threshold),
     defines no `fn judge`, and calls no statistical test (`mannwhitney::`)
     itself (JUDGEMENT_BANNED).
+  - contract types live in document/: outside it, no type derives
+    serde's `Serialize` (SERDE_BANNED), so that what the JSON says is
+    decided in one layer and the lower layers hand it plain typed facts
+    (engine::EngineFacts, device::cache::CacheFacts, the RunConfig).
+    The types still outside, each with why, are in SERDE_LEFT (file ->
+    type -> reason); a new one fails, and one listed that no longer
+    derives it must leave the list.
 A file listed in PENDING, whose offence another branch removes, is printed
 as pending instead of failing; the merge empties PENDING. A file listed in
 JUDGEMENT_LEFT holds judgement issue 40 names and that is not yet moved:
@@ -105,6 +112,41 @@ JUDGEMENT_LEFT = {
     "document/plan.rs": "issue 40 item 3: the capacity plan's fit bounds (MAX_REL_RMSE, BOOTSTRAP_LEVEL, MAX_RATE)",
     "document/run/rmw.rs": "issue 40 item 3: the read-modify-write note's bounds (MIN_SHARE_OF_WRITES, MIN_BYTES)",
     "document/merge/check.rs": "issue 40 item 3: merge's sanity bound on a window (MAX_WINDOW_SEC)",
+}
+
+# Contract types outside document/: a `#[derive(..Serialize..)]` on a type.
+SERDE_BANNED = r"#\[derive\([^)]*\bSerialize\b[^)]*\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([a-z]+\))?\s+)?(?:struct|enum)\s+([A-Za-z_0-9]+)"
+# The types outside document/ that still derive Serialize, and why (file ->
+# {type: reason}). Three kinds: option values, named in the JSON by their
+# option's spelling, that the contract types in document/ hold as fields;
+# base/'s shared vocabulary; and contract pieces issue 40 item 3 has not
+# moved yet (each to become plain facts with its serde type in document/).
+_OPTION = "an option's value, written by its option's spelling inside document/'s ConfigDoc or RingDoc"
+_VOCAB = "base/'s shared vocabulary, serialized wherever a document holds it"
+_LEFT = "issue 40 item 3, not yet moved: a contract piece to become plain facts here and its serde type in document/"
+SERDE_LEFT = {
+    "engine/mod.rs": {"EngineKind": _OPTION, "TaskRun": _OPTION, "Sched": _OPTION},
+    "engine/buffer.rs": {"HugePages": _OPTION},
+    "measure/config.rs": {"RwMode": _OPTION, "RateLimit": _OPTION},
+    "base/io.rs": {"Region": _VOCAB},
+    "base/invocation.rs": {"Invocation": _VOCAB + " (the command that made a document)", "ConfigFile": _VOCAB + " (the command that made a document)"},
+    "base/warning.rs": {w: _VOCAB + " (issue 40 item 5 types warnings end to end)" for w in ("Warning", "Typed", "GroupedDoc")},
+    "report/live.rs": {"Line": "the --live JSONL line: a report format of its own, not a document", "DirectionLine": "the --live JSONL line: a report format of its own, not a document"},
+    "device/scratch.rs": {"Record": "the state directory's own record of a test bed, not a document"},
+    "device/knobs.rs": {"Knob": "the state directory's record of a changed setting (issue 40 item 3 for its use in documents)", "HeldSetting": _LEFT},
+    "device/devstat.rs": {"DeviceCounters": _LEFT},
+    "device/survey.rs": {"DeviceFacts": _LEFT, "MdFacts": _LEFT, "Survey": _LEFT},
+    "device/queue.rs": {"QueueLimits": _LEFT},
+    "device/fs_hints.rs": {"FsHints": _LEFT},
+    "device/mod.rs": {"TargetKind": _LEFT},
+    "device/topology/mod.rs": {t: _LEFT for t in ("MdInfo", "DmInfo", "BtrfsInfo", "LeafInfo", "Device", "Topology")},
+    "device/topology/level.rs": {"Geometry": _LEFT, "Ceiling": _LEFT},
+    "device/guard/mod.rs": {"Check": _LEFT},
+    "analysis/verify.rs": {"BadKind": _LEFT, "BadBlock": _LEFT},
+    "analysis/histogram.rs": {"LatencySummary": _LEFT},
+    "analysis/foreign.rs": {"Foreign": _LEFT},
+    "analysis/capacity.rs": {"Usl": _LEFT},
+    "measure/worker/mod.rs": {t: _LEFT for t in ("Interval", "Ending", "ErrnoCount", "IoErrorRecord", "HungIo")},
 }
 
 # Offences known and being removed elsewhere (file -> "who: what"): printed
@@ -274,6 +316,20 @@ def main():
                 seen.add((rel, m.start()))
                 judgement.append((rel, f"{rel}: document/ defines or calls {what}: `{m.group(0)}`: judgement belongs in analysis/"))
     problems.extend((f, m) for f, m in judgement if f not in JUDGEMENT_LEFT)
+    # Contract types outside document/.
+    serde_seen = set()
+    for rel, text in texts.items():
+        if layer_of(rel) == "document":
+            continue
+        for m in re.finditer(SERDE_BANNED, text):
+            name = m.group(1)
+            serde_seen.add((rel, name))
+            if name not in SERDE_LEFT.get(rel, {}):
+                problems.append((rel, f"{rel}: `{name}` derives Serialize outside document/: a contract type belongs in document/, built there from plain facts this layer gives"))
+    for f, names in sorted(SERDE_LEFT.items()):
+        for name in sorted(names):
+            if (f, name) not in serde_seen:
+                problems.append((None, f"SERDE_LEFT lists {f} `{name}`, which derives no Serialize there now: drop it"))
     # Cycles between files (Tarjan).
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
 
@@ -332,6 +388,10 @@ def main():
     for f, why in sorted({**ARGV_PARSERS, **ARGV_BUILDERS}.items()):
         print(f"    {f}: {why}")
     print(f"  document/ judges nothing: none of: {'; '.join(w for _, w in JUDGEMENT_BANNED)}")
+    print("  contract types (a Serialize derive) only in document/; outside it, these, and why:")
+    for f, names in sorted(SERDE_LEFT.items()):
+        for name, why in sorted(names.items()):
+            print(f"    {f} {name}: {why}")
     left = [(f, m) for f, m in judgement if f in JUDGEMENT_LEFT]
     if left:
         print("judgement left in document/ (not yet moved to analysis/):")

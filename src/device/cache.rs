@@ -8,26 +8,63 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::base::io::Region;
 
-/// What was done to the page cache before a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheDoc {
-    /// `evicted` (the targets' pages dropped), `dropped` (/proc/sys/vm/drop_caches),
-    /// `preloaded` (--cached: the regions read once first), or `untouched` (O_DIRECT or writes).
-    pub state: String,
-    /// How: "fadvise(DONTNEED)", "BLKFLSBUF", "drop_caches", "read once".
-    pub method: String,
+/// What was done to the page cache before a run: the facts the run
+/// document's `cache` (document::run::CacheDoc) is made from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CacheFacts {
+    pub state: CacheState,
+    /// How: "fadvise(DONTNEED)", "BLKFLSBUF", "drop_caches", "read once", or
+    /// "-" (untouched).
+    pub method: &'static str,
     /// Time spent on it, apart from the measured window.
     pub seconds: f64,
-    /// With --cached: the machine's single-thread memory-copy bandwidth, the ceiling of a cached read.
+    /// With --cached: the machine's single-thread memory-copy bandwidth, the
+    /// ceiling of a cached read.
     pub memcpy_bytes_per_sec: Option<f64>,
 }
 
+/// The state a run's targets were put in, in the page cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheState {
+    /// The targets' pages dropped.
+    Evicted,
+    /// Every cache dropped (/proc/sys/vm/drop_caches, `--drop-caches`).
+    Dropped,
+    /// `--cached`: the regions read once first.
+    Preloaded,
+    /// O_DIRECT or writes: left as it was.
+    Untouched,
+}
+
+impl CacheState {
+    /// The name the JSON gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheState::Evicted => "evicted",
+            CacheState::Dropped => "dropped",
+            CacheState::Preloaded => "preloaded",
+            CacheState::Untouched => "untouched",
+        }
+    }
+}
+
+impl CacheFacts {
+    /// Nothing done (O_DIRECT, writes).
+    pub fn untouched() -> CacheFacts {
+        CacheFacts {
+            state: CacheState::Untouched,
+            method: "-",
+            seconds: 0.0,
+            memcpy_bytes_per_sec: None,
+        }
+    }
+}
+
 /// Drops every target's pages (or all caches with `drop_all`), timed.
-pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
+pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheFacts> {
     let t0 = Instant::now();
     let method = if drop_all {
         std::fs::write(crate::base::host::Host::real().drop_caches(), "3").map_err(|e| {
@@ -56,9 +93,13 @@ pub fn make_cold(paths: &[PathBuf], drop_all: bool) -> Result<CacheDoc> {
         }
         m
     };
-    Ok(CacheDoc {
-        state: if drop_all { "dropped" } else { "evicted" }.into(),
-        method: method.into(),
+    Ok(CacheFacts {
+        state: if drop_all {
+            CacheState::Dropped
+        } else {
+            CacheState::Evicted
+        },
+        method,
         seconds: t0.elapsed().as_secs_f64(),
         memcpy_bytes_per_sec: None,
     })
@@ -107,7 +148,7 @@ pub fn flush_range(file: &File, region: Region) -> std::io::Result<()> {
 }
 
 /// Reads each target's region once through the page cache (`--cached`).
-pub fn preload(targets: &[(PathBuf, Region)]) -> Result<CacheDoc> {
+pub fn preload(targets: &[(PathBuf, Region)]) -> Result<CacheFacts> {
     let t0 = Instant::now();
     let mut buf = vec![0u8; 1 << 20];
     for (p, r) in targets {
@@ -123,9 +164,9 @@ pub fn preload(targets: &[(PathBuf, Region)]) -> Result<CacheDoc> {
             left -= n as u64;
         }
     }
-    Ok(CacheDoc {
-        state: "preloaded".into(),
-        method: "read once".into(),
+    Ok(CacheFacts {
+        state: CacheState::Preloaded,
+        method: "read once",
         seconds: t0.elapsed().as_secs_f64(),
         memcpy_bytes_per_sec: Some(memcpy_bandwidth()),
     })

@@ -22,10 +22,10 @@ use crate::document::compare::CompareDocument;
 use crate::document::error::{Error, Result};
 use crate::document::merge::MergedDocument;
 use crate::document::read::{Document, Given, Kind};
+use crate::document::run::ConfigDoc;
 use crate::document::run::{RunDocument, TargetDoc, ToolInfo, WorkerDoc, SCHEMA_VERSION};
 use crate::document::sweep::SweepDocument;
 use crate::document::workload::Workload;
-use crate::measure::config::ConfigDoc;
 
 /// The five figures of every row, in order.
 pub const METRICS: [&str; significance::FIGURES] =

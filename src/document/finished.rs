@@ -42,7 +42,7 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
         t.held_settings = Some(held);
     }
     doc.warnings = warning::group(&doc.warnings);
-    doc.cache = Some(run.cache);
+    doc.cache = Some(crate::document::run::CacheDoc::of(&run.cache));
     doc.fio = Some(fio(cfg, &doc));
     // The process's CPU time in all, read again now that the document is
     // assembled: merging hundreds of workers' histograms is part of what
@@ -71,7 +71,7 @@ fn fio(cfg: &RunConfig, doc: &RunDocument) -> FioDoc {
     let batch = rings.iter().filter(|r| r.sched == Sched::Batch).count();
     let mut notes = crate::document::fio::resolve_sched(&mut c, batch, rings.len() - batch, &[]);
     // `--complete-min auto` likewise (under N, the line says N as asked).
-    let (batched, n) = crate::engine::batched(rings.iter().copied());
+    let (batched, n) = crate::document::run::batched(rings.iter().copied());
     notes.extend(crate::document::fio::resolve_complete_min(
         &mut c,
         batched,

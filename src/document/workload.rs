@@ -27,7 +27,7 @@
 //! compares totals and asks for it ([`Workload::with_targets`]); a fleet's
 //! hosts may drive different numbers of disks.
 
-use crate::measure::config::ConfigDoc;
+use crate::document::run::ConfigDoc;
 
 /// The options that make the workload, in the order they are named.
 const NAMES: [&str; 16] = [

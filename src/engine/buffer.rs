@@ -87,29 +87,46 @@ impl HugePages {
     }
 }
 
-/// What a worker's buffers were made of (`workers[].buffer` in the JSON).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BufferDoc {
+/// What a worker's buffers were made of: the facts the run document's
+/// `workers[].buffer` (document::run::BufferDoc) is made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BufferFacts {
+    /// The region's size, all slots' buffers together.
     pub bytes: u64,
     pub page_size_bytes: u64,
-    /// `thp`, `hugetlb` or `pages`.
-    pub method: String,
+    pub backing: Backing,
     /// Where each buffer starts within its page: [`CACHE_COPY_OFFSET`] for
-    /// a `--cached` run; 0 (at a page's start), and then not written, so
-    /// that the documents of every other run read and write as before.
-    #[serde(default, skip_serializing_if = "at_page_start")]
+    /// a `--cached` run, else 0 (at a page's start).
     pub offset_in_page_bytes: u64,
 }
 
-fn at_page_start(offset: &u64) -> bool {
-    *offset == 0
+/// What memory a buffer region got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backing {
+    /// Transparent huge pages (2 MiB).
+    Thp,
+    /// Reserved hugetlbfs pages (2 MiB).
+    Hugetlb,
+    /// 4 KiB pages.
+    Pages,
+}
+
+impl Backing {
+    /// The name the JSON and the table give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backing::Thp => "thp",
+            Backing::Hugetlb => "hugetlb",
+            Backing::Pages => "pages",
+        }
+    }
 }
 
 /// One mapping, unmapped when the last buffer cut from it goes.
 struct Region {
     ptr: NonNull<u8>,
     len: usize,
-    doc: BufferDoc,
+    facts: BufferFacts,
 }
 
 // SAFETY: the region is plain memory owned by the Arc that holds it; the
@@ -119,14 +136,14 @@ unsafe impl Send for Region {}
 unsafe impl Sync for Region {}
 
 impl Region {
-    fn new(ptr: NonNull<u8>, len: usize, page: usize, method: &str) -> Region {
+    fn new(ptr: NonNull<u8>, len: usize, page: usize, backing: Backing) -> Region {
         Region {
             ptr,
             len,
-            doc: BufferDoc {
+            facts: BufferFacts {
                 bytes: len as u64,
                 page_size_bytes: page as u64,
-                method: method.into(),
+                backing,
                 offset_in_page_bytes: 0,
             },
         }
@@ -223,9 +240,9 @@ fn map_thp(len: usize) -> Option<Region> {
     touch(ptr, total);
     let got = if advised { thp_bytes(start) } else { 0 };
     Some(if got >= total as u64 {
-        Region::new(ptr, total, HUGE, "thp")
+        Region::new(ptr, total, HUGE, Backing::Thp)
     } else {
-        Region::new(ptr, total, PAGE, "pages")
+        Region::new(ptr, total, PAGE, Backing::Pages)
     })
 }
 
@@ -234,14 +251,14 @@ fn map_hugetlb(len: usize) -> Option<Region> {
     let total = round_up(len, HUGE);
     let ptr = mmap(total, libc::MAP_HUGETLB)?;
     touch(ptr, total);
-    Some(Region::new(ptr, total, HUGE, "hugetlb"))
+    Some(Region::new(ptr, total, HUGE, Backing::Hugetlb))
 }
 
 fn map_pages(len: usize) -> Option<Region> {
     let total = round_up(len.max(1), PAGE);
     let ptr = mmap(total, 0)?;
     touch(ptr, total);
-    Some(Region::new(ptr, total, PAGE, "pages"))
+    Some(Region::new(ptr, total, PAGE, Backing::Pages))
 }
 
 /// Maps a region of at least `len` bytes as `want` asks.
@@ -252,7 +269,7 @@ fn map(len: usize, want: HugePages) -> Result<Region, String> {
         return map_pages(len).ok_or_else(failed);
     }
     if let Some(r) = map_thp(len) {
-        if r.doc.method == "thp" {
+        if r.facts.backing == Backing::Thp {
             return Ok(r);
         }
     }
@@ -289,7 +306,7 @@ pub fn buffers(
     // pages rather than map (and touch) a 2 MiB page per worker.
     let want = want.for_buffer(len as u64);
     let mut region = map(stride * n, want)?;
-    region.doc.offset_in_page_bytes = skip as u64;
+    region.facts.offset_in_page_bytes = skip as u64;
     let region = Arc::new(region);
     Ok((0..n)
         .map(|i| AlignedBuf {
@@ -329,8 +346,8 @@ impl AlignedBuf {
     }
 
     /// What the buffer's region is made of.
-    pub fn doc(&self) -> BufferDoc {
-        self.region.doc.clone()
+    pub fn facts(&self) -> BufferFacts {
+        self.region.facts
     }
 
     pub fn as_slice(&self) -> &[u8] {
@@ -380,8 +397,8 @@ mod tests {
             for (i, b) in bufs.iter().enumerate() {
                 assert!(b.as_slice().iter().all(|&x| x == i as u8 + 1));
             }
-            let doc = bufs[0].doc();
-            assert_eq!(doc.method, "pages");
+            let doc = bufs[0].facts();
+            assert_eq!(doc.backing, Backing::Pages);
             assert_eq!(doc.offset_in_page_bytes, at as u64);
         }
     }
@@ -404,19 +421,19 @@ mod tests {
             .unwrap_or_default();
         let thp = mode.contains("[madvise]") || mode.contains("[always]");
         let bufs = buffers(2, 1 << 20, HugePages::Auto, Placement::PageAligned).unwrap();
-        let doc = bufs[0].doc();
+        let doc = bufs[0].facts();
         if thp {
             // THP in madvise or always mode: a 2 MiB-aligned, advised, touched
             // region is backed by huge pages (unless memory is too fragmented
             // to give one, which the method then says).
             assert!(
-                doc.method == "thp" || doc.method == "hugetlb",
+                doc.backing == Backing::Thp || doc.backing == Backing::Hugetlb,
                 "THP is {mode:?} but the buffer got {doc:?}"
             );
             assert_eq!(doc.page_size_bytes, 2 << 20);
         } else {
             assert!(
-                ["pages", "hugetlb"].contains(&doc.method.as_str()),
+                [Backing::Pages, Backing::Hugetlb].contains(&doc.backing),
                 "{doc:?}"
             );
         }

@@ -9,7 +9,7 @@
 
 use std::io;
 
-use super::{Engine, EngineSpec, RingDoc, SlotToken};
+use super::{Engine, EngineFacts, EngineSpec, SlotToken};
 use crate::base::io::Op;
 
 pub struct FaultEngine<E: Engine> {
@@ -103,27 +103,16 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.write_buffer(slot)
     }
 
-    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {
-        self.inner.buffer_doc()
-    }
-
-    fn path(&self) -> String {
-        let mut p = self.inner.path();
+    fn describe(&self) -> EngineFacts {
+        let mut facts = self.inner.describe();
+        let p = &mut facts.path;
         if self.fail_from < u64::MAX {
             p.push_str(&format!(" (failing every I/O from #{} on)", self.fail_from));
         }
         if self.hang_from < u64::MAX {
             p.push_str(&format!(" (no I/O completes from #{} on)", self.hang_from));
         }
-        p
-    }
-
-    fn ring(&self) -> Option<RingDoc> {
-        self.inner.ring()
-    }
-
-    fn submit_thread(&self) -> Option<i32> {
-        self.inner.submit_thread()
+        facts
     }
 
     fn would_have_blocked(&mut self, slot: &SlotToken) -> bool {

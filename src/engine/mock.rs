@@ -10,7 +10,7 @@
 use std::io;
 
 use super::clock::{Clock, Virtual};
-use super::{idle_error, Engine, EngineId, EngineSpec, SlotToken};
+use super::{idle_error, Engine, EngineFacts, EngineId, EngineSpec, SlotToken};
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
 
@@ -127,15 +127,16 @@ impl Engine for MockEngine {
         self.bufs[i].as_mut_slice()
     }
 
-    fn path(&self) -> String {
-        format!(
-            "mock (no device: every I/O completes {} ns after it was queued, on a virtual clock)",
-            self.latency_ns
-        )
-    }
-
-    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {
-        self.bufs[0].doc()
+    fn describe(&self) -> EngineFacts {
+        EngineFacts {
+            path: format!(
+                "mock (no device: every I/O completes {} ns after it was queued, on a virtual clock)",
+                self.latency_ns
+            ),
+            buffers: self.bufs[0].facts(),
+            ring: None,
+            submit_thread: None,
+        }
     }
 
     fn abandon(self) {

@@ -266,10 +266,25 @@ impl Sched {
     }
 }
 
-/// How a worker's ring was set up and what its kernel submission thread
-/// cost (`workers[].ring` in the JSON; absent for the sync engine).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RingDoc {
+/// What an engine says of itself once it is built ([`Engine::describe`]):
+/// plain facts, from which the run document's `workers[]` entry is made
+/// (`engine_path`, `buffer`, `ring`; document::run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineFacts {
+    /// How I/O is issued, in words (e.g. "io_uring, registered buffers and file").
+    pub path: String,
+    /// What the slots' buffers are made of.
+    pub buffers: buffer::BufferFacts,
+    /// How the io_uring ring was set up; `None` for the other engines.
+    pub ring: Option<RingFacts>,
+    /// The kernel thread that submits for this engine (`--sqpoll`): its
+    /// thread id in this process, whose CPU time the worker counts.
+    pub submit_thread: Option<i32>,
+}
+
+/// How a worker's io_uring ring was set up, as the kernel gave it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RingFacts {
     /// Submission entries (the completion ring has twice as many).
     pub entries: u32,
     /// `--hipri`: completions are polled for (IORING_SETUP_IOPOLL).
@@ -277,46 +292,21 @@ pub struct RingDoc {
     /// `--sqpoll`: a kernel thread takes the submissions (IORING_SETUP_SQPOLL).
     pub sqpoll: bool,
     /// That thread's CPU: the one it was bound to (`--sqpoll CPU`), else
-    /// the one it was last seen on; null without `--sqpoll`.
+    /// the one it was last seen on when the engine described itself; `None`
+    /// without `--sqpoll`.
     pub sqpoll_cpu: Option<usize>,
-    /// Its CPU seconds in the window, counted in the worker's `cpu_sys_sec` too.
-    pub sqpoll_cpu_sec: f64,
     /// `--taskrun` as the ring got it: plain, coop or defer.
     pub taskrun: TaskRun,
     /// The ring's own descriptor is registered (Linux 5.18): each
     /// io_uring_enter skips the file lookup.
     pub ring_fd_registered: bool,
-    /// How many completions the worker waited for at once (`--complete-min`,
-    /// fio's iodepth_batch_complete_min); 1 in documents before it.
-    #[serde(default = "one")]
+    /// How many completions the worker waits for at once (`--complete-min`).
     pub complete_min: u32,
-    /// The file has no non-blocking issue path (RWF_NOWAIT is refused with
-    /// EOPNOTSUPP): io_uring hands every I/O to an io-wq kernel thread on
-    /// the worker's CPU, whose CPU time is not in the worker's figures.
-    #[serde(default)]
+    /// The file has no non-blocking issue path: io_uring hands every I/O
+    /// to an io-wq kernel thread on the worker's CPU ([`punts`]).
     pub punted: bool,
-    /// The worker thread's scheduling policy (`--sched`): normal or batch.
-    #[serde(default = "normal")]
+    /// The worker thread's scheduling policy (`--sched`), resolved.
     pub sched: Sched,
-}
-
-/// Of `rings`, the workers that waited for more than one completion at a
-/// time: how many, and the most any of them waited for (1 when none did).
-pub fn batched<'a>(rings: impl IntoIterator<Item = &'a RingDoc>) -> (usize, u32) {
-    rings
-        .into_iter()
-        .filter(|r| r.complete_min > 1)
-        .fold((0, 1), |(count, most), r| {
-            (count + 1, most.max(r.complete_min))
-        })
-}
-
-fn normal() -> Sched {
-    Sched::Normal
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// Whether io_uring hands every I/O on `file` to an io-wq kernel thread:
@@ -601,27 +591,15 @@ pub trait Engine: Sized {
     /// proves the slot's I/O is not in flight.
     fn write_buffer(&mut self, slot: &SlotToken) -> &mut [u8];
 
-    /// How I/O is issued, for the report (e.g. "io_uring, registered buffers and file").
-    fn path(&self) -> String;
-
-    /// What the slots' buffers are made of (huge pages or not), for the report.
-    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc;
+    /// What this engine is, said once it is built: how it issues I/O, what
+    /// its buffers are made of, its ring's setup (io_uring) and the kernel
+    /// thread that submits for it (`--sqpoll`). Not on the per-I/O path.
+    fn describe(&self) -> EngineFacts;
 
     /// Gives up on the I/O still in flight (after `reap` reported a hang):
     /// whatever the kernel may still write into, or still owns, is leaked
     /// rather than freed. Dropping an engine instead waits for its I/O.
     fn abandon(self);
-
-    /// How the io_uring ring was set up (`None` for other engines).
-    fn ring(&self) -> Option<RingDoc> {
-        None
-    }
-
-    /// The kernel thread that submits for this engine (`--sqpoll`): its
-    /// thread id in this process, whose CPU time the worker counts.
-    fn submit_thread(&self) -> Option<i32> {
-        None
-    }
 
     /// `--nowait`: whether the I/O `reap` just handed back on `slot` would
     /// have blocked (EAGAIN under RWF_NOWAIT, or less than asked, or a
@@ -687,17 +665,6 @@ pub(crate) mod tests {
         for bad in ["0", "-1", "", "x", "1.5", "auto "] {
             assert!(CompleteMin::parse(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn batched_counts_the_rings_that_waited_for_several_and_the_most() {
-        let ring = |n| RingDoc {
-            complete_min: n,
-            ..RingDoc::default()
-        };
-        assert_eq!(batched([&ring(1), &ring(1)]), (0, 1));
-        assert_eq!(batched([&ring(8), &ring(1), &ring(2)]), (2, 8));
-        assert_eq!(batched(std::iter::empty()), (0, 1));
     }
 
     #[test]
@@ -893,6 +860,39 @@ pub(crate) mod tests {
         let dropped = rx.recv_timeout(std::time::Duration::from_secs(20));
         assert!(dropped.is_ok(), "drop still blocked after 20 s");
         drop(dir);
+    }
+
+    #[test]
+    fn the_sync_engine_describes_its_path_and_buffers_and_no_ring() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 8192]).unwrap();
+        let (engine, _slots) = SyncEngine::create(&spec(&path, 1)).unwrap();
+        let facts = engine.describe();
+        assert_eq!(facts.path, "pread/pwrite");
+        assert_eq!((facts.ring, facts.submit_thread), (None, None));
+        // 4 KiB buffers stay in 4 KiB pages (--hugepages auto), at a page's start.
+        assert_eq!(facts.buffers.backing, buffer::Backing::Pages);
+        assert_eq!(facts.buffers.page_size_bytes, 4096);
+        assert_eq!(facts.buffers.offset_in_page_bytes, 0);
+        assert!(facts.buffers.bytes >= 4096, "{:?}", facts.buffers);
+    }
+
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn a_uring_engine_describes_its_ring_and_no_submit_thread_without_sqpoll() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; 4096 * 8]).unwrap();
+        let (engine, _slots) = UringEngine::create(&spec(&path, 8)).unwrap();
+        let facts = engine.describe();
+        assert!(facts.path.starts_with("io_uring"), "{}", facts.path);
+        let ring = facts.ring.expect("a uring engine has a ring");
+        assert!(ring.entries >= 8, "{ring:?}");
+        assert!(!ring.sqpoll && ring.sqpoll_cpu.is_none(), "{ring:?}");
+        assert_eq!(facts.submit_thread, None);
+        // Its buffers: one per slot.
+        assert!(facts.buffers.bytes >= 8 * 4096, "{:?}", facts.buffers);
     }
 
     #[test]

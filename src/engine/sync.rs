@@ -6,7 +6,7 @@ use std::os::fd::AsFd;
 use std::sync::Arc;
 
 use super::watch::CallWatch;
-use super::{Engine, EngineId, EngineSpec, SlotToken, RWF_NOWAIT};
+use super::{Engine, EngineFacts, EngineId, EngineSpec, SlotToken, RWF_NOWAIT};
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
 
@@ -145,11 +145,12 @@ impl Engine for SyncEngine {
         self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice()
     }
 
-    fn path(&self) -> String {
-        match (self.rw_flags != 0, self.nowait) {
-            (_, true) => "preadv2/pwritev2, RWF_NOWAIT first".into(),
-            (true, false) => "preadv2/pwritev2".into(),
-            (false, false) => "pread/pwrite".into(),
+    fn describe(&self) -> EngineFacts {
+        EngineFacts {
+            path: self.path(),
+            buffers: self.buf.facts(),
+            ring: None,
+            submit_thread: None,
         }
     }
 
@@ -158,12 +159,19 @@ impl Engine for SyncEngine {
         self.blocked
     }
 
-    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {
-        self.buf.doc()
-    }
-
     fn abandon(self) {
         // Nothing is ever in flight outside `reap`: the buffers are free.
         drop(self);
+    }
+}
+
+impl SyncEngine {
+    /// How I/O is issued, in words.
+    fn path(&self) -> String {
+        match (self.rw_flags != 0, self.nowait) {
+            (_, true) => "preadv2/pwritev2, RWF_NOWAIT first".into(),
+            (true, false) => "preadv2/pwritev2".into(),
+            (false, false) => "pread/pwrite".into(),
+        }
     }
 }

@@ -34,8 +34,8 @@ use std::sync::Arc;
 use io_uring::{opcode, squeue, types, IoUring};
 
 use super::{
-    idle_error, is_idle, punts, wait_slice, Engine, EngineId, EngineSpec, RingDoc, RingSetup,
-    Sched, SlotToken, TaskRun, RWF_NOWAIT,
+    idle_error, is_idle, punts, wait_slice, Engine, EngineFacts, EngineId, EngineSpec, RingFacts,
+    RingSetup, Sched, SlotToken, TaskRun, RWF_NOWAIT,
 };
 use crate::base::io::Op;
 use crate::engine::buffer::AlignedBuf;
@@ -312,6 +312,49 @@ pub fn probe() -> Result<(), String> {
     }
 }
 
+impl UringEngine {
+    /// How I/O is issued, in words.
+    fn path(&self) -> String {
+        let mut p = match (self.fixed_bufs, self.fixed_file) {
+            (true, true) => "io_uring, registered buffers and file".to_string(),
+            (true, false) => "io_uring, registered buffers".to_string(),
+            (false, true) => "io_uring, plain read/write, registered file".to_string(),
+            (false, false) => "io_uring, plain read/write".to_string(),
+        };
+        for part in setup_parts(self.setup) {
+            p.push_str(", ");
+            p.push_str(&part);
+        }
+        if !self.nowait.is_empty() {
+            p.push_str(", RWF_NOWAIT first");
+        }
+        if !self.notes.is_empty() {
+            p.push_str(&format!(" ({})", self.notes.join("; ")));
+        }
+        p
+    }
+
+    /// How the ring was set up; an unbound --sqpoll thread's CPU as of now.
+    fn ring(&self) -> RingFacts {
+        let sqpoll_cpu = match (self.setup.sqpoll_cpu, self.sq_thread) {
+            (Some(cpu), _) => Some(cpu as usize),
+            (None, Some(tid)) => last_cpu(tid),
+            (None, None) => None,
+        };
+        RingFacts {
+            entries: self.entries,
+            iopoll: self.setup.iopoll,
+            sqpoll: self.setup.sqpoll,
+            sqpoll_cpu,
+            taskrun: self.setup.taskrun,
+            ring_fd_registered: self.enter_flag != 0,
+            complete_min: self.complete_min,
+            punted: self.punted,
+            sched: self.sched,
+        }
+    }
+}
+
 impl Engine for UringEngine {
     type Clock = super::clock::Wall;
 
@@ -503,54 +546,14 @@ impl Engine for UringEngine {
         self.bufs[self.write_base + slot.index()].as_mut_slice()
     }
 
-    fn buffer_doc(&self) -> crate::engine::buffer::BufferDoc {
-        self.bufs[0].doc()
-    }
-
-    fn path(&self) -> String {
-        let mut p = match (self.fixed_bufs, self.fixed_file) {
-            (true, true) => "io_uring, registered buffers and file".to_string(),
-            (true, false) => "io_uring, registered buffers".to_string(),
-            (false, true) => "io_uring, plain read/write, registered file".to_string(),
-            (false, false) => "io_uring, plain read/write".to_string(),
-        };
-        for part in setup_parts(self.setup) {
-            p.push_str(", ");
-            p.push_str(&part);
+    fn describe(&self) -> EngineFacts {
+        EngineFacts {
+            path: self.path(),
+            buffers: self.bufs[0].facts(),
+            ring: Some(self.ring()),
+            submit_thread: self.sq_thread,
         }
-        if !self.nowait.is_empty() {
-            p.push_str(", RWF_NOWAIT first");
-        }
-        if !self.notes.is_empty() {
-            p.push_str(&format!(" ({})", self.notes.join("; ")));
-        }
-        p
     }
-
-    fn ring(&self) -> Option<RingDoc> {
-        let sqpoll_cpu = match (self.setup.sqpoll_cpu, self.sq_thread) {
-            (Some(cpu), _) => Some(cpu as usize),
-            (None, Some(tid)) => last_cpu(tid),
-            (None, None) => None,
-        };
-        Some(RingDoc {
-            entries: self.entries,
-            iopoll: self.setup.iopoll,
-            sqpoll: self.setup.sqpoll,
-            sqpoll_cpu,
-            sqpoll_cpu_sec: 0.0,
-            taskrun: self.setup.taskrun,
-            ring_fd_registered: self.enter_flag != 0,
-            complete_min: self.complete_min,
-            punted: self.punted,
-            sched: self.sched,
-        })
-    }
-
-    fn submit_thread(&self) -> Option<i32> {
-        self.sq_thread
-    }
-
     fn would_have_blocked(&mut self, slot: &SlotToken) -> bool {
         slot.check(self.id);
         // Issued again without RWF_NOWAIT (`queue` sets it anew).

@@ -15,7 +15,7 @@ use anyhow::Result;
 use crate::base::error::{usage, UsageError};
 use crate::base::signals;
 use crate::base::warning::Warning;
-use crate::device::cache::CacheDoc;
+use crate::device::cache::CacheFacts;
 use crate::device::guard::Check;
 use crate::device::knobs::{self, KnobGuard};
 use crate::device::requests::{self, Sized};
@@ -82,7 +82,7 @@ pub struct Finished {
     /// Per target (the plan's order): the layer under it that holds its
     /// whole region as written data, when a layer check saw one.
     pub stored: Vec<Option<String>>,
-    pub cache: CacheDoc,
+    pub cache: CacheFacts,
     /// Each planned target's settings that another run's record held
     /// before or after the run, in the plan's target order.
     pub held: Vec<Vec<knobs::HeldSetting>>,
@@ -540,8 +540,8 @@ fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<Warning
     // The page size of each target's buffers (the largest of its workers').
     let mut pages = vec![0u64; plan.targets.len()];
     for (w, o) in plan.workers.iter().zip(&exec.outcomes) {
-        if let (Some(p), Some(b)) = (pages.get_mut(w.target_index), &o.buffer) {
-            *p = (*p).max(b.page_size_bytes);
+        if let (Some(p), Some(e)) = (pages.get_mut(w.target_index), &o.engine) {
+            *p = (*p).max(e.buffers.page_size_bytes);
         }
     }
     let paged: Vec<_> = sized(plan).into_iter().zip(pages).collect();
@@ -551,14 +551,9 @@ fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<Warning
 
 /// Cold cache for buffered reads (evicted, timed apart), or warm on purpose
 /// with --cached; untouched for O_DIRECT and writes.
-fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<Warning>) -> Result<CacheDoc> {
+fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<Warning>) -> Result<CacheFacts> {
     if cfg.direct || cfg.rw.writes() {
-        return Ok(CacheDoc {
-            state: "untouched".into(),
-            method: "-".into(),
-            seconds: 0.0,
-            memcpy_bytes_per_sec: None,
-        });
+        return Ok(CacheFacts::untouched());
     }
     if cfg.cached {
         let regions: Vec<(PathBuf, crate::base::io::Region)> = plan

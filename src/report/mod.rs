@@ -14,6 +14,7 @@
 //! `commands`. Names no thread, clock, file or syscall.
 
 pub mod advise;
+pub mod chart;
 pub mod compare;
 pub mod csv;
 pub mod diff;

@@ -1,6 +1,7 @@
 //! SVG plots (plotters' SVG backend: no system fonts needed). For a run:
 //! MB/s over time, one line per worker, and each target's latency
-//! distribution on a log-scaled latency axis. For a sweep: throughput against
+//! distribution on a log-scaled latency axis (the models of both, shared
+//! with the HTML report, are [`crate::report::chart`]'s). For a sweep: throughput against
 //! the points, one line per target plus the total (labelled as bytes over
 //! the shared window, with the sum of the targets' own rates beside it,
 //! when the targets ended at different times), and p99 latency below.
@@ -14,6 +15,7 @@ use crate::analysis::histogram::LatencyHistogram;
 use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
 use crate::document::sweep::SweepDocument;
+use crate::report::chart;
 
 pub(crate) const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -87,22 +89,19 @@ pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
         .map_err(err)
 }
 
-/// MB/s over time per worker (top) and latency histograms per target (bottom).
+/// MB/s over time per worker (top) and latency histograms per target
+/// (bottom): the charts' models ([`chart::Throughput`], [`chart::Latency`])
+/// drawn as one SVG.
 pub fn run_svg(doc: &RunDocument) -> Result<String> {
+    // Per second (an interval that does not divide one: no series).
+    let workers = doc.workers_per_second().unwrap_or_default();
+    let throughput = chart::Throughput::of(&workers, |w| format!("w{} {}", w.id, w.target));
+    let shares = chart::Latency::of(target_histograms(doc)).shares();
     svg((1000, 800), |root| {
         root.fill(&WHITE).map_err(err)?;
         let (top, bottom) = root.split_vertically(400);
-        // Per second (an interval that does not divide one: no series).
-        let workers = doc.workers_per_second().unwrap_or_default();
-        let max_t = workers
-            .iter()
-            .flat_map(|w| w.intervals.iter().map(|i| i.t as u64 + 1))
-            .max()
-            .unwrap_or(1) as f64;
-        let max_mb = workers
-            .iter()
-            .flat_map(|w| w.intervals.iter().map(|i| i.bytes as f64 / 1e6))
-            .fold(1.0, f64::max);
+        let max_t = throughput.seconds.max(1) as f64;
+        let max_mb = throughput.peak_worker_mb();
         let mut c = ChartBuilder::on(&top)
             .caption("MB/s (10^6 B/s) over time, per worker", ("sans-serif", 18))
             .margin(10)
@@ -115,32 +114,12 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
             .y_desc("MB/s")
             .draw()
             .map_err(err)?;
-        for (i, w) in workers.iter().enumerate() {
-            let pts: Vec<(f64, f64)> = w
-                .intervals
-                .iter()
-                .map(|iv| (iv.t + 0.5, iv.bytes as f64 / 1e6))
-                .collect();
-            line(&mut c, pts, i, format!("w{} {}", w.id, w.target))?;
+        for (i, w) in throughput.workers.iter().enumerate() {
+            line(&mut c, w.mb_points(), i, w.label.clone())?;
         }
         legend(&mut c)?;
 
         // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
-        let hists: Vec<(String, LatencyHistogram)> = target_histograms(doc)
-            .into_iter()
-            .filter(|(_, h)| !h.is_empty())
-            .collect();
-        let lo = hists
-            .iter()
-            .map(|(_, h)| 63 - h.inner().min().max(1).leading_zeros())
-            .min()
-            .unwrap_or(0);
-        let hi = hists
-            .iter()
-            .map(|(_, h)| 64 - h.inner().max().max(1).leading_zeros())
-            .max()
-            .unwrap_or(1)
-            .max(lo + 1);
         let mut c = ChartBuilder::on(&bottom)
             .caption(
                 "latency distribution per target (log2 scale)",
@@ -149,7 +128,7 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
             .margin(10)
             .x_label_area_size(35)
             .y_label_area_size(60)
-            .build_cartesian_2d(f64::from(lo)..f64::from(hi), 0f64..100f64)
+            .build_cartesian_2d(f64::from(shares.lo)..f64::from(shares.hi), 0f64..100f64)
             .map_err(err)?;
         c.configure_mesh()
             .x_desc("latency")
@@ -157,15 +136,8 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
             .x_label_formatter(&|v| crate::base::units::fmt_latency_ns(2f64.powf(*v)))
             .draw()
             .map_err(err)?;
-        for (i, (name, h)) in hists.iter().enumerate() {
-            let total = h.len() as f64;
-            let pts: Vec<(f64, f64)> = (lo..hi)
-                .map(|e| {
-                    let n = h.inner().count_between(1 << e, (1u64 << (e + 1)) - 1);
-                    (f64::from(e) + 0.5, n as f64 * 100.0 / total)
-                })
-                .collect();
-            line(&mut c, pts, i, name.clone())?;
+        for (i, l) in shares.lines.iter().enumerate() {
+            line(&mut c, l.points.clone(), i, l.label.clone())?;
         }
         legend(&mut c)?;
         Ok(())

@@ -562,7 +562,7 @@ pub fn summary(doc: &RunDocument) -> String {
             rings.len()
         );
     }
-    let (batched, n) = crate::engine::batched(rings.iter().copied());
+    let (batched, n) = crate::document::run::batched(rings.iter().copied());
     if doc.config.complete_min.is_none() && batched > 0 {
         let _ = writeln!(
             out,

@@ -22,9 +22,9 @@ use crate::analysis::histogram::{LatencyHistogram, LatencySummary};
 use crate::base::warning::Warning;
 use crate::document::error::{Error, RepeatedRun, Result};
 use crate::document::kind::Kind;
+use crate::document::run::ConfigDoc;
 use crate::document::run::{RunDocument, ToolInfo, WorkerDoc, SCHEMA_VERSION};
 use crate::document::workload::Workload;
-use crate::measure::config::ConfigDoc;
 
 /// One host's part of a fleet.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -365,7 +365,7 @@ impl RunDocument {
                 cpu_usr_sec: exec.process.cpu.0,
                 cpu_sys_sec: exec.process.cpu.1,
             }),
-            config: cfg.doc(&paths),
+            config: super::ConfigDoc::of(cfg, &paths),
             interrupted: exec.interrupted,
             window: WindowDoc {
                 ramp_sec: cfg.ramp.as_secs_f64(),
@@ -520,10 +520,14 @@ fn worker_doc(
         hung_ios: out.hung_ios.clone(),
         rate: rate_doc,
         intervals: out.intervals.clone(),
-        engine_path: out.engine_path.clone(),
-        ring: out.ring.clone(),
+        engine_path: (out.engine.as_ref())
+            .map(|e| e.path.clone())
+            .unwrap_or_default(),
+        ring: (out.engine.as_ref())
+            .and_then(|e| e.ring.as_ref())
+            .map(|r| super::RingDoc::of(r, out.sqpoll_cpu_sec)),
         would_block_ios: cfg.nowait.then_some(out.would_block),
-        buffer: out.buffer.clone(),
+        buffer: (out.engine.as_ref()).map(|e| super::BufferDoc::of(&e.buffers)),
         cache_evictions: out.cache_evictions,
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
         wrap_flushes: out.wrap_flushes,

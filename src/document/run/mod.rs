@@ -1,11 +1,16 @@
 //! The run document (the JSON contract in `docs/json.md`): its types here,
 //! the figures every worker, target and the total share in [`figures`],
-//! the order their fields are written in in [`wire`], its assembly from a
+//! the order their fields are written in in [`wire`], the engine's part of
+//! a worker ([`engine`]: its ring and buffers), the options as recorded
+//! ([`config`]), the page cache before the run ([`cache`]), its assembly from a
 //! finished run in [`assemble`], the host it ran on in [`host`], the
 //! read-modify-write note from the members' counters in [`rmw`]. Every
 //! report is a pure function of a [`RunDocument`].
 
 mod assemble;
+mod cache;
+mod config;
+mod engine;
 mod figures;
 mod host;
 pub mod rmw;
@@ -13,6 +18,9 @@ mod wire;
 mod zeros;
 
 pub use assemble::{rate, Aggregate};
+pub use cache::CacheDoc;
+pub use config::ConfigDoc;
+pub use engine::{batched, BufferDoc, RingDoc};
 pub use figures::{DirectionDoc, DirectionsDoc, Figures};
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +29,6 @@ use crate::analysis::verify::{find_lost, find_stale, BadBlock, BadKind};
 use crate::base::io::Region;
 use crate::device::devstat::DeviceCounters;
 use crate::device::TargetKind;
-use crate::measure::config::ConfigDoc;
 use crate::measure::worker::{Ending, ErrnoCount, Interval, IoErrorRecord, VerifyTally};
 
 /// Version of the JSON document; raised on any incompatible change.
@@ -180,7 +187,7 @@ pub struct WorkerDoc {
     /// `--taskrun`) and what its submission thread cost; absent for the
     /// sync engine.
     #[serde(default)]
-    pub ring: Option<crate::engine::RingDoc>,
+    pub ring: Option<RingDoc>,
     /// `--nowait`: the I/Os that would have blocked (EAGAIN under
     /// RWF_NOWAIT) and were issued again without it; absent without --nowait.
     #[serde(default)]
@@ -188,7 +195,7 @@ pub struct WorkerDoc {
     /// The worker's I/O buffers: `{bytes, page_size_bytes, method}`, method
     /// `thp`, `hugetlb` or `pages` (`--hugepages`).
     #[serde(default)]
-    pub buffer: Option<crate::engine::buffer::BufferDoc>,
+    pub buffer: Option<BufferDoc>,
     /// A buffered sequential read: how often the worker evicted its region
     /// from the page cache at a wrap-around in the window, and the seconds
     /// it took (left out of `seconds`). Absent when it never did.
@@ -537,7 +544,7 @@ pub struct RunDocument {
     pub warnings: Vec<crate::base::warning::Warning>,
     /// What was done to the page cache before the run.
     #[serde(default)]
-    pub cache: Option<crate::device::cache::CacheDoc>,
+    pub cache: Option<CacheDoc>,
     /// `--stripe`: what the figures of a modelled RAID0 mean (null otherwise).
     #[serde(default)]
     pub stripe_model: Option<StripeModelDoc>,

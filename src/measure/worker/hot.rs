@@ -81,7 +81,9 @@ pub fn run<E: Engine>(
     E::Clock::start(epoch);
     // --sqpoll: the kernel thread that submits for this worker works for
     // it; its CPU time is the worker's too.
-    let helper = engine.submit_thread().map(thread_clock);
+    let helper = (out.engine.as_ref())
+        .and_then(|e| e.submit_thread)
+        .map(thread_clock);
     let mut tally = Tally::new(out, spec, control, live_bytes, epoch, tap, helper);
     let mut pace = schedule(spec, epoch);
     // A blocking engine's calls are watched: what the coordinator takes if
@@ -102,8 +104,9 @@ pub fn run<E: Engine>(
         &mut tally,
         &mut pace,
     );
-    // How the ring was set up; `close` adds what its --sqpoll thread cost.
-    tally.out.ring = engine.ring();
+    // Described again after the run: where an unbound --sqpoll thread was
+    // last seen; `close` adds what that thread cost.
+    tally.out.engine = Some(engine.describe());
     let mut out = tally.close(pace.as_ref(), &slots, hung, below_limit, None);
     out.cpu = cpus::current_cpu();
     release(engine, hung);
@@ -132,8 +135,7 @@ fn set_up<E: Engine>(
     out: &mut WorkerOutcome,
 ) -> Result<(E, Vec<SlotToken>), String> {
     let (engine, tokens) = prepare::<E>(spec, engine_spec)?;
-    out.engine_path = engine.path();
-    out.buffer = Some(engine.buffer_doc());
+    out.engine = Some(engine.describe());
     // --verify's tables, before the first I/O: the window only fills them.
     if spec.verify == VerifyMode::Read {
         out.verify = VerifyTally::reserved(spec)?;
@@ -1010,9 +1012,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             edge,
             out.read_ios + out.write_ios,
         );
-        if let Some(r) = &mut out.ring {
-            r.sqpoll_cpu_sec = helper;
-        }
+        out.sqpoll_cpu_sec = helper;
         // A --sqpoll thread's time is all system time, the worker's own.
         out.cpu_usr_sec = usr;
         out.cpu_sys_sec = sys + helper;

@@ -432,14 +432,15 @@ pub struct WorkerOutcome {
     pub last_completion_ns: u64,
     /// What stopped the worker.
     pub ended_by: Ending,
-    /// How the engine issued I/O.
-    pub engine_path: String,
-    /// io_uring: how the ring was set up, and its submission thread's CPU.
-    pub ring: Option<crate::engine::RingDoc>,
+    /// What the engine said of itself ([`crate::engine::Engine::describe`]):
+    /// how it issued I/O, its buffers, its ring. `None` when it was never
+    /// built.
+    pub engine: Option<crate::engine::EngineFacts>,
+    /// `--sqpoll`: the CPU seconds of the ring's submission thread in the
+    /// window (counted in `cpu_sys_sec` too).
+    pub sqpoll_cpu_sec: f64,
     /// `--nowait`: I/Os that would have blocked (EAGAIN) and went again.
     pub would_block: u64,
-    /// What the worker's I/O buffers are made of.
-    pub buffer: Option<crate::engine::buffer::BufferDoc>,
     /// Of the reads counted in the window, those sampled for zeros (one in
     /// `analysis::zeros::SAMPLE_EVERY`), and those of them that came back
     /// all zeros: answered by no medium, or zeros stored as data.

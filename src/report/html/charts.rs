@@ -1,14 +1,14 @@
 //! The report's own plots, drawn in memory with plotters like
-//! [`crate::report::plot`]'s: throughput per second (each worker and the
+//! [`crate::report::plot`]'s, from the same chart models
+//! ([`crate::report::chart`]): throughput per second (each worker and the
 //! total), latency against percentile (from the exact histograms), and
 //! horizontal bars (compare: members against the volume).
 
 use anyhow::Result;
 use plotters::prelude::*;
 
-use crate::analysis::histogram::LatencyHistogram;
 use crate::base::units::fmt_latency_ns;
-use crate::document::run::WorkerDoc;
+use crate::report::chart::{Latency, Throughput};
 use crate::report::plot::{err, svg, Chart, COLORS};
 
 /// A plot and its legend, which the page writes beside it in HTML (a legend
@@ -38,26 +38,15 @@ fn draw(
     Ok(())
 }
 
-/// MB/s in each second of the window: one line per worker and a heavier
-/// one for their sum. `None` when no worker has a whole second. The
-/// workers' intervals are whole seconds
-/// ([`crate::document::run::RunDocument::workers_per_second`]).
-pub fn timeseries(
-    workers: &[WorkerDoc],
-    label: impl Fn(&WorkerDoc) -> String,
-) -> Result<Option<Plot>> {
-    let max_t = workers
-        .iter()
-        .flat_map(|w| w.intervals.iter().map(|i| i.t as u64 + 1))
-        .max();
-    let Some(max_t) = max_t else { return Ok(None) };
-    let mut total = vec![0u64; max_t as usize];
-    for w in workers {
-        for i in &w.intervals {
-            total[i.t as usize] += i.bytes;
-        }
+/// MB/s in each second of the window ([`Throughput`]): one line per
+/// worker and a heavier one for their sum. `None` when no worker has a
+/// whole second.
+pub fn timeseries(throughput: &Throughput) -> Result<Option<Plot>> {
+    if throughput.is_empty() {
+        return Ok(None);
     }
-    let max_mb = total.iter().map(|&b| b as f64 / 1e6).fold(1.0, f64::max);
+    let max_t = throughput.seconds as f64;
+    let max_mb = throughput.peak_total_mb();
     let mut legend = Vec::new();
     let chart = svg((1100, 380), |root| {
         root.fill(&WHITE).map_err(err)?;
@@ -65,59 +54,23 @@ pub fn timeseries(
             .margin(12)
             .x_label_area_size(38)
             .y_label_area_size(70)
-            .build_cartesian_2d(0f64..max_t as f64, 0f64..max_mb * 1.1)
+            .build_cartesian_2d(0f64..max_t, 0f64..max_mb * 1.1)
             .map_err(err)?;
         c.configure_mesh()
             .x_desc("seconds into the window")
             .y_desc("MB/s (10^6 B/s)")
             .draw()
             .map_err(err)?;
-        for (i, w) in workers.iter().enumerate() {
-            let pts = w
-                .intervals
-                .iter()
-                .map(|iv| (iv.t + 0.5, iv.bytes as f64 / 1e6))
-                .collect();
-            draw(&mut c, &mut legend, pts, Some(i), label(w))?;
+        for (i, w) in throughput.workers.iter().enumerate() {
+            draw(&mut c, &mut legend, w.mb_points(), Some(i), w.label.clone())?;
         }
-        if workers.len() > 1 {
-            let pts: Vec<(f64, f64)> = total
-                .iter()
-                .enumerate()
-                .map(|(t, &b)| (t as f64 + 0.5, b as f64 / 1e6))
-                .collect();
+        if throughput.shows_total() {
+            let pts = throughput.total_points();
             draw(&mut c, &mut legend, pts, None, "total".into())?;
         }
         Ok(())
     })?;
     Ok(Some(Plot { svg: chart, legend }))
-}
-
-/// The per-second MB/s of each worker and the total, as table rows
-/// (the plot's figures, for reading off).
-pub fn timeseries_rows(workers: &[WorkerDoc]) -> Vec<(String, Vec<String>)> {
-    let max_t = workers
-        .iter()
-        .flat_map(|w| w.intervals.iter().map(|i| i.t as u64 + 1))
-        .max()
-        .unwrap_or(0);
-    (0..max_t)
-        .map(|t| {
-            let mut cells = vec![t.to_string()];
-            let mut sum = 0;
-            for w in workers {
-                let b = w
-                    .intervals
-                    .iter()
-                    .find(|i| i.t as u64 == t)
-                    .map(|i| i.bytes);
-                sum += b.unwrap_or(0);
-                cells.push(b.map_or("-".into(), |b| format!("{:.1}", b as f64 / 1e6)));
-            }
-            cells.push(format!("{:.1}", sum as f64 / 1e6));
-            (String::new(), cells)
-        })
-        .collect()
 }
 
 /// Nines of a quantile: 0 for p0, 1 for p90, 2 for p99, 3 for p99.9.
@@ -134,34 +87,14 @@ fn nines_label(x: f64) -> String {
     }
 }
 
-/// Latency against percentile, one line per histogram: the x axis in
-/// nines (p90, p99, p99.9, ... evenly spaced), the y axis logarithmic.
-/// `None` when every histogram is empty.
-pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<Plot>> {
-    let series: Vec<&(String, LatencyHistogram)> =
-        series.iter().filter(|(_, h)| !h.is_empty()).collect();
-    if series.is_empty() {
+/// Latency against percentile ([`Latency::percentiles`]), one line per
+/// histogram: the x axis in nines (p90, p99, p99.9, ... evenly spaced), the
+/// y axis logarithmic. `None` when every histogram is empty.
+pub fn percentiles(latency: &Latency) -> Result<Option<Plot>> {
+    let Some(p) = latency.percentiles() else {
         return Ok(None);
-    }
-    // As far as the largest histogram has samples to tell a percentile, at most p99.9999.
-    let max_nines = series
-        .iter()
-        .map(|(_, h)| (h.len() as f64).log10())
-        .fold(1.0, f64::max)
-        .min(6.0);
-    // To the next half nine: the lines reach across the plot.
-    let max_nines = (max_nines * 2.0).ceil() / 2.0;
-    let lo = series
-        .iter()
-        .map(|(_, h)| (h.inner().min().max(1) as f64).log10())
-        .fold(f64::MAX, f64::min)
-        .floor();
-    let hi = series
-        .iter()
-        .map(|(_, h)| (h.inner().max().max(1) as f64).log10())
-        .fold(0.0, f64::max)
-        .ceil()
-        .max(lo + 1.0);
+    };
+    let (max_nines, lo, hi) = (p.max_nines, p.lo, p.hi);
     let mut legend = Vec::new();
     let chart = svg((1100, 420), |root| {
         root.fill(&WHITE).map_err(err)?;
@@ -182,24 +115,13 @@ pub fn percentiles(series: &[(String, LatencyHistogram)]) -> Result<Option<Plot>
             .y_desc("latency (log scale)")
             .draw()
             .map_err(err)?;
-        for (i, (name, h)) in series.iter().enumerate() {
-            let top = (h.len() as f64).log10().min(max_nines);
-            let steps = (top * 40.0).ceil().max(1.0) as usize;
-            let pts: Vec<(f64, f64)> = (0..=steps)
-                .map(|k| {
-                    let x = top * k as f64 / steps as f64;
-                    let q = 1.0 - 10f64.powf(-x);
-                    let v = h.inner().value_at_quantile(q).max(1) as f64;
-                    (x, v.log10())
-                })
-                .collect();
-            let heavy = name == "total" || name == "fleet";
+        for (i, l) in p.lines.iter().enumerate() {
             draw(
                 &mut c,
                 &mut legend,
-                pts,
-                (!heavy).then_some(i),
-                name.clone(),
+                l.points.clone(),
+                (!l.heavy).then_some(i),
+                l.label.clone(),
             )?;
         }
         Ok(())

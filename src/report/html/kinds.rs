@@ -14,6 +14,7 @@ use crate::document::compare::{run_label, CompareDocument, PhaseStatus};
 use crate::document::merge::MergedDocument;
 use crate::document::run::{Figures, RunDocument};
 use crate::document::sweep::SweepDocument;
+use crate::report::chart::{Latency, Throughput};
 use crate::report::plot::COLORS;
 use plotters::style::RGBColor;
 
@@ -188,7 +189,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
                 ))
             })
             .collect();
-        if let Some(plot) = charts::percentiles(&hists)? {
+        if let Some(plot) = charts::percentiles(&Latency::of(hists))? {
             page.plot(
                 &plot,
                 "latency against percentile, one line per point (all targets)",
@@ -533,14 +534,14 @@ pub fn merge(doc: &MergedDocument) -> Result<String> {
     if let Ok(h) = LatencyHistogram::from_base64(&t.histogram) {
         hists.push(("fleet".into(), h));
     }
-    if let Some(plot) = charts::percentiles(&hists)? {
+    if let Some(plot) = charts::percentiles(&Latency::of(hists))? {
         page.plot(
             &plot,
             "latency against percentile: one line per host, the fleet in black",
         );
     }
     page.h(2, "Throughput over time");
-    if let Some(plot) = charts::timeseries(&doc.workers, |w| w.target.clone())? {
+    if let Some(plot) = charts::timeseries(&Throughput::of(&doc.workers, |w| w.target.clone()))? {
         page.plot(
             &plot,
             "MB/s in each second of each host's own window: one line per worker (host:target), their sum in black",

@@ -10,6 +10,7 @@ use super::page::Page;
 use crate::analysis::histogram::LatencyHistogram;
 use crate::base::units::{fmt_bytes, fmt_latency_ns};
 use crate::document::run::RunDocument;
+use crate::report::chart::{Latency, Throughput};
 use crate::report::table;
 
 /// The whole page of one run.
@@ -309,7 +310,8 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             Vec::new()
         }
     };
-    match charts::timeseries(&workers, |w| format!("w{} {}", w.id, w.target))? {
+    let throughput = Throughput::of(&workers, |w| format!("w{} {}", w.id, w.target));
+    match charts::timeseries(&throughput)? {
         _ if workers.is_empty() && !doc.workers.is_empty() => {}
         Some(plot) => {
             page.plot(
@@ -320,7 +322,7 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             head.extend(doc.workers.iter().map(|w| format!("w{} MB/s", w.id)));
             head.push("total MB/s".into());
             page.raw("<details>\n<summary>the figures, second by second</summary>\n");
-            page.table(&head, &charts::timeseries_rows(&workers), 1);
+            page.table(&head, &throughput.rows(), 1);
             page.raw("</details>\n");
         }
         None => {
@@ -334,7 +336,7 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             series.push(("total".into(), h));
         }
     }
-    match charts::percentiles(&series)? {
+    match charts::percentiles(&Latency::of(series))? {
         Some(plot) => {
             // On a schedule (--rate), latency runs from each I/O's due time.
             let from = if doc.window.latency_from == "due" {

@@ -1,0 +1,163 @@
+//! The run document's `config`: the effective options as recorded, made
+//! from the validated [`RunConfig`] and the targets it ran on.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::EngineKind;
+use crate::measure::config::{BlockSizeArg, RateLimit, RunConfig, RwMode};
+
+/// The effective options as recorded in the JSON document.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ConfigDoc {
+    pub rw: RwMode,
+    pub read_pct: u8,
+    /// The requested size in bytes, or "lbs"; each target records the size it used.
+    pub bs: String,
+    pub direct: bool,
+    /// `--uncached`: buffered I/O with RWF_DONTCACHE (direct is false);
+    /// absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncached: bool,
+    /// read_ahead_kb set on the targets' devices for the run, if any.
+    pub readahead_kb: Option<u64>,
+    /// md/stripe_cache_size set on the targets' md raid4/5/6 arrays for
+    /// the run; absent when left as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_cache_size: Option<u64>,
+    /// md/group_thread_cnt set likewise; absent when left as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_thread_cnt: Option<u64>,
+    pub engine: EngineKind,
+    pub iodepth: usize,
+    /// io_uring: whether buffers and the file were to be registered.
+    pub register: bool,
+    /// `--hipri`: polled completions (IORING_SETUP_IOPOLL); absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+    /// `--sqpoll`: a kernel submission thread per worker; absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sqpoll: bool,
+    /// `--sqpoll=CPU`: the CPU it was bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sqpoll_cpu: Option<u32>,
+    /// `--taskrun` as asked (plain, coop, defer); absent when auto.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taskrun: Option<crate::engine::TaskRun>,
+    /// `--nowait`: RWF_NOWAIT first; absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nowait: bool,
+    /// `--complete-min N` as asked; absent when auto (each worker's
+    /// `ring.complete_min` says what it got).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete_min: Option<u32>,
+    /// `--sched` as asked (normal, batch); absent when auto (each worker's
+    /// `ring.sched` says what it got).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sched: Option<crate::engine::Sched>,
+    /// Bytes each worker stopped after, when size-bounded.
+    pub io_limit: Option<u64>,
+    /// `--passes` (`verify`: 1): how many times each worker covered its slice.
+    #[serde(default)]
+    pub passes: Option<u64>,
+    /// I/O errors after which a worker stops.
+    pub max_errors: u64,
+    /// `--hang-timeout`: how long a worker waits with nothing completing
+    /// (the sync engine: how long after the deadline a call may still hold
+    /// it) before its I/O in flight is reported as hung.
+    #[serde(default)]
+    pub hang_timeout_sec: Option<f64>,
+    /// `--log-interval` in ms: the length of each `workers[].intervals`
+    /// record; absent in documents written before it (1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_interval_ms: Option<u64>,
+    /// Self-describing blocks written, or checked.
+    pub verify: bool,
+    /// `--buffer-compress`: the share (percent) of each written 4 KiB unit that is zeros.
+    #[serde(default)]
+    pub buffer_compress_pct: u8,
+    /// `--dedupe`: the share (percent) of written 4 KiB units that repeat one another.
+    #[serde(default)]
+    pub dedupe_pct: u8,
+    /// `--stripe`: the chunk of the modelled RAID0.
+    pub stripe_chunk: Option<u64>,
+    /// `--start-at`, Unix seconds: the instant the workers were released.
+    #[serde(default)]
+    pub start_at_unix_sec: Option<f64>,
+    pub duration_sec: f64,
+    pub ramp_sec: f64,
+    pub size: Option<u64>,
+    pub offset: u64,
+    pub jobs: usize,
+    pub cpus: Option<Vec<usize>>,
+    pub pin: bool,
+    pub seed: u64,
+    /// The seed as text: JSON readers that hold numbers as doubles lose
+    /// seeds above 2^53, and a seed must reproduce exactly.
+    #[serde(default)]
+    pub seed_str: String,
+    pub allow_destructive: bool,
+    pub targets: Vec<String>,
+    pub testbed: bool,
+    /// `--rate` / `--rate-iops`: each worker's schedule, `{"bytes_per_sec": B}`
+    /// or `{"iops": N}`; absent when the workers go as fast as they can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<RateLimit>,
+}
+
+impl ConfigDoc {
+    /// The options of `cfg`, as run on `targets`.
+    pub fn of(c: &RunConfig, targets: &[String]) -> ConfigDoc {
+        ConfigDoc {
+            rw: c.rw,
+            read_pct: c.read_pct,
+            bs: match c.bs {
+                BlockSizeArg::Bytes(n) => n.to_string(),
+                BlockSizeArg::Logical => "lbs".into(),
+            },
+            direct: c.direct,
+            uncached: c.uncached,
+            readahead_kb: c.readahead_kb,
+            stripe_cache_size: c.md_tunables.stripe_cache_size,
+            group_thread_cnt: c.md_tunables.group_thread_cnt,
+            engine: c.engine,
+            iodepth: c.iodepth,
+            register: c.engine == EngineKind::Uring && c.register,
+            hipri: c.ring.iopoll,
+            sqpoll: c.ring.sqpoll,
+            sqpoll_cpu: c.ring.sqpoll_cpu,
+            taskrun: (c.ring.taskrun != crate::engine::TaskRun::Auto).then_some(c.ring.taskrun),
+            nowait: c.nowait,
+            complete_min: match c.ring.complete_min {
+                crate::engine::CompleteMin::Fixed(n) => Some(n),
+                crate::engine::CompleteMin::Auto => None,
+            },
+            sched: (c.ring.sched != crate::engine::Sched::Auto).then_some(c.ring.sched),
+            io_limit: c.io_limit,
+            passes: c.passes,
+            max_errors: c.max_errors,
+            hang_timeout_sec: Some(c.hang_timeout.as_secs_f64()),
+            log_interval_ms: Some(c.log_interval.as_millis() as u64),
+            verify: c.verify,
+            buffer_compress_pct: c.buffer_compress,
+            dedupe_pct: c.dedupe,
+            stripe_chunk: c.stripe,
+            start_at_unix_sec: c
+                .start_at
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs_f64()),
+            duration_sec: c.duration.as_secs_f64(),
+            ramp_sec: c.ramp.as_secs_f64(),
+            size: c.size,
+            offset: c.offset,
+            jobs: c.jobs,
+            cpus: c.cpus.clone(),
+            pin: c.cpus.is_some(),
+            seed: c.seed,
+            seed_str: c.seed.to_string(),
+            allow_destructive: c.allow_destructive,
+            targets: targets.to_vec(),
+            testbed: c.testbed.is_some(),
+            rate: c.rate,
+        }
+    }
+}
