@@ -37,11 +37,18 @@ them, with the graph):
     threshold) and no `MIN_*`/`MAX_*` constant (a bound is a threshold),
     defines no `fn judge`, and calls no statistical test (`mannwhitney::`)
     itself (JUDGEMENT_BANNED).
+  - size (issue 40): every file under src/commands/ is under
+    COMMAND_FILE_MAX lines (a command is a thin driver: what grows is a
+    planner, a judge or a renderer, and goes to its layer or its own file);
+    no function outside `#[cfg(test)]` code anywhere in src/ is over
+    FN_MAX lines, counted from its `fn` line to its closing brace (a long
+    function is steps without names: split it into named ones).
 A file listed in PENDING, whose offence another branch removes, is printed
 as pending instead of failing; the merge empties PENDING. A file listed in
 JUDGEMENT_LEFT holds judgement issue 40 names and that is not yet moved:
 printed, with what is left, instead of failing; a file that no longer
 offends must leave the list, and any other file that offends fails.
+SIZE_LEFT does the same for the sizes.
 """
 import os
 import re
@@ -109,6 +116,32 @@ JUDGEMENT_LEFT = {
     "document/merge/check.rs": "issue 40 item 3: merge's sanity bound on a window (MAX_WINDOW_SEC)",
 }
 
+# Sizes (issue 40): a commands/ file's lines (fewer than), a function's
+# lines outside tests (at most).
+COMMAND_FILE_MAX = 200
+FN_MAX = 150
+# Sizes still over (file -> who splits it, and when): printed with what is
+# over, not failed. Each entry goes when its file is split; an entry whose
+# file is within both sizes fails, as a stale JUDGEMENT_LEFT one does.
+SIZE_LEFT = {
+    "base/warning.rs": "issue 40 item 5: Display for Warning, one arm a variant (typed warnings end to end)",
+    "cli/fio_job.rs": "issue 40 items 1 and 4: fio job translation (the fio-job helper)",
+    "commands/advise.rs": "issue 40: split into commands/advise/",
+    "commands/compare.rs": "issue 40: under 200 lines",
+    "commands/run.rs": "issue 40: under 200 lines",
+    "commands/sweep/points.rs": "issue 40: under 200 lines",
+    "document/advise/checks.rs": "issue 40 item 3: advise's checks move to analysis/",
+    "document/advise/mod.rs": "issue 40 items 2-3: advise's planner",
+    "document/fio.rs": "issue 40: the --print-fio line, in named steps",
+    "document/merge/check.rs": "issue 40: merge's arithmetic checks, in named steps",
+    "document/run/assemble.rs": "issue 40: the run document's assembly, in named steps",
+    "measure/coordinator.rs": "issue 40: the coordinator, in named steps",
+    "measure/live.rs": "issue 40: the live line, in named steps",
+    "measure/worker/hot.rs": "issue 40 item 6: the hot loop, reshaped by the one-record-per-I/O change",
+    "report/html/kinds.rs": "issue 40 item 7: one chart per concept (the report helper)",
+    "report/plot.rs": "issue 40 item 7: one chart per concept (the report helper)",
+}
+
 # Offences known and being removed elsewhere (file -> "who: what"): printed
 # as pending, not failed. Empty: every rule holds for every file.
 PENDING = {}
@@ -166,6 +199,81 @@ def code_only(text):
     text = re.sub(r"//[^\n]*", "", text)  # comments, doc comments
     text = re.sub(r'"(\\.|[^"\\])*"', '""', text)  # string literals
     return text
+
+
+def blank_literals(text):
+    """`text` with every comment, string and char literal's contents blanked
+    (newlines kept, so that line numbers and braces outside them stand):
+    what a brace matcher may count."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif (m := re.match(r'b?r(#*)"', text[i:i + 260])) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            end = '"' + m.group(1)
+            j = text.find(end, i + len(m.group(0)))
+            j = n if j < 0 else j + len(end)
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == "'" and (m := re.match(r"'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^\\'\n])'", text[i:i + 12])):
+            out.append(" " * len(m.group(0)))
+            i += len(m.group(0))
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def long_functions(raw):
+    """(name, first line, lines) of every function in `raw` (tests already
+    stripped) over FN_MAX lines, from its `fn` line to its closing brace. A
+    function declared without a body (a trait's) is none."""
+    text = blank_literals(raw)
+    out = []
+    for m in re.finditer(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)", text):
+        i, depth = m.end(), 0
+        # The body's opening brace: the first `{` outside the signature's
+        # parentheses and generics; a `;` first is a declaration.
+        while i < len(text) and text[i] not in "{;":
+            i += 1
+        if i >= len(text) or text[i] == ";":
+            continue
+        j = i
+        while j < len(text):
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        first = text.count("\n", 0, m.start()) + 1
+        lines = text.count("\n", m.start(), j) + 1
+        if lines > FN_MAX:
+            out.append((m.group(1), first, lines))
+    return out
 
 
 def test_only(fs):
@@ -276,6 +384,17 @@ def main():
                 seen.add((rel, m.start()))
                 judgement.append((rel, f"{rel}: document/ defines or calls {what}: `{m.group(0)}`: judgement belongs in analysis/"))
     problems.extend((f, m) for f, m in judgement if f not in JUDGEMENT_LEFT)
+    # Sizes: a command file's lines, a function's (outside tests).
+    sizes = []
+    for rel, path in sorted(fs.items()):
+        raw = open(path).read()
+        if layer_of(rel) == "commands":
+            n = raw.count("\n") + (0 if raw.endswith("\n") or not raw else 1)
+            if n >= COMMAND_FILE_MAX:
+                sizes.append((rel, f"{rel}: {n} lines, a commands/ file has fewer than {COMMAND_FILE_MAX}: split what it owns into files of its own (or move it to its layer)"))
+        for name, first, lines in long_functions(strip_tests(raw)):
+            sizes.append((rel, f"{rel}: fn {name} (from line {first}, tests aside) is {lines} lines, over {FN_MAX}: split it into named steps"))
+    problems.extend((f, m) for f, m in sizes if f not in SIZE_LEFT)
     # Cycles between files (Tarjan).
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
 
@@ -333,6 +452,7 @@ def main():
     print(f"  no argument synthesis: only main.rs and {', '.join(sorted(ARGV_PARSERS))} parse an argument vector; only main.rs and {', '.join(sorted(ARGV_BUILDERS))} write one")
     for f, why in sorted({**ARGV_PARSERS, **ARGV_BUILDERS}.items()):
         print(f"    {f}: {why}")
+    print(f"  every commands/ file under {COMMAND_FILE_MAX} lines; no function outside tests over {FN_MAX} lines")
     print(f"  document/ judges nothing: none of: {'; '.join(w for _, w in JUDGEMENT_BANNED)}")
     left = [(f, m) for f, m in judgement if f in JUDGEMENT_LEFT]
     if left:
@@ -344,6 +464,16 @@ def main():
                     print(f"    {m}")
     for f in sorted(set(JUDGEMENT_LEFT) - {f for f, _ in left}):
         problems.append((None, f"JUDGEMENT_LEFT lists {f}, which judges nothing now: drop it"))
+    over = [(f, m) for f, m in sizes if f in SIZE_LEFT]
+    if over:
+        print("sizes still over (not yet split):")
+        for f in sorted({f for f, _ in over}):
+            print(f"  {f}: {SIZE_LEFT[f]}")
+            for g, m in over:
+                if g == f:
+                    print(f"    {m}")
+    for f in sorted(set(SIZE_LEFT) - {f for f, _ in over}):
+        problems.append((None, f"SIZE_LEFT lists {f}, which is within the sizes now: drop it"))
     pending = [(f, m) for f, m in problems if f in PENDING]
     failed = [m for f, m in problems if f not in PENDING]
     if pending:
