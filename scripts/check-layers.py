@@ -126,10 +126,6 @@ FN_MAX = 150
 SIZE_LEFT = {
     "base/warning.rs": "issue 40 item 5: Display for Warning, one arm a variant (typed warnings end to end)",
     "cli/fio_job.rs": "issue 40 items 1 and 4: fio job translation (the fio-job helper)",
-    "commands/advise.rs": "issue 40: split into commands/advise/",
-    "commands/compare.rs": "issue 40: under 200 lines",
-    "commands/run.rs": "issue 40: under 200 lines",
-    "commands/sweep/points.rs": "issue 40: under 200 lines",
     "document/advise/checks.rs": "issue 40 item 3: advise's checks move to analysis/",
     "document/advise/mod.rs": "issue 40 items 2-3: advise's planner",
     "document/fio.rs": "issue 40: the --print-fio line, in named steps",
