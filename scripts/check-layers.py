@@ -114,12 +114,7 @@ JUDGEMENT_BANNED = [
 ]
 # Judgement still in document/, not yet moved to analysis/ (file -> what is
 # left): printed, not failed. Each entry goes when its file is moved.
-JUDGEMENT_LEFT = {
-    "document/advise/mod.rs": "issue 40 items 2-3: advise's budget shares and window bounds (READAHEAD_SHARE .. MIN_WINDOW_SEC): the planner's pacing, which item 2 gives to measure::series",
-    "document/plan.rs": "issue 40 item 3: the capacity plan's fit bounds (MAX_REL_RMSE, BOOTSTRAP_LEVEL, MAX_RATE)",
-    "document/run/rmw.rs": "issue 40 item 3: the read-modify-write note's bounds (MIN_SHARE_OF_WRITES, MIN_BYTES)",
-    "document/merge/check.rs": "issue 40 item 3: merge's sanity bound on a window (MAX_WINDOW_SEC)",
-}
+JUDGEMENT_LEFT = {}
 
 # Sizes (issue 40): a commands/ file's lines (fewer than), a function's
 # lines outside tests (at most).

@@ -57,8 +57,8 @@ pub(super) fn pass(
         started,
         options(args, topo).budget_sec,
         (battery.windows_sec(), battery.runs()),
-        advise::RUN_OVERHEAD_SEC,
-        advise::MIN_WINDOW_SEC,
+        crate::analysis::advise::RUN_OVERHEAD_SEC,
+        crate::analysis::advise::MIN_WINDOW_SEC,
     );
     // A run refused when it comes to run (no root to set read-ahead, a lock
     // another run holds) skips its check, with the reason.

@@ -15,6 +15,12 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+// The budget's shares and the window bounds: the pacing's judgement,
+// analysis/'s; the plan here applies them to the checks that apply.
+use crate::analysis::advise::{
+    MIN_WINDOW_SEC, QUEUE_SHARE, READAHEAD_ALONE_SHARE, READAHEAD_SHARE, REQUEST_SHARE,
+    RUN_OVERHEAD_SEC, SLOW_SHARE, WRITE_SHARE,
+};
 use crate::device::survey::Survey;
 use crate::device::topology::{level::Geometry, Device, Topology};
 use crate::document::run::{ToolInfo, SCHEMA_VERSION};
@@ -597,23 +603,8 @@ pub fn check_medium(topo: &Topology) -> Result<(), String> {
 
 /// The runs of each member's figure: compare's default `--repeat`.
 pub const SLOW_REPEATS: usize = 3;
-/// The share of the budget for the read-ahead points, for the members,
-/// for the request sizes and for the queue depths (what is left: the
-/// batteries' setup beyond [`RUN_OVERHEAD_SEC`]).
-pub const READAHEAD_SHARE: f64 = 0.35;
-pub const SLOW_SHARE: f64 = 0.25;
-pub const REQUEST_SHARE: f64 = 0.1;
-pub const QUEUE_SHARE: f64 = 0.1;
-/// The write runs' share (only with --allow-destructive, on parity RAID).
-pub const WRITE_SHARE: f64 = 0.15;
 /// The I/Os in flight the queue-depth check measures.
 pub const QUEUE_DEPTHS: [u32; 4] = [1, 4, 16, 64];
-
-/// Seconds a measured run costs beyond its window (dropping the cache,
-/// opening, setting read-ahead), kept out of the windows.
-pub const RUN_OVERHEAD_SEC: f64 = 1.0;
-/// The shortest window worth measuring.
-pub const MIN_WINDOW_SEC: f64 = 1.0;
 
 /// Plans the battery from the topology and the survey.
 pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
@@ -641,7 +632,11 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         seconds_each: (o.budget_sec * SLOW_SHARE / SLOW_REPEATS as f64 - RUN_OVERHEAD_SEC)
             .max(MIN_WINDOW_SEC),
     });
-    let ra_share = if slow.is_some() { READAHEAD_SHARE } else { 0.8 };
+    let ra_share = if slow.is_some() {
+        READAHEAD_SHARE
+    } else {
+        READAHEAD_ALONE_SHARE
+    };
     let mut checks = Vec::new();
     let mut add = |id: &str, title: &str, ran: Result<String, String>, budget: f64| {
         let (status, detail) = match ran {

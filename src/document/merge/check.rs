@@ -184,7 +184,7 @@ pub(crate) fn check_run_arithmetic(run: &Object, shown: &str, at: &str) -> Resul
     // --duration allows plus a year of ramp: a longer one would have its
     // per-second samples allocated by diff.
     let seconds = finite(v, shown, at, "window.seconds")?;
-    if seconds > MAX_WINDOW_SEC {
+    if !crate::analysis::plausible::window_plausible(seconds) {
         return Err(damaged(
             shown,
             at,
@@ -487,9 +487,6 @@ fn check_latency(part: &serde_json::Value, shown: &str, at: &str, scheduled: boo
     }
     Ok(())
 }
-
-/// The longest window a run can have: --duration's year, with room.
-const MAX_WINDOW_SEC: f64 = 2.0 * 365.0 * 86400.0;
 
 /// The arithmetic of a document of `kind` (run, sweep, compare or merge):
 /// every run inside it, as [`check_run_arithmetic`], or the merge's hosts.
