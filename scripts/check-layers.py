@@ -126,13 +126,10 @@ FN_MAX = 150
 SIZE_LEFT = {
     "base/warning.rs": "issue 40 item 5: Display for Warning, one arm a variant (typed warnings end to end)",
     "cli/fio_job.rs": "issue 40 items 1 and 4: fio job translation (the fio-job helper)",
-    "document/advise/checks.rs": "issue 40 item 3: advise's checks move to analysis/",
     "document/advise/mod.rs": "issue 40 items 2-3: advise's planner",
     "document/fio.rs": "issue 40: the --print-fio line, in named steps",
     "document/merge/check.rs": "issue 40: merge's arithmetic checks, in named steps",
     "document/run/assemble.rs": "issue 40: the run document's assembly, in named steps",
-    "measure/coordinator.rs": "issue 40: the coordinator, in named steps",
-    "measure/live.rs": "issue 40: the live line, in named steps",
     "measure/worker/hot.rs": "issue 40 item 6: the hot loop, reshaped by the one-record-per-I/O change",
     "report/html/kinds.rs": "issue 40 item 7: one chart per concept (the report helper)",
     "report/plot.rs": "issue 40 item 7: one chart per concept (the report helper)",
