@@ -128,8 +128,6 @@ SIZE_LEFT = {
     "cli/fio_job.rs": "issue 40 items 1 and 4: fio job translation (the fio-job helper)",
     "document/advise/mod.rs": "issue 40 items 2-3: advise's planner",
     "document/fio.rs": "issue 40: the --print-fio line, in named steps",
-    "document/merge/check.rs": "issue 40: merge's arithmetic checks, in named steps",
-    "document/run/assemble.rs": "issue 40: the run document's assembly, in named steps",
     "measure/worker/hot.rs": "issue 40 item 6: the hot loop, reshaped by the one-record-per-I/O change",
     "report/html/kinds.rs": "issue 40 item 7: one chart per concept (the report helper)",
     "report/plot.rs": "issue 40 item 7: one chart per concept (the report helper)",
