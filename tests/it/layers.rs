@@ -72,7 +72,7 @@ fn a_long_command_file_and_a_long_function_are_refused_but_tests_are_not() {
         fails,
         [
             "FAIL commands/long.rs: 200 lines, a commands/ file has fewer than 200: split what it owns into files of its own (or move it to its layer)",
-            "FAIL measure/f.rs: fn overruns (from line 152, tests aside) is 151 lines, over 150: split it into named steps",
+            "FAIL measure/f.rs: fn overruns (line 152) is 151 lines, over 150: split it into named steps",
         ],
         "{out}"
     );
