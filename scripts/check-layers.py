@@ -2,7 +2,10 @@
 """The layer check: prints the import graph of src/ and fails (exit 1) on
 an import that points up the layers, or on a cycle between files.
 
-    python3 scripts/check-layers.py [--files]
+    python3 scripts/check-layers.py [--files] [--root DIR]
+
+(--root: check another tree than this repository's src/, as the tests do
+with a small one made to break a rule.)
 
 Layers, bottom to top (a file may import its own layer and those below):
 
@@ -44,11 +47,18 @@ them, with the graph):
     The types still outside, each with why, are in SERDE_LEFT (file ->
     type -> reason); a new one fails, and one listed that no longer
     derives it must leave the list.
+  - size (issue 40): every file under src/commands/ is under
+    COMMAND_FILE_MAX lines (a command is a thin driver: what grows is a
+    planner, a judge or a renderer, and goes to its layer or its own file);
+    no function outside `#[cfg(test)]` code anywhere in src/ is over
+    FN_MAX lines, counted from its `fn` line to its closing brace (a long
+    function is steps without names: split it into named ones).
 A file listed in PENDING, whose offence another branch removes, is printed
 as pending instead of failing; the merge empties PENDING. A file listed in
 JUDGEMENT_LEFT holds judgement issue 40 names and that is not yet moved:
 printed, with what is left, instead of failing; a file that no longer
 offends must leave the list, and any other file that offends fails.
+SIZE_LEFT does the same for the sizes.
 """
 import os
 import re
@@ -56,6 +66,8 @@ import sys
 from collections import defaultdict
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+if "--root" in sys.argv[:-1]:
+    ROOT = sys.argv[sys.argv.index("--root") + 1]
 LAYERS = ["base", "analysis", "device", "engine", "measure", "document", "report", "output", "cli", "commands", "main"]
 
 # Layers that are functions of their inputs, and what they may not name.
@@ -107,11 +119,21 @@ JUDGEMENT_BANNED = [
 ]
 # Judgement still in document/, not yet moved to analysis/ (file -> what is
 # left): printed, not failed. Each entry goes when its file is moved.
-JUDGEMENT_LEFT = {
-    "document/advise/mod.rs": "issue 40 items 2-3: advise's budget shares and window bounds (READAHEAD_SHARE .. MIN_WINDOW_SEC): the planner's pacing, which item 2 gives to measure::series",
-    "document/plan.rs": "issue 40 item 3: the capacity plan's fit bounds (MAX_REL_RMSE, BOOTSTRAP_LEVEL, MAX_RATE)",
-    "document/run/rmw.rs": "issue 40 item 3: the read-modify-write note's bounds (MIN_SHARE_OF_WRITES, MIN_BYTES)",
-    "document/merge/check.rs": "issue 40 item 3: merge's sanity bound on a window (MAX_WINDOW_SEC)",
+JUDGEMENT_LEFT = {}
+
+# Sizes (issue 40): a commands/ file's lines (fewer than), a function's
+# lines outside tests (at most).
+COMMAND_FILE_MAX = 200
+FN_MAX = 150
+# Sizes still over (file -> who splits it, and when): printed with what is
+# over, not failed. Each entry goes when its file is split; an entry whose
+# file is within both sizes fails, as a stale JUDGEMENT_LEFT one does.
+SIZE_LEFT = {
+    "base/warning.rs": "issue 40 item 5: Display for Warning, one arm a variant (typed warnings end to end)",
+    "cli/fio_job.rs": "issue 40 items 1 and 4: fio job translation (the fio-job helper)",
+    "measure/worker/hot.rs": "issue 40 item 6: the hot loop, reshaped by the one-record-per-I/O change",
+    "report/html/kinds.rs": "issue 40 item 7: one chart per concept (the report helper)",
+    "report/plot.rs": "issue 40 item 7: one chart per concept (the report helper)",
 }
 
 # Contract types outside document/: a `#[derive(..Serialize..)]` on a type.
@@ -182,13 +204,15 @@ def layer_of(rel):
     return rel.split(os.sep)[0]
 
 
-def strip_tests(text):
+def strip_tests(text, keep_lines=False):
     """Drops `#[cfg(test)]` items: a test module to its closing brace, or
-    the one item that follows the attribute."""
+    the one item that follows the attribute (`keep_lines`: each dropped
+    line left empty, so that the others keep their numbers)."""
     out, i = [], 0
     lines = text.split("\n")
     while i < len(lines):
         if lines[i].strip().startswith("#[cfg(test)]"):
+            first = i
             depth, started, i = 0, False, i + 1
             while i < len(lines):
                 depth += lines[i].count("{") - lines[i].count("}")
@@ -196,6 +220,8 @@ def strip_tests(text):
                 i += 1
                 if started and depth <= 0:
                     break
+            if keep_lines:
+                out.extend([""] * (i - first))
             continue
         out.append(lines[i])
         i += 1
@@ -206,6 +232,81 @@ def code_only(text):
     text = re.sub(r"//[^\n]*", "", text)  # comments, doc comments
     text = re.sub(r'"(\\.|[^"\\])*"', '""', text)  # string literals
     return text
+
+
+def blank_literals(text):
+    """`text` with every comment, string and char literal's contents blanked
+    (newlines kept, so that line numbers and braces outside them stand):
+    what a brace matcher may count."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif text.startswith("/*", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif (m := re.match(r'b?r(#*)"', text[i:i + 260])) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            end = '"' + m.group(1)
+            j = text.find(end, i + len(m.group(0)))
+            j = n if j < 0 else j + len(end)
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c == "'" and (m := re.match(r"'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^\\'\n])'", text[i:i + 12])):
+            out.append(" " * len(m.group(0)))
+            i += len(m.group(0))
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def long_functions(raw):
+    """(name, first line, lines) of every function in `raw` (tests already
+    stripped) over FN_MAX lines, from its `fn` line to its closing brace. A
+    function declared without a body (a trait's) is none."""
+    text = blank_literals(raw)
+    out = []
+    for m in re.finditer(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)", text):
+        i, depth = m.end(), 0
+        # The body's opening brace: the first `{` outside the signature's
+        # parentheses and generics; a `;` first is a declaration.
+        while i < len(text) and text[i] not in "{;":
+            i += 1
+        if i >= len(text) or text[i] == ";":
+            continue
+        j = i
+        while j < len(text):
+            if text[j] == "{":
+                depth += 1
+            elif text[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        first = text.count("\n", 0, m.start()) + 1
+        lines = text.count("\n", m.start(), j) + 1
+        if lines > FN_MAX:
+            out.append((m.group(1), first, lines))
+    return out
 
 
 def test_only(fs):
@@ -330,6 +431,17 @@ def main():
         for name in sorted(names):
             if (f, name) not in serde_seen:
                 problems.append((None, f"SERDE_LEFT lists {f} `{name}`, which derives no Serialize there now: drop it"))
+    # Sizes: a command file's lines, a function's (outside tests).
+    sizes = []
+    for rel, path in sorted(fs.items()):
+        raw = open(path).read()
+        if layer_of(rel) == "commands":
+            n = raw.count("\n") + (0 if raw.endswith("\n") or not raw else 1)
+            if n >= COMMAND_FILE_MAX:
+                sizes.append((rel, f"{rel}: {n} lines, a commands/ file has fewer than {COMMAND_FILE_MAX}: split what it owns into files of its own (or move it to its layer)"))
+        for name, first, lines in long_functions(strip_tests(raw, keep_lines=True)):
+            sizes.append((rel, f"{rel}: fn {name} (line {first}) is {lines} lines, over {FN_MAX}: split it into named steps"))
+    problems.extend((f, m) for f, m in sizes if f not in SIZE_LEFT)
     # Cycles between files (Tarjan).
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
 
@@ -387,6 +499,7 @@ def main():
     print(f"  no argument synthesis: only main.rs and {', '.join(sorted(ARGV_PARSERS))} parse an argument vector; only main.rs{''.join(' and ' + f for f in sorted(ARGV_BUILDERS))} writes one")
     for f, why in sorted({**ARGV_PARSERS, **ARGV_BUILDERS}.items()):
         print(f"    {f}: {why}")
+    print(f"  every commands/ file under {COMMAND_FILE_MAX} lines; no function outside tests over {FN_MAX} lines")
     print(f"  document/ judges nothing: none of: {'; '.join(w for _, w in JUDGEMENT_BANNED)}")
     print("  contract types (a Serialize derive) only in document/; outside it, these, and why:")
     for f, names in sorted(SERDE_LEFT.items()):
@@ -402,6 +515,16 @@ def main():
                     print(f"    {m}")
     for f in sorted(set(JUDGEMENT_LEFT) - {f for f, _ in left}):
         problems.append((None, f"JUDGEMENT_LEFT lists {f}, which judges nothing now: drop it"))
+    over = [(f, m) for f, m in sizes if f in SIZE_LEFT]
+    if over:
+        print("sizes still over (not yet split):")
+        for f in sorted({f for f, _ in over}):
+            print(f"  {f}: {SIZE_LEFT[f]}")
+            for g, m in over:
+                if g == f:
+                    print(f"    {m}")
+    for f in sorted(set(SIZE_LEFT) - {f for f, _ in over}):
+        problems.append((None, f"SIZE_LEFT lists {f}, which is within the sizes now: drop it"))
     pending = [(f, m) for f, m in problems if f in PENDING]
     failed = [m for f, m in problems if f not in PENDING]
     if pending:

@@ -3,7 +3,27 @@
 //! gain little) and read-modify-write in full-stripe writes (the members
 //! read more than bookkeeping while a full stripe was written).
 //! `document::advise` gathers the figures from its measurements and writes
-//! the findings from what these return.
+//! the findings from what these return. And how a budget is shared out
+//! between the measured checks, with the bounds of a window: what
+//! `document::advise::plan` applies and `measure::series::Pace` keeps to.
+
+/// The share of the budget for the read-ahead points, for the members,
+/// for the request sizes and for the queue depths (what is left: the
+/// batteries' setup beyond [`RUN_OVERHEAD_SEC`]).
+pub const READAHEAD_SHARE: f64 = 0.35;
+pub const SLOW_SHARE: f64 = 0.25;
+pub const REQUEST_SHARE: f64 = 0.1;
+pub const QUEUE_SHARE: f64 = 0.1;
+/// The read-ahead points' share when the members are not measured (a
+/// volume of one device): theirs is given to read-ahead.
+pub const READAHEAD_ALONE_SHARE: f64 = 0.8;
+/// The write runs' share (only with --allow-destructive, on parity RAID).
+pub const WRITE_SHARE: f64 = 0.15;
+/// Seconds a measured run costs beyond its window (dropping the cache,
+/// opening, setting read-ahead), kept out of the windows.
+pub const RUN_OVERHEAD_SEC: f64 = 1.0;
+/// The shortest window worth measuring.
+pub const MIN_WINDOW_SEC: f64 = 1.0;
 
 /// The share of the best IOPS a depth must reach to be the knee: past it,
 /// more I/Os in flight gain less than this.

@@ -14,6 +14,21 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Above this error (RMS, relative to the mean throughput) a fit does not
+/// describe the points well enough to predict from.
+pub const MAX_REL_RMSE: f64 = 0.10;
+/// Bootstrap resamples, their seed (fixed, so a plan is reproducible) and
+/// the share of the refitted predictions an interval holds.
+pub const BOOTSTRAP_RESAMPLES: usize = 200;
+pub const BOOTSTRAP_SEED: u64 = 21;
+pub const BOOTSTRAP_LEVEL: f64 = 0.90;
+
+/// Whether a fit whose error (RMS over the mean throughput) is `rel_rmse`
+/// is trusted to predict from: within [`MAX_REL_RMSE`].
+pub fn fit_trusted(rel_rmse: f64) -> bool {
+    rel_rmse <= MAX_REL_RMSE
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Usl {
     pub lambda: f64,

@@ -4,7 +4,8 @@
 //! diff's judgement of a change with it (`significance`), the
 //! Little's-law check of a run's time in flight (`occupancy`), the stripe
 //! efficiency split into the stripe layer's loss and the members'
-//! imbalance (`stripe_loss`).
+//! imbalance (`stripe_loss`), read-modify-write's bounds (`rmw`), what a
+//! figure read back from a document may be (`plausible`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
@@ -16,6 +17,8 @@ pub mod histogram;
 pub mod mannwhitney;
 pub mod occupancy;
 pub mod phase_health;
+pub mod plausible;
+pub mod rmw;
 pub mod significance;
 pub mod slow_member;
 pub mod stripe_loss;

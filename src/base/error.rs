@@ -278,6 +278,14 @@ pub fn show_path(path: &std::path::Path) -> String {
     }
 }
 
+/// One line on standard error, whatever becomes of it: a closed or full
+/// stderr (`2>&1 | head`, a launcher that hung up) must not turn an error
+/// into a panic, nor a panic into an abort (eprintln! panics there).
+pub fn say(msg: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{msg}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

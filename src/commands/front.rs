@@ -84,10 +84,4 @@ fn run_one(inv: Invocation) -> u8 {
     }
 }
 
-/// One line on standard error, whatever becomes of it: a closed or full
-/// stderr (`2>&1 | head`, a launcher that hung up) must not turn an error
-/// into a panic, nor a panic into an abort (eprintln! panics there).
-pub fn say(msg: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{msg}");
-}
+pub use crate::base::error::say;

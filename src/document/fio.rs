@@ -210,89 +210,9 @@ fn some_of(names: &[String]) -> String {
 /// (`--iomem=mmaphuge`, reserved hugetlb pages), says first how many to
 /// reserve, and says what differs where it cannot be the same.
 pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio, UsageError> {
-    if targets.is_empty() {
-        return Err(UsageError(
-            "--print-fio needs named targets: the built-in test bed is made at run time; name a file or device".into(),
-        ));
-    }
-    let bs = match cfg.bs {
-        BlockSizeArg::Bytes(b) => b,
-        BlockSizeArg::Logical => {
-            return Err(UsageError(
-                "--print-fio needs --bs as a size: `lbs` is read from the target at run time; give --bs 4k or the like".into(),
-            ))
-        }
-    };
+    let bs = block_size(cfg, targets)?;
     let mut notes = Vec::new();
-    let mut g: Vec<String> = vec![
-        format!("--rw={}", rw(cfg.rw)),
-        format!("--bs={}", fmt_size_arg(bs)),
-        format!(
-            "--ioengine={}",
-            match cfg.engine {
-                // RWF_* flags: fio's pvsync2, not psync, takes them.
-                EngineKind::Sync if cfg.uncached || cfg.nowait => "pvsync2",
-                EngineKind::Sync => "psync",
-                EngineKind::Uring => "io_uring",
-            }
-        ),
-        format!(
-            "--iodepth={}",
-            match cfg.engine {
-                EngineKind::Sync => 1,
-                EngineKind::Uring => cfg.iodepth,
-            }
-        ),
-        format!("--direct={}", u8::from(cfg.direct)),
-        "--thread".into(),
-    ];
-    if cfg.rw == RwMode::Randrw {
-        g.push(format!("--rwmixread={}", cfg.read_pct));
-    }
-    if cfg.rw.is_random() {
-        // stripebench draws each offset afresh, from a seed of its own.
-        g.push("--norandommap".into());
-        g.push("--randrepeat=0".into());
-    }
-    match (cfg.io_limit, cfg.passes) {
-        (Some(n), _) => {
-            // Without time_based, fio's runtime is a cap: as --duration is
-            // to --io-limit.
-            g.push(format!("--io_size={n}"));
-            g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
-        }
-        (None, Some(n)) => g.push(format!("--loops={n}")),
-        (None, None) => {
-            g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
-            g.push("--time_based".into());
-        }
-    }
-    if !cfg.ramp.is_zero() {
-        g.push(format!("--ramp_time={}ms", cfg.ramp.as_millis()));
-    }
-    match cfg.rate {
-        Some(RateLimit::BytesPerSec(b)) => g.push(format!("--rate={}", b.round() as u64)),
-        Some(RateLimit::Iops(n)) => g.push(format!("--rate_iops={}", n.round() as u64)),
-        None => {}
-    }
-    if cfg.rw.writes() {
-        // Unique data in every block, made compressible or duplicated as asked.
-        g.push("--refill_buffers".into());
-        if cfg.buffer_compress > 0 {
-            g.push(format!(
-                "--buffer_compress_percentage={}",
-                cfg.buffer_compress
-            ));
-            g.push("--buffer_compress_chunk=4k".into());
-        }
-        if cfg.dedupe > 0 {
-            g.push(format!("--dedupe_percentage={}", cfg.dedupe));
-        }
-        if !cfg.direct {
-            // Buffered writes end with one fsync, timed apart.
-            g.push("--end_fsync=1".into());
-        }
-    }
+    let mut g = workload_options(cfg, bs);
     if cfg.stripe.is_some() {
         notes.push("--stripe: fio has no RAID0 model; each target is its own job here");
     }
@@ -417,6 +337,112 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
         out.push(' ');
         out.push_str(o);
     }
+    push_jobs(cfg, targets, &mut out);
+    Ok(Fio {
+        setup,
+        notes: notes
+            .into_iter()
+            .map(String::from)
+            .chain(owned_notes)
+            .collect(),
+        line: out,
+    })
+}
+
+/// The block size the line gives fio; refused when there is none to give
+/// yet (no named target, `--bs lbs`), both read at run time.
+fn block_size(cfg: &RunConfig, targets: &[PathBuf]) -> Result<u64, UsageError> {
+    if targets.is_empty() {
+        return Err(UsageError(
+            "--print-fio needs named targets: the built-in test bed is made at run time; name a file or device".into(),
+        ));
+    }
+    match cfg.bs {
+        BlockSizeArg::Bytes(b) => Ok(b),
+        BlockSizeArg::Logical => Err(UsageError(
+            "--print-fio needs --bs as a size: `lbs` is read from the target at run time; give --bs 4k or the like".into(),
+        )),
+    }
+}
+
+/// The fio options of the workload itself: the pattern, the engine and
+/// its depth, how the run ends, the ramp, the rate, and the data written.
+fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
+    let mut g: Vec<String> = vec![
+        format!("--rw={}", rw(cfg.rw)),
+        format!("--bs={}", fmt_size_arg(bs)),
+        format!(
+            "--ioengine={}",
+            match cfg.engine {
+                // RWF_* flags: fio's pvsync2, not psync, takes them.
+                EngineKind::Sync if cfg.uncached || cfg.nowait => "pvsync2",
+                EngineKind::Sync => "psync",
+                EngineKind::Uring => "io_uring",
+            }
+        ),
+        format!(
+            "--iodepth={}",
+            match cfg.engine {
+                EngineKind::Sync => 1,
+                EngineKind::Uring => cfg.iodepth,
+            }
+        ),
+        format!("--direct={}", u8::from(cfg.direct)),
+        "--thread".into(),
+    ];
+    if cfg.rw == RwMode::Randrw {
+        g.push(format!("--rwmixread={}", cfg.read_pct));
+    }
+    if cfg.rw.is_random() {
+        // stripebench draws each offset afresh, from a seed of its own.
+        g.push("--norandommap".into());
+        g.push("--randrepeat=0".into());
+    }
+    match (cfg.io_limit, cfg.passes) {
+        (Some(n), _) => {
+            // Without time_based, fio's runtime is a cap: as --duration is
+            // to --io-limit.
+            g.push(format!("--io_size={n}"));
+            g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
+        }
+        (None, Some(n)) => g.push(format!("--loops={n}")),
+        (None, None) => {
+            g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
+            g.push("--time_based".into());
+        }
+    }
+    if !cfg.ramp.is_zero() {
+        g.push(format!("--ramp_time={}ms", cfg.ramp.as_millis()));
+    }
+    match cfg.rate {
+        Some(RateLimit::BytesPerSec(b)) => g.push(format!("--rate={}", b.round() as u64)),
+        Some(RateLimit::Iops(n)) => g.push(format!("--rate_iops={}", n.round() as u64)),
+        None => {}
+    }
+    if cfg.rw.writes() {
+        // Unique data in every block, made compressible or duplicated as asked.
+        g.push("--refill_buffers".into());
+        if cfg.buffer_compress > 0 {
+            g.push(format!(
+                "--buffer_compress_percentage={}",
+                cfg.buffer_compress
+            ));
+            g.push("--buffer_compress_chunk=4k".into());
+        }
+        if cfg.dedupe > 0 {
+            g.push(format!("--dedupe_percentage={}", cfg.dedupe));
+        }
+        if !cfg.direct {
+            // Buffered writes end with one fsync, timed apart.
+            g.push("--end_fsync=1".into());
+        }
+    }
+    g
+}
+
+/// One fio job per target and `--jobs`, each on its share of the region
+/// and its CPU, appended to `out`.
+fn push_jobs(cfg: &RunConfig, targets: &[PathBuf], out: &mut String) {
     let jobs = cfg.jobs.max(1) as u64;
     for (ti, t) in targets.iter().enumerate() {
         for job in 0..jobs {
@@ -449,15 +475,6 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             }
         }
     }
-    Ok(Fio {
-        setup,
-        notes: notes
-            .into_iter()
-            .map(String::from)
-            .chain(owned_notes)
-            .collect(),
-        line: out,
-    })
 }
 
 fn rw(rw: RwMode) -> &'static str {

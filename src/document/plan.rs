@@ -6,7 +6,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::analysis::capacity::{fit, Usl};
+// When a fit is trusted and how its intervals are drawn: analysis/'s.
+use crate::analysis::capacity::{
+    fit, fit_trusted, Usl, BOOTSTRAP_LEVEL, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MAX_REL_RMSE,
+};
 use crate::base::warning::Warning;
 use crate::document::error::{Error, Result};
 use crate::document::read::{self, Kind, Lazy, Object, Origin, ReadError, Reader, Source, Why};
@@ -36,7 +39,7 @@ pub struct PlanDoc {
     pub intervals: Vec<Interval>,
     /// Each point's measured minus fitted throughput, bytes per second.
     pub residuals: Vec<(f64, f64)>,
-    /// The largest `rel_rmse` a prediction is trusted at ([`MAX_REL_RMSE`]).
+    /// The largest `rel_rmse` a prediction is trusted at ([`MAX_REL_RMSE`](crate::analysis::capacity::MAX_REL_RMSE)).
     pub max_rel_rmse: f64,
     /// `rel_rmse` is within `max_rel_rmse`: plan predicts without `--force`.
     pub trusted: bool,
@@ -46,15 +49,6 @@ pub struct PlanDoc {
     /// What `--force` let through (results of different workloads).
     pub warnings: Vec<Warning>,
 }
-
-/// Above this error (RMS, relative to the mean throughput) a fit does not
-/// describe the points well enough to predict from.
-pub const MAX_REL_RMSE: f64 = 0.10;
-/// Bootstrap resamples, their seed (fixed, so a plan is reproducible) and
-/// the share of the refitted predictions an interval holds.
-pub const BOOTSTRAP_RESAMPLES: usize = 200;
-pub const BOOTSTRAP_SEED: u64 = 21;
-pub const BOOTSTRAP_LEVEL: f64 = 0.90;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Interval {
@@ -83,10 +77,6 @@ pub struct TargetAnswer {
 /// Measured (N, bytes per second) points.
 pub type Points = Vec<(f64, f64)>;
 
-/// No storage moves 10^18 bytes per second: a larger figure is damage, and
-/// its square would overflow the least-squares sums.
-const MAX_RATE: f64 = 1e18;
-
 /// N as a document gives it: a whole number, at least 1.
 fn whole_n(v: &Value, shown: &str, field: &str) -> Result<f64> {
     let n = match v {
@@ -106,7 +96,7 @@ fn whole_n(v: &Value, shown: &str, field: &str) -> Result<f64> {
 /// A throughput as a document gives it: finite, not negative, below 10^18 B/s.
 fn rate_field(v: &Value, shown: &str, field: &str) -> Result<f64> {
     match v.as_f64() {
-        Some(x) if x.is_finite() && (0.0..MAX_RATE).contains(&x) => Ok(x),
+        Some(x) if crate::analysis::plausible::rate_plausible(x) => Ok(x),
         _ => Err(Error::NotAThroughput {
             shown: shown.into(),
             field: field.into(),
@@ -348,7 +338,7 @@ pub fn plan(
             .map(|&(n, x)| (n, x - fit.predict(n)))
             .collect(),
         max_rel_rmse: MAX_REL_RMSE,
-        trusted: rel_rmse <= MAX_REL_RMSE,
+        trusted: fit_trusted(rel_rmse),
         bootstrap: Bootstrap {
             resamples: BOOTSTRAP_RESAMPLES,
             fitted: fits.len(),

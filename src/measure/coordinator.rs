@@ -108,20 +108,7 @@ pub fn execute(
     let ramp_ns = cfg.ramp.as_nanos() as u64;
     let full_end_ns = ramp_ns + cfg.duration.as_nanos() as u64;
     let n = plan.workers.len();
-    let shared = Shared {
-        control: Arc::new(RunControl::new(full_end_ns)),
-        live: Arc::new(
-            (0..n)
-                .map(|_| CachePadded::new(AtomicU64::new(0)))
-                .collect(),
-        ),
-        // The sync engine's calls are watched: one that a stalled device holds
-        // past the deadline and --hang-timeout is given up on (its thread is
-        // left behind, never joined; see CallWatch).
-        watches: (0..n)
-            .map(|_| (cfg.engine == EngineKind::Sync).then(|| Arc::new(CallWatch::new())))
-            .collect(),
-    };
+    let shared = Shared::new(cfg, n, full_end_ns);
     let control = &shared.control;
     let (ready_tx, ready_rx) = bounded::<Result<(), String>>(n);
     // A worker's outcome, or what killed it (a panic, with its message).
@@ -249,6 +236,27 @@ struct Shared {
     control: Arc<RunControl>,
     live: Arc<Vec<CachePadded<AtomicU64>>>,
     watches: Vec<Option<Arc<CallWatch>>>,
+}
+
+impl Shared {
+    /// For `n` workers of `cfg`, whose run ends `full_end_ns` after the
+    /// start (ramp and window).
+    fn new(cfg: &RunConfig, n: usize, full_end_ns: u64) -> Shared {
+        Shared {
+            control: Arc::new(RunControl::new(full_end_ns)),
+            live: Arc::new(
+                (0..n)
+                    .map(|_| CachePadded::new(AtomicU64::new(0)))
+                    .collect(),
+            ),
+            // The sync engine's calls are watched: one that a stalled device
+            // holds past the deadline and --hang-timeout is given up on (its
+            // thread is left behind, never joined; see CallWatch).
+            watches: (0..n)
+                .map(|_| (cfg.engine == EngineKind::Sync).then(|| Arc::new(CallWatch::new())))
+                .collect(),
+        }
+    }
 }
 
 /// One tap per worker, handing its seconds to the collector (started with

@@ -654,13 +654,11 @@ impl State<'_> {
         self.recycle(std::iter::once(s));
     }
 
-    fn emit(&mut self, t: u64, seconds: f64, parts: &[(usize, Option<&Second>, bool)], late: bool) {
+    /// The per-target and total histograms emptied for the next line's
+    /// sums; the per-direction ones made at the first second of a `mixed`
+    /// pattern.
+    fn reset_sums(&mut self, mixed: bool) {
         let c = self.c;
-        let hub_label = c.hub.label.as_ref();
-        let interval_sec = c.interval_ns() as f64 / 1e9;
-        let mixed = parts
-            .iter()
-            .any(|p| p.1.is_some_and(|s| s.writes.is_some()));
         if mixed && self.worker_hist.is_empty() {
             // Once, at the first second of a mixed pattern.
             self.worker_hist = vec![LatencyHistogram::new(); c.worker_target.len()];
@@ -676,6 +674,16 @@ impl State<'_> {
         for h in &mut self.total_dir_hist {
             h.reset();
         }
+    }
+
+    fn emit(&mut self, t: u64, seconds: f64, parts: &[(usize, Option<&Second>, bool)], late: bool) {
+        let c = self.c;
+        let hub_label = c.hub.label.as_ref();
+        let interval_sec = c.interval_ns() as f64 / 1e9;
+        let mixed = parts
+            .iter()
+            .any(|p| p.1.is_some_and(|s| s.writes.is_some()));
+        self.reset_sums(mixed);
         // (bytes, ios, errors, any, [read bytes, read ios, write bytes, write ios])
         let mut per_target = vec![(0u64, 0u64, 0u64, false, [0u64; 4]); c.targets.len()];
         let mut total = (0u64, 0u64, 0u64, [0u64; 4]);

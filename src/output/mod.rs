@@ -193,6 +193,17 @@ impl Outputs {
         stdout::say(text, self.stdout_taken());
     }
 
+    /// A line for the user about the command's progress (a phase starting,
+    /// a setting applied, a note before anything is measured): always on
+    /// stderr, whatever stdout carries, so that a document on stdout stays
+    /// whole and a script reading stderr sees it as it happens.
+    pub fn note(&self, line: &str) {
+        // Not eprintln!: a closed or full stderr must not turn a note
+        // into a panic.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+
     /// Opens `--live` and `--metrics`: the hub every run of the command
     /// hands its seconds to (`None` without either).
     pub fn live_hub(&self) -> Result<Option<LiveHub>> {

@@ -42,6 +42,7 @@ mod lab_compare_write;
 mod lab_levels;
 mod lab_polled;
 mod lab_writes;
+mod layers;
 mod live;
 mod manuals;
 mod memory_targets;

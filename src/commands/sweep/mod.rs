@@ -8,12 +8,14 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 mod points;
+mod run;
 
 use crate::base::error::usage;
 use crate::cli::SweepArgs;
 use crate::device::stripes::member_paths;
 use crate::document::sweep::{points, SweepDocument};
-use points::{guard_points, plan_points, refuse_points, run_points};
+use points::{guard_points, plan_points, refuse_points};
+use run::run_points;
 
 pub fn run(args: &SweepArgs) -> Result<u8> {
     crate::output::warn(&crate::measure::session::preflight()?);

@@ -432,57 +432,12 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         let Some(f) = survey.get(&d.name) else {
             continue;
         };
-        // A partition: against its disk's physical block, 4 KiB, and, when
-        // the disk is itself striped (a partition of md0), its stripe.
-        if let Some(start) = f.start_sectors {
-            let at = start * 512;
-            let phys = d.leaf.as_ref().map_or(512, |l| l.physical_block_size);
-            let disk_stripe = f
-                .parent
-                .as_ref()
-                .and_then(|p| all.iter().find(|x| x.name == *p))
-                .and_then(|p| p.geometry())
-                .filter(|g| g.stripes());
-            let (severity, against) = if at % phys.max(512) != 0 {
-                (
-                    Severity::High,
-                    format!("its disk's physical block ({phys} bytes)"),
-                )
-            } else if at % 4096 != 0 {
-                (Severity::Medium, "4 KiB".to_string())
-            } else if let Some(c) = disk_stripe
-                .as_ref()
-                .and_then(|g| g.chunk)
-                .filter(|c| at % c != 0)
-            {
-                (
-                    Severity::Medium,
-                    format!("the chunk of the array it is on ({})", kib(c)),
-                )
-            } else if at % (1 << 20) != 0 {
-                (Severity::Low, "1 MiB".to_string())
-            } else {
-                continue;
-            };
-            out.push(Finding {
-                settings: Vec::new(),
-                id: "partition-misaligned".into(),
-                check: "alignment".into(),
-                severity,
-                devices: vec![d.name.clone()],
-                title: format!(
-                    "partition {} starts at sector {start} ({at} bytes), not on a multiple of {against}",
-                    d.name
-                ),
-                evidence: vec![format!("{sys}/class/block/{}/start is {start}", d.name)],
-                meaning: "every chunk-aligned I/O of the layers above straddles two of the disk's blocks (or stripes): the disk reads (and for writes, reads and rewrites) both".into(),
-                fix: vec![format!(
-                    "recreate the partition at a 1 MiB boundary (parted -a optimal /dev/{} mkpart ... 1MiB ...): its data must be moved off first",
-                    f.parent.as_deref().unwrap_or("DISK")
-                )],
-                persist: Vec::new(),
-                gain: None,
-            });
+        // An aligned partition ends its device's checks here (as it always
+        // has: the checks below are not made of it).
+        match partition_misaligned(d, f, &all, &sys) {
+            Some(None) => continue,
+            Some(Some(finding)) => out.push(finding),
+            None => {}
         }
         if let Some(a) = f.alignment_offset.filter(|&a| a > 0) {
             out.push(Finding {
@@ -581,6 +536,80 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A partition's start against its disk's physical block, 4 KiB, and, when
+/// the disk is itself striped (a partition of md0), its stripe: the finding
+/// when it is off the first of them it misses; `Some(None)` when it is on
+/// them all, `None` when `d` is no partition.
+fn partition_misaligned(
+    d: &Device,
+    f: &DeviceFacts,
+    all: &[&Device],
+    sys: &str,
+) -> Option<Option<Finding>> {
+    // A partition: against its disk's physical block, 4 KiB, and, when
+    // the disk is itself striped (a partition of md0), its stripe.
+    let start = f.start_sectors?;
+    Some(partition_finding(d, f, all, sys, start))
+}
+
+/// [`partition_misaligned`] of a partition that starts at sector `start`.
+fn partition_finding(
+    d: &Device,
+    f: &DeviceFacts,
+    all: &[&Device],
+    sys: &str,
+    start: u64,
+) -> Option<Finding> {
+    let at = start * 512;
+    let phys = d.leaf.as_ref().map_or(512, |l| l.physical_block_size);
+    let disk_stripe = f
+        .parent
+        .as_ref()
+        .and_then(|p| all.iter().find(|x| x.name == *p))
+        .and_then(|p| p.geometry())
+        .filter(|g| g.stripes());
+    let (severity, against) = if at % phys.max(512) != 0 {
+        (
+            Severity::High,
+            format!("its disk's physical block ({phys} bytes)"),
+        )
+    } else if at % 4096 != 0 {
+        (Severity::Medium, "4 KiB".to_string())
+    } else if let Some(c) = disk_stripe
+        .as_ref()
+        .and_then(|g| g.chunk)
+        .filter(|c| at % c != 0)
+    {
+        (
+            Severity::Medium,
+            format!("the chunk of the array it is on ({})", kib(c)),
+        )
+    } else if at % (1 << 20) != 0 {
+        (Severity::Low, "1 MiB".to_string())
+    } else {
+        return None;
+    };
+    Some(Finding {
+        settings: Vec::new(),
+        id: "partition-misaligned".into(),
+        check: "alignment".into(),
+        severity,
+        devices: vec![d.name.clone()],
+        title: format!(
+            "partition {} starts at sector {start} ({at} bytes), not on a multiple of {against}",
+            d.name
+        ),
+        evidence: vec![format!("{sys}/class/block/{}/start is {start}", d.name)],
+        meaning: "every chunk-aligned I/O of the layers above straddles two of the disk's blocks (or stripes): the disk reads (and for writes, reads and rewrites) both".into(),
+        fix: vec![format!(
+            "recreate the partition at a 1 MiB boundary (parted -a optimal /dev/{} mkpart ... 1MiB ...): its data must be moved off first",
+            f.parent.as_deref().unwrap_or("DISK")
+        )],
+        persist: Vec::new(),
+        gain: None,
+    })
 }
 
 /// Each stripe member's request limits against the chunk: a chunk-sized
@@ -873,32 +902,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             other_scheduler = odd.iter().map(|(m, _)| m.to_string()).collect();
         }
         let facts = |m: &str| survey.get(m);
-        let fix: Vec<String> = match a.knob {
-            Some(k) => odd
-                .iter()
-                .filter_map(|(m, _)| facts(m))
-                .map(|f| {
-                    // A scheduler the member's queue does not offer cannot
-                    // be echoed: the others' must change instead.
-                    if a.name == "scheduler"
-                        && !f.schedulers.is_empty()
-                        && !f.schedulers.contains(&common)
-                    {
-                        format!(
-                            "{} does not offer {common} (it offers {}): set the same one of those on every member",
-                            f.name,
-                            f.schedulers.join(", ")
-                        )
-                    } else {
-                        format!("echo {common} > /sys/block/{}/{k}", queue_dev(f))
-                    }
-                })
-                .collect(),
-            None => vec![format!(
-                "no setting changes the {}: replace or move the odd member(s) so that all are alike",
-                a.name
-            )],
-        };
+        let fix = attr_fix(a, &odd, &common, survey);
         let persist: Vec<String> = match a.knob {
             Some(k) => odd
                 .iter()
@@ -948,6 +952,38 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         });
     }
     out
+}
+
+/// The fix of attribute `a` on the `odd` members (to `common`, the
+/// others' value): a line to set it where a setting does, else what to
+/// replace.
+fn attr_fix(a: &Attr, odd: &[(&str, String)], common: &String, survey: &Survey) -> Vec<String> {
+    match a.knob {
+        Some(k) => odd
+            .iter()
+            .filter_map(|(m, _)| survey.get(m))
+            .map(|f| {
+                // A scheduler the member's queue does not offer cannot
+                // be echoed: the others' must change instead.
+                if a.name == "scheduler"
+                    && !f.schedulers.is_empty()
+                    && !f.schedulers.contains(common)
+                {
+                    format!(
+                        "{} does not offer {common} (it offers {}): set the same one of those on every member",
+                        f.name,
+                        f.schedulers.join(", ")
+                    )
+                } else {
+                    format!("echo {common} > /sys/block/{}/{k}", queue_dev(f))
+                }
+            })
+            .collect(),
+        None => vec![format!(
+            "no setting changes the {}: replace or move the odd member(s) so that all are alike",
+            a.name
+        )],
+    }
 }
 
 /// md raid4/5/6: the stripe cache against mdadm's rule (four chunks'

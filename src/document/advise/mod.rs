@@ -15,6 +15,12 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+// The budget's shares and the window bounds: the pacing's judgement,
+// analysis/'s; the plan here applies them to the checks that apply.
+use crate::analysis::advise::{
+    MIN_WINDOW_SEC, QUEUE_SHARE, READAHEAD_ALONE_SHARE, READAHEAD_SHARE, REQUEST_SHARE,
+    RUN_OVERHEAD_SEC, SLOW_SHARE, WRITE_SHARE,
+};
 use crate::device::survey::Survey;
 use crate::device::topology::{level::Geometry, Device, Topology};
 use crate::document::run::{ToolInfo, SCHEMA_VERSION};
@@ -597,23 +603,8 @@ pub fn check_medium(topo: &Topology) -> Result<(), String> {
 
 /// The runs of each member's figure: compare's default `--repeat`.
 pub const SLOW_REPEATS: usize = 3;
-/// The share of the budget for the read-ahead points, for the members,
-/// for the request sizes and for the queue depths (what is left: the
-/// batteries' setup beyond [`RUN_OVERHEAD_SEC`]).
-pub const READAHEAD_SHARE: f64 = 0.35;
-pub const SLOW_SHARE: f64 = 0.25;
-pub const REQUEST_SHARE: f64 = 0.1;
-pub const QUEUE_SHARE: f64 = 0.1;
-/// The write runs' share (only with --allow-destructive, on parity RAID).
-pub const WRITE_SHARE: f64 = 0.15;
 /// The I/Os in flight the queue-depth check measures.
 pub const QUEUE_DEPTHS: [u32; 4] = [1, 4, 16, 64];
-
-/// Seconds a measured run costs beyond its window (dropping the cache,
-/// opening, setting read-ahead), kept out of the windows.
-pub const RUN_OVERHEAD_SEC: f64 = 1.0;
-/// The shortest window worth measuring.
-pub const MIN_WINDOW_SEC: f64 = 1.0;
 
 /// Plans the battery from the topology and the survey.
 pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
@@ -621,100 +612,33 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     let members = topo.stripe_members();
     // Every member read at once, each judged against the others by
     // compare's rule: it needs three members for a median to mean anything.
-    let slow_why: Result<(), String> = if o.quick {
-        Err("--quick: not measured".into())
-    } else if !o.block_device {
-        Err("not a block device (a file, directory or mount point on one): name the device, or run `stripebench compare` on it".into())
-    } else if members.len() < 3 {
-        Err(format!(
-            "{} member(s): the verdict needs at least 3 to have a median",
-            members.len()
-        ))
-    } else if members.iter().any(|m| m.path.is_empty()) {
-        Err("a member has no device node".into())
-    } else {
-        Ok(())
-    };
+    let slow_why = slow_why(&members, o);
     let slow = slow_why.is_ok().then(|| SlowPlan {
         members: members.iter().map(|m| m.path.clone()).collect(),
         repeats: SLOW_REPEATS,
         seconds_each: (o.budget_sec * SLOW_SHARE / SLOW_REPEATS as f64 - RUN_OVERHEAD_SEC)
             .max(MIN_WINDOW_SEC),
     });
-    let ra_share = if slow.is_some() { READAHEAD_SHARE } else { 0.8 };
+    let ra_share = if slow.is_some() {
+        READAHEAD_SHARE
+    } else {
+        READAHEAD_ALONE_SHARE
+    };
     let mut checks = Vec::new();
     let mut add = |id: &str, title: &str, ran: Result<String, String>, budget: f64| {
-        let (status, detail) = match ran {
-            Ok(d) => ("ran", d),
-            Err(d) => ("skipped", d),
-        };
-        checks.push(CheckStatus {
-            id: id.into(),
-            title: title.into(),
-            status: status.into(),
-            detail,
-            budget_sec: budget,
-        });
-    };
-    let has_md = |pred: &dyn Fn(&Device) -> bool| {
-        let mut stack = vec![&topo.root];
-        while let Some(d) = stack.pop() {
-            if d.md.is_some() && pred(d) {
-                return true;
-            }
-            stack.extend(d.members.iter());
-        }
-        false
+        checks.push(check_status(id, title, ran, budget));
     };
     add(
         "state",
         "array state (degraded, resync)",
-        if has_md(&|_| true) {
+        if has_md(topo, &|_| true) {
             Ok("md/degraded, md/sync_action, md/array_state of every md array".into())
         } else {
             Err("no md array in the stack (dm and btrfs state is not read)".into())
         },
         0.0,
     );
-    // The read-ahead measurement: the current value and 1, 2, 4 full stripes.
-    let vol = survey.get(&topo.root.name);
-    let readahead = match (&stripe, vol.and_then(|v| v.read_ahead_kb)) {
-        (Some((_, g)), Some(cur)) if o.block_device && !o.quick => {
-            g.full_stripe.filter(|&f| f >= 1024).map(|f| {
-                let fs_kb = f / 1024;
-                let mut values: Vec<u64> = vec![cur, fs_kb, 2 * fs_kb, 4 * fs_kb];
-                values.sort_unstable();
-                values.dedup();
-                let n = values.len() as f64;
-                let share = o.budget_sec * ra_share / n - RUN_OVERHEAD_SEC;
-                ReadaheadPlan {
-                    device: topo.root.name.clone(),
-                    current_kb: cur,
-                    full_stripe_kb: fs_kb,
-                    values_kb: values,
-                    seconds_each: share.max(MIN_WINDOW_SEC),
-                }
-            })
-        }
-        _ => None,
-    };
-    let ra_detail = match (&stripe, vol.and_then(|v| v.read_ahead_kb)) {
-        (None, _) => Err("no striped layer with a known chunk: no full stripe to weigh read-ahead against".to_string()),
-        (_, None) => Err(format!("{} has no queue/read_ahead_kb", topo.root.name)),
-        (Some(_), Some(_)) => Ok(match &readahead {
-            Some(p) => format!(
-                "read_ahead_kb against the full stripe; buffered sequential reads, one thread, cold cache, {:.0} s each at {} KiB",
-                p.seconds_each,
-                p.values_kb
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None if o.quick => "read_ahead_kb against the full stripe (--quick: not measured)".into(),
-            None => "read_ahead_kb against the full stripe (not a block device: not measured)".into(),
-        }),
-    };
+    let (readahead, ra_detail) = readahead_plan(topo, survey, &stripe, o, ra_share);
     let ra_budget = readahead.as_ref().map_or(0.0, |p| {
         (p.seconds_each + RUN_OVERHEAD_SEC) * p.values_kb.len() as f64
     });
@@ -730,33 +654,14 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         Ok("partition starts, md data offsets, dm table offsets (an LVM volume's include its PV's pe_start) and alignment_offset against 4 KiB, the chunk and the full stripe; the file system's stripe hints (ext4 stride and stripe_width, XFS sunit and swidth) against the chunk and the full stripe".into()),
         0.0,
     );
-    let requests = match &stripe {
-        Some((_, g)) if o.block_device && !o.quick => match (g.chunk, g.full_stripe) {
-            (Some(chunk), Some(bs)) if bs >= chunk && bs % 4096 == 0 => Some(RequestPlan {
-                bs,
-                chunk,
-                seconds: (o.budget_sec * REQUEST_SHARE - RUN_OVERHEAD_SEC).max(MIN_WINDOW_SEC),
-            }),
-            _ => None,
-        },
-        _ => None,
-    };
+    let requests = requests_plan(&stripe, o);
     add(
         "request-limits",
         "members' request limits against the chunk",
-        match (&stripe, &requests) {
-            (Some((_, g)), r) => Ok(format!(
-                "max_sectors_kb and max_segments of {} member(s) against the chunk ({} KiB){}",
-                members.len(),
-                g.chunk.unwrap_or(0) / 1024,
-                r.as_ref().map_or(String::new(), |r| format!(
-                    "; O_DIRECT full-stripe reads of the volume for {:.0} s, each member's average request against the chunk",
-                    r.seconds
-                ))
-            )),
-            (None, _) => Err("no striped layer with a known chunk".into()),
-        },
-        requests.as_ref().map_or(0.0, |r| r.seconds + RUN_OVERHEAD_SEC),
+        requests_detail(&stripe, &requests, members.len()),
+        requests
+            .as_ref()
+            .map_or(0.0, |r| r.seconds + RUN_OVERHEAD_SEC),
     );
     add(
         "mismatch",
@@ -774,7 +679,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     add(
         "parity",
         "parity RAID tunables",
-        if has_md(&|d| d.geometry().is_some_and(|g| g.has_parity())) {
+        if has_md(topo, &|d| d.geometry().is_some_and(|g| g.has_parity())) {
             Ok("stripe_cache_size against 4 × chunk / 4096 + 1, group_thread_cnt".into())
         } else {
             Err("no md raid4/5/6 in the stack".into())
@@ -800,30 +705,11 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     add(
         "slow-members",
         "slow members",
-        match (&slow, slow_why) {
-            (Some(p), _) => Ok(format!(
-                "every member read at once (O_DIRECT, one worker each), {} runs of {:.0} s; compare's verdict over the members' medians (`stripebench compare` also reads each alone, --solo)",
-                p.repeats, p.seconds_each
-            )),
-            (None, Err(why)) => Err(why),
-            (None, Ok(())) => Err("not planned".into()),
-        },
+        slow_detail(&slow, slow_why),
         slow_budget,
     );
     let q_each = o.budget_sec * QUEUE_SHARE / QUEUE_DEPTHS.len() as f64 - RUN_OVERHEAD_SEC;
-    let queue_why: Result<(), String> = if o.quick {
-        Err("--quick: not measured".into())
-    } else if !o.block_device {
-        Err("not a block device: name the device".into())
-    } else if q_each < MIN_WINDOW_SEC {
-        let least =
-            ((MIN_WINDOW_SEC + RUN_OVERHEAD_SEC) * QUEUE_DEPTHS.len() as f64 / QUEUE_SHARE).ceil();
-        Err(format!(
-            "the budget leaves under {MIN_WINDOW_SEC:.0} s per depth: --budget {least:.0}s or more measures it"
-        ))
-    } else {
-        Ok(())
-    };
+    let queue_why = queue_why(o, q_each);
     let queue = queue_why.is_ok().then(|| QueuePlan {
         depths: QUEUE_DEPTHS.to_vec(),
         seconds_each: q_each,
@@ -831,15 +717,7 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
     add(
         "queue-depth",
         "the volume's queue-depth knee",
-        match (&queue, queue_why) {
-            (Some(q), _) => Ok(format!(
-                "O_DIRECT random 4 KiB reads of the volume, one worker, {:.0} s at each of {} I/Os in flight: the depth past which latency grows with no gain",
-                q.seconds_each,
-                q.depths.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
-            )),
-            (None, Err(why)) => Err(why),
-            (None, Ok(())) => Err("not planned".into()),
-        },
+        queue_detail(&queue, queue_why),
         queue.as_ref().map_or(0.0, |q| {
             (q.seconds_each + RUN_OVERHEAD_SEC) * q.depths.len() as f64
         }),
@@ -855,7 +733,91 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
         0.0,
     );
     let parity_md = parity_array(topo, survey);
-    let writes_why: Result<WritePlan, String> = match (&stripe, &parity_md) {
+    let writes_why = write_plan(&stripe, &parity_md, o);
+    let writes = writes_why.as_ref().ok().cloned();
+    add(
+        "writes",
+        "write checks (parity RAID)",
+        writes_detail(&writes_why),
+        writes.as_ref().map_or(0.0, |w| {
+            (w.seconds_each + RUN_OVERHEAD_SEC) * w.runs() as f64
+        }),
+    );
+    Battery {
+        quick: o.quick,
+        budget_sec: o.budget_sec,
+        checks,
+        readahead,
+        slow,
+        requests,
+        queue,
+        writes,
+    }
+}
+
+/// Why the slow-member check is not measured, if it is not: every member
+/// read at once, each judged against the others by compare's rule, needs
+/// three members for a median to mean anything.
+fn slow_why(members: &[&Device], o: &Options) -> Result<(), String> {
+    if o.quick {
+        Err("--quick: not measured".into())
+    } else if !o.block_device {
+        Err("not a block device (a file, directory or mount point on one): name the device, or run `stripebench compare` on it".into())
+    } else if members.len() < 3 {
+        Err(format!(
+            "{} member(s): the verdict needs at least 3 to have a median",
+            members.len()
+        ))
+    } else if members.iter().any(|m| m.path.is_empty()) {
+        Err("a member has no device node".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// The request-size run: O_DIRECT full-stripe reads of a striped volume
+/// with a known chunk.
+fn requests_plan(stripe: &Option<(&Device, Geometry)>, o: &Options) -> Option<RequestPlan> {
+    match stripe {
+        Some((_, g)) if o.block_device && !o.quick => match (g.chunk, g.full_stripe) {
+            (Some(chunk), Some(bs)) if bs >= chunk && bs % 4096 == 0 => Some(RequestPlan {
+                bs,
+                chunk,
+                seconds: (o.budget_sec * REQUEST_SHARE - RUN_OVERHEAD_SEC).max(MIN_WINDOW_SEC),
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Why the queue-depth check is not measured, if it is not: with
+/// `q_each` seconds per depth.
+fn queue_why(o: &Options, q_each: f64) -> Result<(), String> {
+    if o.quick {
+        Err("--quick: not measured".into())
+    } else if !o.block_device {
+        Err("not a block device: name the device".into())
+    } else if q_each < MIN_WINDOW_SEC {
+        let least =
+            ((MIN_WINDOW_SEC + RUN_OVERHEAD_SEC) * QUEUE_DEPTHS.len() as f64 / QUEUE_SHARE).ceil();
+        Err(format!(
+            "the budget leaves under {MIN_WINDOW_SEC:.0} s per depth: --budget {least:.0}s or more measures it"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// The write runs (parity RAID, --allow-destructive): full-stripe writes
+/// at the stripe cache as it is (and as mdadm's rule would have it), then
+/// chunk-sized random writes; or why they are not made.
+fn write_plan(
+    stripe: &Option<(&Device, Geometry)>,
+    parity_md: &Option<(u64, u64)>,
+    o: &Options,
+) -> Result<WritePlan, String> {
+    match (stripe, parity_md) {
         _ if !o.allow_destructive => {
             Err("advise is read-only: write checks need --allow-destructive".into())
         }
@@ -885,33 +847,144 @@ pub fn plan(topo: &Topology, survey: &Survey, o: &Options) -> Battery {
             _ => Err("the parity array's chunk is not known".into()),
         },
         (None, Some(_)) => Err("the parity array is not the volume's striping layer".into()),
+    }
+}
+
+/// The read-ahead measurement (the current value and 1, 2, 4 full
+/// stripes, sharing `ra_share` of the budget), and what the check says of
+/// itself.
+fn readahead_plan(
+    topo: &Topology,
+    survey: &Survey,
+    stripe: &Option<(&Device, Geometry)>,
+    o: &Options,
+    ra_share: f64,
+) -> (Option<ReadaheadPlan>, Result<String, String>) {
+    // The read-ahead measurement: the current value and 1, 2, 4 full stripes.
+    let vol = survey.get(&topo.root.name);
+    let readahead = match (stripe, vol.and_then(|v| v.read_ahead_kb)) {
+        (Some((_, g)), Some(cur)) if o.block_device && !o.quick => {
+            g.full_stripe.filter(|&f| f >= 1024).map(|f| {
+                let fs_kb = f / 1024;
+                let mut values: Vec<u64> = vec![cur, fs_kb, 2 * fs_kb, 4 * fs_kb];
+                values.sort_unstable();
+                values.dedup();
+                let n = values.len() as f64;
+                let share = o.budget_sec * ra_share / n - RUN_OVERHEAD_SEC;
+                ReadaheadPlan {
+                    device: topo.root.name.clone(),
+                    current_kb: cur,
+                    full_stripe_kb: fs_kb,
+                    values_kb: values,
+                    seconds_each: share.max(MIN_WINDOW_SEC),
+                }
+            })
+        }
+        _ => None,
     };
-    let writes = writes_why.as_ref().ok().cloned();
-    add(
-        "writes",
-        "write checks (parity RAID)",
-        match &writes_why {
-            Ok(w) => Ok(format!(
-                "DESTROYS the volume's data: O_DIRECT full-stripe ({} KiB) sequential writes at stripe_cache_size {}, and chunk-sized random writes, {:.0} s each; the members' reads meanwhile are read-modify-write",
-                w.full_stripe / 1024,
-                w.stripe_caches.iter().map(u64::to_string).collect::<Vec<_>>().join(" and "),
-                w.seconds_each
-            )),
-            Err(why) => Err(why.clone()),
-        },
-        writes.as_ref().map_or(0.0, |w| {
-            (w.seconds_each + RUN_OVERHEAD_SEC) * w.runs() as f64
+    let ra_detail = match (stripe, vol.and_then(|v| v.read_ahead_kb)) {
+        (None, _) => Err("no striped layer with a known chunk: no full stripe to weigh read-ahead against".to_string()),
+        (_, None) => Err(format!("{} has no queue/read_ahead_kb", topo.root.name)),
+        (Some(_), Some(_)) => Ok(match &readahead {
+            Some(p) => format!(
+                "read_ahead_kb against the full stripe; buffered sequential reads, one thread, cold cache, {:.0} s each at {} KiB",
+                p.seconds_each,
+                p.values_kb
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None if o.quick => "read_ahead_kb against the full stripe (--quick: not measured)".into(),
+            None => "read_ahead_kb against the full stripe (not a block device: not measured)".into(),
         }),
-    );
-    Battery {
-        quick: o.quick,
-        budget_sec: o.budget_sec,
-        checks,
-        readahead,
-        slow,
-        requests,
-        queue,
-        writes,
+    };
+    (readahead, ra_detail)
+}
+
+/// Whether an md array of the stack answers `pred`.
+fn has_md(topo: &Topology, pred: &dyn Fn(&Device) -> bool) -> bool {
+    let mut stack = vec![&topo.root];
+    while let Some(d) = stack.pop() {
+        if d.md.is_some() && pred(d) {
+            return true;
+        }
+        stack.extend(d.members.iter());
+    }
+    false
+}
+
+/// What the write check says of itself.
+fn writes_detail(writes: &Result<WritePlan, String>) -> Result<String, String> {
+    match writes {
+        Ok(w) => Ok(format!(
+            "DESTROYS the volume's data: O_DIRECT full-stripe ({} KiB) sequential writes at stripe_cache_size {}, and chunk-sized random writes, {:.0} s each; the members' reads meanwhile are read-modify-write",
+            w.full_stripe / 1024,
+            w.stripe_caches.iter().map(u64::to_string).collect::<Vec<_>>().join(" and "),
+            w.seconds_each
+        )),
+        Err(why) => Err(why.clone()),
+    }
+}
+
+/// What the slow-member check says of itself.
+fn slow_detail(slow: &Option<SlowPlan>, why: Result<(), String>) -> Result<String, String> {
+    match (slow, why) {
+        (Some(p), _) => Ok(format!(
+            "every member read at once (O_DIRECT, one worker each), {} runs of {:.0} s; compare's verdict over the members' medians (`stripebench compare` also reads each alone, --solo)",
+            p.repeats, p.seconds_each
+        )),
+        (None, Err(why)) => Err(why),
+        (None, Ok(())) => Err("not planned".into()),
+    }
+}
+
+/// What the queue-depth check says of itself.
+fn queue_detail(queue: &Option<QueuePlan>, why: Result<(), String>) -> Result<String, String> {
+    match (queue, why) {
+        (Some(q), _) => Ok(format!(
+            "O_DIRECT random 4 KiB reads of the volume, one worker, {:.0} s at each of {} I/Os in flight: the depth past which latency grows with no gain",
+            q.seconds_each,
+            q.depths.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        )),
+        (None, Err(why)) => Err(why),
+        (None, Ok(())) => Err("not planned".into()),
+    }
+}
+
+/// What the request-limits check says of itself, for `n` members.
+fn requests_detail(
+    stripe: &Option<(&Device, Geometry)>,
+    requests: &Option<RequestPlan>,
+    n: usize,
+) -> Result<String, String> {
+    match (stripe, requests) {
+        (Some((_, g)), r) => Ok(format!(
+            "max_sectors_kb and max_segments of {} member(s) against the chunk ({} KiB){}",
+            n,
+            g.chunk.unwrap_or(0) / 1024,
+            r.as_ref().map_or(String::new(), |r| format!(
+                "; O_DIRECT full-stripe reads of the volume for {:.0} s, each member's average request against the chunk",
+                r.seconds
+            ))
+        )),
+        (None, _) => Err("no striped layer with a known chunk".into()),
+    }
+}
+
+/// A check's line in the battery: ran (with what it does) or skipped
+/// (with why), and its share of the budget in seconds.
+fn check_status(id: &str, title: &str, ran: Result<String, String>, budget: f64) -> CheckStatus {
+    let (status, detail) = match ran {
+        Ok(d) => ("ran", d),
+        Err(d) => ("skipped", d),
+    };
+    CheckStatus {
+        id: id.into(),
+        title: title.into(),
+        status: status.into(),
+        detail,
+        budget_sec: budget,
     }
 }
 

@@ -184,7 +184,7 @@ pub(crate) fn check_run_arithmetic(run: &Object, shown: &str, at: &str) -> Resul
     // --duration allows plus a year of ramp: a longer one would have its
     // per-second samples allocated by diff.
     let seconds = finite(v, shown, at, "window.seconds")?;
-    if seconds > MAX_WINDOW_SEC {
+    if !crate::analysis::plausible::window_plausible(seconds) {
         return Err(damaged(
             shown,
             at,
@@ -210,75 +210,83 @@ pub(crate) fn check_run_arithmetic(run: &Object, shown: &str, at: &str) -> Resul
     // Each worker's seconds lie in the window and add up to no more than
     // the worker moved: the plots and diff index and sum them.
     for (i, &w) in workers.iter().enumerate() {
-        let (w, intervals) = worker(w);
-        let w = &w;
-        // A worker runs within the window (it may stop early, on errors),
-        // and on a region that ends inside a device.
-        let ws = finite(w, shown, at, "seconds").map_err(|_| {
-            damaged(
+        check_worker(i, w, seconds, shown, at)?;
+    }
+    Ok(())
+}
+
+/// Worker `i`'s seconds: within the `seconds` s window, on a region that
+/// ends inside a device, and its intervals in the window adding up to no
+/// more than it moved (the plots and diff index and sum them).
+fn check_worker(i: usize, w: Lazy, seconds: f64, shown: &str, at: &str) -> Result<()> {
+    let (w, intervals) = worker(w);
+    let w = &w;
+    // A worker runs within the window (it may stop early, on errors),
+    // and on a region that ends inside a device.
+    let ws = finite(w, shown, at, "seconds").map_err(|_| {
+        damaged(
+            shown,
+            at,
+            format!(
+                "workers[{i}].seconds is {}, not a number of seconds",
+                w["seconds"]
+            ),
+        )
+    })?;
+    if !(0.0..=seconds + 1e-3).contains(&ws) {
+        return Err(damaged(
+            shown,
+            at,
+            format!(
+                "workers[{i}].seconds is {}, outside the {seconds} s window",
+                shown_num(ws)
+            ),
+        ));
+    }
+    if let Some(r) = w.get("region").filter(|r| !r.is_null()) {
+        let end = r["offset"]
+            .as_u64()
+            .zip(r["length"].as_u64())
+            .and_then(|(o, l)| o.checked_add(l))
+            .filter(|&e| e <= i64::MAX as u64);
+        if end.is_none() {
+            return Err(damaged(
                 shown,
                 at,
-                format!(
-                    "workers[{i}].seconds is {}, not a number of seconds",
-                    w["seconds"]
-                ),
-            )
-        })?;
-        if !(0.0..=seconds + 1e-3).contains(&ws) {
+                format!("workers[{i}].region is {r}, which ends past any device"),
+            ));
+        }
+    }
+    let (mut bytes, mut ios) = (0u64, 0u64);
+    for iv in intervals {
+        let iv = &iv.value();
+        // Seconds since the window opened: fractional for intervals
+        // shorter than a second (--log-interval).
+        let t = iv["t"]
+            .as_f64()
+            .filter(|&t| (0.0..=seconds + 1.0).contains(&t));
+        let sums = (iv["bytes"].as_u64(), iv["ios"].as_u64());
+        let (Some(_), (Some(b), Some(n))) = (t, sums) else {
             return Err(damaged(
                 shown,
                 at,
                 format!(
-                    "workers[{i}].seconds is {}, outside the {seconds} s window",
-                    shown_num(ws)
+                    "workers[{i}].intervals holds {iv}, not an interval of a {seconds} s window"
                 ),
             ));
-        }
-        if let Some(r) = w.get("region").filter(|r| !r.is_null()) {
-            let end = r["offset"]
-                .as_u64()
-                .zip(r["length"].as_u64())
-                .and_then(|(o, l)| o.checked_add(l))
-                .filter(|&e| e <= i64::MAX as u64);
-            if end.is_none() {
-                return Err(damaged(
-                    shown,
-                    at,
-                    format!("workers[{i}].region is {r}, which ends past any device"),
-                ));
-            }
-        }
-        let (mut bytes, mut ios) = (0u64, 0u64);
-        for iv in intervals {
-            let iv = &iv.value();
-            // Seconds since the window opened: fractional for intervals
-            // shorter than a second (--log-interval).
-            let t = iv["t"]
-                .as_f64()
-                .filter(|&t| (0.0..=seconds + 1.0).contains(&t));
-            let sums = (iv["bytes"].as_u64(), iv["ios"].as_u64());
-            let (Some(_), (Some(b), Some(n))) = (t, sums) else {
-                return Err(damaged(
-                    shown,
-                    at,
-                    format!(
-                        "workers[{i}].intervals holds {iv}, not an interval of a {seconds} s window"
-                    ),
-                ));
-            };
-            bytes = bytes.saturating_add(b);
-            ios = ios.saturating_add(n);
-        }
-        if Some(bytes) > w["bytes"].as_u64() || Some(ios) > w["ios"].as_u64() {
-            return Err(damaged(
-                shown,
-                at,
-                format!(
-                    "workers[{i}].intervals add up to {bytes} bytes and {ios} I/Os, more than the worker's {} and {}",
-                    w["bytes"], w["ios"]
-                ),
-            ));
-        }
+        };
+        bytes = bytes.saturating_add(b);
+        ios = ios.saturating_add(n);
+    }
+    if Some(bytes) > w["bytes"].as_u64() || Some(ios) > w["ios"].as_u64() {
+        return Err(damaged(
+            shown,
+            at,
+            format!(
+                "workers[{i}].intervals add up to {bytes} bytes and {ios} I/Os, more than the worker's {} and {}",
+                w["bytes"], w["ios"]
+            ),
+        ));
     }
     Ok(())
 }
@@ -487,9 +495,6 @@ fn check_latency(part: &serde_json::Value, shown: &str, at: &str, scheduled: boo
     }
     Ok(())
 }
-
-/// The longest window a run can have: --duration's year, with room.
-const MAX_WINDOW_SEC: f64 = 2.0 * 365.0 * 86400.0;
 
 /// The arithmetic of a document of `kind` (run, sweep, compare or merge):
 /// every run inside it, as [`check_run_arithmetic`], or the merge's hosts.

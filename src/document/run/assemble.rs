@@ -260,29 +260,7 @@ impl RunDocument {
             let own = (span_sec(span, window, secs) - evict).max(0.0);
             workers.push(worker_doc(cfg, plan, spec, out, own));
         }
-        for w in &workers {
-            let Some(r) = w.rate.as_ref().filter(|r| !r.kept) else {
-                continue;
-            };
-            // Every figure here is latency from the due time (the
-            // histogram's, unserved I/Os included) or the issue lag, which
-            // is never above it: the sentence cannot contradict the table.
-            let (p99_ns, max_ns) = w.figures.latency_ns.map_or((0, 0), |l| (l.p99, l.max));
-            warnings.push(Warning::ScheduleMissed {
-                worker: w.id,
-                target: w.target.clone(),
-                asked_iops: r.target_iops,
-                asked_bytes_per_sec: r.target_bytes_per_sec,
-                delivered_iops: r.delivered_iops,
-                delivered_bytes_per_sec: r.delivered_bytes_per_sec,
-                unserved_ios: r.unserved_ios,
-                unserved_oldest_ns: r.unserved_oldest_ns,
-                p99_ns,
-                max_ns,
-                behind_max_ns: r.behind_max_ns,
-                late_ios: r.late_ios,
-            });
-        }
+        warnings.extend(schedule_missed(&workers));
         if !exec.flush_abandoned.is_empty() {
             warnings.push(Warning::FlushInterrupted {
                 targets: exec.flush_abandoned.clone(),
@@ -357,31 +335,10 @@ impl RunDocument {
             schema_version: SCHEMA_VERSION,
             tool: ToolInfo::this(),
             host: HostInfo::from(&exec.host),
-            process: Some(ProcessDoc {
-                setup_sec: exec.process.setup_sec,
-                window_cpu_usr_sec: exec.process.window_cpu.0,
-                window_cpu_sys_sec: exec.process.window_cpu.1,
-                window_cpu_span_sec: exec.process.window_cpu_span_sec,
-                cpu_usr_sec: exec.process.cpu.0,
-                cpu_sys_sec: exec.process.cpu.1,
-            }),
+            process: Some(process_doc(exec)),
             config: super::ConfigDoc::of(cfg, &paths),
             interrupted: exec.interrupted,
-            window: WindowDoc {
-                ramp_sec: cfg.ramp.as_secs_f64(),
-                seconds: secs,
-                start_unix_sec: exec.start_unix_sec,
-                end_unix_sec: exec.end_unix_sec,
-                rule: if cfg.rate.is_some() {
-                    WINDOW_RULE_SCHEDULED
-                } else {
-                    WINDOW_RULE
-                }
-                .into(),
-                latency_from: if cfg.rate.is_some() { "due" } else { "issue" }.into(),
-                ended_by: exec.ended_by.into(),
-                clock: exec.clock.into(),
-            },
+            window: window_doc(cfg, exec),
             workers,
             targets,
             total: TotalDoc {
@@ -411,17 +368,7 @@ impl RunDocument {
             },
             warnings,
             cache: None,
-            stripe_model: plan
-                .workers
-                .iter()
-                .find_map(|w| w.stripe)
-                .map(|st| StripeModelDoc {
-                    figures: "per_member_upper_bound".into(),
-                    chunk: st.map.chunk,
-                    logical_bs: st.logical_bs,
-                    pieces_per_request: st.logical_bs.div_ceil(st.map.chunk),
-                    note: STRIPE_MODEL_NOTE.into(),
-                }),
+            stripe_model: stripe_model(plan),
             live,
             // The paths the workers opened are known here; `finished` sets it.
             fio: None,
@@ -433,6 +380,80 @@ impl RunDocument {
             )),
         }
     }
+}
+
+/// A warning for each worker whose `--rate` schedule was not kept.
+fn schedule_missed(workers: &[WorkerDoc]) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for w in workers {
+        let Some(r) = w.rate.as_ref().filter(|r| !r.kept) else {
+            continue;
+        };
+        // Every figure here is latency from the due time (the
+        // histogram's, unserved I/Os included) or the issue lag, which
+        // is never above it: the sentence cannot contradict the table.
+        let (p99_ns, max_ns) = w.figures.latency_ns.map_or((0, 0), |l| (l.p99, l.max));
+        out.push(Warning::ScheduleMissed {
+            worker: w.id,
+            target: w.target.clone(),
+            asked_iops: r.target_iops,
+            asked_bytes_per_sec: r.target_bytes_per_sec,
+            delivered_iops: r.delivered_iops,
+            delivered_bytes_per_sec: r.delivered_bytes_per_sec,
+            unserved_ios: r.unserved_ios,
+            unserved_oldest_ns: r.unserved_oldest_ns,
+            p99_ns,
+            max_ns,
+            behind_max_ns: r.behind_max_ns,
+            late_ios: r.late_ios,
+        });
+    }
+    out
+}
+
+/// The run's window: its bounds, how it ended, the rule that made it.
+fn window_doc(cfg: &RunConfig, exec: &Execution) -> WindowDoc {
+    WindowDoc {
+        ramp_sec: cfg.ramp.as_secs_f64(),
+        seconds: exec.window_sec,
+        start_unix_sec: exec.start_unix_sec,
+        end_unix_sec: exec.end_unix_sec,
+        rule: if cfg.rate.is_some() {
+            WINDOW_RULE_SCHEDULED
+        } else {
+            WINDOW_RULE
+        }
+        .into(),
+        latency_from: if cfg.rate.is_some() { "due" } else { "issue" }.into(),
+        ended_by: exec.ended_by.into(),
+        clock: exec.clock.into(),
+    }
+}
+
+/// What the process used: its setup, and its CPU over the window and in all.
+fn process_doc(exec: &Execution) -> ProcessDoc {
+    ProcessDoc {
+        setup_sec: exec.process.setup_sec,
+        window_cpu_usr_sec: exec.process.window_cpu.0,
+        window_cpu_sys_sec: exec.process.window_cpu.1,
+        window_cpu_span_sec: exec.process.window_cpu_span_sec,
+        cpu_usr_sec: exec.process.cpu.0,
+        cpu_sys_sec: exec.process.cpu.1,
+    }
+}
+
+/// The stripe model the workers' figures were split by, when they were.
+fn stripe_model(plan: &Plan) -> Option<StripeModelDoc> {
+    plan.workers
+        .iter()
+        .find_map(|w| w.stripe)
+        .map(|st| StripeModelDoc {
+            figures: "per_member_upper_bound".into(),
+            chunk: st.map.chunk,
+            logical_bs: st.logical_bs,
+            pieces_per_request: st.logical_bs.div_ceil(st.map.chunk),
+            note: STRIPE_MODEL_NOTE.into(),
+        })
 }
 
 /// The live stream's account, and a warning for each thing it lost.
@@ -687,42 +708,7 @@ fn what_the_figures_mean(
             }
         });
     }
-    if exec.ended_by == "duration" {
-        let most = exec
-            .outcomes
-            .iter()
-            .map(WorkerOutcome::bytes)
-            .max()
-            .unwrap_or(0);
-        let duration = cfg.duration;
-        if let Some(limit) = cfg.io_limit {
-            warnings.push(Warning::IoLimitNotReached {
-                limit,
-                duration,
-                most_bytes: most,
-            });
-        } else if let Some(n) = cfg.passes {
-            let done = plan
-                .workers
-                .iter()
-                .zip(&exec.outcomes)
-                .filter_map(|(w, o)| {
-                    w.io_limit
-                        .filter(|&l| l > 0)
-                        .map(|l| o.bytes() as f64 / l as f64)
-                })
-                .fold(f64::INFINITY, f64::min);
-            warnings.push(if cfg.verify && !cfg.rw.writes() {
-                Warning::VerifyPassIncomplete { duration, done }
-            } else {
-                Warning::PassesNotCompleted {
-                    passes: n,
-                    duration,
-                    done,
-                }
-            });
-        }
-    }
+    warnings.extend(limit_not_reached(cfg, plan, exec));
     if exec.interrupted && secs == 0.0 {
         warnings.push(Warning::InterruptedBeforeWindow);
     }
@@ -767,6 +753,49 @@ fn what_the_figures_mean(
         });
     }
     warnings
+}
+
+/// A run that the clock ended before its `--io-limit` or `--passes`:
+/// how far it got (the most a worker moved, or the share of the passes
+/// done).
+fn limit_not_reached(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Option<Warning> {
+    if exec.ended_by != "duration" {
+        return None;
+    }
+    let most = exec
+        .outcomes
+        .iter()
+        .map(WorkerOutcome::bytes)
+        .max()
+        .unwrap_or(0);
+    let duration = cfg.duration;
+    if let Some(limit) = cfg.io_limit {
+        return Some(Warning::IoLimitNotReached {
+            limit,
+            duration,
+            most_bytes: most,
+        });
+    }
+    let n = cfg.passes?;
+    let done = plan
+        .workers
+        .iter()
+        .zip(&exec.outcomes)
+        .filter_map(|(w, o)| {
+            w.io_limit
+                .filter(|&l| l > 0)
+                .map(|l| o.bytes() as f64 / l as f64)
+        })
+        .fold(f64::INFINITY, f64::min);
+    Some(if cfg.verify && !cfg.rw.writes() {
+        Warning::VerifyPassIncomplete { duration, done }
+    } else {
+        Warning::PassesNotCompleted {
+            passes: n,
+            duration,
+            done,
+        }
+    })
 }
 
 /// The I/O a target's device did beyond this run's own

@@ -11,12 +11,6 @@ use crate::base::warning::Warning;
 use crate::device::devstat::DeviceCounters;
 use crate::document::run::TargetDoc;
 
-/// Reads on the members below this share of what they wrote are not called
-/// read-modify-write: a stray metadata read, a probe by udev.
-const MIN_SHARE_OF_WRITES: f64 = 0.01;
-/// Nor are reads below this many bytes, whatever the share.
-const MIN_BYTES: u64 = 64 << 10;
-
 /// The read-modify-write note of one volume (`path`, as its target is
 /// named) from its counters over a run or a phase: when the application
 /// wrote it and read nothing, and its members, counted by their own device
@@ -35,7 +29,8 @@ pub fn read_modify_write(path: &str, volume: &DeviceCounters) -> Option<Warning>
     let members_read: u64 = counted.iter().map(|m| m.read_bytes).sum();
     let members_written: u64 = counted.iter().map(|m| m.write_bytes).sum();
     let excess = members_read.saturating_sub(volume.read_bytes);
-    if excess < MIN_BYTES || (excess as f64) < members_written as f64 * MIN_SHARE_OF_WRITES {
+    // The bounds that decide are analysis/'s.
+    if !crate::analysis::rmw::is_read_modify_write(excess, members_written) {
         return None;
     }
     Some(Warning::ReadModifyWrite {

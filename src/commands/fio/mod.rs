@@ -12,12 +12,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use crate::base::error::say;
 use crate::base::error::{show_lines, UsageError, EXIT_FAILURE, EXIT_OK};
 use crate::cli::RunArgs;
 use crate::commands::{exit_code_for, run};
 use crate::measure::config::RunConfig;
-use crate::measure::live::{LiveHub, RunOutputs};
-use crate::measure::series::{self, Planner, Point, Ran, Series, Step};
+use crate::measure::series::{self, Point, Series};
 use crate::output::Outputs;
 
 /// One stonewall group: what to print before it runs (its `#` lines and
@@ -195,86 +195,5 @@ fn stdout_code(code: u8) -> u8 {
     }
 }
 
-/// The groups' planner: each group one point, its documents written under
-/// its own (numbered) outputs as it ends.
-struct Groups {
-    groups: std::vec::IntoIter<Checked>,
-    n: usize,
-    /// How many groups have begun.
-    begun: usize,
-    /// The group running: its outputs, and its live stream.
-    hub: Option<(Outputs, Option<LiveHub>)>,
-    /// The exit code of the group that stopped the series (0: none did).
-    code: u8,
-}
-
-impl Planner for Groups {
-    fn next(&mut self) -> Result<Option<Point>> {
-        let Some(c) = self.groups.next() else {
-            return Ok(None);
-        };
-        self.begun += 1;
-        print_said(&c.said);
-        crate::output::warn(&crate::measure::session::preflight()?);
-        let hub = c.out.live_hub()?;
-        self.hub = Some((c.out, hub));
-        Ok(Some(Point {
-            label: format!("run {} of {}", self.begun, self.n),
-            config: c.config,
-            targets: c.targets,
-            owned: false,
-            repeat: 1,
-        }))
-    }
-
-    fn outputs(&self, _point: &Point) -> Box<dyn RunOutputs + '_> {
-        let (out, hub) = self.hub.as_ref().expect("a group is running");
-        Box::new(out.for_run(hub.clone()))
-    }
-
-    fn finished(&mut self, point: Point, ran: Ran) -> Result<Step> {
-        let (out, _) = self.hub.take().expect("a group was running");
-        let runs = match ran {
-            Ran::Measured { runs, .. } => runs,
-            Ran::Refused(why) => return Err(UsageError(why).into()),
-        };
-        let Some(r) = runs.into_iter().next() else {
-            // Stopped by a signal before its window opened: the --json
-            // says so, as the typed run's does.
-            let e = crate::base::error::Interrupted("starting the run");
-            let doc = crate::document::finished::Unmeasured::at(e.0);
-            out.write_file("json", &crate::report::json::render(&doc))?;
-            return Err(e.into());
-        };
-        let doc = crate::document::finished::document(&r.config, *r.finished);
-        run::emit(&doc, &out)?;
-        // A --bs that is not the one the blocks were written with is the
-        // reader's mistake, named in one line, not corruption.
-        if let Some(line) = doc.wrong_bs() {
-            return Err(UsageError(line).into());
-        }
-        let mut code = crate::base::error::exit_code(doc.interrupted, doc.has_errors());
-        let zeros = doc.zero_figures();
-        if code == EXIT_OK && !zeros.is_empty() && !point.config.allow_holes {
-            say(format_args!(
-                "stripebench: {} target(s) returned mostly zeros: the figures are not the devices' speed; pass --allow-holes to accept them (exit {})",
-                zeros.len(),
-                crate::base::error::EXIT_ZERO_READS
-            ));
-            code = crate::base::error::EXIT_ZERO_READS;
-        }
-        self.code = stdout_code(code);
-        Ok(if self.code == EXIT_OK {
-            Step::Next
-        } else {
-            Step::Stop
-        })
-    }
-}
-
-/// One line on standard error, whatever becomes of it (as the front
-/// door's: a closed stderr must not turn an error into a panic).
-fn say(msg: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{msg}");
-}
+mod groups;
+use groups::Groups;

@@ -2,6 +2,8 @@
 //! targets (or the built-in test bed) → one measured run → the table, the
 //! JSON and CSV documents, the plot → the exit code.
 
+mod print_fio;
+
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -25,7 +27,7 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
 
     let named = named_targets(&cfg)?;
     if cfg.print_fio {
-        let (cfg, notes) = ring_autos_resolved(cfg, &named);
+        let (cfg, notes) = print_fio::ring_autos_resolved(cfg, &named);
         let mut fio =
             crate::document::fio::fio(&cfg, &named, crate::document::fio::Buffers::Asked)?;
         fio.notes.extend(notes);
@@ -72,92 +74,29 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     };
     emit(&doc, &out)?;
     drop(testbed);
-    // A --bs that is not the one the blocks were written with is the
-    // reader's mistake, named in one line, not corruption.
+    exit_code(&doc, &cfg, &out)
+}
+
+/// A finished run's exit code, its report written: a `--bs` that is not
+/// the one the blocks were written with is the reader's mistake, named in
+/// one line (exit 2), not corruption; an interrupt or errors keep their
+/// codes; reads that no medium answered fail the run (exit 4) unless the
+/// user accepts them.
+pub(crate) fn exit_code(doc: &RunDocument, cfg: &RunConfig, out: &Outputs) -> Result<u8> {
     if let Some(line) = doc.wrong_bs() {
         return Err(crate::base::error::UsageError(line).into());
     }
-
     let code = crate::base::error::exit_code(doc.interrupted, doc.has_errors());
-    // Reads that no medium answered: the figure stands only if the user
-    // accepts it (I/O errors and interrupts say more, and keep their code).
     let zeros = doc.zero_figures();
     if code == EXIT_OK && !zeros.is_empty() && !cfg.allow_holes {
-        eprintln!(
+        out.note(&format!(
             "stripebench: {} target(s) returned mostly zeros: the figures are not the devices' speed; pass --allow-holes to accept them (exit {})",
             zeros.len(),
             crate::base::error::EXIT_ZERO_READS
-        );
+        ));
         return Ok(crate::base::error::EXIT_ZERO_READS);
     }
     Ok(code)
-}
-
-/// `--print-fio`'s `--sched auto` and `--complete-min auto`, as the
-/// workers would resolve them: batch, and several completions a wait,
-/// when an io_uring worker's target has no non-blocking path (not with
-/// `--sqpoll`; see `CompleteMin::resolve` for the rest); and what the line
-/// must say beside them. Only block devices
-/// are opened, through the checks every open makes (a write's planted-link
-/// walk among them): a regular file's open can wait on a lease another
-/// process holds, and break it, and a line printed must not. A file's
-/// answer is left to the run, and said so.
-fn ring_autos_resolved(mut cfg: RunConfig, named: &[PathBuf]) -> (RunConfig, Vec<String>) {
-    use crate::engine::Sched;
-    use std::os::unix::fs::FileTypeExt;
-    // Nothing to open where no worker could batch (the line's fio runs as
-    // is: `fio` takes only a resolved batch for chrt).
-    use crate::engine::CompleteMin;
-    if (cfg.ring.sched != Sched::Auto && cfg.ring.complete_min != CompleteMin::Auto)
-        || cfg.engine != crate::engine::EngineKind::Uring
-        || cfg.ring.sqpoll
-    {
-        return (cfg, Vec::new());
-    }
-    let access = crate::device::Access {
-        direct: cfg.direct,
-        write: cfg.rw.writes(),
-        allow_destructive: cfg.allow_destructive,
-        owned: false,
-        force_signature: false,
-        dry_run: true,
-    };
-    let (mut batch, mut normal, mut unknown) = (0, 0, Vec::new());
-    // Of the batch ones, those in RAM: --complete-min auto's.
-    let mut ram = 0;
-    for p in named {
-        if !std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device()) {
-            unknown.push(crate::base::error::show_path(p));
-            continue;
-        }
-        match crate::device::open(p, access) {
-            Ok(t) if t.kind == crate::device::TargetKind::Block => {
-                if crate::engine::punts(&t.file) {
-                    batch += 1;
-                    ram += usize::from(crate::device::ram_backed(&t.file));
-                } else {
-                    normal += 1;
-                }
-            }
-            _ => unknown.push(crate::base::error::show_path(p)),
-        }
-    }
-    let mut notes = crate::document::fio::resolve_sched(&mut cfg, batch, normal, &unknown);
-    // What a punting RAM target's worker would wait for.
-    let n = CompleteMin::Auto.resolve(
-        cfg.iodepth,
-        true,
-        true,
-        cfg.ring.waits_alone(cfg.rate.is_some()),
-    );
-    notes.extend(crate::document::fio::resolve_complete_min(
-        &mut cfg,
-        ram,
-        batch + normal - ram,
-        n,
-        &unknown,
-    ));
-    (cfg, notes)
 }
 
 /// The targets named: `--members`' volume's, or those given.

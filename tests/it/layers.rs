@@ -1,0 +1,79 @@
+//! scripts/check-layers.py, the layer check `.ci/run` runs: it passes on
+//! this tree, and its size rules (issue 40: a commands/ file under 200
+//! lines, no function outside tests over 150) refuse a tree made to break
+//! them, counting what a brace matcher should and nothing else.
+
+use std::path::Path;
+use std::process::Command;
+
+fn check(root: Option<&Path>) -> (bool, String) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check-layers.py");
+    let mut c = Command::new("python3");
+    c.arg(script);
+    if let Some(r) = root {
+        c.arg("--root").arg(r);
+    }
+    let o = c.output().expect("python3 runs scripts/check-layers.py");
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn the_layer_check_passes_on_this_tree() {
+    let (ok, out) = check(None);
+    assert!(ok, "{out}");
+    assert!(
+        out.ends_with("layer check: no upward import, no cycle, no rule broken\n"),
+        "{out}"
+    );
+}
+
+/// A function of `n` lines, from its `fn` line to its closing brace, whose
+/// body holds braces in a string, a char and a comment (none of which may
+/// count).
+fn function(name: &str, n: usize) -> String {
+    let mut f = format!("fn {name}() -> char {{\n    let _ = \"}}}}\"; // }}\n");
+    for _ in 0..n - 4 {
+        f.push_str("    let _ = 1;\n");
+    }
+    f.push_str("    '}'\n}\n");
+    assert_eq!(f.lines().count(), n);
+    f
+}
+
+#[test]
+fn a_long_command_file_and_a_long_function_are_refused_but_tests_are_not() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    std::fs::create_dir_all(src.join("commands")).unwrap();
+    std::fs::create_dir_all(src.join("measure")).unwrap();
+    // 199 lines: under the bound. 200: not.
+    let short = "//! short\n".to_string() + &"\n".repeat(198);
+    let long = "//! long\n".to_string() + &"\n".repeat(199);
+    std::fs::write(src.join("commands/short.rs"), short).unwrap();
+    std::fs::write(src.join("commands/long.rs"), long).unwrap();
+    // 150 lines pass, 151 do not; a test's 400 lines are nobody's concern.
+    let code = format!(
+        "//! functions\n{}{}#[cfg(test)]\nmod tests {{\n{}}}\n",
+        function("fits", 150),
+        function("overruns", 151),
+        function("a_test", 400)
+    );
+    std::fs::write(src.join("measure/f.rs"), code).unwrap();
+    let (ok, out) = check(Some(src));
+    assert!(!ok, "{out}");
+    let fails: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("FAIL ") && !l.contains("lists"))
+        .collect();
+    assert_eq!(
+        fails,
+        [
+            "FAIL commands/long.rs: 200 lines, a commands/ file has fewer than 200: split what it owns into files of its own (or move it to its layer)",
+            "FAIL measure/f.rs: fn overruns (line 152) is 151 lines, over 150: split it into named steps",
+        ],
+        "{out}"
+    );
+}
