@@ -311,6 +311,36 @@ fn command_line_gives(sub: &str, id: &str, given: &[String]) -> bool {
     })
 }
 
+/// Whether an output path, as typed, may be numbered for each of `n`
+/// runs: a path run would refuse (a directory, a device, a FIFO, stdout
+/// under another name) must not become a new file beside it
+/// (`/dev/null` → `/dev/null.1`, `out/` → `out.1`), so only a file path
+/// is: one that names no existing file, or a regular file, outside
+/// /dev and /proc.
+fn numberable(flag: &str, path: &Path, n: usize) -> Result<(), FioJobError> {
+    let refuse = |what: &str| {
+        Err(FioJobError(format!(
+            "--{flag} {}: {what}; the job file is {n} runs (stonewall), each writing its own numbered file (r.json: r.1.json, r.2.json, ...): give a file path",
+            crate::base::error::show_path(path)
+        )))
+    };
+    let text = path.as_os_str().as_encoded_bytes();
+    if text.ends_with(b"/") || path.ends_with(".") || path.ends_with("..") {
+        return refuse("it names a directory");
+    }
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    if abs.starts_with("/dev") || abs.starts_with("/proc") {
+        return refuse(
+            "it lies in /dev or /proc, where a run's output is a device or a stream, not a file",
+        );
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => refuse("it names a directory"),
+        Ok(m) if !m.is_file() => refuse("it is not a regular file (a device, a FIFO or a socket)"),
+        _ => Ok(()),
+    }
+}
+
 /// `path` with `i` before its extension (`r.json` → `r.2.json`).
 fn numbered(path: &std::path::Path, i: usize) -> PathBuf {
     let stem = path.file_stem().unwrap_or(path.as_os_str());
@@ -339,6 +369,18 @@ fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
             line_at(e.utf8_error().valid_up_to())
         ))
     })?;
+    // A carriage return ends a line only before a line feed (CRLF): alone,
+    // it would hide the rest of the line in the value before it.
+    if let Some(i) = text
+        .char_indices()
+        .find(|&(i, c)| c == '\r' && text.as_bytes().get(i + 1) != Some(&b'\n'))
+        .map(|(i, _)| i)
+    {
+        return Err(FioJobError(format!(
+            "fio job file {shown} line {}: a carriage return inside a line (not before its line feed): end lines with LF or CRLF",
+            line_at(i)
+        )));
+    }
     if let Some((i, c)) = text
         .char_indices()
         .find(|&(_, c)| !matches!(c, '\n' | '\r' | '\t') && crate::base::error::hostile(c))
@@ -1563,6 +1605,7 @@ fn numbered_outputs(tail: &[OsString], i: usize, n: usize) -> Result<Vec<OsStrin
                 "--{flag} -: the job file is {n} runs (stonewall), whose documents would run together on stdout: give a path, which each run numbers (r.json: r.1.json, r.2.json, ...)"
             )));
         }
+        numberable(flag, Path::new(p), n)?;
         Ok(numbered(Path::new(p), i).into_os_string())
     };
     let mut out = Vec::with_capacity(tail.len());
@@ -2066,6 +2109,19 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_carriage_return_is_refused_with_its_line() {
+        // Regression: `filename=f1\rrw=write` read as the file name
+        // "f1\rrw=write", which a terminal shows as `rw=write`.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("j.fio");
+        std::fs::write(&p, "[a]\nfilename=f1\rrw=write\n").unwrap();
+        let e = read(&p, "j.fio").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("carriage return"), "{e}");
+        std::fs::write(&p, "[a]\r\nfilename=f1\r\n").unwrap();
+        assert!(read(&p, "j.fio").is_ok());
+    }
+
+    #[test]
     fn hostile_text_is_refused_and_never_evaluated() {
         for (text, said) in [
             ("[j]\nfilename=$HOME/x\n", "evaluates no text"),
@@ -2184,6 +2240,33 @@ mod tests {
         let g = groups("[a]\nrw=read\n[b]\nrw=write\nbs=1m\nstonewall\n", "j.fio").unwrap();
         let e = sweep_param(&g).unwrap_err();
         assert!(e.contains("--rw, --bs"), "{e}");
+    }
+
+    #[test]
+    fn an_output_path_run_would_refuse_is_refused_not_numbered_into_a_new_file() {
+        // Regression: `--json od/` (a directory) became od.1 and od.2, and
+        // `--json /dev/null` /dev/null.1, a new file in /dev, as root.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        for (flag, p, why) in [
+            ("--json", format!("{d}/"), "names a directory"),
+            ("--json", d.to_string(), "names a directory"),
+            ("--csv", "/dev/null".to_string(), "/dev or /proc"),
+            ("--live", "/dev/stdout".to_string(), "/dev or /proc"),
+            ("--json", "/proc/self/fd/1".to_string(), "/dev or /proc"),
+        ] {
+            let t: Vec<OsString> = vec![flag.into(), p.clone().into()];
+            let e = numbered_outputs(&t, 1, 2).unwrap_err().to_string();
+            assert!(
+                e.contains(why) && e.contains("give a file path"),
+                "{p}: {e}"
+            );
+            let t: Vec<OsString> = vec![format!("{flag}={p}").into()];
+            assert!(numbered_outputs(&t, 1, 2).is_err(), "{flag}={p}");
+        }
+        let t: Vec<OsString> = vec!["--json".into(), format!("{d}/r.json").into()];
+        let n = numbered_outputs(&t, 2, 3).unwrap();
+        assert_eq!(n[1], OsString::from(format!("{d}/r.2.json")));
     }
 
     #[test]
