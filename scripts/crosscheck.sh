@@ -87,7 +87,24 @@ sb_rate() { # DEV ARGS...
   "$SB" run --no-progress -t "${SECS}s" --ramp 1s "$@" --json "$WORK/sb.json" "$dev" >/dev/null
   # rate,IOPS,mean latency in ns: the latency lets the table say how long
   # each tool spent between I/Os.
-  python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["total"]; print("%s,%s,%s" % (t["bytes_per_sec"], t["iops"], t["latency_ns"]["mean"]))' "$WORK/sb.json"
+  # and the share of its reads that reached the device (its counters over
+  # the window), which a random buffered read's re-reads of cached pages lower.
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["total"]; dv=d["targets"][0].get("device") or {}; print("%s,%s,%s,%s" % (t["bytes_per_sec"], t["iops"], t["latency_ns"]["mean"], "" if dv.get("read_ratio") is None else dv["read_ratio"]))' "$WORK/sb.json"
+}
+# reserve N: N huge pages reserved, as the printed line asks. The kernel
+# grants fewer when its memory is fragmented (right after many zram
+# devices went, say), and fio then fails to map its buffers: memory is
+# compacted and the reservation tried again, and a shortfall ends the run.
+reserve() {
+  echo "$1" > /proc/sys/vm/nr_hugepages
+  if [ "$(cat /proc/sys/vm/nr_hugepages)" -lt "$1" ]; then
+    echo 1 > /proc/sys/vm/compact_memory
+    echo "$1" > /proc/sys/vm/nr_hugepages
+  fi
+  [ "$(cat /proc/sys/vm/nr_hugepages)" -ge "$1" ] || {
+    echo "crosscheck: the kernel reserved $(cat /proc/sys/vm/nr_hugepages) of the $1 huge pages fio's line needs (memory too fragmented): try again later" >&2
+    exit 1
+  }
 }
 fio_rate() { # DEV ARGS...
   local dev=$1; shift
@@ -100,7 +117,7 @@ fio_rate() { # DEV ARGS...
     cmd=${cmd%%#*}
     cmd=${cmd%"${cmd##*[![:space:]]}"}
     case "$cmd" in
-      "sysctl -w vm.nr_hugepages="*) echo "${cmd#sysctl -w vm.nr_hugepages=}" > /proc/sys/vm/nr_hugepages ;;
+      "sysctl -w vm.nr_hugepages="*) reserve "${cmd#sysctl -w vm.nr_hugepages=}" ;;
       *) echo "crosscheck: unexpected setup line: $l" >&2; exit 1 ;;
     esac
   done < <(printf '%s\n' "$text" | grep '^# run first: ' || true)
@@ -118,7 +135,13 @@ js = d["jobs"]
 iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in js)
 ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in js)
 lat = sum(j[k]["lat_ns"]["mean"] * j[k]["total_ios"] for j in js for k in ("read", "write")) / max(ios, 1)
-print("%s,%s,%s" % (sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in js), iops, lat))
+# The share of reads that reached the device, about: fio's disk_util counts
+# the ramp's reads too, so its reads are scaled from the window to the
+# elapsed time (ramp included) at the window's rate.
+disk = sum(u.get("read_ios", 0) for u in d.get("disk_util", []))
+reads = sum(j["read"]["total_ios"] * j["elapsed"] * 1000.0 / max(j["read"]["runtime"], 1) for j in js)
+share = disk / reads if disk and reads else ""
+print("%s,%s,%s,%s" % (sum(j["read"]["bw_bytes"] + j["write"]["bw_bytes"] for j in js), iops, lat, share))
 EOF
 }
 dd_rate() { # DEV direct|buffered
@@ -130,7 +153,9 @@ dd_rate() { # DEV direct|buffered
   while python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$secs" "$SECS"; do
     blockdev --flushbufs "$dev"
     # shellcheck disable=SC2086
-    out=$(LC_ALL=C dd if="$dev" of=/dev/null bs=1M $flag 2>&1 | python3 -c '
+    # On CPU 0, where stripebench's one worker and fio's one job run: an
+    # unpinned dd shares a CPU with the loop device's own worker at times.
+    out=$(LC_ALL=C taskset -c 0 dd if="$dev" of=/dev/null bs=1M $flag 2>&1 | python3 -c '
 import re, sys
 m = re.search(r"(\d+) bytes .* copied, ([0-9.]+) s", sys.stdin.read())
 print(m.group(1), m.group(2))')
@@ -168,11 +193,12 @@ for dev in "$LOOP" $ZRAM; do
 import statistics, sys
 name, w, segs, maxkb = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 def runs(arg):
-    """Each run's (rate, IOPS, mean latency ns); IOPS and latency None for dd."""
+    """Each run's (rate, IOPS, mean latency ns, share of reads that reached
+    the device); all but the rate None for dd."""
     out = []
     for x in arg.split():
-        r, i, l = (x.split(",") + ["", ""])[:3]
-        out.append((float(r), float(i) if i else None, float(l) if l else None))
+        r, i, l, s = (x.split(",") + ["", "", ""])[:4]
+        out.append((float(r), float(i) if i else None, float(l) if l else None, float(s) if s else None))
     return out
 sbr, fior, ddr = runs(sys.argv[5]), runs(sys.argv[6]), runs(sys.argv[7]) if sys.argv[7].strip() else []
 sb, fio, dd = [r[0] for r in sbr], [r[0] for r in fior], [r[0] for r in ddr]
@@ -190,10 +216,10 @@ def cv(v):
 def gap_us(rs):
     """The tool's own time between I/Os: the time per I/O (one job, one in
     flight) less the I/O's mean latency, in microseconds."""
-    g = [1e6 / i - l / 1e3 for _, i, l in rs if i and l is not None]
+    g = [1e6 / i - l / 1e3 for _, i, l, _ in rs if i and l is not None]
     return statistics.median(g) if g else None
 def lat_us(rs):
-    v = [l / 1e3 for _, _, l in rs if l is not None]
+    v = [l / 1e3 for _, _, l, _ in rs if l is not None]
     return statistics.median(v) if v else None
 def cell(ratios, why, other):
     if not ratios:
@@ -227,9 +253,23 @@ ls, lf, gs, gf = lat_us(sbr), lat_us(fior), gap_us(sbr), gap_us(fior)
 if ls and lf and gs is not None and gf is not None and abs(ls / lf - 1) <= 0.10:
     fio_why = (f"the device answered alike (mean latency stripebench {ls:.1f} us, fio {lf:.1f} us);"
                f" between I/Os stripebench spends {gs:.2f} us, fio {gf:.2f} us: the tools' own cost per I/O decides this row")
+def share(rs):
+    v = [s for *_, s in rs if s is not None]
+    return statistics.median(v) if v else None
+# A random buffered read re-reads pages it cached earlier in the window:
+# the faster tool finds more of them cached, and its figure is partly
+# memory's. The share of reads that reached the device says how much.
+cache_why = ""
+ss, fs = share(sbr), share(fior)
+if w == "rand4k-buffered" and ss is not None and fs is not None:
+    cache_why = (f"the page cache: a random buffered read re-reads pages cached earlier in the window;"
+                 f" {100 * ss:.0f}% of stripebench's reads reached the device, about {100 * fs:.0f}% of fio's"
+                 f" (disk_util, ramp included): the tool that reads faster finds more in memory")
 a, why_f = cell([s / f for s, f in zip(sb, fio)], "", "fio")
 if why_f == "NOT EXPLAINED" and fio_why:
     why_f = fio_why
+elif why_f == "NOT EXPLAINED" and cache_why:
+    why_f = cache_why
 b, why_d = cell([s / d for s, d in zip(sb, dd)], dd_why, "dd")
 med = lambda v: f"{statistics.median(v) / 1e6:.1f}" if v else "-"
 print(f"{name:<10} {w:<16} {med(sb):>10} {med(fio):>10} {med(dd):>10}  {a:<26} {b:<26}")
