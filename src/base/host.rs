@@ -52,6 +52,16 @@ impl Host {
         }
     }
 
+    /// Whether `path` (made absolute) lies in the host's /dev, /proc or
+    /// /sys: where a name is a device, a stream or a kernel file, never a
+    /// file a run may create.
+    pub fn holds_special(&self, path: &Path) -> bool {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        [&self.dev, &self.proc, &self.sys]
+            .iter()
+            .any(|root| abs.starts_with(root))
+    }
+
     /// Whether this is the running system's sysfs (where what is opened
     /// must also prove to be on sysfs), not a fixture tree.
     pub fn is_real_sys(&self) -> bool {

@@ -321,19 +321,7 @@ pub fn command_line_wins(subcommand: &str, file: Vec<String>, cli: &[String]) ->
             given.push(arg);
         }
     }
-    let replaced = |a: &clap::Arg| {
-        given.iter().any(|g| {
-            g.get_id() == a.get_id()
-                || cmd
-                    .get_arg_conflicts_with(g)
-                    .iter()
-                    .any(|c| c.get_id() == a.get_id())
-                || cmd
-                    .get_arg_conflicts_with(a)
-                    .iter()
-                    .any(|c| c.get_id() == g.get_id())
-        })
-    };
+    let replaced = |a: &clap::Arg| given.iter().any(|g| replaces(cmd, g, a));
     file.into_iter()
         .filter(|f| {
             let Some(long) = f.strip_prefix("--") else {
@@ -359,6 +347,21 @@ fn scalar(v: &toml::Value) -> Option<String> {
         toml::Value::Float(f) => Some(f.to_string()),
         _ => None,
     }
+}
+
+/// Whether `given`, typed on the command line, replaces `a` from a file
+/// (a config or a fio job): the same option, or one clap holds apart from
+/// it (`--direct` and `buffered = true`), either way round.
+pub(crate) fn replaces(cmd: &clap::Command, given: &clap::Arg, a: &clap::Arg) -> bool {
+    given.get_id() == a.get_id()
+        || cmd
+            .get_arg_conflicts_with(given)
+            .iter()
+            .any(|c| c.get_id() == a.get_id())
+        || cmd
+            .get_arg_conflicts_with(a)
+            .iter()
+            .any(|c| c.get_id() == given.get_id())
 }
 
 #[cfg(test)]

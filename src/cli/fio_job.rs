@@ -298,17 +298,10 @@ fn command_line_gives(sub: &str, id: &str, given: &[String]) -> bool {
     let Some(a) = arg(id) else {
         return false;
     };
-    given.iter().filter_map(|g| arg(g)).any(|g| {
-        g.get_id() == a.get_id()
-            || cmd
-                .get_arg_conflicts_with(g)
-                .iter()
-                .any(|c| c.get_id() == a.get_id())
-            || cmd
-                .get_arg_conflicts_with(a)
-                .iter()
-                .any(|c| c.get_id() == g.get_id())
-    })
+    given
+        .iter()
+        .filter_map(|g| arg(g))
+        .any(|g| super::configfile::replaces(cmd, g, a))
 }
 
 /// Whether an output path, as typed, may be numbered for each of `n`
@@ -328,11 +321,8 @@ fn numberable(flag: &str, path: &Path, n: usize) -> Result<(), FioJobError> {
     if text.ends_with(b"/") || path.ends_with(".") || path.ends_with("..") {
         return refuse("it names a directory");
     }
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    if abs.starts_with("/dev") || abs.starts_with("/proc") {
-        return refuse(
-            "it lies in /dev or /proc, where a run's output is a device or a stream, not a file",
-        );
+    if crate::base::host::Host::real().holds_special(path) {
+        return refuse("it lies in /dev, /proc or /sys, where a run's output is a device, a stream or a kernel file, not a file");
     }
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => refuse("it names a directory"),
@@ -2251,9 +2241,13 @@ mod tests {
         for (flag, p, why) in [
             ("--json", format!("{d}/"), "names a directory"),
             ("--json", d.to_string(), "names a directory"),
-            ("--csv", "/dev/null".to_string(), "/dev or /proc"),
-            ("--live", "/dev/stdout".to_string(), "/dev or /proc"),
-            ("--json", "/proc/self/fd/1".to_string(), "/dev or /proc"),
+            ("--csv", "/dev/null".to_string(), "/dev, /proc or /sys"),
+            ("--live", "/dev/stdout".to_string(), "/dev, /proc or /sys"),
+            (
+                "--json",
+                "/proc/self/fd/1".to_string(),
+                "/dev, /proc or /sys",
+            ),
         ] {
             let t: Vec<OsString> = vec![flag.into(), p.clone().into()];
             let e = numbered_outputs(&t, 1, 2).unwrap_err().to_string();
