@@ -8,6 +8,16 @@
 
 use crate::common::{f, run_json, sb, u, LoopBed};
 
+/// Whether the run warned that the device received far fewer bytes than
+/// were written.
+fn device_short(d: &serde_json::Value) -> bool {
+    d["warnings"].as_array().unwrap().iter().any(|w| {
+        crate::common::warning_text(w)
+            .unwrap()
+            .contains("the device received")
+    })
+}
+
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn durable_rate_counts_what_reached_the_device() {
@@ -56,12 +66,7 @@ fn durable_rate_counts_what_reached_the_device() {
         "durable {rate} B/s is not the cache's rate"
     );
     assert_eq!(u(&d["total"]["flush"]["durable_bytes"]), durable);
-    let warned = d["warnings"].as_array().unwrap().iter().any(|w| {
-        crate::common::warning_text(w)
-            .unwrap()
-            .contains("the device received")
-    });
-    assert!(warned, "{}", d["warnings"]);
+    assert!(device_short(&d), "{}", d["warnings"]);
 
     // One pass: every byte written reaches the device, and nothing is warned.
     let d = run_json(&[
@@ -80,13 +85,7 @@ fn durable_rate_counts_what_reached_the_device() {
     assert_eq!(app, 32 << 20);
     assert!(durable as f64 >= 0.95 * app as f64, "{durable} of {app} B");
     assert!(d["total"].get("wrap_flushes").is_none(), "{}", d["total"]);
-    assert!(!d["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|w| crate::common::warning_text(w)
-            .unwrap()
-            .contains("the device received")));
+    assert!(!device_short(&d), "{}", d["warnings"]);
 }
 
 /// Regression (issue 39, item 6): a buffered sequential write of several
@@ -127,13 +126,7 @@ fn every_pass_of_a_buffered_sequential_write_reaches_the_device() {
     assert_eq!(u(&d["total"]["wrap_flushes"]), 4, "{}", d["total"]);
     assert_eq!(u(&d["workers"][0]["wrap_flushes"]), 4);
     assert!(f(&d["total"]["wrap_flush_sec"]) > 0.0);
-    assert!(!d["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|w| crate::common::warning_text(w)
-            .unwrap()
-            .contains("the device received")));
+    assert!(!device_short(&d), "{}", d["warnings"]);
 }
 
 /// Regression (issue 39, item 5): `run --rw write --buffered --passes 1
