@@ -15,7 +15,7 @@ use crate::device::{Target, TargetKind};
 use crate::measure::config::BlockSizeArg;
 use crate::measure::config::RunConfig;
 use crate::measure::config::RwMode;
-use crate::measure::worker::{StripeSpec, VerifyMode, WorkerSpec};
+use crate::measure::worker::{OnWrap, StripeSpec, VerifyMode, WorkerSpec};
 use crate::measure::workload::StripeMap;
 use crate::measure::workload::{split_region, splitmix64, Region};
 
@@ -286,12 +286,19 @@ fn worker_spec(
         ramp_ns,
         log_ns: cfg.log_interval.as_nanos() as u64,
         rate_period_ns: None,
-        // A buffered sequential read would re-read its region from the page
-        // cache after the first pass; --cached wants exactly that.
-        evict_on_wrap: !cfg.direct && !cfg.cached && cfg.read_pct == 100 && !cfg.rw.is_random(),
-        // A buffered sequential write's next pass would overwrite pages the
-        // page cache still holds: each pass goes to the device first.
-        flush_on_wrap: !cfg.direct && cfg.read_pct == 0 && !cfg.rw.is_random(),
+        on_wrap: on_wrap(cfg),
+    }
+}
+
+/// What a worker does to its region's pages at a wrap-around: a buffered
+/// sequential read would re-read its region from the page cache after the
+/// first pass (--cached wants exactly that), and a buffered sequential
+/// write's next pass would overwrite pages the page cache still holds.
+fn on_wrap(cfg: &RunConfig) -> OnWrap {
+    match (cfg.direct || cfg.rw.is_random(), cfg.read_pct) {
+        (false, 100) if !cfg.cached => OnWrap::Evict,
+        (false, 0) => OnWrap::Flush,
+        _ => OnWrap::Keep,
     }
 }
 

@@ -565,9 +565,13 @@ fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<Warning>) -> R
     }
     let working_set: u64 = plan.targets.iter().map(|t| t.region.length).sum();
     // A sequential read evicts its region at each wrap-around (the worker's
-    // evict_on_wrap): only a random read can re-read from the cache; and
+    // OnWrap::Evict): only a random read can re-read from the cache; and
     // --uncached (RWF_DONTCACHE) keeps no page to re-read.
-    let rereads = !cfg.uncached && !plan.workers.iter().all(|w| w.evict_on_wrap);
+    let rereads = !cfg.uncached
+        && !plan
+            .workers
+            .iter()
+            .all(|w| w.on_wrap == crate::measure::worker::OnWrap::Evict);
     if let Some(avail) = device::cache::available_memory()
         .filter(|&a| working_set < a)
         .filter(|_| rereads)

@@ -184,8 +184,9 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
     let mut completed: Vec<SlotToken> = tokens;
     let mut issued_bytes = 0u64;
-    // The pass whose pages were last evicted (`evict_on_wrap`).
-    let mut evicted_pass = 0u64;
+    // The pass at whose start the region's pages were last dealt with
+    // (`spec.on_wrap`).
+    let mut wrapped_pass = 0u64;
     let mut in_flight = 0usize;
     // The slots queued and not yet given their issue time (see the reap).
     let mut unstamped: Vec<usize> = Vec::with_capacity(slots.len());
@@ -215,16 +216,11 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     break;
                 }
                 let (op, offset) = gen.next_io();
-                if spec.evict_on_wrap && gen.last_pass() > evicted_pass {
-                    // A new pass: the last one's pages go before it reads.
-                    evicted_pass = gen.last_pass();
-                    tally.evict(&engine_spec.file, spec.region);
-                }
-                if spec.flush_on_wrap && gen.last_pass() > evicted_pass {
-                    // A new pass of a buffered write: the last one's pages
-                    // reach the device before this one overwrites them.
-                    evicted_pass = gen.last_pass();
-                    tally.flush_region(&engine_spec.file, spec.region);
+                if gen.last_pass() > wrapped_pass && spec.on_wrap != OnWrap::Keep {
+                    // A new pass: the last one's pages go before it reads,
+                    // or reach the device before it overwrites them.
+                    wrapped_pass = gen.last_pass();
+                    tally.wrap(spec.on_wrap, &engine_spec.file, spec.region);
                 }
                 match (spec.verify, op) {
                     (VerifyMode::Write { start_ms }, Op::Write) => {
@@ -836,39 +832,40 @@ impl<'a, C: Clock> Tally<'a, C> {
         Some(full)
     }
 
-    /// Drops `region` of `file` from the page cache (at a wrap-around of a
-    /// buffered read), timed: off the hot path, once a pass. Counted when
-    /// it started in the window; its time is left out of the worker's own.
+    /// At a wrap-around of the region, timed, off the hot path (once a
+    /// pass): `Evict` drops the region from the page cache (a buffered
+    /// read), its time left out of the worker's own; `Flush` writes the
+    /// region's dirty pages to the device, waits for them and drops them
+    /// (a buffered write), so the pass before reaches the device whole
+    /// where the next would overwrite pages the page cache still held: its
+    /// time is the device's and stays in the worker's own, and a failure
+    /// is the worker's write error at the region's start. Counted when it
+    /// started in the window.
     #[cold]
-    fn evict(&mut self, file: &std::fs::File, region: Region) {
+    fn wrap(&mut self, what: OnWrap, file: &std::fs::File, region: Region) {
         let t0 = C::now();
-        crate::device::cache::evict_range(file, region);
+        let res = match what {
+            OnWrap::Keep => return,
+            OnWrap::Evict => {
+                crate::device::cache::evict_range(file, region);
+                Ok(())
+            }
+            OnWrap::Flush => crate::device::cache::flush_range(file, region),
+        };
         let t1 = C::now();
         self.last_done = t1;
         let tn = t0.duration_since(self.epoch).as_nanos() as u64;
         if tn >= self.ramp_ns && tn < self.control.end_ns() {
-            self.out.cache_evictions += 1;
-            self.out.cache_eviction_ns += t1.duration_since(t0).as_nanos() as u64;
-        }
-    }
-
-    /// Writes `region` of `file`'s dirty pages to the device and waits for
-    /// them, then drops them (at a wrap-around of a buffered sequential
-    /// write): the pass before reaches the device whole, where the next
-    /// pass would otherwise overwrite pages the page cache still held and
-    /// the device would receive a fraction of the bytes counted. Its time
-    /// is the device's: it stays in the worker's own time. A failure is
-    /// the worker's write error at the region's start.
-    #[cold]
-    fn flush_region(&mut self, file: &std::fs::File, region: Region) {
-        let t0 = C::now();
-        let res = crate::device::cache::flush_range(file, region);
-        let t1 = C::now();
-        self.last_done = t1;
-        let tn = t0.duration_since(self.epoch).as_nanos() as u64;
-        if tn >= self.ramp_ns && tn < self.control.end_ns() {
-            self.out.wrap_flushes += 1;
-            self.out.wrap_flush_ns += t1.duration_since(t0).as_nanos() as u64;
+            let ns = t1.duration_since(t0).as_nanos() as u64;
+            let (n, total) = match what {
+                OnWrap::Flush => (&mut self.out.wrap_flushes, &mut self.out.wrap_flush_ns),
+                _ => (
+                    &mut self.out.cache_evictions,
+                    &mut self.out.cache_eviction_ns,
+                ),
+            };
+            *n += 1;
+            *total += ns;
         }
         if let Err(e) = res {
             let errno = e.raw_os_error().unwrap_or(0);

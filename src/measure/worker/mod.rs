@@ -71,14 +71,23 @@ pub struct WorkerSpec {
     /// next (I/O k is due k periods after the start); `None`: as fast as
     /// the target allows.
     pub rate_period_ns: Option<f64>,
-    /// A buffered sequential read (not `--cached`): evict the region from
-    /// the page cache each time the worker wraps around it, so a second
-    /// pass reads the device again and not memory.
-    pub evict_on_wrap: bool,
-    /// A buffered sequential write: at each wrap-around, write the
-    /// region's dirty pages to the device, wait for them and drop them, so
-    /// every pass's bytes reach the device (not only the last pass's).
-    pub flush_on_wrap: bool,
+    /// What the worker does to its region's pages each time it wraps
+    /// around the region.
+    pub on_wrap: OnWrap,
+}
+
+/// What a worker does to its region's pages at a wrap-around.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnWrap {
+    /// Nothing: O_DIRECT, `--cached`, a random pattern or a mix.
+    Keep,
+    /// A buffered sequential read (not `--cached`): drop the region from
+    /// the page cache, so the next pass reads the device, not memory.
+    Evict,
+    /// A buffered sequential write: write the region's dirty pages to the
+    /// device, wait for them and drop them, so every pass's bytes reach
+    /// the device (not only the last pass's).
+    Flush,
 }
 
 /// One member's place in a modelled RAID0 (`--stripe`).
@@ -416,10 +425,10 @@ pub struct WorkerOutcome {
     pub cpu_sys_sec: f64,
     pub intervals: Vec<Interval>,
     /// Evictions of the region from the page cache at a wrap-around
-    /// (`evict_on_wrap`) in the window, and the ns they took.
+    /// (`OnWrap::Evict`) in the window, and the ns they took.
     pub cache_evictions: u64,
     pub cache_eviction_ns: u64,
-    /// Write-backs of the region at a wrap-around (`flush_on_wrap`) in
+    /// Write-backs of the region at a wrap-around (`OnWrap::Flush`) in
     /// the window, and the ns they took (inside the worker's own time).
     pub wrap_flushes: u64,
     pub wrap_flush_ns: u64,
@@ -665,8 +674,7 @@ mod tests {
             ramp_ns: 0,
             log_ns: 1_000_000_000,
             rate_period_ns: None,
-            evict_on_wrap: false,
-            flush_on_wrap: false,
+            on_wrap: OnWrap::Keep,
         }
     }
 
