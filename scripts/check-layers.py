@@ -323,6 +323,21 @@ def test_only(fs):
     return out
 
 
+def print_left(title, found, listed, stale):
+    """Prints the offences of the files `listed` (file -> why it is left),
+    under `title`, each file's reason above its offences; the problems: a
+    listed file with no offence left (`stale`, formatted with its name)."""
+    left = [(f, m) for f, m in found if f in listed]
+    if left:
+        print(title)
+        for f in sorted({f for f, _ in left}):
+            print(f"  {f}: {listed[f]}")
+            for g, m in left:
+                if g == f:
+                    print(f"    {m}")
+    return [(None, stale.format(f)) for f in sorted(set(listed) - {f for f, _ in left})]
+
+
 def main():
     show_files = "--files" in sys.argv
     fs = files()
@@ -505,26 +520,10 @@ def main():
     for f, names in sorted(SERDE_LEFT.items()):
         for name, why in sorted(names.items()):
             print(f"    {f} {name}: {why}")
-    left = [(f, m) for f, m in judgement if f in JUDGEMENT_LEFT]
-    if left:
-        print("judgement left in document/ (not yet moved to analysis/):")
-        for f in sorted({f for f, _ in left}):
-            print(f"  {f}: {JUDGEMENT_LEFT[f]}")
-            for g, m in left:
-                if g == f:
-                    print(f"    {m}")
-    for f in sorted(set(JUDGEMENT_LEFT) - {f for f, _ in left}):
-        problems.append((None, f"JUDGEMENT_LEFT lists {f}, which judges nothing now: drop it"))
-    over = [(f, m) for f, m in sizes if f in SIZE_LEFT]
-    if over:
-        print("sizes still over (not yet split):")
-        for f in sorted({f for f, _ in over}):
-            print(f"  {f}: {SIZE_LEFT[f]}")
-            for g, m in over:
-                if g == f:
-                    print(f"    {m}")
-    for f in sorted(set(SIZE_LEFT) - {f for f, _ in over}):
-        problems.append((None, f"SIZE_LEFT lists {f}, which is within the sizes now: drop it"))
+    problems.extend(print_left("judgement left in document/ (not yet moved to analysis/):", judgement,
+                               JUDGEMENT_LEFT, "JUDGEMENT_LEFT lists {}, which judges nothing now: drop it"))
+    problems.extend(print_left("sizes still over (not yet split):", sizes,
+                               SIZE_LEFT, "SIZE_LEFT lists {}, which is within the sizes now: drop it"))
     pending = [(f, m) for f, m in problems if f in PENDING]
     failed = [m for f, m in problems if f not in PENDING]
     if pending:
