@@ -40,20 +40,6 @@ impl LatencyHistogram {
         }
     }
 
-    /// A histogram for one `--log-interval` interval's p50/p99/max: the
-    /// same range at 2 significant digits (within 1 %), 37 KiB of counts
-    /// where [`LatencyHistogram::new`]'s 3 digits take 270 KiB. Every worker
-    /// keeps one beside its own: at 3 digits it doubled what a worker costs
-    /// beyond its buffers (1024 targets: 569 KiB a worker), and emptying it
-    /// at each interval's end walked 8 times the counts.
-    pub fn coarse() -> LatencyHistogram {
-        LatencyHistogram {
-            // The bounds are constants that hdrhistogram accepts (1 ≤ low, high ≥ 2·low, sigfig ≤ 5).
-            h: Histogram::new_with_bounds(1, HIGHEST_NS, 2).expect("constant bounds are valid"),
-            clamped: 0,
-        }
-    }
-
     /// Records one latency. No allocation: the histogram's counts are sized up front.
     #[inline]
     pub fn record(&mut self, ns: u64) {
@@ -61,6 +47,13 @@ impl LatencyHistogram {
             self.clamped += 1;
         }
         self.h.saturating_record(ns.clamp(1, HIGHEST_NS));
+    }
+
+    /// Records `n` latencies of `ns` (a bucket's worth, drained from
+    /// [`crate::analysis::interval_counts::IntervalCounts`]): `clamped` is the caller's.
+    #[inline]
+    pub fn record_n(&mut self, ns: u64, n: u64) {
+        self.h.saturating_record_n(ns.clamp(1, HIGHEST_NS), n);
     }
 
     /// Records the `n` values `first - i * step` for `i` in `0..n` (an

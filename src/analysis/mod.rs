@@ -14,6 +14,7 @@ pub mod advise;
 pub mod capacity;
 pub mod foreign;
 pub mod histogram;
+pub mod interval_counts;
 pub mod mannwhitney;
 pub mod occupancy;
 pub mod phase_health;

@@ -257,17 +257,21 @@ impl Tap {
         self.write_hist = Some(LatencyHistogram::new());
     }
 
-    /// One completion: its latency into its direction's histogram.
+    /// One completion of a mixed pattern's write: its bytes apart (the
+    /// interval's bytes and I/Os in all are the worker's to hand off).
     #[inline]
-    pub fn record(&mut self, latency_ns: u64, bytes: u64, write: bool) {
-        match self.write_hist.as_mut().filter(|_| write) {
-            Some(h) => {
-                h.record(latency_ns);
-                self.write_bytes += bytes;
-                self.write_ios += 1;
-            }
-            None => self.hist.record(latency_ns),
+    pub fn count_write(&mut self, bytes: u64) {
+        if self.write_hist.is_some() {
+            self.write_bytes += bytes;
+            self.write_ios += 1;
         }
+    }
+
+    /// The interval's histograms, the reads' (or all) and a mixed
+    /// pattern's writes': the worker drains its own interval's latencies
+    /// into them (it records each latency once, into its own).
+    pub fn hists(&mut self) -> (Option<&mut LatencyHistogram>, Option<&mut LatencyHistogram>) {
+        (Some(&mut self.hist), self.write_hist.as_mut())
     }
 
     /// Says how the worker ended (sent with its last message, on drop).

@@ -341,3 +341,68 @@ fn bad_log_intervals_are_refused_before_any_io() {
         "--log-interval",
     );
 }
+
+// Issue 40, item 6: each latency is recorded once, into the interval's
+// counts, and drained at each interval's end into the run's total, the
+// live tap's interval and (when a live interval ends inside a
+// --log-interval one, as 300 ms inside 1 s) the --log-interval interval's
+// counts. Whatever path a latency took, every place that keeps it holds
+// each one exactly once, at the total's resolution.
+#[test]
+fn a_live_interval_inside_a_log_interval_keeps_every_latency_once_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    let live = d.path().join("live.jsonl");
+    let live_arg = live.to_str().unwrap();
+    let (_, doc) = mock_run(
+        d.path(),
+        "r",
+        &[
+            "-t",
+            "2s",
+            "--rw",
+            "randrw",
+            "--mix",
+            "70",
+            "--allow-destructive",
+            "--live",
+            live_arg,
+            "--live-interval",
+            "300ms",
+        ],
+    );
+    let ls = lines(&live);
+    for w in doc["workers"].as_array().unwrap() {
+        let ios = u(&w["ios"]);
+        assert!(ios > 1500, "{w}");
+        // The total: every I/O once, reads and writes apart and together.
+        assert_eq!(crate::common::hist(&w["histogram"]).inner().len(), ios);
+        let max = u(&w["latency_ns"]["max"]);
+        // Intervals: their I/Os add up, and their latencies are the
+        // total's, to the nanosecond (the mock's latency is constant).
+        let iv = w["intervals"].as_array().unwrap();
+        assert_eq!(iv.len(), 2, "{w}");
+        assert_eq!(iv.iter().map(|i| u(&i["ios"])).sum::<u64>(), ios);
+        for i in iv {
+            for k in ["p50_ns", "p99_ns", "max_ns"] {
+                assert_eq!(u(&i[k]), max, "{k}: {i}");
+            }
+        }
+        // The live lines: each I/O in one line, reads and writes apart.
+        let mine: Vec<&Value> = ls
+            .iter()
+            .filter(|l| l["kind"] == "worker" && u(&l["worker"]) == u(&w["id"]))
+            .collect();
+        assert!(mine.len() >= 6, "{mine:?}");
+        assert_eq!(mine.iter().map(|l| u(&l["ios"])).sum::<u64>(), ios);
+        let dir_ios = |d: &str| mine.iter().map(|l| u(&l[d]["ios"])).sum::<u64>();
+        assert_eq!(
+            (dir_ios("reads"), dir_ios("writes")),
+            (u(&w["read_ios"]), u(&w["write_ios"]))
+        );
+        for l in &mine {
+            if u(&l["ios"]) > 0 && !l["p99_ns"].is_null() {
+                assert_eq!(u(&l["p99_ns"]), max, "{l}");
+            }
+        }
+    }
+}

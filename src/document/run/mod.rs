@@ -810,8 +810,8 @@ mod tests {
 
     #[test]
     fn whole_seconds_are_written_as_whole_numbers_and_others_as_they_are() {
-        let h = crate::analysis::histogram::LatencyHistogram::new();
-        let at = |k| serde_json::to_string(&Interval::at(k, 100_000_000, 0, 0, &h)).unwrap();
+        let none = crate::analysis::histogram::IntervalLatency::default();
+        let at = |k| serde_json::to_string(&Interval::at(k, 100_000_000, 0, 0, none)).unwrap();
         assert_eq!(at(3), r#"{"t":0.3,"bytes":0,"ios":0}"#);
         assert_eq!(at(10), r#"{"t":1,"bytes":0,"ios":0}"#);
         // Read back from either.

@@ -6,6 +6,8 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use crate::analysis::histogram::IntervalLatency;
+use crate::analysis::interval_counts::IntervalCounts;
 use crate::analysis::verify::{fill_block, generation, write_extent, Extent};
 use crate::analysis::zeros;
 use crate::base::cpus;
@@ -37,6 +39,19 @@ struct Slot {
 }
 
 impl Slot {
+    /// A slot whose I/O was just queued.
+    fn queued(op: Op, offset: u64, issued: Instant, due: Instant) -> Slot {
+        Slot {
+            op,
+            offset,
+            issued,
+            due,
+            full: false,
+            busy: true,
+            counted: false,
+        }
+    }
+
     /// A slot before its first I/O.
     fn idle() -> Slot {
         Slot {
@@ -222,69 +237,26 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     wrapped_pass = gen.last_pass();
                     tally.wrap(spec.on_wrap, &engine_spec.file, spec.region);
                 }
-                match (spec.verify, op) {
-                    (VerifyMode::Write { start_ms }, Op::Write) => {
-                        let g = generation(start_ms, gen.last_pass());
-                        // The range this write covers goes in every block:
-                        // what `verify` finds there of an older write is
-                        // stale. A member's share of a modelled stripe is
-                        // not one range: its blocks claim only themselves.
-                        let extent = match spec.stripe {
-                            None => write_extent(
-                                Extent {
-                                    start: spec.region.offset,
-                                    end: spec.region.offset + spec.region.length,
-                                },
-                                bs,
-                                limit,
-                                gen.last_pass(),
-                                offset,
-                            ),
-                            Some(_) => Extent {
-                                start: offset,
-                                end: offset + bs,
-                            },
-                        };
-                        fill_block(
-                            engine.write_buffer(&s),
-                            offset,
-                            spec.id as u32,
-                            g,
-                            spec.seed,
-                            extent,
-                        );
-                    }
-                    // Unique per 512-byte sector (crate::engine::writedata): one XOR pass.
-                    (_, Op::Write) => stamper.stamp(engine.write_buffer(&s), offset),
-                    (_, Op::Read) => {}
+                if op == Op::Write {
+                    write_data(
+                        spec,
+                        engine,
+                        &s,
+                        offset,
+                        gen.last_pass(),
+                        limit,
+                        &mut stamper,
+                    );
                 }
-                // On a schedule each I/O's issue is its own instant;
-                // otherwise every I/O queued now is stamped below, once,
-                // right before the reap that issues them all.
                 let (issued, due) = match &mut pace {
+                    // Stamped below, once, right before the reap that issues them all.
                     None => {
                         unstamped.push(s.index());
                         (tally.epoch, tally.epoch)
                     }
-                    Some(p) => {
-                        let issued = C::now();
-                        // The hang timeout runs from here when nothing was
-                        // in flight (waiting for a due time is no hang).
-                        if in_flight == 0 {
-                            tally.last_done = issued;
-                        }
-                        (issued, p.take(issued))
-                    }
+                    Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
-                slots[s.index()] = Slot {
-                    op,
-                    offset,
-                    issued,
-                    due,
-                    full: false,
-                    busy: true,
-                    counted: false,
-                };
+                slots[s.index()] = Slot::queued(op, offset, issued, due);
                 engine.queue(s, op, offset);
                 issued_bytes += bs;
                 in_flight += 1;
@@ -307,11 +279,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                 // Nothing in flight, the next I/O not due yet: sleep until it
                 // is (a slice at most, so a lowered deadline is seen).
                 Some(w) => {
-                    if w > PACE_SPIN {
-                        C::sleep((w - PACE_SPIN).min(PACE_SLEEP_MAX));
-                    } else {
-                        std::hint::spin_loop();
-                    }
+                    wait_for_due::<C>(w);
                     continue;
                 }
                 None => break,
@@ -346,65 +314,161 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             Some(w) if kept > 0 => engine.reap_within(w.saturating_sub(PACE_SPIN), done),
             _ => engine.reap(done),
         };
-        if spec.verify == VerifyMode::Read {
-            for s in completed[kept..].iter().filter(|s| slots[s.index()].full) {
-                tally
-                    .out
-                    .verify
-                    .note(engine.buffer(s), slots[s.index()].offset);
+        inspect(spec, engine_spec, engine, slots, &completed[kept..], tally);
+        if let Err(e) = reaped {
+            match reap_failed(e, control, epoch, hang_timeout, slots, tally) {
+                Some(h) => {
+                    hung = h;
+                    break;
+                }
+                None => continue,
             }
         }
-        // A sample of the reads counted in the window, checked for all
-        // zeros: a read no medium answered (analysis::zeros). Verifying
-        // reads are left out: verify reads unwritten blocks on purpose.
-        if spec.verify != VerifyMode::Read {
-            for s in &completed[kept..] {
-                let slot = &slots[s.index()];
-                if slot.counted && slot.full && slot.op == Op::Read {
-                    tally.zero_due -= 1;
-                    if tally.zero_due == 0 {
-                        tally.zero_due = zeros::SAMPLE_EVERY;
-                        tally.out.sampled_reads += 1;
-                        if zeros::all_zero(engine.buffer(s)) {
-                            tally.out.zero_reads += 1;
-                        }
+    }
+    (hung, issued_bytes < limit)
+}
+
+/// Nothing in flight and the next I/O due in `w`: sleeps until it is
+/// nearly due (a slice at most, so a lowered deadline is seen), then spins.
+#[inline]
+fn wait_for_due<C: Clock>(w: std::time::Duration) {
+    if w > PACE_SPIN {
+        C::sleep((w - PACE_SPIN).min(PACE_SLEEP_MAX));
+    } else {
+        std::hint::spin_loop();
+    }
+}
+
+/// The data write `s` carries at `offset` in pass `pass`: verify's
+/// self-describing block, else data unique per sector.
+#[inline]
+fn write_data<E: Engine>(
+    spec: &WorkerSpec,
+    engine: &mut E,
+    s: &SlotToken,
+    offset: u64,
+    pass: u64,
+    limit: u64,
+    stamper: &mut Stamper,
+) {
+    let bs = spec.bs;
+    match spec.verify {
+        VerifyMode::Write { start_ms } => {
+            let g = generation(start_ms, pass);
+            // The range this write covers goes in every block:
+            // what `verify` finds there of an older write is
+            // stale. A member's share of a modelled stripe is
+            // not one range: its blocks claim only themselves.
+            let extent = match spec.stripe {
+                None => write_extent(
+                    Extent {
+                        start: spec.region.offset,
+                        end: spec.region.offset + spec.region.length,
+                    },
+                    bs,
+                    limit,
+                    pass,
+                    offset,
+                ),
+                Some(_) => Extent {
+                    start: offset,
+                    end: offset + bs,
+                },
+            };
+            fill_block(
+                engine.write_buffer(s),
+                offset,
+                spec.id as u32,
+                g,
+                spec.seed,
+                extent,
+            );
+        }
+        // Unique per 512-byte sector (crate::engine::writedata): one XOR pass.
+        _ => stamper.stamp(engine.write_buffer(s), offset),
+    }
+}
+
+/// What the loop reads in the buffers a reap gave back (`done`): verify's
+/// reads, the sample of reads checked for zeros, and `--nowait`'s count.
+#[inline]
+fn inspect<C: Clock, E: Engine<Clock = C>>(
+    spec: &WorkerSpec,
+    engine_spec: &EngineSpec,
+    engine: &mut E,
+    slots: &[Slot],
+    done: &[SlotToken],
+    tally: &mut Tally<'_, C>,
+) {
+    if spec.verify == VerifyMode::Read {
+        for s in done.iter().filter(|s| slots[s.index()].full) {
+            tally
+                .out
+                .verify
+                .note(engine.buffer(s), slots[s.index()].offset);
+        }
+    }
+    // A sample of the reads counted in the window, checked for all
+    // zeros: a read no medium answered (analysis::zeros). Verifying
+    // reads are left out: verify reads unwritten blocks on purpose.
+    if spec.verify != VerifyMode::Read {
+        for s in done {
+            let slot = &slots[s.index()];
+            if slot.counted && slot.full && slot.op == Op::Read {
+                tally.zero_due -= 1;
+                if tally.zero_due == 0 {
+                    tally.zero_due = zeros::SAMPLE_EVERY;
+                    tally.out.sampled_reads += 1;
+                    if zeros::all_zero(engine.buffer(s)) {
+                        tally.out.zero_reads += 1;
                     }
                 }
             }
         }
-        if engine_spec.nowait {
-            // --nowait: of the I/Os counted in the window, those that would
-            // have blocked and went again.
-            for s in &completed[kept..] {
-                if slots[s.index()].counted && engine.would_have_blocked(s) {
-                    tally.out.would_block += 1;
-                }
+    }
+    if engine_spec.nowait {
+        // --nowait: of the I/Os counted in the window, those that would
+        // have blocked and went again.
+        for s in done {
+            if slots[s.index()].counted && engine.would_have_blocked(s) {
+                tally.out.would_block += 1;
             }
-        }
-        if let Err(e) = reaped {
-            if is_idle(&e) {
-                // A wait ended with nothing completed (io_uring: at most a
-                // slice of --hang-timeout). The deadline holds here too: a
-                // worker waiting on slow I/O issues no more after it.
-                let now = C::now();
-                tally.stopping |= now.duration_since(epoch).as_nanos() as u64 >= control.end_ns();
-                if now.duration_since(tally.last_done) < hang_timeout {
-                    continue;
-                }
-                // Nothing completed for --hang-timeout: what is in flight is
-                // hung. Report each I/O, and give up on the engine below.
-                hung = true;
-                tally.out.hung_ios = hung_ios(slots, now, bs);
-                break;
-            }
-            let errno = e.raw_os_error().unwrap_or(0);
-            tally
-                .out
-                .record_error(errno, || format!("the engine failed: {e}"), Op::Read, 0, 1);
-            break;
         }
     }
-    (hung, issued_bytes < limit)
+}
+
+/// A reap that returned an error: `None` to go on (a wait that ended with
+/// nothing completed, within --hang-timeout), else the loop ends, hung
+/// (`Some(true)`: nothing completed for --hang-timeout, each I/O in flight
+/// reported) or on the engine's failure (`Some(false)`, an error).
+#[cold]
+fn reap_failed<C: Clock>(
+    e: std::io::Error,
+    control: &RunControl,
+    epoch: Instant,
+    hang_timeout: std::time::Duration,
+    slots: &[Slot],
+    tally: &mut Tally<'_, C>,
+) -> Option<bool> {
+    if is_idle(&e) {
+        // A wait ended with nothing completed (io_uring: at most a
+        // slice of --hang-timeout). The deadline holds here too: a
+        // worker waiting on slow I/O issues no more after it.
+        let now = C::now();
+        tally.stopping |= now.duration_since(epoch).as_nanos() as u64 >= control.end_ns();
+        if now.duration_since(tally.last_done) < hang_timeout {
+            return None;
+        }
+        // Nothing completed for --hang-timeout: what is in flight is
+        // hung. Report each I/O, and give up on the engine.
+        tally.out.hung_ios = hung_ios(slots, now, tally.bs);
+        return Some(true);
+    }
+    let errno = e.raw_os_error().unwrap_or(0);
+    tally
+        .out
+        .record_error(errno, || format!("the engine failed: {e}"), Op::Read, 0, 1);
+    Some(false)
 }
 
 /// The engine after the loop: dropped (which waits for anything still in
@@ -482,6 +546,18 @@ impl<C: Clock> Pace<C> {
             n += 1;
         }
         (n, false)
+    }
+
+    /// The next I/O, issued now: its issue and due times. The hang
+    /// timeout runs from its issue when nothing was in flight (waiting
+    /// for a due time is no hang).
+    #[inline]
+    fn issue(&mut self, in_flight: usize, last_done: &mut Instant) -> (Instant, Instant) {
+        let issued = C::now();
+        if in_flight == 0 {
+            *last_done = issued;
+        }
+        (issued, self.take(issued))
     }
 
     /// The next I/O, issued at `issued`: its due time. Tallies how late it went.
@@ -568,12 +644,24 @@ struct Tally<'a, C> {
     /// for this worker, sampled with the worker's own.
     helper: Option<libc::clockid_t>,
     /// The `--log-interval` interval in progress (its length in ns), its
-    /// bytes, I/Os and latencies.
+    /// bytes and I/Os.
     cur_sec: u64,
     log_ns: u64,
     cur_bytes: u64,
     cur_ios: u64,
-    cur_hist: LatencyHistogram,
+    /// Each counted I/O's latency, recorded once, here: the latencies since
+    /// the last end of an interval (`--log-interval`'s or the live tap's),
+    /// reads (or all) and a mixed pattern's writes. Drained at that end
+    /// into the run's total, the tap's interval and `log_counts`.
+    cur: IntervalCounts,
+    cur_writes: Option<IntervalCounts>,
+    /// A `--log-interval` interval that a live interval's end can fall
+    /// inside: its latencies so far (`None` when every live end is one of
+    /// its ends, or there is no tap: `cur` then spans the interval).
+    log_counts: Option<IntervalCounts>,
+    /// The latencies of the `--log-interval` interval that ended last,
+    /// until its record is written.
+    ended_latency: IntervalLatency,
     /// The live interval in progress (`--live-interval`, the tap's own:
     /// the series above stays per second) and its bytes and I/Os.
     live_t: u64,
@@ -616,10 +704,8 @@ impl<'a, C: Clock> Tally<'a, C> {
         mut tap: Option<Tap>,
         helper: Option<libc::clockid_t>,
     ) -> Tally<'a, C> {
-        if let Some(t) = tap
-            .as_mut()
-            .filter(|_| spec.read_pct > 0 && spec.read_pct < 100)
-        {
+        let mixed = spec.read_pct > 0 && spec.read_pct < 100;
+        if let Some(t) = tap.as_mut().filter(|_| mixed) {
             // A mixed pattern: the live stream gets reads and writes apart.
             t.mixed();
         }
@@ -643,7 +729,13 @@ impl<'a, C: Clock> Tally<'a, C> {
             helper,
             cur_sec: 0,
             log_ns: spec.log_ns.max(1),
-            cur_hist: LatencyHistogram::coarse(),
+            cur: IntervalCounts::new(),
+            cur_writes: mixed.then(IntervalCounts::new),
+            log_counts: tap
+                .as_ref()
+                .filter(|t| t.interval_ns % spec.log_ns.max(1) != 0)
+                .map(|_| IntervalCounts::new()),
+            ended_latency: IntervalLatency::default(),
             live_t: 0,
             live_bytes_cur: 0,
             live_ios: 0,
@@ -790,15 +882,18 @@ impl<'a, C: Clock> Tally<'a, C> {
             self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
         }
         self.counted = true;
-        let out = &mut self.out;
+        // Intervals that ended before this completion end first: their
+        // latencies go where they are kept, and this one starts the next.
+        self.roll(tn);
         // On a schedule, latency runs from the due time (the service time,
         // issue to completion, beside it); else due == issued.
         let latency = t1.duration_since(slot.due).as_nanos() as u64;
-        // The histogram of the I/O's direction (reads in `hist` until the end).
-        match out.write_hist.as_mut().filter(|_| slot.op == Op::Write) {
-            Some(h) => h.record(latency),
-            None => out.hist.record(latency),
+        // Once, into the interval's counts of the I/O's direction.
+        match self.cur_writes.as_mut().filter(|_| slot.op == Op::Write) {
+            Some(w) => w.record(latency),
+            None => self.cur.record(latency),
         }
+        let out = &mut self.out;
         if let Some(h) = &mut out.service_hist {
             h.record(t1.duration_since(slot.issued).as_nanos() as u64);
         }
@@ -816,10 +911,10 @@ impl<'a, C: Clock> Tally<'a, C> {
             }
         }
         out.last_completion_ns = tn;
-        self.roll(tn);
-        self.cur_hist.record(latency);
         if let Some(tap) = &mut self.tap {
-            tap.record(latency, n, slot.op == Op::Write);
+            if slot.op == Op::Write {
+                tap.count_write(n);
+            }
             self.live_bytes_cur += n;
             self.live_ios += 1;
         }
@@ -889,13 +984,16 @@ impl<'a, C: Clock> Tally<'a, C> {
     fn roll(&mut self, tn: u64) {
         let since = tn - self.ramp_ns;
         let sec = since / self.log_ns;
+        let live_k = self.tap.as_ref().map_or(0, |t| since / t.interval_ns);
+        if self.cur_sec < sec || self.live_t < live_k {
+            self.drain(self.cur_sec < sec);
+        }
         while self.cur_sec < sec {
             self.end_interval();
             self.cur_sec += 1;
         }
         if let Some(tap) = &mut self.tap {
-            let k = since / tap.interval_ns;
-            while self.live_t < k {
+            while self.live_t < live_k {
                 tap.hand_off(
                     self.live_t,
                     self.live_bytes_cur,
@@ -908,14 +1006,50 @@ impl<'a, C: Clock> Tally<'a, C> {
         }
     }
 
-    /// The interval in progress as its record, with its latencies.
-    fn current_interval(&self) -> Interval {
+    /// At the end of an interval (`log_ends`: a `--log-interval` one,
+    /// else only the live tap's): the latencies since the last end go to
+    /// the run's total, the tap's interval and the `--log-interval`
+    /// interval's counts; when a `--log-interval` interval ends, its p50,
+    /// p99 and max are read first. One walk over the buckets recorded.
+    #[cold]
+    fn drain(&mut self, log_ends: bool) {
+        if log_ends && self.log_counts.is_none() {
+            self.ended_latency = self.cur.interval(self.cur_writes.as_ref());
+        }
+        // No allocation: one to three histograms a direction, by hand.
+        let (tap_reads, tap_writes) = match self.tap.as_mut() {
+            Some(t) => t.hists(),
+            None => (None, None),
+        };
+        let log = self.log_counts.as_mut();
+        match tap_reads {
+            Some(t) => self.cur.drain(&mut [&mut self.out.hist, t], log),
+            None => self.cur.drain(&mut [&mut self.out.hist], log),
+        }
+        if let (Some(w), Some(total)) = (self.cur_writes.as_mut(), self.out.write_hist.as_mut()) {
+            let log = self.log_counts.as_mut();
+            match tap_writes {
+                Some(t) => w.drain(&mut [total, t], log),
+                None => w.drain(&mut [total], log),
+            }
+        }
+        if log_ends {
+            if let Some(l) = self.log_counts.as_mut() {
+                self.ended_latency = l.interval(None);
+                l.drain(&mut [], None);
+            }
+        }
+    }
+
+    /// The interval in progress as its record, with the latencies of the
+    /// interval that ended last (the caller drained it).
+    fn current_interval(&mut self) -> Interval {
         Interval::at(
             self.cur_sec,
             self.log_ns,
             self.cur_bytes,
             self.cur_ios,
-            &self.cur_hist,
+            std::mem::take(&mut self.ended_latency),
         )
     }
 
@@ -926,9 +1060,6 @@ impl<'a, C: Clock> Tally<'a, C> {
         let record = self.current_interval();
         self.out.intervals.push(record);
         (self.cur_bytes, self.cur_ios) = (0, 0);
-        if !self.cur_hist.is_empty() {
-            self.cur_hist.reset();
-        }
     }
 
     /// The worker's outcome after its loop, whether it left the loop or
@@ -960,7 +1091,9 @@ impl<'a, C: Clock> Tally<'a, C> {
     /// else now, sampled in this thread), and its last (partial) second:
     /// after the loop, off the hot path.
     fn finish(mut self, below_limit: bool, c1: Option<CpuSample>) -> WorkerOutcome {
-        // The last interval's record, read before `out` leaves `self`.
+        // The last interval's latencies into the total, the tap and its
+        // record, read before `out` leaves `self`.
+        self.drain(true);
         let last = self.current_interval();
         let mut out = self.out;
         if let Some(w) = &out.write_hist {

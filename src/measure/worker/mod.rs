@@ -34,7 +34,7 @@ pub use hot::{claimed, run};
 use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::histogram::LatencyHistogram;
+use crate::analysis::histogram::{IntervalLatency, LatencyHistogram};
 use crate::analysis::verify::{check_block, BadBlock, BadKind, Extent, Found, Unwritten};
 use crate::measure::workload::{Op, Region, StripeMap};
 
@@ -327,8 +327,7 @@ pub struct Interval {
 impl Interval {
     /// Interval `k` of `len_ns` nanoseconds: where it starts, in whole
     /// nanoseconds (0.3, not 0.30000000000000004), with its I/O and latencies.
-    pub fn at(k: u64, len_ns: u64, bytes: u64, ios: u64, hist: &LatencyHistogram) -> Interval {
-        let lat = LatencyHistogram::interval((!hist.is_empty()).then_some(hist));
+    pub fn at(k: u64, len_ns: u64, bytes: u64, ios: u64, lat: IntervalLatency) -> Interval {
         Interval {
             t: k.saturating_mul(len_ns) as f64 / 1e9,
             bytes,
