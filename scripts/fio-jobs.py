@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Which of fio's own job files stripebench runs, and why each other is refused.
+
+Not a test: a report of where fio users stand. For every job file in a fio
+source tree's examples/*.fio and t/jobs/*.fio that uses a local I/O engine
+(none given, or one of LOCAL_ENGINES), runs
+
+    stripebench run --fio-job FILE --dry-run --allow-destructive --allow-holes SCRATCH
+
+over a scratch file this script creates (1 TiB, sparse past its first 64 MiB) (so a job's own filename= or
+directory= is replaced by it, and nothing of the machine's is touched),
+and prints each job's verdict: "runs", or stripebench's one-line reason.
+The summary counts the jobs that run and the reasons, most frequent first.
+
+    scripts/fio-jobs.py --fio-src DIR [--sb PATH] [--verbose]
+
+DIR is a checkout of axboe/fio, or its bare git directory (its HEAD's
+examples/ and t/jobs/ are taken out of it); the commit is printed. Exit status 0 whatever the count: the figure is the report.
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# fio engines that do local I/O to a file or block device: what stripebench
+# is for. (Network, GPU, zoned-command and special engines are not.)
+LOCAL_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "posixaio", "io_uring", "mmap"}
+
+
+def engines(text):
+    """The ioengine= values a job file names (its [global] and its jobs)."""
+    return {m.group(1).strip() for m in re.finditer(r"^\s*ioengine\s*=\s*([^\s#;]+)", text, re.M)}
+
+
+def commit(git):
+    try:
+        out = subprocess.run(git + ["log", "-1", "--format=%h %s"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown (no git history)"
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown (no git)"
+
+
+def reason(stderr):
+    """stripebench's one-line reason: its last line that says what was wrong."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    errs = [l for l in lines if "error" in l or "cannot" in l or "refus" in l]
+    line = (errs or lines or ["(no message)"])[-1]
+    line = re.sub(r"^stripebench: (error: )?", "", line)
+    # One reason per kind: the option named, not the file's own values.
+    return line[:160]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--fio-src", required=True, help="a checkout of axboe/fio")
+    ap.add_argument("--sb", default=None, help="the stripebench binary (default: build the release one)")
+    ap.add_argument("--verbose", action="store_true", help="print every job's verdict, not only the refused")
+    a = ap.parse_args()
+    here = os.path.dirname(os.path.abspath(__file__))
+    sb = os.path.abspath(a.sb) if a.sb else None
+    if sb is None:
+        subprocess.run(["cargo", "build", "--release", "-q"], cwd=os.path.join(here, ".."), check=True)
+        sb = os.path.join(here, "..", "target", "release", "stripebench")
+    git = ["git", "-C", a.fio_src]
+    unpacked = None
+    if not os.path.isdir(os.path.join(a.fio_src, "examples")):
+        # A bare repository: its HEAD's job files, unpacked for the run.
+        git = ["git", "--git-dir", a.fio_src]
+        unpacked = tempfile.TemporaryDirectory(prefix="fio-src.")
+        tar = subprocess.run(git + ["archive", "HEAD", "examples", "t/jobs"], capture_output=True, timeout=60)
+        if tar.returncode != 0:
+            sys.exit(f"fio-jobs: {a.fio_src} has no examples/ and is not a fio git directory")
+        subprocess.run(["tar", "-x", "-C", unpacked.name], input=tar.stdout, check=True)
+        a.fio_src = unpacked.name
+    jobs = []
+    for sub in ("examples", "t/jobs"):
+        d = os.path.join(a.fio_src, sub)
+        if not os.path.isdir(d):
+            sys.exit(f"fio-jobs: {d} is not a directory: give --fio-src a checkout of axboe/fio")
+        jobs += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".fio"))
+    local, other = [], []
+    for j in jobs:
+        with open(j, errors="replace") as f:
+            e = engines(f.read(1 << 20))
+        (local if e <= LOCAL_ENGINES else other).append(j)
+    verdicts = {}
+    with tempfile.TemporaryDirectory(prefix="fio-jobs.") as tmp:
+        scratch = os.path.join(tmp, "scratch.dat")
+        with open(scratch, "wb") as f:
+            # 64 MiB of data, then a hole to 1 TiB so that a job's size=
+            # fits (a dry run does no I/O; --allow-holes lets it pass).
+            for _ in range(64):
+                f.write(os.urandom(1 << 20))
+            f.truncate(1 << 40)
+        for j in local:
+            p = subprocess.run(
+                [sb, "run", "--fio-job", j, "--dry-run", "--allow-destructive", "--allow-holes", "--no-progress", scratch],
+                capture_output=True, text=True, timeout=60, cwd=tmp,
+            )
+            verdicts[j] = "runs" if p.returncode == 0 else reason(p.stderr)
+    runs = [j for j, v in verdicts.items() if v == "runs"]
+    print(f"fio at {commit(git)}: {len(jobs)} job files, {len(local)} with local engines ({', '.join(sorted(LOCAL_ENGINES))}, or none given)")
+    for j in local:
+        v = verdicts[j]
+        if a.verbose or v != "runs":
+            print(f"  {os.path.relpath(j, a.fio_src)}: {v}")
+    print(f"runs: {len(runs)} of {len(local)}")
+    why = collections.Counter(v for v in verdicts.values() if v != "runs")
+    # The reason without its values: what kind of thing stopped the job.
+    kinds = collections.Counter()
+    for v, n in why.items():
+        m = re.search(r"fio's `([a-z_0-9]+)", v) or re.search(r"`([a-z_0-9]+)[=`]", v)
+        kinds[m.group(1) if m else v[:60]] += n
+    print("refused, by what stopped them:")
+    for k, n in kinds.most_common():
+        print(f"  {n:3d}  {k}")
+
+
+if __name__ == "__main__":
+    main()
