@@ -53,6 +53,13 @@ them, with the graph):
     no function outside `#[cfg(test)]` code anywhere in src/ is over
     FN_MAX lines, counted from its `fn` line to its closing brace (a long
     function is steps without names: split it into named ones).
+  - every line for the user goes through the output layer (issue 40 item
+    5): outside output/, main.rs and `#[cfg(test)]` code, no file calls
+    `println!`, `eprintln!`, `print!` or `eprint!` (PRINT_BANNED). A lower
+    layer hands up a typed fact (a `Warning`, a `base::notice::Notice` for
+    what must be said as it happens) and output/ writes it; the macros also
+    panic when the stream is closed or full, which a diagnostic must not.
+    The files still printing, each with why, are in PRINT_LEFT.
 A file listed in PENDING, whose offence another branch removes, is printed
 as pending instead of failing; the merge empties PENDING. A file listed in
 JUDGEMENT_LEFT holds judgement issue 40 names and that is not yet moved:
@@ -134,6 +141,12 @@ SIZE_LEFT = {
     "report/html/kinds.rs": "issue 40 item 7: one chart per concept (the report helper)",
     "report/plot.rs": "issue 40 item 7: one chart per concept (the report helper)",
 }
+
+# Printing outside the output layer (see the header): the macros, and the
+# files (besides output/ and main.rs) that may still call them, and why.
+PRINT_BANNED = r"(?<![A-Za-z0-9_])e?print(?:ln)?!"
+PRINT_FREE = ("output" + os.sep, "main.rs")
+PRINT_LEFT = {}
 
 # Contract types outside document/: a `#[derive(..Serialize..)]` on a type.
 SERDE_BANNED = r"#\[derive\([^)]*\bSerialize\b[^)]*\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([a-z]+\))?\s+)?(?:struct|enum)\s+([A-Za-z_0-9]+)"
@@ -420,6 +433,12 @@ def main():
             for bad in HOT_BANNED:
                 if re.search(r"\b(?:crate|super)::(?:[a-z_]+::)*" + bad + "::", text) or re.search(r"\bcrate::" + bad + r"\b", text):
                     problems.append((rel, f"{rel}: the hot loop and the engines must know nothing of {bad}"))
+        if not (rel.startswith(PRINT_FREE) or rel in PRINT_LEFT):
+            # Read again with the tests' lines kept blank, for the line numbers.
+            kept = code_only(strip_tests(open(fs[rel]).read(), keep_lines=True))
+            for m in re.finditer(PRINT_BANNED, kept):
+                line = kept.count("\n", 0, m.start()) + 1
+                problems.append((rel, f"{rel}: `{m.group(0)}` (line {line}) below the output layer: hand the line up as a Warning or a base::notice::Notice, which output/ writes"))
     judgement, seen = [], set()
     for rel, text in texts.items():
         if layer_of(rel) != "document":
@@ -512,6 +531,9 @@ def main():
     print(f"  only {HOST_FILE} names \"/sys\" or \"/proc\" (a process's own /proc/self/ aside)")
     print(f"  no argument synthesis: only main.rs and {', '.join(sorted(ARGV_PARSERS))} parse an argument vector; only main.rs{''.join(' and ' + f for f in sorted(ARGV_BUILDERS))} writes one")
     for f, why in sorted({**ARGV_PARSERS, **ARGV_BUILDERS}.items()):
+        print(f"    {f}: {why}")
+    print(f"  only {' and '.join(PRINT_FREE)}{''.join(' and ' + f for f in sorted(PRINT_LEFT))} print (println!, eprintln!, print!, eprint!)")
+    for f, why in sorted(PRINT_LEFT.items()):
         print(f"    {f}: {why}")
     print(f"  every commands/ file under {COMMAND_FILE_MAX} lines; no function outside tests over {FN_MAX} lines")
     print(f"  document/ judges nothing: none of: {'; '.join(w for _, w in JUDGEMENT_BANNED)}")

@@ -1,7 +1,9 @@
 //! advise's judgements of its measured runs, as functions of their figures:
 //! the queue-depth knee (the least depth past which more I/Os in flight
-//! gain little) and read-modify-write in full-stripe writes (the members
-//! read more than bookkeeping while a full stripe was written).
+//! gain little, [`queue_knee`]), one buffered reader against one O_DIRECT
+//! worker per member ([`buffered_direct`]) and read-modify-write in
+//! full-stripe writes (the members read more than bookkeeping while a full
+//! stripe was written).
 //! `document::advise` gathers the figures from its measurements and writes
 //! the findings from what these return. And how a budget is shared out
 //! between the measured checks, with the bounds of a window: what
@@ -60,9 +62,142 @@ pub fn full_stripe_rmw(share: f64) -> bool {
     share > RMW_SHARE
 }
 
+/// One queue-depth run: its depth, its IOPS and its p99 (ns, when known).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DepthPoint {
+    pub depth: u32,
+    pub iops: f64,
+    pub p99_ns: Option<u64>,
+}
+
+/// The queue-depth check's judgement: the runs that moved anything, by
+/// depth; the knee among them ([`knee`]); and the deepest, whose gain past
+/// the knee is paid for in p99.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueKnee {
+    pub points: Vec<DepthPoint>,
+    pub knee: DepthPoint,
+    pub deepest: DepthPoint,
+}
+
+/// The queue-depth knee of the whole runs `points` (any order); `None`
+/// without a curve to read one from (see [`knee`]).
+pub fn queue_knee(mut points: Vec<DepthPoint>) -> Option<QueueKnee> {
+    points.retain(|p| p.iops > 0.0);
+    points.sort_by_key(|p| p.depth);
+    let rates: Vec<(u32, f64)> = points.iter().map(|p| (p.depth, p.iops)).collect();
+    let knee = points[knee(&rates)?];
+    let deepest = *points.last()?;
+    Some(QueueKnee {
+        points,
+        knee,
+        deepest,
+    })
+}
+
+/// One whole run's rate and, when known, its CPU seconds per GB.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    pub bytes_per_sec: f64,
+    pub cpu_sec_per_gb: Option<f64>,
+}
+
+/// How many times the CPU per byte of the other's the buffered reader must
+/// spend for it to be said (below it, the gap is the page cache's
+/// threading and read-ahead, not its copying).
+pub const CPU_GAP_FACTOR: f64 = 1.5;
+
+/// Seed 004's comparison: one buffered reader on the volume against one
+/// O_DIRECT worker per member, each the median of its runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BufferedDirect {
+    pub buffered: f64,
+    pub direct: f64,
+    pub buffered_cpu: Option<f64>,
+    pub direct_cpu: Option<f64>,
+    /// The direct rate over the buffered one.
+    pub ratio: f64,
+    /// The buffered reader's CPU per byte over the direct workers', when
+    /// it is past [`CPU_GAP_FACTOR`].
+    pub cpu_ratio: Option<f64>,
+}
+
+/// The buffered-against-direct comparison of the whole runs that moved
+/// anything; `None` unless both sides have one.
+pub fn buffered_direct(buffered: &[Rate], direct: &[Rate]) -> Option<BufferedDirect> {
+    let mid = |rs: &[Rate], f: &dyn Fn(&Rate) -> Option<f64>| {
+        let v: Vec<f64> = rs
+            .iter()
+            .filter(|r| r.bytes_per_sec > 0.0)
+            .filter_map(f)
+            .collect();
+        (!v.is_empty()).then(|| crate::analysis::summary::median(v))
+    };
+    let b = mid(buffered, &|r| Some(r.bytes_per_sec))?;
+    let d = mid(direct, &|r| Some(r.bytes_per_sec))?;
+    let b_cpu = mid(buffered, &|r| r.cpu_sec_per_gb);
+    let d_cpu = mid(direct, &|r| r.cpu_sec_per_gb);
+    Some(BufferedDirect {
+        buffered: b,
+        direct: d,
+        buffered_cpu: b_cpu,
+        direct_cpu: d_cpu,
+        ratio: d / b,
+        cpu_ratio: match (b_cpu, d_cpu) {
+            (Some(x), Some(y)) if y > 0.0 && x > CPU_GAP_FACTOR * y => Some(x / y),
+            _ => None,
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_queue_knee_sorts_drops_idle_runs_and_names_the_deepest() {
+        let p = |depth, iops| DepthPoint {
+            depth,
+            iops,
+            p99_ns: Some(u64::from(depth)),
+        };
+        let q = queue_knee(vec![
+            p(64, 1000.0),
+            p(1, 100.0),
+            p(8, 0.0),
+            p(16, 900.0),
+            p(4, 350.0),
+        ])
+        .unwrap();
+        assert_eq!(
+            q.points.iter().map(|p| p.depth).collect::<Vec<_>>(),
+            [1, 4, 16, 64]
+        );
+        assert_eq!(q.knee, p(16, 900.0));
+        assert_eq!(q.deepest, p(64, 1000.0));
+        assert_eq!(queue_knee(vec![p(1, 100.0), p(4, 0.0), p(16, 900.0)]), None);
+    }
+
+    #[test]
+    fn buffered_against_direct_takes_medians_and_says_a_cpu_gap_past_its_factor() {
+        let r = |bytes_per_sec, cpu| Rate {
+            bytes_per_sec,
+            cpu_sec_per_gb: cpu,
+        };
+        let bd = buffered_direct(
+            &[r(100.0, Some(3.0)), r(0.0, Some(99.0)), r(300.0, Some(1.0))],
+            &[r(800.0, Some(1.0))],
+        )
+        .unwrap();
+        // The idle run is no figure: the median of 100 and 300, of 3 and 1.
+        assert_eq!((bd.buffered, bd.direct, bd.ratio), (200.0, 800.0, 4.0));
+        assert_eq!(bd.buffered_cpu, Some(2.0));
+        assert_eq!(bd.cpu_ratio, Some(2.0));
+        // 1.5 × is not past the factor.
+        let bd = buffered_direct(&[r(100.0, Some(1.5))], &[r(800.0, Some(1.0))]).unwrap();
+        assert_eq!(bd.cpu_ratio, None);
+        assert_eq!(buffered_direct(&[], &[r(800.0, None)]), None);
+    }
 
     #[test]
     fn the_knee_is_the_first_depth_at_its_share_of_the_best() {

@@ -3,7 +3,8 @@
 //! of a run, units (sizes, durations, rates and how they print), CPU lists,
 //! how the process was invoked, what it has used (CPU time, memory), what an
 //! I/O is (region, direction, the seeded generator), the one bounded read of
-//! every input file given by name (`input`), and the
+//! every input file given by name (`input`), what must be said to the user
+//! as it happens (`notice`: typed, written by the sink output/ installs), and the
 //! process's signal state (what an interrupt closes is a trait the layers
 //! above implement; what a second signal undoes is a hook they register).
 //!
@@ -15,6 +16,7 @@ pub mod host;
 pub mod input;
 pub mod invocation;
 pub mod io;
+pub mod notice;
 pub mod path;
 pub mod signals;
 pub mod units;

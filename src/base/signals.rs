@@ -4,13 +4,17 @@
 //! the measured window at once (the workers stop within one I/O, settings
 //! are restored and the report is written, marked interrupted) and the
 //! process exits with 128 + that signal's number; a second one restores the
-//! settings, removes what the run created and exits at once.
+//! settings, removes what the run created and exits at once (a SIGPIPE
+//! after the first signal is a reader gone, not a second interrupt). What
+//! each says goes through [`crate::base::notice`], as it happens.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use signal_hook::consts::signal::*;
+
+use crate::base::notice::{self, Notice};
 
 /// Every signal whose default action ends the process and that a handler
 /// may catch. Faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE), SIGTRAP and SIGSYS
@@ -68,6 +72,13 @@ pub fn install() {
             .name("signals".into())
             .spawn(move || {
                 for sig in signals.forever() {
+                    // A reader that went away after the first signal (the
+                    // one of this thread's own notice, or of a report being
+                    // written) is no request to quit at once: the write
+                    // that met it says so, and what was measured is kept.
+                    if sig == SIGPIPE && interrupted() {
+                        continue;
+                    }
                     let _ = FIRST.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
                     let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
                     if n == 1 {
@@ -79,18 +90,19 @@ pub fn install() {
                         if let Some(c) = &active {
                             c.close();
                         }
-                        match &active {
-                            // A reader that went away: the writer that got EPIPE says so.
-                            None if sig == SIGPIPE => {}
-                            Some(c) if c.started() => eprintln!("\nstripebench: {name}: closing the window and writing what was measured (again to quit at once)"),
-                            _ => eprintln!("\nstripebench: {name}: stopping; nothing has been measured yet (again to quit at once)"),
+                        // A reader that went away: the writer that got EPIPE says so.
+                        if !(active.is_none() && sig == SIGPIPE) {
+                            notice::say(&Notice::Stopping {
+                                signal: name,
+                                measuring: active.as_ref().is_some_and(|c| c.started()),
+                            });
                         }
                     } else {
                         if let Ok(hooks) = ON_QUIT.lock() {
                             hooks.iter().for_each(|h| h());
                         }
                         remove_registered();
-                        eprintln!("stripebench: interrupted twice; quitting");
+                        notice::say(&Notice::QuittingAtOnce);
                         std::process::exit(i32::from(exit_status()));
                     }
                 }

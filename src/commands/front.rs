@@ -9,6 +9,8 @@ use crate::commands::exit_code_for;
 /// Runs the invocations: one command, or a fio job file's stonewall
 /// groups, which are a series of runs (`commands::fio`).
 pub fn run(mut invocations: Vec<Invocation>) -> u8 {
+    // Before anything can wait, write a test bed or be interrupted.
+    crate::output::install_notices();
     if invocations.len() > 1 {
         return crate::commands::fio::run(invocations.into_iter().map(group).collect());
     }

@@ -17,7 +17,10 @@ pub fn run(args: &ReportArgs) -> Result<u8> {
     let doc = crate::document::load::load(&source.bytes, &source.shown)?;
     out.write_text(&args.output, &report::html::render(&doc)?)?;
     if !crate::output::is_stdout(&args.output) {
-        eprintln!("report: {}", crate::base::error::show_path(&args.output));
+        crate::output::note(&format!(
+            "report: {}",
+            crate::base::error::show_path(&args.output)
+        ));
     }
     Ok(EXIT_OK)
 }

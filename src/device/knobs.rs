@@ -243,10 +243,8 @@ impl KnobGuard {
 impl Drop for KnobGuard {
     fn drop(&mut self) {
         for e in self.restore() {
-            eprintln!(
-                "stripebench: warning: {}; run 'stripebench restore'",
-                crate::base::error::show_text(&e)
-            );
+            let error = crate::base::error::show_text(&e).into_owned();
+            crate::base::notice::say(&crate::base::notice::Notice::NotRestored { error });
         }
     }
 }

@@ -135,12 +135,12 @@ impl Testbed {
             }
             .into());
         }
-        eprintln!(
-            "stripebench: creating {what}: {} file(s) of {} in {}",
-            cfg.files,
-            crate::base::units::fmt_bytes(cfg.file_size),
-            crate::base::error::show_path(&cfg.dir)
-        );
+        crate::base::notice::say(&crate::base::notice::Notice::CreatingTestbed {
+            what: what.to_string(),
+            files: cfg.files,
+            file_size: crate::base::units::fmt_bytes(cfg.file_size),
+            dir: crate::base::error::show_path(&cfg.dir),
+        });
         fs::create_dir(&dir).map_err(|e| TestbedError::Uncreatable {
             dir: crate::base::error::show_path(&cfg.dir),
             error: e.to_string(),

@@ -409,10 +409,10 @@ pub(crate) fn lock(dir: &Path, name: &str, wait: bool) -> Result<fs::File> {
             ));
         }
         if !said {
-            eprintln!(
-                "stripebench: waiting for another run (PID {holder}) to finish with device {} (--wait-lock)",
-                crate::base::error::show_text(device)
-            );
+            crate::base::notice::say(&crate::base::notice::Notice::WaitingForLock {
+                holder,
+                device: crate::base::error::show_text(device).into_owned(),
+            });
             said = true;
         }
         if crate::base::signals::interrupted() {

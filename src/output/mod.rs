@@ -149,6 +149,23 @@ pub fn warn(warnings: &[Warning]) {
     }
 }
 
+/// A line on stderr, as [`Outputs::note`] says it, for a command that
+/// has no outputs of its own to check (`report` writes one file).
+pub fn note(line: &str) {
+    // Not eprintln!: a closed or full stderr must not turn a note into a
+    // panic. One write for the line, so that another thread's does not
+    // land inside it.
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
+}
+
+/// Makes [`note`] the writer of the layers below's notices
+/// ([`crate::base::notice`]: a signal, a lock wait, a test bed being
+/// written, a setting not put back). Called before a command runs.
+pub fn install_notices() {
+    crate::base::notice::install(|n| note(&n.to_string()));
+}
+
 impl Outputs {
     /// Checks every destination of `req` before any I/O, for a command
     /// whose document is of `kind`: a format's own check of its path
@@ -198,10 +215,7 @@ impl Outputs {
     /// stderr, whatever stdout carries, so that a document on stdout stays
     /// whole and a script reading stderr sees it as it happens.
     pub fn note(&self, line: &str) {
-        // Not eprintln!: a closed or full stderr must not turn a note
-        // into a panic.
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "{line}");
+        note(line);
     }
 
     /// Opens `--live` and `--metrics`: the hub every run of the command

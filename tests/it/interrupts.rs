@@ -452,3 +452,108 @@ fn an_interrupt_before_the_window_opens_still_writes_the_json() {
     assert_eq!(doc["measured"], false);
     assert_eq!(doc["stage"], "starting the run");
 }
+
+/// Regression (issue 40 item 5): the signal thread said "closing the
+/// window" with `eprintln!`, which panics when stderr cannot be written
+/// (`2>/dev/full`, a reader gone). The thread died with the message, so a
+/// second interrupt no longer quit at once: here the run, blocked on a
+/// stdout whose reader paused, went on waiting.
+#[test]
+fn a_second_interrupt_quits_at_once_when_stderr_cannot_be_written() {
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+    let d = tempfile::tempdir().unwrap();
+    let a = common::data_file(d.path(), "a.dat", 4 << 20);
+    let live = d.path().join("live.jsonl");
+    // stdout: a one-page pipe, full, its reader paused.
+    let (mut r, mut w) = std::io::pipe().unwrap();
+    // SAFETY: fcntl on our own descriptor.
+    unsafe {
+        libc::fcntl(w.as_raw_fd(), libc::F_SETPIPE_SZ, 4096);
+        libc::fcntl(w.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
+    }
+    while w.write(&[b'x'; 512]).is_ok() {}
+    // SAFETY: as above.
+    unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETFL, 0) };
+    // stderr: every write fails (ENOSPC).
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let state = d.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", &state)
+        .args(["run", "--buffered", "--bs", "4k", "--duration", "120s"])
+        .args(["--ramp", "0", "--no-progress", "--live"])
+        .arg(&live)
+        .arg(&a)
+        .stdout(w)
+        .stderr(full)
+        .spawn()
+        .unwrap();
+    wait_until("the first live line", || {
+        std::fs::metadata(&live).is_ok_and(|m| m.len() > 0)
+    });
+    interrupt(&child);
+    // The window closed; the table waits for the paused reader.
+    let pid = child.id();
+    wait_until("the run waits for its stdout's reader", || {
+        common::blocked_writing(pid, &[1])
+    });
+    interrupt(&child);
+    let t0 = Instant::now();
+    while !common::ended(pid) && t0.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let quit = common::ended(pid);
+    // Either way, let it end.
+    let drain = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = r.read_to_end(&mut all);
+    });
+    let mut child = child;
+    let status = child.wait().unwrap();
+    drain.join().unwrap();
+    assert!(
+        quit,
+        "the second interrupt did not quit at once (the signal thread is gone)"
+    );
+    assert_eq!(status.code(), Some(130));
+}
+
+/// An interrupt with stderr a pipe whose reader is gone: saying "closing
+/// the window" meets EPIPE and raises a SIGPIPE, which must not count as
+/// the second interrupt that quits at once (it did, once the signal thread
+/// stopped dying of the failed write: no --json was written).
+#[test]
+fn an_interrupt_with_stderr_gone_still_writes_the_json() {
+    let d = tempfile::tempdir().unwrap();
+    let a = common::data_file(d.path(), "a.dat", 4 << 20);
+    let out = d.path().join("run.json");
+    let live = d.path().join("live.jsonl");
+    let (r, w) = std::io::pipe().unwrap();
+    drop(r);
+    let state = d.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", &state)
+        .args(["run", "--buffered", "--bs", "4k", "--duration", "120s"])
+        .args(["--ramp", "0", "--no-progress", "--json"])
+        .arg(&out)
+        .arg("--live")
+        .arg(&live)
+        .arg(&a)
+        .stdout(std::process::Stdio::null())
+        .stderr(w)
+        .spawn()
+        .unwrap();
+    wait_until("the first live line", || {
+        std::fs::metadata(&live).is_ok_and(|m| m.len() > 0)
+    });
+    interrupt(&child);
+    let mut child = child;
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let doc = json(&std::fs::read(&out).expect("the --json document"));
+    assert_eq!(doc["window"]["ended_by"], "interrupted");
+}

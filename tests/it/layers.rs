@@ -77,3 +77,35 @@ fn a_long_command_file_and_a_long_function_are_refused_but_tests_are_not() {
         "{out}"
     );
 }
+
+/// Issue 40 item 5: a line for the user below the output layer goes up as a
+/// typed fact; the print macros are refused there (they panic on a closed
+/// or full stream), in output/ and in tests they are not.
+#[test]
+fn a_print_below_the_output_layer_is_refused_but_output_and_tests_are_not() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    for d in ["device", "output"] {
+        std::fs::create_dir_all(src.join(d)).unwrap();
+    }
+    let says = "//! says\npub fn f() {\n    eprintln!(\"x\");\n    print!(\"y\");\n}\n";
+    let tested = "//! tested\n#[cfg(test)]\nmod tests {\n    fn t() {\n        println!(\"z\");\n    }\n}\n// eprintln! in a comment\npub fn g() -> &'static str {\n    \"eprintln!(in a string)\"\n}\n";
+    std::fs::write(src.join("device/says.rs"), says).unwrap();
+    std::fs::write(src.join("device/tested.rs"), tested).unwrap();
+    std::fs::write(src.join("output/mod.rs"), says).unwrap();
+    let (ok, out) = check(Some(src));
+    assert!(!ok, "{out}");
+    // (The lists of what is left name files this small tree has not.)
+    let fails: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("FAIL ") && !l.contains("lists"))
+        .collect();
+    assert_eq!(
+        fails,
+        [
+            "FAIL device/says.rs: `eprintln!` (line 3) below the output layer: hand the line up as a Warning or a base::notice::Notice, which output/ writes",
+            "FAIL device/says.rs: `print!` (line 4) below the output layer: hand the line up as a Warning or a base::notice::Notice, which output/ writes",
+        ],
+        "{out}"
+    );
+}

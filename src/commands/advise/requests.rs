@@ -111,10 +111,8 @@ fn member_fixes(
     );
     let taken = take(series, out, vec![run]);
     for e in guard.restore() {
-        out.note(&format!(
-            "stripebench: warning: {}; run 'stripebench restore'",
-            crate::base::error::show_text(&e)
-        ));
+        let error = crate::base::error::show_text(&e).into_owned();
+        out.note(&crate::base::notice::Notice::NotRestored { error }.to_string());
     }
     Ok(taken?.into_iter().next().and_then(|r| r.ok()).map(|doc| {
         Measurement::of(

@@ -1244,28 +1244,30 @@ pub fn member_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]
 /// run at the array's own value) against one O_DIRECT worker per member
 /// read together (the slow-member runs), with the CPU seconds per GB that
 /// tell why. A property of the page cache, not a fault: info, with what a
-/// reader that needs the array's rate does instead.
+/// reader that needs the array's rate does instead. The comparison is
+/// `analysis::advise::buffered_direct`'s; this gathers and words it.
 pub fn buffered_direct(topo: &Topology, measured: &[super::Measurement]) -> Option<Finding> {
-    let whole = |check: &str| -> Vec<&super::Measurement> {
+    let whole = |check: &str| -> Vec<rules::Rate> {
         measured
             .iter()
-            .filter(|m| m.check == check && m.current && !m.partial && m.bytes_per_sec > 0.0)
+            .filter(|m| m.check == check && m.current && !m.partial)
+            .map(|m| rules::Rate {
+                bytes_per_sec: m.bytes_per_sec,
+                cpu_sec_per_gb: m.cpu_sec_per_gb,
+            })
             .collect()
     };
-    let mid = |ms: &[&super::Measurement], f: &dyn Fn(&super::Measurement) -> Option<f64>| {
-        let v: Vec<f64> = ms.iter().filter_map(|m| f(m)).collect();
-        (!v.is_empty()).then(|| crate::analysis::summary::median(v))
-    };
-    let buffered = whole("readahead");
-    let direct = whole("slow-members");
-    let b = mid(&buffered, &|m| Some(m.bytes_per_sec))?;
-    let d = mid(&direct, &|m| Some(m.bytes_per_sec))?;
-    let b_cpu = mid(&buffered, &|m| m.cpu_sec_per_gb);
-    let d_cpu = mid(&direct, &|m| m.cpu_sec_per_gb);
+    let rules::BufferedDirect {
+        buffered: b,
+        direct: d,
+        buffered_cpu: b_cpu,
+        direct_cpu: d_cpu,
+        ratio,
+        cpu_ratio,
+    } = rules::buffered_direct(&whole("readahead"), &whole("slow-members"))?;
     let n = topo.stripe_members().len();
     let vol = &topo.root.name;
     let cpu = |c: Option<f64>| c.map_or("?".to_string(), |c| format!("{c:.2}"));
-    let ratio = d / b;
     Some(Finding {
         id: "buffered-direct-gap".into(),
         check: "buffered-direct".into(),
@@ -1290,10 +1292,9 @@ pub fn buffered_direct(topo: &Topology, measured: &[super::Measurement]) -> Opti
         ],
         meaning: format!(
             "a single buffered stream (cp, dd, a backup) is bound by one thread copying through the page cache and by read-ahead; the members together give {ratio:.1} × as much{}",
-            match (b_cpu, d_cpu) {
-                (Some(x), Some(y)) if y > 0.0 && x > 1.5 * y => format!(", and the buffered reader spends {:.1} × the CPU per byte", x / y),
-                _ => String::new(),
-            }
+            cpu_ratio.map_or(String::new(), |r| format!(
+                ", and the buffered reader spends {r:.1} × the CPU per byte"
+            ))
         ),
         fix: vec![
             format!("readers that need the array's rate: O_DIRECT, one stream per member (stripebench run --direct --members /dev/{vol} shows what it gives)"),
@@ -1306,33 +1307,36 @@ pub fn buffered_direct(topo: &Topology, measured: &[super::Measurement]) -> Opti
 }
 
 /// The volume's queue-depth knee from the queue-depth runs: the least depth
-/// that reached `KNEE_SHARE` of the best IOPS (`analysis::advise::knee`),
+/// that reached `KNEE_SHARE` of the best IOPS (`analysis::advise::queue_knee`),
 /// and what the deepest run paid in p99 for what it gained beyond it.
 /// Info: what to run the array at, not a fault.
 pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Finding> {
-    let mut pts: Vec<(u32, f64, Option<u64>)> = measured
+    let runs = measured
         .iter()
         .filter(|m| m.check == "queue-depth" && !m.partial)
         .filter_map(|m| {
-            let d = m.setting.strip_prefix("iodepth=")?.parse().ok()?;
-            Some((d, m.iops?, m.p99_ns))
+            Some(rules::DepthPoint {
+                depth: m.setting.strip_prefix("iodepth=")?.parse().ok()?,
+                iops: m.iops?,
+                p99_ns: m.p99_ns,
+            })
         })
-        .filter(|p| p.1 > 0.0)
         .collect();
-    pts.sort_by_key(|p| p.0);
-    let rates: Vec<(u32, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
-    let knee = pts[rules::knee(&rates)?];
-    let deepest = *pts.last()?;
+    let rules::QueueKnee {
+        points,
+        knee,
+        deepest,
+    } = rules::queue_knee(runs)?;
     let vol = &topo.root.name;
     let ms = |ns: Option<u64>| ns.map_or("?".to_string(), |n| format!("{:.2} ms", n as f64 / 1e6));
-    let beyond = if deepest.0 > knee.0 {
+    let beyond = if deepest.depth > knee.depth {
         format!(
             "; at {} in flight it made {:+.0}% I/Os per second for a p99 of {} (at {}: {})",
-            deepest.0,
-            (deepest.1 / knee.1 - 1.0) * 100.0,
-            ms(deepest.2),
-            knee.0,
-            ms(knee.2)
+            deepest.depth,
+            (deepest.iops / knee.iops - 1.0) * 100.0,
+            ms(deepest.p99_ns),
+            knee.depth,
+            ms(knee.p99_ns)
         )
     } else {
         " (the deepest measured: the knee may lie deeper)".to_string()
@@ -1345,20 +1349,20 @@ pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Fi
         title: format!(
             "{vol} reaches {:.0}% of its best random 4 KiB read rate at {} I/Os in flight ({:.0} IOPS){beyond}",
             rules::KNEE_SHARE * 100.0,
-            knee.0,
-            knee.1
+            knee.depth,
+            knee.iops
         ),
-        evidence: pts
+        evidence: points
             .iter()
-            .map(|(d, iops, p99)| format!("iodepth {d}: {iops:.0} IOPS, p99 {}", ms(*p99)))
+            .map(|p| format!("iodepth {}: {:.0} IOPS, p99 {}", p.depth, p.iops, ms(p.p99_ns)))
             .collect(),
         meaning: format!(
             "past {} I/Os in flight the array queues rather than works: latency grows with little more throughput",
-            knee.0
+            knee.depth
         ),
         fix: vec![format!(
             "run random I/O on {vol} at about {} in flight in all (stripebench run --rw randread --iodepth {} --direct /dev/{vol} confirms it)",
-            knee.0, knee.0
+            knee.depth, knee.depth
         )],
         persist: Vec::new(),
         gain: None,
