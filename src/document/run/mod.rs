@@ -257,6 +257,7 @@ pub struct ScheduleDoc {
 pub struct TargetDoc {
     pub index: usize,
     pub path: String,
+    #[serde(with = "crate::document::facts::TargetKindDef")]
     pub kind: TargetKind,
     pub logical_block_size: u64,
     pub size: u64,
@@ -272,19 +273,26 @@ pub struct TargetDoc {
     pub failed: bool,
     pub flush: Option<FlushDoc>,
     /// The block device's own counters, when the target has one.
+    #[serde(with = "crate::document::facts::Opt::<crate::document::facts::DeviceCountersDef>")]
     pub device: Option<DeviceCounters>,
     /// What verification found (verifying reads only).
     pub verify: Option<VerifyDoc>,
     /// The storage stack under the target (as `stripebench topology`
     /// prints it), read before the run; null when it could not be read
     /// (a file on tmpfs, a device sysfs does not describe).
-    #[serde(default)]
+    #[serde(
+        default,
+        with = "crate::document::facts::Opt::<crate::document::facts::TopologyDef>"
+    )]
     pub topology: Option<crate::device::topology::Topology>,
     /// Settings of the target's device that another run's state record
     /// held during this run (its value in force and the device's own).
     /// `None`: a document written before they were recorded (the field is
     /// absent there, and stays absent when it is written again).
-    #[serde(default)]
+    #[serde(
+        default,
+        with = "crate::document::facts::Opt::<crate::document::facts::Many<crate::document::facts::HeldSettingDef>>"
+    )]
     pub held_settings: Option<Vec<crate::device::knobs::HeldSetting>>,
     /// I/O the target's device did that was not this run's, beyond the
     /// tolerance (`analysis::foreign`): `Some(None)`, written as null, when
