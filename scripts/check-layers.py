@@ -156,10 +156,6 @@ SERDE_LEFT = {
     "report/live.rs": {"Line": "the --live JSONL line: a report format of its own, not a document", "DirectionLine": "the --live JSONL line: a report format of its own, not a document"},
     "device/scratch.rs": {"Record": "the state directory's own record of a test bed, not a document"},
     "device/knobs.rs": {"Knob": "the state directory's record of a changed setting (issue 40 item 3 for its use in documents)"},
-    "analysis/verify.rs": {"BadKind": _LEFT, "BadBlock": _LEFT},
-    "analysis/histogram.rs": {"LatencySummary": _LEFT},
-    "analysis/foreign.rs": {"Foreign": _LEFT},
-    "analysis/capacity.rs": {"Usl": _LEFT},
     "measure/worker/mod.rs": {t: _LEFT for t in ("Interval", "Ending", "ErrnoCount", "IoErrorRecord", "HungIo")},
 }
 

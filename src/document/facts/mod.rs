@@ -17,8 +17,10 @@ use std::marker::PhantomData;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub mod analysis;
 pub mod device;
 
+pub use analysis::*;
 pub use device::*;
 
 /// The shape of `T` in a document: a remote definition (`...Def`) or a

@@ -304,12 +304,11 @@ pub struct TargetDoc {
 
 /// A field that is present, null or not: `Some` of its value (absent is
 /// the field's `#[serde(default)]`, `None`).
-fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+fn present<'de, D>(d: D) -> Result<Option<Option<crate::analysis::foreign::Foreign>>, D::Error>
 where
     D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
 {
-    Option::<T>::deserialize(d).map(Some)
+    crate::document::facts::Opt::<crate::document::facts::ForeignDef>::deserialize(d).map(Some)
 }
 
 /// Every worker merged, over the shared window; written in the contract's
@@ -413,6 +412,7 @@ pub struct VerifyDoc {
     #[serde(default)]
     pub lost: u64,
     /// The bad blocks, by offset (the first 100).
+    #[serde(with = "crate::document::facts::Many::<crate::document::facts::BadBlockDef>")]
     pub bad_blocks: Vec<BadBlock>,
     /// "complete", or why the stale check covered only part of the target.
     pub stale_check: String,

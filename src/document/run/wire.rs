@@ -10,7 +10,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use super::figures::{put_some, Fig};
 use super::{Figures, TargetDoc, TotalDoc, WorkerDoc};
 use crate::document::facts::{
-    DeviceCountersDef, HeldSettingDef, Many, Opt, Shape, TargetKindDef, TopologyDef,
+    DeviceCountersDef, ForeignDef, HeldSettingDef, Many, Opt, Shape, TargetKindDef, TopologyDef,
 };
 
 // Each `serialize_struct` is given the most fields the entry can have: a
@@ -111,7 +111,7 @@ impl Serialize for TargetDoc {
             None => m.skip_field("held_settings")?,
         }
         match &self.foreign_io {
-            Some(f) => m.serialize_field("foreign_io", f)?,
+            Some(f) => m.serialize_field("foreign_io", &Opt::<ForeignDef>::doc(f))?,
             None => m.skip_field("foreign_io")?,
         }
         f.put(&mut m, HISTOGRAMS)?;
