@@ -12,8 +12,6 @@
 //! given N, the N needed for a target, and the knee where scaling stops
 //! being near-linear.
 
-use serde::{Deserialize, Serialize};
-
 /// Above this error (RMS, relative to the mean throughput) a fit does not
 /// describe the points well enough to predict from.
 pub const MAX_REL_RMSE: f64 = 0.10;
@@ -29,7 +27,7 @@ pub fn fit_trusted(rel_rmse: f64) -> bool {
     rel_rmse <= MAX_REL_RMSE
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Usl {
     pub lambda: f64,
     pub sigma: f64,

@@ -42,7 +42,7 @@ impl Own {
 /// The foreign I/O found on a device: bytes beyond the run's own in each
 /// direction (`None`: that direction could not be told), and the tolerance
 /// they were held to. In a run document: a target's `foreign_io`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Foreign {
     pub read_bytes: Option<u64>,
     pub write_bytes: Option<u64>,

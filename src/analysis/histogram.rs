@@ -9,7 +9,6 @@ use anyhow::Result;
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
 /// Highest latency a histogram holds: one hour, in nanoseconds.
 pub const HIGHEST_NS: u64 = 3_600 * 1_000_000_000;
@@ -374,7 +373,7 @@ pub struct IntervalLatency {
     pub max_ns: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LatencySummary {
     pub min: u64,
     pub mean: f64,

@@ -45,8 +45,6 @@
 //!
 //! Any other block with no header is counted as **unwritten**.
 
-use serde::{Deserialize, Serialize};
-
 use crate::base::io::{splitmix64, Rng};
 
 pub const MAGIC: &[u8; 8] = b"SBVERIF2";
@@ -178,8 +176,7 @@ pub fn check_block(block: &[u8], offset: u64) -> Found {
 }
 
 /// Kinds of bad block, as reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BadKind {
     Corrupt,
     Misplaced,
@@ -188,16 +185,14 @@ pub enum BadKind {
 }
 
 /// One bad block.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BadBlock {
     pub offset: u64,
     pub kind: BadKind,
     pub detail: String,
     /// On a striped or parity volume: the member that holds the offset
     /// (its kernel name) and the byte on it, from the volume's geometry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member_offset: Option<u64>,
 }
 

@@ -6,8 +6,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
 /// Bytes per sector in the stat file: always 512, whatever the device's block size.
 const SECTOR: u64 = 512;
 
@@ -56,7 +54,7 @@ pub fn stat_path(sysfs: &Path, major: u64, minor: u64) -> PathBuf {
 }
 
 /// A device's counters over a span, next to the application's bytes in the same span.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DeviceCounters {
     /// Kernel name of the device (`loop0`, `sda1`).
     pub name: String,
@@ -83,29 +81,22 @@ pub struct DeviceCounters {
     /// Bytes the device wrote from the window's opening to the end of the
     /// span (the window, the I/O past the deadline and the final fsync):
     /// what a buffered write's durable rate is computed from.
-    #[serde(default)]
     pub window_write_bytes: Option<u64>,
     /// Whether the device keeps I/O statistics at all (`queue/iostats` is 1
     /// and its counters have ever moved: brd ram disks never count). When
     /// false, every count here is meaningless and the ratios are null.
-    #[serde(default = "yes")]
     pub stats: bool,
     /// Bytes per completed request, as the device saw them: smaller than
     /// the application's block size means each I/O was split on the way.
-    #[serde(default)]
     pub avg_read_request_bytes: Option<f64>,
-    #[serde(default)]
     pub avg_write_request_bytes: Option<f64>,
     /// Requests the block layer merged with a neighbour before the device.
-    #[serde(default)]
     pub read_merges: u64,
-    #[serde(default)]
     pub write_merges: u64,
     /// A stacked device's leaf members (md, dm): each one's own counters
     /// over the same span, so that requests split on the way down show.
     /// Their `app_*` bytes and ratios are empty (the application sees only
     /// the volume).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<DeviceCounters>,
 }
 
@@ -188,10 +179,6 @@ pub fn related(sysfs: &Path, (major, minor): (u64, u64)) -> Vec<(u64, u64)> {
         walk(&dir, &mut out, 0);
     }
     out
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// Whether the device at `stat` (its sysfs stat file) keeps statistics:

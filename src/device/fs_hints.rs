@@ -13,10 +13,8 @@ use std::io;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 /// A file system's stripe hints, in bytes (`None`: not set).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FsHints {
     /// `ext4` (any of ext2/3/4: one superblock) or `xfs`.
     pub fs: String,

@@ -359,7 +359,7 @@ pub fn changed_on(dir: &Path, names: &[&str]) -> Vec<(Knob, bool)> {
 /// now, or a killed one that left it), so what sysfs shows is that run's
 /// value, not the device's own. A run that measures the device meanwhile
 /// says so and records both values.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeldSetting {
     /// The setting's file (links resolved, as the record holds it).
     pub setting: String,

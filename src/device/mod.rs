@@ -47,11 +47,9 @@ use std::path::{Path, PathBuf};
 pub use sysfs::{dev_numbers, sysfs_name};
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
 /// What kind of thing a target is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetKind {
     Block,
     File,

@@ -6,10 +6,8 @@
 use std::fs;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 /// The limits that shape requests, as the kernel reports them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueueLimits {
     /// Largest request the block layer builds, KiB.
     pub max_sectors_kb: Option<u64>,

@@ -13,13 +13,11 @@
 use std::fs;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use crate::base::host::Host;
 use crate::device::topology::{Device, Topology};
 
 /// One device's attributes, as sysfs shows them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct DeviceFacts {
     /// Kernel name (`md0`, `loop1`, `sdb1`).
     pub name: String,
@@ -43,11 +41,9 @@ pub struct DeviceFacts {
     pub firmware: Option<String>,
     pub numa_node: Option<i64>,
     /// The CPUs local to its controller (`device/local_cpulist`).
-    #[serde(default)]
     pub local_cpulist: Option<String>,
     /// The PCI function it hangs off (`0000:00:1f.2`), from its device's
     /// path in sysfs: the controller; `None` for a virtual device.
-    #[serde(default)]
     pub controller: Option<String>,
     /// A partition's first sector (512-byte units), `start`.
     pub start_sectors: Option<u64>,
@@ -57,12 +53,11 @@ pub struct DeviceFacts {
     /// A dm device's `linear` segments: where each maps from on its member
     /// (the member's kernel name, bytes), from the dm table (an LVM LV's
     /// offsets include its PV's pe_start).
-    #[serde(default)]
     pub dm_linear: Vec<(String, u64)>,
 }
 
 /// An md array's state and tunables (`md/`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MdFacts {
     /// Members missing (`md/degraded`; absent for raid0).
     pub degraded: Option<u64>,
@@ -78,17 +73,15 @@ pub struct MdFacts {
 }
 
 /// Every device of a volume's stack, the volume first.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Survey {
     pub devices: Vec<DeviceFacts>,
     /// The stripe hints of the file system on the volume, when it holds
     /// one stripebench reads (read from the device by the caller:
     /// `device::fs_hints`).
-    #[serde(default)]
     pub fs_hints: Option<crate::device::fs_hints::FsHints>,
     /// The host's NUMA nodes and their CPUs (`/sys/devices/system/node/
     /// nodeN/cpulist`), by node number; empty when sysfs shows none.
-    #[serde(default)]
     pub numa_nodes: Vec<(i64, String)>,
 }
 

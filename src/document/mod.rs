@@ -13,6 +13,7 @@ pub mod compare;
 pub mod curve;
 pub mod diff;
 pub mod error;
+pub mod facts;
 pub mod finished;
 pub mod fio;
 pub mod kind;

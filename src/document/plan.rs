@@ -24,6 +24,7 @@ pub struct PlanDoc {
     pub tool: Option<crate::document::run::ToolInfo>,
     pub points: Vec<(f64, f64)>,
     pub unit: String,
+    #[serde(with = "crate::document::facts::UslDef")]
     pub fit: Usl,
     /// Root mean square error of the fit, relative to the mean throughput.
     pub rel_rmse: f64,

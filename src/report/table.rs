@@ -1139,7 +1139,8 @@ mod tests {
                     avg_read_request_bytes: Some(65536.0),
                     avg_write_request_bytes: None,
                     read_merges: 0,
-                    ..t0.device.clone().unwrap_or_else(|| serde_json::from_str(r#"{"name":"x","read_bytes":0,"write_bytes":0,"read_ios":0,"write_ios":0,"ios":0,"util_pct":0,"span_seconds":0,"app_read_bytes":0,"app_write_bytes":0,"read_ratio":null,"write_ratio":null,"shared":false}"#).unwrap())
+                    write_merges: 0,
+                    members: Vec::new(),
                 });
                 t
             })

@@ -34,8 +34,6 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use super::sysfs::dev_numbers;
 use crate::base::error::show_path;
 
@@ -43,7 +41,7 @@ use crate::base::error::show_path;
 pub use crate::base::host::Host;
 
 /// One check and its outcome.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Check {
     pub name: String,
     pub passed: bool,

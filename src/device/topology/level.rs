@@ -2,10 +2,8 @@
 //! copies, the full stripe, and the ceiling a volume of that level can reach
 //! against the rate of one member. Pure arithmetic over what the walk read.
 
-use serde::{Deserialize, Serialize};
-
 /// A striped, parity or mirrored layer's geometry.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Geometry {
     /// `raid0`, `raid1`, `raid4`, `raid5`, `raid6`, `raid10`, `linear`, ...
     pub level: String,
@@ -26,7 +24,6 @@ pub struct Geometry {
     pub full_stripe: Option<u64>,
     /// Where each member's data begins on it, bytes, in member order (md's
     /// `data_offset`, a dm table's device offsets); empty when unknown (0).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub member_offsets: Vec<u64>,
 }
 
@@ -38,7 +35,7 @@ pub enum Direction {
 }
 
 /// What a level allows, as a multiple of one member's rate measured alone.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ceiling {
     /// The multiple of a member's rate.
     pub members: f64,

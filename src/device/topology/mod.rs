@@ -23,7 +23,6 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
 use crate::base::error::show_path;
 use crate::base::host::Host;
@@ -108,18 +107,17 @@ fn any_dm_device() -> bool {
     })
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MdInfo {
     pub level: String,
     pub raid_disks: u32,
     pub chunk_size: Option<u64>,
     /// `md/layout`: the raid5/6 algorithm or the raid10 near/far word
     /// (absent from documents written before it was read).
-    #[serde(default)]
     pub layout: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DmInfo {
     pub name: String,
     /// `striped`, `linear`, ... (from the table), or null when no table was found.
@@ -129,7 +127,7 @@ pub struct DmInfo {
     pub source: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BtrfsInfo {
     pub uuid: String,
     /// Data profile (`raid0`, `single`, `raid1`, ...), when sysfs shows it.
@@ -139,7 +137,7 @@ pub struct BtrfsInfo {
 }
 
 /// What a leaf device is like.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LeafInfo {
     pub size: u64,
     pub logical_block_size: u64,
@@ -151,7 +149,7 @@ pub struct LeafInfo {
 }
 
 /// One device of the stack.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Device {
     /// Kernel name (`sda1`, `md0`, `dm-0`, `loop2`), or `btrfs:<uuid>` for a btrfs file system.
     pub name: String,
@@ -168,14 +166,12 @@ pub struct Device {
     pub btrfs: Option<BtrfsInfo>,
     pub leaf: Option<LeafInfo>,
     /// The request-queue limits at this level of the stack.
-    #[serde(default)]
     pub queue: Option<crate::device::queue::QueueLimits>,
     /// Members, in stripe order where it is known.
     pub members: Vec<Device>,
     /// What the layer does with its members (md arrays, dm `striped`,
     /// `raid` and `mirror` targets, btrfs raid0); absent when it does
     /// none of that (a disk, dm-linear) and in older documents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geometry: Option<level::Geometry>,
 }
 
@@ -256,7 +252,7 @@ impl Device {
 }
 
 /// A target's stack.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Topology {
     pub target: String,
     /// How the target led to the top device ("file on btrfs ...", ...).

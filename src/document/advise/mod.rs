@@ -320,6 +320,7 @@ pub struct FindingsDocument {
     /// The volume as the user named it.
     pub volume: String,
     /// Its stack, as `topology` shows it.
+    #[serde(with = "crate::document::facts::TopologyDef")]
     pub topology: Topology,
     /// The array's state, said before anything else: "clean", "degraded:
     /// 1 of 4 members missing", "resync in progress (34%)".

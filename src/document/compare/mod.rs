@@ -72,6 +72,7 @@ pub struct CompareDocument {
     #[serde(default)]
     pub interrupted: bool,
     pub volume: String,
+    #[serde(with = "crate::document::facts::TopologyDef")]
     pub topology: Topology,
     /// The file the volume phases read, on a mounted volume.
     pub test_file: Option<String>,

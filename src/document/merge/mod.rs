@@ -40,6 +40,7 @@ pub struct HostDoc {
     pub errors: u64,
     pub bytes_per_sec: f64,
     pub iops: f64,
+    #[serde(with = "crate::document::facts::Opt::<crate::document::facts::LatencySummaryDef>")]
     pub latency_ns: Option<LatencySummary>,
     pub histogram: String,
     pub interrupted: bool,
@@ -55,6 +56,7 @@ pub struct FleetTotal {
     pub bytes_per_sec: f64,
     pub iops: f64,
     /// From the exact merge of every host's histogram.
+    #[serde(with = "crate::document::facts::Opt::<crate::document::facts::LatencySummaryDef>")]
     pub latency_ns: Option<LatencySummary>,
     pub histogram: String,
     /// The span every host was measuring (latest start to earliest end), and

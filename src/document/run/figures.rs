@@ -9,6 +9,7 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::LatencySummary;
+use crate::document::facts::{LatencySummaryDef, Opt, Shape};
 
 /// One entry's figures over its `seconds`.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -22,9 +23,13 @@ pub struct Figures {
     pub seconds: f64,
     pub bytes_per_sec: f64,
     pub iops: f64,
+    #[serde(with = "crate::document::facts::Opt::<crate::document::facts::LatencySummaryDef>")]
     pub latency_ns: Option<LatencySummary>,
     /// On a schedule (`window.latency_from` "due"): issue to completion.
-    #[serde(default)]
+    #[serde(
+        default,
+        with = "crate::document::facts::Opt::<crate::document::facts::LatencySummaryDef>"
+    )]
     pub service_latency_ns: Option<LatencySummary>,
     /// A mixed pattern (`randrw`): reads and writes apart, beside the
     /// combined figures. Absent otherwise.
@@ -126,8 +131,14 @@ impl Figures {
                 Fig::Seconds => s.serialize_field(name, &self.seconds)?,
                 Fig::BytesPerSec => s.serialize_field(name, &self.bytes_per_sec)?,
                 Fig::Iops => s.serialize_field(name, &self.iops)?,
-                Fig::Latency => s.serialize_field(name, &self.latency_ns)?,
-                Fig::ServiceLatency => put_some(s, name, &self.service_latency_ns)?,
+                Fig::Latency => {
+                    s.serialize_field(name, &Opt::<LatencySummaryDef>::doc(&self.latency_ns))?
+                }
+                Fig::ServiceLatency => put_some(
+                    s,
+                    name,
+                    &self.service_latency_ns.as_ref().map(LatencySummaryDef::doc),
+                )?,
                 Fig::ByDirection => put_some(s, name, &self.by_direction)?,
                 Fig::CpuUsr => s.serialize_field(name, &self.cpu_usr_sec)?,
                 Fig::CpuSys => s.serialize_field(name, &self.cpu_sys_sec)?,
@@ -161,6 +172,7 @@ pub struct DirectionDoc {
     pub ios: u64,
     pub bytes_per_sec: f64,
     pub iops: f64,
+    #[serde(with = "crate::document::facts::Opt::<crate::document::facts::LatencySummaryDef>")]
     pub latency_ns: Option<LatencySummary>,
     /// Its latency histogram (as `histogram`).
     pub histogram: String,

@@ -257,6 +257,7 @@ pub struct ScheduleDoc {
 pub struct TargetDoc {
     pub index: usize,
     pub path: String,
+    #[serde(with = "crate::document::facts::TargetKindDef")]
     pub kind: TargetKind,
     pub logical_block_size: u64,
     pub size: u64,
@@ -272,19 +273,26 @@ pub struct TargetDoc {
     pub failed: bool,
     pub flush: Option<FlushDoc>,
     /// The block device's own counters, when the target has one.
+    #[serde(with = "crate::document::facts::Opt::<crate::document::facts::DeviceCountersDef>")]
     pub device: Option<DeviceCounters>,
     /// What verification found (verifying reads only).
     pub verify: Option<VerifyDoc>,
     /// The storage stack under the target (as `stripebench topology`
     /// prints it), read before the run; null when it could not be read
     /// (a file on tmpfs, a device sysfs does not describe).
-    #[serde(default)]
+    #[serde(
+        default,
+        with = "crate::document::facts::Opt::<crate::document::facts::TopologyDef>"
+    )]
     pub topology: Option<crate::device::topology::Topology>,
     /// Settings of the target's device that another run's state record
     /// held during this run (its value in force and the device's own).
     /// `None`: a document written before they were recorded (the field is
     /// absent there, and stays absent when it is written again).
-    #[serde(default)]
+    #[serde(
+        default,
+        with = "crate::document::facts::Opt::<crate::document::facts::Many<crate::document::facts::HeldSettingDef>>"
+    )]
     pub held_settings: Option<Vec<crate::device::knobs::HeldSetting>>,
     /// I/O the target's device did that was not this run's, beyond the
     /// tolerance (`analysis::foreign`): `Some(None)`, written as null, when
@@ -296,12 +304,11 @@ pub struct TargetDoc {
 
 /// A field that is present, null or not: `Some` of its value (absent is
 /// the field's `#[serde(default)]`, `None`).
-fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+fn present<'de, D>(d: D) -> Result<Option<Option<crate::analysis::foreign::Foreign>>, D::Error>
 where
     D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
 {
-    Option::<T>::deserialize(d).map(Some)
+    crate::document::facts::Opt::<crate::document::facts::ForeignDef>::deserialize(d).map(Some)
 }
 
 /// Every worker merged, over the shared window; written in the contract's
@@ -405,6 +412,7 @@ pub struct VerifyDoc {
     #[serde(default)]
     pub lost: u64,
     /// The bad blocks, by offset (the first 100).
+    #[serde(with = "crate::document::facts::Many::<crate::document::facts::BadBlockDef>")]
     pub bad_blocks: Vec<BadBlock>,
     /// "complete", or why the stale check covered only part of the target.
     pub stale_check: String,

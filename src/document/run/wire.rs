@@ -9,6 +9,9 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::figures::{put_some, Fig};
 use super::{Figures, TargetDoc, TotalDoc, WorkerDoc};
+use crate::document::facts::{
+    DeviceCountersDef, ForeignDef, HeldSettingDef, Many, Opt, Shape, TargetKindDef, TopologyDef,
+};
 
 // Each `serialize_struct` is given the most fields the entry can have: a
 // hint (serde_json and serde_json::Value ignore it, and skip_field is
@@ -87,7 +90,7 @@ impl Serialize for TargetDoc {
         let mut m = s.serialize_struct("TargetDoc", 30)?;
         m.serialize_field("index", &self.index)?;
         m.serialize_field("path", &self.path)?;
-        m.serialize_field("kind", &self.kind)?;
+        m.serialize_field("kind", &TargetKindDef::doc(&self.kind))?;
         m.serialize_field("logical_block_size", &self.logical_block_size)?;
         m.serialize_field("size", &self.size)?;
         m.serialize_field("read_ahead_kb", &self.read_ahead_kb)?;
@@ -98,17 +101,17 @@ impl Serialize for TargetDoc {
         m.serialize_field("failed", &self.failed)?;
         f.put(&mut m, RATES)?;
         m.serialize_field("flush", &self.flush)?;
-        m.serialize_field("device", &self.device)?;
+        m.serialize_field("device", &Opt::<DeviceCountersDef>::doc(&self.device))?;
         m.serialize_field("verify", &self.verify)?;
-        m.serialize_field("topology", &self.topology)?;
+        m.serialize_field("topology", &Opt::<TopologyDef>::doc(&self.topology))?;
         // Absent in a document written before they were recorded (it
         // comes back byte for byte).
         match &self.held_settings {
-            Some(h) => m.serialize_field("held_settings", h)?,
+            Some(h) => m.serialize_field("held_settings", &Many::<HeldSettingDef>::doc(h))?,
             None => m.skip_field("held_settings")?,
         }
         match &self.foreign_io {
-            Some(f) => m.serialize_field("foreign_io", f)?,
+            Some(f) => m.serialize_field("foreign_io", &Opt::<ForeignDef>::doc(f))?,
             None => m.skip_field("foreign_io")?,
         }
         f.put(&mut m, HISTOGRAMS)?;
