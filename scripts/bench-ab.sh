@@ -5,9 +5,11 @@
 # every read returns data; removed on every exit path), and prints each
 # pair's ratio B/A of the figure (MB/s, or IOPS with --iops) and the mean
 # with its 95% interval (Student's t over the pairs). An interval that
-# holds 1.00 is "no measurable difference" at this many pairs.
+# holds 1.00 is "no measurable difference" at this many pairs. --cpu
+# compares the CPU seconds (user + system, the workers' own over the
+# window) per I/O instead: B/A above 1.00 is B costing more per I/O.
 #
-#   sudo scripts/bench-ab.sh [--pairs N] [--seconds S] [--size-mb MB] [--iops] A_BIN B_BIN -- RUN_OPTIONS...
+#   sudo scripts/bench-ab.sh [--pairs N] [--seconds S] [--size-mb MB] [--iops|--cpu] A_BIN B_BIN -- RUN_OPTIONS...
 #
 # Example (the zero-read sampling, issue 39 item 2, against its parent):
 #   sudo scripts/bench-ab.sh /tmp/before/stripebench target/release/stripebench -- --bs 4k --rw randread --iodepth 32
@@ -23,7 +25,8 @@ while [ $# -gt 0 ]; do
     --seconds) SECS=$2; shift 2 ;;
     --size-mb) SIZE_MB=$2; shift 2 ;;
     --iops) FIG=iops; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --cpu) FIG=cpu_per_io; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "bench-ab.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) if [ -z "${A:-}" ]; then A=$1; elif [ -z "${B:-}" ]; then B=$1; else
@@ -54,7 +57,14 @@ run_one() { # BIN
   local bin=$1
   rm -f "$WORK/r.json"
   "$bin" run --no-progress -t "${SECS}s" --ramp 1s "${OPTS[@]}" --json "$WORK/r.json" "/dev/zram$ZRAM" >/dev/null
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"][sys.argv[2]])' "$WORK/r.json" "$FIG"
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+if sys.argv[2] == "cpu_per_io":
+    w = d["workers"]
+    print(sum(x["cpu_usr_sec"] + x["cpu_sys_sec"] for x in w) / max(1, sum(x["ios"] for x in w)))
+else:
+    print(d["total"][sys.argv[2]])' "$WORK/r.json" "$FIG"
 }
 OPTS=("$@")
 as=(); bs=()
@@ -70,11 +80,12 @@ r = [y / x for x, y in zip(a, b)]
 T = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 7: 2.45, 8: 2.36, 9: 2.31, 10: 2.26}
 m = statistics.mean(r)
 h = T.get(len(r), 2.0) * statistics.stdev(r) / len(r) ** 0.5 if len(r) > 1 else 0.0
-unit = "MB/s" if fig == "bytes_per_sec" else "IOPS"
-scale = 1e6 if fig == "bytes_per_sec" else 1.0
+unit = {"bytes_per_sec": "MB/s", "iops": "IOPS", "cpu_per_io": "us CPU per I/O"}[fig]
+scale = {"bytes_per_sec": 1e6, "iops": 1.0, "cpu_per_io": 1e-6}[fig]
 print(f"workload: run {opts}")
 print(f"A median {statistics.median(a) / scale:.1f} {unit}, B median {statistics.median(b) / scale:.1f} {unit}")
 print("pairs B/A: " + " ".join(f"{x:.4f}" for x in r))
 print(f"B/A mean {m:.4f}, 95% interval [{m - h:.4f}, {m + h:.4f}] over {len(r)} pairs: "
-      + ("no measurable difference" if m - h <= 1.0 <= m + h else ("B faster" if m - h > 1.0 else "B slower")))
+      + ("no measurable difference" if m - h <= 1.0 <= m + h else
+         (("B costlier" if m - h > 1.0 else "B cheaper") if fig == "cpu_per_io" else ("B faster" if m - h > 1.0 else "B slower"))))
 EOF
