@@ -129,7 +129,6 @@ FN_MAX = 150
 # over, not failed. Each entry goes when its file is split; an entry whose
 # file is within both sizes fails, as a stale JUDGEMENT_LEFT one does.
 SIZE_LEFT = {
-    "cli/fio_job.rs": "issue 40 items 1 and 4: fio job translation (the fio-job helper)",
     "measure/worker/hot.rs": "issue 40 item 6: the hot loop, reshaped by the one-record-per-I/O change",
     "report/html/kinds.rs": "issue 40 item 7: one chart per concept (the report helper)",
     "report/plot.rs": "issue 40 item 7: one chart per concept (the report helper)",
