@@ -136,10 +136,6 @@ FN_MAX = 150
 # over, not failed. Each entry goes when its file is split; an entry whose
 # file is within both sizes fails, as a stale JUDGEMENT_LEFT one does.
 SIZE_LEFT = {
-    "base/warning.rs": "issue 40 item 5: Display for Warning, one arm a variant (typed warnings end to end)",
-    "cli/fio_job.rs": "issue 40 items 1 and 4: fio job translation (the fio-job helper)",
-    "report/html/kinds.rs": "issue 40 item 7: one chart per concept (the report helper)",
-    "report/plot.rs": "issue 40 item 7: one chart per concept (the report helper)",
 }
 
 # Printing outside the output layer (see the header): the macros, and the

@@ -399,10 +399,69 @@ fn pct(ratio: f64) -> f64 {
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Warning::*;
-        let ns = |v: u64| fmt_latency_ns(v as f64);
+        // Each theme's sentences in a function of their own; this match
+        // stays exhaustive, so a new variant must be given a theme here.
         match self {
             Text(t) => f.write_str(t),
             Grouped { text, .. } => f.write_str(text),
+            IoLimitRoundsUp { .. } | StraddlesChunks { .. } | PartialStripe { .. } => {
+                self.fmt_layout(f)
+            }
+            Overlap { .. }
+            | HolesReadAnyway { .. }
+            | UnbackedDevice { .. }
+            | ReadaheadOnFile { .. }
+            | MemoryTarget { .. }
+            | AtimeChecked { .. }
+            | SettingHeldByOtherRun { .. } => self.fmt_target(f),
+            SharedCpus { .. }
+            | OversizedRequests { .. }
+            | UnsplitByHugePages { .. }
+            | WorkingSetFits { .. } => self.fmt_resources(f),
+            ZeroReads { .. }
+            | ForeignIo { .. }
+            | CacheServedReads { .. }
+            | UndeliveredDirectReads { .. }
+            | CacheKeptWrites { .. }
+            | UnwrittenBlocks { .. } => self.fmt_delivery(f),
+            ScheduleMissed { .. }
+            | FlushInterrupted { .. }
+            | LiveReaderBehind { .. }
+            | LiveThreadUnstarted { .. }
+            | LiveCollectorBehind { .. }
+            | ShortIos { .. }
+            | ClampedLatencies { .. } => self.fmt_run(f),
+            ShortWindow { .. }
+            | BriefWindow { .. }
+            | FewIos { .. }
+            | IoLimitNotReached { .. }
+            | VerifyPassIncomplete { .. }
+            | PassesNotCompleted { .. }
+            | InterruptedBeforeWindow
+            | IdleWorkers { .. } => self.fmt_window(f),
+            SplitRequests { .. } | MemberSplitRequests { .. } | ReadModifyWrite { .. } => {
+                self.fmt_counters(f)
+            }
+            StateFileRefused { .. } | TestBedLeft { .. } | SettingsLeft { .. } => {
+                self.fmt_left_behind(f)
+            }
+            OnHost { .. }
+            | MergedTwice { .. }
+            | DifferentWorkload { .. }
+            | WindowsApart { .. }
+            | StartSkew { .. }
+            | DifferentWorkloadFitted { .. } => self.fmt_merged(f),
+        }
+    }
+}
+
+/// The sentences, a theme a function (the sections of [`Warning`]); each
+/// is called by `fmt` only for the variants of its theme.
+impl Warning {
+    /// The worker layout's warnings: requests against the stripe's shape.
+    fn fmt_layout(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
             IoLimitRoundsUp { path, limit, bs } => write!(
                 f,
                 "{path}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
@@ -430,6 +489,14 @@ impl fmt::Display for Warning {
                     fmt_size_arg(*chunk),
                 )
             }
+            _ => unreachable!("fmt calls fmt_layout only for its theme's variants"),
+        }
+    }
+
+    /// Before the run, the targets' own warnings: what they share, hold or lack.
+    fn fmt_target(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
             Overlap { a, b, on } => write!(
                 f,
                 "targets {a} and {b} overlap on {on}: they share one device, so their figures are not independent and their sum is not the device's"
@@ -469,6 +536,32 @@ impl fmt::Display for Warning {
                 f,
                 "{path}: opened without O_NOATIME, which the kernel grants only to the node's owner or to CAP_FOWNER: every read also checks the node's access time, kernel time per I/O (some 40 ns) that a run as root or as the node's owner does not spend"
             ),
+            SettingHeldByOtherRun {
+                path,
+                setting,
+                own,
+                in_force,
+                pid,
+                killed,
+            } => write!(
+                f,
+                "{path}: {setting} is {} by another stripebench run (PID {pid}{}): it was {} during this run, the device's own is {own}, so these figures are under that run's setting, not the device's",
+                if *killed { "left changed" } else { "held" },
+                if *killed {
+                    ", killed: run 'stripebench restore'"
+                } else {
+                    ", running now"
+                },
+                in_force.as_deref().unwrap_or("unreadable"),
+            ),
+            _ => unreachable!("fmt calls fmt_target only for its theme's variants"),
+        }
+    }
+
+    /// Before the run, the machine's: CPUs, memory and the device's queue.
+    fn fmt_resources(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
             SharedCpus { workers, cpus } => write!(
                 f,
                 "{workers} workers share {cpus} CPU(s): workers on one CPU take turns, which can limit what they measure"
@@ -503,6 +596,94 @@ impl fmt::Display for Warning {
                 fmt_bytes(*working_set),
                 fmt_bytes(*available)
             ),
+            _ => unreachable!("fmt calls fmt_resources only for its theme's variants"),
+        }
+    }
+
+    /// What reached the device: the page cache, zeros, foreign I/O, unwritten blocks.
+    fn fmt_delivery(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
+            ZeroReads {
+                path,
+                sampled,
+                zeros,
+                stored,
+            } => {
+                let share = *zeros as f64 / (*sampled).max(1) as f64 * 100.0;
+                match stored {
+                    None => write!(
+                        f,
+                        "{path}: {share:.0}% of sampled reads ({zeros} of {sampled}) returned only zeros: the device answered without reading media: unwritten, trimmed or thin-provisioned blocks (or a medium written with zeros), so the figure is not the device's speed"
+                    ),
+                    Some(layer) => write!(
+                        f,
+                        "{path}: {share:.0}% of sampled reads ({zeros} of {sampled}) returned only zeros, and {layer} holds the region as written data: the zeros were stored and read"
+                    ),
+                }
+            }
+            ForeignIo {
+                path,
+                device,
+                read_bytes,
+                write_bytes,
+                tolerance,
+            } => {
+                let part = |what: &str, b: &Option<u64>| {
+                    b.filter(|&b| b > 0)
+                        .map(|b| format!("{} {what}", fmt_bytes(b)))
+                };
+                let parts: Vec<String> = [part("read", read_bytes), part("written", write_bytes)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                write!(
+                    f,
+                    "{path}: {device} did I/O that was not this run's: {} beyond this run's own bytes (more than the {} tolerance): another process used the device during the run, and these figures share it",
+                    parts.join(" and "),
+                    fmt_bytes(*tolerance)
+                )
+            }
+            CacheServedReads { path, ratio } => write!(
+                f,
+                "{path}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
+                pct(*ratio)
+            ),
+            UndeliveredDirectReads {
+                path,
+                app_read_bytes,
+                device,
+                read_bytes,
+                ratio,
+            } => write!(
+                f,
+                "{path}: O_DIRECT reads of {} reached {device} as only {} ({:.1}%): the rest never came from the device, so these figures are not its speed. Likely causes: holes or unwritten extents in a file (read as zeros without I/O), a file system that keeps the data in memory, or a cache in front of the device",
+                fmt_bytes(*app_read_bytes),
+                fmt_bytes(*read_bytes),
+                pct(*ratio)
+            ),
+            CacheKeptWrites { path, ratio } => write!(
+                f,
+                "{path}: the device received {:.1}% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
+                pct(*ratio)
+            ),
+            UnwrittenBlocks {
+                path,
+                unwritten,
+                blocks,
+            } => write!(
+                f,
+                "{path}: {unwritten} of {blocks} blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)"
+            ),
+            _ => unreachable!("fmt calls fmt_delivery only for its theme's variants"),
+        }
+    }
+
+    /// The run's own course: its schedule, its flush, its live stream.
+    fn fmt_run(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        let ns = |v: u64| fmt_latency_ns(v as f64);
+        match self {
             ScheduleMissed {
                 worker,
                 target,
@@ -559,95 +740,22 @@ impl fmt::Display for Warning {
                 f,
                 "the live collector fell behind the workers: {seconds_lost} worker second(s) lost, {histograms_lost} without percentiles"
             ),
-            ZeroReads {
-                path,
-                sampled,
-                zeros,
-                stored,
-            } => {
-                let share = *zeros as f64 / (*sampled).max(1) as f64 * 100.0;
-                match stored {
-                    None => write!(
-                        f,
-                        "{path}: {share:.0}% of sampled reads ({zeros} of {sampled}) returned only zeros: the device answered without reading media: unwritten, trimmed or thin-provisioned blocks (or a medium written with zeros), so the figure is not the device's speed"
-                    ),
-                    Some(layer) => write!(
-                        f,
-                        "{path}: {share:.0}% of sampled reads ({zeros} of {sampled}) returned only zeros, and {layer} holds the region as written data: the zeros were stored and read"
-                    ),
-                }
-            }
-            SettingHeldByOtherRun {
-                path,
-                setting,
-                own,
-                in_force,
-                pid,
-                killed,
-            } => write!(
+            ShortIos { count } => write!(
                 f,
-                "{path}: {setting} is {} by another stripebench run (PID {pid}{}): it was {} during this run, the device's own is {own}, so these figures are under that run's setting, not the device's",
-                if *killed { "left changed" } else { "held" },
-                if *killed {
-                    ", killed: run 'stripebench restore'"
-                } else {
-                    ", running now"
-                },
-                in_force.as_deref().unwrap_or("unreadable"),
+                "{count} short I/Os (fewer bytes than requested); their bytes are counted as moved"
             ),
-            ForeignIo {
-                path,
-                device,
-                read_bytes,
-                write_bytes,
-                tolerance,
-            } => {
-                let part = |what: &str, b: &Option<u64>| {
-                    b.filter(|&b| b > 0)
-                        .map(|b| format!("{} {what}", fmt_bytes(b)))
-                };
-                let parts: Vec<String> = [part("read", read_bytes), part("written", write_bytes)]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                write!(
-                    f,
-                    "{path}: {device} did I/O that was not this run's: {} beyond this run's own bytes (more than the {} tolerance): another process used the device during the run, and these figures share it",
-                    parts.join(" and "),
-                    fmt_bytes(*tolerance)
-                )
-            }
-            CacheServedReads { path, ratio } => write!(
+            ClampedLatencies { count } => write!(
                 f,
-                "{path}: the device delivered {:.1}% of the bytes read: the page cache served the rest, so these figures measure memory, not the device",
-                pct(*ratio)
+                "{count} latencies above one hour were recorded as one hour"
             ),
-            UndeliveredDirectReads {
-                path,
-                app_read_bytes,
-                device,
-                read_bytes,
-                ratio,
-            } => write!(
-                f,
-                "{path}: O_DIRECT reads of {} reached {device} as only {} ({:.1}%): the rest never came from the device, so these figures are not its speed. Likely causes: holes or unwritten extents in a file (read as zeros without I/O), a file system that keeps the data in memory, or a cache in front of the device",
-                fmt_bytes(*app_read_bytes),
-                fmt_bytes(*read_bytes),
-                pct(*ratio)
-            ),
-            CacheKeptWrites { path, ratio } => write!(
-                f,
-                "{path}: the device received {:.1}% of the bytes written: the page cache merged rewrites or still holds the rest, so 'written to cache' MB/s measures memory; durable MB/s counts only what reached the device",
-                pct(*ratio)
-            ),
-            UnwrittenBlocks {
-                path,
-                unwritten,
-                blocks,
-            } => write!(
-                f,
-                "{path}: {unwritten} of {blocks} blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)"
-            ),
+            _ => unreachable!("fmt calls fmt_run only for its theme's variants"),
+        }
+    }
+
+    /// The window: too short, too few I/Os, a limit not reached.
+    fn fmt_window(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
             ShortWindow { seconds } => write!(
                 f,
                 "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
@@ -716,14 +824,14 @@ impl fmt::Display for Warning {
                 "{idle} of {workers} worker(s) completed no I/O in the {} window (their first I/O was still in flight when it closed): their rate of 0 is no measurement; raise --duration",
                 fmt_latency_ns(seconds * 1e9)
             ),
-            ShortIos { count } => write!(
-                f,
-                "{count} short I/Os (fewer bytes than requested); their bytes are counted as moved"
-            ),
-            ClampedLatencies { count } => write!(
-                f,
-                "{count} latencies above one hour were recorded as one hour"
-            ),
+            _ => unreachable!("fmt calls fmt_window only for its theme's variants"),
+        }
+    }
+
+    /// After the run, from the device counters: split requests and read-modify-write.
+    fn fmt_counters(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
             SplitRequests {
                 writes,
                 bs,
@@ -772,6 +880,14 @@ impl fmt::Display for Warning {
                     "{path}: {reads}: read-modify-write (sub-stripe writes); {members_reading} of {members} members read"
                 )
             }
+            _ => unreachable!("fmt calls fmt_counters only for its theme's variants"),
+        }
+    }
+
+    /// Before a measuring command: what a killed run left behind.
+    fn fmt_left_behind(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
             StateFileRefused { why } => f.write_str(why),
             TestBedLeft { dir } => write!(
                 f,
@@ -781,6 +897,14 @@ impl fmt::Display for Warning {
                 f,
                 "a killed run left {settings} setting(s) changed (state in {state}): run 'stripebench restore'"
             ),
+            _ => unreachable!("fmt calls fmt_left_behind only for its theme's variants"),
+        }
+    }
+
+    /// Documents made of documents (merge, plan).
+    fn fmt_merged(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Warning::*;
+        match self {
             OnHost { host, warning } => write!(f, "{host}: {warning}"),
             MergedTwice { what } => write!(f, "{what}; merged twice because of --force"),
             DifferentWorkload { path, difference } => write!(
@@ -806,6 +930,7 @@ impl fmt::Display for Warning {
                 f,
                 "{path}: a different workload than {first} ({difference}), fitted together because of --force"
             ),
+            _ => unreachable!("fmt calls fmt_merged only for its theme's variants"),
         }
     }
 }

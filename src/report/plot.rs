@@ -14,7 +14,7 @@ use plotters::prelude::*;
 use crate::analysis::histogram::LatencyHistogram;
 use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
-use crate::document::sweep::SweepDocument;
+use crate::document::sweep::{Param, PointDoc, SweepDocument};
 use crate::report::chart;
 
 pub(crate) const COLORS: [RGBColor; 8] = [
@@ -382,35 +382,127 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
             root.fill(&WHITE).map_err(err)
         });
     };
-    let lines = numeric(&xp.values);
-    // The series' keys: the other parameters' values, in the order met.
-    let key_of = |p: &crate::document::sweep::PointDoc| -> String {
+    let axis = SweepAxis::new(doc, xp);
+    let series = throughput_series(doc, &axis);
+    let p99 = p99_series(doc, &axis);
+    let colors = palette(series.len());
+    let p99_colors = palette(p99.len());
+    svg((SWEEP_PLOT_W + SWEEP_LEGEND_W, 800), |root| {
+        root.fill(&WHITE).map_err(err)?;
+        let (plots, side) = root.split_horizontally(SWEEP_PLOT_W);
+        let (top, bottom) = plots.split_vertically(420);
+        draw_throughput(&top, &axis, &series, &colors)?;
+        draw_p99(&bottom, &axis, &p99, &p99_colors)?;
+        // The legends, in the column right of the plots.
+        let items = |s: &Series, colors: &[RGBColor]| {
+            s.iter()
+                .zip(colors)
+                .map(|((l, _), c)| (l.clone(), *c))
+                .collect()
+        };
+        sweep_legend(&side, 40, items(&series, &colors), axis.lines)?;
+        sweep_legend(&side, 460, items(&p99, &p99_colors), axis.lines)?;
+        Ok(())
+    })
+}
+
+/// A sweep plot's series: each a label and its points (the index of its
+/// x value, and its value).
+type Series = Vec<(String, Vec<(usize, f64)>)>;
+
+/// A sweep plot's x axis, the first parameter, and its series' keys: the
+/// other parameters' values, in the order met.
+struct SweepAxis<'a> {
+    xp: &'a Param,
+    keys: Vec<String>,
+    /// Its values are numbers: a line joins them (else categories).
+    lines: bool,
+}
+
+impl<'a> SweepAxis<'a> {
+    fn new(doc: &SweepDocument, xp: &'a Param) -> Self {
+        let mut axis = SweepAxis {
+            xp,
+            keys: Vec::new(),
+            lines: numeric(&xp.values),
+        };
+        for p in &doc.points {
+            let k = axis.key_of(p);
+            if !axis.keys.contains(&k) {
+                axis.keys.push(k);
+            }
+        }
+        axis
+    }
+
+    fn key_of(&self, p: &PointDoc) -> String {
         p.values
             .iter()
-            .filter(|(n, _)| *n != xp.name)
+            .filter(|(n, _)| *n != self.xp.name)
             .map(|(n, v)| format!("{n}={v}"))
             .collect::<Vec<_>>()
             .join(" ")
-    };
-    let mut keys: Vec<String> = Vec::new();
-    for p in &doc.points {
-        let k = key_of(p);
-        if !keys.contains(&k) {
-            keys.push(k);
+    }
+
+    fn x_of(&self, p: &PointDoc) -> Option<usize> {
+        let v = &p.values.iter().find(|(n, _)| *n == self.xp.name)?.1;
+        self.xp.values.iter().position(|x| x == v)
+    }
+
+    /// The points of the series `key`: `f` of each point that has it.
+    fn points(
+        &self,
+        doc: &SweepDocument,
+        key: &str,
+        f: &dyn Fn(&PointDoc) -> Option<f64>,
+    ) -> Vec<(usize, f64)> {
+        doc.points
+            .iter()
+            .filter(|p| self.key_of(p) == key)
+            .filter_map(|p| Some((self.x_of(p)?, f(p)?)))
+            .collect()
+    }
+
+    /// The x axis' label: the parameter, and for categories, that they are.
+    fn desc(&self) -> String {
+        if self.lines {
+            self.xp.name.clone()
+        } else {
+            format!("{} (categories: points, not a series)", self.xp.name)
         }
     }
-    let x_of = |p: &crate::document::sweep::PointDoc| -> Option<usize> {
-        let v = &p.values.iter().find(|(n, _)| *n == xp.name)?.1;
-        xp.values.iter().position(|x| x == v)
-    };
+
+    /// A tick's label: the value at a whole index, else none.
+    fn label(&self, v: &f64) -> String {
+        self.xp
+            .values
+            .get(v.round().max(0.0) as usize)
+            .filter(|_| (v - v.round()).abs() < 1e-6)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Categories: series `s` of `count` a little apart from the others,
+    /// side by side at its value.
+    fn offset(&self, s: usize, count: usize) -> f64 {
+        if self.lines || count < 2 {
+            0.0
+        } else {
+            (s as f64 - (count as f64 - 1.0) / 2.0) * 0.7 / count as f64
+        }
+    }
+}
+
+/// The throughput series, per key: the total, and each target's when
+/// there are several.
+fn throughput_series(doc: &SweepDocument, axis: &SweepAxis) -> Series {
     let targets: Vec<String> = doc
         .points
         .first()
         .map(|p| p.runs[0].targets.iter().map(|t| t.path.clone()).collect())
         .unwrap_or_default();
-    // (label, key index, points): the total per key, and each target's.
-    let mut series: Vec<(String, Vec<(usize, f64)>)> = Vec::new();
-    for key in &keys {
+    let mut series: Series = Vec::new();
+    for key in &axis.keys {
         let suffix = |s: &str| {
             if key.is_empty() {
                 s.to_string()
@@ -418,13 +510,7 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
                 format!("{s} {key}")
             }
         };
-        let pts = |f: &dyn Fn(&crate::document::sweep::PointDoc) -> Option<f64>| {
-            doc.points
-                .iter()
-                .filter(|p| key_of(p) == *key)
-                .filter_map(|p| Some((x_of(p)?, f(p)?)))
-                .collect::<Vec<_>>()
-        };
+        let pts = |f: &dyn Fn(&PointDoc) -> Option<f64>| axis.points(doc, key, f);
         // One target: its name, for it is the total. Targets that ended at
         // different times: the total is their bytes over the shared window,
         // which can stand below the fastest of them, so its label says so
@@ -466,7 +552,12 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
             }
         }
     }
-    let p99: Vec<(String, Vec<(usize, f64)>)> = keys
+    series
+}
+
+/// The p99 series (all targets), in ms: one per key.
+fn p99_series(doc: &SweepDocument, axis: &SweepAxis) -> Series {
+    axis.keys
         .iter()
         .map(|key| {
             let label = if key.is_empty() {
@@ -474,43 +565,102 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
             } else {
                 format!("p99 {key}")
             };
-            let pts = doc
-                .points
-                .iter()
-                .filter(|p| key_of(p) == *key)
-                .filter_map(|p| {
-                    Some((
-                        x_of(p)?,
-                        p.runs[0].total.figures.latency_ns?.p99.max(1) as f64 / 1e6,
-                    ))
-                })
-                .collect();
+            let pts = axis.points(doc, key, &|p| {
+                Some(p.runs[0].total.figures.latency_ns?.p99.max(1) as f64 / 1e6)
+            });
             (label, pts)
         })
-        .collect();
-    let colors = palette(series.len());
-    let p99_colors = palette(p99.len());
-    let n = xp.values.len();
-    // Categories: each series a little apart, side by side at its value.
-    let groups = if lines { 1 } else { series.len() };
-    let offset = |s: usize| -> f64 {
-        if lines || groups < 2 {
-            0.0
-        } else {
-            (s as f64 - (groups as f64 - 1.0) / 2.0) * 0.7 / groups as f64
+        .collect()
+}
+
+/// Each series' points in its colour (joined by a line when the axis
+/// has lines), at its offset and through `y` (the log for p99).
+fn draw_dots(
+    c: &mut Chart<'_, '_>,
+    axis: &SweepAxis,
+    series: &Series,
+    colors: &[RGBColor],
+    y: fn(f64) -> f64,
+) -> Result<()> {
+    for (i, (_, pts)) in series.iter().enumerate() {
+        let color = colors[i];
+        let xy: Vec<(f64, f64)> = pts
+            .iter()
+            .map(|&(x, v)| (x as f64 + axis.offset(i, series.len()), y(v)))
+            .collect();
+        if axis.lines {
+            c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(2)))
+                .map_err(err)?;
         }
-    };
-    let p99_offset = |s: usize| -> f64 {
-        if lines || p99.len() < 2 {
-            0.0
-        } else {
-            (s as f64 - (p99.len() as f64 - 1.0) / 2.0) * 0.7 / p99.len() as f64
-        }
-    };
+        c.draw_series(xy.iter().map(|&p| Circle::new(p, 4, color.filled())))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The top plot: throughput per point, MB/s from 0.
+fn draw_throughput(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    axis: &SweepAxis,
+    series: &Series,
+    colors: &[RGBColor],
+) -> Result<()> {
+    let n = axis.xp.values.len();
     let max_mb = series
         .iter()
         .flat_map(|(_, s)| s.iter().map(|p| p.1))
         .fold(1.0, f64::max);
+    let mut c = ChartBuilder::on(area)
+        .caption("throughput per point: MB/s (10^6 B/s)", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..max_mb * 1.1)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_labels(n.max(2))
+        .x_label_formatter(&|v| axis.label(v))
+        .x_desc(axis.desc().as_str())
+        .y_desc("MB/s")
+        .draw()
+        .map_err(err)?;
+    draw_dots(&mut c, axis, series, colors, |v| v)
+}
+
+/// The bottom plot: p99 per point (all targets), on a log scale in ms.
+fn draw_p99(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    axis: &SweepAxis,
+    p99: &Series,
+    colors: &[RGBColor],
+) -> Result<()> {
+    let n = axis.xp.values.len();
+    let (lo, hi) = decades(p99);
+    let mut c = ChartBuilder::on(area)
+        .caption(
+            "p99 latency per point (all targets), log scale",
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), lo..hi)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_labels(n.max(2))
+        .x_label_formatter(&|v| axis.label(v))
+        .y_labels((hi - lo) as usize + 1)
+        .y_label_formatter(&|v| fmt_ms(10f64.powf(*v)))
+        .x_desc(axis.desc().as_str())
+        .y_desc("p99 (ms, log scale)")
+        .draw()
+        .map_err(err)?;
+    draw_dots(&mut c, axis, p99, colors, f64::log10)
+}
+
+/// The p99 axis, log10 of the ms, from a whole decade to a whole decade
+/// (a label on each: 0.1 ms, 1 ms, 10 ms); 1 µs to 1 ms with no value.
+fn decades(p99: &Series) -> (f64, f64) {
     let lo = p99
         .iter()
         .flat_map(|(_, s)| s.iter().map(|p| p.1))
@@ -519,138 +669,44 @@ pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
         .iter()
         .flat_map(|(_, s)| s.iter().map(|p| p.1))
         .fold(0.0, f64::max);
-    // The axis holds log10 of the ms, from a whole decade to a whole
-    // decade, a label on each: 0.1 ms, 1 ms, 10 ms.
-    let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+    if lo.is_finite() && hi > 0.0 {
         let lo = lo.log10().floor();
         (lo, hi.log10().ceil().max(lo + 1.0))
     } else {
         (-3.0, 0.0)
-    };
-    let labels = xp.values.clone();
-    let x_desc = if lines {
-        xp.name.clone()
-    } else {
-        format!("{} (categories: points, not a series)", xp.name)
-    };
-    svg((SWEEP_PLOT_W + SWEEP_LEGEND_W, 800), |root| {
-        root.fill(&WHITE).map_err(err)?;
-        let (plots, side) = root.split_horizontally(SWEEP_PLOT_W);
-        let (top, bottom) = plots.split_vertically(420);
-        let x_range = -0.5f64..(n as f64 - 0.5);
-        let fmt_x = |v: &f64| {
-            labels
-                .get(v.round().max(0.0) as usize)
-                .filter(|_| (v - v.round()).abs() < 1e-6)
-                .cloned()
-                .unwrap_or_default()
-        };
-        let mut c = ChartBuilder::on(&top)
-            .caption("throughput per point: MB/s (10^6 B/s)", ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x_range.clone(), 0f64..max_mb * 1.1)
-            .map_err(err)?;
-        c.configure_mesh()
-            .x_labels(n.max(2))
-            .x_label_formatter(&fmt_x)
-            .x_desc(x_desc.as_str())
-            .y_desc("MB/s")
-            .draw()
-            .map_err(err)?;
-        for (i, (_, pts)) in series.iter().enumerate() {
-            let color = colors[i];
-            let xy: Vec<(f64, f64)> = pts
-                .iter()
-                .map(|&(x, y)| (x as f64 + offset(i), y))
-                .collect();
-            if lines {
-                c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(2)))
-                    .map_err(err)?;
-            }
-            c.draw_series(xy.iter().map(|&p| Circle::new(p, 4, color.filled())))
-                .map_err(err)?;
-        }
-        let mut c = ChartBuilder::on(&bottom)
-            .caption(
-                "p99 latency per point (all targets), log scale",
-                ("sans-serif", 18),
-            )
-            .margin(10)
-            .x_label_area_size(45)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x_range, lo..hi)
-            .map_err(err)?;
-        c.configure_mesh()
-            .x_labels(n.max(2))
-            .x_label_formatter(&fmt_x)
-            .y_labels((hi - lo) as usize + 1)
-            .y_label_formatter(&|v| fmt_ms(10f64.powf(*v)))
-            .x_desc(x_desc.as_str())
-            .y_desc("p99 (ms, log scale)")
-            .draw()
-            .map_err(err)?;
-        for (i, (_, pts)) in p99.iter().enumerate() {
-            let color = p99_colors[i];
-            let xy: Vec<(f64, f64)> = pts
-                .iter()
-                .map(|&(x, y)| (x as f64 + p99_offset(i), y.log10()))
-                .collect();
-            if lines {
-                c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(2)))
-                    .map_err(err)?;
-            }
-            c.draw_series(xy.iter().map(|&p| Circle::new(p, 4, color.filled())))
-                .map_err(err)?;
-        }
-        // The legends, in the column right of the plots.
-        let font = ("sans-serif", 13).into_font();
-        let legend = |area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
-                      y0: i32,
-                      items: Vec<(String, RGBColor)>|
-         -> Result<()> {
-            let h = 12 + 18 * items.len() as i32;
-            area.draw(&Rectangle::new(
-                [(6, y0), (SWEEP_LEGEND_W as i32 - 6, y0 + h)],
-                BLACK.stroke_width(1),
+    }
+}
+
+/// A legend box at `y0` in the column right of the plots: a mark (and a
+/// stroke, when the axis has lines) and a label per series.
+fn sweep_legend(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    y0: i32,
+    items: Vec<(String, RGBColor)>,
+    lines: bool,
+) -> Result<()> {
+    let font = ("sans-serif", 13).into_font();
+    let h = 12 + 18 * items.len() as i32;
+    area.draw(&Rectangle::new(
+        [(6, y0), (SWEEP_LEGEND_W as i32 - 6, y0 + h)],
+        BLACK.stroke_width(1),
+    ))
+    .map_err(err)?;
+    for (k, (label, color)) in items.into_iter().enumerate() {
+        let y = y0 + 15 + 18 * k as i32;
+        if lines {
+            area.draw(&PathElement::new(
+                vec![(14, y), (34, y)],
+                color.stroke_width(2),
             ))
             .map_err(err)?;
-            for (k, (label, color)) in items.into_iter().enumerate() {
-                let y = y0 + 15 + 18 * k as i32;
-                if lines {
-                    area.draw(&PathElement::new(
-                        vec![(14, y), (34, y)],
-                        color.stroke_width(2),
-                    ))
-                    .map_err(err)?;
-                }
-                area.draw(&Circle::new((24, y), 4, color.filled()))
-                    .map_err(err)?;
-                area.draw(&Text::new(label, (42, y - 7), font.clone()))
-                    .map_err(err)?;
-            }
-            Ok(())
-        };
-        legend(
-            &side,
-            40,
-            series
-                .iter()
-                .zip(&colors)
-                .map(|((l, _), c)| (l.clone(), *c))
-                .collect(),
-        )?;
-        legend(
-            &side,
-            460,
-            p99.iter()
-                .zip(&p99_colors)
-                .map(|((l, _), c)| (l.clone(), *c))
-                .collect(),
-        )?;
-        Ok(())
-    })
+        }
+        area.draw(&Circle::new((24, y), 4, color.filled()))
+            .map_err(err)?;
+        area.draw(&Text::new(label, (42, y - 7), font.clone()))
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Measured points, the fitted curve and the linear ideal.

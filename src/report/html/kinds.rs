@@ -13,7 +13,7 @@ use crate::base::warning::Warning;
 use crate::document::compare::{run_label, CompareDocument, PhaseStatus};
 use crate::document::merge::MergedDocument;
 use crate::document::run::{Figures, RunDocument};
-use crate::document::sweep::SweepDocument;
+use crate::document::sweep::{PointDoc, SweepDocument};
 use crate::report::chart::{Latency, Throughput};
 use crate::report::plot::COLORS;
 use plotters::style::RGBColor;
@@ -58,143 +58,11 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
     if let Some(r) = first {
         page.p("sub", &byline(r));
     }
-    page.raw("<div class=\"lead\">\n");
-    for p in &doc.params {
-        page.p("", &format!("{} = {}", p.name, p.values.join(", ")));
-    }
-    page.p(
-        "",
-        &format!(
-            "{} point(s), {} repeat(s) each; MB/s = 10^6 B/s, a point's over the shared window of its targets (where they ended at different times, a row gives the sum of their own rates); with repeats, the run closest to the median stands for its point{}",
-            doc.points.len(),
-            doc.repeat,
-            if doc.interrupted { "; INTERRUPTED: the points that finished" } else { "" }
-        ),
-    );
-    page.raw("</div>\n");
+    sweep_lead(&mut page, doc);
     page.h(2, "Points");
-    let mut head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-    head.extend(
-        [
-            "MB/s", "min", "max", "IOPS", "p50", "p99", "p99.9", "errors", "CPU s/GB", "dev/app",
-            "warnings",
-        ]
-        .map(String::from),
-    );
-    let ratio = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.3}"));
-    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
-    let mut point_warnings: Vec<(String, Vec<&Warning>)> = Vec::new();
-    for p in &doc.points {
-        let r = &p.runs[0];
-        let t = &r.total;
-        // With one repeat there is no range.
-        let range = |v: f64| {
-            if p.runs.len() > 1 {
-                format!("{:.1}", mb_per_sec(v))
-            } else {
-                "-".into()
-            }
-        };
-        let (dev, app) = crate::report::sweep::device_and_app_bytes(r);
-        let mut warnings: Vec<&Warning> = Vec::new();
-        for w in p.runs.iter().flat_map(|r| &r.warnings) {
-            if !warnings.contains(&w) {
-                warnings.push(w);
-            }
-        }
-        let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
-        cells.extend([
-            format!("{:.1}", mb_per_sec(p.bytes_per_sec_median)),
-            range(p.bytes_per_sec_min),
-            range(p.bytes_per_sec_max),
-        ]);
-        cells.extend(figure_cells(&t.figures));
-        cells.extend([
-            ratio(t.cpu_sec_per_gb()),
-            ratio((app > 0).then(|| dev as f64 / app as f64)),
-            if warnings.is_empty() {
-                "-".into()
-            } else {
-                format!("{} (below)", warnings.len())
-            },
-        ]);
-        let class = if p.partial || !warnings.is_empty() {
-            "slow"
-        } else {
-            ""
-        };
-        rows.push((class.to_string(), cells));
-        if !warnings.is_empty() {
-            let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
-            point_warnings.push((label.join(" "), warnings));
-        }
-        // Targets of different kinds (a file beside a device): each its own row.
-        if crate::report::sweep::targets_differ_in_kind(r) {
-            for tg in &r.targets {
-                let mut cells: Vec<String> = (1..p.values.len()).map(|_| String::new()).collect();
-                cells.push(format!(
-                    "\u{2514} {} {}",
-                    crate::report::sweep::kind_name(tg),
-                    tg.path
-                ));
-                cells.extend([
-                    format!("{:.1}", mb_per_sec(tg.figures.bytes_per_sec)),
-                    "-".into(),
-                    "-".into(),
-                ]);
-                cells.extend(figure_cells(&tg.figures));
-                cells.extend([
-                    ratio(crate::report::sweep::target_cpu_per_gb(tg)),
-                    ratio(crate::report::sweep::target_dev_app(tg)),
-                    String::new(),
-                ]);
-                rows.push(("per-target".to_string(), cells));
-            }
-        }
-        // Targets that ended at different times: the point's MB/s is their
-        // bytes over the shared window, not their sum; the sum beside it.
-        if let Some(sum) = p.targets_sum_bytes_per_sec_median {
-            let mut cells: Vec<String> = (1..p.values.len()).map(|_| String::new()).collect();
-            cells.push(
-                "\u{2514} sum of the targets' own rates (MB/s above: bytes over the shared window)"
-                    .into(),
-            );
-            cells.push(format!("{:.1}", mb_per_sec(sum)));
-            cells.extend((0..head.len() - cells.len()).map(|_| String::new()));
-            rows.push(("per-target".to_string(), cells));
-        }
-    }
-    page.table(&head, &rows, names.len());
-    // Each point's warnings, under the table: a normal-looking row must not hide them.
-    if !point_warnings.is_empty() {
-        let text: Vec<String> = point_warnings
-            .iter()
-            .flat_map(|(label, ws)| ws.iter().map(move |w| format!("warning: {label}: {w}")))
-            .collect();
-        page.notes(&text.join("\n"));
-    }
+    sweep_points(&mut page, doc, &names);
     if !doc.points.is_empty() {
-        page.figure(
-            &crate::report::plot::sweep_svg(doc)?,
-            "throughput per point (each target and the total) and p99 latency per point",
-        );
-        let hists: Vec<(String, LatencyHistogram)> = doc
-            .points
-            .iter()
-            .filter_map(|p| {
-                let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
-                Some((
-                    label.join(" "),
-                    LatencyHistogram::from_base64(&p.runs[0].total.figures.histogram).ok()?,
-                ))
-            })
-            .collect();
-        if let Some(plot) = charts::percentiles(&Latency::of(hists))? {
-            page.plot(
-                &plot,
-                "latency against percentile, one line per point (all targets)",
-            );
-        }
+        sweep_charts(&mut page, doc)?;
     }
     if let Some(r) = first {
         configuration(&mut page, r, 2);
@@ -202,45 +70,7 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
             "sub",
             "(the first point's options; what differs between the points is below)",
         );
-        // Every option whose value is not the same at every point, per point.
-        let configs: Vec<Vec<(String, String)>> = doc
-            .points
-            .iter()
-            .map(|p| config_pairs(&serde_json::to_value(&p.runs[0].config).unwrap_or_default()))
-            .collect();
-        let mut differing: Vec<String> = Vec::new();
-        for (k, v) in configs.iter().flatten() {
-            let same = configs
-                .iter()
-                .all(|c| c.iter().find(|(k2, _)| k2 == k).map(|(_, v2)| v2) == Some(v));
-            if !same && !differing.contains(k) && !names.contains(&k.as_str()) {
-                differing.push(k.clone());
-            }
-        }
-        page.h(3, "Configuration per point (the options that differ)");
-        if differing.is_empty() {
-            page.p("sub", "every point ran with the same options");
-        } else {
-            let mut head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-            head.extend(differing.iter().cloned());
-            let rows: Vec<(String, Vec<String>)> = doc
-                .points
-                .iter()
-                .zip(&configs)
-                .map(|(p, c)| {
-                    let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
-                    for k in &differing {
-                        cells.push(
-                            c.iter()
-                                .find(|(k2, _)| k2 == k)
-                                .map_or("-".into(), |(_, v)| v.clone()),
-                        );
-                    }
-                    ("config-diff".to_string(), cells)
-                })
-                .collect();
-            page.table(&head, &rows, head.len());
-        }
+        sweep_configs(&mut page, doc, &names);
     }
     page.h(2, "Each point");
     for p in &doc.points {
@@ -266,6 +96,215 @@ pub fn sweep(doc: &SweepDocument) -> Result<String> {
     Ok(page.finish(&doc.tool))
 }
 
+/// A sweep's lead: its parameters, its points and what its MB/s mean.
+fn sweep_lead(page: &mut Page, doc: &SweepDocument) {
+    page.raw("<div class=\"lead\">\n");
+    for p in &doc.params {
+        page.p("", &format!("{} = {}", p.name, p.values.join(", ")));
+    }
+    page.p(
+        "",
+        &format!(
+            "{} point(s), {} repeat(s) each; MB/s = 10^6 B/s, a point's over the shared window of its targets (where they ended at different times, a row gives the sum of their own rates); with repeats, the run closest to the median stands for its point{}",
+            doc.points.len(),
+            doc.repeat,
+            if doc.interrupted { "; INTERRUPTED: the points that finished" } else { "" }
+        ),
+    );
+    page.raw("</div>\n");
+}
+
+/// A ratio's cell: three decimals, or "-" when there is none.
+fn ratio(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.3}"))
+}
+
+/// The points' table (a row a point, and rows under it for its targets
+/// where they differ), then each point's warnings.
+fn sweep_points(page: &mut Page, doc: &SweepDocument, names: &[&str]) {
+    let mut head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    head.extend(
+        [
+            "MB/s", "min", "max", "IOPS", "p50", "p99", "p99.9", "errors", "CPU s/GB", "dev/app",
+            "warnings",
+        ]
+        .map(String::from),
+    );
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    let mut point_warnings: Vec<(String, Vec<&Warning>)> = Vec::new();
+    for p in &doc.points {
+        let warnings = point_row(p, &mut rows);
+        if !warnings.is_empty() {
+            let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            point_warnings.push((label.join(" "), warnings));
+        }
+        target_rows(p, head.len(), &mut rows);
+    }
+    page.table(&head, &rows, names.len());
+    // Each point's warnings, under the table: a normal-looking row must not hide them.
+    if !point_warnings.is_empty() {
+        let text: Vec<String> = point_warnings
+            .iter()
+            .flat_map(|(label, ws)| ws.iter().map(move |w| format!("warning: {label}: {w}")))
+            .collect();
+        page.notes(&text.join("\n"));
+    }
+}
+
+/// A point's row; its warnings (each once, over its repeats).
+fn point_row<'a>(p: &'a PointDoc, rows: &mut Vec<(String, Vec<String>)>) -> Vec<&'a Warning> {
+    let r = &p.runs[0];
+    let t = &r.total;
+    // With one repeat there is no range.
+    let range = |v: f64| {
+        if p.runs.len() > 1 {
+            format!("{:.1}", mb_per_sec(v))
+        } else {
+            "-".into()
+        }
+    };
+    let (dev, app) = crate::report::sweep::device_and_app_bytes(r);
+    let mut warnings: Vec<&Warning> = Vec::new();
+    for w in p.runs.iter().flat_map(|r| &r.warnings) {
+        if !warnings.contains(&w) {
+            warnings.push(w);
+        }
+    }
+    let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
+    cells.extend([
+        format!("{:.1}", mb_per_sec(p.bytes_per_sec_median)),
+        range(p.bytes_per_sec_min),
+        range(p.bytes_per_sec_max),
+    ]);
+    cells.extend(figure_cells(&t.figures));
+    cells.extend([
+        ratio(t.cpu_sec_per_gb()),
+        ratio((app > 0).then(|| dev as f64 / app as f64)),
+        if warnings.is_empty() {
+            "-".into()
+        } else {
+            format!("{} (below)", warnings.len())
+        },
+    ]);
+    let class = if p.partial || !warnings.is_empty() {
+        "slow"
+    } else {
+        ""
+    };
+    rows.push((class.to_string(), cells));
+    warnings
+}
+
+/// The rows under a point's for its targets: one each where they are of
+/// different kinds, and their own rates' sum where they ended apart.
+fn target_rows(p: &PointDoc, columns: usize, rows: &mut Vec<(String, Vec<String>)>) {
+    let r = &p.runs[0];
+    // Targets of different kinds (a file beside a device): each its own row.
+    if crate::report::sweep::targets_differ_in_kind(r) {
+        for tg in &r.targets {
+            let mut cells: Vec<String> = (1..p.values.len()).map(|_| String::new()).collect();
+            cells.push(format!(
+                "\u{2514} {} {}",
+                crate::report::sweep::kind_name(tg),
+                tg.path
+            ));
+            cells.extend([
+                format!("{:.1}", mb_per_sec(tg.figures.bytes_per_sec)),
+                "-".into(),
+                "-".into(),
+            ]);
+            cells.extend(figure_cells(&tg.figures));
+            cells.extend([
+                ratio(crate::report::sweep::target_cpu_per_gb(tg)),
+                ratio(crate::report::sweep::target_dev_app(tg)),
+                String::new(),
+            ]);
+            rows.push(("per-target".to_string(), cells));
+        }
+    }
+    // Targets that ended at different times: the point's MB/s is their
+    // bytes over the shared window, not their sum; the sum beside it.
+    if let Some(sum) = p.targets_sum_bytes_per_sec_median {
+        let mut cells: Vec<String> = (1..p.values.len()).map(|_| String::new()).collect();
+        cells.push(
+            "\u{2514} sum of the targets' own rates (MB/s above: bytes over the shared window)"
+                .into(),
+        );
+        cells.push(format!("{:.1}", mb_per_sec(sum)));
+        cells.extend((0..columns - cells.len()).map(|_| String::new()));
+        rows.push(("per-target".to_string(), cells));
+    }
+}
+
+/// A sweep's charts: throughput and p99 per point, and each point's
+/// latency against percentile.
+fn sweep_charts(page: &mut Page, doc: &SweepDocument) -> Result<()> {
+    page.figure(
+        &crate::report::plot::sweep_svg(doc)?,
+        "throughput per point (each target and the total) and p99 latency per point",
+    );
+    let hists: Vec<(String, LatencyHistogram)> = doc
+        .points
+        .iter()
+        .filter_map(|p| {
+            let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            Some((
+                label.join(" "),
+                LatencyHistogram::from_base64(&p.runs[0].total.figures.histogram).ok()?,
+            ))
+        })
+        .collect();
+    if let Some(plot) = charts::percentiles(&Latency::of(hists))? {
+        page.plot(
+            &plot,
+            "latency against percentile, one line per point (all targets)",
+        );
+    }
+    Ok(())
+}
+
+/// Every option whose value is not the same at every point, per point.
+fn sweep_configs(page: &mut Page, doc: &SweepDocument, names: &[&str]) {
+    let configs: Vec<Vec<(String, String)>> = doc
+        .points
+        .iter()
+        .map(|p| config_pairs(&serde_json::to_value(&p.runs[0].config).unwrap_or_default()))
+        .collect();
+    let mut differing: Vec<String> = Vec::new();
+    for (k, v) in configs.iter().flatten() {
+        let same = configs
+            .iter()
+            .all(|c| c.iter().find(|(k2, _)| k2 == k).map(|(_, v2)| v2) == Some(v));
+        if !same && !differing.contains(k) && !names.contains(&k.as_str()) {
+            differing.push(k.clone());
+        }
+    }
+    page.h(3, "Configuration per point (the options that differ)");
+    if differing.is_empty() {
+        page.p("sub", "every point ran with the same options");
+        return;
+    }
+    let mut head: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    head.extend(differing.iter().cloned());
+    let rows: Vec<(String, Vec<String>)> = doc
+        .points
+        .iter()
+        .zip(&configs)
+        .map(|(p, c)| {
+            let mut cells: Vec<String> = p.values.iter().map(|(_, v)| v.clone()).collect();
+            for k in &differing {
+                cells.push(
+                    c.iter()
+                        .find(|(k2, _)| k2 == k)
+                        .map_or("-".into(), |(_, v)| v.clone()),
+                );
+            }
+            ("config-diff".to_string(), cells)
+        })
+        .collect();
+    page.table(&head, &rows, head.len());
+}
+
 /// A compare: the volume's stack, the phases, the members against the
 /// volume, and each phase's run.
 pub fn compare(doc: &CompareDocument) -> Result<String> {
@@ -280,6 +319,53 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
         page.p("", l);
     }
     page.raw("</div>\n");
+    compare_phases(&mut page, doc, &text);
+    compare_members(&mut page, doc)?;
+    // The verdict with its numbers, as the text says it.
+    let verdict: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("verdict: "))
+        .take_while(|l| !l.starts_with("note: "))
+        .collect();
+    page.pre(&verdict.join("\n"));
+    let notes: Vec<String> = doc.notes.iter().map(|n| format!("note: {n}")).collect();
+    page.notes(&notes.join("\n"));
+    page.h(2, "The volume's storage stack");
+    page.pre(&crate::report::topology::render(&doc.topology));
+    // The options as the members-together phase ran them (each phase
+    // changes its targets, jobs and direct or buffered).
+    let together = doc
+        .phases
+        .iter()
+        .find(|p| p.kind == crate::document::compare::PhaseKind::Together)
+        .or(doc.phases.first());
+    if let Some(p) = together {
+        configuration(&mut page, &p.document, 2);
+        page.p(
+            "sub",
+            &format!("(the options of the phase '{}'; each phase sets its own targets, workers and direct or buffered)", p.kind),
+        );
+    }
+    page.h(2, "Each phase");
+    for p in doc.runs() {
+        folded_run(
+            &mut page,
+            &format!(
+                "{}{} ({:.1} MB/s)",
+                p.kind,
+                run_label(&p.kind, p.repeat, doc.repeat),
+                mb_per_sec(p.bytes_per_sec)
+            ),
+            &p.document,
+            false,
+        )?;
+    }
+    Ok(page.finish(&doc.tool))
+}
+
+/// The phases' table, then the ceilings and the efficiency as the text
+/// (`text`, the compare's as a table says it) says them.
+fn compare_phases(page: &mut Page, doc: &CompareDocument, text: &str) {
     page.h(2, "Phases");
     // Every run; a thin one has no rate, a failed one is marked.
     let rows: Vec<(String, Vec<String>)> = doc
@@ -325,6 +411,11 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     if !lines.is_empty() {
         page.pre(&lines.join("\n"));
     }
+}
+
+/// The members against the volume: a bar each beside their sum and the
+/// volume's phases, and their table.
+fn compare_members(page: &mut Page, doc: &CompareDocument) -> Result<()> {
     page.h(2, "Members against the volume");
     // Members blue (a slow one red), their sum grey, the volume green.
     let mut bars: Vec<(String, f64, RGBColor)> = doc
@@ -389,46 +480,7 @@ pub fn compare(doc: &CompareDocument) -> Result<String> {
     }
     head.push(String::new());
     page.table(&head, &rows, 1);
-    // The verdict with its numbers, as the text says it.
-    let verdict: Vec<&str> = text
-        .lines()
-        .skip_while(|l| !l.starts_with("verdict: "))
-        .take_while(|l| !l.starts_with("note: "))
-        .collect();
-    page.pre(&verdict.join("\n"));
-    let notes: Vec<String> = doc.notes.iter().map(|n| format!("note: {n}")).collect();
-    page.notes(&notes.join("\n"));
-    page.h(2, "The volume's storage stack");
-    page.pre(&crate::report::topology::render(&doc.topology));
-    // The options as the members-together phase ran them (each phase
-    // changes its targets, jobs and direct or buffered).
-    let together = doc
-        .phases
-        .iter()
-        .find(|p| p.kind == crate::document::compare::PhaseKind::Together)
-        .or(doc.phases.first());
-    if let Some(p) = together {
-        configuration(&mut page, &p.document, 2);
-        page.p(
-            "sub",
-            &format!("(the options of the phase '{}'; each phase sets its own targets, workers and direct or buffered)", p.kind),
-        );
-    }
-    page.h(2, "Each phase");
-    for p in doc.runs() {
-        folded_run(
-            &mut page,
-            &format!(
-                "{}{} ({:.1} MB/s)",
-                p.kind,
-                run_label(&p.kind, p.repeat, doc.repeat),
-                mb_per_sec(p.bytes_per_sec)
-            ),
-            &p.document,
-            false,
-        )?;
-    }
-    Ok(page.finish(&doc.tool))
+    Ok(())
 }
 
 /// A merge: the hosts and the fleet, the fleet's latency, the workers'

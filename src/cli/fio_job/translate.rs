@@ -1,0 +1,924 @@
+//! One fio job translated into `run`'s options: a table of steps, one per
+//! family of fio options, run in order over a [`Reader`] of the job.
+//!
+//! The steps' order is the order of the options in the command printed
+//! before a run, and the order in which a job's faults are found (the
+//! first refused is the one said), so both stay as they are when a step
+//! is added. Each step names the fio keys it reads; together they are the
+//! keys a job file may hold, and any other is refused by name before any
+//! step runs.
+//!
+//! To honour another fio option: add its key to the step of its family
+//! in [`STEPS`] and read it there (or add a step where its `run` option
+//! falls in the printed command), with [`Reader`]'s typed accessors,
+//! which refuse a bad value in the one shape every refusal has.
+
+use std::fmt::Display;
+use std::time::Duration;
+
+use super::{fio_size, fio_time, list, FioJobError, Job, Opt, Set, Translated};
+use crate::base::error::show_text;
+use crate::cli::fio_words;
+use crate::cli::EngineArg;
+use crate::engine::buffer::HugePages;
+use crate::measure::config::RwMode;
+
+/// One family of fio options: the keys it reads, and what it makes of
+/// them.
+struct Step {
+    keys: &'static [&'static str],
+    run: fn(&Reader, &mut Draft) -> Result<(), FioJobError>,
+}
+
+/// Keys a job may hold that no step reads: a job's name and description
+/// (stripebench names each target by its file), and kb_base, which the
+/// [`Reader`] reads for every size.
+const READ_BY_NONE: &[&str] = &["name", "description", "kb_base"];
+
+/// The steps, in the order of the options they set.
+const STEPS: &[Step] = &[
+    Step {
+        keys: &["rw", "rwmixread", "rwmixwrite"],
+        run: pattern,
+    },
+    Step {
+        keys: &["bs"],
+        run: block_size,
+    },
+    Step {
+        keys: &["direct", "buffered", "uncached"],
+        run: cache_mode,
+    },
+    Step {
+        // hugepage-size: the size of fio's reserved pages; ours are the
+        // system's 2 MiB ones.
+        keys: &["iomem", "mem", "hugepage-size"],
+        run: buffers,
+    },
+    Step {
+        keys: &["fadvise_hint"],
+        run: fadvise,
+    },
+    Step {
+        keys: &[
+            "time_based",
+            "runtime",
+            "ramp_time",
+            "io_size",
+            "loops",
+            "numjobs",
+        ],
+        run: how_long,
+    },
+    Step {
+        keys: &["ioengine", "iodepth", "fixedbufs", "registerfiles"],
+        run: engine,
+    },
+    Step {
+        keys: &["hipri", "sqthread_poll", "sqthread_poll_cpu"],
+        run: ring,
+    },
+    Step {
+        keys: &["iodepth_batch_complete_min", "iodepth_batch_complete"],
+        run: completions,
+    },
+    Step {
+        keys: &["nowait"],
+        run: rwf_flags,
+    },
+    Step {
+        keys: &["rate", "rate_iops"],
+        run: rate,
+    },
+    Step {
+        keys: &["size", "offset"],
+        run: region,
+    },
+    Step {
+        keys: &["cpus_allowed", "cpus_allowed_policy"],
+        run: cpus,
+    },
+    Step {
+        keys: &["randseed", "randrepeat", "norandommap"],
+        run: random_offsets,
+    },
+    Step {
+        keys: &[
+            "refill_buffers",
+            "scramble_buffers",
+            "thread",
+            "group_reporting",
+            "stonewall",
+            "new_group",
+            "end_fsync",
+            "invalidate",
+        ],
+        run: plain_flags,
+    },
+    Step {
+        keys: &[
+            "buffer_compress_percentage",
+            "buffer_compress_chunk",
+            "dedupe_percentage",
+        ],
+        run: written_data,
+    },
+    Step {
+        keys: &["verify", "do_verify"],
+        run: verify,
+    },
+    Step {
+        keys: &["filename", "directory"],
+        run: files,
+    },
+];
+
+/// Whether a job file may hold `key`: some step reads it.
+fn known(key: &str) -> bool {
+    READ_BY_NONE.contains(&key) || STEPS.iter().any(|s| s.keys.contains(&key))
+}
+
+/// Translates one job; `shown` is the file as messages name it.
+pub(super) fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobError> {
+    let r = Reader {
+        job,
+        shown,
+        kb_base: 1024,
+    };
+    // Every key first, in the file's order: the first unknown is named.
+    if let Some(o) = job.opts.iter().find(|o| !known(&o.key)) {
+        let said = fio_words::explain(&r.written(o), &o.key, o.value.as_deref());
+        return Err(FioJobError(match said {
+            Some(said) => format!(
+                "{}: {said}; stripebench cannot honour it from a job file: remove it, or run this job with fio",
+                r.at(o)
+            ),
+            None => format!(
+                "{}: stripebench cannot honour fio's `{}` (it has no equivalent): remove it, or run this job with fio",
+                r.at(o),
+                show_text(&r.written(o))
+            ),
+        }));
+    }
+    let kb_base = match job.get("kb_base") {
+        None => 1024,
+        Some(o) => match o.value.as_deref() {
+            Some("1024") => 1024,
+            Some("1000") => 1000,
+            _ => return r.refuse(o, "is not 1000 or 1024: give kb_base=1024 (fio's default)"),
+        },
+    };
+    let r = Reader { kb_base, ..r };
+    let mut d = Draft::default();
+    for step in STEPS {
+        (step.run)(&r, &mut d)?;
+    }
+    Ok(Translated {
+        args: d.args,
+        targets: d.targets,
+        notes: d.notes,
+    })
+}
+
+/// A job as the steps read it: each value typed, or refused in one shape
+/// (`fio job file F line N [section]: `key=value` why`).
+struct Reader<'a> {
+    job: &'a Job,
+    /// The file as messages name it.
+    shown: &'a str,
+    kb_base: u64,
+}
+
+impl Reader<'_> {
+    /// The last value given for `key` (the job's own over the globals').
+    fn get(&self, key: &str) -> Option<&Opt> {
+        self.job.get(key)
+    }
+
+    /// `key`'s option, or the job's first where the refusal is of a
+    /// value `key` takes without being given.
+    fn get_or_first(&self, key: &str) -> &Opt {
+        self.job.get(key).unwrap_or(&self.job.opts[0])
+    }
+
+    /// Where `o` is written, and for which job when it is a global.
+    fn at(&self, o: &Opt) -> String {
+        let whose = if o.section == self.job.name {
+            String::new()
+        } else {
+            format!(" (for [{}])", show_text(&self.job.name))
+        };
+        format!(
+            "fio job file {} line {} [{}]{whose}",
+            self.shown,
+            o.line,
+            show_text(&o.section)
+        )
+    }
+
+    /// `o` as written: `key=value`, or the bare `key`.
+    fn written(&self, o: &Opt) -> String {
+        match &o.value {
+            Some(v) => format!("{}={v}", o.key),
+            None => o.key.clone(),
+        }
+    }
+
+    /// `Err` of any Ok type: what `o` is refused for.
+    fn refuse<T>(&self, o: &Opt, why: impl Display) -> Result<T, FioJobError> {
+        Err(FioJobError(format!(
+            "{}: `{}` {why}",
+            self.at(o),
+            show_text(&self.written(o))
+        )))
+    }
+
+    /// A size, under the job's kb_base.
+    fn size(&self, o: &Opt) -> Result<u64, FioJobError> {
+        let v = o.value.as_deref().unwrap_or("");
+        fio_size(v, self.kb_base).or_else(|why| self.refuse(o, why))
+    }
+
+    fn time(&self, o: &Opt) -> Result<Duration, FioJobError> {
+        let v = o.value.as_deref().unwrap_or("");
+        fio_time(v).or_else(|why| self.refuse(o, why))
+    }
+
+    /// A 0-or-1 option: `None` when not given, bare is 1.
+    fn flag(&self, key: &str) -> Result<Option<bool>, FioJobError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(o) => match o.value.as_deref() {
+                None | Some("1") => Ok(Some(true)),
+                Some("0") => Ok(Some(false)),
+                Some(_) => self.refuse(o, "takes 0 or 1"),
+            },
+        }
+    }
+
+    fn count(&self, o: &Opt) -> Result<u64, FioJobError> {
+        match o.value.as_deref().map(str::parse::<u64>) {
+            Some(Ok(n)) => Ok(n),
+            _ => self.refuse(o, "is not a whole number"),
+        }
+    }
+
+    fn pct(&self, o: &Opt) -> Result<u64, FioJobError> {
+        match self.count(o)? {
+            n if n <= 100 => Ok(n),
+            _ => self.refuse(o, "is not a percentage from 0 to 100"),
+        }
+    }
+
+    /// An RWF_* flag fio sets on io_uring and pvsync2 (its engine is
+    /// checked by [`rwf_flags`]): on when given bare or non-zero.
+    fn rwf(&self, key: &str) -> Result<bool, FioJobError> {
+        match self.get(key) {
+            None => Ok(false),
+            Some(o) if o.value.is_none() => Ok(true),
+            Some(o) => Ok(self.count(o)? > 0),
+        }
+    }
+}
+
+/// What the steps have made so far, and the facts of the job that later
+/// steps judge by (each set by its step; before it, fio's default).
+struct Draft {
+    args: Vec<Set>,
+    notes: Vec<String>,
+    targets: Vec<String>,
+    /// fio's rw=, as given.
+    rw: String,
+    random: bool,
+    bs: u64,
+    direct: bool,
+    /// fio's ioengine=, as given.
+    engine: String,
+    depth: u64,
+}
+
+impl Default for Draft {
+    fn default() -> Self {
+        Draft {
+            args: Vec::new(),
+            notes: Vec::new(),
+            targets: Vec::new(),
+            rw: "read".into(),
+            random: false,
+            bs: 4096,
+            direct: false,
+            engine: "psync".into(),
+            depth: 1,
+        }
+    }
+}
+
+impl Draft {
+    fn uring(&self) -> bool {
+        self.engine == "io_uring"
+    }
+}
+
+/// The pattern (fio's default: read) and a mix's read share.
+fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let rw_opt = r.get("rw");
+    let rw = rw_opt.and_then(|o| o.value.as_deref()).unwrap_or("read");
+    match rw {
+        "read" | "write" | "randread" | "randwrite" | "randrw" => {}
+        _ => {
+            let Some(o) = rw_opt else {
+                unreachable!("the default is read")
+            };
+            let why = if rw.contains(':') {
+                "has fio's offset modifier (`:N`), which stripebench has no equivalent of: give the pattern alone".to_string()
+            } else if rw.contains("trim") {
+                "trims, which stripebench does not: give read, write, randread, randwrite or randrw"
+                    .to_string()
+            } else if let Some(s) = fio_words::explain(&r.written(o), "rw", Some(rw)) {
+                format!("cannot be honoured: {s}")
+            } else {
+                "is no pattern stripebench has: give read, write, randread, randwrite or randrw"
+                    .to_string()
+            };
+            return Err(FioJobError(format!(
+                "{}: {}",
+                r.at(o),
+                why.strip_prefix("cannot be honoured: ")
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("`{}` {why}", show_text(&r.written(o))))
+            )));
+        }
+    }
+    d.rw = rw.to_string();
+    d.random = rw.starts_with("rand");
+    d.args.push(Set::Rw(match rw {
+        "read" => RwMode::Read,
+        "write" => RwMode::Write,
+        "randread" => RwMode::Randread,
+        "randwrite" => RwMode::Randwrite,
+        _ => RwMode::Randrw,
+    }));
+    // The read share: rwmixread, or 100 - rwmixwrite; both must agree.
+    let mixr = r.get("rwmixread");
+    let mixw = r.get("rwmixwrite");
+    let mix = match (mixr, mixw) {
+        (Some(mr), Some(mw)) => {
+            let (rp, wp) = (r.pct(mr)?, r.pct(mw)?);
+            if rp + wp != 100 {
+                return r.refuse(
+                    mw,
+                    format!("and rwmixread={rp} do not add up to 100: give one of them"),
+                );
+            }
+            Some(rp)
+        }
+        (Some(mr), None) => Some(r.pct(mr)?),
+        (None, Some(mw)) => Some(100 - r.pct(mw)?),
+        (None, None) => None,
+    };
+    if let Some(o) = mixr.or(mixw).filter(|_| rw != "randrw") {
+        return r.refuse(o, format!("with rw={rw}: a read share is for rw=randrw, which stripebench mixes (fio ignores it here): drop it"));
+    }
+    if let Some(m) = mix {
+        d.args.push(Set::Mix(m as u8));
+    }
+    Ok(())
+}
+
+/// The request size (fio's default: 4k, for every pattern).
+fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    d.bs =
+        match r.get("bs") {
+            Some(o) if o.value.as_deref().is_some_and(|v| v.contains(',')) => return r.refuse(
+                o,
+                "gives reads and writes their own size, which stripebench does not: give one size",
+            ),
+            Some(o) => match r.size(o)? {
+                0 => return r.refuse(o, "is 0: give a block size such as 4k"),
+                n => n,
+            },
+            None => 4096,
+        };
+    d.args.push(Set::Bs(d.bs));
+    Ok(())
+}
+
+/// O_DIRECT or the page cache: the later of direct= and buffered= wins
+/// (fio's default: buffered); uncached=1 on buffered I/O is
+/// stripebench's third mode.
+fn cache_mode(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let mut direct = false;
+    for o in r
+        .job
+        .opts
+        .iter()
+        .filter(|o| o.key == "direct" || o.key == "buffered")
+    {
+        let on = match o.value.as_deref() {
+            None | Some("1") => true,
+            Some("0") => false,
+            Some(_) => return r.refuse(o, "takes 0 or 1"),
+        };
+        direct = if o.key == "direct" { on } else { !on };
+    }
+    let uncached = !direct && r.rwf("uncached")?;
+    d.direct = direct;
+    d.args.push(match (direct, uncached) {
+        (true, _) => Set::Direct,
+        (false, true) => Set::Uncached,
+        (false, false) => Set::Buffered,
+    });
+    Ok(())
+}
+
+/// fio's buffers: huge pages where it reserves them (mmaphuge, shmhuge),
+/// else 4 KiB pages; ours follow. Not given, --hugepages auto holds: huge
+/// from a bs of 128 KiB, said in a note.
+fn buffers(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    match r.get("iomem").or_else(|| r.get("mem")) {
+        Some(o) => {
+            let v = o.value.as_deref().unwrap_or("");
+            // `mmaphuge:/hugetlbfs/file`: the file is fio's business.
+            let kind = v.split(':').next().unwrap_or("");
+            match kind {
+                "mmaphuge" | "shmhuge" => d.args.push(Set::HugePages(HugePages::On)),
+                "malloc" | "mmap" | "mmapshared" | "shm" => {
+                    d.args.push(Set::HugePages(HugePages::Off))
+                }
+                _ => return r.refuse(o, "names buffers stripebench cannot make (fio's iomem: malloc, mmap, mmapshared, shm, mmaphuge or shmhuge)"),
+            }
+        }
+        None if HugePages::Auto.for_buffer(d.bs) != HugePages::Off => d.notes.push(
+            "iomem (fio's default malloc, 4 KiB pages): stripebench's buffers are huge pages from a bs of 128 KiB (--hugepages auto), which a queue with few segments does not split as it splits fio's; add iomem=mmaphuge to the job for fio's huge pages, or iomem=malloc for 4 KiB pages here too".into(),
+        ),
+        None => {}
+    }
+    Ok(())
+}
+
+/// fio's fadvise_hint (1 unless given): POSIX_FADV_SEQUENTIAL, which
+/// doubles a file's read-ahead, or POSIX_FADV_RANDOM, which turns it off.
+/// stripebench gives no hint: the device's read_ahead_kb holds.
+fn fadvise(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if !d.direct {
+        let hint = r.get("fadvise_hint").and_then(|o| o.value.clone());
+        if !matches!(hint.as_deref(), Some("0" | "false" | "off" | "no")) {
+            d.notes.push("fadvise_hint (fio's default 1): fio advises POSIX_FADV_SEQUENTIAL (twice the read-ahead) or RANDOM (none) for buffered I/O; stripebench gives no hint, the device's read_ahead_kb (--readahead) holds".into());
+        }
+    }
+    Ok(())
+}
+
+/// How long: time based, or until size= (io_size=, loops=) is done; the
+/// ramp; and numjobs, which each of them bounds.
+fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    // fio's runtime=0 is no limit, as if not given.
+    let runtime = r
+        .get("runtime")
+        .map(|o| r.time(o))
+        .transpose()?
+        .filter(|t| !t.is_zero());
+    let ramp = r.get("ramp_time").map(|o| r.time(o)).transpose()?;
+    let time_based = r.flag("time_based")?.unwrap_or(false);
+    if let Some(o) = r.get("ramp_time").filter(|_| !time_based) {
+        if ramp.is_some_and(|t| !t.is_zero()) {
+            return r.refuse(o, "without time_based: stripebench counts every I/O of a run bounded by size= (io_size=, loops=) from the start, with no ramp: add time_based and runtime=, or drop it");
+        }
+    }
+    let numjobs = match r.get("numjobs") {
+        Some(o) => match r.count(o)? {
+            n @ 1..=4096 => Some((o, n)),
+            _ => return r.refuse(o, "is not a count from 1 to 4096"),
+        },
+        None => None,
+    };
+    if let Some(t) = runtime {
+        d.args.push(Set::Duration(t));
+    }
+    if time_based {
+        if runtime.is_none() {
+            return r.refuse(
+                r.get_or_first("time_based"),
+                "without runtime= would run until stopped: give runtime=, such as runtime=60",
+            );
+        }
+        for key in ["io_size", "loops"] {
+            if let Some(o) = r.get(key) {
+                return r.refuse(
+                    o,
+                    "with time_based: fio repeats the job until runtime= ends; give one of them",
+                );
+            }
+        }
+    } else if let Some(o) = r.get("io_size") {
+        if runtime.is_none() {
+            return r.refuse(o, "without runtime=: stripebench's --io-limit stops at its --duration (10 s by default); give runtime= as the cap");
+        }
+        d.args.push(Set::IoLimit(r.size(o)?));
+    } else {
+        // fio does size= once (loops= times), then ends; runtime= caps it.
+        if let Some((o, n)) = numjobs.filter(|(_, n)| *n > 1) {
+            return r.refuse(o, format!("without time_based: fio's {n} clones each do size= bytes of the same region; stripebench's --jobs {n} split the region: add time_based and runtime=, or give numjobs=1"));
+        }
+        let loops = match r.get("loops") {
+            Some(o) => match r.count(o)? {
+                0 => return r.refuse(o, "is 0: give loops=1 or more"),
+                n => n,
+            },
+            None => 1,
+        };
+        d.args.push(Set::Passes(loops));
+    }
+    // fio's default ramp is none; stripebench's is 1 s: always say it.
+    d.args.push(Set::Ramp(ramp.unwrap_or_default()));
+    if let Some((o, n)) = numjobs {
+        if n > 1 && !d.random {
+            let rw = &d.rw;
+            return r.refuse(o, format!("with rw={rw}: fio's {n} clones each stream the same region; stripebench's --jobs {n} split it into {n} slices: give numjobs=1, or a random pattern"));
+        }
+        if n > 1 {
+            d.args.push(Set::Jobs(n as usize));
+        }
+    }
+    Ok(())
+}
+
+/// The engine (fio's default: psync) and its depth.
+fn engine(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let engine_opt = r.get("ioengine");
+    let engine = engine_opt
+        .and_then(|o| o.value.as_deref())
+        .unwrap_or("psync");
+    let depth = match r.get("iodepth") {
+        Some(o) => match r.count(o)? {
+            n @ 1..=4096 => n,
+            _ => return r.refuse(o, "is not a queue depth from 1 to 4096"),
+        },
+        None => 1,
+    };
+    d.engine = engine.to_string();
+    d.depth = depth;
+    let fixedbufs = r.flag("fixedbufs")?.unwrap_or(false);
+    let registerfiles = r.flag("registerfiles")?.unwrap_or(false);
+    let sync = matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2");
+    // The option that registers: fixedbufs where given, else registerfiles.
+    let registering = || {
+        r.get("fixedbufs")
+            .or(r.get("registerfiles"))
+            .unwrap_or(&r.job.opts[0])
+    };
+    if !matches!(engine, "io_uring") && (fixedbufs || registerfiles) {
+        return r.refuse(
+            registering(),
+            "is io_uring's: give ioengine=io_uring, or drop it",
+        );
+    }
+    match engine {
+        _ if sync => {
+            d.args.push(Set::Engine(EngineArg::Sync));
+            if depth > 1 {
+                d.notes.push(format!("iodepth={depth} with ioengine={engine}: fio's sync engines keep one I/O in flight, so does stripebench's"));
+            }
+        }
+        "io_uring" => {
+            d.args.push(Set::Engine(EngineArg::Uring));
+            d.args.push(Set::Iodepth(depth as usize));
+            match (fixedbufs, registerfiles) {
+                (true, true) => {}
+                (false, false) => d.args.push(Set::NoRegister),
+                _ => {
+                    return r.refuse(registering(), "alone: stripebench registers the buffers and the file together, or neither (--no-register): give both fixedbufs and registerfiles, or neither");
+                }
+            }
+        }
+        "libaio" => {
+            let o = engine_opt.unwrap_or(&r.job.opts[0]);
+            if !d.direct {
+                return r.refuse(o, "with buffered I/O (direct=0): Linux's native AIO runs buffered I/O one at a time, io_uring would keep iodepth in flight: give direct=1, or ioengine=psync");
+            }
+            d.args.push(Set::Engine(EngineArg::Uring));
+            d.args.push(Set::Iodepth(depth as usize));
+            d.args.push(Set::NoRegister);
+            d.notes.push("ioengine=libaio is run with io_uring (stripebench has no libaio engine; both keep iodepth O_DIRECT I/Os in flight)".into());
+        }
+        _ => {
+            let o = engine_opt.unwrap_or(&r.job.opts[0]);
+            let said =
+                fio_words::explain(&r.written(o), "ioengine", Some(engine)).unwrap_or_default();
+            return Err(FioJobError(format!(
+                "{}: {said}; stripebench cannot honour it",
+                r.at(o)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// io_uring's ring options: polled completions, a polling thread.
+fn ring(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let uring = d.uring();
+    if r.flag("hipri")?.unwrap_or(false) {
+        if !uring {
+            return r.refuse(
+                r.get_or_first("hipri"),
+                "polls io_uring completions: give ioengine=io_uring, or drop it",
+            );
+        }
+        d.args.push(Set::Hipri);
+    }
+    if r.flag("sqthread_poll")?.unwrap_or(false) {
+        if !uring {
+            return r.refuse(
+                r.get_or_first("sqthread_poll"),
+                "is io_uring's: give ioengine=io_uring, or drop it",
+            );
+        }
+        match r.get("sqthread_poll_cpu") {
+            Some(c) => d.args.push(Set::Sqpoll(Some(r.count(c)?))),
+            None => d.args.push(Set::Sqpoll(None)),
+        }
+    } else if let Some(o) = r.get("sqthread_poll_cpu") {
+        return r.refuse(o, "without sqthread_poll=1: give both, or neither");
+    }
+    Ok(())
+}
+
+/// fio's iodepth_batch_complete_min (iodepth_batch_complete, its old
+/// name, one option): how many completions each wait asks for; the last
+/// one given holds, as in fio.
+fn completions(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let uring = d.uring();
+    let batch = r.job.opts.iter().rev().find(|o| {
+        matches!(
+            o.key.as_str(),
+            "iodepth_batch_complete_min" | "iodepth_batch_complete"
+        )
+    });
+    // Not given, it is fio's default, 1 (stripebench's own is auto): the
+    // job runs as fio runs it. 0 ("do not wait", fio's HOWTO pairs it with
+    // iodepth_batch_complete_max) is a wait for at least one here, as any
+    // io_uring_enter that waits. An engine other than io_uring has no wait.
+    let mut n = 1;
+    if let Some(o) = batch {
+        n = r.count(o)?;
+        if n > 1 && !uring {
+            return r.refuse(
+                o,
+                "waits for several completions of io_uring: give ioengine=io_uring, or drop it",
+            );
+        }
+        if n > d.depth {
+            return r.refuse(o, "is more than iodepth: fio cannot wait for more I/Os than it keeps in flight; give at most iodepth");
+        }
+    }
+    // libaio runs on io_uring too, and fio's libaio waits for one as well.
+    if uring || d.engine == "libaio" {
+        d.args.push(Set::CompleteMin(n.max(1)));
+    }
+    Ok(())
+}
+
+/// The RWF_* flags, which fio sets on io_uring and pvsync2 (uncached=
+/// is read by [`cache_mode`], and its engine checked here).
+fn rwf_flags(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    for key in ["nowait", "uncached"] {
+        if r.rwf(key)? && !d.uring() && d.engine != "pvsync2" {
+            return r.refuse(r.get_or_first(key), "is an RWF_* flag, which fio sets with ioengine=io_uring or pvsync2: give one of those, or drop it");
+        }
+    }
+    if r.rwf("nowait")? {
+        d.args.push(Set::Nowait);
+    }
+    Ok(())
+}
+
+/// A fixed schedule: one rate for reads and writes alike.
+fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    for key in ["rate", "rate_iops"] {
+        let Some(o) = r.get(key) else { continue };
+        let v = o.value.as_deref().unwrap_or("");
+        if v.contains(',') {
+            return r.refuse(
+                o,
+                "gives reads and writes their own rate, which stripebench does not: give one rate",
+            );
+        }
+        if d.rw == "randrw" {
+            return r.refuse(o, "with rw=randrw: fio caps reads and writes each at it, stripebench's --rate schedules both together: give it without rw=randrw");
+        }
+        if key == "rate" {
+            match r.size(o)? {
+                0 => {}
+                b => d.args.push(Set::Rate(b)),
+            }
+        } else {
+            match r.count(o)? {
+                0 => {}
+                n => d.args.push(Set::RateIops(n)),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The region of each file.
+fn region(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    for key in ["size", "offset"] {
+        let Some(o) = r.get(key) else { continue };
+        if o.value.as_deref().is_some_and(|v| v.contains('%')) {
+            return r.refuse(
+                o,
+                "is a share of the file, which stripebench does not take: give bytes, such as 1g",
+            );
+        }
+        let n = r.size(o)?;
+        if key == "size" {
+            d.args.push(Set::Size(n));
+        } else if n > 0 {
+            d.args.push(Set::Offset(n));
+        }
+    }
+    Ok(())
+}
+
+/// CPUs: stripebench pins each worker to one CPU of the list.
+fn cpus(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let Some(o) = r.get("cpus_allowed") else {
+        // fio pins nothing unless told; stripebench pins unless told.
+        d.args.push(Set::NoPin);
+        return Ok(());
+    };
+    let v = o.value.as_deref().unwrap_or("");
+    let cpus = crate::base::cpus::parse_cpu_list(v)
+        .map_err(|e| FioJobError(format!("{}: {e}", r.at(o))))?;
+    let split = match r.get("cpus_allowed_policy") {
+        None => false,
+        Some(p) => match p.value.as_deref() {
+            Some("split") => true,
+            Some("shared") => false,
+            _ => return r.refuse(p, "is not shared or split"),
+        },
+    };
+    if cpus.len() > 1 && !split {
+        return r.refuse(o, "lets each fio job run on any of these CPUs; stripebench pins each worker to one of them in turn (fio's cpus_allowed_policy=split): add cpus_allowed_policy=split to say that is meant");
+    }
+    // fio reads `0, 2` as `0,2`: the list without its spaces.
+    let v: String = v.split_whitespace().collect();
+    d.args.push(Set::Cpus(v));
+    Ok(())
+}
+
+/// The seed, and random offsets: stripebench's are fio's norandommap
+/// randrepeat=0.
+fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if let Some(o) = r.get("randseed") {
+        d.args.push(Set::Seed(r.count(o)?));
+    }
+    if r.flag("norandommap")? == Some(false) {
+        return r.refuse(r.get_or_first("norandommap"), "asks for fio's random map (every block once per pass); stripebench draws each offset afresh (fio's norandommap): give norandommap, or drop it");
+    }
+    if d.random && r.flag("norandommap")? != Some(true) {
+        d.notes.push("random offsets are drawn afresh, as fio's norandommap: fio's default random map (every block once per pass) is not kept".into());
+    }
+    if r.flag("randrepeat")? == Some(true) && r.get("randseed").is_none() {
+        return r.refuse(r.get_or_first("randrepeat"), "asks for the same random sequence every run; stripebench draws its seed from the clock unless given one: give randseed=N (stripebench's --seed N), or randrepeat=0");
+    }
+    Ok(())
+}
+
+/// Flags that change nothing here (what they ask, stripebench does, or
+/// the group they start is read from the file by `groups`), checked as
+/// 0 or 1; and invalidate=0, which asks to keep the page cache.
+fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
+    for key in [
+        "refill_buffers",
+        "scramble_buffers",
+        "thread",
+        "group_reporting",
+        "stonewall",
+        "new_group",
+        "end_fsync",
+    ] {
+        r.flag(key)?;
+    }
+    if r.flag("invalidate")? == Some(false) {
+        let o = r.get_or_first("invalidate");
+        let said = fio_words::explain(&r.written(o), "invalidate", Some("0")).unwrap_or_default();
+        return Err(FioJobError(format!("{}: {said}", r.at(o))));
+    }
+    Ok(())
+}
+
+/// Written data: compressible and duplicated shares.
+fn written_data(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if let Some(o) = r.get("buffer_compress_percentage") {
+        let p = r.pct(o)?;
+        if p > 0 {
+            let chunk = r
+                .get("buffer_compress_chunk")
+                .map(|c| r.size(c))
+                .transpose()?;
+            if chunk != Some(4096) {
+                let c = r.get("buffer_compress_chunk").unwrap_or(o);
+                return r.refuse(c, "is not 4k: stripebench makes each 4 KiB unit that share zeros (fio's buffer_compress_chunk=4k); give buffer_compress_chunk=4k");
+            }
+            d.args.push(Set::BufferCompress(p as u8));
+        }
+    }
+    if let Some(o) = r.get("dedupe_percentage") {
+        let p = r.pct(o)?;
+        if p > 0 {
+            d.args.push(Set::Dedupe(p as u8));
+        }
+    }
+    Ok(())
+}
+
+/// Verification: stripebench's own self-describing blocks.
+fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let Some(o) = r.get("verify") else {
+        return Ok(());
+    };
+    match o.value.as_deref() {
+        None => return r.refuse(o, "names no method: give verify=crc32c or the like"),
+        Some("0" | "null") => {}
+        Some(_) => {
+            let rw = &d.rw;
+            if rw != "read" && rw != "write" {
+                return r.refuse(o, format!("with rw={rw}: stripebench verifies whole sequential passes, written with rw=write and read back with rw=read: give one of them"));
+            }
+            if rw.contains("write") && r.flag("do_verify")? != Some(false) {
+                return r.refuse(o, "with rw=write also reads the blocks back in the same job (fio's do_verify=1); stripebench writes them with --verify and checks them with `stripebench verify` afterwards: add do_verify=0, and run `stripebench verify` after it");
+            }
+            d.args.push(Set::Verify);
+            d.notes.push(
+                "verify: stripebench's self-describing blocks, not fio's verify headers".into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The files: filename= (in directory=), one worker each.
+fn files(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let Some(o) = r.get("filename") else {
+        if let Some(dir) = r.get("directory") {
+            return r.refuse(dir, "without filename=: fio would name files of its own there; give filename=, or the targets on the command line");
+        }
+        return Ok(());
+    };
+    let dir = r.get("directory").and_then(|dir| dir.value.clone());
+    if let Some(dir) = r.get("directory") {
+        if dir
+            .value
+            .as_deref()
+            .is_none_or(|v| v.is_empty() || list(v).len() > 1)
+        {
+            return r.refuse(dir, "is not one directory: stripebench takes no list of directories; name the files in filename=");
+        }
+    }
+    let mut targets = Vec::new();
+    for f in list(o.value.as_deref().unwrap_or("")) {
+        if f.is_empty() {
+            return r.refuse(o, "has an empty name in its list: give NAME or NAME1:NAME2");
+        }
+        let t = match &dir {
+            Some(dir) if !f.starts_with('/') => format!("{}/{f}", dir.trim_end_matches('/')),
+            _ => f,
+        };
+        if t.starts_with('-') {
+            return r.refuse(o, "names a file that starts with '-' and would be read as an option: write it as ./NAME");
+        }
+        targets.push(t);
+    }
+    if targets.len() > 1 {
+        // fio's one job spreads these over its files; stripebench's
+        // apply to each target (each worker).
+        for key in ["size", "io_size", "rate", "rate_iops"] {
+            if let Some(s) = r.get(key) {
+                return r.refuse(s, format!("with filename= listing {} files: fio's one job divides it between them, stripebench's applies to each file: give each file a [section] of its own", targets.len()));
+            }
+        }
+        d.notes.push(format!("filename= lists {} files for one fio job, whose one thread spreads its I/O over them; stripebench runs one worker per file (fio's one section per file)", targets.len()));
+    }
+    d.targets = targets;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each key a job may hold is read by one step (or by none, named so):
+    /// a key in two steps' lists would leave a reader unsure which step
+    /// honours it.
+    #[test]
+    fn each_known_key_belongs_to_one_step() {
+        let mut keys: Vec<&str> = STEPS.iter().flat_map(|s| s.keys.iter().copied()).collect();
+        keys.extend(READ_BY_NONE);
+        let n = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "a key listed twice");
+    }
+}
