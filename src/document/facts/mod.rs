@@ -19,9 +19,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub mod analysis;
 pub mod device;
+pub mod worker;
 
 pub use analysis::*;
 pub use device::*;
+pub use worker::*;
 
 /// The shape of `T` in a document: a remote definition (`...Def`) or a
 /// container of one ([`Opt`], [`Many`]).

@@ -29,7 +29,7 @@ use crate::analysis::verify::{find_lost, find_stale, BadBlock, BadKind};
 use crate::base::io::Region;
 use crate::device::devstat::DeviceCounters;
 use crate::device::TargetKind;
-use crate::measure::worker::{Ending, ErrnoCount, Interval, IoErrorRecord, VerifyTally};
+use crate::measure::worker::{Ending, ErrnoCount, HungIo, Interval, IoErrorRecord, VerifyTally};
 
 /// Version of the JSON document; raised on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -165,21 +165,27 @@ pub struct WorkerDoc {
     pub write_bytes: u64,
     pub read_ios: u64,
     pub write_ios: u64,
+    #[serde(with = "crate::document::facts::Many::<crate::document::facts::ErrnoCountDef>")]
     pub errors_by_errno: Vec<ErrnoCount>,
     /// The first few errors with their offsets.
+    #[serde(with = "crate::document::facts::Many::<crate::document::facts::IoErrorRecordDef>")]
     pub error_samples: Vec<IoErrorRecord>,
     /// The worker stopped because it reached --max-errors (the others went on).
     pub stopped_on_errors: bool,
     /// What stopped this worker: "duration", "limit" or "errors".
-    #[serde(default)]
+    #[serde(default, with = "crate::document::facts::EndingDef")]
     pub ended_by: Ending,
     /// I/Os that never completed: the worker gave up on them after
     /// --hang-timeout with nothing completing.
-    #[serde(default)]
-    pub hung_ios: Vec<crate::measure::worker::HungIo>,
+    #[serde(
+        default,
+        with = "crate::document::facts::Many::<crate::document::facts::HungIoDef>"
+    )]
+    pub hung_ios: Vec<HungIo>,
     /// On a schedule: how the worker kept it.
     #[serde(default)]
     pub rate: Option<ScheduleDoc>,
+    #[serde(with = "crate::document::facts::Many::<crate::document::facts::IntervalDef>")]
     pub intervals: Vec<Interval>,
     /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
     pub engine_path: String,
@@ -818,12 +824,17 @@ mod tests {
 
     #[test]
     fn whole_seconds_are_written_as_whole_numbers_and_others_as_they_are() {
+        use crate::document::facts::{IntervalDef, Shape};
         let none = crate::analysis::histogram::IntervalLatency::default();
-        let at = |k| serde_json::to_string(&Interval::at(k, 100_000_000, 0, 0, none)).unwrap();
+        let at = |k| {
+            let i = Interval::at(k, 100_000_000, 0, 0, none);
+            serde_json::to_string(&IntervalDef::doc(&i)).unwrap()
+        };
         assert_eq!(at(3), r#"{"t":0.3,"bytes":0,"ios":0}"#);
         assert_eq!(at(10), r#"{"t":1,"bytes":0,"ios":0}"#);
         // Read back from either.
-        let i: Interval = serde_json::from_str(r#"{"t":2,"bytes":1,"ios":1}"#).unwrap();
+        let mut de = serde_json::Deserializer::from_str(r#"{"t":2,"bytes":1,"ios":1}"#);
+        let i = IntervalDef::deserialize(&mut de).unwrap();
         assert_eq!((i.t, i.max_ns), (2.0, None));
     }
 }

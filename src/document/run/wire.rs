@@ -10,7 +10,8 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use super::figures::{put_some, Fig};
 use super::{Figures, TargetDoc, TotalDoc, WorkerDoc};
 use crate::document::facts::{
-    DeviceCountersDef, ForeignDef, HeldSettingDef, Many, Opt, Shape, TargetKindDef, TopologyDef,
+    DeviceCountersDef, EndingDef, ErrnoCountDef, ForeignDef, HeldSettingDef, HungIoDef,
+    IntervalDef, IoErrorRecordDef, Many, Opt, Shape, TargetKindDef, TopologyDef,
 };
 
 // Each `serialize_struct` is given the most fields the entry can have: a
@@ -51,11 +52,17 @@ impl Serialize for WorkerDoc {
         m.serialize_field("read_ios", &self.read_ios)?;
         m.serialize_field("write_ios", &self.write_ios)?;
         f.put(&mut m, &[Fig::Errors])?;
-        m.serialize_field("errors_by_errno", &self.errors_by_errno)?;
-        m.serialize_field("error_samples", &self.error_samples)?;
+        m.serialize_field(
+            "errors_by_errno",
+            &Many::<ErrnoCountDef>::doc(&self.errors_by_errno),
+        )?;
+        m.serialize_field(
+            "error_samples",
+            &Many::<IoErrorRecordDef>::doc(&self.error_samples),
+        )?;
         m.serialize_field("stopped_on_errors", &self.stopped_on_errors)?;
-        m.serialize_field("ended_by", &self.ended_by)?;
-        m.serialize_field("hung_ios", &self.hung_ios)?;
+        m.serialize_field("ended_by", &EndingDef::doc(&self.ended_by))?;
+        m.serialize_field("hung_ios", &Many::<HungIoDef>::doc(&self.hung_ios))?;
         f.put(
             &mut m,
             &[
@@ -70,7 +77,7 @@ impl Serialize for WorkerDoc {
         )?;
         put_some(&mut m, "rate", &self.rate)?;
         f.put(&mut m, &[Fig::CpuUsr, Fig::CpuSys])?;
-        m.serialize_field("intervals", &self.intervals)?;
+        m.serialize_field("intervals", &Many::<IntervalDef>::doc(&self.intervals))?;
         m.serialize_field("engine_path", &self.engine_path)?;
         put_some(&mut m, "ring", &self.ring)?;
         put_some(&mut m, "would_block_ios", &self.would_block_ios)?;

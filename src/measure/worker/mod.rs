@@ -32,7 +32,6 @@ mod hot;
 pub use hot::{claimed, run};
 
 use crossbeam_channel::Sender;
-use serde::{Deserialize, Serialize};
 
 use crate::analysis::histogram::{IntervalLatency, LatencyHistogram};
 use crate::analysis::verify::{check_block, BadBlock, BadKind, Extent, Found, Unwritten};
@@ -306,21 +305,17 @@ pub fn verify_table_bytes(spec: &WorkerSpec) -> u64 {
 
 /// One interval of a worker's window (`--log-interval`, 1 s by default;
 /// the last one may be shorter): its I/O and its own latencies.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Interval {
     /// Where it starts, seconds since the window opened: written whole
     /// (`3`) when it is, fractional (`0.3`) for sub-second intervals.
-    #[serde(serialize_with = "seconds")]
     pub t: f64,
     pub bytes: u64,
     pub ios: u64,
     /// The interval's own p50, p99 and max latency (ns): absent when
     /// nothing completed in it, and in documents written before them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p50_ns: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_ns: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_ns: Option<u64>,
 }
 
@@ -339,23 +334,12 @@ impl Interval {
     }
 }
 
-/// Seconds as the documents always wrote whole ones (`3`, not `3.0`), and
-/// fractional ones as they are.
-fn seconds<S: serde::Serializer>(t: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if t.fract() == 0.0 && (0.0..9e15).contains(t) {
-        s.serialize_u64(*t as u64)
-    } else {
-        s.serialize_f64(*t)
-    }
-}
-
 /// What stopped a worker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Written `duration`, `limit`, `errors` (`document::facts::EndingDef`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Ending {
     /// The window's deadline (`--duration`, or an interrupt that lowered it).
     #[default]
-    #[serde(rename = "duration")]
     Deadline,
     /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), before the deadline.
     Limit,
@@ -367,7 +351,7 @@ pub enum Ending {
 pub const ERROR_SAMPLES: usize = 8;
 
 /// Errors of one errno.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ErrnoCount {
     pub errno: i32,
     /// Symbolic name (`EIO`), or `EOF` for an unexpected end of file.
@@ -376,7 +360,7 @@ pub struct ErrnoCount {
 }
 
 /// One I/O error, with where it happened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct IoErrorRecord {
     /// errno, or 0 for an unexpected end of file.
     pub errno: i32,
@@ -385,9 +369,7 @@ pub struct IoErrorRecord {
     pub offset: u64,
     /// On a striped or parity volume: the member that holds the offset
     /// (its kernel name) and the byte on it, from the volume's geometry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member_offset: Option<u64>,
 }
 
@@ -493,7 +475,7 @@ pub const LATE_NS: u64 = 1_000_000;
 
 /// An I/O that never completed: its worker gave up on it after
 /// `--hang-timeout` with nothing completing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HungIo {
     pub op: String,
     pub offset: u64,
@@ -503,9 +485,7 @@ pub struct HungIo {
     pub seconds_in_flight: f64,
     /// On a striped or parity volume: the member that holds the offset
     /// (its kernel name) and the byte on it, from the volume's geometry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member_offset: Option<u64>,
 }
 
