@@ -118,14 +118,28 @@ fn lines_come_per_worker_target_and_total_and_add_up_to_the_document() {
             total[0]
         );
     }
-    // Every second of every worker: the window's bytes, exactly (nothing dropped).
+    // Every second of every worker: the window's bytes, exactly (nothing
+    // dropped). A worker that a loaded machine held up past its second's
+    // total comes after it in a line of its own, marked late (the second's
+    // line for it said "stalled"): its bytes are counted there.
+    let late: Vec<&Value> = ls
+        .iter()
+        .filter(|l| l["late"] == true && l["kind"] == "worker")
+        .collect();
+    let late_bytes: u64 = late.iter().map(|l| u(&l["bytes"])).sum();
     let total: u64 = secs.values().map(|s| u(&s.2[0]["bytes"])).sum();
-    assert_eq!(total, u(&doc["total"]["bytes"]));
+    assert_eq!(total + late_bytes, u(&doc["total"]["bytes"]));
+    assert_eq!(
+        late.is_empty(),
+        u(&doc["live"]["late_lines"]) == 0,
+        "late lines said"
+    );
     for w in doc["workers"].as_array().unwrap() {
         let id = u(&w["id"]).to_string();
         let mine: u64 = secs
             .values()
             .flat_map(|s| &s.0)
+            .chain(late.iter().copied())
             .filter(|l| l["id"] == id.as_str())
             .map(|l| u(&l["ios"]))
             .sum();
@@ -134,7 +148,11 @@ fn lines_come_per_worker_target_and_total_and_add_up_to_the_document() {
     // Each second's percentiles are its own: the highest per-second maximum is
     // the run's maximum, and a second whose maximum is below it is not the
     // running histogram (whose maximum can only grow).
-    let maxima: Vec<u64> = secs.values().map(|s| u(&s.2[0]["max_ns"])).collect();
+    let maxima: Vec<u64> = secs
+        .values()
+        .map(|s| u(&s.2[0]["max_ns"]))
+        .chain(late.iter().filter_map(|l| l["max_ns"].as_u64()))
+        .collect();
     let run_max = u(&doc["total"]["latency_ns"]["max"]);
     assert_eq!(maxima.iter().copied().max(), Some(run_max));
     assert!(
