@@ -148,15 +148,28 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
         .filter(|(i, _)| !(pos..pos + fio_words).contains(&(i + sub_at + 1)))
         .map(|(_, a)| a.clone())
         .collect();
-    let tail_strs: Vec<String> = tail
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     let path = Path::new(&file);
     let shown = crate::base::error::show_path(path);
     let text = read(path, &shown)?;
     crate::base::invocation::record_config(&path.display().to_string(), &text);
-    let groups = groups(&text, &shown)?;
+    expand_text(sub, &text, &shown, tail).map(Some)
+}
+
+/// A job file's text (`shown` as messages name it) read as `sub` reads
+/// it (`run` or `sweep`), with `tail` typed after it: what `--fio-job`
+/// and `stripebench fio` (fio's command line made a job) both stand for.
+pub fn expand_text(
+    sub: &str,
+    text: &str,
+    shown: &str,
+    tail: Vec<OsString>,
+) -> Result<Expanded, FioJobError> {
+    let shown = shown.to_string();
+    let tail_strs: Vec<String> = tail
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let groups = groups(text, &shown)?;
     // Whether the command line names targets: then they replace filename=.
     let typed_targets =
         super::configfile::command_line_wins(sub, vec![TARGET_PROBE.into()], &tail_strs).is_empty();
@@ -169,9 +182,7 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
         }
     }
     if sub == "sweep" {
-        return Ok(Some(Expanded::Sweep(sweep(
-            &groups, &shown, &tail, &tail_strs,
-        )?)));
+        return Ok(Expanded::Sweep(sweep(&groups, &shown, &tail, &tail_strs)?));
     }
     let n = groups.len();
     let mut runs = Vec::new();
@@ -200,10 +211,10 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
             shown: shown.clone(),
         });
     }
-    Ok(Some(Expanded::Runs(Runs {
+    Ok(Expanded::Runs(Runs {
         typed: tail,
         groups: runs,
-    })))
+    }))
 }
 
 /// What a job file stands for.
@@ -349,7 +360,7 @@ const TARGET_PROBE: &str = "\u{0}fio-job-target-probe";
 
 /// The file's text: at most [`MAX_BYTES`], UTF-8, no control character but
 /// tab and the line ends.
-fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
+pub(crate) fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
     let bytes = crate::base::input::read(path, &INPUT)
         .map_err(|e| FioJobError(format!("cannot read fio job file {shown}: {e}")))?;
     let line_at = |i: usize| bytes[..i].iter().filter(|&&b| b == b'\n').count() + 1;
