@@ -151,15 +151,28 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
         .filter(|(i, _)| !(pos..pos + fio_words).contains(&(i + sub_at + 1)))
         .map(|(_, a)| a.clone())
         .collect();
-    let tail_strs: Vec<String> = tail
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     let path = Path::new(&file);
     let shown = crate::base::error::show_path(path);
     let text = read(path, &shown)?;
     crate::base::invocation::record_config(&path.display().to_string(), &text);
-    let groups = groups(&text, &shown)?;
+    expand_text(sub, &text, &shown, tail).map(Some)
+}
+
+/// A job file's text (`shown` as messages name it) read as `sub` reads
+/// it (`run` or `sweep`), with `tail` typed after it: what `--fio-job`
+/// and `stripebench fio` (fio's command line made a job) both stand for.
+pub fn expand_text(
+    sub: &str,
+    text: &str,
+    shown: &str,
+    tail: Vec<OsString>,
+) -> Result<Expanded, FioJobError> {
+    let shown = shown.to_string();
+    let tail_strs: Vec<String> = tail
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let groups = groups(text, &shown)?;
     // Whether the command line names targets: then they replace filename=.
     let typed_targets =
         super::configfile::command_line_wins(sub, vec![TARGET_PROBE.into()], &tail_strs).is_empty();
@@ -172,9 +185,7 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
         }
     }
     if sub == "sweep" {
-        return Ok(Some(Expanded::Sweep(sweep(
-            &groups, &shown, &tail, &tail_strs,
-        )?)));
+        return Ok(Expanded::Sweep(sweep(&groups, &shown, &tail, &tail_strs)?));
     }
     let n = groups.len();
     let mut runs = Vec::new();
@@ -203,10 +214,10 @@ pub fn expand(args: Vec<OsString>) -> Result<Option<Expanded>, FioJobError> {
             shown: shown.clone(),
         });
     }
-    Ok(Some(Expanded::Runs(Runs {
+    Ok(Expanded::Runs(Runs {
         typed: tail,
         groups: runs,
-    })))
+    }))
 }
 
 /// What a job file stands for.
@@ -352,7 +363,7 @@ const TARGET_PROBE: &str = "\u{0}fio-job-target-probe";
 
 /// The file's text: at most [`MAX_BYTES`], UTF-8, no control character but
 /// tab and the line ends.
-fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
+pub(crate) fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
     let bytes = crate::base::input::read(path, &INPUT)
         .map_err(|e| FioJobError(format!("cannot read fio job file {shown}: {e}")))?;
     let line_at = |i: usize| bytes[..i].iter().filter(|&&b| b == b'\n').count() + 1;
@@ -486,6 +497,8 @@ fn canonical(key: &str) -> &str {
         "timeout" => "runtime",
         "wait_for_previous" => "stonewall",
         "io_limit" => "io_size",
+        "disable_bw" => "disable_bw_measurement",
+        "allrandrepeat" => "randrepeat",
         k => k,
     }
 }
@@ -698,6 +711,85 @@ impl Set {
 /// The words a user would type for `sets`.
 fn words(sets: &[Set]) -> Vec<String> {
     sets.iter().map(Set::word).collect()
+}
+
+/// fio's measurement knobs that change what fio records, never what the
+/// I/O does: each, when on, is said in a `#` line (what it changes in
+/// fio, and why not our figures); `(option, refusal)` for a value that
+/// is not fio's or that would change the I/O.
+const HARMLESS: &[(&str, &str)] = &[
+    ("gtod_reduce", "gtod_reduce: fio then reads the clock for few I/Os and keeps no latency or bandwidth samples (no percentiles); stripebench reads its clock at each I/O's submission and completion always, so its throughput is the same and its latencies are still reported"),
+    ("disable_lat", "disable_lat: fio keeps no total latency statistics (submission to completion); stripebench times every I/O always: the throughput is the same, and its latencies are reported"),
+    ("disable_clat", "disable_clat: fio keeps no completion latency statistics or percentiles; stripebench times every I/O always: the throughput is the same, and its latencies are reported"),
+    ("disable_slat", "disable_slat: fio keeps no submission latency statistics; stripebench's per-I/O clock reads are its own and always on: no figure changes"),
+    ("disable_bw_measurement", "disable_bw_measurement: fio keeps no per-interval bandwidth samples; stripebench's interval figures are its own and always on: no figure changes"),
+    ("group_reporting", "group_reporting: fio sums a group's jobs into one report; stripebench reports the run as a whole and per target anyway: no figure changes"),
+    ("thread", "thread: fio runs its jobs as threads of one process, not forked processes; stripebench's workers are threads always, and neither changes the I/O"),
+];
+
+/// The `#` lines of the job's measurement knobs ([`HARMLESS`], `threads`,
+/// `name`, `random_generator`), or the option refused and why.
+fn harmless(job: &Job) -> Result<Vec<String>, (&Opt, String)> {
+    let mut said = Vec::new();
+    for (key, note) in HARMLESS {
+        let Some(o) = job.get(key) else { continue };
+        match o.value.as_deref() {
+            None | Some("1") => said.push(note.to_string()),
+            Some("0") => {}
+            Some(_) => return Err((o, "takes 0 or 1".into())),
+        }
+    }
+    if let Some(o) = job.get("threads") {
+        if o.value.as_deref().is_none_or(|v| v.parse::<u64>().is_err()) {
+            return Err((o, "is not a whole number".into()));
+        }
+        said.push("threads: an option of fio's tiobench profile (profiles/tiobench.c), which a job not run with --profile=tiobench does not use: fio ignores it here, and so does stripebench".into());
+    }
+    // `name=` in a section: fio's name for the job in its report.
+    if let Some(o) = job.opts.iter().rev().find(|o| o.key == "name") {
+        said.push(format!("name={}: fio's name for the job in its report; stripebench's report names the targets, and the line above names the section", show_text(o.value.as_deref().unwrap_or(""))));
+    }
+    if let Some(o) = job.get("random_generator") {
+        match o.value.as_deref() {
+            Some("tausworthe" | "tausworthe64") => said.push(format!("random_generator={}: the generator fio draws its uniform random offsets with; stripebench draws them uniform with its own: which generator draws them does not change the figure", o.value.as_deref().unwrap_or(""))),
+            Some("lfsr") => return Err((o, "draws each block once per pass (as fio's random map); stripebench draws each offset afresh (fio's norandommap): give random_generator=tausworthe, or drop it".into())),
+            _ => return Err((o, "is not one of fio's generators (tausworthe, lfsr, tausworthe64)".into())),
+        }
+    }
+    Ok(said)
+}
+
+/// fio's `randrepeat=1`: the same random offsets every run, fio's seed
+/// its default randseed (0x89). stripebench's `--seed` does the same with
+/// its own generator: the seed, and the `#` line that says so.
+fn repeatable_seed() -> (u64, String) {
+    (0x89, "randrepeat=1: fio draws the same random offsets every run (its randseed, 0x89, by default); stripebench does the same with --seed=137 (its own generator, so not fio's offsets): uniform either way, so the figure is the same".into())
+}
+
+/// The engines fio runs one I/O at a time whatever iodepth says, run as
+/// stripebench's sync engine: `Some(Ok(the # line))`, `Some(Err(why
+/// refused))`, or `None` for an engine not of them (the match above has
+/// the others).
+fn one_at_a_time(engine: &str, direct: bool, depth: u64) -> Option<Result<String, String>> {
+    let deep = if depth > 1 {
+        format!(" (iodepth={depth} is 1 in effect)")
+    } else {
+        String::new()
+    };
+    Some(match (engine, direct) {
+        // Linux does buffered AIO inside io_submit (fio's HOWTO: queued
+        // only with direct=1).
+        ("libaio", false) => Ok(format!("ioengine=libaio with direct=0: Linux performs buffered AIO inside io_submit, one at a time{deep} (fio's HOWTO: libaio queues only with direct=1); run as stripebench's sync engine, buffered")),
+        // glibc's aio_read hands each file descriptor's requests to one
+        // helper thread, in turn (rt/aio_misc.c: a request on a
+        // descriptor already worked on is queued behind it).
+        ("posixaio", _) => Ok(format!("ioengine=posixaio: glibc's aio_read/aio_write run a file descriptor's requests one at a time in a helper thread{deep}; run as stripebench's sync engine ({}), without the hand-off to glibc's thread", if direct { "O_DIRECT" } else { "buffered" })),
+        ("vsync", _) if depth > 1 => Err(format!("with iodepth={depth}: fio's vsync gathers adjacent I/Os of its queue into one readv/writev, which stripebench does not: give iodepth=1, or ioengine=psync")),
+        ("vsync", _) => Ok("ioengine=vsync at iodepth=1: one readv/writev per I/O, as stripebench's sync engine's one pread/pwrite".into()),
+        ("mmap", true) => Err("with direct=1: fio's mmap engine copies through the mapping, then msyncs and drops each block's pages, which is not O_DIRECT and stripebench has no equivalent of: give direct=0, or ioengine=psync".into()),
+        ("mmap", false) => Ok(format!("ioengine=mmap: fio maps the file and memcpys each block (reads fault pages in through the page cache, writes dirty mapped pages written back later, no system call per I/O){deep}; stripebench runs it as buffered pread/pwrite through the same page cache: the fault and copy costs, and fio's madvise hint, are not ours")),
+        _ => return None,
+    })
 }
 
 /// fio's `:`-separated file list, `\:` a colon in a name.
@@ -1298,8 +1390,8 @@ mod tests {
         );
         let e = refused("[j]\nrw=rw\n");
         assert!(e.contains("--rw randrw"), "{e}");
-        let e = refused("[j]\nioengine=mmap\n");
-        assert!(e.contains("mmap") && e.contains("--engine"), "{e}");
+        let e = refused("[j]\nioengine=splice\n");
+        assert!(e.contains("splice") && e.contains("--engine"), "{e}");
     }
 
     #[test]
@@ -1310,7 +1402,13 @@ mod tests {
                 "numjobs=4",
             ),
             ("[j]\nrw=randread\nnumjobs=4\n", "numjobs=4"),
-            ("[j]\nioengine=libaio\niodepth=16\n", "ioengine=libaio"),
+            ("[j]\nioengine=vsync\niodepth=16\n", "ioengine=vsync"),
+            ("[j]\nioengine=mmap\ndirect=1\n", "ioengine=mmap"),
+            (
+                "[j]\nrw=randread\nrandom_generator=lfsr\n",
+                "random_generator=lfsr",
+            ),
+            ("[j]\ngtod_reduce=2\n", "gtod_reduce=2"),
             ("[j]\nrw=randread\ncpus_allowed=0-3\n", "cpus_allowed=0-3"),
             ("[j]\nbs=4k,64k\n", "bs=4k,64k"),
             ("[j]\nrw=randrw\nrate=10m\n", "rate=10m"),
@@ -1341,15 +1439,24 @@ mod tests {
     }
 
     #[test]
-    fn randommap_and_randrepeat_asked_for_by_name_are_refused_not_dropped() {
-        for (text, named) in [
-            ("[j]\nrw=randread\nnorandommap=0\n", "norandommap=0"),
-            ("[j]\nrw=randread\nrandrepeat=1\n", "randrepeat=1"),
-            ("[j]\nrw=randread\nrandrepeat\n", "randrepeat"),
+    fn randommap_asked_for_by_name_is_refused_and_randrepeat_is_a_fixed_seed() {
+        let e = refused("[j]\nrw=randread\nnorandommap=0\n");
+        assert!(e.contains("`norandommap=0`"), "{e}");
+        // randrepeat: the same offsets every run, as --seed gives them.
+        for text in [
+            "[j]\nrw=randread\nrandrepeat=1\n",
+            "[j]\nrw=randread\nrandrepeat\n",
         ] {
-            let e = refused(text);
-            assert!(e.contains(&format!("`{named}`")), "{text:?}: {e}");
+            let t = one(text).unwrap();
+            assert!(words(&t.args).contains(&"--seed=137".to_string()), "{t:?}");
+            assert!(
+                t.notes.iter().any(|n| n.starts_with("randrepeat=1")),
+                "{t:?}"
+            );
         }
+        assert!(!args("[j]\nrw=randread\nrandrepeat=0\n")
+            .iter()
+            .any(|a| a.starts_with("--seed")));
         let a = args("[j]\nrw=randread\nrandrepeat=1\nrandseed=7\nnorandommap\n");
         assert!(a.contains(&"--seed=7".to_string()), "{a:?}");
         // fio's default random map is not kept: said, not silent.
@@ -1656,6 +1763,88 @@ mod tests {
             "{:?}",
             g[0].args
         );
+    }
+
+    #[test]
+    fn engines_fio_runs_one_io_at_a_time_are_sync_and_say_so() {
+        for (text, direct, said) in [
+            (
+                "[j]\nioengine=libaio\niodepth=16\n",
+                "--buffered",
+                "ioengine=libaio with direct=0",
+            ),
+            (
+                "[j]\nioengine=posixaio\niodepth=8\ndirect=1\n",
+                "--direct",
+                "ioengine=posixaio",
+            ),
+            (
+                "[j]\nioengine=posixaio\n",
+                "--buffered",
+                "ioengine=posixaio",
+            ),
+            ("[j]\nioengine=mmap\n", "--buffered", "ioengine=mmap"),
+            ("[j]\nioengine=vsync\n", "--buffered", "ioengine=vsync"),
+        ] {
+            let t = one(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+            let w = words(&t.args);
+            assert!(w.contains(&"--engine=sync".to_string()), "{text:?}: {w:?}");
+            assert!(w.contains(&direct.to_string()), "{text:?}: {w:?}");
+            assert!(
+                !w.iter()
+                    .any(|a| a.starts_with("--iodepth") || a.starts_with("--complete-min")),
+                "{text:?}: {w:?}"
+            );
+            assert!(
+                t.notes.iter().any(|n| n.starts_with(said)),
+                "{text:?}: {:?}",
+                t.notes
+            );
+        }
+        // libaio with direct=1 keeps its depth, on io_uring.
+        let a = args("[j]\nioengine=libaio\niodepth=16\ndirect=1\n");
+        assert!(a.contains(&"--iodepth=16".to_string()), "{a:?}");
+        for e in ["sync", "psync", "pvsync", "pvsync2"] {
+            assert!(args(&format!("[j]\nioengine={e}\n")).contains(&"--engine=sync".to_string()));
+        }
+    }
+
+    #[test]
+    fn measurement_knobs_are_taken_each_with_its_line_and_off_without_one() {
+        for key in [
+            "gtod_reduce",
+            "disable_lat",
+            "disable_clat",
+            "disable_slat",
+            "disable_bw_measurement",
+            "group_reporting",
+            "thread",
+        ] {
+            let t = one(&format!("[j]\nrw=read\ndirect=1\n{key}=1\n")).unwrap();
+            assert!(
+                t.notes.iter().any(|n| n.starts_with(&format!("{key}:"))),
+                "{key}: {:?}",
+                t.notes
+            );
+            let t = one(&format!("[j]\nrw=read\ndirect=1\n{key}=0\n")).unwrap();
+            assert!(t.notes.is_empty(), "{key}=0: {:?}", t.notes);
+        }
+        // fio's aliases read as the option.
+        let t = one("[j]\nrw=read\ndirect=1\ndisable_bw=1\n").unwrap();
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.starts_with("disable_bw_measurement:")),
+            "{:?}",
+            t.notes
+        );
+        let t = one("[j]\nrw=read\ndirect=1\nthreads=1\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.contains("tiobench")),
+            "{:?}",
+            t.notes
+        );
+        assert!(refused("[j]\nthreads=x\n").contains("`threads=x`"));
     }
 
     #[test]

@@ -33,11 +33,25 @@ pub fn invocations(args: Vec<OsString>) -> Result<Vec<Invocation>, String> {
     match crate::cli::fio_job::expand(args.clone()) {
         Ok(Some(Expanded::Runs(runs))) => fio_runs(args, runs),
         Ok(Some(Expanded::Sweep(plan))) => Ok(vec![fio_sweep(args, plan)?]),
-        Ok(None) => match crate::cli::configfile::expand(args, &crate::cli::long_options) {
-            Ok(argv) => Ok(vec![parse(argv, String::new())]),
+        Ok(None) => match crate::cli::configfile::expand(args.clone(), &crate::cli::long_options) {
+            Ok(argv) => fio_command_line(args, parse(argv, String::new())),
             Err(e) => Err(e.to_string()),
         },
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `stripebench fio WORDS...`: the runs fio's command line stands for,
+/// as `run --fio-job` makes them; any other invocation as it is.
+fn fio_command_line(args: Vec<OsString>, inv: Invocation) -> Result<Vec<Invocation>, String> {
+    match &inv.cli {
+        Ok(Cli {
+            command: crate::cli::Command::Fio(fio),
+        }) => fio_runs(
+            args,
+            crate::cli::fio_cmdline::expand(&fio.words).map_err(|e| e.0)?,
+        ),
+        _ => Ok(vec![inv]),
     }
 }
 

@@ -11,6 +11,7 @@ pub mod advise;
 pub mod builder;
 pub mod compare;
 pub mod configfile;
+pub mod fio_cmdline;
 pub mod fio_job;
 pub mod fio_words;
 pub mod front;
@@ -126,6 +127,23 @@ pub enum Command {
     /// different workloads (rw, bs, direct or buffered, engine, iodepth,
     /// jobs, target count, ...) unless --force.
     Diff(DiffArgs),
+
+    /// Run fio's command line: `stripebench fio --name=test --filename=F
+    /// --rw=randread ...` is the job file those options make (options before
+    /// the first --name are [global], each --name starts a job), run as
+    /// `run --fio-job` runs it: the same translation, the same refusals, and
+    /// the stripebench command it stands for printed on stderr first.
+    ///
+    /// fio's options as fio reads them: --opt=value, or --opt value for an
+    /// option that takes one (a bare flag such as --time_based takes a value
+    /// only after '='), one dash or two. A word that is no option is a job
+    /// file, run as `run --fio-job FILE` (alone: not with options). fio's own
+    /// program options (--output, --output-format, --eta, ...) are refused;
+    /// stripebench's own options (--json FILE, --dry-run,
+    /// --allow-destructive, ...) go after `--`. What a job file may hold, and
+    /// what is refused, is in docs/fio.md; the most copied fio command line
+    /// (randrw 75/25, 4k, libaio at iodepth 64, gtod_reduce) runs as is.
+    Fio(FioArgs),
     /// Render a run, sweep, compare, merge or findings (advise) document written earlier with
     /// --json as a one-file HTML report (as --html would have).
     Report(ReportArgs),
@@ -168,6 +186,20 @@ pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct FioArgs {
+    /// fio's options (--name=NAME starts a job), or one fio job file; then
+    /// `--` and stripebench run's own options.
+    #[arg(
+        value_name = "FIO-OPTION",
+        num_args = 1..,
+        required = true,
+        allow_hyphen_values = true,
+        trailing_var_arg = true
+    )]
+    pub words: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Clone, Args)]

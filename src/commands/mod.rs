@@ -58,5 +58,10 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Version(args) => version::run(&args),
         Command::Completions(args) => completions::run(&args),
         Command::Man(args) => man::run(&args),
+        // The front door makes `stripebench fio` the runs it stands for.
+        Command::Fio(_) => Err(crate::base::error::UsageError(
+            "stripebench fio is read by the front door: give fio's options after it".into(),
+        )
+        .into()),
     }
 }

@@ -116,6 +116,19 @@ const STEPS: &[Step] = &[
         run: plain_flags,
     },
     Step {
+        // fio's measurement knobs, each said in a `#` line (HARMLESS).
+        keys: &[
+            "gtod_reduce",
+            "disable_lat",
+            "disable_clat",
+            "disable_slat",
+            "disable_bw_measurement",
+            "threads",
+            "random_generator",
+        ],
+        run: measurement_knobs,
+    },
+    Step {
         keys: &[
             "buffer_compress_percentage",
             "buffer_compress_chunk",
@@ -580,6 +593,19 @@ fn engine(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 d.notes.push(format!("iodepth={depth} with ioengine={engine}: fio's sync engines keep one I/O in flight, so does stripebench's"));
             }
         }
+        _ if super::one_at_a_time(engine, d.direct, depth).is_some() => {
+            match super::one_at_a_time(engine, d.direct, depth) {
+                Some(Ok(said)) => {
+                    d.args.push(Set::Engine(EngineArg::Sync));
+                    d.notes.push(said);
+                }
+                refused => {
+                    let o = engine_opt.unwrap_or(&r.job.opts[0]);
+                    let why = refused.and_then(Result::err).unwrap_or_default();
+                    return r.refuse(o, why);
+                }
+            }
+        }
         "io_uring" => {
             d.args.push(Set::Engine(EngineArg::Uring));
             d.args.push(Set::Iodepth(depth as usize));
@@ -592,10 +618,7 @@ fn engine(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             }
         }
         "libaio" => {
-            let o = engine_opt.unwrap_or(&r.job.opts[0]);
-            if !d.direct {
-                return r.refuse(o, "with buffered I/O (direct=0): Linux's native AIO runs buffered I/O one at a time, io_uring would keep iodepth in flight: give direct=1, or ioengine=psync");
-            }
+            // With direct=0 it is one of those fio runs one at a time, above.
             d.args.push(Set::Engine(EngineArg::Uring));
             d.args.push(Set::Iodepth(depth as usize));
             d.args.push(Set::NoRegister);
@@ -672,7 +695,7 @@ fn completions(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         }
     }
     // libaio runs on io_uring too, and fio's libaio waits for one as well.
-    if uring || d.engine == "libaio" {
+    if uring || (d.engine == "libaio" && d.direct) {
         d.args.push(Set::CompleteMin(n.max(1)));
     }
     Ok(())
@@ -781,7 +804,9 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.notes.push("random offsets are drawn afresh, as fio's norandommap: fio's default random map (every block once per pass) is not kept".into());
     }
     if r.flag("randrepeat")? == Some(true) && r.get("randseed").is_none() {
-        return r.refuse(r.get_or_first("randrepeat"), "asks for the same random sequence every run; stripebench draws its seed from the clock unless given one: give randseed=N (stripebench's --seed N), or randrepeat=0");
+        let (seed, said) = super::repeatable_seed();
+        d.args.push(Set::Seed(seed));
+        d.notes.push(said);
     }
     Ok(())
 }
@@ -807,6 +832,18 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         return Err(FioJobError(format!("{}: {said}", r.at(o))));
     }
     Ok(())
+}
+
+/// fio's measurement knobs: what each changes in fio and why not our
+/// figures, in `#` lines (`super::harmless`).
+fn measurement_knobs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    match super::harmless(r.job) {
+        Ok(said) => {
+            d.notes.extend(said);
+            Ok(())
+        }
+        Err((o, why)) => r.refuse(o, why),
+    }
 }
 
 /// Written data: compressible and duplicated shares.
