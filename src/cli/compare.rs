@@ -23,10 +23,11 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
     if base.targets.len() != 1 {
         return usage("compare takes exactly one VOLUME: a striped block device or the mount point of a striped file system");
     }
-    if base.rw == RwMode::Randrw {
-        return usage(
-            "compare measures reads, or writes with --rw write|randwrite: not --rw randrw",
-        );
+    if matches!(base.rw, RwMode::Randrw | RwMode::Rw) {
+        return usage(format!(
+            "compare measures reads, or writes with --rw write|randwrite: not --rw {}",
+            base.rw.name()
+        ));
     }
     if base.rw.writes() {
         if !base.allow_destructive {

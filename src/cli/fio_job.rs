@@ -1388,8 +1388,17 @@ mod tests {
             e.contains("`iodepth_batch=8` is fio's") && e.contains("--iodepth N"),
             "{e}"
         );
-        let e = refused("[j]\nrw=rw\n");
-        assert!(e.contains("--rw randrw"), "{e}");
+        // fio's sequential mix is ours too (issue 41): a position per direction.
+        for text in [
+            "[j]\nrw=rw\nrwmixread=70\n",
+            "[j]\nreadwrite=readwrite\nrwmixwrite=30\n",
+        ] {
+            let a = args(text);
+            assert!(
+                a.contains(&"--rw=rw".to_string()) && a.contains(&"--mix=70".to_string()),
+                "{text:?}: {a:?}"
+            );
+        }
         let e = refused("[j]\nioengine=splice\n");
         assert!(e.contains("splice") && e.contains("--engine"), "{e}");
     }

@@ -238,9 +238,9 @@ fn shared(fio: &str, name: &str, value: Option<&str>) -> Option<String> {
         ("verify", Some(_)) => format!(
             "`{fio}` is fio's: stripebench says `--verify` (with --rw write: it writes blocks that name their place and checks them; `stripebench verify` reads them back later)"
         ),
-        ("rw" | "readwrite", Some("rw" | "readwrite")) => format!(
-            "`{fio}` is fio's sequential mix: stripebench mixes at random offsets only, `--rw randrw --mix PCT`"
-        ),
+        ("rw" | "readwrite", Some("readwrite")) => {
+            format!("`{fio}` is fio's: stripebench says `--rw rw --mix PCT`")
+        }
         ("readwrite", Some(v)) => format!(
             "`{fio}` is fio's: stripebench says `--rw {}`",
             crate::base::error::show_text(v)
@@ -316,7 +316,7 @@ mod tests {
         );
         assert!(t.contains("-t TIME"), "{t}");
         assert!(h("run --iodepth_batch=8").unwrap().contains("--iodepth N"));
-        assert!(h("run --rw=rw").unwrap().contains("--rw randrw"));
+        assert!(h("run --rw=readwrite").unwrap().contains("--rw rw"));
     }
 
     #[test]

@@ -111,6 +111,12 @@ const EXAMPLES: &[(&str, &str)] = &[
          stripebench run --fio-job seq-read.fio -t 30s /dev/sdb     # a fio job file, its filename= replaced",
     ),
     (
+        "fio",
+        "stripebench fio --name=seq --filename=/dev/sdb --rw=read --bs=1m --direct=1 --runtime=30 --time_based\n  \
+         stripebench fio --name=t --filename=/dev/sdb --rw=randrw --rwmixread=75 --bs=4k -- --json t.json\n  \
+         stripebench fio job.fio -- --dry-run          # a job file, as run --fio-job reads it",
+    ),
+    (
         "verify",
         "stripebench run --rw write --verify --allow-destructive /dev/loop0\n  \
          stripebench verify /dev/loop0                    # reads it back: corrupt, misplaced or stale blocks",

@@ -207,7 +207,7 @@ fn pinning(args: &RunArgs, available: &[usize]) -> Result<Option<Vec<usize>>, Co
 /// What is driven: the mix, the region, and how targets, --stripe,
 /// --jobs and --members go together.
 fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
-    if args.rw != RwMode::Randrw && args.mix != 50 {
+    if !matches!(args.rw, RwMode::Randrw | RwMode::Rw) && args.mix != 50 {
         return Err(ConfigError::MixWithoutRandrw(args.rw.name()));
     }
     if let Some(0) = args.size {
@@ -451,7 +451,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         read_pct: match args.rw {
             RwMode::Read | RwMode::Randread => 100,
             RwMode::Write | RwMode::Randwrite => 0,
-            RwMode::Randrw => args.mix,
+            RwMode::Randrw | RwMode::Rw => args.mix,
         },
         bs,
         direct: !args.buffered && !args.uncached,

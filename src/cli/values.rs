@@ -17,6 +17,7 @@ impl ValueEnum for RwMode {
             RwMode::Randread,
             RwMode::Randwrite,
             RwMode::Randrw,
+            RwMode::Rw,
         ]
     }
 
@@ -27,6 +28,7 @@ impl ValueEnum for RwMode {
             RwMode::Randread => "Random reads",
             RwMode::Randwrite => "Random writes (destroys data on the target)",
             RwMode::Randrw => "Random reads and writes; --mix sets the read share",
+            RwMode::Rw => "Sequential reads and writes; --mix sets the read share (each direction in order from the region's start, as fio's rw=readwrite)",
         };
         Some(PossibleValue::new(self.name()).help(help))
     }
@@ -83,6 +85,6 @@ mod tests {
         check::<RwMode>();
         check::<LiveFormat>();
         check::<HugePages>();
-        assert_eq!(RwMode::value_variants().len(), 5);
+        assert_eq!(RwMode::value_variants().len(), 6);
     }
 }

@@ -156,7 +156,7 @@ fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
     let mut parts = Vec::new();
     if keep("rw") {
         parts.push(match c.rw.name() {
-            "randrw" => format!("randrw {}% reads", c.read_pct),
+            "randrw" | "rw" => format!("{} {}% reads", c.rw.name(), c.read_pct),
             other => other.to_string(),
         });
     }

@@ -390,7 +390,7 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         format!("--direct={}", u8::from(cfg.direct)),
         "--thread".into(),
     ];
-    if cfg.rw == RwMode::Randrw {
+    if matches!(cfg.rw, RwMode::Randrw | RwMode::Rw) {
         g.push(format!("--rwmixread={}", cfg.read_pct));
     }
     if cfg.rw.is_random() {
@@ -484,6 +484,7 @@ fn rw(rw: RwMode) -> &'static str {
         RwMode::Randread => "randread",
         RwMode::Randwrite => "randwrite",
         RwMode::Randrw => "randrw",
+        RwMode::Rw => "rw",
     }
 }
 

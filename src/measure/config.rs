@@ -202,6 +202,11 @@ pub enum RwMode {
     Randwrite,
     /// Random reads and writes; --mix sets the read share.
     Randrw,
+    /// Sequential reads and writes (fio's rw=readwrite); --mix sets the
+    /// read share. Each direction goes through the region in order from
+    /// its start, apart from the other, as fio keeps a position per
+    /// direction.
+    Rw,
 }
 
 impl RwMode {
@@ -210,7 +215,10 @@ impl RwMode {
     }
 
     pub fn writes(self) -> bool {
-        matches!(self, RwMode::Write | RwMode::Randwrite | RwMode::Randrw)
+        matches!(
+            self,
+            RwMode::Write | RwMode::Randwrite | RwMode::Randrw | RwMode::Rw
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -220,6 +228,7 @@ impl RwMode {
             RwMode::Randread => "randread",
             RwMode::Randwrite => "randwrite",
             RwMode::Randrw => "randrw",
+            RwMode::Rw => "rw",
         }
     }
 }

@@ -294,10 +294,13 @@ fn worker_spec(
 /// sequential read would re-read its region from the page cache after the
 /// first pass (--cached wants exactly that), and a buffered sequential
 /// write's next pass would overwrite pages the page cache still holds.
+/// A sequential mix does both: its writes reach the device, and its reads
+/// of the next pass find no page the last one left.
 fn on_wrap(cfg: &RunConfig) -> OnWrap {
     match (cfg.direct || cfg.rw.is_random(), cfg.read_pct) {
         (false, 100) if !cfg.cached => OnWrap::Evict,
         (false, 0) => OnWrap::Flush,
+        (false, _) if !cfg.cached => OnWrap::Flush,
         _ => OnWrap::Keep,
     }
 }

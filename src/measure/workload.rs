@@ -10,9 +10,14 @@ pub struct OffsetGen {
     bs: u64,
     blocks: u64,
     random: bool,
+    /// Sequential: the next block to read, and the next to write. A
+    /// sequential mix (fio's rw=readwrite) goes through the region in
+    /// order in each direction apart, each from the region's start, as
+    /// fio keeps a position per direction.
     next_block: u64,
-    /// Completed passes over the region (sequential), and the pass of the
-    /// offset returned last.
+    next_write: u64,
+    /// Completed passes over the region (sequential: by either
+    /// direction), and the pass of the offset returned last.
     pass: u64,
     last_pass: u64,
     /// Read share in percent: 100 = reads only, 0 = writes only.
@@ -29,6 +34,7 @@ impl OffsetGen {
             blocks: (region.length / bs).max(1),
             random,
             next_block: 0,
+            next_write: 0,
             pass: 0,
             last_pass: 0,
             read_pct,
@@ -43,19 +49,32 @@ impl OffsetGen {
 
     #[inline]
     pub fn next_io(&mut self) -> (Op, u64) {
-        let block = if self.random {
-            self.rng.below(self.blocks)
-        } else {
-            let b = self.next_block;
-            self.last_pass = self.pass;
-            self.next_block += 1;
-            if self.next_block == self.blocks {
-                self.next_block = 0;
-                self.pass += 1;
-            }
-            b
+        if self.random {
+            // The block first, then the direction: the order a seed has
+            // always drawn them in.
+            let block = self.rng.below(self.blocks);
+            let op = self.op();
+            return (op, self.base + block * self.bs);
+        }
+        let op = self.op();
+        let next = match op {
+            Op::Read => &mut self.next_block,
+            Op::Write => &mut self.next_write,
         };
-        let op = match self.read_pct {
+        let b = *next;
+        self.last_pass = self.pass;
+        *next += 1;
+        if *next == self.blocks {
+            *next = 0;
+            self.pass += 1;
+        }
+        (op, self.base + b * self.bs)
+    }
+
+    /// The next I/O's direction: the read share drawn, when there is one.
+    #[inline]
+    fn op(&mut self) -> Op {
+        match self.read_pct {
             100 => Op::Read,
             0 => Op::Write,
             p => {
@@ -65,14 +84,40 @@ impl OffsetGen {
                     Op::Write
                 }
             }
-        };
-        (op, self.base + block * self.bs)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 41: fio's rw=readwrite keeps a position per direction: reads
+    // and writes each go through the region in order from its start.
+    #[test]
+    fn a_sequential_mix_goes_through_the_region_in_order_in_each_direction() {
+        let r = Region {
+            offset: 8192,
+            length: 10 * 4096,
+        };
+        let mut g = OffsetGen::new(r, 4096, false, 70, 42);
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
+        for _ in 0..1000 {
+            match g.next_io() {
+                (Op::Read, o) => reads.push(o),
+                (Op::Write, o) => writes.push(o),
+            }
+        }
+        let in_order = |v: &[u64]| {
+            v.iter()
+                .enumerate()
+                .all(|(i, &o)| o == 8192 + (i as u64 % 10) * 4096)
+        };
+        assert!(in_order(&reads) && in_order(&writes));
+        // About the share asked, and each wrap is a pass.
+        assert!((650..750).contains(&reads.len()), "{}", reads.len());
+        assert_eq!(g.pass, (reads.len() / 10 + writes.len() / 10) as u64);
+    }
 
     #[test]
     fn regions_are_disjoint_aligned_and_inside() {

@@ -201,8 +201,8 @@ pub fn heading(doc: &RunDocument) -> String {
         Shown(&doc.tool.version),
         c.rw.name(),
         match (c.rw.name(), &doc.total.figures.by_direction) {
-            ("randrw", Some(d)) => format!(" ({}% reads asked, {:.1}% achieved)", c.read_pct, d.read_pct),
-            ("randrw", None) => format!(" ({}% reads)", c.read_pct),
+            ("randrw" | "rw", Some(d)) => format!(" ({}% reads asked, {:.1}% achieved)", c.read_pct, d.read_pct),
+            ("randrw" | "rw", None) => format!(" ({}% reads)", c.read_pct),
             _ => String::new(),
         },
         Shown(&bs),

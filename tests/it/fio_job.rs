@@ -295,6 +295,8 @@ fn a_print_fio_line_as_a_job_file_reads_back_to_the_same_workload() {
             "1m",
             a,
         ],
+        // fio's sequential mix (issue 41).
+        vec!["--rw", "rw", "--mix", "70", "--bs", "64k", a],
     ] {
         let line = print_fio(&typed);
         std::fs::write(&job, as_job_file(&line)).unwrap();
@@ -498,4 +500,52 @@ fn a_group_refused_at_check_time_stops_before_any_io() {
     assert_eq!(sectors_written(&lo.dev), written, "group 1 wrote: {err}");
     drop(lo);
     assert_eq!(crate::common::digest(img.to_str().unwrap()), before);
+}
+
+// Issue 41: fio's sequential mix (rw=rw, readwrite=readwrite) was refused
+// ("stripebench mixes at random offsets only"); it runs now, reads and
+// writes each in order through the region, at the share asked.
+#[test]
+fn fio_s_sequential_mix_runs_at_its_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data_file(dir.path(), "a", 8 << 20);
+    let job = dir.path().join("mix.fio");
+    let out = dir.path().join("r.json");
+    std::fs::write(&job, "[mix]\nreadwrite=readwrite\nrwmixwrite=30\nbs=4k\n").unwrap();
+    let o = sb()
+        .args(["run", "--fio-job"])
+        .arg(&job)
+        .args([
+            "--debug-mock-engine",
+            "1ms",
+            "-t",
+            "2s",
+            "--ramp",
+            "0",
+            "--no-progress",
+            "--allow-destructive",
+            "--json",
+        ])
+        .arg(&out)
+        .arg(&a)
+        .output()
+        .unwrap();
+    succeeded_as(&o, 0);
+    assert!(
+        commands(&o.stderr)[0].contains("--rw=rw --mix=70"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let d = json(&std::fs::read(&out).unwrap());
+    assert_eq!(d["config"]["rw"], "rw");
+    let w = &d["workers"][0];
+    let (r, wr) = (
+        w["read_ios"].as_u64().unwrap(),
+        w["write_ios"].as_u64().unwrap(),
+    );
+    let share = 100.0 * r as f64 / (r + wr) as f64;
+    assert!(
+        r + wr > 1500 && (65.0..75.0).contains(&share),
+        "{r} reads, {wr} writes"
+    );
 }

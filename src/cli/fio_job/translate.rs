@@ -337,7 +337,7 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let rw_opt = r.get("rw");
     let rw = rw_opt.and_then(|o| o.value.as_deref()).unwrap_or("read");
     match rw {
-        "read" | "write" | "randread" | "randwrite" | "randrw" => {}
+        "read" | "write" | "randread" | "randwrite" | "randrw" | "rw" | "readwrite" => {}
         _ => {
             let Some(o) = rw_opt else {
                 unreachable!("the default is read")
@@ -369,6 +369,7 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         "write" => RwMode::Write,
         "randread" => RwMode::Randread,
         "randwrite" => RwMode::Randwrite,
+        "rw" | "readwrite" => RwMode::Rw,
         _ => RwMode::Randrw,
     }));
     // The read share: rwmixread, or 100 - rwmixwrite; both must agree.
@@ -389,8 +390,9 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         (None, Some(mw)) => Some(100 - r.pct(mw)?),
         (None, None) => None,
     };
-    if let Some(o) = mixr.or(mixw).filter(|_| rw != "randrw") {
-        return r.refuse(o, format!("with rw={rw}: a read share is for rw=randrw, which stripebench mixes (fio ignores it here): drop it"));
+    let mixes = matches!(rw, "randrw" | "rw" | "readwrite");
+    if let Some(o) = mixr.or(mixw).filter(|_| !mixes) {
+        return r.refuse(o, format!("with rw={rw}: a read share is for rw=randrw or rw=rw, which mix (fio ignores it here): drop it"));
     }
     if let Some(m) = mix {
         d.args.push(Set::Mix(m as u8));
