@@ -112,8 +112,8 @@ const EXAMPLES: &[(&str, &str)] = &[
     ),
     (
         "fio",
-        "stripebench fio --name=seq --filename=/dev/sdb --rw=read --bs=1m --direct=1 --runtime=30 --time_based\n  \
-         stripebench fio --name=t --filename=/dev/sdb --rw=randrw --rwmixread=75 --bs=4k -- --json t.json\n  \
+        "stripebench fio --name=seq --filename=/dev/sdb --rw=read --bs=1m --direct=1\n  \
+         stripebench fio --name=t --filename=/dev/sdb --rw=randrw --bs=4k -- --json t.json\n  \
          stripebench fio job.fio -- --dry-run          # a job file, as run --fio-job reads it",
     ),
     (
