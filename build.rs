@@ -22,6 +22,7 @@
 //! | `sb_fleet_ssh`  | sshd, ssh, pdsh, clush, faketime and ip are installed |
 //! |                 | (tests/it/fleet_ssh.rs: hosts in network namespaces)  |
 //! | `sb_kubernetes_validate` | kubernetes-validate (PyPI) is installed      |
+//! | `sb_fio_plot`   | fio-plot (PyPI) is installed and imports (python3)    |
 //! | `sb_signature_tools` | root, and the tools that make the on-disk formats |
 //! |                 | tests/it/signatures.rs refuses: cryptsetup, mkfs.f2fs, |
 //! |                 | mkfs.xfs, mkfs.vfat, mkfs.minix, mkfs.bfs, mkfs.cramfs, |
@@ -42,7 +43,7 @@
 
 use std::path::Path;
 
-const FLAGS: [&str; 21] = [
+const FLAGS: [&str; 22] = [
     "sb_root",
     "sb_uring",
     "sb_mkfs_ext4",
@@ -57,6 +58,7 @@ const FLAGS: [&str; 21] = [
     "sb_lab",
     "sb_fleet_ssh",
     "sb_kubernetes_validate",
+    "sb_fio_plot",
     "sb_chromium",
     "sb_prometheus_client",
     "sb_promtool",
@@ -149,6 +151,13 @@ fn main() {
             .iter()
             .all(|t| on_path(t)),
             "sb_kubernetes_validate" => on_path("kubernetes-validate"),
+            "sb_fio_plot" => {
+                on_path("fio-plot")
+                    && std::process::Command::new("python3")
+                        .args(["-c", "import fio_plot.fiolib.getdata"])
+                        .output()
+                        .is_ok_and(|o| o.status.success())
+            }
             "sb_signature_tools" => {
                 root && [
                     "cryptsetup",

@@ -19,6 +19,7 @@ pub mod compare;
 pub mod csv;
 pub mod diff;
 pub mod dry_run;
+pub mod fio_json;
 #[cfg(test)]
 pub mod fixtures;
 pub mod format;
@@ -67,6 +68,16 @@ pub static FORMATS: &[Format] = &[
         per_point: false,
         announce: true,
         render: render::plot,
+    },
+    Format {
+        option: "--fio-json",
+        value_name: "PATH",
+        help: "Write the run in fio's JSON output form (fio 3.x `--output-format=json`: a job per worker, named as --print-fio names them, with read/write sections, clat percentiles and disk_util) to PATH, for the tools that read fio's; what differs from fio's own is in its `stripebench.notes`",
+        kinds: &[Kind::Run],
+        check_path: None,
+        per_point: false,
+        announce: false,
+        render: render::fio_json,
     },
     Format {
         option: "--html",
@@ -126,6 +137,13 @@ mod render {
             Doc::Sweep(d) => super::plot::sweep_svg(d).map(Rendered::Text),
             Doc::Plan(d) => super::plot::plan_svg(d).map(Rendered::Text),
             _ => Err(not_listed("plot", doc)),
+        }
+    }
+
+    pub fn fio_json(doc: Doc) -> Result<Rendered> {
+        match doc {
+            Doc::Run(d) => Ok(Rendered::Bytes(super::fio_json::render(d))),
+            _ => Err(not_listed("fio-json", doc)),
         }
     }
 

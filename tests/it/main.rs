@@ -19,6 +19,7 @@ mod endless_inputs;
 mod engines;
 mod escapes;
 mod fio_job;
+mod fio_json;
 mod fio_oneliner;
 mod fio_words;
 mod fleet;
