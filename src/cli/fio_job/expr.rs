@@ -195,7 +195,7 @@ pub fn evaluate(key: &str, value: &str, src: &Sources) -> Result<Option<Evaluate
                 )
             })?;
         from.push("integer arithmetic, as fio's bc step does it".into());
-        n.to_string()
+        non_negative(n, &at)?
     } else if text.starts_with('(') {
         arithmetic(key, &text, &at, &mut from)?
     } else {
@@ -251,6 +251,14 @@ fn environment(
                 "{at}: the environment variable {name} is not set (fio would put nothing there): set {name} or write the value itself"
             ));
         };
+        // The file's text is checked for control characters as it is read;
+        // the environment's is checked here, before it names a file.
+        if let Some(c) = v.chars().find(|c| c.is_control()) {
+            return Err(format!(
+                "{at}: the environment variable {name} holds a control character ({}): a value holds none",
+                show(&c.to_string())
+            ));
+        }
         out.push_str(&v);
         if out.len() > MAX_VALUE {
             return Err(format!(
@@ -350,6 +358,7 @@ fn arithmetic(key: &str, text: &str, at: &str, from: &mut Vec<String>) -> Result
             ));
         }
     }
+    non_negative(n, at)?;
     from.push("arithmetic, as fio evaluates a value in parentheses".into());
     Ok(match k {
         // fio: microseconds, cut to whole seconds.
@@ -357,6 +366,17 @@ fn arithmetic(key: &str, text: &str, at: &str, from: &mut Vec<String>) -> Result
         Kind::Micros => format!("{n}us"),
         _ => n.to_string(),
     })
+}
+
+/// A result as text, refused when negative: no size, count or time fio
+/// evaluates is (fio would wrap it into a huge unsigned number).
+fn non_negative(n: i64, at: &str) -> Result<String, String> {
+    if n < 0 {
+        return Err(format!(
+            "{at}: the result is {n}, below zero, which no size, count or time is: write the value itself"
+        ));
+    }
+    Ok(n.to_string())
 }
 
 /// Which grammar: fio's own (with units, floats) or `bc`'s integers.
@@ -711,6 +731,7 @@ mod tests {
             "EMPTY" => Some(String::new()),
             "KW" => Some("$ncpus*2".into()),
             "LONG" => Some("9".repeat(MAX_VALUE)),
+            "ESC" => Some("a\u{1b}[31m".into()),
             _ => None,
         }
     }
@@ -900,6 +921,13 @@ mod tests {
         assert!(err("rw", "(randread)").contains("as text"));
         assert!(err("size", &format!("({})", "1+".repeat(MAX_VALUE))).contains("characters"));
         assert!(err("size", "${LONG}${LONG}").contains("longer than"));
+        let e = err("filename", "${ESC}");
+        assert!(
+            e.contains("control character") && !e.contains('\u{1b}'),
+            "{e}"
+        );
+        assert!(err("size", "(1-2)").contains("below zero"));
+        assert!(err("size", "$ncpus-3").contains("below zero"));
         let many = "${N}".repeat(MAX_SUBSTITUTIONS + 1);
         assert!(err("filename", &many).contains("substitutions"));
     }
