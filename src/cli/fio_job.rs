@@ -22,8 +22,9 @@
 //! 4000), a combination stripebench runs otherwise (numjobs on a sequential
 //! pattern: fio's clones read the same region, stripebench's jobs split
 //! it). The file is hostile input: at most [`MAX_BYTES`], text only, no
-//! `include`, and no `$VAR`, `$(...)`, backticks or `(arithmetic)`, which fio
-//! would evaluate and stripebench never does.
+//! `include`, and no `$(...)` or backticks. What fio evaluates in a value
+//! (`${VAR}`, `$pagesize`, `$mb_memory`, `$ncpus`, arithmetic) is evaluated
+//! as fio does by `expr`, our own small parser, and said in a `#` line.
 //!
 //! Jobs between `stonewall`s run at once in fio: stripebench runs them as
 //! one run when they are one workload on different files, and refuses them
@@ -48,6 +49,7 @@ use crate::cli::builder::RunBuilder;
 use crate::cli::{EngineArg, RunArgs};
 use crate::measure::config::RwMode;
 
+mod expr;
 mod translate;
 use translate::translate;
 
@@ -406,6 +408,8 @@ struct Opt {
     line: usize,
     /// The section it is written in (`global` for the globals).
     section: String,
+    /// The `#` line saying how its value was evaluated, when it was.
+    evaluated: Option<String>,
 }
 
 /// A `[name]` and its options, in the file's order.
@@ -415,7 +419,8 @@ struct Section {
     opts: Vec<Opt>,
 }
 
-/// fio's INI dialect: sections, options, comments; nothing evaluated.
+/// fio's INI dialect: sections, options, comments; values evaluated as
+/// fio evaluates them (`expr`), and nothing else.
 fn parse(text: &str, shown: &str) -> Result<Vec<Section>, FioJobError> {
     let mut sections: Vec<Section> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -463,15 +468,17 @@ fn parse(text: &str, shown: &str) -> Result<Vec<Section>, FioJobError> {
                 show_text(l)
             )));
         }
-        if let Some(v) = &value {
-            if v.contains('$') || v.contains('`') || v.starts_with('(') {
-                return Err(FioJobError(format!(
-                    "{}: `{key}={}`: fio would evaluate it ($VAR, $(...), `...` or (arithmetic)); stripebench evaluates no text: write the value itself",
-                    at(),
-                    show_text(v)
-                )));
-            }
-        }
+        // What fio evaluates in a value (`${VAR}`, `$pagesize`, arithmetic),
+        // evaluated as fio does by expr; nothing else is.
+        let (value, evaluated) = match value {
+            Some(v) => match expr::evaluate(canonical(key), &v, &expr::Sources::REAL)
+                .map_err(|e| FioJobError(format!("{}: {e}", at())))?
+            {
+                Some(e) => (Some(e.value), Some(e.note)),
+                None => (Some(v), None),
+            },
+            None => (None, None),
+        };
         let Some(section) = sections.last_mut() else {
             return Err(FioJobError(format!(
                 "{}: `{}` comes before any [section]: put it under [global] or a [job]",
@@ -484,6 +491,7 @@ fn parse(text: &str, shown: &str) -> Result<Vec<Section>, FioJobError> {
             value,
             line,
             section: section.name.clone(),
+            evaluated,
         });
     }
     Ok(sections)
@@ -826,6 +834,13 @@ fn fio_size(v: &str, kb_base: u64) -> Result<u64, String> {
         "is not a size stripebench reads: give a whole number with k, m, g or t, such as 4k"
             .to_string()
     })?;
+    if suffix.starts_with(['+', '-', '*', '/', '%', '^']) {
+        // fio evaluates arithmetic only in parentheses (or beside its `$`
+        // words): it reads `5*1024*1024` as 5.
+        return Err(format!(
+            "is arithmetic without parentheses, which fio reads as {n}: write ({v}) for fio's arithmetic"
+        ));
+    }
     let suffix = suffix.to_ascii_lowercase();
     let (power, si) = match suffix.as_str() {
         "" => (0, false),
@@ -918,6 +933,7 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
     let mut runs: Vec<Vec<(&Job, Translated, Option<String>)>> = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
         let mut t = translate(job, shown)?;
+        t.notes.splice(0..0, evaluated_notes(job));
         let cpus = t
             .args
             .iter()
@@ -941,6 +957,16 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
         )));
     }
     runs.iter().map(|g| group(g, shown)).collect()
+}
+
+/// The `#` lines of the job's evaluated values, those it reads (an
+/// option overridden by a later one is not read).
+fn evaluated_notes(job: &Job) -> Vec<String> {
+    job.opts
+        .iter()
+        .filter(|o| job.get(&o.key).is_some_and(|w| std::ptr::eq(w, *o)))
+        .filter_map(|o| o.evaluated.clone())
+        .collect()
 }
 
 /// Jobs that run at once as one run: one workload on different files.
@@ -1571,11 +1597,18 @@ mod tests {
     #[test]
     fn hostile_text_is_refused_and_never_evaluated() {
         for (text, said) in [
-            ("[j]\nfilename=$HOME/x\n", "evaluates no text"),
-            ("[j]\nfilename=${HOME}\n", "evaluates no text"),
-            ("[j]\nsize=$(rm -rf /)\n", "evaluates no text"),
-            ("[j]\nfilename=`id`\n", "evaluates no text"),
-            ("[j]\nsize=(1024*4)\n", "evaluates no text"),
+            ("[j]\nfilename=$HOME/x\n", "as text, not the environment"),
+            (
+                "[j]\nfilename=${STRIPEBENCH_TEST_UNSET_VAR}\n",
+                "STRIPEBENCH_TEST_UNSET_VAR is not set",
+            ),
+            ("[j]\nsize=$(rm -rf /)\n", "command substitution"),
+            ("[j]\nfilename=`id`\n", "command substitution"),
+            ("[j]\nsize=(1024*4)/0\n", "division by zero"),
+            (
+                "[j]\nsize=5*1024*1024\n",
+                "which fio reads as 5: write (5*1024*1024)",
+            ),
             ("include other.fio\n[j]\n", "follows no include"),
             ("[j]\ninclude /etc/passwd\n", "follows no include"),
             ("rw=read\n[j]\n", "before any [section]"),

@@ -179,7 +179,17 @@ fn hostile_or_misplaced_job_files_are_refused_in_one_line() {
         (
             "[j]\nsize=$(touch /tmp/x)\n",
             vec!["run", "--fio-job", js, fs],
-            "evaluates no text",
+            "command substitution",
+        ),
+        (
+            "[j]\nsize=${STRIPEBENCH_IT_UNSET}\n",
+            vec!["run", "--fio-job", js, fs],
+            "STRIPEBENCH_IT_UNSET is not set",
+        ),
+        (
+            "[j]\nsize=(4k/0)\n",
+            vec!["run", "--fio-job", js, fs],
+            "division by zero",
         ),
         (
             "[j]\ninclude /etc/passwd\n",
@@ -214,6 +224,64 @@ fn hostile_or_misplaced_job_files_are_refused_in_one_line() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(said), "{text:?} {args:?}: {err}");
     }
+}
+
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn environment_reserved_words_and_arithmetic_in_values_run_as_fio_evaluates_them() {
+    // Regression (issue 41): `size=${SIZE}`, `bs=$pagesize` and fio's
+    // arithmetic were refused ("stripebench evaluates no text").
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "target", 8 << 20);
+    let fs = f.to_str().unwrap();
+    let job = dir.path().join("values.fio");
+    std::fs::write(
+        &job,
+        "[global]\nrw=read\ndirect=1\nioengine=io_uring\nbs=$pagesize\niodepth=$ncpus*2\n[j]\nsize=${SIZE}\noffset=(1m+3*1024k)\n",
+    )
+    .unwrap();
+    let out = sb()
+        .env("SIZE", "2m")
+        .args(["run", "--fio-job", job.to_str().unwrap()])
+        .args(["-t", "1s", "--no-progress", "--json", "-", fs])
+        .output()
+        .unwrap();
+    succeeded_as(&out, "run --fio-job values.fio");
+    let page = page_size();
+    let ncpus = online_cpus();
+    let err = String::from_utf8_lossy(&out.stderr);
+    for said in [
+        "# size=${SIZE} -> 2m (from the environment)".to_string(),
+        format!("# bs=$pagesize -> {page} ($pagesize: this host's page size = {page})"),
+        format!("# offset=(1m+3*1024k) -> {} (arithmetic", 4 << 20),
+    ] {
+        assert!(err.contains(&said), "{said}\n{err}");
+    }
+    let doc = json(&out.stdout);
+    let c = &doc["config"];
+    assert_eq!(c["size"], 2 << 20, "{c}");
+    assert_eq!(c["offset"], 4 << 20, "{c}");
+    assert_eq!(c["bs"], page.to_string(), "{c}");
+    assert_eq!(c["iodepth"], 2 * ncpus, "{c}");
+    assert!(doc["total"]["bytes"].as_u64().unwrap_or(0) > 0, "{doc}");
+}
+
+/// The online CPUs, as sysfs lists them (`0-3,6`): `$ncpus`.
+fn online_cpus() -> usize {
+    let list = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    list.trim()
+        .split(',')
+        .map(|r| match r.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1,
+            None => 1,
+        })
+        .sum()
+}
+
+/// The page size, as fio's `$pagesize` gives it.
+fn page_size() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    unsafe { libc::sysconf(libc::_SC_PAGESIZE) as u64 }
 }
 
 /// A `fio ...` line as a job file: the options before the first --name=
