@@ -71,6 +71,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "csv",
             "plot",
             "html",
+            "fio_json",
             "live",
             "live_format",
             "live_interval",
