@@ -71,7 +71,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "csv",
             "plot",
             "html",
-            "fio_json",
+            "fio-json",
             "live",
             "live_format",
             "live_interval",
