@@ -109,3 +109,29 @@ fn a_print_below_the_output_layer_is_refused_but_output_and_tests_are_not() {
         "{out}"
     );
 }
+
+/// document/advise/checks.rs once found sysfs by asking `Host::real()`
+/// itself: a pure layer looked at the machine it ran on. The lookup is
+/// the caller's (device/, measure/, commands/), handed down as data.
+#[test]
+fn a_pure_layer_that_looks_up_the_running_host_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    for d in ["device", "document"] {
+        std::fs::create_dir_all(src.join(d)).unwrap();
+    }
+    let looks = "//! looks\npub fn sys() -> String {\n    crate::base::host::Host::real().sys.display().to_string()\n}\n";
+    std::fs::write(src.join("device/looks.rs"), looks).unwrap();
+    std::fs::write(src.join("document/looks.rs"), looks).unwrap();
+    let (ok, out) = check(Some(src));
+    assert!(!ok, "{out}");
+    let fails: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("FAIL ") && !l.contains("lists"))
+        .collect();
+    assert_eq!(
+        fails,
+        ["FAIL document/looks.rs: document/ names the running host (Host::real): it must be a function of its inputs"],
+        "{out}"
+    );
+}

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{striping, Finding, Gain, Setting, Severity};
 use crate::analysis::advise as rules;
+use crate::analysis::advise_stack::{self as stack_rules, Boundary};
 use crate::base::units::mb_per_sec;
 use crate::device::survey::{DeviceFacts, Survey};
 use crate::device::topology::{Device, Topology};
@@ -19,12 +20,6 @@ fn stack(topo: &Topology) -> Vec<&Device> {
         walk.extend(d.members.iter().rev());
     }
     out
-}
-
-/// Where the evidence and the fix commands say sysfs is: the running
-/// system's (the checks read a survey, never sysfs itself).
-fn sysfs_root() -> String {
-    crate::base::host::Host::real().sys.display().to_string()
 }
 
 /// The sysfs directory whose `queue/` governs `f` (a partition's disk).
@@ -72,7 +67,7 @@ pub fn state_words(topo: &Topology, survey: &Survey) -> Vec<String> {
             .array_state
             .clone()
             .unwrap_or_else(|| "state unknown".into())];
-        if let Some(k) = md.degraded.filter(|&k| k > 0) {
+        if let Some(k) = stack_rules::degraded(md.degraded) {
             words.push(format!("degraded: {k} of {n} members missing"));
         }
         if let Some(a) = md.sync_action.as_deref().filter(|a| *a != "idle") {
@@ -80,20 +75,13 @@ pub fn state_words(topo: &Topology, survey: &Survey) -> Vec<String> {
                 "{a} in progress{}",
                 md.sync_completed
                     .as_deref()
-                    .and_then(sync_pct)
+                    .and_then(stack_rules::sync_pct)
                     .map_or(String::new(), |p| format!(" ({p:.0}% done)"))
             ));
         }
         out.push(format!("{}: {}", d.name, words.join(", ")));
     }
     out
-}
-
-/// `md/sync_completed` ("done / total") as a percentage.
-fn sync_pct(s: &str) -> Option<f64> {
-    let (a, b) = s.split_once('/')?;
-    let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-    (b > 0.0).then(|| a / b * 100.0)
 }
 
 /// Every check that reads what the stack exposes only (read-ahead aside:
@@ -117,7 +105,7 @@ pub fn static_findings(topo: &Topology, survey: &Survey) -> Vec<Finding> {
 /// that keeps the workers local (a member on another node than the rest is
 /// `member-numa-node-differs`, from the mismatch check).
 fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
-    if survey.numa_nodes.len() < 2 {
+    if !stack_rules::numa_matters(survey.numa_nodes.len()) {
         return None;
     }
     let members = topo.stripe_members();
@@ -175,14 +163,14 @@ fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
 
 /// Degraded and resyncing md arrays: every figure measured now is low.
 fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     for d in stack(topo).into_iter().filter(|d| d.md.is_some()) {
         let Some(md) = survey.get(&d.name).and_then(|f| f.md.as_ref()) else {
             continue;
         };
         let n = d.md.as_ref().map_or(0, |m| m.raid_disks);
-        if let Some(k) = md.degraded.filter(|&k| k > 0) {
+        if let Some(k) = stack_rules::degraded(md.degraded) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "degraded".into(),
@@ -197,12 +185,8 @@ fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 gain: None,
             });
         }
-        if let Some(a) = md
-            .sync_action
-            .as_deref()
-            .filter(|a| !matches!(*a, "idle" | "frozen"))
-        {
-            let pct = md.sync_completed.as_deref().and_then(sync_pct);
+        if let Some(a) = stack_rules::resync(md.sync_action.as_deref()) {
+            let pct = md.sync_completed.as_deref().and_then(stack_rules::sync_pct);
             out.push(Finding {
                 settings: Vec::new(),
                 id: "resync".into(),
@@ -233,44 +217,20 @@ pub fn readahead_finding(
     survey: &Survey,
     measured: &[(u64, f64)],
 ) -> Option<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let (_, g) = striping(topo)?;
     let full = g.full_stripe?;
     let vol = &topo.root;
     let cur = survey.get(&vol.name)?.read_ahead_kb?;
     let fs_kb = full / 1024;
-    let at_cur = measured.iter().find(|(k, _)| *k == cur).map(|m| m.1);
-    let best = measured
-        .iter()
-        .copied()
-        .filter(|(_, r)| r.is_finite() && *r > 0.0)
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    let gain_pct = match (at_cur, best) {
-        (Some(c), Some((_, b))) if c > 0.0 => Some((b / c - 1.0) * 100.0),
-        _ => None,
-    };
-    let low = cur < fs_kb;
-    let (severity, rec) = match (best, gain_pct) {
-        // Measured: the best value, when it beats the current one.
-        (Some((k, _)), Some(p)) if k != cur && p >= 10.0 => (
-            if low && cur == 0 {
-                Severity::High
-            } else if low {
-                Severity::Medium
-            } else {
-                // At or above a full stripe already: a hint, within the
-                // noise of a loaded machine.
-                Severity::Info
-            },
-            k,
-        ),
-        (Some(_), Some(_)) if low => (Severity::Low, 2 * fs_kb),
-        (Some(_), Some(_)) => return None,
-        // Not measured: the rule alone.
-        _ if low && cur == 0 => (Severity::High, 2 * fs_kb),
-        _ if low => (Severity::Medium, 2 * fs_kb),
-        _ => return None,
-    };
+    let stack_rules::Readahead {
+        severity,
+        rec_kb: rec,
+        low,
+        at_cur,
+        gain_pct,
+    } = stack_rules::readahead(cur, fs_kb, measured)?;
+    let severity = Severity::from(severity);
     let mut evidence = vec![format!(
         "{sys}/block/{}/queue/read_ahead_kb is {cur}; the full stripe is {} ({})",
         vol.name,
@@ -354,11 +314,7 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
     let (_, g) = striping(topo)?;
     let (chunk, full) = (g.chunk?, g.full_stripe?);
     let vol = &topo.root.name;
-    let right = h.unit_bytes == Some(chunk) && h.width_bytes == Some(full);
-    if right {
-        return None;
-    }
-    let unset = h.unit_bytes.is_none() && h.width_bytes.is_none();
+    let (severity, unset) = stack_rules::fs_hints(h.unit_bytes, h.width_bytes, chunk, full)?;
     let shown = |b: Option<u64>| b.map_or("not set".to_string(), kib);
     let (unit_name, width_name) = if h.fs == "xfs" {
         ("sunit", "swidth")
@@ -390,11 +346,7 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
         }
         .into(),
         check: "alignment".into(),
-        severity: if unset {
-            Severity::Low
-        } else {
-            Severity::Medium
-        },
+        severity: severity.into(),
         devices: vec![vol.clone()],
         title: if unset {
             format!("the {} file system on {vol} has no stripe hints: its allocator does not know the chunk ({}) or the full stripe ({})", h.fs, kib(chunk), kib(full))
@@ -425,7 +377,7 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
 /// Where each layer's data starts, against 4 KiB, 1 MiB, the chunk and
 /// the full stripe.
 fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     let all = stack(topo);
     for d in &all {
@@ -434,7 +386,7 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         };
         // An aligned partition ends its device's checks here (as it always
         // has: the checks below are not made of it).
-        match partition_misaligned(d, f, &all, &sys) {
+        match partition_misaligned(d, f, &all, sys) {
             Some(None) => continue,
             Some(Some(finding)) => out.push(finding),
             None => {}
@@ -465,17 +417,15 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 .as_ref()
                 .and_then(|g| g.full_stripe.filter(|_| g.data > 1));
             let chunk = g.as_ref().and_then(|g| g.chunk);
-            let (severity, against) = if off % 4096 != 0 {
-                (Severity::Medium, "4 KiB".to_string())
-            } else if let Some(c) = chunk.filter(|c| off % c != 0) {
-                (Severity::Medium, format!("the chunk of {m} ({})", kib(c)))
-            } else if let Some(fs) = full.filter(|fs| off % fs != 0) {
-                (
-                    Severity::Low,
-                    format!("the full stripe of {m} ({})", kib(fs)),
-                )
-            } else {
+            let Some((severity, missed)) = stack_rules::dm_offset_misaligned(*off, chunk, full)
+            else {
                 continue;
+            };
+            let severity = Severity::from(severity);
+            let against = match missed {
+                Boundary::Chunk(c) => format!("the chunk of {m} ({})", kib(c)),
+                Boundary::FullStripe(fs) => format!("the full stripe of {m} ({})", kib(fs)),
+                other => boundary_words(other),
             };
             let dm_name = d.dm.as_ref().map_or(d.name.as_str(), |x| x.name.as_str());
             let stripe = full.or(chunk).unwrap_or(4096);
@@ -508,7 +458,7 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         // table's offsets.
         if let Some(g) = d.geometry.as_ref() {
             for (i, off) in g.member_offsets.iter().enumerate() {
-                if off % 4096 != 0 {
+                if stack_rules::data_offset_misaligned(*off) {
                     let m = d.members.get(i).map_or("?".to_string(), |m| m.name.clone());
                     out.push(Finding {
                         settings: Vec::new(),
@@ -570,26 +520,12 @@ fn partition_finding(
         .and_then(|p| all.iter().find(|x| x.name == *p))
         .and_then(|p| p.geometry())
         .filter(|g| g.stripes());
-    let (severity, against) = if at % phys.max(512) != 0 {
-        (
-            Severity::High,
-            format!("its disk's physical block ({phys} bytes)"),
-        )
-    } else if at % 4096 != 0 {
-        (Severity::Medium, "4 KiB".to_string())
-    } else if let Some(c) = disk_stripe
-        .as_ref()
-        .and_then(|g| g.chunk)
-        .filter(|c| at % c != 0)
-    {
-        (
-            Severity::Medium,
-            format!("the chunk of the array it is on ({})", kib(c)),
-        )
-    } else if at % (1 << 20) != 0 {
-        (Severity::Low, "1 MiB".to_string())
-    } else {
-        return None;
+    let (severity, missed) =
+        stack_rules::partition_misaligned(at, phys, disk_stripe.as_ref().and_then(|g| g.chunk))?;
+    let severity = Severity::from(severity);
+    let against = match missed {
+        Boundary::Chunk(c) => format!("the chunk of the array it is on ({})", kib(c)),
+        other => boundary_words(other),
     };
     Some(Finding {
         settings: Vec::new(),
@@ -612,10 +548,22 @@ fn partition_finding(
     })
 }
 
+/// A missed boundary in a finding's title ("not on a multiple of ...");
+/// a chunk or a full stripe is named with its array by the caller.
+fn boundary_words(b: Boundary) -> String {
+    match b {
+        Boundary::PhysicalBlock(phys) => format!("its disk's physical block ({phys} bytes)"),
+        Boundary::FourKib => "4 KiB".to_string(),
+        Boundary::Chunk(c) => format!("the chunk ({})", kib(c)),
+        Boundary::FullStripe(fs) => format!("the full stripe ({})", kib(fs)),
+        Boundary::OneMib => "1 MiB".to_string(),
+    }
+}
+
 /// Each stripe member's request limits against the chunk: a chunk-sized
 /// piece the array sends is split when a member takes less.
 fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     let Some((layer, g)) = striping(topo) else {
         return out;
@@ -631,21 +579,20 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         .collect();
     for (m, f) in &members {
         let q = queue_dev(f);
-        if let Some(max) = f.max_sectors_kb.filter(|&k| k < chunk_kb) {
-            let hw = f.max_hw_sectors_kb;
-            let others: Vec<u64> = members
-                .iter()
-                .filter(|(o, _)| o.name != m.name)
-                .filter_map(|(_, o)| o.max_sectors_kb)
-                .collect();
-            let to = others
-                .iter()
-                .copied()
-                .max()
-                .unwrap_or(chunk_kb)
-                .max(chunk_kb)
-                .min(hw.unwrap_or(u64::MAX));
-            let fixable = to >= chunk_kb;
+        let hw = f.max_hw_sectors_kb;
+        let others: Vec<u64> = members
+            .iter()
+            .filter(|(o, _)| o.name != m.name)
+            .filter_map(|(_, o)| o.max_sectors_kb)
+            .collect();
+        if let Some(stack_rules::RequestSplit {
+            max_kb: max,
+            pieces,
+            to_kb: to,
+            fixable,
+            others,
+        }) = stack_rules::request_split(f.max_sectors_kb, hw, &others, chunk_kb)
+        {
             out.push(Finding {
                 settings: if fixable {
                     vec![Setting::new(q, "queue/max_sectors_kb", to)]
@@ -658,8 +605,7 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 devices: vec![m.name.clone()],
                 title: format!(
                     "member {} takes requests of at most {max} KiB, less than the chunk ({chunk_kb} KiB): each chunk reaches it as {} requests",
-                    m.name,
-                    chunk_kb.div_ceil(max.max(1))
+                    m.name, pieces
                 ),
                 evidence: vec![
                     format!(
@@ -672,10 +618,7 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                         if others.is_empty() {
                             "?".to_string()
                         } else {
-                            let mut o = others.clone();
-                            o.sort_unstable();
-                            o.dedup();
-                            o.iter().map(|k| format!("{k} KiB")).collect::<Vec<_>>().join(", ")
+                            others.iter().map(|k| format!("{k} KiB")).collect::<Vec<_>>().join(", ")
                         }
                     ),
                 ],
@@ -694,7 +637,7 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             });
         }
         // Scattered pages: one segment each (huge-page buffers aside).
-        if let Some(segs) = f.max_segments.filter(|&s| s * 4 < chunk_kb) {
+        if let Some(segs) = stack_rules::segments_below_chunk(f.max_segments, chunk_kb) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "segments-below-chunk".into(),
@@ -800,33 +743,10 @@ fn stack_word(d: &Device) -> String {
     words.join(" over ")
 }
 
-/// The value most members have, and the members that have another.
-fn odd_ones<'a>(values: &[(&'a str, Option<String>)]) -> Option<(String, Vec<(&'a str, String)>)> {
-    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, v) in values {
-        if let Some(v) = v {
-            *count.entry(v.as_str()).or_default() += 1;
-        }
-    }
-    if count.len() < 2 {
-        return None;
-    }
-    let common = count.iter().max_by_key(|(_, n)| **n)?.0.to_string();
-    let odd = values
-        .iter()
-        .filter_map(|(m, v)| {
-            v.as_ref()
-                .filter(|v| **v != common)
-                .map(|v| (*m, v.clone()))
-        })
-        .collect();
-    Some((common, odd))
-}
-
 /// Members that differ from the others: what they are built of, then
 /// (among those built alike) their queue settings and hardware.
 fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     let members = topo.stripe_members();
     if members.len() < 2 {
@@ -837,7 +757,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         .map(|m| (m.name.as_str(), Some(stack_word(m))))
         .collect();
     let mut alike: Vec<&Device> = members.clone();
-    if let Some((common, odd)) = odd_ones(&stacks) {
+    if let Some((common, odd)) = stack_rules::odd_ones(&stacks) {
         alike.retain(|m| odd.iter().all(|(o, _)| *o != m.name));
         out.push(Finding {
             settings: Vec::new(),
@@ -883,7 +803,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 .into_iter()
                 .partition(|(m, _)| other_scheduler.iter().any(|o| o == m));
             values = rest;
-            let common = odd_ones(&values)
+            let common = stack_rules::odd_ones(&values)
                 .map(|c| c.0)
                 .or_else(|| values.first().and_then(|v| v.1.clone()));
             if let Some(f) = out.iter_mut().find(|f| f.id == "member-scheduler-differs") {
@@ -895,7 +815,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 }
             }
         }
-        let Some((common, odd)) = odd_ones(&values) else {
+        let Some((common, odd)) = stack_rules::odd_ones(&values) else {
             continue;
         };
         if a.name == "scheduler" {
@@ -989,7 +909,7 @@ fn attr_fix(a: &Attr, odd: &[(&str, String)], common: &String, survey: &Survey) 
 /// md raid4/5/6: the stripe cache against mdadm's rule (four chunks'
 /// worth of stripe heads, plus one), and the parity threads.
 fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     for d in stack(topo) {
         let Some(g) = d.geometry().filter(|g| g.has_parity() && d.md.is_some()) else {
@@ -999,9 +919,9 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             continue;
         };
         let chunk = g.chunk.unwrap_or(64 << 10);
-        let rule = 4 * chunk / 4096 + 1;
-        if let Some(size) = md.stripe_cache_size.filter(|&s| s < rule) {
-            let to = super::stripe_cache_fix(rule);
+        if let Some(stack_rules::StripeCacheSmall { size, rule, to }) =
+            stack_rules::stripe_cache_small(md.stripe_cache_size, g.chunk)
+        {
             out.push(Finding {
                 settings: vec![Setting::new(&d.name, "md/stripe_cache_size", to)],
                 id: "stripe-cache-small".into(),
@@ -1033,7 +953,7 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 }),
             });
         }
-        if md.group_thread_cnt == Some(0) && g.members >= 4 {
+        if stack_rules::parity_one_thread(md.group_thread_cnt, g.members) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "parity-one-thread".into(),
@@ -1148,7 +1068,7 @@ pub fn slow_members(
                 ),
                 before_bytes_per_sec: Some(f.figure * n),
                 after_bytes_per_sec: Some(f.median * n),
-                pct: (f.figure > 0.0).then(|| (f.median / f.figure - 1.0) * 100.0),
+                pct: stack_rules::gain_pct(f.figure, f.median),
                 measured: false,
             }),
         });
@@ -1233,8 +1153,7 @@ pub fn member_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]
             ),
             before_bytes_per_sec: Some(before.bytes_per_sec),
             after_bytes_per_sec: Some(after.bytes_per_sec),
-            pct: (before.bytes_per_sec > 0.0)
-                .then(|| (after.bytes_per_sec / before.bytes_per_sec - 1.0) * 100.0),
+            pct: stack_rules::gain_pct(before.bytes_per_sec, after.bytes_per_sec),
             measured: true,
         });
     }
@@ -1458,8 +1377,7 @@ pub fn writes_findings(
                 ),
                 before_bytes_per_sec: Some(now.bytes_per_sec),
                 after_bytes_per_sec: Some(fixed.bytes_per_sec),
-                pct: (now.bytes_per_sec > 0.0)
-                    .then(|| (fixed.bytes_per_sec / now.bytes_per_sec - 1.0) * 100.0),
+                pct: stack_rules::gain_pct(now.bytes_per_sec, fixed.bytes_per_sec),
                 measured: true,
             });
         }
