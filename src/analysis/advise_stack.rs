@@ -326,6 +326,119 @@ pub fn numa_matters(nodes: usize) -> bool {
     nodes >= 2
 }
 
+/// An attribute of the stripe members the mismatch check compares, in the
+/// order it compares them (the scheduler before nr_requests, which a
+/// scheduler change resets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberAttr {
+    Scheduler,
+    NrRequests,
+    WriteCache,
+    WbtLatUsec,
+    Rotational,
+    Model,
+    Firmware,
+    NumaNode,
+    Controller,
+}
+
+impl MemberAttr {
+    pub const ALL: [MemberAttr; 9] = [
+        MemberAttr::Scheduler,
+        MemberAttr::NrRequests,
+        MemberAttr::WriteCache,
+        MemberAttr::WbtLatUsec,
+        MemberAttr::Rotational,
+        MemberAttr::Model,
+        MemberAttr::Firmware,
+        MemberAttr::NumaNode,
+        MemberAttr::Controller,
+    ];
+
+    /// How much members differing in it matters: what changes how a
+    /// member handles requests is medium; firmware, the NUMA node and the
+    /// controller, which may not, are low.
+    pub fn severity(self) -> Severity {
+        match self {
+            MemberAttr::Firmware | MemberAttr::NumaNode | MemberAttr::Controller => Severity::Low,
+            _ => Severity::Medium,
+        }
+    }
+}
+
+/// Whether a member whose queue offers `offered` schedulers (none known:
+/// any) can be set to `wanted`; if not, the others' must change instead.
+pub fn scheduler_offered(offered: &[String], wanted: &str) -> bool {
+    offered.is_empty() || offered.iter().any(|o| o == wanted)
+}
+
+/// Members built differently: a medium finding, before any setting is
+/// compared.
+pub const MEMBER_STACK_SEVERITY: Severity = Severity::Medium;
+
+/// Each member's value of one attribute (member, value when known).
+pub type MemberValues<'a> = Vec<(&'a str, Option<String>)>;
+
+/// The members whose values (member, value) differ in one attribute.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch<'a> {
+    pub attr: MemberAttr,
+    pub severity: Severity,
+    /// The value most members have.
+    pub common: String,
+    /// The members that have another, with theirs.
+    pub odd: Vec<(&'a str, String)>,
+    /// Every member's value compared (the evidence).
+    pub values: MemberValues<'a>,
+    /// For the scheduler: the nr_requests of each member with another
+    /// scheduler, where it differs from the others' (its scheduler set
+    /// it: the scheduler's fix puts both back).
+    pub set_with_scheduler: MemberValues<'a>,
+}
+
+/// The mismatch check over the members built alike: `values` holds, for
+/// each attribute of [`MemberAttr::ALL`], each member's value. A member
+/// with another scheduler has its nr_requests left out of nr_requests'
+/// comparison (said with the scheduler's mismatch instead).
+pub fn member_mismatches<'a>(
+    values: Vec<(MemberAttr, MemberValues<'a>)>,
+) -> Vec<Mismatch<'a>> {
+    let mut out: Vec<Mismatch<'a>> = Vec::new();
+    let mut other_scheduler: Vec<&str> = Vec::new();
+    for (attr, mut vs) in values {
+        if attr == MemberAttr::NrRequests && !other_scheduler.is_empty() {
+            let (explained, rest): (Vec<_>, Vec<_>) = vs
+                .into_iter()
+                .partition(|(m, _)| other_scheduler.contains(m));
+            vs = rest;
+            let common = odd_ones(&vs)
+                .map(|c| c.0)
+                .or_else(|| vs.first().and_then(|v| v.1.clone()));
+            if let Some(s) = out.iter_mut().find(|m| m.attr == MemberAttr::Scheduler) {
+                s.set_with_scheduler = explained
+                    .into_iter()
+                    .filter(|(_, v)| *v != common)
+                    .collect();
+            }
+        }
+        let Some((common, odd)) = odd_ones(&vs) else {
+            continue;
+        };
+        if attr == MemberAttr::Scheduler {
+            other_scheduler = odd.iter().map(|(m, _)| *m).collect();
+        }
+        out.push(Mismatch {
+            attr,
+            severity: attr.severity(),
+            common,
+            odd,
+            values: vs,
+            set_with_scheduler: Vec::new(),
+        });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,5 +604,56 @@ mod tests {
         assert_eq!(sync_pct("5 / 0"), None);
         assert!(!numa_matters(1));
         assert!(numa_matters(2));
+    }
+
+    #[test]
+    fn members_differing_in_scheduler_keep_their_nr_requests_out_of_its_comparison() {
+        let v = |s: &str| Some(s.to_string());
+        let got = member_mismatches(vec![
+            (
+                MemberAttr::Scheduler,
+                vec![("a", v("none")), ("b", v("none")), ("c", v("mq-deadline"))],
+            ),
+            (
+                MemberAttr::NrRequests,
+                vec![("a", v("64")), ("b", v("64")), ("c", v("128"))],
+            ),
+            (
+                MemberAttr::Firmware,
+                vec![("a", v("1")), ("b", v("2")), ("c", v("2"))],
+            ),
+            (
+                MemberAttr::Model,
+                vec![("a", v("x")), ("b", v("x")), ("c", None)],
+            ),
+        ]);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].attr, MemberAttr::Scheduler);
+        assert_eq!(got[0].severity, Severity::Medium);
+        assert_eq!(got[0].odd, [("c", "mq-deadline".to_string())]);
+        assert_eq!(got[0].set_with_scheduler, [("c", v("128"))]);
+        assert_eq!(got[1].attr, MemberAttr::Firmware);
+        assert_eq!(got[1].severity, Severity::Low);
+        assert_eq!(
+            (got[1].common.as_str(), got[1].odd.clone()),
+            ("2", vec![("a", "1".to_string())])
+        );
+        // The same nr_requests as the others: nothing to say of it.
+        let got = member_mismatches(vec![
+            (
+                MemberAttr::Scheduler,
+                vec![("a", v("none")), ("b", v("none")), ("c", v("bfq"))],
+            ),
+            (
+                MemberAttr::NrRequests,
+                vec![("a", v("64")), ("b", v("64")), ("c", v("64"))],
+            ),
+        ]);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].set_with_scheduler.is_empty());
+        let offered = ["none".to_string(), "mq-deadline".to_string()];
+        assert!(scheduler_offered(&offered, "none"));
+        assert!(!scheduler_offered(&offered, "bfq"));
+        assert!(scheduler_offered(&[], "bfq"));
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{striping, Finding, Gain, Setting, Severity};
 use crate::analysis::advise as rules;
-use crate::analysis::advise_stack::{self as stack_rules, Boundary};
+use crate::analysis::advise_stack::{self as stack_rules, Boundary, MemberAttr};
 use crate::base::units::mb_per_sec;
 use crate::device::survey::{DeviceFacts, Survey};
 use crate::device::topology::{Device, Topology};
@@ -661,9 +661,11 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
 }
 
 /// One attribute of the stripe members, as the mismatch check compares it.
+/// Its words; which it is, and so how much a difference matters, is
+/// `analysis::advise_stack::MemberAttr`'s.
 struct Attr {
     name: &'static str,
-    severity: Severity,
+    attr: MemberAttr,
     /// The sysfs file under `queue/` that sets it, when one does.
     knob: Option<&'static str>,
     get: fn(&DeviceFacts) -> Option<String>,
@@ -672,31 +674,31 @@ struct Attr {
 const ATTRS: &[Attr] = &[
     Attr {
         name: "scheduler",
-        severity: Severity::Medium,
+        attr: MemberAttr::Scheduler,
         knob: Some("queue/scheduler"),
         get: |f| f.scheduler.clone(),
     },
     Attr {
         name: "nr_requests",
-        severity: Severity::Medium,
+        attr: MemberAttr::NrRequests,
         knob: Some("queue/nr_requests"),
         get: |f| f.nr_requests.map(|v| v.to_string()),
     },
     Attr {
         name: "write cache",
-        severity: Severity::Medium,
+        attr: MemberAttr::WriteCache,
         knob: Some("queue/write_cache"),
         get: |f| f.write_cache.clone(),
     },
     Attr {
         name: "wbt_lat_usec",
-        severity: Severity::Medium,
+        attr: MemberAttr::WbtLatUsec,
         knob: Some("queue/wbt_lat_usec"),
         get: |f| f.wbt_lat_usec.map(|v| v.to_string()),
     },
     Attr {
         name: "rotational",
-        severity: Severity::Medium,
+        attr: MemberAttr::Rotational,
         knob: None,
         get: |f| {
             f.rotational
@@ -705,25 +707,25 @@ const ATTRS: &[Attr] = &[
     },
     Attr {
         name: "model",
-        severity: Severity::Medium,
+        attr: MemberAttr::Model,
         knob: None,
         get: |f| f.model.clone(),
     },
     Attr {
         name: "firmware",
-        severity: Severity::Low,
+        attr: MemberAttr::Firmware,
         knob: None,
         get: |f| f.firmware.clone(),
     },
     Attr {
         name: "NUMA node",
-        severity: Severity::Low,
+        attr: MemberAttr::NumaNode,
         knob: None,
         get: |f| f.numa_node.filter(|&n| n >= 0).map(|n| n.to_string()),
     },
     Attr {
         name: "controller",
-        severity: Severity::Low,
+        attr: MemberAttr::Controller,
         knob: None,
         get: |f| f.controller.clone(),
     },
@@ -763,7 +765,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             settings: Vec::new(),
             id: "member-stack-differs".into(),
             check: "mismatch".into(),
-            severity: Severity::Medium,
+            severity: stack_rules::MEMBER_STACK_SEVERITY.into(),
             devices: odd.iter().map(|(m, _)| m.to_string()).collect(),
             title: format!(
                 "{} of {} members {} built differently: {}",
@@ -792,35 +794,28 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     // one, the tag depth without): a member with another scheduler has
     // another nr_requests because of it, and the scheduler's fix puts both
     // back. Its nr_requests is said in the scheduler's finding.
-    let mut other_scheduler: Vec<String> = Vec::new();
-    for a in ATTRS {
-        let mut values: Vec<(&str, Option<String>)> = alike
-            .iter()
-            .map(|m| (m.name.as_str(), survey.get(&m.name).and_then(a.get)))
-            .collect();
-        if a.name == "nr_requests" && !other_scheduler.is_empty() {
-            let (explained, rest): (Vec<_>, Vec<_>) = values
-                .into_iter()
-                .partition(|(m, _)| other_scheduler.iter().any(|o| o == m));
-            values = rest;
-            let common = stack_rules::odd_ones(&values)
-                .map(|c| c.0)
-                .or_else(|| values.first().and_then(|v| v.1.clone()));
-            if let Some(f) = out.iter_mut().find(|f| f.id == "member-scheduler-differs") {
-                for (m, v) in explained.into_iter().filter(|(_, v)| *v != common) {
-                    f.evidence.push(format!(
-                        "{m}'s nr_requests is {} (set with its scheduler)",
-                        v.as_deref().unwrap_or("?")
-                    ));
-                }
-            }
-        }
-        let Some((common, odd)) = stack_rules::odd_ones(&values) else {
+    let values = ATTRS
+        .iter()
+        .map(|a| {
+            let vs = alike
+                .iter()
+                .map(|m| (m.name.as_str(), survey.get(&m.name).and_then(a.get)))
+                .collect();
+            (a.attr, vs)
+        })
+        .collect();
+    for mm in stack_rules::member_mismatches(values) {
+        let Some(a) = ATTRS.iter().find(|a| a.attr == mm.attr) else {
             continue;
         };
-        if a.name == "scheduler" {
-            other_scheduler = odd.iter().map(|(m, _)| m.to_string()).collect();
-        }
+        let stack_rules::Mismatch {
+            severity,
+            common,
+            odd,
+            values,
+            set_with_scheduler,
+            ..
+        } = mm;
         let facts = |m: &str| survey.get(m);
         let fix = attr_fix(a, &odd, &common, survey);
         let persist: Vec<String> = match a.knob {
@@ -837,9 +832,8 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                     .iter()
                     .filter_map(|(m, _)| facts(m))
                     .filter(|f| {
-                        a.name != "scheduler"
-                            || f.schedulers.is_empty()
-                            || f.schedulers.contains(&common)
+                        a.attr != MemberAttr::Scheduler
+                            || stack_rules::scheduler_offered(&f.schedulers, &common)
                     })
                     .map(|f| Setting::new(queue_dev(f), k, &common))
                     .collect(),
@@ -847,7 +841,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             },
             id: format!("member-{}-differs", a.name.replace(' ', "-").to_lowercase()),
             check: "mismatch".into(),
-            severity: a.severity,
+            severity: severity.into(),
             devices: odd.iter().map(|(m, _)| m.to_string()).collect(),
             title: format!(
                 "{} differs between members: {}; the others have {common}",
@@ -864,6 +858,12 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                     };
                     format!("{file}: {}", v.as_deref().unwrap_or("?"))
                 })
+                .chain(set_with_scheduler.iter().map(|(m, v)| {
+                    format!(
+                        "{m}'s nr_requests is {} (set with its scheduler)",
+                        v.as_deref().unwrap_or("?")
+                    )
+                }))
                 .collect(),
             meaning: format!("members that handle requests differently finish their share of a stripe at different times: the stripe waits for the slowest (the {} of one member differs)", a.name),
             fix,
@@ -885,9 +885,8 @@ fn attr_fix(a: &Attr, odd: &[(&str, String)], common: &String, survey: &Survey) 
             .map(|f| {
                 // A scheduler the member's queue does not offer cannot
                 // be echoed: the others' must change instead.
-                if a.name == "scheduler"
-                    && !f.schedulers.is_empty()
-                    && !f.schedulers.contains(common)
+                if a.attr == MemberAttr::Scheduler
+                    && !stack_rules::scheduler_offered(&f.schedulers, common)
                 {
                     format!(
                         "{} does not offer {common} (it offers {}): set the same one of those on every member",
