@@ -39,8 +39,10 @@ them, with the graph):
     `#[cfg(test)]` code a document/ file defines no floating-point
     constant (`const X: f64`/`f32`: a share, a floor, a factor is a
     threshold) and no `MIN_*`/`MAX_*` constant (a bound is a threshold),
-    defines no `fn judge`, and calls no statistical test (`mannwhitney::`)
-    itself (JUDGEMENT_BANNED).
+    defines no `fn judge`, calls no statistical test (`mannwhitney::`)
+    itself and gives no finding a severity of its own choosing
+    (`severity: Severity::Medium`: the verdict from analysis/ carries it)
+    (JUDGEMENT_BANNED).
   - contract types live in document/: outside it, no type derives
     serde's `Serialize` (SERDE_BANNED), so that what the JSON says is
     decided in one layer and the lower layers hand it plain typed facts
@@ -127,6 +129,7 @@ JUDGEMENT_BANNED = [
     (r"\bconst\s+(MIN|MAX)_[A-Z_0-9]*\s*:", "a MIN_/MAX_ constant (a bound)"),
     (r"\bfn\s+judge\b", "a `fn judge` (a verdict)"),
     (r"\bmannwhitney::", "a statistical test (mannwhitney::)"),
+    (r"\bseverity\s*:\s*Severity::(Info|Low|Medium|High)\b", "a severity literal for a finding (the verdict from analysis/ carries how much it matters)"),
 ]
 # Judgement still in document/, not yet moved to analysis/ (file -> what is
 # left): printed, not failed. Each entry goes when its file is moved.

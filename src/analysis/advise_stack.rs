@@ -6,21 +6,8 @@
 //! writes each finding's text from the verdict returned here; the measured
 //! checks' judgements are in `analysis::advise`.
 
-/// How much a condition matters, least first (`document::advise::Severity`
-/// is its contract spelling).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    Info,
-    Low,
-    Medium,
-    High,
-}
-
-/// The percent change from `before` to `after`; `None` when `before` is
-/// not positive (no rate to compare with).
-pub fn gain_pct(before: f64, after: f64) -> Option<f64> {
-    (before > 0.0).then(|| (after / before - 1.0) * 100.0)
-}
+use super::advise::gain_pct;
+pub use super::advise::Severity;
 
 const KIB: u64 = 1024;
 const PAGE: u64 = 4096;
@@ -45,6 +32,7 @@ pub fn stripe_cache_fix(rule: u64) -> u64 {
 /// A stripe cache below mdadm's rule: its size, the rule, the fix's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StripeCacheSmall {
+    pub severity: Severity,
     pub size: u64,
     pub rule: u64,
     pub to: u64,
@@ -56,6 +44,7 @@ pub fn stripe_cache_small(size: Option<u64>, chunk: Option<u64>) -> Option<Strip
     let rule = stripe_cache_rule(chunk);
     let size = size.filter(|&s| s < rule)?;
     Some(StripeCacheSmall {
+        severity: Severity::Medium,
         size,
         rule,
         to: stripe_cache_fix(rule),
@@ -66,15 +55,16 @@ pub fn stripe_cache_small(size: Option<u64>, chunk: Option<u64>) -> Option<Strip
 pub const PARITY_THREADS_MIN_MEMBERS: u32 = 4;
 
 /// Whether an array of `members` computes parity in one thread worth
-/// saying (info): `group_thread_cnt` 0, with at least
-/// [`PARITY_THREADS_MIN_MEMBERS`].
-pub fn parity_one_thread(group_thread_cnt: Option<u64>, members: u32) -> bool {
-    group_thread_cnt == Some(0) && members >= PARITY_THREADS_MIN_MEMBERS
+/// saying (info, the severity returned): `group_thread_cnt` 0, with at
+/// least [`PARITY_THREADS_MIN_MEMBERS`].
+pub fn parity_one_thread(group_thread_cnt: Option<u64>, members: u32) -> Option<Severity> {
+    (group_thread_cnt == Some(0) && members >= PARITY_THREADS_MIN_MEMBERS).then_some(Severity::Info)
 }
 
 /// A member that takes requests smaller than the chunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestSplit {
+    pub severity: Severity,
     /// Its max_sectors_kb.
     pub max_kb: u64,
     /// How many requests a chunk becomes on it.
@@ -110,6 +100,7 @@ pub fn request_split(
     sorted.sort_unstable();
     sorted.dedup();
     Some(RequestSplit {
+        severity: Severity::Medium,
         max_kb,
         pieces: chunk_kb.div_ceil(max_kb.max(1)),
         to_kb,
@@ -120,9 +111,11 @@ pub fn request_split(
 
 /// Whether a member gathering at most `max_segments` segments may split a
 /// chunk of `chunk_kb` made of scattered 4 KiB pages (a low finding): the
-/// segments, when it does.
-pub fn segments_below_chunk(max_segments: Option<u64>, chunk_kb: u64) -> Option<u64> {
-    max_segments.filter(|&s| s * (PAGE / KIB) < chunk_kb)
+/// severity and the segments, when it does.
+pub fn segments_below_chunk(max_segments: Option<u64>, chunk_kb: u64) -> Option<(Severity, u64)> {
+    max_segments
+        .filter(|&s| s * (PAGE / KIB) < chunk_kb)
+        .map(|s| (Severity::Low, s))
 }
 
 /// A boundary a layer's start is held against, the first it misses.
@@ -180,9 +173,15 @@ pub fn dm_offset_misaligned(
 }
 
 /// Whether a member's data starting `off` bytes into it straddles its
-/// 4 KiB blocks (a medium finding).
-pub fn data_offset_misaligned(off: u64) -> bool {
-    off % PAGE != 0
+/// 4 KiB blocks: a medium finding.
+pub fn data_offset_misaligned(off: u64) -> Option<Severity> {
+    (off % PAGE != 0).then_some(Severity::Medium)
+}
+
+/// A device the kernel says is misaligned by `offset` bytes
+/// (`alignment_offset`), when it is: a medium finding.
+pub fn alignment_offset(offset: Option<u64>) -> Option<(Severity, u64)> {
+    offset.filter(|&a| a > 0).map(|a| (Severity::Medium, a))
 }
 
 /// The value most members have, and the members (with theirs) that have
@@ -303,15 +302,17 @@ pub fn fs_hints(
 }
 
 /// The members missing from an md array whose `md/degraded` says `k`,
-/// when any are (a high finding).
-pub fn degraded(k: Option<u64>) -> Option<u64> {
-    k.filter(|&k| k > 0)
+/// when any are: high (one more failure may lose data).
+pub fn degraded(k: Option<u64>) -> Option<(Severity, u64)> {
+    k.filter(|&k| k > 0).map(|k| (Severity::High, k))
 }
 
-/// The sync action an md array runs that lowers what is measured (a
-/// medium finding): any but `idle` and `frozen`.
-pub fn resync(action: Option<&str>) -> Option<&str> {
-    action.filter(|a| !matches!(*a, "idle" | "frozen"))
+/// The sync action an md array runs that lowers what is measured (any but
+/// `idle` and `frozen`): medium.
+pub fn resync(action: Option<&str>) -> Option<(Severity, &str)> {
+    action
+        .filter(|a| !matches!(*a, "idle" | "frozen"))
+        .map(|a| (Severity::Medium, a))
 }
 
 /// `md/sync_completed` ("done / total") as a percentage.
@@ -321,9 +322,10 @@ pub fn sync_pct(s: &str) -> Option<f64> {
     (b > 0.0).then(|| a / b * 100.0)
 }
 
-/// Whether NUMA placement is worth a word: a host of more than one node.
-pub fn numa_matters(nodes: usize) -> bool {
-    nodes >= 2
+/// Whether NUMA placement is worth a word: on a host of more than one
+/// node, info (where to run the workers, not a fault).
+pub fn numa_placement(nodes: usize) -> Option<Severity> {
+    (nodes >= 2).then_some(Severity::Info)
 }
 
 /// An attribute of the stripe members the mismatch check compares, in the
@@ -400,9 +402,7 @@ pub struct Mismatch<'a> {
 /// each attribute of [`MemberAttr::ALL`], each member's value. A member
 /// with another scheduler has its nr_requests left out of nr_requests'
 /// comparison (said with the scheduler's mismatch instead).
-pub fn member_mismatches<'a>(
-    values: Vec<(MemberAttr, MemberValues<'a>)>,
-) -> Vec<Mismatch<'a>> {
+pub fn member_mismatches<'a>(values: Vec<(MemberAttr, MemberValues<'a>)>) -> Vec<Mismatch<'a>> {
     let mut out: Vec<Mismatch<'a>> = Vec::new();
     let mut other_scheduler: Vec<&str> = Vec::new();
     for (attr, mut vs) in values {
@@ -444,12 +444,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gain_is_a_percent_of_a_positive_before() {
-        assert_eq!(gain_pct(100.0, 150.0), Some(50.0));
-        assert_eq!(gain_pct(0.0, 130.0), None);
-    }
-
-    #[test]
     fn the_stripe_cache_is_small_below_four_chunks_of_heads_plus_one() {
         // 512 KiB chunk: 4 × 128 + 1 = 513 heads.
         assert_eq!(stripe_cache_rule(Some(512 << 10)), 513);
@@ -457,6 +451,7 @@ mod tests {
         assert_eq!(
             stripe_cache_small(Some(512), Some(512 << 10)),
             Some(StripeCacheSmall {
+                severity: Severity::Medium,
                 size: 512,
                 rule: 513,
                 to: 1024
@@ -470,10 +465,10 @@ mod tests {
 
     #[test]
     fn one_parity_thread_is_said_from_four_members() {
-        assert!(!parity_one_thread(Some(0), 3));
-        assert!(parity_one_thread(Some(0), 4));
-        assert!(!parity_one_thread(Some(2), 4));
-        assert!(!parity_one_thread(None, 4));
+        assert_eq!(parity_one_thread(Some(0), 3), None);
+        assert_eq!(parity_one_thread(Some(0), 4), Some(Severity::Info));
+        assert_eq!(parity_one_thread(Some(2), 4), None);
+        assert_eq!(parity_one_thread(None, 4), None);
     }
 
     #[test]
@@ -495,7 +490,10 @@ mod tests {
     #[test]
     fn segments_split_a_chunk_of_more_pages_than_they_gather() {
         assert_eq!(segments_below_chunk(Some(128), 512), None);
-        assert_eq!(segments_below_chunk(Some(127), 512), Some(127));
+        assert_eq!(
+            segments_below_chunk(Some(127), 512),
+            Some((Severity::Low, 127))
+        );
         assert_eq!(segments_below_chunk(None, 512), None);
     }
 
@@ -539,8 +537,10 @@ mod tests {
         );
         assert_eq!(dm_offset_misaligned(128 << 10, c, fs), None);
         assert_eq!(dm_offset_misaligned(4096, None, None), None);
-        assert!(data_offset_misaligned(4095));
-        assert!(!data_offset_misaligned(4096));
+        assert_eq!(data_offset_misaligned(4095), Some(Severity::Medium));
+        assert_eq!(data_offset_misaligned(4096), None);
+        assert_eq!(alignment_offset(Some(0)), None);
+        assert_eq!(alignment_offset(Some(512)), Some((Severity::Medium, 512)));
     }
 
     #[test]
@@ -595,15 +595,15 @@ mod tests {
     #[test]
     fn an_array_state_is_said_when_degraded_or_syncing() {
         assert_eq!(degraded(Some(0)), None);
-        assert_eq!(degraded(Some(1)), Some(1));
+        assert_eq!(degraded(Some(1)), Some((Severity::High, 1)));
         assert_eq!(resync(Some("idle")), None);
         assert_eq!(resync(Some("frozen")), None);
-        assert_eq!(resync(Some("recover")), Some("recover"));
+        assert_eq!(resync(Some("recover")), Some((Severity::Medium, "recover")));
         assert_eq!(sync_pct("50 / 200"), Some(25.0));
         assert_eq!(sync_pct("none"), None);
         assert_eq!(sync_pct("5 / 0"), None);
-        assert!(!numa_matters(1));
-        assert!(numa_matters(2));
+        assert_eq!(numa_placement(1), None);
+        assert_eq!(numa_placement(2), Some(Severity::Info));
     }
 
     #[test]

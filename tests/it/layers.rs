@@ -135,3 +135,30 @@ fn a_pure_layer_that_looks_up_the_running_host_is_refused() {
         "{out}"
     );
 }
+
+/// advise's checks in document/ once gave each finding its severity
+/// (`severity: Severity::Medium`): how much a condition matters is
+/// judgement, and comes with the verdict from analysis/. Tests may still
+/// write one.
+#[test]
+fn a_severity_chosen_in_document_is_refused_but_not_in_its_tests() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    std::fs::create_dir_all(src.join("document")).unwrap();
+    let chooses =
+        "//! chooses\npub fn f() -> Finding {\n    Finding { severity: Severity::Medium }\n}\n";
+    let tested = "//! tested\npub fn f(v: Verdict) -> Finding {\n    Finding { severity: v.severity.into() }\n}\n#[cfg(test)]\nmod tests {\n    fn t() -> Finding {\n        Finding { severity: Severity::High }\n    }\n}\n";
+    std::fs::write(src.join("document/chooses.rs"), chooses).unwrap();
+    std::fs::write(src.join("document/tested.rs"), tested).unwrap();
+    let (ok, out) = check(Some(src));
+    assert!(!ok, "{out}");
+    let fails: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("FAIL ") && !l.contains("lists"))
+        .collect();
+    assert_eq!(
+        fails,
+        ["FAIL document/chooses.rs: document/ defines or calls a severity literal for a finding (the verdict from analysis/ carries how much it matters): `severity: Severity::Medium`: judgement belongs in analysis/"],
+        "{out}"
+    );
+}

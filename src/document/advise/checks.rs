@@ -67,7 +67,7 @@ pub fn state_words(topo: &Topology, survey: &Survey) -> Vec<String> {
             .array_state
             .clone()
             .unwrap_or_else(|| "state unknown".into())];
-        if let Some(k) = stack_rules::degraded(md.degraded) {
+        if let Some((_, k)) = stack_rules::degraded(md.degraded) {
             words.push(format!("degraded: {k} of {n} members missing"));
         }
         if let Some(a) = md.sync_action.as_deref().filter(|a| *a != "idle") {
@@ -105,9 +105,7 @@ pub fn static_findings(topo: &Topology, survey: &Survey) -> Vec<Finding> {
 /// that keeps the workers local (a member on another node than the rest is
 /// `member-numa-node-differs`, from the mismatch check).
 fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
-    if !stack_rules::numa_matters(survey.numa_nodes.len()) {
-        return None;
-    }
+    let severity = stack_rules::numa_placement(survey.numa_nodes.len())?;
     let members = topo.stripe_members();
     let mut by_node: BTreeMap<i64, Vec<&str>> = BTreeMap::new();
     for m in &members {
@@ -149,7 +147,7 @@ fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
     Some(Finding {
         id: "numa-placement".into(),
         check: "numa".into(),
-        severity: Severity::Info,
+        severity: severity.into(),
         devices: by_node.values().flatten().map(|m| m.to_string()).collect(),
         title,
         evidence: nodes,
@@ -170,12 +168,12 @@ fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             continue;
         };
         let n = d.md.as_ref().map_or(0, |m| m.raid_disks);
-        if let Some(k) = stack_rules::degraded(md.degraded) {
+        if let Some((severity, k)) = stack_rules::degraded(md.degraded) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "degraded".into(),
                 check: "state".into(),
-                severity: Severity::High,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!("{} is degraded: {k} of {n} members missing", d.name),
                 evidence: vec![format!("{sys}/block/{}/md/degraded is {k}", d.name)],
@@ -185,13 +183,13 @@ fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 gain: None,
             });
         }
-        if let Some(a) = stack_rules::resync(md.sync_action.as_deref()) {
+        if let Some((severity, a)) = stack_rules::resync(md.sync_action.as_deref()) {
             let pct = md.sync_completed.as_deref().and_then(stack_rules::sync_pct);
             out.push(Finding {
                 settings: Vec::new(),
                 id: "resync".into(),
                 check: "state".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!(
                     "{} is running {a}{}",
@@ -391,12 +389,12 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             Some(Some(finding)) => out.push(finding),
             None => {}
         }
-        if let Some(a) = f.alignment_offset.filter(|&a| a > 0) {
+        if let Some((severity, a)) = stack_rules::alignment_offset(f.alignment_offset) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "alignment-offset".into(),
                 check: "alignment".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!("the kernel says {} is misaligned by {a} bytes", d.name),
                 evidence: vec![format!("{sys}/class/block/{}/alignment_offset is {a}", d.name)],
@@ -458,13 +456,13 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         // table's offsets.
         if let Some(g) = d.geometry.as_ref() {
             for (i, off) in g.member_offsets.iter().enumerate() {
-                if stack_rules::data_offset_misaligned(*off) {
+                if let Some(severity) = stack_rules::data_offset_misaligned(*off) {
                     let m = d.members.get(i).map_or("?".to_string(), |m| m.name.clone());
                     out.push(Finding {
                         settings: Vec::new(),
                         id: "data-offset-misaligned".into(),
                         check: "alignment".into(),
-                        severity: Severity::Medium,
+                        severity: severity.into(),
                         devices: vec![d.name.clone(), m.clone()],
                         title: format!("{}'s data starts {off} bytes into member {m}, not on 4 KiB", d.name),
                         evidence: vec![if d.md.is_some() {
@@ -586,6 +584,7 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             .filter_map(|(_, o)| o.max_sectors_kb)
             .collect();
         if let Some(stack_rules::RequestSplit {
+            severity,
             max_kb: max,
             pieces,
             to_kb: to,
@@ -601,7 +600,7 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 },
                 id: "request-split".into(),
                 check: "request-limits".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![m.name.clone()],
                 title: format!(
                     "member {} takes requests of at most {max} KiB, less than the chunk ({chunk_kb} KiB): each chunk reaches it as {} requests",
@@ -637,12 +636,13 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             });
         }
         // Scattered pages: one segment each (huge-page buffers aside).
-        if let Some(segs) = stack_rules::segments_below_chunk(f.max_segments, chunk_kb) {
+        if let Some((severity, segs)) = stack_rules::segments_below_chunk(f.max_segments, chunk_kb)
+        {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "segments-below-chunk".into(),
                 check: "request-limits".into(),
-                severity: Severity::Low,
+                severity: severity.into(),
                 devices: vec![m.name.clone()],
                 title: format!(
                     "member {} gathers at most {segs} segments: a chunk ({chunk_kb} KiB) of scattered 4 KiB pages needs {}",
@@ -918,14 +918,18 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             continue;
         };
         let chunk = g.chunk.unwrap_or(64 << 10);
-        if let Some(stack_rules::StripeCacheSmall { size, rule, to }) =
-            stack_rules::stripe_cache_small(md.stripe_cache_size, g.chunk)
+        if let Some(stack_rules::StripeCacheSmall {
+            severity,
+            size,
+            rule,
+            to,
+        }) = stack_rules::stripe_cache_small(md.stripe_cache_size, g.chunk)
         {
             out.push(Finding {
                 settings: vec![Setting::new(&d.name, "md/stripe_cache_size", to)],
                 id: "stripe-cache-small".into(),
                 check: "parity".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!(
                     "{}'s stripe cache holds {size} stripe heads, below 4 × chunk / 4096 + 1 = {rule}",
@@ -952,12 +956,12 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 }),
             });
         }
-        if stack_rules::parity_one_thread(md.group_thread_cnt, g.members) {
+        if let Some(severity) = stack_rules::parity_one_thread(md.group_thread_cnt, g.members) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "parity-one-thread".into(),
                 check: "parity".into(),
-                severity: Severity::Info,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!("{}'s parity is computed by one thread (group_thread_cnt 0)", d.name),
                 evidence: vec![format!("{sys}/block/{}/md/group_thread_cnt is 0", d.name)],
@@ -1050,7 +1054,7 @@ pub fn slow_members(
             settings: Vec::new(),
             id: "slow-member".into(),
             check: "slow-members".into(),
-            severity: Severity::Medium,
+            severity: rules::SLOW_MEMBER_SEVERITY.into(),
             devices: vec![name.clone()],
             title: format!(
                 "member {name} is slow: {} {figure} against the median member's {median}",
@@ -1060,15 +1064,18 @@ pub fn slow_members(
             meaning: "a read of a full stripe ends when its slowest member's chunk arrives: the whole volume moves at this member's pace".into(),
             fix,
             persist: Vec::new(),
-            gain: (f.by == "rate").then(|| Gain {
-                what: format!(
-                    "estimated: full-stripe reads move at {} members × the slowest rate; with {name} at the median, up to {} members × {median}",
-                    n, n
-                ),
-                before_bytes_per_sec: Some(f.figure * n),
-                after_bytes_per_sec: Some(f.median * n),
-                pct: stack_rules::gain_pct(f.figure, f.median),
-                measured: false,
+            gain: (f.by == "rate").then(|| {
+                let g = rules::slow_member_gain(f.figure, f.median, n);
+                Gain {
+                    what: format!(
+                        "estimated: full-stripe reads move at {} members × the slowest rate; with {name} at the median, up to {} members × {median}",
+                        n, n
+                    ),
+                    before_bytes_per_sec: Some(g.before),
+                    after_bytes_per_sec: Some(g.after),
+                    pct: g.pct,
+                    measured: false,
+                }
             }),
         });
     }
@@ -1099,7 +1106,7 @@ pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
                 settings: Vec::new(),
                 id: "request-split-measured".into(),
                 check: "request-limits".into(),
-                severity: Severity::Medium,
+                severity: rules::UNEXPLAINED_SPLIT_SEVERITY.into(),
                 devices: vec![m.clone()],
                 title: format!(
                     "member {m} receives the chunk ({}) as requests of {} on average",
@@ -1141,6 +1148,7 @@ pub fn member_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]
         .flat_map(|f| f.settings.iter().filter(|s| s.appliable()))
         .map(|s| format!("{} {}={}", s.device, s.attribute, s.value))
         .collect();
+    let change = rules::Change::of(before.bytes_per_sec, after.bytes_per_sec);
     for f in findings
         .iter_mut()
         .filter(|f| member_fix(&f.id) && f.settings.iter().any(super::Setting::appliable))
@@ -1150,9 +1158,9 @@ pub fn member_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]
                 "O_DIRECT full-stripe reads of the volume, with the members' fixes made for one run ({}), then put back",
                 made.join(", ")
             ),
-            before_bytes_per_sec: Some(before.bytes_per_sec),
-            after_bytes_per_sec: Some(after.bytes_per_sec),
-            pct: stack_rules::gain_pct(before.bytes_per_sec, after.bytes_per_sec),
+            before_bytes_per_sec: Some(change.before),
+            after_bytes_per_sec: Some(change.after),
+            pct: change.pct,
             measured: true,
         });
     }
@@ -1189,7 +1197,7 @@ pub fn buffered_direct(topo: &Topology, measured: &[super::Measurement]) -> Opti
     Some(Finding {
         id: "buffered-direct-gap".into(),
         check: "buffered-direct".into(),
-        severity: Severity::Info,
+        severity: rules::BUFFERED_DIRECT_SEVERITY.into(),
         devices: vec![vol.clone()],
         title: format!(
             "one buffered reader gets {:.1} MB/s from {vol}; one O_DIRECT worker per member, {n} together, {:.1} MB/s ({ratio:.1} ×)",
@@ -1262,7 +1270,7 @@ pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Fi
     Some(Finding {
         id: "queue-depth-knee".into(),
         check: "queue-depth".into(),
-        severity: Severity::Info,
+        severity: rules::QUEUE_KNEE_SEVERITY.into(),
         devices: vec![vol.clone()],
         title: format!(
             "{vol} reaches {:.0}% of its best random 4 KiB read rate at {} I/Os in flight ({:.0} IOPS){beyond}",
@@ -1305,7 +1313,6 @@ pub fn writes_findings(
         return;
     }
     let vol = &topo.root.name;
-    let read_share = |m: &super::Measurement| rules::read_share(m.members_read_bytes, m.bytes);
     let mib = |b: Option<u64>| {
         b.map_or("?".to_string(), |b| {
             format!("{:.1} MiB", b as f64 / 1048576.0)
@@ -1315,12 +1322,26 @@ pub fn writes_findings(
         .iter()
         .find(|m| m.current && m.setting.starts_with("full-stripe"));
     let random = runs.iter().find(|m| m.setting.starts_with("random"));
+    // The stripe cache's fix, measured.
+    let at_fix = runs
+        .iter()
+        .find(|m| !m.current && m.setting.starts_with("full-stripe"));
+    let figures = |m: &&super::Measurement| rules::WriteRun {
+        bytes: m.bytes,
+        members_read: m.members_read_bytes,
+        bytes_per_sec: m.bytes_per_sec,
+    };
+    let verdict = rules::writes(
+        full_now.map(figures),
+        random.map(figures),
+        at_fix.map(figures),
+    );
     if let Some(f) = full_now {
-        if let Some(share) = read_share(f).filter(|&s| rules::full_stripe_rmw(s)) {
+        if let Some((severity, share)) = verdict.full_stripe_rmw {
             findings.push(Finding {
                 id: "rmw-full-stripe".into(),
                 check: "writes".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![vol.clone()],
                 title: format!("full-stripe writes to {vol} made its members read {:.0}% of what was written: read-modify-write where a full stripe needs none", share * 100.0),
                 evidence: vec![format!(
@@ -1339,12 +1360,11 @@ pub fn writes_findings(
             });
         }
     }
-    if let (Some(r), Some(f)) = (random, full_now) {
-        let share = read_share(r);
+    if let (Some(r), Some(f), Some((severity, share))) = (random, full_now, verdict.sub_stripe) {
         findings.push(Finding {
             id: "rmw-sub-stripe".into(),
             check: "writes".into(),
-            severity: Severity::Info,
+            severity: severity.into(),
             devices: vec![vol.clone()],
             title: format!(
                 "writes smaller than a full stripe cost {vol} a read-modify-write: random chunk-sized writes ran at {:.1} MB/s against {:.1} MB/s for full stripes",
@@ -1363,10 +1383,7 @@ pub fn writes_findings(
         });
     }
     // The stripe cache's finding: its fix measured.
-    let at_fix = runs
-        .iter()
-        .find(|m| !m.current && m.setting.starts_with("full-stripe"));
-    if let (Some(now), Some(fixed)) = (full_now, at_fix) {
+    if let (Some(now), Some(fixed), Some(change)) = (full_now, at_fix, verdict.cache_gain) {
         if let Some(f) = findings.iter_mut().find(|f| f.id == "stripe-cache-small") {
             let to = fixed.setting.rsplit('=').next().unwrap_or("?").to_string();
             let from = now.setting.rsplit('=').next().unwrap_or("?").to_string();
@@ -1374,9 +1391,9 @@ pub fn writes_findings(
                 what: format!(
                     "O_DIRECT full-stripe writes of /dev/{vol}: stripe_cache_size {from} → {to}"
                 ),
-                before_bytes_per_sec: Some(now.bytes_per_sec),
-                after_bytes_per_sec: Some(fixed.bytes_per_sec),
-                pct: stack_rules::gain_pct(now.bytes_per_sec, fixed.bytes_per_sec),
+                before_bytes_per_sec: Some(change.before),
+                after_bytes_per_sec: Some(change.after),
+                pct: change.pct,
                 measured: true,
             });
         }

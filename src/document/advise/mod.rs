@@ -66,9 +66,9 @@ impl Severity {
     }
 }
 
-impl From<crate::analysis::advise_stack::Severity> for Severity {
-    fn from(s: crate::analysis::advise_stack::Severity) -> Severity {
-        use crate::analysis::advise_stack::Severity as S;
+impl From<crate::analysis::advise::Severity> for Severity {
+    fn from(s: crate::analysis::advise::Severity) -> Severity {
+        use crate::analysis::advise::Severity as S;
         match s {
             S::Info => Severity::Info,
             S::Low => Severity::Low,
