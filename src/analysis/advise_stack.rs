@@ -51,6 +51,12 @@ pub fn stripe_cache_small(size: Option<u64>, chunk: Option<u64>) -> Option<Strip
     })
 }
 
+/// What a stripe cache of `heads` costs in memory, bytes: a 4 KiB page
+/// per member per head.
+pub fn stripe_cache_memory(heads: u64, members: u32) -> u64 {
+    heads * PAGE * u64::from(members)
+}
+
 /// The fewest members for one parity thread to be worth a sweep of more.
 pub const PARITY_THREADS_MIN_MEMBERS: u32 = 4;
 
@@ -172,6 +178,12 @@ pub fn dm_offset_misaligned(
     }
 }
 
+/// The alignment a dm-linear segment's fix asks for, bytes: the member's
+/// full stripe, else its chunk, else 4 KiB.
+pub fn dm_fix_alignment(chunk: Option<u64>, full: Option<u64>) -> u64 {
+    full.or(chunk).unwrap_or(PAGE)
+}
+
 /// Whether a member's data starting `off` bytes into it straddles its
 /// 4 KiB blocks: a medium finding.
 pub fn data_offset_misaligned(off: u64) -> Option<Severity> {
@@ -276,6 +288,21 @@ pub fn readahead(cur_kb: u64, full_kb: u64, measured: &[(u64, f64)]) -> Option<R
     })
 }
 
+/// The stripe hints that match a `chunk` and a `full` stripe (bytes), in
+/// the file system's units: XFS's sunit and swidth in 512-byte sectors,
+/// ext4's stride and stripe_width in its blocks of `block` bytes.
+pub fn fs_hint_values(xfs: bool, block: u64, chunk: u64, full: u64) -> (u64, u64) {
+    let unit = if xfs { 512 } else { block };
+    (chunk / unit, full / unit)
+}
+
+/// How many of the data members a sequential buffered reader with a
+/// read-ahead of `cur_kb` reads at once: the chunks it spans (`chunk`,
+/// else the `full` stripe, bytes), at least one.
+pub fn readahead_members_at_once(cur_kb: u64, chunk: Option<u64>, full: u64) -> u64 {
+    (cur_kb * KIB).div_ceil(chunk.unwrap_or(full)).max(1)
+}
+
 /// A file system's stripe hints (`unit`, `width`, bytes, as it holds
 /// them) against the array's `chunk` and `full` stripe: `None` when they
 /// match; else whether they are unset (low: the allocator ignores the
@@ -313,6 +340,12 @@ pub fn resync(action: Option<&str>) -> Option<(Severity, &str)> {
     action
         .filter(|a| !matches!(*a, "idle" | "frozen"))
         .map(|a| (Severity::Medium, a))
+}
+
+/// The sync action an md array's state words name: any but `idle` (a
+/// frozen one is said, though it lowers nothing measured).
+pub fn sync_said(action: Option<&str>) -> Option<&str> {
+    action.filter(|a| *a != "idle")
 }
 
 /// `md/sync_completed` ("done / total") as a percentage.
@@ -464,6 +497,22 @@ mod tests {
     }
 
     #[test]
+    fn the_numbers_a_fix_gives_are_in_its_own_units() {
+        // 1024 heads × 4 KiB × 4 members.
+        assert_eq!(stripe_cache_memory(1024, 4), 16 << 20);
+        assert_eq!(dm_fix_alignment(Some(64 << 10), Some(256 << 10)), 256 << 10);
+        assert_eq!(dm_fix_alignment(Some(64 << 10), None), 64 << 10);
+        assert_eq!(dm_fix_alignment(None, None), 4096);
+        assert_eq!(fs_hint_values(true, 4096, 64 << 10, 256 << 10), (128, 512));
+        assert_eq!(fs_hint_values(false, 4096, 64 << 10, 256 << 10), (16, 64));
+        // 128 KiB over 64 KiB chunks: two at once; 0 still reads one.
+        assert_eq!(readahead_members_at_once(128, Some(64 << 10), 256 << 10), 2);
+        assert_eq!(readahead_members_at_once(129, Some(64 << 10), 256 << 10), 3);
+        assert_eq!(readahead_members_at_once(0, Some(64 << 10), 256 << 10), 1);
+        assert_eq!(readahead_members_at_once(128, None, 256 << 10), 1);
+    }
+
+    #[test]
     fn one_parity_thread_is_said_from_four_members() {
         assert_eq!(parity_one_thread(Some(0), 3), None);
         assert_eq!(parity_one_thread(Some(0), 4), Some(Severity::Info));
@@ -599,6 +648,8 @@ mod tests {
         assert_eq!(resync(Some("idle")), None);
         assert_eq!(resync(Some("frozen")), None);
         assert_eq!(resync(Some("recover")), Some((Severity::Medium, "recover")));
+        assert_eq!(sync_said(Some("idle")), None);
+        assert_eq!(sync_said(Some("frozen")), Some("frozen"));
         assert_eq!(sync_pct("50 / 200"), Some(25.0));
         assert_eq!(sync_pct("none"), None);
         assert_eq!(sync_pct("5 / 0"), None);

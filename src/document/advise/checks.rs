@@ -70,7 +70,7 @@ pub fn state_words(topo: &Topology, survey: &Survey) -> Vec<String> {
         if let Some((_, k)) = stack_rules::degraded(md.degraded) {
             words.push(format!("degraded: {k} of {n} members missing"));
         }
-        if let Some(a) = md.sync_action.as_deref().filter(|a| *a != "idle") {
+        if let Some(a) = stack_rules::sync_said(md.sync_action.as_deref()) {
             words.push(format!(
                 "{a} in progress{}",
                 md.sync_completed
@@ -248,7 +248,7 @@ pub fn readahead_finding(
     let meaning = if cur == 0 {
         "with no read-ahead every buffered read goes to the array as it is asked, page by page for small reads: one member at a time is busy and the others wait".to_string()
     } else if low {
-        format!("a sequential buffered reader asks for {cur} KiB ahead, less than one full stripe: at most {} of the {} data members are read at once", (cur * 1024).div_ceil(g.chunk.unwrap_or(full)).max(1), g.data)
+        format!("a sequential buffered reader asks for {cur} KiB ahead, less than one full stripe: at most {} of the {} data members are read at once", stack_rules::readahead_members_at_once(cur, g.chunk, full), g.data)
     } else {
         format!("a larger read-ahead measured faster ({rec} KiB), though {cur} KiB already covers a full stripe")
     };
@@ -321,13 +321,13 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
     };
     let (fix, persist) = if h.fs == "xfs" {
         // XFS takes both at mount, in 512-byte sectors.
-        let (su, sw) = (chunk / 512, full / 512);
+        let (su, sw) = stack_rules::fs_hint_values(true, h.block_bytes, chunk, full);
         (
             vec![format!("umount /dev/{vol} && mount -o sunit={su},swidth={sw} /dev/{vol} MOUNTPOINT   # XFS takes them at mount, in 512-byte units")],
             vec![format!("in /etc/fstab, the options of /dev/{vol}: sunit={su},swidth={sw}")],
         )
     } else {
-        let (st, sw) = (chunk / h.block_bytes, full / h.block_bytes);
+        let (st, sw) = stack_rules::fs_hint_values(false, h.block_bytes, chunk, full);
         (
             vec![format!(
                 "tune2fs -E stride={st},stripe_width={sw} /dev/{vol}"
@@ -426,7 +426,7 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 other => boundary_words(other),
             };
             let dm_name = d.dm.as_ref().map_or(d.name.as_str(), |x| x.name.as_str());
-            let stripe = full.or(chunk).unwrap_or(4096);
+            let stripe = stack_rules::dm_fix_alignment(chunk, full);
             out.push(Finding {
                 settings: Vec::new(),
                 id: "dm-offset-misaligned".into(),
@@ -943,7 +943,7 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 fix: vec![format!(
                     "echo {to} > /sys/block/{}/md/stripe_cache_size   # {} of memory ({} members × 4 KiB per head)",
                     d.name,
-                    crate::base::units::fmt_bytes(to * 4096 * u64::from(g.members)),
+                    crate::base::units::fmt_bytes(stack_rules::stripe_cache_memory(to, g.members)),
                     g.members
                 )],
                 persist: vec![udev_rule(d, "md/stripe_cache_size", &to.to_string(), "60-md-stripe-cache.rules")],
