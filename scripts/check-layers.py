@@ -16,7 +16,8 @@ names, resolved to the file that defines that module. `#[cfg(test)]` code
 and `pub mod x;` declarations are not edges. Extra rules (the check prints
 them, with the graph):
   - analysis/, document/ and report/ are functions of their inputs: they
-    name no syscall and no file, clock, socket or thread (PURE_BANNED);
+    name no syscall and no file, clock, socket, thread or running host
+    (PURE_BANNED);
     the I/O is at the edges (device/, measure/, and the one output seam,
     output/);
   - clap (its paths, derives and attributes) in no layer below cli/;
@@ -38,8 +39,10 @@ them, with the graph):
     `#[cfg(test)]` code a document/ file defines no floating-point
     constant (`const X: f64`/`f32`: a share, a floor, a factor is a
     threshold) and no `MIN_*`/`MAX_*` constant (a bound is a threshold),
-    defines no `fn judge`, and calls no statistical test (`mannwhitney::`)
-    itself (JUDGEMENT_BANNED).
+    defines no `fn judge`, calls no statistical test (`mannwhitney::`)
+    itself and gives no finding a severity of its own choosing
+    (`severity: Severity::Medium`: the verdict from analysis/ carries it)
+    (JUDGEMENT_BANNED).
   - contract types live in document/: outside it, no type derives
     serde's `Serialize` (SERDE_BANNED), so that what the JSON says is
     decided in one layer and the lower layers hand it plain typed facts
@@ -92,6 +95,9 @@ PURE_BANNED = [
     ("getrusage", "a clock"),
     ("clock_gettime", "a clock"),
     ("std::thread", "a thread"),
+    # The machine's sysfs, procfs and /dev are found by the caller and
+    # handed down (a survey's `sys`), never looked up here.
+    ("Host::real", "the running host"),
 ]
 # clap below cli: its paths, its derives and its attributes.
 CLAP_BANNED = [
@@ -123,6 +129,7 @@ JUDGEMENT_BANNED = [
     (r"\bconst\s+(MIN|MAX)_[A-Z_0-9]*\s*:", "a MIN_/MAX_ constant (a bound)"),
     (r"\bfn\s+judge\b", "a `fn judge` (a verdict)"),
     (r"\bmannwhitney::", "a statistical test (mannwhitney::)"),
+    (r"\bseverity\s*:\s*Severity::(Info|Low|Medium|High)\b", "a severity literal for a finding (the verdict from analysis/ carries how much it matters)"),
 ]
 # Judgement still in document/, not yet moved to analysis/ (file -> what is
 # left): printed, not failed. Each entry goes when its file is moved.

@@ -9,6 +9,22 @@
 //! between the measured checks, with the bounds of a window: what
 //! `document::advise::plan` applies and `measure::series::Pace` keeps to.
 
+/// How much a finding matters, least first (`document::advise::Severity`
+/// is its contract spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Info,
+    Low,
+    Medium,
+    High,
+}
+
+/// The percent change from `before` to `after`; `None` when `before` is
+/// not positive (no rate to compare with).
+pub fn gain_pct(before: f64, after: f64) -> Option<f64> {
+    (before > 0.0).then(|| (after / before - 1.0) * 100.0)
+}
+
 /// The share of the budget for the read-ahead points, for the members,
 /// for the request sizes and for the queue depths (what is left: the
 /// batteries' setup beyond [`RUN_OVERHEAD_SEC`]).
@@ -150,9 +166,104 @@ pub fn buffered_direct(buffered: &[Rate], direct: &[Rate]) -> Option<BufferedDir
     })
 }
 
+/// How much each measured finding matters. A member slower than the
+/// others holds the whole volume back, and a member that splits its
+/// chunk for no reason a static check named costs requests: medium. The
+/// queue-depth knee, buffered reads against O_DIRECT ones and what a
+/// sub-stripe write costs are how the array behaves, not faults: info.
+pub const SLOW_MEMBER_SEVERITY: Severity = Severity::Medium;
+pub const UNEXPLAINED_SPLIT_SEVERITY: Severity = Severity::Medium;
+pub const QUEUE_KNEE_SEVERITY: Severity = Severity::Info;
+pub const BUFFERED_DIRECT_SEVERITY: Severity = Severity::Info;
+
+/// A rate before and after a fix, and the percent it gained.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Change {
+    pub before: f64,
+    pub after: f64,
+    pub pct: Option<f64>,
+}
+
+impl Change {
+    pub fn of(before: f64, after: f64) -> Change {
+        Change {
+            before,
+            after,
+            pct: gain_pct(before, after),
+        }
+    }
+}
+
+/// A slow member's estimated gain: full-stripe reads move at `members` ×
+/// the slowest member's rate (`figure`, bytes/s); with it at the median
+/// member's (`median`), at `members` × that.
+pub fn slow_member_gain(figure: f64, median: f64, members: f64) -> Change {
+    Change {
+        before: figure * members,
+        after: median * members,
+        pct: gain_pct(figure, median),
+    }
+}
+
+/// One write run's figures: bytes written, what the members read meanwhile
+/// (both when known), its rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WriteRun {
+    pub bytes: Option<u64>,
+    pub members_read: Option<u64>,
+    pub bytes_per_sec: f64,
+}
+
+/// The write runs' judgement.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Writes {
+    /// Full-stripe writes at the current stripe cache that did
+    /// read-modify-write ([`full_stripe_rmw`]): medium, with the share the
+    /// members read.
+    pub full_stripe_rmw: Option<(Severity, f64)>,
+    /// Random chunk-sized writes beside full-stripe ones: info, what a
+    /// sub-stripe write costs (with the share the members read, when known).
+    pub sub_stripe: Option<(Severity, Option<f64>)>,
+    /// Full-stripe writes at the stripe cache's fix against the current.
+    pub cache_gain: Option<Change>,
+}
+
+/// The write runs: full-stripe writes at the current stripe cache
+/// (`full_now`) and at its fix (`full_fixed`), random chunk-sized writes
+/// (`random`).
+pub fn writes(
+    full_now: Option<WriteRun>,
+    random: Option<WriteRun>,
+    full_fixed: Option<WriteRun>,
+) -> Writes {
+    let share = |r: &WriteRun| read_share(r.members_read, r.bytes);
+    Writes {
+        full_stripe_rmw: full_now
+            .as_ref()
+            .and_then(share)
+            .filter(|&s| full_stripe_rmw(s))
+            .map(|s| (Severity::Medium, s)),
+        sub_stripe: match (random, full_now) {
+            (Some(r), Some(_)) => Some((Severity::Info, share(&r))),
+            _ => None,
+        },
+        cache_gain: match (full_now, full_fixed) {
+            (Some(now), Some(fixed)) => Some(Change::of(now.bytes_per_sec, fixed.bytes_per_sec)),
+            _ => None,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gain_is_a_percent_of_a_positive_before() {
+        assert_eq!(gain_pct(100.0, 150.0), Some(50.0));
+        assert_eq!(gain_pct(0.0, 150.0), None);
+        assert_eq!(gain_pct(-1.0, 150.0), None);
+    }
 
     #[test]
     fn the_queue_knee_sorts_drops_idle_runs_and_names_the_deepest() {
@@ -216,5 +327,58 @@ mod tests {
         assert_eq!(read_share(None, Some(100)), None);
         assert!(!full_stripe_rmw(0.05));
         assert!(full_stripe_rmw(0.051));
+    }
+
+    #[test]
+    fn write_runs_say_rmw_past_its_share_and_what_the_cache_fix_gained() {
+        let run = |bytes, read, rate| WriteRun {
+            bytes: Some(bytes),
+            members_read: Some(read),
+            bytes_per_sec: rate,
+        };
+        // 5% read is bookkeeping; 6% is read-modify-write.
+        let w = writes(Some(run(100, 5, 200.0)), None, None);
+        assert_eq!(
+            w,
+            Writes {
+                full_stripe_rmw: None,
+                sub_stripe: None,
+                cache_gain: None
+            }
+        );
+        let w = writes(
+            Some(run(100, 6, 200.0)),
+            Some(run(100, 90, 50.0)),
+            Some(run(100, 0, 300.0)),
+        );
+        assert_eq!(w.full_stripe_rmw, Some((Severity::Medium, 0.06)));
+        assert_eq!(w.sub_stripe, Some((Severity::Info, Some(0.9))));
+        assert_eq!(
+            w.cache_gain,
+            Some(Change {
+                before: 200.0,
+                after: 300.0,
+                pct: Some(50.0)
+            })
+        );
+        // Random writes without full-stripe ones to weigh them against: nothing.
+        assert_eq!(
+            writes(None, Some(run(100, 90, 50.0)), None).sub_stripe,
+            None
+        );
+    }
+
+    #[test]
+    fn a_slow_members_gain_is_the_stripe_at_the_median_members_pace() {
+        let g = slow_member_gain(50.0, 100.0, 4.0);
+        assert_eq!(
+            g,
+            Change {
+                before: 200.0,
+                after: 400.0,
+                pct: Some(100.0)
+            }
+        );
+        assert_eq!(slow_member_gain(0.0, 100.0, 4.0).pct, None);
     }
 }

@@ -5,12 +5,15 @@
 //! Little's-law check of a run's time in flight (`occupancy`), the stripe
 //! efficiency split into the stripe layer's loss and the members'
 //! imbalance (`stripe_loss`), read-modify-write's bounds (`rmw`), what a
-//! figure read back from a document may be (`plausible`).
+//! figure read back from a document may be (`plausible`), advise's
+//! judgements of its runs (`advise`) and of the stack's setup
+//! (`advise_stack`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
 
 pub mod advise;
+pub mod advise_stack;
 pub mod capacity;
 pub mod foreign;
 pub mod histogram;

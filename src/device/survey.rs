@@ -83,6 +83,9 @@ pub struct Survey {
     /// The host's NUMA nodes and their CPUs (`/sys/devices/system/node/
     /// nodeN/cpulist`), by node number; empty when sysfs shows none.
     pub numa_nodes: Vec<(i64, String)>,
+    /// The sysfs root the facts were read under (`/sys` on the running
+    /// system), as the findings' evidence and fixes name it.
+    pub sys: String,
 }
 
 impl Survey {
@@ -105,6 +108,7 @@ impl Survey {
             devices,
             fs_hints: None,
             numa_nodes: numa_nodes(host),
+            sys: host.sys.display().to_string(),
         }
     }
 

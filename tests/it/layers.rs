@@ -109,3 +109,56 @@ fn a_print_below_the_output_layer_is_refused_but_output_and_tests_are_not() {
         "{out}"
     );
 }
+
+/// document/advise/checks.rs once found sysfs by asking `Host::real()`
+/// itself: a pure layer looked at the machine it ran on. The lookup is
+/// the caller's (device/, measure/, commands/), handed down as data.
+#[test]
+fn a_pure_layer_that_looks_up_the_running_host_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    for d in ["device", "document"] {
+        std::fs::create_dir_all(src.join(d)).unwrap();
+    }
+    let looks = "//! looks\npub fn sys() -> String {\n    crate::base::host::Host::real().sys.display().to_string()\n}\n";
+    std::fs::write(src.join("device/looks.rs"), looks).unwrap();
+    std::fs::write(src.join("document/looks.rs"), looks).unwrap();
+    let (ok, out) = check(Some(src));
+    assert!(!ok, "{out}");
+    let fails: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("FAIL ") && !l.contains("lists"))
+        .collect();
+    assert_eq!(
+        fails,
+        ["FAIL document/looks.rs: document/ names the running host (Host::real): it must be a function of its inputs"],
+        "{out}"
+    );
+}
+
+/// advise's checks in document/ once gave each finding its severity
+/// (`severity: Severity::Medium`): how much a condition matters is
+/// judgement, and comes with the verdict from analysis/. Tests may still
+/// write one.
+#[test]
+fn a_severity_chosen_in_document_is_refused_but_not_in_its_tests() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path();
+    std::fs::create_dir_all(src.join("document")).unwrap();
+    let chooses =
+        "//! chooses\npub fn f() -> Finding {\n    Finding { severity: Severity::Medium }\n}\n";
+    let tested = "//! tested\npub fn f(v: Verdict) -> Finding {\n    Finding { severity: v.severity.into() }\n}\n#[cfg(test)]\nmod tests {\n    fn t() -> Finding {\n        Finding { severity: Severity::High }\n    }\n}\n";
+    std::fs::write(src.join("document/chooses.rs"), chooses).unwrap();
+    std::fs::write(src.join("document/tested.rs"), tested).unwrap();
+    let (ok, out) = check(Some(src));
+    assert!(!ok, "{out}");
+    let fails: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("FAIL ") && !l.contains("lists"))
+        .collect();
+    assert_eq!(
+        fails,
+        ["FAIL document/chooses.rs: document/ defines or calls a severity literal for a finding (the verdict from analysis/ carries how much it matters): `severity: Severity::Medium`: judgement belongs in analysis/"],
+        "{out}"
+    );
+}

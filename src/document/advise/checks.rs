@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{striping, Finding, Gain, Setting, Severity};
 use crate::analysis::advise as rules;
+use crate::analysis::advise_stack::{self as stack_rules, Boundary, MemberAttr};
 use crate::base::units::mb_per_sec;
 use crate::device::survey::{DeviceFacts, Survey};
 use crate::device::topology::{Device, Topology};
@@ -19,12 +20,6 @@ fn stack(topo: &Topology) -> Vec<&Device> {
         walk.extend(d.members.iter().rev());
     }
     out
-}
-
-/// Where the evidence and the fix commands say sysfs is: the running
-/// system's (the checks read a survey, never sysfs itself).
-fn sysfs_root() -> String {
-    crate::base::host::Host::real().sys.display().to_string()
 }
 
 /// The sysfs directory whose `queue/` governs `f` (a partition's disk).
@@ -72,28 +67,21 @@ pub fn state_words(topo: &Topology, survey: &Survey) -> Vec<String> {
             .array_state
             .clone()
             .unwrap_or_else(|| "state unknown".into())];
-        if let Some(k) = md.degraded.filter(|&k| k > 0) {
+        if let Some((_, k)) = stack_rules::degraded(md.degraded) {
             words.push(format!("degraded: {k} of {n} members missing"));
         }
-        if let Some(a) = md.sync_action.as_deref().filter(|a| *a != "idle") {
+        if let Some(a) = stack_rules::sync_said(md.sync_action.as_deref()) {
             words.push(format!(
                 "{a} in progress{}",
                 md.sync_completed
                     .as_deref()
-                    .and_then(sync_pct)
+                    .and_then(stack_rules::sync_pct)
                     .map_or(String::new(), |p| format!(" ({p:.0}% done)"))
             ));
         }
         out.push(format!("{}: {}", d.name, words.join(", ")));
     }
     out
-}
-
-/// `md/sync_completed` ("done / total") as a percentage.
-fn sync_pct(s: &str) -> Option<f64> {
-    let (a, b) = s.split_once('/')?;
-    let (a, b): (f64, f64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-    (b > 0.0).then(|| a / b * 100.0)
 }
 
 /// Every check that reads what the stack exposes only (read-ahead aside:
@@ -117,9 +105,7 @@ pub fn static_findings(topo: &Topology, survey: &Survey) -> Vec<Finding> {
 /// that keeps the workers local (a member on another node than the rest is
 /// `member-numa-node-differs`, from the mismatch check).
 fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
-    if survey.numa_nodes.len() < 2 {
-        return None;
-    }
+    let severity = stack_rules::numa_placement(survey.numa_nodes.len())?;
     let members = topo.stripe_members();
     let mut by_node: BTreeMap<i64, Vec<&str>> = BTreeMap::new();
     for m in &members {
@@ -161,7 +147,7 @@ fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
     Some(Finding {
         id: "numa-placement".into(),
         check: "numa".into(),
-        severity: Severity::Info,
+        severity: severity.into(),
         devices: by_node.values().flatten().map(|m| m.to_string()).collect(),
         title,
         evidence: nodes,
@@ -175,19 +161,19 @@ fn numa(topo: &Topology, survey: &Survey) -> Option<Finding> {
 
 /// Degraded and resyncing md arrays: every figure measured now is low.
 fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     for d in stack(topo).into_iter().filter(|d| d.md.is_some()) {
         let Some(md) = survey.get(&d.name).and_then(|f| f.md.as_ref()) else {
             continue;
         };
         let n = d.md.as_ref().map_or(0, |m| m.raid_disks);
-        if let Some(k) = md.degraded.filter(|&k| k > 0) {
+        if let Some((severity, k)) = stack_rules::degraded(md.degraded) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "degraded".into(),
                 check: "state".into(),
-                severity: Severity::High,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!("{} is degraded: {k} of {n} members missing", d.name),
                 evidence: vec![format!("{sys}/block/{}/md/degraded is {k}", d.name)],
@@ -197,17 +183,13 @@ fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 gain: None,
             });
         }
-        if let Some(a) = md
-            .sync_action
-            .as_deref()
-            .filter(|a| !matches!(*a, "idle" | "frozen"))
-        {
-            let pct = md.sync_completed.as_deref().and_then(sync_pct);
+        if let Some((severity, a)) = stack_rules::resync(md.sync_action.as_deref()) {
+            let pct = md.sync_completed.as_deref().and_then(stack_rules::sync_pct);
             out.push(Finding {
                 settings: Vec::new(),
                 id: "resync".into(),
                 check: "state".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!(
                     "{} is running {a}{}",
@@ -233,44 +215,20 @@ pub fn readahead_finding(
     survey: &Survey,
     measured: &[(u64, f64)],
 ) -> Option<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let (_, g) = striping(topo)?;
     let full = g.full_stripe?;
     let vol = &topo.root;
     let cur = survey.get(&vol.name)?.read_ahead_kb?;
     let fs_kb = full / 1024;
-    let at_cur = measured.iter().find(|(k, _)| *k == cur).map(|m| m.1);
-    let best = measured
-        .iter()
-        .copied()
-        .filter(|(_, r)| r.is_finite() && *r > 0.0)
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    let gain_pct = match (at_cur, best) {
-        (Some(c), Some((_, b))) if c > 0.0 => Some((b / c - 1.0) * 100.0),
-        _ => None,
-    };
-    let low = cur < fs_kb;
-    let (severity, rec) = match (best, gain_pct) {
-        // Measured: the best value, when it beats the current one.
-        (Some((k, _)), Some(p)) if k != cur && p >= 10.0 => (
-            if low && cur == 0 {
-                Severity::High
-            } else if low {
-                Severity::Medium
-            } else {
-                // At or above a full stripe already: a hint, within the
-                // noise of a loaded machine.
-                Severity::Info
-            },
-            k,
-        ),
-        (Some(_), Some(_)) if low => (Severity::Low, 2 * fs_kb),
-        (Some(_), Some(_)) => return None,
-        // Not measured: the rule alone.
-        _ if low && cur == 0 => (Severity::High, 2 * fs_kb),
-        _ if low => (Severity::Medium, 2 * fs_kb),
-        _ => return None,
-    };
+    let stack_rules::Readahead {
+        severity,
+        rec_kb: rec,
+        low,
+        at_cur,
+        gain_pct,
+    } = stack_rules::readahead(cur, fs_kb, measured)?;
+    let severity = Severity::from(severity);
     let mut evidence = vec![format!(
         "{sys}/block/{}/queue/read_ahead_kb is {cur}; the full stripe is {} ({})",
         vol.name,
@@ -290,7 +248,7 @@ pub fn readahead_finding(
     let meaning = if cur == 0 {
         "with no read-ahead every buffered read goes to the array as it is asked, page by page for small reads: one member at a time is busy and the others wait".to_string()
     } else if low {
-        format!("a sequential buffered reader asks for {cur} KiB ahead, less than one full stripe: at most {} of the {} data members are read at once", (cur * 1024).div_ceil(g.chunk.unwrap_or(full)).max(1), g.data)
+        format!("a sequential buffered reader asks for {cur} KiB ahead, less than one full stripe: at most {} of the {} data members are read at once", stack_rules::readahead_members_at_once(cur, g.chunk, full), g.data)
     } else {
         format!("a larger read-ahead measured faster ({rec} KiB), though {cur} KiB already covers a full stripe")
     };
@@ -354,11 +312,7 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
     let (_, g) = striping(topo)?;
     let (chunk, full) = (g.chunk?, g.full_stripe?);
     let vol = &topo.root.name;
-    let right = h.unit_bytes == Some(chunk) && h.width_bytes == Some(full);
-    if right {
-        return None;
-    }
-    let unset = h.unit_bytes.is_none() && h.width_bytes.is_none();
+    let (severity, unset) = stack_rules::fs_hints(h.unit_bytes, h.width_bytes, chunk, full)?;
     let shown = |b: Option<u64>| b.map_or("not set".to_string(), kib);
     let (unit_name, width_name) = if h.fs == "xfs" {
         ("sunit", "swidth")
@@ -367,13 +321,13 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
     };
     let (fix, persist) = if h.fs == "xfs" {
         // XFS takes both at mount, in 512-byte sectors.
-        let (su, sw) = (chunk / 512, full / 512);
+        let (su, sw) = stack_rules::fs_hint_values(true, h.block_bytes, chunk, full);
         (
             vec![format!("umount /dev/{vol} && mount -o sunit={su},swidth={sw} /dev/{vol} MOUNTPOINT   # XFS takes them at mount, in 512-byte units")],
             vec![format!("in /etc/fstab, the options of /dev/{vol}: sunit={su},swidth={sw}")],
         )
     } else {
-        let (st, sw) = (chunk / h.block_bytes, full / h.block_bytes);
+        let (st, sw) = stack_rules::fs_hint_values(false, h.block_bytes, chunk, full);
         (
             vec![format!(
                 "tune2fs -E stride={st},stripe_width={sw} /dev/{vol}"
@@ -390,11 +344,7 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
         }
         .into(),
         check: "alignment".into(),
-        severity: if unset {
-            Severity::Low
-        } else {
-            Severity::Medium
-        },
+        severity: severity.into(),
         devices: vec![vol.clone()],
         title: if unset {
             format!("the {} file system on {vol} has no stripe hints: its allocator does not know the chunk ({}) or the full stripe ({})", h.fs, kib(chunk), kib(full))
@@ -425,7 +375,7 @@ fn fs_hints(topo: &Topology, survey: &Survey) -> Option<Finding> {
 /// Where each layer's data starts, against 4 KiB, 1 MiB, the chunk and
 /// the full stripe.
 fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     let all = stack(topo);
     for d in &all {
@@ -434,17 +384,17 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         };
         // An aligned partition ends its device's checks here (as it always
         // has: the checks below are not made of it).
-        match partition_misaligned(d, f, &all, &sys) {
+        match partition_misaligned(d, f, &all, sys) {
             Some(None) => continue,
             Some(Some(finding)) => out.push(finding),
             None => {}
         }
-        if let Some(a) = f.alignment_offset.filter(|&a| a > 0) {
+        if let Some((severity, a)) = stack_rules::alignment_offset(f.alignment_offset) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "alignment-offset".into(),
                 check: "alignment".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!("the kernel says {} is misaligned by {a} bytes", d.name),
                 evidence: vec![format!("{sys}/class/block/{}/alignment_offset is {a}", d.name)],
@@ -465,20 +415,18 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 .as_ref()
                 .and_then(|g| g.full_stripe.filter(|_| g.data > 1));
             let chunk = g.as_ref().and_then(|g| g.chunk);
-            let (severity, against) = if off % 4096 != 0 {
-                (Severity::Medium, "4 KiB".to_string())
-            } else if let Some(c) = chunk.filter(|c| off % c != 0) {
-                (Severity::Medium, format!("the chunk of {m} ({})", kib(c)))
-            } else if let Some(fs) = full.filter(|fs| off % fs != 0) {
-                (
-                    Severity::Low,
-                    format!("the full stripe of {m} ({})", kib(fs)),
-                )
-            } else {
+            let Some((severity, missed)) = stack_rules::dm_offset_misaligned(*off, chunk, full)
+            else {
                 continue;
             };
+            let severity = Severity::from(severity);
+            let against = match missed {
+                Boundary::Chunk(c) => format!("the chunk of {m} ({})", kib(c)),
+                Boundary::FullStripe(fs) => format!("the full stripe of {m} ({})", kib(fs)),
+                other => boundary_words(other),
+            };
             let dm_name = d.dm.as_ref().map_or(d.name.as_str(), |x| x.name.as_str());
-            let stripe = full.or(chunk).unwrap_or(4096);
+            let stripe = stack_rules::dm_fix_alignment(chunk, full);
             out.push(Finding {
                 settings: Vec::new(),
                 id: "dm-offset-misaligned".into(),
@@ -508,13 +456,13 @@ fn alignment(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         // table's offsets.
         if let Some(g) = d.geometry.as_ref() {
             for (i, off) in g.member_offsets.iter().enumerate() {
-                if off % 4096 != 0 {
+                if let Some(severity) = stack_rules::data_offset_misaligned(*off) {
                     let m = d.members.get(i).map_or("?".to_string(), |m| m.name.clone());
                     out.push(Finding {
                         settings: Vec::new(),
                         id: "data-offset-misaligned".into(),
                         check: "alignment".into(),
-                        severity: Severity::Medium,
+                        severity: severity.into(),
                         devices: vec![d.name.clone(), m.clone()],
                         title: format!("{}'s data starts {off} bytes into member {m}, not on 4 KiB", d.name),
                         evidence: vec![if d.md.is_some() {
@@ -570,26 +518,12 @@ fn partition_finding(
         .and_then(|p| all.iter().find(|x| x.name == *p))
         .and_then(|p| p.geometry())
         .filter(|g| g.stripes());
-    let (severity, against) = if at % phys.max(512) != 0 {
-        (
-            Severity::High,
-            format!("its disk's physical block ({phys} bytes)"),
-        )
-    } else if at % 4096 != 0 {
-        (Severity::Medium, "4 KiB".to_string())
-    } else if let Some(c) = disk_stripe
-        .as_ref()
-        .and_then(|g| g.chunk)
-        .filter(|c| at % c != 0)
-    {
-        (
-            Severity::Medium,
-            format!("the chunk of the array it is on ({})", kib(c)),
-        )
-    } else if at % (1 << 20) != 0 {
-        (Severity::Low, "1 MiB".to_string())
-    } else {
-        return None;
+    let (severity, missed) =
+        stack_rules::partition_misaligned(at, phys, disk_stripe.as_ref().and_then(|g| g.chunk))?;
+    let severity = Severity::from(severity);
+    let against = match missed {
+        Boundary::Chunk(c) => format!("the chunk of the array it is on ({})", kib(c)),
+        other => boundary_words(other),
     };
     Some(Finding {
         settings: Vec::new(),
@@ -612,10 +546,22 @@ fn partition_finding(
     })
 }
 
+/// A missed boundary in a finding's title ("not on a multiple of ...");
+/// a chunk or a full stripe is named with its array by the caller.
+fn boundary_words(b: Boundary) -> String {
+    match b {
+        Boundary::PhysicalBlock(phys) => format!("its disk's physical block ({phys} bytes)"),
+        Boundary::FourKib => "4 KiB".to_string(),
+        Boundary::Chunk(c) => format!("the chunk ({})", kib(c)),
+        Boundary::FullStripe(fs) => format!("the full stripe ({})", kib(fs)),
+        Boundary::OneMib => "1 MiB".to_string(),
+    }
+}
+
 /// Each stripe member's request limits against the chunk: a chunk-sized
 /// piece the array sends is split when a member takes less.
 fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     let Some((layer, g)) = striping(topo) else {
         return out;
@@ -631,21 +577,21 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         .collect();
     for (m, f) in &members {
         let q = queue_dev(f);
-        if let Some(max) = f.max_sectors_kb.filter(|&k| k < chunk_kb) {
-            let hw = f.max_hw_sectors_kb;
-            let others: Vec<u64> = members
-                .iter()
-                .filter(|(o, _)| o.name != m.name)
-                .filter_map(|(_, o)| o.max_sectors_kb)
-                .collect();
-            let to = others
-                .iter()
-                .copied()
-                .max()
-                .unwrap_or(chunk_kb)
-                .max(chunk_kb)
-                .min(hw.unwrap_or(u64::MAX));
-            let fixable = to >= chunk_kb;
+        let hw = f.max_hw_sectors_kb;
+        let others: Vec<u64> = members
+            .iter()
+            .filter(|(o, _)| o.name != m.name)
+            .filter_map(|(_, o)| o.max_sectors_kb)
+            .collect();
+        if let Some(stack_rules::RequestSplit {
+            severity,
+            max_kb: max,
+            pieces,
+            to_kb: to,
+            fixable,
+            others,
+        }) = stack_rules::request_split(f.max_sectors_kb, hw, &others, chunk_kb)
+        {
             out.push(Finding {
                 settings: if fixable {
                     vec![Setting::new(q, "queue/max_sectors_kb", to)]
@@ -654,12 +600,11 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 },
                 id: "request-split".into(),
                 check: "request-limits".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![m.name.clone()],
                 title: format!(
                     "member {} takes requests of at most {max} KiB, less than the chunk ({chunk_kb} KiB): each chunk reaches it as {} requests",
-                    m.name,
-                    chunk_kb.div_ceil(max.max(1))
+                    m.name, pieces
                 ),
                 evidence: vec![
                     format!(
@@ -672,10 +617,7 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                         if others.is_empty() {
                             "?".to_string()
                         } else {
-                            let mut o = others.clone();
-                            o.sort_unstable();
-                            o.dedup();
-                            o.iter().map(|k| format!("{k} KiB")).collect::<Vec<_>>().join(", ")
+                            others.iter().map(|k| format!("{k} KiB")).collect::<Vec<_>>().join(", ")
                         }
                     ),
                 ],
@@ -694,12 +636,13 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             });
         }
         // Scattered pages: one segment each (huge-page buffers aside).
-        if let Some(segs) = f.max_segments.filter(|&s| s * 4 < chunk_kb) {
+        if let Some((severity, segs)) = stack_rules::segments_below_chunk(f.max_segments, chunk_kb)
+        {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "segments-below-chunk".into(),
                 check: "request-limits".into(),
-                severity: Severity::Low,
+                severity: severity.into(),
                 devices: vec![m.name.clone()],
                 title: format!(
                     "member {} gathers at most {segs} segments: a chunk ({chunk_kb} KiB) of scattered 4 KiB pages needs {}",
@@ -718,9 +661,11 @@ fn request_limits(topo: &Topology, survey: &Survey) -> Vec<Finding> {
 }
 
 /// One attribute of the stripe members, as the mismatch check compares it.
+/// Its words; which it is, and so how much a difference matters, is
+/// `analysis::advise_stack::MemberAttr`'s.
 struct Attr {
     name: &'static str,
-    severity: Severity,
+    attr: MemberAttr,
     /// The sysfs file under `queue/` that sets it, when one does.
     knob: Option<&'static str>,
     get: fn(&DeviceFacts) -> Option<String>,
@@ -729,31 +674,31 @@ struct Attr {
 const ATTRS: &[Attr] = &[
     Attr {
         name: "scheduler",
-        severity: Severity::Medium,
+        attr: MemberAttr::Scheduler,
         knob: Some("queue/scheduler"),
         get: |f| f.scheduler.clone(),
     },
     Attr {
         name: "nr_requests",
-        severity: Severity::Medium,
+        attr: MemberAttr::NrRequests,
         knob: Some("queue/nr_requests"),
         get: |f| f.nr_requests.map(|v| v.to_string()),
     },
     Attr {
         name: "write cache",
-        severity: Severity::Medium,
+        attr: MemberAttr::WriteCache,
         knob: Some("queue/write_cache"),
         get: |f| f.write_cache.clone(),
     },
     Attr {
         name: "wbt_lat_usec",
-        severity: Severity::Medium,
+        attr: MemberAttr::WbtLatUsec,
         knob: Some("queue/wbt_lat_usec"),
         get: |f| f.wbt_lat_usec.map(|v| v.to_string()),
     },
     Attr {
         name: "rotational",
-        severity: Severity::Medium,
+        attr: MemberAttr::Rotational,
         knob: None,
         get: |f| {
             f.rotational
@@ -762,25 +707,25 @@ const ATTRS: &[Attr] = &[
     },
     Attr {
         name: "model",
-        severity: Severity::Medium,
+        attr: MemberAttr::Model,
         knob: None,
         get: |f| f.model.clone(),
     },
     Attr {
         name: "firmware",
-        severity: Severity::Low,
+        attr: MemberAttr::Firmware,
         knob: None,
         get: |f| f.firmware.clone(),
     },
     Attr {
         name: "NUMA node",
-        severity: Severity::Low,
+        attr: MemberAttr::NumaNode,
         knob: None,
         get: |f| f.numa_node.filter(|&n| n >= 0).map(|n| n.to_string()),
     },
     Attr {
         name: "controller",
-        severity: Severity::Low,
+        attr: MemberAttr::Controller,
         knob: None,
         get: |f| f.controller.clone(),
     },
@@ -800,33 +745,10 @@ fn stack_word(d: &Device) -> String {
     words.join(" over ")
 }
 
-/// The value most members have, and the members that have another.
-fn odd_ones<'a>(values: &[(&'a str, Option<String>)]) -> Option<(String, Vec<(&'a str, String)>)> {
-    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, v) in values {
-        if let Some(v) = v {
-            *count.entry(v.as_str()).or_default() += 1;
-        }
-    }
-    if count.len() < 2 {
-        return None;
-    }
-    let common = count.iter().max_by_key(|(_, n)| **n)?.0.to_string();
-    let odd = values
-        .iter()
-        .filter_map(|(m, v)| {
-            v.as_ref()
-                .filter(|v| **v != common)
-                .map(|v| (*m, v.clone()))
-        })
-        .collect();
-    Some((common, odd))
-}
-
 /// Members that differ from the others: what they are built of, then
 /// (among those built alike) their queue settings and hardware.
 fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     let members = topo.stripe_members();
     if members.len() < 2 {
@@ -837,13 +759,13 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
         .map(|m| (m.name.as_str(), Some(stack_word(m))))
         .collect();
     let mut alike: Vec<&Device> = members.clone();
-    if let Some((common, odd)) = odd_ones(&stacks) {
+    if let Some((common, odd)) = stack_rules::odd_ones(&stacks) {
         alike.retain(|m| odd.iter().all(|(o, _)| *o != m.name));
         out.push(Finding {
             settings: Vec::new(),
             id: "member-stack-differs".into(),
             check: "mismatch".into(),
-            severity: Severity::Medium,
+            severity: stack_rules::MEMBER_STACK_SEVERITY.into(),
             devices: odd.iter().map(|(m, _)| m.to_string()).collect(),
             title: format!(
                 "{} of {} members {} built differently: {}",
@@ -872,35 +794,28 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     // one, the tag depth without): a member with another scheduler has
     // another nr_requests because of it, and the scheduler's fix puts both
     // back. Its nr_requests is said in the scheduler's finding.
-    let mut other_scheduler: Vec<String> = Vec::new();
-    for a in ATTRS {
-        let mut values: Vec<(&str, Option<String>)> = alike
-            .iter()
-            .map(|m| (m.name.as_str(), survey.get(&m.name).and_then(a.get)))
-            .collect();
-        if a.name == "nr_requests" && !other_scheduler.is_empty() {
-            let (explained, rest): (Vec<_>, Vec<_>) = values
-                .into_iter()
-                .partition(|(m, _)| other_scheduler.iter().any(|o| o == m));
-            values = rest;
-            let common = odd_ones(&values)
-                .map(|c| c.0)
-                .or_else(|| values.first().and_then(|v| v.1.clone()));
-            if let Some(f) = out.iter_mut().find(|f| f.id == "member-scheduler-differs") {
-                for (m, v) in explained.into_iter().filter(|(_, v)| *v != common) {
-                    f.evidence.push(format!(
-                        "{m}'s nr_requests is {} (set with its scheduler)",
-                        v.as_deref().unwrap_or("?")
-                    ));
-                }
-            }
-        }
-        let Some((common, odd)) = odd_ones(&values) else {
+    let values = ATTRS
+        .iter()
+        .map(|a| {
+            let vs = alike
+                .iter()
+                .map(|m| (m.name.as_str(), survey.get(&m.name).and_then(a.get)))
+                .collect();
+            (a.attr, vs)
+        })
+        .collect();
+    for mm in stack_rules::member_mismatches(values) {
+        let Some(a) = ATTRS.iter().find(|a| a.attr == mm.attr) else {
             continue;
         };
-        if a.name == "scheduler" {
-            other_scheduler = odd.iter().map(|(m, _)| m.to_string()).collect();
-        }
+        let stack_rules::Mismatch {
+            severity,
+            common,
+            odd,
+            values,
+            set_with_scheduler,
+            ..
+        } = mm;
         let facts = |m: &str| survey.get(m);
         let fix = attr_fix(a, &odd, &common, survey);
         let persist: Vec<String> = match a.knob {
@@ -917,9 +832,8 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                     .iter()
                     .filter_map(|(m, _)| facts(m))
                     .filter(|f| {
-                        a.name != "scheduler"
-                            || f.schedulers.is_empty()
-                            || f.schedulers.contains(&common)
+                        a.attr != MemberAttr::Scheduler
+                            || stack_rules::scheduler_offered(&f.schedulers, &common)
                     })
                     .map(|f| Setting::new(queue_dev(f), k, &common))
                     .collect(),
@@ -927,7 +841,7 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             },
             id: format!("member-{}-differs", a.name.replace(' ', "-").to_lowercase()),
             check: "mismatch".into(),
-            severity: a.severity,
+            severity: severity.into(),
             devices: odd.iter().map(|(m, _)| m.to_string()).collect(),
             title: format!(
                 "{} differs between members: {}; the others have {common}",
@@ -944,6 +858,12 @@ fn mismatch(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                     };
                     format!("{file}: {}", v.as_deref().unwrap_or("?"))
                 })
+                .chain(set_with_scheduler.iter().map(|(m, v)| {
+                    format!(
+                        "{m}'s nr_requests is {} (set with its scheduler)",
+                        v.as_deref().unwrap_or("?")
+                    )
+                }))
                 .collect(),
             meaning: format!("members that handle requests differently finish their share of a stripe at different times: the stripe waits for the slowest (the {} of one member differs)", a.name),
             fix,
@@ -965,9 +885,8 @@ fn attr_fix(a: &Attr, odd: &[(&str, String)], common: &String, survey: &Survey) 
             .map(|f| {
                 // A scheduler the member's queue does not offer cannot
                 // be echoed: the others' must change instead.
-                if a.name == "scheduler"
-                    && !f.schedulers.is_empty()
-                    && !f.schedulers.contains(common)
+                if a.attr == MemberAttr::Scheduler
+                    && !stack_rules::scheduler_offered(&f.schedulers, common)
                 {
                     format!(
                         "{} does not offer {common} (it offers {}): set the same one of those on every member",
@@ -989,7 +908,7 @@ fn attr_fix(a: &Attr, odd: &[(&str, String)], common: &String, survey: &Survey) 
 /// md raid4/5/6: the stripe cache against mdadm's rule (four chunks'
 /// worth of stripe heads, plus one), and the parity threads.
 fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
-    let sys = sysfs_root();
+    let sys = survey.sys.as_str();
     let mut out = Vec::new();
     for d in stack(topo) {
         let Some(g) = d.geometry().filter(|g| g.has_parity() && d.md.is_some()) else {
@@ -999,14 +918,18 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
             continue;
         };
         let chunk = g.chunk.unwrap_or(64 << 10);
-        let rule = 4 * chunk / 4096 + 1;
-        if let Some(size) = md.stripe_cache_size.filter(|&s| s < rule) {
-            let to = super::stripe_cache_fix(rule);
+        if let Some(stack_rules::StripeCacheSmall {
+            severity,
+            size,
+            rule,
+            to,
+        }) = stack_rules::stripe_cache_small(md.stripe_cache_size, g.chunk)
+        {
             out.push(Finding {
                 settings: vec![Setting::new(&d.name, "md/stripe_cache_size", to)],
                 id: "stripe-cache-small".into(),
                 check: "parity".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!(
                     "{}'s stripe cache holds {size} stripe heads, below 4 × chunk / 4096 + 1 = {rule}",
@@ -1020,7 +943,7 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 fix: vec![format!(
                     "echo {to} > /sys/block/{}/md/stripe_cache_size   # {} of memory ({} members × 4 KiB per head)",
                     d.name,
-                    crate::base::units::fmt_bytes(to * 4096 * u64::from(g.members)),
+                    crate::base::units::fmt_bytes(stack_rules::stripe_cache_memory(to, g.members)),
                     g.members
                 )],
                 persist: vec![udev_rule(d, "md/stripe_cache_size", &to.to_string(), "60-md-stripe-cache.rules")],
@@ -1033,12 +956,12 @@ fn parity(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 }),
             });
         }
-        if md.group_thread_cnt == Some(0) && g.members >= 4 {
+        if let Some(severity) = stack_rules::parity_one_thread(md.group_thread_cnt, g.members) {
             out.push(Finding {
                 settings: Vec::new(),
                 id: "parity-one-thread".into(),
                 check: "parity".into(),
-                severity: Severity::Info,
+                severity: severity.into(),
                 devices: vec![d.name.clone()],
                 title: format!("{}'s parity is computed by one thread (group_thread_cnt 0)", d.name),
                 evidence: vec![format!("{sys}/block/{}/md/group_thread_cnt is 0", d.name)],
@@ -1131,7 +1054,7 @@ pub fn slow_members(
             settings: Vec::new(),
             id: "slow-member".into(),
             check: "slow-members".into(),
-            severity: Severity::Medium,
+            severity: rules::SLOW_MEMBER_SEVERITY.into(),
             devices: vec![name.clone()],
             title: format!(
                 "member {name} is slow: {} {figure} against the median member's {median}",
@@ -1141,15 +1064,18 @@ pub fn slow_members(
             meaning: "a read of a full stripe ends when its slowest member's chunk arrives: the whole volume moves at this member's pace".into(),
             fix,
             persist: Vec::new(),
-            gain: (f.by == "rate").then(|| Gain {
-                what: format!(
-                    "estimated: full-stripe reads move at {} members × the slowest rate; with {name} at the median, up to {} members × {median}",
-                    n, n
-                ),
-                before_bytes_per_sec: Some(f.figure * n),
-                after_bytes_per_sec: Some(f.median * n),
-                pct: (f.figure > 0.0).then(|| (f.median / f.figure - 1.0) * 100.0),
-                measured: false,
+            gain: (f.by == "rate").then(|| {
+                let g = rules::slow_member_gain(f.figure, f.median, n);
+                Gain {
+                    what: format!(
+                        "estimated: full-stripe reads move at {} members × the slowest rate; with {name} at the median, up to {} members × {median}",
+                        n, n
+                    ),
+                    before_bytes_per_sec: Some(g.before),
+                    after_bytes_per_sec: Some(g.after),
+                    pct: g.pct,
+                    measured: false,
+                }
             }),
         });
     }
@@ -1180,7 +1106,7 @@ pub fn measured_splits(findings: &mut Vec<Finding>, splits: &[Split]) {
                 settings: Vec::new(),
                 id: "request-split-measured".into(),
                 check: "request-limits".into(),
-                severity: Severity::Medium,
+                severity: rules::UNEXPLAINED_SPLIT_SEVERITY.into(),
                 devices: vec![m.clone()],
                 title: format!(
                     "member {m} receives the chunk ({}) as requests of {} on average",
@@ -1222,6 +1148,7 @@ pub fn member_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]
         .flat_map(|f| f.settings.iter().filter(|s| s.appliable()))
         .map(|s| format!("{} {}={}", s.device, s.attribute, s.value))
         .collect();
+    let change = rules::Change::of(before.bytes_per_sec, after.bytes_per_sec);
     for f in findings
         .iter_mut()
         .filter(|f| member_fix(&f.id) && f.settings.iter().any(super::Setting::appliable))
@@ -1231,10 +1158,9 @@ pub fn member_fix_gain(findings: &mut [Finding], measured: &[super::Measurement]
                 "O_DIRECT full-stripe reads of the volume, with the members' fixes made for one run ({}), then put back",
                 made.join(", ")
             ),
-            before_bytes_per_sec: Some(before.bytes_per_sec),
-            after_bytes_per_sec: Some(after.bytes_per_sec),
-            pct: (before.bytes_per_sec > 0.0)
-                .then(|| (after.bytes_per_sec / before.bytes_per_sec - 1.0) * 100.0),
+            before_bytes_per_sec: Some(change.before),
+            after_bytes_per_sec: Some(change.after),
+            pct: change.pct,
             measured: true,
         });
     }
@@ -1271,7 +1197,7 @@ pub fn buffered_direct(topo: &Topology, measured: &[super::Measurement]) -> Opti
     Some(Finding {
         id: "buffered-direct-gap".into(),
         check: "buffered-direct".into(),
-        severity: Severity::Info,
+        severity: rules::BUFFERED_DIRECT_SEVERITY.into(),
         devices: vec![vol.clone()],
         title: format!(
             "one buffered reader gets {:.1} MB/s from {vol}; one O_DIRECT worker per member, {n} together, {:.1} MB/s ({ratio:.1} ×)",
@@ -1344,7 +1270,7 @@ pub fn queue_knee(topo: &Topology, measured: &[super::Measurement]) -> Option<Fi
     Some(Finding {
         id: "queue-depth-knee".into(),
         check: "queue-depth".into(),
-        severity: Severity::Info,
+        severity: rules::QUEUE_KNEE_SEVERITY.into(),
         devices: vec![vol.clone()],
         title: format!(
             "{vol} reaches {:.0}% of its best random 4 KiB read rate at {} I/Os in flight ({:.0} IOPS){beyond}",
@@ -1387,7 +1313,6 @@ pub fn writes_findings(
         return;
     }
     let vol = &topo.root.name;
-    let read_share = |m: &super::Measurement| rules::read_share(m.members_read_bytes, m.bytes);
     let mib = |b: Option<u64>| {
         b.map_or("?".to_string(), |b| {
             format!("{:.1} MiB", b as f64 / 1048576.0)
@@ -1397,12 +1322,26 @@ pub fn writes_findings(
         .iter()
         .find(|m| m.current && m.setting.starts_with("full-stripe"));
     let random = runs.iter().find(|m| m.setting.starts_with("random"));
+    // The stripe cache's fix, measured.
+    let at_fix = runs
+        .iter()
+        .find(|m| !m.current && m.setting.starts_with("full-stripe"));
+    let figures = |m: &&super::Measurement| rules::WriteRun {
+        bytes: m.bytes,
+        members_read: m.members_read_bytes,
+        bytes_per_sec: m.bytes_per_sec,
+    };
+    let verdict = rules::writes(
+        full_now.map(figures),
+        random.map(figures),
+        at_fix.map(figures),
+    );
     if let Some(f) = full_now {
-        if let Some(share) = read_share(f).filter(|&s| rules::full_stripe_rmw(s)) {
+        if let Some((severity, share)) = verdict.full_stripe_rmw {
             findings.push(Finding {
                 id: "rmw-full-stripe".into(),
                 check: "writes".into(),
-                severity: Severity::Medium,
+                severity: severity.into(),
                 devices: vec![vol.clone()],
                 title: format!("full-stripe writes to {vol} made its members read {:.0}% of what was written: read-modify-write where a full stripe needs none", share * 100.0),
                 evidence: vec![format!(
@@ -1421,12 +1360,11 @@ pub fn writes_findings(
             });
         }
     }
-    if let (Some(r), Some(f)) = (random, full_now) {
-        let share = read_share(r);
+    if let (Some(r), Some(f), Some((severity, share))) = (random, full_now, verdict.sub_stripe) {
         findings.push(Finding {
             id: "rmw-sub-stripe".into(),
             check: "writes".into(),
-            severity: Severity::Info,
+            severity: severity.into(),
             devices: vec![vol.clone()],
             title: format!(
                 "writes smaller than a full stripe cost {vol} a read-modify-write: random chunk-sized writes ran at {:.1} MB/s against {:.1} MB/s for full stripes",
@@ -1445,10 +1383,7 @@ pub fn writes_findings(
         });
     }
     // The stripe cache's finding: its fix measured.
-    let at_fix = runs
-        .iter()
-        .find(|m| !m.current && m.setting.starts_with("full-stripe"));
-    if let (Some(now), Some(fixed)) = (full_now, at_fix) {
+    if let (Some(now), Some(fixed), Some(change)) = (full_now, at_fix, verdict.cache_gain) {
         if let Some(f) = findings.iter_mut().find(|f| f.id == "stripe-cache-small") {
             let to = fixed.setting.rsplit('=').next().unwrap_or("?").to_string();
             let from = now.setting.rsplit('=').next().unwrap_or("?").to_string();
@@ -1456,10 +1391,9 @@ pub fn writes_findings(
                 what: format!(
                     "O_DIRECT full-stripe writes of /dev/{vol}: stripe_cache_size {from} → {to}"
                 ),
-                before_bytes_per_sec: Some(now.bytes_per_sec),
-                after_bytes_per_sec: Some(fixed.bytes_per_sec),
-                pct: (now.bytes_per_sec > 0.0)
-                    .then(|| (fixed.bytes_per_sec / now.bytes_per_sec - 1.0) * 100.0),
+                before_bytes_per_sec: Some(change.before),
+                after_bytes_per_sec: Some(change.after),
+                pct: change.pct,
                 measured: true,
             });
         }

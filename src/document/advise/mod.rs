@@ -66,6 +66,18 @@ impl Severity {
     }
 }
 
+impl From<crate::analysis::advise::Severity> for Severity {
+    fn from(s: crate::analysis::advise::Severity) -> Severity {
+        use crate::analysis::advise::Severity as S;
+        match s {
+            S::Info => Severity::Info,
+            S::Low => Severity::Low,
+            S::Medium => Severity::Medium,
+            S::High => Severity::High,
+        }
+    }
+}
+
 /// What a fix gains, measured (before and after figures) or estimated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Gain {
@@ -996,15 +1008,14 @@ fn parity_array(topo: &Topology, survey: &Survey) -> Option<(u64, u64)> {
     while let Some(d) = stack.pop() {
         if let (Some(g), Some(_)) = (d.geometry().filter(|g| g.has_parity()), &d.md) {
             let cache = survey.get(&d.name)?.md.as_ref()?.stripe_cache_size?;
-            return Some((cache, 4 * g.chunk.unwrap_or(64 << 10) / 4096 + 1));
+            return Some((
+                cache,
+                crate::analysis::advise_stack::stripe_cache_rule(g.chunk),
+            ));
         }
         stack.extend(d.members.iter());
     }
     None
 }
 
-/// The stripe cache advise's fix sets for `rule` (mdadm's minimum): at
-/// least 256 (md's default), a power of two, at most 32768.
-pub fn stripe_cache_fix(rule: u64) -> u64 {
-    rule.max(256).next_power_of_two().min(32768)
-}
+pub use crate::analysis::advise_stack::stripe_cache_fix;

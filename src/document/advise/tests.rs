@@ -79,6 +79,7 @@ fn raid0() -> (Topology, Survey) {
         devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
         fs_hints: None,
         numa_nodes: Vec::new(),
+        sys: "/sys".into(),
     };
     let mut m = facts("md0", "md");
     m.read_ahead_kb = Some(512);
@@ -349,6 +350,7 @@ fn raid5_array() -> (Topology, Survey) {
         devices: (0..4).map(|i| facts(&format!("loop{i}"), "loop")).collect(),
         fs_hints: None,
         numa_nodes: Vec::new(),
+        sys: "/sys".into(),
     };
     let mut m = facts("md1", "md");
     m.read_ahead_kb = Some(384);
