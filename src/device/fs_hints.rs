@@ -145,14 +145,27 @@ mod tests {
     }
 
     /// The same, from images mkfs made (.ci/run installs e2fsprogs and
-    /// xfsprogs).
+    /// xfsprogs). A user's PATH may lack the sbin directories they are in
+    /// (Debian's does, but root's): looked for there too, as build.rs does.
     #[test]
+    #[cfg_attr(
+        not(all(sb_mkfs_ext4, sb_mkfs_xfs)),
+        ignore = "mkfs.ext4 or mkfs.xfs is not installed (e2fsprogs, xfsprogs)"
+    )]
     fn images_mkfs_made_read_back_their_hints() {
         let t = tempfile::tempdir().unwrap();
+        let path = std::env::var("PATH").unwrap_or_default();
+        let find = |tool: &str| {
+            path.split(':')
+                .chain(["/usr/sbin", "/sbin"])
+                .map(|d| std::path::Path::new(d).join(tool))
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| tool.into())
+        };
         let made = |tool: &str, size: u64, args: &[&str]| {
             let img = t.path().join(format!("{tool}.img"));
             std::fs::File::create(&img).unwrap().set_len(size).unwrap();
-            let ok = std::process::Command::new(tool)
+            let ok = std::process::Command::new(find(tool))
                 .args(args)
                 .arg(&img)
                 .status()
