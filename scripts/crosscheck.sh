@@ -148,7 +148,7 @@ dd_rate() { # DEV direct|buffered
   # Whole passes of the device, each from a flushed cache, until --seconds
   # have gone by: one pass of a fast 512 MiB device is a tenth of a second,
   # too short a window to compare with the others' --seconds.
-  local dev=$1 mode=$2 flag="" bytes=0 secs=0 out
+  local dev=$1 mode=$2 flag="" bytes=0 secs=0 out passes=""
   [ "$mode" = direct ] && flag="iflag=direct"
   while python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$secs" "$SECS"; do
     blockdev --flushbufs "$dev"
@@ -161,9 +161,14 @@ m = re.search(r"(\d+) bytes .* copied, ([0-9.]+) s", sys.stdin.read())
 print(m.group(1), m.group(2))')
     read -r b t <<<"$out"
     bytes=$((bytes + b))
+    passes="$passes $b/$t"
     secs=$(python3 -c 'import sys; print(float(sys.argv[1]) + float(sys.argv[2]))' "$secs" "$t")
   done
-  python3 -c 'import sys; print("%s,," % (int(sys.argv[1]) / float(sys.argv[2])))' "$bytes" "$secs"
+  # The rate, then the slowest and fastest pass (MB/s): a device whose
+  # passes from a flushed cache differ by more than the tools do says so.
+  python3 -c 'import sys
+p = [int(b) / float(t) for b, t in (x.split("/") for x in sys.argv[3].split())]
+print("%s,,,,%s,%s" % (int(sys.argv[1]) / float(sys.argv[2]), min(p), max(p)))' "$bytes" "$secs" "$passes"
 }
 
 printf '%-10s %-16s %10s %10s %10s  %-26s %-26s\n' device workload "sb MB/s" "fio MB/s" "dd MB/s" "sb/fio (95%)" "sb/dd (95%)"
@@ -200,6 +205,15 @@ def runs(arg):
         r, i, l, s = (x.split(",") + ["", "", ""])[:4]
         out.append((float(r), float(i) if i else None, float(l) if l else None, float(s) if s else None))
     return out
+def pass_spread(arg):
+    """dd's slowest and fastest pass over all its runs (MB/s), or None."""
+    lo, hi = [], []
+    for x in arg.split():
+        f = x.split(",")
+        if len(f) >= 6 and f[4] and f[5]:
+            lo.append(float(f[4]))
+            hi.append(float(f[5]))
+    return (min(lo), max(hi)) if lo else None
 sbr, fior, ddr = runs(sys.argv[5]), runs(sys.argv[6]), runs(sys.argv[7]) if sys.argv[7].strip() else []
 sb, fio, dd = [r[0] for r in sbr], [r[0] for r in fior], [r[0] for r in ddr]
 # What one request carries at most, whatever the buffer.
@@ -242,6 +256,12 @@ if not dd:
     dd_why = "dd reads only sequentially"
 elif w == "seq1m-direct" and segs * 4096 < piece:
     dd_why = f"dd's buffer is 4 KiB pages: max_segments {segs} splits each 1 MiB read into {segs * 4096 >> 10} KiB requests; ours are huge pages and go in {piece >> 10} KiB ones"
+elif (sp := pass_spread(sys.argv[7])) and sp[1] > 2 * sp[0]:
+    # The device itself: one pass from a flushed cache against another,
+    # the same tool, the same command.
+    dd_why = (f"the device: dd's own passes from a flushed cache ran from {sp[0] / 1e6:.0f} to {sp[1] / 1e6:.0f} MB/s"
+              f" (x{sp[1] / sp[0]:.1f}), more than the tools differ; a pass's speed is the device's and the page cache's state,"
+              f" not the tool's: compare over more --runs, or read the device O_DIRECT")
 elif small and 0.90 <= statistics.median(small) / statistics.median(dd) <= 1.10:
     dd_why = (f"buffers: dd's are 4 KiB pages, ours huge pages; with 4 KiB pages (--hugepages off)"
               f" stripebench reads {statistics.median(small) / 1e6:.1f} MB/s,"

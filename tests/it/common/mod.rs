@@ -178,10 +178,24 @@ pub fn require_uring() {
     require(probe.is_ok(), &format!("needs io_uring: {probe:?}"));
 }
 
+/// A system tool where build.rs looks for it: on PATH, then in the sbin
+/// directories a user's PATH may lack (Debian's does, root's does not):
+/// mkfs.ext4 and friends live there.
+pub fn tool(cmd: &str) -> PathBuf {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let found = path
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .chain(["/usr/sbin", "/sbin"])
+        .map(|d| Path::new(d).join(cmd))
+        .find(|p| p.is_file());
+    found.unwrap_or_else(|| cmd.into())
+}
+
 /// Runs a system command that the test needs; fails the test with the
 /// command's own error output when it does not succeed.
 pub fn sh_required(cmd: &str, args: &[&str]) {
-    let out = Command::new(cmd).args(args).output();
+    let out = Command::new(tool(cmd)).args(args).output();
     match out {
         Ok(o) => succeeded_as(&o, format_args!("{cmd} {args:?} failed")),
         Err(e) => panic!("{cmd} {args:?} could not run: {e}"),
