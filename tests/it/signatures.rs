@@ -244,7 +244,7 @@ fn a_cramfs_image_is_refused() {
 /// Whether `blkid -p` finds a signature of type `ty` on `path` (a file or a
 /// device): the independent witness that a refused run left it there.
 fn blkid_finds(path: &Path, ty: &str) -> bool {
-    let out = Command::new("blkid")
+    let out = Command::new(crate::common::tool("blkid"))
         .arg("-p")
         .arg(path)
         .output()
