@@ -284,18 +284,26 @@ fn ddir(s: &Side, runtime_ms: u64) -> Value {
         "slat_ns": stats(None, 0),
         "clat_ns": clat,
         "lat_ns": stats(s.hist.as_ref(), s.ios),
-        "bw_min": bw.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.min(x)))).unwrap_or(0.0).round() as u64,
-        "bw_max": bw.iter().copied().fold(0.0f64, f64::max).round() as u64,
+        "bw_min": extent(&bw).0,
+        "bw_max": extent(&bw).1,
         "bw_agg": if s.ios > 0 { 100.0 } else { 0.0 },
         "bw_mean": bw_mean,
         "bw_dev": bw_dev,
         "bw_samples": bw.len(),
-        "iops_min": iops.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.min(x)))).unwrap_or(0.0).round() as u64,
-        "iops_max": iops.iter().copied().fold(0.0f64, f64::max).round() as u64,
+        "iops_min": extent(&iops).0,
+        "iops_max": extent(&iops).1,
         "iops_mean": iops_mean,
         "iops_stddev": iops_dev,
         "iops_samples": iops.len(),
     })
+}
+
+/// The least and greatest sample, rounded as fio writes them (0 and 0
+/// without samples).
+fn extent(v: &[f64]) -> (u64, u64) {
+    let lo = v.iter().copied().reduce(f64::min).unwrap_or(0.0);
+    let hi = v.iter().copied().reduce(f64::max).unwrap_or(0.0);
+    (lo.round() as u64, hi.round() as u64)
 }
 
 /// fio's min/max/mean/stddev/N of a latency, in ns.
