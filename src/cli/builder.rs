@@ -95,6 +95,12 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--jobs-share`: every job on the whole region.
+    pub fn jobs_share(mut self) -> Self {
+        self.args.jobs_share = true;
+        self
+    }
+
     /// `--passes N`.
     pub fn passes(mut self, n: u64) -> Result<Self> {
         if n == 0 {

@@ -19,9 +19,9 @@
 //! What fio would do and stripebench would not is refused by the option's
 //! name, never dropped: an unknown key, a value whose meaning would change
 //! (`4KiB` is 4000 bytes under fio's default kb_base=1024, and is kept as
-//! 4000), a combination stripebench runs otherwise (numjobs on a sequential
-//! pattern: fio's clones read the same region, stripebench's jobs split
-//! it). The file is hostile input: at most [`MAX_BYTES`], text only, no
+//! 4000), a combination stripebench runs otherwise (`cpus_allowed=0-3`
+//! without `cpus_allowed_policy=split`). numjobs' clones each cover the
+//! job's whole region, as `--jobs N --jobs-share` do. The file is hostile input: at most [`MAX_BYTES`], text only, no
 //! `include`, and no `$(...)` or backticks. What fio evaluates in a value
 //! (`${VAR}`, `$pagesize`, `$mb_memory`, `$ncpus`, arithmetic) is evaluated
 //! as fio does by `expr`, our own small parser, and said in a `#` line.
@@ -502,6 +502,7 @@ fn canonical(key: &str) -> &str {
     match key {
         "readwrite" => "rw",
         "blocksize" => "bs",
+        "blocksize_range" => "bsrange",
         "timeout" => "runtime",
         "wait_for_previous" => "stonewall",
         "io_limit" => "io_size",
@@ -568,6 +569,7 @@ pub enum Set {
     Passes(u64),
     Ramp(Duration),
     Jobs(usize),
+    JobsShare,
     Engine(EngineArg),
     Iodepth(usize),
     NoRegister,
@@ -605,6 +607,7 @@ impl Set {
             Set::Passes(_) => "passes",
             Set::Ramp(_) => "ramp",
             Set::Jobs(_) => "jobs",
+            Set::JobsShare => "jobs_share",
             Set::Engine(_) => "engine",
             Set::Iodepth(_) => "iodepth",
             Set::NoRegister => "no_register",
@@ -644,6 +647,7 @@ impl Set {
             Set::Passes(n) => format!("--passes={n}"),
             Set::Ramp(d) => format!("--ramp={}", fmt_duration(*d)),
             Set::Jobs(n) => format!("--jobs={n}"),
+            Set::JobsShare => "--jobs-share".into(),
             Set::Engine(e) => format!("--engine={}", named(&|| e.to_possible_value())),
             Set::Iodepth(n) => format!("--iodepth={n}"),
             Set::NoRegister => "--no-register".into(),
@@ -685,6 +689,7 @@ impl Set {
             Set::Passes(n) => b.passes(*n)?,
             Set::Ramp(d) => b.ramp(*d),
             Set::Jobs(n) => b.jobs(*n)?,
+            Set::JobsShare => b.jobs_share(),
             Set::Engine(e) => b.engine(*e),
             Set::Iodepth(n) => b.iodepth(*n)?,
             Set::NoRegister => b.no_register(),
@@ -1337,6 +1342,29 @@ mod tests {
         e
     }
 
+    // Issue 41: numjobs=4 on a sequential pattern, or bounded by size=,
+    // was refused: fio's clones each cover the job's whole region, which
+    // stripebench's --jobs (a slice each) did not do. --jobs-share does.
+    #[test]
+    fn numjobs_clones_each_cover_the_whole_region() {
+        for text in [
+            "[j]\nrw=read\nnumjobs=4\ntime_based\nruntime=10\n",
+            "[j]\nrw=randread\nnumjobs=4\n",
+            "[j]\nrw=rw\nnumjobs=4\n",
+        ] {
+            let a = args(text);
+            assert!(
+                a.contains(&"--jobs=4".to_string()) && a.contains(&"--jobs-share".to_string()),
+                "{text:?}: {a:?}"
+            );
+        }
+        // Bounded by size=: each clone does one pass of it.
+        let a = args("[j]\nrw=read\nnumjobs=2\nsize=1m\n");
+        assert!(a.contains(&"--passes=1".to_string()), "{a:?}");
+        // One job has nothing to share.
+        assert!(!args("[j]\nnumjobs=1\n").contains(&"--jobs-share".to_string()));
+    }
+
     #[test]
     fn a_job_is_its_globals_and_its_own_options_the_later_winning() {
         let t = one("; a comment\n[global]\nrw=randread\nbs=4k  ; inline\ndirect=1\ntime_based\nruntime=30\n# another\n[job1]\nbs=64k\nfilename=/dev/a:/dev/b\niodepth=8\nioengine=io_uring\n").unwrap();
@@ -1404,11 +1432,14 @@ mod tests {
 
     #[test]
     fn unknown_options_are_refused_by_name_with_the_nearest_option() {
-        let e = refused("[global]\nbsrange=4k-4k\n[f1]\nrw=write\n");
+        let e = refused("[global]\nbsrange=4k-64k\n[f1]\nrw=write\n");
         assert!(
-            e.contains("line 2 [global] (for [f1])") && e.contains("`bsrange=4k-4k`"),
+            e.contains("line 2 [global] (for [f1])") && e.contains("`bsrange=4k-64k`"),
             "{e}"
         );
+        // One size is one size, whatever bs= says (fio's bsrange decides).
+        let a = args("[j]\nbs=64k\nblocksize_range=8k-8k\n");
+        assert!(a.contains(&"--bs=8k".to_string()), "{a:?}");
         let e = refused("[j]\niodepth_batch=8\n");
         assert!(
             e.contains("`iodepth_batch=8` is fio's") && e.contains("--iodepth N"),
@@ -1432,11 +1463,6 @@ mod tests {
     #[test]
     fn what_would_change_meaning_is_refused_by_name() {
         for (text, named) in [
-            (
-                "[j]\nrw=read\nnumjobs=4\ntime_based\nruntime=10\n",
-                "numjobs=4",
-            ),
-            ("[j]\nrw=randread\nnumjobs=4\n", "numjobs=4"),
             ("[j]\nioengine=vsync\niodepth=16\n", "ioengine=vsync"),
             ("[j]\nioengine=mmap\ndirect=1\n", "ioengine=mmap"),
             (

@@ -16,7 +16,7 @@ enum Says {
 
 /// fio's options that stripebench spells otherwise, or does not have.
 const FIO: &[(&str, Says)] = &[
-    ("numjobs", Says::Use(|v| format!("--jobs {}", v.unwrap_or("N")))),
+    ("numjobs", Says::Use(|v| format!("--jobs {} --jobs-share", v.unwrap_or("N")))),
     ("runtime", Says::Use(|v| format!("-t {}", seconds(v)))),
     ("ramp_time", Says::Use(|v| format!("--ramp {}", seconds(v)))),
     (
@@ -261,11 +261,11 @@ mod tests {
     fn fio_spellings_get_the_stripebench_spelling() {
         assert_eq!(
             h("run --numjobs=2 /dev/loop0").as_deref(),
-            Some("`--numjobs=2` is fio's: stripebench says `--jobs 2`")
+            Some("`--numjobs=2` is fio's: stripebench says `--jobs 2 --jobs-share`")
         );
         assert_eq!(
             h("run --numjobs 4").as_deref(),
-            Some("`--numjobs=4` is fio's: stripebench says `--jobs 4`")
+            Some("`--numjobs=4` is fio's: stripebench says `--jobs 4 --jobs-share`")
         );
         assert_eq!(
             h("run --direct=1").as_deref(),

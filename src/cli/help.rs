@@ -23,6 +23,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "buffered",
             "uncached",
             "jobs",
+            "jobs_share",
             "iodepth",
             "engine",
             "rate",

@@ -215,6 +215,13 @@ pub struct RunArgs {
     #[arg(short = 'j', long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_count)]
     pub jobs: usize,
 
+    /// Every job covers the target's whole region, as fio's numjobs clones
+    /// do, instead of a disjoint slice of its own: their I/Os overlap (a
+    /// sequential read is read --jobs times; buffered, the page cache
+    /// serves the repeats)
+    #[arg(long)]
+    pub jobs_share: bool,
+
     /// CPUs to pin workers to, round-robin, e.g. 0-3,6 (default: all online CPUs).
     #[arg(long, allow_hyphen_values = true, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
     pub cpus: Option<CpuList>,
@@ -447,6 +454,7 @@ impl Default for RunArgs {
             size: None,
             offset: 0,
             jobs: 1,
+            jobs_share: false,
             cpus: None,
             no_pin: false,
             seed: None,

@@ -36,6 +36,10 @@ pub enum ConfigError {
     StripeOfOne,
     #[error("--stripe gives each member one worker: drop --jobs")]
     StripeWithJobs,
+    #[error("--jobs-share lets several --jobs cover one region: give --jobs 2 or more, or drop --jobs-share")]
+    ShareOfOne,
+    #[error("--verify needs one writer per block, and --jobs-share gives each block --jobs of them: drop one")]
+    ShareWithVerify,
     #[error("--members names the volume whose members are driven: name no TARGET with it")]
     MembersWithTargets,
     #[error("--testbed-size {0} is too small: give at least 1m")]
@@ -221,6 +225,12 @@ fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
     }
     if args.members.is_some() && !args.targets.is_empty() {
         return Err(ConfigError::MembersWithTargets);
+    }
+    if args.jobs_share && args.jobs < 2 {
+        return Err(ConfigError::ShareOfOne);
+    }
+    if args.jobs_share && args.verify {
+        return Err(ConfigError::ShareWithVerify);
     }
     Ok(())
 }
@@ -493,6 +503,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         size: args.size,
         offset: args.offset,
         jobs: args.jobs,
+        jobs_share: args.jobs_share,
         cpus,
         seed,
         allow_destructive: args.allow_destructive,
@@ -573,6 +584,19 @@ mod tests {
         assert_eq!(c.seed, 7);
         assert!(c.testbed.is_none());
         assert_eq!(cfg(&["--cpus", "1"]).unwrap().cpus, Some(vec![1]));
+    }
+
+    #[test]
+    fn jobs_share_needs_jobs_and_no_verify() {
+        assert!(cfg(&["--jobs", "2", "--jobs-share"]).unwrap().jobs_share);
+        assert!(matches!(
+            cfg(&["--jobs-share"]),
+            Err(ConfigError::ShareOfOne)
+        ));
+        assert!(matches!(
+            cfg(&["--jobs", "2", "--jobs-share", "--verify", "--rw", "write"]),
+            Err(ConfigError::ShareWithVerify)
+        ));
     }
 
     #[test]

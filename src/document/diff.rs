@@ -177,7 +177,15 @@ fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
         parts.push(format!("{targets} target(s)"));
     }
     if keep("jobs") {
-        parts.push(format!("{} job(s) per target", c.jobs));
+        parts.push(format!(
+            "{} job(s) per target{}",
+            c.jobs,
+            if c.jobs_share {
+                " sharing its region"
+            } else {
+                ""
+            }
+        ));
     }
     if let (true, Some(r)) = (keep("rate"), c.rate) {
         parts.push(format!("rate {} per worker", r.label()));

@@ -292,7 +292,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",
         );
     }
-    if cfg.jobs > 1 && cfg.size.is_none() && cfg.offset > 0 {
+    if cfg.jobs > 1 && !cfg.jobs_share && cfg.size.is_none() && cfg.offset > 0 {
         return Err(UsageError(
             "--print-fio with --jobs and --offset needs --size: fio's shares are of the whole file; give --size".into(),
         ));
@@ -306,7 +306,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             crate::base::error::show_text(&t.to_string_lossy())
         )));
     }
-    if cfg.jobs > 1 && cfg.size.is_none() {
+    if cfg.jobs > 1 && !cfg.jobs_share && cfg.size.is_none() {
         notes.push("--jobs: each fio job gets the same share of the region; fio rounds its slice otherwise than stripebench (to the block size)");
     }
     let mut setup = Vec::new();
@@ -441,7 +441,7 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
 }
 
 /// One fio job per target and `--jobs`, each on its share of the region
-/// and its CPU, appended to `out`.
+/// (the whole region with --jobs-share) and its CPU, appended to `out`.
 fn push_jobs(cfg: &RunConfig, targets: &[PathBuf], out: &mut String) {
     let jobs = cfg.jobs.max(1) as u64;
     for (ti, t) in targets.iter().enumerate() {
@@ -452,6 +452,14 @@ fn push_jobs(cfg: &RunConfig, targets: &[PathBuf], out: &mut String) {
                 format!("--filename={}", filename(&t.to_string_lossy())),
             ];
             match cfg.size {
+                _ if cfg.jobs_share => {
+                    if cfg.offset > 0 {
+                        w.push(format!("--offset={}", cfg.offset));
+                    }
+                    if let Some(size) = cfg.size {
+                        w.push(format!("--size={size}"));
+                    }
+                }
                 Some(size) => {
                     let share = size / jobs;
                     w.push(format!("--offset={}", cfg.offset + job * share));

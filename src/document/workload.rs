@@ -30,7 +30,7 @@
 use crate::document::run::ConfigDoc;
 
 /// The options that make the workload, in the order they are named.
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 17] = [
     "rw",
     "read_pct",
     "bs",
@@ -38,6 +38,7 @@ const NAMES: [&str; 16] = [
     "engine",
     "iodepth",
     "jobs",
+    "jobs_share",
     "size",
     "offset",
     "io_limit",
@@ -68,6 +69,8 @@ impl Workload {
             ("engine", c.engine.name().to_string()),
             ("iodepth", c.iodepth.to_string()),
             ("jobs", c.jobs.to_string()),
+            // Jobs on one shared region read what each other read.
+            ("jobs_share", c.jobs_share.to_string()),
             ("size", opt(c.size)),
             ("offset", c.offset.to_string()),
             ("io_limit", opt(c.io_limit)),
@@ -150,6 +153,7 @@ mod tests {
             ("direct", |c| c.direct = !c.direct, true),
             ("iodepth", |c| c.iodepth += 1, true),
             ("jobs", |c| c.jobs += 1, true),
+            ("jobs_share", |c| c.jobs_share = true, true),
             ("size", |c| c.size = Some(1 << 30), true),
             ("offset", |c| c.offset += 4096, true),
             ("io_limit", |c| c.io_limit = Some(1 << 20), true),

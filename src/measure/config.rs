@@ -94,6 +94,9 @@ pub struct RunConfig {
     pub size: Option<u64>,
     pub offset: u64,
     pub jobs: usize,
+    /// `--jobs-share`: each job covers the whole region (fio's numjobs
+    /// clones), not a slice of its own.
+    pub jobs_share: bool,
     /// CPUs to pin to, round-robin; `None` = not pinned.
     pub cpus: Option<Vec<usize>>,
     pub seed: u64,

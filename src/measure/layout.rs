@@ -67,7 +67,13 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         let logical_bs = bs;
         let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
         let unit = stripe_unit(cfg, &t, bs, &mut warnings)?;
-        let Some(slices) = split_region(region, cfg.jobs, unit) else {
+        // fio's numjobs clones each cover the whole region (--jobs-share).
+        let slices = if cfg.jobs_share {
+            (region.length >= unit).then(|| vec![region; cfg.jobs])
+        } else {
+            split_region(region, cfg.jobs, unit)
+        };
+        let Some(slices) = slices else {
             return usage(format!(
                 "{p}'s region ({}) cannot give each of --jobs {} its own block of --bs {}: use fewer jobs or a smaller --bs",
                 fmt_bytes(region.length),

@@ -197,7 +197,7 @@ pub fn heading(doc: &RunDocument) -> String {
     };
     let _ = writeln!(
         out,
-        "stripebench {}: {}{}, bs {}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s), seed {}",
+        "stripebench {}: {}{}, bs {}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s){}, seed {}",
         Shown(&doc.tool.version),
         c.rw.name(),
         match (c.rw.name(), &doc.total.figures.by_direction) {
@@ -218,6 +218,11 @@ pub fn heading(doc: &RunDocument) -> String {
         Shown(&engine_paths(doc)),
         doc.targets.len(),
         c.jobs,
+        if c.jobs_share {
+            " sharing each target's region"
+        } else {
+            ""
+        },
         c.seed
     );
     let _ = writeln!(

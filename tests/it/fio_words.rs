@@ -8,7 +8,7 @@ fn fio_spellings_are_refused_with_the_stripebench_spelling() {
     for (args, said) in [
         (
             &["run", "--numjobs=2", "/dev/null"][..],
-            "`--numjobs=2` is fio's: stripebench says `--jobs 2`",
+            "`--numjobs=2` is fio's: stripebench says `--jobs 2 --jobs-share`",
         ),
         (
             &["run", "--direct=1"],

@@ -42,7 +42,7 @@ const STEPS: &[Step] = &[
         run: pattern,
     },
     Step {
-        keys: &["bs"],
+        keys: &["bs", "bsrange"],
         run: block_size,
     },
     Step {
@@ -400,8 +400,33 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
-/// The request size (fio's default: 4k, for every pattern).
+/// The request size (fio's default: 4k, for every pattern). fio's
+/// bsrange=MIN-MAX, when given, decides it whatever bs= says: one size
+/// when MIN is MAX.
 fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if let Some(o) = r.get("bsrange") {
+        let v = o.value.as_deref().unwrap_or("");
+        let Some((lo, hi)) = v.split_once(['-', ':']).filter(|_| !v.contains(',')) else {
+            return r.refuse(o, "is not one MIN-MAX range: give bsrange=4k-4k, or bs=");
+        };
+        let (lo, hi) = (
+            fio_size(lo, r.kb_base).or_else(|why| r.refuse(o, why))?,
+            fio_size(hi, r.kb_base).or_else(|why| r.refuse(o, why))?,
+        );
+        if lo == 0 || lo != hi {
+            return r.refuse(o, "draws each request's size from a range; stripebench's requests are all one size: give one size (bsrange=4k-4k, or bs=)");
+        }
+        if let Some(b) = r.get("bs") {
+            d.notes.push(format!(
+                "{}: fio's bsrange= decides the size when given, so stripebench's --bs is {}",
+                show_text(&r.written(b)),
+                crate::base::units::fmt_size_arg(lo)
+            ));
+        }
+        d.bs = lo;
+        d.args.push(Set::Bs(lo));
+        return Ok(());
+    }
     d.bs =
         match r.get("bs") {
             Some(o) if o.value.as_deref().is_some_and(|v| v.contains(',')) => return r.refuse(
@@ -532,9 +557,8 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.args.push(Set::IoLimit(r.size(o)?));
     } else {
         // fio does size= once (loops= times), then ends; runtime= caps it.
-        if let Some((o, n)) = numjobs.filter(|(_, n)| *n > 1) {
-            return r.refuse(o, format!("without time_based: fio's {n} clones each do size= bytes of the same region; stripebench's --jobs {n} split the region: add time_based and runtime=, or give numjobs=1"));
-        }
+        // Each of numjobs' clones does so over the whole region: so do
+        // stripebench's --jobs with --jobs-share, a pass each.
         let loops = match r.get("loops") {
             Some(o) => match r.count(o)? {
                 0 => return r.refuse(o, "is 0: give loops=1 or more"),
@@ -546,14 +570,11 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     }
     // fio's default ramp is none; stripebench's is 1 s: always say it.
     d.args.push(Set::Ramp(ramp.unwrap_or_default()));
-    if let Some((o, n)) = numjobs {
-        if n > 1 && !d.random {
-            let rw = &d.rw;
-            return r.refuse(o, format!("with rw={rw}: fio's {n} clones each stream the same region; stripebench's --jobs {n} split it into {n} slices: give numjobs=1, or a random pattern"));
-        }
-        if n > 1 {
-            d.args.push(Set::Jobs(n as usize));
-        }
+    // fio's numjobs clones each cover the job's whole region: stripebench's
+    // --jobs with --jobs-share.
+    if let Some((_, n)) = numjobs.filter(|(_, n)| *n > 1) {
+        d.args.push(Set::Jobs(n as usize));
+        d.args.push(Set::JobsShare);
     }
     Ok(())
 }

@@ -88,6 +88,10 @@ pub struct ConfigDoc {
     pub size: Option<u64>,
     pub offset: u64,
     pub jobs: usize,
+    /// `--jobs-share`: every job covered the whole region; absent when
+    /// each had a slice of its own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub jobs_share: bool,
     pub cpus: Option<Vec<usize>>,
     pub pin: bool,
     pub seed: u64,
@@ -150,6 +154,7 @@ impl ConfigDoc {
             size: c.size,
             offset: c.offset,
             jobs: c.jobs,
+            jobs_share: c.jobs_share,
             cpus: c.cpus.clone(),
             pin: c.cpus.is_some(),
             seed: c.seed,
