@@ -197,7 +197,13 @@ pub fn expand_text(
         } else {
             (tail.clone(), None)
         };
-        let head = if n > 1 {
+        let head = if g.is_read_back {
+            format!(
+                "# {shown}: run {} of {n} ({}), its read-back, after the write ends (do_verify=1)",
+                i + 1,
+                sections_shown(&g.sections)
+            )
+        } else if n > 1 {
             format!(
                 "# {shown}: run {} of {n} ({}), after the one before ends (stonewall)",
                 i + 1,
@@ -548,6 +554,9 @@ struct Translated {
     args: Vec<Set>,
     targets: Vec<String>,
     notes: Vec<String>,
+    /// A verified write that fio reads back in the same job
+    /// (do_verify=1): its read-back is the run after it.
+    read_back: bool,
 }
 
 /// One of `run`'s options as a job sets it, typed: applied to the run
@@ -918,6 +927,12 @@ struct Group {
     args: Vec<Set>,
     targets: Vec<String>,
     notes: Vec<String>,
+    /// A verified write whose read-back (fio's do_verify=1) is the group
+    /// after it.
+    then_read_back: bool,
+    /// The read-back of the group before it: that group's region read
+    /// once and every block checked.
+    is_read_back: bool,
 }
 
 /// The file's groups, each one run.
@@ -961,7 +976,55 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             runs.len()
         )));
     }
-    runs.iter().map(|g| group(g, shown)).collect()
+    let mut out = Vec::new();
+    for g in &runs {
+        let g = group(g, shown)?;
+        let back = runs_read_back(&g);
+        out.push(g);
+        out.extend(back);
+    }
+    if out.len() > MAX_GROUPS {
+        return Err(FioJobError(format!(
+            "fio job file {shown} is {} runs (its stonewall groups and the read-back of each verified write), more than stripebench runs from one file ({MAX_GROUPS}): split it into files of fewer groups",
+            out.len()
+        )));
+    }
+    Ok(out)
+}
+
+/// The read-back of `g` when it is a verified write fio reads back in
+/// the same job (do_verify=1): the same region, targets and engine, read
+/// once from its start with no ramp and no time limit (`stripebench
+/// verify`'s run), each block checked.
+fn runs_read_back(g: &Group) -> Option<Group> {
+    if !g.then_read_back {
+        return None;
+    }
+    let mut args = Vec::new();
+    let mut bounded = false;
+    for a in &g.args {
+        match a {
+            Set::Rw(_) => args.push(Set::Rw(RwMode::Read)),
+            // fio reads back what was written, once, whatever bounded
+            // the write (runtime=, io_size=, loops=).
+            Set::Duration(_) | Set::IoLimit(_) | Set::Passes(_) => {
+                if !bounded {
+                    bounded = true;
+                    args.push(Set::Passes(1));
+                }
+            }
+            Set::Ramp(_) => args.push(Set::Ramp(Duration::ZERO)),
+            a => args.push(a.clone()),
+        }
+    }
+    Some(Group {
+        sections: g.sections.clone(),
+        args,
+        targets: g.targets.clone(),
+        notes: vec!["the read-back of the write before (fio's do_verify=1): its region read once from the start, every block checked (exit 1 if any is corrupt, misplaced, stale or lost)".into()],
+        then_read_back: false,
+        is_read_back: true,
+    })
 }
 
 /// The `#` lines of the job's evaluated values, those it reads (an
@@ -1000,7 +1063,17 @@ fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Gro
             )));
         }
     }
+    if let Some((job, _, _)) = jobs.iter().find(|(_, t, _)| t.read_back != t0.read_back) {
+        return Err(FioJobError(format!(
+            "fio job file {shown}: [{}] and [{}] run at once in fio (no stonewall between them) but only one reads its blocks back (do_verify differs); stripebench reads a run's targets back together: add `stonewall` to [{}] to run it after, or give them the same do_verify",
+            show_text(&first.name),
+            show_text(&job.name),
+            show_text(&job.name),
+        )));
+    }
     let mut g = Group {
+        then_read_back: t0.read_back,
+        is_read_back: false,
         sections: jobs.iter().map(|(j, _, _)| j.name.clone()).collect(),
         args: t0.args.clone(),
         targets: jobs
@@ -1187,6 +1260,12 @@ fn sweep(
     tail: &[OsString],
     tail_strs: &[String],
 ) -> Result<SweepPlan, FioJobError> {
+    if let Some(g) = groups.iter().find(|g| g.then_read_back) {
+        return Err(FioJobError(format!(
+            "sweep --fio-job {shown}: [{}] writes and reads its blocks back (verify= with do_verify=1), two runs that are no one point of a sweep: add do_verify=0 (and check with `stripebench verify` after), or run it with run --fio-job",
+            show_text(&g.sections[0])
+        )));
+    }
     if groups.len() < 2 {
         return Err(FioJobError(format!(
             "sweep --fio-job {shown}: the file is one group of jobs (no stonewall between sections): a sweep needs groups that differ in one parameter; run it with run --fio-job"
@@ -1475,7 +1554,7 @@ mod tests {
             ("[j]\nrw=randrw\nrate=10m\n", "rate=10m"),
             ("[j]\nsize=50%\n", "size=50%"),
             ("[j]\ntime_based\n", "time_based"),
-            ("[j]\nrw=write\nverify=crc32c\n", "verify=crc32c"),
+            ("[j]\nrw=randwrite\nverify=crc32c\n", "verify=crc32c"),
             (
                 "[j]\nrw=write\nbuffer_compress_percentage=50\n",
                 "buffer_compress_percentage=50",

@@ -133,11 +133,24 @@ const STEPS: &[Step] = &[
             "buffer_compress_percentage",
             "buffer_compress_chunk",
             "dedupe_percentage",
+            "buffer_pattern",
         ],
         run: written_data,
     },
     Step {
-        keys: &["verify", "do_verify"],
+        keys: &[
+            "verify",
+            "do_verify",
+            "verify_fatal",
+            "verify_dump",
+            "experimental_verify",
+            "verify_state_save",
+            "verify_state_load",
+            "verify_interval",
+            "verify_offset",
+            "verify_backlog",
+            "verify_pattern",
+        ],
         run: verify,
     },
     Step {
@@ -190,6 +203,7 @@ pub(super) fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobErro
         args: d.args,
         targets: d.targets,
         notes: d.notes,
+        read_back: d.read_back,
     })
 }
 
@@ -308,6 +322,9 @@ struct Draft {
     /// fio's ioengine=, as given.
     engine: String,
     depth: u64,
+    /// A verified write to be read back and checked after it (fio's
+    /// do_verify=1), as a run of its own.
+    read_back: bool,
 }
 
 impl Default for Draft {
@@ -322,6 +339,7 @@ impl Default for Draft {
             direct: false,
             engine: "psync".into(),
             depth: 1,
+            read_back: false,
         }
     }
 }
@@ -869,8 +887,11 @@ fn measurement_knobs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     }
 }
 
-/// Written data: compressible and duplicated shares.
+/// Written data: compressible and duplicated shares; no pattern.
 fn written_data(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if let Some(o) = r.get("buffer_pattern") {
+        return r.refuse(o, "fills every written block with fio's pattern; stripebench writes data of its own (random, or --buffer-compress and --dedupe shares), never a given pattern, so a later check of the pattern would fail: drop it, or run this job with fio");
+    }
     if let Some(o) = r.get("buffer_compress_percentage") {
         let p = r.pct(o)?;
         if p > 0 {
@@ -894,26 +915,113 @@ fn written_data(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
-/// Verification: stripebench's own self-describing blocks.
+/// fio's verify methods (HOWTO `verify=`): each checks fio's own header
+/// and data; a job naming any of them is checked with stripebench's
+/// blocks instead (`verify=pattern` and `pattern_hdr` check fio's
+/// verify_pattern, refused by [`verify`]).
+const VERIFY_METHODS: &[&str] = &[
+    "md5",
+    "crc64",
+    "crc32c",
+    "crc32c-intel",
+    "crc32",
+    "crc16",
+    "crc7",
+    "xxhash",
+    "sha512",
+    "sha256",
+    "sha1",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
+    "meta",
+];
+
+/// fio's verify options that change only what fio keeps or how it finds
+/// a bad block, never which blocks are checked nor the verdict: each, on,
+/// said in a `#` line.
+const VERIFY_BOOKKEEPING: &[(&str, &str)] = &[
+    ("verify_fatal", "verify_fatal=1: fio ends the job at the first bad block; stripebench reads the whole region and names every bad block: the verdict is the same (a non-zero exit), the count may be larger"),
+    ("verify_dump", "verify_dump=1: fio writes each bad block's expected and read data to files; stripebench writes no such files, it names each bad block's offset and kind"),
+    ("experimental_verify", "experimental_verify=1: fio replays its writes to know what to check rather than keeping a record of each; stripebench's blocks say what they are, so it needs neither"),
+    ("verify_state_save", "verify_state_save=1: fio saves how far its write got, for a later job's verify_state_load; stripebench's blocks carry the range their write covers, so no state file is written"),
+    ("verify_state_load", "verify_state_load=1: fio reads how far an earlier write got from its state file; stripebench reads the range each block's write covered from the block itself (blocks past it are counted unwritten, not bad), so no state file is read"),
+];
+
+/// Verification: stripebench's own self-describing blocks, with fio's
+/// method names taken for them. rw=write with do_verify=1 (fio's default)
+/// is the write and then, as a run of its own, the read-back
+/// (`Draft::read_back`).
 fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
-    let Some(o) = r.get("verify") else {
+    // fio fills its buffers with verify_pattern whether or not it checks.
+    if let Some(o) = r.get("verify_pattern") {
+        return r.refuse(o, "writes fio's pattern into every block and checks it; stripebench's blocks carry a header and data of their own, checked by their checksum, and no pattern: drop it (and give verify=crc32c) to check with stripebench's blocks, or run this job with fio");
+    }
+    let method = match r.get("verify") {
+        None => None,
+        Some(o) => match o.value.as_deref() {
+            None => return r.refuse(o, "names no method: give verify=crc32c or the like"),
+            Some("0" | "null") => None,
+            Some("pattern" | "pattern_hdr") => return r.refuse(o, "checks fio's verify_pattern, which stripebench does not write: give verify=crc32c to check with stripebench's blocks, or run this job with fio"),
+            Some(m) if VERIFY_METHODS.contains(&m) => Some((o, m)),
+            Some(_) => return r.refuse(o, "is not one of fio's verify methods (md5, crc32c, xxhash, sha256, meta, ...): give verify=crc32c"),
+        },
+    };
+    // Without a method fio checks nothing, and its verify_* options are
+    // not read: nor are they here (after their values are checked).
+    let do_verify = r.flag("do_verify")?;
+    let mut bookkeeping = Vec::new();
+    for (key, note) in VERIFY_BOOKKEEPING {
+        if r.flag(key)? == Some(true) {
+            bookkeeping.push(*note);
+        }
+    }
+    for key in ["verify_interval", "verify_offset"] {
+        if let Some(o) = r.get(key) {
+            r.size(o)?;
+        }
+    }
+    let backlog = match r.get("verify_backlog") {
+        Some(o) if r.count(o)? > 0 => Some(o),
+        _ => None,
+    };
+    let Some((o, m)) = method else {
         return Ok(());
     };
-    match o.value.as_deref() {
-        None => return r.refuse(o, "names no method: give verify=crc32c or the like"),
-        Some("0" | "null") => {}
-        Some(_) => {
-            let rw = &d.rw;
-            if rw != "read" && rw != "write" {
-                return r.refuse(o, format!("with rw={rw}: stripebench verifies whole sequential passes, written with rw=write and read back with rw=read: give one of them"));
-            }
-            if rw.contains("write") && r.flag("do_verify")? != Some(false) {
-                return r.refuse(o, "with rw=write also reads the blocks back in the same job (fio's do_verify=1); stripebench writes them with --verify and checks them with `stripebench verify` afterwards: add do_verify=0, and run `stripebench verify` after it");
-            }
-            d.args.push(Set::Verify);
-            d.notes.push(
-                "verify: stripebench's self-describing blocks, not fio's verify headers".into(),
-            );
+    let rw = d.rw.clone();
+    if rw != "read" && rw != "write" {
+        let why = if rw.contains("write") || rw.starts_with("rand") || rw == "rw" {
+            "fio keeps a record of each offset a mixed or random write wrote and checks those; stripebench checks its blocks as whole sequential passes (their writers' order is how a stale or lost block is told), and keeps no such record: give rw=write (then the read-back), or run this job with fio"
+        } else {
+            "stripebench checks whole sequential passes: give rw=write or rw=read"
+        };
+        return r.refuse(o, format!("with rw={rw}: {why}"));
+    }
+    let writes = rw == "write";
+    if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
+        return r.refuse(b, "reads back every N blocks as they are written, in the write job, so fio's write figure holds that reading too; stripebench reads the region back after the write, as a run of its own (fio's default): drop it for that, or run this job with fio");
+    }
+    if !writes && do_verify == Some(false) {
+        d.notes.push(format!("verify={m} with do_verify=0 on a read: fio checks nothing it reads, and neither does stripebench"));
+        return Ok(());
+    }
+    d.args.push(Set::Verify);
+    d.notes.push(format!(
+        "verify={m}: fio's {m} over its own verify header; stripebench writes and checks its own self-describing blocks (a 64-byte header naming the offset and write, and a CRC32C of the whole block) instead"
+    ));
+    for key in ["verify_interval", "verify_offset"] {
+        if let Some(o) = r.get(key) {
+            d.notes.push(format!("{}: where fio puts its header in a block (a header every N bytes, or moved from the start); stripebench's one checksum covers the whole block, so a corruption anywhere in it is found, named by its block", show_text(&r.written(o))));
+        }
+    }
+    d.notes.extend(bookkeeping.iter().map(|n| n.to_string()));
+    if writes {
+        if do_verify == Some(false) {
+            d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with `stripebench verify` (the same --bs, --offset and --size)".into());
+        } else {
+            d.read_back = true;
+            d.notes.push("do_verify=1 (fio's default with verify=): fio reads the region back and checks it once the write ends; stripebench does so as the run after this one, and this run's write figures, like fio's, hold none of that reading".into());
         }
     }
     Ok(())
@@ -980,5 +1088,148 @@ mod tests {
         keys.sort_unstable();
         keys.dedup();
         assert_eq!(keys.len(), n, "a key listed twice");
+    }
+
+    fn translated(text: &str) -> Result<Translated, FioJobError> {
+        let jobs = super::super::jobs(super::super::parse(text, "j.fio")?);
+        translate(&jobs[0], "j.fio")
+    }
+
+    fn refusal(text: &str) -> String {
+        match translated(text) {
+            Err(e) => e.0,
+            Ok(t) => panic!("not refused: {:?}", t.args),
+        }
+    }
+
+    #[test]
+    fn a_verified_write_is_read_back_unless_do_verify_is_0() {
+        let t = translated("[j]\nrw=write\nverify=md5\n").unwrap();
+        assert!(t.read_back && t.args.contains(&Set::Verify), "{t:?}");
+        assert!(
+            t.notes.iter().any(|n| n.starts_with("do_verify=1")),
+            "{t:?}"
+        );
+        assert!(
+            t.notes.iter().any(|n| n.starts_with("verify=md5: ")),
+            "{t:?}"
+        );
+        let t = translated("[j]\nrw=write\nverify=crc32c\ndo_verify=0\n").unwrap();
+        assert!(!t.read_back && t.args.contains(&Set::Verify), "{t:?}");
+    }
+
+    #[test]
+    fn a_read_with_do_verify_0_checks_nothing_as_fio_does() {
+        let t = translated("[j]\nrw=read\nverify=md5\ndo_verify=0\n").unwrap();
+        assert!(!t.args.contains(&Set::Verify), "{t:?}");
+        let t = translated("[j]\nrw=read\nverify=md5\n").unwrap();
+        assert!(t.args.contains(&Set::Verify) && !t.read_back, "{t:?}");
+    }
+
+    #[test]
+    fn fio_s_verify_bookkeeping_is_accepted_and_said_in_a_line_each() {
+        let t = translated("[j]\nrw=write\nverify=xxhash\nverify_fatal=1\nverify_dump=1\nexperimental_verify=1\nverify_state_save=1\nverify_interval=512\nverify_offset=8\n").unwrap();
+        for key in [
+            "verify_fatal=1",
+            "verify_dump=1",
+            "experimental_verify=1",
+            "verify_state_save=1",
+            "verify_interval=512",
+            "verify_offset=8",
+        ] {
+            assert!(
+                t.notes.iter().any(|n| n.starts_with(key)),
+                "{key}: {:?}",
+                t.notes
+            );
+        }
+        // Their values are still checked.
+        assert!(refusal("[j]\nrw=write\nverify=md5\nverify_fatal=2\n")
+            .contains("`verify_fatal=2` takes 0 or 1"));
+    }
+
+    #[test]
+    fn what_our_verify_cannot_honour_is_refused_by_name_with_why() {
+        for (text, named, why) in [
+            (
+                "[j]\nrw=randwrite\nverify=crc32c\n",
+                "`verify=crc32c` with rw=randwrite",
+                "sequential passes",
+            ),
+            (
+                "[j]\nrw=rw\nverify=crc32c\n",
+                "`verify=crc32c` with rw=rw",
+                "record of each offset",
+            ),
+            (
+                "[j]\nrw=write\nverify=md5\nverify_backlog=32\n",
+                "`verify_backlog=32`",
+                "write figure",
+            ),
+            (
+                "[j]\nrw=write\nverify=meta\nverify_pattern=0xaa\n",
+                "`verify_pattern=0xaa`",
+                "no pattern",
+            ),
+            (
+                "[j]\nrw=read\nverify=pattern\n",
+                "`verify=pattern`",
+                "verify_pattern",
+            ),
+            (
+                "[j]\nrw=write\nbuffer_pattern=0xaa\n",
+                "`buffer_pattern=0xaa`",
+                "pattern",
+            ),
+            (
+                "[j]\nrw=write\nverify=md6\n",
+                "`verify=md6`",
+                "not one of fio's verify methods",
+            ),
+        ] {
+            let e = refusal(text);
+            assert!(e.contains(named) && e.contains(why), "{text:?}: {e}");
+            assert!(!e.contains('\n'), "{e}");
+        }
+        // With do_verify=0 there is no read-back for a backlog to change.
+        let t = translated("[j]\nrw=write\nverify=md5\nverify_backlog=32\ndo_verify=0\n").unwrap();
+        assert!(t.args.contains(&Set::Verify), "{t:?}");
+    }
+
+    #[test]
+    fn the_read_back_reads_the_write_s_region_once_with_no_ramp_or_time_limit() {
+        let words = |g: &super::super::Group| super::super::words(&g.args);
+        let g = super::super::groups(
+            "[j]\nrw=write\nverify=md5\ntime_based\nruntime=30\nramp_time=2\nsize=1m\noffset=1m\nfilename=f\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 2, "{g:?}");
+        let (w, r) = (words(&g[0]), words(&g[1]));
+        assert!(
+            w.contains(&"--duration=30s".into()) && w.contains(&"--rw=write".into()),
+            "{w:?}"
+        );
+        assert!(
+            r.contains(&"--rw=read".into()) && r.contains(&"--passes=1".into()),
+            "{r:?}"
+        );
+        assert!(
+            r.contains(&"--ramp=0s".into()) && r.contains(&"--verify".into()),
+            "{r:?}"
+        );
+        assert!(
+            r.contains(&"--size=1m".into()) && r.contains(&"--offset=1m".into()),
+            "{r:?}"
+        );
+        assert!(!r.iter().any(|a| a.starts_with("--duration")), "{r:?}");
+        assert!(g[1].is_read_back && g[1].targets == ["f"], "{g:?}");
+        // do_verify=0: the write alone.
+        let g = super::super::groups(
+            "[j]\nrw=write\nverify=md5\ndo_verify=0\nfilename=f\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 1, "{g:?}");
     }
 }

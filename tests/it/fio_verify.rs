@@ -1,0 +1,135 @@
+//! `run --fio-job` with fio's verify options: a write with do_verify=1
+//! (fio's default) is the write and then its read-back, a second run
+//! that checks every block; a read with verify= checks what it reads, and
+//! a corrupted block makes it exit 1 naming the block. fio's own t/jobs
+//! (t0025, t0036, at axboe/fio f5344384) are run with what fio's
+//! t/run-fio-tests.py requires of them. Every file is in a temporary
+//! directory; the loop device is detached on every exit.
+
+use std::io::{Seek, SeekFrom, Write};
+use std::path::Path;
+
+use crate::common::{json, sb, u};
+
+/// Runs `job` (a job file's text) with `extra` options after it; the
+/// output and the `--json` documents of its runs (`r.json`, or
+/// `r.1.json`, `r.2.json`, ... for several).
+fn run_job(dir: &Path, job: &str, extra: &[&str]) -> std::process::Output {
+    let file = dir.join("job.fio");
+    std::fs::write(&file, job).unwrap();
+    sb().current_dir(dir)
+        .args(["run", "--fio-job", file.to_str().unwrap(), "--no-progress"])
+        .args(["--allow-destructive", "--json", "r.json"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn doc(dir: &Path, name: &str) -> serde_json::Value {
+    json(&std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// fio's t/jobs/t0025.fio: a buffered write of 128 KiB with verify=md5
+/// and do_verify=1 (fio's default), which fio reads back in the same job.
+/// run-fio-tests.py requires read io_kbytes == 128: the read-back run
+/// reads those 128 KiB, and every block is good.
+#[test]
+fn fio_s_t0025_write_is_read_back_and_checked_as_a_second_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t0025file"), vec![0u8; 1 << 20]).unwrap();
+    let out = run_job(
+        dir.path(),
+        "[job]\nfilename=t0025file\nsize=128k\nreadwrite=write\ndo_verify=1\nverify=md5\nexperimental_verify=1\n",
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("run 2 of 2 ([job]), its read-back"), "{err}");
+    assert!(err.contains("# experimental_verify=1: "), "{err}");
+    let w = doc(dir.path(), "r.1.json");
+    let r = doc(dir.path(), "r.2.json");
+    assert_eq!(w["config"]["rw"], "write", "{w}");
+    assert_eq!(r["config"]["rw"], "read", "{r}");
+    assert_eq!(u(&w["total"]["bytes"]), 128 << 10);
+    // t0025: read io_kbytes == 128.
+    assert_eq!(u(&r["total"]["bytes"]), 128 << 10);
+    let v = &r["targets"][0]["verify"];
+    assert_eq!((u(&v["blocks"]), u(&v["good"])), (32, 32), "{v}");
+}
+
+/// fio's t0036-pre.fio then t0036-post.fio (verify_state_save on the
+/// write, verify_state_load on the read): run-fio-tests.py requires both
+/// to succeed; the read checks the 128 blocks the write wrote.
+#[test]
+fn fio_s_t0036_pre_and_post_write_then_check_without_a_state_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t0036file"), vec![0u8; 1 << 20]).unwrap();
+    let global = "[global]\nfilename=t0036file\nverify=md5\nsize=512k\n";
+    let pre = run_job(
+        dir.path(),
+        &format!("{global}[job]\nreadwrite=write\nverify_state_save=1\n"),
+        &[],
+    );
+    assert_eq!(
+        pre.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&pre.stderr)
+    );
+    let post = run_job(
+        dir.path(),
+        &format!("{global}[job]\nreadwrite=read\nverify_state_load=1\n"),
+        &[],
+    );
+    let err = String::from_utf8_lossy(&post.stderr);
+    assert_eq!(post.status.code(), Some(0), "{err}");
+    assert!(err.contains("# verify_state_load=1: "), "{err}");
+    let v = &doc(dir.path(), "r.json")["targets"][0]["verify"];
+    assert_eq!((u(&v["blocks"]), u(&v["good"])), (128, 128), "{v}");
+    assert!(!dir.path().read_dir().unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .contains("verify.state")));
+}
+
+/// On a loop device: a write job with do_verify=1 passes its read-back;
+/// then one block is corrupted behind stripebench's back, and the read
+/// job with verify= finds it: exit 1, the block named by its offset.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
+fn a_block_corrupted_after_a_verified_fio_write_is_found_by_the_verifying_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let lo = crate::common::Loop::attach(&img, &[]);
+    let global = format!(
+        "[global]\nfilename={}\nbs=64k\ndirect=1\nsize=4m\nverify=crc32c\nverify_fatal=1\n",
+        lo.dev
+    );
+    let write = run_job(dir.path(), &format!("{global}[w]\nrw=write\n"), &[]);
+    let err = String::from_utf8_lossy(&write.stderr);
+    assert_eq!(write.status.code(), Some(0), "{err}");
+    let v = &doc(dir.path(), "r.2.json")["targets"][0]["verify"];
+    assert_eq!((u(&v["blocks"]), u(&v["good"])), (64, 64), "{v}");
+    // Block 5, 100 bytes in: past its header, inside its checksum.
+    let mut dev = std::fs::OpenOptions::new().write(true).open(&img).unwrap();
+    dev.seek(SeekFrom::Start(5 * 65536 + 100)).unwrap();
+    dev.write_all(b"not what was written").unwrap();
+    dev.sync_all().unwrap();
+    drop(dev);
+    // The loop device reads its file with O_DIRECT: no stale page cache.
+    let read = run_job(dir.path(), &format!("{global}[r]\nrw=read\n"), &[]);
+    let out = String::from_utf8_lossy(&read.stdout);
+    let err = String::from_utf8_lossy(&read.stderr);
+    assert_eq!(read.status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("BAD corrupt block at offset 327680"),
+        "{out}{err}"
+    );
+    let v = &doc(dir.path(), "r.json")["targets"][0]["verify"];
+    assert_eq!((u(&v["corrupt"]), u(&v["good"])), (1, 63), "{v}");
+}
