@@ -21,6 +21,7 @@ mod escapes;
 mod fio_job;
 mod fio_json;
 mod fio_oneliner;
+mod fio_semantics;
 mod fio_verify;
 mod fio_words;
 mod fleet;
