@@ -312,9 +312,12 @@ fn sweep_bad_input() {
 fn sweep_csv_to_stdout_writes_a_row_per_point() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 2 << 20);
+    // On the mock engine (1 ms an I/O): each point's rate is exact.
     let out = sb()
         .args([
             "sweep",
+            "--debug-mock-engine",
+            "1ms",
             "--param",
             "bs=64k,128k",
             "--duration",
@@ -340,9 +343,14 @@ fn sweep_csv_to_stdout_writes_a_row_per_point() {
         ["64k", "128k"],
         "one row per point, nothing else on stdout"
     );
-    for row in &rows {
-        let rate: f64 = row[1].parse().unwrap();
-        assert!(rate > 0.0, "{row:?}");
+    let col = header
+        .iter()
+        .position(|h| h == "bytes_per_sec_median")
+        .unwrap();
+    for (row, bs) in rows.iter().zip([64u64 << 10, 128 << 10]) {
+        // 99 I/Os complete before the 100 ms deadline.
+        let rate: f64 = row[col].parse().unwrap();
+        assert_eq!(rate, (99 * bs) as f64 / 0.1, "{row:?}");
     }
     // The table moved to stderr.
     assert!(err.contains("sweep: 2 point(s)"), "{err}");
@@ -451,6 +459,10 @@ fn a_points_warnings_are_marked_in_the_table_and_listed_under_it() {
     );
 }
 
+/// The table's and the page's per-target rows: their layout is the point,
+/// not the I/O, so the sweeps run on the mock engine (1 ms an I/O), where
+/// each target moves exactly one block a millisecond. The device is a real
+/// one all the same: its kind comes from what the target is.
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
@@ -459,7 +471,8 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     let file = data_file(bed.dir(), "f.dat", 8 << 20);
     let html = bed.dir().join("s.html");
     let out = sb()
-        .args(["sweep", "--param", "bs=64k,1m", "--duration", "300ms"])
+        .args(["sweep", "--debug-mock-engine", "1ms"])
+        .args(["--param", "bs=64k,1m", "--duration", "300ms"])
         .args(["--ramp", "0", "--no-progress", "--json", "-", "--html"])
         .arg(&html)
         .arg(&dev)
@@ -471,16 +484,22 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     let table = String::from_utf8_lossy(&out.stderr).to_string();
     let page = std::fs::read_to_string(&html).unwrap();
     let file = file.to_str().unwrap();
-    for p in d["points"].as_array().unwrap() {
+    let points = d["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{table}");
+    for (p, bs) in points.iter().zip([64u64 << 10, 1 << 20]) {
         let run = &p["runs"][0];
-        for (t, kind) in [(&dev.as_str(), "device"), (&file, "file")] {
+        for (t, kind, doc_kind) in [(&dev.as_str(), "device", "block"), (&file, "file", "file")] {
             let doc = run["targets"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .find(|x| x["path"] == **t)
                 .unwrap();
-            let mbs = format!("{:.1}", doc["bytes_per_sec"].as_f64().unwrap() / 1e6);
+            assert_eq!(doc["kind"], doc_kind, "{t}");
+            // 299 I/Os complete before the 300 ms deadline.
+            let rate = (299 * bs) as f64 / 0.3;
+            assert_eq!(doc["bytes_per_sec"].as_f64().unwrap(), rate, "{t}");
+            let mbs = format!("{:.1}", rate / 1e6);
             // Terminal: "└ device  MB/s ... path".
             assert!(
                 table.lines().any(|l| l.contains(&format!("└ {kind}"))
@@ -500,7 +519,8 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     // members, all block devices, showed totals only).
     let other = data_file(bed.dir(), "g.dat", 8 << 20);
     let out = sb()
-        .args(["sweep", "--param", "bs=64k,1m", "--duration", "200ms"])
+        .args(["sweep", "--debug-mock-engine", "1ms"])
+        .args(["--param", "bs=64k,1m", "--duration", "200ms"])
         .args(["--ramp", "0", "--no-progress"])
         .arg(file)
         .arg(&other)
