@@ -57,8 +57,10 @@ fn a_buffered_read_that_wraps_around_its_region_reads_the_device_again() {
         (own + f(&w["cache_eviction_sec"]) - window).abs() < 1e-6,
         "{own} + eviction = {window}"
     );
-    let warnings = d["warnings"].to_string();
-    assert!(!warnings.contains("page cache served"), "{warnings}");
+    assert_eq!(
+        crate::common::warnings_of(&d, "cache_served_reads"),
+        Vec::<&serde_json::Value>::new()
+    );
 }
 
 // Issue 25, fifth round: a --cached run's buffer starts 16 bytes short of

@@ -3,10 +3,11 @@
 //! not rewrites the page cache merged; a device that received far fewer
 //! bytes than were written is warned about, as reads are.
 //!
-//! Needs root (a loop device): it fails, rather than passing unseen, where
-//! it cannot run.
+//! The device tests need root (a loop device): they fail, rather than
+//! passing unseen, where they cannot run. What is arithmetic over the
+//! targets' times runs on the mock engine, without root.
 
-use crate::common::{f, run_json, sb, u, LoopBed};
+use crate::common::{data_file, f, json, run_json, sb, u, LoopBed};
 
 /// Whether the run warned that the device received far fewer bytes than
 /// were written.
@@ -134,57 +135,80 @@ fn every_pass_of_a_buffered_sequential_write_reaches_the_device() {
 /// window, though zram1 wrote for 0.29 s. Each target's durable rate is
 /// over its own time and its own fsync; the TOTAL says what it is (every
 /// target's bytes over the shared window) and gives the targets' own
-/// rates summed beside it.
+/// rates summed beside it. The point is that arithmetic, not the devices:
+/// on the mock engine (1 ms an I/O) an 8 MiB and a 2 MiB file written in
+/// 1 MiB blocks end at exactly 8 ms and 2 ms.
 #[test]
-#[cfg_attr(not(sb_root), ignore = "needs root: loop and zram devices")]
 fn a_target_that_finished_early_is_not_divided_by_another_targets_window() {
-    let bed = LoopBed::new(1, 256);
-    let z = crate::common::Zram::new(64);
     let dir = tempfile::tempdir().unwrap();
+    let long = data_file(dir.path(), "long", 8 << 20);
+    let short = data_file(dir.path(), "short", 2 << 20);
     let doc_path = dir.path().join("w.json");
     let out = sb()
-        .args(["run", "--rw", "write", "--buffered", "--passes", "1"])
+        .args(["run", "--debug-mock-engine", "1ms", "--ramp", "0"])
+        .args(["--rw", "write", "--bs", "1m", "--buffered", "--passes", "1"])
         .args(["--allow-destructive", "--no-progress", "--json"])
         .arg(&doc_path)
-        .args([bed.devices[0].as_str(), z.dev.as_str()])
+        .arg(&long)
+        .arg(&short)
         .output()
         .unwrap();
     crate::common::succeeded(&out);
     let text = String::from_utf8_lossy(&out.stdout);
-    println!("{text}");
-    let d: serde_json::Value = serde_json::from_slice(&std::fs::read(&doc_path).unwrap()).unwrap();
-    let window = f(&d["window"]["seconds"]);
-    let zram = &d["targets"][1];
-    let own = f(&zram["seconds"]);
-    // The premise: 64 MiB of zram is written well before 256 MiB of loop.
-    assert!(own < 0.9 * window, "zram {own}s, window {window}s: {text}");
-    let flush = &zram["flush"];
-    let want = u(&flush["durable_bytes"]) as f64 / (own + f(&flush["seconds"]));
-    let got = f(&flush["durable_bytes_per_sec"]);
-    assert!(
-        (got - want).abs() <= 1e-6 * want,
-        "zram durable {got} B/s, over its own time {want}: {text}"
-    );
-    // The total is bytes over the shared window; the targets' own rates
-    // summed stand beside it, in the JSON and the table.
-    let sum: f64 = d["targets"]
+    let d = json(&std::fs::read(&doc_path).unwrap());
+    // The premise, exactly: 8 and 2 I/Os of 1 ms; the window is the longer.
+    assert_eq!(f(&d["window"]["seconds"]), 0.008, "{text}");
+    let own: Vec<f64> = d["targets"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| f(&t["bytes_per_sec"]))
-        .sum();
+        .map(|t| f(&t["seconds"]))
+        .collect();
+    assert_eq!(own, [0.008, 0.002], "{text}");
+    // Each target's rate is over its own time: 1 MiB a millisecond each.
+    for t in d["targets"].as_array().unwrap() {
+        assert_eq!(f(&t["bytes_per_sec"]), (1u64 << 20) as f64 * 1e3, "{t}");
+    }
+    let early = &d["targets"][1];
+    let flush = &early["flush"];
+    assert_eq!(u(&flush["durable_bytes"]), 2 << 20, "{flush}");
+    let want = (2u64 << 20) as f64 / (0.002 + f(&flush["seconds"]));
+    let got = f(&flush["durable_bytes_per_sec"]);
+    assert!(
+        (got - want).abs() <= 1e-6 * want,
+        "durable {got} B/s, over its own time and fsync {want}: {text}"
+    );
+    // The total is bytes over the shared window; the targets' own rates
+    // summed stand beside it, in the JSON and the table.
+    assert_eq!(
+        f(&d["total"]["bytes_per_sec"]),
+        (10u64 << 20) as f64 / 0.008
+    );
+    let sum = 2.0 * (1u64 << 20) as f64 * 1e3;
     let ts = &d["total"]["targets_sum"];
-    assert!((f(&ts["bytes_per_sec"]) - sum).abs() <= 1e-6 * sum, "{ts}");
-    assert!(f(&ts["durable_bytes_per_sec"]) > 0.0, "{ts}");
+    assert_eq!(f(&ts["bytes_per_sec"]), sum, "{ts}");
+    let durable_sum: f64 = d["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| f(&t["flush"]["durable_bytes_per_sec"]))
+        .sum();
+    assert!(
+        (f(&ts["durable_bytes_per_sec"]) - durable_sum).abs() <= 1e-6 * durable_sum,
+        "{ts}"
+    );
     assert!(
         text.contains(&format!(
-            "TOTAL is every target's bytes over the shared window ({window:.3}s), not a sum of rates: the targets ended at different times; their own rates sum to {:.1} MB/s",
+            "TOTAL is every target's bytes over the shared window (0.008s), not a sum of rates: the targets ended at different times; their own rates sum to {:.1} MB/s",
             sum / 1e6
         )),
         "{text}"
     );
     assert!(
-        text.contains("the targets' own durable rates sum to "),
+        text.contains(&format!(
+            "the targets' own durable rates sum to {:.1} MB/s",
+            durable_sum / 1e6
+        )),
         "{text}"
     );
 }

@@ -327,12 +327,23 @@ fn diff_names_the_missing_runs_of_an_incomplete_fleet() {
         .output()
         .unwrap();
     let d: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let notes = d["notes"].to_string();
+    let notes: Vec<&str> = d["notes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no notes: {d}"))
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let incomplete: Vec<&&str> = notes
+        .iter()
+        .filter(|n| n.contains("fleet is incomplete"))
+        .collect();
     assert!(
-        notes.contains("new fleet is incomplete") && notes.contains("node9 (died in the ramp)"),
-        "{notes}"
+        incomplete.len() == 1
+            && incomplete[0].contains("new fleet is incomplete")
+            && incomplete[0].contains("node9 (died in the ramp)"),
+        "{notes:?}"
     );
-    assert!(!notes.contains("base fleet"), "{notes}");
+    assert!(!notes.iter().any(|n| n.contains("base fleet")), "{notes:?}");
 }
 
 /// Regression: a sweep point with no run (edited) panicked report's points

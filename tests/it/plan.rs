@@ -1,35 +1,49 @@
-//! Capacity planning on a real members sweep over loop devices, and the
-//! refusals when the result has no scaling curve to fit.
+//! Capacity planning on a members sweep the binary made (on the mock
+//! engine, so the fit is exact), and the refusals when the result has no
+//! scaling curve to fit.
 
 use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{data_file, json, sb, LoopBed};
+use crate::common::{data_file, json, sb};
 use serde_json::{json, Value};
 
+/// A members sweep the binary made, read back by `plan`. On the mock
+/// engine (1 ms an I/O, one worker a target) each member adds exactly what
+/// the first gives, so the fit is exact: lambda is one member's rate, no
+/// contention, no coherency, and each prediction is n times lambda.
 #[test]
-#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn plan_fits_a_real_members_sweep() {
-    let bed = LoopBed::new(3, 32);
-    let sweep = bed.dir().join("members.json");
-    sb().args([
-        "sweep",
-        "--param",
-        "members=1,2,3",
-        "--bs",
-        "256k",
-        "--duration",
-        "400ms",
-        "--ramp",
-        "0",
-        "--json",
-    ])
-    .arg(&sweep)
-    .args(&bed.devices)
-    .assert()
-    .success();
-    let svg = bed.dir().join("plan.svg");
+    let dir = tempfile::tempdir().unwrap();
+    let members: Vec<_> = ["a", "b", "c"]
+        .iter()
+        .map(|n| data_file(dir.path(), n, 8 << 20))
+        .collect();
+    let sweep = dir.path().join("members.json");
+    let out = sb()
+        .args([
+            "sweep",
+            "--debug-mock-engine",
+            "1ms",
+            "--param",
+            "members=1,2,3",
+        ])
+        .args([
+            "--bs",
+            "256k",
+            "--duration",
+            "400ms",
+            "--ramp",
+            "0",
+            "--json",
+        ])
+        .arg(&sweep)
+        .args(&members)
+        .output()
+        .unwrap();
+    common::succeeded(&out);
+    let svg = dir.path().join("plan.svg");
     let out = sb()
         .arg("plan")
         .arg(&sweep)
@@ -41,10 +55,16 @@ fn plan_fits_a_real_members_sweep() {
         .unwrap();
     common::succeeded(&out);
     let p = json(&out.stdout);
-    println!("{}", String::from_utf8_lossy(&out.stderr));
-    assert!(p["fit"]["lambda"].as_f64().unwrap() > 0.0);
+    // 399 I/Os of 256 KiB complete before the 400 ms deadline.
+    let lambda = (399u64 * (256 << 10)) as f64 / 0.4;
+    assert_eq!(p["fit"]["lambda"].as_f64().unwrap(), lambda, "{p}");
+    assert_eq!(p["fit"]["sigma"].as_f64().unwrap(), 0.0, "{p}");
+    assert_eq!(p["fit"]["kappa"].as_f64().unwrap(), 0.0, "{p}");
     assert_eq!(p["points"].as_array().unwrap().len(), 3);
-    assert_eq!(p["predictions"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        p["predictions"],
+        json!([[8.0, 8.0 * lambda], [16.0, 16.0 * lambda]])
+    );
     assert!(p["target"]["note"].as_str().is_some());
     roxmltree::Document::parse(&std::fs::read_to_string(&svg).unwrap()).expect("well-formed SVG");
 }

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use crate::common::{json, run_json, sb, LoopBed};
+use crate::common::{json, run_json, sb, u, LoopBed};
 
 fn queue_file(dev: &str, name: &str) -> String {
     format!(
@@ -68,11 +68,14 @@ fn a_request_limit_below_bs_is_named_and_the_average_request_shows_it() {
         (avg - 131072.0).abs() < 131072.0 * 0.02,
         "average request {avg}, expected 128 KiB"
     );
-    let warnings = doc["warnings"].to_string();
-    assert!(
-        warnings.contains("requests of 128.0 KiB") && warnings.contains("max_sectors_kb is 128"),
-        "{warnings}"
-    );
+    let split = common::warnings_of(&doc, "split_requests");
+    assert_eq!(split.len(), 1, "{}", doc["warnings"]);
+    let w = split[0];
+    assert_eq!(w["writes"], false, "{w}");
+    assert_eq!(u(&w["bs"]), 1 << 20, "{w}");
+    assert_eq!(u(&w["avg_bytes"]), avg as u64, "the device's figure: {w}");
+    let why = w["why"].as_str().unwrap();
+    assert!(why.contains("max_sectors_kb is 128"), "{w}");
 }
 
 #[test]

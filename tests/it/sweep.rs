@@ -312,9 +312,12 @@ fn sweep_bad_input() {
 fn sweep_csv_to_stdout_writes_a_row_per_point() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 2 << 20);
+    // On the mock engine (1 ms an I/O): each point's rate is exact.
     let out = sb()
         .args([
             "sweep",
+            "--debug-mock-engine",
+            "1ms",
             "--param",
             "bs=64k,128k",
             "--duration",
@@ -340,9 +343,14 @@ fn sweep_csv_to_stdout_writes_a_row_per_point() {
         ["64k", "128k"],
         "one row per point, nothing else on stdout"
     );
-    for row in &rows {
-        let rate: f64 = row[1].parse().unwrap();
-        assert!(rate > 0.0, "{row:?}");
+    let col = header
+        .iter()
+        .position(|h| h == "bytes_per_sec_median")
+        .unwrap();
+    for (row, bs) in rows.iter().zip([64u64 << 10, 128 << 10]) {
+        // 99 I/Os complete before the 100 ms deadline.
+        let rate: f64 = row[col].parse().unwrap();
+        assert_eq!(rate, (99 * bs) as f64 / 0.1, "{row:?}");
     }
     // The table moved to stderr.
     assert!(err.contains("sweep: 2 point(s)"), "{err}");
@@ -451,6 +459,10 @@ fn a_points_warnings_are_marked_in_the_table_and_listed_under_it() {
     );
 }
 
+/// The table's and the page's per-target rows: their layout is the point,
+/// not the I/O, so the sweeps run on the mock engine (1 ms an I/O), where
+/// each target moves exactly one block a millisecond. The device is a real
+/// one all the same: its kind comes from what the target is.
 #[test]
 #[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
 fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
@@ -459,7 +471,8 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     let file = data_file(bed.dir(), "f.dat", 8 << 20);
     let html = bed.dir().join("s.html");
     let out = sb()
-        .args(["sweep", "--param", "bs=64k,1m", "--duration", "300ms"])
+        .args(["sweep", "--debug-mock-engine", "1ms"])
+        .args(["--param", "bs=64k,1m", "--duration", "300ms"])
         .args(["--ramp", "0", "--no-progress", "--json", "-", "--html"])
         .arg(&html)
         .arg(&dev)
@@ -471,16 +484,22 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     let table = String::from_utf8_lossy(&out.stderr).to_string();
     let page = std::fs::read_to_string(&html).unwrap();
     let file = file.to_str().unwrap();
-    for p in d["points"].as_array().unwrap() {
+    let points = d["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{table}");
+    for (p, bs) in points.iter().zip([64u64 << 10, 1 << 20]) {
         let run = &p["runs"][0];
-        for (t, kind) in [(&dev.as_str(), "device"), (&file, "file")] {
+        for (t, kind, doc_kind) in [(&dev.as_str(), "device", "block"), (&file, "file", "file")] {
             let doc = run["targets"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .find(|x| x["path"] == **t)
                 .unwrap();
-            let mbs = format!("{:.1}", doc["bytes_per_sec"].as_f64().unwrap() / 1e6);
+            assert_eq!(doc["kind"], doc_kind, "{t}");
+            // 299 I/Os complete before the 300 ms deadline.
+            let rate = (299 * bs) as f64 / 0.3;
+            assert_eq!(doc["bytes_per_sec"].as_f64().unwrap(), rate, "{t}");
+            let mbs = format!("{:.1}", rate / 1e6);
             // Terminal: "└ device  MB/s ... path".
             assert!(
                 table.lines().any(|l| l.contains(&format!("└ {kind}"))
@@ -500,7 +519,8 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
     // members, all block devices, showed totals only).
     let other = data_file(bed.dir(), "g.dat", 8 << 20);
     let out = sb()
-        .args(["sweep", "--param", "bs=64k,1m", "--duration", "200ms"])
+        .args(["sweep", "--debug-mock-engine", "1ms"])
+        .args(["--param", "bs=64k,1m", "--duration", "200ms"])
         .args(["--ramp", "0", "--no-progress"])
         .arg(file)
         .arg(&other)
@@ -524,53 +544,64 @@ fn sweep_shows_each_target_when_a_file_and_a_device_run_side_by_side() {
 /// and a device at once; at read-ahead 256 its TOTAL of 454.9 MB/s stood
 /// below the file's 790.4, with nothing saying the total was every
 /// target's bytes over the shared window, and the plot drew it under a
-/// part. A file that finishes its pass before the device does: each point
+/// part. A target that finishes its pass before the other: each point
 /// gives the sum of the targets' own rates beside the total, in the
-/// table, the JSON and the plot.
+/// table, the JSON and the plot. The point is that arithmetic, so it runs
+/// on the mock engine (1 ms an I/O), where a 4 MiB and a 16 MiB file end
+/// exactly when their I/O counts say.
 #[test]
-#[cfg_attr(not(sb_root), ignore = "needs root: loop devices")]
-fn a_file_and_a_device_that_end_apart_give_their_sum_beside_the_total() {
-    let bed = LoopBed::new(1, 64);
-    let dev = bed.devices[0].clone();
-    let file = data_file(bed.dir(), "f", 4 << 20);
-    let (j, p) = (bed.dir().join("s.json"), bed.dir().join("s.svg"));
+fn targets_that_end_apart_give_their_sum_beside_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = data_file(dir.path(), "short", 4 << 20);
+    let long = data_file(dir.path(), "long", 16 << 20);
+    let (j, p) = (dir.path().join("s.json"), dir.path().join("s.svg"));
     let out = sb()
-        .args(["sweep", "--param", "bs=64k,1m", "--passes", "1"])
-        .args(["--buffered", "--ramp", "0", "--no-progress", "--json"])
+        .args([
+            "sweep",
+            "--debug-mock-engine",
+            "1ms",
+            "--param",
+            "bs=64k,1m",
+        ])
+        .args(["--passes", "1", "--ramp", "0", "--no-progress", "--json"])
         .arg(&j)
         .arg("--plot")
         .arg(&p)
-        .arg(&file)
-        .arg(&dev)
+        .arg(&short)
+        .arg(&long)
         .output()
         .unwrap();
     common::succeeded(&out);
     let text = String::from_utf8_lossy(&out.stdout);
-    println!("{text}");
     let doc = json(&std::fs::read(&j).unwrap());
-    for pt in doc["points"].as_array().unwrap() {
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{doc}");
+    for (pt, bs) in points.iter().zip([64u64 << 10, 1 << 20]) {
         let run = &pt["runs"][0];
-        let window = run["window"]["seconds"].as_f64().unwrap();
+        let ios = |size: u64| size / bs;
+        // The premise, exactly: each target ends after its own I/O count
+        // in milliseconds, and the window is the longer one's.
         let own: Vec<f64> = run["targets"]
             .as_array()
             .unwrap()
             .iter()
             .map(|t| t["seconds"].as_f64().unwrap())
             .collect();
-        // The premise: the 4 MiB file ended before the 64 MiB device.
-        assert!(own[0] < window, "{own:?} in {window}s: {text}");
-        let sum: f64 = run["targets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["bytes_per_sec"].as_f64().unwrap())
-            .sum();
+        let (a, b) = (ios(4 << 20) as f64 / 1e3, ios(16 << 20) as f64 / 1e3);
+        assert_eq!(own, [a, b], "{text}");
+        assert_eq!(run["window"]["seconds"].as_f64().unwrap(), b, "{text}");
+        // Each target moves bs a millisecond over its own time; the total
+        // is every byte over the shared window.
+        let sum = 2.0 * bs as f64 * 1e3;
+        let total = (20u64 << 20) as f64 / b;
         let median = pt["targets_sum_bytes_per_sec_median"].as_f64().unwrap();
-        assert!((median - sum).abs() <= 1e-6 * sum, "{median} against {sum}");
+        assert_eq!(median, sum, "{}", pt["values"]);
+        let at = pt["bytes_per_sec_median"].as_f64().unwrap();
+        assert_eq!(at, total, "{}", pt["values"]);
         assert!(
             text.contains(&format!(
                 "  MB/s {:.1} is every target's bytes over the shared window, not a sum of rates: the targets ended at different times; their own rates sum to {:.1} MB/s",
-                pt["bytes_per_sec_median"].as_f64().unwrap() / 1e6,
+                total / 1e6,
                 sum / 1e6
             )),
             "{text}"

@@ -221,6 +221,28 @@ pub fn warning_text(w: &Value) -> Option<&str> {
     w.as_str().or_else(|| w["text"].as_str())
 }
 
+/// A document's typed warnings of one `kind`, to assert on their fields.
+#[track_caller]
+pub fn warnings_of<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
+    let all = doc["warnings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no warnings array: {doc}"));
+    all.iter().filter(|w| w["kind"] == kind).collect()
+}
+
+/// The sentences of a document's warnings that contain `phrase`, each
+/// warning on its own (a warning that is only text has no fields to read).
+#[track_caller]
+pub fn warnings_saying<'a>(doc: &'a Value, phrase: &str) -> Vec<&'a str> {
+    let all = doc["warnings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no warnings array: {doc}"));
+    all.iter()
+        .map(|w| warning_text(w).unwrap_or_else(|| panic!("a warning without text: {w}")))
+        .filter(|t| t.contains(phrase))
+        .collect()
+}
+
 /// A JSON number as u64, or a panic that shows the value.
 pub fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
