@@ -13,7 +13,7 @@ fn main() -> ExitCode {
             "stripebench: internal error: {info}; please report it"
         ));
     }));
-    // As typed, before --config is spliced in: what the documents record.
+    // As typed, without a --config file's values: what the documents record.
     stripebench::base::invocation::record_argv(std::env::args_os().collect());
     let code = match stripebench::cli::front::invocations(std::env::args_os().collect()) {
         Ok(invocations) => front::run(invocations),

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// The command that made a document.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Invocation {
-    /// The arguments as typed (before `--config` was spliced in), as UTF-8
+    /// The arguments as typed (without a `--config` file's values), as UTF-8
     /// (a byte that is not UTF-8 becomes U+FFFD; `command` keeps it).
     pub argv: Vec<String>,
     /// The same arguments as one POSIX shell line that gives them back

@@ -4,7 +4,7 @@
 //! `bs = "1m"`, `duration = "5s"`, `buffered = true`, `param = ["bs=64k,1m"]`)
 //! plus `targets = [...]`. An unknown key is refused with its file and line.
 //!
-//! The command line wins, option by option (see [`command_line_wins`]):
+//! The command line wins, option by option (see [`parse`]):
 //! - an option given on the command line replaces the file's value of it;
 //! - it also replaces the file's options it cannot be used with (`--direct`
 //!   drops the file's `buffered = true`, `--drop-caches` its `cached`);
@@ -12,12 +12,23 @@
 //!   adds the NAME when the file has none;
 //! - targets on the command line replace the file's `targets`.
 //!
-//! What remains of the file is put in front of the command line.
+//! What remains of the file becomes the subcommand's values, typed, with
+//! no argument vector made: clap reads the command line as typed once, to
+//! learn what it gave; each of the file's values it does not replace is
+//! set as its option's default, checked alone first so that a value the
+//! option's parser refuses is named by the file's line; clap reads the
+//! command line again with them all. What clap has no default for is set
+//! typed: an option given without a value (`sqpoll = true`), and the
+//! file's `param` entries, put before the command line's. A value that
+//! starts with '-' is a value; a key set to `false` gives nothing.
 
 use std::ffi::OsString;
 use std::path::Path;
 
+use clap::parser::ValueSource;
+
 use crate::base::error::{ExitCoded, EXIT_USAGE};
+use crate::cli::Cli;
 
 /// What is wrong with `--config` or its file: the user's mistakes (exit 2).
 /// `at` is the file as shown with its line (`x.toml line 3`), when known.
@@ -52,6 +63,10 @@ pub enum ConfigFileError {
     ListItemNotScalar { at: String, key: String },
     #[error("config {at}: '{key}' must be text, a number or true/false")]
     NotScalar { at: String, key: String },
+    /// A value the option's parser refuses, or two options clap holds
+    /// apart, in clap's words.
+    #[error("config {at}: {message}")]
+    BadValue { at: String, message: String },
 }
 
 impl ExitCoded for ConfigFileError {
@@ -60,13 +75,12 @@ impl ExitCoded for ConfigFileError {
     }
 }
 
-/// Finds `--config FILE` (or `--config=FILE`) after the subcommand and
-/// returns the argument list with the file's options spliced in after the
-/// subcommand name. `known` lists the subcommand's long option names.
-pub fn expand(
-    args: Vec<OsString>,
-    known: &dyn Fn(&str) -> Option<Vec<String>>,
-) -> Result<Vec<OsString>, ConfigFileError> {
+/// The command `args` (the process's arguments) stands for when they hold
+/// `--config FILE` (or `--config=FILE`) after the subcommand: clap's
+/// verdict on the command line typed, the file's values under it.
+/// `Ok(None)`: no `--config`. The file's mistakes, and a value of it that
+/// the option's parser refuses, are `Err`, named by the file's line.
+pub fn parse(args: &[OsString]) -> Result<Option<Result<Cli, clap::Error>>, ConfigFileError> {
     let strs: Vec<String> = args
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
@@ -75,30 +89,256 @@ pub fn expand(
         .iter()
         .position(|a| a == "--config" || a.starts_with("--config="))
     else {
-        return Ok(args);
+        return Ok(None);
     };
     let file = match strs[pos].strip_prefix("--config=") {
         Some(f) => f.to_string(),
         None => strs.get(pos + 1).cloned().ok_or(ConfigFileError::NoFile)?,
     };
     // The subcommand is the first argument that is not an option.
-    let Some(sub_at) = strs
+    let Some(sub) = strs.iter().skip(1).find(|a| !a.starts_with('-')) else {
+        return Ok(None);
+    };
+    let root = crate::cli::help::command();
+    let Some(cmd) = root.find_subcommand(sub) else {
+        return Err(ConfigFileError::NotForCommand(sub.clone()));
+    };
+    let options: Vec<String> = cmd
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .collect();
+    let file = load(Path::new(&file), &options)?;
+    // What the command line gives, as clap reads it.
+    let matches = match crate::cli::help::matches(args.iter().cloned()) {
+        Ok(m) => m,
+        Err(e) => return Ok(Some(Err(e))),
+    };
+    let Some((_, typed)) = matches.subcommand() else {
+        return Ok(None);
+    };
+    let given: Vec<&clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| {
+            typed.ids().any(|id| id == a.get_id())
+                && typed.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine)
+        })
+        .collect();
+    // The names the command line's --param entries sweep.
+    let swept: Vec<String> = typed
+        .try_get_raw("params")
+        .ok()
+        .flatten()
+        .map(|vals| {
+            vals.map(|v| {
+                let v = v.to_string_lossy();
+                v.split('=').next().unwrap_or("").trim().to_string()
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    let values = file.values(cmd, &given, &swept)?;
+    let defaults: Vec<(String, Vec<String>)> = values
+        .defaults
         .iter()
-        .skip(1)
-        .position(|a| !a.starts_with('-'))
-        .map(|i| i + 1)
-    else {
-        return Ok(args);
+        .map(|(a, v, _)| (a.get_id().to_string(), v.clone()))
+        .collect();
+    // Each value checked alone by its option's parser, so that a refusal
+    // names its line; then all of them at once.
+    for (i, (_, _, at)) in values.defaults.iter().enumerate() {
+        if let Err(e) = crate::cli::help::parse_over(args.iter().cloned(), sub, &defaults[i..=i]) {
+            return Err(ConfigFileError::BadValue {
+                at: at.clone(),
+                message: crate::cli::help::one_line(&e),
+            });
+        }
+    }
+    let mut cli = match crate::cli::help::parse_over(args.iter().cloned(), sub, &defaults) {
+        Ok(cli) => cli,
+        Err(e) => return Ok(Some(Err(e))),
     };
-    let Some(options) = known(&strs[sub_at]) else {
-        return Err(ConfigFileError::NotForCommand(strs[sub_at].clone()));
+    for id in &values.bare {
+        given_without_value(&mut cli, id);
+    }
+    if let crate::cli::Command::Sweep(s) = &mut cli.command {
+        s.params.splice(0..0, values.params);
+    }
+    Ok(Some(Ok(cli)))
+}
+
+/// What a config file sets under a command line: the options' values
+/// (clap's defaults), the options given without a value, and `--param`s
+/// (merged with the command line's by name, typed).
+struct Values<'a> {
+    defaults: Vec<(&'a clap::Arg, Vec<String>, String)>,
+    bare: Vec<String>,
+    params: Vec<crate::document::sweep::Param>,
+}
+
+impl ConfigFile {
+    /// The file's values that the command line does not replace (`given`:
+    /// the options of `cmd` it gave; `swept`: the names its `--param`s
+    /// sweep), each checked for its kind: a flag takes true or false, an
+    /// option a value (a list: each, or the last when it takes one).
+    fn values<'a>(
+        &self,
+        cmd: &'a clap::Command,
+        given: &[&clap::Arg],
+        swept: &[String],
+    ) -> Result<Values<'a>, ConfigFileError> {
+        let mut out = Values {
+            defaults: Vec::new(),
+            bare: Vec::new(),
+            params: Vec::new(),
+        };
+        let mut kept: Vec<(&clap::Arg, &Entry)> = Vec::new();
+        for e in &self.options {
+            let Some(arg) = cmd
+                .get_arguments()
+                .find(|a| a.get_long() == Some(e.flag.as_str()))
+            else {
+                continue;
+            };
+            if e.flag == "param" {
+                out.params.extend(params(arg, e, swept)?);
+                continue;
+            }
+            if given.iter().any(|g| replaces(cmd, g, arg)) {
+                continue;
+            }
+            // Two of the file's options that clap holds apart: as typed
+            // together, refused.
+            if let Some((other, at)) = kept
+                .iter()
+                .find(|(k, _)| k.get_id() != arg.get_id() && replaces(cmd, k, arg))
+                .map(|(k, o)| (k, &o.at))
+            {
+                return Err(ConfigFileError::BadValue {
+                    at: e.at.clone(),
+                    message: format!(
+                        "the argument '{}' cannot be used with '{}'{}: keep one of them",
+                        shown(arg),
+                        shown(other),
+                        at.rfind(" line ")
+                            .map_or(String::new(), |i| format!(" ({})", &at[i + 1..]))
+                    ),
+                });
+            }
+            kept.push((arg, e));
+            let takes = arg.get_action().takes_values();
+            match (&e.value, takes) {
+                (Value::On, false) => out.defaults.push((arg, vec!["true".into()], e.at.clone())),
+                (Value::On, true) if bare_allowed(arg) => out.bare.push(arg.get_id().to_string()),
+                (Value::On, true) => {
+                    return Err(ConfigFileError::BadValue {
+                        at: e.at.clone(),
+                        message: format!(
+                            "a value is required for '{}' but none was supplied: write {} = \"VALUE\"",
+                            shown(arg),
+                            e.key
+                        ),
+                    })
+                }
+                (Value::Text(v), false) => {
+                    return Err(ConfigFileError::BadValue {
+                        at: e.at.clone(),
+                        message: format!(
+                            "unexpected value '{}' for '{}' found; no more were expected: write {} = true",
+                            v[0],
+                            shown(arg),
+                            e.key
+                        ),
+                    })
+                }
+                (Value::Text(v), true) => {
+                    // An option given twice on a command line keeps the
+                    // last value; one that collects them keeps each.
+                    let v = if matches!(arg.get_action(), clap::ArgAction::Append) {
+                        v.clone()
+                    } else {
+                        v[v.len() - 1..].to_vec()
+                    };
+                    out.defaults.push((arg, v, e.at.clone()));
+                }
+            }
+        }
+        if let Some(targets) = &self.targets {
+            let positional = cmd.get_positionals().next();
+            if let Some(t) = positional.filter(|t| !given.iter().any(|g| g.get_id() == t.get_id()))
+            {
+                out.defaults
+                    .push((t, targets.clone(), self.targets_at.clone()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The file's `param` entries whose NAME the command line does not sweep,
+/// typed by `--param`'s own parser.
+fn params(
+    arg: &clap::Arg,
+    e: &Entry,
+    swept: &[String],
+) -> Result<Vec<crate::document::sweep::Param>, ConfigFileError> {
+    let Value::Text(values) = &e.value else {
+        return Err(ConfigFileError::BadValue {
+            at: e.at.clone(),
+            message: format!(
+                "a value is required for '{}' but none was supplied: write {} = [\"NAME=V1,V2\"]",
+                shown(arg),
+                e.key
+            ),
+        });
     };
-    let from_file = load(Path::new(&file), &options)?;
-    let from_file = command_line_wins(&strs[sub_at], from_file, &strs[sub_at + 1..]);
-    let mut out: Vec<OsString> = args[..=sub_at].to_vec();
-    out.extend(from_file.into_iter().map(OsString::from));
-    out.extend(args[sub_at + 1..].iter().cloned());
+    let mut out = Vec::new();
+    for v in values {
+        let name = v.split('=').next().unwrap_or("").trim();
+        if swept.iter().any(|s| s == name) {
+            continue;
+        }
+        let p = crate::cli::sweep::parse_param(v).map_err(|why| ConfigFileError::BadValue {
+            at: e.at.clone(),
+            message: format!("invalid value '{v}' for '{}': {why}", shown(arg)),
+        })?;
+        out.push(p);
+    }
     Ok(out)
+}
+
+/// An option as clap's messages show it: `--rw <RW>`, `--direct`.
+fn shown(arg: &clap::Arg) -> String {
+    let long = format!("--{}", arg.get_long().unwrap_or(arg.get_id().as_str()));
+    if !arg.get_action().takes_values() {
+        return long;
+    }
+    let names: Vec<String> = arg
+        .get_value_names()
+        .map(|n| n.iter().map(|n| format!("<{n}>")).collect())
+        .unwrap_or_else(|| vec![format!("<{}>", arg.get_id().as_str().to_uppercase())]);
+    format!("{long} {}", names.join(" "))
+}
+
+/// The options that take a value yet may be given without one, as
+/// `sqpoll = true` gives `--sqpoll`: clap has no default for "given, no
+/// value", so [`given_without_value`] sets each typed.
+const BARE: [&str; 1] = ["sqpoll"];
+
+fn bare_allowed(arg: &clap::Arg) -> bool {
+    BARE.contains(&arg.get_id().as_str())
+}
+
+/// Sets `id`, one of [`BARE`], as given without a value.
+fn given_without_value(cli: &mut Cli, id: &str) {
+    use crate::cli::Command;
+    let run = match &mut cli.command {
+        Command::Run(a) | Command::Verify(a) => a,
+        Command::Sweep(s) => &mut s.run,
+        Command::Compare(c) => &mut c.run,
+        _ => return,
+    };
+    if id == "sqpoll" {
+        run.sqpoll = Some(None);
+    }
 }
 
 /// A config file as an input file (`base::input::read`): a page of options
@@ -109,8 +349,40 @@ const INPUT: crate::base::input::Kind = crate::base::input::Kind {
     pipe: false,
 };
 
-/// Reads a config file into command-line arguments.
-pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileError> {
+/// A config file, read and checked: its options in the file's order and
+/// its targets, each with where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    pub options: Vec<Entry>,
+    /// `targets = [...]`, when the file has them.
+    pub targets: Option<Vec<String>>,
+    targets_at: String,
+}
+
+/// One option of a config file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The key as written (`drop_caches`).
+    pub key: String,
+    /// The option's long name (`drop-caches`).
+    pub flag: String,
+    /// The file and the key's line, as messages name them.
+    pub at: String,
+    pub value: Value,
+}
+
+/// What a key holds (`false` holds nothing: the key is left out).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// `true`: a flag set.
+    On,
+    /// Text or numbers as written, one or a list.
+    Text(Vec<String>),
+}
+
+/// Reads a config file: its keys checked against `options`, the long
+/// option names of the subcommand.
+pub fn load(path: &Path, options: &[String]) -> Result<ConfigFile, ConfigFileError> {
     let shown = crate::base::error::show_path(path);
     let unreadable = |error: String| ConfigFileError::Unreadable {
         shown: shown.clone(),
@@ -148,7 +420,7 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileEr
     };
     // The file and the key's line, as the messages name them.
     let at = |key: &str| format!("{shown}{}", line_of(key));
-    let mut positional = Vec::new();
+    let mut positional = None;
     let mut out = Vec::new();
     for (key, value) in &table {
         let flag = key.replace('_', "-");
@@ -156,19 +428,22 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileEr
             let toml::Value::Array(items) = value else {
                 return Err(ConfigFileError::TargetsNotPaths { at: at(key) });
             };
+            let mut targets = Vec::new();
             for i in items {
                 let t =
                     scalar(i).ok_or_else(|| ConfigFileError::TargetsNotPaths { at: at(key) })?;
-                // Targets join the command line as words: one that starts
-                // with '-' would be read as an option (--allow-destructive).
+                // A target that reads as an option (--allow-destructive) is
+                // refused: consent and options belong on the command line,
+                // and a path that starts with '-' is written ./-x.
                 if t.starts_with('-') {
                     return Err(ConfigFileError::TargetLikeOption {
                         at: at(key),
                         target: t,
                     });
                 }
-                positional.push(t);
+                targets.push(t);
             }
+            positional = Some((targets, at(key)));
             continue;
         }
         if CONSENT.contains(&flag.as_str()) {
@@ -185,29 +460,47 @@ pub fn load(path: &Path, options: &[String]) -> Result<Vec<String>, ConfigFileEr
                 hint: unknown_key_hint(&text, &shown),
             });
         }
-        match value {
-            toml::Value::Boolean(true) => out.push(format!("--{flag}")),
-            toml::Value::Boolean(false) => {}
-            toml::Value::Array(items) => {
-                for i in items {
-                    let v = scalar(i).ok_or_else(|| ConfigFileError::ListItemNotScalar {
-                        at: at(key),
-                        key: key.clone(),
-                    })?;
-                    out.push(format!("--{flag}={v}"));
-                }
-            }
-            v => {
-                let v = scalar(v).ok_or_else(|| ConfigFileError::NotScalar {
+        let value = match value {
+            toml::Value::Boolean(true) => Value::On,
+            toml::Value::Boolean(false) => continue,
+            toml::Value::Array(items) => Value::Text(
+                items
+                    .iter()
+                    .map(|i| {
+                        scalar(i).ok_or_else(|| ConfigFileError::ListItemNotScalar {
+                            at: at(key),
+                            key: key.clone(),
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            v => Value::Text(vec![scalar(v).ok_or_else(|| {
+                ConfigFileError::NotScalar {
                     at: at(key),
                     key: key.clone(),
-                })?;
-                out.push(format!("--{flag}={v}"));
-            }
+                }
+            })?]),
+        };
+        // An empty list gives nothing, as no option typed.
+        if value == Value::Text(Vec::new()) {
+            continue;
         }
+        out.push(Entry {
+            key: key.clone(),
+            flag,
+            at: at(key),
+            value,
+        });
     }
-    out.extend(positional);
-    Ok(out)
+    let (targets, targets_at) = match positional {
+        Some((t, at)) => (Some(t), at),
+        None => (None, String::new()),
+    };
+    Ok(ConfigFile {
+        options: out,
+        targets,
+        targets_at,
+    })
 }
 
 /// What an unknown key asks for: the subcommand the file's own
@@ -265,81 +558,6 @@ fn looks_like_fio(text: &str) -> bool {
 /// they could be inherited, copied or forgotten.
 const CONSENT: [&str; 2] = ["allow-destructive", "force-signature"];
 
-/// The file's arguments (`--flag`, `--flag=value`, then targets) without
-/// those that the command line `cli` (what follows the subcommand) replaces:
-/// the options it gives, the options those cannot be used with, the `param`
-/// entries of the names it sweeps, and the targets when it names any.
-pub fn command_line_wins(subcommand: &str, file: Vec<String>, cli: &[String]) -> Vec<String> {
-    use clap::CommandFactory;
-    let root = crate::cli::Cli::command();
-    let Some(cmd) = root.find_subcommand(subcommand) else {
-        return file;
-    };
-    let by_long = |name: &str| cmd.get_arguments().find(|a| a.get_long() == Some(name));
-    let takes_value = |a: &clap::Arg| a.get_action().takes_values();
-    // What the command line gives.
-    let mut given: Vec<&clap::Arg> = Vec::new();
-    let mut params: Vec<String> = Vec::new();
-    let mut targets = false;
-    let mut i = 0;
-    while i < cli.len() {
-        let tok = cli[i].as_str();
-        i += 1;
-        if tok == "--" {
-            targets |= i < cli.len();
-            break;
-        }
-        let (arg, inline) = if let Some(long) = tok.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            (by_long(name), value)
-        } else if tok.len() >= 2 && tok.starts_with('-') && !tok.starts_with("--") {
-            let c = tok[1..].chars().next();
-            let arg = cmd.get_arguments().find(|a| a.get_short() == c);
-            let rest = &tok[1 + c.map_or(0, char::len_utf8)..];
-            (arg, (!rest.is_empty()).then(|| rest.to_string()))
-        } else {
-            targets = true;
-            continue;
-        };
-        let Some(arg) = arg else { continue };
-        let value = match inline {
-            Some(v) => Some(v),
-            None if takes_value(arg) => {
-                i += 1;
-                cli.get(i - 1).cloned()
-            }
-            None => None,
-        };
-        if arg.get_long() == Some("param") {
-            if let Some(v) = value {
-                params.push(v.split('=').next().unwrap_or("").trim().to_string());
-            }
-        } else {
-            given.push(arg);
-        }
-    }
-    let replaced = |a: &clap::Arg| given.iter().any(|g| replaces(cmd, g, a));
-    file.into_iter()
-        .filter(|f| {
-            let Some(long) = f.strip_prefix("--") else {
-                return !targets;
-            };
-            let (name, value) = long.split_once('=').unwrap_or((long, ""));
-            match by_long(name) {
-                Some(a) if a.get_long() == Some("param") => {
-                    let swept = value.split('=').next().unwrap_or("").trim();
-                    !params.iter().any(|p| p == swept)
-                }
-                Some(a) => !replaced(a),
-                None => true,
-            }
-        })
-        .collect()
-}
-
 fn scalar(v: &toml::Value) -> Option<String> {
     match v {
         toml::Value::String(s) => Some(s.clone()),
@@ -379,13 +597,16 @@ mod tests {
     fn keys_become_options_and_unknown_keys_name_their_line() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("c.toml");
-        std::fs::write(&f, "# a comment\nrw = \"read\"\nbs = \"1m\"\nbuffered = true\nparam = [\"bs=64k,1m\"]\ntargets = [\"/dev/loop0\"]\n").unwrap();
-        let args = load(&f, &opts()).unwrap();
-        assert!(
-            args.contains(&"--rw=read".to_string()) && args.contains(&"--buffered".to_string())
-        );
-        assert!(args.contains(&"--param=bs=64k,1m".to_string()));
-        assert_eq!(args.last().unwrap(), "/dev/loop0");
+        std::fs::write(&f, "# a comment\nrw = \"read\"\nbs = \"1m\"\nbuffered = true\nduration = false\nparam = [\"bs=64k,1m\"]\ntargets = [\"/dev/loop0\"]\n").unwrap();
+        let c = load(&f, &opts()).unwrap();
+        let entry = |flag: &str| c.options.iter().find(|e| e.flag == flag).map(|e| &e.value);
+        assert_eq!(entry("rw"), Some(&Value::Text(vec!["read".into()])));
+        assert_eq!(entry("buffered"), Some(&Value::On));
+        assert_eq!(entry("duration"), None, "false gives nothing");
+        assert_eq!(entry("param"), Some(&Value::Text(vec!["bs=64k,1m".into()])));
+        assert_eq!(c.targets, Some(vec!["/dev/loop0".to_string()]));
+        let rw = c.options.iter().find(|e| e.flag == "rw").unwrap();
+        assert!(rw.at.ends_with("c.toml line 2"), "{rw:?}");
         std::fs::write(&f, "rw = \"read\"\n\nspeed = 3\n").unwrap();
         let e = load(&f, &opts()).unwrap_err().to_string();
         assert!(
@@ -397,6 +618,32 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("line 1"));
+    }
+
+    /// Every option that takes a value yet may be given without one is
+    /// one whose typed field [`given_without_value`] sets: `x = true` in a
+    /// file is then what `--x` typed is.
+    #[test]
+    fn every_option_given_without_a_value_is_set_typed() {
+        let root = crate::cli::help::command();
+        let mut seen = 0;
+        for sub in ["run", "verify", "sweep", "compare"] {
+            let cmd = root.find_subcommand(sub).unwrap();
+            for a in cmd.get_arguments() {
+                let bare = a.get_action().takes_values()
+                    && a.get_num_args().is_some_and(|n| n.min_values() == 0);
+                assert_eq!(bare, bare_allowed(a), "{sub} --{}", a.get_id());
+                seen += usize::from(bare);
+            }
+        }
+        assert_eq!(seen, 4, "sqpoll in each");
+        let mut cli =
+            crate::cli::help::parse_from(["stripebench", "run"].map(OsString::from)).unwrap();
+        given_without_value(&mut cli, "sqpoll");
+        let crate::cli::Command::Run(a) = cli.command else {
+            panic!("not a run")
+        };
+        assert_eq!(a.sqpoll, Some(None));
     }
 
     #[test]
@@ -447,92 +694,100 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_command_line_comes_after_the_file() {
+    /// `stripebench WORDS...` with `--config FILE` holding `toml`, typed.
+    fn parsed(toml: &str, words: &[&str]) -> Result<crate::cli::Cli, String> {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("c.toml");
-        std::fs::write(&f, "bs = \"1m\"\nrw = \"randread\"\n").unwrap();
-        let argv: Vec<OsString> = [
-            "stripebench",
-            "run",
-            "--config",
-            f.to_str().unwrap(),
-            "--bs",
-            "4k",
-        ]
-        .iter()
-        .map(OsString::from)
-        .collect();
-        let known = |_: &str| Some(opts());
-        let out: Vec<String> = expand(argv, &known)
-            .unwrap()
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        let file_at = out.iter().position(|a| a == "--rw=randread").unwrap();
-        let cli_at = out.iter().position(|a| a == "4k").unwrap();
-        assert!(file_at < cli_at);
-        assert!(
-            !out.contains(&"--bs=1m".to_string()),
-            "the command line's --bs replaces the file's: {out:?}"
-        );
+        std::fs::write(&f, toml).unwrap();
+        let mut argv: Vec<OsString> = vec!["stripebench".into(), words[0].into()];
+        argv.extend(["--config".into(), f.into_os_string()]);
+        argv.extend(words[1..].iter().map(OsString::from));
+        match parse(&argv) {
+            Ok(Some(Ok(cli))) => Ok(cli),
+            Ok(Some(Err(e))) => Err(crate::cli::help::one_line(&e)),
+            Ok(None) => Err("no --config".into()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
-    fn wins(sub: &str, file: &[&str], cli: &[&str]) -> Vec<String> {
-        command_line_wins(
-            sub,
-            file.iter().map(|s| s.to_string()).collect(),
-            &cli.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        )
+    fn run_of(cli: crate::cli::Cli) -> crate::cli::RunArgs {
+        match cli.command {
+            crate::cli::Command::Run(a) => *a,
+            crate::cli::Command::Sweep(s) => s.run,
+            _ => panic!("neither run nor sweep"),
+        }
     }
 
     #[test]
     fn the_command_line_wins_option_by_option() {
-        let file = [
-            "--buffered",
-            "--duration=5s",
-            "--jobs=4",
-            "--bs=1m",
-            "--cached",
-            "/dev/loop0",
-        ];
+        use std::path::PathBuf;
+        let file = "buffered = true\nduration = \"5s\"\njobs = 4\nbs = \"1m\"\ncached = true\ntargets = [\"/dev/loop0\"]\n";
+        let run = |words: &[&str]| run_of(parsed(file, words).unwrap_or_else(|e| panic!("{e}")));
+        let secs = |s| Some(std::time::Duration::from_secs(s));
         // Nothing given: the file stands.
-        assert_eq!(wins("run", &file, &[]), file);
+        let a = run(&["run"]);
+        assert!(a.buffered && a.cached && a.jobs == 4 && a.duration == secs(5));
+        assert_eq!(a.targets, [PathBuf::from("/dev/loop0")]);
         // Long, long=value, short, short-joined; conflicts in both directions.
+        let a = run(&["run", "--direct", "-t", "1s", "-j2", "--bs=4k"]);
+        assert!(a.direct && !a.buffered && a.cached, "{a:?}");
+        assert_eq!((a.jobs, a.duration), (2, secs(1)));
         assert_eq!(
-            wins("run", &file, &["--direct", "-t", "1s", "-j2", "--bs=4k"]),
-            ["--cached", "/dev/loop0"]
+            a.bs,
+            Some(crate::measure::config::BlockSizeArg::Bytes(4096))
         );
-        assert_eq!(
-            wins("run", &file, &["--drop-caches"]),
-            [
-                "--buffered",
-                "--duration=5s",
-                "--jobs=4",
-                "--bs=1m",
-                "/dev/loop0"
-            ]
-        );
+        let a = run(&["run", "--drop-caches"]);
+        assert!(a.drop_caches && !a.cached && a.buffered, "{a:?}");
         // Targets replace targets; an option's value is not a target.
+        let one = |t: &str| vec![PathBuf::from(t)];
         assert_eq!(
-            wins("run", &file, &["--bs", "4k", "/dev/loop1"]),
-            ["--buffered", "--duration=5s", "--jobs=4", "--cached"]
+            run(&["run", "--bs", "4k", "/dev/loop1"]).targets,
+            one("/dev/loop1")
         );
-        assert_eq!(
-            wins("run", &file, &["--bs", "4k"]).last().unwrap(),
-            "/dev/loop0"
-        );
-        assert_eq!(
-            wins("run", &file, &["--", "/dev/loop1"]).last().unwrap(),
-            "--cached"
-        );
+        assert_eq!(run(&["run", "--bs", "4k"]).targets, one("/dev/loop0"));
+        assert_eq!(run(&["run", "--", "/dev/loop1"]).targets, one("/dev/loop1"));
         // param: by the name it sweeps.
-        let sweep = ["--param=bs=4k,1m", "--param=jobs=1,2", "--duration=1s"];
+        let sweep = "param = [\"bs=4k,1m\", \"jobs=1,2\"]\nduration = \"1s\"\n";
+        let names = |words: &[&str]| -> Vec<String> {
+            match parsed(sweep, words).unwrap().command {
+                crate::cli::Command::Sweep(s) => s
+                    .params
+                    .iter()
+                    .map(|p| format!("{}={}", p.name, p.values.join(",")))
+                    .collect(),
+                _ => panic!("not a sweep"),
+            }
+        };
         assert_eq!(
-            wins("sweep", &sweep, &["--param", "jobs=8"]),
-            ["--param=bs=4k,1m", "--duration=1s"]
+            names(&["sweep", "--param", "jobs=8"]),
+            ["bs=4k,1m", "jobs=8"]
         );
-        assert_eq!(wins("sweep", &sweep, &["--param=iodepth=1,4"]), sweep);
+        assert_eq!(
+            names(&["sweep", "--param=iodepth=1,4"]),
+            ["bs=4k,1m", "jobs=1,2", "iodepth=1,4"]
+        );
+    }
+
+    /// A list for an option that takes one value keeps the last, as the
+    /// option typed twice does; a flag takes true or false.
+    #[test]
+    fn a_list_for_one_value_keeps_the_last_and_a_flag_takes_no_text() {
+        let a = run_of(parsed("bs = [\"4k\", \"8k\"]\n", &["run"]).unwrap());
+        assert_eq!(
+            a.bs,
+            Some(crate::measure::config::BlockSizeArg::Bytes(8192))
+        );
+        let e = parsed("\nbuffered = \"yes\"\n", &["run"]).unwrap_err();
+        assert!(
+            e.contains("c.toml line 2: unexpected value 'yes' for '--buffered'")
+                && e.ends_with("write buffered = true"),
+            "{e}"
+        );
+        let e = parsed("bs = true\n", &["run"]).unwrap_err();
+        assert!(
+            e.contains("line 1: a value is required for '--bs <SIZE|lbs>'"),
+            "{e}"
+        );
     }
 
     #[test]

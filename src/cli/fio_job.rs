@@ -170,14 +170,11 @@ pub fn expand_text(
     tail: Vec<OsString>,
 ) -> Result<Expanded, FioJobError> {
     let shown = shown.to_string();
-    let tail_strs: Vec<String> = tail
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
     let groups = groups(text, &shown)?;
     // Whether the command line names targets: then they replace filename=.
-    let typed_targets =
-        super::configfile::command_line_wins(sub, vec![TARGET_PROBE.into()], &tail_strs).is_empty();
+    // Words clap refuses are refused as typed when parsed for the run:
+    // not for want of a filename= first.
+    let typed_targets = super::help::names_targets(sub, &tail).unwrap_or(true);
     for g in &groups {
         if g.targets.is_empty() && !typed_targets {
             return Err(FioJobError(format!(
@@ -187,7 +184,7 @@ pub fn expand_text(
         }
     }
     if sub == "sweep" {
-        return Ok(Expanded::Sweep(sweep(&groups, &shown, &tail, &tail_strs)?));
+        return Ok(Expanded::Sweep(sweep(&groups, &shown, &tail)?));
     }
     let n = groups.len();
     let mut runs = Vec::new();
@@ -364,10 +361,6 @@ fn numbered(path: &std::path::Path, i: usize) -> PathBuf {
     }
     path.with_file_name(name)
 }
-
-/// A word no target is: what `command_line_wins` keeps only when the
-/// command line names no target.
-const TARGET_PROBE: &str = "\u{0}fio-job-target-probe";
 
 /// The file's text: at most [`MAX_BYTES`], UTF-8, no control character but
 /// tab and the line ends.
@@ -1254,12 +1247,7 @@ fn sweep_param(of: &[Group]) -> Result<(String, Vec<String>, Vec<Set>), String> 
 }
 
 /// `sweep --fio-job`: the groups as the points of one --param.
-fn sweep(
-    groups: &[Group],
-    shown: &str,
-    tail: &[OsString],
-    tail_strs: &[String],
-) -> Result<SweepPlan, FioJobError> {
+fn sweep(groups: &[Group], shown: &str, tail: &[OsString]) -> Result<SweepPlan, FioJobError> {
     if let Some(g) = groups.iter().find(|g| g.then_read_back) {
         return Err(FioJobError(format!(
             "sweep --fio-job {shown}: [{}] writes and reads its blocks back (verify= with do_verify=1), two runs that are no one point of a sweep: add do_verify=0 (and check with `stripebench verify` after), or run it with run --fio-job",
@@ -1273,15 +1261,12 @@ fn sweep(
     }
     let (name, values, common) = sweep_param(groups)
         .map_err(|why| FioJobError(format!("sweep --fio-job {shown}: {why}")))?;
-    if groups.iter().any(|g| g.targets != groups[0].targets) {
-        let typed =
-            super::configfile::command_line_wins("sweep", vec![TARGET_PROBE.into()], tail_strs)
-                .is_empty();
-        if !typed {
-            return Err(FioJobError(format!(
-                "sweep --fio-job {shown}: the groups name different files; a sweep drives the same targets at every point: give the targets on the command line"
-            )));
-        }
+    if groups.iter().any(|g| g.targets != groups[0].targets)
+        && !super::help::names_targets("sweep", tail).unwrap_or(true)
+    {
+        return Err(FioJobError(format!(
+            "sweep --fio-job {shown}: the groups name different files; a sweep drives the same targets at every point: give the targets on the command line"
+        )));
     }
     let mut notes: Vec<String> = Vec::new();
     for n in groups.iter().flat_map(|g| &g.notes) {

@@ -25,16 +25,20 @@ pub struct Invocation {
 }
 
 /// The invocations the process's arguments stand for: a fio job file's
-/// stonewall groups, else the one command typed with `--config FILE.toml`
-/// spliced in. `Err` is a usage error's text (the job or config file was
+/// stonewall groups, else the one command typed, with the values of its
+/// `--config FILE.toml` under those typed. `Err` is a usage error's text (the job or config file was
 /// refused).
 pub fn invocations(args: Vec<OsString>) -> Result<Vec<Invocation>, String> {
     use crate::cli::fio_job::Expanded;
     match crate::cli::fio_job::expand(args.clone()) {
         Ok(Some(Expanded::Runs(runs))) => fio_runs(args, runs),
         Ok(Some(Expanded::Sweep(plan))) => Ok(vec![fio_sweep(args, plan)?]),
-        Ok(None) => match crate::cli::configfile::expand(args.clone(), &crate::cli::long_options) {
-            Ok(argv) => fio_command_line(args, parse(argv, String::new())),
+        Ok(None) => match crate::cli::configfile::parse(&args) {
+            Ok(Some(cli)) => {
+                let inv = invocation(args.clone(), cli, String::new());
+                fio_command_line(args, inv)
+            }
+            Ok(None) => fio_command_line(args.clone(), parse(args, String::new())),
             Err(e) => Err(e.to_string()),
         },
         Err(e) => Err(e.to_string()),
@@ -170,6 +174,12 @@ fn fio_runs(
 
 /// Parses one command line.
 pub fn parse(argv: Vec<OsString>, said: String) -> Invocation {
+    let cli = crate::cli::help::parse_from(argv.clone());
+    invocation(argv, cli, said)
+}
+
+/// The invocation `argv` stands for, clap's verdict on it `cli`.
+fn invocation(argv: Vec<OsString>, cli: Result<Cli, clap::Error>, said: String) -> Invocation {
     let sub = argv
         .iter()
         .skip(1)
@@ -186,7 +196,7 @@ pub fn parse(argv: Vec<OsString>, said: String) -> Invocation {
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     Invocation {
-        cli: crate::cli::help::parse_from(argv),
+        cli,
         sub,
         words,
         said,
@@ -216,31 +226,10 @@ pub fn refusal(e: &clap::Error, sub: Option<&str>, words: &[String]) -> Refusal 
             Refusal::Line(crate::cli::fio_words::hint(words).unwrap_or_default())
         }
         _ => {
-            let rendered = e.render().to_string();
-            // An invalid value's choices are on a line below: keep them.
-            let choices = rendered
-                .lines()
-                .map(str::trim)
-                .find_map(|l| l.strip_prefix("[possible values: "))
-                .and_then(|l| l.strip_suffix(']'))
-                .map(|v| format!(": give one of {v}"));
-            let mut lines = rendered.lines();
-            let first = lines.next().unwrap_or("invalid arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            // "the following required arguments were not provided:" names
-            // them on the lines below: keep them on the one line.
-            let first = match first.strip_suffix(':') {
-                Some(head) => {
-                    let names: Vec<&str> =
-                        lines.map(str::trim).take_while(|l| !l.is_empty()).collect();
-                    format!("{head}: {}", names.join(" "))
-                }
-                None => first.to_string() + choices.as_deref().unwrap_or(""),
-            };
             let help = sub.map_or("stripebench --help".to_string(), |s| {
                 format!("stripebench {s} --help")
             });
-            Refusal::Line(format!("{first} (see {help})"))
+            Refusal::Line(format!("{} (see {help})", crate::cli::help::one_line(e)))
         }
     }
 }
@@ -462,5 +451,166 @@ mod tests {
         assert_eq!(a.params.len(), 1);
         assert_eq!(a.params[0].values, ["randread"]);
         assert!(!said.contains("--param=rw="), "{said}");
+    }
+}
+
+/// `--config`: the file's values under the command line's, typed.
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+
+    /// The command `stripebench WORDS...` stands for with `--config FILE`
+    /// holding `toml` (FILE is put after the subcommand).
+    fn configured(toml: &str, words: &[&str]) -> Result<Cli, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("c.toml");
+        std::fs::write(&f, toml).unwrap();
+        let mut argv: Vec<OsString> = vec!["stripebench".into(), words[0].into()];
+        argv.extend(["--config".into(), f.clone().into_os_string()]);
+        argv.extend(words[1..].iter().map(OsString::from));
+        let mut inv = invocations(argv)?;
+        assert_eq!(inv.len(), 1);
+        inv.pop().unwrap().cli.map_err(|e| first_line(&e))
+    }
+
+    fn sweep(toml: &str, words: &[&str]) -> crate::cli::SweepArgs {
+        match configured(toml, words) {
+            Ok(Cli {
+                command: crate::cli::Command::Sweep(s),
+            }) => *s,
+            other => panic!("not a sweep: {:?}", other.err()),
+        }
+    }
+
+    fn run(toml: &str, words: &[&str]) -> crate::cli::RunArgs {
+        match configured(toml, words) {
+            Ok(Cli {
+                command: crate::cli::Command::Run(a),
+            }) => *a,
+            other => panic!("not a run: {:?}", other.err()),
+        }
+    }
+
+    /// The rules of the module header, seen typed: `--direct` over the
+    /// file's `buffered = true`, `--param` merged by name (the file's
+    /// other names first), targets typed replacing the file's, the file
+    /// standing where the command line says nothing.
+    #[test]
+    fn a_config_and_the_command_line_make_one_typed_sweep() {
+        use crate::measure::config::{BlockSizeArg, RwMode};
+        use std::path::PathBuf;
+        let file = "rw = \"randread\"\nbs = \"64k\"\nbuffered = true\nduration = \"5s\"\nparam = [\"bs=4k,1m\", \"jobs=1,2\"]\ntargets = [\"/dev/file-target\"]\n";
+        let s = sweep(file, &["sweep"]);
+        assert_eq!(s.run.rw, RwMode::Randread);
+        assert_eq!(s.run.bs, Some(BlockSizeArg::Bytes(64 << 10)));
+        assert!(s.run.buffered && !s.run.direct);
+        assert_eq!(s.run.duration, Some(std::time::Duration::from_secs(5)));
+        assert_eq!(s.run.targets, [PathBuf::from("/dev/file-target")]);
+        let names = |s: &crate::cli::SweepArgs| -> Vec<String> {
+            s.params
+                .iter()
+                .map(|p| format!("{}={}", p.name, p.values.join(",")))
+                .collect()
+        };
+        assert_eq!(names(&s), ["bs=4k,1m", "jobs=1,2"]);
+        let s = sweep(
+            file,
+            &[
+                "sweep",
+                "--direct",
+                "--param",
+                "jobs=8",
+                "-t",
+                "1s",
+                "/dev/typed",
+            ],
+        );
+        assert!(s.run.direct && !s.run.buffered, "--direct wins");
+        assert_eq!(names(&s), ["bs=4k,1m", "jobs=8"]);
+        assert_eq!(s.run.duration, Some(std::time::Duration::from_secs(1)));
+        assert_eq!(s.run.targets, [PathBuf::from("/dev/typed")]);
+        assert_eq!(s.run.rw, RwMode::Randread, "the file stands");
+        // A name the file does not sweep is added after the file's.
+        let s = sweep(file, &["sweep", "--param=iodepth=1,4"]);
+        assert_eq!(names(&s), ["bs=4k,1m", "jobs=1,2", "iodepth=1,4"]);
+        // --drop-caches drops the file's `cached`, the other way round.
+        let r = run("cached = true\njobs = 4\n", &["run", "--drop-caches"]);
+        assert!(r.drop_caches && !r.cached && r.jobs == 4);
+    }
+
+    /// Regression: the file's options were spliced in front of the command
+    /// line, and what the command line gave was read by a tokenizer of our
+    /// own, which took `--sqpoll` (its value only ever `--sqpoll=CPU`) to
+    /// take the next word: the target typed after it was not seen as one,
+    /// and the run drove the file's target and the typed one together.
+    #[test]
+    fn a_target_typed_after_sqpoll_replaces_the_configs_targets() {
+        let r = run(
+            "targets = [\"/dev/file-target\"]\n",
+            &["run", "--sqpoll", "/dev/typed"],
+        );
+        assert_eq!(r.targets, [std::path::PathBuf::from("/dev/typed")]);
+        assert_eq!(r.sqpoll, Some(None));
+        // From the file, `sqpoll = true` is `--sqpoll`, `sqpoll = 2` is
+        // `--sqpoll=2`.
+        assert_eq!(run("sqpoll = true\n", &["run"]).sqpoll, Some(None));
+        assert_eq!(run("sqpoll = 2\n", &["run"]).sqpoll, Some(Some(2)));
+    }
+
+    /// Regression: `duration = true` became `--duration`, and clap took
+    /// the word spliced after it (the file's target) for its value:
+    /// "invalid value '/dev/file-target' for '--duration <TIME>'", a
+    /// message about a word the user never wrote there.
+    #[test]
+    fn an_option_set_true_in_a_config_is_refused_at_its_line_not_fed_the_next_word() {
+        let e = configured(
+            "duration = true\ntargets = [\"/dev/file-target\"]\n",
+            &["run"],
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.starts_with("config ") && e.contains("c.toml line 1: "),
+            "{e}"
+        );
+        assert!(e.contains("a value is required for '--duration"), "{e}");
+        assert!(!e.contains("file-target"), "{e}");
+    }
+
+    /// A bad value in the file is named by the file's line, in clap's words.
+    #[test]
+    fn a_bad_value_in_a_config_names_the_files_line() {
+        let e = configured("bs = \"1m\"\nrw = \"sideways\"\n", &["run"])
+            .err()
+            .unwrap();
+        assert!(
+            e.contains(
+                "c.toml line 2: invalid value 'sideways' for '--rw <RW>': give one of read, write"
+            ),
+            "{e}"
+        );
+        let e = configured("param = [\"bs=4k\", \"speed=1\"]\n", &["sweep"])
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("c.toml line 1: invalid value 'speed=1' for '--param"),
+            "{e}"
+        );
+        // Two options the file holds that clap holds apart (the keys are
+        // read in their order by name: buffered, then direct).
+        let e = configured("direct = true\nbuffered = true\n", &["run"])
+            .err()
+            .unwrap();
+        assert!(
+            e.ends_with("c.toml line 1: the argument '--direct' cannot be used with '--buffered' (line 2): keep one of them"),
+            "{e}"
+        );
+    }
+
+    /// A value that starts with '-' is a value, from the file as typed.
+    #[test]
+    fn a_configs_value_that_starts_with_a_dash_is_a_value() {
+        let r = run("members = \"-vol\"\n", &["run"]);
+        assert_eq!(r.members, Some(std::path::PathBuf::from("-vol")));
     }
 }

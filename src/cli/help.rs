@@ -228,6 +228,73 @@ pub fn parse_given(
     Ok((cli, given))
 }
 
+/// clap's reading of `argv` (what it gave, and from where), nothing typed.
+pub fn matches(
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<clap::ArgMatches, clap::Error> {
+    command().try_get_matches_from(argv)
+}
+
+/// Parses `argv` as [`parse_from`] does, with `defaults` (clap ids of
+/// options of the subcommand `sub`, and their values as written) taking
+/// the place of clap's own defaults: a value a `--config` file gives,
+/// which the command line replaces when it gives the option. Values, never
+/// words: one that starts with '-' is a value.
+pub fn parse_over(
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+    sub: &str,
+    defaults: &[(String, Vec<String>)],
+) -> Result<Cli, clap::Error> {
+    let mut cmd = command().mut_subcommand(sub, |mut s| {
+        for (id, values) in defaults {
+            s = s.mut_arg(id.as_str(), |a| a.default_values(values.clone()));
+        }
+        s
+    });
+    let matches = cmd.try_get_matches_from_mut(argv)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
+/// Whether `words`, typed after the subcommand `sub`, name targets as
+/// clap reads them (an option's value is none, `--` ends the options);
+/// `None` when clap refuses the words (the refusal is reported when they
+/// are parsed for the run).
+pub fn names_targets(sub: &str, words: &[std::ffi::OsString]) -> Option<bool> {
+    let argv = std::iter::once(std::ffi::OsString::from(sub)).chain(words.iter().cloned());
+    let matches = command()
+        .no_binary_name(true)
+        .try_get_matches_from(argv)
+        .ok()?;
+    let (_, m) = matches.subcommand()?;
+    Some(m.value_source("targets") == Some(clap::parser::ValueSource::CommandLine))
+}
+
+/// clap's refusal on one line: its first, with the choices of an invalid
+/// value, or the names of the arguments missing, that it puts below.
+pub fn one_line(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    // An invalid value's choices are on a line below: keep them.
+    let choices = rendered
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("[possible values: "))
+        .and_then(|l| l.strip_suffix(']'))
+        .map(|v| format!(": give one of {v}"));
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or("invalid arguments");
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    // "the following required arguments were not provided:" names
+    // them on the lines below: keep them on the one line.
+    let first = match first.strip_suffix(':') {
+        Some(head) => {
+            let names: Vec<&str> = lines.map(str::trim).take_while(|l| !l.is_empty()).collect();
+            format!("{head}: {}", names.join(" "))
+        }
+        None => first.to_string() + choices.as_deref().unwrap_or(""),
+    };
+    first
+}
+
 fn arrange(cmd: Command) -> Command {
     let mut cmd = cmd;
     let names: Vec<String> = cmd

@@ -5,8 +5,7 @@ use crate::common;
 
 use std::ffi::OsString;
 
-use clap::Parser;
-use stripebench::cli::{Cli, Command};
+use stripebench::cli::Command;
 
 #[test]
 fn every_config_parses_and_validates() {
@@ -39,9 +38,14 @@ fn every_config_parses_and_validates() {
         .iter()
         .map(OsString::from)
         .collect();
-        let argv = stripebench::cli::configfile::expand(argv, &stripebench::cli::long_options)
+        let mut invocations = stripebench::cli::front::invocations(argv)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(invocations.len(), 1);
+        let cli = invocations
+            .pop()
+            .unwrap()
+            .cli
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let args = match cli.command {
             Command::Run(a) => *a,
             Command::Sweep(s) => {
