@@ -25,6 +25,7 @@ pub mod plausible;
 pub mod rmw;
 pub mod significance;
 pub mod slow_member;
+pub mod steady;
 pub mod stripe_loss;
 pub mod summary;
 pub mod verify;

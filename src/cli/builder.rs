@@ -95,6 +95,26 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--steady CRITERION:LIMIT`.
+    pub fn steady(mut self, c: crate::analysis::steady::Criterion) -> Self {
+        self.args.steady = Some(c);
+        self
+    }
+
+    /// `--steady-dur` (not 0).
+    pub fn steady_dur(mut self, d: Duration) -> Result<Self> {
+        let shown = humantime::format_duration(d);
+        self.args.steady_dur =
+            Some(values::positive_duration(d).map_err(|e| invalid("steady-dur", shown, e))?);
+        Ok(self)
+    }
+
+    /// `--steady-ramp` (any length, 0 included).
+    pub fn steady_ramp(mut self, d: Duration) -> Self {
+        self.args.steady_ramp = Some(d);
+        self
+    }
+
     /// `--jobs-share`: every job on the whole region.
     pub fn jobs_share(mut self) -> Self {
         self.args.jobs_share = true;

@@ -506,6 +506,10 @@ fn canonical(key: &str) -> &str {
         "wait_for_previous" => "stonewall",
         "io_limit" => "io_size",
         "disable_bw" => "disable_bw_measurement",
+        "ss" => "steadystate",
+        "ss_dur" => "steadystate_duration",
+        "ss_ramp" => "steadystate_ramp_time",
+        "ss_interval" => "steadystate_check_interval",
         "allrandrepeat" => "randrepeat",
         k => k,
     }
@@ -572,6 +576,10 @@ pub enum Set {
     Ramp(Duration),
     Jobs(usize),
     JobsShare,
+    /// fio's CRITERION:LIMIT, checked (`analysis::steady::Criterion`).
+    Steady(String),
+    SteadyDur(Duration),
+    SteadyRamp(Duration),
     Engine(EngineArg),
     Iodepth(usize),
     NoRegister,
@@ -610,6 +618,9 @@ impl Set {
             Set::Ramp(_) => "ramp",
             Set::Jobs(_) => "jobs",
             Set::JobsShare => "jobs_share",
+            Set::Steady(_) => "steady",
+            Set::SteadyDur(_) => "steady_dur",
+            Set::SteadyRamp(_) => "steady_ramp",
             Set::Engine(_) => "engine",
             Set::Iodepth(_) => "iodepth",
             Set::NoRegister => "no_register",
@@ -650,6 +661,9 @@ impl Set {
             Set::Ramp(d) => format!("--ramp={}", fmt_duration(*d)),
             Set::Jobs(n) => format!("--jobs={n}"),
             Set::JobsShare => "--jobs-share".into(),
+            Set::Steady(c) => format!("--steady={c}"),
+            Set::SteadyDur(d) => format!("--steady-dur={}", fmt_duration(*d)),
+            Set::SteadyRamp(d) => format!("--steady-ramp={}", fmt_duration(*d)),
             Set::Engine(e) => format!("--engine={}", named(&|| e.to_possible_value())),
             Set::Iodepth(n) => format!("--iodepth={n}"),
             Set::NoRegister => "--no-register".into(),
@@ -692,6 +706,15 @@ impl Set {
             Set::Ramp(d) => b.ramp(*d),
             Set::Jobs(n) => b.jobs(*n)?,
             Set::JobsShare => b.jobs_share(),
+            Set::Steady(c) => {
+                b.steady(crate::analysis::steady::Criterion::parse(c).map_err(|e| {
+                    crate::base::error::UsageError(format!(
+                        "invalid value '{c}' for '--steady': {e}"
+                    ))
+                })?)
+            }
+            Set::SteadyDur(d) => b.steady_dur(*d)?,
+            Set::SteadyRamp(d) => b.steady_ramp(*d),
             Set::Engine(e) => b.engine(*e),
             Set::Iodepth(n) => b.iodepth(*n)?,
             Set::NoRegister => b.no_register(),
@@ -1404,6 +1427,31 @@ mod tests {
         };
         assert!(!e.contains('\n'), "{e}");
         e
+    }
+
+    // Issue 41: fio's steadystate (ss=, ss_dur=, ss_ramp=) was refused as
+    // having no equivalent; it is run's --steady now.
+    #[test]
+    fn fio_s_steady_state_is_steady() {
+        let a =
+            args("[j]\nrw=write\nss=iops:10%\nss_dur=30s\nss_ramp=10s\ntime_based\nruntime=5m\n");
+        for w in ["--steady=iops:10%", "--steady-dur=30s", "--steady-ramp=10s"] {
+            assert!(a.contains(&w.to_string()), "{w}: {a:?}");
+        }
+        // fio's ss_ramp counts from the job's start, ramp_time included.
+        let a = args("[j]\nsteadystate=bw_slope:1%\nsteadystate_duration=10\nss_ramp=5\nramp_time=2\ntime_based\nruntime=60\n");
+        assert!(a.contains(&"--steady-ramp=3s".to_string()), "{a:?}");
+        // Without ss_dur fio judges nothing: neither do we, and a line says so.
+        let t = one("[j]\nss=iops:10%\n").unwrap();
+        assert!(!words(&t.args).iter().any(|w| w.starts_with("--steady")));
+        assert!(
+            t.notes.iter().any(|n| n.contains("without ss_dur")),
+            "{:?}",
+            t.notes
+        );
+        assert!(refused("[j]\nss=iops:10%\nss_dur=30\nss_interval=2\n")
+            .contains("`steadystate_check_interval=2`"));
+        assert!(refused("[j]\nss=speed:1%\nss_dur=30\n").contains("`steadystate=speed:1%`"));
     }
 
     // Issue 41: numjobs=4 on a sequential pattern, or bounded by size=,

@@ -142,6 +142,24 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = crate::base::units::parse_iops)]
     pub rate_iops: Option<f64>,
 
+    /// End the window once the run is steady, as fio's steadystate= judges
+    /// it: over the last --steady-dur of --live-interval figures (IOPS, bytes
+    /// per second or mean latency of the whole run), every one within LIMIT
+    /// of their mean (iops, bw, lat), or their least-squares slope under
+    /// LIMIT per interval (iops_slope, bw_slope, lat_slope); LIMIT absolute
+    /// or a percentage of the mean (iops:10%, bw_slope:0.5%). The report
+    /// says whether and when it was reached; --duration stays the cap
+    #[arg(long, value_name = "CRITERION:LIMIT", value_parser = parse_steady)]
+    pub steady: Option<crate::analysis::steady::Criterion>,
+
+    /// --steady's rolling window (default 30s; at least two --live-interval)
+    #[arg(long, value_name = "TIME", requires = "steady", value_parser = parse_positive_duration)]
+    pub steady_dur: Option<Duration>,
+
+    /// --steady: how long into the window before its figures are judged (default 0)
+    #[arg(long, value_name = "TIME", requires = "steady", value_parser = parse_duration)]
+    pub steady_ramp: Option<Duration>,
+
     /// io_uring: do not register buffers and the file (plain READ/WRITE, as fio's defaults).
     #[arg(long)]
     pub no_register: bool,
@@ -442,6 +460,9 @@ impl Default for RunArgs {
             iodepth: 1,
             rate: None,
             rate_iops: None,
+            steady: None,
+            steady_dur: None,
+            steady_ramp: None,
             no_register: false,
             hipri: false,
             sqpoll: None,
@@ -629,6 +650,11 @@ pub(crate) fn positive_duration(d: Duration) -> Result<Duration, String> {
 }
 
 /// `--live-interval`: 10 ms (the collector's resolution) to 1 h.
+/// `--steady`: fio's CRITERION:LIMIT.
+pub(crate) fn parse_steady(text: &str) -> Result<crate::analysis::steady::Criterion, String> {
+    crate::analysis::steady::Criterion::parse(text)
+}
+
 pub(crate) fn parse_live_interval(text: &str) -> Result<Duration, String> {
     let d = parse_duration(text)?;
     if d < Duration::from_millis(10) || d > Duration::from_secs(3600) {

@@ -40,6 +40,9 @@ pub enum ConfigError {
     ShareOfOne,
     #[error("--verify needs one writer per block, and --jobs-share gives each block --jobs of them: drop one")]
     ShareWithVerify,
+    /// `--steady`'s window and the run's do not fit (the text says how).
+    #[error("{0}")]
+    Steady(String),
     #[error("--members names the volume whose members are driven: name no TARGET with it")]
     MembersWithTargets,
     #[error("--testbed-size {0} is too small: give at least 1m")]
@@ -382,6 +385,33 @@ fn check_duration(args: &RunArgs) -> Result<(), ConfigError> {
             min_ms: MIN_DURATION.as_millis(),
         });
     }
+    if args.steady.is_some() {
+        let dur = args.steady_dur.unwrap_or(STEADY_DUR);
+        let ramp = args.steady_ramp.unwrap_or_default();
+        let show = |d: Duration| humantime::format_duration(d).to_string();
+        if dur < 2 * args.live_interval {
+            return Err(ConfigError::Steady(format!(
+                "--steady-dur {} holds fewer than two --live-interval {} figures: give a longer --steady-dur",
+                show(dur),
+                show(args.live_interval)
+            )));
+        }
+        // A window shorter than the judging could never end steady.
+        let cap = args.duration.unwrap_or(if args.passes.is_some() {
+            NO_TIME_LIMIT
+        } else {
+            Duration::from_secs(10)
+        });
+        if cap < ramp + dur {
+            return Err(ConfigError::Steady(format!(
+                "--steady-ramp {} and --steady-dur {} need a window of at least {}, and --duration is {}: give a longer --duration",
+                show(ramp),
+                show(dur),
+                show(ramp + dur),
+                show(cap)
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -516,8 +546,19 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         force_memory: args.force_memory,
         progress: !args.no_progress,
         rate,
+        steady: args
+            .steady
+            .map(|criterion| crate::measure::config::SteadyConfig {
+                criterion,
+                dur: args.steady_dur.unwrap_or(STEADY_DUR),
+                ramp: args.steady_ramp.unwrap_or_default(),
+                interval: args.live_interval,
+            }),
     }
 }
+
+/// `--steady-dur`'s default: fio's examples judge over 10 s to 5 min.
+const STEADY_DUR: Duration = Duration::from_secs(30);
 
 /// A seed drawn from the clock, for runs that did not fix one.
 fn clock_seed() -> u64 {

@@ -306,6 +306,9 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             crate::base::error::show_text(&t.to_string_lossy())
         )));
     }
+    if cfg.steady.is_some() {
+        notes.push("--steady: fio reads each job's figures for its steady state at its own check, about each ss_interval; stripebench judges each whole --live-interval of the run's total, the last one cut short by the window's end left out");
+    }
     if cfg.jobs > 1 && !cfg.jobs_share && cfg.size.is_none() {
         notes.push("--jobs: each fio job gets the same share of the region; fio rounds its slice otherwise than stripebench (to the block size)");
     }
@@ -413,6 +416,19 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
     }
     if !cfg.ramp.is_zero() {
         g.push(format!("--ramp_time={}ms", cfg.ramp.as_millis()));
+    }
+    if let Some(s) = cfg.steady {
+        g.push(format!("--steadystate={}", s.criterion.spelling()));
+        g.push(format!("--ss_dur={}ms", s.dur.as_millis()));
+        // fio counts ss_ramp from the job's start, its ramp_time included.
+        g.push(format!("--ss_ramp={}ms", (cfg.ramp + s.ramp).as_millis()));
+        // fio's default interval is 1 s; older fio (3.33) has no option for it.
+        if s.interval != std::time::Duration::from_secs(1) {
+            g.push(format!("--ss_interval={}ms", s.interval.as_millis()));
+        }
+        // fio judges each job apart unless they report as a group;
+        // stripebench judges the run's total.
+        g.push("--group_reporting".into());
     }
     match cfg.rate {
         Some(RateLimit::BytesPerSec(b)) => g.push(format!("--rate={}", b.round() as u64)),

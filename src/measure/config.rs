@@ -118,6 +118,25 @@ pub struct RunConfig {
     pub force_memory: bool,
     /// `--rate`, `--rate-iops`: each worker issues on a fixed schedule.
     pub rate: Option<RateLimit>,
+    /// `--steady`: the window ends once the run is steady.
+    pub steady: Option<SteadyConfig>,
+}
+
+/// `--steady`, `--steady-dur`, `--steady-ramp`, judged every
+/// `--live-interval`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteadyConfig {
+    pub criterion: crate::analysis::steady::Criterion,
+    pub dur: Duration,
+    pub ramp: Duration,
+    pub interval: Duration,
+}
+
+impl SteadyConfig {
+    /// The intervals in the rolling window (fio: ss_dur / ss_interval).
+    pub fn intervals(&self) -> usize {
+        (self.dur.as_nanos() / self.interval.as_nanos().max(1)) as usize
+    }
 }
 
 /// `--live-format` (its command-line names and help: `cli::values`).

@@ -25,6 +25,8 @@ pub struct RunControl {
     end_ns: AtomicU64,
     /// The run was interrupted.
     interrupted: AtomicBool,
+    /// `--steady` ended the window.
+    steady: AtomicBool,
 }
 
 impl RunControl {
@@ -78,6 +80,19 @@ impl RunControl {
 
     pub fn interrupted(&self) -> bool {
         self.interrupted.load(Ordering::SeqCst)
+    }
+
+    /// Closes the window now because the run is steady (`--steady`): as
+    /// an interrupt closes it, but the run was not cut short.
+    pub fn end_now(&self) {
+        self.steady.store(true, Ordering::SeqCst);
+        let now = self.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64);
+        self.end_ns.fetch_min(now, Ordering::SeqCst);
+    }
+
+    /// `--steady` ended the window.
+    pub fn ended_steady(&self) -> bool {
+        self.steady.load(Ordering::SeqCst)
     }
 
     /// Closes the window now.

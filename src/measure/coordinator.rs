@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{bail, Context, Result};
@@ -26,11 +26,12 @@ use crate::base::usage::ProcessCpu;
 use crate::device::devstat::{self, DevProbe, DeviceCounters};
 use crate::engine::watch::CallWatch;
 use crate::engine::{EngineKind, EngineSpec, FaultEngine, MockEngine, SyncEngine, UringEngine};
-use crate::measure::config::RunConfig;
+use crate::measure::config::{RunConfig, SteadyConfig};
 use crate::measure::control::RunControl;
 use crate::measure::layout::Plan;
 use crate::measure::live::{self, LiveStats};
 use crate::measure::progress::Progress;
+use crate::measure::steady::{SteadyOutcome, SteadySink};
 use crate::measure::worker::{self, Ending, WorkerOutcome, WorkerSpec};
 
 /// What a run produced, before it is shaped into a document.
@@ -55,6 +56,8 @@ pub struct Execution {
     pub devices: Vec<Option<DeviceCounters>>,
     /// `--live`/`--metrics`: what the stream's collector saw.
     pub live: Option<LiveStats>,
+    /// `--steady`: whether and when the run was steady.
+    pub steady: Option<SteadyOutcome>,
     /// The host, as it was when the run ended (its peak memory included).
     pub host: crate::device::host_facts::HostFacts,
     /// What the whole process took: its set-up time, its CPU time.
@@ -114,7 +117,10 @@ pub fn execute(
     // A worker's outcome, or what killed it (a panic, with its message).
     let (done_tx, done_rx) = bounded::<std::result::Result<WorkerOutcome, String>>(n);
     let progress = Progress::new(cfg.progress);
-    let (mut taps, collector) = live_taps(hub, plan);
+    // --steady judges the collector's total lines: a sink in front of the
+    // run's own (or alone), ending the window when steady.
+    let steady = cfg.steady.map(|s| steady_hub(s, hub, control.clone()));
+    let (mut taps, collector) = live_taps(steady.as_ref().map(|s| &s.0).or(hub), plan);
     signals::set_active(Some(control.clone()));
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
@@ -181,6 +187,8 @@ pub fn execute(
         // Every worker has ended (its tap is gone): the collector writes
         // what is left, the last second included, and ends.
         let live = match collecting {
+            // The collector ran for --steady alone: no stream to report.
+            Some(Ok(h)) if hub.is_none() => h.join().ok().and(None),
             Some(Ok(h)) => h.join().ok(),
             Some(Err(e)) => {
                 out.warn(&[crate::base::warning::Warning::LiveThreadUnstarted {
@@ -216,6 +224,7 @@ pub fn execute(
             flush_abandoned,
             devices,
             live,
+            steady: steady.map(|s| s.1.lock().unwrap_or_else(|e| e.into_inner()).clone()),
             host: crate::device::host_facts::gather(&crate::base::host::Host::real()),
             process: ProcessUse {
                 setup_sec,
@@ -257,6 +266,24 @@ impl Shared {
                 .collect(),
         }
     }
+}
+
+/// `--steady`'s hub: its sink judges each interval's total and hands the
+/// lines on to `hub`'s (when the run streams them), at `s.interval`.
+fn steady_hub(
+    s: SteadyConfig,
+    hub: Option<&live::LiveHub>,
+    control: Arc<RunControl>,
+) -> (live::LiveHub, Arc<Mutex<SteadyOutcome>>) {
+    let outcome = Arc::new(Mutex::new(SteadyOutcome::default()));
+    let sink = SteadySink::new(hub.map(|h| h.sink.clone()), control, s, outcome.clone());
+    let hub = live::LiveHub {
+        sink: Arc::new(Mutex::new(sink)),
+        interval: s.interval,
+        label: hub.and_then(|h| h.label.clone()),
+        shown: hub.map(|h| h.shown.clone()).unwrap_or_default(),
+    };
+    (hub, outcome)
 }
 
 /// One tap per worker, handing its seconds to the collector (started with
@@ -564,6 +591,8 @@ fn window_end(
     let endings: Vec<Ending> = outcomes.iter().map(|o| o.ended_by).collect();
     let ended_by = if control.interrupted() {
         "interrupted"
+    } else if control.ended_steady() {
+        "steady"
     } else if endings.contains(&Ending::Deadline) {
         "duration"
     } else if endings.contains(&Ending::Limit) {

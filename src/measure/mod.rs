@@ -17,5 +17,6 @@ pub mod memory;
 pub mod progress;
 pub mod series;
 pub mod session;
+pub mod steady;
 pub mod worker;
 pub mod workload;

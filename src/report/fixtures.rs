@@ -95,6 +95,7 @@ pub fn sample_doc() -> RunDocument {
         flush: vec![None],
         devices: vec![None],
         live: None,
+        steady: None,
         host: Default::default(),
         process: crate::measure::coordinator::ProcessUse {
             setup_sec: 0.25,

@@ -234,6 +234,7 @@ pub fn heading(doc: &RunDocument) -> String {
             "limit" => " (closed at the last completion: every worker reached --io-limit)",
             "passes" => " (closed at the last completion: every worker finished its passes)",
             "errors" => " (every worker stopped on errors)",
+            "steady" => " (closed when the run was steady: --steady, below)",
             _ => "",
         },
         if c.pin { "; workers pinned" } else { "; workers not pinned" },
@@ -251,6 +252,9 @@ pub fn heading(doc: &RunDocument) -> String {
     );
     if let Some(line) = own_time_line(doc) {
         let _ = writeln!(out, "{line}");
+    }
+    if let Some(s) = &doc.window.steady {
+        let _ = writeln!(out, "{}", steady_line(s));
     }
     if let Some(chunk) = c.stripe_chunk {
         let _ = writeln!(
@@ -983,6 +987,52 @@ fn schedule_lines(doc: &RunDocument) -> String {
         lat(&doc.total.figures.service_latency_ns)
     );
     out
+}
+
+/// `--steady`'s verdict in one line: the criterion, and whether and when
+/// the run was steady, with the last judgement's figures.
+fn steady_line(s: &crate::document::run::SteadyDoc) -> String {
+    let (name, limit) = s.criterion.split_once(':').unwrap_or((&s.criterion, ""));
+    let (figure, unit) = match name.trim_end_matches("_slope") {
+        "iops" => ("IOPS", " IOPS"),
+        "bw" => ("throughput", " B/s"),
+        _ => ("mean latency", " ns"),
+    };
+    let pct = limit.ends_with('%');
+    let judged = |v: f64| {
+        if pct {
+            format!("{v:.2}%")
+        } else {
+            format!("{v:.1}{unit}")
+        }
+    };
+    let how = if name.ends_with("_slope") {
+        "the least-squares slope of"
+    } else {
+        "the largest deviation from their mean of"
+    };
+    let head = format!(
+        "steady state (--steady {}, over {}s of {}s figures, judged from {}s into the window):",
+        Shown(&s.criterion),
+        s.dur_sec,
+        s.interval_sec,
+        s.ramp_sec
+    );
+    match (s.attained, s.value, s.mean) {
+        (true, Some(v), Some(m)) => format!(
+            "{head} reached {:.1}s into the window, and the window ended there: {how} the {figure} figures was {} (mean {:.1}{unit})",
+            s.at_sec.unwrap_or_default(),
+            judged(v),
+            m
+        ),
+        (false, Some(v), Some(m)) => format!(
+            "{head} NOT reached in {} judgements: at the last, {how} the {figure} figures was {} (mean {:.1}{unit}), over the limit",
+            s.judged,
+            judged(v),
+            m
+        ),
+        _ => format!("{head} NOT judged: the window ended before {}s of figures were in", s.dur_sec),
+    }
 }
 
 #[cfg(test)]

@@ -62,6 +62,7 @@ mod run;
 mod scale;
 mod seed_configs;
 mod signatures;
+mod steady;
 mod stripe_model;
 mod sweep;
 mod uncached;

@@ -61,6 +61,15 @@ const STEPS: &[Step] = &[
     },
     Step {
         keys: &[
+            "steadystate",
+            "steadystate_duration",
+            "steadystate_ramp_time",
+            "steadystate_check_interval",
+        ],
+        run: steady,
+    },
+    Step {
+        keys: &[
             "time_based",
             "runtime",
             "ramp_time",
@@ -522,6 +531,61 @@ fn fadvise(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         let hint = r.get("fadvise_hint").and_then(|o| o.value.clone());
         if !matches!(hint.as_deref(), Some("0" | "false" | "off" | "no")) {
             d.notes.push("fadvise_hint (fio's default 1): fio advises POSIX_FADV_SEQUENTIAL (twice the read-ahead) or RANDOM (none) for buffered I/O; stripebench gives no hint, the device's read_ahead_kb (--readahead) holds".into());
+        }
+    }
+    Ok(())
+}
+
+/// fio's steady state (steadystate.c): judged over ss_dur (0, its default,
+/// judges nothing), from ss_ramp, every ss_interval (1 s); stripebench's
+/// --steady judges the run's total, as fio's group_reporting does.
+fn steady(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let dur = r
+        .get("steadystate_duration")
+        .map(|o| r.time(o))
+        .transpose()?
+        .filter(|t| !t.is_zero());
+    let Some(o) = r.get("steadystate") else {
+        return Ok(());
+    };
+    let Some(dur) = dur else {
+        d.notes.push(format!(
+            "{}: without ss_dur (its default 0) fio judges no steady state, nor does stripebench",
+            show_text(&r.written(o))
+        ));
+        return Ok(());
+    };
+    let c = crate::analysis::steady::Criterion::parse(o.value.as_deref().unwrap_or(""))
+        .or_else(|why| r.refuse(o, why))?;
+    if let Some(i) = r.get("steadystate_check_interval") {
+        if r.time(i)? != Duration::from_secs(1) {
+            return r.refuse(
+                i,
+                "is not 1s: stripebench judges each second's figures; give ss_interval=1s",
+            );
+        }
+    }
+    d.args.push(Set::Steady(c.spelling()));
+    d.args.push(Set::SteadyDur(dur));
+    // fio counts ss_ramp from the job's start, ramp_time included;
+    // stripebench's --steady-ramp from the window's opening, after --ramp.
+    let ss_ramp = r
+        .get("steadystate_ramp_time")
+        .map(|o| r.time(o))
+        .transpose()?;
+    let ramp = r.get("ramp_time").map(|o| r.time(o)).transpose()?;
+    if let Some(ss_ramp) = ss_ramp {
+        d.args.push(Set::SteadyRamp(
+            ss_ramp.saturating_sub(ramp.unwrap_or_default()),
+        ));
+    }
+    if r.get("group_reporting").is_none() {
+        if let Some(n) = r
+            .get("numjobs")
+            .and_then(|o| o.value.as_deref())
+            .filter(|n| *n != "1")
+        {
+            d.notes.push(format!("ss= without group_reporting: fio judges each of its {n} clones apart and stops each when steady; stripebench judges the run's total and stops the run"));
         }
     }
     Ok(())

@@ -427,6 +427,21 @@ fn window_doc(cfg: &RunConfig, exec: &Execution) -> WindowDoc {
         latency_from: if cfg.rate.is_some() { "due" } else { "issue" }.into(),
         ended_by: exec.ended_by.into(),
         clock: exec.clock.into(),
+        steady: cfg
+            .steady
+            .zip(exec.steady.as_ref())
+            .map(|(s, o)| SteadyDoc {
+                criterion: s.criterion.spelling(),
+                dur_sec: s.dur.as_secs_f64(),
+                ramp_sec: s.ramp.as_secs_f64(),
+                interval_sec: s.interval.as_secs_f64(),
+                attained: o.attained,
+                at_sec: o.at_sec,
+                value: o.last.map(|l| l.0),
+                mean: o.last.map(|l| l.1),
+                values: o.values.clone(),
+                judged: o.judged,
+            }),
     }
 }
 

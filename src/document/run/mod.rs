@@ -121,6 +121,35 @@ pub struct WindowDoc {
     /// (and then not written back).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub clock: String,
+    /// `--steady`: the criterion, and whether and when the run was steady;
+    /// absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<SteadyDoc>,
+}
+
+/// `--steady` (fio's steadystate=) as judged over the run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SteadyDoc {
+    /// fio's spelling: `iops:10%`, `bw_slope:0.5%`.
+    pub criterion: String,
+    /// The rolling window, the time into the window before judging began,
+    /// and the interval of each figure.
+    pub dur_sec: f64,
+    pub ramp_sec: f64,
+    pub interval_sec: f64,
+    /// Whether the window was steady at some interval (and the run ended there).
+    pub attained: bool,
+    /// Seconds into the window at the end of the steady interval.
+    pub at_sec: Option<f64>,
+    /// The last judgement: the criterion's value (the largest deviation or
+    /// the slope's size; a percentage of the mean when the limit is one)
+    /// and the window's mean figure (I/Os or bytes per second, or ns).
+    pub value: Option<f64>,
+    pub mean: Option<f64>,
+    /// The window's figures at that judgement, oldest first.
+    pub values: Vec<f64>,
+    /// Intervals judged once the window was full.
+    pub judged: u64,
 }
 
 /// The fsync that ends a buffered write run.
