@@ -76,6 +76,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "live_format",
             "live_interval",
             "log_interval",
+            "fio_log",
+            "fio_log_format",
             "metrics",
             "histogram",
             "rows",

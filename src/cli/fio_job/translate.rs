@@ -141,6 +141,21 @@ const STEPS: &[Step] = &[
         run: verify,
     },
     Step {
+        keys: &[
+            "write_bw_log",
+            "write_lat_log",
+            "write_iops_log",
+            "log_avg_msec",
+            "per_job_logs",
+            "log_offset",
+            "log_prio",
+            "log_issue_time",
+            "log_window_value",
+            "log_max_value",
+        ],
+        run: logs,
+    },
+    Step {
         keys: &["filename", "directory"],
         run: files,
     },
@@ -896,6 +911,88 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         }
     }
     Ok(())
+}
+
+/// fio's logs: `--fio-log` for each, in fio's windowed form at
+/// log_avg_msec (`--log-interval`); fio's default without it is a line
+/// per I/O, which stripebench does not record (the I/O path records each
+/// latency once, into its interval): said in a `#` line.
+fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    use crate::report::fio_log::LogKind;
+    let mut any = None;
+    for (key, kind) in [
+        ("write_bw_log", LogKind::Bw),
+        ("write_lat_log", LogKind::Lat),
+        ("write_iops_log", LogKind::Iops),
+    ] {
+        let Some(o) = r.get(key) else { continue };
+        // Bare, fio names the files after the job (`jobname_bw.1.log`).
+        let prefix = match o.value.as_deref() {
+            None | Some("") => r.job.name.clone(),
+            Some(v) => v.to_string(),
+        };
+        if prefix.starts_with('-') {
+            return r.refuse(o, "names a file that starts with '-': write it as ./NAME");
+        }
+        d.args.push(Set::FioLog(kind, prefix));
+        any = Some(o);
+    }
+    let Some(first) = any else {
+        // log_avg_msec and the columns shape logs; without one, nothing.
+        return Ok(());
+    };
+    if matches!(
+        d.args.iter().find(|a| matches!(a, Set::Rw(_))),
+        Some(Set::Rw(RwMode::Randrw | RwMode::Rw))
+    ) {
+        return r.refuse(first, format!("with rw={}: stripebench's intervals count reads and writes together, and fio logs each direction apart: drop the log, or log a read or a write job", d.rw));
+    }
+    match r.get("log_avg_msec") {
+        Some(o) => match r.count(o)? {
+            0 => per_io_note(d),
+            ms if (10..=3_600_000).contains(&ms) => {
+                d.args.push(Set::LogInterval(Duration::from_millis(ms)));
+            }
+            _ => return r.refuse(o, "is outside 10 to 3600000: stripebench's intervals are 10 ms at the finest and an hour at most"),
+        },
+        None => per_io_note(d),
+    }
+    let mut words: Vec<&str> = Vec::new();
+    if r.flag("per_job_logs")? == Some(false) {
+        words.push("shared");
+    }
+    for (key, word) in [
+        ("log_offset", "offset"),
+        ("log_prio", "prio"),
+        ("log_issue_time", "issue-time"),
+    ] {
+        if r.flag(key)? == Some(true) {
+            words.push(word);
+        }
+    }
+    // log_max_value is log_window_value's older name: the later wins.
+    let window = [r.get("log_window_value"), r.get("log_max_value")]
+        .into_iter()
+        .flatten()
+        .max_by_key(|o| o.line);
+    if let Some(o) = window {
+        words.push(match o.value.as_deref() {
+            Some("avg" | "0") => "avg",
+            None | Some("max" | "1") => "max",
+            Some("both") => "both",
+            Some(_) => return r.refuse(o, "is not avg, max or both"),
+        });
+    }
+    if words.iter().any(|w| *w != "avg") {
+        words.retain(|w| *w != "avg");
+        d.args.push(Set::FioLogFormat(words.join(",")));
+    }
+    Ok(())
+}
+
+/// What fio's per-I/O log (no log_avg_msec) becomes here.
+fn per_io_note(d: &mut Draft) {
+    d.notes.push("fio's logs without log_avg_msec hold a line per I/O; stripebench logs each --log-interval (1 s unless given) as fio's log_avg_msec would, from the intervals it keeps: give log_avg_msec=N for N ms".into());
 }
 
 /// The files: filename= (in directory=), one worker each.
