@@ -306,6 +306,12 @@ impl RunBuilder {
         self
     }
 
+    /// `--create SIZE`.
+    pub fn create(mut self, bytes: u64) -> Self {
+        self.args.create = Some(bytes);
+        self
+    }
+
     /// `--log-interval TIME` (10 ms to 1 h, whole milliseconds).
     pub fn log_interval(mut self, d: Duration) -> Result<Self> {
         let ms = format!("{}ms", d.as_millis());

@@ -587,6 +587,8 @@ pub enum Set {
     Dedupe(u8),
     Verify,
     LogInterval(Duration),
+    /// `--create SIZE`: fio's filesize= on a file that is not there.
+    Create(u64),
     /// fio's `write_bw_log=PREFIX` and its kin.
     FioLog(crate::report::fio_log::LogKind, String),
     /// `--fio-log-format`'s comma list.
@@ -628,6 +630,7 @@ impl Set {
             Set::Dedupe(_) => "dedupe",
             Set::Verify => "verify",
             Set::LogInterval(_) => "log_interval",
+            Set::Create(_) => "create",
             Set::FioLog(..) => "fio_log",
             Set::FioLogFormat(_) => "fio_log_format",
         }
@@ -671,6 +674,7 @@ impl Set {
             Set::Dedupe(p) => format!("--dedupe={p}"),
             Set::Verify => "--verify".into(),
             Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
+            Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
             Set::FioLog(k, p) => format!("--fio-log={}={p}", crate::report::fio_log::kind_name(*k)),
             Set::FioLogFormat(l) => format!("--fio-log-format={l}"),
         }
@@ -724,6 +728,7 @@ impl Set {
             Set::Dedupe(p) => b.dedupe(*p)?,
             Set::Verify => b.verify(),
             Set::LogInterval(d) => b.log_interval(*d)?,
+            Set::Create(n) => b.create(*n),
             Set::FioLog(k, p) => b.fio_log(*k, PathBuf::from(p)),
             Set::FioLogFormat(l) => b.fio_log_format(l)?,
         })

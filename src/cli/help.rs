@@ -28,6 +28,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "rate",
             "rate_iops",
             "size",
+            "create",
             "offset",
             "passes",
             "io_limit",

@@ -207,6 +207,14 @@ pub struct RunArgs {
     #[arg(allow_hyphen_values = true, long, value_name = "SIZE", value_parser = parse_size)]
     pub size: Option<u64>,
 
+    /// Create each TARGET that does not exist as a file of SIZE bytes of
+    /// random data before the run (fio's filesize= on a filename= that is
+    /// not there), and write to it as to a file stripebench created. A
+    /// TARGET that exists is used as it is: writing to it still needs
+    /// --allow-destructive. Not with --dry-run, which creates nothing.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub create: Option<u64>,
+
     /// Where on each target the region starts.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub offset: u64,
@@ -467,6 +475,7 @@ impl Default for RunArgs {
             io_limit: None,
             passes: None,
             size: None,
+            create: None,
             offset: 0,
             jobs: 1,
             cpus: None,

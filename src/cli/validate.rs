@@ -508,6 +508,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         cpus,
         seed,
         allow_destructive: args.allow_destructive,
+        create: args.create,
         allow_holes: args.allow_holes,
         force_signature: args.force_signature,
         dry_run: args.dry_run,

@@ -767,3 +767,100 @@ fn a_windowed_fio_log_holds_the_run_s_figures() {
         "{lat:?}"
     );
 }
+
+/// fio's filesize= with a filename= (and no size=): the job uses the
+/// file's first filesize bytes; a file that is not there is made that size
+/// (random data, as fio lays it out) and written to as stripebench's own,
+/// with no --allow-destructive; one that exists, or one made by an
+/// earlier command, keeps the write guard's rule; a dry run makes nothing.
+#[test]
+fn fio_s_filesize_makes_a_missing_file_that_size_and_uses_its_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.fio"),
+        "[test]\nfilename=new\nfilesize=256K\ntime_based\nruntime=1s\nrw=randwrite\nbs=4k\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        sb().current_dir(dir.path())
+            .args(["run", "--fio-job", "t.fio", "-t", "300ms", "--no-progress"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--dry-run"]);
+    assert!(!dir.path().join("new").exists(), "a dry run made the file");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = run(&["--json", "r.json"]);
+    succeeded_as(&o, "filesize= on a missing file");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--size=256k --create=256k"), "{err}");
+    assert!(err.contains("stripebench: created new (256.0 KiB"), "{err}");
+    let data = std::fs::read(dir.path().join("new")).unwrap();
+    assert_eq!(data.len(), 256 << 10);
+    assert!(
+        data.iter().filter(|&&b| b == 0).count() < data.len() / 8,
+        "not random data"
+    );
+    let doc = json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    assert_eq!(doc["config"]["size"], 256 << 10);
+    assert!(doc["total"]["ios"].as_u64().unwrap() > 0, "{doc}");
+    // Made by an earlier command: the write guard's consent again.
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a file stripebench did not create"), "{err}");
+    // A file that exists, larger, is used as it is: not cut, not refilled.
+    let old = data_file(dir.path(), "old", 1 << 20);
+    std::fs::write(
+        dir.path().join("r.fio"),
+        "[r]\nfilename=old\nfilesize=256K\nrw=read\nbs=4k\n",
+    )
+    .unwrap();
+    let o = sb()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--fio-job",
+            "r.fio",
+            "--no-progress",
+            "--json",
+            "r2.json",
+        ])
+        .output()
+        .unwrap();
+    succeeded_as(&o, "filesize= on a file that exists");
+    assert_eq!(std::fs::metadata(&old).unwrap().len(), 1 << 20);
+    let doc = json(&std::fs::read(dir.path().join("r2.json")).unwrap());
+    assert_eq!(
+        doc["total"]["bytes"],
+        256 << 10,
+        "one pass over the first 256 KiB"
+    );
+    // size= beside it, or a range, is refused by name.
+    for (text, said) in [
+        (
+            "[j]\nfilename=x\nfilesize=1m\nsize=2m\n",
+            "`filesize=1m` with size=",
+        ),
+        (
+            "[j]\nfilename=x\nfilesize=1m-2m\n",
+            "`filesize=1m-2m` is a range",
+        ),
+    ] {
+        std::fs::write(dir.path().join("bad.fio"), text).unwrap();
+        let o = sb()
+            .current_dir(dir.path())
+            .args(["run", "--fio-job", "bad.fio", "--dry-run"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(said) && err.lines().count() == 1, "{err}");
+    }
+}

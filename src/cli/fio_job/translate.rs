@@ -91,7 +91,7 @@ const STEPS: &[Step] = &[
         run: rate,
     },
     Step {
-        keys: &["size", "offset"],
+        keys: &["size", "offset", "filesize"],
         run: region,
     },
     Step {
@@ -778,6 +778,36 @@ fn region(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             d.args.push(Set::Offset(n));
         }
     }
+    file_size(r, d)
+}
+
+/// filesize= on its own (no size=): the job's region is the file's first
+/// filesize bytes, and a file that is not there is made that size, as fio
+/// lays it out (`--create`).
+fn file_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let Some(o) = r.get("filesize") else {
+        return Ok(());
+    };
+    if r.get("size").is_some() {
+        return r.refuse(o, "with size=: fio's job then does size= bytes over files of filesize= each, which stripebench's one region per file (--size) does not say: give one of them");
+    }
+    let v = o.value.as_deref().unwrap_or("");
+    if v.contains('-') || v.contains(':') {
+        return r.refuse(
+            o,
+            "is a range: fio gives each file a size drawn from it; give one size, such as 256k",
+        );
+    }
+    if v.contains('%') {
+        return r.refuse(o, "is a share, not a size: give bytes, such as 1g");
+    }
+    let n = r.size(o)?;
+    if n == 0 {
+        return r.refuse(o, "is 0: give the file's size, such as 256k");
+    }
+    d.args.push(Set::Size(n));
+    d.args.push(Set::Create(n));
+    d.notes.push(format!("{}: the job uses the file's first {} (--size); a file named that is not there is made that size of random data before the run, as fio lays it out, and written to as stripebench's own (--create); one that exists is used as it is, and writing to it needs --allow-destructive", r.written(o), crate::base::units::fmt_bytes(n)));
     Ok(())
 }
 
