@@ -132,9 +132,12 @@ impl LatencyHistogram {
     }
 
     /// One interval's latency as the live stream's lines and the run
-    /// document's `intervals[]` carry it: p50, p99 and max.
+    /// document's `intervals[]` carry it: mean, p50, p99 and max.
     pub fn interval(h: Option<&LatencyHistogram>) -> IntervalLatency {
         IntervalLatency {
+            mean_ns: h
+                .filter(|h| !h.h.is_empty())
+                .map(|h| h.h.mean().round() as u64),
             p50_ns: h.and_then(|h| h.quantile(0.5)),
             p99_ns: h.and_then(|h| h.quantile(0.99)),
             max_ns: h.and_then(LatencyHistogram::max),
@@ -368,6 +371,9 @@ fn decode(text: &str) -> Result<Histogram<u64>> {
 /// each `None` when nothing completed in it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IntervalLatency {
+    /// The mean, each latency taken at its bucket's middle (what fio's
+    /// windowed latency log writes: `--fio-log`).
+    pub mean_ns: Option<u64>,
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
     pub max_ns: Option<u64>,

@@ -126,17 +126,27 @@ impl IntervalCounts {
         let (t50, t99) = (target(0.5), target(0.99));
         let (mut p50, mut p99) = (None, None);
         let mut seen = 0u64;
+        // The mean, each latency at its bucket's middle, summed as the
+        // total's histogram sums it (so the two agree to the last digit):
+        // the walk goes on to `hi`.
+        let mut mean = 0.0f64;
         for i in lo..=hi {
-            seen += parts().map(|p| p.counts[i]).sum::<u64>();
+            let c = parts().map(|p| p.counts[i]).sum::<u64>();
+            if c == 0 {
+                continue;
+            }
+            seen += c;
+            let middle = lowest(i) + (highest(i) + 1 - lowest(i)) / 2;
+            mean += middle as f64 * c as f64 / total as f64;
             if p50.is_none() && seen >= t50 {
                 p50 = Some(highest(i));
             }
-            if seen >= t99 {
+            if p99.is_none() && seen >= t99 {
                 p99 = Some(highest(i));
-                break;
             }
         }
         IntervalLatency {
+            mean_ns: Some(mean.round() as u64),
             p50_ns: p50,
             p99_ns: p99,
             max_ns: Some(highest(hi)),

@@ -332,6 +332,34 @@ impl RunBuilder {
         self
     }
 
+    /// `--create SIZE`.
+    pub fn create(mut self, bytes: u64) -> Self {
+        self.args.create = Some(bytes);
+        self
+    }
+
+    /// `--log-interval TIME` (10 ms to 1 h, whole milliseconds).
+    pub fn log_interval(mut self, d: Duration) -> Result<Self> {
+        let ms = format!("{}ms", d.as_millis());
+        self.args.log_interval =
+            values::parse_log_interval(&ms).map_err(|e| invalid("log-interval", ms, e))?;
+        Ok(self)
+    }
+
+    /// `--fio-log KIND=PREFIX`, one more log.
+    pub fn fio_log(mut self, kind: crate::report::fio_log::LogKind, prefix: PathBuf) -> Self {
+        self.args.fio_log.push((kind, prefix));
+        self
+    }
+
+    /// `--fio-log-format LIST`.
+    pub fn fio_log_format(mut self, list: &str) -> Result<Self> {
+        let spec = crate::report::fio_log::parse_format(list)
+            .map_err(|e| invalid("fio-log-format", list, e))?;
+        self.args.fio_log_format = Some(spec);
+        Ok(self)
+    }
+
     /// The options as set, before `run`'s validation of the whole.
     pub fn args(self) -> RunArgs {
         self.args

@@ -45,6 +45,7 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
         &[
             "dry-run",
             "print-fio",
+            "fio-log",
             "plot",
             "csv",
             "histogram",

@@ -598,6 +598,13 @@ pub enum Set {
     BufferCompress(u8),
     Dedupe(u8),
     Verify,
+    LogInterval(Duration),
+    /// `--create SIZE`: fio's filesize= on a file that is not there.
+    Create(u64),
+    /// fio's `write_bw_log=PREFIX` and its kin.
+    FioLog(crate::report::fio_log::LogKind, String),
+    /// `--fio-log-format`'s comma list.
+    FioLogFormat(String),
 }
 
 impl Set {
@@ -638,6 +645,10 @@ impl Set {
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
             Set::Verify => "verify",
+            Set::LogInterval(_) => "log_interval",
+            Set::Create(_) => "create",
+            Set::FioLog(..) => "fio_log",
+            Set::FioLogFormat(_) => "fio_log_format",
         }
     }
 
@@ -682,6 +693,10 @@ impl Set {
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
             Set::Verify => "--verify".into(),
+            Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
+            Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
+            Set::FioLog(k, p) => format!("--fio-log={}={p}", crate::report::fio_log::kind_name(*k)),
+            Set::FioLogFormat(l) => format!("--fio-log-format={l}"),
         }
     }
 
@@ -742,6 +757,10 @@ impl Set {
             Set::BufferCompress(p) => b.buffer_compress(*p)?,
             Set::Dedupe(p) => b.dedupe(*p)?,
             Set::Verify => b.verify(),
+            Set::LogInterval(d) => b.log_interval(*d)?,
+            Set::Create(n) => b.create(*n),
+            Set::FioLog(k, p) => b.fio_log(*k, PathBuf::from(p)),
+            Set::FioLogFormat(l) => b.fio_log_format(l)?,
         })
     }
 }
@@ -967,6 +986,9 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
     }
     // Each group's jobs, translated, with their cpus_allowed apart.
     let mut runs: Vec<Vec<(&Job, Translated, Option<String>)>> = Vec::new();
+    // Each group's first job's number, as fio numbers its jobs (and their
+    // numjobs clones) in the file's order: its logs' `.N`.
+    let (mut firsts, mut next_job) = (Vec::new(), 1usize);
     for (i, job) in jobs.iter().enumerate() {
         let mut t = translate(job, shown)?;
         t.notes.splice(0..0, evaluated_notes(job));
@@ -981,10 +1003,22 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
         let stonewall = job
             .get("stonewall")
             .is_some_and(|o| o.value.as_deref() != Some("0"));
+        let clones = t
+            .args
+            .iter()
+            .find_map(|a| match a {
+                Set::Jobs(n) => Some(*n),
+                _ => None,
+            })
+            .unwrap_or(1);
         match runs.last_mut() {
             Some(g) if !(stonewall && i > 0) => g.push((job, t, cpus)),
-            _ => runs.push(vec![(job, t, cpus)]),
+            _ => {
+                runs.push(vec![(job, t, cpus)]);
+                firsts.push(next_job);
+            }
         }
+        next_job += clones;
     }
     if runs.len() > MAX_GROUPS {
         return Err(FioJobError(format!(
@@ -993,8 +1027,8 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
         )));
     }
     let mut out = Vec::new();
-    for g in &runs {
-        let g = group(g, shown)?;
+    for (g, first) in runs.iter().zip(firsts) {
+        let g = numbered_logs(group(g, shown)?, first);
         let back = runs_read_back(&g);
         out.push(g);
         out.extend(back);
@@ -1030,6 +1064,9 @@ fn runs_read_back(g: &Group) -> Option<Group> {
                 }
             }
             Set::Ramp(_) => args.push(Set::Ramp(Duration::ZERO)),
+            // The write's logs are the write's: the read-back would
+            // write over them.
+            Set::FioLog(..) | Set::FioLogFormat(_) => {}
             a => args.push(a.clone()),
         }
     }
@@ -1041,6 +1078,23 @@ fn runs_read_back(g: &Group) -> Option<Group> {
         then_read_back: false,
         is_read_back: true,
     })
+}
+
+/// A group's `--fio-log` files numbered from its first job's number, as
+/// fio numbers them, when that is not 1.
+fn numbered_logs(mut g: Group, first: usize) -> Group {
+    if first == 1 || !g.args.iter().any(|a| matches!(a, Set::FioLog(..))) {
+        return g;
+    }
+    let word = format!("first={first}");
+    match g.args.iter_mut().find_map(|a| match a {
+        Set::FioLogFormat(l) => Some(l),
+        _ => None,
+    }) {
+        Some(l) => *l = format!("{l},{word}"),
+        None => g.args.push(Set::FioLogFormat(word)),
+    }
+    g
 }
 
 /// The `#` lines of the job's evaluated values, those it reads (an
@@ -1797,6 +1851,68 @@ mod tests {
                 .unwrap()
                 .len(),
             MAX_GROUPS
+        );
+    }
+
+    /// fio's logs: `--fio-log` each, windowed at log_avg_msec (said when
+    /// fio would log each I/O), their columns as `--fio-log-format`, named
+    /// after the job when bare, numbered from the group's first job.
+    #[test]
+    fn fio_logs_are_fio_log_options_in_fio_s_windowed_form() {
+        let t = one("[j]\nrw=read\nwrite_bw_log=out/b\nwrite_lat_log\nlog_avg_msec=100\nlog_window_value=both\nlog_offset=1\nper_job_logs=0\n").unwrap();
+        assert_eq!(
+            words(&t.args)
+                .into_iter()
+                .filter(|w| w.contains("log"))
+                .collect::<Vec<_>>(),
+            [
+                "--fio-log=bw=out/b",
+                "--fio-log=lat=j",
+                "--log-interval=100ms",
+                "--fio-log-format=shared,offset,both"
+            ]
+        );
+        assert!(
+            !t.notes.iter().any(|n| n.contains("per I/O")),
+            "{:?}",
+            t.notes
+        );
+        let t = one("[j]\nrw=read\nwrite_iops_log=x\nlog_prio=1\nlog_max_value=1\n").unwrap();
+        let w = words(&t.args);
+        assert!(
+            w.contains(&"--fio-log-format=prio,max".to_string()),
+            "{w:?}"
+        );
+        assert!(!w.iter().any(|a| a.starts_with("--log-interval")), "{w:?}");
+        assert!(
+            t.notes.iter().any(|n| n.contains("a line per I/O")),
+            "{:?}",
+            t.notes
+        );
+        // Shaping options without a log change nothing.
+        assert!(!args("[j]\nlog_avg_msec=500\nlog_offset=1\n")
+            .iter()
+            .any(|a| a.contains("log")));
+        let e = refused("[j]\nrw=randrw\nwrite_bw_log=b\n");
+        assert!(
+            e.contains("`write_bw_log=b` with rw=randrw") && e.contains("apart"),
+            "{e}"
+        );
+        let e = refused("[j]\nwrite_bw_log=b\nlog_avg_msec=5\n");
+        assert!(e.contains("`log_avg_msec=5` is outside 10"), "{e}");
+        let e = refused("[j]\nwrite_bw_log=b\nlog_window_value=median\n");
+        assert!(e.contains("is not avg, max or both"), "{e}");
+        // The second group's job is fio's job 3 (the first has 2 clones).
+        let g = groups("[a]\nrw=randread\nnumjobs=2\ntime_based\nruntime=1\nwrite_bw_log=l\n[b]\nstonewall\nwrite_bw_log=l\nlog_offset=1\n", "j.fio").unwrap();
+        assert!(
+            !words(&g[0].args).iter().any(|w| w.contains("first")),
+            "{:?}",
+            g[0].args
+        );
+        assert!(
+            words(&g[1].args).contains(&"--fio-log-format=offset,first=3".to_string()),
+            "{:?}",
+            g[1].args
         );
     }
 

@@ -225,6 +225,14 @@ pub struct RunArgs {
     #[arg(allow_hyphen_values = true, long, value_name = "SIZE", value_parser = parse_size)]
     pub size: Option<u64>,
 
+    /// Create each TARGET that does not exist as a file of SIZE bytes of
+    /// random data before the run (fio's filesize= on a filename= that is
+    /// not there), and write to it as to a file stripebench created. A
+    /// TARGET that exists is used as it is: writing to it still needs
+    /// --allow-destructive. Not with --dry-run, which creates nothing.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub create: Option<u64>,
+
     /// Where on each target the region starts.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub offset: u64,
@@ -370,6 +378,28 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_log_interval)]
     pub log_interval: Duration,
 
+    /// Write one of fio's logs, in fio's log format, from the --log-interval
+    /// intervals: bw (KiB/s), lat (the mean latency in ns; as fio, three
+    /// files: PREFIX_slat, written empty as stripebench does not measure
+    /// submission apart, PREFIX_clat and PREFIX_lat, both the issue to
+    /// completion latency) or iops, to PREFIX_bw.N.log (N the worker, from
+    /// 1), as fio's write_bw_log=PREFIX with log_avg_msec at the
+    /// --log-interval: one line per interval, `time (ms at its end), value,
+    /// direction, 0, 0`. Repeat for several logs. Not on a mixed pattern
+    /// (the intervals count reads and writes together); needs TARGETs.
+    #[arg(long, value_name = "KIND=PREFIX", value_parser = crate::report::fio_log::parse_log)]
+    pub fio_log: Vec<(crate::report::fio_log::LogKind, PathBuf)>,
+
+    /// --fio-log's columns and names, a comma list of fio's log options:
+    /// shared (per_job_logs=0: one PREFIX_bw.log for every worker), offset
+    /// (log_offset=1: an offset column, 0), prio (log_prio=1: the priority
+    /// as 0x0000, not 0), issue-time (log_issue_time=1: a column, 0), avg,
+    /// max or both (log_window_value: the latency log's mean, max, or
+    /// both), first=N (the first worker's N; fio numbers a job by its place
+    /// in the job file).
+    #[arg(long, value_name = "LIST", value_parser = crate::report::fio_log::parse_format, requires = "fio_log")]
+    pub fio_log_format: Option<crate::report::fio_log::Spec>,
+
     /// Rewrite an OpenMetrics/Prometheus text file every second (atomically,
     /// for node_exporter's textfile collector): bytes, I/O and error counters
     /// and a latency histogram per worker. Always every 1s: not with
@@ -473,6 +503,7 @@ impl Default for RunArgs {
             io_limit: None,
             passes: None,
             size: None,
+            create: None,
             offset: 0,
             jobs: 1,
             jobs_share: false,
@@ -499,6 +530,8 @@ impl Default for RunArgs {
             live_format: LiveFormat::Jsonl,
             live_interval: Duration::from_secs(1),
             log_interval: Duration::from_secs(1),
+            fio_log: Vec::new(),
+            fio_log_format: None,
             metrics: None,
             config: None,
             fio_job: None,
@@ -523,7 +556,21 @@ impl RunArgs {
             metrics: self.metrics.clone(),
             histogram: self.histogram,
             rows: self.rows.0,
+            fio_log: self.fio_logs(),
         }
+    }
+
+    /// `--fio-log`'s files, one set per worker: each TARGET's `--jobs`.
+    fn fio_logs(&self) -> Option<crate::output::FioLogs> {
+        if self.fio_log.is_empty() {
+            return None;
+        }
+        let spec = crate::report::fio_log::Spec {
+            logs: self.fio_log.clone(),
+            ..self.fio_log_format.clone().unwrap_or_default()
+        };
+        let files = spec.files(self.targets.len() * self.jobs);
+        Some(crate::output::FioLogs { spec, files })
     }
 
     /// Refuses the run options a subcommand that reuses them cannot honour,
@@ -538,6 +585,7 @@ impl RunArgs {
             "print-fio" => self.print_fio,
             _ if crate::report::format(name).is_some() => self.formats.get(name).is_some(),
             "histogram" => self.histogram,
+            "fio-log" => !self.fio_log.is_empty(),
             "stripe" => self.stripe.is_some(),
             "start-at" => self.start_at.is_some(),
             "verify" => self.verify,

@@ -23,6 +23,10 @@ pub enum ConfigError {
     VerifyBounded,
     #[error("--metrics - : the metrics file is rewritten every second and cannot go to stdout; name a file (e.g. /var/lib/node_exporter/textfile/stripebench.prom), or use --live - for a stream")]
     MetricsToStdout,
+    #[error("--fio-log writes a log per worker of the TARGETs named: name them (not with --members or the built-in test bed)")]
+    FioLogWithoutTargets,
+    #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: drop --fio-log, or log a read or a write run")]
+    FioLogMixed(&'static str),
     #[error("--metrics is rewritten every 1s and shares the --live collector: drop --live-interval {0} or --metrics")]
     MetricsInterval(String),
     /// `--cpus` names CPUs this process may not use (the text says which).
@@ -195,6 +199,14 @@ fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
             "{:?}",
             args.live_interval
         )));
+    }
+    if !args.fio_log.is_empty() {
+        if args.targets.is_empty() || args.members.is_some() {
+            return Err(ConfigError::FioLogWithoutTargets);
+        }
+        if matches!(args.rw, RwMode::Randrw | RwMode::Rw) {
+            return Err(ConfigError::FioLogMixed(args.rw.name()));
+        }
     }
     Ok(())
 }
@@ -537,6 +549,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         cpus,
         seed,
         allow_destructive: args.allow_destructive,
+        create: args.create,
         allow_holes: args.allow_holes,
         force_signature: args.force_signature,
         dry_run: args.dry_run,

@@ -423,11 +423,18 @@ fn unlinkat(dir: &File, name: &std::ffi::OsStr, flags: libc::c_int) -> std::io::
 }
 
 fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {
+    fill_new(path, size, seed, "test-bed file")
+}
+
+/// Makes `path`, a new file (never one that exists: `O_EXCL`, which
+/// follows no symlink), `size` bytes of random data, flushed and out of
+/// the page cache; `what` names it in errors.
+fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<()> {
     let mut f: File = OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
-        .with_context(|| format!("cannot create test-bed file {}", path.display()))?;
+        .with_context(|| format!("cannot create {what} {}", path.display()))?;
     let mut rng = Rng::new(seed);
     let mut chunk = vec![0u8; 1 << 20];
     let mut left = size;
@@ -438,11 +445,11 @@ fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {
         let n = left.min(chunk.len() as u64) as usize;
         rng.fill(&mut chunk[..n]);
         f.write_all(&chunk[..n])
-            .with_context(|| format!("cannot write test-bed file {}", path.display()))?;
+            .with_context(|| format!("cannot write {what} {}", path.display()))?;
         left -= n as u64;
     }
     f.sync_all()
-        .with_context(|| format!("cannot flush test-bed file {}", path.display()))?;
+        .with_context(|| format!("cannot flush {what} {}", path.display()))?;
     // Drop the pages we just wrote, so the first buffered read reaches the device.
     // SAFETY: the fd is open; fadvise only gives the kernel a hint.
     unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
@@ -453,6 +460,40 @@ fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {
 pub fn free_bytes(dir: &Path) -> Option<u64> {
     let s = nix::sys::statvfs::statvfs(dir).ok()?;
     Some(s.blocks_available() as u64 * s.fragment_size() as u64)
+}
+
+/// The targets `--create` made in this process, as named: a later run of
+/// the same command (the next stonewall group of a job file) writes to
+/// them as to files stripebench created; a file made by an earlier
+/// command is not among them, and the write guard's consent holds for it.
+static CREATED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// `--create SIZE` (fio's `filesize=` on a `filename=` that is not
+/// there): each of `paths` that does not exist is made, `size` bytes of
+/// random data (fio lays a missing file out before it reads it); the ones
+/// made, in order. One that exists is left as it is.
+pub fn create_missing(paths: &[PathBuf], size: u64, seed: u64) -> Result<Vec<PathBuf>> {
+    let mut made = Vec::new();
+    for (i, p) in paths.iter().enumerate() {
+        match fs::symlink_metadata(p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            _ => continue,
+        }
+        fill_new(p, size, splitmix64(seed ^ i as u64), "--create file")?;
+        CREATED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(p.clone());
+        made.push(p.clone());
+    }
+    Ok(made)
+}
+
+/// Whether every one of `paths` was made by [`create_missing`] in this
+/// process (then writing to them needs no --allow-destructive).
+pub fn all_created_here(paths: &[PathBuf]) -> bool {
+    let made = CREATED.lock().unwrap_or_else(|e| e.into_inner());
+    !paths.is_empty() && paths.iter().all(|p| made.contains(p))
 }
 
 #[cfg(test)]

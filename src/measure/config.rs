@@ -101,6 +101,8 @@ pub struct RunConfig {
     pub cpus: Option<Vec<usize>>,
     pub seed: u64,
     pub allow_destructive: bool,
+    /// `--create SIZE`: the targets that do not exist are made, this size.
+    pub create: Option<u64>,
     /// `--allow-holes`: read a file whose region has holes or unwritten extents.
     pub allow_holes: bool,
     pub force_signature: bool,

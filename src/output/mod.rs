@@ -48,6 +48,16 @@ pub struct Request {
     pub histogram: bool,
     /// `--rows`: the text table's worker rows at most (`None`: all).
     pub rows: Option<usize>,
+    /// `--fio-log`: fio's logs, and every file they are written to.
+    pub fio_log: Option<FioLogs>,
+}
+
+/// `--fio-log`: what is asked, and the files, known before the run (one
+/// set per worker) so that each is checked as any output is.
+#[derive(Debug, Clone)]
+pub struct FioLogs {
+    pub spec: crate::report::fio_log::Spec,
+    pub files: Vec<PathBuf>,
 }
 
 impl Request {
@@ -128,6 +138,9 @@ impl Request {
                 .as_deref()
                 .map(|p| dest::Output::new("--metrics", p)),
         );
+        for p in self.fio_log.iter().flat_map(|l| &l.files) {
+            v.push(dest::Output::new("--fio-log", p));
+        }
         v
     }
 }
@@ -262,6 +275,11 @@ impl Outputs {
                 }
             }
         }
+        let logs = self.write_fio_logs(doc);
+        failed += logs.iter().filter(|r| r.is_err()).count();
+        for e in logs.iter().filter_map(|r| r.as_ref().err()) {
+            eprintln!("stripebench: error: {e:#}");
+        }
         if failed == 0 {
             return Ok(());
         }
@@ -272,8 +290,20 @@ impl Outputs {
         };
         anyhow::bail!(
             "{failed} of {} outputs could not be written (each is said above); {kept}",
-            self.req.formats.len()
+            self.req.formats.len() + logs.len()
         )
+    }
+
+    /// `--fio-log`'s files of a run, each written whole: one result per
+    /// file (a run document's only; the files were checked before it).
+    fn write_fio_logs(&self, doc: Doc) -> Vec<Result<()>> {
+        let (Some(logs), Doc::Run(d)) = (&self.req.fio_log, doc) else {
+            return Vec::new();
+        };
+        crate::report::fio_log::render(d, &logs.spec)
+            .into_iter()
+            .map(|(path, text)| self.dests.write_file_text(&path, &text))
+            .collect()
     }
 
     /// The JSON document of `doc`, kept when the outputs asked for could

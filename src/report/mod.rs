@@ -20,6 +20,7 @@ pub mod csv;
 pub mod diff;
 pub mod dry_run;
 pub mod fio_json;
+pub mod fio_log;
 #[cfg(test)]
 pub mod fixtures;
 pub mod format;

@@ -632,3 +632,250 @@ fn fio_s_sequential_mix_runs_at_its_share() {
         "{r} reads, {wr} writes"
     );
 }
+
+/// A log line's fields as fio's t/run-fio-tests.py reads them for t0033
+/// and t0034: `d` a number (`\d+`), `0` the number 0, `x` a hex priority
+/// (`0x[\da-f]+`); whether `line` matches `pattern` written so.
+fn fio_log_line_is(line: &str, pattern: &str) -> bool {
+    let fields: Vec<&str> = line.split(", ").collect();
+    let want: Vec<&str> = pattern.split(',').collect();
+    fields.len() == want.len()
+        && fields.iter().zip(&want).all(|(f, w)| match *w {
+            "0" => *f == "0",
+            "x" => f
+                .strip_prefix("0x")
+                .is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit())),
+            _ => !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()),
+        })
+}
+
+/// fio's t0033 and t0034 (its log format tests), each job after a
+/// `stonewall` (fio runs them at once; stripebench runs one workload at a
+/// time), on their 8k file: every log fio's check reads is written, its
+/// first line in the form the check requires; t0034's slat log is written
+/// empty (stripebench does not measure submission apart).
+#[test]
+fn fio_s_log_format_tests_t0033_and_t0034_pass_on_our_logs() {
+    let global = "[global]\nrw=read\nfilename=t0033file\nsize=8k\ntime_based\nruntime=1s\nioengine=libaio\niodepth=1\n";
+    let t0033 = format!("{global}[job1]\nwrite_bw_log=log\nlog_prio=1\n[job2]\nstonewall\nwrite_lat_log=log\nlog_avg_msec=100\nlog_window_value=both\n[job3]\nstonewall\nwrite_iops_log=log\nlog_offset=1\nlog_prio=1\n[job4]\nstonewall\nwrite_iops_log=log\nlog_avg_msec=100\nlog_window_value=both\nlog_offset=1\n");
+    let t0034 = format!("{global}[job1]\nwrite_lat_log=log\nlog_offset=1\nlog_issue_time=1\n[job2]\nstonewall\nwrite_lat_log=log\nlog_offset=1\nlog_issue_time=1\nlog_avg_msec=100\nlog_window_value=both\n[job3]\nstonewall\nwrite_lat_log=log\nwrite_bw_log=log\nwrite_iops_log=log\nlog_offset=1\nlog_issue_time=1\n");
+    let checks: [(&str, &[(&str, &str)]); 2] = [
+        (
+            &t0033,
+            &[
+                ("log_bw.1.log", "d,d,d,d,x"),
+                ("log_clat.2.log", "d,d,d,d,0,d"),
+                ("log_iops.3.log", "d,d,d,d,d,x"),
+                ("log_iops.4.log", "d,d,d,d,0,0,d"),
+            ],
+        ),
+        (
+            &t0034,
+            &[
+                ("log_clat.1.log", "d,d,d,d,d,d,d"),
+                ("log_lat.1.log", "d,d,d,d,d,d,0"),
+                ("log_clat.2.log", "d,d,d,d,0,0,d,0"),
+                ("log_bw.3.log", "d,d,d,d,d,d,0"),
+                ("log_iops.3.log", "d,d,d,d,d,d,0"),
+            ],
+        ),
+    ];
+    for (text, files) in checks {
+        let dir = tempfile::tempdir().unwrap();
+        data_file(dir.path(), "t0033file", 8192);
+        std::fs::write(dir.path().join("t.fio"), text).unwrap();
+        let o = sb()
+            .current_dir(dir.path())
+            .args(["run", "--fio-job", "t.fio", "--no-progress"])
+            .output()
+            .unwrap();
+        succeeded_as(&o, "run --fio-job t0033/t0034");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("a line per I/O"), "{err}");
+        for (file, pattern) in files {
+            let text = std::fs::read_to_string(dir.path().join(file))
+                .unwrap_or_else(|e| panic!("{file}: {e}\n{err}"));
+            let first = text.lines().next().unwrap_or("");
+            assert!(
+                fio_log_line_is(first, pattern),
+                "{file}: {first:?} is not {pattern}"
+            );
+            // Each line at its interval's end, in order, within the run.
+            let times: Vec<u64> = text
+                .lines()
+                .map(|l| l.split(", ").next().unwrap().parse().unwrap())
+                .collect();
+            assert!(times.windows(2).all(|w| w[0] < w[1]), "{file}: {times:?}");
+            assert!(
+                times.last().is_some_and(|&t| (50..=1100).contains(&t)),
+                "{file}: {times:?}"
+            );
+        }
+        if text.contains("log_issue_time") {
+            let slat = std::fs::read_to_string(dir.path().join("log_slat.1.log")).unwrap();
+            assert_eq!(slat, "", "t0034's slat log");
+        }
+    }
+}
+
+/// A window's figures are the run's: log_avg_msec=200 over 1 s gives five
+/// lines, whose KiB/s and IOPS agree with the document's bytes and I/Os.
+#[test]
+fn a_windowed_fio_log_holds_the_run_s_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "f", 1 << 20);
+    std::fs::write(
+        dir.path().join("w.fio"),
+        "[w]\nrw=randread\nbs=4k\nfilename=f\ntime_based\nruntime=1\nwrite_bw_log=w\nwrite_iops_log=w\nwrite_lat_log=w\nlog_avg_msec=200\n",
+    )
+    .unwrap();
+    let o = sb()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--fio-job",
+            "w.fio",
+            "--debug-mock-engine",
+            "1ms",
+            "--no-progress",
+            "--json",
+            "r.json",
+        ])
+        .output()
+        .unwrap();
+    succeeded_as(&o, "run --fio-job w.fio");
+    let doc = json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    let w = &doc["workers"][0];
+    let read = |f: &str| -> Vec<Vec<u64>> {
+        std::fs::read_to_string(dir.path().join(f))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(", ").map(|v| v.parse().unwrap()).collect())
+            .collect()
+    };
+    let (bw, iops, lat) = (
+        read("w_bw.1.log"),
+        read("w_iops.1.log"),
+        read("w_lat.1.log"),
+    );
+    assert_eq!(bw.len(), 5, "{bw:?}");
+    assert_eq!(
+        iops.iter().map(|l| l[0]).collect::<Vec<_>>(),
+        [200, 400, 600, 800, 1000]
+    );
+    // KiB/s over 200 ms windows back to bytes, and I/O/s back to I/Os.
+    let bytes: u64 = bw.iter().map(|l| l[1] * 1024 / 5).sum();
+    let ios: u64 = iops.iter().map(|l| l[1] / 5).sum();
+    let (want_bytes, want_ios) = (w["bytes"].as_u64().unwrap(), w["ios"].as_u64().unwrap());
+    assert!(
+        bytes.abs_diff(want_bytes) <= 5 * 1024,
+        "{bytes} vs {want_bytes}"
+    );
+    assert!(ios.abs_diff(want_ios) <= 5, "{ios} vs {want_ios}");
+    // Read direction, windowed block size 0; the mock's 1 ms latency.
+    assert!(
+        bw.iter().all(|l| l[2] == 0 && l[3] == 0 && l.len() == 5),
+        "{bw:?}"
+    );
+    assert!(
+        lat.iter().all(|l| (900_000..2_000_000).contains(&l[1])),
+        "{lat:?}"
+    );
+}
+
+/// fio's filesize= with a filename= (and no size=): the job uses the
+/// file's first filesize bytes; a file that is not there is made that size
+/// (random data, as fio lays it out) and written to as stripebench's own,
+/// with no --allow-destructive; one that exists, or one made by an
+/// earlier command, keeps the write guard's rule; a dry run makes nothing.
+#[test]
+fn fio_s_filesize_makes_a_missing_file_that_size_and_uses_its_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.fio"),
+        "[test]\nfilename=new\nfilesize=256K\ntime_based\nruntime=1s\nrw=randwrite\nbs=4k\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        sb().current_dir(dir.path())
+            .args(["run", "--fio-job", "t.fio", "-t", "300ms", "--no-progress"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--dry-run"]);
+    assert!(!dir.path().join("new").exists(), "a dry run made the file");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = run(&["--json", "r.json"]);
+    succeeded_as(&o, "filesize= on a missing file");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--size=256k --create=256k"), "{err}");
+    assert!(err.contains("stripebench: created new (256.0 KiB"), "{err}");
+    let data = std::fs::read(dir.path().join("new")).unwrap();
+    assert_eq!(data.len(), 256 << 10);
+    assert!(
+        data.iter().filter(|&&b| b == 0).count() < data.len() / 8,
+        "not random data"
+    );
+    let doc = json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    assert_eq!(doc["config"]["size"], 256 << 10);
+    assert!(doc["total"]["ios"].as_u64().unwrap() > 0, "{doc}");
+    // Made by an earlier command: the write guard's consent again.
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("a file stripebench did not create"), "{err}");
+    // A file that exists, larger, is used as it is: not cut, not refilled.
+    let old = data_file(dir.path(), "old", 1 << 20);
+    std::fs::write(
+        dir.path().join("r.fio"),
+        "[r]\nfilename=old\nfilesize=256K\nrw=read\nbs=4k\n",
+    )
+    .unwrap();
+    let o = sb()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--fio-job",
+            "r.fio",
+            "--no-progress",
+            "--json",
+            "r2.json",
+        ])
+        .output()
+        .unwrap();
+    succeeded_as(&o, "filesize= on a file that exists");
+    assert_eq!(std::fs::metadata(&old).unwrap().len(), 1 << 20);
+    let doc = json(&std::fs::read(dir.path().join("r2.json")).unwrap());
+    assert_eq!(
+        doc["total"]["bytes"],
+        256 << 10,
+        "one pass over the first 256 KiB"
+    );
+    // size= beside it, or a range, is refused by name.
+    for (text, said) in [
+        (
+            "[j]\nfilename=x\nfilesize=1m\nsize=2m\n",
+            "`filesize=1m` with size=",
+        ),
+        (
+            "[j]\nfilename=x\nfilesize=1m-2m\n",
+            "`filesize=1m-2m` is a range",
+        ),
+    ] {
+        std::fs::write(dir.path().join("bad.fio"), text).unwrap();
+        let o = sb()
+            .current_dir(dir.path())
+            .args(["run", "--fio-job", "bad.fio", "--dry-run"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(said) && err.lines().count() == 1, "{err}");
+    }
+}

@@ -100,7 +100,7 @@ const STEPS: &[Step] = &[
         run: rate,
     },
     Step {
-        keys: &["size", "offset"],
+        keys: &["size", "offset", "filesize"],
         run: region,
     },
     Step {
@@ -161,6 +161,21 @@ const STEPS: &[Step] = &[
             "verify_pattern",
         ],
         run: verify,
+    },
+    Step {
+        keys: &[
+            "write_bw_log",
+            "write_lat_log",
+            "write_iops_log",
+            "log_avg_msec",
+            "per_job_logs",
+            "log_offset",
+            "log_prio",
+            "log_issue_time",
+            "log_window_value",
+            "log_max_value",
+        ],
+        run: logs,
     },
     Step {
         keys: &["filename", "directory"],
@@ -866,6 +881,36 @@ fn region(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             d.args.push(Set::Offset(n));
         }
     }
+    file_size(r, d)
+}
+
+/// filesize= on its own (no size=): the job's region is the file's first
+/// filesize bytes, and a file that is not there is made that size, as fio
+/// lays it out (`--create`).
+fn file_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let Some(o) = r.get("filesize") else {
+        return Ok(());
+    };
+    if r.get("size").is_some() {
+        return r.refuse(o, "with size=: fio's job then does size= bytes over files of filesize= each, which stripebench's one region per file (--size) does not say: give one of them");
+    }
+    let v = o.value.as_deref().unwrap_or("");
+    if v.contains('-') || v.contains(':') {
+        return r.refuse(
+            o,
+            "is a range: fio gives each file a size drawn from it; give one size, such as 256k",
+        );
+    }
+    if v.contains('%') {
+        return r.refuse(o, "is a share, not a size: give bytes, such as 1g");
+    }
+    let n = r.size(o)?;
+    if n == 0 {
+        return r.refuse(o, "is 0: give the file's size, such as 256k");
+    }
+    d.args.push(Set::Size(n));
+    d.args.push(Set::Create(n));
+    d.notes.push(format!("{}: the job uses the file's first {} (--size); a file named that is not there is made that size of random data before the run, as fio lays it out, and written to as stripebench's own (--create); one that exists is used as it is, and writing to it needs --allow-destructive", r.written(o), crate::base::units::fmt_bytes(n)));
     Ok(())
 }
 
@@ -1091,6 +1136,88 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// fio's logs: `--fio-log` for each, in fio's windowed form at
+/// log_avg_msec (`--log-interval`); fio's default without it is a line
+/// per I/O, which stripebench does not record (the I/O path records each
+/// latency once, into its interval): said in a `#` line.
+fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    use crate::report::fio_log::LogKind;
+    let mut any = None;
+    for (key, kind) in [
+        ("write_bw_log", LogKind::Bw),
+        ("write_lat_log", LogKind::Lat),
+        ("write_iops_log", LogKind::Iops),
+    ] {
+        let Some(o) = r.get(key) else { continue };
+        // Bare, fio names the files after the job (`jobname_bw.1.log`).
+        let prefix = match o.value.as_deref() {
+            None | Some("") => r.job.name.clone(),
+            Some(v) => v.to_string(),
+        };
+        if prefix.starts_with('-') {
+            return r.refuse(o, "names a file that starts with '-': write it as ./NAME");
+        }
+        d.args.push(Set::FioLog(kind, prefix));
+        any = Some(o);
+    }
+    let Some(first) = any else {
+        // log_avg_msec and the columns shape logs; without one, nothing.
+        return Ok(());
+    };
+    if matches!(
+        d.args.iter().find(|a| matches!(a, Set::Rw(_))),
+        Some(Set::Rw(RwMode::Randrw | RwMode::Rw))
+    ) {
+        return r.refuse(first, format!("with rw={}: stripebench's intervals count reads and writes together, and fio logs each direction apart: drop the log, or log a read or a write job", d.rw));
+    }
+    match r.get("log_avg_msec") {
+        Some(o) => match r.count(o)? {
+            0 => per_io_note(d),
+            ms if (10..=3_600_000).contains(&ms) => {
+                d.args.push(Set::LogInterval(Duration::from_millis(ms)));
+            }
+            _ => return r.refuse(o, "is outside 10 to 3600000: stripebench's intervals are 10 ms at the finest and an hour at most"),
+        },
+        None => per_io_note(d),
+    }
+    let mut words: Vec<&str> = Vec::new();
+    if r.flag("per_job_logs")? == Some(false) {
+        words.push("shared");
+    }
+    for (key, word) in [
+        ("log_offset", "offset"),
+        ("log_prio", "prio"),
+        ("log_issue_time", "issue-time"),
+    ] {
+        if r.flag(key)? == Some(true) {
+            words.push(word);
+        }
+    }
+    // log_max_value is log_window_value's older name: the later wins.
+    let window = [r.get("log_window_value"), r.get("log_max_value")]
+        .into_iter()
+        .flatten()
+        .max_by_key(|o| o.line);
+    if let Some(o) = window {
+        words.push(match o.value.as_deref() {
+            Some("avg" | "0") => "avg",
+            None | Some("max" | "1") => "max",
+            Some("both") => "both",
+            Some(_) => return r.refuse(o, "is not avg, max or both"),
+        });
+    }
+    if words.iter().any(|w| *w != "avg") {
+        words.retain(|w| *w != "avg");
+        d.args.push(Set::FioLogFormat(words.join(",")));
+    }
+    Ok(())
+}
+
+/// What fio's per-I/O log (no log_avg_msec) becomes here.
+fn per_io_note(d: &mut Draft) {
+    d.notes.push("fio's logs without log_avg_msec hold a line per I/O; stripebench logs each --log-interval (1 s unless given) as fio's log_avg_msec would, from the intervals it keeps: give log_avg_msec=N for N ms".into());
+}
+
 /// The files: filename= (in directory=), one worker each.
 fn files(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let Some(o) = r.get("filename") else {
@@ -1258,6 +1385,18 @@ mod tests {
         // With do_verify=0 there is no read-back for a backlog to change.
         let t = translated("[j]\nrw=write\nverify=md5\nverify_backlog=32\ndo_verify=0\n").unwrap();
         assert!(t.args.contains(&Set::Verify), "{t:?}");
+    }
+
+    #[test]
+    fn a_verified_write_s_log_is_not_written_over_by_its_read_back() {
+        let g = super::super::groups(
+            "[j]\nrw=write\nverify=md5\nsize=1m\nfilename=f\nwrite_bw_log=w\nlog_avg_msec=500\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 2, "{g:?}");
+        let log = |g: &super::super::Group| g.args.iter().any(|a| matches!(a, Set::FioLog(..)));
+        assert!(log(&g[0]) && !log(&g[1]), "{g:?}");
     }
 
     #[test]

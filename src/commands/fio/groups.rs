@@ -37,8 +37,8 @@ impl Planner for Groups {
         Ok(Some(Point {
             label: format!("run {} of {}", self.begun, self.n),
             config: c.config,
+            owned: crate::device::scratch::all_created_here(&c.targets),
             targets: c.targets,
-            owned: false,
             repeat: 1,
         }))
     }

@@ -121,7 +121,7 @@ fn check(g: Group) -> Result<Checked> {
         run::tmpdir(),
     )?;
     let targets = run::named_targets(&config)?;
-    let out = run::check_outputs(args.outputs(), &targets)?;
+    let out = run::create::outputs_and_created(&config, args.outputs(), &targets)?;
     let checked = Checked {
         said: g.said,
         config,
@@ -136,7 +136,7 @@ fn check(g: Group) -> Result<Checked> {
         label: String::new(),
         config: checked.config.clone(),
         targets: checked.targets.clone(),
-        owned: false,
+        owned: crate::device::scratch::all_created_here(&checked.targets),
         repeat: 1,
     }];
     let verdicts = series::check_but(&point, &checked.out.for_run(None), &|_| false, &["holes"])?;

@@ -2,6 +2,7 @@
 //! targets (or the built-in test bed) → one measured run → the table, the
 //! JSON and CSV documents, the plot → the exit code.
 
+pub(crate) mod create;
 mod print_fio;
 
 use std::path::PathBuf;
@@ -36,7 +37,7 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
     }
     // Refuses outputs that cannot be written or would destroy something,
     // before any I/O; the accepted ones, each with its directory open.
-    let out = check_outputs(req, &named)?;
+    let out = create::outputs_and_created(&cfg, req, &named)?;
     let mut hub = None;
     if !cfg.dry_run {
         hub = out.live_hub()?;
@@ -56,9 +57,10 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         Some(t) => t.files.clone(),
         None => named,
     };
+    let owned = testbed.is_some() || crate::device::scratch::all_created_here(&paths);
     // A signal before the window opened (while the workers were set up or
     // waited for --start-at) measured nothing, and the run still says so.
-    let outcome = measure(&cfg, &paths, testbed.is_some(), &out.for_run(hub))
+    let outcome = measure(&cfg, &paths, owned, &out.for_run(hub))
         .or_else(|e| unmeasured(e, "starting the run", &out))?;
     let doc = match outcome {
         Outcome::DryRun(plan, checks) => {
@@ -105,16 +107,6 @@ pub(crate) fn named_targets(cfg: &RunConfig) -> Result<Vec<PathBuf>> {
         Some(volume) => member_paths(volume)?,
         None => cfg.targets.clone(),
     })
-}
-
-/// The run's outputs, checked against the targets named.
-pub(crate) fn check_outputs(req: Request, named: &[PathBuf]) -> Result<Outputs> {
-    Outputs::check(
-        req,
-        report::Kind::Run,
-        &crate::device::protected_paths(named),
-        &[],
-    )
 }
 
 /// The built-in test bed, written before the run; a signal while it is

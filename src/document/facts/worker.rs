@@ -18,6 +18,8 @@ pub struct IntervalDef {
     /// Absent when nothing completed in the interval, and in documents
     /// written before them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_ns: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p50_ns: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_ns: Option<u64>,

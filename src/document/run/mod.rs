@@ -815,6 +815,7 @@ mod tests {
             t,
             bytes,
             ios: 1,
+            mean_ns: max_ns,
             p50_ns: max_ns,
             p99_ns: max_ns,
             max_ns,

@@ -312,8 +312,10 @@ pub struct Interval {
     pub t: f64,
     pub bytes: u64,
     pub ios: u64,
-    /// The interval's own p50, p99 and max latency (ns): absent when
-    /// nothing completed in it, and in documents written before them.
+    /// The interval's own mean (what fio's windowed latency log writes),
+    /// p50, p99 and max latency (ns): absent when nothing completed in
+    /// it, and in documents written before them.
+    pub mean_ns: Option<u64>,
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
     pub max_ns: Option<u64>,
@@ -327,6 +329,7 @@ impl Interval {
             t: k.saturating_mul(len_ns) as f64 / 1e9,
             bytes,
             ios,
+            mean_ns: lat.mean_ns,
             p50_ns: lat.p50_ns,
             p99_ns: lat.p99_ns,
             max_ns: lat.max_ns,

@@ -1,0 +1,63 @@
+//! `--create SIZE` (fio's `filesize=` on a `filename=` that is not
+//! there): the targets that do not exist are made before the run, after
+//! its outputs are checked and before its targets are, so a file one
+//! stonewall group makes is there for the groups after it.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::measure::config::RunConfig;
+use crate::output::{Outputs, Request};
+
+/// The run's outputs checked, then `--create`'s targets made: a file a
+/// stonewall group makes (fio's filesize=) is there for the checks of the
+/// groups after it, as fio's layout would be.
+pub(crate) fn outputs_and_created(
+    cfg: &RunConfig,
+    req: Request,
+    named: &[PathBuf],
+) -> Result<Outputs> {
+    let out = check_outputs(req, named)?;
+    create_targets(cfg, named, &out)?;
+    Ok(out)
+}
+
+/// `--create SIZE`: the targets that do not exist, made (not on a dry
+/// run, which creates nothing), each said on stderr.
+fn create_targets(cfg: &RunConfig, named: &[PathBuf], out: &Outputs) -> Result<()> {
+    let Some(size) = cfg.create.filter(|_| !cfg.print_fio) else {
+        return Ok(());
+    };
+    if cfg.dry_run {
+        for p in named
+            .iter()
+            .filter(|p| std::fs::symlink_metadata(p).is_err())
+        {
+            out.note(&format!(
+                "stripebench: --create would make {} ({}); a dry run makes nothing, so its checks of it cannot pass",
+                crate::base::error::show_path(p),
+                crate::base::units::fmt_bytes(size)
+            ));
+        }
+        return Ok(());
+    }
+    for p in crate::device::scratch::create_missing(named, size, cfg.seed)? {
+        out.note(&format!(
+            "stripebench: created {} ({}, random data: --create)",
+            crate::base::error::show_path(&p),
+            crate::base::units::fmt_bytes(size)
+        ));
+    }
+    Ok(())
+}
+
+/// The run's outputs, checked against the targets named.
+pub(crate) fn check_outputs(req: Request, named: &[PathBuf]) -> Result<Outputs> {
+    Outputs::check(
+        req,
+        crate::report::Kind::Run,
+        &crate::device::protected_paths(named),
+        &[],
+    )
+}
