@@ -229,3 +229,64 @@ fn print_fio_spells_ios_and_start_delay_as_fio_counts_them() {
     );
     assert!(!l.contains("--runtime"), "{l}");
 }
+
+/// The write jobs that end with fio's fsync, and the words of their `#`
+/// line.
+const END_SYNCS: &[(&str, &str)] = &[
+    (
+        "rw=write\nend_fsync=1",
+        "durable MB/s over the window and the fsync",
+    ),
+    (
+        "rw=write\nfsync_on_close=1",
+        "durable MB/s over the window and the fsync",
+    ),
+    (
+        "rw=write\ndirect=1\nend_fsync=1",
+        "O_DIRECT writes end without one",
+    ),
+    ("rw=read\nend_fsync=1", "fsyncs only a job that writes"),
+];
+
+// Before: `fsync_on_close` was refused ("no equivalent") and `end_fsync`
+// taken silently. A buffered write ends with one fsync, timed apart; the
+// `#` line says how that stands to fio's runtime.
+#[test]
+fn fio_job_end_fsync_and_fsync_on_close_say_where_the_fsync_counts() {
+    for (extra, said) in END_SYNCS {
+        let dir = tempfile::tempdir().unwrap();
+        let (doc, f, err) = ours(dir.path(), extra);
+        assert!(err.contains(said), "{extra}: {err}");
+        assert_eq!(moved(&f), (256, 1 << 20), "{extra}");
+        let flushed = doc["total"]["flush"].is_object();
+        assert_eq!(
+            flushed,
+            !extra.contains("direct") && extra.contains("write"),
+            "{extra}: {}",
+            doc["total"]
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(not(sb_fio), ignore = "needs fio (Debian package fio)")]
+fn fio_beside_us_on_end_fsync_writes_the_same_ios_and_bytes() {
+    for (extra, _) in END_SYNCS {
+        let dir = tempfile::tempdir().unwrap();
+        let j = job(dir.path(), extra);
+        let out = std::process::Command::new(tool("fio"))
+            .current_dir(dir.path())
+            .arg(&j)
+            .arg("--output-format=json")
+            .output()
+            .unwrap();
+        succeeded_as(&out, format_args!("fio on {extra}"));
+        let s = String::from_utf8(out.stdout).unwrap();
+        let theirs: Value = serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap();
+        let (_, f, _) = ours(dir.path(), extra);
+        assert_eq!(moved(&f), moved(&theirs), "{extra}");
+        // fio counts no end fsync among its syncs; nor does our fio JSON.
+        let syncs = |d: &Value| d["jobs"][0]["sync"]["total_ios"].as_u64().unwrap_or(0);
+        assert_eq!(syncs(&f), syncs(&theirs), "{extra}");
+    }
+}

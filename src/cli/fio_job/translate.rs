@@ -112,10 +112,13 @@ const STEPS: &[Step] = &[
             "group_reporting",
             "stonewall",
             "new_group",
-            "end_fsync",
             "invalidate",
         ],
         run: plain_flags,
+    },
+    Step {
+        keys: &["end_fsync", "fsync_on_close"],
+        run: end_sync,
     },
     Step {
         // fio's measurement knobs, each said in a `#` line (HARMLESS).
@@ -917,7 +920,6 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         "group_reporting",
         "stonewall",
         "new_group",
-        "end_fsync",
     ] {
         r.flag(key)?;
     }
@@ -925,6 +927,44 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         let o = r.get_or_first("invalidate");
         let said = fio_words::explain(&r.written(o), "invalidate", Some("0")).unwrap_or_default();
         return Err(FioJobError(format!("{}: {said}", r.at(o))));
+    }
+    Ok(())
+}
+
+/// fio's fsync at the end of a write (end_fsync), or at each file's close
+/// (fsync_on_close), which for a job's one file is the same fsync: fio
+/// issues it at the end of do_io(), inside the job's runtime, once per
+/// loop (backend.c), and only when the job writes (should_fsync()).
+/// stripebench ends a buffered write with one fsync, timed apart from the
+/// window: its durable MB/s (bytes over window and fsync) is fio's bw
+/// figure; each difference is said in a `#` line.
+fn end_sync(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    for key in ["end_fsync", "fsync_on_close"] {
+        if r.flag(key)? != Some(true) {
+            continue;
+        }
+        let o = r.get_or_first(key);
+        let written = r.written(o);
+        let said = show_text(&written);
+        let writes = d.rw != "read" && d.rw != "randread";
+        if !writes {
+            d.notes.push(format!(
+                "`{said}`: fio fsyncs only a job that writes; this one reads, so neither does"
+            ));
+        } else if d.direct {
+            d.notes.push(format!("`{said}` with direct=1: fio ends with an fsync inside its runtime (on a device, a flush of its write cache); stripebench's O_DIRECT writes end without one, so its figures leave that flush out"));
+        } else {
+            let loops = r
+                .get("loops")
+                .and_then(|l| l.value.as_deref())
+                .unwrap_or("1");
+            let per_loop = if loops != "1" && r.flag("time_based")? != Some(true) {
+                " (fio fsyncs at the end of each of its loops=; stripebench once, after the last pass)"
+            } else {
+                ""
+            };
+            d.notes.push(format!("`{said}`: fio's fsync at the end counts in its runtime, so its bw is bytes over writing and fsync; stripebench times the fsync apart: 'written to cache' MB/s is over the window, durable MB/s over the window and the fsync, which is fio's figure{per_loop}"));
+        }
     }
     Ok(())
 }
