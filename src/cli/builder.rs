@@ -130,6 +130,29 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--ios N`.
+    pub fn ios(mut self, n: u64) -> Result<Self> {
+        if n == 0 {
+            return Err(invalid("ios", n, values::not_at_least_one("0")));
+        }
+        self.args.ios = Some(n);
+        Ok(self)
+    }
+
+    /// `--start-delay A-B` (A for one time): checked as its parser checks.
+    pub fn start_delay(mut self, lo: Duration, hi: Duration) -> Result<Self> {
+        let shown = format!(
+            "{}-{}",
+            humantime::format_duration(lo),
+            humantime::format_duration(hi)
+        );
+        let text = format!("{}us-{}us", lo.as_micros(), hi.as_micros());
+        let d = crate::cli::run_args::parse_start_delay(&text)
+            .map_err(|e| invalid("start-delay", shown, e))?;
+        self.args.start_delay = Some(d);
+        Ok(self)
+    }
+
     /// `--readahead KB`.
     pub fn readahead_kb(mut self, kb: u64) -> Result<Self> {
         if kb > values::READAHEAD_MAX_KB {

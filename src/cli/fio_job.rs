@@ -573,6 +573,10 @@ pub enum Set {
     Duration(Duration),
     IoLimit(u64),
     Passes(u64),
+    /// fio's number_ios (times loops=).
+    Ios(u64),
+    /// fio's startdelay: a time, or a range (the same time twice when not).
+    StartDelay(Duration, Duration),
     Ramp(Duration),
     Jobs(usize),
     JobsShare,
@@ -622,6 +626,8 @@ impl Set {
             Set::Duration(_) => "duration",
             Set::IoLimit(_) => "io_limit",
             Set::Passes(_) => "passes",
+            Set::Ios(_) => "ios",
+            Set::StartDelay(..) => "start_delay",
             Set::Ramp(_) => "ramp",
             Set::Jobs(_) => "jobs",
             Set::JobsShare => "jobs_share",
@@ -669,6 +675,11 @@ impl Set {
             Set::Duration(d) => format!("--duration={}", fmt_duration(*d)),
             Set::IoLimit(n) => format!("--io-limit={n}"),
             Set::Passes(n) => format!("--passes={n}"),
+            Set::Ios(n) => format!("--ios={n}"),
+            Set::StartDelay(lo, hi) if lo == hi => format!("--start-delay={}", fmt_duration(*lo)),
+            Set::StartDelay(lo, hi) => {
+                format!("--start-delay={}-{}", fmt_duration(*lo), fmt_duration(*hi))
+            }
             Set::Ramp(d) => format!("--ramp={}", fmt_duration(*d)),
             Set::Jobs(n) => format!("--jobs={n}"),
             Set::JobsShare => "--jobs-share".into(),
@@ -718,6 +729,8 @@ impl Set {
             Set::Duration(d) => b.duration(*d)?,
             Set::IoLimit(n) => b.io_limit(*n)?,
             Set::Passes(n) => b.passes(*n)?,
+            Set::Ios(n) => b.ios(*n)?,
+            Set::StartDelay(lo, hi) => b.start_delay(*lo, *hi)?,
             Set::Ramp(d) => b.ramp(*d),
             Set::Jobs(n) => b.jobs(*n)?,
             Set::JobsShare => b.jobs_share(),
@@ -1056,8 +1069,8 @@ fn runs_read_back(g: &Group) -> Option<Group> {
         match a {
             Set::Rw(_) => args.push(Set::Rw(RwMode::Read)),
             // fio reads back what was written, once, whatever bounded
-            // the write (runtime=, io_size=, loops=).
-            Set::Duration(_) | Set::IoLimit(_) | Set::Passes(_) => {
+            // the write (runtime=, io_size=, loops=, number_ios=).
+            Set::Duration(_) | Set::IoLimit(_) | Set::Passes(_) | Set::Ios(_) => {
                 if !bounded {
                     bounded = true;
                     args.push(Set::Passes(1));
@@ -1067,6 +1080,8 @@ fn runs_read_back(g: &Group) -> Option<Group> {
             // The write's logs are the write's: the read-back would
             // write over them.
             Set::FioLog(..) | Set::FioLogFormat(_) => {}
+            // fio's job reads back right after its write: no second delay.
+            Set::StartDelay(..) => {}
             a => args.push(a.clone()),
         }
     }

@@ -115,10 +115,8 @@ const FIO: &[(&str, Says)] = &[
         "allow_mounted_write",
         Says::Instead("stripebench never writes to a mounted device; --allow-destructive consents to writes on an unmounted one"),
     ),
-    (
-        "startdelay",
-        Says::Instead("the nearest option is --start-at TIME (every worker starts together)"),
-    ),
+    ("startdelay", Says::Use(|v| format!("--start-delay {}", seconds(v)))),
+    ("number_ios", Says::Use(|v| format!("--ios {}", v.unwrap_or("N")))),
 ];
 
 /// fio's runtime and ramp_time are seconds when the value has no unit.

@@ -79,12 +79,13 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "direct")]
     pub uncached: bool,
 
-    /// Length of the measured window (default 10s; `verify`: until one pass is done).
+    /// Length of the measured window (default 10s; with --io-limit, --ios or
+    /// --passes, and for `verify`: until done, this a cap when given).
     #[arg(short = 't', long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_positive_duration)]
     pub duration: Option<Duration>,
 
     /// Warm-up before the window opens; I/O in it is not counted
-    /// (default 1s; 0 with --io-limit).
+    /// (default 1s; 0 with --io-limit, --ios or --passes).
     #[arg(long, allow_hyphen_values = true, value_name = "TIME", value_parser = parse_duration)]
     pub ramp: Option<Duration>,
 
@@ -121,6 +122,12 @@ pub struct RunArgs {
     /// start together. The window's start and end instants are in the JSON.
     #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
     pub start_at: Option<std::time::SystemTime>,
+
+    /// Wait this long once the targets are set up, before the workers start
+    /// (fio's startdelay): a TIME, or A-B for a time drawn from A to B by
+    /// --seed. Nothing is measured in it; the JSON records the wait.
+    #[arg(long, allow_hyphen_values = true, value_name = "TIME|A-B", value_parser = parse_start_delay)]
+    pub start_delay: Option<(Duration, Duration)>,
 
     /// How I/O is issued.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
@@ -211,9 +218,16 @@ pub struct RunArgs {
 
     /// Each worker stops after this many bytes, rounded up to whole --bs
     /// requests: a size-bounded run whose byte and I/O counts are exact (the
-    /// window then counts every I/O: no ramp).
+    /// window then counts every I/O: no ramp). It runs until done; --duration,
+    /// if given, is a cap.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
     pub io_limit: Option<u64>,
+
+    /// Each worker stops after N I/Os (fio's number_ios), or at its other
+    /// bound (--passes, --io-limit, --duration), whichever comes first: a
+    /// size-bounded run, no ramp.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_max_errors)]
+    pub ios: Option<u64>,
 
     /// Each worker covers its own region N times and stops (random patterns:
     /// N x the region's bytes); the window closes at the last completion.
@@ -486,6 +500,7 @@ impl Default for RunArgs {
             force_memory: false,
             wait_lock: false,
             start_at: None,
+            start_delay: None,
             engine: EngineArg::Auto,
             iodepth: 1,
             rate: None,
@@ -501,6 +516,7 @@ impl Default for RunArgs {
             sched: "auto".into(),
             nowait: false,
             io_limit: None,
+            ios: None,
             passes: None,
             size: None,
             create: None,
@@ -591,6 +607,8 @@ impl RunArgs {
             "verify" => self.verify,
             "cached" => self.cached,
             "io-limit" => self.io_limit.is_some(),
+            "ios" => self.ios.is_some(),
+            "start-delay" => self.start_delay.is_some(),
             "passes" => self.passes.is_some(),
             "members" => self.members.is_some(),
             "align" => self.align.is_some(),
@@ -764,6 +782,31 @@ pub(crate) const DEPTH: std::ops::RangeInclusive<usize> = 1..=4096;
 
 pub(crate) fn not_a_depth(text: &str) -> String {
     format!("'{text}' is not a queue depth: give a whole number from 1 to 4096")
+}
+
+/// `--start-delay`: TIME, or A-B (fio's startdelay range), each up to a
+/// day (a longer wait is a typo, as for --start-at).
+pub(crate) fn parse_start_delay(text: &str) -> Result<(Duration, Duration), String> {
+    let t = text.trim();
+    // A range's dash is the one after its first character (no negative times).
+    let (lo, hi) = match t.get(1..).and_then(|rest| rest.find('-')) {
+        Some(i) => (parse_duration(&t[..=i])?, parse_duration(&t[i + 2..])?),
+        None => {
+            let d = parse_duration(t)?;
+            (d, d)
+        }
+    };
+    if lo > hi {
+        return Err(format!(
+            "'{text}' is a range from a longer time to a shorter one: give A-B with A at most B, such as 1s-5s"
+        ));
+    }
+    if hi > Duration::from_secs(86_400) {
+        return Err(format!(
+            "'{text}' is more than a day: give a delay of at most 24h"
+        ));
+    }
+    Ok((lo, hi))
 }
 
 pub(crate) fn parse_nonzero_size(text: &str) -> Result<u64, String> {

@@ -19,7 +19,7 @@ pub enum ConfigError {
     VerifyWrites(&'static str),
     #[error("verify needs the targets to check: name them")]
     VerifyWithoutTargets,
-    #[error("verify reads each slice once: drop --io-limit and --passes")]
+    #[error("verify reads each slice once: drop --io-limit, --ios and --passes")]
     VerifyBounded,
     #[error("--metrics - : the metrics file is rewritten every second and cannot go to stdout; name a file (e.g. /var/lib/node_exporter/textfile/stripebench.prom), or use --live - for a stream")]
     MetricsToStdout,
@@ -77,7 +77,7 @@ pub enum ConfigError {
     SchedBatchSqpoll,
     #[error("--io-limit and --passes both bound what each worker does: give one")]
     TwoBounds,
-    /// `{0}` is the bound given: `--passes` or `--io-limit`.
+    /// `{0}` is the bound given: `--passes`, `--io-limit` or `--ios`.
     #[error("{0} counts every I/O from the start, so it takes no --ramp: drop --ramp")]
     RampWithBound(&'static str),
     #[error("--duration {shown} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {min_ms}ms")]
@@ -119,7 +119,7 @@ pub fn verify_config(
     if args.targets.is_empty() {
         return Err(ConfigError::VerifyWithoutTargets);
     }
-    if args.io_limit.is_some() || args.passes.is_some() {
+    if args.io_limit.is_some() || args.passes.is_some() || args.ios.is_some() {
         return Err(ConfigError::VerifyBounded);
     }
     let mut cfg = run_config(args, available, tmpdir)?;
@@ -371,15 +371,17 @@ fn ring_setup(args: &RunArgs, available: &[usize]) -> Result<RingSetup, ConfigEr
 }
 
 /// The ramp before the measured window: none under a bound on the I/O
-/// (--io-limit or --passes count every I/O), else 1 s unless given.
+/// (--io-limit, --ios or --passes count every I/O), else 1 s unless given.
 fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
     if args.io_limit.is_some() && args.passes.is_some() {
         return Err(ConfigError::TwoBounds);
     }
     let bound = if args.passes.is_some() {
         Some("--passes")
+    } else if args.io_limit.is_some() {
+        Some("--io-limit")
     } else {
-        args.io_limit.map(|_| "--io-limit")
+        args.ios.map(|_| "--ios")
     };
     Ok(match (args.ramp, bound) {
         (Some(r), Some(opt)) if !r.is_zero() => return Err(ConfigError::RampWithBound(opt)),
@@ -409,11 +411,13 @@ fn check_duration(args: &RunArgs) -> Result<(), ConfigError> {
             )));
         }
         // A window shorter than the judging could never end steady.
-        let cap = args.duration.unwrap_or(if args.passes.is_some() {
-            NO_TIME_LIMIT
-        } else {
-            Duration::from_secs(10)
-        });
+        let cap = args.duration.unwrap_or(
+            if args.passes.is_some() || args.io_limit.is_some() || args.ios.is_some() {
+                NO_TIME_LIMIT
+            } else {
+                Duration::from_secs(10)
+            },
+        );
         if cap < ramp + dur {
             return Err(ConfigError::Steady(format!(
                 "--steady-ramp {} and --steady-dur {} need a window of at least {}, and --duration is {}: give a longer --duration",
@@ -508,13 +512,17 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         bs,
         direct: !args.buffered && !args.uncached,
         uncached: args.uncached,
-        // --passes without --duration runs until the passes are done
-        // (a year keeps the arithmetic in range; nothing is sized from it).
-        duration: args.duration.unwrap_or(if args.passes.is_some() {
-            NO_TIME_LIMIT
-        } else {
-            Duration::from_secs(10)
-        }),
+        // A bound (--passes, --io-limit, --ios) without --duration runs
+        // until it is done, as fio's size=, io_size= and number_ios= do
+        // without runtime= (a year keeps the arithmetic in range; nothing
+        // is sized from it). A 10 s cut would make its counts not exact.
+        duration: args.duration.unwrap_or(
+            if args.passes.is_some() || args.io_limit.is_some() || args.ios.is_some() {
+                NO_TIME_LIMIT
+            } else {
+                Duration::from_secs(10)
+            },
+        ),
         ramp,
         readahead_kb: args.readahead,
         md_tunables: crate::device::md_tunables::MdTunables {
@@ -527,6 +535,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         ring,
         nowait: args.nowait,
         io_limit: args.io_limit,
+        ios: args.ios,
         max_errors: args.max_errors,
         debug_fail_from: args.debug_fail_from,
         debug_die_in_setup: args.debug_die_in_setup,
@@ -555,6 +564,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         dry_run: args.dry_run,
         print_fio: args.print_fio,
         start_at: args.start_at,
+        start_delay: start_delay(args.start_delay, seed),
         wait_lock: args.wait_lock,
         force_memory: args.force_memory,
         progress: !args.no_progress,
@@ -573,6 +583,20 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
 /// `--steady-dur`'s default: fio's examples judge over 10 s to 5 min.
 const STEADY_DUR: Duration = Duration::from_secs(30);
 
+/// `--start-delay`: its time, or one drawn from its range A-B by the
+/// run's seed (fio draws each job's from its own; one run starts once).
+fn start_delay(given: Option<(Duration, Duration)>, seed: u64) -> Duration {
+    let Some((lo, hi)) = given else {
+        return Duration::ZERO;
+    };
+    let span = (hi - lo).as_micros() as u64;
+    if span == 0 {
+        return lo;
+    }
+    let draw = crate::measure::workload::splitmix64(seed ^ 0x5354_4152_5444_4c59) % (span + 1);
+    lo + Duration::from_micros(draw)
+}
+
 /// A seed drawn from the clock, for runs that did not fix one.
 fn clock_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
@@ -586,6 +610,37 @@ mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
     use clap::Parser;
+
+    #[test]
+    fn start_delay_draws_within_its_range_by_the_seed() {
+        let (lo, hi) = (Duration::from_millis(100), Duration::from_millis(300));
+        for seed in 0..200 {
+            let d = start_delay(Some((lo, hi)), seed);
+            assert!(lo <= d && d <= hi, "{d:?}");
+            assert_eq!(d, start_delay(Some((lo, hi)), seed), "one seed, one time");
+        }
+        let draws: std::collections::HashSet<_> =
+            (0..50).map(|s| start_delay(Some((lo, hi)), s)).collect();
+        assert!(draws.len() > 40, "{draws:?}");
+        assert_eq!(start_delay(Some((lo, lo)), 7), lo);
+        assert_eq!(start_delay(None, 7), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_bound_without_duration_runs_until_done_and_ios_is_the_first_reached() {
+        let c = cfg(&["--io-limit", "1m", "t"]).unwrap();
+        assert_eq!(c.duration, NO_TIME_LIMIT);
+        assert_eq!(c.ramp, Duration::ZERO);
+        let c = cfg(&["--ios", "10", "--passes", "2", "t"]).unwrap();
+        assert_eq!(
+            (c.ios, c.passes, c.duration),
+            (Some(10), Some(2), NO_TIME_LIMIT)
+        );
+        let c = cfg(&["--ios", "10", "-t", "5s", "t"]).unwrap();
+        assert_eq!(c.duration, Duration::from_secs(5));
+        let c = cfg(&["t"]).unwrap();
+        assert_eq!(c.duration, Duration::from_secs(10));
+    }
 
     fn cfg(argv: &[&str]) -> Result<RunConfig, ConfigError> {
         let mut full = vec!["stripebench", "run"];

@@ -238,6 +238,11 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
     if cfg.start_at.is_some() {
         notes.push("--start-at: fio starts at once");
     }
+    if let (Some(n), Some(loops)) = (cfg.ios, cfg.passes) {
+        if n % loops != 0 {
+            notes.push("--ios with --passes: fio counts number_ios per loop (number_ios x loops in all), so it stops at the next multiple of --passes");
+        }
+    }
     if cfg.register && cfg.engine == EngineKind::Uring {
         g.push("--fixedbufs".into());
         g.push("--registerfiles".into());
@@ -401,18 +406,33 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         g.push("--norandommap".into());
         g.push("--randrepeat=0".into());
     }
-    match (cfg.io_limit, cfg.passes) {
-        (Some(n), _) => {
-            // Without time_based, fio's runtime is a cap: as --duration is
-            // to --io-limit.
-            g.push(format!("--io_size={n}"));
-            g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
-        }
-        (None, Some(n)) => g.push(format!("--loops={n}")),
-        (None, None) => {
+    match (cfg.io_limit, cfg.passes, cfg.ios) {
+        (Some(n), _, _) => g.push(format!("--io_size={n}")),
+        (None, Some(n), _) => g.push(format!("--loops={n}")),
+        // --ios alone goes round the region until its count, which fio's
+        // number_ios does not (it stops at size=): io_size= lets it.
+        (None, None, Some(n)) => g.push(format!("--io_size={}", n.saturating_mul(bs))),
+        (None, None, None) => {
             g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
             g.push("--time_based".into());
         }
+    }
+    if let Some(n) = cfg.ios {
+        // fio stops at number_ios x loops I/Os (exceeds_number_ios()): a
+        // count of --passes' loops is given per loop, rounded up (the note
+        // says when that is not exact).
+        let loops = cfg.passes.filter(|_| cfg.io_limit.is_none()).unwrap_or(1);
+        g.push(format!("--number_ios={}", n.div_ceil(loops)));
+    }
+    // Without time_based, fio's runtime is a cap: as --duration is to a
+    // bound, when one was given.
+    let bounded = cfg.io_limit.is_some() || cfg.passes.is_some() || cfg.ios.is_some();
+    if bounded && cfg.duration < crate::measure::config::NO_TIME_LIMIT {
+        g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
+    }
+    if !cfg.start_delay.is_zero() {
+        // fio draws a range per job; the run drew one time for all.
+        g.push(format!("--startdelay={}us", cfg.start_delay.as_micros()));
     }
     if !cfg.ramp.is_zero() {
         g.push(format!("--ramp_time={}ms", cfg.ramp.as_millis()));

@@ -30,7 +30,7 @@
 use crate::document::run::ConfigDoc;
 
 /// The options that make the workload, in the order they are named.
-const NAMES: [&str; 17] = [
+const NAMES: [&str; 18] = [
     "rw",
     "read_pct",
     "bs",
@@ -43,6 +43,7 @@ const NAMES: [&str; 17] = [
     "offset",
     "io_limit",
     "passes",
+    "ios",
     "stripe_chunk",
     "verify",
     "buffer_compress_pct",
@@ -75,6 +76,7 @@ impl Workload {
             ("offset", c.offset.to_string()),
             ("io_limit", opt(c.io_limit)),
             ("passes", opt(c.passes)),
+            ("ios", opt(c.ios)),
             ("stripe_chunk", opt(c.stripe_chunk)),
             ("verify", c.verify.to_string()),
             ("buffer_compress_pct", c.buffer_compress_pct.to_string()),
@@ -158,6 +160,7 @@ mod tests {
             ("offset", |c| c.offset += 4096, true),
             ("io_limit", |c| c.io_limit = Some(1 << 20), true),
             ("passes", |c| c.passes = Some(2), true),
+            ("ios", |c| c.ios = Some(100), true),
             ("stripe_chunk", |c| c.stripe_chunk = Some(65536), true),
             ("verify", |c| c.verify = !c.verify, true),
             ("buffer_compress_pct", |c| c.buffer_compress_pct = 50, true),
@@ -175,6 +178,7 @@ mod tests {
             ("hang_timeout", |c| c.hang_timeout_sec = Some(9.0), false),
             ("log_interval", |c| c.log_interval_ms = Some(100), false),
             ("start_at", |c| c.start_at_unix_sec = Some(1e9), false),
+            ("start_delay", |c| c.start_delay_sec = Some(1.0), false),
             ("seed", |c| c.seed += 1, false),
             ("cpus", |c| c.cpus = Some(vec![1]), false),
             ("pin", |c| c.pin = !c.pin, false),

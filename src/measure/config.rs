@@ -62,6 +62,9 @@ pub struct RunConfig {
     /// `--nowait`: RWF_NOWAIT first on every I/O.
     pub nowait: bool,
     pub io_limit: Option<u64>,
+    /// `--ios`: each worker stops after this many I/Os (fio's number_ios),
+    /// or at its other bound, whichever first.
+    pub ios: Option<u64>,
     pub max_errors: u64,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
@@ -114,6 +117,9 @@ pub struct RunConfig {
     pub progress: bool,
     /// `--start-at`: when the workers are released.
     pub start_at: Option<std::time::SystemTime>,
+    /// `--start-delay`: how long the workers wait, ready, before they
+    /// start (drawn from its range, if one was given).
+    pub start_delay: Duration,
     /// `--wait-lock`: wait for a device another run is changing.
     pub wait_lock: bool,
     /// `--force-memory`: allow buffers above a quarter of the available memory.

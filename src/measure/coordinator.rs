@@ -147,6 +147,7 @@ pub fn execute(
         drop(done_tx);
         await_ready(&ready_rx, n, control)?;
         wait_for_start_at(cfg, control, &progress)?;
+        wait_start_delay(cfg, control, &progress)?;
 
         // The mock engine touches no device: there are no counters to read.
         let mut probes = match cfg.debug_mock_engine {
@@ -461,6 +462,31 @@ fn wait_for_start_at(cfg: &RunConfig, control: &RunControl, progress: &Progress)
     Ok(())
 }
 
+/// `--start-delay`: the workers, ready, wait this long (fio's startdelay:
+/// nothing is measured in it). Sleeps in short steps so an interrupt is
+/// not kept waiting.
+fn wait_start_delay(cfg: &RunConfig, control: &RunControl, progress: &Progress) -> Result<()> {
+    if cfg.start_delay.is_zero() {
+        return Ok(());
+    }
+    progress.message("waiting for --start-delay");
+    let until = Instant::now() + cfg.start_delay;
+    while let Some(left) = until.checked_duration_since(Instant::now()) {
+        if left.is_zero() {
+            break;
+        }
+        if signals::interrupted() {
+            control.call_off();
+            return Err(crate::base::error::Interrupted(
+                "while waiting for --start-delay: nothing was measured",
+            )
+            .into());
+        }
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+    Ok(())
+}
+
 /// The workers' outcomes (indexed by id; `None` for one that died), and
 /// how many were given up on in a blocked call.
 struct Collected {
@@ -605,7 +631,8 @@ fn window_end(
             .max()
             .unwrap_or(0);
         end_ns = end_ns.min(last.max(ramp_ns));
-        if cfg.passes.is_some() {
+        // --ios beside --passes may end either first: "limit" then.
+        if cfg.passes.is_some() && cfg.ios.is_none() {
             "passes"
         } else {
             "limit"

@@ -270,11 +270,18 @@ fn worker_spec(
         seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
         cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
         align: lbs.max(4096) as usize,
-        // A pass is every whole request of the slice once.
-        io_limit: match cfg.passes {
-            Some(n) => Some((slice.length / bs * bs).saturating_mul(n)),
-            None => cfg.io_limit,
-        },
+        // A pass is every whole request of the slice once; --ios is a
+        // count of requests. Of the bounds given, the first reached ends
+        // the worker, as fio's number_ios does beside size= and io_size=.
+        io_limit: [
+            cfg.passes
+                .map(|n| (slice.length / bs * bs).saturating_mul(n)),
+            cfg.io_limit,
+            cfg.ios.map(|n| n.saturating_mul(bs)),
+        ]
+        .into_iter()
+        .flatten()
+        .min(),
         max_errors: cfg.max_errors,
         verify: match (cfg.verify, cfg.rw) {
             (false, _) => VerifyMode::Off,

@@ -18,6 +18,7 @@ mod diff;
 mod endless_inputs;
 mod engines;
 mod escapes;
+mod fio_bounds;
 mod fio_job;
 mod fio_json;
 mod fio_oneliner;

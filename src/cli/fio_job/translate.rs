@@ -75,7 +75,9 @@ const STEPS: &[Step] = &[
             "ramp_time",
             "io_size",
             "loops",
+            "number_ios",
             "numjobs",
+            "startdelay",
         ],
         run: how_long,
     },
@@ -119,10 +121,13 @@ const STEPS: &[Step] = &[
             "group_reporting",
             "stonewall",
             "new_group",
-            "end_fsync",
             "invalidate",
         ],
         run: plain_flags,
+    },
+    Step {
+        keys: &["end_fsync", "fsync_on_close"],
+        run: end_sync,
     },
     Step {
         // fio's measurement knobs, each said in a `#` line (HARMLESS).
@@ -606,8 +611,8 @@ fn steady(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
-/// How long: time based, or until size= (io_size=, loops=) is done; the
-/// ramp; and numjobs, which each of them bounds.
+/// How long: time based, or until size= (io_size=, loops=, number_ios=)
+/// is done; the ramp; numjobs, which each of them bounds; and startdelay.
 fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     // fio's runtime=0 is no limit, as if not given.
     let runtime = r
@@ -632,6 +637,22 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if let Some(t) = runtime {
         d.args.push(Set::Duration(t));
     }
+    let loops = match r.get("loops") {
+        Some(o) => match r.count(o)? {
+            0 => return r.refuse(o, "is 0: give loops=1 or more"),
+            n => Some((o, n)),
+        },
+        None => None,
+    };
+    // fio's number_ios=0 and io_size=0 are its defaults: no such bound.
+    let number_ios = match r.get("number_ios") {
+        Some(o) => Some(r.count(o)?).filter(|&n| n > 0),
+        None => None,
+    };
+    let io_size = match r.get("io_size") {
+        Some(o) => Some(r.size(o)?).filter(|&n| n > 0).map(|n| (o, n)),
+        None => None,
+    };
     if time_based {
         if runtime.is_none() {
             return r.refuse(
@@ -639,31 +660,67 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 "without runtime= would run until stopped: give runtime=, such as runtime=60",
             );
         }
-        for key in ["io_size", "loops"] {
+        // fio's keep_running() and do_io() go on while time_based, whatever
+        // loops=, io_size= or number_ios= say (seen with fio 3.33: loops=3
+        // size=1m time_based runtime=1 reads for the whole second): so
+        // does this run, until runtime=.
+        for key in ["loops", "io_size", "number_ios"] {
             if let Some(o) = r.get(key) {
-                return r.refuse(
-                    o,
-                    "with time_based: fio repeats the job until runtime= ends; give one of them",
-                );
+                d.notes.push(format!(
+                    "`{}` with time_based: fio runs until runtime= ends whatever it says, and so does this run",
+                    show_text(&r.written(o))
+                ));
             }
         }
-    } else if let Some(o) = r.get("io_size") {
-        if runtime.is_none() {
-            return r.refuse(o, "without runtime=: stripebench's --io-limit stops at its --duration (10 s by default); give runtime= as the cap");
-        }
-        d.args.push(Set::IoLimit(r.size(o)?));
     } else {
-        // fio does size= once (loops= times), then ends; runtime= caps it.
-        // Each of numjobs' clones does so over the whole region: so do
-        // stripebench's --jobs with --jobs-share, a pass each.
-        let loops = match r.get("loops") {
-            Some(o) => match r.count(o)? {
-                0 => return r.refuse(o, "is 0: give loops=1 or more"),
-                n => n,
-            },
-            None => 1,
+        let n_loops = loops.map_or(1, |(_, n)| n);
+        if let Some((o, bytes)) = io_size {
+            // fio's io_size is a byte count over the region of size=, round
+            // it as many times as it takes: --io-limit, which wraps so.
+            if let Some((lo, _)) = loops.filter(|(_, n)| *n > 1) {
+                return r.refuse(lo, format!("with {}: fio's count of io_size= over loops= depends on the region (io_size=512k size=1m loops=2 does 1 MiB, io_size=3m size=1m loops=2 does 3 MiB): give one of them", show_text(&r.written(o))));
+            }
+            d.args.push(Set::IoLimit(bytes));
+        } else {
+            // fio does size= once (loops= times), then ends; runtime= caps it.
+            // Each of numjobs' clones does so over the whole region: so do
+            // stripebench's --jobs with --jobs-share, a pass each.
+            d.args.push(Set::Passes(n_loops));
+        }
+        // fio stops a job at number_ios x loops I/Os (exceeds_number_ios()),
+        // or at its other bound, whichever first: as --ios does.
+        if let Some(n) = number_ios {
+            match n.checked_mul(n_loops) {
+                Some(total) => d.args.push(Set::Ios(total)),
+                None => {
+                    return r.refuse(
+                        r.get_or_first("number_ios"),
+                        "times loops= is too many I/Os: give a smaller count",
+                    )
+                }
+            }
+        }
+    }
+    if let Some(o) = r.get("startdelay") {
+        let v = o.value.as_deref().unwrap_or("");
+        let time = |t: &str| fio_time(t).or_else(|why| r.refuse(o, why));
+        // fio's irange: a time, or A-B.
+        let (lo, hi) = match v.split_once('-') {
+            Some((a, b)) => (time(a)?, time(b)?),
+            None => (time(v)?, time(v)?),
         };
-        d.args.push(Set::Passes(loops));
+        if lo > hi {
+            return r.refuse(
+                o,
+                "is a range from a longer time to a shorter one: give A-B with A at most B",
+            );
+        }
+        if !hi.is_zero() {
+            if lo != hi {
+                d.notes.push(format!("`{}`: fio draws each job's delay from the range; this run draws one (from --seed), and all its workers start together after it", show_text(&r.written(o))));
+            }
+            d.args.push(Set::StartDelay(lo, hi));
+        }
     }
     // fio's default ramp is none; stripebench's is 1 s: always say it.
     d.args.push(Set::Ramp(ramp.unwrap_or_default()));
@@ -972,7 +1029,6 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         "group_reporting",
         "stonewall",
         "new_group",
-        "end_fsync",
     ] {
         r.flag(key)?;
     }
@@ -980,6 +1036,44 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         let o = r.get_or_first("invalidate");
         let said = fio_words::explain(&r.written(o), "invalidate", Some("0")).unwrap_or_default();
         return Err(FioJobError(format!("{}: {said}", r.at(o))));
+    }
+    Ok(())
+}
+
+/// fio's fsync at the end of a write (end_fsync), or at each file's close
+/// (fsync_on_close), which for a job's one file is the same fsync: fio
+/// issues it at the end of do_io(), inside the job's runtime, once per
+/// loop (backend.c), and only when the job writes (should_fsync()).
+/// stripebench ends a buffered write with one fsync, timed apart from the
+/// window: its durable MB/s (bytes over window and fsync) is fio's bw
+/// figure; each difference is said in a `#` line.
+fn end_sync(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    for key in ["end_fsync", "fsync_on_close"] {
+        if r.flag(key)? != Some(true) {
+            continue;
+        }
+        let o = r.get_or_first(key);
+        let written = r.written(o);
+        let said = show_text(&written);
+        let writes = d.rw != "read" && d.rw != "randread";
+        if !writes {
+            d.notes.push(format!(
+                "`{said}`: fio fsyncs only a job that writes; this one reads, so neither does"
+            ));
+        } else if d.direct {
+            d.notes.push(format!("`{said}` with direct=1: fio ends with an fsync inside its runtime (on a device, a flush of its write cache); stripebench's O_DIRECT writes end without one, so its figures leave that flush out"));
+        } else {
+            let loops = r
+                .get("loops")
+                .and_then(|l| l.value.as_deref())
+                .unwrap_or("1");
+            let per_loop = if loops != "1" && r.flag("time_based")? != Some(true) {
+                " (fio fsyncs at the end of each of its loops=; stripebench once, after the last pass)"
+            } else {
+                ""
+            };
+            d.notes.push(format!("`{said}`: fio's fsync at the end counts in its runtime, so its bw is bytes over writing and fsync; stripebench times the fsync apart: 'written to cache' MB/s is over the window, durable MB/s over the window and the fsync, which is fio's figure{per_loop}"));
+        }
     }
     Ok(())
 }
@@ -1291,6 +1385,82 @@ mod tests {
             Err(e) => e.0,
             Ok(t) => panic!("not refused: {:?}", t.args),
         }
+    }
+
+    // fio's ends (backend.c: exceeds_number_ios() is number_ios x loops;
+    // io_size rounds size=; time_based outranks them all), as run options.
+    #[test]
+    fn number_ios_io_size_and_loops_end_the_job_where_fio_ends_it() {
+        let args = |text: &str| translated(text).unwrap().args;
+        let a = args("[j]\nnumber_ios=100\nloops=2\n");
+        assert!(
+            a.contains(&Set::Passes(2)) && a.contains(&Set::Ios(200)),
+            "{a:?}"
+        );
+        let a = args("[j]\nio_size=3m\nsize=1m\n");
+        assert!(a.contains(&Set::IoLimit(3 << 20)), "{a:?}");
+        assert!(
+            !a.iter()
+                .any(|s| matches!(s, Set::Duration(_) | Set::Passes(_))),
+            "{a:?}"
+        );
+        // fio's 0 is its default: no bound.
+        let a = args("[j]\nnumber_ios=0\nio_size=0\n");
+        assert!(a.contains(&Set::Passes(1)), "{a:?}");
+        assert!(
+            !a.iter().any(|s| matches!(s, Set::Ios(_) | Set::IoLimit(_))),
+            "{a:?}"
+        );
+        let t =
+            translated("[j]\nloops=3\nio_size=1m\nnumber_ios=5\ntime_based\nruntime=2\n").unwrap();
+        assert!(
+            t.args.contains(&Set::Duration(Duration::from_secs(2))),
+            "{t:?}"
+        );
+        assert!(
+            !t.args
+                .iter()
+                .any(|s| matches!(s, Set::Ios(_) | Set::IoLimit(_) | Set::Passes(_))),
+            "{t:?}"
+        );
+        assert_eq!(
+            t.notes
+                .iter()
+                .filter(|n| n.contains("with time_based"))
+                .count(),
+            3,
+            "{t:?}"
+        );
+        let e = refusal("[j]\nio_size=3m\nloops=2\n");
+        assert!(
+            e.contains("`loops=2` with io_size=3m") && e.contains("give one of them"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn startdelay_is_a_time_or_a_range() {
+        let args = |text: &str| translated(text).unwrap().args;
+        let ms = Duration::from_millis;
+        assert!(args("[j]\nstartdelay=2\n").contains(&Set::StartDelay(ms(2000), ms(2000))));
+        let t = translated("[j]\nstartdelay=500ms-2s\n").unwrap();
+        assert!(
+            t.args.contains(&Set::StartDelay(ms(500), ms(2000))),
+            "{t:?}"
+        );
+        assert!(
+            t.notes.iter().any(|n| n.contains("draws each job's delay")),
+            "{t:?}"
+        );
+        // 0 is fio's default: no delay.
+        assert!(!args("[j]\nstartdelay=0\n")
+            .iter()
+            .any(|s| matches!(s, Set::StartDelay(..))));
+        let e = refusal("[j]\nstartdelay=3s-1s\n");
+        assert!(
+            e.contains("`startdelay=3s-1s`") && e.contains("A at most B"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -59,6 +59,10 @@ pub struct ConfigDoc {
     /// `--passes` (`verify`: 1): how many times each worker covered its slice.
     #[serde(default)]
     pub passes: Option<u64>,
+    /// `--ios`: the I/Os each worker stopped after, or at its other bound,
+    /// whichever first; absent when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios: Option<u64>,
     /// I/O errors after which a worker stops.
     pub max_errors: u64,
     /// `--hang-timeout`: how long a worker waits with nothing completing
@@ -83,6 +87,10 @@ pub struct ConfigDoc {
     /// `--start-at`, Unix seconds: the instant the workers were released.
     #[serde(default)]
     pub start_at_unix_sec: Option<f64>,
+    /// `--start-delay`: how long the workers waited, ready, before they
+    /// started (the time drawn, when a range was given); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_delay_sec: Option<f64>,
     pub duration_sec: f64,
     pub ramp_sec: f64,
     pub size: Option<u64>,
@@ -138,6 +146,7 @@ impl ConfigDoc {
             sched: (c.ring.sched != crate::engine::Sched::Auto).then_some(c.ring.sched),
             io_limit: c.io_limit,
             passes: c.passes,
+            ios: c.ios,
             max_errors: c.max_errors,
             hang_timeout_sec: Some(c.hang_timeout.as_secs_f64()),
             log_interval_ms: Some(c.log_interval.as_millis() as u64),
@@ -149,6 +158,7 @@ impl ConfigDoc {
                 .start_at
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map(|d| d.as_secs_f64()),
+            start_delay_sec: (!c.start_delay.is_zero()).then_some(c.start_delay.as_secs_f64()),
             duration_sec: c.duration.as_secs_f64(),
             ramp_sec: c.ramp.as_secs_f64(),
             size: c.size,
