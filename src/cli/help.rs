@@ -16,6 +16,9 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
         &[
             "rw",
             "mix",
+            "dist",
+            "skip",
+            "seq_run",
             "bs",
             "duration",
             "ramp",
@@ -30,6 +33,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "rate_iops",
             "size",
             "offset",
+            "offset_increment",
             "passes",
             "io_limit",
             "cached",

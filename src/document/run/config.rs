@@ -92,6 +92,21 @@ pub struct ConfigDoc {
     /// each had a slice of its own.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub jobs_share: bool,
+    /// `--dist`: random offsets' distribution in fio's spelling; absent
+    /// when uniform.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<String>,
+    /// `--skip`: bytes skipped (negative: gone back) after each
+    /// sequential I/O; absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<i64>,
+    /// `--seq-run`: I/Os per random offset; absent when every one is random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_run: Option<u64>,
+    /// `--offset-increment`: job k's region began k times this after
+    /// `offset`; absent when jobs split (or shared) the region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_increment: Option<u64>,
     pub cpus: Option<Vec<usize>>,
     pub pin: bool,
     pub seed: u64,
@@ -155,6 +170,10 @@ impl ConfigDoc {
             offset: c.offset,
             jobs: c.jobs,
             jobs_share: c.jobs_share,
+            dist: Some(c.access.dist.to_string()).filter(|_| !c.access.dist.is_uniform()),
+            skip: Some(c.access.skip).filter(|&s| s != 0),
+            seq_run: Some(c.access.seq_run).filter(|&n| n > 1),
+            offset_increment: c.offset_increment,
             cpus: c.cpus.clone(),
             pin: c.cpus.is_some(),
             seed: c.seed,

@@ -1259,13 +1259,10 @@ fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuS
 /// RAID0's logical stream (`--stripe`).
 fn offsets(spec: &WorkerSpec) -> Offsets {
     match spec.stripe {
-        None => Offsets::Plain(OffsetGen::new(
-            spec.region,
-            spec.bs,
-            spec.random,
-            spec.read_pct,
-            spec.seed,
-        )),
+        None => Offsets::Plain(
+            OffsetGen::new(spec.region, spec.bs, spec.random, spec.read_pct, spec.seed)
+                .with_access(&spec.access),
+        ),
         Some(st) => {
             let logical = Region {
                 offset: 0,
@@ -1277,7 +1274,8 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
                 spec.random,
                 spec.read_pct,
                 spec.seed,
-            );
+            )
+            .with_access(&spec.access);
             Offsets::Striped(StripeGen::new(
                 g,
                 st.map,
