@@ -634,8 +634,13 @@ fn fio_s_sequential_mix_runs_at_its_share() {
 }
 
 /// `run --fio-job` on fio's example `name` over `f`, with `args`; its
-/// JSON document and its printed command.
-fn run_example(dir: &Path, name: &str, f: &Path, args: &[&str]) -> (serde_json::Value, String) {
+/// JSON document, its printed command and its table.
+fn run_example(
+    dir: &Path,
+    name: &str,
+    f: &Path,
+    args: &[&str],
+) -> (serde_json::Value, String, String) {
     let doc = dir.join(format!("{name}.json"));
     let out = sb()
         .args(["run", "--fio-job", example(name).to_str().unwrap()])
@@ -647,7 +652,8 @@ fn run_example(dir: &Path, name: &str, f: &Path, args: &[&str]) -> (serde_json::
         .unwrap();
     succeeded_as(&out, 0);
     let cmd = commands(&out.stderr).join("\n");
-    (json(&std::fs::read(&doc).unwrap()), cmd)
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    (json(&std::fs::read(&doc).unwrap()), cmd, table)
 }
 
 // Issue 41: fio's rand-zones.fio (random_distribution=zoned:50/5:30/15:20/)
@@ -657,13 +663,17 @@ fn run_example(dir: &Path, name: &str, f: &Path, args: &[&str]) -> (serde_json::
 fn rand_zones_example_runs_with_its_zoned_distribution() {
     let dir = tempfile::tempdir().unwrap();
     let f = data_file(dir.path(), "target", 8 << 20);
-    let (d, cmd) = run_example(
+    let (d, cmd, table) = run_example(
         dir.path(),
         "rand-zones.fio",
         &f,
         &["--size", "8m", "-t", "1s"],
     );
     assert!(cmd.contains("--dist=zoned:50/5:30/15:20/80"), "{cmd}");
+    assert!(
+        table.contains("randread, dist zoned:50/5:30/15:20/80, bs 4k"),
+        "{table}"
+    );
     assert_eq!(d["config"]["dist"], "zoned:50/5:30/15:20/80");
     assert_eq!(d["config"]["rw"], "randread");
     assert!(d["total"]["ios"].as_u64().unwrap() > 0);
@@ -676,7 +686,8 @@ fn rand_zones_example_runs_with_its_zoned_distribution() {
 fn backwards_read_example_reads_its_size_going_back() {
     let dir = tempfile::tempdir().unwrap();
     let f = data_file(dir.path(), "target", 1 << 20);
-    let (d, cmd) = run_example(dir.path(), "backwards-read.fio", &f, &["--size", "1m"]);
+    let (d, cmd, table) = run_example(dir.path(), "backwards-read.fio", &f, &["--size", "1m"]);
+    assert!(table.contains("read, back 8k, bs 4k"), "{table}");
     assert!(cmd.contains("--skip=-8k"), "{cmd}");
     assert_eq!(d["config"]["skip"], -8192);
     assert_eq!(d["total"]["bytes"], 1 << 20);

@@ -124,6 +124,29 @@ pub struct ConfigDoc {
 }
 
 impl ConfigDoc {
+    /// Where the I/Os land beyond the pattern, for the table's and diff's
+    /// heads: `, dist zipf:1.2`, `, skip 512k`, `, 8 I/Os per random
+    /// offset`, `, job k at +k x 1m`; empty when plain.
+    pub fn access_words(&self) -> String {
+        use crate::base::units::fmt_size_arg;
+        let mut w = String::new();
+        if let Some(d) = &self.dist {
+            w.push_str(&format!(", dist {d}"));
+        }
+        match self.skip {
+            Some(s) if s < 0 => w.push_str(&format!(", back {}", fmt_size_arg(s.unsigned_abs()))),
+            Some(s) => w.push_str(&format!(", skip {}", fmt_size_arg(s as u64))),
+            None => {}
+        }
+        if let Some(n) = self.seq_run {
+            w.push_str(&format!(", {n} I/Os per random offset"));
+        }
+        if let Some(i) = self.offset_increment {
+            w.push_str(&format!(", job k at +k x {}", fmt_size_arg(i)));
+        }
+        w
+    }
+
     /// The options of `cfg`, as run on `targets`.
     pub fn of(c: &RunConfig, targets: &[String]) -> ConfigDoc {
         ConfigDoc {
