@@ -88,6 +88,9 @@ pub fn run<E: Engine>(
         }
     };
     let mut slots = vec![Slot::idle(); engine.depth()];
+    // Made before the start: a zipf draw's table (fio's zeta sum, up to
+    // 10M terms) is not the window's time.
+    let gen = offsets(spec);
     ready.send(Ok(()));
     // No epoch means the coordinator called the run off.
     let Some(epoch) = control.wait_start() else {
@@ -116,6 +119,7 @@ pub fn run<E: Engine>(
         &mut engine,
         &mut slots,
         tokens,
+        gen,
         &mut tally,
         &mut pace,
     );
@@ -188,12 +192,12 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     engine: &mut E,
     slots: &mut [Slot],
     tokens: Vec<SlotToken>,
+    mut gen: Offsets,
     tally: &mut Tally<'_, C>,
     mut pace: &mut Option<Pace<C>>,
 ) -> (bool, bool) {
     let bs = spec.bs;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
-    let mut gen = offsets(spec);
     let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct, engine_spec.compress_pct);
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
