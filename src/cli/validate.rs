@@ -48,6 +48,8 @@ pub enum ConfigError {
     SeqRunSequential(&'static str),
     #[error("--skip with --stripe: a modelled RAID0's passes are whole stripes; drop one")]
     SkipWithStripe,
+    #[error("--verify checks every block of a pass, and --skip leaves holes or goes back over blocks: drop one")]
+    SkipWithVerify,
     #[error("--offset-increment places each of several jobs: give --jobs 2 or more, or drop it")]
     IncrementOfOne,
     #[error("--verify needs one writer per block, and --offset-increment {0} lets jobs' regions overlap: give --size at most the increment, or drop one")]
@@ -262,6 +264,9 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
     }
     if args.skip.is_some() && args.stripe.is_some() {
         return Err(ConfigError::SkipWithStripe);
+    }
+    if args.skip.is_some() && args.verify {
+        return Err(ConfigError::SkipWithVerify);
     }
     if let Some(inc) = args.offset_increment {
         if args.jobs < 2 {
@@ -647,6 +652,10 @@ mod tests {
             ),
             (vec!["--seq-run", "8"], "--seq-run sets how often"),
             (vec!["--offset-increment", "1m"], "give --jobs 2 or more"),
+            (
+                vec!["--rw", "write", "--verify", "--skip", "4k"],
+                "leaves holes",
+            ),
             (
                 vec![
                     "--rw",
