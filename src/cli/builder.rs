@@ -220,6 +220,32 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--dist DIST`, in fio's spelling.
+    pub fn dist(mut self, text: &str) -> Result<Self> {
+        let d = crate::measure::workload::Dist::parse(text, &crate::base::units::parse_size)
+            .map_err(|e| UsageError(format!("--dist: {e}")))?;
+        self.args.dist = Some(d);
+        Ok(self)
+    }
+
+    /// `--skip BYTES` (negative: back).
+    pub fn skip(mut self, bytes: i64) -> Self {
+        self.args.skip = Some(bytes);
+        self
+    }
+
+    /// `--seq-run N`.
+    pub fn seq_run(mut self, n: u64) -> Self {
+        self.args.seq_run = Some(n);
+        self
+    }
+
+    /// `--offset-increment BYTES`.
+    pub fn offset_increment(mut self, bytes: u64) -> Self {
+        self.args.offset_increment = Some(bytes);
+        self
+    }
+
     /// `--uncached` (which clap holds apart from `--direct` and `--buffered`).
     pub fn uncached(mut self) -> Self {
         self.args.uncached = true;

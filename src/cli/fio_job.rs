@@ -565,6 +565,10 @@ struct Translated {
 pub enum Set {
     Rw(RwMode),
     Mix(u8),
+    /// fio's random_distribution, in its spelling (parsed as `--dist` is).
+    Dist(String),
+    Skip(i64),
+    SeqRun(u64),
     Bs(u64),
     Direct,
     Buffered,
@@ -595,6 +599,7 @@ pub enum Set {
     RateIops(u64),
     Size(u64),
     Offset(u64),
+    OffsetIncrement(u64),
     /// fio's CPU list, as written (without spaces).
     Cpus(String),
     NoPin,
@@ -618,6 +623,10 @@ impl Set {
         match self {
             Set::Rw(_) => "rw",
             Set::Mix(_) => "mix",
+            Set::Dist(_) => "dist",
+            Set::Skip(_) => "skip",
+            Set::SeqRun(_) => "seq_run",
+            Set::OffsetIncrement(_) => "offset_increment",
             Set::Bs(_) => "bs",
             Set::Direct => "direct",
             Set::Buffered => "buffered",
@@ -667,6 +676,11 @@ impl Set {
         match self {
             Set::Rw(rw) => format!("--rw={}", named(&|| rw.to_possible_value())),
             Set::Mix(p) => format!("--mix={p}"),
+            Set::Dist(d) => format!("--dist={d}"),
+            Set::Skip(n) if *n < 0 => format!("--skip=-{}", fmt_size_arg(n.unsigned_abs())),
+            Set::Skip(n) => format!("--skip={}", fmt_size_arg(*n as u64)),
+            Set::SeqRun(n) => format!("--seq-run={n}"),
+            Set::OffsetIncrement(b) => format!("--offset-increment={}", fmt_size_arg(*b)),
             Set::Bs(b) => format!("--bs={}", fmt_size_arg(*b)),
             Set::Direct => "--direct".into(),
             Set::Buffered => "--buffered".into(),
@@ -721,6 +735,10 @@ impl Set {
         Ok(match self {
             Set::Rw(rw) => b.rw(*rw),
             Set::Mix(p) => b.mix(*p)?,
+            Set::Dist(d) => b.dist(d)?,
+            Set::Skip(n) => b.skip(*n),
+            Set::SeqRun(n) => b.seq_run(*n),
+            Set::OffsetIncrement(n) => b.offset_increment(*n),
             Set::Bs(n) => b.bs(*n)?,
             Set::Direct => b.direct(),
             Set::Buffered => b.buffered(),
@@ -1523,6 +1541,56 @@ mod tests {
         assert!(refused("[j]\nss=speed:1%\nss_dur=30\n").contains("`steadystate=speed:1%`"));
     }
 
+    // Issue 41: fio's offset modifiers, random_distribution and
+    // offset_increment were refused by name; each is run's option now.
+    #[test]
+    fn offset_modifiers_distributions_and_increments_become_run_s_options() {
+        let has = |text: &str, want: &str| {
+            let a = args(text);
+            assert!(a.contains(&want.to_string()), "{text:?}: {a:?}");
+        };
+        has("[j]\nrw=read:512k\n", "--skip=512k");
+        has("[j]\nrw=read:-8k\n", "--skip=-8k");
+        has("[j]\nrw=randread:8\n", "--seq-run=8");
+        has(
+            "[j]\nrw=randread\nrandom_distribution=zipf:1.2\n",
+            "--dist=zipf:1.2",
+        );
+        has(
+            "[j]\nrw=randread\nrandom_distribution=zoned:50/5:30/15:20/\n",
+            "--dist=zoned:50/5:30/15:20/80",
+        );
+        has(
+            "[j]\nrw=read\nnumjobs=2\nsize=1m\noffset_increment=1m\n",
+            "--offset-increment=1m",
+        );
+        // fio ignores what has nothing to shape: said, not passed on.
+        for text in [
+            "[j]\nrw=read\nrandom_distribution=zipf:1.2\n",
+            "[j]\nrw=read\noffset_increment=1m\n",
+        ] {
+            let t = one(text).unwrap();
+            let a = words(&t.args);
+            assert!(
+                !a.iter()
+                    .any(|w| w.starts_with("--dist") || w.starts_with("--offset-inc")),
+                "{a:?}"
+            );
+            assert!(!t.notes.is_empty(), "{text:?}");
+        }
+        for (text, named) in [
+            ("[j]\nrw=randread:x\n", "rw=randread:x"),
+            ("[j]\nrw=read:4q\n", "rw=read:4q"),
+            (
+                "[j]\nrw=randread\nrandom_distribution=zipf:1\n",
+                "random_distribution=zipf:1",
+            ),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(named), "{e}");
+        }
+    }
+
     // Issue 41: numjobs=4 on a sequential pattern, or bounded by size=,
     // was refused: fio's clones each cover the job's whole region, which
     // stripebench's --jobs (a slice each) did not do. --jobs-share does.
@@ -1664,7 +1732,6 @@ mod tests {
             ("[j]\nrwmixread=70\nrwmixwrite=40\n", "rwmixwrite=40"),
             ("[j]\nioengine=io_uring\nfixedbufs\n", "fixedbufs"),
             ("[j]\ninvalidate=0\n", "invalidate=0"),
-            ("[j]\nrw=randread:8\n", "rw=randread:8"),
         ] {
             let e = refused(text);
             assert!(e.contains(&format!("`{named}`")), "{text:?}: {e}");

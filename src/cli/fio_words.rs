@@ -33,6 +33,14 @@ const FIO: &[(&str, Says)] = &[
     ),
     ("rwmixread", Says::Use(|v| format!("--mix {}", v.unwrap_or("PCT")))),
     (
+        "random_distribution",
+        Says::Use(|v| format!("--dist {}", v.unwrap_or("DIST"))),
+    ),
+    (
+        "offset_increment",
+        Says::Use(|v| format!("--offset-increment {}", v.unwrap_or("SIZE"))),
+    ),
+    (
         "rwmixwrite",
         Says::Use(|v| match v.and_then(|v| v.parse::<u8>().ok()).filter(|p| *p <= 100) {
             Some(p) => format!("--mix {} (the read share)", 100 - p),
@@ -236,6 +244,17 @@ fn shared(fio: &str, name: &str, value: Option<&str>) -> Option<String> {
         ("verify", Some(_)) => format!(
             "`{fio}` is fio's: stripebench says `--verify` (with --rw write: it writes blocks that name their place and checks them; `stripebench verify` reads them back later)"
         ),
+        // fio's offset modifier: a skip on a sequential pattern, I/Os per
+        // random offset on a random one.
+        ("rw" | "readwrite", Some(v)) if v.contains(':') => {
+            let (p, m) = v.split_once(':').unwrap_or((v, ""));
+            let option = if p.starts_with("rand") { "--seq-run" } else { "--skip" };
+            format!(
+                "`{fio}` is fio's: stripebench says `--rw {} {option} {}`",
+                crate::base::error::show_text(p),
+                crate::base::error::show_text(m)
+            )
+        }
         ("rw" | "readwrite", Some("readwrite")) => {
             format!("`{fio}` is fio's: stripebench says `--rw rw --mix PCT`")
         }
@@ -253,6 +272,21 @@ mod tests {
 
     fn h(line: &str) -> Option<String> {
         hint(&line.split(' ').map(String::from).collect::<Vec<_>>())
+    }
+
+    // Issue 41: fio's distribution, offset modifiers and offset_increment
+    // typed on run's line get run's spelling.
+    #[test]
+    fn fio_s_access_options_get_run_s_spelling() {
+        for (line, says) in [
+            ("run --rw=read:512k", "`--rw read --skip 512k`"),
+            ("run --rw=randread:8", "`--rw randread --seq-run 8`"),
+            ("run --random_distribution=zipf:1.2", "`--dist zipf:1.2`"),
+            ("run --offset_increment=1g", "`--offset-increment 1g`"),
+        ] {
+            let h = h(line).unwrap_or_default();
+            assert!(h.contains(says), "{line}: {h}");
+        }
     }
 
     #[test]

@@ -16,6 +16,9 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
         &[
             "rw",
             "mix",
+            "dist",
+            "skip",
+            "seq_run",
             "bs",
             "duration",
             "ramp",
@@ -34,6 +37,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "size",
             "create",
             "offset",
+            "offset_increment",
             "passes",
             "io_limit",
             "ios",

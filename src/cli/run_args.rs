@@ -58,6 +58,26 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "50", value_parser = parse_pct)]
     pub mix: u8,
 
+    /// Random patterns: which blocks are hot, in fio's random_distribution
+    /// spelling: random (every block alike, the default), zipf:THETA,
+    /// pareto:H, normal:DEV (percent of the region), zoned:A/S:... (A% of
+    /// I/Os to the next S% of the region, e.g. zoned:50/5:30/15:20/),
+    /// zoned_abs:A/SIZE:... (sizes in bytes). Hot blocks are scattered over
+    /// the region as fio scatters them.
+    #[arg(long, value_name = "DIST", value_parser = parse_dist)]
+    pub dist: Option<crate::measure::workload::Dist>,
+
+    /// Sequential patterns: bytes to skip after each I/O (fio's
+    /// rw=read:512k), leaving holes and ending a pass at the last request
+    /// that fits; negative goes back (rw=read:-8k reads backwards).
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_skip)]
+    pub skip: Option<i64>,
+
+    /// Random patterns: a new random offset every N I/Os, the ones between
+    /// following on sequentially (fio's rw=randread:N).
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seq_run)]
+    pub seq_run: Option<u64>,
+
     /// Request size (k, m, g or KiB, MiB, GiB: binary, 4k = 4096 bytes), or
     /// `lbs` for the target's logical block size.
     /// Default: 1m for sequential patterns, 4k for random ones.
@@ -250,6 +270,12 @@ pub struct RunArgs {
     /// Where on each target the region starts.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub offset: u64,
+
+    /// Job k's region starts at --offset plus k times SIZE, and is --size
+    /// bytes long (to the target's end without --size), as fio's
+    /// offset_increment places numjobs' clones. Needs --jobs 2 or more.
+    #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_size)]
+    pub offset_increment: Option<u64>,
 
     /// Workers per target, each on its own disjoint slice of the region.
     #[arg(short = 'j', long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_count)]
@@ -523,6 +549,10 @@ impl Default for RunArgs {
             offset: 0,
             jobs: 1,
             jobs_share: false,
+            dist: None,
+            skip: None,
+            seq_run: None,
+            offset_increment: None,
             cpus: None,
             no_pin: false,
             seed: None,
@@ -748,6 +778,36 @@ pub(crate) fn parse_pct(text: &str) -> Result<u8, String> {
         Ok(n) if n <= 100 => Ok(n as u8),
         _ => Err(format!(
             "'{text}' is not a percentage: give a whole number from 0 to 100"
+        )),
+    }
+}
+
+fn parse_dist(text: &str) -> Result<crate::measure::workload::Dist, String> {
+    crate::measure::workload::Dist::parse(text.trim(), &parse_size)
+}
+
+/// A byte count with a sign: `512k` forward, `-8k` back.
+pub(crate) fn parse_skip(text: &str) -> Result<i64, String> {
+    let t = text.trim();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let n =
+        i64::try_from(parse_size(body)?).map_err(|_| format!("'{text}' is too large a skip"))?;
+    if n == 0 {
+        return Err(format!(
+            "'{text}' skips nothing: give a size such as 512k or -8k, or no --skip"
+        ));
+    }
+    Ok(if neg { -n } else { n })
+}
+
+fn parse_seq_run(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(n) if (1..=1 << 32).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a count of I/Os: give a whole number from 1 up"
         )),
     }
 }

@@ -47,6 +47,20 @@ pub enum ConfigError {
     /// `--steady`'s window and the run's do not fit (the text says how).
     #[error("{0}")]
     Steady(String),
+    #[error("--dist shapes random offsets, and --rw {0} is sequential: use --rw randread, randwrite or randrw, or drop --dist")]
+    DistSequential(&'static str),
+    #[error("--skip moves sequential offsets, and --rw {0} is random: use --rw read, write or rw, or --seq-run for runs between random offsets")]
+    SkipRandom(&'static str),
+    #[error("--seq-run sets how often random offsets are drawn, and --rw {0} is sequential: use a random --rw, or --skip")]
+    SeqRunSequential(&'static str),
+    #[error("--skip with --stripe: a modelled RAID0's passes are whole stripes; drop one")]
+    SkipWithStripe,
+    #[error("--verify checks every block of a pass, and --skip leaves holes or goes back over blocks: drop one")]
+    SkipWithVerify,
+    #[error("--offset-increment places each of several jobs: give --jobs 2 or more, or drop it")]
+    IncrementOfOne,
+    #[error("--verify needs one writer per block, and --offset-increment {0} lets jobs' regions overlap: give --size at most the increment, or drop one")]
+    IncrementOverlapsVerify(u64),
     #[error("--members names the volume whose members are driven: name no TARGET with it")]
     MembersWithTargets,
     #[error("--testbed-size {0} is too small: give at least 1m")]
@@ -246,6 +260,36 @@ fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
     }
     if args.jobs_share && args.verify {
         return Err(ConfigError::ShareWithVerify);
+    }
+    check_access(args)
+}
+
+/// fio's distribution and offset modifiers: each for the patterns it
+/// shapes, and --offset-increment for several jobs.
+fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
+    let random = args.rw.is_random();
+    if args.dist.as_ref().is_some_and(|d| !d.is_uniform()) && !random {
+        return Err(ConfigError::DistSequential(args.rw.name()));
+    }
+    if args.skip.is_some() && random {
+        return Err(ConfigError::SkipRandom(args.rw.name()));
+    }
+    if args.seq_run.is_some_and(|n| n > 1) && !random {
+        return Err(ConfigError::SeqRunSequential(args.rw.name()));
+    }
+    if args.skip.is_some() && args.stripe.is_some() {
+        return Err(ConfigError::SkipWithStripe);
+    }
+    if args.skip.is_some() && args.verify {
+        return Err(ConfigError::SkipWithVerify);
+    }
+    if let Some(inc) = args.offset_increment {
+        if args.jobs < 2 {
+            return Err(ConfigError::IncrementOfOne);
+        }
+        if args.verify && args.size.is_none_or(|s| s > inc) {
+            return Err(ConfigError::IncrementOverlapsVerify(inc));
+        }
     }
     Ok(())
 }
@@ -555,6 +599,12 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         offset: args.offset,
         jobs: args.jobs,
         jobs_share: args.jobs_share,
+        access: crate::measure::workload::Access {
+            dist: args.dist.clone().unwrap_or_default(),
+            skip: args.skip.unwrap_or(0),
+            seq_run: args.seq_run.unwrap_or(0),
+        },
+        offset_increment: args.offset_increment,
         cpus,
         seed,
         allow_destructive: args.allow_destructive,
@@ -693,6 +743,56 @@ mod tests {
         assert_eq!(c.seed, 7);
         assert!(c.testbed.is_none());
         assert_eq!(cfg(&["--cpus", "1"]).unwrap().cpus, Some(vec![1]));
+    }
+
+    // Issue 41: each of fio's distribution and offset modifiers is for the
+    // patterns it shapes, refused with what to give on the others.
+    #[test]
+    fn distributions_and_offset_modifiers_go_with_their_patterns() {
+        let c = cfg(&["--rw", "randread", "--dist", "zipf:1.2", "--seq-run", "8"]).unwrap();
+        assert_eq!(c.access.dist.to_string(), "zipf:1.2");
+        assert_eq!(c.access.seq_run, 8);
+        assert_eq!(cfg(&["--skip", "-8k"]).unwrap().access.skip, -8192);
+        for (args, says) in [
+            (vec!["--dist", "zipf:1.2"], "--dist shapes random offsets"),
+            (
+                vec!["--rw", "randread", "--skip", "4k"],
+                "--skip moves sequential",
+            ),
+            (vec!["--seq-run", "8"], "--seq-run sets how often"),
+            (vec!["--offset-increment", "1m"], "give --jobs 2 or more"),
+            (
+                vec!["--rw", "write", "--verify", "--skip", "4k"],
+                "leaves holes",
+            ),
+            (
+                vec![
+                    "--rw",
+                    "write",
+                    "--verify",
+                    "--jobs",
+                    "2",
+                    "--offset-increment",
+                    "1m",
+                ],
+                "overlap",
+            ),
+        ] {
+            let e = cfg(&args).unwrap_err().to_string();
+            assert!(e.contains(says), "{args:?}: {e}");
+        }
+        let ok = [
+            "--rw",
+            "write",
+            "--verify",
+            "--jobs",
+            "2",
+            "--offset-increment",
+            "1m",
+            "--size",
+            "1m",
+        ];
+        assert!(cfg(&ok).is_ok());
     }
 
     #[test]

@@ -155,10 +155,12 @@ fn workload_words(c: &ConfigDoc, targets: usize, swept: &[String]) -> String {
     let keep = |param: &str| !swept.iter().any(|p| p == param);
     let mut parts = Vec::new();
     if keep("rw") {
-        parts.push(match c.rw.name() {
-            "randrw" | "rw" => format!("{} {}% reads", c.rw.name(), c.read_pct),
-            other => other.to_string(),
-        });
+        parts.push(
+            match c.rw.name() {
+                "randrw" | "rw" => format!("{} {}% reads", c.rw.name(), c.read_pct),
+                other => other.to_string(),
+            } + &c.access_words(),
+        );
     }
     if keep("bs") {
         let bs =

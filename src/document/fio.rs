@@ -297,7 +297,8 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",
         );
     }
-    if cfg.jobs > 1 && !cfg.jobs_share && cfg.size.is_none() && cfg.offset > 0 {
+    let split = cfg.jobs > 1 && !cfg.jobs_share && cfg.offset_increment.is_none();
+    if split && cfg.size.is_none() && cfg.offset > 0 {
         return Err(UsageError(
             "--print-fio with --jobs and --offset needs --size: fio's shares are of the whole file; give --size".into(),
         ));
@@ -314,7 +315,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
     if cfg.steady.is_some() {
         notes.push("--steady: fio reads each job's figures for its steady state at its own check, about each ss_interval; stripebench judges each whole --live-interval of the run's total, the last one cut short by the window's end left out");
     }
-    if cfg.jobs > 1 && !cfg.jobs_share && cfg.size.is_none() {
+    if split && cfg.size.is_none() {
         notes.push("--jobs: each fio job gets the same share of the region; fio rounds its slice otherwise than stripebench (to the block size)");
     }
     let mut setup = Vec::new();
@@ -377,7 +378,7 @@ fn block_size(cfg: &RunConfig, targets: &[PathBuf]) -> Result<u64, UsageError> {
 /// its depth, how the run ends, the ramp, the rate, and the data written.
 fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
     let mut g: Vec<String> = vec![
-        format!("--rw={}", rw(cfg.rw)),
+        format!("--rw={}{}", rw(cfg.rw), rw_modifier(cfg)),
         format!("--bs={}", fmt_size_arg(bs)),
         format!(
             "--ioengine={}",
@@ -405,6 +406,9 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         // stripebench draws each offset afresh, from a seed of its own.
         g.push("--norandommap".into());
         g.push("--randrepeat=0".into());
+        if !cfg.access.dist.is_uniform() {
+            g.push(format!("--random_distribution={}", cfg.access.dist));
+        }
     }
     match (cfg.io_limit, cfg.passes, cfg.ios) {
         (Some(n), _, _) => g.push(format!("--io_size={n}")),
@@ -488,6 +492,17 @@ fn push_jobs(cfg: &RunConfig, targets: &[PathBuf], out: &mut String) {
                 format!("--filename={}", filename(&t.to_string_lossy())),
             ];
             match cfg.size {
+                // fio's offset_increment, written out per job.
+                _ if cfg.offset_increment.is_some() => {
+                    let inc = cfg.offset_increment.unwrap_or(0);
+                    let at = cfg.offset + job * inc;
+                    if at > 0 {
+                        w.push(format!("--offset={at}"));
+                    }
+                    if let Some(size) = cfg.size {
+                        w.push(format!("--size={size}"));
+                    }
+                }
                 _ if cfg.jobs_share => {
                     if cfg.offset > 0 {
                         w.push(format!("--offset={}", cfg.offset));
@@ -518,6 +533,18 @@ fn push_jobs(cfg: &RunConfig, targets: &[PathBuf], out: &mut String) {
                 out.push_str(&o);
             }
         }
+    }
+}
+
+/// fio's offset modifier on rw=: `:512k` (skip, or `:-8k` back) for a
+/// sequential pattern, `:8` (I/Os per random offset) for a random one.
+fn rw_modifier(cfg: &RunConfig) -> String {
+    if cfg.access.skip != 0 {
+        format!(":{}", cfg.access.skip)
+    } else if cfg.access.seq_run > 1 {
+        format!(":{}", cfg.access.seq_run)
+    } else {
+        String::new()
     }
 }
 

@@ -30,7 +30,7 @@
 use crate::document::run::ConfigDoc;
 
 /// The options that make the workload, in the order they are named.
-const NAMES: [&str; 18] = [
+const NAMES: [&str; 22] = [
     "rw",
     "read_pct",
     "bs",
@@ -39,6 +39,10 @@ const NAMES: [&str; 18] = [
     "iodepth",
     "jobs",
     "jobs_share",
+    "dist",
+    "skip",
+    "seq_run",
+    "offset_increment",
     "size",
     "offset",
     "io_limit",
@@ -72,6 +76,14 @@ impl Workload {
             ("jobs", c.jobs.to_string()),
             // Jobs on one shared region read what each other read.
             ("jobs_share", c.jobs_share.to_string()),
+            // Where the I/Os land is the workload too.
+            ("dist", c.dist.clone().unwrap_or_else(|| "random".into())),
+            (
+                "skip",
+                c.skip.map_or_else(|| "none".into(), |s| s.to_string()),
+            ),
+            ("seq_run", opt(c.seq_run)),
+            ("offset_increment", opt(c.offset_increment)),
             ("size", opt(c.size)),
             ("offset", c.offset.to_string()),
             ("io_limit", opt(c.io_limit)),
@@ -156,6 +168,14 @@ mod tests {
             ("iodepth", |c| c.iodepth += 1, true),
             ("jobs", |c| c.jobs += 1, true),
             ("jobs_share", |c| c.jobs_share = true, true),
+            ("dist", |c| c.dist = Some("zipf:1.2".into()), true),
+            ("skip", |c| c.skip = Some(4096), true),
+            ("seq_run", |c| c.seq_run = Some(8), true),
+            (
+                "offset_increment",
+                |c| c.offset_increment = Some(1 << 20),
+                true,
+            ),
             ("size", |c| c.size = Some(1 << 30), true),
             ("offset", |c| c.offset += 4096, true),
             ("io_limit", |c| c.io_limit = Some(1 << 20), true),

@@ -100,6 +100,12 @@ pub struct RunConfig {
     /// `--jobs-share`: each job covers the whole region (fio's numjobs
     /// clones), not a slice of its own.
     pub jobs_share: bool,
+    /// fio's random_distribution and rw= offset modifiers (`--dist`,
+    /// `--skip`, `--seq-run`).
+    pub access: crate::measure::workload::Access,
+    /// `--offset-increment`: job k's region starts k times this after
+    /// --offset (fio's offset_increment).
+    pub offset_increment: Option<u64>,
     /// CPUs to pin to, round-robin; `None` = not pinned.
     pub cpus: Option<Vec<usize>>,
     pub seed: u64,

@@ -67,8 +67,19 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         let logical_bs = bs;
         let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
         let unit = stripe_unit(cfg, &t, bs, &mut warnings)?;
-        // fio's numjobs clones each cover the whole region (--jobs-share).
-        let slices = if cfg.jobs_share {
+        if let Some(span) = cfg.access.dist.abs_span().filter(|&s| s > region.length) {
+            return usage(format!(
+                "--dist {}: its zones cover {} and {p}'s region is {}: give smaller zones or a larger --size",
+                cfg.access.dist,
+                fmt_bytes(span),
+                fmt_bytes(region.length)
+            ));
+        }
+        // fio's numjobs clones each cover the whole region (--jobs-share),
+        // or, with offset_increment, a region each, k increments on.
+        let slices = if let Some(inc) = cfg.offset_increment {
+            Some(incremented(cfg, &t, region, inc, unit)?)
+        } else if cfg.jobs_share {
             (region.length >= unit).then(|| vec![region; cfg.jobs])
         } else {
             split_region(region, cfg.jobs, unit)
@@ -245,6 +256,39 @@ fn stripe_unit(cfg: &RunConfig, t: &Target, bs: u64, warnings: &mut Vec<Warning>
     Ok(unit)
 }
 
+/// fio's offset_increment: job k's region starts at --offset + k*inc and
+/// is --size long (to the target's end without --size); each must fit.
+fn incremented(
+    cfg: &RunConfig,
+    t: &Target,
+    region: Region,
+    inc: u64,
+    unit: u64,
+) -> Result<Vec<Region>> {
+    let p = crate::base::error::show_path(&t.path);
+    (0..cfg.jobs as u64)
+        .map(|k| {
+            let start = k
+                .checked_mul(inc)
+                .and_then(|d| region.offset.checked_add(d))
+                .filter(|&s| s < t.size);
+            let length = match (start, cfg.size) {
+                (Some(s), Some(size)) => Some(size).filter(|_| s.saturating_add(size) <= t.size),
+                (Some(s), None) => Some(t.size - s),
+                _ => None,
+            };
+            match (start, length) {
+                (Some(offset), Some(length)) if length >= unit => Ok(Region { offset, length }),
+                _ => usage(format!(
+                    "--offset-increment {inc}: job {k}'s region ({} on) runs past the end of {p} ({} bytes): give fewer --jobs, a smaller increment or a smaller --size",
+                    region.offset.saturating_add(k.saturating_mul(inc)),
+                    t.size
+                )),
+            }
+        })
+        .collect()
+}
+
 /// Worker `id`'s spec: job `job` on target `ti`, over `slice`.
 #[allow(clippy::too_many_arguments)]
 fn worker_spec(
@@ -267,15 +311,20 @@ fn worker_spec(
         bs,
         random: cfg.rw.is_random(),
         read_pct: cfg.read_pct,
+        access: cfg.access.clone(),
         seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
         cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
         align: lbs.max(4096) as usize,
-        // A pass is every whole request of the slice once; --ios is a
-        // count of requests. Of the bounds given, the first reached ends
-        // the worker, as fio's number_ios does beside size= and io_size=.
+        // A pass is every whole request of the slice once (as --skip or
+        // --seq-run lay them); --ios is a count of requests. Of the bounds
+        // given, the first reached ends the worker, as fio's number_ios
+        // does beside size= and io_size=.
         io_limit: [
-            cfg.passes
-                .map(|n| (slice.length / bs * bs).saturating_mul(n)),
+            cfg.passes.map(|n| {
+                cfg.access
+                    .pass_bytes(slice.length, bs, cfg.rw.is_random())
+                    .saturating_mul(n)
+            }),
             cfg.io_limit,
             cfg.ios.map(|n| n.saturating_mul(bs)),
         ]

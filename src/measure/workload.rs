@@ -1,8 +1,47 @@
 //! Workload: which bytes each worker touches. Splits a target's region into
 //! disjoint per-worker slices, and generates each worker's offsets
-//! (sequential, or uniformly random with a fixed, reported seed).
+//! (sequential, or random with a fixed, reported seed: uniformly, or in
+//! one of fio's access distributions), with fio's offset modifiers
+//! (`rw=read:512k` holes, `rw=read:-8k` backwards, `rw=randread:8` runs).
+
+mod dist;
 
 pub use crate::base::io::{split_region, splitmix64, Op, Region, Rng};
+pub use dist::{Dist, Zone};
+
+/// How a worker's offsets depart from plain sequential or uniform random:
+/// fio's `random_distribution=` and the modifiers on its `rw=`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Access {
+    /// Random patterns: which blocks are hot.
+    pub dist: Dist,
+    /// Bytes added after each sequential I/O (fio's `rw=read:512k`):
+    /// positive leaves holes, negative goes back (`rw=read:-8k`).
+    pub skip: i64,
+    /// Random patterns: a new random offset every `seq_run` I/Os, the
+    /// others following on from the last (fio's `rw=randread:8`); 0 or 1
+    /// = every I/O random.
+    pub seq_run: u64,
+}
+
+impl Access {
+    /// Whether every I/O is the plain draw (the fast path).
+    pub fn is_plain(&self) -> bool {
+        self.dist.is_uniform() && self.skip == 0 && self.seq_run <= 1
+    }
+
+    /// The bytes one pass over a region of `len` bytes moves with
+    /// requests of `bs`: every whole block once, or, with holes
+    /// (sequential, `skip` > 0), the requests that fit before the end,
+    /// where fio's pass ends (its t0007: 85 of 1m in 128m with 512k holes).
+    pub fn pass_bytes(&self, len: u64, bs: u64, random: bool) -> u64 {
+        let whole = len / bs * bs;
+        if random || self.skip <= 0 || whole < bs {
+            return whole;
+        }
+        ((whole - bs) / (bs + self.skip as u64) + 1) * bs
+    }
+}
 
 /// Generates one worker's sequence of (operation, offset).
 pub struct OffsetGen {
@@ -23,6 +62,13 @@ pub struct OffsetGen {
     /// Read share in percent: 100 = reads only, 0 = writes only.
     read_pct: u8,
     rng: Rng,
+    /// `Access` other than plain: the shaped path, one branch away.
+    shaped: bool,
+    draw: Option<dist::Draw>,
+    skip: i64,
+    seq_run: u64,
+    /// I/Os left before the next random offset (`seq_run`).
+    seq_left: u64,
 }
 
 impl OffsetGen {
@@ -39,7 +85,31 @@ impl OffsetGen {
             last_pass: 0,
             read_pct,
             rng: Rng::new(seed),
+            shaped: false,
+            draw: None,
+            skip: 0,
+            seq_run: 0,
+            seq_left: 0,
         }
+    }
+
+    /// The same generator with fio's distribution and offset modifiers.
+    /// A `zoned_abs` span past the region is refused before (the plan).
+    pub fn with_access(mut self, access: &Access) -> OffsetGen {
+        if access.is_plain() {
+            return self;
+        }
+        self.shaped = true;
+        self.draw = if self.random {
+            dist::Draw::new(&access.dist, self.blocks, self.bs, &mut self.rng)
+        } else {
+            None
+        };
+        self.skip = access.skip;
+        self.seq_run = access.seq_run.max(1);
+        // fio draws the first offset, then every seq_run-th.
+        self.seq_left = 1;
+        self
     }
 
     /// The pass over the region of the offset `next_io` returned last (0 for random).
@@ -49,6 +119,9 @@ impl OffsetGen {
 
     #[inline]
     pub fn next_io(&mut self) -> (Op, u64) {
+        if self.shaped {
+            return self.next_shaped();
+        }
         if self.random {
             // The block first, then the direction: the order a seed has
             // always drawn them in.
@@ -69,6 +142,63 @@ impl OffsetGen {
             self.pass += 1;
         }
         (op, self.base + b * self.bs)
+    }
+
+    /// fio's order for a shaped I/O: the direction, then its offset.
+    /// Random: every `seq_run`-th offset drawn (from the distribution),
+    /// starting with the first, the others following on from the last in
+    /// that direction, as fio's ddir_seq_nr does; one that would pass the
+    /// end is drawn instead, as fio falls back to a random block.
+    /// Sequential: after each I/O, `skip` more bytes; past the end, the
+    /// pass wraps (forward to the start, backward to the end less the
+    /// skip, as fio's get_next_seq_offset).
+    fn next_shaped(&mut self) -> (Op, u64) {
+        let op = self.op();
+        let len = self.blocks * self.bs;
+        let pos = match op {
+            Op::Read => self.next_block,
+            Op::Write => self.next_write,
+        };
+        if self.random {
+            self.seq_left -= 1;
+            let at = if self.seq_left == 0 || pos + self.bs > len {
+                if self.seq_left == 0 {
+                    self.seq_left = self.seq_run;
+                }
+                let b = match &self.draw {
+                    Some(d) => d.block(&mut self.rng, self.blocks),
+                    None => self.rng.below(self.blocks),
+                };
+                b * self.bs
+            } else {
+                pos
+            };
+            let next = at + self.bs;
+            match op {
+                Op::Read => self.next_block = next,
+                Op::Write => self.next_write = next,
+            }
+            return (op, self.base + at);
+        }
+        // Positions are byte offsets in the shaped path.
+        let at = pos;
+        self.last_pass = self.pass;
+        let mut next = at as i64 + self.bs as i64 + self.skip;
+        if next < 0 {
+            next = len as i64 + self.skip;
+            if next < 0 || next as u64 + self.bs > len {
+                next = 0;
+            }
+            self.pass += 1;
+        } else if next as u64 + self.bs > len {
+            next = 0;
+            self.pass += 1;
+        }
+        match op {
+            Op::Read => self.next_block = next as u64,
+            Op::Write => self.next_write = next as u64,
+        }
+        (op, self.base + at)
     }
 
     /// The next I/O's direction: the read share drawn, when there is one.
@@ -373,5 +503,93 @@ mod stripe_tests {
             assert_eq!(off % 4096, 0);
             assert!(off < 1 << 20);
         }
+    }
+}
+
+#[cfg(test)]
+mod access_tests {
+    use super::*;
+
+    fn gen(blocks: u64, random: bool, access: Access) -> OffsetGen {
+        let r = Region {
+            offset: 0,
+            length: blocks * 4096,
+        };
+        OffsetGen::new(r, 4096, random, 100, 5).with_access(&access)
+    }
+
+    fn blocks(g: &mut OffsetGen, n: usize) -> Vec<u64> {
+        (0..n).map(|_| g.next_io().1 / 4096).collect()
+    }
+
+    // Issue 41: the offsets fio 3.33's write_iolog shows for `bs=4k
+    // size=64k` with `rw=write:8k` (holes) and `rw=read:-8k` (fio's
+    // backwards-read.fio): ours, exactly.
+    #[test]
+    fn holes_and_backward_reads_are_fio_s_offsets() {
+        let holes = Access {
+            skip: 8192,
+            ..Access::default()
+        };
+        let mut g = gen(16, false, holes.clone());
+        assert_eq!(blocks(&mut g, 7), [0, 3, 6, 9, 12, 15, 0]);
+        // A pass is the 6 that fit: fio's size-bounded run does 6.
+        assert_eq!(holes.pass_bytes(64 << 10, 4096, false), 6 * 4096);
+        // fio's t0007: rw=read:512k, bs=1m, size=128m reads 87040 KiB.
+        let t0007 = Access {
+            skip: 512 << 10,
+            ..Access::default()
+        };
+        assert_eq!(t0007.pass_bytes(128 << 20, 1 << 20, false) >> 10, 87040);
+        let mut g = gen(
+            16,
+            false,
+            Access {
+                skip: -8192,
+                ..Access::default()
+            },
+        );
+        assert_eq!(
+            blocks(&mut g, 17),
+            [0, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 14]
+        );
+    }
+
+    // fio's rw=randread:4 (write_iolog of fio 3.33 over 4 MiB): a random
+    // offset first, then three following on, then another drawn: R S S S.
+    #[test]
+    fn a_seq_run_draws_every_nth_offset_and_follows_on_between() {
+        let mut g = gen(
+            1024,
+            true,
+            Access {
+                seq_run: 4,
+                ..Access::default()
+            },
+        );
+        let b = blocks(&mut g, 4000);
+        let mut drawn_apart = 0;
+        for (i, w) in b.windows(2).enumerate() {
+            if (i + 1) % 4 != 0 {
+                // Follows on, unless it ran off the end (then drawn).
+                assert!(w[1] == w[0] + 1 || w[0] == 1023, "{i}: {w:?}");
+            } else if w[1] != w[0] + 1 {
+                drawn_apart += 1;
+            }
+        }
+        assert!(drawn_apart > 900, "{drawn_apart}");
+        assert!(b.iter().all(|&x| x < 1024));
+    }
+
+    // The plain path is untouched by a plain Access: the same offsets.
+    #[test]
+    fn a_plain_access_leaves_the_offsets_as_they_were() {
+        let r = Region {
+            offset: 0,
+            length: 1 << 30,
+        };
+        let mut a = OffsetGen::new(r, 4096, true, 70, 11);
+        let mut b = OffsetGen::new(r, 4096, true, 70, 11).with_access(&Access::default());
+        assert!((0..1000).all(|_| a.next_io() == b.next_io()));
     }
 }

@@ -197,7 +197,7 @@ pub fn heading(doc: &RunDocument) -> String {
     };
     let _ = writeln!(
         out,
-        "stripebench {}: {}{}, bs {}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s){}, seed {}",
+        "stripebench {}: {}{}{}, bs {}, {}, engine {} (iodepth {}{}), {} target(s) x {} job(s){}, seed {}",
         Shown(&doc.tool.version),
         c.rw.name(),
         match (c.rw.name(), &doc.total.figures.by_direction) {
@@ -205,6 +205,8 @@ pub fn heading(doc: &RunDocument) -> String {
             ("randrw" | "rw", None) => format!(" ({}% reads)", c.read_pct),
             _ => String::new(),
         },
+        // fio's distribution and offset modifiers change where I/Os land.
+        Shown(&c.access_words()),
         Shown(&bs),
         if c.direct {
             "O_DIRECT"

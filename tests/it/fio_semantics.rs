@@ -149,3 +149,82 @@ fn fio_beside_us_on_t0029_writes_the_same_ios_and_bytes() {
         );
     }
 }
+
+/// t0007 without its `write_iolog=log` line (fio's log of the offsets,
+/// which stripebench does not write), in `dir`.
+fn t0007_without_its_iolog(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(tjob("t0007-37cf9e3c.fio")).unwrap();
+    let job = dir.join("t0007.fio");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("write_iolog"))
+        .collect();
+    std::fs::write(&job, kept.join("\n")).unwrap();
+    job
+}
+
+// Issue 41 item 4: FioJobFileTest_t0007: `rw=read:512k` (a 512 KiB hole
+// after each read), bs=1m, size=128m reads exactly 87040 KiB: 85 reads,
+// the last at 126 MiB, the next not fitting. t0007 as fio ships it is
+// refused over write_iolog alone, by name.
+#[test]
+fn fio_s_t0007_holed_read_reads_exactly_87040_kib() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "foo.0.0", 128 << 20);
+    let out = sb()
+        .current_dir(dir.path())
+        .args(["run", "--fio-job"])
+        .arg(tjob("t0007-37cf9e3c.fio"))
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("`write_iolog=log`"), "{e}");
+    let job = t0007_without_its_iolog(dir.path());
+    let out = sb()
+        .current_dir(dir.path())
+        .args(["run", "--fio-job"])
+        .arg(&job)
+        .args(["--no-progress", "--fio-json", "f.json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    succeeded_as(&out, 0);
+    let d = json(&std::fs::read(dir.path().join("f.json")).unwrap());
+    let j = &d["jobs"][0];
+    assert_eq!(j["read"]["io_kbytes"], 87040, "{j}");
+    assert_eq!(j["read"]["total_ios"], 85, "{j}");
+}
+
+// fio beside us on t0007 (without write_iolog): the same reads and bytes.
+#[test]
+#[cfg_attr(not(sb_fio), ignore = "needs fio (Debian package fio)")]
+fn fio_beside_us_on_t0007_reads_the_same_ios_and_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = t0007_without_its_iolog(dir.path());
+    let out = std::process::Command::new(crate::common::tool("fio"))
+        .current_dir(dir.path())
+        .arg(&job)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    succeeded_as(&out, "fio on t0007");
+    let s = String::from_utf8(out.stdout).unwrap();
+    let theirs: Value = serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap();
+    let t = &theirs["jobs"][0];
+    let f = dir.path().join("foo.0.0");
+    let out = sb()
+        .current_dir(dir.path())
+        .args(["run", "--fio-job"])
+        .arg(&job)
+        .args(["--no-progress", "--fio-json", "f.json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    succeeded_as(&out, 0);
+    let d = json(&std::fs::read(dir.path().join("f.json")).unwrap());
+    for k in ["io_kbytes", "total_ios"] {
+        assert_eq!(d["jobs"][0]["read"][k], t["read"][k], "t0007 {k}");
+    }
+}

@@ -429,3 +429,47 @@ fn the_printed_line_moves_the_same_requests_for_random_4k_and_buffered_reads() {
         }
     }
 }
+
+// Issue 41: --dist, --seq-run, --skip and --offset-increment are written
+// in fio's spelling (random_distribution=, rw=PATTERN:MOD, each job's
+// offset k increments on).
+#[test]
+fn print_fio_writes_distributions_modifiers_and_increments_as_fio_spells_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("never-made");
+    let a = a.to_str().unwrap();
+    let t = print_fio(&[
+        "--rw",
+        "randread",
+        "--dist",
+        "zoned:50/5:30/15:20/",
+        "--seq-run",
+        "8",
+        a,
+    ]);
+    let line = t.lines().find(|l| l.starts_with("fio ")).expect(&t);
+    assert!(line.contains("--rw=randread:8 "), "{line}");
+    assert!(
+        line.contains("--random_distribution=zoned:50/5:30/15:20/80"),
+        "{line}"
+    );
+    let t = print_fio(&["--rw", "read", "--skip", "-8k", a]);
+    assert!(t.contains("--rw=read:-8192 "), "{t}");
+    let t = print_fio(&[
+        "--rw",
+        "read",
+        "--jobs",
+        "2",
+        "--offset-increment",
+        "32m",
+        "--size",
+        "16m",
+        a,
+    ]);
+    assert!(
+        t.contains(&format!(
+            "--name=w1 --filename={a} --offset=33554432 --size=16777216"
+        )),
+        "{t}"
+    );
+}

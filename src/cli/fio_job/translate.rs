@@ -42,6 +42,10 @@ const STEPS: &[Step] = &[
         run: pattern,
     },
     Step {
+        keys: &["random_distribution"],
+        run: distribution,
+    },
+    Step {
         keys: &["bs", "bsrange"],
         run: block_size,
     },
@@ -102,7 +106,7 @@ const STEPS: &[Step] = &[
         run: rate,
     },
     Step {
-        keys: &["size", "offset", "filesize"],
+        keys: &["size", "offset", "filesize", "offset_increment"],
         run: region,
     },
     Step {
@@ -382,16 +386,20 @@ impl Draft {
 /// The pattern (fio's default: read) and a mix's read share.
 fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let rw_opt = r.get("rw");
-    let rw = rw_opt.and_then(|o| o.value.as_deref()).unwrap_or("read");
+    let written = rw_opt.and_then(|o| o.value.as_deref()).unwrap_or("read");
+    // fio's offset modifier (`rw=read:512k`, `rw=randread:8`), read once
+    // the pattern is known.
+    let (rw, modifier) = match written.split_once(':') {
+        Some((p, m)) => (p, Some(m)),
+        None => (written, None),
+    };
     match rw {
         "read" | "write" | "randread" | "randwrite" | "randrw" | "rw" | "readwrite" => {}
         _ => {
             let Some(o) = rw_opt else {
                 unreachable!("the default is read")
             };
-            let why = if rw.contains(':') {
-                "has fio's offset modifier (`:N`), which stripebench has no equivalent of: give the pattern alone".to_string()
-            } else if rw.contains("trim") {
+            let why = if rw.contains("trim") {
                 "trims, which stripebench does not: give read, write, randread, randwrite or randrw"
                     .to_string()
             } else if let Some(s) = fio_words::explain(&r.written(o), "rw", Some(rw)) {
@@ -419,6 +427,9 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         "rw" | "readwrite" => RwMode::Rw,
         _ => RwMode::Randrw,
     }));
+    if let (Some(o), Some(m)) = (rw_opt, modifier) {
+        offset_modifier(r, d, o, m)?;
+    }
     // The read share: rwmixread, or 100 - rwmixwrite; both must agree.
     let mixr = r.get("rwmixread");
     let mixw = r.get("rwmixwrite");
@@ -444,6 +455,64 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if let Some(m) = mix {
         d.args.push(Set::Mix(m as u8));
     }
+    Ok(())
+}
+
+/// fio's `rw=PATTERN:MOD` (HOWTO rw=, io_u.c get_next_seq_offset):
+/// sequential, bytes added after each I/O (`--skip`; negative goes
+/// back); random, the I/Os per random offset (`--seq-run`), the others
+/// sequential, as fio's default rw_sequencer=sequential has them.
+fn offset_modifier(r: &Reader, d: &mut Draft, o: &Opt, m: &str) -> Result<(), FioJobError> {
+    if d.random {
+        match m.trim().parse::<u64>() {
+            Ok(n) if (1..=u64::from(u32::MAX)).contains(&n) => {
+                if n > 1 {
+                    d.args.push(Set::SeqRun(n));
+                }
+                Ok(())
+            }
+            _ => r.refuse(
+                o,
+                "has a modifier that is not a count of I/Os per random offset: give e.g. rw=randread:8",
+            ),
+        }
+    } else {
+        let (neg, body) = match m.trim().strip_prefix('-') {
+            Some(b) => (true, b),
+            None => (false, m.trim()),
+        };
+        let n = fio_size(body, r.kb_base).or_else(|why| r.refuse(o, why))?;
+        let Ok(n) = i64::try_from(n) else {
+            return r.refuse(o, "skips more than stripebench can count");
+        };
+        if n != 0 {
+            d.args.push(Set::Skip(if neg { -n } else { n }));
+        }
+        Ok(())
+    }
+}
+
+/// fio's random_distribution=: `--dist` for a random pattern; fio ignores
+/// it on a sequential one, and so do we, saying so.
+fn distribution(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let Some(o) = r.get("random_distribution") else {
+        return Ok(());
+    };
+    let v = o.value.as_deref().unwrap_or("").trim();
+    let size = |t: &str| fio_size(t, r.kb_base);
+    let dist = crate::measure::workload::Dist::parse(v, &size).or_else(|why| r.refuse(o, why))?;
+    if dist.is_uniform() {
+        return Ok(());
+    }
+    if !d.random {
+        d.notes.push(format!(
+            "{}: fio draws no random offsets on rw={}, so it has nothing to shape; nor has stripebench",
+            show_text(&r.written(o)),
+            d.rw
+        ));
+        return Ok(());
+    }
+    d.args.push(Set::Dist(dist.to_string()));
     Ok(())
 }
 
@@ -923,7 +992,7 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 
 /// The region of each file.
 fn region(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
-    for key in ["size", "offset"] {
+    for key in ["size", "offset", "offset_increment"] {
         let Some(o) = r.get(key) else { continue };
         if o.value.as_deref().is_some_and(|v| v.contains('%')) {
             return r.refuse(
@@ -932,7 +1001,19 @@ fn region(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             );
         }
         let n = r.size(o)?;
-        if key == "size" {
+        if key == "offset_increment" {
+            // fio moves each of numjobs' clones on by it (its
+            // subjob_number): with one job there is nothing to move.
+            let jobs = d.args.iter().any(|a| matches!(a, Set::Jobs(n) if *n > 1));
+            if n > 0 && jobs {
+                d.args.push(Set::OffsetIncrement(n));
+            } else if n > 0 {
+                d.notes.push(format!(
+                    "{}: fio moves numjobs' clones apart by it, and this job has one",
+                    show_text(&r.written(o))
+                ));
+            }
+        } else if key == "size" {
             d.args.push(Set::Size(n));
         } else if n > 0 {
             d.args.push(Set::Offset(n));

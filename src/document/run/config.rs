@@ -100,6 +100,21 @@ pub struct ConfigDoc {
     /// each had a slice of its own.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub jobs_share: bool,
+    /// `--dist`: random offsets' distribution in fio's spelling; absent
+    /// when uniform.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dist: Option<String>,
+    /// `--skip`: bytes skipped (negative: gone back) after each
+    /// sequential I/O; absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<i64>,
+    /// `--seq-run`: I/Os per random offset; absent when every one is random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_run: Option<u64>,
+    /// `--offset-increment`: job k's region began k times this after
+    /// `offset`; absent when jobs split (or shared) the region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset_increment: Option<u64>,
     pub cpus: Option<Vec<usize>>,
     pub pin: bool,
     pub seed: u64,
@@ -117,6 +132,29 @@ pub struct ConfigDoc {
 }
 
 impl ConfigDoc {
+    /// Where the I/Os land beyond the pattern, for the table's and diff's
+    /// heads: `, dist zipf:1.2`, `, skip 512k`, `, 8 I/Os per random
+    /// offset`, `, job k at +k x 1m`; empty when plain.
+    pub fn access_words(&self) -> String {
+        use crate::base::units::fmt_size_arg;
+        let mut w = String::new();
+        if let Some(d) = &self.dist {
+            w.push_str(&format!(", dist {d}"));
+        }
+        match self.skip {
+            Some(s) if s < 0 => w.push_str(&format!(", back {}", fmt_size_arg(s.unsigned_abs()))),
+            Some(s) => w.push_str(&format!(", skip {}", fmt_size_arg(s as u64))),
+            None => {}
+        }
+        if let Some(n) = self.seq_run {
+            w.push_str(&format!(", {n} I/Os per random offset"));
+        }
+        if let Some(i) = self.offset_increment {
+            w.push_str(&format!(", job k at +k x {}", fmt_size_arg(i)));
+        }
+        w
+    }
+
     /// The options of `cfg`, as run on `targets`.
     pub fn of(c: &RunConfig, targets: &[String]) -> ConfigDoc {
         ConfigDoc {
@@ -165,6 +203,10 @@ impl ConfigDoc {
             offset: c.offset,
             jobs: c.jobs,
             jobs_share: c.jobs_share,
+            dist: Some(c.access.dist.to_string()).filter(|_| !c.access.dist.is_uniform()),
+            skip: Some(c.access.skip).filter(|&s| s != 0),
+            seq_run: Some(c.access.seq_run).filter(|&n| n > 1),
+            offset_increment: c.offset_increment,
             cpus: c.cpus.clone(),
             pin: c.cpus.is_some(),
             seed: c.seed,

@@ -88,6 +88,9 @@ pub fn run<E: Engine>(
         }
     };
     let mut slots = vec![Slot::idle(); engine.depth()];
+    // Made before the start: a zipf draw's table (fio's zeta sum, up to
+    // 10M terms) is not the window's time.
+    let gen = offsets(spec);
     ready.send(Ok(()));
     // No epoch means the coordinator called the run off.
     let Some(epoch) = control.wait_start() else {
@@ -116,6 +119,7 @@ pub fn run<E: Engine>(
         &mut engine,
         &mut slots,
         tokens,
+        gen,
         &mut tally,
         &mut pace,
     );
@@ -188,12 +192,12 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     engine: &mut E,
     slots: &mut [Slot],
     tokens: Vec<SlotToken>,
+    mut gen: Offsets,
     tally: &mut Tally<'_, C>,
     mut pace: &mut Option<Pace<C>>,
 ) -> (bool, bool) {
     let bs = spec.bs;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
-    let mut gen = offsets(spec);
     let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct, engine_spec.compress_pct);
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
@@ -1259,13 +1263,10 @@ fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuS
 /// RAID0's logical stream (`--stripe`).
 fn offsets(spec: &WorkerSpec) -> Offsets {
     match spec.stripe {
-        None => Offsets::Plain(OffsetGen::new(
-            spec.region,
-            spec.bs,
-            spec.random,
-            spec.read_pct,
-            spec.seed,
-        )),
+        None => Offsets::Plain(
+            OffsetGen::new(spec.region, spec.bs, spec.random, spec.read_pct, spec.seed)
+                .with_access(&spec.access),
+        ),
         Some(st) => {
             let logical = Region {
                 offset: 0,
@@ -1277,7 +1278,8 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
                 spec.random,
                 spec.read_pct,
                 spec.seed,
-            );
+            )
+            .with_access(&spec.access);
             Offsets::Striped(StripeGen::new(
                 g,
                 st.map,

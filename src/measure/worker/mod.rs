@@ -48,6 +48,8 @@ pub struct WorkerSpec {
     pub bs: u64,
     pub random: bool,
     pub read_pct: u8,
+    /// fio's distribution and offset modifiers.
+    pub access: crate::measure::workload::Access,
     pub seed: u64,
     /// CPU to pin to, if pinning.
     pub cpu: Option<usize>,
@@ -645,6 +647,7 @@ mod tests {
             bs,
             random: false,
             read_pct: 100,
+            access: Default::default(),
             seed: 1,
             cpu: None,
             align: 4096,
