@@ -109,6 +109,14 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--live-interval` (10 ms to 1 h, as its parser takes it).
+    pub fn live_interval(mut self, d: Duration) -> Result<Self> {
+        let shown = humantime::format_duration(d).to_string();
+        self.args.live_interval =
+            values::parse_live_interval(&shown).map_err(|e| invalid("live-interval", &shown, e))?;
+        Ok(self)
+    }
+
     /// `--steady-ramp` (any length, 0 included).
     pub fn steady_ramp(mut self, d: Duration) -> Self {
         self.args.steady_ramp = Some(d);

@@ -588,6 +588,8 @@ pub enum Set {
     Steady(String),
     SteadyDur(Duration),
     SteadyRamp(Duration),
+    /// `--live-interval`: the steady state's check interval (ss_interval).
+    LiveInterval(Duration),
     Engine(EngineArg),
     Iodepth(usize),
     NoRegister,
@@ -643,6 +645,7 @@ impl Set {
             Set::Steady(_) => "steady",
             Set::SteadyDur(_) => "steady_dur",
             Set::SteadyRamp(_) => "steady_ramp",
+            Set::LiveInterval(_) => "live_interval",
             Set::Engine(_) => "engine",
             Set::Iodepth(_) => "iodepth",
             Set::NoRegister => "no_register",
@@ -700,6 +703,7 @@ impl Set {
             Set::Steady(c) => format!("--steady={c}"),
             Set::SteadyDur(d) => format!("--steady-dur={}", fmt_duration(*d)),
             Set::SteadyRamp(d) => format!("--steady-ramp={}", fmt_duration(*d)),
+            Set::LiveInterval(d) => format!("--live-interval={}", fmt_duration(*d)),
             Set::Engine(e) => format!("--engine={}", named(&|| e.to_possible_value())),
             Set::Iodepth(n) => format!("--iodepth={n}"),
             Set::NoRegister => "--no-register".into(),
@@ -761,6 +765,7 @@ impl Set {
             }
             Set::SteadyDur(d) => b.steady_dur(*d)?,
             Set::SteadyRamp(d) => b.steady_ramp(*d),
+            Set::LiveInterval(d) => b.live_interval(*d)?,
             Set::Engine(e) => b.engine(*e),
             Set::Iodepth(n) => b.iodepth(*n)?,
             Set::NoRegister => b.no_register(),
@@ -1536,8 +1541,10 @@ mod tests {
             "{:?}",
             t.notes
         );
-        assert!(refused("[j]\nss=iops:10%\nss_dur=30\nss_interval=2\n")
-            .contains("`steadystate_check_interval=2`"));
+        assert!(args("[j]\nss=iops:10%\nss_dur=30\nss_interval=2\n")
+            .contains(&"--live-interval=2s".to_string()));
+        assert!(refused("[j]\nss=iops:10%\nss_dur=30\nss_interval=20\n")
+            .contains("`steadystate_check_interval=20`"));
         assert!(refused("[j]\nss=speed:1%\nss_dur=30\n").contains("`steadystate=speed:1%`"));
     }
 

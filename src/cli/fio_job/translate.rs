@@ -646,12 +646,14 @@ fn steady(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     };
     let c = crate::analysis::steady::Criterion::parse(o.value.as_deref().unwrap_or(""))
         .or_else(|why| r.refuse(o, why))?;
+    // fio's check interval is the interval of stripebench's figures.
     if let Some(i) = r.get("steadystate_check_interval") {
-        if r.time(i)? != Duration::from_secs(1) {
-            return r.refuse(
-                i,
-                "is not 1s: stripebench judges each second's figures; give ss_interval=1s",
-            );
+        let iv = r.time(i)?;
+        if iv.is_zero() || dur < 2 * iv {
+            return r.refuse(i, "leaves fewer than two figures in ss_dur: give an interval of at most half of ss_dur");
+        }
+        if iv != Duration::from_secs(1) {
+            d.args.push(Set::LiveInterval(iv));
         }
     }
     d.args.push(Set::Steady(c.spelling()));
