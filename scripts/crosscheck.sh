@@ -12,8 +12,10 @@
 # settle it, the line says so with each tool's run-to-run spread; where the
 # device's mean latency agrees (one job, one I/O in flight) but the rates
 # differ, it gives each tool's own time between I/Os (time per I/O less the
-# I/O's latency), which then decides the row. For the sequential rows
-# stripebench also runs with 4 KiB-page buffers (--hugepages off), dd's
+# I/O's latency), which then decides the row when the gaps carry a
+# quarter or more of the difference in time per I/O. Where the runs'
+# interval holds 1.00 the row is noise, whatever its median. For the
+# sequential rows stripebench also runs with 4 KiB-page buffers (--hugepages off), dd's
 # kind: when that agrees with dd (the median of its per-run ratios to dd
 # within 10%), the buffers are the stated reason, else its figure and
 # interval follow "NOT EXPLAINED". For random buffered reads the
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
     --seconds) SECS=$2; shift 2 ;;
     --size-mb) SIZE_MB=$2; shift 2 ;;
     --sb) SB=$2; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "crosscheck.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -251,6 +253,11 @@ def cell(ratios, why, other):
         return text, ""
     if why:
         return text, why
+    if lo <= 1.0 <= hi and not 0.90 <= med <= 1.10:
+        # The runs cannot tell the tools apart: the interval holds 1.
+        return text, (f"noise: {len(ratios)} runs give an interval that holds 1.00"
+                      f" (run-to-run spread: stripebench {cv(sb):.0f}%,"
+                      f" {other} {cv(fio if other == 'fio' else dd):.0f}%); more --runs narrow it")
     if 0.90 <= med <= 1.10:
         # The median agrees; the interval is as wide as the runs vary.
         return text, (f"noise: the median is within 10% but {len(ratios)} runs give an interval"
@@ -287,7 +294,11 @@ elif small and len(small) == len(dd):
 # differ, what differs is each tool's own time between I/Os.
 fio_why = ""
 ls, lf, gs, gf = lat_us(sbr), lat_us(fior), gap_us(sbr), gap_us(fior)
-if ls and lf and gs is not None and gf is not None and abs(ls / lf - 1) <= 0.10:
+# The gaps must carry a fair part (a quarter or more) of the difference in
+# time per I/O: where the latencies differ by more than the gaps do, the
+# device (or the cache) answered the tools differently, not their own cost.
+if (ls and lf and gs is not None and gf is not None and abs(ls / lf - 1) <= 0.10
+        and abs(gf - gs) >= 0.25 * abs((lf + gf) - (ls + gs))):
     fio_why = (f"the device answered alike (mean latency stripebench {ls:.1f} us, fio {lf:.1f} us);"
                f" between I/Os stripebench spends {gs:.2f} us, fio {gf:.2f} us: the tools' own cost per I/O decides this row")
 def share(rs):
