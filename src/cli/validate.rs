@@ -136,6 +136,11 @@ pub fn verify_config(
     if args.io_limit.is_some() || args.passes.is_some() || args.ios.is_some() {
         return Err(ConfigError::VerifyBounded);
     }
+    if args.steady.is_some() {
+        return Err(ConfigError::Steady(
+            "verify checks every block once: --steady would end the check before its last block; drop --steady".into(),
+        ));
+    }
     let mut cfg = run_config(args, available, tmpdir)?;
     cfg.verify = true;
     cfg.passes = Some(1);
@@ -793,6 +798,17 @@ mod tests {
             "1m",
         ];
         assert!(cfg(&ok).is_ok());
+    }
+
+    #[test]
+    fn verify_refuses_steady_which_would_cut_its_check_short() {
+        let mut full = vec!["stripebench", "verify", "--steady", "iops:5%", "/dev/null"];
+        let Command::Verify(args) = Cli::try_parse_from(full.drain(..)).expect("parses").command
+        else {
+            panic!("not a verify command")
+        };
+        let e = verify_config(&args, &[0, 1], None).unwrap_err();
+        assert!(e.to_string().contains("drop --steady"), "{e}");
     }
 
     #[test]
