@@ -16,13 +16,13 @@ fn tjob(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `run --fio-job JOB` in `dir` with `args`, writing `f.json` (numbered
-/// `f.N.json` when the job is several runs); the fio JSON documents.
-fn ours(dir: &Path, job: &str, args: &[&str], runs: usize) -> Vec<Value> {
+/// `run --fio-job JOB` (a path) in `dir` with `args`, writing `f.json`
+/// (numbered `f.N.json` when the job is several runs); the fio JSON documents.
+fn ours(dir: &Path, job: &Path, args: &[&str], runs: usize) -> Vec<Value> {
     let out = sb()
         .current_dir(dir)
         .args(["run", "--fio-job"])
-        .arg(tjob(job))
+        .arg(job)
         .args([
             "--no-progress",
             "--allow-destructive",
@@ -45,11 +45,11 @@ fn ours(dir: &Path, job: &str, args: &[&str], runs: usize) -> Vec<Value> {
         .collect()
 }
 
-/// fio itself on JOB in `dir` (where the job's own files go): its JSON.
-fn fio(dir: &Path, job: &str) -> Value {
+/// fio itself on JOB (a path) in `dir` (where the job's own files go): its JSON.
+fn fio(dir: &Path, job: &Path) -> Value {
     let out = std::process::Command::new(crate::common::tool("fio"))
         .current_dir(dir)
-        .arg(tjob(job))
+        .arg(job)
         .arg("--output-format=json")
         .output()
         .unwrap();
@@ -78,7 +78,7 @@ fn fio_s_t0015_and_t0017_latencies_add_up_and_their_ios_are_fio_s() {
     for job in ["t0015-4e7e7898.fio", "t0017.fio"] {
         let dir = tempfile::tempdir().unwrap();
         let f = data_file(dir.path(), "target", 1 << 20);
-        let d = &ours(dir.path(), job, &[f.to_str().unwrap()], 1)[0];
+        let d = &ours(dir.path(), &tjob(job), &[f.to_str().unwrap()], 1)[0];
         let j = &d["jobs"][0];
         latencies_add_up(j);
         // size=1M read once at fio's default bs=4k.
@@ -93,13 +93,13 @@ fn fio_s_t0015_and_t0017_latencies_add_up_and_their_ios_are_fio_s() {
 fn fio_beside_us_on_t0015_and_t0017_moves_the_same_ios_and_bytes() {
     for job in ["t0015-4e7e7898.fio", "t0017.fio"] {
         let dir = tempfile::tempdir().unwrap();
-        let theirs = fio(dir.path(), job);
+        let theirs = fio(dir.path(), &tjob(job));
         let t = &theirs["jobs"][0];
         latencies_add_up(t);
         // fio made its own file (named after the job): ours runs on it.
         let f = dir.path().join("test.0.0");
         assert!(f.is_file(), "fio made no test.0.0");
-        let d = &ours(dir.path(), job, &[f.to_str().unwrap()], 1)[0];
+        let d = &ours(dir.path(), &tjob(job), &[f.to_str().unwrap()], 1)[0];
         let j = &d["jobs"][0];
         for k in ["io_kbytes", "total_ios"] {
             assert_eq!(j["read"][k], t["read"][k], "{job} {k}");
@@ -119,7 +119,7 @@ fn t0029_file(dir: &Path) {
 fn fio_s_t0029_read_with_loops_2_reads_8_kib() {
     let dir = tempfile::tempdir().unwrap();
     t0029_file(dir.path());
-    let d = ours(dir.path(), "t0029.fio", &[], 2);
+    let d = ours(dir.path(), &tjob("t0029.fio"), &[], 2);
     assert_eq!(d[0]["jobs"][0]["write"]["io_kbytes"], 4, "{}", d[0]);
     assert_eq!(d[1]["jobs"][0]["read"]["io_kbytes"], 8, "{}", d[1]);
     assert_eq!(d[1]["jobs"][0]["read"]["total_ios"], 2, "{}", d[1]);
@@ -133,8 +133,8 @@ fn fio_s_t0029_read_with_loops_2_reads_8_kib() {
 #[cfg_attr(not(sb_fio), ignore = "needs fio (Debian package fio)")]
 fn fio_beside_us_on_t0029_writes_the_same_ios_and_bytes() {
     let dir = tempfile::tempdir().unwrap();
-    let theirs = fio(dir.path(), "t0029.fio");
-    let d = ours(dir.path(), "t0029.fio", &[], 2);
+    let theirs = fio(dir.path(), &tjob("t0029.fio"));
+    let d = ours(dir.path(), &tjob("t0029.fio"), &[], 2);
     for f in ["io_kbytes", "total_ios"] {
         assert_eq!(
             d[0]["jobs"][0]["write"][f], theirs["jobs"][0]["write"][f],
@@ -182,16 +182,7 @@ fn fio_s_t0007_holed_read_reads_exactly_87040_kib() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("`write_iolog=log`"), "{e}");
     let job = t0007_without_its_iolog(dir.path());
-    let out = sb()
-        .current_dir(dir.path())
-        .args(["run", "--fio-job"])
-        .arg(&job)
-        .args(["--no-progress", "--fio-json", "f.json"])
-        .arg(&f)
-        .output()
-        .unwrap();
-    succeeded_as(&out, 0);
-    let d = json(&std::fs::read(dir.path().join("f.json")).unwrap());
+    let d = &ours(dir.path(), &job, &[f.to_str().unwrap()], 1)[0];
     let j = &d["jobs"][0];
     assert_eq!(j["read"]["io_kbytes"], 87040, "{j}");
     assert_eq!(j["read"]["total_ios"], 85, "{j}");
@@ -203,27 +194,10 @@ fn fio_s_t0007_holed_read_reads_exactly_87040_kib() {
 fn fio_beside_us_on_t0007_reads_the_same_ios_and_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let job = t0007_without_its_iolog(dir.path());
-    let out = std::process::Command::new(crate::common::tool("fio"))
-        .current_dir(dir.path())
-        .arg(&job)
-        .arg("--output-format=json")
-        .output()
-        .unwrap();
-    succeeded_as(&out, "fio on t0007");
-    let s = String::from_utf8(out.stdout).unwrap();
-    let theirs: Value = serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap();
+    let theirs = fio(dir.path(), &job);
     let t = &theirs["jobs"][0];
     let f = dir.path().join("foo.0.0");
-    let out = sb()
-        .current_dir(dir.path())
-        .args(["run", "--fio-job"])
-        .arg(&job)
-        .args(["--no-progress", "--fio-json", "f.json"])
-        .arg(&f)
-        .output()
-        .unwrap();
-    succeeded_as(&out, 0);
-    let d = json(&std::fs::read(dir.path().join("f.json")).unwrap());
+    let d = &ours(dir.path(), &job, &[f.to_str().unwrap()], 1)[0];
     for k in ["io_kbytes", "total_ios"] {
         assert_eq!(d["jobs"][0]["read"][k], t["read"][k], "t0007 {k}");
     }
