@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{data_file, json, refused, sb, succeeded_as, tool};
+use crate::common::{data_file, json, refused, sb, succeeded_as};
 
 /// A job file `job.fio` in `dir`: `[j]` reading or writing `f.dat` there
 /// (made, 1 MiB) at bs=4k, with `extra` lines.
@@ -99,15 +99,7 @@ fn fio_beside_us_on_number_ios_and_io_size_moves_the_same_ios_and_bytes() {
     for (extra, _) in BOUNDED {
         let dir = tempfile::tempdir().unwrap();
         let j = job(dir.path(), extra);
-        let out = std::process::Command::new(tool("fio"))
-            .current_dir(dir.path())
-            .arg(&j)
-            .arg("--output-format=json")
-            .output()
-            .unwrap();
-        succeeded_as(&out, format_args!("fio on {extra}"));
-        let s = String::from_utf8(out.stdout).unwrap();
-        let theirs: Value = serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap();
+        let theirs = crate::common::fio_on(dir.path(), &j);
         let (_, f, _) = ours(dir.path(), extra);
         assert_eq!(moved(&f), moved(&theirs), "{extra}");
     }
@@ -274,15 +266,7 @@ fn fio_beside_us_on_end_fsync_writes_the_same_ios_and_bytes() {
     for (extra, _) in END_SYNCS {
         let dir = tempfile::tempdir().unwrap();
         let j = job(dir.path(), extra);
-        let out = std::process::Command::new(tool("fio"))
-            .current_dir(dir.path())
-            .arg(&j)
-            .arg("--output-format=json")
-            .output()
-            .unwrap();
-        succeeded_as(&out, format_args!("fio on {extra}"));
-        let s = String::from_utf8(out.stdout).unwrap();
-        let theirs: Value = serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap();
+        let theirs = crate::common::fio_on(dir.path(), &j);
         let (_, f, _) = ours(dir.path(), extra);
         assert_eq!(moved(&f), moved(&theirs), "{extra}");
         // fio counts no end fsync among its syncs; nor does our fio JSON.

@@ -45,19 +45,6 @@ fn ours(dir: &Path, job: &Path, args: &[&str], runs: usize) -> Vec<Value> {
         .collect()
 }
 
-/// fio itself on JOB (a path) in `dir` (where the job's own files go): its JSON.
-fn fio(dir: &Path, job: &Path) -> Value {
-    let out = std::process::Command::new(crate::common::tool("fio"))
-        .current_dir(dir)
-        .arg(job)
-        .arg("--output-format=json")
-        .output()
-        .unwrap();
-    succeeded_as(&out, "fio on its own test job");
-    let s = String::from_utf8(out.stdout).unwrap();
-    serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap()
-}
-
 /// FioJobFileTest_t0015 (t0015, t0016, t0017): mean(slat) + mean(clat) =
 /// mean(lat) within 1 ns, on the read side of the first job.
 fn latencies_add_up(j: &Value) {
@@ -93,7 +80,7 @@ fn fio_s_t0015_and_t0017_latencies_add_up_and_their_ios_are_fio_s() {
 fn fio_beside_us_on_t0015_and_t0017_moves_the_same_ios_and_bytes() {
     for job in ["t0015-4e7e7898.fio", "t0017.fio"] {
         let dir = tempfile::tempdir().unwrap();
-        let theirs = fio(dir.path(), &tjob(job));
+        let theirs = crate::common::fio_on(dir.path(), &tjob(job));
         let t = &theirs["jobs"][0];
         latencies_add_up(t);
         // fio made its own file (named after the job): ours runs on it.
@@ -133,7 +120,7 @@ fn fio_s_t0029_read_with_loops_2_reads_8_kib() {
 #[cfg_attr(not(sb_fio), ignore = "needs fio (Debian package fio)")]
 fn fio_beside_us_on_t0029_writes_the_same_ios_and_bytes() {
     let dir = tempfile::tempdir().unwrap();
-    let theirs = fio(dir.path(), &tjob("t0029.fio"));
+    let theirs = crate::common::fio_on(dir.path(), &tjob("t0029.fio"));
     let d = ours(dir.path(), &tjob("t0029.fio"), &[], 2);
     for f in ["io_kbytes", "total_ios"] {
         assert_eq!(
@@ -194,7 +181,7 @@ fn fio_s_t0007_holed_read_reads_exactly_87040_kib() {
 fn fio_beside_us_on_t0007_reads_the_same_ios_and_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let job = t0007_without_its_iolog(dir.path());
-    let theirs = fio(dir.path(), &job);
+    let theirs = crate::common::fio_on(dir.path(), &job);
     let t = &theirs["jobs"][0];
     let f = dir.path().join("foo.0.0");
     let d = &ours(dir.path(), &job, &[f.to_str().unwrap()], 1)[0];

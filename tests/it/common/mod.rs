@@ -192,6 +192,20 @@ pub fn tool(cmd: &str) -> PathBuf {
     found.unwrap_or_else(|| cmd.into())
 }
 
+/// fio itself on the job file `job`, run in `dir` (where the job's own
+/// files go): its JSON output, parsed (what fio prints before it skipped).
+pub fn fio_on(dir: &Path, job: &Path) -> Value {
+    let out = Command::new(tool("fio"))
+        .current_dir(dir)
+        .arg(job)
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    succeeded_as(&out, format_args!("fio on {}", job.display()));
+    let s = String::from_utf8(out.stdout).unwrap();
+    serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap()
+}
+
 /// Runs a system command that the test needs; fails the test with the
 /// command's own error output when it does not succeed.
 pub fn sh_required(cmd: &str, args: &[&str]) {
