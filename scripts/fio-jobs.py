@@ -113,7 +113,13 @@ def main():
     kinds = collections.Counter()
     for v, n in why.items():
         m = re.search(r"fio's `([a-z_0-9]+)", v) or re.search(r"`([a-z_0-9]+)[=`]", v)
-        kinds[m.group(1) if m else v[:60]] += n
+        if m:
+            kinds[m.group(1)] += n
+        elif "run at once in fio" in v:
+            # A group whose jobs fio runs together are different workloads.
+            kinds["jobs of one group that differ (run at once in fio)"] += n
+        else:
+            kinds[v[:60]] += n
     print("refused, by what stopped them:")
     for k, n in kinds.most_common():
         print(f"  {n:3d}  {k}")
