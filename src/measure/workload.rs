@@ -63,12 +63,21 @@ pub struct OffsetGen {
     read_pct: u8,
     rng: Rng,
     /// `Access` other than plain: the shaped path, one branch away.
-    shaped: bool,
+    shape: Option<Shape>,
+}
+
+/// The shaped path's own state (`OffsetGen::with_access`).
+struct Shape {
+    /// Random patterns: the distribution's draw (`None`: uniform).
     draw: Option<dist::Draw>,
     skip: i64,
     seq_run: u64,
     /// I/Os left before the next random offset (`seq_run`).
     seq_left: u64,
+    /// The next byte offset in the region to read, and to write: one
+    /// position per direction, as the plain path's blocks.
+    read_at: u64,
+    write_at: u64,
 }
 
 impl OffsetGen {
@@ -85,11 +94,7 @@ impl OffsetGen {
             last_pass: 0,
             read_pct,
             rng: Rng::new(seed),
-            shaped: false,
-            draw: None,
-            skip: 0,
-            seq_run: 0,
-            seq_left: 0,
+            shape: None,
         }
     }
 
@@ -99,16 +104,20 @@ impl OffsetGen {
         if access.is_plain() {
             return self;
         }
-        self.shaped = true;
-        self.draw = if self.random {
+        let draw = if self.random {
             dist::Draw::new(&access.dist, self.blocks, self.bs, &mut self.rng)
         } else {
             None
         };
-        self.skip = access.skip;
-        self.seq_run = access.seq_run.max(1);
-        // fio draws the first offset, then every seq_run-th.
-        self.seq_left = 1;
+        self.shape = Some(Shape {
+            draw,
+            skip: access.skip,
+            seq_run: access.seq_run.max(1),
+            // fio draws the first offset, then every seq_run-th.
+            seq_left: 1,
+            read_at: 0,
+            write_at: 0,
+        });
         self
     }
 
@@ -119,7 +128,7 @@ impl OffsetGen {
 
     #[inline]
     pub fn next_io(&mut self) -> (Op, u64) {
-        if self.shaped {
+        if self.shape.is_some() {
             return self.next_shaped();
         }
         if self.random {
@@ -154,50 +163,45 @@ impl OffsetGen {
     /// skip, as fio's get_next_seq_offset).
     fn next_shaped(&mut self) -> (Op, u64) {
         let op = self.op();
-        let len = self.blocks * self.bs;
-        let pos = match op {
-            Op::Read => self.next_block,
-            Op::Write => self.next_write,
+        let (bs, len) = (self.bs, self.blocks * self.bs);
+        let Some(sh) = self.shape.as_mut() else {
+            unreachable!("next_shaped without a shape")
         };
+        let pos = match op {
+            Op::Read => &mut sh.read_at,
+            Op::Write => &mut sh.write_at,
+        };
+        let at = *pos;
         if self.random {
-            self.seq_left -= 1;
-            let at = if self.seq_left == 0 || pos + self.bs > len {
-                if self.seq_left == 0 {
-                    self.seq_left = self.seq_run;
+            sh.seq_left -= 1;
+            let at = if sh.seq_left == 0 || at + bs > len {
+                if sh.seq_left == 0 {
+                    sh.seq_left = sh.seq_run;
                 }
-                let b = match &self.draw {
+                let b = match &sh.draw {
                     Some(d) => d.block(&mut self.rng, self.blocks),
                     None => self.rng.below(self.blocks),
                 };
-                b * self.bs
+                b * bs
             } else {
-                pos
+                at
             };
-            let next = at + self.bs;
-            match op {
-                Op::Read => self.next_block = next,
-                Op::Write => self.next_write = next,
-            }
+            *pos = at + bs;
             return (op, self.base + at);
         }
-        // Positions are byte offsets in the shaped path.
-        let at = pos;
         self.last_pass = self.pass;
-        let mut next = at as i64 + self.bs as i64 + self.skip;
+        let mut next = at as i64 + bs as i64 + sh.skip;
         if next < 0 {
-            next = len as i64 + self.skip;
-            if next < 0 || next as u64 + self.bs > len {
+            next = len as i64 + sh.skip;
+            if next < 0 || next as u64 + bs > len {
                 next = 0;
             }
             self.pass += 1;
-        } else if next as u64 + self.bs > len {
+        } else if next as u64 + bs > len {
             next = 0;
             self.pass += 1;
         }
-        match op {
-            Op::Read => self.next_block = next as u64,
-            Op::Write => self.next_write = next as u64,
-        }
+        *pos = next as u64;
         (op, self.base + at)
     }
 
