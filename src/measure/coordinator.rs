@@ -442,45 +442,55 @@ fn await_ready(
 }
 
 /// `--start-at`: every host launched with the same one releases its
-/// workers at the same wall-clock instant. Sleeps in short steps so an
-/// interrupt is not kept waiting.
+/// workers at the same wall-clock instant.
 fn wait_for_start_at(cfg: &RunConfig, control: &RunControl, progress: &Progress) -> Result<()> {
     let Some(at) = cfg.start_at else {
         return Ok(());
     };
-    progress.message("waiting for --start-at");
-    while let Ok(left) = at.duration_since(SystemTime::now()) {
-        if signals::interrupted() {
-            control.call_off();
-            return Err(crate::base::error::Interrupted(
-                "while waiting for --start-at: nothing was measured",
-            )
-            .into());
-        }
-        std::thread::sleep(left.min(Duration::from_millis(20)));
-    }
-    Ok(())
+    wait_ready(
+        "waiting for --start-at",
+        "while waiting for --start-at: nothing was measured",
+        || at.duration_since(SystemTime::now()).ok(),
+        control,
+        progress,
+    )
 }
 
 /// `--start-delay`: the workers, ready, wait this long (fio's startdelay:
-/// nothing is measured in it). Sleeps in short steps so an interrupt is
-/// not kept waiting.
+/// nothing is measured in it).
 fn wait_start_delay(cfg: &RunConfig, control: &RunControl, progress: &Progress) -> Result<()> {
     if cfg.start_delay.is_zero() {
         return Ok(());
     }
-    progress.message("waiting for --start-delay");
     let until = Instant::now() + cfg.start_delay;
-    while let Some(left) = until.checked_duration_since(Instant::now()) {
-        if left.is_zero() {
-            break;
-        }
+    wait_ready(
+        "waiting for --start-delay",
+        "while waiting for --start-delay: nothing was measured",
+        || {
+            until
+                .checked_duration_since(Instant::now())
+                .filter(|d| !d.is_zero())
+        },
+        control,
+        progress,
+    )
+}
+
+/// Waits, with the workers ready at the gate, while `left` gives the time
+/// still to wait, in short sleeps so that an interrupt is not kept
+/// waiting: it calls the run off (`interrupted` says what was cut).
+fn wait_ready(
+    saying: &str,
+    interrupted: &'static str,
+    left: impl Fn() -> Option<Duration>,
+    control: &RunControl,
+    progress: &Progress,
+) -> Result<()> {
+    progress.message(saying);
+    while let Some(left) = left() {
         if signals::interrupted() {
             control.call_off();
-            return Err(crate::base::error::Interrupted(
-                "while waiting for --start-delay: nothing was measured",
-            )
-            .into());
+            return Err(crate::base::error::Interrupted(interrupted).into());
         }
         std::thread::sleep(left.min(Duration::from_millis(20)));
     }
