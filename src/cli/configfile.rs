@@ -142,19 +142,23 @@ pub fn parse(args: &[OsString]) -> Result<Option<Result<Cli, clap::Error>>, Conf
         .iter()
         .map(|(a, v, _)| (a.get_id().to_string(), v.clone()))
         .collect();
-    // Each value checked alone by its option's parser, so that a refusal
-    // names its line; then all of them at once.
-    for (i, (_, _, at)) in values.defaults.iter().enumerate() {
-        if let Err(e) = crate::cli::help::parse_over(args.iter().cloned(), sub, &defaults[i..=i]) {
-            return Err(ConfigFileError::BadValue {
-                at: at.clone(),
-                message: crate::cli::help::one_line(&e),
-            });
-        }
-    }
+    // All of them at once; when that is refused, each value alone by its
+    // option's parser, so that the refusal names the line at fault.
     let mut cli = match crate::cli::help::parse_over(args.iter().cloned(), sub, &defaults) {
         Ok(cli) => cli,
-        Err(e) => return Ok(Some(Err(e))),
+        Err(all) => {
+            for (i, (_, _, at)) in values.defaults.iter().enumerate() {
+                if let Err(e) =
+                    crate::cli::help::parse_over(args.iter().cloned(), sub, &defaults[i..=i])
+                {
+                    return Err(ConfigFileError::BadValue {
+                        at: at.clone(),
+                        message: crate::cli::help::one_line(&e),
+                    });
+                }
+            }
+            return Ok(Some(Err(all)));
+        }
     };
     for id in &values.bare {
         given_without_value(&mut cli, id);
