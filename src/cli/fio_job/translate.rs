@@ -299,6 +299,11 @@ impl Reader<'_> {
         fio_size(v, self.kb_base).or_else(|why| self.refuse(o, why))
     }
 
+    /// The time `key` gives, when it is given.
+    fn time_of(&self, key: &str) -> Result<Option<Duration>, FioJobError> {
+        self.get(key).map(|o| self.time(o)).transpose()
+    }
+
     fn time(&self, o: &Opt) -> Result<Duration, FioJobError> {
         let v = o.value.as_deref().unwrap_or("");
         fio_time(v).or_else(|why| self.refuse(o, why))
@@ -629,11 +634,7 @@ fn fadvise(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 /// judges nothing), from ss_ramp, every ss_interval (1 s); stripebench's
 /// --steady judges the run's total, as fio's group_reporting does.
 fn steady(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
-    let dur = r
-        .get("steadystate_duration")
-        .map(|o| r.time(o))
-        .transpose()?
-        .filter(|t| !t.is_zero());
+    let dur = r.time_of("steadystate_duration")?.filter(|t| !t.is_zero());
     let Some(o) = r.get("steadystate") else {
         return Ok(());
     };
@@ -660,11 +661,8 @@ fn steady(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     d.args.push(Set::SteadyDur(dur));
     // fio counts ss_ramp from the job's start, ramp_time included;
     // stripebench's --steady-ramp from the window's opening, after --ramp.
-    let ss_ramp = r
-        .get("steadystate_ramp_time")
-        .map(|o| r.time(o))
-        .transpose()?;
-    let ramp = r.get("ramp_time").map(|o| r.time(o)).transpose()?;
+    let ss_ramp = r.time_of("steadystate_ramp_time")?;
+    let ramp = r.time_of("ramp_time")?;
     if let Some(ss_ramp) = ss_ramp {
         d.args.push(Set::SteadyRamp(
             ss_ramp.saturating_sub(ramp.unwrap_or_default()),
@@ -686,12 +684,8 @@ fn steady(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 /// is done; the ramp; numjobs, which each of them bounds; and startdelay.
 fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     // fio's runtime=0 is no limit, as if not given.
-    let runtime = r
-        .get("runtime")
-        .map(|o| r.time(o))
-        .transpose()?
-        .filter(|t| !t.is_zero());
-    let ramp = r.get("ramp_time").map(|o| r.time(o)).transpose()?;
+    let runtime = r.time_of("runtime")?.filter(|t| !t.is_zero());
+    let ramp = r.time_of("ramp_time")?;
     let time_based = r.flag("time_based")?.unwrap_or(false);
     if let Some(o) = r.get("ramp_time").filter(|_| !time_based) {
         if ramp.is_some_and(|t| !t.is_zero()) {
