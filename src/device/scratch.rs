@@ -14,6 +14,7 @@ use crate::base::path::open_component;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -423,24 +424,29 @@ fn unlinkat(dir: &File, name: &std::ffi::OsStr, flags: libc::c_int) -> std::io::
 }
 
 fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {
-    fill_new(path, size, seed, "test-bed file")
+    fill_new(path, size, seed, "test-bed file").map(|_| ())
 }
 
 /// Makes `path`, a new file (never one that exists: `O_EXCL`, which
 /// follows no symlink), `size` bytes of random data, flushed and out of
-/// the page cache; `what` names it in errors.
-fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<()> {
+/// the page cache; `what` names it in errors. Returns the file made, as
+/// (device, inode): what it is, whatever its path later names.
+fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<(u64, u64)> {
     let mut f: File = OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
         .with_context(|| format!("cannot create {what} {}", path.display()))?;
+    let made_as = f
+        .metadata()
+        .map(|m| (m.dev(), m.ino()))
+        .with_context(|| format!("cannot stat {what} {}", path.display()))?;
     let mut rng = Rng::new(seed);
     let mut chunk = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 {
         if signals::interrupted() {
-            return Ok(());
+            return Ok(made_as);
         }
         let n = left.min(chunk.len() as u64) as usize;
         rng.fill(&mut chunk[..n]);
@@ -453,7 +459,7 @@ fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<()> {
     // Drop the pages we just wrote, so the first buffered read reaches the device.
     // SAFETY: the fd is open; fadvise only gives the kernel a hint.
     unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    Ok(())
+    Ok(made_as)
 }
 
 /// Bytes free for an unprivileged writer in the file system holding `dir`.
@@ -466,7 +472,8 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
 /// the same command (the next stonewall group of a job file) writes to
 /// them as to files stripebench created; a file made by an earlier
 /// command is not among them, and the write guard's consent holds for it.
-static CREATED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+/// Each with the file it made, (device, inode).
+static CREATED: std::sync::Mutex<Vec<(PathBuf, (u64, u64))>> = std::sync::Mutex::new(Vec::new());
 
 /// `--create SIZE` (fio's `filesize=` on a `filename=` that is not
 /// there): each of `paths` that does not exist is made, `size` bytes of
@@ -479,26 +486,58 @@ pub fn create_missing(paths: &[PathBuf], size: u64, seed: u64) -> Result<Vec<Pat
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             _ => continue,
         }
-        fill_new(p, size, splitmix64(seed ^ i as u64), "--create file")?;
+        let made_as = fill_new(p, size, splitmix64(seed ^ i as u64), "--create file")?;
         CREATED
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push(p.clone());
+            .push((p.clone(), made_as));
         made.push(p.clone());
     }
     Ok(made)
 }
 
 /// Whether every one of `paths` was made by [`create_missing`] in this
-/// process (then writing to them needs no --allow-destructive).
+/// process and still names the file made (the same device and inode, not
+/// a link): then writing to them needs no --allow-destructive. A path
+/// that another file or a link took the place of since is not ours.
 pub fn all_created_here(paths: &[PathBuf]) -> bool {
     let made = CREATED.lock().unwrap_or_else(|e| e.into_inner());
-    !paths.is_empty() && paths.iter().all(|p| made.contains(p))
+    !paths.is_empty()
+        && paths.iter().all(|p| {
+            let now = fs::symlink_metadata(p)
+                .ok()
+                .filter(|m| m.file_type().is_file())
+                .map(|m| (m.dev(), m.ino()));
+            now.is_some() && made.iter().any(|(q, id)| q == p && Some(*id) == now)
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A path --create made is ours only while it names the file made: one
+    // put in its place since (another file, or a link to the file made)
+    // is not, and would be written without consent if it counted.
+    #[test]
+    fn a_created_path_is_ours_only_while_it_names_the_file_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("made");
+        let made = create_missing(std::slice::from_ref(&p), 4096, 1).unwrap();
+        assert_eq!(made, std::slice::from_ref(&p));
+        assert!(all_created_here(std::slice::from_ref(&p)));
+        // A link to the file made, in its place.
+        let kept = dir.path().join("kept");
+        fs::rename(&p, &kept).unwrap();
+        std::os::unix::fs::symlink(&kept, &p).unwrap();
+        assert!(!all_created_here(std::slice::from_ref(&p)));
+        // Another file of the same name.
+        fs::remove_file(&p).unwrap();
+        fs::write(&p, b"someone else's").unwrap();
+        assert!(!all_created_here(std::slice::from_ref(&p)));
+        // A path never made.
+        assert!(!all_created_here(&[dir.path().join("never")]));
+    }
 
     /// A process records one test bed (`testbed-PID.path`): the tests that
     /// create one take turns.
@@ -520,7 +559,7 @@ mod tests {
             let m = fs::metadata(f).unwrap();
             assert_eq!(m.len(), 1 << 20);
             // Fully allocated, not sparse.
-            assert!(std::os::unix::fs::MetadataExt::blocks(&m) * 512 >= 1 << 20);
+            assert!(m.blocks() * 512 >= 1 << 20);
         }
         let a = fs::read(&bed.files[0]).unwrap();
         let b = fs::read(&bed.files[1]).unwrap();
