@@ -55,7 +55,8 @@ pub trait Window: Send + Sync {
     fn started(&self) -> bool;
 }
 
-static ACTIVE: Mutex<Option<Arc<dyn Window>>> = Mutex::new(None);
+/// The runs in progress: one, or the runs of a fio group that run at once.
+static ACTIVE: Mutex<Vec<Arc<dyn Window>>> = Mutex::new(Vec::new());
 /// Called before the process quits at once on a second signal (settings
 /// to put back): registered by the layers that change things.
 static ON_QUIT: Mutex<Vec<fn()>> = Mutex::new(Vec::new());
@@ -83,18 +84,18 @@ pub fn install() {
                     let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
                     if n == 1 {
                         let name = signal_name(sig);
-                        let active = ACTIVE.lock().ok().and_then(|g| g.clone());
-                        // The window closes first: saying so can block (a
+                        let active = ACTIVE.lock().map(|g| g.clone()).unwrap_or_default();
+                        // The windows close first: saying so can block (a
                         // stderr pipe whose reader paused), and must not
-                        // keep the run going until the reader reads.
-                        if let Some(c) = &active {
+                        // keep the runs going until the reader reads.
+                        for c in &active {
                             c.close();
                         }
                         // A reader that went away: the writer that got EPIPE says so.
-                        if !(active.is_none() && sig == SIGPIPE) {
+                        if !(active.is_empty() && sig == SIGPIPE) {
                             notice::say(&Notice::Stopping {
                                 signal: name,
-                                measuring: active.as_ref().is_some_and(|c| c.started()),
+                                measuring: active.iter().any(|c| c.started()),
                             });
                         }
                     } else {
@@ -141,14 +142,22 @@ pub fn on_quit(hook: fn()) {
     }
 }
 
-/// Makes `control` the run that the next interrupt closes; `None` when it ends.
-/// If an interrupt already arrived, the run is closed at once.
-pub fn set_active(control: Option<Arc<dyn Window>>) {
-    if let (Some(c), true) = (&control, interrupted()) {
-        c.close();
+/// Makes `control` a run that the next interrupt closes (with any other
+/// run going at once). If an interrupt already arrived, the run is closed
+/// at once.
+pub fn activate(control: Arc<dyn Window>) {
+    if interrupted() {
+        control.close();
     }
     if let Ok(mut g) = ACTIVE.lock() {
-        *g = control;
+        g.push(control);
+    }
+}
+
+/// The run `control` has ended: an interrupt no longer closes it.
+pub fn deactivate(control: &Arc<dyn Window>) {
+    if let Ok(mut g) = ACTIVE.lock() {
+        g.retain(|c| !Arc::ptr_eq(c, control));
     }
 }
 

@@ -239,6 +239,12 @@ pub enum Warning {
         unwritten: u64,
         blocks: u64,
     },
+    /// The run went at once with `runs - 1` others (fio's jobs of one
+    /// group that are different workloads): the device counters and the
+    /// process's CPU hold their I/O and time too.
+    RanAtOnce {
+        runs: usize,
+    },
     /// Every worker reached its limit within a window too short to measure
     /// (under [`MIN_MEANINGFUL_WINDOW_SEC`]).
     ShortWindow {
@@ -431,7 +437,8 @@ impl fmt::Display for Warning {
             | LiveCollectorBehind { .. }
             | ShortIos { .. }
             | ClampedLatencies { .. } => self.fmt_run(f),
-            ShortWindow { .. }
+            RanAtOnce { .. }
+            | ShortWindow { .. }
             | BriefWindow { .. }
             | FewIos { .. }
             | IoLimitNotReached { .. }
@@ -756,6 +763,11 @@ impl Warning {
     fn fmt_window(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Warning::*;
         match self {
+            RanAtOnce { runs } => write!(
+                f,
+                "this run went at once with {} other run(s) of its fio group, its window opened with theirs: its rows are its own workers', but the device counters and the process's CPU hold the others' I/O and time too, so no ratio of device to application bytes is judged",
+                runs.saturating_sub(1)
+            ),
             ShortWindow { seconds } => write!(
                 f,
                 "the window lasted {} (every worker reached its limit that soon): rates over a window this short are noise; give a larger --io-limit or more --passes",
@@ -1934,6 +1946,10 @@ mod tests {
                 blocks: 64,
             },
             "a.dat: 12 of 64 blocks carry no stripebench header: never written with --verify (or with another --bs, --offset or --size)",
+        );
+        says(
+            RanAtOnce { runs: 3 },
+            "this run went at once with 2 other run(s) of its fio group, its window opened with theirs: its rows are its own workers', but the device counters and the process's CPU hold the others' I/O and time too, so no ratio of device to application bytes is judged",
         );
         says(
             ShortWindow { seconds: 0.0042 },

@@ -196,7 +196,18 @@ pub fn expand_text(
         };
         let head = if g.is_read_back {
             format!(
-                "# {shown}: run {} of {n} ({}), its read-back, after the write ends (do_verify=1)",
+                "# {shown}: run {} of {n} ({}), its read-back, after the write ends (do_verify=1){}",
+                i + 1,
+                sections_shown(&g.sections),
+                if g.with_previous {
+                    ", at once with the read-back before it"
+                } else {
+                    ""
+                }
+            )
+        } else if g.with_previous {
+            format!(
+                "# {shown}: run {} of {n} ({}), at once with the run before it: fio runs the jobs of a group together, so their windows open at the same instant; each run's figures are its own, its CPU time the process's",
                 i + 1,
                 sections_shown(&g.sections)
             )
@@ -217,6 +228,7 @@ pub fn expand_text(
             shown_tail,
             number,
             shown: shown.clone(),
+            with_previous: g.with_previous,
         });
     }
     Ok(Expanded::Runs(Runs {
@@ -255,9 +267,17 @@ pub struct RunGroup {
     number: Option<usize>,
     /// The job file as messages name it.
     shown: String,
+    /// It runs at once with the run before it.
+    with_previous: bool,
 }
 
 impl RunGroup {
+    /// Whether it runs at once with the run before it (jobs of one
+    /// stonewall group that are different workloads).
+    pub fn with_previous(&self) -> bool {
+        self.with_previous
+    }
+
     /// The group's run: what the command line gave (`typed`, clap's
     /// parse of it, `given` the ids of the options it named), and the
     /// job's options where the command line gave neither the option nor
@@ -1004,6 +1024,9 @@ struct Group {
     /// The read-back of the group before it: that group's region read
     /// once and every block checked.
     is_read_back: bool,
+    /// It runs at once with the run before it: jobs of one stonewall
+    /// group that are different workloads, each a run.
+    with_previous: bool,
 }
 
 /// The file's groups, each one run.
@@ -1038,15 +1061,9 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             });
         let stonewall = job
             .get("stonewall")
-            .is_some_and(|o| o.value.as_deref() != Some("0"));
-        let clones = t
-            .args
-            .iter()
-            .find_map(|a| match a {
-                Set::Jobs(n) => Some(*n),
-                _ => None,
-            })
-            .unwrap_or(1);
+            .is_some_and(|o| o.value.as_deref() != Some("0"))
+            || waits_for_the_group_before(job, runs.last(), shown)?;
+        let clones = clones(&t);
         match runs.last_mut() {
             Some(g) if !(stonewall && i > 0) => g.push((job, t, cpus)),
             _ => {
@@ -1064,10 +1081,21 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
     }
     let mut out = Vec::new();
     for (g, first) in runs.iter().zip(firsts) {
-        let g = numbered_logs(group(g, shown)?, first);
-        let back = runs_read_back(&g);
-        out.push(g);
-        out.extend(back);
+        // The group's runs at once, then the read-back of each verified
+        // write among them (at once too: after every write has ended).
+        let mut backs: Vec<Group> = Vec::new();
+        let mut number = first;
+        for (k, part) in parts(g).into_iter().enumerate() {
+            let mut p = numbered_logs(group(part, shown)?, number);
+            number += part.iter().map(|(_, t, _)| clones(t)).sum::<usize>();
+            p.with_previous = k > 0;
+            if let Some(mut b) = runs_read_back(&p) {
+                b.with_previous = !backs.is_empty();
+                backs.push(b);
+            }
+            out.push(p);
+        }
+        out.extend(backs);
     }
     if out.len() > MAX_GROUPS {
         return Err(FioJobError(format!(
@@ -1076,6 +1104,83 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
         )));
     }
     Ok(out)
+}
+
+/// Whether `job`'s `wait_for=NAME` makes it start after the group
+/// before it: fio starts it when the job NAME ends, which is a stonewall
+/// when NAME's jobs are all the group before it holds. A NAME that is
+/// another's, or no job before it, is refused: stripebench starts a run
+/// with the jobs before it or after all of them, not after some.
+fn waits_for_the_group_before(
+    job: &Job,
+    group: Option<&Vec<(&Job, Translated, Option<String>)>>,
+    shown: &str,
+) -> Result<bool, FioJobError> {
+    let Some(o) = job.get("wait_for") else {
+        return Ok(false);
+    };
+    let name = o.value.as_deref().unwrap_or_default();
+    let at = format!(
+        "fio job file {shown} line {} [{}]: `wait_for={}`",
+        o.line,
+        show_text(&job.name),
+        show_text(name)
+    );
+    let Some(g) = group else {
+        return Err(FioJobError(format!(
+            "{at}: no job before it has that name (fio waits only for a job defined before it): name a job above it"
+        )));
+    };
+    if g.iter().all(|(j, _, _)| j.name == name) {
+        return Ok(true);
+    }
+    let others: Vec<String> = g
+        .iter()
+        .filter(|(j, _, _)| j.name != name)
+        .map(|(j, _, _)| format!("[{}]", show_text(&j.name)))
+        .collect();
+    Err(FioJobError(if g.iter().any(|(j, _, _)| j.name == name) {
+        format!(
+            "{at}: fio starts [{}] when that one job ends, while {} may still be running; stripebench starts a job with the jobs before it or after all of them: give `stonewall` for after all, or run this job with fio",
+            show_text(&job.name),
+            others.join(", ")
+        )
+    } else {
+        format!(
+            "{at}: no job of the group before it has that name (it holds {}): name one of them, or give `stonewall`",
+            others.join(", ")
+        )
+    }))
+}
+
+/// A job's numjobs: how many jobs fio numbers it as.
+fn clones(t: &Translated) -> usize {
+    t.args
+        .iter()
+        .find_map(|a| match a {
+            Set::Jobs(n) => Some(*n),
+            _ => None,
+        })
+        .unwrap_or(1)
+}
+
+/// A stonewall group's jobs as the runs that go at once: each run the
+/// jobs next to one another that are one workload (the same options, the
+/// same read-back), on their own files. fio runs every job of the group
+/// together; so do these runs, their windows opened at the same instant.
+fn parts<'a, 'j>(
+    jobs: &'a [(&'j Job, Translated, Option<String>)],
+) -> Vec<&'a [(&'j Job, Translated, Option<String>)]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=jobs.len() {
+        let alike = |a: &Translated, b: &Translated| a.args == b.args && a.read_back == b.read_back;
+        if i == jobs.len() || !alike(&jobs[start].1, &jobs[i].1) {
+            out.push(&jobs[start..i]);
+            start = i;
+        }
+    }
+    out
 }
 
 /// The read-back of `g` when it is a verified write fio reads back in
@@ -1115,6 +1220,7 @@ fn runs_read_back(g: &Group) -> Option<Group> {
         notes: vec!["the read-back of the write before (fio's do_verify=1): its region read once from the start, every block checked (exit 1 if any is corrupt, misplaced, stale or lost)".into()],
         then_read_back: false,
         is_read_back: true,
+        with_previous: false,
     })
 }
 
@@ -1145,43 +1251,17 @@ fn evaluated_notes(job: &Job) -> Vec<String> {
         .collect()
 }
 
-/// Jobs that run at once as one run: one workload on different files.
+/// Jobs that run at once as one run: one workload on different files
+/// ([`parts`] makes them alike).
 /// Their cpus_allowed, one CPU per one-worker job, become one --cpus list
 /// in the jobs' order (each worker pinned to its job's CPU, as
 /// `--print-fio` writes a run); else they must be the same.
 fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Group, FioJobError> {
     let (first, t0, _) = &jobs[0];
-    for (job, t, _) in &jobs[1..] {
-        if t.args != t0.args {
-            let differ = t0
-                .args
-                .iter()
-                .chain(&t.args)
-                .find(|a| !(t0.args.contains(a) && t.args.contains(a)))
-                .map(|a| {
-                    let w = a.word();
-                    w.split('=').next().unwrap_or(&w).to_string()
-                })
-                .unwrap_or_default();
-            return Err(FioJobError(format!(
-                "fio job file {shown}: [{}] and [{}] run at once in fio (no stonewall between them) but are different workloads ({differ} differs); stripebench runs one workload at a time: add `stonewall` to [{}] to run it after, or make them alike",
-                show_text(&first.name),
-                show_text(&job.name),
-                show_text(&job.name),
-            )));
-        }
-    }
-    if let Some((job, _, _)) = jobs.iter().find(|(_, t, _)| t.read_back != t0.read_back) {
-        return Err(FioJobError(format!(
-            "fio job file {shown}: [{}] and [{}] run at once in fio (no stonewall between them) but only one reads its blocks back (do_verify differs); stripebench reads a run's targets back together: add `stonewall` to [{}] to run it after, or give them the same do_verify",
-            show_text(&first.name),
-            show_text(&job.name),
-            show_text(&job.name),
-        )));
-    }
     let mut g = Group {
         then_read_back: t0.read_back,
         is_read_back: false,
+        with_previous: false,
         sections: jobs.iter().map(|(j, _, _)| j.name.clone()).collect(),
         args: t0.args.clone(),
         targets: jobs
@@ -1366,6 +1446,12 @@ fn sweep(groups: &[Group], shown: &str, tail: &[OsString]) -> Result<SweepPlan, 
     if let Some(g) = groups.iter().find(|g| g.then_read_back) {
         return Err(FioJobError(format!(
             "sweep --fio-job {shown}: [{}] writes and reads its blocks back (verify= with do_verify=1), two runs that are no one point of a sweep: add do_verify=0 (and check with `stripebench verify` after), or run it with run --fio-job",
+            show_text(&g.sections[0])
+        )));
+    }
+    if let Some(g) = groups.iter().find(|g| g.with_previous) {
+        return Err(FioJobError(format!(
+            "sweep --fio-job {shown}: [{}] runs at once with the job before it but is a different workload; a sweep's point is one workload: add `stonewall` to it, or run the file with run --fio-job",
             show_text(&g.sections[0])
         )));
     }
@@ -2015,16 +2101,46 @@ mod tests {
         assert_eq!(g.len(), 1);
         assert_eq!(g[0].targets, ["/dev/a", "/dev/b"]);
         assert_eq!(g[0].sections, ["a", "b"]);
-        let e = refused("[global]\nrw=randread\n[a]\niodepth=4\nioengine=io_uring\n[b]\niodepth=32\nioengine=io_uring\n");
-        assert!(
-            e.contains("[a] and [b] run at once") && e.contains("--iodepth"),
-            "{e}"
-        );
+        // Two workloads: two runs, the second at once with the first.
+        let g = groups(
+            "[global]\nrw=randread\n[a]\niodepth=4\nioengine=io_uring\n[b]\niodepth=32\nioengine=io_uring\n[c]\niodepth=32\nioengine=io_uring\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 2);
+        assert_eq!(g[0].sections, ["a"]);
+        assert_eq!(g[1].sections, ["b", "c"]);
+        assert!(!g[0].with_previous && g[1].with_previous);
         // stonewall: one after the other; new_group alone does not serialise.
         let g = groups("[a]\n[b]\nstonewall\n[c]\nwait_for_previous\n", "j.fio").unwrap();
         assert_eq!(g.len(), 3);
+        assert!(g.iter().all(|g| !g.with_previous));
         let g = groups("[a]\n[b]\nnew_group\n", "j.fio").unwrap();
         assert_eq!(g.len(), 1);
+    }
+
+    #[test]
+    fn wait_for_the_whole_group_before_is_a_stonewall_and_any_other_is_refused() {
+        // fio's examples/waitfor.fio: each job waits for the one before.
+        let g = groups(
+            "[w]\nrw=write\nnumjobs=2\n[r]\nnew_group\nwait_for=w\nrw=randread\n",
+            "j.fio",
+        )
+        .unwrap();
+        assert_eq!(g.len(), 2);
+        assert!(!g[1].with_previous);
+        let e = refused("[a]\n[b]\nrw=write\n[c]\nwait_for=a\n");
+        assert!(
+            e.contains("`wait_for=a`") && e.contains("[b] may still be running"),
+            "{e}"
+        );
+        let e = refused("[a]\n[c]\nwait_for=zz\n");
+        assert!(
+            e.contains("no job of the group before it has that name"),
+            "{e}"
+        );
+        let e = refused("[a]\nwait_for=a\n");
+        assert!(e.contains("names the job itself"), "{e}");
     }
 
     #[test]

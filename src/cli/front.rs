@@ -22,6 +22,9 @@ pub struct Invocation {
     pub words: Vec<String>,
     /// What to print on stderr before it runs (a fio job's group line).
     pub said: String,
+    /// It runs at once with the invocation before it (a fio job of the
+    /// same group that is a different workload).
+    pub with_previous: bool,
 }
 
 /// The invocations the process's arguments stand for: a fio job file's
@@ -81,6 +84,7 @@ fn fio_sweep(
         sub: Some("sweep".into()),
         words: words.clone(),
         said,
+        with_previous: false,
     };
     Ok(match crate::cli::help::parse_given(argv) {
         Ok((
@@ -145,6 +149,7 @@ fn fio_runs(
                 sub: Some("run".into()),
                 words,
                 said: String::new(),
+                with_previous: false,
             }])
         }
     };
@@ -167,6 +172,7 @@ fn fio_runs(
             sub: Some("run".into()),
             words: words.clone(),
             said,
+            with_previous: g.with_previous(),
         });
     }
     Ok(out)
@@ -200,6 +206,7 @@ fn invocation(argv: Vec<OsString>, cli: Result<Cli, clap::Error>, said: String) 
         sub,
         words,
         said,
+        with_previous: false,
     }
 }
 

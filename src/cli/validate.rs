@@ -632,6 +632,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
                 ramp: args.steady_ramp.unwrap_or_default(),
                 interval: args.live_interval,
             }),
+        together: None,
     }
 }
 

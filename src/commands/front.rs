@@ -37,6 +37,7 @@ fn group(inv: Invocation) -> crate::commands::fio::Group {
     crate::commands::fio::Group {
         said: inv.said,
         args,
+        with_previous: inv.with_previous,
     }
 }
 

@@ -25,6 +25,10 @@ pub fn document(cfg: &RunConfig, run: Finished) -> RunDocument {
     }
     doc.name_members();
     doc.warnings.extend(run.split_requests);
+    if let Some(t) = &cfg.together {
+        doc.warnings
+            .push(warning::Warning::RanAtOnce { runs: t.runs() });
+    }
     // Beside the figure: a target whose sampled reads were mostly zeros.
     let zeros = doc.zero_reads(&run.stored);
     doc.warnings.extend(zeros);

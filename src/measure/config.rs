@@ -134,6 +134,9 @@ pub struct RunConfig {
     pub rate: Option<RateLimit>,
     /// `--steady`: the window ends once the run is steady.
     pub steady: Option<SteadyConfig>,
+    /// The run starts together with others (fio's jobs of one group that
+    /// differ, each a run): its window opens when all of theirs are ready.
+    pub together: Option<crate::measure::together::Together>,
 }
 
 /// `--steady`, `--steady-dur`, `--steady-ramp`, judged every

@@ -32,6 +32,7 @@ use crate::measure::layout::Plan;
 use crate::measure::live::{self, LiveStats};
 use crate::measure::progress::Progress;
 use crate::measure::steady::{SteadyOutcome, SteadySink};
+use crate::measure::together::Parted;
 use crate::measure::worker::{self, Ending, WorkerOutcome, WorkerSpec};
 
 /// What a run produced, before it is shaped into a document.
@@ -121,7 +122,8 @@ pub fn execute(
     // run's own (or alone), ending the window when steady.
     let steady = cfg.steady.map(|s| steady_hub(s, hub, control.clone()));
     let (mut taps, collector) = live_taps(steady.as_ref().map(|s| &s.0).or(hub), plan);
-    signals::set_active(Some(control.clone()));
+    let window: Arc<dyn signals::Window> = control.clone();
+    signals::activate(window.clone());
 
     let result = std::thread::scope(|scope| -> Result<Execution> {
         // Every worker thread is joined when this closure ends, except one
@@ -147,6 +149,7 @@ pub fn execute(
         drop(done_tx);
         await_ready(&ready_rx, n, control)?;
         wait_for_start_at(cfg, control, &progress)?;
+        wait_together(cfg, control, &progress)?;
         wait_start_delay(cfg, control, &progress)?;
 
         // The mock engine touches no device: there are no counters to read.
@@ -208,7 +211,7 @@ pub fn execute(
         let (flush, flush_abandoned) = flush(cfg, plan, control, collected.given_up, &progress);
         let interrupted = control.interrupted();
         progress.finish();
-        let devices = finish_probes(plan, &probes, &outcomes);
+        let devices = finish_probes(cfg, plan, &probes, &outcomes);
         let unix = |t: SystemTime| {
             t.duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0.0, |d| d.as_secs_f64())
@@ -235,7 +238,7 @@ pub fn execute(
             },
         })
     });
-    signals::set_active(None);
+    signals::deactivate(&window);
     result
 }
 
@@ -454,6 +457,30 @@ fn wait_for_start_at(cfg: &RunConfig, control: &RunControl, progress: &Progress)
         control,
         progress,
     )
+}
+
+/// A run of several that start together (fio's jobs of one group that
+/// differ): its workers, ready, wait for the others' to be; a run that
+/// failed before its start calls this one off.
+fn wait_together(cfg: &RunConfig, control: &RunControl, progress: &Progress) -> Result<()> {
+    let Some(together) = &cfg.together else {
+        return Ok(());
+    };
+    progress.message("waiting for the runs that start with it");
+    match together.arrive() {
+        Ok(()) => Ok(()),
+        Err(Parted::Interrupted) => {
+            control.call_off();
+            Err(crate::base::error::Interrupted(
+                "while waiting for the runs that start with it: nothing was measured",
+            )
+            .into())
+        }
+        Err(Parted::Failed(why)) => {
+            control.call_off();
+            Err(crate::measure::together::NotStarted(why).into())
+        }
+    }
 }
 
 /// `--start-delay`: the workers, ready, wait this long (fio's startdelay:
@@ -798,6 +825,7 @@ impl Probes {
 }
 
 fn finish_probes(
+    cfg: &RunConfig,
     plan: &Plan,
     probes: &Probes,
     outcomes: &[WorkerOutcome],
@@ -834,7 +862,14 @@ fn finish_probes(
         .iter()
         .filter_map(|(dev, p)| {
             let (r, w, users) = app.get(dev).copied().unwrap_or_default();
-            let mut c = p.finish(r, w, users > 1 || entangled(dev))?;
+            // Runs at once (fio's group) may share any device: its
+            // counters hold their I/O, and no ratio to this run's own
+            // bytes means anything.
+            let at_once = cfg.together.is_some();
+            let mut c = p.finish(r, w, users > 1 || entangled(dev) || at_once)?;
+            if at_once {
+                (c.read_ratio, c.write_ratio) = (None, None);
+            }
             c.members = probes
                 .leaves
                 .get(dev)

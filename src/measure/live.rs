@@ -148,7 +148,7 @@ pub struct LiveShown {
 /// What one measured run hands to its command's outputs (implemented by
 /// the output layer, which owns every destination): its seconds, and a
 /// last look, once the targets are resolved, that no output is one of them.
-pub trait RunOutputs {
+pub trait RunOutputs: Sync {
     /// The hub this run's seconds go to (`None`: no --live, no --metrics).
     fn live(&self) -> Option<&LiveHub>;
     /// Refuses an output that is the same file (device, inode) as one of

@@ -18,5 +18,6 @@ pub mod progress;
 pub mod series;
 pub mod session;
 pub mod steady;
+pub mod together;
 pub mod worker;
 pub mod workload;

@@ -19,6 +19,7 @@ use anyhow::Result;
 use crate::measure::config::RunConfig;
 use crate::measure::live::RunOutputs;
 use crate::measure::session::{measure, Finished, Outcome};
+use crate::measure::together::{NotStarted, Together};
 
 /// One point of a series.
 pub struct Point {
@@ -30,6 +31,17 @@ pub struct Point {
     pub owned: bool,
     /// How many times it runs (a sweep's `--repeat`): 1 for most.
     pub repeat: usize,
+    /// Runs that go at once with it, their windows opened at the same
+    /// instant (fio's jobs of one group that are different workloads):
+    /// each its own run and document. Empty for most.
+    pub with: Vec<Part>,
+}
+
+/// A run that goes at once with a point's own ([`Point::with`]).
+pub struct Part {
+    pub config: RunConfig,
+    pub targets: Vec<PathBuf>,
+    pub owned: bool,
 }
 
 /// A point's dry run: its label and what refuses it (empty: nothing).
@@ -87,6 +99,9 @@ pub struct Run {
     /// The configuration it ran with (its window paced, when paced).
     pub config: RunConfig,
     pub finished: Box<Finished>,
+    /// Which of the runs at once it is: 0 the point's own, k its
+    /// `with[k - 1]`.
+    pub part: usize,
 }
 
 /// What became of a point.
@@ -114,6 +129,11 @@ pub trait Planner {
     fn next(&mut self) -> Result<Option<Point>>;
     /// Where the point's run sends its live seconds.
     fn outputs(&self, point: &Point) -> Box<dyn RunOutputs + '_>;
+    /// Where run `part` of the runs at once sends its live seconds (0:
+    /// the point's own).
+    fn part_outputs(&self, point: &Point, _part: usize) -> Box<dyn RunOutputs + '_> {
+        self.outputs(point)
+    }
     /// Said before run `run` (from 0) of `point` begins, its window paced.
     fn starting(&mut self, _point: &Point, _run: usize) {}
     /// The point is done: keep it. A point cut by a signal ends the series
@@ -172,12 +192,21 @@ impl<'a> Series<'a> {
             let Some(point) = planner.next()? else {
                 return Ok(Ended { interrupted: false });
             };
-            let (ran, point) = self.point(planner, point)?;
+            let (ran, point, failed) = if point.with.is_empty() {
+                let (ran, point) = self.point(planner, point)?;
+                (ran, point, None)
+            } else {
+                at_once(planner, point)
+            };
             let cut = match &ran {
                 Ran::Measured { runs, partial } => *partial || runs.is_empty(),
                 Ran::Refused(_) => false,
             };
             let step = planner.finished(point, ran)?;
+            // What the other runs at once measured is kept first.
+            if let Some(e) = failed {
+                return Err(e);
+            }
             if cut {
                 return Ok(Ended { interrupted: true });
             }
@@ -231,6 +260,7 @@ impl<'a> Series<'a> {
                 runs.push(Run {
                     config: point.config.clone(),
                     finished,
+                    part: 0,
                 });
             }
             if partial {
@@ -239,6 +269,96 @@ impl<'a> Series<'a> {
         }
         Ok((Ran::Measured { runs, partial }, point))
     }
+}
+
+/// A point and its runs at once ([`Point::with`]), each on a thread of
+/// its own, their windows opened together ([`Together`]); once each. What
+/// they measured, in order, and the error of one that failed (the first
+/// that failed on its own, not for another's sake): the others' runs are
+/// kept whatever became of it. A run stopped in its ramp measured nothing
+/// and is left out.
+fn at_once(planner: &mut dyn Planner, mut point: Point) -> (Ran, Point, Option<anyhow::Error>) {
+    let together = Together::new(1 + point.with.len());
+    point.config.together = Some(together.clone());
+    for p in &mut point.with {
+        p.config.together = Some(together.clone());
+    }
+    planner.starting(&point, 0);
+    let parts: Vec<(&RunConfig, &[PathBuf], bool)> =
+        std::iter::once((&point.config, point.targets.as_slice(), point.owned))
+            .chain(
+                point
+                    .with
+                    .iter()
+                    .map(|p| (&p.config, p.targets.as_slice(), p.owned)),
+            )
+            .collect();
+    let outcomes: Vec<Result<Outcome>> = {
+        let outs: Vec<Box<dyn RunOutputs + '_>> = (0..parts.len())
+            .map(|k| planner.part_outputs(&point, k))
+            .collect();
+        std::thread::scope(|s| {
+            let handles: Vec<_> = parts
+                .iter()
+                .zip(&outs)
+                .enumerate()
+                .map(|(k, (&(config, targets, owned), out))| {
+                    let mut member = together.member(format!("run {} of the runs at once", k + 1));
+                    std::thread::Builder::new()
+                        .name(format!("sb-part-{k}"))
+                        .spawn_scoped(s, move || {
+                            let r = measure(config, targets, owned, &**out);
+                            if let Err(e) = &r {
+                                member.ended(format!("{e:#}"));
+                            }
+                            r
+                        })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .enumerate()
+                .map(|(k, h)| match h {
+                    Ok(h) => h.join().unwrap_or_else(|_| {
+                        Err(anyhow::anyhow!(
+                            "run {} of the runs at once panicked",
+                            k + 1
+                        ))
+                    }),
+                    Err(e) => Err(anyhow::anyhow!(
+                        "cannot start a thread for run {} of the runs at once: {e}",
+                        k + 1
+                    )),
+                })
+                .collect()
+        })
+    };
+    let mut runs = Vec::new();
+    let mut partial = false;
+    let mut failed: Option<anyhow::Error> = None;
+    for (k, outcome) in outcomes.into_iter().enumerate() {
+        match outcome {
+            Ok(Outcome::Done(finished)) => {
+                partial |= finished.execution.interrupted;
+                if !(finished.execution.interrupted && finished.execution.window_sec <= 0.0) {
+                    runs.push(Run {
+                        config: parts[k].0.clone(),
+                        finished,
+                        part: k,
+                    });
+                }
+            }
+            Ok(Outcome::DryRun(..)) => unreachable!("a series never asks for a dry run"),
+            Err(e) if crate::base::error::Interrupted::is(&e) => partial = true,
+            // One called off for another's failure says so; the other's
+            // own error is the one to show.
+            Err(e) => match &failed {
+                Some(f) if !NotStarted::is(f) || NotStarted::is(&e) => {}
+                _ => failed = Some(e),
+            },
+        }
+    }
+    (Ran::Measured { runs, partial }, point, failed)
 }
 
 impl Default for Series<'_> {

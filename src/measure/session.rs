@@ -529,7 +529,8 @@ fn oversized_requests(cfg: &RunConfig, plan: &Plan) -> Vec<Warning> {
 
 /// After an O_DIRECT run: requests the device's counters show split.
 fn split_requests(cfg: &RunConfig, plan: &Plan, exec: &Execution) -> Vec<Warning> {
-    if !cfg.direct {
+    // Runs at once: the counters hold the others' requests too.
+    if !cfg.direct || cfg.together.is_some() {
         return Vec::new();
     }
     let seen: Vec<_> = sized(plan)

@@ -649,16 +649,18 @@ fn fio_log_line_is(line: &str, pattern: &str) -> bool {
         })
 }
 
-/// fio's t0033 and t0034 (its log format tests), each job after a
-/// `stonewall` (fio runs them at once; stripebench runs one workload at a
-/// time), on their 8k file: every log fio's check reads is written, its
-/// first line in the form the check requires; t0034's slat log is written
-/// empty (stripebench does not measure submission apart).
+/// fio's t0033 and t0034 (its log format tests) as fio has them: jobs of
+/// one group, different workloads, run at once, on their 8k file. Every
+/// log fio's check reads is written, its first line in the form the check
+/// requires; t0034's slat log is written empty (stripebench does not
+/// measure submission apart); the runs' windows open together (each
+/// starts well within half a window of the others: one after another they
+/// would be a whole window apart).
 #[test]
 fn fio_s_log_format_tests_t0033_and_t0034_pass_on_our_logs() {
     let global = "[global]\nrw=read\nfilename=t0033file\nsize=8k\ntime_based\nruntime=1s\nioengine=libaio\niodepth=1\n";
-    let t0033 = format!("{global}[job1]\nwrite_bw_log=log\nlog_prio=1\n[job2]\nstonewall\nwrite_lat_log=log\nlog_avg_msec=100\nlog_window_value=both\n[job3]\nstonewall\nwrite_iops_log=log\nlog_offset=1\nlog_prio=1\n[job4]\nstonewall\nwrite_iops_log=log\nlog_avg_msec=100\nlog_window_value=both\nlog_offset=1\n");
-    let t0034 = format!("{global}[job1]\nwrite_lat_log=log\nlog_offset=1\nlog_issue_time=1\n[job2]\nstonewall\nwrite_lat_log=log\nlog_offset=1\nlog_issue_time=1\nlog_avg_msec=100\nlog_window_value=both\n[job3]\nstonewall\nwrite_lat_log=log\nwrite_bw_log=log\nwrite_iops_log=log\nlog_offset=1\nlog_issue_time=1\n");
+    let t0033 = format!("{global}[job1]\nwrite_bw_log=log\nlog_prio=1\n[job2]\nwrite_lat_log=log\nlog_avg_msec=100\nlog_window_value=both\n[job3]\nwrite_iops_log=log\nlog_offset=1\nlog_prio=1\n[job4]\nwrite_iops_log=log\nlog_avg_msec=100\nlog_window_value=both\nlog_offset=1\n");
+    let t0034 = format!("{global}[job1]\nwrite_lat_log=log\nlog_offset=1\nlog_issue_time=1\n[job2]\nwrite_lat_log=log\nlog_offset=1\nlog_issue_time=1\nlog_avg_msec=100\nlog_window_value=both\n[job3]\nwrite_lat_log=log\nwrite_bw_log=log\nwrite_iops_log=log\nlog_offset=1\nlog_issue_time=1\n");
     let checks: [(&str, &[(&str, &str)]); 2] = [
         (
             &t0033,
@@ -686,12 +688,41 @@ fn fio_s_log_format_tests_t0033_and_t0034_pass_on_our_logs() {
         std::fs::write(dir.path().join("t.fio"), text).unwrap();
         let o = sb()
             .current_dir(dir.path())
-            .args(["run", "--fio-job", "t.fio", "--no-progress"])
+            .args([
+                "run",
+                "--fio-job",
+                "t.fio",
+                "--no-progress",
+                "--json",
+                "r.json",
+            ])
             .output()
             .unwrap();
         succeeded_as(&o, "run --fio-job t0033/t0034");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("a line per I/O"), "{err}");
+        assert!(err.contains("at once with the run before it"), "{err}");
+        let runs = if text.contains("[job4]") { 4 } else { 3 };
+        let starts: Vec<f64> = (1..=runs)
+            .map(|i| {
+                let doc: serde_json::Value = serde_json::from_slice(
+                    &std::fs::read(dir.path().join(format!("r.{i}.json"))).unwrap(),
+                )
+                .unwrap();
+                assert_eq!(
+                    crate::common::warnings_of(&doc, "ran_at_once").len(),
+                    1,
+                    "run {i}"
+                );
+                doc["window"]["start_unix_sec"].as_f64().unwrap()
+            })
+            .collect();
+        let spread = starts.iter().cloned().fold(f64::MIN, f64::max)
+            - starts.iter().cloned().fold(f64::MAX, f64::min);
+        assert!(
+            spread < 0.5,
+            "the windows opened {spread:.3} s apart: {starts:?}"
+        );
         for (file, pattern) in files {
             let text = std::fs::read_to_string(dir.path().join(file))
                 .unwrap_or_else(|e| panic!("{file}: {e}\n{err}"));
@@ -984,4 +1015,105 @@ fn offset_increment_places_each_clone_k_increments_on() {
         errors.len() == 1 && errors[0].contains("job 4's region"),
         "{e}"
     );
+}
+
+/// fio's t0003 (a bug of verify with two block sizes): its pre-job's two
+/// writers run at once on one file (512-byte blocks at 0, 1 MiB ones at
+/// 1 GiB) and exit 0; its post-job reads each region with the other's
+/// block size, verifying, and fio's t/run-fio-tests.py requires that it
+/// fail (SUCCESS_NONZERO): it does, naming the block size written.
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn fio_s_t0003_writes_at_once_and_its_mismatched_verify_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let foo = std::fs::File::create(dir.path().join("foo")).unwrap();
+    foo.set_len((1 << 30) + (10 << 20)).unwrap();
+    let global = "[global]\nioengine=libaio\ndirect=1\nfilename=foo\niodepth=128\nloops=1\ngroup_reporting=1\nverify=md5\nnumjobs=1\nthread\nverify_dump=1\n";
+    let pre = format!("{global}size=10M\nreadwrite=write\ndo_verify=0\n[small_writes]\noffset=0G\nblocksize=512\n[large_writes]\noffset=1G\nblocksize=1M\n");
+    let post = format!("{global}size=1M\nreadwrite=read\ndo_verify=1\nverify_fatal=1\nbs=4k\n[large_reads]\noffset=0G\nblocksize=1M\n[small_reads]\noffset=1G\nblocksize=512\n");
+    std::fs::write(dir.path().join("pre.fio"), pre).unwrap();
+    std::fs::write(dir.path().join("post.fio"), post).unwrap();
+    let run = |file: &str, extra: &[&str]| {
+        sb().current_dir(dir.path())
+            .args(["run", "--fio-job", file, "--no-progress"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run("pre.fio", &["--allow-destructive", "--json", "pre.json"]);
+    succeeded_as(&o, "t0003's pre-job");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("run 2 of 2 ([large_writes]), at once"),
+        "{err}"
+    );
+    for (i, bytes) in [(1, 10u64 << 20), (2, 10 << 20)] {
+        let doc: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(dir.path().join(format!("pre.{i}.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            doc["total"]["bytes"].as_u64(),
+            Some(bytes),
+            "pre-job run {i} wrote its 10 MiB: {}",
+            doc["total"]
+        );
+    }
+    let o = run("post.fio", &["--allow-holes"]);
+    assert_ne!(
+        o.status.code(),
+        Some(0),
+        "fio's check: t0003's post-job fails"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("written with --bs 512"), "{err}");
+}
+
+/// An interrupt while a group's runs go at once stops every one of them,
+/// and each keeps what it measured in its own document (none is lost, and
+/// none is left waiting).
+#[test]
+fn an_interrupt_stops_every_run_at_once_and_each_keeps_its_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "f", 1 << 20);
+    let job = "[global]\nfilename=f\nsize=1m\ntime_based\nruntime=60s\n[a]\nrw=read\nbs=4k\n[b]\nrw=randread\nbs=8k\n";
+    std::fs::write(dir.path().join("t.fio"), job).unwrap();
+    let json = dir.path().join("r.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_STATE_DIR", crate::common::state_dir())
+        .current_dir(dir.path())
+        .args(["run", "--fio-job", "t.fio", "--no-progress", "--json"])
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    crate::common::wait_for("both runs' workers", || {
+        crate::common::threads_named(pid, "sb-worker-") >= 2
+    });
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    crate::common::interrupt(&child);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for i in 1..=2 {
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join(format!("r.{i}.json"))).unwrap())
+                .unwrap();
+        assert_eq!(
+            doc["window"]["ended_by"], "interrupted",
+            "run {i}: {}",
+            doc["window"]
+        );
+        assert!(
+            doc["total"]["ios"].as_u64().unwrap() > 0,
+            "run {i}: {}",
+            doc["total"]
+        );
+    }
 }

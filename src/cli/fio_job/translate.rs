@@ -130,6 +130,10 @@ const STEPS: &[Step] = &[
         run: plain_flags,
     },
     Step {
+        keys: &["wait_for"],
+        run: wait_for,
+    },
+    Step {
         keys: &["end_fsync", "fsync_on_close"],
         run: end_sync,
     },
@@ -1093,6 +1097,21 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.notes.push(said);
     }
     Ok(())
+}
+
+/// `wait_for=NAME`: the group it starts is read from the file by
+/// `groups`; here only that it names a job.
+fn wait_for(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
+    match r.get("wait_for") {
+        Some(o) if o.value.as_deref().is_none_or(str::is_empty) => {
+            r.refuse(o, "names no job: give wait_for=NAME, a job above it")
+        }
+        Some(o) if o.value.as_deref() == Some(r.job.name.as_str()) => r.refuse(
+            o,
+            "names the job itself, which fio would wait for forever: name a job above it",
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Flags that change nothing here (what they ask, stripebench does, or

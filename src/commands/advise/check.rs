@@ -58,6 +58,7 @@ impl Planner for Check<'_, '_> {
             config,
             owned: false,
             repeat: 1,
+            with: Vec::new(),
         }))
     }
 

@@ -26,6 +26,7 @@ pub(super) fn guard(plan: &[Planned], out: &Outputs) -> Result<()> {
                 config,
                 owned: *owned,
                 repeat: 1,
+                with: Vec::new(),
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -114,6 +115,7 @@ impl Planner for Phases<'_> {
             config,
             owned,
             repeat: 1,
+            with: Vec::new(),
         }))
     }
 

@@ -1,5 +1,6 @@
-//! The stonewall groups' planner: each group one point of the series, its
-//! documents written under its own (numbered) outputs as it ends, and the
+//! The stonewall groups' planner: each group one point of the series (its
+//! jobs that are different workloads, runs at once), each run's documents
+//! written under its own (numbered) outputs as the group ends, and the
 //! exit code of the group that stopped the series kept for the process.
 
 use anyhow::Result;
@@ -8,63 +9,104 @@ use super::{print_said, stdout_code, Checked};
 use crate::base::error::{UsageError, EXIT_OK};
 use crate::commands::run;
 use crate::measure::live::{LiveHub, RunOutputs};
-use crate::measure::series::{Planner, Point, Ran, Step};
+use crate::measure::series::{Part, Planner, Point, Ran, Step};
 use crate::output::Outputs;
 
-/// The groups' planner: each group one point, its documents written under
-/// its own (numbered) outputs as it ends.
+/// The groups' planner: each group one point, its runs' documents written
+/// under their own (numbered) outputs as it ends.
 pub(super) struct Groups {
-    pub(super) groups: std::vec::IntoIter<Checked>,
+    /// Each group: its runs, at once when more than one.
+    pub(super) groups: std::vec::IntoIter<Vec<Checked>>,
+    /// How many runs there are.
     pub(super) n: usize,
-    /// How many groups have begun.
+    /// How many runs have begun.
     pub(super) begun: usize,
-    /// The group running: its outputs, and its live stream.
-    pub(super) hub: Option<(Outputs, Option<LiveHub>)>,
+    /// The group running: each run's outputs, and its live stream.
+    pub(super) hubs: Vec<(Outputs, Option<LiveHub>)>,
     /// The exit code of the group that stopped the series (0: none did).
     pub(super) code: u8,
 }
 
 impl Planner for Groups {
     fn next(&mut self) -> Result<Option<Point>> {
-        let Some(c) = self.groups.next() else {
+        let Some(batch) = self.groups.next() else {
             return Ok(None);
         };
-        self.begun += 1;
-        print_said(&c.said);
+        let first = self.begun + 1;
+        self.begun += batch.len();
+        let label = if batch.len() == 1 {
+            format!("run {first} of {}", self.n)
+        } else {
+            format!("runs {first} to {} of {}, at once", self.begun, self.n)
+        };
         crate::output::warn(&crate::measure::session::preflight()?);
-        let hub = c.out.live_hub()?;
-        self.hub = Some((c.out, hub));
+        self.hubs.clear();
+        let mut parts = Vec::with_capacity(batch.len());
+        // Runs at once pin their workers round-robin from where the run
+        // before them left off, not each from the list's first CPU.
+        let mut pinned = 0usize;
+        for mut c in batch {
+            print_said(&c.said);
+            if let Some(cpus) = c.config.cpus.as_mut().filter(|l| !l.is_empty()) {
+                let by = pinned % cpus.len();
+                cpus.rotate_left(by);
+            }
+            pinned += c.targets.len().max(1) * c.config.jobs.max(1);
+            let hub = c.out.live_hub()?;
+            self.hubs.push((c.out, hub));
+            parts.push(Part {
+                owned: crate::device::scratch::all_created_here(&c.targets),
+                config: c.config,
+                targets: c.targets,
+            });
+        }
+        let own = parts.remove(0);
         Ok(Some(Point {
-            label: format!("run {} of {}", self.begun, self.n),
-            config: c.config,
-            owned: crate::device::scratch::all_created_here(&c.targets),
-            targets: c.targets,
+            label,
+            config: own.config,
+            owned: own.owned,
+            targets: own.targets,
             repeat: 1,
+            with: parts,
         }))
     }
 
-    fn outputs(&self, _point: &Point) -> Box<dyn RunOutputs + '_> {
-        let (out, hub) = self.hub.as_ref().expect("a group is running");
+    fn outputs(&self, point: &Point) -> Box<dyn RunOutputs + '_> {
+        self.part_outputs(point, 0)
+    }
+
+    fn part_outputs(&self, _point: &Point, part: usize) -> Box<dyn RunOutputs + '_> {
+        let (out, hub) = self.hubs.get(part).expect("a group's run is running");
         Box::new(out.for_run(hub.clone()))
     }
 
-    fn finished(&mut self, point: Point, ran: Ran) -> Result<Step> {
-        let (out, _) = self.hub.take().expect("a group was running");
+    fn finished(&mut self, _point: Point, ran: Ran) -> Result<Step> {
+        let hubs = std::mem::take(&mut self.hubs);
         let runs = match ran {
             Ran::Measured { runs, .. } => runs,
             Ran::Refused(why) => return Err(UsageError(why).into()),
         };
-        let Some(r) = runs.into_iter().next() else {
+        if runs.is_empty() {
             // Stopped by a signal before its window opened: the --json
             // says so, as the typed run's does.
             let e = crate::base::error::Interrupted("starting the run");
             let doc = crate::document::finished::Unmeasured::at(e.0);
-            out.write_file("json", &crate::report::json::render(&doc))?;
+            for (out, _) in &hubs {
+                out.write_file("json", &crate::report::json::render(&doc))?;
+            }
             return Err(e.into());
-        };
-        let doc = crate::document::finished::document(&r.config, *r.finished);
-        run::emit(&doc, &out)?;
-        self.code = stdout_code(run::exit_code(&doc, &point.config, &out)?);
+        }
+        // Each run's documents, in the runs' order; the first exit code
+        // that is not 0 is the group's.
+        for r in runs {
+            let (out, _) = &hubs[r.part];
+            let doc = crate::document::finished::document(&r.config, *r.finished);
+            run::emit(&doc, out)?;
+            let code = stdout_code(run::exit_code(&doc, &r.config, out)?);
+            if self.code == EXIT_OK {
+                self.code = code;
+            }
+        }
         Ok(if self.code == EXIT_OK {
             Step::Next
         } else {

@@ -6,18 +6,21 @@
 //! one's documents written under its numbered paths as it ends, and a
 //! failure or a signal stops the ones after it.
 //!
-//! A job file of one group is an ordinary `run`, and never comes here.
+//! Jobs of one group that are different workloads run at once in fio:
+//! each is a run of its own here (its own numbered documents), and the
+//! runs of one group go together, their windows opened at the same
+//! instant (`measure::series`'s runs at once).
+//!
+//! A job file of one run is an ordinary `run`, and never comes here.
 
 use std::path::PathBuf;
 
-use anyhow::Result;
-
 use crate::base::error::say;
-use crate::base::error::{show_lines, UsageError, EXIT_FAILURE, EXIT_OK};
+use crate::base::error::{show_lines, EXIT_FAILURE, EXIT_OK};
 use crate::cli::RunArgs;
 use crate::commands::{exit_code_for, run};
 use crate::measure::config::RunConfig;
-use crate::measure::series::{self, Point, Series};
+use crate::measure::series::Series;
 use crate::output::Outputs;
 
 /// One stonewall group: what to print before it runs (its `#` lines and
@@ -26,6 +29,9 @@ use crate::output::Outputs;
 pub struct Group {
     pub said: String,
     pub args: std::result::Result<RunArgs, String>,
+    /// It runs at once with the group before it (no stonewall between
+    /// fio jobs that are different workloads).
+    pub with_previous: bool,
 }
 
 /// Runs the groups; the exit code.
@@ -39,6 +45,7 @@ pub fn run(groups: Vec<Group>) -> u8 {
 /// One group, checked: its configuration, its targets, its outputs.
 struct Checked {
     said: String,
+    with_previous: bool,
     config: RunConfig,
     targets: Vec<PathBuf>,
     out: Outputs,
@@ -71,11 +78,18 @@ fn run_groups(groups: Vec<Group>) -> u8 {
     {
         return print_each(checked);
     }
+    let mut batches: Vec<Vec<Checked>> = Vec::new();
+    for c in checked {
+        match batches.last_mut() {
+            Some(b) if c.with_previous => b.push(c),
+            _ => batches.push(vec![c]),
+        }
+    }
     let mut planner = Groups {
-        groups: checked.into_iter(),
+        groups: batches.into_iter(),
         n,
         begun: 0,
-        hub: None,
+        hubs: Vec::new(),
         code: EXIT_OK,
     };
     let ended = Series::new().run(&mut planner);
@@ -107,43 +121,6 @@ fn run_groups(groups: Vec<Group>) -> u8 {
         ));
     }
     code
-}
-
-/// Every check a group's run makes before its first I/O, with no I/O and
-/// nothing printed: its options, its outputs, then its targets as a dry
-/// run sees them (the write guard's consent, signatures, mounts; not
-/// holes, which an earlier group may fill).
-fn check(g: Group) -> Result<Checked> {
-    let args = g.args.map_err(UsageError)?;
-    let config = crate::cli::validate::run_config(
-        &args,
-        &crate::base::cpus::available_cpus(),
-        run::tmpdir(),
-    )?;
-    let targets = run::named_targets(&config)?;
-    let out = run::create::outputs_and_created(&config, args.outputs(), &targets)?;
-    let checked = Checked {
-        said: g.said,
-        config,
-        targets,
-        out,
-    };
-    // --print-fio opens nothing; the built-in test bed is made by the run.
-    if checked.config.print_fio || checked.config.testbed.is_some() {
-        return Ok(checked);
-    }
-    let point = [Point {
-        label: String::new(),
-        config: checked.config.clone(),
-        targets: checked.targets.clone(),
-        owned: crate::device::scratch::all_created_here(&checked.targets),
-        repeat: 1,
-    }];
-    let verdicts = series::check_but(&point, &checked.out.for_run(None), &|_| false, &["holes"])?;
-    if let Some(why) = verdicts.iter().find_map(|(_, refused)| refused.first()) {
-        return Err(UsageError(why.clone()).into());
-    }
-    Ok(checked)
 }
 
 /// `--print-fio` or `--dry-run`: each group's line, then what `run`
@@ -195,5 +172,7 @@ fn stdout_code(code: u8) -> u8 {
     }
 }
 
+mod check;
 mod groups;
+use check::check;
 use groups::Groups;

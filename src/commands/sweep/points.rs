@@ -30,6 +30,7 @@ pub fn guard_points(plans: &[PointPlan], outputs: &crate::output::Request) -> Re
             targets: paths.clone(),
             owned: false,
             repeat: 1,
+            with: Vec::new(),
         })
         .collect();
     // A refusal (the user's to fix, exit 2), of whichever layer.

@@ -104,6 +104,7 @@ impl Planner for Points<'_, '_> {
                         targets: paths.clone(),
                         owned: false,
                         repeat: self.repeat,
+                        with: Vec::new(),
                     }));
                 }
                 Err(why) => {
