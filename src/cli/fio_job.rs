@@ -207,7 +207,7 @@ pub fn expand_text(
             )
         } else if g.with_previous {
             format!(
-                "# {shown}: run {} of {n} ({}), at once with the run before it: fio runs the jobs of a group together, so their windows open at the same instant; each run's figures are its own, its CPU time the process's",
+                "# {shown}: run {} of {n} ({}), at once with the run before it: fio runs the jobs of a group together, so their windows open at the same instant; each run's figures are its own, its CPU time the process's (a --print-fio line given to fio alone runs alone: give fio such lines as the jobs of one job file, no stonewall between them)",
                 i + 1,
                 sections_shown(&g.sections)
             )
