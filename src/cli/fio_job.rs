@@ -1817,7 +1817,7 @@ mod tests {
             ("[j]\nrw=randrw\nrate=10m\n", "rate=10m"),
             ("[j]\nsize=50%\n", "size=50%"),
             ("[j]\ntime_based\n", "time_based"),
-            ("[j]\nrw=randwrite\nverify=crc32c\n", "verify=crc32c"),
+            ("[j]\nrw=randrw\nverify=crc32c\n", "verify=crc32c"),
             (
                 "[j]\nrw=write\nbuffer_compress_percentage=50\n",
                 "buffer_compress_percentage=50",
@@ -1943,8 +1943,8 @@ mod tests {
         assert!(e.contains("`rwmixread=70` with rw=randread"), "{e}");
         let e = refused("[j]\nrw=write\nrwmixwrite=30\n");
         assert!(e.contains("`rwmixwrite=30`"), "{e}");
-        let e = refused("[j]\nrw=randwrite\nverify=crc32c\ndo_verify=0\n");
-        assert!(e.contains("`verify=crc32c` with rw=randwrite"), "{e}");
+        let e = refused("[j]\nrw=randrw\nverify=crc32c\ndo_verify=0\n");
+        assert!(e.contains("`verify=crc32c` with rw=randrw"), "{e}");
         assert!(args("[j]\nrw=read\nverify=crc32c\n").contains(&"--verify".to_string()));
     }
 

@@ -310,8 +310,10 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
     pub dedupe: u8,
 
-    /// Write self-describing, checksummed blocks (with --rw write) that
-    /// `stripebench verify` checks; with --rw read, check every block read.
+    /// Write self-describing, checksummed blocks (with --rw write, or
+    /// --rw randwrite with --passes N: every block once a pass, in a random
+    /// order) that `stripebench verify` checks; with --rw read, check every
+    /// block read.
     #[arg(long)]
     pub verify: bool,
 

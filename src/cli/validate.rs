@@ -96,8 +96,11 @@ pub enum ConfigError {
     RampWithBound(&'static str),
     #[error("--duration {shown} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {min_ms}ms")]
     DurationTooShort { shown: String, min_ms: u128 },
-    #[error("--verify writes whole sequential passes and reads them back: use --rw write (or read), not --rw {0}")]
+    #[error("--verify writes whole passes and reads them back: use --rw write, randwrite (or read), not --rw {0}")]
     VerifyRw(&'static str),
+    /// `{0}` is what breaks the whole passes: an option or its absence.
+    #[error("--verify with --rw randwrite writes every block once a pass, in a random order, and the read-back calls a block with no header between written ones lost: {0}")]
+    VerifyRandomPasses(&'static str),
     #[error(
         "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe"
     )]
@@ -482,8 +485,29 @@ fn check_duration(args: &RunArgs) -> Result<(), ConfigError> {
 
 /// What is written and read: --verify's blocks, --cached's page cache.
 fn check_data(args: &RunArgs) -> Result<(), ConfigError> {
-    if args.verify && !matches!(args.rw, RwMode::Write | RwMode::Read) {
+    if args.verify && !matches!(args.rw, RwMode::Write | RwMode::Randwrite | RwMode::Read) {
         return Err(ConfigError::VerifyRw(args.rw.name()));
+    }
+    if args.verify && args.rw == RwMode::Randwrite {
+        // A write cut in the middle of a pass leaves blocks unwritten
+        // among written ones, which the read-back would call lost; a
+        // shaped or striped order does not visit every block once.
+        let why = if args.passes.is_none() {
+            "give --passes N, so that each pass ends"
+        } else if args.duration.is_some() || args.io_limit.is_some() || args.ios.is_some() {
+            "drop --duration, --io-limit and --ios, which can end a pass half done; --passes bounds it"
+        } else if args.dist.as_ref().is_some_and(|d| !d.is_uniform())
+            || args.seq_run.is_some_and(|n| n > 1)
+        {
+            "drop --dist and --seq-run, which visit some blocks more and others not at all"
+        } else if args.stripe.is_some() {
+            "drop --stripe, whose members' shares are not one region a pass covers"
+        } else {
+            ""
+        };
+        if !why.is_empty() {
+            return Err(ConfigError::VerifyRandomPasses(why));
+        }
     }
     if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
         return Err(ConfigError::VerifyWithSyntheticData);
@@ -749,6 +773,30 @@ mod tests {
         assert_eq!(c.seed, 7);
         assert!(c.testbed.is_none());
         assert_eq!(cfg(&["--cpus", "1"]).unwrap().cpus, Some(vec![1]));
+    }
+
+    // Issue 41: a verified random write is read back whole, so it must
+    // end its passes: bounded by --passes alone, plain offsets, one region.
+    #[test]
+    fn a_verified_random_write_is_bounded_by_whole_passes_only() {
+        let v = |extra: &[&str]| {
+            let mut a = vec!["--rw", "randwrite", "--verify"];
+            a.extend_from_slice(extra);
+            cfg(&a)
+        };
+        assert!(v(&["--passes", "2"]).unwrap().verify);
+        for (extra, says) in [
+            (vec![], "give --passes N"),
+            (vec!["--passes", "1", "--duration", "5s"], "drop --duration"),
+            (vec!["--passes", "1", "--ios", "10"], "drop --duration"),
+            (vec!["--passes", "1", "--dist", "zipf:1.2"], "drop --dist"),
+            (vec!["--passes", "1", "--seq-run", "4"], "drop --dist"),
+        ] {
+            let e = v(&extra).unwrap_err().to_string();
+            assert!(e.contains(says) && e.contains("lost"), "{extra:?}: {e}");
+        }
+        let e = cfg(&["--rw", "randrw", "--verify"]).unwrap_err();
+        assert!(matches!(e, ConfigError::VerifyRw("randrw")), "{e}");
     }
 
     // Issue 41: each of fio's distribution and offset modifiers is for the

@@ -64,6 +64,60 @@ pub struct OffsetGen {
     rng: Rng,
     /// `Access` other than plain: the shaped path, one branch away.
     shape: Option<Shape>,
+    /// Random: every block once per pass, in an order drawn per pass
+    /// (fio's random map), rather than each I/O drawn on its own.
+    cover: Option<Cover>,
+}
+
+/// A random order that visits each of `blocks` blocks once per pass: a
+/// Feistel network over the next even power of two at least `blocks`,
+/// walked until it lands inside (at most a few steps: the power is
+/// under 4 x `blocks`), keyed afresh each pass. A bijection needs no map
+/// of the blocks done, so a pass over any region costs no memory.
+struct Cover {
+    blocks: u64,
+    /// The index within the pass of the next block.
+    next: u64,
+    half_bits: u32,
+    keys: [u64; 4],
+}
+
+impl Cover {
+    fn new(blocks: u64, rng: &mut Rng) -> Cover {
+        let bits = (64 - blocks.saturating_sub(1).leading_zeros()).max(2);
+        let mut c = Cover {
+            blocks,
+            next: 0,
+            half_bits: bits.div_ceil(2),
+            keys: [0; 4],
+        };
+        c.rekey(rng);
+        c
+    }
+
+    fn rekey(&mut self, rng: &mut Rng) {
+        for k in &mut self.keys {
+            *k = rng.next_u64();
+        }
+    }
+
+    fn feistel(&self, x: u64) -> u64 {
+        let mask = (1u64 << self.half_bits) - 1;
+        let (mut l, mut r) = (x >> self.half_bits, x & mask);
+        for k in self.keys {
+            (l, r) = (r, l ^ (splitmix64(r ^ k) & mask));
+        }
+        (l << self.half_bits) | r
+    }
+
+    /// The block at index `i` of this pass.
+    fn block(&self, i: u64) -> u64 {
+        let mut x = self.feistel(i);
+        while x >= self.blocks {
+            x = self.feistel(x);
+        }
+        x
+    }
 }
 
 /// The shaped path's own state (`OffsetGen::with_access`).
@@ -95,7 +149,20 @@ impl OffsetGen {
             read_pct,
             rng: Rng::new(seed),
             shape: None,
+            cover: None,
         }
+    }
+
+    /// Random: each block once per pass, in an order drawn per pass,
+    /// counting passes as sequential does (fio's random map, which a
+    /// verified random write needs: its read-back calls a block with no
+    /// header between written ones lost). Writes only: the caller keeps
+    /// it to a plain random write.
+    pub fn covering(mut self) -> OffsetGen {
+        if self.random {
+            self.cover = Some(Cover::new(self.blocks, &mut self.rng));
+        }
+        self
     }
 
     /// The same generator with fio's distribution and offset modifiers.
@@ -130,6 +197,17 @@ impl OffsetGen {
     pub fn next_io(&mut self) -> (Op, u64) {
         if self.shape.is_some() {
             return self.next_shaped();
+        }
+        if let Some(c) = self.cover.as_mut() {
+            let b = c.block(c.next);
+            self.last_pass = self.pass;
+            c.next += 1;
+            if c.next == c.blocks {
+                c.next = 0;
+                self.pass += 1;
+                c.rekey(&mut self.rng);
+            }
+            return (Op::Write, self.base + b * self.bs);
         }
         if self.random {
             // The block first, then the direction: the order a seed has
@@ -225,6 +303,38 @@ impl OffsetGen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 41: a verified random write is read back whole, so it must
+    // write every block of its region once per pass, as fio's random map
+    // does; and its passes are counted, for the generation in each block.
+    #[test]
+    fn a_covering_random_write_visits_every_block_once_per_pass() {
+        for blocks in [1u64, 2, 3, 7, 64, 1000, 4097] {
+            let r = Region {
+                offset: 4096,
+                length: blocks * 512 + 100,
+            };
+            let mut g = OffsetGen::new(r, 512, true, 0, 9).covering();
+            let mut orders = Vec::new();
+            for pass in 0..3 {
+                let mut seen: Vec<u64> = (0..blocks)
+                    .map(|_| {
+                        let (op, o) = g.next_io();
+                        assert_eq!((op, g.last_pass()), (Op::Write, pass));
+                        (o - 4096) / 512
+                    })
+                    .collect();
+                orders.push(seen.clone());
+                seen.sort_unstable();
+                assert_eq!(seen, (0..blocks).collect::<Vec<_>>(), "{blocks} blocks");
+            }
+            if blocks >= 64 {
+                assert_ne!(orders[0], orders[1], "each pass draws its own order");
+                let in_order = orders[0].windows(2).filter(|w| w[1] == w[0] + 1).count();
+                assert!(in_order < blocks as usize / 4, "not sequential: {in_order}");
+            }
+        }
+    }
 
     // Issue 41: fio's rw=readwrite keeps a position per direction: reads
     // and writes each go through the region in order from its start.

@@ -157,6 +157,9 @@ fn cpus_mix_and_options() {
         &["--rw", "write", "--verify", "--dedupe", "50", t],
         "drop --buffer-compress and --dedupe",
     );
+    // Issue 41: a verified random write must end its passes.
+    refused(&["--rw", "randwrite", "--verify", t], "give --passes N");
+    refused(&["--rw", "randrw", "--verify", t], "not --rw randrw");
     refused(&["--rw", "sideways", t], "invalid value");
     refused(&["--direct", "--buffered", t], "cannot be used with");
     refused(&["--frobnicate", t], "unexpected argument");

@@ -1085,10 +1085,16 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if let Some(o) = r.get("randseed") {
         d.args.push(Set::Seed(r.count(o)?));
     }
-    if r.flag("norandommap")? == Some(false) {
-        return r.refuse(r.get_or_first("norandommap"), "asks for fio's random map (every block once per pass); stripebench draws each offset afresh (fio's norandommap): give norandommap, or drop it");
-    }
-    if d.random && r.flag("norandommap")? != Some(true) {
+    let map = r.flag("norandommap")?;
+    if verified_random_write(r, d) {
+        // Its read-back reads every block, so each is written once a pass.
+        d.notes.push("rw=randwrite with verify=: every block is written once a pass, in an order drawn afresh each pass, as fio's default random map does".into());
+        if map == Some(true) {
+            d.notes.push("norandommap with verify=: fio may then write a block twice and checks the last write; stripebench keeps its map for a verified write, as its read-back checks every block".into());
+        }
+    } else if map == Some(false) {
+        return r.refuse(r.get_or_first("norandommap"), "asks for fio's random map (every block once per pass); stripebench draws each offset afresh (fio's norandommap), and keeps the map only for a verified rw=randwrite: give norandommap, or drop it");
+    } else if d.random && map != Some(true) {
         d.notes.push("random offsets are drawn afresh, as fio's norandommap: fio's default random map (every block once per pass) is not kept".into());
     }
     if r.flag("randrepeat")? == Some(true) && r.get("randseed").is_none() {
@@ -1237,6 +1243,15 @@ const VERIFY_METHODS: &[&str] = &[
     "meta",
 ];
 
+/// A random write whose blocks are verified (fio's `verify=` a method,
+/// read back or not): written as whole passes, each block once.
+fn verified_random_write(r: &Reader, d: &Draft) -> bool {
+    d.rw == "randwrite"
+        && r.get("verify")
+            .and_then(|o| o.value.as_deref())
+            .is_some_and(|m| VERIFY_METHODS.contains(&m))
+}
+
 /// fio's verify options that change only what fio keeps or how it finds
 /// a bad block, never which blocks are checked nor the verdict: each, on,
 /// said in a `#` line.
@@ -1289,15 +1304,33 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         return Ok(());
     };
     let rw = d.rw.clone();
-    if rw != "read" && rw != "write" {
+    if rw != "read" && rw != "write" && rw != "randwrite" {
         let why = if rw.contains("write") || rw.starts_with("rand") || rw == "rw" {
-            "fio keeps a record of each offset a mixed or random write wrote and checks those; stripebench checks its blocks as whole sequential passes (their writers' order is how a stale or lost block is told), and keeps no such record: give rw=write (then the read-back), or run this job with fio"
+            "fio keeps a record of each offset a mixed write wrote and checks those; stripebench reads back whole passes of its blocks (a block with no header between written ones is a lost write), and a mix leaves blocks of its pass unwritten: give rw=write or rw=randwrite (then the read-back), or run this job with fio"
         } else {
-            "stripebench checks whole sequential passes: give rw=write or rw=read"
+            "stripebench checks whole passes: give rw=write or rw=read"
         };
         return r.refuse(o, format!("with rw={rw}: {why}"));
     }
-    let writes = rw == "write";
+    if rw == "randwrite" {
+        // Whole passes, each block once: what the read-back can check.
+        let cut = d.args.iter().find_map(|a| match a {
+            Set::Duration(_) => Some("runtime="),
+            Set::IoLimit(_) => Some("io_size="),
+            Set::Ios(_) => Some("number_ios="),
+            _ => None,
+        });
+        if let Some(key) = cut {
+            return r.refuse(o, format!("with rw=randwrite and {key}: fio keeps a record of each offset it wrote and checks those; stripebench writes every block once a pass and reads all of them back, and a write {key} can end half a pass through leaves blocks unwritten among written ones, which would be called lost: drop {key} (the write then covers size= loops= times), or run this job with fio"));
+        }
+        if d.args
+            .iter()
+            .any(|a| matches!(a, Set::Dist(_) | Set::SeqRun(_)))
+        {
+            return r.refuse(o, "with rw=randwrite and random_distribution= or rw=randwrite:N: those visit some blocks more and others not at all, and stripebench's read-back checks every block: drop them, or run this job with fio");
+        }
+    }
+    let writes = rw != "read";
     if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
         return r.refuse(b, "reads back every N blocks as they are written, in the write job, so fio's write figure holds that reading too; stripebench reads the region back after the write, as a run of its own (fio's default): drop it for that, or run this job with fio");
     }
@@ -1605,18 +1638,51 @@ mod tests {
             .contains("`verify_fatal=2` takes 0 or 1"));
     }
 
+    // Issue 41: fio's examples/basic-verify.fio and t0026's first job.
+    #[test]
+    fn a_verified_random_write_is_whole_passes_each_block_once_then_read_back() {
+        let t = translated("[j]\nrw=randwrite\nverify=crc32c\nloops=8\n").unwrap();
+        assert!(t.read_back && t.args.contains(&Set::Verify), "{t:?}");
+        assert!(t.args.contains(&Set::Passes(8)), "{t:?}");
+        let said = |t: &Translated, s: &str| t.notes.iter().any(|n| n.starts_with(s));
+        assert!(said(&t, "rw=randwrite with verify=: every block"), "{t:?}");
+        assert!(!said(&t, "random offsets are drawn afresh"), "{t:?}");
+        // fio's random map asked for by name is kept for it, and
+        // norandommap is said to be overruled.
+        assert!(translated("[j]\nrw=randwrite\nverify=md5\nnorandommap=0\n").is_ok());
+        let t = translated("[j]\nrw=randwrite\nverify=md5\nnorandommap=1\n").unwrap();
+        assert!(said(&t, "norandommap with verify=: "), "{t:?}");
+        // Unverified, the map is still refused.
+        assert!(refusal("[j]\nrw=randwrite\nnorandommap=0\n").contains("verified rw=randwrite"));
+    }
+
     #[test]
     fn what_our_verify_cannot_honour_is_refused_by_name_with_why() {
         for (text, named, why) in [
             (
-                "[j]\nrw=randwrite\nverify=crc32c\n",
-                "`verify=crc32c` with rw=randwrite",
-                "sequential passes",
+                "[j]\nrw=randwrite\nverify=crc32c\ntime_based\nruntime=5\n",
+                "`verify=crc32c` with rw=randwrite and runtime=",
+                "half a pass through",
+            ),
+            (
+                "[j]\nrw=randwrite\nverify=crc32c\nio_size=1m\n",
+                "with rw=randwrite and io_size=",
+                "would be called lost",
+            ),
+            (
+                "[j]\nrw=randwrite\nverify=crc32c\nrandom_distribution=zipf:1.2\n",
+                "random_distribution=",
+                "others not at all",
             ),
             (
                 "[j]\nrw=rw\nverify=crc32c\n",
                 "`verify=crc32c` with rw=rw",
                 "record of each offset",
+            ),
+            (
+                "[j]\nrw=randrw\nverify=crc32c\n",
+                "`verify=crc32c` with rw=randrw",
+                "a mix leaves blocks of its pass unwritten",
             ),
             (
                 "[j]\nrw=write\nverify=md5\nverify_backlog=32\n",

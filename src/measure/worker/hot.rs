@@ -1263,10 +1263,15 @@ fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuS
 /// RAID0's logical stream (`--stripe`).
 fn offsets(spec: &WorkerSpec) -> Offsets {
     match spec.stripe {
-        None => Offsets::Plain(
-            OffsetGen::new(spec.region, spec.bs, spec.random, spec.read_pct, spec.seed)
-                .with_access(&spec.access),
-        ),
+        None => {
+            let g = OffsetGen::new(spec.region, spec.bs, spec.random, spec.read_pct, spec.seed);
+            // A verified random write is read back whole: every block once
+            // a pass (the plan keeps it to whole passes of plain writes).
+            Offsets::Plain(match spec.verify {
+                VerifyMode::Write { .. } if spec.random => g.covering(),
+                _ => g.with_access(&spec.access),
+            })
+        }
         Some(st) => {
             let logical = Region {
                 offset: 0,
