@@ -211,12 +211,14 @@ pub fn expand_text(
                 i + 1,
                 sections_shown(&g.sections)
             )
-        } else if n > 1 {
+        } else if n > 1 && i > 0 {
             format!(
                 "# {shown}: run {} of {n} ({}), after the one before ends (stonewall)",
                 i + 1,
                 sections_shown(&g.sections)
             )
+        } else if n > 1 {
+            format!("# {shown}: run 1 of {n} ({})", sections_shown(&g.sections))
         } else {
             format!("# {shown}: {}", sections_shown(&g.sections))
         };

@@ -1117,3 +1117,40 @@ fn an_interrupt_stops_every_run_at_once_and_each_keeps_its_figures() {
         );
     }
 }
+
+/// fio's examples/aio-read.fio (its size made small): no filename=, a
+/// directory=: each job's file is fio's `$jobname.$jobnum.$filenum` there,
+/// laid out as it is not there, and the four jobs (each its own iodepth)
+/// run at once, each reading its file once.
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn fio_s_aio_read_example_names_its_files_in_the_directory_and_runs_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("data1")).unwrap();
+    let job = "[global]\nioengine=libaio\nbuffered=0\nrw=randread\nbs=128k\nsize=4m\ndirectory=data1\n[file1]\niodepth=4\n[file2]\niodepth=32\n[file3]\niodepth=8\n[file4]\niodepth=16\n";
+    std::fs::write(dir.path().join("aio-read.fio"), job).unwrap();
+    let o = sb()
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "--fio-job",
+            "aio-read.fio",
+            "--no-progress",
+            "--json",
+            "r.json",
+        ])
+        .output()
+        .unwrap();
+    succeeded_as(&o, "aio-read.fio");
+    for i in 1..=4 {
+        let file = dir.path().join(format!("data1/file{i}.0.0"));
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), 4 << 20, "{file:?}");
+        let doc = json(&std::fs::read(dir.path().join(format!("r.{i}.json"))).unwrap());
+        assert_eq!(doc["total"]["bytes"].as_u64(), Some(4 << 20), "run {i}");
+        assert_eq!(
+            doc["config"]["iodepth"].as_u64(),
+            Some([4, 32, 8, 16][i - 1]),
+            "run {i}"
+        );
+    }
+}

@@ -191,7 +191,7 @@ const STEPS: &[Step] = &[
         run: logs,
     },
     Step {
-        keys: &["filename", "directory"],
+        keys: &["filename", "directory", "filename_format", "nrfiles"],
         run: files,
     },
 ];
@@ -1441,14 +1441,20 @@ fn per_io_note(d: &mut Draft) {
     d.notes.push("fio's logs without log_avg_msec hold a line per I/O; stripebench logs each --log-interval (1 s unless given) as fio's log_avg_msec would, from the intervals it keeps: give log_avg_msec=N for N ms".into());
 }
 
-/// The files: filename= (in directory=), one worker each.
+/// The files: filename= (in directory=), one worker each; or, with no
+/// filename=, the file fio names in directory= by filename_format.
 fn files(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
-    let Some(o) = r.get("filename") else {
-        if let Some(dir) = r.get("directory") {
-            return r.refuse(dir, "without filename=: fio would name files of its own there; give filename=, or the targets on the command line");
+    if let Some(o) = r.get("nrfiles") {
+        if r.size(o)? != 1 {
+            return r.refuse(o, "spreads one job over several files, which stripebench's one worker per file does not do: give each file a [section] of its own, or nrfiles=1");
         }
-        return Ok(());
+    }
+    let Some(o) = r.get("filename") else {
+        return named_file(r, d);
     };
+    if let Some(f) = r.get("filename_format") {
+        return r.refuse(f, "with filename=: fio names the files filename= gives, not by the format; give one of them");
+    }
     let dir = r.get("directory").and_then(|dir| dir.value.clone());
     if let Some(dir) = r.get("directory") {
         if dir
@@ -1487,9 +1493,119 @@ fn files(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// No filename=: fio names the job's file by filename_format (its default
+/// `$jobname.$jobnum.$filenum`), in directory= when given, and lays it out
+/// `size=` bytes long when it is not there: the file is made so
+/// (`--create`), and written as stripebench's own. Without directory= or
+/// filename_format= the job names no file, and the targets come from the
+/// command line.
+fn named_file(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let dir = r.get("directory");
+    let format = r.get("filename_format");
+    let Some(at) = format.or(dir) else {
+        return Ok(());
+    };
+    if d.args.iter().any(|a| matches!(a, Set::Jobs(n) if *n > 1)) {
+        return r.refuse(at, "with numjobs= and no filename=: fio gives each clone a file of its own ($jobnum), stripebench's clones share their target: give each file a [section] of its own, or filename=");
+    }
+    let name = &r.job.name;
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return r.refuse(
+            at,
+            format!(
+                "names the file after the job, [{}], which is no file name (empty, `.`, `..` or with a `/`): give filename=",
+                show_text(name)
+            ),
+        );
+    }
+    let pattern = format
+        .and_then(|f| f.value.clone())
+        .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into());
+    let mut file = String::new();
+    let mut rest = pattern.as_str();
+    while let Some(i) = rest.find('$') {
+        file.push_str(&rest[..i]);
+        rest = &rest[i..];
+        let (tail, value) = if let Some(t) = rest.strip_prefix("$jobname") {
+            (t, name.as_str())
+        } else if let Some(t) = rest.strip_prefix("$jobnum") {
+            (t, "0")
+        } else if let Some(t) = rest.strip_prefix("$filenum") {
+            (t, "0")
+        } else {
+            return r.refuse(at, "holds a `$` word other than $jobname, $jobnum and $filenum: stripebench names files only by those; give filename=");
+        };
+        file.push_str(value);
+        rest = tail;
+    }
+    file.push_str(rest);
+    if file.is_empty() || file.split('/').any(|c| c == "..") {
+        return r.refuse(at, "gives no file name, or one with `..`: give filename=");
+    }
+    let path = match dir.map(|o| o.value.as_deref().unwrap_or("")) {
+        Some(v) if v.is_empty() || list(v).len() > 1 => {
+            return r.refuse(dir.unwrap_or(at), "is not one directory: stripebench takes no list of directories; name the files in filename=");
+        }
+        Some(v) if !file.starts_with('/') => format!("{}/{file}", v.trim_end_matches('/')),
+        _ => file,
+    };
+    if path.starts_with('-') {
+        return r.refuse(at, "names a file that starts with '-' and would be read as an option: give filename=./NAME");
+    }
+    let made = d.args.iter().any(|a| matches!(a, Set::Create(_)));
+    let size = d.args.iter().find_map(|a| match a {
+        Set::Size(n) => Some(*n),
+        _ => None,
+    });
+    match (made, size) {
+        (true, _) => {}
+        (false, Some(n)) if n > 0 => {
+            d.args.push(Set::Create(n));
+            d.notes.push(format!(
+                "no filename=: fio names the job's file {}, and lays it out size= ({}) long when it is not there; so does stripebench (--create), writing to it as its own; one that exists is used as it is, and writing to it needs --allow-destructive",
+                show_text(&path),
+                crate::base::units::fmt_bytes(n)
+            ));
+        }
+        _ => {
+            return r.refuse(at, "with no filename= and no size=: fio would lay out a file of its own of a size it is not given; give size= or filename=");
+        }
+    }
+    d.targets = vec![path];
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // fio's examples/aio-read.fio: no filename=, a directory= and size=:
+    // fio's file is $jobname.$jobnum.$filenum there, laid out size= long.
+    #[test]
+    fn a_job_with_no_filename_names_its_file_in_directory_as_fio_does() {
+        let t = translated("[file1]\ndirectory=/data1\nsize=512m\nrw=randread\n").unwrap();
+        assert_eq!(t.targets, ["/data1/file1.0.0"]);
+        assert!(t.args.contains(&Set::Create(512 << 20)), "{:?}", t.args);
+        let t = translated("[j]\nfilename_format=f.$jobname.$filenum\nsize=1m\n").unwrap();
+        assert_eq!(t.targets, ["f.j.0"]);
+        for (text, why) in [
+            ("[j]\ndirectory=/d\n", "no size="),
+            (
+                "[j]\ndirectory=/d\nsize=1m\nnumjobs=2\n",
+                "a file of its own",
+            ),
+            ("[j]\nfilename_format=$clientuid\nsize=1m\n", "`$` word"),
+            ("[j]\nfilename_format=../$jobname\nsize=1m\n", "`..`"),
+            (
+                "[j]\nfilename=a\nfilename_format=$jobname\n",
+                "not by the format",
+            ),
+            ("[j]\nfilename=a\nnrfiles=4\n", "several files"),
+        ] {
+            let e = refusal(text);
+            assert!(e.contains(why), "{text}: {e}");
+        }
+    }
 
     /// Each key a job may hold is read by one step (or by none, named so):
     /// a key in two steps' lists would leave a reader unsure which step
