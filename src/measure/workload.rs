@@ -5,9 +5,11 @@
 //! (`rw=read:512k` holes, `rw=read:-8k` backwards, `rw=randread:8` runs).
 
 mod dist;
+mod sizes;
 
 pub use crate::base::io::{split_region, splitmix64, Op, Region, Rng};
 pub use dist::{Dist, Zone};
+pub use sizes::{SizeShare, SizeTable, Sizes};
 
 /// How a worker's offsets depart from plain sequential or uniform random:
 /// fio's `random_distribution=` and the modifiers on its `rw=`.
@@ -22,12 +24,15 @@ pub struct Access {
     /// others following on from the last (fio's `rw=randread:8`); 0 or 1
     /// = every I/O random.
     pub seq_run: u64,
+    /// Each I/O's size drawn from these (`--bssplit`); `None`: every I/O
+    /// is `--bs`.
+    pub sizes: Option<Sizes>,
 }
 
 impl Access {
     /// Whether every I/O is the plain draw (the fast path).
     pub fn is_plain(&self) -> bool {
-        self.dist.is_uniform() && self.skip == 0 && self.seq_run <= 1
+        self.dist.is_uniform() && self.skip == 0 && self.seq_run <= 1 && self.sizes.is_none()
     }
 
     /// The bytes one pass over a region of `len` bytes moves with
@@ -64,6 +69,10 @@ pub struct OffsetGen {
     rng: Rng,
     /// `Access` other than plain: the shaped path, one branch away.
     shape: Option<Shape>,
+    /// The size of the I/O `next_io` returned last, and its index in the
+    /// split (`--bssplit`; else `bs` and 0, never changed).
+    last_len: u64,
+    last_size: u8,
 }
 
 /// The shaped path's own state (`OffsetGen::with_access`).
@@ -74,6 +83,9 @@ struct Shape {
     seq_run: u64,
     /// I/Os left before the next random offset (`seq_run`).
     seq_left: u64,
+    /// `--bssplit`: each I/O's size drawn here; `bs` is then the
+    /// alignment offsets keep (fio's blockalign).
+    sizes: Option<SizeTable>,
     /// The next byte offset in the region to read, and to write: one
     /// position per direction, as the plain path's blocks.
     read_at: u64,
@@ -95,6 +107,8 @@ impl OffsetGen {
             read_pct,
             rng: Rng::new(seed),
             shape: None,
+            last_len: bs,
+            last_size: 0,
         }
     }
 
@@ -115,6 +129,7 @@ impl OffsetGen {
             seq_run: access.seq_run.max(1),
             // fio draws the first offset, then every seq_run-th.
             seq_left: 1,
+            sizes: (access.sizes.as_ref()).map(|s| SizeTable::new(s, self.blocks * self.bs)),
             read_at: 0,
             write_at: 0,
         });
@@ -124,6 +139,13 @@ impl OffsetGen {
     /// The pass over the region of the offset `next_io` returned last (0 for random).
     pub fn last_pass(&self) -> u64 {
         self.last_pass
+    }
+
+    /// The size in bytes of the I/O `next_io` returned last, and its
+    /// index among `--bssplit`'s sizes (0 without).
+    #[inline]
+    pub fn last_size(&self) -> (u64, u8) {
+        (self.last_len, self.last_size)
     }
 
     #[inline]
@@ -163,9 +185,20 @@ impl OffsetGen {
     /// skip, as fio's get_next_seq_offset).
     fn next_shaped(&mut self) -> (Op, u64) {
         let op = self.op();
-        let (bs, len) = (self.bs, self.blocks * self.bs);
+        let (unit, len) = (self.bs, self.blocks * self.bs);
         let Some(sh) = self.shape.as_mut() else {
             unreachable!("next_shaped without a shape")
+        };
+        // --bssplit: this I/O's size, and the aligned places it fits at
+        // (`unit` is then the alignment); else every I/O is one unit.
+        let (bs, places) = match &sh.sizes {
+            Some(t) => {
+                let i = t.pick(&mut self.rng);
+                self.last_size = i as u8;
+                self.last_len = t.lens[i];
+                (t.lens[i], t.places[i])
+            }
+            None => (unit, self.blocks),
         };
         let pos = match op {
             Op::Read => &mut sh.read_at,
@@ -178,11 +211,14 @@ impl OffsetGen {
                 if sh.seq_left == 0 {
                     sh.seq_left = sh.seq_run;
                 }
-                let b = match &sh.draw {
-                    Some(d) => d.block(&mut self.rng, self.blocks),
-                    None => self.rng.below(self.blocks),
-                };
-                b * bs
+                match &sh.draw {
+                    // A drawn block that the size would run past the end
+                    // from moves back to the last place it fits.
+                    Some(d) => {
+                        (d.block(&mut self.rng, self.blocks) * unit).min((places - 1) * unit)
+                    }
+                    None => self.rng.below(places) * unit,
+                }
             } else {
                 at
             };
@@ -190,14 +226,24 @@ impl OffsetGen {
             return (op, self.base + at);
         }
         self.last_pass = self.pass;
+        let (at, wrapped) = if at + bs > len {
+            (0, true)
+        } else {
+            (at, false)
+        };
+        if wrapped {
+            // A size that does not fit before the end starts the next pass.
+            self.pass += 1;
+            self.last_pass = self.pass;
+        }
         let mut next = at as i64 + bs as i64 + sh.skip;
         if next < 0 {
             next = len as i64 + sh.skip;
-            if next < 0 || next as u64 + bs > len {
+            if next < 0 || next as u64 + unit > len {
                 next = 0;
             }
             self.pass += 1;
-        } else if next as u64 + bs > len {
+        } else if next as u64 + unit > len {
             next = 0;
             self.pass += 1;
         }
@@ -438,6 +484,16 @@ impl Offsets {
         match self {
             Offsets::Plain(g) => g.last_pass(),
             Offsets::Striped(g) => g.last_pass(),
+        }
+    }
+
+    /// The last I/O's size and its index among `--bssplit`'s sizes
+    /// (a modelled stripe's pieces are all one size: `piece`, 0).
+    #[inline]
+    pub fn last_size(&self, piece: u64) -> (u64, u8) {
+        match self {
+            Offsets::Plain(g) => g.last_size(),
+            Offsets::Striped(_) => (piece, 0),
         }
     }
 }

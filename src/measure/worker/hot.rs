@@ -26,6 +26,9 @@ use super::*;
 struct Slot {
     op: Op,
     offset: u64,
+    /// The I/O's bytes, and its index among `--bssplit`'s sizes.
+    len: u64,
+    size: u8,
     issued: Instant,
     /// When the I/O was due: its issue time, or on a schedule (`--rate`)
     /// the time the schedule gave it. Its latency runs from here.
@@ -40,10 +43,12 @@ struct Slot {
 
 impl Slot {
     /// A slot whose I/O was just queued.
-    fn queued(op: Op, offset: u64, issued: Instant, due: Instant) -> Slot {
+    fn queued(op: Op, offset: u64, (len, size): (u64, u8), issued: Instant, due: Instant) -> Slot {
         Slot {
             op,
             offset,
+            len,
+            size,
             issued,
             due,
             full: false,
@@ -57,6 +62,8 @@ impl Slot {
         Slot {
             op: Op::Read,
             offset: 0,
+            len: 0,
+            size: 0,
             issued: Instant::now(),
             due: Instant::now(),
             full: false,
@@ -141,6 +148,14 @@ fn outcome(spec: &WorkerSpec) -> WorkerOutcome {
         service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
         // Reads and writes apart, in a mixed pattern.
         write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
+        // --bssplit: a count per size, made before the window.
+        per_size: (spec.access.sizes.iter())
+            .flat_map(|s| s.shares.iter())
+            .map(|x| SizeCount {
+                bs: x.bs,
+                ..SizeCount::default()
+            })
+            .collect(),
         ..Default::default()
     }
 }
@@ -235,6 +250,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     break;
                 }
                 let (op, offset) = gen.next_io();
+                let sized = gen.last_size(bs);
                 if gen.last_pass() > wrapped_pass && spec.on_wrap != OnWrap::Keep {
                     // A new pass: the last one's pages go before it reads,
                     // or reach the device before it overwrites them.
@@ -246,7 +262,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                         spec,
                         engine,
                         &s,
-                        offset,
+                        (offset, sized.0),
                         gen.last_pass(),
                         limit,
                         &mut stamper,
@@ -260,9 +276,9 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     }
                     Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
-                slots[s.index()] = Slot::queued(op, offset, issued, due);
-                engine.queue(s, op, offset);
-                issued_bytes += bs;
+                slots[s.index()] = Slot::queued(op, offset, sized, issued, due);
+                engine.queue(s, op, offset, sized.0 as usize);
+                issued_bytes += sized.0;
                 in_flight += 1;
             }
         }
@@ -343,14 +359,14 @@ fn wait_for_due<C: Clock>(w: std::time::Duration) {
     }
 }
 
-/// The data write `s` carries at `offset` in pass `pass`: verify's
+/// The data write `s` carries at `offset` (`len` bytes) in pass `pass`: verify's
 /// self-describing block, else data unique per sector.
 #[inline]
 fn write_data<E: Engine>(
     spec: &WorkerSpec,
     engine: &mut E,
     s: &SlotToken,
-    offset: u64,
+    (offset, len): (u64, u64),
     pass: u64,
     limit: u64,
     stamper: &mut Stamper,
@@ -389,7 +405,8 @@ fn write_data<E: Engine>(
             );
         }
         // Unique per 512-byte sector (crate::engine::writedata): one XOR pass.
-        _ => stamper.stamp(engine.write_buffer(s), offset),
+        // Only the bytes this write sends (`--bssplit`: its size).
+        _ => stamper.stamp(&mut engine.write_buffer(s)[..len as usize], offset),
     }
 }
 
@@ -849,7 +866,7 @@ impl<'a, C: Clock> Tally<'a, C> {
                 return None;
             }
         };
-        let full = n == self.bs;
+        let full = n == slot.len;
         match slot.op {
             Op::Read => self.out.span_read_bytes += n,
             Op::Write => self.out.span_write_bytes += n,
@@ -901,8 +918,14 @@ impl<'a, C: Clock> Tally<'a, C> {
         if let Some(h) = &mut out.service_hist {
             h.record(t1.duration_since(slot.issued).as_nanos() as u64);
         }
-        if n < self.bs {
+        if n < slot.len {
             out.short_ios += 1;
+        }
+        // --bssplit: the size's own count (empty, so never found, with one size).
+        if let Some(c) = out.per_size.get_mut(usize::from(slot.size)) {
+            c.ios += 1;
+            c.bytes += n;
+            c.latency_ns += latency;
         }
         match slot.op {
             Op::Read => {
@@ -1263,9 +1286,16 @@ fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuS
 /// RAID0's logical stream (`--stripe`).
 fn offsets(spec: &WorkerSpec) -> Offsets {
     match spec.stripe {
+        // --bssplit: offsets on the split's alignment, the sizes drawn.
         None => Offsets::Plain(
-            OffsetGen::new(spec.region, spec.bs, spec.random, spec.read_pct, spec.seed)
-                .with_access(&spec.access),
+            OffsetGen::new(
+                spec.region,
+                spec.access.sizes.as_ref().map_or(spec.bs, |s| s.align),
+                spec.random,
+                spec.read_pct,
+                spec.seed,
+            )
+            .with_access(&spec.access),
         ),
         Some(st) => {
             let logical = Region {
