@@ -653,3 +653,63 @@ mod access_tests {
         assert!((0..1000).all(|_| a.next_io() == b.next_io()));
     }
 }
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    fn split(text: &str) -> Access {
+        Access {
+            sizes: Some(Sizes::parse(text, &crate::base::units::parse_size).unwrap()),
+            ..Access::default()
+        }
+    }
+
+    // Issue 41: random offsets with a split fall on the alignment (the
+    // smallest size, or blockalign) where the drawn size fits; the sizes
+    // keep their shares.
+    #[test]
+    fn split_offsets_are_aligned_and_each_size_fits() {
+        let r = Region {
+            offset: 1 << 20,
+            length: 1 << 20,
+        };
+        let mut a = split("512/50:64k/50");
+        let mut g = OffsetGen::new(r, 512, true, 100, 3).with_access(&a);
+        let mut big = 0;
+        for _ in 0..20_000 {
+            let (_, off) = g.next_io();
+            let (len, i) = g.last_size();
+            assert_eq!(off % 512, 0);
+            assert!(off >= r.offset && off + len <= r.end(), "{off}+{len}");
+            big += usize::from(i == 1);
+        }
+        assert!((9_000..11_000).contains(&big), "{big}");
+        // blockalign=4k: every offset on 4k.
+        a.sizes.as_mut().unwrap().align = 4096;
+        let mut g = OffsetGen::new(r, 4096, true, 100, 3).with_access(&a);
+        assert!((0..5000).all(|_| g.next_io().1 % 4096 == 0));
+    }
+
+    // A sequential split advances by each I/O's size, and starts the next
+    // pass at the region's start when the size drawn no longer fits.
+    #[test]
+    fn a_sequential_split_advances_by_each_size() {
+        let r = Region {
+            offset: 0,
+            length: 64 << 10,
+        };
+        let mut g = OffsetGen::new(r, 4096, false, 100, 8).with_access(&split("4k/50:16k/50"));
+        let mut at = 0;
+        for _ in 0..200 {
+            let (_, off) = g.next_io();
+            let (len, _) = g.last_size();
+            if at + len > r.length {
+                at = 0;
+            }
+            assert_eq!(off, at);
+            at += len;
+        }
+        assert!(g.last_pass() > 5);
+    }
+}

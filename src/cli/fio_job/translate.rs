@@ -46,7 +46,7 @@ const STEPS: &[Step] = &[
         run: distribution,
     },
     Step {
-        keys: &["bs", "bsrange"],
+        keys: &["bs", "bsrange", "bssplit", "blockalign"],
         run: block_size,
     },
     Step {
@@ -525,6 +525,15 @@ fn distribution(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 /// bsrange=MIN-MAX, when given, decides it whatever bs= says: one size
 /// when MIN is MAX.
 fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if let Some(o) = r.get("bssplit") {
+        return block_split(r, d, o);
+    }
+    if let Some(o) = r.get("blockalign") {
+        d.notes.push(format!(
+            "{}: with one size stripebench aligns offsets to the size itself; fio's blockalign= would align random ones finer",
+            show_text(&r.written(o))
+        ));
+    }
     if let Some(o) = r.get("bsrange") {
         let v = o.value.as_deref().unwrap_or("");
         let Some((lo, hi)) = v.split_once(['-', ':']).filter(|_| !v.contains(',')) else {
@@ -561,6 +570,53 @@ fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             None => 4096,
         };
     d.args.push(Set::Bs(d.bs));
+    Ok(())
+}
+
+/// fio's bssplit=: `--bssplit`, each I/O's size drawn from weighted
+/// sizes (and fio's blockalign= as `--blockalign`). fio's `READS,WRITES`
+/// form runs when the pattern uses one of the two lists, or both are the
+/// same; two different lists in a mix are refused by name.
+fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
+    let v = o.value.as_deref().unwrap_or("").trim();
+    let mut lists = v.split(',').map(str::trim);
+    let reads = lists.next().unwrap_or("");
+    // A write list left out (or blank) is the reads' (fio's rule).
+    let writes = lists.next().filter(|w| !w.is_empty()).unwrap_or(reads);
+    let name = d.rw.split(':').next().unwrap_or("");
+    let list = match name {
+        "read" | "randread" => reads,
+        "write" | "randwrite" | "trimwrite" => writes,
+        _ if reads == writes => reads,
+        _ => return r.refuse(o, "gives reads and writes splits of their own; stripebench draws both from one split: give one list (no `,`)"),
+    };
+    let size = |t: &str| fio_size(t, r.kb_base);
+    let sizes =
+        crate::measure::workload::Sizes::parse(list, &size).or_else(|why| r.refuse(o, why))?;
+    if let Some(b) = r.get("bs") {
+        d.notes.push(format!(
+            "{}: fio's bssplit= decides the sizes when given",
+            show_text(&r.written(b))
+        ));
+    }
+    d.bs = sizes.max();
+    d.args.push(Set::Bssplit(sizes.fio_spelling()));
+    if let Some(a) = r.get("blockalign") {
+        let av = a.value.as_deref().unwrap_or("");
+        let mut parts = av.split(',').map(str::trim).filter(|p| !p.is_empty());
+        let first = parts.next().unwrap_or("");
+        if parts.any(|p| p != first) {
+            return r.refuse(
+                a,
+                "aligns reads and writes apart; stripebench aligns both alike: give one size",
+            );
+        }
+        let n = fio_size(first, r.kb_base).or_else(|why| r.refuse(a, why))?;
+        if n == 0 {
+            return r.refuse(a, "is 0: give an alignment such as 4k");
+        }
+        d.args.push(Set::Blockalign(n));
+    }
     Ok(())
 }
 
