@@ -114,7 +114,7 @@ pub fn run<E: Engine>(
     // A blocking engine's calls are watched: what the coordinator takes if
     // it gives up on one (see `claimed`). Raw pointers, no borrows: the
     // loop goes on using these as it always does.
-    let frame = Frame::new(&raw mut tally, &slots, &raw const pace, spec.bs);
+    let frame = Frame::new(&raw mut tally, &slots, &raw const pace);
     if let Some(w) = &engine_spec.watch {
         w.publish(&raw const frame as *mut ());
     }
@@ -482,7 +482,7 @@ fn reap_failed<C: Clock>(
         }
         // Nothing completed for --hang-timeout: what is in flight is
         // hung. Report each I/O, and give up on the engine.
-        tally.out.hung_ios = hung_ios(slots, now, tally.bs);
+        tally.out.hung_ios = hung_ios(slots, now);
         return Some(true);
     }
     let errno = e.raw_os_error().unwrap_or(0);
@@ -649,7 +649,6 @@ struct Tally<'a, C> {
     live_bytes: &'a AtomicU64,
     epoch: Instant,
     ramp_ns: u64,
-    bs: u64,
     max_errors: u64,
     /// CPU time is sampled when the window opens for this worker (the start
     /// with no ramp, else its first completion in the window) and when it
@@ -737,7 +736,6 @@ impl<'a, C: Clock> Tally<'a, C> {
             live_bytes,
             epoch,
             ramp_ns: spec.ramp_ns,
-            bs: spec.bs,
             max_errors: spec.max_errors,
             in_window,
             cpu0: if in_window {
@@ -1359,25 +1357,18 @@ struct Frame<'a, C> {
     slots: *const Slot,
     nslots: usize,
     pace: *const Option<Pace<C>>,
-    bs: u64,
     cpu_clock: Option<libc::clockid_t>,
     tid: i32,
 }
 
 impl<'a, C: Clock> Frame<'a, C> {
-    fn new(
-        tally: *mut Tally<'a, C>,
-        slots: &[Slot],
-        pace: *const Option<Pace<C>>,
-        bs: u64,
-    ) -> Frame<'a, C> {
+    fn new(tally: *mut Tally<'a, C>, slots: &[Slot], pace: *const Option<Pace<C>>) -> Frame<'a, C> {
         Frame {
             claim: claim_frame::<C>,
             tally,
             slots: slots.as_ptr(),
             nslots: slots.len(),
             pace,
-            bs,
             cpu_clock: thread_cpu_clock_id(),
             // SAFETY: gettid has no preconditions.
             tid: unsafe { libc::syscall(libc::SYS_gettid) } as i32,
@@ -1424,7 +1415,7 @@ unsafe fn claim_frame<C: Clock>(frame: *mut ()) -> WorkerOutcome {
         let c1 = sample_cpu_of(f.tid, f.cpu_clock, tally.epoch);
         // Claimed in a call: that I/O hung, and the worker still owed I/O.
         let mut out = tally.close((*f.pace).as_ref(), slots, true, true, c1);
-        out.hung_ios = hung_ios(slots, now, f.bs);
+        out.hung_ios = hung_ios(slots, now);
         out
     }
 }
@@ -1482,14 +1473,15 @@ fn sample_cpu_of(tid: i32, clock: Option<libc::clockid_t>, epoch: Instant) -> Op
 }
 
 /// The I/O still in flight when the worker gave up on its engine.
-fn hung_ios(slots: &[Slot], now: Instant, bs: u64) -> Vec<HungIo> {
+fn hung_ios(slots: &[Slot], now: Instant) -> Vec<HungIo> {
     slots
         .iter()
         .filter(|s| s.busy)
         .map(|s| HungIo {
             op: s.op.to_string(),
             offset: s.offset,
-            bytes: bs,
+            // The I/O's own size (`--bssplit`: the one drawn for it).
+            bytes: s.len,
             seconds_in_flight: now.duration_since(s.issued).as_secs_f64(),
             member: None,
             member_offset: None,
