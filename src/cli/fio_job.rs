@@ -1697,6 +1697,69 @@ mod tests {
         assert!(fio_time("400d").is_err());
     }
 
+    // Issue 41: bssplit= (iometer-file-access-server.fio, jesd219.fio)
+    // was refused; it runs as --bssplit, its READS,WRITES form when the
+    // pattern uses one list or both are alike, and bsrange= when its
+    // uniform draw is whole percents.
+    #[test]
+    fn bssplit_and_bsrange_run_as_a_split() {
+        let a = args(
+            "[j]
+rw=randrw
+bssplit=512/10:1k/:4k/60
+ba=4k
+bs=8k
+",
+        );
+        assert!(
+            a.contains(&"--bssplit=512/10:1024/30:4096/60".to_string())
+                && a.contains(&"--blockalign=4k".to_string())
+                && !a.iter().any(|w| w.starts_with("--bs=")),
+            "{a:?}"
+        );
+        let a = args(
+            "[j]
+rw=randread
+bssplit=64k/40:1m/60,1m/100
+",
+        );
+        assert!(
+            a.contains(&"--bssplit=65536/40:1048576/60".to_string()),
+            "{a:?}"
+        );
+        let a = args(
+            "[j]
+rw=write
+bssplit=64k/40:1m/60,1m/100
+",
+        );
+        assert!(a.contains(&"--bs=1m".to_string()), "{a:?}");
+        let e = refused(
+            "[j]
+rw=randrw
+bssplit=64k/40:1m/60,1m/100
+",
+        );
+        assert!(e.contains("splits of their own"), "{e}");
+        let a = args(
+            "[j]
+rw=randread
+bsrange=4k-16k
+",
+        );
+        assert!(
+            a.contains(&"--bssplit=4096/25:8192/25:12288/25:16384/25".to_string()),
+            "{a:?}"
+        );
+        let e = refused(
+            "[j]
+rw=randread
+bsrange=512-1m
+",
+        );
+        assert!(e.contains("2048 multiples of 512"), "{e}");
+    }
+
     #[test]
     fn unknown_options_are_refused_by_name_with_the_nearest_option() {
         let e = refused("[global]\nbsrange=4k-64k\n[f1]\nrw=write\n");

@@ -543,8 +543,14 @@ fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             fio_size(lo, r.kb_base).or_else(|why| r.refuse(o, why))?,
             fio_size(hi, r.kb_base).or_else(|why| r.refuse(o, why))?,
         );
-        if lo == 0 || lo != hi {
-            return r.refuse(o, "draws each request's size from a range; stripebench's requests are all one size: give one size (bsrange=4k-4k, or bs=)");
+        if lo == 0 || hi < lo {
+            return r.refuse(
+                o,
+                "is not a MIN-MAX range of sizes above 0: give bsrange=4k-16k, or bs=",
+            );
+        }
+        if lo != hi {
+            return bsrange_split(r, d, o, lo, hi);
         }
         if let Some(b) = r.get("bs") {
             d.notes.push(format!(
@@ -570,6 +576,32 @@ fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             None => 4096,
         };
     d.args.push(Set::Bs(d.bs));
+    Ok(())
+}
+
+/// fio's bsrange=MIN-MAX with MIN below MAX: fio draws each size
+/// uniformly among the multiples of MIN up to MAX (get_next_buflen: MIN
+/// plus a share of MAX, aligned down to MIN, capped at MAX; each of the K
+/// multiples 1/K). Run as `--bssplit` with K equal shares when K whole
+/// percents make them exactly (K divides 100); else refused, saying why.
+fn bsrange_split(r: &Reader, d: &mut Draft, o: &Opt, lo: u64, hi: u64) -> Result<(), FioJobError> {
+    let k = hi / lo;
+    if hi % lo != 0 || k > crate::measure::workload::SizeShare::MAX_SIZES as u64 || 100 % k != 0 {
+        return r.refuse(o, format!(
+            "draws each size uniformly among the {k} multiples of {} up to {}, which --bssplit's whole percents cannot give exactly: give a range of 2, 4, 5, 10, 20, 25 or 50 sizes (bsrange=4k-16k), or bssplit=",
+            crate::base::units::fmt_size_arg(lo),
+            crate::base::units::fmt_size_arg(hi)
+        ));
+    }
+    let parts: Vec<String> = (1..=k).map(|i| format!("{}/{}", i * lo, 100 / k)).collect();
+    d.bs = hi;
+    d.args.push(Set::Bssplit(parts.join(":")));
+    d.notes.push(format!(
+        "{}: fio draws each of the {k} multiples of {} up to {} alike, as --bssplit with equal shares does",
+        show_text(&r.written(o)),
+        crate::base::units::fmt_size_arg(lo),
+        crate::base::units::fmt_size_arg(hi)
+    ));
     Ok(())
 }
 
@@ -600,6 +632,11 @@ fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
         ));
     }
     d.bs = sizes.max();
+    // One size (a write-only job's list `1m/100`) is --bs.
+    if sizes.shares.len() == 1 {
+        d.args.push(Set::Bs(d.bs));
+        return Ok(());
+    }
     d.args.push(Set::Bssplit(sizes.fio_spelling()));
     if let Some(a) = r.get("blockalign") {
         let av = a.value.as_deref().unwrap_or("");

@@ -16,6 +16,11 @@ pub struct SizeShare {
     pub pct: u8,
 }
 
+impl SizeShare {
+    /// The most sizes a split holds.
+    pub const MAX_SIZES: usize = MAX_SIZES;
+}
+
 /// A block-size distribution: the sizes (ascending, as fio sorts them),
 /// their shares summing to 100, and the boundary offsets are aligned to
 /// (fio's `blockalign=`, by default the smallest size).
