@@ -94,7 +94,7 @@ pub struct RunArgs {
 
     /// With --bssplit: the boundary offsets are aligned to (fio's
     /// blockalign=). Default: the smallest size of the split.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "bssplit")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_blockalign, requires = "bssplit")]
     pub blockalign: Option<u64>,
 
     /// Bypass the page cache with O_DIRECT (the default).
@@ -802,6 +802,15 @@ fn parse_dist(text: &str) -> Result<crate::measure::workload::Dist, String> {
 }
 
 /// A byte count with a sign: `512k` forward, `-8k` back.
+fn parse_blockalign(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err(format!(
+            "'{text}' aligns to nothing: give a size such as 4k"
+        )),
+        n => Ok(n),
+    }
+}
+
 fn parse_bssplit(text: &str) -> Result<crate::measure::workload::Sizes, String> {
     crate::measure::workload::Sizes::parse(text, &parse_size)
 }

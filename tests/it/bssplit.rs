@@ -148,3 +148,31 @@ fn fio_beside_us_splits_the_ios_by_size_alike() {
         "mean I/O size: ours {ours_mean}, fio's {fio_mean}"
     );
 }
+
+// A split that cannot be drawn, or with what counts one size, is one line
+// and exit 2 before any target is touched (a zero alignment divided by
+// zero in the worker).
+#[test]
+fn bad_splits_are_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "f", 1 << 20);
+    let f = f.to_str().unwrap();
+    for (args, expect) in [
+        (vec!["--bssplit", "4k/60:8k/60"], "over 100"),
+        (vec!["--bssplit", "4k/50,8k/100"], "no `,`"),
+        (
+            vec!["--bssplit", "4k/50:8k/", "--blockalign", "0"],
+            "aligns to nothing",
+        ),
+        (
+            vec!["--bssplit", "4k/50:8k/", "--ios", "10"],
+            "--bssplit with --ios",
+        ),
+        (vec!["--blockalign", "4k"], "--bssplit"),
+    ] {
+        let mut all = vec!["run", "--rw", "randread"];
+        all.extend(args);
+        all.push(f);
+        crate::common::refused(&all, expect);
+    }
+}
