@@ -236,6 +236,20 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--bssplit SIZE/PCT:...`.
+    pub fn bssplit(mut self, text: &str) -> Result<Self> {
+        let s = crate::measure::workload::Sizes::parse(text, &crate::base::units::parse_size)
+            .map_err(|e| UsageError(format!("--bssplit: {e}")))?;
+        self.args.bssplit = Some(s);
+        Ok(self)
+    }
+
+    /// `--blockalign BYTES`.
+    pub fn blockalign(mut self, bytes: u64) -> Self {
+        self.args.blockalign = Some(bytes);
+        self
+    }
+
     /// `--skip BYTES` (negative: back).
     pub fn skip(mut self, bytes: i64) -> Self {
         self.args.skip = Some(bytes);

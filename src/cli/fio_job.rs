@@ -524,6 +524,7 @@ fn canonical(key: &str) -> &str {
         "readwrite" => "rw",
         "blocksize" => "bs",
         "blocksize_range" => "bsrange",
+        "ba" => "blockalign",
         "timeout" => "runtime",
         "wait_for_previous" => "stonewall",
         "io_limit" => "io_size",
@@ -592,6 +593,10 @@ pub enum Set {
     Skip(i64),
     SeqRun(u64),
     Bs(u64),
+    /// fio's bssplit=, in its spelling with sizes in bytes (parsed as
+    /// `--bssplit` is).
+    Bssplit(String),
+    Blockalign(u64),
     Direct,
     Buffered,
     Uncached,
@@ -652,6 +657,8 @@ impl Set {
             Set::SeqRun(_) => "seq_run",
             Set::OffsetIncrement(_) => "offset_increment",
             Set::Bs(_) => "bs",
+            Set::Bssplit(_) => "bssplit",
+            Set::Blockalign(_) => "blockalign",
             Set::Direct => "direct",
             Set::Buffered => "buffered",
             Set::Uncached => "uncached",
@@ -707,6 +714,8 @@ impl Set {
             Set::SeqRun(n) => format!("--seq-run={n}"),
             Set::OffsetIncrement(b) => format!("--offset-increment={}", fmt_size_arg(*b)),
             Set::Bs(b) => format!("--bs={}", fmt_size_arg(*b)),
+            Set::Bssplit(s) => format!("--bssplit={s}"),
+            Set::Blockalign(b) => format!("--blockalign={}", fmt_size_arg(*b)),
             Set::Direct => "--direct".into(),
             Set::Buffered => "--buffered".into(),
             Set::Uncached => "--uncached".into(),
@@ -766,6 +775,8 @@ impl Set {
             Set::SeqRun(n) => b.seq_run(*n),
             Set::OffsetIncrement(n) => b.offset_increment(*n),
             Set::Bs(n) => b.bs(*n)?,
+            Set::Bssplit(s) => b.bssplit(s)?,
+            Set::Blockalign(n) => b.blockalign(*n),
             Set::Direct => b.direct(),
             Set::Buffered => b.buffered(),
             Set::Uncached => b.uncached(),
@@ -1772,6 +1783,69 @@ mod tests {
         assert_eq!(fmt_duration(Duration::from_millis(1500)), "1500ms");
         assert!(fio_time("1.5").is_err());
         assert!(fio_time("400d").is_err());
+    }
+
+    // Issue 41: bssplit= (iometer-file-access-server.fio, jesd219.fio)
+    // was refused; it runs as --bssplit, its READS,WRITES form when the
+    // pattern uses one list or both are alike, and bsrange= when its
+    // uniform draw is whole percents.
+    #[test]
+    fn bssplit_and_bsrange_run_as_a_split() {
+        let a = args(
+            "[j]
+rw=randrw
+bssplit=512/10:1k/:4k/60
+ba=4k
+bs=8k
+",
+        );
+        assert!(
+            a.contains(&"--bssplit=512/10:1024/30:4096/60".to_string())
+                && a.contains(&"--blockalign=4k".to_string())
+                && !a.iter().any(|w| w.starts_with("--bs=")),
+            "{a:?}"
+        );
+        let a = args(
+            "[j]
+rw=randread
+bssplit=64k/40:1m/60,1m/100
+",
+        );
+        assert!(
+            a.contains(&"--bssplit=65536/40:1048576/60".to_string()),
+            "{a:?}"
+        );
+        let a = args(
+            "[j]
+rw=write
+bssplit=64k/40:1m/60,1m/100
+",
+        );
+        assert!(a.contains(&"--bs=1m".to_string()), "{a:?}");
+        let e = refused(
+            "[j]
+rw=randrw
+bssplit=64k/40:1m/60,1m/100
+",
+        );
+        assert!(e.contains("splits of their own"), "{e}");
+        let a = args(
+            "[j]
+rw=randread
+bsrange=4k-16k
+",
+        );
+        assert!(
+            a.contains(&"--bssplit=4096/25:8192/25:12288/25:16384/25".to_string()),
+            "{a:?}"
+        );
+        let e = refused(
+            "[j]
+rw=randread
+bsrange=512-1m
+",
+        );
+        assert!(e.contains("2048 multiples of 512"), "{e}");
     }
 
     #[test]

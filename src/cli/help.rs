@@ -20,6 +20,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "skip",
             "seq_run",
             "bs",
+            "bssplit",
+            "blockalign",
             "duration",
             "ramp",
             "direct",

@@ -84,6 +84,19 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE|lbs", value_parser = parse_bs)]
     pub bs: Option<BlockSizeArg>,
 
+    /// Each I/O's size drawn from weighted sizes, in fio's bssplit
+    /// spelling: SIZE/PCT:SIZE/PCT... (4k/60:64k/40; a blank PCT takes an
+    /// even part of the rest, 4k/50:8k/:64k/). Buffers hold the largest
+    /// size; offsets are aligned to the smallest (or --blockalign); the
+    /// report gives each size's I/Os, bytes, share and mean latency.
+    #[arg(long, value_name = "SIZE/PCT:...", value_parser = parse_bssplit, conflicts_with = "bs")]
+    pub bssplit: Option<crate::measure::workload::Sizes>,
+
+    /// With --bssplit: the boundary offsets are aligned to (fio's
+    /// blockalign=). Default: the smallest size of the split.
+    #[arg(long, value_name = "SIZE", value_parser = parse_blockalign, requires = "bssplit")]
+    pub blockalign: Option<u64>,
+
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, conflicts_with = "buffered")]
     pub direct: bool,
@@ -554,6 +567,8 @@ impl Default for RunArgs {
             dist: None,
             skip: None,
             seq_run: None,
+            bssplit: None,
+            blockalign: None,
             offset_increment: None,
             cpus: None,
             no_pin: false,
@@ -789,6 +804,19 @@ fn parse_dist(text: &str) -> Result<crate::measure::workload::Dist, String> {
 }
 
 /// A byte count with a sign: `512k` forward, `-8k` back.
+fn parse_blockalign(text: &str) -> Result<u64, String> {
+    match parse_size(text)? {
+        0 => Err(format!(
+            "'{text}' aligns to nothing: give a size such as 4k"
+        )),
+        n => Ok(n),
+    }
+}
+
+fn parse_bssplit(text: &str) -> Result<crate::measure::workload::Sizes, String> {
+    crate::measure::workload::Sizes::parse(text, &parse_size)
+}
+
 pub(crate) fn parse_skip(text: &str) -> Result<i64, String> {
     let t = text.trim();
     let (neg, body) = match t.strip_prefix('-') {

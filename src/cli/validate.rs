@@ -59,6 +59,8 @@ pub enum ConfigError {
     SkipWithVerify,
     #[error("--offset-increment places each of several jobs: give --jobs 2 or more, or drop it")]
     IncrementOfOne,
+    #[error("--bssplit with {0}: {1}")]
+    SplitWith(&'static str, &'static str),
     #[error("--verify needs one writer per block, and --offset-increment {0} lets jobs' regions overlap: give --size at most the increment, or drop one")]
     IncrementOverlapsVerify(u64),
     #[error("--members names the volume whose members are driven: name no TARGET with it")]
@@ -291,6 +293,40 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
     if args.skip.is_some() && args.verify {
         return Err(ConfigError::SkipWithVerify);
     }
+    if args.bssplit.is_some() {
+        // What counts or checks whole blocks of one size cannot yet take
+        // a split: said by name.
+        let with = [
+            (
+                args.stripe.is_some(),
+                "--stripe",
+                "a modelled RAID0 splits requests of one size; drop one",
+            ),
+            (
+                args.verify,
+                "--verify",
+                "verify checks blocks of one size; drop one",
+            ),
+            (
+                args.rate.is_some(),
+                "--rate",
+                "the schedule is one size's; drop one",
+            ),
+            (
+                args.rate_iops.is_some(),
+                "--rate-iops",
+                "the schedule is one size's; drop one",
+            ),
+            (
+                args.ios.is_some(),
+                "--ios",
+                "give a byte budget (--io-limit or --size) instead",
+            ),
+        ];
+        if let Some((_, name, why)) = with.into_iter().find(|w| w.0) {
+            return Err(ConfigError::SplitWith(name, why));
+        }
+    }
     if let Some(inc) = args.offset_increment {
         if args.jobs < 2 {
             return Err(ConfigError::IncrementOfOne);
@@ -333,6 +369,10 @@ fn testbed(
 
 /// --bs, or its default: 4 KiB for random I/O, 1 MiB for sequential.
 fn block_size(args: &RunArgs) -> BlockSizeArg {
+    // --bssplit: the buffers hold its largest size.
+    if let Some(s) = &args.bssplit {
+        return BlockSizeArg::Bytes(s.max());
+    }
     args.bs.unwrap_or(if args.rw.is_random() {
         BlockSizeArg::Bytes(4096)
     } else {
@@ -632,6 +672,10 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
             dist: args.dist.clone().unwrap_or_default(),
             skip: args.skip.unwrap_or(0),
             seq_run: args.seq_run.unwrap_or(0),
+            sizes: args.bssplit.clone().map(|mut s| {
+                s.align = args.blockalign.unwrap_or(s.align);
+                s
+            }),
         },
         offset_increment: args.offset_increment,
         cpus,

@@ -399,6 +399,12 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         format!("--direct={}", u8::from(cfg.direct)),
         "--thread".into(),
     ];
+    if let Some(s) = &cfg.access.sizes {
+        // --bssplit: fio's own bssplit= (it decides over bs=) and the
+        // alignment its random offsets keep.
+        g.push(format!("--bssplit={}", s.fio_spelling()));
+        g.push(format!("--blockalign={}", s.align));
+    }
     if matches!(cfg.rw, RwMode::Randrw | RwMode::Rw) {
         g.push(format!("--rwmixread={}", cfg.read_pct));
     }

@@ -59,7 +59,7 @@ impl<E: Engine> Engine for FaultEngine<E> {
         self.inner.depth()
     }
 
-    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64) {
+    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64, len: usize) {
         self.issued += 1;
         if self.issued >= self.fail_from {
             self.failed.push(slot);
@@ -70,7 +70,7 @@ impl<E: Engine> Engine for FaultEngine<E> {
                 self.failed.push(slot);
             }
         } else {
-            self.inner.queue(slot, op, offset);
+            self.inner.queue(slot, op, offset, len);
         }
     }
 

@@ -19,12 +19,11 @@ pub struct MockEngine {
     /// leaves it as it was: data, never all zeros); with `write_buffers`, the writes' own after them.
     bufs: Vec<AlignedBuf>,
     depth: usize,
-    bs: usize,
     latency_ns: u64,
     id: EngineId,
     /// What is in flight: each slot's token and when (virtual ns since the
     /// epoch) its I/O completes. At most `depth`, allocated once.
-    queued: Vec<(SlotToken, u64)>,
+    queued: Vec<(SlotToken, u64, usize)>,
 }
 
 impl MockEngine {
@@ -34,8 +33,8 @@ impl MockEngine {
         let mut i = 0;
         while i < self.queued.len() {
             if self.queued[i].1 <= now {
-                let (slot, _) = self.queued.remove(i);
-                done(slot, Ok(self.bs));
+                let (slot, _, len) = self.queued.remove(i);
+                done(slot, Ok(len));
             } else {
                 i += 1;
             }
@@ -44,7 +43,7 @@ impl MockEngine {
 
     /// When the next I/O in flight completes (virtual ns since the epoch).
     fn next_due(&self) -> Option<u64> {
-        self.queued.iter().map(|&(_, at)| at).min()
+        self.queued.iter().map(|&(_, at, _)| at).min()
     }
 }
 
@@ -68,7 +67,6 @@ impl Engine for MockEngine {
         let engine = MockEngine {
             bufs,
             depth: spec.depth,
-            bs: spec.bs,
             latency_ns: latency.as_nanos().min(u64::MAX as u128) as u64,
             id,
             queued: Vec::with_capacity(spec.depth),
@@ -80,10 +78,10 @@ impl Engine for MockEngine {
         self.depth
     }
 
-    fn queue(&mut self, slot: SlotToken, _op: Op, _offset: u64) {
+    fn queue(&mut self, slot: SlotToken, _op: Op, _offset: u64, len: usize) {
         slot.check(self.id);
         let at = Virtual::elapsed_ns().saturating_add(self.latency_ns);
-        self.queued.push((slot, at));
+        self.queued.push((slot, at, len));
     }
 
     fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
@@ -159,10 +157,10 @@ mod tests {
         let (mut e, mut free) = MockEngine::create(&spec).unwrap();
         Virtual::start(std::time::Instant::now());
         for s in free.drain(..2) {
-            e.queue(s, Op::Read, 0);
+            e.queue(s, Op::Read, 0, 4096);
         }
         Virtual::advance(100_000);
-        e.queue(free.pop().unwrap(), Op::Write, 4096);
+        e.queue(free.pop().unwrap(), Op::Write, 4096, 4096);
         let mut got = Vec::new();
         e.reap(|s, r| got.push((s.index(), r.unwrap(), Virtual::elapsed_ns())))
             .unwrap();

@@ -452,7 +452,7 @@ impl EngineSpec {
 /// # fn f(spec: &EngineSpec) -> Result<(), String> {
 /// let (mut engine, mut slots) = SyncEngine::create(spec)?;
 /// let slot = slots.pop().unwrap();
-/// engine.queue(slot, Op::Read, 0);
+/// engine.queue(slot, Op::Read, 0, 4096);
 /// engine.buffer(&slot)[0] = 1; // the I/O owns the slot
 /// # Ok(()) }
 /// ```
@@ -465,7 +465,7 @@ impl EngineSpec {
 /// # fn f(spec: &EngineSpec) -> Result<(), String> {
 /// let (mut engine, mut slots) = SyncEngine::create(spec)?;
 /// let slot = slots.pop().unwrap();
-/// engine.queue(slot.clone(), Op::Read, 0);
+/// engine.queue(slot.clone(), Op::Read, 0, 4096);
 /// engine.buffer(&slot)[0] = 1;
 /// # Ok(()) }
 /// ```
@@ -479,7 +479,7 @@ impl EngineSpec {
 /// let (mut engine, mut slots) = SyncEngine::create(spec)?;
 /// let slot = slots.pop().unwrap();
 /// engine.buffer(&slot)[0] = 1;
-/// engine.queue(slot, Op::Read, 0);
+/// engine.queue(slot, Op::Read, 0, 4096);
 /// engine.reap(|slot, _res| slots.push(slot)).map_err(|e| e.to_string())?;
 /// engine.buffer(&slots[0])[0] = 2; // back from reap: free again
 /// # Ok(()) }
@@ -555,9 +555,10 @@ pub trait Engine: Sized {
     /// Slots: how many I/Os can be in flight at once.
     fn depth(&self) -> usize;
 
-    /// Queues one I/O on `slot`'s buffer. It is issued by the next `reap`,
-    /// which gives the token back when the I/O completes.
-    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64);
+    /// Queues one I/O of `len` bytes (at most the buffer's) on `slot`'s
+    /// buffer. It is issued by the next `reap`, which gives the token back
+    /// when the I/O completes.
+    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64, len: usize);
 
     /// Issues what was queued, waits for at least one completion, and calls
     /// `done(slot, result)` for every completion ready. A result is the bytes
@@ -781,7 +782,7 @@ pub(crate) mod tests {
         assert_eq!(want, (0..depth).collect::<Vec<_>>());
         for round in 0..3u64 {
             for (i, slot) in free.drain(..).enumerate() {
-                engine.queue(slot, Op::Read, 4096 * i as u64);
+                engine.queue(slot, Op::Read, 4096 * i as u64, 4096);
             }
             while free.len() < depth {
                 engine
@@ -831,7 +832,7 @@ pub(crate) mod tests {
     fn a_uring_reap_with_nothing_completing_returns_idle() {
         let (_dir, mut engine, mut free) = hung_uring(2);
         // One real read completes; then nothing does.
-        engine.queue(free.pop().unwrap(), Op::Read, 0);
+        engine.queue(free.pop().unwrap(), Op::Read, 0, 4096);
         let mut got = Vec::new();
         engine
             .reap(|slot, res| got.push((slot, res.unwrap())))

@@ -18,7 +18,7 @@ pub struct SyncEngine {
     wbuf: Option<AlignedBuf>,
     id: EngineId,
     /// The queued I/O, with its slot's token until `reap` performs it.
-    queued: Option<(SlotToken, Op, u64)>,
+    queued: Option<(SlotToken, Op, u64, usize)>,
     /// Said around each pread/pwrite (see [`CallWatch`]).
     watch: Option<Arc<CallWatch>>,
     /// RWF_* flags: when set, preadv2/pwritev2 instead of pread/pwrite.
@@ -33,11 +33,11 @@ impl SyncEngine {
     /// One system call: pread64/pwrite64, or with RWF_* flags
     /// preadv2/pwritev2 on one iovec.
     #[inline]
-    fn issue(&mut self, op: Op, offset: u64, flags: i32) -> io::Result<usize> {
+    fn issue(&mut self, op: Op, offset: u64, len: usize, flags: i32) -> io::Result<usize> {
         let fd = self.file.as_fd();
         let b = match op {
-            Op::Read => self.buf.as_mut_slice(),
-            Op::Write => self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice(),
+            Op::Read => &mut self.buf.as_mut_slice()[..len],
+            Op::Write => &mut self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice()[..len],
         };
         // Straight to the kernel, through rustix's own system call (its
         // linux_raw backend puts the `syscall` instruction here): glibc's
@@ -98,14 +98,14 @@ impl Engine for SyncEngine {
     }
 
     #[inline]
-    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64) {
+    fn queue(&mut self, slot: SlotToken, op: Op, offset: u64, len: usize) {
         slot.check(self.id);
-        self.queued = Some((slot, op, offset));
+        self.queued = Some((slot, op, offset, len));
     }
 
     #[inline]
     fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, mut done: F) -> io::Result<()> {
-        let Some((slot, op, offset)) = self.queued.take() else {
+        let Some((slot, op, offset, len)) = self.queued.take() else {
             return Ok(());
         };
         // A stalled device can hold this call for good: the coordinator may
@@ -114,7 +114,7 @@ impl Engine for SyncEngine {
             w.enter();
         }
         let first = self.rw_flags | if self.nowait { RWF_NOWAIT } else { 0 };
-        let mut res = self.issue(op, offset, first);
+        let mut res = self.issue(op, offset, len, first);
         self.blocked = self.nowait
             && match &res {
                 // It would have blocked (EAGAIN), or the file system does
@@ -122,11 +122,11 @@ impl Engine for SyncEngine {
                 Err(e) => matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EOPNOTSUPP)),
                 // ... or it moved only what needed no waiting (a buffered
                 // read finds part of the block cached).
-                Ok(n) => *n < self.buf.len(),
+                Ok(n) => *n < len,
             };
         if self.blocked {
             // Issued again, whole, as without --nowait.
-            res = self.issue(op, offset, self.rw_flags);
+            res = self.issue(op, offset, len, self.rw_flags);
         }
         if let Some(w) = &self.watch {
             w.leave();

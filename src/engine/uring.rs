@@ -104,6 +104,7 @@ pub struct UringEngine {
 struct NoWaitIo {
     op: Op,
     offset: u64,
+    len: u32,
     /// Issued with RWF_NOWAIT (not yet issued again without it).
     nowait: bool,
     /// Completed with EAGAIN: to be issued again.
@@ -115,6 +116,7 @@ impl Default for NoWaitIo {
         NoWaitIo {
             op: Op::Read,
             offset: 0,
+            len: 0,
             nowait: false,
             again: false,
         }
@@ -499,7 +501,7 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn queue(&mut self, token: SlotToken, op: Op, offset: u64) {
+    fn queue(&mut self, token: SlotToken, op: Op, offset: u64, len: usize) {
         // The token is consumed here and made again in `reap` from the
         // completion's user_data: while the I/O is in flight, no one holds it.
         token.check(self.id);
@@ -510,12 +512,13 @@ impl Engine for UringEngine {
             self.nowait[slot] = NoWaitIo {
                 op,
                 offset,
+                len: len as u32,
                 nowait: true,
                 again: false,
             };
             self.rw_flags | RWF_NOWAIT
         };
-        let entry = self.entry(slot, op, offset, flags);
+        let entry = self.entry(slot, op, offset, len as u32, flags);
         self.push(&entry);
     }
 
@@ -609,15 +612,8 @@ fn buf_index(op: Op, slot: usize, write_base: usize) -> usize {
 /// that found only some of its pages, readahead still bringing the rest),
 /// which goes again whole, as the sync engine's does. (Fields, not the
 /// engine: the completion queue holds it while this is asked.)
-fn would_block(
-    ios: &[NoWaitIo],
-    bufs: &[AlignedBuf],
-    write_base: usize,
-    slot: usize,
-    res: i32,
-) -> bool {
-    let len = bufs[buf_index(ios[slot].op, slot, write_base)].len();
-    res == -libc::EAGAIN || (res >= 0 && (res as usize) < len)
+fn would_block(ios: &[NoWaitIo], slot: usize, res: i32) -> bool {
+    res == -libc::EAGAIN || (res >= 0 && (res as u32) < ios[slot].len)
 }
 
 impl UringEngine {
@@ -676,10 +672,7 @@ impl UringEngine {
                 self.in_flight -= 1;
                 let res = cqe.result();
                 let slot = cqe.user_data() as usize;
-                if nowait
-                    && self.nowait[slot].nowait
-                    && would_block(&self.nowait, &self.bufs, self.write_base, slot, res)
-                {
+                if nowait && self.nowait[slot].nowait && would_block(&self.nowait, slot, res) {
                     // Issued again below, without RWF_NOWAIT.
                     self.nowait[slot].again = true;
                     again = true;
@@ -717,7 +710,7 @@ impl UringEngine {
             if io.again {
                 self.nowait[slot].again = false;
                 self.nowait[slot].nowait = false;
-                let entry = self.entry(slot, io.op, io.offset, self.rw_flags);
+                let entry = self.entry(slot, io.op, io.offset, io.len, self.rw_flags);
                 self.push(&entry);
             }
         }
@@ -765,10 +758,11 @@ impl UringEngine {
 
     /// The SQE of one read or write on `slot`'s buffer.
     #[inline]
-    fn entry(&mut self, slot: usize, op: Op, offset: u64, flags: i32) -> squeue::Entry {
+    fn entry(&mut self, slot: usize, op: Op, offset: u64, len: u32, flags: i32) -> squeue::Entry {
         let index = buf_index(op, slot, self.write_base);
         let buf = &mut self.bufs[index];
-        let (ptr, len) = (buf.as_mut_slice().as_mut_ptr(), buf.len() as u32);
+        // `len` is at most the buffer's (the worker's largest size).
+        let ptr = buf.as_mut_slice().as_mut_ptr();
         // The same four opcodes on the registered file or on its descriptor.
         macro_rules! on {
             ($fd:expr) => {

@@ -167,6 +167,18 @@ fn size_and_region(
             fmt_size_arg(aligned_bs(bs, lbs))
         ));
     }
+    // --bssplit: every size, and the alignment of the offsets, as --bs.
+    if let Some(s) = cfg.access.sizes.as_ref().filter(|_| cfg.direct) {
+        let odd = (s.shares.iter().map(|x| ("--bssplit size", x.bs)))
+            .chain([("--blockalign", s.align)])
+            .find(|(_, n)| n % lbs != 0);
+        if let Some((what, n)) = odd {
+            return usage(format!(
+                "{what} {n} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires: use multiples of {}",
+                fmt_size_arg(lbs)
+            ));
+        }
+    }
     if cfg.verify && bs < crate::analysis::verify::HEADER as u64 {
         return usage(format!(
             "--verify needs blocks of at least {} bytes: use a larger --bs",

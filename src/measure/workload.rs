@@ -5,9 +5,11 @@
 //! (`rw=read:512k` holes, `rw=read:-8k` backwards, `rw=randread:8` runs).
 
 mod dist;
+mod sizes;
 
 pub use crate::base::io::{split_region, splitmix64, Op, Region, Rng};
 pub use dist::{Dist, Zone};
+pub use sizes::{SizeShare, SizeTable, Sizes};
 
 /// How a worker's offsets depart from plain sequential or uniform random:
 /// fio's `random_distribution=` and the modifiers on its `rw=`.
@@ -22,12 +24,15 @@ pub struct Access {
     /// others following on from the last (fio's `rw=randread:8`); 0 or 1
     /// = every I/O random.
     pub seq_run: u64,
+    /// Each I/O's size drawn from these (`--bssplit`); `None`: every I/O
+    /// is `--bs`.
+    pub sizes: Option<Sizes>,
 }
 
 impl Access {
     /// Whether every I/O is the plain draw (the fast path).
     pub fn is_plain(&self) -> bool {
-        self.dist.is_uniform() && self.skip == 0 && self.seq_run <= 1
+        self.dist.is_uniform() && self.skip == 0 && self.seq_run <= 1 && self.sizes.is_none()
     }
 
     /// The bytes one pass over a region of `len` bytes moves with
@@ -67,6 +72,10 @@ pub struct OffsetGen {
     /// Random: every block once per pass, in an order drawn per pass
     /// (fio's random map), rather than each I/O drawn on its own.
     cover: Option<Cover>,
+    /// The size of the I/O `next_io` returned last, and its index in the
+    /// split (`--bssplit`; else `bs` and 0, never changed).
+    last_len: u64,
+    last_size: u8,
 }
 
 /// A random order that visits each of `blocks` blocks once per pass: a
@@ -128,6 +137,9 @@ struct Shape {
     seq_run: u64,
     /// I/Os left before the next random offset (`seq_run`).
     seq_left: u64,
+    /// `--bssplit`: each I/O's size drawn here; `bs` is then the
+    /// alignment offsets keep (fio's blockalign).
+    sizes: Option<SizeTable>,
     /// The next byte offset in the region to read, and to write: one
     /// position per direction, as the plain path's blocks.
     read_at: u64,
@@ -150,6 +162,8 @@ impl OffsetGen {
             rng: Rng::new(seed),
             shape: None,
             cover: None,
+            last_len: bs,
+            last_size: 0,
         }
     }
 
@@ -182,6 +196,7 @@ impl OffsetGen {
             seq_run: access.seq_run.max(1),
             // fio draws the first offset, then every seq_run-th.
             seq_left: 1,
+            sizes: (access.sizes.as_ref()).map(|s| SizeTable::new(s, self.blocks * self.bs)),
             read_at: 0,
             write_at: 0,
         });
@@ -191,6 +206,13 @@ impl OffsetGen {
     /// The pass over the region of the offset `next_io` returned last (0 for random).
     pub fn last_pass(&self) -> u64 {
         self.last_pass
+    }
+
+    /// The size in bytes of the I/O `next_io` returned last, and its
+    /// index among `--bssplit`'s sizes (0 without).
+    #[inline]
+    pub fn last_size(&self) -> (u64, u8) {
+        (self.last_len, self.last_size)
     }
 
     #[inline]
@@ -241,9 +263,20 @@ impl OffsetGen {
     /// skip, as fio's get_next_seq_offset).
     fn next_shaped(&mut self) -> (Op, u64) {
         let op = self.op();
-        let (bs, len) = (self.bs, self.blocks * self.bs);
+        let (unit, len) = (self.bs, self.blocks * self.bs);
         let Some(sh) = self.shape.as_mut() else {
             unreachable!("next_shaped without a shape")
+        };
+        // --bssplit: this I/O's size, and the aligned places it fits at
+        // (`unit` is then the alignment); else every I/O is one unit.
+        let (bs, places) = match &sh.sizes {
+            Some(t) => {
+                let i = t.pick(&mut self.rng);
+                self.last_size = i as u8;
+                self.last_len = t.lens[i];
+                (t.lens[i], t.places[i])
+            }
+            None => (unit, self.blocks),
         };
         let pos = match op {
             Op::Read => &mut sh.read_at,
@@ -256,11 +289,14 @@ impl OffsetGen {
                 if sh.seq_left == 0 {
                     sh.seq_left = sh.seq_run;
                 }
-                let b = match &sh.draw {
-                    Some(d) => d.block(&mut self.rng, self.blocks),
-                    None => self.rng.below(self.blocks),
-                };
-                b * bs
+                match &sh.draw {
+                    // A drawn block that the size would run past the end
+                    // from moves back to the last place it fits.
+                    Some(d) => {
+                        (d.block(&mut self.rng, self.blocks) * unit).min((places - 1) * unit)
+                    }
+                    None => self.rng.below(places) * unit,
+                }
             } else {
                 at
             };
@@ -268,14 +304,24 @@ impl OffsetGen {
             return (op, self.base + at);
         }
         self.last_pass = self.pass;
+        let (at, wrapped) = if at + bs > len {
+            (0, true)
+        } else {
+            (at, false)
+        };
+        if wrapped {
+            // A size that does not fit before the end starts the next pass.
+            self.pass += 1;
+            self.last_pass = self.pass;
+        }
         let mut next = at as i64 + bs as i64 + sh.skip;
         if next < 0 {
             next = len as i64 + sh.skip;
-            if next < 0 || next as u64 + bs > len {
+            if next < 0 || next as u64 + unit > len {
                 next = 0;
             }
             self.pass += 1;
-        } else if next as u64 + bs > len {
+        } else if next as u64 + unit > len {
             next = 0;
             self.pass += 1;
         }
@@ -550,6 +596,16 @@ impl Offsets {
             Offsets::Striped(g) => g.last_pass(),
         }
     }
+
+    /// The last I/O's size and its index among `--bssplit`'s sizes
+    /// (a modelled stripe's pieces are all one size: `piece`, 0).
+    #[inline]
+    pub fn last_size(&self, piece: u64) -> (u64, u8) {
+        match self {
+            Offsets::Plain(g) => g.last_size(),
+            Offsets::Striped(_) => (piece, 0),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -705,5 +761,65 @@ mod access_tests {
         let mut a = OffsetGen::new(r, 4096, true, 70, 11);
         let mut b = OffsetGen::new(r, 4096, true, 70, 11).with_access(&Access::default());
         assert!((0..1000).all(|_| a.next_io() == b.next_io()));
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    fn split(text: &str) -> Access {
+        Access {
+            sizes: Some(Sizes::parse(text, &crate::base::units::parse_size).unwrap()),
+            ..Access::default()
+        }
+    }
+
+    // Issue 41: random offsets with a split fall on the alignment (the
+    // smallest size, or blockalign) where the drawn size fits; the sizes
+    // keep their shares.
+    #[test]
+    fn split_offsets_are_aligned_and_each_size_fits() {
+        let r = Region {
+            offset: 1 << 20,
+            length: 1 << 20,
+        };
+        let mut a = split("512/50:64k/50");
+        let mut g = OffsetGen::new(r, 512, true, 100, 3).with_access(&a);
+        let mut big = 0;
+        for _ in 0..20_000 {
+            let (_, off) = g.next_io();
+            let (len, i) = g.last_size();
+            assert_eq!(off % 512, 0);
+            assert!(off >= r.offset && off + len <= r.end(), "{off}+{len}");
+            big += usize::from(i == 1);
+        }
+        assert!((9_000..11_000).contains(&big), "{big}");
+        // blockalign=4k: every offset on 4k.
+        a.sizes.as_mut().unwrap().align = 4096;
+        let mut g = OffsetGen::new(r, 4096, true, 100, 3).with_access(&a);
+        assert!((0..5000).all(|_| g.next_io().1 % 4096 == 0));
+    }
+
+    // A sequential split advances by each I/O's size, and starts the next
+    // pass at the region's start when the size drawn no longer fits.
+    #[test]
+    fn a_sequential_split_advances_by_each_size() {
+        let r = Region {
+            offset: 0,
+            length: 64 << 10,
+        };
+        let mut g = OffsetGen::new(r, 4096, false, 100, 8).with_access(&split("4k/50:16k/50"));
+        let mut at = 0;
+        for _ in 0..200 {
+            let (_, off) = g.next_io();
+            let (len, _) = g.last_size();
+            if at + len > r.length {
+                at = 0;
+            }
+            assert_eq!(off, at);
+            at += len;
+        }
+        assert!(g.last_pass() > 5);
     }
 }

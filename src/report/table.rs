@@ -185,7 +185,18 @@ pub fn render_rows(doc: &RunDocument, limit: Option<usize>) -> String {
 pub fn heading(doc: &RunDocument) -> String {
     let c = &doc.config;
     let mut out = String::new();
-    let bs = if c.bs == "lbs" {
+    let bs = if let Some(split) = &c.bssplit {
+        // --bssplit: each size with its share, as fio spells it.
+        let parts: Vec<String> = (split.split(':'))
+            .map(|p| match p.split_once('/') {
+                Some((b, pct)) => b
+                    .parse::<u64>()
+                    .map_or(p.to_string(), |b| format!("{}/{pct}", fmt_size_arg(b))),
+                None => p.to_string(),
+            })
+            .collect();
+        format!("split {}", parts.join(":"))
+    } else if c.bs == "lbs" {
         // The size it resolved to, per target where they differ.
         let mut sizes: Vec<u64> = doc.targets.iter().map(|t| t.bs).collect();
         sizes.sort_unstable();
@@ -515,6 +526,7 @@ pub fn summary(doc: &RunDocument) -> String {
             per_gb
         );
     }
+    out.push_str(&size_lines(&doc.total.sizes));
     if let Some(f) = &doc.in_flight {
         let _ = writeln!(out, "{}", in_flight_line(f));
     }
@@ -651,6 +663,34 @@ fn as_asked(d: &DeviceCounters) -> bool {
 }
 
 /// The run's Little's-law self-check, as one line.
+/// `--bssplit`: each size's I/Os, share of the I/Os, bytes and mean
+/// latency, a line each under a head; nothing with one size.
+pub fn size_lines(sizes: &[crate::document::run::SizeDoc]) -> String {
+    if sizes.is_empty() {
+        return String::new();
+    }
+    let mut rows = vec![vec![
+        "by size (--bssplit)".to_string(),
+        String::new(),
+        "I/Os".into(),
+        "share".into(),
+        "bytes".into(),
+        "mean".into(),
+    ]];
+    for s in sizes {
+        rows.push(vec![
+            format!("  {}", fmt_size_arg(s.bs)),
+            String::new(),
+            s.ios.to_string(),
+            format!("{:.1}%", s.share * 100.0),
+            fmt_bytes(s.bytes),
+            s.latency_mean_ns
+                .map_or("-".into(), crate::base::units::fmt_latency_ns),
+        ]);
+    }
+    layout(&rows)
+}
+
 fn in_flight_line(f: &crate::document::run::InFlightDoc) -> String {
     let verdict = match f.fits {
         Some(true) => "fits (Little's law)",

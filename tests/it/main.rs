@@ -8,6 +8,7 @@ mod common;
 
 mod advise;
 mod bad_input;
+mod bssplit;
 mod buffered_reads;
 mod buffered_writes;
 mod compare;

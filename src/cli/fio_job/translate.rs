@@ -46,7 +46,7 @@ const STEPS: &[Step] = &[
         run: distribution,
     },
     Step {
-        keys: &["bs", "bsrange"],
+        keys: &["bs", "bsrange", "bssplit", "blockalign"],
         run: block_size,
     },
     Step {
@@ -529,6 +529,15 @@ fn distribution(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 /// bsrange=MIN-MAX, when given, decides it whatever bs= says: one size
 /// when MIN is MAX.
 fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if let Some(o) = r.get("bssplit") {
+        return block_split(r, d, o);
+    }
+    if let Some(o) = r.get("blockalign") {
+        d.notes.push(format!(
+            "{}: with one size stripebench aligns offsets to the size itself; fio's blockalign= would align random ones finer",
+            show_text(&r.written(o))
+        ));
+    }
     if let Some(o) = r.get("bsrange") {
         let v = o.value.as_deref().unwrap_or("");
         let Some((lo, hi)) = v.split_once(['-', ':']).filter(|_| !v.contains(',')) else {
@@ -538,8 +547,14 @@ fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             fio_size(lo, r.kb_base).or_else(|why| r.refuse(o, why))?,
             fio_size(hi, r.kb_base).or_else(|why| r.refuse(o, why))?,
         );
-        if lo == 0 || lo != hi {
-            return r.refuse(o, "draws each request's size from a range; stripebench's requests are all one size: give one size (bsrange=4k-4k, or bs=)");
+        if lo == 0 || hi < lo {
+            return r.refuse(
+                o,
+                "is not a MIN-MAX range of sizes above 0: give bsrange=4k-16k, or bs=",
+            );
+        }
+        if lo != hi {
+            return bsrange_split(r, d, o, lo, hi);
         }
         if let Some(b) = r.get("bs") {
             d.notes.push(format!(
@@ -565,6 +580,84 @@ fn block_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             None => 4096,
         };
     d.args.push(Set::Bs(d.bs));
+    Ok(())
+}
+
+/// fio's bsrange=MIN-MAX with MIN below MAX: fio draws each size
+/// uniformly among the multiples of MIN up to MAX (get_next_buflen: MIN
+/// plus a share of MAX, aligned down to MIN, capped at MAX; each of the K
+/// multiples 1/K). Run as `--bssplit` with K equal shares when K whole
+/// percents make them exactly (K divides 100); else refused, saying why.
+fn bsrange_split(r: &Reader, d: &mut Draft, o: &Opt, lo: u64, hi: u64) -> Result<(), FioJobError> {
+    let k = hi / lo;
+    if hi % lo != 0 || k > crate::measure::workload::SizeShare::MAX_SIZES as u64 || 100 % k != 0 {
+        return r.refuse(o, format!(
+            "draws each size uniformly among the {k} multiples of {} up to {}, which --bssplit's whole percents cannot give exactly: give a range of 2, 4, 5, 10, 20, 25 or 50 sizes (bsrange=4k-16k), or bssplit=",
+            crate::base::units::fmt_size_arg(lo),
+            crate::base::units::fmt_size_arg(hi)
+        ));
+    }
+    let parts: Vec<String> = (1..=k).map(|i| format!("{}/{}", i * lo, 100 / k)).collect();
+    d.bs = hi;
+    d.args.push(Set::Bssplit(parts.join(":")));
+    d.notes.push(format!(
+        "{}: fio draws each of the {k} multiples of {} up to {} alike, as --bssplit with equal shares does",
+        show_text(&r.written(o)),
+        crate::base::units::fmt_size_arg(lo),
+        crate::base::units::fmt_size_arg(hi)
+    ));
+    Ok(())
+}
+
+/// fio's bssplit=: `--bssplit`, each I/O's size drawn from weighted
+/// sizes (and fio's blockalign= as `--blockalign`). fio's `READS,WRITES`
+/// form runs when the pattern uses one of the two lists, or both are the
+/// same; two different lists in a mix are refused by name.
+fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
+    let v = o.value.as_deref().unwrap_or("").trim();
+    let mut lists = v.split(',').map(str::trim);
+    let reads = lists.next().unwrap_or("");
+    // A write list left out (or blank) is the reads' (fio's rule).
+    let writes = lists.next().filter(|w| !w.is_empty()).unwrap_or(reads);
+    let name = d.rw.split(':').next().unwrap_or("");
+    let list = match name {
+        "read" | "randread" => reads,
+        "write" | "randwrite" | "trimwrite" => writes,
+        _ if reads == writes => reads,
+        _ => return r.refuse(o, "gives reads and writes splits of their own; stripebench draws both from one split: give one list (no `,`)"),
+    };
+    let size = |t: &str| fio_size(t, r.kb_base);
+    let sizes =
+        crate::measure::workload::Sizes::parse(list, &size).or_else(|why| r.refuse(o, why))?;
+    if let Some(b) = r.get("bs") {
+        d.notes.push(format!(
+            "{}: fio's bssplit= decides the sizes when given",
+            show_text(&r.written(b))
+        ));
+    }
+    d.bs = sizes.max();
+    // One size (a write-only job's list `1m/100`) is --bs.
+    if sizes.shares.len() == 1 {
+        d.args.push(Set::Bs(d.bs));
+        return Ok(());
+    }
+    d.args.push(Set::Bssplit(sizes.fio_spelling()));
+    if let Some(a) = r.get("blockalign") {
+        let av = a.value.as_deref().unwrap_or("");
+        let mut parts = av.split(',').map(str::trim).filter(|p| !p.is_empty());
+        let first = parts.next().unwrap_or("");
+        if parts.any(|p| p != first) {
+            return r.refuse(
+                a,
+                "aligns reads and writes apart; stripebench aligns both alike: give one size",
+            );
+        }
+        let n = fio_size(first, r.kb_base).or_else(|why| r.refuse(a, why))?;
+        if n == 0 {
+            return r.refuse(a, "is 0: give an alignment such as 4k");
+        }
+        d.args.push(Set::Blockalign(n));
+    }
     Ok(())
 }
 

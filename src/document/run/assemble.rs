@@ -365,6 +365,7 @@ impl RunDocument {
                 sampled_reads: Some(exec.outcomes.iter().map(|o| o.sampled_reads).sum()),
                 zero_reads: Some(exec.outcomes.iter().map(|o| o.zero_reads).sum()),
                 targets_sum,
+                sizes: super::SizeDoc::of(&exec.outcomes),
             },
             warnings,
             cache: None,

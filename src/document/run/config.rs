@@ -111,6 +111,15 @@ pub struct ConfigDoc {
     /// `--seq-run`: I/Os per random offset; absent when every one is random.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seq_run: Option<u64>,
+    /// `--bssplit`: the sizes and their shares in fio's spelling, sizes
+    /// in bytes (`512/10:4096/90`; `bs` is then the largest); absent with
+    /// one size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bssplit: Option<String>,
+    /// `--bssplit`'s offset alignment in bytes (`--blockalign`, else the
+    /// smallest size); absent with one size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blockalign: Option<u64>,
     /// `--offset-increment`: job k's region began k times this after
     /// `offset`; absent when jobs split (or shared) the region.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,6 +215,8 @@ impl ConfigDoc {
             dist: Some(c.access.dist.to_string()).filter(|_| !c.access.dist.is_uniform()),
             skip: Some(c.access.skip).filter(|&s| s != 0),
             seq_run: Some(c.access.seq_run).filter(|&n| n > 1),
+            bssplit: c.access.sizes.as_ref().map(|s| s.fio_spelling()),
+            blockalign: c.access.sizes.as_ref().map(|s| s.align),
             offset_increment: c.offset_increment,
             cpus: c.cpus.clone(),
             pin: c.cpus.is_some(),

@@ -387,6 +387,55 @@ pub struct TotalDoc {
     /// ran the whole window.
     #[serde(default)]
     pub targets_sum: Option<TargetsSum>,
+    /// `--bssplit`: the window's I/Os of each size, smallest first; empty
+    /// (absent) with one size.
+    #[serde(default)]
+    pub sizes: Vec<SizeDoc>,
+}
+
+/// One size of a `--bssplit` run: its I/Os, bytes, share of the I/Os and
+/// their mean latency.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SizeDoc {
+    pub bs: u64,
+    pub ios: u64,
+    pub bytes: u64,
+    /// This size's I/Os over all I/Os in the window, 0 to 1.
+    pub share: f64,
+    /// Mean latency of this size's I/Os (null when none completed).
+    pub latency_mean_ns: Option<f64>,
+}
+
+impl SizeDoc {
+    /// Every worker's count of each size, summed by size.
+    pub fn of(outcomes: &[crate::measure::worker::WorkerOutcome]) -> Vec<SizeDoc> {
+        let mut by: Vec<crate::measure::worker::SizeCount> = Vec::new();
+        for c in outcomes.iter().flat_map(|o| o.per_size.iter()) {
+            match by.iter_mut().find(|b| b.bs == c.bs) {
+                Some(b) => {
+                    b.ios += c.ios;
+                    b.bytes += c.bytes;
+                    b.latency_ns += c.latency_ns;
+                }
+                None => by.push(*c),
+            }
+        }
+        by.sort_by_key(|b| b.bs);
+        let all: u64 = by.iter().map(|b| b.ios).sum();
+        by.iter()
+            .map(|b| SizeDoc {
+                bs: b.bs,
+                ios: b.ios,
+                bytes: b.bytes,
+                share: if all == 0 {
+                    0.0
+                } else {
+                    b.ios as f64 / all as f64
+                },
+                latency_mean_ns: (b.ios > 0).then(|| b.latency_ns as f64 / b.ios as f64),
+            })
+            .collect()
+    }
 }
 
 /// The targets' own rates summed (each over its own active time): what

@@ -129,7 +129,7 @@ impl Serialize for TargetDoc {
 impl Serialize for TotalDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("TotalDoc", 22)?;
+        let mut m = s.serialize_struct("TotalDoc", 23)?;
         f.put(&mut m, &[Fig::Bytes, Fig::Ios, Fig::Errors])?;
         f.put(&mut m, RATES)?;
         m.serialize_field("flush", &self.flush)?;
@@ -145,6 +145,12 @@ impl Serialize for TotalDoc {
         match &self.targets_sum {
             Some(t) => m.serialize_field("targets_sum", t)?,
             None => m.skip_field("targets_sum")?,
+        }
+        // --bssplit's per-size figures; absent with one size.
+        if self.sizes.is_empty() {
+            m.skip_field("sizes")?;
+        } else {
+            m.serialize_field("sizes", &self.sizes)?;
         }
         m.end()
     }

@@ -26,6 +26,9 @@ use super::*;
 struct Slot {
     op: Op,
     offset: u64,
+    /// The I/O's bytes, and its index among `--bssplit`'s sizes.
+    len: u64,
+    size: u8,
     issued: Instant,
     /// When the I/O was due: its issue time, or on a schedule (`--rate`)
     /// the time the schedule gave it. Its latency runs from here.
@@ -40,10 +43,12 @@ struct Slot {
 
 impl Slot {
     /// A slot whose I/O was just queued.
-    fn queued(op: Op, offset: u64, issued: Instant, due: Instant) -> Slot {
+    fn queued(op: Op, offset: u64, (len, size): (u64, u8), issued: Instant, due: Instant) -> Slot {
         Slot {
             op,
             offset,
+            len,
+            size,
             issued,
             due,
             full: false,
@@ -57,6 +62,8 @@ impl Slot {
         Slot {
             op: Op::Read,
             offset: 0,
+            len: 0,
+            size: 0,
             issued: Instant::now(),
             due: Instant::now(),
             full: false,
@@ -107,7 +114,7 @@ pub fn run<E: Engine>(
     // A blocking engine's calls are watched: what the coordinator takes if
     // it gives up on one (see `claimed`). Raw pointers, no borrows: the
     // loop goes on using these as it always does.
-    let frame = Frame::new(&raw mut tally, &slots, &raw const pace, spec.bs);
+    let frame = Frame::new(&raw mut tally, &slots, &raw const pace);
     if let Some(w) = &engine_spec.watch {
         w.publish(&raw const frame as *mut ());
     }
@@ -141,6 +148,14 @@ fn outcome(spec: &WorkerSpec) -> WorkerOutcome {
         service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
         // Reads and writes apart, in a mixed pattern.
         write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
+        // --bssplit: a count per size, made before the window.
+        per_size: (spec.access.sizes.iter())
+            .flat_map(|s| s.shares.iter())
+            .map(|x| SizeCount {
+                bs: x.bs,
+                ..SizeCount::default()
+            })
+            .collect(),
         ..Default::default()
     }
 }
@@ -235,6 +250,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     break;
                 }
                 let (op, offset) = gen.next_io();
+                let sized = gen.last_size(bs);
                 if gen.last_pass() > wrapped_pass && spec.on_wrap != OnWrap::Keep {
                     // A new pass: the last one's pages go before it reads,
                     // or reach the device before it overwrites them.
@@ -246,7 +262,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                         spec,
                         engine,
                         &s,
-                        offset,
+                        (offset, sized.0),
                         gen.last_pass(),
                         limit,
                         &mut stamper,
@@ -260,9 +276,9 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     }
                     Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
-                slots[s.index()] = Slot::queued(op, offset, issued, due);
-                engine.queue(s, op, offset);
-                issued_bytes += bs;
+                slots[s.index()] = Slot::queued(op, offset, sized, issued, due);
+                engine.queue(s, op, offset, sized.0 as usize);
+                issued_bytes += sized.0;
                 in_flight += 1;
             }
         }
@@ -343,14 +359,14 @@ fn wait_for_due<C: Clock>(w: std::time::Duration) {
     }
 }
 
-/// The data write `s` carries at `offset` in pass `pass`: verify's
+/// The data write `s` carries at `offset` (`len` bytes) in pass `pass`: verify's
 /// self-describing block, else data unique per sector.
 #[inline]
 fn write_data<E: Engine>(
     spec: &WorkerSpec,
     engine: &mut E,
     s: &SlotToken,
-    offset: u64,
+    (offset, len): (u64, u64),
     pass: u64,
     limit: u64,
     stamper: &mut Stamper,
@@ -389,7 +405,8 @@ fn write_data<E: Engine>(
             );
         }
         // Unique per 512-byte sector (crate::engine::writedata): one XOR pass.
-        _ => stamper.stamp(engine.write_buffer(s), offset),
+        // Only the bytes this write sends (`--bssplit`: its size).
+        _ => stamper.stamp(&mut engine.write_buffer(s)[..len as usize], offset),
     }
 }
 
@@ -465,7 +482,7 @@ fn reap_failed<C: Clock>(
         }
         // Nothing completed for --hang-timeout: what is in flight is
         // hung. Report each I/O, and give up on the engine.
-        tally.out.hung_ios = hung_ios(slots, now, tally.bs);
+        tally.out.hung_ios = hung_ios(slots, now);
         return Some(true);
     }
     let errno = e.raw_os_error().unwrap_or(0);
@@ -632,7 +649,6 @@ struct Tally<'a, C> {
     live_bytes: &'a AtomicU64,
     epoch: Instant,
     ramp_ns: u64,
-    bs: u64,
     max_errors: u64,
     /// CPU time is sampled when the window opens for this worker (the start
     /// with no ramp, else its first completion in the window) and when it
@@ -720,7 +736,6 @@ impl<'a, C: Clock> Tally<'a, C> {
             live_bytes,
             epoch,
             ramp_ns: spec.ramp_ns,
-            bs: spec.bs,
             max_errors: spec.max_errors,
             in_window,
             cpu0: if in_window {
@@ -849,7 +864,7 @@ impl<'a, C: Clock> Tally<'a, C> {
                 return None;
             }
         };
-        let full = n == self.bs;
+        let full = n == slot.len;
         match slot.op {
             Op::Read => self.out.span_read_bytes += n,
             Op::Write => self.out.span_write_bytes += n,
@@ -901,8 +916,14 @@ impl<'a, C: Clock> Tally<'a, C> {
         if let Some(h) = &mut out.service_hist {
             h.record(t1.duration_since(slot.issued).as_nanos() as u64);
         }
-        if n < self.bs {
+        if n < slot.len {
             out.short_ios += 1;
+        }
+        // --bssplit: the size's own count (empty, so never found, with one size).
+        if let Some(c) = out.per_size.get_mut(usize::from(slot.size)) {
+            c.ios += 1;
+            c.bytes += n;
+            c.latency_ns += latency;
         }
         match slot.op {
             Op::Read => {
@@ -1264,7 +1285,9 @@ fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuS
 fn offsets(spec: &WorkerSpec) -> Offsets {
     match spec.stripe {
         None => {
-            let g = OffsetGen::new(spec.region, spec.bs, spec.random, spec.read_pct, spec.seed);
+            // --bssplit: offsets on the split's alignment, the sizes drawn.
+            let align = spec.access.sizes.as_ref().map_or(spec.bs, |s| s.align);
+            let g = OffsetGen::new(spec.region, align, spec.random, spec.read_pct, spec.seed);
             // A verified random write is read back whole: every block once
             // a pass (the plan keeps it to whole passes of plain writes).
             Offsets::Plain(match spec.verify {
@@ -1334,25 +1357,18 @@ struct Frame<'a, C> {
     slots: *const Slot,
     nslots: usize,
     pace: *const Option<Pace<C>>,
-    bs: u64,
     cpu_clock: Option<libc::clockid_t>,
     tid: i32,
 }
 
 impl<'a, C: Clock> Frame<'a, C> {
-    fn new(
-        tally: *mut Tally<'a, C>,
-        slots: &[Slot],
-        pace: *const Option<Pace<C>>,
-        bs: u64,
-    ) -> Frame<'a, C> {
+    fn new(tally: *mut Tally<'a, C>, slots: &[Slot], pace: *const Option<Pace<C>>) -> Frame<'a, C> {
         Frame {
             claim: claim_frame::<C>,
             tally,
             slots: slots.as_ptr(),
             nslots: slots.len(),
             pace,
-            bs,
             cpu_clock: thread_cpu_clock_id(),
             // SAFETY: gettid has no preconditions.
             tid: unsafe { libc::syscall(libc::SYS_gettid) } as i32,
@@ -1399,7 +1415,7 @@ unsafe fn claim_frame<C: Clock>(frame: *mut ()) -> WorkerOutcome {
         let c1 = sample_cpu_of(f.tid, f.cpu_clock, tally.epoch);
         // Claimed in a call: that I/O hung, and the worker still owed I/O.
         let mut out = tally.close((*f.pace).as_ref(), slots, true, true, c1);
-        out.hung_ios = hung_ios(slots, now, f.bs);
+        out.hung_ios = hung_ios(slots, now);
         out
     }
 }
@@ -1457,14 +1473,15 @@ fn sample_cpu_of(tid: i32, clock: Option<libc::clockid_t>, epoch: Instant) -> Op
 }
 
 /// The I/O still in flight when the worker gave up on its engine.
-fn hung_ios(slots: &[Slot], now: Instant, bs: u64) -> Vec<HungIo> {
+fn hung_ios(slots: &[Slot], now: Instant) -> Vec<HungIo> {
     slots
         .iter()
         .filter(|s| s.busy)
         .map(|s| HungIo {
             op: s.op.to_string(),
             offset: s.offset,
-            bytes: bs,
+            // The I/O's own size (`--bssplit`: the one drawn for it).
+            bytes: s.len,
             seconds_in_flight: now.duration_since(s.issued).as_secs_f64(),
             member: None,
             member_offset: None,

@@ -378,6 +378,16 @@ pub struct IoErrorRecord {
     pub member_offset: Option<u64>,
 }
 
+/// One size's share of the window's I/Os (`--bssplit`): its I/Os, bytes
+/// and the sum of their latencies (a mean, once divided).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SizeCount {
+    pub bs: u64,
+    pub ios: u64,
+    pub bytes: u64,
+    pub latency_ns: u64,
+}
+
 /// Everything a worker measured; merged by the coordinator once, at the end.
 #[derive(Debug, Clone, Default)]
 pub struct WorkerOutcome {
@@ -443,6 +453,8 @@ pub struct WorkerOutcome {
     pub zero_reads: u64,
     /// What `--verify` reading found.
     pub verify: VerifyTally,
+    /// `--bssplit`: the window's I/Os of each size (empty with one size).
+    pub per_size: Vec<SizeCount>,
     /// I/Os in flight when nothing had completed for `--hang-timeout`: the
     /// worker gave up on them (and left their buffers to the kernel).
     pub hung_ios: Vec<HungIo>,
