@@ -46,6 +46,7 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
             "dry-run",
             "print-fio",
             "fio-log",
+            "iolog-write",
             "plot",
             "csv",
             "histogram",

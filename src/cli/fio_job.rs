@@ -616,6 +616,8 @@ pub enum Set {
     FioLog(crate::report::fio_log::LogKind, String),
     /// `--fio-log-format`'s comma list.
     FioLogFormat(String),
+    /// fio's `write_iolog=FILE`.
+    IologWrite(String),
 }
 
 impl Set {
@@ -667,6 +669,7 @@ impl Set {
             Set::Create(_) => "create",
             Set::FioLog(..) => "fio_log",
             Set::FioLogFormat(_) => "fio_log_format",
+            Set::IologWrite(_) => "iolog_write",
         }
     }
 
@@ -726,6 +729,7 @@ impl Set {
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
             Set::FioLog(k, p) => format!("--fio-log={}={p}", crate::report::fio_log::kind_name(*k)),
             Set::FioLogFormat(l) => format!("--fio-log-format={l}"),
+            Set::IologWrite(f) => format!("--iolog-write={f}"),
         }
     }
 
@@ -797,6 +801,7 @@ impl Set {
             Set::Create(n) => b.create(*n),
             Set::FioLog(k, p) => b.fio_log(*k, PathBuf::from(p)),
             Set::FioLogFormat(l) => b.fio_log_format(l)?,
+            Set::IologWrite(f) => b.iolog_write(PathBuf::from(f)),
         })
     }
 }
@@ -1102,7 +1107,7 @@ fn runs_read_back(g: &Group) -> Option<Group> {
             Set::Ramp(_) => args.push(Set::Ramp(Duration::ZERO)),
             // The write's logs are the write's: the read-back would
             // write over them.
-            Set::FioLog(..) | Set::FioLogFormat(_) => {}
+            Set::FioLog(..) | Set::FioLogFormat(_) | Set::IologWrite(_) => {}
             // fio's job reads back right after its write: no second delay.
             Set::StartDelay(..) => {}
             a => args.push(a.clone()),

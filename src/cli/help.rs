@@ -89,6 +89,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "log_interval",
             "fio_log",
             "fio_log_format",
+            "iolog_write",
             "metrics",
             "histogram",
             "rows",

@@ -440,6 +440,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_parser = crate::report::fio_log::parse_format, requires = "fio_log")]
     pub fio_log_format: Option<crate::report::fio_log::Spec>,
 
+    /// Write fio's iolog (fio 3.x's "fio version 3 iolog", as fio's
+    /// write_iolog=FILE writes it) of every I/O issued: `µs FILE read|write
+    /// OFFSET LENGTH`, the workers' I/Os merged by issue time, written when
+    /// the run ends. fio --read_iolog=FILE replays it. Held in memory until
+    /// then: at most 4Mi I/Os over all workers (at least 64Ki each); past
+    /// that the log is cut short and a warning says how many are missing.
+    #[arg(long, value_name = "FILE")]
+    pub iolog_write: Option<PathBuf>,
+
     /// Rewrite an OpenMetrics/Prometheus text file every second (atomically,
     /// for node_exporter's textfile collector): bytes, I/O and error counters
     /// and a latency histogram per worker. Always every 1s: not with
@@ -578,6 +587,7 @@ impl Default for RunArgs {
             log_interval: Duration::from_secs(1),
             fio_log: Vec::new(),
             fio_log_format: None,
+            iolog_write: None,
             metrics: None,
             config: None,
             fio_job: None,
@@ -632,6 +642,7 @@ impl RunArgs {
             _ if crate::report::format(name).is_some() => self.formats.get(name).is_some(),
             "histogram" => self.histogram,
             "fio-log" => !self.fio_log.is_empty(),
+            "iolog-write" => self.iolog_write.is_some(),
             "stripe" => self.stripe.is_some(),
             "start-at" => self.start_at.is_some(),
             "verify" => self.verify,

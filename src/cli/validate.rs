@@ -618,6 +618,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         force_signature: args.force_signature,
         dry_run: args.dry_run,
         print_fio: args.print_fio,
+        iolog_write: args.iolog_write.clone(),
         start_at: args.start_at,
         start_delay: start_delay(args.start_delay, seed),
         wait_lock: args.wait_lock,

@@ -134,6 +134,8 @@ pub struct RunConfig {
     pub rate: Option<RateLimit>,
     /// `--steady`: the window ends once the run is steady.
     pub steady: Option<SteadyConfig>,
+    /// `--iolog-write`: fio's iolog of every I/O issued, written here.
+    pub iolog_write: Option<PathBuf>,
 }
 
 /// `--steady`, `--steady-dur`, `--steady-ramp`, judged every

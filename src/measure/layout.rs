@@ -349,6 +349,10 @@ fn worker_spec(
         log_ns: cfg.log_interval.as_nanos() as u64,
         rate_period_ns: None,
         on_wrap: on_wrap(cfg),
+        iolog_cap: match cfg.iolog_write {
+            Some(_) => crate::measure::iolog::per_worker(cfg.jobs * cfg.targets.len()),
+            None => 0,
+        },
     }
 }
 

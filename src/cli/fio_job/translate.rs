@@ -187,6 +187,10 @@ const STEPS: &[Step] = &[
         run: logs,
     },
     Step {
+        keys: &["write_iolog"],
+        run: iolog,
+    },
+    Step {
         keys: &["filename", "directory"],
         run: files,
     },
@@ -1384,6 +1388,23 @@ fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// fio's `write_iolog=FILE`: `--iolog-write`, the same version 3 log.
+fn iolog(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let Some(o) = r.get("write_iolog") else {
+        return Ok(());
+    };
+    match o.value.as_deref() {
+        None | Some("") => r.refuse(o, "names no file: give write_iolog=FILE"),
+        Some(v) if v.starts_with('-') => {
+            r.refuse(o, "names a file that starts with '-': write it as ./NAME")
+        }
+        Some(v) => {
+            d.args.push(Set::IologWrite(v.to_string()));
+            Ok(())
+        }
+    }
+}
+
 /// What fio's per-I/O log (no log_avg_msec) becomes here.
 fn per_io_note(d: &mut Draft) {
     d.notes.push("fio's logs without log_avg_msec hold a line per I/O; stripebench logs each --log-interval (1 s unless given) as fio's log_avg_msec would, from the intervals it keeps: give log_avg_msec=N for N ms".into());
@@ -1513,6 +1534,19 @@ mod tests {
             e.contains("`loops=2` with io_size=3m") && e.contains("give one of them"),
             "{e}"
         );
+    }
+
+    /// t0007 and t0031-pre of fio's tests write an iolog: it was refused.
+    #[test]
+    fn write_iolog_is_run_s_iolog_write_and_needs_a_file() {
+        let t = translated("[j]\nrw=read\nsize=1m\nwrite_iolog=log\n").unwrap();
+        assert!(
+            t.args.contains(&Set::IologWrite("log".into())),
+            "{:?}",
+            t.args
+        );
+        assert!(refusal("[j]\nrw=read\nwrite_iolog=\n").contains("names no file"));
+        assert!(refusal("[j]\nrw=read\nwrite_iolog=-x\n").contains("./NAME"));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::engine::clock::Clock;
 use crate::engine::writedata::Stamper;
 use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
+use crate::measure::iolog::IoLogBuf;
 use crate::measure::live::{Tap, WorkerEnd};
 use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen};
 
@@ -91,6 +92,8 @@ pub fn run<E: Engine>(
     // Made before the start: a zipf draw's table (fio's zeta sum, up to
     // 10M terms) is not the window's time.
     let gen = offsets(spec);
+    // --iolog-write: the buffer's capacity reserved now, before the gate.
+    let mut iolog = (spec.iolog_cap > 0).then(|| IoLogBuf::with_capacity(spec.iolog_cap));
     ready.send(Ok(()));
     // No epoch means the coordinator called the run off.
     let Some(epoch) = control.wait_start() else {
@@ -122,12 +125,14 @@ pub fn run<E: Engine>(
         gen,
         &mut tally,
         &mut pace,
+        &mut iolog,
     );
     // Described again after the run: where an unbound --sqpoll thread was
     // last seen; `close` adds what that thread cost.
     tally.out.engine = Some(engine.describe());
     let mut out = tally.close(pace.as_ref(), &slots, hung, below_limit, None);
     out.cpu = cpus::current_cpu();
+    out.iolog = iolog;
     release(engine, hung);
     out
 }
@@ -195,6 +200,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     mut gen: Offsets,
     tally: &mut Tally<'_, C>,
     mut pace: &mut Option<Pace<C>>,
+    iolog: &mut Option<IoLogBuf>,
 ) -> (bool, bool) {
     let bs = spec.bs;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
@@ -262,6 +268,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                 };
                 slots[s.index()] = Slot::queued(op, offset, issued, due);
                 engine.queue(s, op, offset);
+                record::<C>(iolog, epoch, offset, op);
                 issued_bytes += bs;
                 in_flight += 1;
             }
@@ -330,6 +337,15 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         }
     }
     (hung, issued_bytes < limit)
+}
+
+/// `--iolog-write`: one I/O into the worker's log, at its issue. With no
+/// log asked, this is the one check per I/O it costs.
+#[inline]
+fn record<C: Clock>(iolog: &mut Option<IoLogBuf>, epoch: Instant, offset: u64, op: Op) {
+    if let Some(log) = iolog {
+        log.push(C::now().duration_since(epoch).as_nanos() as u64, offset, op);
+    }
 }
 
 /// Nothing in flight and the next I/O due in `w`: sleeps until it is
