@@ -415,6 +415,12 @@ impl RunBuilder {
         self
     }
 
+    /// `--iolog-read FILE`.
+    pub fn iolog_read(mut self, file: PathBuf) -> Self {
+        self.args.iolog_read = Some(file);
+        self
+    }
+
     /// `--fio-log-format LIST`.
     pub fn fio_log_format(mut self, list: &str) -> Result<Self> {
         let spec = crate::report::fio_log::parse_format(list)

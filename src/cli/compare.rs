@@ -47,6 +47,7 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
             "print-fio",
             "fio-log",
             "iolog-write",
+            "iolog-read",
             "plot",
             "csv",
             "histogram",

@@ -618,6 +618,8 @@ pub enum Set {
     FioLogFormat(String),
     /// fio's `write_iolog=FILE`.
     IologWrite(String),
+    /// fio's `read_iolog=FILE`.
+    IologRead(String),
 }
 
 impl Set {
@@ -670,6 +672,7 @@ impl Set {
             Set::FioLog(..) => "fio_log",
             Set::FioLogFormat(_) => "fio_log_format",
             Set::IologWrite(_) => "iolog_write",
+            Set::IologRead(_) => "iolog_read",
         }
     }
 
@@ -730,6 +733,7 @@ impl Set {
             Set::FioLog(k, p) => format!("--fio-log={}={p}", crate::report::fio_log::kind_name(*k)),
             Set::FioLogFormat(l) => format!("--fio-log-format={l}"),
             Set::IologWrite(f) => format!("--iolog-write={f}"),
+            Set::IologRead(f) => format!("--iolog-read={f}"),
         }
     }
 
@@ -802,6 +806,7 @@ impl Set {
             Set::FioLog(k, p) => b.fio_log(*k, PathBuf::from(p)),
             Set::FioLogFormat(l) => b.fio_log_format(l)?,
             Set::IologWrite(f) => b.iolog_write(PathBuf::from(f)),
+            Set::IologRead(f) => b.iolog_read(PathBuf::from(f)),
         })
     }
 }

@@ -90,6 +90,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "fio_log",
             "fio_log_format",
             "iolog_write",
+            "iolog_read",
             "metrics",
             "histogram",
             "rows",

@@ -136,6 +136,8 @@ pub struct RunConfig {
     pub steady: Option<SteadyConfig>,
     /// `--iolog-write`: fio's iolog of every I/O issued, written here.
     pub iolog_write: Option<PathBuf>,
+    /// `--iolog-read`: the log each worker replays (read and checked).
+    pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }
 
 /// `--steady`, `--steady-dur`, `--steady-ramp`, judged every

@@ -1,5 +1,7 @@
 //! `--iolog-write` (fio's write_iolog): the log lists every I/O issued, in
-//! fio's version 3 form, and fio itself replays it to the same offsets.
+//! fio's version 3 form, and fio itself replays it; `--iolog-read` (fio's
+//! read_iolog) replays ours and fio's to the same I/Os, and refuses a bad
+//! line by its number.
 
 use std::process::Command;
 
@@ -82,5 +84,119 @@ fn write_iolog_lists_every_io_and_fio_replays_it() {
             Some(n * 4096),
             "fio's {dir} bytes"
         );
+    }
+}
+
+/// `run` with `args` on `dev`, which must succeed.
+fn run(dev: &str, args: &[&str]) {
+    let out = sb()
+        .args(["run", "--direct", "--no-progress", "--allow-destructive"])
+        .args(args)
+        .arg(dev)
+        .output()
+        .unwrap();
+    succeeded_as(&out, 0);
+}
+
+/// A log written, replayed with a log of the replay written too: the two
+/// list the same I/Os in the same order.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root (loop devices)")]
+fn read_iolog_replays_the_logged_ios_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = data_file(dir.path(), "back", 16 << 20);
+    let dev = Loop::attach(&file, &[]);
+    let first = dir.path().join("first.log");
+    let again = dir.path().join("again.log");
+    let (f, a) = (first.to_str().unwrap(), again.to_str().unwrap());
+    run(
+        &dev.dev,
+        &[
+            "--rw",
+            "randrw",
+            "--bs",
+            "8k",
+            "--size",
+            "2m",
+            "--passes",
+            "1",
+            "--iolog-write",
+            f,
+        ],
+    );
+    run(&dev.dev, &["--iolog-read", f, "--iolog-write", a]);
+    let one = ios(&std::fs::read_to_string(&first).unwrap());
+    let two = ios(&std::fs::read_to_string(&again).unwrap());
+    assert_eq!(one.len(), 256);
+    assert_eq!(one, two);
+}
+
+/// fio's own log (fio --write_iolog over the device) replayed by us.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root (loop devices)")]
+#[cfg_attr(not(sb_fio), ignore = "needs fio (Debian package fio)")]
+fn read_iolog_replays_fio_s_own_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = data_file(dir.path(), "back", 16 << 20);
+    let dev = Loop::attach(&file, &[]);
+    let theirs = dir.path().join("fio.log");
+    let ours = dir.path().join("ours.log");
+    let out = Command::new(tool("fio"))
+        .args([
+            "--name=w",
+            "--direct=1",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=1m",
+        ])
+        .arg(format!("--filename={}", dev.dev))
+        .arg(format!("--write_iolog={}", theirs.display()))
+        .output()
+        .unwrap();
+    succeeded_as(&out, "fio --write_iolog");
+    run(
+        &dev.dev,
+        &[
+            "--iolog-read",
+            theirs.to_str().unwrap(),
+            "--iolog-write",
+            ours.to_str().unwrap(),
+        ],
+    );
+    let a = ios(&std::fs::read_to_string(&theirs).unwrap());
+    assert_eq!(a.len(), 256);
+    assert_eq!(a, ios(&std::fs::read_to_string(&ours).unwrap()));
+}
+
+/// A hostile log: each bad line refused by its number, exit 2, nothing run.
+#[test]
+fn read_iolog_refuses_a_bad_line_by_its_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = data_file(dir.path(), "t", 1 << 20);
+    let t = target.to_str().unwrap();
+    for (body, says) in [
+        (
+            format!("1 {t} read 0 4096\n2 {t} read x 4096\n"),
+            "line 3 has the offset \"x\"",
+        ),
+        (
+            "1 /etc/passwd read 0 4096\n".to_string(),
+            "is the I/O of /etc/passwd",
+        ),
+        (format!("1 {t} read 1048576 4096\n"), "reaches byte 1052672"),
+        (format!("1 {t} trim 0 4096\n"), "line 2 asks trim"),
+    ] {
+        let log = dir.path().join("bad.log");
+        std::fs::write(&log, format!("fio version 3 iolog\n{body}")).unwrap();
+        let out = sb()
+            .args(["run", "--no-progress", "--allow-holes", "--iolog-read"])
+            .arg(&log)
+            .arg(&target)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{body}: {err}");
+        assert!(err.contains(says), "{body}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
     }
 }

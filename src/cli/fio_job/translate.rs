@@ -187,7 +187,7 @@ const STEPS: &[Step] = &[
         run: logs,
     },
     Step {
-        keys: &["write_iolog"],
+        keys: &["write_iolog", "read_iolog", "replay_no_stall"],
         run: iolog,
     },
     Step {
@@ -1388,21 +1388,36 @@ fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
-/// fio's `write_iolog=FILE`: `--iolog-write`, the same version 3 log.
+/// fio's `write_iolog=FILE` and `read_iolog=FILE`: `--iolog-write` (the
+/// same version 3 log) and `--iolog-read` (its replay, without the log's
+/// pauses: said in a `#` line unless replay_no_stall=1 asks just that).
 fn iolog(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
-    let Some(o) = r.get("write_iolog") else {
+    let file = |key: &str| -> Result<Option<String>, FioJobError> {
+        let Some(o) = r.get(key) else { return Ok(None) };
+        match o.value.as_deref() {
+            None | Some("") => r.refuse(o, format!("names no file: give {key}=FILE")),
+            Some(v) if v.starts_with('-') => {
+                r.refuse(o, "names a file that starts with '-': write it as ./NAME")
+            }
+            Some(v) => Ok(Some(v.to_string())),
+        }
+    };
+    if let Some(f) = file("write_iolog")? {
+        d.args.push(Set::IologWrite(f));
+    }
+    let no_stall = r.flag("replay_no_stall")?;
+    let Some(f) = file("read_iolog")? else {
+        if let Some(o) = r.get("replay_no_stall") {
+            return r.refuse(o, "without read_iolog=: it shapes a replay; drop it");
+        }
         return Ok(());
     };
-    match o.value.as_deref() {
-        None | Some("") => r.refuse(o, "names no file: give write_iolog=FILE"),
-        Some(v) if v.starts_with('-') => {
-            r.refuse(o, "names a file that starts with '-': write it as ./NAME")
-        }
-        Some(v) => {
-            d.args.push(Set::IologWrite(v.to_string()));
-            Ok(())
-        }
+    if no_stall != Some(true) {
+        d.notes.push("read_iolog: fio waits out the log's times between its I/Os (replay_no_stall=0); stripebench issues them as fast as the target takes them, as fio's replay_no_stall=1 does".into());
     }
+    d.notes.push("read_iolog: the log's offsets, size and reads and writes replace rw= and bs=, once through the log".into());
+    d.args.push(Set::IologRead(f));
+    Ok(())
 }
 
 /// What fio's per-I/O log (no log_avg_msec) becomes here.
@@ -1547,6 +1562,21 @@ mod tests {
         );
         assert!(refusal("[j]\nrw=read\nwrite_iolog=\n").contains("names no file"));
         assert!(refusal("[j]\nrw=read\nwrite_iolog=-x\n").contains("./NAME"));
+    }
+
+    /// t0031 of fio's tests replays an iolog: it was refused.
+    #[test]
+    fn read_iolog_is_run_s_iolog_read_said_without_the_log_s_pauses() {
+        let t = translated("[j]\nrw=read\nread_iolog=log\n").unwrap();
+        assert!(
+            t.args.contains(&Set::IologRead("log".into())),
+            "{:?}",
+            t.args
+        );
+        assert!(t.notes.iter().any(|n| n.contains("replay_no_stall=1")));
+        let t = translated("[j]\nread_iolog=log\nreplay_no_stall=1\n").unwrap();
+        assert!(!t.notes.iter().any(|n| n.contains("replay_no_stall=0")));
+        assert!(refusal("[j]\nreplay_no_stall=1\n").contains("without read_iolog="));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
 use crate::measure::iolog::IoLogBuf;
 use crate::measure::live::{Tap, WorkerEnd};
-use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen};
+use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, StripeGen};
 
 use super::*;
 
@@ -1278,6 +1278,9 @@ fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuS
 /// The worker's offsets: its own slice, or its member's share of a modelled
 /// RAID0's logical stream (`--stripe`).
 fn offsets(spec: &WorkerSpec) -> Offsets {
+    if let Some(log) = &spec.replay {
+        return Offsets::Replay(Replayer::new(log.clone()));
+    }
     match spec.stripe {
         None => Offsets::Plain(
             OffsetGen::new(spec.region, spec.bs, spec.random, spec.read_pct, spec.seed)

@@ -78,6 +78,8 @@ pub struct WorkerSpec {
     /// `--iolog-write`: the records this worker's log holds at most; 0,
     /// no log (nothing recorded).
     pub iolog_cap: usize,
+    /// `--iolog-read`: the log whose I/Os this worker issues, in order.
+    pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }
 
 /// What a worker does to its region's pages at a wrap-around.
@@ -665,6 +667,7 @@ mod tests {
             log_ns: 1_000_000_000,
             rate_period_ns: None,
             iolog_cap: 0,
+            replay: None,
             on_wrap: OnWrap::Keep,
         }
     }
