@@ -2137,10 +2137,10 @@ mod tests {
     }
 
     #[test]
-    fn a_size_or_rate_shared_by_a_filename_list_is_refused_not_given_to_each_file() {
+    fn a_rate_shared_by_a_filename_list_is_refused_not_given_to_each_file() {
+        // size= and io_size= are divided among the files, as fio does
+        // (translate's size_over_a_list_of_files_is_divided_among_them_as_fio_does).
         for (opt, named) in [
-            ("size=1g", "`size=1g`"),
-            ("io_size=1g\nruntime=10", "`io_size=1g`"),
             ("rate=10m", "`rate=10m`"),
             ("rate_iops=100", "`rate_iops=100`"),
         ] {
