@@ -192,6 +192,16 @@ pub enum Warning {
     LiveThreadUnstarted {
         error: String,
     },
+    /// `--iolog-write`: the log holds fewer I/Os than were issued (its
+    /// buffer's cap), or could not be written.
+    IologCut {
+        path: String,
+        missing: u64,
+    },
+    IologUnwritten {
+        path: String,
+        error: String,
+    },
     /// The live collector could not keep up with the workers.
     LiveCollectorBehind {
         seconds_lost: u64,
@@ -434,6 +444,8 @@ impl fmt::Display for Warning {
             | FlushInterrupted { .. }
             | LiveReaderBehind { .. }
             | LiveThreadUnstarted { .. }
+            | IologCut { .. }
+            | IologUnwritten { .. }
             | LiveCollectorBehind { .. }
             | ShortIos { .. }
             | ClampedLatencies { .. } => self.fmt_run(f),
@@ -739,6 +751,13 @@ impl Warning {
             ),
             LiveThreadUnstarted { error } => {
                 write!(f, "cannot start the live stream's thread: {error}")
+            }
+            IologCut { path, missing } => write!(
+                f,
+                "the iolog {path} stops short: {missing} I/Os issued after its buffer filled are not in it (it holds 4Mi I/Os over all workers; give a shorter run or fewer I/Os to log them all)"
+            ),
+            IologUnwritten { path, error } => {
+                write!(f, "cannot write the iolog {path}: {error}")
             }
             LiveCollectorBehind {
                 seconds_lost,
@@ -1865,6 +1884,13 @@ mod tests {
                 error: "Resource temporarily unavailable (os error 11)".into(),
             },
             "cannot start the live stream's thread: Resource temporarily unavailable (os error 11)",
+        );
+        says(
+            IologCut {
+                path: "log".into(),
+                missing: 7,
+            },
+            "the iolog log stops short: 7 I/Os issued after its buffer filled are not in it (it holds 4Mi I/Os over all workers; give a shorter run or fewer I/Os to log them all)",
         );
         says(
             LiveCollectorBehind {

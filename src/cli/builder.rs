@@ -423,6 +423,18 @@ impl RunBuilder {
         self
     }
 
+    /// `--iolog-write FILE`.
+    pub fn iolog_write(mut self, file: PathBuf) -> Self {
+        self.args.iolog_write = Some(file);
+        self
+    }
+
+    /// `--iolog-read FILE`.
+    pub fn iolog_read(mut self, file: PathBuf) -> Self {
+        self.args.iolog_read = Some(file);
+        self
+    }
+
     /// `--fio-log-format LIST`.
     pub fn fio_log_format(mut self, list: &str) -> Result<Self> {
         let spec = crate::report::fio_log::parse_format(list)

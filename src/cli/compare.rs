@@ -46,6 +46,8 @@ pub fn refuse_options(base: &RunArgs) -> Result<()> {
             "dry-run",
             "print-fio",
             "fio-log",
+            "iolog-write",
+            "iolog-read",
             "plot",
             "csv",
             "histogram",

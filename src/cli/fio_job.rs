@@ -643,6 +643,10 @@ pub enum Set {
     FioLog(crate::report::fio_log::LogKind, String),
     /// `--fio-log-format`'s comma list.
     FioLogFormat(String),
+    /// fio's `write_iolog=FILE`.
+    IologWrite(String),
+    /// fio's `read_iolog=FILE`.
+    IologRead(String),
 }
 
 impl Set {
@@ -696,6 +700,8 @@ impl Set {
             Set::Create(_) => "create",
             Set::FioLog(..) => "fio_log",
             Set::FioLogFormat(_) => "fio_log_format",
+            Set::IologWrite(_) => "iolog_write",
+            Set::IologRead(_) => "iolog_read",
         }
     }
 
@@ -757,6 +763,8 @@ impl Set {
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
             Set::FioLog(k, p) => format!("--fio-log={}={p}", crate::report::fio_log::kind_name(*k)),
             Set::FioLogFormat(l) => format!("--fio-log-format={l}"),
+            Set::IologWrite(f) => format!("--iolog-write={f}"),
+            Set::IologRead(f) => format!("--iolog-read={f}"),
         }
     }
 
@@ -830,6 +838,8 @@ impl Set {
             Set::Create(n) => b.create(*n),
             Set::FioLog(k, p) => b.fio_log(*k, PathBuf::from(p)),
             Set::FioLogFormat(l) => b.fio_log_format(l)?,
+            Set::IologWrite(f) => b.iolog_write(PathBuf::from(f)),
+            Set::IologRead(f) => b.iolog_read(PathBuf::from(f)),
         })
     }
 }
@@ -1220,7 +1230,7 @@ fn runs_read_back(g: &Group) -> Option<Group> {
             Set::Ramp(_) => args.push(Set::Ramp(Duration::ZERO)),
             // The write's logs are the write's: the read-back would
             // write over them.
-            Set::FioLog(..) | Set::FioLogFormat(_) => {}
+            Set::FioLog(..) | Set::FioLogFormat(_) | Set::IologWrite(_) => {}
             // fio's job reads back right after its write: no second delay.
             Set::StartDelay(..) => {}
             a => args.push(a.clone()),
@@ -2319,10 +2329,10 @@ bsrange=512-1m
     }
 
     #[test]
-    fn a_size_or_rate_shared_by_a_filename_list_is_refused_not_given_to_each_file() {
+    fn a_rate_shared_by_a_filename_list_is_refused_not_given_to_each_file() {
+        // size= and io_size= are divided among the files, as fio does
+        // (translate's size_over_a_list_of_files_is_divided_among_them_as_fio_does).
         for (opt, named) in [
-            ("size=1g", "`size=1g`"),
-            ("io_size=1g\nruntime=10", "`io_size=1g`"),
             ("rate=10m", "`rate=10m`"),
             ("rate_iops=100", "`rate_iops=100`"),
         ] {

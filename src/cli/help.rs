@@ -91,6 +91,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "log_interval",
             "fio_log",
             "fio_log_format",
+            "iolog_write",
+            "iolog_read",
             "metrics",
             "histogram",
             "rows",

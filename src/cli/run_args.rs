@@ -455,6 +455,28 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_parser = crate::report::fio_log::parse_format, requires = "fio_log")]
     pub fio_log_format: Option<crate::report::fio_log::Spec>,
 
+    /// Write fio's iolog (fio 3.x's "fio version 3 iolog", as fio's
+    /// write_iolog=FILE writes it) of every I/O issued: `µs FILE read|write
+    /// OFFSET LENGTH`, the workers' I/Os merged by issue time, written when
+    /// the run ends. fio --read_iolog=FILE replays it. Held in memory until
+    /// then: at most 4Mi I/Os over all workers (at least 64Ki each); past
+    /// that the log is cut short and a warning says how many are missing.
+    #[arg(long, value_name = "FILE")]
+    pub iolog_write: Option<PathBuf>,
+
+    /// Replay fio's iolog (fio's read_iolog=FILE; versions 2 and 3, as fio
+    /// or --iolog-write wrote it): the worker issues the log's reads and
+    /// writes, in order, at the log's offsets and size (--bs and --rw are
+    /// the log's), as fast as the target takes them (fio's
+    /// replay_no_stall=1: the log's times are not waited for). One pass of
+    /// the log, unless --duration, --passes, --io-limit or --ios says
+    /// otherwise. Every line is checked: one file, the one TARGET, one
+    /// size, reads and writes only, inside the target; the first that is
+    /// not is refused by its number. A log that writes needs
+    /// --allow-destructive as any write does.
+    #[arg(long, value_name = "FILE")]
+    pub iolog_read: Option<PathBuf>,
+
     /// Rewrite an OpenMetrics/Prometheus text file every second (atomically,
     /// for node_exporter's textfile collector): bytes, I/O and error counters
     /// and a latency histogram per worker. Always every 1s: not with
@@ -595,6 +617,8 @@ impl Default for RunArgs {
             log_interval: Duration::from_secs(1),
             fio_log: Vec::new(),
             fio_log_format: None,
+            iolog_write: None,
+            iolog_read: None,
             metrics: None,
             config: None,
             fio_job: None,
@@ -649,6 +673,8 @@ impl RunArgs {
             _ if crate::report::format(name).is_some() => self.formats.get(name).is_some(),
             "histogram" => self.histogram,
             "fio-log" => !self.fio_log.is_empty(),
+            "iolog-write" => self.iolog_write.is_some(),
+            "iolog-read" => self.iolog_read.is_some(),
             "stripe" => self.stripe.is_some(),
             "start-at" => self.start_at.is_some(),
             "verify" => self.verify,

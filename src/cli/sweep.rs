@@ -81,7 +81,16 @@ pub fn parse_param(text: &str) -> Result<Param, String> {
 /// without `rate=curve`, a parameter given twice. Returned with
 /// `rate=curve` spelled out (`max`, then `--curve`'s percentages).
 pub fn params(run: &RunArgs, given: &[Param], curve: &[f64]) -> Result<Vec<Param>, UsageError> {
-    run.refuse_for("sweep", &["histogram", "start-at", "print-fio", "fio-log"])?;
+    run.refuse_for(
+        "sweep",
+        &[
+            "histogram",
+            "start-at",
+            "print-fio",
+            "fio-log",
+            "iolog-write",
+        ],
+    )?;
     if given.is_empty() {
         return Err(UsageError(
             "sweep needs at least one --param NAME=V1,V2,...".into(),

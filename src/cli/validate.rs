@@ -10,6 +10,7 @@ use crate::base::error::{ExitCoded, EXIT_USAGE};
 use crate::cli::{EngineArg, RunArgs};
 use crate::engine::{CompleteMin, EngineKind, RingSetup, TaskRun};
 use crate::measure::config::*;
+use crate::measure::iolog::Replay;
 
 /// What is wrong with the options typed, before any I/O: each message
 /// says what to do instead. All are the user's mistakes (exit 2).
@@ -47,6 +48,9 @@ pub enum ConfigError {
     /// `--steady`'s window and the run's do not fit (the text says how).
     #[error("{0}")]
     Steady(String),
+    /// `--iolog-read`: the log, or the run with it (the text says which).
+    #[error("{0}")]
+    Iolog(String),
     #[error("--dist shapes random offsets, and --rw {0} is sequential: use --rw randread, randwrite or randrw, or drop --dist")]
     DistSequential(&'static str),
     #[error("--skip moves sequential offsets, and --rw {0} is random: use --rw read, write or rw, or --seq-run for runs between random offsets")]
@@ -182,7 +186,8 @@ pub fn run_config(
     check_start_at(args)?;
     let rate = rate(args, bs)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
-    Ok(assemble(
+    let replay = replay(args)?;
+    let cfg = assemble(
         args,
         Resolved {
             cpus,
@@ -194,7 +199,95 @@ pub fn run_config(
             rate,
             seed,
         },
-    ))
+    );
+    Ok(with_replay(args, cfg, replay))
+}
+
+/// `--iolog-read FILE`: the log read (bounded) and checked line by line,
+/// and against the run: one TARGET, the log's file.
+fn replay(args: &RunArgs) -> Result<Option<Replay>, ConfigError> {
+    let Some(path) = &args.iolog_read else {
+        return Ok(None);
+    };
+    let shown = crate::base::error::show_path(path);
+    let bad = |why: String| ConfigError::Iolog(format!("--iolog-read {shown}: {why}"));
+    const IOLOG: crate::base::input::Kind = crate::base::input::Kind {
+        holds: "an iolog fio (write_iolog=) or stripebench (--iolog-write) wrote",
+        max: crate::base::input::MAX_DOCUMENT_BYTES,
+        pipe: false,
+    };
+    let bytes = crate::base::input::read(path, &IOLOG).map_err(|e| bad(e.to_string()))?;
+    let log = crate::measure::iolog::parse(&bytes).map_err(bad)?;
+    let [target] = args.targets.as_slice() else {
+        return Err(bad(format!(
+            "replays one file's I/O ({}): name that one TARGET",
+            log.file
+        )));
+    };
+    let same = std::path::Path::new(&log.file) == target.as_path()
+        || matches!(
+            (std::fs::canonicalize(&log.file), std::fs::canonicalize(target)),
+            (Ok(a), Ok(b)) if a == b
+        );
+    if !same {
+        return Err(bad(format!(
+            "is the I/O of {}, and the TARGET is {}: replay it on {}",
+            log.file,
+            crate::base::error::show_path(target),
+            log.file
+        )));
+    }
+    for (given, flag) in [
+        (args.stripe.is_some(), "--stripe"),
+        (args.verify, "--verify"),
+        (args.members.is_some(), "--members"),
+    ] {
+        if given {
+            return Err(bad(format!(
+                "issues the log's offsets, which {flag} would choose: drop {flag}"
+            )));
+        }
+    }
+    Ok(Some(log))
+}
+
+/// The run of a replayed log: its size, its mix of reads and writes (so
+/// the write guard sees a log's writes), and, unless bounded otherwise,
+/// one pass of it from the first I/O (no ramp, no time limit), as fio
+/// replays it.
+fn with_replay(args: &RunArgs, mut cfg: RunConfig, log: Option<Replay>) -> RunConfig {
+    let Some(log) = log else {
+        return cfg;
+    };
+    cfg.bs = BlockSizeArg::Bytes(log.bs);
+    cfg.read_pct = log.read_pct();
+    cfg.rw = match cfg.read_pct {
+        100 => RwMode::Randread,
+        0 => RwMode::Randwrite,
+        _ => RwMode::Randrw,
+    };
+    // A few writes among many reads still write (the guard sees them), and
+    // a few reads among writes keep their latencies apart.
+    let has = |o| log.ios.iter().any(|(op, _)| *op == o);
+    use crate::measure::workload::Op;
+    if cfg.read_pct == 100 && has(Op::Write) {
+        (cfg.rw, cfg.read_pct) = (RwMode::Randrw, 99);
+    } else if cfg.read_pct == 0 && has(Op::Read) {
+        (cfg.rw, cfg.read_pct) = (RwMode::Randrw, 1);
+    }
+    let bounded = args.duration.is_some()
+        || args.passes.is_some()
+        || args.io_limit.is_some()
+        || args.ios.is_some();
+    if !bounded {
+        cfg.passes = Some(1);
+        cfg.duration = NO_TIME_LIMIT;
+        if args.ramp.is_none() {
+            cfg.ramp = Duration::ZERO;
+        }
+    }
+    cfg.replay = Some(std::sync::Arc::new(log));
+    cfg
 }
 
 /// What the steps of [`run_config`] resolved, for [`assemble`].
@@ -321,6 +414,16 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
                 args.ios.is_some(),
                 "--ios",
                 "give a byte budget (--io-limit or --size) instead",
+            ),
+            (
+                args.iolog_write.is_some(),
+                "--iolog-write",
+                "the log's lines are one size's; drop one",
+            ),
+            (
+                args.iolog_read.is_some(),
+                "--iolog-read",
+                "the log gives each I/O's size; drop --bssplit",
             ),
         ];
         if let Some((_, name, why)) = with.into_iter().find(|w| w.0) {
@@ -686,6 +789,8 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         force_signature: args.force_signature,
         dry_run: args.dry_run,
         print_fio: args.print_fio,
+        iolog_write: args.iolog_write.clone(),
+        replay: None,
         start_at: args.start_at,
         start_delay: start_delay(args.start_delay, seed),
         wait_lock: args.wait_lock,

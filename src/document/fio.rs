@@ -483,6 +483,9 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
             g.push("--end_fsync=1".into());
         }
     }
+    if let Some(p) = &cfg.iolog_write {
+        g.push(format!("--write_iolog={}", p.display()));
+    }
     g
 }
 

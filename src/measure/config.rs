@@ -137,6 +137,10 @@ pub struct RunConfig {
     /// The run starts together with others (fio's jobs of one group that
     /// differ, each a run): its window opens when all of theirs are ready.
     pub together: Option<crate::measure::together::Together>,
+    /// `--iolog-write`: fio's iolog of every I/O issued, written here.
+    pub iolog_write: Option<PathBuf>,
+    /// `--iolog-read`: the log each worker replays (read and checked).
+    pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }
 
 /// `--steady`, `--steady-dur`, `--steady-ramp`, judged every

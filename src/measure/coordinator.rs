@@ -93,6 +93,56 @@ pub struct ProcessUse {
 /// [`await_ready`], [`wait_for_start_at`], the gate, [`collect`],
 /// [`window_end`], [`flush`].
 ///
+/// `--iolog-write`: the workers' records, merged into fio's log, then
+/// dropped from the outcomes (they are the log's, not the document's).
+fn write_iolog(
+    cfg: &RunConfig,
+    plan: &Plan,
+    outcomes: &mut [WorkerOutcome],
+    out: &dyn live::RunOutputs,
+) {
+    use crate::base::warning::Warning;
+    use crate::measure::iolog;
+    let Some(path) = &cfg.iolog_write else {
+        return;
+    };
+    let logs: Vec<(usize, iolog::IoLogBuf)> = outcomes
+        .iter_mut()
+        .filter_map(|o| o.iolog.take().map(|l| (o.id, l)))
+        .collect();
+    let names: Vec<String> = plan
+        .targets
+        .iter()
+        .map(|t| t.path.display().to_string())
+        .collect();
+    let parts: Vec<iolog::Part<'_>> = logs
+        .iter()
+        .filter_map(|(id, log)| {
+            let w = plan.workers.iter().find(|w| w.id == *id)?;
+            Some(iolog::Part {
+                file: &names[w.target_index],
+                bs: w.bs,
+                log,
+            })
+        })
+        .collect();
+    let shown = path.display().to_string();
+    if let Err(e) = iolog::write_file(path, &parts) {
+        out.warn(&[Warning::IologUnwritten {
+            path: shown,
+            error: e.to_string(),
+        }]);
+        return;
+    }
+    let missing: u64 = logs.iter().map(|(_, l)| l.dropped).sum();
+    if missing > 0 {
+        out.warn(&[Warning::IologCut {
+            path: shown,
+            missing,
+        }]);
+    }
+}
+
 /// `began`: when the run's preparation began (its set-up time runs from there).
 pub fn execute(
     cfg: &RunConfig,
@@ -202,7 +252,8 @@ pub fn execute(
             }
             None => None,
         };
-        let outcomes: Vec<WorkerOutcome> = collected.outcomes.into_iter().flatten().collect();
+        let mut outcomes: Vec<WorkerOutcome> = collected.outcomes.into_iter().flatten().collect();
+        write_iolog(cfg, plan, &mut outcomes, out);
         let ((open, opened), (close, closed)) = collected.window_cpu;
         let window_cpu = close.since(&open);
         let window_cpu_span_sec = closed.saturating_duration_since(opened).as_secs_f64();

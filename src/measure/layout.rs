@@ -63,6 +63,9 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::base::error::show_path(&t.path);
         let (bs, region, lbs) = size_and_region(cfg, &t, &mut warnings)?;
+        if let Some(log) = &cfg.replay {
+            check_replay(cfg, log, &p, t.size, lbs)?;
+        }
         // A modelled RAID0 member serves pieces of at most one chunk.
         let logical_bs = bs;
         let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
@@ -301,6 +304,37 @@ fn incremented(
         .collect()
 }
 
+/// `--iolog-read`: every I/O of the log inside the target `p` of `size`
+/// bytes, and on O_DIRECT aligned to its logical block `lbs`.
+fn check_replay(
+    cfg: &RunConfig,
+    log: &crate::measure::iolog::Replay,
+    p: &str,
+    size: u64,
+    lbs: u64,
+) -> Result<()> {
+    if log.end() > size {
+        return usage(format!(
+            "--iolog-read: the log's I/O reaches byte {} and {p} holds {size}: replay it on the target it was written on, or one as large",
+            log.end()
+        ));
+    }
+    if cfg.direct {
+        if let Some((_, o)) = log.ios.iter().find(|(_, o)| o % lbs != 0) {
+            return usage(format!(
+                "--iolog-read: the log's I/O at offset {o} is not on {p}'s {lbs}-byte logical blocks, which O_DIRECT needs: replay it with --buffered"
+            ));
+        }
+        if log.bs % lbs != 0 {
+            return usage(format!(
+                "--iolog-read: the log's I/O of {} bytes is not whole {lbs}-byte logical blocks of {p}, which O_DIRECT needs: replay it with --buffered",
+                log.bs
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Worker `id`'s spec: job `job` on target `ti`, over `slice`.
 #[allow(clippy::too_many_arguments)]
 fn worker_spec(
@@ -333,9 +367,12 @@ fn worker_spec(
         // does beside size= and io_size=.
         io_limit: [
             cfg.passes.map(|n| {
-                cfg.access
-                    .pass_bytes(slice.length, bs, cfg.rw.is_random())
-                    .saturating_mul(n)
+                match &cfg.replay {
+                    // A replay's pass is the whole log.
+                    Some(log) => (log.ios.len() as u64).saturating_mul(bs),
+                    None => cfg.access.pass_bytes(slice.length, bs, cfg.rw.is_random()),
+                }
+                .saturating_mul(n)
             }),
             cfg.io_limit,
             cfg.ios.map(|n| n.saturating_mul(bs)),
@@ -361,6 +398,11 @@ fn worker_spec(
         log_ns: cfg.log_interval.as_nanos() as u64,
         rate_period_ns: None,
         on_wrap: on_wrap(cfg),
+        replay: cfg.replay.clone(),
+        iolog_cap: match cfg.iolog_write {
+            Some(_) => crate::measure::iolog::per_worker(cfg.jobs * cfg.targets.len()),
+            None => 0,
+        },
     }
 }
 

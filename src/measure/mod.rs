@@ -11,6 +11,7 @@
 pub mod config;
 pub mod control;
 pub mod coordinator;
+pub mod iolog;
 pub mod layout;
 pub mod live;
 pub mod memory;

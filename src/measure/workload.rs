@@ -579,6 +579,33 @@ impl StripeGen {
 pub enum Offsets {
     Plain(OffsetGen),
     Striped(StripeGen),
+    /// `--iolog-read`: a log's I/Os in order, from its start again after
+    /// its end (a pass is the whole log).
+    Replay(Replayer),
+}
+
+/// A replayed log's I/Os, in order.
+pub struct Replayer {
+    log: std::sync::Arc<crate::measure::iolog::Replay>,
+    at: u64,
+}
+
+impl Replayer {
+    pub fn new(log: std::sync::Arc<crate::measure::iolog::Replay>) -> Replayer {
+        Replayer { log, at: 0 }
+    }
+
+    #[inline]
+    fn next_io(&mut self) -> (Op, u64) {
+        let n = self.log.ios.len() as u64;
+        let io = self.log.ios[(self.at % n) as usize];
+        self.at += 1;
+        io
+    }
+
+    fn last_pass(&self) -> u64 {
+        self.at.saturating_sub(1) / self.log.ios.len() as u64
+    }
 }
 
 impl Offsets {
@@ -587,6 +614,7 @@ impl Offsets {
         match self {
             Offsets::Plain(g) => g.next_io(),
             Offsets::Striped(g) => g.next_io(),
+            Offsets::Replay(g) => g.next_io(),
         }
     }
 
@@ -594,6 +622,7 @@ impl Offsets {
         match self {
             Offsets::Plain(g) => g.last_pass(),
             Offsets::Striped(g) => g.last_pass(),
+            Offsets::Replay(g) => g.last_pass(),
         }
     }
 
@@ -604,6 +633,8 @@ impl Offsets {
         match self {
             Offsets::Plain(g) => g.last_size(),
             Offsets::Striped(_) => (piece, 0),
+            // A replayed log is of one size (`--iolog-read` checks it).
+            Offsets::Replay(g) => (g.log.bs, 0),
         }
     }
 }

@@ -169,6 +169,11 @@ fn bad_splits_are_one_line_and_exit_2() {
             "--bssplit with --ios",
         ),
         (vec!["--blockalign", "4k"], "--bssplit"),
+        // An iolog line holds no size of its own here: one size's log.
+        (
+            vec!["--bssplit", "4k/50:8k/", "--iolog-write", "log"],
+            "--bssplit with --iolog-write",
+        ),
     ] {
         let mut all = vec!["run", "--rw", "randread"];
         all.extend(args);

@@ -152,27 +152,31 @@ fn t0007_without_its_iolog(dir: &Path) -> PathBuf {
 
 // Issue 41 item 4: FioJobFileTest_t0007: `rw=read:512k` (a 512 KiB hole
 // after each read), bs=1m, size=128m reads exactly 87040 KiB: 85 reads,
-// the last at 126 MiB, the next not fitting. t0007 as fio ships it is
-// refused over write_iolog alone, by name.
+// the last at 126 MiB, the next not fitting. Run as fio ships it: its
+// `write_iolog=log` lists those 85 reads, 1.5 MiB apart.
 #[test]
-fn fio_s_t0007_holed_read_reads_exactly_87040_kib() {
+fn fio_s_t0007_holed_read_reads_exactly_87040_kib_and_logs_each_read() {
     let dir = tempfile::tempdir().unwrap();
     let f = data_file(dir.path(), "foo.0.0", 128 << 20);
-    let out = sb()
-        .current_dir(dir.path())
-        .args(["run", "--fio-job"])
-        .arg(tjob("t0007-37cf9e3c.fio"))
-        .arg(&f)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert!(e.contains("`write_iolog=log`"), "{e}");
-    let job = t0007_without_its_iolog(dir.path());
-    let d = &ours(dir.path(), &job, &[f.to_str().unwrap()], 1)[0];
+    let d = &ours(
+        dir.path(),
+        &tjob("t0007-37cf9e3c.fio"),
+        &[f.to_str().unwrap()],
+        1,
+    )[0];
     let j = &d["jobs"][0];
     assert_eq!(j["read"]["io_kbytes"], 87040, "{j}");
     assert_eq!(j["read"]["total_ios"], 85, "{j}");
+    let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
+    let offsets: Vec<u64> = log
+        .lines()
+        .filter(|l| l.contains(" read "))
+        .map(|l| l.split(' ').nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(
+        offsets,
+        (0..85).map(|k| k * (3 << 19)).collect::<Vec<u64>>()
+    );
 }
 
 // fio beside us on t0007 (without write_iolog): the same reads and bytes.
@@ -187,5 +191,47 @@ fn fio_beside_us_on_t0007_reads_the_same_ios_and_bytes() {
     let d = &ours(dir.path(), &job, &[f.to_str().unwrap()], 1)[0];
     for k in ["io_kbytes", "total_ios"] {
         assert_eq!(d["jobs"][0]["read"][k], t["read"][k], "t0007 {k}");
+    }
+}
+
+// Issue 41: t0037-pre writes size=512k over four files (128 KiB each, as
+// fio's filesetup.c divides it) with loops=4 and verify=md5; t0037-post
+// reads them back and verifies. fio's check: both succeed. Refused before
+// ("fio's one job divides it between them").
+#[test]
+fn fio_s_t0037_divides_size_among_its_files_and_verifies_them_after() {
+    let dir = tempfile::tempdir().unwrap();
+    for job in ["t0037-pre.fio", "t0037-post.fio"] {
+        let out = sb()
+            .current_dir(dir.path())
+            .args(["run", "--fio-job"])
+            .arg(tjob(job))
+            .args([
+                "--no-progress",
+                "--allow-destructive",
+                "--fio-json",
+                "f.json",
+            ])
+            .output()
+            .unwrap();
+        succeeded_as(&out, 0);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let text = format!("{}{err}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            err.contains("fio divides it among the 4 files, 128k each"),
+            "{err}"
+        );
+        if job == "t0037-post.fio" {
+            for i in 1..=4 {
+                let said = format!("verify t0037file.{i}: 128 blocks checked: 128 good, 0 corrupt");
+                assert!(text.contains(&said), "{text}");
+            }
+        }
+    }
+    for i in 1..=4 {
+        let len = std::fs::metadata(dir.path().join(format!("t0037file.{i}")))
+            .unwrap()
+            .len();
+        assert_eq!(len, 128 << 10);
     }
 }

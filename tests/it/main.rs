@@ -39,6 +39,7 @@ mod html;
 mod interrupts;
 mod intervals;
 mod invocation;
+mod iolog;
 mod json_contract;
 mod knobs;
 mod lab;

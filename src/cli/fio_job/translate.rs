@@ -191,6 +191,10 @@ const STEPS: &[Step] = &[
         run: logs,
     },
     Step {
+        keys: &["write_iolog", "read_iolog", "replay_no_stall"],
+        run: iolog,
+    },
+    Step {
         keys: &["filename", "directory", "filename_format", "nrfiles"],
         run: files,
     },
@@ -1529,9 +1533,78 @@ fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// fio's `write_iolog=FILE` and `read_iolog=FILE`: `--iolog-write` (the
+/// same version 3 log) and `--iolog-read` (its replay, without the log's
+/// pauses: said in a `#` line unless replay_no_stall=1 asks just that).
+fn iolog(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let file = |key: &str| -> Result<Option<String>, FioJobError> {
+        let Some(o) = r.get(key) else { return Ok(None) };
+        match o.value.as_deref() {
+            None | Some("") => r.refuse(o, format!("names no file: give {key}=FILE")),
+            Some(v) if v.starts_with('-') => {
+                r.refuse(o, "names a file that starts with '-': write it as ./NAME")
+            }
+            Some(v) => Ok(Some(v.to_string())),
+        }
+    };
+    if let Some(f) = file("write_iolog")? {
+        d.args.push(Set::IologWrite(f));
+    }
+    let no_stall = r.flag("replay_no_stall")?;
+    let Some(f) = file("read_iolog")? else {
+        if let Some(o) = r.get("replay_no_stall") {
+            return r.refuse(o, "without read_iolog=: it shapes a replay; drop it");
+        }
+        return Ok(());
+    };
+    if no_stall != Some(true) {
+        d.notes.push("read_iolog: fio waits out the log's times between its I/Os (replay_no_stall=0); stripebench issues them as fast as the target takes them, as fio's replay_no_stall=1 does".into());
+    }
+    d.notes.push("read_iolog: the log's offsets, size and reads and writes replace rw= and bs=, once through the log".into());
+    d.args.push(Set::IologRead(f));
+    Ok(())
+}
+
 /// What fio's per-I/O log (no log_avg_msec) becomes here.
 fn per_io_note(d: &mut Draft) {
     d.notes.push("fio's logs without log_avg_msec hold a line per I/O; stripebench logs each --log-interval (1 s unless given) as fio's log_avg_msec would, from the intervals it keeps: give log_avg_msec=N for N ms".into());
+}
+
+/// size= and io_size= over `n` files, as fio divides them (filesetup.c:
+/// each file's region and I/O are size / nr_files, io_size / nr_files):
+/// each target's `--size` and `--io-limit`. fio gives the first files a
+/// block more when the size does not divide into whole blocks per file,
+/// which stripebench's one --size for every target cannot say: refused.
+fn split_over_files(r: &Reader, d: &mut Draft, n: u64) -> Result<(), FioJobError> {
+    let bs = d.bs;
+    for a in d.args.iter_mut() {
+        let (key, bytes) = match a {
+            Set::Size(b) => ("size", b),
+            Set::IoLimit(b) => ("io_size", b),
+            _ => continue,
+        };
+        let each = *bytes / n;
+        if *bytes % n != 0 || each % bs != 0 || each == 0 {
+            let o = r.get_or_first(key);
+            return r.refuse(o, format!("over the {n} files of filename= is not whole {bs}-byte blocks for each (fio gives the first files a block more); stripebench gives every file one size: give a {key} of a multiple of {}", n * bs));
+        }
+        d.notes.push(format!(
+            "{}: fio divides it among the {n} files, {} each (each target's --{})",
+            show_text(&r.written(r.get_or_first(key))),
+            crate::base::units::fmt_size_arg(each),
+            if key == "size" { "size" } else { "io-limit" }
+        ));
+        *bytes = each;
+    }
+    // fio lays out each file that is not there at its share (filesetup.c).
+    let share = d.args.iter().find_map(|a| match a {
+        Set::Size(b) => Some(*b),
+        _ => None,
+    });
+    if let Some(b) = share.filter(|_| !d.args.iter().any(|a| matches!(a, Set::Create(_)))) {
+        d.args.push(Set::Create(b));
+    }
+    Ok(())
 }
 
 /// The files: filename= (in directory=), one worker each; or, with no
@@ -1573,13 +1646,14 @@ fn files(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         targets.push(t);
     }
     if targets.len() > 1 {
-        // fio's one job spreads these over its files; stripebench's
-        // apply to each target (each worker).
-        for key in ["size", "io_size", "rate", "rate_iops"] {
+        // fio's one job spreads its rate over its files; stripebench's
+        // applies to each target (each worker).
+        for key in ["rate", "rate_iops"] {
             if let Some(s) = r.get(key) {
                 return r.refuse(s, format!("with filename= listing {} files: fio's one job divides it between them, stripebench's applies to each file: give each file a [section] of its own", targets.len()));
             }
         }
+        split_over_files(r, d, targets.len() as u64)?;
         d.notes.push(format!("filename= lists {} files for one fio job, whose one thread spreads its I/O over them; stripebench runs one worker per file (fio's one section per file)", targets.len()));
     }
     d.targets = targets;
@@ -1774,6 +1848,48 @@ mod tests {
             e.contains("`loops=2` with io_size=3m") && e.contains("give one of them"),
             "{e}"
         );
+    }
+
+    /// t0007 and t0031-pre of fio's tests write an iolog: it was refused.
+    #[test]
+    fn write_iolog_is_run_s_iolog_write_and_needs_a_file() {
+        let t = translated("[j]\nrw=read\nsize=1m\nwrite_iolog=log\n").unwrap();
+        assert!(
+            t.args.contains(&Set::IologWrite("log".into())),
+            "{:?}",
+            t.args
+        );
+        assert!(refusal("[j]\nrw=read\nwrite_iolog=\n").contains("names no file"));
+        assert!(refusal("[j]\nrw=read\nwrite_iolog=-x\n").contains("./NAME"));
+    }
+
+    /// t0037 of fio's tests: size=512k over filename=a:b:c:d was refused;
+    /// fio gives each file 128k.
+    #[test]
+    fn size_over_a_list_of_files_is_divided_among_them_as_fio_does() {
+        let t = translated("[j]\nrw=write\nfilename=a:b:c:d\nsize=512k\n").unwrap();
+        assert!(t.args.contains(&Set::Size(128 << 10)), "{:?}", t.args);
+        assert_eq!(t.targets.len(), 4);
+        let t = translated("[j]\nrw=read\nfilename=a:b\nsize=1m\nio_size=4m\n").unwrap();
+        assert!(t.args.contains(&Set::Size(512 << 10)), "{:?}", t.args);
+        assert!(t.args.contains(&Set::IoLimit(2 << 20)), "{:?}", t.args);
+        assert!(refusal("[j]\nrw=read\nfilename=a:b:c\nsize=16k\n").contains("multiple of 12288"));
+        assert!(refusal("[j]\nrw=read\nfilename=a:b\nrate=1m\n").contains("divides it"));
+    }
+
+    /// t0031 of fio's tests replays an iolog: it was refused.
+    #[test]
+    fn read_iolog_is_run_s_iolog_read_said_without_the_log_s_pauses() {
+        let t = translated("[j]\nrw=read\nread_iolog=log\n").unwrap();
+        assert!(
+            t.args.contains(&Set::IologRead("log".into())),
+            "{:?}",
+            t.args
+        );
+        assert!(t.notes.iter().any(|n| n.contains("replay_no_stall=1")));
+        let t = translated("[j]\nread_iolog=log\nreplay_no_stall=1\n").unwrap();
+        assert!(!t.notes.iter().any(|n| n.contains("replay_no_stall=0")));
+        assert!(refusal("[j]\nreplay_no_stall=1\n").contains("without read_iolog="));
     }
 
     #[test]

@@ -16,8 +16,9 @@ use crate::engine::clock::Clock;
 use crate::engine::writedata::Stamper;
 use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
+use crate::measure::iolog::IoLogBuf;
 use crate::measure::live::{Tap, WorkerEnd};
-use crate::measure::workload::{OffsetGen, Offsets, Op, Region, StripeGen};
+use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, StripeGen};
 
 use super::*;
 
@@ -98,6 +99,8 @@ pub fn run<E: Engine>(
     // Made before the start: a zipf draw's table (fio's zeta sum, up to
     // 10M terms) is not the window's time.
     let gen = offsets(spec);
+    // --iolog-write: the buffer's capacity reserved now, before the gate.
+    let mut iolog = (spec.iolog_cap > 0).then(|| IoLogBuf::with_capacity(spec.iolog_cap));
     ready.send(Ok(()));
     // No epoch means the coordinator called the run off.
     let Some(epoch) = control.wait_start() else {
@@ -129,12 +132,14 @@ pub fn run<E: Engine>(
         gen,
         &mut tally,
         &mut pace,
+        &mut iolog,
     );
     // Described again after the run: where an unbound --sqpoll thread was
     // last seen; `close` adds what that thread cost.
     tally.out.engine = Some(engine.describe());
     let mut out = tally.close(pace.as_ref(), &slots, hung, below_limit, None);
     out.cpu = cpus::current_cpu();
+    out.iolog = iolog;
     release(engine, hung);
     out
 }
@@ -210,6 +215,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     mut gen: Offsets,
     tally: &mut Tally<'_, C>,
     mut pace: &mut Option<Pace<C>>,
+    iolog: &mut Option<IoLogBuf>,
 ) -> (bool, bool) {
     let bs = spec.bs;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
@@ -278,6 +284,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                 };
                 slots[s.index()] = Slot::queued(op, offset, sized, issued, due);
                 engine.queue(s, op, offset, sized.0 as usize);
+                record::<C>(iolog, epoch, offset, op);
                 issued_bytes += sized.0;
                 in_flight += 1;
             }
@@ -346,6 +353,15 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         }
     }
     (hung, issued_bytes < limit)
+}
+
+/// `--iolog-write`: one I/O into the worker's log, at its issue. With no
+/// log asked, this is the one check per I/O it costs.
+#[inline]
+fn record<C: Clock>(iolog: &mut Option<IoLogBuf>, epoch: Instant, offset: u64, op: Op) {
+    if let Some(log) = iolog {
+        log.push(C::now().duration_since(epoch).as_nanos() as u64, offset, op);
+    }
 }
 
 /// Nothing in flight and the next I/O due in `w`: sleeps until it is
@@ -1283,6 +1299,9 @@ fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuS
 /// The worker's offsets: its own slice, or its member's share of a modelled
 /// RAID0's logical stream (`--stripe`).
 fn offsets(spec: &WorkerSpec) -> Offsets {
+    if let Some(log) = &spec.replay {
+        return Offsets::Replay(Replayer::new(log.clone()));
+    }
     match spec.stripe {
         None => {
             // --bssplit: offsets on the split's alignment, the sizes drawn.

@@ -75,6 +75,11 @@ pub struct WorkerSpec {
     /// What the worker does to its region's pages each time it wraps
     /// around the region.
     pub on_wrap: OnWrap,
+    /// `--iolog-write`: the records this worker's log holds at most; 0,
+    /// no log (nothing recorded).
+    pub iolog_cap: usize,
+    /// `--iolog-read`: the log whose I/Os this worker issues, in order.
+    pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }
 
 /// What a worker does to its region's pages at a wrap-around.
@@ -431,6 +436,8 @@ pub struct WorkerOutcome {
     /// ns since the epoch of the worker's first issue (its own active time
     /// runs from here, or from the window's opening if later).
     pub first_issue_ns: u64,
+    /// `--iolog-write`: every I/O issued, as far as the buffer held.
+    pub iolog: Option<crate::measure::iolog::IoLogBuf>,
     /// ns since the epoch of the last I/O counted in the window; on a
     /// schedule, for a worker that stopped at its limit, the end of its last
     /// I/O's interval when that is later.
@@ -671,6 +678,8 @@ mod tests {
             ramp_ns: 0,
             log_ns: 1_000_000_000,
             rate_period_ns: None,
+            iolog_cap: 0,
+            replay: None,
             on_wrap: OnWrap::Keep,
         }
     }
