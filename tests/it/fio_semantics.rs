@@ -235,3 +235,21 @@ fn fio_s_t0037_divides_size_among_its_files_and_verifies_them_after() {
         assert_eq!(len, 128 << 10);
     }
 }
+
+// Issue 41 item 4: FioJobFileTest_t0005: a 100 MiB sequential write with
+// verify=md5 and verify_backlog=32 reads back what it wrote: the read
+// io_kbytes and the write io_kbytes are both 102400. fio interleaves the
+// reads in the write job; stripebench reads back after it, a run of its
+// own (said in a `#` line), with the same bytes on each side.
+#[test]
+fn fio_s_t0005_backlog_verify_reads_back_the_100_mib_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = ours(
+        dir.path(),
+        &tjob("t0005-f7078f7b.fio"),
+        &["--create", "100m"],
+        2,
+    );
+    assert_eq!(d[0]["jobs"][0]["write"]["io_kbytes"], 102400, "{}", d[0]);
+    assert_eq!(d[1]["jobs"][0]["read"]["io_kbytes"], 102400, "{}", d[1]);
+}
