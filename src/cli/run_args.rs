@@ -644,6 +644,7 @@ impl RunArgs {
             histogram: self.histogram,
             rows: self.rows.0,
             fio_log: self.fio_logs(),
+            iolog: self.iolog_write.clone(),
         }
     }
 

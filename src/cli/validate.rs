@@ -24,6 +24,8 @@ pub enum ConfigError {
     VerifyBounded,
     #[error("--metrics - : the metrics file is rewritten every second and cannot go to stdout; name a file (e.g. /var/lib/node_exporter/textfile/stripebench.prom), or use --live - for a stream")]
     MetricsToStdout,
+    #[error("--iolog-write - : the iolog is a file fio reads back (read_iolog=), not a stream: name a file")]
+    IologToStdout,
     #[error("--fio-log writes a log per worker of the TARGETs named: name them (not with --members or the built-in test bed)")]
     FioLogWithoutTargets,
     #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: drop --fio-log, or log a read or a write run")]
@@ -310,6 +312,9 @@ fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
         .is_some_and(|m| m.as_os_str() == "-")
     {
         return Err(ConfigError::MetricsToStdout);
+    }
+    if args.iolog_write.as_deref() == Some(std::path::Path::new("-")) {
+        return Err(ConfigError::IologToStdout);
     }
     if args.metrics.is_some() && args.live_interval != Duration::from_secs(1) {
         return Err(ConfigError::MetricsInterval(format!(

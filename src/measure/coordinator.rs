@@ -63,6 +63,8 @@ pub struct Execution {
     pub host: crate::device::host_facts::HostFacts,
     /// What the whole process took: its set-up time, its CPU time.
     pub process: ProcessUse,
+    /// Said while the run ended (its --iolog-write's), for its document.
+    pub warnings: Vec<crate::base::warning::Warning>,
 }
 
 /// What the whole process took, for figures to be checked against the
@@ -95,16 +97,17 @@ pub struct ProcessUse {
 ///
 /// `--iolog-write`: the workers' records, merged into fio's log, then
 /// dropped from the outcomes (they are the log's, not the document's).
+/// What went wrong with the log, said now and kept for the document.
 fn write_iolog(
     cfg: &RunConfig,
     plan: &Plan,
     outcomes: &mut [WorkerOutcome],
     out: &dyn live::RunOutputs,
-) {
+) -> Vec<crate::base::warning::Warning> {
     use crate::base::warning::Warning;
     use crate::measure::iolog;
     let Some(path) = &cfg.iolog_write else {
-        return;
+        return Vec::new();
     };
     let logs: Vec<(usize, iolog::IoLogBuf)> = outcomes
         .iter_mut()
@@ -127,20 +130,23 @@ fn write_iolog(
         })
         .collect();
     let shown = path.display().to_string();
-    if let Err(e) = iolog::write_file(path, &parts) {
-        out.warn(&[Warning::IologUnwritten {
+    let said = if let Err(e) = iolog::write_file(path, &parts) {
+        vec![Warning::IologUnwritten {
             path: shown,
             error: e.to_string(),
-        }]);
-        return;
-    }
-    let missing: u64 = logs.iter().map(|(_, l)| l.dropped).sum();
-    if missing > 0 {
-        out.warn(&[Warning::IologCut {
-            path: shown,
-            missing,
-        }]);
-    }
+        }]
+    } else {
+        let missing: u64 = logs.iter().map(|(_, l)| l.dropped).sum();
+        (missing > 0)
+            .then_some(Warning::IologCut {
+                path: shown,
+                missing,
+            })
+            .into_iter()
+            .collect()
+    };
+    out.warn(&said);
+    said
 }
 
 /// `began`: when the run's preparation began (its set-up time runs from there).
@@ -253,7 +259,7 @@ pub fn execute(
             None => None,
         };
         let mut outcomes: Vec<WorkerOutcome> = collected.outcomes.into_iter().flatten().collect();
-        write_iolog(cfg, plan, &mut outcomes, out);
+        let warnings = write_iolog(cfg, plan, &mut outcomes, out);
         let ((open, opened), (close, closed)) = collected.window_cpu;
         let window_cpu = close.since(&open);
         let window_cpu_span_sec = closed.saturating_duration_since(opened).as_secs_f64();
@@ -281,6 +287,7 @@ pub fn execute(
             live,
             steady: steady.map(|s| s.1.lock().unwrap_or_else(|e| e.into_inner()).clone()),
             host: crate::device::host_facts::gather(&crate::base::host::Host::real()),
+            warnings,
             process: ProcessUse {
                 setup_sec,
                 window_cpu,

@@ -122,11 +122,53 @@ pub fn write_v3(out: &mut impl Write, parts: &[Part<'_>]) -> std::io::Result<()>
 }
 
 /// Writes the log to `path` (created or truncated).
+///
+/// Written as every output is: into a new file beside it (created with
+/// O_EXCL and O_NOFOLLOW under a name nobody prepared), then renamed onto
+/// the name, so a link planted at the name is replaced, never followed,
+/// and a name that is no regular file (a device, a directory, a FIFO) is
+/// refused rather than written into.
 pub fn write_file(path: &Path, parts: &[Part<'_>]) -> std::io::Result<()> {
-    let f = std::fs::File::create(path)?;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !(m.is_file() || m.file_type().is_symlink()) => {
+            let what = if m.is_dir() {
+                "a directory"
+            } else if m.file_type().is_block_device() || m.file_type().is_char_device() {
+                "a device"
+            } else {
+                "not a regular file"
+            };
+            return Err(std::io::Error::other(format!(
+                "it is {what}, which stripebench does not write an iolog into"
+            )));
+        }
+        _ => {}
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let tag = crate::base::io::splitmix64(
+        std::time::UNIX_EPOCH
+            .elapsed()
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id()),
+    );
+    let tmp = dir.join(format!(".stripebench-iolog-{tag:016x}.tmp"));
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&tmp)?;
     let mut w = std::io::BufWriter::new(f);
-    write_v3(&mut w, parts)?;
-    w.flush()
+    let written = write_v3(&mut w, parts)
+        .and_then(|()| w.flush())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// The most I/Os a replayed log may hold (16Mi: 16 bytes each in memory).

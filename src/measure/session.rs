@@ -222,6 +222,7 @@ pub fn measure(
         }
     }
     let split_requests = split_requests(cfg, &plan, &execution);
+    warnings.extend(execution.warnings.iter().cloned());
     drop(knob_guard);
     Ok(Outcome::Done(Box::new(Finished {
         plan,

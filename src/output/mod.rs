@@ -50,6 +50,9 @@ pub struct Request {
     pub rows: Option<usize>,
     /// `--fio-log`: fio's logs, and every file they are written to.
     pub fio_log: Option<FioLogs>,
+    /// `--iolog-write`: the file the run's iolog is written to (by the
+    /// run; checked here as every output is, before the run begins).
+    pub iolog: Option<PathBuf>,
 }
 
 /// `--fio-log`: what is asked, and the files, known before the run (one
@@ -141,6 +144,11 @@ impl Request {
         for p in self.fio_log.iter().flat_map(|l| &l.files) {
             v.push(dest::Output::new("--fio-log", p));
         }
+        v.extend(
+            self.iolog
+                .as_deref()
+                .map(|p| dest::Output::new("--iolog-write", p)),
+        );
         v
     }
 }

@@ -97,6 +97,7 @@ pub fn sample_doc() -> RunDocument {
         live: None,
         steady: None,
         host: Default::default(),
+        warnings: Vec::new(),
         process: crate::measure::coordinator::ProcessUse {
             setup_sec: 0.25,
             window_cpu: (0.15, 0.55),

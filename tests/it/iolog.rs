@@ -200,3 +200,44 @@ fn read_iolog_refuses_a_bad_line_by_its_number() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// `--iolog-write` is an output like any: checked before the run (a link
+/// planted at its name, a device, stdout, a target, a missing directory
+/// each refused in one line, exit 2, nothing written), and the file the
+/// link pointed at is untouched. Seen failing: the log was written with
+/// File::create, through the link, after the run.
+#[test]
+fn iolog_write_follows_no_link_and_writes_into_no_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = crate::common::data_file(dir.path(), "f", 1 << 20);
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "secret").unwrap();
+    let link = dir.path().join("link.log");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let f = f.to_str().unwrap();
+    for (log, expect) in [
+        (link.to_str().unwrap(), "a symbolic link"),
+        ("/dev/null", "character device"),
+        ("-", "--iolog-write -"),
+        (f, "is a target"),
+        ("/nonexistent-sb/x.log", "does not exist"),
+    ] {
+        crate::common::refused(
+            &[
+                "run",
+                "--rw",
+                "read",
+                "--bs",
+                "4k",
+                "-t",
+                "200ms",
+                "--iolog-write",
+                log,
+                f,
+            ],
+            expect,
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "secret");
+    assert!(!std::path::Path::new("-").exists());
+}
