@@ -1076,7 +1076,7 @@ fn fio_s_t0003_writes_at_once_and_its_mismatched_verify_fails() {
 fn an_interrupt_stops_every_run_at_once_and_each_keeps_its_figures() {
     let dir = tempfile::tempdir().unwrap();
     data_file(dir.path(), "f", 1 << 20);
-    let job = "[global]\nfilename=f\nsize=1m\ntime_based\nruntime=60s\n[a]\nrw=read\nbs=4k\n[b]\nrw=randread\nbs=8k\n";
+    let job = "[global]\nfilename=f\nsize=1m\ntime_based\nruntime=60s\n[a]\nrw=read\nbs=4k\n[b]\nrw=randread\nbs=8k\n[c]\nrw=read\nbs=4k\nstartdelay=60s\n";
     std::fs::write(dir.path().join("t.fio"), job).unwrap();
     let json = dir.path().join("r.json");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
@@ -1089,8 +1089,8 @@ fn an_interrupt_stops_every_run_at_once_and_each_keeps_its_figures() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    crate::common::wait_for("both runs' workers", || {
-        crate::common::threads_named(pid, "sb-worker-") >= 2
+    crate::common::wait_for("the three runs' workers", || {
+        crate::common::threads_named(pid, "sb-worker-") >= 3
     });
     std::thread::sleep(std::time::Duration::from_millis(700));
     crate::common::interrupt(&child);
@@ -1116,6 +1116,13 @@ fn an_interrupt_stops_every_run_at_once_and_each_keeps_its_figures() {
             doc["total"]
         );
     }
+    // The third was still in its startdelay: its --json says it measured
+    // nothing, rather than being left unwritten.
+    let third = std::fs::read_to_string(dir.path().join("r.3.json")).unwrap();
+    assert!(
+        third.contains("interrupted") && !third.contains("\"total\""),
+        "{third}"
+    );
 }
 
 /// fio's examples/aio-read.fio (its size made small): no filename=, a

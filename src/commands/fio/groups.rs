@@ -82,19 +82,30 @@ impl Planner for Groups {
 
     fn finished(&mut self, _point: Point, ran: Ran) -> Result<Step> {
         let hubs = std::mem::take(&mut self.hubs);
-        let runs = match ran {
-            Ran::Measured { runs, .. } => runs,
+        let (runs, partial) = match ran {
+            Ran::Measured { runs, partial } => (runs, partial),
             Ran::Refused(why) => return Err(UsageError(why).into()),
         };
-        if runs.is_empty() {
-            // Stopped by a signal before its window opened: the --json
-            // says so, as the typed run's does.
-            let e = crate::base::error::Interrupted("starting the run");
+        // A run stopped by a signal before its window opened (its start
+        // delay, or all of them at once): its --json says so, as the
+        // typed run's does.
+        let e = crate::base::error::Interrupted("starting the run");
+        if partial {
             let doc = crate::document::finished::Unmeasured::at(e.0);
-            for (out, _) in &hubs {
-                out.write_file("json", &crate::report::json::render(&doc))?;
+            for (k, (out, _)) in hubs.iter().enumerate() {
+                if !runs.iter().any(|r| r.part == k) {
+                    out.write_file("json", &crate::report::json::render(&doc))?;
+                }
             }
-            return Err(e.into());
+        }
+        if runs.is_empty() {
+            // None measured: a signal, or every run failed (the series
+            // then says why).
+            return if partial {
+                Err(e.into())
+            } else {
+                Ok(Step::Stop)
+            };
         }
         // Each run's documents, in the runs' order; the first exit code
         // that is not 0 is the group's.
