@@ -784,7 +784,7 @@ impl Warning {
         match self {
             RanAtOnce { runs } => write!(
                 f,
-                "this run went at once with {} other run(s) of its fio group, its window opened with theirs: its rows are its own workers', but the device counters and the process's CPU hold the others' I/O and time too, so no ratio of device to application bytes is judged",
+                "this run went at once with {} other run(s) of its fio group, its window opened with theirs: its rows are its own workers', but the process's CPU holds the others' time too, and its device counters are set against the bytes of every run at once on that device",
                 runs.saturating_sub(1)
             ),
             ShortWindow { seconds } => write!(
@@ -1975,7 +1975,7 @@ mod tests {
         );
         says(
             RanAtOnce { runs: 3 },
-            "this run went at once with 2 other run(s) of its fio group, its window opened with theirs: its rows are its own workers', but the device counters and the process's CPU hold the others' I/O and time too, so no ratio of device to application bytes is judged",
+            "this run went at once with 2 other run(s) of its fio group, its window opened with theirs: its rows are its own workers', but the process's CPU holds the others' time too, and its device counters are set against the bytes of every run at once on that device",
         );
         says(
             ShortWindow { seconds: 0.0042 },

@@ -921,13 +921,10 @@ fn finish_probes(
         .filter_map(|(dev, p)| {
             let (r, w, users) = app.get(dev).copied().unwrap_or_default();
             // Runs at once (fio's group) may share any device: its
-            // counters hold their I/O, and no ratio to this run's own
-            // bytes means anything.
+            // counters hold their I/O too (the series pools them:
+            // `together::pool_devices`).
             let at_once = cfg.together.is_some();
             let mut c = p.finish(r, w, users > 1 || entangled(dev) || at_once)?;
-            if at_once {
-                (c.read_ratio, c.write_ratio) = (None, None);
-            }
             c.members = probes
                 .leaves
                 .get(dev)

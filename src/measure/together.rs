@@ -152,6 +152,46 @@ impl Drop for Member {
     }
 }
 
+/// The device counters of runs that went at once, pooled: each run's
+/// probe of a device spans its own run, and all of them the same window,
+/// so the device's bytes are the most any run's probe saw, and the
+/// application's are every run's on it, added. Each run's counters of
+/// that device then say so, their ratios (device to application bytes)
+/// over the pool: the page cache's share of reads is judged for the
+/// runs together, where it is true, not for each against I/O it did not
+/// do.
+pub fn pool_devices(runs: &mut [&mut crate::measure::coordinator::Execution]) {
+    use std::collections::HashMap;
+    // name -> (app read, app write, device read, device write)
+    let mut pool: HashMap<String, (u64, u64, u64, u64)> = HashMap::new();
+    for ex in runs.iter() {
+        let mut seen: Vec<&str> = Vec::new();
+        for d in ex.devices.iter().flatten() {
+            if seen.contains(&d.name.as_str()) {
+                continue;
+            }
+            seen.push(&d.name);
+            let e = pool.entry(d.name.clone()).or_default();
+            e.0 += d.app_read_bytes;
+            e.1 += d.app_write_bytes;
+            e.2 = e.2.max(d.read_bytes);
+            e.3 = e.3.max(d.write_bytes);
+        }
+    }
+    for ex in runs.iter_mut() {
+        for d in ex.devices.iter_mut().flatten() {
+            let Some(&(ar, aw, dr, dw)) = pool.get(&d.name) else {
+                continue;
+            };
+            let ratio = |dev: u64, app: u64| (d.stats && app > 0).then(|| dev as f64 / app as f64);
+            (d.read_ratio, d.write_ratio) = (ratio(dr, ar), ratio(dw, aw));
+            (d.app_read_bytes, d.app_write_bytes) = (ar, aw);
+            (d.read_bytes, d.write_bytes) = (dr, dw);
+            d.shared = true;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -755,8 +755,17 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
             }
         }
     }
+    // Runs at once (a fio group) pool their counters: `app` is theirs.
+    let at_once = doc
+        .warnings
+        .iter()
+        .any(|w| matches!(w, crate::base::warning::Warning::RanAtOnce { .. }));
     if !devs.is_empty() {
-        out.push_str("device counters (/sys/block/*/stat, whole run: ramp, window and flush), against this run's own bytes:\n");
+        out.push_str(if at_once {
+            "device counters (/sys/block/*/stat, whole run: ramp, window and flush), against the bytes of every run at once on each device:\n"
+        } else {
+            "device counters (/sys/block/*/stat, whole run: ramp, window and flush), against this run's own bytes:\n"
+        });
         // Those without statistics are one line, however many they are.
         let silent: Vec<String> = devs
             .iter()
@@ -812,7 +821,7 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
                 req(d.avg_write_request_bytes),
                 d.ios,
                 d.util_pct,
-                if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", Shown(&t.path)) } else { String::new() }
+                if at_once { String::new() } else if d.shared { format!(" (holds several targets of this run, {} among them: counts are for all)", Shown(&t.path)) } else { String::new() }
             );
             if !d.members.is_empty() {
                 let each: Vec<String> = d
