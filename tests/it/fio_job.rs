@@ -15,6 +15,12 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Run `i`'s JSON document of a job file of several runs: `STEM.i.json`
+/// in `dir`.
+fn run_doc(dir: &Path, stem: &str, i: usize) -> serde_json::Value {
+    json(&std::fs::read(dir.join(format!("{stem}.{i}.json"))).unwrap())
+}
+
 /// The `stripebench ...` lines printed on stderr.
 fn commands(stderr: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(stderr)
@@ -705,10 +711,7 @@ fn fio_s_log_format_tests_t0033_and_t0034_pass_on_our_logs() {
         let runs = if text.contains("[job4]") { 4 } else { 3 };
         let starts: Vec<f64> = (1..=runs)
             .map(|i| {
-                let doc: serde_json::Value = serde_json::from_slice(
-                    &std::fs::read(dir.path().join(format!("r.{i}.json"))).unwrap(),
-                )
-                .unwrap();
+                let doc = run_doc(dir.path(), "r", i);
                 assert_eq!(
                     crate::common::warnings_of(&doc, "ran_at_once").len(),
                     1,
@@ -1048,10 +1051,7 @@ fn fio_s_t0003_writes_at_once_and_its_mismatched_verify_fails() {
         "{err}"
     );
     for (i, bytes) in [(1, 10u64 << 20), (2, 10 << 20)] {
-        let doc: serde_json::Value = serde_json::from_slice(
-            &std::fs::read(dir.path().join(format!("pre.{i}.json"))).unwrap(),
-        )
-        .unwrap();
+        let doc = run_doc(dir.path(), "pre", i);
         assert_eq!(
             doc["total"]["bytes"].as_u64(),
             Some(bytes),
@@ -1102,9 +1102,7 @@ fn an_interrupt_stops_every_run_at_once_and_each_keeps_its_figures() {
         String::from_utf8_lossy(&o.stderr)
     );
     for i in 1..=2 {
-        let doc: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(dir.path().join(format!("r.{i}.json"))).unwrap())
-                .unwrap();
+        let doc = run_doc(dir.path(), "r", i);
         assert_eq!(
             doc["window"]["ended_by"], "interrupted",
             "run {i}: {}",
@@ -1152,7 +1150,7 @@ fn fio_s_aio_read_example_names_its_files_in_the_directory_and_runs_at_once() {
     for i in 1..=4 {
         let file = dir.path().join(format!("data1/file{i}.0.0"));
         assert_eq!(std::fs::metadata(&file).unwrap().len(), 4 << 20, "{file:?}");
-        let doc = json(&std::fs::read(dir.path().join(format!("r.{i}.json"))).unwrap());
+        let doc = run_doc(dir.path(), "r", i);
         assert_eq!(doc["total"]["bytes"].as_u64(), Some(4 << 20), "run {i}");
         assert_eq!(
             doc["config"]["iodepth"].as_u64(),
@@ -1188,9 +1186,7 @@ fn runs_at_once_on_one_device_judge_the_cache_over_all_their_bytes() {
         .output()
         .unwrap();
     succeeded_as(&o, "two buffered reads at once");
-    let docs: Vec<serde_json::Value> = (1..=2)
-        .map(|i| json(&std::fs::read(dir.path().join(format!("r.{i}.json"))).unwrap()))
-        .collect();
+    let docs: Vec<serde_json::Value> = (1..=2).map(|i| run_doc(dir.path(), "r", i)).collect();
     let app = |d: &serde_json::Value| {
         d["targets"][0]["device"]["app_read_bytes"]
             .as_u64()
