@@ -170,6 +170,9 @@ pub enum LiveFormat {
     Csv,
 }
 
+/// The sparsest schedule: one I/O a minute per worker.
+const MIN_IOPS: f64 = 1.0 / 60.0;
+
 /// A worker's schedule (`--rate SIZE/s` or `--rate-iops N`): I/O k of a
 /// worker is due k periods after the start, and its latency runs from then.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
@@ -191,8 +194,10 @@ impl RateLimit {
     }
 
     /// Nanoseconds from one I/O of `bs` bytes to the next, or why that
-    /// schedule cannot be kept: below one I/O per second, or an interval
-    /// below one nanosecond (what a duration can express).
+    /// schedule cannot be kept: below one I/O a minute (fio's jobs go as
+    /// low as one every few seconds: examples/1mbs_clients.fio's 1250 B/s
+    /// of 4 KiB blocks), or an interval below one nanosecond (what a
+    /// duration can express).
     pub fn period_ns(self, bs: u64) -> Result<f64, String> {
         let iops = self.iops(bs);
         let asked = match self {
@@ -203,9 +208,9 @@ impl RateLimit {
             ),
             RateLimit::Iops(n) => format!("--rate-iops {n}"),
         };
-        if iops.is_nan() || iops < 1.0 {
+        if iops.is_nan() || iops < MIN_IOPS {
             return Err(format!(
-                "{asked} is {iops:.3} I/Os per second, below one: give a rate of at least one request per second per worker"
+                "{asked} is {iops:.3} I/Os per second, below one a minute: give a rate of at least one request per minute per worker"
             ));
         }
         if iops > 1e9 {
