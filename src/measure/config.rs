@@ -134,6 +134,9 @@ pub struct RunConfig {
     pub rate: Option<RateLimit>,
     /// `--steady`: the window ends once the run is steady.
     pub steady: Option<SteadyConfig>,
+    /// `--rate-min`/`--rate-iops-min`: the window ends, failed, when a
+    /// worker's cycle falls below it.
+    pub rate_min: Option<RateMinConfig>,
     /// The run starts together with others (fio's jobs of one group that
     /// differ, each a run): its window opens when all of theirs are ready.
     pub together: Option<crate::measure::together::Together>,
@@ -158,6 +161,15 @@ impl SteadyConfig {
     pub fn intervals(&self) -> usize {
         (self.dur.as_nanos() / self.interval.as_nanos().max(1)) as usize
     }
+}
+
+/// `--rate-min SIZE/s` or `--rate-iops-min N`, over `--rate-cycle`,
+/// judged on each worker's `--live-interval` figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateMinConfig {
+    pub min: crate::analysis::rate_min::Minimum,
+    pub cycle: Duration,
+    pub interval: Duration,
 }
 
 /// `--live-format` (its command-line names and help: `cli::values`).
