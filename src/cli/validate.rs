@@ -154,6 +154,11 @@ pub fn verify_config(
             "verify checks every block once: --steady would end the check before its last block; drop --steady".into(),
         ));
     }
+    if args.rate_min.is_some() || args.rate_iops_min.is_some() {
+        return Err(ConfigError::RateMin(
+            "verify checks every block once: a cycle below --rate-min would end the check before its last block; drop --rate-min (--rate-iops-min)".into(),
+        ));
+    }
     let mut cfg = run_config(args, available, tmpdir)?;
     cfg.verify = true;
     cfg.passes = Some(1);
@@ -1047,6 +1052,17 @@ mod tests {
             "1m",
         ];
         assert!(cfg(&ok).is_ok());
+    }
+
+    #[test]
+    fn verify_refuses_rate_min_which_would_cut_its_check_short() {
+        let mut full = vec!["stripebench", "verify", "--rate-min", "1m/s", "/dev/null"];
+        let Command::Verify(args) = Cli::try_parse_from(full.drain(..)).expect("parses").command
+        else {
+            panic!("not a verify command")
+        };
+        let e = verify_config(&args, &[0, 1], None).unwrap_err();
+        assert!(e.to_string().contains("drop --rate-min"), "{e}");
     }
 
     #[test]
