@@ -214,4 +214,9 @@ fn rate_min_that_cannot_be_met_or_has_no_use_is_refused_in_one_line() {
         "--rate-cycle is the cycle of --rate-min or --rate-iops-min",
     );
     refused(&["run", "--rate-min", "0", t], "rate-min");
+    // A sweep's point below it would end early unnoticed among the rest.
+    refused(
+        &["sweep", "--param", "bs=4k,8k", "--rate-min", "1m/s", t],
+        "a sweep measures each point and fails none",
+    );
 }
