@@ -22,6 +22,7 @@ pub mod mannwhitney;
 pub mod occupancy;
 pub mod phase_health;
 pub mod plausible;
+pub mod rate_min;
 pub mod rmw;
 pub mod significance;
 pub mod slow_member;

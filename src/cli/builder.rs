@@ -349,6 +349,32 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--rate-min SIZE/s` (fio's rate_min=).
+    pub fn rate_min(mut self, bytes_per_sec: u64) -> Result<Self> {
+        let v = crate::base::units::parse_io_rate(&bytes_per_sec.to_string())
+            .map_err(|e| invalid("rate-min", bytes_per_sec, e))?;
+        self.args.rate_min = Some(v);
+        self.args.rate_iops_min = None;
+        Ok(self)
+    }
+
+    /// `--rate-iops-min N` (fio's rate_iops_min=).
+    pub fn rate_iops_min(mut self, n: u64) -> Result<Self> {
+        let iops = crate::base::units::parse_iops(&n.to_string())
+            .map_err(|e| invalid("rate-iops-min", n, e))?;
+        self.args.rate_iops_min = Some(iops);
+        self.args.rate_min = None;
+        Ok(self)
+    }
+
+    /// `--rate-cycle TIME` (not 0).
+    pub fn rate_cycle(mut self, d: Duration) -> Result<Self> {
+        let shown = humantime::format_duration(d).to_string();
+        self.args.rate_cycle =
+            Some(values::positive_duration(d).map_err(|e| invalid("rate-cycle", shown, e))?);
+        Ok(self)
+    }
+
     /// `--size BYTES`.
     pub fn size(mut self, bytes: u64) -> Self {
         self.args.size = Some(bytes);

@@ -85,6 +85,14 @@ pub fn phase_args(base: &RunArgs, targets: Vec<PathBuf>, jobs: usize, buffered: 
 
 /// A phase's validated configuration, as `run` would validate it.
 pub fn config(a: &RunArgs) -> Result<RunConfig> {
+    // A phase below the minimum would end early and pass unnoticed: a
+    // compare measures its phases, it does not fail them.
+    if a.rate_min.is_some() || a.rate_iops_min.is_some() {
+        return Err(crate::base::error::UsageError(
+            "--rate-min and --rate-iops-min fail a run that falls below them; compare measures each phase and fails none: drop them, or run each with run".into(),
+        )
+        .into());
+    }
     let mut c = super::validate::run_config(a, &crate::base::cpus::available_cpus(), None)?;
     c.progress = !a.no_progress;
     Ok(c)

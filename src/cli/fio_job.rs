@@ -534,6 +534,8 @@ fn canonical(key: &str) -> &str {
         "ss_ramp" => "steadystate_ramp_time",
         "ss_interval" => "steadystate_check_interval",
         "allrandrepeat" => "randrepeat",
+        "ratemin" => "rate_min",
+        "ratecycle" => "rate_cycle",
         k => k,
     }
 }
@@ -626,6 +628,12 @@ pub enum Set {
     Nowait,
     Rate(u64),
     RateIops(u64),
+    /// fio's rate_min= (bytes per second).
+    RateMin(u64),
+    /// fio's rate_iops_min=.
+    RateIopsMin(u64),
+    /// fio's rate_cycle= (milliseconds in fio).
+    RateCycle(Duration),
     Size(u64),
     Offset(u64),
     OffsetIncrement(u64),
@@ -688,6 +696,9 @@ impl Set {
             Set::Nowait => "nowait",
             Set::Rate(_) => "rate",
             Set::RateIops(_) => "rate_iops",
+            Set::RateMin(_) => "rate_min",
+            Set::RateIopsMin(_) => "rate_iops_min",
+            Set::RateCycle(_) => "rate_cycle",
             Set::Size(_) => "size",
             Set::Offset(_) => "offset",
             Set::Cpus(_) => "cpus",
@@ -751,6 +762,9 @@ impl Set {
             Set::Nowait => "--nowait".into(),
             Set::Rate(b) => format!("--rate={}", fmt_size_arg(*b)),
             Set::RateIops(n) => format!("--rate-iops={n}"),
+            Set::RateMin(b) => format!("--rate-min={}", fmt_size_arg(*b)),
+            Set::RateIopsMin(n) => format!("--rate-iops-min={n}"),
+            Set::RateCycle(d) => format!("--rate-cycle={}", fmt_duration(*d)),
             Set::Size(b) => format!("--size={}", fmt_size_arg(*b)),
             Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
             Set::Cpus(v) => format!("--cpus={v}"),
@@ -821,6 +835,9 @@ impl Set {
             Set::Nowait => b.nowait(),
             Set::Rate(n) => b.rate(*n)?,
             Set::RateIops(n) => b.rate_iops(*n)?,
+            Set::RateMin(n) => b.rate_min(*n)?,
+            Set::RateIopsMin(n) => b.rate_iops_min(*n)?,
+            Set::RateCycle(d) => b.rate_cycle(*d)?,
             Set::Size(n) => b.size(*n),
             Set::Offset(n) => b.offset(*n),
             Set::Cpus(v) => {
@@ -1628,6 +1645,42 @@ mod tests {
         };
         assert!(!e.contains('\n'), "{e}");
         e
+    }
+
+    // Issue 41: fio's ratemin= (1mbs_clients.fio), rate_iops_min= and
+    // ratecycle= were refused as unknown; they are run's --rate-min,
+    // --rate-iops-min and --rate-cycle now.
+    #[test]
+    fn fio_s_minimum_rate_is_rate_min() {
+        let a = args("[j]\nrate=1250\nratemin=1024\n");
+        assert!(a.contains(&"--rate-min=1k".to_string()), "{a:?}");
+        assert!(
+            !a.iter().any(|w| w.starts_with("--rate-cycle")),
+            "1000 ms is the default: {a:?}"
+        );
+        let a = args("[j]\nrate_iops_min=50\nratecycle=500\n");
+        for w in ["--rate-iops-min=50", "--rate-cycle=500ms"] {
+            assert!(a.contains(&w.to_string()), "{w}: {a:?}");
+        }
+        // Both: fio checks rate_min alone, and a line says so.
+        let t = one("[j]\nrate_min=1m\nrate_iops_min=50\n").unwrap();
+        let w = words(&t.args);
+        assert!(
+            w.contains(&"--rate-min=1m".to_string())
+                && !w.iter().any(|w| w.starts_with("--rate-iops-min")),
+            "{w:?}"
+        );
+        assert!(
+            t.notes.iter().any(|n| n.contains("rate_min alone")),
+            "{:?}",
+            t.notes
+        );
+        // A cycle with no minimum judges nothing, in fio and here.
+        assert!(!args("[j]\nratecycle=500\n")
+            .iter()
+            .any(|w| w.starts_with("--rate-cycle")));
+        assert!(refused("[j]\nratemin=1m,2m\n").contains("their own minimum"));
+        assert!(refused("[j]\nratemin=1m\nratecycle=0\n").contains("`rate_cycle=0`"));
     }
 
     // Issue 41: fio's steadystate (ss=, ss_dur=, ss_ramp=) was refused as

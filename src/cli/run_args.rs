@@ -182,6 +182,24 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", conflicts_with = "rate", value_parser = crate::base::units::parse_iops)]
     pub rate_iops: Option<f64>,
 
+    /// Fail the run when a worker's rate falls below this many bytes per
+    /// second, as fio's rate_min= does: judged over each --rate-cycle from
+    /// 2 s into the window, at the --live-interval figures with completions
+    /// in them. The run ends there, keeps and reports what it measured,
+    /// names the cycle, and exits 1. Not above --rate
+    #[arg(long, value_name = "SIZE/s", value_parser = crate::base::units::parse_io_rate)]
+    pub rate_min: Option<f64>,
+
+    /// As --rate-min, in I/Os per second per worker (fio's rate_iops_min=).
+    /// Not above --rate-iops
+    #[arg(long, value_name = "N", conflicts_with = "rate_min", value_parser = crate::base::units::parse_iops)]
+    pub rate_iops_min: Option<f64>,
+
+    /// The cycle --rate-min and --rate-iops-min average over (fio's
+    /// rate_cycle=; default 1s)
+    #[arg(long, value_name = "TIME", value_parser = parse_positive_duration)]
+    pub rate_cycle: Option<Duration>,
+
     /// End the window once the run is steady, as fio's steadystate= judges
     /// it: over the last --steady-dur of --live-interval figures (IOPS, bytes
     /// per second or mean latency of the whole run), every one within LIMIT
@@ -568,6 +586,9 @@ impl Default for RunArgs {
             iodepth: 1,
             rate: None,
             rate_iops: None,
+            rate_min: None,
+            rate_iops_min: None,
+            rate_cycle: None,
             steady: None,
             steady_dur: None,
             steady_ramp: None,

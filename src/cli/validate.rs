@@ -47,6 +47,10 @@ pub enum ConfigError {
     ShareOfOne,
     #[error("--verify needs one writer per block, and --jobs-share gives each block --jobs of them: drop one")]
     ShareWithVerify,
+    /// `--rate-min`/`--rate-iops-min` cannot be met, or `--rate-cycle` has
+    /// no minimum (the text says how).
+    #[error("{0}")]
+    RateMin(String),
     /// `--steady`'s window and the run's do not fit (the text says how).
     #[error("{0}")]
     Steady(String),
@@ -150,6 +154,11 @@ pub fn verify_config(
     if args.steady.is_some() {
         return Err(ConfigError::Steady(
             "verify checks every block once: --steady would end the check before its last block; drop --steady".into(),
+        ));
+    }
+    if args.rate_min.is_some() || args.rate_iops_min.is_some() {
+        return Err(ConfigError::RateMin(
+            "verify checks every block once: a cycle below --rate-min would end the check before its last block; drop --rate-min (--rate-iops-min)".into(),
         ));
     }
     let mut cfg = run_config(args, available, tmpdir)?;
@@ -593,6 +602,7 @@ fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
 
 /// A --duration long enough to measure.
 fn check_duration(args: &RunArgs) -> Result<(), ConfigError> {
+    check_rate_min(args)?;
     if let Some(d) = args.duration.filter(|&d| d < MIN_DURATION) {
         return Err(ConfigError::DurationTooShort {
             shown: humantime::format_duration(d).to_string(),
@@ -810,8 +820,54 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
                 ramp: args.steady_ramp.unwrap_or_default(),
                 interval: args.live_interval,
             }),
+        rate_min: rate_min(args),
         together: None,
     }
+}
+
+/// `--rate-min` or `--rate-iops-min`, over `--rate-cycle`.
+fn rate_min(args: &RunArgs) -> Option<crate::measure::config::RateMinConfig> {
+    use crate::analysis::rate_min::{Minimum, DEFAULT_CYCLE_SEC};
+    let min = match (args.rate_min, args.rate_iops_min) {
+        (Some(b), _) => Minimum::BytesPerSec(b),
+        (None, Some(n)) => Minimum::Iops(n),
+        (None, None) => return None,
+    };
+    Some(crate::measure::config::RateMinConfig {
+        min,
+        cycle: args
+            .rate_cycle
+            .unwrap_or(Duration::from_secs_f64(DEFAULT_CYCLE_SEC)),
+        interval: args.live_interval,
+    })
+}
+
+/// fio refuses a minimum above its own schedule ("minimum rate exceeds
+/// rate"): such a run could only fail.
+fn check_rate_min(args: &RunArgs) -> Result<(), ConfigError> {
+    use crate::base::units::fmt_size_arg;
+    if args.rate_cycle.is_some() && args.rate_min.is_none() && args.rate_iops_min.is_none() {
+        return Err(ConfigError::RateMin(
+            "--rate-cycle is the cycle of --rate-min or --rate-iops-min: give one of them, or drop --rate-cycle".into(),
+        ));
+    }
+    if let (Some(min), Some(rate)) = (args.rate_min, args.rate) {
+        if min > rate {
+            return Err(ConfigError::RateMin(format!(
+                "--rate-min {}/s is above --rate {}/s: a run on that schedule could only fail; give a --rate-min at most the --rate",
+                fmt_size_arg(min as u64),
+                fmt_size_arg(rate as u64)
+            )));
+        }
+    }
+    if let (Some(min), Some(rate)) = (args.rate_iops_min, args.rate_iops) {
+        if min > rate {
+            return Err(ConfigError::RateMin(format!(
+                "--rate-iops-min {min} is above --rate-iops {rate}: a run on that schedule could only fail; give a --rate-iops-min at most the --rate-iops"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// `--steady-dur`'s default: fio's examples judge over 10 s to 5 min.
@@ -1001,6 +1057,17 @@ mod tests {
             "1m",
         ];
         assert!(cfg(&ok).is_ok());
+    }
+
+    #[test]
+    fn verify_refuses_rate_min_which_would_cut_its_check_short() {
+        let mut full = vec!["stripebench", "verify", "--rate-min", "1m/s", "/dev/null"];
+        let Command::Verify(args) = Cli::try_parse_from(full.drain(..)).expect("parses").command
+        else {
+            panic!("not a verify command")
+        };
+        let e = verify_config(&args, &[0, 1], None).unwrap_err();
+        assert!(e.to_string().contains("drop --rate-min"), "{e}");
     }
 
     #[test]

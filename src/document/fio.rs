@@ -465,6 +465,16 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         Some(RateLimit::Iops(n)) => g.push(format!("--rate_iops={}", n.round() as u64)),
         None => {}
     }
+    if let Some(m) = cfg.rate_min {
+        use crate::analysis::rate_min::Minimum;
+        match m.min {
+            Minimum::BytesPerSec(b) => g.push(format!("--rate_min={}", b.round() as u64)),
+            Minimum::Iops(n) => g.push(format!("--rate_iops_min={}", n.round() as u64)),
+        }
+        if m.cycle != std::time::Duration::from_secs(1) {
+            g.push(format!("--rate_cycle={}", m.cycle.as_millis()));
+        }
+    }
     if cfg.rw.writes() {
         // Unique data in every block, made compressible or duplicated as asked.
         g.push("--refill_buffers".into());

@@ -258,11 +258,13 @@ pub fn schedule(
     let per_worker = run.total.figures.iops / run.workers.len().max(1) as f64;
     let iops = per_worker * pct / 100.0;
     let rate = RateLimit::Iops(iops);
-    rate.period_ns(1).map_err(|_| {
-        format!(
+    // A curve's point below one I/O per second measures next to nothing in
+    // a point's window, though a schedule may go as low as one a minute.
+    if iops.is_nan() || iops < 1.0 || rate.period_ns(1).is_err() {
+        return Err(format!(
             "{pct}% of the {per_worker:.1} IOPS per worker delivered at max is below one I/O per second"
-        )
-    })?;
+        ));
+    }
     let mut c = cfg.clone();
     c.rate = Some(rate);
     Ok(c)

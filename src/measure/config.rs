@@ -134,6 +134,9 @@ pub struct RunConfig {
     pub rate: Option<RateLimit>,
     /// `--steady`: the window ends once the run is steady.
     pub steady: Option<SteadyConfig>,
+    /// `--rate-min`/`--rate-iops-min`: the window ends, failed, when a
+    /// worker's cycle falls below it.
+    pub rate_min: Option<RateMinConfig>,
     /// The run starts together with others (fio's jobs of one group that
     /// differ, each a run): its window opens when all of theirs are ready.
     pub together: Option<crate::measure::together::Together>,
@@ -160,6 +163,15 @@ impl SteadyConfig {
     }
 }
 
+/// `--rate-min SIZE/s` or `--rate-iops-min N`, over `--rate-cycle`,
+/// judged on each worker's `--live-interval` figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateMinConfig {
+    pub min: crate::analysis::rate_min::Minimum,
+    pub cycle: Duration,
+    pub interval: Duration,
+}
+
 /// `--live-format` (its command-line names and help: `cli::values`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LiveFormat {
@@ -169,6 +181,9 @@ pub enum LiveFormat {
     /// A header line, then one comma-separated line per line of JSONL.
     Csv,
 }
+
+/// The sparsest schedule: one I/O a minute per worker.
+const MIN_IOPS: f64 = 1.0 / 60.0;
 
 /// A worker's schedule (`--rate SIZE/s` or `--rate-iops N`): I/O k of a
 /// worker is due k periods after the start, and its latency runs from then.
@@ -191,8 +206,10 @@ impl RateLimit {
     }
 
     /// Nanoseconds from one I/O of `bs` bytes to the next, or why that
-    /// schedule cannot be kept: below one I/O per second, or an interval
-    /// below one nanosecond (what a duration can express).
+    /// schedule cannot be kept: below one I/O a minute (fio's jobs go as
+    /// low as one every few seconds: examples/1mbs_clients.fio's 1250 B/s
+    /// of 4 KiB blocks), or an interval below one nanosecond (what a
+    /// duration can express).
     pub fn period_ns(self, bs: u64) -> Result<f64, String> {
         let iops = self.iops(bs);
         let asked = match self {
@@ -203,9 +220,9 @@ impl RateLimit {
             ),
             RateLimit::Iops(n) => format!("--rate-iops {n}"),
         };
-        if iops.is_nan() || iops < 1.0 {
+        if iops.is_nan() || iops < MIN_IOPS {
             return Err(format!(
-                "{asked} is {iops:.3} I/Os per second, below one: give a rate of at least one request per second per worker"
+                "{asked} is {iops:.3} I/Os per second, below one a minute: give a rate of at least one request per minute per worker"
             ));
         }
         if iops > 1e9 {

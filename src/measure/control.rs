@@ -27,6 +27,8 @@ pub struct RunControl {
     interrupted: AtomicBool,
     /// `--steady` ended the window.
     steady: AtomicBool,
+    /// `--rate-min`/`--rate-iops-min`: a cycle fell below the minimum.
+    below_min: AtomicBool,
 }
 
 impl RunControl {
@@ -88,6 +90,19 @@ impl RunControl {
         self.steady.store(true, Ordering::SeqCst);
         let now = self.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64);
         self.end_ns.fetch_min(now, Ordering::SeqCst);
+    }
+
+    /// Closes the window now because a cycle fell below `--rate-min` or
+    /// `--rate-iops-min`: the run failed its own check, as fio's job does.
+    pub fn end_below_min(&self) {
+        self.below_min.store(true, Ordering::SeqCst);
+        let now = self.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64);
+        self.end_ns.fetch_min(now, Ordering::SeqCst);
+    }
+
+    /// A cycle fell below the minimum rate and ended the window.
+    pub fn ended_below_min(&self) -> bool {
+        self.below_min.load(Ordering::SeqCst)
     }
 
     /// `--steady` ended the window.

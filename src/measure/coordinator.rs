@@ -26,11 +26,12 @@ use crate::base::usage::ProcessCpu;
 use crate::device::devstat::{self, DevProbe, DeviceCounters};
 use crate::engine::watch::CallWatch;
 use crate::engine::{EngineKind, EngineSpec, FaultEngine, MockEngine, SyncEngine, UringEngine};
-use crate::measure::config::{RunConfig, SteadyConfig};
+use crate::measure::config::{RateMinConfig, RunConfig, SteadyConfig};
 use crate::measure::control::RunControl;
 use crate::measure::layout::Plan;
 use crate::measure::live::{self, LiveStats};
 use crate::measure::progress::Progress;
+use crate::measure::rate_min::{RateMinOutcome, RateMinSink};
 use crate::measure::steady::{SteadyOutcome, SteadySink};
 use crate::measure::together::Parted;
 use crate::measure::worker::{self, Ending, WorkerOutcome, WorkerSpec};
@@ -59,6 +60,8 @@ pub struct Execution {
     pub live: Option<LiveStats>,
     /// `--steady`: whether and when the run was steady.
     pub steady: Option<SteadyOutcome>,
+    /// `--rate-min`/`--rate-iops-min`: the cycle that fell below it, if one did.
+    pub rate_min: Option<RateMinOutcome>,
     /// The host, as it was when the run ended (its peak memory included).
     pub host: crate::device::host_facts::HostFacts,
     /// What the whole process took: its set-up time, its CPU time.
@@ -174,10 +177,9 @@ pub fn execute(
     // A worker's outcome, or what killed it (a panic, with its message).
     let (done_tx, done_rx) = bounded::<std::result::Result<WorkerOutcome, String>>(n);
     let progress = Progress::new(cfg.progress);
-    // --steady judges the collector's total lines: a sink in front of the
-    // run's own (or alone), ending the window when steady.
-    let steady = cfg.steady.map(|s| steady_hub(s, hub, control.clone()));
-    let (mut taps, collector) = live_taps(steady.as_ref().map(|s| &s.0).or(hub), plan);
+    let (steady, rate_min) = judges(cfg, hub, control);
+    let judged = steady.as_ref().map(|s| &s.0).or(hub);
+    let (mut taps, collector) = live_taps(rate_min.as_ref().map(|r| &r.0).or(judged), plan);
     let window: Arc<dyn signals::Window> = control.clone();
     signals::activate(window.clone());
 
@@ -247,7 +249,7 @@ pub fn execute(
         // Every worker has ended (its tap is gone): the collector writes
         // what is left, the last second included, and ends.
         let live = match collecting {
-            // The collector ran for --steady alone: no stream to report.
+            // The collector ran for --steady or --rate-min alone: no stream to report.
             Some(Ok(h)) if hub.is_none() => h.join().ok().and(None),
             Some(Ok(h)) => h.join().ok(),
             Some(Err(e)) => {
@@ -286,6 +288,7 @@ pub fn execute(
             devices,
             live,
             steady: steady.map(|s| s.1.lock().unwrap_or_else(|e| e.into_inner()).clone()),
+            rate_min: rate_min.and_then(|r| r.1.lock().unwrap_or_else(|e| e.into_inner()).clone()),
             host: crate::device::host_facts::gather(&crate::base::host::Host::real()),
             warnings,
             process: ProcessUse {
@@ -330,6 +333,26 @@ impl Shared {
     }
 }
 
+/// The sinks that judge the run while it goes, in front of the run's own
+/// hub: --steady judges the collector's total lines, ending the window when
+/// steady; --rate-min judges its worker lines, in front of the rest.
+#[allow(clippy::type_complexity)]
+fn judges(
+    cfg: &RunConfig,
+    hub: Option<&live::LiveHub>,
+    control: &Arc<RunControl>,
+) -> (
+    Option<(live::LiveHub, Arc<Mutex<SteadyOutcome>>)>,
+    Option<(live::LiveHub, Arc<Mutex<Option<RateMinOutcome>>>)>,
+) {
+    let steady = cfg.steady.map(|s| steady_hub(s, hub, control.clone()));
+    let judged = steady.as_ref().map(|s| &s.0).or(hub);
+    let rate_min = cfg
+        .rate_min
+        .map(|r| rate_min_hub(r, judged, control.clone()));
+    (steady, rate_min)
+}
+
 /// `--steady`'s hub: its sink judges each interval's total and hands the
 /// lines on to `hub`'s (when the run streams them), at `s.interval`.
 fn steady_hub(
@@ -342,6 +365,24 @@ fn steady_hub(
     let hub = live::LiveHub {
         sink: Arc::new(Mutex::new(sink)),
         interval: s.interval,
+        label: hub.and_then(|h| h.label.clone()),
+        shown: hub.map(|h| h.shown.clone()).unwrap_or_default(),
+    };
+    (hub, outcome)
+}
+
+/// `--rate-min`'s hub: its sink judges each worker's intervals and hands
+/// the lines on to `hub`'s, at the run's `--live-interval`.
+fn rate_min_hub(
+    r: RateMinConfig,
+    hub: Option<&live::LiveHub>,
+    control: Arc<RunControl>,
+) -> (live::LiveHub, Arc<Mutex<Option<RateMinOutcome>>>) {
+    let outcome = Arc::new(Mutex::new(None));
+    let sink = RateMinSink::new(hub.map(|h| h.sink.clone()), control, r, outcome.clone());
+    let hub = live::LiveHub {
+        sink: Arc::new(Mutex::new(sink)),
+        interval: hub.map_or(r.interval, |h| h.interval),
         label: hub.and_then(|h| h.label.clone()),
         shown: hub.map(|h| h.shown.clone()).unwrap_or_default(),
     };
@@ -712,6 +753,8 @@ fn window_end(
     let endings: Vec<Ending> = outcomes.iter().map(|o| o.ended_by).collect();
     let ended_by = if control.interrupted() {
         "interrupted"
+    } else if control.ended_below_min() {
+        "rate_min"
     } else if control.ended_steady() {
         "steady"
     } else if endings.contains(&Ending::Deadline) {

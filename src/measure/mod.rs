@@ -16,6 +16,7 @@ pub mod layout;
 pub mod live;
 pub mod memory;
 pub mod progress;
+pub mod rate_min;
 pub mod series;
 pub mod session;
 pub mod steady;

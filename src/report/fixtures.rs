@@ -96,6 +96,7 @@ pub fn sample_doc() -> RunDocument {
         devices: vec![None],
         live: None,
         steady: None,
+        rate_min: None,
         host: Default::default(),
         warnings: Vec::new(),
         process: crate::measure::coordinator::ProcessUse {

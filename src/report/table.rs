@@ -248,6 +248,7 @@ pub fn heading(doc: &RunDocument) -> String {
             "passes" => " (closed at the last completion: every worker finished its passes)",
             "errors" => " (every worker stopped on errors)",
             "steady" => " (closed when the run was steady: --steady, below)",
+            "rate_min" => " (closed when a worker fell below its minimum rate, below)",
             _ => "",
         },
         if c.pin { "; workers pinned" } else { "; workers not pinned" },
@@ -268,6 +269,9 @@ pub fn heading(doc: &RunDocument) -> String {
     }
     if let Some(s) = &doc.window.steady {
         let _ = writeln!(out, "{}", steady_line(s));
+    }
+    if let Some(line) = doc.below_min_line() {
+        let _ = writeln!(out, "{line}");
     }
     if let Some(chunk) = c.stripe_chunk {
         let _ = writeln!(

@@ -58,6 +58,7 @@ mod pipeline;
 mod plan;
 mod print_fio;
 mod rate;
+mod rate_min;
 mod requests;
 mod restore;
 mod ring;

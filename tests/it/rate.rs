@@ -483,11 +483,11 @@ fn bad_rates_are_refused_in_one_line() {
     );
     refused(
         &["run", "--rate", "1k/s", "--bs", "1m", t],
-        "below one: give a rate of at least one request per second",
+        "below one a minute: give a rate of at least one request per minute",
     );
     // lbs is known only from the target: refused by the layout, still before any I/O.
     refused(
-        &["run", "--rate", "100/s", "--bs", "lbs", "--buffered", t],
+        &["run", "--rate", "1/s", "--bs", "lbs", "--buffered", t],
         "below one",
     );
     refused(&["run", "--rate-iops", "2000000000", t], "below 1 ns");

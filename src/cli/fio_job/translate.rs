@@ -106,6 +106,10 @@ const STEPS: &[Step] = &[
         run: rate,
     },
     Step {
+        keys: &["rate_min", "rate_iops_min", "rate_cycle"],
+        run: rate_min,
+    },
+    Step {
         keys: &["size", "offset", "filesize", "offset_increment"],
         run: region,
     },
@@ -1082,6 +1086,55 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 0 => {}
                 n => d.args.push(Set::RateIops(n)),
             }
+        }
+    }
+    Ok(())
+}
+
+/// fio's minimum rate: the job fails when a cycle of rate_cycle ms falls
+/// below it (backend.c `check_min_rate`); with both, fio checks rate_min
+/// only, and so does stripebench (said in a note).
+fn rate_min(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let mut any = false;
+    for key in ["rate_min", "rate_iops_min"] {
+        let Some(o) = r.get(key) else { continue };
+        if o.value.as_deref().unwrap_or("").contains(',') {
+            return r.refuse(
+                o,
+                "gives reads and writes their own minimum, which stripebench does not: give one minimum",
+            );
+        }
+        let n = if key == "rate_min" {
+            r.size(o)?
+        } else {
+            r.count(o)?
+        };
+        if n == 0 {
+            continue;
+        }
+        if any {
+            d.notes.push(format!(
+                "{key}={n}: fio checks rate_min alone when both are given, and so does stripebench"
+            ));
+            continue;
+        }
+        any = true;
+        d.args.push(if key == "rate_min" {
+            Set::RateMin(n)
+        } else {
+            Set::RateIopsMin(n)
+        });
+    }
+    if let Some(o) = r.get("rate_cycle") {
+        let ms = r.count(o)?;
+        if ms == 0 {
+            return r.refuse(
+                o,
+                "is a cycle of no time: give milliseconds above 0 (fio's default is 1000)",
+            );
+        }
+        if any && ms != 1000 {
+            d.args.push(Set::RateCycle(Duration::from_millis(ms)));
         }
     }
     Ok(())

@@ -88,7 +88,13 @@ pub(crate) fn exit_code(doc: &RunDocument, cfg: &RunConfig, out: &Outputs) -> Re
     if let Some(line) = doc.wrong_bs() {
         return Err(crate::base::error::UsageError(line).into());
     }
-    let code = crate::base::error::exit_code(doc.interrupted, doc.has_errors());
+    // A cycle below --rate-min failed the run's own check, as fio's job
+    // fails (exit 1): said on stderr too, as fio says it.
+    let below = doc.below_min_line();
+    if let Some(line) = &below {
+        out.note(&format!("stripebench: {line}"));
+    }
+    let code = crate::base::error::exit_code(doc.interrupted, doc.has_errors() || below.is_some());
     let zeros = doc.zero_figures();
     if code == EXIT_OK && !zeros.is_empty() && !cfg.allow_holes {
         out.note(&format!(

@@ -53,6 +53,11 @@ pub fn plan_points(
     targets: &[PathBuf],
     pts: &[Vec<(String, String)>],
 ) -> Result<Vec<PointPlan>> {
+    // A point below the minimum would end early and pass unnoticed among
+    // the others: a sweep compares points, it does not fail them.
+    if args.run.rate_min.is_some() || args.run.rate_iops_min.is_some() {
+        return usage("--rate-min and --rate-iops-min fail a run that falls below them; a sweep measures each point and fails none: drop them, or run each point with run");
+    }
     let available = crate::base::cpus::available_cpus();
     let mut plans = Vec::new();
     for pt in pts {

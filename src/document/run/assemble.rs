@@ -443,6 +443,13 @@ fn window_doc(cfg: &RunConfig, exec: &Execution) -> WindowDoc {
                 values: o.values.clone(),
                 judged: o.judged,
             }),
+        below_min: exec.rate_min.as_ref().map(|o| super::BelowMinDoc {
+            worker: o.worker,
+            direction: o.direction.map(Into::into),
+            from_sec: o.below.from_sec,
+            to_sec: o.below.to_sec,
+            got: o.below.got,
+        }),
     }
 }
 

@@ -138,6 +138,19 @@ pub struct ConfigDoc {
     /// or `{"iops": N}`; absent when the workers go as fast as they can.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<RateLimit>,
+    /// `--rate-min` / `--rate-iops-min` over `--rate-cycle`; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_min: Option<RateMinDoc>,
+}
+
+/// The minimum rate each worker must keep (fio's `rate_min=`,
+/// `rate_iops_min=`, `rate_cycle=`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RateMinDoc {
+    /// At least this many of `unit` ("B/s" or "IOPS") per second.
+    pub min: f64,
+    pub unit: String,
+    pub cycle_sec: f64,
 }
 
 impl ConfigDoc {
@@ -226,6 +239,11 @@ impl ConfigDoc {
             targets: targets.to_vec(),
             testbed: c.testbed.is_some(),
             rate: c.rate,
+            rate_min: c.rate_min.map(|r| RateMinDoc {
+                min: r.min.value(),
+                unit: r.min.unit().into(),
+                cycle_sec: r.cycle.as_secs_f64(),
+            }),
         }
     }
 }

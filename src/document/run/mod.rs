@@ -125,6 +125,25 @@ pub struct WindowDoc {
     /// absent without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<SteadyDoc>,
+    /// `--rate-min`/`--rate-iops-min`: the cycle that fell below it (and
+    /// ended the window, `ended_by` "rate_min"); absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub below_min: Option<BelowMinDoc>,
+}
+
+/// A worker's cycle below `config.rate_min`, as fio's "rate_min=...B/s
+/// not met, got ...B/s".
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BelowMinDoc {
+    pub worker: usize,
+    /// "read" or "write" in a mixed pattern, judged apart; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<String>,
+    /// The cycle, in seconds into the window.
+    pub from_sec: f64,
+    pub to_sec: f64,
+    /// Its rate, in `config.rate_min.unit`.
+    pub got: f64,
 }
 
 /// `--steady` (fio's steadystate=) as judged over the run.
@@ -770,6 +789,38 @@ impl RunDocument {
             || self.total.flush_errors > 0
             || self.bad_blocks() > 0
             || self.workers.iter().any(|w| !w.hung_ios.is_empty())
+    }
+
+    /// The cycle below `--rate-min`/`--rate-iops-min`, in one line: whose,
+    /// when, what it got and what it had to keep (fio's "rate_min=...
+    /// not met, got ..."); `None` when no cycle fell below it.
+    pub fn below_min_line(&self) -> Option<String> {
+        let b = self.window.below_min.as_ref()?;
+        let m = self.config.rate_min.as_ref()?;
+        let (flag, min, got) = if m.unit == "IOPS" {
+            (
+                "--rate-iops-min",
+                format!("{}", m.min),
+                format!("{:.1} IOPS", b.got),
+            )
+        } else {
+            (
+                "--rate-min",
+                format!("{}/s", crate::base::units::fmt_size_arg(m.min as u64)),
+                format!("{:.0} B/s", b.got),
+            )
+        };
+        Some(format!(
+            "below the minimum rate: worker {}{}'s cycle {:.2}s-{:.2}s into the window got {got}, under {flag} {min} (over --rate-cycle {}s cycles); the run ended there and exits 1",
+            b.worker,
+            b.direction
+                .as_deref()
+                .map(|d| format!(" {d}s"))
+                .unwrap_or_default(),
+            b.from_sec,
+            b.to_sec,
+            m.cycle_sec
+        ))
     }
 
     /// The first target verified with a `--bs` other than the one its

@@ -187,6 +187,9 @@ pub fn configuration(page: &mut Page, doc: &RunDocument, level: u8) {
         ("CPUs".to_string(), doc.host.cpus.to_string()),
         ("peak RSS".to_string(), fmt_bytes(doc.host.peak_rss_bytes)),
     ];
+    if let Some(line) = doc.below_min_line() {
+        pairs.push(("minimum rate".into(), line));
+    }
     if let Some(m) = &doc.host.cpu_model {
         pairs.push(("CPU model".into(), m.clone()));
     }
