@@ -358,9 +358,11 @@ fn at_once(planner: &mut dyn Planner, mut point: Point) -> (Ran, Point, Option<a
             },
         }
     }
-    let mut execs: Vec<&mut crate::measure::coordinator::Execution> =
-        runs.iter_mut().map(|r| &mut r.finished.execution).collect();
-    crate::measure::together::pool_devices(&mut execs);
+    let mut devices: Vec<&mut Vec<_>> = runs
+        .iter_mut()
+        .map(|r| &mut r.finished.execution.devices)
+        .collect();
+    crate::measure::together::pool_devices(&mut devices);
     (Ran::Measured { runs, partial }, point, failed)
 }
 

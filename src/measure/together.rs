@@ -160,13 +160,13 @@ impl Drop for Member {
 /// over the pool: the page cache's share of reads is judged for the
 /// runs together, where it is true, not for each against I/O it did not
 /// do.
-pub fn pool_devices(runs: &mut [&mut crate::measure::coordinator::Execution]) {
+pub fn pool_devices(runs: &mut [&mut Vec<Option<crate::device::devstat::DeviceCounters>>]) {
     use std::collections::HashMap;
     // name -> (app read, app write, device read, device write)
     let mut pool: HashMap<String, (u64, u64, u64, u64)> = HashMap::new();
-    for ex in runs.iter() {
+    for devices in runs.iter() {
         let mut seen: Vec<&str> = Vec::new();
-        for d in ex.devices.iter().flatten() {
+        for d in devices.iter().flatten() {
             if seen.contains(&d.name.as_str()) {
                 continue;
             }
@@ -178,8 +178,8 @@ pub fn pool_devices(runs: &mut [&mut crate::measure::coordinator::Execution]) {
             e.3 = e.3.max(d.write_bytes);
         }
     }
-    for ex in runs.iter_mut() {
-        for d in ex.devices.iter_mut().flatten() {
+    for devices in runs.iter_mut() {
+        for d in devices.iter_mut().flatten() {
             let Some(&(ar, aw, dr, dw)) = pool.get(&d.name) else {
                 continue;
             };
