@@ -632,6 +632,14 @@ pub enum Set {
     /// fio's CPU list, as written (without spaces).
     Cpus(String),
     NoPin,
+    /// fio's numa_cpu_nodes, parsed.
+    NumaNodes(Vec<usize>),
+    /// fio's numa_mem_policy, parsed.
+    NumaMem(crate::base::thread_setup::MemPolicy),
+    /// fio's prioclass and prio.
+    IoPrio(crate::base::thread_setup::IoPrio),
+    /// fio's cmdprio_percentage, cmdprio_class and cmdprio.
+    CmdPrio(crate::base::thread_setup::CmdPrio),
     Seed(u64),
     BufferCompress(u8),
     Dedupe(u8),
@@ -692,6 +700,10 @@ impl Set {
             Set::Offset(_) => "offset",
             Set::Cpus(_) => "cpus",
             Set::NoPin => "no_pin",
+            Set::NumaNodes(_) => "numa_nodes",
+            Set::NumaMem(_) => "numa_mem",
+            Set::IoPrio(_) => "ioprio",
+            Set::CmdPrio(_) => "cmdprio",
             Set::Seed(_) => "seed",
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
@@ -755,6 +767,10 @@ impl Set {
             Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
             Set::Cpus(v) => format!("--cpus={v}"),
             Set::NoPin => "--no-pin".into(),
+            Set::NumaNodes(n) => format!("--numa-nodes={}", crate::base::cpus::format_cpu_list(n)),
+            Set::NumaMem(p) => format!("--numa-mem={p}"),
+            Set::IoPrio(p) => format!("--ioprio={p}"),
+            Set::CmdPrio(c) => format!("--cmdprio={c}"),
             Set::Seed(n) => format!("--seed={n}"),
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
@@ -819,6 +835,10 @@ impl Set {
                 b.complete_min(u32::try_from(*n).map_err(|_| too_big("complete-min", *n))?)?
             }
             Set::Nowait => b.nowait(),
+            Set::NumaNodes(n) => b.numa_nodes(n.clone()),
+            Set::NumaMem(p) => b.numa_mem(p.clone()),
+            Set::IoPrio(p) => b.ioprio(*p),
+            Set::CmdPrio(c) => b.cmdprio(*c),
             Set::Rate(n) => b.rate(*n)?,
             Set::RateIops(n) => b.rate_iops(*n)?,
             Set::Size(n) => b.size(*n),
