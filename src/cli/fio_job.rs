@@ -1650,6 +1650,59 @@ mod tests {
         e
     }
 
+    /// fio's priorities and NUMA keys become --ioprio, --cmdprio,
+    /// --numa-nodes and --numa-mem; cmdprio_class defaults to realtime as
+    /// in fio's cmdprio.c.
+    #[test]
+    fn priorities_and_numa_keys_translate() {
+        let w = args(
+            "[j]\nrw=randread\nioengine=io_uring\niodepth=8\nprioclass=3\ncmdprio_percentage=20\n",
+        );
+        assert!(w.contains(&"--ioprio=idle,0".to_string()), "{w:?}");
+        assert!(w.contains(&"--cmdprio=20:rt,0".to_string()), "{w:?}");
+        let w = args("[j]\nrw=randread\nprioclass=2\nprio=5\nnuma_cpu_nodes=0\nnuma_mem_policy=interleave:0\n");
+        assert!(w.contains(&"--ioprio=be,5".to_string()), "{w:?}");
+        assert!(w.contains(&"--numa-nodes=0".to_string()), "{w:?}");
+        assert!(w.contains(&"--numa-mem=interleave:0".to_string()), "{w:?}");
+        let t = one("[j]\nrw=randread\nprio=4\n").unwrap();
+        assert!(words(&t.args).contains(&"--ioprio=be,4".to_string()));
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains("prio= without prioclass=")),
+            "{:?}",
+            t.notes
+        );
+    }
+
+    /// Bad priority and NUMA values are one line naming the key.
+    #[test]
+    fn bad_priorities_and_numa_values_are_refused() {
+        for (job, key) in [
+            ("prioclass=4\n", "prioclass=4"),
+            ("prio=8\nprioclass=2\n", "prio"),
+            ("prioclass=1,3\n", "prioclass=1,3"),
+            (
+                "ioengine=io_uring\niodepth=4\ncmdprio_percentage=101\n",
+                "cmdprio_percentage=101",
+            ),
+            (
+                "ioengine=io_uring\niodepth=4\ncmdprio_class=1\n",
+                "cmdprio_class=1",
+            ),
+            (
+                "ioengine=psync\ncmdprio_percentage=20\n",
+                "cmdprio_percentage=20",
+            ),
+            ("numa_cpu_nodes=a\n", "numa_cpu_nodes=a"),
+            ("numa_mem_policy=bind\n", "numa_mem_policy=bind"),
+            ("numa_mem_policy=prefer:0-1\n", "numa_mem_policy=prefer:0-1"),
+        ] {
+            let e = refused(&format!("[j]\nrw=randread\n{job}"));
+            assert!(e.contains(key), "{job}: {e}");
+        }
+    }
+
     // Issue 41: fio's steadystate (ss=, ss_dur=, ss_ramp=) was refused as
     // having no equivalent; it is run's --steady now.
     #[test]
