@@ -545,6 +545,59 @@ mod tests {
         .unwrap();
     }
 
+    /// The realtime class on a thread without CAP_SYS_ADMIN and
+    /// CAP_SYS_NICE (dropped from this test's own thread: capabilities
+    /// are per thread) is EPERM, and the line says who may use it.
+    #[test]
+    fn realtime_without_the_capability_is_refused_cleanly() {
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy, Default)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        std::thread::spawn(|| {
+            let mut h = Header {
+                version: 0x2008_0522,
+                pid: 0,
+            };
+            let mut d = [Data::default(); 2];
+            // SAFETY: capget/capset read and write the header and the two
+            // data words given, for the calling thread (pid 0).
+            unsafe {
+                assert_eq!(libc::syscall(libc::SYS_capget, &mut h, d.as_mut_ptr()), 0);
+                // CAP_SYS_ADMIN (21) and CAP_SYS_NICE (23).
+                let drop = !((1u32 << 21) | (1u32 << 23));
+                d[0].effective &= drop;
+                d[0].permitted &= drop;
+                assert_eq!(libc::syscall(libc::SYS_capset, &mut h, d.as_ptr()), 0);
+            }
+            let rt = IoPrio {
+                class: CLASS_RT,
+                level: 0,
+            };
+            let e = set_thread_ioprio(rt).unwrap_err();
+            assert_eq!(e.raw_os_error(), Some(libc::EPERM));
+            let line = ioprio_refused("--ioprio", rt, &e);
+            assert!(line.contains("needs root (CAP_SYS_ADMIN)"), "{line}");
+            assert!(!line.contains('\n'));
+            // Idle needs no capability.
+            set_thread_ioprio(IoPrio {
+                class: CLASS_IDLE,
+                level: 0,
+            })
+            .unwrap();
+        })
+        .join()
+        .unwrap();
+    }
+
     /// A node's CPUs come from its cpulist, strictly; a missing node, or a
     /// hostile file, is one line.
     #[test]
