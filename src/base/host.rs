@@ -84,6 +84,12 @@ impl Host {
         self.sys.join("devices/system/cpu/online")
     }
 
+    /// NUMA node `node`'s CPUs: `/sys/devices/system/node/nodeN/cpulist`.
+    pub fn numa_node_cpulist(&self, node: usize) -> PathBuf {
+        self.sys
+            .join(format!("devices/system/node/node{node}/cpulist"))
+    }
+
     /// The kernel's clocksource (what CLOCK_MONOTONIC reads):
     /// `/sys/devices/system/clocksource/clocksource0/current_clocksource`.
     pub fn clocksource(&self) -> PathBuf {
@@ -160,6 +166,7 @@ mod tests {
             h.block_dev((7, 0)),
             h.class_block(),
             h.cpus_online(),
+            h.numa_node_cpulist(0),
             h.thp_enabled(),
             h.mountinfo(),
             h.swaps(),

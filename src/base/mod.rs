@@ -1,6 +1,7 @@
 //! Layer `base`, the bottom: the vocabulary every layer shares: errors and
 //! exit codes, where the host's sysfs and procfs are (`host`), the warnings
-//! of a run, units (sizes, durations, rates and how they print), CPU lists,
+//! of a run, units (sizes, durations, rates and how they print), CPU lists, what a
+//! worker thread sets on itself (I/O priority, NUMA CPUs and memory policy),
 //! how the process was invoked, what it has used (CPU time, memory), what an
 //! I/O is (region, direction, the seeded generator), the one bounded read of
 //! every input file given by name (`input`), what must be said to the user
@@ -19,6 +20,7 @@ pub mod io;
 pub mod notice;
 pub mod path;
 pub mod signals;
+pub mod thread_setup;
 pub mod units;
 pub mod usage;
 pub mod warning;

@@ -323,6 +323,33 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--numa-nodes LIST` (fio's numa_cpu_nodes): the workers run on
+    /// those nodes' CPUs, not pinned to one.
+    pub fn numa_nodes(mut self, nodes: Vec<usize>) -> Self {
+        self.args.numa_nodes = Some(super::run_args::NodeList(nodes));
+        self.args.cpus = None;
+        self.args.no_pin = false;
+        self
+    }
+
+    /// `--numa-mem POLICY` (fio's numa_mem_policy).
+    pub fn numa_mem(mut self, p: crate::base::thread_setup::MemPolicy) -> Self {
+        self.args.numa_mem = Some(p);
+        self
+    }
+
+    /// `--ioprio CLASS,LEVEL` (fio's prioclass, prio).
+    pub fn ioprio(mut self, p: crate::base::thread_setup::IoPrio) -> Self {
+        self.args.ioprio = Some(p);
+        self
+    }
+
+    /// `--cmdprio PCT:CLASS,LEVEL` (fio's cmdprio_percentage and kin).
+    pub fn cmdprio(mut self, c: crate::base::thread_setup::CmdPrio) -> Self {
+        self.args.cmdprio = Some(c);
+        self
+    }
+
     /// `--nowait`.
     pub fn nowait(mut self) -> Self {
         self.args.nowait = true;

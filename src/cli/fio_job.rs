@@ -640,6 +640,14 @@ pub enum Set {
     /// fio's CPU list, as written (without spaces).
     Cpus(String),
     NoPin,
+    /// fio's numa_cpu_nodes, parsed.
+    NumaNodes(Vec<usize>),
+    /// fio's numa_mem_policy, parsed.
+    NumaMem(crate::base::thread_setup::MemPolicy),
+    /// fio's prioclass and prio.
+    IoPrio(crate::base::thread_setup::IoPrio),
+    /// fio's cmdprio_percentage, cmdprio_class and cmdprio.
+    CmdPrio(crate::base::thread_setup::CmdPrio),
     Seed(u64),
     BufferCompress(u8),
     Dedupe(u8),
@@ -703,6 +711,10 @@ impl Set {
             Set::Offset(_) => "offset",
             Set::Cpus(_) => "cpus",
             Set::NoPin => "no_pin",
+            Set::NumaNodes(_) => "numa_nodes",
+            Set::NumaMem(_) => "numa_mem",
+            Set::IoPrio(_) => "ioprio",
+            Set::CmdPrio(_) => "cmdprio",
             Set::Seed(_) => "seed",
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
@@ -769,6 +781,10 @@ impl Set {
             Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
             Set::Cpus(v) => format!("--cpus={v}"),
             Set::NoPin => "--no-pin".into(),
+            Set::NumaNodes(n) => format!("--numa-nodes={}", crate::base::cpus::format_cpu_list(n)),
+            Set::NumaMem(p) => format!("--numa-mem={p}"),
+            Set::IoPrio(p) => format!("--ioprio={p}"),
+            Set::CmdPrio(c) => format!("--cmdprio={c}"),
             Set::Seed(n) => format!("--seed={n}"),
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
@@ -833,6 +849,10 @@ impl Set {
                 b.complete_min(u32::try_from(*n).map_err(|_| too_big("complete-min", *n))?)?
             }
             Set::Nowait => b.nowait(),
+            Set::NumaNodes(n) => b.numa_nodes(n.clone()),
+            Set::NumaMem(p) => b.numa_mem(p.clone()),
+            Set::IoPrio(p) => b.ioprio(*p),
+            Set::CmdPrio(c) => b.cmdprio(*c),
             Set::Rate(n) => b.rate(*n)?,
             Set::RateIops(n) => b.rate_iops(*n)?,
             Set::RateMin(n) => b.rate_min(*n)?,
@@ -1681,6 +1701,59 @@ mod tests {
             .any(|w| w.starts_with("--rate-cycle")));
         assert!(refused("[j]\nratemin=1m,2m\n").contains("their own minimum"));
         assert!(refused("[j]\nratemin=1m\nratecycle=0\n").contains("`rate_cycle=0`"));
+    }
+
+    /// fio's priorities and NUMA keys become --ioprio, --cmdprio,
+    /// --numa-nodes and --numa-mem; cmdprio_class defaults to realtime as
+    /// in fio's cmdprio.c.
+    #[test]
+    fn priorities_and_numa_keys_translate() {
+        let w = args(
+            "[j]\nrw=randread\nioengine=io_uring\niodepth=8\nprioclass=3\ncmdprio_percentage=20\n",
+        );
+        assert!(w.contains(&"--ioprio=idle,0".to_string()), "{w:?}");
+        assert!(w.contains(&"--cmdprio=20:rt,0".to_string()), "{w:?}");
+        let w = args("[j]\nrw=randread\nprioclass=2\nprio=5\nnuma_cpu_nodes=0\nnuma_mem_policy=interleave:0\n");
+        assert!(w.contains(&"--ioprio=be,5".to_string()), "{w:?}");
+        assert!(w.contains(&"--numa-nodes=0".to_string()), "{w:?}");
+        assert!(w.contains(&"--numa-mem=interleave:0".to_string()), "{w:?}");
+        let t = one("[j]\nrw=randread\nprio=4\n").unwrap();
+        assert!(words(&t.args).contains(&"--ioprio=be,4".to_string()));
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.contains("prio= without prioclass=")),
+            "{:?}",
+            t.notes
+        );
+    }
+
+    /// Bad priority and NUMA values are one line naming the key.
+    #[test]
+    fn bad_priorities_and_numa_values_are_refused() {
+        for (job, key) in [
+            ("prioclass=4\n", "prioclass=4"),
+            ("prio=8\nprioclass=2\n", "prio"),
+            ("prioclass=1,3\n", "prioclass=1,3"),
+            (
+                "ioengine=io_uring\niodepth=4\ncmdprio_percentage=101\n",
+                "cmdprio_percentage=101",
+            ),
+            (
+                "ioengine=io_uring\niodepth=4\ncmdprio_class=1\n",
+                "cmdprio_class=1",
+            ),
+            (
+                "ioengine=psync\ncmdprio_percentage=20\n",
+                "cmdprio_percentage=20",
+            ),
+            ("numa_cpu_nodes=a\n", "numa_cpu_nodes=a"),
+            ("numa_mem_policy=bind\n", "numa_mem_policy=bind"),
+            ("numa_mem_policy=prefer:0-1\n", "numa_mem_policy=prefer:0-1"),
+        ] {
+            let e = refused(&format!("[j]\nrw=randread\n{job}"));
+            assert!(e.contains(key), "{job}: {e}");
+        }
     }
 
     // Issue 41: fio's steadystate (ss=, ss_dur=, ss_ramp=) was refused as

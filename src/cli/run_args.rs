@@ -327,6 +327,34 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_pin: bool,
 
+    /// Let each worker run on any CPU of these NUMA nodes (fio's
+    /// numa_cpu_nodes), e.g. 0 or 0-1, read from
+    /// /sys/devices/system/node/nodeN/cpulist, instead of pinning it to
+    /// one CPU. A node the machine has not is refused.
+    #[arg(long, value_name = "NODES", value_parser = parse_numa_nodes, conflicts_with_all = ["cpus", "no_pin"])]
+    pub numa_nodes: Option<NodeList>,
+
+    /// Each worker's memory policy, set before its buffers are allocated
+    /// (fio's numa_mem_policy): default, local, prefer:NODE, bind:NODES or
+    /// interleave:NODES.
+    #[arg(long, value_name = "POLICY", value_parser = parse_mem_policy)]
+    pub numa_mem: Option<crate::base::thread_setup::MemPolicy>,
+
+    /// Each worker thread's I/O priority, CLASS[,LEVEL] (fio's prioclass
+    /// and prio): CLASS 1 or rt (realtime: root only), 2 or be
+    /// (best-effort), 3 or idle; LEVEL 0 (highest) to 7, default 0. Set
+    /// with ioprio_set on the thread: it holds for every I/O it issues.
+    #[arg(long, value_name = "CLASS[,LEVEL]", value_parser = parse_ioprio)]
+    pub ioprio: Option<crate::base::thread_setup::IoPrio>,
+
+    /// PCT percent of each worker's I/Os, chosen at random, carry priority
+    /// CLASS[,LEVEL] in their command (fio's cmdprio_percentage,
+    /// cmdprio_class, cmdprio); the others go at the thread's priority
+    /// (--ioprio). io_uring only: the sync engine has no per-command
+    /// priority, and is refused with it.
+    #[arg(long, value_name = "PCT:CLASS[,LEVEL]", value_parser = parse_cmdprio)]
+    pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+
     /// Seed for random offsets and write data (default: drawn from the clock; always reported).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
     pub seed: Option<u64>,
@@ -615,6 +643,10 @@ impl Default for RunArgs {
             offset_increment: None,
             cpus: None,
             no_pin: false,
+            numa_nodes: None,
+            numa_mem: None,
+            ioprio: None,
+            cmdprio: None,
             seed: None,
             buffer_compress: 0,
             dedupe: 0,
@@ -792,6 +824,27 @@ pub enum EngineArg {
     Sync,
     /// io_uring, --iodepth I/Os in flight per worker, submitted and reaped in batches.
     Uring,
+}
+
+/// `--numa-nodes`: a parsed NUMA node list (a newtype, so clap takes it
+/// as one value).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeList(pub Vec<usize>);
+
+pub(crate) fn parse_numa_nodes(text: &str) -> Result<NodeList, String> {
+    crate::base::thread_setup::parse_node_list(text).map(NodeList)
+}
+
+pub(crate) fn parse_mem_policy(text: &str) -> Result<crate::base::thread_setup::MemPolicy, String> {
+    crate::base::thread_setup::MemPolicy::parse(text)
+}
+
+pub(crate) fn parse_ioprio(text: &str) -> Result<crate::base::thread_setup::IoPrio, String> {
+    crate::base::thread_setup::IoPrio::parse(text)
+}
+
+pub(crate) fn parse_cmdprio(text: &str) -> Result<crate::base::thread_setup::CmdPrio, String> {
+    crate::base::thread_setup::CmdPrio::parse(text)
 }
 
 /// `--cpus`: a parsed CPU list (a newtype, so clap takes it as one value).

@@ -35,6 +35,12 @@ pub enum ConfigError {
     /// `--cpus` names CPUs this process may not use (the text says which).
     #[error("{0}")]
     Cpus(String),
+    /// `--numa-nodes`/`--numa-mem` name a node this machine has not (the
+    /// text says which).
+    #[error("{0}")]
+    Numa(String),
+    #[error("--cmdprio sets each command's priority in io_uring's SQE; the sync engine issues plain pread/pwrite, which carry only the thread's priority: use --engine uring, or --ioprio for every I/O")]
+    CmdprioWithSync,
     #[error("--mix only applies to --rw randrw (got --rw {0}): drop --mix or use --rw randrw")]
     MixWithoutRandrw(&'static str),
     #[error("--size 0 leaves nothing to test: give a size such as 1g, or leave it out to use the whole target")]
@@ -186,6 +192,7 @@ pub fn run_config(
 ) -> Result<RunConfig, ConfigError> {
     check_outputs(args)?;
     let cpus = pinning(args, available)?;
+    let thread = thread_setup(args, &crate::base::host::Host::real())?;
     check_targets(args)?;
     let testbed = testbed(args, available, tmpdir)?;
     let bs = block_size(args);
@@ -198,7 +205,7 @@ pub fn run_config(
     let rate = rate(args, bs)?;
     let seed = args.seed.unwrap_or_else(clock_seed);
     let replay = replay(args)?;
-    let cfg = assemble(
+    let mut cfg = assemble(
         args,
         Resolved {
             cpus,
@@ -211,7 +218,44 @@ pub fn run_config(
             seed,
         },
     );
+    cfg.thread = thread;
     Ok(with_replay(args, cfg, replay))
+}
+
+/// `--numa-nodes`, `--numa-mem`, `--ioprio`: what each worker thread sets
+/// on itself. Every node named must be one this machine has (its sysfs
+/// directory), so a typo is one line here, not a kernel EINVAL per worker.
+fn thread_setup(
+    args: &RunArgs,
+    host: &crate::base::host::Host,
+) -> Result<crate::base::thread_setup::ThreadSetup, ConfigError> {
+    use crate::base::thread_setup as ts;
+    let numa_cpus = match &args.numa_nodes {
+        Some(nodes) => {
+            let cpus = ts::nodes_cpus(host, &nodes.0)
+                .map_err(|e| ConfigError::Numa(format!("--numa-nodes: {e}")))?;
+            if cpus.is_empty() {
+                return Err(ConfigError::Numa(format!(
+                    "--numa-nodes {}: those nodes have no CPUs (memory-only nodes): name a node with CPUs",
+                    crate::base::cpus::format_cpu_list(&nodes.0)
+                )));
+            }
+            Some(cpus)
+        }
+        None => None,
+    };
+    if let Some(p) = &args.numa_mem {
+        if let Some(n) = p.nodes().iter().find(|&&n| !ts::node_exists(host, n)) {
+            return Err(ConfigError::Numa(format!(
+                "--numa-mem {p}: NUMA node {n} does not exist on this machine: name a node that `numactl --hardware` lists"
+            )));
+        }
+    }
+    Ok(ts::ThreadSetup {
+        ioprio: args.ioprio,
+        numa_cpus,
+        mem_policy: args.numa_mem.clone(),
+    })
 }
 
 /// `--iolog-read FILE`: the log read (bounded) and checked line by line,
@@ -344,7 +388,7 @@ fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
 
 /// The CPUs the workers are pinned to (`None` with --no-pin).
 fn pinning(args: &RunArgs, available: &[usize]) -> Result<Option<Vec<usize>>, ConfigError> {
-    Ok(if args.no_pin {
+    Ok(if args.no_pin || args.numa_nodes.is_some() {
         None
     } else if let Some(list) = &args.cpus {
         cpus::check_cpus(&list.0, available).map_err(ConfigError::Cpus)?;
@@ -530,6 +574,9 @@ fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
         (EngineArg::Sync, d) => return Err(ConfigError::DepthWithSync(d)),
         (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
     };
+    if args.cmdprio.is_some() && engine != EngineKind::Uring {
+        return Err(ConfigError::CmdprioWithSync);
+    }
     if args.debug_hang_from.is_some() && engine != EngineKind::Uring {
         return Err(ConfigError::HangWithoutUring);
     }
@@ -797,6 +844,9 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         },
         offset_increment: args.offset_increment,
         cpus,
+        numa_nodes: args.numa_nodes.as_ref().map(|n| n.0.clone()),
+        thread: Default::default(),
+        cmdprio: args.cmdprio,
         seed,
         allow_destructive: args.allow_destructive,
         create: args.create,

@@ -200,6 +200,30 @@ fn some_of(names: &[String]) -> String {
     )
 }
 
+/// fio's keys for what each worker thread sets on itself: prioclass/prio
+/// (`--ioprio`), cmdprio_* (`--cmdprio`), numa_cpu_nodes and
+/// numa_mem_policy (`--numa-nodes`, `--numa-mem`).
+fn thread_flags(cfg: &RunConfig, g: &mut Vec<String>) {
+    if let Some(p) = cfg.thread.ioprio {
+        g.push(format!("--prioclass={}", p.class));
+        g.push(format!("--prio={}", p.level));
+    }
+    if let Some(c) = cfg.cmdprio {
+        g.push(format!("--cmdprio_percentage={}", c.pct));
+        g.push(format!("--cmdprio_class={}", c.prio.class));
+        g.push(format!("--cmdprio={}", c.prio.level));
+    }
+    if let Some(n) = &cfg.numa_nodes {
+        g.push(format!(
+            "--numa_cpu_nodes={}",
+            crate::base::cpus::format_cpu_list(n)
+        ));
+    }
+    if let Some(p) = &cfg.thread.mem_policy {
+        g.push(format!("--numa_mem_policy={p}"));
+    }
+}
+
 /// The fio command for `cfg` on `targets` (the paths the workers open),
 /// or why fio cannot be given the same workload on one line.
 ///
@@ -261,6 +285,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
         g.push("--nowait=1".into());
         notes.push("--nowait: fio fails an I/O that would block (EAGAIN); stripebench counts it and issues it again without RWF_NOWAIT");
     }
+    thread_flags(cfg, &mut g);
     if cfg.ring.iopoll {
         g.push("--hipri".into());
     }

@@ -376,6 +376,9 @@ pub struct EngineSpec {
     pub rw_flags: i32,
     /// `--nowait`: every read and write is issued with RWF_NOWAIT first.
     pub nowait: bool,
+    /// `--numa-nodes`, `--numa-mem`, `--ioprio`: set on the worker's
+    /// thread before the engine and its buffers are built.
+    pub thread: crate::base::thread_setup::ThreadSetup,
     /// io_uring: how the ring is set up.
     pub ring: RingSetup,
     /// `--rate`, `--rate-iops`: the worker issues on a schedule, and waits
@@ -559,6 +562,15 @@ pub trait Engine: Sized {
     /// buffer. It is issued by the next `reap`, which gives the token back
     /// when the I/O completes.
     fn queue(&mut self, slot: SlotToken, op: Op, offset: u64, len: usize);
+
+    /// `--cmdprio`: the I/O priority (`class << 13 | level`) the I/Os
+    /// queued from now on carry in their command; 0, the thread's own.
+    /// Only io_uring has a per-command priority (its SQE's `ioprio`); the
+    /// others ignore it, and validate refuses --cmdprio with them.
+    #[inline]
+    fn set_cmd_prio(&mut self, ioprio: u16) {
+        let _ = ioprio;
+    }
 
     /// Issues what was queued, waits for at least one completion, and calls
     /// `done(slot, result)` for every completion ready. A result is the bytes
@@ -757,6 +769,7 @@ pub(crate) mod tests {
             register: false,
             rw_flags: 0,
             nowait: false,
+            thread: Default::default(),
             ring: RingSetup::default(),
             paced: false,
             fail_from: None,
@@ -810,6 +823,35 @@ pub(crate) mod tests {
     #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
     fn slot_tokens_come_back_from_reap_once_each_uring() {
         tokens_round_trip::<UringEngine>(8);
+    }
+
+    /// `--cmdprio`: the priority set reaches the SQE: a class the kernel
+    /// has not (7) fails the I/O with EINVAL, be,1 completes, and 0 again
+    /// (the thread's) completes.
+    #[test]
+    #[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+    fn the_command_priority_is_in_the_sqe() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 4096]).unwrap();
+        let (mut engine, mut free) = UringEngine::create(&spec(&path, 1)).unwrap();
+        let mut one = |engine: &mut UringEngine, prio: u16| {
+            engine.set_cmd_prio(prio);
+            engine.queue(free.pop().unwrap(), Op::Read, 0, 4096);
+            let mut got = None;
+            while got.is_none() {
+                engine
+                    .reap(|t, r| {
+                        free.push(t);
+                        got = Some(r.map_err(|e| e.raw_os_error()));
+                    })
+                    .unwrap();
+            }
+            got.unwrap()
+        };
+        assert_eq!(one(&mut engine, 7 << 13), Err(Some(libc::EINVAL)));
+        assert_eq!(one(&mut engine, (2 << 13) | 1), Ok(4096));
+        assert_eq!(one(&mut engine, 0), Ok(4096));
     }
 
     /// A uring engine with `stuck` I/Os that never complete, timing out fast.

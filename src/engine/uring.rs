@@ -67,6 +67,9 @@ pub struct UringEngine {
     fixed_bufs: bool,
     /// RWF_* flags of every read and write SQE (`--uncached`).
     rw_flags: i32,
+    /// `--cmdprio`: the SQE `ioprio` of the I/Os queued next (0: the
+    /// thread's priority, what every SQE carries without --cmdprio).
+    cmd_prio: u16,
     /// `--nowait`: each slot's I/O, to issue it again without RWF_NOWAIT
     /// when it would have blocked; empty otherwise.
     nowait: Vec<NoWaitIo>,
@@ -473,6 +476,7 @@ impl Engine for UringEngine {
             fixed_file,
             fixed_bufs,
             rw_flags: spec.rw_flags,
+            cmd_prio: 0,
             nowait: if spec.nowait {
                 vec![NoWaitIo::default(); spec.depth]
             } else {
@@ -520,6 +524,11 @@ impl Engine for UringEngine {
         };
         let entry = self.entry(slot, op, offset, len as u32, flags);
         self.push(&entry);
+    }
+
+    #[inline]
+    fn set_cmd_prio(&mut self, ioprio: u16) {
+        self.cmd_prio = ioprio;
     }
 
     fn reap<F: FnMut(SlotToken, io::Result<usize>)>(&mut self, done: F) -> io::Result<()> {
@@ -770,18 +779,22 @@ impl UringEngine {
                     (Op::Read, true) => opcode::ReadFixed::new($fd, ptr, len, index as u16)
                         .offset(offset)
                         .rw_flags(flags)
+                        .ioprio(self.cmd_prio)
                         .build(),
                     (Op::Read, false) => opcode::Read::new($fd, ptr, len)
                         .offset(offset)
                         .rw_flags(flags)
+                        .ioprio(self.cmd_prio)
                         .build(),
                     (Op::Write, true) => opcode::WriteFixed::new($fd, ptr, len, index as u16)
                         .offset(offset)
                         .rw_flags(flags)
+                        .ioprio(self.cmd_prio)
                         .build(),
                     (Op::Write, false) => opcode::Write::new($fd, ptr, len)
                         .offset(offset)
                         .rw_flags(flags)
+                        .ioprio(self.cmd_prio)
                         .build(),
                 }
             };

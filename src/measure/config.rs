@@ -108,6 +108,14 @@ pub struct RunConfig {
     pub offset_increment: Option<u64>,
     /// CPUs to pin to, round-robin; `None` = not pinned.
     pub cpus: Option<Vec<usize>>,
+    /// `--numa-nodes`: the nodes whose CPUs the workers run on (their
+    /// CPUs are in `thread.numa_cpus`).
+    pub numa_nodes: Option<Vec<usize>>,
+    /// `--numa-nodes`, `--numa-mem`, `--ioprio`: what each worker thread
+    /// sets on itself before it builds its engine.
+    pub thread: crate::base::thread_setup::ThreadSetup,
+    /// `--cmdprio`: the share of I/Os issued at another priority.
+    pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
     pub seed: u64,
     pub allow_destructive: bool,
     /// `--create SIZE`: the targets that do not exist are made, this size.

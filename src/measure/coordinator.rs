@@ -428,6 +428,7 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
             0
         },
         nowait: cfg.nowait,
+        thread: cfg.thread.clone(),
         ring: cfg.ring,
         paced: cfg.rate.is_some(),
         fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),

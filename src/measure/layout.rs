@@ -360,6 +360,7 @@ fn worker_spec(
         access: cfg.access.clone(),
         seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
         cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
+        cmdprio: cfg.cmdprio,
         align: lbs.max(4096) as usize,
         // A pass is every whole request of the slice once (as --skip or
         // --seq-run lay them); --ios is a count of requests. Of the bounds

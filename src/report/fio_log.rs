@@ -11,7 +11,10 @@
 //! size, offset and issue time 0, as fio writes them in a windowed log.
 //! The values are the interval's: KiB/s (bw), I/Os per second (iops), and
 //! the mean or the max latency in ns (lat, clat; `log_window_value`).
-//! What is not fio's: there is no per-I/O form (fio's default without
+//! With `log_prio`, the priority column is the worker thread's (`--ioprio`,
+//! fio's prioclass/prio): with `--cmdprio`, fio writes each I/O's own and
+//! an interval here mixes both (the share raised is the run document's
+//! `workers[].cmdprio_ios`). What is not fio's: there is no per-I/O form (fio's default without
 //! log_avg_msec: the window is `--log-interval` always, and the I/O path
 //! records each latency once, into its interval); `clat` and `lat` are
 //! both stripebench's latency from issue to completion, and the `slat`
@@ -172,12 +175,19 @@ impl Spec {
 
     /// The columns after the value: direction, block size (0), offset (0),
     /// priority, issue time (0).
-    fn tail(&self, ddir: u8) -> String {
+    fn tail(&self, ddir: u8, prio: u16) -> String {
         let mut t = format!(", {ddir}, 0");
         if self.offset {
             t.push_str(", 0");
         }
-        t.push_str(if self.prio { ", 0x0000" } else { ", 0" });
+        // log_prio=1: the value every I/O of the interval went at unless
+        // --cmdprio raised it (the thread's --ioprio; 0, none set), in
+        // fio's hex; else fio's 0/1 "high priority" flag, 0.
+        if self.prio {
+            let _ = write!(t, ", 0x{prio:04x}");
+        } else {
+            t.push_str(", 0");
+        }
         if self.issue_time {
             t.push_str(", 0");
         }
@@ -223,13 +233,13 @@ fn windows(w: &WorkerDoc, interval_ms: u64) -> Vec<Window> {
 }
 
 /// The lines of one log of one worker.
-fn lines(spec: &Spec, suffix: &str, w: &WorkerDoc, interval_ms: u64, out: &mut String) {
+fn lines(spec: &Spec, suffix: &str, w: &WorkerDoc, interval_ms: u64, prio: u16, out: &mut String) {
     if suffix == "slat" {
         return;
     }
     // One direction: the intervals count reads and writes together.
     let ddir = u8::from(w.write_ios > 0 && w.read_ios == 0);
-    let tail = spec.tail(ddir);
+    let tail = spec.tail(ddir, prio);
     for win in windows(w, interval_ms) {
         let per_sec = |n: f64| (n * 1000.0 / win.span_ms as f64).round() as u64;
         let (avg, max) = match suffix {
@@ -260,19 +270,22 @@ fn lines(spec: &Spec, suffix: &str, w: &WorkerDoc, interval_ms: u64, out: &mut S
 /// Every log file of the run, with its text, in [`Spec::files`]' order.
 pub fn render(doc: &RunDocument, spec: &Spec) -> Vec<(PathBuf, String)> {
     let interval_ms = doc.log_interval_ms();
+    let prio = (doc.config.ioprio.as_deref())
+        .and_then(|t| crate::base::thread_setup::IoPrio::parse(t).ok())
+        .map_or(0, |p| p.value());
     let mut out: Vec<(PathBuf, String)> = Vec::new();
     for (kind, prefix) in &spec.logs {
         for s in suffixes(*kind) {
             if spec.shared {
                 let mut text = String::new();
                 for w in &doc.workers {
-                    lines(spec, s, w, interval_ms, &mut text);
+                    lines(spec, s, w, interval_ms, prio, &mut text);
                 }
                 out.push((file(prefix, s, None), text));
             } else {
                 for (i, w) in doc.workers.iter().enumerate() {
                     let mut text = String::new();
-                    lines(spec, s, w, interval_ms, &mut text);
+                    lines(spec, s, w, interval_ms, prio, &mut text);
                     out.push((file(prefix, s, Some(spec.first_job + i)), text));
                 }
             }

@@ -57,6 +57,7 @@ mod never_destroy;
 mod pipeline;
 mod plan;
 mod print_fio;
+mod priorities;
 mod rate;
 mod rate_min;
 mod requests;

@@ -102,6 +102,20 @@ const STEPS: &[Step] = &[
         run: rwf_flags,
     },
     Step {
+        keys: &[
+            "prioclass",
+            "prio",
+            "cmdprio_percentage",
+            "cmdprio_class",
+            "cmdprio",
+        ],
+        run: priorities,
+    },
+    Step {
+        keys: &["numa_cpu_nodes", "numa_mem_policy"],
+        run: numa,
+    },
+    Step {
         keys: &["rate", "rate_iops"],
         run: rate,
     },
@@ -1058,6 +1072,89 @@ fn rwf_flags(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     }
     if r.rwf("nowait")? {
         d.args.push(Set::Nowait);
+    }
+    Ok(())
+}
+
+/// fio's I/O priorities: the job's (prioclass, prio: ioprio_set on the
+/// thread) and its commands' (cmdprio_percentage of the I/Os at
+/// cmdprio_class, default realtime as fio's cmdprio.c, and cmdprio).
+fn priorities(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    use crate::base::thread_setup::{CmdPrio, IoPrio};
+    // One value for reads and writes: fio's `READ,WRITE` form would need
+    // a priority per direction, which stripebench has not.
+    let one = |key: &str| -> Result<Option<(&Opt, String)>, FioJobError> {
+        let Some(o) = r.get(key) else { return Ok(None) };
+        let v = o.value.as_deref().unwrap_or("").trim().to_string();
+        match v.split_once(',') {
+            Some((a, b)) if a.trim() != b.trim() => r.refuse(o, "gives reads and writes their own priority, which stripebench does not: give one value"),
+            Some((a, _)) => Ok(Some((o, a.trim().to_string()))),
+            None => Ok(Some((o, v))),
+        }
+    };
+    let class = one("prioclass")?;
+    let level = one("prio")?;
+    if class.is_some() || level.is_some() {
+        let text = format!(
+            "{},{}",
+            class.as_ref().map_or("2", |(_, c)| c.as_str()),
+            level.as_ref().map_or("0", |(_, l)| l.as_str())
+        );
+        let o = class
+            .as_ref()
+            .or(level.as_ref())
+            .map(|(o, _)| *o)
+            .expect("one is set");
+        let p = IoPrio::parse(&text).or_else(|e| r.refuse(o, e))?;
+        if class.is_none() {
+            d.notes.push(format!("prio= without prioclass=: fio asks for class 0 (none) at that level, which the kernel runs as best-effort; stripebench asks for best-effort, level {}", p.level));
+        }
+        d.args.push(Set::IoPrio(p));
+    }
+    let pct = one("cmdprio_percentage")?;
+    let cclass = one("cmdprio_class")?;
+    let clevel = one("cmdprio")?;
+    match pct {
+        None => {
+            if let Some((o, _)) = cclass.as_ref().or(clevel.as_ref()) {
+                return r.refuse(o, "needs cmdprio_percentage= (stripebench has no cmdprio_bssplit): give the share of I/Os it is for");
+            }
+        }
+        Some((o, pct)) => {
+            if pct.trim() == "0" {
+                return Ok(());
+            }
+            let text = format!(
+                "{pct}:{},{}",
+                cclass.as_ref().map_or("1", |(_, c)| c.as_str()),
+                clevel.as_ref().map_or("0", |(_, l)| l.as_str())
+            );
+            let c = CmdPrio::parse(&text).or_else(|e| r.refuse(o, e))?;
+            if !(d.uring() || (d.engine == "libaio" && d.direct)) {
+                return r.refuse(o, "sets each command's priority, which fio does with ioengine=io_uring or libaio (direct=1): give one of those, or use prioclass= for every I/O");
+            }
+            if r.flag("log_prio")? == Some(true) {
+                d.notes.push(format!("log_prio=1 with cmdprio_percentage={}: fio logs each I/O's own priority; stripebench's log lines are intervals, and write the job's (prioclass) on each: the share issued at cmdprio_class is workers[].cmdprio_ios in the JSON", c.pct));
+            }
+            d.args.push(Set::CmdPrio(c));
+        }
+    }
+    Ok(())
+}
+
+/// fio's NUMA placement: the nodes whose CPUs the job runs on, and its
+/// memory policy (checked against the machine's nodes when the run is
+/// validated).
+fn numa(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    use crate::base::thread_setup::{parse_node_list, MemPolicy};
+    if let Some(o) = r.get("numa_cpu_nodes") {
+        let nodes =
+            parse_node_list(o.value.as_deref().unwrap_or("")).or_else(|e| r.refuse(o, e))?;
+        d.args.push(Set::NumaNodes(nodes));
+    }
+    if let Some(o) = r.get("numa_mem_policy") {
+        let p = MemPolicy::parse(o.value.as_deref().unwrap_or("")).or_else(|e| r.refuse(o, e))?;
+        d.args.push(Set::NumaMem(p));
     }
     Ok(())
 }

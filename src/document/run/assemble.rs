@@ -571,6 +571,7 @@ fn worker_doc(
             .and_then(|e| e.ring.as_ref())
             .map(|r| super::RingDoc::of(r, out.sqpoll_cpu_sec)),
         would_block_ios: cfg.nowait.then_some(out.would_block),
+        cmdprio_ios: cfg.cmdprio.map(|_| out.cmdprio_ios),
         buffer: (out.engine.as_ref()).map(|e| super::BufferDoc::of(&e.buffers)),
         cache_evictions: out.cache_evictions,
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,

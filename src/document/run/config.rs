@@ -126,6 +126,22 @@ pub struct ConfigDoc {
     pub offset_increment: Option<u64>,
     pub cpus: Option<Vec<usize>>,
     pub pin: bool,
+    /// `--numa-nodes`: the NUMA nodes whose CPUs every worker ran on (then
+    /// `cpus` is null and `pin` false); absent when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa_nodes: Option<Vec<usize>>,
+    /// `--numa-mem`: each worker's memory policy (`bind:0`,
+    /// `interleave:0-1`, `prefer:0`, `local`, `default`); absent when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numa_mem: Option<String>,
+    /// `--ioprio`: each worker thread's I/O priority, `CLASS,LEVEL` (`rt`,
+    /// `be`, `idle`; 0-7); absent when not (the process's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ioprio: Option<String>,
+    /// `--cmdprio`: `PCT:CLASS,LEVEL`, the share of I/Os issued at that
+    /// priority in their command; absent when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio: Option<String>,
     pub seed: u64,
     /// The seed as text: JSON readers that hold numbers as doubles lose
     /// seeds above 2^53, and a seed must reproduce exactly.
@@ -231,6 +247,10 @@ impl ConfigDoc {
             bssplit: c.access.sizes.as_ref().map(|s| s.fio_spelling()),
             blockalign: c.access.sizes.as_ref().map(|s| s.align),
             offset_increment: c.offset_increment,
+            numa_nodes: c.numa_nodes.clone(),
+            numa_mem: c.thread.mem_policy.as_ref().map(|p| p.to_string()),
+            ioprio: c.thread.ioprio.map(|p| p.to_string()),
+            cmdprio: c.cmdprio.map(|p| p.to_string()),
             cpus: c.cpus.clone(),
             pin: c.cpus.is_some(),
             seed: c.seed,

@@ -246,6 +246,10 @@ pub struct WorkerDoc {
     /// RWF_NOWAIT) and were issued again without it; absent without --nowait.
     #[serde(default)]
     pub would_block_ios: Option<u64>,
+    /// `--cmdprio`: the I/Os this worker issued at the command priority
+    /// (ramp included, of every I/O issued); absent without --cmdprio.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio_ios: Option<u64>,
     /// The worker's I/O buffers: `{bytes, page_size_bytes, method}`, method
     /// `thp`, `hugetlb` or `pages` (`--hugepages`).
     #[serde(default)]

@@ -81,6 +81,7 @@ impl Serialize for WorkerDoc {
         m.serialize_field("engine_path", &self.engine_path)?;
         put_some(&mut m, "ring", &self.ring)?;
         put_some(&mut m, "would_block_ios", &self.would_block_ios)?;
+        put_some(&mut m, "cmdprio_ios", &self.cmdprio_ios)?;
         m.serialize_field("buffer", &self.buffer)?;
         put_some(&mut m, "sampled_reads", &self.sampled_reads)?;
         put_some(&mut m, "zero_reads", &self.zero_reads)?;

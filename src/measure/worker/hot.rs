@@ -283,7 +283,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
                 slots[s.index()] = Slot::queued(op, offset, sized, issued, due);
-                engine.queue(s, op, offset, sized.0 as usize);
+                tally.queue(engine, s, (op, offset, sized.0 as usize));
                 record::<C>(iolog, epoch, offset, op);
                 issued_bytes += sized.0;
                 in_flight += 1;
@@ -690,6 +690,8 @@ struct Tally<'a, C> {
     /// reads (or all) and a mixed pattern's writes. Drained at that end
     /// into the run's total, the tap's interval and `log_counts`.
     cur: IntervalCounts,
+    /// `--cmdprio`: which I/Os go at the command priority.
+    cmdprio: Option<CmdPrioDraw>,
     cur_writes: Option<IntervalCounts>,
     /// A `--log-interval` interval that a live interval's end can fall
     /// inside: its latencies so far (`None` when every live end is one of
@@ -729,6 +731,19 @@ struct Tally<'a, C> {
 }
 
 impl<'a, C: Clock> Tally<'a, C> {
+    /// Queues one I/O (direction, offset, length) on `slot`, at the
+    /// command priority `--cmdprio` draws for it.
+    #[inline]
+    fn queue<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        slot: SlotToken,
+        (op, offset, len): (Op, u64, usize),
+    ) {
+        CmdPrioDraw::next(&mut self.cmdprio, engine, &mut self.out.cmdprio_ios);
+        engine.queue(slot, op, offset, len);
+    }
+
     /// The tally of a worker whose gate opened at `epoch`, its live tap
     /// told whether reads and writes go apart.
     fn new(
@@ -753,6 +768,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             epoch,
             ramp_ns: spec.ramp_ns,
             max_errors: spec.max_errors,
+            cmdprio: spec.cmdprio.map(|c| CmdPrioDraw::new(spec.seed, c)),
             in_window,
             cpu0: if in_window {
                 sample_cpu::<C>(epoch, helper)
@@ -1337,6 +1353,36 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
         }
     }
 }
+/// `--cmdprio`: which I/Os go at the command priority, drawn by a
+/// generator of the worker's own (the offsets' stay as without it), the
+/// share a threshold on the draw's high 32 bits.
+struct CmdPrioDraw {
+    rng: crate::base::io::Rng,
+    below: u64,
+    prio: u16,
+}
+
+impl CmdPrioDraw {
+    fn new(seed: u64, c: crate::base::thread_setup::CmdPrio) -> CmdPrioDraw {
+        CmdPrioDraw {
+            rng: crate::base::io::Rng::new(seed ^ 0x434d_4450_5249_4f00),
+            below: c.threshold(),
+            prio: c.prio.value(),
+        }
+    }
+
+    /// Sets the next I/O's command priority, counting it in `raised` if
+    /// it is the higher one. Off, one branch; on, one draw and one compare.
+    #[inline]
+    fn next<E: Engine>(draw: &mut Option<CmdPrioDraw>, engine: &mut E, raised: &mut u64) {
+        if let Some(d) = draw {
+            let high = (d.rng.next_u64() >> 32) < d.below;
+            engine.set_cmd_prio(if high { d.prio } else { 0 });
+            *raised += u64::from(high);
+        }
+    }
+}
+
 /// Pins the thread, then builds the engine and its buffers (so the memory is
 /// allocated by, and near, the CPU that uses it).
 fn prepare<E: Engine>(
@@ -1351,6 +1397,12 @@ fn prepare<E: Engine>(
             ));
         }
     }
+    // --numa-nodes, --numa-mem, --ioprio: before the engine, so that its
+    // buffers are allocated under the memory policy, on the node's CPUs.
+    engine
+        .thread
+        .apply()
+        .map_err(|e| format!("worker {}: {e}", spec.id))?;
     // A private copy of the file-descriptor table: in a multi-threaded
     // process every pread/pwrite must take and drop a reference on the file
     // (two atomics), while a task whose table is not shared takes the

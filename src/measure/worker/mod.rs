@@ -53,6 +53,9 @@ pub struct WorkerSpec {
     pub seed: u64,
     /// CPU to pin to, if pinning.
     pub cpu: Option<usize>,
+    /// `--cmdprio`: the share of this worker's I/Os issued at another
+    /// priority, chosen by its own generator.
+    pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
     /// Buffer alignment (at least the target's O_DIRECT alignment).
     pub align: usize,
     /// Stop after issuing this many bytes (`--io-limit`).
@@ -453,6 +456,9 @@ pub struct WorkerOutcome {
     pub sqpoll_cpu_sec: f64,
     /// `--nowait`: I/Os that would have blocked (EAGAIN) and went again.
     pub would_block: u64,
+    /// `--cmdprio`: I/Os issued at the command priority (of all issued,
+    /// ramp included).
+    pub cmdprio_ios: u64,
     /// Of the reads counted in the window, those sampled for zeros (one in
     /// `analysis::zeros::SAMPLE_EVERY`), and those of them that came back
     /// all zeros: answered by no medium, or zeros stored as data.
@@ -669,6 +675,7 @@ mod tests {
             access: Default::default(),
             seed: 1,
             cpu: None,
+            cmdprio: None,
             align: 4096,
             io_limit: Some(blocks * bs),
             max_errors: 1,
