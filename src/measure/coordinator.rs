@@ -361,13 +361,8 @@ fn steady_hub(
     control: Arc<RunControl>,
 ) -> (live::LiveHub, Arc<Mutex<SteadyOutcome>>) {
     let outcome = Arc::new(Mutex::new(SteadyOutcome::default()));
-    let sink = SteadySink::new(hub.map(|h| h.sink.clone()), control, s, outcome.clone());
-    let hub = live::LiveHub {
-        sink: Arc::new(Mutex::new(sink)),
-        interval: s.interval,
-        label: hub.and_then(|h| h.label.clone()),
-        shown: hub.map(|h| h.shown.clone()).unwrap_or_default(),
-    };
+    let watch = SteadySink::new(control, s, outcome.clone());
+    let hub = live::LiveHub::in_front(watch, hub, s.interval);
     (hub, outcome)
 }
 
@@ -379,13 +374,8 @@ fn rate_min_hub(
     control: Arc<RunControl>,
 ) -> (live::LiveHub, Arc<Mutex<Option<RateMinOutcome>>>) {
     let outcome = Arc::new(Mutex::new(None));
-    let sink = RateMinSink::new(hub.map(|h| h.sink.clone()), control, r, outcome.clone());
-    let hub = live::LiveHub {
-        sink: Arc::new(Mutex::new(sink)),
-        interval: hub.map_or(r.interval, |h| h.interval),
-        label: hub.and_then(|h| h.label.clone()),
-        shown: hub.map(|h| h.shown.clone()).unwrap_or_default(),
-    };
+    let watch = RateMinSink::new(control, r, outcome.clone());
+    let hub = live::LiveHub::in_front(watch, hub, hub.map_or(r.interval, |h| h.interval));
     (hub, outcome)
 }
 

@@ -119,6 +119,40 @@ pub trait LiveSink: Send {
     fn trouble(&self) -> Option<String>;
 }
 
+/// What watches a run's lines in front of its sink (`--steady`,
+/// `--rate-min`): it judges each batch, and may end the window.
+pub trait Watch: Send {
+    fn see(&mut self, lines: &[LiveLine<'_>]);
+}
+
+/// A watch in front of a sink (none: the lines go nowhere else): each
+/// batch seen, then handed on; the sink's counts and trouble are its own.
+struct Front<W> {
+    watch: W,
+    inner: Option<Arc<Mutex<dyn LiveSink>>>,
+}
+
+impl<W: Watch> LiveSink for Front<W> {
+    fn lines(&mut self, lines: &[LiveLine<'_>]) {
+        self.watch.see(lines);
+        if let Some(inner) = &self.inner {
+            inner.lock().unwrap_or_else(|e| e.into_inner()).lines(lines);
+        }
+    }
+
+    fn counts(&self) -> (u64, u64, u64) {
+        self.inner.as_ref().map_or((0, 0, 0), |i| {
+            i.lock().unwrap_or_else(|e| e.into_inner()).counts()
+        })
+    }
+
+    fn trouble(&self) -> Option<String> {
+        self.inner
+            .as_ref()
+            .and_then(|i| i.lock().unwrap_or_else(|e| e.into_inner()).trouble())
+    }
+}
+
 /// The sink a command opened, shared by its runs (a sweep's points), with
 /// the label of the run in progress.
 #[derive(Clone)]
@@ -129,6 +163,27 @@ pub struct LiveHub {
     pub label: Option<LiveLabel>,
     /// Where the sink writes, as the run's document records it.
     pub shown: LiveShown,
+}
+
+impl LiveHub {
+    /// A hub whose sink is `watch` in front of `hub`'s (or alone, with no
+    /// --live or --metrics), its label and destination kept, each line
+    /// `interval` long.
+    pub fn in_front(
+        watch: impl Watch + 'static,
+        hub: Option<&LiveHub>,
+        interval: Duration,
+    ) -> LiveHub {
+        LiveHub {
+            sink: Arc::new(Mutex::new(Front {
+                watch,
+                inner: hub.map(|h| h.sink.clone()),
+            })),
+            interval,
+            label: hub.and_then(|h| h.label.clone()),
+            shown: hub.map(|h| h.shown.clone()).unwrap_or_default(),
+        }
+    }
 }
 
 /// Where the lines go, as the run's document says it (`live.path`,

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use crate::analysis::rate_min::{Below, Cycles};
 use crate::measure::config::RateMinConfig;
 use crate::measure::control::RunControl;
-use crate::measure::live::{LiveKind, LiveLine, LiveSink};
+use crate::measure::live::{LiveKind, LiveLine, Watch};
 
 /// The cycle that fell below the minimum: whose, and its figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,9 +24,8 @@ pub struct RateMinOutcome {
     pub below: Below,
 }
 
-/// The sink in front of the run's own: judges each worker line.
+/// The watch in front of the run's sink: judges each worker line.
 pub struct RateMinSink {
-    inner: Option<Arc<Mutex<dyn LiveSink>>>,
     control: Arc<RunControl>,
     cfg: RateMinConfig,
     /// Per (worker, direction: 0 the whole or reads, 1 writes).
@@ -36,13 +35,11 @@ pub struct RateMinSink {
 
 impl RateMinSink {
     pub fn new(
-        inner: Option<Arc<Mutex<dyn LiveSink>>>,
         control: Arc<RunControl>,
         cfg: RateMinConfig,
         outcome: Arc<Mutex<Option<RateMinOutcome>>>,
     ) -> RateMinSink {
         RateMinSink {
-            inner,
             control,
             cfg,
             cycles: BTreeMap::new(),
@@ -78,37 +75,23 @@ impl RateMinSink {
     }
 }
 
-impl LiveSink for RateMinSink {
-    fn lines(&mut self, lines: &[LiveLine<'_>]) {
+impl Watch for RateMinSink {
+    fn see(&mut self, lines: &[LiveLine<'_>]) {
         let done = self
             .outcome
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .is_some();
-        if !done {
-            let first = lines
-                .iter()
-                .filter(|l| l.kind == LiveKind::Worker)
-                .find_map(|l| self.judge(l));
-            if let Some(o) = first {
-                *self.outcome.lock().unwrap_or_else(|e| e.into_inner()) = Some(o);
-                self.control.end_below_min();
-            }
+        if done {
+            return;
         }
-        if let Some(inner) = &self.inner {
-            inner.lock().unwrap_or_else(|e| e.into_inner()).lines(lines);
+        let first = lines
+            .iter()
+            .filter(|l| l.kind == LiveKind::Worker)
+            .find_map(|l| self.judge(l));
+        if let Some(o) = first {
+            *self.outcome.lock().unwrap_or_else(|e| e.into_inner()) = Some(o);
+            self.control.end_below_min();
         }
-    }
-
-    fn counts(&self) -> (u64, u64, u64) {
-        self.inner.as_ref().map_or((0, 0, 0), |i| {
-            i.lock().unwrap_or_else(|e| e.into_inner()).counts()
-        })
-    }
-
-    fn trouble(&self) -> Option<String> {
-        self.inner
-            .as_ref()
-            .and_then(|i| i.lock().unwrap_or_else(|e| e.into_inner()).trouble())
     }
 }

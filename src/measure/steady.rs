@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use crate::analysis::steady::{Figure, Judged, Window};
 use crate::measure::config::SteadyConfig;
 use crate::measure::control::RunControl;
-use crate::measure::live::{LiveKind, LiveLine, LiveSink};
+use crate::measure::live::{LiveKind, LiveLine, Watch};
 
 /// What the judging saw: whether the run was steady and when, and the
 /// window's figures at its last judgement (or as far as it filled).
@@ -27,9 +27,8 @@ pub struct SteadyOutcome {
     pub judged: u64,
 }
 
-/// The sink in front of the run's own: judges each total line.
+/// The watch in front of the run's sink: judges each total line.
 pub struct SteadySink {
-    inner: Option<Arc<Mutex<dyn LiveSink>>>,
     control: Arc<RunControl>,
     cfg: SteadyConfig,
     window: Window,
@@ -37,16 +36,14 @@ pub struct SteadySink {
 }
 
 impl SteadySink {
-    /// In front of `inner` (none: the lines go nowhere else), ending
-    /// `control`'s window when steady; `outcome` is read after the run.
+    /// Ending `control`'s window when steady; `outcome` is read after
+    /// the run.
     pub fn new(
-        inner: Option<Arc<Mutex<dyn LiveSink>>>,
         control: Arc<RunControl>,
         cfg: SteadyConfig,
         outcome: Arc<Mutex<SteadyOutcome>>,
     ) -> SteadySink {
         SteadySink {
-            inner,
             control,
             window: Window::new(cfg.criterion, cfg.intervals()),
             cfg,
@@ -104,25 +101,10 @@ impl SteadySink {
     }
 }
 
-impl LiveSink for SteadySink {
-    fn lines(&mut self, lines: &[LiveLine<'_>]) {
+impl Watch for SteadySink {
+    fn see(&mut self, lines: &[LiveLine<'_>]) {
         if let Some(total) = lines.iter().find(|l| l.kind == LiveKind::Total) {
             self.judge(total);
         }
-        if let Some(inner) = &self.inner {
-            inner.lock().unwrap_or_else(|e| e.into_inner()).lines(lines);
-        }
-    }
-
-    fn counts(&self) -> (u64, u64, u64) {
-        self.inner.as_ref().map_or((0, 0, 0), |i| {
-            i.lock().unwrap_or_else(|e| e.into_inner()).counts()
-        })
-    }
-
-    fn trouble(&self) -> Option<String> {
-        self.inner
-            .as_ref()
-            .and_then(|i| i.lock().unwrap_or_else(|e| e.into_inner()).trouble())
     }
 }
