@@ -15,6 +15,23 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// `run --fio-job NAME` on `job` (the file's text, written as `dir/NAME`)
+/// in `dir`, its documents `r.json` (numbered for several runs).
+fn run_written(dir: &Path, name: &str, job: &str) -> std::process::Output {
+    std::fs::write(dir.join(name), job).unwrap();
+    sb().current_dir(dir)
+        .args([
+            "run",
+            "--fio-job",
+            name,
+            "--no-progress",
+            "--json",
+            "r.json",
+        ])
+        .output()
+        .unwrap()
+}
+
 /// Run `i`'s JSON document of a job file of several runs: `STEM.i.json`
 /// in `dir`.
 fn run_doc(dir: &Path, stem: &str, i: usize) -> serde_json::Value {
@@ -691,19 +708,7 @@ fn fio_s_log_format_tests_t0033_and_t0034_pass_on_our_logs() {
     for (text, files) in checks {
         let dir = tempfile::tempdir().unwrap();
         data_file(dir.path(), "t0033file", 8192);
-        std::fs::write(dir.path().join("t.fio"), text).unwrap();
-        let o = sb()
-            .current_dir(dir.path())
-            .args([
-                "run",
-                "--fio-job",
-                "t.fio",
-                "--no-progress",
-                "--json",
-                "r.json",
-            ])
-            .output()
-            .unwrap();
+        let o = run_written(dir.path(), "t.fio", text);
         succeeded_as(&o, "run --fio-job t0033/t0034");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("a line per I/O"), "{err}");
@@ -1133,19 +1138,7 @@ fn fio_s_aio_read_example_names_its_files_in_the_directory_and_runs_at_once() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("data1")).unwrap();
     let job = "[global]\nioengine=libaio\nbuffered=0\nrw=randread\nbs=128k\nsize=4m\ndirectory=data1\n[file1]\niodepth=4\n[file2]\niodepth=32\n[file3]\niodepth=8\n[file4]\niodepth=16\n";
-    std::fs::write(dir.path().join("aio-read.fio"), job).unwrap();
-    let o = sb()
-        .current_dir(dir.path())
-        .args([
-            "run",
-            "--fio-job",
-            "aio-read.fio",
-            "--no-progress",
-            "--json",
-            "r.json",
-        ])
-        .output()
-        .unwrap();
+    let o = run_written(dir.path(), "aio-read.fio", job);
     succeeded_as(&o, "aio-read.fio");
     for i in 1..=4 {
         let file = dir.path().join(format!("data1/file{i}.0.0"));
@@ -1172,19 +1165,7 @@ fn runs_at_once_on_one_device_judge_the_cache_over_all_their_bytes() {
     let dev = &bed.devices[0];
     let dir = tempfile::tempdir().unwrap();
     let job = format!("[global]\nfilename={dev}\nsize=1m\ntime_based\nruntime=1s\n[a]\nrw=read\nbs=4k\n[b]\nrw=randread\nbs=8k\n");
-    std::fs::write(dir.path().join("t.fio"), job).unwrap();
-    let o = sb()
-        .current_dir(dir.path())
-        .args([
-            "run",
-            "--fio-job",
-            "t.fio",
-            "--no-progress",
-            "--json",
-            "r.json",
-        ])
-        .output()
-        .unwrap();
+    let o = run_written(dir.path(), "t.fio", &job);
     succeeded_as(&o, "two buffered reads at once");
     let docs: Vec<serde_json::Value> = (1..=2).map(|i| run_doc(dir.path(), "r", i)).collect();
     let app = |d: &serde_json::Value| {
