@@ -1275,6 +1275,13 @@ enum Edge {
 /// the close used next to no CPU meanwhile (prorating the span took 10-20%
 /// off the window's own CPU at 300 targets on two CPUs). A sample the
 /// coordinator took of a worker blocked in a call is taken as it is.
+///
+/// Whatever the estimate, one thread runs at most the wall time it had:
+/// the thread's share and the helper's are each held to the span from `c0`
+/// to the close, and to at least what the span past the close could not
+/// hold. The per-I/O estimate alone is a guess when the window holds one
+/// or two I/Os: a 64 MiB copy preempted by other work gave 33 ms of CPU to
+/// a 20 ms window.
 fn window_cpu(
     c0: &CpuSample,
     c1: &CpuSample,
@@ -1299,7 +1306,16 @@ fn window_cpu(
         }
         _ => 1.0,
     };
-    (usr * share, sys * share, helper * share)
+    // What one thread can have run from c0 to the close, and what it ran
+    // for certain before the close (the rest of its time past it).
+    let span = close_ns.min(c1.at_ns).saturating_sub(c0.at_ns) as f64 / 1e9;
+    let past = c1.at_ns.saturating_sub(close_ns) as f64 / 1e9;
+    let own = usr + sys;
+    let bounded = |all: f64, est: f64| est.min(span).max((all - past).max(0.0).min(span));
+    let own_in = bounded(own, own * share);
+    let helper_in = bounded(helper, helper * share);
+    let own_share = if own > 0.0 { own_in / own } else { 0.0 };
+    (usr * own_share, sys * own_share, helper_in)
 }
 
 fn sample_cpu<C: Clock>(epoch: Instant, helper: Option<libc::clockid_t>) -> CpuSample {
@@ -1622,5 +1638,23 @@ mod cpu_tests {
         // Claimed in a call (blocked since): the coordinator's sample as it is.
         let (_, s, _) = window_cpu(&at(0, 0.0), &at(9000, 0.7), 1000 * MS, Edge::Claimed, 10);
         assert!((s - 0.7).abs() < 1e-9, "{s}");
+    }
+
+    #[test]
+    fn one_thread_never_runs_more_than_its_wall_time() {
+        // Seen in CI beside other tests: one 64 MiB copy in a 20 ms window
+        // and one straddling it, issued at 5 ms and sampled at 35 ms with
+        // 35 ms of CPU (the first copy ran preempted, slower than the
+        // second). Half the second I/O's share came off: 26 ms in 20.
+        let edge = Edge::Straddled(Some(5 * MS));
+        let (_, s, _) = window_cpu(&at(0, 0.0), &at(35, 0.035), 20 * MS, edge, 1);
+        assert!(s <= 0.020 + 1e-12, "{s}");
+        // And never less than what the span past the close cannot hold.
+        let edge = Edge::Straddled(None);
+        let (_, s, _) = window_cpu(&at(0, 0.0), &at(1010, 0.9), 1000 * MS, edge, 0);
+        assert!((s - 0.89).abs() < 1e-9, "{s}");
+        // A claimed sample is held to the span too.
+        let (_, s, _) = window_cpu(&at(990, 0.0), &at(9000, 0.7), 1000 * MS, Edge::Claimed, 1);
+        assert!((s - 0.01).abs() < 1e-9, "{s}");
     }
 }
