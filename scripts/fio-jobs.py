@@ -9,7 +9,9 @@ source tree's examples/*.fio and t/jobs/*.fio that uses a local I/O engine
 
 over a scratch file this script creates (1 TiB, sparse past its first 64 MiB) (so a job's own filename= or
 directory= is replaced by it, and nothing of the machine's is touched),
-and prints each job's verdict: "runs", or stripebench's one-line reason.
+and prints each job's verdict (a job t/run-fio-tests.py gives a pre_job
+is run after that pre-job, run for real on the scratch file, as fio's
+runner does),: "runs", or stripebench's one-line reason.
 The summary counts the jobs that run and the reasons, most frequent first.
 
     scripts/fio-jobs.py --fio-src DIR [--sb PATH] [--verbose]
@@ -33,6 +35,17 @@ LOCAL_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "posix
 def engines(text):
     """The ioengine= values a job file names (its [global] and its jobs)."""
     return {m.group(1).strip() for m in re.finditer(r"^\s*ioengine\s*=\s*([^\s#;]+)", text, re.M)}
+
+
+def pre_jobs(src):
+    """t/run-fio-tests.py's pairs: {job: the pre-job it runs first}."""
+    try:
+        with open(os.path.join(src, "t", "run-fio-tests.py"), errors="replace") as f:
+            text = f.read(1 << 20)
+    except OSError:
+        return {}
+    pairs = re.findall(r"'job':\s*'([^']+\.fio)',[^}]*?'pre_job':\s*'([^']+\.fio)'", text)
+    return dict(pairs)
 
 
 def commit(git):
@@ -70,7 +83,7 @@ def main():
         # A bare repository: its HEAD's job files, unpacked for the run.
         git = ["git", "--git-dir", a.fio_src]
         unpacked = tempfile.TemporaryDirectory(prefix="fio-src.")
-        tar = subprocess.run(git + ["archive", "HEAD", "examples", "t/jobs"], capture_output=True, timeout=60)
+        tar = subprocess.run(git + ["archive", "HEAD", "examples", "t/jobs", "t/run-fio-tests.py"], capture_output=True, timeout=60)
         if tar.returncode != 0:
             sys.exit(f"fio-jobs: {a.fio_src} has no examples/ and is not a fio git directory")
         subprocess.run(["tar", "-x", "-C", unpacked.name], input=tar.stdout, check=True)
@@ -95,7 +108,16 @@ def main():
             for _ in range(64):
                 f.write(os.urandom(1 << 20))
             f.truncate(1 << 40)
+        pre = pre_jobs(a.fio_src)
         for j in local:
+            if os.path.basename(j) in pre:
+                # fio's runner runs this job's pre-job first, for real: it
+                # leaves what the job reads (t0031's iolog). So do we.
+                first = os.path.join(os.path.dirname(j), pre[os.path.basename(j)])
+                subprocess.run(
+                    [sb, "run", "--fio-job", first, "--allow-destructive", "--allow-holes", "--no-progress", scratch],
+                    capture_output=True, text=True, timeout=120, cwd=tmp,
+                )
             p = subprocess.run(
                 [sb, "run", "--fio-job", j, "--dry-run", "--allow-destructive", "--allow-holes", "--no-progress", scratch],
                 capture_output=True, text=True, timeout=60, cwd=tmp,

@@ -1192,3 +1192,57 @@ fn runs_at_once_on_one_device_judge_the_cache_over_all_their_bytes() {
         );
     }
 }
+
+/// fio's t0031: its pre-job writes for a second, logging each I/O
+/// (write_iolog), and t0031 replays that log (read_iolog) with a latency
+/// log. fio's t/run-fio-tests.py requires both to exit 0 (SUCCESS_DEFAULT).
+/// The replay moves the bytes the log holds: every I/O the pre-job did.
+#[test]
+fn fio_s_t0031_replays_the_iolog_its_pre_job_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let pre = "[job]\nrw=write\nioengine=libaio\nsize=1mb\ntime_based=1\nruntime=1\nfilename=t0030file\nwrite_iolog=iolog\n";
+    let job = "[job]\nrw=read\nioengine=libaio\niodepth=128\nfilename=t0030file\nread_iolog=iolog\nwrite_lat_log=lat_log\n";
+    std::fs::write(dir.path().join("t0031-pre.fio"), pre).unwrap();
+    std::fs::write(dir.path().join("t0031.fio"), job).unwrap();
+    let run = |file: &str, json: &str, extra: &[&str]| {
+        sb().current_dir(dir.path())
+            .args(["run", "--fio-job", file, "--no-progress", "--json", json])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run("t0031-pre.fio", "pre.json", &["--create", "1m"]);
+    succeeded_as(&o, "t0031's pre-job");
+    let pre = json(&std::fs::read(dir.path().join("pre.json")).unwrap());
+    let written = pre["total"]["bytes"].as_u64().unwrap();
+    assert!(written >= 4096, "{}", pre["total"]);
+    let log = std::fs::read_to_string(dir.path().join("iolog")).unwrap();
+    assert!(
+        log.starts_with("fio version 3 iolog\n"),
+        "{}",
+        &log[..40.min(log.len())]
+    );
+    // The replay writes again what the log wrote: consent, as fio's
+    // runner gives it by running it at all.
+    let o = run("t0031.fio", "job.json", &["--allow-destructive"]);
+    succeeded_as(&o, "t0031");
+    let doc = json(&std::fs::read(dir.path().join("job.json")).unwrap());
+    // The log holds every I/O issued, the one in flight at the pre-job's
+    // close too (its window did not count it): the replay moves them all.
+    let logged: u64 = log
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(4)?.parse::<u64>().ok())
+        .sum();
+    assert_eq!(
+        doc["total"]["bytes"].as_u64(),
+        Some(logged),
+        "{}",
+        doc["total"]
+    );
+    assert!(
+        (written..=written + 4096).contains(&logged),
+        "{written} {logged}"
+    );
+    let lat = std::fs::read_to_string(dir.path().join("lat_log_clat.1.log")).unwrap();
+    assert!(!lat.trim().is_empty());
+}
