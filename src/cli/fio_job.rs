@@ -231,6 +231,7 @@ pub fn expand_text(
             number,
             shown: shown.clone(),
             with_previous: g.with_previous,
+            reads_what_was_written: g.reads_what_was_written,
         });
     }
     Ok(Expanded::Runs(Runs {
@@ -271,6 +272,9 @@ pub struct RunGroup {
     shown: String,
     /// It runs at once with the run before it.
     with_previous: bool,
+    /// It reads as many bytes as the run before it wrote (a verified
+    /// mix's read-back).
+    reads_what_was_written: bool,
 }
 
 impl RunGroup {
@@ -278,6 +282,13 @@ impl RunGroup {
     /// stonewall group that are different workloads).
     pub fn with_previous(&self) -> bool {
         self.with_previous
+    }
+
+    /// Whether it reads as many bytes as the run before it wrote: the
+    /// read-back of a verified sequential mix, whose writes are a run of
+    /// blocks from the region's start.
+    pub fn reads_what_was_written(&self) -> bool {
+        self.reads_what_was_written
     }
 
     /// The group's run: what the command line gave (`typed`, clap's
@@ -1087,6 +1098,9 @@ struct Group {
     /// It runs at once with the run before it: jobs of one stonewall
     /// group that are different workloads, each a run.
     with_previous: bool,
+    /// The read-back of a verified sequential mix: it reads as many bytes
+    /// as the mix wrote (fio's record of the mix's writes).
+    reads_what_was_written: bool,
 }
 
 /// The file's groups, each one run.
@@ -1253,6 +1267,7 @@ fn runs_read_back(g: &Group) -> Option<Group> {
     }
     let mut args = Vec::new();
     let mut bounded = false;
+    let mix = g.args.contains(&Set::Rw(RwMode::Rw));
     for a in &g.args {
         match a {
             Set::Rw(_) => args.push(Set::Rw(RwMode::Read)),
@@ -1277,10 +1292,16 @@ fn runs_read_back(g: &Group) -> Option<Group> {
         sections: g.sections.clone(),
         args,
         targets: g.targets.clone(),
-        notes: vec!["the read-back of the write before (fio's do_verify=1): its region read once from the start, every block checked (exit 1 if any is corrupt, misplaced, stale or lost)".into()],
+        notes: vec![if mix {
+            "the read-back of the mix before (fio's do_verify=1): as many bytes as the mix wrote, read from its region's start, where its writes went in order (the --passes=1 below becomes --io-limit of those bytes when the mix ends), every block checked (exit 1 if any is corrupt, misplaced, stale or lost)"
+        } else {
+            "the read-back of the write before (fio's do_verify=1): its region read once from the start, every block checked (exit 1 if any is corrupt, misplaced, stale or lost)"
+        }
+        .into()],
         then_read_back: false,
         is_read_back: true,
         with_previous: false,
+        reads_what_was_written: mix,
     })
 }
 
@@ -1322,6 +1343,7 @@ fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Gro
         then_read_back: t0.read_back,
         is_read_back: false,
         with_previous: false,
+        reads_what_was_written: false,
         sections: jobs.iter().map(|(j, _, _)| j.name.clone()).collect(),
         args: t0.args.clone(),
         targets: jobs

@@ -25,6 +25,9 @@ pub struct Invocation {
     /// It runs at once with the invocation before it (a fio job of the
     /// same group that is a different workload).
     pub with_previous: bool,
+    /// It reads as many bytes as the invocation before it wrote (a
+    /// verified mix's read-back).
+    pub reads_what_was_written: bool,
 }
 
 /// The invocations the process's arguments stand for: a fio job file's
@@ -85,6 +88,7 @@ fn fio_sweep(
         words: words.clone(),
         said,
         with_previous: false,
+        reads_what_was_written: false,
     };
     Ok(match crate::cli::help::parse_given(argv) {
         Ok((
@@ -150,6 +154,7 @@ fn fio_runs(
                 words,
                 said: String::new(),
                 with_previous: false,
+                reads_what_was_written: false,
             }])
         }
     };
@@ -173,6 +178,7 @@ fn fio_runs(
             words: words.clone(),
             said,
             with_previous: g.with_previous(),
+            reads_what_was_written: g.reads_what_was_written(),
         });
     }
     Ok(out)
@@ -207,6 +213,7 @@ fn invocation(argv: Vec<OsString>, cli: Result<Cli, clap::Error>, said: String) 
         words,
         said,
         with_previous: false,
+        reads_what_was_written: false,
     }
 }
 

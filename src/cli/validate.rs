@@ -114,7 +114,7 @@ pub enum ConfigError {
     RampWithBound(&'static str),
     #[error("--duration {shown} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {min_ms}ms")]
     DurationTooShort { shown: String, min_ms: u128 },
-    #[error("--verify writes whole passes and reads them back: use --rw write, randwrite (or read), not --rw {0}")]
+    #[error("--verify writes whole passes (or a sequential mix's writes) and reads them back: use --rw write, randwrite, rw (or read), not --rw {0}")]
     VerifyRw(&'static str),
     /// `{0}` is what breaks the whole passes: an option or its absence.
     #[error("--verify with --rw randwrite writes every block once a pass, in a random order, and the read-back calls a block with no header between written ones lost: {0}")]
@@ -690,7 +690,16 @@ fn check_duration(args: &RunArgs) -> Result<(), ConfigError> {
 
 /// What is written and read: --verify's blocks, --cached's page cache.
 fn check_data(args: &RunArgs) -> Result<(), ConfigError> {
-    if args.verify && !matches!(args.rw, RwMode::Write | RwMode::Randwrite | RwMode::Read) {
+    // A sequential mix writes each block it writes once a pass, in order
+    // from the start of its slice (its own position, apart from the
+    // reads'), so what it wrote is a prefix the read-back can check whole;
+    // a random mix's writes land among blocks it only read.
+    if args.verify
+        && !matches!(
+            args.rw,
+            RwMode::Write | RwMode::Randwrite | RwMode::Rw | RwMode::Read
+        )
+    {
         return Err(ConfigError::VerifyRw(args.rw.name()));
     }
     if args.verify && args.rw == RwMode::Randwrite {

@@ -384,7 +384,7 @@ fn worker_spec(
         max_errors: cfg.max_errors,
         verify: match (cfg.verify, cfg.rw) {
             (false, _) => VerifyMode::Off,
-            (true, RwMode::Write | RwMode::Randwrite) => VerifyMode::Write {
+            (true, RwMode::Write | RwMode::Randwrite | RwMode::Rw) => VerifyMode::Write {
                 start_ms: cfg.start_ms,
             },
             (true, _) => VerifyMode::Read,

@@ -258,6 +258,13 @@ pub(super) fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobErro
     for step in STEPS {
         (step.run)(&r, &mut d)?;
     }
+    // A verified mix's read-back reads as many bytes as its one worker
+    // wrote (the files are named after `verify` reads the job).
+    if d.read_back && (d.rw == "rw" || d.rw == "readwrite") && d.targets.len() > 1 {
+        if let Some(o) = job.get("verify") {
+            return r.refuse(o, format!("with rw={} on {} files: stripebench reads back as many bytes as the mix wrote, and each file's mix writes a share of its own: give one file (or a job section for each), or run this job with fio", d.rw, d.targets.len()));
+        }
+    }
     Ok(Translated {
         args: d.args,
         targets: d.targets,
@@ -1551,13 +1558,30 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         return Ok(());
     };
     let rw = d.rw.clone();
-    if rw != "read" && rw != "write" && rw != "randwrite" {
-        let why = if rw.contains("write") || rw.starts_with("rand") || rw == "rw" {
-            "fio keeps a record of each offset a mixed write wrote and checks those; stripebench reads back whole passes of its blocks (a block with no header between written ones is a lost write), and a mix leaves blocks of its pass unwritten: give rw=write or rw=randwrite (then the read-back), or run this job with fio"
+    // fio's sequential mix keeps a position per direction, so its writes
+    // are a run of blocks from the region's start: what it keeps a record
+    // of, stripebench finds as that prefix (the read-back reads as many
+    // bytes as the mix wrote).
+    let mix = rw == "rw" || rw == "readwrite";
+    if rw != "read" && rw != "write" && rw != "randwrite" && !mix {
+        let why = if rw == "randrw" {
+            "fio keeps a record of each block a random mix wrote and reads back only those; stripebench's read-back reads a run of blocks from the start, and a random mix's writes lie among blocks it only read (which hold no header, or an older one): give rw=rw (a sequential mix, whose writes are a run from the start) or rw=randwrite, or run this job with fio"
+        } else if rw.contains("write") || rw.starts_with("rand") {
+            "fio keeps a record of each offset a mixed write wrote and checks those; stripebench reads back whole passes of its blocks (a block with no header between written ones is a lost write), and this mix leaves blocks of its pass unwritten: give rw=write, rw=randwrite or rw=rw (then the read-back), or run this job with fio"
         } else {
             "stripebench checks whole passes: give rw=write or rw=read"
         };
         return r.refuse(o, format!("with rw={rw}: {why}"));
+    }
+    if mix && do_verify != Some(false) {
+        // One worker's written bytes bound the read-back: each worker's
+        // would differ.
+        if let Some(n) = d.args.iter().find_map(|a| match a {
+            Set::Jobs(n) if *n > 1 => Some(*n),
+            _ => None,
+        }) {
+            return r.refuse(o, format!("with rw={rw} and numjobs={n}: stripebench reads back as many bytes as the mix wrote, and {n} jobs each write a share of their own: give numjobs=1 (or a job section for each), or run this job with fio"));
+        }
     }
     if rw == "randwrite" {
         // Whole passes, each block once: what the read-back can check.
@@ -1598,9 +1622,15 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if writes {
         if do_verify == Some(false) {
             d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with `stripebench verify` (the same --bs, --offset and --size)".into());
+        } else if mix {
+            d.read_back = true;
+            d.notes.push(format!("do_verify=1 with rw={rw}: fio reads back and checks each block the mix wrote once the mix ends, and counts those reads in the job's read figure (the mix's reads, then the verify's); stripebench reads them back as the run after this one, exactly as many bytes as this run wrote, from the region's start, where the mix's writes went in order: that run's read bytes are fio's verify bytes, and this run's read figure is the mix's reads alone"));
         } else {
             d.read_back = true;
             d.notes.push("do_verify=1 (fio's default with verify=): fio reads the region back and checks it once the write ends; stripebench does so as the run after this one, and this run's write figures, like fio's, hold none of that reading".into());
+        }
+        if mix {
+            d.notes.push(format!("rw={rw} with verify={m}: fio checks none of the mix's own reads (they read what the blocks hold, written by the mix or not), and neither does stripebench; its writes are self-describing blocks, each claiming only the blocks up to itself (how far the mix's writes get is drawn)"));
         }
     }
     Ok(())

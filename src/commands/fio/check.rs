@@ -24,6 +24,7 @@ pub(super) fn check(g: Group) -> Result<Checked> {
     let checked = Checked {
         said: g.said,
         with_previous: g.with_previous,
+        reads_what_was_written: g.reads_what_was_written,
         config,
         targets,
         out,

@@ -25,6 +25,10 @@ pub(super) struct Groups {
     pub(super) hubs: Vec<(Outputs, Option<LiveHub>)>,
     /// The exit code of the group that stopped the series (0: none did).
     pub(super) code: u8,
+    /// What the last verified sequential mix wrote, for its read-back:
+    /// its one worker's bytes from its region's start, capped at the
+    /// region (fio's record of the mix's writes).
+    pub(super) written: Option<u64>,
 }
 
 impl Planner for Groups {
@@ -46,6 +50,19 @@ impl Planner for Groups {
         // before them left off, not each from the list's first CPU.
         let mut pinned = 0usize;
         for mut c in batch {
+            if c.reads_what_was_written {
+                // The mix's writes went in order from the region's start:
+                // the read-back reads those bytes, as fio's verify reads
+                // the blocks its record holds, and no more.
+                let Some(w) = self.written.take() else {
+                    return Err(UsageError("a verified mix's read-back came with no mix run before it: run this job with fio".into()).into());
+                };
+                if w == 0 {
+                    anyhow::bail!("the verified mix wrote nothing (its reads drew every I/O), so its read-back has nothing to check: give the mix a write share (rwmixread= below 100)");
+                }
+                c.config.passes = None;
+                c.config.io_limit = Some(w);
+            }
             print_said(&c.said);
             if let Some(cpus) = c.config.cpus.as_mut().filter(|l| !l.is_empty()) {
                 let by = pinned % cpus.len();
@@ -110,6 +127,17 @@ impl Planner for Groups {
         // Each run's documents, in the runs' order; the first exit code
         // that is not 0 is the group's.
         for r in runs {
+            if r.config.verify && r.config.rw == crate::measure::config::RwMode::Rw {
+                let f = &r.finished;
+                let region = f.plan.workers.iter().map(|w| w.region.length).min();
+                let wrote: u64 = f
+                    .execution
+                    .outcomes
+                    .iter()
+                    .map(|o| o.span_write_bytes)
+                    .sum();
+                self.written = Some(region.map_or(wrote, |l| wrote.min(l)));
+            }
             let (out, _) = &hubs[r.part];
             let doc = crate::document::finished::document(&r.config, *r.finished);
             run::emit(&doc, out)?;

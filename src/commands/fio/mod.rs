@@ -32,6 +32,9 @@ pub struct Group {
     /// It runs at once with the group before it (no stonewall between
     /// fio jobs that are different workloads).
     pub with_previous: bool,
+    /// The read-back of a verified sequential mix: it reads as many
+    /// bytes as the run before it wrote, set when that run ends.
+    pub reads_what_was_written: bool,
 }
 
 /// Runs the groups; the exit code.
@@ -46,6 +49,7 @@ pub fn run(groups: Vec<Group>) -> u8 {
 struct Checked {
     said: String,
     with_previous: bool,
+    reads_what_was_written: bool,
     config: RunConfig,
     targets: Vec<PathBuf>,
     out: Outputs,
@@ -91,6 +95,7 @@ fn run_groups(groups: Vec<Group>) -> u8 {
         begun: 0,
         hubs: Vec::new(),
         code: EXIT_OK,
+        written: None,
     };
     let ended = Series::new().run(&mut planner);
     let done = planner.begun;

@@ -390,12 +390,22 @@ fn write_data<E: Engine>(
     let bs = spec.bs;
     match spec.verify {
         VerifyMode::Write { start_ms } => {
+            let pass = if spec.read_pct > 0 { 0 } else { pass };
             let g = generation(start_ms, pass);
             // The range this write covers goes in every block:
             // what `verify` finds there of an older write is
             // stale. A member's share of a modelled stripe is
             // not one range: its blocks claim only themselves.
             let extent = match spec.stripe {
+                // A mix's writes stop wherever its reads left them
+                // (their share is drawn): each block claims only as far
+                // as the writes got, so what lies past it is unwritten,
+                // not stale, and its passes are one generation (the
+                // reads' wrap counts a pass the writes did not make).
+                None if spec.read_pct > 0 => Extent {
+                    start: spec.region.offset,
+                    end: offset + bs,
+                },
                 None => write_extent(
                     Extent {
                         start: spec.region.offset,
