@@ -2180,14 +2180,14 @@ mod tests {
                 "others not at all",
             ),
             (
-                "[j]\nrw=rw\nverify=crc32c\n",
-                "`verify=crc32c` with rw=rw",
-                "record of each offset",
+                "[j]\nrw=rw\nverify=crc32c\nnumjobs=2\n",
+                "`verify=crc32c` with rw=rw and numjobs=2",
+                "each write a share of their own",
             ),
             (
                 "[j]\nrw=randrw\nverify=crc32c\n",
                 "`verify=crc32c` with rw=randrw",
-                "a mix leaves blocks of its pass unwritten",
+                "a random mix's writes lie among blocks it only read",
             ),
             (
                 "[j]\nrw=write\nverify=meta\nverify_pattern=0xaa\n",
