@@ -444,6 +444,12 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--pattern PATTERN`, parsed.
+    pub fn pattern(mut self, p: crate::base::pattern::Pattern) -> Self {
+        self.args.pattern = Some(p);
+        self
+    }
+
     /// `--dedupe PCT`.
     pub fn dedupe(mut self, pct: u8) -> Result<Self> {
         self.args.dedupe = percent("dedupe", pct)?;

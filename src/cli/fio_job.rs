@@ -651,6 +651,8 @@ pub enum Set {
     Seed(u64),
     BufferCompress(u8),
     Dedupe(u8),
+    /// fio's buffer_pattern or verify_pattern, parsed (its file read).
+    Pattern(crate::base::pattern::Pattern),
     Verify,
     LogInterval(Duration),
     /// `--create SIZE`: fio's filesize= on a file that is not there.
@@ -718,6 +720,7 @@ impl Set {
             Set::Seed(_) => "seed",
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
+            Set::Pattern(_) => "pattern",
             Set::Verify => "verify",
             Set::LogInterval(_) => "log_interval",
             Set::Create(_) => "create",
@@ -788,6 +791,7 @@ impl Set {
             Set::Seed(n) => format!("--seed={n}"),
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
+            Set::Pattern(p) => format!("--pattern={}", p.text()),
             Set::Verify => "--verify".into(),
             Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
@@ -870,6 +874,7 @@ impl Set {
             Set::Seed(n) => b.seed(*n),
             Set::BufferCompress(p) => b.buffer_compress(*p)?,
             Set::Dedupe(p) => b.dedupe(*p)?,
+            Set::Pattern(p) => b.pattern(p.clone()),
             Set::Verify => b.verify(),
             Set::LogInterval(d) => b.log_interval(*d)?,
             Set::Create(n) => b.create(*n),

@@ -369,6 +369,15 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
     pub dedupe: u8,
 
+    /// Every written block holds this pattern, repeated from its start, in
+    /// fio's syntax (buffer_pattern, verify_pattern): hex 0xaa55, a decimal
+    /// number, "text", 'file' (its bytes), %o (the block's offset, 8 bytes
+    /// little-endian), or several of them one after another. With --verify,
+    /// the blocks hold the pattern and nothing else (fio's verify=pattern),
+    /// and reading with --verify checks that every block holds it.
+    #[arg(long, allow_hyphen_values = true, value_name = "PATTERN", value_parser = parse_pattern)]
+    pub pattern: Option<crate::base::pattern::Pattern>,
+
     /// Write self-describing, checksummed blocks (with --rw write, or
     /// --rw randwrite with --passes N: every block once a pass, in a random
     /// order) that `stripebench verify` checks; with --rw read, check every
@@ -649,6 +658,7 @@ impl Default for RunArgs {
             cmdprio: None,
             seed: None,
             buffer_compress: 0,
+            pattern: None,
             dedupe: 0,
             verify: false,
             max_errors: 1,
@@ -889,6 +899,13 @@ pub(crate) fn parse_log_interval(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(d)
+}
+
+/// `--pattern`: fio's pattern syntax, `%o` taken (as in verify_pattern).
+fn parse_pattern(text: &str) -> Result<crate::base::pattern::Pattern, String> {
+    use crate::base::pattern::{read_pattern_file, Formats, Pattern};
+    Pattern::parse(text, Formats::Offset, &read_pattern_file)
+        .map_err(|e| format!("{e}; give fio's pattern syntax, e.g. 0xaa55, \"text\", 'file' or %o"))
 }
 
 pub(crate) fn parse_pct(text: &str) -> Result<u8, String> {

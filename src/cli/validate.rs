@@ -123,6 +123,10 @@ pub enum ConfigError {
         "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe"
     )]
     VerifyWithSyntheticData,
+    #[error(
+        "--pattern is all that every written block holds: drop --buffer-compress and --dedupe"
+    )]
+    PatternWithSyntheticData,
     #[error("--cached measures page-cache reads: use it with --buffered and a read --rw")]
     CachedWithoutBufferedRead,
     #[error("--start-at is in the past: give a time a little ahead, e.g. $(( $(date +%s) + 30 ))")]
@@ -717,6 +721,9 @@ fn check_data(args: &RunArgs) -> Result<(), ConfigError> {
     if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
         return Err(ConfigError::VerifyWithSyntheticData);
     }
+    if args.pattern.is_some() && (args.buffer_compress > 0 || args.dedupe > 0) {
+        return Err(ConfigError::PatternWithSyntheticData);
+    }
     if args.cached && (!args.buffered || args.rw.writes()) {
         return Err(ConfigError::CachedWithoutBufferedRead);
     }
@@ -825,6 +832,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         verify: args.verify,
         buffer_compress: args.buffer_compress,
         dedupe: args.dedupe,
+        pattern: args.pattern.clone().map(std::sync::Arc::new),
         passes: args.passes,
         start_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
