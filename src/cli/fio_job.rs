@@ -653,6 +653,8 @@ pub enum Set {
     Dedupe(u8),
     /// fio's buffer_pattern or verify_pattern, parsed (its file read).
     Pattern(crate::base::pattern::Pattern),
+    /// fio's fill_device=1.
+    FillDevice,
     Verify,
     LogInterval(Duration),
     /// `--create SIZE`: fio's filesize= on a file that is not there.
@@ -721,6 +723,7 @@ impl Set {
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
             Set::Pattern(_) => "pattern",
+            Set::FillDevice => "fill_device",
             Set::Verify => "verify",
             Set::LogInterval(_) => "log_interval",
             Set::Create(_) => "create",
@@ -792,6 +795,7 @@ impl Set {
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
             Set::Pattern(p) => format!("--pattern={}", p.text()),
+            Set::FillDevice => "--fill-device".into(),
             Set::Verify => "--verify".into(),
             Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
@@ -875,6 +879,7 @@ impl Set {
             Set::BufferCompress(p) => b.buffer_compress(*p)?,
             Set::Dedupe(p) => b.dedupe(*p)?,
             Set::Pattern(p) => b.pattern(p.clone()),
+            Set::FillDevice => b.fill_device(),
             Set::Verify => b.verify(),
             Set::LogInterval(d) => b.log_interval(*d)?,
             Set::Create(n) => b.create(*n),

@@ -298,6 +298,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub create: Option<u64>,
 
+    /// Write each target, a block device, to its end from --offset, as
+    /// fio's fill_device=1 does on one (with --rw write, no --size). Refused
+    /// on a file: fio grows a file until its file system is full (ENOSPC),
+    /// which stripebench does not do; give --size instead (the free space
+    /// df shows, less some for the file system's own blocks).
+    #[arg(long)]
+    pub fill_device: bool,
+
     /// Where on each target the region starts.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub offset: u64,
@@ -641,6 +649,7 @@ impl Default for RunArgs {
             passes: None,
             size: None,
             create: None,
+            fill_device: false,
             offset: 0,
             jobs: 1,
             jobs_share: false,
@@ -742,6 +751,7 @@ impl RunArgs {
             "stripe" => self.stripe.is_some(),
             "start-at" => self.start_at.is_some(),
             "verify" => self.verify,
+            "fill-device" => self.fill_device,
             "cached" => self.cached,
             "io-limit" => self.io_limit.is_some(),
             "ios" => self.ios.is_some(),

@@ -143,3 +143,62 @@ fn verify_pattern_with_offset_writes_the_bytes_fio_writes() {
     // The offset of the block at 8 KiB is in it, little-endian.
     assert_eq!(&ours[8192 + 6..8192 + 14], &8192u64.to_le_bytes());
 }
+
+/// fio's examples/surface-scan.fio (fill_device=1, verify=meta with
+/// verify_pattern, create_serialize=0) was refused; on a block device it
+/// now writes the pattern to the device's end and its verify phase checks
+/// every block of it. On a file, which fio would grow until ENOSPC, it is
+/// refused in one line, nothing written.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
+fn fio_s_surface_scan_fills_a_device_with_its_pattern_and_checks_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("scan.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let lo = crate::common::Loop::attach(&img, &[]);
+    let job = "; writes 512 byte verification blocks until the disk is full,\n; then verifies written data\n[global]\nthread\nbs=64k\ndirect=1\nioengine=sync\nverify=meta\nverify_pattern=0xaa555aa5\nverify_interval=512\n\n[write-phase]\nfilename=datafile.tmp\t; or use a full disk, for example /dev/sda\nrw=write\nfill_device=1\ndo_verify=0\n\n[verify-phase]\nstonewall\ncreate_serialize=0\nfilename=datafile.tmp\nrw=read\ndo_verify=1\n";
+    std::fs::write(dir.path().join("surface-scan.fio"), job).unwrap();
+    let run = |target: &str| {
+        sb().current_dir(dir.path())
+            .args(["run", "--fio-job", "surface-scan.fio", "--no-progress"])
+            .args([target, "--allow-destructive"])
+            .output()
+            .unwrap()
+    };
+    let o = run(&lo.dev);
+    succeeded_as(&o, "surface-scan on a loop device");
+    let err = said(&o);
+    assert!(err.contains("--fill-device"), "{err}");
+    assert!(err.contains("# create_serialize=0:"), "{err}");
+    assert!(
+        err.contains("128 blocks checked: 128 good, 0 corrupt"),
+        "the verify phase checks every 64k block of the 8 MiB: {err}"
+    );
+    let bytes = std::fs::read(&lo.dev).unwrap();
+    assert_eq!(bytes.len(), 8 << 20);
+    assert!(
+        bytes.chunks(4).all(|c| c == [0xaa, 0x55, 0x5a, 0xa5]),
+        "the device holds the pattern to its end"
+    );
+
+    let file = dir.path().join("f.img");
+    std::fs::File::create(&file)
+        .unwrap()
+        .set_len(1 << 20)
+        .unwrap();
+    let o = run("f.img");
+    assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("is no block device: fio grows a file until its file system is full (ENOSPC)"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        std::fs::read(&file).unwrap().iter().all(|&b| b == 0),
+        "nothing written to the file"
+    );
+}

@@ -216,6 +216,10 @@ const STEPS: &[Step] = &[
         keys: &["filename", "directory", "filename_format", "nrfiles"],
         run: files,
     },
+    Step {
+        keys: &["fill_device", "create_serialize"],
+        run: fill_device,
+    },
 ];
 
 /// Whether a job file may hold `key`: some step reads it.
@@ -1386,6 +1390,29 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         let said = fio_words::explain(&r.written(o), "invalidate", Some("0")).unwrap_or_default();
         return Err(FioJobError(format!("{}: {said}", r.at(o))));
     }
+    Ok(())
+}
+
+/// fio's fill_device=1: a write to the end of the device (`--fill-device`,
+/// which refuses a file at the run: fio grows one until ENOSPC); and
+/// create_serialize, how fio lays out files, which changes nothing here.
+fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if r.flag("create_serialize")?.is_some() {
+        let o = r.get_or_first("create_serialize");
+        d.notes.push(format!("{}: whether fio lays out the jobs' files one job at a time; stripebench makes a missing file (--create) before the run, outside its figures, so it changes nothing here", show_text(&r.written(o))));
+    }
+    if r.flag("fill_device")? != Some(true) {
+        return Ok(());
+    }
+    let o = r.get_or_first("fill_device");
+    if d.rw != "write" {
+        return r.refuse(o, format!("with rw={}: fio fills the device (or file system) before it does anything else, which stripebench does not do: run a job of rw=write and fill_device=1 first", d.rw));
+    }
+    // fio's size is then the device's (it sets size= aside).
+    d.args
+        .retain(|a| !matches!(a, Set::Size(_) | Set::Create(_)));
+    d.args.push(Set::FillDevice);
+    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file fio grows it until its file system says ENOSPC, which stripebench does not do, so a file is refused when the run starts", show_text(&r.written(o))));
     Ok(())
 }
 
