@@ -1476,6 +1476,10 @@ fn data_pattern(
     use crate::base::pattern::{read_pattern_file, Pattern};
     let text = o.value.as_deref().unwrap_or("");
     Pattern::parse(text, formats, &read_pattern_file).or_else(|why| {
+        if why.starts_with("cannot read") {
+            // Its syntax is fio's; the file is what is missing.
+            return r.refuse(o, format!("names a file: {why}; make the file (fio reads it relative to where it runs), or give the pattern's bytes"));
+        }
         r.refuse(
             o,
             format!("is not a pattern fio takes: {why}; give hex (0xaa55), a decimal number, \"text\" or 'file', one after another"),
