@@ -2,7 +2,8 @@
 //! exit codes, where the host's sysfs and procfs are (`host`), the warnings
 //! of a run, units (sizes, durations, rates and how they print), CPU lists, what a
 //! worker thread sets on itself (I/O priority, NUMA CPUs and memory policy),
-//! how the process was invoked, what it has used (CPU time, memory), what an
+//! how the process was invoked, what it has used (CPU time, memory), fio's
+//! data patterns (`pattern`), what an
 //! I/O is (region, direction, the seeded generator), the one bounded read of
 //! every input file given by name (`input`), what must be said to the user
 //! as it happens (`notice`: typed, written by the sink output/ installs), and the
@@ -19,6 +20,7 @@ pub mod invocation;
 pub mod io;
 pub mod notice;
 pub mod path;
+pub mod pattern;
 pub mod signals;
 pub mod thread_setup;
 pub mod units;

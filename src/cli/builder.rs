@@ -444,6 +444,18 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--fill-device`.
+    pub fn fill_device(mut self) -> Self {
+        self.args.fill_device = true;
+        self
+    }
+
+    /// `--pattern PATTERN`, parsed.
+    pub fn pattern(mut self, p: crate::base::pattern::Pattern) -> Self {
+        self.args.pattern = Some(p);
+        self
+    }
+
     /// `--dedupe PCT`.
     pub fn dedupe(mut self, pct: u8) -> Result<Self> {
         self.args.dedupe = percent("dedupe", pct)?;

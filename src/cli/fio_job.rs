@@ -662,6 +662,10 @@ pub enum Set {
     Seed(u64),
     BufferCompress(u8),
     Dedupe(u8),
+    /// fio's buffer_pattern or verify_pattern, parsed (its file read).
+    Pattern(crate::base::pattern::Pattern),
+    /// fio's fill_device=1.
+    FillDevice,
     Verify,
     LogInterval(Duration),
     /// `--create SIZE`: fio's filesize= on a file that is not there.
@@ -729,6 +733,8 @@ impl Set {
             Set::Seed(_) => "seed",
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
+            Set::Pattern(_) => "pattern",
+            Set::FillDevice => "fill_device",
             Set::Verify => "verify",
             Set::LogInterval(_) => "log_interval",
             Set::Create(_) => "create",
@@ -799,6 +805,8 @@ impl Set {
             Set::Seed(n) => format!("--seed={n}"),
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
+            Set::Pattern(p) => format!("--pattern={}", p.text()),
+            Set::FillDevice => "--fill-device".into(),
             Set::Verify => "--verify".into(),
             Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
@@ -881,6 +889,8 @@ impl Set {
             Set::Seed(n) => b.seed(*n),
             Set::BufferCompress(p) => b.buffer_compress(*p)?,
             Set::Dedupe(p) => b.dedupe(*p)?,
+            Set::Pattern(p) => b.pattern(p.clone()),
+            Set::FillDevice => b.fill_device(),
             Set::Verify => b.verify(),
             Set::LogInterval(d) => b.log_interval(*d)?,
             Set::Create(n) => b.create(*n),

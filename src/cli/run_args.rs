@@ -298,6 +298,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub create: Option<u64>,
 
+    /// Write each target, a block device, to its end from --offset, as
+    /// fio's fill_device=1 does on one (with --rw write, no --size). Refused
+    /// on a file: fio grows a file until its file system is full (ENOSPC),
+    /// which stripebench does not do; give --size instead (the free space
+    /// df shows, less some for the file system's own blocks).
+    #[arg(long)]
+    pub fill_device: bool,
+
     /// Where on each target the region starts.
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", default_value = "0", value_parser = parse_size)]
     pub offset: u64,
@@ -368,6 +376,15 @@ pub struct RunArgs {
     /// dedupe_percentage (default 0: every unit written is unique).
     #[arg(long, allow_hyphen_values = true, value_name = "PCT", default_value = "0", value_parser = parse_pct)]
     pub dedupe: u8,
+
+    /// Every written block holds this pattern, repeated from its start, in
+    /// fio's syntax (buffer_pattern, verify_pattern): hex 0xaa55, a decimal
+    /// number, "text", 'file' (its bytes), %o (the block's offset, 8 bytes
+    /// little-endian), or several of them one after another. With --verify,
+    /// the blocks hold the pattern and nothing else (fio's verify=pattern),
+    /// and reading with --verify checks that every block holds it.
+    #[arg(long, allow_hyphen_values = true, value_name = "PATTERN", value_parser = parse_pattern)]
+    pub pattern: Option<crate::base::pattern::Pattern>,
 
     /// Write self-describing, checksummed blocks (with --rw write, or
     /// --rw randwrite with --passes N: every block once a pass, in a random
@@ -632,6 +649,7 @@ impl Default for RunArgs {
             passes: None,
             size: None,
             create: None,
+            fill_device: false,
             offset: 0,
             jobs: 1,
             jobs_share: false,
@@ -649,6 +667,7 @@ impl Default for RunArgs {
             cmdprio: None,
             seed: None,
             buffer_compress: 0,
+            pattern: None,
             dedupe: 0,
             verify: false,
             max_errors: 1,
@@ -732,6 +751,7 @@ impl RunArgs {
             "stripe" => self.stripe.is_some(),
             "start-at" => self.start_at.is_some(),
             "verify" => self.verify,
+            "fill-device" => self.fill_device,
             "cached" => self.cached,
             "io-limit" => self.io_limit.is_some(),
             "ios" => self.ios.is_some(),
@@ -889,6 +909,13 @@ pub(crate) fn parse_log_interval(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(d)
+}
+
+/// `--pattern`: fio's pattern syntax, `%o` taken (as in verify_pattern).
+fn parse_pattern(text: &str) -> Result<crate::base::pattern::Pattern, String> {
+    use crate::base::pattern::{read_pattern_file, Formats, Pattern};
+    Pattern::parse(text, Formats::Offset, &read_pattern_file)
+        .map_err(|e| format!("{e}; give fio's pattern syntax, e.g. 0xaa55, \"text\", 'file' or %o"))
 }
 
 pub(crate) fn parse_pct(text: &str) -> Result<u8, String> {

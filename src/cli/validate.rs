@@ -109,6 +109,9 @@ pub enum ConfigError {
     SchedBatchSqpoll,
     #[error("--io-limit and --passes both bound what each worker does: give one")]
     TwoBounds,
+    /// `{0}` is what is wrong with the run for --fill-device.
+    #[error("--fill-device {0}")]
+    FillDevice(String),
     /// `{0}` is the bound given: `--passes`, `--io-limit` or `--ios`.
     #[error("{0} counts every I/O from the start, so it takes no --ramp: drop --ramp")]
     RampWithBound(&'static str),
@@ -123,6 +126,10 @@ pub enum ConfigError {
         "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe"
     )]
     VerifyWithSyntheticData,
+    #[error(
+        "--pattern is all that every written block holds: drop --buffer-compress and --dedupe"
+    )]
+    PatternWithSyntheticData,
     #[error("--cached measures page-cache reads: use it with --buffered and a read --rw")]
     CachedWithoutBufferedRead,
     #[error("--start-at is in the past: give a time a little ahead, e.g. $(( $(date +%s) + 30 ))")]
@@ -407,6 +414,9 @@ fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
     if let Some(0) = args.size {
         return Err(ConfigError::SizeZero);
     }
+    if args.fill_device {
+        fill_device(args)?;
+    }
     if args.stripe.is_some() && (args.targets.len() < 2 && args.members.is_none()) {
         return Err(ConfigError::StripeOfOne);
     }
@@ -423,6 +433,29 @@ fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
         return Err(ConfigError::ShareWithVerify);
     }
     check_access(args)
+}
+
+/// `--fill-device`: a sequential write to each device's end. A file is
+/// refused: fio grows one until ENOSPC, which we do not do (a run that
+/// filled a file system by surprise would harm whatever else lives on it).
+fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
+    use std::os::unix::fs::FileTypeExt;
+    let bad = |why: String| Err(ConfigError::FillDevice(why));
+    if args.rw != RwMode::Write {
+        return bad("writes a device to its end in order: give --rw write".into());
+    }
+    if args.size.is_some() || args.create.is_some() {
+        return bad("writes each device to its end: drop --size and --create".into());
+    }
+    for t in &args.targets {
+        match std::fs::metadata(t) {
+            Ok(m) if m.file_type().is_block_device() => {}
+            Ok(_) => return bad(format!("writes a block device to its end, and {} is no block device: fio grows a file until its file system is full (ENOSPC), which stripebench does not do; give --size instead (the free space `df -B1 --output=avail` shows, less some for the file system's own blocks)", t.display())),
+            // Said by the check that the target exists.
+            Err(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// fio's distribution and offset modifiers: each for the patterns it
@@ -726,6 +759,9 @@ fn check_data(args: &RunArgs) -> Result<(), ConfigError> {
     if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
         return Err(ConfigError::VerifyWithSyntheticData);
     }
+    if args.pattern.is_some() && (args.buffer_compress > 0 || args.dedupe > 0) {
+        return Err(ConfigError::PatternWithSyntheticData);
+    }
     if args.cached && (!args.buffered || args.rw.writes()) {
         return Err(ConfigError::CachedWithoutBufferedRead);
     }
@@ -834,6 +870,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         verify: args.verify,
         buffer_compress: args.buffer_compress,
         dedupe: args.dedupe,
+        pattern: args.pattern.clone().map(std::sync::Arc::new),
         passes: args.passes,
         start_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -256,9 +256,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             "--readahead: fio does not set the device's read-ahead; set it with blockdev --setra",
         );
     }
-    if cfg.verify {
-        notes.push("--verify: stripebench's self-describing blocks are not fio's verify headers");
-    }
+    verify_words(cfg, &mut g, &mut notes);
     if cfg.start_at.is_some() {
         notes.push("--start-at: fio starts at once");
     }
@@ -383,6 +381,21 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
     })
 }
 
+/// `--verify`: with `--pattern`, fio's verify=pattern, the same check of
+/// the same bytes; else said to be no fio verify.
+fn verify_words(cfg: &RunConfig, g: &mut Vec<String>, notes: &mut Vec<&'static str>) {
+    match &cfg.pattern {
+        // fio's verify=pattern is the same check of the same bytes.
+        Some(p) if cfg.verify => {
+            g.push("--verify=pattern".into());
+            g.push(format!("--verify_pattern={}", word(p.text())));
+        }
+        _ if cfg.verify => notes
+            .push("--verify: stripebench's self-describing blocks are not fio's verify headers"),
+        _ => {}
+    }
+}
+
 /// The block size the line gives fio; refused when there is none to give
 /// yet (no named target, `--bs lbs`), both read at run time.
 fn block_size(cfg: &RunConfig, targets: &[PathBuf]) -> Result<u64, UsageError> {
@@ -500,9 +513,29 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
             g.push(format!("--rate_cycle={}", m.cycle.as_millis()));
         }
     }
+    match &cfg.pattern {
+        // fio takes %o only in verify_pattern, which it writes without
+        // verify= too (and checks only with it): see `fio` for --verify.
+        Some(p) if cfg.rw.writes() && !cfg.verify => {
+            let key = if p.has_offset() {
+                "verify_pattern"
+            } else {
+                "buffer_pattern"
+            };
+            g.push(format!("--{key}={}", word(p.text())));
+            if p.has_offset() {
+                g.push("--verify=pattern".into());
+                g.push("--do_verify=0".into());
+            }
+        }
+        _ => {}
+    }
     if cfg.rw.writes() {
-        // Unique data in every block, made compressible or duplicated as asked.
-        g.push("--refill_buffers".into());
+        // Unique data in every block, made compressible or duplicated as
+        // asked (a pattern is the same in every block, or but its %o).
+        if cfg.pattern.is_none() {
+            g.push("--refill_buffers".into());
+        }
         if cfg.buffer_compress > 0 {
             g.push(format!(
                 "--buffer_compress_percentage={}",
@@ -600,6 +633,18 @@ fn rw(rw: RwMode) -> &'static str {
         RwMode::Randwrite => "randwrite",
         RwMode::Randrw => "randrw",
         RwMode::Rw => "rw",
+    }
+}
+
+/// A value as one shell word: single quotes around anything but plain
+/// characters (a pattern's "text" and 'file').
+fn word(v: &str) -> String {
+    if v.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+,=%".contains(&b))
+    {
+        v.to_string()
+    } else {
+        format!("'{}'", v.replace('\'', "'\\''"))
     }
 }
 

@@ -366,6 +366,9 @@ pub struct EngineSpec {
     pub fill_seed: Option<u64>,
     /// `--buffer-compress`: the share of each 4 KiB unit of write data that is zeros.
     pub compress_pct: u8,
+    /// `--pattern`: the buffers hold it instead (the worker writes each
+    /// block's offset into it before the write when it holds `%o`).
+    pub pattern: Option<Arc<crate::base::pattern::Pattern>>,
     /// Reads and writes mixed (randrw): each slot gets a second buffer that
     /// only writes use, so a write never sends what a read left behind.
     pub write_buffers: bool,
@@ -423,7 +426,14 @@ impl EngineSpec {
                 // slot: what lands at an offset does not depend on the
                 // engine or on which slot carried it. The worker stamps
                 // each block before it is written (crate::engine::writedata).
-                crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
+                match &self.pattern {
+                    // The pattern from the block's start; without %o the
+                    // same in every block, so never written again.
+                    Some(p) => p.fill(b.as_mut_slice(), 0),
+                    None => {
+                        crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct)
+                    }
+                }
             }
         }
         Ok(bufs)
@@ -765,6 +775,7 @@ pub(crate) mod tests {
             align: 4096,
             fill_seed: None,
             compress_pct: 0,
+            pattern: None,
             write_buffers: false,
             register: false,
             rw_flags: 0,

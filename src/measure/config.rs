@@ -89,6 +89,9 @@ pub struct RunConfig {
     pub buffer_compress: u8,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
     pub dedupe: u8,
+    /// `--pattern`: what every written block holds (and, with `verify`,
+    /// what every block read is checked to hold).
+    pub pattern: Option<std::sync::Arc<crate::base::pattern::Pattern>>,
     /// `--passes`: each worker covers its slice this many times and stops
     /// (`stripebench verify`: once).
     pub passes: Option<u64>,

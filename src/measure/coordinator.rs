@@ -410,6 +410,7 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         align: spec.align,
         fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
         compress_pct: cfg.buffer_compress,
+        pattern: cfg.pattern.clone(),
         write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
         register: cfg.register,
         rw_flags: if cfg.uncached {

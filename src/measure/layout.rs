@@ -390,6 +390,7 @@ fn worker_spec(
             (true, _) => VerifyMode::Read,
         },
         dedupe_pct: cfg.dedupe,
+        pattern: cfg.pattern.clone(),
         stripe: cfg.stripe.map(|chunk| StripeSpec {
             map: StripeMap { chunk, members },
             member: ti as u64,

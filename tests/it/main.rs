@@ -23,6 +23,7 @@ mod fio_bounds;
 mod fio_job;
 mod fio_json;
 mod fio_oneliner;
+mod fio_pattern;
 mod fio_semantics;
 mod fio_verify;
 mod fio_words;

@@ -216,6 +216,10 @@ const STEPS: &[Step] = &[
         keys: &["filename", "directory", "filename_format", "nrfiles"],
         run: files,
     },
+    Step {
+        keys: &["fill_device", "create_serialize"],
+        run: fill_device,
+    },
 ];
 
 /// Whether a job file may hold `key`: some step reads it.
@@ -1396,6 +1400,29 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// fio's fill_device=1: a write to the end of the device (`--fill-device`,
+/// which refuses a file at the run: fio grows one until ENOSPC); and
+/// create_serialize, how fio lays out files, which changes nothing here.
+fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if r.flag("create_serialize")?.is_some() {
+        let o = r.get_or_first("create_serialize");
+        d.notes.push(format!("{}: whether fio lays out the jobs' files one job at a time; stripebench makes a missing file (--create) before the run, outside its figures, so it changes nothing here", show_text(&r.written(o))));
+    }
+    if r.flag("fill_device")? != Some(true) {
+        return Ok(());
+    }
+    let o = r.get_or_first("fill_device");
+    if d.rw != "write" {
+        return r.refuse(o, format!("with rw={}: fio fills the device (or file system) before it does anything else, which stripebench does not do: run a job of rw=write and fill_device=1 first", d.rw));
+    }
+    // fio's size is then the device's (it sets size= aside).
+    d.args
+        .retain(|a| !matches!(a, Set::Size(_) | Set::Create(_)));
+    d.args.push(Set::FillDevice);
+    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file fio grows it until its file system says ENOSPC, which stripebench does not do, so a file is refused when the run starts", show_text(&r.written(o))));
+    Ok(())
+}
+
 /// fio's fsync at the end of a write (end_fsync), or at each file's close
 /// (fsync_on_close), which for a job's one file is the same fsync: fio
 /// issues it at the end of do_io(), inside the job's runtime, once per
@@ -1446,10 +1473,41 @@ fn measurement_knobs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     }
 }
 
-/// Written data: compressible and duplicated shares; no pattern.
+/// fio's pattern in option `o` (`formats`: whether %o is taken), parsed
+/// and its 'file' read as fio reads it (relative to where we run).
+fn data_pattern(
+    r: &Reader,
+    o: &Opt,
+    formats: crate::base::pattern::Formats,
+) -> Result<crate::base::pattern::Pattern, FioJobError> {
+    use crate::base::pattern::{read_pattern_file, Pattern};
+    let text = o.value.as_deref().unwrap_or("");
+    Pattern::parse(text, formats, &read_pattern_file).or_else(|why| {
+        if why.starts_with("cannot read") {
+            // Its syntax is fio's; the file is what is missing.
+            return r.refuse(o, format!("names a file: {why}; make the file (fio reads it relative to where it runs), or give the pattern's bytes"));
+        }
+        r.refuse(
+            o,
+            format!("is not a pattern fio takes: {why}; give hex (0xaa55), a decimal number, \"text\" or 'file', one after another"),
+        )
+    })
+}
+
+/// Written data: compressible and duplicated shares, or fio's
+/// buffer_pattern (which [`verify`] may replace, as fio's verify does).
 fn written_data(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if let Some(o) = r.get("buffer_pattern") {
-        return r.refuse(o, "fills every written block with fio's pattern; stripebench writes data of its own (random, or --buffer-compress and --dedupe shares), never a given pattern, so a later check of the pattern would fail: drop it, or run this job with fio");
+        let p = data_pattern(r, o, crate::base::pattern::Formats::None)?;
+        for key in ["buffer_compress_percentage", "dedupe_percentage"] {
+            if let Some(c) = r.get(key) {
+                if r.pct(c)? > 0 {
+                    return r.refuse(c, "with buffer_pattern: fio then writes random bytes with the pattern in their compressible share; stripebench writes the pattern alone or its own data: drop one of them, or run this job with fio");
+                }
+            }
+        }
+        d.args.push(Set::Pattern(p));
+        return Ok(());
     }
     if let Some(o) = r.get("buffer_compress_percentage") {
         let p = r.pct(o)?;
@@ -1522,17 +1580,29 @@ const VERIFY_BOOKKEEPING: &[(&str, &str)] = &[
 /// is the write and then, as a run of its own, the read-back
 /// (`Draft::read_back`).
 fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
-    // fio fills its buffers with verify_pattern whether or not it checks.
-    if let Some(o) = r.get("verify_pattern") {
-        return r.refuse(o, "writes fio's pattern into every block and checks it; stripebench's blocks carry a header and data of their own, checked by their checksum, and no pattern: drop it (and give verify=crc32c) to check with stripebench's blocks, or run this job with fio");
+    // fio fills its write buffers with verify_pattern whether or not it
+    // checks, in place of buffer_pattern; without verify= it checks it
+    // (verify=pattern).
+    let vpat = match r.get("verify_pattern") {
+        Some(o) => Some((
+            o,
+            data_pattern(r, o, crate::base::pattern::Formats::Offset)?,
+        )),
+        None => None,
+    };
+    if let Some((_, p)) = &vpat {
+        d.args.retain(|a| !matches!(a, Set::Pattern(_)));
+        d.args.push(Set::Pattern(p.clone()));
     }
     let method = match r.get("verify") {
-        None => None,
+        None => vpat.as_ref().map(|(o, _)| (*o, "pattern")),
         Some(o) => match o.value.as_deref() {
             None => return r.refuse(o, "names no method: give verify=crc32c or the like"),
             Some("0" | "null") => None,
-            Some("pattern" | "pattern_hdr") => return r.refuse(o, "checks fio's verify_pattern, which stripebench does not write: give verify=crc32c to check with stripebench's blocks, or run this job with fio"),
-            Some(m) if VERIFY_METHODS.contains(&m) => Some((o, m)),
+            Some(m @ ("pattern" | "pattern_hdr")) if vpat.is_none() => return r.refuse(o, format!("checks fio's verify_pattern, and the job gives none: add verify_pattern= (e.g. 0xaa55 or 'file'), or give verify=crc32c to check with stripebench's blocks (verify={m})")),
+            Some(m) if VERIFY_METHODS.contains(&m) || m == "pattern" || m == "pattern_hdr" => {
+                Some((o, m))
+            }
             Some(_) => return r.refuse(o, "is not one of fio's verify methods (md5, crc32c, xxhash, sha256, meta, ...): give verify=crc32c"),
         },
     };
@@ -1555,8 +1625,24 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         _ => None,
     };
     let Some((o, m)) = method else {
+        if let Some((po, p)) = vpat.as_ref().filter(|(_, p)| p.has_offset()) {
+            // Seen with fio 3.42: its buffers are filled once, %o as 0.
+            return r.refuse(po, format!("with verify=0: fio then fills its buffers with the pattern once, %o as 0 in every block, and never checks it; stripebench writes each block's offset into {}: drop %o, or give verify=pattern", p.text()));
+        }
         return Ok(());
     };
+    let by_pattern = vpat.is_some();
+    if !by_pattern && d.args.iter().any(|a| matches!(a, Set::Pattern(_))) {
+        // fio's verify fills the write buffers itself (random data and
+        // its header), so buffer_pattern is never written.
+        d.args.retain(|a| !matches!(a, Set::Pattern(_)));
+        d.notes.push(format!("buffer_pattern with verify={m}: fio's verify fills every block it writes itself, so the pattern is not written, nor is it here"));
+    }
+    if let Some((_, p)) = vpat.as_ref().filter(|(_, p)| p.has_offset()) {
+        if let Some(i) = r.get("verify_interval") {
+            return r.refuse(i, format!("with a verify_pattern holding %o ({}): fio writes each interval's own offset into it; stripebench writes each block's offset: drop verify_interval (fio's default is the block size), or run this job with fio", p.text()));
+        }
+    }
     let rw = d.rw.clone();
     // fio's sequential mix keeps a position per direction, so its writes
     // are a run of blocks from the region's start: what it keeps a record
@@ -1610,12 +1696,23 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         return Ok(());
     }
     d.args.push(Set::Verify);
-    d.notes.push(format!(
-        "verify={m}: fio's {m} over its own verify header; stripebench writes and checks its own self-describing blocks (a 64-byte header naming the offset and write, and a CRC32C of the whole block) instead"
-    ));
+    if m == "pattern" {
+        d.notes.push("verify=pattern: fio writes verify_pattern into every block and checks that every block it reads holds it; so does stripebench (--pattern with --verify)".into());
+    } else if by_pattern {
+        d.notes.push(format!("verify={m} with verify_pattern: fio writes the pattern with its own header at the start of each verify_interval (the block's offset, and {}) and checks both; stripebench writes the pattern alone and checks that every block read holds it: the same bytes written and read, and a corrupted block is found, but not a block of the same pattern that landed at another offset (a pattern holding %o, the block's offset, finds that too)", if m == "meta" || m == "pattern_hdr" { "its write" } else { "a checksum" }));
+    } else {
+        d.notes.push(format!(
+            "verify={m}: fio's {m} over its own verify header; stripebench writes and checks its own self-describing blocks (a 64-byte header naming the offset and write, and a CRC32C of the whole block) instead"
+        ));
+    }
     for key in ["verify_interval", "verify_offset"] {
         if let Some(o) = r.get(key) {
-            d.notes.push(format!("{}: where fio puts its header in a block (a header every N bytes, or moved from the start); stripebench's one checksum covers the whole block, so a corruption anywhere in it is found, named by its block", show_text(&r.written(o))));
+            let how = if by_pattern {
+                "stripebench writes the pattern and no header, so there is none to place, and every byte of every block is checked"
+            } else {
+                "stripebench's one checksum covers the whole block, so a corruption anywhere in it is found, named by its block"
+            };
+            d.notes.push(format!("{}: where fio puts its header in a block (a header every N bytes, or moved from the start); {how}", show_text(&r.written(o))));
         }
     }
     d.notes.extend(bookkeeping.iter().map(|n| n.to_string()));
@@ -1972,6 +2069,49 @@ mod tests {
         translate(&jobs[0], "j.fio")
     }
 
+    /// The pattern a translation writes, as bytes, if any.
+    fn pattern_of(t: &Translated) -> Option<Vec<u8>> {
+        t.args.iter().find_map(|a| match a {
+            Set::Pattern(p) => Some(p.bytes().to_vec()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn fio_patterns_are_written_and_checked_as_fio_does() {
+        // buffer_pattern: written, not checked.
+        let t = translated("[j]\nrw=write\nbuffer_pattern=0xaaa\n").unwrap();
+        assert_eq!(pattern_of(&t), Some(vec![0x0a, 0xaa]));
+        assert!(!t.args.contains(&Set::Verify), "{t:?}");
+        // verify_pattern alone is fio's verify=pattern: written, read back.
+        let t = translated("[j]\nrw=write\nverify_pattern=\"ab\"%o\n").unwrap();
+        assert_eq!(pattern_of(&t).map(|b| b.len()), Some(10));
+        assert!(t.args.contains(&Set::Verify) && t.read_back, "{t:?}");
+        assert!(
+            t.notes.iter().any(|n| n.starts_with("verify=pattern:")),
+            "{t:?}"
+        );
+        // verify_pattern beats buffer_pattern, as fio's verify fills the buffers.
+        let t =
+            translated("[j]\nrw=write\nbuffer_pattern=0x11\nverify=meta\nverify_pattern=0x22\n")
+                .unwrap();
+        assert_eq!(pattern_of(&t), Some(vec![0x22]));
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.starts_with("verify=meta with verify_pattern")),
+            "{t:?}"
+        );
+        // A hash without verify_pattern fills with its own data: no pattern.
+        let t = translated("[j]\nrw=write\nbuffer_pattern=0x11\nverify=md5\n").unwrap();
+        assert_eq!(pattern_of(&t), None);
+        assert!(t.args.contains(&Set::Verify), "{t:?}");
+        // verify=0 with verify_pattern: written, never checked.
+        let t = translated("[j]\nrw=write\nverify=0\nverify_pattern=0x33\n").unwrap();
+        assert_eq!(pattern_of(&t), Some(vec![0x33]));
+        assert!(!t.args.contains(&Set::Verify), "{t:?}");
+    }
+
     fn refusal(text: &str) -> String {
         match translated(text) {
             Err(e) => e.0,
@@ -2190,19 +2330,29 @@ mod tests {
                 "a random mix's writes lie among blocks it only read",
             ),
             (
-                "[j]\nrw=write\nverify=meta\nverify_pattern=0xaa\n",
-                "`verify_pattern=0xaa`",
-                "no pattern",
-            ),
-            (
                 "[j]\nrw=read\nverify=pattern\n",
                 "`verify=pattern`",
-                "verify_pattern",
+                "add verify_pattern=",
             ),
             (
-                "[j]\nrw=write\nbuffer_pattern=0xaa\n",
-                "`buffer_pattern=0xaa`",
-                "pattern",
+                "[j]\nrw=write\nbuffer_pattern=%o\n",
+                "`buffer_pattern=%o`",
+                "verify_pattern only",
+            ),
+            (
+                "[j]\nrw=write\nverify_pattern=0xzz\n",
+                "`verify_pattern=0xzz`",
+                "is not a pattern fio takes",
+            ),
+            (
+                "[j]\nrw=write\nbuffer_pattern=0xaa\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\n",
+                "`buffer_compress_percentage=50`",
+                "with buffer_pattern",
+            ),
+            (
+                "[j]\nrw=write\nbs=4k\nverify_pattern=%o\nverify_interval=512\n",
+                "`verify_interval=512`",
+                "holding %o",
             ),
             (
                 "[j]\nrw=write\nverify=md6\n",

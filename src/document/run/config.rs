@@ -82,6 +82,10 @@ pub struct ConfigDoc {
     /// `--dedupe`: the share (percent) of written 4 KiB units that repeat one another.
     #[serde(default)]
     pub dedupe_pct: u8,
+    /// `--pattern`, as given: what every written block held; absent
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
     /// `--stripe`: the chunk of the modelled RAID0.
     pub stripe_chunk: Option<u64>,
     /// `--start-at`, Unix seconds: the instant the workers were released.
@@ -229,6 +233,7 @@ impl ConfigDoc {
             verify: c.verify,
             buffer_compress_pct: c.buffer_compress,
             dedupe_pct: c.dedupe,
+            pattern: c.pattern.as_ref().map(|p| p.text().to_string()),
             stripe_chunk: c.stripe,
             start_at_unix_sec: c
                 .start_at

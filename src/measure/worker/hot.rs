@@ -388,6 +388,15 @@ fn write_data<E: Engine>(
     stamper: &mut Stamper,
 ) {
     let bs = spec.bs;
+    if let Some(p) = &spec.pattern {
+        // The buffers hold the pattern already (EngineSpec::buffers); only
+        // %o changes from one block to the next. With --verify too: the
+        // blocks hold the pattern alone, as fio's verify=pattern writes.
+        if p.has_offset() {
+            p.fill(&mut engine.write_buffer(s)[..len as usize], offset);
+        }
+        return;
+    }
     match spec.verify {
         VerifyMode::Write { start_ms } => {
             let pass = if spec.read_pct > 0 { 0 } else { pass };
@@ -449,10 +458,11 @@ fn inspect<C: Clock, E: Engine<Clock = C>>(
 ) {
     if spec.verify == VerifyMode::Read {
         for s in done.iter().filter(|s| slots[s.index()].full) {
-            tally
-                .out
-                .verify
-                .note(engine.buffer(s), slots[s.index()].offset);
+            let (buf, offset) = (engine.buffer(s), slots[s.index()].offset);
+            match &spec.pattern {
+                Some(p) => tally.out.verify.note_pattern(p, buf, offset),
+                None => tally.out.verify.note(buf, offset),
+            }
         }
     }
     // A sample of the reads counted in the window, checked for all

@@ -66,6 +66,9 @@ pub struct WorkerSpec {
     pub verify: VerifyMode,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
     pub dedupe_pct: u8,
+    /// `--pattern`: what every block written holds, and with
+    /// [`VerifyMode::Read`] what every block read is checked to hold.
+    pub pattern: Option<std::sync::Arc<crate::base::pattern::Pattern>>,
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
@@ -185,6 +188,38 @@ impl VerifyTally {
                 .map_err(fail)?;
         }
         Ok(t)
+    }
+
+    /// Checks a block read against `--pattern` (fio's verify=pattern): it
+    /// holds the pattern or it is corrupt. Such blocks name no writer, so
+    /// they take no part in the stale and lost checks.
+    fn note_pattern(&mut self, p: &crate::base::pattern::Pattern, block: &[u8], offset: u64) {
+        self.checked += 1;
+        if p.matches(block, offset) {
+            self.good += 1;
+            return;
+        }
+        self.corrupt += 1;
+        if self.bad.len() < VERIFY_LIST_MAX {
+            // Only for the bad blocks kept as samples: one copy each.
+            let mut want = vec![0u8; block.len()];
+            p.fill(&mut want, offset);
+            let at = want
+                .iter()
+                .zip(block)
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            self.bad.push(BadBlock {
+                offset,
+                kind: BadKind::Corrupt,
+                detail: format!(
+                    "does not hold the pattern {}: first differs at byte {at}",
+                    p.text()
+                ),
+                member: None,
+                member_offset: None,
+            });
+        }
     }
 
     fn note(&mut self, block: &[u8], offset: u64) {
@@ -681,6 +716,7 @@ mod tests {
             max_errors: 1,
             verify: VerifyMode::Read,
             dedupe_pct: 0,
+            pattern: None,
             stripe: None,
             ramp_ns: 0,
             log_ns: 1_000_000_000,
