@@ -26,6 +26,7 @@ mod fio_oneliner;
 mod fio_semantics;
 mod fio_verify;
 mod fio_words;
+mod fio_zones;
 mod fleet;
 mod fleet_hostile;
 mod fleet_recipes;

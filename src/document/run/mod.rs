@@ -19,7 +19,7 @@ mod zeros;
 
 pub use assemble::{rate, Aggregate};
 pub use cache::CacheDoc;
-pub use config::ConfigDoc;
+pub use config::{ConfigDoc, ZonesDoc};
 pub use engine::{batched, BufferDoc, RingDoc};
 pub use figures::{DirectionDoc, DirectionsDoc, Figures};
 
