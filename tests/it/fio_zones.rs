@@ -230,3 +230,51 @@ fn zones_stripebench_cannot_walk_are_refused_by_name() {
     );
     refused(&["run", "f", "--zones", "1m"], "is not SIZE:SKIP");
 }
+
+#[test]
+fn a_zone_profile_reports_each_zones_bytes_and_rate() {
+    // What disk-zone-profile.fio is for: MB/s against offset. 10 MiB in
+    // 1m zones every 3m: zones at 0, 3m, 6m, 9m, read 3, 3, 2 and 2 MiB
+    // (round the zones until the file's 10 MiB are done, as fio does).
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "data", 10 << 20);
+    let out = sb()
+        .current_dir(dir.path())
+        .args([
+            "run", "data", "--rw", "read", "--bs", "64k", "--engine", "sync",
+        ])
+        .args(["--zones", "1m:2m", "--passes", "1", "--ramp", "0"])
+        .args(["--no-progress", "--json", "r.json"])
+        .output()
+        .unwrap();
+    succeeded_as(&out, "--zones");
+    let doc = crate::common::json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    let zones = doc["total"]["zones"].as_array().expect("total.zones");
+    let got: Vec<(u64, u64)> = zones
+        .iter()
+        .map(|z| {
+            (
+                z["offset"].as_u64().unwrap() >> 20,
+                z["bytes"].as_u64().unwrap() >> 20,
+            )
+        })
+        .collect();
+    assert_eq!(got, [(0, 3), (3, 3), (6, 2), (9, 2)]);
+    let window = doc["window"]["seconds"].as_f64().unwrap();
+    let mut busy = 0.0;
+    for z in zones {
+        let (b, s) = (
+            z["bytes"].as_f64().unwrap(),
+            z["busy_sec"].as_f64().unwrap(),
+        );
+        assert!(s > 0.0, "{z}");
+        let rate = z["bytes_per_sec"].as_f64().unwrap();
+        assert!((rate - b / s).abs() <= rate * 1e-9, "{z}");
+        busy += s;
+    }
+    // The zones' times are the window's, shared out: no more than it.
+    assert!(busy <= window * 1.0001, "{busy} s of zones in {window} s");
+    // And the table says each zone's MB/s.
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("by zone (--zones)"), "{table}");
+}
