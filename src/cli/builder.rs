@@ -256,6 +256,12 @@ impl RunBuilder {
         self
     }
 
+    /// `--zones SIZE:SKIP:RANGE`.
+    pub fn zones(mut self, z: crate::measure::workload::Strided) -> Self {
+        self.args.zones = Some(z);
+        self
+    }
+
     /// `--seq-run N`.
     pub fn seq_run(mut self, n: u64) -> Self {
         self.args.seq_run = Some(n);

@@ -604,6 +604,8 @@ pub enum Set {
     /// fio's random_distribution, in its spelling (parsed as `--dist` is).
     Dist(String),
     Skip(i64),
+    /// fio's zonemode=strided with zonesize=, zonerange=, zoneskip=.
+    Zones(crate::measure::workload::Strided),
     SeqRun(u64),
     Bs(u64),
     /// fio's bssplit=, in its spelling with sizes in bytes (parsed as
@@ -689,6 +691,7 @@ impl Set {
             Set::Mix(_) => "mix",
             Set::Dist(_) => "dist",
             Set::Skip(_) => "skip",
+            Set::Zones(_) => "zones",
             Set::SeqRun(_) => "seq_run",
             Set::OffsetIncrement(_) => "offset_increment",
             Set::Bs(_) => "bs",
@@ -757,6 +760,16 @@ impl Set {
             Set::Dist(d) => format!("--dist={d}"),
             Set::Skip(n) if *n < 0 => format!("--skip=-{}", fmt_size_arg(n.unsigned_abs())),
             Set::Skip(n) => format!("--skip={}", fmt_size_arg(*n as u64)),
+            Set::Zones(z) => format!(
+                "--zones={}:{}:{}",
+                fmt_size_arg(z.size),
+                if z.skip == 0 {
+                    "0".into()
+                } else {
+                    fmt_size_arg(z.skip)
+                },
+                fmt_size_arg(z.range)
+            ),
             Set::SeqRun(n) => format!("--seq-run={n}"),
             Set::OffsetIncrement(b) => format!("--offset-increment={}", fmt_size_arg(*b)),
             Set::Bs(b) => format!("--bs={}", fmt_size_arg(*b)),
@@ -829,6 +842,7 @@ impl Set {
             Set::Mix(p) => b.mix(*p)?,
             Set::Dist(d) => b.dist(d)?,
             Set::Skip(n) => b.skip(*n),
+            Set::Zones(z) => b.zones(*z),
             Set::SeqRun(n) => b.seq_run(*n),
             Set::OffsetIncrement(n) => b.offset_increment(*n),
             Set::Bs(n) => b.bs(*n)?,

@@ -15,6 +15,10 @@ enum Says {
 }
 
 /// fio's options that stripebench spells otherwise, or does not have.
+/// fio's latency-target profiling (backend.c, io_u.c lat_target_*): what
+/// it does, and stripebench's nearest, a sweep of the depth.
+const LATENCY_SEARCH: &str = "fio searches for the deepest queue (1 to iodepth) at which latency_percentile of each latency_window's I/Os complete within latency_target; stripebench has no such search yet: sweep the depth (stripebench sweep --param iodepth=1,2,4,8,16,32,64,128) and read each point's percentiles";
+
 const FIO: &[(&str, Says)] = &[
     ("numjobs", Says::Use(|v| format!("--jobs {} --jobs-share", v.unwrap_or("N")))),
     ("runtime", Says::Use(|v| format!("-t {}", seconds(v)))),
@@ -74,6 +78,23 @@ const FIO: &[(&str, Says)] = &[
         "group_reporting",
         Says::Instead("stripebench always reports every worker and the total"),
     ),
+    (
+        "latency_target",
+        Says::Instead(LATENCY_SEARCH),
+    ),
+    (
+        "latency_window",
+        Says::Instead(LATENCY_SEARCH),
+    ),
+    (
+        "latency_percentile",
+        Says::Instead(LATENCY_SEARCH),
+    ),
+    (
+        "latency_run",
+        Says::Instead(LATENCY_SEARCH),
+    ),
+
     (
         "thread",
         Says::Instead("stripebench's workers are always threads, one pinned per target and job"),
@@ -269,6 +290,17 @@ fn shared(fio: &str, name: &str, value: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 41 (latency-profile.fio): a latency target is refused saying
+    // what fio does with it and what to run instead, not "no equivalent".
+    #[test]
+    fn a_latency_target_is_refused_saying_what_fio_searches_for() {
+        for key in ["latency_target", "latency_window", "latency_percentile"] {
+            let said = explain(&format!("{key}=5"), key, Some("5")).unwrap_or_default();
+            assert!(said.contains("deepest queue"), "{key}: {said}");
+            assert!(said.contains("--param iodepth="), "{key}: {said}");
+        }
+    }
 
     fn h(line: &str) -> Option<String> {
         hint(&line.split(' ').map(String::from).collect::<Vec<_>>())

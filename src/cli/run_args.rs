@@ -73,6 +73,17 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_skip)]
     pub skip: Option<i64>,
 
+    /// Sequential patterns: fio's strided zones (zonemode=strided),
+    /// SIZE:SKIP[:RANGE]: SIZE bytes of I/O in a zone of RANGE bytes
+    /// (default SIZE), then on to the zone RANGE+SKIP after its start,
+    /// back to the first zone from the end. 256m:2g reads 256 MiB of
+    /// every 2.25 GiB, how a disk's speed is profiled across its surface.
+    /// A run bounded by size goes round the zones until it has moved the
+    /// region's size, ending early where a zone runs past the end, as
+    /// fio's does. One direction (read or write), one job.
+    #[arg(long, value_name = "SIZE:SKIP[:RANGE]", value_parser = parse_zones)]
+    pub zones: Option<crate::measure::workload::Strided>,
+
     /// Random patterns: a new random offset every N I/Os, the ones between
     /// following on sequentially (fio's rw=randread:N).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seq_run)]
@@ -655,6 +666,7 @@ impl Default for RunArgs {
             jobs_share: false,
             dist: None,
             skip: None,
+            zones: None,
             seq_run: None,
             bssplit: None,
             blockalign: None,
@@ -959,6 +971,27 @@ pub(crate) fn parse_skip(text: &str) -> Result<i64, String> {
         ));
     }
     Ok(if neg { -n } else { n })
+}
+
+/// `--zones SIZE:SKIP[:RANGE]`: sizes as everywhere; SKIP may be 0.
+pub(crate) fn parse_zones(text: &str) -> Result<crate::measure::workload::Strided, String> {
+    let parts: Vec<&str> = text.split(':').map(str::trim).collect();
+    let bad = || {
+        format!("'{text}' is not SIZE:SKIP or SIZE:SKIP:RANGE: give e.g. 256m:2g (256 MiB read in every 2.25 GiB)")
+    };
+    let (size, skip, range) = match parts[..] {
+        [a, b] => (a, b, a),
+        [a, b, c] => (a, b, c),
+        _ => return Err(bad()),
+    };
+    let skip = if skip == "0" { 0 } else { parse_size(skip)? };
+    let (size, range) = (parse_size(size)?, parse_size(range)?);
+    if size == 0 || range == 0 {
+        return Err(format!(
+            "'{text}' has a zone of no bytes: give a SIZE (and RANGE) of a request or more"
+        ));
+    }
+    Ok(crate::measure::workload::Strided { size, range, skip })
 }
 
 fn parse_seq_run(text: &str) -> Result<u64, String> {

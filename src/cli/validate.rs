@@ -73,6 +73,10 @@ pub enum ConfigError {
     SkipWithStripe,
     #[error("--verify checks every block of a pass, and --skip leaves holes or goes back over blocks: drop one")]
     SkipWithVerify,
+    #[error("--zones walks zones in order, and --rw {0} is not one direction in order: use --rw read or write")]
+    ZonesPattern(&'static str),
+    #[error("--zones with {0}: {1}; drop one")]
+    ZonesWith(&'static str, &'static str),
     #[error("--offset-increment places each of several jobs: give --jobs 2 or more, or drop it")]
     IncrementOfOne,
     #[error("--bssplit with {0}: {1}")]
@@ -458,6 +462,45 @@ fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// `--zones`: fio's strided walk is one direction's, one job's, of
+/// one size; what would make it another walk is refused by name.
+fn check_zones(args: &RunArgs) -> Result<(), ConfigError> {
+    if !matches!(args.rw, RwMode::Read | RwMode::Write) {
+        return Err(ConfigError::ZonesPattern(args.rw.name()));
+    }
+    let with: [(bool, &str, &str); 5] = [
+        (
+            args.skip.is_some(),
+            "--skip",
+            "fio's zones move by their own skip",
+        ),
+        (
+            args.stripe.is_some(),
+            "--stripe",
+            "a modelled RAID0's passes are whole stripes",
+        ),
+        (
+            args.verify,
+            "--verify",
+            "verify checks every block of a pass, and zones leave gaps",
+        ),
+        (
+            args.bssplit.is_some(),
+            "--bssplit",
+            "a zone's bytes are counted in requests of one size",
+        ),
+        (
+            args.jobs > 1,
+            "--jobs",
+            "each job would walk a slice's zones, not the target's as fio's jobs do",
+        ),
+    ];
+    match with.into_iter().find(|w| w.0) {
+        Some((_, opt, why)) => Err(ConfigError::ZonesWith(opt, why)),
+        None => Ok(()),
+    }
+}
+
 /// fio's distribution and offset modifiers: each for the patterns it
 /// shapes, and --offset-increment for several jobs.
 fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
@@ -476,6 +519,9 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
     }
     if args.skip.is_some() && args.verify {
         return Err(ConfigError::SkipWithVerify);
+    }
+    if args.zones.is_some() {
+        check_zones(args)?;
     }
     if args.bssplit.is_some() {
         // What counts or checks whole blocks of one size cannot yet take
@@ -882,6 +928,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         access: crate::measure::workload::Access {
             dist: args.dist.clone().unwrap_or_default(),
             skip: args.skip.unwrap_or(0),
+            zones: args.zones,
             seq_run: args.seq_run.unwrap_or(0),
             sizes: args.bssplit.clone().map(|mut s| {
                 s.align = args.blockalign.unwrap_or(s.align);

@@ -320,6 +320,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",
         );
     }
+    zones_fit(cfg)?;
     let split = cfg.jobs > 1 && !cfg.jobs_share && cfg.offset_increment.is_none();
     if split && cfg.size.is_none() && cfg.offset > 0 {
         return Err(UsageError(
@@ -412,6 +413,17 @@ fn block_size(cfg: &RunConfig, targets: &[PathBuf]) -> Result<u64, UsageError> {
     }
 }
 
+/// `--zones` with `--size`: fio's strided zones ignore its size= (they
+/// go on to the file's end), so no fio job walks ours.
+fn zones_fit(cfg: &RunConfig) -> Result<(), UsageError> {
+    if cfg.access.zones.is_some() && cfg.size.is_some() {
+        return Err(UsageError(
+            "--print-fio with --zones and --size: fio's zones run past its size= to the file's end; drop --size (--io-limit bounds the bytes as fio's io_size= does)".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The fio options of the workload itself: the pattern, the engine and
 /// its depth, how the run ends, the ramp, the rate, and the data written.
 fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
@@ -442,6 +454,12 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         // alignment its random offsets keep.
         g.push(format!("--bssplit={}", s.fio_spelling()));
         g.push(format!("--blockalign={}", s.align));
+    }
+    if let Some(z) = &cfg.access.zones {
+        g.push("--zonemode=strided".into());
+        g.push(format!("--zonesize={}", z.size));
+        g.push(format!("--zonerange={}", z.range));
+        g.push(format!("--zoneskip={}", z.skip));
     }
     if matches!(cfg.rw, RwMode::Randrw | RwMode::Rw) {
         g.push(format!("--rwmixread={}", cfg.read_pct));

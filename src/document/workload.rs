@@ -30,7 +30,7 @@
 use crate::document::run::ConfigDoc;
 
 /// The options that make the workload, in the order they are named.
-const NAMES: [&str; 23] = [
+const NAMES: [&str; 24] = [
     "rw",
     "read_pct",
     "bs",
@@ -41,6 +41,7 @@ const NAMES: [&str; 23] = [
     "jobs_share",
     "dist",
     "skip",
+    "zones",
     "seq_run",
     "offset_increment",
     "size",
@@ -82,6 +83,13 @@ impl Workload {
             (
                 "skip",
                 c.skip.map_or_else(|| "none".into(), |s| s.to_string()),
+            ),
+            (
+                "zones",
+                c.zones.map_or_else(
+                    || "none".into(),
+                    |z| format!("{}:{}:{}", z.size, z.skip, z.range),
+                ),
             ),
             ("seq_run", opt(c.seq_run)),
             ("offset_increment", opt(c.offset_increment)),
@@ -176,6 +184,17 @@ mod tests {
             ("jobs_share", |c| c.jobs_share = true, true),
             ("dist", |c| c.dist = Some("zipf:1.2".into()), true),
             ("skip", |c| c.skip = Some(4096), true),
+            (
+                "zones",
+                |c| {
+                    c.zones = Some(crate::document::run::ZonesDoc {
+                        size: 1 << 20,
+                        range: 1 << 20,
+                        skip: 2 << 20,
+                    })
+                },
+                true,
+            ),
             ("seq_run", |c| c.seq_run = Some(8), true),
             (
                 "offset_increment",

@@ -2,7 +2,8 @@
 //! disjoint per-worker slices, and generates each worker's offsets
 //! (sequential, or random with a fixed, reported seed: uniformly, or in
 //! one of fio's access distributions), with fio's offset modifiers
-//! (`rw=read:512k` holes, `rw=read:-8k` backwards, `rw=randread:8` runs).
+//! (`rw=read:512k` holes, `rw=read:-8k` backwards, `rw=randread:8` runs)
+//! and strided zones (fio's `zonemode=strided`).
 
 mod dist;
 mod sizes;
@@ -27,12 +28,59 @@ pub struct Access {
     /// Each I/O's size drawn from these (`--bssplit`); `None`: every I/O
     /// is `--bs`.
     pub sizes: Option<Sizes>,
+    /// Sequential patterns: fio's strided zones (`--zones`).
+    pub zones: Option<Strided>,
+}
+
+/// fio's `zonemode=strided` (io_u.c setup_strided_zone_mode): `size`
+/// bytes of I/O in a zone of `range` bytes (going round it again when
+/// `size` is larger), then the next zone starts `range` + `skip` bytes
+/// after this one's start; a zone starting at or past the region's end
+/// goes back to the first. How a disk's speed varies across its surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strided {
+    pub size: u64,
+    pub range: u64,
+    pub skip: u64,
+}
+
+impl Strided {
+    /// The bytes a run bounded by a region of `len` bytes moves with
+    /// requests of `bs`, as fio's does: every whole block's worth (fio's
+    /// size=, going round the zones as often as that takes), unless a
+    /// zone runs past the end, where fio's run ends at the last request
+    /// that fits (fio 3.42, 10m in zones of 1m every 3.25m, 64k reads:
+    /// 52 reads, the last 4 in the zone at 9.75m).
+    pub fn pass_bytes(&self, len: u64, bs: u64) -> u64 {
+        let whole = len / bs * bs;
+        // Requests per visit, and per round of the zone's range: the
+        // farthest a visit reaches is the lesser of the two.
+        let per_visit = self.size.div_ceil(bs);
+        let reach = per_visit.min(self.range.div_ceil(bs)) * bs;
+        let step = self.range + self.skip;
+        if len < reach {
+            // The first zone is cut: its requests that fit.
+            return (len / bs * bs).min(whole);
+        }
+        // The first zone whose visit runs past the end.
+        let cut = (len - reach) / step + 1;
+        let start = cut.saturating_mul(step);
+        if start >= len {
+            return whole;
+        }
+        let before = cut.saturating_mul(per_visit).saturating_mul(bs);
+        before.saturating_add((len - start) / bs * bs).min(whole)
+    }
 }
 
 impl Access {
     /// Whether every I/O is the plain draw (the fast path).
     pub fn is_plain(&self) -> bool {
-        self.dist.is_uniform() && self.skip == 0 && self.seq_run <= 1 && self.sizes.is_none()
+        self.dist.is_uniform()
+            && self.skip == 0
+            && self.seq_run <= 1
+            && self.sizes.is_none()
+            && self.zones.is_none()
     }
 
     /// The bytes one pass over a region of `len` bytes moves with
@@ -40,6 +88,9 @@ impl Access {
     /// (sequential, `skip` > 0), the requests that fit before the end,
     /// where fio's pass ends (its t0007: 85 of 1m in 128m with 512k holes).
     pub fn pass_bytes(&self, len: u64, bs: u64, random: bool) -> u64 {
+        if let (Some(z), false) = (&self.zones, random) {
+            return z.pass_bytes(len, bs);
+        }
         let whole = len / bs * bs;
         if random || self.skip <= 0 || whole < bs {
             return whole;
@@ -144,6 +195,16 @@ struct Shape {
     /// position per direction, as the plain path's blocks.
     read_at: u64,
     write_at: u64,
+    /// `--zones`: the zone's start in the region, and the bytes done in
+    /// it this visit.
+    zones: Option<(Strided, ZoneAt)>,
+}
+
+/// Where a strided walk is: its zone's start, and the bytes moved in it.
+#[derive(Default)]
+struct ZoneAt {
+    start: u64,
+    bytes: u64,
 }
 
 impl OffsetGen {
@@ -199,6 +260,7 @@ impl OffsetGen {
             sizes: (access.sizes.as_ref()).map(|s| SizeTable::new(s, self.blocks * self.bs)),
             read_at: 0,
             write_at: 0,
+            zones: access.zones.map(|z| (z, ZoneAt::default())),
         });
         self
     }
@@ -303,6 +365,11 @@ impl OffsetGen {
             *pos = at + bs;
             return (op, self.base + at);
         }
+        if let Some((z, zat)) = sh.zones.as_mut() {
+            let at = zoned_offset(z, zat, pos, bs, len, &mut self.pass);
+            self.last_pass = self.pass;
+            return (op, self.base + at);
+        }
         self.last_pass = self.pass;
         let (at, wrapped) = if at + bs > len {
             (0, true)
@@ -330,6 +397,8 @@ impl OffsetGen {
     }
 
     /// The next I/O's direction: the read share drawn, when there is one.
+    ///
+    /// (Strided zones' offsets are [`zoned_offset`]'s.)
     #[inline]
     fn op(&mut self) -> Op {
         match self.read_pct {
@@ -346,9 +415,59 @@ impl OffsetGen {
     }
 }
 
+/// The next offset of a strided walk (fio's setup_strided_zone_mode,
+/// then get_next_seq_offset), `pos` the direction's next position: once
+/// `size` bytes are done in a zone, the next starts `range` + `skip`
+/// after it (back at the region's start from its end, a new pass); a
+/// position past the zone's range goes back to the zone's start, and so
+/// does one that would pass the region's end, as fio's time-based run
+/// does (a run bounded by bytes ends before: `Strided::pass_bytes`).
+fn zoned_offset(
+    z: &Strided,
+    at: &mut ZoneAt,
+    pos: &mut u64,
+    bs: u64,
+    len: u64,
+    pass: &mut u64,
+) -> u64 {
+    if at.bytes >= z.size {
+        at.bytes = 0;
+        at.start += z.range + z.skip;
+        if at.start >= len {
+            at.start = 0;
+            *pass += 1;
+        }
+        *pos = at.start;
+    }
+    if *pos >= at.start + z.range || *pos + bs > len {
+        *pos = at.start;
+    }
+    let o = *pos;
+    *pos += bs;
+    at.bytes += bs;
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Issue 41: a size-bounded run in strided zones moves what fio's
+    // does (fio 3.42's write_iolog, 10 MiB file, 64k reads): the whole
+    // file round the zones, or up to the read a cut zone cannot fit.
+    #[test]
+    fn strided_zones_bound_a_pass_where_fio_ends() {
+        let (k, m) = (1024u64, 1u64 << 20);
+        let z = |size, skip, range| Strided { size, skip, range };
+        let ios = |s: Strided| s.pass_bytes(10 * m, 64 * k) / (64 * k);
+        assert_eq!(ios(z(m, 2 * m, m)), 160);
+        assert_eq!(ios(z(m, 2304 * k, m)), 52);
+        assert_eq!(ios(z(100 * k, m, 100 * k)), 19);
+        assert_eq!(ios(z(2 * m, m, m)), 160);
+        assert_eq!(ios(z(m, m, 2 * m)), 160);
+        // A region smaller than one zone: its whole requests.
+        assert_eq!(z(m, 0, m).pass_bytes(200 * k, 64 * k), 192 * k);
+    }
 
     // Issue 41: a verified random write is read back whole, so it must
     // write every block of its region once per pass, as fio's random map

@@ -531,6 +531,7 @@ pub fn summary(doc: &RunDocument) -> String {
         );
     }
     out.push_str(&size_lines(&doc.total.sizes));
+    out.push_str(&zone_lines(&doc.total.zones, doc.targets.len() > 1));
     if let Some(f) = &doc.in_flight {
         let _ = writeln!(out, "{}", in_flight_line(f));
     }
@@ -690,6 +691,64 @@ pub fn size_lines(sizes: &[crate::document::run::SizeDoc]) -> String {
             fmt_bytes(s.bytes),
             s.latency_mean_ns
                 .map_or("-".into(), crate::base::units::fmt_latency_ns),
+        ]);
+    }
+    layout(&rows)
+}
+
+/// Past this many zones the table gives the slowest and fastest only (the
+/// JSON keeps each).
+const ZONE_ROWS: usize = 64;
+
+/// `--zones`: each zone's offset, I/Os, bytes and MB/s (the worker's time
+/// on it), a line each under a head; with many, the slowest and fastest.
+pub fn zone_lines(zones: &[crate::document::run::ZoneDoc], many_targets: bool) -> String {
+    use crate::base::units::fmt_size_arg;
+    if zones.is_empty() {
+        return String::new();
+    }
+    let mbs = |z: &crate::document::run::ZoneDoc| {
+        z.bytes_per_sec
+            .map_or("-".into(), |b| format!("{:.1}", b / 1e6))
+    };
+    let at = |z: &crate::document::run::ZoneDoc| {
+        if many_targets {
+            format!("t{} {}", z.target, fmt_size_arg(z.offset))
+        } else {
+            fmt_size_arg(z.offset)
+        }
+    };
+    if zones.len() > ZONE_ROWS {
+        let rated = || zones.iter().filter(|z| z.bytes_per_sec.is_some());
+        let key = |z: &&crate::document::run::ZoneDoc| z.bytes_per_sec.unwrap_or(0.0);
+        let slow = rated().min_by(|a, b| key(a).total_cmp(&key(b)));
+        let fast = rated().max_by(|a, b| key(a).total_cmp(&key(b)));
+        return match (slow, fast) {
+            (Some(s), Some(f)) => format!(
+                "by zone (--zones): {} zones, slowest {} MB/s at {}, fastest {} MB/s at {}; each in the JSON's total.zones\n",
+                zones.len(),
+                mbs(s),
+                at(s),
+                mbs(f),
+                at(f)
+            ),
+            _ => format!("by zone (--zones): {} zones, none completed an I/O in the window\n", zones.len()),
+        };
+    }
+    let mut rows = vec![vec![
+        "by zone (--zones)".to_string(),
+        String::new(),
+        "I/Os".into(),
+        "bytes".into(),
+        "MB/s".into(),
+    ]];
+    for z in zones {
+        rows.push(vec![
+            format!("  {}", at(z)),
+            String::new(),
+            z.ios.to_string(),
+            fmt_bytes(z.bytes),
+            mbs(z),
         ]);
     }
     layout(&rows)

@@ -27,6 +27,7 @@ mod fio_pattern;
 mod fio_semantics;
 mod fio_verify;
 mod fio_words;
+mod fio_zones;
 mod fleet;
 mod fleet_hostile;
 mod fleet_recipes;

@@ -128,6 +128,10 @@ const STEPS: &[Step] = &[
         run: region,
     },
     Step {
+        keys: &["zonemode", "zonesize", "zonerange", "zoneskip"],
+        run: zones,
+    },
+    Step {
         keys: &["cpus_allowed", "cpus_allowed_policy"],
         run: cpus,
     },
@@ -555,6 +559,69 @@ fn distribution(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         return Ok(());
     }
     d.args.push(Set::Dist(dist.to_string()));
+    Ok(())
+}
+
+/// fio's strided zones (`--zones`): zonemode=strided, or none with a
+/// zonesize= (fio's init.c makes that strided), with zonerange=
+/// defaulting to zonesize=. zonemode=zbd (zoned block devices' own
+/// zones, their write pointers) is another thing, refused by name.
+fn zones(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let mode = r.get("zonemode");
+    let size = r.get("zonesize");
+    match mode.map(|o| (o, o.value.as_deref().unwrap_or("").trim())) {
+        Some((o, "zbd")) => {
+            return r.refuse(o, "drives a zoned block device's zones by their write pointers; stripebench has no zoned mode: run this job with fio")
+        }
+        Some((_, "none")) => {
+            if let Some(z) = size {
+                return r.refuse(z, "with zonemode=none: fio refuses the pair; drop one");
+            }
+            return Ok(());
+        }
+        Some((_, "strided")) | None => {}
+        Some((o, _)) => return r.refuse(o, "is not strided, zbd or none"),
+    }
+    let Some(z) = size else {
+        return match mode.or(r.get("zonerange")).or(r.get("zoneskip")) {
+            Some(o) if o.key == "zonemode" => r.refuse(
+                o,
+                "needs zonesize= (fio refuses it without): give zonesize=",
+            ),
+            // fio ignores the range and skip without zones.
+            Some(o) => {
+                d.notes.push(format!(
+                    "{}: without zonesize= fio walks no zones, and neither does stripebench",
+                    show_text(&r.written(o))
+                ));
+                Ok(())
+            }
+            None => Ok(()),
+        };
+    };
+    let size_b = r.size(z)?;
+    let range = match r.get("zonerange") {
+        Some(o) => r.size(o)?,
+        None => size_b,
+    };
+    let skip = match r.get("zoneskip") {
+        Some(o) => r.size(o)?,
+        None => 0,
+    };
+    if size_b == 0 || range == 0 {
+        return r.refuse(
+            z,
+            "is a zone of no bytes: give zonesize= (and zonerange=) of a block or more",
+        );
+    }
+    if let Some(o) = r.get("size") {
+        return r.refuse(o, "with zonesize=: fio's zones run past size= to the file's end, which stripebench's region would not; give io_size= to bound the bytes, or run this job with fio");
+    }
+    d.args.push(Set::Zones(crate::measure::workload::Strided {
+        size: size_b,
+        range,
+        skip,
+    }));
     Ok(())
 }
 

@@ -6,6 +6,15 @@ use serde::{Deserialize, Serialize};
 use crate::engine::EngineKind;
 use crate::measure::config::{BlockSizeArg, RateLimit, RunConfig, RwMode};
 
+/// `--zones` in the JSON document: fio's zonesize, zonerange and
+/// zoneskip, in bytes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct ZonesDoc {
+    pub size: u64,
+    pub range: u64,
+    pub skip: u64,
+}
+
 /// The effective options as recorded in the JSON document.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ConfigDoc {
@@ -112,6 +121,9 @@ pub struct ConfigDoc {
     /// sequential I/O; absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip: Option<i64>,
+    /// `--zones`: fio's strided zones, in bytes; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<ZonesDoc>,
     /// `--seq-run`: I/Os per random offset; absent when every one is random.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seq_run: Option<u64>,
@@ -188,6 +200,16 @@ impl ConfigDoc {
             Some(s) => w.push_str(&format!(", skip {}", fmt_size_arg(s as u64))),
             None => {}
         }
+        if let Some(z) = &self.zones {
+            w.push_str(&format!(
+                ", zones of {} every {}",
+                fmt_size_arg(z.size),
+                fmt_size_arg(z.range + z.skip)
+            ));
+            if z.range != z.size {
+                w.push_str(&format!(" (range {})", fmt_size_arg(z.range)));
+            }
+        }
         if let Some(n) = self.seq_run {
             w.push_str(&format!(", {n} I/Os per random offset"));
         }
@@ -248,6 +270,11 @@ impl ConfigDoc {
             jobs_share: c.jobs_share,
             dist: Some(c.access.dist.to_string()).filter(|_| !c.access.dist.is_uniform()),
             skip: Some(c.access.skip).filter(|&s| s != 0),
+            zones: c.access.zones.map(|z| ZonesDoc {
+                size: z.size,
+                range: z.range,
+                skip: z.skip,
+            }),
             seq_run: Some(c.access.seq_run).filter(|&n| n > 1),
             bssplit: c.access.sizes.as_ref().map(|s| s.fio_spelling()),
             blockalign: c.access.sizes.as_ref().map(|s| s.align),

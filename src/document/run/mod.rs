@@ -19,7 +19,7 @@ mod zeros;
 
 pub use assemble::{rate, Aggregate};
 pub use cache::CacheDoc;
-pub use config::ConfigDoc;
+pub use config::{ConfigDoc, ZonesDoc};
 pub use engine::{batched, BufferDoc, RingDoc};
 pub use figures::{DirectionDoc, DirectionsDoc, Figures};
 
@@ -414,6 +414,45 @@ pub struct TotalDoc {
     /// (absent) with one size.
     #[serde(default)]
     pub sizes: Vec<SizeDoc>,
+    /// `--zones`: each target's zones in order, with the window's I/O in
+    /// each and its MB/s (a disk's speed across its surface); absent
+    /// without zones, or with more than 4096 per target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<ZoneDoc>,
+}
+
+/// One strided zone of one target (`--zones`): its I/O in the window and
+/// the worker's time on it (each completion's time since the one before,
+/// given to its zone), and its rate over that time.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ZoneDoc {
+    /// The target's index in `targets`.
+    pub target: usize,
+    /// The zone's first byte on the target.
+    pub offset: u64,
+    pub ios: u64,
+    pub bytes: u64,
+    pub busy_sec: f64,
+    /// `bytes` over `busy_sec` (null when none completed there).
+    pub bytes_per_sec: Option<f64>,
+}
+
+impl ZoneDoc {
+    /// Every worker's zones, by target and offset (one job per target).
+    pub fn of(outcomes: &[crate::measure::worker::WorkerOutcome]) -> Vec<ZoneDoc> {
+        let mut v: Vec<ZoneDoc> = (outcomes.iter().flat_map(|o| o.per_zone.iter()))
+            .map(|z| ZoneDoc {
+                target: z.target_index,
+                offset: z.offset,
+                ios: z.ios,
+                bytes: z.bytes,
+                busy_sec: z.busy_ns as f64 / 1e9,
+                bytes_per_sec: (z.busy_ns > 0).then(|| z.bytes as f64 * 1e9 / z.busy_ns as f64),
+            })
+            .collect();
+        v.sort_by_key(|z| (z.target, z.offset));
+        v
+    }
 }
 
 /// One size of a `--bssplit` run: its I/Os, bytes, share of the I/Os and

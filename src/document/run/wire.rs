@@ -130,7 +130,7 @@ impl Serialize for TargetDoc {
 impl Serialize for TotalDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("TotalDoc", 23)?;
+        let mut m = s.serialize_struct("TotalDoc", 24)?;
         f.put(&mut m, &[Fig::Bytes, Fig::Ios, Fig::Errors])?;
         f.put(&mut m, RATES)?;
         m.serialize_field("flush", &self.flush)?;
@@ -152,6 +152,12 @@ impl Serialize for TotalDoc {
             m.skip_field("sizes")?;
         } else {
             m.serialize_field("sizes", &self.sizes)?;
+        }
+        // --zones' per-zone figures; absent without.
+        if self.zones.is_empty() {
+            m.skip_field("zones")?;
+        } else {
+            m.serialize_field("zones", &self.zones)?;
         }
         m.end()
     }

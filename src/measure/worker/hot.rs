@@ -161,8 +161,34 @@ fn outcome(spec: &WorkerSpec) -> WorkerOutcome {
                 ..SizeCount::default()
             })
             .collect(),
+        per_zone: zone_counts(spec),
         ..Default::default()
     }
+}
+
+/// `--zones`: a count per zone of the region, made before the window
+/// (none past [`MAX_ZONES`]).
+fn zone_counts(spec: &WorkerSpec) -> Vec<ZoneCount> {
+    let Some((base, step)) = zone_of(spec) else {
+        return Vec::new();
+    };
+    let n = spec.region.length.div_ceil(step);
+    if n > MAX_ZONES {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|k| ZoneCount {
+            target_index: spec.target_index,
+            offset: base + k * step,
+            ..ZoneCount::default()
+        })
+        .collect()
+}
+
+/// `--zones`: where the first zone starts and how far apart zones are.
+fn zone_of(spec: &WorkerSpec) -> Option<(u64, u64)> {
+    let z = spec.access.zones.filter(|_| !spec.random)?;
+    Some((spec.region.offset, (z.range + z.skip).max(1)))
 }
 
 /// Everything the worker allocates, before the gate: the pinned engine and
@@ -729,6 +755,9 @@ struct Tally<'a, C> {
     past_deadline: bool,
     /// The last completion (or the start): what the hang timeout runs from.
     last_done: Instant,
+    /// `--zones`: the first zone's offset and the zones' step, when each
+    /// zone is counted.
+    zone_of: Option<(u64, u64)>,
     /// The completion time of the reap in progress: read at its first
     /// completion, shared by all it hands back (`None` between reaps).
     batch_done: Option<Instant>,
@@ -781,6 +810,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             t.mixed();
         }
         let in_window = spec.ramp_ns == 0;
+        let zone_of = zone_of(spec).filter(|_| !out.per_zone.is_empty());
         Tally {
             out,
             control,
@@ -815,6 +845,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             stopping: false,
             past_deadline: false,
             last_done: epoch,
+            zone_of,
             batch_done: None,
             counted: false,
             tap,
@@ -970,6 +1001,19 @@ impl<'a, C: Clock> Tally<'a, C> {
         }
         if n < slot.len {
             out.short_ios += 1;
+        }
+        // --zones: the zone's I/O, and the time since the last completion.
+        if let Some((base, step)) = self.zone_of {
+            // The window's time only: from its start at the first.
+            let since = (out.last_completion_ns)
+                .max(out.first_issue_ns)
+                .max(self.ramp_ns);
+            let i = (slot.offset.saturating_sub(base) / step) as usize;
+            if let Some(z) = out.per_zone.get_mut(i) {
+                z.ios += 1;
+                z.bytes += n;
+                z.busy_ns += tn.saturating_sub(since);
+            }
         }
         // --bssplit: the size's own count (empty, so never found, with one size).
         if let Some(c) = out.per_size.get_mut(usize::from(slot.size)) {

@@ -431,6 +431,25 @@ pub struct SizeCount {
     pub latency_ns: u64,
 }
 
+/// One strided zone's part of the window (`--zones`): its I/Os and bytes,
+/// and the time the worker spent on it, each completion's time since the
+/// one before it (the first's since the first issue) given to the
+/// completion's zone: the device's time on that zone's bytes, as the
+/// worker saw it, whatever the depth.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ZoneCount {
+    pub target_index: usize,
+    /// The zone's first byte on the target.
+    pub offset: u64,
+    pub ios: u64,
+    pub bytes: u64,
+    pub busy_ns: u64,
+}
+
+/// At most this many zones are counted one by one (a 1 TB disk in
+/// 256m:2g zones has 440): finer zones over a large target are not.
+pub const MAX_ZONES: u64 = 4096;
+
 /// Everything a worker measured; merged by the coordinator once, at the end.
 #[derive(Debug, Clone, Default)]
 pub struct WorkerOutcome {
@@ -503,6 +522,9 @@ pub struct WorkerOutcome {
     pub verify: VerifyTally,
     /// `--bssplit`: the window's I/Os of each size (empty with one size).
     pub per_size: Vec<SizeCount>,
+    /// `--zones`: the window's part of each zone, in the order of the
+    /// region (empty without, or with more than [`MAX_ZONES`]).
+    pub per_zone: Vec<ZoneCount>,
     /// I/Os in flight when nothing had completed for `--hang-timeout`: the
     /// worker gave up on them (and left their buffers to the kernel).
     pub hung_ios: Vec<HungIo>,
