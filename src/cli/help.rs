@@ -58,6 +58,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "seed",
             "buffer_compress",
             "dedupe",
+            "dedupe_working_set",
+            "dedupe_global",
             "verify",
             "start_at",
             "start_delay",

@@ -512,6 +512,13 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         }
         if cfg.dedupe > 0 {
             g.push(format!("--dedupe_percentage={}", cfg.dedupe));
+            if let Some(s) = cfg.dedupe_set {
+                g.push("--dedupe_mode=working_set".into());
+                g.push(format!("--dedupe_working_set_percentage={}", s.pct));
+                if s.global {
+                    g.push("--dedupe_global=1".into());
+                }
+            }
         }
         if !cfg.direct {
             // Buffered writes end with one fsync, timed apart.

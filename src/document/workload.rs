@@ -30,7 +30,7 @@
 use crate::document::run::ConfigDoc;
 
 /// The options that make the workload, in the order they are named.
-const NAMES: [&str; 22] = [
+const NAMES: [&str; 23] = [
     "rw",
     "read_pct",
     "bs",
@@ -52,6 +52,7 @@ const NAMES: [&str; 22] = [
     "verify",
     "buffer_compress_pct",
     "dedupe_pct",
+    "dedupe_set",
     "rate",
 ];
 
@@ -93,6 +94,15 @@ impl Workload {
             ("verify", c.verify.to_string()),
             ("buffer_compress_pct", c.buffer_compress_pct.to_string()),
             ("dedupe_pct", c.dedupe_pct.to_string()),
+            // What the repeats copy is what a deduplicating device sees.
+            (
+                "dedupe_set",
+                match (c.dedupe_working_set_pct, c.dedupe_global) {
+                    (None, _) => "none".to_string(),
+                    (Some(p), false) => format!("{p}"),
+                    (Some(p), true) => format!("{p} global"),
+                },
+            ),
             // A run on a schedule measures latency at that load (and from the
             // due time): another rate is another workload.
             ("rate", c.rate.map_or("none".to_string(), |r| r.label())),
@@ -185,6 +195,7 @@ mod tests {
             ("verify", |c| c.verify = !c.verify, true),
             ("buffer_compress_pct", |c| c.buffer_compress_pct = 50, true),
             ("dedupe_pct", |c| c.dedupe_pct = 50, true),
+            ("dedupe_set", |c| c.dedupe_working_set_pct = Some(5), true),
             (
                 "rate",
                 |c| c.rate = Some(crate::measure::config::RateLimit::Iops(100.0)),

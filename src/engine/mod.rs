@@ -366,6 +366,9 @@ pub struct EngineSpec {
     pub fill_seed: Option<u64>,
     /// `--buffer-compress`: the share of each 4 KiB unit of write data that is zeros.
     pub compress_pct: u8,
+    /// `--dedupe-working-set`: every unit of a buffer starts from one base
+    /// ([`crate::engine::writedata::fill_uniform`]).
+    pub uniform_fill: bool,
     /// Reads and writes mixed (randrw): each slot gets a second buffer that
     /// only writes use, so a write never sends what a read left behind.
     pub write_buffers: bool,
@@ -423,7 +426,15 @@ impl EngineSpec {
                 // slot: what lands at an offset does not depend on the
                 // engine or on which slot carried it. The worker stamps
                 // each block before it is written (crate::engine::writedata).
-                crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
+                if self.uniform_fill {
+                    crate::engine::writedata::fill_uniform(
+                        b.as_mut_slice(),
+                        seed,
+                        self.compress_pct,
+                    );
+                } else {
+                    crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct);
+                }
             }
         }
         Ok(bufs)
@@ -765,6 +776,7 @@ pub(crate) mod tests {
             align: 4096,
             fill_seed: None,
             compress_pct: 0,
+            uniform_fill: false,
             write_buffers: false,
             register: false,
             rw_flags: 0,

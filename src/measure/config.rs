@@ -89,6 +89,8 @@ pub struct RunConfig {
     pub buffer_compress: u8,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
     pub dedupe: u8,
+    /// `--dedupe-working-set`, `--dedupe-global`: what the repeats copy.
+    pub dedupe_set: Option<DedupeSet>,
     /// `--passes`: each worker covers its slice this many times and stops
     /// (`stripebench verify`: once).
     pub passes: Option<u64>,
@@ -306,4 +308,13 @@ impl RwMode {
 pub enum BlockSizeArg {
     Bytes(u64),
     Logical,
+}
+
+/// fio's dedupe_mode=working_set: the repeated units copy the first unique
+/// units written, `pct`% of each worker's region of them; `global`: one set
+/// over all the workers (fio's dedupe_global).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DedupeSet {
+    pub pct: u8,
+    pub global: bool,
 }

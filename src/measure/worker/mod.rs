@@ -66,6 +66,9 @@ pub struct WorkerSpec {
     pub verify: VerifyMode,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
     pub dedupe_pct: u8,
+    /// `--dedupe-working-set`: this worker's share of the set its repeats
+    /// copy (set by the layout once every worker's region is known).
+    pub dedupe_set: Option<crate::engine::writedata::WorkingSet>,
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
@@ -681,6 +684,7 @@ mod tests {
             max_errors: 1,
             verify: VerifyMode::Read,
             dedupe_pct: 0,
+            dedupe_set: None,
             stripe: None,
             ramp_ns: 0,
             log_ns: 1_000_000_000,
