@@ -173,6 +173,9 @@ const STEPS: &[Step] = &[
             "buffer_compress_percentage",
             "buffer_compress_chunk",
             "dedupe_percentage",
+            "dedupe_mode",
+            "dedupe_working_set_percentage",
+            "dedupe_global",
             "buffer_pattern",
         ],
         run: written_data,
@@ -1452,17 +1455,61 @@ fn written_data(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 .map(|c| r.size(c))
                 .transpose()?;
             if chunk != Some(4096) {
-                let c = r.get("buffer_compress_chunk").unwrap_or(o);
-                return r.refuse(c, "is not 4k: stripebench makes each 4 KiB unit that share zeros (fio's buffer_compress_chunk=4k); give buffer_compress_chunk=4k");
+                // fio's default chunk is 512 bytes; 0 is the block.
+                let shown = match chunk {
+                    None => "512 (fio's default)".to_string(),
+                    Some(0) => "0 (the block size)".to_string(),
+                    Some(n) => n.to_string(),
+                };
+                d.notes.push(format!("buffer_compress_chunk={shown}: fio makes each chunk of that size {p}% zeros; stripebench each 4 KiB unit (as fio's buffer_compress_chunk=4k): the same share of zeros, so a compressor over 4 KiB blocks or larger (zram, VDO, btrfs, ZFS records) saves about the same; the runs of zeros are laid out differently"));
             }
             d.args.push(Set::BufferCompress(p as u8));
         }
     }
-    if let Some(o) = r.get("dedupe_percentage") {
-        let p = r.pct(o)?;
-        if p > 0 {
-            d.args.push(Set::Dedupe(p as u8));
+    let dedupe = match r.get("dedupe_percentage") {
+        Some(o) => r.pct(o)?,
+        None => 0,
+    };
+    if dedupe > 0 {
+        d.args.push(Set::Dedupe(dedupe as u8));
+    }
+    let mode = r.get("dedupe_mode");
+    let working_set = match mode.and_then(|o| o.value.as_deref()) {
+        None | Some("repeat") => false,
+        Some("working_set") => true,
+        Some(_) => {
+            return r.refuse(
+                mode.unwrap(),
+                "is not one of fio's modes (repeat, working_set)",
+            )
         }
+    };
+    let global = r.flag("dedupe_global")?.unwrap_or(false);
+    if dedupe == 0 {
+        // fio makes no repeats: what they would copy changes nothing.
+        return Ok(());
+    }
+    if working_set {
+        // fio's default working set is 5% of the size.
+        let pct = match r.get("dedupe_working_set_percentage") {
+            Some(o) => r.pct(o)?,
+            None => 5,
+        };
+        if pct == 0 {
+            let o = r.get("dedupe_working_set_percentage").unwrap();
+            return r.refuse(
+                o,
+                "leaves the working set empty: give a percentage from 1 to 100",
+            );
+        }
+        d.args.push(Set::DedupeWorkingSet(pct as u8));
+        if global {
+            d.args.push(Set::DedupeGlobal);
+        }
+        d.notes.push(format!("dedupe_mode=working_set: fio's repeats copy buffers of a working set, {pct}% of the size; stripebench's repeats copy one of the first unique 4 KiB units each worker wrote ({pct}% of its region of them){}, drawn at random: the share of repeats is fio's, and what a deduplicating device can save converges to it as fio's does", if global { ", any worker's (dedupe_global)" } else { "" }));
+    } else if global {
+        let o = r.get("dedupe_global").unwrap();
+        return r.refuse(o, "with dedupe_mode=repeat: stripebench's repeats are one unit per position, per worker; a set shared by the jobs is its working set: give dedupe_mode=working_set");
     }
     Ok(())
 }
