@@ -468,6 +468,18 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--dedupe-working-set PCT`.
+    pub fn dedupe_working_set(mut self, pct: u8) -> Result<Self> {
+        self.args.dedupe_working_set = Some(percent("dedupe-working-set", pct)?);
+        Ok(self)
+    }
+
+    /// `--dedupe-global`.
+    pub fn dedupe_global(mut self) -> Self {
+        self.args.dedupe_global = true;
+        self
+    }
+
     /// `--verify`.
     pub fn verify(mut self) -> Self {
         self.args.verify = true;

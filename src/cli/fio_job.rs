@@ -668,6 +668,10 @@ pub enum Set {
     Pattern(crate::base::pattern::Pattern),
     /// fio's fill_device=1.
     FillDevice,
+    /// fio's dedupe_mode=working_set with dedupe_working_set_percentage.
+    DedupeWorkingSet(u8),
+    /// fio's dedupe_global.
+    DedupeGlobal,
     Verify,
     LogInterval(Duration),
     /// `--create SIZE`: fio's filesize= on a file that is not there.
@@ -738,6 +742,8 @@ impl Set {
             Set::Dedupe(_) => "dedupe",
             Set::Pattern(_) => "pattern",
             Set::FillDevice => "fill_device",
+            Set::DedupeWorkingSet(_) => "dedupe_working_set",
+            Set::DedupeGlobal => "dedupe_global",
             Set::Verify => "verify",
             Set::LogInterval(_) => "log_interval",
             Set::Create(_) => "create",
@@ -820,6 +826,8 @@ impl Set {
             Set::Dedupe(p) => format!("--dedupe={p}"),
             Set::Pattern(p) => format!("--pattern={}", p.text()),
             Set::FillDevice => "--fill-device".into(),
+            Set::DedupeWorkingSet(p) => format!("--dedupe-working-set={p}"),
+            Set::DedupeGlobal => "--dedupe-global".into(),
             Set::Verify => "--verify".into(),
             Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
@@ -905,6 +913,8 @@ impl Set {
             Set::Dedupe(p) => b.dedupe(*p)?,
             Set::Pattern(p) => b.pattern(p.clone()),
             Set::FillDevice => b.fill_device(),
+            Set::DedupeWorkingSet(p) => b.dedupe_working_set(*p)?,
+            Set::DedupeGlobal => b.dedupe_global(),
             Set::Verify => b.verify(),
             Set::LogInterval(d) => b.log_interval(*d)?,
             Set::Create(n) => b.create(*n),
@@ -2076,10 +2086,6 @@ bsrange=512-1m
             ("[j]\nsize=50%\n", "size=50%"),
             ("[j]\ntime_based\n", "time_based"),
             ("[j]\nrw=randrw\nverify=crc32c\n", "verify=crc32c"),
-            (
-                "[j]\nrw=write\nbuffer_compress_percentage=50\n",
-                "buffer_compress_percentage=50",
-            ),
             ("[j]\nrwmixread=70\nrwmixwrite=40\n", "rwmixwrite=40"),
             ("[j]\nioengine=io_uring\nfixedbufs\n", "fixedbufs"),
             ("[j]\ninvalidate=0\n", "invalidate=0"),
@@ -2092,6 +2098,21 @@ bsrange=512-1m
         assert!(a.contains(&"--cpus=0-3".to_string()), "{a:?}");
         let a = args("[j]\nrw=write\nbuffer_compress_percentage=50\nbuffer_compress_chunk=4k\n");
         assert!(a.contains(&"--buffer-compress=50".to_string()), "{a:?}");
+        // fio's default chunk (512) is the same share of zeros, said so.
+        let a = args("[j]\nrw=write\nbuffer_compress_percentage=50\n");
+        assert!(a.contains(&"--buffer-compress=50".to_string()), "{a:?}");
+        // fio's dedupe-global example: its working set, shared.
+        let a = args("[j]\nrw=write\ndedupe_percentage=50\ndedupe_mode=working_set\ndedupe_working_set_percentage=50\ndedupe_global=1\n");
+        for w in ["--dedupe=50", "--dedupe-working-set=50", "--dedupe-global"] {
+            assert!(a.contains(&w.to_string()), "{w}: {a:?}");
+        }
+        let e = refused("[j]\nrw=write\ndedupe_percentage=50\ndedupe_global=1\n");
+        assert!(
+            e.contains("`dedupe_global=1` with dedupe_mode=repeat"),
+            "{e}"
+        );
+        let e = refused("[j]\nrw=write\ndedupe_percentage=50\ndedupe_mode=elsewhere\n");
+        assert!(e.contains("`dedupe_mode=elsewhere` is not one of"), "{e}");
         let a = args("[j]\nrw=write\nverify=crc32c\ndo_verify=0\n");
         assert!(a.contains(&"--verify".to_string()), "{a:?}");
         let a = args("[j]\nrw=randrw\nrwmixwrite=30\n");

@@ -396,6 +396,19 @@ pub struct RunArgs {
     /// and reading with --verify checks that every block holds it.
     #[arg(long, allow_hyphen_values = true, value_name = "PATTERN", value_parser = parse_pattern)]
     pub pattern: Option<crate::base::pattern::Pattern>,
+    /// fio's dedupe_mode=working_set: the repeated units are copies of the
+    /// worker's first unique units, PCT% of its region's size of them,
+    /// each repeat one of them drawn at random (fio's
+    /// dedupe_working_set_percentage). Without it a repeated unit is one
+    /// constant per position (fio's dedupe_mode=repeat in effect).
+    #[arg(long, value_name = "PCT", value_parser = parse_pct, requires = "dedupe")]
+    pub dedupe_working_set: Option<u8>,
+
+    /// fio's dedupe_global: the workers' working sets are one, shared: a
+    /// repeat may copy any worker's unit, so the targets together hold
+    /// fewer distinct units than each alone suggests.
+    #[arg(long, requires = "dedupe_working_set")]
+    pub dedupe_global: bool,
 
     /// Write self-describing, checksummed blocks (with --rw write, or
     /// --rw randwrite with --passes N: every block once a pass, in a random
@@ -681,6 +694,8 @@ impl Default for RunArgs {
             buffer_compress: 0,
             pattern: None,
             dedupe: 0,
+            dedupe_working_set: None,
+            dedupe_global: false,
             verify: false,
             max_errors: 1,
             debug_fail_from: None,

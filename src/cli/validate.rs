@@ -917,6 +917,12 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         buffer_compress: args.buffer_compress,
         dedupe: args.dedupe,
         pattern: args.pattern.clone().map(std::sync::Arc::new),
+        dedupe_set: args
+            .dedupe_working_set
+            .map(|pct| crate::measure::config::DedupeSet {
+                pct,
+                global: args.dedupe_global,
+            }),
         passes: args.passes,
         start_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -531,6 +531,17 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
             g.push(format!("--rate_cycle={}", m.cycle.as_millis()));
         }
     }
+    g.extend(written_data(cfg));
+    if let Some(p) = &cfg.iolog_write {
+        g.push(format!("--write_iolog={}", p.display()));
+    }
+    g
+}
+
+/// What the written blocks hold: a pattern, or unique data made
+/// compressible or duplicated as asked, and the buffered write's fsync.
+fn written_data(cfg: &RunConfig) -> Vec<String> {
+    let mut g = Vec::new();
     match &cfg.pattern {
         // fio takes %o only in verify_pattern, which it writes without
         // verify= too (and checks only with it): see `fio` for --verify.
@@ -563,14 +574,18 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         }
         if cfg.dedupe > 0 {
             g.push(format!("--dedupe_percentage={}", cfg.dedupe));
+            if let Some(s) = cfg.dedupe_set {
+                g.push("--dedupe_mode=working_set".into());
+                g.push(format!("--dedupe_working_set_percentage={}", s.pct));
+                if s.global {
+                    g.push("--dedupe_global=1".into());
+                }
+            }
         }
         if !cfg.direct {
             // Buffered writes end with one fsync, timed apart.
             g.push("--end_fsync=1".into());
         }
-    }
-    if let Some(p) = &cfg.iolog_write {
-        g.push(format!("--write_iolog={}", p.display()));
     }
     g
 }

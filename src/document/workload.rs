@@ -30,7 +30,7 @@
 use crate::document::run::ConfigDoc;
 
 /// The options that make the workload, in the order they are named.
-const NAMES: [&str; 24] = [
+const NAMES: [&str; 25] = [
     "rw",
     "read_pct",
     "bs",
@@ -54,6 +54,7 @@ const NAMES: [&str; 24] = [
     "buffer_compress_pct",
     "dedupe_pct",
     "pattern",
+    "dedupe_set",
     "rate",
 ];
 
@@ -106,6 +107,15 @@ impl Workload {
             (
                 "pattern",
                 c.pattern.clone().unwrap_or_else(|| "none".into()),
+            ),
+            // What the repeats copy is what a deduplicating device sees.
+            (
+                "dedupe_set",
+                match (c.dedupe_working_set_pct, c.dedupe_global) {
+                    (None, _) => "none".to_string(),
+                    (Some(p), false) => format!("{p}"),
+                    (Some(p), true) => format!("{p} global"),
+                },
             ),
             // A run on a schedule measures latency at that load (and from the
             // due time): another rate is another workload.
@@ -211,6 +221,7 @@ mod tests {
             ("buffer_compress_pct", |c| c.buffer_compress_pct = 50, true),
             ("dedupe_pct", |c| c.dedupe_pct = 50, true),
             ("pattern", |c| c.pattern = Some("0xaa".into()), true),
+            ("dedupe_set", |c| c.dedupe_working_set_pct = Some(5), true),
             (
                 "rate",
                 |c| c.rate = Some(crate::measure::config::RateLimit::Iops(100.0)),

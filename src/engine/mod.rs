@@ -369,6 +369,9 @@ pub struct EngineSpec {
     /// `--pattern`: the buffers hold it instead (the worker writes each
     /// block's offset into it before the write when it holds `%o`).
     pub pattern: Option<Arc<crate::base::pattern::Pattern>>,
+    /// `--dedupe-working-set`: every unit of a buffer starts from one base
+    /// ([`crate::engine::writedata::fill_uniform`]).
+    pub uniform_fill: bool,
     /// Reads and writes mixed (randrw): each slot gets a second buffer that
     /// only writes use, so a write never sends what a read left behind.
     pub write_buffers: bool,
@@ -430,6 +433,11 @@ impl EngineSpec {
                     // The pattern from the block's start; without %o the
                     // same in every block, so never written again.
                     Some(p) => p.fill(b.as_mut_slice(), 0),
+                    None if self.uniform_fill => crate::engine::writedata::fill_uniform(
+                        b.as_mut_slice(),
+                        seed,
+                        self.compress_pct,
+                    ),
                     None => {
                         crate::engine::writedata::fill(b.as_mut_slice(), seed, self.compress_pct)
                     }
@@ -776,6 +784,7 @@ pub(crate) mod tests {
             fill_seed: None,
             compress_pct: 0,
             pattern: None,
+            uniform_fill: false,
             write_buffers: false,
             register: false,
             rw_flags: 0,

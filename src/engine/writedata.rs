@@ -35,6 +35,17 @@
 //!   (its bytes are the base), so it equals every other repeated unit at that
 //!   position (with `--bs 4k`, every repeated block is the same block).
 //!
+//! With `--dedupe-working-set PCT` (fio's dedupe_mode=working_set) the
+//! repeats copy the worker's first unique units instead: its first W units
+//! written (W = PCT% of its region, in 4 KiB units) are the set's members,
+//! each a header and key that name only the member, and a repeat is a
+//! member drawn at random among those already written, byte for byte
+//! ([`WorkingSet`]). Every unit of a buffer then starts from one base
+//! ([`fill_uniform`]) so that a member is the same wherever in a request it
+//! lands. With `--dedupe-global` the members are numbered over all the
+//! workers, whose buffers share one base, and a repeat may copy any
+//! worker's member.
+//!
 //! `--verify` writes its own self-describing blocks (see [`crate::analysis::verify`])
 //! and takes neither knob.
 
@@ -68,6 +79,32 @@ pub fn fill(buf: &mut [u8], seed: u64, compress_pct: u8) {
             chunk[KEY_AT..STAMP].fill(0);
         }
     }
+}
+
+/// Fills a write buffer as [`fill`] does, but with one base for every
+/// unit (the first unit's random bytes, repeated): a working set's member
+/// is then the same bytes at any position of any request.
+pub fn fill_uniform(buf: &mut [u8], seed: u64, compress_pct: u8) {
+    let unit = UNIT.min(buf.len()).max(1);
+    let (first, rest) = buf.split_at_mut(unit);
+    fill(first, seed, compress_pct);
+    for chunk in rest.chunks_mut(unit) {
+        let n = chunk.len();
+        chunk.copy_from_slice(&first[..n]);
+    }
+}
+
+/// A worker's share of a dedupe working set (fio's dedupe_mode=working_set):
+/// its members are numbered `first..first + members`, out of `total` over
+/// the workers that share them (`total == members` unless global); `seed`
+/// names the set (one for all the workers when global).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkingSet {
+    pub first: u64,
+    pub members: u64,
+    pub total: u64,
+    pub global: bool,
+    pub seed: u64,
 }
 
 /// A bijection of u64 (MurmurHash3's finaliser): distinct counters give
@@ -109,6 +146,10 @@ pub struct Stamper {
     /// Chance of a repeated unit, out of 2^32 (0: never).
     dedupe: u64,
     rng: Rng,
+    /// fio's working set: what repeats copy, and how many of this
+    /// worker's members it has written so far.
+    set: Option<WorkingSet>,
+    members_written: u64,
 }
 
 impl Stamper {
@@ -122,7 +163,55 @@ impl Stamper {
             compress_pct,
             dedupe: (u64::from(dedupe_pct.min(100)) << 32) / 100,
             rng: Rng::new(seed ^ 0x5EED_DED0_0000_0001),
+            set: None,
+            members_written: 0,
         }
+    }
+
+    /// Repeats copy members of `set` (buffers [`fill_uniform`]ed).
+    pub fn with_working_set(mut self, set: Option<WorkingSet>) -> Stamper {
+        self.set = set.filter(|s| s.members > 0 && s.total > 0);
+        self
+    }
+
+    /// The header and key of the unit at `i` of a request at `offset`:
+    /// a repeat, a member of the working set, or a unique unit.
+    #[inline]
+    fn unit_id(&mut self, offset: u64, i: usize, unit: usize) -> ([u64; 4], u64) {
+        let repeat = self.dedupe > 0 && (self.rng.next_u64() >> 32) < self.dedupe;
+        if let Some(s) = self.set {
+            // A member is its number alone: the same bytes wherever,
+            // by whichever worker, it is written.
+            let member = |g: u64| {
+                (
+                    [u64::MAX, u64::MAX - 1, s.seed, g],
+                    mix(s.seed ^ 0x5345_5400_0000_0000 ^ g),
+                )
+            };
+            let written = self.members_written;
+            if repeat && (s.global || written > 0) {
+                // fio draws among the set's buffers: here among the members
+                // this worker has written (or any worker's, when global).
+                let g = if s.global {
+                    self.rng.below(s.total)
+                } else {
+                    s.first + self.rng.below(written)
+                };
+                return member(g);
+            }
+            if written < s.members {
+                self.members_written += 1;
+                return member(s.first + written);
+            }
+        } else if repeat {
+            // A constant for this position: every repeated unit here is the same.
+            return ([u64::MAX, u64::MAX, self.seed, i as u64], 0);
+        }
+        self.keys += 1;
+        (
+            [offset + (i * unit) as u64, self.seq, self.seed, i as u64],
+            mix(self.key_base.wrapping_add(self.keys)),
+        )
     }
 
     /// Stamps every unit of `block`, about to be written at `offset`, and
@@ -131,17 +220,7 @@ impl Stamper {
     pub fn stamp(&mut self, block: &mut [u8], offset: u64) {
         let unit = UNIT.min(block.len()).max(1);
         for (i, chunk) in block.chunks_mut(unit).enumerate() {
-            let repeat = self.dedupe > 0 && (self.rng.next_u64() >> 32) < self.dedupe;
-            let (header, key): ([u64; 4], u64) = if repeat {
-                // A constant for this position: every repeated unit here is the same.
-                ([u64::MAX, u64::MAX, self.seed, i as u64], 0)
-            } else {
-                self.keys += 1;
-                (
-                    [offset + (i * unit) as u64, self.seq, self.seed, i as u64],
-                    mix(self.key_base.wrapping_add(self.keys)),
-                )
-            };
+            let (header, key) = self.unit_id(offset, i, unit);
             let mut bytes = [0u8; STAMP];
             for (k, v) in header.iter().chain([&key]).enumerate() {
                 bytes[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
@@ -230,6 +309,82 @@ mod tests {
             (9_000..11_000).contains(&repeated),
             "{repeated} of {n} repeated"
         );
+    }
+
+    /// A working set of `members` for one worker (not global).
+    fn own_set(members: u64, seed: u64) -> Option<WorkingSet> {
+        Some(WorkingSet {
+            first: 0,
+            members,
+            total: members,
+            global: false,
+            seed,
+        })
+    }
+
+    #[test]
+    fn working_set_repeats_copy_members_already_written_byte_for_byte() {
+        // fio's dedupe_mode=working_set: 16 KiB requests, 50% repeats, a
+        // set of 200 units. Every repeat equals a member written before
+        // it, wherever in its request either landed.
+        let mut buf = vec![0u8; 4 * UNIT];
+        fill_uniform(&mut buf, 4, 0);
+        let mut s = Stamper::new(4, 50, 0).with_working_set(own_set(200, 77));
+        let mut first_seen = std::collections::HashMap::new();
+        let (mut units, mut copies) = (0u64, 0u64);
+        for b in 0..5_000u64 {
+            s.stamp(&mut buf, b * 4 * UNIT as u64);
+            for unit in buf.chunks(UNIT) {
+                units += 1;
+                if first_seen.insert(unit.to_vec(), units).is_some() {
+                    copies += 1;
+                    // A copy is a member: its header names the set.
+                    assert_eq!(&unit[8..16], &(u64::MAX - 1).to_le_bytes());
+                }
+            }
+        }
+        let members = first_seen
+            .keys()
+            .filter(|u| u[8..16] == (u64::MAX - 1).to_le_bytes())
+            .count();
+        assert_eq!(members, 200, "the set's members, each written");
+        // The repeats drawn (about half), less the few drawn before the
+        // first member was written.
+        let share = copies as f64 / units as f64;
+        assert!(
+            (0.47..0.53).contains(&share),
+            "{copies} of {units} repeated"
+        );
+    }
+
+    #[test]
+    fn a_global_working_set_is_the_same_bytes_from_every_worker() {
+        // Two workers sharing a set of 2 x 50 members, their buffers from
+        // one base (fio's dedupe_global): worker B's copies include A's
+        // members, equal to what A wrote.
+        let set = |first| WorkingSet {
+            first,
+            members: 50,
+            total: 100,
+            global: true,
+            seed: 5,
+        };
+        let written = |worker_seed: u64, first: u64| {
+            let mut buf = vec![0u8; UNIT];
+            fill_uniform(&mut buf, 5, 0);
+            let mut s = Stamper::new(worker_seed, 50, 0).with_working_set(Some(set(first)));
+            let mut out = HashSet::new();
+            for b in 0..2_000u64 {
+                s.stamp(&mut buf, b * UNIT as u64);
+                out.insert(buf.clone());
+            }
+            out
+        };
+        let (a, b) = (written(1, 0), written(2, 50));
+        let shared = a.intersection(&b).count();
+        // All 100 members turn up in both (each worker draws ~1000
+        // repeats over 100 members), and nothing else is shared.
+        assert_eq!(shared, 100, "{shared} units common to both workers");
     }
 
     #[test]

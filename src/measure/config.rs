@@ -92,6 +92,8 @@ pub struct RunConfig {
     /// `--pattern`: what every written block holds (and, with `verify`,
     /// what every block read is checked to hold).
     pub pattern: Option<std::sync::Arc<crate::base::pattern::Pattern>>,
+    /// `--dedupe-working-set`, `--dedupe-global`: what the repeats copy.
+    pub dedupe_set: Option<DedupeSet>,
     /// `--passes`: each worker covers its slice this many times and stops
     /// (`stripebench verify`: once).
     pub passes: Option<u64>,
@@ -309,4 +311,13 @@ impl RwMode {
 pub enum BlockSizeArg {
     Bytes(u64),
     Logical,
+}
+
+/// fio's dedupe_mode=working_set: the repeated units copy the first unique
+/// units written, `pct`% of each worker's region of them; `global`: one set
+/// over all the workers (fio's dedupe_global).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DedupeSet {
+    pub pct: u8,
+    pub global: bool,
 }

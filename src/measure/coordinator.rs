@@ -408,9 +408,15 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         bs: spec.bs as usize,
         depth: cfg.iodepth,
         align: spec.align,
-        fill_seed: (spec.read_pct < 100).then_some(spec.seed ^ 0xD1B5_4A32_D192_ED03),
+        // A global working set's members are the same bytes from every
+        // worker: their buffers share one base.
+        fill_seed: (spec.read_pct < 100).then_some(match spec.dedupe_set {
+            Some(s) if s.global => s.seed,
+            _ => spec.seed ^ 0xD1B5_4A32_D192_ED03,
+        }),
         compress_pct: cfg.buffer_compress,
         pattern: cfg.pattern.clone(),
+        uniform_fill: spec.dedupe_set.is_some(),
         write_buffers: spec.read_pct > 0 && spec.read_pct < 100,
         register: cfg.register,
         rw_flags: if cfg.uncached {

@@ -120,11 +120,51 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             region,
         });
     }
+    working_sets(cfg, &mut workers);
     Ok(Plan {
         targets: planned,
         workers,
         warnings,
     })
+}
+
+/// `--dedupe-working-set PCT`: each worker's members are PCT% of its
+/// region, in 4 KiB units (at least one); numbered over all the workers
+/// with `--dedupe-global`, whose set is one (named by the run's seed).
+fn working_sets(cfg: &RunConfig, workers: &mut [WorkerSpec]) {
+    use crate::engine::writedata::{WorkingSet, UNIT};
+    let Some(set) = cfg.dedupe_set.filter(|_| cfg.dedupe > 0) else {
+        return;
+    };
+    let members = |w: &WorkerSpec| {
+        (w.region.length / UNIT as u64)
+            .saturating_mul(u64::from(set.pct))
+            .div_ceil(100)
+            .max(1)
+    };
+    let total: u64 = workers.iter().map(members).sum();
+    let mut first = 0u64;
+    for w in workers.iter_mut() {
+        let n = members(w);
+        w.dedupe_set = Some(if set.global {
+            WorkingSet {
+                first,
+                members: n,
+                total,
+                global: true,
+                seed: crate::base::io::splitmix64(cfg.seed ^ 0x474C_4F42_414C_5345),
+            }
+        } else {
+            WorkingSet {
+                first: 0,
+                members: n,
+                total: n,
+                global: false,
+                seed: crate::base::io::splitmix64(w.seed ^ 0x574F_524B_5345_5453),
+            }
+        });
+        first += n;
+    }
 }
 
 /// The largest request one I/O can move (its length is a 32-bit count).
@@ -391,6 +431,7 @@ fn worker_spec(
         },
         dedupe_pct: cfg.dedupe,
         pattern: cfg.pattern.clone(),
+        dedupe_set: None,
         stripe: cfg.stripe.map(|chunk| StripeSpec {
             map: StripeMap { chunk, members },
             member: ti as u64,

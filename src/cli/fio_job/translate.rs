@@ -177,6 +177,9 @@ const STEPS: &[Step] = &[
             "buffer_compress_percentage",
             "buffer_compress_chunk",
             "dedupe_percentage",
+            "dedupe_mode",
+            "dedupe_working_set_percentage",
+            "dedupe_global",
             "buffer_pattern",
         ],
         run: written_data,
@@ -1584,17 +1587,61 @@ fn written_data(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 .map(|c| r.size(c))
                 .transpose()?;
             if chunk != Some(4096) {
-                let c = r.get("buffer_compress_chunk").unwrap_or(o);
-                return r.refuse(c, "is not 4k: stripebench makes each 4 KiB unit that share zeros (fio's buffer_compress_chunk=4k); give buffer_compress_chunk=4k");
+                // fio's default chunk is 512 bytes; 0 is the block.
+                let shown = match chunk {
+                    None => "512 (fio's default)".to_string(),
+                    Some(0) => "0 (the block size)".to_string(),
+                    Some(n) => n.to_string(),
+                };
+                d.notes.push(format!("buffer_compress_chunk={shown}: fio makes each chunk of that size {p}% zeros; stripebench each 4 KiB unit (as fio's buffer_compress_chunk=4k): the same share of zeros, so a compressor over 4 KiB blocks or larger (zram, VDO, btrfs, ZFS records) saves about the same; the runs of zeros are laid out differently"));
             }
             d.args.push(Set::BufferCompress(p as u8));
         }
     }
-    if let Some(o) = r.get("dedupe_percentage") {
-        let p = r.pct(o)?;
-        if p > 0 {
-            d.args.push(Set::Dedupe(p as u8));
+    let dedupe = match r.get("dedupe_percentage") {
+        Some(o) => r.pct(o)?,
+        None => 0,
+    };
+    if dedupe > 0 {
+        d.args.push(Set::Dedupe(dedupe as u8));
+    }
+    let mode = r.get("dedupe_mode");
+    let working_set = match mode.and_then(|o| o.value.as_deref()) {
+        None | Some("repeat") => false,
+        Some("working_set") => true,
+        Some(_) => {
+            return r.refuse(
+                mode.unwrap(),
+                "is not one of fio's modes (repeat, working_set)",
+            )
         }
+    };
+    let global = r.flag("dedupe_global")?.unwrap_or(false);
+    if dedupe == 0 {
+        // fio makes no repeats: what they would copy changes nothing.
+        return Ok(());
+    }
+    if working_set {
+        // fio's default working set is 5% of the size.
+        let pct = match r.get("dedupe_working_set_percentage") {
+            Some(o) => r.pct(o)?,
+            None => 5,
+        };
+        if pct == 0 {
+            let o = r.get("dedupe_working_set_percentage").unwrap();
+            return r.refuse(
+                o,
+                "leaves the working set empty: give a percentage from 1 to 100",
+            );
+        }
+        d.args.push(Set::DedupeWorkingSet(pct as u8));
+        if global {
+            d.args.push(Set::DedupeGlobal);
+        }
+        d.notes.push(format!("dedupe_mode=working_set: fio's repeats copy buffers of a working set, {pct}% of the size; stripebench's repeats copy one of the first unique 4 KiB units each worker wrote ({pct}% of its region of them){}, drawn at random: the share of repeats is fio's, and what a deduplicating device can save converges to it as fio's does", if global { ", any worker's (dedupe_global)" } else { "" }));
+    } else if global {
+        let o = r.get("dedupe_global").unwrap();
+        return r.refuse(o, "with dedupe_mode=repeat: stripebench's repeats are one unit per position, per worker; a set shared by the jobs is its working set: give dedupe_mode=working_set");
     }
     Ok(())
 }
@@ -1716,44 +1763,7 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     // of, stripebench finds as that prefix (the read-back reads as many
     // bytes as the mix wrote).
     let mix = rw == "rw" || rw == "readwrite";
-    if rw != "read" && rw != "write" && rw != "randwrite" && !mix {
-        let why = if rw == "randrw" {
-            "fio keeps a record of each block a random mix wrote and reads back only those; stripebench's read-back reads a run of blocks from the start, and a random mix's writes lie among blocks it only read (which hold no header, or an older one): give rw=rw (a sequential mix, whose writes are a run from the start) or rw=randwrite, or run this job with fio"
-        } else if rw.contains("write") || rw.starts_with("rand") {
-            "fio keeps a record of each offset a mixed write wrote and checks those; stripebench reads back whole passes of its blocks (a block with no header between written ones is a lost write), and this mix leaves blocks of its pass unwritten: give rw=write, rw=randwrite or rw=rw (then the read-back), or run this job with fio"
-        } else {
-            "stripebench checks whole passes: give rw=write or rw=read"
-        };
-        return r.refuse(o, format!("with rw={rw}: {why}"));
-    }
-    if mix && do_verify != Some(false) {
-        // One worker's written bytes bound the read-back: each worker's
-        // would differ.
-        if let Some(n) = d.args.iter().find_map(|a| match a {
-            Set::Jobs(n) if *n > 1 => Some(*n),
-            _ => None,
-        }) {
-            return r.refuse(o, format!("with rw={rw} and numjobs={n}: stripebench reads back as many bytes as the mix wrote, and {n} jobs each write a share of their own: give numjobs=1 (or a job section for each), or run this job with fio"));
-        }
-    }
-    if rw == "randwrite" {
-        // Whole passes, each block once: what the read-back can check.
-        let cut = d.args.iter().find_map(|a| match a {
-            Set::Duration(_) => Some("runtime="),
-            Set::IoLimit(_) => Some("io_size="),
-            Set::Ios(_) => Some("number_ios="),
-            _ => None,
-        });
-        if let Some(key) = cut {
-            return r.refuse(o, format!("with rw=randwrite and {key}: fio keeps a record of each offset it wrote and checks those; stripebench writes every block once a pass and reads all of them back, and a write {key} can end half a pass through leaves blocks unwritten among written ones, which would be called lost: drop {key} (the write then covers size= loops= times), or run this job with fio"));
-        }
-        if d.args
-            .iter()
-            .any(|a| matches!(a, Set::Dist(_) | Set::SeqRun(_)))
-        {
-            return r.refuse(o, "with rw=randwrite and random_distribution= or rw=randwrite:N: those visit some blocks more and others not at all, and stripebench's read-back checks every block: drop them, or run this job with fio");
-        }
-    }
+    verify_rw(r, d, o, do_verify)?;
     let writes = rw != "read";
     if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
         d.notes.push(format!("{}: fio reads back and checks each N blocks while it writes, so its write job's figure holds those reads (and is lower for them); stripebench reads back the whole region after the write, as a run of its own, and checks every block: the same blocks read and checked, the same read bytes, but the write's figure is the writes' alone", show_text(&r.written(b))));
@@ -1795,6 +1805,52 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         }
         if mix {
             d.notes.push(format!("rw={rw} with verify={m}: fio checks none of the mix's own reads (they read what the blocks hold, written by the mix or not), and neither does stripebench; its writes are self-describing blocks, each claiming only the blocks up to itself (how far the mix's writes get is drawn)"));
+        }
+    }
+    Ok(())
+}
+
+/// The patterns a verify can check: fio's record of what it wrote is
+/// stripebench's whole passes, or a sequential mix's run from the start.
+fn verify_rw(r: &Reader, d: &Draft, o: &Opt, do_verify: Option<bool>) -> Result<(), FioJobError> {
+    let rw = d.rw.as_str();
+    let mix = rw == "rw" || rw == "readwrite";
+    if rw != "read" && rw != "write" && rw != "randwrite" && !mix {
+        let why = if rw == "randrw" {
+            "fio keeps a record of each block a random mix wrote and reads back only those; stripebench's read-back reads a run of blocks from the start, and a random mix's writes lie among blocks it only read (which hold no header, or an older one): give rw=rw (a sequential mix, whose writes are a run from the start) or rw=randwrite, or run this job with fio"
+        } else if rw.contains("write") || rw.starts_with("rand") {
+            "fio keeps a record of each offset a mixed write wrote and checks those; stripebench reads back whole passes of its blocks (a block with no header between written ones is a lost write), and this mix leaves blocks of its pass unwritten: give rw=write, rw=randwrite or rw=rw (then the read-back), or run this job with fio"
+        } else {
+            "stripebench checks whole passes: give rw=write or rw=read"
+        };
+        return r.refuse(o, format!("with rw={rw}: {why}"));
+    }
+    if mix && do_verify != Some(false) {
+        // One worker's written bytes bound the read-back: each worker's
+        // would differ.
+        if let Some(n) = d.args.iter().find_map(|a| match a {
+            Set::Jobs(n) if *n > 1 => Some(*n),
+            _ => None,
+        }) {
+            return r.refuse(o, format!("with rw={rw} and numjobs={n}: stripebench reads back as many bytes as the mix wrote, and {n} jobs each write a share of their own: give numjobs=1 (or a job section for each), or run this job with fio"));
+        }
+    }
+    if rw == "randwrite" {
+        // Whole passes, each block once: what the read-back can check.
+        let cut = d.args.iter().find_map(|a| match a {
+            Set::Duration(_) => Some("runtime="),
+            Set::IoLimit(_) => Some("io_size="),
+            Set::Ios(_) => Some("number_ios="),
+            _ => None,
+        });
+        if let Some(key) = cut {
+            return r.refuse(o, format!("with rw=randwrite and {key}: fio keeps a record of each offset it wrote and checks those; stripebench writes every block once a pass and reads all of them back, and a write {key} can end half a pass through leaves blocks unwritten among written ones, which would be called lost: drop {key} (the write then covers size= loops= times), or run this job with fio"));
+        }
+        if d.args
+            .iter()
+            .any(|a| matches!(a, Set::Dist(_) | Set::SeqRun(_)))
+        {
+            return r.refuse(o, "with rw=randwrite and random_distribution= or rw=randwrite:N: those visit some blocks more and others not at all, and stripebench's read-back checks every block: drop them, or run this job with fio");
         }
     }
     Ok(())

@@ -95,6 +95,14 @@ pub struct ConfigDoc {
     /// without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// `--dedupe-working-set`: the repeats copy members of a working set
+    /// this share (percent) of each worker's region; absent: each repeat
+    /// is one constant unit per position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe_working_set_pct: Option<u8>,
+    /// `--dedupe-global`: one working set over all the workers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dedupe_global: bool,
     /// `--stripe`: the chunk of the modelled RAID0.
     pub stripe_chunk: Option<u64>,
     /// `--start-at`, Unix seconds: the instant the workers were released.
@@ -256,6 +264,8 @@ impl ConfigDoc {
             buffer_compress_pct: c.buffer_compress,
             dedupe_pct: c.dedupe,
             pattern: c.pattern.as_ref().map(|p| p.text().to_string()),
+            dedupe_working_set_pct: c.dedupe_set.map(|s| s.pct),
+            dedupe_global: c.dedupe_set.is_some_and(|s| s.global),
             stripe_chunk: c.stripe,
             start_at_unix_sec: c
                 .start_at

@@ -245,7 +245,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
 ) -> (bool, bool) {
     let bs = spec.bs;
     let limit = spec.io_limit.unwrap_or(u64::MAX);
-    let mut stamper = Stamper::new(spec.seed, spec.dedupe_pct, engine_spec.compress_pct);
+    let mut stamper = stamper(spec, engine_spec.compress_pct);
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
     let mut completed: Vec<SlotToken> = tokens;
@@ -1282,6 +1282,12 @@ impl<'a, C: Clock> Tally<'a, C> {
         out
     }
 }
+/// The worker's write data: its seed, `--dedupe` and its working set,
+/// the buffers' `--buffer-compress` share.
+fn stamper(spec: &WorkerSpec, compress_pct: u8) -> Stamper {
+    Stamper::new(spec.seed, spec.dedupe_pct, compress_pct).with_working_set(spec.dedupe_set)
+}
+
 /// The thread's CPU time at one instant (ns since the epoch).
 #[derive(Debug, Clone, Copy, Default)]
 struct CpuSample {

@@ -69,6 +69,9 @@ pub struct WorkerSpec {
     /// `--pattern`: what every block written holds, and with
     /// [`VerifyMode::Read`] what every block read is checked to hold.
     pub pattern: Option<std::sync::Arc<crate::base::pattern::Pattern>>,
+    /// `--dedupe-working-set`: this worker's share of the set its repeats
+    /// copy (set by the layout once every worker's region is known).
+    pub dedupe_set: Option<crate::engine::writedata::WorkingSet>,
     /// `--stripe`: this worker serves one member of a modelled RAID0.
     pub stripe: Option<StripeSpec>,
     pub ramp_ns: u64,
@@ -739,6 +742,7 @@ mod tests {
             verify: VerifyMode::Read,
             dedupe_pct: 0,
             pattern: None,
+            dedupe_set: None,
             stripe: None,
             ramp_ns: 0,
             log_ns: 1_000_000_000,
