@@ -1667,6 +1667,37 @@ mod tests {
         e
     }
 
+    // Issue 41: examples/exitwhat.fio's `rate=300,300,300` (reads,
+    // writes, trims) was refused; a pair in the mix's proportion is one
+    // --rate of their sum, the direction a job does not issue is ignored
+    // as fio ignores it, and a pair out of proportion is refused by name.
+    #[test]
+    fn fio_s_rates_per_direction_are_one_rate_in_the_mix_s_proportion() {
+        let has = |text: &str, w: &str| {
+            let a = args(text);
+            assert!(a.contains(&w.to_string()), "{text:?}: {w} in {a:?}");
+        };
+        has("[j]\nrw=randrw\nrate=300,300,300\n", "--rate=600");
+        has("[j]\nrw=randrw\nrate=1m\n", "--rate=2m");
+        has("[j]\nrw=randrw\nrwmixread=75\nrate=3m,1m\n", "--rate=4m");
+        has("[j]\nrw=read\nrate=1m,5m,7m\n", "--rate=1m");
+        has("[j]\nrw=randwrite\nrate=1m,5m\n", "--rate=5m");
+        has("[j]\nrw=randrw\nrate_iops=100,100\n", "--rate-iops=200");
+        let a = args("[j]\nrw=write\nrate=1m,\n");
+        assert!(
+            !a.iter().any(|w| w.starts_with("--rate")),
+            "writes free: {a:?}"
+        );
+        for (text, why) in [
+            ("[j]\nrw=randrw\nrate=1m,3m\n", "proportion (50:50)"),
+            ("[j]\nrw=randrw\nrate=,3m\n", "caps only the writes"),
+            ("[j]\nrw=read\nrate=1,2,3,4\n", "more than three"),
+        ] {
+            let e = refused(text);
+            assert!(e.contains("`rate=") && e.contains(why), "{text:?}: {e}");
+        }
+    }
+
     // Issue 41: fio's ratemin= (1mbs_clients.fio), rate_iops_min= and
     // ratecycle= were refused as unknown; they are run's --rate-min,
     // --rate-iops-min and --rate-cycle now.
@@ -2026,7 +2057,7 @@ bsrange=512-1m
             ("[j]\ngtod_reduce=2\n", "gtod_reduce=2"),
             ("[j]\nrw=randread\ncpus_allowed=0-3\n", "cpus_allowed=0-3"),
             ("[j]\nbs=4k,64k\n", "bs=4k,64k"),
-            ("[j]\nrw=randrw\nrate=10m\n", "rate=10m"),
+            ("[j]\nrw=randrw\nrwmixread=70\nrate=10m\n", "rate=10m"),
             ("[j]\nsize=50%\n", "size=50%"),
             ("[j]\ntime_based\n", "time_based"),
             ("[j]\nrw=randrw\nverify=crc32c\n", "verify=crc32c"),

@@ -381,6 +381,8 @@ struct Draft {
     /// fio's rw=, as given.
     rw: String,
     random: bool,
+    /// The read share of a mix (rwmixread; fio's default 50).
+    mix: u64,
     bs: u64,
     direct: bool,
     /// fio's ioengine=, as given.
@@ -399,6 +401,7 @@ impl Default for Draft {
             targets: Vec::new(),
             rw: "read".into(),
             random: false,
+            mix: 50,
             bs: 4096,
             direct: false,
             engine: "psync".into(),
@@ -484,6 +487,7 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         return r.refuse(o, format!("with rw={rw}: a read share is for rw=randrw or rw=rw, which mix (fio ignores it here): drop it"));
     }
     if let Some(m) = mix {
+        d.mix = m;
         d.args.push(Set::Mix(m as u8));
     }
     Ok(())
@@ -1164,25 +1168,62 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     for key in ["rate", "rate_iops"] {
         let Some(o) = r.get(key) else { continue };
         let v = o.value.as_deref().unwrap_or("");
-        if v.contains(',') {
+        // fio's reads,writes,trims: one value caps each direction at it,
+        // an empty one leaves its direction free, a missing one takes the
+        // last given (fio's str_split_parse). Trims are never issued here
+        // (rw=trim is refused), so their cap is ignored, as fio ignores it
+        // for a job that does none.
+        let parts: Vec<&str> = v.split(',').collect();
+        let each = |i: usize| -> Result<u64, FioJobError> {
+            let p = parts.get(i).or(parts.last()).copied().unwrap_or("");
+            if p.is_empty() {
+                return Ok(0);
+            }
+            let one = Opt {
+                value: Some(p.to_string()),
+                ..o.clone()
+            };
+            if key == "rate" {
+                r.size(&one)
+            } else {
+                r.count(&one)
+            }
+        };
+        if parts.len() > 3 {
             return r.refuse(
                 o,
-                "gives reads and writes their own rate, which stripebench does not: give one rate",
+                "has more than three values (reads, writes, trims): give at most three",
             );
         }
-        if d.rw == "randrw" {
-            return r.refuse(o, "with rw=randrw: fio caps reads and writes each at it, stripebench's --rate schedules both together: give it without rw=randrw");
-        }
-        if key == "rate" {
-            match r.size(o)? {
-                0 => {}
-                b => d.args.push(Set::Rate(b)),
-            }
+        let (reads, writes) = (each(0)?, each(1)?);
+        let mixes = matches!(d.rw.as_str(), "randrw" | "rw" | "readwrite");
+        let share = if mixes {
+            d.mix
+        } else if d.rw.contains("read") {
+            100
         } else {
-            match r.count(o)? {
-                0 => {}
-                n => d.args.push(Set::RateIops(n)),
+            0
+        };
+        let total = match share {
+            100 => reads,
+            0 => writes,
+            _ if reads == 0 && writes == 0 => 0,
+            m if reads == 0 || writes == 0 => {
+                return r.refuse(o, format!("caps only the {} of a mix, which fio lets run free: stripebench's --rate schedules reads and writes together; give both a rate, in the mix's proportion ({m}:{}), or run this job with fio", if reads == 0 { "writes" } else { "reads" }, 100 - m));
             }
+            // Reads at m% of a total T are T*m/100: the caps name one
+            // total when reads*(100-m) == writes*m, and it is their sum
+            // (fio's two schedules then keep the mix, as measured with
+            // fio 3.42: rate=400k,400k with rw=randrw did 400 KiB/s each).
+            m if reads * (100 - m) == writes * m => reads + writes,
+            m => {
+                return r.refuse(o, format!("caps reads and writes out of the mix's proportion ({m}:{}), which fio meets by letting the mix drift: stripebench's --rate schedules reads and writes together at the mix; give the rates in proportion, or run this job with fio", 100 - m));
+            }
+        };
+        match (key, total) {
+            (_, 0) => {}
+            ("rate", b) => d.args.push(Set::Rate(b)),
+            (_, n) => d.args.push(Set::RateIops(n)),
         }
     }
     Ok(())
