@@ -634,6 +634,11 @@ pub enum Set {
     RateIopsMin(u64),
     /// fio's rate_cycle= (milliseconds in fio).
     RateCycle(Duration),
+    /// fio's thinktime= (microseconds in fio) and its companions.
+    Thinktime(Duration),
+    ThinktimeSpin(Duration),
+    ThinktimeBlocks(u64),
+    ThinktimeOnIssue,
     Size(u64),
     Offset(u64),
     OffsetIncrement(u64),
@@ -707,6 +712,10 @@ impl Set {
             Set::RateMin(_) => "rate_min",
             Set::RateIopsMin(_) => "rate_iops_min",
             Set::RateCycle(_) => "rate_cycle",
+            Set::Thinktime(_) => "thinktime",
+            Set::ThinktimeSpin(_) => "thinktime_spin",
+            Set::ThinktimeBlocks(_) => "thinktime_blocks",
+            Set::ThinktimeOnIssue => "thinktime_on_issue",
             Set::Size(_) => "size",
             Set::Offset(_) => "offset",
             Set::Cpus(_) => "cpus",
@@ -777,6 +786,10 @@ impl Set {
             Set::RateMin(b) => format!("--rate-min={}", fmt_size_arg(*b)),
             Set::RateIopsMin(n) => format!("--rate-iops-min={n}"),
             Set::RateCycle(d) => format!("--rate-cycle={}", fmt_duration(*d)),
+            Set::Thinktime(d) => format!("--thinktime={}", fmt_duration(*d)),
+            Set::ThinktimeSpin(d) => format!("--thinktime-spin={}", fmt_duration(*d)),
+            Set::ThinktimeBlocks(n) => format!("--thinktime-blocks={n}"),
+            Set::ThinktimeOnIssue => "--thinktime-on-issue".into(),
             Set::Size(b) => format!("--size={}", fmt_size_arg(*b)),
             Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
             Set::Cpus(v) => format!("--cpus={v}"),
@@ -858,6 +871,10 @@ impl Set {
             Set::RateMin(n) => b.rate_min(*n)?,
             Set::RateIopsMin(n) => b.rate_iops_min(*n)?,
             Set::RateCycle(d) => b.rate_cycle(*d)?,
+            Set::Thinktime(d) => b.thinktime(*d)?,
+            Set::ThinktimeSpin(d) => b.thinktime_spin(*d),
+            Set::ThinktimeBlocks(n) => b.thinktime_blocks(*n),
+            Set::ThinktimeOnIssue => b.thinktime_on_issue(),
             Set::Size(n) => b.size(*n),
             Set::Offset(n) => b.offset(*n),
             Set::Cpus(v) => {
@@ -1665,6 +1682,48 @@ mod tests {
         };
         assert!(!e.contains('\n'), "{e}");
         e
+    }
+
+    // Issue 41: examples/exitwhat.fio's thinktime=2000 was refused as
+    // unknown; fio's family (microseconds without a unit) is run's
+    // --thinktime and its companions, and what is not is refused by name.
+    #[test]
+    fn fio_s_thinktime_is_run_s_thinktime() {
+        let t = one("[j]\nthinktime=2000\nthinktime_spin=500\nthinktime_blocks=4\nthinktime_blocks_type=issue\n").unwrap();
+        let a = words(&t.args);
+        for w in [
+            "--thinktime=2ms",
+            "--thinktime-spin=500us",
+            "--thinktime-blocks=4",
+            "--thinktime-on-issue",
+        ] {
+            assert!(a.contains(&w.to_string()), "{w}: {a:?}");
+        }
+        assert!(
+            t.notes.iter().any(|n| n.contains("include the pauses")),
+            "{:?}",
+            t.notes
+        );
+        let a = args("[j]\nthinktime=0\nthinktime_blocks=3\n");
+        assert!(!a.iter().any(|w| w.starts_with("--thinktime")), "{a:?}");
+        for (text, named) in [
+            (
+                "[j]\nthinktime=10\nthinktime_iotime=1s\n",
+                "thinktime_iotime=1s",
+            ),
+            (
+                "[j]\nthinktime=10\nthinktime_spin=20\n",
+                "thinktime_spin=20",
+            ),
+            ("[j]\nthinktime=10\nrate=1m\n", "thinktime=10"),
+            (
+                "[j]\nthinktime=10\nthinktime_blocks_type=x\n",
+                "thinktime_blocks_type=x",
+            ),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(&format!("`{named}`")), "{text:?}: {e}");
+        }
     }
 
     // Issue 41: examples/exitwhat.fio's `rate=300,300,300` (reads,

@@ -1246,3 +1246,40 @@ fn fio_s_t0031_replays_the_iolog_its_pre_job_wrote() {
     let lat = std::fs::read_to_string(dir.path().join("lat_log_clat.1.log")).unwrap();
     assert!(!lat.trim().is_empty());
 }
+
+// Issue 41: examples/exitwhat.fio's thinktime=2000 was refused as unknown.
+// fio pauses after each I/O (here 20 ms after each of 20): the window
+// holds the pauses, so the rate includes them as fio's does, while the
+// latencies stay the I/Os' own. Lower bounds only: a slow machine makes
+// the window longer, never shorter.
+#[test]
+fn thinktime_pauses_after_each_io_and_the_window_holds_the_pauses() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "a", 1 << 20);
+    let job = "[j]\nfilename=a\nrw=read\nbs=4k\nioengine=psync\nthinktime=20000\nnumber_ios=20\n";
+    let o = run_written(dir.path(), "think.fio", job);
+    succeeded_as(&o, "thinktime=20000");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        commands(&o.stderr)[0].contains("--thinktime=20ms"),
+        "{stderr}"
+    );
+    let d = json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    let t = &d["total"];
+    assert_eq!(t["ios"], 20, "{t}");
+    // 20 pauses of 20 ms, less the last (nothing is left to issue).
+    let secs = d["window"]["seconds"].as_f64().unwrap();
+    assert!(secs >= 0.38, "19 pauses of 20 ms in {secs} s");
+    let p50 = t["latency_ns"]["p50"].as_u64().unwrap();
+    assert!(
+        p50 < 20_000_000,
+        "the latencies hold the pauses: p50 {p50} ns"
+    );
+    // Every fourth I/O: four pauses (the last not taken) in 20 I/Os.
+    let job = job.replace("number_ios=20", "number_ios=20\nthinktime_blocks=4");
+    let o = run_written(dir.path(), "think4.fio", &job);
+    succeeded_as(&o, "thinktime_blocks=4");
+    let d = json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    let secs = d["window"]["seconds"].as_f64().unwrap();
+    assert!(secs >= 0.078, "4 pauses of 20 ms in {secs} s");
+}

@@ -124,6 +124,16 @@ const STEPS: &[Step] = &[
         run: rate_min,
     },
     Step {
+        keys: &[
+            "thinktime",
+            "thinktime_spin",
+            "thinktime_blocks",
+            "thinktime_blocks_type",
+            "thinktime_iotime",
+        ],
+        run: think,
+    },
+    Step {
         keys: &["size", "offset", "filesize", "offset_increment"],
         run: region,
     },
@@ -1226,6 +1236,67 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             (_, n) => d.args.push(Set::RateIops(n)),
         }
     }
+    Ok(())
+}
+
+/// fio's thinktime= family (backend.c `handle_thinktime`): after every
+/// thinktime_blocks I/Os, the job waits for all in flight, spins
+/// thinktime_spin, and sleeps the rest. Times without a unit are
+/// microseconds, as fio reads them.
+fn think(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let us = |o: &Opt| -> Result<Duration, FioJobError> {
+        match o.value.as_deref().map(str::parse::<u64>) {
+            Some(Ok(n)) => Ok(Duration::from_micros(n)),
+            _ => r.time(o),
+        }
+    };
+    let time = match r.get("thinktime") {
+        Some(o) => us(o)?,
+        None => Duration::ZERO,
+    };
+    if time.is_zero() {
+        // fio's default, and what its companions need to mean anything.
+        return Ok(());
+    }
+    let o = r.get_or_first("thinktime");
+    if let Some(rate) = r.get("rate").or(r.get("rate_iops")) {
+        return r.refuse(o, format!("with `{}`: stripebench's --rate latencies run from each I/O's due time and would count every pause as lateness: drop one of them, or run this job with fio", show_text(&r.written(rate))));
+    }
+    if let Some(io) = r.get("thinktime_iotime") {
+        if us(io)? > Duration::ZERO {
+            return r.refuse(io, "pauses by time spent issuing, which stripebench does not: drop it (a pause after every thinktime_blocks I/Os remains), or run this job with fio");
+        }
+    }
+    d.args.push(Set::Thinktime(time));
+    if let Some(o) = r.get("thinktime_spin") {
+        match us(o)? {
+            s if s > time => return r.refuse(o, "is longer than thinktime, of which it is the spinning part: give a spin no longer than thinktime"),
+            s if s.is_zero() => {}
+            s => d.args.push(Set::ThinktimeSpin(s)),
+        }
+    }
+    if let Some(o) = r.get("thinktime_blocks") {
+        match r.count(o)? {
+            0 | 1 => {}
+            n => d.args.push(Set::ThinktimeBlocks(n)),
+        }
+    }
+    if let Some(o) = r.get("thinktime_blocks_type") {
+        match o.value.as_deref() {
+            Some("complete") => {}
+            Some("issue") => d.args.push(Set::ThinktimeOnIssue),
+            _ => {
+                return r.refuse(
+                    o,
+                    "is not complete or issue: give one of them (fio's default is complete)",
+                )
+            }
+        }
+    }
+    d.notes.push(format!(
+        "thinktime={}us: each worker pauses between its I/Os; the throughput and IOPS include the pauses, as fio's do, and the latencies are the I/Os' own",
+        time.as_micros()
+    ));
     Ok(())
 }
 
