@@ -231,6 +231,7 @@ pub fn expand_text(
             number,
             shown: shown.clone(),
             with_previous: g.with_previous,
+            exitall: g.exitall,
         });
     }
     Ok(Expanded::Runs(Runs {
@@ -271,9 +272,16 @@ pub struct RunGroup {
     shown: String,
     /// It runs at once with the run before it.
     with_previous: bool,
+    /// The file has exitall=1: what this run's end stops.
+    exitall: Option<crate::measure::together::Exitall>,
 }
 
 impl RunGroup {
+    /// The file has exitall=1: what this run's end stops.
+    pub fn exitall(&self) -> Option<crate::measure::together::Exitall> {
+        self.exitall
+    }
+
     /// Whether it runs at once with the run before it (jobs of one
     /// stonewall group that are different workloads).
     pub fn with_previous(&self) -> bool {
@@ -579,6 +587,13 @@ struct Translated {
     /// A verified write that fio reads back in the same job
     /// (do_verify=1): its read-back is the run after it.
     read_back: bool,
+    /// fio's exitall=1 in this job (fio's is the whole file's), and its
+    /// exit_what=.
+    exitall: bool,
+    exit_what: crate::measure::together::ExitWhat,
+    /// fio's reporting group (groupid: each new_group or stonewall after
+    /// the first job starts the next), what exit_what=group stops.
+    report_group: usize,
 }
 
 /// One of `run`'s options as a job sets it, typed: applied to the run
@@ -1104,6 +1119,8 @@ struct Group {
     /// It runs at once with the run before it: jobs of one stonewall
     /// group that are different workloads, each a run.
     with_previous: bool,
+    /// The file has exitall=1: what this run's end stops.
+    exitall: Option<crate::measure::together::Exitall>,
 }
 
 /// The file's groups, each one run.
@@ -1125,8 +1142,17 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
     // Each group's first job's number, as fio numbers its jobs (and their
     // numjobs clones) in the file's order: its logs' `.N`.
     let (mut firsts, mut next_job) = (Vec::new(), 1usize);
+    let mut report_group = 0usize;
     for (i, job) in jobs.iter().enumerate() {
         let mut t = translate(job, shown)?;
+        let on = |key: &str| {
+            job.get(key)
+                .is_some_and(|o| o.value.as_deref() != Some("0"))
+        };
+        if i > 0 && (on("stonewall") || on("new_group") || on("wait_for_previous")) {
+            report_group += 1;
+        }
+        t.report_group = report_group;
         t.notes.splice(0..0, evaluated_notes(job));
         let cpus = t
             .args
@@ -1156,6 +1182,8 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             runs.len()
         )));
     }
+    // fio's exitall=1 in any job is the whole file's (exitall_on_terminate).
+    let exitall = runs.iter().flatten().any(|(_, t, _)| t.exitall);
     let mut out = Vec::new();
     for (g, first) in runs.iter().zip(firsts) {
         // The group's runs at once, then the read-back of each verified
@@ -1166,8 +1194,12 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             let mut p = numbered_logs(group(part, shown)?, number);
             number += part.iter().map(|(_, t, _)| clones(t)).sum::<usize>();
             p.with_previous = k > 0;
+            if exitall {
+                exits(&mut p, part, g.len() > 1);
+            }
             if let Some(mut b) = runs_read_back(&p) {
                 b.with_previous = !backs.is_empty();
+                b.exitall = None;
                 backs.push(b);
             }
             out.push(p);
@@ -1298,6 +1330,7 @@ fn runs_read_back(g: &Group) -> Option<Group> {
         then_read_back: false,
         is_read_back: true,
         with_previous: false,
+        exitall: None,
     })
 }
 
@@ -1328,6 +1361,37 @@ fn evaluated_notes(job: &Job) -> Vec<String> {
         .collect()
 }
 
+/// A run of a file with exitall=1: what its end stops (the widest
+/// exit_what of its jobs), its reporting group, and the `#` line that
+/// says so (`at_once`: other runs start with it).
+fn exits(p: &mut Group, part: &[(&Job, Translated, Option<String>)], at_once: bool) {
+    use crate::measure::together::{ExitWhat, Exitall};
+    let what = part
+        .iter()
+        .map(|(_, t, _)| t.exit_what)
+        .max()
+        .unwrap_or(ExitWhat::Group);
+    p.exitall = Some(Exitall {
+        what,
+        group: part[0].1.report_group,
+    });
+    let stops = match what {
+        ExitWhat::Group if at_once => {
+            "the runs at once with it of its reporting group (new_group) close their windows then"
+        }
+        ExitWhat::Group => "nothing else runs with it, so it stops nothing",
+        ExitWhat::Stonewall if at_once => "the runs at once with it close their windows then",
+        ExitWhat::Stonewall => "nothing else runs with it, so it stops nothing",
+        ExitWhat::All => {
+            "the runs at once with it close their windows then, and the runs after it do not start"
+        }
+    };
+    p.notes.push(format!(
+        "exitall=1, exit_what={}: when this run ends, {stops} (their window.ended_by \"exitall\"), as fio stops its other jobs; a run's own workers (numjobs) each still run to their own end, where fio stops a job's clones with the first that ends",
+        what.name()
+    ));
+}
+
 /// Jobs that run at once as one run: one workload on different files
 /// ([`parts`] makes them alike).
 /// Their cpus_allowed, one CPU per one-worker job, become one --cpus list
@@ -1339,6 +1403,7 @@ fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Gro
         then_read_back: t0.read_back,
         is_read_back: false,
         with_previous: false,
+        exitall: None,
         sections: jobs.iter().map(|(j, _, _)| j.name.clone()).collect(),
         args: t0.args.clone(),
         targets: jobs

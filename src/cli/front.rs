@@ -25,6 +25,8 @@ pub struct Invocation {
     /// It runs at once with the invocation before it (a fio job of the
     /// same group that is a different workload).
     pub with_previous: bool,
+    /// A fio job file's exitall=1: what its end stops.
+    pub exitall: Option<crate::measure::together::Exitall>,
 }
 
 /// The invocations the process's arguments stand for: a fio job file's
@@ -85,6 +87,7 @@ fn fio_sweep(
         words: words.clone(),
         said,
         with_previous: false,
+        exitall: None,
     };
     Ok(match crate::cli::help::parse_given(argv) {
         Ok((
@@ -150,6 +153,7 @@ fn fio_runs(
                 words,
                 said: String::new(),
                 with_previous: false,
+                exitall: None,
             }])
         }
     };
@@ -173,6 +177,7 @@ fn fio_runs(
             words: words.clone(),
             said,
             with_previous: g.with_previous(),
+            exitall: g.exitall(),
         });
     }
     Ok(out)
@@ -207,6 +212,7 @@ fn invocation(argv: Vec<OsString>, cli: Result<Cli, clap::Error>, said: String) 
         words,
         said,
         with_previous: false,
+        exitall: None,
     }
 }
 

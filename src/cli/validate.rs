@@ -882,6 +882,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
             on_issue: args.thinktime_on_issue,
         }),
         together: None,
+        exitall: None,
     }
 }
 

@@ -38,6 +38,7 @@ fn group(inv: Invocation) -> crate::commands::fio::Group {
         said: inv.said,
         args,
         with_previous: inv.with_previous,
+        exitall: inv.exitall,
     }
 }
 

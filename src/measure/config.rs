@@ -145,6 +145,9 @@ pub struct RunConfig {
     /// `--rate-min`/`--rate-iops-min`: the window ends, failed, when a
     /// worker's cycle falls below it.
     pub rate_min: Option<RateMinConfig>,
+    /// A fio job file's exitall=1: what this run's end stops of the runs
+    /// at once with it (and after it), and its reporting group.
+    pub exitall: Option<crate::measure::together::Exitall>,
     /// `--thinktime`: each worker pauses between its I/Os.
     pub think: Option<Think>,
     /// The run starts together with others (fio's jobs of one group that

@@ -1283,3 +1283,48 @@ fn thinktime_pauses_after_each_io_and_the_window_holds_the_pauses() {
     let secs = d["window"]["seconds"].as_f64().unwrap();
     assert!(secs >= 0.078, "4 pauses of 20 ms in {secs} s");
 }
+
+// Issue 41: examples/exitwhat.fio's exitall=1 was refused as unknown. fio
+// stops the jobs running when one ends (exit_what=stonewall: every one
+// running): the run at once with it closes its window then, and says so,
+// rather than running its 4 MiB at 100 KiB/s (40 s). Measured with fio
+// 3.42 on such a file: the fast job ended with the slow one.
+#[test]
+fn exitall_closes_the_runs_at_once_when_one_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "a", 4 << 20);
+    let job = "[global]\nfilename=a\nbs=4k\nioengine=psync\nexitall=1\n\
+               [slow]\nrw=read\nthinktime=2000\nnumber_ios=50\nexit_what=stonewall\n\
+               [fast]\nnew_group\nrw=randread\nrate=100k\n";
+    let o = run_written(dir.path(), "exit.fio", job);
+    succeeded_as(&o, "exitall=1");
+    let slow = run_doc(dir.path(), "r", 1);
+    let fast = run_doc(dir.path(), "r", 2);
+    assert_eq!(slow["window"]["ended_by"], "limit", "{}", slow["window"]);
+    assert_eq!(slow["total"]["ios"], 50);
+    assert_eq!(fast["window"]["ended_by"], "exitall", "{}", fast["window"]);
+    let secs = fast["window"]["seconds"].as_f64().unwrap();
+    assert!(secs < 20.0, "the fast run went on for {secs} s");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("fio's exitall"), "{table}");
+}
+
+// exit_what=all: the runs after the one that ended never start, as fio
+// starts none of its jobs after; without exitall they run.
+#[test]
+fn exit_what_all_starts_no_run_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "a", 1 << 20);
+    let job = "[global]\nfilename=a\nbs=4k\nioengine=psync\n\
+               [first]\nrw=read\nnumber_ios=10\nexitall=1\nexit_what=all\n\
+               [second]\nstonewall\nrw=read\nnumber_ios=10\n";
+    let o = run_written(dir.path(), "all.fio", job);
+    succeeded_as(&o, "exit_what=all");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("exit_what=all"), "{stderr}");
+    assert!(dir.path().join("r.1.json").exists());
+    assert!(!dir.path().join("r.2.json").exists(), "{stderr}");
+    let o = run_written(dir.path(), "plain.fio", &job.replace("exitall=1\n", ""));
+    succeeded_as(&o, "no exitall");
+    assert!(dir.path().join("r.2.json").exists());
+}

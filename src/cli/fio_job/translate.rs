@@ -22,6 +22,7 @@ use crate::cli::fio_words;
 use crate::cli::EngineArg;
 use crate::engine::buffer::HugePages;
 use crate::measure::config::RwMode;
+use crate::measure::together::ExitWhat;
 
 /// One family of fio options: the keys it reads, and what it makes of
 /// them.
@@ -162,6 +163,10 @@ const STEPS: &[Step] = &[
         run: wait_for,
     },
     Step {
+        keys: &["exitall", "exit_what"],
+        run: exits,
+    },
+    Step {
         keys: &["end_fsync", "fsync_on_close"],
         run: end_sync,
     },
@@ -273,6 +278,9 @@ pub(super) fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobErro
         targets: d.targets,
         notes: d.notes,
         read_back: d.read_back,
+        exitall: d.exitall,
+        exit_what: d.exit_what,
+        report_group: 0,
     })
 }
 
@@ -401,6 +409,9 @@ struct Draft {
     /// A verified write to be read back and checked after it (fio's
     /// do_verify=1), as a run of its own.
     read_back: bool,
+    /// fio's exitall=1 (for the whole file, in fio) and exit_what=.
+    exitall: bool,
+    exit_what: ExitWhat,
 }
 
 impl Default for Draft {
@@ -417,6 +428,8 @@ impl Default for Draft {
             engine: "psync".into(),
             depth: 1,
             read_back: false,
+            exitall: false,
+            exit_what: ExitWhat::Group,
         }
     }
 }
@@ -1497,6 +1510,26 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         let o = r.get_or_first("invalidate");
         let said = fio_words::explain(&r.written(o), "invalidate", Some("0")).unwrap_or_default();
         return Err(FioJobError(format!("{}: {said}", r.at(o))));
+    }
+    Ok(())
+}
+
+/// fio's exitall= and exit_what=: read here, honoured by the file's runs
+/// at once (`groups`), since fio's exitall is the whole file's.
+fn exits(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    d.exitall = r.flag("exitall")? == Some(true);
+    if let Some(o) = r.get("exit_what") {
+        d.exit_what = match o.value.as_deref() {
+            Some("group") => ExitWhat::Group,
+            Some("stonewall") => ExitWhat::Stonewall,
+            Some("all") => ExitWhat::All,
+            _ => {
+                return r.refuse(
+                    o,
+                    "is not group, stonewall or all: give one of them (fio's default is group)",
+                )
+            }
+        };
     }
     Ok(())
 }

@@ -32,6 +32,9 @@ pub struct Group {
     /// It runs at once with the group before it (no stonewall between
     /// fio jobs that are different workloads).
     pub with_previous: bool,
+    /// The file has exitall=1: what its end stops (runs at once; with
+    /// exit_what=all, the runs after it too).
+    pub exitall: Option<crate::measure::together::Exitall>,
 }
 
 /// Runs the groups; the exit code.
