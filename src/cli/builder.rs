@@ -408,6 +408,32 @@ impl RunBuilder {
         Ok(self)
     }
 
+    /// `--thinktime TIME` (not 0).
+    pub fn thinktime(mut self, d: Duration) -> Result<Self> {
+        let shown = humantime::format_duration(d).to_string();
+        self.args.thinktime =
+            Some(values::positive_duration(d).map_err(|e| invalid("thinktime", shown, e))?);
+        Ok(self)
+    }
+
+    /// `--thinktime-spin TIME`.
+    pub fn thinktime_spin(mut self, d: Duration) -> Self {
+        self.args.thinktime_spin = Some(d);
+        self
+    }
+
+    /// `--thinktime-blocks N` (at least 1: fio reads 0 as 1).
+    pub fn thinktime_blocks(mut self, n: u64) -> Self {
+        self.args.thinktime_blocks = Some(n.max(1));
+        self
+    }
+
+    /// `--thinktime-on-issue`.
+    pub fn thinktime_on_issue(mut self) -> Self {
+        self.args.thinktime_on_issue = true;
+        self
+    }
+
     /// `--size BYTES`.
     pub fn size(mut self, bytes: u64) -> Self {
         self.args.size = Some(bytes);

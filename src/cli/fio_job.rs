@@ -232,6 +232,7 @@ pub fn expand_text(
             shown: shown.clone(),
             with_previous: g.with_previous,
             reads_what_was_written: g.reads_what_was_written,
+            exitall: g.exitall,
         });
     }
     Ok(Expanded::Runs(Runs {
@@ -275,9 +276,16 @@ pub struct RunGroup {
     /// It reads as many bytes as the run before it wrote (a verified
     /// mix's read-back).
     reads_what_was_written: bool,
+    /// The file has exitall=1: what this run's end stops.
+    exitall: Option<crate::measure::together::Exitall>,
 }
 
 impl RunGroup {
+    /// The file has exitall=1: what this run's end stops.
+    pub fn exitall(&self) -> Option<crate::measure::together::Exitall> {
+        self.exitall
+    }
+
     /// Whether it runs at once with the run before it (jobs of one
     /// stonewall group that are different workloads).
     pub fn with_previous(&self) -> bool {
@@ -590,6 +598,13 @@ struct Translated {
     /// A verified write that fio reads back in the same job
     /// (do_verify=1): its read-back is the run after it.
     read_back: bool,
+    /// fio's exitall=1 in this job (fio's is the whole file's), and its
+    /// exit_what=.
+    exitall: bool,
+    exit_what: crate::measure::together::ExitWhat,
+    /// fio's reporting group (groupid: each new_group or stonewall after
+    /// the first job starts the next), what exit_what=group stops.
+    report_group: usize,
 }
 
 /// One of `run`'s options as a job sets it, typed: applied to the run
@@ -647,6 +662,11 @@ pub enum Set {
     RateIopsMin(u64),
     /// fio's rate_cycle= (milliseconds in fio).
     RateCycle(Duration),
+    /// fio's thinktime= (microseconds in fio) and its companions.
+    Thinktime(Duration),
+    ThinktimeSpin(Duration),
+    ThinktimeBlocks(u64),
+    ThinktimeOnIssue,
     Size(u64),
     Offset(u64),
     OffsetIncrement(u64),
@@ -729,6 +749,10 @@ impl Set {
             Set::RateMin(_) => "rate_min",
             Set::RateIopsMin(_) => "rate_iops_min",
             Set::RateCycle(_) => "rate_cycle",
+            Set::Thinktime(_) => "thinktime",
+            Set::ThinktimeSpin(_) => "thinktime_spin",
+            Set::ThinktimeBlocks(_) => "thinktime_blocks",
+            Set::ThinktimeOnIssue => "thinktime_on_issue",
             Set::Size(_) => "size",
             Set::Offset(_) => "offset",
             Set::Cpus(_) => "cpus",
@@ -813,6 +837,10 @@ impl Set {
             Set::RateMin(b) => format!("--rate-min={}", fmt_size_arg(*b)),
             Set::RateIopsMin(n) => format!("--rate-iops-min={n}"),
             Set::RateCycle(d) => format!("--rate-cycle={}", fmt_duration(*d)),
+            Set::Thinktime(d) => format!("--thinktime={}", fmt_duration(*d)),
+            Set::ThinktimeSpin(d) => format!("--thinktime-spin={}", fmt_duration(*d)),
+            Set::ThinktimeBlocks(n) => format!("--thinktime-blocks={n}"),
+            Set::ThinktimeOnIssue => "--thinktime-on-issue".into(),
             Set::Size(b) => format!("--size={}", fmt_size_arg(*b)),
             Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
             Set::Cpus(v) => format!("--cpus={v}"),
@@ -899,6 +927,10 @@ impl Set {
             Set::RateMin(n) => b.rate_min(*n)?,
             Set::RateIopsMin(n) => b.rate_iops_min(*n)?,
             Set::RateCycle(d) => b.rate_cycle(*d)?,
+            Set::Thinktime(d) => b.thinktime(*d)?,
+            Set::ThinktimeSpin(d) => b.thinktime_spin(*d),
+            Set::ThinktimeBlocks(n) => b.thinktime_blocks(*n),
+            Set::ThinktimeOnIssue => b.thinktime_on_issue(),
             Set::Size(n) => b.size(*n),
             Set::Offset(n) => b.offset(*n),
             Set::Cpus(v) => {
@@ -1135,6 +1167,8 @@ struct Group {
     /// The read-back of a verified sequential mix: it reads as many bytes
     /// as the mix wrote (fio's record of the mix's writes).
     reads_what_was_written: bool,
+    /// The file has exitall=1: what this run's end stops.
+    exitall: Option<crate::measure::together::Exitall>,
 }
 
 /// The file's groups, each one run.
@@ -1156,8 +1190,17 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
     // Each group's first job's number, as fio numbers its jobs (and their
     // numjobs clones) in the file's order: its logs' `.N`.
     let (mut firsts, mut next_job) = (Vec::new(), 1usize);
+    let mut report_group = 0usize;
     for (i, job) in jobs.iter().enumerate() {
         let mut t = translate(job, shown)?;
+        let on = |key: &str| {
+            job.get(key)
+                .is_some_and(|o| o.value.as_deref() != Some("0"))
+        };
+        if i > 0 && (on("stonewall") || on("new_group") || on("wait_for_previous")) {
+            report_group += 1;
+        }
+        t.report_group = report_group;
         t.notes.splice(0..0, evaluated_notes(job));
         let cpus = t
             .args
@@ -1187,6 +1230,8 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             runs.len()
         )));
     }
+    // fio's exitall=1 in any job is the whole file's (exitall_on_terminate).
+    let exitall = runs.iter().flatten().any(|(_, t, _)| t.exitall);
     let mut out = Vec::new();
     for (g, first) in runs.iter().zip(firsts) {
         // The group's runs at once, then the read-back of each verified
@@ -1197,8 +1242,12 @@ fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
             let mut p = numbered_logs(group(part, shown)?, number);
             number += part.iter().map(|(_, t, _)| clones(t)).sum::<usize>();
             p.with_previous = k > 0;
+            if exitall {
+                exits(&mut p, part, g.len() > 1);
+            }
             if let Some(mut b) = runs_read_back(&p) {
                 b.with_previous = !backs.is_empty();
+                b.exitall = None;
                 backs.push(b);
             }
             out.push(p);
@@ -1336,6 +1385,7 @@ fn runs_read_back(g: &Group) -> Option<Group> {
         is_read_back: true,
         with_previous: false,
         reads_what_was_written: mix,
+        exitall: None,
     })
 }
 
@@ -1366,6 +1416,37 @@ fn evaluated_notes(job: &Job) -> Vec<String> {
         .collect()
 }
 
+/// A run of a file with exitall=1: what its end stops (the widest
+/// exit_what of its jobs), its reporting group, and the `#` line that
+/// says so (`at_once`: other runs start with it).
+fn exits(p: &mut Group, part: &[(&Job, Translated, Option<String>)], at_once: bool) {
+    use crate::measure::together::{ExitWhat, Exitall};
+    let what = part
+        .iter()
+        .map(|(_, t, _)| t.exit_what)
+        .max()
+        .unwrap_or(ExitWhat::Group);
+    p.exitall = Some(Exitall {
+        what,
+        group: part[0].1.report_group,
+    });
+    let stops = match what {
+        ExitWhat::Group if at_once => {
+            "the runs at once with it of its reporting group (new_group) close their windows then"
+        }
+        ExitWhat::Group => "nothing else runs with it, so it stops nothing",
+        ExitWhat::Stonewall if at_once => "the runs at once with it close their windows then",
+        ExitWhat::Stonewall => "nothing else runs with it, so it stops nothing",
+        ExitWhat::All => {
+            "the runs at once with it close their windows then, and the runs after it do not start"
+        }
+    };
+    p.notes.push(format!(
+        "exitall=1, exit_what={}: when this run ends, {stops} (their window.ended_by \"exitall\"), as fio stops its other jobs; a run's own workers (numjobs) each still run to their own end, where fio stops a job's clones with the first that ends",
+        what.name()
+    ));
+}
+
 /// Jobs that run at once as one run: one workload on different files
 /// ([`parts`] makes them alike).
 /// Their cpus_allowed, one CPU per one-worker job, become one --cpus list
@@ -1378,6 +1459,7 @@ fn group(jobs: &[(&Job, Translated, Option<String>)], shown: &str) -> Result<Gro
         is_read_back: false,
         with_previous: false,
         reads_what_was_written: false,
+        exitall: None,
         sections: jobs.iter().map(|(j, _, _)| j.name.clone()).collect(),
         args: t0.args.clone(),
         targets: jobs
@@ -1721,6 +1803,79 @@ mod tests {
         };
         assert!(!e.contains('\n'), "{e}");
         e
+    }
+
+    // Issue 41: examples/exitwhat.fio's thinktime=2000 was refused as
+    // unknown; fio's family (microseconds without a unit) is run's
+    // --thinktime and its companions, and what is not is refused by name.
+    #[test]
+    fn fio_s_thinktime_is_run_s_thinktime() {
+        let t = one("[j]\nthinktime=2000\nthinktime_spin=500\nthinktime_blocks=4\nthinktime_blocks_type=issue\n").unwrap();
+        let a = words(&t.args);
+        for w in [
+            "--thinktime=2ms",
+            "--thinktime-spin=500us",
+            "--thinktime-blocks=4",
+            "--thinktime-on-issue",
+        ] {
+            assert!(a.contains(&w.to_string()), "{w}: {a:?}");
+        }
+        assert!(
+            t.notes.iter().any(|n| n.contains("include the pauses")),
+            "{:?}",
+            t.notes
+        );
+        let a = args("[j]\nthinktime=0\nthinktime_blocks=3\n");
+        assert!(!a.iter().any(|w| w.starts_with("--thinktime")), "{a:?}");
+        for (text, named) in [
+            (
+                "[j]\nthinktime=10\nthinktime_iotime=1s\n",
+                "thinktime_iotime=1s",
+            ),
+            (
+                "[j]\nthinktime=10\nthinktime_spin=20\n",
+                "thinktime_spin=20",
+            ),
+            ("[j]\nthinktime=10\nrate=1m\n", "thinktime=10"),
+            (
+                "[j]\nthinktime=10\nthinktime_blocks_type=x\n",
+                "thinktime_blocks_type=x",
+            ),
+        ] {
+            let e = refused(text);
+            assert!(e.contains(&format!("`{named}`")), "{text:?}: {e}");
+        }
+    }
+
+    // Issue 41: examples/exitwhat.fio's `rate=300,300,300` (reads,
+    // writes, trims) was refused; a pair in the mix's proportion is one
+    // --rate of their sum, the direction a job does not issue is ignored
+    // as fio ignores it, and a pair out of proportion is refused by name.
+    #[test]
+    fn fio_s_rates_per_direction_are_one_rate_in_the_mix_s_proportion() {
+        let has = |text: &str, w: &str| {
+            let a = args(text);
+            assert!(a.contains(&w.to_string()), "{text:?}: {w} in {a:?}");
+        };
+        has("[j]\nrw=randrw\nrate=300,300,300\n", "--rate=600");
+        has("[j]\nrw=randrw\nrate=1m\n", "--rate=2m");
+        has("[j]\nrw=randrw\nrwmixread=75\nrate=3m,1m\n", "--rate=4m");
+        has("[j]\nrw=read\nrate=1m,5m,7m\n", "--rate=1m");
+        has("[j]\nrw=randwrite\nrate=1m,5m\n", "--rate=5m");
+        has("[j]\nrw=randrw\nrate_iops=100,100\n", "--rate-iops=200");
+        let a = args("[j]\nrw=write\nrate=1m,\n");
+        assert!(
+            !a.iter().any(|w| w.starts_with("--rate")),
+            "writes free: {a:?}"
+        );
+        for (text, why) in [
+            ("[j]\nrw=randrw\nrate=1m,3m\n", "proportion (50:50)"),
+            ("[j]\nrw=randrw\nrate=,3m\n", "caps only the writes"),
+            ("[j]\nrw=read\nrate=1,2,3,4\n", "more than three"),
+        ] {
+            let e = refused(text);
+            assert!(e.contains("`rate=") && e.contains(why), "{text:?}: {e}");
+        }
     }
 
     // Issue 41: fio's ratemin= (1mbs_clients.fio), rate_iops_min= and
@@ -2082,7 +2237,7 @@ bsrange=512-1m
             ("[j]\ngtod_reduce=2\n", "gtod_reduce=2"),
             ("[j]\nrw=randread\ncpus_allowed=0-3\n", "cpus_allowed=0-3"),
             ("[j]\nbs=4k,64k\n", "bs=4k,64k"),
-            ("[j]\nrw=randrw\nrate=10m\n", "rate=10m"),
+            ("[j]\nrw=randrw\nrwmixread=70\nrate=10m\n", "rate=10m"),
             ("[j]\nsize=50%\n", "size=50%"),
             ("[j]\ntime_based\n", "time_based"),
             ("[j]\nrw=randrw\nverify=crc32c\n", "verify=crc32c"),

@@ -28,6 +28,8 @@ pub struct Invocation {
     /// It reads as many bytes as the invocation before it wrote (a
     /// verified mix's read-back).
     pub reads_what_was_written: bool,
+    /// A fio job file's exitall=1: what its end stops.
+    pub exitall: Option<crate::measure::together::Exitall>,
 }
 
 /// The invocations the process's arguments stand for: a fio job file's
@@ -89,6 +91,7 @@ fn fio_sweep(
         said,
         with_previous: false,
         reads_what_was_written: false,
+        exitall: None,
     };
     Ok(match crate::cli::help::parse_given(argv) {
         Ok((
@@ -155,6 +158,7 @@ fn fio_runs(
                 said: String::new(),
                 with_previous: false,
                 reads_what_was_written: false,
+                exitall: None,
             }])
         }
     };
@@ -179,6 +183,7 @@ fn fio_runs(
             said,
             with_previous: g.with_previous(),
             reads_what_was_written: g.reads_what_was_written(),
+            exitall: g.exitall(),
         });
     }
     Ok(out)
@@ -214,6 +219,7 @@ fn invocation(argv: Vec<OsString>, cli: Result<Cli, clap::Error>, said: String) 
         said,
         with_previous: false,
         reads_what_was_written: false,
+        exitall: None,
     }
 }
 

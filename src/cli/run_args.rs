@@ -211,6 +211,29 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_positive_duration)]
     pub rate_cycle: Option<Duration>,
 
+    /// Each worker pauses this long after every --thinktime-blocks I/Os
+    /// (default 1), once all it has in flight completed, as fio's
+    /// thinktime= does (an application's work between I/Os). The pause is
+    /// in the window: the throughput and IOPS include it, as fio's do; the
+    /// latencies are the I/Os' own
+    #[arg(long, value_name = "TIME", value_parser = parse_positive_duration)]
+    pub thinktime: Option<Duration>,
+
+    /// The first part of each --thinktime pause spent spinning on the CPU
+    /// rather than sleeping (fio's thinktime_spin=)
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, requires = "thinktime")]
+    pub thinktime_spin: Option<Duration>,
+
+    /// The I/Os between --thinktime pauses, counted as they complete
+    /// (fio's thinktime_blocks=; default 1)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), requires = "thinktime")]
+    pub thinktime_blocks: Option<u64>,
+
+    /// Count --thinktime-blocks as the I/Os are issued, not as they
+    /// complete (fio's thinktime_blocks_type=issue)
+    #[arg(long, requires = "thinktime")]
+    pub thinktime_on_issue: bool,
+
     /// End the window once the run is steady, as fio's steadystate= judges
     /// it: over the last --steady-dur of --live-interval figures (IOPS, bytes
     /// per second or mean latency of the whole run), every one within LIMIT
@@ -658,6 +681,10 @@ impl Default for RunArgs {
             rate_min: None,
             rate_iops_min: None,
             rate_cycle: None,
+            thinktime: None,
+            thinktime_spin: None,
+            thinktime_blocks: None,
+            thinktime_on_issue: false,
             steady: None,
             steady_dur: None,
             steady_ramp: None,

@@ -57,6 +57,9 @@ pub enum ConfigError {
     /// no minimum (the text says how).
     #[error("{0}")]
     RateMin(String),
+    /// `--thinktime` with what it cannot go with (the text says how).
+    #[error("{0}")]
+    Think(String),
     /// `--steady`'s window and the run's do not fit (the text says how).
     #[error("{0}")]
     Steady(String),
@@ -729,6 +732,7 @@ fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
 /// A --duration long enough to measure.
 fn check_duration(args: &RunArgs) -> Result<(), ConfigError> {
     check_rate_min(args)?;
+    check_think(args)?;
     if let Some(d) = args.duration.filter(|&d| d < MIN_DURATION) {
         return Err(ConfigError::DurationTooShort {
             shown: humantime::format_duration(d).to_string(),
@@ -970,7 +974,14 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
                 interval: args.live_interval,
             }),
         rate_min: rate_min(args),
+        think: args.thinktime.map(|time| crate::measure::config::Think {
+            time,
+            spin: args.thinktime_spin.unwrap_or_default(),
+            blocks: args.thinktime_blocks.unwrap_or(1),
+            on_issue: args.thinktime_on_issue,
+        }),
         together: None,
+        exitall: None,
     }
 }
 
@@ -989,6 +1000,26 @@ fn rate_min(args: &RunArgs) -> Option<crate::measure::config::RateMinConfig> {
             .unwrap_or(Duration::from_secs_f64(DEFAULT_CYCLE_SEC)),
         interval: args.live_interval,
     })
+}
+
+/// --thinktime: its spin is part of it; and a --rate schedule, whose
+/// latencies run from each I/O's due time, would count the pauses as
+/// lateness.
+fn check_think(args: &RunArgs) -> Result<(), ConfigError> {
+    let Some(time) = args.thinktime else {
+        return Ok(());
+    };
+    if args.thinktime_spin.is_some_and(|s| s > time) {
+        return Err(ConfigError::Think(
+            "--thinktime-spin is the spinning part of --thinktime, and longer than it: give a spin no longer than the think time".into(),
+        ));
+    }
+    if args.rate.is_some() || args.rate_iops.is_some() {
+        return Err(ConfigError::Think(
+            "--thinktime pauses a --rate schedule, whose latencies run from each I/O's due time, and would count every pause as lateness: give one of them".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// fio refuses a minimum above its own schedule ("minimum rate exceeds

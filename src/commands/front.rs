@@ -39,6 +39,7 @@ fn group(inv: Invocation) -> crate::commands::fio::Group {
         args,
         with_previous: inv.with_previous,
         reads_what_was_written: inv.reads_what_was_written,
+        exitall: inv.exitall,
     }
 }
 

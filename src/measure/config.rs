@@ -150,6 +150,11 @@ pub struct RunConfig {
     /// `--rate-min`/`--rate-iops-min`: the window ends, failed, when a
     /// worker's cycle falls below it.
     pub rate_min: Option<RateMinConfig>,
+    /// A fio job file's exitall=1: what this run's end stops of the runs
+    /// at once with it (and after it), and its reporting group.
+    pub exitall: Option<crate::measure::together::Exitall>,
+    /// `--thinktime`: each worker pauses between its I/Os.
+    pub think: Option<Think>,
     /// The run starts together with others (fio's jobs of one group that
     /// differ, each a run): its window opens when all of theirs are ready.
     pub together: Option<crate::measure::together::Together>,
@@ -183,6 +188,20 @@ pub struct RateMinConfig {
     pub min: crate::analysis::rate_min::Minimum,
     pub cycle: Duration,
     pub interval: Duration,
+}
+
+/// `--thinktime` and its companions, fio's thinktime= family: after
+/// every `blocks` I/Os (issued, or completed), the worker waits for all
+/// it has in flight, spins for `spin`, then sleeps for the rest of
+/// `time` (backend.c `handle_thinktime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Think {
+    pub time: Duration,
+    pub spin: Duration,
+    pub blocks: u64,
+    /// Counted as they are issued (fio's thinktime_blocks_type=issue),
+    /// else as they complete (its default).
+    pub on_issue: bool,
 }
 
 /// `--live-format` (its command-line names and help: `cli::values`).

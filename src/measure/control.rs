@@ -29,6 +29,8 @@ pub struct RunControl {
     steady: AtomicBool,
     /// `--rate-min`/`--rate-iops-min`: a cycle fell below the minimum.
     below_min: AtomicBool,
+    /// Another run at once ended, and fio's exitall ends this one too.
+    exited: AtomicBool,
 }
 
 impl RunControl {
@@ -98,6 +100,19 @@ impl RunControl {
         self.below_min.store(true, Ordering::SeqCst);
         let now = self.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64);
         self.end_ns.fetch_min(now, Ordering::SeqCst);
+    }
+
+    /// Closes the window now because another run at once ended (fio's
+    /// exitall): the run was not cut short by anything of its own.
+    pub fn end_by_exit(&self) {
+        self.exited.store(true, Ordering::SeqCst);
+        let now = self.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64);
+        self.end_ns.fetch_min(now, Ordering::SeqCst);
+    }
+
+    /// Another run's end (fio's exitall) ended the window.
+    pub fn ended_by_exit(&self) -> bool {
+        self.exited.load(Ordering::SeqCst)
     }
 
     /// A cycle fell below the minimum rate and ended the window.

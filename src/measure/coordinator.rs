@@ -246,6 +246,7 @@ pub fn execute(
             epoch,
             gate_cpu,
         )?;
+        exit_others(cfg, control);
         // Every worker has ended (its tap is gone): the collector writes
         // what is left, the last second included, and ends.
         let live = match collecting {
@@ -559,10 +560,11 @@ fn wait_for_start_at(cfg: &RunConfig, control: &RunControl, progress: &Progress)
 /// A run of several that start together (fio's jobs of one group that
 /// differ): its workers, ready, wait for the others' to be; a run that
 /// failed before its start calls this one off.
-fn wait_together(cfg: &RunConfig, control: &RunControl, progress: &Progress) -> Result<()> {
+fn wait_together(cfg: &RunConfig, control: &Arc<RunControl>, progress: &Progress) -> Result<()> {
     let Some(together) = &cfg.together else {
         return Ok(());
     };
+    together.enlist(control, cfg.exitall.map_or(0, |e| e.group));
     progress.message("waiting for the runs that start with it");
     match together.arrive() {
         Ok(()) => Ok(()),
@@ -576,6 +578,16 @@ fn wait_together(cfg: &RunConfig, control: &RunControl, progress: &Progress) -> 
         Err(Parted::Failed(why)) => {
             control.call_off();
             Err(crate::measure::together::NotStarted(why).into())
+        }
+    }
+}
+
+/// fio's exitall: this run's end stops the runs at once its exit_what
+/// names (not when a signal ended it: that ends them all anyway).
+fn exit_others(cfg: &RunConfig, control: &Arc<RunControl>) {
+    if let (Some(t), Some(e)) = (&cfg.together, cfg.exitall) {
+        if !control.interrupted() {
+            t.exit(control, e);
         }
     }
 }
@@ -739,7 +751,8 @@ fn collect(
 }
 
 /// Where the window closed (ns since the epoch) and what closed it:
-/// "duration", "limit", "passes", "errors" or "interrupted".
+/// "duration", "limit", "passes", "errors", "interrupted", or "exitall"
+/// (another run at once ended, fio's exitall).
 fn window_end(
     cfg: &RunConfig,
     control: &RunControl,
@@ -756,7 +769,12 @@ fn window_end(
     } else if control.ended_steady() {
         "steady"
     } else if endings.contains(&Ending::Deadline) {
-        "duration"
+        // A worker stopped at the deadline another run's end lowered.
+        if control.ended_by_exit() {
+            "exitall"
+        } else {
+            "duration"
+        }
     } else if endings.contains(&Ending::Limit) {
         // A size-bounded run (--io-limit, --passes, verify's pass) whose
         // workers all stopped on their own ends at its last completion,

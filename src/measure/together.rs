@@ -9,6 +9,40 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use crate::measure::control::RunControl;
+
+/// fio's exit_what=: which of the jobs running a job's end stops, with
+/// exitall=1 (libfio.c `fio_terminate_threads`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ExitWhat {
+    /// The jobs of its reporting group (fio's groupid: new_group or
+    /// stonewall starts the next): fio's default.
+    Group,
+    /// Every job running.
+    Stonewall,
+    /// Every job running, and the ones after it never start.
+    All,
+}
+
+impl ExitWhat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitWhat::Group => "group",
+            ExitWhat::Stonewall => "stonewall",
+            ExitWhat::All => "all",
+        }
+    }
+}
+
+/// A run of a job file with exitall=1 (fio's is for the whole file): what
+/// its own end stops, and the reporting group it is in (what another's
+/// exit_what=group stops).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exitall {
+    pub what: ExitWhat,
+    pub group: usize,
+}
+
 /// The rendezvous of `n` runs; each holds a clone (in its configuration)
 /// and one [`Member`], which says when it leaves without arriving.
 #[derive(Clone)]
@@ -23,6 +57,9 @@ struct Inner {
 #[derive(Default)]
 struct State {
     arrived: usize,
+    /// Each run's window, once it arrived, and its reporting group:
+    /// what another's end closes (fio's exitall).
+    windows: Vec<(Arc<RunControl>, usize)>,
     /// Why a run left before it arrived: the others do not start.
     failed: Option<String>,
 }
@@ -112,6 +149,30 @@ impl Together {
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
+    }
+
+    /// Run `control` (of reporting group `group`) is one of them: another
+    /// run's [`exit`](Self::exit) may close its window.
+    pub fn enlist(&self, control: &Arc<RunControl>, group: usize) {
+        let mut s = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.windows.push((control.clone(), group));
+    }
+
+    /// Run `own` ended (fio's exitall): closes the windows `what` names of
+    /// the others still open. Returns how many it closed.
+    pub fn exit(&self, own: &Arc<RunControl>, what: Exitall) -> usize {
+        let s = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut closed = 0;
+        for (c, group) in &s.windows {
+            if Arc::ptr_eq(c, own) || (what.what == ExitWhat::Group && *group != what.group) {
+                continue;
+            }
+            if c.end_ns() > c.epoch().map_or(0, |e| e.elapsed().as_nanos() as u64) {
+                c.end_by_exit();
+                closed += 1;
+            }
+        }
+        closed
     }
 
     fn leave(&self, why: String) {

@@ -249,6 +249,7 @@ pub fn heading(doc: &RunDocument) -> String {
             "errors" => " (every worker stopped on errors)",
             "steady" => " (closed when the run was steady: --steady, below)",
             "rate_min" => " (closed when a worker fell below its minimum rate, below)",
+            "exitall" => " (closed when a run at once with it ended: fio's exitall)",
             _ => "",
         },
         if c.pin { "; workers pinned" } else { "; workers not pinned" },

@@ -1246,3 +1246,85 @@ fn fio_s_t0031_replays_the_iolog_its_pre_job_wrote() {
     let lat = std::fs::read_to_string(dir.path().join("lat_log_clat.1.log")).unwrap();
     assert!(!lat.trim().is_empty());
 }
+
+// Issue 41: examples/exitwhat.fio's thinktime=2000 was refused as unknown.
+// fio pauses after each I/O (here 20 ms after each of 20): the window
+// holds the pauses, so the rate includes them as fio's does, while the
+// latencies stay the I/Os' own. Lower bounds only: a slow machine makes
+// the window longer, never shorter.
+#[test]
+fn thinktime_pauses_after_each_io_and_the_window_holds_the_pauses() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "a", 1 << 20);
+    let job = "[j]\nfilename=a\nrw=read\nbs=4k\nioengine=psync\nthinktime=20000\nnumber_ios=20\n";
+    let o = run_written(dir.path(), "think.fio", job);
+    succeeded_as(&o, "thinktime=20000");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        commands(&o.stderr)[0].contains("--thinktime=20ms"),
+        "{stderr}"
+    );
+    let d = json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    let t = &d["total"];
+    assert_eq!(t["ios"], 20, "{t}");
+    // 20 pauses of 20 ms, less the last (nothing is left to issue).
+    let secs = d["window"]["seconds"].as_f64().unwrap();
+    assert!(secs >= 0.38, "19 pauses of 20 ms in {secs} s");
+    let p50 = t["latency_ns"]["p50"].as_u64().unwrap();
+    assert!(
+        p50 < 20_000_000,
+        "the latencies hold the pauses: p50 {p50} ns"
+    );
+    // Every fourth I/O: four pauses (the last not taken) in 20 I/Os.
+    let job = job.replace("number_ios=20", "number_ios=20\nthinktime_blocks=4");
+    let o = run_written(dir.path(), "think4.fio", &job);
+    succeeded_as(&o, "thinktime_blocks=4");
+    let d = json(&std::fs::read(dir.path().join("r.json")).unwrap());
+    let secs = d["window"]["seconds"].as_f64().unwrap();
+    assert!(secs >= 0.078, "4 pauses of 20 ms in {secs} s");
+}
+
+// Issue 41: examples/exitwhat.fio's exitall=1 was refused as unknown. fio
+// stops the jobs running when one ends (exit_what=stonewall: every one
+// running): the run at once with it closes its window then, and says so,
+// rather than running its 4 MiB at 100 KiB/s (40 s). Measured with fio
+// 3.42 on such a file: the fast job ended with the slow one.
+#[test]
+fn exitall_closes_the_runs_at_once_when_one_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "a", 4 << 20);
+    let job = "[global]\nfilename=a\nbs=4k\nioengine=psync\nexitall=1\n\
+               [slow]\nrw=read\nthinktime=2000\nnumber_ios=50\nexit_what=stonewall\n\
+               [fast]\nnew_group\nrw=randread\nrate=100k\n";
+    let o = run_written(dir.path(), "exit.fio", job);
+    succeeded_as(&o, "exitall=1");
+    let slow = run_doc(dir.path(), "r", 1);
+    let fast = run_doc(dir.path(), "r", 2);
+    assert_eq!(slow["window"]["ended_by"], "limit", "{}", slow["window"]);
+    assert_eq!(slow["total"]["ios"], 50);
+    assert_eq!(fast["window"]["ended_by"], "exitall", "{}", fast["window"]);
+    let secs = fast["window"]["seconds"].as_f64().unwrap();
+    assert!(secs < 20.0, "the fast run went on for {secs} s");
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(table.contains("fio's exitall"), "{table}");
+}
+
+// exit_what=all: the runs after the one that ended never start, as fio
+// starts none of its jobs after; without exitall they run.
+#[test]
+fn exit_what_all_starts_no_run_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "a", 1 << 20);
+    let job = "[global]\nfilename=a\nbs=4k\nioengine=psync\n\
+               [first]\nrw=read\nnumber_ios=10\nexitall=1\nexit_what=all\n\
+               [second]\nstonewall\nrw=read\nnumber_ios=10\n";
+    let o = run_written(dir.path(), "all.fio", job);
+    succeeded_as(&o, "exit_what=all");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("exit_what=all"), "{stderr}");
+    assert!(dir.path().join("r.1.json").exists());
+    assert!(!dir.path().join("r.2.json").exists(), "{stderr}");
+    let o = run_written(dir.path(), "plain.fio", &job.replace("exitall=1\n", ""));
+    succeeded_as(&o, "no exitall");
+    assert!(dir.path().join("r.2.json").exists());
+}

@@ -22,6 +22,7 @@ use crate::cli::fio_words;
 use crate::cli::EngineArg;
 use crate::engine::buffer::HugePages;
 use crate::measure::config::RwMode;
+use crate::measure::together::ExitWhat;
 
 /// One family of fio options: the keys it reads, and what it makes of
 /// them.
@@ -124,6 +125,16 @@ const STEPS: &[Step] = &[
         run: rate_min,
     },
     Step {
+        keys: &[
+            "thinktime",
+            "thinktime_spin",
+            "thinktime_blocks",
+            "thinktime_blocks_type",
+            "thinktime_iotime",
+        ],
+        run: think,
+    },
+    Step {
         keys: &["size", "offset", "filesize", "offset_increment"],
         run: region,
     },
@@ -154,6 +165,10 @@ const STEPS: &[Step] = &[
     Step {
         keys: &["wait_for"],
         run: wait_for,
+    },
+    Step {
+        keys: &["exitall", "exit_what"],
+        run: exits,
     },
     Step {
         keys: &["end_fsync", "fsync_on_close"],
@@ -281,6 +296,9 @@ pub(super) fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobErro
         targets: d.targets,
         notes: d.notes,
         read_back: d.read_back,
+        exitall: d.exitall,
+        exit_what: d.exit_what,
+        report_group: 0,
     })
 }
 
@@ -399,6 +417,8 @@ struct Draft {
     /// fio's rw=, as given.
     rw: String,
     random: bool,
+    /// The read share of a mix (rwmixread; fio's default 50).
+    mix: u64,
     bs: u64,
     direct: bool,
     /// fio's ioengine=, as given.
@@ -407,6 +427,9 @@ struct Draft {
     /// A verified write to be read back and checked after it (fio's
     /// do_verify=1), as a run of its own.
     read_back: bool,
+    /// fio's exitall=1 (for the whole file, in fio) and exit_what=.
+    exitall: bool,
+    exit_what: ExitWhat,
 }
 
 impl Default for Draft {
@@ -417,11 +440,14 @@ impl Default for Draft {
             targets: Vec::new(),
             rw: "read".into(),
             random: false,
+            mix: 50,
             bs: 4096,
             direct: false,
             engine: "psync".into(),
             depth: 1,
             read_back: false,
+            exitall: false,
+            exit_what: ExitWhat::Group,
         }
     }
 }
@@ -502,6 +528,7 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         return r.refuse(o, format!("with rw={rw}: a read share is for rw=randrw or rw=rw, which mix (fio ignores it here): drop it"));
     }
     if let Some(m) = mix {
+        d.mix = m;
         d.args.push(Set::Mix(m as u8));
     }
     Ok(())
@@ -1245,27 +1272,125 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     for key in ["rate", "rate_iops"] {
         let Some(o) = r.get(key) else { continue };
         let v = o.value.as_deref().unwrap_or("");
-        if v.contains(',') {
+        // fio's reads,writes,trims: one value caps each direction at it,
+        // an empty one leaves its direction free, a missing one takes the
+        // last given (fio's str_split_parse). Trims are never issued here
+        // (rw=trim is refused), so their cap is ignored, as fio ignores it
+        // for a job that does none.
+        let parts: Vec<&str> = v.split(',').collect();
+        let each = |i: usize| -> Result<u64, FioJobError> {
+            let p = parts.get(i).or(parts.last()).copied().unwrap_or("");
+            if p.is_empty() {
+                return Ok(0);
+            }
+            let one = Opt {
+                value: Some(p.to_string()),
+                ..o.clone()
+            };
+            if key == "rate" {
+                r.size(&one)
+            } else {
+                r.count(&one)
+            }
+        };
+        if parts.len() > 3 {
             return r.refuse(
                 o,
-                "gives reads and writes their own rate, which stripebench does not: give one rate",
+                "has more than three values (reads, writes, trims): give at most three",
             );
         }
-        if d.rw == "randrw" {
-            return r.refuse(o, "with rw=randrw: fio caps reads and writes each at it, stripebench's --rate schedules both together: give it without rw=randrw");
-        }
-        if key == "rate" {
-            match r.size(o)? {
-                0 => {}
-                b => d.args.push(Set::Rate(b)),
-            }
+        let (reads, writes) = (each(0)?, each(1)?);
+        let mixes = matches!(d.rw.as_str(), "randrw" | "rw" | "readwrite");
+        let share = if mixes {
+            d.mix
+        } else if d.rw.contains("read") {
+            100
         } else {
-            match r.count(o)? {
-                0 => {}
-                n => d.args.push(Set::RateIops(n)),
+            0
+        };
+        let total = match share {
+            100 => reads,
+            0 => writes,
+            _ if reads == 0 && writes == 0 => 0,
+            m if reads == 0 || writes == 0 => {
+                return r.refuse(o, format!("caps only the {} of a mix, which fio lets run free: stripebench's --rate schedules reads and writes together; give both a rate, in the mix's proportion ({m}:{}), or run this job with fio", if reads == 0 { "writes" } else { "reads" }, 100 - m));
+            }
+            // Reads at m% of a total T are T*m/100: the caps name one
+            // total when reads*(100-m) == writes*m, and it is their sum
+            // (fio's two schedules then keep the mix, as measured with
+            // fio 3.42: rate=400k,400k with rw=randrw did 400 KiB/s each).
+            m if reads * (100 - m) == writes * m => reads + writes,
+            m => {
+                return r.refuse(o, format!("caps reads and writes out of the mix's proportion ({m}:{}), which fio meets by letting the mix drift: stripebench's --rate schedules reads and writes together at the mix; give the rates in proportion, or run this job with fio", 100 - m));
+            }
+        };
+        match (key, total) {
+            (_, 0) => {}
+            ("rate", b) => d.args.push(Set::Rate(b)),
+            (_, n) => d.args.push(Set::RateIops(n)),
+        }
+    }
+    Ok(())
+}
+
+/// fio's thinktime= family (backend.c `handle_thinktime`): after every
+/// thinktime_blocks I/Os, the job waits for all in flight, spins
+/// thinktime_spin, and sleeps the rest. Times without a unit are
+/// microseconds, as fio reads them.
+fn think(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let us = |o: &Opt| -> Result<Duration, FioJobError> {
+        match o.value.as_deref().map(str::parse::<u64>) {
+            Some(Ok(n)) => Ok(Duration::from_micros(n)),
+            _ => r.time(o),
+        }
+    };
+    let time = match r.get("thinktime") {
+        Some(o) => us(o)?,
+        None => Duration::ZERO,
+    };
+    if time.is_zero() {
+        // fio's default, and what its companions need to mean anything.
+        return Ok(());
+    }
+    let o = r.get_or_first("thinktime");
+    if let Some(rate) = r.get("rate").or(r.get("rate_iops")) {
+        return r.refuse(o, format!("with `{}`: stripebench's --rate latencies run from each I/O's due time and would count every pause as lateness: drop one of them, or run this job with fio", show_text(&r.written(rate))));
+    }
+    if let Some(io) = r.get("thinktime_iotime") {
+        if us(io)? > Duration::ZERO {
+            return r.refuse(io, "pauses by time spent issuing, which stripebench does not: drop it (a pause after every thinktime_blocks I/Os remains), or run this job with fio");
+        }
+    }
+    d.args.push(Set::Thinktime(time));
+    if let Some(o) = r.get("thinktime_spin") {
+        match us(o)? {
+            s if s > time => return r.refuse(o, "is longer than thinktime, of which it is the spinning part: give a spin no longer than thinktime"),
+            s if s.is_zero() => {}
+            s => d.args.push(Set::ThinktimeSpin(s)),
+        }
+    }
+    if let Some(o) = r.get("thinktime_blocks") {
+        match r.count(o)? {
+            0 | 1 => {}
+            n => d.args.push(Set::ThinktimeBlocks(n)),
+        }
+    }
+    if let Some(o) = r.get("thinktime_blocks_type") {
+        match o.value.as_deref() {
+            Some("complete") => {}
+            Some("issue") => d.args.push(Set::ThinktimeOnIssue),
+            _ => {
+                return r.refuse(
+                    o,
+                    "is not complete or issue: give one of them (fio's default is complete)",
+                )
             }
         }
     }
+    d.notes.push(format!(
+        "thinktime={}us: each worker pauses between its I/Os; the throughput and IOPS include the pauses, as fio's do, and the latencies are the I/Os' own",
+        time.as_micros()
+    ));
     Ok(())
 }
 
@@ -1490,6 +1615,26 @@ fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         .retain(|a| !matches!(a, Set::Size(_) | Set::Create(_)));
     d.args.push(Set::FillDevice);
     d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file fio grows it until its file system says ENOSPC, which stripebench does not do, so a file is refused when the run starts", show_text(&r.written(o))));
+    Ok(())
+}
+
+/// fio's exitall= and exit_what=: read here, honoured by the file's runs
+/// at once (`groups`), since fio's exitall is the whole file's.
+fn exits(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    d.exitall = r.flag("exitall")? == Some(true);
+    if let Some(o) = r.get("exit_what") {
+        d.exit_what = match o.value.as_deref() {
+            Some("group") => ExitWhat::Group,
+            Some("stonewall") => ExitWhat::Stonewall,
+            Some("all") => ExitWhat::All,
+            _ => {
+                return r.refuse(
+                    o,
+                    "is not group, stonewall or all: give one of them (fio's default is group)",
+                )
+            }
+        };
+    }
     Ok(())
 }
 

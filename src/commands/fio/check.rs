@@ -14,11 +14,12 @@ use crate::measure::series::{self, Point};
 /// holes, which an earlier group may fill).
 pub(super) fn check(g: Group) -> Result<Checked> {
     let args = g.args.map_err(UsageError)?;
-    let config = crate::cli::validate::run_config(
+    let mut config = crate::cli::validate::run_config(
         &args,
         &crate::base::cpus::available_cpus(),
         run::tmpdir(),
     )?;
+    config.exitall = g.exitall;
     let targets = run::named_targets(&config)?;
     let out = run::create::outputs_and_created(&config, args.outputs(), &targets)?;
     let checked = Checked {

@@ -124,6 +124,11 @@ impl Planner for Groups {
                 Ok(Step::Stop)
             };
         }
+        // fio's exit_what=all: a run's end stops every job, those after it
+        // never start.
+        let all = runs.iter().any(|r| {
+            (r.config.exitall).is_some_and(|e| e.what == crate::measure::together::ExitWhat::All)
+        });
         // Each run's documents, in the runs' order; the first exit code
         // that is not 0 is the group's.
         for r in runs {
@@ -145,6 +150,14 @@ impl Planner for Groups {
             if self.code == EXIT_OK {
                 self.code = code;
             }
+        }
+        let left = self.n - self.begun;
+        if all && self.code == EXIT_OK && left > 0 {
+            crate::base::error::say(format_args!(
+                "stripebench: exit_what=all (fio's exitall): run {} ended, so the {left} after it do not run, as fio starts none of its jobs after",
+                self.begun
+            ));
+            return Ok(Step::Stop);
         }
         Ok(if self.code == EXIT_OK {
             Step::Next

@@ -35,6 +35,9 @@ pub struct Group {
     /// The read-back of a verified sequential mix: it reads as many
     /// bytes as the run before it wrote, set when that run ends.
     pub reads_what_was_written: bool,
+    /// The file has exitall=1: what its end stops (runs at once; with
+    /// exit_what=all, the runs after it too).
+    pub exitall: Option<crate::measure::together::Exitall>,
 }
 
 /// Runs the groups; the exit code.

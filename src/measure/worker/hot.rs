@@ -259,6 +259,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     // Nothing completed for --hang-timeout: the engine is given up on.
     let mut hung = false;
     let hang_timeout = engine_spec.hang_timeout;
+    // --thinktime: the I/Os (issued or completed) since the last pause.
+    let mut since_think = 0u64;
 
     // The first I/O goes in right below: where this worker's own active
     // time starts (it stops at its last completion if it ends on its limit).
@@ -268,15 +270,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     // a free slot waits for its I/O's due time.
     loop {
         if !tally.stopping {
-            let ready = match &mut pace {
-                None => completed.len(),
-                Some(p) => {
-                    let (n, over) = p.ready(completed.len(), control.end_ns());
-                    // The next I/O is due after the deadline: none is left to issue.
-                    tally.stopping |= over;
-                    n
-                }
-            };
+            let free = completed.len();
+            let ready = issuable(spec, pace, free, control, tally, &mut since_think);
             for s in completed.drain(..ready) {
                 if issued_bytes >= limit {
                     break;
@@ -315,8 +310,16 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                 in_flight += 1;
             }
         }
-        // Free slots whose I/O is not due yet keep their tokens (on a schedule).
-        if pace.is_none() || tally.stopping {
+        // --thinktime's blocks done, nothing in flight (io_u_quiesce): the pause.
+        let think_due = spec.think.filter(|t| since_think >= t.blocks);
+        if think_due.is_some() && in_flight == 0 && !tally.stopping {
+            think::<C>(think_due, issued_bytes < limit, control, epoch);
+            since_think = 0;
+            continue;
+        }
+        // Free slots whose I/O is not due yet keep their tokens (on a
+        // schedule), as do those held for the pause.
+        if (pace.is_none() && think_due.is_none()) || tally.stopping {
             completed.clear();
         }
         let kept = completed.len();
@@ -341,13 +344,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         // The I/Os queued since the last reap go to the kernel in it: one
         // clock read is their issue time (io_uring: the instant before the
         // io_uring_enter that submits the batch; sync: before the pread).
-        if !unstamped.is_empty() {
-            let now = C::now();
-            for i in unstamped.drain(..) {
-                slots[i].issued = now;
-                slots[i].due = now;
-            }
-        }
+        stamp::<C>(&mut unstamped, slots);
         // And one clock read, at the first completion the reap hands back,
         // is the completion time of all it hands back: they were complete
         // when the kernel returned.
@@ -367,6 +364,9 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             Some(w) if kept > 0 => engine.reap_within(w.saturating_sub(PACE_SPIN), done),
             _ => engine.reap(done),
         };
+        if spec.think.is_some_and(|t| !t.on_issue) {
+            since_think += (completed.len() - kept) as u64;
+        }
         inspect(spec, engine_spec, engine, slots, &completed[kept..], tally);
         if let Err(e) = reaped {
             match reap_failed(e, control, epoch, hang_timeout, slots, tally) {
@@ -387,6 +387,86 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
 fn record<C: Clock>(iolog: &mut Option<IoLogBuf>, epoch: Instant, offset: u64, op: Op) {
     if let Some(log) = iolog {
         log.push(C::now().duration_since(epoch).as_nanos() as u64, offset, op);
+    }
+}
+
+/// The slots queued since the last reap: their issue (and due) time,
+/// one clock read for the batch.
+#[inline]
+fn stamp<C: Clock>(unstamped: &mut Vec<usize>, slots: &mut [Slot]) {
+    if !unstamped.is_empty() {
+        let now = C::now();
+        for i in unstamped.drain(..) {
+            slots[i].issued = now;
+            slots[i].due = now;
+        }
+    }
+}
+
+/// How many of `free` slots may issue now: on a schedule, those whose I/O
+/// is due (the next due after the deadline stops the worker); with
+/// --thinktime, no more than its blocks before the pause (counted here
+/// when they are counted as issued).
+#[inline]
+fn issuable<C: Clock>(
+    spec: &WorkerSpec,
+    pace: &mut Option<Pace<C>>,
+    free: usize,
+    control: &RunControl,
+    tally: &mut Tally<'_, C>,
+    since_think: &mut u64,
+) -> usize {
+    let ready = match pace {
+        None => free,
+        Some(p) => {
+            let (n, over) = p.ready(free, control.end_ns());
+            tally.stopping |= over;
+            n
+        }
+    };
+    let Some(t) = spec.think else {
+        return ready;
+    };
+    let ready = ready.min(t.blocks.saturating_sub(*since_think) as usize);
+    if t.on_issue {
+        *since_think += ready as u64;
+    }
+    ready
+}
+
+/// --thinktime's pause, nothing in flight, when there is I/O left to
+/// issue (`owed`): spins for its spin part, then sleeps the rest (in
+/// slices, so that a lowered deadline is seen), never past the deadline
+/// (fio cuts it at its runtime too).
+#[cold]
+fn think<C: Clock>(
+    t: Option<crate::measure::config::Think>,
+    owed: bool,
+    control: &RunControl,
+    epoch: Instant,
+) {
+    let Some(t) = t.filter(|_| owed) else {
+        return;
+    };
+    let start = C::now();
+    let left = |now: Instant| {
+        let end = epoch + std::time::Duration::from_nanos(control.end_ns());
+        end.saturating_duration_since(now)
+    };
+    let spin = t.spin.min(t.time);
+    while C::now().duration_since(start) < spin.min(left(start)) {
+        std::hint::spin_loop();
+    }
+    loop {
+        let now = C::now();
+        let rest = t
+            .time
+            .saturating_sub(now.duration_since(start))
+            .min(left(now));
+        if rest.is_zero() {
+            return;
+        }
+        C::sleep(rest.min(PACE_SLEEP_MAX));
     }
 }
 

@@ -81,6 +81,8 @@ pub struct WorkerSpec {
     /// next (I/O k is due k periods after the start); `None`: as fast as
     /// the target allows.
     pub rate_period_ns: Option<f64>,
+    /// `--thinktime`: the pause between its I/Os.
+    pub think: Option<crate::measure::config::Think>,
     /// What the worker does to its region's pages each time it wraps
     /// around the region.
     pub on_wrap: OnWrap,
@@ -747,6 +749,7 @@ mod tests {
             ramp_ns: 0,
             log_ns: 1_000_000_000,
             rate_period_ns: None,
+            think: None,
             iolog_cap: 0,
             replay: None,
             on_wrap: OnWrap::Keep,
