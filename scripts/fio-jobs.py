@@ -11,7 +11,7 @@ over a scratch file this script creates (1 TiB, sparse past its first 64 MiB) (s
 directory= is replaced by it, and nothing of the machine's is touched),
 and prints each job's verdict (a job t/run-fio-tests.py gives a pre_job
 is run after that pre-job, run for real on the scratch file, as fio's
-runner does),: "runs", or stripebench's one-line reason.
+runner does; t0027's pattern file is made as fio's runner makes it),: "runs", or stripebench's one-line reason.
 The summary counts the jobs that run and the reasons, most frequent first.
 
     scripts/fio-jobs.py --fio-src DIR [--sb PATH] [--verbose]
@@ -109,6 +109,10 @@ def main():
                 f.write(os.urandom(1 << 20))
             f.truncate(1 << 40)
         pre = pre_jobs(a.fio_src)
+        # What fio's runner makes before a job (its FioJobFileTest_t0027's
+        # setup: the pattern file t0027 writes).
+        with open(os.path.join(tmp, "t0027.pattern"), "wb") as f:
+            f.write(os.urandom(16 << 10))
         for j in local:
             if os.path.basename(j) in pre:
                 # fio's runner runs this job's pre-job first, for real: it
@@ -134,7 +138,9 @@ def main():
     # The reason without its values: what kind of thing stopped the job.
     kinds = collections.Counter()
     for v, n in why.items():
-        m = re.search(r"fio's `([a-z_0-9]+)", v) or re.search(r"`([a-z_0-9]+)[=`]", v)
+        # A run refused when it was checked: the run option named.
+        m = (re.search(r"fio's `([a-z_0-9]+)", v) or re.search(r"`([a-z_0-9]+)[=`]", v)
+             or re.search(r"none ran\): (--[a-z-]+(?: with --[a-z-]+)?)", v))
         if m:
             kinds[m.group(1)] += n
         elif "run at once in fio" in v:

@@ -256,6 +256,14 @@ pub(super) fn translate(job: &Job, shown: &str) -> Result<Translated, FioJobErro
         shown,
         kb_base: 1024,
     };
+    // A zoned device's job first: its zbd keys (max_open_zones and the
+    // like) are unknown because the mode is, and the mode is the reason.
+    if let Some(o) = job
+        .get("zonemode")
+        .filter(|o| o.value.as_deref().map(str::trim) == Some("zbd"))
+    {
+        return r.refuse(o, ZBD);
+    }
     // Every key first, in the file's order: the first unknown is named.
     if let Some(o) = job.opts.iter().find(|o| !known(&o.key)) {
         let said = fio_words::explain(&r.written(o), &o.key, o.value.as_deref());
@@ -592,6 +600,9 @@ fn distribution(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// Why zonemode=zbd is refused.
+const ZBD: &str = "drives a zoned block device's zones by their write pointers; stripebench has no zoned mode: run this job with fio";
+
 /// fio's strided zones (`--zones`): zonemode=strided, or none with a
 /// zonesize= (fio's init.c makes that strided), with zonerange=
 /// defaulting to zonesize=. zonemode=zbd (zoned block devices' own
@@ -600,9 +611,7 @@ fn zones(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let mode = r.get("zonemode");
     let size = r.get("zonesize");
     match mode.map(|o| (o, o.value.as_deref().unwrap_or("").trim())) {
-        Some((o, "zbd")) => {
-            return r.refuse(o, "drives a zoned block device's zones by their write pointers; stripebench has no zoned mode: run this job with fio")
-        }
+        Some((o, "zbd")) => return r.refuse(o, ZBD),
         Some((_, "none")) => {
             if let Some(z) = size {
                 return r.refuse(z, "with zonemode=none: fio refuses the pair; drop one");
@@ -2385,6 +2394,17 @@ mod tests {
             Err(e) => e.0,
             Ok(t) => panic!("not refused: {:?}", t.args),
         }
+    }
+
+    #[test]
+    fn a_zoned_job_is_refused_over_its_mode_not_the_zbd_keys_it_brings() {
+        // fio's zbd-rand-write.fio: max_open_zones= comes before any
+        // other unknown key, and was named; the mode is the reason.
+        let e = refusal("[global]\nmax_open_zones=32\nzonemode=zbd\n[dev1]\nrw=randwrite\n");
+        assert!(
+            e.contains("`zonemode=zbd` drives a zoned block device"),
+            "{e}"
+        );
     }
 
     // fio's ends (backend.c: exceeds_number_ios() is number_ios x loops;
