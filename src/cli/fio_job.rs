@@ -1332,7 +1332,15 @@ fn parts<'a, 'j>(
     let mut start = 0;
     for i in 1..=jobs.len() {
         let alike = |a: &Translated, b: &Translated| a.args == b.args && a.read_back == b.read_back;
-        if i == jobs.len() || !alike(&jobs[start].1, &jobs[i].1) {
+        // Alike jobs on a file one of them already names are two fio jobs
+        // on one file, each over all of it: runs at once, not one run
+        // naming the file twice.
+        let shares_a_file = |i: usize| {
+            jobs[start..i]
+                .iter()
+                .any(|(_, t, _)| t.targets.iter().any(|f| jobs[i].1.targets.contains(f)))
+        };
+        if i == jobs.len() || !alike(&jobs[start].1, &jobs[i].1) || shares_a_file(i) {
             out.push(&jobs[start..i]);
             start = i;
         }

@@ -1328,3 +1328,24 @@ fn exit_what_all_starts_no_run_after_it() {
     succeeded_as(&o, "no exitall");
     assert!(dir.path().join("r.2.json").exists());
 }
+
+/// Two alike fio jobs on one file are two jobs each over all of it (fio's
+/// exitwhat.fio: fast2 and runsnever): runs at once. They were one run
+/// naming the file twice, refused ("named twice") once its check came.
+#[test]
+fn alike_jobs_on_one_file_run_at_once_not_as_one_run_naming_it_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    data_file(dir.path(), "f", 1 << 20);
+    let job = "[global]\nfilename=f\nsize=1m\nbs=4k\nrw=read\nnumber_ios=64\n[a]\n[b]\n";
+    let out = run_written(dir.path(), "t.fio", job);
+    succeeded_as(&out, "two alike jobs on one file");
+    for i in 1..=2 {
+        let d = run_doc(dir.path(), "r", i);
+        assert_eq!(
+            d["total"]["ios"].as_u64(),
+            Some(64),
+            "run {i}: {}",
+            d["total"]
+        );
+    }
+}
