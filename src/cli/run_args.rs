@@ -384,6 +384,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
     pub debug_fail_from: Option<u64>,
 
+    /// Testing only: worker 0's Nth write reaches the target with a byte of
+    /// its block flipped (past --verify's header), as a device that
+    /// corrupts data would leave it.
+    #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
+    pub debug_corrupt_write: Option<u64>,
+
     /// Testing only: worker 0 panics while it builds its engine, before it is ready.
     #[arg(long, hide = true)]
     pub debug_die_in_setup: bool,
@@ -653,6 +659,7 @@ impl Default for RunArgs {
             verify: false,
             max_errors: 1,
             debug_fail_from: None,
+            debug_corrupt_write: None,
             debug_die_in_setup: false,
             debug_hang_from: None,
             debug_mock_engine: None,

@@ -825,6 +825,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         ios: args.ios,
         max_errors: args.max_errors,
         debug_fail_from: args.debug_fail_from,
+        debug_corrupt_write: args.debug_corrupt_write,
         debug_die_in_setup: args.debug_die_in_setup,
         debug_hang_from: args.debug_hang_from,
         debug_mock_engine: args.debug_mock_engine,
