@@ -372,7 +372,9 @@ pub struct RunArgs {
     /// Write self-describing, checksummed blocks (with --rw write, or
     /// --rw randwrite with --passes N: every block once a pass, in a random
     /// order) that `stripebench verify` checks; with --rw read, check every
-    /// block read.
+    /// block read. With --rw randrw, each pass (every block once, read or
+    /// written) is followed by the read-back of the blocks it wrote, each
+    /// checked, a bit per block kept to know them (fio's do_verify loop).
     #[arg(long)]
     pub verify: bool,
 

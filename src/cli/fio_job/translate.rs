@@ -1342,7 +1342,11 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let map = r.flag("norandommap")?;
     if verified_random_write(r, d) {
         // Its read-back reads every block, so each is written once a pass.
-        d.notes.push("rw=randwrite with verify=: every block is written once a pass, in an order drawn afresh each pass, as fio's default random map does".into());
+        d.notes.push(if d.rw == "randrw" {
+            "rw=randrw with verify=: every block is read or written once a pass, in an order drawn afresh each pass, as fio's default random map does".into()
+        } else {
+            "rw=randwrite with verify=: every block is written once a pass, in an order drawn afresh each pass, as fio's default random map does".into()
+        });
         if map == Some(true) {
             d.notes.push("norandommap with verify=: fio may then write a block twice and checks the last write; stripebench keeps its map for a verified write, as its read-back checks every block".into());
         }
@@ -1497,10 +1501,10 @@ const VERIFY_METHODS: &[&str] = &[
     "meta",
 ];
 
-/// A random write whose blocks are verified (fio's `verify=` a method,
-/// read back or not): written as whole passes, each block once.
+/// A random write or mix whose blocks are verified (fio's `verify=` a
+/// method): whole passes, each block once.
 fn verified_random_write(r: &Reader, d: &Draft) -> bool {
-    d.rw == "randwrite"
+    (d.rw == "randwrite" || d.rw == "randrw")
         && r.get("verify")
             .and_then(|o| o.value.as_deref())
             .is_some_and(|m| VERIFY_METHODS.contains(&m))
@@ -1542,7 +1546,13 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let mut bookkeeping = Vec::new();
     for (key, note) in VERIFY_BOOKKEEPING {
         if r.flag(key)? == Some(true) {
-            bookkeeping.push(*note);
+            // A random mix's record is kept here, and fio's replay of it
+            // checks less than the record would (read in fio's backend.c).
+            bookkeeping.push(if *key == "experimental_verify" && d.rw == "randrw" {
+                "experimental_verify=1 with rw=randrw: fio replays each loop's draws to find the blocks the mix wrote, rather than keeping a record of each, and (its count of the bytes it replayed is not reset between loops) in practice checks only the first loop's; stripebench keeps a bit for each block a pass wrote and checks every pass's, so its read figure holds every pass's read-back, fio's the first loop's"
+            } else {
+                note
+            });
         }
     }
     for key in ["verify_interval", "verify_offset"] {
@@ -1563,15 +1573,19 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     // of, stripebench finds as that prefix (the read-back reads as many
     // bytes as the mix wrote).
     let mix = rw == "rw" || rw == "readwrite";
-    if rw != "read" && rw != "write" && rw != "randwrite" && !mix {
-        let why = if rw == "randrw" {
-            "fio keeps a record of each block a random mix wrote and reads back only those; stripebench's read-back reads a run of blocks from the start, and a random mix's writes lie among blocks it only read (which hold no header, or an older one): give rw=rw (a sequential mix, whose writes are a run from the start) or rw=randwrite, or run this job with fio"
-        } else if rw.contains("write") || rw.starts_with("rand") {
+    // fio's random mix, like stripebench's with --verify, keeps a record
+    // of the blocks each pass wrote and reads back those after the pass.
+    let random_mix = rw == "randrw";
+    if rw != "read" && rw != "write" && rw != "randwrite" && !mix && !random_mix {
+        let why = if rw.contains("write") || rw.starts_with("rand") {
             "fio keeps a record of each offset a mixed write wrote and checks those; stripebench reads back whole passes of its blocks (a block with no header between written ones is a lost write), and this mix leaves blocks of its pass unwritten: give rw=write, rw=randwrite or rw=rw (then the read-back), or run this job with fio"
         } else {
             "stripebench checks whole passes: give rw=write or rw=read"
         };
         return r.refuse(o, format!("with rw={rw}: {why}"));
+    }
+    if random_mix && do_verify == Some(false) {
+        return r.refuse(o, "with rw=randrw and do_verify=0: fio writes the mix's blocks and checks none, and a later verifying read cannot tell the blocks the mix wrote from those it only read (stripebench keeps that record only while the mix runs): drop do_verify=0 (the mix then reads back what each pass wrote), or run this job with fio");
     }
     if mix && do_verify != Some(false) {
         // One worker's written bytes bound the read-back: each worker's
@@ -1620,7 +1634,9 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     }
     d.notes.extend(bookkeeping.iter().map(|n| n.to_string()));
     if writes {
-        if do_verify == Some(false) {
+        if random_mix {
+            d.notes.push("do_verify=1 with rw=randrw: fio mixes size= bytes of I/O (every block once, read or written: its random map), then reads back and checks each block it wrote, and again (loops=, or until runtime= with time_based), the verify's reads counted in the job's read figure; stripebench does the same within the run, each worker keeping a bit for each block of its region that the pass wrote, its figures holding the read-backs' reads, as fio's do (a pass the deadline cuts short is not read back, as in fio)".into());
+        } else if do_verify == Some(false) {
             d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with `stripebench verify` (the same --bs, --offset and --size)".into());
         } else if mix {
             d.read_back = true;
@@ -2185,9 +2201,9 @@ mod tests {
                 "each write a share of their own",
             ),
             (
-                "[j]\nrw=randrw\nverify=crc32c\n",
-                "`verify=crc32c` with rw=randrw",
-                "a random mix's writes lie among blocks it only read",
+                "[j]\nrw=randrw\nverify=crc32c\ndo_verify=0\n",
+                "`verify=crc32c` with rw=randrw and do_verify=0",
+                "cannot tell the blocks the mix wrote from those it only read",
             ),
             (
                 "[j]\nrw=write\nverify=meta\nverify_pattern=0xaa\n",
