@@ -1615,6 +1615,15 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             return r.refuse(o, "with rw=randwrite and random_distribution= or rw=randwrite:N: those visit some blocks more and others not at all, and stripebench's read-back checks every block: drop them, or run this job with fio");
         }
     }
+    // Blocks of several sizes: fio reads each back at the size it was
+    // written (randrepeat replays the size draws) and checks its header;
+    // stripebench's verify reads blocks of one --bs.
+    // (A read that checks nothing, do_verify=0, reads any sizes.)
+    let checks = rw != "read" || do_verify != Some(false);
+    if checks && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
+        let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
+        return r.refuse(key, format!("with verify={m}: fio writes blocks of several sizes and checks each at the size it was written (the same size draws replay on the read, as randrepeat keeps them), and stripebench's self-describing blocks are checked at one --bs, so a read of another size would split or join written blocks: give one bs= to the write and its check, or run this job with fio"));
+    }
     let writes = rw != "read";
     if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
         d.notes.push(format!("{}: fio reads back and checks each N blocks while it writes, so its write job's figure holds those reads (and is lower for them); stripebench reads back the whole region after the write, as a run of its own, and checks every block: the same blocks read and checked, the same read bytes, but the write's figure is the writes' alone", show_text(&r.written(b))));
@@ -2178,6 +2187,14 @@ mod tests {
     }
 
     #[test]
+    fn a_verified_write_of_several_block_sizes_is_refused_by_its_bssplit() {
+        // A read with do_verify=0 checks nothing: its sizes are any.
+        let t =
+            translated("[j]\nrw=read\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n").unwrap();
+        assert!(!t.args.contains(&Set::Verify), "{t:?}");
+    }
+
+    #[test]
     fn what_our_verify_cannot_honour_is_refused_by_name_with_why() {
         for (text, named, why) in [
             (
@@ -2199,6 +2216,18 @@ mod tests {
                 "[j]\nrw=rw\nverify=crc32c\nnumjobs=2\n",
                 "`verify=crc32c` with rw=rw and numjobs=2",
                 "each write a share of their own",
+            ),
+            // fio's t0002 (pre and post): blocks of several sizes, each
+            // checked at its own size; ours are checked at one --bs.
+            (
+                "[j]\nrw=write\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n",
+                "`bssplit=512/50:1M/50` with verify=md5",
+                "checks each at the size it was written",
+            ),
+            (
+                "[j]\nrw=read\nverify=md5\nverify_fatal=1\nbssplit=512/50:1M/50\n",
+                "`bssplit=512/50:1M/50` with verify=md5",
+                "give one bs= to the write and its check",
             ),
             (
                 "[j]\nrw=randrw\nverify=crc32c\ndo_verify=0\n",
