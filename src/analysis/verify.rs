@@ -175,6 +175,40 @@ pub fn check_block(block: &[u8], offset: u64) -> Found {
     }
 }
 
+/// What reading back a block a verified random mix wrote in its pass
+/// found, `None` if it holds that write (`worker`'s, of generation `gen`).
+/// The mix keeps a record of each block it wrote (as fio does) and reads
+/// back only those, so here no block is merely unwritten: one with no
+/// header lost its write, and a valid block of another pass or writer is
+/// an older write the newer one did not replace (stale: a lost write).
+pub fn check_recorded(
+    block: &[u8],
+    offset: u64,
+    worker: u32,
+    gen: u64,
+) -> Option<(BadKind, String)> {
+    Some(match check_block(block, offset) {
+        Found::Good { worker: w, gen: g, .. } if w == worker && g == gen => return None,
+        Found::Good { worker: w, gen: g, .. } => (
+            BadKind::Stale,
+            format!("holds writer {w}'s block of run {} ms, pass {}, where writer {worker} wrote pass {} of this run: a lost write", g >> 16, g & 0xFFFF, gen & 0xFFFF),
+        ),
+        Found::Unwritten => (
+            BadKind::Lost,
+            "no header, where this pass of the mix wrote a block: a lost write".into(),
+        ),
+        Found::Misplaced { written_for } => (
+            BadKind::Misplaced,
+            format!("holds the block written for offset {written_for}"),
+        ),
+        Found::OtherSize { len } => (
+            BadKind::Corrupt,
+            format!("a header for a {len}-byte block where the mix wrote {}", block.len()),
+        ),
+        Found::Corrupt => (BadKind::Corrupt, "checksum mismatch".into()),
+    })
+}
+
 /// Kinds of bad block, as reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BadKind {
@@ -305,6 +339,33 @@ pub fn find_lost(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A random mix reads back only blocks its record says it wrote: one
+    // with no header lost its write, an older one's block is stale.
+    #[test]
+    fn a_block_a_random_mix_wrote_is_good_only_if_it_holds_that_write() {
+        let own = |o: u64| Extent {
+            start: o,
+            end: o + 4096,
+        };
+        let mut b = vec![0u8; 4096];
+        fill_block(&mut b, 8192, 1, generation(1000, 5), 7, own(8192));
+        assert_eq!(check_recorded(&b, 8192, 1, generation(1000, 5)), None);
+        let kind = |b: &[u8], w, g| check_recorded(b, 8192, w, g).map(|(k, _)| k);
+        assert_eq!(kind(&b, 1, generation(1000, 6)), Some(BadKind::Stale));
+        assert_eq!(kind(&b, 2, generation(1000, 5)), Some(BadKind::Stale));
+        assert_eq!(kind(&[0u8; 4096], 1, 5), Some(BadKind::Lost));
+        assert_eq!(
+            check_recorded(&b, 12288, 1, generation(1000, 5)).map(|(k, _)| k),
+            Some(BadKind::Misplaced)
+        );
+        let mut flipped = b.clone();
+        flipped[100] ^= 0x5a;
+        assert_eq!(
+            kind(&flipped, 1, generation(1000, 5)),
+            Some(BadKind::Corrupt)
+        );
+    }
 
     #[test]
     fn a_written_block_checks_good_and_damage_is_classified() {

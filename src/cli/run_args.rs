@@ -436,7 +436,9 @@ pub struct RunArgs {
     /// Write self-describing, checksummed blocks (with --rw write, or
     /// --rw randwrite with --passes N: every block once a pass, in a random
     /// order) that `stripebench verify` checks; with --rw read, check every
-    /// block read.
+    /// block read. With --rw randrw, each pass (every block once, read or
+    /// written) is followed by the read-back of the blocks it wrote, each
+    /// checked, a bit per block kept to know them (fio's do_verify loop).
     #[arg(long)]
     pub verify: bool,
 
@@ -447,6 +449,12 @@ pub struct RunArgs {
     /// Testing only: worker 0 fails every I/O from the Nth on with EIO.
     #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
     pub debug_fail_from: Option<u64>,
+
+    /// Testing only: worker 0's Nth write reaches the target with a byte of
+    /// its block flipped (past --verify's header), as a device that
+    /// corrupts data would leave it.
+    #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
+    pub debug_corrupt_write: Option<u64>,
 
     /// Testing only: worker 0 panics while it builds its engine, before it is ready.
     #[arg(long, hide = true)]
@@ -726,6 +734,7 @@ impl Default for RunArgs {
             verify: false,
             max_errors: 1,
             debug_fail_from: None,
+            debug_corrupt_write: None,
             debug_die_in_setup: false,
             debug_hang_from: None,
             debug_mock_engine: None,

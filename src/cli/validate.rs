@@ -124,11 +124,14 @@ pub enum ConfigError {
     RampWithBound(&'static str),
     #[error("--duration {shown} is too short to measure (a rate over a window of a few I/Os means nothing): give at least {min_ms}ms")]
     DurationTooShort { shown: String, min_ms: u128 },
-    #[error("--verify writes whole passes (or a sequential mix's writes) and reads them back: use --rw write, randwrite, rw (or read), not --rw {0}")]
+    #[error("--verify writes whole passes (or a mix's writes) and reads them back: use --rw write, randwrite, rw, randrw (or read), not --rw {0}")]
     VerifyRw(&'static str),
     /// `{0}` is what breaks the whole passes: an option or its absence.
     #[error("--verify with --rw randwrite writes every block once a pass, in a random order, and the read-back calls a block with no header between written ones lost: {0}")]
     VerifyRandomPasses(&'static str),
+    /// `{0}` is what breaks the mix's passes.
+    #[error("--verify with --rw randrw reads back, after each pass over the region (every block once, read or written), the blocks that pass wrote: {0}")]
+    VerifyRandomMix(&'static str),
     #[error(
         "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe"
     )]
@@ -776,14 +779,33 @@ fn check_data(args: &RunArgs) -> Result<(), ConfigError> {
     // A sequential mix writes each block it writes once a pass, in order
     // from the start of its slice (its own position, apart from the
     // reads'), so what it wrote is a prefix the read-back can check whole;
-    // a random mix's writes land among blocks it only read.
+    // a random mix's writes land among blocks it only read, so it keeps a
+    // record of them (fio's) and reads back those after each pass.
     if args.verify
         && !matches!(
             args.rw,
-            RwMode::Write | RwMode::Randwrite | RwMode::Rw | RwMode::Read
+            RwMode::Write | RwMode::Randwrite | RwMode::Rw | RwMode::Randrw | RwMode::Read
         )
     {
         return Err(ConfigError::VerifyRw(args.rw.name()));
+    }
+    if args.verify && args.rw == RwMode::Randrw {
+        // Each pass covers every block once (fio's random map): a shaped
+        // order, a striped share or a replayed log is not such a pass.
+        let why = if args.dist.as_ref().is_some_and(|d| !d.is_uniform())
+            || args.seq_run.is_some_and(|n| n > 1)
+        {
+            "drop --dist and --seq-run, which visit some blocks more and others not at all"
+        } else if args.stripe.is_some() {
+            "drop --stripe, whose members' shares are not one region a pass covers"
+        } else if args.iolog_read.is_some() {
+            "drop --iolog-read, whose log, not a pass over the region, gives the offsets"
+        } else {
+            ""
+        };
+        if !why.is_empty() {
+            return Err(ConfigError::VerifyRandomMix(why));
+        }
     }
     if args.verify && args.rw == RwMode::Randwrite {
         // A write cut in the middle of a pass leaves blocks unwritten
@@ -911,6 +933,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         ios: args.ios,
         max_errors: args.max_errors,
         debug_fail_from: args.debug_fail_from,
+        debug_corrupt_write: args.debug_corrupt_write,
         debug_die_in_setup: args.debug_die_in_setup,
         debug_hang_from: args.debug_hang_from,
         debug_mock_engine: args.debug_mock_engine,
@@ -1185,8 +1208,11 @@ mod tests {
             let e = v(&extra).unwrap_err().to_string();
             assert!(e.contains(says) && e.contains("lost"), "{extra:?}: {e}");
         }
-        let e = cfg(&["--rw", "randrw", "--verify"]).unwrap_err();
-        assert!(matches!(e, ConfigError::VerifyRw("randrw")), "{e}");
+        // A random mix keeps a record of its writes: it verifies, but
+        // only over passes that cover the region.
+        assert!(cfg(&["--rw", "randrw", "--verify"]).is_ok());
+        let e = cfg(&["--rw", "randrw", "--verify", "--dist", "zipf:1.2"]).unwrap_err();
+        assert!(matches!(e, ConfigError::VerifyRandomMix(_)), "{e}");
     }
 
     // Issue 41: each of fio's distribution and offset modifiers is for the

@@ -3,9 +3,11 @@
 //! the other workers going on, exit code 1) can be proven end to end; or
 //! panics while it is built, before its worker is ready; or (io_uring)
 //! queues every I/O from the Nth on as one that never completes, so the
-//! hang timeout and the leak of what the kernel still holds are proven too.
-//! Reached only through the hidden `--debug-fail-from N`,
-//! `--debug-die-in-setup` and `--debug-hang-from N` options.
+//! hang timeout and the leak of what the kernel still holds are proven too;
+//! or sends its Nth write with a byte of its block flipped, so a check of
+//! the data is proven to find it. Reached only through the hidden
+//! `--debug-fail-from N`, `--debug-die-in-setup`, `--debug-hang-from N`
+//! and `--debug-corrupt-write N` options.
 
 use std::io;
 
@@ -19,6 +21,9 @@ pub struct FaultEngine<E: Engine> {
     /// 1-based number of the first I/O that never completes.
     hang_from: u64,
     issued: u64,
+    /// 1-based number of the write sent with a byte flipped.
+    corrupt_write: u64,
+    writes: u64,
     /// Slots whose I/O was failed instead of issued, not yet reported.
     failed: Vec<SlotToken>,
 }
@@ -31,6 +36,8 @@ impl<E: Engine> FaultEngine<E> {
             fail_from,
             hang_from,
             issued: 0,
+            corrupt_write: u64::MAX,
+            writes: 0,
             failed: Vec::with_capacity(depth),
         }
     }
@@ -47,11 +54,12 @@ impl<E: Engine> Engine for FaultEngine<E> {
             "--debug-die-in-setup: the worker dies before it is ready"
         );
         let (inner, slots) = E::create(spec)?;
-        let engine = FaultEngine::wrap(
+        let mut engine = FaultEngine::wrap(
             inner,
             spec.fail_from.unwrap_or(u64::MAX),
             spec.hang_from.unwrap_or(u64::MAX),
         );
+        engine.corrupt_write = spec.corrupt_write.unwrap_or(u64::MAX);
         Ok((engine, slots))
     }
 
@@ -61,6 +69,18 @@ impl<E: Engine> Engine for FaultEngine<E> {
 
     fn queue(&mut self, slot: SlotToken, op: Op, offset: u64, len: usize) {
         self.issued += 1;
+        if op == Op::Write {
+            self.writes += 1;
+            if self.writes == self.corrupt_write {
+                // Past a verify header (64 bytes), inside the block's
+                // checksum; the last byte of a block shorter than that.
+                let buf = self.inner.write_buffer(&slot);
+                let at = 100.min(len.saturating_sub(1));
+                if let Some(b) = buf.get_mut(at) {
+                    *b ^= 0x5a;
+                }
+            }
+        }
         if self.issued >= self.fail_from {
             self.failed.push(slot);
         } else if self.issued >= self.hang_from {
@@ -108,6 +128,12 @@ impl<E: Engine> Engine for FaultEngine<E> {
         let p = &mut facts.path;
         if self.fail_from < u64::MAX {
             p.push_str(&format!(" (failing every I/O from #{} on)", self.fail_from));
+        }
+        if self.corrupt_write < u64::MAX {
+            p.push_str(&format!(
+                " (write #{} sent with a byte flipped)",
+                self.corrupt_write
+            ));
         }
         if self.hang_from < u64::MAX {
             p.push_str(&format!(" (no I/O completes from #{} on)", self.hang_from));

@@ -392,6 +392,9 @@ pub struct EngineSpec {
     pub paced: bool,
     /// Tests only (`--debug-fail-from`): fail every I/O from this one on.
     pub fail_from: Option<u64>,
+    /// Tests only (`--debug-corrupt-write`): this write goes out with a
+    /// byte of its block flipped.
+    pub corrupt_write: Option<u64>,
     /// Tests only (`--debug-die-in-setup`): panic while the engine is built.
     pub die_in_setup: bool,
     /// Tests only (`--debug-hang-from`): every I/O from this one on never completes.
@@ -793,6 +796,7 @@ pub(crate) mod tests {
             ring: RingSetup::default(),
             paced: false,
             fail_from: None,
+            corrupt_write: None,
             die_in_setup: false,
             hang_from: None,
             hang_timeout: std::time::Duration::from_secs(30),

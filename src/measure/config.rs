@@ -68,6 +68,8 @@ pub struct RunConfig {
     pub max_errors: u64,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
+    /// Testing only: worker 0's Nth write goes out with a byte flipped.
+    pub debug_corrupt_write: Option<u64>,
     /// Testing only: worker 0 panics before it is ready.
     pub debug_die_in_setup: bool,
     /// Testing only (io_uring): worker 0's I/O never completes from this one on.

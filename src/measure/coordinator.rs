@@ -430,6 +430,7 @@ fn engine_spec(cfg: &RunConfig, plan: &Plan, spec: &WorkerSpec, shared: &Shared)
         ring: cfg.ring,
         paced: cfg.rate.is_some(),
         fail_from: cfg.debug_fail_from.filter(|_| spec.id == 0),
+        corrupt_write: cfg.debug_corrupt_write.filter(|_| spec.id == 0),
         die_in_setup: cfg.debug_die_in_setup && spec.id == 0,
         hang_from: cfg.debug_hang_from.filter(|_| spec.id == 0),
         hang_timeout: cfg.hang_timeout,
@@ -463,6 +464,7 @@ fn spawn_worker(
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     let engine_spec = engine_spec(cfg, plan, spec, shared);
     let faulty = engine_spec.fail_from.is_some()
+        || engine_spec.corrupt_write.is_some()
         || engine_spec.die_in_setup
         || engine_spec.hang_from.is_some();
     let kind = cfg.engine;

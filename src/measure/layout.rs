@@ -15,7 +15,7 @@ use crate::device::{Target, TargetKind};
 use crate::measure::config::BlockSizeArg;
 use crate::measure::config::RunConfig;
 use crate::measure::config::RwMode;
-use crate::measure::worker::{OnWrap, StripeSpec, VerifyMode, WorkerSpec};
+use crate::measure::worker::{OnWrap, StripeSpec, VerifyMode, WorkerSpec, MIX_RECORD_MAX_BLOCKS};
 use crate::measure::workload::StripeMap;
 use crate::measure::workload::{split_region, splitmix64, Region};
 
@@ -102,6 +102,15 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             None => None,
         };
         for (job, slice) in slices.into_iter().enumerate() {
+            // A verified random mix keeps a bit for each block of its
+            // slice: bounded, refused here before any I/O.
+            let blocks = slice.length / bs.max(1);
+            if cfg.verify && cfg.rw == RwMode::Randrw && blocks > MIX_RECORD_MAX_BLOCKS {
+                return usage(format!(
+                    "--verify with --rw randrw keeps a record of each block a worker's pass writes, one bit a block, and {p}'s slice has {blocks} blocks of {}, more than the {MIX_RECORD_MAX_BLOCKS} it keeps: give a smaller --size, a larger --bs or more --jobs",
+                    fmt_size_arg(bs)
+                ));
+            }
             let id = workers.len();
             let mut spec = worker_spec(cfg, id, ti, job, slice, bs, lbs, members, logical_bs);
             spec.rate_period_ns = rate_period_ns;
@@ -425,6 +434,9 @@ fn worker_spec(
         verify: match (cfg.verify, cfg.rw) {
             (false, _) => VerifyMode::Off,
             (true, RwMode::Write | RwMode::Randwrite | RwMode::Rw) => VerifyMode::Write {
+                start_ms: cfg.start_ms,
+            },
+            (true, RwMode::Randrw) => VerifyMode::Mix {
                 start_ms: cfg.start_ms,
             },
             (true, _) => VerifyMode::Read,

@@ -231,8 +231,8 @@ impl OffsetGen {
     /// Random: each block once per pass, in an order drawn per pass,
     /// counting passes as sequential does (fio's random map, which a
     /// verified random write needs: its read-back calls a block with no
-    /// header between written ones lost). Writes only: the caller keeps
-    /// it to a plain random write.
+    /// header between written ones lost). A plain random write, or a
+    /// verified random mix (each block read or written once a pass).
     pub fn covering(mut self) -> OffsetGen {
         if self.random {
             self.cover = Some(Cover::new(self.blocks, &mut self.rng));
@@ -291,7 +291,16 @@ impl OffsetGen {
                 self.pass += 1;
                 c.rekey(&mut self.rng);
             }
-            return (Op::Write, self.base + b * self.bs);
+            // A verified random mix covers the region too (fio's random
+            // map is over blocks, whichever way each goes): its direction
+            // drawn after the block, as a plain random I/O's is. A plain
+            // write draws none, so its sequence is as it was.
+            let op = if self.read_pct > 0 {
+                self.op()
+            } else {
+                Op::Write
+            };
+            return (op, self.base + b * self.bs);
         }
         if self.random {
             // The block first, then the direction: the order a seed has

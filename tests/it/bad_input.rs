@@ -159,7 +159,12 @@ fn cpus_mix_and_options() {
     );
     // Issue 41: a verified random write must end its passes.
     refused(&["--rw", "randwrite", "--verify", t], "give --passes N");
-    refused(&["--rw", "randrw", "--verify", t], "not --rw randrw");
+    refused(&["--rw", "randread", "--verify", t], "not --rw randread");
+    // A verified random mix reads back what each pass (every block once) wrote.
+    refused(
+        &["--rw", "randrw", "--verify", "--dist", "zipf:1.2", t],
+        "drop --dist and --seq-run",
+    );
     refused(&["--rw", "sideways", t], "invalid value");
     refused(&["--direct", "--buffered", t], "cannot be used with");
     refused(&["--frobnicate", t], "unexpected argument");

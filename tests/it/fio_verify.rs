@@ -215,33 +215,72 @@ fn a_block_damaged_after_a_random_verified_write_is_found_by_the_read() {
     );
 }
 
-/// fio's t/jobs/t0026.fio: its first job (randwrite loops=8, read back)
-/// is honoured now; its second, a time-bound randrw, is refused by name
-/// with why: a mix leaves blocks of its pass unwritten.
+/// fio's t/jobs/t0026.fio, verbatim, as run-fio-tests.py runs it (it
+/// requires exit 0): job1 a randwrite loops=8 read back; job2 a randrw
+/// over the same 1 MiB, time_based runtime=5 with verify=md5 and
+/// do_verify=1, once refused. fio mixes size= bytes (every block once,
+/// read or written), reads back and checks the blocks that pass wrote,
+/// and again until the runtime; so here, within the run. Every block read
+/// back is good, and each is a block the mix wrote: the read-backs' bytes
+/// are within what it wrote (a pass the deadline cut is not read back)
+/// and within what it read.
 #[test]
-fn fio_s_t0026_time_bound_random_mix_is_refused_by_name() {
+fn fio_s_t0026_time_bound_verified_random_mix_reads_back_each_pass_s_writes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("t0026file"), vec![0u8; 1 << 20]).unwrap();
     let job = "[job1]\nfilename=t0026file\nsize=1M\nreadwrite=randwrite\nloops=8\ndo_verify=1\nverify=md5\nexperimental_verify=1\n\n[job2]\nstonewall=1\nfilename=t0026file\nsize=1M\nreadwrite=randrw\ntime_based\nruntime=5\ndo_verify=1\nverify=md5\nexperimental_verify=1\n";
     let out = run_job(dir.path(), job, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("[job2]") && err.contains("`verify=md5` with rw=randrw"),
-        "{err}"
-    );
-    assert!(
-        err.contains("a random mix's writes lie among blocks it only read"),
-        "{err}"
-    );
-    // The first job alone runs: 8 passes written, the 1 MiB read back.
-    let first = job.split("\n\n").next().unwrap();
-    let out = run_job(dir.path(), first, &[]);
-    let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("# do_verify=1 with rw=randrw: "), "{err}");
+    // job1: 8 passes written, the 1 MiB read back.
     assert_eq!(u(&doc(dir.path(), "r.1.json")["total"]["bytes"]), 8 << 20);
     let v = &doc(dir.path(), "r.2.json")["targets"][0]["verify"];
     assert_eq!((u(&v["blocks"]), u(&v["good"])), (256, 256), "{v}");
+    // job2: the mix and its read-backs, one run.
+    let mix = doc(dir.path(), "r.3.json");
+    assert_eq!(mix["config"]["rw"], "randrw", "{mix}");
+    let v = &mix["targets"][0]["verify"];
+    let checked = u(&v["blocks"]);
+    assert!(checked > 0, "{v}");
+    assert_eq!(u(&v["good"]), checked, "{v}");
+    assert_eq!(v["bad_blocks"].as_array().map(Vec::len), Some(0), "{v}");
+    let dirs = &mix["total"]["by_direction"];
+    let (reads, writes) = (u(&dirs["reads"]["bytes"]), u(&dirs["writes"]["bytes"]));
+    assert!(
+        checked * 4096 <= writes,
+        "{checked} blocks, {writes} B written"
+    );
+    assert!(checked * 4096 <= reads, "{checked} blocks, {reads} B read");
+}
+
+/// A verified random mix (fio's randrw, loops=1) whose third write
+/// reaches the file with a byte flipped (the hidden --debug-corrupt-write,
+/// as a device that corrupts data): the pass's read-back finds that block
+/// corrupt: exit 1, the block named, every other block it wrote good. Its
+/// read figure is fio's: the mix's reads and the read-back's, together
+/// the 1 MiB the pass moved (its writes read back once each).
+#[test]
+fn a_write_corrupted_on_its_way_in_a_verified_random_mix_is_found_by_its_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), vec![0u8; 1 << 20]).unwrap();
+    let job = "[mix]\nfilename=f\nsize=1M\nreadwrite=randrw\nverify=crc32c\n";
+    let out = run_job(dir.path(), job, &["--debug-corrupt-write", "3"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}{err}");
+    assert!(text.contains("BAD corrupt block at offset "), "{text}{err}");
+    let d = doc(dir.path(), "r.json");
+    let v = &d["targets"][0]["verify"];
+    let dirs = &d["total"]["by_direction"];
+    let writes = u(&dirs["writes"]["bytes"]);
+    assert_eq!(u(&v["blocks"]) * 4096, writes, "{v}");
+    assert_eq!(
+        (u(&v["corrupt"]), u(&v["good"]) + 1),
+        (1, writes / 4096),
+        "{v}"
+    );
+    assert_eq!(u(&dirs["reads"]["bytes"]), 1 << 20, "{d}");
 }
 
 /// fio's t/jobs/t0008-ae2fafc8.fio, verbatim (a 50/50 sequential mix
@@ -277,4 +316,36 @@ fn fio_s_t0008_sequential_verified_mix_reads_back_exactly_what_it_wrote() {
     let v = &back["targets"][0]["verify"];
     assert_eq!(u(&v["blocks"]), writes / 4096, "{v}");
     assert_eq!(u(&v["good"]), writes / 4096, "{v}");
+}
+
+/// A verified random mix keeps a bit for each block of its region: over
+/// a region of more blocks than that record holds (2 TiB of 4 KiB blocks,
+/// a sparse file), the run is refused before any I/O (exit 2, one line
+/// saying what to give), and the file is left a hole.
+#[test]
+fn a_verified_random_mix_over_too_many_blocks_for_its_record_is_refused_before_any_io() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(2 << 40)
+        .unwrap();
+    let out = sb()
+        .args([
+            "run", "--rw", "randrw", "--verify", "--passes", "1", "--bs", "4k",
+        ])
+        .arg(&big)
+        .args(["--no-progress", "--allow-destructive"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("536870912 blocks of 4k"), "{err}");
+    assert!(
+        err.contains("give a smaller --size, a larger --bs or more --jobs"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::metadata(&big).unwrap().blocks(), 0);
 }

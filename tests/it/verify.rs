@@ -133,7 +133,7 @@ fn verify_refuses_what_it_cannot_check() {
             vec![
                 "run",
                 "--rw",
-                "randrw",
+                "randread",
                 "--verify",
                 "--allow-destructive",
                 f,

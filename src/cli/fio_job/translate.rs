@@ -1550,7 +1550,11 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let map = r.flag("norandommap")?;
     if verified_random_write(r, d) {
         // Its read-back reads every block, so each is written once a pass.
-        d.notes.push("rw=randwrite with verify=: every block is written once a pass, in an order drawn afresh each pass, as fio's default random map does".into());
+        d.notes.push(if d.rw == "randrw" {
+            "rw=randrw with verify=: every block is read or written once a pass, in an order drawn afresh each pass, as fio's default random map does".into()
+        } else {
+            "rw=randwrite with verify=: every block is written once a pass, in an order drawn afresh each pass, as fio's default random map does".into()
+        });
         if map == Some(true) {
             d.notes.push("norandommap with verify=: fio may then write a block twice and checks the last write; stripebench keeps its map for a verified write, as its read-back checks every block".into());
         }
@@ -1823,10 +1827,10 @@ const VERIFY_METHODS: &[&str] = &[
     "meta",
 ];
 
-/// A random write whose blocks are verified (fio's `verify=` a method,
-/// read back or not): written as whole passes, each block once.
+/// A random write or mix whose blocks are verified (fio's `verify=` a
+/// method): whole passes, each block once.
 fn verified_random_write(r: &Reader, d: &Draft) -> bool {
-    d.rw == "randwrite"
+    (d.rw == "randwrite" || d.rw == "randrw")
         && r.get("verify")
             .and_then(|o| o.value.as_deref())
             .is_some_and(|m| VERIFY_METHODS.contains(&m))
@@ -1880,7 +1884,13 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let mut bookkeeping = Vec::new();
     for (key, note) in VERIFY_BOOKKEEPING {
         if r.flag(key)? == Some(true) {
-            bookkeeping.push(*note);
+            // A random mix's record is kept here, and fio's replay of it
+            // checks less than the record would (read in fio's backend.c).
+            bookkeeping.push(if *key == "experimental_verify" && d.rw == "randrw" {
+                "experimental_verify=1 with rw=randrw: fio replays each loop's draws to find the blocks the mix wrote, rather than keeping a record of each, and (its count of the bytes it replayed is not reset between loops) in practice checks only the first loop's; stripebench keeps a bit for each block a pass wrote and checks every pass's, so its read figure holds every pass's read-back, fio's the first loop's"
+            } else {
+                note
+            });
         }
     }
     for key in ["verify_interval", "verify_offset"] {
@@ -1918,6 +1928,15 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     // bytes as the mix wrote).
     let mix = rw == "rw" || rw == "readwrite";
     verify_rw(r, d, o, do_verify)?;
+    // Blocks of several sizes: fio reads each back at the size it was
+    // written (randrepeat replays the size draws) and checks its header;
+    // stripebench's verify reads blocks of one --bs.
+    // (A read that checks nothing, do_verify=0, reads any sizes.)
+    let checks = rw != "read" || do_verify != Some(false);
+    if checks && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
+        let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
+        return r.refuse(key, format!("with verify={m}: fio writes blocks of several sizes and checks each at the size it was written (the same size draws replay on the read, as randrepeat keeps them), and stripebench's self-describing blocks are checked at one --bs, so a read of another size would split or join written blocks: give one bs= to the write and its check, or run this job with fio"));
+    }
     let writes = rw != "read";
     if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
         d.notes.push(format!("{}: fio reads back and checks each N blocks while it writes, so its write job's figure holds those reads (and is lower for them); stripebench reads back the whole region after the write, as a run of its own, and checks every block: the same blocks read and checked, the same read bytes, but the write's figure is the writes' alone", show_text(&r.written(b))));
@@ -1948,7 +1967,9 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     }
     d.notes.extend(bookkeeping.iter().map(|n| n.to_string()));
     if writes {
-        if do_verify == Some(false) {
+        if rw == "randrw" {
+            d.notes.push("do_verify=1 with rw=randrw: fio mixes size= bytes of I/O (every block once, read or written: its random map), then reads back and checks each block it wrote, and again (loops=, or until runtime= with time_based), the verify's reads counted in the job's read figure; stripebench does the same within the run, each worker keeping a bit for each block of its region that the pass wrote, its figures holding the read-backs' reads, as fio's do (a pass the deadline cuts short is not read back, as in fio)".into());
+        } else if do_verify == Some(false) {
             d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with `stripebench verify` (the same --bs, --offset and --size)".into());
         } else if mix {
             d.read_back = true;
@@ -1969,15 +1990,19 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 fn verify_rw(r: &Reader, d: &Draft, o: &Opt, do_verify: Option<bool>) -> Result<(), FioJobError> {
     let rw = d.rw.as_str();
     let mix = rw == "rw" || rw == "readwrite";
-    if rw != "read" && rw != "write" && rw != "randwrite" && !mix {
-        let why = if rw == "randrw" {
-            "fio keeps a record of each block a random mix wrote and reads back only those; stripebench's read-back reads a run of blocks from the start, and a random mix's writes lie among blocks it only read (which hold no header, or an older one): give rw=rw (a sequential mix, whose writes are a run from the start) or rw=randwrite, or run this job with fio"
-        } else if rw.contains("write") || rw.starts_with("rand") {
+    // fio's random mix, like stripebench's with --verify, keeps a record
+    // of the blocks each pass wrote and reads back those after the pass.
+    let random_mix = rw == "randrw";
+    if rw != "read" && rw != "write" && rw != "randwrite" && !mix && !random_mix {
+        let why = if rw.contains("write") || rw.starts_with("rand") {
             "fio keeps a record of each offset a mixed write wrote and checks those; stripebench reads back whole passes of its blocks (a block with no header between written ones is a lost write), and this mix leaves blocks of its pass unwritten: give rw=write, rw=randwrite or rw=rw (then the read-back), or run this job with fio"
         } else {
             "stripebench checks whole passes: give rw=write or rw=read"
         };
         return r.refuse(o, format!("with rw={rw}: {why}"));
+    }
+    if random_mix && do_verify == Some(false) {
+        return r.refuse(o, "with rw=randrw and do_verify=0: fio writes the mix's blocks and checks none, and a later verifying read cannot tell the blocks the mix wrote from those it only read (stripebench keeps that record only while the mix runs): drop do_verify=0 (the mix then reads back what each pass wrote), or run this job with fio");
     }
     if mix && do_verify != Some(false) {
         // One worker's written bytes bound the read-back: each worker's
@@ -2590,6 +2615,14 @@ mod tests {
     }
 
     #[test]
+    fn a_verified_write_of_several_block_sizes_is_refused_by_its_bssplit() {
+        // A read with do_verify=0 checks nothing: its sizes are any.
+        let t =
+            translated("[j]\nrw=read\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n").unwrap();
+        assert!(!t.args.contains(&Set::Verify), "{t:?}");
+    }
+
+    #[test]
     fn what_our_verify_cannot_honour_is_refused_by_name_with_why() {
         for (text, named, why) in [
             (
@@ -2612,10 +2645,22 @@ mod tests {
                 "`verify=crc32c` with rw=rw and numjobs=2",
                 "each write a share of their own",
             ),
+            // fio's t0002 (pre and post): blocks of several sizes, each
+            // checked at its own size; ours are checked at one --bs.
             (
-                "[j]\nrw=randrw\nverify=crc32c\n",
-                "`verify=crc32c` with rw=randrw",
-                "a random mix's writes lie among blocks it only read",
+                "[j]\nrw=write\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n",
+                "`bssplit=512/50:1M/50` with verify=md5",
+                "checks each at the size it was written",
+            ),
+            (
+                "[j]\nrw=read\nverify=md5\nverify_fatal=1\nbssplit=512/50:1M/50\n",
+                "`bssplit=512/50:1M/50` with verify=md5",
+                "give one bs= to the write and its check",
+            ),
+            (
+                "[j]\nrw=randrw\nverify=crc32c\ndo_verify=0\n",
+                "`verify=crc32c` with rw=randrw and do_verify=0",
+                "cannot tell the blocks the mix wrote from those it only read",
             ),
             (
                 "[j]\nrw=read\nverify=pattern\n",

@@ -647,7 +647,7 @@ fn target_doc(
         flush,
         device: exec.devices[i].clone(),
         verify: on_target()
-            .any(|(w, _)| w.verify == VerifyMode::Read)
+            .any(|(w, _)| matches!(w.verify, VerifyMode::Read | VerifyMode::Mix { .. }))
             .then(|| VerifyDoc::from_tallies(on_target().map(|(_, o)| &o.verify))),
         // Read by the command before the run (the document does no I/O).
         topology: None,

@@ -612,6 +612,10 @@ impl VerifyDoc {
             d.corrupt += t.corrupt + t.other_size;
             d.misplaced += t.misplaced;
             d.unwritten += t.unwritten;
+            // A verified random mix's own finds (its record says which
+            // blocks it wrote): counted as they are.
+            d.stale += t.stale;
+            d.lost += t.lost;
             d.bad_blocks.extend(t.bad.iter().cloned());
             goods.extend_from_slice(&t.goods);
             if t.goods_truncated {

@@ -40,11 +40,19 @@ struct Slot {
     busy: bool,
     /// Its last completion was counted in the window.
     counted: bool,
+    /// A verified random mix's read-back of a block it wrote: the
+    /// generation the block must hold (0: a read not checked).
+    check: u64,
 }
 
 impl Slot {
     /// A slot whose I/O was just queued.
-    fn queued(op: Op, offset: u64, (len, size): (u64, u8), issued: Instant, due: Instant) -> Slot {
+    fn queued(
+        (op, offset, check): (Op, u64, u64),
+        (len, size): (u64, u8),
+        issued: Instant,
+        due: Instant,
+    ) -> Slot {
         Slot {
             op,
             offset,
@@ -55,6 +63,7 @@ impl Slot {
             full: false,
             busy: true,
             counted: false,
+            check,
         }
     }
 
@@ -70,6 +79,7 @@ impl Slot {
             full: false,
             busy: false,
             counted: false,
+            check: 0,
         }
     }
 }
@@ -99,6 +109,15 @@ pub fn run<E: Engine>(
     // Made before the start: a zipf draw's table (fio's zeta sum, up to
     // 10M terms) is not the window's time.
     let gen = offsets(spec);
+    // A verified random mix's record of the blocks it wrote, allocated
+    // before the gate (its size was bounded by the plan).
+    let mix = match MixRecord::new(spec) {
+        Ok(m) => m,
+        Err(e) => {
+            ready.send(Err(e));
+            return out;
+        }
+    };
     // --iolog-write: the buffer's capacity reserved now, before the gate.
     let mut iolog = (spec.iolog_cap > 0).then(|| IoLogBuf::with_capacity(spec.iolog_cap));
     ready.send(Ok(()));
@@ -129,7 +148,7 @@ pub fn run<E: Engine>(
         &mut engine,
         &mut slots,
         tokens,
-        gen,
+        (gen, mix),
         &mut tally,
         &mut pace,
         &mut iolog,
@@ -202,7 +221,7 @@ fn set_up<E: Engine>(
     let (engine, tokens) = prepare::<E>(spec, engine_spec)?;
     out.engine = Some(engine.describe());
     // --verify's tables, before the first I/O: the window only fills them.
-    if spec.verify == VerifyMode::Read {
+    if matches!(spec.verify, VerifyMode::Read | VerifyMode::Mix { .. }) {
         out.verify = VerifyTally::reserved(spec)?;
     }
     // Ten minutes of intervals up front (43 KiB of one-second ones, at
@@ -238,7 +257,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     engine: &mut E,
     slots: &mut [Slot],
     tokens: Vec<SlotToken>,
-    mut gen: Offsets,
+    (mut gen, mut mix): (Offsets, Option<MixRecord>),
     tally: &mut Tally<'_, C>,
     mut pace: &mut Option<Pace<C>>,
     iolog: &mut Option<IoLogBuf>,
@@ -269,31 +288,33 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     // is queued again right after the reap that returned it. On a schedule,
     // a free slot waits for its I/O's due time.
     loop {
+        // A verified random mix with nothing left to issue (see MixNext).
+        let mut mix_done = false;
         if !tally.stopping {
             let free = completed.len();
             let ready = issuable(spec, pace, free, control, tally, &mut since_think);
-            for s in completed.drain(..ready) {
-                if issued_bytes >= limit {
-                    break;
-                }
-                let (op, offset) = gen.next_io();
-                let sized = gen.last_size(bs);
-                if gen.last_pass() > wrapped_pass && spec.on_wrap != OnWrap::Keep {
+            // The free slots' I/Os: the plain loop's, or a verified random
+            // mix's (its tokens not used now kept for its read-back).
+            for _ in 0..ready {
+                let over = issued_bytes >= limit;
+                let (op, offset, sized, pass, check) =
+                    match next_for_slot(mix.as_mut(), &mut gen, over, in_flight, bs) {
+                        Ok(io) => io,
+                        Err(done) => {
+                            mix_done = done;
+                            break;
+                        }
+                    };
+                let s = completed.pop().expect("a free slot for each one ready");
+                if pass > wrapped_pass && spec.on_wrap != OnWrap::Keep {
                     // A new pass: the last one's pages go before it reads,
                     // or reach the device before it overwrites them.
-                    wrapped_pass = gen.last_pass();
+                    wrapped_pass = pass;
                     tally.wrap(spec.on_wrap, &engine_spec.file, spec.region);
                 }
                 if op == Op::Write {
-                    write_data(
-                        spec,
-                        engine,
-                        &s,
-                        (offset, sized.0),
-                        gen.last_pass(),
-                        limit,
-                        &mut stamper,
-                    );
+                    let io = (offset, sized.0, pass);
+                    write_data(spec, engine, &s, io, limit, &mut stamper);
                 }
                 let (issued, due) = match &mut pace {
                     // Stamped below, once, right before the reap that issues them all.
@@ -303,10 +324,13 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     }
                     Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
-                slots[s.index()] = Slot::queued(op, offset, sized, issued, due);
+                slots[s.index()] = Slot::queued((op, offset, check), sized, issued, due);
                 tally.queue(engine, s, (op, offset, sized.0 as usize));
                 record::<C>(iolog, epoch, offset, op);
-                issued_bytes += sized.0;
+                // --passes counts a mix's I/O, not its read-back's (fio's size=).
+                if check == 0 {
+                    issued_bytes += sized.0;
+                }
                 in_flight += 1;
             }
         }
@@ -318,29 +342,20 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             continue;
         }
         // Free slots whose I/O is not due yet keep their tokens (on a
-        // schedule), as do those held for the pause.
-        if (pace.is_none() && think_due.is_none()) || tally.stopping {
+        // schedule), as do those held for the pause or a mix's read-back.
+        if (pace.is_none() && mix.is_none() && think_due.is_none()) || tally.stopping {
             completed.clear();
         }
         let kept = completed.len();
-        // On a schedule with I/O still to issue: how long until the next is due.
-        let wait = match &pace {
-            Some(p) if !tally.stopping && issued_bytes < limit => {
-                Some(p.until_due().unwrap_or_default())
-            }
-            _ => None,
+        // On a schedule with I/O still to issue (a verified random mix's, till
+        // it is done: its read-back follows its limit): how long until due.
+        let more = mix.as_ref().map_or(issued_bytes < limit, |_| !mix_done);
+        let between = !tally.stopping && mix.is_some() && !mix_done;
+        let wait = match next_step::<C>(pace, tally.stopping, more, between, in_flight) {
+            Next::Reap(w) => w,
+            Next::Again => continue,
+            Next::Stop => break,
         };
-        if in_flight == 0 {
-            match wait {
-                // Nothing in flight, the next I/O not due yet: sleep until it
-                // is (a slice at most, so a lowered deadline is seen).
-                Some(w) => {
-                    wait_for_due::<C>(w);
-                    continue;
-                }
-                None => break,
-            }
-        }
         // The I/Os queued since the last reap go to the kernel in it: one
         // clock read is their issue time (io_uring: the instant before the
         // io_uring_enter that submits the batch; sync: before the pread).
@@ -379,6 +394,72 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         }
     }
     (hung, issued_bytes < limit)
+}
+
+/// What the loop does after issuing: reap (waiting at most until the next
+/// I/O is due, on a schedule), go round again, or stop.
+enum Next {
+    Reap(Option<std::time::Duration>),
+    Again,
+    Stop,
+}
+
+/// The loop's next step, with `in_flight` I/Os out: on a schedule with I/O
+/// still to issue (`more`), how long until the next is due; with nothing
+/// in flight, sleep until then (a slice at most, so a lowered deadline is
+/// seen), or go round at once `between` a mix's pass and its read-back,
+/// or stop.
+#[inline]
+fn next_step<C: Clock>(
+    pace: &Option<Pace<C>>,
+    stopping: bool,
+    more: bool,
+    between: bool,
+    in_flight: usize,
+) -> Next {
+    let wait = match pace {
+        Some(p) if !stopping && more => Some(p.until_due().unwrap_or_default()),
+        _ => None,
+    };
+    if in_flight > 0 {
+        return Next::Reap(wait);
+    }
+    match wait {
+        Some(w) => {
+            wait_for_due::<C>(w);
+            Next::Again
+        }
+        None if between => Next::Again,
+        None => Next::Stop,
+    }
+}
+
+/// The I/O the next free slot carries: its direction, offset, (length,
+/// size index), pass and, for a verified random mix's read-back, the
+/// generation its block must hold (else 0); `Err` when none is to be
+/// issued now, `Err(true)` when a verified random mix is done. `over`:
+/// the limit is reached.
+#[inline]
+#[allow(clippy::type_complexity)]
+fn next_for_slot(
+    mix: Option<&mut MixRecord>,
+    gen: &mut Offsets,
+    over: bool,
+    in_flight: usize,
+    bs: u64,
+) -> Result<(Op, u64, (u64, u8), u64, u64), bool> {
+    match mix {
+        Some(m) => match m.next(gen, over, in_flight) {
+            MixNext::Io(op, offset, check) => Ok((op, offset, (bs, 0), m.pass, check)),
+            MixNext::Wait => Err(false),
+            MixNext::Done => Err(true),
+        },
+        None if over => Err(false),
+        None => {
+            let (op, offset) = gen.next_io();
+            Ok((op, offset, gen.last_size(bs), gen.last_pass(), 0))
+        }
+    }
 }
 
 /// `--iolog-write`: one I/O into the worker's log, at its issue. With no
@@ -488,8 +569,7 @@ fn write_data<E: Engine>(
     spec: &WorkerSpec,
     engine: &mut E,
     s: &SlotToken,
-    (offset, len): (u64, u64),
-    pass: u64,
+    (offset, len, pass): (u64, u64, u64),
     limit: u64,
     stamper: &mut Stamper,
 ) {
@@ -545,6 +625,19 @@ fn write_data<E: Engine>(
                 extent,
             );
         }
+        // Each block claims only itself: the record, not a range, says
+        // which blocks the pass wrote.
+        VerifyMode::Mix { start_ms } => fill_block(
+            engine.write_buffer(s),
+            offset,
+            spec.id as u32,
+            mix_generation(start_ms, pass),
+            spec.seed,
+            Extent {
+                start: offset,
+                end: offset + bs,
+            },
+        ),
         // Unique per 512-byte sector (crate::engine::writedata): one XOR pass.
         // Only the bytes this write sends (`--bssplit`: its size).
         _ => stamper.stamp(&mut engine.write_buffer(s)[..len as usize], offset),
@@ -562,6 +655,15 @@ fn inspect<C: Clock, E: Engine<Clock = C>>(
     done: &[SlotToken],
     tally: &mut Tally<'_, C>,
 ) {
+    if let VerifyMode::Mix { .. } = spec.verify {
+        for s in done.iter().map(|s| &slots[s.index()]).zip(done) {
+            let (slot, s) = s;
+            if slot.full && slot.check != 0 {
+                let buf = engine.buffer(s);
+                (tally.out.verify).note_recorded(buf, slot.offset, spec.id as u32, slot.check);
+            }
+        }
+    }
     if spec.verify == VerifyMode::Read {
         for s in done.iter().filter(|s| slots[s.index()].full) {
             let (buf, offset) = (engine.buffer(s), slots[s.index()].offset);
@@ -577,7 +679,7 @@ fn inspect<C: Clock, E: Engine<Clock = C>>(
     if spec.verify != VerifyMode::Read {
         for s in done {
             let slot = &slots[s.index()];
-            if slot.counted && slot.full && slot.op == Op::Read {
+            if slot.counted && slot.full && slot.op == Op::Read && slot.check == 0 {
                 tally.zero_due -= 1;
                 if tally.zero_due == 0 {
                     tally.zero_due = zeros::SAMPLE_EVERY;
@@ -1492,7 +1594,7 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
             // A verified random write is read back whole: every block once
             // a pass (the plan keeps it to whole passes of plain writes).
             Offsets::Plain(match spec.verify {
-                VerifyMode::Write { .. } if spec.random => g.covering(),
+                VerifyMode::Write { .. } | VerifyMode::Mix { .. } if spec.random => g.covering(),
                 _ => g.with_access(&spec.access),
             })
         }
@@ -1519,6 +1621,145 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
         }
     }
 }
+/// A verified random mix's generation for its pass `pass` (wrapping past
+/// the 65536 a header holds: an older pass's block is told apart from
+/// the one just written for 65535 passes).
+fn mix_generation(start_ms: u64, pass: u64) -> u64 {
+    generation(start_ms, pass % 65536)
+}
+
+/// A verified random mix (`VerifyMode::Mix`), fio's loop for randrw with
+/// do_verify=1: a pass of the mix (every block of the region once, read
+/// or written, fio's random map), then, once its I/O is complete, the
+/// read-back of each block the pass wrote, then the next pass. The
+/// record of what a pass wrote is a bit per block (fio keeps a list of
+/// them, or with experimental_verify replays the pass's draws: the same
+/// blocks either way).
+struct MixRecord {
+    bits: Vec<u64>,
+    blocks: u64,
+    base: u64,
+    bs: u64,
+    start_ms: u64,
+    /// The pass being mixed or read back.
+    pass: u64,
+    /// The mix's I/Os issued in this pass.
+    mixed: u64,
+    /// Reading back: the next block to look at.
+    back: Option<u64>,
+}
+
+/// What a verified random mix issues next.
+#[derive(Debug, PartialEq, Eq)]
+enum MixNext {
+    /// An I/O: its direction, offset and, for a read-back, the generation
+    /// its block must hold (else 0).
+    Io(Op, u64, u64),
+    /// Nothing until the I/O in flight completes.
+    Wait,
+    /// Nothing more: the limit reached with the last pass read back.
+    Done,
+}
+
+impl MixRecord {
+    /// The record of a worker that is a verified random mix, else none;
+    /// reserved now, before the first I/O (the plan bounded its blocks).
+    fn new(spec: &WorkerSpec) -> Result<Option<MixRecord>, String> {
+        let VerifyMode::Mix { start_ms } = spec.verify else {
+            return Ok(None);
+        };
+        MixRecord::over(spec.region, spec.bs, start_ms)
+            .map(Some)
+            .map_err(|e| {
+                format!(
+                    "worker {}: cannot reserve the record of the blocks a verified random mix writes ({} blocks, a bit each): {e}",
+                    spec.id,
+                    spec.region.length / spec.bs.max(1)
+                )
+            })
+    }
+
+    /// The record over `region`'s blocks of `bs`, none written yet.
+    fn over(
+        region: Region,
+        bs: u64,
+        start_ms: u64,
+    ) -> Result<MixRecord, std::collections::TryReserveError> {
+        let blocks = region.length / bs.max(1);
+        let words = blocks.div_ceil(64) as usize;
+        let mut bits = Vec::new();
+        bits.try_reserve_exact(words)?;
+        bits.resize(words, 0);
+        Ok(MixRecord {
+            bits,
+            blocks,
+            base: region.offset,
+            bs,
+            start_ms,
+            pass: 0,
+            mixed: 0,
+            back: None,
+        })
+    }
+
+    /// The next I/O: the mix's (`gen`'s), until its pass is issued; then,
+    /// with nothing in flight, the read-back of the pass's writes. With
+    /// `over` (the limit reached), no pass is begun.
+    fn next(&mut self, gen: &mut Offsets, over: bool, in_flight: usize) -> MixNext {
+        if self.blocks == 0 {
+            return MixNext::Done;
+        }
+        loop {
+            let Some(at) = self.back else {
+                if self.mixed == self.blocks {
+                    // The pass's writes must be complete before they are read.
+                    if in_flight > 0 {
+                        return MixNext::Wait;
+                    }
+                    self.back = Some(0);
+                    continue;
+                }
+                if over {
+                    return MixNext::Done;
+                }
+                let (op, offset) = gen.next_io();
+                if op == Op::Write {
+                    let b = (offset - self.base) / self.bs;
+                    self.bits[(b / 64) as usize] |= 1 << (b % 64);
+                }
+                self.mixed += 1;
+                return MixNext::Io(op, offset, 0);
+            };
+            if let Some(b) = self.next_written(at) {
+                self.back = Some(b + 1);
+                let gen = mix_generation(self.start_ms, self.pass);
+                return MixNext::Io(Op::Read, self.base + b * self.bs, gen);
+            }
+            if in_flight > 0 {
+                return MixNext::Wait;
+            }
+            // Read back and checked: the next pass.
+            self.bits.fill(0);
+            self.back = None;
+            self.mixed = 0;
+            self.pass += 1;
+        }
+    }
+
+    /// The first block at or after `from` the pass wrote.
+    fn next_written(&self, from: u64) -> Option<u64> {
+        let mut w = (from / 64) as usize;
+        let mut word = *self.bits.get(w)? & (u64::MAX << (from % 64));
+        loop {
+            if word != 0 {
+                return Some(w as u64 * 64 + u64::from(word.trailing_zeros()));
+            }
+            w += 1;
+            word = *self.bits.get(w)?;
+        }
+    }
+}
+
 /// `--cmdprio`: which I/Os go at the command priority, drawn by a
 /// generator of the worker's own (the offsets' stay as without it), the
 /// share a threshold on the draw's high 32 bits.
@@ -1724,6 +1965,49 @@ fn hung_ios(slots: &[Slot], now: Instant) -> Vec<HungIo> {
             member_offset: None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod mix_tests {
+    use super::*;
+
+    // fio's loop for a verified randrw: a pass (every block once), then,
+    // with nothing in flight, the read-back of exactly the pass's writes,
+    // in order, then the next pass; none begun once the limit is reached.
+    #[test]
+    fn a_verified_random_mix_reads_back_exactly_what_each_pass_wrote() {
+        let region = Region {
+            offset: 1 << 20,
+            length: 130 * 4096,
+        };
+        let mut m = MixRecord::over(region, 4096, 9).unwrap();
+        let mut gen = Offsets::Plain(OffsetGen::new(region, 4096, true, 50, 3).covering());
+        for pass in 0..2u64 {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut wrote = Vec::new();
+            for _ in 0..130 {
+                match m.next(&mut gen, false, 0) {
+                    MixNext::Io(op, off, 0) => {
+                        assert!(seen.insert(off), "block {off} twice in a pass");
+                        if op == Op::Write {
+                            wrote.push(off);
+                        }
+                    }
+                    other => panic!("{other:?} in the mix"),
+                }
+            }
+            assert!(!wrote.is_empty() && wrote.len() < 130, "{}", wrote.len());
+            // The pass's writes still in flight: nothing is read yet.
+            assert_eq!(m.next(&mut gen, false, 3), MixNext::Wait);
+            wrote.sort_unstable();
+            let g = mix_generation(9, pass);
+            for off in &wrote {
+                assert_eq!(m.next(&mut gen, false, 0), MixNext::Io(Op::Read, *off, g));
+            }
+            assert_eq!(m.next(&mut gen, false, 2), MixNext::Wait);
+        }
+        assert_eq!(m.next(&mut gen, true, 0), MixNext::Done);
+    }
 }
 
 #[cfg(test)]

@@ -34,7 +34,9 @@ pub use hot::{claimed, run};
 use crossbeam_channel::Sender;
 
 use crate::analysis::histogram::{IntervalLatency, LatencyHistogram};
-use crate::analysis::verify::{check_block, BadBlock, BadKind, Extent, Found, Unwritten};
+use crate::analysis::verify::{
+    check_block, check_recorded, BadBlock, BadKind, Extent, Found, Unwritten,
+};
 use crate::measure::workload::{Op, Region, StripeMap};
 
 /// What one worker does.
@@ -125,7 +127,15 @@ pub enum VerifyMode {
     Write { start_ms: u64 },
     /// Check every block read.
     Read,
+    /// A random mix (fio's randrw with verify= and do_verify=1): each pass
+    /// (every block once, read or written) is followed by the read-back
+    /// of the blocks that pass wrote, kept in a bitmap, each checked.
+    Mix { start_ms: u64 },
 }
+
+/// Most blocks a verified random mix's record covers: one bit each, so
+/// the bitmap is 32 MiB at most, allocated before the first I/O.
+pub const MIX_RECORD_MAX_BLOCKS: u64 = 1 << 28;
 
 /// Intervals reserved before the run: ten minutes of them, at most this
 /// many (ten minutes of 100 ms ones).
@@ -164,6 +174,10 @@ pub struct VerifyTally {
     pub claims_truncated: bool,
     /// The block length the first header of another size named.
     pub other_len: Option<u32>,
+    /// A verified random mix's read-back: blocks it wrote and found
+    /// holding an older write, or none (its record says they were written).
+    pub stale: u64,
+    pub lost: u64,
 }
 
 impl VerifyTally {
@@ -221,6 +235,31 @@ impl VerifyTally {
                     "does not hold the pattern {}: first differs at byte {at}",
                     p.text()
                 ),
+                member: None,
+                member_offset: None,
+            });
+        }
+    }
+
+    /// A block a verified random mix wrote in this pass, read back: good
+    /// only if it holds that write (`worker`'s, generation `gen`).
+    pub(crate) fn note_recorded(&mut self, block: &[u8], offset: u64, worker: u32, gen: u64) {
+        self.checked += 1;
+        let Some((kind, detail)) = check_recorded(block, offset, worker, gen) else {
+            self.good += 1;
+            return;
+        };
+        match kind {
+            BadKind::Corrupt => self.corrupt += 1,
+            BadKind::Misplaced => self.misplaced += 1,
+            BadKind::Stale => self.stale += 1,
+            BadKind::Lost => self.lost += 1,
+        }
+        if self.bad.len() < VERIFY_LIST_MAX {
+            self.bad.push(BadBlock {
+                offset,
+                kind,
+                detail,
                 member: None,
                 member_offset: None,
             });
