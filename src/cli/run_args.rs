@@ -332,8 +332,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub create: Option<u64>,
 
-    /// Write each target, a block device, to its end from --offset, as
-    /// fio's fill_device=1 does on one (with --rw write, no --size). Refused
+    /// Write each target, a block device, once to its end from --offset
+    /// (--passes 1 unless a bound is given, no time limit unless
+    /// --duration), as fio's fill_device=1 does on one (with --rw write, no
+    /// --size). Refused
     /// on a file: fio grows a file until its file system is full (ENOSPC),
     /// which stripebench does not do; give --size instead (the free space
     /// df shows, less some for the file system's own blocks).

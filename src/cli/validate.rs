@@ -457,6 +457,9 @@ fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
     if args.size.is_some() || args.create.is_some() {
         return bad("writes each device to its end: drop --size and --create".into());
     }
+    if args.targets.is_empty() {
+        return bad("writes a block device to its end, and none is named (the built-in test bed is files): name the device".into());
+    }
     for t in &args.targets {
         match std::fs::metadata(t) {
             Ok(m) if m.file_type().is_block_device() => {}
@@ -722,7 +725,9 @@ fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
     } else if args.io_limit.is_some() {
         Some("--io-limit")
     } else {
-        args.ios.map(|_| "--ios")
+        args.ios
+            .map(|_| "--ios")
+            .or(args.fill_device.then_some("--fill-device"))
     };
     Ok(match (args.ramp, bound) {
         (Some(r), Some(opt)) if !r.is_zero() => return Err(ConfigError::RampWithBound(opt)),
@@ -885,6 +890,9 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         rate,
         seed,
     } = resolved;
+    // --fill-device: once to each device's end, unless bounded otherwise.
+    let filled = args.fill_device && args.io_limit.is_none() && args.ios.is_none();
+    let passes = args.passes.or(filled.then_some(1));
     RunConfig {
         targets: args.targets.clone(),
         members: args.members.clone(),
@@ -912,7 +920,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         // without runtime= (a year keeps the arithmetic in range; nothing
         // is sized from it). A 10 s cut would make its counts not exact.
         duration: args.duration.unwrap_or(
-            if args.passes.is_some() || args.io_limit.is_some() || args.ios.is_some() {
+            if passes.is_some() || args.io_limit.is_some() || args.ios.is_some() {
                 NO_TIME_LIMIT
             } else {
                 Duration::from_secs(10)
@@ -950,7 +958,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
                 pct,
                 global: args.dedupe_global,
             }),
-        passes: args.passes,
+        passes,
         start_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64),

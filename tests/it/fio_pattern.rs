@@ -202,3 +202,56 @@ fn fio_s_surface_scan_fills_a_device_with_its_pattern_and_checks_it() {
         "nothing written to the file"
     );
 }
+
+/// `run --fill-device` typed on the command line writes each device once
+/// to its end, as the job file's fill_device=1 does. It ran a 10 s write
+/// round and round the device (42.5 GiB over 64 MiB), and on no target
+/// wrote the test bed's files.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
+fn fill_device_on_the_command_line_writes_the_device_once_to_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("fill.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    let lo = crate::common::Loop::attach(&img, &[]);
+    let json = dir.path().join("r.json");
+    let o = sb()
+        .args([
+            "run",
+            "--fill-device",
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--no-progress",
+        ])
+        .args([lo.dev.as_str(), "--allow-destructive", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    succeeded_as(&o, "--fill-device");
+    let d = crate::common::json(&std::fs::read(&json).unwrap());
+    assert_eq!(
+        d["total"]["bytes"].as_u64(),
+        Some(8 << 20),
+        "{}",
+        d["total"]
+    );
+    assert_eq!(d["config"]["passes"].as_u64(), Some(1));
+    // No device named: the test bed is files, which it does not fill.
+    let o = sb()
+        .args([
+            "run",
+            "--fill-device",
+            "--rw",
+            "write",
+            "--allow-destructive",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", said(&o));
+    assert!(said(&o).contains("none is named"), "{}", said(&o));
+}
