@@ -1044,6 +1044,12 @@ pub(crate) fn parse_zones(text: &str) -> Result<crate::measure::workload::Stride
             "'{text}' has a zone of no bytes: give a SIZE (and RANGE) of a request or more"
         ));
     }
+    // Zone k starts k x (RANGE + SKIP) on: a step past 2^62 is no disk's.
+    if range.checked_add(skip).is_none_or(|step| step > 1 << 62) {
+        return Err(format!(
+            "'{text}': RANGE + SKIP is past any device's size: give sizes a device has"
+        ));
+    }
     Ok(crate::measure::workload::Strided { size, range, skip })
 }
 

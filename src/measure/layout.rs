@@ -70,6 +70,9 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         let logical_bs = bs;
         let bs = cfg.stripe.map_or(bs, |chunk| bs.min(chunk));
         let unit = stripe_unit(cfg, &t, bs, &mut warnings)?;
+        if let Some(z) = &cfg.access.zones {
+            check_zones(cfg, z, bs, lbs, &p)?;
+        }
         if let Some(span) = cfg.access.dist.abs_span().filter(|&s| s > region.length) {
             return usage(format!(
                 "--dist {}: its zones cover {} and {p}'s region is {}: give smaller zones or a larger --size",
@@ -174,6 +177,34 @@ fn working_sets(cfg: &RunConfig, workers: &mut [WorkerSpec]) {
         });
         first += n;
     }
+}
+
+/// `--zones` on one target: each zone's range holds a request (a range
+/// smaller than --bs would read its zone's first request for ever), and
+/// under O_DIRECT every zone starts, and wraps, on a logical block.
+fn check_zones(
+    cfg: &RunConfig,
+    z: &crate::measure::workload::Strided,
+    bs: u64,
+    lbs: u64,
+    p: &str,
+) -> Result<()> {
+    if z.range < bs {
+        return usage(format!(
+            "--zones: a zone's range ({}) is smaller than --bs {}, so no request fits in it: give a RANGE of a request or more",
+            fmt_size_arg(z.range),
+            fmt_size_arg(bs)
+        ));
+    }
+    let odd = [("SKIP", z.skip), ("RANGE", z.range), ("SIZE", z.size)]
+        .into_iter()
+        .find(|(_, v)| v % lbs != 0);
+    if let (true, Some((what, v))) = (cfg.direct, odd) {
+        return usage(format!(
+            "--zones: its {what} ({v} bytes) is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT needs every zone to start on: give multiples of {lbs}"
+        ));
+    }
+    Ok(())
 }
 
 /// The largest request one I/O can move (its length is a 32-bit count).

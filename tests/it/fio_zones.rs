@@ -278,3 +278,49 @@ fn a_zone_profile_reports_each_zones_bytes_and_rate() {
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("by zone (--zones)"), "{table}");
 }
+
+/// Zones a hostile review found accepted: a RANGE + SKIP past 2^64
+/// wrapped round (a 1048575-byte step, then EINVAL mid-run), and a range
+/// smaller than --bs read its zone's first request for ever. Both are
+/// refused before any I/O, in one line.
+#[test]
+fn zones_that_wrap_round_or_hold_no_request_are_refused_before_any_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "f", 4 << 20);
+    let f = f.to_str().unwrap();
+    refused(
+        &[
+            "run",
+            f,
+            "--rw",
+            "read",
+            "--zones",
+            "1m:18446744073709551615",
+        ],
+        "RANGE + SKIP is past any device's size",
+    );
+    refused(
+        &[
+            "run",
+            f,
+            "--rw",
+            "read",
+            "--zones",
+            "9223372036854775808:9223372036854775808",
+        ],
+        "RANGE + SKIP is past any device's size",
+    );
+    refused(
+        &[
+            "run",
+            f,
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--zones",
+            "1m:1m:1000",
+        ],
+        "a zone's range (1000) is smaller than --bs 64k",
+    );
+}
