@@ -1833,6 +1833,10 @@ mod tests {
             "{:?}",
             t.notes
         );
+        // The command line's year holds for the job's pause too (a hostile
+        // review found thinktime=18446744073709551615 printed and run).
+        let e = refused("[j]\nthinktime=18446744073709551615\n");
+        assert!(e.contains("is longer than a year"), "{e}");
         let a = args("[j]\nthinktime=0\nthinktime_blocks=3\n");
         assert!(!a.iter().any(|w| w.starts_with("--thinktime")), "{a:?}");
         for (text, named) in [

@@ -136,6 +136,9 @@ pub enum ConfigError {
         "--verify writes self-describing blocks of its own: drop --buffer-compress and --dedupe"
     )]
     VerifyWithSyntheticData,
+    /// `{0}`: what is wrong with the working set asked for.
+    #[error("--dedupe-working-set {0}")]
+    DedupeSet(&'static str),
     #[error(
         "--pattern is all that every written block holds: drop --buffer-compress and --dedupe"
     )]
@@ -835,6 +838,19 @@ fn check_data(args: &RunArgs) -> Result<(), ConfigError> {
     }
     if args.verify && (args.buffer_compress > 0 || args.dedupe > 0) {
         return Err(ConfigError::VerifyWithSyntheticData);
+    }
+    match args.dedupe_working_set {
+        Some(0) => {
+            return Err(ConfigError::DedupeSet(
+                "0 leaves the working set empty: give a percentage from 1 to 100",
+            ))
+        }
+        Some(_) if args.dedupe == 0 => {
+            return Err(ConfigError::DedupeSet(
+                "with --dedupe 0: no unit repeats, so there is nothing to copy: give --dedupe PCT",
+            ))
+        }
+        _ => {}
     }
     if args.pattern.is_some() && (args.buffer_compress > 0 || args.dedupe > 0) {
         return Err(ConfigError::PatternWithSyntheticData);

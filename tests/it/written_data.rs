@@ -377,3 +377,35 @@ fn fio_s_dedupe_global_example_shares_its_working_set_over_the_files() {
         "apart, both {both:.3} and one {one:.3} distinct"
     );
 }
+
+/// The command line and fio's job keys agree on an empty working set, and
+/// a working set with no repeats to copy is said, not run (a hostile
+/// review found `--dedupe-working-set 0` ran a set of one unit, and
+/// `--dedupe 0` with it ran silently).
+#[test]
+fn a_working_set_that_is_empty_or_has_nothing_to_copy_is_refused() {
+    common::refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--dedupe",
+            "50",
+            "--dedupe-working-set",
+            "0",
+        ],
+        "--dedupe-working-set 0 leaves the working set empty",
+    );
+    common::refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--dedupe",
+            "0",
+            "--dedupe-working-set",
+            "50",
+        ],
+        "with --dedupe 0: no unit repeats",
+    );
+}

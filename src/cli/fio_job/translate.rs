@@ -1347,11 +1347,17 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 /// thinktime_spin, and sleeps the rest. Times without a unit are
 /// microseconds, as fio reads them.
 fn think(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    // The command line's bound (a year) holds here too: the run's own
+    // --thinktime refuses more.
     let us = |o: &Opt| -> Result<Duration, FioJobError> {
-        match o.value.as_deref().map(str::parse::<u64>) {
-            Some(Ok(n)) => Ok(Duration::from_micros(n)),
-            _ => r.time(o),
+        let t = match o.value.as_deref().map(str::parse::<u64>) {
+            Some(Ok(n)) => Duration::from_micros(n),
+            _ => r.time(o)?,
+        };
+        if t > Duration::from_secs(365 * 86400) {
+            return r.refuse(o, "is longer than a year: give a pause of at most a year");
         }
+        Ok(t)
     };
     let time = match r.get("thinktime") {
         Some(o) => us(o)?,
