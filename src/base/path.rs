@@ -36,7 +36,7 @@ impl WalkError {
     /// 65534): only links owned by root or by this user are followed".
     pub fn planted_text(at: &Path, owner: u32) -> String {
         format!(
-            "{} is a symbolic link owned by {}: only links owned by root or by this user are followed (whoever owns it would choose where we write)",
+            "{} is a symbolic link owned by {}: only links owned by root or by this user are followed (whoever owns it would choose what we open)",
             crate::base::error::show_path(at),
             user_name(owner)
         )

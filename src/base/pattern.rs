@@ -65,6 +65,9 @@ impl Pattern {
                         .find('\'')
                         .ok_or_else(|| bad("a file name with no closing '"))?;
                     let name = &rest[1..1 + end];
+                    if name.is_empty() {
+                        return Err(bad("'' names no file: give 'NAME'"));
+                    }
                     let got = read_file(Path::new(name))
                         .map_err(|e| format!("cannot read the pattern file '{name}': {e}"))?;
                     if got.is_empty() {
@@ -305,6 +308,9 @@ mod tests {
         assert!(e.contains("verify_pattern only"), "{e}");
         let e = Pattern::parse("'x'", Formats::Offset, &no_file).unwrap_err();
         assert!(e.contains("cannot read the pattern file 'x'"), "{e}");
+        // Not "'' is a directory" (the current one, opened): no name.
+        let e = Pattern::parse("''", Formats::Offset, &no_file).unwrap_err();
+        assert!(e.contains("'' names no file"), "{e}");
     }
 
     #[test]

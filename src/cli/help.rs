@@ -304,6 +304,9 @@ pub fn names_targets(sub: &str, words: &[std::ffi::OsString]) -> Option<bool> {
 /// clap's refusal on one line: its first, with the choices of an invalid
 /// value, or the names of the arguments missing, that it puts below.
 pub fn one_line(e: &clap::Error) -> String {
+    if let Some(line) = invalid_value_line(e) {
+        return line;
+    }
     let rendered = e.render().to_string();
     // An invalid value's choices are on a line below: keep them.
     let choices = rendered
@@ -325,6 +328,37 @@ pub fn one_line(e: &clap::Error) -> String {
         None => first.to_string() + choices.as_deref().unwrap_or(""),
     };
     first
+}
+
+/// An invalid value's refusal built from clap's parts, the value typed
+/// escaped: clap's rendering drops escape sequences and other control
+/// characters from it (`\x1b[31mjunk` showed as `junk`, its byte count
+/// then wrong) and a newline in it cut the line short, reason and all.
+fn invalid_value_line(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if !matches!(
+        e.kind(),
+        ErrorKind::ValueValidation | ErrorKind::InvalidValue
+    ) {
+        return None;
+    }
+    let text = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let (value, arg) = (
+        text(ContextKind::InvalidValue)?,
+        text(ContextKind::InvalidArg)?,
+    );
+    // Plain values render well as clap renders them (choices and all).
+    if !value.chars().any(char::is_control) {
+        return None;
+    }
+    let why = std::error::Error::source(e)
+        .map(|s| format!(": {s}"))
+        .unwrap_or_default();
+    let line = format!("invalid value '{value}' for '{arg}'{why}");
+    Some(crate::base::error::show_text(&line).into_owned())
 }
 
 fn arrange(cmd: Command) -> Command {

@@ -431,3 +431,24 @@ fn the_block_size_an_alignment_refusal_suggests_is_accepted() {
         );
     }
 }
+
+/// A value holding control characters is refused in one line, escaped,
+/// its reason kept: clap's rendering cut it at a newline (`invalid value
+/// 'junk` and no reason) and dropped an escape sequence's ESC and a BEL
+/// (so `\x1b[31mjunk` showed as `junk`, the byte named then wrong).
+#[test]
+fn a_value_with_control_characters_is_refused_escaped_in_one_line() {
+    for (args, expect) in [
+        (
+            ["run", "--pattern", "junk\n2"],
+            "'junk\\u{a}2' for '--pattern <PATTERN>': no number",
+        ),
+        (
+            ["run", "--pattern", "\x1b[31mjunk\x07"],
+            "'\\u{1b}[31mjunk\\u{7}'",
+        ),
+        (["run", "--bs", "4\nk"], "'4\\u{a}k' has an unknown suffix"),
+    ] {
+        crate::common::refused(&args, expect);
+    }
+}
