@@ -349,3 +349,35 @@ fn a_verified_random_mix_over_too_many_blocks_for_its_record_is_refused_before_a
     assert_eq!(err.lines().count(), 1, "{err}");
     assert_eq!(std::fs::metadata(&big).unwrap().blocks(), 0);
 }
+
+/// fio's t/jobs/t0006-82af2a7c.fio (a random mix with verify=meta and
+/// verify_pattern=0xaaa, verify_backlog=1024), on 8 MiB rather than 4 GiB.
+/// run-fio-tests.py requires read io_kbytes = 2 x write: the mix's reads
+/// and the read-back's, which reads back what the mix wrote; exactly, the
+/// reads are size= and the read-back holds the writes. The mix writes the
+/// pattern, and its read-back checked each block as a self-describing
+/// one: all of them "lost", exit 1, until the read-back checked the
+/// pattern.
+#[test]
+fn fio_s_t0006_random_mix_with_a_verify_pattern_reads_back_its_pattern() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("foo"), vec![0x5au8; 8 << 20]).unwrap();
+    let job = "[global]\nrw=randrw\nbs=4k\nioengine=libaio\niodepth=32\nverify=meta\nverify_backlog=1024\nverify_fatal=1\n\n[ver-test]\nfilename=foo\nsize=8m\nverify_pattern=0xaaa\n";
+    let out = run_job(dir.path(), job, &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}{err}");
+    let d = doc(dir.path(), "r.json");
+    let v = &d["targets"][0]["verify"];
+    let dirs = &d["total"]["by_direction"];
+    let writes = u(&dirs["writes"]["bytes"]);
+    assert_eq!(
+        (u(&v["good"]), u(&v["blocks"])),
+        (writes / 4096, writes / 4096),
+        "{v}"
+    );
+    assert_eq!(u(&dirs["reads"]["bytes"]), 8 << 20, "{d}");
+    // fio's check, at this size within the draw's noise: reads / writes.
+    let ratio = (8u64 << 20) as f64 / writes as f64;
+    assert!((1.85..2.15).contains(&ratio), "{ratio}");
+}

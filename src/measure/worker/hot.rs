@@ -660,7 +660,17 @@ fn inspect<C: Clock, E: Engine<Clock = C>>(
             let (slot, s) = s;
             if slot.full && slot.check != 0 {
                 let buf = engine.buffer(s);
-                (tally.out.verify).note_recorded(buf, slot.offset, spec.id as u32, slot.check);
+                // The mix wrote --pattern's bytes (fio's verify_pattern),
+                // or its own self-describing blocks.
+                match &spec.pattern {
+                    Some(p) => tally.out.verify.note_pattern(p, buf, slot.offset),
+                    None => (tally.out.verify).note_recorded(
+                        buf,
+                        slot.offset,
+                        spec.id as u32,
+                        slot.check,
+                    ),
+                }
             }
         }
     }
