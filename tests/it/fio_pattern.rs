@@ -153,12 +153,7 @@ fn verify_pattern_with_offset_writes_the_bytes_fio_writes() {
 #[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
 fn fio_s_surface_scan_fills_a_device_with_its_pattern_and_checks_it() {
     let dir = tempfile::tempdir().unwrap();
-    let img = dir.path().join("scan.img");
-    std::fs::File::create(&img)
-        .unwrap()
-        .set_len(8 << 20)
-        .unwrap();
-    let lo = crate::common::Loop::attach(&img, &[]);
+    let (_, lo) = crate::common::Loop::sparse(dir.path(), "scan.img", 8 << 20);
     let job = "; writes 512 byte verification blocks until the disk is full,\n; then verifies written data\n[global]\nthread\nbs=64k\ndirect=1\nioengine=sync\nverify=meta\nverify_pattern=0xaa555aa5\nverify_interval=512\n\n[write-phase]\nfilename=datafile.tmp\t; or use a full disk, for example /dev/sda\nrw=write\nfill_device=1\ndo_verify=0\n\n[verify-phase]\nstonewall\ncreate_serialize=0\nfilename=datafile.tmp\nrw=read\ndo_verify=1\n";
     std::fs::write(dir.path().join("surface-scan.fio"), job).unwrap();
     let run = |target: &str| {
@@ -211,12 +206,7 @@ fn fio_s_surface_scan_fills_a_device_with_its_pattern_and_checks_it() {
 #[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
 fn fill_device_on_the_command_line_writes_the_device_once_to_its_end() {
     let dir = tempfile::tempdir().unwrap();
-    let img = dir.path().join("fill.img");
-    std::fs::File::create(&img)
-        .unwrap()
-        .set_len(8 << 20)
-        .unwrap();
-    let lo = crate::common::Loop::attach(&img, &[]);
+    let (_, lo) = crate::common::Loop::sparse(dir.path(), "fill.img", 8 << 20);
     let json = dir.path().join("r.json");
     let o = sb()
         .args([

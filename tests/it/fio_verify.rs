@@ -29,15 +29,6 @@ fn doc(dir: &Path, name: &str) -> serde_json::Value {
     json(&std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")))
 }
 
-/// A loop device over a sparse file of `bytes` in `dir` (the file, to
-/// damage blocks behind stripebench's back, and the device).
-fn sparse_loop(dir: &std::path::Path, bytes: u64) -> (std::path::PathBuf, crate::common::Loop) {
-    let img = dir.join("img");
-    std::fs::File::create(&img).unwrap().set_len(bytes).unwrap();
-    let lo = crate::common::Loop::attach(&img, &[]);
-    (img, lo)
-}
-
 /// fio's t/jobs/t0025.fio: a buffered write of 128 KiB with verify=md5
 /// and do_verify=1 (fio's default), which fio reads back in the same job.
 /// run-fio-tests.py requires read io_kbytes == 128: the read-back run
@@ -109,7 +100,7 @@ fn fio_s_t0036_pre_and_post_write_then_check_without_a_state_file() {
 #[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
 fn a_block_corrupted_after_a_verified_fio_write_is_found_by_the_verifying_read() {
     let dir = tempfile::tempdir().unwrap();
-    let (img, lo) = sparse_loop(dir.path(), 8 << 20);
+    let (img, lo) = crate::common::Loop::sparse(dir.path(), "img", 8 << 20);
     let global = format!(
         "[global]\nfilename={}\nbs=64k\ndirect=1\nsize=4m\nverify=crc32c\nverify_fatal=1\n",
         lo.dev
@@ -147,7 +138,7 @@ fn a_block_corrupted_after_a_verified_fio_write_is_found_by_the_verifying_read()
 #[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
 fn fio_s_basic_verify_random_write_covers_every_block_and_its_read_back_passes() {
     let dir = tempfile::tempdir().unwrap();
-    let (_, lo) = sparse_loop(dir.path(), 4 << 20);
+    let (_, lo) = crate::common::Loop::sparse(dir.path(), "img", 4 << 20);
     let job = format!(
         "[write-and-verify]\nrw=randwrite\nbs=64k\ndirect=1\nioengine=libaio\niodepth=16\nverify=crc32c\nfilename={}\n",
         lo.dev
@@ -175,7 +166,7 @@ fn fio_s_basic_verify_random_write_covers_every_block_and_its_read_back_passes()
 #[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
 fn a_block_damaged_after_a_random_verified_write_is_found_by_the_read() {
     let dir = tempfile::tempdir().unwrap();
-    let (img, lo) = sparse_loop(dir.path(), 8 << 20);
+    let (img, lo) = crate::common::Loop::sparse(dir.path(), "img", 8 << 20);
     let global = format!(
         "[global]\nfilename={}\nbs=64k\ndirect=1\nsize=4m\nverify=md5\nexperimental_verify=1\n",
         lo.dev

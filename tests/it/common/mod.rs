@@ -423,6 +423,15 @@ impl Loop {
             file: file.to_path_buf(),
         }
     }
+
+    /// A loop device over a sparse file `name` of `bytes` in `dir` (the
+    /// file too, to damage blocks behind stripebench's back).
+    pub fn sparse(dir: &Path, name: &str, bytes: u64) -> (PathBuf, Loop) {
+        let img = dir.join(name);
+        std::fs::File::create(&img).unwrap().set_len(bytes).unwrap();
+        let lo = Loop::attach(&img, &[]);
+        (img, lo)
+    }
 }
 
 impl Loop {
