@@ -337,7 +337,9 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         // --thinktime's blocks done, nothing in flight (io_u_quiesce): the pause.
         let think_due = spec.think.filter(|t| since_think >= t.blocks);
         if think_due.is_some() && in_flight == 0 && !tally.stopping {
-            think::<C>(think_due, issued_bytes < limit, control, epoch);
+            if let Some(t) = think_due.filter(|_| issued_bytes < limit) {
+                think::<C>(t, control, epoch);
+            }
             since_think = 0;
             continue;
         }
@@ -515,20 +517,12 @@ fn issuable<C: Clock>(
     ready
 }
 
-/// --thinktime's pause, nothing in flight, when there is I/O left to
-/// issue (`owed`): spins for its spin part, then sleeps the rest (in
+/// --thinktime's pause, nothing in flight (the caller pauses only when
+/// there is I/O left to issue): spins for its spin part, then sleeps the rest (in
 /// slices, so that a lowered deadline is seen), never past the deadline
 /// (fio cuts it at its runtime too).
 #[cold]
-fn think<C: Clock>(
-    t: Option<crate::measure::config::Think>,
-    owed: bool,
-    control: &RunControl,
-    epoch: Instant,
-) {
-    let Some(t) = t.filter(|_| owed) else {
-        return;
-    };
+fn think<C: Clock>(t: crate::measure::config::Think, control: &RunControl, epoch: Instant) {
     let start = C::now();
     let left = |now: Instant| {
         let end = epoch + std::time::Duration::from_nanos(control.end_ns());
@@ -655,31 +649,22 @@ fn inspect<C: Clock, E: Engine<Clock = C>>(
     done: &[SlotToken],
     tally: &mut Tally<'_, C>,
 ) {
-    if let VerifyMode::Mix { .. } = spec.verify {
-        for s in done.iter().map(|s| &slots[s.index()]).zip(done) {
-            let (slot, s) = s;
-            if slot.full && slot.check != 0 {
-                let buf = engine.buffer(s);
-                // The mix wrote --pattern's bytes (fio's verify_pattern),
-                // or its own self-describing blocks.
-                match &spec.pattern {
-                    Some(p) => tally.out.verify.note_pattern(p, buf, slot.offset),
-                    None => (tally.out.verify).note_recorded(
-                        buf,
-                        slot.offset,
-                        spec.id as u32,
-                        slot.check,
-                    ),
-                }
+    // Blocks read to be checked: every full read (--verify reading), or a
+    // verified random mix's read-back of what its pass wrote (its `check`,
+    // the generation the block must hold). What they must hold is
+    // --pattern's bytes when there is one, else our self-describing block.
+    let mix = matches!(spec.verify, VerifyMode::Mix { .. });
+    if mix || spec.verify == VerifyMode::Read {
+        for s in done {
+            let slot = &slots[s.index()];
+            if !slot.full || (mix && slot.check == 0) {
+                continue;
             }
-        }
-    }
-    if spec.verify == VerifyMode::Read {
-        for s in done.iter().filter(|s| slots[s.index()].full) {
-            let (buf, offset) = (engine.buffer(s), slots[s.index()].offset);
-            match &spec.pattern {
-                Some(p) => tally.out.verify.note_pattern(p, buf, offset),
-                None => tally.out.verify.note(buf, offset),
+            let (v, buf, offset) = (&mut tally.out.verify, engine.buffer(s), slot.offset);
+            match (&spec.pattern, mix) {
+                (Some(p), _) => v.note_pattern(p, buf, offset),
+                (None, true) => v.note_recorded(buf, offset, spec.id as u32, slot.check),
+                (None, false) => v.note(buf, offset),
             }
         }
     }
