@@ -1290,25 +1290,18 @@ mod tests {
     }
 
     #[test]
-    fn verify_refuses_rate_min_which_would_cut_its_check_short() {
-        let mut full = vec!["stripebench", "verify", "--rate-min", "1m/s", "/dev/null"];
-        let Command::Verify(args) = Cli::try_parse_from(full.drain(..)).expect("parses").command
-        else {
-            panic!("not a verify command")
-        };
-        let e = verify_config(&args, &[0, 1], None).unwrap_err();
-        assert!(e.to_string().contains("drop --rate-min"), "{e}");
-    }
-
-    #[test]
-    fn verify_refuses_steady_which_would_cut_its_check_short() {
-        let mut full = vec!["stripebench", "verify", "--steady", "iops:5%", "/dev/null"];
-        let Command::Verify(args) = Cli::try_parse_from(full.drain(..)).expect("parses").command
-        else {
-            panic!("not a verify command")
-        };
-        let e = verify_config(&args, &[0, 1], None).unwrap_err();
-        assert!(e.to_string().contains("drop --steady"), "{e}");
+    fn verify_refuses_what_would_cut_its_check_short() {
+        for (opt, value, said) in [
+            ("--rate-min", "1m/s", "drop --rate-min"),
+            ("--steady", "iops:5%", "drop --steady"),
+        ] {
+            let full = ["stripebench", "verify", opt, value, "/dev/null"];
+            let Command::Verify(args) = Cli::try_parse_from(full).expect("parses").command else {
+                panic!("not a verify command")
+            };
+            let e = verify_config(&args, &[0, 1], None).unwrap_err();
+            assert!(e.to_string().contains(said), "{opt}: {e}");
+        }
     }
 
     #[test]
