@@ -1,21 +1,26 @@
-//! `stripebench fio [FIO OPTIONS...] [JOBFILE] [-- RUN OPTIONS...]`: fio's
-//! command line read as fio reads it, made the job file it stands for,
-//! and run as `run --fio-job` runs that file (same translation, same
+//! `stripebench fio [FIO OPTIONS...] [JOBFILE...] [-- RUN OPTIONS...]`:
+//! fio's command line read as fio reads it, made the job text it stands
+//! for, and run as `run --fio-job` runs a file (same translation, same
 //! refusals, the stripebench command printed first).
 //!
 //! fio's parser (init.c, getopt_long_only over its job options): options
-//! before the first `--name` are `[global]`; each `--name=NAME` starts a
-//! job (`--name=global` the globals again); `--opt=value`, or `--opt value`
-//! for an option that takes a value (all but fio's bare flags, which take
-//! a value only after `=`), one dash or two. A word that is no option is a
-//! job file. fio's own program options (`--output`, `--eta`, ...) are not a
-//! job's and are refused by name; stripebench's own options go after `--`.
-//! The job is built as text and read by `fio_job`'s reader, so a value fio
-//! would evaluate (`$VAR`) is refused here as in a file.
+//! before the first `--name` are fio's def_thread, the defaults every job
+//! starts from; each `--name=NAME` starts a job (`--name=global` the
+//! defaults again); `--opt=value`, or `--opt value` for an option that
+//! takes a value (all but fio's bare flags, which take a value only after
+//! `=`), one dash or two. A word that is no option is a job file, wherever
+//! it stands (GNU getopt moves them last): read after the command line's
+//! options, as `fio_job::expand_fio` reads them (the file overrides the
+//! defaults; `--section=NAME` keeps only the sections named; each further
+//! file starts from fio's defaults after the one before ends). fio's own
+//! program options (`--output`, `--eta`, ...) are not a job's and are
+//! refused by name; stripebench's own options go after `--`. The command
+//! line's options are built as text and read by `fio_job`'s reader, so a
+//! value fio would evaluate (`$VAR`) is evaluated or refused as in a file.
 
 use std::ffi::OsString;
 
-use super::fio_job::{expand_text, Expanded, FioJobError, Runs};
+use super::fio_job::{expand_fio, FioJobError, JobFile, Runs};
 use crate::base::error::show_text;
 
 /// How messages name the job made from the command line.
@@ -65,7 +70,6 @@ const PROGRAM: &[&str] = &[
     "eta-newline",
     "debug",
     "parse-only",
-    "section",
     "inflate-log",
     "alloc-size",
     "profile",
@@ -93,6 +97,8 @@ type Opts = Vec<(String, Option<String>)>;
 struct Parsed {
     sections: Vec<(String, Opts)>,
     files: Vec<String>,
+    /// `--section=NAME`s: the only sections of the job files to run.
+    only: Vec<String>,
 }
 
 /// Reads fio's words as fio's getopt_long_only does.
@@ -100,6 +106,7 @@ fn parse(words: &[String]) -> Result<Parsed, FioJobError> {
     let mut p = Parsed {
         sections: vec![("global".into(), Vec::new())],
         files: Vec::new(),
+        only: Vec::new(),
     };
     let mut it = words.iter();
     while let Some(w) = it.next() {
@@ -146,6 +153,17 @@ fn parse(words: &[String]) -> Result<Parsed, FioJobError> {
                 )));
             }
         }
+        if key == "section" {
+            let name = value.unwrap_or_default();
+            if name.is_empty() || name.contains(['[', ']']) || name == "global" {
+                return Err(FioJobError(format!(
+                    "stripebench fio: `--section={}` names no job section: give --section=NAME, a [NAME] of the job file ([global] is always read)",
+                    show_text(&name)
+                )));
+            }
+            p.only.push(name);
+            continue;
+        }
         if key == "name" {
             let name = value.unwrap_or_default();
             if name.is_empty() || name.contains(['[', ']']) {
@@ -154,7 +172,13 @@ fn parse(words: &[String]) -> Result<Parsed, FioJobError> {
                     show_text(&name)
                 )));
             }
-            p.sections.push((name, Vec::new()));
+            // fio skips a job --section does not name (as the --sections
+            // given so far say), and the options after it, up to the next
+            // --name, go to its defaults (init.c: no job open, so the
+            // next option opens def_thread).
+            let skipped = !p.only.is_empty() && name != "global" && !p.only.contains(&name);
+            p.sections
+                .push((if skipped { "global".into() } else { name }, Vec::new()));
             continue;
         }
         if let Some((_, opts)) = p.sections.last_mut() {
@@ -202,37 +226,21 @@ pub fn expand(words: &[OsString]) -> Result<Runs, FioJobError> {
         ));
     }
     let p = parse(&fio)?;
-    let given = p.sections.len() > 1 || !p.sections[0].1.is_empty();
-    let (job, shown) = match (p.files.as_slice(), given) {
-        ([], _) => (text(&p), SHOWN.to_string()),
-        ([file], false) => {
-            let path = std::path::Path::new(file);
-            let shown = crate::base::error::show_path(path);
-            let t = super::fio_job::read(path, &shown)?;
-            crate::base::invocation::record_config(file, &t);
-            (t, shown)
-        }
-        ([_], true) => return Err(FioJobError(
-            "stripebench fio: a job file and fio's options together: give the job file alone, or the options alone".into(),
-        )),
-        _ => return Err(FioJobError(format!(
-            "stripebench fio: {} job files: give one (fio would run them one after another; run each with stripebench fio FILE)",
-            p.files.len()
-        ))),
-    };
-    match expand_text("run", &job, &shown, tail).map_err(|e| lineless(e, &shown))? {
-        Expanded::Runs(runs) => Ok(runs),
-        Expanded::Sweep(_) => unreachable!("run's job file is runs"),
+    let mut files = Vec::new();
+    for file in &p.files {
+        let path = std::path::Path::new(file);
+        let shown = crate::base::error::show_path(path);
+        let text = super::fio_job::read(path, &shown)?;
+        crate::base::invocation::record_config(file, &text);
+        files.push(JobFile { text, shown });
     }
+    expand_fio(&text(&p), SHOWN, &files, &p.only, tail).map_err(lineless)
 }
 
 /// A refusal of the job made from the command line, without the line
 /// numbers of a text the user never saw (the section and option named
 /// are what finds it).
-fn lineless(e: FioJobError, shown: &str) -> FioJobError {
-    if shown != SHOWN {
-        return e;
-    }
+fn lineless(e: FioJobError) -> FioJobError {
     let from = format!("fio job file {SHOWN}");
     let mut out = String::new();
     let mut rest = e.0.as_str();
@@ -308,6 +316,28 @@ mod tests {
         assert!(e.0.contains("needs a value"), "{e}");
         let e = parse(&words(&["--name=a", "--description=x;y"])).unwrap_err();
         assert!(e.0.contains("';'"), "{e}");
+    }
+
+    #[test]
+    fn section_is_kept_and_a_name_it_does_not_name_opens_the_defaults_again() {
+        let p = parse(&words(&[
+            "--section=b",
+            "--name=a",
+            "--bs=8k",
+            "--name=b",
+            "--rw=read",
+            "job.fio",
+        ]))
+        .unwrap();
+        assert_eq!(p.only, ["b"]);
+        assert_eq!(p.files, ["job.fio"]);
+        // fio skips [a]; its --bs=8k goes to the defaults (init.c).
+        assert_eq!(text(&p), "[global]\n[global]\nbs=8k\n[b]\nrw=read\n");
+        // A --section after a --name does not skip it (fio reads in order).
+        let p = parse(&words(&["--name=a", "--section=b"])).unwrap();
+        assert_eq!(text(&p), "[global]\n[a]\n");
+        let e = parse(&words(&["--section=global"])).unwrap_err();
+        assert!(e.0.contains("`--section=global`"), "{e}");
     }
 
     #[test]

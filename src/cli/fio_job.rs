@@ -169,13 +169,122 @@ pub fn expand_text(
     shown: &str,
     tail: Vec<OsString>,
 ) -> Result<Expanded, FioJobError> {
-    let shown = shown.to_string();
-    let groups = groups(text, &shown)?;
+    let groups = groups(text, shown)?;
+    if sub == "sweep" {
+        for_the_targets(&groups, shown, sub, &tail)?;
+        return Ok(Expanded::Sweep(sweep(&groups, shown, &tail)?));
+    }
+    let groups = groups.into_iter().map(|g| (g, shown.to_string())).collect();
+    runs(groups, sub, tail).map(Expanded::Runs)
+}
+
+/// A job file named on fio's command line: its text, and how messages
+/// name it.
+pub(crate) struct JobFile {
+    pub text: String,
+    pub shown: String,
+}
+
+/// `stripebench fio`'s runs, read as fio's init.c reads its command line
+/// and job files. `line` is the job text the command line's own options
+/// stand for (`shown` naming it): those before any `--name` are fio's
+/// def_thread, the defaults every job starts from, and each `--name` a
+/// job. The first job file is read on top of them (its `[global]`
+/// overrides them, its jobs start from them and run with the command
+/// line's jobs); each file after it starts from fio's defaults again
+/// (fio refills def_thread before each further file) and after all
+/// before it ends (fio's stonewall between job files). With `only`
+/// (`--section=NAME`s), a file's sections not named are skipped, all
+/// but `[global]`.
+pub(crate) fn expand_fio(
+    line: &str,
+    shown: &str,
+    files: &[JobFile],
+    only: &[String],
+    tail: Vec<OsString>,
+) -> Result<Runs, FioJobError> {
+    let mut own = parse(line, shown)?;
+    for o in own.iter_mut().flat_map(|s| s.opts.iter_mut()) {
+        // Line 0: written on the command line, as messages say.
+        o.line = 0;
+    }
+    // The sections there are: what a `--section=NAME` must name.
+    let mut found: Vec<String> = own.iter().map(|s| s.name.clone()).collect();
+    let mut parts: Vec<(Vec<Section>, &str)> = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let mut sections = if i == 0 {
+            std::mem::take(&mut own)
+        } else {
+            Vec::new()
+        };
+        let (text, names) = skip_sections(&f.text, only);
+        found.extend(names);
+        sections.extend(parse(&text, &f.shown)?);
+        parts.push((sections, &f.shown));
+    }
+    if files.is_empty() {
+        parts.push((own, shown));
+    }
+    if let Some(want) = only.iter().find(|w| !found.contains(w)) {
+        let files: Vec<&str> = files.iter().map(|f| f.shown.as_str()).collect();
+        return Err(FioJobError(format!(
+            "stripebench fio: `--section={}`: no [{}] in {}: fio would run nothing of it; name a section that is there",
+            show_text(want),
+            show_text(want),
+            if files.is_empty() { "fio's command line".to_string() } else { files.join(", ") }
+        )));
+    }
+    let mut groups = Vec::new();
+    for (sections, shown) in parts {
+        groups.extend(
+            groups_of(sections, shown)?
+                .into_iter()
+                .map(|g| (g, shown.to_string())),
+        );
+    }
+    if groups.len() > MAX_GROUPS {
+        return Err(FioJobError(format!(
+            "stripebench fio: its job files are {} runs, more than stripebench runs from one command ({MAX_GROUPS}): run them in fewer at a time",
+            groups.len()
+        )));
+    }
+    runs(groups, "run", tail)
+}
+
+/// `text` with the lines of each section `only` does not name (all but
+/// `[global]`; none when `only` is empty) made blank, as fio skips them
+/// unread (its `${VAR}`s unevaluated), the other lines where they were;
+/// and the names of all its sections.
+fn skip_sections(text: &str, only: &[String]) -> (String, Vec<String>) {
+    let (mut out, mut names, mut skipping) = (String::new(), Vec::new(), false);
+    for raw in text.lines() {
+        let l = raw.split([';', '#']).next().unwrap_or("").trim();
+        if let Some(name) = l.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let name = name.trim().to_string();
+            skipping = !only.is_empty() && name != "global" && !only.contains(&name);
+            names.push(name);
+        }
+        if !skipping {
+            out.push_str(raw);
+        }
+        out.push('\n');
+    }
+    (out, names)
+}
+
+/// Refuses a group with no file to run on: no `filename=` and no target
+/// typed after it.
+fn for_the_targets(
+    groups: &[Group],
+    shown: &str,
+    sub: &str,
+    tail: &[OsString],
+) -> Result<(), FioJobError> {
     // Whether the command line names targets: then they replace filename=.
     // Words clap refuses are refused as typed when parsed for the run:
     // not for want of a filename= first.
-    let typed_targets = super::help::names_targets(sub, &tail).unwrap_or(true);
-    for g in &groups {
+    let typed_targets = super::help::names_targets(sub, tail).unwrap_or(true);
+    for g in groups {
         if g.targets.is_empty() && !typed_targets {
             return Err(FioJobError(format!(
                 "{shown} [{}]: no filename=: fio would name files of its own; give filename= in the file, or the targets after it on the command line",
@@ -183,12 +292,18 @@ pub fn expand_text(
             )));
         }
     }
-    if sub == "sweep" {
-        return Ok(Expanded::Sweep(sweep(&groups, &shown, &tail)?));
+    Ok(())
+}
+
+/// `run`'s runs of `groups` (each with the file that messages name it
+/// by), one after another, with `tail` typed after them.
+fn runs(groups: Vec<(Group, String)>, sub: &str, tail: Vec<OsString>) -> Result<Runs, FioJobError> {
+    for (g, shown) in &groups {
+        for_the_targets(std::slice::from_ref(g), shown, sub, &tail)?;
     }
     let n = groups.len();
     let mut runs = Vec::new();
-    for (i, g) in groups.into_iter().enumerate() {
+    for (i, (g, shown)) in groups.into_iter().enumerate() {
         let (shown_tail, number) = if n > 1 {
             (numbered_outputs(&tail, i + 1, n)?, Some(i + 1))
         } else {
@@ -235,10 +350,10 @@ pub fn expand_text(
             exitall: g.exitall,
         });
     }
-    Ok(Expanded::Runs(Runs {
+    Ok(Runs {
         typed: tail,
         groups: runs,
-    }))
+    })
 }
 
 /// What a job file stands for.
@@ -445,6 +560,8 @@ pub(crate) fn read(path: &Path, shown: &str) -> Result<String, FioJobError> {
 struct Opt {
     key: String,
     value: Option<String>,
+    /// Its line in the file; 0 when given on fio's command line
+    /// (`stripebench fio`'s options before its job files).
     line: usize,
     /// The section it is written in (`global` for the globals).
     section: String,
@@ -1173,7 +1290,12 @@ struct Group {
 
 /// The file's groups, each one run.
 fn groups(text: &str, shown: &str) -> Result<Vec<Group>, FioJobError> {
-    let jobs = jobs(parse(text, shown)?);
+    groups_of(parse(text, shown)?, shown)
+}
+
+/// The groups of a file's sections (`shown` naming the file).
+fn groups_of(sections: Vec<Section>, shown: &str) -> Result<Vec<Group>, FioJobError> {
+    let jobs = jobs(sections);
     if jobs.is_empty() {
         return Err(FioJobError(format!(
             "fio job file {shown} has no job section, only [global]: fio would run nothing; add a [job] section"
@@ -1798,6 +1920,43 @@ mod tests {
     fn one(text: &str) -> Result<Translated, FioJobError> {
         let jobs = jobs(parse(text, "j.fio")?);
         translate(&jobs[0], "j.fio")
+    }
+
+    #[test]
+    fn allow_file_create_0_makes_no_file_and_changes_nothing_without_filesize() {
+        let t = one("[j]\nfilename=f\nfilesize=1m\nallow_file_create=0\n").unwrap();
+        assert!(
+            !t.args.iter().any(|a| matches!(a, Set::Create(_))),
+            "{:?}",
+            t.args
+        );
+        assert!(t.args.contains(&Set::Size(1 << 20)), "{:?}", t.args);
+        assert!(
+            t.notes.iter().any(|n| n.contains("no --create")),
+            "{:?}",
+            t.notes
+        );
+        let t = one("[j]\nfilename=f\nallow_file_create=0\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.contains("changes nothing")),
+            "{:?}",
+            t.notes
+        );
+        let e = one("[j]\nfilename=f\nallow_file_create=2\n").unwrap_err();
+        assert!(e.0.contains("takes 0 or 1"), "{e}");
+    }
+
+    #[test]
+    fn section_skips_the_lines_of_the_sections_not_named_unread() {
+        let (text, names) = skip_sections(
+            "[global]\nbs=4k\n[a]\nrw=${NOT_SET}\n[b] ; b\nrw=read\n",
+            &["b".to_string()],
+        );
+        assert_eq!(names, ["global", "a", "b"]);
+        // Blank where [a] was: the lines after keep their numbers.
+        assert_eq!(text, "[global]\nbs=4k\n\n\n[b] ; b\nrw=read\n");
+        let (all, _) = skip_sections("[a]\nrw=read\n", &[]);
+        assert_eq!(all, "[a]\nrw=read\n");
     }
 
     fn args(text: &str) -> Vec<String> {

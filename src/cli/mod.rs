@@ -137,8 +137,11 @@ pub enum Command {
     /// fio's options as fio reads them: --opt=value, or --opt value for an
     /// option that takes one (a bare flag such as --time_based takes a value
     /// only after '='), one dash or two. A word that is no option is a job
-    /// file, run as `run --fio-job FILE` (alone: not with options). fio's own
-    /// program options (--output, --output-format, --eta, ...) are refused;
+    /// file (`fio [options] FILE...`, as fio reads it): the options before the
+    /// first --name are its defaults, which its [global] and jobs override;
+    /// --section=NAME (again for more) runs only those sections; several
+    /// files run one after another, each after the first from fio's
+    /// defaults. fio's own program options (--output, --output-format, --eta, ...) are refused;
     /// stripebench's own options (--json FILE, --dry-run,
     /// --allow-destructive, ...) go after `--`. What a job file may hold, and
     /// what is refused, is in docs/fio.md; the most copied fio command line

@@ -239,7 +239,7 @@ const STEPS: &[Step] = &[
         run: files,
     },
     Step {
-        keys: &["fill_device", "create_serialize"],
+        keys: &["fill_device", "create_serialize", "allow_file_create"],
         run: fill_device,
     },
 ];
@@ -338,6 +338,10 @@ impl Reader<'_> {
         } else {
             format!(" (for [{}])", show_text(&self.job.name))
         };
+        if o.line == 0 {
+            // Given on fio's command line, before the job files.
+            return format!("fio's command line [{}]{whose}", show_text(&o.section));
+        }
         format!(
             "fio job file {} line {} [{}]{whose}",
             self.shown,
@@ -1615,9 +1619,25 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
 }
 
 /// fio's fill_device=1: a write to the end of the device (`--fill-device`,
-/// which refuses a file at the run: fio grows one until ENOSPC); and
-/// create_serialize, how fio lays out files, which changes nothing here.
+/// which refuses a file at the run: fio grows one until ENOSPC);
+/// create_serialize, how fio lays out files, which changes nothing here;
+/// and allow_file_create=0, fio making no file that is not there.
 fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    if r.flag("allow_file_create")? == Some(false) {
+        let o = r.get_or_first("allow_file_create");
+        // filesize='s file is the only one stripebench makes (--create).
+        let created = d.args.iter().any(|a| matches!(a, Set::Create(_)));
+        d.args.retain(|a| !matches!(a, Set::Create(_)));
+        d.notes.push(format!(
+            "{}: fio makes no file that is not there; {}",
+            show_text(&r.written(o)),
+            if created {
+                "nor does stripebench here (no --create): a filename= not there is refused"
+            } else {
+                "stripebench makes none for filename= (only for filesize=), so it changes nothing here"
+            }
+        ));
+    }
     if r.flag("create_serialize")?.is_some() {
         let o = r.get_or_first("create_serialize");
         d.notes.push(format!("{}: whether fio lays out the jobs' files one job at a time; stripebench makes a missing file (--create) before the run, outside its figures, so it changes nothing here", show_text(&r.written(o))));
