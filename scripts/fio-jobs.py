@@ -14,6 +14,18 @@ is run after that pre-job, run for real on the scratch file, as fio's
 runner does; t0027's pattern file is made as fio's runner makes it),: "runs", or stripebench's one-line reason.
 The summary counts the jobs that run and the reasons, most frequent first.
 
+A job file whose header comments document how to run it (a line such as
+`fio examples/NAME.fio --section=default --ioengine=io_uring
+--filename=/dev/nvme0n1`, with an optional `env VAR=VALUE` before it, and
+continued over lines ending in a backslash) is run as its first documented
+usage whose ioengine is local, through fio's command line:
+
+    env VAR=VALUE stripebench fio OPTIONS FILE -- --dry-run --allow-destructive --allow-holes --no-progress
+
+its --filename= the scratch file (or the scratch file typed after `--`
+when it gives none); its line says so ("runs (as its header documents:
+...)"). Other files are run bare, as above.
+
     scripts/fio-jobs.py --fio-src DIR [--sb PATH] [--verbose]
 
 DIR is a checkout of axboe/fio, or its bare git directory (its HEAD's
@@ -23,6 +35,7 @@ import argparse
 import collections
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -35,6 +48,58 @@ LOCAL_ENGINES = {"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "posix
 def engines(text):
     """The ioengine= values a job file names (its [global] and its jobs)."""
     return {m.group(1).strip() for m in re.finditer(r"^\s*ioengine\s*=\s*([^\s#;]+)", text, re.M)}
+
+
+def documented_usage(text, name):
+    """The first usage of the job file its header comments document with a
+    local engine: (env, fio's options) of a line such as
+    `env FIO_BS=4096 fio --ioengine=io_uring examples/NAME.fio` (`VAR=VALUE`
+    words, with or without `env`, then `fio`, its options and the file),
+    continued over lines ending in a backslash; None when there is none."""
+    lines = []
+    for raw in text.splitlines():
+        l = raw.strip()
+        if l.startswith("["):
+            break  # the header ends at the first section
+        if l.startswith((";", "#")):
+            lines.append(re.sub(r"^[;#]\s?", "", l).rstrip())
+    joined, cur = [], ""
+    for l in lines:
+        if l.endswith("\\") and not l.endswith("\\\\"):
+            cur += l[:-1].strip() + " "
+            continue
+        joined.append(cur + l.strip())
+        cur = ""
+    for cmd in joined:
+        try:
+            words = shlex.split(cmd)
+        except ValueError:
+            continue
+        env = {}
+        if words[:1] == ["env"]:
+            words = words[1:]
+        while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
+            k, v = words.pop(0).split("=", 1)
+            env[k] = v
+        if words[:1] != ["fio"] or not any(os.path.basename(w) == name for w in words[1:]):
+            continue
+        opts = [w for w in words[1:] if os.path.basename(w) != name]
+        given = [w.split("=", 1)[1] for w in opts if re.match(r"^--?ioengine=", w)]
+        if given and given[-1] not in LOCAL_ENGINES:
+            continue
+        return env, opts
+    return None
+
+
+def with_scratch(opts, scratch):
+    """The usage's options with its device (--filename) the scratch file;
+    whether one was given."""
+    out, given = [], False
+    for w in opts:
+        if re.match(r"^--?filename=", w):
+            w, given = w.split("=", 1)[0] + "=" + scratch, True
+        out.append(w)
+    return out, given
 
 
 def pre_jobs(src):
@@ -99,7 +164,7 @@ def main():
         with open(j, errors="replace") as f:
             e = engines(f.read(1 << 20))
         (local if e <= LOCAL_ENGINES else other).append(j)
-    verdicts = {}
+    verdicts, documented = {}, {}
     with tempfile.TemporaryDirectory(prefix="fio-jobs.") as tmp:
         scratch = os.path.join(tmp, "scratch.dat")
         with open(scratch, "wb") as f:
@@ -122,17 +187,35 @@ def main():
                     [sb, "run", "--fio-job", first, "--allow-destructive", "--allow-holes", "--no-progress", scratch],
                     capture_output=True, text=True, timeout=120, cwd=tmp,
                 )
+            with open(j, errors="replace") as f:
+                usage = documented_usage(f.read(1 << 20), os.path.basename(j))
+            if usage:
+                # As its header says to run it: fio's command line, the
+                # device the scratch file.
+                env, opts = usage
+                opts, given = with_scratch(opts, scratch)
+                cmd = [sb, "fio", *opts, j, "--", "--dry-run", "--allow-destructive", "--allow-holes", "--no-progress"]
+                if not given:
+                    cmd.append(scratch)
+                shown = " ".join(
+                    [f"env {k}={v}" for k, v in env.items()] + [w for w in opts if not re.match(r"^--?filename=", w)]
+                )
+                documented[j] = f"as its header documents: {shown}"
+            else:
+                env = {}
+                cmd = [sb, "run", "--fio-job", j, "--dry-run", "--allow-destructive", "--allow-holes", "--no-progress", scratch]
             p = subprocess.run(
-                [sb, "run", "--fio-job", j, "--dry-run", "--allow-destructive", "--allow-holes", "--no-progress", scratch],
-                capture_output=True, text=True, timeout=60, cwd=tmp,
+                cmd, capture_output=True, text=True, timeout=60, cwd=tmp, env={**os.environ, **env},
             )
             verdicts[j] = "runs" if p.returncode == 0 else reason(p.stderr)
     runs = [j for j, v in verdicts.items() if v == "runs"]
     print(f"fio at {commit(git)}: {len(jobs)} job files, {len(local)} with local engines ({', '.join(sorted(LOCAL_ENGINES))}, or none given)")
     for j in local:
         v = verdicts[j]
-        if a.verbose or v != "runs":
-            print(f"  {os.path.relpath(j, a.fio_src)}: {v}")
+        how = documented.get(j)
+        if a.verbose or v != "runs" or how:
+            said = (f"runs ({how})" if v == "runs" else f"{v} (run {how})") if how else v
+            print(f"  {os.path.relpath(j, a.fio_src)}: {said}")
     print(f"runs: {len(runs)} of {len(local)}")
     why = collections.Counter(v for v in verdicts.values() if v != "runs")
     # The reason without its values: what kind of thing stopped the job.
