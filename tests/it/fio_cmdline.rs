@@ -129,3 +129,74 @@ fn fio_section_runs_only_the_sections_named() {
         assert!(err.contains(says) && err.lines().count() == 1, "{err}");
     }
 }
+
+/// Each job's read I/Os, in the order they ran: fio's (its json) for
+/// `fio ARGS`, and stripebench's (its documents) for `stripebench fio
+/// ARGS`, both run for real in `dir`.
+fn ios_of_both(args: &[&str], dir: &std::path::Path) -> (Vec<u64>, Vec<u64>) {
+    let out = std::process::Command::new(crate::common::tool("fio"))
+        .args(args)
+        .arg("--output-format=json")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    succeeded_as(&out, format!("fio {}", args.join(" ")));
+    let s = String::from_utf8(out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&s[s.find('{').expect(&s)..]).unwrap();
+    let fio = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["read"]["total_ios"].as_u64().unwrap())
+        .collect();
+    for f in std::fs::read_dir(dir).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "json") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let out = sb()
+        .arg("fio")
+        .args(args)
+        .args(["--", "--no-progress", "--json", "r.json"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    succeeded_as(&out, format!("stripebench fio {}", args.join(" ")));
+    let mut docs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|f| f.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    docs.sort();
+    let ours = docs
+        .iter()
+        .map(|p| {
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+            v["workers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w["read_ios"].as_u64().unwrap())
+                .sum()
+        })
+        .collect();
+    (fio, ours)
+}
+
+#[test]
+#[cfg_attr(not(sb_fio), ignore = "needs fio (Debian package fio)")]
+fn fio_options_before_job_files_and_section_read_as_fio_reads_them() {
+    let dir = files();
+    for args in [
+        &["--bs=8k", "plain.fio"][..],
+        &["--bs=8k", "bs4k.fio"][..],
+        &["--bs=8k", "plain.fio", "bs4k.fio"][..],
+        &["plain.fio", "--bs=16k", "plain.fio"][..],
+        &["--section=c", "--name=x", "--bs=8k", "three.fio"][..],
+    ] {
+        let (fio, ours) = ios_of_both(args, dir.path());
+        assert_eq!(fio, ours, "fio {}: fio's I/Os, then ours", args.join(" "));
+    }
+}
