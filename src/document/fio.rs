@@ -320,6 +320,12 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",
         );
     }
+    if !cfg.ignore_errors.is_empty() {
+        g.push(format!(
+            "--ignore_error={}",
+            fio_ignore_error(&cfg.ignore_errors)
+        ));
+    }
     zones_fit(cfg)?;
     let split = cfg.jobs > 1 && !cfg.jobs_share && cfg.offset_increment.is_none();
     if split && cfg.size.is_none() && cfg.offset > 0 {
@@ -384,6 +390,26 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
 
 /// `--verify`: with `--pattern`, fio's verify=pattern, the same check of
 /// the same bytes; else said to be no fio verify.
+/// `--ignore-errors` as fio's ignore_error=READ,WRITE,VERIFY: a list
+/// given turns its type on (continue_on_error= is not needed), and EILSEQ
+/// is only ever the verify type's in fio (td_error.c).
+fn fio_ignore_error(e: &crate::measure::config::IgnoredErrors) -> String {
+    let eilseq = nix::libc::EILSEQ;
+    let list = |v: &[i32]| {
+        v.iter()
+            .filter(|&&n| n != eilseq)
+            .map(|&n| crate::base::io::errno_name(n))
+            .collect::<Vec<_>>()
+            .join(":")
+    };
+    let verify = if e.read.contains(&eilseq) || e.write.contains(&eilseq) {
+        ",EILSEQ"
+    } else {
+        ""
+    };
+    format!("{},{}{verify}", list(&e.read), list(&e.write))
+}
+
 fn verify_words(cfg: &RunConfig, g: &mut Vec<String>, notes: &mut Vec<&'static str>) {
     match &cfg.pattern {
         // fio's verify=pattern is the same check of the same bytes.
