@@ -74,6 +74,26 @@ impl IgnoredErrors {
         Ok(out)
     }
 
+    /// fio's ignore_error=READ,WRITE,VERIFY for the same lists: a list
+    /// given turns its type on (no continue_on_error= needed), and EILSEQ
+    /// is only ever the verify type's in fio (td_error.c).
+    pub fn fio_text(&self) -> String {
+        let eilseq = nix::libc::EILSEQ;
+        let list = |v: &[i32]| {
+            v.iter()
+                .filter(|&&n| n != eilseq)
+                .map(|&n| crate::base::io::errno_name(n))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        let verify = if self.read.contains(&eilseq) || self.write.contains(&eilseq) {
+            ",EILSEQ"
+        } else {
+            ""
+        };
+        format!("{},{}{verify}", list(&self.read), list(&self.write))
+    }
+
     /// The same as `parse` reads it.
     pub fn text(&self) -> String {
         let names = |v: &[i32]| {
