@@ -216,6 +216,7 @@ const STEPS: &[Step] = &[
             "verify_offset",
             "verify_backlog",
             "verify_pattern",
+            "verify_async",
         ],
         run: verify,
     },
@@ -2016,6 +2017,14 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             r.size(o)?;
         }
     }
+    // fio's verify_async=N: N threads of fio's check the blocks read
+    // instead of the job's own; which blocks are checked, and the verdict,
+    // are the same.
+    if let Some(o) = r.get("verify_async") {
+        if r.count(o)? > 0 {
+            bookkeeping.push("verify_async: fio checks the blocks read in threads of its own, so its job's thread issues the next I/O meanwhile; stripebench's worker checks each block it reads itself, between its I/Os (a CRC of a block takes microseconds): the same blocks are checked and the verdict is the same");
+        }
+    }
     let backlog = match r.get("verify_backlog") {
         Some(o) if r.count(o)? > 0 => Some(o),
         _ => None,
@@ -2982,6 +2991,19 @@ mod on_errors_tests {
         }
         // Without verify= there is no bad block to go on after.
         assert!(translated("[j]\nrw=write\ncontinue_on_error=all\n").is_ok());
+    }
+
+    #[test]
+    fn verify_async_is_said_not_refused() {
+        let t = translated("[j]\nrw=randrw\nverify=crc32c-intel\nverify_async=4\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.starts_with("verify_async:")),
+            "{:?}",
+            t.notes
+        );
+        let t = translated("[j]\nrw=randrw\nverify=crc32c-intel\nverify_async=0\n").unwrap();
+        assert!(!t.notes.iter().any(|n| n.starts_with("verify_async:")));
+        assert!(translated("[j]\nrw=randrw\nverify=md5\nverify_async=x\n").is_err());
     }
 
     #[test]
