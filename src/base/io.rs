@@ -112,3 +112,12 @@ impl fmt::Display for Op {
         })
     }
 }
+
+/// The symbolic name of an errno (`EIO`); `EOF` for 0.
+pub fn errno_name(errno: i32) -> String {
+    if errno == 0 {
+        "EOF".into()
+    } else {
+        format!("{:?}", nix::errno::Errno::from_raw(errno))
+    }
+}

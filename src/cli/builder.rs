@@ -512,6 +512,12 @@ impl RunBuilder {
         self
     }
 
+    /// `--ignore-errors LIST`.
+    pub fn ignore_errors(mut self, e: crate::measure::config::IgnoredErrors) -> Self {
+        self.args.ignore_errors = Some(e);
+        self
+    }
+
     /// `--create SIZE`.
     pub fn create(mut self, bytes: u64) -> Self {
         self.args.create = Some(bytes);

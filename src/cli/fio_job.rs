@@ -810,6 +810,8 @@ pub enum Set {
     /// fio's dedupe_global.
     DedupeGlobal,
     Verify,
+    /// fio's continue_on_error= with ignore_error=.
+    IgnoreErrors(crate::measure::config::IgnoredErrors),
     LogInterval(Duration),
     /// `--create SIZE`: fio's filesize= on a file that is not there.
     Create(u64),
@@ -886,6 +888,7 @@ impl Set {
             Set::DedupeWorkingSet(_) => "dedupe_working_set",
             Set::DedupeGlobal => "dedupe_global",
             Set::Verify => "verify",
+            Set::IgnoreErrors(_) => "ignore_errors",
             Set::LogInterval(_) => "log_interval",
             Set::Create(_) => "create",
             Set::FioLog(..) => "fio_log",
@@ -974,6 +977,7 @@ impl Set {
             Set::DedupeWorkingSet(p) => format!("--dedupe-working-set={p}"),
             Set::DedupeGlobal => "--dedupe-global".into(),
             Set::Verify => "--verify".into(),
+            Set::IgnoreErrors(e) => format!("--ignore-errors={}", e.text()),
             Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
             Set::FioLog(k, p) => format!("--fio-log={}={p}", crate::report::fio_log::kind_name(*k)),
@@ -1065,6 +1069,7 @@ impl Set {
             Set::DedupeWorkingSet(p) => b.dedupe_working_set(*p)?,
             Set::DedupeGlobal => b.dedupe_global(),
             Set::Verify => b.verify(),
+            Set::IgnoreErrors(e) => b.ignore_errors(e.clone()),
             Set::LogInterval(d) => b.log_interval(*d)?,
             Set::Create(n) => b.create(*n),
             Set::FioLog(k, p) => b.fio_log(*k, PathBuf::from(p)),

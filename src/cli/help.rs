@@ -126,6 +126,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "force_memory",
             "wait_lock",
             "max_errors",
+            "ignore_errors",
             "hang_timeout",
             "dry_run",
             "print_fio",

@@ -448,6 +448,13 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", default_value = "1", value_parser = parse_max_errors)]
     pub max_errors: u64,
 
+    /// I/O errors a worker counts and goes on after: `read=EIO:EILSEQ,write=ENOSPC`
+    /// (fio's continue_on_error= with ignore_error=). They are counted apart
+    /// (ignored_errors), not toward --max-errors, and do not fail the run;
+    /// any other error still does.
+    #[arg(long, value_name = "LIST", value_parser = parse_ignore_errors)]
+    pub ignore_errors: Option<crate::measure::config::IgnoredErrors>,
+
     /// Testing only: worker 0 fails every I/O from the Nth on with EIO.
     #[arg(long, value_name = "N", hide = true, value_parser = parse_max_errors)]
     pub debug_fail_from: Option<u64>,
@@ -735,6 +742,7 @@ impl Default for RunArgs {
             dedupe_global: false,
             verify: false,
             max_errors: 1,
+            ignore_errors: None,
             debug_fail_from: None,
             debug_corrupt_write: None,
             debug_die_in_setup: false,
@@ -1124,6 +1132,12 @@ pub(crate) fn parse_nonzero_size(text: &str) -> Result<u64, String> {
         0 => Err("the size must be larger than 0".into()),
         n => Ok(n),
     }
+}
+
+pub(crate) fn parse_ignore_errors(
+    text: &str,
+) -> Result<crate::measure::config::IgnoredErrors, String> {
+    crate::measure::config::IgnoredErrors::parse(text)
 }
 
 pub(crate) fn parse_max_errors(text: &str) -> Result<u64, String> {

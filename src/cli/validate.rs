@@ -956,6 +956,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         io_limit: args.io_limit,
         ios: args.ios,
         max_errors: args.max_errors,
+        ignore_errors: args.ignore_errors.clone().unwrap_or_default(),
         debug_fail_from: args.debug_fail_from,
         debug_corrupt_write: args.debug_corrupt_write,
         debug_die_in_setup: args.debug_die_in_setup,

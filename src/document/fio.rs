@@ -315,11 +315,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             "--taskrun plain: fio's io_uring asks SINGLE_ISSUER|DEFER_TASKRUN where the kernel has them, and has no option for a plain ring"
         }),
     }
-    if cfg.max_errors > 1 {
-        notes.push(
-            "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",
-        );
-    }
+    error_words(cfg, &mut g, &mut notes);
     zones_fit(cfg)?;
     let split = cfg.jobs > 1 && !cfg.jobs_share && cfg.offset_increment.is_none();
     if split && cfg.size.is_none() && cfg.offset > 0 {
@@ -384,6 +380,18 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
 
 /// `--verify`: with `--pattern`, fio's verify=pattern, the same check of
 /// the same bytes; else said to be no fio verify.
+/// `--max-errors` and `--ignore-errors` in fio's words.
+fn error_words(cfg: &RunConfig, g: &mut Vec<String>, notes: &mut Vec<&'static str>) {
+    if cfg.max_errors > 1 {
+        notes.push(
+            "--max-errors: fio stops at the first error (its --continue_on_error is the nearest)",
+        );
+    }
+    if !cfg.ignore_errors.is_empty() {
+        g.push(format!("--ignore_error={}", cfg.ignore_errors.fio_text()));
+    }
+}
+
 fn verify_words(cfg: &RunConfig, g: &mut Vec<String>, notes: &mut Vec<&'static str>) {
     match &cfg.pattern {
         // fio's verify=pattern is the same check of the same bytes.

@@ -21,6 +21,105 @@ pub const NO_TIME_LIMIT: Duration = Duration::from_secs(365 * 86400);
 
 pub use crate::device::scratch::TestbedConfig;
 
+/// `--ignore-errors` (fio's continue_on_error= and ignore_error=): the
+/// errnos an I/O of each direction may fail with and its worker go on.
+/// Such a failure is counted apart (`ignored_errors`), not toward
+/// `--max-errors`, and does not fail the run; any other still does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IgnoredErrors {
+    pub read: Vec<i32>,
+    pub write: Vec<i32>,
+}
+
+impl IgnoredErrors {
+    pub fn is_empty(&self) -> bool {
+        self.read.is_empty() && self.write.is_empty()
+    }
+
+    /// Whether an I/O of `op` that failed with `errno` is to be ignored.
+    pub fn ignores(&self, op: crate::base::io::Op, errno: i32) -> bool {
+        match op {
+            crate::base::io::Op::Read => self.read.contains(&errno),
+            crate::base::io::Op::Write => self.write.contains(&errno),
+        }
+    }
+
+    /// `read=EIO:EILSEQ,write=ENOSPC`: each direction given at most once,
+    /// each errno by its name or number.
+    pub fn parse(text: &str) -> Result<IgnoredErrors, String> {
+        let mut out = IgnoredErrors::default();
+        for part in text.split(',').map(str::trim) {
+            let Some((dir, list)) = part.split_once('=') else {
+                return Err(format!("`{part}` is not DIRECTION=ERRNO[:ERRNO...]: give e.g. write=ENOSPC or read=EIO:EILSEQ"));
+            };
+            let into = match dir.trim() {
+                "read" => &mut out.read,
+                "write" => &mut out.write,
+                other => return Err(format!("`{other}` is not a direction: give read or write")),
+            };
+            if !into.is_empty() {
+                return Err(format!(
+                    "`{dir}` is given twice: give each direction once, its errnos joined by `:`"
+                ));
+            }
+            for e in list.split(':').map(str::trim) {
+                let errno = errno_of(e).ok_or_else(|| {
+                    format!("`{e}` is not an errno: give its name (ENOSPC) or its number (28)")
+                })?;
+                if !into.contains(&errno) {
+                    into.push(errno);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// fio's ignore_error=READ,WRITE,VERIFY for the same lists: a list
+    /// given turns its type on (no continue_on_error= needed), and EILSEQ
+    /// is only ever the verify type's in fio (td_error.c).
+    pub fn fio_text(&self) -> String {
+        let eilseq = nix::libc::EILSEQ;
+        let list = |v: &[i32]| {
+            v.iter()
+                .filter(|&&n| n != eilseq)
+                .map(|&n| crate::base::io::errno_name(n))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        let verify = if self.read.contains(&eilseq) || self.write.contains(&eilseq) {
+            ",EILSEQ"
+        } else {
+            ""
+        };
+        format!("{},{}{verify}", list(&self.read), list(&self.write))
+    }
+
+    /// The same as `parse` reads it.
+    pub fn text(&self) -> String {
+        let names = |v: &[i32]| {
+            v.iter()
+                .map(|&e| crate::base::io::errno_name(e))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        [("read", &self.read), ("write", &self.write)]
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(d, v)| format!("{d}={}", names(v)))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// An errno by its name (`ENOSPC`) or its number (1 to 4095).
+pub fn errno_of(text: &str) -> Option<i32> {
+    if let Ok(n) = text.parse::<i32>() {
+        return (1..4096).contains(&n).then_some(n);
+    }
+    // The names nix knows, as errno_name writes them.
+    (1..200).find(|&n| text.starts_with('E') && crate::base::io::errno_name(n) == text)
+}
+
 /// A validated run configuration.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -66,6 +165,9 @@ pub struct RunConfig {
     /// or at its other bound, whichever first.
     pub ios: Option<u64>,
     pub max_errors: u64,
+    /// `--ignore-errors`: the errnos an I/O may fail with, per direction,
+    /// and its worker go on.
+    pub ignore_errors: IgnoredErrors,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
     /// Testing only: worker 0's Nth write goes out with a byte flipped.

@@ -462,6 +462,7 @@ fn worker_spec(
         .flatten()
         .min(),
         max_errors: cfg.max_errors,
+        ignore_errors: cfg.ignore_errors.clone(),
         verify: match (cfg.verify, cfg.rw) {
             (false, _) => VerifyMode::Off,
             (true, RwMode::Write | RwMode::Randwrite | RwMode::Rw) => VerifyMode::Write {

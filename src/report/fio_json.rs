@@ -146,7 +146,7 @@ fn job(doc: &RunDocument, w: &WorkerDoc, mut options: Map<String, Value>) -> Val
     };
     let hist = LatencyHistogram::from_base64(&f.histogram).ok();
     let depth = doc.config.iodepth.max(1);
-    json!({
+    let mut job = json!({
         "jobname": format!("w{}", w.id),
         "groupid": 0,
         "job_start": (doc.window.start_unix_sec * 1000.0) as u64,
@@ -174,7 +174,16 @@ fn job(doc: &RunDocument, w: &WorkerDoc, mut options: Map<String, Value>) -> Val
         "latency_target": 0,
         "latency_percentile": 100.0,
         "latency_window": 0,
-    })
+    });
+    // fio adds total_err and first_error to a job with continue_on_error:
+    // every error counted, ignored or not (which came first in time is not
+    // kept: an ignored one is named first).
+    if doc.config.ignore_errors.is_some() {
+        let all = || w.ignored_errors.iter().chain(&w.errors_by_errno);
+        job["total_err"] = json!(all().map(|c| c.count).sum::<u64>());
+        job["first_error"] = json!(all().next().map_or(0, |c| c.errno));
+    }
+    job
 }
 
 /// One direction's figures, from the worker's per-direction ones or its

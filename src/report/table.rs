@@ -945,6 +945,21 @@ pub fn notes(doc: &RunDocument) -> String {
             ios.join(", ")
         );
     }
+    for w in doc.workers.iter().filter(|w| !w.ignored_errors.is_empty()) {
+        let kinds: Vec<String> = w
+            .ignored_errors
+            .iter()
+            .map(|c| format!("{} x{}", c.name, c.count))
+            .collect();
+        let _ = writeln!(
+            out,
+            "ignored: worker w{} on {}: {} I/O error(s) it went on after ({}), as --ignore-errors lets it",
+            w.id,
+            Shown(&w.target),
+            w.ignored_errors.iter().map(|c| c.count).sum::<u64>(),
+            kinds.join(", "),
+        );
+    }
     for w in doc.workers.iter().filter(|w| w.figures.errors > 0) {
         let kinds: Vec<String> = w
             .errors_by_errno

@@ -21,6 +21,7 @@ mod engines;
 mod escapes;
 mod fio_bounds;
 mod fio_cmdline;
+mod fio_errors;
 mod fio_job;
 mod fio_json;
 mod fio_oneliner;

@@ -171,6 +171,10 @@ const STEPS: &[Step] = &[
         run: exits,
     },
     Step {
+        keys: &["continue_on_error", "ignore_error", "error_dump"],
+        run: on_errors,
+    },
+    Step {
         keys: &["end_fsync", "fsync_on_close"],
         run: end_sync,
     },
@@ -212,6 +216,7 @@ const STEPS: &[Step] = &[
             "verify_offset",
             "verify_backlog",
             "verify_pattern",
+            "verify_async",
         ],
         run: verify,
     },
@@ -1677,6 +1682,114 @@ fn exits(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// fio's error types (td_error.h), as bits of continue_on_error=.
+const READ_ERRORS: u8 = 1;
+const WRITE_ERRORS: u8 = 2;
+const VERIFY_ERRORS: u8 = 4;
+
+/// fio's continue_on_error= and ignore_error= (td_error.c): a failed I/O's
+/// error is of the verify type when it is EILSEQ, else of its direction's
+/// (a trim's is a write's); the job goes on after it, counting it in its
+/// total_err, when continue_on_error= has that type and the type's list
+/// holds the errno: ignore_error='s list (READ,WRITE,VERIFY, each
+/// `E1:E2`), which also turns its type on, or fio's default EIO:EILSEQ.
+/// Any other error ends the job, as stripebench's default --max-errors 1
+/// ends a worker. error_dump= only chooses which errors fio logs.
+fn on_errors(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let mut types = match r.get("continue_on_error") {
+        None => 0,
+        Some(o) => match o.value.as_deref().map(str::trim) {
+            Some("none" | "0") => 0,
+            Some("read") => READ_ERRORS,
+            Some("write") => WRITE_ERRORS,
+            Some("io") => READ_ERRORS | WRITE_ERRORS,
+            Some("verify") => VERIFY_ERRORS,
+            Some("all" | "1") => READ_ERRORS | WRITE_ERRORS | VERIFY_ERRORS,
+            _ => {
+                return r.refuse(
+                    o,
+                    "is not none, read, write, io, verify or all: give one of them",
+                )
+            }
+        },
+    };
+    let (eio, eilseq) = (nix::libc::EIO, nix::libc::EILSEQ);
+    let mut lists = [vec![eio, eilseq], vec![eio, eilseq], vec![eio, eilseq]];
+    if let Some(o) = r.get("ignore_error") {
+        let text = o.value.as_deref().unwrap_or("").trim();
+        for (i, list) in text.split(',').enumerate() {
+            if i >= 3 {
+                return r.refuse(
+                    o,
+                    "has more than three lists: give READ,WRITE,VERIFY (each E1:E2)",
+                );
+            }
+            let mut errnos = Vec::new();
+            for e in list.split(':').map(str::trim).take_while(|e| !e.is_empty()) {
+                match fio_errno(e) {
+                    Some(n) => errnos.push(n),
+                    None => return r.refuse(o, format!("names `{e}`, which is not an errno: give its name (ENOSPC) or number (28)")),
+                }
+            }
+            if !errnos.is_empty() {
+                types |= 1 << i;
+                lists[i] = errnos;
+            }
+        }
+    }
+    let verify_on = r
+        .get("verify")
+        .and_then(|o| o.value.as_deref())
+        .is_some_and(|v| !matches!(v.trim(), "" | "0" | "none"));
+    let on = |bit: u8, list: &[i32]| -> Vec<i32> {
+        // EILSEQ is never a read's or a write's error in fio: it is the
+        // verify type's, and counts for either direction there.
+        let mut v: Vec<i32> = if types & bit != 0 {
+            list.iter().copied().filter(|&e| e != eilseq).collect()
+        } else {
+            Vec::new()
+        };
+        if types & VERIFY_ERRORS != 0 && lists[2].contains(&eilseq) {
+            v.push(eilseq);
+        }
+        v
+    };
+    let ignored = crate::measure::config::IgnoredErrors {
+        read: on(READ_ERRORS, &lists[0]),
+        write: on(WRITE_ERRORS, &lists[1]),
+    };
+    if types & VERIFY_ERRORS != 0 && verify_on {
+        let o = r
+            .get("continue_on_error")
+            .or(r.get("ignore_error"))
+            .expect("a verify type was given");
+        return r.refuse(o, "with verify=: fio counts a bad block and goes on, and its run passes; stripebench names every bad block and fails the run: give continue_on_error=io (or none), or run this job with fio");
+    }
+    if !ignored.is_empty() {
+        d.notes.push(format!("continue_on_error=/ignore_error=: an I/O that fails with {} is counted (ignored_errors, fio's total_err) and the worker goes on; any other error stops it and fails the run, as in fio", ignored.text()));
+        d.args.push(Set::IgnoreErrors(ignored));
+    }
+    if let Some(o) = r.get("error_dump") {
+        r.flag("error_dump")?;
+        d.notes.push(format!("`{}`: fio logs each error it goes on after only with error_dump=1; stripebench logs none of them one by one: it counts them by errno, and names the first few errors that stop a worker", show_text(&r.written(o))));
+    }
+    Ok(())
+}
+
+/// An errno as fio's ignore_error= reads it: `E` and a name, or a number
+/// (decimal or 0x hex; a negative one is its opposite).
+fn fio_errno(text: &str) -> Option<i32> {
+    if text.starts_with('E') {
+        return crate::measure::config::errno_of(text);
+    }
+    let (digits, radix) = match text.strip_prefix("0x").or(text.strip_prefix("0X")) {
+        Some(h) => (h, 16),
+        None => (text, 10),
+    };
+    let n = i64::from_str_radix(digits.trim_start_matches('-'), radix).ok()?;
+    i32::try_from(n).ok().filter(|&n| n > 0 && n < 4096)
+}
+
 /// fio's fsync at the end of a write (end_fsync), or at each file's close
 /// (fsync_on_close), which for a job's one file is the same fsync: fio
 /// issues it at the end of do_io(), inside the job's runtime, once per
@@ -1922,6 +2035,14 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     for key in ["verify_interval", "verify_offset"] {
         if let Some(o) = r.get(key) {
             r.size(o)?;
+        }
+    }
+    // fio's verify_async=N: N threads of fio's check the blocks read
+    // instead of the job's own; which blocks are checked, and the verdict,
+    // are the same.
+    if let Some(o) = r.get("verify_async") {
+        if r.count(o)? > 0 {
+            bookkeeping.push("verify_async: fio checks the blocks read in threads of its own, so its job's thread issues the next I/O meanwhile; stripebench's worker checks each block it reads itself, between its I/Os (a CRC of a block takes microseconds): the same blocks are checked and the verdict is the same");
         }
     }
     let backlog = match r.get("verify_backlog") {
@@ -2785,5 +2906,133 @@ mod tests {
         )
         .unwrap();
         assert_eq!(g.len(), 1, "{g:?}");
+    }
+}
+
+/// fio's continue_on_error= and ignore_error= (td_error.c), as
+/// `--ignore-errors`.
+#[cfg(test)]
+mod on_errors_tests {
+    use super::*;
+    use crate::measure::config::IgnoredErrors;
+
+    fn translated(text: &str) -> Result<Translated, FioJobError> {
+        let jobs = super::super::jobs(super::super::parse(text, "j.fio")?);
+        translate(&jobs[0], "j.fio")
+    }
+
+    /// The job's `--ignore-errors`, as its text.
+    fn ignored(extra: &str) -> Option<String> {
+        let t = translated(&format!("[j]\nrw=randrw\n{extra}")).unwrap_or_else(|e| panic!("{e}"));
+        t.args.iter().find_map(|a| match a {
+            Set::IgnoreErrors(e) => Some(e.text()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn each_type_goes_on_after_fios_default_eio() {
+        assert_eq!(ignored(""), None);
+        assert_eq!(ignored("continue_on_error=none\n"), None);
+        assert_eq!(ignored("continue_on_error=0\n"), None);
+        assert_eq!(
+            ignored("continue_on_error=read\n").as_deref(),
+            Some("read=EIO")
+        );
+        assert_eq!(
+            ignored("continue_on_error=write\n").as_deref(),
+            Some("write=EIO")
+        );
+        assert_eq!(
+            ignored("continue_on_error=io\n").as_deref(),
+            Some("read=EIO,write=EIO")
+        );
+        // EILSEQ is the verify type's in fio, whichever the direction.
+        assert_eq!(
+            ignored("continue_on_error=all\n").as_deref(),
+            Some("read=EIO:EILSEQ,write=EIO:EILSEQ")
+        );
+        assert_eq!(
+            ignored("continue_on_error=1\n").as_deref(),
+            Some("read=EIO:EILSEQ,write=EIO:EILSEQ")
+        );
+    }
+
+    #[test]
+    fn ignore_error_replaces_a_types_list_and_turns_it_on() {
+        // enospc-pressure.fio's: writes go on after ENOSPC only, not EIO.
+        assert_eq!(
+            ignored("continue_on_error=write\nignore_error=,ENOSPC\n").as_deref(),
+            Some("write=ENOSPC")
+        );
+        // Without continue_on_error=, the lists alone turn their types on.
+        assert_eq!(
+            ignored("ignore_error=EAGAIN,ENOSPC:122\n").as_deref(),
+            Some("read=EAGAIN,write=ENOSPC:EDQUOT")
+        );
+        assert_eq!(ignored("ignore_error=0x5\n").as_deref(), Some("read=EIO"));
+        assert_eq!(
+            ignored("ignore_error=-28\n").as_deref(),
+            Some("read=ENOSPC")
+        );
+    }
+
+    #[test]
+    fn error_dump_is_said_not_refused() {
+        let t = translated("[j]\nrw=write\nerror_dump=0\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.contains("error_dump=0")),
+            "{:?}",
+            t.notes
+        );
+        assert!(translated("[j]\nrw=write\nerror_dump=2\n").is_err());
+    }
+
+    #[test]
+    fn what_cannot_be_honoured_is_refused_by_name() {
+        for (job, says) in [
+            (
+                "continue_on_error=some\n",
+                "is not none, read, write, io, verify or all",
+            ),
+            ("ignore_error=EIO,EIO,EIO,EIO\n", "more than three lists"),
+            (
+                "ignore_error=,ENOSUCH\n",
+                "`ENOSUCH`, which is not an errno",
+            ),
+            ("ignore_error=,0\n", "`0`, which is not an errno"),
+            (
+                "verify=md5\ncontinue_on_error=verify\n",
+                "fio counts a bad block and goes on",
+            ),
+        ] {
+            let e = translated(&format!("[j]\nrw=write\n{job}")).unwrap_err().0;
+            assert!(e.contains(says), "{job}: {e}");
+        }
+        // Without verify= there is no bad block to go on after.
+        assert!(translated("[j]\nrw=write\ncontinue_on_error=all\n").is_ok());
+    }
+
+    #[test]
+    fn verify_async_is_said_not_refused() {
+        let t = translated("[j]\nrw=randrw\nverify=crc32c-intel\nverify_async=4\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.starts_with("verify_async:")),
+            "{:?}",
+            t.notes
+        );
+        let t = translated("[j]\nrw=randrw\nverify=crc32c-intel\nverify_async=0\n").unwrap();
+        assert!(!t.notes.iter().any(|n| n.starts_with("verify_async:")));
+        assert!(translated("[j]\nrw=randrw\nverify=md5\nverify_async=x\n").is_err());
+    }
+
+    #[test]
+    fn ignored_errors_read_back_as_written() {
+        let e = IgnoredErrors::parse("write=ENOSPC:122, read=5").unwrap();
+        assert_eq!(e.write, vec![nix::libc::ENOSPC, nix::libc::EDQUOT]);
+        assert_eq!(e.read, vec![nix::libc::EIO]);
+        assert_eq!(IgnoredErrors::parse(&e.text()).unwrap(), e);
+        assert!(e.ignores(crate::base::io::Op::Write, nix::libc::ENOSPC));
+        assert!(!e.ignores(crate::base::io::Op::Read, nix::libc::ENOSPC));
     }
 }

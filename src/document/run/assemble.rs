@@ -561,6 +561,7 @@ fn worker_doc(
         errors_by_errno: out.errors_by_errno.clone(),
         error_samples: out.error_samples.clone(),
         stopped_on_errors: out.stopped_on_errors,
+        ignored_errors: out.ignored_by_errno.clone(),
         ended_by: out.ended_by,
         hung_ios: out.hung_ios.clone(),
         rate: rate_doc,

@@ -16,6 +16,20 @@ pub struct ZonesDoc {
 }
 
 /// The effective options as recorded in the JSON document.
+/// `--ignore-errors` as the document records it: errno names by direction.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IgnoreErrorsDoc {
+    pub read: Vec<String>,
+    pub write: Vec<String>,
+}
+
+fn names(errnos: &[i32]) -> Vec<String> {
+    errnos
+        .iter()
+        .map(|&e| crate::measure::worker::errno_name(e))
+        .collect()
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ConfigDoc {
     pub rw: RwMode,
@@ -74,6 +88,10 @@ pub struct ConfigDoc {
     pub ios: Option<u64>,
     /// I/O errors after which a worker stops.
     pub max_errors: u64,
+    /// `--ignore-errors`: the errnos (by name) each direction's I/O may
+    /// fail with and its worker go on; absent when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_errors: Option<IgnoreErrorsDoc>,
     /// `--hang-timeout`: how long a worker waits with nothing completing
     /// (the sync engine: how long after the deadline a call may still hold
     /// it) before its I/O in flight is reported as hung.
@@ -258,6 +276,10 @@ impl ConfigDoc {
             passes: c.passes,
             ios: c.ios,
             max_errors: c.max_errors,
+            ignore_errors: (!c.ignore_errors.is_empty()).then(|| IgnoreErrorsDoc {
+                read: names(&c.ignore_errors.read),
+                write: names(&c.ignore_errors.write),
+            }),
             hang_timeout_sec: Some(c.hang_timeout.as_secs_f64()),
             log_interval_ms: Some(c.log_interval.as_millis() as u64),
             verify: c.verify,

@@ -220,6 +220,13 @@ pub struct WorkerDoc {
     pub error_samples: Vec<IoErrorRecord>,
     /// The worker stopped because it reached --max-errors (the others went on).
     pub stopped_on_errors: bool,
+    /// `--ignore-errors`: the failures it counted and went on after, by
+    /// errno (not in `errors`).
+    #[serde(
+        default,
+        with = "crate::document::facts::Many::<crate::document::facts::ErrnoCountDef>"
+    )]
+    pub ignored_errors: Vec<ErrnoCount>,
     /// What stopped this worker: "duration", "limit" or "errors".
     #[serde(default, with = "crate::document::facts::EndingDef")]
     pub ended_by: Ending,

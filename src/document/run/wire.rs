@@ -37,7 +37,7 @@ const HISTOGRAMS: &[Fig] = &[Fig::Histogram, Fig::ServiceHistogram];
 impl Serialize for WorkerDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("WorkerDoc", 41)?;
+        let mut m = s.serialize_struct("WorkerDoc", 42)?;
         m.serialize_field("id", &self.id)?;
         m.serialize_field("target", &self.target)?;
         m.serialize_field("target_index", &self.target_index)?;
@@ -61,6 +61,14 @@ impl Serialize for WorkerDoc {
             &Many::<IoErrorRecordDef>::doc(&self.error_samples),
         )?;
         m.serialize_field("stopped_on_errors", &self.stopped_on_errors)?;
+        if self.ignored_errors.is_empty() {
+            m.skip_field("ignored_errors")?;
+        } else {
+            m.serialize_field(
+                "ignored_errors",
+                &Many::<ErrnoCountDef>::doc(&self.ignored_errors),
+            )?;
+        }
         m.serialize_field("ended_by", &EndingDef::doc(&self.ended_by))?;
         m.serialize_field("hung_ios", &Many::<HungIoDef>::doc(&self.hung_ios))?;
         f.put(

@@ -889,6 +889,7 @@ struct Tally<'a, C> {
     epoch: Instant,
     ramp_ns: u64,
     max_errors: u64,
+    ignore_errors: crate::measure::config::IgnoredErrors,
     /// CPU time is sampled when the window opens for this worker (the start
     /// with no ramp, else its first completion in the window) and when it
     /// closes (the first completion after the deadline, before the drain;
@@ -995,6 +996,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             epoch,
             ramp_ns: spec.ramp_ns,
             max_errors: spec.max_errors,
+            ignore_errors: spec.ignore_errors.clone(),
             cmdprio: spec.cmdprio.map(|c| CmdPrioDraw::new(spec.seed, c)),
             in_window,
             cpu0: if in_window {
@@ -1103,9 +1105,17 @@ impl<'a, C: Clock> Tally<'a, C> {
                     Err(e) => e.to_string(),
                     Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
                 };
-                self.stopping |=
-                    self.out
-                        .record_error(errno, message, slot.op, slot.offset, self.max_errors);
+                if self.ignore_errors.ignores(slot.op, errno) {
+                    self.out.record_ignored(errno);
+                } else {
+                    self.stopping |= self.out.record_error(
+                        errno,
+                        message,
+                        slot.op,
+                        slot.offset,
+                        self.max_errors,
+                    );
+                }
                 // A failed slot is issued again (at the next offset) unless
                 // the worker stops: at --max-errors, or at the deadline like
                 // every other completion, so a target that fails every I/O

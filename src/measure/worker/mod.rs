@@ -64,6 +64,8 @@ pub struct WorkerSpec {
     pub io_limit: Option<u64>,
     /// Stop after this many I/O errors (`--max-errors`).
     pub max_errors: u64,
+    /// `--ignore-errors`: failures counted apart, the worker going on.
+    pub ignore_errors: crate::measure::config::IgnoredErrors,
     /// Self-describing blocks (`--verify`).
     pub verify: VerifyMode,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
@@ -512,6 +514,10 @@ pub struct WorkerOutcome {
     pub error_samples: Vec<IoErrorRecord>,
     /// The worker stopped because it reached --max-errors.
     pub stopped_on_errors: bool,
+    /// `--ignore-errors`: the failures it counted and went on after (fio's
+    /// non-fatal errors, its total_err), by errno, in the order first seen;
+    /// not in `errors`.
+    pub ignored_by_errno: Vec<ErrnoCount>,
     /// Bytes moved over the whole run (ramp, window, and the I/O after the
     /// deadline): what the device counters are compared with.
     pub span_read_bytes: u64,
@@ -657,6 +663,18 @@ impl WorkerOutcome {
         self.stopped_on_errors
     }
 
+    /// Counts a failure `--ignore-errors` lets the worker go on after.
+    fn record_ignored(&mut self, errno: i32) {
+        match self.ignored_by_errno.iter_mut().find(|c| c.errno == errno) {
+            Some(c) => c.count += 1,
+            None => self.ignored_by_errno.push(ErrnoCount {
+                errno,
+                name: errno_name(errno),
+                count: 1,
+            }),
+        }
+    }
+
     pub fn bytes(&self) -> u64 {
         self.read_bytes + self.write_bytes
     }
@@ -704,14 +722,7 @@ impl Drop for Ready {
     }
 }
 
-/// The symbolic name of an errno (`EIO`); `EOF` for 0.
-pub fn errno_name(errno: i32) -> String {
-    if errno == 0 {
-        "EOF".into()
-    } else {
-        format!("{:?}", nix::errno::Errno::from_raw(errno))
-    }
-}
+pub use crate::base::io::errno_name;
 
 #[cfg(test)]
 mod tests {
@@ -780,6 +791,7 @@ mod tests {
             align: 4096,
             io_limit: Some(blocks * bs),
             max_errors: 1,
+            ignore_errors: Default::default(),
             verify: VerifyMode::Read,
             dedupe_pct: 0,
             pattern: None,
