@@ -102,6 +102,9 @@ impl Rng {
 pub enum Op {
     Read,
     Write,
+    /// fio's trim: the range is discarded (a block device) or punched out
+    /// (a file); it moves no data, and destroys what was there.
+    Trim,
 }
 
 impl fmt::Display for Op {
@@ -109,6 +112,7 @@ impl fmt::Display for Op {
         f.write_str(match self {
             Op::Read => "read",
             Op::Write => "write",
+            Op::Trim => "trim",
         })
     }
 }

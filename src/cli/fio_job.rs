@@ -2023,6 +2023,26 @@ mod tests {
         }
     }
 
+    // Issue 41: examples/enospc-pressure.fio's punch_hole job
+    // (rw=randtrim) was refused: trims are --rw trim/randtrim, a trim
+    // job's rate is the trims' (third) value, trimwrite is refused by name.
+    #[test]
+    fn fio_s_trims_are_rw_trim_and_randtrim_with_the_trims_rate() {
+        let a = args("[j]\nrw=randtrim\nbs=4k\n");
+        assert!(a.contains(&"--rw=randtrim".to_string()), "{a:?}");
+        let a = args("[j]\nrw=trim\nrate=1m,2m,3m\n");
+        assert!(a.contains(&"--rw=trim".to_string()), "{a:?}");
+        assert!(a.contains(&"--rate=3m".to_string()), "{a:?}");
+        let t = one("[j]\nrw=randtrim\n").unwrap();
+        assert!(
+            t.notes.iter().any(|n| n.contains("ENOTTY")),
+            "{:?}",
+            t.notes
+        );
+        let e = one("[j]\nrw=trimwrite\n").unwrap_err().to_string();
+        assert!(e.contains("trims and writes the same blocks"), "{e}");
+    }
+
     // Issue 41: examples/exitwhat.fio's `rate=300,300,300` (reads,
     // writes, trims) was refused; a pair in the mix's proportion is one
     // --rate of their sum, the direction a job does not issue is ignored

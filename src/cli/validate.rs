@@ -925,7 +925,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         rw: args.rw,
         read_pct: match args.rw {
             RwMode::Read | RwMode::Randread => 100,
-            RwMode::Write | RwMode::Randwrite => 0,
+            RwMode::Write | RwMode::Randwrite | RwMode::Trim | RwMode::Randtrim => 0,
             RwMode::Randrw | RwMode::Rw => args.mix,
         },
         bs,

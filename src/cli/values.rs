@@ -18,6 +18,8 @@ impl ValueEnum for RwMode {
             RwMode::Randwrite,
             RwMode::Randrw,
             RwMode::Rw,
+            RwMode::Trim,
+            RwMode::Randtrim,
         ]
     }
 
@@ -29,6 +31,8 @@ impl ValueEnum for RwMode {
             RwMode::Randwrite => "Random writes (destroys data on the target)",
             RwMode::Randrw => "Random reads and writes; --mix sets the read share",
             RwMode::Rw => "Sequential reads and writes; --mix sets the read share (each direction in order from the region's start, as fio's rw=readwrite)",
+            RwMode::Trim => "Sequential trims: BLKDISCARD on a block device, a punched hole (fallocate) on a file (destroys data on the target)",
+            RwMode::Randtrim => "Random trims (destroys data on the target)",
         };
         Some(PossibleValue::new(self.name()).help(help))
     }

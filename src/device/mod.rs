@@ -188,6 +188,19 @@ pub fn sysfs_lbs(sysfs: &Path, (major, minor): (u64, u64)) -> Option<u64> {
     .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
 }
 
+/// The most bytes device `major:minor` discards in one request
+/// (`queue/discard_max_bytes`; a partition's queue is its parent's): 0
+/// when it cannot discard at all.
+pub fn sysfs_discard_max(sysfs: &Path, (major, minor): (u64, u64)) -> Option<u64> {
+    let dev = sysfs.join(format!("dev/block/{major}:{minor}"));
+    [
+        dev.join("queue/discard_max_bytes"),
+        dev.join("../queue/discard_max_bytes"),
+    ]
+    .iter()
+    .find_map(|p| fs::read_to_string(p).ok()?.trim().parse().ok())
+}
+
 /// The `read_ahead_kb` file that governs device `major:minor` (a partition's
 /// is its disk's).
 pub fn readahead_path(sysfs: &Path, (major, minor): (u64, u64)) -> Option<PathBuf> {
@@ -346,5 +359,13 @@ mod tests {
         assert_eq!(sysfs_name(sys, 8, 1).as_deref(), Some("sdz1"));
         assert_eq!(sysfs_lbs(sys, (8, 1)), Some(4096));
         assert_eq!(sysfs_name(sys, 8, 2), None);
+        // A partition's discard limit is its disk's; none known: None.
+        assert_eq!(sysfs_discard_max(sys, (8, 1)), None);
+        fs::write(
+            sys.join("devices/virtual/block/sdz/queue/discard_max_bytes"),
+            "0\n",
+        )
+        .unwrap();
+        assert_eq!(sysfs_discard_max(sys, (8, 1)), Some(0));
     }
 }

@@ -674,6 +674,8 @@ fn rw(rw: RwMode) -> &'static str {
         RwMode::Randwrite => "randwrite",
         RwMode::Randrw => "randrw",
         RwMode::Rw => "rw",
+        RwMode::Trim => "trim",
+        RwMode::Randtrim => "randtrim",
     }
 }
 

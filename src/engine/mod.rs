@@ -22,6 +22,7 @@ pub mod clock;
 pub mod fault;
 pub mod mock;
 pub mod sync;
+pub mod trim;
 pub mod uring;
 pub mod watch;
 pub mod writedata;

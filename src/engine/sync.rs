@@ -27,6 +27,8 @@ pub struct SyncEngine {
     nowait: bool,
     /// `--nowait`: the last I/O would have blocked, and went again.
     blocked: bool,
+    /// How a trim is done on this file (`--rw trim`/`randtrim`).
+    trim: super::trim::TrimKind,
 }
 
 impl SyncEngine {
@@ -38,6 +40,7 @@ impl SyncEngine {
         let b = match op {
             Op::Read => &mut self.buf.as_mut_slice()[..len],
             Op::Write => &mut self.wbuf.as_mut().unwrap_or(&mut self.buf).as_mut_slice()[..len],
+            Op::Trim => return super::trim::trim(&self.file, self.trim, offset, len),
         };
         // Straight to the kernel, through rustix's own system call (its
         // linux_raw backend puts the `syscall` instruction here): glibc's
@@ -54,6 +57,7 @@ impl SyncEngine {
                 rustix::io::preadv2(fd, &mut [io::IoSliceMut::new(b)], offset, rw_flags(f))
             }
             (Op::Write, f) => rustix::io::pwritev2(fd, &[io::IoSlice::new(b)], offset, rw_flags(f)),
+            (Op::Trim, _) => unreachable!("a trim returned above"),
         };
         r.map_err(io::Error::from)
     }
@@ -89,6 +93,8 @@ impl Engine for SyncEngine {
             rw_flags: spec.rw_flags,
             nowait: spec.nowait,
             blocked: false,
+            trim: super::trim::TrimKind::of(&spec.file)
+                .map_err(|e| format!("cannot stat the target: {e}"))?,
         };
         Ok((engine, id.tokens(1)))
     }

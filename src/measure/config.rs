@@ -40,7 +40,8 @@ impl IgnoredErrors {
     pub fn ignores(&self, op: crate::base::io::Op, errno: i32) -> bool {
         match op {
             crate::base::io::Op::Read => self.read.contains(&errno),
-            crate::base::io::Op::Write => self.write.contains(&errno),
+            // fio files a trim's error under write (td_error_type).
+            crate::base::io::Op::Write | crate::base::io::Op::Trim => self.write.contains(&errno),
         }
     }
 
@@ -403,18 +404,46 @@ pub enum RwMode {
     /// its start, apart from the other, as fio keeps a position per
     /// direction.
     Rw,
+    /// Sequential trims (fio's rw=trim): BLKDISCARD on a block device, a
+    /// punched hole on a file (destroys data on the target).
+    Trim,
+    /// Random trims (fio's rw=randtrim).
+    Randtrim,
 }
 
 impl RwMode {
     pub fn is_random(self) -> bool {
-        matches!(self, RwMode::Randread | RwMode::Randwrite | RwMode::Randrw)
+        matches!(
+            self,
+            RwMode::Randread | RwMode::Randwrite | RwMode::Randrw | RwMode::Randtrim
+        )
     }
 
+    /// Whether it changes what the target holds: writes, and trims (which
+    /// destroy data as writes do, so the write guard's rules hold for them).
     pub fn writes(self) -> bool {
         matches!(
             self,
-            RwMode::Write | RwMode::Randwrite | RwMode::Randrw | RwMode::Rw
+            RwMode::Write
+                | RwMode::Randwrite
+                | RwMode::Randrw
+                | RwMode::Rw
+                | RwMode::Trim
+                | RwMode::Randtrim
         )
+    }
+
+    /// Whether it reads.
+    pub fn reads(self) -> bool {
+        matches!(
+            self,
+            RwMode::Read | RwMode::Randread | RwMode::Randrw | RwMode::Rw
+        )
+    }
+
+    /// Whether its I/Os are trims: the worker's writes become trims.
+    pub fn trims(self) -> bool {
+        matches!(self, RwMode::Trim | RwMode::Randtrim)
     }
 
     pub fn name(self) -> &'static str {
@@ -425,6 +454,8 @@ impl RwMode {
             RwMode::Randwrite => "randwrite",
             RwMode::Randrw => "randrw",
             RwMode::Rw => "rw",
+            RwMode::Trim => "trim",
+            RwMode::Randtrim => "randtrim",
         }
     }
 }

@@ -111,6 +111,7 @@ pub fn write_v3(out: &mut impl Write, parts: &[Part<'_>]) -> std::io::Result<()>
         let op = match r.op {
             Op::Read => "read",
             Op::Write => "write",
+            Op::Trim => "trim",
         };
         last_us = t_ns / 1000;
         writeln!(out, "{last_us} {} {op} {} {}", p.file, r.offset, p.bs)?;

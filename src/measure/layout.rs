@@ -486,6 +486,7 @@ fn worker_spec(
         rate_period_ns: None,
         think: cfg.think,
         on_wrap: on_wrap(cfg),
+        trim: cfg.rw.trims(),
         replay: cfg.replay.clone(),
         iolog_cap: match cfg.iolog_write {
             Some(_) => crate::measure::iolog::per_worker(cfg.jobs * cfg.targets.len()),

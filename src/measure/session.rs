@@ -22,7 +22,7 @@ use crate::device::requests::{self, Sized};
 use crate::device::topology::Topology;
 use crate::device::{self, Access};
 use crate::engine::EngineKind;
-use crate::measure::config::{RunConfig, RwMode};
+use crate::measure::config::RunConfig;
 use crate::measure::coordinator::{self, Execution};
 use crate::measure::layout::{self as plan, Plan};
 
@@ -121,6 +121,30 @@ fn device_names(
     out
 }
 
+/// `--rw trim`/`randtrim` on a block device: the device must discard
+/// (`queue/discard_max_bytes` above 0), else every trim would fail
+/// (EOPNOTSUPP), as fio's do; said before the first I/O. A file's trims
+/// are punched holes, which its file system is asked for at the first.
+fn check_discard(cfg: &RunConfig, inspected: &[device::Inspected]) -> Result<()> {
+    if !cfg.rw.trims() {
+        return Ok(());
+    }
+    let sys = crate::base::host::Host::real().sys;
+    for t in inspected {
+        if t.kind != device::TargetKind::Block {
+            continue;
+        }
+        if device::sysfs_discard_max(&sys, t.device()) == Some(0) {
+            return usage(format!(
+                "--rw {}: {} cannot discard (its queue/discard_max_bytes is 0), so every trim would fail: give a device that discards, or a file (whose trims punch holes)",
+                cfg.rw.name(),
+                t.path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// One measured run on `paths` (`owned`: files stripebench created):
 /// guard and open the targets, plan, run. Settings changed for the run are
 /// put back before it returns.
@@ -139,6 +163,7 @@ pub fn measure(
         .iter()
         .map(|p| device::inspect(p, access(cfg, owned)))
         .collect::<Result<Vec<_>>>()?;
+    check_discard(cfg, &inspected)?;
     let overlaps = device::overlap::overlapping_targets(&inspected, cfg.rw.writes())?;
     // The outputs were checked against the targets' names before this
     // command began; again now against what the targets resolved to.
@@ -437,7 +462,7 @@ fn check_holes(
     checks: &mut Checks,
 ) -> Result<(Vec<Warning>, Vec<Option<String>>)> {
     let mut stored = vec![None; plan.targets.len()];
-    let reads = !matches!(cfg.rw, RwMode::Write | RwMode::Randwrite);
+    let reads = cfg.rw.reads();
     if !reads || cfg.verify {
         return Ok((Vec::new(), stored));
     }

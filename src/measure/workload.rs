@@ -312,7 +312,7 @@ impl OffsetGen {
         let op = self.op();
         let next = match op {
             Op::Read => &mut self.next_block,
-            Op::Write => &mut self.next_write,
+            Op::Write | Op::Trim => &mut self.next_write,
         };
         let b = *next;
         self.last_pass = self.pass;
@@ -351,7 +351,7 @@ impl OffsetGen {
         };
         let pos = match op {
             Op::Read => &mut sh.read_at,
-            Op::Write => &mut sh.write_at,
+            Op::Write | Op::Trim => &mut sh.write_at,
         };
         let at = *pos;
         if self.random {
@@ -524,6 +524,7 @@ mod tests {
             match g.next_io() {
                 (Op::Read, o) => reads.push(o),
                 (Op::Write, o) => writes.push(o),
+                (Op::Trim, _) => unreachable!("the order draws no trims"),
             }
         }
         let in_order = |v: &[u64]| {

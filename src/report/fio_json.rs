@@ -156,7 +156,13 @@ fn job(doc: &RunDocument, w: &WorkerDoc, mut options: Map<String, Value>) -> Val
         "job options": Value::Object(options),
         "read": whole(false),
         "write": whole(true),
-        "trim": ddir(&Side::empty(), runtime_ms),
+        // A trim job's trims are all its I/O (a job never mixes them with
+        // reads or writes): its figures whole, in fio's trim direction.
+        "trim": if w.trim_ios > 0 {
+            ddir(&Side::of_figures(f, w), runtime_ms)
+        } else {
+            ddir(&Side::empty(), runtime_ms)
+        },
         "sync": { "total_ios": 0, "lat_ns": stats(None, 0) },
         "job_runtime": runtime_ms,
         "usr_cpu": pct(f.cpu_usr_sec, f.seconds),

@@ -238,7 +238,11 @@ fn lines(spec: &Spec, suffix: &str, w: &WorkerDoc, interval_ms: u64, prio: u16, 
         return;
     }
     // One direction: the intervals count reads and writes together.
-    let ddir = u8::from(w.write_ios > 0 && w.read_ios == 0);
+    let ddir = if w.trim_ios > 0 {
+        2
+    } else {
+        u8::from(w.write_ios > 0 && w.read_ios == 0)
+    };
     let tail = spec.tail(ddir, prio);
     for win in windows(w, interval_ms) {
         let per_sec = |n: f64| (n * 1000.0 / win.span_ms as f64).round() as u64;

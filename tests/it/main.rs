@@ -74,6 +74,7 @@ mod signatures;
 mod steady;
 mod stripe_model;
 mod sweep;
+mod trim;
 mod uncached;
 mod verify;
 mod window_end;

@@ -486,13 +486,14 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         None => (written, None),
     };
     match rw {
-        "read" | "write" | "randread" | "randwrite" | "randrw" | "rw" | "readwrite" => {}
+        "read" | "write" | "randread" | "randwrite" | "randrw" | "rw" | "readwrite" | "trim"
+        | "randtrim" => {}
         _ => {
             let Some(o) = rw_opt else {
                 unreachable!("the default is read")
             };
             let why = if rw.contains("trim") {
-                "trims, which stripebench does not: give read, write, randread, randwrite or randrw"
+                "trims and writes the same blocks, which stripebench does not: give trim or randtrim, and a job of write or randwrite after it"
                     .to_string()
             } else if let Some(s) = fio_words::explain(&r.written(o), "rw", Some(rw)) {
                 format!("cannot be honoured: {s}")
@@ -517,8 +518,16 @@ fn pattern(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         "randread" => RwMode::Randread,
         "randwrite" => RwMode::Randwrite,
         "rw" | "readwrite" => RwMode::Rw,
+        "trim" => RwMode::Trim,
+        "randtrim" => RwMode::Randtrim,
         _ => RwMode::Randrw,
     }));
+    if let (Some(o), true) = (rw_opt, rw.contains("trim")) {
+        d.notes.push(format!(
+            "{}: on a file each trim punches a hole (fallocate PUNCH_HOLE|KEEP_SIZE, as fio's falloc engine does); fio's other engines send BLKDISCARD, which a file refuses (ENOTTY); on a block device both discard",
+            show_text(&r.written(o))
+        ));
+    }
     if let (Some(o), Some(m)) = (rw_opt, modifier) {
         offset_modifier(r, d, o, m)?;
     }
@@ -1292,9 +1301,9 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         let v = o.value.as_deref().unwrap_or("");
         // fio's reads,writes,trims: one value caps each direction at it,
         // an empty one leaves its direction free, a missing one takes the
-        // last given (fio's str_split_parse). Trims are never issued here
-        // (rw=trim is refused), so their cap is ignored, as fio ignores it
-        // for a job that does none.
+        // last given (fio's str_split_parse). A trim job (rw=trim,
+        // randtrim) is capped by the trims' value; the others do no trims,
+        // so theirs is ignored, as fio ignores it for a job that does none.
         let parts: Vec<&str> = v.split(',').collect();
         let each = |i: usize| -> Result<u64, FioJobError> {
             let p = parts.get(i).or(parts.last()).copied().unwrap_or("");
@@ -1317,7 +1326,8 @@ fn rate(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 "has more than three values (reads, writes, trims): give at most three",
             );
         }
-        let (reads, writes) = (each(0)?, each(1)?);
+        let trims = d.rw.contains("trim");
+        let (reads, writes) = (each(0)?, if trims { each(2)? } else { each(1)? });
         let mixes = matches!(d.rw.as_str(), "randrw" | "rw" | "readwrite");
         let share = if mixes {
             d.mix

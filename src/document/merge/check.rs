@@ -339,10 +339,15 @@ fn check_parts(
             whole("short_ios")?,
         );
         for (key, parts) in [
-            ("bytes", ["read_bytes", "write_bytes"]),
-            ("ios", ["read_ios", "write_ios"]),
+            ("bytes", ["read_bytes", "write_bytes", "trim_bytes"]),
+            ("ios", ["read_ios", "write_ios", "trim_ios"]),
         ] {
-            let (a, b) = (whole(parts[0])?, whole(parts[1])?);
+            // A document from before trims has none: 0.
+            let trims = match w.get(parts[2]) {
+                None => 0,
+                Some(_) => whole(parts[2])?,
+            };
+            let (a, b) = (whole(parts[0])?, whole(parts[1])? + trims);
             let total = if key == "bytes" { bytes } else { ios };
             if a.checked_add(b) != Some(total) {
                 return Err(damaged(

@@ -8,7 +8,7 @@ use std::ops::AddAssign;
 use super::*;
 use crate::analysis::histogram::LatencyHistogram;
 use crate::base::warning::Warning;
-use crate::measure::config::{RunConfig, RwMode};
+use crate::measure::config::RunConfig;
 use crate::measure::coordinator::Execution;
 use crate::measure::layout::Plan;
 use crate::measure::worker::{Ending, VerifyMode, WorkerOutcome};
@@ -558,6 +558,8 @@ fn worker_doc(
         write_bytes: out.write_bytes,
         read_ios: out.read_ios,
         write_ios: out.write_ios,
+        trim_bytes: out.trim_bytes,
+        trim_ios: out.trim_ios,
         errors_by_errno: out.errors_by_errno.clone(),
         error_samples: out.error_samples.clone(),
         stopped_on_errors: out.stopped_on_errors,
@@ -850,7 +852,7 @@ fn foreign_io(
 /// figures are not the device's, whatever the cause. Said after every run,
 /// beside the causes that make it so.
 fn undelivered_direct_reads(cfg: &RunConfig, targets: &[TargetDoc]) -> Vec<Warning> {
-    if !cfg.direct || matches!(cfg.rw, RwMode::Write | RwMode::Randwrite) {
+    if !cfg.direct || !cfg.rw.reads() {
         return Vec::new();
     }
     targets

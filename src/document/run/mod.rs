@@ -213,6 +213,12 @@ pub struct WorkerDoc {
     pub write_bytes: u64,
     pub read_ios: u64,
     pub write_ios: u64,
+    /// `--rw trim`/`randtrim`: the bytes trimmed and the trims (in
+    /// `bytes` and `ios` too); 0 in a document from before trims.
+    #[serde(default)]
+    pub trim_bytes: u64,
+    #[serde(default)]
+    pub trim_ios: u64,
     #[serde(with = "crate::document::facts::Many::<crate::document::facts::ErrnoCountDef>")]
     pub errors_by_errno: Vec<ErrnoCount>,
     /// The first few errors with their offsets.

@@ -51,6 +51,8 @@ impl Serialize for WorkerDoc {
         m.serialize_field("write_bytes", &self.write_bytes)?;
         m.serialize_field("read_ios", &self.read_ios)?;
         m.serialize_field("write_ios", &self.write_ios)?;
+        m.serialize_field("trim_bytes", &self.trim_bytes)?;
+        m.serialize_field("trim_ios", &self.trim_ios)?;
         f.put(&mut m, &[Fig::Errors])?;
         m.serialize_field(
             "errors_by_errno",

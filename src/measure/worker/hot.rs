@@ -298,7 +298,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             for _ in 0..ready {
                 let over = issued_bytes >= limit;
                 let (op, offset, sized, pass, check) =
-                    match next_for_slot(mix.as_mut(), &mut gen, over, in_flight, bs) {
+                    match next_for_slot(mix.as_mut(), &mut gen, over, in_flight, bs, spec.trim) {
                         Ok(io) => io,
                         Err(done) => {
                             mix_done = done;
@@ -449,17 +449,45 @@ fn next_for_slot(
     over: bool,
     in_flight: usize,
     bs: u64,
+    trim: bool,
 ) -> Result<(Op, u64, (u64, u8), u64, u64), bool> {
+    // A trim job's order is a write job's, each write a trim.
+    let as_trim = |op| {
+        if trim && op == Op::Write {
+            Op::Trim
+        } else {
+            op
+        }
+    };
     match mix {
         Some(m) => match m.next(gen, over, in_flight) {
-            MixNext::Io(op, offset, check) => Ok((op, offset, (bs, 0), m.pass, check)),
+            MixNext::Io(op, offset, check) => Ok((as_trim(op), offset, (bs, 0), m.pass, check)),
             MixNext::Wait => Err(false),
             MixNext::Done => Err(true),
         },
         None if over => Err(false),
         None => {
             let (op, offset) = gen.next_io();
-            Ok((op, offset, gen.last_size(bs), gen.last_pass(), 0))
+            Ok((as_trim(op), offset, gen.last_size(bs), gen.last_pass(), 0))
+        }
+    }
+}
+
+/// One completed I/O of `n` bytes in its direction's counts.
+#[inline]
+fn count_direction(out: &mut WorkerOutcome, op: Op, n: u64) {
+    match op {
+        Op::Read => {
+            out.read_bytes += n;
+            out.read_ios += 1;
+        }
+        Op::Write => {
+            out.write_bytes += n;
+            out.write_ios += 1;
+        }
+        Op::Trim => {
+            out.trim_bytes += n;
+            out.trim_ios += 1;
         }
     }
 }
@@ -1138,6 +1166,9 @@ impl<'a, C: Clock> Tally<'a, C> {
         match slot.op {
             Op::Read => self.out.span_read_bytes += n,
             Op::Write => self.out.span_write_bytes += n,
+            // A trim moves no data: the device's read and write counters
+            // (what the span bytes are compared with) do not count it.
+            Op::Trim => {}
         }
         let end_ns = self.control.end_ns();
         if tn >= end_ns {
@@ -1208,16 +1239,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             c.bytes += n;
             c.latency_ns += latency;
         }
-        match slot.op {
-            Op::Read => {
-                out.read_bytes += n;
-                out.read_ios += 1;
-            }
-            Op::Write => {
-                out.write_bytes += n;
-                out.write_ios += 1;
-            }
-        }
+        count_direction(out, slot.op, n);
         out.last_completion_ns = tn;
         if let Some(tap) = &mut self.tap {
             if slot.op == Op::Write {
@@ -1228,10 +1250,7 @@ impl<'a, C: Clock> Tally<'a, C> {
         }
         self.cur_bytes += n;
         self.cur_ios += 1;
-        self.live_bytes.store(
-            self.out.read_bytes + self.out.write_bytes,
-            Ordering::Relaxed,
-        );
+        self.live_bytes.store(self.out.bytes(), Ordering::Relaxed);
         Some(full)
     }
 
@@ -1443,13 +1462,8 @@ impl<'a, C: Clock> Tally<'a, C> {
                 Edge::Straddled(None),
             ),
         };
-        let (usr, sys, helper) = window_cpu(
-            &self.cpu0,
-            &c1,
-            self.control.end_ns(),
-            edge,
-            out.read_ios + out.write_ios,
-        );
+        let (usr, sys, helper) =
+            window_cpu(&self.cpu0, &c1, self.control.end_ns(), edge, out.ios());
         out.sqpoll_cpu_sec = helper;
         // A --sqpoll thread's time is all system time, the worker's own.
         out.cpu_usr_sec = usr;

@@ -90,6 +90,9 @@ pub struct WorkerSpec {
     /// What the worker does to its region's pages each time it wraps
     /// around the region.
     pub on_wrap: OnWrap,
+    /// `--rw trim`/`randtrim`: each write the order draws is a trim of
+    /// the same range instead (no data is written).
+    pub trim: bool,
     /// `--iolog-write`: the records this worker's log holds at most; 0,
     /// no log (nothing recorded).
     pub iolog_cap: usize,
@@ -507,6 +510,10 @@ pub struct WorkerOutcome {
     pub write_bytes: u64,
     pub read_ios: u64,
     pub write_ios: u64,
+    /// `--rw trim`/`randtrim`: the range trimmed, and the trims (fio's
+    /// trim direction).
+    pub trim_bytes: u64,
+    pub trim_ios: u64,
     pub short_ios: u64,
     pub errors: u64,
     pub errors_by_errno: Vec<ErrnoCount>,
@@ -676,11 +683,11 @@ impl WorkerOutcome {
     }
 
     pub fn bytes(&self) -> u64 {
-        self.read_bytes + self.write_bytes
+        self.read_bytes + self.write_bytes + self.trim_bytes
     }
 
     pub fn ios(&self) -> u64 {
-        self.read_ios + self.write_ios
+        self.read_ios + self.write_ios + self.trim_ios
     }
 }
 
@@ -804,6 +811,7 @@ mod tests {
             iolog_cap: 0,
             replay: None,
             on_wrap: OnWrap::Keep,
+            trim: false,
         }
     }
 
