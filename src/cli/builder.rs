@@ -524,6 +524,12 @@ impl RunBuilder {
         self
     }
 
+    /// `--create-layout LAYOUT`.
+    pub fn create_layout(mut self, l: crate::device::scratch::CreateLayout) -> Self {
+        self.args.create_layout = Some(l);
+        self
+    }
+
     /// `--log-interval TIME` (10 ms to 1 h, whole milliseconds).
     pub fn log_interval(mut self, d: Duration) -> Result<Self> {
         let ms = format!("{}ms", d.as_millis());

@@ -815,6 +815,8 @@ pub enum Set {
     LogInterval(Duration),
     /// `--create SIZE`: fio's filesize= on a file that is not there.
     Create(u64),
+    /// `--create-layout`: fio's fallocate= and create_on_open=.
+    CreateLayout(crate::device::scratch::CreateLayout),
     /// fio's `write_bw_log=PREFIX` and its kin.
     FioLog(crate::report::fio_log::LogKind, String),
     /// `--fio-log-format`'s comma list.
@@ -891,6 +893,7 @@ impl Set {
             Set::IgnoreErrors(_) => "ignore_errors",
             Set::LogInterval(_) => "log_interval",
             Set::Create(_) => "create",
+            Set::CreateLayout(_) => "create_layout",
             Set::FioLog(..) => "fio_log",
             Set::FioLogFormat(_) => "fio_log_format",
             Set::IologWrite(_) => "iolog_write",
@@ -980,6 +983,7 @@ impl Set {
             Set::IgnoreErrors(e) => format!("--ignore-errors={}", e.text()),
             Set::LogInterval(d) => format!("--log-interval={}", fmt_duration(*d)),
             Set::Create(b) => format!("--create={}", fmt_size_arg(*b)),
+            Set::CreateLayout(l) => format!("--create-layout={}", l.name()),
             Set::FioLog(k, p) => format!("--fio-log={}={p}", crate::report::fio_log::kind_name(*k)),
             Set::FioLogFormat(l) => format!("--fio-log-format={l}"),
             Set::IologWrite(f) => format!("--iolog-write={f}"),
@@ -1072,6 +1076,7 @@ impl Set {
             Set::IgnoreErrors(e) => b.ignore_errors(e.clone()),
             Set::LogInterval(d) => b.log_interval(*d)?,
             Set::Create(n) => b.create(*n),
+            Set::CreateLayout(l) => b.create_layout(*l),
             Set::FioLog(k, p) => b.fio_log(*k, PathBuf::from(p)),
             Set::FioLogFormat(l) => b.fio_log_format(l)?,
             Set::IologWrite(f) => b.iolog_write(PathBuf::from(f)),
@@ -2041,6 +2046,45 @@ mod tests {
         );
         let e = one("[j]\nrw=trimwrite\n").unwrap_err().to_string();
         assert!(e.contains("trims and writes the same blocks"), "{e}");
+    }
+
+    // Issue 41: enospc-pressure.fio's fallocate=none, create_on_open=1
+    // and filesize= with a larger size= were refused. fio lays out a file
+    // a job only writes by fallocate= alone (none: nothing), one a job
+    // reads in full; create_on_open lays out nothing; size= above the
+    // file's filesize= is capped to it.
+    #[test]
+    fn fio_s_fallocate_and_create_on_open_are_the_created_file_s_layout() {
+        let a = args("[j]\nrw=randwrite\nfilename=f\nfilesize=1m\nfallocate=none\n");
+        assert!(a.contains(&"--create-layout=sparse".to_string()), "{a:?}");
+        let a = args("[j]\nrw=write\nfilename=f\nfilesize=1m\nfallocate=posix\n");
+        assert!(a.contains(&"--create-layout=allocate".to_string()), "{a:?}");
+        // A job that reads: fio writes every byte after preallocating.
+        let a = args("[j]\nrw=randrw\nfilename=f\nfilesize=1m\nfallocate=none\n");
+        assert!(!a.iter().any(|w| w.starts_with("--create-layout")), "{a:?}");
+        let a = args("[j]\nrw=randrw\nfilename=f\nfilesize=1m\ncreate_on_open=1\n");
+        assert!(a.contains(&"--create-layout=sparse".to_string()), "{a:?}");
+        // No file made: nothing to lay out.
+        let a = args("[j]\nrw=write\nfilename=f\nfallocate=none\n");
+        assert!(!a.iter().any(|w| w.starts_with("--create-layout")), "{a:?}");
+        let e = one("[j]\nrw=write\nfilename=f\nfilesize=1m\nfallocate=sometimes\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is not none, native, posix, keep or truncate"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_size_at_least_filesize_on_one_file_is_the_file_s_size() {
+        let a = args("[j]\nrw=write\nfilename=f\nfilesize=1m\nsize=999m\n");
+        assert!(a.contains(&"--size=1m".to_string()), "{a:?}");
+        assert!(!a.contains(&"--size=999m".to_string()), "{a:?}");
+        let e = one("[j]\nrw=write\nfilename=f\nfilesize=4m\nsize=1m\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("with a size= below it"), "{e}");
     }
 
     // Issue 41: examples/exitwhat.fio's `rate=300,300,300` (reads,

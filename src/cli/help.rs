@@ -45,6 +45,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "steady_ramp",
             "size",
             "create",
+            "create_layout",
             "offset",
             "offset_increment",
             "passes",

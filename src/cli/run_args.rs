@@ -332,6 +332,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub create: Option<u64>,
 
+    /// How --create lays a file out: fill (every byte written with random
+    /// data, fio's layout of a file a job reads), sparse (its size set,
+    /// nothing written: fio's fallocate=none or truncate for a job that
+    /// only writes, and create_on_open=1), allocate (its blocks allocated
+    /// and not written: fio's fallocate=native or posix for such a job).
+    /// Reads of a sparse file's unwritten blocks read holes (--allow-holes).
+    #[arg(long, value_name = "LAYOUT", requires = "create")]
+    pub create_layout: Option<crate::device::scratch::CreateLayout>,
+
     /// Write each target, a block device, once to its end from --offset
     /// (--passes 1 unless a bound is given, no time limit unless
     /// --duration), as fio's fill_device=1 does on one (with --rw write, no
@@ -717,6 +726,7 @@ impl Default for RunArgs {
             passes: None,
             size: None,
             create: None,
+            create_layout: None,
             fill_device: false,
             offset: 0,
             jobs: 1,

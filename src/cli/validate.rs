@@ -1001,6 +1001,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         seed,
         allow_destructive: args.allow_destructive,
         create: args.create,
+        create_layout: args.create_layout.unwrap_or_default(),
         allow_holes: args.allow_holes,
         force_signature: args.force_signature,
         dry_run: args.dry_run,

@@ -38,6 +38,27 @@ impl ValueEnum for RwMode {
     }
 }
 
+impl ValueEnum for crate::device::scratch::CreateLayout {
+    fn value_variants<'a>() -> &'a [Self] {
+        use crate::device::scratch::CreateLayout;
+        &[
+            CreateLayout::Fill,
+            CreateLayout::Sparse,
+            CreateLayout::Allocate,
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        use crate::device::scratch::CreateLayout;
+        let help = match self {
+            CreateLayout::Fill => "Every byte written with random data",
+            CreateLayout::Sparse => "Its size set, nothing written or allocated (all holes)",
+            CreateLayout::Allocate => "Its blocks allocated (fallocate), none written",
+        };
+        Some(PossibleValue::new(self.name()).help(help))
+    }
+}
+
 impl ValueEnum for LiveFormat {
     fn value_variants<'a>() -> &'a [Self] {
         &[LiveFormat::Jsonl, LiveFormat::Csv]

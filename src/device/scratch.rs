@@ -431,6 +431,73 @@ fn fill_file(path: &Path, size: u64, seed: u64) -> Result<()> {
 /// follows no symlink), `size` bytes of random data, flushed and out of
 /// the page cache; `what` names it in errors. Returns the file made, as
 /// (device, inode): what it is, whatever its path later names.
+/// How `--create` lays a missing file out (fio's layout, and its
+/// fallocate= for a job that only writes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CreateLayout {
+    /// Every byte written with random data (fio's layout of a file a job
+    /// reads).
+    #[default]
+    Fill,
+    /// Its size set and nothing written or allocated: all holes (fio's
+    /// fallocate=none or truncate for a job that only writes, and
+    /// create_on_open=1).
+    Sparse,
+    /// Its blocks allocated and not written (unwritten extents, which read
+    /// as zeros): fio's fallocate=native or posix for a job that only writes.
+    Allocate,
+}
+
+impl CreateLayout {
+    pub fn name(self) -> &'static str {
+        match self {
+            CreateLayout::Fill => "fill",
+            CreateLayout::Sparse => "sparse",
+            CreateLayout::Allocate => "allocate",
+        }
+    }
+}
+
+/// A new file at `path` of `size` bytes laid out as `layout`: written with
+/// `seed`'s random data ([`fill_new`]), or sized and left sparse, or its
+/// blocks allocated; its (device, inode).
+fn make_new(
+    path: &Path,
+    size: u64,
+    seed: u64,
+    layout: CreateLayout,
+    what: &str,
+) -> Result<(u64, u64)> {
+    if layout == CreateLayout::Fill {
+        return fill_new(path, size, seed, what);
+    }
+    let f: File = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .with_context(|| format!("cannot create {what} {}", path.display()))?;
+    let made_as = f
+        .metadata()
+        .map(|m| (m.dev(), m.ino()))
+        .with_context(|| format!("cannot stat {what} {}", path.display()))?;
+    if layout == CreateLayout::Allocate {
+        // SAFETY: the fd is open for writing; fallocate reads no memory.
+        let r = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error()).with_context(|| {
+                format!(
+                    "cannot allocate {what} {} (--create-layout allocate)",
+                    path.display()
+                )
+            });
+        }
+    } else {
+        f.set_len(size)
+            .with_context(|| format!("cannot size {what} {}", path.display()))?;
+    }
+    Ok(made_as)
+}
+
 fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<(u64, u64)> {
     let mut f: File = OpenOptions::new()
         .write(true)
@@ -479,14 +546,25 @@ static CREATED: std::sync::Mutex<Vec<(PathBuf, (u64, u64))>> = std::sync::Mutex:
 /// there): each of `paths` that does not exist is made, `size` bytes of
 /// random data (fio lays a missing file out before it reads it); the ones
 /// made, in order. One that exists is left as it is.
-pub fn create_missing(paths: &[PathBuf], size: u64, seed: u64) -> Result<Vec<PathBuf>> {
+pub fn create_missing(
+    paths: &[PathBuf],
+    size: u64,
+    seed: u64,
+    layout: CreateLayout,
+) -> Result<Vec<PathBuf>> {
     let mut made = Vec::new();
     for (i, p) in paths.iter().enumerate() {
         match fs::symlink_metadata(p) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             _ => continue,
         }
-        let made_as = fill_new(p, size, splitmix64(seed ^ i as u64), "--create file")?;
+        let made_as = make_new(
+            p,
+            size,
+            splitmix64(seed ^ i as u64),
+            layout,
+            "--create file",
+        )?;
         CREATED
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -516,6 +594,31 @@ pub fn all_created_here(paths: &[PathBuf]) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_sparse_created_file_has_its_size_and_no_block() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sparse");
+        create_missing(std::slice::from_ref(&p), 1 << 20, 1, CreateLayout::Sparse).unwrap();
+        let m = fs::metadata(&p).unwrap();
+        assert_eq!((m.len(), m.blocks()), (1 << 20, 0));
+        assert!(all_created_here(std::slice::from_ref(&p)));
+        let q = dir.path().join("allocated");
+        match create_missing(std::slice::from_ref(&q), 1 << 20, 1, CreateLayout::Allocate) {
+            Ok(_) => {
+                let m = fs::metadata(&q).unwrap();
+                assert_eq!(m.len(), 1 << 20);
+                assert!(m.blocks() >= 2048, "{}", m.blocks());
+                assert!(fs::read(&q).unwrap().iter().all(|&b| b == 0));
+            }
+            // A file system without fallocate: said, not a panic.
+            Err(e) => assert!(
+                format!("{e:#}").contains("--create-layout allocate"),
+                "{e:#}"
+            ),
+        }
+    }
+
     // A path --create made is ours only while it names the file made: one
     // put in its place since (another file, or a link to the file made)
     // is not, and would be written without consent if it counted.
@@ -523,7 +626,7 @@ mod tests {
     fn a_created_path_is_ours_only_while_it_names_the_file_made() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("made");
-        let made = create_missing(std::slice::from_ref(&p), 4096, 1).unwrap();
+        let made = create_missing(std::slice::from_ref(&p), 4096, 1, CreateLayout::Fill).unwrap();
         assert_eq!(made, std::slice::from_ref(&p));
         assert!(all_created_here(std::slice::from_ref(&p)));
         // A link to the file made, in its place.

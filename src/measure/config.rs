@@ -230,6 +230,8 @@ pub struct RunConfig {
     pub allow_destructive: bool,
     /// `--create SIZE`: the targets that do not exist are made, this size.
     pub create: Option<u64>,
+    /// `--create-layout`: how such a file is laid out.
+    pub create_layout: crate::device::scratch::CreateLayout,
     /// `--allow-holes`: read a file whose region has holes or unwritten extents.
     pub allow_holes: bool,
     pub force_signature: bool,
@@ -431,6 +433,11 @@ impl RwMode {
                 | RwMode::Trim
                 | RwMode::Randtrim
         )
+    }
+
+    /// Whether it writes data (a trim writes none: no page cache to flush).
+    pub fn writes_data(self) -> bool {
+        self.writes() && !self.trims()
     }
 
     /// Whether it reads.

@@ -810,7 +810,7 @@ fn flush(
     given_up: usize,
     progress: &Progress,
 ) -> (Vec<Option<std::result::Result<f64, String>>>, Vec<String>) {
-    if !cfg.direct && cfg.rw.writes() && !control.interrupted() && given_up == 0 {
+    if !cfg.direct && cfg.rw.writes_data() && !control.interrupted() && given_up == 0 {
         progress.message(
             "flushing: fsync of every target (timed apart from the window; Ctrl-C stops waiting)",
         );

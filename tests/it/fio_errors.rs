@@ -203,3 +203,101 @@ fn print_fio_gives_fio_the_same_lists_as_ignore_error() {
     // EILSEQ is only ever fio's verify type.
     assert!(line("read=EIO:EILSEQ,write=EILSEQ").contains(" --ignore_error=EIO,,EILSEQ "));
 }
+
+/// fio's examples/enospc-pressure.fio whole, shrunk (its three jobs at
+/// once in `directory=`, two on the one file `raicer`): files of 48 MiB
+/// (the verifier's 4 MiB, so that its pass ends, and with exitall the
+/// run, before the trims' pass does), 3 s, depth 16, on a 64 MiB tmpfs
+/// with 1 MiB free.
+fn enospc_pressure(dir: &Path) -> String {
+    format!(
+        "[global]
+ioengine=libaio
+directory={}
+filesize=48m
+size=999m
+iodepth=16
+continue_on_error=write
+ignore_error=,ENOSPC
+error_dump=0
+fallocate=none
+exitall
+
+[dio-raicer]
+bs=128k
+direct=1
+buffered=0
+rw=randwrite
+runtime=3
+filename=raicer
+time_based
+
+[punch_hole-raicer]
+bs=4k
+rw=randtrim
+filename=raicer
+
+[aio-dio-verifier]
+create_on_open=1
+verify=crc32c-intel
+verify_fatal=1
+verify_dump=1
+verify_backlog=1024
+verify_async=4
+direct=1
+bs=4k
+rw=randrw
+filesize=4m
+filename=aio-dio-verifier
+",
+        dir.display()
+    )
+}
+
+// Issue 41: enospc-pressure.fio was refused (fallocate=, filesize= with
+// size=, rw=randtrim, create_on_open=). Run whole: the files are made
+// sparse (fio's fallocate=none and create_on_open=1 lay nothing out), the
+// writes that hit ENOSPC are counted and let go, the trims punch the
+// raicer's blocks out (freeing room), and the verifier's blocks that were
+// written verify: its writes that failed are not read back as lost (fio
+// takes a failed write off its verify list).
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root: mounts a tmpfs")]
+fn enospc_pressure_runs_whole_its_enospc_let_go_its_trims_punched_its_blocks_verified() {
+    require(common::is_root(), "needs root: mounts a tmpfs");
+    let d = tempfile::tempdir().unwrap();
+    let m = d.path().join("m");
+    std::fs::create_dir(&m).unwrap();
+    let _mounted = common::mount(&["-t", "tmpfs", "-o", "size=64m", "tmpfs"], &m);
+    std::fs::write(m.join("filler"), vec![0u8; 63 << 20]).unwrap();
+    let out = run_job(d.path(), &m, &enospc_pressure(&m));
+    common::succeeded_as(&out, "enospc-pressure, shrunk");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--create-layout=sparse"), "{err}");
+    let doc = |n: u32| json(&std::fs::read(d.path().join(format!("r.{n}.json"))).unwrap());
+    let (writer, trimmer, verifier) = (doc(1), doc(2), doc(3));
+    let enospc = |w: &serde_json::Value| {
+        ignored(w)
+            .iter()
+            .filter(|(n, _)| n == "ENOSPC")
+            .map(|(_, c)| *c)
+            .sum::<u64>()
+    };
+    let w = &writer["workers"][0];
+    assert_eq!(u(&w["errors"]), 0, "{w}");
+    assert!(enospc(w) > 0, "the writer hit ENOSPC and went on: {w}");
+    let t = &trimmer["workers"][0];
+    assert_eq!(trimmer["config"]["rw"], "randtrim");
+    assert!(u(&t["trim_ios"]) > 0, "{t}");
+    assert_eq!(u(&t["errors"]), 0, "{t}");
+    let v = &verifier["workers"][0];
+    assert!(enospc(v) > 0, "the verifier's writes hit ENOSPC too: {v}");
+    let check = &verifier["targets"][0]["verify"];
+    assert!(u(&check["good"]) > 0, "{check}");
+    assert_eq!(u(&check["good"]), u(&check["blocks"]), "{check}");
+    assert_eq!(
+        u(&check["good"]),
+        u(&v["write_ios"]),
+        "every write that succeeded is checked: {check}"
+    );
+}

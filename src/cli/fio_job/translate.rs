@@ -247,6 +247,10 @@ const STEPS: &[Step] = &[
         keys: &["fill_device", "create_serialize", "allow_file_create"],
         run: fill_device,
     },
+    Step {
+        keys: &["fallocate", "create_on_open"],
+        run: layout,
+    },
 ];
 
 /// Whether a job file may hold `key`: some step reads it.
@@ -1516,10 +1520,30 @@ fn file_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let Some(o) = r.get("filesize") else {
         return Ok(());
     };
-    if r.get("size").is_some() {
-        return r.refuse(o, "with size=: fio's job then does size= bytes over files of filesize= each, which stripebench's one region per file (--size) does not say: give one of them");
-    }
     let v = o.value.as_deref().unwrap_or("");
+    if let Some(s) = r.get("size") {
+        // fio caps size= at the sum of its files' sizes (filesetup.c
+        // setup_files: `o->size > total_size` becomes the total), so on
+        // one file a size= of at least filesize= is filesize= alone. A
+        // smaller one does size= bytes of I/O over the whole file, and
+        // several files share it: neither is one region per file.
+        let one_file = r
+            .get("filename")
+            .is_none_or(|f| !f.value.as_deref().unwrap_or("").contains(':'))
+            && r.get("nrfiles")
+                .is_none_or(|n| n.value.as_deref() == Some("1"));
+        let plain = !v.contains(['-', ':', '%']);
+        let bigger = plain && one_file && r.size(s)? >= r.size(o)?;
+        if !bigger {
+            return r.refuse(o, "with a size= below it, or on several files: fio's job then does size= bytes over files of filesize= each, which stripebench's one region per file (--size) does not say: give one of them");
+        }
+        d.args.retain(|a| !matches!(a, Set::Size(_)));
+        d.notes.push(format!(
+            "{}: fio caps size= at the files' sizes (here one file of {}), so the job's region and its bytes are the file's",
+            show_text(&r.written(s)),
+            show_text(&r.written(o))
+        ));
+    }
     if v.contains('-') || v.contains(':') {
         return r.refuse(
             o,
@@ -1535,7 +1559,7 @@ fn file_size(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     }
     d.args.push(Set::Size(n));
     d.args.push(Set::Create(n));
-    d.notes.push(format!("{}: the job uses the file's first {} (--size); a file named that is not there is made that size of random data before the run, as fio lays it out, and written to as stripebench's own (--create); one that exists is used as it is, and writing to it needs --allow-destructive", r.written(o), crate::base::units::fmt_bytes(n)));
+    d.notes.push(format!("{}: the job uses the file's first {} (--size); a file named that is not there is made that size before the run, as fio lays it out (random data, unless fallocate= or create_on_open= say otherwise: --create-layout), and written to as stripebench's own (--create); one that exists is used as it is, and writing to it needs --allow-destructive", r.written(o), crate::base::units::fmt_bytes(n)));
     Ok(())
 }
 
@@ -1629,6 +1653,53 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
         let o = r.get_or_first("invalidate");
         let said = fio_words::explain(&r.written(o), "invalidate", Some("0")).unwrap_or_default();
         return Err(FioJobError(format!("{}: {said}", r.at(o))));
+    }
+    Ok(())
+}
+
+/// How fio lays out a file it makes (filesetup.c extend_file): for a job
+/// that reads, it preallocates (fallocate=) and then writes every byte;
+/// for one that only writes, it preallocates by fallocate= and writes
+/// nothing (none: an empty file its writes extend; truncate: sparse at its
+/// size; native, posix: allocated; keep: allocated, its size 0 until
+/// written). With create_on_open=1 it makes the file at its first I/O
+/// (O_CREAT) and lays nothing out. `--create-layout`, for the file
+/// `--create` makes; without one (no filesize=), they change nothing.
+fn layout(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    use crate::device::scratch::CreateLayout;
+    let created = d.args.iter().any(|a| matches!(a, Set::Create(_)));
+    let reads = !matches!(d.rw.as_str(), "write" | "randwrite" | "trim" | "randtrim");
+    if let Some(o) = r.get("fallocate") {
+        let v = o.value.as_deref().unwrap_or("");
+        let (asked, how) = match v {
+            "none" | "0" => (CreateLayout::Sparse, "fio makes an empty file its writes extend; stripebench makes it sparse at its size (--create-layout sparse), which holds no block until written either"),
+            "truncate" => (CreateLayout::Sparse, "fio sizes the file and allocates nothing (--create-layout sparse)"),
+            "native" | "posix" | "1" => (CreateLayout::Allocate, "fio allocates the file's blocks and writes none (--create-layout allocate)"),
+            "keep" => (CreateLayout::Allocate, "fio allocates the file's blocks keeping its size 0 until written; stripebench allocates them at the file's size (--create-layout allocate)"),
+            _ => return r.refuse(o, "is not none, native, posix, keep or truncate"),
+        };
+        let written = r.written(o);
+        let said = show_text(&written);
+        if !created {
+            d.notes.push(format!("{said}: how fio preallocates a file it makes; stripebench makes none here (no filesize=), so it changes nothing"));
+        } else if reads && r.flag("create_on_open")? != Some(true) {
+            d.notes.push(format!("{said}: fio preallocates, then writes every byte of a file a job reads, as stripebench's --create does: it changes nothing here"));
+        } else {
+            d.args.push(Set::CreateLayout(asked));
+            d.notes.push(format!("{said}: {how}"));
+        }
+    }
+    if r.flag("create_on_open")? == Some(true) {
+        let o = r.get_or_first("create_on_open");
+        let written = r.written(o);
+        let said = show_text(&written);
+        if !created {
+            d.notes.push(format!("{said}: fio opens the file with O_CREAT at its first I/O; stripebench makes none here (no filesize=), so it changes nothing"));
+        } else {
+            d.args.retain(|a| !matches!(a, Set::CreateLayout(_)));
+            d.args.push(Set::CreateLayout(CreateLayout::Sparse));
+            d.notes.push(format!("{said}: fio makes the file at its first I/O (O_CREAT) and lays nothing out; stripebench makes it sparse at its size before the run (--create-layout sparse): reads of blocks not written yet read holes (zeros no medium stored)"));
+        }
     }
     Ok(())
 }

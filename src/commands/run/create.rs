@@ -42,9 +42,15 @@ fn create_targets(cfg: &RunConfig, named: &[PathBuf], out: &Outputs) -> Result<(
         }
         return Ok(());
     }
-    for p in crate::device::scratch::create_missing(named, size, cfg.seed)? {
+    use crate::device::scratch::CreateLayout;
+    let how = match cfg.create_layout {
+        CreateLayout::Fill => "random data",
+        CreateLayout::Sparse => "sparse: no block written or allocated",
+        CreateLayout::Allocate => "its blocks allocated, none written",
+    };
+    for p in crate::device::scratch::create_missing(named, size, cfg.seed, cfg.create_layout)? {
         out.note(&format!(
-            "stripebench: created {} ({}, random data: --create)",
+            "stripebench: created {} ({}, {how}: --create)",
             crate::base::error::show_path(&p),
             crate::base::units::fmt_bytes(size)
         ));

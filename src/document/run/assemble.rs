@@ -699,7 +699,7 @@ fn what_the_figures_mean(
         }
     }
     warnings.extend(super::rmw::seen(targets));
-    if !cfg.direct && cfg.rw.writes() {
+    if !cfg.direct && cfg.rw.writes_data() {
         for t in targets {
             if let Some(r) = t
                 .device

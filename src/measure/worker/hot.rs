@@ -370,8 +370,9 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             in_flight -= 1;
             let slot = &mut slots[s.index()];
             slot.busy = false;
-            if let Some(full) = tally.complete(*slot, res) {
-                slot.full = full;
+            match tally.complete(*slot, res) {
+                Some(full) => slot.full = full,
+                None => unlog_failed(mix.as_mut(), slot),
             }
             slot.counted = tally.counted;
             completed.push(s);
@@ -470,6 +471,16 @@ fn next_for_slot(
             let (op, offset) = gen.next_io();
             Ok((as_trim(op), offset, gen.last_size(bs), gen.last_pass(), 0))
         }
+    }
+}
+
+/// A write that failed (and was let go: --ignore-errors) wrote nothing
+/// to check: off a verified mix's record of the pass, as fio takes a
+/// failed write off its verify list.
+#[inline]
+fn unlog_failed(mix: Option<&mut MixRecord>, slot: &Slot) {
+    if let (Op::Write, Some(m)) = (slot.op, mix) {
+        m.unlog(slot.offset);
     }
 }
 
@@ -1681,6 +1692,12 @@ enum MixNext {
 }
 
 impl MixRecord {
+    /// The block at `offset` was not written after all (its write failed).
+    fn unlog(&mut self, offset: u64) {
+        let b = (offset - self.base) / self.bs;
+        self.bits[(b / 64) as usize] &= !(1 << (b % 64));
+    }
+
     /// The record of a worker that is a verified random mix, else none;
     /// reserved now, before the first I/O (the plan bounded its blocks).
     fn new(spec: &WorkerSpec) -> Result<Option<MixRecord>, String> {
