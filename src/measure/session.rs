@@ -22,7 +22,7 @@ use crate::device::requests::{self, Sized};
 use crate::device::topology::Topology;
 use crate::device::{self, Access};
 use crate::engine::EngineKind;
-use crate::measure::config::RunConfig;
+use crate::measure::config::{RunConfig, RwMode};
 use crate::measure::coordinator::{self, Execution};
 use crate::measure::layout::{self as plan, Plan};
 
@@ -449,8 +449,8 @@ fn check_buffer_memory(cfg: &RunConfig, plan: &Plan) -> Result<()> {
 
 /// Before the run: the hole guard ([`device::hole_guard`]) on every file
 /// target a read reaches; each verdict is a check of its target's (seen in
-/// a dry run). `verify` reads holes on purpose: they are its unwritten
-/// blocks.
+/// a dry run). `verify`'s read-back reads holes on purpose: they are its
+/// unwritten blocks; a verified mix's own reads are judged as any read.
 ///
 /// A block device is judged by the layer under it, where one is seen
 /// (a loop device's backing file, zram). Returns the warnings, and per
@@ -463,7 +463,11 @@ fn check_holes(
 ) -> Result<(Vec<Warning>, Vec<Option<String>>)> {
     let mut stored = vec![None; plan.targets.len()];
     let reads = cfg.rw.reads();
-    if !reads || cfg.verify {
+    // A verified read-back reads only what the run wrote; a verified mix
+    // (randrw, rw) also reads, as its mix, blocks no pass has written
+    // yet, which are holes in a sparse file (create_on_open=1).
+    let mixes = matches!(cfg.rw, RwMode::Randrw | RwMode::Rw);
+    if !reads || (cfg.verify && !mixes) {
         return Ok((Vec::new(), stored));
     }
     let mut warnings = Vec::new();

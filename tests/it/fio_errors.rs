@@ -206,9 +206,12 @@ fn print_fio_gives_fio_the_same_lists_as_ignore_error() {
 
 /// fio's examples/enospc-pressure.fio whole, shrunk (its three jobs at
 /// once in `directory=`, two on the one file `raicer`): files of 48 MiB
-/// (the verifier's 4 MiB, so that its pass ends, and with exitall the
-/// run, before the trims' pass does), 3 s, depth 16, on a 64 MiB tmpfs
-/// with 1 MiB free.
+/// (the verifier's 1 MiB, so that its pass ends, and with exitall the
+/// run, well before the trims' 12288 do), 3 s, depth 16, on a 64 MiB
+/// tmpfs with 256 KiB free: the writer's first 16 writes of 128 KiB ask
+/// eight times that, and the verifier's pass half as much again as there
+/// is (about 128 writes of 4 KiB), whoever goes first and whatever the
+/// trims give back (only blocks the writer got).
 fn enospc_pressure(dir: &Path) -> String {
     format!(
         "[global]
@@ -247,7 +250,7 @@ verify_async=4
 direct=1
 bs=4k
 rw=randrw
-filesize=4m
+filesize=1m
 filename=aio-dio-verifier
 ",
         dir.display()
@@ -269,7 +272,7 @@ fn enospc_pressure_runs_whole_its_enospc_let_go_its_trims_punched_its_blocks_ver
     let m = d.path().join("m");
     std::fs::create_dir(&m).unwrap();
     let _mounted = common::mount(&["-t", "tmpfs", "-o", "size=64m", "tmpfs"], &m);
-    std::fs::write(m.join("filler"), vec![0u8; 63 << 20]).unwrap();
+    std::fs::write(m.join("filler"), vec![0u8; (64 << 20) - (256 << 10)]).unwrap();
     let out = run_job(d.path(), &m, &enospc_pressure(&m));
     common::succeeded_as(&out, "enospc-pressure, shrunk");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -292,6 +295,18 @@ fn enospc_pressure_runs_whole_its_enospc_let_go_its_trims_punched_its_blocks_ver
     assert_eq!(u(&t["errors"]), 0, "{t}");
     let v = &verifier["workers"][0];
     assert!(enospc(v) > 0, "the verifier's writes hit ENOSPC too: {v}");
+    // Its mix reads blocks not written yet: holes, said (--allow-holes).
+    let kinds: Vec<&str> = verifier["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"holes_read_anyway"), "{kinds:?}");
+    assert_eq!(
+        verifier["window"]["ended_by"], "passes",
+        "it ended the run (exitall)"
+    );
     let check = &verifier["targets"][0]["verify"];
     assert!(u(&check["good"]) > 0, "{check}");
     assert_eq!(u(&check["good"]), u(&check["blocks"]), "{check}");
