@@ -110,6 +110,7 @@ mod tests {
         check::<RwMode>();
         check::<LiveFormat>();
         check::<HugePages>();
-        assert_eq!(RwMode::value_variants().len(), 6);
+        check::<crate::device::scratch::CreateLayout>();
+        assert_eq!(RwMode::value_variants().len(), 8);
     }
 }

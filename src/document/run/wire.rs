@@ -51,8 +51,15 @@ impl Serialize for WorkerDoc {
         m.serialize_field("write_bytes", &self.write_bytes)?;
         m.serialize_field("read_ios", &self.read_ios)?;
         m.serialize_field("write_ios", &self.write_ios)?;
-        m.serialize_field("trim_bytes", &self.trim_bytes)?;
-        m.serialize_field("trim_ios", &self.trim_ios)?;
+        // Only a trim job has them (a document from before trims, read
+        // back, is written as it was).
+        if self.trim_ios == 0 && self.trim_bytes == 0 {
+            m.skip_field("trim_bytes")?;
+            m.skip_field("trim_ios")?;
+        } else {
+            m.serialize_field("trim_bytes", &self.trim_bytes)?;
+            m.serialize_field("trim_ios", &self.trim_ios)?;
+        }
         f.put(&mut m, &[Fig::Errors])?;
         m.serialize_field(
             "errors_by_errno",
