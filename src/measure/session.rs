@@ -134,15 +134,27 @@ fn check_discard(cfg: &RunConfig, inspected: &[device::Inspected]) -> Result<()>
         if t.kind != device::TargetKind::Block {
             continue;
         }
-        if device::sysfs_discard_max(&sys, t.device()) == Some(0) {
-            return usage(format!(
-                "--rw {}: {} cannot discard (its queue/discard_max_bytes is 0), so every trim would fail: give a device that discards, or a file (whose trims punch holes)",
-                cfg.rw.name(),
-                t.path.display()
-            ));
+        let max = device::sysfs_discard_max(&sys, t.device());
+        if let Some(why) = cannot_discard(cfg.rw, &t.path, max) {
+            return usage(why);
         }
     }
     Ok(())
+}
+
+/// Why a trim job cannot run on the block device `path` whose discard
+/// limit is `max` (`None`: not known, so let its trims say): 0 discards
+/// nothing.
+fn cannot_discard(
+    rw: crate::measure::config::RwMode,
+    path: &std::path::Path,
+    max: Option<u64>,
+) -> Option<String> {
+    (max == Some(0)).then(|| format!(
+        "--rw {}: {} cannot discard (its queue/discard_max_bytes is 0), so every trim would fail: give a device that discards, or a file (whose trims punch holes)",
+        rw.name(),
+        path.display()
+    ))
 }
 
 /// One measured run on `paths` (`owned`: files stripebench created):
@@ -616,4 +628,24 @@ fn prepare_cache(cfg: &RunConfig, plan: &Plan, warnings: &mut Vec<Warning>) -> R
     }
     let paths: Vec<PathBuf> = plan.targets.iter().map(|t| t.path.clone()).collect();
     device::cache::make_cold(&paths, cfg.drop_caches)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A device that discards nothing is refused before the first trim,
+    // by name (a device's limit cannot be lowered for a test and put
+    // back: the loop driver keeps a lowered limit across attachments).
+    #[test]
+    fn a_trim_job_on_a_device_that_discards_nothing_is_refused_by_name() {
+        let p = std::path::Path::new("/dev/sdz");
+        let why = cannot_discard(RwMode::Randtrim, p, Some(0)).unwrap();
+        assert!(
+            why.starts_with("--rw randtrim: /dev/sdz cannot discard"),
+            "{why}"
+        );
+        assert_eq!(cannot_discard(RwMode::Trim, p, Some(4096)), None);
+        assert_eq!(cannot_discard(RwMode::Trim, p, None), None);
+    }
 }
