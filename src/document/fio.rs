@@ -240,6 +240,9 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
     if cfg.stripe.is_some() {
         notes.push("--stripe: fio has no RAID0 model; each target is its own job here");
     }
+    if cfg.rw.trims() && !targets.iter().all(|t| t.starts_with("/dev/")) {
+        notes.push("trims on a file: fio's psync, libaio and io_uring send BLKDISCARD, which a file refuses (ENOTTY); stripebench punches a hole, as fio's --ioengine=falloc does");
+    }
     if cfg.cached {
         // fio keeps what is cached (its default invalidate=1 would drop it).
         g.push("--invalidate=0".into());
@@ -553,7 +556,7 @@ fn written_data(cfg: &RunConfig) -> Vec<String> {
     match &cfg.pattern {
         // fio takes %o only in verify_pattern, which it writes without
         // verify= too (and checks only with it): see `fio` for --verify.
-        Some(p) if cfg.rw.writes() && !cfg.verify => {
+        Some(p) if cfg.rw.writes_data() && !cfg.verify => {
             let key = if p.has_offset() {
                 "verify_pattern"
             } else {
@@ -567,7 +570,7 @@ fn written_data(cfg: &RunConfig) -> Vec<String> {
         }
         _ => {}
     }
-    if cfg.rw.writes() {
+    if cfg.rw.writes_data() {
         // Unique data in every block, made compressible or duplicated as
         // asked (a pattern is the same in every block, or but its %o).
         if cfg.pattern.is_none() {

@@ -524,7 +524,9 @@ pub fn summary(doc: &RunDocument) -> String {
     if let Some(per_gb) = tot.cpu_sec_per_gb() {
         let _ = writeln!(
             out,
-            "moved {} in the window; CPU {:.3}s user + {:.3}s system = {:.2} CPU-seconds per GB (10^9 B)",
+            "{} {} in the window; CPU {:.3}s user + {:.3}s system = {:.2} CPU-seconds per GB (10^9 B)",
+            // A trim moves no data: it discards (or punches out) its range.
+            if doc.config.rw.trims() { "trimmed" } else { "moved" },
             fmt_bytes(tot.figures.bytes),
             tot.figures.cpu_usr_sec,
             tot.figures.cpu_sys_sec,

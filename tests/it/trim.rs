@@ -37,6 +37,18 @@ fn trim_run(
         .output()
         .unwrap();
     common::succeeded_as(&out, "a trim run");
+    let table = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        table.contains(&format!(
+            "trimmed {} in the window",
+            if ios == 16 { "1.0 MiB" } else { "16.0 MiB" }
+        )),
+        "{table}"
+    );
+    assert!(
+        !table.contains("buffered writes"),
+        "a trim flushes no page cache: {table}"
+    );
     (json(&out.stdout), json(&std::fs::read(&fio).unwrap()))
 }
 
