@@ -205,9 +205,10 @@ fn print_fio_gives_fio_the_same_lists_as_ignore_error() {
 }
 
 /// fio's examples/enospc-pressure.fio whole, shrunk (its three jobs at
-/// once in `directory=`, two on the one file `raicer`): files of 48 MiB
-/// (the verifier's 1 MiB, so that its pass ends, and with exitall the
-/// run, well before the trims' 12288 do), 3 s, depth 16, on a 64 MiB
+/// once in `directory=`, two on the one file `raicer`): sparse files of
+/// 2 GiB (the verifier's 1 MiB, so that its pass ends, and with exitall
+/// the run, long before the trims' 524288 do, however a busy machine
+/// schedules them), 3 s, depth 16, on a 64 MiB
 /// tmpfs with 256 KiB free: the writer's first 16 writes of 128 KiB ask
 /// eight times that, and the verifier's pass half as much again as there
 /// is (about 128 writes of 4 KiB), whoever goes first and whatever the
@@ -217,7 +218,7 @@ fn enospc_pressure(dir: &Path) -> String {
         "[global]
 ioengine=libaio
 directory={}
-filesize=48m
+filesize=2g
 size=999m
 iodepth=16
 continue_on_error=write
