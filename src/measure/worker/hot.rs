@@ -18,7 +18,7 @@ use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
 use crate::measure::iolog::IoLogBuf;
 use crate::measure::live::{Tap, WorkerEnd};
-use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, StripeGen};
+use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, SprGen, StripeGen};
 
 use super::*;
 
@@ -458,7 +458,10 @@ fn next_for_slot(
         },
         None if over => Err(false),
         None => {
-            let (op, offset) = gen.next_io();
+            // Only --sprandom's walk ends of itself (its regions done).
+            let Some((op, offset)) = gen.next_io() else {
+                return Err(false);
+            };
             Ok((op, offset, gen.last_size(bs), gen.last_pass(), 0))
         }
     }
@@ -1581,6 +1584,9 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
     if let Some(log) = &spec.replay {
         return Offsets::Replay(Replayer::new(log.clone()));
     }
+    if let Some(m) = &spec.sprandom {
+        return Offsets::Spr(SprGen::new(spec.region, m, spec.seed));
+    }
     match spec.stripe {
         None => {
             // --bssplit: offsets on the split's alignment, the sizes drawn.
@@ -1717,7 +1723,9 @@ impl MixRecord {
                 if over {
                     return MixNext::Done;
                 }
-                let (op, offset) = gen.next_io();
+                let Some((op, offset)) = gen.next_io() else {
+                    return MixNext::Done;
+                };
                 if op == Op::Write {
                     let b = (offset - self.base) / self.bs;
                     self.bits[(b / 64) as usize] |= 1 << (b % 64);

@@ -93,6 +93,9 @@ pub struct WorkerSpec {
     pub iolog_cap: usize,
     /// `--iolog-read`: the log whose I/Os this worker issues, in order.
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
+    /// `--sprandom`: the model its offsets walk (the plan's, for this
+    /// worker's region).
+    pub sprandom: Option<crate::analysis::sprandom::SprModel>,
 }
 
 /// What a worker does to its region's pages at a wrap-around.
@@ -791,6 +794,7 @@ mod tests {
             think: None,
             iolog_cap: 0,
             replay: None,
+            sprandom: None,
             on_wrap: OnWrap::Keep,
         }
     }
