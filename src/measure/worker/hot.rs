@@ -263,7 +263,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     iolog: &mut Option<IoLogBuf>,
 ) -> (bool, bool) {
     let bs = spec.bs;
-    let limit = spec.io_limit.unwrap_or(u64::MAX);
+    let mut limit = spec.io_limit.unwrap_or(u64::MAX);
     let mut stamper = stamper(spec, engine_spec.compress_pct);
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
@@ -302,6 +302,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                         Ok(io) => io,
                         Err(done) => {
                             mix_done = done;
+                            limit = walk_end(mix.is_none() && !over, issued_bytes, limit);
                             break;
                         }
                     };
@@ -396,6 +397,18 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         }
     }
     (hung, issued_bytes < limit)
+}
+
+/// The limit, lowered to the bytes issued when the offsets ran out
+/// before it (`ran_out`: no mix and not over; only `--sprandom`'s walk
+/// ends so): the worker's own end, as its limit is, and not a deadline.
+#[inline]
+fn walk_end(ran_out: bool, issued: u64, limit: u64) -> u64 {
+    if ran_out {
+        issued
+    } else {
+        limit
+    }
 }
 
 /// What the loop does after issuing: reap (waiting at most until the next

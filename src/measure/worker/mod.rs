@@ -436,7 +436,8 @@ pub enum Ending {
     /// The window's deadline (`--duration`, or an interrupt that lowered it).
     #[default]
     Deadline,
-    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), before the deadline.
+    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), or
+    /// the end of `--sprandom`'s walk, before the deadline.
     Limit,
     /// `--max-errors`, or the engine failed.
     Errors,
