@@ -7,7 +7,7 @@
 //! imbalance (`stripe_loss`), read-modify-write's bounds (`rmw`), what a
 //! figure read back from a document may be (`plausible`), advise's
 //! judgements of its runs (`advise`) and of the stack's setup
-//! (`advise_stack`).
+//! (`advise_stack`), and fio's SPRandom preconditioning model (`sprandom`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
@@ -26,6 +26,7 @@ pub mod rate_min;
 pub mod rmw;
 pub mod significance;
 pub mod slow_member;
+pub mod sprandom;
 pub mod steady;
 pub mod stripe_loss;
 pub mod summary;

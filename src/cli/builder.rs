@@ -262,6 +262,14 @@ impl RunBuilder {
         self
     }
 
+    /// `--sprandom --spr-op F --spr-regions N`.
+    pub fn sprandom(mut self, op: f64, regions: u32) -> Self {
+        self.args.sprandom = true;
+        self.args.spr_op = Some(op);
+        self.args.spr_regions = Some(regions);
+        self
+    }
+
     /// `--seq-run N`.
     pub fn seq_run(mut self, n: u64) -> Self {
         self.args.seq_run = Some(n);

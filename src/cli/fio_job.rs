@@ -451,7 +451,7 @@ impl RunGroup {
             }
         }
         let mut line: Vec<OsString> = vec!["run".into()];
-        line.extend(kept.iter().map(|s| OsString::from(s.word())));
+        line.extend(kept.iter().flat_map(|s| s.words()).map(OsString::from));
         if file_targets {
             line.extend(self.targets.iter().map(OsString::from));
         }
@@ -739,6 +739,9 @@ pub enum Set {
     /// fio's zonemode=strided with zonesize=, zonerange=, zoneskip=.
     Zones(crate::measure::workload::Strided),
     SeqRun(u64),
+    /// fio's sprandom=1 with spr_op= (as written, checked to be a share)
+    /// and spr_num_regions= (their defaults when not given).
+    Sprandom(String, u32),
     Bs(u64),
     /// fio's bssplit=, in its spelling with sizes in bytes (parsed as
     /// `--bssplit` is).
@@ -836,6 +839,7 @@ impl Set {
             Set::Skip(_) => "skip",
             Set::Zones(_) => "zones",
             Set::SeqRun(_) => "seq_run",
+            Set::Sprandom(..) => "sprandom",
             Set::OffsetIncrement(_) => "offset_increment",
             Set::Bs(_) => "bs",
             Set::Bssplit(_) => "bssplit",
@@ -898,7 +902,21 @@ impl Set {
         }
     }
 
-    /// The word a user would type for it (`--bs=4k`).
+    /// The words a user would type for it: one (`--bs=4k`), or, for an
+    /// option with companions, each of them.
+    pub fn words(&self) -> Vec<String> {
+        match self {
+            Set::Sprandom(op, n) => vec![
+                "--sprandom".into(),
+                format!("--spr-op={op}"),
+                format!("--spr-regions={n}"),
+            ],
+            _ => vec![self.word()],
+        }
+    }
+
+    /// The word a user would type for it (`--bs=4k`; an option with
+    /// companions, all of them: see [`Set::words`]).
     pub fn word(&self) -> String {
         use clap::ValueEnum;
         let named = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| {
@@ -921,6 +939,7 @@ impl Set {
                 fmt_size_arg(z.range)
             ),
             Set::SeqRun(n) => format!("--seq-run={n}"),
+            Set::Sprandom(op, n) => format!("--sprandom --spr-op={op} --spr-regions={n}"),
             Set::OffsetIncrement(b) => format!("--offset-increment={}", fmt_size_arg(*b)),
             Set::Bs(b) => format!("--bs={}", fmt_size_arg(*b)),
             Set::Bssplit(s) => format!("--bssplit={s}"),
@@ -1001,6 +1020,7 @@ impl Set {
             Set::Skip(n) => b.skip(*n),
             Set::Zones(z) => b.zones(*z),
             Set::SeqRun(n) => b.seq_run(*n),
+            Set::Sprandom(op, n) => b.sprandom(op.parse().unwrap_or(f64::NAN), *n),
             Set::OffsetIncrement(n) => b.offset_increment(*n),
             Set::Bs(n) => b.bs(*n)?,
             Set::Bssplit(s) => b.bssplit(s)?,
@@ -1099,6 +1119,12 @@ const HARMLESS: &[(&str, &str)] = &[
     ("thread", "thread: fio runs its jobs as threads of one process, not forked processes; stripebench's workers are threads always, and neither changes the I/O"),
 ];
 
+/// Whether the job asks for fio's SPRandom (sprandom=1, or bare).
+fn sprandom_on(job: &Job) -> bool {
+    job.get("sprandom")
+        .is_some_and(|o| matches!(o.value.as_deref(), None | Some("1")))
+}
+
 /// The `#` lines of the job's measurement knobs ([`HARMLESS`], `threads`,
 /// `name`, `random_generator`), or the option refused and why.
 fn harmless(job: &Job) -> Result<Vec<String>, (&Opt, String)> {
@@ -1123,7 +1149,10 @@ fn harmless(job: &Job) -> Result<Vec<String>, (&Opt, String)> {
     }
     if let Some(o) = job.get("random_generator") {
         match o.value.as_deref() {
+            Some("tausworthe" | "tausworthe64") if sprandom_on(job) => return Err((o, "with sprandom=1: fio refuses it (\"sprandom requires random_generator=lfsr\"): drop it".into())),
             Some("tausworthe" | "tausworthe64") => said.push(format!("random_generator={}: the generator fio draws its uniform random offsets with; stripebench draws them uniform with its own: which generator draws them does not change the figure", o.value.as_deref().unwrap_or(""))),
+            // fio's sprandom draws its new blocks from the LFSR.
+            Some("lfsr") if sprandom_on(job) => said.push("random_generator=lfsr: sprandom's new blocks, each once, in the LFSR's order; stripebench's --sprandom draws each once too, in its own order".into()),
             Some("lfsr") => return Err((o, "draws each block once per pass (as fio's random map); stripebench draws each offset afresh (fio's norandommap): give random_generator=tausworthe, or drop it".into())),
             _ => return Err((o, "is not one of fio's generators (tausworthe, lfsr, tausworthe64)".into())),
         }
@@ -1884,7 +1913,7 @@ impl SweepPlan {
             args.run.targets = self.targets.iter().map(PathBuf::from).collect();
         }
         let mut line: Vec<OsString> = vec!["sweep".into()];
-        line.extend(kept.iter().map(|s| OsString::from(s.word())));
+        line.extend(kept.iter().flat_map(|s| s.words()).map(OsString::from));
         if param_kept {
             line.push(param_word.into());
         }

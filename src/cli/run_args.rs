@@ -89,6 +89,27 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seq_run)]
     pub seq_run: Option<u64>,
 
+    /// SSD preconditioning to steady state (fio's sprandom=1, SanDisk's
+    /// SPRandom): --rw randwrite writes the target's physical capacity
+    /// (its size x (1 + --spr-op)) once, region by region, each region's
+    /// blocks rewritten in the next with the share that leaves it at
+    /// Desnoyers' steady-state validity. Ends when written; one target,
+    /// one job; prints the regions, the writes and the write
+    /// amplification the model expects.
+    #[arg(long)]
+    pub sprandom: bool,
+
+    /// --sprandom: the SSD's over-provisioning, a share in (0, 1), as its
+    /// maker gives it (fio's spr_op). Default: 0.15.
+    #[arg(long, value_name = "F", requires = "sprandom")]
+    pub spr_op: Option<f64>,
+
+    /// --sprandom: the regions the target is written in (fio's
+    /// spr_num_regions); more regions, a finer curve and a smaller
+    /// buffer (8 bytes for each block a region rewrites). Default: 100.
+    #[arg(long, value_name = "N", requires = "sprandom")]
+    pub spr_regions: Option<u32>,
+
     /// Request size (k, m, g or KiB, MiB, GiB: binary, 4k = 4096 bytes), or
     /// `lbs` for the target's logical block size.
     /// Default: 1m for sequential patterns, 4k for random ones.
@@ -725,6 +746,9 @@ impl Default for RunArgs {
             skip: None,
             zones: None,
             seq_run: None,
+            sprandom: false,
+            spr_op: None,
+            spr_regions: None,
             bssplit: None,
             blockalign: None,
             offset_increment: None,

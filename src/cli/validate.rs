@@ -66,6 +66,9 @@ pub enum ConfigError {
     /// `--iolog-read`: the log, or the run with it (the text says which).
     #[error("{0}")]
     Iolog(String),
+    /// `--sprandom` with what it cannot go with (the text says how).
+    #[error("{0}")]
+    Sprandom(String),
     #[error("--dist shapes random offsets, and --rw {0} is sequential: use --rw randread, randwrite or randrw, or drop --dist")]
     DistSequential(&'static str),
     #[error("--skip moves sequential offsets, and --rw {0} is random: use --rw read, write or rw, or --seq-run for runs between random offsets")]
@@ -513,9 +516,49 @@ fn check_zones(args: &RunArgs) -> Result<(), ConfigError> {
     }
 }
 
+/// `--sprandom` writes the physical capacity once, one plain random
+/// write stream: what would change its offsets or its end is refused
+/// (fio's checks: rw=randwrite, the LFSR and norandommap it sets; the
+/// single target and job are checked by the plan, with the model).
+fn check_sprandom(args: &RunArgs) -> Result<(), ConfigError> {
+    if !args.sprandom {
+        return Ok(());
+    }
+    let fail = |why: String| Err(ConfigError::Sprandom(why));
+    if args.rw != RwMode::Randwrite {
+        return fail(format!(
+            "--sprandom preconditions with random writes, and --rw is {}: give --rw randwrite",
+            args.rw.name()
+        ));
+    }
+    let with = [
+        ("--passes", args.passes.is_some()),
+        ("--io-limit", args.io_limit.is_some()),
+        ("--ios", args.ios.is_some()),
+        ("--duration", args.duration.is_some()),
+        ("--fill-device", args.fill_device),
+        (
+            "--dist",
+            args.dist.as_ref().is_some_and(|d| !d.is_uniform()),
+        ),
+        ("--seq-run", args.seq_run.is_some_and(|n| n > 1)),
+        ("--bssplit", args.bssplit.is_some()),
+        ("--verify", args.verify),
+        ("--stripe", args.stripe.is_some()),
+        ("--iolog-read", args.iolog_read.is_some()),
+    ];
+    if let Some((opt, _)) = with.iter().find(|w| w.1) {
+        return fail(format!(
+            "--sprandom sets its own offsets and writes the physical capacity once, then ends: drop {opt}"
+        ));
+    }
+    Ok(())
+}
+
 /// fio's distribution and offset modifiers: each for the patterns it
 /// shapes, and --offset-increment for several jobs.
 fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
+    check_sprandom(args)?;
     let random = args.rw.is_random();
     if args.dist.as_ref().is_some_and(|d| !d.is_uniform()) && !random {
         return Err(ConfigError::DistSequential(args.rw.name()));
@@ -731,6 +774,7 @@ fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
         args.ios
             .map(|_| "--ios")
             .or(args.fill_device.then_some("--fill-device"))
+            .or(args.sprandom.then_some("--sprandom"))
     };
     Ok(match (args.ramp, bound) {
         (Some(r), Some(opt)) if !r.is_zero() => return Err(ConfigError::RampWithBound(opt)),
@@ -936,7 +980,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         // without runtime= (a year keeps the arithmetic in range; nothing
         // is sized from it). A 10 s cut would make its counts not exact.
         duration: args.duration.unwrap_or(
-            if passes.is_some() || args.io_limit.is_some() || args.ios.is_some() {
+            if passes.is_some() || args.io_limit.is_some() || args.ios.is_some() || args.sprandom {
                 NO_TIME_LIMIT
             } else {
                 Duration::from_secs(10)
@@ -988,6 +1032,12 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
             skip: args.skip.unwrap_or(0),
             zones: args.zones,
             seq_run: args.seq_run.unwrap_or(0),
+            spr: args.sprandom.then(|| crate::measure::workload::SprAsk {
+                op: args.spr_op.unwrap_or(crate::analysis::sprandom::DEFAULT_OP),
+                regions: args
+                    .spr_regions
+                    .unwrap_or(crate::analysis::sprandom::DEFAULT_REGIONS),
+            }),
             sizes: args.bssplit.clone().map(|mut s| {
                 s.align = args.blockalign.unwrap_or(s.align);
                 s

@@ -60,6 +60,13 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         check_stripe(cfg, &targets, chunk)?;
     }
     let members = targets.len() as u64;
+    if cfg.access.spr.is_some() && (members != 1 || cfg.jobs != 1) {
+        // fio's: "SPRandom supports only one file", and one job's LFSR.
+        return usage(format!(
+            "--sprandom preconditions one target with one job, and this run has {members} target(s) and --jobs {}: give one target and --jobs 1",
+            cfg.jobs
+        ));
+    }
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::base::error::show_path(&t.path);
         let (bs, region, lbs) = size_and_region(cfg, &t, &mut warnings)?;
@@ -117,6 +124,13 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             let id = workers.len();
             let mut spec = worker_spec(cfg, id, ti, job, slice, bs, lbs, members, logical_bs);
             spec.rate_period_ns = rate_period_ns;
+            if let Some(ask) = cfg.access.spr {
+                // fio's io_size: the physical capacity, written once.
+                let m = crate::analysis::sprandom::model(slice.length, bs, ask.op, ask.regions)
+                    .or_else(|e| usage(format!("{p}: {e}")))?;
+                spec.io_limit = Some(m.physical);
+                spec.sprandom = Some(m);
+            }
             workers.push(spec);
         }
         planned.push(PlannedTarget {
@@ -487,6 +501,7 @@ fn worker_spec(
         think: cfg.think,
         on_wrap: on_wrap(cfg),
         replay: cfg.replay.clone(),
+        sprandom: None,
         iolog_cap: match cfg.iolog_write {
             Some(_) => crate::measure::iolog::per_worker(cfg.jobs * cfg.targets.len()),
             None => 0,

@@ -7,10 +7,12 @@
 
 mod dist;
 mod sizes;
+mod spr;
 
 pub use crate::base::io::{split_region, splitmix64, Op, Region, Rng};
 pub use dist::{Dist, Zone};
 pub use sizes::{SizeShare, SizeTable, Sizes};
+pub use spr::SprGen;
 
 /// How a worker's offsets depart from plain sequential or uniform random:
 /// fio's `random_distribution=` and the modifiers on its `rw=`.
@@ -30,6 +32,16 @@ pub struct Access {
     pub sizes: Option<Sizes>,
     /// Sequential patterns: fio's strided zones (`--zones`).
     pub zones: Option<Strided>,
+    /// `--sprandom`: SSD preconditioning, fio's SPRandom.
+    pub spr: Option<SprAsk>,
+}
+
+/// `--sprandom`'s ask: the over-provisioning and the regions (the model
+/// is made per worker from its region: `analysis::sprandom::model`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SprAsk {
+    pub op: f64,
+    pub regions: u32,
 }
 
 /// fio's `zonemode=strided` (io_u.c setup_strided_zone_mode): `size`
@@ -81,6 +93,7 @@ impl Access {
             && self.seq_run <= 1
             && self.sizes.is_none()
             && self.zones.is_none()
+            && self.spr.is_none()
     }
 
     /// The bytes one pass over a region of `len` bytes moves with
@@ -710,6 +723,8 @@ pub enum Offsets {
     /// `--iolog-read`: a log's I/Os in order, from its start again after
     /// its end (a pass is the whole log).
     Replay(Replayer),
+    /// `--sprandom`: writes only, ending when the walk is done.
+    Spr(SprGen),
 }
 
 /// A replayed log's I/Os, in order.
@@ -737,13 +752,15 @@ impl Replayer {
 }
 
 impl Offsets {
+    /// The next I/O; `None` only when `--sprandom`'s walk is done.
     #[inline]
-    pub fn next_io(&mut self) -> (Op, u64) {
-        match self {
+    pub fn next_io(&mut self) -> Option<(Op, u64)> {
+        Some(match self {
             Offsets::Plain(g) => g.next_io(),
             Offsets::Striped(g) => g.next_io(),
             Offsets::Replay(g) => g.next_io(),
-        }
+            Offsets::Spr(g) => return g.next_write().map(|o| (Op::Write, o)),
+        })
     }
 
     pub fn last_pass(&self) -> u64 {
@@ -751,6 +768,8 @@ impl Offsets {
             Offsets::Plain(g) => g.last_pass(),
             Offsets::Striped(g) => g.last_pass(),
             Offsets::Replay(g) => g.last_pass(),
+            // One pass over the physical capacity.
+            Offsets::Spr(_) => 0,
         }
     }
 
@@ -763,6 +782,7 @@ impl Offsets {
             Offsets::Striped(_) => (piece, 0),
             // A replayed log is of one size (`--iolog-read` checks it).
             Offsets::Replay(g) => (g.log.bs, 0),
+            Offsets::Spr(_) => (piece, 0),
         }
     }
 }

@@ -65,6 +65,10 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
                     crate::base::units::fmt_latency_ns(ns)
                 ))
             );
+            if let Some(m) = &w.sprandom {
+                let doc = crate::document::run::SprDoc::of(m);
+                let _ = writeln!(out, "  {}", super::table::spr_line(&doc));
+            }
         }
         if let Some((_, cs)) = checks.iter().find(|(p, _)| *p == t.path) {
             for c in cs {

@@ -268,6 +268,11 @@ pub fn heading(doc: &RunDocument) -> String {
     if let Some(line) = own_time_line(doc) {
         let _ = writeln!(out, "{line}");
     }
+    for w in &doc.workers {
+        if let Some(s) = &w.sprandom {
+            let _ = writeln!(out, "w{} {}; {} written", w.id, spr_line(s), w.write_ios);
+        }
+    }
     if let Some(s) = &doc.window.steady {
         let _ = writeln!(out, "{}", steady_line(s));
     }
@@ -1163,6 +1168,23 @@ fn steady_line(s: &crate::document::run::SteadyDoc) -> String {
         ),
         _ => format!("{head} NOT judged: the window ended before {}s of figures were in", s.dur_sec),
     }
+}
+
+/// `--sprandom`'s model in one line: the regions, the writes, the
+/// over-provisioning, and the write amplification it expects.
+pub fn spr_line(s: &crate::document::run::SprDoc) -> String {
+    format!(
+        "sprandom: {} as {} physical (over-provisioning {}), in {} regions of {} writes, validity {:.2} to {:.2}: {} writes; the model expects write amplification {:.2} at steady state",
+        fmt_bytes(s.logical_bytes),
+        fmt_bytes(s.physical_bytes),
+        s.op,
+        s.regions,
+        s.region_writes,
+        s.validity_min,
+        s.validity_max,
+        s.writes,
+        s.waf
+    )
 }
 
 #[cfg(test)]

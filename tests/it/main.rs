@@ -27,6 +27,7 @@ mod fio_json;
 mod fio_oneliner;
 mod fio_pattern;
 mod fio_semantics;
+mod fio_sprandom;
 mod fio_verify;
 mod fio_words;
 mod fio_zones;

@@ -47,6 +47,10 @@ const STEPS: &[Step] = &[
         run: distribution,
     },
     Step {
+        keys: &["sprandom", "spr_op", "spr_num_regions", "spr_cs"],
+        run: sprandom,
+    },
+    Step {
         keys: &["bs", "bsrange", "bssplit", "blockalign"],
         run: block_size,
     },
@@ -444,6 +448,8 @@ struct Draft {
     /// A verified write to be read back and checked after it (fio's
     /// do_verify=1), as a run of its own.
     read_back: bool,
+    /// fio's sprandom=1: its offsets and its end are its own.
+    sprandom: bool,
     /// fio's exitall=1 (for the whole file, in fio) and exit_what=.
     exitall: bool,
     exit_what: ExitWhat,
@@ -463,6 +469,7 @@ impl Default for Draft {
             engine: "psync".into(),
             depth: 1,
             read_back: false,
+            sprandom: false,
             exitall: false,
             exit_what: ExitWhat::Group,
         }
@@ -583,6 +590,69 @@ fn offset_modifier(r: &Reader, d: &mut Draft, o: &Opt, m: &str) -> Result<(), Fi
         }
         Ok(())
     }
+}
+
+/// fio's SPRandom preconditioning (sprandom=1, spr_op=, spr_num_regions=):
+/// `--sprandom`, with fio's checks (init.c fixup_options, filesetup.c):
+/// a random write, bs= the blockalign=, the LFSR and norandommap (which
+/// fio sets when not given; [`random_offsets`] and the generator check
+/// refuse the others). spr_cs= (a cache the rewrites wait a region past)
+/// is not modelled: refused unless 0.
+fn sprandom(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let on = r.flag("sprandom")?.unwrap_or(false);
+    if !on {
+        for key in ["spr_op", "spr_num_regions", "spr_cs"] {
+            if let Some(o) = r.get(key) {
+                d.notes.push(format!("{}: an option of fio's sprandom=1, which this job does not ask for: fio ignores it, and so does stripebench", show_text(&r.written(o))));
+            }
+        }
+        return Ok(());
+    }
+    let o = r.get_or_first("sprandom");
+    if d.rw != "randwrite" {
+        return r.refuse(o, format!("preconditions with random writes, and rw={}: give rw=randwrite (stripebench's --sprandom is a pure random write)", d.rw));
+    }
+    if let Some(c) = r.get("spr_cs").filter(|c| c.value.as_deref() != Some("0")) {
+        return r.refuse(c, "delays each region's rewrites a region more, past the SSD's cache; stripebench's --sprandom does not: drop it, or give spr_cs=0");
+    }
+    for key in ["bsrange", "bssplit"] {
+        if let Some(b) = r.get(key) {
+            return r.refuse(
+                b,
+                "with sprandom=1: sprandom writes blocks of one size, bs=: drop it",
+            );
+        }
+    }
+    if let (Some(b), Some(a)) = (r.get("bs"), r.get("blockalign")) {
+        if !r.written(b).contains(',') && r.size(b)? != r.size(a)? {
+            return r.refuse(a, "with sprandom=1 is not bs=: sprandom's blocks are bs= apart: give blockalign= as bs=, or drop it");
+        }
+    }
+    let op = match r.get("spr_op") {
+        Some(p) => match p.value.as_deref().map(|v| v.trim().parse::<f64>()) {
+            Some(Ok(f)) if f > 0.0 && f < 1.0 => f.to_string(),
+            _ => return r.refuse(p, "is not an over-provisioning share between 0 and 1 (exclusive), such as spr_op=0.15"),
+        },
+        None => crate::analysis::sprandom::DEFAULT_OP.to_string(),
+    };
+    let regions = match r.get("spr_num_regions") {
+        Some(n) => match u32::try_from(r.count(n)?) {
+            Ok(k @ 1..) if k <= crate::analysis::sprandom::MAX_REGIONS => k,
+            _ => {
+                return r.refuse(
+                    n,
+                    format!(
+                        "is not a count of regions from 1 to {}",
+                        crate::analysis::sprandom::MAX_REGIONS
+                    ),
+                )
+            }
+        },
+        None => crate::analysis::sprandom::DEFAULT_REGIONS,
+    };
+    d.sprandom = true;
+    d.args.push(Set::Sprandom(op, regions));
+    Ok(())
 }
 
 /// fio's random_distribution=: `--dist` for a random pattern; fio ignores
@@ -944,7 +1014,7 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         },
         None => None,
     };
-    if let Some(t) = runtime {
+    if let Some(t) = runtime.filter(|_| !d.sprandom) {
         d.args.push(Set::Duration(t));
     }
     let loops = match r.get("loops") {
@@ -963,7 +1033,14 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         Some(o) => Some(r.size(o)?).filter(|&n| n > 0).map(|n| (o, n)),
         None => None,
     };
-    if time_based {
+    if d.sprandom {
+        // fio's sprandom sets io_size= to the physical capacity itself.
+        for key in ["time_based", "runtime", "io_size", "loops", "number_ios"] {
+            if let Some(o) = r.get(key) {
+                return r.refuse(o, "with sprandom=1: sprandom writes the physical capacity (size x (1 + spr_op)) once, then ends: drop it");
+            }
+        }
+    } else if time_based {
         if runtime.is_none() {
             return r.refuse(
                 r.get_or_first("time_based"),
@@ -1563,7 +1640,12 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.args.push(Set::Seed(r.count(o)?));
     }
     let map = r.flag("norandommap")?;
-    if verified_random_write(r, d) {
+    if d.sprandom {
+        if map == Some(false) {
+            return r.refuse(r.get_or_first("norandommap"), "with sprandom=1: fio refuses it (\"sprandom requires norandommap=1\"): give norandommap=1, or drop it");
+        }
+        d.notes.push("sprandom=1: each region's writes are new blocks (each once, as fio's LFSR gives them) and the last region's blocks written again with its invalidation share; the physical capacity written once, then the run ends".into());
+    } else if verified_random_write(r, d) {
         // Its read-back reads every block, so each is written once a pass.
         d.notes.push(if d.rw == "randrw" {
             "rw=randrw with verify=: every block is read or written once a pass, in an order drawn afresh each pass, as fio's default random map does".into()

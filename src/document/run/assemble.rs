@@ -579,6 +579,7 @@ fn worker_doc(
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
         wrap_flushes: out.wrap_flushes,
         wrap_flush_sec: out.wrap_flush_ns as f64 / 1e9,
+        sprandom: spec.sprandom.as_ref().map(super::SprDoc::of),
         sampled_reads: Some(out.sampled_reads),
         zero_reads: Some(out.zero_reads),
     }

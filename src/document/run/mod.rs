@@ -191,6 +191,48 @@ pub struct FlushDoc {
     pub durable_basis: String,
 }
 
+/// `--sprandom`'s model for one worker's region (analysis::sprandom):
+/// what was to be written and what the SSD is expected to do after.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SprDoc {
+    /// The over-provisioning asked (`--spr-op`, fio's spr_op).
+    pub op: f64,
+    pub regions: u32,
+    /// The bytes addressed (the region), and the physical bytes written:
+    /// `logical_bytes x (1 + op)`, down to a whole block.
+    pub logical_bytes: u64,
+    pub physical_bytes: u64,
+    /// Each region's bytes, and the writes each is given.
+    pub region_bytes: u64,
+    pub region_writes: u64,
+    /// The writes of the whole run (`physical_bytes / bs`).
+    pub writes: u64,
+    /// The steady-state write amplification the model expects (0.5/op + 0.7).
+    pub waf: f64,
+    /// The validity of the least valid region (the block greedy GC takes),
+    /// and of the most valid (1).
+    pub validity_min: f64,
+    pub validity_max: f64,
+}
+
+impl SprDoc {
+    pub fn of(m: &crate::analysis::sprandom::SprModel) -> SprDoc {
+        let last = m.invalid_pct.len().saturating_sub(1);
+        SprDoc {
+            op: m.op,
+            regions: m.regions,
+            logical_bytes: m.logical,
+            physical_bytes: m.physical,
+            region_bytes: m.region_bytes,
+            region_writes: m.region_writes,
+            writes: m.writes(),
+            waf: m.waf,
+            validity_min: m.validity(0),
+            validity_max: m.validity(last),
+        }
+    }
+}
+
 /// One worker: where it ran and what it did; written in the contract's
 /// field order by its `Serialize` in [`wire`].
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -276,6 +318,10 @@ pub struct WorkerDoc {
     pub wrap_flushes: u64,
     #[serde(default)]
     pub wrap_flush_sec: f64,
+    /// `--sprandom`: the preconditioning model its writes followed;
+    /// absent without.
+    #[serde(default)]
+    pub sprandom: Option<SprDoc>,
     /// Of its reads counted in the window, those checked for all zeros
     /// (one in 64, the first included), and those of them that were all
     /// zeros: answered by no medium, or zeros stored (`analysis::zeros`).

@@ -18,7 +18,7 @@ use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
 use crate::measure::iolog::IoLogBuf;
 use crate::measure::live::{Tap, WorkerEnd};
-use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, StripeGen};
+use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, SprGen, StripeGen};
 
 use super::*;
 
@@ -263,7 +263,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     iolog: &mut Option<IoLogBuf>,
 ) -> (bool, bool) {
     let bs = spec.bs;
-    let limit = spec.io_limit.unwrap_or(u64::MAX);
+    let mut limit = spec.io_limit.unwrap_or(u64::MAX);
     let mut stamper = stamper(spec, engine_spec.compress_pct);
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
@@ -302,6 +302,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                         Ok(io) => io,
                         Err(done) => {
                             mix_done = done;
+                            limit = walk_end(mix.is_none() && !over, issued_bytes, limit);
                             break;
                         }
                     };
@@ -398,6 +399,18 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     (hung, issued_bytes < limit)
 }
 
+/// The limit, lowered to the bytes issued when the offsets ran out
+/// before it (`ran_out`: no mix and not over; only `--sprandom`'s walk
+/// ends so): the worker's own end, as its limit is, and not a deadline.
+#[inline]
+fn walk_end(ran_out: bool, issued: u64, limit: u64) -> u64 {
+    if ran_out {
+        issued
+    } else {
+        limit
+    }
+}
+
 /// What the loop does after issuing: reap (waiting at most until the next
 /// I/O is due, on a schedule), go round again, or stop.
 enum Next {
@@ -458,7 +471,10 @@ fn next_for_slot(
         },
         None if over => Err(false),
         None => {
-            let (op, offset) = gen.next_io();
+            // Only --sprandom's walk ends of itself (its regions done).
+            let Some((op, offset)) = gen.next_io() else {
+                return Err(false);
+            };
             Ok((op, offset, gen.last_size(bs), gen.last_pass(), 0))
         }
     }
@@ -1591,6 +1607,9 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
     if let Some(log) = &spec.replay {
         return Offsets::Replay(Replayer::new(log.clone()));
     }
+    if let Some(m) = &spec.sprandom {
+        return Offsets::Spr(SprGen::new(spec.region, m, spec.seed));
+    }
     match spec.stripe {
         None => {
             // --bssplit: offsets on the split's alignment, the sizes drawn.
@@ -1727,7 +1746,9 @@ impl MixRecord {
                 if over {
                     return MixNext::Done;
                 }
-                let (op, offset) = gen.next_io();
+                let Some((op, offset)) = gen.next_io() else {
+                    return MixNext::Done;
+                };
                 if op == Op::Write {
                     let b = (offset - self.base) / self.bs;
                     self.bits[(b / 64) as usize] |= 1 << (b % 64);

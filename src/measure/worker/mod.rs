@@ -95,6 +95,9 @@ pub struct WorkerSpec {
     pub iolog_cap: usize,
     /// `--iolog-read`: the log whose I/Os this worker issues, in order.
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
+    /// `--sprandom`: the model its offsets walk (the plan's, for this
+    /// worker's region).
+    pub sprandom: Option<crate::analysis::sprandom::SprModel>,
 }
 
 /// What a worker does to its region's pages at a wrap-around.
@@ -435,7 +438,8 @@ pub enum Ending {
     /// The window's deadline (`--duration`, or an interrupt that lowered it).
     #[default]
     Deadline,
-    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), before the deadline.
+    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), or
+    /// the end of `--sprandom`'s walk, before the deadline.
     Limit,
     /// `--max-errors`, or the engine failed.
     Errors,
@@ -803,6 +807,7 @@ mod tests {
             think: None,
             iolog_cap: 0,
             replay: None,
+            sprandom: None,
             on_wrap: OnWrap::Keep,
         }
     }
