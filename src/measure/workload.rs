@@ -30,6 +30,10 @@ pub struct Access {
     pub sizes: Option<Sizes>,
     /// Sequential patterns: fio's strided zones (`--zones`).
     pub zones: Option<Strided>,
+    /// Random patterns: every block once a pass, in an order drawn per
+    /// pass (`--random-map`: fio's random map, its random_generator=lfsr);
+    /// only with a plain uniform pattern (checked before).
+    pub random_map: bool,
 }
 
 /// fio's `zonemode=strided` (io_u.c setup_strided_zone_mode): `size`

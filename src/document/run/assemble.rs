@@ -580,6 +580,7 @@ fn worker_doc(
         wrap_flush_sec: out.wrap_flush_ns as f64 / 1e9,
         sampled_reads: Some(out.sampled_reads),
         zero_reads: Some(out.zero_reads),
+        latency_search: (out.latency_search.as_ref()).map(super::LatencySearchDoc::of),
     }
 }
 
