@@ -22,6 +22,7 @@ mod escapes;
 mod fio_bounds;
 mod fio_job;
 mod fio_json;
+mod fio_latency_target;
 mod fio_oneliner;
 mod fio_pattern;
 mod fio_semantics;
