@@ -21,6 +21,7 @@ pub fn lines(doc: &RunDocument) -> String {
                 "at depth {} when the run ended, its last window met it (not settled)",
                 s.depth
             ),
+            (false, false) if s.stopped => "not met even at depth 1: an I/O over the target stopped the worker (percentile 100), as fio fails the job".to_string(),
             (false, false) if s.depth == 1 => "not met even at depth 1".to_string(),
             (false, false) => format!(
                 "at depth {} when the run ended, its last window did not meet it",

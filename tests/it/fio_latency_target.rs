@@ -124,6 +124,45 @@ fn a_latency_target_no_io_meets_stays_at_depth_one_and_says_so() {
     assert!(said.contains("not met even at depth 1"), "{said}");
 }
 
+/// At fio's default percentile of 100, the first I/O over the target at
+/// depth 1 ends the search: fio fails the job ("max latency exceeded",
+/// exit 1), and so does the run, saying so in one line.
+#[test]
+#[cfg_attr(not(sb_root), ignore = "needs root for a loop device")]
+fn a_latency_target_at_100_percent_missed_at_depth_one_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let lo = device(dir.path());
+    let out = sb()
+        .args([
+            "run",
+            "--no-progress",
+            "--rw",
+            "randread",
+            "--iodepth",
+            "4",
+            "-t",
+            "20s",
+        ])
+        .args([
+            "--ramp",
+            "0",
+            "--latency-target",
+            "1us",
+            "--latency-window",
+            "1s",
+            &lo.dev,
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("latency target not met: worker 0's I/O took"),
+        "{err}"
+    );
+    assert!(err.contains("max latency exceeded"), "{err}");
+}
+
 /// What the search cannot take is refused in one line, exit 2, nothing run.
 #[test]
 fn bad_latency_target_values_are_refused_in_one_line() {

@@ -301,6 +301,11 @@ pub struct LatencySearchDoc {
     pub settled: bool,
     /// The last whole window met the target.
     pub met: bool,
+    /// The search stopped the worker: settled, or (not `settled`) at
+    /// `percentile` 100 an I/O over the target at depth 1, where fio fails
+    /// the job ("max latency exceeded") and the run exits 1.
+    #[serde(default)]
+    pub stopped: bool,
     pub windows: Vec<LatencyWindowDoc>,
 }
 
@@ -336,6 +341,7 @@ impl LatencySearchDoc {
             depth: s.depth,
             settled: s.settled,
             met: s.met,
+            stopped: s.stopped,
             windows: (s.windows.iter())
                 .map(|w| LatencyWindowDoc {
                     start_sec: w.start_ns as f64 / 1e9,
@@ -910,6 +916,31 @@ impl RunDocument {
             || self.total.flush_errors > 0
             || self.bad_blocks() > 0
             || self.workers.iter().any(|w| !w.hung_ios.is_empty())
+    }
+
+    /// A `--latency-target` search at a percentile of 100 that an I/O
+    /// over the target stopped at depth 1, in one line (fio fails the job
+    /// there: "max latency exceeded"); `None` otherwise.
+    pub fn latency_exceeded_line(&self) -> Option<String> {
+        let (w, s) = (self.workers.iter()).find_map(|w| {
+            Some((
+                w,
+                w.latency_search
+                    .as_ref()
+                    .filter(|s| s.stopped && !s.settled)?,
+            ))
+        })?;
+        let late = s
+            .windows
+            .last()
+            .and_then(|x| x.percentile_latency_ns)
+            .unwrap_or(0);
+        Some(format!(
+            "latency target not met: worker {}'s I/O took {} at depth 1, over --latency-target {} with --latency-percentile 100 (every I/O within it); the worker stopped there, as fio's job fails (max latency exceeded), and the run exits 1",
+            w.id,
+            crate::base::units::fmt_latency_ns(late as f64),
+            crate::base::units::fmt_latency_ns(s.target_ns as f64)
+        ))
     }
 
     /// The cycle below `--rate-min`/`--rate-iops-min`, in one line: whose,
