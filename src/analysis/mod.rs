@@ -4,7 +4,8 @@
 //! diff's judgement of a change with it (`significance`), the
 //! Little's-law check of a run's time in flight (`occupancy`), the stripe
 //! efficiency split into the stripe layer's loss and the members'
-//! imbalance (`stripe_loss`), read-modify-write's bounds (`rmw`), what a
+//! imbalance (`stripe_loss`), read-modify-write's bounds (`rmw`), fio's latency-target
+//! search for a queue depth (`qd_search`), what a
 //! figure read back from a document may be (`plausible`), advise's
 //! judgements of its runs (`advise`) and of the stack's setup
 //! (`advise_stack`), and fio's SPRandom preconditioning model (`sprandom`).
@@ -22,6 +23,7 @@ pub mod mannwhitney;
 pub mod occupancy;
 pub mod phase_health;
 pub mod plausible;
+pub mod qd_search;
 pub mod rate_min;
 pub mod rmw;
 pub mod significance;

@@ -442,6 +442,41 @@ impl RunBuilder {
         self
     }
 
+    /// `--latency-target TIME` (not 0).
+    pub fn latency_target(mut self, d: Duration) -> Result<Self> {
+        let shown = humantime::format_duration(d).to_string();
+        self.args.latency_target =
+            Some(values::positive_duration(d).map_err(|e| invalid("latency-target", shown, e))?);
+        Ok(self)
+    }
+
+    /// `--latency-window TIME` (0 is refused by the run's checks).
+    pub fn latency_window(mut self, d: Duration) -> Self {
+        self.args.latency_window = Some(d);
+        self
+    }
+
+    /// `--latency-percentile P` (above 0, at most 100).
+    pub fn latency_percentile(mut self, p: &str) -> Result<Self> {
+        self.args.latency_percentile = Some(
+            crate::cli::run_args::parse_latency_percentile(p)
+                .map_err(|e| invalid("latency-percentile", p.to_string(), e))?,
+        );
+        Ok(self)
+    }
+
+    /// `--random-map`.
+    pub fn random_map(mut self) -> Self {
+        self.args.random_map = true;
+        self
+    }
+
+    /// `--latency-run`.
+    pub fn latency_run(mut self) -> Self {
+        self.args.latency_run = true;
+        self
+    }
+
     /// `--size BYTES`.
     pub fn size(mut self, bytes: u64) -> Self {
         self.args.size = Some(bytes);

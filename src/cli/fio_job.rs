@@ -787,6 +787,14 @@ pub enum Set {
     ThinktimeSpin(Duration),
     ThinktimeBlocks(u64),
     ThinktimeOnIssue,
+    /// fio's random_generator=lfsr: every block once a pass.
+    RandomMap,
+    /// fio's latency_target= family (microseconds in fio).
+    LatencyTarget(Duration),
+    LatencyWindow(Duration),
+    /// The percentile as typed (a float, so kept as its text).
+    LatencyPercentile(String),
+    LatencyRun,
     Size(u64),
     Offset(u64),
     OffsetIncrement(u64),
@@ -876,6 +884,11 @@ impl Set {
             Set::ThinktimeSpin(_) => "thinktime_spin",
             Set::ThinktimeBlocks(_) => "thinktime_blocks",
             Set::ThinktimeOnIssue => "thinktime_on_issue",
+            Set::RandomMap => "random_map",
+            Set::LatencyTarget(_) => "latency_target",
+            Set::LatencyWindow(_) => "latency_window",
+            Set::LatencyPercentile(_) => "latency_percentile",
+            Set::LatencyRun => "latency_run",
             Set::Size(_) => "size",
             Set::Offset(_) => "offset",
             Set::Cpus(_) => "cpus",
@@ -980,6 +993,11 @@ impl Set {
             Set::ThinktimeSpin(d) => format!("--thinktime-spin={}", fmt_duration(*d)),
             Set::ThinktimeBlocks(n) => format!("--thinktime-blocks={n}"),
             Set::ThinktimeOnIssue => "--thinktime-on-issue".into(),
+            Set::RandomMap => "--random-map".into(),
+            Set::LatencyTarget(d) => format!("--latency-target={}", fmt_duration(*d)),
+            Set::LatencyWindow(d) => format!("--latency-window={}", fmt_duration(*d)),
+            Set::LatencyPercentile(p) => format!("--latency-percentile={p}"),
+            Set::LatencyRun => "--latency-run".into(),
             Set::Size(b) => format!("--size={}", fmt_size_arg(*b)),
             Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
             Set::Cpus(v) => format!("--cpus={v}"),
@@ -1072,6 +1090,11 @@ impl Set {
             Set::ThinktimeSpin(d) => b.thinktime_spin(*d),
             Set::ThinktimeBlocks(n) => b.thinktime_blocks(*n),
             Set::ThinktimeOnIssue => b.thinktime_on_issue(),
+            Set::RandomMap => b.random_map(),
+            Set::LatencyTarget(d) => b.latency_target(*d)?,
+            Set::LatencyWindow(d) => b.latency_window(*d),
+            Set::LatencyPercentile(p) => b.latency_percentile(p)?,
+            Set::LatencyRun => b.latency_run(),
             Set::Size(n) => b.size(*n),
             Set::Offset(n) => b.offset(*n),
             Set::Cpus(v) => {
@@ -1153,7 +1176,8 @@ fn harmless(job: &Job) -> Result<Vec<String>, (&Opt, String)> {
             Some("tausworthe" | "tausworthe64") => said.push(format!("random_generator={}: the generator fio draws its uniform random offsets with; stripebench draws them uniform with its own: which generator draws them does not change the figure", o.value.as_deref().unwrap_or(""))),
             // fio's sprandom draws its new blocks from the LFSR.
             Some("lfsr") if sprandom_on(job) => said.push("random_generator=lfsr: sprandom's new blocks, each once, in the LFSR's order; stripebench's --sprandom draws each once too, in its own order".into()),
-            Some("lfsr") => return Err((o, "draws each block once per pass (as fio's random map); stripebench draws each offset afresh (fio's norandommap): give random_generator=tausworthe, or drop it".into())),
+            // Honoured by the random offsets' step (--random-map).
+            Some("lfsr") => {}
             _ => return Err((o, "is not one of fio's generators (tausworthe, lfsr, tausworthe64)".into())),
         }
     }
@@ -2006,6 +2030,42 @@ mod tests {
         e
     }
 
+    // Issue 41: examples/latency-profile.fio was refused at
+    // latency_target= (no search) and then at random_generator=lfsr;
+    // fio's search is run's --latency-target family (microseconds without
+    // a unit), and the LFSR's every-block-once order is --random-map.
+    #[test]
+    fn latency_profile_s_search_and_lfsr_are_run_s_options() {
+        let a = args("[global]\nbs=4k\nrw=randread\nrandom_generator=lfsr\ndirect=1\nioengine=libaio\niodepth=128\nlatency_target=500000\nlatency_window=5000000\nlatency_percentile=99.9\n[device]\nfilename=/dev/sda\n");
+        for w in [
+            "--iodepth=128",
+            "--latency-target=500ms",
+            "--latency-window=5s",
+            "--latency-percentile=99.9",
+            "--random-map",
+        ] {
+            assert!(a.iter().any(|x| x == w), "{w} in {a:?}");
+        }
+        let a = args("[j]\nrw=randread\nioengine=io_uring\niodepth=4\nlatency_target=2ms\nlatency_window=1s\nlatency_run=1\n");
+        assert!(a.iter().any(|x| x == "--latency-run"), "{a:?}");
+        assert!(
+            !a.iter().any(|x| x.starts_with("--latency-percentile")),
+            "fio's 100 is run's default: {a:?}"
+        );
+        // fio's default window of 0 judges each reap: refused by name.
+        assert!(
+            refused("[j]\nrw=randread\nlatency_target=500\n").contains("without latency_window")
+        );
+        for bad in ["0", "100.5", "x"] {
+            let e = refused(&format!("[j]\nrw=randread\nlatency_target=500\nlatency_window=1s\nlatency_percentile={bad}\n"));
+            assert!(e.contains(&format!("latency_percentile={bad}")), "{e}");
+        }
+        // A sequential pattern draws no random offset: said, not refused.
+        assert!(!args("[j]\nrw=read\nrandom_generator=lfsr\n")
+            .iter()
+            .any(|x| x == "--random-map"));
+    }
+
     // Issue 41: examples/exitwhat.fio's thinktime=2000 was refused as
     // unknown; fio's family (microseconds without a unit) is run's
     // --thinktime and its companions, and what is not is refused by name.
@@ -2436,7 +2496,7 @@ bsrange=512-1m
             ("[j]\nioengine=vsync\niodepth=16\n", "ioengine=vsync"),
             ("[j]\nioengine=mmap\ndirect=1\n", "ioengine=mmap"),
             (
-                "[j]\nrw=randread\nrandom_generator=lfsr\n",
+                "[j]\nrw=randread\nrandom_distribution=zipf:1.2\nrandom_generator=lfsr\n",
                 "random_generator=lfsr",
             ),
             ("[j]\ngtod_reduce=2\n", "gtod_reduce=2"),

@@ -109,6 +109,12 @@ pub struct RunArgs {
     /// buffer (8 bytes for each block a region rewrites). Default: 100.
     #[arg(long, value_name = "N", requires = "sprandom")]
     pub spr_regions: Option<u32>,
+    /// Random patterns: every block once per pass, in an order drawn
+    /// afresh each pass (fio's random map, and its random_generator=lfsr),
+    /// rather than each offset drawn on its own (fio's norandommap). Not
+    /// with --dist, --seq-run, --bssplit or --stripe
+    #[arg(long)]
+    pub random_map: bool,
 
     /// Request size (k, m, g or KiB, MiB, GiB: binary, 4k = 4096 bytes), or
     /// `lbs` for the target's logical block size.
@@ -254,6 +260,34 @@ pub struct RunArgs {
     /// complete (fio's thinktime_blocks_type=issue)
     #[arg(long, requires = "thinktime")]
     pub thinktime_on_issue: bool,
+
+    /// Search for the deepest queue, from 1 up to --iodepth, at which
+    /// --latency-percentile of each --latency-window's I/Os complete
+    /// within this latency (issue to completion), as fio's
+    /// latency_target= does: a window that meets it raises the depth
+    /// (doubling, or halfway to the lowest depth that failed), one that
+    /// does not lowers it (halfway to the highest that met it, once the
+    /// I/Os in flight completed). Settled, the worker runs one more window
+    /// at the depth found and stops. Needs --iodepth above 1
+    #[arg(long, value_name = "TIME", value_parser = parse_positive_duration)]
+    pub latency_target: Option<Duration>,
+
+    /// The length of each window of the --latency-target search (fio's
+    /// latency_window=; default 1s)
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, requires = "latency_target")]
+    pub latency_window: Option<Duration>,
+
+    /// The share of each window's I/Os, in percent (above 0, at most 100),
+    /// that must complete within --latency-target (fio's
+    /// latency_percentile=; default 100: at 100 the first I/O over the
+    /// target lowers the depth at once, and at depth 1 stops the worker)
+    #[arg(long, value_name = "P", value_parser = parse_latency_percentile, requires = "latency_target")]
+    pub latency_percentile: Option<f64>,
+
+    /// Keep searching after the depth settled, until the run's end,
+    /// rather than stopping after its final window (fio's latency_run=1)
+    #[arg(long, requires = "latency_target")]
+    pub latency_run: bool,
 
     /// End the window once the run is steady, as fio's steadystate= judges
     /// it: over the last --steady-dur of --live-interval figures (IOPS, bytes
@@ -749,6 +783,7 @@ impl Default for RunArgs {
             sprandom: false,
             spr_op: None,
             spr_regions: None,
+            random_map: false,
             bssplit: None,
             blockalign: None,
             offset_increment: None,
@@ -767,6 +802,10 @@ impl Default for RunArgs {
             verify: false,
             max_errors: 1,
             ignore_errors: None,
+            latency_target: None,
+            latency_window: None,
+            latency_percentile: None,
+            latency_run: false,
             debug_fail_from: None,
             debug_corrupt_write: None,
             debug_die_in_setup: false,
@@ -967,6 +1006,14 @@ pub(crate) fn parse_cmdprio(text: &str) -> Result<crate::base::thread_setup::Cmd
 /// `--cpus`: a parsed CPU list (a newtype, so clap takes it as one value).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuList(pub Vec<usize>);
+
+/// `--latency-percentile`: a share in percent, above 0 and at most 100.
+pub(crate) fn parse_latency_percentile(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err("the percentile must be above 0 and at most 100: try 99.9".into()),
+    }
+}
 
 pub(crate) fn parse_positive_duration(text: &str) -> Result<Duration, String> {
     positive_duration(parse_duration(text)?)

@@ -60,6 +60,12 @@ pub enum ConfigError {
     /// `--thinktime` with what it cannot go with (the text says how).
     #[error("{0}")]
     Think(String),
+    /// `--random-map` with what it cannot go with (the text says how).
+    #[error("{0}")]
+    RandomMap(String),
+    /// `--latency-target` with what it cannot go with (the text says how).
+    #[error("{0}")]
+    LatencyTarget(String),
     /// `--steady`'s window and the run's do not fit (the text says how).
     #[error("{0}")]
     Steady(String),
@@ -546,6 +552,8 @@ fn check_sprandom(args: &RunArgs) -> Result<(), ConfigError> {
         ("--verify", args.verify),
         ("--stripe", args.stripe.is_some()),
         ("--iolog-read", args.iolog_read.is_some()),
+        ("--random-map", args.random_map),
+        ("--latency-target", args.latency_target.is_some()),
     ];
     if let Some((opt, _)) = with.iter().find(|w| w.1) {
         return fail(format!(
@@ -572,6 +580,7 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
     if args.skip.is_some() && args.stripe.is_some() {
         return Err(ConfigError::SkipWithStripe);
     }
+    check_random_map(args)?;
     if args.skip.is_some() && args.verify {
         return Err(ConfigError::SkipWithVerify);
     }
@@ -717,6 +726,7 @@ fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
     if args.no_register && engine != EngineKind::Uring {
         return Err(ConfigError::RegisterWithoutUring);
     }
+    check_latency_target(args, engine)?;
     if args.hipri && (args.buffered || args.uncached) {
         return Err(ConfigError::HipriBuffered);
     }
@@ -1038,6 +1048,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
                     .spr_regions
                     .unwrap_or(crate::analysis::sprandom::DEFAULT_REGIONS),
             }),
+            random_map: args.random_map,
             sizes: args.bssplit.clone().map(|mut s| {
                 s.align = args.blockalign.unwrap_or(s.align);
                 s
@@ -1080,6 +1091,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         }),
         together: None,
         exitall: None,
+        latency_search: latency_search(args),
     }
 }
 
@@ -1097,6 +1109,64 @@ fn rate_min(args: &RunArgs) -> Option<crate::measure::config::RateMinConfig> {
             .rate_cycle
             .unwrap_or(Duration::from_secs_f64(DEFAULT_CYCLE_SEC)),
         interval: args.live_interval,
+    })
+}
+
+/// --random-map orders a plain uniform random pattern's blocks: what
+/// shapes the offsets otherwise is not drawn through it.
+fn check_random_map(args: &RunArgs) -> Result<(), ConfigError> {
+    if !args.random_map {
+        return Ok(());
+    }
+    let with = [
+        (!args.rw.is_random(), "a sequential --rw visits every block once a pass already: drop --random-map, or give --rw randread, randwrite or randrw"),
+        (args.dist.as_ref().is_some_and(|d| !d.is_uniform()), "--dist draws hot blocks more often than others, which a pass over every block once cannot: drop one"),
+        (args.seq_run.is_some_and(|n| n > 1), "--seq-run follows a random offset with sequential ones: drop one"),
+        (args.bssplit.is_some(), "--bssplit draws each I/O's size, and a pass of blocks has one: drop one"),
+        (args.stripe.is_some(), "--stripe draws its members' offsets from the logical volume's: drop one"),
+    ];
+    match with.iter().find(|(bad, _)| *bad) {
+        Some((_, why)) => Err(ConfigError::RandomMap(format!("--random-map: {why}"))),
+        None => Ok(()),
+    }
+}
+
+/// --latency-target searches depths from 1 to --iodepth: it needs an
+/// engine that keeps several I/Os in flight, and a window with time in it.
+fn check_latency_target(args: &RunArgs, engine: EngineKind) -> Result<(), ConfigError> {
+    if args.latency_target.is_none() {
+        return Ok(());
+    }
+    if engine != EngineKind::Uring || args.iodepth < 2 {
+        let why = if args.engine == EngineArg::Sync {
+            "--engine sync keeps one I/O in flight".to_string()
+        } else {
+            format!("--iodepth {} leaves nothing to search", args.iodepth)
+        };
+        return Err(ConfigError::LatencyTarget(format!(
+            "--latency-target searches for a queue depth from 1 up to --iodepth, and {why}: give --iodepth 2 or more (with --engine uring or auto), or drop --latency-target"
+        )));
+    }
+    if args.latency_window.is_some_and(|w| w.is_zero()) {
+        return Err(ConfigError::LatencyTarget(
+            "--latency-window is 0: each window of the --latency-target search needs time to complete I/Os in; try 1s".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The search --latency-target asks for, with fio's defaults (a window
+/// of 1 s here, fio has none; a percentile of 100).
+fn latency_search(args: &RunArgs) -> Option<crate::analysis::qd_search::Target> {
+    let target = args.latency_target?;
+    Some(crate::analysis::qd_search::Target {
+        target_ns: target.as_nanos() as u64,
+        window_ns: args
+            .latency_window
+            .unwrap_or(Duration::from_secs(1))
+            .as_nanos() as u64,
+        percentile: args.latency_percentile.unwrap_or(100.0),
+        keep_searching: args.latency_run,
     })
 }
 
@@ -1390,6 +1460,36 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("too small"));
+    }
+
+    // Issue 41 (latency-profile.fio's random_generator=lfsr): --random-map
+    // orders a plain uniform random pattern only, said by name otherwise.
+    #[test]
+    fn random_map_goes_with_a_plain_random_pattern_only() {
+        let e = |argv: &[&str]| cfg(argv).unwrap_err().to_string();
+        assert!(
+            cfg(&["--rw", "randread", "--random-map"])
+                .unwrap()
+                .access
+                .random_map
+        );
+        assert!(e(&["--rw", "read", "--random-map"]).contains("sequential"));
+        assert!(e(&["--rw", "randread", "--dist", "zipf:1.2", "--random-map"]).contains("--dist"));
+        assert!(e(&["--rw", "randread", "--seq-run", "4", "--random-map"]).contains("--seq-run"));
+        let s = cfg(&[
+            "--rw",
+            "randread",
+            "--iodepth",
+            "8",
+            "--latency-target",
+            "2ms",
+        ])
+        .unwrap();
+        let t = s.latency_search.unwrap();
+        assert_eq!(
+            (t.target_ns, t.window_ns, t.percentile),
+            (2_000_000, 1_000_000_000, 100.0)
+        );
     }
 
     #[test]

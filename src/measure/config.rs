@@ -259,6 +259,9 @@ pub struct RunConfig {
     pub exitall: Option<crate::measure::together::Exitall>,
     /// `--thinktime`: each worker pauses between its I/Os.
     pub think: Option<Think>,
+    /// `--latency-target`: each worker searches for the deepest queue
+    /// (1 to --iodepth) whose windows meet it (fio's latency_target=).
+    pub latency_search: Option<crate::analysis::qd_search::Target>,
     /// The run starts together with others (fio's jobs of one group that
     /// differ, each a run): its window opens when all of theirs are ready.
     pub together: Option<crate::measure::together::Together>,

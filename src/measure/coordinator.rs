@@ -753,7 +753,7 @@ fn collect(
 }
 
 /// Where the window closed (ns since the epoch) and what closed it:
-/// "duration", "limit", "passes", "errors", "interrupted", or "exitall"
+/// "duration", "limit", "passes", "latency_target", "errors", "interrupted", or "exitall"
 /// (another run at once ended, fio's exitall).
 fn window_end(
     cfg: &RunConfig,
@@ -788,7 +788,10 @@ fn window_end(
             .unwrap_or(0);
         end_ns = end_ns.min(last.max(ramp_ns));
         // --ios beside --passes may end either first: "limit" then.
-        if cfg.passes.is_some() && cfg.ios.is_none() {
+        let searched = |o: &WorkerOutcome| o.latency_search.as_ref().is_some_and(|s| s.stopped);
+        if outcomes.iter().all(searched) {
+            "latency_target"
+        } else if cfg.passes.is_some() && cfg.ios.is_none() {
             "passes"
         } else {
             "limit"

@@ -499,6 +499,7 @@ fn worker_spec(
         log_ns: cfg.log_interval.as_nanos() as u64,
         rate_period_ns: None,
         think: cfg.think,
+        latency: cfg.latency_search,
         on_wrap: on_wrap(cfg),
         replay: cfg.replay.clone(),
         sprandom: None,

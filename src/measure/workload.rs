@@ -34,6 +34,10 @@ pub struct Access {
     pub zones: Option<Strided>,
     /// `--sprandom`: SSD preconditioning, fio's SPRandom.
     pub spr: Option<SprAsk>,
+    /// Random patterns: every block once a pass, in an order drawn per
+    /// pass (`--random-map`: fio's random map, its random_generator=lfsr);
+    /// only with a plain uniform pattern (checked before).
+    pub random_map: bool,
 }
 
 /// `--sprandom`'s ask: the over-provisioning and the regions (the model

@@ -246,6 +246,7 @@ pub fn heading(doc: &RunDocument) -> String {
         match doc.window.ended_by.as_str() {
             "limit" => " (closed at the last completion: every worker reached --io-limit)",
             "passes" => " (closed at the last completion: every worker finished its passes)",
+            "latency_target" => " (closed at the last completion: every worker's --latency-target search ended, below)",
             "errors" => " (every worker stopped on errors)",
             "steady" => " (closed when the run was steady: --steady, below)",
             "rate_min" => " (closed when a worker fell below its minimum rate, below)",
@@ -920,10 +921,11 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
     out
 }
 
-/// Each worker's schedule (on `--rate`), hung I/O, I/O errors, what
+/// Each worker's schedule (on `--rate`), its `--latency-target` search, hung I/O, I/O errors, what
 /// verification found, and the warnings.
 pub fn notes(doc: &RunDocument) -> String {
     let mut out = schedule_lines(doc);
+    out.push_str(&super::latency_search::lines(doc));
     for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
         let ios: Vec<String> = w
             .hung_ios

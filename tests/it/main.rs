@@ -24,6 +24,7 @@ mod fio_cmdline;
 mod fio_errors;
 mod fio_job;
 mod fio_json;
+mod fio_latency_target;
 mod fio_oneliner;
 mod fio_pattern;
 mod fio_semantics;

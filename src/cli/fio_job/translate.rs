@@ -139,6 +139,15 @@ const STEPS: &[Step] = &[
         run: think,
     },
     Step {
+        keys: &[
+            "latency_target",
+            "latency_window",
+            "latency_percentile",
+            "latency_run",
+        ],
+        run: latency_search,
+    },
+    Step {
         keys: &["size", "offset", "filesize", "offset_increment"],
         run: region,
     },
@@ -1495,6 +1504,59 @@ fn think(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// fio's latency_target= family (io_u.c `lat_target_*`): the job searches
+/// for the deepest queue, from 1 to its iodepth, at which
+/// latency_percentile of each latency_window's I/Os complete within the
+/// target, and stops once it settled (unless latency_run=1). Times without
+/// a unit are microseconds, as fio reads them.
+fn latency_search(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let us = |o: &Opt| -> Result<Duration, FioJobError> {
+        match o.value.as_deref().map(str::trim).map(str::parse::<u64>) {
+            Some(Ok(n)) => Ok(Duration::from_micros(n)),
+            _ => r.time(o),
+        }
+    };
+    let target = match r.get("latency_target") {
+        Some(o) => us(o)?,
+        None => Duration::ZERO,
+    };
+    if target.is_zero() {
+        // fio's default: no search, and its companions mean nothing.
+        return Ok(());
+    }
+    let o = r.get_or_first("latency_target");
+    let window = match r.get("latency_window") {
+        Some(w) => us(w)?,
+        None => Duration::ZERO,
+    };
+    if window.is_zero() {
+        return r.refuse(o, "without latency_window (fio's default of 0 judges the few I/Os of each completion batch, a window stripebench does not keep): give latency_window=, e.g. latency_window=1s");
+    }
+    d.args.push(Set::LatencyTarget(target));
+    d.args.push(Set::LatencyWindow(window));
+    if let Some(p) = r.get("latency_percentile") {
+        match p.value.as_deref().map(str::trim).map(str::parse::<f64>) {
+            Some(Ok(v)) if v > 0.0 && v <= 100.0 => {
+                if v < 100.0 {
+                    d.args.push(Set::LatencyPercentile(v.to_string()));
+                }
+            }
+            _ => return r.refuse(
+                p,
+                "is not a percentage above 0 and at most 100: give e.g. latency_percentile=99.9",
+            ),
+        }
+    }
+    if r.flag("latency_run")? == Some(true) {
+        d.args.push(Set::LatencyRun);
+    }
+    d.notes.push(format!(
+        "latency_target={}us: each worker searches for its queue depth from 1 up to iodepth, window by window (the table's \"latency target\" lines, and workers[].latency_search in the JSON); fio reports only the settled depth's final window, stripebench's figures cover every window, the final one's in its line",
+        target.as_micros()
+    ));
+    Ok(())
+}
+
 /// fio's minimum rate: the job fails when a cycle of rate_cycle ms falls
 /// below it (backend.c `check_min_rate`); with both, fio checks rate_min
 /// only, and so does stripebench (said in a note).
@@ -1645,7 +1707,29 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             return r.refuse(r.get_or_first("norandommap"), "with sprandom=1: fio refuses it (\"sprandom requires norandommap=1\"): give norandommap=1, or drop it");
         }
         d.notes.push("sprandom=1: each region's writes are new blocks (each once, as fio's LFSR gives them) and the last region's blocks written again with its invalidation share; the physical capacity written once, then the run ends".into());
-    } else if verified_random_write(r, d) {
+        return repeatable(r, d);
+    }
+    if let Some(o) = r
+        .get("random_generator")
+        .filter(|o| o.value.as_deref() == Some("lfsr"))
+    {
+        // fio's LFSR visits every block once per pass by construction,
+        // random map or not; with a distribution other than uniform, or a
+        // run of sequential I/Os, fio draws those instead.
+        let shaped =
+            (d.args.iter()).any(|a| matches!(a, Set::Dist(_) | Set::SeqRun(_) | Set::Bssplit(_)));
+        if d.random && !shaped {
+            d.args.push(Set::RandomMap);
+            d.notes.push("random_generator=lfsr: every block once a pass, in an order drawn per pass (--random-map; fio's LFSR order is its own, the blocks visited the same)".into());
+            return repeatable(r, d);
+        }
+        if !d.random {
+            d.notes.push("random_generator=lfsr: the pattern is sequential, so fio draws no random offset with it".into());
+        } else {
+            return r.refuse(o, "with a shaped random pattern (random_distribution, a sequential run, bssplit): fio then draws the shape's offsets, not the LFSR's; drop random_generator=lfsr, or run this job with fio");
+        }
+    }
+    if verified_random_write(r, d) {
         // Its read-back reads every block, so each is written once a pass.
         d.notes.push(if d.rw == "randrw" {
             "rw=randrw with verify=: every block is read or written once a pass, in an order drawn afresh each pass, as fio's default random map does".into()
@@ -1660,6 +1744,11 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     } else if d.random && map != Some(true) {
         d.notes.push("random offsets are drawn afresh, as fio's norandommap: fio's default random map (every block once per pass) is not kept".into());
     }
+    repeatable(r, d)
+}
+
+/// fio's randrepeat=1 without a randseed: its default seed.
+fn repeatable(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if r.flag("randrepeat")? == Some(true) && r.get("randseed").is_none() {
         let (seed, said) = super::repeatable_seed();
         d.args.push(Set::Seed(seed));

@@ -582,6 +582,7 @@ fn worker_doc(
         sprandom: spec.sprandom.as_ref().map(super::SprDoc::of),
         sampled_reads: Some(out.sampled_reads),
         zero_reads: Some(out.zero_reads),
+        latency_search: (out.latency_search.as_ref()).map(super::LatencySearchDoc::of),
     }
 }
 

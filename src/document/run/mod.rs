@@ -112,7 +112,9 @@ pub struct WindowDoc {
     pub latency_from: String,
     /// What closed the window: "duration" (the deadline), "limit" (every
     /// worker reached --io-limit), "passes" (every worker finished its
-    /// passes), "errors" (every worker stopped on errors) or "interrupted".
+    /// passes), "latency_target" (every worker's --latency-target search
+    /// stopped it), "errors" (every worker stopped on errors) or
+    /// "interrupted".
     #[serde(default)]
     pub ended_by: String,
     /// The workers' clock: "tsc" (the CPU's time-stamp counter, where the
@@ -330,6 +332,84 @@ pub struct WorkerDoc {
     pub sampled_reads: Option<u64>,
     #[serde(default)]
     pub zero_reads: Option<u64>,
+    /// `--latency-target`: the queue depth the worker's search found and
+    /// each of its windows; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_search: Option<LatencySearchDoc>,
+}
+
+/// `--latency-target` (fio's latency_target=): what each window had to
+/// meet, the depth found, and every window.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LatencySearchDoc {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    /// `--latency-run`: it kept searching after settling.
+    pub keep_searching: bool,
+    /// The depth of the last whole window: the one the search settled on,
+    /// or where the run's end (or a failure at depth 1) found it.
+    pub depth: u32,
+    /// It settled and its final window met the target.
+    pub settled: bool,
+    /// The last whole window met the target.
+    pub met: bool,
+    /// The search stopped the worker: settled, or (not `settled`) at
+    /// `percentile` 100 an I/O over the target at depth 1, where fio fails
+    /// the job ("max latency exceeded") and the run exits 1.
+    #[serde(default)]
+    pub stopped: bool,
+    pub windows: Vec<LatencyWindowDoc>,
+}
+
+/// One window of the `--latency-target` search.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LatencyWindowDoc {
+    /// Seconds after the gate opened when it started, and its length.
+    pub start_sec: f64,
+    pub seconds: f64,
+    /// The most I/Os in flight in it.
+    pub depth: u32,
+    pub ios: u64,
+    /// Its I/Os over the target.
+    pub late_ios: u64,
+    /// Its latency at the percentile (issue to completion); null when
+    /// nothing completed.
+    pub percentile_latency_ns: Option<u64>,
+    pub met: bool,
+    /// The window that settled the search (fio reports this one's figures).
+    pub final_window: bool,
+    /// Cut short by the run's end, not judged.
+    pub partial: bool,
+}
+
+impl LatencySearchDoc {
+    /// The worker's search, as the document says it.
+    pub fn of(s: &crate::measure::worker::SearchOutcome) -> LatencySearchDoc {
+        LatencySearchDoc {
+            target_ns: s.target.target_ns,
+            window_ns: s.target.window_ns,
+            percentile: s.target.percentile,
+            keep_searching: s.target.keep_searching,
+            depth: s.depth,
+            settled: s.settled,
+            met: s.met,
+            stopped: s.stopped,
+            windows: (s.windows.iter())
+                .map(|w| LatencyWindowDoc {
+                    start_sec: w.start_ns as f64 / 1e9,
+                    seconds: w.seconds,
+                    depth: w.depth,
+                    ios: w.ios,
+                    late_ios: w.late_ios,
+                    percentile_latency_ns: w.percentile_ns,
+                    met: w.met,
+                    final_window: w.final_window,
+                    partial: w.partial,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// How a worker on a schedule (`--rate`, `--rate-iops`) kept it.
@@ -889,6 +969,31 @@ impl RunDocument {
             || self.total.flush_errors > 0
             || self.bad_blocks() > 0
             || self.workers.iter().any(|w| !w.hung_ios.is_empty())
+    }
+
+    /// A `--latency-target` search at a percentile of 100 that an I/O
+    /// over the target stopped at depth 1, in one line (fio fails the job
+    /// there: "max latency exceeded"); `None` otherwise.
+    pub fn latency_exceeded_line(&self) -> Option<String> {
+        let (w, s) = (self.workers.iter()).find_map(|w| {
+            Some((
+                w,
+                w.latency_search
+                    .as_ref()
+                    .filter(|s| s.stopped && !s.settled)?,
+            ))
+        })?;
+        let late = s
+            .windows
+            .last()
+            .and_then(|x| x.percentile_latency_ns)
+            .unwrap_or(0);
+        Some(format!(
+            "latency target not met: worker {}'s I/O took {} at depth 1, over --latency-target {} with --latency-percentile 100 (every I/O within it); the worker stopped there, as fio's job fails (max latency exceeded), and the run exits 1",
+            w.id,
+            crate::base::units::fmt_latency_ns(late as f64),
+            crate::base::units::fmt_latency_ns(s.target_ns as f64)
+        ))
     }
 
     /// The cycle below `--rate-min`/`--rate-iops-min`, in one line: whose,

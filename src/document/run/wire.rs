@@ -97,6 +97,7 @@ impl Serialize for WorkerDoc {
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
         wrap_flushes(&mut m, self.wrap_flushes, self.wrap_flush_sec)?;
         put_some(&mut m, "sprandom", &self.sprandom)?;
+        put_some(&mut m, "latency_search", &self.latency_search)?;
         m.end()
     }
 }

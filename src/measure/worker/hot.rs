@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use super::qd::Searcher;
 use crate::analysis::histogram::IntervalLatency;
 use crate::analysis::interval_counts::IntervalCounts;
 use crate::analysis::verify::{fill_block, generation, write_extent, Extent};
@@ -283,7 +284,10 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
 
     // The first I/O goes in right below: where this worker's own active
     // time starts (it stops at its last completion if it ends on its limit).
-    tally.out.first_issue_ns = C::now().duration_since(epoch).as_nanos() as u64;
+    let t0 = C::now();
+    tally.out.first_issue_ns = t0.duration_since(epoch).as_nanos() as u64;
+    // --latency-target: the depth searched for, from 1, window by window.
+    let mut search = (spec.latency).map(|t| Searcher::new(t, slots.len(), epoch, t0, spec.ramp_ns));
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it. On a schedule,
     // a free slot waits for its I/O's due time.
@@ -292,7 +296,10 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         let mut mix_done = false;
         if !tally.stopping {
             let free = completed.len();
-            let ready = issuable(spec, pace, free, control, tally, &mut since_think);
+            let mut ready = issuable(spec, pace, free, control, tally, &mut since_think);
+            if let Some(s) = &search {
+                ready = ready.min(s.limit.saturating_sub(in_flight));
+            }
             // The free slots' I/Os: the plain loop's, or a verified random
             // mix's (its tokens not used now kept for its read-back).
             for _ in 0..ready {
@@ -346,46 +353,32 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         }
         // Free slots whose I/O is not due yet keep their tokens (on a
         // schedule), as do those held for the pause or a mix's read-back.
-        if (pace.is_none() && mix.is_none() && think_due.is_none()) || tally.stopping {
+        let held = pace.is_some() || mix.is_some() || think_due.is_some() || search.is_some();
+        if !held || tally.stopping {
             completed.clear();
         }
         let kept = completed.len();
         // On a schedule with I/O still to issue (a verified random mix's, till
         // it is done: its read-back follows its limit): how long until due.
-        let more = mix.as_ref().map_or(issued_bytes < limit, |_| !mix_done);
+        let more = mix.as_ref().map_or(issued_bytes < limit, |_| !mix_done)
+            && !search.as_ref().is_some_and(|q| q.done);
         let between = !tally.stopping && mix.is_some() && !mix_done;
         let wait = match next_step::<C>(pace, tally.stopping, more, between, in_flight) {
             Next::Reap(w) => w,
             Next::Again => continue,
             Next::Stop => break,
         };
-        // The I/Os queued since the last reap go to the kernel in it: one
-        // clock read is their issue time (io_uring: the instant before the
-        // io_uring_enter that submits the batch; sync: before the pread).
-        stamp::<C>(&mut unstamped, slots);
-        // And one clock read, at the first completion the reap hands back,
-        // is the completion time of all it hands back: they were complete
-        // when the kernel returned.
-        tally.batch_done = None;
-        let done = |s: SlotToken, res| {
-            in_flight -= 1;
-            let slot = &mut slots[s.index()];
-            slot.busy = false;
-            if let Some(full) = tally.complete(*slot, res) {
-                slot.full = full;
-            }
-            slot.counted = tally.counted;
-            completed.push(s);
-        };
-        let reaped = match wait {
-            // A free slot's I/O comes due before the next completion, maybe.
-            Some(w) if kept > 0 => engine.reap_within(w.saturating_sub(PACE_SPIN), done),
-            _ => engine.reap(done),
-        };
-        if spec.think.is_some_and(|t| !t.on_issue) {
-            since_think += (completed.len() - kept) as u64;
-        }
-        inspect(spec, engine_spec, engine, slots, &completed[kept..], tally);
+        let reaped = reap_once(
+            (spec, engine_spec),
+            engine,
+            slots,
+            tally,
+            (&mut unstamped, &mut completed),
+            &mut in_flight,
+            &mut search,
+            (wait, kept),
+            &mut since_think,
+        );
         if let Err(e) = reaped {
             match reap_failed(e, control, epoch, hang_timeout, slots, tally) {
                 Some(h) => {
@@ -396,7 +389,63 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             }
         }
     }
-    (hung, issued_bytes < limit)
+    // A search that ended the worker's I/O (settled, or failed at depth
+    // 1 at 100%) ended it as a limit does.
+    let searched = search.as_ref().is_some_and(|q| q.done);
+    tally.out.latency_search = search.map(|q| q.finish(C::now()));
+    (hung, issued_bytes < limit && !searched)
+}
+
+/// One reap: the I/Os queued since the last go to the kernel, and what
+/// it hands back is counted (with --latency-target, also into the
+/// search's window, which is judged after it).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn reap_once<C: Clock, E: Engine<Clock = C>>(
+    (spec, engine_spec): (&WorkerSpec, &EngineSpec),
+    engine: &mut E,
+    slots: &mut [Slot],
+    tally: &mut Tally<'_, C>,
+    (unstamped, completed): (&mut Vec<usize>, &mut Vec<SlotToken>),
+    in_flight: &mut usize,
+    search: &mut Option<Searcher>,
+    (wait, kept): (Option<std::time::Duration>, usize),
+    since_think: &mut u64,
+) -> std::io::Result<()> {
+    // The I/Os queued since the last reap go to the kernel in it: one
+    // clock read is their issue time (io_uring: the instant before the
+    // io_uring_enter that submits the batch; sync: before the pread).
+    stamp::<C>(unstamped, slots);
+    // And one clock read, at the first completion the reap hands back,
+    // is the completion time of all it hands back: they were complete
+    // when the kernel returned.
+    tally.batch_done = None;
+    let done = |s: SlotToken, res| {
+        *in_flight -= 1;
+        let slot = &mut slots[s.index()];
+        slot.busy = false;
+        if let Some(full) = tally.complete(*slot, res) {
+            slot.full = full;
+            if let (Some(q), Some(t1)) = (search.as_mut(), tally.batch_done) {
+                q.record(t1.duration_since(slot.issued).as_nanos() as u64);
+            }
+        }
+        slot.counted = tally.counted;
+        completed.push(s);
+    };
+    let reaped = match wait {
+        // A free slot's I/O comes due before the next completion, maybe.
+        Some(w) if kept > 0 => engine.reap_within(w.saturating_sub(PACE_SPIN), done),
+        _ => engine.reap(done),
+    };
+    if spec.think.is_some_and(|t| !t.on_issue) {
+        *since_think += (completed.len() - kept) as u64;
+    }
+    inspect(spec, engine_spec, engine, slots, &completed[kept..], tally);
+    if let Some(q) = search.as_mut() {
+        q.after_reap(tally.batch_done.unwrap_or_else(C::now), *in_flight);
+    }
+    reaped
 }
 
 /// The limit, lowered to the bytes issued when the offsets ran out
@@ -1619,6 +1668,7 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
             // a pass (the plan keeps it to whole passes of plain writes).
             Offsets::Plain(match spec.verify {
                 VerifyMode::Write { .. } | VerifyMode::Mix { .. } if spec.random => g.covering(),
+                _ if spec.random && spec.access.random_map => g.covering(),
                 _ => g.with_access(&spec.access),
             })
         }

@@ -28,8 +28,10 @@
 //! [`crate::engine::watch`]).
 
 mod hot;
+mod qd;
 
 pub use hot::{claimed, run};
+pub use qd::{SearchOutcome, WindowRecord};
 
 use crossbeam_channel::Sender;
 
@@ -98,6 +100,9 @@ pub struct WorkerSpec {
     /// `--sprandom`: the model its offsets walk (the plan's, for this
     /// worker's region).
     pub sprandom: Option<crate::analysis::sprandom::SprModel>,
+    /// `--latency-target`: the most it keeps in flight is searched for,
+    /// from 1 up to its depth, window by window.
+    pub latency: Option<crate::analysis::qd_search::Target>,
 }
 
 /// What a worker does to its region's pages at a wrap-around.
@@ -589,6 +594,8 @@ pub struct WorkerOutcome {
     pub service_hist: Option<LatencyHistogram>,
     /// On a schedule: how well the worker kept it.
     pub schedule: Option<ScheduleTally>,
+    /// `--latency-target`: the depth the search found, and its windows.
+    pub latency_search: Option<SearchOutcome>,
 }
 
 /// How a worker on a schedule (`--rate`) kept it, over the window.
@@ -805,6 +812,7 @@ mod tests {
             log_ns: 1_000_000_000,
             rate_period_ns: None,
             think: None,
+            latency: None,
             iolog_cap: 0,
             replay: None,
             sprandom: None,
