@@ -544,10 +544,13 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
                 "--stripe",
                 "a modelled RAID0 splits requests of one size; drop one",
             ),
+            // A sequential verify replays the size draws (the read's
+            // k-th size is the write's); a random one's record and map
+            // are of blocks of one size.
             (
-                args.verify,
+                args.verify && args.rw.is_random(),
                 "--verify",
-                "verify checks blocks of one size; drop one",
+                "a random verified write covers its region block by block, of one size; drop one",
             ),
             (
                 args.rate.is_some(),

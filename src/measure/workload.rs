@@ -127,6 +127,8 @@ pub struct OffsetGen {
     /// split (`--bssplit`; else `bs` and 0, never changed).
     last_len: u64,
     last_size: u8,
+    /// The worker's seed: the size draws' own generators start from it.
+    seed: u64,
 }
 
 /// A random order that visits each of `blocks` blocks once per pass: a
@@ -191,6 +193,13 @@ struct Shape {
     /// `--bssplit`: each I/O's size drawn here; `bs` is then the
     /// alignment offsets keep (fio's blockalign).
     sizes: Option<SizeTable>,
+    /// The size draws' generators, reads' and writes', apart from the
+    /// offsets' and directions' and seeded alike (fio's bsrange_state,
+    /// whose read and write seeds are one when it verifies): the k-th
+    /// write of a run and the k-th read of a later run with the same
+    /// seed are the same size, so a read replays a write's blocks, and a
+    /// mix's read-back (reads only) replays the sizes the mix wrote.
+    size_rngs: [Rng; 2],
     /// The next byte offset in the region to read, and to write: one
     /// position per direction, as the plain path's blocks.
     read_at: u64,
@@ -225,6 +234,7 @@ impl OffsetGen {
             cover: None,
             last_len: bs,
             last_size: 0,
+            seed,
         }
     }
 
@@ -258,6 +268,7 @@ impl OffsetGen {
             // fio draws the first offset, then every seq_run-th.
             seq_left: 1,
             sizes: (access.sizes.as_ref()).map(|s| SizeTable::new(s, self.blocks * self.bs)),
+            size_rngs: [0, 1].map(|_| Rng::new(splitmix64(self.seed ^ 0x5349_5A45_5300_0001))),
             read_at: 0,
             write_at: 0,
             zones: access.zones.map(|z| (z, ZoneAt::default())),
@@ -338,20 +349,30 @@ impl OffsetGen {
         let Some(sh) = self.shape.as_mut() else {
             unreachable!("next_shaped without a shape")
         };
+        let pos = match op {
+            Op::Read => &mut sh.read_at,
+            Op::Write => &mut sh.write_at,
+        };
         // --bssplit: this I/O's size, and the aligned places it fits at
         // (`unit` is then the alignment); else every I/O is one unit.
         let (bs, places) = match &sh.sizes {
             Some(t) => {
-                let i = t.pick(&mut self.rng);
+                let rng = &mut sh.size_rngs[usize::from(op == Op::Write)];
+                // Sequential: a size that would run past the end is drawn
+                // again while the smallest still fits (fio's
+                // get_next_buflen), so the pass ends at the region's end
+                // to the byte; past that, the next pass starts.
+                let room = len.saturating_sub(*pos);
+                let i = if !self.random && room >= t.lens[0] {
+                    t.pick_fitting(rng, room)
+                } else {
+                    t.pick(rng)
+                };
                 self.last_size = i as u8;
                 self.last_len = t.lens[i];
                 (t.lens[i], t.places[i])
             }
             None => (unit, self.blocks),
-        };
-        let pos = match op {
-            Op::Read => &mut sh.read_at,
-            Op::Write => &mut sh.write_at,
         };
         let at = *pos;
         if self.random {

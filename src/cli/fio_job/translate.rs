@@ -1935,13 +1935,11 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let mix = rw == "rw" || rw == "readwrite";
     verify_rw(r, d, o, do_verify)?;
     // Blocks of several sizes: fio reads each back at the size it was
-    // written (randrepeat replays the size draws) and checks its header;
-    // stripebench's verify reads blocks of one --bs.
+    // written (randrepeat replays the size draws) and checks its header.
     // (A read that checks nothing, do_verify=0, reads any sizes.)
     let checks = rw != "read" || do_verify != Some(false);
     if checks && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
-        let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
-        return r.refuse(key, format!("with verify={m}: fio writes blocks of several sizes and checks each at the size it was written (the same size draws replay on the read, as randrepeat keeps them), and stripebench's self-describing blocks are checked at one --bs, so a read of another size would split or join written blocks: give one bs= to the write and its check, or run this job with fio"));
+        sized_blocks(r, d, o, m)?;
     }
     let writes = rw != "read";
     if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
@@ -1988,6 +1986,40 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             d.notes.push(format!("rw={rw} with verify={m}: fio checks none of the mix's own reads (they read what the blocks hold, written by the mix or not), and neither does stripebench; its writes are self-describing blocks, each claiming only the blocks up to itself (how far the mix's writes get is drawn)"));
         }
     }
+    Ok(())
+}
+
+/// Verified blocks of several sizes (bssplit=, or bsrange= as a split):
+/// each block's header records its size, and a read checks it at the
+/// size it draws. A sequential job's size draws are seeded, apart from
+/// its offsets and directions, and alike for reads and writes (fio's
+/// bsrange_state with verify), so a read with the same seed draws the
+/// sizes the write drew, block by block: the seed is fio's randrepeat
+/// one (the read-back run takes it too). A random verified write covers
+/// its region block by block, of one size: refused by name.
+fn sized_blocks(r: &Reader, d: &mut Draft, o: &Opt, m: &str) -> Result<(), FioJobError> {
+    let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
+    if d.random {
+        return r.refuse(key, format!("with verify={m} and rw={}: fio's random verified write keeps a record of each block's size; stripebench's covers its region block by block, of one size: give one bs= to a random verified write, or run this job with fio", d.rw));
+    }
+    let seeded = d.args.iter().any(|a| matches!(a, Set::Seed(_)));
+    if !seeded && r.get("randseed").is_none() {
+        if r.flag("randrepeat")? != Some(false) {
+            let (seed, said) = super::repeatable_seed();
+            d.args.push(Set::Seed(seed));
+            d.notes.push(said);
+        } else if d.rw == "read" {
+            let key = r.get_or_first("randrepeat");
+            return r.refuse(key, format!("with verify={m} and blocks of several sizes: fio then draws this run's sizes afresh, so it reads the blocks at sizes they were not written at (fio's own check of them fails); stripebench's read replays the write's seeded draws: drop randrepeat=0, or give randseed= (the write's)"));
+        } else {
+            // A seed of this run's own, which its read-back takes too
+            // (fio's read-back keeps a record of each block's size).
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            let nanos = now.map_or(0, |t| t.as_nanos() as u64);
+            d.args.push(Set::Seed(crate::base::io::splitmix64(nanos)));
+        }
+    }
+    d.notes.push(format!("{} with verify={m}: fio writes each block at the size it draws, and its read draws the same sizes (its size draws seeded alike for reads and writes, randrepeat=1) and checks each block at the size it was written; stripebench does the same: each self-describing block's header records its size, the read's seeded draws replay the write's, and a block read at another size than it was written is reported bad", show_text(&r.written(key))));
     Ok(())
 }
 
