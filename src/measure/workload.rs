@@ -981,25 +981,62 @@ mod size_tests {
         assert!((0..5000).all(|_| g.next_io().1 % 4096 == 0));
     }
 
-    // A sequential split advances by each I/O's size, and starts the next
-    // pass at the region's start when the size drawn no longer fits.
+    // A sequential split advances by each I/O's size; a size that would
+    // run past the end is drawn again (fio's get_next_buflen), so each
+    // pass ends at the region's end to the byte and the next starts at 0.
     #[test]
-    fn a_sequential_split_advances_by_each_size() {
+    fn a_sequential_split_advances_by_each_size_and_ends_each_pass_at_the_end() {
         let r = Region {
             offset: 0,
             length: 64 << 10,
         };
         let mut g = OffsetGen::new(r, 4096, false, 100, 8).with_access(&split("4k/50:16k/50"));
-        let mut at = 0;
+        let (mut at, mut ends) = (0, 0);
         for _ in 0..200 {
             let (_, off) = g.next_io();
             let (len, _) = g.last_size();
-            if at + len > r.length {
-                at = 0;
-            }
             assert_eq!(off, at);
             at += len;
+            assert!(at <= r.length, "{off}+{len} past the end");
+            if at == r.length {
+                at = 0;
+                ends += 1;
+            }
         }
-        assert!(g.last_pass() > 5);
+        assert!(ends > 5 && g.last_pass() >= ends - 1, "{ends} passes");
+    }
+
+    // Issue 41 (fio's t0002): a sequential read with the write's seed
+    // draws the write's sizes, block for block, and a mix's writes are
+    // the sizes a read-only pass with its seed draws, in order, from the
+    // region's start: the read-back reads each block at its size.
+    #[test]
+    fn a_read_with_the_write_s_seed_replays_its_block_sizes() {
+        let r = Region {
+            offset: 1 << 30,
+            length: 8 << 20,
+        };
+        let a = split("512/50:1m/50");
+        let blocks = |read_pct: u8, op: Op, n: usize| {
+            let mut g = OffsetGen::new(r, 512, false, read_pct, 137).with_access(&a);
+            let mut v = Vec::new();
+            while v.len() < n {
+                let (o, off) = g.next_io();
+                if o == op {
+                    v.push((off, g.last_size().0));
+                }
+            }
+            v
+        };
+        let written = blocks(0, Op::Write, 3000);
+        assert_eq!(blocks(100, Op::Read, 3000), written);
+        assert!(written.iter().any(|b| b.1 == 512) && written.iter().any(|b| b.1 == 1 << 20));
+        assert_eq!(blocks(50, Op::Write, 1000), blocks(100, Op::Read, 1000));
+        // Another seed draws other sizes.
+        let mut g = OffsetGen::new(r, 512, false, 0, 138).with_access(&a);
+        let other: Vec<_> = (0..3000)
+            .map(|_| (g.next_io().1, g.last_size().0))
+            .collect();
+        assert_ne!(other, written);
     }
 }

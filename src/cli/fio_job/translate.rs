@@ -748,6 +748,28 @@ fn bsrange_split(r: &Reader, d: &mut Draft, o: &Opt, lo: u64, hi: u64) -> Result
     Ok(())
 }
 
+/// fio's bsrange= beside bssplit=: fio draws from the split, then
+/// aligns the size down to bsrange's smallest and caps it at its largest
+/// (get_next_buflen), which leave the split's sizes as they are only when
+/// they are the split's own smallest and largest; other bounds refused.
+fn split_bounds(
+    r: &Reader,
+    d: &mut Draft,
+    b: &Opt,
+    sizes: &crate::measure::workload::Sizes,
+) -> Result<(), FioJobError> {
+    let v = b.value.as_deref().unwrap_or("");
+    let bound = |t: &str| fio_size(t, r.kb_base).ok();
+    let given = v
+        .split_once(['-', ':'])
+        .and_then(|(lo, hi)| Some((bound(lo)?, bound(hi)?)));
+    if given != Some((sizes.min(), sizes.max())) {
+        return r.refuse(b, format!("beside bssplit=: fio draws each size from the split, then aligns it down to bsrange's smallest and caps it at its largest, which stripebench does not: give bsrange={}-{} (the split's own), or drop it", crate::base::units::fmt_size_arg(sizes.min()), crate::base::units::fmt_size_arg(sizes.max())));
+    }
+    d.notes.push(format!("{}: fio's bssplit= decides the sizes; bsrange= sets only the smallest and largest, here the split's own", show_text(&r.written(b))));
+    Ok(())
+}
+
 /// fio's bssplit=: `--bssplit`, each I/O's size drawn from weighted
 /// sizes (and fio's blockalign= as `--blockalign`). fio's `READS,WRITES`
 /// form runs when the pattern uses one of the two lists, or both are the
@@ -773,6 +795,9 @@ fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
             "{}: fio's bssplit= decides the sizes when given",
             show_text(&r.written(b))
         ));
+    }
+    if let Some(b) = r.get("bsrange") {
+        split_bounds(r, d, b, &sizes)?;
     }
     d.bs = sizes.max();
     // One size (a write-only job's list `1m/100`) is --bs.
@@ -1973,6 +1998,8 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if writes {
         if rw == "randrw" {
             d.notes.push("do_verify=1 with rw=randrw: fio mixes size= bytes of I/O (every block once, read or written: its random map), then reads back and checks each block it wrote, and again (loops=, or until runtime= with time_based), the verify's reads counted in the job's read figure; stripebench does the same within the run, each worker keeping a bit for each block of its region that the pass wrote, its figures holding the read-backs' reads, as fio's do (a pass the deadline cuts short is not read back, as in fio)".into());
+        } else if do_verify == Some(false) && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
+            d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with a read of the same region and the same --bssplit and --seed, with --verify (as fio's read job with verify= does)".into());
         } else if do_verify == Some(false) {
             d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with `stripebench verify` (the same --bs, --offset and --size)".into());
         } else if mix {
@@ -2653,7 +2680,7 @@ mod tests {
     }
 
     #[test]
-    fn a_verified_write_of_several_block_sizes_is_refused_by_its_bssplit() {
+    fn a_read_that_checks_nothing_reads_a_split_s_sizes_unverified() {
         // A read with do_verify=0 checks nothing: its sizes are any.
         let t =
             translated("[j]\nrw=read\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n").unwrap();
