@@ -2165,6 +2165,8 @@ mod tests {
         assert!(e.contains("`randrepeat=0`"), "{e}");
         let e = refused(&format!("{g}[j]\nrw=write\nbsrange=4k-64k\n"));
         assert!(e.contains("give bsrange=512-1m"), "{e}");
+        let e = refused(&format!("{g}[j]\nrw=write\nloops=2\n"));
+        assert!(e.contains("over more than one pass"), "{e}");
     }
 
     // Issue 41: bssplit= (iometer-file-access-server.fio, jesd219.fio)

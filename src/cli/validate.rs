@@ -581,6 +581,12 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
         if let Some((_, name, why)) = with.into_iter().find(|w| w.0) {
             return Err(ConfigError::SplitWith(name, why));
         }
+        // A read replays one pass's size draws from the region's start:
+        // a second pass writes other sizes over the first's blocks.
+        let one_pass = args.passes == Some(1) || args.io_limit.is_some();
+        if args.verify && !one_pass {
+            return Err(ConfigError::SplitWith("--verify", "its blocks are checked by replaying one pass's size draws, and a second pass writes other sizes over the first's: bound the run to one pass (--passes 1, or --io-limit)"));
+        }
     }
     if let Some(inc) = args.offset_increment {
         if args.jobs < 2 {

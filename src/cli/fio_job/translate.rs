@@ -2029,6 +2029,15 @@ fn sized_blocks(r: &Reader, d: &mut Draft, o: &Opt, m: &str) -> Result<(), FioJo
     if d.random {
         return r.refuse(key, format!("with verify={m} and rw={}: fio's random verified write keeps a record of each block's size; stripebench's covers its region block by block, of one size: give one bs= to a random verified write, or run this job with fio", d.rw));
     }
+    // A read replays one pass's draws: a second pass (loops=, or
+    // runtime= past the end) writes other sizes over the first's blocks.
+    let one_pass = d
+        .args
+        .iter()
+        .any(|a| matches!(a, Set::Passes(1) | Set::IoLimit(_)));
+    if !one_pass {
+        return r.refuse(key, format!("with verify={m} over more than one pass (loops=, or time_based): each pass writes other sizes over the last's blocks, and stripebench's check replays one pass's size draws: give loops=1 and no time_based, or run this job with fio"));
+    }
     let seeded = d.args.iter().any(|a| matches!(a, Set::Seed(_)));
     if !seeded && r.get("randseed").is_none() {
         if r.flag("randrepeat")? != Some(false) {
@@ -2710,17 +2719,18 @@ mod tests {
                 "`verify=crc32c` with rw=rw and numjobs=2",
                 "each write a share of their own",
             ),
-            // fio's t0002 (pre and post): blocks of several sizes, each
-            // checked at its own size; ours are checked at one --bs.
+            // Blocks of several sizes (fio's t0002 runs): a random
+            // verified write covers its region in blocks of one size, and
+            // a read whose size draws are not the write's checks nothing.
             (
-                "[j]\nrw=write\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n",
-                "`bssplit=512/50:1M/50` with verify=md5",
-                "checks each at the size it was written",
+                "[j]\nrw=randwrite\nverify=md5\nbssplit=512/50:1M/50\n",
+                "`bssplit=512/50:1M/50` with verify=md5 and rw=randwrite",
+                "give one bs= to a random verified write",
             ),
             (
-                "[j]\nrw=read\nverify=md5\nverify_fatal=1\nbssplit=512/50:1M/50\n",
-                "`bssplit=512/50:1M/50` with verify=md5",
-                "give one bs= to the write and its check",
+                "[j]\nrw=read\nverify=md5\nrandrepeat=0\nbssplit=512/50:1M/50\n",
+                "`randrepeat=0` with verify=md5 and blocks of several sizes",
+                "give randseed= (the write's)",
             ),
             (
                 "[j]\nrw=randrw\nverify=crc32c\ndo_verify=0\n",
