@@ -326,7 +326,7 @@ impl VerifyTally {
                 format!("holds the block written for offset {written_for}")
             }
             Found::OtherSize { len } => {
-                format!("a header for a {len}-byte block: verify with the --bs it was written with")
+                format!("a header for a {len}-byte block: verify with the --bs it was written with (or its --bssplit and --seed)")
             }
             _ => "checksum mismatch".into(),
         };
