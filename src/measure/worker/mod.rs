@@ -869,7 +869,7 @@ mod tests {
         );
         assert_eq!(
             t.bad[2].detail,
-            "a header for a 8192-byte block: verify with the --bs it was written with"
+            "a header for a 8192-byte block: verify with the --bs it was written with (or its --bssplit and --seed)"
         );
     }
 
