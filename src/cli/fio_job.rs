@@ -2397,6 +2397,31 @@ mod tests {
         assert!(fio_time("400d").is_err());
     }
 
+    // Issue 41 (fio's t0002): a verified write of several sizes and its
+    // read run, each with fio's randrepeat seed, so the read's size draws
+    // replay the write's; a random one, a read with randrepeat=0 and a
+    // bsrange= that would bound the split otherwise are refused by name.
+    #[test]
+    fn verified_blocks_of_several_sizes_are_read_with_the_write_s_seed() {
+        let g = "[global]\nverify=md5\nbssplit=512/50:1M/50\n";
+        for rw in ["write", "read", "rw"] {
+            let a = args(&format!("{g}[j]\nrw={rw}\nbsrange=512:1M\n"));
+            for w in ["--bssplit=512/50:1048576/50", "--seed=137", "--verify"] {
+                assert!(a.contains(&w.to_string()), "{rw} {w}: {a:?}");
+            }
+        }
+        let a = args(&format!("{g}[j]\nrw=write\nrandseed=7\n"));
+        assert!(a.contains(&"--seed=7".to_string()), "{a:?}");
+        let e = refused(&format!("{g}[j]\nrw=randwrite\n"));
+        assert!(e.contains("of one size"), "{e}");
+        let e = refused(&format!("{g}[j]\nrw=read\nrandrepeat=0\n"));
+        assert!(e.contains("`randrepeat=0`"), "{e}");
+        let e = refused(&format!("{g}[j]\nrw=write\nbsrange=4k-64k\n"));
+        assert!(e.contains("give bsrange=512-1m"), "{e}");
+        let e = refused(&format!("{g}[j]\nrw=write\nloops=2\n"));
+        assert!(e.contains("over more than one pass"), "{e}");
+    }
+
     // Issue 41: bssplit= (iometer-file-access-server.fio, jesd219.fio)
     // was refused; it runs as --bssplit, its READS,WRITES form when the
     // pattern uses one list or both are alike, and bsrange= when its

@@ -126,7 +126,11 @@ pub struct RunArgs {
     /// spelling: SIZE/PCT:SIZE/PCT... (4k/60:64k/40; a blank PCT takes an
     /// even part of the rest, 4k/50:8k/:64k/). Buffers hold the largest
     /// size; offsets are aligned to the smallest (or --blockalign); the
-    /// report gives each size's I/Os, bytes, share and mean latency.
+    /// report gives each size's I/Os, bytes, share and mean latency. A
+    /// sequential pass ends at the region's end to the byte (a size that
+    /// would pass it is drawn again). With --verify (sequential only):
+    /// each block is written at its size, and a read with the same --seed
+    /// draws the same sizes and checks each block whole.
     #[arg(long, value_name = "SIZE/PCT:...", value_parser = parse_bssplit, conflicts_with = "bs")]
     pub bssplit: Option<crate::measure::workload::Sizes>,
 

@@ -596,10 +596,13 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
                 "--stripe",
                 "a modelled RAID0 splits requests of one size; drop one",
             ),
+            // A sequential verify replays the size draws (the read's
+            // k-th size is the write's); a random one's record and map
+            // are of blocks of one size.
             (
-                args.verify,
+                args.verify && args.rw.is_random(),
                 "--verify",
-                "verify checks blocks of one size; drop one",
+                "a random verified write covers its region block by block, of one size; drop one",
             ),
             (
                 args.rate.is_some(),
@@ -629,6 +632,12 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
         ];
         if let Some((_, name, why)) = with.into_iter().find(|w| w.0) {
             return Err(ConfigError::SplitWith(name, why));
+        }
+        // A read replays one pass's size draws from the region's start:
+        // a second pass writes other sizes over the first's blocks.
+        let one_pass = args.passes == Some(1) || args.io_limit.is_some();
+        if args.verify && !one_pass {
+            return Err(ConfigError::SplitWith("--verify", "its blocks are checked by replaying one pass's size draws, and a second pass writes other sizes over the first's: bound the run to one pass (--passes 1, or --io-limit)"));
         }
     }
     if let Some(inc) = args.offset_increment {

@@ -20,6 +20,7 @@ mod endless_inputs;
 mod engines;
 mod escapes;
 mod fio_bounds;
+mod fio_bssplit_verify;
 mod fio_cmdline;
 mod fio_errors;
 mod fio_job;

@@ -836,6 +836,28 @@ fn bsrange_split(r: &Reader, d: &mut Draft, o: &Opt, lo: u64, hi: u64) -> Result
     Ok(())
 }
 
+/// fio's bsrange= beside bssplit=: fio draws from the split, then
+/// aligns the size down to bsrange's smallest and caps it at its largest
+/// (get_next_buflen), which leave the split's sizes as they are only when
+/// they are the split's own smallest and largest; other bounds refused.
+fn split_bounds(
+    r: &Reader,
+    d: &mut Draft,
+    b: &Opt,
+    sizes: &crate::measure::workload::Sizes,
+) -> Result<(), FioJobError> {
+    let v = b.value.as_deref().unwrap_or("");
+    let bound = |t: &str| fio_size(t, r.kb_base).ok();
+    let given = v
+        .split_once(['-', ':'])
+        .and_then(|(lo, hi)| Some((bound(lo)?, bound(hi)?)));
+    if given != Some((sizes.min(), sizes.max())) {
+        return r.refuse(b, format!("beside bssplit=: fio draws each size from the split, then aligns it down to bsrange's smallest and caps it at its largest, which stripebench does not: give bsrange={}-{} (the split's own), or drop it", crate::base::units::fmt_size_arg(sizes.min()), crate::base::units::fmt_size_arg(sizes.max())));
+    }
+    d.notes.push(format!("{}: fio's bssplit= decides the sizes; bsrange= sets only the smallest and largest, here the split's own", show_text(&r.written(b))));
+    Ok(())
+}
+
 /// fio's bssplit=: `--bssplit`, each I/O's size drawn from weighted
 /// sizes (and fio's blockalign= as `--blockalign`). fio's `READS,WRITES`
 /// form runs when the pattern uses one of the two lists, or both are the
@@ -861,6 +883,9 @@ fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
             "{}: fio's bssplit= decides the sizes when given",
             show_text(&r.written(b))
         ));
+    }
+    if let Some(b) = r.get("bsrange") {
+        split_bounds(r, d, b, &sizes)?;
     }
     d.bs = sizes.max();
     // One size (a write-only job's list `1m/100`) is --bs.
@@ -2247,13 +2272,11 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let mix = rw == "rw" || rw == "readwrite";
     verify_rw(r, d, o, do_verify)?;
     // Blocks of several sizes: fio reads each back at the size it was
-    // written (randrepeat replays the size draws) and checks its header;
-    // stripebench's verify reads blocks of one --bs.
+    // written (randrepeat replays the size draws) and checks its header.
     // (A read that checks nothing, do_verify=0, reads any sizes.)
     let checks = rw != "read" || do_verify != Some(false);
     if checks && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
-        let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
-        return r.refuse(key, format!("with verify={m}: fio writes blocks of several sizes and checks each at the size it was written (the same size draws replay on the read, as randrepeat keeps them), and stripebench's self-describing blocks are checked at one --bs, so a read of another size would split or join written blocks: give one bs= to the write and its check, or run this job with fio"));
+        sized_blocks(r, d, o, m)?;
     }
     let writes = rw != "read";
     if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
@@ -2287,6 +2310,8 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if writes {
         if rw == "randrw" {
             d.notes.push("do_verify=1 with rw=randrw: fio mixes size= bytes of I/O (every block once, read or written: its random map), then reads back and checks each block it wrote, and again (loops=, or until runtime= with time_based), the verify's reads counted in the job's read figure; stripebench does the same within the run, each worker keeping a bit for each block of its region that the pass wrote, its figures holding the read-backs' reads, as fio's do (a pass the deadline cuts short is not read back, as in fio)".into());
+        } else if do_verify == Some(false) && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
+            d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with a read of the same region and the same --bssplit and --seed, with --verify (as fio's read job with verify= does)".into());
         } else if do_verify == Some(false) {
             d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with `stripebench verify` (the same --bs, --offset and --size)".into());
         } else if mix {
@@ -2300,6 +2325,49 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             d.notes.push(format!("rw={rw} with verify={m}: fio checks none of the mix's own reads (they read what the blocks hold, written by the mix or not), and neither does stripebench; its writes are self-describing blocks, each claiming only the blocks up to itself (how far the mix's writes get is drawn)"));
         }
     }
+    Ok(())
+}
+
+/// Verified blocks of several sizes (bssplit=, or bsrange= as a split):
+/// each block's header records its size, and a read checks it at the
+/// size it draws. A sequential job's size draws are seeded, apart from
+/// its offsets and directions, and alike for reads and writes (fio's
+/// bsrange_state with verify), so a read with the same seed draws the
+/// sizes the write drew, block by block: the seed is fio's randrepeat
+/// one (the read-back run takes it too). A random verified write covers
+/// its region block by block, of one size: refused by name.
+fn sized_blocks(r: &Reader, d: &mut Draft, o: &Opt, m: &str) -> Result<(), FioJobError> {
+    let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
+    if d.random {
+        return r.refuse(key, format!("with verify={m} and rw={}: fio's random verified write keeps a record of each block's size; stripebench's covers its region block by block, of one size: give one bs= to a random verified write, or run this job with fio", d.rw));
+    }
+    // A read replays one pass's draws: a second pass (loops=, or
+    // runtime= past the end) writes other sizes over the first's blocks.
+    let one_pass = d
+        .args
+        .iter()
+        .any(|a| matches!(a, Set::Passes(1) | Set::IoLimit(_)));
+    if !one_pass {
+        return r.refuse(key, format!("with verify={m} over more than one pass (loops=, or time_based): each pass writes other sizes over the last's blocks, and stripebench's check replays one pass's size draws: give loops=1 and no time_based, or run this job with fio"));
+    }
+    let seeded = d.args.iter().any(|a| matches!(a, Set::Seed(_)));
+    if !seeded && r.get("randseed").is_none() {
+        if r.flag("randrepeat")? != Some(false) {
+            let (seed, said) = super::repeatable_seed();
+            d.args.push(Set::Seed(seed));
+            d.notes.push(said);
+        } else if d.rw == "read" {
+            let key = r.get_or_first("randrepeat");
+            return r.refuse(key, format!("with verify={m} and blocks of several sizes: fio then draws this run's sizes afresh, so it reads the blocks at sizes they were not written at (fio's own check of them fails); stripebench's read replays the write's seeded draws: drop randrepeat=0, or give randseed= (the write's)"));
+        } else {
+            // A seed of this run's own, which its read-back takes too
+            // (fio's read-back keeps a record of each block's size).
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            let nanos = now.map_or(0, |t| t.as_nanos() as u64);
+            d.args.push(Set::Seed(crate::base::io::splitmix64(nanos)));
+        }
+    }
+    d.notes.push(format!("{} with verify={m}: fio writes each block at the size it draws, and its read draws the same sizes (its size draws seeded alike for reads and writes, randrepeat=1) and checks each block at the size it was written; stripebench does the same: each self-describing block's header records its size, the read's seeded draws replay the write's, and a block read at another size than it was written is reported bad", show_text(&r.written(key))));
     Ok(())
 }
 
@@ -2933,7 +3001,7 @@ mod tests {
     }
 
     #[test]
-    fn a_verified_write_of_several_block_sizes_is_refused_by_its_bssplit() {
+    fn a_read_that_checks_nothing_reads_a_split_s_sizes_unverified() {
         // A read with do_verify=0 checks nothing: its sizes are any.
         let t =
             translated("[j]\nrw=read\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n").unwrap();
@@ -2963,17 +3031,18 @@ mod tests {
                 "`verify=crc32c` with rw=rw and numjobs=2",
                 "each write a share of their own",
             ),
-            // fio's t0002 (pre and post): blocks of several sizes, each
-            // checked at its own size; ours are checked at one --bs.
+            // Blocks of several sizes (fio's t0002 runs): a random
+            // verified write covers its region in blocks of one size, and
+            // a read whose size draws are not the write's checks nothing.
             (
-                "[j]\nrw=write\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n",
-                "`bssplit=512/50:1M/50` with verify=md5",
-                "checks each at the size it was written",
+                "[j]\nrw=randwrite\nverify=md5\nbssplit=512/50:1M/50\n",
+                "`bssplit=512/50:1M/50` with verify=md5 and rw=randwrite",
+                "give one bs= to a random verified write",
             ),
             (
-                "[j]\nrw=read\nverify=md5\nverify_fatal=1\nbssplit=512/50:1M/50\n",
-                "`bssplit=512/50:1M/50` with verify=md5",
-                "give one bs= to the write and its check",
+                "[j]\nrw=read\nverify=md5\nrandrepeat=0\nbssplit=512/50:1M/50\n",
+                "`randrepeat=0` with verify=md5 and blocks of several sizes",
+                "give randseed= (the write's)",
             ),
             (
                 "[j]\nrw=randrw\nverify=crc32c\ndo_verify=0\n",

@@ -652,13 +652,15 @@ fn write_data<E: Engine>(
             // not one range: its blocks claim only themselves.
             let extent = match spec.stripe {
                 // A mix's writes stop wherever its reads left them
-                // (their share is drawn): each block claims only as far
-                // as the writes got, so what lies past it is unwritten,
-                // not stale, and its passes are one generation (the
-                // reads' wrap counts a pass the writes did not make).
-                None if spec.read_pct > 0 => Extent {
+                // (their share is drawn), and blocks of drawn sizes
+                // (--bssplit) end wherever the draws took them: each
+                // block claims only as far as the writes got, so what
+                // lies past it is unwritten, not stale, and a mix's
+                // passes are one generation (the reads' wrap counts a
+                // pass the writes did not make).
+                None if spec.read_pct > 0 || spec.access.sizes.is_some() => Extent {
                     start: spec.region.offset,
-                    end: offset + bs,
+                    end: offset + len,
                 },
                 None => write_extent(
                     Extent {
@@ -675,8 +677,10 @@ fn write_data<E: Engine>(
                     end: offset + bs,
                 },
             };
+            // Only the bytes this write sends: a block of its own size,
+            // which its header records (--bssplit).
             fill_block(
-                engine.write_buffer(s),
+                &mut engine.write_buffer(s)[..len as usize],
                 offset,
                 spec.id as u32,
                 g,
@@ -725,7 +729,10 @@ fn inspect<C: Clock, E: Engine<Clock = C>>(
             if !slot.full || (mix && slot.check == 0) {
                 continue;
             }
-            let (v, buf, offset) = (&mut tally.out.verify, engine.buffer(s), slot.offset);
+            // The bytes this read moved: a block of the size drawn for it
+            // (--bssplit), which the write drew alike.
+            let buf = &engine.buffer(s)[..slot.len as usize];
+            let (v, offset) = (&mut tally.out.verify, slot.offset);
             match (&spec.pattern, mix) {
                 (Some(p), _) => v.note_pattern(p, buf, offset),
                 (None, true) => v.note_recorded(buf, offset, spec.id as u32, slot.check),

@@ -336,7 +336,7 @@ impl VerifyTally {
                 format!("holds the block written for offset {written_for}")
             }
             Found::OtherSize { len } => {
-                format!("a header for a {len}-byte block: verify with the --bs it was written with")
+                format!("a header for a {len}-byte block: verify with the --bs it was written with (or its --bssplit and --seed)")
             }
             _ => "checksum mismatch".into(),
         };
@@ -375,14 +375,21 @@ impl VerifyTally {
 /// one pass over its region), at most [`VERIFY_TRACK_MAX`]. 0 for a worker
 /// that does not verify what it reads.
 pub fn verify_table_entries(spec: &WorkerSpec) -> u64 {
-    if spec.verify != VerifyMode::Read || spec.bs == 0 {
+    let bs = smallest_io(spec);
+    if spec.verify != VerifyMode::Read || bs == 0 {
         return 0;
     }
     let ios = match spec.io_limit {
-        Some(l) => l.div_ceil(spec.bs),
-        None => spec.region.length / spec.bs,
+        Some(l) => l.div_ceil(bs),
+        None => spec.region.length / bs,
     };
     ios.min(VERIFY_TRACK_MAX as u64)
+}
+
+/// The smallest I/O a worker issues: `--bssplit`'s smallest size, else
+/// its one size. Counting I/Os by it bounds how many a byte budget makes.
+fn smallest_io(spec: &WorkerSpec) -> u64 {
+    spec.access.sizes.as_ref().map_or(spec.bs, |s| s.min())
 }
 
 /// Bytes of memory a verifying worker's tables can come to fill: an I/O
@@ -390,9 +397,10 @@ pub fn verify_table_entries(spec: &WorkerSpec) -> u64 {
 /// block, or a new run of unwritten ones), each table at most
 /// [`VERIFY_TRACK_MAX`] entries.
 pub fn verify_table_bytes(spec: &WorkerSpec) -> u64 {
+    let bs = smallest_io(spec);
     let ios = match spec.io_limit {
-        Some(l) if spec.bs > 0 => l.div_ceil(spec.bs),
-        _ => spec.region.length / spec.bs.max(1),
+        Some(l) if bs > 0 => l.div_ceil(bs),
+        _ => spec.region.length / bs.max(1),
     };
     let entries = if verify_table_entries(spec) == 0 {
         0
@@ -886,7 +894,7 @@ mod tests {
         );
         assert_eq!(
             t.bad[2].detail,
-            "a header for a 8192-byte block: verify with the --bs it was written with"
+            "a header for a 8192-byte block: verify with the --bs it was written with (or its --bssplit and --seed)"
         );
     }
 

@@ -160,6 +160,20 @@ impl SizeTable {
     pub fn pick(&self, rng: &mut Rng) -> usize {
         usize::from(self.pick[rng.below(100) as usize])
     }
+
+    /// The next size that fits in `room` bytes, which must hold the
+    /// smallest: drawn again while the one drawn does not fit, as fio's
+    /// get_next_buflen does (every size kept has a share, so the
+    /// smallest comes up one draw in 100 at worst).
+    #[inline]
+    pub fn pick_fitting(&self, rng: &mut Rng, room: u64) -> usize {
+        loop {
+            let i = self.pick(rng);
+            if self.lens[i] <= room {
+                return i;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
