@@ -304,7 +304,12 @@ pub struct RunArgs {
     /// Each worker stops after this many bytes, rounded up to whole --bs
     /// requests: a size-bounded run whose byte and I/O counts are exact (the
     /// window then counts every I/O: no ramp). It runs until done; --duration,
-    /// if given, is a cap.
+    /// if given, is a cap. With --passes N it is fio's io_size= with loops=N:
+    /// N x SIZE, the passes going round the region as needed, unless the
+    /// region's pass holds less than SIZE (and does not wrap, as fio's
+    /// sequential write of io_size over size does): then whole passes, N
+    /// of them or as many as reach SIZE (with --verify on a write, the
+    /// read-back's bytes counted too, as fio counts them).
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
     pub io_limit: Option<u64>,
 
@@ -316,7 +321,8 @@ pub struct RunArgs {
 
     /// Each worker covers its own region N times and stops (random patterns:
     /// N x the region's bytes); the window closes at the last completion.
-    /// No ramp; --duration, if given, is a cap (default: none).
+    /// No ramp; --duration, if given, is a cap (default: none). With
+    /// --io-limit: fio's loops= over io_size= (see --io-limit).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_max_errors)]
     pub passes: Option<u64>,
 

@@ -116,6 +116,9 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             }
             let id = workers.len();
             let mut spec = worker_spec(cfg, id, ti, job, slice, bs, lbs, members, logical_bs);
+            if let Some(n) = io_size_loops(cfg, slice, bs, t.size) {
+                spec.io_limit = Some(spec.io_limit.map_or(n, |l| l.min(n)));
+            }
             spec.rate_period_ns = rate_period_ns;
             workers.push(spec);
         }
@@ -415,6 +418,28 @@ fn check_replay(
     Ok(())
 }
 
+/// `--io-limit` with `--passes`: fio's io_size= with loops=, the bytes the
+/// worker over `slice` of a target of `size` bytes does by fio's rule
+/// (`measure::loops`); `None` without both.
+fn io_size_loops(cfg: &RunConfig, slice: Region, bs: u64, size: u64) -> Option<u64> {
+    let (io_size, loops) = (cfg.io_limit?, cfg.passes?);
+    let random = cfg.rw.is_random();
+    let bytes = cfg.access.pass_bytes(slice.length, bs, random);
+    let skip = cfg.access.skip;
+    let holed = !random && skip > 0 && cfg.access.zones.is_none() && bytes > 0;
+    // With holes, fio's next position after the pass's last request,
+    // counted from the region's start.
+    let next = holed.then(|| (bytes / bs).saturating_mul(bs + skip as u64));
+    let writes = cfg.rw.writes();
+    let pass = crate::measure::loops::Pass {
+        bytes,
+        bs,
+        wraps: !random && crate::measure::loops::wraps(writes, io_size, slice.length, next, size),
+        verified: cfg.verify && writes,
+    };
+    Some(crate::measure::loops::bytes(io_size, loops, pass))
+}
+
 /// Worker `id`'s spec: job `job` on target `ti`, over `slice`.
 #[allow(clippy::too_many_arguments)]
 fn worker_spec(
@@ -446,8 +471,10 @@ fn worker_spec(
         // --seq-run lay them); --ios is a count of requests. Of the bounds
         // given, the first reached ends the worker, as fio's number_ios
         // does beside size= and io_size=.
+        // (--io-limit with --passes is fio's io_size= with loops=, which
+        // build() sets from the target's size: io_size_loops().)
         io_limit: [
-            cfg.passes.map(|n| {
+            cfg.passes.filter(|_| cfg.io_limit.is_none()).map(|n| {
                 match &cfg.replay {
                     // A replay's pass is the whole log.
                     Some(log) => (log.ios.len() as u64).saturating_mul(bs),
@@ -455,7 +482,7 @@ fn worker_spec(
                 }
                 .saturating_mul(n)
             }),
-            cfg.io_limit,
+            cfg.io_limit.filter(|_| cfg.passes.is_none()),
             cfg.ios.map(|n| n.saturating_mul(bs)),
         ]
         .into_iter()

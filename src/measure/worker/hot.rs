@@ -601,7 +601,14 @@ fn write_data<E: Engine>(
                         end: spec.region.offset + spec.region.length,
                     },
                     bs,
-                    limit,
+                    // With holes (--skip) a limit's blocks lie a stride
+                    // apart: the range they cover is that much longer.
+                    match spec.access.skip {
+                        s if s > 0 && limit != u64::MAX => limit
+                            .div_ceil(bs.max(1))
+                            .saturating_mul(bs.saturating_add(s as u64)),
+                        _ => limit,
+                    },
                     pass,
                     offset,
                 ),
