@@ -338,13 +338,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub create: Option<u64>,
 
-    /// Write each target, a block device, once to its end from --offset
-    /// (--passes 1 unless a bound is given, no time limit unless
-    /// --duration), as fio's fill_device=1 does on one (with --rw write, no
-    /// --size). Refused
-    /// on a file: fio grows a file until its file system is full (ENOSPC),
-    /// which stripebench does not do; give --size instead (the free space
-    /// df shows, less some for the file system's own blocks).
+    /// Write each target once to its end from --offset (--passes 1 unless a
+    /// bound is given, no time limit unless --duration), as fio's
+    /// fill_device=1 does (with --rw write, no --size): a block device to
+    /// its last block; a regular file until its file system says no space
+    /// is left (ENOSPC, or EDQUOT), that write no error: the bytes written
+    /// are the figure, and the file, made empty if it is not there, keeps
+    /// them, so the file system stays full until it is removed. The dry
+    /// run says how much is free (statvfs). A file stripebench did not
+    /// make still needs --allow-destructive.
     #[arg(long)]
     pub fill_device: bool,
 

@@ -448,9 +448,9 @@ fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
     check_access(args)
 }
 
-/// `--fill-device`: a sequential write to each device's end. A file is
-/// refused: fio grows one until ENOSPC, which we do not do (a run that
-/// filled a file system by surprise would harm whatever else lives on it).
+/// `--fill-device`: a sequential write to each device's end, or, on a
+/// regular file, until its file system says no space is left (ENOSPC), as
+/// fio's fill_device=1 grows a file (the layout says how much is free).
 fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
     use std::os::unix::fs::FileTypeExt;
     let bad = |why: String| Err(ConfigError::FillDevice(why));
@@ -461,12 +461,12 @@ fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
         return bad("writes each device to its end: drop --size and --create".into());
     }
     if args.targets.is_empty() {
-        return bad("writes a block device to its end, and none is named (the built-in test bed is files): name the device".into());
+        return bad("writes a device to its end, or a file until its file system is full, and none is named (the built-in test bed's files would fill /tmp): name the device or file".into());
     }
     for t in &args.targets {
         match std::fs::metadata(t) {
-            Ok(m) if m.file_type().is_block_device() => {}
-            Ok(_) => return bad(format!("writes a block device to its end, and {} is no block device: fio grows a file until its file system is full (ENOSPC), which stripebench does not do; give --size instead (the free space `df -B1 --output=avail` shows, less some for the file system's own blocks)", t.display())),
+            Ok(m) if m.file_type().is_block_device() || m.file_type().is_file() => {}
+            Ok(_) => return bad(format!("writes a block device to its end or a regular file until its file system is full, and {} is neither", t.display())),
             // Said by the check that the target exists.
             Err(_) => {}
         }
@@ -964,6 +964,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         io_limit: args.io_limit,
         ios: args.ios,
         max_errors: args.max_errors,
+        fill: args.fill_device,
         debug_fail_from: args.debug_fail_from,
         debug_corrupt_write: args.debug_corrupt_write,
         debug_die_in_setup: args.debug_die_in_setup,

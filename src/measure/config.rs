@@ -66,6 +66,9 @@ pub struct RunConfig {
     /// or at its other bound, whichever first.
     pub ios: Option<u64>,
     pub max_errors: u64,
+    /// `--fill-device`: write until no space is left; on a file, from
+    /// --offset until its file system says ENOSPC (fio's fill_device=1).
+    pub fill: bool,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
     /// Testing only: worker 0's Nth write goes out with a byte flipped.

@@ -277,6 +277,10 @@ fn size_and_region(
             cfg.offset
         ));
     }
+    if cfg.fill && t.kind == TargetKind::File {
+        let region = fill_region(cfg, t, bs, warnings)?;
+        return Ok((bs, region, lbs));
+    }
     if cfg.offset >= t.size {
         return usage(format!(
             "--offset {} is beyond the end of {p} ({} bytes): choose a smaller offset",
@@ -308,6 +312,38 @@ fn size_and_region(
         warnings.push(Warning::IoLimitRoundsUp { path: p, limit, bs });
     }
     Ok((bs, region, lbs))
+}
+
+/// `--fill-device` on a regular file: from --offset, until the file system
+/// says no space is left (the worker ends there, `WorkerSpec::fill`). The
+/// region reaches past all the space the file could take: what is free
+/// now (statvfs, the blocks root may use) and the file's own bytes past
+/// --offset, a block over; the fill ends at ENOSPC before its end.
+fn fill_region(
+    cfg: &RunConfig,
+    t: &Target,
+    bs: u64,
+    warnings: &mut Vec<Warning>,
+) -> Result<Region> {
+    let p = crate::base::error::show_path(&t.path);
+    let vfs = match nix::sys::statvfs::statvfs(&t.path) {
+        Ok(v) => v,
+        Err(e) => {
+            return usage(format!(
+                "--fill-device: cannot tell how much space {p}'s file system has ({e})"
+            ))
+        }
+    };
+    let free = (vfs.blocks_free() as u64).saturating_mul(vfs.fragment_size() as u64);
+    let own = t.size.saturating_sub(cfg.offset);
+    let length = (free.saturating_add(own) / bs)
+        .saturating_add(1)
+        .saturating_mul(bs);
+    warnings.push(Warning::FillsFileSystem { path: p, free, own });
+    Ok(Region {
+        offset: cfg.offset,
+        length,
+    })
 }
 
 /// The unit a target's region is split on: the block size, or, with
@@ -489,6 +525,7 @@ fn worker_spec(
         .flatten()
         .min(),
         max_errors: cfg.max_errors,
+        fill: cfg.fill,
         verify: match (cfg.verify, cfg.rw) {
             (false, _) => VerifyMode::Off,
             (true, RwMode::Write | RwMode::Randwrite | RwMode::Rw) => VerifyMode::Write {

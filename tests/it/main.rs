@@ -20,6 +20,7 @@ mod endless_inputs;
 mod engines;
 mod escapes;
 mod fio_bounds;
+mod fio_fill;
 mod fio_io_size_loops;
 mod fio_job;
 mod fio_json;

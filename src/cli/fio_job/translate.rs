@@ -1638,7 +1638,7 @@ fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     d.args
         .retain(|a| !matches!(a, Set::Size(_) | Set::Create(_)));
     d.args.push(Set::FillDevice);
-    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file fio grows it until its file system says ENOSPC, which stripebench does not do, so a file is refused when the run starts", show_text(&r.written(o))));
+    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file both write it in order from offset= until its file system says no space is left (ENOSPC), the write that found it full no error and its bytes not counted (fio counts it among its I/Os, one more than stripebench's), making the file if it is not there; the file system stays full until the file is removed", show_text(&r.written(o))));
     Ok(())
 }
 

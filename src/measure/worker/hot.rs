@@ -395,7 +395,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             }
         }
     }
-    (hung, issued_bytes < limit)
+    // A fill that found the file system full ended on its limit.
+    (hung, issued_bytes < limit && !tally.out.filled)
 }
 
 /// What the loop does after issuing: reap (waiting at most until the next
@@ -896,6 +897,8 @@ struct Tally<'a, C> {
     epoch: Instant,
     ramp_ns: u64,
     max_errors: u64,
+    /// `spec.fill`: a write with no space left ends the worker.
+    fill: bool,
     /// CPU time is sampled when the window opens for this worker (the start
     /// with no ramp, else its first completion in the window) and when it
     /// closes (the first completion after the deadline, before the drain;
@@ -1002,6 +1005,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             epoch,
             ramp_ns: spec.ramp_ns,
             max_errors: spec.max_errors,
+            fill: spec.fill,
             cmdprio: spec.cmdprio.map(|c| CmdPrioDraw::new(spec.seed, c)),
             in_window,
             cpu0: if in_window {
@@ -1106,6 +1110,14 @@ impl<'a, C: Clock> Tally<'a, C> {
                     .err()
                     .and_then(|e| e.raw_os_error())
                     .unwrap_or(0);
+                // --fill-device: no space left is where the fill ends, as
+                // fio's fill_device=1 ends there, not an error.
+                if self.fill && slot.op == Op::Write && matches!(errno, libc::ENOSPC | libc::EDQUOT)
+                {
+                    self.out.filled = true;
+                    self.stopping = true;
+                    return None;
+                }
                 let message = || match &failed {
                     Err(e) => e.to_string(),
                     Ok(_) => "unexpected end of file (the target shrank?)".to_string(),

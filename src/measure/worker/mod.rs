@@ -64,6 +64,10 @@ pub struct WorkerSpec {
     pub io_limit: Option<u64>,
     /// Stop after this many I/O errors (`--max-errors`).
     pub max_errors: u64,
+    /// `--fill-device`: a write that fails for want of space (ENOSPC,
+    /// EDQUOT) ends the worker as its limit, not as an error: fio's
+    /// fill_device=1, whose write that hit the end is no error either.
+    pub fill: bool,
     /// Self-describing blocks (`--verify`).
     pub verify: VerifyMode,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
@@ -512,6 +516,8 @@ pub struct WorkerOutcome {
     pub error_samples: Vec<IoErrorRecord>,
     /// The worker stopped because it reached --max-errors.
     pub stopped_on_errors: bool,
+    /// With `fill`: the worker stopped where a write found no space left.
+    pub filled: bool,
     /// Bytes moved over the whole run (ramp, window, and the I/O after the
     /// deadline): what the device counters are compared with.
     pub span_read_bytes: u64,
@@ -780,6 +786,7 @@ mod tests {
             align: 4096,
             io_limit: Some(blocks * bs),
             max_errors: 1,
+            fill: false,
             verify: VerifyMode::Read,
             dedupe_pct: 0,
             pattern: None,
