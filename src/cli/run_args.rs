@@ -363,7 +363,12 @@ pub struct RunArgs {
     /// Each worker stops after this many bytes, rounded up to whole --bs
     /// requests: a size-bounded run whose byte and I/O counts are exact (the
     /// window then counts every I/O: no ramp). It runs until done; --duration,
-    /// if given, is a cap.
+    /// if given, is a cap. With --passes N it is fio's io_size= with loops=N:
+    /// N x SIZE, the passes going round the region as needed, unless the
+    /// region's pass holds less than SIZE (and does not wrap, as fio's
+    /// sequential write of io_size over size does): then whole passes, N
+    /// of them or as many as reach SIZE (with --verify on a write, the
+    /// read-back's bytes counted too, as fio counts them).
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
     pub io_limit: Option<u64>,
 
@@ -375,7 +380,8 @@ pub struct RunArgs {
 
     /// Each worker covers its own region N times and stops (random patterns:
     /// N x the region's bytes); the window closes at the last completion.
-    /// No ramp; --duration, if given, is a cap (default: none).
+    /// No ramp; --duration, if given, is a cap (default: none). With
+    /// --io-limit: fio's loops= over io_size= (see --io-limit).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_max_errors)]
     pub passes: Option<u64>,
 
@@ -391,13 +397,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub create: Option<u64>,
 
-    /// Write each target, a block device, once to its end from --offset
-    /// (--passes 1 unless a bound is given, no time limit unless
-    /// --duration), as fio's fill_device=1 does on one (with --rw write, no
-    /// --size). Refused
-    /// on a file: fio grows a file until its file system is full (ENOSPC),
-    /// which stripebench does not do; give --size instead (the free space
-    /// df shows, less some for the file system's own blocks).
+    /// Write each target once to its end from --offset (--passes 1 unless a
+    /// bound is given, no time limit unless --duration), as fio's
+    /// fill_device=1 does (with --rw write, no --size): a block device to
+    /// its last block; a regular file until its file system says no space
+    /// is left (ENOSPC, or EDQUOT), that write no error: the bytes written
+    /// are the figure, and the file, made empty if it is not there, keeps
+    /// them, so the file system stays full until it is removed. The dry
+    /// run says how much is free (statvfs). A file stripebench did not
+    /// make still needs --allow-destructive.
     #[arg(long)]
     pub fill_device: bool,
 

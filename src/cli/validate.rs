@@ -83,7 +83,7 @@ pub enum ConfigError {
     SeqRunSequential(&'static str),
     #[error("--skip with --stripe: a modelled RAID0's passes are whole stripes; drop one")]
     SkipWithStripe,
-    #[error("--verify checks every block of a pass, and --skip leaves holes or goes back over blocks: drop one")]
+    #[error("--verify checks every block of a pass in order, and a negative --skip goes back over blocks: drop one")]
     SkipWithVerify,
     #[error("--zones walks zones in order, and --rw {0} is not one direction in order: use --rw read or write")]
     ZonesPattern(&'static str),
@@ -93,7 +93,7 @@ pub enum ConfigError {
     IncrementOfOne,
     #[error("--bssplit with {0}: {1}")]
     SplitWith(&'static str, &'static str),
-    #[error("--verify needs one writer per block, and --offset-increment {0} lets jobs' regions overlap: give --size at most the increment, or drop one")]
+    #[error("--verify needs one writer per block, and --offset-increment {0} lets jobs' regions overlap (allowed for --rw write or read alone): give --size at most the increment, or drop one")]
     IncrementOverlapsVerify(u64),
     #[error("--members names the volume whose members are driven: name no TARGET with it")]
     MembersWithTargets,
@@ -123,8 +123,6 @@ pub enum ConfigError {
     CompleteMinRate(u32),
     #[error("--sched batch cannot go with --sqpoll: the kernel submission thread inherits SCHED_BATCH and, polling on the worker's CPU, is not let in when the worker waits (two orders of magnitude slower on zram); use --sched normal (or auto) with --sqpoll")]
     SchedBatchSqpoll,
-    #[error("--io-limit and --passes both bound what each worker does: give one")]
-    TwoBounds,
     /// `{0}` is what is wrong with the run for --fill-device.
     #[error("--fill-device {0}")]
     FillDevice(String),
@@ -451,15 +449,17 @@ fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
     if args.jobs_share && args.jobs < 2 {
         return Err(ConfigError::ShareOfOne);
     }
-    if args.jobs_share && args.verify {
+    // (With --offset-increment each job has its region, whatever
+    // --jobs-share says: its own check follows.)
+    if args.jobs_share && args.verify && args.offset_increment.is_none() {
         return Err(ConfigError::ShareWithVerify);
     }
     check_access(args)
 }
 
-/// `--fill-device`: a sequential write to each device's end. A file is
-/// refused: fio grows one until ENOSPC, which we do not do (a run that
-/// filled a file system by surprise would harm whatever else lives on it).
+/// `--fill-device`: a sequential write to each device's end, or, on a
+/// regular file, until its file system says no space is left (ENOSPC), as
+/// fio's fill_device=1 grows a file (the layout says how much is free).
 fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
     use std::os::unix::fs::FileTypeExt;
     let bad = |why: String| Err(ConfigError::FillDevice(why));
@@ -470,12 +470,12 @@ fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
         return bad("writes each device to its end: drop --size and --create".into());
     }
     if args.targets.is_empty() {
-        return bad("writes a block device to its end, and none is named (the built-in test bed is files): name the device".into());
+        return bad("writes a device to its end, or a file until its file system is full, and none is named (the built-in test bed's files would fill /tmp): name the device or file".into());
     }
     for t in &args.targets {
         match std::fs::metadata(t) {
-            Ok(m) if m.file_type().is_block_device() => {}
-            Ok(_) => return bad(format!("writes a block device to its end, and {} is no block device: fio grows a file until its file system is full (ENOSPC), which stripebench does not do; give --size instead (the free space `df -B1 --output=avail` shows, less some for the file system's own blocks)", t.display())),
+            Ok(m) if m.file_type().is_block_device() || m.file_type().is_file() => {}
+            Ok(_) => return bad(format!("writes a block device to its end or a regular file until its file system is full, and {} is neither", t.display())),
             // Said by the check that the target exists.
             Err(_) => {}
         }
@@ -581,7 +581,10 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
         return Err(ConfigError::SkipWithStripe);
     }
     check_random_map(args)?;
-    if args.skip.is_some() && args.verify {
+    // Holes (a skip forward) leave blocks unwritten that the read-back, with
+    // the same --skip, does not read; going back over blocks rewrites them
+    // out of order, which the check of stale blocks cannot tell.
+    if args.skip.is_some_and(|s| s < 0) && args.verify {
         return Err(ConfigError::SkipWithVerify);
     }
     if args.zones.is_some() {
@@ -644,7 +647,15 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
         if args.jobs < 2 {
             return Err(ConfigError::IncrementOfOne);
         }
-        if args.verify && args.size.is_none_or(|s| s > inc) {
+        // Sequential writers whose regions overlap each still write their
+        // blocks in order from their region's start, so a block one wrote
+        // between two of another's was written (and holds whichever came
+        // last, a good block of this run at its offset): the read-back
+        // tells lost and stale blocks as with one writer. Random and mixed
+        // writers keep no such order. (Readers write nothing: their
+        // regions may overlap.)
+        let ordered = matches!(args.rw, RwMode::Write | RwMode::Read);
+        if args.verify && !ordered && args.size.is_none_or(|s| s > inc) {
             return Err(ConfigError::IncrementOverlapsVerify(inc));
         }
     }
@@ -782,9 +793,6 @@ fn ring_setup(args: &RunArgs, available: &[usize]) -> Result<RingSetup, ConfigEr
 /// The ramp before the measured window: none under a bound on the I/O
 /// (--io-limit, --ios or --passes count every I/O), else 1 s unless given.
 fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
-    if args.io_limit.is_some() && args.passes.is_some() {
-        return Err(ConfigError::TwoBounds);
-    }
     let bound = if args.passes.is_some() {
         Some("--passes")
     } else if args.io_limit.is_some() {
@@ -1020,6 +1028,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         ios: args.ios,
         max_errors: args.max_errors,
         ignore_errors: args.ignore_errors.clone().unwrap_or_default(),
+        fill: args.fill_device,
         debug_fail_from: args.debug_fail_from,
         debug_corrupt_write: args.debug_corrupt_write,
         debug_die_in_setup: args.debug_die_in_setup,
@@ -1386,13 +1395,13 @@ mod tests {
             (vec!["--seq-run", "8"], "--seq-run sets how often"),
             (vec!["--offset-increment", "1m"], "give --jobs 2 or more"),
             (
-                vec!["--rw", "write", "--verify", "--skip", "4k"],
-                "leaves holes",
+                vec!["--rw", "write", "--verify", "--skip", "-4k"],
+                "goes back over blocks",
             ),
             (
                 vec![
                     "--rw",
-                    "write",
+                    "randwrite",
                     "--verify",
                     "--jobs",
                     "2",
@@ -1417,6 +1426,22 @@ mod tests {
             "1m",
         ];
         assert!(cfg(&ok).is_ok());
+        // Holes forward, and sequential writers (or readers) over
+        // overlapping regions, keep the order the read-back's check of
+        // stale and lost blocks rests on.
+        assert!(cfg(&["--rw", "write", "--verify", "--skip", "4k"]).is_ok());
+        for rw in ["write", "read"] {
+            let a = [
+                "--rw",
+                rw,
+                "--verify",
+                "--jobs",
+                "2",
+                "--offset-increment",
+                "1m",
+            ];
+            assert!(cfg(&a).is_ok(), "{rw}");
+        }
     }
 
     #[test]

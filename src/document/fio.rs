@@ -481,7 +481,13 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         }
     }
     match (cfg.io_limit, cfg.passes, cfg.ios) {
-        (Some(n), _, _) => g.push(format!("--io_size={n}")),
+        (Some(n), loops, _) => {
+            g.push(format!("--io_size={n}"));
+            // --io-limit with --passes is fio's io_size= with loops=.
+            if let Some(l) = loops.filter(|&l| l > 1) {
+                g.push(format!("--loops={l}"));
+            }
+        }
         (None, Some(n), _) => g.push(format!("--loops={n}")),
         // --ios alone goes round the region until its count, which fio's
         // number_ios does not (it stops at size=): io_size= lets it.
@@ -495,7 +501,7 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         // fio stops at number_ios x loops I/Os (exceeds_number_ios()): a
         // count of --passes' loops is given per loop, rounded up (the note
         // says when that is not exact).
-        let loops = cfg.passes.filter(|_| cfg.io_limit.is_none()).unwrap_or(1);
+        let loops = cfg.passes.unwrap_or(1);
         g.push(format!("--number_ios={}", n.div_ceil(loops)));
     }
     // Without time_based, fio's runtime is a cap: as --duration is to a

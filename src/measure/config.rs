@@ -168,6 +168,9 @@ pub struct RunConfig {
     /// `--ignore-errors`: the errnos an I/O may fail with, per direction,
     /// and its worker go on.
     pub ignore_errors: IgnoredErrors,
+    /// `--fill-device`: write until no space is left; on a file, from
+    /// --offset until its file system says ENOSPC (fio's fill_device=1).
+    pub fill: bool,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
     /// Testing only: worker 0's Nth write goes out with a byte flipped.

@@ -123,6 +123,9 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             }
             let id = workers.len();
             let mut spec = worker_spec(cfg, id, ti, job, slice, bs, lbs, members, logical_bs);
+            if let Some(n) = io_size_loops(cfg, slice, bs, t.size) {
+                spec.io_limit = Some(spec.io_limit.map_or(n, |l| l.min(n)));
+            }
             spec.rate_period_ns = rate_period_ns;
             if let Some(ask) = cfg.access.spr {
                 // fio's io_size: the physical capacity, written once.
@@ -288,6 +291,10 @@ fn size_and_region(
             cfg.offset
         ));
     }
+    if cfg.fill && t.kind == TargetKind::File {
+        let region = fill_region(cfg, t, bs, warnings)?;
+        return Ok((bs, region, lbs));
+    }
     if cfg.offset >= t.size {
         return usage(format!(
             "--offset {} is beyond the end of {p} ({} bytes): choose a smaller offset",
@@ -319,6 +326,38 @@ fn size_and_region(
         warnings.push(Warning::IoLimitRoundsUp { path: p, limit, bs });
     }
     Ok((bs, region, lbs))
+}
+
+/// `--fill-device` on a regular file: from --offset, until the file system
+/// says no space is left (the worker ends there, `WorkerSpec::fill`). The
+/// region reaches past all the space the file could take: what is free
+/// now (statvfs, the blocks root may use) and the file's own bytes past
+/// --offset, a block over; the fill ends at ENOSPC before its end.
+fn fill_region(
+    cfg: &RunConfig,
+    t: &Target,
+    bs: u64,
+    warnings: &mut Vec<Warning>,
+) -> Result<Region> {
+    let p = crate::base::error::show_path(&t.path);
+    let vfs = match nix::sys::statvfs::statvfs(&t.path) {
+        Ok(v) => v,
+        Err(e) => {
+            return usage(format!(
+                "--fill-device: cannot tell how much space {p}'s file system has ({e})"
+            ))
+        }
+    };
+    let free = (vfs.blocks_free() as u64).saturating_mul(vfs.fragment_size() as u64);
+    let own = t.size.saturating_sub(cfg.offset);
+    let length = (free.saturating_add(own) / bs)
+        .saturating_add(1)
+        .saturating_mul(bs);
+    warnings.push(Warning::FillsFileSystem { path: p, free, own });
+    Ok(Region {
+        offset: cfg.offset,
+        length,
+    })
 }
 
 /// The unit a target's region is split on: the block size, or, with
@@ -429,6 +468,28 @@ fn check_replay(
     Ok(())
 }
 
+/// `--io-limit` with `--passes`: fio's io_size= with loops=, the bytes the
+/// worker over `slice` of a target of `size` bytes does by fio's rule
+/// (`measure::loops`); `None` without both.
+fn io_size_loops(cfg: &RunConfig, slice: Region, bs: u64, size: u64) -> Option<u64> {
+    let (io_size, loops) = (cfg.io_limit?, cfg.passes?);
+    let random = cfg.rw.is_random();
+    let bytes = cfg.access.pass_bytes(slice.length, bs, random);
+    let skip = cfg.access.skip;
+    let holed = !random && skip > 0 && cfg.access.zones.is_none() && bytes > 0;
+    // With holes, fio's next position after the pass's last request,
+    // counted from the region's start.
+    let next = holed.then(|| (bytes / bs).saturating_mul(bs + skip as u64));
+    let writes = cfg.rw.writes();
+    let pass = crate::measure::loops::Pass {
+        bytes,
+        bs,
+        wraps: !random && crate::measure::loops::wraps(writes, io_size, slice.length, next, size),
+        verified: cfg.verify && writes,
+    };
+    Some(crate::measure::loops::bytes(io_size, loops, pass))
+}
+
 /// Worker `id`'s spec: job `job` on target `ti`, over `slice`.
 #[allow(clippy::too_many_arguments)]
 fn worker_spec(
@@ -460,8 +521,10 @@ fn worker_spec(
         // --seq-run lay them); --ios is a count of requests. Of the bounds
         // given, the first reached ends the worker, as fio's number_ios
         // does beside size= and io_size=.
+        // (--io-limit with --passes is fio's io_size= with loops=, which
+        // build() sets from the target's size: io_size_loops().)
         io_limit: [
-            cfg.passes.map(|n| {
+            cfg.passes.filter(|_| cfg.io_limit.is_none()).map(|n| {
                 match &cfg.replay {
                     // A replay's pass is the whole log.
                     Some(log) => (log.ios.len() as u64).saturating_mul(bs),
@@ -469,7 +532,7 @@ fn worker_spec(
                 }
                 .saturating_mul(n)
             }),
-            cfg.io_limit,
+            cfg.io_limit.filter(|_| cfg.passes.is_none()),
             cfg.ios.map(|n| n.saturating_mul(bs)),
         ]
         .into_iter()
@@ -477,6 +540,7 @@ fn worker_spec(
         .min(),
         max_errors: cfg.max_errors,
         ignore_errors: cfg.ignore_errors.clone(),
+        fill: cfg.fill,
         verify: match (cfg.verify, cfg.rw) {
             (false, _) => VerifyMode::Off,
             (true, RwMode::Write | RwMode::Randwrite | RwMode::Rw) => VerifyMode::Write {

@@ -23,6 +23,8 @@ mod fio_bounds;
 mod fio_bssplit_verify;
 mod fio_cmdline;
 mod fio_errors;
+mod fio_fill;
+mod fio_io_size_loops;
 mod fio_job;
 mod fio_json;
 mod fio_latency_target;

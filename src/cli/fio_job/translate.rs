@@ -1098,10 +1098,15 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         if let Some((o, bytes)) = io_size {
             // fio's io_size is a byte count over the region of size=, round
             // it as many times as it takes: --io-limit, which wraps so.
-            if let Some((lo, _)) = loops.filter(|(_, n)| *n > 1) {
-                return r.refuse(lo, format!("with {}: fio's count of io_size= over loops= depends on the region (io_size=512k size=1m loops=2 does 1 MiB, io_size=3m size=1m loops=2 does 3 MiB): give one of them", show_text(&r.written(o))));
-            }
             d.args.push(Set::IoLimit(bytes));
+            // With loops=, fio's count depends on each job's region (a
+            // region that holds io_size does it loops times; a smaller one
+            // whole passes): --io-limit with --passes follows fio's rule,
+            // worker by worker (measure::loops).
+            if let Some((lo, n)) = loops.filter(|(_, n)| *n > 1) {
+                d.args.push(Set::Passes(n));
+                d.notes.push(format!("{} with {}: fio does io_size x loops where a job's region holds io_size (or its sequential write of io_size over size wraps round the region), and else whole passes over the region, loops of them or as many as reach io_size (a verify's reads counted in), as fio's current code does (fio 3.33 stopped a write of io_size over size after one io_size); so does each worker here (--io-limit with --passes)", show_text(&r.written(lo)), show_text(&r.written(o))));
+            }
         } else {
             // fio does size= once (loops= times), then ends; runtime= caps it.
             // Each of numjobs' clones does so over the whole region: so do
@@ -1854,7 +1859,7 @@ fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     d.args
         .retain(|a| !matches!(a, Set::Size(_) | Set::Create(_)));
     d.args.push(Set::FillDevice);
-    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file fio grows it until its file system says ENOSPC, which stripebench does not do, so a file is refused when the run starts", show_text(&r.written(o))));
+    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file both write it in order from offset= until its file system says no space is left (ENOSPC), the write that found it full no error and its bytes not counted (fio counts it among its I/Os, one more than stripebench's), making the file if it is not there; the file system stays full until the file is removed", show_text(&r.written(o))));
     Ok(())
 }
 
@@ -2279,9 +2284,7 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         sized_blocks(r, d, o, m)?;
     }
     let writes = rw != "read";
-    if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
-        d.notes.push(format!("{}: fio reads back and checks each N blocks while it writes, so its write job's figure holds those reads (and is lower for them); stripebench reads back the whole region after the write, as a run of its own, and checks every block: the same blocks read and checked, the same read bytes, but the write's figure is the writes' alone", show_text(&r.written(b))));
-    }
+    overlap_notes(r, d, backlog, writes && do_verify != Some(false));
     if !writes && do_verify == Some(false) {
         d.notes.push(format!("verify={m} with do_verify=0 on a read: fio checks nothing it reads, and neither does stripebench"));
         return Ok(());
@@ -2326,6 +2329,29 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         }
     }
     Ok(())
+}
+
+/// verify_backlog= and jobs whose regions overlap (offset_increment with
+/// no size=): where fio's reads and checks differ from ours, as notes.
+fn overlap_notes(r: &Reader, d: &mut Draft, backlog: Option<&Opt>, checked_writes: bool) {
+    // Jobs moved apart by offset_increment with no size= each run to the
+    // end of the file: their writes can land on each other's blocks.
+    let overlapping = r.get("offset_increment").is_some()
+        && r.get("size").is_none()
+        && d.args.iter().any(|a| matches!(a, Set::OffsetIncrement(_)));
+    if let Some(b) = backlog.filter(|_| checked_writes) {
+        if r.get("io_size").is_some() || overlapping {
+            // Each write's bytes are not one pass of the region: fio's
+            // reads follow its writes, the read-back reads each region once.
+            d.notes.push(format!("{}: fio reads back and checks each block soon after its write, so it reads what it writes (a block written twice, twice); stripebench reads back each job's region once after the write, as a run of its own (its holes skipped): every block written is checked, but its read figure is one pass of each region, and a block no write reached is counted unwritten, not bad; the write's figure is the writes' alone", show_text(&r.written(b))));
+        } else {
+            d.notes.push(format!("{}: fio reads back and checks each N blocks while it writes, so its write job's figure holds those reads (and is lower for them); stripebench reads back the whole region after the write, as a run of its own, and checks every block: the same blocks read and checked, the same read bytes, but the write's figure is the writes' alone", show_text(&r.written(b))));
+        }
+    }
+    if overlapping && checked_writes {
+        let o = r.get_or_first("offset_increment");
+        d.notes.push(format!("{} with no size=: each job's region runs to the end of the file, so the jobs' writes can land on each other's blocks (fio warns that such writers may overwrite blocks that belong to other jobs, and its check can then fail on a block another job wrote between a write and its check); stripebench checks after every job has written, and a block two jobs wrote holds the later write, checked as a good block of this run at its offset", show_text(&r.written(o))));
+    }
 }
 
 /// Verified blocks of several sizes (bssplit=, or bsrange= as a split):
@@ -2862,10 +2888,17 @@ mod tests {
             3,
             "{t:?}"
         );
-        let e = refusal("[j]\nio_size=3m\nloops=2\n");
+        // io_size= with loops=: both, fio's rule (measure::loops), said.
+        let t = translated("[j]\nio_size=3m\nloops=2\n").unwrap();
         assert!(
-            e.contains("`loops=2` with io_size=3m") && e.contains("give one of them"),
-            "{e}"
+            t.args.contains(&Set::IoLimit(3 << 20)) && t.args.contains(&Set::Passes(2)),
+            "{t:?}"
+        );
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.starts_with("loops=2 with io_size=3m: ")),
+            "{t:?}"
         );
     }
 

@@ -393,7 +393,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     // 1 at 100%) ended it as a limit does.
     let searched = search.as_ref().is_some_and(|q| q.done);
     tally.out.latency_search = search.map(|q| q.finish(C::now()));
-    (hung, issued_bytes < limit && !searched)
+    // A fill that found the file system full ended on its limit too.
+    (hung, issued_bytes < limit && !searched && !tally.out.filled)
 }
 
 /// One reap: the I/Os queued since the last go to the kernel, and what
@@ -668,7 +669,14 @@ fn write_data<E: Engine>(
                         end: spec.region.offset + spec.region.length,
                     },
                     bs,
-                    limit,
+                    // With holes (--skip) a limit's blocks lie a stride
+                    // apart: the range they cover is that much longer.
+                    match spec.access.skip {
+                        s if s > 0 && limit != u64::MAX => limit
+                            .div_ceil(bs.max(1))
+                            .saturating_mul(bs.saturating_add(s as u64)),
+                        _ => limit,
+                    },
                     pass,
                     offset,
                 ),
@@ -962,6 +970,8 @@ struct Tally<'a, C> {
     ramp_ns: u64,
     max_errors: u64,
     ignore_errors: crate::measure::config::IgnoredErrors,
+    /// `spec.fill`: a write with no space left ends the worker.
+    fill: bool,
     /// CPU time is sampled when the window opens for this worker (the start
     /// with no ramp, else its first completion in the window) and when it
     /// closes (the first completion after the deadline, before the drain;
@@ -1069,6 +1079,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             ramp_ns: spec.ramp_ns,
             max_errors: spec.max_errors,
             ignore_errors: spec.ignore_errors.clone(),
+            fill: spec.fill,
             cmdprio: spec.cmdprio.map(|c| CmdPrioDraw::new(spec.seed, c)),
             in_window,
             cpu0: if in_window {
@@ -1168,41 +1179,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             Ok(n) if n > 0 => n as u64,
             // Zero bytes inside the region is an unexpected end of file.
             failed => {
-                let errno = failed
-                    .as_ref()
-                    .err()
-                    .and_then(|e| e.raw_os_error())
-                    .unwrap_or(0);
-                let message = || match &failed {
-                    Err(e) => e.to_string(),
-                    Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
-                };
-                if self.ignore_errors.ignores(slot.op, errno) {
-                    self.out.record_ignored(errno);
-                } else {
-                    self.stopping |= self.out.record_error(
-                        errno,
-                        message,
-                        slot.op,
-                        slot.offset,
-                        self.max_errors,
-                    );
-                }
-                // A failed slot is issued again (at the next offset) unless
-                // the worker stops: at --max-errors, or at the deadline like
-                // every other completion, so a target that fails every I/O
-                // still ends with the window (and with an interrupt).
-                self.stopping |= tn >= self.control.end_ns();
-                // A failure in the window ends the seconds before it too, so
-                // the live stream shows a failing worker's errors in the
-                // second they happened, not "stalled" until the run ends.
-                if tn >= self.ramp_ns && tn < self.control.end_ns() {
-                    if !self.in_window {
-                        self.in_window = true;
-                        self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
-                    }
-                    self.roll(tn);
-                }
+                self.fail(slot, failed, tn);
                 return None;
             }
         };
@@ -1305,6 +1282,52 @@ impl<'a, C: Clock> Tally<'a, C> {
             Ordering::Relaxed,
         );
         Some(full)
+    }
+
+    /// A completion that failed (or read nothing inside the region): the
+    /// end of a fill, an error ignored by --ignore-errors, or one counted
+    /// towards --max-errors. Cold: off the completion path proper.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, slot: Slot, failed: std::io::Result<usize>, tn: u64) {
+        let errno = failed
+            .as_ref()
+            .err()
+            .and_then(|e| e.raw_os_error())
+            .unwrap_or(0);
+        // --fill-device: no space left is where the fill ends, as
+        // fio's fill_device=1 ends there, not an error.
+        if self.fill && slot.op == Op::Write && matches!(errno, libc::ENOSPC | libc::EDQUOT) {
+            self.out.filled = true;
+            self.stopping = true;
+            return;
+        }
+        let message = || match &failed {
+            Err(e) => e.to_string(),
+            Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
+        };
+        if self.ignore_errors.ignores(slot.op, errno) {
+            self.out.record_ignored(errno);
+        } else {
+            self.stopping |=
+                self.out
+                    .record_error(errno, message, slot.op, slot.offset, self.max_errors);
+        }
+        // A failed slot is issued again (at the next offset) unless
+        // the worker stops: at --max-errors, or at the deadline like
+        // every other completion, so a target that fails every I/O
+        // still ends with the window (and with an interrupt).
+        self.stopping |= tn >= self.control.end_ns();
+        // A failure in the window ends the seconds before it too, so
+        // the live stream shows a failing worker's errors in the
+        // second they happened, not "stalled" until the run ends.
+        if tn >= self.ramp_ns && tn < self.control.end_ns() {
+            if !self.in_window {
+                self.in_window = true;
+                self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
+            }
+            self.roll(tn);
+        }
     }
 
     /// At a wrap-around of the region, timed, off the hot path (once a

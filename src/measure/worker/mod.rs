@@ -68,6 +68,10 @@ pub struct WorkerSpec {
     pub max_errors: u64,
     /// `--ignore-errors`: failures counted apart, the worker going on.
     pub ignore_errors: crate::measure::config::IgnoredErrors,
+    /// `--fill-device`: a write that fails for want of space (ENOSPC,
+    /// EDQUOT) ends the worker as its limit, not as an error: fio's
+    /// fill_device=1, whose write that hit the end is no error either.
+    pub fill: bool,
     /// Self-describing blocks (`--verify`).
     pub verify: VerifyMode,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
@@ -535,6 +539,8 @@ pub struct WorkerOutcome {
     /// non-fatal errors, its total_err), by errno, in the order first seen;
     /// not in `errors`.
     pub ignored_by_errno: Vec<ErrnoCount>,
+    /// With `fill`: the worker stopped where a write found no space left.
+    pub filled: bool,
     /// Bytes moved over the whole run (ramp, window, and the I/O after the
     /// deadline): what the device counters are compared with.
     pub span_read_bytes: u64,
@@ -811,6 +817,7 @@ mod tests {
             io_limit: Some(blocks * bs),
             max_errors: 1,
             ignore_errors: Default::default(),
+            fill: false,
             verify: VerifyMode::Read,
             dedupe_pct: 0,
             pattern: None,
