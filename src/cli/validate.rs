@@ -39,7 +39,7 @@ pub enum ConfigError {
     /// text says which).
     #[error("{0}")]
     Numa(String),
-    #[error("--cmdprio sets each command's priority in io_uring's SQE; the sync engine issues plain pread/pwrite, which carry only the thread's priority: use --engine uring, or --ioprio for every I/O")]
+    #[error("--cmdprio and --cmdprio-bssplit set each command's priority in io_uring's SQE; the sync engine issues plain pread/pwrite, which carry only the thread's priority: use --engine uring, or --ioprio for every I/O")]
     CmdprioWithSync,
     #[error("--mix only applies to --rw randrw (got --rw {0}): drop --mix or use --rw randrw")]
     MixWithoutRandrw(&'static str),
@@ -665,7 +665,7 @@ fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
         (EngineArg::Sync, d) => return Err(ConfigError::DepthWithSync(d)),
         (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
     };
-    if args.cmdprio.is_some() && engine != EngineKind::Uring {
+    if (args.cmdprio.is_some() || args.cmdprio_bssplit.is_some()) && engine != EngineKind::Uring {
         return Err(ConfigError::CmdprioWithSync);
     }
     if args.debug_hang_from.is_some() && engine != EngineKind::Uring {
@@ -997,6 +997,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         numa_nodes: args.numa_nodes.as_ref().map(|n| n.0.clone()),
         thread: Default::default(),
         cmdprio: args.cmdprio,
+        cmdprio_split: args.cmdprio_bssplit.clone(),
         seed,
         allow_destructive: args.allow_destructive,
         create: args.create,

@@ -123,6 +123,8 @@ pub struct RunConfig {
     pub thread: crate::base::thread_setup::ThreadSetup,
     /// `--cmdprio`: the share of I/Os issued at another priority.
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+    /// `--cmdprio-bssplit`: each size's share of I/Os at other priorities.
+    pub cmdprio_split: Option<crate::base::thread_setup::CmdPrioSplit>,
     pub seed: u64,
     pub allow_destructive: bool,
     /// `--create SIZE`: the targets that do not exist are made, this size.

@@ -252,7 +252,7 @@ fn size_and_region(
     }
     // --bssplit: every size, and the alignment of the offsets, as --bs.
     if let Some(s) = cfg.access.sizes.as_ref().filter(|_| cfg.direct) {
-        let odd = (s.shares.iter().map(|x| ("--bssplit size", x.bs)))
+        let odd = (s.all().map(|x| ("--bssplit size", x.bs)))
             .chain([("--blockalign", s.align)])
             .find(|(_, n)| n % lbs != 0);
         if let Some((what, n)) = odd {
@@ -441,6 +441,8 @@ fn worker_spec(
         seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
         cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
         cmdprio: cfg.cmdprio,
+        cmdprio_split: cfg.cmdprio_split.clone(),
+        default_prio: cfg.thread.ioprio.map_or(0, |p| p.value()),
         align: lbs.max(4096) as usize,
         // A pass is every whole request of the slice once (as --skip or
         // --seq-run lay them); --ios is a count of requests. Of the bounds

@@ -342,7 +342,7 @@ impl OffsetGen {
         // (`unit` is then the alignment); else every I/O is one unit.
         let (bs, places) = match &sh.sizes {
             Some(t) => {
-                let i = t.pick(&mut self.rng);
+                let i = t.pick(&mut self.rng, op == Op::Write);
                 self.last_size = i as u8;
                 self.last_len = t.lens[i];
                 (t.lens[i], t.places[i])

@@ -366,6 +366,7 @@ impl RunDocument {
                 zero_reads: Some(exec.outcomes.iter().map(|o| o.zero_reads).sum()),
                 targets_sum,
                 sizes: super::SizeDoc::of(&exec.outcomes),
+                priorities: super::PrioDoc::of(&exec.outcomes),
                 zones: super::ZoneDoc::of(&exec.outcomes),
             },
             warnings,

@@ -30,6 +30,8 @@ struct Slot {
     /// The I/O's bytes, and its index among `--bssplit`'s sizes.
     len: u64,
     size: u8,
+    /// `--cmdprio-bssplit`: the index of its priority's count.
+    prio: u8,
     issued: Instant,
     /// When the I/O was due: its issue time, or on a schedule (`--rate`)
     /// the time the schedule gave it. Its latency runs from here.
@@ -58,6 +60,7 @@ impl Slot {
             offset,
             len,
             size,
+            prio: 0,
             issued,
             due,
             full: false,
@@ -74,6 +77,7 @@ impl Slot {
             offset: 0,
             len: 0,
             size: 0,
+            prio: 0,
             issued: Instant::now(),
             due: Instant::now(),
             full: false,
@@ -172,15 +176,17 @@ fn outcome(spec: &WorkerSpec) -> WorkerOutcome {
         service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
         // Reads and writes apart, in a mixed pattern.
         write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
-        // --bssplit: a count per size, made before the window.
+        // --bssplit: a count per size (a write split's after the reads'),
+        // made before the window.
         per_size: (spec.access.sizes.iter())
-            .flat_map(|s| s.shares.iter())
+            .flat_map(|s| s.all())
             .map(|x| SizeCount {
                 bs: x.bs,
                 ..SizeCount::default()
             })
             .collect(),
         per_zone: zone_counts(spec),
+        per_prio: super::prio::counts(spec),
         ..Default::default()
     }
 }
@@ -325,7 +331,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
                 slots[s.index()] = Slot::queued((op, offset, check), sized, issued, due);
-                tally.queue(engine, s, (op, offset, sized.0 as usize));
+                let i = s.index();
+                slots[i].prio = tally.queue(engine, s, (op, offset, sized));
                 record::<C>(iolog, epoch, offset, op);
                 // --passes counts a mix's I/O, not its read-back's (fio's size=).
                 if check == 0 {
@@ -915,6 +922,8 @@ struct Tally<'a, C> {
     cur: IntervalCounts,
     /// `--cmdprio`: which I/Os go at the command priority.
     cmdprio: Option<CmdPrioDraw>,
+    /// `--cmdprio-bssplit`: each I/O's priority by its direction and size.
+    prio_by_size: Option<super::prio::PrioBySize>,
     cur_writes: Option<IntervalCounts>,
     /// A `--log-interval` interval that a live interval's end can fall
     /// inside: its latencies so far (`None` when every live end is one of
@@ -957,17 +966,27 @@ struct Tally<'a, C> {
 }
 
 impl<'a, C: Clock> Tally<'a, C> {
-    /// Queues one I/O (direction, offset, length) on `slot`, at the
-    /// command priority `--cmdprio` draws for it.
+    /// Queues one I/O (direction, offset, its length and size index) on
+    /// `slot`, at the command priority `--cmdprio` or `--cmdprio-bssplit`
+    /// draws for it; the index of its priority's count (0 without).
     #[inline]
     fn queue<E: Engine>(
         &mut self,
         engine: &mut E,
         slot: SlotToken,
-        (op, offset, len): (Op, u64, usize),
-    ) {
+        (op, offset, (len, size)): (Op, u64, (u64, u8)),
+    ) -> u8 {
         CmdPrioDraw::next(&mut self.cmdprio, engine, &mut self.out.cmdprio_ios);
-        engine.queue(slot, op, offset, len);
+        let prio = match self.prio_by_size.as_mut() {
+            Some(p) => {
+                let (slot, value) = p.next(op == Op::Write, size);
+                engine.set_cmd_prio(value);
+                slot
+            }
+            None => 0,
+        };
+        engine.queue(slot, op, offset, len as usize);
+        prio
     }
 
     /// The tally of a worker whose gate opened at `epoch`, its live tap
@@ -996,6 +1015,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             ramp_ns: spec.ramp_ns,
             max_errors: spec.max_errors,
             cmdprio: spec.cmdprio.map(|c| CmdPrioDraw::new(spec.seed, c)),
+            prio_by_size: super::prio::PrioBySize::new(spec),
             in_window,
             cpu0: if in_window {
                 sample_cpu::<C>(epoch, helper)
@@ -1191,6 +1211,12 @@ impl<'a, C: Clock> Tally<'a, C> {
                 z.bytes += n;
                 z.busy_ns += tn.saturating_sub(since);
             }
+        }
+        // --cmdprio-bssplit: the priority's own count and latency.
+        if let Some(c) = out.per_prio.get_mut(usize::from(slot.prio)) {
+            c.ios += 1;
+            c.bytes += n;
+            c.hist.record(latency);
         }
         // --bssplit: the size's own count (empty, so never found, with one size).
         if let Some(c) = out.per_size.get_mut(usize::from(slot.size)) {

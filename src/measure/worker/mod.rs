@@ -28,6 +28,7 @@
 //! [`crate::engine::watch`]).
 
 mod hot;
+mod prio;
 
 pub use hot::{claimed, run};
 
@@ -58,6 +59,11 @@ pub struct WorkerSpec {
     /// `--cmdprio`: the share of this worker's I/Os issued at another
     /// priority, chosen by its own generator.
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+    /// `--cmdprio-bssplit`: each size's share of I/Os at other
+    /// priorities, and the one every other I/O carries (the thread's
+    /// `--ioprio` value; 0, none set).
+    pub cmdprio_split: Option<crate::base::thread_setup::CmdPrioSplit>,
+    pub default_prio: u16,
     /// Buffer alignment (at least the target's O_DIRECT alignment).
     pub align: usize,
     /// Stop after issuing this many bytes (`--io-limit`).
@@ -475,6 +481,18 @@ pub struct SizeCount {
     pub latency_ns: u64,
 }
 
+/// One direction's I/Os at one command priority in the window
+/// (`--cmdprio-bssplit`), and their latencies.
+#[derive(Debug, Clone, Default)]
+pub struct PrioCount {
+    pub write: bool,
+    /// The ioprio value the I/Os carried (`class << 13 | hint << 3 | level`).
+    pub ioprio: u16,
+    pub ios: u64,
+    pub bytes: u64,
+    pub hist: crate::analysis::histogram::LatencyHistogram,
+}
+
 /// One strided zone's part of the window (`--zones`): its I/Os and bytes,
 /// and the time the worker spent on it, each completion's time since the
 /// one before it (the first's since the first issue) given to the
@@ -566,6 +584,9 @@ pub struct WorkerOutcome {
     pub verify: VerifyTally,
     /// `--bssplit`: the window's I/Os of each size (empty with one size).
     pub per_size: Vec<SizeCount>,
+    /// `--cmdprio-bssplit`: a count and latencies per direction and
+    /// command priority (fio's clat_prio), made before the window.
+    pub per_prio: Vec<PrioCount>,
     /// `--zones`: the window's part of each zone, in the order of the
     /// region (empty without, or with more than [`MAX_ZONES`]).
     pub per_zone: Vec<ZoneCount>,
@@ -761,7 +782,7 @@ mod tests {
     #[global_allocator]
     static COUNTING: Counting = Counting;
 
-    fn reader(blocks: u64, bs: u64) -> WorkerSpec {
+    pub(super) fn reader(blocks: u64, bs: u64) -> WorkerSpec {
         WorkerSpec {
             id: 0,
             target_index: 0,
@@ -777,6 +798,8 @@ mod tests {
             seed: 1,
             cpu: None,
             cmdprio: None,
+            cmdprio_split: None,
+            default_prio: 0,
             align: 4096,
             io_limit: Some(blocks * bs),
             max_errors: 1,
