@@ -2608,9 +2608,13 @@ bsrange=512-1m
         assert!(!args("[j]\nlog_avg_msec=500\nlog_offset=1\n")
             .iter()
             .any(|a| a.contains("log")));
-        let e = refused("[j]\nrw=randrw\nwrite_bw_log=b\n");
+        // A mix: fio's line per I/O (each line has its direction); with
+        // log_avg_msec, refused (the intervals count both directions).
+        let w = args("[j]\nrw=randrw\nwrite_bw_log=b\n");
+        assert!(w.contains(&"--fio-log-format=each".to_string()), "{w:?}");
+        let e = refused("[j]\nrw=randrw\nwrite_bw_log=b\nlog_avg_msec=500\n");
         assert!(
-            e.contains("`write_bw_log=b` with rw=randrw") && e.contains("apart"),
+            e.contains("`log_avg_msec=500` with rw=randrw") && e.contains("each direction a line"),
             "{e}"
         );
         let e = refused("[j]\nwrite_bw_log=b\nlog_avg_msec=5\n");

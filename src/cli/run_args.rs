@@ -571,8 +571,9 @@ pub struct RunArgs {
     /// completion latency) or iops, to PREFIX_bw.N.log (N the worker, from
     /// 1), as fio's write_bw_log=PREFIX with log_avg_msec at the
     /// --log-interval: one line per interval, `time (ms at its end), value,
-    /// direction, 0, 0`. Repeat for several logs. Not on a mixed pattern
-    /// (the intervals count reads and writes together); needs TARGETs.
+    /// direction, 0, 0`. Repeat for several logs. A mixed pattern needs
+    /// --fio-log-format each (the intervals count reads and writes
+    /// together); needs TARGETs.
     #[arg(long, value_name = "KIND=PREFIX", value_parser = crate::report::fio_log::parse_log)]
     pub fio_log: Vec<(crate::report::fio_log::LogKind, PathBuf)>,
 
@@ -581,8 +582,11 @@ pub struct RunArgs {
     /// (log_offset=1: an offset column, 0), prio (log_prio=1: the priority
     /// as 0x0000, not 0), issue-time (log_issue_time=1: a column, 0), avg,
     /// max or both (log_window_value: the latency log's mean, max, or
-    /// both), first=N (the first worker's N; fio numbers a job by its place
-    /// in the job file).
+    /// both), each (fio's default without log_avg_msec: a line per I/O of
+    /// the window, `time, value, direction, bytes[, offset], priority[,
+    /// issue time]`, the priority each command's own; the records are kept
+    /// in memory, 1Mi I/Os over all workers), first=N (the first worker's
+    /// N; fio numbers a job by its place in the job file).
     #[arg(long, value_name = "LIST", value_parser = crate::report::fio_log::parse_format, requires = "fio_log")]
     pub fio_log_format: Option<crate::report::fio_log::Spec>,
 

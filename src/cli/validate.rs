@@ -28,7 +28,7 @@ pub enum ConfigError {
     IologToStdout,
     #[error("--fio-log writes a log per worker of the TARGETs named: name them (not with --members or the built-in test bed)")]
     FioLogWithoutTargets,
-    #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: drop --fio-log, or log a read or a write run")]
+    #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: give --fio-log-format each for a line per I/O, drop --fio-log, or log a read or a write run")]
     FioLogMixed(&'static str),
     #[error("--metrics is rewritten every 1s and shares the --live collector: drop --live-interval {0} or --metrics")]
     MetricsInterval(String),
@@ -399,7 +399,8 @@ fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
         if args.targets.is_empty() || args.members.is_some() {
             return Err(ConfigError::FioLogWithoutTargets);
         }
-        if matches!(args.rw, RwMode::Randrw | RwMode::Rw) {
+        let each = args.fio_log_format.as_ref().is_some_and(|s| s.each);
+        if matches!(args.rw, RwMode::Randrw | RwMode::Rw) && !each {
             return Err(ConfigError::FioLogMixed(args.rw.name()));
         }
     }
@@ -1006,6 +1007,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         dry_run: args.dry_run,
         print_fio: args.print_fio,
         iolog_write: args.iolog_write.clone(),
+        io_lines: !args.fio_log.is_empty() && args.fio_log_format.as_ref().is_some_and(|s| s.each),
         replay: None,
         start_at: args.start_at,
         start_delay: start_delay(args.start_delay, seed),

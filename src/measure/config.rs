@@ -164,6 +164,9 @@ pub struct RunConfig {
     pub together: Option<crate::measure::together::Together>,
     /// `--iolog-write`: fio's iolog of every I/O issued, written here.
     pub iolog_write: Option<PathBuf>,
+    /// `--fio-log-format each`: each worker keeps a record of every I/O
+    /// completed in the window, for fio's per-I/O log lines.
+    pub io_lines: bool,
     /// `--iolog-read`: the log each worker replays (read and checked).
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }

@@ -488,6 +488,10 @@ fn worker_spec(
         think: cfg.think,
         on_wrap: on_wrap(cfg),
         replay: cfg.replay.clone(),
+        io_lines_cap: match cfg.io_lines {
+            true => crate::measure::worker::io_lines_per_worker(cfg.jobs * cfg.targets.len()),
+            false => 0,
+        },
         iolog_cap: match cfg.iolog_write {
             Some(_) => crate::measure::iolog::per_worker(cfg.jobs * cfg.targets.len()),
             None => 0,

@@ -20,6 +20,7 @@ mod endless_inputs;
 mod engines;
 mod escapes;
 mod fio_bounds;
+mod fio_cmdprio;
 mod fio_job;
 mod fio_json;
 mod fio_oneliner;

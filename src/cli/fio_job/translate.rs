@@ -2124,27 +2124,36 @@ fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.args.push(Set::FioLog(kind, prefix));
         any = Some(o);
     }
-    let Some(first) = any else {
+    let Some(_) = any else {
         // log_avg_msec and the columns shape logs; without one, nothing.
         return Ok(());
     };
-    if matches!(
+    let mixed = matches!(
         d.args.iter().find(|a| matches!(a, Set::Rw(_))),
         Some(Set::Rw(RwMode::Randrw | RwMode::Rw))
-    ) {
-        return r.refuse(first, format!("with rw={}: stripebench's intervals count reads and writes together, and fio logs each direction apart: drop the log, or log a read or a write job", d.rw));
-    }
-    match r.get("log_avg_msec") {
+    );
+    // fio's per-I/O lines where an interval's line cannot stand for
+    // them: a mix (each line has its direction) and log_prio=1 with
+    // command priorities (each line has its I/O's own).
+    let cmdprio = r.get("cmdprio_bssplit").is_some() || r.get("cmdprio_percentage").is_some();
+    let per_io = mixed || (cmdprio && r.flag("log_prio")? == Some(true));
+    let mut words: Vec<&str> = Vec::new();
+    let windowed = match r.get("log_avg_msec") {
         Some(o) => match r.count(o)? {
-            0 => per_io_note(d),
-            ms if (10..=3_600_000).contains(&ms) => {
-                d.args.push(Set::LogInterval(Duration::from_millis(ms)));
-            }
+            0 => None,
+            ms if (10..=3_600_000).contains(&ms) => Some((o, ms)),
             _ => return r.refuse(o, "is outside 10 to 3600000: stripebench's intervals are 10 ms at the finest and an hour at most"),
         },
+        None => None,
+    };
+    match windowed {
+        Some((o, _)) if mixed => {
+            return r.refuse(o, format!("with rw={}: stripebench's intervals count reads and writes together, and fio's windowed log gives each direction a line: drop log_avg_msec= for fio's line per I/O, or log a read or a write job", d.rw));
+        }
+        Some((_, ms)) => d.args.push(Set::LogInterval(Duration::from_millis(ms))),
+        None if per_io => words.push("each"),
         None => per_io_note(d),
     }
-    let mut words: Vec<&str> = Vec::new();
     if r.flag("per_job_logs")? == Some(false) {
         words.push("shared");
     }

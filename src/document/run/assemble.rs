@@ -566,6 +566,7 @@ fn worker_doc(
         hung_ios: out.hung_ios.clone(),
         rate: rate_doc,
         intervals: out.intervals.clone(),
+        io_lines: out.io_lines.clone(),
         engine_path: (out.engine.as_ref())
             .map(|e| e.path.clone())
             .unwrap_or_default(),

@@ -235,6 +235,11 @@ pub struct WorkerDoc {
     pub rate: Option<ScheduleDoc>,
     #[serde(with = "crate::document::facts::Many::<crate::document::facts::IntervalDef>")]
     pub intervals: Vec<Interval>,
+    /// `--fio-log-format each`: the window's I/Os, one record each, for
+    /// fio's per-I/O log lines; kept out of the JSON (fio's log is where
+    /// they go).
+    #[serde(skip)]
+    pub io_lines: Vec<crate::measure::worker::IoLine>,
     /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
     pub engine_path: String,
     /// io_uring: how the worker's ring was set up (`--hipri`, `--sqpoll`,

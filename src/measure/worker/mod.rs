@@ -97,6 +97,9 @@ pub struct WorkerSpec {
     /// `--iolog-write`: the records this worker's log holds at most; 0,
     /// no log (nothing recorded).
     pub iolog_cap: usize,
+    /// `--fio-log-format each`: the I/O records this worker keeps at most;
+    /// 0, none kept.
+    pub io_lines_cap: usize,
     /// `--iolog-read`: the log whose I/Os this worker issues, in order.
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }
@@ -481,6 +484,30 @@ pub struct SizeCount {
     pub latency_ns: u64,
 }
 
+/// The I/O records (`--fio-log-format each`) all workers of a run keep
+/// at most, reserved before the window: 32 MiB of them.
+pub const IO_LINES_BUDGET: usize = 1 << 20;
+
+/// Each worker's share of [`IO_LINES_BUDGET`] (64Ki at the least).
+pub fn io_lines_per_worker(workers: usize) -> usize {
+    (IO_LINES_BUDGET / workers.max(1)).max(64 << 10)
+}
+
+/// One I/O completed in the window, as fio's per-I/O log line holds it
+/// (`--fio-log-format each`): when it completed and was issued (ns since
+/// the window opened; issued before it, 0), its latency, offset, bytes,
+/// direction and the ioprio its command carried.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoLine {
+    pub done_ns: u64,
+    pub issued_ns: u64,
+    pub lat_ns: u64,
+    pub offset: u64,
+    pub len: u32,
+    pub write: bool,
+    pub ioprio: u16,
+}
+
 /// One direction's I/Os at one command priority in the window
 /// (`--cmdprio-bssplit`), and their latencies.
 #[derive(Debug, Clone, Default)]
@@ -557,6 +584,10 @@ pub struct WorkerOutcome {
     pub first_issue_ns: u64,
     /// `--iolog-write`: every I/O issued, as far as the buffer held.
     pub iolog: Option<crate::measure::iolog::IoLogBuf>,
+    /// `--fio-log-format each`: every I/O completed in the window, as far
+    /// as the records reserved before it held, and those left out.
+    pub io_lines: Vec<IoLine>,
+    pub io_lines_lost: u64,
     /// ns since the epoch of the last I/O counted in the window; on a
     /// schedule, for a worker that stopped at its limit, the end of its last
     /// I/O's interval when that is later.
@@ -813,6 +844,7 @@ mod tests {
             rate_period_ns: None,
             think: None,
             iolog_cap: 0,
+            io_lines_cap: 0,
             replay: None,
             on_wrap: OnWrap::Keep,
         }
