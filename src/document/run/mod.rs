@@ -516,6 +516,8 @@ impl PrioDoc {
             }
         }
         by.sort_by_key(|b| b.write);
+        // fio's JSON leaves out a priority no I/O completed at.
+        by.retain(|b| b.ios > 0);
         let all =
             |write: bool| -> u64 { by.iter().filter(|b| b.write == write).map(|b| b.ios).sum() };
         let (reads, writes) = (all(false), all(true));

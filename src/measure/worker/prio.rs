@@ -5,9 +5,10 @@
 
 use super::{PrioCount, WorkerSpec};
 
-/// Each priority a worker counts apart: per direction it issues, the
-/// default (the thread's) first, then each entry's own, once each, as
-/// fio's clat_prio holds them.
+/// Each priority a worker counts apart: per direction it issues that has
+/// entries, the default (the thread's) first, then each entry's own, once
+/// each, as fio's clat_prio holds them (fio keeps none for a direction
+/// without entries: its I/Os all go at the default).
 fn slots(spec: &WorkerSpec) -> Vec<(bool, u16)> {
     let Some(split) = &spec.cmdprio_split else {
         return Vec::new();
@@ -19,7 +20,7 @@ fn slots(spec: &WorkerSpec) -> Vec<(bool, u16)> {
         } else {
             spec.read_pct > 0
         };
-        if !issued {
+        if !issued || split.of(write).is_empty() {
             continue;
         }
         let prios =
@@ -51,9 +52,14 @@ pub(super) struct PrioBySize {
     rng: crate::base::io::Rng,
     reads: Vec<[u8; 100]>,
     writes: Vec<[u8; 100]>,
-    /// Each slot's ioprio value, what the SQE carries.
+    /// Each slot's ioprio value, what the SQE carries; and the default's,
+    /// for a direction with no slots ([`UNCOUNTED`]).
     values: Vec<u16>,
+    default: u16,
 }
+
+/// The slot of an I/O of a direction with no entries: not counted apart.
+pub(super) const UNCOUNTED: u8 = u8::MAX;
 
 impl PrioBySize {
     pub(super) fn new(spec: &WorkerSpec) -> Option<PrioBySize> {
@@ -65,7 +71,9 @@ impl PrioBySize {
             None => vec![spec.bs],
         };
         let table = |write: bool| -> Vec<[u8; 100]> {
-            let slot = |p: u16| slots.iter().position(|s| *s == (write, p)).unwrap_or(0) as u8;
+            let slot = |p: u16| {
+                (slots.iter().position(|s| *s == (write, p))).map_or(UNCOUNTED, |i| i as u8)
+            };
             (lens.iter())
                 .map(|&len| {
                     let mut t = [slot(spec.default_prio); 100];
@@ -84,6 +92,7 @@ impl PrioBySize {
             reads: table(false),
             writes: table(true),
             values: slots.iter().map(|s| s.1).collect(),
+            default: spec.default_prio,
         })
     }
 
@@ -93,11 +102,9 @@ impl PrioBySize {
     pub(super) fn next(&mut self, write: bool, size: u8) -> (u8, u16) {
         let t = if write { &self.writes } else { &self.reads };
         let r = self.rng.below(100) as usize;
-        let slot = t.get(usize::from(size)).map_or(0, |t| t[r]);
-        (
-            slot,
-            self.values.get(usize::from(slot)).copied().unwrap_or(0),
-        )
+        let slot = t.get(usize::from(size)).map_or(UNCOUNTED, |t| t[r]);
+        let value = self.values.get(usize::from(slot)).copied();
+        (slot, value.unwrap_or(self.default))
     }
 }
 
@@ -133,15 +140,8 @@ mod tests {
             0x4007,
         );
         let slots = slots(&s);
-        assert_eq!(
-            slots,
-            [
-                (false, 0x4007),
-                (false, 0x2001),
-                (false, 0x6002),
-                (true, 0x4007)
-            ]
-        );
+        // Writes have no entries: fio keeps no per-priority count of them.
+        assert_eq!(slots, [(false, 0x4007), (false, 0x2001), (false, 0x6002)]);
         let mut d = PrioBySize::new(&s).unwrap();
         let mut n = [0u64; 4];
         for _ in 0..100_000 {
@@ -155,7 +155,8 @@ mod tests {
         );
         assert_eq!(n[1] + n[2], 100_000);
         assert_eq!(d.next(false, 1), (0, 0x4007));
-        // Writes' 1M is index 2 (after the reads' two sizes).
-        assert_eq!(d.next(true, 2), (3, 0x4007));
+        // Writes' 1M is index 2 (after the reads' two sizes): the default,
+        // not counted apart.
+        assert_eq!(d.next(true, 2), (UNCOUNTED, 0x4007));
     }
 }
