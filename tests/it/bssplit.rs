@@ -159,7 +159,10 @@ fn bad_splits_are_one_line_and_exit_2() {
     let f = f.to_str().unwrap();
     for (args, expect) in [
         (vec!["--bssplit", "4k/60:8k/60"], "over 100"),
-        (vec!["--bssplit", "4k/50,8k/100"], "no `,`"),
+        // READS,WRITES runs (each direction its own list); a third list
+        // or a write list short of 100 does not.
+        (vec!["--bssplit", "4k/100,8k/100,4k/100"], "two lists"),
+        (vec!["--bssplit", "4k/50:8k/50,8k/90"], "make 100"),
         (
             vec!["--bssplit", "4k/50:8k/", "--blockalign", "0"],
             "aligns to nothing",
