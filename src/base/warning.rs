@@ -210,6 +210,11 @@ pub enum Warning {
         path: String,
         error: String,
     },
+    /// `--fio-log-format each`: the per-I/O log holds fewer I/Os than
+    /// completed in the window (the records reserved before it).
+    FioLogCut {
+        missing: u64,
+    },
     /// The live collector could not keep up with the workers.
     LiveCollectorBehind {
         seconds_lost: u64,
@@ -455,6 +460,7 @@ impl fmt::Display for Warning {
             | LiveThreadUnstarted { .. }
             | IologCut { .. }
             | IologUnwritten { .. }
+            | FioLogCut { .. }
             | LiveCollectorBehind { .. }
             | ShortIos { .. }
             | ClampedLatencies { .. } => self.fmt_run(f),
@@ -774,6 +780,10 @@ impl Warning {
             IologUnwritten { path, error } => {
                 write!(f, "cannot write the iolog {path}: {error}")
             }
+            FioLogCut { missing } => write!(
+                f,
+                "the per-I/O fio logs stop short: {missing} I/Os completed after the records reserved for them filled are not in them (1Mi I/Os over all workers; give a shorter run, or log_avg_msec for a line per interval)"
+            ),
             LiveCollectorBehind {
                 seconds_lost,
                 histograms_lost,
@@ -1928,6 +1938,10 @@ mod tests {
                 missing: 7,
             },
             "the iolog log stops short: 7 I/Os issued after its buffer filled are not in it (it holds 4Mi I/Os over all workers; give a shorter run or fewer I/Os to log them all)",
+        );
+        says(
+            FioLogCut { missing: 3 },
+            "the per-I/O fio logs stop short: 3 I/Os completed after the records reserved for them filled are not in them (1Mi I/Os over all workers; give a shorter run, or log_avg_msec for a line per interval)",
         );
         says(
             LiveCollectorBehind {

@@ -358,6 +358,13 @@ impl RunBuilder {
         self
     }
 
+    /// `--cmdprio-bssplit` (fio's cmdprio_bssplit, its entries' classes
+    /// and levels made explicit).
+    pub fn cmdprio_bssplit(mut self, c: crate::base::thread_setup::CmdPrioSplit) -> Self {
+        self.args.cmdprio_bssplit = Some(c);
+        self
+    }
+
     /// `--cmdprio PCT:CLASS,LEVEL` (fio's cmdprio_percentage and kin).
     pub fn cmdprio(mut self, c: crate::base::thread_setup::CmdPrio) -> Self {
         self.args.cmdprio = Some(c);

@@ -809,6 +809,8 @@ pub enum Set {
     IoPrio(crate::base::thread_setup::IoPrio),
     /// fio's cmdprio_percentage, cmdprio_class and cmdprio.
     CmdPrio(crate::base::thread_setup::CmdPrio),
+    /// fio's cmdprio_bssplit, each entry's priority made explicit.
+    CmdPrioSplit(crate::base::thread_setup::CmdPrioSplit),
     Seed(u64),
     BufferCompress(u8),
     Dedupe(u8),
@@ -897,6 +899,7 @@ impl Set {
             Set::NumaMem(_) => "numa_mem",
             Set::IoPrio(_) => "ioprio",
             Set::CmdPrio(_) => "cmdprio",
+            Set::CmdPrioSplit(_) => "cmdprio_bssplit",
             Set::Seed(_) => "seed",
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
@@ -1006,6 +1009,7 @@ impl Set {
             Set::NumaMem(p) => format!("--numa-mem={p}"),
             Set::IoPrio(p) => format!("--ioprio={p}"),
             Set::CmdPrio(c) => format!("--cmdprio={c}"),
+            Set::CmdPrioSplit(c) => format!("--cmdprio-bssplit={c}"),
             Set::Seed(n) => format!("--seed={n}"),
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
@@ -1081,6 +1085,7 @@ impl Set {
             Set::NumaMem(p) => b.numa_mem(p.clone()),
             Set::IoPrio(p) => b.ioprio(*p),
             Set::CmdPrio(c) => b.cmdprio(*c),
+            Set::CmdPrioSplit(c) => b.cmdprio_bssplit(c.clone()),
             Set::Rate(n) => b.rate(*n)?,
             Set::RateIops(n) => b.rate_iops(*n)?,
             Set::RateMin(n) => b.rate_min(*n)?,
@@ -2204,6 +2209,87 @@ mod tests {
         );
     }
 
+    // Issue 41: examples/cmdprio-bssplit.fio was refused
+    // (`cmdprio_bssplit=64k/100:1024k/0,1024k/0`); each of its forms is
+    // --cmdprio-bssplit with every entry's class/level/hint explicit: the
+    // simple form's from cmdprio_class/cmdprio (realtime, 0 by default),
+    // the advanced forms' their own; libaio with direct=1 runs it on io_uring.
+    #[test]
+    fn cmdprio_bssplit_translates_each_of_fio_s_forms() {
+        let head = "[j]\nrw=randrw\nioengine=libaio\ndirect=1\niodepth=16\nbssplit=64k/40:1024k/60,1024k/100\n";
+        let w = args(&format!(
+            "{head}cmdprio_bssplit=64k/100:1024k/0,1024k/0\ncmdprio_class=1\ncmdprio=0\n"
+        ));
+        assert!(
+            w.contains(&"--cmdprio-bssplit=65536/100/1/0/0,512/0".to_string()),
+            "{w:?}"
+        );
+        assert!(
+            w.contains(&"--bssplit=65536/40:1048576/60,1048576/100".to_string()),
+            "{w:?}"
+        );
+        let w = args(&format!(
+            "{head}cmdprio_bssplit=64k/100\ncmdprio_class=3\ncmdprio=5\ncmdprio_hint=2\n"
+        ));
+        assert!(
+            w.contains(&"--cmdprio-bssplit=65536/100/3/5/2,65536/100/3/5/2".to_string()),
+            "{w:?}"
+        );
+        let w = args(&format!(
+            "{head}prioclass=2\nprio=7\ncmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0,1024k/0\n"
+        ));
+        assert!(
+            w.contains(&"--cmdprio-bssplit=65536/25/1/1/0:65536/75/3/2/0,512/0".to_string()),
+            "{w:?}"
+        );
+        assert!(w.contains(&"--ioprio=be,7".to_string()), "{w:?}");
+        let w = args("[j]\nrw=randread\nioengine=io_uring\nbssplit=1M/40:2M/60\ncmdprio_bssplit=1M/10/2/0/1:1M/90/2/0/0:2M/10/2/0/3\n");
+        assert!(
+            w.iter().any(|a| a.starts_with(
+                "--cmdprio-bssplit=1048576/10/2/0/1:1048576/90/2/0/0:2097152/10/2/0/3,"
+            )),
+            "{w:?}"
+        );
+        for (job, says) in [
+            (
+                "ioengine=psync\ncmdprio_bssplit=4k/10\n",
+                "ioengine=io_uring or libaio",
+            ),
+            (
+                "ioengine=libaio\ncmdprio_bssplit=4k/10\n",
+                "ioengine=io_uring or libaio",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10\ncmdprio_percentage=5\n",
+                "exclude each other",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/60/1/0:4k/50/2/0\n",
+                "over 100",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10/4/0\n",
+                "class '4'",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10/1/9\n",
+                "level '9'",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10\ncmdprio_class=5\n",
+                "cmdprio_class=5",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_hint=3\ncmdprio_percentage=5\n",
+                "cmdprio_hint=3",
+            ),
+        ] {
+            let e = refused(&format!("[j]\nrw=randread\n{job}"));
+            assert!(e.contains(says), "{job}: {e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+
     /// Bad priority and NUMA values are one line naming the key.
     #[test]
     fn bad_priorities_and_numa_values_are_refused() {
@@ -2459,13 +2545,17 @@ bssplit=64k/40:1m/60,1m/100
 ",
         );
         assert!(a.contains(&"--bs=1m".to_string()), "{a:?}");
-        let e = refused(
+        // A mix draws each direction from its own list.
+        let a = args(
             "[j]
 rw=randrw
 bssplit=64k/40:1m/60,1m/100
 ",
         );
-        assert!(e.contains("splits of their own"), "{e}");
+        assert!(
+            a.contains(&"--bssplit=65536/40:1048576/60,1048576/100".to_string()),
+            "{a:?}"
+        );
         let a = args(
             "[j]
 rw=randread
@@ -2796,9 +2886,13 @@ bsrange=512-1m
         assert!(!args("[j]\nlog_avg_msec=500\nlog_offset=1\n")
             .iter()
             .any(|a| a.contains("log")));
-        let e = refused("[j]\nrw=randrw\nwrite_bw_log=b\n");
+        // A mix: fio's line per I/O (each line has its direction); with
+        // log_avg_msec, refused (the intervals count both directions).
+        let w = args("[j]\nrw=randrw\nwrite_bw_log=b\n");
+        assert!(w.contains(&"--fio-log-format=each".to_string()), "{w:?}");
+        let e = refused("[j]\nrw=randrw\nwrite_bw_log=b\nlog_avg_msec=500\n");
         assert!(
-            e.contains("`write_bw_log=b` with rw=randrw") && e.contains("apart"),
+            e.contains("`log_avg_msec=500` with rw=randrw") && e.contains("each direction a line"),
             "{e}"
         );
         let e = refused("[j]\nwrite_bw_log=b\nlog_avg_msec=5\n");

@@ -69,6 +69,7 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "numa_mem",
             "ioprio",
             "cmdprio",
+            "cmdprio_bssplit",
             "seed",
             "buffer_compress",
             "dedupe",

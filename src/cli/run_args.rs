@@ -124,14 +124,15 @@ pub struct RunArgs {
 
     /// Each I/O's size drawn from weighted sizes, in fio's bssplit
     /// spelling: SIZE/PCT:SIZE/PCT... (4k/60:64k/40; a blank PCT takes an
-    /// even part of the rest, 4k/50:8k/:64k/). Buffers hold the largest
+    /// even part of the rest, 4k/50:8k/:64k/); READS,WRITES gives writes
+    /// a split of their own (64k/40:1m/60,1m/100). Buffers hold the largest
     /// size; offsets are aligned to the smallest (or --blockalign); the
     /// report gives each size's I/Os, bytes, share and mean latency. A
     /// sequential pass ends at the region's end to the byte (a size that
     /// would pass it is drawn again). With --verify (sequential only):
     /// each block is written at its size, and a read with the same --seed
     /// draws the same sizes and checks each block whole.
-    #[arg(long, value_name = "SIZE/PCT:...", value_parser = parse_bssplit, conflicts_with = "bs")]
+    #[arg(long, value_name = "SIZE/PCT:...[,SIZE/PCT:...]", value_parser = parse_bssplit, conflicts_with = "bs")]
     pub bssplit: Option<crate::measure::workload::Sizes>,
 
     /// With --bssplit: the boundary offsets are aligned to (fio's
@@ -466,6 +467,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "PCT:CLASS[,LEVEL]", value_parser = parse_cmdprio)]
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
 
+    /// Each I/O's command priority by its size, in fio's cmdprio_bssplit
+    /// spelling: READS[,WRITES], each list SIZE/PCT[/CLASS/LEVEL[/HINT]]:...
+    /// (64k/25/1/1:64k/75/3/2,1m/0). PCT percent of the I/Os of SIZE carry
+    /// that priority (CLASS 0-3, LEVEL 0-7, HINT 0-1023; without them
+    /// realtime, level 0); every other I/O the thread's (--ioprio). The
+    /// report counts each priority's I/Os and latencies apart. io_uring
+    /// only, and not with --cmdprio.
+    #[arg(long, value_name = "SIZE/PCT[/CLASS/LEVEL[/HINT]]:...", value_parser = parse_cmdprio_bssplit, conflicts_with = "cmdprio")]
+    pub cmdprio_bssplit: Option<crate::base::thread_setup::CmdPrioSplit>,
+
     /// Seed for random offsets and write data (default: drawn from the clock; always reported).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
     pub seed: Option<u64>,
@@ -634,8 +645,9 @@ pub struct RunArgs {
     /// completion latency) or iops, to PREFIX_bw.N.log (N the worker, from
     /// 1), as fio's write_bw_log=PREFIX with log_avg_msec at the
     /// --log-interval: one line per interval, `time (ms at its end), value,
-    /// direction, 0, 0`. Repeat for several logs. Not on a mixed pattern
-    /// (the intervals count reads and writes together); needs TARGETs.
+    /// direction, 0, 0`. Repeat for several logs. A mixed pattern needs
+    /// --fio-log-format each (the intervals count reads and writes
+    /// together); needs TARGETs.
     #[arg(long, value_name = "KIND=PREFIX", value_parser = crate::report::fio_log::parse_log)]
     pub fio_log: Vec<(crate::report::fio_log::LogKind, PathBuf)>,
 
@@ -644,8 +656,11 @@ pub struct RunArgs {
     /// (log_offset=1: an offset column, 0), prio (log_prio=1: the priority
     /// as 0x0000, not 0), issue-time (log_issue_time=1: a column, 0), avg,
     /// max or both (log_window_value: the latency log's mean, max, or
-    /// both), first=N (the first worker's N; fio numbers a job by its place
-    /// in the job file).
+    /// both), each (fio's default without log_avg_msec: a line per I/O of
+    /// the window, `time, value, direction, bytes[, offset], priority[,
+    /// issue time]`, the priority each command's own; the records are kept
+    /// in memory, 1Mi I/Os over all workers), first=N (the first worker's
+    /// N; fio numbers a job by its place in the job file).
     #[arg(long, value_name = "LIST", value_parser = crate::report::fio_log::parse_format, requires = "fio_log")]
     pub fio_log_format: Option<crate::report::fio_log::Spec>,
 
@@ -805,6 +820,7 @@ impl Default for RunArgs {
             numa_mem: None,
             ioprio: None,
             cmdprio: None,
+            cmdprio_bssplit: None,
             seed: None,
             buffer_compress: 0,
             pattern: None,
@@ -1009,6 +1025,13 @@ pub(crate) fn parse_mem_policy(text: &str) -> Result<crate::base::thread_setup::
 
 pub(crate) fn parse_ioprio(text: &str) -> Result<crate::base::thread_setup::IoPrio, String> {
     crate::base::thread_setup::IoPrio::parse(text)
+}
+
+pub(crate) fn parse_cmdprio_bssplit(
+    text: &str,
+) -> Result<crate::base::thread_setup::CmdPrioSplit, String> {
+    use crate::base::thread_setup::{prio_value, CmdPrioSplit, CLASS_RT};
+    CmdPrioSplit::parse(text, &parse_size, prio_value(CLASS_RT, 0, 0))
 }
 
 pub(crate) fn parse_cmdprio(text: &str) -> Result<crate::base::thread_setup::CmdPrio, String> {

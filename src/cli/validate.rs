@@ -28,7 +28,7 @@ pub enum ConfigError {
     IologToStdout,
     #[error("--fio-log writes a log per worker of the TARGETs named: name them (not with --members or the built-in test bed)")]
     FioLogWithoutTargets,
-    #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: drop --fio-log, or log a read or a write run")]
+    #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: give --fio-log-format each for a line per I/O, drop --fio-log, or log a read or a write run")]
     FioLogMixed(&'static str),
     #[error("--metrics is rewritten every 1s and shares the --live collector: drop --live-interval {0} or --metrics")]
     MetricsInterval(String),
@@ -39,7 +39,7 @@ pub enum ConfigError {
     /// text says which).
     #[error("{0}")]
     Numa(String),
-    #[error("--cmdprio sets each command's priority in io_uring's SQE; the sync engine issues plain pread/pwrite, which carry only the thread's priority: use --engine uring, or --ioprio for every I/O")]
+    #[error("--cmdprio and --cmdprio-bssplit set each command's priority in io_uring's SQE; the sync engine issues plain pread/pwrite, which carry only the thread's priority: use --engine uring, or --ioprio for every I/O")]
     CmdprioWithSync,
     #[error("--mix only applies to --rw randrw (got --rw {0}): drop --mix or use --rw randrw")]
     MixWithoutRandrw(&'static str),
@@ -406,7 +406,8 @@ fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
         if args.targets.is_empty() || args.members.is_some() {
             return Err(ConfigError::FioLogWithoutTargets);
         }
-        if matches!(args.rw, RwMode::Randrw | RwMode::Rw) {
+        let each = args.fio_log_format.as_ref().is_some_and(|s| s.each);
+        if matches!(args.rw, RwMode::Randrw | RwMode::Rw) && !each {
             return Err(ConfigError::FioLogMixed(args.rw.name()));
         }
     }
@@ -607,6 +608,13 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
                 "--verify",
                 "a random verified write covers its region block by block, of one size; drop one",
             ),
+            // The read-back draws reads' sizes; with a write split of its
+            // own they are not the sizes the write drew.
+            (
+                args.verify && args.bssplit.as_ref().is_some_and(|s| s.writes.is_some()),
+                "--verify",
+                "each block is read back at the size its write drew, and READS,WRITES draws reads from another split: give one split",
+            ),
             (
                 args.rate.is_some(),
                 "--rate",
@@ -737,7 +745,7 @@ fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
         (EngineArg::Sync, d) => return Err(ConfigError::DepthWithSync(d)),
         (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
     };
-    if args.cmdprio.is_some() && engine != EngineKind::Uring {
+    if (args.cmdprio.is_some() || args.cmdprio_bssplit.is_some()) && engine != EngineKind::Uring {
         return Err(ConfigError::CmdprioWithSync);
     }
     if args.debug_hang_from.is_some() && engine != EngineKind::Uring {
@@ -1077,6 +1085,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         numa_nodes: args.numa_nodes.as_ref().map(|n| n.0.clone()),
         thread: Default::default(),
         cmdprio: args.cmdprio,
+        cmdprio_split: args.cmdprio_bssplit.clone(),
         seed,
         allow_destructive: args.allow_destructive,
         create: args.create,
@@ -1085,6 +1094,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         dry_run: args.dry_run,
         print_fio: args.print_fio,
         iolog_write: args.iolog_write.clone(),
+        io_lines: !args.fio_log.is_empty() && args.fio_log_format.as_ref().is_some_and(|s| s.each),
         replay: None,
         start_at: args.start_at,
         start_delay: start_delay(args.start_delay, seed),

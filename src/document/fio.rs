@@ -213,6 +213,9 @@ fn thread_flags(cfg: &RunConfig, g: &mut Vec<String>) {
         g.push(format!("--cmdprio_class={}", c.prio.class));
         g.push(format!("--cmdprio={}", c.prio.level));
     }
+    if let Some(c) = &cfg.cmdprio_split {
+        g.push(format!("--cmdprio_bssplit={c}"));
+    }
     if let Some(n) = &cfg.numa_nodes {
         g.push(format!(
             "--numa_cpu_nodes={}",

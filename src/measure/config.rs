@@ -228,6 +228,8 @@ pub struct RunConfig {
     pub thread: crate::base::thread_setup::ThreadSetup,
     /// `--cmdprio`: the share of I/Os issued at another priority.
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+    /// `--cmdprio-bssplit`: each size's share of I/Os at other priorities.
+    pub cmdprio_split: Option<crate::base::thread_setup::CmdPrioSplit>,
     pub seed: u64,
     pub allow_destructive: bool,
     /// `--create SIZE`: the targets that do not exist are made, this size.
@@ -270,6 +272,9 @@ pub struct RunConfig {
     pub together: Option<crate::measure::together::Together>,
     /// `--iolog-write`: fio's iolog of every I/O issued, written here.
     pub iolog_write: Option<PathBuf>,
+    /// `--fio-log-format each`: each worker keeps a record of every I/O
+    /// completed in the window, for fio's per-I/O log lines.
+    pub io_lines: bool,
     /// `--iolog-read`: the log each worker replays (read and checked).
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }

@@ -269,7 +269,7 @@ fn size_and_region(
     }
     // --bssplit: every size, and the alignment of the offsets, as --bs.
     if let Some(s) = cfg.access.sizes.as_ref().filter(|_| cfg.direct) {
-        let odd = (s.shares.iter().map(|x| ("--bssplit size", x.bs)))
+        let odd = (s.all().map(|x| ("--bssplit size", x.bs)))
             .chain([("--blockalign", s.align)])
             .find(|(_, n)| n % lbs != 0);
         if let Some((what, n)) = odd {
@@ -516,6 +516,8 @@ fn worker_spec(
         seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
         cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
         cmdprio: cfg.cmdprio,
+        cmdprio_split: cfg.cmdprio_split.clone(),
+        default_prio: cfg.thread.ioprio.map_or(0, |p| p.value()),
         align: lbs.max(4096) as usize,
         // A pass is every whole request of the slice once (as --skip or
         // --seq-run lay them); --ios is a count of requests. Of the bounds
@@ -567,6 +569,10 @@ fn worker_spec(
         on_wrap: on_wrap(cfg),
         replay: cfg.replay.clone(),
         sprandom: None,
+        io_lines_cap: match cfg.io_lines {
+            true => crate::measure::worker::io_lines_per_worker(cfg.jobs * cfg.targets.len()),
+            false => 0,
+        },
         iolog_cap: match cfg.iolog_write {
             Some(_) => crate::measure::iolog::per_worker(cfg.jobs * cfg.targets.len()),
             None => 0,

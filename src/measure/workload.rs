@@ -374,16 +374,17 @@ impl OffsetGen {
         // (`unit` is then the alignment); else every I/O is one unit.
         let (bs, places) = match &sh.sizes {
             Some(t) => {
-                let rng = &mut sh.size_rngs[usize::from(op == Op::Write)];
+                let write = op == Op::Write;
+                let rng = &mut sh.size_rngs[usize::from(write)];
                 // Sequential: a size that would run past the end is drawn
                 // again while the smallest still fits (fio's
                 // get_next_buflen), so the pass ends at the region's end
                 // to the byte; past that, the next pass starts.
                 let room = len.saturating_sub(*pos);
-                let i = if !self.random && room >= t.lens[0] {
-                    t.pick_fitting(rng, room)
+                let i = if !self.random && room >= t.smallest(write) {
+                    t.pick_fitting(rng, write, room)
                 } else {
-                    t.pick(rng)
+                    t.pick(rng, write)
                 };
                 self.last_size = i as u8;
                 self.last_len = t.lens[i];

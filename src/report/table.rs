@@ -538,6 +538,7 @@ pub fn summary(doc: &RunDocument) -> String {
         );
     }
     out.push_str(&size_lines(&doc.total.sizes));
+    out.push_str(&prio_lines(&doc.total.priorities));
     out.push_str(&zone_lines(&doc.total.zones, doc.targets.len() > 1));
     if let Some(f) = &doc.in_flight {
         let _ = writeln!(out, "{}", in_flight_line(f));
@@ -698,6 +699,47 @@ pub fn size_lines(sizes: &[crate::document::run::SizeDoc]) -> String {
             fmt_bytes(s.bytes),
             s.latency_mean_ns
                 .map_or("-".into(), crate::base::units::fmt_latency_ns),
+        ]);
+    }
+    layout(&rows)
+}
+
+/// `--cmdprio-bssplit`: each direction's I/Os at each command priority
+/// (`CLASS/LEVEL/HINT`, fio's `clat prio` naming), their share of the
+/// direction's I/Os and latency percentiles.
+pub fn prio_lines(prios: &[crate::document::run::PrioDoc]) -> String {
+    if prios.is_empty() {
+        return String::new();
+    }
+    let mut rows = vec![vec![
+        "by priority (--cmdprio-bssplit)".to_string(),
+        "I/Os".into(),
+        "share".into(),
+        "mean".into(),
+        "p50".into(),
+        "p99".into(),
+        "max".into(),
+    ]];
+    let lat = |p: &crate::document::run::PrioDoc,
+               f: fn(&crate::document::run::PrioLatency) -> u64| {
+        p.latency_ns.as_ref().map_or("-".into(), |l| {
+            crate::base::units::fmt_latency_ns(f(l) as f64)
+        })
+    };
+    for p in prios {
+        rows.push(vec![
+            format!(
+                "  {} prio {}/{}/{}",
+                p.direction, p.prioclass, p.prio, p.priohint
+            ),
+            p.ios.to_string(),
+            format!("{:.1}%", p.share * 100.0),
+            p.latency_ns
+                .as_ref()
+                .map_or("-".into(), |l| crate::base::units::fmt_latency_ns(l.mean)),
+            lat(p, |l| l.p50),
+            lat(p, |l| l.p99),
+            lat(p, |l| l.max),
         ]);
     }
     layout(&rows)

@@ -22,6 +22,7 @@ mod escapes;
 mod fio_bounds;
 mod fio_bssplit_verify;
 mod fio_cmdline;
+mod fio_cmdprio;
 mod fio_errors;
 mod fio_fill;
 mod fio_io_size_loops;

@@ -113,6 +113,8 @@ const STEPS: &[Step] = &[
             "cmdprio_percentage",
             "cmdprio_class",
             "cmdprio",
+            "cmdprio_hint",
+            "cmdprio_bssplit",
         ],
         run: priorities,
     },
@@ -860,24 +862,24 @@ fn split_bounds(
 
 /// fio's bssplit=: `--bssplit`, each I/O's size drawn from weighted
 /// sizes (and fio's blockalign= as `--blockalign`). fio's `READS,WRITES`
-/// form runs when the pattern uses one of the two lists, or both are the
-/// same; two different lists in a mix are refused by name.
+/// form: a pattern of one direction runs its list; a mix runs both, each
+/// direction drawing from its own (a blank write list is the reads').
 fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
     let v = o.value.as_deref().unwrap_or("").trim();
     let mut lists = v.split(',').map(str::trim);
     let reads = lists.next().unwrap_or("");
-    // A write list left out (or blank) is the reads' (fio's rule).
+    // A write list left out (or blank) is the reads' (fio's rule); a
+    // third (trims') is never used, as no trim is issued.
     let writes = lists.next().filter(|w| !w.is_empty()).unwrap_or(reads);
     let name = d.rw.split(':').next().unwrap_or("");
     let list = match name {
-        "read" | "randread" => reads,
-        "write" | "randwrite" | "trimwrite" => writes,
-        _ if reads == writes => reads,
-        _ => return r.refuse(o, "gives reads and writes splits of their own; stripebench draws both from one split: give one list (no `,`)"),
+        "read" | "randread" => reads.to_string(),
+        "write" | "randwrite" | "trimwrite" => writes.to_string(),
+        _ => format!("{reads},{writes}"),
     };
     let size = |t: &str| fio_size(t, r.kb_base);
     let sizes =
-        crate::measure::workload::Sizes::parse(list, &size).or_else(|why| r.refuse(o, why))?;
+        crate::measure::workload::Sizes::parse(&list, &size).or_else(|why| r.refuse(o, why))?;
     if let Some(b) = r.get("bs") {
         d.notes.push(format!(
             "{}: fio's bssplit= decides the sizes when given",
@@ -889,7 +891,7 @@ fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
     }
     d.bs = sizes.max();
     // One size (a write-only job's list `1m/100`) is --bs.
-    if sizes.shares.len() == 1 {
+    if sizes.shares.len() == 1 && sizes.writes.is_none() {
         d.args.push(Set::Bs(d.bs));
         return Ok(());
     }
@@ -1356,10 +1358,17 @@ fn priorities(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let pct = one("cmdprio_percentage")?;
     let cclass = one("cmdprio_class")?;
     let clevel = one("cmdprio")?;
+    let chint = one("cmdprio_hint")?;
+    if let Some(o) = r.get("cmdprio_bssplit") {
+        return cmdprio_bssplit(r, d, o, [&pct, &cclass, &clevel, &chint]);
+    }
+    if let Some((o, _)) = &chint {
+        return r.refuse(o, "gives a hint, which stripebench sends only with cmdprio_bssplit=: drop it, or give the sizes' priorities in cmdprio_bssplit=");
+    }
     match pct {
         None => {
             if let Some((o, _)) = cclass.as_ref().or(clevel.as_ref()) {
-                return r.refuse(o, "needs cmdprio_percentage= (stripebench has no cmdprio_bssplit): give the share of I/Os it is for");
+                return r.refuse(o, "needs cmdprio_percentage= or cmdprio_bssplit=: give the share of I/Os it is for");
             }
         }
         Some((o, pct)) => {
@@ -1372,15 +1381,65 @@ fn priorities(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 clevel.as_ref().map_or("0", |(_, l)| l.as_str())
             );
             let c = CmdPrio::parse(&text).or_else(|e| r.refuse(o, e))?;
-            if !(d.uring() || (d.engine == "libaio" && d.direct)) {
-                return r.refuse(o, "sets each command's priority, which fio does with ioengine=io_uring or libaio (direct=1): give one of those, or use prioclass= for every I/O");
-            }
+            cmdprio_engine(r, d, o)?;
             if r.flag("log_prio")? == Some(true) {
                 d.notes.push(format!("log_prio=1 with cmdprio_percentage={}: fio logs each I/O's own priority; stripebench's log lines are intervals, and write the job's (prioclass) on each: the share issued at cmdprio_class is workers[].cmdprio_ios in the JSON", c.pct));
             }
             d.args.push(Set::CmdPrio(c));
         }
     }
+    Ok(())
+}
+
+/// fio sets a command's priority with ioprio engines only: io_uring, and
+/// libaio with direct=1 (which runs as io_uring here).
+fn cmdprio_engine(r: &Reader, d: &Draft, o: &Opt) -> Result<(), FioJobError> {
+    if !(d.uring() || (d.engine == "libaio" && d.direct)) {
+        return r.refuse(o, "sets each command's priority, which fio does with ioengine=io_uring or libaio (direct=1): give one of those, or use prioclass= for every I/O");
+    }
+    Ok(())
+}
+
+/// fio's cmdprio_bssplit: `--cmdprio-bssplit`, each entry given its
+/// class, level and hint (an entry of the simple form takes
+/// cmdprio_class, default realtime as fio's cmdprio.c, cmdprio and
+/// cmdprio_hint). fio refuses it beside cmdprio_percentage; so does this.
+fn cmdprio_bssplit(
+    r: &Reader,
+    d: &mut Draft,
+    o: &Opt,
+    [pct, class, level, hint]: [&Option<(&Opt, String)>; 4],
+) -> Result<(), FioJobError> {
+    if let Some((p, _)) = pct {
+        return r.refuse(
+            p,
+            "and cmdprio_bssplit= exclude each other in fio: give one",
+        );
+    }
+    let num = |v: &Option<(&Opt, String)>, max: u32, dflt: u32| -> Result<u32, FioJobError> {
+        match v {
+            None => Ok(dflt),
+            Some((k, t)) => match t.parse::<u32>() {
+                Ok(n) if n <= max => Ok(n),
+                _ => r.refuse(k, format!("is not 0 to {max}")),
+            },
+        }
+    };
+    use crate::base::thread_setup::{prio_value, CmdPrioSplit};
+    let implicit = prio_value(
+        num(class, 3, 1)? as u8,
+        num(level, 7, 0)? as u8,
+        num(hint, 1023, 0)? as u16,
+    );
+    let v = o.value.as_deref().unwrap_or("").trim();
+    let size = |t: &str| fio_size(t, r.kb_base);
+    let split = CmdPrioSplit::parse(v, &size, implicit).or_else(|e| r.refuse(o, e))?;
+    cmdprio_engine(r, d, o)?;
+    if split.reads.is_empty() && split.writes.is_empty() {
+        // Every entry 0%: fio sets no priority on any command.
+        return Ok(());
+    }
+    d.args.push(Set::CmdPrioSplit(split));
     Ok(())
 }
 
@@ -2471,27 +2530,36 @@ fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.args.push(Set::FioLog(kind, prefix));
         any = Some(o);
     }
-    let Some(first) = any else {
+    let Some(_) = any else {
         // log_avg_msec and the columns shape logs; without one, nothing.
         return Ok(());
     };
-    if matches!(
+    let mixed = matches!(
         d.args.iter().find(|a| matches!(a, Set::Rw(_))),
         Some(Set::Rw(RwMode::Randrw | RwMode::Rw))
-    ) {
-        return r.refuse(first, format!("with rw={}: stripebench's intervals count reads and writes together, and fio logs each direction apart: drop the log, or log a read or a write job", d.rw));
-    }
-    match r.get("log_avg_msec") {
+    );
+    // fio's per-I/O lines where an interval's line cannot stand for
+    // them: a mix (each line has its direction) and log_prio=1 with
+    // command priorities (each line has its I/O's own).
+    let cmdprio = r.get("cmdprio_bssplit").is_some() || r.get("cmdprio_percentage").is_some();
+    let per_io = mixed || (cmdprio && r.flag("log_prio")? == Some(true));
+    let mut words: Vec<&str> = Vec::new();
+    let windowed = match r.get("log_avg_msec") {
         Some(o) => match r.count(o)? {
-            0 => per_io_note(d),
-            ms if (10..=3_600_000).contains(&ms) => {
-                d.args.push(Set::LogInterval(Duration::from_millis(ms)));
-            }
+            0 => None,
+            ms if (10..=3_600_000).contains(&ms) => Some((o, ms)),
             _ => return r.refuse(o, "is outside 10 to 3600000: stripebench's intervals are 10 ms at the finest and an hour at most"),
         },
+        None => None,
+    };
+    match windowed {
+        Some((o, _)) if mixed => {
+            return r.refuse(o, format!("with rw={}: stripebench's intervals count reads and writes together, and fio's windowed log gives each direction a line: drop log_avg_msec= for fio's line per I/O, or log a read or a write job", d.rw));
+        }
+        Some((_, ms)) => d.args.push(Set::LogInterval(Duration::from_millis(ms))),
+        None if per_io => words.push("each"),
         None => per_io_note(d),
     }
-    let mut words: Vec<&str> = Vec::new();
     if r.flag("per_job_logs")? == Some(false) {
         words.push("shared");
     }

@@ -366,6 +366,7 @@ impl RunDocument {
                 zero_reads: Some(exec.outcomes.iter().map(|o| o.zero_reads).sum()),
                 targets_sum,
                 sizes: super::SizeDoc::of(&exec.outcomes),
+                priorities: super::PrioDoc::of(&exec.outcomes),
                 zones: super::ZoneDoc::of(&exec.outcomes),
             },
             warnings,
@@ -566,6 +567,7 @@ fn worker_doc(
         hung_ios: out.hung_ios.clone(),
         rate: rate_doc,
         intervals: out.intervals.clone(),
+        io_lines: out.io_lines.clone(),
         engine_path: (out.engine.as_ref())
             .map(|e| e.path.clone())
             .unwrap_or_default(),

@@ -286,6 +286,11 @@ pub struct WorkerDoc {
     pub rate: Option<ScheduleDoc>,
     #[serde(with = "crate::document::facts::Many::<crate::document::facts::IntervalDef>")]
     pub intervals: Vec<Interval>,
+    /// `--fio-log-format each`: the window's I/Os, one record each, for
+    /// fio's per-I/O log lines; kept out of the JSON (fio's log is where
+    /// they go).
+    #[serde(skip)]
+    pub io_lines: Vec<crate::measure::worker::IoLine>,
     /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
     pub engine_path: String,
     /// io_uring: how the worker's ring was set up (`--hipri`, `--sqpoll`,
@@ -547,6 +552,10 @@ pub struct TotalDoc {
     /// (absent) with one size.
     #[serde(default)]
     pub sizes: Vec<SizeDoc>,
+    /// `--cmdprio-bssplit`: each direction's I/Os at each command
+    /// priority (fio's per-priority clat figures); absent without.
+    #[serde(default)]
+    pub priorities: Vec<PrioDoc>,
     /// `--zones`: each target's zones in order, with the window's I/O in
     /// each and its MB/s (a disk's speed across its surface); absent
     /// without zones, or with more than 4096 per target.
@@ -585,6 +594,95 @@ impl ZoneDoc {
             .collect();
         v.sort_by_key(|z| (z.target, z.offset));
         v
+    }
+}
+
+/// One direction's I/Os at one command priority (`--cmdprio-bssplit`):
+/// fio's `clat prio CLASS/LEVEL/HINT` figures, with the count and share.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PrioDoc {
+    /// `read` or `write`.
+    pub direction: String,
+    /// The ioprio value the commands carried, and its parts (fio's
+    /// prioclass, prio and priohint in its JSON).
+    pub ioprio: u16,
+    pub prioclass: u8,
+    pub prio: u8,
+    pub priohint: u16,
+    pub ios: u64,
+    pub bytes: u64,
+    /// This priority's I/Os over the direction's I/Os in the window, 0 to 1.
+    pub share: f64,
+    /// Their latencies (issue to completion, ns); null when none completed.
+    pub latency_ns: Option<PrioLatency>,
+}
+
+/// One priority's latency figures (ns).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct PrioLatency {
+    pub min: u64,
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p99_9: u64,
+    pub max: u64,
+}
+
+impl PrioDoc {
+    /// Every worker's count of each (direction, priority), summed, reads
+    /// first, each direction's in the order the workers hold them
+    /// (the default first, as fio's clat_prio).
+    pub fn of(outcomes: &[crate::measure::worker::WorkerOutcome]) -> Vec<PrioDoc> {
+        let mut by: Vec<crate::measure::worker::PrioCount> = Vec::new();
+        for c in outcomes.iter().flat_map(|o| o.per_prio.iter()) {
+            match by
+                .iter_mut()
+                .find(|b| (b.write, b.ioprio) == (c.write, c.ioprio))
+            {
+                Some(b) => {
+                    b.ios += c.ios;
+                    b.bytes += c.bytes;
+                    b.hist.merge(&c.hist);
+                }
+                None => by.push(c.clone()),
+            }
+        }
+        by.sort_by_key(|b| b.write);
+        // fio's JSON leaves out a priority no I/O completed at.
+        by.retain(|b| b.ios > 0);
+        let all =
+            |write: bool| -> u64 { by.iter().filter(|b| b.write == write).map(|b| b.ios).sum() };
+        let (reads, writes) = (all(false), all(true));
+        by.iter()
+            .map(|b| {
+                let (prioclass, prio, priohint) = crate::base::thread_setup::prio_parts(b.ioprio);
+                let of = if b.write { writes } else { reads };
+                PrioDoc {
+                    direction: if b.write { "write" } else { "read" }.into(),
+                    ioprio: b.ioprio,
+                    prioclass,
+                    prio,
+                    priohint,
+                    ios: b.ios,
+                    bytes: b.bytes,
+                    share: if of == 0 {
+                        0.0
+                    } else {
+                        b.ios as f64 / of as f64
+                    },
+                    latency_ns: b.hist.summary().map(|s| PrioLatency {
+                        min: s.min,
+                        mean: s.mean,
+                        p50: s.p50,
+                        p90: s.p90,
+                        p99: s.p99,
+                        p99_9: s.p99_9,
+                        max: s.max,
+                    }),
+                }
+            })
+            .collect()
     }
 }
 

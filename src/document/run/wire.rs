@@ -163,6 +163,12 @@ impl Serialize for TotalDoc {
         } else {
             m.serialize_field("sizes", &self.sizes)?;
         }
+        // --cmdprio-bssplit's per-priority figures; absent without.
+        if self.priorities.is_empty() {
+            m.skip_field("priorities")?;
+        } else {
+            m.serialize_field("priorities", &self.priorities)?;
+        }
         // --zones' per-zone figures; absent without.
         if self.zones.is_empty() {
             m.skip_field("zones")?;

@@ -31,6 +31,10 @@ struct Slot {
     /// The I/O's bytes, and its index among `--bssplit`'s sizes.
     len: u64,
     size: u8,
+    /// `--cmdprio-bssplit`: the index of its priority's count; and the
+    /// ioprio its command carried (the thread's, unless one was drawn).
+    prio: u8,
+    ioprio: u16,
     issued: Instant,
     /// When the I/O was due: its issue time, or on a schedule (`--rate`)
     /// the time the schedule gave it. Its latency runs from here.
@@ -59,6 +63,8 @@ impl Slot {
             offset,
             len,
             size,
+            prio: 0,
+            ioprio: 0,
             issued,
             due,
             full: false,
@@ -75,6 +81,8 @@ impl Slot {
             offset: 0,
             len: 0,
             size: 0,
+            prio: 0,
+            ioprio: 0,
             issued: Instant::now(),
             due: Instant::now(),
             full: false,
@@ -173,15 +181,19 @@ fn outcome(spec: &WorkerSpec) -> WorkerOutcome {
         service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
         // Reads and writes apart, in a mixed pattern.
         write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
-        // --bssplit: a count per size, made before the window.
+        // --bssplit: a count per size (a write split's after the reads'),
+        // made before the window.
         per_size: (spec.access.sizes.iter())
-            .flat_map(|s| s.shares.iter())
+            .flat_map(|s| s.all())
             .map(|x| SizeCount {
                 bs: x.bs,
                 ..SizeCount::default()
             })
             .collect(),
         per_zone: zone_counts(spec),
+        per_prio: super::prio::counts(spec),
+        // Reserved before the window: a push in it never allocates.
+        io_lines: Vec::with_capacity(spec.io_lines_cap),
         ..Default::default()
     }
 }
@@ -333,7 +345,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
                 slots[s.index()] = Slot::queued((op, offset, check), sized, issued, due);
-                tally.queue(engine, s, (op, offset, sized.0 as usize));
+                let i = s.index();
+                (slots[i].prio, slots[i].ioprio) = tally.queue(engine, s, (op, offset, sized));
                 record::<C>(iolog, epoch, offset, op);
                 // --passes counts a mix's I/O, not its read-back's (fio's size=).
                 if check == 0 {
@@ -998,6 +1011,11 @@ struct Tally<'a, C> {
     cur: IntervalCounts,
     /// `--cmdprio`: which I/Os go at the command priority.
     cmdprio: Option<CmdPrioDraw>,
+    /// `--cmdprio-bssplit`: each I/O's priority by its direction and size.
+    prio_by_size: Option<super::prio::PrioBySize>,
+    /// The thread's ioprio value (`--ioprio`; 0, none set): what an I/O
+    /// carries when no command priority is drawn for it.
+    default_prio: u16,
     cur_writes: Option<IntervalCounts>,
     /// A `--log-interval` interval that a live interval's end can fall
     /// inside: its latencies so far (`None` when every live end is one of
@@ -1040,17 +1058,28 @@ struct Tally<'a, C> {
 }
 
 impl<'a, C: Clock> Tally<'a, C> {
-    /// Queues one I/O (direction, offset, length) on `slot`, at the
-    /// command priority `--cmdprio` draws for it.
+    /// Queues one I/O (direction, offset, its length and size index) on
+    /// `slot`, at the command priority `--cmdprio` or `--cmdprio-bssplit`
+    /// draws for it; the index of its priority's count (0 without) and
+    /// the ioprio it carries (the thread's, `default_prio`, unless drawn).
     #[inline]
     fn queue<E: Engine>(
         &mut self,
         engine: &mut E,
         slot: SlotToken,
-        (op, offset, len): (Op, u64, usize),
-    ) {
-        CmdPrioDraw::next(&mut self.cmdprio, engine, &mut self.out.cmdprio_ios);
-        engine.queue(slot, op, offset, len);
+        (op, offset, (len, size)): (Op, u64, (u64, u8)),
+    ) -> (u8, u16) {
+        let raised = CmdPrioDraw::next(&mut self.cmdprio, engine, &mut self.out.cmdprio_ios);
+        let prio = match self.prio_by_size.as_mut() {
+            Some(p) => {
+                let (slot, value) = p.next(op == Op::Write, size);
+                engine.set_cmd_prio(value);
+                (slot, value)
+            }
+            None => (0, raised.unwrap_or(self.default_prio)),
+        };
+        engine.queue(slot, op, offset, len as usize);
+        prio
     }
 
     /// The tally of a worker whose gate opened at `epoch`, its live tap
@@ -1081,6 +1110,8 @@ impl<'a, C: Clock> Tally<'a, C> {
             ignore_errors: spec.ignore_errors.clone(),
             fill: spec.fill,
             cmdprio: spec.cmdprio.map(|c| CmdPrioDraw::new(spec.seed, c)),
+            prio_by_size: super::prio::PrioBySize::new(spec),
+            default_prio: spec.default_prio,
             in_window,
             cpu0: if in_window {
                 sample_cpu::<C>(epoch, helper)
@@ -1166,6 +1197,38 @@ impl<'a, C: Clock> Tally<'a, C> {
         self.unserved_oldest_ns = self.unserved_oldest_ns.max(end_ns - first);
     }
 
+    /// A window I/O's per-I/O record (`--fio-log-format each`, while room
+    /// is left) and its priority's count (`--cmdprio-bssplit`).
+    #[inline]
+    fn record_io(&mut self, slot: &Slot, n: u64, latency: u64, tn: u64) {
+        let out = &mut self.out;
+        // --fio-log-format each: the I/O's own record, while room is left.
+        if out.io_lines.capacity() > 0 {
+            if out.io_lines.len() < out.io_lines.capacity() {
+                let since = |t: Instant| {
+                    (t.duration_since(self.epoch).as_nanos() as u64).saturating_sub(self.ramp_ns)
+                };
+                out.io_lines.push(IoLine {
+                    done_ns: tn.saturating_sub(self.ramp_ns),
+                    issued_ns: since(slot.issued),
+                    lat_ns: latency,
+                    offset: slot.offset,
+                    len: n as u32,
+                    write: slot.op == Op::Write,
+                    ioprio: slot.ioprio,
+                });
+            } else {
+                out.io_lines_lost += 1;
+            }
+        }
+        // --cmdprio-bssplit: the priority's own count and latency.
+        if let Some(c) = out.per_prio.get_mut(usize::from(slot.prio)) {
+            c.ios += 1;
+            c.bytes += n;
+            c.hist.record(latency);
+        }
+    }
+
     /// One completion of `slot`'s I/O: counted if it completed in the
     /// window. Returns whether it moved the whole block (`None` when it
     /// failed: the slot is issued again unless the worker stops).
@@ -1231,6 +1294,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             Some(w) => w.record(latency),
             None => self.cur.record(latency),
         }
+        self.record_io(&slot, n, latency, tn);
         let out = &mut self.out;
         if let Some(h) = &mut out.service_hist {
             h.record(t1.duration_since(slot.issued).as_nanos() as u64);
@@ -1885,14 +1949,19 @@ impl CmdPrioDraw {
     }
 
     /// Sets the next I/O's command priority, counting it in `raised` if
-    /// it is the higher one. Off, one branch; on, one draw and one compare.
+    /// it is the higher one (and giving it back). Off, one branch; on, one
+    /// draw and one compare.
     #[inline]
-    fn next<E: Engine>(draw: &mut Option<CmdPrioDraw>, engine: &mut E, raised: &mut u64) {
-        if let Some(d) = draw {
-            let high = (d.rng.next_u64() >> 32) < d.below;
-            engine.set_cmd_prio(if high { d.prio } else { 0 });
-            *raised += u64::from(high);
-        }
+    fn next<E: Engine>(
+        draw: &mut Option<CmdPrioDraw>,
+        engine: &mut E,
+        raised: &mut u64,
+    ) -> Option<u16> {
+        let d = draw.as_mut()?;
+        let high = (d.rng.next_u64() >> 32) < d.below;
+        engine.set_cmd_prio(if high { d.prio } else { 0 });
+        *raised += u64::from(high);
+        high.then_some(d.prio)
     }
 }
 

@@ -28,6 +28,7 @@
 //! [`crate::engine::watch`]).
 
 mod hot;
+mod prio;
 mod qd;
 
 pub use hot::{claimed, run};
@@ -60,6 +61,11 @@ pub struct WorkerSpec {
     /// `--cmdprio`: the share of this worker's I/Os issued at another
     /// priority, chosen by its own generator.
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+    /// `--cmdprio-bssplit`: each size's share of I/Os at other
+    /// priorities, and the one every other I/O carries (the thread's
+    /// `--ioprio` value; 0, none set).
+    pub cmdprio_split: Option<crate::base::thread_setup::CmdPrioSplit>,
+    pub default_prio: u16,
     /// Buffer alignment (at least the target's O_DIRECT alignment).
     pub align: usize,
     /// Stop after issuing this many bytes (`--io-limit`).
@@ -99,6 +105,9 @@ pub struct WorkerSpec {
     /// `--iolog-write`: the records this worker's log holds at most; 0,
     /// no log (nothing recorded).
     pub iolog_cap: usize,
+    /// `--fio-log-format each`: the I/O records this worker keeps at most;
+    /// 0, none kept.
+    pub io_lines_cap: usize,
     /// `--iolog-read`: the log whose I/Os this worker issues, in order.
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
     /// `--sprandom`: the model its offsets walk (the plan's, for this
@@ -498,6 +507,42 @@ pub struct SizeCount {
     pub latency_ns: u64,
 }
 
+/// The I/O records (`--fio-log-format each`) all workers of a run keep
+/// at most, reserved before the window: 32 MiB of them.
+pub const IO_LINES_BUDGET: usize = 1 << 20;
+
+/// Each worker's share of [`IO_LINES_BUDGET`] (64Ki at the least).
+pub fn io_lines_per_worker(workers: usize) -> usize {
+    (IO_LINES_BUDGET / workers.max(1)).max(64 << 10)
+}
+
+/// One I/O completed in the window, as fio's per-I/O log line holds it
+/// (`--fio-log-format each`): when it completed and was issued (ns since
+/// the window opened; issued before it, 0), its latency, offset, bytes,
+/// direction and the ioprio its command carried.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoLine {
+    pub done_ns: u64,
+    pub issued_ns: u64,
+    pub lat_ns: u64,
+    pub offset: u64,
+    pub len: u32,
+    pub write: bool,
+    pub ioprio: u16,
+}
+
+/// One direction's I/Os at one command priority in the window
+/// (`--cmdprio-bssplit`), and their latencies.
+#[derive(Debug, Clone, Default)]
+pub struct PrioCount {
+    pub write: bool,
+    /// The ioprio value the I/Os carried (`class << 13 | hint << 3 | level`).
+    pub ioprio: u16,
+    pub ios: u64,
+    pub bytes: u64,
+    pub hist: crate::analysis::histogram::LatencyHistogram,
+}
+
 /// One strided zone's part of the window (`--zones`): its I/Os and bytes,
 /// and the time the worker spent on it, each completion's time since the
 /// one before it (the first's since the first issue) given to the
@@ -568,6 +613,10 @@ pub struct WorkerOutcome {
     pub first_issue_ns: u64,
     /// `--iolog-write`: every I/O issued, as far as the buffer held.
     pub iolog: Option<crate::measure::iolog::IoLogBuf>,
+    /// `--fio-log-format each`: every I/O completed in the window, as far
+    /// as the records reserved before it held, and those left out.
+    pub io_lines: Vec<IoLine>,
+    pub io_lines_lost: u64,
     /// ns since the epoch of the last I/O counted in the window; on a
     /// schedule, for a worker that stopped at its limit, the end of its last
     /// I/O's interval when that is later.
@@ -595,6 +644,9 @@ pub struct WorkerOutcome {
     pub verify: VerifyTally,
     /// `--bssplit`: the window's I/Os of each size (empty with one size).
     pub per_size: Vec<SizeCount>,
+    /// `--cmdprio-bssplit`: a count and latencies per direction and
+    /// command priority (fio's clat_prio), made before the window.
+    pub per_prio: Vec<PrioCount>,
     /// `--zones`: the window's part of each zone, in the order of the
     /// region (empty without, or with more than [`MAX_ZONES`]).
     pub per_zone: Vec<ZoneCount>,
@@ -797,7 +849,7 @@ mod tests {
     #[global_allocator]
     static COUNTING: Counting = Counting;
 
-    fn reader(blocks: u64, bs: u64) -> WorkerSpec {
+    pub(super) fn reader(blocks: u64, bs: u64) -> WorkerSpec {
         WorkerSpec {
             id: 0,
             target_index: 0,
@@ -813,6 +865,8 @@ mod tests {
             seed: 1,
             cpu: None,
             cmdprio: None,
+            cmdprio_split: None,
+            default_prio: 0,
             align: 4096,
             io_limit: Some(blocks * bs),
             max_errors: 1,
@@ -829,6 +883,7 @@ mod tests {
             think: None,
             latency: None,
             iolog_cap: 0,
+            io_lines_cap: 0,
             replay: None,
             sprandom: None,
             on_wrap: OnWrap::Keep,
