@@ -44,7 +44,8 @@ fn depths(s: &Value) -> Vec<u64> {
 }
 
 /// latency-profile.fio shrunk (iodepth 8, 200 ms windows, a run cap of
-/// 30 s): a 500 ms target is met at every depth, so the depth doubles to
+/// 30 s, time-based: a fast device reads the 32 MiB device through before
+/// five windows end, and the search would be cut short): a 500 ms target is met at every depth, so the depth doubles to
 /// 8, stays, runs its final window and the job ends long before 30 s, as
 /// fio's does (6 windows at iodepth 16 in fio 3.33's --debug=rate).
 #[test]
@@ -52,10 +53,21 @@ fn depths(s: &Value) -> Vec<u64> {
 fn a_generous_latency_target_climbs_to_the_iodepth_and_ends_the_job() {
     let dir = tempfile::tempdir().unwrap();
     let lo = device(dir.path());
-    let job = format!("[global]\nbs=4k\nrw=randread\nrandom_generator=lfsr\ndirect=1\nioengine=libaio\niodepth=8\nlatency_target=500000\nlatency_window=200000\nlatency_percentile=99.9\nruntime=30\n\n[device]\nfilename={}\n", lo.dev);
+    let job = format!("[global]\nbs=4k\nrw=randread\nrandom_generator=lfsr\ndirect=1\nioengine=libaio\niodepth=8\nlatency_target=500000\nlatency_window=200000\nlatency_percentile=99.9\nruntime=30\ntime_based=1\n\n[device]\nfilename={}\n", lo.dev);
     std::fs::write(dir.path().join("lp.fio"), job).unwrap();
-    let (d, said) = run(dir.path(), &["--fio-job", "lp.fio"]);
+    let (d, said) = run(
+        dir.path(),
+        &["--fio-job", "lp.fio", "--fio-json", "fj.json"],
+    );
     assert!(said.contains("--latency-target=500ms"), "{said}");
+    // fio's JSON: the depth the search found, the target and window in
+    // fio's unit (us), as fio's readers of latency-profile runs expect.
+    let fj = json(&std::fs::read(dir.path().join("fj.json")).unwrap());
+    let job = &fj["jobs"][0];
+    assert_eq!(job["latency_depth"], 8, "{job}");
+    assert_eq!(job["latency_target"], 500000, "{job}");
+    assert_eq!(job["latency_window"], 200000, "{job}");
+    assert_eq!(job["latency_percentile"], 99.9, "{job}");
     let s = &d["workers"][0]["latency_search"];
     assert_eq!(depths(s), [1, 2, 4, 8, 8], "{s}");
     assert_eq!(s["depth"], 8, "{s}");
