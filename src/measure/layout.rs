@@ -348,6 +348,20 @@ fn fill_region(
             ))
         }
     };
+    // Filling the file system that holds / fails every other program's
+    // writes (logs, package managers, the shell's history) until the file
+    // is removed: only when the user says so.
+    let on_root = |path: &std::path::Path| {
+        let dev = |q: &std::path::Path| nix::sys::stat::stat(q).ok().map(|s| s.st_dev);
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let here = dev(path).or_else(|| dev(dir.unwrap_or(std::path::Path::new("."))));
+        here.is_some() && here == dev(std::path::Path::new("/"))
+    };
+    if !cfg.allow_destructive && on_root(&t.path) {
+        return usage(format!(
+            "--fill-device on {p} would fill the file system that holds /, and every other program's writes would fail until the file is removed: put the file on another file system, or give --allow-destructive to fill it"
+        ));
+    }
     let free = (vfs.blocks_free() as u64).saturating_mul(vfs.fragment_size() as u64);
     let own = t.size.saturating_sub(cfg.offset);
     let length = (free.saturating_add(own) / bs)

@@ -157,3 +157,47 @@ fn fio_beside_us_on_surface_scan_writes_and_checks_the_same_bytes() {
         n(&theirs, 1, "read", "total_ios")
     );
 }
+
+/// Filling the file system that holds / makes every other program's
+/// writes fail until the file is removed: a fill there, even of a new
+/// file of ours, needs --allow-destructive (checked in a dry run too).
+#[test]
+fn a_fill_of_the_file_system_that_holds_root_needs_consent() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let root_dev = std::fs::metadata("/").unwrap().dev();
+    if std::fs::metadata(dir.path()).unwrap().dev() != root_dev {
+        eprintln!(
+            "skipped: {} is not on the file system that holds /",
+            dir.path().display()
+        );
+        return;
+    }
+    let t = dir.path().join("fill.dat");
+    std::fs::write(&t, vec![7u8; 1 << 20]).unwrap();
+    let run = |extra: &[&str]| {
+        sb().args([
+            "run",
+            "--rw",
+            "write",
+            "--bs",
+            "64k",
+            "--fill-device",
+            "--dry-run",
+            "--no-progress",
+        ])
+        .args(extra)
+        .arg(&t)
+        .output()
+        .unwrap()
+    };
+    let out = run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("would fill the file system that holds /"),
+        "{err}"
+    );
+    succeeded_as(&run(&["--allow-destructive"]), "a dry fill with consent");
+    assert_eq!(std::fs::metadata(&t).unwrap().len(), 1 << 20);
+}
