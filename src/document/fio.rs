@@ -260,18 +260,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
         );
     }
     verify_words(cfg, &mut g, &mut notes);
-    if cfg.start_at.is_some() {
-        notes.push("--start-at: fio starts at once");
-    }
-    if cfg.access.random_map {
-        notes.push("--random-map: fio's random map visits every block once a pass too, in an order of its own");
-    }
-    if cfg.access.spr.is_some() {
-        notes.push("--sprandom: fio's sprandom=1 is in fio 3.41 and later; its new blocks come in its LFSR's order, ours in an order of our own, the same blocks and shares");
-    }
-    if cfg.latency_search.is_some() {
-        notes.push("--latency-target: fio's figures are of its final window alone (it resets them when the search settles); stripebench's cover every window, the final window's own in its window line");
-    }
+    timing_notes(cfg, &mut notes);
     if let (Some(n), Some(loops)) = (cfg.ios, cfg.passes) {
         if n % loops != 0 {
             notes.push("--ios with --passes: fio counts number_ios per loop (number_ios x loops in all), so it stops at the next multiple of --passes");
@@ -388,6 +377,22 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             .collect(),
         line: out,
     })
+}
+
+/// Where fio starts, orders or reports the workload otherwise: said.
+fn timing_notes(cfg: &RunConfig, notes: &mut Vec<&'static str>) {
+    if cfg.start_at.is_some() {
+        notes.push("--start-at: fio starts at once");
+    }
+    if cfg.access.random_map {
+        notes.push("--random-map: fio's random map visits every block once a pass too, in an order of its own");
+    }
+    if cfg.access.spr.is_some() {
+        notes.push("--sprandom: fio's sprandom=1 is in fio 3.41 and later; its new blocks come in its LFSR's order, ours in an order of our own, the same blocks and shares");
+    }
+    if cfg.latency_search.is_some() {
+        notes.push("--latency-target: fio's figures are of its final window alone (it resets them when the search settles); stripebench's cover every window, the final window's own in its window line");
+    }
 }
 
 /// `--verify`: with `--pattern`, fio's verify=pattern, the same check of
