@@ -7,7 +7,10 @@ source tree's examples/*.fio and t/jobs/*.fio that uses a local I/O engine
 
     stripebench run --fio-job FILE --dry-run --allow-destructive --allow-holes SCRATCH
 
-over a scratch file this script creates (1 TiB, sparse past its first 64 MiB) (so a job's own filename= or
+over a scratch file this script creates (4 TiB, sparse past its first 64 MiB:
+examples/cross-stripe-verify.fio lays 30 jobs 124g apart, 3.6 TiB; a dry run
+does no I/O, so the file stays 64 MiB on disk; ext4 takes files to 16 TiB)
+(so a job's own filename= or
 directory= is replaced by it, and nothing of the machine's is touched),
 and prints each job's verdict (a job t/run-fio-tests.py gives a pre_job
 is run after that pre-job, run for real on the scratch file, as fio's
@@ -168,11 +171,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="fio-jobs.") as tmp:
         scratch = os.path.join(tmp, "scratch.dat")
         with open(scratch, "wb") as f:
-            # 64 MiB of data, then a hole to 1 TiB so that a job's size=
+            # 64 MiB of data, then a hole to 4 TiB so that a job's size=
             # fits (a dry run does no I/O; --allow-holes lets it pass).
             for _ in range(64):
                 f.write(os.urandom(1 << 20))
-            f.truncate(1 << 40)
+            f.truncate(4 << 40)
         pre = pre_jobs(a.fio_src)
         # What fio's runner makes before a job (its FioJobFileTest_t0027's
         # setup: the pattern file t0027 writes).

@@ -4,10 +4,11 @@
 //! diff's judgement of a change with it (`significance`), the
 //! Little's-law check of a run's time in flight (`occupancy`), the stripe
 //! efficiency split into the stripe layer's loss and the members'
-//! imbalance (`stripe_loss`), read-modify-write's bounds (`rmw`), what a
+//! imbalance (`stripe_loss`), read-modify-write's bounds (`rmw`), fio's latency-target
+//! search for a queue depth (`qd_search`), what a
 //! figure read back from a document may be (`plausible`), advise's
 //! judgements of its runs (`advise`) and of the stack's setup
-//! (`advise_stack`).
+//! (`advise_stack`), and fio's SPRandom preconditioning model (`sprandom`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
@@ -22,10 +23,12 @@ pub mod mannwhitney;
 pub mod occupancy;
 pub mod phase_health;
 pub mod plausible;
+pub mod qd_search;
 pub mod rate_min;
 pub mod rmw;
 pub mod significance;
 pub mod slow_member;
+pub mod sprandom;
 pub mod steady;
 pub mod stripe_loss;
 pub mod summary;

@@ -8,7 +8,7 @@
 //! | 0..8   | magic `SBVERIF2` |
 //! | 8..16  | the target offset the block was written to |
 //! | 16..20 | writer worker id |
-//! | 20..24 | block length (the `--bs` it was written with) |
+//! | 20..24 | block length (the `--bs` it was written with, or the `--bssplit` size drawn for it) |
 //! | 24..32 | generation: the write run's start (Unix ms) x 65536 + the pass over the worker's region |
 //! | 32..40 | seed |
 //! | 40..48 | start of the range this write covers (the writer's first offset) |

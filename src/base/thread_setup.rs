@@ -126,6 +126,171 @@ impl std::fmt::Display for CmdPrio {
     }
 }
 
+/// fio's `ioprio_value`: `class << 13 | hint << 3 | level`, class 0
+/// (none) taken as best-effort, as fio and the kernel take it.
+pub fn prio_value(class: u8, level: u8, hint: u16) -> u16 {
+    let class = if class == 0 { CLASS_BE } else { class };
+    (u16::from(class) << IOPRIO_CLASS_SHIFT) | (hint << 3) | u16::from(level)
+}
+
+/// An ioprio value's class, level and hint (fio's ioprio_class, ioprio,
+/// ioprio_hint): what fio's per-priority figures are named by.
+pub fn prio_parts(v: u16) -> (u8, u8, u16) {
+    (
+        (v >> IOPRIO_CLASS_SHIFT) as u8,
+        (v & 7) as u8,
+        (v >> 3) & 0x3ff,
+    )
+}
+
+/// fio's BSSPLIT_MAX: the most entries a cmdprio_bssplit list holds.
+const MAX_ENTRIES: usize = 64;
+
+/// One entry of fio's `cmdprio_bssplit`: `pct` percent of the I/Os of
+/// `bs` bytes carry the ioprio value `prio` in their command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BsPrio {
+    pub bs: u64,
+    pub pct: u8,
+    pub prio: u16,
+}
+
+/// fio's `cmdprio_bssplit`: per direction, which share of each size's
+/// I/Os carries which priority; every other I/O goes at the job's own
+/// (`--ioprio`, fio's prioclass/prio). Entries of 0% are left out, as
+/// fio leaves them; a size with none has no command priority.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CmdPrioSplit {
+    pub reads: Vec<BsPrio>,
+    pub writes: Vec<BsPrio>,
+}
+
+impl CmdPrioSplit {
+    /// fio's spelling, `READS[,WRITES]` (a write list left out is the
+    /// reads'; a third, trims', is ignored as fio ignores it), each list
+    /// `SIZE/PCT[/CLASS/LEVEL[/HINT]]:...`. An entry without its own
+    /// class and level takes `implicit` (fio's cmdprio_class, cmdprio and
+    /// cmdprio_hint: realtime, level 0, no hint unless given). Classes
+    /// are 0-3 (0 runs as best-effort), levels 0-7, hints 0-1023; each
+    /// size's shares add up to at most 100.
+    pub fn parse(
+        text: &str,
+        size: &dyn Fn(&str) -> Result<u64, String>,
+        implicit: u16,
+    ) -> Result<CmdPrioSplit, String> {
+        let lists: Vec<&str> = text.split(',').map(str::trim).collect();
+        if lists.len() > 3 {
+            return Err(format!(
+                "'{text}' has more than three lists (reads, writes, trims): give READS[,WRITES]"
+            ));
+        }
+        let reads = Self::parse_list(lists[0], size, implicit)?;
+        let writes = match lists.get(1) {
+            Some(w) if !w.is_empty() => Self::parse_list(w, size, implicit)?,
+            _ => reads.clone(),
+        };
+        Ok(CmdPrioSplit { reads, writes })
+    }
+
+    fn parse_list(
+        list: &str,
+        size: &dyn Fn(&str) -> Result<u64, String>,
+        implicit: u16,
+    ) -> Result<Vec<BsPrio>, String> {
+        let mut out: Vec<BsPrio> = Vec::new();
+        for entry in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
+            let f: Vec<&str> = entry.split('/').map(str::trim).collect();
+            let bad = |what: String| format!("'{entry}' in '{list}': {what}");
+            let bs = size(f[0]).map_err(bad)?;
+            if bs == 0 {
+                return Err(bad("a size must be above 0".into()));
+            }
+            let num = |i: usize, max: u32, what: &str| -> Result<u32, String> {
+                let t = f.get(i).copied().unwrap_or("0");
+                match t.parse::<u32>() {
+                    Ok(n) if n <= max && !t.starts_with('+') => Ok(n),
+                    _ => Err(bad(format!("the {what} '{t}' is not 0 to {max}"))),
+                }
+            };
+            let pct = if f.get(1).is_some_and(|p| p.is_empty()) {
+                0
+            } else {
+                num(1, 100, "share")?
+            };
+            let prio = match f.len() {
+                1 | 2 => implicit,
+                4 | 5 => prio_value(
+                    num(2, 3, "class")? as u8,
+                    num(3, 7, "level")? as u8,
+                    num(4, 1023, "hint")? as u16,
+                ),
+                _ => {
+                    return Err(bad(
+                        "give SIZE/PCT, SIZE/PCT/CLASS/LEVEL or SIZE/PCT/CLASS/LEVEL/HINT".into(),
+                    ))
+                }
+            };
+            if pct > 0 {
+                out.push(BsPrio {
+                    bs,
+                    pct: pct as u8,
+                    prio,
+                });
+            }
+        }
+        if out.len() > MAX_ENTRIES {
+            return Err(format!("'{list}' has more than {MAX_ENTRIES} entries"));
+        }
+        out.sort_by_key(|e| e.bs);
+        for e in &out {
+            let sum: u32 = (out.iter().filter(|x| x.bs == e.bs))
+                .map(|x| u32::from(x.pct))
+                .sum();
+            if sum > 100 {
+                return Err(format!(
+                    "'{list}': the shares of {} add up to {sum}%, over 100",
+                    crate::base::units::fmt_size_arg(e.bs)
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The entries of one direction.
+    pub fn of(&self, write: bool) -> &[BsPrio] {
+        if write {
+            &self.writes
+        } else {
+            &self.reads
+        }
+    }
+}
+
+impl std::fmt::Display for CmdPrioSplit {
+    /// Its own spelling, every entry with its class, level and hint
+    /// (sizes in bytes): parsed back as it is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |v: &[BsPrio]| -> String {
+            let parts: Vec<String> = (v.iter())
+                .map(|e| {
+                    let (c, l, h) = prio_parts(e.prio);
+                    format!("{}/{}/{c}/{l}/{h}", e.bs, e.pct)
+                })
+                .collect();
+            parts.join(":")
+        };
+        // An empty list would read as the other's: 0% of the smallest size.
+        let or_none = |v: &[BsPrio]| {
+            if v.is_empty() {
+                "512/0".to_string()
+            } else {
+                list(v)
+            }
+        };
+        write!(f, "{},{}", or_none(&self.reads), or_none(&self.writes))
+    }
+}
+
 /// The calling thread's id.
 fn tid() -> libc::c_int {
     // SAFETY: gettid has no preconditions.
@@ -445,6 +610,56 @@ pub fn ioprio_refused(option: &str, p: IoPrio, e: &io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bytes(s: &str) -> Result<u64, String> {
+        crate::base::units::parse_size(s)
+    }
+
+    // cmdprio-bssplit.fio's three forms: the simple one takes the implicit
+    // priority (cmdprio_class/cmdprio), the advanced ones their own; 0%
+    // entries are left out and a missing write list is the reads'.
+    #[test]
+    fn cmdprio_bssplit_parses_fio_s_three_forms() {
+        let rt0 = prio_value(1, 0, 0);
+        let s = CmdPrioSplit::parse("64k/100:1024k/0,1024k/0", &bytes, rt0).unwrap();
+        assert_eq!(
+            s.reads,
+            [BsPrio {
+                bs: 65536,
+                pct: 100,
+                prio: 0x2000
+            }]
+        );
+        assert!(s.writes.is_empty());
+        let s = CmdPrioSplit::parse("64k/25/1/1:64k/75/3/2:1024k/0,1024k/0", &bytes, rt0).unwrap();
+        let got: Vec<(u8, u16)> = s.reads.iter().map(|e| (e.pct, e.prio)).collect();
+        assert_eq!(got, [(25, 0x2001), (75, 0x6002)]);
+        let s = CmdPrioSplit::parse("1M/10/2/0/1:2M/90/2/0/0", &bytes, rt0).unwrap();
+        assert_eq!(s.reads[0].prio, 0x4000 | (1 << 3));
+        assert_eq!(s.writes, s.reads);
+        assert_eq!(prio_parts(0x4000 | (3 << 3) | 7), (2, 7, 3));
+        // Class 0 runs as best-effort (fio's ioprio_value).
+        assert_eq!(prio_value(0, 4, 0), 0x4004);
+        let back = CmdPrioSplit::parse(&s.to_string(), &bytes, rt0).unwrap();
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn bad_cmdprio_bssplits_say_what_is_wrong() {
+        for (bad, says) in [
+            ("64k/60/1/0:64k/50/2/0", "over 100"),
+            ("64k/101", "share '101'"),
+            ("64k/10/4/0", "class '4'"),
+            ("64k/10/1/8", "level '8'"),
+            ("64k/10/1/0/1024", "hint '1024'"),
+            ("64k/10/1", "SIZE/PCT/CLASS/LEVEL"),
+            ("0/10", "above 0"),
+            ("64k/x", "share 'x'"),
+        ] {
+            let e = CmdPrioSplit::parse(bad, &bytes, 0x2000).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn io_priorities_parse() {

@@ -81,6 +81,14 @@ pub enum Warning {
         on: String,
     },
     /// A file target with holes or unwritten extents, read with `--allow-holes`.
+    /// `--fill-device` on a regular file: it grows until its file system
+    /// says no space is left; `free` is what statvfs says is free now,
+    /// `own` the file's bytes past --offset (rewritten, not new space).
+    FillsFileSystem {
+        path: String,
+        free: u64,
+        own: u64,
+    },
     HolesReadAnyway {
         path: String,
         /// Bytes of the region that are holes or unwritten extents.
@@ -201,6 +209,11 @@ pub enum Warning {
     IologUnwritten {
         path: String,
         error: String,
+    },
+    /// `--fio-log-format each`: the per-I/O log holds fewer I/Os than
+    /// completed in the window (the records reserved before it).
+    FioLogCut {
+        missing: u64,
     },
     /// The live collector could not keep up with the workers.
     LiveCollectorBehind {
@@ -428,6 +441,7 @@ impl fmt::Display for Warning {
             | UnbackedDevice { .. }
             | ReadaheadOnFile { .. }
             | MemoryTarget { .. }
+            | FillsFileSystem { .. }
             | AtimeChecked { .. }
             | SettingHeldByOtherRun { .. } => self.fmt_target(f),
             SharedCpus { .. }
@@ -446,6 +460,7 @@ impl fmt::Display for Warning {
             | LiveThreadUnstarted { .. }
             | IologCut { .. }
             | IologUnwritten { .. }
+            | FioLogCut { .. }
             | LiveCollectorBehind { .. }
             | ShortIos { .. }
             | ClampedLatencies { .. } => self.fmt_run(f),
@@ -550,6 +565,12 @@ impl Warning {
                 f,
                 "{path} is on {fs}: the target is memory, not a device ({}no device counters), so these figures measure memory",
                 memory_direct(fs, *direct)
+            ),
+            FillsFileSystem { path, free, own } => write!(
+                f,
+                "{path}: --fill-device writes it from --offset until its file system says no space is left (ENOSPC), as fio's fill_device=1 does: {} free now{}, so about that much; the file keeps it, and the file system stays full until the file is removed",
+                fmt_bytes(*free),
+                fill_own(*own)
             ),
             AtimeChecked { path } => write!(
                 f,
@@ -759,6 +780,10 @@ impl Warning {
             IologUnwritten { path, error } => {
                 write!(f, "cannot write the iolog {path}: {error}")
             }
+            FioLogCut { missing } => write!(
+                f,
+                "the per-I/O fio logs stop short: {missing} I/Os completed after the records reserved for them filled are not in them (1Mi I/Os over all workers; give a shorter run, or log_avg_msec for a line per interval)"
+            ),
             LiveCollectorBehind {
                 seconds_lost,
                 histograms_lost,
@@ -1008,6 +1033,7 @@ impl Warning {
             | ZeroReads { path, .. }
             | ReadaheadOnFile { path, .. }
             | MemoryTarget { path, .. }
+            | FillsFileSystem { path, .. }
             | AtimeChecked { path }
             | CacheServedReads { path, .. }
             | UndeliveredDirectReads { path, .. }
@@ -1049,6 +1075,7 @@ impl Warning {
                 vec![share(pct(*ratio), 1)]
             }
             AtimeChecked { .. } | ReadaheadOnFile { .. } | MemoryTarget { .. } => vec![],
+            FillsFileSystem { free, own, .. } => vec![Figure::bytes(*free), Figure::bytes(*own)],
             UnbackedDevice { empty, region, .. } => vec![
                 Figure::bytes(*empty),
                 Figure::bytes(*region),
@@ -1161,12 +1188,7 @@ impl Warning {
         use Warning::*;
         let at = |i: usize| f.get(i).map_or("", String::as_str);
         match self {
-            IoLimitRoundsUp { .. } => format!(
-                "{who}: --io-limit {} is not a whole number of --bs {} requests: it rounds up, so each worker moves {}",
-                at(0),
-                at(1),
-                at(2)
-            ),
+            IoLimitRoundsUp { .. } => rounds_up_many(who, at(0), at(1), at(2)),
             StraddlesChunks { .. } => format!(
                 "{who}: --bs {} is not a multiple of its chunk ({}): requests straddle member boundaries",
                 at(0),
@@ -1239,6 +1261,7 @@ impl Warning {
             ReadaheadOnFile { knob, device, .. } => format!(
                 "--readahead on {who}, files: a file has no read-ahead of its own; this sets {knob} of {device}, the device under their file system, which every file on {device} shares for the run"
             ),
+            FillsFileSystem { .. } => fills_many(who, at(0), at(1)),
             MemoryTarget { fs, direct, .. } => format!(
                 "{who} are on {fs}: the targets are memory, not devices ({}no device counters), so these figures measure memory",
                 memory_direct(fs, *direct)
@@ -1425,6 +1448,30 @@ fn unbacked_tail(mostly: bool) -> &'static str {
         "read anyway (--allow-holes): those reads measure memory, not the device"
     } else {
         "under half, so the run goes on: its figure mixes the device's reads with memory's"
+    }
+}
+
+/// [`Warning::IoLimitRoundsUp`] said of many targets (`who`), with its
+/// figures: the limit, the block size, what each worker moves.
+fn rounds_up_many(who: &str, limit: &str, bs: &str, moves: &str) -> String {
+    format!("{who}: --io-limit {limit} is not a whole number of --bs {bs} requests: it rounds up, so each worker moves {moves}")
+}
+
+/// [`Warning::FillsFileSystem`] said of many files (`who`), with the
+/// figures `free` and `own`.
+fn fills_many(who: &str, free: &str, own: &str) -> String {
+    format!("{who}: --fill-device writes each from --offset until its file system says no space is left (ENOSPC), as fio's fill_device=1 does: {free} free now (and {own} of their own past --offset); the files keep it, and the file systems stay full until they are removed")
+}
+
+/// What [`Warning::FillsFileSystem`] says of the file's own bytes.
+fn fill_own(own: u64) -> String {
+    if own == 0 {
+        String::new()
+    } else {
+        format!(
+            " (and the file's own {} past --offset, written over)",
+            fmt_bytes(own)
+        )
     }
 }
 
@@ -1891,6 +1938,10 @@ mod tests {
                 missing: 7,
             },
             "the iolog log stops short: 7 I/Os issued after its buffer filled are not in it (it holds 4Mi I/Os over all workers; give a shorter run or fewer I/Os to log them all)",
+        );
+        says(
+            FioLogCut { missing: 3 },
+            "the per-I/O fio logs stop short: 3 I/Os completed after the records reserved for them filled are not in them (1Mi I/Os over all workers; give a shorter run, or log_avg_msec for a line per interval)",
         );
         says(
             LiveCollectorBehind {

@@ -262,6 +262,14 @@ impl RunBuilder {
         self
     }
 
+    /// `--sprandom --spr-op F --spr-regions N`.
+    pub fn sprandom(mut self, op: f64, regions: u32) -> Self {
+        self.args.sprandom = true;
+        self.args.spr_op = Some(op);
+        self.args.spr_regions = Some(regions);
+        self
+    }
+
     /// `--seq-run N`.
     pub fn seq_run(mut self, n: u64) -> Self {
         self.args.seq_run = Some(n);
@@ -350,6 +358,13 @@ impl RunBuilder {
         self
     }
 
+    /// `--cmdprio-bssplit` (fio's cmdprio_bssplit, its entries' classes
+    /// and levels made explicit).
+    pub fn cmdprio_bssplit(mut self, c: crate::base::thread_setup::CmdPrioSplit) -> Self {
+        self.args.cmdprio_bssplit = Some(c);
+        self
+    }
+
     /// `--cmdprio PCT:CLASS,LEVEL` (fio's cmdprio_percentage and kin).
     pub fn cmdprio(mut self, c: crate::base::thread_setup::CmdPrio) -> Self {
         self.args.cmdprio = Some(c);
@@ -431,6 +446,41 @@ impl RunBuilder {
     /// `--thinktime-on-issue`.
     pub fn thinktime_on_issue(mut self) -> Self {
         self.args.thinktime_on_issue = true;
+        self
+    }
+
+    /// `--latency-target TIME` (not 0).
+    pub fn latency_target(mut self, d: Duration) -> Result<Self> {
+        let shown = humantime::format_duration(d).to_string();
+        self.args.latency_target =
+            Some(values::positive_duration(d).map_err(|e| invalid("latency-target", shown, e))?);
+        Ok(self)
+    }
+
+    /// `--latency-window TIME` (0 is refused by the run's checks).
+    pub fn latency_window(mut self, d: Duration) -> Self {
+        self.args.latency_window = Some(d);
+        self
+    }
+
+    /// `--latency-percentile P` (above 0, at most 100).
+    pub fn latency_percentile(mut self, p: &str) -> Result<Self> {
+        self.args.latency_percentile = Some(
+            crate::cli::run_args::parse_latency_percentile(p)
+                .map_err(|e| invalid("latency-percentile", p.to_string(), e))?,
+        );
+        Ok(self)
+    }
+
+    /// `--random-map`.
+    pub fn random_map(mut self) -> Self {
+        self.args.random_map = true;
+        self
+    }
+
+    /// `--latency-run`.
+    pub fn latency_run(mut self) -> Self {
+        self.args.latency_run = true;
         self
     }
 

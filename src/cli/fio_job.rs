@@ -451,7 +451,7 @@ impl RunGroup {
             }
         }
         let mut line: Vec<OsString> = vec!["run".into()];
-        line.extend(kept.iter().map(|s| OsString::from(s.word())));
+        line.extend(kept.iter().flat_map(|s| s.words()).map(OsString::from));
         if file_targets {
             line.extend(self.targets.iter().map(OsString::from));
         }
@@ -739,6 +739,9 @@ pub enum Set {
     /// fio's zonemode=strided with zonesize=, zonerange=, zoneskip=.
     Zones(crate::measure::workload::Strided),
     SeqRun(u64),
+    /// fio's sprandom=1 with spr_op= (as written, checked to be a share)
+    /// and spr_num_regions= (their defaults when not given).
+    Sprandom(String, u32),
     Bs(u64),
     /// fio's bssplit=, in its spelling with sizes in bytes (parsed as
     /// `--bssplit` is).
@@ -784,6 +787,14 @@ pub enum Set {
     ThinktimeSpin(Duration),
     ThinktimeBlocks(u64),
     ThinktimeOnIssue,
+    /// fio's random_generator=lfsr: every block once a pass.
+    RandomMap,
+    /// fio's latency_target= family (microseconds in fio).
+    LatencyTarget(Duration),
+    LatencyWindow(Duration),
+    /// The percentile as typed (a float, so kept as its text).
+    LatencyPercentile(String),
+    LatencyRun,
     Size(u64),
     Offset(u64),
     OffsetIncrement(u64),
@@ -798,6 +809,8 @@ pub enum Set {
     IoPrio(crate::base::thread_setup::IoPrio),
     /// fio's cmdprio_percentage, cmdprio_class and cmdprio.
     CmdPrio(crate::base::thread_setup::CmdPrio),
+    /// fio's cmdprio_bssplit, each entry's priority made explicit.
+    CmdPrioSplit(crate::base::thread_setup::CmdPrioSplit),
     Seed(u64),
     BufferCompress(u8),
     Dedupe(u8),
@@ -838,6 +851,7 @@ impl Set {
             Set::Skip(_) => "skip",
             Set::Zones(_) => "zones",
             Set::SeqRun(_) => "seq_run",
+            Set::Sprandom(..) => "sprandom",
             Set::OffsetIncrement(_) => "offset_increment",
             Set::Bs(_) => "bs",
             Set::Bssplit(_) => "bssplit",
@@ -874,6 +888,11 @@ impl Set {
             Set::ThinktimeSpin(_) => "thinktime_spin",
             Set::ThinktimeBlocks(_) => "thinktime_blocks",
             Set::ThinktimeOnIssue => "thinktime_on_issue",
+            Set::RandomMap => "random_map",
+            Set::LatencyTarget(_) => "latency_target",
+            Set::LatencyWindow(_) => "latency_window",
+            Set::LatencyPercentile(_) => "latency_percentile",
+            Set::LatencyRun => "latency_run",
             Set::Size(_) => "size",
             Set::Offset(_) => "offset",
             Set::Cpus(_) => "cpus",
@@ -882,6 +901,7 @@ impl Set {
             Set::NumaMem(_) => "numa_mem",
             Set::IoPrio(_) => "ioprio",
             Set::CmdPrio(_) => "cmdprio",
+            Set::CmdPrioSplit(_) => "cmdprio_bssplit",
             Set::Seed(_) => "seed",
             Set::BufferCompress(_) => "buffer_compress",
             Set::Dedupe(_) => "dedupe",
@@ -901,7 +921,21 @@ impl Set {
         }
     }
 
-    /// The word a user would type for it (`--bs=4k`).
+    /// The words a user would type for it: one (`--bs=4k`), or, for an
+    /// option with companions, each of them.
+    pub fn words(&self) -> Vec<String> {
+        match self {
+            Set::Sprandom(op, n) => vec![
+                "--sprandom".into(),
+                format!("--spr-op={op}"),
+                format!("--spr-regions={n}"),
+            ],
+            _ => vec![self.word()],
+        }
+    }
+
+    /// The word a user would type for it (`--bs=4k`; an option with
+    /// companions, all of them: see [`Set::words`]).
     pub fn word(&self) -> String {
         use clap::ValueEnum;
         let named = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| {
@@ -924,6 +958,7 @@ impl Set {
                 fmt_size_arg(z.range)
             ),
             Set::SeqRun(n) => format!("--seq-run={n}"),
+            Set::Sprandom(op, n) => format!("--sprandom --spr-op={op} --spr-regions={n}"),
             Set::OffsetIncrement(b) => format!("--offset-increment={}", fmt_size_arg(*b)),
             Set::Bs(b) => format!("--bs={}", fmt_size_arg(*b)),
             Set::Bssplit(s) => format!("--bssplit={s}"),
@@ -964,6 +999,11 @@ impl Set {
             Set::ThinktimeSpin(d) => format!("--thinktime-spin={}", fmt_duration(*d)),
             Set::ThinktimeBlocks(n) => format!("--thinktime-blocks={n}"),
             Set::ThinktimeOnIssue => "--thinktime-on-issue".into(),
+            Set::RandomMap => "--random-map".into(),
+            Set::LatencyTarget(d) => format!("--latency-target={}", fmt_duration(*d)),
+            Set::LatencyWindow(d) => format!("--latency-window={}", fmt_duration(*d)),
+            Set::LatencyPercentile(p) => format!("--latency-percentile={p}"),
+            Set::LatencyRun => "--latency-run".into(),
             Set::Size(b) => format!("--size={}", fmt_size_arg(*b)),
             Set::Offset(b) => format!("--offset={}", fmt_size_arg(*b)),
             Set::Cpus(v) => format!("--cpus={v}"),
@@ -972,6 +1012,7 @@ impl Set {
             Set::NumaMem(p) => format!("--numa-mem={p}"),
             Set::IoPrio(p) => format!("--ioprio={p}"),
             Set::CmdPrio(c) => format!("--cmdprio={c}"),
+            Set::CmdPrioSplit(c) => format!("--cmdprio-bssplit={c}"),
             Set::Seed(n) => format!("--seed={n}"),
             Set::BufferCompress(p) => format!("--buffer-compress={p}"),
             Set::Dedupe(p) => format!("--dedupe={p}"),
@@ -1005,6 +1046,7 @@ impl Set {
             Set::Skip(n) => b.skip(*n),
             Set::Zones(z) => b.zones(*z),
             Set::SeqRun(n) => b.seq_run(*n),
+            Set::Sprandom(op, n) => b.sprandom(op.parse().unwrap_or(f64::NAN), *n),
             Set::OffsetIncrement(n) => b.offset_increment(*n),
             Set::Bs(n) => b.bs(*n)?,
             Set::Bssplit(s) => b.bssplit(s)?,
@@ -1047,6 +1089,7 @@ impl Set {
             Set::NumaMem(p) => b.numa_mem(p.clone()),
             Set::IoPrio(p) => b.ioprio(*p),
             Set::CmdPrio(c) => b.cmdprio(*c),
+            Set::CmdPrioSplit(c) => b.cmdprio_bssplit(c.clone()),
             Set::Rate(n) => b.rate(*n)?,
             Set::RateIops(n) => b.rate_iops(*n)?,
             Set::RateMin(n) => b.rate_min(*n)?,
@@ -1056,6 +1099,11 @@ impl Set {
             Set::ThinktimeSpin(d) => b.thinktime_spin(*d),
             Set::ThinktimeBlocks(n) => b.thinktime_blocks(*n),
             Set::ThinktimeOnIssue => b.thinktime_on_issue(),
+            Set::RandomMap => b.random_map(),
+            Set::LatencyTarget(d) => b.latency_target(*d)?,
+            Set::LatencyWindow(d) => b.latency_window(*d),
+            Set::LatencyPercentile(p) => b.latency_percentile(p)?,
+            Set::LatencyRun => b.latency_run(),
             Set::Size(n) => b.size(*n),
             Set::Offset(n) => b.offset(*n),
             Set::Cpus(v) => {
@@ -1104,6 +1152,12 @@ const HARMLESS: &[(&str, &str)] = &[
     ("thread", "thread: fio runs its jobs as threads of one process, not forked processes; stripebench's workers are threads always, and neither changes the I/O"),
 ];
 
+/// Whether the job asks for fio's SPRandom (sprandom=1, or bare).
+fn sprandom_on(job: &Job) -> bool {
+    job.get("sprandom")
+        .is_some_and(|o| matches!(o.value.as_deref(), None | Some("1")))
+}
+
 /// The `#` lines of the job's measurement knobs ([`HARMLESS`], `threads`,
 /// `name`, `random_generator`), or the option refused and why.
 fn harmless(job: &Job) -> Result<Vec<String>, (&Opt, String)> {
@@ -1128,8 +1182,12 @@ fn harmless(job: &Job) -> Result<Vec<String>, (&Opt, String)> {
     }
     if let Some(o) = job.get("random_generator") {
         match o.value.as_deref() {
+            Some("tausworthe" | "tausworthe64") if sprandom_on(job) => return Err((o, "with sprandom=1: fio refuses it (\"sprandom requires random_generator=lfsr\"): drop it".into())),
             Some("tausworthe" | "tausworthe64") => said.push(format!("random_generator={}: the generator fio draws its uniform random offsets with; stripebench draws them uniform with its own: which generator draws them does not change the figure", o.value.as_deref().unwrap_or(""))),
-            Some("lfsr") => return Err((o, "draws each block once per pass (as fio's random map); stripebench draws each offset afresh (fio's norandommap): give random_generator=tausworthe, or drop it".into())),
+            // fio's sprandom draws its new blocks from the LFSR.
+            Some("lfsr") if sprandom_on(job) => said.push("random_generator=lfsr: sprandom's new blocks, each once, in the LFSR's order; stripebench's --sprandom draws each once too, in its own order".into()),
+            // Honoured by the random offsets' step (--random-map).
+            Some("lfsr") => {}
             _ => return Err((o, "is not one of fio's generators (tausworthe, lfsr, tausworthe64)".into())),
         }
     }
@@ -1889,7 +1947,7 @@ impl SweepPlan {
             args.run.targets = self.targets.iter().map(PathBuf::from).collect();
         }
         let mut line: Vec<OsString> = vec!["sweep".into()];
-        line.extend(kept.iter().map(|s| OsString::from(s.word())));
+        line.extend(kept.iter().flat_map(|s| s.words()).map(OsString::from));
         if param_kept {
             line.push(param_word.into());
         }
@@ -1980,6 +2038,42 @@ mod tests {
         };
         assert!(!e.contains('\n'), "{e}");
         e
+    }
+
+    // Issue 41: examples/latency-profile.fio was refused at
+    // latency_target= (no search) and then at random_generator=lfsr;
+    // fio's search is run's --latency-target family (microseconds without
+    // a unit), and the LFSR's every-block-once order is --random-map.
+    #[test]
+    fn latency_profile_s_search_and_lfsr_are_run_s_options() {
+        let a = args("[global]\nbs=4k\nrw=randread\nrandom_generator=lfsr\ndirect=1\nioengine=libaio\niodepth=128\nlatency_target=500000\nlatency_window=5000000\nlatency_percentile=99.9\n[device]\nfilename=/dev/sda\n");
+        for w in [
+            "--iodepth=128",
+            "--latency-target=500ms",
+            "--latency-window=5s",
+            "--latency-percentile=99.9",
+            "--random-map",
+        ] {
+            assert!(a.iter().any(|x| x == w), "{w} in {a:?}");
+        }
+        let a = args("[j]\nrw=randread\nioengine=io_uring\niodepth=4\nlatency_target=2ms\nlatency_window=1s\nlatency_run=1\n");
+        assert!(a.iter().any(|x| x == "--latency-run"), "{a:?}");
+        assert!(
+            !a.iter().any(|x| x.starts_with("--latency-percentile")),
+            "fio's 100 is run's default: {a:?}"
+        );
+        // fio's default window of 0 judges each reap: refused by name.
+        assert!(
+            refused("[j]\nrw=randread\nlatency_target=500\n").contains("without latency_window")
+        );
+        for bad in ["0", "100.5", "x"] {
+            let e = refused(&format!("[j]\nrw=randread\nlatency_target=500\nlatency_window=1s\nlatency_percentile={bad}\n"));
+            assert!(e.contains(&format!("latency_percentile={bad}")), "{e}");
+        }
+        // A sequential pattern draws no random offset: said, not refused.
+        assert!(!args("[j]\nrw=read\nrandom_generator=lfsr\n")
+            .iter()
+            .any(|x| x == "--random-map"));
     }
 
     // Issue 41: examples/exitwhat.fio's thinktime=2000 was refused as
@@ -2179,6 +2273,87 @@ mod tests {
         );
     }
 
+    // Issue 41: examples/cmdprio-bssplit.fio was refused
+    // (`cmdprio_bssplit=64k/100:1024k/0,1024k/0`); each of its forms is
+    // --cmdprio-bssplit with every entry's class/level/hint explicit: the
+    // simple form's from cmdprio_class/cmdprio (realtime, 0 by default),
+    // the advanced forms' their own; libaio with direct=1 runs it on io_uring.
+    #[test]
+    fn cmdprio_bssplit_translates_each_of_fio_s_forms() {
+        let head = "[j]\nrw=randrw\nioengine=libaio\ndirect=1\niodepth=16\nbssplit=64k/40:1024k/60,1024k/100\n";
+        let w = args(&format!(
+            "{head}cmdprio_bssplit=64k/100:1024k/0,1024k/0\ncmdprio_class=1\ncmdprio=0\n"
+        ));
+        assert!(
+            w.contains(&"--cmdprio-bssplit=65536/100/1/0/0,512/0".to_string()),
+            "{w:?}"
+        );
+        assert!(
+            w.contains(&"--bssplit=65536/40:1048576/60,1048576/100".to_string()),
+            "{w:?}"
+        );
+        let w = args(&format!(
+            "{head}cmdprio_bssplit=64k/100\ncmdprio_class=3\ncmdprio=5\ncmdprio_hint=2\n"
+        ));
+        assert!(
+            w.contains(&"--cmdprio-bssplit=65536/100/3/5/2,65536/100/3/5/2".to_string()),
+            "{w:?}"
+        );
+        let w = args(&format!(
+            "{head}prioclass=2\nprio=7\ncmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0,1024k/0\n"
+        ));
+        assert!(
+            w.contains(&"--cmdprio-bssplit=65536/25/1/1/0:65536/75/3/2/0,512/0".to_string()),
+            "{w:?}"
+        );
+        assert!(w.contains(&"--ioprio=be,7".to_string()), "{w:?}");
+        let w = args("[j]\nrw=randread\nioengine=io_uring\nbssplit=1M/40:2M/60\ncmdprio_bssplit=1M/10/2/0/1:1M/90/2/0/0:2M/10/2/0/3\n");
+        assert!(
+            w.iter().any(|a| a.starts_with(
+                "--cmdprio-bssplit=1048576/10/2/0/1:1048576/90/2/0/0:2097152/10/2/0/3,"
+            )),
+            "{w:?}"
+        );
+        for (job, says) in [
+            (
+                "ioengine=psync\ncmdprio_bssplit=4k/10\n",
+                "ioengine=io_uring or libaio",
+            ),
+            (
+                "ioengine=libaio\ncmdprio_bssplit=4k/10\n",
+                "ioengine=io_uring or libaio",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10\ncmdprio_percentage=5\n",
+                "exclude each other",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/60/1/0:4k/50/2/0\n",
+                "over 100",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10/4/0\n",
+                "class '4'",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10/1/9\n",
+                "level '9'",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_bssplit=4k/10\ncmdprio_class=5\n",
+                "cmdprio_class=5",
+            ),
+            (
+                "ioengine=io_uring\ncmdprio_hint=3\ncmdprio_percentage=5\n",
+                "cmdprio_hint=3",
+            ),
+        ] {
+            let e = refused(&format!("[j]\nrw=randread\n{job}"));
+            assert!(e.contains(says), "{job}: {e}");
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+    }
+
     /// Bad priority and NUMA values are one line naming the key.
     #[test]
     fn bad_priorities_and_numa_values_are_refused() {
@@ -2372,6 +2547,31 @@ mod tests {
         assert!(fio_time("400d").is_err());
     }
 
+    // Issue 41 (fio's t0002): a verified write of several sizes and its
+    // read run, each with fio's randrepeat seed, so the read's size draws
+    // replay the write's; a random one, a read with randrepeat=0 and a
+    // bsrange= that would bound the split otherwise are refused by name.
+    #[test]
+    fn verified_blocks_of_several_sizes_are_read_with_the_write_s_seed() {
+        let g = "[global]\nverify=md5\nbssplit=512/50:1M/50\n";
+        for rw in ["write", "read", "rw"] {
+            let a = args(&format!("{g}[j]\nrw={rw}\nbsrange=512:1M\n"));
+            for w in ["--bssplit=512/50:1048576/50", "--seed=137", "--verify"] {
+                assert!(a.contains(&w.to_string()), "{rw} {w}: {a:?}");
+            }
+        }
+        let a = args(&format!("{g}[j]\nrw=write\nrandseed=7\n"));
+        assert!(a.contains(&"--seed=7".to_string()), "{a:?}");
+        let e = refused(&format!("{g}[j]\nrw=randwrite\n"));
+        assert!(e.contains("of one size"), "{e}");
+        let e = refused(&format!("{g}[j]\nrw=read\nrandrepeat=0\n"));
+        assert!(e.contains("`randrepeat=0`"), "{e}");
+        let e = refused(&format!("{g}[j]\nrw=write\nbsrange=4k-64k\n"));
+        assert!(e.contains("give bsrange=512-1m"), "{e}");
+        let e = refused(&format!("{g}[j]\nrw=write\nloops=2\n"));
+        assert!(e.contains("over more than one pass"), "{e}");
+    }
+
     // Issue 41: bssplit= (iometer-file-access-server.fio, jesd219.fio)
     // was refused; it runs as --bssplit, its READS,WRITES form when the
     // pattern uses one list or both are alike, and bsrange= when its
@@ -2409,13 +2609,17 @@ bssplit=64k/40:1m/60,1m/100
 ",
         );
         assert!(a.contains(&"--bs=1m".to_string()), "{a:?}");
-        let e = refused(
+        // A mix draws each direction from its own list.
+        let a = args(
             "[j]
 rw=randrw
 bssplit=64k/40:1m/60,1m/100
 ",
         );
-        assert!(e.contains("splits of their own"), "{e}");
+        assert!(
+            a.contains(&"--bssplit=65536/40:1048576/60,1048576/100".to_string()),
+            "{a:?}"
+        );
         let a = args(
             "[j]
 rw=randread
@@ -2471,7 +2675,7 @@ bsrange=512-1m
             ("[j]\nioengine=vsync\niodepth=16\n", "ioengine=vsync"),
             ("[j]\nioengine=mmap\ndirect=1\n", "ioengine=mmap"),
             (
-                "[j]\nrw=randread\nrandom_generator=lfsr\n",
+                "[j]\nrw=randread\nrandom_distribution=zipf:1.2\nrandom_generator=lfsr\n",
                 "random_generator=lfsr",
             ),
             ("[j]\ngtod_reduce=2\n", "gtod_reduce=2"),
@@ -2746,9 +2950,13 @@ bsrange=512-1m
         assert!(!args("[j]\nlog_avg_msec=500\nlog_offset=1\n")
             .iter()
             .any(|a| a.contains("log")));
-        let e = refused("[j]\nrw=randrw\nwrite_bw_log=b\n");
+        // A mix: fio's line per I/O (each line has its direction); with
+        // log_avg_msec, refused (the intervals count both directions).
+        let w = args("[j]\nrw=randrw\nwrite_bw_log=b\n");
+        assert!(w.contains(&"--fio-log-format=each".to_string()), "{w:?}");
+        let e = refused("[j]\nrw=randrw\nwrite_bw_log=b\nlog_avg_msec=500\n");
         assert!(
-            e.contains("`write_bw_log=b` with rw=randrw") && e.contains("apart"),
+            e.contains("`log_avg_msec=500` with rw=randrw") && e.contains("each direction a line"),
             "{e}"
         );
         let e = refused("[j]\nwrite_bw_log=b\nlog_avg_msec=5\n");

@@ -15,10 +15,6 @@ enum Says {
 }
 
 /// fio's options that stripebench spells otherwise, or does not have.
-/// fio's latency-target profiling (backend.c, io_u.c lat_target_*): what
-/// it does, and stripebench's nearest, a sweep of the depth.
-const LATENCY_SEARCH: &str = "fio searches for the deepest queue (1 to iodepth) at which latency_percentile of each latency_window's I/Os complete within latency_target; stripebench has no such search yet: sweep the depth (stripebench sweep --param iodepth=1,2,4,8,16,32,64,128) and read each point's percentiles";
-
 const FIO: &[(&str, Says)] = &[
     ("numjobs", Says::Use(|v| format!("--jobs {} --jobs-share", v.unwrap_or("N")))),
     ("runtime", Says::Use(|v| format!("-t {}", seconds(v)))),
@@ -78,22 +74,15 @@ const FIO: &[(&str, Says)] = &[
         "group_reporting",
         Says::Instead("stripebench always reports every worker and the total"),
     ),
-    (
-        "latency_target",
-        Says::Instead(LATENCY_SEARCH),
-    ),
-    (
-        "latency_window",
-        Says::Instead(LATENCY_SEARCH),
-    ),
+    // fio's latency-target search (io_u.c lat_target_*); times without
+    // a unit are microseconds in fio.
+    ("latency_target", Says::Use(|v| format!("--latency-target {}", micros(v)))),
+    ("latency_window", Says::Use(|v| format!("--latency-window {}", micros(v)))),
     (
         "latency_percentile",
-        Says::Instead(LATENCY_SEARCH),
+        Says::Use(|v| format!("--latency-percentile {}", v.unwrap_or("P"))),
     ),
-    (
-        "latency_run",
-        Says::Instead(LATENCY_SEARCH),
-    ),
+    ("latency_run", Says::Use(|_| "--latency-run".to_string())),
 
     (
         "thread",
@@ -149,6 +138,14 @@ const FIO: &[(&str, Says)] = &[
 ];
 
 /// fio's runtime and ramp_time are seconds when the value has no unit.
+fn micros(v: Option<&str>) -> String {
+    match v {
+        Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => format!("{v}us"),
+        Some(v) => v.to_string(),
+        None => "TIME".to_string(),
+    }
+}
+
 fn seconds(v: Option<&str>) -> String {
     match v {
         Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => format!("{v}s"),
@@ -291,15 +288,15 @@ fn shared(fio: &str, name: &str, value: Option<&str>) -> Option<String> {
 mod tests {
     use super::*;
 
-    // Issue 41 (latency-profile.fio): a latency target is refused saying
-    // what fio does with it and what to run instead, not "no equivalent".
+    // Issue 41 (latency-profile.fio): fio's latency target typed on run's
+    // line gets run's spelling, its unitless times read as fio's
+    // microseconds.
     #[test]
-    fn a_latency_target_is_refused_saying_what_fio_searches_for() {
-        for key in ["latency_target", "latency_window", "latency_percentile"] {
-            let said = explain(&format!("{key}=5"), key, Some("5")).unwrap_or_default();
-            assert!(said.contains("deepest queue"), "{key}: {said}");
-            assert!(said.contains("--param iodepth="), "{key}: {said}");
-        }
+    fn a_latency_target_is_spelled_as_run_spells_it() {
+        let said = |k: &str, v: &str| explain(&format!("{k}={v}"), k, Some(v)).unwrap_or_default();
+        assert!(said("latency_target", "500000").contains("--latency-target 500000us"));
+        assert!(said("latency_window", "5s").contains("--latency-window 5s"));
+        assert!(said("latency_percentile", "99.9").contains("--latency-percentile 99.9"));
     }
 
     fn h(line: &str) -> Option<String> {

@@ -89,6 +89,33 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seq_run)]
     pub seq_run: Option<u64>,
 
+    /// SSD preconditioning to steady state (fio's sprandom=1, SanDisk's
+    /// SPRandom): --rw randwrite writes the target's physical capacity
+    /// (its size x (1 + --spr-op)) once, region by region, each region's
+    /// blocks rewritten in the next with the share that leaves it at
+    /// Desnoyers' steady-state validity. Ends when written; one target,
+    /// one job; prints the regions, the writes and the write
+    /// amplification the model expects.
+    #[arg(long)]
+    pub sprandom: bool,
+
+    /// --sprandom: the SSD's over-provisioning, a share in (0, 1), as its
+    /// maker gives it (fio's spr_op). Default: 0.15.
+    #[arg(long, value_name = "F", requires = "sprandom")]
+    pub spr_op: Option<f64>,
+
+    /// --sprandom: the regions the target is written in (fio's
+    /// spr_num_regions); more regions, a finer curve and a smaller
+    /// buffer (8 bytes for each block a region rewrites). Default: 100.
+    #[arg(long, value_name = "N", requires = "sprandom")]
+    pub spr_regions: Option<u32>,
+    /// Random patterns: every block once per pass, in an order drawn
+    /// afresh each pass (fio's random map, and its random_generator=lfsr),
+    /// rather than each offset drawn on its own (fio's norandommap). Not
+    /// with --dist, --seq-run, --bssplit or --stripe
+    #[arg(long)]
+    pub random_map: bool,
+
     /// Request size (k, m, g or KiB, MiB, GiB: binary, 4k = 4096 bytes), or
     /// `lbs` for the target's logical block size.
     /// Default: 1m for sequential patterns, 4k for random ones.
@@ -97,10 +124,15 @@ pub struct RunArgs {
 
     /// Each I/O's size drawn from weighted sizes, in fio's bssplit
     /// spelling: SIZE/PCT:SIZE/PCT... (4k/60:64k/40; a blank PCT takes an
-    /// even part of the rest, 4k/50:8k/:64k/). Buffers hold the largest
+    /// even part of the rest, 4k/50:8k/:64k/); READS,WRITES gives writes
+    /// a split of their own (64k/40:1m/60,1m/100). Buffers hold the largest
     /// size; offsets are aligned to the smallest (or --blockalign); the
-    /// report gives each size's I/Os, bytes, share and mean latency.
-    #[arg(long, value_name = "SIZE/PCT:...", value_parser = parse_bssplit, conflicts_with = "bs")]
+    /// report gives each size's I/Os, bytes, share and mean latency. A
+    /// sequential pass ends at the region's end to the byte (a size that
+    /// would pass it is drawn again). With --verify (sequential only):
+    /// each block is written at its size, and a read with the same --seed
+    /// draws the same sizes and checks each block whole.
+    #[arg(long, value_name = "SIZE/PCT:...[,SIZE/PCT:...]", value_parser = parse_bssplit, conflicts_with = "bs")]
     pub bssplit: Option<crate::measure::workload::Sizes>,
 
     /// With --bssplit: the boundary offsets are aligned to (fio's
@@ -234,6 +266,34 @@ pub struct RunArgs {
     #[arg(long, requires = "thinktime")]
     pub thinktime_on_issue: bool,
 
+    /// Search for the deepest queue, from 1 up to --iodepth, at which
+    /// --latency-percentile of each --latency-window's I/Os complete
+    /// within this latency (issue to completion), as fio's
+    /// latency_target= does: a window that meets it raises the depth
+    /// (doubling, or halfway to the lowest depth that failed), one that
+    /// does not lowers it (halfway to the highest that met it, once the
+    /// I/Os in flight completed). Settled, the worker runs one more window
+    /// at the depth found and stops. Needs --iodepth above 1
+    #[arg(long, value_name = "TIME", value_parser = parse_positive_duration)]
+    pub latency_target: Option<Duration>,
+
+    /// The length of each window of the --latency-target search (fio's
+    /// latency_window=; default 1s)
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, requires = "latency_target")]
+    pub latency_window: Option<Duration>,
+
+    /// The share of each window's I/Os, in percent (above 0, at most 100),
+    /// that must complete within --latency-target (fio's
+    /// latency_percentile=; default 100: at 100 the first I/O over the
+    /// target lowers the depth at once, and at depth 1 stops the worker)
+    #[arg(long, value_name = "P", value_parser = parse_latency_percentile, requires = "latency_target")]
+    pub latency_percentile: Option<f64>,
+
+    /// Keep searching after the depth settled, until the run's end,
+    /// rather than stopping after its final window (fio's latency_run=1)
+    #[arg(long, requires = "latency_target")]
+    pub latency_run: bool,
+
     /// End the window once the run is steady, as fio's steadystate= judges
     /// it: over the last --steady-dur of --live-interval figures (IOPS, bytes
     /// per second or mean latency of the whole run), every one within LIMIT
@@ -304,7 +364,12 @@ pub struct RunArgs {
     /// Each worker stops after this many bytes, rounded up to whole --bs
     /// requests: a size-bounded run whose byte and I/O counts are exact (the
     /// window then counts every I/O: no ramp). It runs until done; --duration,
-    /// if given, is a cap.
+    /// if given, is a cap. With --passes N it is fio's io_size= with loops=N:
+    /// N x SIZE, the passes going round the region as needed, unless the
+    /// region's pass holds less than SIZE (and does not wrap, as fio's
+    /// sequential write of io_size over size does): then whole passes, N
+    /// of them or as many as reach SIZE (with --verify on a write, the
+    /// read-back's bytes counted too, as fio counts them).
     #[arg(long, allow_hyphen_values = true, value_name = "SIZE", value_parser = parse_nonzero_size)]
     pub io_limit: Option<u64>,
 
@@ -316,7 +381,8 @@ pub struct RunArgs {
 
     /// Each worker covers its own region N times and stops (random patterns:
     /// N x the region's bytes); the window closes at the last completion.
-    /// No ramp; --duration, if given, is a cap (default: none).
+    /// No ramp; --duration, if given, is a cap (default: none). With
+    /// --io-limit: fio's loops= over io_size= (see --io-limit).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_max_errors)]
     pub passes: Option<u64>,
 
@@ -341,13 +407,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "LAYOUT", requires = "create")]
     pub create_layout: Option<crate::device::scratch::CreateLayout>,
 
-    /// Write each target, a block device, once to its end from --offset
-    /// (--passes 1 unless a bound is given, no time limit unless
-    /// --duration), as fio's fill_device=1 does on one (with --rw write, no
-    /// --size). Refused
-    /// on a file: fio grows a file until its file system is full (ENOSPC),
-    /// which stripebench does not do; give --size instead (the free space
-    /// df shows, less some for the file system's own blocks).
+    /// Write each target once to its end from --offset (--passes 1 unless a
+    /// bound is given, no time limit unless --duration), as fio's
+    /// fill_device=1 does (with --rw write, no --size): a block device to
+    /// its last block; a regular file until its file system says no space
+    /// is left (ENOSPC, or EDQUOT), that write no error: the bytes written
+    /// are the figure, and the file, made empty if it is not there, keeps
+    /// them, so the file system stays full until it is removed. The dry
+    /// run says how much is free (statvfs). A file stripebench did not
+    /// make still needs --allow-destructive.
     #[arg(long)]
     pub fill_device: bool,
 
@@ -407,6 +475,16 @@ pub struct RunArgs {
     /// priority, and is refused with it.
     #[arg(long, value_name = "PCT:CLASS[,LEVEL]", value_parser = parse_cmdprio)]
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+
+    /// Each I/O's command priority by its size, in fio's cmdprio_bssplit
+    /// spelling: READS[,WRITES], each list SIZE/PCT[/CLASS/LEVEL[/HINT]]:...
+    /// (64k/25/1/1:64k/75/3/2,1m/0). PCT percent of the I/Os of SIZE carry
+    /// that priority (CLASS 0-3, LEVEL 0-7, HINT 0-1023; without them
+    /// realtime, level 0); every other I/O the thread's (--ioprio). The
+    /// report counts each priority's I/Os and latencies apart. io_uring
+    /// only, and not with --cmdprio.
+    #[arg(long, value_name = "SIZE/PCT[/CLASS/LEVEL[/HINT]]:...", value_parser = parse_cmdprio_bssplit, conflicts_with = "cmdprio")]
+    pub cmdprio_bssplit: Option<crate::base::thread_setup::CmdPrioSplit>,
 
     /// Seed for random offsets and write data (default: drawn from the clock; always reported).
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_seed)]
@@ -576,8 +654,9 @@ pub struct RunArgs {
     /// completion latency) or iops, to PREFIX_bw.N.log (N the worker, from
     /// 1), as fio's write_bw_log=PREFIX with log_avg_msec at the
     /// --log-interval: one line per interval, `time (ms at its end), value,
-    /// direction, 0, 0`. Repeat for several logs. Not on a mixed pattern
-    /// (the intervals count reads and writes together); needs TARGETs.
+    /// direction, 0, 0`. Repeat for several logs. A mixed pattern needs
+    /// --fio-log-format each (the intervals count reads and writes
+    /// together); needs TARGETs.
     #[arg(long, value_name = "KIND=PREFIX", value_parser = crate::report::fio_log::parse_log)]
     pub fio_log: Vec<(crate::report::fio_log::LogKind, PathBuf)>,
 
@@ -586,8 +665,11 @@ pub struct RunArgs {
     /// (log_offset=1: an offset column, 0), prio (log_prio=1: the priority
     /// as 0x0000, not 0), issue-time (log_issue_time=1: a column, 0), avg,
     /// max or both (log_window_value: the latency log's mean, max, or
-    /// both), first=N (the first worker's N; fio numbers a job by its place
-    /// in the job file).
+    /// both), each (fio's default without log_avg_msec: a line per I/O of
+    /// the window, `time, value, direction, bytes[, offset], priority[,
+    /// issue time]`, the priority each command's own; the records are kept
+    /// in memory, 1Mi I/Os over all workers), first=N (the first worker's
+    /// N; fio numbers a job by its place in the job file).
     #[arg(long, value_name = "LIST", value_parser = crate::report::fio_log::parse_format, requires = "fio_log")]
     pub fio_log_format: Option<crate::report::fio_log::Spec>,
 
@@ -735,6 +817,10 @@ impl Default for RunArgs {
             skip: None,
             zones: None,
             seq_run: None,
+            sprandom: false,
+            spr_op: None,
+            spr_regions: None,
+            random_map: false,
             bssplit: None,
             blockalign: None,
             offset_increment: None,
@@ -744,6 +830,7 @@ impl Default for RunArgs {
             numa_mem: None,
             ioprio: None,
             cmdprio: None,
+            cmdprio_bssplit: None,
             seed: None,
             buffer_compress: 0,
             pattern: None,
@@ -753,6 +840,10 @@ impl Default for RunArgs {
             verify: false,
             max_errors: 1,
             ignore_errors: None,
+            latency_target: None,
+            latency_window: None,
+            latency_percentile: None,
+            latency_run: false,
             debug_fail_from: None,
             debug_corrupt_write: None,
             debug_die_in_setup: false,
@@ -946,6 +1037,13 @@ pub(crate) fn parse_ioprio(text: &str) -> Result<crate::base::thread_setup::IoPr
     crate::base::thread_setup::IoPrio::parse(text)
 }
 
+pub(crate) fn parse_cmdprio_bssplit(
+    text: &str,
+) -> Result<crate::base::thread_setup::CmdPrioSplit, String> {
+    use crate::base::thread_setup::{prio_value, CmdPrioSplit, CLASS_RT};
+    CmdPrioSplit::parse(text, &parse_size, prio_value(CLASS_RT, 0, 0))
+}
+
 pub(crate) fn parse_cmdprio(text: &str) -> Result<crate::base::thread_setup::CmdPrio, String> {
     crate::base::thread_setup::CmdPrio::parse(text)
 }
@@ -953,6 +1051,14 @@ pub(crate) fn parse_cmdprio(text: &str) -> Result<crate::base::thread_setup::Cmd
 /// `--cpus`: a parsed CPU list (a newtype, so clap takes it as one value).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuList(pub Vec<usize>);
+
+/// `--latency-percentile`: a share in percent, above 0 and at most 100.
+pub(crate) fn parse_latency_percentile(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err("the percentile must be above 0 and at most 100: try 99.9".into()),
+    }
+}
 
 pub(crate) fn parse_positive_duration(text: &str) -> Result<Duration, String> {
     positive_duration(parse_duration(text)?)

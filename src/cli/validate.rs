@@ -28,7 +28,7 @@ pub enum ConfigError {
     IologToStdout,
     #[error("--fio-log writes a log per worker of the TARGETs named: name them (not with --members or the built-in test bed)")]
     FioLogWithoutTargets,
-    #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: drop --fio-log, or log a read or a write run")]
+    #[error("--fio-log with --rw {0}: the intervals count reads and writes together, and fio logs each direction apart: give --fio-log-format each for a line per I/O, drop --fio-log, or log a read or a write run")]
     FioLogMixed(&'static str),
     #[error("--metrics is rewritten every 1s and shares the --live collector: drop --live-interval {0} or --metrics")]
     MetricsInterval(String),
@@ -39,7 +39,7 @@ pub enum ConfigError {
     /// text says which).
     #[error("{0}")]
     Numa(String),
-    #[error("--cmdprio sets each command's priority in io_uring's SQE; the sync engine issues plain pread/pwrite, which carry only the thread's priority: use --engine uring, or --ioprio for every I/O")]
+    #[error("--cmdprio and --cmdprio-bssplit set each command's priority in io_uring's SQE; the sync engine issues plain pread/pwrite, which carry only the thread's priority: use --engine uring, or --ioprio for every I/O")]
     CmdprioWithSync,
     #[error("--mix only applies to --rw randrw (got --rw {0}): drop --mix or use --rw randrw")]
     MixWithoutRandrw(&'static str),
@@ -60,12 +60,21 @@ pub enum ConfigError {
     /// `--thinktime` with what it cannot go with (the text says how).
     #[error("{0}")]
     Think(String),
+    /// `--random-map` with what it cannot go with (the text says how).
+    #[error("{0}")]
+    RandomMap(String),
+    /// `--latency-target` with what it cannot go with (the text says how).
+    #[error("{0}")]
+    LatencyTarget(String),
     /// `--steady`'s window and the run's do not fit (the text says how).
     #[error("{0}")]
     Steady(String),
     /// `--iolog-read`: the log, or the run with it (the text says which).
     #[error("{0}")]
     Iolog(String),
+    /// `--sprandom` with what it cannot go with (the text says how).
+    #[error("{0}")]
+    Sprandom(String),
     #[error("--dist shapes random offsets, and --rw {0} is sequential: use --rw randread, randwrite or randrw, or drop --dist")]
     DistSequential(&'static str),
     #[error("--skip moves sequential offsets, and --rw {0} is random: use --rw read, write or rw, or --seq-run for runs between random offsets")]
@@ -74,7 +83,7 @@ pub enum ConfigError {
     SeqRunSequential(&'static str),
     #[error("--skip with --stripe: a modelled RAID0's passes are whole stripes; drop one")]
     SkipWithStripe,
-    #[error("--verify checks every block of a pass, and --skip leaves holes or goes back over blocks: drop one")]
+    #[error("--verify checks every block of a pass in order, and a negative --skip goes back over blocks: drop one")]
     SkipWithVerify,
     #[error("--zones walks zones in order, and --rw {0} is not one direction in order: use --rw read or write")]
     ZonesPattern(&'static str),
@@ -84,7 +93,7 @@ pub enum ConfigError {
     IncrementOfOne,
     #[error("--bssplit with {0}: {1}")]
     SplitWith(&'static str, &'static str),
-    #[error("--verify needs one writer per block, and --offset-increment {0} lets jobs' regions overlap: give --size at most the increment, or drop one")]
+    #[error("--verify needs one writer per block, and --offset-increment {0} lets jobs' regions overlap (allowed for --rw write or read alone): give --size at most the increment, or drop one")]
     IncrementOverlapsVerify(u64),
     #[error("--members names the volume whose members are driven: name no TARGET with it")]
     MembersWithTargets,
@@ -114,8 +123,6 @@ pub enum ConfigError {
     CompleteMinRate(u32),
     #[error("--sched batch cannot go with --sqpoll: the kernel submission thread inherits SCHED_BATCH and, polling on the worker's CPU, is not let in when the worker waits (two orders of magnitude slower on zram); use --sched normal (or auto) with --sqpoll")]
     SchedBatchSqpoll,
-    #[error("--io-limit and --passes both bound what each worker does: give one")]
-    TwoBounds,
     /// `{0}` is what is wrong with the run for --fill-device.
     #[error("--fill-device {0}")]
     FillDevice(String),
@@ -399,7 +406,8 @@ fn check_outputs(args: &RunArgs) -> Result<(), ConfigError> {
         if args.targets.is_empty() || args.members.is_some() {
             return Err(ConfigError::FioLogWithoutTargets);
         }
-        if matches!(args.rw, RwMode::Randrw | RwMode::Rw) {
+        let each = args.fio_log_format.as_ref().is_some_and(|s| s.each);
+        if matches!(args.rw, RwMode::Randrw | RwMode::Rw) && !each {
             return Err(ConfigError::FioLogMixed(args.rw.name()));
         }
     }
@@ -442,15 +450,17 @@ fn check_targets(args: &RunArgs) -> Result<(), ConfigError> {
     if args.jobs_share && args.jobs < 2 {
         return Err(ConfigError::ShareOfOne);
     }
-    if args.jobs_share && args.verify {
+    // (With --offset-increment each job has its region, whatever
+    // --jobs-share says: its own check follows.)
+    if args.jobs_share && args.verify && args.offset_increment.is_none() {
         return Err(ConfigError::ShareWithVerify);
     }
     check_access(args)
 }
 
-/// `--fill-device`: a sequential write to each device's end. A file is
-/// refused: fio grows one until ENOSPC, which we do not do (a run that
-/// filled a file system by surprise would harm whatever else lives on it).
+/// `--fill-device`: a sequential write to each device's end, or, on a
+/// regular file, until its file system says no space is left (ENOSPC), as
+/// fio's fill_device=1 grows a file (the layout says how much is free).
 fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
     use std::os::unix::fs::FileTypeExt;
     let bad = |why: String| Err(ConfigError::FillDevice(why));
@@ -461,12 +471,12 @@ fn fill_device(args: &RunArgs) -> Result<(), ConfigError> {
         return bad("writes each device to its end: drop --size and --create".into());
     }
     if args.targets.is_empty() {
-        return bad("writes a block device to its end, and none is named (the built-in test bed is files): name the device".into());
+        return bad("writes a device to its end, or a file until its file system is full, and none is named (the built-in test bed's files would fill /tmp): name the device or file".into());
     }
     for t in &args.targets {
         match std::fs::metadata(t) {
-            Ok(m) if m.file_type().is_block_device() => {}
-            Ok(_) => return bad(format!("writes a block device to its end, and {} is no block device: fio grows a file until its file system is full (ENOSPC), which stripebench does not do; give --size instead (the free space `df -B1 --output=avail` shows, less some for the file system's own blocks)", t.display())),
+            Ok(m) if m.file_type().is_block_device() || m.file_type().is_file() => {}
+            Ok(_) => return bad(format!("writes a block device to its end or a regular file until its file system is full, and {} is neither", t.display())),
             // Said by the check that the target exists.
             Err(_) => {}
         }
@@ -513,9 +523,51 @@ fn check_zones(args: &RunArgs) -> Result<(), ConfigError> {
     }
 }
 
+/// `--sprandom` writes the physical capacity once, one plain random
+/// write stream: what would change its offsets or its end is refused
+/// (fio's checks: rw=randwrite, the LFSR and norandommap it sets; the
+/// single target and job are checked by the plan, with the model).
+fn check_sprandom(args: &RunArgs) -> Result<(), ConfigError> {
+    if !args.sprandom {
+        return Ok(());
+    }
+    let fail = |why: String| Err(ConfigError::Sprandom(why));
+    if args.rw != RwMode::Randwrite {
+        return fail(format!(
+            "--sprandom preconditions with random writes, and --rw is {}: give --rw randwrite",
+            args.rw.name()
+        ));
+    }
+    let with = [
+        ("--passes", args.passes.is_some()),
+        ("--io-limit", args.io_limit.is_some()),
+        ("--ios", args.ios.is_some()),
+        ("--duration", args.duration.is_some()),
+        ("--fill-device", args.fill_device),
+        (
+            "--dist",
+            args.dist.as_ref().is_some_and(|d| !d.is_uniform()),
+        ),
+        ("--seq-run", args.seq_run.is_some_and(|n| n > 1)),
+        ("--bssplit", args.bssplit.is_some()),
+        ("--verify", args.verify),
+        ("--stripe", args.stripe.is_some()),
+        ("--iolog-read", args.iolog_read.is_some()),
+        ("--random-map", args.random_map),
+        ("--latency-target", args.latency_target.is_some()),
+    ];
+    if let Some((opt, _)) = with.iter().find(|w| w.1) {
+        return fail(format!(
+            "--sprandom sets its own offsets and writes the physical capacity once, then ends: drop {opt}"
+        ));
+    }
+    Ok(())
+}
+
 /// fio's distribution and offset modifiers: each for the patterns it
 /// shapes, and --offset-increment for several jobs.
 fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
+    check_sprandom(args)?;
     let random = args.rw.is_random();
     if args.dist.as_ref().is_some_and(|d| !d.is_uniform()) && !random {
         return Err(ConfigError::DistSequential(args.rw.name()));
@@ -529,7 +581,11 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
     if args.skip.is_some() && args.stripe.is_some() {
         return Err(ConfigError::SkipWithStripe);
     }
-    if args.skip.is_some() && args.verify {
+    check_random_map(args)?;
+    // Holes (a skip forward) leave blocks unwritten that the read-back, with
+    // the same --skip, does not read; going back over blocks rewrites them
+    // out of order, which the check of stale blocks cannot tell.
+    if args.skip.is_some_and(|s| s < 0) && args.verify {
         return Err(ConfigError::SkipWithVerify);
     }
     if args.zones.is_some() {
@@ -544,10 +600,20 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
                 "--stripe",
                 "a modelled RAID0 splits requests of one size; drop one",
             ),
+            // A sequential verify replays the size draws (the read's
+            // k-th size is the write's); a random one's record and map
+            // are of blocks of one size.
             (
-                args.verify,
+                args.verify && args.rw.is_random(),
                 "--verify",
-                "verify checks blocks of one size; drop one",
+                "a random verified write covers its region block by block, of one size; drop one",
+            ),
+            // The read-back draws reads' sizes; with a write split of its
+            // own they are not the sizes the write drew.
+            (
+                args.verify && args.bssplit.as_ref().is_some_and(|s| s.writes.is_some()),
+                "--verify",
+                "each block is read back at the size its write drew, and READS,WRITES draws reads from another split: give one split",
             ),
             (
                 args.rate.is_some(),
@@ -578,12 +644,26 @@ fn check_access(args: &RunArgs) -> Result<(), ConfigError> {
         if let Some((_, name, why)) = with.into_iter().find(|w| w.0) {
             return Err(ConfigError::SplitWith(name, why));
         }
+        // A read replays one pass's size draws from the region's start:
+        // a second pass writes other sizes over the first's blocks.
+        let one_pass = args.passes == Some(1) || args.io_limit.is_some();
+        if args.verify && !one_pass {
+            return Err(ConfigError::SplitWith("--verify", "its blocks are checked by replaying one pass's size draws, and a second pass writes other sizes over the first's: bound the run to one pass (--passes 1, or --io-limit)"));
+        }
     }
     if let Some(inc) = args.offset_increment {
         if args.jobs < 2 {
             return Err(ConfigError::IncrementOfOne);
         }
-        if args.verify && args.size.is_none_or(|s| s > inc) {
+        // Sequential writers whose regions overlap each still write their
+        // blocks in order from their region's start, so a block one wrote
+        // between two of another's was written (and holds whichever came
+        // last, a good block of this run at its offset): the read-back
+        // tells lost and stale blocks as with one writer. Random and mixed
+        // writers keep no such order. (Readers write nothing: their
+        // regions may overlap.)
+        let ordered = matches!(args.rw, RwMode::Write | RwMode::Read);
+        if args.verify && !ordered && args.size.is_none_or(|s| s > inc) {
             return Err(ConfigError::IncrementOverlapsVerify(inc));
         }
     }
@@ -665,7 +745,7 @@ fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
         (EngineArg::Sync, d) => return Err(ConfigError::DepthWithSync(d)),
         (EngineArg::Auto, _) | (EngineArg::Uring, _) => EngineKind::Uring,
     };
-    if args.cmdprio.is_some() && engine != EngineKind::Uring {
+    if (args.cmdprio.is_some() || args.cmdprio_bssplit.is_some()) && engine != EngineKind::Uring {
         return Err(ConfigError::CmdprioWithSync);
     }
     if args.debug_hang_from.is_some() && engine != EngineKind::Uring {
@@ -674,6 +754,7 @@ fn engine(args: &RunArgs) -> Result<EngineKind, ConfigError> {
     if args.no_register && engine != EngineKind::Uring {
         return Err(ConfigError::RegisterWithoutUring);
     }
+    check_latency_target(args, engine)?;
     if args.hipri && (args.buffered || args.uncached) {
         return Err(ConfigError::HipriBuffered);
     }
@@ -720,9 +801,6 @@ fn ring_setup(args: &RunArgs, available: &[usize]) -> Result<RingSetup, ConfigEr
 /// The ramp before the measured window: none under a bound on the I/O
 /// (--io-limit, --ios or --passes count every I/O), else 1 s unless given.
 fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
-    if args.io_limit.is_some() && args.passes.is_some() {
-        return Err(ConfigError::TwoBounds);
-    }
     let bound = if args.passes.is_some() {
         Some("--passes")
     } else if args.io_limit.is_some() {
@@ -731,6 +809,7 @@ fn ramp(args: &RunArgs) -> Result<Duration, ConfigError> {
         args.ios
             .map(|_| "--ios")
             .or(args.fill_device.then_some("--fill-device"))
+            .or(args.sprandom.then_some("--sprandom"))
     };
     Ok(match (args.ramp, bound) {
         (Some(r), Some(opt)) if !r.is_zero() => return Err(ConfigError::RampWithBound(opt)),
@@ -936,7 +1015,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         // without runtime= (a year keeps the arithmetic in range; nothing
         // is sized from it). A 10 s cut would make its counts not exact.
         duration: args.duration.unwrap_or(
-            if passes.is_some() || args.io_limit.is_some() || args.ios.is_some() {
+            if passes.is_some() || args.io_limit.is_some() || args.ios.is_some() || args.sprandom {
                 NO_TIME_LIMIT
             } else {
                 Duration::from_secs(10)
@@ -957,6 +1036,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         ios: args.ios,
         max_errors: args.max_errors,
         ignore_errors: args.ignore_errors.clone().unwrap_or_default(),
+        fill: args.fill_device,
         debug_fail_from: args.debug_fail_from,
         debug_corrupt_write: args.debug_corrupt_write,
         debug_die_in_setup: args.debug_die_in_setup,
@@ -988,6 +1068,13 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
             skip: args.skip.unwrap_or(0),
             zones: args.zones,
             seq_run: args.seq_run.unwrap_or(0),
+            spr: args.sprandom.then(|| crate::measure::workload::SprAsk {
+                op: args.spr_op.unwrap_or(crate::analysis::sprandom::DEFAULT_OP),
+                regions: args
+                    .spr_regions
+                    .unwrap_or(crate::analysis::sprandom::DEFAULT_REGIONS),
+            }),
+            random_map: args.random_map,
             sizes: args.bssplit.clone().map(|mut s| {
                 s.align = args.blockalign.unwrap_or(s.align);
                 s
@@ -998,6 +1085,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         numa_nodes: args.numa_nodes.as_ref().map(|n| n.0.clone()),
         thread: Default::default(),
         cmdprio: args.cmdprio,
+        cmdprio_split: args.cmdprio_bssplit.clone(),
         seed,
         allow_destructive: args.allow_destructive,
         create: args.create,
@@ -1007,6 +1095,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         dry_run: args.dry_run,
         print_fio: args.print_fio,
         iolog_write: args.iolog_write.clone(),
+        io_lines: !args.fio_log.is_empty() && args.fio_log_format.as_ref().is_some_and(|s| s.each),
         replay: None,
         start_at: args.start_at,
         start_delay: start_delay(args.start_delay, seed),
@@ -1031,6 +1120,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         }),
         together: None,
         exitall: None,
+        latency_search: latency_search(args),
     }
 }
 
@@ -1048,6 +1138,64 @@ fn rate_min(args: &RunArgs) -> Option<crate::measure::config::RateMinConfig> {
             .rate_cycle
             .unwrap_or(Duration::from_secs_f64(DEFAULT_CYCLE_SEC)),
         interval: args.live_interval,
+    })
+}
+
+/// --random-map orders a plain uniform random pattern's blocks: what
+/// shapes the offsets otherwise is not drawn through it.
+fn check_random_map(args: &RunArgs) -> Result<(), ConfigError> {
+    if !args.random_map {
+        return Ok(());
+    }
+    let with = [
+        (!args.rw.is_random(), "a sequential --rw visits every block once a pass already: drop --random-map, or give --rw randread, randwrite or randrw"),
+        (args.dist.as_ref().is_some_and(|d| !d.is_uniform()), "--dist draws hot blocks more often than others, which a pass over every block once cannot: drop one"),
+        (args.seq_run.is_some_and(|n| n > 1), "--seq-run follows a random offset with sequential ones: drop one"),
+        (args.bssplit.is_some(), "--bssplit draws each I/O's size, and a pass of blocks has one: drop one"),
+        (args.stripe.is_some(), "--stripe draws its members' offsets from the logical volume's: drop one"),
+    ];
+    match with.iter().find(|(bad, _)| *bad) {
+        Some((_, why)) => Err(ConfigError::RandomMap(format!("--random-map: {why}"))),
+        None => Ok(()),
+    }
+}
+
+/// --latency-target searches depths from 1 to --iodepth: it needs an
+/// engine that keeps several I/Os in flight, and a window with time in it.
+fn check_latency_target(args: &RunArgs, engine: EngineKind) -> Result<(), ConfigError> {
+    if args.latency_target.is_none() {
+        return Ok(());
+    }
+    if engine != EngineKind::Uring || args.iodepth < 2 {
+        let why = if args.engine == EngineArg::Sync {
+            "--engine sync keeps one I/O in flight".to_string()
+        } else {
+            format!("--iodepth {} leaves nothing to search", args.iodepth)
+        };
+        return Err(ConfigError::LatencyTarget(format!(
+            "--latency-target searches for a queue depth from 1 up to --iodepth, and {why}: give --iodepth 2 or more (with --engine uring or auto), or drop --latency-target"
+        )));
+    }
+    if args.latency_window.is_some_and(|w| w.is_zero()) {
+        return Err(ConfigError::LatencyTarget(
+            "--latency-window is 0: each window of the --latency-target search needs time to complete I/Os in; try 1s".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The search --latency-target asks for, with fio's defaults (a window
+/// of 1 s here, fio has none; a percentile of 100).
+fn latency_search(args: &RunArgs) -> Option<crate::analysis::qd_search::Target> {
+    let target = args.latency_target?;
+    Some(crate::analysis::qd_search::Target {
+        target_ns: target.as_nanos() as u64,
+        window_ns: args
+            .latency_window
+            .unwrap_or(Duration::from_secs(1))
+            .as_nanos() as u64,
+        percentile: args.latency_percentile.unwrap_or(100.0),
+        keep_searching: args.latency_run,
     })
 }
 
@@ -1258,13 +1406,13 @@ mod tests {
             (vec!["--seq-run", "8"], "--seq-run sets how often"),
             (vec!["--offset-increment", "1m"], "give --jobs 2 or more"),
             (
-                vec!["--rw", "write", "--verify", "--skip", "4k"],
-                "leaves holes",
+                vec!["--rw", "write", "--verify", "--skip", "-4k"],
+                "goes back over blocks",
             ),
             (
                 vec![
                     "--rw",
-                    "write",
+                    "randwrite",
                     "--verify",
                     "--jobs",
                     "2",
@@ -1289,6 +1437,22 @@ mod tests {
             "1m",
         ];
         assert!(cfg(&ok).is_ok());
+        // Holes forward, and sequential writers (or readers) over
+        // overlapping regions, keep the order the read-back's check of
+        // stale and lost blocks rests on.
+        assert!(cfg(&["--rw", "write", "--verify", "--skip", "4k"]).is_ok());
+        for rw in ["write", "read"] {
+            let a = [
+                "--rw",
+                rw,
+                "--verify",
+                "--jobs",
+                "2",
+                "--offset-increment",
+                "1m",
+            ];
+            assert!(cfg(&a).is_ok(), "{rw}");
+        }
     }
 
     #[test]
@@ -1341,6 +1505,36 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("too small"));
+    }
+
+    // Issue 41 (latency-profile.fio's random_generator=lfsr): --random-map
+    // orders a plain uniform random pattern only, said by name otherwise.
+    #[test]
+    fn random_map_goes_with_a_plain_random_pattern_only() {
+        let e = |argv: &[&str]| cfg(argv).unwrap_err().to_string();
+        assert!(
+            cfg(&["--rw", "randread", "--random-map"])
+                .unwrap()
+                .access
+                .random_map
+        );
+        assert!(e(&["--rw", "read", "--random-map"]).contains("sequential"));
+        assert!(e(&["--rw", "randread", "--dist", "zipf:1.2", "--random-map"]).contains("--dist"));
+        assert!(e(&["--rw", "randread", "--seq-run", "4", "--random-map"]).contains("--seq-run"));
+        let s = cfg(&[
+            "--rw",
+            "randread",
+            "--iodepth",
+            "8",
+            "--latency-target",
+            "2ms",
+        ])
+        .unwrap();
+        let t = s.latency_search.unwrap();
+        assert_eq!(
+            (t.target_ns, t.window_ns, t.percentile),
+            (2_000_000, 1_000_000_000, 100.0)
+        );
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub struct Access {
     pub force_signature: bool,
     /// Only check and report (`--dry-run`): open read-only, refuse nothing.
     pub dry_run: bool,
+    /// `--fill-device`: a file is written until its file system is full,
+    /// so an empty one is a target too (fio grows it from nothing).
+    pub fill: bool,
 }
 
 /// An opened target and what was learned about it.

@@ -141,7 +141,8 @@ impl Inspected {
                 (lbs, Some(dev))
             }
         };
-        if size == 0 {
+        // (A file to fill grows from nothing, as fio's fill_device=1.)
+        if size == 0 && !(access.fill && kind == TargetKind::File) {
             return Err(match kind {
                 TargetKind::File => OpenError::EmptyFile { shown },
                 TargetKind::Block => OpenError::EmptyDevice { shown },

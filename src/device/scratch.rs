@@ -574,6 +574,25 @@ pub fn create_missing(
     Ok(made)
 }
 
+/// The files a `--fill-device` run of this process fills (marked when its
+/// run is checked): their size is known only once filled, so the checks
+/// of a later run over them (the next stonewall group of a job file, fio's
+/// surface-scan.fio reading back what it wrote) are that run's own.
+static FILLED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Marks `paths` as filled by a `--fill-device` run of this process.
+pub fn mark_filled(paths: &[PathBuf]) {
+    let mut filled = FILLED.lock().unwrap_or_else(|e| e.into_inner());
+    filled.extend(paths.iter().cloned());
+}
+
+/// Whether every one of `paths` is a file a `--fill-device` run of this
+/// process fills (see [`mark_filled`]).
+pub fn all_filled_here(paths: &[PathBuf]) -> bool {
+    let filled = FILLED.lock().unwrap_or_else(|e| e.into_inner());
+    !paths.is_empty() && paths.iter().all(|p| filled.contains(p))
+}
+
 /// Whether every one of `paths` was made by [`create_missing`] in this
 /// process and still names the file made (the same device and inode, not
 /// a link): then writing to them needs no --allow-destructive. A path

@@ -213,6 +213,9 @@ fn thread_flags(cfg: &RunConfig, g: &mut Vec<String>) {
         g.push(format!("--cmdprio_class={}", c.prio.class));
         g.push(format!("--cmdprio={}", c.prio.level));
     }
+    if let Some(c) = &cfg.cmdprio_split {
+        g.push(format!("--cmdprio_bssplit={c}"));
+    }
     if let Some(n) = &cfg.numa_nodes {
         g.push(format!(
             "--numa_cpu_nodes={}",
@@ -260,9 +263,7 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
         );
     }
     verify_words(cfg, &mut g, &mut notes);
-    if cfg.start_at.is_some() {
-        notes.push("--start-at: fio starts at once");
-    }
+    timing_notes(cfg, &mut notes);
     if let (Some(n), Some(loops)) = (cfg.ios, cfg.passes) {
         if n % loops != 0 {
             notes.push("--ios with --passes: fio counts number_ios per loop (number_ios x loops in all), so it stops at the next multiple of --passes");
@@ -381,6 +382,22 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
     })
 }
 
+/// Where fio starts, orders or reports the workload otherwise: said.
+fn timing_notes(cfg: &RunConfig, notes: &mut Vec<&'static str>) {
+    if cfg.start_at.is_some() {
+        notes.push("--start-at: fio starts at once");
+    }
+    if cfg.access.random_map {
+        notes.push("--random-map: fio's random map visits every block once a pass too, in an order of its own");
+    }
+    if cfg.access.spr.is_some() {
+        notes.push("--sprandom: fio's sprandom=1 is in fio 3.41 and later; its new blocks come in its LFSR's order, ours in an order of our own, the same blocks and shares");
+    }
+    if cfg.latency_search.is_some() {
+        notes.push("--latency-target: fio's figures are of its final window alone (it resets them when the search settles); stripebench's cover every window, the final window's own in its window line");
+    }
+}
+
 /// `--verify`: with `--pattern`, fio's verify=pattern, the same check of
 /// the same bytes; else said to be no fio verify.
 /// `--max-errors` and `--ignore-errors` in fio's words.
@@ -476,19 +493,31 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         g.push(format!("--rwmixread={}", cfg.read_pct));
     }
     if cfg.rw.is_random() {
-        // stripebench draws each offset afresh, from a seed of its own.
-        g.push("--norandommap".into());
+        // stripebench draws each offset afresh, from a seed of its own;
+        // with --random-map each block once a pass, as fio's map does.
+        if !cfg.access.random_map {
+            g.push("--norandommap".into());
+        }
         g.push("--randrepeat=0".into());
         if !cfg.access.dist.is_uniform() {
             g.push(format!("--random_distribution={}", cfg.access.dist));
         }
     }
     match (cfg.io_limit, cfg.passes, cfg.ios) {
-        (Some(n), _, _) => g.push(format!("--io_size={n}")),
+        (Some(n), loops, _) => {
+            g.push(format!("--io_size={n}"));
+            // --io-limit with --passes is fio's io_size= with loops=.
+            if let Some(l) = loops.filter(|&l| l > 1) {
+                g.push(format!("--loops={l}"));
+            }
+        }
         (None, Some(n), _) => g.push(format!("--loops={n}")),
         // --ios alone goes round the region until its count, which fio's
         // number_ios does not (it stops at size=): io_size= lets it.
         (None, None, Some(n)) => g.push(format!("--io_size={}", n.saturating_mul(bs))),
+        // --sprandom ends when its walk has written the physical
+        // capacity, as fio's sprandom=1 does without a runtime.
+        (None, None, None) if cfg.access.spr.is_some() => {}
         (None, None, None) => {
             g.push(format!("--runtime={}ms", cfg.duration.as_millis()));
             g.push("--time_based".into());
@@ -498,7 +527,7 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         // fio stops at number_ios x loops I/Os (exceeds_number_ios()): a
         // count of --passes' loops is given per loop, rounded up (the note
         // says when that is not exact).
-        let loops = cfg.passes.filter(|_| cfg.io_limit.is_none()).unwrap_or(1);
+        let loops = cfg.passes.unwrap_or(1);
         g.push(format!("--number_ios={}", n.div_ceil(loops)));
     }
     // Without time_based, fio's runtime is a cap: as --duration is to a
@@ -543,8 +572,50 @@ fn workload_options(cfg: &RunConfig, bs: u64) -> Vec<String> {
         }
     }
     g.extend(written_data(cfg));
+    g.extend(paced_and_searched(cfg));
     if let Some(p) = &cfg.iolog_write {
         g.push(format!("--write_iolog={}", p.display()));
+    }
+    g
+}
+
+/// fio's words for what paces, shapes or ends a worker's I/O besides its
+/// bound: --thinktime, --latency-target's search, --sprandom's walk and
+/// --fill-device.
+fn paced_and_searched(cfg: &RunConfig) -> Vec<String> {
+    let mut g = Vec::new();
+    // fio's times take us at the finest; ours are whole microseconds or
+    // more where they come from its words, rounded up otherwise.
+    let us = |d: std::time::Duration| d.as_nanos().div_ceil(1000);
+    if let Some(t) = &cfg.think {
+        g.push(format!("--thinktime={}us", us(t.time)));
+        if !t.spin.is_zero() {
+            g.push(format!("--thinktime_spin={}us", us(t.spin)));
+        }
+        if t.blocks > 1 {
+            g.push(format!("--thinktime_blocks={}", t.blocks));
+        }
+        if t.on_issue {
+            g.push("--thinktime_blocks_type=issue".into());
+        }
+    }
+    if let Some(q) = &cfg.latency_search {
+        g.push(format!("--latency_target={}us", q.target_ns.div_ceil(1000)));
+        g.push(format!("--latency_window={}us", q.window_ns.div_ceil(1000)));
+        g.push(format!("--latency_percentile={}", q.percentile));
+        if q.keep_searching {
+            g.push("--latency_run=1".into());
+        }
+    }
+    if let Some(s) = &cfg.access.spr {
+        // fio's sprandom takes its new blocks from the LFSR, without a map.
+        g.push("--sprandom=1".into());
+        g.push(format!("--spr_op={}", s.op));
+        g.push(format!("--spr_num_regions={}", s.regions));
+        g.push("--random_generator=lfsr".into());
+    }
+    if cfg.fill {
+        g.push("--fill_device=1".into());
     }
     g
 }

@@ -169,6 +169,9 @@ pub struct RunConfig {
     /// `--ignore-errors`: the errnos an I/O may fail with, per direction,
     /// and its worker go on.
     pub ignore_errors: IgnoredErrors,
+    /// `--fill-device`: write until no space is left; on a file, from
+    /// --offset until its file system says ENOSPC (fio's fill_device=1).
+    pub fill: bool,
     /// Testing only: worker 0 fails every I/O from this one on.
     pub debug_fail_from: Option<u64>,
     /// Testing only: worker 0's Nth write goes out with a byte flipped.
@@ -226,6 +229,8 @@ pub struct RunConfig {
     pub thread: crate::base::thread_setup::ThreadSetup,
     /// `--cmdprio`: the share of I/Os issued at another priority.
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+    /// `--cmdprio-bssplit`: each size's share of I/Os at other priorities.
+    pub cmdprio_split: Option<crate::base::thread_setup::CmdPrioSplit>,
     pub seed: u64,
     pub allow_destructive: bool,
     /// `--create SIZE`: the targets that do not exist are made, this size.
@@ -262,11 +267,17 @@ pub struct RunConfig {
     pub exitall: Option<crate::measure::together::Exitall>,
     /// `--thinktime`: each worker pauses between its I/Os.
     pub think: Option<Think>,
+    /// `--latency-target`: each worker searches for the deepest queue
+    /// (1 to --iodepth) whose windows meet it (fio's latency_target=).
+    pub latency_search: Option<crate::analysis::qd_search::Target>,
     /// The run starts together with others (fio's jobs of one group that
     /// differ, each a run): its window opens when all of theirs are ready.
     pub together: Option<crate::measure::together::Together>,
     /// `--iolog-write`: fio's iolog of every I/O issued, written here.
     pub iolog_write: Option<PathBuf>,
+    /// `--fio-log-format each`: each worker keeps a record of every I/O
+    /// completed in the window, for fio's per-I/O log lines.
+    pub io_lines: bool,
     /// `--iolog-read`: the log each worker replays (read and checked).
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
 }

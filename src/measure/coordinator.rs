@@ -152,6 +152,31 @@ fn write_iolog(
     said
 }
 
+/// What the workers' logs say once they end: `--iolog-write`'s file
+/// written, and the per-I/O records' shortfall.
+fn logs_written(
+    cfg: &RunConfig,
+    plan: &Plan,
+    outcomes: &mut [WorkerOutcome],
+    out: &dyn live::RunOutputs,
+) -> Vec<crate::base::warning::Warning> {
+    let mut w = write_iolog(cfg, plan, outcomes, out);
+    w.extend(io_lines_cut(outcomes, out));
+    w
+}
+
+/// `--fio-log-format each`: the I/Os the workers' records had no room
+/// for, said once, when any.
+fn io_lines_cut(
+    outcomes: &[WorkerOutcome],
+    out: &dyn live::RunOutputs,
+) -> Option<crate::base::warning::Warning> {
+    let missing: u64 = outcomes.iter().map(|o| o.io_lines_lost).sum();
+    let w = (missing > 0).then_some(crate::base::warning::Warning::FioLogCut { missing })?;
+    out.warn(std::slice::from_ref(&w));
+    Some(w)
+}
+
 /// `began`: when the run's preparation began (its set-up time runs from there).
 pub fn execute(
     cfg: &RunConfig,
@@ -262,7 +287,7 @@ pub fn execute(
             None => None,
         };
         let mut outcomes: Vec<WorkerOutcome> = collected.outcomes.into_iter().flatten().collect();
-        let warnings = write_iolog(cfg, plan, &mut outcomes, out);
+        let warnings = logs_written(cfg, plan, &mut outcomes, out);
         let ((open, opened), (close, closed)) = collected.window_cpu;
         let window_cpu = close.since(&open);
         let window_cpu_span_sec = closed.saturating_duration_since(opened).as_secs_f64();
@@ -753,7 +778,7 @@ fn collect(
 }
 
 /// Where the window closed (ns since the epoch) and what closed it:
-/// "duration", "limit", "passes", "errors", "interrupted", or "exitall"
+/// "duration", "limit", "passes", "latency_target", "errors", "interrupted", or "exitall"
 /// (another run at once ended, fio's exitall).
 fn window_end(
     cfg: &RunConfig,
@@ -788,7 +813,10 @@ fn window_end(
             .unwrap_or(0);
         end_ns = end_ns.min(last.max(ramp_ns));
         // --ios beside --passes may end either first: "limit" then.
-        if cfg.passes.is_some() && cfg.ios.is_none() {
+        let searched = |o: &WorkerOutcome| o.latency_search.as_ref().is_some_and(|s| s.stopped);
+        if outcomes.iter().all(searched) {
+            "latency_target"
+        } else if cfg.passes.is_some() && cfg.ios.is_none() {
             "passes"
         } else {
             "limit"

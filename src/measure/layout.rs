@@ -60,6 +60,13 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
         check_stripe(cfg, &targets, chunk)?;
     }
     let members = targets.len() as u64;
+    if cfg.access.spr.is_some() && (members != 1 || cfg.jobs != 1) {
+        // fio's: "SPRandom supports only one file", and one job's LFSR.
+        return usage(format!(
+            "--sprandom preconditions one target with one job, and this run has {members} target(s) and --jobs {}: give one target and --jobs 1",
+            cfg.jobs
+        ));
+    }
     for (ti, t) in targets.into_iter().enumerate() {
         let p = crate::base::error::show_path(&t.path);
         let (bs, region, lbs) = size_and_region(cfg, &t, &mut warnings)?;
@@ -116,7 +123,17 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             }
             let id = workers.len();
             let mut spec = worker_spec(cfg, id, ti, job, slice, bs, lbs, members, logical_bs);
+            if let Some(n) = io_size_loops(cfg, slice, bs, t.size) {
+                spec.io_limit = Some(spec.io_limit.map_or(n, |l| l.min(n)));
+            }
             spec.rate_period_ns = rate_period_ns;
+            if let Some(ask) = cfg.access.spr {
+                // fio's io_size: the physical capacity, written once.
+                let m = crate::analysis::sprandom::model(slice.length, bs, ask.op, ask.regions)
+                    .or_else(|e| usage(format!("{p}: {e}")))?;
+                spec.io_limit = Some(m.physical);
+                spec.sprandom = Some(m);
+            }
             workers.push(spec);
         }
         planned.push(PlannedTarget {
@@ -252,7 +269,7 @@ fn size_and_region(
     }
     // --bssplit: every size, and the alignment of the offsets, as --bs.
     if let Some(s) = cfg.access.sizes.as_ref().filter(|_| cfg.direct) {
-        let odd = (s.shares.iter().map(|x| ("--bssplit size", x.bs)))
+        let odd = (s.all().map(|x| ("--bssplit size", x.bs)))
             .chain([("--blockalign", s.align)])
             .find(|(_, n)| n % lbs != 0);
         if let Some((what, n)) = odd {
@@ -273,6 +290,10 @@ fn size_and_region(
             "--offset {} is not a multiple of the logical block size of {p} ({lbs} bytes), which O_DIRECT requires",
             cfg.offset
         ));
+    }
+    if cfg.fill && t.kind == TargetKind::File {
+        let region = fill_region(cfg, t, bs, warnings)?;
+        return Ok((bs, region, lbs));
     }
     if cfg.offset >= t.size {
         return usage(format!(
@@ -305,6 +326,52 @@ fn size_and_region(
         warnings.push(Warning::IoLimitRoundsUp { path: p, limit, bs });
     }
     Ok((bs, region, lbs))
+}
+
+/// `--fill-device` on a regular file: from --offset, until the file system
+/// says no space is left (the worker ends there, `WorkerSpec::fill`). The
+/// region reaches past all the space the file could take: what is free
+/// now (statvfs, the blocks root may use) and the file's own bytes past
+/// --offset, a block over; the fill ends at ENOSPC before its end.
+fn fill_region(
+    cfg: &RunConfig,
+    t: &Target,
+    bs: u64,
+    warnings: &mut Vec<Warning>,
+) -> Result<Region> {
+    let p = crate::base::error::show_path(&t.path);
+    let vfs = match nix::sys::statvfs::statvfs(&t.path) {
+        Ok(v) => v,
+        Err(e) => {
+            return usage(format!(
+                "--fill-device: cannot tell how much space {p}'s file system has ({e})"
+            ))
+        }
+    };
+    // Filling the file system that holds / fails every other program's
+    // writes (logs, package managers, the shell's history) until the file
+    // is removed: only when the user says so.
+    let on_root = |path: &std::path::Path| {
+        let dev = |q: &std::path::Path| nix::sys::stat::stat(q).ok().map(|s| s.st_dev);
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let here = dev(path).or_else(|| dev(dir.unwrap_or(std::path::Path::new("."))));
+        here.is_some() && here == dev(std::path::Path::new("/"))
+    };
+    if !cfg.allow_destructive && on_root(&t.path) {
+        return usage(format!(
+            "--fill-device on {p} would fill the file system that holds /, and every other program's writes would fail until the file is removed: put the file on another file system, or give --allow-destructive to fill it"
+        ));
+    }
+    let free = (vfs.blocks_free() as u64).saturating_mul(vfs.fragment_size() as u64);
+    let own = t.size.saturating_sub(cfg.offset);
+    let length = (free.saturating_add(own) / bs)
+        .saturating_add(1)
+        .saturating_mul(bs);
+    warnings.push(Warning::FillsFileSystem { path: p, free, own });
+    Ok(Region {
+        offset: cfg.offset,
+        length,
+    })
 }
 
 /// The unit a target's region is split on: the block size, or, with
@@ -415,6 +482,28 @@ fn check_replay(
     Ok(())
 }
 
+/// `--io-limit` with `--passes`: fio's io_size= with loops=, the bytes the
+/// worker over `slice` of a target of `size` bytes does by fio's rule
+/// (`measure::loops`); `None` without both.
+fn io_size_loops(cfg: &RunConfig, slice: Region, bs: u64, size: u64) -> Option<u64> {
+    let (io_size, loops) = (cfg.io_limit?, cfg.passes?);
+    let random = cfg.rw.is_random();
+    let bytes = cfg.access.pass_bytes(slice.length, bs, random);
+    let skip = cfg.access.skip;
+    let holed = !random && skip > 0 && cfg.access.zones.is_none() && bytes > 0;
+    // With holes, fio's next position after the pass's last request,
+    // counted from the region's start.
+    let next = holed.then(|| (bytes / bs).saturating_mul(bs + skip as u64));
+    let writes = cfg.rw.writes();
+    let pass = crate::measure::loops::Pass {
+        bytes,
+        bs,
+        wraps: !random && crate::measure::loops::wraps(writes, io_size, slice.length, next, size),
+        verified: cfg.verify && writes,
+    };
+    Some(crate::measure::loops::bytes(io_size, loops, pass))
+}
+
 /// Worker `id`'s spec: job `job` on target `ti`, over `slice`.
 #[allow(clippy::too_many_arguments)]
 fn worker_spec(
@@ -441,13 +530,17 @@ fn worker_spec(
         seed: splitmix64(cfg.seed ^ splitmix64(id as u64 + 1)),
         cpu: cfg.cpus.as_ref().map(|c| c[id % c.len()]),
         cmdprio: cfg.cmdprio,
+        cmdprio_split: cfg.cmdprio_split.clone(),
+        default_prio: cfg.thread.ioprio.map_or(0, |p| p.value()),
         align: lbs.max(4096) as usize,
         // A pass is every whole request of the slice once (as --skip or
         // --seq-run lay them); --ios is a count of requests. Of the bounds
         // given, the first reached ends the worker, as fio's number_ios
         // does beside size= and io_size=.
+        // (--io-limit with --passes is fio's io_size= with loops=, which
+        // build() sets from the target's size: io_size_loops().)
         io_limit: [
-            cfg.passes.map(|n| {
+            cfg.passes.filter(|_| cfg.io_limit.is_none()).map(|n| {
                 match &cfg.replay {
                     // A replay's pass is the whole log.
                     Some(log) => (log.ios.len() as u64).saturating_mul(bs),
@@ -455,7 +548,7 @@ fn worker_spec(
                 }
                 .saturating_mul(n)
             }),
-            cfg.io_limit,
+            cfg.io_limit.filter(|_| cfg.passes.is_none()),
             cfg.ios.map(|n| n.saturating_mul(bs)),
         ]
         .into_iter()
@@ -463,6 +556,7 @@ fn worker_spec(
         .min(),
         max_errors: cfg.max_errors,
         ignore_errors: cfg.ignore_errors.clone(),
+        fill: cfg.fill,
         verify: match (cfg.verify, cfg.rw) {
             (false, _) => VerifyMode::Off,
             (true, RwMode::Write | RwMode::Randwrite | RwMode::Rw) => VerifyMode::Write {
@@ -485,9 +579,15 @@ fn worker_spec(
         log_ns: cfg.log_interval.as_nanos() as u64,
         rate_period_ns: None,
         think: cfg.think,
+        latency: cfg.latency_search,
         on_wrap: on_wrap(cfg),
         trim: cfg.rw.trims(),
         replay: cfg.replay.clone(),
+        sprandom: None,
+        io_lines_cap: match cfg.io_lines {
+            true => crate::measure::worker::io_lines_per_worker(cfg.jobs * cfg.targets.len()),
+            false => 0,
+        },
         iolog_cap: match cfg.iolog_write {
             Some(_) => crate::measure::iolog::per_worker(cfg.jobs * cfg.targets.len()),
             None => 0,

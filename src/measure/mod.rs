@@ -14,6 +14,7 @@ pub mod coordinator;
 pub mod iolog;
 pub mod layout;
 pub mod live;
+pub mod loops;
 pub mod memory;
 pub mod progress;
 pub mod rate_min;

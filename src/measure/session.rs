@@ -294,6 +294,7 @@ fn access(cfg: &RunConfig, owned: bool) -> Access {
         owned,
         force_signature: cfg.force_signature,
         dry_run: cfg.dry_run,
+        fill: cfg.fill,
     }
 }
 

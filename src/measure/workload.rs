@@ -7,10 +7,12 @@
 
 mod dist;
 mod sizes;
+mod spr;
 
 pub use crate::base::io::{split_region, splitmix64, Op, Region, Rng};
 pub use dist::{Dist, Zone};
 pub use sizes::{SizeShare, SizeTable, Sizes};
+pub use spr::SprGen;
 
 /// How a worker's offsets depart from plain sequential or uniform random:
 /// fio's `random_distribution=` and the modifiers on its `rw=`.
@@ -30,6 +32,20 @@ pub struct Access {
     pub sizes: Option<Sizes>,
     /// Sequential patterns: fio's strided zones (`--zones`).
     pub zones: Option<Strided>,
+    /// `--sprandom`: SSD preconditioning, fio's SPRandom.
+    pub spr: Option<SprAsk>,
+    /// Random patterns: every block once a pass, in an order drawn per
+    /// pass (`--random-map`: fio's random map, its random_generator=lfsr);
+    /// only with a plain uniform pattern (checked before).
+    pub random_map: bool,
+}
+
+/// `--sprandom`'s ask: the over-provisioning and the regions (the model
+/// is made per worker from its region: `analysis::sprandom::model`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SprAsk {
+    pub op: f64,
+    pub regions: u32,
 }
 
 /// fio's `zonemode=strided` (io_u.c setup_strided_zone_mode): `size`
@@ -81,6 +97,7 @@ impl Access {
             && self.seq_run <= 1
             && self.sizes.is_none()
             && self.zones.is_none()
+            && self.spr.is_none()
     }
 
     /// The bytes one pass over a region of `len` bytes moves with
@@ -127,6 +144,8 @@ pub struct OffsetGen {
     /// split (`--bssplit`; else `bs` and 0, never changed).
     last_len: u64,
     last_size: u8,
+    /// The worker's seed: the size draws' own generators start from it.
+    seed: u64,
 }
 
 /// A random order that visits each of `blocks` blocks once per pass: a
@@ -191,6 +210,13 @@ struct Shape {
     /// `--bssplit`: each I/O's size drawn here; `bs` is then the
     /// alignment offsets keep (fio's blockalign).
     sizes: Option<SizeTable>,
+    /// The size draws' generators, reads' and writes', apart from the
+    /// offsets' and directions' and seeded alike (fio's bsrange_state,
+    /// whose read and write seeds are one when it verifies): the k-th
+    /// write of a run and the k-th read of a later run with the same
+    /// seed are the same size, so a read replays a write's blocks, and a
+    /// mix's read-back (reads only) replays the sizes the mix wrote.
+    size_rngs: [Rng; 2],
     /// The next byte offset in the region to read, and to write: one
     /// position per direction, as the plain path's blocks.
     read_at: u64,
@@ -225,6 +251,7 @@ impl OffsetGen {
             cover: None,
             last_len: bs,
             last_size: 0,
+            seed,
         }
     }
 
@@ -258,6 +285,7 @@ impl OffsetGen {
             // fio draws the first offset, then every seq_run-th.
             seq_left: 1,
             sizes: (access.sizes.as_ref()).map(|s| SizeTable::new(s, self.blocks * self.bs)),
+            size_rngs: [0, 1].map(|_| Rng::new(splitmix64(self.seed ^ 0x5349_5A45_5300_0001))),
             read_at: 0,
             write_at: 0,
             zones: access.zones.map(|z| (z, ZoneAt::default())),
@@ -338,20 +366,31 @@ impl OffsetGen {
         let Some(sh) = self.shape.as_mut() else {
             unreachable!("next_shaped without a shape")
         };
+        let pos = match op {
+            Op::Read => &mut sh.read_at,
+            Op::Write | Op::Trim => &mut sh.write_at,
+        };
         // --bssplit: this I/O's size, and the aligned places it fits at
         // (`unit` is then the alignment); else every I/O is one unit.
         let (bs, places) = match &sh.sizes {
             Some(t) => {
-                let i = t.pick(&mut self.rng);
+                let write = op != Op::Read;
+                let rng = &mut sh.size_rngs[usize::from(write)];
+                // Sequential: a size that would run past the end is drawn
+                // again while the smallest still fits (fio's
+                // get_next_buflen), so the pass ends at the region's end
+                // to the byte; past that, the next pass starts.
+                let room = len.saturating_sub(*pos);
+                let i = if !self.random && room >= t.smallest(write) {
+                    t.pick_fitting(rng, write, room)
+                } else {
+                    t.pick(rng, write)
+                };
                 self.last_size = i as u8;
                 self.last_len = t.lens[i];
                 (t.lens[i], t.places[i])
             }
             None => (unit, self.blocks),
-        };
-        let pos = match op {
-            Op::Read => &mut sh.read_at,
-            Op::Write | Op::Trim => &mut sh.write_at,
         };
         let at = *pos;
         if self.random {
@@ -711,6 +750,8 @@ pub enum Offsets {
     /// `--iolog-read`: a log's I/Os in order, from its start again after
     /// its end (a pass is the whole log).
     Replay(Replayer),
+    /// `--sprandom`: writes only, ending when the walk is done.
+    Spr(SprGen),
 }
 
 /// A replayed log's I/Os, in order.
@@ -738,13 +779,15 @@ impl Replayer {
 }
 
 impl Offsets {
+    /// The next I/O; `None` only when `--sprandom`'s walk is done.
     #[inline]
-    pub fn next_io(&mut self) -> (Op, u64) {
-        match self {
+    pub fn next_io(&mut self) -> Option<(Op, u64)> {
+        Some(match self {
             Offsets::Plain(g) => g.next_io(),
             Offsets::Striped(g) => g.next_io(),
             Offsets::Replay(g) => g.next_io(),
-        }
+            Offsets::Spr(g) => return g.next_write().map(|o| (Op::Write, o)),
+        })
     }
 
     pub fn last_pass(&self) -> u64 {
@@ -752,6 +795,8 @@ impl Offsets {
             Offsets::Plain(g) => g.last_pass(),
             Offsets::Striped(g) => g.last_pass(),
             Offsets::Replay(g) => g.last_pass(),
+            // One pass over the physical capacity.
+            Offsets::Spr(_) => 0,
         }
     }
 
@@ -764,6 +809,7 @@ impl Offsets {
             Offsets::Striped(_) => (piece, 0),
             // A replayed log is of one size (`--iolog-read` checks it).
             Offsets::Replay(g) => (g.log.bs, 0),
+            Offsets::Spr(_) => (piece, 0),
         }
     }
 }
@@ -961,25 +1007,62 @@ mod size_tests {
         assert!((0..5000).all(|_| g.next_io().1 % 4096 == 0));
     }
 
-    // A sequential split advances by each I/O's size, and starts the next
-    // pass at the region's start when the size drawn no longer fits.
+    // A sequential split advances by each I/O's size; a size that would
+    // run past the end is drawn again (fio's get_next_buflen), so each
+    // pass ends at the region's end to the byte and the next starts at 0.
     #[test]
-    fn a_sequential_split_advances_by_each_size() {
+    fn a_sequential_split_advances_by_each_size_and_ends_each_pass_at_the_end() {
         let r = Region {
             offset: 0,
             length: 64 << 10,
         };
         let mut g = OffsetGen::new(r, 4096, false, 100, 8).with_access(&split("4k/50:16k/50"));
-        let mut at = 0;
+        let (mut at, mut ends) = (0, 0);
         for _ in 0..200 {
             let (_, off) = g.next_io();
             let (len, _) = g.last_size();
-            if at + len > r.length {
-                at = 0;
-            }
             assert_eq!(off, at);
             at += len;
+            assert!(at <= r.length, "{off}+{len} past the end");
+            if at == r.length {
+                at = 0;
+                ends += 1;
+            }
         }
-        assert!(g.last_pass() > 5);
+        assert!(ends > 5 && g.last_pass() >= ends - 1, "{ends} passes");
+    }
+
+    // Issue 41 (fio's t0002): a sequential read with the write's seed
+    // draws the write's sizes, block for block, and a mix's writes are
+    // the sizes a read-only pass with its seed draws, in order, from the
+    // region's start: the read-back reads each block at its size.
+    #[test]
+    fn a_read_with_the_write_s_seed_replays_its_block_sizes() {
+        let r = Region {
+            offset: 1 << 30,
+            length: 8 << 20,
+        };
+        let a = split("512/50:1m/50");
+        let blocks = |read_pct: u8, op: Op, n: usize| {
+            let mut g = OffsetGen::new(r, 512, false, read_pct, 137).with_access(&a);
+            let mut v = Vec::new();
+            while v.len() < n {
+                let (o, off) = g.next_io();
+                if o == op {
+                    v.push((off, g.last_size().0));
+                }
+            }
+            v
+        };
+        let written = blocks(0, Op::Write, 3000);
+        assert_eq!(blocks(100, Op::Read, 3000), written);
+        assert!(written.iter().any(|b| b.1 == 512) && written.iter().any(|b| b.1 == 1 << 20));
+        assert_eq!(blocks(50, Op::Write, 1000), blocks(100, Op::Read, 1000));
+        // Another seed draws other sizes.
+        let mut g = OffsetGen::new(r, 512, false, 0, 138).with_access(&a);
+        let other: Vec<_> = (0..3000)
+            .map(|_| (g.next_io().1, g.last_size().0))
+            .collect();
+        assert_ne!(other, written);
     }
 }

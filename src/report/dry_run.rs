@@ -47,6 +47,14 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
             t.region.offset,
             t.region.length
         );
+        // --fill-device on a file: how much it would write (what is free).
+        let shown = crate::base::error::show_path(&t.path);
+        for w in &plan.warnings {
+            if matches!(w, crate::base::warning::Warning::FillsFileSystem { path, .. } if *path == shown)
+            {
+                let _ = writeln!(out, "  fill: {w}");
+            }
+        }
         for w in plan
             .workers
             .iter()
@@ -65,6 +73,10 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
                     crate::base::units::fmt_latency_ns(ns)
                 ))
             );
+            if let Some(m) = &w.sprandom {
+                let doc = crate::document::run::SprDoc::of(m);
+                let _ = writeln!(out, "  {}", super::table::spr_line(&doc));
+            }
         }
         if let Some((_, cs)) = checks.iter().find(|(p, _)| *p == t.path) {
             for c in cs {

@@ -181,6 +181,14 @@ fn job(doc: &RunDocument, w: &WorkerDoc, mut options: Map<String, Value>) -> Val
         "latency_percentile": 100.0,
         "latency_window": 0,
     });
+    // --latency-target: fio's latency_depth is the depth its search found,
+    // and the target and window are in its options' unit, microseconds.
+    if let Some(q) = &w.latency_search {
+        job["latency_depth"] = json!(q.depth);
+        job["latency_target"] = json!(q.target_ns.div_ceil(1000));
+        job["latency_percentile"] = json!(q.percentile);
+        job["latency_window"] = json!(q.window_ns.div_ceil(1000));
+    }
     // fio adds total_err and first_error to a job with continue_on_error:
     // every error counted, ignored or not (which came first in time is not
     // kept: an ignored one is named first).

@@ -14,13 +14,16 @@
 //! With `log_prio`, the priority column is the worker thread's (`--ioprio`,
 //! fio's prioclass/prio): with `--cmdprio`, fio writes each I/O's own and
 //! an interval here mixes both (the share raised is the run document's
-//! `workers[].cmdprio_ios`). What is not fio's: there is no per-I/O form (fio's default without
-//! log_avg_msec: the window is `--log-interval` always, and the I/O path
-//! records each latency once, into its interval); `clat` and `lat` are
-//! both stripebench's latency from issue to completion, and the `slat`
-//! log is written empty, as fio writes it when submission latency is not
-//! measured (`disable_slat`); one direction only, as the intervals count
-//! reads and writes together (a mixed pattern is refused before the run).
+//! `workers[].cmdprio_ios`).
+//!
+//! `each` is fio's per-I/O form (its default without log_avg_msec): a line
+//! per I/O completed in the window, from the records each worker kept
+//! (`WorkerDoc::io_lines`, reserved before the window and bounded), with
+//! its direction, size, offset and its own command's priority; a mixed
+//! pattern needs it, as the intervals count reads and writes together.
+//! What is not fio's: `clat` and `lat` are both stripebench's latency from
+//! issue to completion, and the `slat` log is written empty, as fio writes
+//! it when submission latency is not measured (`disable_slat`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -58,6 +61,9 @@ pub struct Spec {
     /// fio's `log_issue_time=1`: an issue time column (0 in a windowed log).
     pub issue_time: bool,
     pub window: WindowValue,
+    /// fio's default without `log_avg_msec`: a line per I/O (from each
+    /// worker's records of the window's I/Os) rather than per interval.
+    pub each: bool,
     /// The number of the first worker's files (fio numbers a job by its
     /// place in the job file, from 1).
     pub first_job: usize,
@@ -72,6 +78,7 @@ impl Default for Spec {
             prio: false,
             issue_time: false,
             window: WindowValue::Avg,
+            each: false,
             first_job: 1,
         }
     }
@@ -124,10 +131,11 @@ pub fn parse_format(text: &str) -> Result<Spec, String> {
             "avg" => spec.window = WindowValue::Avg,
             "max" => spec.window = WindowValue::Max,
             "both" => spec.window = WindowValue::Both,
+            "each" => spec.each = true,
             _ => match word.strip_prefix("first=").map(str::parse::<usize>) {
                 Some(Ok(n)) if n >= 1 => spec.first_job = n,
                 _ => return Err(format!(
-                    "'{word}' is not one of shared, offset, prio, issue-time, avg, max, both, first=N (N from 1)"
+                    "'{word}' is not one of shared, offset, prio, issue-time, avg, max, both, each, first=N (N from 1)"
                 )),
             },
         }
@@ -232,10 +240,49 @@ fn windows(w: &WorkerDoc, interval_ms: u64) -> Vec<Window> {
         .collect()
 }
 
+/// fio's per-I/O lines (`each`): the latency logs a line per I/O, `time
+/// (ms, at its completion), latency (ns), direction, bytes[, offset],
+/// priority[, issue time (ns)]`; bw (KiB/s) and iops (1) each I/O's own,
+/// as fio's add_iops_sample/add_bw_sample write without a window.
+fn io_lines(spec: &Spec, suffix: &str, w: &WorkerDoc, out: &mut String) {
+    for l in &w.io_lines {
+        let value = match suffix {
+            "bw" => (l.len as u64 * 1_000_000_000 / l.lat_ns.max(1)) / 1024,
+            "iops" => 1,
+            _ => l.lat_ns,
+        };
+        let _ = write!(
+            out,
+            "{}, {value}, {}, {}",
+            l.done_ns / 1_000_000,
+            u8::from(l.write),
+            l.len
+        );
+        if spec.offset {
+            let _ = write!(out, ", {}", l.offset);
+        }
+        // log_prio=1: the command's ioprio in fio's hex; else fio's 1 for
+        // the realtime class, 0 for any other.
+        if spec.prio {
+            let _ = write!(out, ", 0x{:04x}", l.ioprio);
+        } else {
+            let rt = l.ioprio >> 13 == u16::from(crate::base::thread_setup::CLASS_RT);
+            let _ = write!(out, ", {}", u8::from(rt));
+        }
+        if spec.issue_time {
+            let _ = write!(out, ", {}", if suffix == "clat" { l.issued_ns } else { 0 });
+        }
+        out.push('\n');
+    }
+}
+
 /// The lines of one log of one worker.
 fn lines(spec: &Spec, suffix: &str, w: &WorkerDoc, interval_ms: u64, prio: u16, out: &mut String) {
     if suffix == "slat" {
         return;
+    }
+    if spec.each {
+        return io_lines(spec, suffix, w, out);
     }
     // One direction: the intervals count reads and writes together.
     let ddir = if w.trim_ios > 0 {
@@ -365,6 +412,58 @@ mod tests {
             .find(|(p, _)| p == Path::new(file))
             .unwrap_or_else(|| panic!("{file} not written: {files:?}"));
         text.lines().next().unwrap_or("").to_string()
+    }
+
+    // cmdprio-bssplit.fio's write_lat_log with log_prio=1 and no
+    // log_avg_msec: fio's line per I/O, each with its direction, size and
+    // its own command's priority (0x2000: realtime 0; 0x4007: be 7), the
+    // realtime flag without log_prio, the offset and clat issue time when
+    // asked.
+    #[test]
+    fn each_writes_a_line_per_io_with_its_own_priority() {
+        use crate::measure::worker::IoLine;
+        let mut d = doc();
+        d.workers[0].io_lines = vec![
+            IoLine {
+                done_ns: 1_500_000,
+                issued_ns: 1_000_000,
+                lat_ns: 500_000,
+                offset: 65536,
+                len: 65536,
+                write: false,
+                ioprio: 0x2000,
+            },
+            IoLine {
+                done_ns: 2_900_000,
+                issued_ns: 900_000,
+                lat_ns: 2_000_000,
+                offset: 1 << 20,
+                len: 1 << 20,
+                write: true,
+                ioprio: 0x4007,
+            },
+        ];
+        let text = |format: &str, file: &str| -> String {
+            let files = render(&d, &spec(LogKind::Lat, format));
+            let (_, t) = files.iter().find(|(p, _)| p == Path::new(file)).unwrap();
+            t.clone()
+        };
+        assert_eq!(
+            text("each,prio", "log_clat.1.log"),
+            "1, 500000, 0, 65536, 0x2000\n2, 2000000, 1, 1048576, 0x4007\n"
+        );
+        assert_eq!(
+            text("each", "log_lat.1.log"),
+            "1, 500000, 0, 65536, 1\n2, 2000000, 1, 1048576, 0\n"
+        );
+        assert_eq!(
+            text("each,offset,prio,issue-time", "log_clat.1.log"),
+            "1, 500000, 0, 65536, 65536, 0x2000, 1000000\n2, 2000000, 1, 1048576, 1048576, 0x4007, 900000\n"
+        );
+        assert_eq!(text("each,prio", "log_slat.1.log"), "");
+        for line in text("each,prio", "log_clat.1.log").lines() {
+            assert!(matches(line, "d,d,d,d,x"), "{line}");
+        }
     }
 
     /// fio's own log-format checks (t0033's and t0034's patterns), each

@@ -27,6 +27,7 @@ pub mod format;
 pub mod histogram;
 pub mod html;
 pub mod json;
+pub mod latency_search;
 pub mod live;
 pub mod merge;
 pub mod plan;

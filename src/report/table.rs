@@ -246,6 +246,7 @@ pub fn heading(doc: &RunDocument) -> String {
         match doc.window.ended_by.as_str() {
             "limit" => " (closed at the last completion: every worker reached --io-limit)",
             "passes" => " (closed at the last completion: every worker finished its passes)",
+            "latency_target" => " (closed at the last completion: every worker's --latency-target search ended, below)",
             "errors" => " (every worker stopped on errors)",
             "steady" => " (closed when the run was steady: --steady, below)",
             "rate_min" => " (closed when a worker fell below its minimum rate, below)",
@@ -267,6 +268,11 @@ pub fn heading(doc: &RunDocument) -> String {
     );
     if let Some(line) = own_time_line(doc) {
         let _ = writeln!(out, "{line}");
+    }
+    for w in &doc.workers {
+        if let Some(s) = &w.sprandom {
+            let _ = writeln!(out, "w{} {}; {} written", w.id, spr_line(s), w.write_ios);
+        }
     }
     if let Some(s) = &doc.window.steady {
         let _ = writeln!(out, "{}", steady_line(s));
@@ -534,6 +540,7 @@ pub fn summary(doc: &RunDocument) -> String {
         );
     }
     out.push_str(&size_lines(&doc.total.sizes));
+    out.push_str(&prio_lines(&doc.total.priorities));
     out.push_str(&zone_lines(&doc.total.zones, doc.targets.len() > 1));
     if let Some(f) = &doc.in_flight {
         let _ = writeln!(out, "{}", in_flight_line(f));
@@ -694,6 +701,47 @@ pub fn size_lines(sizes: &[crate::document::run::SizeDoc]) -> String {
             fmt_bytes(s.bytes),
             s.latency_mean_ns
                 .map_or("-".into(), crate::base::units::fmt_latency_ns),
+        ]);
+    }
+    layout(&rows)
+}
+
+/// `--cmdprio-bssplit`: each direction's I/Os at each command priority
+/// (`CLASS/LEVEL/HINT`, fio's `clat prio` naming), their share of the
+/// direction's I/Os and latency percentiles.
+pub fn prio_lines(prios: &[crate::document::run::PrioDoc]) -> String {
+    if prios.is_empty() {
+        return String::new();
+    }
+    let mut rows = vec![vec![
+        "by priority (--cmdprio-bssplit)".to_string(),
+        "I/Os".into(),
+        "share".into(),
+        "mean".into(),
+        "p50".into(),
+        "p99".into(),
+        "max".into(),
+    ]];
+    let lat = |p: &crate::document::run::PrioDoc,
+               f: fn(&crate::document::run::PrioLatency) -> u64| {
+        p.latency_ns.as_ref().map_or("-".into(), |l| {
+            crate::base::units::fmt_latency_ns(f(l) as f64)
+        })
+    };
+    for p in prios {
+        rows.push(vec![
+            format!(
+                "  {} prio {}/{}/{}",
+                p.direction, p.prioclass, p.prio, p.priohint
+            ),
+            p.ios.to_string(),
+            format!("{:.1}%", p.share * 100.0),
+            p.latency_ns
+                .as_ref()
+                .map_or("-".into(), |l| crate::base::units::fmt_latency_ns(l.mean)),
+            lat(p, |l| l.p50),
+            lat(p, |l| l.p99),
+            lat(p, |l| l.max),
         ]);
     }
     layout(&rows)
@@ -917,10 +965,11 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
     out
 }
 
-/// Each worker's schedule (on `--rate`), hung I/O, I/O errors, what
+/// Each worker's schedule (on `--rate`), its `--latency-target` search, hung I/O, I/O errors, what
 /// verification found, and the warnings.
 pub fn notes(doc: &RunDocument) -> String {
     let mut out = schedule_lines(doc);
+    out.push_str(&super::latency_search::lines(doc));
     for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
         let ios: Vec<String> = w
             .hung_ios
@@ -1165,6 +1214,23 @@ fn steady_line(s: &crate::document::run::SteadyDoc) -> String {
         ),
         _ => format!("{head} NOT judged: the window ended before {}s of figures were in", s.dur_sec),
     }
+}
+
+/// `--sprandom`'s model in one line: the regions, the writes, the
+/// over-provisioning, and the write amplification it expects.
+pub fn spr_line(s: &crate::document::run::SprDoc) -> String {
+    format!(
+        "sprandom: {} as {} physical (over-provisioning {}), in {} regions of {} writes, validity {:.2} to {:.2}: {} writes; the model expects write amplification {:.2} at steady state",
+        fmt_bytes(s.logical_bytes),
+        fmt_bytes(s.physical_bytes),
+        s.op,
+        s.regions,
+        s.region_writes,
+        s.validity_min,
+        s.validity_max,
+        s.writes,
+        s.waf
+    )
 }
 
 #[cfg(test)]

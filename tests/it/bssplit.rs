@@ -159,7 +159,10 @@ fn bad_splits_are_one_line_and_exit_2() {
     let f = f.to_str().unwrap();
     for (args, expect) in [
         (vec!["--bssplit", "4k/60:8k/60"], "over 100"),
-        (vec!["--bssplit", "4k/50,8k/100"], "no `,`"),
+        // READS,WRITES runs (each direction its own list); a third list
+        // or a write list short of 100 does not.
+        (vec!["--bssplit", "4k/100,8k/100,4k/100"], "two lists"),
+        (vec!["--bssplit", "4k/50:8k/50,8k/90"], "make 100"),
         (
             vec!["--bssplit", "4k/50:8k/", "--blockalign", "0"],
             "aligns to nothing",
@@ -180,4 +183,28 @@ fn bad_splits_are_one_line_and_exit_2() {
         all.push(f);
         crate::common::refused(&all, expect);
     }
+}
+
+/// A verify reads each block back at the size its write drew: a split
+/// whose writes draw from a list of their own cannot be read back so.
+#[test]
+fn a_verify_with_a_write_split_of_its_own_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "f", 1 << 20);
+    let f = f.to_str().unwrap();
+    crate::common::refused(
+        &[
+            "run",
+            "--rw",
+            "write",
+            "--verify",
+            "--passes",
+            "1",
+            "--bssplit",
+            "4k/50:8k/50,8k/100",
+            "--allow-destructive",
+            f,
+        ],
+        "--bssplit with --verify",
+    );
 }

@@ -220,6 +220,12 @@ fn print_fio_spells_ios_and_start_delay_as_fio_counts_them() {
         "{l}"
     );
     assert!(!l.contains("--runtime"), "{l}");
+    // --io-limit with --passes is fio's io_size= with loops=: both spelled.
+    let l = line(&["--io-limit", "1m", "--passes", "2", "--ios", "100"]);
+    assert!(
+        l.contains("--io_size=1048576 --loops=2 --number_ios=50"),
+        "{l}"
+    );
 }
 
 /// The write jobs that end with fio's fsync, and the words of their `#`

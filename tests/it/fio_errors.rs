@@ -206,9 +206,9 @@ fn print_fio_gives_fio_the_same_lists_as_ignore_error() {
 
 /// fio's examples/enospc-pressure.fio whole, shrunk (its three jobs at
 /// once in `directory=`, two on the one file `raicer`): sparse files of
-/// 2 GiB (the verifier's 1 MiB, so that its pass ends, and with exitall
-/// the run, long before the trims' 524288 do, however a busy machine
-/// schedules them), 3 s, depth 16, on a 64 MiB
+/// 2 GiB (size= above it, capped as fio caps it; the verifier's 1 MiB, so
+/// that its pass ends, and with exitall the run, long before the trims'
+/// 524288 do, however a busy machine schedules them), 3 s, depth 16, on a 64 MiB
 /// tmpfs with 256 KiB free: the writer's first 16 writes of 128 KiB ask
 /// eight times that, and the verifier's pass half as much again as there
 /// is (about 128 writes of 4 KiB), whoever goes first and whatever the
@@ -219,7 +219,7 @@ fn enospc_pressure(dir: &Path) -> String {
 ioengine=libaio
 directory={}
 filesize=2g
-size=999m
+size=4g
 iodepth=16
 continue_on_error=write
 ignore_error=,ENOSPC

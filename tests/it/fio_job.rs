@@ -899,8 +899,8 @@ fn fio_s_filesize_makes_a_missing_file_that_size_and_uses_its_first_bytes() {
     // size= beside it, or a range, is refused by name.
     for (text, said) in [
         (
-            "[j]\nfilename=x\nfilesize=1m\nsize=2m\n",
-            "`filesize=1m` with size=",
+            "[j]\nfilename=x\nfilesize=2m\nsize=1m\n",
+            "`filesize=2m` with a size= below it",
         ),
         (
             "[j]\nfilename=x\nfilesize=1m-2m\n",

@@ -473,3 +473,92 @@ fn print_fio_writes_distributions_modifiers_and_increments_as_fio_spells_them() 
         "{t}"
     );
 }
+
+/// What paces, searches or walks a worker's I/O is in the fio line too:
+/// without it, fio would run another workload (a sprandom walk for a
+/// year, a search at a fixed depth, no pauses, a map it was not given).
+#[test]
+fn print_fio_spells_thinktime_the_latency_search_the_random_map_and_sprandom() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = data_file(dir.path(), "f", 8 << 20);
+    let f = f.to_str().unwrap();
+    let cases: &[(&[&str], &[&str], &[&str])] = &[
+        (
+            &["--rw", "randread", "--random-map"],
+            &["--randrepeat=0", "# not in fio: --random-map"],
+            &["--norandommap"],
+        ),
+        (
+            &[
+                "--rw",
+                "randread",
+                "--iodepth",
+                "8",
+                "--latency-target",
+                "2ms",
+                "--latency-window",
+                "500ms",
+                "--latency-percentile",
+                "99.9",
+                "--latency-run",
+            ],
+            &[
+                "--latency_target=2000us",
+                "--latency_window=500000us",
+                "--latency_percentile=99.9",
+                "--latency_run=1",
+            ],
+            &[],
+        ),
+        (
+            &[
+                "--rw",
+                "randwrite",
+                "--sprandom",
+                "--spr-op",
+                "0.2",
+                "--allow-destructive",
+            ],
+            &[
+                "--sprandom=1",
+                "--spr_op=0.2",
+                "--spr_num_regions=100",
+                "--random_generator=lfsr",
+                "--norandommap",
+            ],
+            &["--time_based", "--runtime="],
+        ),
+        (
+            &[
+                "--rw",
+                "read",
+                "--thinktime",
+                "1500us",
+                "--thinktime-blocks",
+                "4",
+            ],
+            &["--thinktime=1500us", "--thinktime_blocks=4"],
+            &["--thinktime_spin"],
+        ),
+        (
+            &["--rw", "write", "--fill-device", "--allow-destructive"],
+            &["--fill_device=1"],
+            &["--time_based"],
+        ),
+    ];
+    for (args, has, lacks) in cases {
+        let mut all = args.to_vec();
+        all.push(f);
+        let t = print_fio(&all);
+        for o in *has {
+            assert!(t.contains(o), "{args:?}: {o} missing: {t}");
+        }
+        let line = t.lines().find(|l| l.starts_with("fio ")).expect(&t);
+        for o in *lacks {
+            assert!(
+                !line.contains(o),
+                "{args:?}: {o} should not be there: {line}"
+            );
+        }
+    }
+}

@@ -47,6 +47,10 @@ const STEPS: &[Step] = &[
         run: distribution,
     },
     Step {
+        keys: &["sprandom", "spr_op", "spr_num_regions", "spr_cs"],
+        run: sprandom,
+    },
+    Step {
         keys: &["bs", "bsrange", "bssplit", "blockalign"],
         run: block_size,
     },
@@ -109,6 +113,8 @@ const STEPS: &[Step] = &[
             "cmdprio_percentage",
             "cmdprio_class",
             "cmdprio",
+            "cmdprio_hint",
+            "cmdprio_bssplit",
         ],
         run: priorities,
     },
@@ -133,6 +139,15 @@ const STEPS: &[Step] = &[
             "thinktime_iotime",
         ],
         run: think,
+    },
+    Step {
+        keys: &[
+            "latency_target",
+            "latency_window",
+            "latency_percentile",
+            "latency_run",
+        ],
+        run: latency_search,
     },
     Step {
         keys: &["size", "offset", "filesize", "offset_increment"],
@@ -448,6 +463,8 @@ struct Draft {
     /// A verified write to be read back and checked after it (fio's
     /// do_verify=1), as a run of its own.
     read_back: bool,
+    /// fio's sprandom=1: its offsets and its end are its own.
+    sprandom: bool,
     /// fio's exitall=1 (for the whole file, in fio) and exit_what=.
     exitall: bool,
     exit_what: ExitWhat,
@@ -467,6 +484,7 @@ impl Default for Draft {
             engine: "psync".into(),
             depth: 1,
             read_back: false,
+            sprandom: false,
             exitall: false,
             exit_what: ExitWhat::Group,
         }
@@ -596,6 +614,69 @@ fn offset_modifier(r: &Reader, d: &mut Draft, o: &Opt, m: &str) -> Result<(), Fi
         }
         Ok(())
     }
+}
+
+/// fio's SPRandom preconditioning (sprandom=1, spr_op=, spr_num_regions=):
+/// `--sprandom`, with fio's checks (init.c fixup_options, filesetup.c):
+/// a random write, bs= the blockalign=, the LFSR and norandommap (which
+/// fio sets when not given; [`random_offsets`] and the generator check
+/// refuse the others). spr_cs= (a cache the rewrites wait a region past)
+/// is not modelled: refused unless 0.
+fn sprandom(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let on = r.flag("sprandom")?.unwrap_or(false);
+    if !on {
+        for key in ["spr_op", "spr_num_regions", "spr_cs"] {
+            if let Some(o) = r.get(key) {
+                d.notes.push(format!("{}: an option of fio's sprandom=1, which this job does not ask for: fio ignores it, and so does stripebench", show_text(&r.written(o))));
+            }
+        }
+        return Ok(());
+    }
+    let o = r.get_or_first("sprandom");
+    if d.rw != "randwrite" {
+        return r.refuse(o, format!("preconditions with random writes, and rw={}: give rw=randwrite (stripebench's --sprandom is a pure random write)", d.rw));
+    }
+    if let Some(c) = r.get("spr_cs").filter(|c| c.value.as_deref() != Some("0")) {
+        return r.refuse(c, "delays each region's rewrites a region more, past the SSD's cache; stripebench's --sprandom does not: drop it, or give spr_cs=0");
+    }
+    for key in ["bsrange", "bssplit"] {
+        if let Some(b) = r.get(key) {
+            return r.refuse(
+                b,
+                "with sprandom=1: sprandom writes blocks of one size, bs=: drop it",
+            );
+        }
+    }
+    if let (Some(b), Some(a)) = (r.get("bs"), r.get("blockalign")) {
+        if !r.written(b).contains(',') && r.size(b)? != r.size(a)? {
+            return r.refuse(a, "with sprandom=1 is not bs=: sprandom's blocks are bs= apart: give blockalign= as bs=, or drop it");
+        }
+    }
+    let op = match r.get("spr_op") {
+        Some(p) => match p.value.as_deref().map(|v| v.trim().parse::<f64>()) {
+            Some(Ok(f)) if f > 0.0 && f < 1.0 => f.to_string(),
+            _ => return r.refuse(p, "is not an over-provisioning share between 0 and 1 (exclusive), such as spr_op=0.15"),
+        },
+        None => crate::analysis::sprandom::DEFAULT_OP.to_string(),
+    };
+    let regions = match r.get("spr_num_regions") {
+        Some(n) => match u32::try_from(r.count(n)?) {
+            Ok(k @ 1..) if k <= crate::analysis::sprandom::MAX_REGIONS => k,
+            _ => {
+                return r.refuse(
+                    n,
+                    format!(
+                        "is not a count of regions from 1 to {}",
+                        crate::analysis::sprandom::MAX_REGIONS
+                    ),
+                )
+            }
+        },
+        None => crate::analysis::sprandom::DEFAULT_REGIONS,
+    };
+    d.sprandom = true;
+    d.args.push(Set::Sprandom(op, regions));
+    Ok(())
 }
 
 /// fio's random_distribution=: `--dist` for a random pattern; fio ignores
@@ -770,35 +851,60 @@ fn bsrange_split(r: &Reader, d: &mut Draft, o: &Opt, lo: u64, hi: u64) -> Result
     Ok(())
 }
 
+/// fio's bsrange= beside bssplit=: fio draws from the split, then
+/// aligns the size down to bsrange's smallest and caps it at its largest
+/// (get_next_buflen), which leave the split's sizes as they are only when
+/// they are the split's own smallest and largest; other bounds refused.
+fn split_bounds(
+    r: &Reader,
+    d: &mut Draft,
+    b: &Opt,
+    sizes: &crate::measure::workload::Sizes,
+) -> Result<(), FioJobError> {
+    let v = b.value.as_deref().unwrap_or("");
+    let bound = |t: &str| fio_size(t, r.kb_base).ok();
+    let given = v
+        .split_once(['-', ':'])
+        .and_then(|(lo, hi)| Some((bound(lo)?, bound(hi)?)));
+    if given != Some((sizes.min(), sizes.max())) {
+        return r.refuse(b, format!("beside bssplit=: fio draws each size from the split, then aligns it down to bsrange's smallest and caps it at its largest, which stripebench does not: give bsrange={}-{} (the split's own), or drop it", crate::base::units::fmt_size_arg(sizes.min()), crate::base::units::fmt_size_arg(sizes.max())));
+    }
+    d.notes.push(format!("{}: fio's bssplit= decides the sizes; bsrange= sets only the smallest and largest, here the split's own", show_text(&r.written(b))));
+    Ok(())
+}
+
 /// fio's bssplit=: `--bssplit`, each I/O's size drawn from weighted
 /// sizes (and fio's blockalign= as `--blockalign`). fio's `READS,WRITES`
-/// form runs when the pattern uses one of the two lists, or both are the
-/// same; two different lists in a mix are refused by name.
+/// form: a pattern of one direction runs its list; a mix runs both, each
+/// direction drawing from its own (a blank write list is the reads').
 fn block_split(r: &Reader, d: &mut Draft, o: &Opt) -> Result<(), FioJobError> {
     let v = o.value.as_deref().unwrap_or("").trim();
     let mut lists = v.split(',').map(str::trim);
     let reads = lists.next().unwrap_or("");
-    // A write list left out (or blank) is the reads' (fio's rule).
+    // A write list left out (or blank) is the reads' (fio's rule); a
+    // third (trims') is never used, as no trim is issued.
     let writes = lists.next().filter(|w| !w.is_empty()).unwrap_or(reads);
     let name = d.rw.split(':').next().unwrap_or("");
     let list = match name {
-        "read" | "randread" => reads,
-        "write" | "randwrite" | "trimwrite" => writes,
-        _ if reads == writes => reads,
-        _ => return r.refuse(o, "gives reads and writes splits of their own; stripebench draws both from one split: give one list (no `,`)"),
+        "read" | "randread" => reads.to_string(),
+        "write" | "randwrite" | "trimwrite" => writes.to_string(),
+        _ => format!("{reads},{writes}"),
     };
     let size = |t: &str| fio_size(t, r.kb_base);
     let sizes =
-        crate::measure::workload::Sizes::parse(list, &size).or_else(|why| r.refuse(o, why))?;
+        crate::measure::workload::Sizes::parse(&list, &size).or_else(|why| r.refuse(o, why))?;
     if let Some(b) = r.get("bs") {
         d.notes.push(format!(
             "{}: fio's bssplit= decides the sizes when given",
             show_text(&r.written(b))
         ));
     }
+    if let Some(b) = r.get("bsrange") {
+        split_bounds(r, d, b, &sizes)?;
+    }
     d.bs = sizes.max();
     // One size (a write-only job's list `1m/100`) is --bs.
-    if sizes.shares.len() == 1 {
+    if sizes.shares.len() == 1 && sizes.writes.is_none() {
         d.args.push(Set::Bs(d.bs));
         return Ok(());
     }
@@ -957,7 +1063,7 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         },
         None => None,
     };
-    if let Some(t) = runtime {
+    if let Some(t) = runtime.filter(|_| !d.sprandom) {
         d.args.push(Set::Duration(t));
     }
     let loops = match r.get("loops") {
@@ -976,7 +1082,14 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         Some(o) => Some(r.size(o)?).filter(|&n| n > 0).map(|n| (o, n)),
         None => None,
     };
-    if time_based {
+    if d.sprandom {
+        // fio's sprandom sets io_size= to the physical capacity itself.
+        for key in ["time_based", "runtime", "io_size", "loops", "number_ios"] {
+            if let Some(o) = r.get(key) {
+                return r.refuse(o, "with sprandom=1: sprandom writes the physical capacity (size x (1 + spr_op)) once, then ends: drop it");
+            }
+        }
+    } else if time_based {
         if runtime.is_none() {
             return r.refuse(
                 r.get_or_first("time_based"),
@@ -1000,10 +1113,15 @@ fn how_long(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         if let Some((o, bytes)) = io_size {
             // fio's io_size is a byte count over the region of size=, round
             // it as many times as it takes: --io-limit, which wraps so.
-            if let Some((lo, _)) = loops.filter(|(_, n)| *n > 1) {
-                return r.refuse(lo, format!("with {}: fio's count of io_size= over loops= depends on the region (io_size=512k size=1m loops=2 does 1 MiB, io_size=3m size=1m loops=2 does 3 MiB): give one of them", show_text(&r.written(o))));
-            }
             d.args.push(Set::IoLimit(bytes));
+            // With loops=, fio's count depends on each job's region (a
+            // region that holds io_size does it loops times; a smaller one
+            // whole passes): --io-limit with --passes follows fio's rule,
+            // worker by worker (measure::loops).
+            if let Some((lo, n)) = loops.filter(|(_, n)| *n > 1) {
+                d.args.push(Set::Passes(n));
+                d.notes.push(format!("{} with {}: fio does io_size x loops where a job's region holds io_size (or its sequential write of io_size over size wraps round the region), and else whole passes over the region, loops of them or as many as reach io_size (a verify's reads counted in), as fio's current code does (fio 3.33 stopped a write of io_size over size after one io_size); so does each worker here (--io-limit with --passes)", show_text(&r.written(lo)), show_text(&r.written(o))));
+            }
         } else {
             // fio does size= once (loops= times), then ends; runtime= caps it.
             // Each of numjobs' clones does so over the whole region: so do
@@ -1253,10 +1371,17 @@ fn priorities(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let pct = one("cmdprio_percentage")?;
     let cclass = one("cmdprio_class")?;
     let clevel = one("cmdprio")?;
+    let chint = one("cmdprio_hint")?;
+    if let Some(o) = r.get("cmdprio_bssplit") {
+        return cmdprio_bssplit(r, d, o, [&pct, &cclass, &clevel, &chint]);
+    }
+    if let Some((o, _)) = &chint {
+        return r.refuse(o, "gives a hint, which stripebench sends only with cmdprio_bssplit=: drop it, or give the sizes' priorities in cmdprio_bssplit=");
+    }
     match pct {
         None => {
             if let Some((o, _)) = cclass.as_ref().or(clevel.as_ref()) {
-                return r.refuse(o, "needs cmdprio_percentage= (stripebench has no cmdprio_bssplit): give the share of I/Os it is for");
+                return r.refuse(o, "needs cmdprio_percentage= or cmdprio_bssplit=: give the share of I/Os it is for");
             }
         }
         Some((o, pct)) => {
@@ -1269,15 +1394,65 @@ fn priorities(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
                 clevel.as_ref().map_or("0", |(_, l)| l.as_str())
             );
             let c = CmdPrio::parse(&text).or_else(|e| r.refuse(o, e))?;
-            if !(d.uring() || (d.engine == "libaio" && d.direct)) {
-                return r.refuse(o, "sets each command's priority, which fio does with ioengine=io_uring or libaio (direct=1): give one of those, or use prioclass= for every I/O");
-            }
+            cmdprio_engine(r, d, o)?;
             if r.flag("log_prio")? == Some(true) {
                 d.notes.push(format!("log_prio=1 with cmdprio_percentage={}: fio logs each I/O's own priority; stripebench's log lines are intervals, and write the job's (prioclass) on each: the share issued at cmdprio_class is workers[].cmdprio_ios in the JSON", c.pct));
             }
             d.args.push(Set::CmdPrio(c));
         }
     }
+    Ok(())
+}
+
+/// fio sets a command's priority with ioprio engines only: io_uring, and
+/// libaio with direct=1 (which runs as io_uring here).
+fn cmdprio_engine(r: &Reader, d: &Draft, o: &Opt) -> Result<(), FioJobError> {
+    if !(d.uring() || (d.engine == "libaio" && d.direct)) {
+        return r.refuse(o, "sets each command's priority, which fio does with ioengine=io_uring or libaio (direct=1): give one of those, or use prioclass= for every I/O");
+    }
+    Ok(())
+}
+
+/// fio's cmdprio_bssplit: `--cmdprio-bssplit`, each entry given its
+/// class, level and hint (an entry of the simple form takes
+/// cmdprio_class, default realtime as fio's cmdprio.c, cmdprio and
+/// cmdprio_hint). fio refuses it beside cmdprio_percentage; so does this.
+fn cmdprio_bssplit(
+    r: &Reader,
+    d: &mut Draft,
+    o: &Opt,
+    [pct, class, level, hint]: [&Option<(&Opt, String)>; 4],
+) -> Result<(), FioJobError> {
+    if let Some((p, _)) = pct {
+        return r.refuse(
+            p,
+            "and cmdprio_bssplit= exclude each other in fio: give one",
+        );
+    }
+    let num = |v: &Option<(&Opt, String)>, max: u32, dflt: u32| -> Result<u32, FioJobError> {
+        match v {
+            None => Ok(dflt),
+            Some((k, t)) => match t.parse::<u32>() {
+                Ok(n) if n <= max => Ok(n),
+                _ => r.refuse(k, format!("is not 0 to {max}")),
+            },
+        }
+    };
+    use crate::base::thread_setup::{prio_value, CmdPrioSplit};
+    let implicit = prio_value(
+        num(class, 3, 1)? as u8,
+        num(level, 7, 0)? as u8,
+        num(hint, 1023, 0)? as u16,
+    );
+    let v = o.value.as_deref().unwrap_or("").trim();
+    let size = |t: &str| fio_size(t, r.kb_base);
+    let split = CmdPrioSplit::parse(v, &size, implicit).or_else(|e| r.refuse(o, e))?;
+    cmdprio_engine(r, d, o)?;
+    if split.reads.is_empty() && split.writes.is_empty() {
+        // Every entry 0%: fio sets no priority on any command.
+        return Ok(());
+    }
+    d.args.push(Set::CmdPrioSplit(split));
     Ok(())
 }
 
@@ -1428,6 +1603,59 @@ fn think(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     d.notes.push(format!(
         "thinktime={}us: each worker pauses between its I/Os; the throughput and IOPS include the pauses, as fio's do, and the latencies are the I/Os' own",
         time.as_micros()
+    ));
+    Ok(())
+}
+
+/// fio's latency_target= family (io_u.c `lat_target_*`): the job searches
+/// for the deepest queue, from 1 to its iodepth, at which
+/// latency_percentile of each latency_window's I/Os complete within the
+/// target, and stops once it settled (unless latency_run=1). Times without
+/// a unit are microseconds, as fio reads them.
+fn latency_search(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
+    let us = |o: &Opt| -> Result<Duration, FioJobError> {
+        match o.value.as_deref().map(str::trim).map(str::parse::<u64>) {
+            Some(Ok(n)) => Ok(Duration::from_micros(n)),
+            _ => r.time(o),
+        }
+    };
+    let target = match r.get("latency_target") {
+        Some(o) => us(o)?,
+        None => Duration::ZERO,
+    };
+    if target.is_zero() {
+        // fio's default: no search, and its companions mean nothing.
+        return Ok(());
+    }
+    let o = r.get_or_first("latency_target");
+    let window = match r.get("latency_window") {
+        Some(w) => us(w)?,
+        None => Duration::ZERO,
+    };
+    if window.is_zero() {
+        return r.refuse(o, "without latency_window (fio's default of 0 judges the few I/Os of each completion batch, a window stripebench does not keep): give latency_window=, e.g. latency_window=1s");
+    }
+    d.args.push(Set::LatencyTarget(target));
+    d.args.push(Set::LatencyWindow(window));
+    if let Some(p) = r.get("latency_percentile") {
+        match p.value.as_deref().map(str::trim).map(str::parse::<f64>) {
+            Some(Ok(v)) if v > 0.0 && v <= 100.0 => {
+                if v < 100.0 {
+                    d.args.push(Set::LatencyPercentile(v.to_string()));
+                }
+            }
+            _ => return r.refuse(
+                p,
+                "is not a percentage above 0 and at most 100: give e.g. latency_percentile=99.9",
+            ),
+        }
+    }
+    if r.flag("latency_run")? == Some(true) {
+        d.args.push(Set::LatencyRun);
+    }
+    d.notes.push(format!(
+        "latency_target={}us: each worker searches for its queue depth from 1 up to iodepth, window by window (the table's \"latency target\" lines, and workers[].latency_search in the JSON); fio reports only the settled depth's final window, stripebench's figures cover every window, the final one's in its line",
+        target.as_micros()
     ));
     Ok(())
 }
@@ -1597,6 +1825,33 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.args.push(Set::Seed(r.count(o)?));
     }
     let map = r.flag("norandommap")?;
+    if d.sprandom {
+        if map == Some(false) {
+            return r.refuse(r.get_or_first("norandommap"), "with sprandom=1: fio refuses it (\"sprandom requires norandommap=1\"): give norandommap=1, or drop it");
+        }
+        d.notes.push("sprandom=1: each region's writes are new blocks (each once, as fio's LFSR gives them) and the last region's blocks written again with its invalidation share; the physical capacity written once, then the run ends".into());
+        return repeatable(r, d);
+    }
+    if let Some(o) = r
+        .get("random_generator")
+        .filter(|o| o.value.as_deref() == Some("lfsr"))
+    {
+        // fio's LFSR visits every block once per pass by construction,
+        // random map or not; with a distribution other than uniform, or a
+        // run of sequential I/Os, fio draws those instead.
+        let shaped =
+            (d.args.iter()).any(|a| matches!(a, Set::Dist(_) | Set::SeqRun(_) | Set::Bssplit(_)));
+        if d.random && !shaped {
+            d.args.push(Set::RandomMap);
+            d.notes.push("random_generator=lfsr: every block once a pass, in an order drawn per pass (--random-map; fio's LFSR order is its own, the blocks visited the same)".into());
+            return repeatable(r, d);
+        }
+        if !d.random {
+            d.notes.push("random_generator=lfsr: the pattern is sequential, so fio draws no random offset with it".into());
+        } else {
+            return r.refuse(o, "with a shaped random pattern (random_distribution, a sequential run, bssplit): fio then draws the shape's offsets, not the LFSR's; drop random_generator=lfsr, or run this job with fio");
+        }
+    }
     if verified_random_write(r, d) {
         // Its read-back reads every block, so each is written once a pass.
         d.notes.push(if d.rw == "randrw" {
@@ -1612,6 +1867,11 @@ fn random_offsets(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     } else if d.random && map != Some(true) {
         d.notes.push("random offsets are drawn afresh, as fio's norandommap: fio's default random map (every block once per pass) is not kept".into());
     }
+    repeatable(r, d)
+}
+
+/// fio's randrepeat=1 without a randseed: its default seed.
+fn repeatable(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if r.flag("randrepeat")? == Some(true) && r.get("randseed").is_none() {
         let (seed, said) = super::repeatable_seed();
         d.args.push(Set::Seed(seed));
@@ -1739,7 +1999,7 @@ fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     d.args
         .retain(|a| !matches!(a, Set::Size(_) | Set::Create(_)));
     d.args.push(Set::FillDevice);
-    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file fio grows it until its file system says ENOSPC, which stripebench does not do, so a file is refused when the run starts", show_text(&r.written(o))));
+    d.notes.push(format!("{}: fio writes until the device is full; on a block device so does stripebench, from offset= to its end (--fill-device), the same bytes; on a file both write it in order from offset= until its file system says no space is left (ENOSPC), the write that found it full no error and its bytes not counted (fio counts it among its I/Os, one more than stripebench's), making the file if it is not there; the file system stays full until the file is removed", show_text(&r.written(o))));
     Ok(())
 }
 
@@ -2157,18 +2417,14 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     let mix = rw == "rw" || rw == "readwrite";
     verify_rw(r, d, o, do_verify)?;
     // Blocks of several sizes: fio reads each back at the size it was
-    // written (randrepeat replays the size draws) and checks its header;
-    // stripebench's verify reads blocks of one --bs.
+    // written (randrepeat replays the size draws) and checks its header.
     // (A read that checks nothing, do_verify=0, reads any sizes.)
     let checks = rw != "read" || do_verify != Some(false);
     if checks && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
-        let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
-        return r.refuse(key, format!("with verify={m}: fio writes blocks of several sizes and checks each at the size it was written (the same size draws replay on the read, as randrepeat keeps them), and stripebench's self-describing blocks are checked at one --bs, so a read of another size would split or join written blocks: give one bs= to the write and its check, or run this job with fio"));
+        sized_blocks(r, d, o, m)?;
     }
     let writes = rw != "read";
-    if let Some(b) = backlog.filter(|_| writes && do_verify != Some(false)) {
-        d.notes.push(format!("{}: fio reads back and checks each N blocks while it writes, so its write job's figure holds those reads (and is lower for them); stripebench reads back the whole region after the write, as a run of its own, and checks every block: the same blocks read and checked, the same read bytes, but the write's figure is the writes' alone", show_text(&r.written(b))));
-    }
+    overlap_notes(r, d, backlog, writes && do_verify != Some(false));
     if !writes && do_verify == Some(false) {
         d.notes.push(format!("verify={m} with do_verify=0 on a read: fio checks nothing it reads, and neither does stripebench"));
         return Ok(());
@@ -2197,6 +2453,8 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     if writes {
         if rw == "randrw" {
             d.notes.push("do_verify=1 with rw=randrw: fio mixes size= bytes of I/O (every block once, read or written: its random map), then reads back and checks each block it wrote, and again (loops=, or until runtime= with time_based), the verify's reads counted in the job's read figure; stripebench does the same within the run, each worker keeping a bit for each block of its region that the pass wrote, its figures holding the read-backs' reads, as fio's do (a pass the deadline cuts short is not read back, as in fio)".into());
+        } else if do_verify == Some(false) && d.args.iter().any(|a| matches!(a, Set::Bssplit(_))) {
+            d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with a read of the same region and the same --bssplit and --seed, with --verify (as fio's read job with verify= does)".into());
         } else if do_verify == Some(false) {
             d.notes.push("do_verify=0: fio writes the blocks and checks nothing; check them later with `stripebench verify` (the same --bs, --offset and --size)".into());
         } else if mix {
@@ -2210,6 +2468,72 @@ fn verify(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             d.notes.push(format!("rw={rw} with verify={m}: fio checks none of the mix's own reads (they read what the blocks hold, written by the mix or not), and neither does stripebench; its writes are self-describing blocks, each claiming only the blocks up to itself (how far the mix's writes get is drawn)"));
         }
     }
+    Ok(())
+}
+
+/// verify_backlog= and jobs whose regions overlap (offset_increment with
+/// no size=): where fio's reads and checks differ from ours, as notes.
+fn overlap_notes(r: &Reader, d: &mut Draft, backlog: Option<&Opt>, checked_writes: bool) {
+    // Jobs moved apart by offset_increment with no size= each run to the
+    // end of the file: their writes can land on each other's blocks.
+    let overlapping = r.get("offset_increment").is_some()
+        && r.get("size").is_none()
+        && d.args.iter().any(|a| matches!(a, Set::OffsetIncrement(_)));
+    if let Some(b) = backlog.filter(|_| checked_writes) {
+        if r.get("io_size").is_some() || overlapping {
+            // Each write's bytes are not one pass of the region: fio's
+            // reads follow its writes, the read-back reads each region once.
+            d.notes.push(format!("{}: fio reads back and checks each block soon after its write, so it reads what it writes (a block written twice, twice); stripebench reads back each job's region once after the write, as a run of its own (its holes skipped): every block written is checked, but its read figure is one pass of each region, and a block no write reached is counted unwritten, not bad; the write's figure is the writes' alone", show_text(&r.written(b))));
+        } else {
+            d.notes.push(format!("{}: fio reads back and checks each N blocks while it writes, so its write job's figure holds those reads (and is lower for them); stripebench reads back the whole region after the write, as a run of its own, and checks every block: the same blocks read and checked, the same read bytes, but the write's figure is the writes' alone", show_text(&r.written(b))));
+        }
+    }
+    if overlapping && checked_writes {
+        let o = r.get_or_first("offset_increment");
+        d.notes.push(format!("{} with no size=: each job's region runs to the end of the file, so the jobs' writes can land on each other's blocks (fio warns that such writers may overwrite blocks that belong to other jobs, and its check can then fail on a block another job wrote between a write and its check); stripebench checks after every job has written, and a block two jobs wrote holds the later write, checked as a good block of this run at its offset", show_text(&r.written(o))));
+    }
+}
+
+/// Verified blocks of several sizes (bssplit=, or bsrange= as a split):
+/// each block's header records its size, and a read checks it at the
+/// size it draws. A sequential job's size draws are seeded, apart from
+/// its offsets and directions, and alike for reads and writes (fio's
+/// bsrange_state with verify), so a read with the same seed draws the
+/// sizes the write drew, block by block: the seed is fio's randrepeat
+/// one (the read-back run takes it too). A random verified write covers
+/// its region block by block, of one size: refused by name.
+fn sized_blocks(r: &Reader, d: &mut Draft, o: &Opt, m: &str) -> Result<(), FioJobError> {
+    let key = r.get("bssplit").or_else(|| r.get("bsrange")).unwrap_or(o);
+    if d.random {
+        return r.refuse(key, format!("with verify={m} and rw={}: fio's random verified write keeps a record of each block's size; stripebench's covers its region block by block, of one size: give one bs= to a random verified write, or run this job with fio", d.rw));
+    }
+    // A read replays one pass's draws: a second pass (loops=, or
+    // runtime= past the end) writes other sizes over the first's blocks.
+    let one_pass = d
+        .args
+        .iter()
+        .any(|a| matches!(a, Set::Passes(1) | Set::IoLimit(_)));
+    if !one_pass {
+        return r.refuse(key, format!("with verify={m} over more than one pass (loops=, or time_based): each pass writes other sizes over the last's blocks, and stripebench's check replays one pass's size draws: give loops=1 and no time_based, or run this job with fio"));
+    }
+    let seeded = d.args.iter().any(|a| matches!(a, Set::Seed(_)));
+    if !seeded && r.get("randseed").is_none() {
+        if r.flag("randrepeat")? != Some(false) {
+            let (seed, said) = super::repeatable_seed();
+            d.args.push(Set::Seed(seed));
+            d.notes.push(said);
+        } else if d.rw == "read" {
+            let key = r.get_or_first("randrepeat");
+            return r.refuse(key, format!("with verify={m} and blocks of several sizes: fio then draws this run's sizes afresh, so it reads the blocks at sizes they were not written at (fio's own check of them fails); stripebench's read replays the write's seeded draws: drop randrepeat=0, or give randseed= (the write's)"));
+        } else {
+            // A seed of this run's own, which its read-back takes too
+            // (fio's read-back keeps a record of each block's size).
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            let nanos = now.map_or(0, |t| t.as_nanos() as u64);
+            d.args.push(Set::Seed(crate::base::io::splitmix64(nanos)));
+        }
+    }
+    d.notes.push(format!("{} with verify={m}: fio writes each block at the size it draws, and its read draws the same sizes (its size draws seeded alike for reads and writes, randrepeat=1) and checks each block at the size it was written; stripebench does the same: each self-describing block's header records its size, the read's seeded draws replay the write's, and a block read at another size than it was written is reported bad", show_text(&r.written(key))));
     Ok(())
 }
 
@@ -2287,27 +2611,36 @@ fn logs(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         d.args.push(Set::FioLog(kind, prefix));
         any = Some(o);
     }
-    let Some(first) = any else {
+    let Some(_) = any else {
         // log_avg_msec and the columns shape logs; without one, nothing.
         return Ok(());
     };
-    if matches!(
+    let mixed = matches!(
         d.args.iter().find(|a| matches!(a, Set::Rw(_))),
         Some(Set::Rw(RwMode::Randrw | RwMode::Rw))
-    ) {
-        return r.refuse(first, format!("with rw={}: stripebench's intervals count reads and writes together, and fio logs each direction apart: drop the log, or log a read or a write job", d.rw));
-    }
-    match r.get("log_avg_msec") {
+    );
+    // fio's per-I/O lines where an interval's line cannot stand for
+    // them: a mix (each line has its direction) and log_prio=1 with
+    // command priorities (each line has its I/O's own).
+    let cmdprio = r.get("cmdprio_bssplit").is_some() || r.get("cmdprio_percentage").is_some();
+    let per_io = mixed || (cmdprio && r.flag("log_prio")? == Some(true));
+    let mut words: Vec<&str> = Vec::new();
+    let windowed = match r.get("log_avg_msec") {
         Some(o) => match r.count(o)? {
-            0 => per_io_note(d),
-            ms if (10..=3_600_000).contains(&ms) => {
-                d.args.push(Set::LogInterval(Duration::from_millis(ms)));
-            }
+            0 => None,
+            ms if (10..=3_600_000).contains(&ms) => Some((o, ms)),
             _ => return r.refuse(o, "is outside 10 to 3600000: stripebench's intervals are 10 ms at the finest and an hour at most"),
         },
+        None => None,
+    };
+    match windowed {
+        Some((o, _)) if mixed => {
+            return r.refuse(o, format!("with rw={}: stripebench's intervals count reads and writes together, and fio's windowed log gives each direction a line: drop log_avg_msec= for fio's line per I/O, or log a read or a write job", d.rw));
+        }
+        Some((_, ms)) => d.args.push(Set::LogInterval(Duration::from_millis(ms))),
+        None if per_io => words.push("each"),
         None => per_io_note(d),
     }
-    let mut words: Vec<&str> = Vec::new();
     if r.flag("per_job_logs")? == Some(false) {
         words.push("shared");
     }
@@ -2704,10 +3037,17 @@ mod tests {
             3,
             "{t:?}"
         );
-        let e = refusal("[j]\nio_size=3m\nloops=2\n");
+        // io_size= with loops=: both, fio's rule (measure::loops), said.
+        let t = translated("[j]\nio_size=3m\nloops=2\n").unwrap();
         assert!(
-            e.contains("`loops=2` with io_size=3m") && e.contains("give one of them"),
-            "{e}"
+            t.args.contains(&Set::IoLimit(3 << 20)) && t.args.contains(&Set::Passes(2)),
+            "{t:?}"
+        );
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.starts_with("loops=2 with io_size=3m: ")),
+            "{t:?}"
         );
     }
 
@@ -2843,7 +3183,7 @@ mod tests {
     }
 
     #[test]
-    fn a_verified_write_of_several_block_sizes_is_refused_by_its_bssplit() {
+    fn a_read_that_checks_nothing_reads_a_split_s_sizes_unverified() {
         // A read with do_verify=0 checks nothing: its sizes are any.
         let t =
             translated("[j]\nrw=read\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n").unwrap();
@@ -2873,17 +3213,18 @@ mod tests {
                 "`verify=crc32c` with rw=rw and numjobs=2",
                 "each write a share of their own",
             ),
-            // fio's t0002 (pre and post): blocks of several sizes, each
-            // checked at its own size; ours are checked at one --bs.
+            // Blocks of several sizes (fio's t0002 runs): a random
+            // verified write covers its region in blocks of one size, and
+            // a read whose size draws are not the write's checks nothing.
             (
-                "[j]\nrw=write\nverify=md5\ndo_verify=0\nbssplit=512/50:1M/50\n",
-                "`bssplit=512/50:1M/50` with verify=md5",
-                "checks each at the size it was written",
+                "[j]\nrw=randwrite\nverify=md5\nbssplit=512/50:1M/50\n",
+                "`bssplit=512/50:1M/50` with verify=md5 and rw=randwrite",
+                "give one bs= to a random verified write",
             ),
             (
-                "[j]\nrw=read\nverify=md5\nverify_fatal=1\nbssplit=512/50:1M/50\n",
-                "`bssplit=512/50:1M/50` with verify=md5",
-                "give one bs= to the write and its check",
+                "[j]\nrw=read\nverify=md5\nrandrepeat=0\nbssplit=512/50:1M/50\n",
+                "`randrepeat=0` with verify=md5 and blocks of several sizes",
+                "give randseed= (the write's)",
             ),
             (
                 "[j]\nrw=randrw\nverify=crc32c\ndo_verify=0\n",

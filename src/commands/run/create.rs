@@ -26,7 +26,13 @@ pub(crate) fn outputs_and_created(
 /// `--create SIZE`: the targets that do not exist, made (not on a dry
 /// run, which creates nothing), each said on stderr.
 fn create_targets(cfg: &RunConfig, named: &[PathBuf], out: &Outputs) -> Result<()> {
-    let Some(size) = cfg.create.filter(|_| !cfg.print_fio) else {
+    // --fill-device grows a file from nothing, as fio's fill_device=1
+    // creates the file it fills: a missing one is made empty, ours.
+    if cfg.fill && !cfg.print_fio {
+        crate::device::scratch::mark_filled(named);
+    }
+    let create = cfg.create.or(cfg.fill.then_some(0));
+    let Some(size) = create.filter(|_| !cfg.print_fio) else {
         return Ok(());
     };
     if cfg.dry_run {
@@ -34,25 +40,40 @@ fn create_targets(cfg: &RunConfig, named: &[PathBuf], out: &Outputs) -> Result<(
             .iter()
             .filter(|p| std::fs::symlink_metadata(p).is_err())
         {
+            let what = match cfg.create {
+                Some(_) => format!(
+                    "--create would make {} ({})",
+                    crate::base::error::show_path(p),
+                    crate::base::units::fmt_bytes(size)
+                ),
+                None => format!(
+                    "--fill-device would make {} (empty, then filled)",
+                    crate::base::error::show_path(p)
+                ),
+            };
             out.note(&format!(
-                "stripebench: --create would make {} ({}); a dry run makes nothing, so its checks of it cannot pass",
-                crate::base::error::show_path(p),
-                crate::base::units::fmt_bytes(size)
+                "stripebench: {what}; a dry run makes nothing, so its checks of it cannot pass"
             ));
         }
         return Ok(());
     }
     use crate::device::scratch::CreateLayout;
-    let how = match cfg.create_layout {
+    let layout = match cfg.create_layout {
         CreateLayout::Fill => "random data",
         CreateLayout::Sparse => "sparse: no block written or allocated",
         CreateLayout::Allocate => "its blocks allocated, none written",
     };
     for p in crate::device::scratch::create_missing(named, size, cfg.seed, cfg.create_layout)? {
+        let how = match cfg.create {
+            Some(_) => format!(
+                "{}, {layout}: --create",
+                crate::base::units::fmt_bytes(size)
+            ),
+            None => "empty, to fill: --fill-device".to_string(),
+        };
         out.note(&format!(
-            "stripebench: created {} ({}, {how}: --create)",
-            crate::base::error::show_path(&p),
-            crate::base::units::fmt_bytes(size)
+            "stripebench: created {} ({how})",
+            crate::base::error::show_path(&p)
         ));
     }
     Ok(())

@@ -94,7 +94,14 @@ pub(crate) fn exit_code(doc: &RunDocument, cfg: &RunConfig, out: &Outputs) -> Re
     if let Some(line) = &below {
         out.note(&format!("stripebench: {line}"));
     }
-    let code = crate::base::error::exit_code(doc.interrupted, doc.has_errors() || below.is_some());
+    // Likewise a --latency-target search at 100% that an I/O over the
+    // target stopped at depth 1 (fio: "max latency exceeded", exit 1).
+    let exceeded = doc.latency_exceeded_line();
+    if let Some(line) = &exceeded {
+        out.note(&format!("stripebench: {line}"));
+    }
+    let failed = doc.has_errors() || below.is_some() || exceeded.is_some();
+    let code = crate::base::error::exit_code(doc.interrupted, failed);
     let zeros = doc.zero_figures();
     if code == EXIT_OK && !zeros.is_empty() && !cfg.allow_holes {
         out.note(&format!(

@@ -37,6 +37,7 @@ pub(super) fn ring_autos_resolved(
         owned: false,
         force_signature: false,
         dry_run: true,
+        fill: cfg.fill,
     };
     let (mut batch, mut normal, mut unknown) = (0, 0, Vec::new());
     // Of the batch ones, those in RAM: --complete-min auto's.

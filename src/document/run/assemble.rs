@@ -366,6 +366,7 @@ impl RunDocument {
                 zero_reads: Some(exec.outcomes.iter().map(|o| o.zero_reads).sum()),
                 targets_sum,
                 sizes: super::SizeDoc::of(&exec.outcomes),
+                priorities: super::PrioDoc::of(&exec.outcomes),
                 zones: super::ZoneDoc::of(&exec.outcomes),
             },
             warnings,
@@ -568,6 +569,7 @@ fn worker_doc(
         hung_ios: out.hung_ios.clone(),
         rate: rate_doc,
         intervals: out.intervals.clone(),
+        io_lines: out.io_lines.clone(),
         engine_path: (out.engine.as_ref())
             .map(|e| e.path.clone())
             .unwrap_or_default(),
@@ -581,8 +583,10 @@ fn worker_doc(
         cache_eviction_sec: out.cache_eviction_ns as f64 / 1e9,
         wrap_flushes: out.wrap_flushes,
         wrap_flush_sec: out.wrap_flush_ns as f64 / 1e9,
+        sprandom: spec.sprandom.as_ref().map(super::SprDoc::of),
         sampled_reads: Some(out.sampled_reads),
         zero_reads: Some(out.zero_reads),
+        latency_search: (out.latency_search.as_ref()).map(super::LatencySearchDoc::of),
     }
 }
 

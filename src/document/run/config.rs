@@ -184,6 +184,10 @@ pub struct ConfigDoc {
     /// priority in their command; absent when not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmdprio: Option<String>,
+    /// `--cmdprio-bssplit`: `READS,WRITES`, each `SIZE/PCT/CLASS/LEVEL/HINT:...`
+    /// (sizes in bytes); absent when not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdprio_bssplit: Option<String>,
     pub seed: u64,
     /// The seed as text: JSON readers that hold numbers as doubles lose
     /// seeds above 2^53, and a seed must reproduce exactly.
@@ -315,6 +319,7 @@ impl ConfigDoc {
             numa_mem: c.thread.mem_policy.as_ref().map(|p| p.to_string()),
             ioprio: c.thread.ioprio.map(|p| p.to_string()),
             cmdprio: c.cmdprio.map(|p| p.to_string()),
+            cmdprio_bssplit: c.cmdprio_split.as_ref().map(|p| p.to_string()),
             cpus: c.cpus.clone(),
             pin: c.cpus.is_some(),
             seed: c.seed,

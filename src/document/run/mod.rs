@@ -112,7 +112,9 @@ pub struct WindowDoc {
     pub latency_from: String,
     /// What closed the window: "duration" (the deadline), "limit" (every
     /// worker reached --io-limit), "passes" (every worker finished its
-    /// passes), "errors" (every worker stopped on errors) or "interrupted".
+    /// passes), "latency_target" (every worker's --latency-target search
+    /// stopped it), "errors" (every worker stopped on errors) or
+    /// "interrupted".
     #[serde(default)]
     pub ended_by: String,
     /// The workers' clock: "tsc" (the CPU's time-stamp counter, where the
@@ -191,6 +193,48 @@ pub struct FlushDoc {
     pub durable_basis: String,
 }
 
+/// `--sprandom`'s model for one worker's region (analysis::sprandom):
+/// what was to be written and what the SSD is expected to do after.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SprDoc {
+    /// The over-provisioning asked (`--spr-op`, fio's spr_op).
+    pub op: f64,
+    pub regions: u32,
+    /// The bytes addressed (the region), and the physical bytes written:
+    /// `logical_bytes x (1 + op)`, down to a whole block.
+    pub logical_bytes: u64,
+    pub physical_bytes: u64,
+    /// Each region's bytes, and the writes each is given.
+    pub region_bytes: u64,
+    pub region_writes: u64,
+    /// The writes of the whole run (`physical_bytes / bs`).
+    pub writes: u64,
+    /// The steady-state write amplification the model expects (0.5/op + 0.7).
+    pub waf: f64,
+    /// The validity of the least valid region (the block greedy GC takes),
+    /// and of the most valid (1).
+    pub validity_min: f64,
+    pub validity_max: f64,
+}
+
+impl SprDoc {
+    pub fn of(m: &crate::analysis::sprandom::SprModel) -> SprDoc {
+        let last = m.invalid_pct.len().saturating_sub(1);
+        SprDoc {
+            op: m.op,
+            regions: m.regions,
+            logical_bytes: m.logical,
+            physical_bytes: m.physical,
+            region_bytes: m.region_bytes,
+            region_writes: m.region_writes,
+            writes: m.writes(),
+            waf: m.waf,
+            validity_min: m.validity(0),
+            validity_max: m.validity(last),
+        }
+    }
+}
+
 /// One worker: where it ran and what it did; written in the contract's
 /// field order by its `Serialize` in [`wire`].
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -248,6 +292,11 @@ pub struct WorkerDoc {
     pub rate: Option<ScheduleDoc>,
     #[serde(with = "crate::document::facts::Many::<crate::document::facts::IntervalDef>")]
     pub intervals: Vec<Interval>,
+    /// `--fio-log-format each`: the window's I/Os, one record each, for
+    /// fio's per-I/O log lines; kept out of the JSON (fio's log is where
+    /// they go).
+    #[serde(skip)]
+    pub io_lines: Vec<crate::measure::worker::IoLine>,
     /// How the engine issued I/O ("pread/pwrite", "io_uring, registered buffers and file", ...).
     pub engine_path: String,
     /// io_uring: how the worker's ring was set up (`--hipri`, `--sqpoll`,
@@ -282,6 +331,10 @@ pub struct WorkerDoc {
     pub wrap_flushes: u64,
     #[serde(default)]
     pub wrap_flush_sec: f64,
+    /// `--sprandom`: the preconditioning model its writes followed;
+    /// absent without.
+    #[serde(default)]
+    pub sprandom: Option<SprDoc>,
     /// Of its reads counted in the window, those checked for all zeros
     /// (one in 64, the first included), and those of them that were all
     /// zeros: answered by no medium, or zeros stored (`analysis::zeros`).
@@ -290,6 +343,84 @@ pub struct WorkerDoc {
     pub sampled_reads: Option<u64>,
     #[serde(default)]
     pub zero_reads: Option<u64>,
+    /// `--latency-target`: the queue depth the worker's search found and
+    /// each of its windows; absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_search: Option<LatencySearchDoc>,
+}
+
+/// `--latency-target` (fio's latency_target=): what each window had to
+/// meet, the depth found, and every window.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LatencySearchDoc {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    pub percentile: f64,
+    /// `--latency-run`: it kept searching after settling.
+    pub keep_searching: bool,
+    /// The depth of the last whole window: the one the search settled on,
+    /// or where the run's end (or a failure at depth 1) found it.
+    pub depth: u32,
+    /// It settled and its final window met the target.
+    pub settled: bool,
+    /// The last whole window met the target.
+    pub met: bool,
+    /// The search stopped the worker: settled, or (not `settled`) at
+    /// `percentile` 100 an I/O over the target at depth 1, where fio fails
+    /// the job ("max latency exceeded") and the run exits 1.
+    #[serde(default)]
+    pub stopped: bool,
+    pub windows: Vec<LatencyWindowDoc>,
+}
+
+/// One window of the `--latency-target` search.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LatencyWindowDoc {
+    /// Seconds after the gate opened when it started, and its length.
+    pub start_sec: f64,
+    pub seconds: f64,
+    /// The most I/Os in flight in it.
+    pub depth: u32,
+    pub ios: u64,
+    /// Its I/Os over the target.
+    pub late_ios: u64,
+    /// Its latency at the percentile (issue to completion); null when
+    /// nothing completed.
+    pub percentile_latency_ns: Option<u64>,
+    pub met: bool,
+    /// The window that settled the search (fio reports this one's figures).
+    pub final_window: bool,
+    /// Cut short by the run's end, not judged.
+    pub partial: bool,
+}
+
+impl LatencySearchDoc {
+    /// The worker's search, as the document says it.
+    pub fn of(s: &crate::measure::worker::SearchOutcome) -> LatencySearchDoc {
+        LatencySearchDoc {
+            target_ns: s.target.target_ns,
+            window_ns: s.target.window_ns,
+            percentile: s.target.percentile,
+            keep_searching: s.target.keep_searching,
+            depth: s.depth,
+            settled: s.settled,
+            met: s.met,
+            stopped: s.stopped,
+            windows: (s.windows.iter())
+                .map(|w| LatencyWindowDoc {
+                    start_sec: w.start_ns as f64 / 1e9,
+                    seconds: w.seconds,
+                    depth: w.depth,
+                    ios: w.ios,
+                    late_ios: w.late_ios,
+                    percentile_latency_ns: w.percentile_ns,
+                    met: w.met,
+                    final_window: w.final_window,
+                    partial: w.partial,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// How a worker on a schedule (`--rate`, `--rate-iops`) kept it.
@@ -427,6 +558,10 @@ pub struct TotalDoc {
     /// (absent) with one size.
     #[serde(default)]
     pub sizes: Vec<SizeDoc>,
+    /// `--cmdprio-bssplit`: each direction's I/Os at each command
+    /// priority (fio's per-priority clat figures); absent without.
+    #[serde(default)]
+    pub priorities: Vec<PrioDoc>,
     /// `--zones`: each target's zones in order, with the window's I/O in
     /// each and its MB/s (a disk's speed across its surface); absent
     /// without zones, or with more than 4096 per target.
@@ -465,6 +600,95 @@ impl ZoneDoc {
             .collect();
         v.sort_by_key(|z| (z.target, z.offset));
         v
+    }
+}
+
+/// One direction's I/Os at one command priority (`--cmdprio-bssplit`):
+/// fio's `clat prio CLASS/LEVEL/HINT` figures, with the count and share.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PrioDoc {
+    /// `read` or `write`.
+    pub direction: String,
+    /// The ioprio value the commands carried, and its parts (fio's
+    /// prioclass, prio and priohint in its JSON).
+    pub ioprio: u16,
+    pub prioclass: u8,
+    pub prio: u8,
+    pub priohint: u16,
+    pub ios: u64,
+    pub bytes: u64,
+    /// This priority's I/Os over the direction's I/Os in the window, 0 to 1.
+    pub share: f64,
+    /// Their latencies (issue to completion, ns); null when none completed.
+    pub latency_ns: Option<PrioLatency>,
+}
+
+/// One priority's latency figures (ns).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct PrioLatency {
+    pub min: u64,
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p99_9: u64,
+    pub max: u64,
+}
+
+impl PrioDoc {
+    /// Every worker's count of each (direction, priority), summed, reads
+    /// first, each direction's in the order the workers hold them
+    /// (the default first, as fio's clat_prio).
+    pub fn of(outcomes: &[crate::measure::worker::WorkerOutcome]) -> Vec<PrioDoc> {
+        let mut by: Vec<crate::measure::worker::PrioCount> = Vec::new();
+        for c in outcomes.iter().flat_map(|o| o.per_prio.iter()) {
+            match by
+                .iter_mut()
+                .find(|b| (b.write, b.ioprio) == (c.write, c.ioprio))
+            {
+                Some(b) => {
+                    b.ios += c.ios;
+                    b.bytes += c.bytes;
+                    b.hist.merge(&c.hist);
+                }
+                None => by.push(c.clone()),
+            }
+        }
+        by.sort_by_key(|b| b.write);
+        // fio's JSON leaves out a priority no I/O completed at.
+        by.retain(|b| b.ios > 0);
+        let all =
+            |write: bool| -> u64 { by.iter().filter(|b| b.write == write).map(|b| b.ios).sum() };
+        let (reads, writes) = (all(false), all(true));
+        by.iter()
+            .map(|b| {
+                let (prioclass, prio, priohint) = crate::base::thread_setup::prio_parts(b.ioprio);
+                let of = if b.write { writes } else { reads };
+                PrioDoc {
+                    direction: if b.write { "write" } else { "read" }.into(),
+                    ioprio: b.ioprio,
+                    prioclass,
+                    prio,
+                    priohint,
+                    ios: b.ios,
+                    bytes: b.bytes,
+                    share: if of == 0 {
+                        0.0
+                    } else {
+                        b.ios as f64 / of as f64
+                    },
+                    latency_ns: b.hist.summary().map(|s| PrioLatency {
+                        min: s.min,
+                        mean: s.mean,
+                        p50: s.p50,
+                        p90: s.p90,
+                        p99: s.p99,
+                        p99_9: s.p99_9,
+                        max: s.max,
+                    }),
+                }
+            })
+            .collect()
     }
 }
 
@@ -849,6 +1073,31 @@ impl RunDocument {
             || self.total.flush_errors > 0
             || self.bad_blocks() > 0
             || self.workers.iter().any(|w| !w.hung_ios.is_empty())
+    }
+
+    /// A `--latency-target` search at a percentile of 100 that an I/O
+    /// over the target stopped at depth 1, in one line (fio fails the job
+    /// there: "max latency exceeded"); `None` otherwise.
+    pub fn latency_exceeded_line(&self) -> Option<String> {
+        let (w, s) = (self.workers.iter()).find_map(|w| {
+            Some((
+                w,
+                w.latency_search
+                    .as_ref()
+                    .filter(|s| s.stopped && !s.settled)?,
+            ))
+        })?;
+        let late = s
+            .windows
+            .last()
+            .and_then(|x| x.percentile_latency_ns)
+            .unwrap_or(0);
+        Some(format!(
+            "latency target not met: worker {}'s I/O took {} at depth 1, over --latency-target {} with --latency-percentile 100 (every I/O within it); the worker stopped there, as fio's job fails (max latency exceeded), and the run exits 1",
+            w.id,
+            crate::base::units::fmt_latency_ns(late as f64),
+            crate::base::units::fmt_latency_ns(s.target_ns as f64)
+        ))
     }
 
     /// The cycle below `--rate-min`/`--rate-iops-min`, in one line: whose,

@@ -105,6 +105,8 @@ impl Serialize for WorkerDoc {
         f.put(&mut m, HISTOGRAMS)?;
         evictions(&mut m, self.cache_evictions, self.cache_eviction_sec)?;
         wrap_flushes(&mut m, self.wrap_flushes, self.wrap_flush_sec)?;
+        put_some(&mut m, "sprandom", &self.sprandom)?;
+        put_some(&mut m, "latency_search", &self.latency_search)?;
         m.end()
     }
 }
@@ -169,6 +171,12 @@ impl Serialize for TotalDoc {
             m.skip_field("sizes")?;
         } else {
             m.serialize_field("sizes", &self.sizes)?;
+        }
+        // --cmdprio-bssplit's per-priority figures; absent without.
+        if self.priorities.is_empty() {
+            m.skip_field("priorities")?;
+        } else {
+            m.serialize_field("priorities", &self.priorities)?;
         }
         // --zones' per-zone figures; absent without.
         if self.zones.is_empty() {

@@ -6,6 +6,7 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use super::qd::Searcher;
 use crate::analysis::histogram::IntervalLatency;
 use crate::analysis::interval_counts::IntervalCounts;
 use crate::analysis::verify::{fill_block, generation, write_extent, Extent};
@@ -18,7 +19,7 @@ use crate::engine::{is_idle, Engine, EngineSpec, SlotToken};
 use crate::measure::control::RunControl;
 use crate::measure::iolog::IoLogBuf;
 use crate::measure::live::{Tap, WorkerEnd};
-use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, StripeGen};
+use crate::measure::workload::{OffsetGen, Offsets, Op, Region, Replayer, SprGen, StripeGen};
 
 use super::*;
 
@@ -30,6 +31,10 @@ struct Slot {
     /// The I/O's bytes, and its index among `--bssplit`'s sizes.
     len: u64,
     size: u8,
+    /// `--cmdprio-bssplit`: the index of its priority's count; and the
+    /// ioprio its command carried (the thread's, unless one was drawn).
+    prio: u8,
+    ioprio: u16,
     issued: Instant,
     /// When the I/O was due: its issue time, or on a schedule (`--rate`)
     /// the time the schedule gave it. Its latency runs from here.
@@ -58,6 +63,8 @@ impl Slot {
             offset,
             len,
             size,
+            prio: 0,
+            ioprio: 0,
             issued,
             due,
             full: false,
@@ -74,6 +81,8 @@ impl Slot {
             offset: 0,
             len: 0,
             size: 0,
+            prio: 0,
+            ioprio: 0,
             issued: Instant::now(),
             due: Instant::now(),
             full: false,
@@ -172,15 +181,19 @@ fn outcome(spec: &WorkerSpec) -> WorkerOutcome {
         service_hist: spec.rate_period_ns.map(|_| LatencyHistogram::new()),
         // Reads and writes apart, in a mixed pattern.
         write_hist: (spec.read_pct > 0 && spec.read_pct < 100).then(LatencyHistogram::new),
-        // --bssplit: a count per size, made before the window.
+        // --bssplit: a count per size (a write split's after the reads'),
+        // made before the window.
         per_size: (spec.access.sizes.iter())
-            .flat_map(|s| s.shares.iter())
+            .flat_map(|s| s.all())
             .map(|x| SizeCount {
                 bs: x.bs,
                 ..SizeCount::default()
             })
             .collect(),
         per_zone: zone_counts(spec),
+        per_prio: super::prio::counts(spec),
+        // Reserved before the window: a push in it never allocates.
+        io_lines: Vec::with_capacity(spec.io_lines_cap),
         ..Default::default()
     }
 }
@@ -263,7 +276,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
     iolog: &mut Option<IoLogBuf>,
 ) -> (bool, bool) {
     let bs = spec.bs;
-    let limit = spec.io_limit.unwrap_or(u64::MAX);
+    let mut limit = spec.io_limit.unwrap_or(u64::MAX);
     let mut stamper = stamper(spec, engine_spec.compress_pct);
     // The free slots' tokens: all of them at first, then those that the last
     // reap gave back (a Vec of `depth` allocated once: no allocation per I/O).
@@ -283,7 +296,10 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
 
     // The first I/O goes in right below: where this worker's own active
     // time starts (it stops at its last completion if it ends on its limit).
-    tally.out.first_issue_ns = C::now().duration_since(epoch).as_nanos() as u64;
+    let t0 = C::now();
+    tally.out.first_issue_ns = t0.duration_since(epoch).as_nanos() as u64;
+    // --latency-target: the depth searched for, from 1, window by window.
+    let mut search = (spec.latency).map(|t| Searcher::new(t, slots.len(), epoch, t0, spec.ramp_ns));
     // Fill every slot, then keep them full: each completion frees a slot that
     // is queued again right after the reap that returned it. On a schedule,
     // a free slot waits for its I/O's due time.
@@ -292,7 +308,10 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         let mut mix_done = false;
         if !tally.stopping {
             let free = completed.len();
-            let ready = issuable(spec, pace, free, control, tally, &mut since_think);
+            let mut ready = issuable(spec, pace, free, control, tally, &mut since_think);
+            if let Some(s) = &search {
+                ready = ready.min(s.limit.saturating_sub(in_flight));
+            }
             // The free slots' I/Os: the plain loop's, or a verified random
             // mix's (its tokens not used now kept for its read-back).
             for _ in 0..ready {
@@ -302,6 +321,7 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                         Ok(io) => io,
                         Err(done) => {
                             mix_done = done;
+                            limit = walk_end(mix.is_none() && !over, issued_bytes, limit);
                             break;
                         }
                     };
@@ -325,7 +345,8 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
                     Some(p) => p.issue(in_flight, &mut tally.last_done),
                 };
                 slots[s.index()] = Slot::queued((op, offset, check), sized, issued, due);
-                tally.queue(engine, s, (op, offset, sized.0 as usize));
+                let i = s.index();
+                (slots[i].prio, slots[i].ioprio) = tally.queue(engine, s, (op, offset, sized));
                 record::<C>(iolog, epoch, offset, op);
                 // --passes counts a mix's I/O, not its read-back's (fio's size=).
                 if check == 0 {
@@ -345,47 +366,32 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
         }
         // Free slots whose I/O is not due yet keep their tokens (on a
         // schedule), as do those held for the pause or a mix's read-back.
-        if (pace.is_none() && mix.is_none() && think_due.is_none()) || tally.stopping {
+        let held = pace.is_some() || mix.is_some() || think_due.is_some() || search.is_some();
+        if !held || tally.stopping {
             completed.clear();
         }
         let kept = completed.len();
         // On a schedule with I/O still to issue (a verified random mix's, till
         // it is done: its read-back follows its limit): how long until due.
-        let more = mix.as_ref().map_or(issued_bytes < limit, |_| !mix_done);
+        let more = mix.as_ref().map_or(issued_bytes < limit, |_| !mix_done)
+            && !search.as_ref().is_some_and(|q| q.done);
         let between = !tally.stopping && mix.is_some() && !mix_done;
         let wait = match next_step::<C>(pace, tally.stopping, more, between, in_flight) {
             Next::Reap(w) => w,
             Next::Again => continue,
             Next::Stop => break,
         };
-        // The I/Os queued since the last reap go to the kernel in it: one
-        // clock read is their issue time (io_uring: the instant before the
-        // io_uring_enter that submits the batch; sync: before the pread).
-        stamp::<C>(&mut unstamped, slots);
-        // And one clock read, at the first completion the reap hands back,
-        // is the completion time of all it hands back: they were complete
-        // when the kernel returned.
-        tally.batch_done = None;
-        let done = |s: SlotToken, res| {
-            in_flight -= 1;
-            let slot = &mut slots[s.index()];
-            slot.busy = false;
-            match tally.complete(*slot, res) {
-                Some(full) => slot.full = full,
-                None => unlog_failed(mix.as_mut(), slot),
-            }
-            slot.counted = tally.counted;
-            completed.push(s);
-        };
-        let reaped = match wait {
-            // A free slot's I/O comes due before the next completion, maybe.
-            Some(w) if kept > 0 => engine.reap_within(w.saturating_sub(PACE_SPIN), done),
-            _ => engine.reap(done),
-        };
-        if spec.think.is_some_and(|t| !t.on_issue) {
-            since_think += (completed.len() - kept) as u64;
-        }
-        inspect(spec, engine_spec, engine, slots, &completed[kept..], tally);
+        let reaped = reap_once(
+            (spec, engine_spec),
+            engine,
+            slots,
+            tally,
+            (&mut unstamped, &mut completed),
+            &mut in_flight,
+            (&mut search, mix.as_mut()),
+            (wait, kept),
+            &mut since_think,
+        );
         if let Err(e) = reaped {
             match reap_failed(e, control, epoch, hang_timeout, slots, tally) {
                 Some(h) => {
@@ -396,7 +402,79 @@ fn drive<C: Clock, E: Engine<Clock = C>>(
             }
         }
     }
-    (hung, issued_bytes < limit)
+    // A search that ended the worker's I/O (settled, or failed at depth
+    // 1 at 100%) ended it as a limit does.
+    let searched = search.as_ref().is_some_and(|q| q.done);
+    tally.out.latency_search = search.map(|q| q.finish(C::now()));
+    // A fill that found the file system full ended on its limit too.
+    (hung, issued_bytes < limit && !searched && !tally.out.filled)
+}
+
+/// One reap: the I/Os queued since the last go to the kernel, and what
+/// it hands back is counted (with --latency-target, also into the
+/// search's window, which is judged after it).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn reap_once<C: Clock, E: Engine<Clock = C>>(
+    (spec, engine_spec): (&WorkerSpec, &EngineSpec),
+    engine: &mut E,
+    slots: &mut [Slot],
+    tally: &mut Tally<'_, C>,
+    (unstamped, completed): (&mut Vec<usize>, &mut Vec<SlotToken>),
+    in_flight: &mut usize,
+    (search, mut mix): (&mut Option<Searcher>, Option<&mut MixRecord>),
+    (wait, kept): (Option<std::time::Duration>, usize),
+    since_think: &mut u64,
+) -> std::io::Result<()> {
+    // The I/Os queued since the last reap go to the kernel in it: one
+    // clock read is their issue time (io_uring: the instant before the
+    // io_uring_enter that submits the batch; sync: before the pread).
+    stamp::<C>(unstamped, slots);
+    // And one clock read, at the first completion the reap hands back,
+    // is the completion time of all it hands back: they were complete
+    // when the kernel returned.
+    tally.batch_done = None;
+    let done = |s: SlotToken, res| {
+        *in_flight -= 1;
+        let slot = &mut slots[s.index()];
+        slot.busy = false;
+        match tally.complete(*slot, res) {
+            Some(full) => {
+                slot.full = full;
+                if let (Some(q), Some(t1)) = (search.as_mut(), tally.batch_done) {
+                    q.record(t1.duration_since(slot.issued).as_nanos() as u64);
+                }
+            }
+            None => unlog_failed(mix.as_deref_mut(), slot),
+        }
+        slot.counted = tally.counted;
+        completed.push(s);
+    };
+    let reaped = match wait {
+        // A free slot's I/O comes due before the next completion, maybe.
+        Some(w) if kept > 0 => engine.reap_within(w.saturating_sub(PACE_SPIN), done),
+        _ => engine.reap(done),
+    };
+    if spec.think.is_some_and(|t| !t.on_issue) {
+        *since_think += (completed.len() - kept) as u64;
+    }
+    inspect(spec, engine_spec, engine, slots, &completed[kept..], tally);
+    if let Some(q) = search.as_mut() {
+        q.after_reap(tally.batch_done.unwrap_or_else(C::now), *in_flight);
+    }
+    reaped
+}
+
+/// The limit, lowered to the bytes issued when the offsets ran out
+/// before it (`ran_out`: no mix and not over; only `--sprandom`'s walk
+/// ends so): the worker's own end, as its limit is, and not a deadline.
+#[inline]
+fn walk_end(ran_out: bool, issued: u64, limit: u64) -> u64 {
+    if ran_out {
+        issued
+    } else {
+        limit
+    }
 }
 
 /// What the loop does after issuing: reap (waiting at most until the next
@@ -468,7 +546,10 @@ fn next_for_slot(
         },
         None if over => Err(false),
         None => {
-            let (op, offset) = gen.next_io();
+            // Only --sprandom's walk ends of itself (its regions done).
+            let Some((op, offset)) = gen.next_io() else {
+                return Err(false);
+            };
             Ok((as_trim(op), offset, gen.last_size(bs), gen.last_pass(), 0))
         }
     }
@@ -626,13 +707,15 @@ fn write_data<E: Engine>(
             // not one range: its blocks claim only themselves.
             let extent = match spec.stripe {
                 // A mix's writes stop wherever its reads left them
-                // (their share is drawn): each block claims only as far
-                // as the writes got, so what lies past it is unwritten,
-                // not stale, and its passes are one generation (the
-                // reads' wrap counts a pass the writes did not make).
-                None if spec.read_pct > 0 => Extent {
+                // (their share is drawn), and blocks of drawn sizes
+                // (--bssplit) end wherever the draws took them: each
+                // block claims only as far as the writes got, so what
+                // lies past it is unwritten, not stale, and a mix's
+                // passes are one generation (the reads' wrap counts a
+                // pass the writes did not make).
+                None if spec.read_pct > 0 || spec.access.sizes.is_some() => Extent {
                     start: spec.region.offset,
-                    end: offset + bs,
+                    end: offset + len,
                 },
                 None => write_extent(
                     Extent {
@@ -640,7 +723,14 @@ fn write_data<E: Engine>(
                         end: spec.region.offset + spec.region.length,
                     },
                     bs,
-                    limit,
+                    // With holes (--skip) a limit's blocks lie a stride
+                    // apart: the range they cover is that much longer.
+                    match spec.access.skip {
+                        s if s > 0 && limit != u64::MAX => limit
+                            .div_ceil(bs.max(1))
+                            .saturating_mul(bs.saturating_add(s as u64)),
+                        _ => limit,
+                    },
                     pass,
                     offset,
                 ),
@@ -649,8 +739,10 @@ fn write_data<E: Engine>(
                     end: offset + bs,
                 },
             };
+            // Only the bytes this write sends: a block of its own size,
+            // which its header records (--bssplit).
             fill_block(
-                engine.write_buffer(s),
+                &mut engine.write_buffer(s)[..len as usize],
                 offset,
                 spec.id as u32,
                 g,
@@ -699,7 +791,10 @@ fn inspect<C: Clock, E: Engine<Clock = C>>(
             if !slot.full || (mix && slot.check == 0) {
                 continue;
             }
-            let (v, buf, offset) = (&mut tally.out.verify, engine.buffer(s), slot.offset);
+            // The bytes this read moved: a block of the size drawn for it
+            // (--bssplit), which the write drew alike.
+            let buf = &engine.buffer(s)[..slot.len as usize];
+            let (v, offset) = (&mut tally.out.verify, slot.offset);
             match (&spec.pattern, mix) {
                 (Some(p), _) => v.note_pattern(p, buf, offset),
                 (None, true) => v.note_recorded(buf, offset, spec.id as u32, slot.check),
@@ -929,6 +1024,8 @@ struct Tally<'a, C> {
     ramp_ns: u64,
     max_errors: u64,
     ignore_errors: crate::measure::config::IgnoredErrors,
+    /// `spec.fill`: a write with no space left ends the worker.
+    fill: bool,
     /// CPU time is sampled when the window opens for this worker (the start
     /// with no ramp, else its first completion in the window) and when it
     /// closes (the first completion after the deadline, before the drain;
@@ -955,6 +1052,11 @@ struct Tally<'a, C> {
     cur: IntervalCounts,
     /// `--cmdprio`: which I/Os go at the command priority.
     cmdprio: Option<CmdPrioDraw>,
+    /// `--cmdprio-bssplit`: each I/O's priority by its direction and size.
+    prio_by_size: Option<super::prio::PrioBySize>,
+    /// The thread's ioprio value (`--ioprio`; 0, none set): what an I/O
+    /// carries when no command priority is drawn for it.
+    default_prio: u16,
     cur_writes: Option<IntervalCounts>,
     /// A `--log-interval` interval that a live interval's end can fall
     /// inside: its latencies so far (`None` when every live end is one of
@@ -997,17 +1099,28 @@ struct Tally<'a, C> {
 }
 
 impl<'a, C: Clock> Tally<'a, C> {
-    /// Queues one I/O (direction, offset, length) on `slot`, at the
-    /// command priority `--cmdprio` draws for it.
+    /// Queues one I/O (direction, offset, its length and size index) on
+    /// `slot`, at the command priority `--cmdprio` or `--cmdprio-bssplit`
+    /// draws for it; the index of its priority's count (0 without) and
+    /// the ioprio it carries (the thread's, `default_prio`, unless drawn).
     #[inline]
     fn queue<E: Engine>(
         &mut self,
         engine: &mut E,
         slot: SlotToken,
-        (op, offset, len): (Op, u64, usize),
-    ) {
-        CmdPrioDraw::next(&mut self.cmdprio, engine, &mut self.out.cmdprio_ios);
-        engine.queue(slot, op, offset, len);
+        (op, offset, (len, size)): (Op, u64, (u64, u8)),
+    ) -> (u8, u16) {
+        let raised = CmdPrioDraw::next(&mut self.cmdprio, engine, &mut self.out.cmdprio_ios);
+        let prio = match self.prio_by_size.as_mut() {
+            Some(p) => {
+                let (slot, value) = p.next(op == Op::Write, size);
+                engine.set_cmd_prio(value);
+                (slot, value)
+            }
+            None => (0, raised.unwrap_or(self.default_prio)),
+        };
+        engine.queue(slot, op, offset, len as usize);
+        prio
     }
 
     /// The tally of a worker whose gate opened at `epoch`, its live tap
@@ -1036,7 +1149,10 @@ impl<'a, C: Clock> Tally<'a, C> {
             ramp_ns: spec.ramp_ns,
             max_errors: spec.max_errors,
             ignore_errors: spec.ignore_errors.clone(),
+            fill: spec.fill,
             cmdprio: spec.cmdprio.map(|c| CmdPrioDraw::new(spec.seed, c)),
+            prio_by_size: super::prio::PrioBySize::new(spec),
+            default_prio: spec.default_prio,
             in_window,
             cpu0: if in_window {
                 sample_cpu::<C>(epoch, helper)
@@ -1122,6 +1238,38 @@ impl<'a, C: Clock> Tally<'a, C> {
         self.unserved_oldest_ns = self.unserved_oldest_ns.max(end_ns - first);
     }
 
+    /// A window I/O's per-I/O record (`--fio-log-format each`, while room
+    /// is left) and its priority's count (`--cmdprio-bssplit`).
+    #[inline]
+    fn record_io(&mut self, slot: &Slot, n: u64, latency: u64, tn: u64) {
+        let out = &mut self.out;
+        // --fio-log-format each: the I/O's own record, while room is left.
+        if out.io_lines.capacity() > 0 {
+            if out.io_lines.len() < out.io_lines.capacity() {
+                let since = |t: Instant| {
+                    (t.duration_since(self.epoch).as_nanos() as u64).saturating_sub(self.ramp_ns)
+                };
+                out.io_lines.push(IoLine {
+                    done_ns: tn.saturating_sub(self.ramp_ns),
+                    issued_ns: since(slot.issued),
+                    lat_ns: latency,
+                    offset: slot.offset,
+                    len: n as u32,
+                    write: slot.op == Op::Write,
+                    ioprio: slot.ioprio,
+                });
+            } else {
+                out.io_lines_lost += 1;
+            }
+        }
+        // --cmdprio-bssplit: the priority's own count and latency.
+        if let Some(c) = out.per_prio.get_mut(usize::from(slot.prio)) {
+            c.ios += 1;
+            c.bytes += n;
+            c.hist.record(latency);
+        }
+    }
+
     /// One completion of `slot`'s I/O: counted if it completed in the
     /// window. Returns whether it moved the whole block (`None` when it
     /// failed: the slot is issued again unless the worker stops).
@@ -1135,41 +1283,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             Ok(n) if n > 0 => n as u64,
             // Zero bytes inside the region is an unexpected end of file.
             failed => {
-                let errno = failed
-                    .as_ref()
-                    .err()
-                    .and_then(|e| e.raw_os_error())
-                    .unwrap_or(0);
-                let message = || match &failed {
-                    Err(e) => e.to_string(),
-                    Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
-                };
-                if self.ignore_errors.ignores(slot.op, errno) {
-                    self.out.record_ignored(errno);
-                } else {
-                    self.stopping |= self.out.record_error(
-                        errno,
-                        message,
-                        slot.op,
-                        slot.offset,
-                        self.max_errors,
-                    );
-                }
-                // A failed slot is issued again (at the next offset) unless
-                // the worker stops: at --max-errors, or at the deadline like
-                // every other completion, so a target that fails every I/O
-                // still ends with the window (and with an interrupt).
-                self.stopping |= tn >= self.control.end_ns();
-                // A failure in the window ends the seconds before it too, so
-                // the live stream shows a failing worker's errors in the
-                // second they happened, not "stalled" until the run ends.
-                if tn >= self.ramp_ns && tn < self.control.end_ns() {
-                    if !self.in_window {
-                        self.in_window = true;
-                        self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
-                    }
-                    self.roll(tn);
-                }
+                self.fail(slot, failed, tn);
                 return None;
             }
         };
@@ -1224,6 +1338,7 @@ impl<'a, C: Clock> Tally<'a, C> {
             Some(w) => w.record(latency),
             None => self.cur.record(latency),
         }
+        self.record_io(&slot, n, latency, tn);
         let out = &mut self.out;
         if let Some(h) = &mut out.service_hist {
             h.record(t1.duration_since(slot.issued).as_nanos() as u64);
@@ -1263,6 +1378,52 @@ impl<'a, C: Clock> Tally<'a, C> {
         self.cur_ios += 1;
         self.live_bytes.store(self.out.bytes(), Ordering::Relaxed);
         Some(full)
+    }
+
+    /// A completion that failed (or read nothing inside the region): the
+    /// end of a fill, an error ignored by --ignore-errors, or one counted
+    /// towards --max-errors. Cold: off the completion path proper.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, slot: Slot, failed: std::io::Result<usize>, tn: u64) {
+        let errno = failed
+            .as_ref()
+            .err()
+            .and_then(|e| e.raw_os_error())
+            .unwrap_or(0);
+        // --fill-device: no space left is where the fill ends, as
+        // fio's fill_device=1 ends there, not an error.
+        if self.fill && slot.op == Op::Write && matches!(errno, libc::ENOSPC | libc::EDQUOT) {
+            self.out.filled = true;
+            self.stopping = true;
+            return;
+        }
+        let message = || match &failed {
+            Err(e) => e.to_string(),
+            Ok(_) => "unexpected end of file (the target shrank?)".to_string(),
+        };
+        if self.ignore_errors.ignores(slot.op, errno) {
+            self.out.record_ignored(errno);
+        } else {
+            self.stopping |=
+                self.out
+                    .record_error(errno, message, slot.op, slot.offset, self.max_errors);
+        }
+        // A failed slot is issued again (at the next offset) unless
+        // the worker stops: at --max-errors, or at the deadline like
+        // every other completion, so a target that fails every I/O
+        // still ends with the window (and with an interrupt).
+        self.stopping |= tn >= self.control.end_ns();
+        // A failure in the window ends the seconds before it too, so
+        // the live stream shows a failing worker's errors in the
+        // second they happened, not "stalled" until the run ends.
+        if tn >= self.ramp_ns && tn < self.control.end_ns() {
+            if !self.in_window {
+                self.in_window = true;
+                self.cpu0 = sample_cpu::<C>(self.epoch, self.helper);
+            }
+            self.roll(tn);
+        }
     }
 
     /// At a wrap-around of the region, timed, off the hot path (once a
@@ -1616,6 +1777,9 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
     if let Some(log) = &spec.replay {
         return Offsets::Replay(Replayer::new(log.clone()));
     }
+    if let Some(m) = &spec.sprandom {
+        return Offsets::Spr(SprGen::new(spec.region, m, spec.seed));
+    }
     match spec.stripe {
         None => {
             // --bssplit: offsets on the split's alignment, the sizes drawn.
@@ -1625,6 +1789,7 @@ fn offsets(spec: &WorkerSpec) -> Offsets {
             // a pass (the plan keeps it to whole passes of plain writes).
             Offsets::Plain(match spec.verify {
                 VerifyMode::Write { .. } | VerifyMode::Mix { .. } if spec.random => g.covering(),
+                _ if spec.random && spec.access.random_map => g.covering(),
                 _ => g.with_access(&spec.access),
             })
         }
@@ -1758,7 +1923,9 @@ impl MixRecord {
                 if over {
                     return MixNext::Done;
                 }
-                let (op, offset) = gen.next_io();
+                let Some((op, offset)) = gen.next_io() else {
+                    return MixNext::Done;
+                };
                 if op == Op::Write {
                     let b = (offset - self.base) / self.bs;
                     self.bits[(b / 64) as usize] |= 1 << (b % 64);
@@ -1815,14 +1982,19 @@ impl CmdPrioDraw {
     }
 
     /// Sets the next I/O's command priority, counting it in `raised` if
-    /// it is the higher one. Off, one branch; on, one draw and one compare.
+    /// it is the higher one (and giving it back). Off, one branch; on, one
+    /// draw and one compare.
     #[inline]
-    fn next<E: Engine>(draw: &mut Option<CmdPrioDraw>, engine: &mut E, raised: &mut u64) {
-        if let Some(d) = draw {
-            let high = (d.rng.next_u64() >> 32) < d.below;
-            engine.set_cmd_prio(if high { d.prio } else { 0 });
-            *raised += u64::from(high);
-        }
+    fn next<E: Engine>(
+        draw: &mut Option<CmdPrioDraw>,
+        engine: &mut E,
+        raised: &mut u64,
+    ) -> Option<u16> {
+        let d = draw.as_mut()?;
+        let high = (d.rng.next_u64() >> 32) < d.below;
+        engine.set_cmd_prio(if high { d.prio } else { 0 });
+        *raised += u64::from(high);
+        high.then_some(d.prio)
     }
 }
 

@@ -28,8 +28,11 @@
 //! [`crate::engine::watch`]).
 
 mod hot;
+mod prio;
+mod qd;
 
 pub use hot::{claimed, run};
+pub use qd::{SearchOutcome, WindowRecord};
 
 use crossbeam_channel::Sender;
 
@@ -58,6 +61,11 @@ pub struct WorkerSpec {
     /// `--cmdprio`: the share of this worker's I/Os issued at another
     /// priority, chosen by its own generator.
     pub cmdprio: Option<crate::base::thread_setup::CmdPrio>,
+    /// `--cmdprio-bssplit`: each size's share of I/Os at other
+    /// priorities, and the one every other I/O carries (the thread's
+    /// `--ioprio` value; 0, none set).
+    pub cmdprio_split: Option<crate::base::thread_setup::CmdPrioSplit>,
+    pub default_prio: u16,
     /// Buffer alignment (at least the target's O_DIRECT alignment).
     pub align: usize,
     /// Stop after issuing this many bytes (`--io-limit`).
@@ -66,6 +74,10 @@ pub struct WorkerSpec {
     pub max_errors: u64,
     /// `--ignore-errors`: failures counted apart, the worker going on.
     pub ignore_errors: crate::measure::config::IgnoredErrors,
+    /// `--fill-device`: a write that fails for want of space (ENOSPC,
+    /// EDQUOT) ends the worker as its limit, not as an error: fio's
+    /// fill_device=1, whose write that hit the end is no error either.
+    pub fill: bool,
     /// Self-describing blocks (`--verify`).
     pub verify: VerifyMode,
     /// `--dedupe`: share of written 4 KiB units that repeat one another.
@@ -96,8 +108,17 @@ pub struct WorkerSpec {
     /// `--iolog-write`: the records this worker's log holds at most; 0,
     /// no log (nothing recorded).
     pub iolog_cap: usize,
+    /// `--fio-log-format each`: the I/O records this worker keeps at most;
+    /// 0, none kept.
+    pub io_lines_cap: usize,
     /// `--iolog-read`: the log whose I/Os this worker issues, in order.
     pub replay: Option<std::sync::Arc<crate::measure::iolog::Replay>>,
+    /// `--sprandom`: the model its offsets walk (the plan's, for this
+    /// worker's region).
+    pub sprandom: Option<crate::analysis::sprandom::SprModel>,
+    /// `--latency-target`: the most it keeps in flight is searched for,
+    /// from 1 up to its depth, window by window.
+    pub latency: Option<crate::analysis::qd_search::Target>,
 }
 
 /// What a worker does to its region's pages at a wrap-around.
@@ -331,7 +352,7 @@ impl VerifyTally {
                 format!("holds the block written for offset {written_for}")
             }
             Found::OtherSize { len } => {
-                format!("a header for a {len}-byte block: verify with the --bs it was written with")
+                format!("a header for a {len}-byte block: verify with the --bs it was written with (or its --bssplit and --seed)")
             }
             _ => "checksum mismatch".into(),
         };
@@ -370,14 +391,21 @@ impl VerifyTally {
 /// one pass over its region), at most [`VERIFY_TRACK_MAX`]. 0 for a worker
 /// that does not verify what it reads.
 pub fn verify_table_entries(spec: &WorkerSpec) -> u64 {
-    if spec.verify != VerifyMode::Read || spec.bs == 0 {
+    let bs = smallest_io(spec);
+    if spec.verify != VerifyMode::Read || bs == 0 {
         return 0;
     }
     let ios = match spec.io_limit {
-        Some(l) => l.div_ceil(spec.bs),
-        None => spec.region.length / spec.bs,
+        Some(l) => l.div_ceil(bs),
+        None => spec.region.length / bs,
     };
     ios.min(VERIFY_TRACK_MAX as u64)
+}
+
+/// The smallest I/O a worker issues: `--bssplit`'s smallest size, else
+/// its one size. Counting I/Os by it bounds how many a byte budget makes.
+fn smallest_io(spec: &WorkerSpec) -> u64 {
+    spec.access.sizes.as_ref().map_or(spec.bs, |s| s.min())
 }
 
 /// Bytes of memory a verifying worker's tables can come to fill: an I/O
@@ -385,9 +413,10 @@ pub fn verify_table_entries(spec: &WorkerSpec) -> u64 {
 /// block, or a new run of unwritten ones), each table at most
 /// [`VERIFY_TRACK_MAX`] entries.
 pub fn verify_table_bytes(spec: &WorkerSpec) -> u64 {
+    let bs = smallest_io(spec);
     let ios = match spec.io_limit {
-        Some(l) if spec.bs > 0 => l.div_ceil(spec.bs),
-        _ => spec.region.length / spec.bs.max(1),
+        Some(l) if bs > 0 => l.div_ceil(bs),
+        _ => spec.region.length / bs.max(1),
     };
     let entries = if verify_table_entries(spec) == 0 {
         0
@@ -438,7 +467,8 @@ pub enum Ending {
     /// The window's deadline (`--duration`, or an interrupt that lowered it).
     #[default]
     Deadline,
-    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), before the deadline.
+    /// Its byte limit (`--io-limit`, `--passes`, verify's one pass), or
+    /// the end of `--sprandom`'s walk, before the deadline.
     Limit,
     /// `--max-errors`, or the engine failed.
     Errors,
@@ -478,6 +508,42 @@ pub struct SizeCount {
     pub ios: u64,
     pub bytes: u64,
     pub latency_ns: u64,
+}
+
+/// The I/O records (`--fio-log-format each`) all workers of a run keep
+/// at most, reserved before the window: 32 MiB of them.
+pub const IO_LINES_BUDGET: usize = 1 << 20;
+
+/// Each worker's share of [`IO_LINES_BUDGET`] (64Ki at the least).
+pub fn io_lines_per_worker(workers: usize) -> usize {
+    (IO_LINES_BUDGET / workers.max(1)).max(64 << 10)
+}
+
+/// One I/O completed in the window, as fio's per-I/O log line holds it
+/// (`--fio-log-format each`): when it completed and was issued (ns since
+/// the window opened; issued before it, 0), its latency, offset, bytes,
+/// direction and the ioprio its command carried.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoLine {
+    pub done_ns: u64,
+    pub issued_ns: u64,
+    pub lat_ns: u64,
+    pub offset: u64,
+    pub len: u32,
+    pub write: bool,
+    pub ioprio: u16,
+}
+
+/// One direction's I/Os at one command priority in the window
+/// (`--cmdprio-bssplit`), and their latencies.
+#[derive(Debug, Clone, Default)]
+pub struct PrioCount {
+    pub write: bool,
+    /// The ioprio value the I/Os carried (`class << 13 | hint << 3 | level`).
+    pub ioprio: u16,
+    pub ios: u64,
+    pub bytes: u64,
+    pub hist: crate::analysis::histogram::LatencyHistogram,
 }
 
 /// One strided zone's part of the window (`--zones`): its I/Os and bytes,
@@ -525,6 +591,8 @@ pub struct WorkerOutcome {
     /// non-fatal errors, its total_err), by errno, in the order first seen;
     /// not in `errors`.
     pub ignored_by_errno: Vec<ErrnoCount>,
+    /// With `fill`: the worker stopped where a write found no space left.
+    pub filled: bool,
     /// Bytes moved over the whole run (ramp, window, and the I/O after the
     /// deadline): what the device counters are compared with.
     pub span_read_bytes: u64,
@@ -552,6 +620,10 @@ pub struct WorkerOutcome {
     pub first_issue_ns: u64,
     /// `--iolog-write`: every I/O issued, as far as the buffer held.
     pub iolog: Option<crate::measure::iolog::IoLogBuf>,
+    /// `--fio-log-format each`: every I/O completed in the window, as far
+    /// as the records reserved before it held, and those left out.
+    pub io_lines: Vec<IoLine>,
+    pub io_lines_lost: u64,
     /// ns since the epoch of the last I/O counted in the window; on a
     /// schedule, for a worker that stopped at its limit, the end of its last
     /// I/O's interval when that is later.
@@ -579,6 +651,9 @@ pub struct WorkerOutcome {
     pub verify: VerifyTally,
     /// `--bssplit`: the window's I/Os of each size (empty with one size).
     pub per_size: Vec<SizeCount>,
+    /// `--cmdprio-bssplit`: a count and latencies per direction and
+    /// command priority (fio's clat_prio), made before the window.
+    pub per_prio: Vec<PrioCount>,
     /// `--zones`: the window's part of each zone, in the order of the
     /// region (empty without, or with more than [`MAX_ZONES`]).
     pub per_zone: Vec<ZoneCount>,
@@ -592,6 +667,8 @@ pub struct WorkerOutcome {
     pub service_hist: Option<LatencyHistogram>,
     /// On a schedule: how well the worker kept it.
     pub schedule: Option<ScheduleTally>,
+    /// `--latency-target`: the depth the search found, and its windows.
+    pub latency_search: Option<SearchOutcome>,
 }
 
 /// How a worker on a schedule (`--rate`) kept it, over the window.
@@ -779,7 +856,7 @@ mod tests {
     #[global_allocator]
     static COUNTING: Counting = Counting;
 
-    fn reader(blocks: u64, bs: u64) -> WorkerSpec {
+    pub(super) fn reader(blocks: u64, bs: u64) -> WorkerSpec {
         WorkerSpec {
             id: 0,
             target_index: 0,
@@ -795,10 +872,13 @@ mod tests {
             seed: 1,
             cpu: None,
             cmdprio: None,
+            cmdprio_split: None,
+            default_prio: 0,
             align: 4096,
             io_limit: Some(blocks * bs),
             max_errors: 1,
             ignore_errors: Default::default(),
+            fill: false,
             verify: VerifyMode::Read,
             dedupe_pct: 0,
             pattern: None,
@@ -808,8 +888,11 @@ mod tests {
             log_ns: 1_000_000_000,
             rate_period_ns: None,
             think: None,
+            latency: None,
             iolog_cap: 0,
+            io_lines_cap: 0,
             replay: None,
+            sprandom: None,
             on_wrap: OnWrap::Keep,
             trim: false,
         }
@@ -881,7 +964,7 @@ mod tests {
         );
         assert_eq!(
             t.bad[2].detail,
-            "a header for a 8192-byte block: verify with the --bs it was written with"
+            "a header for a 8192-byte block: verify with the --bs it was written with (or its --bssplit and --seed)"
         );
     }
 

@@ -23,22 +23,52 @@ impl SizeShare {
 
 /// A block-size distribution: the sizes (ascending, as fio sorts them),
 /// their shares summing to 100, and the boundary offsets are aligned to
-/// (fio's `blockalign=`, by default the smallest size).
+/// (fio's `blockalign=`, by default the smallest size). `writes`: fio's
+/// `READS,WRITES` form, the writes' own split (`None`: writes draw from
+/// `shares` too, as fio does when the write list is left out).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sizes {
     pub shares: Vec<SizeShare>,
     pub align: u64,
+    pub writes: Option<Vec<SizeShare>>,
 }
 
 impl Sizes {
     /// Parses fio's spelling, `4k/10:64k/50:32k/` (a blank share is an
-    /// even part of what the others leave, as fio fills them). `size`
-    /// parses a byte size as the caller's units do. A `,` (fio's separate
-    /// reads and writes) is refused by name.
+    /// even part of what the others leave, as fio fills them), or its
+    /// `READS,WRITES` form, `64k/40:1m/60,1m/100`: each direction's I/Os
+    /// drawn from their own list (a blank or missing write list is the
+    /// reads', fio's rule). `size` parses a byte size as the caller's
+    /// units do.
     pub fn parse(s: &str, size: &dyn Fn(&str) -> Result<u64, String>) -> Result<Sizes, String> {
-        if s.contains(',') {
-            return Err(format!("`{s}` gives reads and writes splits of their own; stripebench draws both from one split: give one (no `,`)"));
+        let lists: Vec<&str> = s.split(',').map(str::trim).collect();
+        if lists.len() > 2 {
+            return Err(format!(
+                "`{s}` has more than two lists; give READS[,WRITES] (trims are not issued)"
+            ));
         }
+        let shares = Self::parse_list(lists[0], size)?;
+        let writes = match lists.get(1) {
+            Some(w) if !w.is_empty() => Some(Self::parse_list(w, size)?).filter(|w| *w != shares),
+            _ => None,
+        };
+        let align = (shares.iter().chain(writes.iter().flatten()))
+            .map(|x| x.bs)
+            .min()
+            .unwrap_or(0);
+        Ok(Sizes {
+            shares,
+            align,
+            writes,
+        })
+    }
+
+    /// One direction's list, `4k/10:64k/50:32k/`: the shares summing to
+    /// 100, ascending by size, those of 0% left out.
+    fn parse_list(
+        s: &str,
+        size: &dyn Fn(&str) -> Result<u64, String>,
+    ) -> Result<Vec<SizeShare>, String> {
         let mut given: Vec<(u64, Option<u32>)> = Vec::new();
         for part in s.split(':') {
             let (b, p) = match part.split_once('/') {
@@ -93,18 +123,24 @@ impl Sizes {
         }
         shares.sort_by_key(|x| x.bs);
         shares.retain(|x| x.pct > 0);
-        let align = shares[0].bs;
-        Ok(Sizes { shares, align })
+        Ok(shares)
+    }
+
+    /// Every size a worker counts apart: the reads' (or both directions')
+    /// then, with a write split of its own, the writes' (the index a
+    /// drawn size carries, [`SizeTable::writes`]).
+    pub fn all(&self) -> impl Iterator<Item = &SizeShare> {
+        self.shares.iter().chain(self.writes.iter().flatten())
     }
 
     /// The largest size: what each buffer must hold.
     pub fn max(&self) -> u64 {
-        self.shares.iter().map(|x| x.bs).max().unwrap_or(0)
+        self.all().map(|x| x.bs).max().unwrap_or(0)
     }
 
     /// The smallest size.
     pub fn min(&self) -> u64 {
-        self.shares.iter().map(|x| x.bs).min().unwrap_or(0)
+        self.all().map(|x| x.bs).min().unwrap_or(0)
     }
 
     /// The mean request size the shares make: what byte budgets are
@@ -116,12 +152,17 @@ impl Sizes {
             .sum()
     }
 
-    /// fio's spelling, as parsed: `512/10:4k/90` (sizes in bytes).
+    /// fio's spelling, as parsed: `512/10:4k/90` (sizes in bytes), and
+    /// `,` and the writes' list when they have their own.
     pub fn fio_spelling(&self) -> String {
-        let parts: Vec<String> = (self.shares.iter())
-            .map(|x| format!("{}/{}", x.bs, x.pct))
-            .collect();
-        parts.join(":")
+        let list = |v: &[SizeShare]| -> String {
+            let parts: Vec<String> = v.iter().map(|x| format!("{}/{}", x.bs, x.pct)).collect();
+            parts.join(":")
+        };
+        match &self.writes {
+            Some(w) => format!("{},{}", list(&self.shares), list(w)),
+            None => list(&self.shares),
+        }
     }
 }
 
@@ -129,36 +170,85 @@ impl Sizes {
 /// aligned places in the region it fits at. Built once per worker.
 #[derive(Debug, Clone)]
 pub struct SizeTable {
-    /// The percent drawn (0..100) to its size's index.
+    /// The percent drawn (0..100) to its size's index: reads' (or both
+    /// directions'), and the writes' own with a write split.
     pick: [u8; 100],
-    /// Each size's bytes and the aligned offsets it fits at.
+    write_pick: Option<[u8; 100]>,
+    /// The smallest size each direction draws (reads', writes'): what a
+    /// sequential pass's end must hold for a size to be drawn again.
+    smallest: [u64; 2],
+    /// Each size's bytes and the aligned offsets it fits at, in
+    /// [`Sizes::all`]'s order.
     pub lens: Vec<u64>,
     pub places: Vec<u64>,
+}
+
+/// The percent drawn to the index of its size: `first` is the index of
+/// the list's first size among [`Sizes::all`].
+fn pick_table(shares: &[SizeShare], first: usize) -> [u8; 100] {
+    let mut pick = [0u8; 100];
+    let mut at = 0usize;
+    for (i, x) in shares.iter().enumerate() {
+        for p in &mut pick[at..at + usize::from(x.pct)] {
+            *p = (first + i) as u8;
+        }
+        at += usize::from(x.pct);
+    }
+    pick
 }
 
 impl SizeTable {
     /// The table for a region of `len` bytes, which holds the largest size
     /// (the plan makes sure it does).
     pub fn new(sizes: &Sizes, len: u64) -> SizeTable {
-        let mut pick = [0u8; 100];
-        let mut at = 0usize;
-        for (i, x) in sizes.shares.iter().enumerate() {
-            for p in &mut pick[at..at + usize::from(x.pct)] {
-                *p = i as u8;
-            }
-            at += usize::from(x.pct);
-        }
-        let lens: Vec<u64> = sizes.shares.iter().map(|x| x.bs).collect();
+        let pick = pick_table(&sizes.shares, 0);
+        let write_pick = (sizes.writes.as_ref()).map(|w| pick_table(w, sizes.shares.len()));
+        let lens: Vec<u64> = sizes.all().map(|x| x.bs).collect();
         let places = (lens.iter())
             .map(|&bs| (len.saturating_sub(bs) / sizes.align + 1).max(1))
             .collect();
-        SizeTable { pick, lens, places }
+        let least = |l: &[SizeShare]| l.iter().map(|x| x.bs).min().unwrap_or(u64::MAX);
+        let reads = least(&sizes.shares);
+        let smallest = [reads, sizes.writes.as_deref().map_or(reads, least)];
+        SizeTable {
+            pick,
+            write_pick,
+            smallest,
+            lens,
+            places,
+        }
     }
 
-    /// The next I/O's size index: one draw, one lookup.
+    /// The next I/O's size index: one draw, one lookup, in the write
+    /// split when the I/O is a write and writes have their own.
     #[inline]
-    pub fn pick(&self, rng: &mut Rng) -> usize {
-        usize::from(self.pick[rng.below(100) as usize])
+    pub fn pick(&self, rng: &mut Rng, write: bool) -> usize {
+        let t = match &self.write_pick {
+            Some(w) if write => w,
+            _ => &self.pick,
+        };
+        usize::from(t[rng.below(100) as usize])
+    }
+
+    /// The smallest size the direction draws.
+    #[inline]
+    pub fn smallest(&self, write: bool) -> u64 {
+        self.smallest[usize::from(write)]
+    }
+
+    /// The next size that fits in `room` bytes, which must hold the
+    /// direction's smallest ([`SizeTable::smallest`]): drawn again while
+    /// the one drawn does not fit, as fio's get_next_buflen does (every
+    /// size kept has a share, so the smallest comes up one draw in 100
+    /// at worst).
+    #[inline]
+    pub fn pick_fitting(&self, rng: &mut Rng, write: bool, room: u64) -> usize {
+        loop {
+            let i = self.pick(rng, write);
+            if self.lens[i] <= room {
+                return i;
+            }
+        }
     }
 }
 
@@ -172,6 +262,21 @@ mod tests {
 
     fn parse(s: &str) -> Result<Sizes, String> {
         Sizes::parse(s, &bytes)
+    }
+
+    /// A sequential pass's end is judged against the smallest size of the
+    /// I/O's own direction: a write split of larger sizes than the reads'
+    /// must not be drawn again and again for room only a read size fits.
+    #[test]
+    fn each_direction_s_smallest_size_is_its_own_list_s() {
+        let t = SizeTable::new(&parse("4k/50:8k/50,64k/100").unwrap(), 1 << 20);
+        assert_eq!((t.smallest(false), t.smallest(true)), (4096, 65536));
+        let one = SizeTable::new(&parse("4k/50:8k/50").unwrap(), 1 << 20);
+        assert_eq!((one.smallest(false), one.smallest(true)), (4096, 4096));
+        let mut rng = Rng::new(7);
+        for _ in 0..100 {
+            assert_eq!(t.lens[t.pick_fitting(&mut rng, true, 65536)], 65536);
+        }
     }
 
     #[test]
@@ -190,7 +295,10 @@ mod tests {
     fn bad_splits_are_refused_with_the_reason() {
         assert!(parse("4k/60:8k/60").unwrap_err().contains("over 100"));
         assert!(parse("4k/60:8k/30").unwrap_err().contains("make 100"));
-        assert!(parse("4k/50,8k/100").unwrap_err().contains("no `,`"));
+        assert!(parse("4k/50,8k/100,4k/100")
+            .unwrap_err()
+            .contains("two lists"));
+        assert!(parse("4k/50:8k/50,8k/90").unwrap_err().contains("make 100"));
         assert!(parse("4k/x").unwrap_err().contains("whole percent"));
         assert!(parse("0/100").unwrap_err().contains("above 0"));
     }
@@ -204,7 +312,7 @@ mod tests {
         let mut rng = Rng::new(7);
         let mut n = [0u64; 4];
         for _ in 0..100_000 {
-            n[t.pick(&mut rng)] += 1;
+            n[t.pick(&mut rng, false)] += 1;
         }
         for (i, x) in s.shares.iter().enumerate() {
             let want = f64::from(x.pct) * 1000.0;
@@ -217,5 +325,28 @@ mod tests {
         }
         // 64k fits at (1M - 64k) / 512 + 1 places.
         assert_eq!(t.places[3], ((1 << 20) - 65536) / 512 + 1);
+    }
+
+    // fio's `READS,WRITES` form (cmdprio-bssplit.fio's
+    // `64k/40:1024k/60,1024k/100`): reads draw from their list, writes from
+    // theirs, each size an index of its own after the reads'; a write
+    // list left blank or equal to the reads' is the reads'.
+    #[test]
+    fn a_write_split_of_its_own_draws_writes_from_it() {
+        let s = parse("64k/40:1m/60,1m/100").unwrap();
+        assert_eq!(s.fio_spelling(), "65536/40:1048576/60,1048576/100");
+        assert_eq!((s.max(), s.align), (1 << 20, 65536));
+        let t = SizeTable::new(&s, 1 << 30);
+        assert_eq!(t.lens, [65536, 1 << 20, 1 << 20]);
+        let mut rng = Rng::new(3);
+        let mut n = [0u64; 3];
+        for i in 0..100_000 {
+            n[t.pick(&mut rng, i % 2 == 1)] += 1;
+        }
+        assert!((n[0] as f64 - 20_000.0).abs() < 500.0, "{n:?}");
+        assert!((n[1] as f64 - 30_000.0).abs() < 500.0, "{n:?}");
+        assert_eq!(n[2], 50_000, "{n:?}");
+        assert_eq!(parse("4k/50:8k/50,").unwrap().writes, None);
+        assert_eq!(parse("4k/50:8k/50,8k/50:4k/50").unwrap().writes, None);
     }
 }
