@@ -430,6 +430,7 @@ impl RunGroup {
             .sets
             .iter()
             .filter(|s| !command_line_gives("run", s.id(), given))
+            .filter(|s| typed.targets.is_empty() || !s.lays_out())
             .collect();
         let mut b = RunBuilder::from_args(typed.clone());
         for s in &kept {
@@ -932,6 +933,12 @@ impl Set {
             ],
             _ => vec![self.word()],
         }
+    }
+
+    /// Whether it makes the job's file (`--create`, `--create-layout`):
+    /// targets typed replace the job's files, and are used as they are.
+    fn lays_out(&self) -> bool {
+        matches!(self, Set::Create(_) | Set::CreateLayout(_))
     }
 
     /// The word a user would type for it (`--bs=4k`; an option with
@@ -1769,8 +1776,12 @@ fn sweep_param(of: &[Group]) -> Result<(String, Vec<String>, Vec<Set>), String> 
             }
         }
     }
+    // How a missing file is laid out is the first group's: fio's first
+    // job lays it out, and the later ones find it there (ssd-test.fio's
+    // reads, then writes). The sweep makes it once, so.
     let differ: Vec<String> = keys
         .iter()
+        .filter(|k| k.as_str() != "--create-layout")
         .filter(|k| groups.iter().any(|g| value(g, k) != value(&groups[0], k)))
         .cloned()
         .collect();
@@ -1921,6 +1932,7 @@ impl SweepPlan {
             .common
             .iter()
             .filter(|s| !command_line_gives("sweep", s.id(), given))
+            .filter(|s| typed.run.targets.is_empty() || !s.lays_out())
             .collect();
         let mut b = RunBuilder::from_args(typed.run.clone());
         for s in &kept {

@@ -143,6 +143,37 @@ fn the_one_liner_runs_as_stripebench_fio() {
     assert!(doc["total"]["bytes"].as_u64().unwrap_or(0) > 0, "{doc}");
 }
 
+// As typed, in an empty directory: `--filename=test` is not there, and
+// fio lays it out size= long. stripebench refused it as a missing target;
+// now it makes the file (--create: ours, so no --allow-destructive) and
+// runs on it, then keeps it, as fio does.
+#[test]
+#[cfg_attr(not(sb_uring), ignore = "needs io_uring")]
+fn the_one_liner_in_an_empty_directory_makes_its_file_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sb()
+        .arg("fio")
+        .args(one_liner("8m", "test"))
+        .args(["--", "--no-progress", "--json", "-"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    succeeded_as(&out, "stripebench fio (the one-liner, no file)");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let cmds = commands(&out.stderr);
+    assert!(cmds[0].contains("--create=8m"), "{err}");
+    assert!(
+        err.contains("stripebench: created test (8.0 MiB, random data"),
+        "{err}"
+    );
+    let made = std::fs::metadata(dir.path().join("test")).unwrap();
+    assert_eq!(made.len(), 8 << 20);
+    let doc = json(&out.stdout);
+    // One pass of size= (fio's size= without time_based), 8 MiB in 4 KiB I/Os.
+    assert_eq!(doc["total"]["bytes"], 8 << 20, "{doc}");
+    assert_eq!(doc["total"]["ios"], 2048, "{doc}");
+}
+
 #[test]
 fn the_one_liner_as_stripebench_fio_is_a_dry_run_at_4g() {
     let dir = tempfile::tempdir().unwrap();

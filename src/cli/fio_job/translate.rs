@@ -263,7 +263,7 @@ const STEPS: &[Step] = &[
         run: fill_device,
     },
     Step {
-        keys: &["fallocate", "create_on_open"],
+        keys: &["fallocate", "create_on_open", "overwrite"],
         run: layout,
     },
 ];
@@ -1924,11 +1924,15 @@ fn plain_flags(r: &Reader, _: &mut Draft) -> Result<(), FioJobError> {
 /// size; native, posix: allocated; keep: allocated, its size 0 until
 /// written). With create_on_open=1 it makes the file at its first I/O
 /// (O_CREAT) and lays nothing out. `--create-layout`, for the file
-/// `--create` makes; without one (no filesize=), they change nothing.
+/// `--create` makes (a job that only writes: fio's default, native);
+/// without one, they change nothing.
 fn layout(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     use crate::device::scratch::CreateLayout;
     let created = d.args.iter().any(|a| matches!(a, Set::Create(_)));
-    let reads = !matches!(d.rw.as_str(), "write" | "randwrite" | "trim" | "randtrim");
+    // fio writes every byte of a file it makes for a job that reads, or
+    // that writes with overwrite=1 (filesetup.c extend_file's new_layout).
+    let reads = !matches!(d.rw.as_str(), "write" | "randwrite" | "trim" | "randtrim")
+        || r.flag("overwrite")? == Some(true);
     if let Some(o) = r.get("fallocate") {
         let v = o.value.as_deref().unwrap_or("");
         let (asked, how) = match v {
@@ -1941,7 +1945,7 @@ fn layout(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         let written = r.written(o);
         let said = show_text(&written);
         if !created {
-            d.notes.push(format!("{said}: how fio preallocates a file it makes; stripebench makes none here (no filesize=), so it changes nothing"));
+            d.notes.push(format!("{said}: how fio preallocates a file it makes; stripebench makes no file here (the target is a device, or several files), so it changes nothing"));
         } else if reads && r.flag("create_on_open")? != Some(true) {
             d.notes.push(format!("{said}: fio preallocates, then writes every byte of a file a job reads, as stripebench's --create does: it changes nothing here"));
         } else {
@@ -1949,12 +1953,21 @@ fn layout(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             d.notes.push(format!("{said}: {how}"));
         }
     }
+    if let Some(o) = r.get("overwrite") {
+        r.flag("overwrite")?;
+        d.notes.push(format!("{}: whether fio writes a file it makes out in full before a job that only writes; stripebench does as fio does (--create-layout), and uses a file that is there as it is", show_text(&r.written(o))));
+    }
+    if created && !reads && r.get("fallocate").is_none() {
+        // fio's default on Linux is fallocate=native.
+        d.args.push(Set::CreateLayout(CreateLayout::Allocate));
+        d.notes.push("a job that only writes: fio lays a file it makes out by its default fallocate=native, its blocks allocated and none written; so does stripebench (--create-layout allocate)".to_string());
+    }
     if r.flag("create_on_open")? == Some(true) {
         let o = r.get_or_first("create_on_open");
         let written = r.written(o);
         let said = show_text(&written);
         if !created {
-            d.notes.push(format!("{said}: fio opens the file with O_CREAT at its first I/O; stripebench makes none here (no filesize=), so it changes nothing"));
+            d.notes.push(format!("{said}: fio opens the file with O_CREAT at its first I/O; stripebench makes no file here (the target is a device, or several files), so it changes nothing"));
         } else {
             d.args.retain(|a| !matches!(a, Set::CreateLayout(_)));
             d.args.push(Set::CreateLayout(CreateLayout::Sparse));
@@ -1980,7 +1993,7 @@ fn fill_device(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
             if created {
                 "nor does stripebench here (no --create): a filename= not there is refused"
             } else {
-                "stripebench makes none for filename= (only for filesize=), so it changes nothing here"
+                "stripebench makes none here either, so it changes nothing"
             }
         ));
     }
@@ -2736,14 +2749,6 @@ fn split_over_files(r: &Reader, d: &mut Draft, n: u64) -> Result<(), FioJobError
         ));
         *bytes = each;
     }
-    // fio lays out each file that is not there at its share (filesetup.c).
-    let share = d.args.iter().find_map(|a| match a {
-        Set::Size(b) => Some(*b),
-        _ => None,
-    });
-    if let Some(b) = share.filter(|_| !d.args.iter().any(|a| matches!(a, Set::Create(_)))) {
-        d.args.push(Set::Create(b));
-    }
     Ok(())
 }
 
@@ -2796,8 +2801,35 @@ fn files(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         split_over_files(r, d, targets.len() as u64)?;
         d.notes.push(format!("filename= lists {} files for one fio job, whose one thread spreads its I/O over them; stripebench runs one worker per file (fio's one section per file)", targets.len()));
     }
+    laid_out(d, &targets);
     d.targets = targets;
     Ok(())
+}
+
+/// filename=, with size= (and no filesize=, which made them already):
+/// fio lays each file that is not there out its share of size= long
+/// (filesetup.c), so stripebench makes it (`--create`), and one that is
+/// there is used as it is. Not under /dev/, where fio would make a
+/// regular file in place of a device the user mistyped: stripebench then
+/// says the device does not exist.
+fn laid_out(d: &mut Draft, targets: &[String]) {
+    if targets.iter().any(|t| t.starts_with("/dev/"))
+        || d.args.iter().any(|a| matches!(a, Set::Create(_)))
+    {
+        return;
+    }
+    let Some(n) = d.args.iter().find_map(|a| match a {
+        Set::Size(n) if *n > 0 => Some(*n),
+        _ => None,
+    }) else {
+        return;
+    };
+    d.args.push(Set::Create(n));
+    d.notes.push(format!(
+        "filename={} with size=: fio lays a file out {} long when it is not there; so does stripebench (--create), writing to it as its own; one that is there is used as it is, and writing to it needs --allow-destructive",
+        show_text(&targets.join(":")),
+        crate::base::units::fmt_bytes(n)
+    ));
 }
 
 /// No filename=: fio names the job's file by filename_format (its default
@@ -2885,6 +2917,53 @@ fn named_file(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The web's most copied fio line names a file that is not there
+    // (--filename=test --size=4G): fio lays it out; stripebench refused it
+    // as a missing target.
+    #[test]
+    fn a_filename_with_size_is_laid_out_as_fio_lays_it_out() {
+        use crate::device::scratch::CreateLayout;
+        let t = translated("[j]\nfilename=test\nsize=4g\nrw=randrw\n").unwrap();
+        assert!(t.args.contains(&Set::Create(4 << 30)), "{:?}", t.args);
+        assert!(!t.args.iter().any(|a| matches!(a, Set::CreateLayout(_))));
+        // A job that only writes: fio's default fallocate=native.
+        let t = translated("[j]\nfilename=test\nsize=4g\nrw=write\n").unwrap();
+        assert!(
+            t.args.contains(&Set::CreateLayout(CreateLayout::Allocate)),
+            "{:?}",
+            t.args
+        );
+        // ... unless overwrite=1, when fio writes the file out first.
+        let t = translated("[j]\nfilename=test\nsize=4g\nrw=write\noverwrite=1\n").unwrap();
+        assert!(
+            !t.args.iter().any(|a| matches!(a, Set::CreateLayout(_))),
+            "{:?}",
+            t.args
+        );
+        let t = translated("[j]\nfilename=test\nsize=4g\nrw=write\noverwrite=0\n").unwrap();
+        assert!(
+            t.args.contains(&Set::CreateLayout(CreateLayout::Allocate)),
+            "{:?}",
+            t.args
+        );
+        // Never a regular file in /dev in place of a mistyped device.
+        let t = translated("[j]\nfilename=/dev/sdzz\nsize=4g\n").unwrap();
+        assert!(
+            !t.args.iter().any(|a| matches!(a, Set::Create(_))),
+            "{:?}",
+            t.args
+        );
+        // Several files: each its share of size=.
+        let t = translated("[j]\nfilename=a:b\nsize=4g\n").unwrap();
+        assert!(t.args.contains(&Set::Create(2 << 30)), "{:?}", t.args);
+        let t = translated("[j]\nfilename=a:/dev/sdzz\nsize=4g\n").unwrap();
+        assert!(
+            !t.args.iter().any(|a| matches!(a, Set::Create(_))),
+            "{:?}",
+            t.args
+        );
+    }
 
     // fio's examples/aio-read.fio: no filename=, a directory= and size=:
     // fio's file is $jobname.$jobnum.$filenum there, laid out size= long.
