@@ -610,7 +610,7 @@ fn paced_and_searched(cfg: &RunConfig) -> Vec<String> {
     if let Some(s) = &cfg.access.spr {
         // fio's sprandom takes its new blocks from the LFSR, without a map.
         g.push("--sprandom=1".into());
-        g.push(format!("--spr_op={}", s.op));
+        g.push(format!("--spr_op={}", crate::base::units::fmt_share(s.op)));
         g.push(format!("--spr_num_regions={}", s.regions));
         g.push("--random_generator=lfsr".into());
     }
@@ -767,7 +767,7 @@ fn word(v: &str) -> String {
 
 /// A path as one shell word fio takes as one file: `:` escaped (fio's list
 /// separator), single quotes around anything but plain characters.
-fn filename(p: &str) -> String {
+pub fn filename(p: &str) -> String {
     let p = p.replace(':', "\\:");
     if p.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"/._-+,=".contains(&b))

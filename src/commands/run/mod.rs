@@ -32,6 +32,9 @@ pub fn run(cfg: RunConfig, req: Request) -> Result<u8> {
         let mut fio =
             crate::document::fio::fio(&cfg, &named, crate::document::fio::Buffers::Asked)?;
         fio.notes.extend(notes);
+        if let Some(logs) = &req.fio_log {
+            print_fio::with_logs(&mut fio, &logs.spec, cfg.log_interval);
+        }
         crate::output::stdout::text(&fio.text());
         return Ok(EXIT_OK);
     }

@@ -76,3 +76,85 @@ pub(super) fn ring_autos_resolved(
     ));
     (cfg, notes)
 }
+
+/// `--fio-log` in fio's words, among the line's global options (before
+/// its first job, so that every job writes them): write_KIND_log=PREFIX
+/// each, log_avg_msec at `--log-interval` (none with `each`, fio's line
+/// per I/O), and the columns `--fio-log-format` asks; and what fio's
+/// files hold otherwise.
+pub(super) fn with_logs(
+    fio: &mut crate::document::fio::Fio,
+    spec: &crate::report::fio_log::Spec,
+    interval: std::time::Duration,
+) {
+    use crate::report::fio_log::{kind_name, LogKind, WindowValue};
+    let mut w: Vec<String> = spec
+        .logs
+        .iter()
+        .map(|(kind, prefix)| {
+            let prefix = crate::document::fio::filename(&prefix.to_string_lossy());
+            format!("--write_{}_log={prefix}", kind_name(*kind))
+        })
+        .collect();
+    if !spec.each {
+        w.push(format!("--log_avg_msec={}", interval.as_millis()));
+    }
+    for (on, word) in [
+        (spec.shared, "--per_job_logs=0"),
+        (spec.offset, "--log_offset=1"),
+        (spec.prio, "--log_prio=1"),
+        (spec.issue_time, "--log_issue_time=1"),
+        (spec.window == WindowValue::Max, "--log_window_value=max"),
+        (spec.window == WindowValue::Both, "--log_window_value=both"),
+    ] {
+        if on {
+            w.push(word.to_string());
+        }
+    }
+    let at = fio.line.find(" --name=").unwrap_or(fio.line.len());
+    fio.line.insert_str(at, &format!(" {}", w.join(" ")));
+    if spec.first_job != 1 && !spec.shared {
+        fio.notes.push(format!("--fio-log-format first={}: fio numbers these jobs' log files from 1, by their place on its line", spec.first_job));
+    }
+    if spec.logs.iter().any(|(k, _)| *k == LogKind::Lat) {
+        fio.notes.push("fio's _slat log holds each I/O's submission latency, and its _clat and _lat differ by it; stripebench writes _slat empty, and _clat and _lat both issue to completion".to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fio_log::{parse_format, parse_log};
+
+    // --print-fio printed no log at all for --fio-log: fio's line then
+    // wrote none of the files the run did.
+    #[test]
+    fn the_logs_go_before_the_first_job_in_fio_s_words() {
+        let mut fio = crate::document::fio::Fio {
+            setup: Vec::new(),
+            notes: Vec::new(),
+            line: "fio --rw=read --name=w0 --filename=a --name=w1 --filename=b".into(),
+        };
+        let mut spec = parse_format("shared,max,prio").unwrap();
+        spec.logs = vec![
+            parse_log("lat=out/x y").unwrap(),
+            parse_log("bw=out/b").unwrap(),
+        ];
+        with_logs(&mut fio, &spec, std::time::Duration::from_millis(250));
+        assert_eq!(
+            fio.line,
+            "fio --rw=read --write_lat_log='out/x y' --write_bw_log=out/b --log_avg_msec=250 \
+             --per_job_logs=0 --log_prio=1 --log_window_value=max --name=w0 --filename=a \
+             --name=w1 --filename=b"
+        );
+        assert!(
+            fio.notes.iter().any(|n| n.contains("_slat")),
+            "{:?}",
+            fio.notes
+        );
+        let mut each = parse_format("each").unwrap();
+        each.logs = vec![parse_log("iops=i").unwrap()];
+        with_logs(&mut fio, &each, std::time::Duration::from_secs(1));
+        assert!(!fio.line.contains("--log_avg_msec=1000"), "{}", fio.line);
+    }
+}
