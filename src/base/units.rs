@@ -102,6 +102,18 @@ pub fn fmt_latency_ns(ns: f64) -> String {
     }
 }
 
+/// A share such as an over-provisioning fraction, as it reads back
+/// (Rust's shortest round-trip form), in exponent form below 1e-4 so
+/// that 1e-300 is not printed with 300 digits; both parse back as the
+/// same value, for fio's strtod as for ours.
+pub fn fmt_share(x: f64) -> String {
+    if x != 0.0 && x.abs() < 1e-4 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// Formats a byte count with a binary unit, for messages.
 pub fn fmt_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -392,5 +404,13 @@ mod property_tests {
                 "{bad}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn a_tiny_share_is_printed_in_exponent_form() {
+        assert_eq!(fmt_share(0.15), "0.15");
+        assert_eq!(fmt_share(1e-300), "1e-300");
+        assert_eq!(fmt_share(1e-300).parse::<f64>().unwrap(), 1e-300);
+        assert_eq!(fmt_share(0.0), "0");
     }
 }

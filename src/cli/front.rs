@@ -293,6 +293,18 @@ mod tests {
         assert!(l.contains("randread"), "{l}");
     }
 
+    // A 10000-entry --bssplit was echoed whole (262 KB), twice.
+    #[test]
+    fn a_long_invalid_value_is_cut_in_the_refusal() {
+        let split = vec!["4k/0"; 10000].join(",");
+        let Refusal::Line(l) = refused(&["stripebench", "run", "--bssplit", &split, "x"]) else {
+            panic!("not a line")
+        };
+        assert!(l.len() < 1000, "{} bytes", l.len());
+        assert!(l.contains("... (49999 characters)"), "{l}");
+        assert!(l.contains("give READS[,WRITES]"), "{l}");
+    }
+
     #[test]
     fn a_fio_spelling_gets_ours() {
         let Refusal::Line(l) = refused(&["stripebench", "run", "--numjobs=2", "x"]) else {

@@ -361,13 +361,25 @@ fn invalid_value_line(e: &clap::Error) -> Option<String> {
         text(ContextKind::InvalidValue)?,
         text(ContextKind::InvalidArg)?,
     );
-    // Plain values render well as clap renders them (choices and all).
-    if !value.chars().any(char::is_control) {
+    // Plain values of a line's length render well as clap renders them
+    // (choices and all); a longer one is cut, so that a 10000-entry
+    // --bssplit is not echoed whole into the refusal.
+    const SHOWN: usize = 120;
+    let long = value.chars().count() > SHOWN;
+    if !long && !value.chars().any(char::is_control) {
         return None;
     }
+    let shown = if long {
+        let head: String = value.chars().take(SHOWN).collect();
+        format!("{head}... ({} characters)", value.chars().count())
+    } else {
+        value.clone()
+    };
+    // The parser's reason quotes the value too, as typed: cut there alike.
     let why = std::error::Error::source(e)
-        .map(|s| format!(": {s}"))
+        .map(|s| format!(": {}", s.to_string().replace(&value, &shown)))
         .unwrap_or_default();
+    let value = shown;
     let line = format!("invalid value '{value}' for '{arg}'{why}");
     Some(crate::base::error::show_text(&line).into_owned())
 }

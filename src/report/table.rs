@@ -1220,16 +1220,21 @@ fn steady_line(s: &crate::document::run::SteadyDoc) -> String {
 /// over-provisioning, and the write amplification it expects.
 pub fn spr_line(s: &crate::document::run::SprDoc) -> String {
     format!(
-        "sprandom: {} as {} physical (over-provisioning {}), in {} regions of {} writes, validity {:.2} to {:.2}: {} writes; the model expects write amplification {:.2} at steady state",
+        "sprandom: {} as {} physical (over-provisioning {}), in {} regions of {} writes, validity {:.2} to {:.2}: {} writes; the model expects write amplification {} at steady state",
         fmt_bytes(s.logical_bytes),
         fmt_bytes(s.physical_bytes),
-        s.op,
+        crate::base::units::fmt_share(s.op),
         s.regions,
         s.region_writes,
         s.validity_min,
         s.validity_max,
         s.writes,
-        s.waf
+        // Over-provisioning near 0 sends the model's figure to infinity.
+        if s.waf < 1e6 {
+            format!("{:.2}", s.waf)
+        } else {
+            format!("{:.3e}", s.waf)
+        }
     )
 }
 
