@@ -208,3 +208,50 @@ fn a_verify_with_a_write_split_of_its_own_is_refused() {
         "--bssplit with --verify",
     );
 }
+
+// A --bssplit write read back with other sizes or another seed: a plain
+// --bs was told "verify with --bs 12k" (one size the headers named), and
+// another --seed reported a thousand lost writes where its reads only
+// landed inside the write's blocks.
+#[test]
+fn a_split_write_read_back_otherwise_is_said_so_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    let f = f.to_str().unwrap();
+    let write = sb()
+        .args(["run", "--rw", "write", "--verify", "--passes", "1"])
+        .args(["--bssplit", "4k/50:12k/50", "--seed", "7", "--create", "4m"])
+        .args(["--no-progress", f])
+        .output()
+        .unwrap();
+    succeeded_as(&write, "the split write");
+    let verify = |extra: &[&str]| {
+        sb().arg("verify")
+            .args(extra)
+            .args(["--no-progress", "--json", "-", f])
+            .output()
+            .unwrap()
+    };
+    let plain = verify(&["--bs", "64k"]);
+    assert_eq!(plain.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&plain.stderr);
+    assert!(
+        err.contains("written in several sizes") && err.contains("--bssplit, --seed and --skip"),
+        "{err}"
+    );
+    let other_seed = verify(&["--bssplit", "4k/50:12k/50", "--seed", "8"]);
+    let doc = json(&other_seed.stdout);
+    let v = &doc["targets"][0]["verify"];
+    assert_eq!(u(&v["lost"]), 0, "{v}");
+    assert!(
+        v["stale_check"]
+            .as_str()
+            .unwrap()
+            .contains("not the write's"),
+        "{v}"
+    );
+    let same = verify(&["--bssplit", "4k/50:12k/50", "--seed", "7"]);
+    succeeded_as(&same, "verify with the write's own split and seed");
+    let v = &json(&same.stdout)["targets"][0]["verify"];
+    assert_eq!(u(&v["good"]), u(&v["blocks"]), "{v}");
+}

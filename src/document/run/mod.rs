@@ -804,6 +804,10 @@ pub struct VerifyDoc {
     /// not corruption (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written_bs: Option<u64>,
+    /// With `written_bs`: the headers name another size too, so the write
+    /// drew several (a `--bssplit`); `written_bs` is the first seen.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub written_split: bool,
 }
 
 impl VerifyDoc {
@@ -823,14 +827,19 @@ impl VerifyDoc {
             bad_blocks: Vec::new(),
             stale_check: "complete".into(),
             written_bs: None,
+            written_split: false,
         };
         let mut goods = Vec::new();
         let mut unwritten = Vec::new();
         let mut claims = Vec::new();
         let mut other = (0, None);
+        let mut second = None;
         for t in tallies {
             claims.extend(t.claims.iter().map(|&(run, _, e)| (run, e)));
             other = (other.0 + t.other_size, other.1.or(t.other_len));
+            second = second
+                .or(t.second_len)
+                .or(t.other_len.filter(|l| Some(*l) != other.1));
             if t.claims_truncated {
                 d.stale_check = format!(
                     "partial: only the ranges of the first {} writes of each worker were known",
@@ -862,6 +871,17 @@ impl VerifyDoc {
                 );
             }
         }
+        // Headers for blocks of another size: this read's sizes or offsets
+        // are not the write's (another --bs, --bssplit, --seed or --skip),
+        // so it lands inside blocks, where no header is: no lost write
+        // can be told from that.
+        if other.0 > 0 {
+            unwritten.clear();
+            d.stale_check = format!(
+                "partial: {} block(s) carry a header for a block of another size, so this read's sizes or offsets are not the write's (read back with its --bs, or its --bssplit, --seed and --skip); blocks without a header are not judged lost writes",
+                other.0
+            );
+        }
         for (run, writer, before, after) in find_lost(&goods, &unwritten) {
             d.lost += run.blocks;
             d.unwritten -= run.blocks;
@@ -883,6 +903,7 @@ impl VerifyDoc {
         // good: the --bs is wrong, and its blocks are not corrupt.
         if let Some(bs) = crate::analysis::verify::wrong_bs(d.good, other.1) {
             d.written_bs = Some(bs);
+            d.written_split = second.is_some();
             d.corrupt -= other.0;
             d.bad_blocks.retain(|b| {
                 !(b.kind == BadKind::Corrupt && b.detail.starts_with("a header for a "))
@@ -1137,7 +1158,16 @@ impl RunDocument {
     pub fn wrong_bs(&self) -> Option<String> {
         use crate::base::units::fmt_size_arg;
         self.targets.iter().find_map(|t| {
-            let written = t.verify.as_ref()?.written_bs?;
+            let v = t.verify.as_ref()?;
+            let written = v.written_bs?;
+            if v.written_split {
+                return Some(format!(
+                    "verify {}: its blocks were written in several sizes (their headers name {} and others: a --bssplit), not the --bs {} it was read with: verify with the write's own --bssplit, --seed and --skip (its run document's config has them)",
+                    crate::base::error::show_text(&t.path),
+                    fmt_size_arg(written),
+                    fmt_size_arg(t.bs)
+                ));
+            }
             Some(format!(
                 "verify {}: its blocks were written with --bs {} (their headers say so), not the --bs {} it was read with: verify with --bs {}",
                 crate::base::error::show_text(&t.path),
@@ -1218,6 +1248,54 @@ fn one_second() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A --bssplit write read back with another --seed: its reads land
+    // inside the write's blocks, where no header is, and 1006 of them were
+    // called lost writes; with only the sizes wrong (no good block), the
+    // one --bs the first header named was advised.
+    #[test]
+    fn a_read_whose_sizes_are_not_the_write_s_calls_no_block_lost() {
+        use crate::analysis::verify::Unwritten;
+        use crate::measure::worker::VerifyTally;
+        let t = VerifyTally {
+            checked: 4,
+            good: 2,
+            unwritten: 1,
+            unwritten_runs: vec![Unwritten {
+                start: 4096,
+                end: 8192,
+                blocks: 1,
+            }],
+            other_size: 1,
+            other_len: Some(12288),
+            goods: vec![(0, 0, 1 << 16), (0, 8192, 1 << 16)],
+            ..VerifyTally::default()
+        };
+        let d = VerifyDoc::from_tallies(std::iter::once(&t));
+        assert_eq!((d.lost, d.unwritten), (0, 1), "{d:?}");
+        assert!(
+            d.stale_check.contains("not judged lost"),
+            "{}",
+            d.stale_check
+        );
+        // Without the header of another size, the same run is a lost write.
+        let t = VerifyTally {
+            other_size: 0,
+            other_len: None,
+            ..t
+        };
+        assert_eq!(VerifyDoc::from_tallies(std::iter::once(&t)).lost, 1);
+        // No good block, headers of two sizes: a split write, not one --bs.
+        let split = VerifyTally {
+            checked: 2,
+            other_size: 2,
+            other_len: Some(4096),
+            second_len: Some(12288),
+            ..VerifyTally::default()
+        };
+        let d = VerifyDoc::from_tallies(std::iter::once(&split));
+        assert_eq!((d.written_bs, d.written_split), (Some(4096), true));
+    }
 
     fn iv(t: f64, bytes: u64, max_ns: Option<u64>) -> Interval {
         Interval {

@@ -200,6 +200,9 @@ pub struct VerifyTally {
     pub claims_truncated: bool,
     /// The block length the first header of another size named.
     pub other_len: Option<u32>,
+    /// The first other length after that one: the write drew several
+    /// sizes (a --bssplit), so no one --bs reads it back.
+    pub second_len: Option<u32>,
     /// A verified random mix's read-back: blocks it wrote and found
     /// holding an older write, or none (its record says they were written).
     pub stale: u64,
@@ -320,7 +323,9 @@ impl VerifyTally {
             }
             Found::OtherSize { len } => {
                 self.other_size += 1;
-                self.other_len.get_or_insert(len);
+                if *self.other_len.get_or_insert(len) != len {
+                    self.second_len.get_or_insert(len);
+                }
                 BadKind::Corrupt
             }
             Found::Unwritten => {
