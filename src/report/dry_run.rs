@@ -43,7 +43,14 @@ pub fn render(cfg: &RunConfig, plan: &Plan, checks: &[(PathBuf, Vec<Check>)]) ->
             },
             fmt_bytes(t.size),
             t.logical_block_size,
-            fmt_size_arg(t.bs),
+            // A split's sizes, not the largest (its buffers' and alignment's).
+            cfg.access
+                .sizes
+                .as_ref()
+                .map_or(fmt_size_arg(t.bs), |s| format!(
+                    "split {}",
+                    crate::report::table::split_shown(&s.fio_spelling())
+                )),
             t.region.offset,
             t.region.length
         );

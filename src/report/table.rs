@@ -181,13 +181,12 @@ pub fn render_rows(doc: &RunDocument, limit: Option<usize>) -> String {
     out
 }
 
-/// The lines above the table: what ran, the window, what the columns mean.
-pub fn heading(doc: &RunDocument) -> String {
-    let c = &doc.config;
-    let mut out = String::new();
-    let bs = if let Some(split) = &c.bssplit {
-        // --bssplit: each size with its share, as fio spells it.
-        let parts: Vec<String> = (split.split(':'))
+/// A --bssplit as fio spells it (`4096/50:12288/50`, a second list after
+/// a comma for the writes), each size in units: `4k/50:12k/50`.
+pub fn split_shown(split: &str) -> String {
+    let list = |l: &str| -> String {
+        let parts: Vec<String> = l
+            .split(':')
             .map(|p| match p.split_once('/') {
                 Some((b, pct)) => b
                     .parse::<u64>()
@@ -195,7 +194,18 @@ pub fn heading(doc: &RunDocument) -> String {
                 None => p.to_string(),
             })
             .collect();
-        format!("split {}", parts.join(":"))
+        parts.join(":")
+    };
+    let lists: Vec<String> = split.split(',').map(list).collect();
+    lists.join(",")
+}
+
+/// The lines above the table: what ran, the window, what the columns mean.
+pub fn heading(doc: &RunDocument) -> String {
+    let c = &doc.config;
+    let mut out = String::new();
+    let bs = if let Some(split) = &c.bssplit {
+        format!("split {}", split_shown(split))
     } else if c.bs == "lbs" {
         // The size it resolved to, per target where they differ.
         let mut sizes: Vec<u64> = doc.targets.iter().map(|t| t.bs).collect();
@@ -1241,6 +1251,14 @@ pub fn spr_line(s: &crate::document::run::SprDoc) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A per-direction split showed its write list's first size raw
+    // (`4k/100,65536/100`).
+    #[test]
+    fn a_split_is_shown_in_units_each_list() {
+        assert_eq!(split_shown("4096/50:12288/50"), "4k/50:12k/50");
+        assert_eq!(split_shown("4096/100,65536/100"), "4k/100,64k/100");
+    }
     use crate::report::fixtures::sample_doc;
 
     /// The "BAD corrupt block at offset 3145728" on md RAID0: the
