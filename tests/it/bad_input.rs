@@ -109,7 +109,8 @@ fn sizes_durations_and_counts() {
     refused(&["--duration", "0", t], "longer than 0");
     refused(&["--duration", "1us", t], "too short to measure");
     refused(&["--passes", "0", t], "not a count");
-    refused(&["--passes", "2", "--io-limit", "1m", t], "give one");
+    // --passes with --io-limit is fio's loops= with io_size= (the limit
+    // each pass), taken since: tests/it/fio_io_size_loops.rs.
     refused(
         &["--passes", "2", "--ramp", "1s", t],
         "--passes counts every I/O",
