@@ -29,6 +29,7 @@ pub mod html;
 pub mod json;
 pub mod latency_search;
 pub mod live;
+pub mod members;
 pub mod merge;
 pub mod plan;
 pub mod plot;
