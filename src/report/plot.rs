@@ -92,7 +92,7 @@ pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 
 /// MB/s over time per worker (top) and latency histograms per target
 /// (bottom): the charts' models ([`chart::Throughput`], [`chart::Latency`])
-/// drawn as one SVG.
+/// drawn as one SVG; from [`members::MANY`] members, [`many_svg`] instead.
 pub fn run_svg(doc: &RunDocument) -> Result<String> {
     // Per second (an interval that does not divide one: no series).
     let workers = doc.workers_per_second().unwrap_or_default();
