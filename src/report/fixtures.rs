@@ -108,3 +108,51 @@ pub fn sample_doc() -> RunDocument {
     };
     RunDocument::assemble(&cfg, &plan, &exec, vec![])
 }
+
+/// A run of `n` targets (`/dev/zram0`...), one worker each, over `seconds`
+/// whole seconds, from [`sample_doc`]'s first target and worker: member
+/// `i` runs at (100 + i) MB/s, but for a few planted ones: member 3 at
+/// 20 MB/s (beyond any fence), member 5 stalls in its second half, and
+/// member 7 is named hostilely (markup and a control character).
+pub fn many_doc(n: usize, seconds: u64) -> RunDocument {
+    let mut doc = sample_doc();
+    let (t0, w0) = (doc.targets[0].clone(), doc.workers[0].clone());
+    doc.targets.clear();
+    doc.workers.clear();
+    for i in 0..n {
+        let rate = match i {
+            3 => 20e6,
+            _ => (100 + i) as f64 * 1e6,
+        };
+        let mut t = t0.clone();
+        t.index = i;
+        t.path = if i == 7 {
+            "/dev/<b>&\"x'\u{1b}[31m".into()
+        } else {
+            format!("/dev/zram{i}")
+        };
+        t.figures.bytes_per_sec = rate;
+        t.figures.ios = 10_000;
+        let mut w = w0.clone();
+        w.id = i;
+        w.target_index = i;
+        w.target = t.path.clone();
+        w.figures = t.figures.clone();
+        w.intervals = (0..seconds)
+            .map(|s| Interval {
+                t: s as f64,
+                bytes: if i == 5 && s >= seconds / 2 {
+                    rate as u64 / 10
+                } else {
+                    rate as u64
+                },
+                ios: 100,
+                ..Interval::default()
+            })
+            .collect();
+        doc.targets.push(t);
+        doc.workers.push(w);
+    }
+    doc.host.cpus = n;
+    doc
+}

@@ -29,6 +29,7 @@ pub mod html;
 pub mod json;
 pub mod latency_search;
 pub mod live;
+pub mod members;
 pub mod merge;
 pub mod plan;
 pub mod plot;
@@ -64,7 +65,7 @@ pub static FORMATS: &[Format] = &[
     Format {
         option: "--plot",
         value_name: "FILE.svg",
-        help: "Draw an SVG: for run, MB/s over time per worker and the latency histogram per target; for sweep, throughput and p99 against the points (a sweep over rate: p50, p99, p99.9 against delivered MB/s)",
+        help: "Draw an SVG: for run, MB/s over time per worker and the latency histogram per target (from 17 targets or workers: a heatmap of MB/s, a row per member sorted by rate, and the members sorted with the slow-member fence); for sweep, throughput and p99 against the points (a sweep over rate: p50, p99, p99.9 against delivered MB/s)",
         kinds: &[Kind::Run, Kind::Sweep, Kind::Plan],
         check_path: Some(plot::check_path),
         per_point: false,

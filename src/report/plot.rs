@@ -16,6 +16,7 @@ use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
 use crate::document::sweep::{Param, PointDoc, SweepDocument};
 use crate::report::chart;
+use crate::report::members;
 
 pub(crate) const COLORS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -91,10 +92,13 @@ pub(crate) fn legend<'a, 'b: 'a>(c: &mut Chart<'a, 'b>) -> Result<()> {
 
 /// MB/s over time per worker (top) and latency histograms per target
 /// (bottom): the charts' models ([`chart::Throughput`], [`chart::Latency`])
-/// drawn as one SVG.
+/// drawn as one SVG; from [`members::MANY`] members, [`many_svg`] instead.
 pub fn run_svg(doc: &RunDocument) -> Result<String> {
     // Per second (an interval that does not divide one: no series).
     let workers = doc.workers_per_second().unwrap_or_default();
+    if let Some(m) = members::Members::of(doc, &workers) {
+        return many_svg(doc, &m);
+    }
     let throughput = chart::Throughput::of(&workers, |w| format!("w{} {}", w.id, w.target));
     let shares = chart::Latency::of(target_histograms(doc)).shares();
     svg((1000, 800), |root| {
@@ -118,30 +122,73 @@ pub fn run_svg(doc: &RunDocument) -> Result<String> {
             line(&mut c, w.mb_points(), i, w.label.clone())?;
         }
         legend(&mut c)?;
-
-        // Latency: share of I/Os per power-of-two bucket, log2 of ns on x.
-        let mut c = ChartBuilder::on(&bottom)
-            .caption(
-                "latency distribution per target (log2 scale)",
-                ("sans-serif", 18),
-            )
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(60)
-            .build_cartesian_2d(f64::from(shares.lo)..f64::from(shares.hi), 0f64..100f64)
-            .map_err(err)?;
-        c.configure_mesh()
-            .x_desc("latency")
-            .y_desc("% of I/Os")
-            .x_label_formatter(&|v| crate::base::units::fmt_latency_ns(2f64.powf(*v)))
-            .draw()
-            .map_err(err)?;
-        for (i, l) in shares.lines.iter().enumerate() {
-            line(&mut c, l.points.clone(), i, l.label.clone())?;
-        }
-        legend(&mut c)?;
-        Ok(())
+        draw_shares(
+            &bottom,
+            &shares,
+            "latency distribution per target (log2 scale)",
+        )
     })
+}
+
+/// The latency chart: share of I/Os per power-of-two bucket, log2 of ns on x.
+fn draw_shares(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    shares: &chart::Shares,
+    caption: &str,
+) -> Result<()> {
+    let mut c = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(f64::from(shares.lo)..f64::from(shares.hi), 0f64..100f64)
+        .map_err(err)?;
+    c.configure_mesh()
+        .x_desc("latency")
+        .y_desc("% of I/Os")
+        .x_label_formatter(&|v| crate::base::units::fmt_latency_ns(2f64.powf(*v)))
+        .draw()
+        .map_err(err)?;
+    for (i, l) in shares.lines.iter().enumerate() {
+        line(&mut c, l.points.clone(), i, l.label.clone())?;
+    }
+    legend(&mut c)
+}
+
+/// A run of many members ([`members::MANY`] or more): the heatmap, the
+/// sorted members with the verdict's fence, and the latency of all
+/// targets together (a line per target would be a tangle too), one SVG.
+fn many_svg(doc: &RunDocument, m: &members::Members) -> Result<String> {
+    let heat = members::heatmap_svg(m);
+    let sorted = members::sorted_svg(m);
+    let total = LatencyHistogram::from_base64(&doc.total.figures.histogram)
+        .map(|h| vec![("all targets".to_string(), h)])
+        .unwrap_or_default();
+    let shares = chart::Latency::of(total).shares();
+    let w = members::WIDTH;
+    let latency = svg((w, 380), |root| {
+        root.fill(&WHITE).map_err(err)?;
+        draw_shares(
+            root,
+            &shares,
+            "latency distribution, all targets (log2 scale)",
+        )
+    })?;
+    let parts = [heat, sorted, latency];
+    let heights: Vec<u32> = parts.iter().map(|p| members::svg_height(p)).collect();
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">\n",
+        h = heights.iter().sum::<u32>()
+    );
+    let mut y = 0;
+    for (p, h) in parts.iter().zip(&heights) {
+        out.push_str(&format!("<g transform=\"translate(0,{y})\">\n"));
+        out.push_str(p.trim_start_matches(|c| c != '<'));
+        out.push_str("</g>\n");
+        y += h;
+    }
+    out.push_str("</svg>\n");
+    Ok(out)
 }
 
 /// Each target's latency histogram, by path (one that does not decode is left out).

@@ -670,3 +670,86 @@ fn sweep_report_shows_dev_app_cpu_per_gb_warnings_and_each_points_configuration(
     let diff_rows = page.matches("<tr class=\"config-diff\">").count();
     assert_eq!(diff_rows, 2);
 }
+
+/// Issue 42: 64 targets drew 64 overlapping lines and a legend of 64 names
+/// over the next chart. From 17 members the plot and the page draw a
+/// heatmap (a row per target, sorted by rate) and the members sorted with
+/// compare's slow-member fence, whose value is the analysis' own.
+#[test]
+fn many_targets_draw_a_heatmap_and_the_sorted_members_with_the_verdict_s_fence() {
+    use stripebench::analysis::slow_member::{judge, Figure, Sample};
+    let dir = tempfile::tempdir().unwrap();
+    let mut targets: Vec<PathBuf> = (0..20)
+        .map(|i| data_file(dir.path(), &format!("m{i}.dat"), 1 << 20))
+        .collect();
+    targets.push(data_file(dir.path(), EVIL, 1 << 20));
+    let (svg, html, doc) = (
+        dir.path().join("p.svg"),
+        dir.path().join("p.html"),
+        dir.path().join("p.json"),
+    );
+    sb().args(["run", "--duration", "2s", "--ramp", "100ms", "--bs", "64k"])
+        .args(["--no-progress", "--plot"])
+        .arg(&svg)
+        .arg("--html")
+        .arg(&html)
+        .arg("--json")
+        .arg(&doc)
+        .args(&targets)
+        .assert()
+        .success();
+    let d = json(&std::fs::read(&doc).unwrap());
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    let x = roxmltree::Document::parse(&plot).expect("the plot is well-formed XML");
+    assert!(!plot.contains(EVIL) && plot.contains("t&lt;&amp;&quot;&gt;x.dat"));
+    let texts: Vec<String> = (x.descendants())
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(str::to_string))
+        .collect();
+    // A row per target, named with its rank, slowest first, as the JSON rates them.
+    let rows: Vec<&String> = texts.iter().filter(|t| t.starts_with('#')).collect();
+    assert_eq!(rows.len(), 21, "{rows:?}");
+    let mut rated: Vec<(f64, String)> = (d["targets"].as_array().unwrap().iter())
+        .map(|t| {
+            (
+                t["bytes_per_sec"].as_f64().unwrap(),
+                t["path"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    rated.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for (k, (rate, path)) in rated.iter().enumerate() {
+        assert_eq!(*rows[k], format!("#{} {path} {:.1}", k + 1, rate / 1e6));
+    }
+    // The fence: compare's rule over the targets' figures, the workers crowding the CPUs.
+    let figures: Vec<(String, Option<Figure>)> = (d["targets"].as_array().unwrap().iter())
+        .map(|t| {
+            let p = t["path"].as_str().unwrap().to_string();
+            let p99 = t["latency_ns"]["p99"].as_u64();
+            let s = Sample::measured(
+                t["bytes_per_sec"].as_f64().unwrap(),
+                p99,
+                t["ios"].as_u64().unwrap(),
+            );
+            let f = Figure::of(&p, &[s]);
+            (p, f)
+        })
+        .collect();
+    let (w, c) = (21, d["host"]["cpus"].as_u64().unwrap() as usize);
+    let v = judge(&figures, "together", (w > c).then_some((w, c)));
+    match v.rate {
+        Some(f) => {
+            let fence = format!("fence {:.1}", f.threshold / 1e6);
+            assert!(texts.contains(&fence), "{fence} not in {texts:?}");
+        }
+        None => assert!(texts.iter().any(|t| t.starts_with("no fence")), "{texts:?}"),
+    }
+    assert!(
+        !texts.iter().any(|t| t.contains("per worker")),
+        "no line chart"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    stands_alone(&page);
+    assert!(!page.contains(EVIL));
+    assert!(page.contains("slowest on top") && page.contains("with the verdict's fence"));
+}

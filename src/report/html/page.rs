@@ -120,7 +120,7 @@ impl Page {
 
     /// A heading of level 1 to 3.
     pub fn h(&mut self, level: u8, text: &str) -> &mut Self {
-        let _ = writeln!(self.out, "<h{level}>{}</h{level}>", esc(text));
+        let _ = writeln!(self.out, "<h{level}>{}</h{level}>", esc(&line(text)));
         self
     }
 

@@ -313,6 +313,9 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             Vec::new()
         }
     };
+    if let Some(m) = crate::report::members::Members::of(doc, &workers) {
+        return many_plots(page, doc, &m, level);
+    }
     let throughput = Throughput::of(&workers, |w| format!("w{} {}", w.id, w.target));
     match charts::timeseries(&throughput)? {
         _ if workers.is_empty() && !doc.workers.is_empty() => {}
@@ -332,9 +335,62 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             page.p("sub", "The window held no whole second: no time series.");
         }
     }
+    latency(
+        page,
+        doc,
+        level,
+        crate::report::plot::target_histograms(doc),
+    )
+}
+
+/// Many members ([`crate::report::members`]): the heatmap and the sorted
+/// members with the verdict's fence instead of a line per worker; the
+/// latency of all targets together instead of a line per target.
+fn many_plots(
+    page: &mut Page,
+    doc: &RunDocument,
+    m: &crate::report::members::Members,
+    level: u8,
+) -> Result<()> {
+    use crate::report::members::{heatmap_svg, sorted_svg};
+    if m.columns.is_empty() {
+        page.p("sub", "The window held no whole second: no time series.");
+    } else {
+        page.figure(
+            &heatmap_svg(m),
+            &format!(
+                "MB/s of each of the {} {}s in each stretch of the window, a row each, sorted by the {}'s rate (slowest on top); the red line parts those below the verdict's fence; the JSON holds every interval",
+                m.rows.len(),
+                m.unit,
+                m.unit
+            ),
+        );
+    }
+    page.figure(
+        &sorted_svg(m),
+        &format!(
+            "each {}'s MB/s over its own active time, sorted; red: below the fence of compare's slow-member rule, applied to these {}s",
+            m.unit, m.unit
+        ),
+    );
+    latency(page, doc, level, Vec::new())
+}
+
+/// The latency percentiles: a line per target in `series` and the total in
+/// black (the total alone when `series` is empty), and their table.
+fn latency(
+    page: &mut Page,
+    doc: &RunDocument,
+    level: u8,
+    mut series: Vec<(String, LatencyHistogram)>,
+) -> Result<()> {
     page.h(level, "Latency percentiles");
-    let mut series = crate::report::plot::target_histograms(doc);
-    if doc.targets.len() > 1 {
+    let lines = if series.is_empty() {
+        "all targets together (the table gives each)"
+    } else {
+        "one line per target, the total in black"
+    };
+    if doc.targets.len() > 1 || series.is_empty() {
         if let Ok(h) = LatencyHistogram::from_base64(&doc.total.figures.histogram) {
             series.push(("total".into(), h));
         }
@@ -349,7 +405,7 @@ pub fn plots(page: &mut Page, doc: &RunDocument, level: u8) -> Result<()> {
             };
             page.plot(
                 &plot,
-                &format!("latency of each I/O, {from}, against its percentile, from the exact histograms: one line per target, the total in black"),
+                &format!("latency of each I/O, {from}, against its percentile, from the exact histograms: {lines}"),
             );
         }
         None => {
