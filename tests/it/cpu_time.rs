@@ -107,10 +107,16 @@ fn cpu_time_of_256_targets_adds_up() {
     // and waits its turn for a CPU behind 256 workers to take the closing
     // one (20-30 ms late here): its figure is taken per second of the
     // span it covers, times the window's length, ...
+    // ... which is no bound from above on a busy machine (the span then
+    // runs hundreds of ms past the window, and the workers did not run
+    // evenly over it): there, the workers' threads, a part of the
+    // process, over the window, a part of the span, took no more than the
+    // whole process over the whole span.
     let per_window = window_cpu * window / f(&p["window_cpu_span_sec"]);
     assert!(
-        (total - per_window).abs() <= 0.1 * per_window,
-        "the workers' {total:.3} s against the process's {per_window:.3} s over the window\n{stderr}"
+        total >= 0.9 * per_window && total <= window_cpu * 1.001 + 0.005,
+        "the workers' {total:.3} s against the process's {per_window:.3} s over the window \
+         ({window_cpu:.3} s over its whole span)\n{stderr}"
     );
     // ... and the document's whole-process figure against the kernel's,
     // from outside (wait4): the same up to the reports written after it.

@@ -126,7 +126,8 @@ fn cmdprio_with_the_sync_engine_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--cmdprio sets each command's priority"),
+        err.contains("--cmdprio and --cmdprio-bssplit set each command's priority")
+            && err.contains("use --engine uring"),
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
