@@ -40,6 +40,7 @@ fn md(name: &str, level: &str, chunk: u64, members: Vec<Device>) -> Device {
             raid_disks: n,
             chunk_size: Some(chunk),
             layout: None,
+            state: None,
         }),
         leaf: None,
         geometry: Some(Geometry::md(level, n, Some(chunk), None)),

@@ -53,6 +53,7 @@ fn volume_of(md: Option<(&str, u32)>) -> Volume {
             raid_disks: n,
             chunk_size: Some(65536),
             layout: None,
+            state: None,
         }),
         dm: None,
         btrfs: None,
