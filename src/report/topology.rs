@@ -142,10 +142,14 @@ fn md_state_line(st: &crate::device::topology::MdState, raid_disks: u32) -> Stri
             limits(&st.sync_speed_max)
         );
     } else if let Some((done, total)) = st.sync_completed {
+        // The limits' figures are in the words above; here, whose they are.
+        let whose = |l: &Option<crate::device::topology::SpeedLimit>| {
+            l.as_ref().map_or("?", |l| l.source.as_str()).to_string()
+        };
         s += &format!(
-            "; sync_completed {done}/{total} sectors, limits min {} max {} KB/s",
-            limits(&st.sync_speed_min),
-            limits(&st.sync_speed_max)
+            "; sync_completed {done}/{total} sectors (limits: min {}, max {})",
+            whose(&st.sync_speed_min),
+            whose(&st.sync_speed_max)
         );
     }
     s

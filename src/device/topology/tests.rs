@@ -694,7 +694,7 @@ fn a_recovering_raid5_says_how_far_how_fast_and_which_member() {
     let text = crate::report::topology::render(&topo(d));
     assert!(
         text.contains(&format!(
-            "state: active; {said}; sync_completed 32768/131072 sectors"
+            "state: active; {said}; sync_completed 32768/131072 sectors (limits: min local, max local)"
         )),
         "{text}"
     );
