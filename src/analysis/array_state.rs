@@ -207,7 +207,7 @@ pub fn degraded_read_ceiling(
         "raid4" | "raid5" | "raid6" => Some((
             f64::from(data.max(1)),
             format!(
-                "degraded {name} reads: (N-{parity}) × member ({down} of {members} down: a read of a missing member's chunk reads every surviving member's chunk of its stripe, parity too, through md's stripe cache in 4 KiB units, so the survivors stream whole stripes and no member's read is skipped; the healthy N × member does not hold)"
+                "degraded {name} reads: (N-{parity}) × member ({down} of {members} down: a missing member's chunk is rebuilt from every survivor's chunk of its stripe, parity too, so no survivor skips one)"
             ),
         )),
         "raid1" | "raid10" => Some((
