@@ -4,7 +4,8 @@
 # kernel has no md or dm, without touching a single host device.
 #
 #   scripts/lab.sh [--array KIND] [--members N] [--member-size SIZE] [--chunk SIZE]
-#                  [--layout LAYOUT] [--group G] [--part-start SECTOR] [--slow-member K:MS] [--failing-member K] [--kvm|--tcg] [--keep]
+#                  [--layout LAYOUT] [--group G] [--part-start SECTOR] [--slow-member K:MS] [--failing-member K]
+#                  [--degraded K | --rebuilding K] [--sync-speed KBS] [--kvm|--tcg] [--keep]
 #                  [--out DIR] [--timeout SECONDS] [--memory MB] [--cpus N]
 #                  [--bin PATH] -- COMMAND...
 #
@@ -59,6 +60,8 @@
 #   OUT       a directory shared with the host: its files come back into --out DIR
 #   LAB_KIND, LAB_CHUNK (bytes), LAB_LAYOUT, LAB_GROUP, LAB_SLOW (K:MS), LAB_FAILING (K),
 #   LAB_FAIL_START, LAB_FAIL_END   the byte range of the failing member whose I/O fails
+#   LAB_DEGRADED (K), LAB_REBUILDING (K)   the member failed and removed (MEMBERS still
+#             names it, in its place), or failed, removed and added back, recovering
 # COMMAND's stdout, stderr and exit status come back as this script's own.
 #
 # --slow-member K:MS   member K (from 0, in MEMBERS order) is a dm-delay device
@@ -66,6 +69,14 @@
 # --failing-member K   member K is a dm device whose third quarter is a dm-error
 #                      range (EIO at every offset in [LAB_FAIL_START, LAB_FAIL_END))
 #                      and the rest dm-linear over its loop device
+# --degraded K         md raid1/4/5/6/10: member K is failed and removed with mdadm
+#                      (--fail, --remove) before COMMAND runs: the array is degraded
+# --rebuilding K       as --degraded K, then member K is added back (mdadm --add) with
+#                      md/sync_speed_min 1 and md/sync_speed_max --sync-speed KB/s, so
+#                      that its recovery is still running when COMMAND starts (COMMAND
+#                      may raise md/sync_speed_max itself); LVM RAID kinds are refused
+# --sync-speed KBS     --rebuilding's md/sync_speed_max (default 200 KB/s: a 64m member
+#                      takes about 5 minutes to recover)
 # --kvm | --tcg        accelerator (default --tcg: on these machines `-cpu host`
 #                      failed on an MSR under KVM); the one used is printed
 # --keep               keep the work directory (initramfs, console log) and say where
@@ -113,6 +124,9 @@ GROUP=
 PART_START=2048
 SLOW=
 FAILING=
+DEGRADED=
+REBUILDING=
+SYNC_SPEED=200
 ACCEL=tcg
 KEEP=0
 OUTDIR=
@@ -153,6 +167,9 @@ while [ $# -gt 0 ]; do
     --part-start) need_value "$@"; PART_START=$2; shift 2 ;;
     --slow-member) need_value "$@"; SLOW=$2; shift 2 ;;
     --failing-member) need_value "$@"; FAILING=$2; shift 2 ;;
+    --degraded) need_value "$@"; DEGRADED=$2; shift 2 ;;
+    --rebuilding) need_value "$@"; REBUILDING=$2; shift 2 ;;
+    --sync-speed) need_value "$@"; SYNC_SPEED=$2; shift 2 ;;
     --kvm) ACCEL=kvm; shift ;;
     --tcg) ACCEL=tcg; shift ;;
     --keep) KEEP=1; shift ;;
@@ -231,6 +248,23 @@ if [ -n "$FAILING" ]; then
   FAILING=$((10#$FAILING))
   [ "$FAILING" -lt "$N" ] || bad "--failing-member $FAILING: there are members 0 to $((N - 1))"
 fi
+# --degraded K / --rebuilding K: a member of an md array with redundancy.
+for opt in degraded rebuilding; do
+  v=$DEGRADED
+  [ $opt = rebuilding ] && v=$REBUILDING
+  [ -n "$v" ] || continue
+  [[ $v =~ ^[0-9]+$ ]] && [ ${#v} -le 4 ] || bad "--$opt '$v': a member number, from 0"
+  [ $((10#$v)) -lt "$N" ] || bad "--$opt $v: there are members 0 to $((N - 1))"
+  case $KIND in
+    md-raid1 | md-raid4 | md-raid5 | md-raid6 | md-raid10) ;;
+    lvm-raid*) bad "--$opt: not for $KIND (the lab fails members of md arrays only, with mdadm; an LVM RAID LV's leg would be failed through dm-raid): use md-raid1, md-raid4, md-raid5, md-raid6 or md-raid10" ;;
+    *) bad "--$opt: $KIND has no redundancy the lab can fail a member of: use md-raid1, md-raid4, md-raid5, md-raid6 or md-raid10" ;;
+  esac
+done
+[ -n "$DEGRADED" ] && [ -n "$REBUILDING" ] && bad "--degraded and --rebuilding: give one (--rebuilding fails the member too)"
+[ -n "$DEGRADED" ] && DEGRADED=$((10#$DEGRADED))
+[ -n "$REBUILDING" ] && REBUILDING=$((10#$REBUILDING))
+[[ $SYNC_SPEED =~ ^[0-9]+$ ]] && [ ${#SYNC_SPEED} -le 9 ] && [ "$SYNC_SPEED" -ge 1 ] || bad "--sync-speed '$SYNC_SPEED': KB/s, a whole number of at least 1"
 [[ $TIMEOUT =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -ge 10 ] && [ ${#TIMEOUT} -le 6 ] || bad "--timeout '$TIMEOUT': whole seconds, at least 10"
 [[ $CPUS =~ ^[0-9]+$ ]] && [ "$CPUS" -ge 1 ] && [ "$CPUS" -le 64 ] || bad "--cpus '$CPUS': from 1 to 64"
 MEMBERS_MB=$(((N * SIZE + (1 << 20) - 1) >> 20))
@@ -432,6 +466,9 @@ done
   echo "SLOW_K=$SLOW_K"
   echo "SLOW_MS=$SLOW_MS"
   echo "FAILING=$FAILING"
+  echo "DEGRADED=$DEGRADED"
+  echo "REBUILDING=$REBUILDING"
+  echo "SYNC_SPEED=$SYNC_SPEED"
 } >"$STAGE/lab/env"
 printf '%s\n' "$COMMAND" >"$STAGE/lab/cmd"
 
@@ -692,6 +729,38 @@ case $KIND in
 esac
 dmsetup mknodes >/dev/null 2>&1
 [ -z "$ARRAY" ] || [ -e "$ARRAY" ] || die "$ARRAY did not appear"
+# A member failed and removed (--degraded), and added back to recover
+# (--rebuilding), with md's resync speed held low so that the recovery is
+# still running when the command starts.
+K=$DEGRADED$REBUILDING
+if [ -n "$K" ]; then
+  m=$(echo $MEMBERS | cut -d' ' -f$((K + 1)))
+  MD=/sys/block/md0/md
+  run mdadm $ARRAY --fail $m
+  n=0
+  until mdadm $ARRAY --remove $m >/dev/null 2>&1; do
+    [ $n -lt 100 ] || die "mdadm $ARRAY --remove $m: still busy after 10 s"
+    sleep 0.1
+    n=$((n + 1))
+  done
+  [ "$(cat $MD/degraded)" -ge 1 ] || die "$ARRAY is not degraded after $m was removed"
+  if [ -n "$REBUILDING" ]; then
+    echo 1 >$MD/sync_speed_min || die "cannot write $MD/sync_speed_min"
+    echo "$SYNC_SPEED" >$MD/sync_speed_max || die "cannot write $MD/sync_speed_max"
+    # --zero-superblock: the member comes back as a new disk (a full
+    # recovery), not as the one removed (md would refuse it or re-add it
+    # from a bitmap the array does not have).
+    mdadm --zero-superblock $m >/dev/null 2>&1
+    run mdadm $ARRAY --add $m
+    n=0
+    until [ "$(cat $MD/sync_action)" = recover ]; do
+      [ $n -lt 100 ] || die "$ARRAY did not start recovering $m in 10 s (sync_action $(cat $MD/sync_action))"
+      sleep 0.1
+      n=$((n + 1))
+    done
+  fi
+  say "member $K ($m): $(cat $MD/degraded) missing, sync_action $(cat $MD/sync_action)"
+fi
 T1=$(cut -d' ' -f1 /proc/uptime)
 {
   echo "ARRAY=$ARRAY"
@@ -700,6 +769,8 @@ T1=$(cut -d' ' -f1 /proc/uptime)
   LEGS=${LEGS# }
   echo "LEGS=$LEGS"
   [ -z "$SLOW_K" ] || echo "SLOW=member $SLOW_K ($(echo $MEMBERS | cut -d' ' -f$((SLOW_K + 1)))) behind dm-delay, $SLOW_MS ms per I/O"
+  [ -z "$DEGRADED" ] || echo "DEGRADED=member $DEGRADED ($(echo $MEMBERS | cut -d' ' -f$((DEGRADED + 1)))) failed and removed"
+  [ -z "$REBUILDING" ] || echo "REBUILDING=member $REBUILDING ($(echo $MEMBERS | cut -d' ' -f$((REBUILDING + 1)))) failed, removed and added back: recovering at most $SYNC_SPEED KB/s"
   [ -z "$FAILING" ] || echo "FAILING=member $FAILING ($(echo $MEMBERS | cut -d' ' -f$((FAILING + 1)))): I/O fails (dm-error) in bytes [$LAB_FAIL_START, $LAB_FAIL_END)"
   echo "BOOT=$T0 $T1"
 } >/share/info
@@ -707,6 +778,7 @@ say "ARRAY=$ARRAY MEMBERS=$MEMBERS"
 
 export ARRAY MEMBERS LOOPS LEGS OUT=/share/out LAB_KIND=$KIND LAB_CHUNK=$CHUNK LAB_LAYOUT=$LAYOUT LAB_GROUP=$GROUP
 export LAB_SLOW=${SLOW_K:+$SLOW_K:$SLOW_MS} LAB_FAILING=$FAILING
+export LAB_DEGRADED=$DEGRADED LAB_REBUILDING=$REBUILDING
 export LAB_FAIL_START=${LAB_FAIL_START:-} LAB_FAIL_END=${LAB_FAIL_END:-}
 export HOME=/root TMPDIR=/tmp
 mkdir -p /root
@@ -733,7 +805,7 @@ case $ACCEL in
     ;;
 esac
 CONSOLE=$WORK/console.log
-note "$KIND, $N member(s) of $SIZE_ARG, chunk $CHUNK_ARG${LAYOUT:+, layout $LAYOUT}${GROUP:+, groups of $GROUP}${SLOW:+, slow member $SLOW}${FAILING:+, failing member $FAILING}; kernel $KVER; $(echo "$ACCEL" | tr a-z A-Z), $CPUS vCPU(s), $MEMORY MiB"
+note "$KIND, $N member(s) of $SIZE_ARG, chunk $CHUNK_ARG${LAYOUT:+, layout $LAYOUT}${GROUP:+, groups of $GROUP}${SLOW:+, slow member $SLOW}${FAILING:+, failing member $FAILING}${DEGRADED:+, member $DEGRADED removed}${REBUILDING:+, member $REBUILDING rebuilding}; kernel $KVER; $(echo "$ACCEL" | tr a-z A-Z), $CPUS vCPU(s), $MEMORY MiB"
 START=$(date +%s.%N)
 qemu-system-x86_64 "${QACCEL[@]}" -smp "$CPUS" -m "$MEMORY" -machine q35 \
   -kernel "$VMLINUZ" -initrd "$WORK/initrd.cpio" \
@@ -774,7 +846,7 @@ QPID=
 END=$(date +%s.%N)
 ACCEL_SAID="$(echo "$ACCEL" | tr a-z A-Z)"
 if [ -f "$SHARE/info" ]; then
-  sed -n 's/^\(ARRAY\|MEMBERS\|LEGS\|SLOW\|FAILING\)=/lab: \1=/p' "$SHARE/info" >&2
+  sed -n 's/^\(ARRAY\|MEMBERS\|LEGS\|SLOW\|FAILING\|DEGRADED\|REBUILDING\)=/lab: \1=/p' "$SHARE/info" >&2
 fi
 if ! [ -f "$SHARE/rc" ]; then
   if grep -q '^LAB-FAILED: ' "$CONSOLE" 2>/dev/null; then

@@ -8,13 +8,15 @@
 //! search for a queue depth (`qd_search`), what a
 //! figure read back from a document may be (`plausible`), advise's
 //! judgements of its runs (`advise`) and of the stack's setup
-//! (`advise_stack`), and fio's SPRandom preconditioning model (`sprandom`).
+//! (`advise_stack`), fio's SPRandom preconditioning model (`sprandom`), and
+//! an md array's health and a degraded array's ceilings (`array_state`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
 
 pub mod advise;
 pub mod advise_stack;
+pub mod array_state;
 pub mod capacity;
 pub mod foreign;
 pub mod histogram;

@@ -133,6 +133,10 @@ pub fn split(targets: &[(Sized, Option<&DeviceCounters>)]) -> Vec<Warning> {
             };
             let why = QueueLimits::of_name(&m.name)
                 .and_then(|q| q.split_reason(piece, page_size()))
+                .or_else(|| degraded_md(&d.name).map(|k| format!(
+                    "{} is degraded ({k} member(s) down): md rebuilds each missing chunk from the survivors' pieces of its stripe through its stripe cache, in 4 KiB units, which reach the members merged only in part",
+                    d.name
+                )))
                 .unwrap_or_else(|| "no queue limit of the member explains it".into());
             out.push(Warning::MemberSplitRequests {
                 member: m.name.clone(),
@@ -145,4 +149,21 @@ pub fn split(targets: &[(Sized, Option<&DeviceCounters>)]) -> Vec<Warning> {
         }
     }
     out
+}
+
+/// The members an md array has down (`md/degraded`), when it is one and
+/// has any; read a few bytes at most.
+fn degraded_md(name: &str) -> Option<u64> {
+    use std::io::Read;
+    let path = crate::base::host::Host::real()
+        .class_block()
+        .join(name)
+        .join("md/degraded");
+    let mut s = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64)
+        .read_to_string(&mut s)
+        .ok()?;
+    s.trim().parse().ok().filter(|&k: &u64| k > 0)
 }

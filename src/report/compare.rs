@@ -197,7 +197,17 @@ fn direct_buffered(out: &mut String, d: &CompareDocument) {
     }
 }
 
+/// The array's geometry's member count when the md array under the
+/// volume is degraded (its `N`, which the members measured fall short of).
+fn degraded(d: &CompareDocument) -> Option<u32> {
+    let h = d.topology.root.md_health().filter(|h| h.degraded())?;
+    Some(h.of)
+}
+
 fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
+    if let Some(state) = &d.array_state {
+        let _ = writeln!(out, "ARRAY STATE: {}", Shown(state));
+    }
     if let Some(c) = d.ceilings.first() {
         let rules: Vec<&str> = d.ceilings.iter().map(|c| c.rule.as_str()).collect();
         let _ = writeln!(out, "ceilings ({}): {}", c.basis, rules.join("; "));
@@ -211,7 +221,7 @@ fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
         "O_DIRECT"
     };
     if let (Some(e), Some(c)) = (&d.stripe_efficiency, &d.efficiency_ceiling) {
-        stripe_efficiency(out, e, c, n, how);
+        stripe_efficiency(out, e, c, n, how, degraded(d));
     }
     if let Some(note) = &d.efficiency_note {
         let _ = writeln!(out, "  {note}");
@@ -221,14 +231,32 @@ fn ceilings_and_efficiency(out: &mut String, d: &CompareDocument) {
 /// The efficiency in two, and the larger loss named: the stripe layer
 /// against what its slowest member allows, the slowest member against the
 /// median. A slow member is the imbalance's loss, not the stripe layer's.
-fn stripe_efficiency(out: &mut String, e: &StripeEfficiency, c: &CeilingDoc, n: usize, how: &str) {
+/// `degraded`: the array's member count when it is degraded: the
+/// figure is then against the degraded ceiling, and its loss is the
+/// reconstruction's, not the stripe layer's.
+fn stripe_efficiency(
+    out: &mut String,
+    e: &StripeEfficiency,
+    c: &CeilingDoc,
+    n: usize,
+    how: &str,
+    degraded: Option<u32>,
+) {
     let pct = |f: f64| f * 100.0;
-    let _ = writeln!(
-        out,
-        "stripe efficiency, in two: volume ({n} workers, {how}) {:.1} MB/s, against {} (N = {n})",
-        mb_per_sec(e.volume_bytes_per_sec),
-        c.rule,
-    );
+    let _ = match degraded {
+        None => writeln!(
+            out,
+            "stripe efficiency, in two: volume ({n} workers, {how}) {:.1} MB/s, against {} (N = {n})",
+            mb_per_sec(e.volume_bytes_per_sec),
+            c.rule,
+        ),
+        Some(all) => writeln!(
+            out,
+            "degraded array, efficiency against its degraded ceiling, in two: volume ({n} workers, {how}) {:.1} MB/s, against {} (N = {all}, {n} members measured)",
+            mb_per_sec(e.volume_bytes_per_sec),
+            c.rule,
+        ),
+    };
     if e.waits_for_every_piece {
         let _ = writeln!(
             out,
@@ -271,6 +299,12 @@ fn stripe_efficiency(out: &mut String, e: &StripeEfficiency, c: &CeilingDoc, n: 
             Shown(&e.slowest),
             pct(e.imbalance),
             pct(e.stripe_layer)
+        ),
+        "stripe_layer" if degraded.is_some() => writeln!(
+            out,
+            "  the larger loss: the degraded array's reconstruction ({:.1}% of what its survivors allow: md rebuilds each missing chunk from the survivors' chunks of its stripe, through its stripe cache, which splits the members' requests); the members' imbalance costs {:.1}%",
+            pct(e.stripe_layer),
+            pct(1.0 - e.imbalance).max(0.0)
         ),
         "stripe_layer" => writeln!(
             out,
@@ -467,6 +501,7 @@ mod tests {
             schema_version: 1,
             tool: ToolInfo::this(),
             interrupted: false,
+            array_state: None,
             volume: "/dev/mapper/stripe".into(),
             topology: Topology {
                 target: "/dev/mapper/stripe".into(),

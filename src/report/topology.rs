@@ -89,9 +89,7 @@ pub fn render(t: &Topology) -> String {
         if let Some(q) = &d.queue {
             let _ = writeln!(out, "{pad}  {}", q.render());
         }
-        for m in &d.members {
-            line(m, depth + 1, out);
-        }
+        members(d, depth, out, line);
     }
     let mut out = format!("{} ({})\n", Shown(&t.target), Shown(&t.resolved));
     line(&t.root, 1, &mut out);
@@ -116,5 +114,101 @@ pub fn render(t: &Topology) -> String {
             _ => String::new(),
         }
     ));
+    // Said last too, where a reader's eye ends: the array is not whole.
+    if let Some(d) = t.root.md_health().and_then(|h| h.describe()) {
+        out.push_str(&format!("ARRAY STATE: {}\n", Shown(&d)));
+    }
     out
+}
+
+/// "state: clean; degraded: 1 of 6 members down (slot 2 empty); sync
+/// idle" or "state: clean, all 6 members in sync".
+fn md_state_line(st: &crate::device::topology::MdState, raid_disks: u32) -> String {
+    let h = st.health(raid_disks);
+    let mut s = format!("state: {}", st.array_state.as_deref().unwrap_or("?"));
+    match h.describe() {
+        Some(d) => s += &format!("; {}", d),
+        None => s += &format!(", all {raid_disks} members in sync"),
+    }
+    let limits = |l: &Option<crate::device::topology::SpeedLimit>| {
+        l.as_ref()
+            .map_or("?".into(), |l| format!("{} ({})", l.kb_per_sec, l.source))
+    };
+    if h.sync.is_none() {
+        s += &format!(
+            "; sync {}, speed limits min {} max {} KB/s",
+            st.sync_action.as_deref().unwrap_or("?"),
+            limits(&st.sync_speed_min),
+            limits(&st.sync_speed_max)
+        );
+    } else if let Some((done, total)) = st.sync_completed {
+        // The limits' figures are in the words above; here, whose they are.
+        let whose = |l: &Option<crate::device::topology::SpeedLimit>| {
+            l.as_ref().map_or("?", |l| l.source.as_str()).to_string()
+        };
+        s += &format!(
+            "; sync_completed {done}/{total} sectors (limits: min {}, max {})",
+            whose(&st.sync_speed_min),
+            whose(&st.sync_speed_max)
+        );
+    }
+    s
+}
+/// A member's role in its array: "slot 2, in_sync" or "slot 2, spare
+/// (being rebuilt, 4096 sectors done)".
+fn member_state(m: &crate::device::topology::MdMember) -> String {
+    let mut s = match m.slot {
+        Some(k) => format!("slot {k}, "),
+        None => "no slot, ".into(),
+    };
+    s += &if m.state.is_empty() {
+        "state ?".to_string()
+    } else {
+        m.state.join(",")
+    };
+    let in_sync = m.state.iter().any(|w| w == "in_sync");
+    if !in_sync && m.slot.is_some() && !m.state.iter().any(|w| w == "faulty") {
+        s += " (being rebuilt";
+        if let Some(r) = m.recovery_start {
+            s += &format!(", {r} sectors done");
+        }
+        s += ")";
+    }
+    s
+}
+
+/// A device's md state line, then its members, each followed by its role
+/// in the array, with a line for each empty slot where its member was.
+fn members(d: &Device, depth: usize, out: &mut String, line: fn(&Device, usize, &mut String)) {
+    use std::fmt::Write;
+    let pad = "  ".repeat(depth);
+    let state = d.md.as_ref().and_then(|m| m.state.as_ref());
+    if let (Some(m), Some(st)) = (&d.md, state) {
+        let _ = writeln!(out, "{pad}  {}", Shown(&md_state_line(st, m.raid_disks)));
+    }
+    let mut missing = state
+        .map_or(&[][..], |s| &s.missing_slots[..])
+        .iter()
+        .peekable();
+    for (k, m) in d.members.iter().enumerate() {
+        // An empty slot where the member was: md's order, with the gap.
+        while let Some(&&slot) = missing.peek() {
+            let at = state
+                .and_then(|s| s.members.iter().find(|x| x.name == m.name))
+                .and_then(|x| x.slot)
+                .unwrap_or(u32::try_from(k).unwrap_or(u32::MAX));
+            if slot > at {
+                break;
+            }
+            let _ = writeln!(out, "{pad}  (slot {slot}: missing, no device)");
+            missing.next();
+        }
+        line(m, depth + 1, out);
+        if let Some(x) = state.and_then(|s| s.members.iter().find(|x| x.name == m.name)) {
+            let _ = writeln!(out, "{pad}    md: {}", Shown(&member_state(x)));
+        }
+    }
+    for slot in missing {
+        let _ = writeln!(out, "{pad}  (slot {slot}: missing, no device)");
+    }
 }

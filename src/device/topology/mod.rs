@@ -115,6 +115,107 @@ pub struct MdInfo {
     /// `md/layout`: the raid5/6 algorithm or the raid10 near/far word
     /// (absent from documents written before it was read).
     pub layout: Option<u32>,
+    /// Its state: degraded, resyncing or recovering, and each member's
+    /// (absent from documents written before it was read).
+    pub state: Option<MdState>,
+}
+
+/// An md array's state as `md/` shows it; what is not there reads as
+/// unknown (`None`). Strings are as sysfs wrote them, trimmed: escape them
+/// before printing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MdState {
+    /// `md/array_state`: `clean`, `active`, `read-auto`, `inactive`, ...
+    pub array_state: Option<String>,
+    /// `md/degraded`: members missing or not yet in sync.
+    pub degraded: Option<u32>,
+    /// `md/sync_action`: `idle`, `resync`, `recover`, `check`, `repair`,
+    /// `reshape`, `frozen`.
+    pub sync_action: Option<String>,
+    /// `md/sync_completed` (sectors done, sectors in all), when one runs.
+    pub sync_completed: Option<(u64, u64)>,
+    /// `md/sync_speed`: KB/s over the last seconds, when one runs.
+    pub sync_speed: Option<u64>,
+    /// `md/sync_speed_min` and `md/sync_speed_max`, KB/s, and whether
+    /// each is the system's (`/proc/sys/dev/raid/speed_limit_*`) or the
+    /// array's own ("1000 (system)" / "200 (local)").
+    pub sync_speed_min: Option<SpeedLimit>,
+    pub sync_speed_max: Option<SpeedLimit>,
+    /// Every device md holds (`md/dev-*`), in slot order, spares last.
+    pub members: Vec<MdMember>,
+    /// The slots (0 to raid_disks-1) no device holds: members missing.
+    pub missing_slots: Vec<u32>,
+}
+
+/// A resync speed limit, KB/s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpeedLimit {
+    pub kb_per_sec: u64,
+    /// `system` or `local`, as md says it.
+    pub source: String,
+}
+
+/// One device of an md array (`md/dev-NAME/`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MdMember {
+    /// Kernel name (`loop2`).
+    pub name: String,
+    /// `slot`: its place in the array; None for a spare (`none`).
+    pub slot: Option<u32>,
+    /// `state`'s words: `in_sync`, `faulty`, `spare`, `write_mostly`,
+    /// `blocked`, `want_replacement`, `replacement`, ...
+    pub state: Vec<String>,
+    /// `recovery_start`: sectors of it rebuilt so far, while it recovers
+    /// (`none` when it is in sync).
+    pub recovery_start: Option<u64>,
+}
+
+impl MdState {
+    /// Its health, judged (`analysis::array_state`): `raid_disks` is the
+    /// array's member count.
+    pub fn health(&self, raid_disks: u32) -> crate::analysis::array_state::Health {
+        use crate::analysis::array_state::{judge, ArrayFacts};
+        judge(&ArrayFacts {
+            raid_disks,
+            degraded: self.degraded,
+            missing_slots: &self.missing_slots,
+            sync_action: self.sync_action.as_deref(),
+            sync_completed: self.sync_completed,
+            sync_speed: self.sync_speed,
+            speed_min: self.sync_speed_min.as_ref().map(|l| l.kb_per_sec),
+            speed_max: self.sync_speed_max.as_ref().map(|l| l.kb_per_sec),
+            members: self
+                .members
+                .iter()
+                .map(|m| (m.name.as_str(), m.slot, m.state.as_slice()))
+                .collect(),
+        })
+    }
+}
+
+impl Device {
+    /// The health of the first md array going down from here (through
+    /// single-member layers, such as dm-linear over md), when it shows
+    /// its state; None for a stack without one.
+    pub fn md_health(&self) -> Option<crate::analysis::array_state::Health> {
+        let mut d = self;
+        loop {
+            if let Some(m) = &d.md {
+                return m.state.as_ref().map(|s| s.health(m.raid_disks));
+            }
+            match d.members.as_slice() {
+                [only] => d = only,
+                _ => return None,
+            }
+        }
+    }
+}
+
+impl MdMember {
+    /// In sync: it holds what the array holds, and serves reads.
+    pub fn in_sync(&self) -> bool {
+        self.state.iter().any(|w| w == "in_sync") && !self.state.iter().any(|w| w == "faulty")
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -116,6 +116,8 @@ fn md_raid0_members_in_slot_order() {
     f.md("md0", "9:0", "raid0", 512 << 10, &["sdc", "sdb"]);
     let d = f.sources(None).device("md0", 0).unwrap();
     assert_eq!(d.kind, "md");
+    let state = d.md.as_ref().and_then(|m| m.state.clone()).unwrap();
+    assert_eq!(state.missing_slots, Vec::<u32>::new(), "both slots held");
     assert_eq!(
         d.md,
         Some(MdInfo {
@@ -123,6 +125,7 @@ fn md_raid0_members_in_slot_order() {
             raid_disks: 2,
             chunk_size: Some(512 << 10),
             layout: None,
+            state: Some(state),
         })
     );
     assert_eq!(names(&d), vec!["sdc", "sdb"]);
@@ -537,4 +540,190 @@ fn a_dm_table_that_is_dev_zero_or_a_fifo_is_not_read_forever() {
         read_dm_table(&ok).unwrap(),
         "vg-lv: 0 100 linear 9:0 2048\n"
     );
+}
+
+/// md's state files on array `name`, as the kernel writes them (with
+/// their newlines), and each member's `state`.
+fn md_state_files(f: &Fixture, name: &str, files: &[(&str, &str)], members: &[(&str, &str)]) {
+    let md = f.sys.join("class/block").join(name).join("md");
+    for (k, v) in files {
+        fs::write(md.join(k), format!("{v}\n")).unwrap();
+    }
+    for (m, st) in members {
+        fs::write(md.join(format!("dev-{m}/state")), format!("{st}\n")).unwrap();
+    }
+}
+
+/// Issue 42: a RAID6 of 6 with member 2 failed and removed
+/// (`mdadm --fail --remove`) showed four... leaves under "6 disks" and never
+/// said degraded. md keeps the slot count, drops rd2 and dev-loop2, and
+/// says `degraded` 1: topology shows the empty slot, each member's state,
+/// and the array degraded, in text and JSON.
+#[test]
+fn a_degraded_raid6_shows_its_empty_slot_and_says_degraded() {
+    let f = Fixture::new();
+    let names: Vec<String> = (0..6).map(|i| format!("loop{i}")).collect();
+    for (i, n) in names.iter().enumerate() {
+        f.dev(n, &format!("7:{i}"), 1 << 30);
+    }
+    let alive: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| *n != "loop2")
+        .collect();
+    f.md("md0", "9:0", "raid6", 64 << 10, &alive);
+    let md = f.sys.join("class/block/md0/md");
+    // md's own slots: rd0 rd1 rd3 rd4 rd5 (slot 2 empty), 6 raid disks.
+    for i in 0..5 {
+        fs::remove_file(md.join(format!("rd{i}"))).unwrap();
+    }
+    for (slot, m) in [0, 1, 3, 4, 5].iter().zip(&alive) {
+        symlink(format!("dev-{m}"), md.join(format!("rd{slot}"))).unwrap();
+    }
+    md_state_files(
+        &f,
+        "md0",
+        &[
+            ("raid_disks", "6"),
+            ("layout", "2"),
+            ("array_state", "clean"),
+            ("degraded", "1"),
+            ("sync_action", "idle"),
+            ("sync_completed", "none"),
+            ("sync_speed", "none"),
+            ("sync_speed_min", "1000 (system)"),
+            ("sync_speed_max", "200000 (system)"),
+        ],
+        &alive.iter().map(|m| (*m, "in_sync")).collect::<Vec<_>>(),
+    );
+    let d = f.sources(None).device("md0", 0).unwrap();
+    let st = d.md.as_ref().unwrap().state.clone().unwrap();
+    assert_eq!(st.missing_slots, vec![2]);
+    assert_eq!(st.degraded, Some(1));
+    assert_eq!(
+        st.members.iter().map(|m| m.slot).collect::<Vec<_>>(),
+        [0, 1, 3, 4, 5].map(Some)
+    );
+    assert_eq!(
+        st.sync_speed_min
+            .as_ref()
+            .map(|l| (l.kb_per_sec, l.source.as_str())),
+        Some((1000, "system"))
+    );
+    let h = d.md_health().unwrap();
+    assert!(h.degraded());
+    assert_eq!(
+        h.describe().as_deref(),
+        Some("degraded: 1 of 6 members down (slot 2 empty)")
+    );
+    let text = crate::report::topology::render(&topo(d.clone()));
+    assert!(
+        text.contains("md raid6 (6 disks: 4 data + 2 parity"),
+        "{text}"
+    );
+    assert!(text.contains("state: clean; degraded: 1 of 6 members down (slot 2 empty); sync idle, speed limits min 1000 (system) max 200000 (system) KB/s"), "{text}");
+    // The gap is where the member was, between loop1 and loop3.
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s}: {text}"));
+    assert!(at("loop1 [") < at("(slot 2: missing, no device)"));
+    assert!(at("(slot 2: missing, no device)") < at("loop3 ["));
+    assert!(text.contains("md: slot 3, in_sync"), "{text}");
+    assert!(
+        text.ends_with("ARRAY STATE: degraded: 1 of 6 members down (slot 2 empty)\n"),
+        "{text}"
+    );
+    // The JSON keeps it, and reads back the same.
+    use crate::document::facts::{Shape, TopologyDef};
+    let t = topo(d);
+    let json = serde_json::to_value(TopologyDef::doc(&t)).unwrap();
+    let s = &json["root"]["md"]["state"];
+    assert_eq!(s["degraded"], 1);
+    assert_eq!(s["missing_slots"], serde_json::json!([2]));
+    assert_eq!(s["members"][2]["name"], "loop3");
+    assert_eq!(s["members"][2]["state"], serde_json::json!(["in_sync"]));
+    assert_eq!(s["sync_speed_max"]["kb_per_sec"], 200000);
+    assert_eq!(TopologyDef::deserialize(json).unwrap(), t);
+}
+
+/// A RAID5 recovering a member added back: md gives it its slot again,
+/// `spare` until it is in sync, and says how far (`sync_completed`), how
+/// fast and within which limits.
+#[test]
+fn a_recovering_raid5_says_how_far_how_fast_and_which_member() {
+    let f = Fixture::new();
+    for i in 0..5 {
+        f.dev(&format!("loop{i}"), &format!("7:{i}"), 1 << 30);
+    }
+    f.md(
+        "md0",
+        "9:0",
+        "raid5",
+        64 << 10,
+        &["loop0", "loop1", "loop2", "loop3", "loop4"],
+    );
+    md_state_files(
+        &f,
+        "md0",
+        &[
+            ("array_state", "active"),
+            ("degraded", "1"),
+            ("sync_action", "recover"),
+            ("sync_completed", "32768 / 131072"),
+            ("sync_speed", "198"),
+            ("sync_speed_min", "1 (local)"),
+            ("sync_speed_max", "200 (local)"),
+        ],
+        &[
+            ("loop0", "in_sync"),
+            ("loop1", "in_sync"),
+            ("loop2", "spare"),
+            ("loop3", "in_sync"),
+            ("loop4", "in_sync"),
+        ],
+    );
+    fs::write(
+        f.sys.join("class/block/md0/md/dev-loop2/recovery_start"),
+        "32768\n",
+    )
+    .unwrap();
+    let d = f.sources(None).device("md0", 0).unwrap();
+    let h = d.md_health().unwrap();
+    assert_eq!(h.rebuilding, vec!["loop2"]);
+    assert!(h.excused("loop2").is_some() && h.excused("loop1").is_none());
+    let said = "degraded: 1 of 5 members down (loop2 being rebuilt); recover 25.0% done at 198 KB/s (limits 1 to 200 KB/s)";
+    assert_eq!(h.describe().as_deref(), Some(said));
+    let text = crate::report::topology::render(&topo(d));
+    assert!(
+        text.contains(&format!(
+            "state: active; {said}; sync_completed 32768/131072 sectors (limits: min local, max local)"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("md: slot 2, spare (being rebuilt, 32768 sectors done)"),
+        "{text}"
+    );
+    assert!(!text.contains("missing"), "{text}");
+}
+
+/// Hostile sysfs: a state file of a megabyte and control characters is
+/// read a page at most, and printed escaped, on one line.
+#[test]
+fn md_state_strings_are_bounded_and_escaped() {
+    let f = Fixture::new();
+    for i in 0..2 {
+        f.dev(&format!("loop{i}"), &format!("7:{i}"), 1 << 30);
+    }
+    f.md("md0", "9:0", "raid1", 0, &["loop0", "loop1"]);
+    let long = format!("clean\x1b[31m\n{}", "x".repeat(1 << 20));
+    md_state_files(
+        &f,
+        "md0",
+        &[("array_state", &long)],
+        &[("loop0", "in_sync\x07")],
+    );
+    let d = f.sources(None).device("md0", 0).unwrap();
+    let st = d.md.as_ref().unwrap().state.clone().unwrap();
+    assert!(st.array_state.as_ref().unwrap().len() <= 4096);
+    let text = crate::report::topology::render(&topo(d));
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
 }

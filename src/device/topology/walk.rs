@@ -9,8 +9,18 @@ use anyhow::Result;
 
 use super::*;
 
+/// A sysfs attribute, trimmed: a page at most (what sysfs shows of one;
+/// a fixture tree's file is cut there too), so a hostile or endless file
+/// costs no more than that.
 pub(super) fn read_trim(p: &Path) -> Option<String> {
-    fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+    use std::io::Read;
+    let mut buf = Vec::new();
+    fs::File::open(p)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).trim().to_string())
 }
 
 pub(super) fn read_num<T: std::str::FromStr>(p: &Path) -> Option<T> {
@@ -84,6 +94,7 @@ impl Sources {
                 raid_disks: read_num(&md.join("raid_disks")).unwrap_or(0),
                 chunk_size: read_num(&md.join("chunk_size")).filter(|&c: &u64| c > 0),
                 layout: read_num(&md.join("layout")),
+                state: None,
             };
             // rd0, rd1, ... link to dev-<member>: the member order.
             let mut slots: Vec<(u32, String)> = fs::read_dir(&md)
@@ -104,6 +115,7 @@ impl Sources {
                 })
                 .unwrap_or_default();
             slots.sort();
+            let state = md_state(&md, info.raid_disks, &slots);
             member_names = slots.into_iter().map(|(_, m)| m).collect();
             let mut g =
                 level::Geometry::md(&info.level, info.raid_disks, info.chunk_size, info.layout);
@@ -117,7 +129,10 @@ impl Sources {
                 g.member_offsets.clear();
             }
             d.geometry = Some(g);
-            d.md = Some(info);
+            d.md = Some(MdInfo {
+                state: Some(state),
+                ..info
+            });
         } else if dir.join("dm").is_dir() {
             d.kind = "dm".into();
             let dm_name = read_trim(&dir.join("dm/name")).unwrap_or_default();
@@ -402,4 +417,86 @@ fn parse_dm_mirror(args: &[String]) -> Option<Vec<&String>> {
     let ndevs: usize = args.get(2 + nlog)?.parse().ok()?;
     let legs = args.get(3 + nlog..3 + nlog + 2 * ndevs)?;
     Some(legs.iter().step_by(2).collect())
+}
+
+/// The most `md/dev-*` entries read: md allows at most a few thousand
+/// devices in an array.
+const MD_DEVS_MAX: usize = 4096;
+
+/// An md array's state (`md/`), its devices (`md/dev-*`) in slot order
+/// and the slots of `raid_disks` that none holds. `slots`: the `rdN`
+/// links (slot, member), which say what holds each slot.
+pub(super) fn md_state(md: &Path, raid_disks: u32, slots: &[(u32, String)]) -> MdState {
+    let word = |name: &str| read_trim(&md.join(name)).filter(|s| !s.is_empty());
+    let mut members: Vec<MdMember> = fs::read_dir(md)
+        .map(|rd| {
+            rd.flatten()
+                .take(MD_DEVS_MAX)
+                .filter_map(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    let name = n.strip_prefix("dev-")?.to_string();
+                    let dir = e.path();
+                    let slot = slots
+                        .iter()
+                        .find(|(_, m)| *m == name)
+                        .map(|(k, _)| *k)
+                        .or_else(|| read_num(&dir.join("slot")));
+                    Some(MdMember {
+                        slot,
+                        state: read_trim(&dir.join("state"))
+                            .map(|s| {
+                                s.split(',')
+                                    .map(|w| w.trim().to_string())
+                                    .filter(|w| !w.is_empty())
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                        recovery_start: read_num(&dir.join("recovery_start")),
+                        name,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    members.sort_by(|a, b| {
+        (a.slot.is_none(), a.slot, &a.name).cmp(&(b.slot.is_none(), b.slot, &b.name))
+    });
+    let missing_slots = if slots.is_empty() {
+        // No rdN at all (an inactive array, or a tree without them): say nothing.
+        Vec::new()
+    } else {
+        (0..raid_disks.min(MD_DEVS_MAX as u32))
+            .filter(|s| slots.iter().all(|(k, _)| k != s))
+            .collect()
+    };
+    MdState {
+        array_state: word("array_state"),
+        degraded: read_num(&md.join("degraded")),
+        sync_action: word("sync_action"),
+        sync_completed: word("sync_completed").and_then(|s| parse_completed(&s)),
+        sync_speed: read_num(&md.join("sync_speed")),
+        sync_speed_min: word("sync_speed_min").and_then(|s| parse_limit(&s)),
+        sync_speed_max: word("sync_speed_max").and_then(|s| parse_limit(&s)),
+        members,
+        missing_slots,
+    }
+}
+
+/// `md/sync_completed`: "done / total" sectors; "none" when none runs.
+fn parse_completed(s: &str) -> Option<(u64, u64)> {
+    let (a, b) = s.split_once('/')?;
+    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+}
+
+/// `md/sync_speed_min`/`_max`: "1000 (system)" or "200 (local)".
+fn parse_limit(s: &str) -> Option<SpeedLimit> {
+    let mut w = s.split_whitespace();
+    let kb_per_sec = w.next()?.parse().ok()?;
+    let source = w
+        .next()
+        .map(|x| x.trim_matches(|c| c == '(' || c == ')'))
+        .filter(|x| *x == "system" || *x == "local")
+        .unwrap_or("local")
+        .to_string();
+    Some(SpeedLimit { kb_per_sec, source })
 }

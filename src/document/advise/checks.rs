@@ -986,12 +986,22 @@ pub fn slow_members(
     crowded: Option<(usize, usize)>,
 ) -> (crate::document::compare::Verdict, Vec<Finding>) {
     use crate::analysis::slow_member::{judge, Figure};
+    let members = topo.stripe_members();
+    // A member md is rebuilding (or failed) is busy, not slow: never judged.
+    let health = topo.root.md_health();
+    let excused = |path: &str| {
+        health.as_ref().is_some_and(|h| {
+            members
+                .iter()
+                .any(|d| d.path == path && h.excused(&d.name).is_some())
+        })
+    };
     let figures: Vec<(String, Option<Figure>)> = samples
         .iter()
+        .filter(|(m, _)| !excused(m))
         .map(|(m, s)| (m.clone(), Figure::of(m, s)))
         .collect();
     let v = judge(&figures, "together", crowded);
-    let members = topo.stripe_members();
     let mb = |b: f64| format!("{:.1} MB/s", mb_per_sec(b));
     let ms = |ns: f64| format!("{:.1} ms", ns / 1e6);
     let mut out = Vec::new();

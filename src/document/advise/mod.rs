@@ -366,8 +366,10 @@ impl FindingsDocument {
     }
 }
 
-/// The document, findings sorted worst first (the array's state first
-/// within a severity, then by check and device).
+/// The document, findings sorted: the array's state first (a degraded or
+/// resyncing array makes every other figure low, so it is said before
+/// any of them, whatever its severity), then worst first, then by check
+/// and device.
 #[allow(clippy::too_many_arguments)]
 pub fn assemble(
     volume: String,
@@ -381,9 +383,9 @@ pub fn assemble(
     interrupted: bool,
 ) -> FindingsDocument {
     findings.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then((a.check != "state").cmp(&(b.check != "state")))
+        (a.check != "state")
+            .cmp(&(b.check != "state"))
+            .then(b.severity.cmp(&a.severity))
             .then(a.check.cmp(&b.check))
             .then(a.devices.cmp(&b.devices))
     });

@@ -40,6 +40,7 @@ fn md(name: &str, level: &str, chunk: u64, members: Vec<Device>) -> Device {
             raid_disks: n,
             chunk_size: Some(chunk),
             layout: None,
+            state: None,
         }),
         leaf: None,
         geometry: Some(Geometry::md(level, n, Some(chunk), None)),
@@ -1309,4 +1310,67 @@ fn a_member_on_another_controller_is_found() {
         "{}",
         f[0].title
     );
+}
+
+/// Issue 42: a member md is rebuilding is written by the recovery as fast
+/// as its limits allow: slow beside the others, but busy, not at fault;
+/// advise never flags it. And an array resyncing (medium) is said before
+/// a high finding of another check: every other figure is low meanwhile.
+#[test]
+fn a_member_being_rebuilt_is_never_slow_and_the_arrays_state_ranks_first() {
+    use crate::analysis::slow_member::Sample;
+    use crate::device::topology::{MdMember, MdState};
+    let (mut t, s) = raid5_array();
+    t.root.md.as_mut().unwrap().state = Some(MdState {
+        degraded: Some(1),
+        sync_action: Some("recover".into()),
+        members: (0..4)
+            .map(|i| MdMember {
+                name: format!("loop{i}"),
+                slot: Some(i),
+                state: vec![if i == 2 { "spare" } else { "in_sync" }.into()],
+                recovery_start: None,
+            })
+            .collect(),
+        ..Default::default()
+    });
+    let sample = |mb: f64| Sample::measured(mb * 1e6, Some(5_000_000), 200);
+    let runs = |mb: [f64; 3]| mb.iter().map(|&m| sample(m)).collect::<Vec<_>>();
+    let samples = vec![
+        ("/dev/loop0".to_string(), runs([100.0, 102.0, 98.0])),
+        ("/dev/loop1".to_string(), runs([101.0, 99.0, 100.0])),
+        ("/dev/loop2".to_string(), runs([30.0, 31.0, 29.0])),
+        ("/dev/loop3".to_string(), runs([99.0, 100.0, 103.0])),
+    ];
+    let (v, slow) = slow_members(&t, &samples, None);
+    assert!(v.judged() && v.flagged.is_empty(), "{v:?}");
+    assert!(slow.is_empty());
+    // A resync (medium) before a high finding of another check.
+    let mut s2 = s.clone();
+    set(&mut s2, "md1", |f| {
+        f.md = Some(MdFacts {
+            sync_action: Some("resync".into()),
+            degraded: Some(0),
+            ..Default::default()
+        })
+    });
+    let mut all = static_findings(&t, &s2);
+    let mut high = all.iter().find(|f| f.id == "resync").unwrap().clone();
+    high.id = "made-up-high".into();
+    high.check = "queue".into();
+    high.severity = Severity::High;
+    all.push(high);
+    let b = plan(&t, &s2, &options(false));
+    let doc = assemble(
+        "/dev/md1".into(),
+        t,
+        &s2,
+        &b,
+        all,
+        Vec::new(),
+        None,
+        1.0,
+        false,
+    );
+    assert_eq!(doc.findings[0].id, "resync", "{:?}", ids(&doc.findings));
 }

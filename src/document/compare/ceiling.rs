@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::health::PhaseStatus;
 use super::kind::PhaseKind;
 use super::phase::Phase;
+use crate::analysis::array_state::degraded_read_ceiling;
 use crate::analysis::stripe_loss::{split, ABOVE_NOISE};
 use crate::analysis::summary::median;
 use crate::device::topology::level::{Direction, Geometry};
@@ -67,18 +68,37 @@ pub fn geometry(topo: &Topology, n: usize) -> (Geometry, String) {
     (g, format!("{what}: no RAID geometry known, taken as RAID0"))
 }
 
-/// The read and the write ceiling of the volume.
+/// The read and the write ceiling of the volume. On a degraded md array
+/// the read ceiling is the degraded one (`analysis::array_state`): a read
+/// of a missing member's chunk reads every survivor's chunk of its stripe,
+/// so the healthy N × member does not hold.
 pub fn ceilings(topo: &Topology, n: usize) -> Vec<CeilingDoc> {
     let (g, basis) = geometry(topo, n);
+    let health = topo.root.md_health().filter(|h| h.degraded());
     [(Direction::Read, "read"), (Direction::Write, "write")]
         .into_iter()
         .map(|(dir, name)| {
             let c = g.ceiling(dir);
-            CeilingDoc {
-                direction: name.into(),
-                rule: c.rule,
-                members: c.members,
-                basis: basis.clone(),
+            let degraded = health
+                .as_ref()
+                .filter(|_| dir == Direction::Read)
+                .and_then(|h| {
+                    degraded_read_ceiling(&g.level, g.members, g.data, g.parity, h.down)
+                        .map(|(members, rule)| (members, rule, h.describe().unwrap_or_default()))
+                });
+            match degraded {
+                Some((members, rule, state)) => CeilingDoc {
+                    direction: name.into(),
+                    rule,
+                    members,
+                    basis: format!("{basis}; {state}"),
+                },
+                None => CeilingDoc {
+                    direction: name.into(),
+                    rule: c.rule,
+                    members: c.members,
+                    basis: basis.clone(),
+                },
             }
         })
         .collect()
@@ -119,10 +139,13 @@ pub struct StripeEfficiency {
 /// the median, from the members together. Only phases whose status is ok
 /// count; each member's rate is the median of its ok runs. With the note a
 /// reader needs: why there is none, or why above 100 % can be.
+/// `excused`: members left out of the slowest and the median (a member
+/// md is rebuilding is busy with the rebuild's writes, not slow).
 pub fn efficiency(
     runs: &[&Phase],
     ceilings: &[CeilingDoc],
     geometry: &Geometry,
+    excused: &[String],
 ) -> (Option<StripeEfficiency>, Option<CeilingDoc>, Option<String>) {
     let ok = |p: &&&Phase| p.status == PhaseStatus::Ok;
     let together: Vec<&Phase> = runs
@@ -171,6 +194,7 @@ pub fn efficiency(
         .targets
         .iter()
         .map(|t| t.path.as_str())
+        .filter(|p| !excused.iter().any(|e| e == p))
         .collect();
     let rates: Vec<f64> = paths
         .iter()
@@ -189,6 +213,14 @@ pub fn efficiency(
     let Some(c) = ceilings.iter().find(|c| c.direction == dir).cloned() else {
         return (None, None, None);
     };
+    if c.members <= 0.0 {
+        // A degraded array past what its parity holds: nothing to reach.
+        return (
+            None,
+            Some(c.clone()),
+            Some(format!("no efficiency: {}", c.rule)),
+        );
+    }
     // A mirror's read goes to one copy; everything else (stripes, parity,
     // every copy written) waits for each member's piece.
     let waits = writes || !geometry.mirrors();

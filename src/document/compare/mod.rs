@@ -74,6 +74,12 @@ pub struct CompareDocument {
     pub volume: String,
     #[serde(with = "crate::document::facts::TopologyDef")]
     pub topology: Topology,
+    /// The md array's state when it is not whole or idle ("degraded: 1 of
+    /// 6 members down (slot 2 empty)", "recover 12.5% done at ..."), as
+    /// `analysis::array_state` says it; absent when healthy, and from
+    /// older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array_state: Option<String>,
     /// The file the volume phases read, on a mounted volume.
     pub test_file: Option<String>,
     /// The first run of each phase kind, in order.
@@ -282,14 +288,29 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
         .fold(volume.repeat.max(1), usize::max);
     let (phases, repeats): (Vec<Phase>, Vec<Phase>) = runs.into_iter().partition(|p| p.repeat <= 1);
     let all: Vec<&Phase> = phases.iter().chain(&repeats).collect();
-    let (mut members, verdict) = member_results(&all);
+    let health = volume.topology.root.md_health();
+    let excused = excused_members(&volume.topology, health.as_ref());
+    let (mut members, verdict) = member_results(&all, &excused);
     let n = members.len();
     let ceilings = ceilings(&volume.topology, n);
     let (geometry, _) = geometry(&volume.topology, n);
+    let excused_paths: Vec<String> = excused.iter().map(|(p, _)| p.clone()).collect();
     let (stripe_efficiency, efficiency_ceiling, efficiency_note) =
-        ceiling::efficiency(&all, &ceilings, &geometry);
+        ceiling::efficiency(&all, &ceilings, &geometry, &excused_paths);
     let direct_buffered = direct_buffered::pairs(&all);
     let mut notes = volume.notes;
+    let array_state = health.as_ref().and_then(|h| h.describe());
+    if let Some(h) = health.as_ref().filter(|h| h.degraded()) {
+        notes.push(format!(
+            "the array is degraded ({} of {} members down): its figures are a degraded array's, not what it gives whole; the read ceiling is the degraded one",
+            h.down, h.of
+        ));
+    }
+    for (path, why) in &excused {
+        notes.push(format!(
+            "{path} is not judged against the other members: it is {why}"
+        ));
+    }
     if interrupted {
         notes.push(format!(
             "interrupted: {count} of the phases ran; the figures cover what was measured"
@@ -306,6 +327,7 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
         schema_version: crate::document::run::SCHEMA_VERSION,
         tool: ToolInfo::this(),
         interrupted,
+        array_state,
         volume: volume.volume,
         test_file: volume.test_file,
         topology: volume.topology,
@@ -399,10 +421,30 @@ fn alone_moments<'a>(runs: &[&'a Phase]) -> Moments<'a> {
     moments
 }
 
+/// The members compare drives that must not be judged against the
+/// others (`analysis::array_state::Health::excused`: being rebuilt, or
+/// failed), by path, with why.
+fn excused_members(
+    topo: &Topology,
+    health: Option<&crate::analysis::array_state::Health>,
+) -> Vec<(String, String)> {
+    let Some(h) = health else {
+        return Vec::new();
+    };
+    topo.stripe_members()
+        .iter()
+        .filter_map(|d| h.excused(&d.name).map(|w| (d.path.clone(), w.to_string())))
+        .collect()
+}
+
 /// Each member of the members-together phase: its rate (the median of the
 /// runs without errors), its share of their total, its rate alone, its
 /// figure for the verdict; and the verdict. No member without that phase.
-pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
+/// The members `excused` (by path) are measured and shown, never judged.
+pub fn member_results(
+    runs: &[&Phase],
+    excused: &[(String, String)],
+) -> (Vec<MemberResult>, Option<Verdict>) {
     let Some(together) = runs.iter().find(|p| p.kind == PhaseKind::Together) else {
         return (Vec::new(), None);
     };
@@ -473,8 +515,12 @@ pub fn member_results(runs: &[&Phase]) -> (Vec<MemberResult>, Option<Verdict>) {
     let d = &together.document;
     let crowded =
         (!solo && d.workers.len() > d.host.cpus).then_some((d.workers.len(), d.host.cpus));
+    let judged: Vec<(String, Option<Figure>)> = figures
+        .into_iter()
+        .filter(|(p, _)| !excused.iter().any(|(e, _)| e == p))
+        .collect();
     (
         members,
-        Some(slow_member::judge(&figures, source, crowded).into()),
+        Some(slow_member::judge(&judged, source, crowded).into()),
     )
 }

@@ -53,6 +53,7 @@ fn volume_of(md: Option<(&str, u32)>) -> Volume {
             raid_disks: n,
             chunk_size: Some(65536),
             layout: None,
+            state: None,
         }),
         dm: None,
         btrfs: None,
@@ -772,4 +773,127 @@ fn stripe_efficiency_blames_the_imbalance_not_the_stripe_layer_for_a_slow_member
         text.contains("  the larger loss: the members' imbalance"),
         "{text}"
     );
+}
+
+/// A RAID6 of 6 with slot 5 empty and loop3 being rebuilt (md writes it
+/// as its resync limits allow), as `topology` reads it.
+fn degraded_raid6() -> Volume {
+    use crate::device::topology::{Device, MdMember, MdState};
+    let mut v = volume_of(Some(("raid6", 6)));
+    let leaf = |i: usize| Device {
+        name: format!("loop{i}"),
+        dev: format!("7:{i}"),
+        path: format!("/dev/loop{i}"),
+        kind: "loop".into(),
+        parent: None,
+        md: None,
+        dm: None,
+        btrfs: None,
+        leaf: None,
+        queue: None,
+        geometry: None,
+        members: Vec::new(),
+    };
+    let root = &mut v.topology.root;
+    root.members = (0..5).map(leaf).collect();
+    root.md.as_mut().unwrap().state = Some(MdState {
+        array_state: Some("active".into()),
+        degraded: Some(2),
+        sync_action: Some("recover".into()),
+        sync_completed: Some((1024, 131072)),
+        sync_speed: Some(200),
+        members: (0..5)
+            .map(|i| MdMember {
+                name: format!("loop{i}"),
+                slot: Some(i as u32),
+                state: vec![if i == 3 { "spare" } else { "in_sync" }.into()],
+                recovery_start: None,
+            })
+            .collect(),
+        missing_slots: vec![5],
+        ..Default::default()
+    });
+    v
+}
+
+/// Issue 42: on a degraded RAID5 compare said nothing of it, measured the
+/// volume against the healthy "N × member" reads and would call a member
+/// being rebuilt slow. The read ceiling is the degraded one, the member
+/// being rebuilt is measured but never judged (nor taken as the
+/// slowest), and the array's state is said.
+#[test]
+fn a_degraded_array_gets_its_degraded_ceiling_and_a_member_being_rebuilt_is_never_slow() {
+    let runs = members_together(5, 3, |i, r| {
+        if i == 3 {
+            10.0e6
+        } else {
+            75.0e6 * (1.0 + 0.05 * noise(i, r))
+        }
+    });
+    let d = assemble(degraded_raid6(), runs, false);
+    let read = d.ceilings.iter().find(|c| c.direction == "read").unwrap();
+    assert_eq!(read.members, 4.0, "(N-2) × member, not N");
+    assert!(
+        read.rule
+            .starts_with("degraded RAID6 reads: (N-2) × member (2 of 6 down"),
+        "{read:?}"
+    );
+    assert!(
+        read.basis
+            .contains("degraded: 2 of 6 members down (slot 5 empty; loop3 being rebuilt)"),
+        "{read:?}"
+    );
+    let v = d.verdict.as_ref().unwrap();
+    assert!(v.flagged.is_empty(), "{v:?}");
+    assert!(!d.members[3].slow);
+    assert_eq!(d.slowest, None);
+    let e = d.stripe_efficiency.as_ref().unwrap();
+    assert_ne!(
+        e.slowest, "/dev/loop3",
+        "the rebuilt member is not the slowest"
+    );
+    assert_eq!(
+        d.array_state.as_deref(),
+        Some("degraded: 2 of 6 members down (slot 5 empty; loop3 being rebuilt); recover 0.8% done at 200 KB/s")
+    );
+    assert!(
+        d.notes.iter().any(|n| n
+            .contains("/dev/loop3 is not judged against the other members: it is being rebuilt")),
+        "{:?}",
+        d.notes
+    );
+    let text = crate::report::compare::render(&d);
+    assert!(
+        text.contains("ARRAY STATE: degraded: 2 of 6 members down"),
+        "{text}"
+    );
+    assert!(
+        text.contains("degraded array, efficiency against its degraded ceiling, in two:"),
+        "{text}"
+    );
+    assert!(text.contains("(N = 6, 5 members measured)"), "{text}");
+    assert!(!text.contains("SLOW"), "{text}");
+    assert!(!text.contains("RAID6 reads: N × member"), "{text}");
+    // The JSON says it too, and reads back.
+    let json = serde_json::to_value(&d).unwrap();
+    assert_eq!(json["array_state"], d.array_state.clone().unwrap());
+    let back: CompareDocument = serde_json::from_value(json).unwrap();
+    assert_eq!(back, d);
+}
+
+/// A healthy array keeps the healthy ceiling and says no state.
+#[test]
+fn a_whole_array_keeps_n_times_member_and_says_no_state() {
+    let mut v = degraded_raid6();
+    let st = v.topology.root.md.as_mut().unwrap().state.as_mut().unwrap();
+    st.degraded = Some(0);
+    st.sync_action = Some("idle".into());
+    st.missing_slots.clear();
+    st.members[3].state = vec!["in_sync".into()];
+    v.topology.root.md.as_mut().unwrap().raid_disks = 5;
+    let d = assemble(v, members_together(5, 1, |_, _| 75.0e6), false);
+    let read = d.ceilings.iter().find(|c| c.direction == "read").unwrap();
+    assert_eq!(read.members, 5.0);
+    assert_eq!(d.array_state, None);
+    assert!(!crate::report::compare::render(&d).contains("ARRAY STATE"));
 }

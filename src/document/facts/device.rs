@@ -10,7 +10,9 @@ use crate::device::devstat::DeviceCounters;
 use crate::device::knobs::HeldSetting;
 use crate::device::queue::QueueLimits;
 use crate::device::topology::level::Geometry;
-use crate::device::topology::{BtrfsInfo, Device, DmInfo, LeafInfo, MdInfo, Topology};
+use crate::device::topology::{
+    BtrfsInfo, Device, DmInfo, LeafInfo, MdInfo, MdMember, MdState, SpeedLimit, Topology,
+};
 use crate::device::TargetKind;
 
 #[derive(Serialize, Deserialize)]
@@ -68,6 +70,50 @@ pub struct MdInfoDef {
     /// Absent from documents written before it was read.
     #[serde(default)]
     pub layout: Option<u32>,
+    /// The array's state (degraded, resync or recovery, each member's);
+    /// absent from documents written before it was read.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "Opt::<MdStateDef>"
+    )]
+    pub state: Option<MdState>,
+}
+
+/// `md/`'s state files, as `device::topology::MdState` says.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "MdState")]
+pub struct MdStateDef {
+    pub array_state: Option<String>,
+    pub degraded: Option<u32>,
+    pub sync_action: Option<String>,
+    /// [sectors done, sectors in all], while a resync or recovery runs.
+    pub sync_completed: Option<(u64, u64)>,
+    /// KB/s.
+    pub sync_speed: Option<u64>,
+    #[serde(with = "Opt::<SpeedLimitDef>")]
+    pub sync_speed_min: Option<SpeedLimit>,
+    #[serde(with = "Opt::<SpeedLimitDef>")]
+    pub sync_speed_max: Option<SpeedLimit>,
+    #[serde(with = "Many::<MdMemberDef>")]
+    pub members: Vec<MdMember>,
+    pub missing_slots: Vec<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "SpeedLimit")]
+pub struct SpeedLimitDef {
+    pub kb_per_sec: u64,
+    pub source: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "MdMember")]
+pub struct MdMemberDef {
+    pub name: String,
+    pub slot: Option<u32>,
+    pub state: Vec<String>,
+    pub recovery_start: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -186,6 +232,9 @@ shape! {
     TopologyDef => Topology,
     DeviceDef => Device,
     MdInfoDef => MdInfo,
+    MdStateDef => MdState,
+    SpeedLimitDef => SpeedLimit,
+    MdMemberDef => MdMember,
     DmInfoDef => DmInfo,
     BtrfsInfoDef => BtrfsInfo,
     LeafInfoDef => LeafInfo,
