@@ -217,24 +217,6 @@ fn mean_mb(secs: &[Option<u64>], a: u64, b: u64) -> Option<f64> {
     (!had.is_empty()).then(|| had.iter().sum::<u64>() as f64 / had.len() as f64 / 1e6)
 }
 
-/// Text from outside, fit for SVG and HTML markup: control characters
-/// shown ([`crate::base::error::show_text`]), markup characters escaped.
-pub fn xml(text: &str) -> String {
-    let shown = crate::base::error::show_text(text);
-    let mut out = String::with_capacity(shown.len());
-    for c in shown.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// A colour of the scale (viridis: dark for slow, yellow for fast), at
 /// `x` from 0 to 1.
 pub fn scale(x: f64) -> (u8, u8, u8) {
@@ -372,7 +354,7 @@ fn row_labels(s: &mut String, m: &Members, rh: f64) {
             "<text x=\"{:.0}\" y=\"{y:.1}\" font-size=\"{size:.0}\" text-anchor=\"end\">#{} {} {:.1}</text>",
             LEFT - 6.0,
             r + 1,
-            xml(&short),
+            crate::report::escape::xml(&short),
             m.rows[r].bytes_per_sec / 1e6
         );
     }
@@ -484,9 +466,9 @@ pub fn sorted_svg(m: &Members) -> String {
         WIDTH / 2,
         m.unit,
         WIDTH / 2,
-        xml(&m.fence_words()),
+        crate::report::escape::xml(&m.fence_words()),
         WIDTH / 2,
-        xml(&m.extremes(3))
+        crate::report::escape::xml(&m.extremes(3))
     );
     // The y axis, five ticks.
     for k in 0..=5 {

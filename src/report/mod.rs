@@ -19,6 +19,7 @@ pub mod compare;
 pub mod csv;
 pub mod diff;
 pub mod dry_run;
+pub mod escape;
 pub mod fio_json;
 pub mod fio_log;
 #[cfg(test)]

@@ -4,21 +4,7 @@
 
 use std::fmt::Write;
 
-/// Escapes text for HTML element content and quoted attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::report::escape::esc;
 
 /// Text with its control characters (but newlines and tabs) shown as
 /// `\xNN`: a file's content in a page, where a raw control byte is not
