@@ -471,15 +471,7 @@ fn make_new(
     if layout == CreateLayout::Fill {
         return fill_new(path, size, seed, what);
     }
-    let f: File = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .with_context(|| format!("cannot create {what} {}", path.display()))?;
-    let made_as = f
-        .metadata()
-        .map(|m| (m.dev(), m.ino()))
-        .with_context(|| format!("cannot stat {what} {}", path.display()))?;
+    let (f, made_as) = create_own(path, what)?;
     if layout == CreateLayout::Allocate {
         // SAFETY: the fd is open for writing; fallocate reads no memory.
         let r = unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) };
@@ -498,8 +490,10 @@ fn make_new(
     Ok(made_as)
 }
 
-fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<(u64, u64)> {
-    let mut f: File = OpenOptions::new()
+/// A file made here and nowhere else (O_EXCL), with the (device, inode)
+/// it was made as.
+fn create_own(path: &Path, what: &str) -> Result<(File, (u64, u64))> {
+    let f: File = OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
@@ -508,6 +502,11 @@ fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<(u64, u64)>
         .metadata()
         .map(|m| (m.dev(), m.ino()))
         .with_context(|| format!("cannot stat {what} {}", path.display()))?;
+    Ok((f, made_as))
+}
+
+fn fill_new(path: &Path, size: u64, seed: u64, what: &str) -> Result<(u64, u64)> {
+    let (mut f, made_as) = create_own(path, what)?;
     let mut rng = Rng::new(seed);
     let mut chunk = vec![0u8; 1 << 20];
     let mut left = size;

@@ -2806,6 +2806,14 @@ fn files(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
     Ok(())
 }
 
+/// The job's `--size` so far (size=, each file's share of it).
+fn region_size(d: &Draft) -> Option<u64> {
+    d.args.iter().find_map(|a| match a {
+        Set::Size(n) => Some(*n),
+        _ => None,
+    })
+}
+
 /// filename=, with size= (and no filesize=, which made them already):
 /// fio lays each file that is not there out its share of size= long
 /// (filesetup.c), so stripebench makes it (`--create`), and one that is
@@ -2818,10 +2826,7 @@ fn laid_out(d: &mut Draft, targets: &[String]) {
     {
         return;
     }
-    let Some(n) = d.args.iter().find_map(|a| match a {
-        Set::Size(n) if *n > 0 => Some(*n),
-        _ => None,
-    }) else {
+    let Some(n) = region_size(d).filter(|n| *n > 0) else {
         return;
     };
     d.args.push(Set::Create(n));
@@ -2892,10 +2897,7 @@ fn named_file(r: &Reader, d: &mut Draft) -> Result<(), FioJobError> {
         return r.refuse(at, "names a file that starts with '-' and would be read as an option: give filename=./NAME");
     }
     let made = d.args.iter().any(|a| matches!(a, Set::Create(_)));
-    let size = d.args.iter().find_map(|a| match a {
-        Set::Size(n) => Some(*n),
-        _ => None,
-    });
+    let size = region_size(d);
     match (made, size) {
         (true, _) => {}
         (false, Some(n)) if n > 0 => {
