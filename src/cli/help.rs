@@ -98,6 +98,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "align",
             "stripe_cache_size",
             "group_thread_cnt",
+            "sync_speed_min",
+            "sync_speed_max",
             "dir",
             "testbed_size",
             "testbed_files",

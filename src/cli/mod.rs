@@ -62,7 +62,7 @@ pub enum Command {
     Verify(Box<RunArgs>),
 
     /// Run a grid of points: the cartesian product of --param values (read-ahead,
-    /// md's stripe_cache_size and group_thread_cnt, bs, jobs, iodepth, mode, rw, members, rate; rate=curve for latency
+    /// md's stripe_cache_size, group_thread_cnt and resync limits, bs, jobs, iodepth, mode, rw, members, rate; rate=curve for latency
     /// against load), each a full run on a cold cache, tabled as it goes and
     /// saved after every point.
     Sweep(Box<SweepArgs>),
@@ -247,7 +247,10 @@ pub struct SweepArgs {
     pub run: RunArgs,
 
     /// A parameter and its values, NAME=V1,V2,...: readahead (KiB),
-    /// stripe_cache_size and group_thread_cnt (md raid4/5/6), bs, jobs,
+    /// stripe_cache_size and group_thread_cnt (md raid4/5/6), sync_speed_min
+    /// and sync_speed_max (md with redundancy, KiB/s or system: swept while
+    /// the array resyncs, each point gives the resync's rate and the whole
+    /// rebuild's time beside the users' MB/s and p99), bs, jobs,
     /// iodepth, mode (direct,buffered), rw, members (first k targets),
     /// target (one named target alone at each point: its number, 1 for the
     /// first, or `each` for every one in turn, so that targets are measured

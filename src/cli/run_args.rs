@@ -183,6 +183,21 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = parse_group_thread_cnt)]
     pub group_thread_cnt: Option<u64>,
 
+    /// md arrays with redundancy (raid1/4/5/6/10): set the resync's floor
+    /// (md/sync_speed_min, KiB/s per member device, or `system` for the
+    /// host's /proc/sys/dev/raid/speed_limit_min) for the run; put back
+    /// afterwards, whatever happens.
+    #[arg(long, allow_hyphen_values = true, value_name = "KIBS", value_parser = parse_sync_speed)]
+    pub sync_speed_min: Option<u64>,
+
+    /// md arrays with redundancy: set the resync's ceiling (md/sync_speed_max,
+    /// KiB/s per member device, or `system`) for the run; put back afterwards.
+    /// A run on a resyncing array reports the resync's rate over its window
+    /// and the whole rebuild's time at that rate; sweep it to see what a
+    /// faster rebuild costs the users.
+    #[arg(long, allow_hyphen_values = true, value_name = "KIBS", value_parser = parse_sync_speed)]
+    pub sync_speed_max: Option<u64>,
+
     /// Run even when the I/O buffers (workers x --iodepth x --bs) would take
     /// more than a quarter of the available memory.
     #[arg(long = "force-memory")]
@@ -778,6 +793,8 @@ impl Default for RunArgs {
             readahead: None,
             stripe_cache_size: None,
             group_thread_cnt: None,
+            sync_speed_min: None,
+            sync_speed_max: None,
             force_memory: false,
             wait_lock: false,
             start_at: None,
@@ -1306,6 +1323,22 @@ pub(crate) fn parse_group_thread_cnt(text: &str) -> Result<u64, String> {
         Ok(n) if n <= GROUP_THREAD_MAX => Ok(n),
         _ => Err(format!(
             "'{text}' is not a thread count: md takes 0 to {GROUP_THREAD_MAX} threads per group"
+        )),
+    }
+}
+
+/// md's resync limit: a whole number of KiB/s (1 and up), or `system`
+/// (md's own 0).
+pub(crate) fn parse_sync_speed(text: &str) -> Result<u64, String> {
+    use crate::device::md_tunables::{SYNC_SPEED_MAX, SYNC_SYSTEM};
+    let t = text.trim();
+    if t == "system" {
+        return Ok(SYNC_SYSTEM);
+    }
+    match t.parse::<u64>() {
+        Ok(n) if (1..=SYNC_SPEED_MAX).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a resync speed: give KiB/s per member device as md takes them (1 to {SYNC_SPEED_MAX}, such as 10000), or system"
         )),
     }
 }

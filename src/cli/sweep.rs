@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use super::run_args::{
     parse_bs, parse_count, parse_depth, parse_group_thread_cnt, parse_readahead,
-    parse_stripe_cache_size, EngineArg, RunArgs,
+    parse_stripe_cache_size, parse_sync_speed, EngineArg, RunArgs,
 };
 use crate::base::error::UsageError;
 use crate::document::sweep::{curve_values, Param, RateValue, CURVE_PCTS, PARAMS};
@@ -156,6 +156,12 @@ pub fn apply(
             // by every point's dry run, before the first point runs).
             "stripe_cache_size" => {
                 a.stripe_cache_size = Some(parse_stripe_cache_size(v).map_err(|e| bad(n, v, e))?)
+            }
+            "sync_speed_min" => {
+                a.sync_speed_min = Some(parse_sync_speed(v).map_err(|e| bad(n, v, e))?)
+            }
+            "sync_speed_max" => {
+                a.sync_speed_max = Some(parse_sync_speed(v).map_err(|e| bad(n, v, e))?)
             }
             "group_thread_cnt" => {
                 a.group_thread_cnt = Some(parse_group_thread_cnt(v).map_err(|e| bad(n, v, e))?)

@@ -1023,10 +1023,7 @@ fn assemble(args: &RunArgs, resolved: Resolved) -> RunConfig {
         ),
         ramp,
         readahead_kb: args.readahead,
-        md_tunables: crate::device::md_tunables::MdTunables {
-            stripe_cache_size: args.stripe_cache_size,
-            group_thread_cnt: args.group_thread_cnt,
-        },
+        md_tunables: md_tunables(args),
         engine,
         iodepth: args.iodepth,
         register: !args.no_register,
@@ -1270,6 +1267,16 @@ fn clock_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
     crate::measure::workload::splitmix64(nanos ^ u64::from(std::process::id()))
+}
+
+/// md's tunables as the options gave them.
+fn md_tunables(args: &RunArgs) -> crate::device::md_tunables::MdTunables {
+    crate::device::md_tunables::MdTunables {
+        stripe_cache_size: args.stripe_cache_size,
+        group_thread_cnt: args.group_thread_cnt,
+        sync_speed_min: args.sync_speed_min,
+        sync_speed_max: args.sync_speed_max,
+    }
 }
 
 #[cfg(test)]

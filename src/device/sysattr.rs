@@ -17,20 +17,31 @@ use crate::base::path::open_component;
 /// The settings stripebench changes, relative to a block device's sysfs
 /// directory (`/sys/devices/.../DEVICE/`). `restore` writes these and
 /// nothing else, and a run may change nothing else: a new knob is added here.
-/// The `md/` two are md raid4/5/6's (`device::md_tunables`).
+/// The `md/` ones are md's (`device::md_tunables`).
 pub const RESTORABLE: &[&str] = &[
     "queue/read_ahead_kb",
     "queue/max_sectors_kb",
     "queue/scheduler",
     "md/stripe_cache_size",
     "md/group_thread_cnt",
+    "md/sync_speed_min",
+    "md/sync_speed_max",
 ];
+
+/// Whether `path` is one of md's resync limits, which take `system` too.
+fn is_sync_limit(path: &Path) -> bool {
+    path.ends_with("md/sync_speed_min") || path.ends_with("md/sync_speed_max")
+}
 
 /// Whether `value` may be written to the setting at `path` (one of
 /// [`RESTORABLE`]): a number of at most 10 digits, as sysfs shows them, or
 /// for a queue's scheduler a name (lower-case letters, digits, '-' and '_',
-/// at most 32: the kernel refuses a name it does not know).
+/// at most 32: the kernel refuses a name it does not know), or for md's
+/// resync limits `system` too.
 pub fn value_ok(path: &Path, value: &str) -> bool {
+    if is_sync_limit(path) && value == "system" {
+        return true;
+    }
     if path.ends_with("queue/scheduler") {
         return !value.is_empty()
             && value.len() <= 32
@@ -43,9 +54,17 @@ pub fn value_ok(path: &Path, value: &str) -> bool {
 
 /// A setting's value as it reads (`raw`), as it is written back: the
 /// active scheduler of a queue's list ("none [mq-deadline]" is
-/// "mq-deadline"); any other setting as it reads, trimmed.
+/// "mq-deadline"); an md resync limit's source ("200000 (system)" is
+/// "system", "5000 (local)" is "5000"); any other setting as it reads, trimmed.
 pub fn current_value(path: &Path, raw: &str) -> String {
     let raw = raw.trim();
+    if is_sync_limit(path) {
+        return match raw.split_once(' ') {
+            Some((_, "(system)")) => "system".into(),
+            Some((n, _)) => n.to_string(),
+            None => raw.to_string(),
+        };
+    }
     if path.ends_with("queue/scheduler") {
         if let Some(active) = raw
             .split_whitespace()

@@ -262,6 +262,9 @@ pub fn fio(cfg: &RunConfig, targets: &[PathBuf], buffers: Buffers) -> Result<Fio
             "--readahead: fio does not set the device's read-ahead; set it with blockdev --setra",
         );
     }
+    if cfg.md_tunables.any() {
+        notes.push("md's tunables (--stripe-cache-size, --group-thread-cnt, --sync-speed-min/-max): fio sets none of them; echo each value to /sys/block/mdN/md/ first, and put it back after");
+    }
     verify_words(cfg, &mut g, &mut notes);
     timing_notes(cfg, &mut notes);
     if let (Some(n), Some(loops)) = (cfg.ios, cfg.passes) {

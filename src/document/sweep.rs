@@ -11,10 +11,12 @@ use crate::document::run::{RunDocument, ToolInfo};
 use crate::measure::config::{RateLimit, RunConfig};
 
 /// The parameters a sweep can vary.
-pub const PARAMS: [&str; 11] = [
+pub const PARAMS: [&str; 13] = [
     "readahead",
     "stripe_cache_size",
     "group_thread_cnt",
+    "sync_speed_min",
+    "sync_speed_max",
     "bs",
     "jobs",
     "iodepth",

@@ -56,6 +56,9 @@ pub struct Execution {
     pub flush_abandoned: Vec<String>,
     /// Per target: its device's counters over the run.
     pub devices: Vec<Option<DeviceCounters>>,
+    /// The md arrays at or under the targets that resynced as the window
+    /// opened: how far each got by the run's end.
+    pub resync: Vec<crate::device::resync::ResyncWindow>,
     /// `--live`/`--metrics`: what the stream's collector saw.
     pub live: Option<LiveStats>,
     /// `--steady`: whether and when the run was steady.
@@ -297,10 +300,6 @@ pub fn execute(
         let interrupted = control.interrupted();
         progress.finish();
         let devices = finish_probes(cfg, plan, &probes, &outcomes);
-        let unix = |t: SystemTime| {
-            t.duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0.0, |d| d.as_secs_f64())
-        };
         Ok(Execution {
             window_sec: window_ns as f64 / 1e9,
             start_unix_sec: unix(epoch_wall + Duration::from_nanos(ramp_ns)),
@@ -312,6 +311,7 @@ pub fn execute(
             flush,
             flush_abandoned,
             devices,
+            resync: probes.resync.finish(),
             live,
             steady: steady.map(|s| s.1.lock().unwrap_or_else(|e| e.into_inner()).clone()),
             rate_min: rate_min.and_then(|r| r.1.lock().unwrap_or_else(|e| e.into_inner()).clone()),
@@ -911,6 +911,12 @@ type WorkerArgs<'a> = (
     Option<live::Tap>,
 );
 
+/// Seconds since the epoch.
+fn unix(t: SystemTime) -> f64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
 fn run_worker<E: crate::engine::Engine>(
     (spec, engine, control, ready, live, tap): WorkerArgs<'_>,
 ) -> WorkerOutcome {
@@ -933,6 +939,8 @@ fn start_probes(plan: &Plan) -> Probes {
     let host = crate::base::host::Host::real();
     let sysfs = host.sys.as_path();
     let mut probes = Probes::default();
+    let devs: Vec<(u64, u64)> = plan.targets.iter().filter_map(|t| t.device).collect();
+    probes.resync = crate::device::resync::ResyncProbe::new(sysfs, &host.proc, &devs);
     for t in &plan.targets {
         if let (Some(dev), Some(name)) = (t.device, &t.device_name) {
             if probes.devices.contains_key(&dev) {
@@ -960,6 +968,8 @@ struct Probes {
     devices: HashMap<(u64, u64), DevProbe>,
     /// A stacked device's leaf members.
     leaves: HashMap<(u64, u64), Vec<DevProbe>>,
+    /// The md arrays at or under the targets, for their resync's progress.
+    resync: crate::device::resync::ResyncProbe,
 }
 
 impl Probes {
@@ -968,6 +978,7 @@ impl Probes {
         self.devices
             .values_mut()
             .for_each(DevProbe::mark_window_open);
+        self.resync.mark_window_open();
     }
 }
 

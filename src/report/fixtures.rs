@@ -85,6 +85,7 @@ pub fn sample_doc() -> RunDocument {
     }
     let exec = Execution {
         flush_abandoned: Vec::new(),
+        resync: Vec::new(),
         outcomes,
         window_sec: 2.0,
         start_unix_sec: 1e9,

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use plotters::prelude::*;
 
 use crate::analysis::histogram::LatencyHistogram;
@@ -16,33 +16,8 @@ use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
 use crate::document::sweep::{Param, PointDoc, SweepDocument};
 use crate::report::chart;
+pub(crate) use crate::report::draw::{err, svg, COLORS};
 use crate::report::members;
-
-pub(crate) const COLORS: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(255, 127, 14),
-    RGBColor(44, 160, 44),
-    RGBColor(214, 39, 40),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(23, 190, 207),
-];
-
-/// Draws an SVG in memory (plotters escapes the text it draws: target
-/// names go into the markup safely).
-pub fn svg(
-    size: (u32, u32),
-    draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<()>,
-) -> Result<String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        draw(&root)?;
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
-}
 
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
 /// path itself is checked with the other outputs, by `output::dest::check`).
@@ -54,10 +29,6 @@ pub fn check_path(p: &Path) -> std::result::Result<(), String> {
         ));
     }
     Ok(())
-}
-
-pub(crate) fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
-    anyhow!("drawing the plot failed: {e:?}")
 }
 
 pub(crate) type Chart<'a, 'b> = ChartContext<
@@ -423,6 +394,13 @@ pub const SWEEP_LEGEND_W: u32 = 300;
 pub fn sweep_svg(doc: &SweepDocument) -> Result<String> {
     if doc.params.iter().any(|p| p.name == "rate") {
         return curve_svg(doc);
+    }
+    // md's resync limits swept: the users' figures against the rebuild's time.
+    let names: Vec<&str> = doc.params.iter().map(|p| p.name.as_str()).collect();
+    if crate::report::resync::swept(&names) {
+        if let Some(svg) = crate::report::rebuild::svg_of(doc)? {
+            return Ok(svg);
+        }
     }
     let Some(xp) = doc.params.first() else {
         return svg((SWEEP_PLOT_W + SWEEP_LEGEND_W, 800), |root| {

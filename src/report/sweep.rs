@@ -42,7 +42,17 @@ pub fn header(params: &[Param]) -> String {
         // Each worker's schedule, and whether every worker kept it.
         h.extend(["asked IOPS/w", "schedule"].map(|s| format!("{s:>12}")));
     }
+    if resync_swept(params) {
+        // The resync beside the users: its rate and the whole rebuild's time.
+        h.extend(["resync MB/s", "rebuild"].map(|s| format!("{s:>12}")));
+    }
     h.join(" ")
+}
+
+/// Whether the sweep varies md's resync limits.
+fn resync_swept(params: &[Param]) -> bool {
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    crate::report::resync::swept(&names)
 }
 
 /// A point's schedule: the IOPS asked of each worker (their mean: a
@@ -132,6 +142,10 @@ pub fn row(p: &PointDoc) -> String {
             None => ("-".into(), "unthrottled"),
         };
         cells.extend([format!("{asked:>12}"), format!("{kept:>12}")]);
+    }
+    let names: Vec<&str> = p.values.iter().map(|(n, _)| n.as_str()).collect();
+    if crate::report::resync::swept(&names) {
+        cells.extend(crate::report::resync::cells(&doc.resync).map(|c| format!("{c:>12}")));
     }
     cells.join(" ")
 }
@@ -284,6 +298,8 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
             "cpu_sys_sec",
             "device_bytes",
             "app_bytes",
+            "resync_bytes_per_sec",
+            "rebuild_seconds",
         ]
         .map(String::from),
     );
@@ -313,6 +329,20 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
             dev.to_string(),
             app.to_string(),
         ]);
+        // The resync beside the point: its rate summed over the arrays, and
+        // the longest whole rebuild at its rate (empty when none ran).
+        let rs = &p.runs[0].resync;
+        cells.push(if rs.is_empty() {
+            String::new()
+        } else {
+            format!("{:.1}", rs.iter().map(|r| r.bytes_per_sec).sum::<f64>())
+        });
+        cells.push(
+            rs.iter()
+                .filter_map(|r| r.full_seconds)
+                .max_by(f64::total_cmp)
+                .map_or(String::new(), |s| format!("{s:.1}")),
+        );
         let _ = w.write_record(&cells);
     }
     w.into_inner().unwrap_or_default()
@@ -337,6 +367,11 @@ pub fn point_lines(p: &PointDoc, said: &mut Vec<String>) -> Vec<String> {
     if let Some(line) = sum_line(p) {
         out.push(line);
     }
+    out.extend(
+        crate::report::resync::lines(&p.runs[0].resync)
+            .lines()
+            .map(|l| format!("  {l}")),
+    );
     out.extend(durable_lines(p));
     if p.partial {
         out.push(
@@ -475,6 +510,78 @@ mod tests {
         assert_eq!(whole.total.targets_sum, None);
         let p = PointDoc::summarize(Vec::new(), vec![whole], false);
         assert_eq!(sum_line(&p), None);
+    }
+
+    /// A sweep of md's resync ceiling: each point's resync rate and the
+    /// whole rebuild's time stand beside the users' figures in the table,
+    /// the CSV and the HTML, and the plot is the trade-off between them.
+    #[test]
+    fn a_resync_sweep_gives_the_rebuild_time_beside_the_users_p99() {
+        use crate::document::run::ResyncDoc;
+        let point = |max: &str, rate: f64, p99: u64| {
+            let mut d = sample_doc();
+            if let Some(l) = d.total.figures.latency_ns.as_mut() {
+                l.p99 = p99;
+            }
+            d.resync = vec![ResyncDoc {
+                array: "md0".into(),
+                action: "recovery".into(),
+                done_start_bytes: 10 << 20,
+                done_end_bytes: (10 << 20) + (rate * 5.0) as u64,
+                total_bytes: 1 << 30,
+                seconds: 5.0,
+                bytes_per_sec: rate,
+                full_seconds: Some((1u64 << 30) as f64 / rate),
+                remaining_seconds: Some(1.0),
+                finished: false,
+                speed_min: None,
+                speed_max: None,
+            }];
+            PointDoc::summarize(vec![("sync_speed_max".into(), max.into())], vec![d], false)
+        };
+        let params = vec![Param {
+            name: "sync_speed_max".into(),
+            values: vec!["1000".into(), "10000".into()],
+        }];
+        let pts = vec![
+            point("1000", 1e6, 2_000_000),
+            point("10000", 1e7, 9_000_000),
+        ];
+        assert!(
+            header(&params).contains("resync MB/s"),
+            "{}",
+            header(&params)
+        );
+        let slow = row(&pts[0]);
+        assert!(slow.contains("1.00") && slow.contains("17.9 min"), "{slow}");
+        assert!(row(&pts[1]).contains("10.00"), "{}", row(&pts[1]));
+        let lines = point_lines(&pts[0], &mut Vec::new());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("  resync: md0 recovery ran beside the workload")),
+            "{lines:#?}"
+        );
+        let doc = SweepDocument {
+            params,
+            points: pts,
+            ..SweepDocument::new(Vec::new(), 1)
+        };
+        let csv = String::from_utf8(csv(&doc)).unwrap();
+        assert!(csv
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("resync_bytes_per_sec,rebuild_seconds"));
+        assert!(
+            csv.lines().nth(1).unwrap().ends_with(",1000000.0,1073.7"),
+            "{csv}"
+        );
+        let svg = crate::report::plot::sweep_svg(&doc).unwrap();
+        assert!(svg.contains("rebuild"), "no trade-off chart");
+        assert!(svg.contains("sync_speed_max=10000"), "points unlabelled");
+        let html = crate::report::html::sweep(&doc).unwrap();
+        assert!(html.contains("resync MB/s") && html.contains("17.9 min"));
     }
 
     #[test]

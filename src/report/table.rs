@@ -318,11 +318,19 @@ pub fn heading(doc: &RunDocument) -> String {
         );
     }
     let md: Vec<String> = [
-        ("stripe_cache_size", c.stripe_cache_size),
-        ("group_thread_cnt", c.group_thread_cnt),
+        (
+            "stripe_cache_size",
+            c.stripe_cache_size.map(|v| v.to_string()),
+        ),
+        (
+            "group_thread_cnt",
+            c.group_thread_cnt.map(|v| v.to_string()),
+        ),
+        ("sync_speed_min", c.sync_speed_min.clone()),
+        ("sync_speed_max", c.sync_speed_max.clone()),
     ]
     .iter()
-    .filter_map(|(n, v)| v.map(|v| format!("{n} {v}")))
+    .filter_map(|(n, v)| v.as_ref().map(|v| format!("{n} {}", show_text(v))))
     .collect();
     if !md.is_empty() {
         let _ = writeln!(
@@ -979,6 +987,7 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
 /// verification found, and the warnings.
 pub fn notes(doc: &RunDocument) -> String {
     let mut out = schedule_lines(doc);
+    out.push_str(&super::resync::lines(&doc.resync));
     out.push_str(&super::latency_search::lines(doc));
     for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
         let ios: Vec<String> = w

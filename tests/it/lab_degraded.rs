@@ -185,3 +185,76 @@ fn degraded_and_rebuilding_refuse_what_has_no_member_to_fail() {
         assert!(o.stdout.is_empty());
     }
 }
+
+/// The rebuild's cost, measured (issue 42, part 3): a RAID5 of 4 recovering
+/// member 1, swept over three `sync_speed_max` values with a random-read
+/// workload beside it. Each point reports the resync's rate over its window
+/// (from /proc/mdstat) and the whole rebuild's time at that rate; a faster
+/// resync costs the users latency, so from the lowest ceiling to the
+/// highest the rebuild time falls while the users' p99 rises. The limits
+/// are put back when the sweep ends. Under TCG the resync's parity work
+/// and the users' reads share two emulated CPUs, so the effect is large;
+/// the assertions are on directions, never on a speed.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn a_recovering_raid5_swept_over_sync_speed_max_trades_user_p99_for_rebuild_time() {
+    let g = boot(
+        &[
+            "--array",
+            "md-raid5",
+            "--members",
+            "4",
+            "--member-size",
+            "160m",
+            "--rebuilding",
+            "1",
+            "--sync-speed",
+            "200",
+        ],
+        r#"
+step sweep stripebench sweep --param sync_speed_max=300,3000,30000 --sync-speed-min 1 --rw randread --bs 4k --direct --duration 4 --ramp 0 --no-progress --json sweep.json $ARRAY
+cat /sys/block/${ARRAY#/dev/}/md/sync_speed_max /sys/block/${ARRAY#/dev/}/md/sync_speed_min > limits.txt
+"#,
+        1500,
+    );
+    let text = g.said("sweep", 0);
+    eprintln!("sweep:\n{text}");
+    assert!(text.contains("resync MB/s      rebuild"), "{text}");
+    assert_eq!(
+        text.matches("  resync: md").count(),
+        3,
+        "a resync line under each point: {text}"
+    );
+    let doc = g.json("sweep.json");
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    // (resync bytes/s, whole rebuild s, users' p99 ns) per point.
+    let fig: Vec<(f64, f64, f64)> = points
+        .iter()
+        .zip(["300", "3000", "30000"])
+        .map(|(p, max)| {
+            let r = &p["runs"][0];
+            assert_eq!(r["config"]["sync_speed_max"], max, "{}", r["config"]);
+            assert_eq!(r["config"]["sync_speed_min"], "1");
+            let rs = r["resync"].as_array().expect("a resync per point");
+            assert_eq!(rs.len(), 1, "{rs:?}");
+            assert_eq!(rs[0]["action"], "recovery", "{}", rs[0]);
+            assert_eq!(rs[0]["speed_max"]["kb_per_sec"].to_string(), max);
+            (
+                rs[0]["bytes_per_sec"].as_f64().unwrap(),
+                rs[0]["full_seconds"].as_f64().unwrap(),
+                r["total"]["latency_ns"]["p99"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    eprintln!("(resync B/s, rebuild s, p99 ns) per point: {fig:?}");
+    let (low, high) = (fig[0], fig[2]);
+    assert!(high.0 > low.0, "the resync went faster: {fig:?}");
+    assert!(high.1 < low.1, "the rebuild's time fell: {fig:?}");
+    assert!(high.2 > low.2, "the users' p99 rose: {fig:?}");
+    // Put back as they were: the lab's 200 and 1, both set on the array.
+    assert_eq!(g.text("limits.txt"), "200 (local)\n1 (local)\n");
+}

@@ -17,6 +17,7 @@
 //! fixture trees.
 
 mod walk;
+pub use walk::read_limit;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};

@@ -488,6 +488,11 @@ fn parse_completed(s: &str) -> Option<(u64, u64)> {
     Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
 }
 
+/// The resync speed limit in the file `path` (`md/sync_speed_min` or `_max`).
+pub fn read_limit(path: &Path) -> Option<SpeedLimit> {
+    read_trim(path).and_then(|s| parse_limit(&s))
+}
+
 /// `md/sync_speed_min`/`_max`: "1000 (system)" or "200 (local)".
 fn parse_limit(s: &str) -> Option<SpeedLimit> {
     let mut w = s.split_whitespace();

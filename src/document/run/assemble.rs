@@ -381,6 +381,7 @@ impl RunDocument {
                 (cfg.iodepth as u64).saturating_mul(plan.workers.len() as u64),
                 cfg.rate.is_some(),
             )),
+            resync: exec.resync.iter().map(super::ResyncDoc::of).collect(),
         }
     }
 }

@@ -50,6 +50,12 @@ pub struct ConfigDoc {
     /// md/group_thread_cnt set likewise; absent when left as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_thread_cnt: Option<u64>,
+    /// md/sync_speed_min and _max set on the targets' md arrays for the
+    /// run, KiB/s ("system": md's default); absent when left as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_speed_min: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_speed_max: Option<String>,
     pub engine: EngineKind,
     pub iodepth: usize,
     /// io_uring: whether buffers and the file were to be registered.
@@ -263,6 +269,8 @@ impl ConfigDoc {
             readahead_kb: c.readahead_kb,
             stripe_cache_size: c.md_tunables.stripe_cache_size,
             group_thread_cnt: c.md_tunables.group_thread_cnt,
+            sync_speed_min: c.md_tunables.sync_speed_min.map(sync_speed_text),
+            sync_speed_max: c.md_tunables.sync_speed_max.map(sync_speed_text),
             engine: c.engine,
             iodepth: c.iodepth,
             register: c.engine == EngineKind::Uring && c.register,
@@ -334,5 +342,14 @@ impl ConfigDoc {
                 cycle_sec: r.cycle.as_secs_f64(),
             }),
         }
+    }
+}
+
+/// A resync limit as the document says it: KiB/s, or "system".
+fn sync_speed_text(v: u64) -> String {
+    if v == crate::device::md_tunables::SYNC_SYSTEM {
+        "system".into()
+    } else {
+        v.to_string()
     }
 }

@@ -13,6 +13,7 @@ mod config;
 mod engine;
 mod figures;
 mod host;
+mod resync;
 pub mod rmw;
 mod wire;
 mod zeros;
@@ -22,6 +23,7 @@ pub use cache::CacheDoc;
 pub use config::{ConfigDoc, ZonesDoc};
 pub use engine::{batched, BufferDoc, RingDoc};
 pub use figures::{DirectionDoc, DirectionsDoc, Figures};
+pub use resync::ResyncDoc;
 
 use serde::{Deserialize, Serialize};
 
@@ -975,6 +977,10 @@ pub struct RunDocument {
     /// The run's own Little's-law check (absent in documents from before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_flight: Option<InFlightDoc>,
+    /// The md arrays at or under the targets that resynced while the run
+    /// ran, and what the resync did meanwhile (absent when none did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resync: Vec<ResyncDoc>,
 }
 
 /// A run's Little's-law self-check: the mean I/Os it had in flight over the

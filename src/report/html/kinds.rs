@@ -126,14 +126,18 @@ fn sweep_points(page: &mut Page, doc: &SweepDocument, names: &[&str]) {
     head.extend(
         [
             "MB/s", "min", "max", "IOPS", "p50", "p99", "p99.9", "errors", "CPU s/GB", "dev/app",
-            "warnings",
         ]
         .map(String::from),
     );
+    let resync = crate::report::resync::swept(names);
+    if resync {
+        head.extend(["resync MB/s", "rebuild"].map(String::from));
+    }
+    head.push("warnings".into());
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
     let mut point_warnings: Vec<(String, Vec<&Warning>)> = Vec::new();
     for p in &doc.points {
-        let warnings = point_row(p, &mut rows);
+        let warnings = point_row(p, resync, &mut rows);
         if !warnings.is_empty() {
             let label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
             point_warnings.push((label.join(" "), warnings));
@@ -152,7 +156,11 @@ fn sweep_points(page: &mut Page, doc: &SweepDocument, names: &[&str]) {
 }
 
 /// A point's row; its warnings (each once, over its repeats).
-fn point_row<'a>(p: &'a PointDoc, rows: &mut Vec<(String, Vec<String>)>) -> Vec<&'a Warning> {
+fn point_row<'a>(
+    p: &'a PointDoc,
+    resync: bool,
+    rows: &mut Vec<(String, Vec<String>)>,
+) -> Vec<&'a Warning> {
     let r = &p.runs[0];
     let t = &r.total;
     // With one repeat there is no range.
@@ -180,12 +188,15 @@ fn point_row<'a>(p: &'a PointDoc, rows: &mut Vec<(String, Vec<String>)>) -> Vec<
     cells.extend([
         ratio(t.cpu_sec_per_gb()),
         ratio((app > 0).then(|| dev as f64 / app as f64)),
-        if warnings.is_empty() {
-            "-".into()
-        } else {
-            format!("{} (below)", warnings.len())
-        },
     ]);
+    if resync {
+        cells.extend(crate::report::resync::cells(&r.resync));
+    }
+    cells.extend([if warnings.is_empty() {
+        "-".into()
+    } else {
+        format!("{} (below)", warnings.len())
+    }]);
     let class = if p.partial || !warnings.is_empty() {
         "slow"
     } else {
@@ -239,10 +250,15 @@ fn target_rows(p: &PointDoc, columns: usize, rows: &mut Vec<(String, Vec<String>
 /// A sweep's charts: throughput and p99 per point, and each point's
 /// latency against percentile.
 fn sweep_charts(page: &mut Page, doc: &SweepDocument) -> Result<()> {
-    page.figure(
-        &crate::report::plot::sweep_svg(doc)?,
-        "throughput per point (each target and the total) and p99 latency per point",
-    );
+    let names: Vec<&str> = doc.params.iter().map(|p| p.name.as_str()).collect();
+    let svg = crate::report::plot::sweep_svg(doc)?;
+    // A sweep of md's resync limits draws its trade-off (when a resync ran).
+    let caption = if crate::report::resync::swept(&names) && svg.contains("rebuild's time") {
+        "the users' p99 and MB/s against the time the whole rebuild takes at each point's resync rate"
+    } else {
+        "throughput per point (each target and the total) and p99 latency per point"
+    };
+    page.figure(&svg, caption);
     let hists: Vec<(String, LatencyHistogram)> = doc
         .points
         .iter()
