@@ -7,7 +7,7 @@
 //! the layer under a loop or zram device holds (`layers`); the
 //! checks a run makes with them: targets that overlap (`overlap`), reads of
 //! holes (`hole_guard`), request sizes (`requests`), read-ahead
-//! (`readahead`), md raid4/5/6's tunables (`md_tunables`), an array's resync over a run (`resync`), stripe geometry and members (`stripes`), a test file's
+//! (`readahead`), md raid4/5/6's tunables (`md_tunables`), an array's resync now (`mdstat`) and over a run (`resync`), stripe geometry and members (`stripes`), a test file's
 //! size (`test_file`).
 //!
 //! Imports only `base`: no engine, measurement, document or report.
@@ -24,6 +24,7 @@ pub mod host_facts;
 pub mod knobs;
 pub mod layers;
 pub mod md_tunables;
+pub mod mdstat;
 pub mod overlap;
 pub mod queue;
 pub mod readahead;

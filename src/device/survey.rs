@@ -228,7 +228,11 @@ fn read_device(host: &Host, d: &Device) -> DeviceFacts {
         MdFacts {
             degraded: read_num(&m.join("degraded")),
             sync_action: read_trim(&m.join("sync_action")),
-            sync_completed: read_trim(&m.join("sync_completed")),
+            // /proc/mdstat's live progress first: md/sync_completed moves
+            // only every sixteenth of the array.
+            sync_completed: crate::device::mdstat::progress(&host.proc, &d.name)
+                .map(|p| format!("{} / {}", p.done_kib * 2, p.total_kib * 2))
+                .or_else(|| read_trim(&m.join("sync_completed"))),
             array_state: read_trim(&m.join("array_state")),
             stripe_cache_size: read_num(&m.join("stripe_cache_size")),
             group_thread_cnt: read_num(&m.join("group_thread_cnt")),

@@ -703,6 +703,18 @@ fn a_recovering_raid5_says_how_far_how_fast_and_which_member() {
         "{text}"
     );
     assert!(!text.contains("missing"), "{text}");
+    // md/sync_completed lags (it moves in sixteenths of the array): where
+    // /proc/mdstat shows the recovery further on, that is how far it is.
+    let proc = f._t.path().join("proc");
+    fs::create_dir_all(&proc).unwrap();
+    fs::write(
+        proc.join("mdstat"),
+        "md0 : active raid5 loop4[4] loop3[3] loop2[5] loop1[1] loop0[0]\n      4190208 blocks super 1.2 level 5, 64k chunk, algorithm 2 [5/4] [UU_UU]\n      [=====>...............]  recovery = 29.6% (19392/65536) finish=3.8min speed=198K/sec\n",
+    )
+    .unwrap();
+    let d = f.sources(None).device("md0", 0).unwrap();
+    let st = d.md.as_ref().unwrap().state.as_ref().unwrap();
+    assert_eq!(st.sync_completed, Some((38784, 131072)));
 }
 
 /// Hostile sysfs: a state file of a megabyte and control characters is

@@ -115,7 +115,12 @@ impl Sources {
                 })
                 .unwrap_or_default();
             slots.sort();
-            let state = md_state(&md, info.raid_disks, &slots);
+            let mut state = md_state(&md, info.raid_disks, &slots);
+            // md/sync_completed moves in sixteenths of the array: how far
+            // the resync is now comes from /proc/mdstat's progress line.
+            if let Some(p) = crate::device::mdstat::progress(&self.host.proc, &d.name) {
+                state.sync_completed = Some((p.done_kib * 2, p.total_kib * 2));
+            }
             member_names = slots.into_iter().map(|(_, m)| m).collect();
             let mut g =
                 level::Geometry::md(&info.level, info.raid_disks, info.chunk_size, info.layout);

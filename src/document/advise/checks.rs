@@ -198,7 +198,10 @@ fn state(topo: &Topology, survey: &Survey) -> Vec<Finding> {
                 ),
                 evidence: vec![format!("{sys}/block/{}/md/sync_action is {a}", d.name)],
                 meaning: format!("the {a} reads (and writes) every member meanwhile: what is measured now is below the array's own; measure again when it is idle"),
-                fix: vec![format!("cat /proc/mdstat   # wait for the {a} to finish (or: echo idle > /sys/block/{}/md/sync_action, and run it later)", d.name)],
+                fix: vec![
+                    format!("cat /proc/mdstat   # wait for the {a} to finish (or: echo idle > /sys/block/{}/md/sync_action, and run it later)", d.name),
+                    format!("stripebench sweep --param sync_speed_max=1000,10000,100000 --sync-speed-min 1 --rw randread --bs 4k --direct --ramp 30s /dev/{}   # what a faster {a} costs the users: their p99 against the time it takes", d.name),
+                ],
                 persist: Vec::new(),
                 gain: None,
             });
