@@ -5,7 +5,7 @@
 #
 #   scripts/lab.sh [--array KIND] [--members N] [--member-size SIZE] [--chunk SIZE]
 #                  [--layout LAYOUT] [--group G] [--part-start SECTOR] [--slow-member K:MS] [--failing-member K]
-#                  [--degraded K | --rebuilding K] [--sync-speed KBS] [--kvm|--tcg] [--keep]
+#                  [--degraded K | --rebuilding K] [--sync-speed KBS] [--crypt-flags F,...] [--kvm|--tcg] [--keep]
 #                  [--out DIR] [--timeout SECONDS] [--memory MB] [--cpus N]
 #                  [--bin PATH] -- COMMAND...
 #
@@ -42,6 +42,9 @@
 #   md-on-partitions                md RAID0 over one partition per member (each from
 #                                   sector --part-start, default 2048: 1 MiB)
 #   dm-on-md                        dm-linear over an md RAID0 of the members
+#   dm-crypt-over-md                dm-crypt (aes-xts-plain64, a random key given to dmsetup
+#                                   on a pipe) over an md RAID5 of the members (at least 3),
+#                                   its optional flags --crypt-flags; LEGS is the md array
 #   btrfs-raid0                     mkfs.btrfs -d raid0 -m raid0, mounted; ARRAY is the mount point
 #   none                            members only (ARRAY is empty)
 #
@@ -77,6 +80,8 @@
 #                      may raise md/sync_speed_max itself); LVM RAID kinds are refused
 # --sync-speed KBS     --rebuilding's md/sync_speed_max (default 200 KB/s: a 64m member
 #                      takes about 5 minutes to recover)
+# --crypt-flags F,...  dm-crypt-over-md: the crypt table's optional flags (no_read_workqueue,
+#                      no_write_workqueue, same_cpu_crypt, submit_from_crypt_cpus)
 # --kvm | --tcg        accelerator (default --tcg: on these machines `-cpu host`
 #                      failed on an MSR under KVM); the one used is printed
 # --keep               keep the work directory (initramfs, console log) and say where
@@ -127,6 +132,7 @@ FAILING=
 DEGRADED=
 REBUILDING=
 SYNC_SPEED=200
+CRYPT_FLAGS=
 ACCEL=tcg
 KEEP=0
 OUTDIR=
@@ -170,6 +176,7 @@ while [ $# -gt 0 ]; do
     --degraded) need_value "$@"; DEGRADED=$2; shift 2 ;;
     --rebuilding) need_value "$@"; REBUILDING=$2; shift 2 ;;
     --sync-speed) need_value "$@"; SYNC_SPEED=$2; shift 2 ;;
+    --crypt-flags) need_value "$@"; CRYPT_FLAGS=$2; shift 2 ;;
     --kvm) ACCEL=kvm; shift ;;
     --tcg) ACCEL=tcg; shift ;;
     --keep) KEEP=1; shift ;;
@@ -185,10 +192,10 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || bad "no COMMAND: give one after --, e.g. scripts/lab.sh -- stripebench topology '\$ARRAY'"
 
-KINDS="md-raid0, md-raid1, md-raid4, md-raid5, md-raid6, md-raid10, dm-stripe, dm-linear, lvm-stripe, lvm-raid1, lvm-raid5, lvm-raid6, lvm-raid10, lvm-over-md-raid1, dm-stripe-over-md, md-on-partitions, dm-on-md, btrfs-raid0 or none"
+KINDS="md-raid0, md-raid1, md-raid4, md-raid5, md-raid6, md-raid10, dm-stripe, dm-linear, lvm-stripe, lvm-raid1, lvm-raid5, lvm-raid6, lvm-raid10, lvm-over-md-raid1, dm-stripe-over-md, md-on-partitions, dm-on-md, dm-crypt-over-md, btrfs-raid0 or none"
 case $KIND in
   md-raid0 | md-raid10 | md-raid1 | dm-stripe | lvm-stripe | md-on-partitions | dm-on-md | btrfs-raid0 | lvm-raid1 | lvm-raid10) MIN_N=2 ;;
-  md-raid4 | md-raid5 | lvm-raid5) MIN_N=3 ;;
+  md-raid4 | md-raid5 | lvm-raid5 | dm-crypt-over-md) MIN_N=3 ;;
   md-raid6 | lvm-raid6 | lvm-over-md-raid1) MIN_N=4 ;;
   dm-stripe-over-md) MIN_N=6 ;;
   dm-linear | none) MIN_N=1 ;;
@@ -264,6 +271,15 @@ done
 [ -n "$DEGRADED" ] && [ -n "$REBUILDING" ] && bad "--degraded and --rebuilding: give one (--rebuilding fails the member too)"
 [ -n "$DEGRADED" ] && DEGRADED=$((10#$DEGRADED))
 [ -n "$REBUILDING" ] && REBUILDING=$((10#$REBUILDING))
+if [ -n "$CRYPT_FLAGS" ]; then
+  [ "$KIND" = dm-crypt-over-md ] || bad "--crypt-flags: only dm-crypt-over-md has a crypt layer, not $KIND"
+  for f in ${CRYPT_FLAGS//,/ }; do
+    case $f in
+      no_read_workqueue | no_write_workqueue | same_cpu_crypt | submit_from_crypt_cpus) ;;
+      *) bad "--crypt-flags: '${f//[^a-z_]/?}' is not a dm-crypt flag the lab sets (no_read_workqueue, no_write_workqueue, same_cpu_crypt, submit_from_crypt_cpus; comma-separated)" ;;
+    esac
+  done
+fi
 [[ $SYNC_SPEED =~ ^[0-9]+$ ]] && [ ${#SYNC_SPEED} -le 9 ] && [ "$SYNC_SPEED" -ge 1 ] || bad "--sync-speed '$SYNC_SPEED': KB/s, a whole number of at least 1"
 [[ $TIMEOUT =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -ge 10 ] && [ ${#TIMEOUT} -le 6 ] || bad "--timeout '$TIMEOUT': whole seconds, at least 10"
 [[ $CPUS =~ ^[0-9]+$ ]] && [ "$CPUS" -ge 1 ] && [ "$CPUS" -le 64 ] || bad "--cpus '$CPUS': from 1 to 64"
@@ -434,6 +450,7 @@ MODS="loop md-mod raid0 raid1 raid10 dm-mod dm-delay null_blk virtio_pci 9pnet_v
 # LVM's RAID LVs are device-mapper's dm-raid over md's personalities.
 case $KIND in
   md-raid4 | md-raid5 | md-raid6 | dm-stripe-over-md) MODS="$MODS crc32c_generic raid456" ;;
+  dm-crypt-over-md) MODS="$MODS crc32c_generic raid456 dm-crypt xts ecb" ;;
   lvm-raid*) MODS="$MODS crc32c_generic raid456 dm-raid" ;;
 esac
 MDIR=lib/modules/$KVER
@@ -469,6 +486,7 @@ done
   echo "DEGRADED=$DEGRADED"
   echo "REBUILDING=$REBUILDING"
   echo "SYNC_SPEED=$SYNC_SPEED"
+  echo "CRYPT_FLAGS=$CRYPT_FLAGS"
 } >"$STAGE/lab/env"
 printf '%s\n' "$COMMAND" >"$STAGE/lab/cmd"
 
@@ -506,6 +524,7 @@ for m in md-mod raid0 raid1 raid10 dm-mod dm-delay; do
 done
 case $KIND in
   md-raid4 | md-raid5 | md-raid6 | dm-stripe-over-md) MODS="crc32c_generic raid456" ;;
+  dm-crypt-over-md) MODS="crc32c_generic raid456 dm-crypt xts ecb" ;;
   lvm-raid*) MODS="crc32c_generic raid456 dm-raid" ;;
   *) MODS= ;;
 esac
@@ -702,6 +721,20 @@ case $KIND in
     done
     printf '%s' "$table" | dmsetup create linear || die "dmsetup create linear failed"
     ARRAY=/dev/mapper/linear
+    ;;
+  dm-crypt-over-md)
+    md 5 $MEMBERS
+    # 64 random bytes (aes-xts-plain64's two 256-bit keys) in hex, on a
+    # pipe: never on a command line, where ps would show it.
+    key=$(head -c 64 /dev/urandom | od -An -tx1 -v | tr -d ' \n')
+    [ ${#key} -eq 128 ] || die "cannot draw the dm-crypt key"
+    flags=
+    [ -z "$CRYPT_FLAGS" ] || flags=" $(echo "$CRYPT_FLAGS" | tr ',' '\n' | grep -c .) $(echo "$CRYPT_FLAGS" | tr ',' ' ')"
+    echo "0 $(sectors /dev/md0) crypt aes-xts-plain64 $key 0 /dev/md0 0$flags" | dmsetup create labcrypt ||
+      die "dmsetup create labcrypt (dm-crypt) failed"
+    key=
+    LEGS=/dev/md0
+    ARRAY=/dev/mapper/labcrypt
     ;;
   dm-on-md)
     md 0 $MEMBERS

@@ -57,6 +57,17 @@ pub fn stripe_cache_memory(heads: u64, members: u32) -> u64 {
     heads * PAGE * u64::from(members)
 }
 
+/// dm-crypt's workqueue flags (kernel 5.9+): the ones of `flags` not set.
+/// Low: the queueing costs most on fast members, and what it costs here
+/// is only known by measuring (the crypt device against the one below it).
+pub fn crypt_workqueues(flags: &[String]) -> Option<(Severity, Vec<&'static str>)> {
+    let missing: Vec<&'static str> = ["no_read_workqueue", "no_write_workqueue"]
+        .into_iter()
+        .filter(|w| !flags.iter().any(|f| f == w))
+        .collect();
+    (!missing.is_empty()).then_some((Severity::Low, missing))
+}
+
 /// The fewest members for one parity thread to be worth a sweep of more.
 pub const PARITY_THREADS_MIN_MEMBERS: u32 = 4;
 

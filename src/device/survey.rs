@@ -54,6 +54,18 @@ pub struct DeviceFacts {
     /// (the member's kernel name, bytes), from the dm table (an LVM LV's
     /// offsets include its PV's pe_start).
     pub dm_linear: Vec<(String, u64)>,
+    /// A dm-crypt device's cipher and optional flags, from the dm table
+    /// (never its key).
+    pub dm_crypt: Option<CryptFacts>,
+}
+
+/// A dm-crypt table's cipher and optional flags (`no_read_workqueue`,
+/// `no_write_workqueue`, `same_cpu_crypt`, ...), as `dmsetup table` gives
+/// them: `crypt CIPHER KEY IV_OFFSET DEV OFFSET [N FLAG...]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CryptFacts {
+    pub cipher: String,
+    pub flags: Vec<String>,
 }
 
 /// An md array's state and tunables (`md/`).
@@ -99,6 +111,7 @@ impl Survey {
                 let mut f = read_device(host, d);
                 if let (Some(dm), Some(t)) = (&d.dm, dm_table) {
                     f.dm_linear = linear_offsets(t, &dm.name, d);
+                    f.dm_crypt = crypt_facts(t, &dm.name);
                 }
                 devices.push(f);
             }
@@ -178,6 +191,32 @@ fn linear_offsets(table: &str, dm_name: &str, d: &Device) -> Vec<(String, u64)> 
             Some((m.name.clone(), off * 512))
         })
         .collect()
+}
+
+/// The first crypt segment of dm device `dm_name` in `table`: its cipher
+/// and flags (a flag's own arguments, `sector_size:4096`, kept as given).
+/// The key is skipped, whatever dmsetup showed of it.
+fn crypt_facts(table: &str, dm_name: &str) -> Option<CryptFacts> {
+    table.lines().find_map(|l| {
+        let (n, rest) = l.split_once(':')?;
+        if n.trim() != dm_name {
+            return None;
+        }
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.get(2) != Some(&"crypt") {
+            return None;
+        }
+        let count: usize = f.get(8).and_then(|c| c.parse().ok()).unwrap_or(0);
+        Some(CryptFacts {
+            cipher: f.get(3)?.to_string(),
+            flags: f
+                .iter()
+                .skip(9)
+                .take(count.min(64))
+                .map(|s| s.to_string())
+                .collect(),
+        })
+    })
 }
 
 fn read_trim(p: &Path) -> Option<String> {
@@ -263,6 +302,7 @@ fn read_device(host: &Host, d: &Device) -> DeviceFacts {
         alignment_offset: read_num(&dir.join("alignment_offset")),
         md,
         dm_linear: Vec::new(),
+        dm_crypt: None,
     }
 }
 
@@ -411,6 +451,25 @@ mod tests {
         assert_eq!(
             (l1.model.clone(), l1.numa_node, l1.start_sectors),
             (None, None, None)
+        );
+    }
+
+    #[test]
+    fn a_crypt_table_gives_its_cipher_and_flags_and_never_its_key() {
+        let t = "data: 0 190464 crypt aes-xts-plain64 :64:logon:cryptsetup:abc 0 9:0 4096 3 allow_discards no_read_workqueue sector_size:4096\nother: 0 8 linear 7:0 0\n";
+        let c = crypt_facts(t, "data").unwrap();
+        assert_eq!(c.cipher, "aes-xts-plain64");
+        assert_eq!(
+            c.flags,
+            ["allow_discards", "no_read_workqueue", "sector_size:4096"]
+        );
+        assert!(!format!("{c:?}").contains("logon"));
+        assert_eq!(crypt_facts(t, "other"), None);
+        assert_eq!(
+            crypt_facts("data: 0 8 crypt aes 00 0 9:0 0\n", "data")
+                .unwrap()
+                .flags,
+            Vec::<String>::new()
         );
     }
 }

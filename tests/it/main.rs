@@ -56,6 +56,7 @@ mod lab;
 mod lab_advise;
 mod lab_compare;
 mod lab_compare_write;
+mod lab_crypt;
 mod lab_degraded;
 mod lab_levels;
 mod lab_polled;

@@ -94,7 +94,63 @@ pub fn static_findings(topo: &Topology, survey: &Survey) -> Vec<Finding> {
     out.extend(request_limits(topo, survey));
     out.extend(mismatch(topo, survey));
     out.extend(parity(topo, survey));
+    out.extend(crypt(topo, survey));
     out.extend(numa(topo, survey));
+    out
+}
+
+/// A dm-crypt layer that hands every I/O to its workqueues: the flags that
+/// process it in the submitting context, the commands that set them, and
+/// the measurement of what the layer costs against the device under it
+/// (the most the flags can win back).
+fn crypt(topo: &Topology, survey: &Survey) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for d in stack(topo) {
+        let (Some(dm), Some(c)) = (&d.dm, survey.get(&d.name).and_then(|f| f.dm_crypt.as_ref()))
+        else {
+            continue;
+        };
+        let Some((severity, missing)) = stack_rules::crypt_workqueues(&c.flags) else {
+            continue;
+        };
+        let below = d.members.first().map(|m| format!("/dev/{}", m.name));
+        let name = sh(&dm.name);
+        let path = sh(&format!("/dev/mapper/{}", dm.name));
+        out.push(Finding {
+            settings: Vec::new(),
+            id: "crypt-workqueues".into(),
+            check: "crypt".into(),
+            severity: severity.into(),
+            devices: vec![d.name.clone()],
+            title: format!(
+                "dm-crypt {} queues its I/O to kcryptd's workqueues ({} off)",
+                d.name,
+                missing.join(" and ")
+            ),
+            evidence: vec![format!(
+                "dmsetup table {name}: crypt {} ... ({})",
+                crate::base::error::show_text(&c.cipher),
+                if c.flags.is_empty() {
+                    "no optional flags".to_string()
+                } else {
+                    format!("flags {}", crate::base::error::show_text(&c.flags.join(" ")))
+                }
+            )],
+            meaning: "each read is decrypted, and each write encrypted and issued, by a workqueue thread instead of where it was submitted: on SSD and NVMe members, and arrays of them, the queueing more than the cipher is what caps the layer and adds latency".into(),
+            fix: vec![
+                format!("cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue {name}   # LUKS2: add --persistent to keep them (cryptsetup 2.3.4+, kernel 5.9+)"),
+                format!("plain dm-crypt: dmsetup table --showkeys {name}, append '2 no_read_workqueue no_write_workqueue' to its line (or add them to its flags), then dmsetup reload {name} and dmsetup resume {name}"),
+            ],
+            persist: Vec::new(),
+            gain: below.map(|b| Gain {
+                what: format!("measure what the crypt layer costs, the most the flags can win back: stripebench sweep --param target=each --rw read --bs 1m --direct {path} {b}"),
+                before_bytes_per_sec: None,
+                after_bytes_per_sec: None,
+                pct: None,
+                measured: false,
+            }),
+        });
+    }
     out
 }
 

@@ -1374,3 +1374,69 @@ fn a_member_being_rebuilt_is_never_slow_and_the_arrays_state_ranks_first() {
     );
     assert_eq!(doc.findings[0].id, "resync", "{:?}", ids(&doc.findings));
 }
+
+/// dm-crypt over a RAID5 (issue 42, part 6): without no_read_workqueue and
+/// no_write_workqueue the layer is a finding, with the commands that set
+/// them and the sweep that measures the layer against the md below; with
+/// both set, none. The key dmsetup shows is never read.
+#[test]
+fn dm_crypt_without_its_workqueue_flags_is_found_with_the_commands_that_set_them() {
+    use crate::device::survey::CryptFacts;
+    let (md1, mut s) = raid5_array();
+    let crypt = Device {
+        kind: "dm".into(),
+        dm: Some(DmInfo {
+            name: "data".into(),
+            target: Some("crypt".into()),
+            chunk_size: None,
+            source: "dm table".into(),
+        }),
+        leaf: None,
+        members: vec![md1.root],
+        ..dev("dm-0", "dm")
+    };
+    let t = Topology {
+        target: "/dev/mapper/data".into(),
+        resolved: "block device".into(),
+        root: crypt,
+    };
+    let mut f = facts("dm-0", "dm");
+    f.dm_crypt = Some(CryptFacts {
+        cipher: "aes-xts-plain64".into(),
+        flags: vec!["same_cpu_crypt".into()],
+    });
+    s.devices.insert(0, f);
+    let crypt_only = |s: &Survey| -> Vec<Finding> {
+        static_findings(&t, s)
+            .into_iter()
+            .filter(|f| f.check == "crypt")
+            .collect()
+    };
+    let all = crypt_only(&s);
+    assert_eq!(ids(&all), vec!["crypt-workqueues:dm-0"]);
+    let c = &all[0];
+    assert_eq!(c.severity, Severity::Low);
+    assert!(
+        c.title
+            .contains("no_read_workqueue and no_write_workqueue off"),
+        "{}",
+        c.title
+    );
+    assert_eq!(
+        c.evidence,
+        vec!["dmsetup table data: crypt aes-xts-plain64 ... (flags same_cpu_crypt)"]
+    );
+    assert!(c.fix[0]
+        .starts_with("cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue data"));
+    let gain = c.gain.as_ref().unwrap();
+    assert!(
+        gain.what.ends_with("stripebench sweep --param target=each --rw read --bs 1m --direct /dev/mapper/data /dev/md1"),
+        "{}",
+        gain.what
+    );
+    set(&mut s, "dm-0", |f| {
+        f.dm_crypt.as_mut().unwrap().flags =
+            vec!["no_read_workqueue".into(), "no_write_workqueue".into()]
+    });
+    assert!(crypt_only(&s).is_empty());
+}
