@@ -12,6 +12,7 @@ mod direct_buffered;
 mod health;
 mod kind;
 mod phase;
+mod resync;
 #[cfg(test)]
 mod tests;
 mod verdict;
@@ -311,6 +312,10 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
             "{path} is not judged against the other members: it is {why}"
         ));
     }
+    notes.extend(resync::notes(
+        &all,
+        health.as_ref().is_some_and(|h| h.sync.is_some()),
+    ));
     if interrupted {
         notes.push(format!(
             "interrupted: {count} of the phases ran; the figures cover what was measured"

@@ -897,3 +897,97 @@ fn a_whole_array_keeps_n_times_member_and_says_no_state() {
     assert_eq!(d.array_state, None);
     assert!(!crate::report::compare::render(&d).contains("ARRAY STATE"));
 }
+
+/// Issue 42: while md recovers a member, its own reads and writes land on
+/// the members beside compare's. The members' counters in the
+/// all-at-once phase are set against compare's bytes, per member and in
+/// all, and the volume phases' resync rate is said.
+#[test]
+fn a_recovering_arrays_members_counters_give_the_resyncs_share_of_their_io() {
+    use crate::device::devstat::DeviceCounters;
+    use crate::document::run::ResyncDoc;
+    let counters = |name: &str, read: u64, write: u64, app: u64| DeviceCounters {
+        name: name.into(),
+        read_bytes: read,
+        write_bytes: write,
+        read_ios: 1,
+        write_ios: 1,
+        ios: 2,
+        util_pct: 50.0,
+        span_seconds: 2.0,
+        app_read_bytes: app,
+        app_write_bytes: 0,
+        read_ratio: None,
+        write_ratio: None,
+        shared: false,
+        window_write_bytes: None,
+        stats: true,
+        avg_read_request_bytes: None,
+        avg_write_request_bytes: None,
+        read_merges: 0,
+        write_merges: 0,
+        members: Vec::new(),
+    };
+    let mut runs = members_together(5, 1, |_, _| 75.0e6);
+    for p in &mut runs {
+        if p.kind == PhaseKind::Together {
+            for (i, t) in p.document.targets.iter_mut().enumerate() {
+                // loop3 is being rebuilt: the recovery writes it; the
+                // others give it their reads.
+                t.device = Some(if i == 3 {
+                    counters("loop3", 40 << 20, 60 << 20, 40 << 20)
+                } else {
+                    counters(&format!("loop{i}"), 100 << 20, 0, 80 << 20)
+                });
+            }
+        } else if p.kind.on_volume() {
+            p.document.resync = vec![ResyncDoc {
+                array: "md0".into(),
+                action: "recovery".into(),
+                done_start_bytes: 0,
+                done_end_bytes: 8 << 20,
+                total_bytes: 64 << 20,
+                seconds: 4.0,
+                bytes_per_sec: (2 << 20) as f64,
+                full_seconds: Some(32.0),
+                remaining_seconds: Some(28.0),
+                finished: false,
+                speed_min: None,
+                speed_max: None,
+            }];
+        }
+    }
+    let d = assemble(degraded_raid6(), runs, false);
+    let share = d
+        .notes
+        .iter()
+        .find(|n| n.starts_with("the resync's share of the members' I/O"))
+        .unwrap_or_else(|| panic!("{:?}", d.notes));
+    // 4 × 100 + 100 MiB counted, 4 × 80 + 40 ours: 140 of 500 not ours.
+    assert!(share.contains(": 28% of 500.0 MiB ("), "{share}");
+    assert!(
+        share.contains(
+            "/dev/loop3 40.0 MiB read and 60.0 MiB written against our 40.0 MiB (60% not ours)"
+        ),
+        "{share}"
+    );
+    assert!(
+        d.notes.iter().any(|n| n.contains(
+            "md0 recovery ran at 2.10 MB/s per member device (the whole of it: 32 s at that rate)"
+        )),
+        "{:?}",
+        d.notes
+    );
+    // A healthy array's comparison says none of it.
+    let mut v = degraded_raid6();
+    let st = v.topology.root.md.as_mut().unwrap().state.as_mut().unwrap();
+    st.sync_action = Some("idle".into());
+    let d = assemble(v, members_together(5, 1, |_, _| 75.0e6), false);
+    assert!(
+        !d.notes
+            .iter()
+            .any(|n| n.contains("resync's share") || n.contains(" ran at ")),
+        "{:?}",
+        d.notes
+    );
+}
