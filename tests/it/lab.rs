@@ -987,6 +987,40 @@ fn bad_input_is_one_line_and_exit_2_before_anything_is_fetched() {
         (&["--member-size", "64MB", "--", "true"], "not a size"),
         (&["--slow-member", "4:20", "--", "true"], "members 0 to 3"),
         (&["--failing-member", "x", "--", "true"], "a member number"),
+        (
+            &["--controllers", "5", "--", "true"],
+            "more controllers than",
+        ),
+        (
+            &[
+                "--controllers",
+                "2",
+                "--controller-limit",
+                "2:20m",
+                "--",
+                "true",
+            ],
+            "controllers 0 to 1",
+        ),
+        (
+            &[
+                "--controllers",
+                "2",
+                "--controller-limit",
+                "1:fast",
+                "--",
+                "true",
+            ],
+            "K:RATE",
+        ),
+        (
+            &["--controller-limit", "0:20m", "--", "true"],
+            "give --controllers",
+        ),
+        (
+            &["--controllers", "2", "--member-rate", "8x", "--", "true"],
+            "bytes per second",
+        ),
         (&["--array", "md-raid0"], "no COMMAND"),
         (&["--frobnicate", "--", "true"], "unknown option"),
     ] {
@@ -1109,5 +1143,86 @@ done
             "metadata {v}: {t}"
         );
         assert!(t.contains("[ok] no holders"), "the array was stopped: {t}");
+    }
+}
+
+/// Members on shared controllers (issue 42): `--controllers 3` puts member
+/// i on virtio-scsi controller i mod 3, so the four members of a controller
+/// share its PCI function and the three controllers differ; each member is
+/// a real sd disk with the serial the lab gave it.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn members_on_shared_controllers_land_where_asked() {
+    let lab = lab(
+        &[
+            "--array",
+            "md-raid0",
+            "--members",
+            "12",
+            "--member-size",
+            "32m",
+            "--controllers",
+            "3",
+            "--controller-limit",
+            "1:8m",
+        ],
+        r#"
+echo "$LAB_CONTROLLERS" > controllers.txt
+echo "$LAB_MEMBER_CONTROLLER" > member-controller.txt
+for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(readlink -f /sys/block/$d) $(tail -c +5 /sys/block/$d/device/vpd_pg80 | tr -d '\000')"; done > placement.txt
+"#,
+    );
+    let members = lab.members();
+    assert_eq!(members.len(), 12);
+    assert_eq!(lab.text("controllers.txt").trim(), "3");
+    let want: Vec<String> = (0..12).map(|i| (i % 3).to_string()).collect();
+    assert_eq!(
+        lab.text("member-controller.txt")
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        want
+    );
+    let placement = lab.text("placement.txt");
+    let rows: Vec<Vec<&str>> = placement
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 12, "{placement}");
+    // The PCI function above each disk's hostN.
+    let mut adapters = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], members[i], "{placement}");
+        assert!(
+            row[0].starts_with("sd"),
+            "member {i} is a disk: {placement}"
+        );
+        assert_eq!(
+            row.get(2).copied(),
+            Some(format!("lab-m{i:03}").as_str()),
+            "serial: {placement}"
+        );
+        let parts: Vec<&str> = row[1].split('/').collect();
+        let host = parts
+            .iter()
+            .position(|p| p.starts_with("host"))
+            .expect(row[1]);
+        let pci = parts[..host]
+            .iter()
+            .rev()
+            .find(|p| p.contains(':') && p.contains('.'))
+            .expect(row[1]);
+        adapters.push(pci.to_string());
+    }
+    for i in 0..12 {
+        for j in 0..12 {
+            assert_eq!(
+                adapters[i] == adapters[j],
+                i % 3 == j % 3,
+                "members {i} and {j}: {placement}"
+            );
+        }
     }
 }
