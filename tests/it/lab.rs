@@ -1149,7 +1149,10 @@ done
 /// Members on shared controllers (issue 42): `--controllers 3` puts member
 /// i on virtio-scsi controller i mod 3, so the four members of a controller
 /// share its PCI function and the three controllers differ; each member is
-/// a real sd disk with the serial the lab gave it.
+/// a real sd disk with the serial the lab gave it. With every disk at 8 MiB/s
+/// and controller 1 capped at 12 MiB/s (the other controllers' four reach
+/// about 32 together), `topology` groups the members by controller and
+/// `compare --solo` names controller 1 as the bottleneck and no member slow.
 #[test]
 #[cfg_attr(
     not(sb_lab),
@@ -1167,9 +1170,13 @@ fn members_on_shared_controllers_land_where_asked() {
             "--controllers",
             "3",
             "--controller-limit",
-            "1:8m",
+            "1:12m",
+            "--member-rate",
+            "8m",
         ],
         r#"
+stripebench topology --json $ARRAY > topo.json
+step compare stripebench compare --solo --repeat 1 --duration 1s --ramp 0 --json compare.json $ARRAY
 echo "$LAB_CONTROLLERS" > controllers.txt
 echo "$LAB_MEMBER_CONTROLLER" > member-controller.txt
 for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(readlink -f /sys/block/$d) $(tail -c +5 /sys/block/$d/device/vpd_pg80 | tr -d '\000')"; done > placement.txt
@@ -1225,4 +1232,50 @@ for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(readlink -f /sys/block/$d) $(tail
             );
         }
     }
+    // topology: the leaves by controller, in member order.
+    let topo = lab.json("topo.json");
+    let paths = topo["paths"].as_array().expect("topology has paths");
+    assert_eq!(paths.len(), 3, "{topo}");
+    for (k, p) in paths.iter().enumerate() {
+        assert_eq!(p["adapter"].as_str(), Some(adapters[k].as_str()), "{p}");
+        let want: Vec<&str> = (0..12)
+            .filter(|i| i % 3 == k)
+            .map(|i| members[i].as_str())
+            .collect();
+        let got: Vec<&str> = p["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(got, want, "{p}");
+    }
+    // compare --solo: each controller's four read together; controller 1's
+    // capped, no member slow (each alone is as fast as the others).
+    let c = lab.ok_json("compare");
+    let said = lab.text("compare.txt");
+    let shared = c["shared_paths"]
+        .as_array()
+        .expect("compare has shared_paths");
+    assert_eq!(shared.len(), 3, "{said}");
+    let capped: Vec<&str> = shared
+        .iter()
+        .filter(|g| g["capped"] == true)
+        .map(|g| g["adapter"].as_str().unwrap())
+        .collect();
+    assert_eq!(capped, [adapters[1].as_str()], "{said}");
+    for g in shared {
+        assert_eq!(g["members"].as_array().unwrap().len(), 4, "{g}");
+        assert_eq!(g["alone_bytes_per_sec"].as_array().unwrap().len(), 4, "{g}");
+    }
+    assert!(
+        c["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["slow"] == false),
+        "{said}"
+    );
+    assert!(c["slowest"].is_null(), "{said}");
+    assert!(said.contains("the shared path caps them"), "{said}");
 }

@@ -85,7 +85,7 @@ fn phases() -> Vec<Phase> {
     let members = ["/dev/a", "/dev/b", "/dev/c"].map(String::from);
     let rates = [110.0, 105.0, 40.0, 400.0, 150.0, 360.0, 2000.0, 90.0];
     let together = [("/dev/a", 150.0), ("/dev/b", 150.0), ("/dev/c", 100.0)];
-    phase_kinds(&members, true, false, false)
+    phase_kinds(&members, &[], true, false, false)
         .into_iter()
         .zip(rates)
         .map(|(k, r)| {
@@ -104,7 +104,7 @@ fn phases() -> Vec<Phase> {
 fn members_together(n: usize, repeats: u32, rate: impl Fn(usize, u32) -> f64) -> Vec<Phase> {
     let names: Vec<String> = (0..n).map(|i| format!("/dev/loop{i}")).collect();
     let mut runs = Vec::new();
-    for (k, r) in phase_plan(&names, false, false, false, repeats as usize) {
+    for (k, r) in phase_plan(&names, &[], false, false, false, repeats as usize) {
         let targets: Vec<(&str, f64)> = match &k {
             PhaseKind::Together => names
                 .iter()
@@ -132,11 +132,16 @@ fn noise(i: usize, r: u32) -> f64 {
 
 #[test]
 fn phases_are_named_as_compare_always_named_them() {
-    let names: Vec<String> =
-        phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], true, false, false)
-            .iter()
-            .map(|k| k.to_string())
-            .collect();
+    let names: Vec<String> = phase_kinds(
+        &["/dev/sdb".into(), "/dev/sdc".into()],
+        &[],
+        true,
+        false,
+        false,
+    )
+    .iter()
+    .map(|k| k.to_string())
+    .collect();
     assert_eq!(
         names,
         [
@@ -177,11 +182,16 @@ fn phases_are_named_as_compare_always_named_them() {
 
 #[test]
 fn under_rw_write_the_members_are_read_and_the_volume_written_in_full_and_sub_stripes() {
-    let names: Vec<String> =
-        phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], false, true, false)
-            .iter()
-            .map(|k| k.to_string())
-            .collect();
+    let names: Vec<String> = phase_kinds(
+        &["/dev/sdb".into(), "/dev/sdc".into()],
+        &[],
+        false,
+        true,
+        false,
+    )
+    .iter()
+    .map(|k| k.to_string())
+    .collect();
     assert_eq!(
         names,
         [
@@ -627,7 +637,14 @@ fn above_100_percent_says_why() {
 
 #[test]
 fn the_plan_repeats_the_member_phases_and_runs_the_volume_once() {
-    let plan = phase_plan(&["/dev/a".into(), "/dev/b".into()], true, false, false, 2);
+    let plan = phase_plan(
+        &["/dev/a".into(), "/dev/b".into()],
+        &[],
+        true,
+        false,
+        false,
+        2,
+    );
     let shown: Vec<String> = plan
         .iter()
         .map(|(k, r)| format!("{k}{}", run_label(k, *r, 2)))
@@ -709,7 +726,7 @@ fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
 #[test]
 fn uncached_adds_two_volume_phases_after_the_buffered_ones_and_pairs_them_with_o_direct() {
     let members: Vec<String> = vec!["/dev/a".into(), "/dev/b".into()];
-    let names: Vec<String> = phase_kinds(&members, false, false, true)
+    let names: Vec<String> = phase_kinds(&members, &[], false, false, true)
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -731,7 +748,7 @@ fn uncached_adds_two_volume_phases_after_the_buffered_ones_and_pairs_them_with_o
         assert!(k.on_volume() && !matches!(k, PhaseKind::Other(_)), "{n}");
     }
     // Writes take no uncached phase.
-    assert!(!phase_kinds(&members, false, true, true)
+    assert!(!phase_kinds(&members, &[], false, true, true)
         .iter()
         .any(|k| k.to_string().contains("uncached")));
 }
