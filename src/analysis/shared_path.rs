@@ -58,6 +58,14 @@ pub struct Capped {
     pub others_together: f64,
 }
 
+impl Capped {
+    /// How much it matters: a loss a change of the layout recovers (the
+    /// whole stripe waits on the capped members), not a member at risk.
+    pub fn severity(&self) -> crate::analysis::advise::Severity {
+        crate::analysis::advise::Severity::Medium
+    }
+}
+
 /// The groups (of two or more members, at least two groups) that their
 /// shared path caps; none when fewer than two groups can be judged.
 pub fn judge(groups: &[GroupFigures]) -> Vec<Capped> {
@@ -88,6 +96,34 @@ pub fn judge(groups: &[GroupFigures]) -> Vec<Capped> {
         }
     }
     out
+}
+
+/// A group is suspect (worth reading its members alone) when its median
+/// member, read with every member at once, is below this share of the
+/// median member of the other groups.
+pub const SUSPECT: f64 = 0.75;
+
+/// The groups (each its members' rates with every member read at once,
+/// two members or more, at least two groups) whose median member is below
+/// [`SUSPECT`] × the other groups' median member: their members may be
+/// slow, or their path shared. Reading them alone tells which.
+pub fn suspects(groups: &[Vec<f64>]) -> Vec<usize> {
+    use crate::analysis::summary::median;
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    (0..groups.len())
+        .filter(|&i| groups[i].len() >= 2)
+        .filter(|&i| {
+            let others: Vec<f64> = groups
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .flat_map(|(_, g)| g.iter().copied())
+                .collect();
+            !others.is_empty() && median(groups[i].clone()) < SUSPECT * median(others)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -142,6 +178,20 @@ mod tests {
             g("b", &[100.0, 100.0, 100.0, 10.0], 300.0),
         ];
         assert!(judge(&groups).is_empty());
+    }
+
+    #[test]
+    fn a_group_slow_together_is_suspect_and_equal_groups_are_not() {
+        let lab = vec![
+            vec![8.1, 8.0, 8.1, 8.0],
+            vec![3.0, 3.1, 3.0, 3.1],
+            vec![8.0, 8.1, 8.0, 8.1],
+        ];
+        assert_eq!(suspects(&lab), [1]);
+        assert!(suspects(&[vec![8.0, 8.1], vec![7.9, 8.0]]).is_empty());
+        // One slow member does not make its group's median slow.
+        assert!(suspects(&[vec![8.0, 8.0, 8.0, 1.0], vec![8.0, 8.0, 8.0, 8.0]]).is_empty());
+        assert!(suspects(&[vec![3.0, 3.0]]).is_empty());
     }
 
     #[test]

@@ -1151,8 +1151,9 @@ done
 /// share its PCI function and the three controllers differ; each member is
 /// a real sd disk with the serial the lab gave it. With every disk at 8 MiB/s
 /// and controller 1 capped at 12 MiB/s (the other controllers' four reach
-/// about 32 together), `topology` groups the members by controller and
-/// `compare --solo` names controller 1 as the bottleneck and no member slow.
+/// about 32 together), `topology` groups the members by controller,
+/// `compare --solo` names controller 1 as the bottleneck and no member slow,
+/// and `advise` makes it a finding.
 #[test]
 #[cfg_attr(
     not(sb_lab),
@@ -1177,6 +1178,7 @@ fn members_on_shared_controllers_land_where_asked() {
         r#"
 stripebench topology --json $ARRAY > topo.json
 step compare stripebench compare --solo --repeat 1 --duration 1s --ramp 0 --json compare.json $ARRAY
+step advise stripebench advise --budget 30s --json advise.json $ARRAY
 echo "$LAB_CONTROLLERS" > controllers.txt
 echo "$LAB_MEMBER_CONTROLLER" > member-controller.txt
 for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(readlink -f /sys/block/$d) $(tail -c +5 /sys/block/$d/device/vpd_pg80 | tr -d '\000')"; done > placement.txt
@@ -1278,4 +1280,23 @@ for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(readlink -f /sys/block/$d) $(tail
     );
     assert!(c["slowest"].is_null(), "{said}");
     assert!(said.contains("the shared path caps them"), "{said}");
+    // advise: the controller is a finding; no member is slow.
+    let a = lab.ok_json("advise");
+    let ids: Vec<&str> = a["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    let want = format!("shared-path:{}", adapters[1]);
+    assert!(
+        ids.contains(&want.as_str()),
+        "{ids:?}\n{}",
+        lab.text("advise.txt")
+    );
+    assert!(
+        !ids.contains(&"slow-member"),
+        "{ids:?}\n{}",
+        lab.text("advise.txt")
+    );
 }

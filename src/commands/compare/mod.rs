@@ -102,16 +102,7 @@ fn shared_paths(
     topo: &topology::Topology,
     host: &crate::base::host::Host,
 ) -> Vec<(String, Vec<PathBuf>)> {
-    let members: Vec<(String, Vec<String>)> = topo
-        .stripe_members()
-        .iter()
-        .map(|d| {
-            (
-                d.path.clone(),
-                d.leaves().iter().map(|l| l.name.clone()).collect(),
-            )
-        })
-        .collect();
+    let members = crate::device::survey::stacked(topo);
     let groups = crate::device::paths::group_stacked(host, &members);
     if !groups.shared() {
         return Vec::new();
