@@ -83,6 +83,12 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     if let Some(why) = &refused {
         doc.notes.push(why.note());
     }
+    if !shared.is_empty() && !args.solo {
+        doc.notes.push(format!(
+            "{} host adapter(s) each carry several of the members: a member slow together may be its controller's ceiling, not its own; --solo reads each member alone and each controller's members together, and tells which",
+            shared.len()
+        ));
+    }
     // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
     out.say(&crate::report::compare::render(&doc));
     out.write(crate::report::Doc::Compare(&doc))?;

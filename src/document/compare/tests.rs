@@ -914,3 +914,82 @@ fn a_whole_array_keeps_n_times_member_and_says_no_state() {
     assert_eq!(d.array_state, None);
     assert!(!crate::report::compare::render(&d).contains("ARRAY STATE"));
 }
+
+/// Issue 42: 6 members on 3 controllers, every member 8 MB/s alone; the
+/// members of controller b reach 4 MB/s together (capped), those of a and
+/// c 16: compare names b, calls no member slow, says so, and the phase
+/// name and the document read back.
+#[test]
+fn a_capped_controller_is_named_and_no_member_slow() {
+    let members: Vec<String> = (0..6).map(|i| format!("/dev/sd{i}")).collect();
+    let adapters: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    let group = |a: &str| -> Vec<&str> {
+        let k = adapters.iter().position(|x| x == a).unwrap();
+        members
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 == k)
+            .map(|(_, m)| m.as_str())
+            .collect()
+    };
+    let runs: Vec<Phase> = phase_kinds(&members, &adapters, true, false, false)
+        .into_iter()
+        .map(|k| {
+            let (total, targets): (f64, Vec<(&str, f64)>) = match &k {
+                PhaseKind::Alone { member } => (8e6, vec![(member.as_str(), 8e6)]),
+                PhaseKind::Together => (
+                    40e6,
+                    members
+                        .iter()
+                        .enumerate()
+                        .map(|(i, m)| (m.as_str(), if i % 3 == 1 { 2e6 } else { 8e6 }))
+                        .collect(),
+                ),
+                PhaseKind::Shared { adapter } => {
+                    let each = if adapter == "b" { 2e6 } else { 8e6 };
+                    (
+                        each * 2.0,
+                        group(adapter).into_iter().map(|m| (m, each)).collect(),
+                    )
+                }
+                _ => (40e6, vec![("/dev/md0", 40e6)]),
+            };
+            Phase::of(k.clone(), run(total, &targets))
+        })
+        .collect();
+    assert_eq!(
+        runs.iter()
+            .filter(|p| matches!(p.kind, PhaseKind::Shared { .. }))
+            .count(),
+        3
+    );
+    let doc = assemble(volume(), runs, false);
+    let capped: Vec<&str> = doc
+        .shared_paths
+        .iter()
+        .filter(|g| g.capped)
+        .map(|g| g.adapter.as_str())
+        .collect();
+    assert_eq!(capped, ["b"]);
+    let b = &doc.shared_paths[1];
+    assert_eq!(b.members, ["/dev/sd1", "/dev/sd4"]);
+    assert_eq!(b.alone_bytes_per_sec, [8e6, 8e6]);
+    assert!((b.share.unwrap() - 0.25).abs() < 1e-9);
+    assert!(doc.members.iter().all(|m| !m.slow), "{:?}", doc.members);
+    assert_eq!(doc.slowest, None);
+    let text = crate::report::compare::render(&doc);
+    assert!(
+        text.contains("controller b: 2 members together 4.0 MB/s against 2 x 8.0 alone (sum 16.0; 25%): the shared path caps them"),
+        "{text}"
+    );
+    assert!(text.contains("bottleneck: controller b"), "{text}");
+    let json = serde_json::to_string(&doc).unwrap();
+    let back: CompareDocument = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.shared_paths, doc.shared_paths);
+    assert_eq!(
+        PhaseKind::parse("members behind 0000:00:04.0 together"),
+        PhaseKind::Shared {
+            adapter: "0000:00:04.0".into()
+        }
+    );
+}
