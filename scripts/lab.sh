@@ -5,7 +5,9 @@
 #
 #   scripts/lab.sh [--array KIND] [--members N] [--member-size SIZE] [--chunk SIZE]
 #                  [--layout LAYOUT] [--group G] [--part-start SECTOR] [--slow-member K:MS] [--failing-member K]
-#                  [--degraded K | --rebuilding K] [--sync-speed KBS] [--crypt-flags F,...] [--kvm|--tcg] [--keep]
+#                  [--degraded K | --rebuilding K] [--sync-speed KBS] [--crypt-flags F,...]
+#                  [--controllers C [--controller-limit K:RATE]... [--member-rate RATE]]
+#                  [--kvm|--tcg] [--keep]
 #                  [--out DIR] [--timeout SECONDS] [--memory MB] [--cpus N]
 #                  [--bin PATH] -- COMMAND...
 #
@@ -59,12 +61,16 @@
 #             for a nested stack the leaves, in the order of the legs
 #   LEGS      a nested stack's middle devices (the md pairs or groups the top
 #             level stripes over), in stripe order; empty otherwise
-#   LOOPS     the loop devices under the members
+#   LOOPS     the loop devices under the members (with --controllers: the sd
+#             disks under the members, in member order)
 #   OUT       a directory shared with the host: its files come back into --out DIR
 #   LAB_KIND, LAB_CHUNK (bytes), LAB_LAYOUT, LAB_GROUP, LAB_SLOW (K:MS), LAB_FAILING (K),
 #   LAB_FAIL_START, LAB_FAIL_END   the byte range of the failing member whose I/O fails
 #   LAB_DEGRADED (K), LAB_REBUILDING (K)   the member failed and removed (MEMBERS still
 #             names it, in its place), or failed, removed and added back, recovering
+#   LAB_CONTROLLERS (C, empty without --controllers), LAB_MEMBER_CONTROLLER  each
+#             member's controller, in MEMBERS order ("0 1 2 0 1 2 ..."), and
+#             LAB_CONTROLLER_LIMIT  the --controller-limit values as K:BYTES/s
 # COMMAND's stdout, stderr and exit status come back as this script's own.
 #
 # --slow-member K:MS   member K (from 0, in MEMBERS order) is a dm-delay device
@@ -82,6 +88,23 @@
 #                      takes about 5 minutes to recover)
 # --crypt-flags F,...  dm-crypt-over-md: the crypt table's optional flags (no_read_workqueue,
 #                      no_write_workqueue, same_cpu_crypt, submit_from_crypt_cpus)
+# --controllers C      the members are not loop devices but real virtual disks:
+#                      C virtio-scsi controllers (-device virtio-scsi-pci), member i a
+#                      scsi-hd on controller i mod C (12 members on 3 controllers: 4
+#                      each), with its own serial (lab-mNNN) and wwn (0x5000c5000000NNNN,
+#                      NNNN = i + 1 in hex), over a raw file of --member-size random
+#                      bytes that the host makes in the work directory (on the host's
+#                      disk, not in guest memory); MEMBERS names the /dev/sdX disks in
+#                      member order (found by their wwn in sysfs). Every KIND builds on
+#                      them as on loop devices
+# --controller-limit K:RATE   controller K's disks share one qemu throttle group
+#                      (-object throttle-group, x-bps-total): together they move at
+#                      most RATE bytes/s (suffix k, m or g: binary), each alone as
+#                      much; repeatable, one per controller
+# --member-rate RATE   with --controllers: each disk alone moves at most RATE bytes/s
+#                      (its own throttle group, before its controller's), as a
+#                      real disk has a speed of its own: under TCG an unlimited
+#                      disk's speed is the emulated CPU's
 # --kvm | --tcg        accelerator (default --tcg: on these machines `-cpu host`
 #                      failed on an MSR under KVM); the one used is printed
 # --keep               keep the work directory (initramfs, console log) and say where
@@ -133,6 +156,9 @@ DEGRADED=
 REBUILDING=
 SYNC_SPEED=200
 CRYPT_FLAGS=
+CONTROLLERS=
+CLIMITS=()
+MEMBER_RATE=
 ACCEL=tcg
 KEEP=0
 OUTDIR=
@@ -177,6 +203,9 @@ while [ $# -gt 0 ]; do
     --rebuilding) need_value "$@"; REBUILDING=$2; shift 2 ;;
     --sync-speed) need_value "$@"; SYNC_SPEED=$2; shift 2 ;;
     --crypt-flags) need_value "$@"; CRYPT_FLAGS=$2; shift 2 ;;
+    --controllers) need_value "$@"; CONTROLLERS=$2; shift 2 ;;
+    --controller-limit) need_value "$@"; CLIMITS+=("$2"); shift 2 ;;
+    --member-rate) need_value "$@"; MEMBER_RATE=$2; shift 2 ;;
     --kvm) ACCEL=kvm; shift ;;
     --tcg) ACCEL=tcg; shift ;;
     --keep) KEEP=1; shift ;;
@@ -280,10 +309,42 @@ if [ -n "$CRYPT_FLAGS" ]; then
     esac
   done
 fi
+# --controllers C, --controller-limit K:RATE: virtio-scsi disks, throttled per controller.
+declare -A CLIMIT=()
+CLIMIT_SAID=
+if [ -n "$CONTROLLERS" ]; then
+  [[ $CONTROLLERS =~ ^[0-9]+$ ]] && [ ${#CONTROLLERS} -le 3 ] && [ "$((10#$CONTROLLERS))" -ge 1 ] ||
+    bad "--controllers '$CONTROLLERS': a whole number of at least 1"
+  CONTROLLERS=$((10#$CONTROLLERS))
+  [ "$CONTROLLERS" -le "$N" ] || bad "--controllers $CONTROLLERS: more controllers than the $N member(s)"
+  [ "$CONTROLLERS" -le 32 ] || bad "--controllers $CONTROLLERS: at most 32"
+fi
+for l in ${CLIMITS[@]+"${CLIMITS[@]}"}; do
+  [ -n "$CONTROLLERS" ] || bad "--controller-limit $l: give --controllers C too"
+  [[ $l =~ ^([0-9]{1,3}):([0-9]{1,9})([kKmMgG]?)$ ]] ||
+    bad "--controller-limit '$l': K:RATE, e.g. 1:20m (controller 1, 20 MiB/s; suffix k, m or g)"
+  k=$((10#${BASH_REMATCH[1]}))
+  rate=$(size_bytes "${BASH_REMATCH[2]}${BASH_REMATCH[3]}") || bad "--controller-limit '$l': RATE is not a rate"
+  [ "$k" -lt "$CONTROLLERS" ] || bad "--controller-limit $l: there are controllers 0 to $((CONTROLLERS - 1))"
+  [ -z "${CLIMIT[$k]:-}" ] || bad "--controller-limit $l: controller $k is limited twice"
+  [ "$rate" -ge 4096 ] || bad "--controller-limit $l: RATE at least 4k (bytes per second)"
+  CLIMIT[$k]=$rate
+  CLIMIT_SAID="$CLIMIT_SAID $k:$rate"
+done
+CLIMIT_SAID=${CLIMIT_SAID# }
+MRATE=
+if [ -n "$MEMBER_RATE" ]; then
+  [ -n "$CONTROLLERS" ] || bad "--member-rate $MEMBER_RATE: give --controllers C too"
+  [[ $MEMBER_RATE =~ ^[0-9]{1,9}[kKmMgG]?$ ]] && MRATE=$(size_bytes "$MEMBER_RATE") ||
+    bad "--member-rate '$MEMBER_RATE': bytes per second, e.g. 8m (suffix k, m or g)"
+  [ "$MRATE" -ge 4096 ] || bad "--member-rate $MEMBER_RATE: at least 4k (bytes per second)"
+fi
 [[ $SYNC_SPEED =~ ^[0-9]+$ ]] && [ ${#SYNC_SPEED} -le 9 ] && [ "$SYNC_SPEED" -ge 1 ] || bad "--sync-speed '$SYNC_SPEED': KB/s, a whole number of at least 1"
 [[ $TIMEOUT =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -ge 10 ] && [ ${#TIMEOUT} -le 6 ] || bad "--timeout '$TIMEOUT': whole seconds, at least 10"
 [[ $CPUS =~ ^[0-9]+$ ]] && [ "$CPUS" -ge 1 ] && [ "$CPUS" -le 64 ] || bad "--cpus '$CPUS': from 1 to 64"
 MEMBERS_MB=$(((N * SIZE + (1 << 20) - 1) >> 20))
+# On virtio-scsi disks the members are host files, not guest memory.
+[ -n "$CONTROLLERS" ] && MEMBERS_MB=0
 if [ -n "$MEMORY" ]; then
   [[ $MEMORY =~ ^[0-9]+$ ]] && [ ${#MEMORY} -le 7 ] || bad "--memory '$MEMORY': MiB, a whole number"
   [ $((MEMBERS_MB + 512)) -le "$MEMORY" ] ||
@@ -444,6 +505,7 @@ echo "root:x:0:" >"$STAGE/etc/group"
 # null_blk is copied in, not loaded: a command loads it with the options it
 # wants (poll_queues=N for polled I/O, stripebench --hipri).
 MODS="loop md-mod raid0 raid1 raid10 dm-mod dm-delay null_blk virtio_pci 9pnet_virtio 9p"
+[ -n "$CONTROLLERS" ] && MODS="$MODS virtio_scsi sd_mod"
 [ "$KIND" = btrfs-raid0 ] && MODS="$MODS crc32c_generic btrfs"
 # Parity (md raid4/5/6 and dm-raid's raid5/6) is md's raid456 personality,
 # which wants the async xor/pq helpers (modules.dep names them) and crc32c;
@@ -487,6 +549,8 @@ done
   echo "REBUILDING=$REBUILDING"
   echo "SYNC_SPEED=$SYNC_SPEED"
   echo "CRYPT_FLAGS=$CRYPT_FLAGS"
+  echo "CONTROLLERS=$CONTROLLERS"
+  echo "CLIMIT_SAID='$CLIMIT_SAID'"
 } >"$STAGE/lab/env"
 printf '%s\n' "$COMMAND" >"$STAGE/lab/cmd"
 
@@ -541,7 +605,40 @@ dmdev() { echo "/dev/$(dmsetup info -c --noheadings -o blkdevname "$1" | tr -d '
 # The size of a block device in 512-byte sectors.
 sectors() { cat "/sys/class/block/${1#/dev/}/size"; }
 
-mount -t tmpfs -o size=$((N * SIZE / 1048576 + 16))m tmpfs /members
+# With --controllers the members are virtio-scsi disks: wait for all N, and
+# name each by its wwn (the host gave member i 0x5000c5000000NNNN, NNNN = i + 1),
+# read from sysfs (no udev here, so no /dev/disk/by-id).
+DISKS=
+MEMBER_CONTROLLER=
+if [ -n "$CONTROLLERS" ]; then
+  modprobe virtio_scsi || die "modprobe virtio_scsi failed"
+  modprobe sd_mod || die "modprobe sd_mod failed"
+  n=0
+  while [ "$(ls -d /sys/block/sd* 2>/dev/null | wc -l)" -lt "$N" ]; do
+    [ $n -lt 600 ] || die "only $(ls -d /sys/block/sd* 2>/dev/null | wc -l) of $N virtio-scsi disks appeared in 60 s"
+    sleep 0.1
+    n=$((n + 1))
+  done
+  i=0
+  while [ $i -lt "$N" ]; do
+    want=$(printf 'naa.5000c5000000%04x' $((i + 1)))
+    found=
+    for b in /sys/block/sd*; do
+      [ "$(cat $b/device/wwid 2>/dev/null)" = "$want" ] && found=/dev/${b##*/}
+    done
+    [ -n "$found" ] || die "no disk has the wwn of member $i ($want)"
+    n=0
+    while ! [ -b "$found" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+    [ -b "$found" ] || die "$found (member $i) has no device node"
+    DISKS="$DISKS $found"
+    MEMBER_CONTROLLER="$MEMBER_CONTROLLER $((i % CONTROLLERS))"
+    i=$((i + 1))
+  done
+  DISKS=${DISKS# }
+  MEMBER_CONTROLLER=${MEMBER_CONTROLLER# }
+else
+  mount -t tmpfs -o size=$((N * SIZE / 1048576 + 16))m tmpfs /members
+fi
 # Members hold data, never holes: a hole reads as zeros without reaching a
 # medium, which stripebench refuses as a device's speed. 1 MiB of random
 # bytes, repeated (the guest's memory already holds every member whole).
@@ -564,9 +661,23 @@ MEMBERS=
 UNDER=
 i=0
 while [ $i -lt "$N" ]; do
-  f=/members/m$i
-  fill $f || die "cannot create $f"
-  if [ $PARTS = 1 ]; then
+  if [ -n "$CONTROLLERS" ]; then
+    # A disk: its data came from the host (random bytes), its partition is
+    # made as on a loop device.
+    disk=$(echo $DISKS | cut -d' ' -f$((i + 1)))
+    dev=$disk
+    if [ $PARTS = 1 ]; then
+      printf 'o\nn\np\n1\n%s\n\nw\n' "$PART_START" | fdisk $disk >/dev/null 2>&1
+      blockdev --rereadpt $disk >/dev/null 2>&1
+      dev=${disk}1
+      n=0
+      while ! [ -b $dev ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+      [ -b $dev ] || die "no partition $dev on $disk"
+    fi
+    LOOPS="$LOOPS $disk"
+  elif [ $PARTS = 1 ]; then
+    f=/members/m$i
+    fill $f || die "cannot create $f"
     # One partition from --part-start (default sector 2048: 1 MiB) to the
     # end (MBR), as a disk given to md or LVM.
     printf 'o\nn\np\n1\n%s\n\nw\n' "$PART_START" | fdisk $f >/dev/null 2>&1
@@ -575,11 +686,14 @@ while [ $i -lt "$N" ]; do
     n=0
     while ! [ -b $dev ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
     [ -b $dev ] || die "no partition $dev on /dev/loop$i"
+    LOOPS="$LOOPS /dev/loop$i"
   else
+    f=/members/m$i
+    fill $f || die "cannot create $f"
     run losetup /dev/loop$i $f
     dev=/dev/loop$i
+    LOOPS="$LOOPS /dev/loop$i"
   fi
-  LOOPS="$LOOPS /dev/loop$i"
   if [ "$FAILING" = "$i" ]; then
     s=$(sectors $dev)
     a=$((s / 2 / 8 * 8))
@@ -801,6 +915,7 @@ T1=$(cut -d' ' -f1 /proc/uptime)
   echo "LOOPS=$LOOPS"
   LEGS=${LEGS# }
   echo "LEGS=$LEGS"
+  [ -z "$CONTROLLERS" ] || echo "CONTROLLERS=$CONTROLLERS virtio-scsi controller(s); member controllers $MEMBER_CONTROLLER${CLIMIT_SAID:+; limited (K:bytes/s) $CLIMIT_SAID}"
   [ -z "$SLOW_K" ] || echo "SLOW=member $SLOW_K ($(echo $MEMBERS | cut -d' ' -f$((SLOW_K + 1)))) behind dm-delay, $SLOW_MS ms per I/O"
   [ -z "$DEGRADED" ] || echo "DEGRADED=member $DEGRADED ($(echo $MEMBERS | cut -d' ' -f$((DEGRADED + 1)))) failed and removed"
   [ -z "$REBUILDING" ] || echo "REBUILDING=member $REBUILDING ($(echo $MEMBERS | cut -d' ' -f$((REBUILDING + 1)))) failed, removed and added back: recovering at most $SYNC_SPEED KB/s"
@@ -812,6 +927,7 @@ say "ARRAY=$ARRAY MEMBERS=$MEMBERS"
 export ARRAY MEMBERS LOOPS LEGS OUT=/share/out LAB_KIND=$KIND LAB_CHUNK=$CHUNK LAB_LAYOUT=$LAYOUT LAB_GROUP=$GROUP
 export LAB_SLOW=${SLOW_K:+$SLOW_K:$SLOW_MS} LAB_FAILING=$FAILING
 export LAB_DEGRADED=$DEGRADED LAB_REBUILDING=$REBUILDING
+export LAB_CONTROLLERS=$CONTROLLERS LAB_MEMBER_CONTROLLER="$MEMBER_CONTROLLER" LAB_CONTROLLER_LIMIT="$CLIMIT_SAID"
 export LAB_FAIL_START=${LAB_FAIL_START:-} LAB_FAIL_END=${LAB_FAIL_END:-}
 export HOME=/root TMPDIR=/tmp
 mkdir -p /root
@@ -837,8 +953,40 @@ case $ACCEL in
     QACCEL=(-accel kvm -cpu ${LAB_KVM_CPU:-host})
     ;;
 esac
+# --controllers: C virtio-scsi controllers, member i's raw file on controller
+# i mod C, through controller K's throttle group when it has a limit.
+QDISKS=()
+if [ -n "$CONTROLLERS" ]; then
+  head -c 1048576 /dev/urandom >"$WORK/pattern" || fail "cannot read /dev/urandom"
+  for ((k = 0; k < CONTROLLERS; k++)); do
+    QDISKS+=(-device "virtio-scsi-pci,id=scsi$k")
+    [ -z "${CLIMIT[$k]:-}" ] || QDISKS+=(-object "throttle-group,id=tg$k,x-bps-total=${CLIMIT[$k]}")
+  done
+  for ((i = 0; i < N; i++)); do
+    f=$WORK/disk$i.raw
+    {
+      for ((m = 0; m < SIZE >> 20; m++)); do cat "$WORK/pattern"; done
+      r=$(((SIZE & 1048575) / 4096))
+      [ $r -eq 0 ] || head -c $((r * 4096)) "$WORK/pattern"
+    } >"$f" || fail "cannot write the disk file $f"
+    k=$((i % CONTROLLERS))
+    QDISKS+=(-blockdev "driver=file,node-name=f$i,filename=$f,cache.direct=off")
+    QDISKS+=(-blockdev "driver=raw,node-name=r$i,file=f$i")
+    top=r$i
+    if [ -n "$MRATE" ]; then
+      QDISKS+=(-object "throttle-group,id=tgm$i,x-bps-total=$MRATE")
+      QDISKS+=(-blockdev "driver=throttle,node-name=m$i,throttle-group=tgm$i,file=$top")
+      top=m$i
+    fi
+    if [ -n "${CLIMIT[$k]:-}" ]; then
+      QDISKS+=(-blockdev "driver=throttle,node-name=t$i,throttle-group=tg$k,file=$top")
+      top=t$i
+    fi
+    QDISKS+=(-device "scsi-hd,bus=scsi$k.0,drive=$top,serial=$(printf 'lab-m%03d' $i),wwn=$(printf '0x5000c5000000%04x' $((i + 1)))")
+  done
+fi
 CONSOLE=$WORK/console.log
-note "$KIND, $N member(s) of $SIZE_ARG, chunk $CHUNK_ARG${LAYOUT:+, layout $LAYOUT}${GROUP:+, groups of $GROUP}${SLOW:+, slow member $SLOW}${FAILING:+, failing member $FAILING}${DEGRADED:+, member $DEGRADED removed}${REBUILDING:+, member $REBUILDING rebuilding}; kernel $KVER; $(echo "$ACCEL" | tr a-z A-Z), $CPUS vCPU(s), $MEMORY MiB"
+note "$KIND, $N member(s) of $SIZE_ARG, chunk $CHUNK_ARG${LAYOUT:+, layout $LAYOUT}${GROUP:+, groups of $GROUP}${SLOW:+, slow member $SLOW}${FAILING:+, failing member $FAILING}${DEGRADED:+, member $DEGRADED removed}${REBUILDING:+, member $REBUILDING rebuilding}${CONTROLLERS:+, on $CONTROLLERS virtio-scsi controller(s)}${CLIMIT_SAID:+ limited $CLIMIT_SAID B/s}${MRATE:+, each disk at most $MRATE B/s}; kernel $KVER; $(echo "$ACCEL" | tr a-z A-Z), $CPUS vCPU(s), $MEMORY MiB"
 START=$(date +%s.%N)
 qemu-system-x86_64 "${QACCEL[@]}" -smp "$CPUS" -m "$MEMORY" -machine q35 \
   -kernel "$VMLINUZ" -initrd "$WORK/initrd.cpio" \
@@ -846,6 +994,7 @@ qemu-system-x86_64 "${QACCEL[@]}" -smp "$CPUS" -m "$MEMORY" -machine q35 \
   -display none -monitor none -serial "file:$CONSOLE" -nic none -no-reboot \
   -fsdev "local,id=lab,path=$SHARE,security_model=none" \
   -device virtio-9p-pci,fsdev=lab,mount_tag=lab \
+  ${QDISKS[@]+"${QDISKS[@]}"} \
   </dev/null >"$WORK/qemu.log" 2>&1 &
 QPID=$!
 # Files the command wrote under $OUT, into --out DIR (also what a guest that
@@ -879,7 +1028,7 @@ QPID=
 END=$(date +%s.%N)
 ACCEL_SAID="$(echo "$ACCEL" | tr a-z A-Z)"
 if [ -f "$SHARE/info" ]; then
-  sed -n 's/^\(ARRAY\|MEMBERS\|LEGS\|SLOW\|FAILING\|DEGRADED\|REBUILDING\)=/lab: \1=/p' "$SHARE/info" >&2
+  sed -n 's/^\(ARRAY\|MEMBERS\|LEGS\|CONTROLLERS\|SLOW\|FAILING\|DEGRADED\|REBUILDING\)=/lab: \1=/p' "$SHARE/info" >&2
 fi
 if ! [ -f "$SHARE/rc" ]; then
   if grep -q '^LAB-FAILED: ' "$CONSOLE" 2>/dev/null; then

@@ -9,7 +9,8 @@
 //! figure read back from a document may be (`plausible`), advise's
 //! judgements of its runs (`advise`) and of the stack's setup
 //! (`advise_stack`), fio's SPRandom preconditioning model (`sprandom`), and
-//! an md array's health and a degraded array's ceilings (`array_state`).
+//! an md array's health and a degraded array's ceilings (`array_state`), and
+//! the members a shared host adapter caps together (`shared_path`).
 //!
 //! Imports only `base`. Touches no device, thread or clock: every function
 //! here is a function of its arguments.
@@ -28,6 +29,7 @@ pub mod plausible;
 pub mod qd_search;
 pub mod rate_min;
 pub mod rmw;
+pub mod shared_path;
 pub mod significance;
 pub mod slow_member;
 pub mod sprandom;

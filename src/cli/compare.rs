@@ -128,6 +128,7 @@ fn member_args(base: &RunArgs, targets: Vec<PathBuf>) -> RunArgs {
 pub fn plan_phases(
     args: &CompareArgs,
     members: &[PathBuf],
+    shared: &[(String, Vec<PathBuf>)],
     volume: &Path,
     owned: bool,
     writes: Option<WriteSizes>,
@@ -147,8 +148,10 @@ pub fn plan_phases(
         a.align = stripe.then_some(AlignArg::Stripe);
         a
     };
+    let adapters: Vec<String> = shared.iter().map(|(a, _)| a.clone()).collect();
     crate::document::compare::phase_plan(
         &shown,
+        &adapters,
         args.solo,
         writes.is_some(),
         args.run.uncached,
@@ -163,6 +166,11 @@ pub fn plan_phases(
                 (member_args(&args.run, member), false)
             }
             PhaseKind::Together => (member_args(&args.run, members.to_vec()), false),
+            PhaseKind::Shared { adapter } => {
+                let group = shared.iter().find(|(a, _)| a == adapter);
+                let group: Vec<PathBuf> = group.map(|(_, m)| m.clone()).unwrap_or_default();
+                (member_args(&args.run, group), false)
+            }
             PhaseKind::VolumeFullStripeWrites { .. } => {
                 // (Planned only with `writes`.)
                 let s = writes.unwrap_or_default();

@@ -281,7 +281,11 @@ pub struct CompareArgs {
     pub run: RunArgs,
 
     /// Also measure each member alone (its ideal, without the others); the
-    /// slow-member verdict then judges the members alone.
+    /// slow-member verdict then judges the members alone. When the members
+    /// are behind two host adapters or more (controllers: PCI functions,
+    /// SAS expanders), each adapter's members are also read together, and
+    /// an adapter that caps them (together far below their sum alone, and
+    /// below the other adapters') is named as the bottleneck.
     #[arg(long)]
     pub solo: bool,
 

@@ -3,7 +3,7 @@
 //! the right flags (`open`), device counters and queue limits (`devstat`,
 //! `queue`), the page cache (`cache`), sysfs settings and their restore
 //! (`knobs`, `state`), scratch files (`scratch`), the stack under a target
-//! (`topology`), holes and unwritten extents in a file (`holes`), what
+//! (`topology`), which members share a host adapter (`paths`), holes and unwritten extents in a file (`holes`), what
 //! the layer under a loop or zram device holds (`layers`); the
 //! checks a run makes with them: targets that overlap (`overlap`), reads of
 //! holes (`hole_guard`), request sizes (`requests`), read-ahead
@@ -26,6 +26,7 @@ pub mod layers;
 pub mod md_tunables;
 pub mod mdstat;
 pub mod overlap;
+pub mod paths;
 pub mod queue;
 pub mod readahead;
 pub mod requests;

@@ -98,6 +98,9 @@ pub struct Survey {
     /// The sysfs root the facts were read under (`/sys` on the running
     /// system), as the findings' evidence and fixes name it.
     pub sys: String,
+    /// The stripe members (by path) by the host adapter they are behind
+    /// (`device::paths`).
+    pub paths: crate::device::paths::PathGroups,
 }
 
 impl Survey {
@@ -122,6 +125,7 @@ impl Survey {
             fs_hints: None,
             numa_nodes: numa_nodes(host),
             sys: host.sys.display().to_string(),
+            paths: crate::device::paths::group_stacked(host, &stacked(topo)),
         }
     }
 
@@ -129,6 +133,19 @@ impl Survey {
     pub fn get(&self, name: &str) -> Option<&DeviceFacts> {
         self.devices.iter().find(|d| d.name == name)
     }
+}
+
+/// The stripe members, each as (its path, the kernel names of its leaves).
+pub fn stacked(topo: &Topology) -> Vec<(String, Vec<String>)> {
+    topo.stripe_members()
+        .iter()
+        .map(|d| {
+            (
+                d.path.clone(),
+                d.leaves().iter().map(|l| l.name.clone()).collect(),
+            )
+        })
+        .collect()
 }
 
 /// The PCI function a device hangs off: the last PCI address

@@ -103,6 +103,7 @@ pub fn render(d: &CompareDocument) -> String {
     ceilings_and_efficiency(&mut out, d);
     direct_buffered(&mut out, d);
     members(&mut out, d);
+    shared_paths(&mut out, d);
     verdict(&mut out, d);
     for n in &d.notes {
         let _ = writeln!(out, "note: {n}");
@@ -368,6 +369,54 @@ fn members(out: &mut String, d: &CompareDocument) {
     }
 }
 
+/// Each host adapter's members together against their sum alone; a
+/// capped one marked, and named as the bottleneck.
+fn shared_paths(out: &mut String, d: &CompareDocument) {
+    if d.shared_paths.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "members behind one controller (together against alone):"
+    );
+    for g in &d.shared_paths {
+        let _ = writeln!(
+            out,
+            "  {}{}",
+            g.describe(),
+            if g.capped { "  <- BOTTLENECK" } else { "" }
+        );
+        let _ = writeln!(
+            out,
+            "    {}",
+            g.members
+                .iter()
+                .map(|m| crate::base::error::show_text(m).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    let capped: Vec<&str> = d
+        .shared_paths
+        .iter()
+        .filter(|g| g.capped)
+        .map(|g| g.adapter.as_str())
+        .collect();
+    if capped.is_empty() {
+        let _ = writeln!(out, "no controller caps its members");
+    } else {
+        let _ = writeln!(
+            out,
+            "bottleneck: controller {} (its members are fine alone: the shared path caps them together)",
+            capped
+                .iter()
+                .map(|a| crate::base::error::show_text(a).into_owned())
+                .collect::<Vec<_>>()
+                .join(", controller ")
+        );
+    }
+}
+
 /// The verdict with its rule's numbers: every member flagged, or none, or
 /// why none was judged.
 fn verdict(out: &mut String, d: &CompareDocument) {
@@ -520,6 +569,7 @@ mod tests {
             verdict: None,
             members: Vec::new(),
             slowest: None,
+            shared_paths: Vec::new(),
             notes: Vec::new(),
         };
         let text = render(&d);

@@ -2,7 +2,66 @@
 //! with its queue limits, and the leaf devices at the end.
 
 use crate::base::error::Shown;
+use crate::device::paths::PathGroups;
 use crate::device::topology::{Device, Topology};
+
+/// The leaves by the host adapter they are behind: one line per adapter
+/// (`controller 0000:00:05.0: sdc sdf sdi sdl`), and the leaves behind none.
+/// Empty when no leaf is behind an adapter.
+pub fn render_paths(p: &PathGroups) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    if p.groups.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "paths: the leaves behind {} controller(s){}",
+        p.groups.len(),
+        if p.shared() {
+            " (members of one controller share its path: compare --solo reads each controller's together)"
+        } else {
+            ""
+        }
+    );
+    let shown = |names: &[String]| {
+        names
+            .iter()
+            .map(|n| Shown(n).to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for g in &p.groups {
+        let _ = writeln!(
+            out,
+            "  controller {}: {} member(s): {}",
+            Shown(&g.adapter),
+            g.members.len(),
+            shown(&g.members)
+        );
+    }
+    if !p.none.is_empty() {
+        let _ = writeln!(out, "  behind no controller: {}", shown(&p.none));
+    }
+    out
+}
+
+/// The topology document with `paths` added: `[{"adapter": "0000:00:05.0",
+/// "members": ["sdc", ...]}, ...]` (the leaves behind each host adapter;
+/// empty when none is) and `no_path` (the leaves behind none).
+pub fn with_paths<T: serde::Serialize>(topology: &T, p: &PathGroups) -> serde_json::Value {
+    let mut v = serde_json::to_value(topology).unwrap_or(serde_json::Value::Null);
+    if let Some(o) = v.as_object_mut() {
+        let groups: Vec<serde_json::Value> = p
+            .groups
+            .iter()
+            .map(|g| serde_json::json!({"adapter": g.adapter, "members": g.members}))
+            .collect();
+        o.insert("paths".into(), serde_json::Value::Array(groups));
+        o.insert("no_path".into(), serde_json::json!(p.none));
+    }
+    v
+}
 
 /// A text rendering of the stack, one device a line.
 pub fn render(t: &Topology) -> String {

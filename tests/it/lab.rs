@@ -987,6 +987,40 @@ fn bad_input_is_one_line_and_exit_2_before_anything_is_fetched() {
         (&["--member-size", "64MB", "--", "true"], "not a size"),
         (&["--slow-member", "4:20", "--", "true"], "members 0 to 3"),
         (&["--failing-member", "x", "--", "true"], "a member number"),
+        (
+            &["--controllers", "5", "--", "true"],
+            "more controllers than",
+        ),
+        (
+            &[
+                "--controllers",
+                "2",
+                "--controller-limit",
+                "2:20m",
+                "--",
+                "true",
+            ],
+            "controllers 0 to 1",
+        ),
+        (
+            &[
+                "--controllers",
+                "2",
+                "--controller-limit",
+                "1:fast",
+                "--",
+                "true",
+            ],
+            "K:RATE",
+        ),
+        (
+            &["--controller-limit", "0:20m", "--", "true"],
+            "give --controllers",
+        ),
+        (
+            &["--controllers", "2", "--member-rate", "8x", "--", "true"],
+            "bytes per second",
+        ),
         (&["--array", "md-raid0"], "no COMMAND"),
         (&["--frobnicate", "--", "true"], "unknown option"),
     ] {
@@ -1110,4 +1144,159 @@ done
         );
         assert!(t.contains("[ok] no holders"), "the array was stopped: {t}");
     }
+}
+
+/// Members on shared controllers (issue 42): `--controllers 3` puts member
+/// i on virtio-scsi controller i mod 3, so the four members of a controller
+/// share its PCI function and the three controllers differ; each member is
+/// a real sd disk with the serial the lab gave it. With every disk at 8 MiB/s
+/// and controller 1 capped at 12 MiB/s (the other controllers' four reach
+/// about 32 together), `topology` groups the members by controller,
+/// `compare --solo` names controller 1 as the bottleneck and no member slow,
+/// and `advise` makes it a finding.
+#[test]
+#[cfg_attr(
+    not(sb_lab),
+    ignore = "needs qemu and the lab's tools, or root to install them"
+)]
+fn members_on_shared_controllers_land_where_asked() {
+    let lab = lab(
+        &[
+            "--array",
+            "md-raid0",
+            "--members",
+            "12",
+            "--member-size",
+            "32m",
+            "--controllers",
+            "3",
+            "--controller-limit",
+            "1:12m",
+            "--member-rate",
+            "8m",
+        ],
+        r#"
+stripebench topology --json $ARRAY > topo.json
+step compare stripebench compare --solo --repeat 1 --duration 1s --ramp 0 --json compare.json $ARRAY
+step advise stripebench advise --budget 30s --json advise.json $ARRAY
+echo "$LAB_CONTROLLERS" > controllers.txt
+echo "$LAB_MEMBER_CONTROLLER" > member-controller.txt
+for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(readlink -f /sys/block/$d) $(tail -c +5 /sys/block/$d/device/vpd_pg80 | tr -d '\000')"; done > placement.txt
+"#,
+    );
+    let members = lab.members();
+    assert_eq!(members.len(), 12);
+    assert_eq!(lab.text("controllers.txt").trim(), "3");
+    let want: Vec<String> = (0..12).map(|i| (i % 3).to_string()).collect();
+    assert_eq!(
+        lab.text("member-controller.txt")
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        want
+    );
+    let placement = lab.text("placement.txt");
+    let rows: Vec<Vec<&str>> = placement
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 12, "{placement}");
+    // The PCI function above each disk's hostN.
+    let mut adapters = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], members[i], "{placement}");
+        assert!(
+            row[0].starts_with("sd"),
+            "member {i} is a disk: {placement}"
+        );
+        assert_eq!(
+            row.get(2).copied(),
+            Some(format!("lab-m{i:03}").as_str()),
+            "serial: {placement}"
+        );
+        let parts: Vec<&str> = row[1].split('/').collect();
+        let host = parts
+            .iter()
+            .position(|p| p.starts_with("host"))
+            .expect(row[1]);
+        let pci = parts[..host]
+            .iter()
+            .rev()
+            .find(|p| p.contains(':') && p.contains('.'))
+            .expect(row[1]);
+        adapters.push(pci.to_string());
+    }
+    for i in 0..12 {
+        for j in 0..12 {
+            assert_eq!(
+                adapters[i] == adapters[j],
+                i % 3 == j % 3,
+                "members {i} and {j}: {placement}"
+            );
+        }
+    }
+    // topology: the leaves by controller, in member order.
+    let topo = lab.json("topo.json");
+    let paths = topo["paths"].as_array().expect("topology has paths");
+    assert_eq!(paths.len(), 3, "{topo}");
+    for (k, p) in paths.iter().enumerate() {
+        assert_eq!(p["adapter"].as_str(), Some(adapters[k].as_str()), "{p}");
+        let want: Vec<&str> = (0..12)
+            .filter(|i| i % 3 == k)
+            .map(|i| members[i].as_str())
+            .collect();
+        let got: Vec<&str> = p["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(got, want, "{p}");
+    }
+    // compare --solo: each controller's four read together; controller 1's
+    // capped, no member slow (each alone is as fast as the others).
+    let c = lab.ok_json("compare");
+    let said = lab.text("compare.txt");
+    let shared = c["shared_paths"]
+        .as_array()
+        .expect("compare has shared_paths");
+    assert_eq!(shared.len(), 3, "{said}");
+    let capped: Vec<&str> = shared
+        .iter()
+        .filter(|g| g["capped"] == true)
+        .map(|g| g["adapter"].as_str().unwrap())
+        .collect();
+    assert_eq!(capped, [adapters[1].as_str()], "{said}");
+    for g in shared {
+        assert_eq!(g["members"].as_array().unwrap().len(), 4, "{g}");
+        assert_eq!(g["alone_bytes_per_sec"].as_array().unwrap().len(), 4, "{g}");
+    }
+    assert!(
+        c["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["slow"] == false),
+        "{said}"
+    );
+    assert!(c["slowest"].is_null(), "{said}");
+    assert!(said.contains("the shared path caps them"), "{said}");
+    // advise: the controller is a finding; no member is slow.
+    let a = lab.ok_json("advise");
+    let ids: Vec<&str> = a["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    let want = format!("shared-path:{}", adapters[1]);
+    assert!(
+        ids.contains(&want.as_str()),
+        "{ids:?}\n{}",
+        lab.text("advise.txt")
+    );
+    assert!(
+        !ids.contains(&"slow-member"),
+        "{ids:?}\n{}",
+        lab.text("advise.txt")
+    );
 }

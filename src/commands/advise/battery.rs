@@ -79,10 +79,25 @@ pub(super) fn pass(
     advise::member_fix_gain(&mut findings, &measurements);
     let (verdict, measurements) =
         match super::members::measure(args, &mut battery, out, series, measurements)? {
-            (Some(samples), m) => (
-                Some(slow_verdict(topo, &mut battery, &mut findings, &samples)),
-                m,
-            ),
+            (Some(mut samples), mut m) => {
+                // A controller that caps its members is found before the
+                // slow-member rule judges them (issue 42).
+                let shared = super::paths::check(
+                    args,
+                    &battery,
+                    topo,
+                    survey,
+                    out,
+                    series,
+                    &mut samples,
+                    &mut m,
+                )?;
+                findings.extend(shared);
+                (
+                    Some(slow_verdict(topo, &mut battery, &mut findings, &samples)),
+                    m,
+                )
+            }
             (None, m) => (None, m),
         };
     let measurements = super::reads::queue(args, &mut battery, out, series, measurements)?;

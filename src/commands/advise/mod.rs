@@ -10,6 +10,7 @@ mod apply;
 mod battery;
 mod check;
 mod members;
+mod paths;
 mod reads;
 mod requests;
 mod writes;

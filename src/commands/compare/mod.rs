@@ -24,7 +24,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let base = &args.run;
     refuse_options(base)?;
     let volume = &base.targets[0];
-    let topo = topology::discover(volume, &topology::Sources::system(None)?)?;
+    let sources = topology::Sources::system(None)?;
+    let topo = topology::discover(volume, &sources)?;
     let members: Vec<PathBuf> = match compare::members_of(&topo, &show_path(volume)) {
         Ok(m) => m.into_iter().map(PathBuf::from).collect(),
         Err(e) => return usage(e.to_string()),
@@ -72,7 +73,8 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         base.size,
         base.seed.unwrap_or(1),
     )?;
-    let plan = plan_phases(args, &members, &vol_target, bed.is_some(), writes);
+    let shared = shared_paths(&topo, &sources.host);
+    let plan = plan_phases(args, &members, &shared, &vol_target, bed.is_some(), writes);
     phases::guard(&plan, &out)?;
     let (runs, refused) = phases::run(plan, args.repeat, &out)?;
     let test_file = bed.as_ref().map(|_| vol_target.display().to_string());
@@ -80,6 +82,12 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
     let mut doc = compare::assemble(volume, runs, crate::base::signals::interrupted());
     if let Some(why) = &refused {
         doc.notes.push(why.note());
+    }
+    if !shared.is_empty() && !args.solo {
+        doc.notes.push(format!(
+            "{} host adapter(s) each carry several of the members: a member slow together may be its controller's ceiling, not its own; --solo reads each member alone and each controller's members together, and tells which",
+            shared.len()
+        ));
     }
     // With --json -, --live - or --html -, stdout carries that: the table goes to stderr.
     out.say(&crate::report::compare::render(&doc));
@@ -91,6 +99,31 @@ pub fn run(args: &CompareArgs) -> Result<u8> {
         return Err(crate::base::error::ZeroReadsRefused(why.line()).into());
     }
     Ok(crate::base::error::exit_code(doc.interrupted, doc.failed()))
+}
+
+/// The host adapters that two or more members share, each with its
+/// members' paths, when the members are behind two adapters or more:
+/// `--solo` reads each such group together.
+fn shared_paths(
+    topo: &topology::Topology,
+    host: &crate::base::host::Host,
+) -> Vec<(String, Vec<PathBuf>)> {
+    let members = crate::device::survey::stacked(topo);
+    let groups = crate::device::paths::group_stacked(host, &members);
+    if !groups.shared() {
+        return Vec::new();
+    }
+    groups
+        .groups
+        .into_iter()
+        .filter(|g| g.members.len() > 1)
+        .map(|g| {
+            (
+                g.adapter,
+                g.members.into_iter().map(PathBuf::from).collect(),
+            )
+        })
+        .collect()
 }
 
 /// What `compare --rw write` writes: a full stripe and one chunk of the

@@ -10,6 +10,7 @@
 //! and the figures the command measured. No I/O.
 
 mod checks;
+pub mod shared_path;
 #[cfg(test)]
 mod tests;
 

@@ -81,6 +81,7 @@ fn raid0() -> (Topology, Survey) {
         fs_hints: None,
         numa_nodes: Vec::new(),
         sys: "/sys".into(),
+        paths: Default::default(),
     };
     let mut m = facts("md0", "md");
     m.read_ahead_kb = Some(512);
@@ -352,6 +353,7 @@ fn raid5_array() -> (Topology, Survey) {
         fs_hints: None,
         numa_nodes: Vec::new(),
         sys: "/sys".into(),
+        paths: Default::default(),
     };
     let mut m = facts("md1", "md");
     m.read_ahead_kb = Some(384);

@@ -12,6 +12,10 @@ pub enum PhaseKind {
     Alone { member: String },
     /// Every member at once, O_DIRECT, one worker each.
     Together,
+    /// The members behind one host adapter at once (`--solo`, when the
+    /// members are behind two adapters or more): `members behind ADAPTER
+    /// together`.
+    Shared { adapter: String },
     /// The volume with one worker, O_DIRECT.
     VolumeOneWorker,
     /// The volume with one worker per member, O_DIRECT: what the stripe
@@ -89,6 +93,13 @@ impl PhaseKind {
         };
         if name == "members together, O_DIRECT" {
             PhaseKind::Together
+        } else if let Some(adapter) = name
+            .strip_prefix("members behind ")
+            .and_then(|m| m.strip_suffix(" together"))
+        {
+            PhaseKind::Shared {
+                adapter: adapter.into(),
+            }
         } else if name == "volume, 1 worker, O_DIRECT" {
             PhaseKind::VolumeOneWorker
         } else if name == "volume, 1 worker, buffered" {
@@ -116,6 +127,7 @@ impl std::fmt::Display for PhaseKind {
         f.pad(&match self {
             PhaseKind::Alone { member } => format!("member {member} alone"),
             PhaseKind::Together => "members together, O_DIRECT".into(),
+            PhaseKind::Shared { adapter } => format!("members behind {adapter} together"),
             PhaseKind::VolumeOneWorker => "volume, 1 worker, O_DIRECT".into(),
             PhaseKind::VolumePerMember { workers } => {
                 format!("volume, {workers} workers, O_DIRECT")

@@ -13,6 +13,7 @@ mod health;
 mod kind;
 mod phase;
 mod resync;
+mod shared;
 #[cfg(test)]
 mod tests;
 mod verdict;
@@ -26,6 +27,7 @@ pub use direct_buffered::DirectBuffered;
 pub use health::{grouped_warnings, PhaseStatus};
 pub use kind::PhaseKind;
 pub use phase::Phase;
+pub use shared::SharedPath;
 pub use verdict::{Fence, Flagged, Thin, Verdict};
 
 use crate::analysis::slow_member::{self, host_factors, Figure, Sample};
@@ -119,6 +121,11 @@ pub struct CompareDocument {
     /// The slow-member verdict, with its rule's numbers.
     #[serde(default)]
     pub verdict: Option<Verdict>,
+    /// With `--solo` on members behind two host adapters or more: each
+    /// adapter's members together against their sum alone, and whether
+    /// their shared path caps them. Absent otherwise, and from older documents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_paths: Vec<SharedPath>,
     pub notes: Vec<String>,
 }
 
@@ -144,7 +151,13 @@ impl CompareDocument {
 /// write it: full stripes, then less than one. With `uncached`
 /// (`--uncached`, reads only) the volume is read through the page cache
 /// without keeping it too (RWF_DONTCACHE), after the buffered phases.
-pub fn phase_kinds(members: &[String], solo: bool, writes: bool, uncached: bool) -> Vec<PhaseKind> {
+pub fn phase_kinds(
+    members: &[String],
+    shared: &[String],
+    solo: bool,
+    writes: bool,
+    uncached: bool,
+) -> Vec<PhaseKind> {
     let n = members.len();
     let alone = members
         .iter()
@@ -168,8 +181,15 @@ pub fn phase_kinds(members: &[String], solo: bool, writes: bool, uncached: bool)
         }
         v
     };
+    // Each adapter's members together, after all of them (`--solo` only:
+    // a group is judged against its members alone).
+    let shared = shared
+        .iter()
+        .filter(|_| solo)
+        .map(|a| PhaseKind::Shared { adapter: a.clone() });
     alone
         .chain(std::iter::once(PhaseKind::Together))
+        .chain(shared)
         .chain(volume)
         .collect()
 }
@@ -179,12 +199,13 @@ pub fn phase_kinds(members: &[String], solo: bool, writes: bool, uncached: bool)
 /// drift of the machine touches every member alike), then the volume's.
 pub fn phase_plan(
     members: &[String],
+    shared: &[String],
     solo: bool,
     writes: bool,
     uncached: bool,
     repeat: usize,
 ) -> Vec<(PhaseKind, u32)> {
-    let kinds = phase_kinds(members, solo, writes, uncached);
+    let kinds = phase_kinds(members, shared, solo, writes, uncached);
     let (member, volume): (Vec<PhaseKind>, Vec<PhaseKind>) =
         kinds.into_iter().partition(|k| !k.on_volume());
     let mut plan = Vec::new();
@@ -299,6 +320,7 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
     let (stripe_efficiency, efficiency_ceiling, efficiency_note) =
         ceiling::efficiency(&all, &ceilings, &geometry, &excused_paths);
     let direct_buffered = direct_buffered::pairs(&all);
+    let shared_paths = shared::shared_paths(&all);
     let mut notes = volume.notes;
     let array_state = health.as_ref().and_then(|h| h.describe());
     if let Some(h) = health.as_ref().filter(|h| h.degraded()) {
@@ -347,6 +369,7 @@ pub fn assemble(volume: Volume, runs: Vec<Phase>, signalled: bool) -> CompareDoc
         repeat,
         repeats,
         members,
+        shared_paths,
         notes,
     }
 }

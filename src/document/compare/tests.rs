@@ -85,7 +85,7 @@ fn phases() -> Vec<Phase> {
     let members = ["/dev/a", "/dev/b", "/dev/c"].map(String::from);
     let rates = [110.0, 105.0, 40.0, 400.0, 150.0, 360.0, 2000.0, 90.0];
     let together = [("/dev/a", 150.0), ("/dev/b", 150.0), ("/dev/c", 100.0)];
-    phase_kinds(&members, true, false, false)
+    phase_kinds(&members, &[], true, false, false)
         .into_iter()
         .zip(rates)
         .map(|(k, r)| {
@@ -104,7 +104,7 @@ fn phases() -> Vec<Phase> {
 fn members_together(n: usize, repeats: u32, rate: impl Fn(usize, u32) -> f64) -> Vec<Phase> {
     let names: Vec<String> = (0..n).map(|i| format!("/dev/loop{i}")).collect();
     let mut runs = Vec::new();
-    for (k, r) in phase_plan(&names, false, false, false, repeats as usize) {
+    for (k, r) in phase_plan(&names, &[], false, false, false, repeats as usize) {
         let targets: Vec<(&str, f64)> = match &k {
             PhaseKind::Together => names
                 .iter()
@@ -132,11 +132,16 @@ fn noise(i: usize, r: u32) -> f64 {
 
 #[test]
 fn phases_are_named_as_compare_always_named_them() {
-    let names: Vec<String> =
-        phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], true, false, false)
-            .iter()
-            .map(|k| k.to_string())
-            .collect();
+    let names: Vec<String> = phase_kinds(
+        &["/dev/sdb".into(), "/dev/sdc".into()],
+        &[],
+        true,
+        false,
+        false,
+    )
+    .iter()
+    .map(|k| k.to_string())
+    .collect();
     assert_eq!(
         names,
         [
@@ -177,11 +182,16 @@ fn phases_are_named_as_compare_always_named_them() {
 
 #[test]
 fn under_rw_write_the_members_are_read_and_the_volume_written_in_full_and_sub_stripes() {
-    let names: Vec<String> =
-        phase_kinds(&["/dev/sdb".into(), "/dev/sdc".into()], false, true, false)
-            .iter()
-            .map(|k| k.to_string())
-            .collect();
+    let names: Vec<String> = phase_kinds(
+        &["/dev/sdb".into(), "/dev/sdc".into()],
+        &[],
+        false,
+        true,
+        false,
+    )
+    .iter()
+    .map(|k| k.to_string())
+    .collect();
     assert_eq!(
         names,
         [
@@ -627,7 +637,14 @@ fn above_100_percent_says_why() {
 
 #[test]
 fn the_plan_repeats_the_member_phases_and_runs_the_volume_once() {
-    let plan = phase_plan(&["/dev/a".into(), "/dev/b".into()], true, false, false, 2);
+    let plan = phase_plan(
+        &["/dev/a".into(), "/dev/b".into()],
+        &[],
+        true,
+        false,
+        false,
+        2,
+    );
     let shown: Vec<String> = plan
         .iter()
         .map(|(k, r)| format!("{k}{}", run_label(k, *r, 2)))
@@ -709,7 +726,7 @@ fn members_together_on_too_few_cpus_widen_the_floor_and_say_so() {
 #[test]
 fn uncached_adds_two_volume_phases_after_the_buffered_ones_and_pairs_them_with_o_direct() {
     let members: Vec<String> = vec!["/dev/a".into(), "/dev/b".into()];
-    let names: Vec<String> = phase_kinds(&members, false, false, true)
+    let names: Vec<String> = phase_kinds(&members, &[], false, false, true)
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -731,7 +748,7 @@ fn uncached_adds_two_volume_phases_after_the_buffered_ones_and_pairs_them_with_o
         assert!(k.on_volume() && !matches!(k, PhaseKind::Other(_)), "{n}");
     }
     // Writes take no uncached phase.
-    assert!(!phase_kinds(&members, false, true, true)
+    assert!(!phase_kinds(&members, &[], false, true, true)
         .iter()
         .any(|k| k.to_string().contains("uncached")));
 }
@@ -989,5 +1006,84 @@ fn a_recovering_arrays_members_counters_give_the_resyncs_share_of_their_io() {
             .any(|n| n.contains("resync's share") || n.contains(" ran at ")),
         "{:?}",
         d.notes
+    );
+}
+
+/// Issue 42: 6 members on 3 controllers, every member 8 MB/s alone; the
+/// members of controller b reach 4 MB/s together (capped), those of a and
+/// c 16: compare names b, calls no member slow, says so, and the phase
+/// name and the document read back.
+#[test]
+fn a_capped_controller_is_named_and_no_member_slow() {
+    let members: Vec<String> = (0..6).map(|i| format!("/dev/sd{i}")).collect();
+    let adapters: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    let group = |a: &str| -> Vec<&str> {
+        let k = adapters.iter().position(|x| x == a).unwrap();
+        members
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 == k)
+            .map(|(_, m)| m.as_str())
+            .collect()
+    };
+    let runs: Vec<Phase> = phase_kinds(&members, &adapters, true, false, false)
+        .into_iter()
+        .map(|k| {
+            let (total, targets): (f64, Vec<(&str, f64)>) = match &k {
+                PhaseKind::Alone { member } => (8e6, vec![(member.as_str(), 8e6)]),
+                PhaseKind::Together => (
+                    40e6,
+                    members
+                        .iter()
+                        .enumerate()
+                        .map(|(i, m)| (m.as_str(), if i % 3 == 1 { 2e6 } else { 8e6 }))
+                        .collect(),
+                ),
+                PhaseKind::Shared { adapter } => {
+                    let each = if adapter == "b" { 2e6 } else { 8e6 };
+                    (
+                        each * 2.0,
+                        group(adapter).into_iter().map(|m| (m, each)).collect(),
+                    )
+                }
+                _ => (40e6, vec![("/dev/md0", 40e6)]),
+            };
+            Phase::of(k.clone(), run(total, &targets))
+        })
+        .collect();
+    assert_eq!(
+        runs.iter()
+            .filter(|p| matches!(p.kind, PhaseKind::Shared { .. }))
+            .count(),
+        3
+    );
+    let doc = assemble(volume(), runs, false);
+    let capped: Vec<&str> = doc
+        .shared_paths
+        .iter()
+        .filter(|g| g.capped)
+        .map(|g| g.adapter.as_str())
+        .collect();
+    assert_eq!(capped, ["b"]);
+    let b = &doc.shared_paths[1];
+    assert_eq!(b.members, ["/dev/sd1", "/dev/sd4"]);
+    assert_eq!(b.alone_bytes_per_sec, [8e6, 8e6]);
+    assert!((b.share.unwrap() - 0.25).abs() < 1e-9);
+    assert!(doc.members.iter().all(|m| !m.slow), "{:?}", doc.members);
+    assert_eq!(doc.slowest, None);
+    let text = crate::report::compare::render(&doc);
+    assert!(
+        text.contains("controller b: 2 members together 4.0 MB/s against 2 x 8.0 alone (sum 16.0; 25%): the shared path caps them"),
+        "{text}"
+    );
+    assert!(text.contains("bottleneck: controller b"), "{text}");
+    let json = serde_json::to_string(&doc).unwrap();
+    let back: CompareDocument = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.shared_paths, doc.shared_paths);
+    assert_eq!(
+        PhaseKind::parse("members behind 0000:00:04.0 together"),
+        PhaseKind::Shared {
+            adapter: "0000:00:04.0".into()
+        }
     );
 }
