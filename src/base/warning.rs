@@ -1499,11 +1499,12 @@ pub fn compact(names: &[String]) -> String {
             .then(|| (n[..start].to_string(), num, n[end..].to_string()))
     };
     let mut numbered: Vec<(String, u64, String)> = Vec::new();
-    let mut runs: Vec<String> = Vec::new();
+    // Each entry, and how many names it stands for.
+    let mut runs: Vec<(String, u64)> = Vec::new();
     for n in names {
         match split(n) {
             Some(p) => numbered.push(p),
-            None => runs.push(n.clone()),
+            None => runs.push((n.clone(), 1)),
         }
     }
     numbered.sort();
@@ -1521,19 +1522,21 @@ pub fn compact(names: &[String]) -> String {
         }
         let b = numbered[j].1;
         runs.push(if j == i {
-            format!("{p}{a}{s}")
+            (format!("{p}{a}{s}"), 1)
         } else {
-            format!("{p}{a}{s}-{p}{b}{s}")
+            (format!("{p}{a}{s}-{p}{b}{s}"), b - a + 1)
         });
         i = j + 1;
     }
     const RUNS: usize = 8;
-    if runs.len() > RUNS {
-        let more = runs.len() - RUNS;
-        runs.truncate(RUNS);
-        runs.push(format!("and {more} more"));
+    // The rest counted in names, not entries: "and 248 more" of 256
+    // names, however few runs they make.
+    let more: u64 = runs.iter().skip(RUNS).map(|r| r.1).sum();
+    let mut shown: Vec<String> = runs.into_iter().take(RUNS).map(|r| r.0).collect();
+    if more > 0 {
+        shown.push(format!("and {more} more"));
     }
-    runs.join(", ")
+    shown.join(", ")
 }
 
 /// What makes warnings one group: the kind of their subject, their kind,
@@ -2416,6 +2419,14 @@ mod tests {
         assert_eq!(
             compact(&odd),
             "sd0, sd2, sd4, sd6, sd8, sd10, sd12, sd14, and 12 more"
+        );
+        // Seen: 256 targets f000-f255 said "(f000, ..., f007, and 93 more)":
+        // 93 entries (f008-f099 one each, f100-f255 one run), 248 names.
+        let many: Vec<String> = (0..256).map(|i| format!("f{i:03}")).collect();
+        assert!(
+            compact(&many).ends_with("f007, and 248 more"),
+            "{}",
+            compact(&many)
         );
     }
 

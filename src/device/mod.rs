@@ -89,6 +89,9 @@ pub struct Target {
     pub device: Option<(u64, u64)>,
     /// Its kernel name (`loop0`, `vda`), when sysfs knows it.
     pub device_name: Option<String>,
+    /// The host adapter it is behind (`paths::adapter`: a PCI function, or
+    /// a SAS expander), when it is a disk behind one.
+    pub adapter: Option<String>,
     /// The write guard's checks (empty for reads and for files).
     pub checks: Vec<guard::Check>,
     /// The device's read-ahead when the target was opened, in KiB.

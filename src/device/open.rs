@@ -161,6 +161,9 @@ impl Inspected {
             read_ahead_kb: device
                 .and_then(|d| readahead_path(&host.sys, d))
                 .and_then(|p| fs::read_to_string(p).ok()?.trim().parse().ok()),
+            adapter: device_name
+                .as_deref()
+                .and_then(|n| crate::device::paths::adapter(&host, n)),
             device_name,
             checks,
             stripe: None,

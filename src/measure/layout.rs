@@ -29,6 +29,8 @@ pub struct PlannedTarget {
     pub logical_block_size: u64,
     pub device: Option<(u64, u64)>,
     pub device_name: Option<String>,
+    /// The host adapter its device is behind, when it is a disk.
+    pub adapter: Option<String>,
     pub read_ahead_kb: Option<u64>,
     pub bs: u64,
     pub region: Region,
@@ -144,6 +146,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             logical_block_size: lbs,
             device: t.device,
             device_name: t.device_name,
+            adapter: t.adapter,
             read_ahead_kb: t.read_ahead_kb,
             bs,
             region,

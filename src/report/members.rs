@@ -40,15 +40,20 @@ pub struct Member {
     /// Its MB/s in each column of the heatmap, `None` where it had no
     /// second.
     pub cells: Vec<Option<f64>>,
+    /// The host adapter its disk is behind (a target's `adapter`), when
+    /// the rows are targets behind two or more: marked beside its row.
+    pub group: Option<String>,
 }
 
 /// The heatmap and sorted-members model of a run with many members.
 pub struct Members {
     /// `target` or `worker`: what a row is.
     pub unit: &'static str,
-    /// Sorted by rate, slowest first. (A later grouping, by controller,
-    /// would sort within its groups here.)
+    /// Sorted by rate, slowest first.
     pub rows: Vec<Member>,
+    /// The controllers the rows' disks are behind, in order (empty unless
+    /// two or more): each row's group is marked by its colour.
+    pub groups: Vec<String>,
     /// Each heatmap column's seconds, `start..end`.
     pub columns: Vec<(u64, u64)>,
     /// The highest cell, MB/s (the top of the colour scale), at least 1.
@@ -98,6 +103,17 @@ impl Members {
             }
         }
         let columns = columns(seconds, count);
+        let adapters: Vec<Option<String>> = if by_target {
+            doc.targets.iter().map(|t| t.adapter.clone()).collect()
+        } else {
+            vec![None; count]
+        };
+        let mut groups: Vec<String> = adapters.iter().flatten().cloned().collect();
+        groups.sort();
+        groups.dedup();
+        if groups.len() < 2 {
+            groups.clear();
+        }
         let figures: Vec<(String, f64, Option<u64>, u64)> = if by_target {
             (doc.targets.iter())
                 .map(|t| {
@@ -121,11 +137,12 @@ impl Members {
                 .collect()
         };
         let verdict = verdict_of(doc, &figures);
-        let mut rows: Vec<Member> = (figures.into_iter().zip(&bytes))
-            .map(|((label, bytes_per_sec, _, _), secs)| Member {
+        let mut rows: Vec<Member> = (figures.into_iter().zip(&bytes).zip(adapters))
+            .map(|(((label, bytes_per_sec, _, _), secs), group)| Member {
                 label,
                 bytes_per_sec,
                 cells: columns.iter().map(|&(a, b)| mean_mb(secs, a, b)).collect(),
+                group: group.filter(|_| !groups.is_empty()),
             })
             .collect();
         rows.sort_by(|a, b| {
@@ -137,6 +154,7 @@ impl Members {
         Some(Members {
             unit: if by_target { "target" } else { "worker" },
             rows,
+            groups,
             columns,
             max_cell_mb,
             verdict,
@@ -261,7 +279,7 @@ pub fn heatmap_svg(m: &Members) -> String {
     let rh = h / n as f64;
     let cols = m.columns.len().max(1);
     let cw = PLOT_W / cols as f64;
-    let height = (TOP + h + 60.0).ceil() as u32;
+    let height = (TOP + h + if m.groups.is_empty() { 60.0 } else { 84.0 }).ceil() as u32;
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     );
@@ -304,11 +322,62 @@ pub fn heatmap_svg(m: &Members) -> String {
         );
     }
     row_labels(&mut s, m, rh);
+    group_marks(&mut s, m, rh, h);
     fence_mark(&mut s, m, rh);
     time_axis(&mut s, m, h, cw);
     colour_legend(&mut s, m, h);
     s.push_str("</svg>\n");
     s
+}
+
+/// Each row's controller as a colour in a strip left of the cells, and
+/// the colours' key under the plot (when the rows are behind two or more).
+fn group_marks(s: &mut String, m: &Members, rh: f64, h: f64) {
+    if m.groups.is_empty() {
+        return;
+    }
+    let colour = |g: &str| {
+        let k = m.groups.iter().position(|x| x == g).unwrap_or(0);
+        hex(scale_group(k, m.groups.len()))
+    };
+    for (r, row) in m.rows.iter().enumerate() {
+        if let Some(g) = &row.group {
+            let _ = write!(
+                s,
+                "<rect x=\"{:.1}\" y=\"{:.2}\" width=\"7\" height=\"{:.2}\" fill=\"{}\"/>",
+                LEFT - 10.0,
+                TOP + r as f64 * rh,
+                rh + 0.5,
+                colour(g)
+            );
+        }
+    }
+    s.push('\n');
+    let mut x = LEFT;
+    let y = TOP + h + 74.0;
+    let _ = write!(
+        s,
+        "<text x=\"{:.0}\" y=\"{y:.1}\" font-size=\"11\" text-anchor=\"end\">controller:</text>",
+        x - 8.0
+    );
+    for g in &m.groups {
+        let name = crate::report::escape::xml(g);
+        let _ = write!(
+            s,
+            "<rect x=\"{x:.0}\" y=\"{:.1}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{:.0}\" y=\"{y:.1}\" font-size=\"11\">{name}</text>",
+            y - 9.0,
+            colour(g),
+            x + 14.0
+        );
+        x += 14.0 + 7.0 * g.chars().count().min(40) as f64 + 12.0;
+    }
+    s.push('\n');
+}
+
+/// A group's colour: hues spaced round the wheel.
+fn scale_group(k: usize, n: usize) -> (u8, u8, u8) {
+    let c = crate::report::draw::palette(n.max(1))[k % n.max(1)];
+    (c.0, c.1, c.2)
 }
 
 /// The names left of the rows: every row when rows are 9 px or more, else
@@ -352,7 +421,8 @@ fn row_labels(s: &mut String, m: &Members, rh: f64) {
         let _ = writeln!(
             s,
             "<text x=\"{:.0}\" y=\"{y:.1}\" font-size=\"{size:.0}\" text-anchor=\"end\">#{} {} {:.1}</text>",
-            LEFT - 6.0,
+            // Clear of the controllers' strip when there is one.
+            LEFT - if m.groups.is_empty() { 6.0 } else { 14.0 },
             r + 1,
             crate::report::escape::xml(&short),
             m.rows[r].bytes_per_sec / 1e6
@@ -653,6 +723,32 @@ mod tests {
                 .unwrap();
         assert!(!html.contains("<b>") && !html.contains('\u{1b}'));
         assert!(html.contains("below fence"), "the heatmap is in the page");
+    }
+
+    /// Disks behind several controllers: each row's controller is marked
+    /// in the strip, with a key naming them (escaped), and only then.
+    #[test]
+    fn rows_behind_two_controllers_or_more_are_marked_with_a_key() {
+        let mut doc = many_doc(20, 5);
+        let plain = heatmap_svg(&model(&doc));
+        assert!(!plain.contains("controller:"));
+        for (i, t) in doc.targets.iter_mut().enumerate() {
+            t.adapter = Some(format!(
+                "0000:00:0{}.0{}",
+                3 + i % 2,
+                if i % 2 == 1 { "<x>" } else { "" }
+            ));
+        }
+        let m = model(&doc);
+        assert_eq!(m.groups, ["0000:00:03.0", "0000:00:04.0<x>"]);
+        assert!(m.rows.iter().all(|r| r.group.is_some()));
+        let svg = heatmap_svg(&m);
+        roxmltree::Document::parse(&svg).unwrap();
+        assert!(
+            svg.contains("controller:") && svg.contains("0000:00:04.0&lt;x&gt;"),
+            "key"
+        );
+        assert_eq!(svg.matches("width=\"7\"").count(), 20, "a mark per row");
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod fio_log;
 #[cfg(test)]
 pub mod fixtures;
 pub mod format;
+pub mod groups;
 pub mod histogram;
 pub mod html;
 pub mod json;

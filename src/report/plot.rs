@@ -16,7 +16,7 @@ use crate::document::plan::PlanDoc;
 use crate::document::run::RunDocument;
 use crate::document::sweep::{Param, PointDoc, SweepDocument};
 use crate::report::chart;
-pub(crate) use crate::report::draw::{err, svg, COLORS};
+pub(crate) use crate::report::draw::{err, palette, svg, COLORS};
 use crate::report::members;
 
 /// Refuses a plot path that is not an SVG file name, before any I/O (the
@@ -318,39 +318,6 @@ pub fn curve_svg(doc: &SweepDocument) -> Result<String> {
             .map_err(err)?;
         Ok(())
     })
-}
-
-/// `n` colours that differ: the palette, and past it hues evenly spaced
-/// round the wheel (a palette repeated makes two series look like one).
-pub(crate) fn palette(n: usize) -> Vec<RGBColor> {
-    if n <= COLORS.len() {
-        return COLORS[..n].to_vec();
-    }
-    (0..n)
-        .map(|i| {
-            let h = i as f64 / n as f64 * 360.0;
-            // Alternate the lightness, so neighbouring hues stay apart.
-            let l = if i % 2 == 0 { 0.42 } else { 0.58 };
-            let (r, g, b) = hsl_to_rgb(h, 0.75, l);
-            RGBColor(r, g, b)
-        })
-        .collect()
-}
-
-fn hsl_to_rgb(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
-    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
-    let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
-    let m = l - c / 2.0;
-    let (r, g, b) = match (h / 60.0) as u32 {
-        0 => (c, x, 0.0),
-        1 => (x, c, 0.0),
-        2 => (0.0, c, x),
-        3 => (0.0, x, c),
-        4 => (x, 0.0, c),
-        _ => (c, 0.0, x),
-    };
-    let q = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
-    (q(r), q(g), q(b))
 }
 
 /// A latency in ms for an axis: as many decimals as it needs.

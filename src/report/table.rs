@@ -988,6 +988,7 @@ pub fn devices_rows(doc: &RunDocument, limit: Option<usize>) -> String {
 pub fn notes(doc: &RunDocument) -> String {
     let mut out = schedule_lines(doc);
     out.push_str(&super::resync::lines(&doc.resync));
+    out.push_str(&super::groups::lines(doc));
     out.push_str(&super::latency_search::lines(doc));
     for w in doc.workers.iter().filter(|w| !w.hung_ios.is_empty()) {
         let ios: Vec<String> = w

@@ -504,6 +504,12 @@ pub struct TargetDoc {
     /// it was looked for (absent there, as it stays).
     #[serde(default, deserialize_with = "present")]
     pub foreign_io: Option<Option<crate::analysis::foreign::Foreign>>,
+    /// The host adapter the target's disk is behind (a PCI function, or a
+    /// SAS expander), by which a run over many disks is summarised per
+    /// controller; absent for a file, a virtual or stacked device, and in
+    /// documents written before it.
+    #[serde(default)]
+    pub adapter: Option<String>,
 }
 
 /// A field that is present, null or not: `Some` of its value (absent is

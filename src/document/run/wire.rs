@@ -141,6 +141,7 @@ impl Serialize for TargetDoc {
             Some(f) => m.serialize_field("foreign_io", &Opt::<ForeignDef>::doc(f))?,
             None => m.skip_field("foreign_io")?,
         }
+        put_some(&mut m, "adapter", &self.adapter)?;
         f.put(&mut m, HISTOGRAMS)?;
         m.end()
     }
