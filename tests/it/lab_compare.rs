@@ -192,7 +192,7 @@ step small stripebench compare --solo --repeat 2 --duration 1s --ramp 0 --bs 64k
     not(sb_lab),
     ignore = "needs qemu and the lab's tools, or root to install them"
 )]
-fn sixteen_equal_members_flag_none_in_5_of_5_runs() {
+fn sixteen_equal_members_flag_none_in_3_of_3_runs() {
     let g = guest(
         &[
             "--array",
@@ -203,14 +203,16 @@ fn sixteen_equal_members_flag_none_in_5_of_5_runs() {
             "32m",
         ],
         r#"
-for r in 1 2 3 4 5; do
+for r in 1 2 3; do
   step run$r stripebench compare --duration 2s --ramp 0 --json run$r.json $ARRAY
 done
 step small stripebench compare --duration 2s --ramp 0 --bs 64k --json small.json $ARRAY
 "#,
     );
-    // Issue 23: all-equal members flag none in 5 of 5 runs (and at 64k).
-    for step in ["run1", "run2", "run3", "run4", "run5", "small"] {
+    // Issue 23: all-equal members flag none in 5 of 5 runs (and at 64k),
+    // shown so then; 3 of 3 here keep CI within its 45 minutes as the lab
+    // tests grow.
+    for step in ["run1", "run2", "run3", "small"] {
         let doc = g.doc(step, 0);
         let text = g.text(&format!("{step}.txt"));
         eprintln!("{step}:\n{}", verdict_lines(&text));

@@ -30,7 +30,7 @@ dmsetup table --showkeys labcrypt | sed 's/^[^:]*: //; s/$/ 2 no_read_workqueue 
 dmsetup resume labcrypt
 dmsetup table labcrypt > table.txt
 step after stripebench advise --quick --json after.json $ARRAY
-step cmp stripebench compare --duration 2s --ramp 0 --json cmp.json $ARRAY
+step cmp stripebench compare --duration 1s --ramp 0 --json cmp.json $ARRAY
 "#,
         1200,
     );
