@@ -78,11 +78,10 @@ pub(crate) fn read_mdstat(proc: &Path) -> Option<String> {
     Some(s)
 }
 
+/// /proc/mdstat as the lab's kernel (6.1) wrote it, a RAID5 of 4
+/// recovering member 1, beside a clean RAID1 and a delayed resync.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MDSTAT: &str = "Personalities : [raid6] [raid5] [raid4] [raid1]
+pub(crate) const MDSTAT: &str = "Personalities : [raid6] [raid5] [raid4] [raid1]
 md10 : active raid1 loop5[1] loop4[0]
       65472 blocks super 1.2 [2/2] [UU]
       resync=DELAYED
@@ -97,8 +96,9 @@ md1 : active raid1 loop7[1] loop6[0]
 unused devices: <none>
 ";
 
-    /// /proc/mdstat as the lab's kernel (6.1) wrote it, a RAID5 of 4
-    /// recovering member 1, beside a clean RAID1 and a delayed resync.
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn the_progress_line_of_the_named_array_is_read_and_no_other() {

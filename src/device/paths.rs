@@ -139,7 +139,7 @@ fn is_scsi_host(s: &str) -> bool {
 }
 
 /// `DDDD:BB:DD.F`, hex digits.
-fn is_pci_address(s: &str) -> bool {
+pub(crate) fn is_pci_address(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 12
         && b[4] == b':'

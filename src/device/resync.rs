@@ -135,20 +135,7 @@ fn md_dirs(dir: &Path, out: &mut Vec<(String, PathBuf)>, depth: u32) {
 mod tests {
     use super::*;
 
-    const MDSTAT: &str = "Personalities : [raid6] [raid5] [raid4] [raid1]
-md10 : active raid1 loop5[1] loop4[0]
-      65472 blocks super 1.2 [2/2] [UU]
-      resync=DELAYED
-
-md0 : active raid5 loop1[4] loop3[3] loop2[2] loop0[0]
-      193536 blocks super 1.2 level 5, 64k chunk, algorithm 2 [4/3] [U_UU]
-      [==>..................]  recovery = 12.5% (8192/64512) finish=0.4min speed=2048K/sec
-      
-md1 : active raid1 loop7[1] loop6[0]
-      65472 blocks super 1.2 [2/2] [UU]
-      
-unused devices: <none>
-";
+    use crate::device::mdstat::MDSTAT;
 
     #[test]
     fn arrays_at_and_under_a_device_are_found_once_each() {

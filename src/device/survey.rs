@@ -155,20 +155,8 @@ fn controller(device: &Path) -> Option<String> {
     real.components()
         .rev()
         .filter_map(|c| c.as_os_str().to_str())
-        .find(|c| is_pci_address(c))
+        .find(|c| crate::device::paths::is_pci_address(c))
         .map(str::to_string)
-}
-
-/// `DDDD:BB:DD.F`, hex digits.
-fn is_pci_address(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 12
-        && b[4] == b':'
-        && b[7] == b':'
-        && b[10] == b'.'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| matches!(i, 4 | 7 | 10) || c.is_ascii_hexdigit())
 }
 
 /// The host's NUMA nodes with their CPU lists, by number.
@@ -340,7 +328,10 @@ mod tests {
         let virt = t.path().join("devices/virtual/block/loop0");
         fs::create_dir_all(&virt).unwrap();
         assert_eq!(controller(&virt), None);
-        assert!(is_pci_address("0000:3b:00.0") && !is_pci_address("pci0000:00"));
+        assert!(
+            crate::device::paths::is_pci_address("0000:3b:00.0")
+                && !crate::device::paths::is_pci_address("pci0000:00")
+        );
     }
     use crate::device::topology::{self, Sources};
     use std::os::unix::fs::symlink;
