@@ -14,7 +14,7 @@ pub fn lines(doc: &RunDocument) -> String {
     let mut by: BTreeMap<&str, Vec<&TargetDoc>> = BTreeMap::new();
     let mut none = 0usize;
     for t in &doc.targets {
-        match t.adapter.as_deref() {
+        match t.adapter() {
             Some(a) => by.entry(a).or_default().push(t),
             None => none += 1,
         }
@@ -62,14 +62,14 @@ mod tests {
         let mut doc = crate::report::fixtures::many_doc(6, 2);
         assert_eq!(lines(&doc), "", "no adapter: no lines");
         for (i, t) in doc.targets.iter_mut().enumerate() {
-            t.adapter = Some(
+            t.adapter = Some(Some(
                 if i < 3 {
                     "0000:00:04.0"
                 } else {
                     "0000:00:05.0\n"
                 }
                 .into(),
-            );
+            ));
             t.figures.bytes_per_sec = (10 + i) as f64 * 1e6;
         }
         let l = lines(&doc);
@@ -82,7 +82,7 @@ mod tests {
         );
         // One adapter for all: nothing to tell apart.
         for t in &mut doc.targets {
-            t.adapter = Some("0000:00:04.0".into());
+            t.adapter = Some(Some("0000:00:04.0".into()));
         }
         assert_eq!(lines(&doc), "");
     }

@@ -104,7 +104,10 @@ impl Members {
         }
         let columns = columns(seconds, count);
         let adapters: Vec<Option<String>> = if by_target {
-            doc.targets.iter().map(|t| t.adapter.clone()).collect()
+            doc.targets
+                .iter()
+                .map(|t| t.adapter().map(str::to_string))
+                .collect()
         } else {
             vec![None; count]
         };
@@ -733,11 +736,11 @@ mod tests {
         let plain = heatmap_svg(&model(&doc));
         assert!(!plain.contains("controller:"));
         for (i, t) in doc.targets.iter_mut().enumerate() {
-            t.adapter = Some(format!(
+            t.adapter = Some(Some(format!(
                 "0000:00:0{}.0{}",
                 3 + i % 2,
                 if i % 2 == 1 { "<x>" } else { "" }
-            ));
+            )));
         }
         let m = model(&doc);
         assert_eq!(m.groups, ["0000:00:03.0", "0000:00:04.0<x>"]);

@@ -1178,7 +1178,7 @@ fn members_on_shared_controllers_land_where_asked() {
         r#"
 stripebench topology --json $ARRAY > topo.json
 step compare stripebench compare --solo --repeat 1 --duration 1s --ramp 0 --json compare.json $ARRAY
-step advise stripebench advise --budget 30s --json advise.json $ARRAY
+step advise stripebench advise --budget 20s --json advise.json $ARRAY
 echo "$LAB_CONTROLLERS" > controllers.txt
 echo "$LAB_MEMBER_CONTROLLER" > member-controller.txt
 for m in $MEMBERS; do d=${m#/dev/}; echo "$d $(readlink -f /sys/block/$d) $(tail -c +5 /sys/block/$d/device/vpd_pg80 | tr -d '\000')"; done > placement.txt

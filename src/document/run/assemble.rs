@@ -661,7 +661,7 @@ fn target_doc(
         topology: None,
         held_settings: Some(Vec::new()),
         foreign_io: None,
-        adapter: t.adapter.clone(),
+        adapter: Some(t.adapter.clone()),
     }
 }
 

@@ -505,11 +505,27 @@ pub struct TargetDoc {
     #[serde(default, deserialize_with = "present")]
     pub foreign_io: Option<Option<crate::analysis::foreign::Foreign>>,
     /// The host adapter the target's disk is behind (a PCI function, or a
-    /// SAS expander), by which a run over many disks is summarised per
-    /// controller; absent for a file, a virtual or stacked device, and in
-    /// documents written before it.
-    #[serde(default)]
-    pub adapter: Option<String>,
+    /// SAS expander; a file's, its file system's disk's), by which a run
+    /// over many disks is summarised per controller: `Some(None)`, written
+    /// as null, for a virtual or stacked device; `None` in a document
+    /// written before it (absent there, as it stays).
+    #[serde(default, deserialize_with = "present_adapter")]
+    pub adapter: Option<Option<String>>,
+}
+
+impl TargetDoc {
+    /// The adapter the target's disk is behind, when known.
+    pub fn adapter(&self) -> Option<&str> {
+        self.adapter.as_ref().and_then(|a| a.as_deref())
+    }
+}
+
+/// `adapter` present, null or not: `Some` of its value.
+fn present_adapter<'de, D>(d: D) -> Result<Option<Option<String>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    Option::<String>::deserialize(d).map(Some)
 }
 
 /// A field that is present, null or not: `Some` of its value (absent is

@@ -141,7 +141,10 @@ impl Serialize for TargetDoc {
             Some(f) => m.serialize_field("foreign_io", &Opt::<ForeignDef>::doc(f))?,
             None => m.skip_field("foreign_io")?,
         }
-        put_some(&mut m, "adapter", &self.adapter)?;
+        match &self.adapter {
+            Some(a) => m.serialize_field("adapter", a)?,
+            None => m.skip_field("adapter")?,
+        }
         f.put(&mut m, HISTOGRAMS)?;
         m.end()
     }
