@@ -351,9 +351,14 @@ fn group_marks(s: &mut String, m: &Members, rh: f64, h: f64) {
     if m.groups.is_empty() {
         return;
     }
+    // One colour per controller, in the order of `groups`.
+    let palette: Vec<String> = crate::report::draw::palette(m.groups.len())
+        .into_iter()
+        .map(|c| hex((c.0, c.1, c.2)))
+        .collect();
     let colour = |g: &str| {
         let k = m.groups.iter().position(|x| x == g).unwrap_or(0);
-        hex(scale_group(k, m.groups.len()))
+        palette[k].clone()
     };
     for (r, row) in m.rows.iter().enumerate() {
         if let Some(g) = &row.group {
@@ -387,12 +392,6 @@ fn group_marks(s: &mut String, m: &Members, rh: f64, h: f64) {
         x += 14.0 + 7.0 * g.chars().count().min(40) as f64 + 12.0;
     }
     s.push('\n');
-}
-
-/// A group's colour: hues spaced round the wheel.
-fn scale_group(k: usize, n: usize) -> (u8, u8, u8) {
-    let c = crate::report::draw::palette(n.max(1))[k % n.max(1)];
-    (c.0, c.1, c.2)
 }
 
 /// The names left of the rows: every row when rows are 9 px or more, else

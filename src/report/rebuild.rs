@@ -28,14 +28,11 @@ fn points(doc: &SweepDocument) -> Vec<Pt> {
         .iter()
         .filter_map(|p| {
             let r = &p.runs[0];
-            let full = r
-                .resync
-                .iter()
-                .filter_map(|x| x.full_seconds)
-                .max_by(f64::total_cmp)?;
+            let t = crate::report::resync::totals(&r.resync)?;
+            let full = t.full_seconds?;
             let l = r.total.figures.latency_ns?;
             let mut label: Vec<String> = p.values.iter().map(|(n, v)| format!("{n}={v}")).collect();
-            if r.resync.iter().any(|x| x.finished) {
+            if t.finished {
                 // Done within the window: its rate, and so its time, a bound.
                 label.push("(finished in the run: at most this)".into());
             }

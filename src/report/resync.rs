@@ -35,24 +35,41 @@ pub fn swept(names: &[&str]) -> bool {
         .any(|n| *n == "sync_speed_min" || *n == "sync_speed_max")
 }
 
+/// A run's resync over all its arrays, as a sweep's point shows it.
+pub struct Totals {
+    /// The arrays' rates summed, bytes per second per member device.
+    pub bytes_per_sec: f64,
+    /// The longest whole rebuild at its rate; None when none moved.
+    pub full_seconds: Option<f64>,
+    /// One ended within the run: its rate, and so its time, a bound.
+    pub finished: bool,
+}
+
+/// The totals of a run's resync; None when none ran.
+pub fn totals(resync: &[ResyncDoc]) -> Option<Totals> {
+    (!resync.is_empty()).then(|| Totals {
+        bytes_per_sec: resync.iter().map(|r| r.bytes_per_sec).sum(),
+        full_seconds: resync
+            .iter()
+            .filter_map(|r| r.full_seconds)
+            .max_by(f64::total_cmp),
+        finished: resync.iter().any(|r| r.finished),
+    })
+}
+
 /// A run's resync in two cells: the arrays' rates summed (MB/s per member
 /// device) and the longest whole rebuild at its rate ("done" when one
 /// ended in the run, "-" when none ran or none moved).
 pub fn cells(resync: &[ResyncDoc]) -> [String; 2] {
-    if resync.is_empty() {
+    let Some(t) = totals(resync) else {
         return ["-".into(), "-".into()];
-    }
-    let rate: f64 = resync.iter().map(|r| r.bytes_per_sec).sum();
-    let time = if resync.iter().any(|r| r.finished) {
+    };
+    let time = if t.finished {
         "done".to_string()
     } else {
-        resync
-            .iter()
-            .filter_map(|r| r.full_seconds)
-            .max_by(f64::total_cmp)
-            .map_or("-".into(), fmt_span)
+        t.full_seconds.map_or("-".into(), fmt_span)
     };
-    [format!("{:.2}", rate / 1e6), time]
+    [format!("{:.2}", t.bytes_per_sec / 1e6), time]
 }
 
 /// One line per array: what its resync did while the run ran.

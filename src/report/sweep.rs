@@ -331,16 +331,13 @@ pub fn csv(doc: &SweepDocument) -> Vec<u8> {
         ]);
         // The resync beside the point: its rate summed over the arrays, and
         // the longest whole rebuild at its rate (empty when none ran).
-        let rs = &p.runs[0].resync;
-        cells.push(if rs.is_empty() {
-            String::new()
-        } else {
-            format!("{:.1}", rs.iter().map(|r| r.bytes_per_sec).sum::<f64>())
-        });
+        let rs = crate::report::resync::totals(&p.runs[0].resync);
         cells.push(
-            rs.iter()
-                .filter_map(|r| r.full_seconds)
-                .max_by(f64::total_cmp)
+            rs.as_ref()
+                .map_or(String::new(), |t| format!("{:.1}", t.bytes_per_sec)),
+        );
+        cells.push(
+            rs.and_then(|t| t.full_seconds)
                 .map_or(String::new(), |s| format!("{s:.1}")),
         );
         let _ = w.write_record(&cells);
