@@ -78,7 +78,7 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 if "--root" in sys.argv[:-1]:
     ROOT = sys.argv[sys.argv.index("--root") + 1]
-LAYERS = ["base", "analysis", "device", "engine", "measure", "document", "report", "output", "cli", "commands", "main"]
+LAYERS = ["base", "analysis", "device", "engine", "measure", "document", "report", "output", "store", "cli", "commands", "main"]
 
 # Layers that are functions of their inputs, and what they may not name.
 PURE = ("analysis", "document", "report")

@@ -38,3 +38,4 @@ pub mod engine;
 pub mod measure;
 pub mod output;
 pub mod report;
+pub mod store;

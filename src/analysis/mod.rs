@@ -19,6 +19,8 @@ pub mod advise;
 pub mod advise_stack;
 pub mod array_state;
 pub mod capacity;
+pub mod drift;
+pub mod fail_slow;
 pub mod foreign;
 pub mod histogram;
 pub mod interval_counts;

@@ -122,6 +122,8 @@ pub const SECTIONS: &[(&str, &[&str])] = &[
             "iolog_write",
             "iolog_read",
             "metrics",
+            "history",
+            "no_history",
             "histogram",
             "rows",
             "no_progress",
@@ -210,6 +212,13 @@ const EXAMPLES: &[(&str, &str)] = &[
         "diff",
         "stripebench diff before.json after.json\n  \
          stripebench diff --force old-kernel.json new-kernel.json",
+    ),
+    (
+        "history",
+        "stripebench history                              # every disk: last result, trend, flags\n  \
+         stripebench history sdq                          # one disk's series, by WWN, serial or name\n  \
+         stripebench history --fail-on any --html disks.html   # for cron: exit 1 on drift or fail-slow\n  \
+         stripebench history import hosts/*.json         # a fleet's documents, once each",
     ),
     (
         "report",

@@ -128,6 +128,19 @@ pub enum Command {
     /// jobs, target count, ...) unless --force.
     Diff(DiffArgs),
 
+    /// Every disk's history: the results run, compare and advise recorded,
+    /// kept by the disk's identity (WWN, else serial and model), whatever
+    /// its device name. Lists the disks known with their last result and
+    /// trend; `history DISK` (a WWN, serial or device name) shows its series
+    /// per workload. Judges each series' recent runs against its own
+    /// baseline (drift: the Mann-Whitney U test diff uses, and --threshold),
+    /// and each disk against its peers of one model, firmware and workload
+    /// (fail-slow: a robust fit of p99 against MB/s, and the disks above its
+    /// prediction bound, ranked). `history import DOC...` records documents
+    /// from other hosts (once each, by their hash).
+    #[command(args_conflicts_with_subcommands = true)]
+    History(HistoryArgs),
+
     /// Run fio's command line: `stripebench fio --name=test --filename=F
     /// --rw=randread ...` is the job file those options make (options before
     /// the first --name are [global], each --name starts a job), run as
@@ -382,6 +395,88 @@ pub struct MergeArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
+
+    /// One disk: its key, WWN, serial, or its device name at its last result.
+    #[arg(value_name = "DISK")]
+    pub disk: Option<String>,
+
+    /// The history database (default: as run's --history).
+    #[arg(long, value_name = "FILE.db", global = true)]
+    pub history: Option<PathBuf>,
+
+    /// The baseline: each series' first N runs.
+    #[arg(long, value_name = "N", default_value = "5", value_parser = parse_count)]
+    pub baseline: usize,
+
+    /// The baseline: each series' runs up to this date instead (YYYY-MM-DD,
+    /// the whole day, UTC; or an RFC 3339 time).
+    #[arg(long, value_name = "DATE", value_parser = parse_until)]
+    pub baseline_until: Option<f64>,
+
+    /// The recent runs judged: the last N after the baseline.
+    #[arg(long, value_name = "N", default_value = "5", value_parser = parse_count)]
+    pub recent: usize,
+
+    /// A drift is a change of MB/s down or p99 up by more than PCT percent...
+    #[arg(long, value_name = "PCT", default_value = "10", value_parser = parse_threshold)]
+    pub threshold: f64,
+
+    /// ... with p below this significance level.
+    #[arg(long, value_name = "P", default_value = "0.05", value_parser = parse_alpha)]
+    pub alpha: f64,
+
+    /// Exit 1 when a disk drifted, is fail-slow, or either (any) (for cron and CI).
+    #[arg(long, value_name = "WHAT", value_enum)]
+    pub fail_on: Option<HistoryFailOn>,
+
+    /// Write the history document (kind "history", docs/json.md) to PATH; `-` for stdout.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+
+    /// Write the history page to PATH: a row per disk with sparklines of its
+    /// MB/s and p99, its flags, and the drift and fail-slow lines.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum HistoryAction {
+    /// Record run, compare and findings documents (from other hosts, or
+    /// written with --no-history) in the history: each run document once,
+    /// by its hash, so that importing again adds nothing.
+    Import {
+        /// Documents to record.
+        #[arg(value_name = "DOC.json", required = true)]
+        docs: Vec<PathBuf>,
+    },
+}
+
+/// `history --fail-on`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HistoryFailOn {
+    Drift,
+    FailSlow,
+    Any,
+}
+
+fn parse_until(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let rfc = if t.len() == 10 {
+        format!("{t}T23:59:59Z")
+    } else {
+        t.to_string()
+    };
+    humantime::parse_rfc3339_weak(&rfc)
+        .ok()
+        .and_then(|s| s.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs_f64())
+        .ok_or_else(|| format!("'{text}' is not a date (YYYY-MM-DD) or an RFC 3339 time"))
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct DiffArgs {
     /// The document to compare against (before).
     #[arg(value_name = "BASE.json")]
@@ -496,6 +591,15 @@ pub struct AdviseArgs {
     /// running dmsetup.
     #[arg(long, value_name = "FILE")]
     pub dm_table: Option<PathBuf>,
+
+    /// Record each measured run's targets in this history database (as
+    /// run's --history; default the same).
+    #[arg(long, value_name = "FILE.db", conflicts_with = "no_history")]
+    pub history: Option<PathBuf>,
+
+    /// Record nothing in the history database.
+    #[arg(long)]
+    pub no_history: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -717,6 +717,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE.prom")]
     pub metrics: Option<PathBuf>,
 
+    /// Record each target's result in this history database (SQLite),
+    /// keyed by the disk's identity (WWN, else serial and model), for
+    /// `stripebench history`. Default: $STRIPEBENCH_HISTORY, else
+    /// /var/lib/stripebench/history.db as root, else
+    /// $XDG_STATE_HOME/stripebench/history.db. A damaged or busy database
+    /// costs no measurement: one line says so and the documents are written.
+    #[arg(long, value_name = "FILE.db", conflicts_with = "no_history")]
+    pub history: Option<PathBuf>,
+
+    /// Record nothing in the history database.
+    #[arg(long)]
+    pub no_history: bool,
+
     /// Read options from a TOML file (keys are the long option names, e.g.
     /// rw = "read", bs = "1m", targets = ["/dev/sdb"], param = ["bs=64k,1m"]).
     /// The command line wins, option by option: an option given there
@@ -883,6 +896,8 @@ impl Default for RunArgs {
             iolog_write: None,
             iolog_read: None,
             metrics: None,
+            history: None,
+            no_history: false,
             config: None,
             fio_job: None,
             histogram: false,
@@ -908,6 +923,7 @@ impl RunArgs {
             rows: self.rows.0,
             fio_log: self.fio_logs(),
             iolog: self.iolog_write.clone(),
+            history: history_where(self.history.as_ref(), self.no_history),
         }
     }
 
@@ -958,6 +974,16 @@ impl RunArgs {
             ))),
             None => Ok(()),
         }
+    }
+}
+
+/// `--history` and `--no-history` as the output request holds them.
+pub fn history_where(path: Option<&PathBuf>, off: bool) -> crate::output::history::Where {
+    use crate::output::history::Where;
+    match (path, off) {
+        (_, true) => Where::Off,
+        (Some(p), false) => Where::Path(p.clone()),
+        (None, false) => Where::Default,
     }
 }
 

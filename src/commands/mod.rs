@@ -13,6 +13,7 @@ pub mod diff;
 pub mod exit;
 pub mod fio;
 pub mod front;
+pub mod history;
 pub mod man;
 pub mod membw;
 pub mod merge;
@@ -48,6 +49,7 @@ pub fn main(cli: Cli) -> Result<u8> {
         Command::Advise(args) => advise::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::History(args) => history::run(&args),
         Command::Plan(args) => plan::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Report(args) => report::run(&args),

@@ -21,6 +21,7 @@ pub mod guard;
 pub mod hole_guard;
 pub mod holes;
 pub mod host_facts;
+pub mod identity;
 pub mod knobs;
 pub mod layers;
 pub mod md_tunables;
@@ -92,6 +93,8 @@ pub struct Target {
     /// The host adapter it is behind (`paths::adapter`: a PCI function, or
     /// a SAS expander), when it is a disk behind one.
     pub adapter: Option<String>,
+    /// Who the disk is (`identity`), whatever its name today.
+    pub identity: Option<identity::DiskIdentity>,
     /// The write guard's checks (empty for reads and for files).
     pub checks: Vec<guard::Check>,
     /// The device's read-ahead when the target was opened, in KiB.

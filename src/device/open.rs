@@ -151,6 +151,7 @@ impl Inspected {
         }
         let host = Host::real();
         let device_name = device.and_then(|(ma, mi)| sysfs_name(&host.sys, ma, mi));
+        let identity = identity_of(&host, kind, &file, device_name.as_deref());
         Ok(Target {
             path,
             kind,
@@ -164,11 +165,33 @@ impl Inspected {
             adapter: device_name
                 .as_deref()
                 .and_then(|n| crate::device::paths::adapter(&host, n)),
+            identity,
             device_name,
             checks,
             stripe: None,
             atime_checked,
         })
+    }
+}
+
+/// Who the target is: a device's identity from sysfs, a file's by the
+/// path its descriptor holds.
+fn identity_of(
+    host: &Host,
+    kind: TargetKind,
+    file: &File,
+    device_name: Option<&str>,
+) -> Option<identity::DiskIdentity> {
+    let hostname = nix::unistd::gethostname()
+        .ok()
+        .map(|h| identity::printable(&h.to_string_lossy(), identity::MAX_TEXT))
+        .unwrap_or_default();
+    match kind {
+        TargetKind::Block => identity::of_device(host, &hostname, device_name?),
+        TargetKind::File => {
+            let real = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+            Some(identity::of_file(&hostname, &real))
+        }
     }
 }
 

@@ -16,6 +16,7 @@ pub mod error;
 pub mod facts;
 pub mod finished;
 pub mod fio;
+pub mod history;
 pub mod kind;
 mod lazy;
 pub mod load;

@@ -150,6 +150,16 @@ impl Workload {
         self
     }
 
+    /// The workload as one line of `name=value` words, in [`NAMES`]' order:
+    /// the key a disk's history groups its results by.
+    pub fn key(&self) -> String {
+        self.0
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// Without one option (a sweep's own parameter, plan's N).
     pub fn without(mut self, name: &str) -> Workload {
         self.0.retain(|e| e.0 != name);

@@ -31,6 +31,8 @@ pub struct PlannedTarget {
     pub device_name: Option<String>,
     /// The host adapter its device is behind, when it is a disk.
     pub adapter: Option<String>,
+    /// Who its disk is, whatever its name today.
+    pub identity: Option<crate::device::identity::DiskIdentity>,
     pub read_ahead_kb: Option<u64>,
     pub bs: u64,
     pub region: Region,
@@ -147,6 +149,7 @@ pub fn build(cfg: &RunConfig, targets: Vec<Target>) -> Result<Plan> {
             device: t.device,
             device_name: t.device_name,
             adapter: t.adapter,
+            identity: t.identity,
             read_ahead_kb: t.read_ahead_kb,
             bs,
             region,

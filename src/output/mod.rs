@@ -16,6 +16,7 @@
 //! May import `report` and the layers below it; never `cli` or `commands`.
 
 pub mod dest;
+pub mod history;
 pub mod live;
 pub mod stdout;
 
@@ -53,6 +54,8 @@ pub struct Request {
     /// `--iolog-write`: the file the run's iolog is written to (by the
     /// run; checked here as every output is, before the run begins).
     pub iolog: Option<PathBuf>,
+    /// `--history`, `--no-history`: where each target's result is recorded.
+    pub history: history::Where,
 }
 
 /// `--fio-log`: what is asked, and the files, known before the run (one

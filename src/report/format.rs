@@ -26,6 +26,7 @@ pub enum Doc<'a> {
     Merge(&'a MergedDocument),
     Diff(&'a DiffDocument),
     Findings(&'a FindingsDocument),
+    History(&'a crate::document::history::HistoryDocument),
 }
 
 /// The kind of a [`Doc`], for a format's list of what it renders.
@@ -39,6 +40,7 @@ pub enum Kind {
     Merge,
     Diff,
     Findings,
+    History,
 }
 
 impl Doc<'_> {
@@ -52,6 +54,7 @@ impl Doc<'_> {
             Doc::Merge(_) => Kind::Merge,
             Doc::Diff(_) => Kind::Diff,
             Doc::Findings(_) => Kind::Findings,
+            Doc::History(_) => Kind::History,
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod fixtures;
 pub mod format;
 pub mod groups;
 pub mod histogram;
+pub mod history;
 pub mod html;
 pub mod json;
 pub mod latency_search;
@@ -51,7 +52,7 @@ pub static FORMATS: &[Format] = &[
         option: "--json",
         value_name: "PATH",
         help: "Write the JSON document (schema in docs/json.md) to PATH; `-` for stdout (the table then goes to stderr)",
-        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Plan, Kind::Latency, Kind::Merge, Kind::Diff, Kind::Findings],
+        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Plan, Kind::Latency, Kind::Merge, Kind::Diff, Kind::Findings, Kind::History],
         check_path: None,
         per_point: true,
         announce: false,
@@ -91,7 +92,7 @@ pub static FORMATS: &[Format] = &[
         option: "--html",
         value_name: "PATH",
         help: "Write a one-file HTML report to PATH (`-` for stdout): the configuration, the table, device counters, warnings, each target's storage stack, throughput over time and latency percentile plots. Self-contained: inline CSS and SVG, no script, nothing fetched",
-        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Merge],
+        kinds: &[Kind::Run, Kind::Sweep, Kind::Compare, Kind::Merge, Kind::History],
         check_path: None,
         per_point: false,
         announce: false,
@@ -125,6 +126,7 @@ mod render {
             Doc::Latency(d) => super::json::render(d),
             Doc::Merge(d) => super::json::render(d),
             Doc::Diff(d) => super::json::render(d),
+            Doc::History(d) => super::json::render(d),
             Doc::Findings(d) => super::json::render(d),
         }))
     }
@@ -161,6 +163,7 @@ mod render {
             Doc::Sweep(d) => super::html::sweep(d).map(Rendered::Text),
             Doc::Compare(d) => super::html::compare(d).map(Rendered::Text),
             Doc::Merge(d) => super::html::merge(d).map(Rendered::Text),
+            Doc::History(d) => super::html::history(d).map(Rendered::Text),
             _ => Err(not_listed("html", doc)),
         }
     }

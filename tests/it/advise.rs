@@ -84,6 +84,7 @@ fn read_ahead_a_killed_run_left_changed_is_refused_not_advised_on() {
     let state = tempfile::tempdir().unwrap();
     let out = sb()
         .env("STRIPEBENCH_STATE_DIR", state.path())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["advise", "--quick", "--json", "-"])
         .arg(dir.path())
         .output()
@@ -98,6 +99,7 @@ fn read_ahead_a_killed_run_left_changed_is_refused_not_advised_on() {
     std::fs::write(state.path().join("knobs-4294967294.json"), record).unwrap();
     let out = sb()
         .env("STRIPEBENCH_STATE_DIR", state.path())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["advise", "--quick"])
         .arg(dir.path())
         .output()

@@ -291,6 +291,7 @@ fn a_full_stdout_is_one_line_on_stderr_and_the_json_is_still_written() {
     let full = std::fs::File::create("/dev/full").unwrap();
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "--duration", "50ms", "--ramp", "0", "--json"])
         .arg(&j)
         .arg(&t)
@@ -380,6 +381,7 @@ fn an_error_to_a_closed_stderr_exits_2_without_aborting() {
     drop(read);
     let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args([
             "report",
             "/nonexistent/doc.json",

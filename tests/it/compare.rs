@@ -185,6 +185,7 @@ fn compare_text(mnt: &Path, cgroup: Option<&Throttle>) -> (Value, String) {
         Some(t) => t.shell(&script),
         None => Command::new("sh")
             .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+            .env("STRIPEBENCH_HISTORY", crate::common::history_db())
             .arg("-c")
             .arg(&script)
             .output()

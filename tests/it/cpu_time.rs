@@ -43,6 +43,7 @@ fn run_with_rusage(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, 
     #[allow(clippy::zombie_processes)]
     let child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "--no-progress", "--json"])
         .arg(&json_path)
         .args(args)

@@ -228,6 +228,7 @@ fn a_device_node_the_user_does_not_own_is_still_read() {
         .args(no_fowner)
         .arg(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "--no-progress", "--io-limit", "1m", "--json", "-"])
         .arg(&node)
         .output()

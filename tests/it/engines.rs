@@ -160,6 +160,7 @@ fn refused_buffer_registration_falls_back_to_plain_io() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 4 << 20);
     let out = Command::new("setpriv")
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args([
             "--bounding-set=-ipc_lock",
             "--inh-caps=-ipc_lock",

@@ -311,6 +311,7 @@ fn a_test_bed_record_with_escapes_in_its_path_is_warned_about_escaped() {
     .unwrap();
     let out = sb()
         .env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args([
             "run",
             "--no-progress",

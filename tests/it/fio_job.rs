@@ -1086,6 +1086,7 @@ fn an_interrupt_stops_every_run_at_once_and_each_keeps_its_figures() {
     let json = dir.path().join("r.json");
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", crate::common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .current_dir(dir.path())
         .args(["run", "--fio-job", "t.fio", "--no-progress", "--json"])
         .arg(&json)

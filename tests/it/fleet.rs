@@ -55,6 +55,7 @@ fn run_docs(dir: &Path, runs: &[(&str, &[&str])]) -> Vec<PathBuf> {
             let out = dir.join(format!("{name}.json"));
             let child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
                 .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+                .env("STRIPEBENCH_HISTORY", crate::common::history_db())
                 .args(["run", "--duration", "300ms", "--ramp", "0", "--bs", "64k"])
                 .args(["--no-progress", "--start-at", &at, "--json"])
                 .arg(&out)
@@ -479,6 +480,7 @@ fn fleet_script_on_two_local_hosts() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet.sh");
     let out = Command::new("bash")
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .arg(&script)
         .args(["--launcher", "local", "--delay", "2", "--bin"])
         .arg(&bin)
@@ -579,6 +581,7 @@ fn merge_records_the_missing_hosts_and_the_preflight() {
 fn fleet_sh(args: &[&str]) -> std::process::Output {
     Command::new("bash")
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet.sh"))
         .arg("--bin")
         .arg(assert_cmd::cargo::cargo_bin("stripebench"))

@@ -26,6 +26,7 @@ fn bin() -> PathBuf {
 fn fleet_cmd(bin: &Path, args: &[&str]) -> Command {
     let mut c = Command::new("bash");
     c.env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .arg(script())
         .args(["--launcher", "local", "--bin"])
         .arg(bin)
@@ -558,6 +559,7 @@ fn ssh_fleet_cmd(bin: &Path, dir: &Path, args: &[&str]) -> Command {
     );
     let mut c = Command::new("bash");
     c.env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .env("PATH", path)
         .current_dir(dir)
         .arg(script())

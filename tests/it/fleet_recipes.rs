@@ -74,6 +74,7 @@ fn slurm_batch_script_runs_one_task_per_node_and_merges_in_the_batch_step() {
             .args([&t1, &t2])
             .env("PATH", &path)
             .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+            .env("STRIPEBENCH_HISTORY", crate::common::history_db())
             .env("FAKE_NODES", "3")
             .env("FAKE_DEAD", dead_node)
             .env("DEAD_PATH", &dead)
@@ -151,6 +152,7 @@ fn slurm_batch_script_refuses_a_node_that_hangs_in_the_preflight() {
             format!("{}:{}", fake.display(), std::env::var("PATH").unwrap()),
         )
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .env("FAKE_NODES", "3")
         .env("SLURM_JOB_NUM_NODES", "3")
         .env("FAKE_DEAD", "node2")
@@ -362,6 +364,7 @@ fn k8s_merge_job_merges_only_this_fleet_and_counts_pods_that_never_ran() {
             format!("{}:{}", fake.display(), std::env::var("PATH").unwrap()),
         )
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .env("RESULTS", &results);
     for e in merge["env"].as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
@@ -421,6 +424,7 @@ fn slurm_batch_script_quotes_a_failing_nodes_log_printable() {
             format!("{}:{}", fake.display(), std::env::var("PATH").unwrap()),
         )
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .env("FAKE_NODES", "3")
         .env("SLURM_JOB_NUM_NODES", "3")
         .env("FAKE_DEAD", "node2")

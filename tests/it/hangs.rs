@@ -32,6 +32,7 @@ fn has_workers(pid: i32) -> bool {
 /// `BOUND` after the last signal.
 fn run_bounded(args: &[&str], signals: &[(Duration, i32)]) -> Output {
     let child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -490,6 +490,7 @@ fn with_stdout_closed(args: &[&str]) -> std::process::Output {
         .arg(assert_cmd::cargo::cargo_bin("stripebench"))
         .args(args)
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .output()
         .unwrap()
 }
@@ -749,6 +750,7 @@ fn outputs_that_fail_are_each_named_and_the_run_document_is_kept() {
     let state = d.path().join("state");
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("stripebench"));
     cmd.env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .args(["run", "-t", "3s", "--ramp", "0", "--no-progress"])
@@ -809,6 +811,7 @@ fn nothing_is_made_under_a_directory_another_user_may_rename_in() {
     let t = data_file(d.path(), "t.dat", 1 << 20);
     let out = sb()
         .env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "-t", "100ms", "--ramp", "0", "--no-progress"])
         .arg(&t)
         .output()

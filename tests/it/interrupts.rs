@@ -153,6 +153,7 @@ fn ctrl_c_during_the_final_fsync_is_reported_and_ends_the_wait() {
     );
     let child = std::process::Command::new("sh")
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["-c", &script])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -363,6 +364,7 @@ fn an_interrupt_closes_the_window_while_stderr_is_full() {
     std::fs::create_dir(&state).unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "--buffered", "--bs", "4k", "--duration", "120s"])
         .args(["--ramp", "0", "--no-progress", "--json"])
         .arg(&out)
@@ -484,6 +486,7 @@ fn a_second_interrupt_quits_at_once_when_stderr_cannot_be_written() {
     std::fs::create_dir(&state).unwrap();
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "--buffered", "--bs", "4k", "--duration", "120s"])
         .args(["--ramp", "0", "--no-progress", "--live"])
         .arg(&live)
@@ -538,6 +541,7 @@ fn an_interrupt_with_stderr_gone_still_writes_the_json() {
     std::fs::create_dir(&state).unwrap();
     let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "--buffered", "--bs", "4k", "--duration", "120s"])
         .args(["--ramp", "0", "--no-progress", "--json"])
         .arg(&out)

@@ -209,6 +209,7 @@ fn readahead_on_a_file_names_its_device_and_a_refused_change_asks_no_restore() {
         .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
         .arg(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["run", "--readahead", "128", "-t", "100ms", "--ramp", "0"])
         .arg(&f)
         .output()
@@ -269,6 +270,7 @@ fn a_planted_lock_tells_root_what_stands_there_not_that_root_is_needed() {
         }
         let out = common::sb()
             .env("STRIPEBENCH_STATE_DIR", &state)
+            .env("STRIPEBENCH_HISTORY", crate::common::history_db())
             .args(["run", "--readahead", "128", "-t", "100ms", "--ramp", "0"])
             .arg(&lo.dev)
             .output()

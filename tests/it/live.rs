@@ -185,6 +185,7 @@ fn a_throttled_second_has_its_own_percentiles() {
     );
     let mut child = Command::new("sh")
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(["-c", &script])
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -302,6 +303,7 @@ impl NonBlock for std::fs::OpenOptions {
 fn sb_spawn(args: &[&str]) -> std::process::Child {
     Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -976,6 +978,7 @@ fn a_slow_reader_of_live_stdout_and_stderr_together_gets_the_whole_table() {
         let err = out.try_clone().unwrap();
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
             .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+            .env("STRIPEBENCH_HISTORY", crate::common::history_db())
             .args(["sweep", "--buffered", "--jobs", "2", "--param", "bs=4k,8k"])
             .args([
                 "--duration",

@@ -449,6 +449,7 @@ fn a_report_on_this_process_standard_output_is_refused() {
         let f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
         let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
             .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+            .env("STRIPEBENCH_HISTORY", crate::common::history_db())
             .args(["run", "-t", "100ms", "--ramp", "0", opt, path])
             .arg(&t)
             .stdout(f)

@@ -186,6 +186,7 @@ fn run_in(cg: &Path, args: &[&str]) -> (Value, String) {
     let bin = assert_cmd::cargo::cargo_bin("stripebench");
     let out = Command::new("sh")
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .arg("-c")
         .arg(format!(
             "echo $$ > {}/cgroup.procs && exec {} {} --json -",

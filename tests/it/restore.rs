@@ -16,6 +16,7 @@ use crate::common::{ra, ra_path, LoopBed};
 fn sb_in(state: &Path, args: &[&str]) -> std::process::Output {
     common::sb()
         .env("STRIPEBENCH_STATE_DIR", state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .args(args)
         .output()
         .unwrap()
@@ -275,6 +276,7 @@ fn a_fifo_planted_as_a_test_beds_marker_hangs_nothing() {
     .unwrap();
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", &state)
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .arg("restore")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

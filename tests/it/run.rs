@@ -143,7 +143,8 @@ fn a_year_long_duration_does_not_allocate_a_year_of_intervals() {
     let dir = tempfile::tempdir().unwrap();
     let t = data_file(dir.path(), "t", 1 << 20);
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("stripebench"));
-    cmd.env("STRIPEBENCH_STATE_DIR", common::state_dir());
+    cmd.env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db());
     cmd.args([
         "run",
         "--duration",

@@ -239,6 +239,7 @@ fn under_memory_limit(args: &[&str]) -> Option<i32> {
     let script = "ulimit -v 600000; exec \"$0\" \"$@\"";
     std::process::Command::new("sh")
         .env("STRIPEBENCH_STATE_DIR", common::state_dir())
+        .env("STRIPEBENCH_HISTORY", crate::common::history_db())
         .arg("-c")
         .arg(script)
         .arg(bin)

@@ -72,7 +72,7 @@ impl Planner for Check<'_, '_> {
         }
     }
 
-    fn finished(&mut self, _point: Point, ran: Ran) -> Result<Step> {
+    fn finished(&mut self, point: Point, ran: Ran) -> Result<Step> {
         let runs = match ran {
             Ran::Refused(why) => {
                 self.taken.push(Err(why));
@@ -90,6 +90,11 @@ impl Planner for Check<'_, '_> {
                 )));
                 return Ok(Step::Stop);
             }
+            crate::commands::history::record::record(
+                self.out.request(),
+                &doc,
+                &format!("advise:{}", point.label),
+            );
             self.taken.push(Ok(doc));
         }
         Ok(Step::Next)

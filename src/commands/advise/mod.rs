@@ -45,12 +45,9 @@ pub fn run(args: &AdviseArgs) -> Result<u8> {
     }
     let survey = battery::survey(&src, &topo);
     let protected = crate::device::protected_paths(std::slice::from_ref(&args.volume));
-    let out = Outputs::check(
-        Request::json(args.json.as_deref()),
-        crate::report::Kind::Findings,
-        &protected,
-        &[],
-    )?;
+    let mut request = Request::json(args.json.as_deref());
+    request.history = crate::cli::history_where(args.history.as_ref(), args.no_history);
+    let out = Outputs::check(request, crate::report::Kind::Findings, &protected, &[])?;
     refuse_changed_settings(&topo)?;
     say_state(&topo, &survey, &out);
     // Refused before anything is measured: a budget the battery overruns

@@ -144,6 +144,11 @@ impl Planner for Phases<'_> {
                     });
                     return Ok(Step::Stop);
                 }
+                crate::commands::history::record::record(
+                    self.out.request(),
+                    &doc,
+                    &format!("compare:{kind}"),
+                );
                 self.done.push(Phase::run(kind.clone(), repeat, doc));
             }
         }

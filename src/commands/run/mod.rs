@@ -155,6 +155,9 @@ fn unmeasured<T>(e: anyhow::Error, stage: &str, out: &Outputs) -> Result<T> {
 /// Prints the table (stdout, or stderr when stdout carries a document) and
 /// writes the documents.
 pub(crate) fn emit(doc: &RunDocument, out: &Outputs) -> Result<()> {
+    // First: a document that cannot be written still leaves its figures
+    // in the history.
+    crate::commands::history::record::record(out.request(), doc, "run");
     let mut text = report::table::render_rows(doc, out.request().rows);
     if out.request().histogram {
         for t in &doc.targets {

@@ -148,6 +148,14 @@ impl Planner for Points<'_, '_> {
             .into_iter()
             .map(|r| crate::document::finished::document(&r.config, *r.finished))
             .collect();
+        let at: Vec<String> = pt.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        for r in &runs {
+            crate::commands::history::record::record(
+                self.out.request(),
+                r,
+                &format!("sweep:{}", at.join(",")),
+            );
+        }
         let p = PointDoc::summarize(pt.clone(), runs, partial);
         self.progress.message("");
         for line in crate::report::sweep::point_lines(&p, &mut self.said) {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{shape, Many, Opt};
 use crate::device::devstat::DeviceCounters;
+use crate::device::identity::{DiskIdentity, IdentityKind};
 use crate::device::knobs::HeldSetting;
 use crate::device::queue::QueueLimits;
 use crate::device::topology::level::Geometry;
@@ -227,7 +228,32 @@ pub struct HeldSettingDef {
     pub killed: bool,
 }
 
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "IdentityKind", rename_all = "kebab-case")]
+pub enum IdentityKindDef {
+    Wwn,
+    Serial,
+    BackingFile,
+    Zram,
+    Volume,
+    Name,
+    File,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "DiskIdentity")]
+pub struct DiskIdentityDef {
+    pub key: String,
+    #[serde(with = "IdentityKindDef")]
+    pub kind: IdentityKind,
+    pub wwn: Option<String>,
+    pub serial: Option<String>,
+    pub model: Option<String>,
+    pub firmware: Option<String>,
+}
+
 shape! {
+    DiskIdentityDef => DiskIdentity,
     TargetKindDef => TargetKind,
     TopologyDef => Topology,
     DeviceDef => Device,

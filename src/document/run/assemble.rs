@@ -662,6 +662,7 @@ fn target_doc(
         held_settings: Some(Vec::new()),
         foreign_io: None,
         adapter: Some(t.adapter.clone()),
+        identity: Some(t.identity.clone()),
     }
 }
 

@@ -511,6 +511,13 @@ pub struct TargetDoc {
     /// written before it (absent there, as it stays).
     #[serde(default, deserialize_with = "present_adapter")]
     pub adapter: Option<Option<String>>,
+    /// Who the target's disk is, whatever its name today (its WWN, else
+    /// its serial with its model, else what it is on its host, marked as
+    /// such): the key of its history. `Some(None)`, written as null, when
+    /// sysfs does not know it; `None` in a document written before it
+    /// (absent there, as it stays).
+    #[serde(default, deserialize_with = "present_identity")]
+    pub identity: Option<Option<crate::device::identity::DiskIdentity>>,
 }
 
 impl TargetDoc {
@@ -526,6 +533,16 @@ where
     D: serde::Deserializer<'de>,
 {
     Option::<String>::deserialize(d).map(Some)
+}
+
+/// `identity` present, null or not: `Some` of its value.
+fn present_identity<'de, D>(
+    d: D,
+) -> Result<Option<Option<crate::device::identity::DiskIdentity>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    crate::document::facts::Opt::<crate::document::facts::DiskIdentityDef>::deserialize(d).map(Some)
 }
 
 /// A field that is present, null or not: `Some` of its value (absent is

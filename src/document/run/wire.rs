@@ -10,8 +10,8 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use super::figures::{put_some, Fig};
 use super::{Figures, TargetDoc, TotalDoc, WorkerDoc};
 use crate::document::facts::{
-    DeviceCountersDef, EndingDef, ErrnoCountDef, ForeignDef, HeldSettingDef, HungIoDef,
-    IntervalDef, IoErrorRecordDef, Many, Opt, Shape, TargetKindDef, TopologyDef,
+    DeviceCountersDef, DiskIdentityDef, EndingDef, ErrnoCountDef, ForeignDef, HeldSettingDef,
+    HungIoDef, IntervalDef, IoErrorRecordDef, Many, Opt, Shape, TargetKindDef, TopologyDef,
 };
 
 // Each `serialize_struct` is given the most fields the entry can have: a
@@ -114,7 +114,7 @@ impl Serialize for WorkerDoc {
 impl Serialize for TargetDoc {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let f: &Figures = &self.figures;
-        let mut m = s.serialize_struct("TargetDoc", 30)?;
+        let mut m = s.serialize_struct("TargetDoc", 31)?;
         m.serialize_field("index", &self.index)?;
         m.serialize_field("path", &self.path)?;
         m.serialize_field("kind", &TargetKindDef::doc(&self.kind))?;
@@ -144,6 +144,10 @@ impl Serialize for TargetDoc {
         match &self.adapter {
             Some(a) => m.serialize_field("adapter", a)?,
             None => m.skip_field("adapter")?,
+        }
+        match &self.identity {
+            Some(i) => m.serialize_field("identity", &Opt::<DiskIdentityDef>::doc(i))?,
+            None => m.skip_field("identity")?,
         }
         f.put(&mut m, HISTOGRAMS)?;
         m.end()

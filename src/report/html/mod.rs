@@ -11,6 +11,7 @@
 
 mod advise;
 mod charts;
+mod history;
 mod kinds;
 mod page;
 mod run;
@@ -20,6 +21,7 @@ use anyhow::Result;
 use crate::document::load::AnyDocument;
 
 pub use advise::findings;
+pub use history::history;
 pub use kinds::{compare, merge, sweep};
 pub use page::esc;
 pub use run::run;

@@ -55,7 +55,8 @@ pub fn default_signals(c: &mut Command) -> &mut Command {
 #[track_caller]
 pub fn sb() -> assert_cmd::Command {
     let mut c = assert_cmd::Command::cargo_bin("stripebench").expect("binary built");
-    c.env("STRIPEBENCH_STATE_DIR", state_dir());
+    c.env("STRIPEBENCH_STATE_DIR", state_dir())
+        .env("STRIPEBENCH_HISTORY", history_db());
     c
 }
 
@@ -68,11 +69,30 @@ pub fn sb() -> assert_cmd::Command {
 /// in the same test program. Every way these tests start the binary sets it.
 #[track_caller]
 pub fn state_dir() -> PathBuf {
-    let file = Path::new(std::panic::Location::caller().file());
-    let stem = file
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "state-{}-{}",
+        std::process::id(),
+        caller_stem()
+    ))
+}
+
+/// The name of the test file that called (through `#[track_caller]`s).
+#[track_caller]
+fn caller_stem() -> String {
+    Path::new(std::panic::Location::caller().file())
         .file_stem()
-        .map_or_else(|| "tests".into(), |s| s.to_string_lossy().into_owned());
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("state-{}-{stem}", std::process::id()))
+        .map_or_else(|| "tests".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// The history database the stripebench a test program runs records in
+/// (`STRIPEBENCH_HISTORY`): one per test program, never the machine's.
+#[track_caller]
+pub fn history_db() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "history-{}-{}.db",
+        std::process::id(),
+        caller_stem()
+    ))
 }
 
 /// A file of `size` bytes of non-zero data.
@@ -131,6 +151,7 @@ pub fn run_json(args: &[&str]) -> Value {
 pub fn spawn(args: &[&str]) -> std::process::Child {
     Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
         .env("STRIPEBENCH_STATE_DIR", state_dir())
+        .env("STRIPEBENCH_HISTORY", history_db())
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -587,6 +608,7 @@ impl Throttle {
         let bin = assert_cmd::cargo::cargo_bin("stripebench");
         Command::new("sh")
             .env("STRIPEBENCH_STATE_DIR", state_dir())
+            .env("STRIPEBENCH_HISTORY", history_db())
             .arg("-c")
             .arg(format!(
                 "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
@@ -606,6 +628,7 @@ impl Throttle {
     pub fn shell(&self, script: &str) -> std::process::Output {
         Command::new("sh")
             .env("STRIPEBENCH_STATE_DIR", state_dir())
+            .env("STRIPEBENCH_HISTORY", history_db())
             .arg("-c")
             .arg(format!(
                 "echo $$ > {}/cgroup.procs && {script}",
@@ -828,6 +851,7 @@ pub fn measured(args: &[&std::ffi::OsStr], bound: std::time::Duration) -> Measur
         .arg(assert_cmd::cargo::cargo_bin("stripebench"))
         .args(args)
         .env("STRIPEBENCH_STATE_DIR", state_dir())
+        .env("STRIPEBENCH_HISTORY", history_db())
         .stdin(std::process::Stdio::null())
         .output()
         .expect("python3 runs the reaper");
