@@ -26,6 +26,11 @@
 #                        --passes or --io-limit without --duration)
 #   --force              allow per-host run options (the merge then merges
 #                        different workloads, with a warning)
+#   --history FILE.db    the history database here that every measured host's
+#                        document is imported into, by each disk's identity
+#                        (default: stripebench's own, as `stripebench history`
+#                        reads it); an import that fails is said, not fatal
+#   --no-history         import nothing here
 #
 # HOSTFILE: one run a line, "HOST [TARGET...] [-- RUN_OPTIONS...]": the
 # targets to drive on that host (none: the host's built-in test bed); '#'
@@ -176,6 +181,7 @@ MAX_SKEW_US=100000
 GRACE_US=30000000
 DEADLINE_US=
 FORCE=0
+HISTORY=()
 HOSTFILE=
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -190,6 +196,8 @@ while [ $# -gt 0 ]; do
     --grace) need "$@"; GRACE_US=$(opt_us "$1" "$2"); shift 2 ;;
     --deadline) need "$@"; DEADLINE_US=$(opt_us "$1" "$2"); shift 2 ;;
     --force) FORCE=1; shift ;;
+    --history) need "$@"; HISTORY=(--history "$2"); shift 2 ;;
+    --no-history) HISTORY=(off); shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     -*) die "$1 is not a fleet.sh option: run options go after -- (fleet.sh HOSTFILE -- $1 ...)" ;;
@@ -712,6 +720,12 @@ if [ ${#measured[@]} = 0 ]; then
 fi
 force=(); [ "$FORCE" = 0 ] || force=(--force)
 "$MERGE_BIN" merge "${measured[@]}" --preflight "$OUT/preflight.json" "${missing[@]}" "${force[@]}" --json "$OUT/fleet.json" || exit 1
+# Every host's disks into the history here, each document once (by its
+# hash): what `stripebench history` judges the fleet's disks from.
+if [ "${HISTORY[0]:-}" != off ]; then
+  "$MERGE_BIN" history "${HISTORY[@]}" import "${measured[@]}" ||
+    echo "fleet.sh: the documents are not in the history (above: why); $OUT has them all" >&2
+fi
 [ "$interrupted" = 0 ] || { echo "fleet.sh: interrupted: what the runs measured until then is merged into $OUT/fleet.json (exit $interrupted)" >&2; exit "$interrupted"; }
 [ "$failed" = 0 ] || { echo "fleet.sh: a host's run failed: its document and the others are merged into $OUT/fleet.json (exit 1)" >&2; exit 1; }
 [ ${#missing[@]} = 0 ] || { echo "fleet.sh: the fleet is incomplete: $(( ${#missing[@]} / 2 )) of ${#HOSTS[@]} run(s) missing, the rest merged into $OUT/fleet.json (exit $EXIT_INCOMPLETE)" >&2; exit "$EXIT_INCOMPLETE"; }

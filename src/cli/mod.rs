@@ -138,7 +138,7 @@ pub enum Command {
     /// (fail-slow: a robust fit of p99 against MB/s, and the disks above its
     /// prediction bound, ranked). `history import DOC...` records documents
     /// from other hosts (once each, by their hash).
-    #[command(args_conflicts_with_subcommands = true)]
+    #[command(subcommand_precedence_over_arg = true)]
     History(HistoryArgs),
 
     /// Run fio's command line: `stripebench fio --name=test --filename=F

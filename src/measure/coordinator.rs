@@ -413,6 +413,20 @@ fn live_taps(
 ) -> (Vec<Option<live::Tap>>, Option<live::Collector>) {
     match hub {
         Some(hub) => {
+            let disks: Vec<(String, String)> = plan
+                .targets
+                .iter()
+                .filter_map(|t| {
+                    Some((
+                        t.path.display().to_string(),
+                        t.identity.as_ref()?.key.clone(),
+                    ))
+                })
+                .collect();
+            hub.sink
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .disks(&disks);
             let (taps, c) = live::channels(
                 hub.clone(),
                 plan.workers.iter().map(|w| w.target_index).collect(),

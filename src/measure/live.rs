@@ -117,6 +117,9 @@ pub trait LiveSink: Send {
     fn counts(&self) -> (u64, u64, u64);
     /// What went wrong writing, if anything (said once, as a warning).
     fn trouble(&self) -> Option<String>;
+    /// The run's targets and who their disks are (path, identity key),
+    /// before its first line: the --metrics file labels each by its disk.
+    fn disks(&mut self, _disks: &[(String, String)]) {}
 }
 
 /// What watches a run's lines in front of its sink (`--steady`,
@@ -150,6 +153,12 @@ impl<W: Watch> LiveSink for Front<W> {
         self.inner
             .as_ref()
             .and_then(|i| i.lock().unwrap_or_else(|e| e.into_inner()).trouble())
+    }
+
+    fn disks(&mut self, disks: &[(String, String)]) {
+        if let Some(inner) = &self.inner {
+            inner.lock().unwrap_or_else(|e| e.into_inner()).disks(disks);
+        }
     }
 }
 

@@ -328,6 +328,12 @@ impl LiveSink for LiveOutputs {
             .map_or((0, 0, 0), |s| (s.written, s.dropped, s.failed_lines))
     }
 
+    fn disks(&mut self, disks: &[(String, String)]) {
+        if let Some(m) = &mut self.metrics {
+            m.text.set_disks(disks);
+        }
+    }
+
     fn trouble(&self) -> Option<String> {
         let s = self.stream.as_ref().and_then(Stream::trouble);
         let m = self.metrics.as_ref().and_then(|m| m.trouble.clone());

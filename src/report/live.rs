@@ -221,11 +221,20 @@ pub struct MetricsText {
     workers: BTreeMap<(String, usize), Cumulative>,
     /// The last second written (seconds since its run's window opened).
     last_t: f64,
+    /// Each target's disk (its identity key), when known.
+    disks: BTreeMap<String, String>,
 }
 
 impl MetricsText {
     pub fn new() -> MetricsText {
         MetricsText::default()
+    }
+
+    /// Who each target's disk is (path, identity key): a `disk` label on
+    /// its series, so that Prometheus keeps a disk's figures whatever its
+    /// device name.
+    pub fn set_disks(&mut self, disks: &[(String, String)]) {
+        self.disks.extend(disks.iter().cloned());
     }
 
     /// Adds a second's lines to the counters.
@@ -258,8 +267,14 @@ impl MetricsText {
     /// OpenMetrics parsers read too).
     pub fn render(&self) -> String {
         let mut s = String::new();
-        let labels =
-            |(t, w): &(String, usize)| format!("target=\"{}\",worker=\"{w}\"", escape_label(t));
+        let labels = |(t, w): &(String, usize)| match self.disks.get(t) {
+            Some(d) => format!(
+                "target=\"{}\",worker=\"{w}\",disk=\"{}\"",
+                escape_label(t),
+                escape_label(d)
+            ),
+            None => format!("target=\"{}\",worker=\"{w}\"", escape_label(t)),
+        };
         for (name, help, get) in [
             (
                 "stripebench_bytes_total",
@@ -439,6 +454,13 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("stripebench_window_seconds 3.5\n"), "{t}");
+        // Its disk, once known, labels every series of the target.
+        a.set_disks(&[("/dev/a \"b\"\n,c".into(), "wwn:0x5000c500a1b2c3d4".into())]);
+        let t = a.render();
+        assert!(
+            t.contains("stripebench_ios_total{target=\"/dev/a \\\"b\\\"\\n,c\",worker=\"1\",disk=\"wwn:0x5000c500a1b2c3d4\"} 10\n"),
+            "{t}"
+        );
         assert_eq!(header(LiveFormat::Csv).unwrap(), format!("{CSV_HEADER}\n"));
         assert!(header(LiveFormat::Jsonl).is_none());
         assert_eq!(super::line(&l, LiveFormat::Jsonl), Line::of(&l).jsonl());

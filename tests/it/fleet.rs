@@ -476,6 +476,9 @@ fn fleet_script_on_two_local_hosts() {
     )
     .unwrap();
     let out_dir = bed.dir().join("fleet");
+    // The launcher's history: the hosts' documents imported into it.
+    let launcher = tempfile::tempdir().unwrap();
+    let launcher_db = launcher.path().join("fleet.db");
     let bin = assert_cmd::cargo::cargo_bin("stripebench");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet.sh");
     let out = Command::new("bash")
@@ -486,6 +489,8 @@ fn fleet_script_on_two_local_hosts() {
         .arg(&bin)
         .arg("--out")
         .arg(&out_dir)
+        .arg("--history")
+        .arg(&launcher_db)
         .arg(&hosts)
         .args(["--", "--duration", "500ms", "--ramp", "100ms"])
         .output()
@@ -505,6 +510,19 @@ fn fleet_script_on_two_local_hosts() {
         m["total"]["overlap_sec"].as_f64().unwrap() > 0.0,
         "one --start-at: the windows overlap"
     );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("history import: 2 run document(s) recorded (4 result(s))"),
+        "{err}"
+    );
+    let h = common::sb()
+        .args(["history", "--json", "-", "--history"])
+        .arg(&launcher_db)
+        .output()
+        .unwrap();
+    common::succeeded(&h);
+    let h = json(&h.stdout);
+    assert_eq!(h["disks"].as_array().unwrap().len(), 4, "{h:#}");
 }
 
 #[test]

@@ -42,6 +42,7 @@ mod fleet_recipes;
 mod fleet_ssh;
 mod guard;
 mod hangs;
+mod history;
 mod holes;
 mod hostile_docs;
 mod hostile_outputs;
