@@ -59,6 +59,7 @@ mod lab_compare;
 mod lab_compare_write;
 mod lab_crypt;
 mod lab_degraded;
+mod lab_history;
 mod lab_levels;
 mod lab_polled;
 mod lab_writes;
