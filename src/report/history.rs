@@ -3,7 +3,7 @@
 
 use crate::base::error::show_text;
 use crate::base::units::fmt_latency_ns;
-use crate::document::history::{date, DiskDoc, HistoryDocument, SeriesDoc};
+use crate::document::history::{date_time, DiskDoc, HistoryDocument, SeriesDoc};
 
 /// The text `history` prints.
 pub fn render(doc: &HistoryDocument, detail: bool) -> String {
@@ -109,14 +109,14 @@ fn series(out: &mut String, s: &SeriesDoc) {
         s.runs
     ));
     out.push_str(&format!(
-        "    {:<10} {:<10} {:<14} {:>9} {:>9} {:>10} {:>10}\n",
-        "DATE", "HOST", "DEVICE", "MB/s", "IOPS", "p50", "p99"
+        "    {:<16} {:<10} {:<14} {:>9} {:>9} {:>10} {:>10}\n",
+        "TIME (UTC)", "HOST", "DEVICE", "MB/s", "IOPS", "p50", "p99"
     ));
     let lat = |v: Option<u64>| v.map_or("-".into(), |v| fmt_latency_ns(v as f64));
     for p in &s.points {
         out.push_str(&format!(
-            "    {:<10} {:<10} {:<14} {:>9.1} {:>9.0} {:>10} {:>10}{}\n",
-            date(p.time),
+            "    {:<16} {:<10} {:<14} {:>9.1} {:>9.0} {:>10} {:>10}{}\n",
+            date_time(p.time),
             cut(&p.host, 10),
             cut(&p.device, 14),
             p.mb_per_sec,

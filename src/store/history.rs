@@ -55,6 +55,10 @@ const MIGRATIONS: &[&str] = &[
 /// The schema version this stripebench writes.
 pub const SCHEMA: usize = MIGRATIONS.len();
 
+/// The most results read at once: 10,000 disks of 1,000 runs each, about
+/// 3 GB of memory at most; a database holding more is refused, not read.
+pub const MAX_RESULTS: usize = 10_000_000;
+
 /// How long a writer waits for another's transaction.
 const BUSY: Duration = Duration::from_secs(30);
 
@@ -220,7 +224,8 @@ impl Store {
                     r.bytes_per_sec, r.iops, r.p50_ns, r.p99_ns, r.p999_ns, {}
              FROM results r JOIN disks d ON d.id = r.disk
              {}
-             ORDER BY r.time, r.id",
+             ORDER BY r.time, r.id
+             LIMIT {}",
             cut("d.key"),
             cut("d.wwn"),
             cut("d.serial"),
@@ -238,6 +243,7 @@ impl Store {
             } else {
                 ""
             },
+            MAX_RESULTS + 1,
         );
         let mut stmt = self.conn.prepare(&sql).map_err(err)?;
         let keys_json = serde_json::to_string(&keys.unwrap_or(&[])).unwrap_or_default();
@@ -274,7 +280,18 @@ impl Store {
             stmt.query_map([], map)
         }
         .map_err(err)?;
-        rows.collect::<rusqlite::Result<Vec<Entry>>>().map_err(err)
+        let all = rows
+            .collect::<rusqlite::Result<Vec<Entry>>>()
+            .map_err(err)?;
+        if all.len() > MAX_RESULTS {
+            return Err(StoreError::Other {
+                shown: self.shown.clone(),
+                why: format!(
+                    "it holds more than {MAX_RESULTS} results, more than one reading takes: split it (history import into databases per host or per model)"
+                ),
+            });
+        }
+        Ok(all)
     }
 
     /// The keys of the disks `what` names: a key, a WWN, a serial, or the

@@ -344,6 +344,18 @@ fn drift_doc(d: &Disk, runs: &[&Entry], c: &Change) -> DriftDoc {
     }
 }
 
+/// Bytes per second as MB/s, to three significant digits below 100
+/// (a throttled disk's 0.012 MB/s is not 0.0).
+fn mb(bytes_per_sec: f64) -> String {
+    let v = bytes_per_sec / 1e6;
+    match v {
+        v if v >= 100.0 => format!("{v:.0}"),
+        v if v >= 10.0 => format!("{v:.1}"),
+        v if v >= 1.0 => format!("{v:.2}"),
+        v => format!("{v:.3}"),
+    }
+}
+
 /// A disk's key as a line shows it: "WWN 0x5000...", "serial S123 (MODEL)".
 pub fn show_key(id: &DiskIdentity) -> String {
     use crate::base::error::show_text;
@@ -357,6 +369,12 @@ pub fn show_key(id: &DiskIdentity) -> String {
         ),
         _ => show_text(&id.key).into_owned(),
     }
+}
+
+/// A Unix time as a UTC date and minute, "2026-11-02 14:05".
+pub fn date_time(t: f64) -> String {
+    let secs = t.rem_euclid(86400.0) as u64;
+    format!("{} {:02}:{:02}", date(t), secs / 3600, secs % 3600 / 60)
 }
 
 /// A Unix time as a UTC date, "2026-11-02".
@@ -443,12 +461,12 @@ fn peers(disks: &BTreeMap<&str, Disk>, j: &Judging) -> (Vec<FailSlowDoc>, Vec<St
                 bound_p99_ns: v.bound_ns,
                 ratio: v.ratio,
                 line: format!(
-                    "{rank}. {} (now {} on {}): {label} p99 {} at {:.1} MB/s, {:.1}x the {} {} peers' fit ({} there; bound {})",
+                    "{rank}. {} (now {} on {}): {label} p99 {} at {} MB/s, {:.1}x the {} {} peers' fit ({} there; bound {})",
                     show_key(d.id),
                     crate::base::error::show_text(&d.last.device),
                     crate::base::error::show_text(&d.last.host),
                     crate::base::units::fmt_latency_ns(p.p99_ns),
-                    p.bytes_per_sec / 1e6,
+                    mb(p.bytes_per_sec),
                     v.ratio,
                     members.len(),
                     crate::base::error::show_text(model),

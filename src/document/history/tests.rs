@@ -167,4 +167,5 @@ fn too_few_peers_are_said_and_a_baseline_until_a_date_is_used() {
         .iter()
         .any(|d| d.n_baseline == 5 && d.n_recent == 5));
     assert_eq!(date(1_780_000_000.0), "2026-05-28");
+    assert_eq!(date_time(1_780_000_000.0), "2026-05-28 20:26");
 }
