@@ -41,7 +41,7 @@ python3 - "$db" "$disks" "$runs" <<'EOF'
 import random, sqlite3, sys
 db, disks, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 c = sqlite3.connect(db)
-seed = c.execute("SELECT workload, label, context, histogram FROM results LIMIT 1").fetchone()
+seed = c.execute("SELECT workload, label, context, histogram FROM results JOIN histograms ON result = id LIMIT 1").fetchone()
 random.seed(42)
 t0 = 1_780_000_000.0
 with c:
@@ -60,12 +60,13 @@ with c:
                 p99 *= 1.4
             if d == 11:
                 mb, p99 = mb / 2, p99 * 2
-            c.execute(
+            cur = c.execute(
                 "INSERT INTO results(disk, document, host, device, time, workload, label, context, firmware,"
-                " bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, histogram, not_device_speed)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'FW1', ?, ?, ?, ?, ?, ?, NULL)",
+                " bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, not_device_speed)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'FW1', ?, ?, ?, ?, ?, NULL)",
                 (disk, cur.lastrowid, "host%03d" % (d // 24), "/dev/sd%d" % (d % 24), t0 + r * 86400,
-                 seed[0], seed[1], seed[2], mb, mb / 4096, int(p99 / 3), int(p99), int(p99 * 2), seed[3]))
+                 seed[0], seed[1], seed[2], mb, mb / 4096, int(p99 / 3), int(p99), int(p99 * 2)))
+            c.execute("INSERT INTO histograms(result, histogram) VALUES (?, ?)", (cur.lastrowid, seed[3]))
 EOF
 echo "database: $disks disks x $runs runs, $(du -h "$db" | cut -f1)"
 

@@ -122,7 +122,11 @@ pub fn of_device(host: &Host, hostname: &str, name: &str) -> Option<DiskIdentity
     } else if let Some(s) = &serial {
         let m = model.as_deref().unwrap_or("");
         (format!("serial:{m}:{s}"), IdentityKind::Serial)
-    } else if let Some(f) = read_text(&dir.join("loop/backing_file"), libc::PATH_MAX as usize) {
+    } else if let Some(f) = read_bytes(&dir.join("loop/backing_file"), libc::PATH_MAX as usize + 16)
+        .map(|b| String::from_utf8_lossy(b.strip_suffix(b"\n").unwrap_or(&b)).into_owned())
+        .filter(|f| !f.is_empty())
+    {
+        let f = escaped(&f, MAX_TEXT * 4);
         (
             format!("backing-file:{hostname}:{f}"),
             IdentityKind::BackingFile,
@@ -151,7 +155,7 @@ pub fn of_file(hostname: &str, path: &Path) -> DiskIdentity {
     DiskIdentity {
         key: format!(
             "file:{hostname}:{}",
-            printable(&path.to_string_lossy(), MAX_TEXT)
+            escaped(&path.to_string_lossy(), MAX_TEXT * 4)
         ),
         kind: IdentityKind::File,
         wwn: None,
@@ -206,6 +210,26 @@ fn read_text(p: &Path, max: usize) -> Option<String> {
     let b = read_bytes(p, max + 64)?;
     let s = printable(&String::from_utf8_lossy(&b), max);
     (!s.is_empty()).then_some(s)
+}
+
+/// A path as a key holds it, one for one: `\` as `\\`, each character
+/// that is not printable ASCII as `\u{XX}`, nothing trimmed (`f1` and
+/// `f1 ` are two files); cut to `max` characters (marked `~`).
+pub fn escaped(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            c if c.is_ascii_graphic() || c == ' ' => out.push(c),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    // ASCII only: a byte is a character.
+    if out.len() > max {
+        out.truncate(max.saturating_sub(1));
+        out.push('~');
+    }
+    out
 }
 
 /// `s` trimmed, each character that is not printable ASCII as `?`, cut
@@ -331,6 +355,17 @@ mod tests {
         assert_eq!(id.serial.as_deref(), Some("ab?[2Jc?d"));
         assert_eq!(id.model.as_ref().unwrap().chars().count(), MAX_TEXT);
         assert!(id.model.unwrap().ends_with('~'));
+    }
+
+    #[test]
+    fn paths_are_kept_one_for_one() {
+        assert_ne!(
+            of_file("h", Path::new("/a/f1")).key,
+            of_file("h", Path::new("/a/f1 ")).key
+        );
+        assert_eq!(escaped("a\x1b[b\\\n", 64), "a\\u{1b}[b\\\\\\u{a}");
+        assert_ne!(escaped("ev\nl", 64), escaped("ev?l", 64));
+        assert_ne!(escaped("ev\nl", 64), escaped("ev\tl", 64));
     }
 
     #[test]

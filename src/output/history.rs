@@ -27,7 +27,7 @@ impl Where {
             Where::Off => None,
             Where::Path(p) => Some(p.clone()),
             Where::Default => match std::env::var_os("STRIPEBENCH_HISTORY") {
-                Some(v) if v == "off" => None,
+                Some(v) if v.eq_ignore_ascii_case("off") => None,
                 Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
                 _ => Some(default_path()),
             },

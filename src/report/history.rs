@@ -30,6 +30,9 @@ pub fn render(doc: &HistoryDocument, detail: bool) -> String {
     if doc.drift.is_empty() && doc.fail_slow.is_empty() && !doc.disks.is_empty() {
         out.push_str("\nno drift and no fail-slow disk\n");
     }
+    if doc.drift_tested == 0 && !doc.disks.is_empty() {
+        out.push_str("note: no series has runs both in its baseline and after it: drift judged nothing (see --baseline, --baseline-until, --recent)\n");
+    }
     for u in &doc.unfitted {
         out.push_str(&format!(
             "note: too few peers to judge against ({}): fail-slow needs 4 disks of one model, firmware and workload\n",

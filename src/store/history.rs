@@ -22,7 +22,9 @@ use crate::document::history::Entry;
 /// Each schema version's migration from the one before; the database's
 /// `user_version` is how many have run.
 const MIGRATIONS: &[&str] = &[
-    // 1: disks, the documents recorded, and their results.
+    // 1: disks, the documents recorded, their results, and each result's
+    // histogram in a table of its own: a scan of the results (every
+    // `history`) then reads a tenth of the pages.
     "CREATE TABLE disks(
         id INTEGER PRIMARY KEY,
         key TEXT NOT NULL UNIQUE,
@@ -47,9 +49,11 @@ const MIGRATIONS: &[&str] = &[
         bytes_per_sec REAL NOT NULL,
         iops REAL NOT NULL,
         p50_ns INTEGER, p99_ns INTEGER, p999_ns INTEGER,
-        histogram TEXT NOT NULL,
         not_device_speed TEXT);
-     CREATE INDEX results_by_disk ON results(disk, time);",
+     CREATE UNIQUE INDEX results_by_disk ON results(disk, time, workload, context);
+     CREATE TABLE histograms(
+        result INTEGER PRIMARY KEY REFERENCES results(id),
+        histogram TEXT NOT NULL);",
 ];
 
 /// The schema version this stripebench writes.
@@ -67,10 +71,10 @@ const BUSY: Duration = Duration::from_secs(30);
 pub enum StoreError {
     #[error(transparent)]
     Refused(#[from] super::place::Refused),
-    #[error("history database {shown} is damaged ({why}): move it aside (a new one is made in its place) or give --history another file")]
+    #[error("history database {shown} is not one, or is damaged ({why}): if --history names another file, give the database's path; if it is the database, move it aside (a new one is made in its place)")]
     Damaged { shown: String, why: String },
-    #[error("history database {shown} was written by a newer stripebench (schema {found}, this one knows {SCHEMA}): use that stripebench, or give --history another file")]
-    Newer { shown: String, found: usize },
+    #[error("history database {shown} has schema {found}, and this stripebench knows {SCHEMA} (a newer stripebench wrote it, or it was edited): use that stripebench, or give --history another file")]
+    Newer { shown: String, found: i64 },
     #[error("history database {shown} is busy: another stripebench held it for {}s; run again", BUSY.as_secs())]
     Busy { shown: String },
     #[error("history database {shown}: {why}")]
@@ -139,6 +143,18 @@ impl Store {
 
     fn migrate(&mut self) -> Result<(), StoreError> {
         let shown = self.shown.clone();
+        // Up to date: nothing to write, and no lock taken (a reader must
+        // not wait behind a writer).
+        let now: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| classify(&shown, e))?;
+        if now == SCHEMA as i64 {
+            return Ok(());
+        }
+        if now < 0 || now > SCHEMA as i64 {
+            return Err(StoreError::Newer { shown, found: now });
+        }
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -146,10 +162,10 @@ impl Store {
         let found: i64 = tx
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(|e| classify(&shown, e))?;
-        let found = usize::try_from(found).unwrap_or(usize::MAX);
-        if found > SCHEMA {
+        if found < 0 || found > SCHEMA as i64 {
             return Err(StoreError::Newer { shown, found });
         }
+        let found = found as usize;
         for (i, m) in MIGRATIONS.iter().enumerate().skip(found) {
             tx.execute_batch(m).map_err(|e| classify(&shown, e))?;
             tx.pragma_update(None, "user_version", i as i64 + 1)
@@ -183,11 +199,12 @@ impl Store {
         if new {
             let doc = tx.last_insert_rowid();
             for e in entries {
+                let e = &bounded(e);
                 let disk = upsert_disk(&tx, &e.identity).map_err(err)?;
                 tx.execute(
-                    "INSERT INTO results(disk, document, host, device, time, workload, label, context,
-                        firmware, bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, histogram, not_device_speed)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                    "INSERT OR IGNORE INTO results(disk, document, host, device, time, workload, label, context,
+                        firmware, bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, not_device_speed)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                     params![
                         disk,
                         doc,
@@ -203,11 +220,17 @@ impl Store {
                         e.p50_ns.map(|v| v as i64),
                         e.p99_ns.map(|v| v as i64),
                         e.p999_ns.map(|v| v as i64),
-                        e.histogram,
                         e.not_device_speed,
                     ],
                 )
                 .map_err(err)?;
+                if tx.changes() == 1 {
+                    tx.execute(
+                        "INSERT INTO histograms(result, histogram) VALUES (?1, ?2)",
+                        params![tx.last_insert_rowid(), e.histogram],
+                    )
+                    .map_err(err)?;
+                }
             }
         }
         tx.commit().map_err(err)?;
@@ -215,83 +238,98 @@ impl Store {
     }
 
     /// Every result, in time order (histograms left out), of the disks
-    /// `keys` (all when `None`).
+    /// `keys` (all when `None`). The disks are read first, then the
+    /// results alone (no join, no sort in SQLite: both cost more than the
+    /// scan), sorted here.
     pub fn entries(&self, keys: Option<&[String]>) -> Result<Vec<Entry>, StoreError> {
         let err = |e| classify(&self.shown, e);
         let cut = |c: &str| format!("substr({c}, 1, {MAX_TEXT})");
+        let mut disks: std::collections::HashMap<i64, DiskIdentity> = Default::default();
+        {
+            let sql = format!(
+                "SELECT id, substr(key, 1, {MAX_KEY}), kind, {}, {}, {}, {} FROM disks",
+                cut("wwn"),
+                cut("serial"),
+                cut("model"),
+                cut("firmware")
+            );
+            let mut stmt = self.conn.prepare(&sql).map_err(err)?;
+            let mut rows = stmt.query([]).map_err(err)?;
+            while let Some(r) = rows.next().map_err(err)? {
+                let key: String = r.get(1).map_err(err)?;
+                if keys.is_some_and(|k| !k.contains(&key)) {
+                    continue;
+                }
+                let kind: String = r.get(2).map_err(err)?;
+                disks.insert(
+                    r.get(0).map_err(err)?,
+                    DiskIdentity {
+                        key,
+                        kind: IdentityKind::parse(&kind).unwrap_or(IdentityKind::Name),
+                        wwn: r.get(3).map_err(err)?,
+                        serial: r.get(4).map_err(err)?,
+                        model: r.get(5).map_err(err)?,
+                        firmware: r.get(6).map_err(err)?,
+                    },
+                );
+            }
+        }
         let sql = format!(
-            "SELECT {}, d.kind, {}, {}, {}, {}, {}, {}, r.time, {}, {}, {},
-                    r.bytes_per_sec, r.iops, r.p50_ns, r.p99_ns, r.p999_ns, {}
-             FROM results r JOIN disks d ON d.id = r.disk
-             {}
-             ORDER BY r.time, r.id
-             LIMIT {}",
-            cut("d.key"),
-            cut("d.wwn"),
-            cut("d.serial"),
-            cut("d.model"),
-            cut("r.firmware"),
-            cut("r.host"),
-            cut("r.device"),
+            "SELECT disk, {}, {}, {}, time, {}, {}, {},
+                    bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, {}, id
+             FROM results LIMIT {}",
+            cut("firmware"),
+            cut("host"),
+            cut("device"),
             // A workload key is 25 words, each a few characters.
-            "substr(r.workload, 1, 4096)",
-            cut("r.label"),
-            cut("r.context"),
-            cut("r.not_device_speed"),
-            if keys.is_some() {
-                "WHERE d.key IN (SELECT value FROM json_each(?1))"
-            } else {
-                ""
-            },
+            "substr(workload, 1, 4096)",
+            cut("label"),
+            cut("context"),
+            cut("not_device_speed"),
             MAX_RESULTS + 1,
         );
         let mut stmt = self.conn.prepare(&sql).map_err(err)?;
-        let keys_json = serde_json::to_string(&keys.unwrap_or(&[])).unwrap_or_default();
-        let map = |r: &rusqlite::Row| -> rusqlite::Result<Entry> {
-            let kind: String = r.get(1)?;
-            let opt_u64 = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok());
-            Ok(Entry {
-                identity: DiskIdentity {
-                    key: r.get(0)?,
-                    kind: IdentityKind::parse(&kind).unwrap_or(IdentityKind::Name),
-                    wwn: r.get(2)?,
-                    serial: r.get(3)?,
-                    model: r.get(4)?,
-                    firmware: r.get(5)?,
-                },
-                host: r.get(6)?,
-                device: r.get(7)?,
-                time: r.get(8)?,
-                workload: r.get(9)?,
-                label: r.get(10)?,
-                context: r.get(11)?,
-                bytes_per_sec: r.get(12)?,
-                iops: r.get(13)?,
-                p50_ns: opt_u64(r.get(14)?),
-                p99_ns: opt_u64(r.get(15)?),
-                p999_ns: opt_u64(r.get(16)?),
+        let mut rows = stmt.query([]).map_err(err)?;
+        let mut all: Vec<(f64, i64, Entry)> = Vec::new();
+        let opt_u64 = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok());
+        let mut seen = 0usize;
+        while let Some(r) = rows.next().map_err(err)? {
+            seen += 1;
+            if seen > MAX_RESULTS {
+                return Err(StoreError::Other {
+                    shown: self.shown.clone(),
+                    why: format!(
+                        "it holds more than {MAX_RESULTS} results, more than one reading takes: split it (history import into databases per host or per model)"
+                    ),
+                });
+            }
+            let Some(id) = disks.get(&r.get::<_, i64>(0).map_err(err)?) else {
+                continue;
+            };
+            let mut identity = id.clone();
+            // The firmware of the time: a disk's is updated, its results keep theirs.
+            identity.firmware = r.get(1).map_err(err)?;
+            let time: f64 = r.get(4).map_err(err)?;
+            let e = Entry {
+                identity,
+                host: r.get(2).map_err(err)?,
+                device: r.get(3).map_err(err)?,
+                time,
+                workload: r.get(5).map_err(err)?,
+                label: r.get(6).map_err(err)?,
+                context: r.get(7).map_err(err)?,
+                bytes_per_sec: r.get(8).map_err(err)?,
+                iops: r.get(9).map_err(err)?,
+                p50_ns: opt_u64(r.get(10).map_err(err)?),
+                p99_ns: opt_u64(r.get(11).map_err(err)?),
+                p999_ns: opt_u64(r.get(12).map_err(err)?),
                 histogram: String::new(),
-                not_device_speed: r.get(17)?,
-            })
-        };
-        let rows = if keys.is_some() {
-            stmt.query_map([keys_json], map)
-        } else {
-            stmt.query_map([], map)
+                not_device_speed: r.get(13).map_err(err)?,
+            };
+            all.push((time, r.get(14).map_err(err)?, e));
         }
-        .map_err(err)?;
-        let all = rows
-            .collect::<rusqlite::Result<Vec<Entry>>>()
-            .map_err(err)?;
-        if all.len() > MAX_RESULTS {
-            return Err(StoreError::Other {
-                shown: self.shown.clone(),
-                why: format!(
-                    "it holds more than {MAX_RESULTS} results, more than one reading takes: split it (history import into databases per host or per model)"
-                ),
-            });
-        }
-        Ok(all)
+        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        Ok(all.into_iter().map(|(_, _, e)| e).collect())
     }
 
     /// The keys of the disks `what` names: a key, a WWN, a serial, or the
@@ -322,14 +360,50 @@ impl Store {
     pub fn histogram(&self, key: &str, time: f64) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row(
-                "SELECT r.histogram FROM results r JOIN disks d ON d.id = r.disk
-                 WHERE d.key = ?1 AND r.time = ?2 AND length(r.histogram) <= 1048576",
+                "SELECT h.histogram FROM results r JOIN disks d ON d.id = r.disk
+                    JOIN histograms h ON h.result = r.id
+                 WHERE d.key = ?1 AND r.time = ?2 AND length(h.histogram) <= 1048576",
                 params![key, time],
                 |r| r.get(0),
             )
             .optional()
             .map_err(|e| classify(&self.shown, e))
     }
+}
+
+/// The longest disk key kept (a loop device's backing file may be long).
+pub const MAX_KEY: usize = 1024;
+
+/// `e` as it is stored: every text printable and bounded ([`MAX_KEY`] for
+/// the key, [`MAX_TEXT`] for the rest), whoever wrote the document.
+fn bounded(e: &Entry) -> Entry {
+    use crate::device::identity::printable;
+    let t = |s: &str| printable(s, MAX_TEXT);
+    let o = |s: &Option<String>| s.as_deref().map(t);
+    let mut b = e.clone();
+    // Keys are compared: nothing trimmed, a control character escaped
+    // (stripebench's own keys hold none: `identity::escaped`).
+    b.identity.key = e
+        .identity
+        .key
+        .chars()
+        .flat_map(|c| match c {
+            c if c.is_ascii_graphic() || c == ' ' => vec![c],
+            c => format!("\\u{{{:x}}}", c as u32).chars().collect(),
+        })
+        .take(MAX_KEY)
+        .collect();
+    b.identity.wwn = o(&e.identity.wwn);
+    b.identity.serial = o(&e.identity.serial);
+    b.identity.model = o(&e.identity.model);
+    b.identity.firmware = o(&e.identity.firmware);
+    b.host = t(&e.host);
+    b.device = t(&e.device);
+    b.label = t(&e.label);
+    b.context = t(&e.context);
+    b.workload = printable(&e.workload, 4096);
+    b.not_device_speed = o(&e.not_device_speed);
+    b
 }
 
 fn upsert_disk(tx: &rusqlite::Transaction, id: &DiskIdentity) -> rusqlite::Result<i64> {
@@ -356,6 +430,20 @@ fn upsert_disk(tx: &rusqlite::Transaction, id: &DiskIdentity) -> rusqlite::Resul
 fn classify(shown: &str, e: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode;
     let shown = shown.to_string();
+    if matches!(
+        e,
+        rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+    ) {
+        return StoreError::Damaged {
+            shown,
+            why: format!(
+                "a value of the wrong type: {}",
+                crate::base::error::show_text(&e.to_string())
+            ),
+        };
+    }
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => StoreError::Damaged {
             shown,

@@ -160,7 +160,7 @@ fn a_truncated_database_costs_no_measurement_and_says_so_in_one_line() {
         .arg(&db)
         .output()
         .unwrap();
-    assert_eq!(read.status.code(), Some(1));
+    assert_eq!(read.status.code(), Some(2));
     let e = String::from_utf8_lossy(&read.stderr);
     assert_eq!(e.trim().lines().count(), 1, "{e}");
     assert!(e.contains("damaged"), "{e}");

@@ -65,13 +65,8 @@ pub fn run(args: &HistoryArgs) -> Result<u8> {
     Ok(if failed { EXIT_FAILURE } else { EXIT_OK })
 }
 
-/// A database that cannot be read: a refusal of what was given (exit 2)
-/// when it is the path's fault, else an error (exit 1).
+/// A database that cannot be read: exit 2, whatever the reason, so that
+/// --fail-on's exit 1 means a finding and nothing else.
 fn refusal(e: StoreError) -> anyhow::Error {
-    match e {
-        StoreError::Refused(_) | StoreError::Missing { .. } | StoreError::Newer { .. } => {
-            UsageError(e.to_string()).into()
-        }
-        e => anyhow::anyhow!("{e}"),
-    }
+    UsageError(e.to_string()).into()
 }

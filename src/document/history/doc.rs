@@ -30,12 +30,15 @@ pub struct Judging {
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryDocument {
     pub kind: &'static str,
+    pub schema_version: u32,
     pub tool: ToolInfo,
     /// The database read.
     pub database: String,
     /// Results in it (of the disks shown).
     pub results: usize,
     pub disks: Vec<DiskDoc>,
+    /// Series with runs on both sides of the baseline: those drift judged.
+    pub drift_tested: usize,
     /// Series that drifted from their baseline, the worst change first.
     pub drift: Vec<DriftDoc>,
     /// Disks above their peers' prediction bound, worst first, per group.
@@ -172,10 +175,12 @@ pub fn assemble(
     }
     let mut drifts = Vec::new();
     let mut docs = Vec::new();
+    let mut tested = 0;
     for d in disks.values() {
         let mut series: Vec<SeriesDoc> = Vec::new();
         for runs in d.series.values() {
             let (s, changes) = series_doc(runs, j);
+            tested += usize::from(!changes.is_empty());
             for c in changes.into_iter().filter(|c| c.drifted) {
                 drifts.push(drift_doc(d, runs, &c));
             }
@@ -225,9 +230,11 @@ pub fn assemble(
     let results = docs.iter().map(|d| d.results).sum();
     HistoryDocument {
         kind: "history",
+        schema_version: crate::document::run::SCHEMA_VERSION,
         tool: ToolInfo::this(),
         database,
         results,
+        drift_tested: tested,
         disks: docs,
         drift: drifts,
         fail_slow,
@@ -320,7 +327,7 @@ fn drift_doc(d: &Disk, runs: &[&Entry], c: &Change) -> DriftDoc {
     };
     let label = &d.last.label;
     let line = format!(
-        "{} (now {}): {label} {} {:+.0}% since {} ({shown_p}, {} runs against {})",
+        "{} (now {}): {label} {} {:+.0}% against its baseline from {} ({shown_p}, {} runs against {})",
         show_key(d.id),
         crate::base::error::show_text(&d.last.device),
         c.metric.name(),
@@ -373,12 +380,20 @@ pub fn show_key(id: &DiskIdentity) -> String {
 
 /// A Unix time as a UTC date and minute, "2026-11-02 14:05".
 pub fn date_time(t: f64) -> String {
+    let day = date(t);
+    if !t.is_finite() || day.starts_with('(') {
+        return day;
+    }
     let secs = t.rem_euclid(86400.0) as u64;
-    format!("{} {:02}:{:02}", date(t), secs / 3600, secs % 3600 / 60)
+    format!("{day} {:02}:{:02}", secs / 3600, secs % 3600 / 60)
 }
 
 /// A Unix time as a UTC date, "2026-11-02".
 pub fn date(t: f64) -> String {
+    // Years 0 to 9999: a time outside them (a damaged database's) has no date.
+    if !(-62_167_219_200.0..253_402_300_800.0).contains(&t) {
+        return "(no date)".into();
+    }
     let days = (t / 86400.0).floor() as i64;
     // Civil from days (Howard Hinnant's algorithm).
     let z = days + 719_468;
@@ -419,6 +434,12 @@ fn peers(disks: &BTreeMap<&str, Disk>, j: &Judging) -> (Vec<FailSlowDoc>, Vec<St
                 bytes_per_sec: median(recent.iter().map(|e| e.bytes_per_sec).collect()),
                 p99_ns: median(p99),
             };
+            // A figure that is no rate or latency (a damaged database's)
+            // joins no group: it would stop the group's fit.
+            let ok = |v: f64| v.is_finite() && v > 0.0;
+            if !ok(point.bytes_per_sec) || !ok(point.p99_ns) {
+                continue;
+            }
             let fw = d.id.firmware.clone().unwrap_or_default();
             groups
                 .entry((model.clone(), fw, w, c))
@@ -461,7 +482,7 @@ fn peers(disks: &BTreeMap<&str, Disk>, j: &Judging) -> (Vec<FailSlowDoc>, Vec<St
                 bound_p99_ns: v.bound_ns,
                 ratio: v.ratio,
                 line: format!(
-                    "{rank}. {} (now {} on {}): {label} p99 {} at {} MB/s, {:.1}x the {} {} peers' fit ({} there; bound {})",
+                    "{rank}. {} (now {} on {}): {label} p99 {} at {} MB/s, {:.1}x the fit over {} {} disks ({} there; bound {})",
                     show_key(d.id),
                     crate::base::error::show_text(&d.last.device),
                     crate::base::error::show_text(&d.last.host),

@@ -122,6 +122,17 @@ fn the_slowed_disk_drifts_and_is_fail_slow_and_no_other_is() {
 }
 
 #[test]
+fn a_figure_that_is_no_rate_keeps_no_group_from_its_fit() {
+    let mut f = fleet();
+    for e in f.iter_mut().filter(|e| e.identity.key.ends_with("0005")) {
+        e.bytes_per_sec = 0.0;
+    }
+    let doc = assemble("h.db".into(), &f, &judging(), None);
+    assert_eq!(doc.fail_slow.len(), 1, "{:?}", doc.unfitted);
+    assert!(doc.unfitted.is_empty());
+}
+
+#[test]
 fn one_disk_asked_shows_its_series_and_only_its_verdicts() {
     let slow = "wwn:0x5000c50000000003".to_string();
     let doc = assemble(
@@ -168,4 +179,7 @@ fn too_few_peers_are_said_and_a_baseline_until_a_date_is_used() {
         .any(|d| d.n_baseline == 5 && d.n_recent == 5));
     assert_eq!(date(1_780_000_000.0), "2026-05-28");
     assert_eq!(date_time(1_780_000_000.0), "2026-05-28 20:26");
+    for t in [1e300, f64::INFINITY, f64::NAN, -1e18] {
+        assert_eq!(date_time(t), "(no date)");
+    }
 }

@@ -47,6 +47,10 @@ fn a_document_is_recorded_once_and_read_back_by_disk() {
         !s.record("hash1", Some("/r/a.json"), 12.0, &es).unwrap(),
         "idempotent"
     );
+    // The same results in an edited document (another hash) are not
+    // recorded twice: one result per disk, time, workload and context.
+    s.record("hash1-edited", None, 12.0, &es).unwrap();
+    assert_eq!(s.entries(None).unwrap().len(), 2);
     s.record("hash2", None, 21.0, &[entry("wwn:0x1", 20.0, 99.0, 510)])
         .unwrap();
     let all = s.entries(None).unwrap();
