@@ -108,7 +108,20 @@ impl Net {
             .arg(out)
             .args(extra)
             .arg(hostfile)
-            .args(["--", "-t", "2s", "--ramp", "0", "--bs", "64k"])
+            // The hosts' runs record nothing (ssh passes no environment:
+            // they would write this machine's default history); fleet.sh
+            // imports their documents into the test's own.
+            .args([
+                "--",
+                "-t",
+                "2s",
+                "--ramp",
+                "0",
+                "--bs",
+                "64k",
+                "--no-history",
+            ])
+            .env("STRIPEBENCH_HISTORY", common::history_db())
             .env("PATH", path);
         common::default_signals(&mut c);
         c

@@ -311,15 +311,29 @@ step hist stripebench history --history $DB --json $OUT/hist.json
     let fs = &doc["fail_slow"];
     eprintln!("fail-slow:\n{}", lines(fs));
     assert_eq!(doc["unfitted"], serde_json::json!([]), "{said}");
-    assert_eq!(keys(fs), [key(5)], "the throttled disk alone:\n{said}");
     let first = &fs[0];
+    assert_eq!(
+        first["disk"],
+        key(5).as_str(),
+        "the throttled disk first:\n{said}"
+    );
     assert_eq!(first["rank"], 1);
     assert_eq!(first["peers"], 8);
     assert_eq!(first["model"], "QEMU HARDDISK");
-    assert!(first["ratio"].as_f64().unwrap() > 1.0, "{first}");
-    for i in 0..8 {
-        let flags = &disk(&doc, &key(i))["flags"];
-        let want: &[&str] = if i == 5 { &["fail-slow"] } else { &[] };
-        assert_eq!(flags, &serde_json::json!(want), "disk {i}:\n{said}");
+    let ratio = first["ratio"].as_f64().unwrap();
+    assert!(ratio > 1.0, "{first}");
+    assert!(disk(&doc, &key(5))["flags"]
+        .as_array()
+        .unwrap()
+        .contains(&"fail-slow".into()));
+    // On a quiet host it is the only one (seen: 10x to 25x the fit, the
+    // others within the bound). On a host so busy that the guest's other
+    // disks complete a few dozen reads a second, their p99 is their
+    // slowest read or two, and one may pass the bound too (seen beside
+    // stress-ng: 3.1x and 1.5x, against the throttled disk's 6.2x): the
+    // throttled disk is still the furthest above the fit, by far.
+    for other in fs.as_array().unwrap().iter().skip(1) {
+        let r = other["ratio"].as_f64().unwrap();
+        assert!(ratio > 1.5 * r, "{other}:\n{said}");
     }
 }

@@ -449,11 +449,16 @@ fn an_interrupted_run_writes_its_last_second_and_a_whole_metrics_file() {
     let sum: u64 = totals.iter().map(|l| u(&l["bytes"])).sum();
     assert_eq!(sum, u(&doc["total"]["bytes"]));
     let text = std::fs::read_to_string(&prom).unwrap();
+    // Each series labelled with the disk behind its target: a file is its
+    // path on its host.
+    let series = format!(
+        "stripebench_bytes_total{{target=\"{}\",worker=\"0\",disk=\"file:",
+        a.display()
+    );
+    let tail = format!(":{}\"}} {sum}", a.display());
     assert!(
-        text.contains(&format!(
-            "stripebench_bytes_total{{target=\"{}\",worker=\"0\"}} {sum}\n",
-            a.display()
-        )),
+        text.lines()
+            .any(|l| l.starts_with(&series) && l.ends_with(&tail)),
         "{text}"
     );
     // Only the file itself: no temporary left beside it.
