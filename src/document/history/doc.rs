@@ -394,17 +394,7 @@ pub fn date(t: f64) -> String {
     if !(-62_167_219_200.0..253_402_300_800.0).contains(&t) {
         return "(no date)".into();
     }
-    let days = (t / 86400.0).floor() as i64;
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = crate::base::units::civil_from_days((t / 86400.0).floor() as i64);
     format!("{y:04}-{m:02}-{d:02}")
 }
 
