@@ -71,6 +71,24 @@ pub fn checked(path: &Path, make_dir: bool, create: bool) -> Result<(PathBuf, bo
     if let Some(why) = crate::base::path::others_may_rename(&real) {
         return Err(refuse(why));
     }
+    let file = real.join(name);
+    // Made here, 0600, so that SQLite's own creation (by the umask) cannot
+    // leave it writable by the group. Made first and inspected after, so
+    // that two runs making it at once both find the one that won.
+    let made = create && {
+        use std::os::unix::fs::OpenOptionsExt;
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&file)
+        {
+            Ok(_) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+            Err(e) => return Err(refuse(format!("cannot create it: {e}"))),
+        }
+    };
     let exists = match crate::base::path::open_component(&fd, name, libc::O_RDONLY) {
         Ok(f) => {
             let st = nix::sys::stat::fstat(f.as_raw_fd())
@@ -81,7 +99,7 @@ pub fn checked(path: &Path, make_dir: bool, create: bool) -> Result<(PathBuf, bo
             if let Some(why) = crate::device::state::untrusted(&st) {
                 return Err(refuse(why));
             }
-            true
+            !made
         }
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => false,
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
@@ -89,19 +107,6 @@ pub fn checked(path: &Path, make_dir: bool, create: bool) -> Result<(PathBuf, bo
         }
         Err(e) => return Err(refuse(format!("cannot open it: {e}"))),
     };
-    let file = real.join(name);
-    if !exists && create {
-        // Made here, 0600, so that SQLite's own creation (by the umask)
-        // cannot leave it writable by the group.
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&file)
-            .map_err(|e| refuse(format!("cannot create it: {e}")))?;
-    }
     Ok((file, exists))
 }
 
@@ -128,6 +133,25 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", &db).unwrap();
         let e = checked(&db, false, true).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
+    }
+
+    #[test]
+    fn runs_making_the_database_at_once_all_get_it() {
+        // Two runs recording at once into a new database: the one that
+        // loses the race to create it opens the winner's.
+        for round in 0..20 {
+            let t = private_dir();
+            let db = t.path().join(format!("h{round}.db"));
+            let made: Vec<bool> = std::thread::scope(|s| {
+                let all: Vec<_> = (0..4)
+                    .map(|_| s.spawn(|| checked(&db, false, true).map(|(_, e)| !e)))
+                    .collect();
+                all.into_iter()
+                    .map(|h| h.join().unwrap().unwrap())
+                    .collect()
+            });
+            assert_eq!(made.iter().filter(|m| **m).count(), 1, "{made:?}");
+        }
     }
 
     #[test]
