@@ -134,6 +134,22 @@ fn series(out: &mut String, s: &SeriesDoc) {
                 ))
         ));
     }
+    let sides = [
+        ("baseline", &s.baseline_latency),
+        ("recent", &s.recent_latency),
+    ];
+    for (side, m) in sides {
+        if let Some(m) = m {
+            out.push_str(&format!(
+                "    {side:<8} {} run(s), {} I/Os merged: p50 {}, p99 {}, p99.9 {}\n",
+                m.runs,
+                m.ios,
+                fmt_latency_ns(m.p50_ns as f64),
+                fmt_latency_ns(m.p99_ns as f64),
+                fmt_latency_ns(m.p999_ns as f64)
+            ));
+        }
+    }
 }
 
 /// `s` escaped and cut to `n` characters (marked `~`).

@@ -237,11 +237,16 @@ impl Store {
         Ok(new)
     }
 
-    /// Every result, in time order (histograms left out), of the disks
-    /// `keys` (all when `None`). The disks are read first, then the
-    /// results alone (no join, no sort in SQLite: both cost more than the
-    /// scan), sorted here.
-    pub fn entries(&self, keys: Option<&[String]>) -> Result<Vec<Entry>, StoreError> {
+    /// Every result, in time order, of the disks `keys` (all when
+    /// `None`), with their histograms for the disks `histograms` names
+    /// (none for the rest). The disks are read first, then the results
+    /// alone (no join, no sort in SQLite: both cost more than the scan),
+    /// sorted here.
+    pub fn entries(
+        &self,
+        keys: Option<&[String]>,
+        histograms: &[String],
+    ) -> Result<Vec<Entry>, StoreError> {
         let err = |e| classify(&self.shown, e);
         let cut = |c: &str| format!("substr({c}, 1, {MAX_TEXT})");
         let mut disks: std::collections::HashMap<i64, DiskIdentity> = Default::default();
@@ -328,8 +333,48 @@ impl Store {
             };
             all.push((time, r.get(14).map_err(err)?, e));
         }
+        self.fill_histograms(&mut all, histograms)?;
         all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         Ok(all.into_iter().map(|(_, _, e)| e).collect())
+    }
+
+    /// The histograms of the results (by row id) of the disks `keys`, as
+    /// their documents held them: each at most [`MAX_HISTOGRAM`] bytes, and
+    /// [`MAX_HISTOGRAMS`] in all (those past it are left out, and the
+    /// merged figures then say over how many runs they are).
+    fn fill_histograms(
+        &self,
+        all: &mut [(f64, i64, Entry)],
+        keys: &[String],
+    ) -> Result<(), StoreError> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let err = |e| classify(&self.shown, e);
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT histogram FROM histograms WHERE result = ?1 AND length(histogram) <= {MAX_HISTOGRAM}"
+            ))
+            .map_err(err)?;
+        let mut total = 0usize;
+        for (_, id, e) in all.iter_mut() {
+            if !keys.contains(&e.identity.key) {
+                continue;
+            }
+            let h: Option<String> = stmt
+                .query_row(params![*id], |r| r.get(0))
+                .optional()
+                .map_err(err)?;
+            if let Some(h) = h {
+                total += h.len();
+                if total > MAX_HISTOGRAMS {
+                    break;
+                }
+                e.histogram = h;
+            }
+        }
+        Ok(())
     }
 
     /// The keys of the disks `what` names: a key, a WWN, a serial, or the
@@ -355,21 +400,13 @@ impl Store {
             .map_err(err)?;
         Ok(keys)
     }
-
-    /// A result's histogram, as its document held it (by disk and time).
-    pub fn histogram(&self, key: &str, time: f64) -> Result<Option<String>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT h.histogram FROM results r JOIN disks d ON d.id = r.disk
-                    JOIN histograms h ON h.result = r.id
-                 WHERE d.key = ?1 AND r.time = ?2 AND length(h.histogram) <= 1048576",
-                params![key, time],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| classify(&self.shown, e))
-    }
 }
+
+/// The longest histogram read back (a run's is a few kilobytes).
+pub const MAX_HISTOGRAM: usize = 1 << 20;
+
+/// The most histogram text read at once: 1,000 runs of a disk at 256 KiB.
+pub const MAX_HISTOGRAMS: usize = 256 << 20;
 
 /// The longest disk key kept (a loop device's backing file may be long).
 pub const MAX_KEY: usize = 1024;

@@ -44,8 +44,10 @@ pub fn run(args: &HistoryArgs) -> Result<u8> {
         }
         None => None,
     };
-    // Every disk is read: fail-slow judges one against its peers.
-    let entries = store.entries(None).map_err(refusal)?;
+    // Every disk is read: fail-slow judges one against its peers. The
+    // histograms of the disks asked are read too, to merge their runs.
+    let asked = keys.as_deref().unwrap_or_default();
+    let entries = store.entries(None, asked).map_err(refusal)?;
     let judging = Judging {
         baseline: args.baseline,
         until: args.baseline_until,

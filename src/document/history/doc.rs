@@ -83,7 +83,25 @@ pub struct SeriesDoc {
     /// after the baseline).
     pub rate_change_pct: Option<f64>,
     pub p99_change_pct: Option<f64>,
+    /// The latency of every I/O of the baseline's runs and of the recent
+    /// runs, their histograms merged (with `history DISK`; None in the
+    /// list, or when no run of that side kept a histogram).
+    pub baseline_latency: Option<MergedDoc>,
+    pub recent_latency: Option<MergedDoc>,
     pub points: Vec<PointDoc>,
+}
+
+/// Runs' latencies merged from their histograms: the percentiles of all
+/// their I/Os together, as exact as one run as long as theirs (a median of
+/// the runs' p99s is not).
+#[derive(Debug, Clone, Serialize)]
+pub struct MergedDoc {
+    /// Runs merged: those whose histogram was kept and could be read.
+    pub runs: usize,
+    pub ios: u64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -312,9 +330,32 @@ fn series_doc(runs: &[&Entry], j: &Judging) -> (SeriesDoc, Vec<Change>) {
             .iter()
             .find(|c| c.metric == Metric::P99)
             .map(|c| c.change_pct),
+        baseline_latency: merged(base),
+        recent_latency: if nr > 0 { merged(recent) } else { None },
         points: runs.iter().map(|e| point(e)).collect(),
     };
     (doc, changes)
+}
+
+/// The latency of all of `runs`' I/Os, from the histograms they kept (a
+/// histogram that does not decode is left out, and `runs` says so).
+fn merged(runs: &[&Entry]) -> Option<MergedDoc> {
+    use crate::analysis::histogram::LatencyHistogram;
+    let mut all = LatencyHistogram::new();
+    let mut n = 0;
+    for e in runs.iter().filter(|e| !e.histogram.is_empty()) {
+        if let Ok(h) = LatencyHistogram::from_base64(&e.histogram) {
+            all.merge(&h);
+            n += 1;
+        }
+    }
+    Some(MergedDoc {
+        runs: n,
+        ios: all.len(),
+        p50_ns: all.quantile(0.5)?,
+        p99_ns: all.quantile(0.99)?,
+        p999_ns: all.quantile(0.999)?,
+    })
 }
 
 fn drift_doc(d: &Disk, runs: &[&Entry], c: &Change) -> DriftDoc {

@@ -183,3 +183,48 @@ fn too_few_peers_are_said_and_a_baseline_until_a_date_is_used() {
         assert_eq!(date_time(t), "(no date)");
     }
 }
+
+#[test]
+fn a_disk_asked_merges_its_runs_histograms_exactly() {
+    use crate::analysis::histogram::LatencyHistogram;
+    // Five baseline runs of 1,000 I/Os at 100 us; one of them has 60 at
+    // 5 ms. Each run's p99 but that one's is 100 us, so their median is;
+    // over all 5,000 I/Os 1.2% took 5 ms, and the merged p99 says so.
+    let run = |slow: u64| {
+        let mut h = LatencyHistogram::new();
+        h.record_n(100_000, 1000 - slow);
+        h.record_n(5_000_000, slow);
+        h.to_base64()
+    };
+    let mut runs: Vec<Entry> = (0..7).map(|i| entry(0, i, 8.6, 100.0)).collect();
+    for (i, e) in runs.iter_mut().enumerate() {
+        e.histogram = run(if i == 2 { 60 } else { 0 });
+    }
+    runs[6].histogram = "not a histogram".into();
+    let key = runs[0].identity.key.clone();
+    let doc = assemble(
+        "h.db".into(),
+        &runs,
+        &judging(),
+        Some(std::slice::from_ref(&key)),
+    );
+    let s = &doc.disks[0].series[0];
+    let base = s.baseline_latency.as_ref().unwrap();
+    assert_eq!((base.runs, base.ios), (5, 5000));
+    let close = |ns: u64, want: u64| ns.abs_diff(want) * 100 < want;
+    assert!(close(base.p50_ns, 100_000), "{base:?}");
+    assert!(close(base.p99_ns, 5_000_000), "{base:?}");
+    let recent = s.recent_latency.as_ref().unwrap();
+    assert_eq!((recent.runs, recent.ios), (1, 1000), "one did not decode");
+    assert!(close(recent.p99_ns, 100_000), "{recent:?}");
+    // The text says both sides.
+    let text = crate::report::history::render(&doc, true);
+    assert!(
+        text.contains("baseline 5 run(s), 5000 I/Os merged: p50 "),
+        "{text}"
+    );
+    assert!(
+        text.contains("recent   1 run(s), 1000 I/Os merged"),
+        "{text}"
+    );
+}

@@ -50,21 +50,32 @@ fn a_document_is_recorded_once_and_read_back_by_disk() {
     // The same results in an edited document (another hash) are not
     // recorded twice: one result per disk, time, workload and context.
     s.record("hash1-edited", None, 12.0, &es).unwrap();
-    assert_eq!(s.entries(None).unwrap().len(), 2);
+    assert_eq!(s.entries(None, &[]).unwrap().len(), 2);
     s.record("hash2", None, 21.0, &[entry("wwn:0x1", 20.0, 99.0, 510)])
         .unwrap();
-    let all = s.entries(None).unwrap();
+    let all = s.entries(None, &[]).unwrap();
     assert_eq!(all.len(), 3);
     assert_eq!(all[2].time, 20.0);
-    let one = s.entries(Some(&["wwn:0x1".to_string()])).unwrap();
+    let one = s.entries(Some(&["wwn:0x1".to_string()]), &[]).unwrap();
     assert_eq!(one.len(), 2);
     assert_eq!(one[0].identity.serial.as_deref(), Some("S-wwn:0x1"));
     assert_eq!(one[1].p99_ns, Some(510_000));
     assert_eq!(s.find("0x2").unwrap(), vec!["wwn:0x2".to_string()]);
     assert_eq!(s.find("sdq").unwrap().len(), 2);
+    // Histograms are read for the disks asked, and only for them.
+    assert!(one.iter().all(|e| e.histogram.is_empty()));
+    let with = s.entries(None, &["wwn:0x1".to_string()]).unwrap();
+    let hist: Vec<(&str, &str)> = with
+        .iter()
+        .map(|e| (e.identity.key.as_str(), e.histogram.as_str()))
+        .collect();
     assert_eq!(
-        s.histogram("wwn:0x1", 10.0).unwrap().as_deref(),
-        Some("HISTFAAAA")
+        hist,
+        [
+            ("wwn:0x1", "HISTFAAAA"),
+            ("wwn:0x2", ""),
+            ("wwn:0x1", "HISTFAAAA")
+        ]
     );
     let mode = std::fs::metadata(&db).unwrap().permissions().mode();
     assert_eq!(mode & 0o077, 0, "{mode:o}");
@@ -95,7 +106,7 @@ fn two_writers_at_once_both_land() {
         .collect();
     threads.into_iter().for_each(|t| t.join().unwrap());
     let s = Store::open_to_read(&db).unwrap();
-    assert_eq!(s.entries(None).unwrap().len(), 100);
+    assert_eq!(s.entries(None, &[]).unwrap().len(), 100);
 }
 
 #[test]
@@ -115,7 +126,7 @@ fn a_truncated_or_foreign_file_is_damaged_in_one_line() {
         Err(e) => e,
         Ok(mut s) => s
             .record("h2", None, 0.0, &[entry("wwn:0x1", 2.0, 1.0, 1)])
-            .and_then(|_| s.entries(None).map(|_| false))
+            .and_then(|_| s.entries(None, &[]).map(|_| false))
             .unwrap_err(),
     };
     let line = e.to_string();
