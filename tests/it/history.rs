@@ -4,7 +4,6 @@
 //! and databases in places others could plant things.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -18,7 +17,15 @@ fn private_dir() -> tempfile::TempDir {
     t
 }
 
-/// `run` of 1 s of 4k random reads on `targets`, recorded in `db`.
+/// `run` of 300 ms (no ramp, no progress line), to be given its history,
+/// outputs and targets.
+fn short_run() -> assert_cmd::Command {
+    let mut c = sb();
+    c.args(["run", "--duration", "300ms", "--ramp", "0", "--no-progress"]);
+    c
+}
+
+/// `run` of 500 ms of 4k random reads on `targets`, recorded in `db`.
 fn run_into(db: &Path, targets: &[&str]) -> std::process::Output {
     sb().args(["run", "--duration", "500ms", "--ramp", "0", "--bs", "4k"])
         .args(["--rw", "randread", "--no-progress", "--history"])
@@ -83,10 +90,8 @@ fn two_runs_recording_at_once_both_land() {
     let a = data_file(dir.path(), "a", 4 << 20);
     let b = data_file(dir.path(), "b", 4 << 20);
     let spawn = |t: &PathBuf| {
-        Command::new(assert_cmd::cargo::cargo_bin("stripebench"))
-            .env("STRIPEBENCH_STATE_DIR", common::state_dir())
-            .args(["run", "--duration", "300ms", "--ramp", "0", "--bs", "4k"])
-            .args(["--no-progress", "--history"])
+        short_run()
+            .args(["--bs", "4k", "--history"])
             .arg(&db)
             .arg(t)
             .output()
@@ -125,16 +130,8 @@ fn a_truncated_database_costs_no_measurement_and_says_so_in_one_line() {
     f.set_len(len / 3).unwrap();
     drop(f);
     let json = dir.path().join("run.json");
-    let out = sb()
-        .args([
-            "run",
-            "--duration",
-            "300ms",
-            "--ramp",
-            "0",
-            "--no-progress",
-            "--json",
-        ])
+    let out = short_run()
+        .arg("--json")
         .arg(&json)
         .arg("--history")
         .arg(&db)
@@ -172,17 +169,8 @@ fn import_records_a_document_once() {
     let db = dir.path().join("h.db");
     let t = data_file(dir.path(), "t", 4 << 20);
     let doc = dir.path().join("a.json");
-    let out = sb()
-        .args([
-            "run",
-            "--duration",
-            "300ms",
-            "--ramp",
-            "0",
-            "--no-progress",
-            "--no-history",
-        ])
-        .arg("--json")
+    let out = short_run()
+        .args(["--no-history", "--json"])
         .arg(&doc)
         .arg(&t)
         .output()

@@ -151,13 +151,16 @@ step small stripebench compare --solo --repeat 2 --duration 2s --ramp 0 --bs 64k
     not(sb_lab),
     ignore = "needs qemu and the lab's tools, or root to install them"
 )]
-fn one_delayed_member_of_64_is_the_only_one_flagged_at_the_defaults_and_64k() {
+fn one_delayed_member_of_64_is_the_only_one_flagged_at_the_defaults() {
     // Issue 23's 64-member case: one of 64 was flagged from a single
     // completed I/O, and 17 were more than 15 % below the median with one
     // named. Alone (--solo), each member has the guest's 2 vCPUs to itself,
     // so the delay is what tells it apart; the verdict must rest on enough
-    // I/O per member and name the delayed one alone.
-    let g = guest(
+    // I/O per member and name the delayed one alone. At the default bs
+    // only: 64k is the 16-member test's, and 130 more solo windows cost CI
+    // 280 s (on a host kept busy beside it the guest took over 900 s for
+    // both).
+    let g = crate::common::guest::boot(
         &[
             "--array",
             "md-raid0",
@@ -170,21 +173,19 @@ fn one_delayed_member_of_64_is_the_only_one_flagged_at_the_defaults_and_64k() {
         ],
         r#"
 step big stripebench compare --solo --repeat 2 --duration 1s --ramp 0 --json big.json $ARRAY
-step small stripebench compare --solo --repeat 2 --duration 1s --ramp 0 --bs 64k --json small.json $ARRAY
 "#,
+        1200,
     );
     let slow = g.members()[37].clone();
     assert!(slow.starts_with("/dev/dm-"), "behind dm-delay: {slow}");
-    for step in ["big", "small"] {
-        let doc = g.doc(step, 0);
-        let text = g.text(&format!("{step}.txt"));
-        eprintln!("{step}:\n{}", verdict_lines(&text));
-        judged(&doc, &text, "alone", 2);
-        assert_eq!(doc["repeats"].as_array().unwrap().len(), 65);
-        the_delayed_member_leads(&doc, &slow, step, &text);
-        assert!(text.contains(&format!("SLOW: {slow}: ")), "{text}");
-        assert!(text.contains("ceilings (raid0, 64 members"), "{text}");
-    }
+    let doc = g.doc("big", 0);
+    let text = g.text("big.txt");
+    eprintln!("big:\n{}", verdict_lines(&text));
+    judged(&doc, &text, "alone", 2);
+    assert_eq!(doc["repeats"].as_array().unwrap().len(), 65);
+    the_delayed_member_leads(&doc, &slow, "big", &text);
+    assert!(text.contains(&format!("SLOW: {slow}: ")), "{text}");
+    assert!(text.contains("ceilings (raid0, 64 members"), "{text}");
 }
 
 #[test]
