@@ -212,6 +212,11 @@ struct Cumulative {
     hist: LatencyHistogram,
     /// A mixed pattern: reads and writes apart (bytes, I/Os, latencies).
     dirs: Option<[(u64, u64, LatencyHistogram); 2]>,
+    /// I/Os counted whose latencies the collector lost (it fell behind the
+    /// workers and a second's histogram was dropped): in `ios`, not in
+    /// `hist`; reads' and writes' apart for a mixed pattern.
+    lost: u64,
+    dir_lost: [u64; 2],
 }
 
 /// The `--metrics` counters since the command started, and their text.
@@ -247,15 +252,27 @@ impl MetricsText {
                 c.errors += l.errors;
                 if let Some(h) = l.hist {
                     c.hist.merge(h);
+                } else {
+                    c.lost += l.ios;
                 }
                 if let Some(d) = &l.dirs {
                     let cd = c.dirs.get_or_insert_with(Default::default);
+                    let mut lost = 0;
                     for (k, d) in d.iter().enumerate() {
                         cd[k].0 += d.bytes;
                         cd[k].1 += d.ios;
-                        if let Some(h) = d.hist {
-                            cd[k].2.merge(h);
+                        match d.hist {
+                            Some(h) => cd[k].2.merge(h),
+                            None => {
+                                c.dir_lost[k] += d.ios;
+                                lost += d.ios;
+                            }
                         }
+                    }
+                    // The line's histogram is both directions': one lost
+                    // leaves the other's in it.
+                    if l.hist.is_some() {
+                        c.lost += lost;
                     }
                 }
                 self.last_t = self.last_t.max(start_sec(l) + l.seconds);
@@ -355,6 +372,30 @@ impl MetricsText {
                 s.push_str(&format!("{name}_bucket{{{l},le=\"+Inf\"}} {n}\n"));
                 s.push_str(&format!("{name}_sum{{{l}}} {}\n", h.sum_ns() / 1e9));
                 s.push_str(&format!("{name}_count{{{l}}} {n}\n"));
+            }
+        }
+        let name = "stripebench_latency_lost_ios_total";
+        if self.workers.values().any(|c| c.lost > 0) {
+            s.push_str(&format!(
+                "# HELP {name} I/Os in stripebench_ios_total whose latencies are not in stripebench_latency_seconds: the collector fell behind the workers and dropped their second's histogram (the run document counts such seconds in live.histograms_lost).\n# TYPE {name} counter\n"
+            ));
+            for (k, c) in &self.workers {
+                s.push_str(&format!("{name}{{{}}} {}\n", labels(k), c.lost));
+            }
+        }
+        let name = "stripebench_direction_latency_lost_ios_total";
+        if self.workers.values().any(|c| c.dir_lost != [0, 0]) {
+            s.push_str(&format!(
+                "# HELP {name} I/Os by direction whose latencies are not in stripebench_direction_latency_seconds, as stripebench_latency_lost_ios_total.\n# TYPE {name} counter\n"
+            ));
+            for (k, c) in self.workers.iter().filter(|(_, c)| c.dirs.is_some()) {
+                for (d, n) in c.dir_lost.iter().enumerate() {
+                    s.push_str(&format!(
+                        "{name}{{{},direction=\"{}\"}} {n}\n",
+                        labels(k),
+                        dir[d]
+                    ));
+                }
             }
         }
         let name = "stripebench_window_seconds";
@@ -464,6 +505,58 @@ mod tests {
         assert_eq!(header(LiveFormat::Csv).unwrap(), format!("{CSV_HEADER}\n"));
         assert!(header(LiveFormat::Jsonl).is_none());
         assert_eq!(super::line(&l, LiveFormat::Jsonl), Line::of(&l).jsonl());
+    }
+
+    #[test]
+    fn ios_whose_latencies_the_collector_lost_are_counted_apart() {
+        use crate::measure::live::LiveDirection;
+        // A busy host: the collector dropped a second's write histogram
+        // (CI saw the writes' +Inf bucket 150 below their I/Os).
+        let mut r = LatencyHistogram::new();
+        r.record_n(1_000, 7);
+        let mut w = LatencyHistogram::new();
+        w.record_n(3_000, 3);
+        let mut rw = LatencyHistogram::new();
+        rw.merge(&r);
+        rw.merge(&w);
+        fn second<'a>(
+            t: u64,
+            all: Option<&'a LatencyHistogram>,
+            r: Option<&'a LatencyHistogram>,
+            w: Option<&'a LatencyHistogram>,
+        ) -> LiveLine<'a> {
+            let d = |bytes, ios, hist| LiveDirection { bytes, ios, hist };
+            LiveLine {
+                t,
+                hist: all,
+                dirs: Some([d(700, 7, r), d(300, 3, w)]),
+                ..line(None, None)
+            }
+        }
+        let both = second(0, Some(&rw), Some(&r), Some(&w));
+        let mut m = MetricsText::new();
+        m.add(&[both]);
+        assert!(!m.render().contains("lost"), "nothing lost, nothing said");
+        m.add(&[
+            second(1, Some(&r), Some(&r), None),
+            second(2, None, None, None),
+        ]);
+        let t = m.render();
+        let k = "target=\"/dev/a \\\"b\\\"\\n,c\",worker=\"1\"";
+        let has = |l: String| assert!(t.contains(&l), "{l} in:\n{t}");
+        // 30 I/Os; 17 with latencies (7+3, 7, none); 3+3 writes and 7 reads lost.
+        has(format!("stripebench_ios_total{{{k}}} 30\n"));
+        has(format!("stripebench_latency_seconds_count{{{k}}} 17\n"));
+        has(format!("stripebench_latency_lost_ios_total{{{k}}} 13\n"));
+        has(format!(
+            "stripebench_direction_latency_seconds_bucket{{{k},direction=\"write\",le=\"+Inf\"}} 3\n"
+        ));
+        has(format!(
+            "stripebench_direction_latency_lost_ios_total{{{k},direction=\"write\"}} 6\n"
+        ));
+        has(format!(
+            "stripebench_direction_latency_lost_ios_total{{{k},direction=\"read\"}} 7\n"
+        ));
     }
 
     #[test]
