@@ -112,18 +112,19 @@ fn series(out: &mut String, s: &SeriesDoc) {
         s.runs
     ));
     out.push_str(&format!(
-        "    {:<16} {:<10} {:<14} {:>9} {:>9} {:>10} {:>10}\n",
-        "TIME (UTC)", "HOST", "DEVICE", "MB/s", "IOPS", "p50", "p99"
+        "    {:<16} {:<10} {:<14} {:>9} {:>9} {:>8} {:>10} {:>10}\n",
+        "TIME (UTC)", "HOST", "DEVICE", "MB/s", "IOPS", "I/Os", "p50", "p99"
     ));
     let lat = |v: Option<u64>| v.map_or("-".into(), |v| fmt_latency_ns(v as f64));
     for p in &s.points {
         out.push_str(&format!(
-            "    {:<16} {:<10} {:<14} {:>9.1} {:>9.0} {:>10} {:>10}{}\n",
+            "    {:<16} {:<10} {:<14} {:>9.1} {:>9.0} {:>8} {:>10} {:>10}{}\n",
             date_time(p.time),
             cut(&p.host, 10),
             cut(&p.device, 14),
             p.mb_per_sec,
             p.iops,
+            p.ios.map_or("-".into(), |n| n.to_string()),
             lat(p.p50_ns),
             lat(p.p99_ns),
             p.not_device_speed

@@ -54,6 +54,9 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE histograms(
         result INTEGER PRIMARY KEY REFERENCES results(id),
         histogram TEXT NOT NULL);",
+    // 2: how many I/Os each result rests on (a p99 of a few dozen is
+    // little more than the slowest); NULL for results recorded before.
+    "ALTER TABLE results ADD COLUMN ios INTEGER;",
 ];
 
 /// The schema version this stripebench writes.
@@ -203,8 +206,8 @@ impl Store {
                 let disk = upsert_disk(&tx, &e.identity).map_err(err)?;
                 tx.execute(
                     "INSERT OR IGNORE INTO results(disk, document, host, device, time, workload, label, context,
-                        firmware, bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, not_device_speed)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                        firmware, bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, not_device_speed, ios)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                     params![
                         disk,
                         doc,
@@ -221,6 +224,7 @@ impl Store {
                         e.p99_ns.map(|v| v as i64),
                         e.p999_ns.map(|v| v as i64),
                         e.not_device_speed,
+                        e.ios.and_then(|v| i64::try_from(v).ok()),
                     ],
                 )
                 .map_err(err)?;
@@ -281,7 +285,7 @@ impl Store {
         }
         let sql = format!(
             "SELECT disk, {}, {}, {}, time, {}, {}, {},
-                    bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, {}, id
+                    bytes_per_sec, iops, p50_ns, p99_ns, p999_ns, {}, id, ios
              FROM results LIMIT {}",
             cut("firmware"),
             cut("host"),
@@ -325,6 +329,7 @@ impl Store {
                 context: r.get(7).map_err(err)?,
                 bytes_per_sec: r.get(8).map_err(err)?,
                 iops: r.get(9).map_err(err)?,
+                ios: opt_u64(r.get(15).map_err(err)?),
                 p50_ns: opt_u64(r.get(10).map_err(err)?),
                 p99_ns: opt_u64(r.get(11).map_err(err)?),
                 p999_ns: opt_u64(r.get(12).map_err(err)?),

@@ -111,6 +111,8 @@ pub struct PointDoc {
     pub device: String,
     pub mb_per_sec: f64,
     pub iops: f64,
+    /// The I/Os the figures rest on (None: recorded before it was kept).
+    pub ios: Option<u64>,
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
     pub p999_ns: Option<u64>,
@@ -152,8 +154,15 @@ pub struct FailSlowDoc {
     pub predicted_p99_ns: f64,
     pub bound_p99_ns: f64,
     pub ratio: f64,
+    /// The median I/Os of the runs its p99 came from (None: not kept).
+    /// Under [`FEW_IOS`] the p99 is little more than the slowest I/O, and
+    /// the line says so.
+    pub ios_per_run: Option<u64>,
     pub line: String,
 }
+
+/// Fewer I/Os a run than this, and a p99 is one of the slowest few.
+pub const FEW_IOS: u64 = 100;
 
 /// One disk's entries, by series.
 struct Disk<'a> {
@@ -267,6 +276,7 @@ fn point(e: &Entry) -> PointDoc {
         device: e.device.clone(),
         mb_per_sec: e.bytes_per_sec / 1e6,
         iops: e.iops,
+        ios: e.ios,
         p50_ns: e.p50_ns,
         p99_ns: e.p99_ns,
         p999_ns: e.p999_ns,
@@ -441,10 +451,14 @@ pub fn date(t: f64) -> String {
 
 type PeerKey<'a> = (String, String, &'a str, &'a str);
 
+/// A disk in a group of peers: its point (recent median MB/s and p99), and
+/// the median I/Os of the runs behind it.
+type Peer<'a> = (&'a Disk<'a>, Point, Option<u64>);
+
 /// The fail-slow verdicts: per model, firmware and series, each disk's
 /// recent medians against its peers' fit.
 fn peers(disks: &BTreeMap<&str, Disk>, j: &Judging) -> (Vec<FailSlowDoc>, Vec<String>) {
-    let mut groups: BTreeMap<PeerKey, Vec<(&Disk, Point)>> = BTreeMap::new();
+    let mut groups: BTreeMap<PeerKey, Vec<Peer>> = BTreeMap::new();
     for d in disks.values() {
         // Only a disk's own identity has peers: a model to be one of.
         let (Some(model), true) = (&d.id.model, d.id.kind.is_disk()) else {
@@ -471,11 +485,17 @@ fn peers(disks: &BTreeMap<&str, Disk>, j: &Judging) -> (Vec<FailSlowDoc>, Vec<St
             if !ok(point.bytes_per_sec) || !ok(point.p99_ns) {
                 continue;
             }
+            let ios: Vec<f64> = recent
+                .iter()
+                .filter_map(|e| e.ios)
+                .map(|n| n as f64)
+                .collect();
+            let ios = (!ios.is_empty()).then(|| median(ios) as u64);
             let fw = d.id.firmware.clone().unwrap_or_default();
             groups
                 .entry((model.clone(), fw, w, c))
                 .or_default()
-                .push((d, point));
+                .push((d, point, ios));
         }
     }
     let mut out = Vec::new();
@@ -496,7 +516,10 @@ fn peers(disks: &BTreeMap<&str, Disk>, j: &Judging) -> (Vec<FailSlowDoc>, Vec<St
         let mut rank = 0;
         for v in fail_slow::judge(&pts, &fit).into_iter().filter(|v| v.above) {
             rank += 1;
-            let (d, p) = members[v.index];
+            let (d, p, ios) = members[v.index];
+            let few = ios.filter(|&n| n < FEW_IOS).map_or(String::new(), |n| {
+                format!("; its p99 rests on {n} I/Os a run: little more than its slowest")
+            });
             out.push(FailSlowDoc {
                 rank,
                 disk: d.id.key.clone(),
@@ -512,8 +535,9 @@ fn peers(disks: &BTreeMap<&str, Disk>, j: &Judging) -> (Vec<FailSlowDoc>, Vec<St
                 predicted_p99_ns: v.predicted_ns,
                 bound_p99_ns: v.bound_ns,
                 ratio: v.ratio,
+                ios_per_run: ios,
                 line: format!(
-                    "{rank}. {} (now {} on {}): {label} p99 {} at {} MB/s, {:.1}x the fit over {} {} disks ({} there; bound {})",
+                    "{rank}. {} (now {} on {}): {label} p99 {} at {} MB/s, {:.1}x the fit over {} {} disks ({} there; bound {}){few}",
                     show_key(d.id),
                     crate::base::error::show_text(&d.last.device),
                     crate::base::error::show_text(&d.last.host),

@@ -29,6 +29,8 @@ pub struct Entry {
     pub context: String,
     pub bytes_per_sec: f64,
     pub iops: f64,
+    /// The I/Os its figures rest on (None: recorded before it was kept).
+    pub ios: Option<u64>,
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
     pub p999_ns: Option<u64>,
@@ -64,6 +66,7 @@ pub fn entries(doc: &RunDocument, context: &str) -> Vec<Entry> {
                 context: context.to_string(),
                 bytes_per_sec: t.figures.bytes_per_sec,
                 iops: t.figures.iops,
+                ios: Some(t.figures.ios),
                 p50_ns: lat.map(|l| l.p50),
                 p99_ns: lat.map(|l| l.p99),
                 p999_ns: lat.map(|l| l.p99_9),

@@ -46,6 +46,7 @@ fn entry(disk: usize, run: usize, mb: f64, p99_us: f64) -> Entry {
         p99_ns: Some((p99_us * 1000.0) as u64),
         p999_ns: Some((p99_us * 2000.0) as u64),
         histogram: String::new(),
+        ios: Some(1000),
         not_device_speed: None,
     }
 }
@@ -227,4 +228,29 @@ fn a_disk_asked_merges_its_runs_histograms_exactly() {
         text.contains("recent   1 run(s), 1000 I/Os merged"),
         "{text}"
     );
+}
+
+#[test]
+fn a_fail_slow_p99_of_few_ios_says_so() {
+    // Disk 3's recent runs did 20 I/Os each: its p99 is its slowest.
+    let f: Vec<Entry> = fleet()
+        .into_iter()
+        .map(|mut e| {
+            if e.identity.key.ends_with("0003") && e.time >= 1_780_000_000.0 + 5.0 * 60.0 {
+                e.ios = Some(20);
+            }
+            e
+        })
+        .collect();
+    let doc = assemble("h.db".into(), &f, &judging(), None);
+    let slow = &doc.fail_slow[0];
+    assert_eq!(slow.ios_per_run, Some(20));
+    assert!(
+        slow.line
+            .ends_with("; its p99 rests on 20 I/Os a run: little more than its slowest"),
+        "{}",
+        slow.line
+    );
+    let doc = assemble("h.db".into(), &fleet(), &judging(), None);
+    assert!(!doc.fail_slow[0].line.contains("rests on"));
 }

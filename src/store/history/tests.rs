@@ -29,6 +29,7 @@ pub(crate) fn entry(key: &str, time: f64, mb: f64, p99_us: u64) -> Entry {
         p99_ns: Some(p99_us * 1000),
         p999_ns: Some(p99_us * 2000),
         histogram: "HISTFAAAA".into(),
+        ios: Some(1000),
         not_device_speed: None,
     }
 }
@@ -156,4 +157,47 @@ fn a_database_from_a_newer_stripebench_is_refused_untouched() {
         .unwrap();
     assert!(missing.to_string().contains("no history"), "{missing}");
     assert!(!t.path().join("none.db").exists());
+}
+
+#[test]
+fn a_database_of_schema_1_is_migrated_and_keeps_its_results() {
+    // What stripebench 1's schema left: a result with no I/O count.
+    let t = private_dir();
+    let db = t.path().join("h.db");
+    {
+        let c = Connection::open(&db).unwrap();
+        c.execute_batch(MIGRATIONS[0]).unwrap();
+        c.execute_batch(
+            "INSERT INTO disks(key, kind) VALUES ('wwn:0x1', 'wwn');
+             INSERT INTO documents(hash, recorded) VALUES ('old', 1.0);
+             INSERT INTO results(disk, document, host, device, time, workload, label,
+                context, bytes_per_sec, iops, p99_ns)
+                VALUES (1, 1, 'h', '/dev/sdq', 1.0, 'w', 'l', 'run', 1e6, 244.0, 500000);
+             INSERT INTO histograms(result, histogram) VALUES (1, '');
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
+    }
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // Read first: a reader migrates too (it must not read a schema it
+    // does not know), then a writer records one with its count.
+    let old = Store::open_to_read(&db)
+        .unwrap()
+        .entries(None, &[])
+        .unwrap();
+    assert_eq!(old.len(), 1);
+    assert_eq!((old[0].ios, old[0].p99_ns), (None, Some(500_000)));
+    let mut s = Store::open(&db, false).unwrap();
+    s.record("new", None, 3.0, &[entry("wwn:0x1", 2.0, 1.0, 1)])
+        .unwrap();
+    let all = s.entries(None, &[]).unwrap();
+    assert_eq!(
+        all.iter().map(|e| e.ios).collect::<Vec<_>>(),
+        [None, Some(1000)]
+    );
+    let v: i64 = s
+        .conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, SCHEMA as i64);
 }
