@@ -170,7 +170,15 @@ impl Store {
         }
         let found = found as usize;
         for (i, m) in MIGRATIONS.iter().enumerate().skip(found) {
-            tx.execute_batch(m).map_err(|e| classify(&shown, e))?;
+            // A migration that does not apply: the tables are not what
+            // their version says (edited by hand, or another program's).
+            tx.execute_batch(m).map_err(|e| match classify(&shown, e) {
+                StoreError::Other { shown, why } => StoreError::Damaged {
+                    shown,
+                    why: format!("its schema is not version {found}'s: {why}"),
+                },
+                e => e,
+            })?;
             tx.pragma_update(None, "user_version", i as i64 + 1)
                 .map_err(|e| classify(&shown, e))?;
         }

@@ -201,3 +201,24 @@ fn a_database_of_schema_1_is_migrated_and_keeps_its_results() {
         .unwrap();
     assert_eq!(v, SCHEMA as i64);
 }
+
+#[test]
+fn a_schema_that_is_not_what_its_version_says_is_damaged_in_one_line() {
+    let t = private_dir();
+    let db = t.path().join("h.db");
+    Store::open(&db, false).unwrap();
+    // Version 1 by its number, version 2 by its tables.
+    Connection::open(&db)
+        .unwrap()
+        .execute_batch("PRAGMA user_version = 1")
+        .unwrap();
+    let e = Store::open_to_read(&db).err().unwrap();
+    let line = e.to_string();
+    assert!(matches!(e, StoreError::Damaged { .. }), "{line}");
+    assert!(
+        line.contains("its schema is not version 1's: duplicate column name: ios")
+            && line.contains("move it aside")
+            && !line.contains('\n'),
+        "{line}"
+    );
+}
