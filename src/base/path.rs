@@ -203,7 +203,8 @@ pub fn others_may_rename(real: &Path) -> Option<String> {
 
 /// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`: one
 /// component, never through a link at it, and non-blocking (a FIFO planted
-/// at a name must not hang the opener).
+/// at a name must not hang the opener). With `O_CREAT` a file it makes has
+/// mode 0600 (less the umask): readable by its owner alone.
 pub fn open_component(
     dir: &impl AsRawFd,
     name: &std::ffi::OsStr,
@@ -217,6 +218,7 @@ pub fn open_component(
             dir.as_raw_fd(),
             c.as_ptr(),
             flags | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK,
+            0o600 as libc::c_uint,
         )
     };
     if fd < 0 {

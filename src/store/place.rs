@@ -71,24 +71,20 @@ pub fn checked(path: &Path, make_dir: bool, create: bool) -> Result<(PathBuf, bo
     if let Some(why) = crate::base::path::others_may_rename(&real) {
         return Err(refuse(why));
     }
-    let file = real.join(name);
-    // Made here, 0600, so that SQLite's own creation (by the umask) cannot
-    // leave it writable by the group. Made first and inspected after, so
-    // that two runs making it at once both find the one that won.
-    let made = create && {
-        use std::os::unix::fs::OpenOptionsExt;
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&file)
-        {
+    // Made here, 0600, in the directory just checked, so that SQLite's
+    // own creation (by the umask) cannot leave it writable by the group.
+    // Made first and inspected after, so that two runs making it at once
+    // both find the one that won.
+    let made = create
+        && match crate::base::path::open_component(
+            &fd,
+            name,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL,
+        ) {
             Ok(_) => true,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
             Err(e) => return Err(refuse(format!("cannot create it: {e}"))),
-        }
-    };
+        };
     let exists = match crate::base::path::open_component(&fd, name, libc::O_RDONLY) {
         Ok(f) => {
             let st = nix::sys::stat::fstat(f.as_raw_fd())
@@ -107,6 +103,7 @@ pub fn checked(path: &Path, make_dir: bool, create: bool) -> Result<(PathBuf, bo
         }
         Err(e) => return Err(refuse(format!("cannot open it: {e}"))),
     };
+    let file = real.join(name);
     Ok((file, exists))
 }
 
