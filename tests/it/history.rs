@@ -25,10 +25,10 @@ fn short_run() -> assert_cmd::Command {
     c
 }
 
-/// `run` of 500 ms of 4k random reads on `targets`, recorded in `db`.
+/// A short run of 4k random reads on `targets`, recorded in `db`.
 fn run_into(db: &Path, targets: &[&str]) -> std::process::Output {
-    sb().args(["run", "--duration", "500ms", "--ramp", "0", "--bs", "4k"])
-        .args(["--rw", "randread", "--no-progress", "--history"])
+    short_run()
+        .args(["--bs", "4k", "--rw", "randread", "--history"])
         .arg(db)
         .args(targets)
         .output()

@@ -359,12 +359,13 @@ fn merged(runs: &[&Entry]) -> Option<MergedDoc> {
             n += 1;
         }
     }
+    let s = all.summary()?;
     Some(MergedDoc {
         runs: n,
         ios: all.len(),
-        p50_ns: all.quantile(0.5)?,
-        p99_ns: all.quantile(0.99)?,
-        p999_ns: all.quantile(0.999)?,
+        p50_ns: s.p50,
+        p99_ns: s.p99,
+        p999_ns: s.p99_9,
     })
 }
 
